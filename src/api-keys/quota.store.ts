@@ -1,0 +1,67 @@
+import type { Redis, Result } from 'ioredis';
+import { PLANS, QUOTA_WINDOW_SECONDS, secondsUntilUtcMidnight, utcDay, type Plan, type QuotaState } from '../domain/quota.js';
+import type { RedisKeys } from '../redis/keys.js';
+
+// Check and count in one atomic step, so 200 concurrent requests on a fresh
+// Free key give exactly 100 successes. A refused request is not counted. The
+// script also returns the read-model version, so the response cache learns
+// about writes without a second round trip.
+const CONSUME_SCRIPT = `
+local limit = tonumber(ARGV[1])
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local allowed = 1
+if limit >= 0 and used >= limit then
+  allowed = 0
+else
+  used = redis.call('INCR', KEYS[1])
+  if used == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+end
+local version = redis.call('GET', KEYS[2])
+if not version then
+  local t = redis.call('TIME')
+  redis.call('SET', KEYS[2], t[1] .. string.format('%06d', t[2]), 'NX')
+  version = redis.call('GET', KEYS[2])
+end
+return {allowed, used, version}
+`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    siConsumeQuota(counterKey: string, versionKey: string, limit: number, ttlSeconds: number): Result<[number, number, string], Context>;
+  }
+}
+
+export function defineQuotaCommands(redis: Redis): void {
+  redis.defineCommand('siConsumeQuota', { numberOfKeys: 2, lua: CONSUME_SCRIPT });
+}
+
+export interface QuotaDecision extends QuotaState {
+  allowed: boolean;
+  /** Opaque: changes whenever the pipeline writes to the read model. */
+  readModelVersion: string;
+}
+
+export async function consumeQuota(redis: Redis, keys: RedisKeys, apiKeyId: string, plan: Plan, now = new Date()): Promise<QuotaDecision> {
+  const limit = PLANS[plan].dailyLimit;
+  // Keep the counter a day past its window so /api/usage near midnight stays right.
+  const [allowed, used, version] = await redis.siConsumeQuota(
+    keys.quota(apiKeyId, utcDay(now)),
+    keys.readModelVersion,
+    limit ?? -1,
+    QUOTA_WINDOW_SECONDS * 2,
+  );
+  return {
+    allowed: allowed === 1,
+    plan,
+    limit,
+    used,
+    remaining: limit === null ? null : Math.max(0, limit - used),
+    resetSeconds: secondsUntilUtcMidnight(now),
+    readModelVersion: version,
+  };
+}
+
+/** Writers call this after committing a change that API responses may show. */
+export async function bumpReadModelVersion(redis: Redis, keys: RedisKeys): Promise<void> {
+  await redis.incr(keys.readModelVersion);
+}

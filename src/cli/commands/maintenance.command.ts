@@ -1,0 +1,63 @@
+import type { Command } from 'commander';
+import { bumpReadModelVersion } from '../../api-keys/quota.store.js';
+import { migrateToLatest } from '../../db/migrate.js';
+import { DEFAULT_DEMO_COUNT, seedDemo } from '../../demo/demo-seed.js';
+import { release } from '../../runtime/release.js';
+import { openResources } from '../../runtime/resources.js';
+import type { CliContext } from '../main.js';
+import { print, UsageError } from '../output.js';
+import path from 'node:path';
+
+export function registerMaintenanceCommands(program: Command, context: () => CliContext): void {
+  program
+    .command('migrate')
+    .description('Bring the database schema up to date (idempotent)')
+    .action(async () => {
+      const { config, logger } = context();
+      const resources = await openResources(config, logger);
+      try {
+        const result = await migrateToLatest(resources.db);
+        const applied = result.results?.filter((r) => r.status === 'Success').map((r) => r.migrationName) ?? [];
+        print(applied.length === 0 ? 'Schema is up to date.' : `Applied: ${applied.join(', ')}`);
+      } finally {
+        await resources.close();
+      }
+    });
+
+  program
+    .command('release')
+    .description('Release phase: migrate and upsert the job schedulers (idempotent)')
+    .action(async () => {
+      const { config, logger } = context();
+      const resources = await openResources(config, logger);
+      try {
+        const summary = await release(resources, config);
+        print(summary);
+      } finally {
+        await resources.close();
+      }
+    });
+
+  program
+    .command('seed')
+    .description('Load demo insights from real Google Trends series')
+    .option('--demo', 'load the demo data set (required: the only seed there is)')
+    .option('--from <dir>', 'folder holding gtab-us-daily.csv (default: ../shared/data/trends-series)')
+    .option('--count <n>', 'how many series to load', String(DEFAULT_DEMO_COUNT))
+    .action(async (options: { demo?: boolean; from?: string; count: string }) => {
+      if (!options.demo) throw new UsageError('say --demo: demo data is the only seed (real insights come from `insights research`)');
+      const count = Number(options.count);
+      if (!Number.isInteger(count) || count < 1 || count > 466) throw new UsageError('--count must be a whole number from 1 to 466');
+      const { config, logger } = context();
+      const dir = options.from ? path.resolve(options.from) : config.demoSeriesDir;
+      const resources = await openResources(config, logger);
+      try {
+        await migrateToLatest(resources.db);
+        const { inserted } = await seedDemo(resources.db, dir, count);
+        await bumpReadModelVersion(resources.redis, resources.redisKeys);
+        print(`Loaded ${inserted} demo insights (source "demo") from ${dir}`);
+      } finally {
+        await resources.close();
+      }
+    });
+}

@@ -1,0 +1,39 @@
+// `insights …`: the ops command line. Usage errors exit 2, failures exit 1,
+// and every message says what to do next.
+import { Command, CommanderError } from 'commander';
+import { ConfigError, loadConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import { registerKeyCommands } from './commands/keys.command.js';
+import { registerMaintenanceCommands } from './commands/maintenance.command.js';
+import { UsageError } from './output.js';
+
+const program = new Command('insights')
+  .description('Startup Insights: research startup ideas against real search-interest data.')
+  .showHelpAfterError()
+  .exitOverride();
+
+// Each command opens what it needs through this lazily, so `--help` needs no database.
+export interface CliContext {
+  config: ReturnType<typeof loadConfig>;
+  logger: ReturnType<typeof createLogger>;
+}
+const context = (): CliContext => {
+  const config = loadConfig();
+  // Logs go to stderr at warn: stdout is for the command's own output.
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never);
+  return { config, logger };
+};
+
+registerMaintenanceCommands(program, context);
+registerKeyCommands(program, context);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`insights: ${message}\n`);
+  process.exit(error instanceof UsageError || error instanceof ConfigError ? 2 : 1);
+}

@@ -1,0 +1,97 @@
+// The only module that reads process.env. Everything is parsed once, every
+// problem is reported in a single error, and the result is frozen.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The repository root, whether running from src/ (tests) or dist/src/ (built). */
+export const PROJECT_ROOT = (() => {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '../..') : path.resolve(here, '..');
+})();
+
+export interface Config {
+  /** Unset means: start the embedded Postgres (PGlite) under dataDir. */
+  readonly databaseUrl: string | undefined;
+  /** Unset means: Redis on 127.0.0.1:6379, else a redis-server started under dataDir. */
+  readonly redisUrl: string | undefined;
+  readonly host: string;
+  readonly port: number;
+  readonly logLevel: LogLevel;
+  /** Where embedded Postgres and Redis keep their files. */
+  readonly dataDir: string;
+  /** Prefix for every Redis key (queues, quotas, caches). Use a {hash tag} on Redis Cluster. */
+  readonly redisPrefix: string;
+  /** Default folder of real Google Trends series for `insights seed --demo`. */
+  readonly demoSeriesDir: string;
+  /** Seconds a cached read-model response may live even if no write invalidates it. */
+  readonly apiCacheTtlSeconds: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}\nSee .env.example for every variable.`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const text = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+  const url = (name: string, protocols: readonly string[]): string | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    try {
+      const parsed = new URL(value);
+      if (!protocols.includes(parsed.protocol)) {
+        problems.push(`${name} must use ${protocols.join(' or ')} (got ${parsed.protocol})`);
+      }
+    } catch {
+      problems.push(`${name} is not a valid URL`);
+    }
+    return value;
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const value = text(name);
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+      return fallback;
+    }
+    return parsed;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const value = text(name);
+    if (value === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(value)) {
+      problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+      return fallback;
+    }
+    return value as T;
+  };
+
+  const config: Config = {
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    host: text('HOST') ?? '127.0.0.1',
+    port: integer('PORT', 3000, 0, 65535),
+    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    dataDir: path.resolve(PROJECT_ROOT, text('DATA_DIR') ?? '.data'),
+    redisPrefix: text('REDIS_PREFIX') ?? 'si',
+    demoSeriesDir: path.resolve(PROJECT_ROOT, text('DEMO_SERIES_DIR') ?? '../shared/data/trends-series'),
+    apiCacheTtlSeconds: integer('API_CACHE_TTL_SECONDS', 60, 0, 86_400),
+  };
+  if (/[\s:]/.test(config.redisPrefix) && !/^\{[^}]+\}$/.test(config.redisPrefix)) {
+    problems.push('REDIS_PREFIX must not contain spaces or ":" (a {hash tag} such as "{si}" is fine)');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

@@ -1,0 +1,62 @@
+// The table map: what kysely knows about our tables. Nothing else lives here.
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { Category, InsightStatus, Source } from '../domain/catalog.js';
+import type { Plan } from '../domain/quota.js';
+import type { DimensionScores } from '../domain/scoring/dimensions.js';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface InsightsTable {
+  id: string;
+  /** Normalised idea text: researching the same idea again updates this row. */
+  idea_key: string;
+  title: string;
+  idea: string;
+  primary_keyword: string;
+  keywords: JSONColumnType<string[]>;
+  category: Category;
+  source: Source;
+  overall_score: number;
+  confidence: number;
+  dimensions: JSONColumnType<DimensionScores>;
+  summary: string;
+  status: InsightStatus;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface TrendPointsTable {
+  insight_id: string;
+  date: string; // YYYY-MM-DD, returned as text (see connection.ts)
+  value: number;
+  is_partial: boolean;
+  fetched_at: Timestamp;
+}
+
+export interface ForecastsTable {
+  insight_id: string;
+  model: string | null;
+  generated_at: Timestamp;
+  horizon: number;
+  withheld: boolean;
+  reason: string | null;
+  points: JSONColumnType<unknown[]>;
+  backtest: JSONColumnType<Record<string, number | null> | null>;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  plan: Plan;
+  display_prefix: string;
+  key_hash: string;
+  created_at: Generated<Date>;
+  revoked_at: Date | null;
+}
+
+export interface Database {
+  insights: InsightsTable;
+  trend_points: TrendPointsTable;
+  forecasts: ForecastsTable;
+  api_keys: ApiKeysTable;
+}

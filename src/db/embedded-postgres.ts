@@ -1,0 +1,33 @@
+// The embedded default for a single machine without DATABASE_URL: PGlite (a
+// WASM build of real Postgres) persisted under .data/, served on a loopback
+// port with pglite-socket so that the same `pg` code path runs as in production.
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+export interface EmbeddedPostgres {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * @param dataDir a folder for the database files, or undefined for an in-memory database (tests).
+ * @param port 0 picks a free port.
+ */
+export async function startEmbeddedPostgres(dataDir: string | undefined, port = 0): Promise<EmbeddedPostgres> {
+  if (dataDir) await mkdir(dataDir, { recursive: true });
+  const db = await PGlite.create(dataDir ? { dataDir } : {});
+  // PGlite runs one session. The multiplexer allows several sockets but queues
+  // them onto that one session, so the app caps its pool at one connection
+  // (see createDb's maxConnections) to keep transactions from interleaving.
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 4 });
+  await server.start();
+  const conn = server.getServerConn(); // "host:port"
+  return {
+    url: `postgres://postgres@${conn}/postgres?sslmode=disable`,
+    async stop() {
+      await server.stop();
+      await db.close();
+    },
+  };
+}

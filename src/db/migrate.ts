@@ -1,0 +1,25 @@
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import type { Db } from './connection.js';
+import * as initial from './migrations/2026-11-22T0001-initial.js';
+
+// Migrations are listed explicitly (not read from a folder) so that the built
+// output, the tests and a bundled deploy all see exactly the same list.
+const MIGRATIONS: Record<string, Migration> = {
+  '2026-11-22T0001-initial': initial,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+export class MigrationError extends Error {}
+
+/** Brings the schema up to date. Idempotent; safe to run from several processes at once. */
+export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  const migrator = new Migrator({ db, provider });
+  const result = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error');
+    const reason = result.error instanceof Error ? result.error.message : String(result.error);
+    throw new MigrationError(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`);
+  }
+  return result;
+}

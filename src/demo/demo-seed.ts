@@ -1,0 +1,131 @@
+// `insights seed --demo`: real 30-day Google Trends windows from the GTAB anchor
+// bank (../shared/data/trends-series), read in place. Every score shown is
+// computed by the same domain code as real research, over that real data; what
+// a bare series cannot support is null with the reason.
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Db } from '../db/connection.js';
+import { newId } from '../domain/ids.js';
+import { DIMENSIONS, type DimensionScores, unsupported } from '../domain/scoring/dimensions.js';
+import { scoreMomentum } from '../domain/scoring/momentum.js';
+import { combineScores } from '../domain/scoring/overall.js';
+import { seriesQuality, type SeriesPoint } from '../domain/scoring/series.js';
+import { upsertInsight } from '../insights/insight.repository.js';
+import { replaceTrendPoints } from '../insights/trend-point.repository.js';
+
+export const DEMO_WINDOW_DAYS = 30;
+export const DEFAULT_DEMO_COUNT = 48;
+const DAILY_FILE = 'gtab-us-daily.csv';
+
+export class DemoDataMissingError extends Error {}
+
+export async function readSeriesCsv(dir: string): Promise<Map<string, SeriesPoint[]>> {
+  const file = path.join(dir, DAILY_FILE);
+  try {
+    await access(file);
+  } catch {
+    throw new DemoDataMissingError(
+      `No demo data at ${file}. Pass --from DIR pointing at a folder with ${DAILY_FILE} (series_id,date,value), ` +
+        'e.g. the shared/data/trends-series folder that sits beside this repository.',
+    );
+  }
+  const series = new Map<string, SeriesPoint[]>();
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  let header = true;
+  for await (const line of lines) {
+    if (header) {
+      header = false;
+      if (!line.startsWith('series_id,date,value')) {
+        throw new DemoDataMissingError(`${file} does not start with the header series_id,date,value`);
+      }
+      continue;
+    }
+    if (line.trim() === '') continue;
+    const [id, date, value] = line.split(',');
+    const v = Number(value);
+    if (!id || !date || !/^\d{4}-\d{2}-\d{2}$/.test(date) || !Number.isFinite(v)) continue;
+    let points = series.get(id);
+    if (!points) series.set(id, (points = []));
+    points.push({ date, value: v });
+  }
+  for (const points of series.values()) points.sort((a, b) => a.date.localeCompare(b.date));
+  return series;
+}
+
+/** Cuts the last `days` and rescales them by the window's own maximum, as Google does per request. */
+export function lastWindowRescaled(points: readonly SeriesPoint[], days: number): SeriesPoint[] {
+  const window = points.slice(-days);
+  const max = Math.max(...window.map((p) => p.value));
+  if (!(max > 0)) return window.map((p) => ({ ...p, value: 0 }));
+  return window.map((p) => ({ date: p.date, value: Math.round((p.value / max) * 100) }));
+}
+
+const MISSING_IN_DEMO: Record<Exclude<(typeof DIMENSIONS)[number], 'momentum'>, string> = {
+  demand: 'needs a comparison against an anchor term; the demo series has none',
+  durability: 'needs the 5-year series; the demo has 30 days',
+  reach: 'needs interest by region; the demo series is US-only',
+  breadth: 'needs related queries and topics; the demo series has none',
+  pain: 'needs related queries; the demo series has none',
+  intent: 'needs related queries; the demo series has none',
+  whitespace: 'needs related queries; the demo series has none',
+};
+
+export function scoreDemoSeries(window: readonly SeriesPoint[]) {
+  const dimensions = { momentum: scoreMomentum(window) } as DimensionScores;
+  for (const [name, reason] of Object.entries(MISSING_IN_DEMO)) {
+    dimensions[name as keyof typeof MISSING_IN_DEMO] = unsupported(reason);
+  }
+  const quality = seriesQuality(window, DEMO_WINDOW_DAYS);
+  return { dimensions, overall: combineScores(dimensions, quality.quality), quality };
+}
+
+/**
+ * Picks `count` series evenly across the sorted ids, among those whose last
+ * window has enough non-zero days to say anything (the rest would only show
+ * "not enough data" rows).
+ */
+export function chooseDemoSeries(all: Map<string, SeriesPoint[]>, count: number): string[] {
+  const usable = [...all.entries()]
+    .filter(([, points]) => points.length >= DEMO_WINDOW_DAYS)
+    .filter(([, points]) => points.slice(-DEMO_WINDOW_DAYS).filter((p) => p.value > 0).length >= 20)
+    .map(([id]) => id)
+    .sort();
+  if (usable.length <= count) return usable;
+  const step = usable.length / count;
+  return Array.from({ length: count }, (_, i) => usable[Math.floor(i * step)]!);
+}
+
+export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT): Promise<{ inserted: number; dir: string }> {
+  const all = await readSeriesCsv(dir);
+  const chosen = chooseDemoSeries(all, count);
+  if (chosen.length === 0) throw new DemoDataMissingError(`${path.join(dir, DAILY_FILE)} has no usable series`);
+  const fetchedAt = new Date();
+  await db.transaction().execute(async (trx) => {
+    for (const seriesId of chosen) {
+      const window = lastWindowRescaled(all.get(seriesId)!, DEMO_WINDOW_DAYS);
+      const { dimensions, overall } = scoreDemoSeries(window);
+      const topic = seriesId.split(':').slice(1).join(':') || seriesId;
+      const first = window[0]!.date;
+      const last = window.at(-1)!.date;
+      const id = await upsertInsight(trx, {
+        id: newId('insight'),
+        idea_key: `demo:${seriesId}`,
+        title: `Google topic ${topic} (US, demo)`,
+        idea: `Demo: US search interest in the Google topic ${topic}, ${first} to ${last}`,
+        primary_keyword: topic,
+        keywords: [topic],
+        category: 'uncategorized',
+        source: 'demo',
+        overall_score: overall.score,
+        confidence: overall.confidence,
+        dimensions,
+        summary: `${dimensions.momentum.explanation} Demo data: only momentum can be scored from a bare series; the other dimensions say what evidence they need.`,
+        status: 'active',
+      });
+      await replaceTrendPoints(trx, id, window, fetchedAt);
+    }
+  });
+  return { inserted: chosen.length, dir };
+}

@@ -1,0 +1,47 @@
+// Names that the API, the database and the pipeline share. Each lives here
+// once; everything else imports it.
+
+/** Where an insight came from. `demo` and `synthetic` are never real research. */
+export const SOURCES = {
+  research: 'research',
+  discovery: 'discovery',
+  demo: 'demo',
+  synthetic: 'synthetic',
+} as const;
+export type Source = (typeof SOURCES)[keyof typeof SOURCES];
+export const SOURCE_VALUES = Object.values(SOURCES) as Source[];
+
+export const SOURCE_DESCRIPTIONS: Record<Source, string> = {
+  research: 'A 40-step research run enqueued by an operator',
+  discovery: 'A research run started by daily discovery from Google daily trends',
+  demo: 'Demo data: real Google Trends windows from the GTAB anchor bank, labelled by topic id',
+  synthetic: 'Generated data for load tests and benchmarks; never real',
+};
+
+export const CATEGORIES = {
+  'ai-ml': 'AI and machine learning',
+  devtools: 'Developer tools',
+  fintech: 'Finance and payments',
+  health: 'Health and fitness',
+  education: 'Education',
+  ecommerce: 'E-commerce and retail',
+  marketing: 'Marketing and sales',
+  productivity: 'Productivity and work',
+  'food-drink': 'Food and drink',
+  travel: 'Travel and mobility',
+  'home-living': 'Home and living',
+  entertainment: 'Media and entertainment',
+  climate: 'Climate and energy',
+  security: 'Security and privacy',
+  'real-estate': 'Real estate',
+  uncategorized: 'Not classified (no readable keyword, e.g. a bare topic id)',
+} as const;
+export type Category = keyof typeof CATEGORIES;
+export const CATEGORY_VALUES = Object.keys(CATEGORIES) as Category[];
+
+export const INSIGHT_STATUSES = { active: 'active', archived: 'archived' } as const;
+export type InsightStatus = (typeof INSIGHT_STATUSES)[keyof typeof INSIGHT_STATUSES];
+
+/** Sort orders of GET /api/insights. Each is served by an index (see the initial migration). */
+export const INSIGHT_SORTS = ['score', 'newest', 'oldest'] as const;
+export type InsightSort = (typeof INSIGHT_SORTS)[number];

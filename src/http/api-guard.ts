@@ -1,0 +1,92 @@
+// The gate in front of every /api route: API key, daily quota, rate-limit
+// headers, then the response cache (a hit never reaches the handler).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import { ApiKeyCache, type ResolvedApiKey } from '../api-keys/api-key-cache.js';
+import { consumeQuota, type QuotaDecision } from '../api-keys/quota.store.js';
+import { isWellFormedApiKey } from '../domain/api-key.js';
+import { rateLimitHeaders } from '../domain/quota.js';
+import type { RedisKeys } from '../redis/keys.js';
+import { problem, ProblemError } from './problem.js';
+import { etagOf, matchesIfNoneMatch, ResponseCache } from './response-cache.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey?: ResolvedApiKey;
+    quota?: QuotaDecision;
+  }
+  interface FastifyContextConfig {
+    /** The response depends only on the URL and the read model: cache it and give it an ETag. */
+    cacheable?: boolean;
+  }
+}
+
+export interface ApiGuardDeps {
+  redis: Redis;
+  redisKeys: RedisKeys;
+  apiKeys: ApiKeyCache;
+  responseCache: ResponseCache;
+}
+
+const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
+
+function unauthorized(detail: string): ProblemError {
+  return new ProblemError(problem('unauthorized', detail), { 'www-authenticate': 'Bearer realm="api"' });
+}
+
+export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void {
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers.authorization;
+    if (!header) throw unauthorized('Send your API key as "Authorization: Bearer <key>".');
+    const token = BEARER.exec(header)?.[1];
+    if (!token) throw unauthorized('The Authorization header must be "Bearer <key>".');
+    // Shape and checksum first: garbage never costs a database lookup.
+    if (!isWellFormedApiKey(token)) throw unauthorized('That is not a valid API key (keys start with sik_).');
+    const apiKey = await deps.apiKeys.resolve(token);
+    if (!apiKey) throw unauthorized('Unknown or revoked API key.');
+    request.apiKey = apiKey;
+
+    const decision = await consumeQuota(deps.redis, deps.redisKeys, apiKey.id, apiKey.plan);
+    request.quota = decision;
+    reply.headers(rateLimitHeaders(decision));
+    if (!decision.allowed) {
+      throw new ProblemError(
+        problem(
+          'quotaExceeded',
+          `The ${decision.plan} plan allows ${decision.limit} requests per UTC day; this key has used them. The quota resets at the next UTC midnight.`,
+        ),
+        { 'retry-after': String(decision.resetSeconds) },
+      );
+    }
+
+    if (request.routeOptions.config.cacheable && request.method === 'GET') {
+      const hit = deps.responseCache.get(decision.readModelVersion, request.url);
+      if (hit) {
+        reply.header('etag', hit.etag).header('x-cache', 'hit');
+        if (matchesIfNoneMatch(request.headers['if-none-match'], hit.etag)) return reply.code(304).send();
+        return reply.code(hit.statusCode).header('content-type', 'application/json; charset=utf-8').send(hit.body);
+      }
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (
+      !request.routeOptions.config.cacheable ||
+      request.method !== 'GET' ||
+      reply.statusCode !== 200 ||
+      typeof payload !== 'string' ||
+      !request.quota ||
+      reply.getHeader('x-cache') === 'hit'
+    ) {
+      return payload;
+    }
+    const etag = etagOf(payload);
+    deps.responseCache.set(request.quota.readModelVersion, request.url, { body: payload, etag, statusCode: 200 });
+    reply.header('etag', etag).header('x-cache', 'miss');
+    if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) {
+      reply.code(304);
+      return '';
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,164 @@
+// buildApp() assembles the read-only HTTP API. It never listens: server.ts does
+// that, and tests use app.inject().
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type HTTPMethods } from 'fastify';
+import type { Redis } from 'ioredis';
+import { ApiKeyCache } from '../api-keys/api-key-cache.js';
+import { defineQuotaCommands } from '../api-keys/quota.store.js';
+import type { Db } from '../db/connection.js';
+import type { Logger } from '../logger.js';
+import type { RedisKeys } from '../redis/keys.js';
+import { registerApiGuard } from './api-guard.js';
+import { problem, ProblemError, sendProblem, type InvalidParam } from './problem.js';
+import { ResponseCache } from './response-cache.js';
+import { catalogRoutes } from './routes/api/catalog.routes.js';
+import { insightRoutes } from './routes/api/insights.routes.js';
+import { usageRoutes } from './routes/api/usage.routes.js';
+import { healthRoutes } from './routes/health.routes.js';
+import { ProblemSchema } from './schemas.js';
+
+export interface AppDeps {
+  db: Db;
+  /** A fail-fast connection (see createRedis): a request must not hang on a missing Redis. */
+  redis: Redis;
+  redisKeys: RedisKeys;
+  logger: Logger;
+  apiKeys?: ApiKeyCache;
+  /** 0 disables the response cache. */
+  cacheTtlSeconds?: number;
+}
+
+const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** Errors that mean a dependency is away, not that the request was bad. */
+function isDependencyOutage(error: Error & { code?: string }): boolean {
+  const text = `${error.name} ${error.code ?? ''} ${error.message}`;
+  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed|MaxRetriesPerRequest|Stream isn't writeable|enableOfflineQueue|connection terminated|timeout exceeded when trying to connect|the database system is/i.test(
+    text,
+  );
+}
+
+function validationProblem(error: FastifyError) {
+  const where = error.validationContext ?? 'request';
+  const params: InvalidParam[] = (error.validation ?? []).map((v) => {
+    const name =
+      (v.params as { additionalProperty?: string }).additionalProperty ??
+      (v.params as { missingProperty?: string }).missingProperty ??
+      (v.instancePath.replace(/^\//, '').split('/')[0] || where);
+    const allowed = (v.params as { allowedValues?: string[] }).allowedValues;
+    const reason =
+      v.keyword === 'additionalProperties' ? 'is not a known parameter' : (v.message ?? 'is invalid');
+    return { name, reason, ...(allowed ? { allowed } : {}) };
+  });
+  const first = params[0];
+  const detail = first
+    ? `${first.name} ${first.reason}${first.allowed ? ` (allowed: ${first.allowed.join(', ')})` : ''}`
+    : error.message;
+  return problem('invalidParameter', detail, { invalid_params: params });
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  defineQuotaCommands(deps.redis);
+  const apiKeys = deps.apiKeys ?? new ApiKeyCache(deps.db);
+  const responseCache = new ResponseCache((deps.cacheTtlSeconds ?? 60) * 1000);
+
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    requestIdHeader: 'x-request-id',
+    // Report every invalid parameter, and never silently drop unknown ones.
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true } },
+    routerOptions: { maxParamLength: 200 },
+    return503OnClosing: true,
+    frameworkErrors: (error, request, reply) => {
+      sendProblem(reply, problem('badRequest', error.message, { instance: request.url }));
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addSchema(ProblemSchema);
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ProblemError) {
+      reply.headers(error.headers);
+      return sendProblem(reply, error.body);
+    }
+    if (error.validation) return sendProblem(reply, validationProblem(error));
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return sendProblem(reply, { ...problem('badRequest', error.message), status: error.statusCode, title: error.name });
+    }
+    if (isDependencyOutage(error)) {
+      request.log.warn({ err: error }, 'dependency unavailable');
+      reply.header('retry-after', '5');
+      return sendProblem(reply, problem('unavailable', 'A backing service (Postgres or Redis) is not answering. Retry shortly.'));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(reply, problem('internal', 'Something went wrong on our side. It has been logged.'));
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, problem('notFound', `No route ${request.method} ${request.url.split('?')[0]}. See /docs.`)),
+  );
+
+  // 405 instead of 404 when the path exists under another method: collect every
+  // route, then (in the last plugin) answer the other methods with an Allow header.
+  const methodsByUrl = new Map<string, Set<string>>();
+  let collecting = true;
+  app.addHook('onRoute', (route) => {
+    // The docs UI manages its own routes (and their trailing-slash twins).
+    if (!collecting || route.url.startsWith('/docs')) return;
+    const methods = methodsByUrl.get(route.url) ?? new Set<string>();
+    for (const m of [route.method].flat()) methods.add(m);
+    methodsByUrl.set(route.url, methods);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Startup Insights API',
+        version: '1.0.0',
+        description:
+          'Read-only access to researched startup insights: 8-dimension scores with evidence, 30-day Google Trends data and forecasts. ' +
+          'Every /api request needs `Authorization: Bearer <key>` and counts against the daily quota of the key\'s plan ' +
+          '(Free 100, Starter 1,000, Pro 10,000, Enterprise unlimited; per UTC day). Errors are RFC 9457 problem+json.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(healthRoutes, { db: deps.db, redis: deps.redis });
+
+  await app.register(
+    async (api) => {
+      registerApiGuard(api, { redis: deps.redis, redisKeys: deps.redisKeys, apiKeys, responseCache });
+      await api.register(insightRoutes, { db: deps.db });
+      await api.register(catalogRoutes, { db: deps.db });
+      await api.register(usageRoutes);
+    },
+    { prefix: '/api' },
+  );
+
+  await app.register(async (last) => {
+    collecting = false;
+    for (const [url, methods] of methodsByUrl) {
+      const others = ALL_METHODS.filter((m) => !methods.has(m));
+      if (others.length === 0) continue;
+      const allow = [...methods].sort().join(', ');
+      last.route({
+        method: others,
+        url,
+        schema: { hide: true },
+        handler: async (request, reply) => {
+          reply.header('allow', allow);
+          return sendProblem(reply, problem('methodNotAllowed', `${request.method} is not allowed here; use ${allow}.`));
+        },
+      });
+    }
+  });
+
+  return app;
+}

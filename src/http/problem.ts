@@ -1,0 +1,64 @@
+// RFC 9457 problem details: every error the API returns has this shape and the
+// application/problem+json media type.
+import type { FastifyReply } from 'fastify';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
+
+export interface InvalidParam {
+  name: string;
+  reason: string;
+  allowed?: readonly (string | number)[];
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  invalid_params?: InvalidParam[];
+}
+
+/** Problem types, documented at /docs. Relative URIs resolve against the API's own origin. */
+export const PROBLEM_TYPES = {
+  invalidParameter: { type: '/problems/invalid-parameter', title: 'Invalid request parameter', status: 400 },
+  badRequest: { type: '/problems/bad-request', title: 'Bad request', status: 400 },
+  unauthorized: { type: '/problems/unauthorized', title: 'Missing or invalid API key', status: 401 },
+  notFound: { type: '/problems/not-found', title: 'Not found', status: 404 },
+  methodNotAllowed: { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 },
+  quotaExceeded: { type: '/problems/quota-exceeded', title: 'Daily quota exceeded', status: 429 },
+  unavailable: { type: '/problems/unavailable', title: 'Service unavailable', status: 503 },
+  internal: { type: '/problems/internal', title: 'Internal error', status: 500 },
+} as const;
+export type ProblemKind = keyof typeof PROBLEM_TYPES;
+
+export function problem(kind: ProblemKind, detail: string, extra: Partial<Problem> = {}): Problem {
+  const { type, title, status } = PROBLEM_TYPES[kind];
+  return { type, title, status, detail, ...extra };
+}
+
+export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
+  return reply
+    .code(body.status)
+    .header('content-type', PROBLEM_CONTENT_TYPE)
+    .send({ ...body, instance: body.instance ?? reply.request.url });
+}
+
+/** Thrown by handlers and hooks; the error handler turns it into its problem. */
+export class ProblemError extends Error {
+  constructor(
+    readonly body: Problem,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(body.detail);
+  }
+}
+
+export function invalidParam(name: string, reason: string, allowed?: readonly (string | number)[]): ProblemError {
+  const allowedText = allowed ? ` (allowed: ${allowed.join(', ')})` : '';
+  return new ProblemError(
+    problem('invalidParameter', `${name} ${reason}${allowedText}`, {
+      invalid_params: [{ name, reason, ...(allowed ? { allowed } : {}) }],
+    }),
+  );
+}

@@ -1,0 +1,55 @@
+// Process concerns of the HTTP API: listen, revocation listener, graceful close.
+import type { FastifyInstance } from 'fastify';
+import { ApiKeyCache } from '../api-keys/api-key-cache.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { createRedis } from '../redis/connection.js';
+import type { Resources } from '../runtime/resources.js';
+import { buildApp } from './app.js';
+
+export interface WebServer {
+  app: FastifyInstance;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startWebServer(resources: Resources, config: Config, logger: Logger): Promise<WebServer> {
+  const apiKeys = new ApiKeyCache(resources.db);
+  // A subscribed connection can do nothing else, so revocations get their own.
+  const subscriber = createRedis(resources.redisUrl, 'worker');
+  subscriber.on('error', (error) => logger.debug({ err: error }, 'revocation subscriber error'));
+  const stopListening = await apiKeys.listen(subscriber, resources.redisKeys.apiKeyRevokedChannel);
+
+  const app = await buildApp({
+    db: resources.db,
+    redis: resources.redis,
+    redisKeys: resources.redisKeys,
+    logger,
+    apiKeys,
+    cacheTtlSeconds: config.apiCacheTtlSeconds,
+  });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await stopListening().catch(() => {});
+    subscriber.disconnect();
+    const code = (error as { code?: string }).code;
+    if (code === 'EADDRINUSE') {
+      throw new Error(`Port ${config.port} on ${config.host} is already in use — stop the other process or set PORT`);
+    }
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    app,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    async close() {
+      // Stop accepting, let in-flight requests finish, then drop the subscriber.
+      await app.close();
+      await stopListening().catch(() => {});
+      subscriber.disconnect();
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
+import type { Db } from '../db/connection.js';
+import type { Database, InsightsTable } from '../db/database.js';
+import type { Category, InsightSort, Source } from '../domain/catalog.js';
+import type { InsightCursor } from '../domain/cursor.js';
+import type { DimensionScores } from '../domain/scoring/dimensions.js';
+
+export type InsightRow = Selectable<InsightsTable>;
+export type NewInsight = Omit<Insertable<InsightsTable>, 'keywords' | 'dimensions' | 'created_at' | 'updated_at'> & {
+  keywords: string[];
+  dimensions: DimensionScores;
+};
+type DbOrTrx = Db | Transaction<Database>;
+
+/**
+ * Inserts the insight, or updates the existing one for the same idea_key
+ * (researching an idea again refreshes it instead of duplicating it).
+ * Returns the id that is stored — the existing one on update.
+ */
+export async function upsertInsight(db: DbOrTrx, insight: NewInsight): Promise<string> {
+  const row = {
+    ...insight,
+    keywords: JSON.stringify(insight.keywords),
+    dimensions: JSON.stringify(insight.dimensions),
+  };
+  const { id } = await db
+    .insertInto('insights')
+    .values(row)
+    .onConflict((oc) =>
+      oc.column('idea_key').doUpdateSet((eb) => ({
+        title: eb.ref('excluded.title'),
+        idea: eb.ref('excluded.idea'),
+        primary_keyword: eb.ref('excluded.primary_keyword'),
+        keywords: eb.ref('excluded.keywords'),
+        category: eb.ref('excluded.category'),
+        source: eb.ref('excluded.source'),
+        overall_score: eb.ref('excluded.overall_score'),
+        confidence: eb.ref('excluded.confidence'),
+        dimensions: eb.ref('excluded.dimensions'),
+        summary: eb.ref('excluded.summary'),
+        status: eb.ref('excluded.status'),
+        updated_at: sql<Date>`now()`,
+      })),
+    )
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return id;
+}
+
+export async function findInsight(db: DbOrTrx, id: string): Promise<InsightRow | undefined> {
+  return db.selectFrom('insights').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export interface InsightFilter {
+  limit: number;
+  minScore?: number;
+  source?: Source;
+  categories?: Category[];
+  sort: InsightSort;
+  after?: InsightCursor;
+}
+
+/** One page, fetching limit + 1 rows to know whether another page exists. */
+export async function listInsights(db: DbOrTrx, filter: InsightFilter): Promise<{ rows: InsightRow[]; hasMore: boolean }> {
+  let query = db.selectFrom('insights').selectAll().where('status', '=', 'active');
+  if (filter.minScore !== undefined) query = query.where('overall_score', '>=', filter.minScore);
+  if (filter.source !== undefined) query = query.where('source', '=', filter.source);
+  if (filter.categories !== undefined && filter.categories.length > 0) {
+    query =
+      filter.categories.length === 1
+        ? query.where('category', '=', filter.categories[0]!)
+        : query.where('category', 'in', filter.categories);
+  }
+  const after = filter.after;
+  switch (filter.sort) {
+    case 'score':
+      if (after) query = query.where((eb) => eb(eb.refTuple('overall_score', 'id'), '<', eb.tuple(after.value as number, after.id)));
+      query = query.orderBy('overall_score', 'desc').orderBy('id', 'desc');
+      break;
+    case 'newest':
+      if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(after.value), after.id)));
+      query = query.orderBy('created_at', 'desc').orderBy('id', 'desc');
+      break;
+    case 'oldest':
+      if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(new Date(after.value), after.id)));
+      query = query.orderBy('created_at', 'asc').orderBy('id', 'asc');
+      break;
+  }
+  const rows = await query.limit(filter.limit + 1).execute();
+  const hasMore = rows.length > filter.limit;
+  return { rows: hasMore ? rows.slice(0, filter.limit) : rows, hasMore };
+}
+
+export async function countInsightsBy(db: DbOrTrx, column: 'category' | 'source'): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('insights')
+    .select([column, (eb) => eb.fn.countAll<number>().as('count')])
+    .where('status', '=', 'active')
+    .groupBy(column)
+    .execute();
+  return new Map(rows.map((r) => [r[column] as string, Number(r.count)]));
+}
+
+export async function countInsights(db: DbOrTrx): Promise<number> {
+  const { count } = await db
+    .selectFrom('insights')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}

@@ -1,0 +1,33 @@
+import { pino, type Logger } from 'pino';
+import type { LogLevel } from './config.js';
+
+export type { Logger };
+
+/**
+ * Paths that may carry credentials. API keys and webhook secrets must never
+ * reach a log line, whatever object they travel in.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'headers.authorization',
+  'authorization',
+  'key',
+  'apiKey',
+  'secret',
+  '*.key',
+  '*.apiKey',
+  '*.secret',
+  '*.authorization',
+];
+
+export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  };
+  // Pretty output only for a human at a terminal; machines get JSON.
+  if (!destination && process.stdout.isTTY) {
+    return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss' } } });
+  }
+  return destination ? pino(options, destination) : pino(options);
+}

@@ -1,0 +1,12 @@
+// Every Redis key and channel name, built from the configured prefix. With a
+// {hash tag} prefix all of them land in one Redis Cluster slot, which the quota
+// script needs (it touches two keys).
+
+export function redisKeys(prefix: string) {
+  return {
+    quota: (apiKeyId: string, day: string) => `${prefix}:quota:${apiKeyId}:${day}`,
+    readModelVersion: `${prefix}:read-model:version`,
+    apiKeyRevokedChannel: `${prefix}:api-keys:revoked`,
+  };
+}
+export type RedisKeys = ReturnType<typeof redisKeys>;

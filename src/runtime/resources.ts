@@ -1,0 +1,129 @@
+// Finds (or starts) the Postgres and Redis this process should use: the
+// configured URLs in production, the embedded defaults on a single machine.
+import { readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { sql } from 'kysely';
+import type { Config } from '../config.js';
+import { createDb, describeConnectionError, type Db } from '../db/connection.js';
+import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
+import type { Logger } from '../logger.js';
+import { createRedis, waitForRedis, type Redis } from '../redis/connection.js';
+import { ensureLocalRedis } from '../redis/embedded-redis.js';
+import { redisKeys, type RedisKeys } from '../redis/keys.js';
+
+export interface Resources {
+  db: Db;
+  databaseUrl: string;
+  embeddedPostgres: boolean;
+  redis: Redis;
+  redisUrl: string;
+  redisKeys: RedisKeys;
+  close(): Promise<void>;
+}
+
+interface EmbeddedMarker {
+  url: string;
+  pid: number;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * PGlite owns its data folder exclusively. The process that starts it writes a
+ * marker with its loopback URL; later processes (the CLI while `npm start`
+ * runs) connect to that URL instead of opening the files a second time.
+ */
+async function resolveEmbeddedPostgres(config: Config, logger: Logger, serve: boolean) {
+  const markerPath = path.join(config.dataDir, 'embedded-postgres.json');
+  try {
+    const marker = JSON.parse(await readFile(markerPath, 'utf8')) as EmbeddedMarker;
+    if (marker.pid !== process.pid && isAlive(marker.pid)) {
+      const probe = createDb(marker.url, { maxConnections: 1 });
+      try {
+        await sql`select 1`.execute(probe);
+        return { url: marker.url, stop: async () => {}, probe };
+      } catch {
+        await probe.destroy();
+      }
+    }
+  } catch {
+    // No marker, or a stale one: start our own.
+  }
+  await mkdir(config.dataDir, { recursive: true });
+  const embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'pglite'), 0);
+  logger.debug({ url: embedded.url }, 'embedded Postgres started');
+  if (serve) await writeFile(markerPath, JSON.stringify({ url: embedded.url, pid: process.pid }));
+  return {
+    url: embedded.url,
+    probe: undefined,
+    stop: async () => {
+      if (serve) await rm(markerPath, { force: true });
+      await embedded.stop();
+    },
+  };
+}
+
+export interface OpenOptions {
+  /** Long-running processes announce their embedded Postgres so the CLI can share it. */
+  serveEmbedded?: boolean;
+  /** BullMQ workers need connections that wait rather than fail fast. */
+  redisRole?: 'client' | 'worker';
+}
+
+export async function openResources(config: Config, logger: Logger, options: OpenOptions = {}): Promise<Resources> {
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    let databaseUrl = config.databaseUrl;
+    let db: Db;
+    const embeddedPostgres = databaseUrl === undefined;
+    if (databaseUrl === undefined) {
+      const embedded = await resolveEmbeddedPostgres(config, logger, options.serveEmbedded ?? false);
+      closers.push(embedded.stop);
+      databaseUrl = embedded.url;
+      db = embedded.probe ?? createDb(databaseUrl, { maxConnections: 1 });
+    } else {
+      db = createDb(databaseUrl);
+    }
+    closers.unshift(() => db.destroy());
+    try {
+      await sql`select 1`.execute(db);
+    } catch (error) {
+      throw new Error(describeConnectionError(databaseUrl, error));
+    }
+
+    let redisUrl = config.redisUrl;
+    if (redisUrl === undefined) {
+      const local = await ensureLocalRedis(config.dataDir);
+      closers.push(local.stop);
+      redisUrl = local.url;
+    }
+    const redis = createRedis(redisUrl, options.redisRole ?? 'client');
+    redis.on('error', (error) => logger.debug({ err: error }, 'redis connection error'));
+    closers.unshift(async () => {
+      redis.disconnect();
+    });
+    await waitForRedis(redis, redisUrl);
+
+    return {
+      db,
+      databaseUrl,
+      embeddedPostgres,
+      redis,
+      redisUrl,
+      redisKeys: redisKeys(config.redisPrefix),
+      async close() {
+        for (const close of closers) await close().catch(() => {});
+      },
+    };
+  } catch (error) {
+    for (const close of closers) await close().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,69 @@
+// `npm start`: the whole service in one process for a single machine — the
+// embedded defaults when DATABASE_URL / REDIS_URL are unset, migrations, demo
+// data and a development key on first run, then the API.
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import { createApiKey, countApiKeys } from './api-keys/api-key.repository.js';
+import { bumpReadModelVersion } from './api-keys/quota.store.js';
+import { loadConfig } from './config.js';
+import { migrateToLatest } from './db/migrate.js';
+import { seedDemo } from './demo/demo-seed.js';
+import { startWebServer, type WebServer } from './http/server.js';
+import { countInsights } from './insights/insight.repository.js';
+import { createLogger, type Logger } from './logger.js';
+import { exitWithError, onShutdown } from './runtime/process.js';
+import { openResources } from './runtime/resources.js';
+
+const say = (line = '') => process.stdout.write(`${line}\n`);
+
+let logger: Logger | undefined;
+let web: WebServer | undefined;
+try {
+  const config = loadConfig();
+  logger = createLogger(config.logLevel);
+  const resources = await openResources(config, logger, { serveEmbedded: true });
+  onShutdown(logger, async () => {
+    await web?.close();
+    await resources.close();
+  });
+  await migrateToLatest(resources.db);
+
+  if ((await countInsights(resources.db)) === 0) {
+    try {
+      await access(path.join(config.demoSeriesDir, 'gtab-us-daily.csv'));
+      const { inserted } = await seedDemo(resources.db, config.demoSeriesDir);
+      await bumpReadModelVersion(resources.redis, resources.redisKeys);
+      logger.info({ inserted, from: config.demoSeriesDir }, 'loaded demo insights (first run)');
+    } catch {
+      logger.warn(
+        { dir: config.demoSeriesDir },
+        'no insights yet and no demo data found — run `npx insights seed --demo --from DIR` or `npx insights research "IDEA"`',
+      );
+    }
+  }
+
+  web = await startWebServer(resources, config, logger);
+  // Only once the API is up: a key created by a start that then failed would never be shown.
+  let firstKey: string | undefined;
+  if ((await countApiKeys(resources.db)) === 0) {
+    firstKey = (await createApiKey(resources.db, 'development (created by npm start)', 'pro')).key;
+  }
+  say();
+  say(`Startup Insights is running.`);
+  const url = web.url;
+  say(`  API:   ${url}/api/insights`);
+  say(`  Docs:  ${url}/docs`);
+  say(`  Data:  ${resources.embeddedPostgres ? `embedded Postgres under ${path.join(config.dataDir, 'pglite')}` : 'DATABASE_URL'}, Redis at ${resources.redisUrl.replace(/\/\/[^@/]*@/, '//***@')}`);
+  if (firstKey) {
+    say();
+    say('First run: a development API key (Pro plan) was created. It is shown only this once:');
+    say(`  ${firstKey}`);
+    say('Try it:');
+    say(`  curl -H "Authorization: Bearer ${firstKey}" "${url}/api/insights?limit=3"`);
+  } else {
+    say('  Keys:  `npx insights keys create --name NAME --plan free|starter|pro|enterprise`');
+  }
+  say();
+} catch (error) {
+  exitWithError(logger, error);
+}
