@@ -60,8 +60,8 @@ export interface InsightFilter {
   after?: InsightCursor;
 }
 
-/** One page, fetching limit + 1 rows to know whether another page exists. */
-export async function listInsights(db: DbOrTrx, filter: InsightFilter): Promise<{ rows: InsightRow[]; hasMore: boolean }> {
+/** The page query, built but not run: listInsights runs it, and a test EXPLAINs it. */
+export function buildListQuery(db: DbOrTrx, filter: InsightFilter) {
   let query = db.selectFrom('insights').selectAll().where('status', '=', 'active');
   if (filter.minScore !== undefined) query = query.where('overall_score', '>=', filter.minScore);
   if (filter.source !== undefined) query = query.where('source', '=', filter.source);
@@ -86,7 +86,12 @@ export async function listInsights(db: DbOrTrx, filter: InsightFilter): Promise<
       query = query.orderBy('created_at', 'asc').orderBy('id', 'asc');
       break;
   }
-  const rows = await query.limit(filter.limit + 1).execute();
+  // One row more than asked, to know whether another page exists.
+  return query.limit(filter.limit + 1);
+}
+
+export async function listInsights(db: DbOrTrx, filter: InsightFilter): Promise<{ rows: InsightRow[]; hasMore: boolean }> {
+  const rows = await buildListQuery(db, filter).execute();
   const hasMore = rows.length > filter.limit;
   return { rows: hasMore ? rows.slice(0, filter.limit) : rows, hasMore };
 }

@@ -1,0 +1,59 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DemoDataMissingError, lastWindowRescaled, seedDemo } from '../../src/demo/demo-seed.js';
+import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
+import { scoreMomentum } from '../../src/domain/scoring/momentum.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { realSeries, TRENDS_SERIES_DIR } from '../support/shared-data.js';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.destroy());
+
+describe('insights seed --demo', () => {
+  it('loads at least 30 insights whose 30 points are real rescaled windows of the shared series', async () => {
+    const { inserted } = await seedDemo(database.db, TRENDS_SERIES_DIR);
+    expect(inserted).toBeGreaterThanOrEqual(30);
+    const rows = await database.db.selectFrom('insights').selectAll().execute();
+    expect(rows).toHaveLength(inserted);
+    const series = await realSeries();
+    for (const row of rows) {
+      expect(row.source).toBe('demo');
+      expect(row.title).toMatch(/demo/);
+      const points = await database.db
+        .selectFrom('trend_points')
+        .select(['date', 'value'])
+        .where('insight_id', '=', row.id)
+        .orderBy('date')
+        .execute();
+      expect(points).toHaveLength(30);
+      const original = series.get(`gtab_US:${row.primary_keyword}`)!;
+      expect(points).toEqual(lastWindowRescaled(original, 30).map((p) => ({ date: p.date, value: p.value })));
+      // The stored score is what the domain code computes from those very points.
+      expect(row.dimensions.momentum.score).toBe(scoreMomentum(points).score);
+      for (const d of DIMENSIONS.filter((d) => d !== 'momentum')) {
+        expect(row.dimensions[d].score).toBeNull();
+        expect(row.dimensions[d].explanation).toMatch(/needs/);
+      }
+    }
+  });
+
+  it('is idempotent: seeding again updates, never duplicates', async () => {
+    const before = await database.db.selectFrom('insights').select('id').orderBy('id').execute();
+    await seedDemo(database.db, TRENDS_SERIES_DIR);
+    const after = await database.db.selectFrom('insights').select('id').orderBy('id').execute();
+    expect(after).toEqual(before);
+  });
+
+  it('stops with a clear message when there is no data', async () => {
+    const empty = await mkdtemp(path.join(os.tmpdir(), 'si-empty-'));
+    await expect(seedDemo(database.db, empty)).rejects.toThrow(DemoDataMissingError);
+    await expect(seedDemo(database.db, empty)).rejects.toThrow(/--from DIR/);
+    await writeFile(path.join(empty, 'gtab-us-daily.csv'), 'wrong,header\n');
+    await expect(seedDemo(database.db, empty)).rejects.toThrow(/header/);
+  });
+});

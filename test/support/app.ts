@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { ApiKeyCache } from '../../src/api-keys/api-key-cache.js';
+import { createRedis } from '../../src/redis/connection.js';
+import { createApiKey } from '../../src/api-keys/api-key.repository.js';
+import type { Plan } from '../../src/domain/quota.js';
+import { buildApp } from '../../src/http/app.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+import { createTestRedis, type TestRedis } from './redis.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  database: TestDatabase;
+  redis: TestRedis;
+  key(plan?: Plan): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The real app over a private database and Redis prefix. */
+export async function createTestApp(options: { cacheTtlSeconds?: number } = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const redis = await createTestRedis();
+  // Listen for revocations as the web server does (see startWebServer).
+  const apiKeys = new ApiKeyCache(database.db);
+  const subscriber = createRedis(redis.url, 'worker');
+  const stopListening = await apiKeys.listen(subscriber, redis.keys.apiKeyRevokedChannel);
+  const app = await buildApp({
+    apiKeys,
+    db: database.db,
+    redis: redis.redis,
+    redisKeys: redis.keys,
+    logger: pino({ level: 'silent' }),
+    cacheTtlSeconds: options.cacheTtlSeconds ?? 60,
+  });
+  await app.ready();
+  return {
+    app,
+    database,
+    redis,
+    key: async (plan: Plan = 'enterprise') => (await createApiKey(database.db, `test ${plan}`, plan)).key,
+    async close() {
+      await app.close();
+      await stopListening();
+      subscriber.disconnect();
+      await redis.destroy();
+      await database.destroy();
+    },
+  };
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/config.js';
+import { createRedis, waitForRedis, type Redis } from '../../src/redis/connection.js';
+import { ensureLocalRedis } from '../../src/redis/embedded-redis.js';
+import { redisKeys, type RedisKeys } from '../../src/redis/keys.js';
+
+export interface TestRedis {
+  url: string;
+  redis: Redis;
+  prefix: string;
+  keys: RedisKeys;
+  destroy(): Promise<void>;
+}
+
+/** A Redis connection and a key prefix no other test file uses. */
+export async function createTestRedis(): Promise<TestRedis> {
+  const url = process.env.REDIS_URL ?? (await ensureLocalRedis(path.join(PROJECT_ROOT, '.data'))).url;
+  const redis = createRedis(url);
+  await waitForRedis(redis, url);
+  const prefix = `t${randomBytes(5).toString('hex')}`;
+  return {
+    url,
+    redis,
+    prefix,
+    keys: redisKeys(prefix),
+    async destroy() {
+      let cursor = '0';
+      do {
+        const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        cursor = next;
+        if (found.length > 0) await redis.del(...found);
+      } while (cursor !== '0');
+      redis.disconnect();
+    },
+  };
+}
