@@ -81,7 +81,7 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
       return payload;
     }
     const etag = etagOf(payload);
-    deps.responseCache.set(request.quota.readModelVersion, request.url, { body: payload, etag, statusCode: 200 });
+    deps.responseCache.set(request.quota.readModelVersion, request.url, { body: Buffer.from(payload), etag, statusCode: 200 });
     reply.header('etag', etag).header('x-cache', 'miss');
     if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) {
       reply.code(304);

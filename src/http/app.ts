@@ -12,6 +12,7 @@ import type { Logger } from '../logger.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { registerApiGuard } from './api-guard.js';
 import { problem, ProblemError, sendProblem, type InvalidParam } from './problem.js';
+import { OneLinePerRequest } from './request-log.js';
 import { ResponseCache } from './response-cache.js';
 import { catalogRoutes } from './routes/api/catalog.routes.js';
 import { insightRoutes } from './routes/api/insights.routes.js';
@@ -67,6 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     requestIdHeader: 'x-request-id',
+    logController: new OneLinePerRequest(),
     // Report every invalid parameter, and never silently drop unknown ones.
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true } },
     routerOptions: { maxParamLength: 200 },

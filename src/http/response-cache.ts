@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 
 export interface CachedResponse {
-  body: string;
+  /** Encoded once: a hit writes these bytes without re-encoding the JSON. */
+  body: Buffer;
   etag: string;
   statusCode: number;
 }

@@ -47,8 +47,12 @@ export async function upsertInsight(db: DbOrTrx, insight: NewInsight): Promise<s
   return id;
 }
 
+export function findInsightQuery(db: DbOrTrx, id: string) {
+  return db.selectFrom('insights').selectAll().where('id', '=', id);
+}
+
 export async function findInsight(db: DbOrTrx, id: string): Promise<InsightRow | undefined> {
-  return db.selectFrom('insights').selectAll().where('id', '=', id).executeTakeFirst();
+  return findInsightQuery(db, id).executeTakeFirst();
 }
 
 export interface InsightFilter {

@@ -31,14 +31,12 @@ export async function replaceTrendPoints(
     .execute();
 }
 
+/** Newest first; latestTrendPoints reverses. Exported so the API benchmark's baseline runs the same SQL. */
+export function latestTrendPointsQuery(db: Db | Transaction<Database>, insightId: string, days: number) {
+  return db.selectFrom('trend_points').selectAll().where('insight_id', '=', insightId).orderBy('date', 'desc').limit(days);
+}
+
 /** The most recent `days` points, oldest first. */
 export async function latestTrendPoints(db: Db | Transaction<Database>, insightId: string, days = 30): Promise<TrendPointRow[]> {
-  const rows = await db
-    .selectFrom('trend_points')
-    .selectAll()
-    .where('insight_id', '=', insightId)
-    .orderBy('date', 'desc')
-    .limit(days)
-    .execute();
-  return rows.reverse();
+  return (await latestTrendPointsQuery(db, insightId, days).execute()).reverse();
 }

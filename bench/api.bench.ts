@@ -1,0 +1,192 @@
+// npm run bench:api — the read API under load against a bare baseline, same run.
+//
+// A fresh database with 100,000 insights and 30 trend points each; our web
+// server (auth, quota, cache, ETag, schemas, request logs) and a bare
+// node:http + pg server running the same SQL, each in its own process; 50
+// concurrent connections for ≥ 10 s per endpoint, after a 2 s warm-up.
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import { createApiKey } from '../src/api-keys/api-key.repository.js';
+import { createDb } from '../src/db/connection.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { DIMENSIONS } from '../src/domain/scoring/dimensions.js';
+import { printJsonLine, printTable, round } from './lib/report.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const INSIGHTS = Number(process.env.BENCH_INSIGHTS ?? 100_000);
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
+const DB_NAME = `si_bench_api_${process.pid}`;
+// The flags the Procfile gives `web` (a larger young generation: fewer GC pauses
+// under load). Both servers get them, so the comparison stays like for like.
+const SERVER_NODE_FLAGS = '--max-semi-space-size=64';
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function prepareDatabase(): Promise<{ url: string; ids: string[]; dropDatabase: () => Promise<void> }> {
+  const admin = createDb(ADMIN_URL, { maxConnections: 1 });
+  try {
+    await sql`select 1`.execute(admin);
+  } catch (error) {
+    throw new Error(`bench:api needs a real Postgres: set DATABASE_URL (tried ${ADMIN_URL}: ${(error as Error).message})`);
+  }
+  await sql`create database ${sql.id(DB_NAME)}`.execute(admin);
+  const url = withDatabase(ADMIN_URL, DB_NAME);
+  const db = createDb(url, { maxConnections: 1 });
+  await migrateToLatest(db);
+
+  // A realistic dimensions document (every dimension with evidence), ~1.5 KB a row.
+  const dimensions = Object.fromEntries(
+    DIMENSIONS.map((d, i) => [
+      d,
+      {
+        score: 0.5,
+        evidence: { points: 30, related_queries: 25 + i, share: 0.123, level: 42.5, source: 'bench' },
+        explanation: `Benchmark evidence for ${d}: a sentence of realistic length explaining the score.`,
+      },
+    ]),
+  );
+  const started = Date.now();
+  // Built server-side: 3 million rows are not worth shipping over the wire one by one.
+  await sql`
+    insert into insights (id, idea_key, title, idea, primary_keyword, keywords, category, source,
+                          overall_score, confidence, dimensions, summary, status, created_at)
+    select 'ins_' || lpad(to_hex(g), 20, '0'), 'bench:' || g, 'Benchmark insight ' || g,
+           'An idea used only by the API benchmark, number ' || g, 'keyword ' || g,
+           jsonb_build_array('keyword ' || g, 'other ' || g),
+           (array['ai-ml','devtools','fintech','health','education','productivity'])[1 + g % 6],
+           'synthetic', round((abs(hashtext(g::text)) % 1000)::numeric / 1000, 3), 0.7,
+           ${JSON.stringify(dimensions)}::jsonb, 'Synthetic insight for the API benchmark.', 'active',
+           now() - (g || ' minutes')::interval
+    from generate_series(1, ${INSIGHTS}) g`.execute(db);
+  await sql`
+    insert into trend_points (insight_id, date, value, is_partial, fetched_at)
+    select i.id, current_date - d, (abs(hashtext(i.id || d)) % 101), d = 0, now()
+    from insights i cross join generate_series(0, 29) d`.execute(db);
+  await sql`analyze`.execute(db);
+  process.stdout.write(`prepared ${INSIGHTS} insights × 30 points in ${round((Date.now() - started) / 1000, 1)} s\n`);
+
+  const ids = (await db.selectFrom('insights').select('id').orderBy(sql`random()`).limit(1000).execute()).map((r) => r.id);
+  await db.destroy();
+  return {
+    url,
+    ids,
+    dropDatabase: async () => {
+      await sql`drop database if exists ${sql.id(DB_NAME)} with (force)`.execute(admin);
+      await admin.destroy();
+    },
+  };
+}
+
+function startServer(script: string, args: string[], env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(here, 'servers', script), args, { execArgv: (process.env.BENCH_NODE_FLAGS ?? SERVER_NODE_FLAGS).split(' ').filter(Boolean), env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    child.once('message', (message: { url: string }) => resolve({ url: message.url, child }));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)));
+  });
+}
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(base: string, paths: () => string, headers: Record<string, string>, seconds: number): Promise<LoadResult> {
+  const result = await autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers,
+    requests: [{ setupRequest: (req) => ({ ...req, path: paths() }) }],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+async function main() {
+  const prepared = await prepareDatabase();
+  const keyDb = createDb(prepared.url, { maxConnections: 1 });
+  const { key } = await createApiKey(keyDb, 'bench:api', 'enterprise');
+  await keyDb.destroy();
+
+  const ours = await startServer('ours.js', [], {
+    DATABASE_URL: prepared.url,
+    REDIS_URL,
+    REDIS_PREFIX: `bench${process.pid}`,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+  });
+  const baseline = await startServer('baseline.js', [prepared.url], {});
+
+  const pick = () => prepared.ids[Math.floor(Math.random() * prepared.ids.length)]!;
+  const endpoints: Array<[string, () => string]> = [
+    ['list', () => '/api/insights?min_score=0.8&limit=20'],
+    ['detail', () => `/api/insights/${pick()}`],
+    ['trend_data', () => `/api/insights/${pick()}/trend-data`],
+  ];
+  const auth = { authorization: `Bearer ${key}` };
+  const results: Record<string, { ours: LoadResult; baseline: LoadResult }> = {};
+  try {
+    for (const [name, paths] of endpoints) {
+      process.stdout.write(`${name}: warming up, then ${DURATION_S} s each for ours and the baseline…\n`);
+      await load(ours.url, paths, auth, 2);
+      await load(baseline.url, paths, {}, 2);
+      const oursResult = await load(ours.url, paths, auth, DURATION_S);
+      const baselineResult = await load(baseline.url, paths, {}, DURATION_S);
+      results[name] = { ours: oursResult, baseline: baselineResult };
+    }
+  } finally {
+    ours.child.disconnect();
+    baseline.child.disconnect();
+    await new Promise((r) => setTimeout(r, 500));
+    await prepared.dropDatabase();
+  }
+
+  printTable(
+    `GET endpoints, ${INSIGHTS.toLocaleString('en')} insights, ${CONNECTIONS} connections, ${DURATION_S} s each`,
+    Object.entries(results).flatMap(([name, r]) => [
+      { endpoint: name, server: 'ours', 'req/s': round(r.ours.rps, 0), 'p50 ms': r.ours.p50, 'p99 ms': r.ours.p99, 'non-2xx': r.ours.non2xx, errors: r.ours.errors },
+      { endpoint: name, server: 'baseline', 'req/s': round(r.baseline.rps, 0), 'p50 ms': r.baseline.p50, 'p99 ms': r.baseline.p99, 'non-2xx': r.baseline.non2xx, errors: r.baseline.errors },
+      { endpoint: name, server: 'ratio', 'req/s': round(r.ours.rps / r.baseline.rps, 2), 'p50 ms': '', 'p99 ms': '', 'non-2xx': '', errors: '' },
+    ]),
+  );
+  const list = results.list!;
+  printJsonLine({
+    bench: 'api',
+    insights: INSIGHTS,
+    connections: CONNECTIONS,
+    seconds: DURATION_S,
+    list_rps: round(list.ours.rps, 0),
+    list_p50_ms: list.ours.p50,
+    list_p99_ms: list.ours.p99,
+    baseline_rps: round(list.baseline.rps, 0),
+    baseline_p99_ms: list.baseline.p99,
+    ratio: round(list.ours.rps / list.baseline.rps, 2),
+    detail_rps: round(results.detail!.ours.rps, 0),
+    detail_baseline_rps: round(results.detail!.baseline.rps, 0),
+    detail_p99_ms: results.detail!.ours.p99,
+    trend_data_rps: round(results.trend_data!.ours.rps, 0),
+    trend_data_baseline_rps: round(results.trend_data!.baseline.rps, 0),
+    trend_data_p99_ms: results.trend_data!.ours.p99,
+    errors: Object.values(results).reduce((n, r) => n + r.ours.errors + r.ours.non2xx + r.baseline.errors + r.baseline.non2xx, 0),
+  });
+}
+
+await main();

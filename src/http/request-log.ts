@@ -1,0 +1,20 @@
+// One log line per request instead of Fastify's two (incoming + completed):
+// half the logging cost on the hot path, and every field ops need is in it.
+import { LogController } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = {
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      key: request.apiKey?.id,
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request');
+  }
+}
