@@ -59,13 +59,14 @@ async function prepareDatabase(): Promise<{ url: string; ids: string[]; dropData
   // Built server-side: 3 million rows are not worth shipping over the wire one by one.
   await sql`
     insert into insights (id, idea_key, title, idea, primary_keyword, keywords, category, source,
-                          overall_score, confidence, dimensions, summary, status, created_at)
+                          overall_score, confidence, dimensions, dimension_scores, summary, status, created_at)
     select 'ins_' || lpad(to_hex(g), 20, '0'), 'bench:' || g, 'Benchmark insight ' || g,
            'An idea used only by the API benchmark, number ' || g, 'keyword ' || g,
            jsonb_build_array('keyword ' || g, 'other ' || g),
            (array['ai-ml','devtools','fintech','health','education','productivity'])[1 + g % 6],
            'synthetic', round((abs(hashtext(g::text)) % 1000)::numeric / 1000, 3), 0.7,
-           ${JSON.stringify(dimensions)}::jsonb, 'Synthetic insight for the API benchmark.', 'active',
+           ${JSON.stringify(dimensions)}::jsonb,
+           ${JSON.stringify(Object.fromEntries(DIMENSIONS.map((d) => [d, 0.5])))}::jsonb, 'Synthetic insight for the API benchmark.', 'active',
            now() - (g || ' minutes')::interval
     from generate_series(1, ${INSIGHTS}) g`.execute(db);
   await sql`

@@ -19,6 +19,8 @@ export interface InsightsTable {
   overall_score: number;
   confidence: number;
   dimensions: JSONColumnType<DimensionScores>;
+  /** Each dimension's score alone ({ demand: 0.4, … }), kept in step with `dimensions` by upsertInsight. */
+  dimension_scores: JSONColumnType<Record<string, number | null>>;
   summary: string;
   status: InsightStatus;
   created_at: Generated<Date>;

@@ -1,11 +1,13 @@
 import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Db } from './connection.js';
 import * as initial from './migrations/2026-11-22T0001-initial.js';
+import * as dimensionScores from './migrations/2026-11-22T0002-dimension-scores.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
 const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0001-initial': initial,
+  '2026-11-22T0002-dimension-scores': dimensionScores,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -75,8 +75,32 @@ export const InsightListQuery = Type.Object(
 );
 export type InsightListQueryT = Static<typeof InsightListQuery>;
 
+export const InsightSummarySchema = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    idea: Type.String(),
+    primary_keyword: Type.String(),
+    category: stringEnum(CATEGORY_VALUES),
+    source: stringEnum(SOURCE_VALUES),
+    overall_score: Type.Number({ minimum: 0, maximum: 1 }),
+    confidence: Type.Number({ minimum: 0, maximum: 1 }),
+    dimension_scores: Type.Object(
+      Object.fromEntries(DIMENSIONS.map((d) => [d, Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])])),
+      { description: 'Each dimension\'s score (null: not enough evidence). Evidence and explanations are on the insight itself.' },
+    ),
+    summary: Type.String(),
+    status: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+    links: Type.Object({ self: Type.String(), trend_data: Type.String(), forecast: Type.String(), research: Type.String() }),
+  },
+  { $id: 'InsightSummary' },
+);
+export type InsightSummaryDto = Static<typeof InsightSummarySchema>;
+
 export const InsightListSchema = Type.Object({
-  data: Type.Array(InsightSchema),
+  data: Type.Array(InsightSummarySchema),
   next_cursor: Type.Union([Type.String(), Type.Null()]),
 });
 

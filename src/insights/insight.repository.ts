@@ -6,7 +6,7 @@ import type { InsightCursor } from '../domain/cursor.js';
 import type { DimensionScores } from '../domain/scoring/dimensions.js';
 
 export type InsightRow = Selectable<InsightsTable>;
-export type NewInsight = Omit<Insertable<InsightsTable>, 'keywords' | 'dimensions' | 'created_at' | 'updated_at'> & {
+export type NewInsight = Omit<Insertable<InsightsTable>, 'keywords' | 'dimensions' | 'dimension_scores' | 'created_at' | 'updated_at'> & {
   keywords: string[];
   dimensions: DimensionScores;
 };
@@ -22,6 +22,9 @@ export async function upsertInsight(db: DbOrTrx, insight: NewInsight): Promise<s
     ...insight,
     keywords: JSON.stringify(insight.keywords),
     dimensions: JSON.stringify(insight.dimensions),
+    dimension_scores: JSON.stringify(
+      Object.fromEntries(Object.entries(insight.dimensions).map(([name, d]) => [name, d.score])),
+    ),
   };
   const { id } = await db
     .insertInto('insights')
@@ -37,6 +40,7 @@ export async function upsertInsight(db: DbOrTrx, insight: NewInsight): Promise<s
         overall_score: eb.ref('excluded.overall_score'),
         confidence: eb.ref('excluded.confidence'),
         dimensions: eb.ref('excluded.dimensions'),
+        dimension_scores: eb.ref('excluded.dimension_scores'),
         summary: eb.ref('excluded.summary'),
         status: eb.ref('excluded.status'),
         updated_at: sql<Date>`now()`,
@@ -64,9 +68,27 @@ export interface InsightFilter {
   after?: InsightCursor;
 }
 
+/** What a list page shows of each insight: scores, not evidence. */
+export const LIST_COLUMNS = [
+  'id',
+  'title',
+  'idea',
+  'primary_keyword',
+  'category',
+  'source',
+  'overall_score',
+  'confidence',
+  'dimension_scores',
+  'summary',
+  'status',
+  'created_at',
+  'updated_at',
+] as const;
+export type InsightListRow = Pick<InsightRow, (typeof LIST_COLUMNS)[number]>;
+
 /** The page query, built but not run: listInsights runs it, and a test EXPLAINs it. */
 export function buildListQuery(db: DbOrTrx, filter: InsightFilter) {
-  let query = db.selectFrom('insights').selectAll().where('status', '=', 'active');
+  let query = db.selectFrom('insights').select(LIST_COLUMNS).where('status', '=', 'active');
   if (filter.minScore !== undefined) query = query.where('overall_score', '>=', filter.minScore);
   if (filter.source !== undefined) query = query.where('source', '=', filter.source);
   if (filter.categories !== undefined && filter.categories.length > 0) {
@@ -94,7 +116,7 @@ export function buildListQuery(db: DbOrTrx, filter: InsightFilter) {
   return query.limit(filter.limit + 1);
 }
 
-export async function listInsights(db: DbOrTrx, filter: InsightFilter): Promise<{ rows: InsightRow[]; hasMore: boolean }> {
+export async function listInsights(db: DbOrTrx, filter: InsightFilter): Promise<{ rows: InsightListRow[]; hasMore: boolean }> {
   const rows = await buildListQuery(db, filter).execute();
   const hasMore = rows.length > filter.limit;
   return { rows: hasMore ? rows.slice(0, filter.limit) : rows, hasMore };

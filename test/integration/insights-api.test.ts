@@ -56,6 +56,16 @@ describe('GET /api/insights', () => {
     expect(got).toEqual([...got].sort((a: number, b: number) => b - a));
   });
 
+  it('lists each dimension score, with the evidence left to the insight itself', async () => {
+    const item = (await get('/api/insights?limit=1')).json().data[0];
+    expect(item.dimensions).toBeUndefined();
+    const full = (await get(`/api/insights/${item.id}`)).json();
+    expect(item.dimension_scores).toEqual(
+      Object.fromEntries(Object.entries(full.dimensions).map(([name, d]) => [name, (d as { score: number | null }).score])),
+    );
+    expect(Object.keys(item.dimension_scores)).toHaveLength(8);
+  });
+
   it('walks every page exactly once, for every sort', async () => {
     for (const sort of ['score', 'newest', 'oldest']) {
       const rows = await walk(`/api/insights?limit=7&sort=${sort}`);

@@ -35,6 +35,7 @@ beforeAll(async () => {
             overall_score: ((i * 7919) % 1000) / 1000,
             confidence: 0.5,
             dimensions: dims,
+            dimension_scores: "{}",
             created_at: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
           };
         }),

@@ -3,7 +3,7 @@ import type { Db } from '../../../db/connection.js';
 import { CATEGORY_VALUES, type Category } from '../../../domain/catalog.js';
 import { decodeCursor, encodeCursor, InvalidCursorError, type InsightCursor } from '../../../domain/cursor.js';
 import { isId } from '../../../domain/ids.js';
-import { findInsight, listInsights, type InsightRow } from '../../../insights/insight.repository.js';
+import { findInsight, listInsights, type InsightListRow, type InsightRow } from '../../../insights/insight.repository.js';
 import { latestTrendPoints } from '../../../insights/trend-point.repository.js';
 import { invalidParam, problem, ProblemError } from '../../problem.js';
 import {
@@ -15,10 +15,34 @@ import {
   NoQuery,
   TrendDataSchema,
   type InsightDto,
+  type InsightSummaryDto,
 } from '../../schemas.js';
 
+function linksOf(id: string) {
+  const self = `/api/insights/${id}`;
+  return { self, trend_data: `${self}/trend-data`, forecast: `${self}/forecast`, research: `${self}/research` };
+}
+
+export function toInsightSummaryDto(row: InsightListRow): InsightSummaryDto {
+  return {
+    id: row.id,
+    title: row.title,
+    idea: row.idea,
+    primary_keyword: row.primary_keyword,
+    category: row.category,
+    source: row.source,
+    overall_score: row.overall_score,
+    confidence: row.confidence,
+    dimension_scores: row.dimension_scores,
+    summary: row.summary,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    links: linksOf(row.id),
+  };
+}
+
 export function toInsightDto(row: InsightRow): InsightDto {
-  const self = `/api/insights/${row.id}`;
   return {
     id: row.id,
     title: row.title,
@@ -34,7 +58,7 @@ export function toInsightDto(row: InsightRow): InsightDto {
     status: row.status,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
-    links: { self, trend_data: `${self}/trend-data`, forecast: `${self}/forecast`, research: `${self}/research` },
+    links: linksOf(row.id),
   };
 }
 
@@ -101,7 +125,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
               id: last.id,
             })
           : null;
-      return { data: rows.map(toInsightDto), next_cursor: nextCursor };
+      return { data: rows.map(toInsightSummaryDto), next_cursor: nextCursor };
     },
   );
 
