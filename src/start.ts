@@ -20,7 +20,7 @@ let logger: Logger | undefined;
 let web: WebServer | undefined;
 try {
   const config = loadConfig();
-  logger = createLogger(config.logLevel);
+  logger = createLogger(config.logLevel, undefined, { buffered: true });
   const resources = await openResources(config, logger, { serveEmbedded: true });
   onShutdown(logger, async () => {
     await web?.close();

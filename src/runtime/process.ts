@@ -12,7 +12,10 @@ export function onShutdown(logger: Logger, close: () => Promise<void>): void {
     closing = true;
     logger.info({ signal }, 'shutting down gracefully (send again to force)');
     close().then(
-      () => process.exit(0),
+      () => {
+        logger.flush();
+        process.exit(0);
+      },
       (error: unknown) => {
         logger.error({ err: error }, 'error during shutdown');
         process.exit(1);

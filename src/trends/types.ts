@@ -1,0 +1,110 @@
+// One interface over every Google Trends answer the research run uses. Each
+// provider (google, replay, synthetic) returns these normalised shapes.
+
+export const TRENDS_TIMEFRAMES = {
+  '30d': 'today 1-m',
+  '90d': 'today 3-m',
+  '12m': 'today 12-m',
+  '5y': 'today 5-y',
+} as const;
+export type Timeframe = keyof typeof TRENDS_TIMEFRAMES;
+
+export type TrendsRequest =
+  | { kind: 'interestOverTime'; keywords: string[]; timeframe: Timeframe; geo: string }
+  | { kind: 'relatedQueries'; keyword: string; timeframe: Timeframe; geo: string }
+  | { kind: 'relatedTopics'; keyword: string; timeframe: Timeframe; geo: string }
+  | { kind: 'interestByRegion'; keyword: string; timeframe: Timeframe; geo: string; resolution: 'COUNTRY' | 'REGION' }
+  | { kind: 'autocomplete'; term: string }
+  | { kind: 'dailyTrends'; geo: string; date: string };
+
+export interface TimelinePoint {
+  date: string; // YYYY-MM-DD (UTC) of the period's start
+  values: number[]; // one per keyword, 0..100
+  hasData: boolean[];
+  isPartial: boolean;
+}
+export interface InterestOverTime {
+  kind: 'interestOverTime';
+  keywords: string[];
+  points: TimelinePoint[];
+}
+
+export interface RankedItem {
+  /** The query text, or the topic's title. */
+  label: string;
+  topic?: { mid: string; type: string };
+  value: number;
+  /** Google says "Breakout" for a rise above 5000 %. */
+  breakout: boolean;
+  formattedValue: string;
+}
+export interface RelatedList {
+  kind: 'relatedQueries' | 'relatedTopics';
+  top: RankedItem[];
+  rising: RankedItem[];
+}
+
+export interface RegionValue {
+  geoCode: string;
+  geoName: string;
+  value: number;
+  hasData: boolean;
+}
+export interface InterestByRegion {
+  kind: 'interestByRegion';
+  regions: RegionValue[];
+}
+
+export interface AutocompleteTopics {
+  kind: 'autocomplete';
+  topics: Array<{ mid: string; title: string; type: string }>;
+}
+
+export interface DailyTrends {
+  kind: 'dailyTrends';
+  searches: Array<{ query: string; traffic: string; date: string }>;
+}
+
+export type TrendsResponse = InterestOverTime | RelatedList | InterestByRegion | AutocompleteTopics | DailyTrends;
+
+export interface TrendsProvider {
+  readonly name: 'google' | 'replay' | 'synthetic';
+  fetch(request: TrendsRequest): Promise<TrendsResponse>;
+}
+
+/** Google is throttling us (429 or a redirect to its "sorry" page): wait, do not fail. */
+export class RateLimitedError extends Error {
+  override name = 'RateLimitedError';
+}
+
+/** The answer is not what Google's API returns: retrying will not help. */
+export class MalformedResponseError extends Error {
+  override name = 'MalformedResponseError';
+}
+
+/** The replay provider has no recording of this request, and never invents one. */
+export class NotRecordedError extends Error {
+  override name = 'NotRecordedError';
+}
+
+/** A stable key for a request: same request, same key (used for job ids and replay lookups). */
+export function requestKey(request: TrendsRequest): string {
+  const sorted = Object.fromEntries(Object.entries(request).sort(([a], [b]) => a.localeCompare(b)));
+  return JSON.stringify(sorted);
+}
+
+export function describeRequest(request: TrendsRequest): string {
+  switch (request.kind) {
+    case 'interestOverTime':
+      return `interest over time for ${request.keywords.map((k) => `"${k}"`).join(', ')} (${request.timeframe}${request.geo ? `, ${request.geo}` : ''})`;
+    case 'relatedQueries':
+    case 'relatedTopics':
+      return `${request.kind === 'relatedQueries' ? 'related queries' : 'related topics'} for "${request.keyword}" (${request.timeframe})`;
+    case 'interestByRegion':
+      return `interest by ${request.resolution.toLowerCase()} for "${request.keyword}"${request.geo ? ` in ${request.geo}` : ''}`;
+    case 'autocomplete':
+      return `autocomplete for "${request.term}"`;
+    case 'dailyTrends':
+      return `daily trends for ${request.geo} on ${request.date}`;
+  }
+}

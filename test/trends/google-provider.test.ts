@@ -1,0 +1,118 @@
+// The Google adapter through the package's real HTTPS path: nock intercepts the
+// requests google-trends-api makes to trends.google.com and answers with the
+// bodies Google really returned (recorded by pytrends' test suite).
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GoogleTrendsProvider } from '../../src/trends/google.provider.js';
+import { MalformedResponseError, RateLimitedError } from '../../src/trends/types.js';
+import { recordedBody } from '../support/recorded.js';
+
+const GOOGLE = 'https://trends.google.com';
+const provider = new GoogleTrendsProvider(() => new Date('2023-03-26T00:00:00Z'));
+const recorded = (cassette: string, file: RegExp) => recordedBody('pytrends', cassette, file);
+
+beforeAll(() => {
+  nock.disableNetConnect();
+});
+afterEach(() => {
+  expect(nock.isDone(), `pending mocks: ${nock.pendingMocks().join(', ')}`).toBe(true);
+  nock.cleanAll();
+});
+afterAll(() => {
+  nock.enableNetConnect();
+});
+
+/** What the package asks Google, checked: the explore call carries our keyword in `req`. */
+function explore(cassette: string, keyword: string) {
+  return nock(GOOGLE)
+    .get('/trends/api/explore')
+    .query((q) => typeof q.req === 'string' && (JSON.parse(q.req).comparisonItem as Array<{ keyword: string }>).some((c) => c.keyword === keyword))
+    .reply(200, recorded(cassette, /_explore_200\.json\.txt$/));
+}
+
+describe('google provider over recorded HTTP', () => {
+  it('parses interest over time', async () => {
+    explore('test_interest_over_time_ok__f6b2d0c230', 'pizza');
+    nock(GOOGLE)
+      .get('/trends/api/widgetdata/multiline')
+      .query((q) => typeof q.token === 'string' && q.token.length > 10)
+      .reply(200, recorded('test_interest_over_time_ok__f6b2d0c230', /multiline_200/));
+    const result = await provider.fetch({ kind: 'interestOverTime', keywords: ['pizza', 'bagel'], timeframe: '30d', geo: '' });
+    expect(result.kind).toBe('interestOverTime');
+    if (result.kind !== 'interestOverTime') return;
+    expect(result.points[0]).toEqual({ date: '2021-01-01', values: [100, 2], hasData: [true, true], isPartial: false });
+    expect(result.points.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('parses related queries (top and rising, with Breakout)', async () => {
+    explore('test_related_queries_result_rising__f6b2d0c230', 'pizza');
+    nock(GOOGLE)
+      .get('/trends/api/widgetdata/relatedsearches')
+      .query(true)
+      .reply(200, recorded('test_related_queries_result_rising__f6b2d0c230', /02_GET_trends_api_widgetdata_relatedsearches/));
+    const result = await provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' });
+    if (result.kind !== 'relatedQueries') throw new Error(result.kind);
+    expect(result.top.length).toBeGreaterThan(5);
+    expect(result.top[0]).toMatchObject({ label: 'pizza hut', value: 100, breakout: false });
+    expect(result.rising.length).toBeGreaterThan(0);
+  });
+
+  it('parses related topics with their Freebase ids', async () => {
+    explore('test_related_topics_result_top__f6b2d0c230', 'pizza');
+    nock(GOOGLE)
+      .get('/trends/api/widgetdata/relatedsearches')
+      .query(true)
+      .reply(200, recorded('test_related_topics_result_top__f6b2d0c230', /02_GET_trends_api_widgetdata_relatedsearches/));
+    const result = await provider.fetch({ kind: 'relatedTopics', keyword: 'pizza', timeframe: '12m', geo: '' });
+    if (result.kind !== 'relatedTopics') throw new Error(result.kind);
+    expect(result.top[0]!.topic?.mid).toMatch(/^\/[mg]\//);
+  });
+
+  it('parses interest by region', async () => {
+    explore('test_interest_by_region_ok__f6b2d0c230', 'pizza');
+    nock(GOOGLE)
+      .get('/trends/api/widgetdata/comparedgeo')
+      .query(true)
+      .reply(200, recorded('test_interest_by_region_ok__f6b2d0c230', /comparedgeo_200/));
+    const result = await provider.fetch({ kind: 'interestByRegion', keyword: 'pizza', timeframe: '12m', geo: '', resolution: 'COUNTRY' });
+    if (result.kind !== 'interestByRegion') throw new Error(result.kind);
+    expect(result.regions.find((r) => r.geoCode === 'CA')).toEqual({ geoCode: 'CA', geoName: 'Canada', value: 98, hasData: true });
+  });
+
+  it('parses autocomplete (the package calls explore first)', async () => {
+    explore('test_interest_over_time_ok__f6b2d0c230', 'pizza');
+    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    const result = await provider.fetch({ kind: 'autocomplete', term: 'pizza' });
+    if (result.kind !== 'autocomplete') throw new Error(result.kind);
+    expect(result.topics[0]).toEqual({ mid: '/m/0663v', title: 'Pizza', type: 'Dish' });
+  });
+
+  it('reports the 2025 rate-limit redirect to the "sorry" page as RateLimitedError', async () => {
+    nock(GOOGLE)
+      .get('/trends/api/explore')
+      .query(true)
+      .reply(302, recordedBody('rate-limited-2025', 'test_interest_over_time_ok__18c9392ff6', /01_POST_trends_api_explore_302/), {
+        location: 'https://www.google.com/sorry/index?continue=https://trends.google.com/trends/api/explore',
+      });
+    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toBeInstanceOf(RateLimitedError);
+  });
+
+  it('reports the 429 "sorry" page as RateLimitedError', async () => {
+    nock(GOOGLE)
+      .get('/trends/api/explore')
+      .query(true)
+      .reply(429, recordedBody('rate-limited-2025', 'test_suggestions_ok__18c9392ff6', /02_GET_sorry_index_429/));
+    await expect(provider.fetch({ kind: 'autocomplete', term: 'pizza' })).rejects.toBeInstanceOf(RateLimitedError);
+  });
+
+  it('reports a malformed answer as MalformedResponseError with a clear message', async () => {
+    nock(GOOGLE).get('/trends/api/explore').query(true).reply(200, recorded('test_interest_over_time_ok__f6b2d0c230', /00_GET_trends_explore_404/));
+    const error = await provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect((error as Error).message).toMatch(/related queries for "pizza".*not its JSON/);
+
+    explore('test_interest_over_time_ok__f6b2d0c230', 'pizza');
+    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, ")]}',\n{\"default\":{\"nothing\":1}}");
+    await expect(provider.fetch({ kind: 'autocomplete', term: 'pizza' })).rejects.toThrow(/malformed: no default.topics/);
+  });
+});
