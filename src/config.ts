@@ -28,7 +28,24 @@ export interface Config {
   readonly demoSeriesDir: string;
   /** Seconds a cached read-model response may live even if no write invalidates it. */
   readonly apiCacheTtlSeconds: number;
+  /** Where Google Trends data comes from: live Google, recorded answers, or generated data (load tests only). */
+  readonly trendsProvider: TrendsProviderName;
+  /** Live Google Trends requests per minute across all workers; 0 = no limit. */
+  readonly trendsRatePerMinute: number;
+  /** The fixed term every idea is compared with to calibrate demand (step 12). */
+  readonly trendsAnchor: string;
+  /** Geography of interest-over-time requests ('' = worldwide). */
+  readonly trendsGeo: string;
+  /** Recorded Google Trends exchanges served by the replay provider. */
+  readonly recordedTrendsDir: string;
+  /** Research steps one worker process runs at once. */
+  readonly researchConcurrency: number;
+  /** How long a worker's job lock lasts; a crashed worker's jobs are retried after about this long. */
+  readonly jobLockMs: number;
 }
+
+export const TRENDS_PROVIDERS = ['google', 'replay', 'synthetic'] as const;
+export type TrendsProviderName = (typeof TRENDS_PROVIDERS)[number];
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -88,7 +105,16 @@ export function loadConfig(env: Env = process.env): Config {
     redisPrefix: text('REDIS_PREFIX') ?? 'si',
     demoSeriesDir: path.resolve(PROJECT_ROOT, text('DEMO_SERIES_DIR') ?? '../shared/data/trends-series'),
     apiCacheTtlSeconds: integer('API_CACHE_TTL_SECONDS', 60, 0, 86_400),
+    trendsProvider: oneOf('TRENDS_PROVIDER', TRENDS_PROVIDERS, 'google'),
+    trendsRatePerMinute: 0,
+    trendsAnchor: text('TRENDS_ANCHOR') ?? 'weather',
+    trendsGeo: text('TRENDS_GEO') ?? '',
+    recordedTrendsDir: path.resolve(PROJECT_ROOT, text('RECORDED_TRENDS_DIR') ?? '../shared/data/google-trends-recorded'),
+    researchConcurrency: integer('RESEARCH_CONCURRENCY', 20, 1, 500),
+    jobLockMs: integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
   };
+  // Applies to live Google only (replay and synthetic are local): conservative, since Google blocks bursts.
+  (config as { trendsRatePerMinute: number }).trendsRatePerMinute = integer('TRENDS_RATE_PER_MINUTE', 10, 0, 100_000);
   if (/[\s:]/.test(config.redisPrefix) && !/^\{[^}]+\}$/.test(config.redisPrefix)) {
     problems.push('REDIS_PREFIX must not contain spaces or ":" (a {hash tag} such as "{si}" is fine)');
   }

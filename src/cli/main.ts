@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { registerKeyCommands } from './commands/keys.command.js';
 import { registerMaintenanceCommands } from './commands/maintenance.command.js';
+import { registerResearchCommands } from './commands/research.command.js';
 import { UsageError } from './output.js';
 
 const program = new Command('insights')
@@ -26,6 +27,7 @@ const context = (): CliContext => {
 
 registerMaintenanceCommands(program, context);
 registerKeyCommands(program, context);
+registerResearchCommands(program, context);
 
 try {
   await program.parseAsync(process.argv);

@@ -43,7 +43,7 @@ export interface ForecastsTable {
   withheld: boolean;
   reason: string | null;
   points: JSONColumnType<unknown[]>;
-  backtest: JSONColumnType<Record<string, number | null> | null>;
+  backtest: ColumnType<Record<string, number | null> | null, string | null, string | null>;
 }
 
 export interface ApiKeysTable {
@@ -56,7 +56,55 @@ export interface ApiKeysTable {
   revoked_at: Date | null;
 }
 
+export const RUN_STATUSES = ['queued', 'running', 'waiting', 'succeeded', 'failed'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export interface ResearchRunsTable {
+  id: string;
+  idea: string;
+  idea_key: string;
+  keyword_hints: JSONColumnType<string[]>;
+  provider: string;
+  source: Source;
+  status: RunStatus;
+  next_step: Generated<number>;
+  waiting_reason: string | null;
+  insight_id: string | null;
+  error: string | null;
+  failed_step: number | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  finished_at: Date | null;
+}
+
+export interface ResearchStepsTable {
+  run_id: string;
+  step: number;
+  name: string;
+  status: 'done' | 'failed';
+  input_hash: string | null;
+  output: ColumnType<unknown, string | null, string | null>;
+  summary: string | null;
+  attempts: Generated<number>;
+  duration_ms: number | null;
+  error: string | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface OutboxEventsTable {
+  id: string;
+  type: string;
+  insight_id: string | null;
+  payload: JSONColumnType<Record<string, unknown>>;
+  created_at: Generated<Date>;
+  relayed_at: Date | null;
+}
+
 export interface Database {
+  research_runs: ResearchRunsTable;
+  research_steps: ResearchStepsTable;
+  outbox_events: OutboxEventsTable;
   insights: InsightsTable;
   trend_points: TrendPointsTable;
   forecasts: ForecastsTable;

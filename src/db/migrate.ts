@@ -2,12 +2,14 @@ import { Migrator, type Migration, type MigrationProvider, type MigrationResultS
 import type { Db } from './connection.js';
 import * as initial from './migrations/2026-11-22T0001-initial.js';
 import * as dimensionScores from './migrations/2026-11-22T0002-dimension-scores.js';
+import * as research from './migrations/2026-11-22T0003-research.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
 const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0001-initial': initial,
   '2026-11-22T0002-dimension-scores': dimensionScores,
+  '2026-11-22T0003-research': research,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

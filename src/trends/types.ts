@@ -65,7 +65,19 @@ export interface DailyTrends {
   searches: Array<{ query: string; traffic: string; date: string }>;
 }
 
-export type TrendsResponse = InterestOverTime | RelatedList | InterestByRegion | AutocompleteTopics | DailyTrends;
+/** Where an answer came from, shown with the step's output. */
+export interface ResponseProvenance {
+  provider: 'google' | 'replay' | 'synthetic';
+  /** Replay only: the window and date of the recorded exchange (it may differ from the requested window). */
+  recordedTimeRange?: string;
+  recordedAt?: string;
+  /** Replay only: the recorded comparison these keywords' columns were taken from. */
+  derivedFrom?: string;
+}
+
+export type TrendsResponse = (InterestOverTime | RelatedList | InterestByRegion | AutocompleteTopics | DailyTrends) & {
+  provenance?: ResponseProvenance;
+};
 
 export interface TrendsProvider {
   readonly name: 'google' | 'replay' | 'synthetic';

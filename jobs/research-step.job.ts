@@ -1,0 +1,113 @@
+// research / research-step: run one of the 40 steps of a run.
+// Load the run and earlier outputs, run the step, then record its output and
+// "done" in one transaction; enqueue the next step after commit.
+import { createHash } from 'node:crypto';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { bumpReadModelVersion } from '../src/api-keys/quota.store.js';
+import type { Db } from '../src/db/connection.js';
+import type { Logger } from '../src/logger.js';
+import { checkPayload, ResearchStepPayload } from '../src/queue/queues.js';
+import type { RedisKeys } from '../src/redis/keys.js';
+import type { ResearchChain } from '../src/research/chain.js';
+import {
+  doneOutputs,
+  findRun,
+  markRunFailed,
+  recordStepAttemptFailed,
+  recordStepDone,
+  setRunInsight,
+  setRunState,
+} from '../src/research/run.repository.js';
+import { STEP_COUNT, STEP_NAMES, STEPS, type StepContext, type StepName } from '../src/research/steps.js';
+import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../src/research/trends-gateway.js';
+
+export interface ResearchStepDeps {
+  db: Db;
+  redis: Redis;
+  redisKeys: RedisKeys;
+  chain: ResearchChain;
+  /** The gateway for a run's provider (google goes through the rate-limited queue). */
+  trendsFor(provider: string): TrendsGateway;
+  logger: Logger;
+  anchorTerm: string;
+  geo: string;
+  /** How long a step waiting for Google Trends sleeps before looking again. */
+  waitRetryMs?: number;
+}
+
+export function researchStepProcessor(deps: ResearchStepDeps) {
+  return async (job: Job, token?: string) => {
+    const { runId, step } = checkPayload(ResearchStepPayload, job.data, job.name);
+    const log = deps.logger.child({ queue: 'research', jobId: job.id, runId, step });
+    const run = await findRun(deps.db, runId);
+    if (!run) throw new UnrecoverableError(`research run ${runId} does not exist`);
+    if (run.status === 'succeeded' || run.status === 'failed') return { skipped: `run is ${run.status}` };
+    if (run.next_step > step) {
+      // A duplicate delivery, or a crash between commit and enqueue: make sure the chain goes on.
+      if (run.next_step <= STEP_COUNT) await deps.chain.enqueueStep(run.id, run.next_step);
+      return { skipped: 'step already recorded' };
+    }
+    if (run.next_step < step) throw new UnrecoverableError(`run ${runId} is at step ${run.next_step}, not ${step}`);
+
+    const definition = STEPS[step - 1]!;
+    if (run.status !== 'running') await setRunState(deps.db, run.id, { status: 'running' });
+    const outputs = await doneOutputs(deps.db, run.id);
+    const ctx: StepContext = {
+      run: { id: run.id, idea: run.idea, hints: run.keyword_hints, source: run.source },
+      out: <T>(name: StepName) => {
+        const index = STEP_NAMES.indexOf(name);
+        if (!outputs.has(index + 1)) throw new Error(`step ${step} (${definition.name}) needs the output of step ${index + 1} (${name}), which is not recorded`);
+        return outputs.get(index + 1) as T;
+      },
+      trends: (request) => deps.trendsFor(run.provider).fetch(request),
+      findInsightByKey: (key) => deps.db.selectFrom('insights').select('id').where('idea_key', '=', key).executeTakeFirst(),
+      findInsightByKeyword: (keyword) =>
+        deps.db.selectFrom('insights').select(['id', 'idea']).where('primary_keyword', '=', keyword).where('source', '<>', 'demo').limit(1).executeTakeFirst(),
+      anchorTerm: deps.anchorTerm,
+      geo: deps.geo,
+    };
+
+    const startedAt = new Date();
+    const attempt = job.attemptsMade + 1;
+    let output: unknown;
+    try {
+      output = await definition.run(ctx);
+    } catch (error) {
+      if (error instanceof WaitingForTrendsError) {
+        // Waiting on Google is not a failure: sleep without spending an attempt.
+        await setRunState(deps.db, run.id, { status: 'waiting', waitingReason: `waiting for Google Trends (${error.message})` });
+        await job.moveToDelayed(Date.now() + (deps.waitRetryMs ?? 5_000), token);
+        throw new DelayedError();
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      const final = error instanceof UnrecoverableError || error instanceof TrendsFailedError || attempt >= (job.opts.attempts ?? 1);
+      await recordStepAttemptFailed(deps.db, { runId, step, name: definition.name, error: message, attempt, startedAt });
+      if (final) {
+        await markRunFailed(deps.db, runId, step, `step ${step} (${definition.name}) failed: ${message}`);
+        log.warn({ err: error }, 'research run failed');
+        throw new UnrecoverableError(message);
+      }
+      throw error;
+    }
+
+    const inputHash = createHash('sha1').update(JSON.stringify([run.idea, run.keyword_hints, [...outputs.entries()]])).digest('hex');
+    const isLast = step === STEP_COUNT;
+    const committed = await deps.db.transaction().execute(async (trx) => {
+      const recorded = await recordStepDone(
+        trx,
+        { runId, step, name: definition.name, output, summary: definition.summarize(output), inputHash, durationMs: Date.now() - startedAt.getTime(), startedAt, attempt },
+        isLast,
+      );
+      if (recorded && definition.commit) {
+        const { insightId } = await definition.commit(trx, ctx, output);
+        await setRunInsight(trx, runId, insightId);
+      }
+      return recorded;
+    });
+    if (!committed) return { skipped: 'recorded by a concurrent delivery' };
+    if (isLast) await bumpReadModelVersion(deps.redis, deps.redisKeys);
+    else await deps.chain.enqueueStep(runId, step + 1);
+    return { step, name: definition.name };
+  };
+}

@@ -1,0 +1,197 @@
+import type { Command } from 'commander';
+import type { Config } from '../../config.js';
+import { SOURCES } from '../../domain/catalog.js';
+import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
+import { findInsight } from '../../insights/insight.repository.js';
+import { InvalidIdeaError, ResearchChain, startRun } from '../../research/chain.js';
+import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
+import { STEP_COUNT, STEP_NAMES } from '../../research/steps.js';
+import { openResources, type Resources } from '../../runtime/resources.js';
+import { openQueues, startWorkers, type Pipeline } from '../../runtime/workers.js';
+import type { Logger } from '../../logger.js';
+import type { CliContext } from '../main.js';
+import { print, printJson, table, UsageError } from '../output.js';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** Polls the run until it ends, drawing progress on stderr. */
+async function waitForRun(resources: Resources, runId: string, quiet: boolean): Promise<RunRow> {
+  const started = Date.now();
+  const tty = process.stderr.isTTY;
+  let lastLine = '';
+  for (;;) {
+    const run = await findRun(resources.db, runId);
+    if (!run) throw new Error(`run ${runId} disappeared`);
+    const done = Math.min(STEP_COUNT, run.next_step - 1);
+    if (!quiet) {
+      const width = 30;
+      const filled = Math.round((done / STEP_COUNT) * width);
+      const name = run.next_step <= STEP_COUNT ? STEP_NAMES[run.next_step - 1] : 'done';
+      const note = run.status === 'waiting' ? ` — ${run.waiting_reason}` : '';
+      const line = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] step ${done}/${STEP_COUNT} ${name} ${((Date.now() - started) / 1000).toFixed(1)}s${note}`;
+      if (tty) process.stderr.write(`\r${line.padEnd(lastLine.length)}`);
+      else if (line.replace(/ [\d.]+s/, '') !== lastLine.replace(/ [\d.]+s/, '')) process.stderr.write(`${line}\n`);
+      lastLine = line;
+    }
+    if (run.status === 'succeeded' || run.status === 'failed') {
+      if (!quiet && tty) process.stderr.write('\n');
+      return run;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function ensureWorkers(resources: Resources, config: Config, logger: Logger): Promise<Pipeline | undefined> {
+  const { queues, close } = openQueues(resources, config);
+  try {
+    if ((await queues.research.getWorkers()).length > 0) return undefined;
+  } finally {
+    await close();
+  }
+  process.stderr.write('No worker is running (npm start or the Procfile `worker`): running this research in this process.\n');
+  return startWorkers(resources, config, logger);
+}
+
+export function registerResearchCommands(program: Command, context: () => CliContext): void {
+  program
+    .command('research')
+    .description('Research an idea: a 40-step run that ends in a scored insight')
+    .argument('<idea>', 'the idea, e.g. "AI meal planner for diabetics" (1–500 characters)')
+    .option('--keyword <keyword>', 'a search phrase to use (repeatable; the first becomes the primary phrase)', collect, [])
+    .option('--wait', 'wait for the run to finish, showing progress')
+    .option('--json', 'print {"run_id","status","insight_id","score"}')
+    .action(async (idea: string, options: { keyword: string[]; wait?: boolean; json?: boolean }) => {
+      const { config, logger } = context();
+      const resources = await openResources(config, logger);
+      const { queues, close } = openQueues(resources, config);
+      let pipeline: Pipeline | undefined;
+      try {
+        const run = await startRun(resources.db, new ResearchChain(queues.research), {
+          idea,
+          hints: options.keyword,
+          provider: config.trendsProvider,
+          source: config.trendsProvider === 'synthetic' ? SOURCES.synthetic : SOURCES.research,
+        }).catch((error: unknown) => {
+          if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
+          throw error;
+        });
+        if (!options.wait) {
+          if (options.json) printJson({ run_id: run.id, status: run.status, insight_id: null, score: null });
+          else print(`Enqueued ${run.id} (provider ${run.provider}). Follow it: insights runs show ${run.id}`);
+          return;
+        }
+        if (!options.json) print(`Researching "${run.idea}" as ${run.id} (provider ${run.provider})`);
+        pipeline = await ensureWorkers(resources, config, logger);
+        const finished = await waitForRun(resources, run.id, false);
+        const insight = finished.insight_id ? await findInsight(resources.db, finished.insight_id) : undefined;
+        if (options.json) {
+          printJson({ run_id: finished.id, status: finished.status, insight_id: finished.insight_id, score: insight?.overall_score ?? null });
+        } else if (finished.status === 'succeeded' && insight) {
+          print(`Insight ${insight.id}: overall ${insight.overall_score.toFixed(3)} (confidence ${insight.confidence.toFixed(2)}), category ${insight.category}`);
+          for (const d of DIMENSIONS) {
+            const dim = insight.dimensions[d];
+            print(`  ${d.padEnd(11)} ${dim.score === null ? '  —  ' : dim.score.toFixed(3)}  ${dim.explanation}`);
+          }
+        }
+        if (finished.status === 'failed') {
+          throw new Error(`run ${finished.id} failed at step ${finished.failed_step} (${STEP_NAMES[(finished.failed_step ?? 1) - 1]}): ${finished.error}`);
+        }
+      } finally {
+        await pipeline?.close();
+        await close();
+        await resources.close();
+      }
+    });
+
+  const runs = program.command('runs').description('Inspect and resume research runs');
+
+  runs
+    .command('list')
+    .description('The most recent runs')
+    .option('--limit <n>', 'how many', '20')
+    .action(async (options: { limit: string }) => {
+      const limit = Number(options.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
+      const { config, logger } = context();
+      const resources = await openResources(config, logger);
+      try {
+        const rows = await listRuns(resources.db, limit);
+        print(
+          table(
+            rows.map((r) => ({
+              id: r.id,
+              status: r.status,
+              step: `${Math.min(STEP_COUNT, r.next_step - 1)}/${STEP_COUNT}`,
+              provider: r.provider,
+              insight: r.insight_id,
+              idea: r.idea.length > 50 ? `${r.idea.slice(0, 49)}…` : r.idea,
+              created: r.created_at.toISOString(),
+            })),
+          ),
+        );
+      } finally {
+        await resources.close();
+      }
+    });
+
+  runs
+    .command('show')
+    .description('A run and every step: status, attempts, duration, output summary, error')
+    .argument('<id>', 'run id (run_…)')
+    .option('--json', 'print the run and its steps as JSON')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const { config, logger } = context();
+      const resources = await openResources(config, logger);
+      try {
+        const run = await findRun(resources.db, id);
+        if (!run) throw new UsageError(`No research run has the id "${id}" (see: insights runs list)`);
+        const steps = new Map((await stepsOf(resources.db, id)).map((s) => [s.step, s]));
+        if (options.json) {
+          printJson({ run, steps: [...steps.values()] });
+          return;
+        }
+        print(`${run.id}  ${run.status}${run.waiting_reason ? ` (${run.waiting_reason})` : ''}  provider ${run.provider}`);
+        print(`idea: ${run.idea}`);
+        if (run.insight_id) print(`insight: ${run.insight_id}`);
+        if (run.error) print(`error at step ${run.failed_step}: ${run.error}`);
+        print(
+          table(
+            STEP_NAMES.map((name, i) => {
+              const s = steps.get(i + 1);
+              return {
+                '#': i + 1,
+                step: name,
+                status: s?.status ?? (i + 1 === run.next_step && run.status !== 'failed' ? run.status : 'pending'),
+                attempts: s?.attempts ?? 0,
+                ms: s?.duration_ms ?? '',
+                summary: (s?.error ?? s?.summary ?? '').slice(0, 90),
+              };
+            }),
+          ),
+        );
+      } finally {
+        await resources.close();
+      }
+    });
+
+  runs
+    .command('retry')
+    .description('Resume a failed run at its first unfinished step')
+    .argument('<id>', 'run id (run_…)')
+    .action(async (id: string) => {
+      const { config, logger } = context();
+      const resources = await openResources(config, logger);
+      const { queues, close } = openQueues(resources, config);
+      try {
+        const run = await findRun(resources.db, id);
+        if (!run) throw new UsageError(`No research run has the id "${id}" (see: insights runs list)`);
+        const step = await reopenRun(resources.db, id);
+        if (step === undefined) throw new UsageError(`${id} is ${run.status}, not failed: nothing to retry`);
+        await new ResearchChain(queues.research).enqueueStep(id, step);
+        print(`Resumed ${id} at step ${step} (${STEP_NAMES[step - 1]}).`);
+      } finally {
+        await close();
+        await resources.close();
+      }
+    });
+}

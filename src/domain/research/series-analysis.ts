@@ -1,0 +1,89 @@
+// Statistics of Google Trends series used by steps 19–25. Pure functions.
+import { linearRegression, mean, median, standardDeviation } from 'simple-statistics';
+import { relativeSlopePerDay } from '../scoring/series.js';
+
+export interface CleanSeries {
+  dates: string[];
+  values: number[];
+  droppedPartial: boolean;
+  missing: number;
+}
+
+/** Keeps points Google has data for, drops a trailing partial period. */
+export function cleanSeries(points: ReadonlyArray<{ date: string; value: number; hasData?: boolean; isPartial?: boolean }>): CleanSeries {
+  let list = [...points];
+  const droppedPartial = list.at(-1)?.isPartial === true;
+  if (droppedPartial) list = list.slice(0, -1);
+  const kept = list.filter((p) => p.hasData !== false);
+  return { dates: kept.map((p) => p.date), values: kept.map((p) => p.value), droppedPartial, missing: list.length - kept.length };
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Relative change across the window on the least-squares trend (0.2 = +20 %). */
+export function growth(values: readonly number[]): number | null {
+  if (values.length < 7 || values.every((v) => v === 0)) return null;
+  return round3(relativeSlopePerDay(values) * (values.length - 1));
+}
+
+/** Change of slope: second half's relative slope minus the first half's, per period. */
+export function acceleration(values: readonly number[]): number | null {
+  if (values.length < 14 || values.every((v) => v === 0)) return null;
+  const half = Math.floor(values.length / 2);
+  return round3(relativeSlopePerDay(values.slice(half)) - relativeSlopePerDay(values.slice(0, half)));
+}
+
+export type Trajectory = 'rising' | 'stable' | 'declining' | 'peaked';
+
+/** Long-term shape: a peak well inside the window that has since fallen away is "peaked". */
+export function trajectory(values: readonly number[]): { trajectory: Trajectory; change: number; peakPosition: number; lastVsPeak: number } | null {
+  if (values.length < 26 || values.every((v) => v === 0)) return null;
+  const change = relativeSlopePerDay(values) * (values.length - 1);
+  const peakIndex = values.indexOf(Math.max(...values));
+  const peakPosition = peakIndex / (values.length - 1);
+  const recent = mean(values.slice(-Math.max(4, Math.floor(values.length / 10))));
+  const lastVsPeak = recent / Math.max(1, values[peakIndex]!);
+  let kind: Trajectory;
+  if (peakPosition > 0.15 && peakPosition < 0.8 && lastVsPeak < 0.5) kind = 'peaked';
+  else if (change > 0.25) kind = 'rising';
+  else if (change < -0.25) kind = 'declining';
+  else kind = 'stable';
+  return { trajectory: kind, change: round3(change), peakPosition: round3(peakPosition), lastVsPeak: round3(lastVsPeak) };
+}
+
+/** Autocorrelation at `lag` (−1..1); null when the series is too short or flat. */
+export function autocorrelation(values: readonly number[], lag: number): number | null {
+  if (values.length < lag * 2 + 2) return null;
+  const m = mean(values as number[]);
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < values.length; i += 1) {
+    den += (values[i]! - m) ** 2;
+    if (i >= lag) num += (values[i]! - m) * (values[i - lag]! - m);
+  }
+  return den === 0 ? null : round3(num / den);
+}
+
+export function volatility(values: readonly number[]): { cv: number; spikiness: number; fad: boolean } | null {
+  if (values.length < 7 || values.every((v) => v === 0)) return null;
+  const m = mean(values as number[]);
+  const cv = m === 0 ? 0 : standardDeviation(values as number[]) / m;
+  const med = median(values as number[]);
+  const spikiness = Math.max(...values) / Math.max(1, med);
+  // A fad: one burst far above a low baseline.
+  return { cv: round3(cv), spikiness: round3(spikiness), fad: spikiness > 4 && cv > 0.8 };
+}
+
+/** Latest week against the rest: a z-score above 3 is a breakout in the series itself. */
+export function seriesBreakout(values: readonly number[]): { zScore: number; breakout: boolean } | null {
+  if (values.length < 21) return null;
+  const history = values.slice(0, -7);
+  const sd = standardDeviation(history as number[]);
+  const z = sd === 0 ? 0 : (mean(values.slice(-7) as number[]) - mean(history as number[])) / sd;
+  return { zScore: round3(z), breakout: z > 3 };
+}
+
+export function linearTrendPerPeriod(values: readonly number[]): number {
+  if (values.length < 2) return 0;
+  return linearRegression(values.map((v, i) => [i, v])).m;
+}

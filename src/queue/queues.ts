@@ -1,0 +1,53 @@
+// Queue and job names, declared once, and the payload each job accepts.
+// Payloads are `unknown` until checked: older or newer code may have enqueued them.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { UnrecoverableError, type ConnectionOptions, type DefaultJobOptions } from 'bullmq';
+
+export const QUEUES = {
+  research: 'research',
+  trends: 'trends',
+  maintenance: 'maintenance',
+} as const;
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+export const JOBS = {
+  researchStep: 'research-step',
+  trendsFetch: 'trends-fetch',
+  sweep: 'sweep',
+} as const;
+
+export const ResearchStepPayload = Type.Object({ runId: Type.String({ pattern: '^run_' }), step: Type.Integer({ minimum: 1, maximum: 40 }) });
+export type ResearchStepPayload = Static<typeof ResearchStepPayload>;
+
+export const TrendsFetchPayload = Type.Object({ request: Type.Record(Type.String(), Type.Unknown()), provider: Type.String() });
+export type TrendsFetchPayload = Static<typeof TrendsFetchPayload>;
+
+export function checkPayload<T extends TSchema>(schema: T, data: unknown, jobName: string): Static<T> {
+  if (Value.Check(schema, data)) return data;
+  const first = [...Value.Errors(schema, data)][0];
+  throw new UnrecoverableError(`${jobName}: invalid payload at ${first?.path || '/'}: ${first?.message ?? 'unknown'}`);
+}
+
+/** BullMQ rejects job ids with ':' or made only of digits; ours are always prefixed. */
+export const researchStepJobId = (runId: string, step: number) => `${runId}-step-${step}`;
+
+export const RESEARCH_JOB_OPTIONS: DefaultJobOptions = {
+  attempts: 4,
+  backoff: { type: 'exponential', delay: 2_000 },
+  removeOnComplete: { age: 24 * 3600, count: 50_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+export const TRENDS_JOB_OPTIONS: DefaultJobOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 5_000 },
+  // Kept a day: the same request from another step or run reuses the answer.
+  removeOnComplete: { age: 24 * 3600 },
+  removeOnFail: { age: 24 * 3600 },
+};
+
+export interface QueueSettings {
+  connection: ConnectionOptions;
+  prefix: string;
+}

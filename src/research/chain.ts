@@ -1,0 +1,52 @@
+// Enqueuing research steps. Job ids are deterministic (`run_…-step-N`) so a
+// double enqueue is harmless; Postgres, not the id, is the guard against
+// running a step twice (ids stop deduplicating once a job is removed).
+import type { Queue } from 'bullmq';
+import type { Db } from '../db/connection.js';
+import type { Source } from '../domain/catalog.js';
+import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
+import { JOBS, RESEARCH_JOB_OPTIONS, researchStepJobId } from '../queue/queues.js';
+import { createRun, type RunRow } from './run.repository.js';
+
+export class InvalidIdeaError extends Error {}
+
+export class ResearchChain {
+  constructor(readonly queue: Queue) {}
+
+  async enqueueStep(runId: string, step: number): Promise<void> {
+    const jobId = researchStepJobId(runId, step);
+    const existing = await this.queue.getJob(jobId);
+    if (existing) {
+      const state = await existing.getState();
+      if (state === 'failed') {
+        await existing.retry('failed');
+        return;
+      }
+      // A completed job that did not move the run on (the run was failed then); run it again.
+      if (state === 'completed') await existing.remove();
+      else if (state !== 'unknown') return;
+    }
+    await this.queue.add(JOBS.researchStep, { runId, step }, { ...RESEARCH_JOB_OPTIONS, jobId });
+  }
+}
+
+export interface StartRunInput {
+  idea: string;
+  hints: string[];
+  provider: string;
+  source: Source;
+}
+
+/** Validates, records the run, then enqueues step 1 (after the insert has committed). */
+export async function startRun(db: Db, chain: ResearchChain, input: StartRunInput): Promise<RunRow> {
+  const problem = validateIdea(input.idea);
+  if (problem) throw new InvalidIdeaError(problem);
+  for (const hint of input.hints) {
+    if (validateIdea(hint)) throw new InvalidIdeaError(`--keyword "${hint}": ${validateIdea(hint)}`);
+    if (hint.length > 100) throw new InvalidIdeaError(`--keyword "${hint.slice(0, 20)}…" is longer than 100 characters`);
+  }
+  const normalized = normalizeIdea(input.idea);
+  const run = await createRun(db, { idea: normalized.text, ideaKey: normalized.key, hints: input.hints, provider: input.provider, source: input.source });
+  await chain.enqueueStep(run.id, 1);
+  return run;
+}

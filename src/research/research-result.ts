@@ -1,0 +1,71 @@
+// Step 40's writes, in the transaction that marks the step done: the insight
+// (updated in place when the idea was researched before), its 30-day series,
+// its forecast, and the outbox event that announces it.
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { Category } from '../domain/catalog.js';
+import type { Forecast } from '../domain/forecast/forecaster.js';
+import { newId } from '../domain/ids.js';
+import type { DimensionScores } from '../domain/scoring/dimensions.js';
+import type { OverallScore } from '../domain/scoring/overall.js';
+import { upsertInsight } from '../insights/insight.repository.js';
+import { replaceTrendPoints } from '../insights/trend-point.repository.js';
+import { upsertForecast } from '../insights/forecast.repository.js';
+import type { CommitResult, StepContext } from './steps.js';
+
+export interface AggregateOutput {
+  overall: OverallScore;
+  dimensions: DimensionScores;
+  category: Category;
+  summary: string;
+}
+
+export async function commitResearchResult(trx: Transaction<Database>, ctx: StepContext, o: AggregateOutput): Promise<CommitResult> {
+  const normalized = ctx.out<{ text: string; key: string }>('normalize_idea');
+  const { primary, secondary } = ctx.out<{ primary: string; secondary: string[] }>('choose_primary');
+  const existing = await trx.selectFrom('insights').select('id').where('idea_key', '=', normalized.key).executeTakeFirst();
+  const insightId = await upsertInsight(trx, {
+    id: existing?.id ?? newId('insight'),
+    idea_key: normalized.key,
+    title: normalized.text.length > 120 ? `${normalized.text.slice(0, 117)}…` : normalized.text,
+    idea: normalized.text,
+    primary_keyword: primary,
+    keywords: [primary, ...secondary],
+    category: o.category,
+    source: ctx.run.source,
+    overall_score: o.overall.score,
+    confidence: o.overall.confidence,
+    dimensions: o.dimensions,
+    summary: o.summary,
+    status: 'active',
+  });
+
+  const s30 = ctx.out<{ dates: string[]; values: number[]; partial: boolean[] }>('interest_30d');
+  const now = new Date();
+  await replaceTrendPoints(
+    trx,
+    insightId,
+    s30.dates.map((date, i) => ({ date, value: s30.values[i]!, isPartial: s30.partial[i] ?? false })),
+    now,
+  );
+  await upsertForecast(trx, insightId, ctx.out<Forecast>('forecast'), now);
+
+  await trx
+    .insertInto('outbox_events')
+    .values({
+      id: newId('event'),
+      type: existing ? 'insight.updated' : 'insight.created',
+      insight_id: insightId,
+      payload: JSON.stringify({
+        insight_id: insightId,
+        run_id: ctx.run.id,
+        title: normalized.text,
+        category: o.category,
+        source: ctx.run.source,
+        overall_score: o.overall.score,
+        previous: existing ? 'updated' : null,
+      }),
+    })
+    .execute();
+  return { insightId };
+}

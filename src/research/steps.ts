@@ -1,0 +1,449 @@
+// The 40 steps of a research run, in order. Each is small, reads the outputs of
+// earlier steps, and returns a JSON output that is recorded with the step (and
+// shown by `insights runs show` and GET /api/research-runs/{id}). Trends data
+// comes only through ctx.trends (the rate-limited `trends` queue).
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { Source } from '../domain/catalog.js';
+import { classifyCategory, type CategoryChoice } from '../domain/research/category.js';
+import { extractPhrases, normalizeIdea } from '../domain/research/idea.js';
+import { brandShare, COMPETITION_TERMS, INTENT_TERMS, PAIN_TERMS, termShare, vocabulary, type TermShare } from '../domain/research/query-signals.js';
+import { acceleration, autocorrelation, cleanSeries, growth, seriesBreakout, trajectory, volatility } from '../domain/research/series-analysis.js';
+import { forecast as fitForecast, type Forecast } from '../domain/forecast/forecaster.js';
+import {
+  scoreBreadth,
+  scoreDemand,
+  scoreDurability,
+  scoreIntent,
+  scorePain,
+  scoreReach,
+  scoreWhitespace,
+} from '../domain/scoring/dimension-scores.js';
+import type { Dimension, DimensionScore, DimensionScores } from '../domain/scoring/dimensions.js';
+import { scoreMomentum } from '../domain/scoring/momentum.js';
+import { combineScores } from '../domain/scoring/overall.js';
+import { seriesQuality } from '../domain/scoring/series.js';
+import type { RankedItem, Timeframe, TrendsRequest, TrendsResponse } from '../trends/types.js';
+
+/** The 40 steps in order. Each has exactly one definition in STEPS below (checked at load). */
+export const STEP_NAMES = [
+  'normalize_idea', // 1
+  'extract_phrases', // 2
+  'autocomplete_phrases', // 3
+  'choose_primary', // 4
+  'classify_category', // 5
+  'detect_duplicate', // 6
+  'interest_30d', // 7
+  'interest_90d', // 8
+  'interest_12m', // 9
+  'interest_5y', // 10
+  'compare_secondary_30d', // 11
+  'compare_anchor', // 12
+  'related_queries_top', // 13
+  'related_queries_rising', // 14
+  'related_topics_top', // 15
+  'related_topics_rising', // 16
+  'interest_by_country', // 17
+  'interest_in_top_country', // 18
+  'clean_series', // 19
+  'growth', // 20
+  'acceleration', // 21
+  'trajectory', // 22
+  'seasonality', // 23
+  'volatility', // 24
+  'breakout', // 25
+  'demand_breadth', // 26
+  'pain_signals', // 27
+  'buyer_intent', // 28
+  'competition_signals', // 29
+  'geographic_reach', // 30
+  'forecast', // 31
+  'score_demand', // 32
+  'score_momentum', // 33
+  'score_durability', // 34
+  'score_reach', // 35
+  'score_breadth', // 36
+  'score_pain', // 37
+  'score_intent', // 38
+  'score_whitespace', // 39
+  'aggregate', // 40
+] as const;
+export type StepName = (typeof STEP_NAMES)[number];
+
+export interface RunInfo {
+  id: string;
+  idea: string;
+  hints: string[];
+  source: Source;
+}
+
+export interface StepContext {
+  run: RunInfo;
+  /** The recorded output of an earlier step. */
+  out<T = any>(name: StepName): T;
+  trends(request: TrendsRequest): Promise<TrendsResponse>;
+  findInsightByKey(ideaKey: string): Promise<{ id: string } | undefined>;
+  findInsightByKeyword(keyword: string): Promise<{ id: string; idea: string } | undefined>;
+  anchorTerm: string;
+  geo: string;
+}
+
+export interface StepDefinition<O = any> {
+  name: StepName;
+  run(ctx: StepContext): Promise<O>;
+  /** One line for `runs show` and the API. */
+  summarize(output: O): string;
+  /** Writes that must commit with the step's "done" mark (only step 40 has them). */
+  commit?(trx: Transaction<Database>, ctx: StepContext, output: O): Promise<CommitResult>;
+}
+
+export interface CommitResult {
+  insightId: string;
+}
+
+interface SeriesOutput {
+  keyword: string;
+  timeframe: Timeframe;
+  dates: string[];
+  values: number[];
+  partial: boolean[];
+  has_data: boolean[];
+  provenance: TrendsResponse['provenance'] | null;
+}
+
+interface RelatedOutput {
+  keyword: string;
+  items: Array<Pick<RankedItem, 'label' | 'value' | 'breakout' | 'formattedValue'> & { mid?: string }>;
+  provenance: TrendsResponse['provenance'] | null;
+}
+
+const expect = <K extends TrendsResponse['kind']>(response: TrendsResponse, kind: K) => {
+  if (response.kind !== kind) throw new Error(`expected a ${kind} answer, got ${response.kind}`);
+  return response as Extract<TrendsResponse, { kind: K }>;
+};
+
+async function seriesFor(ctx: StepContext, timeframe: Timeframe): Promise<SeriesOutput> {
+  const keyword = ctx.out<{ primary: string }>('choose_primary').primary;
+  const answer = expect(await ctx.trends({ kind: 'interestOverTime', keywords: [keyword], timeframe, geo: ctx.geo }), 'interestOverTime');
+  return {
+    keyword,
+    timeframe,
+    dates: answer.points.map((p) => p.date),
+    values: answer.points.map((p) => p.values[0] ?? 0),
+    partial: answer.points.map((p) => p.isPartial),
+    has_data: answer.points.map((p) => p.hasData[0] ?? false),
+    provenance: answer.provenance ?? null,
+  };
+}
+
+const summarizeSeries = (o: SeriesOutput) =>
+  o.values.length === 0
+    ? `no points for "${o.keyword}"`
+    : `${o.values.length} points for "${o.keyword}", ${o.dates[0]} to ${o.dates.at(-1)}, mean ${Math.round(o.values.reduce((a, b) => a + b, 0) / o.values.length)}`;
+
+async function relatedFor(ctx: StepContext, kind: 'relatedQueries' | 'relatedTopics', list: 'top' | 'rising'): Promise<RelatedOutput> {
+  const keyword = ctx.out<{ primary: string }>('choose_primary').primary;
+  // Top and rising come in one answer; the second step's request hits the same (deduplicated) trends job.
+  const answer = expect(await ctx.trends({ kind, keyword, timeframe: '12m', geo: ctx.geo }), kind);
+  return {
+    keyword,
+    items: answer[list].map((i) => ({ label: i.label, value: i.value, breakout: i.breakout, formattedValue: i.formattedValue, ...(i.topic ? { mid: i.topic.mid } : {}) })),
+    provenance: answer.provenance ?? null,
+  };
+}
+
+const summarizeRelated = (o: RelatedOutput) =>
+  o.items.length === 0 ? 'none listed' : `${o.items.length}: ${o.items.slice(0, 3).map((i) => i.label).join(', ')}${o.items.length > 3 ? ', …' : ''}`;
+
+const cleaned = (s: SeriesOutput) =>
+  cleanSeries(s.dates.map((date, i) => ({ date, value: s.values[i]!, hasData: s.has_data[i], isPartial: s.partial[i] })));
+
+function relatedQueries(ctx: StepContext): string[] {
+  const top = ctx.out<RelatedOutput>('related_queries_top').items.map((i) => i.label);
+  const rising = ctx.out<RelatedOutput>('related_queries_rising').items.map((i) => i.label);
+  return [...new Set([...top, ...rising])];
+}
+
+const scoreStep = (dimension: Dimension, compute: (ctx: StepContext) => DimensionScore): StepDefinition<DimensionScore> => ({
+  name: `score_${dimension}` as StepName,
+  run: async (ctx) => compute(ctx),
+  summarize: (o) => `${o.score === null ? 'no score' : o.score.toFixed(3)} — ${o.explanation}`,
+});
+
+export const STEPS: readonly StepDefinition[] = [
+  /* 1 */ {
+    name: 'normalize_idea',
+    run: async (ctx) => normalizeIdea(ctx.run.idea),
+    summarize: (o: ReturnType<typeof normalizeIdea>) => `"${o.key}" (${o.words.length} words)`,
+  },
+  /* 2 */ {
+    name: 'extract_phrases',
+    run: async (ctx) => ({ phrases: extractPhrases(ctx.out('normalize_idea').words, ctx.run.hints) }),
+    summarize: (o: { phrases: string[] }) => o.phrases.join(', ') || 'no phrases',
+  },
+  /* 3 */ {
+    name: 'autocomplete_phrases',
+    run: async (ctx) => {
+      const phrases: string[] = ctx.out('extract_phrases').phrases;
+      const answers = await Promise.all(phrases.map((term) => ctx.trends({ kind: 'autocomplete', term })));
+      return { topics: Object.fromEntries(phrases.map((p, i) => [p, expect(answers[i]!, 'autocomplete').topics.slice(0, 5)])) };
+    },
+    summarize: (o: { topics: Record<string, Array<{ title: string }>> }) =>
+      Object.entries(o.topics).map(([p, t]) => `${p} → ${t[0]?.title ?? '–'}`).join('; '),
+  },
+  /* 4 */ {
+    name: 'choose_primary',
+    run: async (ctx) => {
+      const phrases: string[] = ctx.out('extract_phrases').phrases;
+      if (phrases.length === 0) throw new Error('no search phrase could be extracted from the idea; pass --keyword');
+      const topics: Record<string, unknown[]> = ctx.out('autocomplete_phrases').topics;
+      // An operator hint wins; else the first phrase Google knows as a topic; else the first phrase.
+      const hinted = ctx.run.hints.length > 0 ? phrases[0]! : undefined;
+      const known = phrases.find((p) => (topics[p]?.length ?? 0) > 0);
+      const primary = hinted ?? known ?? phrases[0]!;
+      const reason = hinted ? 'operator keyword' : known ? 'first phrase Google autocompletes to a topic' : 'first phrase (no autocomplete topics)';
+      return { primary, secondary: phrases.filter((p) => p !== primary).slice(0, 4), reason };
+    },
+    summarize: (o: { primary: string; secondary: string[]; reason: string }) => `"${o.primary}" (${o.reason}); secondary: ${o.secondary.join(', ') || 'none'}`,
+  },
+  /* 5 */ {
+    name: 'classify_category',
+    run: async (ctx) => {
+      const topics: Record<string, Array<{ title: string; type: string }>> = ctx.out('autocomplete_phrases').topics;
+      const texts = [ctx.run.idea, ...ctx.out<{ phrases: string[] }>('extract_phrases').phrases, ...Object.values(topics).flat().map((t) => `${t.title} ${t.type}`)];
+      return classifyCategory(texts);
+    },
+    summarize: (o: CategoryChoice) => `${o.category}${o.matched.length ? ` (matched: ${o.matched.join(', ')})` : ''}`,
+  },
+  /* 6 */ {
+    name: 'detect_duplicate',
+    run: async (ctx) => {
+      const key = ctx.out('normalize_idea').key as string;
+      const byKey = await ctx.findInsightByKey(key);
+      if (byKey) return { existing_insight_id: byKey.id, matched_on: 'idea', action: 'update' };
+      const byKeyword = await ctx.findInsightByKeyword(ctx.out('choose_primary').primary);
+      return byKeyword
+        ? { existing_insight_id: byKeyword.id, matched_on: 'primary_keyword', similar_idea: byKeyword.idea, action: 'create (a different idea on the same phrase)' }
+        : { existing_insight_id: null, matched_on: null, action: 'create' };
+    },
+    summarize: (o: { existing_insight_id: string | null; matched_on: string | null; action: string }) =>
+      o.existing_insight_id ? `${o.matched_on} matches ${o.existing_insight_id}: ${o.action}` : 'new idea',
+  },
+  /* 7 */ { name: 'interest_30d', run: (ctx) => seriesFor(ctx, '30d'), summarize: summarizeSeries },
+  /* 8 */ { name: 'interest_90d', run: (ctx) => seriesFor(ctx, '90d'), summarize: summarizeSeries },
+  /* 9 */ { name: 'interest_12m', run: (ctx) => seriesFor(ctx, '12m'), summarize: summarizeSeries },
+  /* 10 */ { name: 'interest_5y', run: (ctx) => seriesFor(ctx, '5y'), summarize: summarizeSeries },
+  /* 11 */ {
+    name: 'compare_secondary_30d',
+    run: async (ctx) => {
+      const { primary, secondary } = ctx.out<{ primary: string; secondary: string[] }>('choose_primary');
+      if (secondary.length === 0) return { keywords: [primary], means: { [primary]: null }, note: 'no secondary phrases to compare' };
+      const keywords = [primary, ...secondary];
+      const answer = expect(await ctx.trends({ kind: 'interestOverTime', keywords, timeframe: '30d', geo: ctx.geo }), 'interestOverTime');
+      const means = Object.fromEntries(
+        keywords.map((k, i) => [k, Math.round((answer.points.reduce((s, p) => s + (p.values[i] ?? 0), 0) / Math.max(1, answer.points.length)) * 10) / 10]),
+      );
+      return { keywords, means };
+    },
+    summarize: (o: { means: Record<string, number | null>; note?: string }) => o.note ?? Object.entries(o.means).map(([k, m]) => `${k} ${m}`).join(', '),
+  },
+  /* 12 */ {
+    name: 'compare_anchor',
+    run: async (ctx) => {
+      const primary = ctx.out('choose_primary').primary as string;
+      const answer = expect(
+        await ctx.trends({ kind: 'interestOverTime', keywords: [primary, ctx.anchorTerm], timeframe: '12m', geo: ctx.geo }),
+        'interestOverTime',
+      );
+      const mean = (i: number) => answer.points.reduce((s, p) => s + (p.values[i] ?? 0), 0) / Math.max(1, answer.points.length);
+      return { anchor: ctx.anchorTerm, phraseMean: Math.round(mean(0) * 100) / 100, anchorMean: Math.round(mean(1) * 100) / 100, points: answer.points.length, provenance: answer.provenance ?? null };
+    },
+    summarize: (o: { anchor: string; phraseMean: number; anchorMean: number }) => `mean ${o.phraseMean} vs "${o.anchor}" ${o.anchorMean}`,
+  },
+  /* 13 */ { name: 'related_queries_top', run: (ctx) => relatedFor(ctx, 'relatedQueries', 'top'), summarize: summarizeRelated },
+  /* 14 */ { name: 'related_queries_rising', run: (ctx) => relatedFor(ctx, 'relatedQueries', 'rising'), summarize: summarizeRelated },
+  /* 15 */ { name: 'related_topics_top', run: (ctx) => relatedFor(ctx, 'relatedTopics', 'top'), summarize: summarizeRelated },
+  /* 16 */ { name: 'related_topics_rising', run: (ctx) => relatedFor(ctx, 'relatedTopics', 'rising'), summarize: summarizeRelated },
+  /* 17 */ {
+    name: 'interest_by_country',
+    run: async (ctx) => {
+      const keyword = ctx.out('choose_primary').primary as string;
+      const answer = expect(await ctx.trends({ kind: 'interestByRegion', keyword, timeframe: '12m', geo: '', resolution: 'COUNTRY' }), 'interestByRegion');
+      const regions = answer.regions.filter((r) => r.hasData).sort((a, b) => b.value - a.value);
+      return { keyword, regions: regions.map((r) => ({ code: r.geoCode, name: r.geoName, value: r.value })), without_data: answer.regions.length - regions.length };
+    },
+    summarize: (o: { regions: Array<{ name: string; value: number }> }) =>
+      `${o.regions.length} countries with data; top: ${o.regions.slice(0, 3).map((r) => `${r.name} ${r.value}`).join(', ') || '–'}`,
+  },
+  /* 18 */ {
+    name: 'interest_in_top_country',
+    run: async (ctx) => {
+      const keyword = ctx.out('choose_primary').primary as string;
+      const top = ctx.out<{ regions: Array<{ code: string; name: string }> }>('interest_by_country').regions[0];
+      if (!top) return { country: null, regions: [], note: 'no country has data' };
+      const answer = expect(await ctx.trends({ kind: 'interestByRegion', keyword, timeframe: '12m', geo: top.code, resolution: 'REGION' }), 'interestByRegion');
+      const regions = answer.regions.filter((r) => r.hasData).sort((a, b) => b.value - a.value);
+      return { country: top.name, regions: regions.slice(0, 20).map((r) => ({ code: r.geoCode, name: r.geoName, value: r.value })) };
+    },
+    summarize: (o: { country: string | null; regions: Array<{ name: string }>; note?: string }) =>
+      o.country ? `${o.country}: ${o.regions.slice(0, 3).map((r) => r.name).join(', ') || 'no regional data'}` : (o.note ?? ''),
+  },
+  /* 19 */ {
+    name: 'clean_series',
+    run: async (ctx) =>
+      Object.fromEntries(
+        (['interest_30d', 'interest_90d', 'interest_12m', 'interest_5y'] as const).map((name) => {
+          const c = cleaned(ctx.out<SeriesOutput>(name));
+          const q = seriesQuality(c.values.map((value, i) => ({ date: c.dates[i]!, value })), c.values.length + c.missing + (c.droppedPartial ? 1 : 0));
+          return [name, { points: c.values.length, dropped_partial: c.droppedPartial, missing: c.missing, zero_share: Math.round(q.zeroShare * 1000) / 1000 }];
+        }),
+      ),
+    summarize: (o: Record<string, { points: number; zero_share: number }>) =>
+      Object.entries(o).map(([k, v]) => `${k.replace('interest_', '')}: ${v.points} pts, ${Math.round(v.zero_share * 100)}% zero`).join('; '),
+  },
+  /* 20 */ {
+    name: 'growth',
+    run: async (ctx) => ({ growth_30d: growth(cleaned(ctx.out('interest_30d')).values), growth_90d: growth(cleaned(ctx.out('interest_90d')).values) }),
+    summarize: (o: { growth_30d: number | null; growth_90d: number | null }) => `30d ${fmtPct(o.growth_30d)}, 90d ${fmtPct(o.growth_90d)}`,
+  },
+  /* 21 */ {
+    name: 'acceleration',
+    run: async (ctx) => ({ acceleration_90d: acceleration(cleaned(ctx.out('interest_90d')).values) }),
+    summarize: (o: { acceleration_90d: number | null }) => (o.acceleration_90d === null ? 'not enough points' : `slope change ${o.acceleration_90d}`),
+  },
+  /* 22 */ {
+    name: 'trajectory',
+    run: async (ctx) => ({ five_year: trajectory(cleaned(ctx.out('interest_5y')).values), points: cleaned(ctx.out('interest_5y')).values.length }),
+    summarize: (o: { five_year: { trajectory: string; change: number } | null }) => (o.five_year ? `${o.five_year.trajectory} (${fmtPct(o.five_year.change)})` : 'not enough points'),
+  },
+  /* 23 */ {
+    name: 'seasonality',
+    run: async (ctx) => ({
+      weekly_acf_lag7: autocorrelation(cleaned(ctx.out('interest_90d')).values, 7),
+      yearly_acf_lag52: autocorrelation(cleaned(ctx.out('interest_5y')).values, 52),
+    }),
+    summarize: (o: { weekly_acf_lag7: number | null; yearly_acf_lag52: number | null }) => `weekly ${o.weekly_acf_lag7 ?? '–'}, yearly ${o.yearly_acf_lag52 ?? '–'}`,
+  },
+  /* 24 */ {
+    name: 'volatility',
+    run: async (ctx) => ({ days_90: volatility(cleaned(ctx.out('interest_90d')).values), years_5: volatility(cleaned(ctx.out('interest_5y')).values) }),
+    summarize: (o: { days_90: { cv: number } | null; years_5: { fad: boolean } | null }) => `cv ${o.days_90?.cv ?? '–'}${o.years_5?.fad ? ', fad-like spikes' : ''}`,
+  },
+  /* 25 */ {
+    name: 'breakout',
+    run: async (ctx) => {
+      const rising = ctx.out<RelatedOutput>('related_queries_rising').items.filter((i) => i.breakout).map((i) => i.label);
+      return { breakout_queries: rising, series: seriesBreakout(cleaned(ctx.out('interest_90d')).values) };
+    },
+    summarize: (o: { breakout_queries: string[]; series: { breakout: boolean; zScore: number } | null }) =>
+      `${o.breakout_queries.length} breakout queries; series z ${o.series?.zScore ?? '–'}${o.series?.breakout ? ' (breakout)' : ''}`,
+  },
+  /* 26 */ {
+    name: 'demand_breadth',
+    run: async (ctx) => {
+      const queries = relatedQueries(ctx);
+      const topics = [...ctx.out<RelatedOutput>('related_topics_top').items, ...ctx.out<RelatedOutput>('related_topics_rising').items].map((i) => i.label);
+      return { queries: queries.length, topics: new Set(topics).size, vocabulary: vocabulary(ctx.out('choose_primary').primary, [...queries, ...topics]) };
+    },
+    summarize: (o: { queries: number; topics: number; vocabulary: number }) => `${o.queries} queries, ${o.topics} topics, ${o.vocabulary} distinct words`,
+  },
+  /* 27 */ { name: 'pain_signals', run: async (ctx) => termShare(relatedQueries(ctx), PAIN_TERMS), summarize: summarizeShare },
+  /* 28 */ { name: 'buyer_intent', run: async (ctx) => termShare(relatedQueries(ctx), INTENT_TERMS), summarize: summarizeShare },
+  /* 29 */ {
+    name: 'competition_signals',
+    run: async (ctx) => {
+      const queries = relatedQueries(ctx);
+      return { comparisons: termShare(queries, COMPETITION_TERMS), brands: brandShare(ctx.out('choose_primary').primary, queries) };
+    },
+    summarize: (o: { comparisons: TermShare; brands: TermShare }) => `${o.brands.matched} brand and ${o.comparisons.matched} comparison queries of ${o.brands.total}`,
+  },
+  /* 30 */ {
+    name: 'geographic_reach',
+    run: async (ctx) => {
+      const regions = ctx.out<{ regions: Array<{ name: string; value: number }> }>('interest_by_country').regions;
+      const total = regions.reduce((s, r) => s + r.value, 0);
+      return {
+        countriesWithInterest: regions.filter((r) => r.value >= 10).length,
+        countriesWithData: regions.length,
+        topCountry: regions[0]?.name ?? null,
+        topShare: total === 0 ? 0 : Math.round(((regions[0]?.value ?? 0) / total) * 1000) / 1000,
+      };
+    },
+    summarize: (o: { countriesWithInterest: number; topCountry: string | null }) => `${o.countriesWithInterest} countries ≥ 10${o.topCountry ? `, top ${o.topCountry}` : ''}`,
+  },
+  /* 31 */ {
+    name: 'forecast',
+    run: async (ctx) => {
+      const c = cleaned(ctx.out('interest_90d'));
+      return fitForecast(c.dates, c.values, 7);
+    },
+    summarize: (o: Forecast) =>
+      o.withheld ? `withheld: ${o.reason}` : `${o.model}, next 7 days ${o.points[0]?.value}…${o.points.at(-1)?.value}, MASE ${o.backtest.mase ?? '–'}`,
+  },
+  /* 32 */ scoreStep('demand', (ctx) => scoreDemand(ctx.out<{ anchor: string; phraseMean: number; anchorMean: number }>('compare_anchor'))),
+  /* 33 */ scoreStep('momentum', (ctx) => {
+    const s = ctx.out<SeriesOutput>('interest_30d');
+    const series = s.dates.map((date, i) => ({ date, value: s.values[i]!, isPartial: s.partial[i] }));
+    const f = ctx.out<Forecast>('forecast');
+    const c = cleaned(ctx.out('interest_90d'));
+    const lastWeek = c.values.slice(-7).reduce((a, b) => a + b, 0) / Math.max(1, Math.min(7, c.values.length));
+    const direction =
+      !f.withheld && lastWeek > 0 ? { relativeChange: f.points.reduce((a, p) => a + p.value, 0) / f.points.length / lastWeek - 1 } : undefined;
+    return scoreMomentum(series, direction);
+  }),
+  /* 34 */ scoreStep('durability', (ctx) => {
+    const t = ctx.out('trajectory');
+    const v = ctx.out('volatility');
+    return scoreDurability(t.five_year ? { ...t.five_year, fad: v.years_5?.fad ?? false, years: Math.round((t.points / 52) * 10) / 10 } : null);
+  }),
+  /* 35 */ scoreStep('reach', (ctx) => scoreReach(ctx.out('geographic_reach'))),
+  /* 36 */ scoreStep('breadth', (ctx) => scoreBreadth(ctx.out('demand_breadth'))),
+  /* 37 */ scoreStep('pain', (ctx) => scorePain(ctx.out('pain_signals'))),
+  /* 38 */ scoreStep('intent', (ctx) => scoreIntent(ctx.out('buyer_intent'))),
+  /* 39 */ scoreStep('whitespace', (ctx) => scoreWhitespace(ctx.out('competition_signals').comparisons, ctx.out('competition_signals').brands)),
+  /* 40 */ {
+    name: 'aggregate',
+    run: async (ctx) => {
+      const dimensions = Object.fromEntries(
+        (['demand', 'momentum', 'durability', 'reach', 'breadth', 'pain', 'intent', 'whitespace'] as const).map((d) => [d, ctx.out<DimensionScore>(`score_${d}` as StepName)]),
+      ) as DimensionScores;
+      const s30 = cleaned(ctx.out('interest_30d'));
+      const quality = seriesQuality(s30.values.map((value, i) => ({ date: s30.dates[i]!, value })), 30).quality;
+      const overall = combineScores(dimensions, quality);
+      const category = ctx.out<CategoryChoice>('classify_category').category;
+      const strongest = Object.entries(dimensions)
+        .filter(([, d]) => d.score !== null)
+        .sort((a, b) => b[1].score! - a[1].score!)
+        .slice(0, 2)
+        .map(([name, d]) => `${name} ${d.score!.toFixed(2)}`);
+      return {
+        overall,
+        dimensions,
+        category,
+        summary: `Overall ${overall.score.toFixed(2)} (confidence ${overall.confidence.toFixed(2)}, ${overall.scoredDimensions}/8 dimensions scored)${strongest.length ? `; strongest: ${strongest.join(', ')}` : ''}.`,
+      };
+    },
+    summarize: (o: { summary: string }) => o.summary,
+    // The insight, its series, its forecast and the outbox event commit with this step.
+    commit: async (trx, ctx, o) => {
+      const { commitResearchResult } = await import('./research-result.js');
+      return commitResearchResult(trx, ctx, o);
+    },
+  },
+];
+
+export const STEP_COUNT = STEP_NAMES.length;
+
+// Fail at startup, not mid-run, if the list and the definitions ever disagree.
+STEP_NAMES.forEach((name, i) => {
+  if (STEPS[i]?.name !== name) throw new Error(`research step ${i + 1} should be "${name}", found "${STEPS[i]?.name ?? 'nothing'}"`);
+});
+if (STEPS.length !== STEP_NAMES.length) throw new Error(`expected ${STEP_NAMES.length} research steps, found ${STEPS.length}`);
+
+function fmtPct(x: number | null): string {
+  return x === null ? '–' : `${x >= 0 ? '+' : ''}${Math.round(x * 100)}%`;
+}
+
+function summarizeShare(o: TermShare): string {
+  return `${o.matched} of ${o.total} queries${o.examples[0] ? ` (e.g. "${o.examples[0]}")` : ''}`;
+}

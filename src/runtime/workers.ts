@@ -1,0 +1,124 @@
+// Every BullMQ queue and worker of the pipeline, created in one place: the
+// `worker` process and `npm start` both call startWorkers().
+import { Queue, QueueEvents, Worker, type Processor, type WorkerOptions } from 'bullmq';
+import { researchStepProcessor } from '../../jobs/research-step.job.js';
+import { sweepProcessor } from '../../jobs/sweep.job.js';
+import { trendsFetchProcessor } from '../../jobs/trends-fetch.job.js';
+import { TRENDS_PROVIDERS, type Config, type TrendsProviderName } from '../config.js';
+import type { Logger } from '../logger.js';
+import { JOBS, QUEUES, type QueueName } from '../queue/queues.js';
+import { createRedis } from '../redis/connection.js';
+import { ResearchChain } from '../research/chain.js';
+import { DirectTrendsGateway, QueuedTrendsGateway, type TrendsGateway } from '../research/trends-gateway.js';
+import { GoogleTrendsProvider } from '../trends/google.provider.js';
+import { createTrendsProvider } from '../trends/provider-factory.js';
+import type { Resources } from './resources.js';
+
+export interface Pipeline {
+  queues: Record<QueueName, Queue>;
+  chain: ResearchChain;
+  close(): Promise<void>;
+}
+
+/** Queues only: what producers (the CLI, the scheduler) need. */
+export function openQueues(resources: Resources, config: Config): { queues: Record<QueueName, Queue>; close(): Promise<void> } {
+  const connection = createRedis(resources.redisUrl, 'worker');
+  const queues = Object.fromEntries(
+    Object.values(QUEUES).map((name) => [name, new Queue(name, { connection, prefix: config.redisPrefix })]),
+  ) as Record<QueueName, Queue>;
+  return {
+    queues,
+    async close() {
+      await Promise.all(Object.values(queues).map((q) => q.close()));
+      connection.disconnect();
+    },
+  };
+}
+
+/** Upserts the job schedulers (cron, UTC). Idempotent: safe from every deploy and every `npm start`. */
+export async function upsertSchedulers(queues: Record<QueueName, Queue>): Promise<string[]> {
+  await queues.maintenance.upsertJobScheduler('sweep-every-minute', { pattern: '* * * * *', tz: 'UTC' }, { name: JOBS.sweep, data: {} });
+  return ['sweep-every-minute'];
+}
+
+export async function startWorkers(resources: Resources, config: Config, logger: Logger): Promise<Pipeline> {
+  const { queues, close: closeQueues } = openQueues(resources, config);
+  const eventsConnection = createRedis(resources.redisUrl, 'worker');
+  const trendsEvents = new QueueEvents(QUEUES.trends, { connection: eventsConnection, prefix: config.redisPrefix });
+  await trendsEvents.waitUntilReady();
+  const chain = new ResearchChain(queues.research);
+  const google = new QueuedTrendsGateway(queues.trends, trendsEvents, 'google');
+  const local = new Map<string, TrendsGateway>();
+  // Each run names its provider; only live Google goes through the trends queue.
+  const trendsFor = (provider: string): TrendsGateway => {
+    if (provider === 'google') return google;
+    if (!(TRENDS_PROVIDERS as readonly string[]).includes(provider)) throw new Error(`unknown trends provider "${provider}"`);
+    let gateway = local.get(provider);
+    if (!gateway) local.set(provider, (gateway = new DirectTrendsGateway(createTrendsProvider({ ...config, trendsProvider: provider as TrendsProviderName }))));
+    return gateway;
+  };
+
+  const workerConnection = () => createRedis(resources.redisUrl, 'worker');
+  const connections = [eventsConnection];
+  const make = (name: QueueName, processor: Processor, options: Partial<WorkerOptions> = {}) => {
+    const connection = workerConnection();
+    connections.push(connection);
+    const worker = new Worker(name, processor, {
+      connection,
+      prefix: config.redisPrefix,
+      lockDuration: config.jobLockMs,
+      stalledInterval: Math.max(1_000, Math.floor(config.jobLockMs / 2)),
+      ...options,
+    });
+    worker.on('error', (error) => logger.error({ err: error, queue: name }, 'worker error'));
+    worker.on('failed', (job, error) => logger.warn({ queue: name, jobId: job?.id, jobName: job?.name, err: error }, 'job attempt failed'));
+    return worker;
+  };
+
+  let trendsWorker: Worker | undefined;
+  const workers = [
+    make(
+      QUEUES.research,
+      researchStepProcessor({
+        db: resources.db,
+        redis: resources.redis,
+        redisKeys: resources.redisKeys,
+        chain,
+        trendsFor,
+        logger,
+        anchorTerm: config.trendsAnchor,
+        geo: config.trendsGeo,
+      }),
+      { concurrency: config.researchConcurrency },
+    ),
+    (trendsWorker = make(
+      QUEUES.trends,
+      trendsFetchProcessor({
+        provider: new GoogleTrendsProvider(),
+        redis: resources.redis,
+        rateLimitedKey: `${config.redisPrefix}:trends:rate-limited-streak`,
+        logger,
+        worker: () => trendsWorker!,
+      }),
+      {
+        concurrency: 2,
+        ...(config.trendsRatePerMinute > 0 ? { limiter: { max: config.trendsRatePerMinute, duration: 60_000 } } : {}),
+      },
+    )),
+    make(QUEUES.maintenance, sweepProcessor({ db: resources.db, chain })),
+  ];
+  for (const queue of Object.values(queues)) queue.on('error', (error) => logger.error({ err: error, queue: queue.name }, 'queue error'));
+  trendsEvents.on('error', (error) => logger.error({ err: error }, 'queue events error'));
+
+  return {
+    queues,
+    chain,
+    async close() {
+      // Stop taking jobs and let active ones finish (BullMQ waits for them).
+      await Promise.all(workers.map((w) => w.close()));
+      await trendsEvents.close();
+      await closeQueues();
+      for (const c of connections) c.disconnect();
+    },
+  };
+}

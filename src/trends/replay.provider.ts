@@ -1,0 +1,161 @@
+// Serves recorded real Google Trends answers (../shared/data/google-trends-recorded).
+// It never invents data: a request with no recording fails with a clear message.
+// Recordings have fixed historical windows, so a request is matched on its kind,
+// keywords and geo; the answer says which window and date it was recorded for.
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { parseAutocomplete, parseComparedGeo, parseGuardedJson, parseMultiline, parseRelated } from './google-format.js';
+import { describeRequest, NotRecordedError, type Timeframe, type TrendsProvider, type TrendsRequest, type TrendsResponse } from './types.js';
+
+interface Recording {
+  kind: TrendsRequest['kind'];
+  keywords: string[];
+  geo: string;
+  timeRange: string;
+  recordedAt: string;
+  file: string;
+}
+
+interface Interaction {
+  file: string;
+  uri: string;
+  query: Record<string, string>;
+  status: { code: number };
+  date?: string;
+}
+
+const WIDGET_KINDS: Array<[RegExp, (req: Record<string, unknown>) => TrendsRequest['kind'] | undefined]> = [
+  [/\/widgetdata\/multiline/, () => 'interestOverTime'],
+  [/\/widgetdata\/comparedgeo/, () => 'interestByRegion'],
+  [/\/widgetdata\/relatedsearches/, (req) => (req.keywordType === 'ENTITY' ? 'relatedTopics' : 'relatedQueries')],
+];
+
+function keywordsOf(req: Record<string, unknown>): { keywords: string[]; geo: string; time: string } {
+  const restriction = (req.restriction ?? {}) as Record<string, unknown>;
+  const complex = (restriction.complexKeywordsRestriction ?? {}) as { keyword?: Array<{ value: string }> };
+  if (complex.keyword) {
+    const geo = (restriction.geo ?? {}) as { country?: string };
+    return { keywords: complex.keyword.map((k) => k.value), geo: geo.country ?? '', time: String(restriction.time ?? '') };
+  }
+  const items = (req.comparisonItem ?? []) as Array<{ complexKeywordsRestriction?: { keyword?: Array<{ value: string }> }; geo?: { country?: string }; time?: string }>;
+  return {
+    keywords: items.flatMap((i) => i.complexKeywordsRestriction?.keyword?.map((k) => k.value) ?? []),
+    geo: items[0]?.geo?.country ?? '',
+    time: String((req.time as string | undefined) ?? items[0]?.time ?? ''),
+  };
+}
+
+export function indexRecordings(root: string): Recording[] {
+  const recordings: Recording[] = [];
+  const collection = path.join(root, 'pytrends');
+  if (!existsSync(collection)) return recordings;
+  for (const cassette of readdirSync(collection)) {
+    const indexPath = path.join(collection, cassette, 'index.json');
+    if (!existsSync(indexPath)) continue;
+    const { interactions } = JSON.parse(readFileSync(indexPath, 'utf8')) as { interactions: Interaction[] };
+    for (const interaction of interactions) {
+      if (interaction.status.code !== 200) continue;
+      const file = path.join(collection, cassette, interaction.file);
+      const autocomplete = /\/api\/autocomplete\/([^?]+)/.exec(interaction.uri);
+      if (autocomplete) {
+        recordings.push({ kind: 'autocomplete', keywords: [decodeURIComponent(autocomplete[1]!)], geo: '', timeRange: '', recordedAt: interaction.date ?? '', file });
+        continue;
+      }
+      const widget = WIDGET_KINDS.find(([pattern]) => pattern.test(interaction.uri));
+      if (!widget || !interaction.query.req) continue;
+      const req = JSON.parse(interaction.query.req) as Record<string, unknown>;
+      const kind = widget[1](req);
+      if (!kind) continue;
+      const { keywords, geo, time } = keywordsOf(req);
+      if (keywords.length === 0) continue;
+      recordings.push({ kind, keywords, geo, timeRange: time, recordedAt: interaction.date ?? '', file });
+    }
+  }
+  return recordings;
+}
+
+export class ReplayTrendsProvider implements TrendsProvider {
+  readonly name = 'replay' as const;
+  private readonly recordings: Recording[];
+
+  constructor(readonly root: string) {
+    this.recordings = indexRecordings(root);
+  }
+
+  /** What can be replayed, for error messages and `insights research --help`. */
+  recordedKeywords(): string[] {
+    return [...new Set(this.recordings.flatMap((r) => r.keywords))].sort();
+  }
+
+  async fetch(request: TrendsRequest): Promise<TrendsResponse> {
+    const what = describeRequest(request);
+    const wanted =
+      request.kind === 'interestOverTime' ? request.keywords : request.kind === 'autocomplete' ? [request.term] : request.kind === 'dailyTrends' ? [] : [request.keyword];
+    const geo = 'geo' in request ? request.geo : '';
+    const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+    const candidates = this.recordings.filter((r) => r.kind === request.kind && r.geo === geo);
+    const exact = candidates.filter((r) => r.keywords.length === wanted.length && r.keywords.every((k, i) => same(k, wanted[i]!)));
+    // Interest over time for keywords that were only recorded inside a larger
+    // comparison: take their columns. Google scales each request by its own
+    // maximum, so rescaling the columns by their maximum gives what a request
+    // for just these keywords returns (up to rounding). Provenance says so.
+    const containing =
+      request.kind === 'interestOverTime' && exact.length === 0
+        ? candidates.filter((r) => wanted.every((w) => r.keywords.some((k) => same(k, w))))
+        : [];
+    const pool = exact.length > 0 ? exact : containing;
+    if (pool.length === 0) {
+      throw new NotRecordedError(
+        `replay has no recording of ${what}; recorded keywords: ${this.recordedKeywords().join(', ') || `(none — is ${this.root} there?)`}. Use TRENDS_PROVIDER=google for live data.`,
+      );
+    }
+    const match = 'timeframe' in request ? closestWindow(pool, TIMEFRAME_DAYS[request.timeframe]) : pool[0]!;
+    const json = parseGuardedJson(readFileSync(match.file, 'utf8'), what);
+    const provenance = {
+      provider: 'replay' as const,
+      recordedTimeRange: match.timeRange,
+      recordedAt: match.recordedAt,
+      ...(exact.length === 0 && containing.length > 0 ? { derivedFrom: match.keywords.join(' + ') } : {}),
+    };
+    switch (request.kind) {
+      case 'interestOverTime': {
+        const parsed = parseMultiline(json, match.keywords, what);
+        if (exact.length > 0) return { ...parsed, keywords: request.keywords, provenance };
+        const columns = wanted.map((w) => match.keywords.findIndex((k) => same(k, w)));
+        const max = Math.max(1, ...parsed.points.flatMap((p) => columns.map((c) => p.values[c] ?? 0)));
+        return {
+          kind: 'interestOverTime',
+          keywords: request.keywords,
+          provenance,
+          points: parsed.points.map((p) => ({
+            date: p.date,
+            values: columns.map((c) => Math.round(((p.values[c] ?? 0) / max) * 100)),
+            hasData: columns.map((c) => p.hasData[c] ?? false),
+            isPartial: p.isPartial,
+          })),
+        };
+      }
+      case 'relatedQueries':
+      case 'relatedTopics':
+        return { ...parseRelated(json, request.kind, what), provenance };
+      case 'interestByRegion':
+        return { ...parseComparedGeo(json, what), provenance };
+      case 'autocomplete':
+        return { ...parseAutocomplete(json, what), provenance };
+      case 'dailyTrends':
+        throw new NotRecordedError(`replay has no recording of ${what}`);
+    }
+  }
+}
+
+const TIMEFRAME_DAYS: Record<Timeframe, number> = { '30d': 30, '90d': 90, '12m': 365, '5y': 1826 };
+
+/** The recording whose window length is closest (in log scale) to the requested one. */
+function closestWindow(pool: Recording[], days: number): Recording {
+  const lengthOf = (r: Recording) => {
+    const [from, to] = r.timeRange.split(' ');
+    const span = (Date.parse(to ?? '') - Date.parse(from ?? '')) / 86_400_000;
+    return Number.isFinite(span) && span > 0 ? span : days;
+  };
+  return [...pool].sort((a, b) => Math.abs(Math.log(lengthOf(a) / days)) - Math.abs(Math.log(lengthOf(b) / days)))[0]!;
+}

@@ -1,0 +1,21 @@
+// Procfile `worker`: the BullMQ workers for every queue. Scale out by running more.
+import { loadConfig } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { exitWithError, onShutdown } from './runtime/process.js';
+import { openResources } from './runtime/resources.js';
+import { startWorkers } from './runtime/workers.js';
+
+let logger: Logger | undefined;
+try {
+  const config = loadConfig();
+  logger = createLogger(config.logLevel);
+  const resources = await openResources(config, logger, { redisRole: 'client' });
+  const pipeline = await startWorkers(resources, config, logger);
+  logger.info({ provider: config.trendsProvider, concurrency: config.researchConcurrency }, 'workers started');
+  onShutdown(logger, async () => {
+    await pipeline.close();
+    await resources.close();
+  });
+} catch (error) {
+  exitWithError(logger, error);
+}
