@@ -13,20 +13,26 @@ import { countInsights } from './insights/insight.repository.js';
 import { createLogger, type Logger } from './logger.js';
 import { exitWithError, onShutdown } from './runtime/process.js';
 import { openResources } from './runtime/resources.js';
+import { startWorkers, upsertSchedulers, type Pipeline } from './runtime/workers.js';
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
 
 let logger: Logger | undefined;
 let web: WebServer | undefined;
+let pipeline: Pipeline | undefined;
 try {
   const config = loadConfig();
   logger = createLogger(config.logLevel, undefined, { buffered: true });
   const resources = await openResources(config, logger, { serveEmbedded: true });
   onShutdown(logger, async () => {
+    // Stop taking requests, then let active jobs finish, then close connections.
     await web?.close();
+    await pipeline?.close();
     await resources.close();
   });
   await migrateToLatest(resources.db);
+  pipeline = await startWorkers(resources, config, logger);
+  await upsertSchedulers(pipeline.queues);
 
   if ((await countInsights(resources.db)) === 0) {
     try {
@@ -53,6 +59,7 @@ try {
   const url = web.url;
   say(`  API:   ${url}/api/insights`);
   say(`  Docs:  ${url}/docs`);
+  say(`  Research: npx insights research "your idea" --wait   (Trends provider: ${config.trendsProvider})`);
   say(`  Data:  ${resources.embeddedPostgres ? `embedded Postgres under ${path.join(config.dataDir, 'pglite')}` : 'DATABASE_URL'}, Redis at ${resources.redisUrl.replace(/\/\/[^@/]*@/, '//***@')}`);
   if (firstKey) {
     say();

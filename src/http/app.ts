@@ -17,6 +17,7 @@ import { ResponseCache } from './response-cache.js';
 import { catalogRoutes } from './routes/api/catalog.routes.js';
 import { insightRoutes } from './routes/api/insights.routes.js';
 import { usageRoutes } from './routes/api/usage.routes.js';
+import { researchRoutes } from './routes/api/research.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { ProblemSchema } from './schemas.js';
 
@@ -140,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(insightRoutes, { db: deps.db });
       await api.register(catalogRoutes, { db: deps.db });
       await api.register(usageRoutes);
+      await api.register(researchRoutes, { db: deps.db });
     },
     { prefix: '/api' },
   );

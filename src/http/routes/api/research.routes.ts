@@ -1,0 +1,124 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Db } from '../../../db/connection.js';
+import { isId } from '../../../domain/ids.js';
+import { findInsight } from '../../../insights/insight.repository.js';
+import { findRun, latestRunForInsight, stepsOf, type RunRow } from '../../../research/run.repository.js';
+import { STEP_NAMES } from '../../../research/steps.js';
+import { problem, ProblemError } from '../../problem.js';
+import { DimensionSchema, errorResponses, IdParams, NoQuery } from '../../schemas.js';
+
+const ResearchReportSchema = Type.Object(
+  {
+    data: Type.Object({
+      id: Type.String(),
+      idea: Type.String(),
+      status: Type.String(),
+      provider: Type.String(),
+      insight_id: Type.Union([Type.String(), Type.Null()]),
+      waiting_reason: Type.Union([Type.String(), Type.Null()]),
+      error: Type.Union([Type.String(), Type.Null()]),
+      failed_step: Type.Union([Type.Integer(), Type.Null()]),
+      created_at: Type.String({ format: 'date-time' }),
+      finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      steps: Type.Array(
+        Type.Object({
+          step: Type.Integer(),
+          name: Type.String(),
+          status: Type.String({ description: 'done, failed (last attempt failed), running, waiting, or pending' }),
+          attempts: Type.Integer(),
+          duration_ms: Type.Union([Type.Integer(), Type.Null()]),
+          started_at: Type.Union([Type.String(), Type.Null()]),
+          finished_at: Type.Union([Type.String(), Type.Null()]),
+          summary: Type.Union([Type.String(), Type.Null()]),
+          error: Type.Union([Type.String(), Type.Null()]),
+        }),
+      ),
+      dimensions: Type.Union([Type.Record(Type.String(), DimensionSchema), Type.Null()], {
+        description: 'The evidence behind each dimension (from the insight), once the run has finished',
+      }),
+    }),
+  },
+  { $id: 'ResearchReport' },
+);
+
+async function report(db: Db, run: RunRow) {
+  const steps = new Map((await stepsOf(db, run.id)).map((s) => [s.step, s]));
+  const insight = run.insight_id ? await findInsight(db, run.insight_id) : undefined;
+  return {
+    data: {
+      id: run.id,
+      idea: run.idea,
+      status: run.status,
+      provider: run.provider,
+      insight_id: run.insight_id,
+      waiting_reason: run.waiting_reason,
+      error: run.error,
+      failed_step: run.failed_step,
+      created_at: run.created_at.toISOString(),
+      finished_at: run.finished_at?.toISOString() ?? null,
+      steps: STEP_NAMES.map((name, i) => {
+        const s = steps.get(i + 1);
+        const current = i + 1 === run.next_step && (run.status === 'running' || run.status === 'waiting');
+        return {
+          step: i + 1,
+          name,
+          status: s?.status ?? (current ? run.status : 'pending'),
+          attempts: s?.attempts ?? 0,
+          duration_ms: s?.duration_ms ?? null,
+          started_at: s?.started_at?.toISOString() ?? null,
+          finished_at: s?.finished_at?.toISOString() ?? null,
+          summary: s?.summary ?? null,
+          error: s?.error ?? null,
+        };
+      }),
+      dimensions: insight?.dimensions ?? null,
+    },
+  };
+}
+
+export const researchRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  app.get(
+    '/research-runs/:id',
+    {
+      config: { cacheable: true },
+      schema: {
+        tags: ['research'],
+        summary: 'A research run: its 40 steps (status, timings, output summary) and the evidence behind each dimension',
+        params: IdParams,
+        querystring: NoQuery,
+        response: { 200: ResearchReportSchema, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const run = isId('run', request.params.id) ? await findRun(db, request.params.id) : undefined;
+      if (!run) throw new ProblemError(problem('notFound', `No research run has the id "${request.params.id.slice(0, 64)}".`));
+      return report(db, run);
+    },
+  );
+
+  app.get(
+    '/insights/:id/research',
+    {
+      config: { cacheable: true },
+      schema: {
+        tags: ['research'],
+        summary: 'The latest research run behind an insight',
+        params: IdParams,
+        querystring: NoQuery,
+        response: { 200: ResearchReportSchema, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const insight = isId('insight', request.params.id) ? await findInsight(db, request.params.id) : undefined;
+      if (!insight) throw new ProblemError(problem('notFound', `No insight has the id "${request.params.id.slice(0, 64)}".`));
+      const run = await latestRunForInsight(db, insight.id);
+      if (!run) {
+        throw new ProblemError(
+          problem('notFound', `Insight ${insight.id} has no research run (source "${insight.source}": ${insight.source === 'demo' ? 'demo data is loaded, not researched' : 'its run was removed'}).`),
+        );
+      }
+      return report(db, run);
+    },
+  );
+};

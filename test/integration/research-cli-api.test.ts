@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { runCli } from '../support/cli.js';
+
+let t: TestApp;
+let env: Record<string, string>;
+let key: string;
+
+beforeAll(async () => {
+  t = await createTestApp({ cacheTtlSeconds: 0 });
+  key = await t.key('enterprise');
+  env = { DATABASE_URL: t.database.url, REDIS_URL: t.redis.url, REDIS_PREFIX: t.redis.prefix, TRENDS_PROVIDER: 'synthetic' };
+});
+afterAll(() => t.close());
+
+const runCount = async () => (await t.database.db.selectFrom('research_runs').select('id').execute()).length;
+
+describe('insights research', () => {
+  it.each([[''], ['   '], ['!!! ??? ...'], ['x'.repeat(501)]])('refuses %j with exit 2 and enqueues nothing', async (idea) => {
+    const before = await runCount();
+    const result = await runCli(['research', idea, '--wait'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/cannot research that/);
+    expect(await runCount()).toBe(before);
+  });
+
+  it('runs 40 steps with --wait --json and the reports show all of them', async () => {
+    const result = await runCli(['research', 'Budget app for freelance designers', '--keyword', 'freelance budget', '--wait', '--json'], env);
+    expect(result.code, result.stderr).toBe(0);
+    const out = JSON.parse(result.stdout.trim().split('\n').at(-1)!);
+    expect(out).toMatchObject({ status: 'succeeded', run_id: expect.stringMatching(/^run_/), insight_id: expect.stringMatching(/^ins_/) });
+    expect(out.score).toBeGreaterThanOrEqual(0);
+    expect(result.stderr).toMatch(/step 40\/40/);
+
+    const byRun = await t.app.inject({ url: `/api/research-runs/${out.run_id}`, headers: bearer(key) });
+    expect(byRun.statusCode).toBe(200);
+    const report = byRun.json().data;
+    expect(report.steps).toHaveLength(40);
+    expect(report.steps.every((s: { status: string; summary: string | null }) => s.status === 'done' && s.summary)).toBe(true);
+    expect(report.steps[3]).toMatchObject({ name: 'choose_primary', summary: expect.stringContaining('"freelance budget"') });
+    expect(Object.keys(report.dimensions)).toHaveLength(8);
+
+    const byInsight = await t.app.inject({ url: `/api/insights/${out.insight_id}/research`, headers: bearer(key) });
+    expect(byInsight.json().data.id).toBe(out.run_id);
+    const insight = (await t.app.inject({ url: `/api/insights/${out.insight_id}`, headers: bearer(key) })).json();
+    expect(insight).toMatchObject({ source: 'synthetic', category: 'fintech', primary_keyword: 'freelance budget' });
+    const points = (await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data`, headers: bearer(key) })).json().data;
+    expect(points).toHaveLength(30);
+
+    const show = await runCli(['runs', 'show', out.run_id], env);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/aggregate/);
+    const list = await runCli(['runs', 'list'], env);
+    expect(list.stdout).toContain(out.run_id);
+  }, 60_000);
+
+  it('fails clearly with replay when a request was never recorded, and exits 1 naming the step', async () => {
+    const result = await runCli(['research', 'Quantum knitting subscription', '--wait'], { ...env, TRENDS_PROVIDER: 'replay' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/failed at step 3 \(autocomplete_phrases\).*replay has no recording of autocomplete/);
+    const runId = /run_[0-9a-z]+/.exec(result.stdout)![0];
+    const retry = await runCli(['runs', 'retry', runId], env);
+    expect(retry.code).toBe(0);
+    expect(retry.stdout).toMatch(/Resumed .* at step 3/);
+    const again = await runCli(['runs', 'retry', 'run_nope'], env);
+    expect(again.code).toBe(2);
+  }, 60_000);
+
+  it('answers 404 problems for unknown runs and for insights without a run', async () => {
+    expect((await t.app.inject({ url: '/api/research-runs/run_0000000000000000000x', headers: bearer(key) })).statusCode).toBe(404);
+    expect((await t.app.inject({ url: '/api/research-runs/nope', headers: bearer(key) })).statusCode).toBe(404);
+  });
+});
