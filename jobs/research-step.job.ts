@@ -36,7 +36,38 @@ export interface ResearchStepDeps {
   waitRetryMs?: number;
 }
 
+/**
+ * Recorded outputs never change, so each worker process keeps the ones it has
+ * seen: step N of a run then loads only what this process has not seen yet
+ * (nothing, when it ran steps 1…N−1 itself) instead of re-reading and parsing
+ * every earlier output. Bounded: the oldest runs are dropped first.
+ */
+class OutputCache {
+  private readonly runs = new Map<string, Map<number, unknown>>();
+  constructor(private readonly maxRuns = 2_000) {}
+
+  async load(db: Db, runId: string, upTo: number): Promise<Map<number, unknown>> {
+    let outputs = this.runs.get(runId);
+    if (!outputs) {
+      if (this.runs.size >= this.maxRuns) this.runs.delete(this.runs.keys().next().value!);
+      this.runs.set(runId, (outputs = new Map()));
+    }
+    const missing = Array.from({ length: upTo - 1 }, (_, i) => i + 1).filter((n) => !outputs.has(n));
+    if (missing.length > 0) for (const [n, o] of await doneOutputs(db, runId, missing)) outputs.set(n, o);
+    return outputs;
+  }
+
+  remember(runId: string, step: number, output: unknown): void {
+    this.runs.get(runId)?.set(step, output);
+  }
+
+  forget(runId: string): void {
+    this.runs.delete(runId);
+  }
+}
+
 export function researchStepProcessor(deps: ResearchStepDeps) {
+  const cache = new OutputCache();
   return async (job: Job, token?: string) => {
     const { runId, step } = checkPayload(ResearchStepPayload, job.data, job.name);
     const log = deps.logger.child({ queue: 'research', jobId: job.id, runId, step });
@@ -52,7 +83,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
 
     const definition = STEPS[step - 1]!;
     if (run.status !== 'running') await setRunState(deps.db, run.id, { status: 'running' });
-    const outputs = await doneOutputs(deps.db, run.id);
+    const outputs = await cache.load(deps.db, run.id, step);
     const ctx: StepContext = {
       run: { id: run.id, idea: run.idea, hints: run.keyword_hints, source: run.source },
       out: <T>(name: StepName) => {
@@ -105,9 +136,17 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
       }
       return recorded;
     });
-    if (!committed) return { skipped: 'recorded by a concurrent delivery' };
-    if (isLast) await bumpReadModelVersion(deps.redis, deps.redisKeys);
-    else await deps.chain.enqueueStep(runId, step + 1);
+    if (!committed) {
+      cache.forget(runId);
+      return { skipped: 'recorded by a concurrent delivery' };
+    }
+    if (isLast) {
+      cache.forget(runId);
+      await bumpReadModelVersion(deps.redis, deps.redisKeys);
+    } else {
+      cache.remember(runId, step, JSON.parse(JSON.stringify(output)));
+      await deps.chain.enqueueStep(runId, step + 1);
+    }
     return { step, name: definition.name };
   };
 }

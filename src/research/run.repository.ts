@@ -49,14 +49,14 @@ export async function stepsOf(db: DbOrTrx, runId: string): Promise<StepRow[]> {
   return db.selectFrom('research_steps').selectAll().where('run_id', '=', runId).orderBy('step').execute();
 }
 
-/** Outputs of the steps recorded done, by step number. */
-export async function doneOutputs(db: DbOrTrx, runId: string): Promise<Map<number, unknown>> {
-  const rows = await db
-    .selectFrom('research_steps')
-    .select(['step', 'output'])
-    .where('run_id', '=', runId)
-    .where('status', '=', 'done')
-    .execute();
+/** Outputs of the steps recorded done, by step number (only `steps` when given). */
+export async function doneOutputs(db: DbOrTrx, runId: string, steps?: number[]): Promise<Map<number, unknown>> {
+  let query = db.selectFrom('research_steps').select(['step', 'output']).where('run_id', '=', runId).where('status', '=', 'done');
+  if (steps) {
+    if (steps.length === 0) return new Map();
+    query = query.where('step', 'in', steps);
+  }
+  const rows = await query.execute();
   return new Map(rows.map((r) => [r.step, r.output]));
 }
 

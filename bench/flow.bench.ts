@@ -1,0 +1,118 @@
+// npm run bench:flow — 200 research runs (synthetic provider) against a bare
+// BullMQ baseline (200 chains of 40 no-op jobs) on the same Redis, same run,
+// same worker concurrency.
+import { Queue, Worker } from 'bullmq';
+import { sql } from 'kysely';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config.js';
+import { createDb } from '../src/db/connection.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { createRedis, waitForRedis } from '../src/redis/connection.js';
+import { redisKeys } from '../src/redis/keys.js';
+import { ResearchChain, startRun } from '../src/research/chain.js';
+import type { Resources } from '../src/runtime/resources.js';
+import { startWorkers } from '../src/runtime/workers.js';
+import { median, printJsonLine, printTable, round } from './lib/report.js';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+const STEPS = 40;
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]!;
+
+async function baseline(prefix: string) {
+  const connection = createRedis(REDIS_URL, 'worker');
+  const queue = new Queue('baseline', { connection, prefix });
+  const started = new Map<number, number>();
+  const durations: number[] = [];
+  let resolveDone: () => void;
+  const done = new Promise<void>((r) => (resolveDone = r));
+  const worker = new Worker(
+    'baseline',
+    async (job) => {
+      const { chain, step } = job.data as { chain: number; step: number };
+      if (step < STEPS) await queue.add('noop', { chain, step: step + 1 }, { jobId: `c${chain}-s${step + 1}`, removeOnComplete: true });
+      else {
+        durations.push(Date.now() - started.get(chain)!);
+        if (durations.length === RUNS) resolveDone();
+      }
+    },
+    { connection: createRedis(REDIS_URL, 'worker'), prefix, concurrency: CONCURRENCY },
+  );
+  const t0 = Date.now();
+  for (let chain = 0; chain < RUNS; chain += 1) {
+    started.set(chain, Date.now());
+    await queue.add('noop', { chain, step: 1 }, { jobId: `c${chain}-s1`, removeOnComplete: true });
+  }
+  await done;
+  const seconds = (Date.now() - t0) / 1000;
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  connection.disconnect();
+  return { seconds, durations };
+}
+
+async function ours(prefix: string) {
+  const dbName = `si_bench_flow_${process.pid}`;
+  const admin = createDb(ADMIN_URL, { maxConnections: 1 });
+  await sql`create database ${sql.id(dbName)}`.execute(admin);
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${dbName}`;
+  const db = createDb(u.toString(), { maxConnections: 20 });
+  await migrateToLatest(db);
+  const redis = createRedis(REDIS_URL);
+  await waitForRedis(redis, REDIS_URL);
+  const config = { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic' }), researchConcurrency: CONCURRENCY };
+  const resources: Resources = { db, databaseUrl: u.toString(), embeddedPostgres: false, redis, redisUrl: REDIS_URL, redisKeys: redisKeys(prefix), close: async () => {} };
+  const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
+  const chain = new ResearchChain(pipeline.queues.research);
+  const t0 = Date.now();
+  for (let i = 0; i < RUNS; i += 1) {
+    await startRun(db, chain, { idea: `Benchmark idea ${i} for remote teams`, hints: [], provider: 'synthetic', source: 'synthetic' });
+  }
+  for (;;) {
+    const { n } = await db.selectFrom('research_runs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'in', ['succeeded', 'failed']).executeTakeFirstOrThrow();
+    if (Number(n) >= RUNS) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const seconds = (Date.now() - t0) / 1000;
+  const rows = await db.selectFrom('research_runs').select(['status', 'created_at', 'finished_at']).execute();
+  const failed = rows.filter((r) => r.status !== 'succeeded').length;
+  const durations = rows.map((r) => r.finished_at!.getTime() - r.created_at.getTime());
+  await pipeline.close();
+  await pipeline.queues.research.obliterate({ force: true }).catch(() => {});
+  redis.disconnect();
+  await db.destroy();
+  await sql`drop database if exists ${sql.id(dbName)} with (force)`.execute(admin);
+  await admin.destroy();
+  return { seconds, durations, failed };
+}
+
+const prefix = `benchflow${process.pid}`;
+process.stdout.write(`${RUNS} runs × ${STEPS} steps, worker concurrency ${CONCURRENCY}\n`);
+const base = await baseline(`${prefix}b`);
+const mine = await ours(`${prefix}o`);
+const rows = [
+  { flow: 'ours (40 research steps)', 'runs/s': round(RUNS / mine.seconds, 1), 'steps/s': round((RUNS * STEPS) / mine.seconds, 0), 'run p50 ms': median(mine.durations), 'run p99 ms': p99(mine.durations), failed: mine.failed },
+  { flow: 'baseline (40 no-op jobs)', 'runs/s': round(RUNS / base.seconds, 1), 'steps/s': round((RUNS * STEPS) / base.seconds, 0), 'run p50 ms': median(base.durations), 'run p99 ms': p99(base.durations), failed: 0 },
+];
+printTable('Research flow vs bare BullMQ chains (same Redis, same run)', rows);
+const stepsPerS = (RUNS * STEPS) / mine.seconds;
+const baselineStepsPerS = (RUNS * STEPS) / base.seconds;
+printJsonLine({
+  bench: 'flow',
+  runs: RUNS,
+  concurrency: CONCURRENCY,
+  steps_per_s: round(stepsPerS, 0),
+  baseline_steps_per_s: round(baselineStepsPerS, 0),
+  ratio: round(stepsPerS / baselineStepsPerS, 2),
+  runs_per_s: round(RUNS / mine.seconds, 2),
+  run_p50_ms: median(mine.durations),
+  run_p99_ms: p99(mine.durations),
+  baseline_run_p50_ms: median(base.durations),
+  failed: mine.failed,
+});
+process.exit(0);
