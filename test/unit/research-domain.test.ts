@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { lastWindowRescaled } from '../../src/demo/demo-seed.js';
+import { classifyCategory } from '../../src/domain/research/category.js';
+import { extractPhrases, normalizeIdea, validateIdea } from '../../src/domain/research/idea.js';
+import { brandShare, COMPETITION_TERMS, INTENT_TERMS, PAIN_TERMS, termShare } from '../../src/domain/research/query-signals.js';
+import { autocorrelation, cleanSeries, trajectory, volatility } from '../../src/domain/research/series-analysis.js';
+import { scoreDemand, scoreIntent, scorePain, scoreWhitespace } from '../../src/domain/scoring/dimension-scores.js';
+import { forecast } from '../../src/domain/forecast/forecaster.js';
+import { parseGuardedJson, parseRelated } from '../../src/trends/google-format.js';
+import { recordedBody } from '../support/recorded.js';
+import { realSeries } from '../support/shared-data.js';
+
+const pizzaRelated = () => {
+  const body = recordedBody('pytrends', 'test_related_queries_result_top__f6b2d0c230', /02_GET_trends_api_widgetdata_relatedsearches/);
+  const list = parseRelated(parseGuardedJson(body, 'pizza'), 'relatedQueries', 'pizza');
+  return [...new Set([...list.top, ...list.rising].map((i) => i.label))];
+};
+
+describe('ideas', () => {
+  it('validates input with a reason', () => {
+    expect(validateIdea('')).toMatch(/empty/);
+    expect(validateIdea('  ')).toMatch(/empty/);
+    expect(validateIdea('?!.,')).toMatch(/no letters/);
+    expect(validateIdea('a'.repeat(501))).toMatch(/500/);
+    expect(validateIdea('AI meal planner')).toBeNull();
+  });
+
+  it('normalises so that the same idea gets the same key', () => {
+    expect(normalizeIdea('  AI   Meal-Planner for Diabétics! ').key).toBe(normalizeIdea('ai meal planner for diabetics').key);
+  });
+
+  it('extracts short search phrases, operator hints first', () => {
+    const { words } = normalizeIdea('An AI meal planner app for people with diabetes');
+    expect(extractPhrases(words, [])).toEqual(['ai meal', 'meal planner', 'planner diabetes', 'ai', 'meal']);
+    expect(extractPhrases(words, ['Diabetic meal plan'])[0]).toBe('diabetic meal plan');
+  });
+
+  it('classifies by whole-word rules and says which words matched', () => {
+    expect(classifyCategory(['Budget app for freelance designers'])).toMatchObject({ category: 'fintech', matched: ['budget'] });
+    expect(classifyCategory(['AI chatbot for dentists'])).toMatchObject({ category: 'ai-ml' });
+    expect(classifyCategory(['pizza'])).toMatchObject({ category: 'food-drink' });
+    expect(classifyCategory(['quantum knitting']).category).toBe('uncategorized');
+    // "email" must not match "ai".
+    expect(classifyCategory(['email newsletter tool']).category).toBe('marketing');
+  });
+});
+
+describe('query signals on real related queries for "pizza" (recorded from Google)', () => {
+  it('finds intent and brands, little pain', () => {
+    const queries = pizzaRelated();
+    expect(queries.length).toBeGreaterThan(20);
+    const intent = termShare(queries, INTENT_TERMS);
+    expect(intent.examples.join(' ')).toMatch(/near me/);
+    const pain = termShare(queries, PAIN_TERMS);
+    expect(pain.share).toBeLessThan(intent.share);
+    const brands = brandShare('pizza', queries);
+    expect(brands.examples).toEqual(expect.arrayContaining(['pizza hut']));
+    const comparisons = termShare(queries, COMPETITION_TERMS);
+    // Scores follow the documented saturating formulas.
+    expect(scoreIntent(intent).score).toBeCloseTo(Math.min(1, intent.share / 0.33), 3);
+    expect(scorePain(pain).score).toBeCloseTo(Math.min(1, pain.share / 0.25), 3);
+    const whitespace = scoreWhitespace(comparisons, brands).score!;
+    expect(whitespace).toBeLessThan(1);
+    expect(whitespace).toBeCloseTo(1 - (0.5 * Math.min(1, comparisons.share / 0.25) + 0.5 * Math.min(1, brands.share / 0.4)), 3);
+  });
+
+  it('matches whole words only', () => {
+    expect(termShare(['apple pie', 'snapple'], ['app']).matched).toBe(0);
+    expect(termShare(['pizza app', 'best pizza'], INTENT_TERMS).matched).toBe(2);
+  });
+});
+
+describe('series analytics on real GTAB series', () => {
+  it('computes trajectory, seasonality and volatility for every series without error, within range', async () => {
+    let counted = 0;
+    for (const points of (await realSeries()).values()) {
+      const values = points.map((p) => p.value);
+      const t = trajectory(values);
+      if (t) expect(['rising', 'stable', 'declining', 'peaked']).toContain(t.trajectory);
+      const acf = autocorrelation(values, 7);
+      if (acf !== null) expect(Math.abs(acf)).toBeLessThanOrEqual(1);
+      const v = volatility(values);
+      if (v) expect(v.cv).toBeGreaterThanOrEqual(0);
+      counted += 1;
+    }
+    expect(counted).toBe(466);
+  });
+
+  it('drops a trailing partial point and days without data', () => {
+    const c = cleanSeries([
+      { date: 'a', value: 1 },
+      { date: 'b', value: 0, hasData: false },
+      { date: 'c', value: 3, isPartial: true },
+    ]);
+    expect(c).toEqual({ dates: ['a'], values: [1], droppedPartial: true, missing: 1 });
+  });
+});
+
+describe('demand against the anchor', () => {
+  it('is 0.5 at parity and symmetric in log ratio', () => {
+    expect(scoreDemand({ anchor: 'weather', phraseMean: 40, anchorMean: 40 }).score).toBe(0.5);
+    const up = scoreDemand({ anchor: 'w', phraseMean: 79.5, anchorMean: 19.5 }).score!;
+    const down = scoreDemand({ anchor: 'w', phraseMean: 19.5, anchorMean: 79.5 }).score!;
+    expect(up + down).toBeCloseTo(1, 3);
+    expect(scoreDemand(null).score).toBeNull();
+  });
+});
+
+describe('step-31 forecaster', () => {
+  it('forecasts 7 days within 0–100 with ordered intervals, or withholds with a reason', async () => {
+    let made = 0;
+    for (const points of [...(await realSeries()).values()].slice(0, 100)) {
+      const window = lastWindowRescaled(points, 90);
+      const f = forecast(window.map((p) => p.date), window.map((p) => p.value));
+      if (f.withheld) {
+        expect(f.reason).toMatch(/zero|needs/);
+        continue;
+      }
+      made += 1;
+      expect(f.points).toHaveLength(7);
+      for (const p of f.points) {
+        expect(0).toBeLessThanOrEqual(p.lower_95);
+        expect(p.lower_95).toBeLessThanOrEqual(p.lower_80);
+        expect(p.lower_80).toBeLessThanOrEqual(p.value);
+        expect(p.value).toBeLessThanOrEqual(p.upper_80);
+        expect(p.upper_80).toBeLessThanOrEqual(p.upper_95);
+        expect(p.upper_95).toBeLessThanOrEqual(100);
+      }
+    }
+    expect(made).toBeGreaterThan(80);
+    expect(forecast(['2026-01-01'], [5])).toMatchObject({ withheld: true, reason: expect.stringMatching(/at least 28/) });
+  });
+});
