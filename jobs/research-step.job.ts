@@ -16,6 +16,7 @@ import {
   markRunFailed,
   recordStepAttemptFailed,
   recordStepDone,
+  recordStepDoneAtomically,
   setRunInsight,
   setRunState,
 } from '../src/research/run.repository.js';
@@ -84,10 +85,12 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
     const definition = STEPS[step - 1]!;
     if (run.status !== 'running') await setRunState(deps.db, run.id, { status: 'running' });
     const outputs = await cache.load(deps.db, run.id, step);
+    const read = new Set<number>();
     const ctx: StepContext = {
       run: { id: run.id, idea: run.idea, hints: run.keyword_hints, source: run.source },
       out: <T>(name: StepName) => {
         const index = STEP_NAMES.indexOf(name);
+        read.add(index + 1);
         if (!outputs.has(index + 1)) throw new Error(`step ${step} (${definition.name}) needs the output of step ${index + 1} (${name}), which is not recorded`);
         return outputs.get(index + 1) as T;
       },
@@ -122,20 +125,24 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
       throw error;
     }
 
-    const inputHash = createHash('sha1').update(JSON.stringify([run.idea, run.keyword_hints, [...outputs.entries()]])).digest('hex');
+    // The step's inputs: the idea and the earlier outputs it actually read.
+    const inputHash = createHash('sha1')
+      .update(JSON.stringify([run.idea, run.keyword_hints, [...read].sort((a, b) => a - b).map((n) => [n, outputs.get(n)])]))
+      .digest('hex');
     const isLast = step === STEP_COUNT;
-    const committed = await deps.db.transaction().execute(async (trx) => {
-      const recorded = await recordStepDone(
-        trx,
-        { runId, step, name: definition.name, output, summary: definition.summarize(output), inputHash, durationMs: Date.now() - startedAt.getTime(), startedAt, attempt },
-        isLast,
-      );
-      if (recorded && definition.commit) {
-        const { insightId } = await definition.commit(trx, ctx, output);
-        await setRunInsight(trx, runId, insightId);
-      }
-      return recorded;
-    });
+    const record = { runId, step, name: definition.name, output, summary: definition.summarize(output), inputHash, durationMs: Date.now() - startedAt.getTime(), startedAt, attempt };
+    const committed = definition.commit
+      ? await deps.db.transaction().execute(async (trx) => {
+          const recorded = await recordStepDone(trx, record, isLast);
+          if (recorded) {
+            const { insightId } = await definition.commit!(trx, ctx, output);
+            await setRunInsight(trx, runId, insightId);
+          }
+          return recorded;
+        })
+      : isLast
+        ? await deps.db.transaction().execute((trx) => recordStepDone(trx, record, true))
+        : await recordStepDoneAtomically(deps.db, record);
     if (!committed) {
       cache.forget(runId);
       return { skipped: 'recorded by a concurrent delivery' };
@@ -145,7 +152,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
       await bumpReadModelVersion(deps.redis, deps.redisKeys);
     } else {
       cache.remember(runId, step, JSON.parse(JSON.stringify(output)));
-      await deps.chain.enqueueStep(runId, step + 1);
+      await deps.chain.enqueueNext(runId, step + 1);
     }
     return { step, name: definition.name };
   };

@@ -13,6 +13,15 @@ export class InvalidIdeaError extends Error {}
 export class ResearchChain {
   constructor(readonly queue: Queue) {}
 
+  /**
+   * The normal path: the previous step has just been recorded, so no job for
+   * this step can exist yet; the deterministic id still makes a double add harmless.
+   */
+  async enqueueNext(runId: string, step: number): Promise<void> {
+    await this.queue.add(JOBS.researchStep, { runId, step }, { ...RESEARCH_JOB_OPTIONS, jobId: researchStepJobId(runId, step) });
+  }
+
+  /** The careful path (sweeper, retry, duplicate delivery): revives a failed or finished job for the step. */
   async enqueueStep(runId: string, step: number): Promise<void> {
     const jobId = researchStepJobId(runId, step);
     const existing = await this.queue.getJob(jobId);

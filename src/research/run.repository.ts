@@ -129,6 +129,69 @@ export async function recordStepDone(
   return true;
 }
 
+/**
+ * The same guarantee as recordStepDone in one statement, for steps with no
+ * other writes: the step row is inserted only while the run is at this step,
+ * and the run advances only if the row was written. A statement is atomic on
+ * its own, so no explicit transaction (and 3 fewer round trips per step).
+ */
+export async function recordStepDoneAtomically(
+  db: Db,
+  row: { runId: string; step: number; name: string; output: unknown; summary: string; inputHash: string; durationMs: number; startedAt: Date; attempt: number },
+): Promise<boolean> {
+  const result = await db
+    .with('written', (qb) =>
+      qb
+        .insertInto('research_steps')
+        .columns(['run_id', 'step', 'name', 'status', 'input_hash', 'output', 'summary', 'attempts', 'duration_ms', 'error', 'started_at', 'finished_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('research_runs')
+            .select([
+              eb.val(row.runId).as('run_id'),
+              eb.val(row.step).as('step'),
+              eb.val(row.name).as('name'),
+              eb.val('done').as('status'),
+              eb.val(row.inputHash).as('input_hash'),
+              sql<string>`${JSON.stringify(row.output)}::jsonb`.as('output'),
+              eb.val(row.summary.slice(0, 500)).as('summary'),
+              eb.val(row.attempt).as('attempts'),
+              eb.val(row.durationMs).as('duration_ms'),
+              sql<null>`null`.as('error'),
+              eb.val(row.startedAt).as('started_at'),
+              sql<Date>`now()`.as('finished_at'),
+            ])
+            .where('id', '=', row.runId)
+            .where('next_step', '=', row.step),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(['run_id', 'step'])
+            .doUpdateSet((eb) => ({
+              status: 'done',
+              input_hash: eb.ref('excluded.input_hash'),
+              output: eb.ref('excluded.output'),
+              summary: eb.ref('excluded.summary'),
+              attempts: eb.ref('excluded.attempts'),
+              duration_ms: eb.ref('excluded.duration_ms'),
+              error: null,
+              started_at: eb.ref('excluded.started_at'),
+              finished_at: eb.ref('excluded.finished_at'),
+            }))
+            .where('research_steps.status', '<>', 'done'),
+        )
+        .returning('step'),
+    )
+    .updateTable('research_runs')
+    .set({ next_step: row.step + 1, status: 'running', waiting_reason: null, error: null, failed_step: null, updated_at: sql<Date>`now()` })
+    .where('id', '=', row.runId)
+    .where('next_step', '=', row.step)
+    .where((eb) => eb.exists(eb.selectFrom('written').select('step')))
+    .returning('research_runs.id')
+    .executeTakeFirst();
+  return result !== undefined;
+}
+
 /** A failed attempt: visible on the step (attempts, error) without marking it done. */
 export async function recordStepAttemptFailed(
   db: DbOrTrx,
