@@ -22,7 +22,7 @@ let web: WebServer | undefined;
 let pipeline: Pipeline | undefined;
 try {
   const config = loadConfig();
-  logger = createLogger(config.logLevel, undefined, { buffered: true });
+  logger = createLogger(config.logLevel);
   const resources = await openResources(config, logger, { serveEmbedded: true });
   onShutdown(logger, async () => {
     // Stop taking requests, then let active jobs finish, then close connections.

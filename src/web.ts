@@ -8,7 +8,7 @@ import { openResources } from './runtime/resources.js';
 let logger: Logger | undefined;
 try {
   const config = loadConfig();
-  logger = createLogger(config.logLevel, undefined, { buffered: true });
+  logger = createLogger(config.logLevel);
   const resources = await openResources(config, logger);
   const web = await startWebServer(resources, config, logger);
   logger.info({ url: web.url }, 'web listening');

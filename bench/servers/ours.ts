@@ -6,7 +6,7 @@ import { createLogger } from '../../src/logger.js';
 import { openResources } from '../../src/runtime/resources.js';
 
 const config = loadConfig();
-const logger = createLogger(config.logLevel, undefined, { buffered: true });
+const logger = createLogger(config.logLevel, process.stdout);
 const resources = await openResources(config, logger);
 const web = await startWebServer(resources, config, logger);
 process.send?.({ url: web.url });
