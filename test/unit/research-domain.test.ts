@@ -113,7 +113,7 @@ describe('step-31 forecaster', () => {
       const window = lastWindowRescaled(points, 90);
       const f = forecast(window.map((p) => p.date), window.map((p) => p.value));
       if (f.withheld) {
-        expect(f.reason).toMatch(/zero|needs/);
+        expect(f.reason).toMatch(/zero|needs|week on week/);
         continue;
       }
       made += 1;
@@ -128,6 +128,6 @@ describe('step-31 forecaster', () => {
       }
     }
     expect(made).toBeGreaterThan(80);
-    expect(forecast(['2026-01-01'], [5])).toMatchObject({ withheld: true, reason: expect.stringMatching(/at least 28/) });
+    expect(forecast(['2026-01-01'], [5])).toMatchObject({ withheld: true, reason: expect.stringMatching(/at least 21/) });
   });
 });
