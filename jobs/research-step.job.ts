@@ -2,7 +2,8 @@
 // Load the run and earlier outputs, run the step, then record its output and
 // "done" in one transaction; enqueue the next step after commit.
 import { createHash } from 'node:crypto';
-import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
+import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import type { Redis } from 'ioredis';
 import { bumpReadModelVersion } from '../src/api-keys/quota.store.js';
 import type { Db } from '../src/db/connection.js';
@@ -111,8 +112,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
       if (error instanceof WaitingForTrendsError) {
         // Waiting on Google is not a failure: sleep without spending an attempt.
         await setRunState(deps.db, run.id, { status: 'waiting', waitingReason: `waiting for Google Trends (${error.message})` });
-        await job.moveToDelayed(Date.now() + (deps.waitRetryMs ?? 5_000), token);
-        throw new DelayedError();
+        throw await sleepWithoutAttempt(job, token, deps.waitRetryMs ?? 5_000);
       }
       const message = error instanceof Error ? error.message : String(error);
       const final = error instanceof UnrecoverableError || error instanceof TrendsFailedError || attempt >= (job.opts.attempts ?? 1);

@@ -42,6 +42,18 @@ export interface Config {
   readonly researchConcurrency: number;
   /** How long a worker's job lock lasts; a crashed worker's jobs are retried after about this long. */
   readonly jobLockMs: number;
+  /** Pause of the trends queue after Google's first 429; doubles per 429 in a row, up to 10 minutes. */
+  readonly trendsPauseMs: number;
+  /** How long a step or refresh waits for a trends answer before sleeping (without spending an attempt). */
+  readonly trendsWaitMs: number;
+  /** Cron (UTC) of the daily refresh of every researched insight's series, forecast and scores. */
+  readonly refreshCron: string;
+  /** Cron (UTC) of the daily discovery of candidate ideas from Google daily trends. */
+  readonly discoveryCron: string;
+  /** Geographies discovery reads daily trends for. */
+  readonly discoveryGeos: string[];
+  /** At most this many discovery research runs per UTC day. */
+  readonly discoveryDailyCap: number;
 }
 
 export const TRENDS_PROVIDERS = ['google', 'replay', 'synthetic'] as const;
@@ -85,6 +97,11 @@ export function loadConfig(env: Env = process.env): Config {
     }
     return parsed;
   };
+  const cron = (name: string, fallback: string): string => {
+    const value = text(name) ?? fallback;
+    if (!/^(\S+\s+){4}\S+$/.test(value)) problems.push(`${name} must be a 5-field cron expression in UTC (got "${value}")`);
+    return value;
+  };
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const value = text(name);
     if (value === undefined) return fallback;
@@ -112,6 +129,12 @@ export function loadConfig(env: Env = process.env): Config {
     recordedTrendsDir: path.resolve(PROJECT_ROOT, text('RECORDED_TRENDS_DIR') ?? '../shared/data/google-trends-recorded'),
     researchConcurrency: integer('RESEARCH_CONCURRENCY', 20, 1, 500),
     jobLockMs: integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
+    trendsPauseMs: integer('TRENDS_PAUSE_MS', 30_000, 100, 3_600_000),
+    trendsWaitMs: integer('TRENDS_WAIT_MS', 20_000, 100, 600_000),
+    refreshCron: cron('REFRESH_CRON', '0 3 * * *'),
+    discoveryCron: cron('DISCOVERY_CRON', '0 4 * * *'),
+    discoveryGeos: (text('DISCOVERY_GEOS') ?? 'US').split(',').map((g) => g.trim().toUpperCase()).filter(Boolean),
+    discoveryDailyCap: integer('DISCOVERY_DAILY_CAP', 10, 0, 1_000),
   };
   // Applies to live Google only (replay and synthetic are local): conservative, since Google blocks bursts.
   (config as { trendsRatePerMinute: number }).trendsRatePerMinute = integer('TRENDS_RATE_PER_MINUTE', 10, 0, 100_000);

@@ -32,7 +32,7 @@ try {
   });
   await migrateToLatest(resources.db);
   pipeline = await startWorkers(resources, config, logger);
-  await upsertSchedulers(pipeline.queues);
+  await upsertSchedulers(pipeline.queues, config);
 
   if ((await countInsights(resources.db)) === 0) {
     try {

@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
+import { registerIngestCommands } from './commands/ingest.command.js';
 import { registerKeyCommands } from './commands/keys.command.js';
 import { registerMaintenanceCommands } from './commands/maintenance.command.js';
 import { registerResearchCommands } from './commands/research.command.js';
@@ -28,6 +29,7 @@ const context = (): CliContext => {
 registerMaintenanceCommands(program, context);
 registerKeyCommands(program, context);
 registerResearchCommands(program, context);
+registerIngestCommands(program, context);
 
 try {
   await program.parseAsync(process.argv);

@@ -138,3 +138,34 @@ export const UsageSchema = Type.Object({
 
 export const errorResponses = (...codes: number[]) =>
   Object.fromEntries(codes.map((code) => [code, Type.Ref(ProblemSchema)]));
+
+const nullableNumber = Type.Union([Type.Number(), Type.Null()]);
+
+export const ForecastSchema = Type.Union(
+  [
+    Type.Object({
+      withheld: Type.Literal(false),
+      model: Type.String(),
+      generated_at: Type.String({ format: 'date-time' }),
+      horizon: Type.Integer(),
+      points: Type.Array(
+        Type.Object({
+          date: Type.String({ format: 'date' }),
+          value: Type.Number(),
+          lower_80: Type.Number(),
+          upper_80: Type.Number(),
+          lower_95: Type.Number(),
+          upper_95: Type.Number(),
+        }),
+      ),
+      backtest: Type.Object({
+        mase: nullableNumber,
+        mase_seasonal_naive: nullableNumber,
+        coverage_80: nullableNumber,
+        coverage_95: nullableNumber,
+      }),
+    }),
+    Type.Object({ withheld: Type.Literal(true), reason: Type.String(), generated_at: Type.String({ format: 'date-time' }) }),
+  ],
+  { $id: 'Forecast', description: '7 days ahead with 80% and 95% intervals (clipped to 0–100), with its own backtest; or withheld with the reason' },
+);

@@ -139,3 +139,22 @@ export async function countInsights(db: DbOrTrx): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(count);
 }
+
+/** A refresh: new scores for an existing insight (its identity and text stay). */
+export async function updateInsightScores(
+  trx: Transaction<Database>,
+  id: string,
+  scores: { dimensions: DimensionScores; overall_score: number; confidence: number },
+): Promise<void> {
+  await trx
+    .updateTable('insights')
+    .set({
+      dimensions: JSON.stringify(scores.dimensions),
+      dimension_scores: JSON.stringify(Object.fromEntries(Object.entries(scores.dimensions).map(([name, d]) => [name, d.score]))),
+      overall_score: scores.overall_score,
+      confidence: scores.confidence,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .execute();
+}

@@ -7,6 +7,7 @@ import { UnrecoverableError, type ConnectionOptions, type DefaultJobOptions } fr
 export const QUEUES = {
   research: 'research',
   trends: 'trends',
+  ingest: 'ingest',
   maintenance: 'maintenance',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -15,7 +16,18 @@ export const JOBS = {
   researchStep: 'research-step',
   trendsFetch: 'trends-fetch',
   sweep: 'sweep',
+  refreshAll: 'refresh-all',
+  refreshInsight: 'refresh-insight',
+  discover: 'discover',
 } as const;
+
+export const RefreshInsightPayload = Type.Object({ insightId: Type.String({ pattern: '^ins_' }) });
+export const INGEST_JOB_OPTIONS: DefaultJobOptions = {
+  attempts: 4,
+  backoff: { type: 'exponential', delay: 10_000 },
+  removeOnComplete: { age: 3 * 24 * 3600 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
 
 export const ResearchStepPayload = Type.Object({ runId: Type.String({ pattern: '^run_' }), step: Type.Integer({ minimum: 1, maximum: 40 }) });
 export type ResearchStepPayload = Static<typeof ResearchStepPayload>;

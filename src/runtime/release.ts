@@ -9,7 +9,7 @@ export async function release(resources: Resources, config: Config): Promise<str
   const applied = result.results?.filter((r) => r.status === 'Success').length ?? 0;
   const { queues, close } = openQueues(resources, config);
   try {
-    const schedulers = await upsertSchedulers(queues);
+    const schedulers = await upsertSchedulers(queues, config);
     return `Migrations: ${applied === 0 ? 'up to date' : `${applied} applied`}. Schedulers: ${schedulers.join(', ')}.`;
   } finally {
     await close();

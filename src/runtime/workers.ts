@@ -1,6 +1,9 @@
 // Every BullMQ queue and worker of the pipeline, created in one place: the
 // `worker` process and `npm start` both call startWorkers().
-import { Queue, QueueEvents, Worker, type Processor, type WorkerOptions } from 'bullmq';
+import { Queue, QueueEvents, UnrecoverableError, Worker, type Processor, type WorkerOptions } from 'bullmq';
+import { discoverProcessor } from '../../jobs/discover.job.js';
+import { refreshAllProcessor } from '../../jobs/refresh-all.job.js';
+import { refreshInsightProcessor } from '../../jobs/refresh-insight.job.js';
 import { researchStepProcessor } from '../../jobs/research-step.job.js';
 import { sweepProcessor } from '../../jobs/sweep.job.js';
 import { trendsFetchProcessor } from '../../jobs/trends-fetch.job.js';
@@ -36,9 +39,20 @@ export function openQueues(resources: Resources, config: Config): { queues: Reco
 }
 
 /** Upserts the job schedulers (cron, UTC). Idempotent: safe from every deploy and every `npm start`. */
-export async function upsertSchedulers(queues: Record<QueueName, Queue>): Promise<string[]> {
+export async function upsertSchedulers(queues: Record<QueueName, Queue>, config: Config): Promise<string[]> {
   await queues.maintenance.upsertJobScheduler('sweep-every-minute', { pattern: '* * * * *', tz: 'UTC' }, { name: JOBS.sweep, data: {} });
-  return ['sweep-every-minute'];
+  await queues.ingest.upsertJobScheduler('refresh-daily', { pattern: config.refreshCron, tz: 'UTC' }, { name: JOBS.refreshAll, data: {} });
+  await queues.ingest.upsertJobScheduler('discover-daily', { pattern: config.discoveryCron, tz: 'UTC' }, { name: JOBS.discover, data: {} });
+  return ['sweep-every-minute', 'refresh-daily', 'discover-daily'];
+}
+
+/** One processor per queue, switching on the job name; a name without a handler fails loudly. */
+function byName(queue: string, handlers: Record<string, Processor>): Processor {
+  return async (job, token) => {
+    const handler = handlers[job.name];
+    if (!handler) throw new UnrecoverableError(`queue ${queue} has no handler for job "${job.name}"`);
+    return handler(job, token);
+  };
 }
 
 export async function startWorkers(resources: Resources, config: Config, logger: Logger): Promise<Pipeline> {
@@ -47,7 +61,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
   const trendsEvents = new QueueEvents(QUEUES.trends, { connection: eventsConnection, prefix: config.redisPrefix });
   await trendsEvents.waitUntilReady();
   const chain = new ResearchChain(queues.research);
-  const google = new QueuedTrendsGateway(queues.trends, trendsEvents, 'google');
+  const google = new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trendsWaitMs);
   const local = new Map<string, TrendsGateway>();
   // Each run names its provider; only live Google goes through the trends queue.
   const trendsFor = (provider: string): TrendsGateway => {
@@ -99,13 +113,38 @@ export async function startWorkers(resources: Resources, config: Config, logger:
         rateLimitedKey: `${config.redisPrefix}:trends:rate-limited-streak`,
         logger,
         worker: () => trendsWorker!,
+        basePauseMs: config.trendsPauseMs,
       }),
       {
         concurrency: 2,
         ...(config.trendsRatePerMinute > 0 ? { limiter: { max: config.trendsRatePerMinute, duration: 60_000 } } : {}),
       },
     )),
-    make(QUEUES.maintenance, sweepProcessor({ db: resources.db, chain })),
+    make(
+      QUEUES.ingest,
+      byName(QUEUES.ingest, {
+        [JOBS.refreshAll]: refreshAllProcessor({ db: resources.db, ingest: queues.ingest }),
+        [JOBS.refreshInsight]: refreshInsightProcessor({
+          db: resources.db,
+          redis: resources.redis,
+          redisKeys: resources.redisKeys,
+          trendsFor,
+          provider: config.trendsProvider,
+          geo: config.trendsGeo,
+          waitRetryMs: Math.min(30_000, config.trendsWaitMs),
+        }),
+        [JOBS.discover]: discoverProcessor({
+          db: resources.db,
+          chain,
+          trendsFor,
+          provider: config.trendsProvider,
+          geos: config.discoveryGeos,
+          dailyCap: config.discoveryDailyCap,
+        }),
+      }),
+      { concurrency: config.researchConcurrency },
+    ),
+    make(QUEUES.maintenance, byName(QUEUES.maintenance, { [JOBS.sweep]: sweepProcessor({ db: resources.db, chain }) })),
   ];
   for (const queue of Object.values(queues)) queue.on('error', (error) => logger.error({ err: error, queue: queue.name }, 'queue error'));
   trendsEvents.on('error', (error) => logger.error({ err: error }, 'queue events error'));

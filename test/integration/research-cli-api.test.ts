@@ -47,6 +47,18 @@ describe('insights research', () => {
     const points = (await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data`, headers: bearer(key) })).json().data;
     expect(points).toHaveLength(30);
 
+    const forecast = await t.app.inject({ url: `/api/insights/${out.insight_id}/forecast`, headers: bearer(key) });
+    expect(forecast.statusCode).toBe(200);
+    const f = forecast.json();
+    if (!f.withheld) {
+      expect(f.horizon).toBe(7);
+      expect(f.points).toHaveLength(7);
+      expect(Object.keys(f.backtest).sort()).toEqual(['coverage_80', 'coverage_95', 'mase', 'mase_seasonal_naive']);
+      for (const p of f.points) expect(p.lower_95 <= p.lower_80 && p.lower_80 <= p.value && p.value <= p.upper_80 && p.upper_80 <= p.upper_95).toBe(true);
+    } else {
+      expect(f.reason).toEqual(expect.any(String));
+    }
+
     const show = await runCli(['runs', 'show', out.run_id], env);
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/aggregate/);

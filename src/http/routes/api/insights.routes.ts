@@ -5,9 +5,11 @@ import { decodeCursor, encodeCursor, InvalidCursorError, type InsightCursor } fr
 import { isId } from '../../../domain/ids.js';
 import { findInsight, listInsights, type InsightListRow, type InsightRow } from '../../../insights/insight.repository.js';
 import { latestTrendPoints } from '../../../insights/trend-point.repository.js';
+import { findForecast } from '../../../insights/forecast.repository.js';
 import { invalidParam, problem, ProblemError } from '../../problem.js';
 import {
   errorResponses,
+  ForecastSchema,
   IdParams,
   InsightListQuery,
   InsightListSchema,
@@ -142,6 +144,42 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       },
     },
     async (request) => toInsightDto(await requireInsight(db, request.params.id)),
+  );
+
+  app.get(
+    '/insights/:id/forecast',
+    {
+      config: { cacheable: true },
+      schema: {
+        tags: ['insights'],
+        summary: 'The 7-day forecast with 80% and 95% intervals and its backtest, or why it is withheld',
+        params: IdParams,
+        querystring: NoQuery,
+        response: { 200: ForecastSchema, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const insight = await requireInsight(db, request.params.id);
+      const row = await findForecast(db, insight.id);
+      if (!row) {
+        throw new ProblemError(problem('notFound', `Insight ${insight.id} has no forecast yet (demo insights are not forecast; research and refresh make one).`));
+      }
+      if (row.withheld) return { withheld: true as const, reason: row.reason ?? 'withheld', generated_at: row.generated_at.toISOString() };
+      const backtest = row.backtest ?? {};
+      return {
+        withheld: false as const,
+        model: row.model ?? 'unknown',
+        generated_at: row.generated_at.toISOString(),
+        horizon: row.horizon,
+        points: row.points as Array<{ date: string; value: number; lower_80: number; upper_80: number; lower_95: number; upper_95: number }>,
+        backtest: {
+          mase: backtest.mase ?? null,
+          mase_seasonal_naive: backtest.mase_seasonal_naive ?? null,
+          coverage_80: backtest.coverage_80 ?? null,
+          coverage_95: backtest.coverage_95 ?? null,
+        },
+      };
+    },
   );
 
   app.get(

@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { JOBS } from '../../queue/queues.js';
+import { openResources } from '../../runtime/resources.js';
+import { openQueues } from '../../runtime/workers.js';
+import type { CliContext } from '../main.js';
+import { print, table } from '../output.js';
+
+export function registerIngestCommands(program: Command, context: () => CliContext): void {
+  program
+    .command('ingest')
+    .description('Trend ingestion')
+    .command('now')
+    .description("Refresh every researched insight's series, forecast and scores now (the daily job, run at once)")
+    .action(async () => {
+      const { config, logger } = context();
+      const resources = await openResources(config, logger);
+      const { queues, close } = openQueues(resources, config);
+      try {
+        const job = await queues.ingest.add(JOBS.refreshAll, {}, { jobId: `refresh-all-manual-${Date.now()}`, removeOnComplete: { age: 86_400 } });
+        print(`Enqueued ${job.id}: one refresh per researched insight (demo insights are static). Workers run it.`);
+      } finally {
+        await close();
+        await resources.close();
+      }
+    });
+
+  program
+    .command('schedules')
+    .description('The job schedulers (cron, UTC) and their next run')
+    .action(async () => {
+      const { config, logger } = context();
+      const resources = await openResources(config, logger);
+      const { queues, close } = openQueues(resources, config);
+      try {
+        const rows = [];
+        for (const queue of Object.values(queues)) {
+          for (const s of await queue.getJobSchedulers()) {
+            rows.push({ scheduler: s.key, queue: queue.name, job: s.name, cron: s.pattern ?? '', tz: s.tz ?? 'UTC', next: s.next ? new Date(s.next).toISOString() : '' });
+          }
+        }
+        print(rows.length > 0 ? table(rows) : 'No schedulers yet: `insights release` (or `npm start`) creates them.');
+      } finally {
+        await close();
+        await resources.close();
+      }
+    });
+}

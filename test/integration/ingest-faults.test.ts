@@ -1,0 +1,140 @@
+// Ingestion faults through the real Google path (google-trends-api over HTTPS,
+// answered by nock): a 429 storm loses nothing, and a failed refresh keeps the
+// previous series and forecast. The 30-point answer is built in Google's
+// multiline format from a real GTAB series (no 30-day recording exists).
+import nock from 'nock';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { newId } from '../../src/domain/ids.js';
+import { JOBS } from '../../src/queue/queues.js';
+import type { Resources } from '../../src/runtime/resources.js';
+import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import { upsertInsight } from '../../src/insights/insight.repository.js';
+import { replaceTrendPoints } from '../../src/insights/trend-point.repository.js';
+import { upsertForecast } from '../../src/insights/forecast.repository.js';
+import { forecast } from '../../src/domain/forecast/forecaster.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { dimensionsWith } from '../support/fixtures.js';
+import { until } from '../support/pipeline.js';
+import { recordedBody } from '../support/recorded.js';
+import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { realSeries } from '../support/shared-data.js';
+
+const GOOGLE = 'https://trends.google.com';
+let database: TestDatabase;
+let redis: TestRedis;
+let pipeline: Pipeline;
+let insightId: string;
+
+function multilineBody(values: Array<{ date: string; value: number }>): string {
+  const timelineData = values.map((p) => ({
+    time: String(Date.parse(`${p.date}T00:00:00Z`) / 1000),
+    formattedTime: p.date,
+    formattedAxisTime: p.date,
+    value: [p.value],
+    hasData: [true],
+    formattedValue: [String(p.value)],
+  }));
+  return `)]}',\n${JSON.stringify({ default: { timelineData, averages: [] } })}`;
+}
+const explore = () => recordedBody('pytrends', 'test_interest_over_time_ok__f6b2d0c230', /_explore_200\.json\.txt$/);
+const sorry = () => recordedBody('rate-limited-2025', 'test_interest_over_time_ok__18c9392ff6', /01_POST_trends_api_explore_302/);
+
+const pointsOf = () =>
+  database.db.selectFrom('trend_points').select(['date', 'value']).where('insight_id', '=', insightId).orderBy('date').execute();
+const forecastOf = () => database.db.selectFrom('forecasts').selectAll().where('insight_id', '=', insightId).executeTakeFirst();
+
+beforeAll(async () => {
+  nock.disableNetConnect();
+  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+  database = await createTestDatabase();
+  redis = await createTestRedis();
+  insightId = newId('insight');
+  await upsertInsight(database.db, {
+    id: insightId,
+    idea_key: 'pizza delivery by drone',
+    title: 'Pizza delivery by drone',
+    idea: 'Pizza delivery by drone',
+    primary_keyword: 'pizza',
+    keywords: ['pizza'],
+    category: 'food-drink',
+    source: 'research',
+    overall_score: 0.5,
+    confidence: 0.5,
+    dimensions: dimensionsWith(0.5),
+    summary: 'fixture',
+    status: 'active',
+  });
+  const resources: Resources = {
+    db: database.db,
+    databaseUrl: database.url,
+    embeddedPostgres: false,
+    redis: redis.redis,
+    redisUrl: redis.url,
+    redisKeys: redis.keys,
+    close: async () => {},
+  };
+  const config = {
+    ...loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'google' }),
+    trendsPauseMs: 200,
+    trendsWaitMs: 500,
+    trendsRatePerMinute: 0,
+  };
+  pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
+});
+afterAll(async () => {
+  await pipeline.close();
+  nock.cleanAll();
+  nock.enableNetConnect();
+  await redis.destroy();
+  await database.destroy();
+});
+
+describe('ingestion faults', () => {
+  it('rides out a 429 storm: the refresh waits, then lands the fresh series and forecast', async () => {
+    const series = [...(await realSeries()).values()][7]!.slice(-30);
+    // Five rate-limit redirects to Google's "sorry" page, then a normal exchange.
+    nock(GOOGLE).get('/trends/api/explore').query(true).times(5).reply(302, sorry(), { location: 'https://www.google.com/sorry/index' });
+    nock(GOOGLE).get('/trends/api/explore').query(true).reply(200, explore());
+    nock(GOOGLE).get('/trends/api/widgetdata/multiline').query(true).reply(200, multilineBody(series));
+
+    await pipeline.queues.ingest.add(JOBS.refreshAll, {}, { jobId: 'refresh-all-storm' });
+    const points = await until(pointsOf, (p) => p.length === 30, 60_000, 'the refreshed series');
+    expect(points).toEqual(series.map((p) => ({ date: p.date, value: p.value })));
+    const forecast = await forecastOf();
+    expect(forecast).toBeDefined();
+    const streak = await redis.redis.get(`${redis.prefix}:trends:rate-limited-streak`);
+    expect(streak).toBeNull(); // reset by the success after the storm
+    expect(nock.isDone()).toBe(true);
+  }, 90_000);
+
+  it('keeps the previous series and forecast when a refresh fails', async () => {
+    // Another phrase (today's "pizza" answer is already fetched and would be reused), with data in place.
+    const other = newId('insight');
+    await upsertInsight(database.db, {
+      id: other, idea_key: 'bagel subscription', title: 'Bagel subscription', idea: 'Bagel subscription', primary_keyword: 'bagel',
+      keywords: ['bagel'], category: 'food-drink', source: 'research', overall_score: 0.4, confidence: 0.5, dimensions: dimensionsWith(0.4), summary: 'fixture', status: 'active',
+    });
+    const previous = [...(await realSeries()).values()][9]!.slice(-30);
+    await database.db.transaction().execute(async (trx) => {
+      await replaceTrendPoints(trx, other, previous, new Date('2026-11-01T00:00:00Z'));
+      await upsertForecast(trx, other, forecast(previous.map((p) => p.date), previous.map((p) => p.value)), new Date('2026-11-01T00:00:00Z'));
+    });
+    const pointsOfOther = () => database.db.selectFrom('trend_points').selectAll().where('insight_id', '=', other).orderBy('date').execute();
+    const forecastOfOther = () => database.db.selectFrom('forecasts').selectAll().where('insight_id', '=', other).executeTakeFirst();
+    const before = await pointsOfOther();
+    const forecastBefore = await forecastOfOther();
+    expect(before).toHaveLength(30);
+    nock(GOOGLE).get('/trends/api/explore').query(true).reply(200, '<html><body>Something changed</body></html>');
+
+    const job = await pipeline.queues.ingest.add(JOBS.refreshInsight, { insightId: other }, { jobId: `refresh-${other}-broken`, attempts: 1 });
+    await until(() => job.getState(), (s) => s === 'failed', 30_000, 'the refresh to fail');
+    const failed = await pipeline.queues.ingest.getJob(job.id!);
+    expect(failed?.failedReason).toMatch(/previous data kept.*not its JSON/);
+    expect(await pointsOfOther()).toEqual(before);
+    expect(await forecastOfOther()).toEqual(forecastBefore);
+    const insight = await database.db.selectFrom('insights').select('overall_score').where('id', '=', other).executeTakeFirstOrThrow();
+    expect(insight.overall_score).toBe(0.4);
+  }, 60_000);
+});
