@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
+import { registerForecastCommand } from './commands/forecast.command.js';
 import { registerIngestCommands } from './commands/ingest.command.js';
 import { registerKeyCommands } from './commands/keys.command.js';
 import { registerMaintenanceCommands } from './commands/maintenance.command.js';
@@ -30,6 +31,7 @@ registerMaintenanceCommands(program, context);
 registerKeyCommands(program, context);
 registerResearchCommands(program, context);
 registerIngestCommands(program, context);
+registerForecastCommand(program);
 
 try {
   await program.parseAsync(process.argv);

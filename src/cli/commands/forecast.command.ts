@@ -1,0 +1,36 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
+import type { Command } from 'commander';
+import { forecastJsonl, MAX_HORIZON } from '../../forecast/batch.js';
+import { UsageError } from '../output.js';
+
+export function registerForecastCommand(program: Command): void {
+  program
+    .command('forecast')
+    .description('Forecast series in batch: JSONL in ({"id","points":[{"date","value"}],"horizon"?}), JSONL out, same order')
+    .requiredOption('--input <file>', 'input JSONL file, or - for stdin')
+    .requiredOption('--output <file>', 'output JSONL file, or - for stdout')
+    .option('--horizon <days>', `default horizon for lines without one (1–${MAX_HORIZON})`, '7')
+    .action(async (options: { input: string; output: string; horizon: string }) => {
+      const horizon = Number(options.horizon);
+      if (!Number.isInteger(horizon) || horizon < 1 || horizon > MAX_HORIZON) throw new UsageError(`--horizon must be a whole number from 1 to ${MAX_HORIZON}`);
+      if (options.input !== '-') {
+        await access(options.input).catch(() => {
+          throw new UsageError(`cannot read --input ${options.input}`);
+        });
+      }
+      const input = options.input === '-' ? process.stdin : createReadStream(options.input);
+      const output = options.output === '-' ? process.stdout : createWriteStream(options.output);
+      const summary = await forecastJsonl(input, output, horizon);
+      if (output !== process.stdout) {
+        output.end();
+        await finished(output);
+      }
+      process.stderr.write(
+        `forecast: ${summary.lines} lines — ${summary.forecast} forecast, ${summary.withheld} withheld, ${summary.errors} errors\n`,
+      );
+      // Any failed line makes the exit code 1; the other lines are still written.
+      if (summary.errors > 0) process.exitCode = 1;
+    });
+}
