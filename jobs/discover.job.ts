@@ -26,7 +26,7 @@ export function discoverProcessor(deps: DiscoverDeps) {
         await deps.db
           .selectFrom('research_runs')
           .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('source', '=', 'discovery')
+          .where('started_by', '=', 'discovery')
           .where('created_at', '>=', sql<Date>`date_trunc('day', now() at time zone 'utc') at time zone 'utc'`)
           .executeTakeFirstOrThrow()
       ).n,
@@ -56,7 +56,7 @@ export function discoverProcessor(deps: DiscoverDeps) {
           skipped.push(search.query);
           continue;
         }
-        await startRun(deps.db, deps.chain, { idea: search.query, hints: [], provider: deps.provider, source: deps.provider === 'synthetic' ? 'synthetic' : 'discovery' });
+        await startRun(deps.db, deps.chain, { idea: search.query, hints: [], provider: deps.provider, source: deps.provider === 'synthetic' ? 'synthetic' : 'discovery', startedBy: 'discovery' });
         started.push(search.query);
         budget -= 1;
       }

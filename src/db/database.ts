@@ -66,6 +66,8 @@ export interface ResearchRunsTable {
   keyword_hints: JSONColumnType<string[]>;
   provider: string;
   source: Source;
+  /** 'cli' (an operator) or 'discovery'. */
+  started_by: ColumnType<string, string | undefined, string>;
   status: RunStatus;
   next_step: Generated<number>;
   waiting_reason: string | null;

@@ -3,6 +3,7 @@ import type { Db } from './connection.js';
 import * as initial from './migrations/2026-11-22T0001-initial.js';
 import * as dimensionScores from './migrations/2026-11-22T0002-dimension-scores.js';
 import * as research from './migrations/2026-11-22T0003-research.js';
+import * as runStartedBy from './migrations/2026-11-22T0004-run-started-by.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0001-initial': initial,
   '2026-11-22T0002-dimension-scores': dimensionScores,
   '2026-11-22T0003-research': research,
+  '2026-11-22T0004-run-started-by': runStartedBy,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -44,6 +44,7 @@ export interface StartRunInput {
   hints: string[];
   provider: string;
   source: Source;
+  startedBy?: 'cli' | 'discovery';
 }
 
 /** Validates, records the run, then enqueues step 1 (after the insert has committed). */
@@ -55,7 +56,14 @@ export async function startRun(db: Db, chain: ResearchChain, input: StartRunInpu
     if (hint.length > 100) throw new InvalidIdeaError(`--keyword "${hint.slice(0, 20)}…" is longer than 100 characters`);
   }
   const normalized = normalizeIdea(input.idea);
-  const run = await createRun(db, { idea: normalized.text, ideaKey: normalized.key, hints: input.hints, provider: input.provider, source: input.source });
+  const run = await createRun(db, {
+    idea: normalized.text,
+    ideaKey: normalized.key,
+    hints: input.hints,
+    provider: input.provider,
+    source: input.source,
+    startedBy: input.startedBy ?? 'cli',
+  });
   await chain.enqueueStep(run.id, 1);
   return run;
 }

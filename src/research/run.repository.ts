@@ -10,7 +10,7 @@ type DbOrTrx = Db | Transaction<Database>;
 
 export async function createRun(
   db: DbOrTrx,
-  input: { idea: string; ideaKey: string; hints: string[]; provider: string; source: Source },
+  input: { idea: string; ideaKey: string; hints: string[]; provider: string; source: Source; startedBy?: 'cli' | 'discovery' },
 ): Promise<RunRow> {
   return db
     .insertInto('research_runs')
@@ -21,6 +21,7 @@ export async function createRun(
       keyword_hints: JSON.stringify(input.hints),
       provider: input.provider,
       source: input.source,
+      started_by: input.startedBy ?? 'cli',
       status: 'queued',
     })
     .returningAll()
