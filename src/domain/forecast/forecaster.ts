@@ -6,17 +6,41 @@
 // a few origins is noisy, and on the tuning half of the data the blend beat
 // seasonal naive by ~15 % MASE).
 //
-// Intervals: asymmetric, from quantiles of scale-free errors (error ÷ the
-// series' in-sample seasonal-naive MAE) per horizon step, measured on the
-// tuning half of the real series (see calibration.ts and
-// scripts/calibrate-forecast.mjs) — calibrated, not assumed normal. Clipped to 0–100.
+// Intervals: asymmetric, from quantiles of scale-free errors (error ÷ an
+// interval scale computed from the context) per horizon step and per bucket
+// (context length × sparsity), measured on the tuning half of the real series
+// only (see calibration.ts and scripts/calibrate-forecast.mjs): calibrated, not
+// assumed normal. Nested (95% ⊇ 80%) and clipped to 0–100.
 import { CALIBRATION } from './calibration.js';
-
-type Quantiles = { q025: number; q10: number; q90: number; q975: number };
+import { seasonalNaiveScale } from './evaluation.js';
 
 /**
- * Errors differ by how much history there is and how sparse the series is
- * (bench:forecast: one bucketed table cut MSIS ~3.5 % against one table for all).
+ * Interval scales: how wide a series' errors tend to be, from its context.
+ * Each calibration bucket uses the one that measured best on the tuning half.
+ */
+export const INTERVAL_SCALES: Record<string, (values: readonly number[]) => number> = {
+  sn_blend: (v) => 0.5 * seasonalNaiveScale(v) + 0.5 * seasonalNaiveScale(v.slice(-28)),
+  sn_full: (v) => seasonalNaiveScale(v),
+  mean_abs_dev_28: (v) => {
+    const r = v.slice(-28);
+    const m = r.reduce((a, b) => a + b, 0) / r.length;
+    return r.reduce((a, b) => a + Math.abs(b - m), 0) / r.length + 0.1;
+  },
+  mad_14: (v) => {
+    const r = v.slice(-14);
+    const m = median(r);
+    return median(r.map((x) => Math.abs(x - m))) + 0.5;
+  },
+  level_7: (v) => median(v.slice(-7)) + 1,
+  sqrt_level_sn: (v) => Math.sqrt((median(v.slice(-7)) + 1) * (seasonalNaiveScale(v) || 1e-9)),
+};
+
+/** Scale of the 80% band everywhere (it held 80% coverage best on the tuning half). */
+export const SCALE_80 = 'sn_blend';
+
+/**
+ * Errors differ by how much history there is and how sparse the series is, so
+ * calibration is per bucket (bench:forecast measures the effect).
  */
 export function calibrationBucket(values: readonly number[]): string {
   const zeroShare = values.filter((v) => v === 0).length / values.length;
@@ -24,15 +48,17 @@ export function calibrationBucket(values: readonly number[]): string {
   return `${values.length > 45 ? 'long' : 'short'}|${sparsity}`;
 }
 
-/** The scale intervals are drawn in: seasonal-naive MAE, half over the context, half over its last 4 weeks. */
-export function intervalScale(values: readonly number[]): number {
-  return 0.5 * seasonalNaiveScale(values) + 0.5 * seasonalNaiveScale(values.slice(-28));
+interface BucketCalibration {
+  scale95: string;
+  /** Per horizon step: [q0.1, q0.9] of error ÷ SCALE_80 and [q0.025, q0.975] of error ÷ scale95. */
+  q80: ReadonlyArray<readonly [number, number]>;
+  q95: ReadonlyArray<readonly [number, number]>;
 }
 
-function calibrationTable(values: readonly number[]): readonly Quantiles[] {
-  return (CALIBRATION as Record<string, readonly Quantiles[]>)[calibrationBucket(values)] ?? CALIBRATION['long|z0'];
+function calibrationFor(values: readonly number[]): BucketCalibration {
+  const table = CALIBRATION as unknown as Record<string, BucketCalibration>;
+  return table[calibrationBucket(values)] ?? table['long|z0']!;
 }
-import { seasonalNaiveScale } from './evaluation.js';
 
 export interface ForecastPoint {
   date: string;
@@ -130,27 +156,31 @@ export function forecastValues(values: readonly number[], horizon = 7): RawForec
   for (const name of Object.keys(MODELS)) if (mae(name) < SWITCH_MARGIN * mae(model)) model = name;
 
   const point = MODELS[model]!(values, horizon).map(clip);
-  const widthScale = intervalScale(values) || scale;
-  const table = calibrationTable(values);
-  const quantiles = (h: number) => table[Math.min(h, table.length - 1)]!;
-  const band = (h: number, q: keyof Quantiles) => quantiles(h)[q] * widthScale;
+  const cal = calibrationFor(values);
+  const s80 = INTERVAL_SCALES[SCALE_80]!(values) || scale;
+  const s95 = INTERVAL_SCALES[cal.scale95]!(values) || scale;
+  const q80 = (h: number) => cal.q80[Math.min(h, cal.q80.length - 1)]!;
+  const q95 = (h: number) => cal.q95[Math.min(h, cal.q95.length - 1)]!;
+  const lower80 = point.map((p, h) => clip(p + q80(h)[0] * s80));
+  const upper80 = point.map((p, h) => clip(p + q80(h)[1] * s80));
   const result = {
     point,
-    lower80: point.map((p, h) => clip(p + band(h, 'q10'))),
-    upper80: point.map((p, h) => clip(p + band(h, 'q90'))),
-    lower95: point.map((p, h) => clip(p + band(h, 'q025'))),
-    upper95: point.map((p, h) => clip(p + band(h, 'q975'))),
+    lower80,
+    upper80,
+    // The two bands are calibrated separately; keep them nested.
+    lower95: point.map((p, h) => Math.min(lower80[h]!, clip(p + q95(h)[0] * s95))),
+    upper95: point.map((p, h) => Math.max(upper80[h]!, clip(p + q95(h)[1] * s95))),
   };
   // The published backtest: how this model did on this series, and how often its bands held.
-  // Backtest errors were scaled by `scale`; the bands are drawn in `widthScale`.
-  const inBand = (lo: keyof Quantiles, hi: keyof Quantiles) => {
+  // How often the bands would have held on this series' own backtest (errors were scaled by `scale`).
+  const inBand = (q: (h: number) => readonly [number, number], width: number) => {
     const e = scaled[model]!;
     if (e.length === 0) return null;
-    const ratio = widthScale / scale;
-    return e.filter((x, i) => x >= quantiles(i % horizon)[lo] * ratio && x <= quantiles(i % horizon)[hi] * ratio).length / e.length;
+    const ratio = width / scale;
+    return e.filter((x, i) => x >= q(i % horizon)[0] * ratio && x <= q(i % horizon)[1] * ratio).length / e.length;
   };
-  const c80 = inBand('q10', 'q90');
-  const c95 = inBand('q025', 'q975');
+  const c80 = inBand(q80, s80);
+  const c95 = inBand(q95, s95);
   return {
     model,
     ...result,
