@@ -15,6 +15,8 @@ export const PROJECT_ROOT = (() => {
 export interface Config {
   /** Unset means: start the embedded Postgres (PGlite) under dataDir. */
   readonly databaseUrl: string | undefined;
+  /** Connections per process. 1 when DATABASE_URL points at an embedded (PGlite) server: it has one session. */
+  readonly databasePoolSize: number;
   /** Unset means: Redis on 127.0.0.1:6379, else a redis-server started under dataDir. */
   readonly redisUrl: string | undefined;
   readonly host: string;
@@ -115,6 +117,7 @@ export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 200),
     host: text('HOST') ?? '127.0.0.1',
     port: integer('PORT', 3000, 0, 65535),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),

@@ -89,7 +89,7 @@ export async function openResources(config: Config, logger: Logger, options: Ope
       databaseUrl = embedded.url;
       db = embedded.probe ?? createDb(databaseUrl, { maxConnections: 1 });
     } else {
-      db = createDb(databaseUrl);
+      db = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
     }
     closers.unshift(() => db.destroy());
     try {

@@ -8,7 +8,7 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   t = await createTestApp({ cacheTtlSeconds: 0 });
-  env = { DATABASE_URL: t.database.url, REDIS_URL: t.redis.url, REDIS_PREFIX: t.redis.prefix };
+  env = { ...t.database.env, REDIS_URL: t.redis.url, REDIS_PREFIX: t.redis.prefix };
 });
 afterAll(() => t.close());
 

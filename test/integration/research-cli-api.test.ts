@@ -9,7 +9,7 @@ let key: string;
 beforeAll(async () => {
   t = await createTestApp({ cacheTtlSeconds: 0 });
   key = await t.key('enterprise');
-  env = { DATABASE_URL: t.database.url, REDIS_URL: t.redis.url, REDIS_PREFIX: t.redis.prefix, TRENDS_PROVIDER: 'synthetic' };
+  env = { ...t.database.env, REDIS_URL: t.redis.url, REDIS_PREFIX: t.redis.prefix, TRENDS_PROVIDER: 'synthetic' };
 });
 afterAll(() => t.close());
 

@@ -21,7 +21,7 @@ beforeAll(async () => {
   redis = await createTestRedis();
   queue = new Queue(QUEUES.research, { connection: connection(), prefix: redis.prefix });
   env = {
-    DATABASE_URL: database.url,
+    ...database.env,
     REDIS_URL: redis.url,
     REDIS_PREFIX: redis.prefix,
     TRENDS_PROVIDER: 'synthetic',

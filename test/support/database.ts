@@ -9,6 +9,8 @@ import { withDatabase } from './global-setup.js';
 export interface TestDatabase {
   db: Db;
   url: string;
+  /** Environment a child process needs to use this database safely (pool size 1 for the embedded server). */
+  env: Record<string, string>;
   destroy(): Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     return {
       db,
       url,
+      env: { DATABASE_URL: url },
       async destroy() {
         await db.destroy();
         await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin);
@@ -48,6 +51,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     db,
     url: embedded.url,
+    env: { DATABASE_URL: embedded.url, DATABASE_POOL_SIZE: '1' },
     async destroy() {
       await db.destroy();
       await embedded.stop();
