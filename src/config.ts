@@ -56,6 +56,18 @@ export interface Config {
   readonly discoveryGeos: string[];
   /** At most this many discovery research runs per UTC day. */
   readonly discoveryDailyCap: number;
+  /** Outbound webhooks may reach private, loopback and link-local addresses (never cloud metadata unless listed). */
+  readonly webhookAllowPrivate: boolean;
+  /** CIDRs webhooks may always reach, e.g. 10.1.0.0/16. */
+  readonly webhookAllowedCidrs: string[];
+  /** A subscription failing without a break for this long is disabled. */
+  readonly webhookDisableAfterHours: number;
+  /** After rotate-secret, the old secret keeps signing this long. */
+  readonly webhookSecretOverlapHours: number;
+  /** base64 of 32 bytes that encrypt webhook secrets at rest; unset: a key generated once under DATA_DIR. */
+  readonly webhookEncryptionKey: string | undefined;
+  /** Base of the links in webhook bodies. */
+  readonly publicBaseUrl: string;
 }
 
 export const TRENDS_PROVIDERS = ['google', 'replay', 'synthetic'] as const;
@@ -138,7 +150,19 @@ export function loadConfig(env: Env = process.env): Config {
     discoveryCron: cron('DISCOVERY_CRON', '0 4 * * *'),
     discoveryGeos: (text('DISCOVERY_GEOS') ?? 'US').split(',').map((g) => g.trim().toUpperCase()).filter(Boolean),
     discoveryDailyCap: integer('DISCOVERY_DAILY_CAP', 10, 0, 1_000),
+    webhookAllowPrivate: oneOf('WEBHOOK_ALLOW_PRIVATE', ['true', 'false'] as const, 'false') === 'true',
+    webhookAllowedCidrs: (text('WEBHOOK_ALLOWED_CIDRS') ?? '').split(',').map((c) => c.trim()).filter(Boolean),
+    webhookDisableAfterHours: integer('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
+    webhookSecretOverlapHours: integer('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
+    webhookEncryptionKey: text('WEBHOOK_ENCRYPTION_KEY'),
+    publicBaseUrl: (text('PUBLIC_BASE_URL') ?? `http://${text('HOST') ?? '127.0.0.1'}:${text('PORT') ?? '3000'}`).replace(/\/$/, ''),
   };
+  if (config.webhookEncryptionKey !== undefined && Buffer.from(config.webhookEncryptionKey, 'base64').length !== 32) {
+    problems.push('WEBHOOK_ENCRYPTION_KEY must be base64 of exactly 32 bytes (openssl rand -base64 32)');
+  }
+  for (const cidr of config.webhookAllowedCidrs) {
+    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) problems.push(`WEBHOOK_ALLOWED_CIDRS: "${cidr}" is not a CIDR like 10.0.0.0/8`);
+  }
   // Applies to live Google only (replay and synthetic are local): conservative, since Google blocks bursts.
   (config as { trendsRatePerMinute: number }).trendsRatePerMinute = integer('TRENDS_RATE_PER_MINUTE', 10, 0, 100_000);
   if (/[\s:]/.test(config.redisPrefix) && !/^\{[^}]+\}$/.test(config.redisPrefix)) {

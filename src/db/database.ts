@@ -103,7 +103,49 @@ export interface OutboxEventsTable {
   relayed_at: Date | null;
 }
 
+export interface WebhookSubscriptionsTable {
+  id: string;
+  url: string;
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
+  min_score: number | null;
+  categories: JSONColumnType<string[]>;
+  sources: JSONColumnType<string[]>;
+  keywords: JSONColumnType<string[]>;
+  event_types: JSONColumnType<string[]>;
+  state: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  failing_since: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  subscription_id: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: Generated<number>;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Generated<Date>;
+  finished_at: Date | null;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  at: Generated<Date>;
+  status_code: number | null;
+  latency_ms: number | null;
+  error: string | null;
+}
+
 export interface Database {
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   research_runs: ResearchRunsTable;
   research_steps: ResearchStepsTable;
   outbox_events: OutboxEventsTable;

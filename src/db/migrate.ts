@@ -4,6 +4,7 @@ import * as initial from './migrations/2026-11-22T0001-initial.js';
 import * as dimensionScores from './migrations/2026-11-22T0002-dimension-scores.js';
 import * as research from './migrations/2026-11-22T0003-research.js';
 import * as runStartedBy from './migrations/2026-11-22T0004-run-started-by.js';
+import * as webhooks from './migrations/2026-11-22T0005-webhooks.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0002-dimension-scores': dimensionScores,
   '2026-11-22T0003-research': research,
   '2026-11-22T0004-run-started-by': runStartedBy,
+  '2026-11-22T0005-webhooks': webhooks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,0 +1,38 @@
+// Webhook secrets must be readable (we sign with them) but never stored in
+// clear: AES-256-GCM with a key from WEBHOOK_ENCRYPTION_KEY, or on a single
+// machine a key generated once under DATA_DIR (mode 600).
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+
+export class SecretBox {
+  constructor(private readonly key: Buffer) {
+    if (key.length !== 32) throw new Error('the webhook encryption key must be 32 bytes');
+  }
+
+  static fromConfig(config: Config): SecretBox {
+    if (config.webhookEncryptionKey) return new SecretBox(Buffer.from(config.webhookEncryptionKey, 'base64'));
+    const file = path.join(config.dataDir, 'webhook-encryption.key');
+    if (!existsSync(file)) {
+      mkdirSync(config.dataDir, { recursive: true });
+      writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+    }
+    return new SecretBox(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
+  }
+
+  seal(plaintext: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return `v1.${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
+  }
+
+  open(sealed: string): string {
+    if (!sealed.startsWith('v1.')) throw new Error('unknown secret format');
+    const raw = Buffer.from(sealed.slice(3), 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  }
+}
