@@ -29,6 +29,7 @@ export interface RefreshDeps {
   provider: string;
   geo: string;
   waitRetryMs?: number;
+  announce?: (eventId: string) => Promise<void>;
 }
 
 export function refreshInsightProcessor(deps: RefreshDeps) {
@@ -63,6 +64,8 @@ export function refreshInsightProcessor(deps: RefreshDeps) {
     const overall = combineScores(dimensions, quality);
     const now = new Date();
 
+    const eventId = newId('event');
+    let announced = false;
     await deps.db.transaction().execute(async (trx) => {
       await replaceTrendPoints(trx, insight.id, points, now);
       await upsertForecast(trx, insight.id, forecast, now);
@@ -71,15 +74,17 @@ export function refreshInsightProcessor(deps: RefreshDeps) {
         await trx
           .insertInto('outbox_events')
           .values({
-            id: newId('event'),
+            id: eventId,
             type: 'insight.updated',
             insight_id: insight.id,
             payload: JSON.stringify({ insight_id: insight.id, previous_score: insight.overall_score, overall_score: overall.score, reason: 'daily refresh' }),
           })
           .execute();
+        announced = true;
       }
     });
     await bumpReadModelVersion(deps.redis, deps.redisKeys);
+    if (announced) await deps.announce?.(eventId);
     return { insightId, points: points.length, score: overall.score, previous: insight.overall_score };
   };
 }

@@ -36,6 +36,8 @@ export interface ResearchStepDeps {
   geo: string;
   /** How long a step waiting for Google Trends sleeps before looking again. */
   waitRetryMs?: number;
+  /** Tells webhook matching about a committed outbox event at once (the relay is the safety net). */
+  announce?: (eventId: string) => Promise<void>;
 }
 
 /**
@@ -131,12 +133,14 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
       .digest('hex');
     const isLast = step === STEP_COUNT;
     const record = { runId, step, name: definition.name, output, summary: definition.summarize(output), inputHash, durationMs: Date.now() - startedAt.getTime(), startedAt, attempt };
+    let eventId: string | undefined;
     const committed = definition.commit
       ? await deps.db.transaction().execute(async (trx) => {
           const recorded = await recordStepDone(trx, record, isLast);
           if (recorded) {
-            const { insightId } = await definition.commit!(trx, ctx, output);
-            await setRunInsight(trx, runId, insightId);
+            const result = await definition.commit!(trx, ctx, output);
+            await setRunInsight(trx, runId, result.insightId);
+            eventId = result.eventId;
           }
           return recorded;
         })
@@ -150,6 +154,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
     if (isLast) {
       cache.forget(runId);
       await bumpReadModelVersion(deps.redis, deps.redisKeys);
+      if (eventId) await deps.announce?.(eventId);
     } else {
       cache.remember(runId, step, JSON.parse(JSON.stringify(output)));
       await deps.chain.enqueueNext(runId, step + 1);

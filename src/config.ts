@@ -68,6 +68,8 @@ export interface Config {
   readonly webhookEncryptionKey: string | undefined;
   /** Base of the links in webhook bodies. */
   readonly publicBaseUrl: string;
+  /** Multiplies the webhook retry schedule (1 in production; tests and staging shrink it). */
+  readonly webhookRetryScale: number;
 }
 
 export const TRENDS_PROVIDERS = ['google', 'replay', 'synthetic'] as const;
@@ -155,6 +157,12 @@ export function loadConfig(env: Env = process.env): Config {
     webhookDisableAfterHours: integer('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
     webhookSecretOverlapHours: integer('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
     webhookEncryptionKey: text('WEBHOOK_ENCRYPTION_KEY'),
+    webhookRetryScale: (() => {
+      const raw = text('WEBHOOK_RETRY_SCALE');
+      const v = raw === undefined ? 1 : Number(raw);
+      if (!(v > 0 && v <= 10)) problems.push(`WEBHOOK_RETRY_SCALE must be a number above 0 and at most 10 (got "${raw}")`);
+      return v > 0 && v <= 10 ? v : 1;
+    })(),
     publicBaseUrl: (text('PUBLIC_BASE_URL') ?? `http://${text('HOST') ?? '127.0.0.1'}:${text('PORT') ?? '3000'}`).replace(/\/$/, ''),
   };
   if (config.webhookEncryptionKey !== undefined && Buffer.from(config.webhookEncryptionKey, 'base64').length !== 32) {

@@ -8,6 +8,7 @@ import { registerIngestCommands } from './commands/ingest.command.js';
 import { registerKeyCommands } from './commands/keys.command.js';
 import { registerMaintenanceCommands } from './commands/maintenance.command.js';
 import { registerResearchCommands } from './commands/research.command.js';
+import { registerWebhookCommands } from './commands/webhooks.command.js';
 import { UsageError } from './output.js';
 
 const program = new Command('insights')
@@ -32,6 +33,7 @@ registerKeyCommands(program, context);
 registerResearchCommands(program, context);
 registerIngestCommands(program, context);
 registerForecastCommand(program);
+registerWebhookCommands(program, context);
 
 try {
   await program.parseAsync(process.argv);

@@ -8,6 +8,7 @@ export const QUEUES = {
   research: 'research',
   trends: 'trends',
   ingest: 'ingest',
+  webhooks: 'webhooks',
   maintenance: 'maintenance',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -19,7 +20,19 @@ export const JOBS = {
   refreshAll: 'refresh-all',
   refreshInsight: 'refresh-insight',
   discover: 'discover',
+  webhookMatch: 'match',
+  webhookDeliver: 'deliver',
+  relay: 'relay',
 } as const;
+
+/** Retries follow the webhook schedule (retry.ts) through the worker's custom backoff strategy. */
+export const WEBHOOK_DELIVERY_OPTIONS: DefaultJobOptions = {
+  attempts: 8,
+  backoff: { type: 'custom' },
+  removeOnComplete: { age: 24 * 3600 },
+  removeOnFail: { age: 30 * 24 * 3600 },
+};
+export const deliveryJobId = (deliveryId: string, replay?: number) => (replay ? `deliver-${deliveryId}-replay-${replay}` : `deliver-${deliveryId}`);
 
 export const RefreshInsightPayload = Type.Object({ insightId: Type.String({ pattern: '^ins_' }) });
 export const INGEST_JOB_OPTIONS: DefaultJobOptions = {

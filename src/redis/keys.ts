@@ -7,6 +7,7 @@ export function redisKeys(prefix: string) {
     quota: (apiKeyId: string, day: string) => `${prefix}:quota:${apiKeyId}:${day}`,
     readModelVersion: `${prefix}:read-model:version`,
     apiKeyRevokedChannel: `${prefix}:api-keys:revoked`,
+    subscriptionsVersion: `${prefix}:webhooks:subscriptions-version`,
   };
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;

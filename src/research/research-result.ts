@@ -50,10 +50,11 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
   );
   await upsertForecast(trx, insightId, ctx.out<Forecast>('forecast'), now);
 
+  const eventId = newId('event');
   await trx
     .insertInto('outbox_events')
     .values({
-      id: newId('event'),
+      id: eventId,
       type: existing ? 'insight.updated' : 'insight.created',
       insight_id: insightId,
       payload: JSON.stringify({
@@ -67,5 +68,5 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
       }),
     })
     .execute();
-  return { insightId };
+  return { insightId, eventId };
 }

@@ -99,6 +99,8 @@ export interface StepDefinition<O = any> {
 
 export interface CommitResult {
   insightId: string;
+  /** The outbox event written with the insight (announced to webhook matching after commit). */
+  eventId: string;
 }
 
 interface SeriesOutput {

@@ -4,6 +4,11 @@ import { Queue, QueueEvents, UnrecoverableError, Worker, type Processor, type Wo
 import { discoverProcessor } from '../../jobs/discover.job.js';
 import { refreshAllProcessor } from '../../jobs/refresh-all.job.js';
 import { refreshInsightProcessor } from '../../jobs/refresh-insight.job.js';
+import { webhookDeliverProcessor } from '../../jobs/webhook-deliver.job.js';
+import { outboxRelayProcessor, webhookMatchProcessor } from '../../jobs/webhook-match.job.js';
+import { retryDelayMs } from '../domain/webhooks/retry.js';
+import { SecretBox } from '../webhooks/secret-box.js';
+import { bumpSubscriptionsVersion, SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
 import { researchStepProcessor } from '../../jobs/research-step.job.js';
 import { sweepProcessor } from '../../jobs/sweep.job.js';
 import { trendsFetchProcessor } from '../../jobs/trends-fetch.job.js';
@@ -43,7 +48,8 @@ export async function upsertSchedulers(queues: Record<QueueName, Queue>, config:
   await queues.maintenance.upsertJobScheduler('sweep-every-minute', { pattern: '* * * * *', tz: 'UTC' }, { name: JOBS.sweep, data: {} });
   await queues.ingest.upsertJobScheduler('refresh-daily', { pattern: config.refreshCron, tz: 'UTC' }, { name: JOBS.refreshAll, data: {} });
   await queues.ingest.upsertJobScheduler('discover-daily', { pattern: config.discoveryCron, tz: 'UTC' }, { name: JOBS.discover, data: {} });
-  return ['sweep-every-minute', 'refresh-daily', 'discover-daily'];
+  await queues.maintenance.upsertJobScheduler('relay-every-5s', { every: 5_000 }, { name: JOBS.relay, data: {} });
+  return ['sweep-every-minute', 'refresh-daily', 'discover-daily', 'relay-every-5s'];
 }
 
 /** One processor per queue, switching on the job name; a name without a handler fails loudly. */
@@ -72,6 +78,11 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     return gateway;
   };
 
+  const box = SecretBox.fromConfig(config);
+  const subscriptionsIndex = new SubscriptionIndexCache(resources.db, resources.redis, resources.redisKeys.subscriptionsVersion);
+  const announce = async (eventId: string) => {
+    await queues.webhooks.add(JOBS.webhookMatch, { eventId }, { jobId: `match-${eventId}`, removeOnComplete: { age: 3600 }, attempts: 5 });
+  };
   const workerConnection = () => createRedis(resources.redisUrl, 'worker');
   const connections = [eventsConnection];
   const make = (name: QueueName, processor: Processor, options: Partial<WorkerOptions> = {}) => {
@@ -102,6 +113,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
         logger,
         anchorTerm: config.trendsAnchor,
         geo: config.trendsGeo,
+        announce,
       }),
       { concurrency: config.researchConcurrency },
     ),
@@ -132,6 +144,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
           provider: config.trendsProvider,
           geo: config.trendsGeo,
           waitRetryMs: Math.min(30_000, config.trendsWaitMs),
+          announce,
         }),
         [JOBS.discover]: discoverProcessor({
           db: resources.db,
@@ -144,7 +157,29 @@ export async function startWorkers(resources: Resources, config: Config, logger:
       }),
       { concurrency: config.researchConcurrency },
     ),
-    make(QUEUES.maintenance, byName(QUEUES.maintenance, { [JOBS.sweep]: sweepProcessor({ db: resources.db, chain }) })),
+    make(
+      QUEUES.webhooks,
+      byName(QUEUES.webhooks, {
+        [JOBS.webhookMatch]: webhookMatchProcessor({ db: resources.db, webhooks: queues.webhooks, index: subscriptionsIndex }),
+        [JOBS.webhookDeliver]: webhookDeliverProcessor({
+          db: resources.db,
+          box,
+          policy: { allowPrivate: config.webhookAllowPrivate, allowedCidrs: config.webhookAllowedCidrs },
+          baseUrl: config.publicBaseUrl,
+          disableAfterMs: config.webhookDisableAfterHours * 3_600_000,
+          onChange: () => bumpSubscriptionsVersion(resources.redis, resources.redisKeys.subscriptionsVersion),
+        }),
+      }),
+      // Retries follow the webhook schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (± jitter).
+      { concurrency: 50, settings: { backoffStrategy: (attemptsMade: number) => Math.round(retryDelayMs(attemptsMade + 1) * config.webhookRetryScale) } },
+    ),
+    make(
+      QUEUES.maintenance,
+      byName(QUEUES.maintenance, {
+        [JOBS.sweep]: sweepProcessor({ db: resources.db, chain }),
+        [JOBS.relay]: outboxRelayProcessor({ db: resources.db, webhooks: queues.webhooks }),
+      }),
+    ),
   ];
   for (const queue of Object.values(queues)) queue.on('error', (error) => logger.error({ err: error, queue: queue.name }, 'queue error'));
   trendsEvents.on('error', (error) => logger.error({ err: error }, 'queue events error'));

@@ -1,0 +1,70 @@
+// webhooks / match: one job per outbox event. Finds the matching subscriptions,
+// records one delivery per (event, subscription) — unique in the database —
+// and enqueues their delivery jobs. Safe to run twice.
+import type { Job, Queue } from 'bullmq';
+import { sql } from 'kysely';
+import type { Db } from '../src/db/connection.js';
+import { newId } from '../src/domain/ids.js';
+import { eventText } from '../src/domain/webhooks/matching.js';
+import { findInsight } from '../src/insights/insight.repository.js';
+import { JOBS, WEBHOOK_DELIVERY_OPTIONS, deliveryJobId } from '../src/queue/queues.js';
+import type { SubscriptionIndexCache } from '../src/webhooks/subscription-index.cache.js';
+
+export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: SubscriptionIndexCache }) {
+  return async (job: Job) => {
+    const eventId = String((job.data as { eventId?: unknown }).eventId ?? '');
+    const event = await deps.db.selectFrom('outbox_events').selectAll().where('id', '=', eventId).executeTakeFirst();
+    if (!event) return { skipped: 'no such event' };
+    let subscriptionIds: string[] = [];
+    const insight = event.insight_id ? await findInsight(deps.db, event.insight_id) : undefined;
+    if (insight) {
+      const index = await deps.index.get();
+      const matched = index.match({
+        type: event.type,
+        category: insight.category,
+        source: insight.source,
+        score: insight.overall_score,
+        text: eventText([insight.title, insight.idea, ...insight.keywords]),
+      });
+      subscriptionIds = matched;
+      // A refresh notifies only subscriptions whose threshold the score has just crossed.
+      const previous = (event.payload as { previous_score?: number }).previous_score;
+      if (event.type === 'insight.updated' && typeof previous === 'number' && matched.length > 0) {
+        const rows = await deps.db.selectFrom('webhook_subscriptions').select(['id', 'min_score']).where('id', 'in', matched).execute();
+        subscriptionIds = rows.filter((r) => r.min_score !== null && previous < r.min_score).map((r) => r.id);
+      }
+    }
+    if (subscriptionIds.length > 0) {
+      await deps.db
+        .insertInto('webhook_deliveries')
+        .values(subscriptionIds.map((subscription_id) => ({ id: newId('delivery'), event_id: event.id, subscription_id, status: 'pending' as const })))
+        .onConflict((oc) => oc.columns(['event_id', 'subscription_id']).doNothing())
+        .execute();
+    }
+    // Every pending delivery of the event gets its job (ids make this idempotent after a crash).
+    const pending = await deps.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', event.id).where('status', '=', 'pending').execute();
+    if (pending.length > 0) {
+      await deps.webhooks.addBulk(pending.map((d) => ({ name: JOBS.webhookDeliver, data: { deliveryId: d.id }, opts: { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(d.id) } })));
+    }
+    await deps.db.updateTable('outbox_events').set({ relayed_at: sql<Date>`now()` }).where('id', '=', event.id).execute();
+    return { matched: subscriptionIds.length, enqueued: pending.length };
+  };
+}
+
+/** maintenance / relay: outbox events nobody announced (a crash after commit) get their match job. */
+export function outboxRelayProcessor(deps: { db: Db; webhooks: Queue }) {
+  return async () => {
+    const events = await deps.db
+      .selectFrom('outbox_events')
+      .select('id')
+      .where('relayed_at', 'is', null)
+      .where('created_at', '<', sql<Date>`now() - interval '2 seconds'`)
+      .orderBy('created_at')
+      .limit(500)
+      .execute();
+    if (events.length > 0) {
+      await deps.webhooks.addBulk(events.map((e) => ({ name: JOBS.webhookMatch, data: { eventId: e.id }, opts: { jobId: `match-${e.id}`, removeOnComplete: { age: 3600 }, attempts: 5 } })));
+    }
+    return { relayed: events.length };
+  };
+}

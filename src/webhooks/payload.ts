@@ -1,0 +1,26 @@
+// The JSON body receivers get: the insight's summary, scores and links (< 20 KB).
+import type { Selectable } from 'kysely';
+import type { InsightsTable, OutboxEventsTable } from '../db/database.js';
+
+export function webhookBody(event: Selectable<OutboxEventsTable>, insight: Selectable<InsightsTable> | undefined, baseUrl: string): string {
+  const data = insight
+    ? {
+        id: insight.id,
+        title: insight.title,
+        category: insight.category,
+        source: insight.source,
+        overall_score: insight.overall_score,
+        confidence: insight.confidence,
+        dimension_scores: insight.dimension_scores,
+        summary: insight.summary,
+        ...(event.type === 'insight.updated' ? { previous_score: (event.payload as { previous_score?: number }).previous_score ?? null } : {}),
+        links: {
+          self: `${baseUrl}/api/insights/${insight.id}`,
+          trend_data: `${baseUrl}/api/insights/${insight.id}/trend-data`,
+          forecast: `${baseUrl}/api/insights/${insight.id}/forecast`,
+          research: `${baseUrl}/api/insights/${insight.id}/research`,
+        },
+      }
+    : event.payload;
+  return JSON.stringify({ type: event.type, timestamp: event.created_at.toISOString(), data });
+}

@@ -1,0 +1,84 @@
+// One signed POST. The address actually connected to is checked (the socket's
+// lookup hook), so a hostname resolving to a private address is refused too;
+// redirects are never followed; 15 s timeout; bodies over 20 KB are refused.
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { parseCidrs, refusal, type AddressPolicy } from '../domain/webhooks/address-policy.js';
+import { signatureHeader } from '../domain/webhooks/signing.js';
+
+export const MAX_BODY_BYTES = 20_000;
+export const TIMEOUT_MS = 15_000;
+
+export interface SendResult {
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+export class BlockedAddressError extends Error {}
+
+export function send(
+  url: string,
+  message: { id: string; body: string; secrets: string[] },
+  policy: AddressPolicy,
+  timeoutMs = TIMEOUT_MS,
+): Promise<SendResult> {
+  const started = Date.now();
+  const done = (statusCode: number | null, error: string | null): SendResult => ({ statusCode, latencyMs: Date.now() - started, error });
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return Promise.resolve(done(null, 'invalid URL'));
+  }
+  if (Buffer.byteLength(message.body) > MAX_BODY_BYTES) return Promise.resolve(done(null, `body over ${MAX_BODY_BYTES} bytes`));
+  const allowed = parseCidrs(policy.allowedCidrs);
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  // Node skips the lookup hook for IP literals: check those here.
+  if (isIP(host)) {
+    const refused = refusal(host, policy, allowed);
+    if (refused) return Promise.resolve(done(null, refused));
+  }
+  const lookup = (hostname: string, options: object, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const list = addresses as LookupAddress[];
+      for (const a of list) {
+        const refused = refusal(a.address, policy, allowed);
+        if (refused) return callback(new BlockedAddressError(`${hostname} resolves to a blocked address: ${refused}`), '', 0);
+      }
+      if ((options as { all?: boolean }).all) return callback(null, list);
+      return callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+  const timestamp = Math.floor(Date.now() / 1000);
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve) => {
+    const req = client.request(
+      target,
+      {
+        method: 'POST',
+        lookup: lookup as never,
+        timeout: timeoutMs,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(message.body),
+          'user-agent': 'startup-insights-webhooks/1',
+          'webhook-id': message.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(message.secrets, message.id, timestamp, message.body),
+        },
+      },
+      (res) => {
+        res.resume(); // the body is not needed; drain it so the socket is freed
+        res.once('end', () => resolve(done(res.statusCode ?? null, null)));
+        res.once('error', (e) => resolve(done(res.statusCode ?? null, e.message)));
+      },
+    );
+    req.once('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.once('error', (e) => resolve(done(null, e.message)));
+    req.end(message.body);
+  });
+}

@@ -1,0 +1,180 @@
+// Webhooks end to end: a subscription made with the CLI, a real research run,
+// and a loopback receiver that verifies every request with the reference
+// Standard Webhooks library (standardwebhooks) and rejects bad ones.
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { ResearchChain, startRun } from '../../src/research/chain.js';
+import type { Resources } from '../../src/runtime/resources.js';
+import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import { send } from '../../src/webhooks/sender.js';
+import { runCli } from '../support/cli.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { until } from '../support/pipeline.js';
+import { createTestRedis, type TestRedis } from '../support/redis.js';
+
+interface Received {
+  id: string;
+  verified: boolean;
+  body: { type: string; data: { id?: string } };
+}
+
+let database: TestDatabase;
+let redis: TestRedis;
+let pipeline: Pipeline;
+let env: Record<string, string>;
+const encryptionKey = randomBytes(32).toString('base64');
+
+/** A receiver that verifies with standardwebhooks; `script` decides the status per request. */
+function receiver(secret: () => string, script: (n: number) => number = () => 200) {
+  const received: Received[] = [];
+  let n = 0;
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      let verified = false;
+      try {
+        new Webhook(secret()).verify(body, req.headers as Record<string, string>);
+        verified = true;
+      } catch {
+        verified = false;
+      }
+      received.push({ id: String(req.headers['webhook-id']), verified, body: JSON.parse(body) });
+      n += 1;
+      res.writeHead(verified ? script(n) : 400).end();
+    });
+  });
+  return new Promise<{ url: string; received: Received[]; server: http.Server; port: number }>((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      resolve({ url: `http://127.0.0.1:${port}/hook`, received, server, port });
+    }),
+  );
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  redis = await createTestRedis();
+  env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey };
+  const resources: Resources = { db: database.db, databaseUrl: database.url, embeddedPostgres: false, redis: redis.redis, redisUrl: redis.url, redisKeys: redis.keys, close: async () => {} };
+  const config = {
+    ...loadConfig({ REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }),
+    webhookRetryScale: 0.0002, // 5 s → 1 ms, 5 min → 60 ms: the schedule's shape, in test time
+  };
+  pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
+});
+afterAll(async () => {
+  await pipeline.close();
+  await redis.destroy();
+  await database.destroy();
+});
+
+async function subscribe(url: string, extra: string[] = []): Promise<{ id: string; secret: string }> {
+  const result = await runCli(['webhooks', 'add', '--url', url, '--json', ...extra], env);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+async function research(idea: string) {
+  const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), { idea, hints: [], provider: 'synthetic', source: 'synthetic' });
+  return until(() => database.db.selectFrom('research_runs').selectAll().where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded', 30_000, 'the run');
+}
+
+describe('webhooks', () => {
+  it('delivers signed insight.created events that the reference library verifies', async () => {
+    let secret = '';
+    const r = await receiver(() => secret);
+    const sub = await subscribe(r.url, ['--source', 'synthetic']);
+    secret = sub.secret;
+    expect(sub.secret).toMatch(/^whsec_/);
+    const stored = await database.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow();
+    expect(JSON.stringify(stored)).not.toContain(sub.secret.slice(6));
+
+    const run = await research('Webhook test idea for plant lovers');
+    await until(async () => r.received.length, (n) => n >= 1, 20_000, 'a delivery');
+    const [got] = r.received;
+    expect(got!.verified).toBe(true);
+    expect(got!.body.type).toBe('insight.created');
+    expect(got!.body.data.id).toBe(run.insight_id);
+    const event = await database.db.selectFrom('outbox_events').select('id').where('insight_id', '=', run.insight_id!).executeTakeFirstOrThrow();
+    expect(got!.id).toBe(event.id);
+    r.server.close();
+  }, 60_000);
+
+  it('retries a receiver that answers 500 twice, with the same webhook-id each time', async () => {
+    let secret = '';
+    const r = await receiver(() => secret, (n) => (n <= 2 ? 500 : 200));
+    const sub = await subscribe(r.url, ['--keyword', 'violin']);
+    secret = sub.secret;
+    await research('Violin lessons marketplace');
+    await until(async () => r.received.length, (n) => n >= 3, 20_000, 'three attempts');
+    expect(new Set(r.received.map((x) => x.id)).size).toBe(1);
+    expect(r.received.every((x) => x.verified)).toBe(true);
+    const delivery = await database.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('event_id', '=', r.received[0]!.id)
+      .where('subscription_id', '=', sub.id)
+      .executeTakeFirstOrThrow();
+    await until(async () => (await database.db.selectFrom('webhook_deliveries').select('status').where('id', '=', delivery.id).executeTakeFirstOrThrow()).status, (s) => s === 'succeeded', 10_000, 'success');
+    const attempts = await database.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', delivery.id).orderBy('attempt').execute();
+    expect(attempts.map((a) => a.status_code)).toEqual([500, 500, 200]);
+    r.server.close();
+  }, 60_000);
+
+  it('delivers every event to a receiver that was down and came back', async () => {
+    let secret = '';
+    const r = await receiver(() => secret);
+    secret = (await subscribe(r.url, ['--keyword', 'kayak'])).secret;
+    await new Promise<void>((resolve) => r.server.close(() => resolve()));
+    await research('Kayak rental app');
+    await research('Kayak repair service');
+    // Let a few attempts fail against the closed port, then bring the receiver back on it.
+    await until(() => database.db.selectFrom('webhook_attempts').select('delivery_id').execute(), (rows) => rows.length >= 8, 20_000, 'failed attempts');
+    r.server.listen(r.port, '127.0.0.1');
+    await until(async () => new Set(r.received.map((x) => x.id)).size, (n) => n === 2, 30_000, 'both events after the receiver came back');
+    expect(r.received.every((x) => x.verified)).toBe(true);
+    r.server.close();
+  }, 90_000);
+
+  it('disables the subscription on 410 Gone', async () => {
+    let secret = '';
+    const r = await receiver(() => secret, () => 410);
+    const sub = await subscribe(r.url, ['--keyword', 'tuba']);
+    secret = sub.secret;
+    await research('Tuba sheet music app');
+    await until(() => database.db.selectFrom('webhook_subscriptions').select('state').where('id', '=', sub.id).executeTakeFirstOrThrow(), (s) => s.state === 'disabled', 20_000, 'the subscription to be disabled');
+    r.server.close();
+  }, 60_000);
+
+  it('refuses a hostname that resolves to a private address unless allowed', async () => {
+    const r = await receiver(() => 'whsec_' + Buffer.alloc(24).toString('base64'));
+    const url = `http://localhost:${r.port}/hook`;
+    const blocked = await send(url, { id: 'evt_x', body: '{}', secrets: ['whsec_' + Buffer.alloc(24).toString('base64')] }, { allowPrivate: false, allowedCidrs: [] });
+    expect(blocked.statusCode).toBeNull();
+    expect(blocked.error).toMatch(/resolves to a blocked address.*loopback/);
+    expect(r.received).toHaveLength(0);
+    const literal = await send(`http://127.0.0.1:${r.port}/`, { id: 'e', body: '{}', secrets: [] }, { allowPrivate: false, allowedCidrs: [] });
+    expect(literal.error).toMatch(/loopback address/);
+    const allowed = await send(url, { id: 'evt_y', body: '{}', secrets: ['whsec_' + Buffer.alloc(24).toString('base64')] }, { allowPrivate: true, allowedCidrs: [] });
+    expect(allowed.statusCode).toBe(200);
+    r.server.close();
+  });
+
+  it.each([
+    [['--url', 'ftp://example.com'], /http/],
+    [['--url', 'https://example.com', '--category', 'spaceships'], /--category "spaceships" is unknown/],
+    [['--url', 'https://example.com', '--min-score', '1.5'], /--min-score must be a number from 0 to 1/],
+    [['--url', 'not a url'], /not a URL/],
+  ])('refuses bad input %j with exit 2, storing nothing', async (args, message) => {
+    const before = (await database.db.selectFrom('webhook_subscriptions').select('id').execute()).length;
+    const result = await runCli(['webhooks', 'add', ...args], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(await database.db.selectFrom('webhook_subscriptions').select('id').execute()).toHaveLength(before);
+  });
+});
