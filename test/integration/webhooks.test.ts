@@ -178,3 +178,78 @@ describe('webhooks', () => {
     expect(await database.db.selectFrom('webhook_subscriptions').select('id').execute()).toHaveLength(before);
   });
 });
+
+describe('webhook operations', () => {
+  it('rotates the secret (both verify during the overlap), pings, and replays with the same webhook-id', async () => {
+    const verifiers: string[] = [];
+    const received: Array<{ id: string; verifiedBy: number[] }> = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const verifiedBy = verifiers.flatMap((s, i) => {
+          try {
+            new Webhook(s).verify(body, req.headers as Record<string, string>);
+            return [i];
+          } catch {
+            return [];
+          }
+        });
+        received.push({ id: String(req.headers['webhook-id']), verifiedBy });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
+    const sub = await subscribe(url, ['--event', 'ping']);
+    verifiers.push(sub.secret);
+
+    const rotated = await runCli(['webhooks', 'rotate-secret', sub.id, '--json'], env);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    verifiers.push(JSON.parse(rotated.stdout).secret);
+
+    const ping = await runCli(['webhooks', 'test', sub.id], env);
+    expect(ping.code, ping.stderr).toBe(0);
+    await until(async () => received.length, (n) => n >= 1, 10_000, 'the ping');
+    expect(received[0]!.verifiedBy).toEqual([0, 1]); // old and new secret both sign during the overlap
+
+    const deliveryId = /delivery (dlv_[0-9a-z]+)/.exec(ping.stdout)![1]!;
+    const list = await runCli(['webhooks', 'deliveries', '--subscription', sub.id], env);
+    expect(list.stdout).toContain(deliveryId);
+    const replay = await runCli(['webhooks', 'replay', deliveryId], env);
+    expect(replay.code, replay.stderr).toBe(0);
+    await until(async () => received.length, (n) => n >= 2, 10_000, 'the replay');
+    expect(received[1]!.id).toBe(received[0]!.id);
+
+    const show = await runCli(['webhooks', 'show', sub.id], env);
+    expect(show.stdout).toMatch(/previous secret still signs until/);
+    expect((await runCli(['webhooks', 'disable', sub.id], env)).code).toBe(0);
+    expect((await runCli(['webhooks', 'enable', sub.id], env)).code).toBe(0);
+    expect((await runCli(['webhooks', 'remove', sub.id], env)).code).toBe(0);
+    expect((await runCli(['webhooks', 'show', sub.id], env)).code).toBe(2);
+    server.close();
+  }, 60_000);
+
+  it('disables a subscription that keeps failing past the configured streak', async () => {
+    const { webhookDeliverProcessor } = await import('../../jobs/webhook-deliver.job.js');
+    const { SecretBox } = await import('../../src/webhooks/secret-box.js');
+    const { newId } = await import('../../src/domain/ids.js');
+    const sub = await subscribe('http://127.0.0.1:9/unreachable', ['--event', 'ping']);
+    await database.db.updateTable('webhook_subscriptions').set({ failing_since: new Date(Date.now() - 6 * 24 * 3_600_000) }).where('id', '=', sub.id).execute();
+    const eventId = newId('event');
+    const deliveryId = newId('delivery');
+    await database.db.insertInto('outbox_events').values({ id: eventId, type: 'ping', insight_id: null, payload: '{}' }).execute();
+    await database.db.insertInto('webhook_deliveries').values({ id: deliveryId, event_id: eventId, subscription_id: sub.id, status: 'pending' }).execute();
+    const deliver = webhookDeliverProcessor({
+      db: database.db,
+      box: new SecretBox(Buffer.from(encryptionKey, 'base64')),
+      policy: { allowPrivate: false, allowedCidrs: ['127.0.0.1/32'] },
+      baseUrl: 'http://x',
+      disableAfterMs: 5 * 24 * 3_600_000,
+    });
+    await expect(deliver({ data: { deliveryId }, attemptsMade: 0, opts: { attempts: 8 } } as never)).rejects.toThrow();
+    const row = await database.db.selectFrom('webhook_subscriptions').select(['state', 'disabled_reason']).where('id', '=', sub.id).executeTakeFirstOrThrow();
+    expect(row.state).toBe('disabled');
+    expect(row.disabled_reason).toMatch(/failing without a break/);
+  });
+});
