@@ -104,7 +104,7 @@ describe('subscription matching', () => {
       minScore: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null }),
       categories: fc.subarray(categories, { maxLength: 2 }),
       sources: fc.subarray(['research', 'discovery'], { maxLength: 1 }),
-      keywords: fc.subarray(['budget', 'app', 'sleep'], { maxLength: 1 }),
+      keywords: fc.subarray(['budget', 'app', 'sleep', 'budget app', 'ai agent', 'a very long keyword phrase'], { maxLength: 2 }),
       eventTypes: fc.subarray(['insight.created', 'insight.updated'], { maxLength: 1 }),
     });
     const eventArb = fc.record({
@@ -112,14 +112,14 @@ describe('subscription matching', () => {
       category: fc.constantFrom(...categories),
       source: fc.constantFrom('research', 'discovery'),
       score: fc.double({ min: 0, max: 1, noNaN: true }),
-      text: fc.constantFrom('budget app', 'sleep tracker', 'ai agent'),
+      text: fc.constantFrom('budget app', 'sleep tracker', 'ai agent', 'a very long keyword phrase here', 'budget'),
     });
     fc.assert(
-      fc.property(fc.array(subArb, { maxLength: 60 }), eventArb, (subs, e) => {
+      fc.property(fc.uniqueArray(subArb, { maxLength: 60, selector: (s) => s.id }), eventArb, (subs, e) => {
         const naive = subs.filter((s) => matches(s, e)).map((s) => s.id).sort();
         expect(new SubscriptionIndex(subs).match(e).sort()).toEqual(naive);
       }),
-      { numRuns: 500 },
+      { numRuns: 1000 },
     );
   });
 });

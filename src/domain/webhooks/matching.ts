@@ -39,18 +39,36 @@ export function eventText(parts: ReadonlyArray<string>): string {
   return parts.join(' ').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 }
 
+const MAX_PHRASE_WORDS = 3;
+
 /**
- * Subscriptions grouped by category ("*" for any), each group sorted by
- * minimum score: an event looks at two groups and only at the prefix whose
- * minimum it meets, then checks the remaining criteria.
+ * Subscriptions with keywords are found through their keywords (the event's
+ * 1–3-word phrases are looked up); the others are grouped by category ("*"
+ * for any), each group sorted by minimum score, so an event looks only at the
+ * prefix whose minimum it meets. Every candidate is then checked in full.
  */
 export class SubscriptionIndex {
   private readonly groups = new Map<string, { minScores: Float64Array; subs: SubscriptionCriteria[] }>();
+  private readonly byKeyword = new Map<string, SubscriptionCriteria[]>();
+  /** Keywords longer than MAX_PHRASE_WORDS words: rare, checked one by one. */
+  private readonly longKeywords: SubscriptionCriteria[] = [];
   readonly size: number;
 
   constructor(subscriptions: readonly SubscriptionCriteria[]) {
     const byKey = new Map<string, SubscriptionCriteria[]>();
     for (const s of subscriptions) {
+      if (s.keywords.length > 0) {
+        for (const k of new Set(s.keywords.map((x) => x.toLowerCase().trim()))) {
+          if (k.split(/\s+/).length > MAX_PHRASE_WORDS) {
+            this.longKeywords.push(s);
+            continue;
+          }
+          let list = this.byKeyword.get(k);
+          if (!list) this.byKeyword.set(k, (list = []));
+          list.push(s);
+        }
+        continue;
+      }
       for (const key of s.categories.length > 0 ? s.categories : ['*']) {
         let list = byKey.get(key);
         if (!list) byKey.set(key, (list = []));
@@ -65,7 +83,15 @@ export class SubscriptionIndex {
   }
 
   match(event: MatchableEvent): string[] {
-    const out: string[] = [];
+    const out = new Set<string>();
+    const words = event.text.split(' ').filter(Boolean);
+    for (let n = 1; n <= MAX_PHRASE_WORDS; n += 1) {
+      for (let i = 0; i + n <= words.length; i += 1) {
+        const list = this.byKeyword.get(words.slice(i, i + n).join(' '));
+        if (list) for (const s of list) if (!out.has(s.id) && matches(s, event)) out.add(s.id);
+      }
+    }
+    for (const s of this.longKeywords) if (!out.has(s.id) && matches(s, event)) out.add(s.id);
     for (const key of [event.category, '*']) {
       const group = this.groups.get(key);
       if (!group) continue;
@@ -79,9 +105,9 @@ export class SubscriptionIndex {
       }
       for (let i = 0; i < lo; i += 1) {
         const s = group.subs[i]!;
-        if (matches(s, event)) out.push(s.id);
+        if (!out.has(s.id) && matches(s, event)) out.add(s.id);
       }
     }
-    return out;
+    return [...out];
   }
 }
