@@ -70,6 +70,8 @@ export interface Config {
   readonly publicBaseUrl: string;
   /** Multiplies the webhook retry schedule (1 in production; tests and staging shrink it). */
   readonly webhookRetryScale: number;
+  /** Event-loop delay (ms) above which the API sheds load with 503 + Retry-After. */
+  readonly overloadMaxEventLoopDelayMs: number;
 }
 
 export const TRENDS_PROVIDERS = ['google', 'replay', 'synthetic'] as const;
@@ -163,6 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
       if (!(v > 0 && v <= 10)) problems.push(`WEBHOOK_RETRY_SCALE must be a number above 0 and at most 10 (got "${raw}")`);
       return v > 0 && v <= 10 ? v : 1;
     })(),
+    overloadMaxEventLoopDelayMs: integer('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 500, 10, 60_000),
     publicBaseUrl: (text('PUBLIC_BASE_URL') ?? `http://${text('HOST') ?? '127.0.0.1'}:${text('PORT') ?? '3000'}`).replace(/\/$/, ''),
   };
   if (config.webhookEncryptionKey !== undefined && Buffer.from(config.webhookEncryptionKey, 'base64').length !== 32) {

@@ -2,6 +2,7 @@
 // that, and tests use app.inject().
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import underPressure from '@fastify/under-pressure';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type HTTPMethods } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -30,6 +31,10 @@ export interface AppDeps {
   apiKeys?: ApiKeyCache;
   /** 0 disables the response cache. */
   cacheTtlSeconds?: number;
+  /** Event-loop delay (ms) above which requests are shed with 503 + Retry-After. */
+  overloadMaxEventLoopDelayMs?: number;
+  /** How often the event loop is sampled for that (ms). */
+  overloadSampleIntervalMs?: number;
 }
 
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -80,6 +85,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ProblemSchema);
+
+  // Shed load instead of letting latency grow without bound: when the event loop
+  // lags, answer 503 + Retry-After at once (health checks included: a lagging
+  // process should look unready).
+  await app.register(underPressure, {
+    maxEventLoopDelay: deps.overloadMaxEventLoopDelayMs ?? 500,
+    sampleInterval: deps.overloadSampleIntervalMs ?? 250,
+    retryAfter: 5,
+    pressureHandler: (_request, reply, type, value) => {
+      reply.header('retry-after', '5');
+      void sendProblem(reply, problem('unavailable', `The service is overloaded (${type}: ${Math.round(Number(value))}); retry in a few seconds.`));
+    },
+  });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ProblemError) {

@@ -27,6 +27,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
     logger,
     apiKeys,
     cacheTtlSeconds: config.apiCacheTtlSeconds,
+    overloadMaxEventLoopDelayMs: config.overloadMaxEventLoopDelayMs,
   });
   try {
     await app.listen({ host: config.host, port: config.port });

@@ -1,0 +1,115 @@
+import { Writable } from 'node:stream';
+import { Queue } from 'bullmq';
+import { sql } from 'kysely';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/api-keys/api-key.repository.js';
+import { buildApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/logger.js';
+import { QUEUES } from '../../src/queue/queues.js';
+import { createRedis } from '../../src/redis/connection.js';
+import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startWorkerProcess, until } from '../support/pipeline.js';
+import { createTestRedis, type TestRedis } from '../support/redis.js';
+
+let database: TestDatabase;
+let redis: TestRedis;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  redis = await createTestRedis();
+});
+afterAll(async () => {
+  await redis.destroy();
+  await database.destroy();
+});
+
+function capture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { lines, stream };
+}
+
+describe('overload', () => {
+  it('sheds load with a 503 problem and Retry-After when the event loop lags', async () => {
+    const app = await buildApp({
+      db: database.db,
+      redis: redis.redis,
+      redisKeys: redis.keys,
+      logger: pino({ level: 'silent' }),
+      overloadMaxEventLoopDelayMs: 50,
+      overloadSampleIntervalMs: 100,
+    });
+    await app.ready();
+    // Building the app lags the loop too: wait until it is calm, then make it lag.
+    await until(async () => (await app.inject({ url: '/healthz' })).statusCode, (s) => s === 200, 5_000, 'a calm event loop');
+    const blockUntil = Date.now() + 600;
+    while (Date.now() < blockUntil) {
+      // block the event loop, as a CPU storm would
+    }
+    // The sample taken right after the lag (every 100 ms) flags it until the next calm sample.
+    let res = await app.inject({ url: '/healthz' });
+    for (let i = 0; i < 40 && res.statusCode !== 503; i += 1) {
+      await new Promise((r) => setTimeout(r, 5));
+      res = await app.inject({ url: '/healthz' });
+    }
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.headers['content-type']).toMatch(/problem\+json/);
+    await app.close();
+  });
+});
+
+describe('logs', () => {
+  it('never contain an API key or a webhook secret', async () => {
+    const { lines, stream } = capture();
+    const logger = createLogger('debug', stream);
+    const app = await buildApp({ db: database.db, redis: redis.redis, redisKeys: redis.keys, logger });
+    await app.ready();
+    const { key } = await createApiKey(database.db, 'log test', 'free');
+    await app.inject({ url: '/api/insights?limit=1', headers: { authorization: `Bearer ${key}` } });
+    await app.inject({ url: '/api/nope', headers: { authorization: `Bearer ${key}` } });
+    await app.inject({ url: '/api/insights?limit=abc', headers: { authorization: `Bearer ${key}x` } });
+    logger.info({ req: { headers: { authorization: `Bearer ${key}` } }, secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0', apiKey: key }, 'an object carrying secrets');
+    await app.close();
+    const all = lines.join('');
+    expect(lines.length).toBeGreaterThan(3);
+    expect(all).not.toContain(key.slice(4));
+    expect(all).not.toContain('whsec_');
+    expect(all).toContain('[redacted]');
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('SIGTERM lets active research steps finish; a new worker completes every run, nothing lost or doubled', async () => {
+    const queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.prefix });
+    const chain = new ResearchChain(queue);
+    for (let i = 0; i < 8; i += 1) await startRun(database.db, chain, { idea: `Graceful shutdown idea ${i}`, hints: [], provider: 'synthetic', source: 'synthetic' });
+    const env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, RESEARCH_CONCURRENCY: '2' };
+    const done = async () => Number((await sql<{ n: string }>`select count(*) as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n);
+
+    const first = startWorkerProcess(env);
+    await until(done, (n) => n >= 40, 30_000, 'some steps');
+    first.kill('SIGTERM');
+    const code = await new Promise<number | null>((r) => first.once('exit', (c) => r(c)));
+    expect(code).toBe(0);
+    const failedAttempts = await database.db.selectFrom('research_steps').select('step').where('status', '=', 'failed').execute();
+    expect(failedAttempts).toHaveLength(0); // closing did not break an active step
+
+    const second = startWorkerProcess(env);
+    try {
+      await until(() => database.db.selectFrom('research_runs').select('status').execute(), (rows) => rows.every((r) => r.status === 'succeeded'), 60_000, 'all runs');
+    } finally {
+      second.kill('SIGTERM');
+      await new Promise((r) => second.once('exit', r));
+    }
+    expect(await done()).toBe(8 * 40);
+    await queue.close();
+  }, 120_000);
+});
