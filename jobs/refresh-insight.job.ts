@@ -17,6 +17,7 @@ import { findInsight, updateInsightScores } from '../src/insights/insight.reposi
 import { replaceTrendPoints } from '../src/insights/trend-point.repository.js';
 import { checkPayload, RefreshInsightPayload } from '../src/queue/queues.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
+import { forecastMase } from '../src/observability/metrics.js';
 import type { RedisKeys } from '../src/redis/keys.js';
 import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../src/research/trends-gateway.js';
 
@@ -56,6 +57,7 @@ export function refreshInsightProcessor(deps: RefreshDeps) {
 
     const clean = cleanSeries(points);
     const forecast = fitForecast(clean.dates, clean.values, 7);
+    if (!forecast.withheld && forecast.backtest.mase !== null) forecastMase.observe(forecast.backtest.mase);
     const lastWeek = clean.values.slice(-7).reduce((a, b) => a + b, 0) / Math.max(1, Math.min(7, clean.values.length));
     const direction =
       !forecast.withheld && lastWeek > 0 ? { relativeChange: forecast.points.reduce((a, p) => a + p.value, 0) / forecast.points.length / lastWeek - 1 } : undefined;

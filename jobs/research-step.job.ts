@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
+import { forecastMase } from '../src/observability/metrics.js';
 import type { Redis } from 'ioredis';
 import { bumpReadModelVersion } from '../src/api-keys/quota.store.js';
 import type { Db } from '../src/db/connection.js';
@@ -127,6 +128,10 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
       throw error;
     }
 
+    if (definition.name === 'forecast') {
+      const mase = (output as { withheld?: boolean; backtest?: { mase: number | null } }).backtest?.mase;
+      if (typeof mase === 'number') forecastMase.observe(mase);
+    }
     // The step's inputs: the idea and the earlier outputs it actually read.
     const inputHash = createHash('sha1')
       .update(JSON.stringify([run.idea, run.keyword_hints, [...read].sort((a, b) => a - b).map((n) => [n, outputs.get(n)])]))

@@ -5,6 +5,7 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../src/logger.js';
 import { checkPayload, TrendsFetchPayload } from '../src/queue/queues.js';
+import { trendsRequests } from '../src/observability/metrics.js';
 import { MalformedResponseError, NotRecordedError, RateLimitedError, type TrendsProvider, type TrendsRequest } from '../src/trends/types.js';
 
 export interface TrendsFetchDeps {
@@ -24,9 +25,13 @@ export function trendsFetchProcessor(deps: TrendsFetchDeps) {
     const { request } = checkPayload(TrendsFetchPayload, job.data, job.name);
     try {
       const response = await deps.provider.fetch(request as unknown as TrendsRequest);
+      trendsRequests.inc({ outcome: 'ok' });
       await deps.redis.del(deps.rateLimitedKey);
       return response;
     } catch (error) {
+      trendsRequests.inc({
+        outcome: error instanceof RateLimitedError ? 'rate_limited' : error instanceof MalformedResponseError ? 'malformed' : 'error',
+      });
       if (error instanceof RateLimitedError) {
         const streak = await deps.redis.incr(deps.rateLimitedKey);
         await deps.redis.expire(deps.rateLimitedKey, 3600);

@@ -11,6 +11,7 @@ import { findInsight } from '../src/insights/insight.repository.js';
 import { webhookBody } from '../src/webhooks/payload.js';
 import type { SecretBox } from '../src/webhooks/secret-box.js';
 import { send } from '../src/webhooks/sender.js';
+import { webhookDeliveries, webhookLatency } from '../src/observability/metrics.js';
 import { setSubscriptionState, signingSecrets } from '../src/webhooks/subscription.repository.js';
 
 export interface DeliverDeps {
@@ -82,6 +83,10 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
     const result = await send(row.url!, { id: row.event_id, body, secrets: signingSecrets(deps.box, subscription) }, deps.policy);
     const code = result.statusCode;
     const ok = code !== null && code >= 200 && code < 300;
+    if (code !== null) webhookLatency.observe(result.latencyMs / 1000);
+    webhookDeliveries.inc({
+      outcome: ok ? 'delivered' : code === 410 ? 'gone' : /blocked|refusing/.test(result.error ?? '') ? 'blocked' : job.attemptsMade + 1 >= (job.opts.attempts ?? MAX_ATTEMPTS) ? 'failed' : 'retry',
+    });
     // One write: the attempt log and the delivery's new state together.
     await deps.db
       .with('logged', (qb) =>

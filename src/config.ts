@@ -72,6 +72,10 @@ export interface Config {
   readonly webhookRetryScale: number;
   /** Event-loop delay (ms) above which the API sheds load with 503 + Retry-After. */
   readonly overloadMaxEventLoopDelayMs: number;
+  /** Guards /metrics and /admin/queues (Bearer, or Basic with it as password); both are off when unset. */
+  readonly adminToken: string | undefined;
+  /** A worker process serves /metrics on this port when set. */
+  readonly metricsPort: number | undefined;
 }
 
 export const TRENDS_PROVIDERS = ['google', 'replay', 'synthetic'] as const;
@@ -166,8 +170,13 @@ export function loadConfig(env: Env = process.env): Config {
       return v > 0 && v <= 10 ? v : 1;
     })(),
     overloadMaxEventLoopDelayMs: integer('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 500, 10, 60_000),
+    adminToken: text('ADMIN_TOKEN'),
+    metricsPort: text('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 9464, 1, 65535),
     publicBaseUrl: (text('PUBLIC_BASE_URL') ?? `http://${text('HOST') ?? '127.0.0.1'}:${text('PORT') ?? '3000'}`).replace(/\/$/, ''),
   };
+  if (config.adminToken !== undefined && config.adminToken.length < 16) {
+    problems.push('ADMIN_TOKEN must be at least 16 characters (openssl rand -hex 24)');
+  }
   if (config.webhookEncryptionKey !== undefined && Buffer.from(config.webhookEncryptionKey, 'base64').length !== 32) {
     problems.push('WEBHOOK_ENCRYPTION_KEY must be base64 of exactly 32 bytes (openssl rand -base64 32)');
   }

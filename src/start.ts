@@ -48,7 +48,7 @@ try {
     }
   }
 
-  web = await startWebServer(resources, config, logger);
+  web = await startWebServer(resources, config, logger, Object.values(pipeline.queues));
   // Only once the API is up: a key created by a start that then failed would never be shown.
   let firstKey: string | undefined;
   if ((await countApiKeys(resources.db)) === 0) {
@@ -69,6 +69,9 @@ try {
     say(`  curl -H "Authorization: Bearer ${firstKey}" "${url}/api/insights?limit=3"`);
   } else {
     say('  Keys:  `npx insights keys create --name NAME --plan free|starter|pro|enterprise`');
+  }
+  if (config.adminToken) {
+    say(`  Admin: ${url.replace('/api/insights', '')}/admin/queues and /metrics (ADMIN_TOKEN)`);
   }
   say();
 } catch (error) {

@@ -4,16 +4,22 @@ import { startWebServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
 import { exitWithError, onShutdown } from './runtime/process.js';
 import { openResources } from './runtime/resources.js';
+import { openQueues } from './runtime/workers.js';
+import { reportQueueDepth } from './observability/metrics.js';
 
 let logger: Logger | undefined;
 try {
   const config = loadConfig();
   logger = createLogger(config.logLevel);
   const resources = await openResources(config, logger);
-  const web = await startWebServer(resources, config, logger);
+  // The dashboard and /metrics' queue depths need the queues (not workers).
+  const { queues, close: closeQueues } = openQueues(resources, config);
+  reportQueueDepth(Object.values(queues));
+  const web = await startWebServer(resources, config, logger, Object.values(queues));
   logger.info({ url: web.url }, 'web listening');
   onShutdown(logger, async () => {
     await web.close();
+    await closeQueues();
     await resources.close();
   });
 } catch (error) {

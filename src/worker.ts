@@ -4,6 +4,7 @@ import { createLogger, type Logger } from './logger.js';
 import { exitWithError, onShutdown } from './runtime/process.js';
 import { openResources } from './runtime/resources.js';
 import { startWorkers } from './runtime/workers.js';
+import { serveMetrics } from './observability/metrics-server.js';
 
 let logger: Logger | undefined;
 try {
@@ -11,8 +12,11 @@ try {
   logger = createLogger(config.logLevel);
   const resources = await openResources(config, logger, { redisRole: 'client' });
   const pipeline = await startWorkers(resources, config, logger);
+  // A worker has no web server: it can serve its own /metrics for Prometheus.
+  const metricsServer = config.metricsPort && config.adminToken ? await serveMetrics(config.metricsPort, config.adminToken, config.host) : undefined;
   logger.info({ provider: config.trendsProvider, concurrency: config.researchConcurrency }, 'workers started');
   onShutdown(logger, async () => {
+    metricsServer?.close();
     await pipeline.close();
     await resources.close();
   });

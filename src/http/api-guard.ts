@@ -9,6 +9,7 @@ import { rateLimitHeaders } from '../domain/quota.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { problem, ProblemError } from './problem.js';
 import { etagOf, matchesIfNoneMatch, ResponseCache } from './response-cache.js';
+import { quotaRejections } from '../observability/metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -50,6 +51,7 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
     request.quota = decision;
     reply.headers(rateLimitHeaders(decision));
     if (!decision.allowed) {
+      quotaRejections.inc({ plan: decision.plan });
       throw new ProblemError(
         problem(
           'quotaExceeded',

@@ -3,6 +3,9 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import underPressure from '@fastify/under-pressure';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type HTTPMethods } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -15,6 +18,8 @@ import { registerApiGuard } from './api-guard.js';
 import { problem, ProblemError, sendProblem, type InvalidParam } from './problem.js';
 import { OneLinePerRequest } from './request-log.js';
 import { ResponseCache } from './response-cache.js';
+import { httpDuration, isAdmin, registry } from '../observability/metrics.js';
+import type { Queue } from 'bullmq';
 import { catalogRoutes } from './routes/api/catalog.routes.js';
 import { insightRoutes } from './routes/api/insights.routes.js';
 import { usageRoutes } from './routes/api/usage.routes.js';
@@ -35,6 +40,10 @@ export interface AppDeps {
   overloadMaxEventLoopDelayMs?: number;
   /** How often the event loop is sampled for that (ms). */
   overloadSampleIntervalMs?: number;
+  /** Guards /metrics and the queue dashboard; both are off when unset. */
+  adminToken?: string;
+  /** Queues for the dashboard (Bull Board); the web process opens them. */
+  queues?: Queue[];
 }
 
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -117,6 +126,42 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return sendProblem(reply, problem('internal', 'Something went wrong on our side. It has been logged.'));
   });
 
+  app.addHook('onResponse', async (request, reply) => {
+    httpDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  if (deps.adminToken && deps.queues && deps.queues.length > 0) {
+    // Bull Board: every queue, with retry and remove, behind the admin token.
+    const token = deps.adminToken;
+    const board = new FastifyAdapter();
+    board.setBasePath('/admin/queues');
+    createBullBoard({ queues: deps.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board });
+    await app.register(async (admin) => {
+      admin.addHook('onRequest', async (request, reply) => {
+        if (!isAdmin(request.headers.authorization, token)) {
+          reply.header('www-authenticate', 'Basic realm="admin"');
+          return sendProblem(reply, problem('unauthorized', 'The queue dashboard needs ADMIN_TOKEN (HTTP Basic with it as password, or Bearer).'));
+        }
+      });
+      await admin.register(board.registerPlugin(), { prefix: '/admin/queues' });
+    });
+  }
+
+  if (deps.adminToken) {
+    const token = deps.adminToken;
+    app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+      if (!isAdmin(request.headers.authorization, token)) {
+        reply.header('www-authenticate', 'Basic realm="admin", Bearer');
+        return sendProblem(reply, problem('unauthorized', 'The metrics need ADMIN_TOKEN (Bearer, or Basic with it as password).'));
+      }
+      reply.header('content-type', registry.contentType);
+      return registry.metrics();
+    });
+  }
+
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, problem('notFound', `No route ${request.method} ${request.url.split('?')[0]}. See /docs.`)),
   );
@@ -127,7 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   let collecting = true;
   app.addHook('onRoute', (route) => {
     // The docs UI manages its own routes (and their trailing-slash twins).
-    if (!collecting || route.url.startsWith('/docs')) return;
+    if (!collecting || route.url.startsWith('/docs') || route.url.startsWith('/admin')) return;
     const methods = methodsByUrl.get(route.url) ?? new Set<string>();
     for (const m of [route.method].flat()) methods.add(m);
     methodsByUrl.set(route.url, methods);

@@ -1,4 +1,5 @@
 // Process concerns of the HTTP API: listen, revocation listener, graceful close.
+import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import type { Config } from '../config.js';
@@ -13,7 +14,7 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-export async function startWebServer(resources: Resources, config: Config, logger: Logger): Promise<WebServer> {
+export async function startWebServer(resources: Resources, config: Config, logger: Logger, queues: Queue[] = []): Promise<WebServer> {
   const apiKeys = new ApiKeyCache(resources.db);
   // A subscribed connection can do nothing else, so revocations get their own.
   const subscriber = createRedis(resources.redisUrl, 'worker');
@@ -28,6 +29,8 @@ export async function startWebServer(resources: Resources, config: Config, logge
     apiKeys,
     cacheTtlSeconds: config.apiCacheTtlSeconds,
     overloadMaxEventLoopDelayMs: config.overloadMaxEventLoopDelayMs,
+    adminToken: config.adminToken,
+    queues,
   });
   try {
     await app.listen({ host: config.host, port: config.port });

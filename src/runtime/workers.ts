@@ -8,6 +8,7 @@ import { webhookDeliverProcessor } from '../../jobs/webhook-deliver.job.js';
 import { outboxRelayProcessor, webhookMatchProcessor } from '../../jobs/webhook-match.job.js';
 import { retryDelayMs } from '../domain/webhooks/retry.js';
 import { SecretBox } from '../webhooks/secret-box.js';
+import { jobDuration, jobFailures, reportQueueDepth } from '../observability/metrics.js';
 import { bumpSubscriptionsVersion, SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
 import { researchStepProcessor } from '../../jobs/research-step.job.js';
 import { sweepProcessor } from '../../jobs/sweep.job.js';
@@ -63,6 +64,7 @@ function byName(queue: string, handlers: Record<string, Processor>): Processor {
 
 export async function startWorkers(resources: Resources, config: Config, logger: Logger): Promise<Pipeline> {
   const { queues, close: closeQueues } = openQueues(resources, config);
+  reportQueueDepth(Object.values(queues));
   const eventsConnection = createRedis(resources.redisUrl, 'worker');
   const trendsEvents = new QueueEvents(QUEUES.trends, { connection: eventsConnection, prefix: config.redisPrefix });
   await trendsEvents.waitUntilReady();
@@ -96,7 +98,13 @@ export async function startWorkers(resources: Resources, config: Config, logger:
       ...options,
     });
     worker.on('error', (error) => logger.error({ err: error, queue: name }, 'worker error'));
-    worker.on('failed', (job, error) => logger.warn({ queue: name, jobId: job?.id, jobName: job?.name, err: error }, 'job attempt failed'));
+    worker.on('failed', (job, error) => {
+      jobFailures.inc({ queue: name, job: job?.name ?? 'unknown' });
+      logger.warn({ queue: name, jobId: job?.id, jobName: job?.name, err: error }, 'job attempt failed');
+    });
+    worker.on('completed', (job) => {
+      if (job.processedOn && job.finishedOn) jobDuration.observe({ queue: name, job: job.name }, (job.finishedOn - job.processedOn) / 1000);
+    });
     return worker;
   };
 

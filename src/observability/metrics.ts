@@ -1,0 +1,93 @@
+// Prometheus metrics: one registry per process, every instrument declared here.
+import { timingSafeEqual } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import client from 'prom-client';
+
+export const registry = new client.Registry();
+client.collectDefaultMetrics({ register: registry });
+
+export const httpDuration = new client.Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP request duration by route and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  registers: [registry],
+});
+export const quotaRejections = new client.Counter({
+  name: 'api_quota_rejections_total',
+  help: 'Requests refused because the key spent its daily quota, by plan',
+  labelNames: ['plan'] as const,
+  registers: [registry],
+});
+export const jobDuration = new client.Histogram({
+  name: 'job_duration_seconds',
+  help: 'Processing time of completed jobs, by queue and job name',
+  labelNames: ['queue', 'job'] as const,
+  buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60],
+  registers: [registry],
+});
+export const jobFailures = new client.Counter({
+  name: 'job_failures_total',
+  help: 'Failed job attempts, by queue and job name',
+  labelNames: ['queue', 'job'] as const,
+  registers: [registry],
+});
+export const trendsRequests = new client.Counter({
+  name: 'google_trends_requests_total',
+  help: 'Requests to live Google Trends by outcome (ok, rate_limited, malformed, error)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+export const webhookDeliveries = new client.Counter({
+  name: 'webhook_delivery_attempts_total',
+  help: 'Webhook delivery attempts by outcome (delivered, retry, gone, failed, blocked)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+export const webhookLatency = new client.Histogram({
+  name: 'webhook_delivery_latency_seconds',
+  help: 'Time from sending a webhook to the receiver’s answer',
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
+  registers: [registry],
+});
+export const forecastMase = new client.Histogram({
+  name: 'forecast_backtest_mase',
+  help: 'Backtest MASE of each fitted forecast (below 1 beats seasonal naive on that series)',
+  buckets: [0.25, 0.5, 0.75, 0.9, 1, 1.25, 1.5, 2, 3],
+  registers: [registry],
+});
+
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children'] as const;
+let queuesForDepth: Queue[] = [];
+new client.Gauge({
+  name: 'queue_jobs',
+  help: 'Jobs per queue and state (read at scrape time)',
+  labelNames: ['queue', 'state'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    for (const queue of queuesForDepth) {
+      const counts = await queue.getJobCounts(...QUEUE_STATES);
+      for (const state of QUEUE_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+    }
+  },
+});
+
+/** The queues whose depth /metrics reports (the process's own, once opened). */
+export function reportQueueDepth(queues: Queue[]): void {
+  queuesForDepth = queues;
+}
+
+/** ADMIN_TOKEN as "Bearer <token>" or HTTP Basic with the token as password (for browsers). */
+export function isAdmin(authorization: string | undefined, token: string | undefined): boolean {
+  if (!token || !authorization) return false;
+  let presented: string | undefined;
+  const bearer = /^Bearer\s+(\S+)$/i.exec(authorization);
+  if (bearer) presented = bearer[1];
+  const basic = /^Basic\s+(\S+)$/i.exec(authorization);
+  if (basic) presented = Buffer.from(basic[1]!, 'base64').toString('utf8').split(':').slice(1).join(':');
+  if (presented === undefined) return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

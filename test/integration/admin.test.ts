@@ -1,0 +1,99 @@
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/api-keys/api-key.repository.js';
+import { loadConfig } from '../../src/config.js';
+import { buildApp } from '../../src/http/app.js';
+import { ResearchChain, startRun } from '../../src/research/chain.js';
+import type { Resources } from '../../src/runtime/resources.js';
+import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { until } from '../support/pipeline.js';
+import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { FastifyInstance } from 'fastify';
+
+const TOKEN = 'admin-token-for-tests-0123456789';
+let database: TestDatabase;
+let redis: TestRedis;
+let pipeline: Pipeline;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  redis = await createTestRedis();
+  const resources: Resources = { db: database.db, databaseUrl: database.url, embeddedPostgres: false, redis: redis.redis, redisUrl: redis.url, redisKeys: redis.keys, close: async () => {} };
+  pipeline = await startWorkers(resources, loadConfig({ REDIS_PREFIX: redis.prefix }), pino({ level: 'silent' }));
+  app = await buildApp({ db: database.db, redis: redis.redis, redisKeys: redis.keys, logger: pino({ level: 'silent' }), adminToken: TOKEN, queues: Object.values(pipeline.queues) });
+  await app.ready();
+});
+afterAll(async () => {
+  await app.close();
+  await pipeline.close();
+  await redis.destroy();
+  await database.destroy();
+});
+
+const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`ops:${password}`).toString('base64')}` });
+
+describe('/metrics', () => {
+  it('needs the admin token', async () => {
+    const res = await app.inject({ url: '/metrics' });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['content-type']).toMatch(/problem\+json/);
+    expect((await app.inject({ url: '/metrics', headers: { authorization: 'Bearer wrong-token-wrong-token' } })).statusCode).toBe(401);
+  });
+
+  it('reports HTTP, quota, job, queue and forecast metrics during a research run', async () => {
+    const { key } = await createApiKey(database.db, 'metrics', 'free');
+    for (let i = 0; i < 101; i += 1) await app.inject({ url: '/api/usage', headers: { authorization: `Bearer ${key}` } });
+    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), { idea: 'Metrics idea for coffee roasters', hints: [], provider: 'synthetic', source: 'synthetic' });
+    const during = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(during.body).toMatch(/queue_jobs\{queue="research",state="(waiting|active|completed)"\}/);
+    await until(() => database.db.selectFrom('research_runs').select('status').where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded', 30_000, 'the run');
+    // The last step's "completed" event lands just after the run is recorded as done.
+    const res = await until(
+      () => app.inject({ url: '/metrics', headers: basic(TOKEN) }),
+      (r) => Number(/job_duration_seconds_count\{queue="research",job="research-step"\} (\d+)/.exec(r.body)?.[1] ?? 0) >= 40,
+      10_000,
+      '40 research steps in the metrics',
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/plain/);
+    const body = res.body;
+    expect(body).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/usage",status="200"\} 100/);
+    expect(body).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/usage",status="429"\} 1/);
+    expect(body).toMatch(/api_quota_rejections_total\{plan="free"\} 1/);
+    const steps = Number(/job_duration_seconds_count\{queue="research",job="research-step"\} (\d+)/.exec(body)?.[1]);
+    expect(steps).toBeGreaterThanOrEqual(40);
+    expect(body).toMatch(/forecast_backtest_mase_count \d+/);
+    expect(body).toMatch(/webhook_delivery_attempts_total|# HELP webhook_delivery_attempts_total/);
+    expect(body).toMatch(/# HELP google_trends_requests_total/);
+  }, 60_000);
+});
+
+describe('/admin/queues (Bull Board)', () => {
+  it('asks for credentials, then shows every queue and can remove a job', async () => {
+    const denied = await app.inject({ url: '/admin/queues' });
+    expect(denied.statusCode).toBe(401);
+    expect(denied.headers['www-authenticate']).toMatch(/^Basic/);
+    const page = await app.inject({ url: '/admin/queues', headers: basic(TOKEN) });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    const api = await app.inject({ url: '/admin/queues/api/queues', headers: basic(TOKEN) });
+    expect(api.statusCode).toBe(200);
+    const names = (api.json().queues as Array<{ name: string }>).map((q) => q.name).sort();
+    expect(names).toEqual(['ingest', 'maintenance', 'research', 'trends', 'webhooks']);
+
+    const job = await pipeline.queues.maintenance.add('sweep', {}, { delay: 3_600_000, jobId: 'dashboard-remove-me' });
+    const removed = await app.inject({ method: 'PUT', url: `/admin/queues/api/queues/maintenance/${job.id}/clean`, headers: basic(TOKEN) });
+    expect(removed.statusCode).toBeLessThan(300);
+    expect(await pipeline.queues.maintenance.getJob(job.id!)).toBeUndefined();
+
+    // A job that fails for good (no handler has its name), retried from the dashboard.
+    const broken = await pipeline.queues.maintenance.add('no-such-job', {}, { jobId: 'dashboard-retry-me', attempts: 1 });
+    await until(() => broken.getState(), (s) => s === 'failed', 10_000, 'the job to fail');
+    const before = (await pipeline.queues.maintenance.getJob(broken.id!))!.processedOn;
+    const retried = await app.inject({ method: 'PUT', url: `/admin/queues/api/queues/maintenance/${broken.id}/retry`, headers: basic(TOKEN) });
+    expect(retried.statusCode).toBeLessThan(300);
+    await until(async () => (await pipeline.queues.maintenance.getJob(broken.id!))!.processedOn, (p) => p !== before, 10_000, 'the retried job to run again');
+  });
+});
