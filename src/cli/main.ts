@@ -8,6 +8,7 @@ import { registerIngestCommands } from './commands/ingest.command.js';
 import { registerKeyCommands } from './commands/keys.command.js';
 import { registerMaintenanceCommands } from './commands/maintenance.command.js';
 import { registerResearchCommands } from './commands/research.command.js';
+import { registerShowCommand } from './commands/show.command.js';
 import { registerWebhookCommands } from './commands/webhooks.command.js';
 import { UsageError } from './output.js';
 
@@ -33,6 +34,7 @@ registerKeyCommands(program, context);
 registerResearchCommands(program, context);
 registerIngestCommands(program, context);
 registerForecastCommand(program);
+registerShowCommand(program, context);
 registerWebhookCommands(program, context);
 
 try {

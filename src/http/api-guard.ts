@@ -66,7 +66,7 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
       if (hit) {
         reply.header('etag', hit.etag).header('x-cache', 'hit');
         if (matchesIfNoneMatch(request.headers['if-none-match'], hit.etag)) return reply.code(304).send();
-        return reply.code(hit.statusCode).header('content-type', 'application/json; charset=utf-8').send(hit.body);
+        return reply.code(hit.statusCode).header('content-type', hit.contentType).send(hit.body);
       }
     }
   });
@@ -83,7 +83,12 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
       return payload;
     }
     const etag = etagOf(payload);
-    deps.responseCache.set(request.quota.readModelVersion, request.url, { body: Buffer.from(payload), etag, statusCode: 200 });
+    deps.responseCache.set(request.quota.readModelVersion, request.url, {
+      body: Buffer.from(payload),
+      etag,
+      statusCode: 200,
+      contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+    });
     reply.header('etag', etag).header('x-cache', 'miss');
     if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) {
       reply.code(304);

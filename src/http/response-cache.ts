@@ -9,6 +9,7 @@ export interface CachedResponse {
   body: Buffer;
   etag: string;
   statusCode: number;
+  contentType: string;
 }
 
 export class ResponseCache {

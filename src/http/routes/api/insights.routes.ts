@@ -6,6 +6,8 @@ import { isId } from '../../../domain/ids.js';
 import { findInsight, listInsights, type InsightListRow, type InsightRow } from '../../../insights/insight.repository.js';
 import { latestTrendPoints } from '../../../insights/trend-point.repository.js';
 import { findForecast } from '../../../insights/forecast.repository.js';
+import { renderInsightChart, type ChartForecastPoint } from '../../../domain/charts/insight-chart.js';
+import { Type } from '@sinclair/typebox';
 import { invalidParam, problem, ProblemError } from '../../problem.js';
 import {
   errorResponses,
@@ -179,6 +181,33 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
           coverage_95: backtest.coverage_95 ?? null,
         },
       };
+    },
+  );
+
+  app.get(
+    '/insights/:id/chart.svg',
+    {
+      config: { cacheable: true },
+      schema: {
+        tags: ['insights'],
+        summary: 'A picture: the 30-day series and the 7-day forecast with 80% and 95% bands (SVG)',
+        params: IdParams,
+        querystring: NoQuery,
+        produces: ['image/svg+xml'],
+        response: { 200: Type.String({ description: 'image/svg+xml' }), ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const insight = await requireInsight(db, request.params.id);
+      const points = await latestTrendPoints(db, insight.id, 30);
+      const forecast = await findForecast(db, insight.id);
+      const svg = renderInsightChart({
+        title: insight.title,
+        series: points.map((p) => ({ date: p.date, value: p.value })),
+        forecast: forecast && !forecast.withheld ? (forecast.points as ChartForecastPoint[]) : null,
+        note: forecast?.withheld ? `forecast withheld: ${forecast.reason}` : forecast ? undefined : 'no forecast yet',
+      });
+      return reply.type('image/svg+xml; charset=utf-8').send(svg);
     },
   );
 

@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+import { sparkline } from '../../domain/charts/insight-chart.js';
+import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
+import { findForecast } from '../../insights/forecast.repository.js';
+import { findInsight } from '../../insights/insight.repository.js';
+import { latestTrendPoints } from '../../insights/trend-point.repository.js';
+import { openResources } from '../../runtime/resources.js';
+import type { CliContext } from '../main.js';
+import { print, UsageError } from '../output.js';
+
+export function registerShowCommand(program: Command, context: () => CliContext): void {
+  program
+    .command('show')
+    .description('An insight: scores, the 30-day series and the 7-day forecast as sparklines')
+    .argument('<id>', 'insight id (ins_…)')
+    .action(async (id: string) => {
+      const { config, logger } = context();
+      const resources = await openResources(config, logger);
+      try {
+        const insight = await findInsight(resources.db, id);
+        if (!insight) throw new UsageError(`No insight has the id "${id}" (see GET /api/insights)`);
+        const points = await latestTrendPoints(resources.db, id, 30);
+        const forecast = await findForecast(resources.db, id);
+        print(`${insight.title}  [${insight.category}, ${insight.source}]`);
+        print(`overall ${insight.overall_score.toFixed(3)}  confidence ${insight.confidence.toFixed(2)}`);
+        for (const d of DIMENSIONS) {
+          const dim = insight.dimensions[d];
+          print(`  ${d.padEnd(11)} ${dim.score === null ? '  —  ' : dim.score.toFixed(3)}  ${dim.explanation}`);
+        }
+        if (points.length > 0) {
+          const values = points.map((p) => p.value);
+          print(`series   ${sparkline(values)}  ${points[0]!.date} … ${points.at(-1)!.date}  (min ${Math.min(...values)}, max ${Math.max(...values)})`);
+        } else {
+          print('series   (none yet)');
+        }
+        if (!forecast) print('forecast (none yet)');
+        else if (forecast.withheld) print(`forecast withheld: ${forecast.reason}`);
+        else {
+          const fc = forecast.points as Array<{ date: string; value: number; lower_80: number; upper_80: number }>;
+          print(`forecast ${sparkline(fc.map((p) => p.value))}  ${fc[0]!.date} … ${fc.at(-1)!.date}  (${forecast.model}; 80% band ${Math.min(...fc.map((p) => p.lower_80))}–${Math.max(...fc.map((p) => p.upper_80))}; backtest MASE ${forecast.backtest?.mase ?? '–'})`);
+        }
+      } finally {
+        await resources.close();
+      }
+    });
+}

@@ -1,0 +1,85 @@
+// An insight's picture: the 30-day series and the 7-day forecast with its 80 %
+// and 95 % bands, dated axes, a title and a legend. Pure: data in, SVG out.
+
+export interface ChartPoint {
+  date: string;
+  value: number;
+}
+export interface ChartForecastPoint extends ChartPoint {
+  lower_80: number;
+  upper_80: number;
+  lower_95: number;
+  upper_95: number;
+}
+
+const W = 860;
+const H = 420;
+const M = { top: 56, right: 24, bottom: 64, left: 48 };
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
+const label = (date: string) => new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+
+export function renderInsightChart(input: { title: string; series: ChartPoint[]; forecast: ChartForecastPoint[] | null; note?: string }): string {
+  const all = [...input.series.map((p) => p.date), ...(input.forecast ?? []).map((p) => p.date)];
+  const first = all.length ? Math.min(...all.map(dayOf)) : 0;
+  const last = all.length ? Math.max(...all.map(dayOf)) : 1;
+  const span = Math.max(1, last - first);
+  const x = (date: string) => M.left + ((dayOf(date) - first) / span) * (W - M.left - M.right);
+  const y = (v: number) => M.top + (1 - Math.min(100, Math.max(0, v)) / 100) * (H - M.top - M.bottom);
+  const line = (pts: ChartPoint[]) => pts.map((p, i) => `${i ? 'L' : 'M'}${x(p.date).toFixed(1)},${y(p.value).toFixed(1)}`).join(' ');
+  const band = (pts: ChartForecastPoint[], lo: 'lower_80' | 'lower_95', hi: 'upper_80' | 'upper_95') =>
+    `${pts.map((p, i) => `${i ? 'L' : 'M'}${x(p.date).toFixed(1)},${y(p[hi]).toFixed(1)}`).join(' ')} ${[...pts]
+      .reverse()
+      .map((p) => `L${x(p.date).toFixed(1)},${y(p[lo]).toFixed(1)}`)
+      .join(' ')} Z`;
+
+  const parts: string[] = [];
+  parts.push(`<rect x="0" y="0" width="${W}" height="${H}" fill="#ffffff"/>`);
+  parts.push(`<text x="${M.left}" y="28" font-size="18" font-weight="600" fill="#1f2937">${escape(input.title.slice(0, 90))}</text>`);
+  // Axes and gridlines: 0–100 in steps of 25; a date label about every 5 days.
+  for (const v of [0, 25, 50, 75, 100]) {
+    parts.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e7eb"/>`);
+    parts.push(`<text x="${M.left - 8}" y="${y(v) + 4}" font-size="11" text-anchor="end" fill="#6b7280">${v}</text>`);
+  }
+  const step = Math.max(1, Math.round(all.length / 7));
+  let lastLabelX = -Infinity;
+  [...new Set(all)].sort().forEach((d, i, arr) => {
+    if (i % step !== 0 && i !== arr.length - 1) return;
+    if (x(d) - lastLabelX < 40) return; // labels must not overlap
+    lastLabelX = x(d);
+    parts.push(`<line x1="${x(d)}" x2="${x(d)}" y1="${H - M.bottom}" y2="${H - M.bottom + 5}" stroke="#9ca3af"/>`);
+    parts.push(`<text x="${x(d)}" y="${H - M.bottom + 18}" font-size="11" text-anchor="middle" fill="#6b7280">${label(d)}</text>`);
+  });
+  parts.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#9ca3af"/>`);
+  parts.push(`<text x="14" y="${M.top + (H - M.top - M.bottom) / 2}" font-size="11" fill="#6b7280" transform="rotate(-90 14 ${M.top + (H - M.top - M.bottom) / 2})" text-anchor="middle">Search interest (0–100)</text>`);
+
+  const fc = input.forecast && input.forecast.length > 0 ? input.forecast : null;
+  if (fc) {
+    parts.push(`<path d="${band(fc, 'lower_95', 'upper_95')}" fill="#93c5fd" fill-opacity="0.35"/>`);
+    parts.push(`<path d="${band(fc, 'lower_80', 'upper_80')}" fill="#3b82f6" fill-opacity="0.35"/>`);
+    const joined = input.series.length ? [input.series.at(-1)!, ...fc] : fc;
+    parts.push(`<path d="${line(joined)}" fill="none" stroke="#1d4ed8" stroke-width="2" stroke-dasharray="6 4"/>`);
+  }
+  if (input.series.length) parts.push(`<path d="${line(input.series)}" fill="none" stroke="#111827" stroke-width="2.5"/>`);
+
+  // Legend.
+  const ly = H - 18;
+  const legend: Array<[string, string]> = [
+    ['<line x1="0" x2="22" y1="0" y2="0" stroke="#111827" stroke-width="2.5"/>', '30-day interest'],
+    ['<line x1="0" x2="22" y1="0" y2="0" stroke="#1d4ed8" stroke-width="2" stroke-dasharray="6 4"/>', '7-day forecast'],
+    ['<rect x="0" y="-6" width="22" height="12" fill="#3b82f6" fill-opacity="0.35"/>', '80% interval'],
+    ['<rect x="0" y="-6" width="22" height="12" fill="#93c5fd" fill-opacity="0.35"/>', '95% interval'],
+  ];
+  legend.forEach(([mark, text], i) => {
+    parts.push(`<g transform="translate(${M.left + i * 170},${ly})">${mark}<text x="28" y="4" font-size="12" fill="#374151">${text}</text></g>`);
+  });
+  if (input.note) parts.push(`<text x="${W - M.right}" y="28" font-size="11" text-anchor="end" fill="#b45309">${escape(input.note)}</text>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" role="img" aria-label="${escape(input.title)}">${parts.join('')}</svg>`;
+}
+
+const BLOCKS = '▁▂▃▄▅▆▇█';
+/** A terminal sparkline of 0–100 values. */
+export function sparkline(values: readonly number[]): string {
+  return values.map((v) => BLOCKS[Math.min(7, Math.max(0, Math.round((v / 100) * 7)))]).join('');
+}
