@@ -76,6 +76,8 @@ export interface Config {
   readonly adminToken: string | undefined;
   /** A worker process serves /metrics on this port when set. */
   readonly metricsPort: number | undefined;
+  /** On SIGTERM the web process reports unready and keeps serving this long before closing. */
+  readonly shutdownDrainMs: number;
 }
 
 export const TRENDS_PROVIDERS = ['google', 'replay', 'synthetic'] as const;
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     })(),
     overloadMaxEventLoopDelayMs: integer('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 500, 10, 60_000),
     adminToken: text('ADMIN_TOKEN'),
+    shutdownDrainMs: integer('SHUTDOWN_DRAIN_MS', 1_000, 0, 60_000),
     metricsPort: text('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 9464, 1, 65535),
     publicBaseUrl: (text('PUBLIC_BASE_URL') ?? `http://${text('HOST') ?? '127.0.0.1'}:${text('PORT') ?? '3000'}`).replace(/\/$/, ''),
   };

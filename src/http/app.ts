@@ -44,6 +44,8 @@ export interface AppDeps {
   adminToken?: string;
   /** Queues for the dashboard (Bull Board); the web process opens them. */
   queues?: Queue[];
+  /** True while the process drains before shutdown (readiness then answers 503). */
+  draining?: () => boolean;
 }
 
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -196,7 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(healthRoutes, { db: deps.db, redis: deps.redis });
+  await app.register(healthRoutes, { db: deps.db, redis: deps.redis, draining: deps.draining });
 
   await app.register(
     async (api) => {

@@ -21,7 +21,9 @@ export async function startWebServer(resources: Resources, config: Config, logge
   subscriber.on('error', (error) => logger.debug({ err: error }, 'revocation subscriber error'));
   const stopListening = await apiKeys.listen(subscriber, resources.redisKeys.apiKeyRevokedChannel);
 
+  let draining = false;
   const app = await buildApp({
+    draining: () => draining,
     db: resources.db,
     redis: resources.redis,
     redisKeys: resources.redisKeys,
@@ -50,7 +52,10 @@ export async function startWebServer(resources: Resources, config: Config, logge
     app,
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
     async close() {
-      // Stop accepting, let in-flight requests finish, then drop the subscriber.
+      // First report unready and keep serving, so a load balancer stops sending
+      // traffic; then stop accepting, let in-flight requests finish, drop the subscriber.
+      draining = true;
+      await new Promise((r) => setTimeout(r, config.shutdownDrainMs));
       await app.close();
       await stopListening().catch(() => {});
       subscriber.disconnect();

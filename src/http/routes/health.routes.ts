@@ -26,7 +26,7 @@ async function check(name: string, probe: () => Promise<unknown>, timeoutMs = 2_
   }
 }
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db; redis: Redis }> = async (app, { db, redis }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db; redis: Redis; draining?: () => boolean }> = async (app, { db, redis, draining }) => {
   app.get(
     '/healthz',
     { schema: { tags: ['health'], summary: 'Liveness: the process answers', response: { 200: HealthSchema } } },
@@ -43,6 +43,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db; redis: Redis }> =
       },
     },
     async (_request, reply) => {
+      // Shutting down: tell the load balancer to stop routing here while in-flight work finishes.
+      if (draining?.()) return reply.code(503).send({ status: 'unavailable', checks: { shutdown: { ok: false, error: 'draining before shutdown' } } });
       const [postgres, redisCheck] = await Promise.all([
         check('Postgres', () => sql`select 1`.execute(db)),
         check('Redis', () => redis.ping()),
