@@ -31,6 +31,9 @@ export async function createTestApp(options: { cacheTtlSeconds?: number } = {}):
     redisKeys: redis.keys,
     logger: pino({ level: 'silent' }),
     cacheTtlSeconds: options.cacheTtlSeconds ?? 60,
+    // Overload shedding has its own test (ops.test.ts). Here it would only fire
+    // when an in-process embedded Postgres (npm test without DATABASE_URL) lags the loop.
+    overloadMaxEventLoopDelayMs: 60_000,
   });
   await app.ready();
   return {
