@@ -72,10 +72,10 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
       return { skipped: 'subscription not enabled' };
     }
     const subscription = {
-      secret_encrypted: row.secret_encrypted!,
+      secret_encrypted: row.secret_encrypted!, // the join found the subscription (checked above)
       previous_secret_encrypted: row.previous_secret_encrypted,
       previous_secret_expires_at: row.previous_secret_expires_at,
-    } as Parameters<typeof signingSecrets>[1];
+    };
     const body = await bodies.get(deps.db, row.event_id, deps.baseUrl);
 
     const attempt = row.attempts + 1;

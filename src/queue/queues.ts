@@ -2,7 +2,7 @@
 // Payloads are `unknown` until checked: older or newer code may have enqueued them.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { UnrecoverableError, type ConnectionOptions, type DefaultJobOptions } from 'bullmq';
+import { UnrecoverableError, type DefaultJobOptions } from 'bullmq';
 
 export const QUEUES = {
   research: 'research',
@@ -71,8 +71,3 @@ export const TRENDS_JOB_OPTIONS: DefaultJobOptions = {
   removeOnComplete: { age: 24 * 3600 },
   removeOnFail: { age: 24 * 3600 },
 };
-
-export interface QueueSettings {
-  connection: ConnectionOptions;
-  prefix: string;
-}

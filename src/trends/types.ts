@@ -1,13 +1,8 @@
 // One interface over every Google Trends answer the research run uses. Each
 // provider (google, replay, synthetic) returns these normalised shapes.
 
-export const TRENDS_TIMEFRAMES = {
-  '30d': 'today 1-m',
-  '90d': 'today 3-m',
-  '12m': 'today 12-m',
-  '5y': 'today 5-y',
-} as const;
-export type Timeframe = keyof typeof TRENDS_TIMEFRAMES;
+/** Request windows ending today (the google provider turns them into start/end dates). */
+export type Timeframe = '30d' | '90d' | '12m' | '5y';
 
 export type TrendsRequest =
   | { kind: 'interestOverTime'; keywords: string[]; timeframe: Timeframe; geo: string }

@@ -5,7 +5,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { parseCidrs, refusal, type AddressPolicy } from '../domain/webhooks/address-policy.js';
+import { allowedList, refusal, type AddressPolicy } from '../domain/webhooks/address-policy.js';
 import { signatureHeader } from '../domain/webhooks/signing.js';
 
 export const MAX_BODY_BYTES = 20_000;
@@ -34,7 +34,7 @@ export function send(
     return Promise.resolve(done(null, 'invalid URL'));
   }
   if (Buffer.byteLength(message.body) > MAX_BODY_BYTES) return Promise.resolve(done(null, `body over ${MAX_BODY_BYTES} bytes`));
-  const allowed = parseCidrs(policy.allowedCidrs);
+  const allowed = allowedList(policy);
   const host = target.hostname.replace(/^\[|\]$/g, '');
   // Node skips the lookup hook for IP literals: check those here.
   if (isIP(host)) {

@@ -84,7 +84,11 @@ export async function rotateSecret(db: Db, box: SecretBox, id: string, overlapHo
 }
 
 /** The secrets that sign now: the current one, and the previous one during its overlap. */
-export function signingSecrets(box: SecretBox, row: SubscriptionRow, now = new Date()): string[] {
+export function signingSecrets(
+  box: SecretBox,
+  row: Pick<SubscriptionRow, 'secret_encrypted' | 'previous_secret_encrypted' | 'previous_secret_expires_at'>,
+  now = new Date(),
+): string[] {
   const secrets = [box.open(row.secret_encrypted)];
   if (row.previous_secret_encrypted && row.previous_secret_expires_at && row.previous_secret_expires_at > now) {
     secrets.push(box.open(row.previous_secret_encrypted));

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { announceRevocation } from '../../api-keys/api-key-cache.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../api-keys/api-key.repository.js';
 import { isPlan, PLAN_VALUES, PLANS } from '../../domain/quota.js';
-import { openResources } from '../../runtime/resources.js';
 import type { CliContext } from '../main.js';
+import { withResources } from '../resources.js';
 import { print, printJson, table, UsageError } from '../output.js';
 
 export function registerKeyCommands(program: Command, context: () => CliContext): void {
@@ -18,11 +18,10 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
     .action(async (options: { name: string; plan: string; json?: boolean }) => {
       const name = options.name.trim();
       if (name === '' || name.length > 200) throw new UsageError('--name must be 1–200 characters');
-      if (!isPlan(options.plan)) throw new UsageError(`--plan must be one of ${PLAN_VALUES.join(', ')} (got "${options.plan}")`);
-      const { config, logger } = context();
-      const resources = await openResources(config, logger);
-      try {
-        const created = await createApiKey(resources.db, name, options.plan);
+      const plan = options.plan;
+      if (!isPlan(plan)) throw new UsageError(`--plan must be one of ${PLAN_VALUES.join(', ')} (got "${plan}")`);
+      await withResources(context, async (resources) => {
+        const created = await createApiKey(resources.db, name, plan);
         if (options.json) {
           printJson({ id: created.id, key: created.key, plan: created.plan });
         } else {
@@ -31,9 +30,7 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
           print(`Key: ${created.key}`);
           print('Store it now: it is shown only once and kept only as a hash.');
         }
-      } finally {
-        await resources.close();
-      }
+      });
     });
 
   keys
@@ -41,9 +38,7 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
     .description('List API keys (never the keys themselves)')
     .option('--json', 'print JSON lines')
     .action(async (options: { json?: boolean }) => {
-      const { config, logger } = context();
-      const resources = await openResources(config, logger);
-      try {
+      await withResources(context, async (resources) => {
         const rows = await listApiKeys(resources.db);
         const view = rows.map((r) => ({
           id: r.id,
@@ -55,9 +50,7 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
         }));
         if (options.json) view.forEach((v) => printJson(v));
         else print(table(view));
-      } finally {
-        await resources.close();
-      }
+      });
     });
 
   keys
@@ -65,15 +58,11 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
     .description('Revoke an API key; requests with it get 401 at once')
     .argument('<id>', 'the key id (key_…)')
     .action(async (id: string) => {
-      const { config, logger } = context();
-      const resources = await openResources(config, logger);
-      try {
+      await withResources(context, async (resources) => {
         const row = await revokeApiKey(resources.db, id);
         if (!row) throw new UsageError(`No API key has the id "${id}" (see: insights keys list)`);
         await announceRevocation(resources.redis, resources.redisKeys.apiKeyRevokedChannel, row.id);
         print(`Revoked ${row.id} (${row.name}) at ${row.revoked_at?.toISOString()}`);
-      } finally {
-        await resources.close();
-      }
+      });
     });
 }

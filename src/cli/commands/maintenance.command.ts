@@ -3,8 +3,8 @@ import { bumpReadModelVersion } from '../../api-keys/quota.store.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { DEFAULT_DEMO_COUNT, seedDemo } from '../../demo/demo-seed.js';
 import { release } from '../../runtime/release.js';
-import { openResources } from '../../runtime/resources.js';
 import type { CliContext } from '../main.js';
+import { withResources } from '../resources.js';
 import { print, UsageError } from '../output.js';
 import path from 'node:path';
 
@@ -13,29 +13,21 @@ export function registerMaintenanceCommands(program: Command, context: () => Cli
     .command('migrate')
     .description('Bring the database schema up to date (idempotent)')
     .action(async () => {
-      const { config, logger } = context();
-      const resources = await openResources(config, logger);
-      try {
+      await withResources(context, async (resources) => {
         const result = await migrateToLatest(resources.db);
         const applied = result.results?.filter((r) => r.status === 'Success').map((r) => r.migrationName) ?? [];
         print(applied.length === 0 ? 'Schema is up to date.' : `Applied: ${applied.join(', ')}`);
-      } finally {
-        await resources.close();
-      }
+      });
     });
 
   program
     .command('release')
     .description('Release phase: migrate and upsert the job schedulers (idempotent)')
     .action(async () => {
-      const { config, logger } = context();
-      const resources = await openResources(config, logger);
-      try {
+      await withResources(context, async (resources, { config }) => {
         const summary = await release(resources, config);
         print(summary);
-      } finally {
-        await resources.close();
-      }
+      });
     });
 
   program
@@ -48,16 +40,12 @@ export function registerMaintenanceCommands(program: Command, context: () => Cli
       if (!options.demo) throw new UsageError('say --demo: demo data is the only seed (real insights come from `insights research`)');
       const count = Number(options.count);
       if (!Number.isInteger(count) || count < 1 || count > 466) throw new UsageError('--count must be a whole number from 1 to 466');
-      const { config, logger } = context();
-      const dir = options.from ? path.resolve(options.from) : config.demoSeriesDir;
-      const resources = await openResources(config, logger);
-      try {
+      await withResources(context, async (resources, { config }) => {
+        const dir = options.from ? path.resolve(options.from) : config.demoSeriesDir;
         await migrateToLatest(resources.db);
         const { inserted } = await seedDemo(resources.db, dir, count);
         await bumpReadModelVersion(resources.redis, resources.redisKeys);
         print(`Loaded ${inserted} demo insights (source "demo") from ${dir}`);
-      } finally {
-        await resources.close();
-      }
+      });
     });
 }

@@ -10,6 +10,7 @@ import { openResources, type Resources } from '../../runtime/resources.js';
 import { openQueues, startWorkers, type Pipeline } from '../../runtime/workers.js';
 import type { Logger } from '../../logger.js';
 import type { CliContext } from '../main.js';
+import { withResources } from '../resources.js';
 import { print, printJson, table, UsageError } from '../output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -112,9 +113,7 @@ export function registerResearchCommands(program: Command, context: () => CliCon
     .action(async (options: { limit: string }) => {
       const limit = Number(options.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
-      const { config, logger } = context();
-      const resources = await openResources(config, logger);
-      try {
+      await withResources(context, async (resources) => {
         const rows = await listRuns(resources.db, limit);
         print(
           table(
@@ -129,9 +128,7 @@ export function registerResearchCommands(program: Command, context: () => CliCon
             })),
           ),
         );
-      } finally {
-        await resources.close();
-      }
+      });
     });
 
   runs
@@ -140,9 +137,7 @@ export function registerResearchCommands(program: Command, context: () => CliCon
     .argument('<id>', 'run id (run_…)')
     .option('--json', 'print the run and its steps as JSON')
     .action(async (id: string, options: { json?: boolean }) => {
-      const { config, logger } = context();
-      const resources = await openResources(config, logger);
-      try {
+      await withResources(context, async (resources) => {
         const run = await findRun(resources.db, id);
         if (!run) throw new UsageError(`No research run has the id "${id}" (see: insights runs list)`);
         const steps = new Map((await stepsOf(resources.db, id)).map((s) => [s.step, s]));
@@ -169,9 +164,7 @@ export function registerResearchCommands(program: Command, context: () => CliCon
             }),
           ),
         );
-      } finally {
-        await resources.close();
-      }
+      });
     });
 
   runs

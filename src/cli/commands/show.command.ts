@@ -4,8 +4,8 @@ import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
 import { findForecast } from '../../insights/forecast.repository.js';
 import { findInsight } from '../../insights/insight.repository.js';
 import { latestTrendPoints } from '../../insights/trend-point.repository.js';
-import { openResources } from '../../runtime/resources.js';
 import type { CliContext } from '../main.js';
+import { withResources } from '../resources.js';
 import { print, UsageError } from '../output.js';
 
 export function registerShowCommand(program: Command, context: () => CliContext): void {
@@ -14,9 +14,7 @@ export function registerShowCommand(program: Command, context: () => CliContext)
     .description('An insight: scores, the 30-day series and the 7-day forecast as sparklines')
     .argument('<id>', 'insight id (ins_…)')
     .action(async (id: string) => {
-      const { config, logger } = context();
-      const resources = await openResources(config, logger);
-      try {
+      await withResources(context, async (resources) => {
         const insight = await findInsight(resources.db, id);
         if (!insight) throw new UsageError(`No insight has the id "${id}" (see GET /api/insights)`);
         const points = await latestTrendPoints(resources.db, id, 30);
@@ -39,8 +37,6 @@ export function registerShowCommand(program: Command, context: () => CliContext)
           const fc = forecast.points as Array<{ date: string; value: number; lower_80: number; upper_80: number }>;
           print(`forecast ${sparkline(fc.map((p) => p.value))}  ${fc[0]!.date} … ${fc.at(-1)!.date}  (${forecast.model}; 80% band ${Math.min(...fc.map((p) => p.lower_80))}–${Math.max(...fc.map((p) => p.upper_80))}; backtest MASE ${forecast.backtest?.mase ?? '–'})`);
         }
-      } finally {
-        await resources.close();
-      }
+      });
     });
 }

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { CATEGORY_VALUES, SOURCE_VALUES } from '../../domain/catalog.js';
 import { newId } from '../../domain/ids.js';
 import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../../queue/queues.js';
-import { openResources, type Resources } from '../../runtime/resources.js';
+import type { Resources } from '../../runtime/resources.js';
+import { withResources } from '../resources.js';
 import { openQueues } from '../../runtime/workers.js';
 import { SecretBox } from '../../webhooks/secret-box.js';
 import { bumpSubscriptionsVersion } from '../../webhooks/subscription-index.cache.js';
@@ -37,14 +38,9 @@ function checkList(name: string, values: string[], allowed: readonly string[]): 
   return [...new Set(values)];
 }
 
-async function withResources<T>(context: () => CliContext, fn: (r: Resources, box: SecretBox, ctx: CliContext) => Promise<T>): Promise<T> {
-  const ctx = context();
-  const resources = await openResources(ctx.config, ctx.logger);
-  try {
-    return await fn(resources, SecretBox.fromConfig(ctx.config), ctx);
-  } finally {
-    await resources.close();
-  }
+/** The shared CLI helper, plus the secret box every webhook command needs. */
+function withWebhookResources<T>(context: () => CliContext, fn: (r: Resources, box: SecretBox, ctx: CliContext) => Promise<T>): Promise<T> {
+  return withResources(context, (resources, ctx) => fn(resources, SecretBox.fromConfig(ctx.config), ctx));
 }
 
 async function changed(r: Resources) {
@@ -81,7 +77,7 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
       const sources = checkList('source', o.source, SOURCE_VALUES);
       const eventTypes = checkList('event', o.event, EVENT_TYPES);
       const keywords = o.keyword.map((k) => k.trim()).filter(Boolean);
-      await withResources(context, async (r, box) => {
+      await withWebhookResources(context, async (r, box) => {
         const created = await createSubscription(r.db, box, { url, minScore, categories, sources, keywords, eventTypes });
         await changed(r);
         if (o.json) printJson(created);
@@ -97,7 +93,7 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .command('list')
     .description('All subscriptions')
     .action(() =>
-      withResources(context, async (r) => {
+      withWebhookResources(context, async (r) => {
         const rows = await listSubscriptions(r.db);
         print(
           table(
@@ -121,7 +117,7 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .description('Criteria, state and recent deliveries of a subscription')
     .argument('<id>')
     .action((id: string) =>
-      withResources(context, async (r) => {
+      withWebhookResources(context, async (r) => {
         const s = await requireSubscription(r, id);
         print(`${s.id}  ${s.state}${s.disabled_reason ? ` (${s.disabled_reason})` : ''}  ${s.url}`);
         print(`criteria: min_score ${s.min_score ?? 'any'}; categories ${s.categories.join(',') || 'any'}; sources ${s.sources.join(',') || 'any'}; keywords ${s.keywords.join(',') || 'any'}; events ${s.event_types.join(',') || 'any'}`);
@@ -141,7 +137,7 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
       .description(`${verb.replace(/d$/, '')} a subscription`)
       .argument('<id>')
       .action((id: string) =>
-        withResources(context, async (r) => {
+        withWebhookResources(context, async (r) => {
           await requireSubscription(r, id);
           await setSubscriptionState(r.db, id, state, state === 'disabled' ? 'disabled by an operator' : null);
           await changed(r);
@@ -155,7 +151,7 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .description('Delete a subscription and its delivery log')
     .argument('<id>')
     .action((id: string) =>
-      withResources(context, async (r) => {
+      withWebhookResources(context, async (r) => {
         if (!(await removeSubscription(r.db, id))) throw new UsageError(`No webhook subscription has the id "${id}"`);
         await changed(r);
         print(`Removed ${id}.`);
@@ -168,7 +164,7 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .argument('<id>')
     .option('--json', 'print {"id","secret"}')
     .action((id: string, o: { json?: boolean }) =>
-      withResources(context, async (r, box, ctx) => {
+      withWebhookResources(context, async (r, box, ctx) => {
         await requireSubscription(r, id);
         const secret = await rotateSecret(r.db, box, id, ctx.config.webhookSecretOverlapHours);
         if (o.json) printJson({ id, secret });
@@ -184,7 +180,7 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .description('Send a ping event to a subscription')
     .argument('<id>')
     .action((id: string) =>
-      withResources(context, async (r, _box, ctx) => {
+      withWebhookResources(context, async (r, _box, ctx) => {
         await requireSubscription(r, id);
         const eventId = newId('event');
         const deliveryId = newId('delivery');
@@ -209,7 +205,7 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .option('--status <status>', 'pending | succeeded | failed')
     .option('--limit <n>', 'how many', '50')
     .action((o: { subscription?: string; status?: string; limit: string }) =>
-      withResources(context, async (r) => {
+      withWebhookResources(context, async (r) => {
         if (o.status && !['pending', 'succeeded', 'failed'].includes(o.status)) throw new UsageError('--status must be pending, succeeded or failed');
         let q = r.db.selectFrom('webhook_deliveries').selectAll().orderBy('created_at', 'desc').limit(Math.min(1000, Math.max(1, Number(o.limit) || 50)));
         if (o.subscription) q = q.where('subscription_id', '=', o.subscription);
@@ -226,7 +222,7 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .option('--subscription <id>', 'replay this subscription\'s deliveries …')
     .option('--since <time>', '… created since this ISO time')
     .action((deliveryId: string | undefined, o: { subscription?: string; since?: string }) =>
-      withResources(context, async (r, _box, ctx) => {
+      withWebhookResources(context, async (r, _box, ctx) => {
         let ids: string[];
         if (deliveryId) {
           const d = await r.db.selectFrom('webhook_deliveries').select('id').where('id', '=', deliveryId).executeTakeFirst();

@@ -70,8 +70,16 @@ export function parseCidrs(cidrs: readonly string[]): BlockList {
   return list;
 }
 
+const compiled = new WeakMap<readonly string[], BlockList>();
+/** The policy's allow-list as a BlockList, built once per list (the sender asks on every delivery). */
+export function allowedList(policy: AddressPolicy): BlockList {
+  let list = compiled.get(policy.allowedCidrs);
+  if (!list) compiled.set(policy.allowedCidrs, (list = parseCidrs(policy.allowedCidrs)));
+  return list;
+}
+
 /** null when the address may be contacted, else the reason it may not. */
-export function refusal(address: string, policy: AddressPolicy, allowed = parseCidrs(policy.allowedCidrs)): string | null {
+export function refusal(address: string, policy: AddressPolicy, allowed = allowedList(policy)): string | null {
   const n = normalise(address);
   if (n && allowed.check(n.address, n.family)) return null;
   const kind = classifyAddress(address);
