@@ -18,10 +18,11 @@ import {
   markRunFailed,
   recordStepAttemptFailed,
   recordStepDone,
-  recordStepDoneAtomically,
   setRunInsight,
   setRunState,
+  type RunRow,
 } from '../src/research/run.repository.js';
+import { StepRecorder } from '../src/research/step-recorder.js';
 import { STEP_COUNT, STEP_NAMES, STEPS, type StepContext, type StepName } from '../src/research/steps.js';
 import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../src/research/trends-gateway.js';
 
@@ -42,28 +43,48 @@ export interface ResearchStepDeps {
 }
 
 /**
- * Recorded outputs never change, so each worker process keeps the ones it has
- * seen: step N of a run then loads only what this process has not seen yet
- * (nothing, when it ran steps 1…N−1 itself) instead of re-reading and parsing
- * every earlier output. Bounded: the oldest runs are dropped first.
+ * A recorded output as later steps see it (parsed back from its JSON, so
+ * exactly what a worker that reads it from Postgres would see) and its JSON,
+ * serialised once and reused for the input hash and the write.
  */
-class OutputCache {
-  private readonly runs = new Map<string, Map<number, unknown>>();
+interface RecordedOutput {
+  value: unknown;
+  json: string;
+}
+
+/** What a step needs of its run; none of it changes once the run exists. */
+type RunFacts = Pick<RunRow, 'id' | 'idea' | 'keyword_hints' | 'source' | 'provider'>;
+
+/**
+ * A run's facts and recorded outputs never change, so each worker process
+ * keeps the ones it has seen: step N of a run it has been running then needs
+ * no read at all, instead of re-reading the run and re-parsing every earlier
+ * output. Whether the run is still at step N is checked by the write itself
+ * (recordStepsDone), which is where it has to be checked anyway. Bounded: the
+ * oldest runs are dropped first.
+ */
+class RunCache {
+  private readonly runs = new Map<string, { facts: RunFacts; outputs: Map<number, RecordedOutput> }>();
   constructor(private readonly maxRuns = 2_000) {}
 
-  async load(db: Db, runId: string, upTo: number): Promise<Map<number, unknown>> {
-    let outputs = this.runs.get(runId);
-    if (!outputs) {
+  get(runId: string) {
+    return this.runs.get(runId);
+  }
+
+  async load(db: Db, run: RunFacts, upTo: number): Promise<Map<number, RecordedOutput>> {
+    let entry = this.runs.get(run.id);
+    if (!entry) {
       if (this.runs.size >= this.maxRuns) this.runs.delete(this.runs.keys().next().value!);
-      this.runs.set(runId, (outputs = new Map()));
+      this.runs.set(run.id, (entry = { facts: run, outputs: new Map() }));
     }
+    const { outputs } = entry;
     const missing = Array.from({ length: upTo - 1 }, (_, i) => i + 1).filter((n) => !outputs.has(n));
-    if (missing.length > 0) for (const [n, o] of await doneOutputs(db, runId, missing)) outputs.set(n, o);
+    if (missing.length > 0) for (const [n, value] of await doneOutputs(db, run.id, missing)) outputs.set(n, { value, json: JSON.stringify(value) });
     return outputs;
   }
 
-  remember(runId: string, step: number, output: unknown): void {
-    this.runs.get(runId)?.set(step, output);
+  remember(runId: string, step: number, output: RecordedOutput): void {
+    this.runs.get(runId)?.outputs.set(step, output);
   }
 
   forget(runId: string): void {
@@ -72,10 +93,11 @@ class OutputCache {
 }
 
 export function researchStepProcessor(deps: ResearchStepDeps) {
-  const cache = new OutputCache();
-  return async (job: Job, token?: string) => {
-    const { runId, step } = checkPayload(ResearchStepPayload, job.data, job.name);
-    const log = deps.logger.child({ queue: 'research', jobId: job.id, runId, step });
+  const cache = new RunCache();
+  const recorder = new StepRecorder(deps.db);
+
+  /** Reads the run and decides whether this delivery should run the step at all. */
+  async function checkRun(runId: string, step: number): Promise<RunRow | { skipped: string }> {
     const run = await findRun(deps.db, runId);
     if (!run) throw new UnrecoverableError(`research run ${runId} does not exist`);
     if (run.status === 'succeeded' || run.status === 'failed') return { skipped: `run is ${run.status}` };
@@ -85,10 +107,21 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
       return { skipped: 'step already recorded' };
     }
     if (run.next_step < step) throw new UnrecoverableError(`run ${runId} is at step ${run.next_step}, not ${step}`);
+    return run;
+  }
 
+  return async (job: Job, token?: string) => {
+    const { runId, step } = checkPayload(ResearchStepPayload, job.data, job.name);
+    let run: RunFacts | undefined = cache.get(runId)?.facts;
+    if (!run) {
+      // First step of this run in this process (step 1, a retry, another worker's run).
+      const checked = await checkRun(runId, step);
+      if ('skipped' in checked) return checked;
+      if (checked.status !== 'running') await setRunState(deps.db, checked.id, { status: 'running' });
+      run = checked;
+    }
     const definition = STEPS[step - 1]!;
-    if (run.status !== 'running') await setRunState(deps.db, run.id, { status: 'running' });
-    const outputs = await cache.load(deps.db, run.id, step);
+    const outputs = await cache.load(deps.db, run, step);
     const read = new Set<number>();
     const ctx: StepContext = {
       run: { id: run.id, idea: run.idea, hints: run.keyword_hints, source: run.source },
@@ -96,7 +129,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
         const index = STEP_NAMES.indexOf(name);
         read.add(index + 1);
         if (!outputs.has(index + 1)) throw new Error(`step ${step} (${definition.name}) needs the output of step ${index + 1} (${name}), which is not recorded`);
-        return outputs.get(index + 1) as T;
+        return outputs.get(index + 1)!.value as T;
       },
       trends: (request) => deps.trendsFor(run.provider).fetch(request),
       findInsightByKey: (key) => deps.db.selectFrom('insights').select('id').where('idea_key', '=', key).executeTakeFirst(),
@@ -122,7 +155,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
       await recordStepAttemptFailed(deps.db, { runId, step, name: definition.name, error: message, attempt, startedAt });
       if (final) {
         await markRunFailed(deps.db, runId, step, `step ${step} (${definition.name}) failed: ${message}`);
-        log.warn({ err: error }, 'research run failed');
+        deps.logger.warn({ queue: 'research', jobId: job.id, runId, step, err: error }, 'research run failed');
         throw new UnrecoverableError(message);
       }
       throw error;
@@ -133,11 +166,23 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
       if (typeof mase === 'number') forecastMase.observe(mase);
     }
     // The step's inputs: the idea and the earlier outputs it actually read.
-    const inputHash = createHash('sha1')
-      .update(JSON.stringify([run.idea, run.keyword_hints, [...read].sort((a, b) => a - b).map((n) => [n, outputs.get(n)])]))
-      .digest('hex');
+    const hash = createHash('sha1').update(JSON.stringify([run.idea, run.keyword_hints]));
+    for (const n of [...read].sort((a, b) => a - b)) hash.update(`\n${n}:`).update(outputs.get(n)!.json);
+    const inputHash = hash.digest('hex');
     const isLast = step === STEP_COUNT;
-    const record = { runId, step, name: definition.name, output, summary: definition.summarize(output), inputHash, durationMs: Date.now() - startedAt.getTime(), startedAt, attempt };
+    const outputJson = JSON.stringify(output ?? null);
+    const record = {
+      runId,
+      step,
+      name: definition.name,
+      output,
+      outputJson,
+      summary: definition.summarize(output),
+      inputHash,
+      durationMs: Date.now() - startedAt.getTime(),
+      startedAt,
+      attempt,
+    };
     let eventId: string | undefined;
     const committed = definition.commit
       ? await deps.db.transaction().execute(async (trx) => {
@@ -151,17 +196,21 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
         })
       : isLast
         ? await deps.db.transaction().execute((trx) => recordStepDone(trx, record, true))
-        : await recordStepDoneAtomically(deps.db, record);
+        : await recorder.record(record);
     if (!committed) {
+      // Recorded by another delivery, or the run moved on (failed, retried elsewhere):
+      // the run decides, as for a delivery that found it so before running the step.
       cache.forget(runId);
-      return { skipped: 'recorded by a concurrent delivery' };
+      const checked = await checkRun(runId, step);
+      if ('skipped' in checked) return checked;
+      throw new Error(`step ${step} of run ${runId} was not recorded although the run is at it; will retry`);
     }
     if (isLast) {
       cache.forget(runId);
       await bumpReadModelVersion(deps.redis, deps.redisKeys);
       if (eventId) await deps.announce?.(eventId);
     } else {
-      cache.remember(runId, step, JSON.parse(JSON.stringify(output)));
+      cache.remember(runId, step, { value: JSON.parse(outputJson), json: outputJson });
       await deps.chain.enqueueNext(runId, step + 1);
     }
     return { step, name: definition.name };

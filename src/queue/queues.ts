@@ -60,7 +60,7 @@ export const researchStepJobId = (runId: string, step: number) => `${runId}-step
 export const RESEARCH_JOB_OPTIONS: DefaultJobOptions = {
   attempts: 4,
   backoff: { type: 'exponential', delay: 2_000 },
-  removeOnComplete: { age: 24 * 3600, count: 50_000 },
+  removeOnComplete: true,
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 

@@ -16,9 +16,13 @@ export class ResearchChain {
   /**
    * The normal path: the previous step has just been recorded, so no job for
    * this step can exist yet; the deterministic id still makes a double add harmless.
+   * LIFO: a run's next step goes ahead of runs not yet started, so runs in
+   * flight finish first (depth-first) instead of every queued run advancing a
+   * step at a time and all finishing at the end. Same throughput, results
+   * sooner, and fewer runs' outputs held in memory.
    */
   async enqueueNext(runId: string, step: number): Promise<void> {
-    await this.queue.add(JOBS.researchStep, { runId, step }, { ...RESEARCH_JOB_OPTIONS, jobId: researchStepJobId(runId, step) });
+    await this.queue.add(JOBS.researchStep, { runId, step }, { ...RESEARCH_JOB_OPTIONS, jobId: researchStepJobId(runId, step), lifo: true });
   }
 
   /** The careful path (sweeper, retry, duplicate delivery): revives a failed or finished job for the step. */

@@ -76,15 +76,30 @@ export async function setRunState(
 
 /**
  * Records step `step` done and advances the run, in the caller's transaction.
- * Returns false when the step was already recorded done (a duplicate delivery
- * of the job): the primary key and the `status <> 'done'` guard make a second
- * "done" impossible, and the caller must then skip its other writes.
+ * Returns false, writing nothing, when the run is finished or not at this step
+ * (a duplicate or stale delivery of the job); the caller must then skip its
+ * other writes. The run row is advanced first, so its row lock orders
+ * concurrent deliveries, and the `status <> 'done'` guard on the step row
+ * makes a second "done" impossible.
  */
-export async function recordStepDone(
-  trx: Transaction<Database>,
-  row: { runId: string; step: number; name: string; output: unknown; summary: string; inputHash: string; durationMs: number; startedAt: Date; attempt: number },
-  isLast: boolean,
-): Promise<boolean> {
+export async function recordStepDone(trx: Transaction<Database>, row: StepDoneRow, isLast: boolean): Promise<boolean> {
+  const advanced = await trx
+    .updateTable('research_runs')
+    .set({
+      next_step: row.step + 1,
+      status: isLast ? 'succeeded' : 'running',
+      waiting_reason: null,
+      error: null,
+      failed_step: null,
+      updated_at: sql<Date>`now()`,
+      ...(isLast ? { finished_at: new Date() } : {}),
+    })
+    .where('id', '=', row.runId)
+    .where('next_step', '=', row.step)
+    .where('status', 'in', ['queued', 'running', 'waiting'])
+    .returning('id')
+    .executeTakeFirst();
+  if (!advanced) return false;
   const values = {
     run_id: row.runId,
     step: row.step,
@@ -102,96 +117,83 @@ export async function recordStepDone(
   const written = await trx
     .insertInto('research_steps')
     .values(values)
-    .onConflict((oc) =>
-      oc
-        .columns(['run_id', 'step'])
-        .doUpdateSet({ ...values, attempts: values.attempts })
-        .where('research_steps.status', '<>', 'done'),
-    )
+    .onConflict((oc) => oc.columns(['run_id', 'step']).doUpdateSet(values).where('research_steps.status', '<>', 'done'))
     .returning('step')
     .executeTakeFirst();
-  if (!written) return false;
-  const advanced = await trx
-    .updateTable('research_runs')
-    .set({
-      next_step: row.step + 1,
-      status: isLast ? 'succeeded' : 'running',
-      waiting_reason: null,
-      error: null,
-      failed_step: null,
-      updated_at: sql<Date>`now()`,
-      ...(isLast ? { finished_at: new Date() } : {}),
-    })
-    .where('id', '=', row.runId)
-    .where('next_step', '=', row.step)
-    .returning('id')
-    .executeTakeFirst();
-  if (!advanced) throw new Error(`run ${row.runId} is not at step ${row.step}; refusing to record it`);
+  // The run was at this step, so the step cannot be done yet; if it is, roll back.
+  if (!written) throw new Error(`step ${row.step} of run ${row.runId} is already done but the run was at it; refusing to record it twice`);
   return true;
 }
 
-/**
- * The same guarantee as recordStepDone in one statement, for steps with no
- * other writes: the step row is inserted only while the run is at this step,
- * and the run advances only if the row was written. A statement is atomic on
- * its own, so no explicit transaction (and 3 fewer round trips per step).
- */
-export async function recordStepDoneAtomically(
-  db: Db,
-  row: { runId: string; step: number; name: string; output: unknown; summary: string; inputHash: string; durationMs: number; startedAt: Date; attempt: number },
-): Promise<boolean> {
-  const result = await db
-    .with('written', (qb) =>
-      qb
-        .insertInto('research_steps')
-        .columns(['run_id', 'step', 'name', 'status', 'input_hash', 'output', 'summary', 'attempts', 'duration_ms', 'error', 'started_at', 'finished_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('research_runs')
-            .select([
-              eb.val(row.runId).as('run_id'),
-              eb.val(row.step).as('step'),
-              eb.val(row.name).as('name'),
-              eb.val('done').as('status'),
-              eb.val(row.inputHash).as('input_hash'),
-              sql<string>`${JSON.stringify(row.output)}::jsonb`.as('output'),
-              eb.val(row.summary.slice(0, 500)).as('summary'),
-              eb.val(row.attempt).as('attempts'),
-              eb.val(row.durationMs).as('duration_ms'),
-              sql<null>`null`.as('error'),
-              eb.val(row.startedAt).as('started_at'),
-              sql<Date>`now()`.as('finished_at'),
-            ])
-            .where('id', '=', row.runId)
-            .where('next_step', '=', row.step),
-        )
-        .onConflict((oc) =>
-          oc
-            .columns(['run_id', 'step'])
-            .doUpdateSet((eb) => ({
-              status: 'done',
-              input_hash: eb.ref('excluded.input_hash'),
-              output: eb.ref('excluded.output'),
-              summary: eb.ref('excluded.summary'),
-              attempts: eb.ref('excluded.attempts'),
-              duration_ms: eb.ref('excluded.duration_ms'),
-              error: null,
-              started_at: eb.ref('excluded.started_at'),
-              finished_at: eb.ref('excluded.finished_at'),
-            }))
-            .where('research_steps.status', '<>', 'done'),
-        )
-        .returning('step'),
-    )
-    .updateTable('research_runs')
-    .set({ next_step: row.step + 1, status: 'running', waiting_reason: null, error: null, failed_step: null, updated_at: sql<Date>`now()` })
-    .where('id', '=', row.runId)
-    .where('next_step', '=', row.step)
-    .where((eb) => eb.exists(eb.selectFrom('written').select('step')))
-    .returning('research_runs.id')
-    .executeTakeFirst();
-  return result !== undefined;
+export interface StepDoneRow {
+  runId: string;
+  step: number;
+  name: string;
+  output: unknown;
+  /** The output already serialised (JSON.stringify(output ?? null)), when the caller has it. */
+  outputJson?: string;
+  summary: string;
+  inputHash: string;
+  durationMs: number;
+  startedAt: Date;
+  attempt: number;
 }
+
+/**
+ * The same guarantee as recordStepDone for many steps of different runs in
+ * one statement (group commit; see StepRecorder). A step row is written only
+ * while its run is unfinished and at that step, and a run advances only if its
+ * row was written. A statement is atomic, so each step's output and its "done"
+ * mark commit together. Returns the `runId:step` keys that were recorded; a
+ * step missing from it was already done or its run has moved on.
+ *
+ * The rows travel as one jsonb parameter (jsonb_to_recordset), so the
+ * statement text, and Postgres' parse of it, is the same for any batch size.
+ */
+export async function recordStepsDone(db: Db, rows: StepDoneRow[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  // Spliced rather than re-serialised: outputs can be the bulk of the batch.
+  const input = `[${rows
+    .map((r) => {
+      const fields = JSON.stringify({
+        run_id: r.runId,
+        step: r.step,
+        name: r.name,
+        input_hash: r.inputHash,
+        summary: r.summary.slice(0, 500),
+        attempts: r.attempt,
+        duration_ms: r.durationMs,
+        started_at: r.startedAt.toISOString(),
+      });
+      return `${fields.slice(0, -1)},"output":${r.outputJson ?? JSON.stringify(r.output ?? null)}}`;
+    })
+    .join(',')}]`;
+  const { rows: recorded } = await sql<{ run_id: string; step: number }>`
+    with input as (
+      select i.* from jsonb_to_recordset(${input}::jsonb) as i(
+        run_id text, step integer, name text, input_hash text, output jsonb,
+        summary text, attempts integer, duration_ms integer, started_at timestamptz)
+      join research_runs r on r.id = i.run_id and r.next_step = i.step and r.status in ('queued', 'running', 'waiting')
+    ),
+    written as (
+      insert into research_steps (run_id, step, name, status, input_hash, output, summary, attempts, duration_ms, error, started_at, finished_at)
+      select run_id, step, name, 'done', input_hash, output, summary, attempts, duration_ms, null, started_at, now() from input
+      on conflict (run_id, step) do update set
+        status = 'done', input_hash = excluded.input_hash, output = excluded.output, summary = excluded.summary,
+        attempts = excluded.attempts, duration_ms = excluded.duration_ms, error = null,
+        started_at = excluded.started_at, finished_at = excluded.finished_at
+      where research_steps.status <> 'done'
+      returning run_id, step
+    )
+    update research_runs r
+       set next_step = w.step + 1, status = 'running', waiting_reason = null, error = null, failed_step = null, updated_at = now()
+      from written w
+     where r.id = w.run_id and r.next_step = w.step
+    returning r.id as run_id, w.step`.execute(db);
+  return new Set(recorded.map((r) => stepKey(r.run_id, r.step)));
+}
+
+export const stepKey = (runId: string, step: number): string => `${runId}:${step}`;
 
 /** A failed attempt: visible on the step (attempts, error) without marking it done. */
 export async function recordStepAttemptFailed(
