@@ -7,12 +7,14 @@ import { sql } from 'kysely';
 import type { Db } from '../src/db/connection.js';
 import type { AddressPolicy } from '../src/domain/webhooks/address-policy.js';
 import { MAX_ATTEMPTS } from '../src/domain/webhooks/retry.js';
-import { findInsight } from '../src/insights/insight.repository.js';
 import { webhookBody } from '../src/webhooks/payload.js';
 import type { SecretBox } from '../src/webhooks/secret-box.js';
 import { send } from '../src/webhooks/sender.js';
 import { webhookDeliveries, webhookLatency } from '../src/observability/metrics.js';
 import { setSubscriptionState, signingSecrets } from '../src/webhooks/subscription.repository.js';
+import { Batcher } from '../src/db/batcher.js';
+import { loadDeliveries, recordAttempts, type AttemptRecord } from '../src/webhooks/delivery.repository.js';
+import { loadEventsWithInsights, type EventWithInsight } from '../src/webhooks/event.repository.js';
 
 export interface DeliverDeps {
   db: Db;
@@ -23,46 +25,38 @@ export interface DeliverDeps {
   onChange?: () => Promise<void>;
 }
 
-/** Rendered bodies by event id: every delivery of an event sends the same bytes. */
+/**
+ * Rendered bodies by event id: every delivery of an event sends the same
+ * bytes. The deliveries of a new event arrive together, so the first one's
+ * read is shared by the others (and by other events' first reads, batched).
+ */
 class BodyCache {
-  private readonly bodies = new Map<string, string>();
-  async get(db: Db, eventId: string, baseUrl: string): Promise<string> {
-    const hit = this.bodies.get(eventId);
-    if (hit !== undefined) return hit;
-    const event = await db.selectFrom('outbox_events').selectAll().where('id', '=', eventId).executeTakeFirstOrThrow();
-    const insight = event.insight_id ? await findInsight(db, event.insight_id) : undefined;
-    const body = webhookBody(event, insight, baseUrl);
-    if (this.bodies.size >= 5_000) this.bodies.delete(this.bodies.keys().next().value!);
-    this.bodies.set(eventId, body);
+  private readonly bodies = new Map<string, Promise<string>>();
+  constructor(private readonly events: Batcher<string, EventWithInsight | undefined>) {}
+
+  get(eventId: string, baseUrl: string): Promise<string> {
+    let body = this.bodies.get(eventId);
+    if (!body) {
+      body = this.events.submit(eventId).then((event) => {
+        if (!event) throw new Error(`outbox event ${eventId} does not exist`);
+        return webhookBody(event, event.insight, baseUrl);
+      });
+      if (this.bodies.size >= 5_000) this.bodies.delete(this.bodies.keys().next().value!);
+      this.bodies.set(eventId, body);
+      body.catch(() => this.bodies.delete(eventId)); // a failed read is not cached
+    }
     return body;
   }
 }
 
 export function webhookDeliverProcessor(deps: DeliverDeps) {
-  const bodies = new BodyCache();
+  // Deliveries in flight together share their reads and their writes.
+  const bodies = new BodyCache(new Batcher((ids: string[]) => loadEventsWithInsights(deps.db, ids)));
+  const deliveries = new Batcher((ids: string[]) => loadDeliveries(deps.db, ids));
+  const attempts = new Batcher((rows: AttemptRecord[]) => recordAttempts(deps.db, rows));
   return async (job: Job) => {
     const deliveryId = String((job.data as { deliveryId?: unknown }).deliveryId ?? '');
-    // One read: the delivery with its subscription.
-    const row = await deps.db
-      .selectFrom('webhook_deliveries as d')
-      .leftJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
-      .select([
-        'd.id',
-        'd.status',
-        'd.attempts',
-        'd.event_id',
-        'd.subscription_id',
-        's.id as sub_id',
-        's.url',
-        's.state',
-        's.disabled_reason',
-        's.secret_encrypted',
-        's.previous_secret_encrypted',
-        's.previous_secret_expires_at',
-        's.failing_since',
-      ])
-      .where('d.id', '=', deliveryId)
-      .executeTakeFirst();
+    const row = await deliveries.submit(deliveryId);
     if (!row) return { skipped: 'no such delivery' };
     if (row.status === 'succeeded') return { skipped: 'already delivered' };
     const finish = (status: 'succeeded' | 'failed', error: string | null) =>
@@ -76,9 +70,10 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
       previous_secret_encrypted: row.previous_secret_encrypted,
       previous_secret_expires_at: row.previous_secret_expires_at,
     };
-    const body = await bodies.get(deps.db, row.event_id, deps.baseUrl);
+    const body = await bodies.get(row.event_id, deps.baseUrl);
 
     const attempt = row.attempts + 1;
+    const at = new Date();
     // The event id is the webhook-id: identical across retries and replays, so receivers can deduplicate.
     const result = await send(row.url!, { id: row.event_id, body, secrets: signingSecrets(deps.box, subscription) }, deps.policy);
     const code = result.statusCode;
@@ -87,20 +82,8 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
     webhookDeliveries.inc({
       outcome: ok ? 'delivered' : code === 410 ? 'gone' : /blocked|refusing/.test(result.error ?? '') ? 'blocked' : job.attemptsMade + 1 >= (job.opts.attempts ?? MAX_ATTEMPTS) ? 'failed' : 'retry',
     });
-    // One write: the attempt log and the delivery's new state together.
-    await deps.db
-      .with('logged', (qb) =>
-        qb.insertInto('webhook_attempts').values({ delivery_id: row.id, attempt, status_code: code, latency_ms: result.latencyMs, error: result.error }),
-      )
-      .updateTable('webhook_deliveries')
-      .set({
-        attempts: attempt,
-        last_status_code: code,
-        last_error: result.error,
-        ...(ok ? { status: 'succeeded' as const, finished_at: new Date() } : {}),
-      })
-      .where('id', '=', row.id)
-      .execute();
+    // One write (shared with the other deliveries finishing now): the attempt log and the delivery's new state.
+    await attempts.submit({ deliveryId: row.id, attempt, at, statusCode: code, latencyMs: result.latencyMs, error: result.error, succeeded: ok });
 
     if (ok) {
       if (row.failing_since) await deps.db.updateTable('webhook_subscriptions').set({ failing_since: null }).where('id', '=', row.sub_id).execute();

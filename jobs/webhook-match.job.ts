@@ -6,17 +6,20 @@ import { sql } from 'kysely';
 import type { Db } from '../src/db/connection.js';
 import { newId } from '../src/domain/ids.js';
 import { eventText } from '../src/domain/webhooks/matching.js';
-import { findInsight } from '../src/insights/insight.repository.js';
+import { Batcher } from '../src/db/batcher.js';
+import { loadEventsWithInsights } from '../src/webhooks/event.repository.js';
 import { JOBS, WEBHOOK_DELIVERY_OPTIONS, deliveryJobId } from '../src/queue/queues.js';
 import type { SubscriptionIndexCache } from '../src/webhooks/subscription-index.cache.js';
 
 export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: SubscriptionIndexCache }) {
+  // Events matched at the same time share one read (see Batcher).
+  const events = new Batcher((ids: string[]) => loadEventsWithInsights(deps.db, ids));
   return async (job: Job) => {
     const eventId = String((job.data as { eventId?: unknown }).eventId ?? '');
-    const event = await deps.db.selectFrom('outbox_events').selectAll().where('id', '=', eventId).executeTakeFirst();
+    const event = await events.submit(eventId);
     if (!event) return { skipped: 'no such event' };
     let subscriptionIds: string[] = [];
-    const insight = event.insight_id ? await findInsight(deps.db, event.insight_id) : undefined;
+    const { insight } = event;
     if (insight) {
       const index = await deps.index.get();
       const matched = index.match({
@@ -34,15 +37,25 @@ export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: Su
         subscriptionIds = rows.filter((r) => r.min_score !== null && previous < r.min_score).map((r) => r.id);
       }
     }
-    if (subscriptionIds.length > 0) {
-      await deps.db
-        .insertInto('webhook_deliveries')
-        .values(subscriptionIds.map((subscription_id) => ({ id: newId('delivery'), event_id: event.id, subscription_id, status: 'pending' as const })))
-        .onConflict((oc) => oc.columns(['event_id', 'subscription_id']).doNothing())
-        .execute();
-    }
-    // Every pending delivery of the event gets its job (ids make this idempotent after a crash).
-    const pending = await deps.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', event.id).where('status', '=', 'pending').execute();
+    // Every pending delivery of the event gets its job, new or left by a crash before its job
+    // was enqueued (job ids make that idempotent). With new deliveries this is one statement:
+    // its select cannot see its own insert's rows, hence the union with what the insert returns.
+    const pendingQuery = deps.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', event.id).where('status', '=', 'pending');
+    const pending =
+      subscriptionIds.length === 0
+        ? await pendingQuery.execute()
+        : await deps.db
+            .with('inserted', (qb) =>
+              qb
+                .insertInto('webhook_deliveries')
+                .values(subscriptionIds.map((subscription_id) => ({ id: newId('delivery'), event_id: event.id, subscription_id, status: 'pending' as const })))
+                .onConflict((oc) => oc.columns(['event_id', 'subscription_id']).doNothing())
+                .returning('id'),
+            )
+            .selectFrom('inserted')
+            .select('id')
+            .union(pendingQuery)
+            .execute();
     if (pending.length > 0) {
       await deps.webhooks.addBulk(pending.map((d) => ({ name: JOBS.webhookDeliver, data: { deliveryId: d.id }, opts: { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(d.id) } })));
     }

@@ -179,7 +179,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
         }),
       }),
       // Retries follow the webhook schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (± jitter).
-      { concurrency: 50, settings: { backoffStrategy: (attemptsMade: number) => Math.round(retryDelayMs(attemptsMade + 1) * config.webhookRetryScale) } },
+      { concurrency: config.webhookConcurrency, settings: { backoffStrategy: (attemptsMade: number) => Math.round(retryDelayMs(attemptsMade + 1) * config.webhookRetryScale) } },
     ),
     make(
       QUEUES.maintenance,

@@ -1,8 +1,9 @@
 // The JSON body receivers get: the insight's summary, scores and links (< 20 KB).
 import type { Selectable } from 'kysely';
-import type { InsightsTable, OutboxEventsTable } from '../db/database.js';
+import type { OutboxEventsTable } from '../db/database.js';
+import type { AnnouncedInsight } from './event.repository.js';
 
-export function webhookBody(event: Selectable<OutboxEventsTable>, insight: Selectable<InsightsTable> | undefined, baseUrl: string): string {
+export function webhookBody(event: Selectable<OutboxEventsTable>, insight: AnnouncedInsight | null | undefined, baseUrl: string): string {
   const data = insight
     ? {
         id: insight.id,

@@ -35,7 +35,7 @@ describe('StepRecorder', () => {
     // All 30 arrive in the same tick: the first goes out alone, the other 29 wait and share one statement.
     const results = await Promise.all(runs.map((r) => recorder.record(row(r.id, 1, { values: [1, 2, 3], note: 'ünïcode "quoted"' }))));
     expect(results).toEqual(runs.map(() => true));
-    expect(recorder.stats).toEqual({ statements: 2, steps: 30 });
+    expect(recorder.stats).toEqual({ statements: 2, items: 30 });
     for (const r of runs) {
       expect((await findRun(database.db, r.id))!.next_step).toBe(2);
       const [step] = await stepsOf(database.db, r.id);

@@ -1,0 +1,78 @@
+// Reads and writes of the deliver job, shaped for batching (see Batcher): a
+// worker delivering 50 webhooks at once reads their rows in one query and
+// logs their attempts in one statement.
+import { sql } from 'kysely';
+import type { Db } from '../db/connection.js';
+
+/** Loads deliveries with their subscriptions; answers in the order asked (undefined: no such delivery). */
+export async function loadDeliveries(db: Db, ids: string[]) {
+  const rows = await db
+    .selectFrom('webhook_deliveries as d')
+    .leftJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+    .select([
+      'd.id',
+      'd.status',
+      'd.attempts',
+      'd.event_id',
+      'd.subscription_id',
+      's.id as sub_id',
+      's.url',
+      's.state',
+      's.disabled_reason',
+      's.secret_encrypted',
+      's.previous_secret_encrypted',
+      's.previous_secret_expires_at',
+      's.failing_since',
+    ])
+    .where('d.id', 'in', [...new Set(ids)])
+    .execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id));
+}
+
+export type DeliveryRow = NonNullable<Awaited<ReturnType<typeof loadDeliveries>>[number]>;
+
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  at: Date;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** A 2xx: the delivery is done. */
+  succeeded: boolean;
+}
+
+/**
+ * Logs attempts and moves their deliveries on, for many deliveries in one
+ * statement: each attempt row and its delivery's new state commit together.
+ */
+export async function recordAttempts(db: Db, attempts: AttemptRecord[]): Promise<void[]> {
+  const input = JSON.stringify(
+    attempts.map((a) => ({
+      delivery_id: a.deliveryId,
+      attempt: a.attempt,
+      at: a.at.toISOString(),
+      status_code: a.statusCode,
+      latency_ms: a.latencyMs,
+      error: a.error,
+      succeeded: a.succeeded,
+    })),
+  );
+  await sql`
+    with input as (
+      select * from jsonb_to_recordset(${input}::jsonb) as i(
+        delivery_id text, attempt integer, at timestamptz, status_code integer, latency_ms integer, error text, succeeded boolean)
+    ),
+    logged as (
+      insert into webhook_attempts (delivery_id, attempt, at, status_code, latency_ms, error)
+      select delivery_id, attempt, at, status_code, latency_ms, error from input
+    )
+    update webhook_deliveries d
+       set attempts = i.attempt, last_status_code = i.status_code, last_error = i.error,
+           status = case when i.succeeded then 'succeeded' else d.status end,
+           finished_at = case when i.succeeded then now() else d.finished_at end
+      from input i
+     where d.id = i.delivery_id`.execute(db);
+  return attempts.map(() => undefined);
+}
