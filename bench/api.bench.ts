@@ -4,7 +4,10 @@
 // server (auth, quota, cache, ETag, schemas, request logs) and a bare
 // node:http + pg server running the same SQL, each in its own process; 50
 // concurrent connections for ≥ 10 s per endpoint, after a 2 s warm-up.
-import { fork, type ChildProcess } from 'node:child_process';
+// These machines are noisy (a neighbour's burst can triple a p99), so each
+// endpoint is measured in BENCH_ROUNDS rounds (default 3) that alternate ours
+// and the baseline; every round is printed, and the summary is the median.
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -13,7 +16,7 @@ import { createApiKey } from '../src/api-keys/api-key.repository.js';
 import { createDb } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { DIMENSIONS } from '../src/domain/scoring/dimensions.js';
-import { printJsonLine, printTable, round } from './lib/report.js';
+import { median, printJsonLine, printTable, round } from './lib/report.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -21,6 +24,7 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const INSIGHTS = Number(process.env.BENCH_INSIGHTS ?? 100_000);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DB_NAME = `si_bench_api_${process.pid}`;
 // The flags the Procfile gives `web` (a larger young generation: fewer GC pauses
 // under load). Both servers get them, so the comparison stays like for like.
@@ -75,8 +79,11 @@ async function prepareDatabase(): Promise<{ url: string; ids: string[]; dropData
     from insights i cross join generate_series(0, 29) d`.execute(db);
   // Vacuum now: autovacuum would otherwise kick in after 3M inserts, during the first measurement.
   await sql`vacuum (analyze)`.execute(db);
-  // And flush the load's dirty buffers now, not during the first measurement.
+  // And flush the load's dirty buffers now, not during the first measurement:
+  // Postgres' to the OS, then the OS's to disk, then let the machine settle.
   await sql`checkpoint`.execute(db);
+  execFileSync('sync');
+  await new Promise((r) => setTimeout(r, Number(process.env.BENCH_SETTLE_S ?? 5) * 1000));
   process.stdout.write(`prepared ${INSIGHTS} insights × 30 points in ${round((Date.now() - started) / 1000, 1)} s\n`);
 
   const ids = (await db.selectFrom('insights').select('id').orderBy(sql`random()`).limit(1000).execute()).map((r) => r.id);
@@ -124,6 +131,17 @@ async function load(base: string, paths: () => string, headers: Record<string, s
   };
 }
 
+/** Field by field: the median round's req/s, p50 and p99 (each its own median). */
+function medianOf(rs: LoadResult[]): LoadResult {
+  return {
+    rps: median(rs.map((r) => r.rps)),
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+    non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
+    errors: rs.reduce((n, r) => n + r.errors, 0),
+  };
+}
+
 async function main() {
   const prepared = await prepareDatabase();
   const keyDb = createDb(prepared.url, { maxConnections: 1 });
@@ -147,14 +165,22 @@ async function main() {
   ];
   const auth = { authorization: `Bearer ${key}` };
   const results: Record<string, { ours: LoadResult; baseline: LoadResult }> = {};
+  const rounds: Array<Record<string, string | number>> = [];
   try {
     for (const [name, paths] of endpoints) {
-      process.stdout.write(`${name}: warming up, then ${DURATION_S} s each for ours and the baseline…\n`);
+      process.stdout.write(`${name}: warming up, then ${ROUNDS} rounds of ${DURATION_S} s each for ours and the baseline…\n`);
       await load(ours.url, paths, auth, 2);
       await load(baseline.url, paths, {}, 2);
-      const oursResult = await load(ours.url, paths, auth, DURATION_S);
-      const baselineResult = await load(baseline.url, paths, {}, DURATION_S);
-      results[name] = { ours: oursResult, baseline: baselineResult };
+      const oursRounds: LoadResult[] = [];
+      const baselineRounds: LoadResult[] = [];
+      for (let n = 1; n <= ROUNDS; n += 1) {
+        const o = await load(ours.url, paths, auth, DURATION_S);
+        const b = await load(baseline.url, paths, {}, DURATION_S);
+        oursRounds.push(o);
+        baselineRounds.push(b);
+        rounds.push({ endpoint: name, round: n, 'ours req/s': Math.round(o.rps), 'ours p50': o.p50, 'ours p99': o.p99, 'baseline req/s': Math.round(b.rps), 'baseline p99': b.p99, ratio: round(o.rps / b.rps, 2) });
+      }
+      results[name] = { ours: medianOf(oursRounds), baseline: medianOf(baselineRounds) };
     }
   } finally {
     ours.child.disconnect();
@@ -163,8 +189,9 @@ async function main() {
     await prepared.dropDatabase();
   }
 
+  printTable(`Every round (${DURATION_S} s each, ours then the baseline)`, rounds);
   printTable(
-    `GET endpoints, ${INSIGHTS.toLocaleString('en')} insights, ${CONNECTIONS} connections, ${DURATION_S} s each`,
+    `GET endpoints, ${INSIGHTS.toLocaleString('en')} insights, ${CONNECTIONS} connections: median of ${ROUNDS} rounds of ${DURATION_S} s`,
     Object.entries(results).flatMap(([name, r]) => [
       { endpoint: name, server: 'ours', 'req/s': round(r.ours.rps, 0), 'p50 ms': r.ours.p50, 'p99 ms': r.ours.p99, 'non-2xx': r.ours.non2xx, errors: r.ours.errors },
       { endpoint: name, server: 'baseline', 'req/s': round(r.baseline.rps, 0), 'p50 ms': r.baseline.p50, 'p99 ms': r.baseline.p99, 'non-2xx': r.baseline.non2xx, errors: r.baseline.errors },
@@ -177,6 +204,8 @@ async function main() {
     insights: INSIGHTS,
     connections: CONNECTIONS,
     seconds: DURATION_S,
+    rounds: ROUNDS,
+    list_p99_ms_rounds: rounds.filter((r) => r.endpoint === 'list').map((r) => r['ours p99']),
     list_rps: round(list.ours.rps, 0),
     list_p50_ms: list.ours.p50,
     list_p99_ms: list.ours.p99,

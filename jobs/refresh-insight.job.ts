@@ -4,7 +4,7 @@
 // previous series, forecast and scores stay as they were: never an empty series.
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { bumpReadModelVersion } from '../src/api-keys/quota.store.js';
+import { bumpReadModelVersion } from '../src/redis/read-model-version.js';
 import type { Db } from '../src/db/connection.js';
 import { newId } from '../src/domain/ids.js';
 import { forecast as fitForecast } from '../src/domain/forecast/forecaster.js';

@@ -6,7 +6,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { forecastMase } from '../src/observability/metrics.js';
 import type { Redis } from 'ioredis';
-import { bumpReadModelVersion } from '../src/api-keys/quota.store.js';
+import { bumpReadModelVersion } from '../src/redis/read-model-version.js';
 import type { Db } from '../src/db/connection.js';
 import type { Logger } from '../src/logger.js';
 import { checkPayload, ResearchStepPayload } from '../src/queue/queues.js';

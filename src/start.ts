@@ -4,7 +4,7 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { createApiKey, countApiKeys } from './api-keys/api-key.repository.js';
-import { bumpReadModelVersion } from './api-keys/quota.store.js';
+import { bumpReadModelVersion } from './redis/read-model-version.js';
 import { loadConfig } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { seedDemo } from './demo/demo-seed.js';

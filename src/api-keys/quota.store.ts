@@ -28,11 +28,55 @@ return {allowed, used, version}
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     siConsumeQuota(counterKey: string, versionKey: string, limit: number, ttlSeconds: number): Result<[number, number, string], Context>;
+    siCountRequests(counterKey: string, n: number, ttlSeconds: number): Result<number, Context>;
   }
 }
 
+// Counting only (plans without a limit), for /api/usage.
+const COUNT_SCRIPT = `
+local n = tonumber(ARGV[1])
+local used = redis.call('INCRBY', KEYS[1], n)
+if used == n then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return used
+`;
+
 export function defineQuotaCommands(redis: Redis): void {
   redis.defineCommand('siConsumeQuota', { numberOfKeys: 2, lua: CONSUME_SCRIPT });
+  redis.defineCommand('siCountRequests', { numberOfKeys: 1, lua: COUNT_SCRIPT });
+}
+
+/**
+ * Counts requests of plans without a limit, for /api/usage. Nothing waits for
+ * these counts (the plan never refuses), so the requests of one event-loop
+ * turn are added up and sent as one INCRBY per key at the end of the turn,
+ * before their responses have left the process. Anything that reads a count
+ * (the quota script) calls flush() first: commands on one connection run in
+ * order, so it sees every request counted before it.
+ */
+export class UnlimitedUsageCounter {
+  private readonly pending = new Map<string, number>();
+  private scheduled = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  count(apiKeyId: string, now = new Date()): void {
+    const key = this.keys.quota(apiKeyId, utcDay(now));
+    this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    for (const [key, n] of this.pending) this.redis.siCountRequests(key, n, QUOTA_WINDOW_SECONDS * 2).catch(this.onError);
+    this.pending.clear();
+  }
 }
 
 export interface QuotaDecision extends QuotaState {
@@ -59,9 +103,4 @@ export async function consumeQuota(redis: Redis, keys: RedisKeys, apiKeyId: stri
     resetSeconds: secondsUntilUtcMidnight(now),
     readModelVersion: version,
   };
-}
-
-/** Writers call this after committing a change that API responses may show. */
-export async function bumpReadModelVersion(redis: Redis, keys: RedisKeys): Promise<void> {
-  await redis.incr(keys.readModelVersion);
 }

@@ -1,11 +1,18 @@
 // The gate in front of every /api route: API key, daily quota, rate-limit
 // headers, then the response cache (a hit never reaches the handler).
+//
+// Limited plans wait for one Redis script per request (check and count
+// atomically; it also returns the read-model version). A plan without a limit
+// has nothing to decide, so on a cached route it is counted without waiting
+// and the version comes from the in-process watcher: a cache hit then costs no
+// round trip at all (counts are summed per event-loop turn and sent without waiting).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ApiKeyCache, type ResolvedApiKey } from '../api-keys/api-key-cache.js';
-import { consumeQuota, type QuotaDecision } from '../api-keys/quota.store.js';
+import { consumeQuota, UnlimitedUsageCounter, type QuotaDecision } from '../api-keys/quota.store.js';
 import { isWellFormedApiKey } from '../domain/api-key.js';
-import { rateLimitHeaders } from '../domain/quota.js';
+import { PLANS, rateLimitHeaders } from '../domain/quota.js';
+import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { problem, ProblemError } from './problem.js';
 import { etagOf, matchesIfNoneMatch, ResponseCache } from './response-cache.js';
@@ -14,7 +21,10 @@ import { quotaRejections } from '../observability/metrics.js';
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey?: ResolvedApiKey;
+    /** Set when the quota script ran: always for limited plans and for uncached routes (e.g. /api/usage). */
     quota?: QuotaDecision;
+    /** The read-model version this request's response is cached under. */
+    readModelVersion?: string;
   }
   interface FastifyContextConfig {
     /** The response depends only on the URL and the read model: cache it and give it an ETag. */
@@ -27,6 +37,8 @@ export interface ApiGuardDeps {
   redisKeys: RedisKeys;
   apiKeys: ApiKeyCache;
   responseCache: ResponseCache;
+  /** Without it (or while it is not in sync) every request asks Redis. */
+  readModel?: ReadModelVersionWatcher;
 }
 
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
@@ -36,6 +48,9 @@ function unauthorized(detail: string): ProblemError {
 }
 
 export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void {
+  const unlimitedUsage = new UnlimitedUsageCounter(deps.redis, deps.redisKeys, (error) =>
+    app.log.warn({ err: error }, 'requests of an unlimited plan could not be counted for /api/usage'),
+  );
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.authorization;
     if (!header) throw unauthorized('Send your API key as "Authorization: Bearer <key>".');
@@ -47,22 +62,32 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
     if (!apiKey) throw unauthorized('Unknown or revoked API key.');
     request.apiKey = apiKey;
 
-    const decision = await consumeQuota(deps.redis, deps.redisKeys, apiKey.id, apiKey.plan);
-    request.quota = decision;
-    reply.headers(rateLimitHeaders(decision));
-    if (!decision.allowed) {
-      quotaRejections.inc({ plan: decision.plan });
-      throw new ProblemError(
-        problem(
-          'quotaExceeded',
-          `The ${decision.plan} plan allows ${decision.limit} requests per UTC day; this key has used them. The quota resets at the next UTC midnight.`,
-        ),
-        { 'retry-after': String(decision.resetSeconds) },
-      );
+    const cacheable = request.routeOptions.config.cacheable === true && request.method === 'GET';
+    const knownVersion =
+      cacheable && PLANS[apiKey.plan].dailyLimit === null && deps.redis.status === 'ready' ? deps.readModel?.current() : undefined;
+    if (knownVersion !== undefined) {
+      unlimitedUsage.count(apiKey.id);
+      request.readModelVersion = knownVersion;
+    } else {
+      unlimitedUsage.flush(); // so a count read now includes them
+      const decision = await consumeQuota(deps.redis, deps.redisKeys, apiKey.id, apiKey.plan);
+      request.quota = decision;
+      request.readModelVersion = decision.readModelVersion;
+      reply.headers(rateLimitHeaders(decision));
+      if (!decision.allowed) {
+        quotaRejections.inc({ plan: decision.plan });
+        throw new ProblemError(
+          problem(
+            'quotaExceeded',
+            `The ${decision.plan} plan allows ${decision.limit} requests per UTC day; this key has used them. The quota resets at the next UTC midnight.`,
+          ),
+          { 'retry-after': String(decision.resetSeconds) },
+        );
+      }
     }
 
-    if (request.routeOptions.config.cacheable && request.method === 'GET') {
-      const hit = deps.responseCache.get(decision.readModelVersion, request.url);
+    if (cacheable) {
+      const hit = deps.responseCache.get(request.readModelVersion, request.url);
       if (hit) {
         reply.header('etag', hit.etag).header('x-cache', 'hit');
         if (matchesIfNoneMatch(request.headers['if-none-match'], hit.etag)) return reply.code(304).send();
@@ -77,13 +102,13 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
       request.method !== 'GET' ||
       reply.statusCode !== 200 ||
       typeof payload !== 'string' ||
-      !request.quota ||
+      request.readModelVersion === undefined ||
       reply.getHeader('x-cache') === 'hit'
     ) {
       return payload;
     }
     const etag = etagOf(payload);
-    deps.responseCache.set(request.quota.readModelVersion, request.url, {
+    deps.responseCache.set(request.readModelVersion, request.url, {
       body: Buffer.from(payload),
       etag,
       statusCode: 200,

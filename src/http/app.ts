@@ -15,6 +15,7 @@ import type { Db } from '../db/connection.js';
 import type { Logger } from '../logger.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { registerApiGuard } from './api-guard.js';
+import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import { problem, ProblemError, sendProblem, type InvalidParam } from './problem.js';
 import { OneLinePerRequest } from './request-log.js';
 import { ResponseCache } from './response-cache.js';
@@ -34,6 +35,8 @@ export interface AppDeps {
   redisKeys: RedisKeys;
   logger: Logger;
   apiKeys?: ApiKeyCache;
+  /** Keeps the read-model version in memory (see api-guard.ts); without it every request asks Redis. */
+  readModel?: ReadModelVersionWatcher;
   /** 0 disables the response cache. */
   cacheTtlSeconds?: number;
   /** Event-loop delay (ms) above which requests are shed with 503 + Retry-After. */
@@ -202,7 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
-      registerApiGuard(api, { redis: deps.redis, redisKeys: deps.redisKeys, apiKeys, responseCache });
+      registerApiGuard(api, { redis: deps.redis, redisKeys: deps.redisKeys, apiKeys, responseCache, readModel: deps.readModel });
       await api.register(insightRoutes, { db: deps.db });
       await api.register(catalogRoutes, { db: deps.db });
       await api.register(usageRoutes);

@@ -5,6 +5,7 @@ import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { createRedis } from '../redis/connection.js';
+import { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import type { Resources } from '../runtime/resources.js';
 import { buildApp } from './app.js';
 
@@ -16,10 +17,16 @@ export interface WebServer {
 
 export async function startWebServer(resources: Resources, config: Config, logger: Logger, queues: Queue[] = []): Promise<WebServer> {
   const apiKeys = new ApiKeyCache(resources.db);
-  // A subscribed connection can do nothing else, so revocations get their own.
+  const readModel = new ReadModelVersionWatcher(resources.redis, resources.redisKeys, logger);
+  // A subscribed connection can do nothing else, so revocations and read-model changes get their own.
   const subscriber = createRedis(resources.redisUrl, 'worker');
-  subscriber.on('error', (error) => logger.debug({ err: error }, 'revocation subscriber error'));
-  const stopListening = await apiKeys.listen(subscriber, resources.redisKeys.apiKeyRevokedChannel);
+  subscriber.on('error', (error) => logger.debug({ err: error }, 'subscriber error'));
+  const stopRevocations = await apiKeys.listen(subscriber, resources.redisKeys.apiKeyRevokedChannel);
+  const stopVersions = await readModel.listen(subscriber);
+  const stopListening = async () => {
+    await stopVersions();
+    await stopRevocations();
+  };
 
   let draining = false;
   const app = await buildApp({
@@ -29,6 +36,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
     redisKeys: resources.redisKeys,
     logger,
     apiKeys,
+    readModel,
     cacheTtlSeconds: config.apiCacheTtlSeconds,
     overloadMaxEventLoopDelayMs: config.overloadMaxEventLoopDelayMs,
     adminToken: config.adminToken,

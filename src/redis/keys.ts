@@ -6,6 +6,7 @@ export function redisKeys(prefix: string) {
   return {
     quota: (apiKeyId: string, day: string) => `${prefix}:quota:${apiKeyId}:${day}`,
     readModelVersion: `${prefix}:read-model:version`,
+    readModelChannel: `${prefix}:read-model:changed`,
     apiKeyRevokedChannel: `${prefix}:api-keys:revoked`,
     subscriptionsVersion: `${prefix}:webhooks:subscriptions-version`,
   };

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceRevocation } from '../../src/api-keys/api-key-cache.js';
 import { createApiKey, revokeApiKey } from '../../src/api-keys/api-key.repository.js';
-import { bumpReadModelVersion } from '../../src/api-keys/quota.store.js';
+import { bumpReadModelVersion, ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
+import { createRedis } from '../../src/redis/connection.js';
 import { CATEGORY_VALUES, SOURCE_VALUES } from '../../src/domain/catalog.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { newId } from '../../src/domain/ids.js';
@@ -235,9 +236,42 @@ describe('caching', () => {
     // Not yet announced: the cached page is still served.
     expect((await get('/api/insights?limit=1')).json().data[0].id).toBe(before.id);
     await bumpReadModelVersion(t.redis.redis, t.redis.keys);
-    expect((await get('/api/insights?limit=1')).json().data[0].id).toBe(top);
+    // A limited plan asks Redis for the version on every request: fresh at once.
+    expect((await get('/api/insights?limit=1', bearer(await t.key('pro')))).json().data[0].id).toBe(top);
+    // Unlimited plans use the version the web process heard announced (pub/sub, milliseconds).
+    await expect.poll(async () => (await get('/api/insights?limit=1')).json().data[0].id, { timeout: 2000, interval: 5 }).toBe(top);
     await t.database.db.deleteFrom('insights').where('id', '=', top).execute();
     await bumpReadModelVersion(t.redis.redis, t.redis.keys);
+    await expect.poll(async () => (await get('/api/insights?limit=1')).json().data[0].id, { timeout: 2000, interval: 5 }).toBe(before.id);
+  });
+
+  it('counts unlimited-plan requests served without a Redis round trip, and asks Redis while out of sync', async () => {
+    const enterprise = await t.key('enterprise');
+    expect(t.readModel.current()).toBeDefined();
+    for (let i = 0; i < 5; i += 1) expect((await get('/api/insights?limit=2', bearer(enterprise))).statusCode).toBe(200);
+    // The counts were sent without waiting; /api/usage (which always asks Redis) sees all of them and itself.
+    const usage = (await get('/api/usage', bearer(enterprise))).json().data;
+    expect(usage).toMatchObject({ plan: 'enterprise', limit: null, used: 6, remaining: null });
+
+    // Out of sync (its subscription is gone): every request asks Redis, so a bump is seen at once.
+    const subscriber = createRedis(t.redis.url, 'worker');
+    const watcher = new ReadModelVersionWatcher(t.redis.redis, t.redis.keys);
+    const stop = await watcher.listen(subscriber);
+    const { buildApp } = await import('../../src/http/app.js');
+    const { pino } = await import('pino');
+    const app = await buildApp({ db: t.database.db, redis: t.redis.redis, redisKeys: t.redis.keys, logger: pino({ level: 'silent' }), readModel: watcher });
+    const call = async () => (await app.inject({ method: 'GET', url: '/api/insights?limit=1', headers: bearer(enterprise) })).json().data[0].id;
+    const before = await call();
+    subscriber.disconnect();
+    await expect.poll(() => watcher.current()).toBeUndefined();
+    const top = await insertInsight(t.database.db, { score: 1 });
+    await bumpReadModelVersion(t.redis.redis, t.redis.keys);
+    expect(await call()).toBe(top);
+    await t.database.db.deleteFrom('insights').where('id', '=', top).execute();
+    await bumpReadModelVersion(t.redis.redis, t.redis.keys);
+    expect(await call()).toBe(before);
+    await app.close();
+    await stop();
   });
 });
 

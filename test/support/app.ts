@@ -5,6 +5,7 @@ import { createRedis } from '../../src/redis/connection.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import type { Plan } from '../../src/domain/quota.js';
 import { buildApp } from '../../src/http/app.js';
+import { ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { createTestRedis, type TestRedis } from './redis.js';
 
@@ -12,6 +13,8 @@ export interface TestApp {
   app: FastifyInstance;
   database: TestDatabase;
   redis: TestRedis;
+  /** The in-memory read-model version (as in the web server). */
+  readModel: ReadModelVersionWatcher;
   key(plan?: Plan): Promise<string>;
   close(): Promise<void>;
 }
@@ -22,10 +25,13 @@ export async function createTestApp(options: { cacheTtlSeconds?: number } = {}):
   const redis = await createTestRedis();
   // Listen for revocations as the web server does (see startWebServer).
   const apiKeys = new ApiKeyCache(database.db);
+  const readModel = new ReadModelVersionWatcher(redis.redis, redis.keys);
   const subscriber = createRedis(redis.url, 'worker');
-  const stopListening = await apiKeys.listen(subscriber, redis.keys.apiKeyRevokedChannel);
+  const stopRevocations = await apiKeys.listen(subscriber, redis.keys.apiKeyRevokedChannel);
+  const stopVersions = await readModel.listen(subscriber);
   const app = await buildApp({
     apiKeys,
+    readModel,
     db: database.db,
     redis: redis.redis,
     redisKeys: redis.keys,
@@ -40,10 +46,12 @@ export async function createTestApp(options: { cacheTtlSeconds?: number } = {}):
     app,
     database,
     redis,
+    readModel,
     key: async (plan: Plan = 'enterprise') => (await createApiKey(database.db, `test ${plan}`, plan)).key,
     async close() {
       await app.close();
-      await stopListening();
+      await stopVersions();
+      await stopRevocations();
       subscriber.disconnect();
       await redis.destroy();
       await database.destroy();

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { bumpReadModelVersion } from '../../api-keys/quota.store.js';
+import { bumpReadModelVersion } from '../../redis/read-model-version.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { DEFAULT_DEMO_COUNT, seedDemo } from '../../demo/demo-seed.js';
 import { release } from '../../runtime/release.js';
