@@ -39,7 +39,7 @@ export interface AppDeps {
   readModel?: ReadModelVersionWatcher;
   /** 0 disables the response cache. */
   cacheTtlSeconds?: number;
-  /** Event-loop delay (ms) above which requests are shed with 503 + Retry-After. */
+  /** Event-loop delay (ms) above which requests are shed with 503 + Retry-After; 0 turns shedding off (tests). */
   overloadMaxEventLoopDelayMs?: number;
   /** How often the event loop is sampled for that (ms). */
   overloadSampleIntervalMs?: number;

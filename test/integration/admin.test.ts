@@ -22,7 +22,7 @@ beforeAll(async () => {
   redis = await createTestRedis();
   const resources: Resources = { db: database.db, databaseUrl: database.url, embeddedPostgres: false, redis: redis.redis, redisUrl: redis.url, redisKeys: redis.keys, close: async () => {} };
   pipeline = await startWorkers(resources, loadConfig({ REDIS_PREFIX: redis.prefix }), pino({ level: 'silent' }));
-  app = await buildApp({ db: database.db, redis: redis.redis, redisKeys: redis.keys, logger: pino({ level: 'silent' }), adminToken: TOKEN, queues: Object.values(pipeline.queues) });
+  app = await buildApp({ db: database.db, redis: redis.redis, redisKeys: redis.keys, logger: pino({ level: 'silent' }), adminToken: TOKEN, queues: Object.values(pipeline.queues), overloadMaxEventLoopDelayMs: 0 });
   await app.ready();
 });
 afterAll(async () => {

@@ -207,7 +207,7 @@ describe('authentication', () => {
     const { pino } = await import('pino');
     const cache = new ApiKeyCache(t.database.db);
     const stop = await cache.listen(subscriber, t.redis.keys.apiKeyRevokedChannel);
-    const app = await buildApp({ db: t.database.db, redis: t.redis.redis, redisKeys: t.redis.keys, logger: pino({ level: 'silent' }), apiKeys: cache });
+    const app = await buildApp({ db: t.database.db, redis: t.redis.redis, redisKeys: t.redis.keys, logger: pino({ level: 'silent' }), apiKeys: cache, overloadMaxEventLoopDelayMs: 0 });
     const call = () => app.inject({ method: 'GET', url: '/api/usage', headers: bearer(created.key) });
     expect((await call()).statusCode).toBe(200); // now cached as valid
     await revokeApiKey(t.database.db, created.id);
@@ -259,8 +259,19 @@ describe('caching', () => {
     const stop = await watcher.listen(subscriber);
     const { buildApp } = await import('../../src/http/app.js');
     const { pino } = await import('pino');
-    const app = await buildApp({ db: t.database.db, redis: t.redis.redis, redisKeys: t.redis.keys, logger: pino({ level: 'silent' }), readModel: watcher });
-    const call = async () => (await app.inject({ method: 'GET', url: '/api/insights?limit=1', headers: bearer(enterprise) })).json().data[0].id;
+    const app = await buildApp({
+      db: t.database.db,
+      redis: t.redis.redis,
+      redisKeys: t.redis.keys,
+      logger: pino({ level: 'silent' }),
+      readModel: watcher,
+      overloadMaxEventLoopDelayMs: 0, // as in createTestApp: shedding has its own test
+    });
+    const call = async () => {
+      const res = await app.inject({ method: 'GET', url: '/api/insights?limit=1', headers: bearer(enterprise) });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().data[0].id;
+    };
     const before = await call();
     subscriber.disconnect();
     await expect.poll(() => watcher.current()).toBeUndefined();
