@@ -1,6 +1,7 @@
 import type { Redis, Result } from 'ioredis';
 import { PLANS, QUOTA_WINDOW_SECONDS, secondsUntilUtcMidnight, utcDay, type Plan, type QuotaState } from '../domain/quota.js';
 import type { RedisKeys } from '../redis/keys.js';
+import { readOrCreateVersionLua } from '../redis/read-model-version.js';
 
 // Check and count in one atomic step, so 200 concurrent requests on a fresh
 // Free key give exactly 100 successes. A refused request is not counted. The
@@ -16,12 +17,7 @@ else
   used = redis.call('INCR', KEYS[1])
   if used == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 end
-local version = redis.call('GET', KEYS[2])
-if not version then
-  local t = redis.call('TIME')
-  redis.call('SET', KEYS[2], t[1] .. string.format('%06d', t[2]), 'NX')
-  version = redis.call('GET', KEYS[2])
-end
+${readOrCreateVersionLua('KEYS[2]')}
 return {allowed, used, version}
 `;
 

@@ -11,20 +11,28 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import type { RedisKeys } from './keys.js';
 
-const BUMP_SCRIPT = `
-local version = redis.call('INCR', KEYS[1])
-redis.call('PUBLISH', ARGV[1], version)
+/**
+ * Lua that sets `version` to the read-model version at `key` (e.g. "KEYS[2]"),
+ * creating it from the clock when Redis has none (a fresh or flushed Redis),
+ * so versions keep growing across a Redis reset.
+ */
+export function readOrCreateVersionLua(key: string): string {
+  return `
+local version = redis.call('GET', ${key})
+if not version then
+  local t = redis.call('TIME')
+  redis.call('SET', ${key}, t[1] .. string.format('%06d', t[2]), 'NX')
+  version = redis.call('GET', ${key})
+end`;
+}
+
+const READ_SCRIPT = `${readOrCreateVersionLua('KEYS[1]')}
 return version
 `;
 
-// Reads the version, creating it (from the clock, as the quota script does) when Redis has none.
-const READ_SCRIPT = `
-local version = redis.call('GET', KEYS[1])
-if not version then
-  local t = redis.call('TIME')
-  redis.call('SET', KEYS[1], t[1] .. string.format('%06d', t[2]), 'NX')
-  version = redis.call('GET', KEYS[1])
-end
+const BUMP_SCRIPT = `${readOrCreateVersionLua('KEYS[1]')}
+version = redis.call('INCR', KEYS[1])
+redis.call('PUBLISH', ARGV[1], version)
 return version
 `;
 

@@ -245,6 +245,16 @@ describe('caching', () => {
     await expect.poll(async () => (await get('/api/insights?limit=1')).json().data[0].id, { timeout: 2000, interval: 5 }).toBe(before.id);
   });
 
+  it('keeps versions growing when Redis loses the version (restart without persistence)', async () => {
+    await bumpReadModelVersion(t.redis.redis, t.redis.keys);
+    const before = Number(await t.redis.redis.get(t.redis.keys.readModelVersion));
+    await t.redis.redis.del(t.redis.keys.readModelVersion);
+    await bumpReadModelVersion(t.redis.redis, t.redis.keys);
+    const after = Number(await t.redis.redis.get(t.redis.keys.readModelVersion));
+    expect(after).toBeGreaterThan(before); // recreated from the clock, not restarted at 1
+    await expect.poll(() => t.readModel.current(), { timeout: 2000 }).toBe(String(after));
+  });
+
   it('counts unlimited-plan requests served without a Redis round trip, and asks Redis while out of sync', async () => {
     const enterprise = await t.key('enterprise');
     expect(t.readModel.current()).toBeDefined();
