@@ -12,7 +12,8 @@ export class OneLinePerRequest extends LogController {
       url: request.url,
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
-      key: request.apiKey?.id,
+      // The key's id, never the key: `key` itself is a redacted path.
+      key_id: request.apiKey?.id,
     };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
     else reply.log.info(line, 'request');

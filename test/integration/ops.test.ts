@@ -71,12 +71,12 @@ describe('overload', () => {
 });
 
 describe('logs', () => {
-  it('never contain an API key or a webhook secret', async () => {
+  it('never contain an API key or a webhook secret, but name the key by its id', async () => {
     const { lines, stream } = capture();
     const logger = createLogger('debug', stream);
     const app = await buildApp({ db: database.db, redis: redis.redis, redisKeys: redis.keys, logger, overloadMaxEventLoopDelayMs: 0 });
     await app.ready();
-    const { key } = await createApiKey(database.db, 'log test', 'free');
+    const { key, id } = await createApiKey(database.db, 'log test', 'free');
     await app.inject({ url: '/api/insights?limit=1', headers: { authorization: `Bearer ${key}` } });
     await app.inject({ url: '/api/nope', headers: { authorization: `Bearer ${key}` } });
     await app.inject({ url: '/api/insights?limit=abc', headers: { authorization: `Bearer ${key}x` } });
@@ -87,6 +87,8 @@ describe('logs', () => {
     expect(all).not.toContain(key.slice(4));
     expect(all).not.toContain('whsec_');
     expect(all).toContain('[redacted]');
+    const requestLine = lines.map((l) => JSON.parse(l) as { msg: string; url?: string; key_id?: string }).find((l) => l.msg === 'request' && l.url === '/api/insights?limit=1');
+    expect(requestLine?.key_id).toBe(id);
   });
 });
 
