@@ -3,14 +3,15 @@
 // A fresh database with 100,000 insights and 30 trend points each; our web
 // server (auth, quota, cache, ETag, schemas, request logs) and a bare
 // node:http + pg server running the same SQL, each in its own process; 50
-// concurrent connections for ≥ 10 s per endpoint, after a 2 s warm-up.
+// concurrent connections for ≥ 10 s per endpoint, after a 2 s warm-up, load
+// from autocannon in a process of its own.
 // These machines are noisy (a neighbour's burst can triple a p99), so each
 // endpoint is measured in BENCH_ROUNDS rounds (default 3) that alternate ours
 // and the baseline; every round is printed, and the summary is the median.
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import type { LoadRequest, LoadResult } from './lib/load-generator.js';
 import { sql } from 'kysely';
 import { createApiKey } from '../src/api-keys/api-key.repository.js';
 import { createDb } from '../src/db/connection.js';
@@ -106,28 +107,21 @@ function startServer(script: string, args: string[], env: Record<string, string>
   });
 }
 
-interface LoadResult {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function load(base: string, paths: () => string, headers: Record<string, string>, seconds: number): Promise<LoadResult> {
-  const result = await autocannon({
-    url: base,
-    connections: CONNECTIONS,
-    duration: seconds,
-    headers,
-    requests: [{ setupRequest: (req) => ({ ...req, path: paths() }) }],
-  });
+/** The load generator runs in a process of its own (see lib/load-generator.ts). */
+function startLoadGenerator(ids: string[]) {
+  const child = fork(path.join(here, 'lib', 'load-generator.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let pending: { resolve(r: LoadResult): void; reject(e: Error): void } | undefined;
+  child.on('message', (result: LoadResult) => pending?.resolve(result));
+  child.on('exit', (code) => pending?.reject(new Error(`the load generator exited with ${code}`)));
   return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
+    load(base: string, urlPath: string, headers: Record<string, string>, seconds: number): Promise<LoadResult> {
+      return new Promise((resolve, reject) => {
+        pending = { resolve, reject };
+        const request: LoadRequest = { base, path: urlPath, ids, headers, seconds, connections: CONNECTIONS };
+        child.send(request);
+      });
+    },
+    stop: () => child.disconnect(),
   };
 }
 
@@ -157,25 +151,27 @@ async function main() {
   });
   const baseline = await startServer('baseline.js', [prepared.url], {});
 
-  const pick = () => prepared.ids[Math.floor(Math.random() * prepared.ids.length)]!;
-  const endpoints: Array<[string, () => string]> = [
-    ['list', () => '/api/insights?min_score=0.8&limit=20'],
-    ['detail', () => `/api/insights/${pick()}`],
-    ['trend_data', () => `/api/insights/${pick()}/trend-data`],
+  const generator = startLoadGenerator(prepared.ids);
+  const load = generator.load;
+  // `:id` is a random one of 1,000 insights, per request.
+  const endpoints: Array<[string, string]> = [
+    ['list', '/api/insights?min_score=0.8&limit=20'],
+    ['detail', '/api/insights/:id'],
+    ['trend_data', '/api/insights/:id/trend-data'],
   ];
   const auth = { authorization: `Bearer ${key}` };
   const results: Record<string, { ours: LoadResult; baseline: LoadResult }> = {};
   const rounds: Array<Record<string, string | number>> = [];
   try {
-    for (const [name, paths] of endpoints) {
+    for (const [name, urlPath] of endpoints) {
       process.stdout.write(`${name}: warming up, then ${ROUNDS} rounds of ${DURATION_S} s each for ours and the baseline…\n`);
-      await load(ours.url, paths, auth, 2);
-      await load(baseline.url, paths, {}, 2);
+      await load(ours.url, urlPath, auth, 2);
+      await load(baseline.url, urlPath, {}, 2);
       const oursRounds: LoadResult[] = [];
       const baselineRounds: LoadResult[] = [];
       for (let n = 1; n <= ROUNDS; n += 1) {
-        const o = await load(ours.url, paths, auth, DURATION_S);
-        const b = await load(baseline.url, paths, {}, DURATION_S);
+        const o = await load(ours.url, urlPath, auth, DURATION_S);
+        const b = await load(baseline.url, urlPath, {}, DURATION_S);
         oursRounds.push(o);
         baselineRounds.push(b);
         rounds.push({ endpoint: name, round: n, 'ours req/s': Math.round(o.rps), 'ours p50': o.p50, 'ours p99': o.p99, 'baseline req/s': Math.round(b.rps), 'baseline p99': b.p99, ratio: round(o.rps / b.rps, 2) });
@@ -183,6 +179,7 @@ async function main() {
       results[name] = { ours: medianOf(oursRounds), baseline: medianOf(baselineRounds) };
     }
   } finally {
+    generator.stop();
     ours.child.disconnect();
     baseline.child.disconnect();
     await new Promise((r) => setTimeout(r, 500));
