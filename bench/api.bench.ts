@@ -15,39 +15,23 @@ import type { LoadRequest, LoadResult } from './lib/load-generator.js';
 import { sql } from 'kysely';
 import { createApiKey } from '../src/api-keys/api-key.repository.js';
 import { createDb } from '../src/db/connection.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { DIMENSIONS } from '../src/domain/scoring/dimensions.js';
+import { createBenchDatabase } from './lib/database.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const INSIGHTS = Number(process.env.BENCH_INSIGHTS ?? 100_000);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const DB_NAME = `si_bench_api_${process.pid}`;
 // The flags the Procfile gives `web` (a larger young generation: fewer GC pauses
 // under load). Both servers get them, so the comparison stays like for like.
 const SERVER_NODE_FLAGS = '--max-semi-space-size=64';
 
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
 async function prepareDatabase(): Promise<{ url: string; ids: string[]; dropDatabase: () => Promise<void> }> {
-  const admin = createDb(ADMIN_URL, { maxConnections: 1 });
-  try {
-    await sql`select 1`.execute(admin);
-  } catch (error) {
-    throw new Error(`bench:api needs a real Postgres: set DATABASE_URL (tried ${ADMIN_URL}: ${(error as Error).message})`);
-  }
-  await sql`create database ${sql.id(DB_NAME)}`.execute(admin);
-  const url = withDatabase(ADMIN_URL, DB_NAME);
-  const db = createDb(url, { maxConnections: 1 });
-  await migrateToLatest(db);
+  const database = await createBenchDatabase('api', 1);
+  const { db } = database;
 
   // A realistic dimensions document (every dimension with evidence), ~1.5 KB a row.
   const dimensions = Object.fromEntries(
@@ -88,15 +72,8 @@ async function prepareDatabase(): Promise<{ url: string; ids: string[]; dropData
   process.stdout.write(`prepared ${INSIGHTS} insights × 30 points in ${round((Date.now() - started) / 1000, 1)} s\n`);
 
   const ids = (await db.selectFrom('insights').select('id').orderBy(sql`random()`).limit(1000).execute()).map((r) => r.id);
-  await db.destroy();
-  return {
-    url,
-    ids,
-    dropDatabase: async () => {
-      await sql`drop database if exists ${sql.id(DB_NAME)} with (force)`.execute(admin);
-      await admin.destroy();
-    },
-  };
+  await database.close();
+  return { url: database.url, ids, dropDatabase: database.drop };
 }
 
 function startServer(script: string, args: string[], env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {

@@ -2,22 +2,19 @@
 // BullMQ baseline (200 chains of 40 no-op jobs) on the same Redis, same run,
 // same worker concurrency.
 import { Queue, Worker } from 'bullmq';
-import { sql } from 'kysely';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
-import { createDb } from '../src/db/connection.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { createRedis, waitForRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
 import { ResearchChain, startRun } from '../src/research/chain.js';
 import type { Resources } from '../src/runtime/resources.js';
 import { startWorkers } from '../src/runtime/workers.js';
+import { createBenchDatabase } from './lib/database.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const STEPS = 40;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]!;
@@ -57,17 +54,12 @@ async function baseline(prefix: string) {
 }
 
 async function ours(prefix: string) {
-  const dbName = `si_bench_flow_${process.pid}`;
-  const admin = createDb(ADMIN_URL, { maxConnections: 1 });
-  await sql`create database ${sql.id(dbName)}`.execute(admin);
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${dbName}`;
-  const db = createDb(u.toString(), { maxConnections: 20 });
-  await migrateToLatest(db);
+  const database = await createBenchDatabase('flow', 20);
+  const { db } = database;
   const redis = createRedis(REDIS_URL);
   await waitForRedis(redis, REDIS_URL);
   const config = { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic' }), researchConcurrency: CONCURRENCY };
-  const resources: Resources = { db, databaseUrl: u.toString(), embeddedPostgres: false, redis, redisUrl: REDIS_URL, redisKeys: redisKeys(prefix), close: async () => {} };
+  const resources: Resources = { db, databaseUrl: database.url, embeddedPostgres: false, redis, redisUrl: REDIS_URL, redisKeys: redisKeys(prefix), close: async () => {} };
   const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
   const chain = new ResearchChain(pipeline.queues.research);
   const t0 = Date.now();
@@ -92,9 +84,7 @@ async function ours(prefix: string) {
   await pipeline.close();
   await pipeline.queues.research.obliterate({ force: true }).catch(() => {});
   redis.disconnect();
-  await db.destroy();
-  await sql`drop database if exists ${sql.id(dbName)} with (force)`.execute(admin);
-  await admin.destroy();
+  await database.drop();
   return { seconds, durations, stepDurations, failed };
 }
 

@@ -8,19 +8,18 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
-import { createDb, type Db } from '../src/db/connection.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import type { Db } from '../src/db/connection.js';
 import { JOBS } from '../src/queue/queues.js';
 import { createRedis, waitForRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
 import type { Resources } from '../src/runtime/resources.js';
 import { startWorkers } from '../src/runtime/workers.js';
 import { DIMENSIONS } from '../src/domain/scoring/dimensions.js';
+import { createBenchDatabase } from './lib/database.js';
 import { printJsonLine, printTable, round } from './lib/report.js';
 
 const N = Number(process.env.BENCH_INSIGHTS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TICKS = 100; // USER_HZ on Linux
 
@@ -45,24 +44,18 @@ const cpu = () => {
   return { node: (self.user + self.system) / 1000, postgres: processCpuMs(/^postgres$/), redis: processCpuMs(/^redis-server/) };
 };
 
-async function seed(db: Db, dbName: string) {
+async function seed(db: Db) {
   const dims = Object.fromEntries(DIMENSIONS.map((d) => [d, { score: 0.5, evidence: { seeded: true }, explanation: 'benchmark seed' }]));
   await sql`
     insert into insights (id, idea_key, title, idea, primary_keyword, keywords, category, source, overall_score, confidence, dimensions, dimension_scores, summary, status)
     select 'ins_' || lpad(to_hex(g), 20, '0'), 'bench-ingest ' || g, 'Ingest benchmark ' || g, 'Ingest benchmark idea ' || g, 'keyword ' || g,
            '[]'::jsonb, 'productivity', 'synthetic', 0.5, 0.5, ${JSON.stringify(dims)}::jsonb, '{}'::jsonb, '', 'active'
     from generate_series(1, ${N}) g`.execute(db);
-  void dbName;
 }
 
-const dbName = `si_bench_ingest_${process.pid}`;
-const admin = createDb(ADMIN_URL, { maxConnections: 1 });
-await sql`create database ${sql.id(dbName)}`.execute(admin);
-const url = new URL(ADMIN_URL);
-url.pathname = `/${dbName}`;
-const db = createDb(url.toString(), { maxConnections: CONCURRENCY });
-await migrateToLatest(db);
-await seed(db, dbName);
+const database = await createBenchDatabase('ingest', CONCURRENCY);
+const { db } = database;
+await seed(db);
 const redis = createRedis(REDIS_URL);
 await waitForRedis(redis, REDIS_URL);
 const prefix = `benchingest${process.pid}`;
@@ -96,7 +89,7 @@ await sql`delete from forecasts`.execute(db);
 await sql`vacuum (analyze)`.execute(db);
 
 // Ours: the real refresh pipeline.
-const resources: Resources = { db, databaseUrl: url.toString(), embeddedPostgres: false, redis, redisUrl: REDIS_URL, redisKeys: redisKeys(prefix), close: async () => {} };
+const resources: Resources = { db, databaseUrl: database.url, embeddedPostgres: false, redis, redisUrl: REDIS_URL, redisKeys: redisKeys(prefix), close: async () => {} };
 const config = { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic' }), researchConcurrency: CONCURRENCY, trendsRatePerMinute: 0 };
 const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 const o0 = cpu();
@@ -113,9 +106,7 @@ const failed = await pipeline.queues.ingest.getFailedCount();
 await pipeline.close();
 await pipeline.queues.ingest.obliterate({ force: true }).catch(() => {});
 redis.disconnect();
-await db.destroy();
-await sql`drop database if exists ${sql.id(dbName)} with (force)`.execute(admin);
-await admin.destroy();
+await database.drop();
 
 const per = (a: ReturnType<typeof cpu>, b: ReturnType<typeof cpu>, key: 'node' | 'postgres' | 'redis') => (b[key] - a[key]) / N;
 const row = (name: string, seconds: number, a: ReturnType<typeof cpu>, b: ReturnType<typeof cpu>) => ({

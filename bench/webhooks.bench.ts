@@ -13,8 +13,6 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
-import { createDb } from '../src/db/connection.js';
-import { migrateToLatest } from '../src/db/migrate.js';
 import { CATEGORY_VALUES } from '../src/domain/catalog.js';
 import { newId } from '../src/domain/ids.js';
 import { eventText, matches, SubscriptionIndex, type MatchableEvent } from '../src/domain/webhooks/matching.js';
@@ -27,13 +25,13 @@ import { startWorkers } from '../src/runtime/workers.js';
 import { SecretBox } from '../src/webhooks/secret-box.js';
 import { enabledCriteria } from '../src/webhooks/subscription.repository.js';
 import { generateWebhookSecret } from '../src/domain/webhooks/signing.js';
+import { createBenchDatabase } from './lib/database.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
 
 const SUBS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 100_000);
 const INSIGHTS = Number(process.env.BENCH_INSIGHTS ?? 1_000);
 const RATE = Number(process.env.BENCH_PUBLISH_RATE ?? 100);
 const VOCAB = 20_000;
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0;
@@ -56,13 +54,8 @@ const port = await new Promise<number>((resolve) =>
 );
 const receiverUrl = `http://127.0.0.1:${port}/hook`;
 
-const dbName = `si_bench_webhooks_${process.pid}`;
-const admin = createDb(ADMIN_URL, { maxConnections: 1 });
-await sql`create database ${sql.id(dbName)}`.execute(admin);
-const url = new URL(ADMIN_URL);
-url.pathname = `/${dbName}`;
-const db = createDb(url.toString(), { maxConnections: 20 });
-await migrateToLatest(db);
+const database = await createBenchDatabase('webhooks', 20);
+const { db } = database;
 const key = randomBytes(32).toString('base64');
 const box = new SecretBox(Buffer.from(key, 'base64'));
 const sealed = box.seal(generateWebhookSecret());
@@ -111,7 +104,7 @@ for (const e of events) {
 const redis = createRedis(REDIS_URL);
 await waitForRedis(redis, REDIS_URL);
 const prefix = `benchwh${process.pid}`;
-const resources: Resources = { db, databaseUrl: url.toString(), embeddedPostgres: false, redis, redisUrl: REDIS_URL, redisKeys: redisKeys(prefix), close: async () => {} };
+const resources: Resources = { db, databaseUrl: database.url, embeddedPostgres: false, redis, redisUrl: REDIS_URL, redisKeys: redisKeys(prefix), close: async () => {} };
 const config = { ...loadConfig({ REDIS_PREFIX: prefix, WEBHOOK_ENCRYPTION_KEY: key, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }) };
 const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 
@@ -189,9 +182,7 @@ await pipeline.close();
 await pipeline.queues.webhooks.obliterate({ force: true }).catch(() => {});
 redis.disconnect();
 receiver.disconnect();
-await db.destroy();
-await sql`drop database if exists ${sql.id(dbName)} with (force)`.execute(admin);
-await admin.destroy();
+await database.drop();
 
 printTable(`Matching ${INSIGHTS} insights against ${SUBS.toLocaleString('en')} subscriptions (index built in ${round(buildMs, 0)} ms; ${round(matchedTotal / INSIGHTS, 1)} matches per insight)`, [
   { matcher: 'ours (index)', 'p50 ms': round(median(oursMs), 3), 'p99 ms': round(pct(oursMs, 0.99), 3) },
