@@ -34,7 +34,8 @@ export interface ResearchStepDeps {
   /** The gateway for a run's provider (google goes through the rate-limited queue). */
   trendsFor(provider: string): TrendsGateway;
   logger: Logger;
-  anchorTerm: string;
+  /** The anchor term for a run's provider (replay can only compare with what was recorded). */
+  anchorFor(provider: string): string;
   geo: string;
   /** How long a step waiting for Google Trends sleeps before looking again. */
   waitRetryMs?: number;
@@ -135,7 +136,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
       findInsightByKey: (key) => deps.db.selectFrom('insights').select('id').where('idea_key', '=', key).executeTakeFirst(),
       findInsightByKeyword: (keyword) =>
         deps.db.selectFrom('insights').select(['id', 'idea']).where('primary_keyword', '=', keyword).where('source', '<>', 'demo').limit(1).executeTakeFirst(),
-      anchorTerm: deps.anchorTerm,
+      anchorTerm: deps.anchorFor(run.provider),
       geo: deps.geo,
     };
 

@@ -34,8 +34,11 @@ export interface Config {
   readonly trendsProvider: TrendsProviderName;
   /** Live Google Trends requests per minute across all workers; 0 = no limit. */
   readonly trendsRatePerMinute: number;
-  /** The fixed term every idea is compared with to calibrate demand (step 12). */
-  readonly trendsAnchor: string;
+  /**
+   * The fixed term every idea is compared with to calibrate demand and reach
+   * (steps 12, 17, 18). Unset: "weather", or "bagel" for replay (see anchorTermFor).
+   */
+  readonly trendsAnchor: string | undefined;
   /** Geography of interest-over-time requests ('' = worldwide). */
   readonly trendsGeo: string;
   /** Recorded Google Trends exchanges served by the replay provider. */
@@ -151,7 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     apiCacheTtlSeconds: integer('API_CACHE_TTL_SECONDS', 60, 0, 86_400),
     trendsProvider: oneOf('TRENDS_PROVIDER', TRENDS_PROVIDERS, 'google'),
     trendsRatePerMinute: 0,
-    trendsAnchor: text('TRENDS_ANCHOR') ?? 'weather',
+    trendsAnchor: text('TRENDS_ANCHOR'),
     trendsGeo: text('TRENDS_GEO') ?? '',
     recordedTrendsDir: path.resolve(PROJECT_ROOT, text('RECORDED_TRENDS_DIR') ?? '../shared/data/google-trends-recorded'),
     researchConcurrency: integer('RESEARCH_CONCURRENCY', 20, 1, 500),

@@ -44,6 +44,8 @@ try {
     process.exit(error.exitCode === 0 ? 0 : 2);
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`insights: ${message}\n`);
+  // Postgres 42P01 (undefined_table): a database nobody has migrated yet.
+  const hint = (error as { code?: unknown }).code === '42P01' ? ' (the schema is missing or old: run `insights migrate`)' : '';
+  process.stderr.write(`insights: ${message}${hint}\n`);
   process.exit(error instanceof UsageError || error instanceof ConfigError ? 2 : 1);
 }

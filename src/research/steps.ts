@@ -6,6 +6,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Source } from '../domain/catalog.js';
 import { classifyCategory, type CategoryChoice } from '../domain/research/category.js';
+import { geographicReach, INTEREST_THRESHOLD, placesVersusAnchor, type GeographicReach, type PlaceInterest } from '../domain/research/geography.js';
 import { extractPhrases, normalizeIdea } from '../domain/research/idea.js';
 import { brandShare, COMPETITION_TERMS, INTENT_TERMS, PAIN_TERMS, termShare, vocabulary, type TermShare } from '../domain/research/query-signals.js';
 import { acceleration, autocorrelation, cleanSeries, growth, seriesBreakout, trajectory, volatility } from '../domain/research/series-analysis.js';
@@ -23,7 +24,7 @@ import type { Dimension, DimensionScore, DimensionScores } from '../domain/scori
 import { scoreMomentum } from '../domain/scoring/momentum.js';
 import { combineScores } from '../domain/scoring/overall.js';
 import { seriesQuality } from '../domain/scoring/series.js';
-import type { RankedItem, Timeframe, TrendsRequest, TrendsResponse } from '../trends/types.js';
+import type { RankedItem, RegionResolution, Timeframe, TrendsRequest, TrendsResponse } from '../trends/types.js';
 
 /** The 40 steps in order. Each has exactly one definition in STEPS below (checked at load). */
 export const STEP_NAMES = [
@@ -44,7 +45,7 @@ export const STEP_NAMES = [
   'related_topics_top', // 15
   'related_topics_rising', // 16
   'interest_by_country', // 17
-  'interest_in_top_country', // 18
+  'interest_by_city', // 18
   'clean_series', // 19
   'growth', // 20
   'acceleration', // 21
@@ -152,6 +153,26 @@ async function relatedFor(ctx: StepContext, kind: 'relatedQueries' | 'relatedTop
     items: answer[list].map((i) => ({ label: i.label, value: i.value, breakout: i.breakout, formattedValue: i.formattedValue, ...(i.topic ? { mid: i.topic.mid } : {}) })),
     provenance: answer.provenance ?? null,
   };
+}
+
+interface MapOutput {
+  keyword: string;
+  anchor: string;
+  resolution: RegionResolution;
+  places: PlaceInterest[];
+  without_data: number;
+  provenance: TrendsResponse['provenance'] | null;
+}
+
+/** The phrase's map compared with the anchor, worldwide (see domain/research/geography.ts for why). */
+async function mapVersusAnchor(ctx: StepContext, resolution: 'COUNTRY' | 'CITY'): Promise<MapOutput> {
+  const keyword = ctx.out<{ primary: string }>('choose_primary').primary;
+  const answer = expect(
+    await ctx.trends({ kind: 'interestByRegion', keywords: [keyword, ctx.anchorTerm], timeframe: '12m', geo: '', resolution }),
+    'interestByRegion',
+  );
+  const { places, withoutData } = placesVersusAnchor(answer);
+  return { keyword, anchor: ctx.anchorTerm, resolution, places, without_data: withoutData, provenance: answer.provenance ?? null };
 }
 
 const summarizeRelated = (o: RelatedOutput) =>
@@ -268,27 +289,19 @@ export const STEPS: readonly StepDefinition[] = [
   /* 16 */ { name: 'related_topics_rising', run: (ctx) => relatedFor(ctx, 'relatedTopics', 'rising'), summarize: summarizeRelated },
   /* 17 */ {
     name: 'interest_by_country',
-    run: async (ctx) => {
-      const keyword = ctx.out('choose_primary').primary as string;
-      const answer = expect(await ctx.trends({ kind: 'interestByRegion', keyword, timeframe: '12m', geo: '', resolution: 'COUNTRY' }), 'interestByRegion');
-      const regions = answer.regions.filter((r) => r.hasData).sort((a, b) => b.value - a.value);
-      return { keyword, regions: regions.map((r) => ({ code: r.geoCode, name: r.geoName, value: r.value })), without_data: answer.regions.length - regions.length };
-    },
-    summarize: (o: { regions: Array<{ name: string; value: number }> }) =>
-      `${o.regions.length} countries with data; top: ${o.regions.slice(0, 3).map((r) => `${r.name} ${r.value}`).join(', ') || '–'}`,
+    run: (ctx) => mapVersusAnchor(ctx, 'COUNTRY'),
+    summarize: (o: MapOutput) =>
+      `${o.places.length} countries with data; strongest vs "${o.anchor}": ${o.places.slice(0, 3).map((p) => `${p.name} ${p.share}%`).join(', ') || '–'}`,
   },
   /* 18 */ {
-    name: 'interest_in_top_country',
+    name: 'interest_by_city',
     run: async (ctx) => {
-      const keyword = ctx.out('choose_primary').primary as string;
-      const top = ctx.out<{ regions: Array<{ code: string; name: string }> }>('interest_by_country').regions[0];
-      if (!top) return { country: null, regions: [], note: 'no country has data' };
-      const answer = expect(await ctx.trends({ kind: 'interestByRegion', keyword, timeframe: '12m', geo: top.code, resolution: 'REGION' }), 'interestByRegion');
-      const regions = answer.regions.filter((r) => r.hasData).sort((a, b) => b.value - a.value);
-      return { country: top.name, regions: regions.slice(0, 20).map((r) => ({ code: r.geoCode, name: r.geoName, value: r.value })) };
+      const map = await mapVersusAnchor(ctx, 'CITY');
+      // Google lists a few hundred cities, most without data; keep the ones that carry evidence.
+      return { ...map, places: map.places.slice(0, 25) };
     },
-    summarize: (o: { country: string | null; regions: Array<{ name: string }>; note?: string }) =>
-      o.country ? `${o.country}: ${o.regions.slice(0, 3).map((r) => r.name).join(', ') || 'no regional data'}` : (o.note ?? ''),
+    summarize: (o: MapOutput) =>
+      o.places.length === 0 ? `no city has data for "${o.keyword}" and "${o.anchor}"` : `top cities: ${o.places.slice(0, 3).map((p) => `${p.name} ${p.share}%`).join(', ')}`,
   },
   /* 19 */ {
     name: 'clean_series',
@@ -361,17 +374,9 @@ export const STEPS: readonly StepDefinition[] = [
   },
   /* 30 */ {
     name: 'geographic_reach',
-    run: async (ctx) => {
-      const regions = ctx.out<{ regions: Array<{ name: string; value: number }> }>('interest_by_country').regions;
-      const total = regions.reduce((s, r) => s + r.value, 0);
-      return {
-        countriesWithInterest: regions.filter((r) => r.value >= 10).length,
-        countriesWithData: regions.length,
-        topCountry: regions[0]?.name ?? null,
-        topShare: total === 0 ? 0 : Math.round(((regions[0]?.value ?? 0) / total) * 1000) / 1000,
-      };
-    },
-    summarize: (o: { countriesWithInterest: number; topCountry: string | null }) => `${o.countriesWithInterest} countries ≥ 10${o.topCountry ? `, top ${o.topCountry}` : ''}`,
+    run: async (ctx) => geographicReach(ctx.out<MapOutput>('interest_by_country').places, ctx.out<MapOutput>('interest_by_city').places),
+    summarize: (o: GeographicReach) =>
+      `${o.countriesWithInterest} of ${o.countriesWithData} countries ≥ ${INTEREST_THRESHOLD}${o.topCountry ? `, top ${o.topCountry}` : ''}; ${o.citiesWithInterest} cities`,
   },
   /* 31 */ {
     name: 'forecast',
@@ -398,7 +403,7 @@ export const STEPS: readonly StepDefinition[] = [
     const v = ctx.out('volatility');
     return scoreDurability(t.five_year ? { ...t.five_year, fad: v.years_5?.fad ?? false, years: Math.round((t.points / 52) * 10) / 10 } : null);
   }),
-  /* 35 */ scoreStep('reach', (ctx) => scoreReach(ctx.out('geographic_reach'))),
+  /* 35 */ scoreStep('reach', (ctx) => scoreReach({ ...ctx.out<GeographicReach>('geographic_reach'), anchor: ctx.out<MapOutput>('interest_by_country').anchor })),
   /* 36 */ scoreStep('breadth', (ctx) => scoreBreadth(ctx.out('demand_breadth'))),
   /* 37 */ scoreStep('pain', (ctx) => scorePain(ctx.out('pain_signals'))),
   /* 38 */ scoreStep('intent', (ctx) => scoreIntent(ctx.out('buyer_intent'))),

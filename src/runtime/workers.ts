@@ -20,7 +20,7 @@ import { createRedis } from '../redis/connection.js';
 import { ResearchChain } from '../research/chain.js';
 import { DirectTrendsGateway, QueuedTrendsGateway, type TrendsGateway } from '../research/trends-gateway.js';
 import { GoogleTrendsProvider } from '../trends/google.provider.js';
-import { createTrendsProvider } from '../trends/provider-factory.js';
+import { anchorTermFor, createTrendsProvider } from '../trends/provider-factory.js';
 import type { Resources } from './resources.js';
 
 export interface Pipeline {
@@ -119,7 +119,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
         chain,
         trendsFor,
         logger,
-        anchorTerm: config.trendsAnchor,
+        anchorFor: (provider) => anchorTermFor(provider, config.trendsAnchor),
         geo: config.trendsGeo,
         announce,
       }),

@@ -86,18 +86,27 @@ export function parseRelated(json: unknown, kind: 'relatedQueries' | 'relatedTop
   return { kind, top: rankedItems(lists[0], what), rising: rankedItems(lists[1], what) };
 }
 
-export function parseComparedGeo(json: unknown, what: string): InterestByRegion {
+/** Interest by place; `keywords` are the request's, one value per keyword in each place. */
+export function parseComparedGeo(json: unknown, keywords: string[], what: string): InterestByRegion {
   const rows = isObject(json) && isObject(json.default) ? json.default.geoMapData : undefined;
   if (!Array.isArray(rows)) fail(what, 'no default.geoMapData array');
   return {
     kind: 'interestByRegion',
+    keywords,
     regions: rows.map((row: unknown) => {
-      if (!isObject(row) || !Array.isArray(row.value)) fail(what, 'a region has no value array');
+      if (!isObject(row) || !Array.isArray(row.value)) fail(what, 'a place has no value array');
+      if (row.value.length !== keywords.length) fail(what, `a place has ${row.value.length} values for ${keywords.length} keywords`);
+      const values = row.value.map((v) => {
+        const n = Number(v);
+        if (!Number.isFinite(n) || n < 0 || n > 100) fail(what, `value ${String(v)} is outside 0–100`);
+        return n;
+      });
+      const hasData: unknown[] | undefined = Array.isArray(row.hasData) ? row.hasData : undefined;
       return {
         geoCode: String(row.geoCode ?? ''),
         geoName: String(row.geoName ?? ''),
-        value: Number(row.value[0] ?? 0),
-        hasData: Array.isArray(row.hasData) ? row.hasData[0] === true : true,
+        values,
+        hasData: values.map((_, i) => (hasData ? hasData[i] === true : true)),
       };
     }),
   };

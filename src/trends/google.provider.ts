@@ -54,7 +54,7 @@ export class GoogleTrendsProvider implements TrendsProvider {
       case 'relatedTopics':
         return parseRelated(json, request.kind, what);
       case 'interestByRegion':
-        return parseComparedGeo(json, what);
+        return parseComparedGeo(json, request.keywords, what);
       case 'autocomplete':
         return parseAutocomplete(json, what);
       case 'dailyTrends':
@@ -79,7 +79,7 @@ export class GoogleTrendsProvider implements TrendsProvider {
       case 'interestByRegion':
         return googleTrends.interestByRegion({
           ...base,
-          keyword: request.keyword,
+          keyword: request.keywords.length === 1 ? request.keywords[0]! : request.keywords,
           geo: request.geo,
           resolution: request.resolution,
           ...window(request.timeframe, this.now()),

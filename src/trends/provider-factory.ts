@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { GoogleTrendsProvider } from './google.provider.js';
-import { ReplayTrendsProvider } from './replay.provider.js';
+import { RECORDED_ANCHOR, ReplayTrendsProvider } from './replay.provider.js';
 import { SyntheticTrendsProvider } from './synthetic.provider.js';
 import type { TrendsProvider } from './types.js';
 
@@ -13,4 +13,11 @@ export function createTrendsProvider(config: Config): TrendsProvider {
     case 'synthetic':
       return new SyntheticTrendsProvider();
   }
+}
+
+/** The term every idea is compared with (steps 12, 17 and 18) unless TRENDS_ANCHOR names one. */
+export const DEFAULT_ANCHOR = 'weather';
+
+export function anchorTermFor(provider: string, configured: string | undefined): string {
+  return configured ?? (provider === 'replay' ? RECORDED_ANCHOR : DEFAULT_ANCHOR);
 }

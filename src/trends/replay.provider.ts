@@ -11,6 +11,8 @@ interface Recording {
   kind: TrendsRequest['kind'];
   keywords: string[];
   geo: string;
+  /** Interest by region only: COUNTRY, REGION or CITY. */
+  resolution?: string;
   timeRange: string;
   recordedAt: string;
   file: string;
@@ -68,11 +70,21 @@ export function indexRecordings(root: string): Recording[] {
       if (!kind) continue;
       const { keywords, geo, time } = keywordsOf(req);
       if (keywords.length === 0) continue;
-      recordings.push({ kind, keywords, geo, timeRange: time, recordedAt: interaction.date ?? '', file });
+      // A map request names its area and resolution at the top level ("geo": {} is worldwide).
+      const map = kind === 'interestByRegion' ? { geo: String((req.geo as { country?: string } | undefined)?.country ?? geo), resolution: String(req.resolution ?? '') } : undefined;
+      recordings.push({ kind, keywords, geo: map?.geo ?? geo, ...(map ? { resolution: map.resolution } : {}), timeRange: time, recordedAt: interaction.date ?? '', file });
     }
   }
   return recordings;
 }
+
+/**
+ * The anchor term of replay runs when TRENDS_ANCHOR is not set. The recordings
+ * compare "pizza" with "bagel" and nothing else, so "bagel" is the only anchor
+ * a recorded idea can be calibrated against (the live default, "weather", was
+ * never recorded).
+ */
+export const RECORDED_ANCHOR = 'bagel';
 
 export class ReplayTrendsProvider implements TrendsProvider {
   readonly name = 'replay' as const;
@@ -90,15 +102,24 @@ export class ReplayTrendsProvider implements TrendsProvider {
   async fetch(request: TrendsRequest): Promise<TrendsResponse> {
     const what = describeRequest(request);
     const wanted =
-      request.kind === 'interestOverTime' ? request.keywords : request.kind === 'autocomplete' ? [request.term] : request.kind === 'dailyTrends' ? [] : [request.keyword];
+      request.kind === 'interestOverTime' || request.kind === 'interestByRegion'
+        ? request.keywords
+        : request.kind === 'autocomplete'
+          ? [request.term]
+          : request.kind === 'dailyTrends'
+            ? []
+            : [request.keyword];
     const geo = 'geo' in request ? request.geo : '';
+    const resolution = request.kind === 'interestByRegion' ? request.resolution : undefined;
     const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-    const candidates = this.recordings.filter((r) => r.kind === request.kind && r.geo === geo);
+    const candidates = this.recordings.filter((r) => r.kind === request.kind && r.geo === geo && r.resolution === resolution);
     const exact = candidates.filter((r) => r.keywords.length === wanted.length && r.keywords.every((k, i) => same(k, wanted[i]!)));
     // Interest over time for keywords that were only recorded inside a larger
     // comparison: take their columns. Google scales each request by its own
     // maximum, so rescaling the columns by their maximum gives what a request
     // for just these keywords returns (up to rounding). Provenance says so.
+    // Not for maps: there a comparison's values are shares between the
+    // keywords, from which one keyword's own map cannot be recovered.
     const containing =
       request.kind === 'interestOverTime' && exact.length === 0
         ? candidates.filter((r) => wanted.every((w) => r.keywords.some((k) => same(k, w))))
@@ -139,7 +160,7 @@ export class ReplayTrendsProvider implements TrendsProvider {
       case 'relatedTopics':
         return { ...parseRelated(json, request.kind, what), provenance };
       case 'interestByRegion':
-        return { ...parseComparedGeo(json, what), provenance };
+        return { ...parseComparedGeo(json, request.keywords, what), provenance };
       case 'autocomplete':
         return { ...parseAutocomplete(json, what), provenance };
       case 'dailyTrends':

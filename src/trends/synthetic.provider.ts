@@ -76,11 +76,26 @@ export class SyntheticTrendsProvider implements TrendsProvider {
         };
       }
       case 'interestByRegion': {
-        const r = rng(`${request.keyword}|${request.resolution}|${request.geo}`);
+        // Like Google: one keyword is scaled so the strongest place is 100; several are shares summing to 100 in each place.
+        const levels = COUNTRIES.map(() => request.keywords.map(() => 0));
+        request.keywords.forEach((keyword, k) => {
+          const r = rng(`${keyword}|${request.resolution}|${request.geo}`);
+          COUNTRIES.forEach((_, i) => (levels[i]![k] = i === 0 ? 1 : 0.05 + r() * 0.75));
+        });
+        const max = Math.max(...levels.map((l) => l[0]!));
         return {
           kind: 'interestByRegion',
+          keywords: request.keywords,
           provenance,
-          regions: COUNTRIES.map(([geoCode, geoName], i) => ({ geoCode: request.resolution === 'REGION' ? `${request.geo}-${i}` : geoCode, geoName, value: i === 0 ? 100 : Math.round(r() * 80), hasData: true })),
+          regions: COUNTRIES.map(([geoCode, geoName], i) => {
+            const total = levels[i]!.reduce((a, b) => a + b, 0);
+            return {
+              geoCode: request.resolution === 'COUNTRY' ? geoCode : request.resolution === 'REGION' ? `${request.geo}-${i}` : '',
+              geoName: request.resolution === 'CITY' ? `${geoName} city` : geoName,
+              values: levels[i]!.map((v) => Math.round(request.keywords.length === 1 ? (v / max) * 100 : (v / total) * 100)),
+              hasData: levels[i]!.map(() => true),
+            };
+          }),
         };
       }
       case 'autocomplete':

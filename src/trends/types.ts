@@ -1,6 +1,8 @@
 // One interface over every Google Trends answer the research run uses. Each
 // provider (google, replay, synthetic) returns these normalised shapes.
 
+export type RegionResolution = 'COUNTRY' | 'REGION' | 'CITY';
+
 /** Request windows ending today (the google provider turns them into start/end dates). */
 export type Timeframe = '30d' | '90d' | '12m' | '5y';
 
@@ -8,7 +10,7 @@ export type TrendsRequest =
   | { kind: 'interestOverTime'; keywords: string[]; timeframe: Timeframe; geo: string }
   | { kind: 'relatedQueries'; keyword: string; timeframe: Timeframe; geo: string }
   | { kind: 'relatedTopics'; keyword: string; timeframe: Timeframe; geo: string }
-  | { kind: 'interestByRegion'; keyword: string; timeframe: Timeframe; geo: string; resolution: 'COUNTRY' | 'REGION' }
+  | { kind: 'interestByRegion'; keywords: string[]; timeframe: Timeframe; geo: string; resolution: RegionResolution }
   | { kind: 'autocomplete'; term: string }
   | { kind: 'dailyTrends'; geo: string; date: string };
 
@@ -39,14 +41,22 @@ export interface RelatedList {
   rising: RankedItem[];
 }
 
+/**
+ * One place on Google's map. For one keyword, `values[0]` is the place's
+ * interest scaled so the strongest place is 100. For several keywords, Google
+ * answers differently: each place's values are the keywords' shares of the
+ * searches for all of them there, in percent, summing to 100.
+ */
 export interface RegionValue {
+  /** ISO code; empty for cities, which Google names only. */
   geoCode: string;
   geoName: string;
-  value: number;
-  hasData: boolean;
+  values: number[];
+  hasData: boolean[];
 }
 export interface InterestByRegion {
   kind: 'interestByRegion';
+  keywords: string[];
   regions: RegionValue[];
 }
 
@@ -108,7 +118,7 @@ export function describeRequest(request: TrendsRequest): string {
     case 'relatedTopics':
       return `${request.kind === 'relatedQueries' ? 'related queries' : 'related topics'} for "${request.keyword}" (${request.timeframe})`;
     case 'interestByRegion':
-      return `interest by ${request.resolution.toLowerCase()} for "${request.keyword}"${request.geo ? ` in ${request.geo}` : ''}`;
+      return `interest by ${request.resolution.toLowerCase()} for ${request.keywords.map((k) => `"${k}"`).join(', ')}${request.geo ? ` in ${request.geo}` : ' worldwide'}`;
     case 'autocomplete':
       return `autocomplete for "${request.term}"`;
     case 'dailyTrends':

@@ -66,6 +66,23 @@ describe('insights research', () => {
     expect(list.stdout).toContain(out.run_id);
   }, 60_000);
 
+  it('completes the recorded idea "pizza" with replay: 40 steps of recorded data, anchored on "bagel"', async () => {
+    const result = await runCli(['research', 'pizza', '--wait', '--json'], { ...env, TRENDS_PROVIDER: 'replay' });
+    expect(result.code, result.stderr).toBe(0);
+    const out = JSON.parse(result.stdout.trim().split('\n').at(-1)!);
+    expect(out).toMatchObject({ status: 'succeeded', insight_id: expect.stringMatching(/^ins_/) });
+    const report = (await t.app.inject({ url: `/api/research-runs/${out.run_id}`, headers: bearer(key) })).json().data;
+    expect(report.steps.map((s: { status: string }) => s.status)).toEqual(Array(40).fill('done'));
+    // Steps 12, 17 and 18 compare with the recorded anchor; reach comes from the recorded country map.
+    expect(report.steps[11].summary).toMatch(/vs "bagel"/);
+    expect(report.steps[16]).toMatchObject({ name: 'interest_by_country', summary: expect.stringMatching(/^35 countries with data/) });
+    expect(report.steps[17]).toMatchObject({ name: 'interest_by_city', summary: expect.stringMatching(/^top cities: /) });
+    expect(report.dimensions.reach).toMatchObject({ evidence: { countries_with_data: 35, anchor: 'bagel' } });
+    expect(report.dimensions.demand).toMatchObject({ evidence: { anchor: 'bagel' } });
+    const insight = (await t.app.inject({ url: `/api/insights/${out.insight_id}`, headers: bearer(key) })).json();
+    expect(insight).toMatchObject({ source: 'research', primary_keyword: 'pizza' });
+  }, 60_000);
+
   it('fails clearly with replay when a request was never recorded, and exits 1 naming the step', async () => {
     const result = await runCli(['research', 'Quantum knitting subscription', '--wait'], { ...env, TRENDS_PROVIDER: 'replay' });
     expect(result.code).toBe(1);

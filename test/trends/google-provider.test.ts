@@ -68,15 +68,41 @@ describe('google provider over recorded HTTP', () => {
     expect(result.top[0]!.topic?.mid).toMatch(/^\/[mg]\//);
   });
 
-  it('parses interest by region', async () => {
+  it('parses interest by region for the phrase and the anchor (shares per place)', async () => {
+    explore('test_interest_by_region_ok__f6b2d0c230', 'bagel');
+    nock(GOOGLE)
+      .get('/trends/api/widgetdata/comparedgeo')
+      .query((q) => typeof q.req === 'string' && JSON.parse(q.req).resolution === 'COUNTRY')
+      .reply(200, recorded('test_interest_by_region_ok__f6b2d0c230', /comparedgeo_200/));
+    const result = await provider.fetch({ kind: 'interestByRegion', keywords: ['pizza', 'bagel'], timeframe: '12m', geo: '', resolution: 'COUNTRY' });
+    if (result.kind !== 'interestByRegion') throw new Error(result.kind);
+    expect(result.regions.find((r) => r.geoCode === 'CA')).toEqual({ geoCode: 'CA', geoName: 'Canada', values: [98, 2], hasData: [true, true] });
+    expect(result.regions.find((r) => r.geoCode === 'PR')).toEqual({ geoCode: 'PR', geoName: 'Puerto Rico', values: [0, 0], hasData: [false, false] });
+  });
+
+  it('asks for cities worldwide and parses places named without a code', async () => {
+    explore('test_interest_by_region_city_resolution__f6b2d0c230', 'bagel');
+    nock(GOOGLE)
+      .get('/trends/api/widgetdata/comparedgeo')
+      .query((q) => typeof q.req === 'string' && JSON.parse(q.req).resolution === 'CITY')
+      .reply(200, recorded('test_interest_by_region_city_resolution__f6b2d0c230', /comparedgeo_200/));
+    const result = await provider.fetch({ kind: 'interestByRegion', keywords: ['pizza', 'bagel'], timeframe: '12m', geo: '', resolution: 'CITY' });
+    if (result.kind !== 'interestByRegion') throw new Error(result.kind);
+    expect(result.regions.length).toBe(200);
+    const withData = result.regions.filter((r) => r.hasData[0]);
+    expect(withData.length).toBe(7);
+    expect(withData.every((r) => r.geoCode === '' && r.geoName.length > 0 && r.values[0]! + r.values[1]! === 100)).toBe(true);
+  });
+
+  it('fails a map answer whose places do not carry one value per keyword', async () => {
     explore('test_interest_by_region_ok__f6b2d0c230', 'pizza');
     nock(GOOGLE)
       .get('/trends/api/widgetdata/comparedgeo')
       .query(true)
       .reply(200, recorded('test_interest_by_region_ok__f6b2d0c230', /comparedgeo_200/));
-    const result = await provider.fetch({ kind: 'interestByRegion', keyword: 'pizza', timeframe: '12m', geo: '', resolution: 'COUNTRY' });
-    if (result.kind !== 'interestByRegion') throw new Error(result.kind);
-    expect(result.regions.find((r) => r.geoCode === 'CA')).toEqual({ geoCode: 'CA', geoName: 'Canada', value: 98, hasData: true });
+    await expect(provider.fetch({ kind: 'interestByRegion', keywords: ['pizza'], timeframe: '12m', geo: '', resolution: 'COUNTRY' })).rejects.toThrow(
+      /malformed: a place has 2 values for 1 keywords/,
+    );
   });
 
   it('parses autocomplete (the package calls explore first)', async () => {

@@ -4,9 +4,10 @@ import { classifyCategory } from '../../src/domain/research/category.js';
 import { extractPhrases, normalizeIdea, validateIdea } from '../../src/domain/research/idea.js';
 import { brandShare, COMPETITION_TERMS, INTENT_TERMS, PAIN_TERMS, termShare } from '../../src/domain/research/query-signals.js';
 import { autocorrelation, cleanSeries, trajectory, volatility } from '../../src/domain/research/series-analysis.js';
-import { scoreDemand, scoreIntent, scorePain, scoreWhitespace } from '../../src/domain/scoring/dimension-scores.js';
+import { geographicReach, placesVersusAnchor } from '../../src/domain/research/geography.js';
+import { scoreDemand, scoreIntent, scorePain, scoreReach, scoreWhitespace } from '../../src/domain/scoring/dimension-scores.js';
 import { forecast } from '../../src/domain/forecast/forecaster.js';
-import { parseGuardedJson, parseRelated } from '../../src/trends/google-format.js';
+import { parseComparedGeo, parseGuardedJson, parseRelated } from '../../src/trends/google-format.js';
 import { recordedBody } from '../support/recorded.js';
 import { realSeries } from '../support/shared-data.js';
 
@@ -93,6 +94,41 @@ describe('series analytics on real GTAB series', () => {
       { date: 'c', value: 3, isPartial: true },
     ]);
     expect(c).toEqual({ dates: ['a'], values: [1], droppedPartial: true, missing: 1 });
+  });
+});
+
+describe('reach from the recorded country map of "pizza" against "bagel"', () => {
+  const map = (cassette: string) =>
+    parseComparedGeo(parseGuardedJson(recordedBody('pytrends', cassette, /comparedgeo_200/), 'map'), ['pizza', 'bagel'], 'map');
+
+  it('turns shares into interest relative to the strongest country', () => {
+    const { places, withoutData } = placesVersusAnchor(map('test_interest_by_region_ok__f6b2d0c230'));
+    expect(places).toHaveLength(35);
+    expect(withoutData).toBe(250 - 35);
+    const at = (code: string) => places.find((p) => p.code === code)!;
+    // 100 % vs 0 % is read as 100 / 0.5 (half the rounding step): the strongest, 100.
+    expect(at('NO')).toEqual({ code: 'NO', name: 'Norway', share: 100, relative: 100 });
+    expect(at('US')).toMatchObject({ share: 97, relative: 16.2 }); // (97/3) / 200
+    expect(at('SG')).toMatchObject({ share: 92, relative: 5.8 }); // (92/8) / 200
+    expect(places.map((p) => p.relative)).toEqual([...places.map((p) => p.relative)].sort((a, b) => b - a));
+  });
+
+  it('counts the countries with at least a tenth of the top interest and scores them', () => {
+    const countries = placesVersusAnchor(map('test_interest_by_region_ok__f6b2d0c230')).places;
+    const cities = placesVersusAnchor(map('test_interest_by_region_city_resolution__f6b2d0c230')).places;
+    const reach = geographicReach(countries, cities);
+    // Only Singapore (5.8) and Hong Kong (94/6 → 7.8) fall under 10.
+    expect(reach).toMatchObject({ countriesWithInterest: 33, countriesWithData: 35, citiesWithInterest: 7 });
+    const total = countries.reduce((s, c) => s + c.relative, 0);
+    expect(reach.topShare).toBeCloseTo(100 / total, 3);
+    const score = scoreReach({ ...reach, anchor: 'bagel' });
+    expect(score.score).toBeCloseTo((Math.log1p(33) / Math.log1p(40)) * (1 - 0.3 * reach.topShare), 3);
+    expect(score.evidence).toMatchObject({ countries_with_interest: 33, anchor: 'bagel' });
+  });
+
+  it('has no score without data by country, and refuses a map that is not phrase vs anchor', () => {
+    expect(scoreReach({ countriesWithInterest: 0, countriesWithData: 0, topCountry: null, topShare: 0, citiesWithInterest: 0, anchor: 'weather' }).score).toBeNull();
+    expect(() => placesVersusAnchor({ kind: 'interestByRegion', keywords: ['pizza'], regions: [] })).toThrow(/phrase and the anchor/);
   });
 });
 

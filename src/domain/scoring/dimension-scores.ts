@@ -4,6 +4,7 @@
 import { clamp01, round3, unsupported, type DimensionScore } from './dimensions.js';
 import type { TermShare } from '../research/query-signals.js';
 import type { Trajectory } from '../research/series-analysis.js';
+import type { GeographicReach } from '../research/geography.js';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -37,10 +38,14 @@ export function scoreDurability(input: { trajectory: Trajectory; change: number;
   };
 }
 
-/** Reach: how many countries show real interest (≥ 10 of 100), with diminishing returns. */
-export function scoreReach(input: { countriesWithInterest: number; countriesWithData: number; topCountry: string | null; topShare: number } | null): DimensionScore {
-  if (!input) return unsupported('needs interest by region');
-  if (input.countriesWithData === 0) return unsupported('Google has no regional data for the phrase', { countries_with_data: 0 });
+/**
+ * Reach: in how many countries the phrase is at least a tenth as strong as in
+ * its strongest one (measured against the anchor term), with diminishing
+ * returns, less a little when one country holds most of it.
+ */
+export function scoreReach(input: (GeographicReach & { anchor: string }) | null): DimensionScore {
+  if (!input) return unsupported('needs interest by country');
+  if (input.countriesWithData === 0) return unsupported(`Google has no data by country for the phrase and "${input.anchor}"`, { countries_with_data: 0, anchor: input.anchor });
   const score = clamp01(Math.log1p(input.countriesWithInterest) / Math.log1p(40)) * (1 - 0.3 * input.topShare);
   return {
     score: round3(score),
@@ -49,8 +54,10 @@ export function scoreReach(input: { countriesWithInterest: number; countriesWith
       countries_with_data: input.countriesWithData,
       top_country: input.topCountry,
       top_share: round3(input.topShare),
+      cities_with_interest: input.citiesWithInterest,
+      anchor: input.anchor,
     },
-    explanation: `${input.countriesWithInterest} countries show interest of 10 or more${input.topCountry ? `; strongest in ${input.topCountry}` : ''}.`,
+    explanation: `${input.countriesWithInterest} of ${input.countriesWithData} countries show at least a tenth of the top country's interest${input.topCountry ? ` (strongest: ${input.topCountry})` : ''}, measured against "${input.anchor}".`,
   };
 }
 
