@@ -12,7 +12,9 @@ import type { Logger } from '../src/logger.js';
 import { checkPayload, ResearchStepPayload } from '../src/queue/queues.js';
 import type { RedisKeys } from '../src/redis/keys.js';
 import type { ResearchChain } from '../src/research/chain.js';
+import { findInsightForIdea } from '../src/insights/insight.repository.js';
 import {
+  claimRun,
   doneOutputs,
   findRun,
   markRunFailed,
@@ -115,11 +117,14 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
     const { runId, step } = checkPayload(ResearchStepPayload, job.data, job.name);
     let run: RunFacts | undefined = cache.get(runId)?.facts;
     if (!run) {
-      // First step of this run in this process (step 1, a retry, another worker's run).
-      const checked = await checkRun(runId, step);
-      if ('skipped' in checked) return checked;
-      if (checked.status !== 'running') await setRunState(deps.db, checked.id, { status: 'running' });
-      run = checked;
+      // First step of this run in this process (step 1, a retry, another worker's run):
+      // take the run up if it is at this step, else find out why not.
+      run = await claimRun(deps.db, runId, step);
+      if (!run) {
+        const checked = await checkRun(runId, step);
+        if ('skipped' in checked) return checked;
+        throw new Error(`run ${runId} was at step ${step} but could not be taken up; will retry`);
+      }
     }
     const definition = STEPS[step - 1]!;
     const outputs = await cache.load(deps.db, run, step);
@@ -133,9 +138,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
         return outputs.get(index + 1)!.value as T;
       },
       trends: (request) => deps.trendsFor(run.provider).fetch(request),
-      findInsightByKey: (key) => deps.db.selectFrom('insights').select('id').where('idea_key', '=', key).executeTakeFirst(),
-      findInsightByKeyword: (keyword) =>
-        deps.db.selectFrom('insights').select(['id', 'idea']).where('primary_keyword', '=', keyword).where('source', '<>', 'demo').limit(1).executeTakeFirst(),
+      findExistingInsight: (ideaKey, keyword) => findInsightForIdea(deps.db, ideaKey, keyword),
       anchorTerm: deps.anchorFor(run.provider),
       geo: deps.geo,
     };

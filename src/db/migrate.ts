@@ -5,6 +5,7 @@ import * as dimensionScores from './migrations/2026-11-22T0002-dimension-scores.
 import * as research from './migrations/2026-11-22T0003-research.js';
 import * as runStartedBy from './migrations/2026-11-22T0004-run-started-by.js';
 import * as webhooks from './migrations/2026-11-22T0005-webhooks.js';
+import * as researchHotPaths from './migrations/2026-11-22T0006-research-hot-paths.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0003-research': research,
   '2026-11-22T0004-run-started-by': runStartedBy,
   '2026-11-22T0005-webhooks': webhooks,
+  '2026-11-22T0006-research-hot-paths': researchHotPaths,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -18,6 +18,15 @@ type DbOrTrx = Db | Transaction<Database>;
  * Returns the id that is stored — the existing one on update.
  */
 export async function upsertInsight(db: DbOrTrx, insight: NewInsight): Promise<string> {
+  return (await upsertInsightRow(db, insight)).id;
+}
+
+/**
+ * Inserts the insight, or updates the one with its idea key (which keeps its
+ * id); says which, so the caller needs no read first. `xmax = 0` holds only
+ * for a freshly inserted row version.
+ */
+export async function upsertInsightRow(db: DbOrTrx, insight: NewInsight): Promise<{ id: string; created: boolean }> {
   const row = {
     ...insight,
     keywords: JSON.stringify(insight.keywords),
@@ -26,7 +35,7 @@ export async function upsertInsight(db: DbOrTrx, insight: NewInsight): Promise<s
       Object.fromEntries(Object.entries(insight.dimensions).map(([name, d]) => [name, d.score])),
     ),
   };
-  const { id } = await db
+  return db
     .insertInto('insights')
     .values(row)
     .onConflict((oc) =>
@@ -46,9 +55,28 @@ export async function upsertInsight(db: DbOrTrx, insight: NewInsight): Promise<s
         updated_at: sql<Date>`now()`,
       })),
     )
-    .returning('id')
+    .returning(['id', sql<boolean>`xmax = 0`.as('created')])
     .executeTakeFirstOrThrow();
-  return id;
+}
+
+/**
+ * The insight a new research of this idea should update (same idea key), else
+ * one researched on the same primary keyword (a different idea; demo insights
+ * do not count), in one query.
+ */
+export async function findInsightForIdea(
+  db: DbOrTrx,
+  ideaKey: string,
+  primaryKeyword: string,
+): Promise<{ id: string; idea: string; sameIdea: boolean } | undefined> {
+  const sameIdea = sql<boolean>`${sql.ref('idea_key')} = ${ideaKey}`;
+  return db
+    .selectFrom('insights')
+    .select(['id', 'idea', sameIdea.as('sameIdea')])
+    .where((eb) => eb.or([eb('idea_key', '=', ideaKey), eb.and([eb('primary_keyword', '=', primaryKeyword), eb('source', '<>', 'demo')])]))
+    .orderBy(sameIdea, 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 export function findInsightQuery(db: DbOrTrx, id: string) {

@@ -8,7 +8,7 @@ import type { Forecast } from '../domain/forecast/forecaster.js';
 import { newId } from '../domain/ids.js';
 import type { DimensionScores } from '../domain/scoring/dimensions.js';
 import type { OverallScore } from '../domain/scoring/overall.js';
-import { upsertInsight } from '../insights/insight.repository.js';
+import { upsertInsightRow } from '../insights/insight.repository.js';
 import { replaceTrendPoints } from '../insights/trend-point.repository.js';
 import { upsertForecast } from '../insights/forecast.repository.js';
 import type { CommitResult, StepContext } from './steps.js';
@@ -23,9 +23,8 @@ export interface AggregateOutput {
 export async function commitResearchResult(trx: Transaction<Database>, ctx: StepContext, o: AggregateOutput): Promise<CommitResult> {
   const normalized = ctx.out<{ text: string; key: string }>('normalize_idea');
   const { primary, secondary } = ctx.out<{ primary: string; secondary: string[] }>('choose_primary');
-  const existing = await trx.selectFrom('insights').select('id').where('idea_key', '=', normalized.key).executeTakeFirst();
-  const insightId = await upsertInsight(trx, {
-    id: existing?.id ?? newId('insight'),
+  const { id: insightId, created } = await upsertInsightRow(trx, {
+    id: newId('insight'), // kept only if the idea is new; an update keeps the insight's id
     idea_key: normalized.key,
     title: normalized.text.length > 120 ? `${normalized.text.slice(0, 117)}…` : normalized.text,
     idea: normalized.text,
@@ -55,7 +54,7 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
     .insertInto('outbox_events')
     .values({
       id: eventId,
-      type: existing ? 'insight.updated' : 'insight.created',
+      type: created ? 'insight.created' : 'insight.updated',
       insight_id: insightId,
       payload: JSON.stringify({
         insight_id: insightId,
@@ -64,7 +63,7 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
         category: o.category,
         source: ctx.run.source,
         overall_score: o.overall.score,
-        previous: existing ? 'updated' : null,
+        previous: created ? null : 'updated',
       }),
     })
     .execute();

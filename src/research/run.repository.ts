@@ -61,6 +61,22 @@ export async function doneOutputs(db: DbOrTrx, runId: string, steps?: number[]):
   return new Map(rows.map((r) => [r.step, r.output]));
 }
 
+/**
+ * A worker takes up a run at `step`: marks it running and returns it, in one
+ * statement, if it is unfinished and at that step; undefined otherwise (the
+ * caller then reads the run to see why).
+ */
+export async function claimRun(db: DbOrTrx, runId: string, step: number): Promise<RunRow | undefined> {
+  return db
+    .updateTable('research_runs')
+    .set({ status: 'running', waiting_reason: null, updated_at: sql<Date>`now()` })
+    .where('id', '=', runId)
+    .where('next_step', '=', step)
+    .where('status', 'in', ['queued', 'running', 'waiting'])
+    .returningAll()
+    .executeTakeFirst();
+}
+
 export async function setRunState(
   db: DbOrTrx,
   runId: string,

@@ -83,8 +83,8 @@ export interface StepContext {
   /** The recorded output of an earlier step. */
   out<T = any>(name: StepName): T;
   trends(request: TrendsRequest): Promise<TrendsResponse>;
-  findInsightByKey(ideaKey: string): Promise<{ id: string } | undefined>;
-  findInsightByKeyword(keyword: string): Promise<{ id: string; idea: string } | undefined>;
+  /** An insight with the same idea key, else one on the same primary keyword (not demo). */
+  findExistingInsight(ideaKey: string, primaryKeyword: string): Promise<{ id: string; idea: string; sameIdea: boolean } | undefined>;
   anchorTerm: string;
   geo: string;
 }
@@ -241,13 +241,11 @@ export const STEPS: readonly StepDefinition[] = [
   /* 6 */ {
     name: 'detect_duplicate',
     run: async (ctx) => {
-      const key = ctx.out('normalize_idea').key as string;
-      const byKey = await ctx.findInsightByKey(key);
-      if (byKey) return { existing_insight_id: byKey.id, matched_on: 'idea', action: 'update' };
-      const byKeyword = await ctx.findInsightByKeyword(ctx.out('choose_primary').primary);
-      return byKeyword
-        ? { existing_insight_id: byKeyword.id, matched_on: 'primary_keyword', similar_idea: byKeyword.idea, action: 'create (a different idea on the same phrase)' }
-        : { existing_insight_id: null, matched_on: null, action: 'create' };
+      const existing = await ctx.findExistingInsight(ctx.out('normalize_idea').key as string, ctx.out('choose_primary').primary as string);
+      if (!existing) return { existing_insight_id: null, matched_on: null, action: 'create' };
+      return existing.sameIdea
+        ? { existing_insight_id: existing.id, matched_on: 'idea', action: 'update' }
+        : { existing_insight_id: existing.id, matched_on: 'primary_keyword', similar_idea: existing.idea, action: 'create (a different idea on the same phrase)' };
     },
     summarize: (o: { existing_insight_id: string | null; matched_on: string | null; action: string }) =>
       o.existing_insight_id ? `${o.matched_on} matches ${o.existing_insight_id}: ${o.action}` : 'new idea',
