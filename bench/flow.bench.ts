@@ -1,15 +1,20 @@
 // npm run bench:flow — 200 research runs (synthetic provider) against a bare
 // BullMQ baseline (200 chains of 40 no-op jobs) on the same Redis, same run,
-// same worker concurrency.
+// same worker concurrency. A third row shows where the gap comes from: the
+// same bare chains, but each job first records its step done through the
+// production StepRecorder (group commit into research_steps/research_runs) with
+// an empty output: the price of a durable step alone, without the step's work.
 import { Queue, Worker } from 'bullmq';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createRedis, waitForRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
 import { ResearchChain, startRun } from '../src/research/chain.js';
+import { createRun } from '../src/research/run.repository.js';
+import { StepRecorder } from '../src/research/step-recorder.js';
 import type { Resources } from '../src/runtime/resources.js';
 import { startWorkers } from '../src/runtime/workers.js';
-import { createBenchDatabase } from './lib/database.js';
+import { createBenchDatabase, type BenchDatabase } from './lib/database.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
@@ -19,7 +24,10 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]!;
 
-async function baseline(prefix: string) {
+/** Called by a chain job before it enqueues the next one (the durable row records its step here). */
+type BeforeNext = (chain: number, step: number) => Promise<void>;
+
+async function baseline(prefix: string, beforeNext?: BeforeNext) {
   const connection = createRedis(REDIS_URL, 'worker');
   const queue = new Queue('baseline', { connection, prefix });
   const started = new Map<number, number>();
@@ -30,6 +38,7 @@ async function baseline(prefix: string) {
     'baseline',
     async (job) => {
       const { chain, step } = job.data as { chain: number; step: number };
+      await beforeNext?.(chain, step);
       // The same enqueue pattern as ours: next step LIFO, completed jobs removed.
       if (step < STEPS) await queue.add('noop', { chain, step: step + 1 }, { jobId: `c${chain}-s${step + 1}`, removeOnComplete: true, lifo: true });
       else {
@@ -53,8 +62,32 @@ async function baseline(prefix: string) {
   return { seconds, durations };
 }
 
-async function ours(prefix: string) {
-  const database = await createBenchDatabase('flow', 20);
+/** Runs to record steps against, and the hook that records each chain job's step (empty output). */
+async function durableSteps(database: BenchDatabase): Promise<BeforeNext> {
+  const runs = await Promise.all(
+    Array.from({ length: RUNS }, (_, i) =>
+      createRun(database.db, { idea: `durable chain ${i}`, ideaKey: `durable chain ${i}`, hints: [], provider: 'synthetic', source: 'synthetic' }),
+    ),
+  );
+  const recorder = new StepRecorder(database.db);
+  return async (chain, step) => {
+    const recorded = await recorder.record({
+      runId: runs[chain]!.id,
+      step,
+      name: 'noop',
+      output: null,
+      outputJson: 'null',
+      summary: '',
+      inputHash: '',
+      durationMs: 0,
+      startedAt: new Date(),
+      attempt: 1,
+    });
+    if (!recorded) throw new Error(`step ${step} of chain ${chain} was not recorded`);
+  };
+}
+
+async function ours(prefix: string, database: BenchDatabase) {
   const { db } = database;
   const redis = createRedis(REDIS_URL);
   await waitForRedis(redis, REDIS_URL);
@@ -84,14 +117,17 @@ async function ours(prefix: string) {
   await pipeline.close();
   await pipeline.queues.research.obliterate({ force: true }).catch(() => {});
   redis.disconnect();
-  await database.drop();
   return { seconds, durations, stepDurations, failed };
 }
 
 const prefix = `benchflow${process.pid}`;
 process.stdout.write(`${RUNS} runs × ${STEPS} steps, worker concurrency ${CONCURRENCY}\n`);
+const database = await createBenchDatabase('flow', 20);
 const base = await baseline(`${prefix}b`);
-const mine = await ours(`${prefix}o`);
+const durable = await baseline(`${prefix}d`, await durableSteps(database));
+await database.db.deleteFrom('research_runs').execute(); // its steps go with them (cascade): ours starts empty
+const mine = await ours(`${prefix}o`, database);
+await database.drop();
 const rows = [
   {
     flow: 'ours (40 research steps)',
@@ -101,6 +137,15 @@ const rows = [
     'run p99 ms': p99(mine.durations),
     '40 steps p50 ms': median(mine.stepDurations),
     failed: mine.failed,
+  },
+  {
+    flow: 'bare chains + durable step write',
+    'runs/s': round(RUNS / durable.seconds, 1),
+    'steps/s': round((RUNS * STEPS) / durable.seconds, 0),
+    'run p50 ms': median(durable.durations),
+    'run p99 ms': p99(durable.durations),
+    '40 steps p50 ms': '–',
+    failed: 0,
   },
   {
     flow: 'baseline (40 no-op jobs)',
@@ -128,6 +173,7 @@ printJsonLine({
   run_p99_ms: p99(mine.durations),
   run_steps_p50_ms: median(mine.stepDurations),
   baseline_run_p50_ms: median(base.durations),
+  durable_chain_steps_per_s: round((RUNS * STEPS) / durable.seconds, 0),
   failed: mine.failed,
 });
 process.exit(0);
