@@ -61,6 +61,15 @@ export function registerResearchCommands(program: Command, context: () => CliCon
     .option('--keyword <keyword>', 'a search phrase to use (repeatable; the first becomes the primary phrase)', collect, [])
     .option('--wait', 'wait for the run to finish, showing progress')
     .option('--json', 'print {"run_id","status","insight_id","score"}')
+    .addHelpText(
+      'after',
+      `
+Trends data comes from TRENDS_PROVIDER:
+  google     live Google Trends (default), rate limited through the trends queue
+  replay     recorded real answers only; the recorded idea is "pizza" (anchor "bagel"):
+             TRENDS_PROVIDER=replay insights research pizza --wait
+  synthetic  generated data, for load tests; its insights have source "synthetic"`,
+    )
     .action(async (idea: string, options: { keyword: string[]; wait?: boolean; json?: boolean }) => {
       const { config, logger } = context();
       const resources = await openResources(config, logger);
