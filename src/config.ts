@@ -35,8 +35,9 @@ export interface Config {
   /** Live Google Trends requests per minute across all workers; 0 = no limit. */
   readonly trendsRatePerMinute: number;
   /**
-   * The fixed term every idea is compared with to calibrate demand and reach
-   * (steps 12, 17, 18). Unset: "weather", or "bagel" for replay (see anchorTermFor).
+   * The fixed term every idea is compared with to calibrate demand (step 12),
+   * and its maps when the two are comparable (17, 18). Unset: "weather", or
+   * "bagel" for replay (see anchorTermFor).
    */
   readonly trendsAnchor: string | undefined;
   /** Geography of interest-over-time requests ('' = worldwide). */

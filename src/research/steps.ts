@@ -6,7 +6,15 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Source } from '../domain/catalog.js';
 import { classifyCategory, type CategoryChoice } from '../domain/research/category.js';
-import { geographicReach, INTEREST_THRESHOLD, placesVersusAnchor, type GeographicReach, type PlaceInterest } from '../domain/research/geography.js';
+import {
+  COMPARABLE_RATIO,
+  geographicReach,
+  INTEREST_THRESHOLD,
+  mapAgainstAnchor,
+  placesFromMap,
+  type GeographicReach,
+  type PlaceInterest,
+} from '../domain/research/geography.js';
 import { extractPhrases, normalizeIdea } from '../domain/research/idea.js';
 import { brandShare, COMPETITION_TERMS, INTENT_TERMS, PAIN_TERMS, termShare, vocabulary, type TermShare } from '../domain/research/query-signals.js';
 import { acceleration, autocorrelation, cleanSeries, growth, seriesBreakout, trajectory, volatility } from '../domain/research/series-analysis.js';
@@ -157,23 +165,25 @@ async function relatedFor(ctx: StepContext, kind: 'relatedQueries' | 'relatedTop
 
 interface MapOutput {
   keyword: string;
-  anchor: string;
+  /** The anchor the map was drawn against, or null for the phrase's own map. */
+  compared_with: string | null;
+  reason: string;
   resolution: RegionResolution;
   places: PlaceInterest[];
   without_data: number;
   provenance: TrendsResponse['provenance'] | null;
 }
 
-/** The phrase's map compared with the anchor, worldwide (see domain/research/geography.ts for why). */
-async function mapVersusAnchor(ctx: StepContext, resolution: 'COUNTRY' | 'CITY'): Promise<MapOutput> {
+/** The phrase's map worldwide: its own, or against the anchor when step 12 found them comparable (see domain/research/geography.ts). */
+async function mapOf(ctx: StepContext, resolution: 'COUNTRY' | 'CITY', comparedWith: string | null, reason: string): Promise<MapOutput> {
   const keyword = ctx.out<{ primary: string }>('choose_primary').primary;
-  const answer = expect(
-    await ctx.trends({ kind: 'interestByRegion', keywords: [keyword, ctx.anchorTerm], timeframe: '12m', geo: '', resolution }),
-    'interestByRegion',
-  );
-  const { places, withoutData } = placesVersusAnchor(answer);
-  return { keyword, anchor: ctx.anchorTerm, resolution, places, without_data: withoutData, provenance: answer.provenance ?? null };
+  const keywords = comparedWith ? [keyword, comparedWith] : [keyword];
+  const answer = expect(await ctx.trends({ kind: 'interestByRegion', keywords, timeframe: '12m', geo: '', resolution }), 'interestByRegion');
+  const { places, withoutData } = placesFromMap(answer);
+  return { keyword, compared_with: comparedWith, reason, resolution, places, without_data: withoutData, provenance: answer.provenance ?? null };
 }
+
+const describePlace = (p: PlaceInterest) => `${p.name} ${p.share === null ? p.relative : `${p.share}%`}`;
 
 const summarizeRelated = (o: RelatedOutput) =>
   o.items.length === 0 ? 'none listed' : `${o.items.length}: ${o.items.slice(0, 3).map((i) => i.label).join(', ')}${o.items.length > 3 ? ', …' : ''}`;
@@ -287,19 +297,26 @@ export const STEPS: readonly StepDefinition[] = [
   /* 16 */ { name: 'related_topics_rising', run: (ctx) => relatedFor(ctx, 'relatedTopics', 'rising'), summarize: summarizeRelated },
   /* 17 */ {
     name: 'interest_by_country',
-    run: (ctx) => mapVersusAnchor(ctx, 'COUNTRY'),
+    run: (ctx) => {
+      const { anchor, phraseMean, anchorMean } = ctx.out<{ anchor: string; phraseMean: number; anchorMean: number }>('compare_anchor');
+      const against = mapAgainstAnchor(phraseMean, anchorMean);
+      const reason = against
+        ? `against "${anchor}": within ${COMPARABLE_RATIO}× of it over 12 months (${phraseMean} vs ${anchorMean})`
+        : `the phrase's own map: "${anchor}" is not within ${COMPARABLE_RATIO}× of it (${phraseMean} vs ${anchorMean})`;
+      return mapOf(ctx, 'COUNTRY', against ? anchor : null, reason);
+    },
     summarize: (o: MapOutput) =>
-      `${o.places.length} countries with data; strongest vs "${o.anchor}": ${o.places.slice(0, 3).map((p) => `${p.name} ${p.share}%`).join(', ') || '–'}`,
+      `${o.places.length} countries with data${o.compared_with ? ` (shares vs "${o.compared_with}")` : ''}; strongest: ${o.places.slice(0, 3).map(describePlace).join(', ') || '–'}`,
   },
   /* 18 */ {
     name: 'interest_by_city',
     run: async (ctx) => {
-      const map = await mapVersusAnchor(ctx, 'CITY');
+      const countries = ctx.out<MapOutput>('interest_by_country');
+      const map = await mapOf(ctx, 'CITY', countries.compared_with, 'the same map as step 17, by city');
       // Google lists a few hundred cities, most without data; keep the ones that carry evidence.
       return { ...map, places: map.places.slice(0, 25) };
     },
-    summarize: (o: MapOutput) =>
-      o.places.length === 0 ? `no city has data for "${o.keyword}" and "${o.anchor}"` : `top cities: ${o.places.slice(0, 3).map((p) => `${p.name} ${p.share}%`).join(', ')}`,
+    summarize: (o: MapOutput) => (o.places.length === 0 ? `no city has data for "${o.keyword}"` : `top cities: ${o.places.slice(0, 3).map(describePlace).join(', ')}`),
   },
   /* 19 */ {
     name: 'clean_series',
@@ -401,7 +418,7 @@ export const STEPS: readonly StepDefinition[] = [
     const v = ctx.out('volatility');
     return scoreDurability(t.five_year ? { ...t.five_year, fad: v.years_5?.fad ?? false, years: Math.round((t.points / 52) * 10) / 10 } : null);
   }),
-  /* 35 */ scoreStep('reach', (ctx) => scoreReach({ ...ctx.out<GeographicReach>('geographic_reach'), anchor: ctx.out<MapOutput>('interest_by_country').anchor })),
+  /* 35 */ scoreStep('reach', (ctx) => scoreReach({ ...ctx.out<GeographicReach>('geographic_reach'), comparedWith: ctx.out<MapOutput>('interest_by_country').compared_with })),
   /* 36 */ scoreStep('breadth', (ctx) => scoreBreadth(ctx.out('demand_breadth'))),
   /* 37 */ scoreStep('pain', (ctx) => scorePain(ctx.out('pain_signals'))),
   /* 38 */ scoreStep('intent', (ctx) => scoreIntent(ctx.out('buyer_intent'))),

@@ -15,7 +15,7 @@ export function createTrendsProvider(config: Config): TrendsProvider {
   }
 }
 
-/** The term every idea is compared with (steps 12, 17 and 18) unless TRENDS_ANCHOR names one. */
+/** The term every idea is compared with (step 12, and steps 17–18 when comparable) unless TRENDS_ANCHOR names one. */
 export const DEFAULT_ANCHOR = 'weather';
 
 export function anchorTermFor(provider: string, configured: string | undefined): string {

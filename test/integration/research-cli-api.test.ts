@@ -73,11 +73,12 @@ describe('insights research', () => {
     expect(out).toMatchObject({ status: 'succeeded', insight_id: expect.stringMatching(/^ins_/) });
     const report = (await t.app.inject({ url: `/api/research-runs/${out.run_id}`, headers: bearer(key) })).json().data;
     expect(report.steps.map((s: { status: string }) => s.status)).toEqual(Array(40).fill('done'));
-    // Steps 12, 17 and 18 compare with the recorded anchor; reach comes from the recorded country map.
+    // Step 12 compares with the recorded anchor; pizza and bagel are 40× apart, within 50×, so
+    // steps 17 and 18 read the recorded maps of the two, and reach comes from the country map.
     expect(report.steps[11].summary).toMatch(/vs "bagel"/);
-    expect(report.steps[16]).toMatchObject({ name: 'interest_by_country', summary: expect.stringMatching(/^35 countries with data/) });
+    expect(report.steps[16]).toMatchObject({ name: 'interest_by_country', summary: expect.stringMatching(/^35 countries with data \(shares vs "bagel"\)/) });
     expect(report.steps[17]).toMatchObject({ name: 'interest_by_city', summary: expect.stringMatching(/^top cities: /) });
-    expect(report.dimensions.reach).toMatchObject({ evidence: { countries_with_data: 35, anchor: 'bagel' } });
+    expect(report.dimensions.reach).toMatchObject({ evidence: { countries_with_data: 35, countries_with_interest: 33, compared_with: 'bagel' } });
     expect(report.dimensions.demand).toMatchObject({ evidence: { anchor: 'bagel' } });
     const insight = (await t.app.inject({ url: `/api/insights/${out.insight_id}`, headers: bearer(key) })).json();
     expect(insight).toMatchObject({ source: 'research', primary_keyword: 'pizza' });

@@ -4,7 +4,7 @@ import { classifyCategory } from '../../src/domain/research/category.js';
 import { extractPhrases, normalizeIdea, validateIdea } from '../../src/domain/research/idea.js';
 import { brandShare, COMPETITION_TERMS, INTENT_TERMS, PAIN_TERMS, termShare } from '../../src/domain/research/query-signals.js';
 import { autocorrelation, cleanSeries, trajectory, volatility } from '../../src/domain/research/series-analysis.js';
-import { geographicReach, placesVersusAnchor } from '../../src/domain/research/geography.js';
+import { geographicReach, mapAgainstAnchor, placesFromMap } from '../../src/domain/research/geography.js';
 import { scoreDemand, scoreIntent, scorePain, scoreReach, scoreWhitespace } from '../../src/domain/scoring/dimension-scores.js';
 import { forecast } from '../../src/domain/forecast/forecaster.js';
 import { parseComparedGeo, parseGuardedJson, parseRelated } from '../../src/trends/google-format.js';
@@ -101,8 +101,16 @@ describe('reach from the recorded country map of "pizza" against "bagel"', () =>
   const map = (cassette: string) =>
     parseComparedGeo(parseGuardedJson(recordedBody('pytrends', cassette, /comparedgeo_200/), 'map'), ['pizza', 'bagel'], 'map');
 
+  it('reads the map against the anchor only when step 12 found the two within 50× (pizza 80.4, bagel 2: 40×)', () => {
+    expect(mapAgainstAnchor(80.4, 2)).toBe(true);
+    expect(mapAgainstAnchor(2, 80.4)).toBe(true);
+    // A niche phrase against "weather": the phrase would sit at 0–1 % everywhere.
+    expect(mapAgainstAnchor(1, 90)).toBe(false);
+    expect(mapAgainstAnchor(0, 50)).toBe(false);
+  });
+
   it('turns shares into interest relative to the strongest country', () => {
-    const { places, withoutData } = placesVersusAnchor(map('test_interest_by_region_ok__f6b2d0c230'));
+    const { places, withoutData } = placesFromMap(map('test_interest_by_region_ok__f6b2d0c230'));
     expect(places).toHaveLength(35);
     expect(withoutData).toBe(250 - 35);
     const at = (code: string) => places.find((p) => p.code === code)!;
@@ -114,21 +122,44 @@ describe('reach from the recorded country map of "pizza" against "bagel"', () =>
   });
 
   it('counts the countries with at least a tenth of the top interest and scores them', () => {
-    const countries = placesVersusAnchor(map('test_interest_by_region_ok__f6b2d0c230')).places;
-    const cities = placesVersusAnchor(map('test_interest_by_region_city_resolution__f6b2d0c230')).places;
+    const countries = placesFromMap(map('test_interest_by_region_ok__f6b2d0c230')).places;
+    const cities = placesFromMap(map('test_interest_by_region_city_resolution__f6b2d0c230')).places;
     const reach = geographicReach(countries, cities);
     // Only Singapore (5.8) and Hong Kong (94/6 → 7.8) fall under 10.
     expect(reach).toMatchObject({ countriesWithInterest: 33, countriesWithData: 35, citiesWithInterest: 7 });
     const total = countries.reduce((s, c) => s + c.relative, 0);
     expect(reach.topShare).toBeCloseTo(100 / total, 3);
-    const score = scoreReach({ ...reach, anchor: 'bagel' });
+    const score = scoreReach({ ...reach, comparedWith: 'bagel' });
     expect(score.score).toBeCloseTo((Math.log1p(33) / Math.log1p(40)) * (1 - 0.3 * reach.topShare), 3);
-    expect(score.evidence).toMatchObject({ countries_with_interest: 33, anchor: 'bagel' });
+    expect(score.evidence).toMatchObject({ countries_with_interest: 33, compared_with: 'bagel' });
   });
 
-  it('has no score without data by country, and refuses a map that is not phrase vs anchor', () => {
-    expect(scoreReach({ countriesWithInterest: 0, countriesWithData: 0, topCountry: null, topShare: 0, citiesWithInterest: 0, anchor: 'weather' }).score).toBeNull();
-    expect(() => placesVersusAnchor({ kind: 'interestByRegion', keywords: ['pizza'], regions: [] })).toThrow(/phrase and the anchor/);
+  it("takes a one-keyword map's values as they are (Google already scales them to the strongest place)", () => {
+    const own = placesFromMap({
+      kind: 'interestByRegion',
+      keywords: ['pizza'],
+      regions: [
+        { geoCode: 'US', geoName: 'United States', values: [100], hasData: [true] },
+        { geoCode: 'IT', geoName: 'Italy', values: [64], hasData: [true] },
+        { geoCode: 'FR', geoName: 'France', values: [7], hasData: [true] },
+        { geoCode: 'AQ', geoName: 'Antarctica', values: [0], hasData: [false] },
+      ],
+    });
+    expect(own).toEqual({
+      places: [
+        { code: 'US', name: 'United States', relative: 100, share: null },
+        { code: 'IT', name: 'Italy', relative: 64, share: null },
+        { code: 'FR', name: 'France', relative: 7, share: null },
+      ],
+      withoutData: 1,
+    });
+    // 100 / (100 + 64 + 7) = 0.585
+    expect(geographicReach(own.places, own.places)).toMatchObject({ countriesWithInterest: 2, countriesWithData: 3, topShare: 0.585, citiesWithInterest: 3 });
+  });
+
+  it('has no score without data by country, and refuses a map of more than the phrase and the anchor', () => {
+    expect(scoreReach({ countriesWithInterest: 0, countriesWithData: 0, topCountry: null, topShare: 0, citiesWithInterest: 0, comparedWith: null }).score).toBeNull();
+    expect(() => placesFromMap({ kind: 'interestByRegion', keywords: ['a', 'b', 'c'], regions: [] })).toThrow(/alone or with the anchor/);
   });
 });
 

@@ -40,12 +40,13 @@ export function scoreDurability(input: { trajectory: Trajectory; change: number;
 
 /**
  * Reach: in how many countries the phrase is at least a tenth as strong as in
- * its strongest one (measured against the anchor term), with diminishing
- * returns, less a little when one country holds most of it.
+ * its strongest one, with diminishing returns, less a little when one country
+ * holds most of it. `comparedWith` names the anchor when the map was drawn
+ * against it (see domain/research/geography.ts).
  */
-export function scoreReach(input: (GeographicReach & { anchor: string }) | null): DimensionScore {
+export function scoreReach(input: (GeographicReach & { comparedWith: string | null }) | null): DimensionScore {
   if (!input) return unsupported('needs interest by country');
-  if (input.countriesWithData === 0) return unsupported(`Google has no data by country for the phrase and "${input.anchor}"`, { countries_with_data: 0, anchor: input.anchor });
+  if (input.countriesWithData === 0) return unsupported('Google has no data by country for the phrase', { countries_with_data: 0, compared_with: input.comparedWith });
   const score = clamp01(Math.log1p(input.countriesWithInterest) / Math.log1p(40)) * (1 - 0.3 * input.topShare);
   return {
     score: round3(score),
@@ -55,9 +56,9 @@ export function scoreReach(input: (GeographicReach & { anchor: string }) | null)
       top_country: input.topCountry,
       top_share: round3(input.topShare),
       cities_with_interest: input.citiesWithInterest,
-      anchor: input.anchor,
+      compared_with: input.comparedWith,
     },
-    explanation: `${input.countriesWithInterest} of ${input.countriesWithData} countries show at least a tenth of the top country's interest${input.topCountry ? ` (strongest: ${input.topCountry})` : ''}, measured against "${input.anchor}".`,
+    explanation: `${input.countriesWithInterest} of ${input.countriesWithData} countries show at least a tenth of the top country's interest${input.topCountry ? ` (strongest: ${input.topCountry})` : ''}${input.comparedWith ? `, read against "${input.comparedWith}"` : ''}.`,
   };
 }
 
