@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import { bumpReadModelVersion } from '../src/redis/read-model-version.js';
 import type { Db } from '../src/db/connection.js';
 import type { Logger } from '../src/logger.js';
+import { isOutage } from '../src/outage.js';
 import { checkPayload, ResearchStepPayload } from '../src/queue/queues.js';
 import type { RedisKeys } from '../src/redis/keys.js';
 import type { ResearchChain } from '../src/research/chain.js';
@@ -149,6 +150,8 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
     try {
       output = await definition.run(ctx);
     } catch (error) {
+      // Postgres or Redis away is not the step's failure: retried without an attempt (see retryOutages).
+      if (isOutage(error)) throw error;
       if (error instanceof WaitingForTrendsError) {
         // Waiting on Google is not a failure: sleep without spending an attempt.
         await setRunState(deps.db, run.id, { status: 'waiting', waitingReason: `waiting for Google Trends (${error.message})` });

@@ -1,19 +1,48 @@
-// maintenance / sweep: re-enqueue runs whose next step was committed but never
-// enqueued (a crash between the two), or whose job was lost.
+// maintenance / sweep: work whose job was lost gets its job again. Research
+// runs whose next step was committed but never enqueued (a crash between the
+// two) or whose job was lost or failed; webhook deliveries still pending whose
+// job is gone or failed (it stalled too often while workers were being killed).
+// Both kinds of work are idempotent, so a job that was merely slow costs nothing.
+import type { Queue } from 'bullmq';
+import { sql } from 'kysely';
 import type { Db } from '../src/db/connection.js';
+import { ensureJob } from '../src/queue/ensure-job.js';
+import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../src/queue/queues.js';
 import type { ResearchChain } from '../src/research/chain.js';
 import { quietUnfinishedRuns } from '../src/research/run.repository.js';
 import { STEP_COUNT } from '../src/research/steps.js';
 
-export function sweepProcessor(deps: { db: Db; chain: ResearchChain; quietMs?: number }) {
+export interface SweepDeps {
+  db: Db;
+  chain: ResearchChain;
+  webhooks: Queue;
+  /** Work untouched for this long is checked. */
+  quietMs?: number;
+}
+
+export function sweepProcessor(deps: SweepDeps) {
+  const quietMs = deps.quietMs ?? 60_000;
   return async () => {
-    const runs = await quietUnfinishedRuns(deps.db, deps.quietMs ?? 60_000);
+    const runs = await quietUnfinishedRuns(deps.db, quietMs);
     let resumed = 0;
     for (const run of runs) {
       if (run.next_step > STEP_COUNT) continue;
       await deps.chain.enqueueStep(run.id, run.next_step);
       resumed += 1;
     }
-    return { checked: runs.length, resumed };
+    const deliveries = await deps.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${quietMs / 1000})`)
+      .orderBy('created_at')
+      .limit(500)
+      .execute();
+    let revivedDeliveries = 0;
+    for (const d of deliveries) {
+      const outcome = await ensureJob(deps.webhooks, JOBS.webhookDeliver, { deliveryId: d.id }, { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(d.id) });
+      if (outcome !== 'present') revivedDeliveries += 1;
+    }
+    return { checked: runs.length, resumed, pendingDeliveries: deliveries.length, revivedDeliveries };
   };
 }

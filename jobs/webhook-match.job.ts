@@ -8,7 +8,8 @@ import { newId } from '../src/domain/ids.js';
 import { eventText } from '../src/domain/webhooks/matching.js';
 import { Batcher } from '../src/db/batcher.js';
 import { loadEventsWithInsights } from '../src/webhooks/event.repository.js';
-import { JOBS, WEBHOOK_DELIVERY_OPTIONS, deliveryJobId } from '../src/queue/queues.js';
+import { ensureJob } from '../src/queue/ensure-job.js';
+import { JOBS, MATCH_JOB_OPTIONS, matchJobId, WEBHOOK_DELIVERY_OPTIONS, deliveryJobId } from '../src/queue/queues.js';
 import type { SubscriptionIndexCache } from '../src/webhooks/subscription-index.cache.js';
 
 export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: SubscriptionIndexCache }) {
@@ -64,7 +65,11 @@ export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: Su
   };
 }
 
-/** maintenance / relay: outbox events nobody announced (a crash after commit) get their match job. */
+/**
+ * maintenance / relay: outbox events not yet matched get their match job: nobody
+ * announced them (a crash after commit), or their job was lost or failed (a
+ * Redis restart, a worker killed while it ran).
+ */
 export function outboxRelayProcessor(deps: { db: Db; webhooks: Queue }) {
   return async () => {
     const events = await deps.db
@@ -75,9 +80,11 @@ export function outboxRelayProcessor(deps: { db: Db; webhooks: Queue }) {
       .orderBy('created_at')
       .limit(500)
       .execute();
-    if (events.length > 0) {
-      await deps.webhooks.addBulk(events.map((e) => ({ name: JOBS.webhookMatch, data: { eventId: e.id }, opts: { jobId: `match-${e.id}`, removeOnComplete: { age: 3600 }, attempts: 5 } })));
+    let revived = 0;
+    for (const e of events) {
+      const outcome = await ensureJob(deps.webhooks, JOBS.webhookMatch, { eventId: e.id }, { ...MATCH_JOB_OPTIONS, jobId: matchJobId(e.id) });
+      if (outcome !== 'present') revived += 1;
     }
-    return { relayed: events.length };
+    return { unmatched: events.length, revived };
   };
 }

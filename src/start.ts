@@ -23,7 +23,7 @@ let pipeline: Pipeline | undefined;
 try {
   const config = loadConfig();
   logger = createLogger(config.logLevel);
-  const resources = await openResources(config, logger, { serveEmbedded: true });
+  const resources = await openResources(config, logger, { serveEmbedded: true, role: 'start' });
   onShutdown(logger, async () => {
     // Stop taking requests, then let active jobs finish, then close connections.
     await web?.close();

@@ -11,7 +11,7 @@ let logger: Logger | undefined;
 try {
   const config = loadConfig();
   logger = createLogger(config.logLevel);
-  const resources = await openResources(config, logger);
+  const resources = await openResources(config, logger, { role: 'web' });
   // The dashboard and /metrics' queue depths need the queues (not workers).
   const { queues, close: closeQueues } = openQueues(resources, config);
   reportQueueDepth(Object.values(queues));

@@ -10,7 +10,7 @@ let logger: Logger | undefined;
 try {
   const config = loadConfig();
   logger = createLogger(config.logLevel);
-  const resources = await openResources(config, logger, { redisRole: 'client' });
+  const resources = await openResources(config, logger, { role: 'worker' });
   const pipeline = await startWorkers(resources, config, logger);
   // A worker has no web server: it can serve its own /metrics for Prometheus.
   const metricsServer = config.metricsPort && config.adminToken ? await serveMetrics(config.metricsPort, config.adminToken, config.host) : undefined;

@@ -7,7 +7,7 @@ import { openResources } from '../../src/runtime/resources.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, process.stdout);
-const resources = await openResources(config, logger);
+const resources = await openResources(config, logger, { role: 'bench' });
 const web = await startWebServer(resources, config, logger);
 process.send?.({ url: web.url });
 process.on('disconnect', () => {

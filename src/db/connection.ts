@@ -13,6 +13,10 @@ export type Db = Kysely<Database>;
 export interface DbOptions {
   /** Pool size. The embedded Postgres serialises everything on one session: use 1 there. */
   maxConnections?: number;
+  /** Told about every connection that breaks (server restart, terminated backend, network). */
+  onConnectionError?: (error: Error) => void;
+  /** Shown in pg_stat_activity, so an operator can tell the web, worker and CLI connections apart. */
+  applicationName?: string;
 }
 
 export function createDb(url: string, options: DbOptions = {}): Db {
@@ -21,10 +25,18 @@ export function createDb(url: string, options: DbOptions = {}): Db {
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
+    ...(options.applicationName ? { application_name: options.applicationName } : {}),
   });
-  // An idle client losing its connection (Postgres restart) must not crash the process;
-  // the pool drops it and the next query reconnects.
-  pool.on('error', () => {});
+  const onError = options.onConnectionError ?? (() => {});
+  // A pg Client emits 'error' when its connection breaks while no query is
+  // running on it. pg-pool listens only while the client is idle in the pool
+  // and removes its listener on checkout, so a client that is checked out
+  // between statements (a transaction awaiting Redis or JavaScript work) would
+  // otherwise turn a Postgres restart into an uncaught exception. Every client
+  // gets a listener for its whole life: the error then surfaces as the next
+  // statement's rejection, and pg-pool discards the broken client on release.
+  pool.on('connect', (client) => client.on('error', onError));
+  pool.on('error', onError);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

@@ -13,6 +13,7 @@ import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import { defineQuotaCommands } from '../api-keys/quota.store.js';
 import type { Db } from '../db/connection.js';
 import type { Logger } from '../logger.js';
+import { classifyOutage } from '../outage.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { registerApiGuard } from './api-guard.js';
 import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
@@ -52,14 +53,6 @@ export interface AppDeps {
 }
 
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-
-/** Errors that mean a dependency is away, not that the request was bad. */
-function isDependencyOutage(error: Error & { code?: string }): boolean {
-  const text = `${error.name} ${error.code ?? ''} ${error.message}`;
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed|MaxRetriesPerRequest|Stream isn't writeable|enableOfflineQueue|connection terminated|timeout exceeded when trying to connect|the database system is/i.test(
-    text,
-  );
-}
 
 function validationProblem(error: FastifyError) {
   const where = error.validationContext ?? 'request';
@@ -122,8 +115,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return sendProblem(reply, { ...problem('badRequest', error.message), status: error.statusCode, title: error.name });
     }
-    if (isDependencyOutage(error)) {
-      request.log.warn({ err: error }, 'dependency unavailable');
+    const outage = classifyOutage(error);
+    if (outage) {
+      request.log.warn({ err: error, dependency: outage.dependency, reason: outage.reason }, 'dependency unavailable');
       reply.header('retry-after', '5');
       return sendProblem(reply, problem('unavailable', 'A backing service (Postgres or Redis) is not answering. Retry shortly.'));
     }

@@ -32,6 +32,15 @@ export const WEBHOOK_DELIVERY_OPTIONS: DefaultJobOptions = {
   removeOnComplete: { age: 24 * 3600 },
   removeOnFail: { age: 30 * 24 * 3600 },
 };
+/** One match job per outbox event; kept an hour so a second announce is a no-op. */
+export const MATCH_JOB_OPTIONS: DefaultJobOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: { age: 3600 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+export const matchJobId = (eventId: string) => `match-${eventId}`;
+
 export const deliveryJobId = (deliveryId: string, replay?: number) => (replay ? `deliver-${deliveryId}-replay-${replay}` : `deliver-${deliveryId}`);
 
 export const RefreshInsightPayload = Type.Object({ insightId: Type.String({ pattern: '^ins_' }) });

@@ -7,9 +7,14 @@ export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 /**
  * Producers and the web process fail fast when Redis is away (a request gets a
  * 503 instead of hanging); BullMQ workers wait forever and resume by themselves.
+ *
+ * Every connection gets an 'error' listener at birth: an ioredis client with
+ * none prints "Unhandled error event" on every reconnect attempt, and a
+ * connection must never depend on its user remembering one. Callers that
+ * want to log add their own (see openResources).
  */
 export function createRedis(url: string, role: 'client' | 'worker' = 'client', extra: RedisOptions = {}): Redis {
-  return new Redis(url, {
+  const redis = new Redis(url, {
     maxRetriesPerRequest: role === 'worker' ? null : 1,
     enableOfflineQueue: role === 'worker',
     connectTimeout: 5_000,
@@ -18,6 +23,8 @@ export function createRedis(url: string, role: 'client' | 'worker' = 'client', e
     enableAutoPipelining: role === 'client',
     ...extra,
   });
+  redis.on('error', () => {});
+  return redis;
 }
 
 /** Resolves when the connection is ready, or rejects with a message that says what to do. */

@@ -5,6 +5,7 @@ import type { Queue } from 'bullmq';
 import type { Db } from '../db/connection.js';
 import type { Source } from '../domain/catalog.js';
 import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
+import { ensureJob } from '../queue/ensure-job.js';
 import { JOBS, RESEARCH_JOB_OPTIONS, researchStepJobId } from '../queue/queues.js';
 import { createRun, type RunRow } from './run.repository.js';
 
@@ -27,19 +28,8 @@ export class ResearchChain {
 
   /** The careful path (sweeper, retry, duplicate delivery): revives a failed or finished job for the step. */
   async enqueueStep(runId: string, step: number): Promise<void> {
-    const jobId = researchStepJobId(runId, step);
-    const existing = await this.queue.getJob(jobId);
-    if (existing) {
-      const state = await existing.getState();
-      if (state === 'failed') {
-        await existing.retry('failed');
-        return;
-      }
-      // A completed job that did not move the run on (the run was failed then); run it again.
-      if (state === 'completed') await existing.remove();
-      else if (state !== 'unknown') return;
-    }
-    await this.queue.add(JOBS.researchStep, { runId, step }, { ...RESEARCH_JOB_OPTIONS, jobId });
+    // A completed job that did not move the run on (the run was failed then) runs again.
+    await ensureJob(this.queue, JOBS.researchStep, { runId, step }, { ...RESEARCH_JOB_OPTIONS, jobId: researchStepJobId(runId, step) });
   }
 }
 

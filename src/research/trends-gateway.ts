@@ -3,6 +3,7 @@
 // derived from the request, so the same request within a UTC day is fetched once.
 import { createHash } from 'node:crypto';
 import type { Queue, QueueEvents } from 'bullmq';
+import { isOutage } from '../outage.js';
 import { JOBS, TRENDS_JOB_OPTIONS } from '../queue/queues.js';
 import { describeRequest, requestKey, type TrendsProvider, type TrendsRequest, type TrendsResponse } from '../trends/types.js';
 
@@ -58,6 +59,7 @@ export class QueuedTrendsGateway implements TrendsGateway {
     try {
       return (await job.waitUntilFinished(this.events, this.waitMs)) as TrendsResponse;
     } catch (error) {
+      if (isOutage(error)) throw error; // Redis away: the step retries, the request is not at fault
       const message = error instanceof Error ? error.message : String(error);
       if (/timed out before finishing/i.test(message)) throw new WaitingForTrendsError(describeRequest(request));
       throw new TrendsFailedError(message);

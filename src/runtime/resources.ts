@@ -71,14 +71,17 @@ async function resolveEmbeddedPostgres(config: Config, logger: Logger, serve: bo
 }
 
 export interface OpenOptions {
+  /** The process's role (web, worker, start, cli): its Postgres connections carry it as application_name "si-<role>". */
+  role?: 'web' | 'worker' | 'start' | 'cli' | 'bench';
   /** Long-running processes announce their embedded Postgres so the CLI can share it. */
   serveEmbedded?: boolean;
-  /** BullMQ workers need connections that wait rather than fail fast. */
-  redisRole?: 'client' | 'worker';
 }
 
 export async function openResources(config: Config, logger: Logger, options: OpenOptions = {}): Promise<Resources> {
   const closers: Array<() => Promise<void>> = [];
+  // The statement that meets the broken connection fails and is retried; this is only the log line.
+  const onConnectionError = (error: Error) => logger.warn({ err: error }, 'Postgres connection lost');
+  const applicationName = `si-${options.role ?? 'cli'}`;
   try {
     let databaseUrl = config.databaseUrl;
     let db: Db;
@@ -87,9 +90,9 @@ export async function openResources(config: Config, logger: Logger, options: Ope
       const embedded = await resolveEmbeddedPostgres(config, logger, options.serveEmbedded ?? false);
       closers.push(embedded.stop);
       databaseUrl = embedded.url;
-      db = embedded.probe ?? createDb(databaseUrl, { maxConnections: 1 });
+      db = embedded.probe ?? createDb(databaseUrl, { maxConnections: 1, onConnectionError, applicationName });
     } else {
-      db = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
+      db = createDb(databaseUrl, { maxConnections: config.databasePoolSize, onConnectionError, applicationName });
     }
     closers.unshift(() => db.destroy());
     try {
@@ -104,7 +107,7 @@ export async function openResources(config: Config, logger: Logger, options: Ope
       closers.push(local.stop);
       redisUrl = local.url;
     }
-    const redis = createRedis(redisUrl, options.redisRole ?? 'client');
+    const redis = createRedis(redisUrl, 'client');
     redis.on('error', (error) => logger.debug({ err: error }, 'redis connection error'));
     closers.unshift(async () => {
       redis.disconnect();

@@ -1,6 +1,6 @@
 // Every BullMQ queue and worker of the pipeline, created in one place: the
 // `worker` process and `npm start` both call startWorkers().
-import { Queue, QueueEvents, UnrecoverableError, Worker, type Processor, type WorkerOptions } from 'bullmq';
+import { DelayedError, Queue, QueueEvents, UnrecoverableError, Worker, type Processor, type WorkerOptions } from 'bullmq';
 import { discoverProcessor } from '../../jobs/discover.job.js';
 import { refreshAllProcessor } from '../../jobs/refresh-all.job.js';
 import { refreshInsightProcessor } from '../../jobs/refresh-insight.job.js';
@@ -15,7 +15,9 @@ import { sweepProcessor } from '../../jobs/sweep.job.js';
 import { trendsFetchProcessor } from '../../jobs/trends-fetch.job.js';
 import { TRENDS_PROVIDERS, type Config, type TrendsProviderName } from '../config.js';
 import type { Logger } from '../logger.js';
-import { JOBS, QUEUES, type QueueName } from '../queue/queues.js';
+import { classifyOutage } from '../outage.js';
+import { sleepWithoutAttempt } from '../queue/wait.js';
+import { JOBS, MATCH_JOB_OPTIONS, matchJobId, QUEUES, type QueueName } from '../queue/queues.js';
 import { createRedis } from '../redis/connection.js';
 import { ResearchChain } from '../research/chain.js';
 import { DirectTrendsGateway, QueuedTrendsGateway, type TrendsGateway } from '../research/trends-gateway.js';
@@ -53,6 +55,29 @@ export async function upsertSchedulers(queues: Record<QueueName, Queue>, config:
   return ['sweep-every-minute', 'refresh-daily', 'discover-daily', 'relay-every-5s'];
 }
 
+/**
+ * A job that meets Postgres or Redis away (a restart, a failover, a killed
+ * connection) did nothing wrong: it sleeps a few seconds and runs again
+ * without spending an attempt, however long the outage lasts. Every other
+ * error takes BullMQ's normal path (retry with backoff, then fail).
+ * If Redis itself is away the sleep cannot be recorded either; the job's lock
+ * then expires and BullMQ's stalled-job check runs it again.
+ */
+function retryOutages(queue: string, processor: Processor, logger: Logger): Processor {
+  return async (job, token) => {
+    try {
+      return await processor(job, token);
+    } catch (error) {
+      const outage = classifyOutage(error);
+      if (!outage || error instanceof DelayedError) throw error;
+      const delayMs = OUTAGE_RETRY_MS + Math.floor(Math.random() * OUTAGE_RETRY_MS);
+      logger.warn({ queue, jobName: job.name, jobId: job.id, dependency: outage.dependency, reason: outage.reason, delayMs }, 'backing service unavailable; job will run again');
+      throw await sleepWithoutAttempt(job, token, delayMs);
+    }
+  };
+}
+const OUTAGE_RETRY_MS = 2_000;
+
 /** One processor per queue, switching on the job name; a name without a handler fails loudly. */
 function byName(queue: string, handlers: Record<string, Processor>): Processor {
   return async (job, token) => {
@@ -83,18 +108,23 @@ export async function startWorkers(resources: Resources, config: Config, logger:
   const box = SecretBox.fromConfig(config);
   const subscriptionsIndex = new SubscriptionIndexCache(resources.db, resources.redis, resources.redisKeys.subscriptionsVersion);
   const announce = async (eventId: string) => {
-    await queues.webhooks.add(JOBS.webhookMatch, { eventId }, { jobId: `match-${eventId}`, removeOnComplete: { age: 3600 }, attempts: 5 });
+    await queues.webhooks.add(JOBS.webhookMatch, { eventId }, { ...MATCH_JOB_OPTIONS, jobId: matchJobId(eventId) });
   };
   const workerConnection = () => createRedis(resources.redisUrl, 'worker');
   const connections = [eventsConnection];
   const make = (name: QueueName, processor: Processor, options: Partial<WorkerOptions> = {}) => {
     const connection = workerConnection();
     connections.push(connection);
-    const worker = new Worker(name, processor, {
+    // Google's queue keeps its own policy: a network error there is Google's, not an outage of ours.
+    const guarded = name === QUEUES.trends ? processor : retryOutages(name, processor, logger);
+    const worker = new Worker(name, guarded, {
       connection,
       prefix: config.redisPrefix,
       lockDuration: config.jobLockMs,
       stalledInterval: Math.max(1_000, Math.floor(config.jobLockMs / 2)),
+      // Every job here is idempotent, and workers get killed (deploys, crashes, OOM):
+      // a job whose worker died a few times in a row is run again, not failed.
+      maxStalledCount: 10,
       ...options,
     });
     worker.on('error', (error) => logger.error({ err: error, queue: name }, 'worker error'));
@@ -184,7 +214,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     make(
       QUEUES.maintenance,
       byName(QUEUES.maintenance, {
-        [JOBS.sweep]: sweepProcessor({ db: resources.db, chain }),
+        [JOBS.sweep]: sweepProcessor({ db: resources.db, chain, webhooks: queues.webhooks }),
         [JOBS.relay]: outboxRelayProcessor({ db: resources.db, webhooks: queues.webhooks }),
       }),
     ),

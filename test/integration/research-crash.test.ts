@@ -105,7 +105,9 @@ describe('research runs survive kill -9 of the worker', () => {
     await queue.obliterate({ force: true });
     await database.db.updateTable('research_runs').set({ updated_at: new Date(Date.now() - 10 * 60_000) }).where('id', '=', orphan.id).execute();
     const { sweepProcessor } = await import('../../jobs/sweep.job.js');
-    const result = await sweepProcessor({ db: database.db, chain })();
+    const webhooks = new Queue(QUEUES.webhooks, { connection: connection(), prefix: redis.prefix });
+    const result = await sweepProcessor({ db: database.db, chain, webhooks })();
+    await webhooks.close();
     expect(result.resumed).toBeGreaterThanOrEqual(1);
     expect(await queue.getJob(`${orphan.id}-step-1`)).toBeDefined();
   }, 120_000);

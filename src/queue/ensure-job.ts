@@ -1,0 +1,23 @@
+import type { JobsOptions, Queue } from 'bullmq';
+
+/**
+ * Makes sure a job with this id will run: adds it if missing, retries it if it
+ * failed (e.g. it stalled too often while workers were being killed), and runs
+ * a completed one again. A job that is waiting, delayed or active is left
+ * alone. The careful path of sweepers and relays: the work it stands for must
+ * itself be idempotent, since a completed job is run a second time.
+ */
+export async function ensureJob(queue: Queue, name: string, data: unknown, opts: JobsOptions & { jobId: string }): Promise<'added' | 'retried' | 'present'> {
+  const existing = await queue.getJob(opts.jobId);
+  if (existing) {
+    const state = await existing.getState();
+    if (state === 'failed') {
+      await existing.retry('failed');
+      return 'retried';
+    }
+    if (state === 'completed') await existing.remove();
+    else if (state !== 'unknown') return 'present';
+  }
+  await queue.add(name, data, opts);
+  return 'added';
+}
