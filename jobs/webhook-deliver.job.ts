@@ -20,6 +20,8 @@ export interface DeliverDeps {
   db: Db;
   box: SecretBox;
   policy: AddressPolicy;
+  /** Overall deadline of one attempt (WEBHOOK_TIMEOUT_MS). */
+  timeoutMs?: number;
   baseUrl: string;
   disableAfterMs: number;
   onChange?: () => Promise<void>;
@@ -75,7 +77,7 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
     const attempt = row.attempts + 1;
     const at = new Date();
     // The event id is the webhook-id: identical across retries and replays, so receivers can deduplicate.
-    const result = await send(row.url!, { id: row.event_id, body, secrets: signingSecrets(deps.box, subscription) }, deps.policy);
+    const result = await send(row.url!, { id: row.event_id, body, secrets: signingSecrets(deps.box, subscription) }, deps.policy, deps.timeoutMs);
     const code = result.statusCode;
     const ok = code !== null && code >= 200 && code < 300;
     if (code !== null) webhookLatency.observe(result.latencyMs / 1000);

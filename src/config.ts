@@ -46,8 +46,12 @@ export interface Config {
   readonly recordedTrendsDir: string;
   /** Research steps one worker process runs at once. */
   readonly researchConcurrency: number;
-  /** Webhook deliveries one worker process has in flight (I/O-bound: a slow receiver holds one for up to 15 s). */
+  /** Webhook deliveries one worker process has in flight (I/O-bound: a slow receiver holds one for at most webhookTimeoutMs). */
   readonly webhookConcurrency: number;
+  /** Overall deadline of one webhook delivery attempt, from connect to the end of the answer. */
+  readonly webhookTimeoutMs: number;
+  /** Each synthetic Trends answer takes this long (load and chaos tests: runs then last as long as real ones, in proportion). */
+  readonly syntheticLatencyMs: number;
   /** How long a worker's job lock lasts; a crashed worker's jobs are retried after about this long. */
   readonly jobLockMs: number;
   /** Pause of the trends queue after Google's first 429; doubles per 429 in a row, up to 10 minutes. */
@@ -160,6 +164,8 @@ export function loadConfig(env: Env = process.env): Config {
     recordedTrendsDir: path.resolve(PROJECT_ROOT, text('RECORDED_TRENDS_DIR') ?? '../shared/data/google-trends-recorded'),
     researchConcurrency: integer('RESEARCH_CONCURRENCY', 20, 1, 500),
     webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 100, 1, 1_000),
+    webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+    syntheticLatencyMs: integer('SYNTHETIC_LATENCY_MS', 0, 0, 60_000),
     jobLockMs: integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
     trendsPauseMs: integer('TRENDS_PAUSE_MS', 30_000, 100, 3_600_000),
     trendsWaitMs: integer('TRENDS_WAIT_MS', 20_000, 100, 600_000),

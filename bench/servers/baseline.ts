@@ -11,7 +11,7 @@ const url = process.argv[2]!;
 const db = createDb(url); // used only to compile SQL
 const pool = new pg.Pool({ connectionString: url, max: 10 });
 
-const server = http.createServer(async (req, res) => {
+async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   try {
     const u = new URL(req.url ?? '/', 'http://x');
     const parts = u.pathname.split('/').filter(Boolean); // api, insights, id?, trend-data?
@@ -44,7 +44,9 @@ const server = http.createServer(async (req, res) => {
     res.writeHead(500);
     res.end(String(error));
   }
-});
+}
+// handle() catches everything it can throw; the void says nothing is left to await.
+const server = http.createServer((req, res) => void handle(req, res));
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   process.send?.({ url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` });

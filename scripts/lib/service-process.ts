@@ -31,6 +31,7 @@ export class ServiceProcess {
   /** The last lines it wrote (stdout and stderr), for a failure message. */
   readonly tail: string[] = [];
   private exit: ServiceExit | undefined;
+  private readonly lineWaiters: Array<{ text: string; resolve(line: string): void }> = [];
 
   constructor(
     readonly kind: ServiceKind,
@@ -53,6 +54,11 @@ export class ServiceProcess {
       this.tail.push(line);
       if (this.tail.length > 50) this.tail.shift();
       options.onLine?.(line);
+      for (const waiter of [...this.lineWaiters]) {
+        if (!line.includes(waiter.text)) continue;
+        this.lineWaiters.splice(this.lineWaiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
     };
     createInterface({ input: this.child.stderr! }).on('line', remember);
     const lines = createInterface({ input: this.child.stdout! });
@@ -78,6 +84,11 @@ export class ServiceProcess {
     });
     // Nobody may be waiting on `ready` when it rejects after a later exit.
     this.ready.catch(() => {});
+  }
+
+  /** Resolves with the next line (stdout or stderr) that contains `text`. */
+  waitForLine(text: string): Promise<string> {
+    return new Promise((resolve) => this.lineWaiters.push({ text, resolve }));
   }
 
   get pid(): number | undefined {

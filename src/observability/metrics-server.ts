@@ -3,10 +3,14 @@ import http from 'node:http';
 import { isAdmin, registry } from './metrics.js';
 
 export async function serveMetrics(port: number, adminToken: string, host: string): Promise<http.Server> {
-  const server = http.createServer(async (req, res) => {
-    if (req.url !== '/metrics') return res.writeHead(404).end();
-    if (!isAdmin(req.headers.authorization, adminToken)) return res.writeHead(401, { 'www-authenticate': 'Basic realm="admin", Bearer' }).end();
-    res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
+  const server = http.createServer((req, res) => {
+    if (req.url !== '/metrics') return void res.writeHead(404).end();
+    if (!isAdmin(req.headers.authorization, adminToken)) return void res.writeHead(401, { 'www-authenticate': 'Basic realm="admin", Bearer' }).end();
+    // A failing collector answers 500 for this scrape; it must not become an unhandled rejection.
+    registry.metrics().then(
+      (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
+      () => res.writeHead(500).end(),
+    );
   });
   await new Promise<void>((resolve) => server.listen(port, host, () => resolve()));
   return server;

@@ -203,6 +203,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
           db: resources.db,
           box,
           policy: { allowPrivate: config.webhookAllowPrivate, allowedCidrs: config.webhookAllowedCidrs },
+          timeoutMs: config.webhookTimeoutMs,
           baseUrl: config.publicBaseUrl,
           disableAfterMs: config.webhookDisableAfterHours * 3_600_000,
           onChange: () => bumpSubscriptionsVersion(resources.redis, resources.redisKeys.subscriptionsVersion),

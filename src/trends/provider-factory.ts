@@ -11,7 +11,7 @@ export function createTrendsProvider(config: Config): TrendsProvider {
     case 'replay':
       return new ReplayTrendsProvider(config.recordedTrendsDir);
     case 'synthetic':
-      return new SyntheticTrendsProvider();
+      return new SyntheticTrendsProvider(undefined, config.syntheticLatencyMs);
   }
 }
 

@@ -29,9 +29,14 @@ function rng(seedText: string): () => number {
 export class SyntheticTrendsProvider implements TrendsProvider {
   readonly name = 'synthetic' as const;
 
-  constructor(private readonly today: () => Date = () => new Date()) {}
+  constructor(
+    private readonly today: () => Date = () => new Date(),
+    /** Each answer waits this long, as a real one would (SYNTHETIC_LATENCY_MS). */
+    private readonly latencyMs = 0,
+  ) {}
 
   async fetch(request: TrendsRequest): Promise<TrendsResponse> {
+    if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
     const provenance = { provider: 'synthetic' as const };
     switch (request.kind) {
       case 'interestOverTime': {

@@ -1,6 +1,10 @@
 // One signed POST. The address actually connected to is checked (the socket's
 // lookup hook), so a hostname resolving to a private address is refused too;
-// redirects are never followed; 15 s timeout; bodies over 20 KB are refused.
+// redirects are never followed; bodies over 20 KB are refused. One deadline
+// covers the whole exchange (lookup, connect, request, status line and the
+// answer's body): a receiver that trickles its answer a byte at a time is cut
+// off there like one that never answers, so it holds a delivery slot for at
+// most that long.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
@@ -10,6 +14,8 @@ import { signatureHeader } from '../domain/webhooks/signing.js';
 
 export const MAX_BODY_BYTES = 20_000;
 export const TIMEOUT_MS = 15_000;
+/** What of a receiver's answer is read before the socket is let go: the status is all we use. */
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 export interface SendResult {
   statusCode: number | null;
@@ -56,12 +62,18 @@ export function send(
   const timestamp = Math.floor(Date.now() / 1000);
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
+    let settled = false;
+    const finish = (statusCode: number | null, error: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(done(statusCode, error));
+    };
     const req = client.request(
       target,
       {
         method: 'POST',
         lookup: lookup as never,
-        timeout: timeoutMs,
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(message.body),
@@ -72,13 +84,25 @@ export function send(
         },
       },
       (res) => {
-        res.resume(); // the body is not needed; drain it so the socket is freed
-        res.once('end', () => resolve(done(res.statusCode ?? null, null)));
-        res.once('error', (e) => resolve(done(res.statusCode ?? null, e.message)));
+        const status = res.statusCode ?? null;
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          // Enough: the answer's body is not used, and a huge one must not cost us.
+          if (read > MAX_ANSWER_BYTES) {
+            finish(status, null);
+            req.destroy();
+          }
+        });
+        res.once('end', () => finish(status, null));
+        res.once('error', (e) => finish(status, e.message));
       },
     );
-    req.once('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.once('error', (e) => resolve(done(null, e.message)));
+    const deadline = setTimeout(() => {
+      finish(null, `timed out: no complete answer within ${timeoutMs} ms`);
+      req.destroy();
+    }, timeoutMs);
+    req.once('error', (e) => finish(null, e.message));
     req.end(message.body);
   });
 }

@@ -48,7 +48,7 @@ describe('/metrics', () => {
     const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), { idea: 'Metrics idea for coffee roasters', hints: [], provider: 'synthetic', source: 'synthetic' });
     const during = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
     expect(during.body).toMatch(/queue_jobs\{queue="research",state="(waiting|active|completed)"\}/);
-    await until(() => database.db.selectFrom('research_runs').select('status').where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded', 30_000, 'the run');
+    await until(() => database.db.selectFrom('research_runs').select('status').where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded', 60_000, 'the run');
     // The last step's "completed" event lands just after the run is recorded as done.
     const res = await until(
       () => app.inject({ url: '/metrics', headers: basic(TOKEN) }),
@@ -67,7 +67,7 @@ describe('/metrics', () => {
     expect(body).toMatch(/forecast_backtest_mase_count \d+/);
     expect(body).toMatch(/webhook_delivery_attempts_total|# HELP webhook_delivery_attempts_total/);
     expect(body).toMatch(/# HELP google_trends_requests_total/);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('/admin/queues (Bull Board)', () => {
@@ -90,10 +90,10 @@ describe('/admin/queues (Bull Board)', () => {
 
     // A job that fails for good (no handler has its name), retried from the dashboard.
     const broken = await pipeline.queues.maintenance.add('no-such-job', {}, { jobId: 'dashboard-retry-me', attempts: 1 });
-    await until(() => broken.getState(), (s) => s === 'failed', 10_000, 'the job to fail');
+    await until(() => broken.getState(), (s) => s === 'failed', 60_000, 'the job to fail');
     const before = (await pipeline.queues.maintenance.getJob(broken.id!))!.processedOn;
     const retried = await app.inject({ method: 'PUT', url: `/admin/queues/api/queues/maintenance/${broken.id}/retry`, headers: basic(TOKEN) });
     expect(retried.statusCode).toBeLessThan(300);
-    await until(async () => (await pipeline.queues.maintenance.getJob(broken.id!))!.processedOn, (p) => p !== before, 10_000, 'the retried job to run again');
+    await until(async () => (await pipeline.queues.maintenance.getJob(broken.id!))!.processedOn, (p) => p !== before, 60_000, 'the retried job to run again');
   });
 });

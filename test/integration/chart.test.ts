@@ -76,7 +76,7 @@ describe('GET /api/insights/{id}/chart.svg', () => {
     expect(png.width).toBe(860);
     expect(share).toBeGreaterThan(0.02); // lines, bands, text
     expect(colours.size).toBeGreaterThan(8); // the series, the bands, the axes are different colours
-  }, 90_000);
+  }, 180_000);
 });
 
 describe('insights show', () => {

@@ -107,7 +107,7 @@ describe('ingestion faults', () => {
     const streak = await redis.redis.get(`${redis.prefix}:trends:rate-limited-streak`);
     expect(streak).toBeNull(); // reset by the success after the storm
     expect(nock.isDone()).toBe(true);
-  }, 90_000);
+  }, 180_000);
 
   it('keeps the previous series and forecast when a refresh fails', async () => {
     // Another phrase (today's "pizza" answer is already fetched and would be reused), with data in place.
@@ -129,12 +129,12 @@ describe('ingestion faults', () => {
     nock(GOOGLE).get('/trends/api/explore').query(true).reply(200, '<html><body>Something changed</body></html>');
 
     const job = await pipeline.queues.ingest.add(JOBS.refreshInsight, { insightId: other }, { jobId: `refresh-${other}-broken`, attempts: 1 });
-    await until(() => job.getState(), (s) => s === 'failed', 30_000, 'the refresh to fail');
+    await until(() => job.getState(), (s) => s === 'failed', 60_000, 'the refresh to fail');
     const failed = await pipeline.queues.ingest.getJob(job.id!);
     expect(failed?.failedReason).toMatch(/previous data kept.*not its JSON/);
     expect(await pointsOfOther()).toEqual(before);
     expect(await forecastOfOther()).toEqual(forecastBefore);
     const insight = await database.db.selectFrom('insights').select('overall_score').where('id', '=', other).executeTakeFirstOrThrow();
     expect(insight.overall_score).toBe(0.4);
-  }, 60_000);
+  }, 180_000);
 });

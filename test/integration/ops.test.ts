@@ -48,7 +48,7 @@ describe('overload', () => {
     });
     await app.ready();
     // Building the app lags the loop too: wait until it is calm, then make it lag.
-    await until(async () => (await app.inject({ url: '/healthz' })).statusCode, (s) => s === 200, 5_000, 'a calm event loop');
+    await until(async () => (await app.inject({ url: '/healthz' })).statusCode, (s) => s === 200, 60_000, 'a calm event loop');
     // The sample taken right after a lag (every 100 ms) flags it until the next calm sample.
     // On a busy machine that window can close before a request gets through, so lag again.
     let res = await app.inject({ url: '/healthz' });
@@ -101,7 +101,7 @@ describe('graceful shutdown', () => {
     const done = async () => Number((await sql<{ n: string }>`select count(*) as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n);
 
     const first = startWorkerProcess(env);
-    await until(done, (n) => n >= 40, 30_000, 'some steps');
+    await until(done, (n) => n >= 40, 60_000, 'some steps');
     first.kill('SIGTERM');
     const code = await new Promise<number | null>((r) => first.once('exit', (c) => r(c)));
     expect(code).toBe(0);

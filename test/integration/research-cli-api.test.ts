@@ -64,7 +64,7 @@ describe('insights research', () => {
     expect(show.stdout).toMatch(/aggregate/);
     const list = await runCli(['runs', 'list'], env);
     expect(list.stdout).toContain(out.run_id);
-  }, 60_000);
+  }, 180_000);
 
   it('completes the recorded idea "pizza" with replay: 40 steps of recorded data, anchored on "bagel"', async () => {
     const result = await runCli(['research', 'pizza', '--wait', '--json'], { ...env, TRENDS_PROVIDER: 'replay' });
@@ -82,7 +82,7 @@ describe('insights research', () => {
     expect(report.dimensions.demand).toMatchObject({ evidence: { anchor: 'bagel' } });
     const insight = (await t.app.inject({ url: `/api/insights/${out.insight_id}`, headers: bearer(key) })).json();
     expect(insight).toMatchObject({ source: 'research', primary_keyword: 'pizza' });
-  }, 60_000);
+  }, 180_000);
 
   it('fails clearly with replay when a request was never recorded, and exits 1 naming the step', async () => {
     const result = await runCli(['research', 'Quantum knitting subscription', '--wait'], { ...env, TRENDS_PROVIDER: 'replay' });
@@ -94,7 +94,7 @@ describe('insights research', () => {
     expect(retry.stdout).toMatch(/Resumed .* at step 3/);
     const again = await runCli(['runs', 'retry', 'run_nope'], env);
     expect(again.code).toBe(2);
-  }, 60_000);
+  }, 180_000);
 
   it('answers 404 problems for unknown runs and for insights without a run', async () => {
     expect((await t.app.inject({ url: '/api/research-runs/run_0000000000000000000x', headers: bearer(key) })).statusCode).toBe(404);

@@ -1,11 +1,12 @@
 // SIGTERM to the real `web` process: in-flight requests finish, it exits 0;
-// a second signal forces exit.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
+// a second signal forces exit. Every wait is on an event (the ready line, a
+// request written, readiness turning 503, the exit), never on a clock.
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
-import { PROJECT_ROOT } from '../../src/config.js';
+import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { until } from '../support/pipeline.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 
 let database: TestDatabase;
@@ -19,61 +20,63 @@ afterAll(async () => {
   await database.destroy();
 });
 
-function startWeb(port: number) {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/web.js')], {
-    env: { PATH: process.env.PATH ?? '', ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: String(port), LOG_LEVEL: 'warn', SHUTDOWN_DRAIN_MS: '1000' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+function startWeb(drainMs: number) {
+  return new ServiceProcess('web', {
+    ...database.env,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: redis.prefix,
+    PORT: '0',
+    SHUTDOWN_DRAIN_MS: String(drainMs),
   });
-  child.stderr?.on('data', () => {});
-  return child;
 }
 
-async function waitUp(base: string) {
-  for (let i = 0; i < 100; i += 1) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('web did not start');
+/** A GET whose promise `sent` resolves once the request is written to an open connection. */
+function get(url: string, headers: Record<string, string> = {}): { sent: Promise<void>; status: Promise<number | string> } {
+  let markSent!: () => void;
+  const sent = new Promise<void>((r) => (markSent = r));
+  const status = new Promise<number | string>((resolve) => {
+    const req = http.get(url, { headers, agent: false, timeout: 60_000 }, (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.once('finish', markSent);
+    req.once('timeout', () => req.destroy(new Error('timeout')));
+    req.once('error', (e) => {
+      markSent();
+      resolve(`error: ${e.message}`);
+    });
+  });
+  return { sent, status };
 }
 
 describe('web process shutdown', () => {
   it('drains on SIGTERM: unready, requests already sent are answered, then it exits 0', async () => {
-    const port = 30_000 + Math.floor(Math.random() * 20_000);
-    const base = `http://127.0.0.1:${port}`;
     const { key } = await createApiKey(database.db, 'shutdown', 'enterprise');
-    const web = startWeb(port);
-    await waitUp(base);
-    const exited = new Promise<number | null>((r) => web.once('exit', (code) => r(code)));
-    const call = (url: string, headers: Record<string, string> = {}) =>
-      fetch(url, { headers, signal: AbortSignal.timeout(10_000) }).then((r) => r.status, (e: Error) => `error: ${e.name}`);
-    const inflight = Array.from({ length: 100 }, () => call(`${base}/api/insights?limit=5`, { authorization: `Bearer ${key}` }));
-    await new Promise((r) => setTimeout(r, 5));
-    web.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 200));
-    expect(await call(`${base}/readyz`)).toBe(503); // draining: the load balancer stops sending traffic
-    const statuses = await Promise.all(inflight);
-    expect(statuses).toEqual(Array(100).fill(200)); // everything sent before the signal is answered
-    expect(await exited).toBe(0);
-    expect(await call(`${base}/healthz`)).toMatch(/^error/); // and then it is gone
-  }, 30_000);
+    // A drain long enough for a loaded machine to take up every connection already made.
+    const web = startWeb(3_000);
+    const { url } = await web.ready;
+    const inflight = Array.from({ length: 100 }, () => get(`${url}/api/insights?limit=5`, { authorization: `Bearer ${key}` }));
+    await Promise.all(inflight.map((r) => r.sent));
+    web.child.kill('SIGTERM');
+    // Draining: the load balancer sees unready and stops sending traffic.
+    await until(() => get(`${url}/readyz`).status, (s) => s === 503, 60_000, '/readyz to answer 503 while draining');
+    expect(await Promise.all(inflight.map((r) => r.status))).toEqual(Array(100).fill(200)); // everything sent before the signal is answered
+    expect((await web.exited).code).toBe(0);
+    expect(await get(`${url}/healthz`).status).toMatch(/^error/); // and then it is gone
+  }, 120_000);
 
   it('exits at once on a second signal', async () => {
-    const port = 30_000 + Math.floor(Math.random() * 20_000);
-    const web = startWeb(port);
-    await waitUp(`http://127.0.0.1:${port}`);
+    // The graceful path would take the whole 60 s drain; only the forced exit is quick and says 130.
+    const web = startWeb(60_000);
+    await web.ready;
+    const handling = web.waitForLine('shutting down gracefully');
     const started = Date.now();
-    web.kill('SIGTERM');
+    web.child.kill('SIGTERM');
     // Two signals sent back to back can merge into one (Linux does not queue a pending
     // standard signal): send the second once the first is being handled, mid-drain.
-    await new Promise((r) => setTimeout(r, 300));
-    web.kill('SIGTERM');
-    const code = await new Promise<number | null>((r) => web.once('exit', (c) => r(c)));
-    // The graceful path takes at least SHUTDOWN_DRAIN_MS; only the forced exit says 130.
-    expect(code).toBe(130);
-    expect(Date.now() - started).toBeLessThan(1_000); // did not wait out the 1 s drain
-  }, 30_000);
+    await handling;
+    web.child.kill('SIGTERM');
+    expect((await web.exited).code).toBe(130);
+    expect(Date.now() - started).toBeLessThan(30_000); // did not wait out the 60 s drain
+  }, 120_000);
 });

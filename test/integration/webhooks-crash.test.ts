@@ -64,7 +64,7 @@ describe('webhook delivery survives kill -9', () => {
     await queue.add(JOBS.webhookMatch, { eventId }, { jobId: `match-${eventId}` });
 
     const worker = startWorkerProcess(env);
-    await until(async () => ids.length, (n) => n >= 1, 30_000, 'the first (held) request');
+    await until(async () => ids.length, (n) => n >= 1, 60_000, 'the first (held) request');
     worker.kill('SIGKILL');
     await new Promise((r) => worker.once('exit', r));
 
@@ -85,5 +85,5 @@ describe('webhook delivery survives kill -9', () => {
     await queue.close();
     server.closeAllConnections();
     server.close();
-  }, 90_000);
+  }, 180_000);
 });

@@ -81,7 +81,7 @@ async function subscribe(url: string, extra: string[] = []): Promise<{ id: strin
 
 async function research(idea: string) {
   const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), { idea, hints: [], provider: 'synthetic', source: 'synthetic' });
-  return until(() => database.db.selectFrom('research_runs').selectAll().where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded', 30_000, 'the run');
+  return until(() => database.db.selectFrom('research_runs').selectAll().where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded', 60_000, 'the run');
 }
 
 describe('webhooks', () => {
@@ -95,7 +95,7 @@ describe('webhooks', () => {
     expect(JSON.stringify(stored)).not.toContain(sub.secret.slice(6));
 
     const run = await research('Webhook test idea for plant lovers');
-    await until(async () => r.received.length, (n) => n >= 1, 20_000, 'a delivery');
+    await until(async () => r.received.length, (n) => n >= 1, 60_000, 'a delivery');
     const [got] = r.received;
     expect(got!.verified).toBe(true);
     expect(got!.body.type).toBe('insight.created');
@@ -103,7 +103,7 @@ describe('webhooks', () => {
     const event = await database.db.selectFrom('outbox_events').select('id').where('insight_id', '=', run.insight_id!).executeTakeFirstOrThrow();
     expect(got!.id).toBe(event.id);
     r.server.close();
-  }, 60_000);
+  }, 180_000);
 
   it('retries a receiver that answers 500 twice, with the same webhook-id each time', async () => {
     let secret = '';
@@ -111,7 +111,7 @@ describe('webhooks', () => {
     const sub = await subscribe(r.url, ['--keyword', 'violin']);
     secret = sub.secret;
     await research('Violin lessons marketplace');
-    await until(async () => r.received.length, (n) => n >= 3, 20_000, 'three attempts');
+    await until(async () => r.received.length, (n) => n >= 3, 60_000, 'three attempts');
     expect(new Set(r.received.map((x) => x.id)).size).toBe(1);
     expect(r.received.every((x) => x.verified)).toBe(true);
     const delivery = await database.db
@@ -120,11 +120,11 @@ describe('webhooks', () => {
       .where('event_id', '=', r.received[0]!.id)
       .where('subscription_id', '=', sub.id)
       .executeTakeFirstOrThrow();
-    await until(async () => (await database.db.selectFrom('webhook_deliveries').select('status').where('id', '=', delivery.id).executeTakeFirstOrThrow()).status, (s) => s === 'succeeded', 10_000, 'success');
+    await until(async () => (await database.db.selectFrom('webhook_deliveries').select('status').where('id', '=', delivery.id).executeTakeFirstOrThrow()).status, (s) => s === 'succeeded', 60_000, 'success');
     const attempts = await database.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', delivery.id).orderBy('attempt').execute();
     expect(attempts.map((a) => a.status_code)).toEqual([500, 500, 200]);
     r.server.close();
-  }, 60_000);
+  }, 180_000);
 
   it('delivers every event to a receiver that was down and came back', async () => {
     let secret = '';
@@ -134,12 +134,12 @@ describe('webhooks', () => {
     await research('Kayak rental app');
     await research('Kayak repair service');
     // Let a few attempts fail against the closed port, then bring the receiver back on it.
-    await until(() => database.db.selectFrom('webhook_attempts').select('delivery_id').execute(), (rows) => rows.length >= 8, 20_000, 'failed attempts');
+    await until(() => database.db.selectFrom('webhook_attempts').select('delivery_id').execute(), (rows) => rows.length >= 8, 60_000, 'failed attempts');
     r.server.listen(r.port, '127.0.0.1');
-    await until(async () => new Set(r.received.map((x) => x.id)).size, (n) => n === 2, 30_000, 'both events after the receiver came back');
+    await until(async () => new Set(r.received.map((x) => x.id)).size, (n) => n === 2, 60_000, 'both events after the receiver came back');
     expect(r.received.every((x) => x.verified)).toBe(true);
     r.server.close();
-  }, 90_000);
+  }, 180_000);
 
   it('disables the subscription on 410 Gone', async () => {
     let secret = '';
@@ -147,9 +147,9 @@ describe('webhooks', () => {
     const sub = await subscribe(r.url, ['--keyword', 'tuba']);
     secret = sub.secret;
     await research('Tuba sheet music app');
-    await until(() => database.db.selectFrom('webhook_subscriptions').select('state').where('id', '=', sub.id).executeTakeFirstOrThrow(), (s) => s.state === 'disabled', 20_000, 'the subscription to be disabled');
+    await until(() => database.db.selectFrom('webhook_subscriptions').select('state').where('id', '=', sub.id).executeTakeFirstOrThrow(), (s) => s.state === 'disabled', 60_000, 'the subscription to be disabled');
     r.server.close();
-  }, 60_000);
+  }, 180_000);
 
   it('refuses a hostname that resolves to a private address unless allowed', async () => {
     const r = await receiver(() => 'whsec_' + Buffer.alloc(24).toString('base64'));
@@ -210,7 +210,7 @@ describe('webhook operations', () => {
 
     const ping = await runCli(['webhooks', 'test', sub.id], env);
     expect(ping.code, ping.stderr).toBe(0);
-    await until(async () => received.length, (n) => n >= 1, 10_000, 'the ping');
+    await until(async () => received.length, (n) => n >= 1, 60_000, 'the ping');
     expect(received[0]!.verifiedBy).toEqual([0, 1]); // old and new secret both sign during the overlap
 
     const deliveryId = /delivery (dlv_[0-9a-z]+)/.exec(ping.stdout)![1]!;
@@ -218,7 +218,7 @@ describe('webhook operations', () => {
     expect(list.stdout).toContain(deliveryId);
     const replay = await runCli(['webhooks', 'replay', deliveryId], env);
     expect(replay.code, replay.stderr).toBe(0);
-    await until(async () => received.length, (n) => n >= 2, 10_000, 'the replay');
+    await until(async () => received.length, (n) => n >= 2, 60_000, 'the replay');
     expect(received[1]!.id).toBe(received[0]!.id);
 
     const show = await runCli(['webhooks', 'show', sub.id], env);
@@ -228,7 +228,7 @@ describe('webhook operations', () => {
     expect((await runCli(['webhooks', 'remove', sub.id], env)).code).toBe(0);
     expect((await runCli(['webhooks', 'show', sub.id], env)).code).toBe(2);
     server.close();
-  }, 60_000);
+  }, 180_000);
 
   it('disables a subscription that keeps failing past the configured streak', async () => {
     const { webhookDeliverProcessor } = await import('../../jobs/webhook-deliver.job.js');

@@ -1,0 +1,58 @@
+// `npm run chaos [-- --seed N --duration SECONDS --faults N --runs N]`
+// A bounded chaos soak on loopback (see soak.ts). Prints what it injects, a
+// summary, and ends with one JSON line; exits 1 on any violation. Everything
+// it started is stopped on every exit path, a watchdog included.
+import { emergencyStop, runSoak } from './soak.js';
+
+function option(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i === -1) return fallback;
+  const value = Number(process.argv[i + 1]);
+  if (!Number.isInteger(value) || value < 0) {
+    process.stderr.write(`chaos: --${name} needs a whole number (got "${process.argv[i + 1] ?? ''}")\n`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const seed = option('seed', Math.floor(Math.random() * 1_000_000));
+const durationS = option('duration', 300);
+const targetFaults = option('faults', Math.max(10, Math.round((durationS / 300) * 45)));
+const runs = option('runs', Math.max(10, Math.round(durationS / 6)));
+const settleS = option('settle', 240);
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+// Bounded even if something hangs: setup, the soak, the settle window, and a margin.
+const watchdogMs = (120 + durationS + settleS + 120) * 1000;
+const watchdog = setTimeout(() => {
+  say(`chaos: watchdog: the soak did not finish within ${watchdogMs / 1000} s; stopping everything`);
+  say(JSON.stringify({ chaos: 'soak', seed, ok: false, violations: ['watchdog: the soak did not finish in time'] }));
+  void emergencyStop().finally(() => process.exit(1));
+}, watchdogMs);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    say(`chaos: ${signal}: stopping everything`);
+    void emergencyStop().finally(() => process.exit(130));
+  });
+}
+
+say(`chaos soak: seed ${seed}, ${durationS} s, aiming at ${targetFaults} faults, ${runs} research runs (replay with --seed ${seed})`);
+try {
+  const result = await runSoak({ seed, durationMs: durationS * 1000, targetFaults, runs, settleMs: settleS * 1000, log: say });
+  clearTimeout(watchdog);
+  say('');
+  say(`faults injected: ${result.faults} (${Object.entries(result.faults_by_kind).map(([k, n]) => `${k} ${n}`).join(', ')})`);
+  say(`research runs: ${result.runs_succeeded}/${result.runs} succeeded, ${result.steps_recorded} steps recorded, ${result.insights} insights`);
+  say(`webhooks: ${result.deliveries_succeeded}/${result.deliveries_expected} deliveries succeeded, ${result.webhook_requests} requests received`);
+  say(`API: ${result.api_requests} answers ${JSON.stringify(result.api_status)}, ${result.api_transport_errors} transport errors (processes being killed), Free key max ${result.free_key_max_granted}/100`);
+  say(`recovery: /readyz 200 ${result.readyz_recovery_ms ?? '—'} ms after the last fault, all work done ${result.settle_ms} ms after it`);
+  say(result.violations.length === 0 ? 'violations: none' : `violations (${result.violations.length}):\n  - ${result.violations.join('\n  - ')}`);
+  say(JSON.stringify({ chaos: 'soak', ...result, ok: result.violations.length === 0 }));
+  process.exit(result.violations.length === 0 ? 0 : 1);
+} catch (error) {
+  clearTimeout(watchdog);
+  say(`chaos: the soak could not run: ${error instanceof Error ? error.stack : String(error)}`);
+  say(JSON.stringify({ chaos: 'soak', seed, ok: false, violations: [`harness error: ${String(error)}`] }));
+  await emergencyStop();
+  process.exit(1);
+}

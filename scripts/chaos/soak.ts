@@ -1,0 +1,439 @@
+// The chaos soak: the Procfile's processes (2 web, 2 workers) on a Postgres
+// cluster and a Redis (AOF) of their own, with research runs, a refresh,
+// webhook deliveries and API reads going on, while faults land at seeded
+// random moments. Once the faults stop, the invariants are checked.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Queue } from 'bullmq';
+import { sql } from 'kysely';
+import { createApiKey } from '../../src/api-keys/api-key.repository.js';
+import { createDb, type Db } from '../../src/db/connection.js';
+import { JOBS, QUEUES } from '../../src/queue/queues.js';
+import { createRedis, type Redis } from '../../src/redis/connection.js';
+import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { freePort } from '../lib/free-port.js';
+import { LocalPostgres } from '../lib/local-postgres.js';
+import { LocalRedis } from '../lib/local-redis.js';
+import { FAULT_KINDS, inject, seededRandom, type FaultKind, type InjectedFault } from './faults.js';
+import { WebhookReceiver } from './receiver.js';
+import { Supervisor, type Slot } from './supervisor.js';
+
+const exec = promisify(execFile);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface SoakOptions {
+  seed: number;
+  durationMs: number;
+  /** The schedule aims at this many faults in the duration (more is fine). */
+  targetFaults: number;
+  runs: number;
+  /** After the faults: how long work may take to finish before that is a violation. */
+  settleMs: number;
+  log: (line: string) => void;
+}
+
+export interface SoakResult {
+  seed: number;
+  duration_s: number;
+  faults: number;
+  faults_by_kind: Record<string, number>;
+  runs: number;
+  runs_succeeded: number;
+  steps_recorded: number;
+  insights: number;
+  events: number;
+  deliveries_expected: number;
+  deliveries_succeeded: number;
+  webhook_requests: number;
+  api_requests: number;
+  api_status: Record<string, number>;
+  api_transport_errors: number;
+  free_key_max_granted: number;
+  unexpected_exits: number;
+  readyz_recovery_ms: number | null;
+  settle_ms: number;
+  violations: string[];
+}
+
+// What the soak started, stopped in reverse order on every exit path: the
+// normal end, a thrown error, and emergencyStop() (a watchdog or Ctrl-C).
+const cleanups: Array<() => Promise<void>> = [];
+export async function emergencyStop(): Promise<void> {
+  for (const cleanup of cleanups.splice(0)) await cleanup().catch(() => {});
+}
+
+/** Runs the `insights` CLI against the soak's servers. */
+async function cli(env: Record<string, string>, args: string[]): Promise<string> {
+  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
+  const bin = path.join(path.basename(root) === 'dist' ? path.resolve(root, '..') : root, 'bin/insights.js');
+  const { stdout } = await exec(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
+  return stdout;
+}
+
+/** Retries `fn` through outages until it succeeds or `timeoutMs` passes. */
+async function persist<T>(what: string, fn: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`${what}: still failing after ${timeoutMs} ms: ${String(error)}`);
+      await sleep(250);
+    }
+  }
+}
+
+interface ApiStats {
+  requests: number;
+  status: Record<string, number>;
+  transportErrors: number;
+  timeouts: number;
+  grantedByFreeKey: Map<string, number>;
+}
+
+/** Readers on both web processes: several keys, several routes, conditional requests. */
+function startReaders(
+  webs: () => Slot[],
+  keys: { free: string[]; pro: string; enterprise: string },
+  random: () => number,
+  stats: ApiStats,
+  concurrency: number,
+): { stop(): Promise<void> } {
+  let stopped = false;
+  const insightIds: string[] = [];
+  const etags = new Map<string, string>();
+  const routes = () => {
+    const id = insightIds[Math.floor(random() * insightIds.length)];
+    const list = ['/api/insights?limit=5', '/api/insights?limit=3&min_score=0.2&sort=newest', '/api/categories', '/api/sources', '/api/usage', '/readyz'];
+    if (id) list.push(`/api/insights/${id}`, `/api/insights/${id}/trend-data`, `/api/insights/${id}/research`);
+    return list;
+  };
+  const loop = async () => {
+    while (!stopped) {
+      const candidates = webs().filter((s) => s.process.running);
+      const web = candidates[Math.floor(random() * candidates.length)];
+      const url = web?.env.PORT ? `http://127.0.0.1:${web.env.PORT}` : undefined;
+      if (!url) {
+        await sleep(50);
+        continue;
+      }
+      // Keys join during the soak (a fresh Free key per burst of runs).
+      const allKeys = [...keys.free, keys.pro, keys.enterprise];
+      const key = allKeys[Math.floor(random() * allKeys.length)]!;
+      const all = routes();
+      const route = all[Math.floor(random() * all.length)]!;
+      const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+      const etag = etags.get(`${key}|${route}`);
+      if (etag && random() < 0.3) headers['if-none-match'] = etag;
+      try {
+        const res = await fetch(`${url}${route}`, { headers, signal: AbortSignal.timeout(20_000) });
+        const body = await res.text();
+        stats.requests += 1;
+        stats.status[res.status] = (stats.status[res.status] ?? 0) + 1;
+        if ((res.status === 200 || res.status === 304) && keys.free.includes(key) && route.startsWith('/api/')) {
+          stats.grantedByFreeKey.set(key, (stats.grantedByFreeKey.get(key) ?? 0) + 1);
+        }
+        const tag = res.headers.get('etag');
+        if (tag) etags.set(`${key}|${route}`, tag);
+        if (res.status === 200 && route === '/api/insights?limit=5') {
+          for (const item of (JSON.parse(body) as { data: Array<{ id: string }> }).data) if (!insightIds.includes(item.id)) insightIds.push(item.id);
+        }
+      } catch (error) {
+        if ((error as Error).name === 'TimeoutError') stats.timeouts += 1;
+        else stats.transportErrors += 1;
+        await sleep(50);
+      }
+      await sleep(Math.floor(random() * 30));
+    }
+  };
+  const loops = Array.from({ length: concurrency }, loop);
+  return {
+    async stop() {
+      stopped = true;
+      await Promise.all(loops);
+    },
+  };
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakResult> {
+  const { log } = options;
+  const random = seededRandom(options.seed);
+  const violations: string[] = [];
+
+  try {
+    log(`seed ${options.seed}: starting Postgres and Redis (AOF) of our own`);
+    const postgres = await LocalPostgres.create();
+    cleanups.unshift(() => postgres.destroy());
+    const redis = await LocalRedis.create({ appendOnly: true });
+    cleanups.unshift(() => redis.destroy());
+    const bootstrap = createDb(postgres.url, { maxConnections: 1 });
+    await sql`create database chaos`.execute(bootstrap);
+    await bootstrap.destroy();
+
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'si-chaos-data-'));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const receiver = new WebhookReceiver();
+    await receiver.listen();
+    cleanups.unshift(() => receiver.close());
+
+    const env: Record<string, string> = {
+      DATABASE_URL: postgres.urlFor('chaos'),
+      DATABASE_POOL_SIZE: '10',
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: 'si',
+      DATA_DIR: dataDir,
+      TRENDS_PROVIDER: 'synthetic',
+      // Each synthetic Trends answer takes a while, so runs are in flight when faults land.
+      SYNTHETIC_LATENCY_MS: '400',
+      RESEARCH_CONCURRENCY: '8',
+      JOB_LOCK_MS: '5000',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      // The production retry schedule (5 s, 5 min, 30 min, …) shrunk 500×, so retries happen within the soak.
+      WEBHOOK_RETRY_SCALE: '0.002',
+      WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      SHUTDOWN_DRAIN_MS: '200',
+      LOG_LEVEL: 'warn',
+    };
+    await cli(env, ['release']);
+    const subscriptions = ['alpha', 'beta'];
+    for (const name of subscriptions) {
+      const out = JSON.parse(await cli(env, ['webhooks', 'add', '--url', receiver.urlFor(name), '--event', 'insight.created', '--json'])) as { id: string; secret: string };
+      receiver.setSecret(name, out.secret);
+    }
+
+    const adminDb = createDb(postgres.urlFor('chaos'), { maxConnections: 4, applicationName: 'chaos-harness' });
+    cleanups.unshift(() => adminDb.destroy());
+    const adminRedis: Redis = createRedis(redis.url, 'worker');
+    cleanups.unshift(async () => adminRedis.disconnect());
+    const keys = {
+      free: await Promise.all([1, 2, 3].map(async (i) => (await createApiKey(adminDb, `chaos free ${i}`, 'free')).key)),
+      pro: (await createApiKey(adminDb, 'chaos pro', 'pro')).key,
+      enterprise: (await createApiKey(adminDb, 'chaos enterprise', 'enterprise')).key,
+    };
+
+    // Every warning and error the processes log goes to a file kept after the soak,
+    // and the web processes' errors are shown with any violation.
+    const logPath = path.join(tmpdir(), `si-chaos-${options.seed}-${process.pid}.log`);
+    const logFile = createWriteStream(logPath);
+    cleanups.push(() => new Promise((r) => logFile.end(r)));
+    const errorLines: string[] = [];
+    const supervisor = new Supervisor((name, line) => {
+      if (!/"level":(40|50|60)/.test(line) && !line.startsWith('node:') && !/Error/.test(line)) return;
+      logFile.write(`${name} ${line}\n`);
+      if (name.startsWith('web') && errorLines.length < 50 && /"level":(50|60)/.test(line)) errorLines.push(`${name}: ${line.slice(0, 2_000)}`);
+    });
+    log(`process warnings and errors: ${logPath}`);
+    cleanups.unshift(async () => supervisor.killAllNow());
+    log('starting 2 web and 2 worker processes');
+    await Promise.all([
+      ...[1, 2].map(async (i) => supervisor.start(`web-${i}`, 'web', { ...env, PORT: String(await freePort()) })),
+      ...[1, 2].map((i) => supervisor.start(`worker-${i}`, 'worker', env)),
+    ]);
+    const webs = () => supervisor.slots.filter((s) => s.kind === 'web');
+
+    const queueConnection = createRedis(redis.url, 'worker');
+    const researchQueue = new Queue(QUEUES.research, { connection: queueConnection, prefix: 'si' });
+    const ingestQueue = new Queue(QUEUES.ingest, { connection: queueConnection, prefix: 'si' });
+    researchQueue.on('error', () => {});
+    ingestQueue.on('error', () => {});
+    cleanups.unshift(async () => {
+      await Promise.all([researchQueue.close(), ingestQueue.close()]).catch(() => {});
+      queueConnection.disconnect();
+    });
+    const chain = new ResearchChain(researchQueue);
+
+    const soakStart = Date.now();
+    const elapsedInSoak = () => Date.now() - soakStart;
+    const api: ApiStats = { requests: 0, status: {}, transportErrors: 0, timeouts: 0, grantedByFreeKey: new Map() };
+    const readers = startReaders(webs, keys, seededRandom(options.seed ^ 0x5eed), api, 6);
+
+    // Research runs in bursts over the first 70% of the soak, so many are in flight
+    // when faults land; a fresh Free key with each burst, so quotas are spent during faults.
+    const runIdeas: string[] = [];
+    const bursts = 7;
+    const runStarter = (async () => {
+      for (let burst = 0; burst < bursts; burst += 1) {
+        await sleep(Math.max(0, (options.durationMs * 0.7 * burst) / bursts - elapsedInSoak()));
+        keys.free.push((await persist('creating a Free key', () => createApiKey(adminDb, `chaos free burst ${burst}`, 'free'))).key);
+        const count = Math.floor(options.runs / bursts) + (burst < options.runs % bursts ? 1 : 0);
+        await Promise.all(
+          Array.from({ length: count }, async (_, j) => {
+            const idea = `Chaos soak ${options.seed} idea ${burst}-${j} for busy remote teams`;
+            runIdeas.push(idea);
+            await persist(`starting a run`, async () => {
+              // Recorded but never enqueued (Redis was away)? The sweeper enqueues it; never start it twice.
+              const existing = await adminDb.selectFrom('research_runs').select('id').where('idea', '=', idea).executeTakeFirst();
+              if (!existing) await startRun(adminDb, chain, { idea, hints: [], provider: 'synthetic', source: 'synthetic' });
+            });
+          }),
+        );
+      }
+    })();
+    const refresher = (async () => {
+      for (const at of [0.4, 0.8]) {
+        await sleep(Math.max(0, options.durationMs * at - elapsedInSoak()));
+        await persist('enqueuing a refresh', () => ingestQueue.add(JOBS.refreshAll, {}, { removeOnComplete: true }));
+      }
+    })();
+
+    // The faults, at seeded random moments until the duration is over.
+    const faults: InjectedFault[] = [];
+    const pending: Array<Promise<void>> = [];
+    const meanGapMs = options.durationMs / (options.targetFaults * 1.25);
+    const targets = {
+      postgres,
+      redis,
+      adminDb,
+      adminRedis,
+      supervisor,
+      receiver,
+      stepsActive: async () => (await researchQueue.getActiveCount()) > 0,
+    };
+    while (Date.now() - soakStart < options.durationMs) {
+      await sleep(Math.round(meanGapMs * (0.3 + random() * 1.4)));
+      if (Date.now() - soakStart >= options.durationMs) break;
+      const kind: FaultKind = FAULT_KINDS[Math.floor(random() * FAULT_KINDS.length)]!;
+      const at = Date.now();
+      try {
+        const outcome = await inject(kind, targets, random);
+        if (outcome.pending) pending.push(outcome.pending);
+        faults.push({ kind, atMs: at - soakStart, tookMs: Date.now() - at, detail: outcome.detail });
+        log(`${String(Math.round((at - soakStart) / 1000)).padStart(4)} s  ${kind.padEnd(28)} ${outcome.detail}`);
+      } catch (error) {
+        violations.push(`fault ${kind} at ${at - soakStart} ms: ${String(error)}`);
+        log(`fault ${kind} failed: ${String(error)}`);
+      }
+    }
+    await Promise.all(pending);
+    await runStarter;
+    await refresher;
+    const faultsOver = Date.now();
+    log(`faults over (${faults.length}); checking recovery`);
+
+    // /readyz answers 200 again on every web process within 10 s.
+    let readyzRecoveryMs: number | null = null;
+    try {
+      await Promise.all(
+        webs().map((slot) =>
+          persist(
+            `${slot.name} /readyz`,
+            async () => {
+              const res = await fetch(`http://127.0.0.1:${slot.env.PORT}/readyz`, { signal: AbortSignal.timeout(2_000) });
+              if (res.status !== 200) throw new Error(`answered ${res.status}`);
+            },
+            30_000,
+          ),
+        ),
+      );
+      readyzRecoveryMs = Date.now() - faultsOver;
+      if (readyzRecoveryMs > 10_000) violations.push(`/readyz took ${readyzRecoveryMs} ms to answer 200 after the last fault (limit 10 s)`);
+    } catch (error) {
+      violations.push(String(error));
+    }
+
+    // Work resumes and finishes: every run, every delivery.
+    const expectedPairs = async () => {
+      const events = await adminDb.selectFrom('outbox_events').select('id').where('type', '=', 'insight.created').execute();
+      return events.flatMap((e) => subscriptions.map((subscription) => ({ subscription, webhookId: e.id })));
+    };
+    const settled = await persist(
+      'work to finish after the faults',
+      async () => {
+        const runs = await adminDb.selectFrom('research_runs').select('status').execute();
+        const unfinished = runs.filter((r) => r.status !== 'succeeded' && r.status !== 'failed').length;
+        if (runs.length < options.runs || unfinished > 0) throw new Error(`${unfinished} runs unfinished`);
+        const pairs = await expectedPairs();
+        if (!receiver.delivered(pairs)) throw new Error('deliveries outstanding');
+        const open = await adminDb.selectFrom('webhook_deliveries').select('id').where('status', '<>', 'succeeded').execute();
+        if (open.length > 0) throw new Error(`${open.length} deliveries not succeeded`);
+        return true;
+      },
+      options.settleMs,
+    ).catch((error: unknown) => {
+      violations.push(String(error));
+      return false;
+    });
+    const settleMs = Date.now() - faultsOver;
+    log(`settled: ${settled} after ${settleMs} ms`);
+    await readers.stop();
+
+    // The invariants.
+    const runs = await adminDb.selectFrom('research_runs').select(['id', 'status', 'insight_id', 'idea']).execute();
+    const succeeded = runs.filter((r) => r.status === 'succeeded');
+    if (succeeded.length !== runs.length) violations.push(`${runs.length - succeeded.length} of ${runs.length} runs did not succeed`);
+    for (const idea of runIdeas) if (!runs.some((r) => r.idea === idea)) violations.push(`run for "${idea}" was lost`);
+    const perRun = await sql<{ run_id: string; n: number; distinct_steps: number }>`
+      select run_id, count(*)::int as n, count(distinct step)::int as distinct_steps
+      from research_steps where status = 'done' group by run_id`.execute(adminDb);
+    const stepCounts = new Map(perRun.rows.map((r) => [r.run_id, r]));
+    for (const run of runs) {
+      const c = stepCounts.get(run.id);
+      if (!c || c.n !== 40 || c.distinct_steps !== 40) violations.push(`run ${run.id} has ${c?.n ?? 0} done steps (${c?.distinct_steps ?? 0} distinct), not 40`);
+    }
+    const insightIds = new Set(succeeded.map((r) => r.insight_id));
+    if (insightIds.has(null) || insightIds.size !== succeeded.length) violations.push(`runs made ${insightIds.size} distinct insights for ${succeeded.length} runs`);
+    const insightCount = (await sql<{ n: number }>`select count(*)::int as n from insights`.execute(adminDb)).rows[0]!.n;
+    if (insightCount !== runs.length) violations.push(`${insightCount} insights for ${runs.length} distinct ideas`);
+
+    const pairs = await expectedPairs();
+    if (!receiver.delivered(pairs)) violations.push('some (event, subscription) pairs were never delivered');
+    const deliveries = await adminDb.selectFrom('webhook_deliveries').select(['event_id', 'status']).execute();
+    const deliveredOk = deliveries.filter((d) => d.status === 'succeeded').length;
+    if (deliveries.length !== pairs.length) violations.push(`${deliveries.length} delivery rows for ${pairs.length} (event, subscription) pairs`);
+    // Every retry keeps its webhook-id: all receipts of one insight.created at one subscription carry one id.
+    const idsByInsight = new Map<string, Set<string>>();
+    for (const r of receiver.receipts) {
+      if (!r.signatureValid) violations.push(`a delivery to ${r.subscription} (webhook-id ${r.webhookId}) had an invalid signature`);
+      const k = `${r.subscription}|${r.type}|${r.insightId}`;
+      idsByInsight.set(k, (idsByInsight.get(k) ?? new Set()).add(r.webhookId));
+    }
+    for (const [k, ids] of idsByInsight) if (ids.size > 1) violations.push(`${k} was sent with ${ids.size} different webhook-ids`);
+
+    const allowed = new Set(['200', '304', '429', '503']);
+    for (const [status, n] of Object.entries(api.status)) if (!allowed.has(status)) violations.push(`${n} API answers with status ${status}`);
+    if (violations.length > 0) for (const line of errorLines.slice(0, 10)) log(`error logged by ${line}`);
+    if (api.timeouts > 0) violations.push(`${api.timeouts} API requests got no answer within 20 s`);
+    const freeMax = Math.max(0, ...api.grantedByFreeKey.values());
+    if (freeMax > 100) violations.push(`a Free key was granted ${freeMax} requests (limit 100)`);
+
+    for (const exit of supervisor.unexpectedExits) {
+      violations.push(`${exit.process} exited on its own (${exit.signal ?? exit.code}): ${exit.tail.slice(-5).join(' | ')}`);
+    }
+    const unexpected = supervisor.unexpectedExits.length;
+    const exits = await supervisor.stopAll();
+    for (const e of exits) if (e.code !== 0) violations.push(`${e.process} did not stop cleanly on SIGTERM (${e.signal ?? e.code})`);
+
+    const byKind: Record<string, number> = {};
+    for (const f of faults) byKind[f.kind] = (byKind[f.kind] ?? 0) + 1;
+    return {
+      seed: options.seed,
+      duration_s: Math.round(options.durationMs / 1000),
+      faults: faults.length,
+      faults_by_kind: byKind,
+      runs: runs.length,
+      runs_succeeded: succeeded.length,
+      steps_recorded: perRun.rows.reduce((sum, r) => sum + r.n, 0),
+      insights: insightCount,
+      events: (await sql<{ n: number }>`select count(*)::int as n from outbox_events`.execute(adminDb)).rows[0]!.n,
+      deliveries_expected: pairs.length,
+      deliveries_succeeded: deliveredOk,
+      webhook_requests: receiver.receipts.length,
+      api_requests: api.requests,
+      api_status: api.status,
+      api_transport_errors: api.transportErrors,
+      free_key_max_granted: freeMax,
+      unexpected_exits: unexpected,
+      readyz_recovery_ms: readyzRecoveryMs,
+      settle_ms: settleMs,
+      violations,
+    };
+  } finally {
+    await emergencyStop();
+  }
+}

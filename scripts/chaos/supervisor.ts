@@ -1,0 +1,91 @@
+// Runs the Procfile's web and worker processes as a supervisor would: a
+// process the harness kills is started again at once; one that exits on its
+// own is a violation (and is started again, so the soak can go on).
+import { ServiceProcess, type ServiceKind } from '../lib/service-process.js';
+
+export interface Slot {
+  name: string;
+  kind: ServiceKind;
+  env: Record<string, string>;
+  process: ServiceProcess;
+  /** Set while the harness itself is stopping this process. */
+  expectingExit: boolean;
+  restarts: number;
+}
+
+export interface UnexpectedExit {
+  process: string;
+  code: number | null;
+  signal: string | null;
+  tail: string[];
+}
+
+export class Supervisor {
+  readonly slots: Slot[] = [];
+  readonly unexpectedExits: UnexpectedExit[] = [];
+  private stopping = false;
+
+  constructor(private readonly onLine?: (slot: string, line: string) => void) {}
+
+  async start(name: string, kind: ServiceKind, env: Record<string, string>): Promise<Slot> {
+    const slot: Slot = { name, kind, env, process: this.spawn(name, kind, env), expectingExit: false, restarts: 0 };
+    this.slots.push(slot);
+    this.watch(slot);
+    await slot.process.ready;
+    return slot;
+  }
+
+  private spawn(name: string, kind: ServiceKind, env: Record<string, string>): ServiceProcess {
+    return new ServiceProcess(kind, env, { onLine: this.onLine ? (line) => this.onLine!(name, line) : undefined });
+  }
+
+  private watch(slot: Slot): void {
+    const current = slot.process;
+    void current.exited.then((exit) => {
+      if (slot.process !== current || slot.expectingExit || this.stopping) return;
+      this.unexpectedExits.push({ process: slot.name, code: exit.code, signal: exit.signal, tail: current.tail.slice(-20) });
+      // Keep the soak going: a supervisor restarts what died.
+      void this.replace(slot).catch(() => {});
+    });
+  }
+
+  private async replace(slot: Slot): Promise<void> {
+    slot.process = this.spawn(slot.name, slot.kind, slot.env);
+    slot.restarts += 1;
+    this.watch(slot);
+    await slot.process.ready;
+  }
+
+  /** Sends `signal`, waits for the exit, starts the process again and waits until it is ready. */
+  async kill(slot: Slot, signal: NodeJS.Signals): Promise<{ code: number | null; signal: string | null }> {
+    slot.expectingExit = true;
+    let exit;
+    try {
+      exit = await slot.process.kill(signal);
+    } finally {
+      slot.expectingExit = false;
+    }
+    await this.replace(slot);
+    return exit;
+  }
+
+  /** SIGTERM to every process; each must exit 0 within `timeoutMs` (else SIGKILL, and reported). */
+  async stopAll(timeoutMs = 60_000): Promise<Array<{ process: string; code: number | null; signal: string | null }>> {
+    this.stopping = true;
+    return Promise.all(
+      this.slots.map(async (slot) => {
+        const p = slot.process;
+        if (!p.running) return { process: slot.name, code: null, signal: 'already exited' };
+        const timer = setTimeout(() => p.child.kill('SIGKILL'), timeoutMs);
+        const exit = await p.kill('SIGTERM');
+        clearTimeout(timer);
+        return { process: slot.name, code: exit.code, signal: exit.signal };
+      }),
+    );
+  }
+
+  killAllNow(): void {
+    this.stopping = true;
+    for (const slot of this.slots) if (slot.process.running) slot.process.child.kill('SIGKILL');
+  }
+}
