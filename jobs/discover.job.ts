@@ -34,6 +34,8 @@ export function discoverProcessor(deps: DiscoverDeps) {
     let budget = deps.dailyCap - startedToday;
     const started: string[] = [];
     const skipped: string[] = [];
+    // Outside text: a query with control characters (or no letters) is refused, and said so.
+    const rejected: Array<{ query: string; reason: string }> = [];
     for (const geo of deps.geos) {
       if (budget <= 0) break;
       let answer;
@@ -47,7 +49,11 @@ export function discoverProcessor(deps: DiscoverDeps) {
       if (answer.kind !== 'dailyTrends') continue;
       for (const search of answer.searches) {
         if (budget <= 0) break;
-        if (validateIdea(search.query)) continue;
+        const invalid = validateIdea(search.query);
+        if (invalid) {
+          rejected.push({ query: JSON.stringify(search.query).slice(0, 120), reason: invalid });
+          continue;
+        }
         const key = normalizeIdea(search.query).key;
         const known =
           (await deps.db.selectFrom('insights').select('id').where('idea_key', '=', key).executeTakeFirst()) ??
@@ -61,6 +67,6 @@ export function discoverProcessor(deps: DiscoverDeps) {
         budget -= 1;
       }
     }
-    return { started, skipped: skipped.length, remainingToday: Math.max(0, budget) };
+    return { started, skipped: skipped.length, rejected, remainingToday: Math.max(0, budget) };
   };
 }

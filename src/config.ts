@@ -30,6 +30,8 @@ export interface Config {
   readonly demoSeriesDir: string;
   /** Seconds a cached read-model response may live even if no write invalidates it. */
   readonly apiCacheTtlSeconds: number;
+  /** The response cache's budget per web process, in bytes (least recently used pages go first). */
+  readonly apiCacheMaxBytes: number;
   /** Where Google Trends data comes from: live Google, recorded answers, or generated data (load tests only). */
   readonly trendsProvider: TrendsProviderName;
   /** Live Google Trends requests per minute across all workers; 0 = no limit. */
@@ -88,6 +90,19 @@ export interface Config {
   readonly metricsPort: number | undefined;
   /** On SIGTERM the web process reports unready and keeps serving this long before closing. */
   readonly shutdownDrainMs: number;
+  /** The HTTP server's bounds on every inbound connection (see SECURITY.md). */
+  readonly http: HttpLimits;
+}
+
+export interface HttpLimits {
+  /** A whole request (headers and any body) must arrive within this. */
+  readonly requestTimeoutMs: number;
+  /** The request's headers must arrive within this. */
+  readonly headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number;
+  /** Connections beyond this are refused at accept. */
+  readonly maxConnections: number;
 }
 
 export const TRENDS_PROVIDERS = ['google', 'replay', 'synthetic'] as const;
@@ -157,6 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisPrefix: text('REDIS_PREFIX') ?? 'si',
     demoSeriesDir: path.resolve(PROJECT_ROOT, text('DEMO_SERIES_DIR') ?? '../shared/data/trends-series'),
     apiCacheTtlSeconds: integer('API_CACHE_TTL_SECONDS', 60, 0, 86_400),
+    apiCacheMaxBytes: integer('API_CACHE_MAX_MB', 64, 1, 65_536) * 1024 * 1024,
     trendsProvider: oneOf('TRENDS_PROVIDER', TRENDS_PROVIDERS, 'google'),
     trendsRatePerMinute: 0,
     trendsAnchor: text('TRENDS_ANCHOR'),
@@ -187,6 +203,12 @@ export function loadConfig(env: Env = process.env): Config {
     overloadMaxEventLoopDelayMs: integer('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 500, 10, 60_000),
     adminToken: text('ADMIN_TOKEN'),
     shutdownDrainMs: integer('SHUTDOWN_DRAIN_MS', 1_000, 0, 60_000),
+    http: {
+      requestTimeoutMs: integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
+      headersTimeoutMs: integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000),
+      keepAliveTimeoutMs: integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 600_000),
+      maxConnections: integer('HTTP_MAX_CONNECTIONS', 2_000, 1, 1_000_000),
+    },
     metricsPort: text('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 9464, 1, 65535),
     publicBaseUrl: (text('PUBLIC_BASE_URL') ?? `http://${text('HOST') ?? '127.0.0.1'}:${text('PORT') ?? '3000'}`).replace(/\/$/, ''),
   };
@@ -203,6 +225,9 @@ export function loadConfig(env: Env = process.env): Config {
   (config as { trendsRatePerMinute: number }).trendsRatePerMinute = integer('TRENDS_RATE_PER_MINUTE', 10, 0, 100_000);
   if (/[\s:]/.test(config.redisPrefix) && !/^\{[^}]+\}$/.test(config.redisPrefix)) {
     problems.push('REDIS_PREFIX must not contain spaces or ":" (a {hash tag} such as "{si}" is fine)');
+  }
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    problems.push(`HTTP_HEADERS_TIMEOUT_MS (${config.http.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.http.requestTimeoutMs})`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

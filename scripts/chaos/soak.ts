@@ -167,16 +167,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
   try {
     log(`seed ${options.seed}: starting Postgres and Redis (AOF) of our own`);
-    const postgres = await LocalPostgres.create();
+    const postgres = await LocalPostgres.init();
     cleanups.unshift(() => postgres.destroy());
-    const redis = await LocalRedis.create({ appendOnly: true });
+    await postgres.start();
+    const redis = await LocalRedis.init({ appendOnly: true });
     cleanups.unshift(() => redis.destroy());
+    await redis.start();
     const bootstrap = createDb(postgres.url, { maxConnections: 1 });
     await sql`create database chaos`.execute(bootstrap);
     await bootstrap.destroy();
 
     const dataDir = await mkdtemp(path.join(tmpdir(), 'si-chaos-data-'));
-    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    cleanups.unshift(() => rm(dataDir, { recursive: true, force: true }));
     const receiver = new WebhookReceiver();
     await receiver.listen();
     cleanups.unshift(() => receiver.close());

@@ -59,6 +59,13 @@ export class LocalPostgres {
 
   /** A new cluster (trust auth, user postgres), started. */
   static async create(options: LocalPostgresOptions = {}): Promise<LocalPostgres> {
+    const pg = await LocalPostgres.init(options);
+    await pg.start();
+    return pg;
+  }
+
+  /** A new cluster, not started yet: a caller can register its cleanup before anything runs. */
+  static async init(options: LocalPostgresOptions = {}): Promise<LocalPostgres> {
     const root = await mkdtemp(path.join(tmpdir(), 'si-pg-'));
     await ownedByPostgres(root);
     const dataDir = options.dataDir ?? path.join(root, 'data');
@@ -68,7 +75,6 @@ export class LocalPostgres {
     }
     const pg = new LocalPostgres(root, dataDir, port);
     await pg.configure({ wal_level: 'replica', max_wal_senders: 5, ...options.settings });
-    await pg.start();
     return pg;
   }
 

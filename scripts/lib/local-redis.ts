@@ -24,6 +24,13 @@ export class LocalRedis {
   ) {}
 
   static async create(options: LocalRedisOptions = {}): Promise<LocalRedis> {
+    const redis = await LocalRedis.init(options);
+    await redis.start();
+    return redis;
+  }
+
+  /** Configured, not started yet: a caller can register its cleanup before anything runs. */
+  static async init(options: LocalRedisOptions = {}): Promise<LocalRedis> {
     const dir = await mkdtemp(path.join(tmpdir(), 'si-redis-'));
     const port = options.port ?? (await freePort());
     const args = [
@@ -36,9 +43,7 @@ export class LocalRedis {
       '--logfile', path.join(dir, 'redis.log'),
       ...(options.extraArgs ?? []),
     ];
-    const redis = new LocalRedis(dir, port, args);
-    await redis.start();
-    return redis;
+    return new LocalRedis(dir, port, args);
   }
 
   get url(): string {

@@ -2,10 +2,16 @@
 // process. Revocation must still bite at once: `insights keys revoke`
 // publishes the key id and every web process drops it. The TTL bounds the
 // damage if a message is ever missed (e.g. Redis restarted mid-publish).
+//
+// Unknown keys are remembered briefly in a cache of their own, so a flood of
+// well-formed junk (the checksum is public) costs one lookup per key at most
+// and can never evict the valid keys; concurrent lookups of one key share one
+// query. Both caches drop their least recently used entries, never all at once.
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/connection.js';
 import { hashApiKey } from '../domain/api-key.js';
 import type { Plan } from '../domain/quota.js';
+import { Lru } from '../domain/lru.js';
 import { findActiveApiKeyByHash } from './api-key.repository.js';
 
 export interface ResolvedApiKey {
@@ -14,30 +20,53 @@ export interface ResolvedApiKey {
   name: string;
 }
 
-const TTL_MS = 60_000;
-const MAX_ENTRIES = 10_000;
+const VALID_TTL_MS = 60_000;
+const UNKNOWN_TTL_MS = 30_000;
 
 export class ApiKeyCache {
-  private readonly byHash = new Map<string, { key: ResolvedApiKey | null; expires: number }>();
+  private readonly valid = new Lru<string, { key: ResolvedApiKey; expires: number }>(10_000);
+  private readonly unknown = new Lru<string, number>(20_000);
+  private readonly inFlight = new Map<string, Promise<ResolvedApiKey | null>>();
+  /** Postgres lookups made: what unauthenticated traffic can cost. */
+  readonly stats = { lookups: 0 };
 
   constructor(private readonly db: Db) {}
 
+  /** The key if it is cached as valid now: no lookup, no cost. */
+  peek(key: string): ResolvedApiKey | undefined {
+    const hit = this.valid.get(hashApiKey(key));
+    return hit && hit.expires > Date.now() ? hit.key : undefined;
+  }
+
   async resolve(key: string): Promise<ResolvedApiKey | null> {
     const hash = hashApiKey(key);
-    const cached = this.byHash.get(hash);
-    if (cached && cached.expires > Date.now()) return cached.key;
+    const hit = this.valid.get(hash);
+    if (hit && hit.expires > Date.now()) return hit.key;
+    const unknownUntil = this.unknown.get(hash);
+    if (unknownUntil !== undefined && unknownUntil > Date.now()) return null;
+    let lookup = this.inFlight.get(hash);
+    if (!lookup) {
+      lookup = this.lookup(hash).finally(() => this.inFlight.delete(hash));
+      this.inFlight.set(hash, lookup);
+    }
+    return lookup;
+  }
+
+  private async lookup(hash: string): Promise<ResolvedApiKey | null> {
+    this.stats.lookups += 1;
     const row = await findActiveApiKeyByHash(this.db, hash);
-    const resolved = row ? { id: row.id, plan: row.plan, name: row.name } : null;
-    if (this.byHash.size >= MAX_ENTRIES) this.byHash.clear();
-    // Unknown keys are cached briefly too, so a flood of well-formed garbage cannot hammer Postgres.
-    this.byHash.set(hash, { key: resolved, expires: Date.now() + (resolved ? TTL_MS : 5_000) });
-    return resolved;
+    if (!row) {
+      this.unknown.set(hash, Date.now() + UNKNOWN_TTL_MS);
+      return null;
+    }
+    const key = { id: row.id, plan: row.plan, name: row.name };
+    this.unknown.delete(hash);
+    this.valid.set(hash, { key, expires: Date.now() + VALID_TTL_MS });
+    return key;
   }
 
   forget(apiKeyId: string): void {
-    for (const [hash, entry] of this.byHash) {
-      if (entry.key?.id === apiKeyId) this.byHash.delete(hash);
-    }
+    this.valid.prune((_, entry) => entry.key.id === apiKeyId);
   }
 
   /** Subscribes to revocations. Returns a function that unsubscribes. */

@@ -10,7 +10,7 @@ import { registerMaintenanceCommands } from './commands/maintenance.command.js';
 import { registerResearchCommands } from './commands/research.command.js';
 import { registerShowCommand } from './commands/show.command.js';
 import { registerWebhookCommands } from './commands/webhooks.command.js';
-import { UsageError } from './output.js';
+import { forTerminal, UsageError } from './output.js';
 
 const program = new Command('insights')
   .description('Startup Insights: research startup ideas against real search-interest data.')
@@ -46,6 +46,6 @@ try {
   const message = error instanceof Error ? error.message : String(error);
   // Postgres 42P01 (undefined_table): a database nobody has migrated yet.
   const hint = (error as { code?: unknown }).code === '42P01' ? ' (the schema is missing or old: run `insights migrate`)' : '';
-  process.stderr.write(`insights: ${message}${hint}\n`);
+  process.stderr.write(`insights: ${forTerminal(message)}${hint}\n`);
   process.exit(error instanceof UsageError || error instanceof ConfigError ? 2 : 1);
 }

@@ -1,6 +1,10 @@
 // Opaque keyset cursors for GET /api/insights. A cursor remembers the sort it
 // was made for and the last row's sort key; clients must treat it as opaque.
+// Decoding accepts exactly what encodeCursor produces and nothing else: every
+// value is checked where it enters, so nothing reaches Postgres that Postgres
+// would reject (an out-of-range date, a NUL byte, a non-finite number).
 import type { InsightSort } from './catalog.js';
+import { isId } from './ids.js';
 
 export interface InsightCursor {
   sort: InsightSort;
@@ -15,6 +19,11 @@ export function encodeCursor(cursor: InsightCursor): string {
 
 export class InvalidCursorError extends Error {}
 
+// What Date#toISOString() writes for the years rows can have.
+const ISO_TIMESTAMP = /^(19[7-9]\d|2\d{3})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+const notOurs = () => new InvalidCursorError('cursor is not a value returned as next_cursor');
+
 /** Throws InvalidCursorError for anything we did not produce for this sort. */
 export function decodeCursor(raw: string, sort: InsightSort): InsightCursor {
   let parsed: unknown;
@@ -22,24 +31,20 @@ export function decodeCursor(raw: string, sort: InsightSort): InsightCursor {
     if (!/^[A-Za-z0-9_-]{1,512}$/.test(raw)) throw new Error('not base64url');
     parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
   } catch {
-    throw new InvalidCursorError('cursor is not a value returned as next_cursor');
+    throw notOurs();
   }
-  if (!Array.isArray(parsed) || parsed.length !== 3) {
-    throw new InvalidCursorError('cursor is not a value returned as next_cursor');
-  }
+  if (!Array.isArray(parsed) || parsed.length !== 3) throw notOurs();
   const [cursorSort, value, id] = parsed as unknown[];
   if (cursorSort !== sort) {
-    throw new InvalidCursorError(`cursor was made for sort=${String(cursorSort)}, not sort=${sort}`);
+    throw new InvalidCursorError(`cursor was made for sort=${String(cursorSort).slice(0, 20)}, not sort=${sort}`);
   }
-  if (typeof id !== 'string' || id.length > 64) {
-    throw new InvalidCursorError('cursor is not a value returned as next_cursor');
-  }
+  if (typeof id !== 'string' || !isId('insight', id)) throw notOurs();
   if (sort === 'score') {
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw new InvalidCursorError('cursor is not a value returned as next_cursor');
-    }
-  } else if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) {
-    throw new InvalidCursorError('cursor is not a value returned as next_cursor');
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) throw notOurs();
+  } else {
+    // The round trip rejects impossible dates such as 2026-02-31 and 2026-13-01.
+    const time = typeof value === 'string' && ISO_TIMESTAMP.test(value) ? Date.parse(value) : Number.NaN;
+    if (!Number.isFinite(time) || new Date(time).toISOString() !== value) throw notOurs();
   }
   return { sort, value, id };
 }

@@ -14,8 +14,9 @@ import { isWellFormedApiKey } from '../domain/api-key.js';
 import { PLANS, rateLimitHeaders } from '../domain/quota.js';
 import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import type { RedisKeys } from '../redis/keys.js';
+import { FailedAuthLimiter } from './failed-auth-limiter.js';
 import { problem, ProblemError } from './problem.js';
-import { etagOf, matchesIfNoneMatch, ResponseCache } from './response-cache.js';
+import { canonicalKey, etagOf, matchesIfNoneMatch, ResponseCache } from './response-cache.js';
 import { quotaRejections } from '../observability/metrics.js';
 
 declare module 'fastify' {
@@ -25,6 +26,8 @@ declare module 'fastify' {
     quota?: QuotaDecision;
     /** The read-model version this request's response is cached under. */
     readModelVersion?: string;
+    /** The response cache's key for this request (route and validated parameters). */
+    cacheKey?: string;
   }
   interface FastifyContextConfig {
     /** The response depends only on the URL and the read model: cache it and give it an ETag. */
@@ -39,6 +42,7 @@ export interface ApiGuardDeps {
   responseCache: ResponseCache;
   /** Without it (or while it is not in sync) every request asks Redis. */
   readModel?: ReadModelVersionWatcher;
+  failedAuth?: FailedAuthLimiter;
 }
 
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
@@ -48,6 +52,7 @@ function unauthorized(detail: string): ProblemError {
 }
 
 export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void {
+  const failedAuth = deps.failedAuth ?? new FailedAuthLimiter();
   const unlimitedUsage = new UnlimitedUsageCounter(deps.redis, deps.redisKeys, (error) =>
     app.log.warn({ err: error }, 'requests of an unlimited plan could not be counted for /api/usage'),
   );
@@ -58,8 +63,21 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
     if (!token) throw unauthorized('The Authorization header must be "Bearer <key>".');
     // Shape and checksum first: garbage never costs a database lookup.
     if (!isWellFormedApiKey(token)) throw unauthorized('That is not a valid API key (keys start with sik_).');
-    const apiKey = await deps.apiKeys.resolve(token);
-    if (!apiKey) throw unauthorized('Unknown or revoked API key.');
+    let apiKey = deps.apiKeys.peek(token);
+    if (!apiKey) {
+      // A key not known to be valid may cost a lookup: an address that keeps failing waits.
+      const wait = failedAuth.retryAfterSeconds(request.ip);
+      if (wait > 0) {
+        throw new ProblemError(problem('authThrottled', `Too many requests with unknown keys from your address; retry in ${wait} s with a valid key.`), {
+          'retry-after': String(wait),
+        });
+      }
+      apiKey = (await deps.apiKeys.resolve(token)) ?? undefined;
+      if (!apiKey) {
+        failedAuth.fail(request.ip);
+        throw unauthorized('Unknown or revoked API key.');
+      }
+    }
     request.apiKey = apiKey;
 
     const cacheable = request.routeOptions.config.cacheable === true && request.method === 'GET';
@@ -85,14 +103,18 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
         );
       }
     }
+  });
 
-    if (cacheable) {
-      const hit = deps.responseCache.get(request.readModelVersion, request.url);
-      if (hit) {
-        reply.header('etag', hit.etag).header('x-cache', 'hit');
-        if (matchesIfNoneMatch(request.headers['if-none-match'], hit.etag)) return reply.code(304).send();
-        return reply.code(hit.statusCode).header('content-type', hit.contentType).send(hit.body);
-      }
+  // The cache is consulted once the parameters are parsed and validated, so its
+  // key is the request's meaning, not its spelling.
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.routeOptions.config.cacheable !== true || request.method !== 'GET' || request.readModelVersion === undefined) return;
+    request.cacheKey = canonicalKey(request.routeOptions.url ?? '', request.params, request.query);
+    const hit = deps.responseCache.get(request.readModelVersion, request.cacheKey);
+    if (hit) {
+      reply.header('etag', hit.etag).header('x-cache', 'hit');
+      if (matchesIfNoneMatch(request.headers['if-none-match'], hit.etag)) return reply.code(304).send();
+      return reply.code(hit.statusCode).header('content-type', hit.contentType).send(hit.body);
     }
   });
 
@@ -103,12 +125,13 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
       reply.statusCode !== 200 ||
       typeof payload !== 'string' ||
       request.readModelVersion === undefined ||
+      request.cacheKey === undefined ||
       reply.getHeader('x-cache') === 'hit'
     ) {
       return payload;
     }
     const etag = etagOf(payload);
-    deps.responseCache.set(request.readModelVersion, request.url, {
+    deps.responseCache.set(request.readModelVersion, request.cacheKey, {
       body: Buffer.from(payload),
       etag,
       statusCode: 200,

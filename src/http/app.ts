@@ -12,15 +12,16 @@ import type { Redis } from 'ioredis';
 import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import { defineQuotaCommands } from '../api-keys/quota.store.js';
 import type { Db } from '../db/connection.js';
+import type { HttpLimits } from '../config.js';
 import type { Logger } from '../logger.js';
 import { classifyOutage } from '../outage.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { registerApiGuard } from './api-guard.js';
 import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
-import { problem, ProblemError, sendProblem, type InvalidParam } from './problem.js';
+import { invalidParam, problem, ProblemError, sendProblem, type InvalidParam } from './problem.js';
 import { OneLinePerRequest } from './request-log.js';
 import { ResponseCache } from './response-cache.js';
-import { httpDuration, isAdmin, registry } from '../observability/metrics.js';
+import { httpDuration, isAdmin, registry, reportResponseCache } from '../observability/metrics.js';
 import type { Queue } from 'bullmq';
 import { catalogRoutes } from './routes/api/catalog.routes.js';
 import { insightRoutes } from './routes/api/insights.routes.js';
@@ -40,6 +41,8 @@ export interface AppDeps {
   readModel?: ReadModelVersionWatcher;
   /** 0 disables the response cache. */
   cacheTtlSeconds?: number;
+  /** The response cache's byte budget (API_CACHE_MAX_MB). */
+  cacheMaxBytes?: number;
   /** Event-loop delay (ms) above which requests are shed with 503 + Retry-After; 0 turns shedding off (tests). */
   overloadMaxEventLoopDelayMs?: number;
   /** How often the event loop is sampled for that (ms). */
@@ -50,7 +53,11 @@ export interface AppDeps {
   queues?: Queue[];
   /** True while the process drains before shutdown (readiness then answers 503). */
   draining?: () => boolean;
+  /** Bounds on inbound connections; tests and the defaults of config.ts. */
+  http?: HttpLimits;
 }
+
+const DEFAULT_HTTP_LIMITS: HttpLimits = { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, maxConnections: 2_000 };
 
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -76,10 +83,20 @@ function validationProblem(error: FastifyError) {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   defineQuotaCommands(deps.redis);
   const apiKeys = deps.apiKeys ?? new ApiKeyCache(deps.db);
-  const responseCache = new ResponseCache((deps.cacheTtlSeconds ?? 60) * 1000);
+  const responseCache = new ResponseCache((deps.cacheTtlSeconds ?? 60) * 1000, deps.cacheMaxBytes);
+  reportResponseCache(() => ({ bytes: responseCache.bytes, entries: responseCache.size }));
 
+  const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
+    // Every inbound wait has a deadline. Fastify leaves requestTimeout at 0, which
+    // also turns off Node's own limit: a client sending its body a byte at a time
+    // would hold the connection forever. Node checks these on an interval, so
+    // make it short enough for the bounds to bite near their value.
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs / 2) },
     requestIdHeader: 'x-request-id',
     logController: new OneLinePerRequest(),
     // Report every invalid parameter, and never silently drop unknown ones.
@@ -91,7 +108,38 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.server.maxConnections = limits.maxConnections;
   app.addSchema(ProblemSchema);
+
+  // 405 instead of 404 when the path exists under another method: collect every
+  // route, then (in the last plugin) answer the other methods with an Allow header.
+  const methodsByUrl = new Map<string, Set<string>>();
+  let collecting = true;
+  app.addHook('onRoute', (route) => {
+    // The docs UI manages its own routes (and their trailing-slash twins).
+    if (!collecting || route.url.startsWith('/docs') || route.url.startsWith('/admin')) return;
+    const methods = methodsByUrl.get(route.url) ?? new Set<string>();
+    for (const m of [route.method].flat()) methods.add(m);
+    methodsByUrl.set(route.url, methods);
+  });
+
+  // The API is read-only: no route takes a body, so none is ever read. A request
+  // that carries one is answered before anything reads it, and its connection
+  // closes after the answer, so a client trickling a body cannot hold it open.
+  app.addHook('onRequest', async (request, reply) => {
+    const length = request.headers['content-length'];
+    if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return;
+    reply.header('connection', 'close');
+    if (request.method === 'GET' || request.method === 'HEAD') return; // answered as usual; the body is never parsed
+    const methods = request.routeOptions.url === undefined ? undefined : methodsByUrl.get(request.routeOptions.url);
+    if (methods && !methods.has(request.method)) {
+      const allow = [...methods].sort().join(', ');
+      reply.header('allow', allow);
+      return sendProblem(reply, problem('methodNotAllowed', `${request.method} is not allowed here; use ${allow}.`));
+    }
+    return sendProblem(reply, problem('notFound', `No route ${request.method} ${request.url.split('?')[0]}. This API is read-only; see /docs.`));
+  });
+
 
   // Shed load instead of letting latency grow without bound: when the event loop
   // lags, answer 503 + Retry-After at once (health checks included: a lagging
@@ -123,6 +171,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, problem('internal', 'Something went wrong on our side. It has been logged.'));
+  });
+
+  // Ajv coerces "Infinity" and "1e400" to Infinity and then skips minimum and
+  // maximum for non-finite numbers, so a validated number can still be one
+  // Postgres rejects. Every number that passed validation must also be finite.
+  app.addHook('preHandler', async (request) => {
+    for (const part of [request.query, request.params] as unknown[]) {
+      if (typeof part !== 'object' || part === null) continue;
+      for (const [name, value] of Object.entries(part)) {
+        if (typeof value === 'number' && !Number.isFinite(value)) throw invalidParam(name, 'must be a finite number');
+      }
+    }
   });
 
   app.addHook('onResponse', async (request, reply) => {
@@ -164,18 +224,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, problem('notFound', `No route ${request.method} ${request.url.split('?')[0]}. See /docs.`)),
   );
-
-  // 405 instead of 404 when the path exists under another method: collect every
-  // route, then (in the last plugin) answer the other methods with an Allow header.
-  const methodsByUrl = new Map<string, Set<string>>();
-  let collecting = true;
-  app.addHook('onRoute', (route) => {
-    // The docs UI manages its own routes (and their trailing-slash twins).
-    if (!collecting || route.url.startsWith('/docs') || route.url.startsWith('/admin')) return;
-    const methods = methodsByUrl.get(route.url) ?? new Set<string>();
-    for (const m of [route.method].flat()) methods.add(m);
-    methodsByUrl.set(route.url, methods);
-  });
 
   await app.register(swagger, {
     openapi: {

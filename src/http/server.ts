@@ -38,9 +38,11 @@ export async function startWebServer(resources: Resources, config: Config, logge
     apiKeys,
     readModel,
     cacheTtlSeconds: config.apiCacheTtlSeconds,
+    cacheMaxBytes: config.apiCacheMaxBytes,
     overloadMaxEventLoopDelayMs: config.overloadMaxEventLoopDelayMs,
     adminToken: config.adminToken,
     queues,
+    http: config.http,
   });
   try {
     await app.listen({ host: config.host, port: config.port });

@@ -57,6 +57,28 @@ export const forecastMase = new client.Histogram({
   registers: [registry],
 });
 
+let responseCacheSize: () => { bytes: number; entries: number } = () => ({ bytes: 0, entries: 0 });
+new client.Gauge({
+  name: 'api_response_cache_bytes',
+  help: 'Bytes held by the web process’s response cache (bounded by API_CACHE_MAX_MB)',
+  registers: [registry],
+  collect() {
+    this.set(responseCacheSize().bytes);
+  },
+});
+new client.Gauge({
+  name: 'api_response_cache_entries',
+  help: 'Responses held by the web process’s response cache',
+  registers: [registry],
+  collect() {
+    this.set(responseCacheSize().entries);
+  },
+});
+/** The response cache whose size /metrics reports. */
+export function reportResponseCache(size: () => { bytes: number; entries: number }): void {
+  responseCacheSize = size;
+}
+
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children'] as const;
 let queuesForDepth: Queue[] = [];
 new client.Gauge({

@@ -15,6 +15,7 @@ export interface TestApp {
   redis: TestRedis;
   /** The in-memory read-model version (as in the web server). */
   readModel: ReadModelVersionWatcher;
+  apiKeys: ApiKeyCache;
   key(plan?: Plan): Promise<string>;
   close(): Promise<void>;
 }
@@ -48,6 +49,7 @@ export async function createTestApp(options: { cacheTtlSeconds?: number } = {}):
     database,
     redis,
     readModel,
+    apiKeys,
     key: async (plan: Plan = 'enterprise') => (await createApiKey(database.db, `test ${plan}`, plan)).key,
     async close() {
       await app.close();

@@ -1,24 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../../src/domain/cursor.js';
+import { newId } from '../../src/domain/ids.js';
+
+const id = newId('insight');
+const craft = (value: unknown[]) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('keyset cursors', () => {
   it('round-trip for every sort', () => {
-    const score = { sort: 'score' as const, value: 0.731, id: 'ins_abc' };
+    const score = { sort: 'score' as const, value: 0.731, id };
     expect(decodeCursor(encodeCursor(score), 'score')).toEqual(score);
-    const newest = { sort: 'newest' as const, value: '2026-11-22T10:00:00.000Z', id: 'ins_x' };
+    const newest = { sort: 'newest' as const, value: '2026-11-22T10:00:00.000Z', id };
     expect(decodeCursor(encodeCursor(newest), 'newest')).toEqual(newest);
   });
 
   it('refuse a cursor made for another sort', () => {
-    const cursor = encodeCursor({ sort: 'score', value: 0.5, id: 'ins_a' });
+    const cursor = encodeCursor({ sort: 'score', value: 0.5, id });
     expect(() => decodeCursor(cursor, 'newest')).toThrow(/sort=score/);
   });
 
-  it('refuse garbage and tampered values', () => {
-    const tampered = Buffer.from(JSON.stringify(['score', 'DROP TABLE', 'ins_a'])).toString('base64url');
-    const badDate = Buffer.from(JSON.stringify(['newest', 'not a date', 'ins_a'])).toString('base64url');
-    for (const raw of ['', '!!!', 'e30', tampered, badDate, 'a'.repeat(600)]) {
-      expect(() => decodeCursor(raw, raw === badDate ? 'newest' : 'score')).toThrow(InvalidCursorError);
-    }
+  it('refuse garbage, tampered values and well-formed cursors with hostile contents', () => {
+    const forScore = [
+      '', '!!!', 'e30', 'a'.repeat(600),
+      craft(['score', 'DROP TABLE', id]),
+      craft(['score', 1e308 * 10, id]),
+      craft(['score', -0.5, id]),
+      craft(['score', 7, id]),
+      craft(['score', 0.5, 'ins_\u0000aaaaaaaaaaaaaaaaaaa']),
+      craft(['score', 0.5, 'ins_abc']),
+      craft(['score', 0.5, 42]),
+      craft(['score', 0.5, id, 'extra']),
+    ];
+    const forNewest = [
+      craft(['newest', 'not a date', id]),
+      craft(['newest', '-271821-04-20T00:00:00.000Z', id]),
+      craft(['newest', '+275760-09-13T00:00:00.000Z', id]),
+      craft(['newest', '2026-02-31T00:00:00.000Z', id]),
+      craft(['newest', '2026-11-22T10:00:00.000Z\u0000', id]),
+      craft(['newest', '1969-12-31T23:59:59.999Z', id]),
+      craft(['newest', 1700000000000, id]),
+    ];
+    for (const raw of forScore) expect(() => decodeCursor(raw, 'score'), raw).toThrow(InvalidCursorError);
+    for (const raw of forNewest) expect(() => decodeCursor(raw, 'newest'), raw).toThrow(InvalidCursorError);
   });
 });

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { announceRevocation } from '../../api-keys/api-key-cache.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../api-keys/api-key.repository.js';
 import { isPlan, PLAN_VALUES, PLANS } from '../../domain/quota.js';
+import { controlCharacterProblem } from '../../domain/text.js';
 import type { CliContext } from '../main.js';
 import { withResources } from '../resources.js';
 import { print, printJson, table, UsageError } from '../output.js';
@@ -18,6 +19,8 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
     .action(async (options: { name: string; plan: string; json?: boolean }) => {
       const name = options.name.trim();
       if (name === '' || name.length > 200) throw new UsageError('--name must be 1–200 characters');
+      const control = controlCharacterProblem(name);
+      if (control) throw new UsageError(`--name ${control}`);
       const plan = options.plan;
       if (!isPlan(plan)) throw new UsageError(`--plan must be one of ${PLAN_VALUES.join(', ')} (got "${plan}")`);
       await withResources(context, async (resources) => {

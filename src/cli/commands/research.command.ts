@@ -11,7 +11,7 @@ import { openQueues, startWorkers, type Pipeline } from '../../runtime/workers.j
 import type { Logger } from '../../logger.js';
 import type { CliContext } from '../main.js';
 import { withResources } from '../resources.js';
-import { print, printJson, table, UsageError } from '../output.js';
+import { forTerminal, print, printJson, table, UsageError } from '../output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -29,7 +29,7 @@ async function waitForRun(resources: Resources, runId: string, quiet: boolean): 
       const filled = Math.round((done / STEP_COUNT) * width);
       const name = run.next_step <= STEP_COUNT ? STEP_NAMES[run.next_step - 1] : 'done';
       const note = run.status === 'waiting' ? ` — ${run.waiting_reason}` : '';
-      const line = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] step ${done}/${STEP_COUNT} ${name} ${((Date.now() - started) / 1000).toFixed(1)}s${note}`;
+      const line = forTerminal(`[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] step ${done}/${STEP_COUNT} ${name} ${((Date.now() - started) / 1000).toFixed(1)}s${note}`);
       if (tty) process.stderr.write(`\r${line.padEnd(lastLine.length)}`);
       else if (line.replace(/ [\d.]+s/, '') !== lastLine.replace(/ [\d.]+s/, '')) process.stderr.write(`${line}\n`);
       lastLine = line;

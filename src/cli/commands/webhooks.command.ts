@@ -15,6 +15,7 @@ import {
   rotateSecret,
   setSubscriptionState,
 } from '../../webhooks/subscription.repository.js';
+import { controlCharacterProblem } from '../../domain/text.js';
 import type { CliContext } from '../main.js';
 import { print, printJson, table, UsageError } from '../output.js';
 
@@ -77,6 +78,10 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
       const sources = checkList('source', o.source, SOURCE_VALUES);
       const eventTypes = checkList('event', o.event, EVENT_TYPES);
       const keywords = o.keyword.map((k) => k.trim()).filter(Boolean);
+      for (const k of keywords) {
+        const control = controlCharacterProblem(k);
+        if (control) throw new UsageError(`--keyword "${k.slice(0, 40)}" ${control}`);
+      }
       await withWebhookResources(context, async (r, box) => {
         const created = await createSubscription(r.db, box, { url, minScore, categories, sources, keywords, eventTypes });
         await changed(r);

@@ -1,5 +1,6 @@
 // An insight's picture: the 30-day series and the 7-day forecast with its 80 %
 // and 95 % bands, dated axes, a title and a legend. Pure: data in, SVG out.
+import { escapeXml } from '../text.js';
 
 export interface ChartPoint {
   date: string;
@@ -16,7 +17,6 @@ const W = 860;
 const H = 420;
 const M = { top: 56, right: 24, bottom: 64, left: 48 };
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
 const label = (date: string) => new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
@@ -36,7 +36,7 @@ export function renderInsightChart(input: { title: string; series: ChartPoint[];
 
   const parts: string[] = [];
   parts.push(`<rect x="0" y="0" width="${W}" height="${H}" fill="#ffffff"/>`);
-  parts.push(`<text x="${M.left}" y="28" font-size="18" font-weight="600" fill="#1f2937">${escape(input.title.slice(0, 90))}</text>`);
+  parts.push(`<text x="${M.left}" y="28" font-size="18" font-weight="600" fill="#1f2937">${escapeXml(input.title.slice(0, 90))}</text>`);
   // Axes and gridlines: 0–100 in steps of 25; a date label about every 5 days.
   for (const v of [0, 25, 50, 75, 100]) {
     parts.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e7eb"/>`);
@@ -74,8 +74,8 @@ export function renderInsightChart(input: { title: string; series: ChartPoint[];
   legend.forEach(([mark, text], i) => {
     parts.push(`<g transform="translate(${M.left + i * 170},${ly})">${mark}<text x="28" y="4" font-size="12" fill="#374151">${text}</text></g>`);
   });
-  if (input.note) parts.push(`<text x="${W - M.right}" y="28" font-size="11" text-anchor="end" fill="#b45309">${escape(input.note)}</text>`);
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" role="img" aria-label="${escape(input.title)}">${parts.join('')}</svg>`;
+  if (input.note) parts.push(`<text x="${W - M.right}" y="28" font-size="11" text-anchor="end" fill="#b45309">${escapeXml(input.note)}</text>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" role="img" aria-label="${escapeXml(input.title)}">${parts.join('')}</svg>`;
 }
 
 const BLOCKS = '▁▂▃▄▅▆▇█';

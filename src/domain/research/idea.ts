@@ -1,4 +1,5 @@
 // The idea as typed by ops, made comparable: same idea, same key.
+import { controlCharacterProblem } from '../text.js';
 
 export const MAX_IDEA_LENGTH = 500;
 
@@ -14,6 +15,8 @@ export function validateIdea(idea: string): string | null {
   if (text === '') return 'the idea is empty: describe it in a few words, e.g. "AI meal planner for diabetics"';
   if (text.length > MAX_IDEA_LENGTH) return `the idea is ${text.length} characters long; keep it under ${MAX_IDEA_LENGTH}`;
   if (!/[\p{L}\p{N}]/u.test(text)) return 'the idea has no letters or digits';
+  const control = controlCharacterProblem(text);
+  if (control) return `the idea ${control}`;
   return null;
 }
 

@@ -1,0 +1,35 @@
+// Text that enters from outside (an operator's idea, a discovered trend, a
+// webhook keyword) ends up in terminals, SVG and JSON. Control characters
+// (C0 and C1, DEL) and bidirectional overrides ("Trojan source") have no place
+// in any of it: they are refused where text enters, and escaped wherever text
+// is rendered, in case something older slipped through.
+
+// C0 except tab, newline and carriage return; DEL; C1; bidi embeddings, overrides and isolates.
+const FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+const FORBIDDEN_ALL = new RegExp(FORBIDDEN.source, 'gu');
+
+const codePoint = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** Why `text` cannot be accepted (naming the first bad character and where), or null. */
+export function controlCharacterProblem(text: string): string | null {
+  const match = FORBIDDEN.exec(text);
+  if (!match) return null;
+  return `contains the control character ${codePoint(match[0])} at position ${match.index + 1}; remove it (only letters, digits, punctuation, spaces, tabs and newlines are allowed)`;
+}
+
+/** For a terminal: every control character shown as a visible escape (\u{1b}), never interpreted. */
+export function escapeForTerminal(text: string): string {
+  return text.replace(FORBIDDEN_ALL, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+}
+
+// XML 1.0 forbids these even as character references (with the u flag, the
+// surrogate range matches only unpaired surrogates).
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff\ud800-\udfff]/gu;
+
+/** For XML and SVG: markup characters escaped, characters XML cannot carry replaced by U+FFFD. */
+export function escapeXml(text: string): string {
+  return text
+    .replace(NOT_XML, '\ufffd')
+    .replace(FORBIDDEN_ALL, '\ufffd')
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
