@@ -82,7 +82,7 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
     const ok = code !== null && code >= 200 && code < 300;
     if (code !== null) webhookLatency.observe(result.latencyMs / 1000);
     webhookDeliveries.inc({
-      outcome: ok ? 'delivered' : code === 410 ? 'gone' : /blocked|refusing/.test(result.error ?? '') ? 'blocked' : job.attemptsMade + 1 >= (job.opts.attempts ?? MAX_ATTEMPTS) ? 'failed' : 'retry',
+      outcome: ok ? 'delivered' : code === 410 ? 'gone' : result.refused ? 'blocked' : job.attemptsMade + 1 >= (job.opts.attempts ?? MAX_ATTEMPTS) ? 'failed' : 'retry',
     });
     // One write (shared with the other deliveries finishing now): the attempt log and the delivery's new state.
     await attempts.submit({ deliveryId: row.id, attempt, at, statusCode: code, latencyMs: result.latencyMs, error: result.error, succeeded: ok });
@@ -90,6 +90,11 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
     if (ok) {
       if (row.failing_since) await deps.db.updateTable('webhook_subscriptions').set({ failing_since: null }).where('id', '=', row.sub_id).execute();
       return { status: code, attempt };
+    }
+    if (result.refused) {
+      // The address policy will refuse it on every attempt: fail now, with the reason, instead of retrying for hours.
+      await finish('failed', `${result.error ?? 'refused by the address policy'} (replay with: insights webhooks replay ${row.id})`);
+      throw new UnrecoverableError(result.error ?? 'refused by the address policy');
     }
     if (code === 410) {
       await setSubscriptionState(deps.db, row.sub_id, 'disabled', 'the endpoint answered 410 Gone');

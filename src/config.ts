@@ -2,6 +2,8 @@
 // problem is reported in a single error, and the result is frozen.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CronExpressionParser } from 'cron-parser';
+import { parseCidrs } from './domain/webhooks/address-policy.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -60,6 +62,8 @@ export interface Config {
   readonly trendsPauseMs: number;
   /** How long a step or refresh waits for a trends answer before sleeping (without spending an attempt). */
   readonly trendsWaitMs: number;
+  /** Overall deadline of one Google Trends request, all its HTTPS exchanges included. */
+  readonly trendsRequestTimeoutMs: number;
   /** Cron (UTC) of the daily refresh of every researched insight's series, forecast and scores. */
   readonly refreshCron: string;
   /** Cron (UTC) of the daily discovery of candidate ideas from Google daily trends. */
@@ -148,7 +152,13 @@ export function loadConfig(env: Env = process.env): Config {
   };
   const cron = (name: string, fallback: string): string => {
     const value = text(name) ?? fallback;
-    if (!/^(\S+\s+){4}\S+$/.test(value)) problems.push(`${name} must be a 5-field cron expression in UTC (got "${value}")`);
+    try {
+      if (!/^(\S+\s+){4}\S+$/.test(value)) throw new Error('not 5 fields');
+      // The parser BullMQ's schedulers use: what passes here, they accept.
+      CronExpressionParser.parse(value, { tz: 'UTC' });
+    } catch (error) {
+      problems.push(`${name} must be a 5-field cron expression in UTC such as "0 3 * * *" (got "${value}": ${error instanceof Error ? error.message : String(error)})`);
+    }
     return value;
   };
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
@@ -185,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobLockMs: integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
     trendsPauseMs: integer('TRENDS_PAUSE_MS', 30_000, 100, 3_600_000),
     trendsWaitMs: integer('TRENDS_WAIT_MS', 20_000, 100, 600_000),
+    trendsRequestTimeoutMs: integer('TRENDS_REQUEST_TIMEOUT_MS', 20_000, 100, 300_000),
     refreshCron: cron('REFRESH_CRON', '0 3 * * *'),
     discoveryCron: cron('DISCOVERY_CRON', '0 4 * * *'),
     discoveryGeos: (text('DISCOVERY_GEOS') ?? 'US').split(',').map((g) => g.trim().toUpperCase()).filter(Boolean),
@@ -210,7 +221,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxConnections: integer('HTTP_MAX_CONNECTIONS', 2_000, 1, 1_000_000),
     },
     metricsPort: text('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 9464, 1, 65535),
-    publicBaseUrl: (text('PUBLIC_BASE_URL') ?? `http://${text('HOST') ?? '127.0.0.1'}:${text('PORT') ?? '3000'}`).replace(/\/$/, ''),
+    publicBaseUrl: '',
   };
   if (config.adminToken !== undefined && config.adminToken.length < 16) {
     problems.push('ADMIN_TOKEN must be at least 16 characters (openssl rand -hex 24)');
@@ -219,7 +230,25 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('WEBHOOK_ENCRYPTION_KEY must be base64 of exactly 32 bytes (openssl rand -base64 32)');
   }
   for (const cidr of config.webhookAllowedCidrs) {
-    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) problems.push(`WEBHOOK_ALLOWED_CIDRS: "${cidr}" is not a CIDR like 10.0.0.0/8`);
+    try {
+      parseCidrs([cidr]);
+    } catch (error) {
+      problems.push(`WEBHOOK_ALLOWED_CIDRS: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  // Links in webhook bodies point here; by default at this process's own address.
+  (config as { publicBaseUrl: string }).publicBaseUrl = (text('PUBLIC_BASE_URL') ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`).replace(/\/$/, '');
+  try {
+    const base = new URL(config.publicBaseUrl);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') problems.push(`PUBLIC_BASE_URL must be http:// or https:// (got ${base.protocol})`);
+  } catch {
+    problems.push(`PUBLIC_BASE_URL is not a valid URL (got "${config.publicBaseUrl}")`);
+  }
+  for (const geo of config.discoveryGeos) {
+    if (!/^[A-Z]{2}$/.test(geo)) problems.push(`DISCOVERY_GEOS: "${geo}" is not a two-letter country code such as US`);
+  }
+  if (config.trendsGeo !== '' && !/^[A-Z]{2}(-[A-Z0-9]{1,3})?$/.test(config.trendsGeo)) {
+    problems.push(`TRENDS_GEO must be empty (worldwide) or a country code such as US or US-CA (got "${config.trendsGeo}")`);
   }
   // Applies to live Google only (replay and synthetic are local): conservative, since Google blocks bursts.
   (config as { trendsRatePerMinute: number }).trendsRatePerMinute = integer('TRENDS_RATE_PER_MINUTE', 10, 0, 100_000);

@@ -158,7 +158,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     (trendsWorker = make(
       QUEUES.trends,
       trendsFetchProcessor({
-        provider: new GoogleTrendsProvider(),
+        provider: new GoogleTrendsProvider({ timeoutMs: config.trendsRequestTimeoutMs }),
         redis: resources.redis,
         rateLimitedKey: `${config.redisPrefix}:trends:rate-limited-streak`,
         logger,

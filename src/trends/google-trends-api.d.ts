@@ -17,13 +17,14 @@ declare module 'google-trends-api' {
     geo: string;
     trendDate?: Date;
     hl?: string;
+    agent?: unknown;
   }
   const api: {
     interestOverTime(options: Options): Promise<string>;
     relatedQueries(options: Options): Promise<string>;
     relatedTopics(options: Options): Promise<string>;
     interestByRegion(options: Options): Promise<string>;
-    autoComplete(options: { keyword: string; hl?: string }): Promise<string>;
+    autoComplete(options: { keyword: string; hl?: string; agent?: unknown }): Promise<string>;
     dailyTrends(options: DailyOptions): Promise<string>;
   };
   export default api;

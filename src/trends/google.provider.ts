@@ -1,6 +1,10 @@
 // The real thing: the google-trends-api package over HTTPS. Only the `trends`
 // queue's worker calls this (one global rate limit); nothing else talks to Google.
+// Every request leaves through an egress route (direct or a proxy) with one
+// deadline over all of its HTTPS exchanges.
+import type https from 'node:https';
 import googleTrends from 'google-trends-api';
+import { withEgress, type EgressRoute } from './egress.js';
 import {
   classifyNonJson,
   parseAutocomplete,
@@ -29,16 +33,32 @@ function explain(error: unknown, what: string): never {
   throw error;
 }
 
+export interface GoogleProviderOptions {
+  now?: () => Date;
+  /** Overall deadline of one request, all its HTTPS exchanges included (TRENDS_REQUEST_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** Extra CA certificates: only for a Google of one's own (tests, benchmarks). */
+  ca?: string | Buffer;
+}
+
+const DIRECT: EgressRoute = { name: 'direct' };
+
 export class GoogleTrendsProvider implements TrendsProvider {
   readonly name = 'google' as const;
+  private readonly now: () => Date;
+  private readonly timeoutMs: number;
 
-  constructor(private readonly now: () => Date = () => new Date()) {}
+  constructor(private readonly options: GoogleProviderOptions = {}) {
+    this.now = options.now ?? (() => new Date());
+    this.timeoutMs = options.timeoutMs ?? 20_000;
+  }
 
-  async fetch(request: TrendsRequest): Promise<TrendsResponse> {
+  /** Asks Google through `route` (a proxy, or direct). */
+  async fetch(request: TrendsRequest, route: EgressRoute = DIRECT): Promise<TrendsResponse> {
     const what = describeRequest(request);
     let raw: string;
     try {
-      raw = await this.call(request);
+      raw = await withEgress(route, this.timeoutMs, (agent) => this.call(request, agent), { ca: this.options.ca });
     } catch (error) {
       explain(error, what);
     }
@@ -62,8 +82,8 @@ export class GoogleTrendsProvider implements TrendsProvider {
     }
   }
 
-  private call(request: TrendsRequest): Promise<string> {
-    const base = { hl: 'en-US', timezone: 0 };
+  private call(request: TrendsRequest, agent: https.Agent): Promise<string> {
+    const base = { hl: 'en-US', timezone: 0, agent };
     switch (request.kind) {
       case 'interestOverTime':
         return googleTrends.interestOverTime({
@@ -85,9 +105,9 @@ export class GoogleTrendsProvider implements TrendsProvider {
           ...window(request.timeframe, this.now()),
         });
       case 'autocomplete':
-        return googleTrends.autoComplete({ keyword: request.term, hl: 'en-US' });
+        return googleTrends.autoComplete({ keyword: request.term, hl: 'en-US', agent });
       case 'dailyTrends':
-        return googleTrends.dailyTrends({ geo: request.geo, trendDate: new Date(`${request.date}T12:00:00Z`), hl: 'en-US' });
+        return googleTrends.dailyTrends({ geo: request.geo, trendDate: new Date(`${request.date}T12:00:00Z`), hl: 'en-US', agent });
     }
   }
 }

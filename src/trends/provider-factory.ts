@@ -7,7 +7,7 @@ import type { TrendsProvider } from './types.js';
 export function createTrendsProvider(config: Config): TrendsProvider {
   switch (config.trendsProvider) {
     case 'google':
-      return new GoogleTrendsProvider();
+      return new GoogleTrendsProvider({ timeoutMs: config.trendsRequestTimeoutMs });
     case 'replay':
       return new ReplayTrendsProvider(config.recordedTrendsDir);
     case 'synthetic':

@@ -21,9 +21,30 @@ export interface SendResult {
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
+  /** The address policy refused the destination: retrying cannot help. */
+  refused: boolean;
 }
 
 export class BlockedAddressError extends Error {}
+
+/**
+ * Why the policy would refuse this URL today (its host resolved now), or null.
+ * `webhooks add` asks this at registration; delivery checks again at connect time.
+ */
+export async function policyRefusal(url: string, policy: AddressPolicy, resolve = dnsLookupAll): Promise<string | null> {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  const addresses = isIP(host) ? [host] : (await resolve(host)).map((a) => a.address);
+  const allowed = allowedList(policy);
+  for (const address of addresses) {
+    const refused = refusal(address, policy, allowed);
+    if (refused) return isIP(host) ? refused : `${host} resolves to ${address}: ${refused}`;
+  }
+  return null;
+}
+
+function dnsLookupAll(host: string): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) => dnsLookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
+}
 
 export function send(
   url: string,
@@ -32,7 +53,7 @@ export function send(
   timeoutMs = TIMEOUT_MS,
 ): Promise<SendResult> {
   const started = Date.now();
-  const done = (statusCode: number | null, error: string | null): SendResult => ({ statusCode, latencyMs: Date.now() - started, error });
+  const done = (statusCode: number | null, error: string | null, refused = false): SendResult => ({ statusCode, latencyMs: Date.now() - started, error, refused });
   let target: URL;
   try {
     target = new URL(url);
@@ -45,7 +66,7 @@ export function send(
   // Node skips the lookup hook for IP literals: check those here.
   if (isIP(host)) {
     const refused = refusal(host, policy, allowed);
-    if (refused) return Promise.resolve(done(null, refused));
+    if (refused) return Promise.resolve(done(null, refused, true));
   }
   const lookup = (hostname: string, options: object, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
@@ -63,11 +84,11 @@ export function send(
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (statusCode: number | null, error: string | null) => {
+    const finish = (statusCode: number | null, error: string | null, refused = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
-      resolve(done(statusCode, error));
+      resolve(done(statusCode, error, refused));
     };
     const req = client.request(
       target,
@@ -102,7 +123,7 @@ export function send(
       finish(null, `timed out: no complete answer within ${timeoutMs} ms`);
       req.destroy();
     }, timeoutMs);
-    req.once('error', (e) => finish(null, e.message));
+    req.once('error', (e) => finish(null, e.message, e instanceof BlockedAddressError));
     req.end(message.body);
   });
 }

@@ -1,6 +1,7 @@
 // Webhooks end to end: a subscription made with the CLI, a real research run,
 // and a loopback receiver that verifies every request with the reference
 // Standard Webhooks library (standardwebhooks) and rejects bad ones.
+import { UnrecoverableError } from 'bullmq';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
@@ -59,11 +60,12 @@ function receiver(secret: () => string, script: (n: number) => number = () => 20
 beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
-  env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey };
+  env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' };
   const resources: Resources = { db: database.db, databaseUrl: database.url, embeddedPostgres: false, redis: redis.redis, redisUrl: redis.url, redisKeys: redis.keys, close: async () => {} };
   const config = {
     ...loadConfig({ REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }),
     webhookRetryScale: 0.0002, // 5 s → 1 ms, 5 min → 60 ms: the schedule's shape, in test time
+    webhookTimeoutMs: 1_500,
   };
   pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 });
@@ -164,6 +166,67 @@ describe('webhooks', () => {
     expect(allowed.statusCode).toBe(200);
     r.server.close();
   });
+
+  it('refuses at registration a URL the address guard would refuse, and says how to allow it', async () => {
+    const refused = await runCli(['webhooks', 'add', '--url', 'http://127.0.0.2:8080/hook'], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/would be refused: refusing to connect to 127\.0\.0\.2 \(loopback address\); set WEBHOOK_ALLOWED_CIDRS or WEBHOOK_ALLOW_PRIVATE=true/);
+    const metadata = await runCli(['webhooks', 'add', '--url', 'http://169.254.169.254/latest/meta-data'], { ...env, WEBHOOK_ALLOW_PRIVATE: 'true' });
+    expect(metadata.code).toBe(2);
+    expect(metadata.stderr).toMatch(/metadata address/);
+    const allowed = await runCli(['webhooks', 'add', '--url', 'http://127.0.0.2:8080/hook', '--json'], { ...env, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
+    expect(allowed.code, allowed.stderr).toBe(0);
+    await runCli(['webhooks', 'remove', JSON.parse(allowed.stdout).id], env);
+  });
+
+  it('a delivery the address policy refuses fails at once with the reason, without retries', async () => {
+    const { webhookDeliverProcessor } = await import('../../jobs/webhook-deliver.job.js');
+    const { SecretBox } = await import('../../src/webhooks/secret-box.js');
+    const { newId } = await import('../../src/domain/ids.js');
+    const sub = await subscribe('http://127.0.0.1:9/refused', ['--event', 'ping']);
+    const eventId = newId('event');
+    const deliveryId = newId('delivery');
+    await database.db.insertInto('outbox_events').values({ id: eventId, type: 'ping', insight_id: null, payload: '{}' }).execute();
+    await database.db.insertInto('webhook_deliveries').values({ id: deliveryId, event_id: eventId, subscription_id: sub.id, status: 'pending' }).execute();
+    // The operator narrowed the allow-list after the subscription was made.
+    const deliver = webhookDeliverProcessor({ db: database.db, box: new SecretBox(Buffer.from(encryptionKey, 'base64')), policy: { allowPrivate: false, allowedCidrs: [] }, baseUrl: 'http://x', disableAfterMs: 3_600_000 });
+    await expect(deliver({ data: { deliveryId }, attemptsMade: 0, opts: { attempts: 8 } } as never)).rejects.toThrow(UnrecoverableError);
+    const row = await database.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirstOrThrow();
+    expect(row.status).toBe('failed');
+    expect(row.last_error).toMatch(/refusing to connect to 127\.0\.0\.1 \(loopback address\)/);
+    expect(await database.db.selectFrom('webhook_attempts').select('attempt').where('delivery_id', '=', deliveryId).execute()).toHaveLength(1);
+    await runCli(['webhooks', 'remove', sub.id], env);
+  });
+
+  it('a receiver that answers 200 and then trickles its body frees the slot at the deadline; the retry keeps the webhook-id', async () => {
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        seen.push(String(req.headers['webhook-id']));
+        res.writeHead(200, { 'content-length': '100000' });
+        if (seen.length > 1) return void res.end('x'.repeat(100_000));
+        // First attempt: one byte every 200 ms, for ever (until the sender gives up).
+        const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write('x')), 200);
+        res.on('close', () => clearInterval(drip));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
+    const sub = await subscribe(url, ['--event', 'ping']);
+    const ping = await runCli(['webhooks', 'test', sub.id], env);
+    expect(ping.code, ping.stderr).toBe(0);
+    const deliveryId = /delivery (dlv_[0-9a-z]+)/.exec(ping.stdout)![1]!;
+    await until(() => database.db.selectFrom('webhook_deliveries').select('status').where('id', '=', deliveryId).executeTakeFirstOrThrow(), (d) => d.status === 'succeeded', 60_000, 'the retried delivery');
+    const attempts = await database.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').execute();
+    expect(attempts[0]!.error).toMatch(/timed out: no complete answer within 1500 ms/);
+    expect(attempts[0]!.latency_ms).toBeLessThan(1_500 + 5_000);
+    expect(attempts.at(-1)!.status_code).toBe(200);
+    expect(new Set(seen).size).toBe(1);
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    server.closeAllConnections();
+    server.close();
+  }, 180_000);
 
   it.each([
     [['--url', 'ftp://example.com'], /http/],

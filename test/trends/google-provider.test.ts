@@ -8,7 +8,7 @@ import { MalformedResponseError, RateLimitedError } from '../../src/trends/types
 import { recordedBody } from '../support/recorded.js';
 
 const GOOGLE = 'https://trends.google.com';
-const provider = new GoogleTrendsProvider(() => new Date('2023-03-26T00:00:00Z'));
+const provider = new GoogleTrendsProvider({ now: () => new Date('2023-03-26T00:00:00Z') });
 const recorded = (cassette: string, file: RegExp) => recordedBody('pytrends', cassette, file);
 
 beforeAll(() => {

@@ -26,4 +26,22 @@ describe('config', () => {
       expect((error as Error).message).toMatch(/REDIS_URL/);
     }
   });
+
+  it('refuses at start-up every value that would fail later, naming the variable', () => {
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0/99' }, /WEBHOOK_ALLOWED_CIDRS: "10.0.0.0\/99"/],
+      [{ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0/8,fd00::/129' }, /WEBHOOK_ALLOWED_CIDRS: "fd00::\/129"/],
+      [{ WEBHOOK_ALLOWED_CIDRS: 'example.com/8' }, /WEBHOOK_ALLOWED_CIDRS/],
+      [{ REFRESH_CRON: '61 * * * *' }, /REFRESH_CRON/],
+      [{ DISCOVERY_CRON: '0 25 * * *' }, /DISCOVERY_CRON/],
+      [{ PUBLIC_BASE_URL: 'ftp://x' }, /PUBLIC_BASE_URL/],
+      [{ PUBLIC_BASE_URL: 'not a url' }, /PUBLIC_BASE_URL/],
+      [{ DISCOVERY_GEOS: 'US,United Kingdom' }, /DISCOVERY_GEOS/],
+      [{ TRENDS_GEO: 'usa' }, /TRENDS_GEO/],
+      [{ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '9000' }, /HTTP_HEADERS_TIMEOUT_MS/],
+      [{ WEBHOOK_TIMEOUT_MS: '0' }, /WEBHOOK_TIMEOUT_MS/],
+    ];
+    for (const [env, message] of cases) expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
+    expect(loadConfig({ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0/8, 127.0.0.1/32, fd00::/8, 192.168.1.5' }).webhookAllowedCidrs).toHaveLength(4);
+  });
 });

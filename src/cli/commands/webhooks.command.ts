@@ -17,7 +17,8 @@ import {
 } from '../../webhooks/subscription.repository.js';
 import { controlCharacterProblem } from '../../domain/text.js';
 import type { CliContext } from '../main.js';
-import { print, printJson, table, UsageError } from '../output.js';
+import { forTerminal, print, printJson, table, UsageError } from '../output.js';
+import { policyRefusal } from '../../webhooks/sender.js';
 
 const EVENT_TYPES = ['insight.created', 'insight.updated', 'ping'];
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -82,7 +83,17 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
         const control = controlCharacterProblem(k);
         if (control) throw new UsageError(`--keyword "${k.slice(0, 40)}" ${control}`);
       }
-      await withWebhookResources(context, async (r, box) => {
+      await withWebhookResources(context, async (r, box, ctx) => {
+        // Say at once when deliveries would be refused, rather than failing every one of them later.
+        let refused: string | null = null;
+        try {
+          refused = await policyRefusal(url, { allowPrivate: ctx.config.webhookAllowPrivate, allowedCidrs: ctx.config.webhookAllowedCidrs });
+        } catch (error) {
+          process.stderr.write(
+            forTerminal(`warning: ${new URL(url).hostname} does not resolve now (${error instanceof Error ? error.message : String(error)}); deliveries fail until it does\n`),
+          );
+        }
+        if (refused) throw new UsageError(`deliveries to ${url} would be refused: ${refused}`);
         const created = await createSubscription(r.db, box, { url, minScore, categories, sources, keywords, eventTypes });
         await changed(r);
         if (o.json) printJson(created);

@@ -63,8 +63,9 @@ export function parseCidrs(cidrs: readonly string[]): BlockList {
   for (const cidr of cidrs) {
     const [net, prefix] = cidr.split('/');
     const n = net ? normalise(net) : null;
-    const bits = Number(prefix ?? (n?.family === 'ipv6' ? 128 : 32));
-    if (!n || !Number.isInteger(bits)) throw new Error(`"${cidr}" is not a CIDR like 10.0.0.0/8`);
+    const max = n?.family === 'ipv6' ? 128 : 32;
+    const bits = prefix === undefined ? max : /^\d{1,3}$/.test(prefix) ? Number(prefix) : Number.NaN;
+    if (!n || !(bits >= 0 && bits <= max)) throw new Error(`"${cidr}" is not a CIDR like 10.0.0.0/8 (an IP address, then /0–/${max})`);
     list.addSubnet(n.address, bits, n.family);
   }
   return list;

@@ -1,0 +1,121 @@
+// How requests leave for Google: directly, or through an HTTP CONNECT proxy
+// (TRENDS_PROXY_URLS). google-trends-api takes an `agent`; each request gets
+// an agent of its own, so its deadline can destroy exactly its sockets, the
+// tunnel included. TLS runs end to end through the tunnel: the proxy sees only
+// the host name.
+import https from 'node:https';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import tls from 'node:tls';
+
+export class EgressTimeoutError extends Error {
+  override name = 'EgressTimeoutError';
+}
+
+export interface EgressRoute {
+  /** "direct", or the proxy's host:port (never its credentials): how ops see it. */
+  readonly name: string;
+  readonly proxy?: URL;
+}
+
+export function routesFrom(proxyUrls: readonly string[]): EgressRoute[] {
+  if (proxyUrls.length === 0) return [{ name: 'direct' }];
+  return proxyUrls.map((raw) => {
+    const proxy = new URL(raw);
+    return { name: proxy.host, proxy };
+  });
+}
+
+interface AgentOptions {
+  /** Extra CA certificates (tests that run a Google of their own); production uses the system's. */
+  ca?: string | Buffer;
+}
+
+/** An agent whose sockets, tunnels and pending connects can all be destroyed at once. */
+class EgressAgent extends https.Agent {
+  private readonly opened = new Set<net.Socket>();
+  private destroyed = false;
+
+  constructor(
+    private readonly route: EgressRoute,
+    private readonly extra: AgentOptions,
+  ) {
+    super({ keepAlive: true, maxSockets: 1, ...(extra.ca ? { ca: extra.ca } : {}) });
+  }
+
+  override createConnection(
+    requestOptions: https.RequestOptions,
+    callback?: (err: Error | null, stream: Duplex) => void,
+  ): Duplex | null | undefined {
+    const options = requestOptions as https.RequestOptions & tls.ConnectionOptions;
+    const done = callback ?? (() => {});
+    if (!this.route.proxy) {
+      const socket = tls.connect({ ...options, ...(this.extra.ca ? { ca: this.extra.ca } : {}) });
+      this.track(socket);
+      return socket;
+    }
+    const proxy = this.route.proxy;
+    const host = options.host ?? 'trends.google.com';
+    const port = Number(options.port ?? 443);
+    const raw = net.connect({ host: proxy.hostname, port: Number(proxy.port || 80) });
+    this.track(raw);
+    const auth = proxy.username ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}\r\n` : '';
+    raw.once('connect', () => raw.write(`CONNECT ${host}:${port} HTTP/1.1\r\nHost: ${host}:${port}\r\n${auth}\r\n`));
+    let head = '';
+    const onData = (chunk: Buffer) => {
+      head += chunk.toString('latin1');
+      const end = head.indexOf('\r\n\r\n');
+      if (end === -1) {
+        if (head.length > 8_192) fail(new Error(`proxy ${this.route.name} sent an oversized CONNECT answer`));
+        return;
+      }
+      raw.off('data', onData);
+      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]);
+      if (status !== 200) return fail(new Error(`proxy ${this.route.name} refused CONNECT ${host}:${port} (${status || 'no status'})`));
+      const secure = tls.connect({ ...options, socket: raw, servername: options.servername ?? host, ...(this.extra.ca ? { ca: this.extra.ca } : {}) });
+      this.track(secure);
+      done(null, secure);
+    };
+    const fail = (error: Error) => {
+      raw.destroy();
+      done(error, raw);
+    };
+    raw.on('data', onData);
+    raw.once('error', fail);
+    if (this.destroyed) raw.destroy();
+    return undefined;
+  }
+
+  private track(socket: net.Socket): void {
+    this.opened.add(socket);
+    socket.once('close', () => this.opened.delete(socket));
+  }
+
+  override destroy(): void {
+    this.destroyed = true;
+    for (const socket of this.opened) socket.destroy();
+    super.destroy();
+  }
+}
+
+/**
+ * Runs `call` with a fresh agent for `route`, and destroys every socket it
+ * opened when it settles or when `timeoutMs` passes, whichever is first: a
+ * Google (or proxy) that answers slowly, or not at all, holds nothing longer.
+ */
+export async function withEgress<T>(route: EgressRoute, timeoutMs: number, call: (agent: https.Agent) => Promise<T>, options: AgentOptions = {}): Promise<T> {
+  const agent = new EgressAgent(route, options);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new EgressTimeoutError(`Google Trends did not answer within ${timeoutMs} ms (via ${route.name})`));
+      agent.destroy();
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([call(agent), deadline]);
+  } finally {
+    clearTimeout(timer);
+    agent.destroy();
+  }
+}
