@@ -1,8 +1,7 @@
 // How requests leave for Google: directly, or through an HTTP CONNECT proxy
-// (TRENDS_PROXY_URLS). google-trends-api takes an `agent`; each request gets
-// an agent of its own, so its deadline can destroy exactly its sockets, the
-// tunnel included. TLS runs end to end through the tunnel: the proxy sees only
-// the host name.
+// (TRENDS_PROXY_URLS). Each request gets an agent of its own, so its deadline
+// can destroy exactly its sockets, the tunnel included. TLS runs end to end
+// through the tunnel: the proxy sees only the host name.
 import https from 'node:https';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';

@@ -1,36 +1,30 @@
-// The real thing: the google-trends-api package over HTTPS. Only the `trends`
-// queue's worker calls this (one global rate limit); nothing else talks to Google.
-// Every request leaves through an egress route (direct or a proxy) with one
-// deadline over all of its HTTPS exchanges.
-import type https from 'node:https';
-import googleTrends from 'google-trends-api';
+// The real thing: Google Trends over HTTPS (google-client.ts). Only the
+// `trends` queue's worker calls this (rate limited per egress route); nothing
+// else talks to Google. Every request leaves through one egress route (direct
+// or a proxy) with one deadline over all of its HTTPS exchanges, and reports
+// how many exchanges it took.
 import { withEgress, type EgressRoute } from './egress.js';
+import { GoogleSession, type ComparisonItem, type Widget, type WidgetId } from './google-client.js';
+import { parseAutocomplete, parseComparedGeo, parseDailyTrends, parseMultiline, parseRelated } from './google-format.js';
+import { partRequest } from './explore-parts.js';
 import {
-  classifyNonJson,
-  parseAutocomplete,
-  parseComparedGeo,
-  parseDailyTrends,
-  parseGuardedJson,
-  parseMultiline,
-  parseRelated,
-} from './google-format.js';
-import { describeRequest, MalformedResponseError, type Timeframe, type TrendsProvider, type TrendsRequest, type TrendsResponse } from './types.js';
+  describeRequest,
+  type ExploreAnswer,
+  type ExplorePart,
+  type Timeframe,
+  type TrendsProvider,
+  type TrendsRequest,
+  type TrendsResponse,
+} from './types.js';
 
 const DAY_MS = 86_400_000;
 const TIMEFRAME_DAYS: Record<Timeframe, number> = { '30d': 30, '90d': 90, '12m': 365, '5y': 5 * 365 };
 
-function window(timeframe: Timeframe, now: Date) {
-  return { startTime: new Date(now.getTime() - TIMEFRAME_DAYS[timeframe] * DAY_MS), endTime: now };
-}
+const ymd = (d: Date) => d.toISOString().slice(0, 10);
 
-/** The package rejects with the raw body on non-JSON answers; classify it (rate limit vs malformed). */
-function explain(error: unknown, what: string): never {
-  const body = (error as { requestBody?: unknown }).requestBody;
-  if (typeof body === 'string') classifyNonJson(body, what);
-  if (error instanceof SyntaxError) {
-    throw new MalformedResponseError(`Google Trends answered ${what} with something that is not JSON (${error.message})`);
-  }
-  throw error;
+/** Google's time range for a window ending today: "YYYY-MM-DD YYYY-MM-DD" (daily up to ~270 days, weekly beyond). */
+export function timeRange(timeframe: Timeframe, now: Date): string {
+  return `${ymd(new Date(now.getTime() - TIMEFRAME_DAYS[timeframe] * DAY_MS))} ${ymd(now)}`;
 }
 
 export interface GoogleProviderOptions {
@@ -42,6 +36,14 @@ export interface GoogleProviderOptions {
 }
 
 const DIRECT: EgressRoute = { name: 'direct' };
+
+const PART_WIDGET: Record<ExplorePart, WidgetId> = {
+  series: 'TIMESERIES',
+  relatedQueries: 'RELATED_QUERIES',
+  relatedTopics: 'RELATED_TOPICS',
+  mapCountry: 'GEO_MAP',
+  mapCity: 'GEO_MAP',
+};
 
 export class GoogleTrendsProvider implements TrendsProvider {
   readonly name = 'google' as const;
@@ -56,58 +58,61 @@ export class GoogleTrendsProvider implements TrendsProvider {
   /** Asks Google through `route` (a proxy, or direct). */
   async fetch(request: TrendsRequest, route: EgressRoute = DIRECT): Promise<TrendsResponse> {
     const what = describeRequest(request);
-    let raw: string;
-    try {
-      raw = await withEgress(route, this.timeoutMs, (agent) => this.call(request, agent), { ca: this.options.ca });
-    } catch (error) {
-      explain(error, what);
-    }
-    // The package strips the guard and re-serialises; a string that is not JSON is an error page.
-    const json = parseGuardedJson(raw, what);
-    if (json !== null && typeof json === 'object' && 'message' in json && !('default' in json)) {
-      throw new MalformedResponseError(`Google Trends answer for ${what}: ${String((json as { message: unknown }).message)}`);
-    }
+    return withEgress(
+      route,
+      this.timeoutMs,
+      async (agent) => {
+        const session = new GoogleSession(agent, route.name);
+        const answer = await this.answer(session, request, what);
+        return { ...answer, provenance: { provider: 'google' as const, requests: session.requests, route: route.name } };
+      },
+      { ca: this.options.ca },
+    );
+  }
+
+  private async answer(session: GoogleSession, request: TrendsRequest, what: string): Promise<TrendsResponse> {
     switch (request.kind) {
+      case 'autocomplete':
+        return parseAutocomplete(await session.autocomplete(request.term, what), what);
+      case 'dailyTrends':
+        return parseDailyTrends(await session.dailyTrends(request.geo, request.date, what), what);
+      case 'explore': {
+        const widgets = await session.explore(this.items(request.keywords, request.timeframe, request.geo), what);
+        const answer: ExploreAnswer = { kind: 'explore', keywords: request.keywords };
+        for (const part of request.parts) {
+          (answer as unknown as Record<string, TrendsResponse>)[part] = await this.widgetAnswer(session, widgets, partRequest(request, part), PART_WIDGET[part], what);
+        }
+        return answer;
+      }
       case 'interestOverTime':
-        return parseMultiline(json, request.keywords, what);
       case 'relatedQueries':
       case 'relatedTopics':
-        return parseRelated(json, request.kind, what);
-      case 'interestByRegion':
-        return parseComparedGeo(json, request.keywords, what);
-      case 'autocomplete':
-        return parseAutocomplete(json, what);
-      case 'dailyTrends':
-        return parseDailyTrends(json, what);
+      case 'interestByRegion': {
+        const keywords = 'keywords' in request ? request.keywords : [request.keyword];
+        const widgets = await session.explore(this.items(keywords, request.timeframe, request.geo), what);
+        const id: WidgetId =
+          request.kind === 'interestOverTime' ? 'TIMESERIES' : request.kind === 'interestByRegion' ? 'GEO_MAP' : request.kind === 'relatedQueries' ? 'RELATED_QUERIES' : 'RELATED_TOPICS';
+        return this.widgetAnswer(session, widgets, request, id, what);
+      }
     }
   }
 
-  private call(request: TrendsRequest, agent: https.Agent): Promise<string> {
-    const base = { hl: 'en-US', timezone: 0, agent };
+  private async widgetAnswer(session: GoogleSession, widgets: Widget[], request: TrendsRequest, id: WidgetId, what: string): Promise<TrendsResponse> {
     switch (request.kind) {
       case 'interestOverTime':
-        return googleTrends.interestOverTime({
-          ...base,
-          keyword: request.keywords.length === 1 ? request.keywords[0]! : request.keywords,
-          geo: request.geo,
-          ...window(request.timeframe, this.now()),
-        });
+        return parseMultiline(await session.widget(widgets, id, what), request.keywords, what);
       case 'relatedQueries':
-        return googleTrends.relatedQueries({ ...base, keyword: request.keyword, geo: request.geo, ...window(request.timeframe, this.now()) });
       case 'relatedTopics':
-        return googleTrends.relatedTopics({ ...base, keyword: request.keyword, geo: request.geo, ...window(request.timeframe, this.now()) });
+        return parseRelated(await session.widget(widgets, id, what), request.kind, what);
       case 'interestByRegion':
-        return googleTrends.interestByRegion({
-          ...base,
-          keyword: request.keywords.length === 1 ? request.keywords[0]! : request.keywords,
-          geo: request.geo,
-          resolution: request.resolution,
-          ...window(request.timeframe, this.now()),
-        });
-      case 'autocomplete':
-        return googleTrends.autoComplete({ keyword: request.term, hl: 'en-US', agent });
-      case 'dailyTrends':
-        return googleTrends.dailyTrends({ geo: request.geo, trendDate: new Date(`${request.date}T12:00:00Z`), hl: 'en-US', agent });
+        return parseComparedGeo(await session.widget(widgets, id, what, { resolution: request.resolution }), request.keywords, what);
+      default:
+        throw new Error(`${request.kind} is not an explore widget`);
     }
+  }
+
+  private items(keywords: string[], timeframe: Timeframe, geo: string): ComparisonItem[] {
+    const time = timeRange(timeframe, this.now());
+    return keywords.map((keyword) => ({ keyword, geo, time }));
   }
 }

@@ -4,6 +4,7 @@
 // keywords and geo; the answer says which window and date it was recorded for.
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { explorePartByPart } from './explore-parts.js';
 import { parseAutocomplete, parseComparedGeo, parseGuardedJson, parseMultiline, parseRelated } from './google-format.js';
 import { describeRequest, NotRecordedError, type Timeframe, type TrendsProvider, type TrendsRequest, type TrendsResponse } from './types.js';
 
@@ -100,6 +101,7 @@ export class ReplayTrendsProvider implements TrendsProvider {
   }
 
   async fetch(request: TrendsRequest): Promise<TrendsResponse> {
+    if (request.kind === 'explore') return explorePartByPart(request, (part) => this.fetch(part));
     const what = describeRequest(request);
     const wanted =
       request.kind === 'interestOverTime' || request.kind === 'interestByRegion'

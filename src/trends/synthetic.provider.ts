@@ -1,6 +1,7 @@
 // Deterministic generated data for load tests and benchmarks only. Never the
 // default; every insight researched with it has source "synthetic".
 import { createHash } from 'node:crypto';
+import { explorePartByPart } from './explore-parts.js';
 import type { Timeframe, TrendsProvider, TrendsRequest, TrendsResponse } from './types.js';
 
 const POINTS: Record<Timeframe, { count: number; stepDays: number }> = {
@@ -36,6 +37,11 @@ export class SyntheticTrendsProvider implements TrendsProvider {
   ) {}
 
   async fetch(request: TrendsRequest): Promise<TrendsResponse> {
+    // One explore is one request for Google; here it is one latency too, then its parts.
+    if (request.kind === 'explore') {
+      if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
+      return explorePartByPart(request, (part) => new SyntheticTrendsProvider(this.today).fetch(part));
+    }
     if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
     const provenance = { provider: 'synthetic' as const };
     switch (request.kind) {

@@ -12,7 +12,13 @@ export type TrendsRequest =
   | { kind: 'relatedTopics'; keyword: string; timeframe: Timeframe; geo: string }
   | { kind: 'interestByRegion'; keywords: string[]; timeframe: Timeframe; geo: string; resolution: RegionResolution }
   | { kind: 'autocomplete'; term: string }
-  | { kind: 'dailyTrends'; geo: string; date: string };
+  | { kind: 'dailyTrends'; geo: string; date: string }
+  /** Several answers for one keyword set and window, from one explore (Google answers them with one token each). */
+  | { kind: 'explore'; keywords: string[]; timeframe: Timeframe; geo: string; parts: ExplorePart[] };
+
+/** What an explore request can carry: the widgets of Google's explore page. Maps are by country or city. */
+export const EXPLORE_PARTS = ['series', 'relatedQueries', 'relatedTopics', 'mapCountry', 'mapCity'] as const;
+export type ExplorePart = (typeof EXPLORE_PARTS)[number];
 
 export interface TimelinePoint {
   date: string; // YYYY-MM-DD (UTC) of the period's start
@@ -65,6 +71,16 @@ export interface AutocompleteTopics {
   topics: Array<{ mid: string; title: string; type: string }>;
 }
 
+export interface ExploreAnswer {
+  kind: 'explore';
+  keywords: string[];
+  series?: InterestOverTime;
+  relatedQueries?: RelatedList;
+  relatedTopics?: RelatedList;
+  mapCountry?: InterestByRegion;
+  mapCity?: InterestByRegion;
+}
+
 export interface DailyTrends {
   kind: 'dailyTrends';
   searches: Array<{ query: string; traffic: string; date: string }>;
@@ -78,9 +94,13 @@ export interface ResponseProvenance {
   recordedAt?: string;
   /** Replay only: the recorded comparison these keywords' columns were taken from. */
   derivedFrom?: string;
+  /** Google only: the HTTPS requests this answer took (explore, widgets, a cookie retry). */
+  requests?: number;
+  /** Google only: the egress route it took (direct, or a proxy's host:port). */
+  route?: string;
 }
 
-export type TrendsResponse = (InterestOverTime | RelatedList | InterestByRegion | AutocompleteTopics | DailyTrends) & {
+export type TrendsResponse = (InterestOverTime | RelatedList | InterestByRegion | AutocompleteTopics | DailyTrends | ExploreAnswer) & {
   provenance?: ResponseProvenance;
 };
 
@@ -123,5 +143,7 @@ export function describeRequest(request: TrendsRequest): string {
       return `autocomplete for "${request.term}"`;
     case 'dailyTrends':
       return `daily trends for ${request.geo} on ${request.date}`;
+    case 'explore':
+      return `${request.parts.join(', ')} for ${request.keywords.map((k) => `"${k}"`).join(', ')} (${request.timeframe}${request.geo ? `, ${request.geo}` : ''})`;
   }
 }

@@ -1,4 +1,4 @@
-// Ingestion faults through the real Google path (google-trends-api over HTTPS,
+// Ingestion faults through the real Google path (our client over HTTPS,
 // answered by nock): a 429 storm loses nothing, and a failed refresh keeps the
 // previous series and forecast. The 30-point answer is built in Google's
 // multiline format from a real GTAB series (no 30-day recording exists).

@@ -1,14 +1,18 @@
-// The Google adapter through the package's real HTTPS path: nock intercepts the
-// requests google-trends-api makes to trends.google.com and answers with the
-// bodies Google really returned (recorded by pytrends' test suite).
+// The Google adapter through its real HTTPS path: nock intercepts the requests
+// made to trends.google.com (the endpoints google-trends-api and pytrends call)
+// and answers with the bodies Google really returned (recorded by pytrends'
+// test suite). The loopback Google (test/integration/google-loopback.test.ts)
+// covers the same path through a proxy, without interception.
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { forgetGoogleCookies } from '../../src/trends/google-client.js';
 import { GoogleTrendsProvider } from '../../src/trends/google.provider.js';
 import { MalformedResponseError, RateLimitedError } from '../../src/trends/types.js';
 import { recordedBody } from '../support/recorded.js';
 
 const GOOGLE = 'https://trends.google.com';
 const provider = new GoogleTrendsProvider({ now: () => new Date('2023-03-26T00:00:00Z') });
+beforeEach(() => forgetGoogleCookies());
 const recorded = (cassette: string, file: RegExp) => recordedBody('pytrends', cassette, file);
 
 beforeAll(() => {
@@ -105,12 +109,54 @@ describe('google provider over recorded HTTP', () => {
     );
   });
 
-  it('parses autocomplete (the package calls explore first)', async () => {
-    explore('test_interest_over_time_ok__f6b2d0c230', 'pizza');
+  it('parses autocomplete with one request (no explore, as pytrends asks it)', async () => {
     nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
     const result = await provider.fetch({ kind: 'autocomplete', term: 'pizza' });
     if (result.kind !== 'autocomplete') throw new Error(result.kind);
     expect(result.topics[0]).toEqual({ mid: '/m/0663v', title: 'Pizza', type: 'Dish' });
+    expect(result.provenance).toMatchObject({ provider: 'google', requests: 1, route: 'direct' });
+  });
+
+  it('answers several widgets from one explore: series, related queries and topics, the map by country and by city', async () => {
+    nock(GOOGLE)
+      .get('/trends/api/explore')
+      .query(true)
+      .reply(200, recorded('test_related_topics_result_top__f6b2d0c230', /_explore_200\.json\.txt$/));
+    nock(GOOGLE).get('/trends/api/widgetdata/multiline').query(true).reply(200, recorded('test_interest_over_time_ok__f6b2d0c230', /multiline_200/));
+    nock(GOOGLE)
+      .get('/trends/api/widgetdata/relatedsearches')
+      .query((q) => JSON.parse(String(q.req)).keywordType === 'QUERY')
+      .reply(200, recorded('test_related_queries_result_rising__f6b2d0c230', /02_GET_trends_api_widgetdata_relatedsearches/));
+    nock(GOOGLE)
+      .get('/trends/api/widgetdata/relatedsearches')
+      .query((q) => JSON.parse(String(q.req)).keywordType === 'ENTITY')
+      .reply(200, recorded('test_related_topics_result_top__f6b2d0c230', /02_GET_trends_api_widgetdata_relatedsearches/));
+    nock(GOOGLE)
+      .get('/trends/api/widgetdata/comparedgeo')
+      .query((q) => JSON.parse(String(q.req)).resolution === 'COUNTRY')
+      .reply(200, recorded('test_interest_by_region_city_resolution__f6b2d0c230', /comparedgeo_200/).replace(/"value":\[(\d+),\d+\]/g, '"value":[$1]').replace(/"hasData":\[(true|false),(true|false)\]/g, '"hasData":[$1]'));
+    nock(GOOGLE)
+      .get('/trends/api/widgetdata/comparedgeo')
+      .query((q) => JSON.parse(String(q.req)).resolution === 'CITY')
+      .reply(200, recorded('test_interest_by_region_city_resolution__f6b2d0c230', /comparedgeo_200/).replace(/"value":\[(\d+),\d+\]/g, '"value":[$1]').replace(/"hasData":\[(true|false),(true|false)\]/g, '"hasData":[$1]'));
+    const result = await provider.fetch({ kind: 'explore', keywords: ['pizza'], timeframe: '12m', geo: '', parts: ['series', 'relatedQueries', 'relatedTopics', 'mapCountry', 'mapCity'] });
+    if (result.kind !== 'explore') throw new Error(result.kind);
+    expect(result.series?.points.length).toBeGreaterThan(0);
+    expect(result.relatedQueries?.top.length).toBeGreaterThan(0);
+    expect(result.relatedTopics?.top[0]?.topic?.mid).toMatch(/^\/m\//);
+    expect(result.mapCountry?.regions.length).toBeGreaterThan(0);
+    expect(result.mapCity?.regions.length).toBeGreaterThan(0);
+    expect(result.provenance?.requests).toBe(6); // one explore and five widgets, where the package would make ten requests
+  });
+
+  it('takes the cookie of Google\'s first 429 and repeats the request with it', async () => {
+    nock(GOOGLE).get('/trends/api/autocomplete/cookie').query(true).reply(429, 'Too many', { 'set-cookie': 'NID=511=abc; expires=Fri, 01-Jan-2100 00:00:00 GMT; path=/' });
+    nock(GOOGLE, { reqheaders: { cookie: 'NID=511=abc' } })
+      .get('/trends/api/autocomplete/cookie')
+      .query(true)
+      .reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    const result = await provider.fetch({ kind: 'autocomplete', term: 'cookie' }, { name: 'cookie-test' });
+    expect(result.provenance?.requests).toBe(2);
   });
 
   it('reports the 2025 rate-limit redirect to the "sorry" page as RateLimitedError', async () => {
@@ -125,7 +171,7 @@ describe('google provider over recorded HTTP', () => {
 
   it('reports the 429 "sorry" page as RateLimitedError', async () => {
     nock(GOOGLE)
-      .get('/trends/api/explore')
+      .get('/trends/api/autocomplete/pizza')
       .query(true)
       .reply(429, recordedBody('rate-limited-2025', 'test_suggestions_ok__18c9392ff6', /02_GET_sorry_index_429/));
     await expect(provider.fetch({ kind: 'autocomplete', term: 'pizza' })).rejects.toBeInstanceOf(RateLimitedError);
@@ -137,7 +183,6 @@ describe('google provider over recorded HTTP', () => {
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect((error as Error).message).toMatch(/related queries for "pizza".*not its JSON/);
 
-    explore('test_interest_over_time_ok__f6b2d0c230', 'pizza');
     nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, ")]}',\n{\"default\":{\"nothing\":1}}");
     await expect(provider.fetch({ kind: 'autocomplete', term: 'pizza' })).rejects.toThrow(/malformed: no default.topics/);
   });
