@@ -7,12 +7,12 @@ import type { Db } from '../src/db/connection.js';
 import { normalizeIdea, validateIdea } from '../src/domain/research/idea.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { startRun, type ResearchChain } from '../src/research/chain.js';
-import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../src/research/trends-gateway.js';
+import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../src/research/trends-gateway.js';
 
 export interface DiscoverDeps {
   db: Db;
   chain: ResearchChain;
-  trendsFor(provider: string): TrendsGateway;
+  trendsFor(provider: string, purpose?: TrendsPurpose): TrendsGateway;
   provider: string;
   geos: string[];
   dailyCap: number;
@@ -40,7 +40,7 @@ export function discoverProcessor(deps: DiscoverDeps) {
       if (budget <= 0) break;
       let answer;
       try {
-        answer = await deps.trendsFor(deps.provider).fetch({ kind: 'dailyTrends', geo, date: today });
+        answer = await deps.trendsFor(deps.provider, 'background').fetch({ kind: 'dailyTrends', geo, date: today });
       } catch (error) {
         if (error instanceof WaitingForTrendsError) throw await sleepWithoutAttempt(job, token, 60_000);
         if (error instanceof TrendsFailedError) throw new UnrecoverableError(error.message);

@@ -1,36 +1,80 @@
-// ingest / refresh-all: one refresh-insight job per researched insight. Job ids
-// carry the UTC day, so a second trigger the same day adds nothing, and jobs
-// delayed by a Google 429 storm still run later: the schedule catches up.
+// ingest / refresh-all: the daily refresh, planned. Insights are grouped by
+// popularity, five to a Google request (domain/trends/batching.ts), one
+// refresh-group job per group. Job ids carry the UTC day and the members, so a
+// second trigger the same day adds nothing, and groups delayed by a Google 429
+// storm still run later: the schedule catches up. If the plan cannot finish
+// before the next refresh at the current rate, the log says so.
+import { createHash } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
+import { groupByLevel } from '../src/domain/trends/batching.js';
+import type { Logger } from '../src/logger.js';
 import { INGEST_JOB_OPTIONS, JOBS } from '../src/queue/queues.js';
+import { providerOf } from './refresh-insight.job.js';
 
-export function refreshJobId(insightId: string, day: string): string {
-  return `refresh-${insightId}-${day.replaceAll('-', '')}`;
+export function refreshGroupJobId(insightIds: readonly string[], day: string): string {
+  return `refresh-group-${day.replaceAll('-', '')}-${createHash('sha1').update(insightIds.join(',')).digest('hex').slice(0, 16)}`;
 }
 
-export function refreshAllProcessor(deps: { db: Db; ingest: Queue }) {
+export interface RefreshPlan {
+  insights: number;
+  /** Requests the refresh needs (one per group, before any member needs one of its own). */
+  requests: number;
+  groups: string[][];
+  /** What of it asks live Google (synthetic insights refresh from generated data). */
+  googleInsights: number;
+  googleGroups: number;
+}
+
+/** Every active, researched insight in groups of comparable popularity, per provider. */
+export async function planRefresh(db: Db, provider: string): Promise<RefreshPlan> {
+  const rows = await db.selectFrom('insights').select(['id', 'source', 'interest_level']).where('status', '=', 'active').where('source', '<>', 'demo').orderBy('id').execute();
+  const byProvider = new Map<string, Array<{ id: string; level: number | null }>>();
+  for (const r of rows) {
+    const p = providerOf(r, provider);
+    byProvider.set(p, [...(byProvider.get(p) ?? []), { id: r.id, level: r.interest_level }]);
+  }
+  const grouped = [...byProvider.entries()].map(([p, items]) => ({ provider: p, groups: groupByLevel(items).map((g) => g.map((i) => i.id)) }));
+  const groups = grouped.flatMap((g) => g.groups);
+  const google = grouped.find((g) => g.provider === 'google');
+  return {
+    insights: rows.length,
+    requests: groups.length,
+    groups,
+    googleInsights: byProvider.get('google')?.length ?? 0,
+    googleGroups: google?.groups.length ?? 0,
+  };
+}
+
+export interface RefreshAllDeps {
+  db: Db;
+  ingest: Queue;
+  provider: string;
+  logger?: Logger;
+  /** Says whether the plan fits before the next refresh at the current rate (see runtime/budget.ts). */
+  check?: (plan: RefreshPlan) => { fits: boolean; advice: string; minutesNeeded: number; minutesAvailable: number };
+}
+
+export function refreshAllProcessor(deps: RefreshAllDeps) {
   return async (_job: Job) => {
     const day = new Date().toISOString().slice(0, 10);
-    let after = '';
-    let enqueued = 0;
-    for (;;) {
-      const ids = await deps.db
-        .selectFrom('insights')
-        .select('id')
-        .where('status', '=', 'active')
-        .where('source', '<>', 'demo')
-        .where('id', '>', after)
-        .orderBy('id')
-        .limit(1000)
-        .execute();
-      if (ids.length === 0) break;
+    const plan = await planRefresh(deps.db, deps.provider);
+    for (let i = 0; i < plan.groups.length; i += 500) {
       await deps.ingest.addBulk(
-        ids.map(({ id }) => ({ name: JOBS.refreshInsight, data: { insightId: id }, opts: { ...INGEST_JOB_OPTIONS, jobId: refreshJobId(id, day) } })),
+        plan.groups.slice(i, i + 500).map((insightIds) => ({
+          name: JOBS.refreshGroup,
+          data: { insightIds },
+          opts: { ...INGEST_JOB_OPTIONS, jobId: refreshGroupJobId(insightIds, day) },
+        })),
       );
-      enqueued += ids.length;
-      after = ids.at(-1)!.id;
     }
-    return { enqueued, day };
+    const check = deps.check?.(plan);
+    if (check && !check.fits) {
+      deps.logger?.warn(
+        { insights: plan.insights, requests: plan.requests, minutesNeeded: check.minutesNeeded, minutesAvailable: check.minutesAvailable },
+        `today's refresh cannot finish before the next one starts: ${check.advice}`,
+      );
+    }
+    return { insights: plan.insights, groups: plan.groups.length, day, ...(check ? { fits: check.fits } : {}) };
   };
 }

@@ -26,6 +26,7 @@ import {
   type RunRow,
 } from '../src/research/run.repository.js';
 import { StepRecorder } from '../src/research/step-recorder.js';
+import { trendsPlan, type TrendsPlanName } from '../src/research/trends-plan.js';
 import { STEP_COUNT, STEP_NAMES, STEPS, type StepContext, type StepName } from '../src/research/steps.js';
 import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../src/research/trends-gateway.js';
 
@@ -40,6 +41,8 @@ export interface ResearchStepDeps {
   /** The anchor term for a run's provider (replay can only compare with what was recorded). */
   anchorFor(provider: string): string;
   geo: string;
+  /** How runs ask Google Trends (TRENDS_REQUEST_PLAN): batched by default, single for the baseline. */
+  plan?: TrendsPlanName;
   /** How long a step waiting for Google Trends sleeps before looking again. */
   waitRetryMs?: number;
   /** Tells webhook matching about a committed outbox event at once (the relay is the safety net). */
@@ -138,7 +141,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
         if (!outputs.has(index + 1)) throw new Error(`step ${step} (${definition.name}) needs the output of step ${index + 1} (${name}), which is not recorded`);
         return outputs.get(index + 1)!.value as T;
       },
-      trends: (request) => deps.trendsFor(run.provider).fetch(request),
+      plan: trendsPlan(deps.plan ?? 'batched', (request) => deps.trendsFor(run.provider).fetch(request), deps.geo),
       findExistingInsight: (ideaKey, keyword) => findInsightForIdea(deps.db, ideaKey, keyword),
       anchorTerm: deps.anchorFor(run.provider),
       geo: deps.geo,

@@ -1,45 +1,54 @@
-// trends / trends-fetch: the only code that asks a Trends provider anything.
-// A 429 or "sorry" redirect pauses the whole queue (worker.rateLimit) with a
-// growing backoff and retries later, without spending an attempt.
+// trends / trends-fetch: the only code that asks Google anything. Each job
+// takes an egress route from the pool (its own rate and its own pause after a
+// 429), asks through it, and books what it spent. A 429 or "sorry" redirect
+// pauses that route and puts the job back without spending an attempt, so
+// another route can take it; when no route is free the worker waits until
+// one is (worker.rateLimit). A malformed answer fails at once, with a clear error.
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from '../src/logger.js';
 import { checkPayload, TrendsFetchPayload } from '../src/queue/queues.js';
 import { trendsRequests } from '../src/observability/metrics.js';
-import { MalformedResponseError, NotRecordedError, RateLimitedError, type TrendsProvider, type TrendsRequest } from '../src/trends/types.js';
+import type { EgressPool } from '../src/trends/egress-pool.js';
+import type { GoogleTrendsProvider } from '../src/trends/google.provider.js';
+import { MalformedResponseError, NotRecordedError, RateLimitedError, type TrendsRequest } from '../src/trends/types.js';
 
 export interface TrendsFetchDeps {
-  provider: TrendsProvider;
-  redis: Redis;
-  /** Redis key counting consecutive rate-limit answers (drives the backoff, shown to ops). */
-  rateLimitedKey: string;
+  provider: GoogleTrendsProvider;
+  pool: EgressPool;
   logger: Logger;
   worker: () => Worker;
-  /** First pause after a 429; doubles each time, capped at maxPauseMs. */
-  basePauseMs?: number;
-  maxPauseMs?: number;
 }
+
+/** HTTPS requests a failed fetch made before it failed (the provider attaches them). */
+const requestsOf = (error: unknown) => Number((error as { requests?: unknown }).requests ?? 0);
 
 export function trendsFetchProcessor(deps: TrendsFetchDeps) {
   return async (job: Job) => {
     const { request } = checkPayload(TrendsFetchPayload, job.data, job.name);
+    const lease = await deps.pool.acquire();
+    if ('waitMs' in lease) {
+      // Every route is at its rate or paused: nothing can be asked before one frees up.
+      await deps.worker().rateLimit(lease.waitMs);
+      throw Worker.RateLimitError();
+    }
+    const { route } = lease;
     try {
-      const response = await deps.provider.fetch(request as unknown as TrendsRequest);
-      trendsRequests.inc({ outcome: 'ok' });
-      await deps.redis.del(deps.rateLimitedKey);
+      const response = await deps.provider.fetch(request as unknown as TrendsRequest, route);
+      trendsRequests.inc({ outcome: 'ok', route: route.name });
+      await deps.pool.succeeded(route, response.provenance?.requests ?? 0);
       return response;
     } catch (error) {
       trendsRequests.inc({
         outcome: error instanceof RateLimitedError ? 'rate_limited' : error instanceof MalformedResponseError ? 'malformed' : 'error',
+        route: route.name,
       });
       if (error instanceof RateLimitedError) {
-        const streak = await deps.redis.incr(deps.rateLimitedKey);
-        await deps.redis.expire(deps.rateLimitedKey, 3600);
-        const pause = Math.min(deps.maxPauseMs ?? 600_000, (deps.basePauseMs ?? 30_000) * 2 ** Math.min(10, streak - 1));
-        deps.logger.warn({ queue: 'trends', jobId: job.id, streak, pauseMs: pause }, 'Google Trends is rate limiting; pausing the trends queue');
-        await deps.worker().rateLimit(pause);
+        const pause = await deps.pool.rateLimited(route, requestsOf(error));
+        deps.logger.warn({ queue: 'trends', jobId: job.id, route: route.name, pauseMs: pause }, 'Google Trends is rate limiting this route; pausing it');
+        // Back to the queue without an attempt: another route may take it now.
         throw Worker.RateLimitError();
       }
+      await deps.pool.failed(route, requestsOf(error));
       if (error instanceof MalformedResponseError || error instanceof NotRecordedError) throw new UnrecoverableError(error.message);
       throw error;
     }

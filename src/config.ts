@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CronExpressionParser } from 'cron-parser';
 import { parseCidrs } from './domain/webhooks/address-policy.js';
+import { TRENDS_PLANS, type TrendsPlanName } from './research/trends-plan.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -36,14 +37,18 @@ export interface Config {
   readonly apiCacheMaxBytes: number;
   /** Where Google Trends data comes from: live Google, recorded answers, or generated data (load tests only). */
   readonly trendsProvider: TrendsProviderName;
-  /** Live Google Trends requests per minute across all workers; 0 = no limit. */
+  /** Live Google Trends requests (trends jobs) per minute per egress route, across all workers; 0 = no limit. */
   readonly trendsRatePerMinute: number;
+  /** HTTP CONNECT proxies requests to Google leave through, each with its own rate and pause; empty = direct. */
+  readonly trendsProxyUrls: string[];
   /**
    * The fixed term every idea is compared with to calibrate demand (step 12),
    * and its maps when the two are comparable (17, 18). Unset: "weather", or
    * "bagel" for replay (see anchorTermFor).
    */
   readonly trendsAnchor: string | undefined;
+  /** How research runs ask Google Trends: "batched" (few requests, the default) or "single" (one keyword per request, the baseline). */
+  readonly trendsRequestPlan: TrendsPlanName;
   /** Geography of interest-over-time requests ('' = worldwide). */
   readonly trendsGeo: string;
   /** Recorded Google Trends exchanges served by the replay provider. */
@@ -187,6 +192,8 @@ export function loadConfig(env: Env = process.env): Config {
     trendsRatePerMinute: 0,
     trendsAnchor: text('TRENDS_ANCHOR'),
     trendsGeo: text('TRENDS_GEO') ?? '',
+    trendsRequestPlan: oneOf('TRENDS_REQUEST_PLAN', TRENDS_PLANS, 'batched'),
+    trendsProxyUrls: (text('TRENDS_PROXY_URLS') ?? '').split(',').map((u) => u.trim()).filter(Boolean),
     recordedTrendsDir: path.resolve(PROJECT_ROOT, text('RECORDED_TRENDS_DIR') ?? '../shared/data/google-trends-recorded'),
     researchConcurrency: integer('RESEARCH_CONCURRENCY', 20, 1, 500),
     webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 100, 1, 1_000),
@@ -243,6 +250,18 @@ export function loadConfig(env: Env = process.env): Config {
     if (base.protocol !== 'http:' && base.protocol !== 'https:') problems.push(`PUBLIC_BASE_URL must be http:// or https:// (got ${base.protocol})`);
   } catch {
     problems.push(`PUBLIC_BASE_URL is not a valid URL (got "${config.publicBaseUrl}")`);
+  }
+  const problemsBeforeProxies = problems.length;
+  for (const proxy of config.trendsProxyUrls) {
+    try {
+      const u = new URL(proxy);
+      if (u.protocol !== 'http:' || !u.hostname || u.pathname.length > 1 || u.search) throw new Error('not http://host:port');
+    } catch {
+      problems.push(`TRENDS_PROXY_URLS: "${proxy.replace(/\/\/[^@/]*@/, '//***@')}" is not an HTTP CONNECT proxy URL like http://user:pass@10.0.0.5:3128`);
+    }
+  }
+  if (problems.length === problemsBeforeProxies && new Set(config.trendsProxyUrls.map((p) => new URL(p).host)).size !== config.trendsProxyUrls.length) {
+    problems.push('TRENDS_PROXY_URLS lists the same proxy twice');
   }
   for (const geo of config.discoveryGeos) {
     if (!/^[A-Z]{2}$/.test(geo)) problems.push(`DISCOVERY_GEOS: "${geo}" is not a two-letter country code such as US`);

@@ -13,7 +13,9 @@ import { countInsights } from './insights/insight.repository.js';
 import { createLogger, type Logger } from './logger.js';
 import { exitWithError, onShutdown } from './runtime/process.js';
 import { openResources } from './runtime/resources.js';
-import { startWorkers, upsertSchedulers, type Pipeline } from './runtime/workers.js';
+import { egressPoolFor, startWorkers, upsertSchedulers, type Pipeline } from './runtime/workers.js';
+import { budgetReport } from './runtime/budget.js';
+import { reportBudget } from './observability/metrics.js';
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
 
@@ -33,6 +35,8 @@ try {
   await migrateToLatest(resources.db);
   pipeline = await startWorkers(resources, config, logger);
   await upsertSchedulers(pipeline.queues, config);
+  const egress = egressPoolFor(resources, config);
+  reportBudget(() => budgetReport(resources.db, egress, config));
 
   if ((await countInsights(resources.db)) === 0) {
     try {

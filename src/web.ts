@@ -4,8 +4,9 @@ import { startWebServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
 import { exitWithError, onShutdown } from './runtime/process.js';
 import { openResources } from './runtime/resources.js';
-import { openQueues } from './runtime/workers.js';
-import { reportQueueDepth } from './observability/metrics.js';
+import { budgetReport } from './runtime/budget.js';
+import { egressPoolFor, openQueues } from './runtime/workers.js';
+import { reportBudget, reportQueueDepth } from './observability/metrics.js';
 
 let logger: Logger | undefined;
 try {
@@ -15,6 +16,8 @@ try {
   // The dashboard and /metrics' queue depths need the queues (not workers).
   const { queues, close: closeQueues } = openQueues(resources, config);
   reportQueueDepth(Object.values(queues));
+  const egress = egressPoolFor(resources, config);
+  reportBudget(() => budgetReport(resources.db, egress, config));
   const web = await startWebServer(resources, config, logger, Object.values(queues));
   logger.info({ url: web.url }, 'web listening');
   onShutdown(logger, async () => {

@@ -3,7 +3,9 @@ import { loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { exitWithError, onShutdown } from './runtime/process.js';
 import { openResources } from './runtime/resources.js';
-import { startWorkers } from './runtime/workers.js';
+import { egressPoolFor, startWorkers } from './runtime/workers.js';
+import { budgetReport } from './runtime/budget.js';
+import { reportBudget } from './observability/metrics.js';
 import { serveMetrics } from './observability/metrics-server.js';
 
 let logger: Logger | undefined;
@@ -12,6 +14,8 @@ try {
   logger = createLogger(config.logLevel);
   const resources = await openResources(config, logger, { role: 'worker' });
   const pipeline = await startWorkers(resources, config, logger);
+  const egress = egressPoolFor(resources, config);
+  reportBudget(() => budgetReport(resources.db, egress, config));
   // A worker has no web server: it can serve its own /metrics for Prometheus.
   const metricsServer = config.metricsPort && config.adminToken ? await serveMetrics(config.metricsPort, config.adminToken, config.host) : undefined;
   logger.info({ provider: config.trendsProvider, concurrency: config.researchConcurrency }, 'workers started');

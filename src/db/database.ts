@@ -23,6 +23,8 @@ export interface InsightsTable {
   dimension_scores: JSONColumnType<Record<string, number | null>>;
   summary: string;
   status: InsightStatus;
+  /** Popularity relative to the research anchor; null until measured (see domain/trends/batching.ts). */
+  interest_level: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

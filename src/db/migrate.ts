@@ -6,6 +6,7 @@ import * as research from './migrations/2026-11-22T0003-research.js';
 import * as runStartedBy from './migrations/2026-11-22T0004-run-started-by.js';
 import * as webhooks from './migrations/2026-11-22T0005-webhooks.js';
 import * as researchHotPaths from './migrations/2026-11-22T0006-research-hot-paths.js';
+import * as interestLevel from './migrations/2026-11-23T0007-interest-level.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0004-run-started-by': runStartedBy,
   '2026-11-22T0005-webhooks': webhooks,
   '2026-11-22T0006-research-hot-paths': researchHotPaths,
+  '2026-11-23T0007-interest-level': interestLevel,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

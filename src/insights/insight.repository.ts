@@ -52,6 +52,7 @@ export async function upsertInsightRow(db: DbOrTrx, insight: NewInsight): Promis
         dimension_scores: eb.ref('excluded.dimension_scores'),
         summary: eb.ref('excluded.summary'),
         status: eb.ref('excluded.status'),
+        interest_level: eb.ref('excluded.interest_level'),
         updated_at: sql<Date>`now()`,
       })),
     )
@@ -172,7 +173,7 @@ export async function countInsights(db: DbOrTrx): Promise<number> {
 export async function updateInsightScores(
   trx: Transaction<Database>,
   id: string,
-  scores: { dimensions: DimensionScores; overall_score: number; confidence: number },
+  scores: { dimensions: DimensionScores; overall_score: number; confidence: number; interest_level?: number },
 ): Promise<void> {
   await trx
     .updateTable('insights')
@@ -181,6 +182,7 @@ export async function updateInsightScores(
       dimension_scores: JSON.stringify(Object.fromEntries(Object.entries(scores.dimensions).map(([name, d]) => [name, d.score]))),
       overall_score: scores.overall_score,
       confidence: scores.confidence,
+      ...(scores.interest_level !== undefined ? { interest_level: scores.interest_level } : {}),
       updated_at: sql<Date>`now()`,
     })
     .where('id', '=', id)

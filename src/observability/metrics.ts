@@ -34,8 +34,8 @@ export const jobFailures = new client.Counter({
 });
 export const trendsRequests = new client.Counter({
   name: 'google_trends_requests_total',
-  help: 'Requests to live Google Trends by outcome (ok, rate_limited, malformed, error)',
-  labelNames: ['outcome'] as const,
+  help: 'Trends requests (jobs) to live Google Trends by egress route and outcome (ok, rate_limited, malformed, error)',
+  labelNames: ['outcome', 'route'] as const,
   registers: [registry],
 });
 export const webhookDeliveries = new client.Counter({
@@ -77,6 +77,46 @@ new client.Gauge({
 /** The response cache whose size /metrics reports. */
 export function reportResponseCache(size: () => { bytes: number; entries: number }): void {
   responseCacheSize = size;
+}
+
+// Google's budget, read at scrape time (see runtime/budget.ts).
+interface BudgetFigures {
+  routes: Array<{ route: string; requests: number; answers: number; rateLimited: number; pausedForMs: number }>;
+  researchRunsWaiting: number;
+  refresh: { requests: number; minutesNeeded: number; minutesAvailable: number; fits: boolean };
+}
+let budgetSource: (() => Promise<BudgetFigures>) | undefined;
+let budgetScrape: Promise<BudgetFigures | undefined> | undefined;
+/** One read per scrape, shared by every budget gauge. */
+function budgetNow(): Promise<BudgetFigures | undefined> {
+  budgetScrape ??= (budgetSource?.() ?? Promise.resolve(undefined)).catch(() => undefined).finally(() => setImmediate(() => (budgetScrape = undefined)));
+  return budgetScrape;
+}
+const budgetGauge = (name: string, help: string, read: (b: BudgetFigures, set: (value: number, route?: string) => void) => void, perRoute = false) =>
+  new client.Gauge({
+    name,
+    help,
+    labelNames: perRoute ? (['route'] as const) : [],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const b = await budgetNow();
+      if (b) read(b, (value, route) => (route === undefined ? this.set(value) : this.set({ route }, value)));
+    },
+  });
+budgetGauge('google_trends_route_requests_today', 'HTTPS requests sent to Google Trends today (UTC) per egress route', (b, set) => b.routes.forEach((r) => set(r.requests, r.route)), true);
+budgetGauge('google_trends_route_answers_today', 'Trends answers received today (UTC) per egress route', (b, set) => b.routes.forEach((r) => set(r.answers, r.route)), true);
+budgetGauge('google_trends_route_rate_limited_today', 'Google 429s and sorry redirects today (UTC) per egress route', (b, set) => b.routes.forEach((r) => set(r.rateLimited, r.route)), true);
+budgetGauge('google_trends_route_paused_seconds', 'Seconds until a paused egress route may ask Google again (0: not paused)', (b, set) => b.routes.forEach((r) => set(r.pausedForMs / 1000, r.route)), true);
+budgetGauge('google_trends_research_runs_waiting', 'Research runs on live Google not finished yet', (b, set) => set(b.researchRunsWaiting));
+budgetGauge('google_trends_refresh_requests', 'Trends requests the daily refresh needs (groups of up to 5 insights)', (b, set) => set(b.refresh.requests));
+budgetGauge('google_trends_refresh_minutes_needed', 'Minutes the daily refresh needs at the current rate', (b, set) => set(b.refresh.minutesNeeded));
+budgetGauge('google_trends_refresh_minutes_available', 'Minutes between two refreshes (REFRESH_CRON)', (b, set) => set(b.refresh.minutesAvailable));
+budgetGauge('google_trends_refresh_fits', '1 when the daily refresh finishes before the next one starts, else 0', (b, set) => set(b.refresh.fits ? 1 : 0));
+
+/** Where /metrics reads Google's budget from (the web process and a worker's metrics server). */
+export function reportBudget(source: () => Promise<BudgetFigures>): void {
+  budgetSource = source;
 }
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children'] as const;

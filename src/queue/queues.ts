@@ -19,6 +19,7 @@ export const JOBS = {
   sweep: 'sweep',
   refreshAll: 'refresh-all',
   refreshInsight: 'refresh-insight',
+  refreshGroup: 'refresh-group',
   discover: 'discover',
   webhookMatch: 'match',
   webhookDeliver: 'deliver',

@@ -9,6 +9,8 @@ export function redisKeys(prefix: string) {
     readModelChannel: `${prefix}:read-model:changed`,
     apiKeyRevokedChannel: `${prefix}:api-keys:revoked`,
     subscriptionsVersion: `${prefix}:webhooks:subscriptions-version`,
+    /** Egress routes to Google and their daily budget (see egress-pool.ts). */
+    trendsPool: `${prefix}:trends`,
   };
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;

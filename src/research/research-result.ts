@@ -23,6 +23,8 @@ export interface AggregateOutput {
 export async function commitResearchResult(trx: Transaction<Database>, ctx: StepContext, o: AggregateOutput): Promise<CommitResult> {
   const normalized = ctx.out<{ text: string; key: string }>('normalize_idea');
   const { primary, secondary } = ctx.out<{ primary: string; secondary: string[] }>('choose_primary');
+  // Popularity against the anchor: how the refresh groups this insight with others of its size.
+  const { phraseMean, anchorMean } = ctx.out<{ phraseMean: number; anchorMean: number }>('compare_anchor');
   const { id: insightId, created } = await upsertInsightRow(trx, {
     id: newId('insight'), // kept only if the idea is new; an update keeps the insight's id
     idea_key: normalized.key,
@@ -37,6 +39,7 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
     dimensions: o.dimensions,
     summary: o.summary,
     status: 'active',
+    interest_level: anchorMean > 0 && phraseMean > 0 ? phraseMean / anchorMean : null,
   });
 
   const s30 = ctx.out<{ dates: string[]; values: number[]; partial: boolean[] }>('interest_30d');

@@ -1,7 +1,8 @@
 // The 40 steps of a research run, in order. Each is small, reads the outputs of
 // earlier steps, and returns a JSON output that is recorded with the step (and
 // shown by `insights runs show` and GET /api/research-runs/{id}). Trends data
-// comes only through ctx.trends (the rate-limited `trends` queue).
+// comes only through ctx.plan (trends-plan.ts: which requests answer which
+// step), over the rate-limited `trends` queue.
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Source } from '../domain/catalog.js';
@@ -32,7 +33,8 @@ import type { Dimension, DimensionScore, DimensionScores } from '../domain/scori
 import { scoreMomentum } from '../domain/scoring/momentum.js';
 import { combineScores } from '../domain/scoring/overall.js';
 import { seriesQuality } from '../domain/scoring/series.js';
-import type { RankedItem, RegionResolution, Timeframe, TrendsRequest, TrendsResponse } from '../trends/types.js';
+import type { RankedItem, RegionResolution, Timeframe, TrendsResponse } from '../trends/types.js';
+import type { AutocompleteResult, TrendsPlan } from './trends-plan.js';
 
 /** The 40 steps in order. Each has exactly one definition in STEPS below (checked at load). */
 export const STEP_NAMES = [
@@ -46,7 +48,7 @@ export const STEP_NAMES = [
   'interest_90d', // 8
   'interest_12m', // 9
   'interest_5y', // 10
-  'compare_secondary_30d', // 11
+  'compare_secondary', // 11
   'compare_anchor', // 12
   'related_queries_top', // 13
   'related_queries_rising', // 14
@@ -90,7 +92,8 @@ export interface StepContext {
   run: RunInfo;
   /** The recorded output of an earlier step. */
   out<T = any>(name: StepName): T;
-  trends(request: TrendsRequest): Promise<TrendsResponse>;
+  /** How this run asks Google Trends (one explore for several answers, derived windows; see trends-plan.ts). */
+  plan: TrendsPlan;
   /** An insight with the same idea key, else one on the same primary keyword (not demo). */
   findExistingInsight(ideaKey: string, primaryKeyword: string): Promise<{ id: string; idea: string; sameIdea: boolean } | undefined>;
   anchorTerm: string;
@@ -115,6 +118,8 @@ export interface CommitResult {
 interface SeriesOutput {
   keyword: string;
   timeframe: Timeframe;
+  /** Set when the series was cut from a longer answer rather than asked for. */
+  derived_from?: string;
   dates: string[];
   values: number[];
   partial: boolean[];
@@ -128,17 +133,13 @@ interface RelatedOutput {
   provenance: TrendsResponse['provenance'] | null;
 }
 
-const expect = <K extends TrendsResponse['kind']>(response: TrendsResponse, kind: K) => {
-  if (response.kind !== kind) throw new Error(`expected a ${kind} answer, got ${response.kind}`);
-  return response as Extract<TrendsResponse, { kind: K }>;
-};
-
 async function seriesFor(ctx: StepContext, timeframe: Timeframe): Promise<SeriesOutput> {
   const keyword = ctx.out<{ primary: string }>('choose_primary').primary;
-  const answer = expect(await ctx.trends({ kind: 'interestOverTime', keywords: [keyword], timeframe, geo: ctx.geo }), 'interestOverTime');
+  const { answer, derived_from } = await ctx.plan.series(keyword, timeframe);
   return {
     keyword,
     timeframe,
+    ...(derived_from ? { derived_from } : {}),
     dates: answer.points.map((p) => p.date),
     values: answer.points.map((p) => p.values[0] ?? 0),
     partial: answer.points.map((p) => p.isPartial),
@@ -155,7 +156,7 @@ const summarizeSeries = (o: SeriesOutput) =>
 async function relatedFor(ctx: StepContext, kind: 'relatedQueries' | 'relatedTopics', list: 'top' | 'rising'): Promise<RelatedOutput> {
   const keyword = ctx.out<{ primary: string }>('choose_primary').primary;
   // Top and rising come in one answer; the second step's request hits the same (deduplicated) trends job.
-  const answer = expect(await ctx.trends({ kind, keyword, timeframe: '12m', geo: ctx.geo }), kind);
+  const answer = await ctx.plan.related(keyword, kind);
   return {
     keyword,
     items: answer[list].map((i) => ({ label: i.label, value: i.value, breakout: i.breakout, formattedValue: i.formattedValue, ...(i.topic ? { mid: i.topic.mid } : {}) })),
@@ -178,7 +179,7 @@ interface MapOutput {
 async function mapOf(ctx: StepContext, resolution: 'COUNTRY' | 'CITY', comparedWith: string | null, reason: string): Promise<MapOutput> {
   const keyword = ctx.out<{ primary: string }>('choose_primary').primary;
   const keywords = comparedWith ? [keyword, comparedWith] : [keyword];
-  const answer = expect(await ctx.trends({ kind: 'interestByRegion', keywords, timeframe: '12m', geo: '', resolution }), 'interestByRegion');
+  const answer = await ctx.plan.map(keywords, resolution);
   const { places, withoutData } = placesFromMap(answer);
   return { keyword, compared_with: comparedWith, reason, resolution, places, without_data: withoutData, provenance: answer.provenance ?? null };
 }
@@ -216,13 +217,9 @@ export const STEPS: readonly StepDefinition[] = [
   },
   /* 3 */ {
     name: 'autocomplete_phrases',
-    run: async (ctx) => {
-      const phrases: string[] = ctx.out('extract_phrases').phrases;
-      const answers = await Promise.all(phrases.map((term) => ctx.trends({ kind: 'autocomplete', term })));
-      return { topics: Object.fromEntries(phrases.map((p, i) => [p, expect(answers[i]!, 'autocomplete').topics.slice(0, 5)])) };
-    },
-    summarize: (o: { topics: Record<string, Array<{ title: string }>> }) =>
-      Object.entries(o.topics).map(([p, t]) => `${p} → ${t[0]?.title ?? '–'}`).join('; '),
+    run: async (ctx) => ctx.plan.autocomplete(ctx.out('extract_phrases').phrases, ctx.run.hints.length > 0),
+    summarize: (o: AutocompleteResult) =>
+      Object.entries(o.topics).map(([p, t]) => `${p} → ${t[0]?.title ?? '–'}`).join('; ') + (o.not_asked?.length ? `; not asked: ${o.not_asked.join(', ')}` : ''),
   },
   /* 4 */ {
     name: 'choose_primary',
@@ -265,29 +262,22 @@ export const STEPS: readonly StepDefinition[] = [
   /* 9 */ { name: 'interest_12m', run: (ctx) => seriesFor(ctx, '12m'), summarize: summarizeSeries },
   /* 10 */ { name: 'interest_5y', run: (ctx) => seriesFor(ctx, '5y'), summarize: summarizeSeries },
   /* 11 */ {
-    name: 'compare_secondary_30d',
+    name: 'compare_secondary',
     run: async (ctx) => {
       const { primary, secondary } = ctx.out<{ primary: string; secondary: string[] }>('choose_primary');
       if (secondary.length === 0) return { keywords: [primary], means: { [primary]: null }, note: 'no secondary phrases to compare' };
-      const keywords = [primary, ...secondary];
-      const answer = expect(await ctx.trends({ kind: 'interestOverTime', keywords, timeframe: '30d', geo: ctx.geo }), 'interestOverTime');
-      const means = Object.fromEntries(
-        keywords.map((k, i) => [k, Math.round((answer.points.reduce((s, p) => s + (p.values[i] ?? 0), 0) / Math.max(1, answer.points.length)) * 10) / 10]),
-      );
-      return { keywords, means };
+      // The same request as step 12's (one trends job): the plan may ask both in one comparison.
+      return (await ctx.plan.comparison(primary, secondary, ctx.anchorTerm)).secondary;
     },
-    summarize: (o: { means: Record<string, number | null>; note?: string }) => o.note ?? Object.entries(o.means).map(([k, m]) => `${k} ${m}`).join(', '),
+    summarize: (o: { means: Record<string, number | null>; timeframe?: string; note?: string }) =>
+      o.note ?? `${Object.entries(o.means).map(([k, m]) => `${k} ${m}`).join(', ')}${o.timeframe ? ` (${o.timeframe})` : ''}`,
   },
   /* 12 */ {
     name: 'compare_anchor',
     run: async (ctx) => {
-      const primary = ctx.out('choose_primary').primary as string;
-      const answer = expect(
-        await ctx.trends({ kind: 'interestOverTime', keywords: [primary, ctx.anchorTerm], timeframe: '12m', geo: ctx.geo }),
-        'interestOverTime',
-      );
-      const mean = (i: number) => answer.points.reduce((s, p) => s + (p.values[i] ?? 0), 0) / Math.max(1, answer.points.length);
-      return { anchor: ctx.anchorTerm, phraseMean: Math.round(mean(0) * 100) / 100, anchorMean: Math.round(mean(1) * 100) / 100, points: answer.points.length, provenance: answer.provenance ?? null };
+      const { primary, secondary } = ctx.out<{ primary: string; secondary: string[] }>('choose_primary');
+      const { anchor } = await ctx.plan.comparison(primary, secondary, ctx.anchorTerm);
+      return { anchor: ctx.anchorTerm, ...anchor };
     },
     summarize: (o: { anchor: string; phraseMean: number; anchorMean: number }) => `mean ${o.phraseMean} vs "${o.anchor}" ${o.anchorMean}`,
   },

@@ -22,6 +22,14 @@ export function trendsJobId(provider: string, request: TrendsRequest, now = new 
   return `trends-${hash.slice(0, 32)}`;
 }
 
+/**
+ * BullMQ priorities of trends jobs (lower goes first): a research run's
+ * requests go ahead of the daily refresh's and discovery's, so a run started
+ * during a long refresh finishes in about its own budget.
+ */
+export const TRENDS_PRIORITY = { research: 1, background: 10 } as const;
+export type TrendsPurpose = keyof typeof TRENDS_PRIORITY;
+
 export interface TrendsGateway {
   fetch(request: TrendsRequest): Promise<TrendsResponse>;
 }
@@ -49,13 +57,14 @@ export class QueuedTrendsGateway implements TrendsGateway {
     private readonly events: QueueEvents,
     private readonly provider: string,
     private readonly waitMs = 20_000,
+    private readonly priority: number = TRENDS_PRIORITY.research,
   ) {}
 
   async fetch(request: TrendsRequest): Promise<TrendsResponse> {
     const jobId = trendsJobId(this.provider, request);
     let job = await this.queue.getJob(jobId);
     if (job && (await job.isFailed())) await job.retry('failed');
-    if (!job) job = await this.queue.add(JOBS.trendsFetch, { request, provider: this.provider }, { ...TRENDS_JOB_OPTIONS, jobId });
+    if (!job) job = await this.queue.add(JOBS.trendsFetch, { request, provider: this.provider }, { ...TRENDS_JOB_OPTIONS, jobId, priority: this.priority });
     try {
       return (await job.waitUntilFinished(this.events, this.waitMs)) as TrendsResponse;
     } catch (error) {

@@ -3,7 +3,9 @@
 import { DelayedError, Queue, QueueEvents, UnrecoverableError, Worker, type Processor, type WorkerOptions } from 'bullmq';
 import { discoverProcessor } from '../../jobs/discover.job.js';
 import { refreshAllProcessor } from '../../jobs/refresh-all.job.js';
+import { refreshGroupProcessor } from '../../jobs/refresh-group.job.js';
 import { refreshInsightProcessor } from '../../jobs/refresh-insight.job.js';
+import { estimateRefresh } from './budget.js';
 import { webhookDeliverProcessor } from '../../jobs/webhook-deliver.job.js';
 import { outboxRelayProcessor, webhookMatchProcessor } from '../../jobs/webhook-match.job.js';
 import { retryDelayMs } from '../domain/webhooks/retry.js';
@@ -20,7 +22,9 @@ import { sleepWithoutAttempt } from '../queue/wait.js';
 import { JOBS, MATCH_JOB_OPTIONS, matchJobId, QUEUES, type QueueName } from '../queue/queues.js';
 import { createRedis } from '../redis/connection.js';
 import { ResearchChain } from '../research/chain.js';
-import { DirectTrendsGateway, QueuedTrendsGateway, type TrendsGateway } from '../research/trends-gateway.js';
+import { DirectTrendsGateway, QueuedTrendsGateway, TRENDS_PRIORITY, type TrendsGateway, type TrendsPurpose } from '../research/trends-gateway.js';
+import { routesFrom } from '../trends/egress.js';
+import { EgressPool } from '../trends/egress-pool.js';
 import { GoogleTrendsProvider } from '../trends/google.provider.js';
 import { anchorTermFor, createTrendsProvider } from '../trends/provider-factory.js';
 import type { Resources } from './resources.js';
@@ -44,6 +48,14 @@ export function openQueues(resources: Resources, config: Config): { queues: Reco
       connection.disconnect();
     },
   };
+}
+
+/** The routes to Google and their shared rate limits (direct, or the proxies of TRENDS_PROXY_URLS). */
+export function egressPoolFor(resources: Resources, config: Config): EgressPool {
+  return new EgressPool(resources.redis, resources.redisKeys.trendsPool, routesFrom(config.trendsProxyUrls), {
+    ratePerMinute: config.trendsRatePerMinute,
+    basePauseMs: config.trendsPauseMs,
+  });
 }
 
 /** Upserts the job schedulers (cron, UTC). Idempotent: safe from every deploy and every `npm start`. */
@@ -94,21 +106,36 @@ export async function startWorkers(resources: Resources, config: Config, logger:
   const trendsEvents = new QueueEvents(QUEUES.trends, { connection: eventsConnection, prefix: config.redisPrefix });
   await trendsEvents.waitUntilReady();
   const chain = new ResearchChain(queues.research);
-  const google = new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trendsWaitMs);
+  // Research goes ahead of the refresh and discovery when both wait for Google.
+  const google = {
+    research: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trendsWaitMs, TRENDS_PRIORITY.research),
+    background: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trendsWaitMs, TRENDS_PRIORITY.background),
+  };
   const local = new Map<string, TrendsGateway>();
   // Each run names its provider; only live Google goes through the trends queue.
-  const trendsFor = (provider: string): TrendsGateway => {
-    if (provider === 'google') return google;
+  const trendsFor = (provider: string, purpose: TrendsPurpose = 'research'): TrendsGateway => {
+    if (provider === 'google') return google[purpose];
     if (!(TRENDS_PROVIDERS as readonly string[]).includes(provider)) throw new Error(`unknown trends provider "${provider}"`);
     let gateway = local.get(provider);
     if (!gateway) local.set(provider, (gateway = new DirectTrendsGateway(createTrendsProvider({ ...config, trendsProvider: provider as TrendsProviderName }))));
     return gateway;
   };
 
+  const egress = egressPoolFor(resources, config);
   const box = SecretBox.fromConfig(config);
   const subscriptionsIndex = new SubscriptionIndexCache(resources.db, resources.redis, resources.redisKeys.subscriptionsVersion);
   const announce = async (eventId: string) => {
     await queues.webhooks.add(JOBS.webhookMatch, { eventId }, { ...MATCH_JOB_OPTIONS, jobId: matchJobId(eventId) });
+  };
+  const refreshDeps = {
+    db: resources.db,
+    redis: resources.redis,
+    redisKeys: resources.redisKeys,
+    trendsFor,
+    provider: config.trendsProvider,
+    geo: config.trendsGeo,
+    waitRetryMs: Math.min(30_000, config.trendsWaitMs),
+    announce,
   };
   const workerConnection = () => createRedis(resources.redisUrl, 'worker');
   const connections = [eventsConnection];
@@ -151,39 +178,30 @@ export async function startWorkers(resources: Resources, config: Config, logger:
         logger,
         anchorFor: (provider) => anchorTermFor(provider, config.trendsAnchor),
         geo: config.trendsGeo,
+        plan: config.trendsRequestPlan,
         announce,
       }),
       { concurrency: config.researchConcurrency },
     ),
     (trendsWorker = make(
       QUEUES.trends,
-      trendsFetchProcessor({
-        provider: new GoogleTrendsProvider({ timeoutMs: config.trendsRequestTimeoutMs }),
-        redis: resources.redis,
-        rateLimitedKey: `${config.redisPrefix}:trends:rate-limited-streak`,
-        logger,
-        worker: () => trendsWorker!,
-        basePauseMs: config.trendsPauseMs,
-      }),
-      {
-        concurrency: 2,
-        ...(config.trendsRatePerMinute > 0 ? { limiter: { max: config.trendsRatePerMinute, duration: 60_000 } } : {}),
-      },
+      trendsFetchProcessor({ provider: new GoogleTrendsProvider({ timeoutMs: config.trendsRequestTimeoutMs }), pool: egress, logger, worker: () => trendsWorker! }),
+      // Each route asks one request at a time, at most: the pool's rates decide the pace.
+      { concurrency: Math.max(2, egress.routes.length) },
     )),
     make(
       QUEUES.ingest,
       byName(QUEUES.ingest, {
-        [JOBS.refreshAll]: refreshAllProcessor({ db: resources.db, ingest: queues.ingest }),
-        [JOBS.refreshInsight]: refreshInsightProcessor({
+        [JOBS.refreshAll]: refreshAllProcessor({
           db: resources.db,
-          redis: resources.redis,
-          redisKeys: resources.redisKeys,
-          trendsFor,
+          ingest: queues.ingest,
           provider: config.trendsProvider,
-          geo: config.trendsGeo,
-          waitRetryMs: Math.min(30_000, config.trendsWaitMs),
-          announce,
+          logger,
+          check: (plan) =>
+            estimateRefresh(config.trendsProvider === 'google' ? plan.googleGroups : 0, plan.googleInsights, egress.routes.length, config.trendsRatePerMinute, config.refreshCron),
         }),
+        [JOBS.refreshGroup]: refreshGroupProcessor({ ...refreshDeps, ingest: queues.ingest }),
+        [JOBS.refreshInsight]: refreshInsightProcessor(refreshDeps),
         [JOBS.discover]: discoverProcessor({
           db: resources.db,
           chain,

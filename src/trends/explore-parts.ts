@@ -2,7 +2,7 @@
 // providers without Google's explore tokens (replay, synthetic) serve one.
 // The parts are the same single-kind requests the google provider would
 // otherwise make, so a run reads the same evidence whichever provider it has.
-import type { ExploreAnswer, ExplorePart, TrendsRequest, TrendsResponse } from './types.js';
+import { NotRecordedError, type ExploreAnswer, type ExplorePart, type TrendsRequest, type TrendsResponse } from './types.js';
 
 export function partRequest(request: Extract<TrendsRequest, { kind: 'explore' }>, part: ExplorePart): TrendsRequest {
   const [keyword = ''] = request.keywords;
@@ -18,11 +18,21 @@ export function partRequest(request: Extract<TrendsRequest, { kind: 'explore' }>
   }
 }
 
+/**
+ * Replay has no recording of some parts (a phrase's own map, say): those are
+ * left out, and a step that needs one fails with replay's message then, not
+ * the steps that need only the others.
+ */
 export async function explorePartByPart(request: Extract<TrendsRequest, { kind: 'explore' }>, fetch: (r: TrendsRequest) => Promise<TrendsResponse>): Promise<ExploreAnswer> {
   const answer: ExploreAnswer = { kind: 'explore', keywords: request.keywords };
+  const missing: Record<string, string> = {};
   for (const part of request.parts) {
-    const response = await fetch(partRequest(request, part));
-    (answer as unknown as Record<string, TrendsResponse>)[part] = response;
+    try {
+      (answer as unknown as Record<string, TrendsResponse>)[part] = await fetch(partRequest(request, part));
+    } catch (error) {
+      if (!(error instanceof NotRecordedError)) throw error;
+      missing[part] = error.message;
+    }
   }
-  return answer;
+  return Object.keys(missing).length > 0 ? { ...answer, missing } : answer;
 }

@@ -58,16 +58,23 @@ export class GoogleTrendsProvider implements TrendsProvider {
   /** Asks Google through `route` (a proxy, or direct). */
   async fetch(request: TrendsRequest, route: EgressRoute = DIRECT): Promise<TrendsResponse> {
     const what = describeRequest(request);
-    return withEgress(
-      route,
-      this.timeoutMs,
-      async (agent) => {
-        const session = new GoogleSession(agent, route.name);
-        const answer = await this.answer(session, request, what);
-        return { ...answer, provenance: { provider: 'google' as const, requests: session.requests, route: route.name } };
-      },
-      { ca: this.options.ca },
-    );
+    let session: GoogleSession | undefined;
+    try {
+      return await withEgress(
+        route,
+        this.timeoutMs,
+        async (agent) => {
+          session = new GoogleSession(agent, route.name);
+          const answer = await this.answer(session, request, what);
+          return { ...answer, provenance: { provider: 'google' as const, requests: session.requests, route: route.name } };
+        },
+        { ca: this.options.ca },
+      );
+    } catch (error) {
+      // What it spent before failing still counts against the budget.
+      if (error instanceof Error) Object.assign(error, { requests: session?.requests ?? 0 });
+      throw error;
+    }
   }
 
   private async answer(session: GoogleSession, request: TrendsRequest, what: string): Promise<TrendsResponse> {

@@ -79,6 +79,8 @@ export interface ExploreAnswer {
   relatedTopics?: RelatedList;
   mapCountry?: InterestByRegion;
   mapCity?: InterestByRegion;
+  /** Parts the provider could not answer (replay: not recorded), with its reason. */
+  missing?: Record<string, string>;
 }
 
 export interface DailyTrends {

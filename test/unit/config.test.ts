@@ -40,6 +40,10 @@ describe('config', () => {
       [{ TRENDS_GEO: 'usa' }, /TRENDS_GEO/],
       [{ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '9000' }, /HTTP_HEADERS_TIMEOUT_MS/],
       [{ WEBHOOK_TIMEOUT_MS: '0' }, /WEBHOOK_TIMEOUT_MS/],
+      [{ TRENDS_PROXY_URLS: 'http://10.0.0.5:3128,socks5://10.0.0.6:1080' }, /TRENDS_PROXY_URLS: "socks5:\/\/10.0.0.6:1080" is not an HTTP CONNECT proxy URL/],
+      [{ TRENDS_PROXY_URLS: 'http://user:secret@' }, /TRENDS_PROXY_URLS: "http:\/\/\*\*\*@"/],
+      [{ TRENDS_PROXY_URLS: 'http://10.0.0.5:3128,http://10.0.0.5:3128' }, /same proxy twice/],
+      [{ TRENDS_REQUEST_PLAN: 'greedy' }, /TRENDS_REQUEST_PLAN/],
     ];
     for (const [env, message] of cases) expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
     expect(loadConfig({ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0/8, 127.0.0.1/32, fd00::/8, 192.168.1.5' }).webhookAllowedCidrs).toHaveLength(4);

@@ -17,7 +17,7 @@ export function registerIngestCommands(program: Command, context: () => CliConte
       const { queues, close } = openQueues(resources, config);
       try {
         const job = await queues.ingest.add(JOBS.refreshAll, {}, { jobId: `refresh-all-manual-${Date.now()}`, removeOnComplete: { age: 86_400 } });
-        print(`Enqueued ${job.id}: one refresh per researched insight (demo insights are static). Workers run it.`);
+        print(`Enqueued ${job.id}: researched insights refreshed in groups of up to 5 per Google request (demo insights are static). Workers run it; see \`insights budget\`.`);
       } finally {
         await close();
         await resources.close();

@@ -1,0 +1,50 @@
+// ingest / refresh-group: up to five insights of comparable popularity
+// refreshed from one Google request (see domain/trends/batching.ts). Each
+// keyword that kept its precision in the answer is written as a refresh of its
+// own; one that did not gets a request of its own (refresh-insight). The
+// answer also measures the members' popularity against each other, so
+// tomorrow's groups are better.
+import { UnrecoverableError, type Job, type Queue } from 'bullmq';
+import { Type } from '@sinclair/typebox';
+import { levelsFromBatch, servableFromBatch } from '../src/domain/trends/batching.js';
+import type { InsightRow } from '../src/insights/insight.repository.js';
+import { checkPayload, INGEST_JOB_OPTIONS, JOBS } from '../src/queue/queues.js';
+import { applyFreshSeries, columnOf, fetchInterest, providerOf, type RefreshDeps } from './refresh-insight.job.js';
+
+export const RefreshGroupPayload = Type.Object({ insightIds: Type.Array(Type.String({ pattern: '^ins_' }), { minItems: 1, maxItems: 5 }) });
+
+export function refreshGroupProcessor(deps: RefreshDeps & { ingest: Queue }) {
+  return async (job: Job, token?: string) => {
+    const { insightIds } = checkPayload(RefreshGroupPayload, job.data, job.name);
+    const rows = await deps.db.selectFrom('insights').selectAll().where('id', 'in', insightIds).where('status', '=', 'active').execute();
+    const insights = rows.filter((r) => r.source !== 'demo') as unknown as InsightRow[];
+    if (insights.length === 0) return { skipped: 'no active insights left in the group' };
+    const provider = providerOf(insights[0]!, deps.provider);
+    const keywords = [...new Set(insights.map((i) => i.primary_keyword))];
+    const answer = await fetchInterest(deps, job, token, provider, keywords, `refresh of ${insightIds.length} insights`);
+    if (answer.keywords.length !== keywords.length) throw new UnrecoverableError(`asked for ${keywords.length} keywords, got ${answer.keywords.length}`);
+
+    const columns = keywords.map((_, i) => columnOf(answer, i));
+    const means = columns.map((c) => c.points.reduce((s, p) => s + (p.values[0] ?? 0), 0) / Math.max(1, c.points.length));
+    // The member whose popularity is known and largest anchors everyone else's.
+    const leader = insights.filter((i) => (i.interest_level ?? 0) > 0).sort((a, b) => b.interest_level! - a.interest_level!)[0];
+    const levels = levelsFromBatch(means, leader ? keywords.indexOf(leader.primary_keyword) : 0, leader?.interest_level ?? null);
+
+    const served: string[] = [];
+    const alone: string[] = [];
+    for (const insight of insights) {
+      const k = keywords.indexOf(insight.primary_keyword);
+      if (!servableFromBatch(columns[k]!.points.map((p) => p.values[0] ?? 0), keywords.length)) {
+        alone.push(insight.id);
+        continue;
+      }
+      await applyFreshSeries(deps, insight, columns[k]!, levels[k]);
+      served.push(insight.id);
+    }
+    if (alone.length > 0) {
+      const day = new Date().toISOString().slice(0, 10).replaceAll('-', '');
+      await deps.ingest.addBulk(alone.map((id) => ({ name: JOBS.refreshInsight, data: { insightId: id }, opts: { ...INGEST_JOB_OPTIONS, jobId: `refresh-${id}-${day}-alone` } })));
+    }
+    return { served, alone, keywords: keywords.length };
+  };
+}
