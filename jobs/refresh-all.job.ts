@@ -1,20 +1,18 @@
 // ingest / refresh-all: the daily refresh, planned. Insights are grouped by
 // popularity, five to a Google request (domain/trends/batching.ts), one
-// refresh-group job per group. Job ids carry the UTC day and the members, so a
-// second trigger the same day adds nothing, and groups delayed by a Google 429
-// storm still run later: the schedule catches up. If the plan cannot finish
-// before the next refresh at the current rate, the log says so.
+// refresh-group job per group, all children of one refresh-leftovers job that
+// regroups what the groups could not serve once they are done (a BullMQ flow).
+// Groups delayed by a Google 429 storm still run later: the schedule catches
+// up, and the same request the same day is never asked twice (trends job ids).
+// If the plan cannot finish before the next refresh at the current rate, the
+// log says so.
 import { createHash } from 'node:crypto';
-import type { Job, Queue } from 'bullmq';
+import type { FlowProducer, Job } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { groupByLevel } from '../src/domain/trends/batching.js';
 import type { Logger } from '../src/logger.js';
 import { INGEST_JOB_OPTIONS, JOBS } from '../src/queue/queues.js';
 import { providerOf } from './refresh-insight.job.js';
-
-export function refreshGroupJobId(insightIds: readonly string[], day: string): string {
-  return `refresh-group-${day.replaceAll('-', '')}-${createHash('sha1').update(insightIds.join(',')).digest('hex').slice(0, 16)}`;
-}
 
 export interface RefreshPlan {
   insights: number;
@@ -48,7 +46,9 @@ export async function planRefresh(db: Db, provider: string): Promise<RefreshPlan
 
 export interface RefreshAllDeps {
   db: Db;
-  ingest: Queue;
+  flows: FlowProducer;
+  /** The ingest queue's name and key prefix (flows name their queues). */
+  ingestQueue: { name: string; prefix: string };
   provider: string;
   logger?: Logger;
   /** Says whether the plan fits before the next refresh at the current rate (see runtime/budget.ts). */
@@ -56,18 +56,27 @@ export interface RefreshAllDeps {
 }
 
 export function refreshAllProcessor(deps: RefreshAllDeps) {
-  return async (_job: Job) => {
+  return async (job: Job) => {
     const day = new Date().toISOString().slice(0, 10);
     const plan = await planRefresh(deps.db, deps.provider);
-    for (let i = 0; i < plan.groups.length; i += 500) {
-      await deps.ingest.addBulk(
-        plan.groups.slice(i, i + 500).map((insightIds) => ({
-          name: JOBS.refreshGroup,
-          data: { insightIds },
-          opts: { ...INGEST_JOB_OPTIONS, jobId: refreshGroupJobId(insightIds, day) },
-        })),
-      );
-    }
+    // One parent per trigger (the scheduler's job id is unique per run); the groups are its children.
+    const parentId = `refresh-${day.replaceAll('-', '')}-${createHash('sha1').update(String(job.id)).digest('hex').slice(0, 10)}`;
+    const { name: queueName, prefix } = deps.ingestQueue;
+    await deps.flows.add({
+      name: JOBS.refreshLeftovers,
+      queueName,
+      prefix,
+      data: {},
+      opts: { ...INGEST_JOB_OPTIONS, jobId: parentId },
+      children: plan.groups.map((insightIds, i) => ({
+        name: JOBS.refreshGroup,
+        queueName,
+        prefix,
+        data: { insightIds, round: 1 },
+        // A group that fails for good must not hold the leftovers back.
+        opts: { ...INGEST_JOB_OPTIONS, jobId: `${parentId}-g${i}`, ignoreDependencyOnFailure: true },
+      })),
+    });
     const check = deps.check?.(plan);
     if (check && !check.fits) {
       deps.logger?.warn(

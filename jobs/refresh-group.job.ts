@@ -1,21 +1,26 @@
 // ingest / refresh-group: up to five insights of comparable popularity
 // refreshed from one Google request (see domain/trends/batching.ts). Each
 // keyword that kept its precision in the answer is written as a refresh of its
-// own; one that did not gets a request of its own (refresh-insight). The
-// answer also measures the members' popularity against each other, so
-// tomorrow's groups are better.
+// own. The answer also measures the members' popularity against each other;
+// a member left without precision keeps that measure, and is regrouped with
+// the other leftovers once every group is done (refresh-leftovers.job.ts), or,
+// in that second round, gets a request of its own (refresh-insight).
 import { UnrecoverableError, type Job, type Queue } from 'bullmq';
 import { Type } from '@sinclair/typebox';
-import { levelsFromBatch, servableFromBatch } from '../src/domain/trends/batching.js';
+import { levelsFromBatch, servableFromBatch, UNMEASURED_LEVEL } from '../src/domain/trends/batching.js';
 import type { InsightRow } from '../src/insights/insight.repository.js';
 import { checkPayload, INGEST_JOB_OPTIONS, JOBS } from '../src/queue/queues.js';
 import { applyFreshSeries, columnOf, fetchInterest, providerOf, type RefreshDeps } from './refresh-insight.job.js';
 
-export const RefreshGroupPayload = Type.Object({ insightIds: Type.Array(Type.String({ pattern: '^ins_' }), { minItems: 1, maxItems: 5 }) });
+export const RefreshGroupPayload = Type.Object({
+  insightIds: Type.Array(Type.String({ pattern: '^ins_' }), { minItems: 1, maxItems: 5 }),
+  /** 1: the planned groups (leftovers go back to the parent); 2: leftovers regrouped (leftovers then go alone). */
+  round: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2)])),
+});
 
 export function refreshGroupProcessor(deps: RefreshDeps & { ingest: Queue }) {
   return async (job: Job, token?: string) => {
-    const { insightIds } = checkPayload(RefreshGroupPayload, job.data, job.name);
+    const { insightIds, round = 2 } = checkPayload(RefreshGroupPayload, job.data, job.name);
     const rows = await deps.db.selectFrom('insights').selectAll().where('id', 'in', insightIds).where('status', '=', 'active').execute();
     const insights = rows.filter((r) => r.source !== 'demo') as unknown as InsightRow[];
     if (insights.length === 0) return { skipped: 'no active insights left in the group' };
@@ -26,25 +31,31 @@ export function refreshGroupProcessor(deps: RefreshDeps & { ingest: Queue }) {
 
     const columns = keywords.map((_, i) => columnOf(answer, i));
     const means = columns.map((c) => c.points.reduce((s, p) => s + (p.values[0] ?? 0), 0) / Math.max(1, c.points.length));
-    // The member whose popularity is known and largest anchors everyone else's.
+    // The member whose popularity is known and largest anchors everyone else's; in a group of
+    // unmeasured ones, the most searched gets the bound of what research could not measure.
     const leader = insights.filter((i) => (i.interest_level ?? 0) > 0).sort((a, b) => b.interest_level! - a.interest_level!)[0];
-    const levels = levelsFromBatch(means, leader ? keywords.indexOf(leader.primary_keyword) : 0, leader?.interest_level ?? null);
+    const levels = leader
+      ? levelsFromBatch(means, keywords.indexOf(leader.primary_keyword), leader.interest_level)
+      : levelsFromBatch(means, means.indexOf(Math.max(...means)), UNMEASURED_LEVEL);
 
     const served: string[] = [];
-    const alone: string[] = [];
+    const leftover: string[] = [];
     for (const insight of insights) {
       const k = keywords.indexOf(insight.primary_keyword);
       if (!servableFromBatch(columns[k]!.points.map((p) => p.values[0] ?? 0), keywords.length)) {
-        alone.push(insight.id);
+        leftover.push(insight.id);
+        // What the answer measured is still worth keeping: the second round groups by it.
+        if (levels[k] !== null) await deps.db.updateTable('insights').set({ interest_level: levels[k] }).where('id', '=', insight.id).execute();
         continue;
       }
       await applyFreshSeries(deps, insight, columns[k]!, levels[k]);
       served.push(insight.id);
     }
-    if (alone.length > 0) {
+    if (round === 2 && leftover.length > 0) {
       const day = new Date().toISOString().slice(0, 10).replaceAll('-', '');
-      await deps.ingest.addBulk(alone.map((id) => ({ name: JOBS.refreshInsight, data: { insightId: id }, opts: { ...INGEST_JOB_OPTIONS, jobId: `refresh-${id}-${day}-alone` } })));
+      await deps.ingest.addBulk(leftover.map((id) => ({ name: JOBS.refreshInsight, data: { insightId: id }, opts: { ...INGEST_JOB_OPTIONS, jobId: `refresh-${id}-${day}-alone` } })));
     }
-    return { served, alone, keywords: keywords.length };
+    // Round 1 hands its leftovers to the parent (refresh-leftovers), which regroups them.
+    return { served, leftover, keywords: keywords.length };
   };
 }

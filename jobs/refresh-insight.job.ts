@@ -86,7 +86,7 @@ export async function applyFreshSeries(deps: RefreshDeps, insight: InsightRow, a
   if (points90.length === 0 || points90.every((p) => !p.hasData)) {
     throw new UnrecoverableError(`Google returned no data for "${insight.primary_keyword}"; previous series kept`);
   }
-  const answer30 = lastDaysRescaled(answer90, 30);
+  const answer30 = lastDaysRescaled(answer90, 31); // the window of a 30-day request: today and the 30 days before
   const points = answer30.points.map((p) => ({ date: p.date, value: p.values[0] ?? 0, hasData: p.hasData[0] ?? false, isPartial: p.isPartial }));
 
   const clean90 = cleanSeries(points90);

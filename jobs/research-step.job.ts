@@ -141,7 +141,10 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
         if (!outputs.has(index + 1)) throw new Error(`step ${step} (${definition.name}) needs the output of step ${index + 1} (${name}), which is not recorded`);
         return outputs.get(index + 1)!.value as T;
       },
-      plan: trendsPlan(deps.plan ?? 'batched', (request) => deps.trendsFor(run.provider).fetch(request), deps.geo),
+      plan: trendsPlan(deps.plan ?? 'batched', (request) => deps.trendsFor(run.provider).fetch(request), deps.geo, {
+        secondary: () => (outputs.get(STEP_NAMES.indexOf('choose_primary') + 1)?.value as { secondary?: string[] } | undefined)?.secondary ?? [],
+        anchor: deps.anchorFor(run.provider),
+      }),
       findExistingInsight: (ideaKey, keyword) => findInsightForIdea(deps.db, ideaKey, keyword),
       anchorTerm: deps.anchorFor(run.provider),
       geo: deps.geo,

@@ -20,6 +20,7 @@ export const JOBS = {
   refreshAll: 'refresh-all',
   refreshInsight: 'refresh-insight',
   refreshGroup: 'refresh-group',
+  refreshLeftovers: 'refresh-leftovers',
   discover: 'discover',
   webhookMatch: 'match',
   webhookDeliver: 'deliver',

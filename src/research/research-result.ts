@@ -47,7 +47,8 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
   await replaceTrendPoints(
     trx,
     insightId,
-    s30.dates.map((date, i) => ({ date, value: s30.values[i]!, isPartial: s30.partial[i] ?? false })),
+    // Stored as Google answers: integers 0–100 (a 30-day series cut from the 90 days carries decimals).
+    s30.dates.map((date, i) => ({ date, value: Math.round(s30.values[i]!), isPartial: s30.partial[i] ?? false })),
     now,
   );
   await upsertForecast(trx, insightId, ctx.out<Forecast>('forecast'), now);

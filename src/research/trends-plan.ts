@@ -6,16 +6,22 @@
 //                  step 4 chooses), instead of every phrase;
 //   30 days        the last 30 days of the 90-day answer, rescaled by their
 //                  own maximum, instead of a request of its own;
-//   12 months      one explore for the primary phrase answers the 12-month
-//                  series, related queries, related topics and both maps;
 //   comparison     the secondary phrases and the anchor in one 12-month
-//                  request (up to 5 terms), instead of two.
+//                  request (up to 5 terms), instead of two;
+//   12 months      the last 53 weeks of the 5-year answer (weekly either way;
+//                  step 19 reads them for coverage only), instead of a request;
+//   explore        one explore for the primary phrase answers related queries,
+//                  related topics and, when the phrase's own maps are the ones
+//                  steps 17-18 read, both maps. The comparison is asked first,
+//                  so the explore knows which.
 //
-// That is 5 trends jobs and 13 HTTPS requests per run when the first phrase is
-// a topic, against 15 jobs and 25 requests for one keyword per request
-// ("single", kept as the baseline that bench:google measures against).
+// That is 5 trends jobs and 12 HTTPS requests per run when the first phrase is
+// a topic and its own maps are read, against 15 jobs and 25 requests for one
+// keyword per request ("single", kept as the baseline bench:google measures
+// against). bench:google reports what it comes to on a simulated world.
 import type { ExploreAnswer, InterestByRegion, InterestOverTime, RelatedList, ResponseProvenance, Timeframe, TrendsRequest, TrendsResponse } from '../trends/types.js';
 
+import { mapAgainstAnchor } from '../domain/research/geography.js';
 import { TrendsFailedError } from './trends-gateway.js';
 
 /** An answer with where it came from (shown with the step's output). */
@@ -66,23 +72,49 @@ const mean = (answer: InterestOverTime, i: number) => answer.points.reduce((s, p
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 /**
- * The last `days` points of a daily answer, rescaled so their own maximum is
- * 100 and rounded to integers: what a request for that window returns, up to
- * the precision the longer window's integers carried.
+ * The last `days` points (days or weeks) of an answer, rescaled so their own maximum is
+ * 100: what a request for that window returns, up to the precision the longer
+ * window's integers carried. Kept to `digits` decimals: scoring reads the
+ * precision there is, storage rounds to Google's integers.
  */
-export function lastDaysRescaled(answer: InterestOverTime, days: number): InterestOverTime {
+export function lastDaysRescaled(answer: InterestOverTime, days: number, digits = 0): InterestOverTime {
   const points = answer.points.slice(-days);
   const max = Math.max(0, ...points.map((p) => p.values[0] ?? 0));
   return {
     ...answer,
-    points: points.map((p) => ({ ...p, values: p.values.map((v) => (max > 0 ? Math.round((v * 100) / max) : 0)) })),
+    points: points.map((p) => ({ ...p, values: p.values.map((v) => (max > 0 ? round((v * 100) / max, digits) : 0)) })),
   };
 }
 
-/** Everything one explore for the primary phrase over 12 months answers. Every step asks for exactly this, so they share one trends job. */
-const BUNDLE_PARTS = ['series', 'relatedQueries', 'relatedTopics', 'mapCountry', 'mapCity'] as const;
+/**
+ * The primary's and the anchor's means as a request for just the two would
+ * give them: a comparison of five terms is scaled by its most popular term,
+ * which may be neither, and the demand score reads the two means on their own
+ * scale (it smooths each by half of Google's rounding step).
+ */
+function pairMeans(answer: InterestOverTime, a: number, b: number): [number, number] {
+  const peak = Math.max(0, ...answer.points.flatMap((p) => [p.values[a] ?? 0, p.values[b] ?? 0]));
+  const scale = peak > 0 ? 100 / peak : 1;
+  return [mean(answer, a) * scale, mean(answer, b) * scale];
+}
 
-export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string): TrendsPlan {
+/**
+ * What one explore for the primary phrase over 12 months answers. Every step
+ * asks for exactly the same parts (decided by the comparison, which every step
+ * sees alike), so they share one trends job.
+ */
+const BUNDLE_PARTS = ['relatedQueries', 'relatedTopics'] as const;
+/** Below this peak in the five-term comparison, the primary and the anchor are asked as a pair (see comparison). */
+const PAIR_PEAK_FLOOR = 25;
+const MAP_PARTS = ['mapCountry', 'mapCity'] as const;
+
+/** What the plan needs to know of its run: the phrases to compare and the anchor (steps 4 and 12). */
+export interface PlanRun {
+  secondary(): string[];
+  anchor: string;
+}
+
+export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?: PlanRun): TrendsPlan {
   const interest = async (keywords: string[], timeframe: Timeframe, where = geo) =>
     expectKind(await fetch({ kind: 'interestOverTime', keywords, timeframe, geo: where }), 'interestOverTime');
   const autocompleteOne = async (term: string) => expectKind(await fetch({ kind: 'autocomplete', term }), 'autocomplete').topics.slice(0, 5);
@@ -109,8 +141,27 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string): Tre
     };
   }
 
-  const bundle = async (keyword: string) =>
-    expectKind(await fetch({ kind: 'explore', keywords: [keyword], timeframe: '12m', geo, parts: [...BUNDLE_PARTS] }), 'explore');
+  const comparison = async (primary: string, secondary: string[], anchor: string) => {
+    // One request: the primary, up to three secondary phrases and the anchor (Google takes five terms).
+    const keywords = [primary, ...secondary.filter((s) => s !== anchor && s !== primary).slice(0, 3), anchor];
+    const answer = await interest(keywords, '12m');
+    // A secondary phrase far more popular than both leaves the primary and the anchor a few coarse
+    // integers: then (and only then) the two are asked on their own, as demand needs them precise.
+    const pairPeak = Math.max(0, ...answer.points.flatMap((p) => [p.values[0] ?? 0, p.values[keywords.length - 1] ?? 0]));
+    if (keywords.length > 2 && pairPeak < PAIR_PEAK_FLOOR) return { keywords, answer, pair: await interest([primary, anchor], '12m') };
+    return { keywords, answer, pair: undefined };
+  };
+  // Steps 17-18 read the phrase's own maps unless it is comparable to the anchor; then the two together.
+  const ownMapsRead = async (keyword: string) => {
+    if (geo !== '' || !run) return false;
+    const { keywords, answer, pair } = await comparison(keyword, run.secondary(), run.anchor);
+    const [phraseMean, anchorMean] = pair ? pairMeans(pair, 0, 1) : pairMeans(answer, 0, keywords.length - 1);
+    return !mapAgainstAnchor(round(phraseMean, 2), round(anchorMean, 2));
+  };
+  const bundle = async (keyword: string) => {
+    const parts = (await ownMapsRead(keyword)) ? [...BUNDLE_PARTS, ...MAP_PARTS] : [...BUNDLE_PARTS];
+    return expectKind(await fetch({ kind: 'explore', keywords: [keyword], timeframe: '12m', geo, parts }), 'explore');
+  };
   const part = <P extends keyof ExploreAnswer>(answer: ExploreAnswer, name: P) => {
     const value = answer[name];
     // Not there for good (replay has no recording of it): the step fails at once, as for any unanswerable request.
@@ -129,24 +180,27 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string): Tre
       return { topics, not_asked: [] };
     },
     async series(keyword, timeframe) {
-      if (timeframe === '30d') return { answer: lastDaysRescaled(await interest([keyword], '90d'), 30), derived_from: 'the last 30 days of the 90-day answer, rescaled by their own maximum' };
-      if (timeframe === '12m') return { answer: part(await bundle(keyword), 'series'), derived_from: 'the 12-month explore (with related queries, topics and maps)' };
+      // The window a 30-day request covers: today and the 30 days before it (31 daily points).
+      if (timeframe === '30d') return { answer: lastDaysRescaled(await interest([keyword], '90d'), 31, 2), derived_from: 'the last 30 days of the 90-day answer, rescaled by their own maximum' };
+      if (timeframe === '12m') return { answer: lastDaysRescaled(await interest([keyword], '5y'), 53, 2), derived_from: 'the last 53 weeks of the 5-year answer, rescaled by their own maximum' };
       return { answer: await interest([keyword], timeframe) };
     },
     async comparison(primary, secondary, anchor) {
-      // One request: the primary, up to three secondary phrases and the anchor (Google takes five terms).
-      const keywords = [primary, ...secondary.filter((s) => s !== anchor).slice(0, 3), anchor];
-      const answer = await interest(keywords, '12m');
+      const { keywords, answer, pair } = await comparison(primary, secondary, anchor);
       const last = keywords.length - 1;
       return {
         secondary: { keywords: keywords.slice(0, last), timeframe: '12m', means: Object.fromEntries(keywords.slice(0, last).map((k, i) => [k, round(mean(answer, i), 1)])) },
-        anchor: { phraseMean: round(mean(answer, 0), 2), anchorMean: round(mean(answer, last), 2), points: answer.points.length, provenance: answer.provenance ?? null },
+        anchor: (() => {
+          const [phraseMean, anchorMean] = pair ? pairMeans(pair, 0, 1) : pairMeans(answer, 0, last);
+          const source = pair ?? answer;
+          return { phraseMean: round(phraseMean, 2), anchorMean: round(anchorMean, 2), points: source.points.length, provenance: source.provenance ?? null, ...(pair ? { asked_as_pair: true } : {}) };
+        })(),
       };
     },
     related: async (keyword, kind) => part(await bundle(keyword), kind),
     async map(keywords, resolution) {
       // Maps are worldwide; the explore bundle is, too, unless runs look at one country (TRENDS_GEO).
-      if (keywords.length === 1 && geo === '') return part(await bundle(keywords[0]!), resolution === 'COUNTRY' ? 'mapCountry' : 'mapCity');
+      if (keywords.length === 1 && (await ownMapsRead(keywords[0]!))) return part(await bundle(keywords[0]!), resolution === 'COUNTRY' ? 'mapCountry' : 'mapCity');
       const answer = expectKind(await fetch({ kind: 'explore', keywords, timeframe: '12m', geo: '', parts: ['mapCountry', 'mapCity'] }), 'explore');
       return part(answer, resolution === 'COUNTRY' ? 'mapCountry' : 'mapCity');
     },

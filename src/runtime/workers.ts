@@ -1,9 +1,10 @@
 // Every BullMQ queue and worker of the pipeline, created in one place: the
 // `worker` process and `npm start` both call startWorkers().
-import { DelayedError, Queue, QueueEvents, UnrecoverableError, Worker, type Processor, type WorkerOptions } from 'bullmq';
+import { DelayedError, FlowProducer, Queue, QueueEvents, UnrecoverableError, Worker, type Processor, type WorkerOptions } from 'bullmq';
 import { discoverProcessor } from '../../jobs/discover.job.js';
 import { refreshAllProcessor } from '../../jobs/refresh-all.job.js';
 import { refreshGroupProcessor } from '../../jobs/refresh-group.job.js';
+import { refreshLeftoversProcessor } from '../../jobs/refresh-leftovers.job.js';
 import { refreshInsightProcessor } from '../../jobs/refresh-insight.job.js';
 import { estimateRefresh } from './budget.js';
 import { webhookDeliverProcessor } from '../../jobs/webhook-deliver.job.js';
@@ -127,6 +128,10 @@ export async function startWorkers(resources: Resources, config: Config, logger:
   const announce = async (eventId: string) => {
     await queues.webhooks.add(JOBS.webhookMatch, { eventId }, { ...MATCH_JOB_OPTIONS, jobId: matchJobId(eventId) });
   };
+  // The refresh is a flow (groups, then their leftovers): a producer of its own on the queues' connection kind.
+  const flowsConnection = createRedis(resources.redisUrl, 'worker');
+  const flows = new FlowProducer({ connection: flowsConnection, prefix: config.redisPrefix });
+  flows.on('error', (error) => logger.error({ err: error }, 'flow producer error'));
   const refreshDeps = {
     db: resources.db,
     redis: resources.redis,
@@ -138,7 +143,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     announce,
   };
   const workerConnection = () => createRedis(resources.redisUrl, 'worker');
-  const connections = [eventsConnection];
+  const connections = [eventsConnection, flowsConnection];
   const make = (name: QueueName, processor: Processor, options: Partial<WorkerOptions> = {}) => {
     const connection = workerConnection();
     connections.push(connection);
@@ -194,13 +199,15 @@ export async function startWorkers(resources: Resources, config: Config, logger:
       byName(QUEUES.ingest, {
         [JOBS.refreshAll]: refreshAllProcessor({
           db: resources.db,
-          ingest: queues.ingest,
+          flows,
+          ingestQueue: { name: QUEUES.ingest, prefix: config.redisPrefix },
           provider: config.trendsProvider,
           logger,
           check: (plan) =>
             estimateRefresh(config.trendsProvider === 'google' ? plan.googleGroups : 0, plan.googleInsights, egress.routes.length, config.trendsRatePerMinute, config.refreshCron),
         }),
         [JOBS.refreshGroup]: refreshGroupProcessor({ ...refreshDeps, ingest: queues.ingest }),
+        [JOBS.refreshLeftovers]: refreshLeftoversProcessor({ db: resources.db, ingest: queues.ingest }),
         [JOBS.refreshInsight]: refreshInsightProcessor(refreshDeps),
         [JOBS.discover]: discoverProcessor({
           db: resources.db,
@@ -248,6 +255,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
       // Stop taking jobs and let active ones finish (BullMQ waits for them).
       await Promise.all(workers.map((w) => w.close()));
       await trendsEvents.close();
+      await flows.close();
       await closeQueues();
       for (const c of connections) c.disconnect();
     },

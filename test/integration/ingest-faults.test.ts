@@ -103,8 +103,9 @@ describe('ingestion faults', () => {
     nock(GOOGLE).get('/trends/api/widgetdata/multiline').query(true).reply(200, multilineBody(series));
 
     await pipeline.queues.ingest.add(JOBS.refreshAll, {}, { jobId: 'refresh-all-storm' });
-    const points = await until(pointsOf, (p) => p.length === 30, 60_000, 'the refreshed series');
-    const last30 = series.slice(-30);
+    // The 30-day window: today and the 30 days before it, as a 30-day request answers.
+    const points = await until(pointsOf, (p) => p.length === 31, 60_000, 'the refreshed series');
+    const last30 = series.slice(-31);
     const max = Math.max(...last30.map((p) => p.value));
     expect(points).toEqual(last30.map((p) => ({ date: p.date, value: Math.round((p.value * 100) / max) })));
     const forecast = await forecastOf();

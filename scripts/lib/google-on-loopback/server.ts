@@ -115,6 +115,11 @@ export class LoopbackGoogle {
     this.byClient.clear();
   }
 
+  /** Forgets every client (their cookies and limits): the next request of each is a new client's. */
+  resetClients(): void {
+    this.clients.clear();
+  }
+
   private count(kind: RequestKind | Refusal, client: string): void {
     this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
     this.byClient.set(client, (this.byClient.get(client) ?? 0) + 1);
@@ -228,7 +233,7 @@ export class LoopbackGoogle {
         if (kind === 'multiline') {
           if (token.id !== 'TIMESERIES') return undefined;
           const [start = '', end = ''] = token.time.split(' ');
-          const rows = this.world.timeline(token.keywords, start, end, `${token.keywords.join('|')}|${token.time}|${Date.now()}|${Math.random()}`);
+          const rows = this.world.timeline(token.keywords, start, end, `${token.keywords.join('|')}|${token.time}|${token.geo}`);
           return guard({
             default: {
               timelineData: rows.map((r) => ({

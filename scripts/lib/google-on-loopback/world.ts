@@ -5,8 +5,10 @@
 // magnitude). Every answer is computed as Google computes it: the volumes of
 // all the request's keywords over its window, normalised together so the
 // largest point is 100, rounded to integers; weekly windows sum the days.
-// Each request draws its own sampling noise (±2%), as Google's answers differ
-// from one request to the next, so two requests for one keyword are not identical.
+// Each request carries sampling noise (±2%) seeded by what it asks, so two
+// different requests for one keyword differ a little, while the same request
+// asked again gets the same answer (as Google's answers mostly do: in the real
+// batches of ../shared/data/trends-batches most repeated requests agree exactly).
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../../src/config.js';
@@ -77,7 +79,7 @@ export class SimulatedWorld {
    * Interest over time as Google answers it: one row per day (windows up to 270
    * days) or per week, every keyword normalised together, integers 0–100.
    */
-  timeline(keywords: string[], start: string, end: string, requestSeed: string) {
+  timeline(keywords: string[], start: string, end: string, requestSeed: string, options: { noise?: boolean } = {}) {
     const today = Date.parse(this.today().toISOString().slice(0, 10));
     const from = Date.parse(start);
     const to = Math.min(Date.parse(end), today);
@@ -92,7 +94,7 @@ export class SimulatedWorld {
           const daysAgo = Math.round((today - (t + d * DAY_MS)) / DAY_MS);
           if (daysAgo >= 0) sum += this.volume(k, daysAgo);
         }
-        return sum * (0.98 + 0.04 * noise());
+        return options.noise === false ? sum : sum * (0.98 + 0.04 * noise());
       });
       rows.push({ time: t, raw, partial: t + step * DAY_MS > today });
     }

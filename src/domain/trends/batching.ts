@@ -10,14 +10,11 @@ export const BATCH_SIZE = 5;
 
 /**
  * A keyword is served from a batch only when its own peak there is at least
- * this (out of 100), i.e. its partners were at most 4x more popular; otherwise
+ * this (out of 100), i.e. its partners were at most about 10x more popular; otherwise
  * it gets a request of its own. Chosen on real five-keyword answers
  * (../shared/data/trends-batches; see bench:google and docs/benchmarks).
  */
-export const MIN_PEAK_IN_BATCH = 25;
-
-/** Partners grouped by their measured popularity may differ by at most this factor. */
-export const MAX_LEVEL_RATIO = 100 / MIN_PEAK_IN_BATCH;
+export const MIN_PEAK_IN_BATCH = 10;
 
 export interface Levelled {
   /** Popularity relative to a common anchor (research step 12, refined by refreshes); null when unknown. */
@@ -25,27 +22,28 @@ export interface Levelled {
 }
 
 /**
- * Groups of up to five, most popular first: each group's members are within
- * MAX_LEVEL_RATIO of its first. Items with no known level go in groups of their
- * own kind (the refresh then learns their levels from the answer).
+ * Groups of up to five neighbours in popularity, most popular first. Items of
+ * unknown popularity come last: too small for the anchor to measure, they sit
+ * next to the smallest measured ones, whose levels the answer then passes on.
+ * A member the answer leaves without precision is regrouped with the others
+ * so left (refresh-leftovers.job.ts), by the level the answer measured.
  */
-export function groupByLevel<T extends Levelled>(items: readonly T[], size = BATCH_SIZE, maxRatio = MAX_LEVEL_RATIO): T[][] {
+export function groupByLevel<T extends Levelled>(items: readonly T[], size = BATCH_SIZE): T[][] {
   const known = items.filter((i) => i.level !== null && i.level > 0).sort((a, b) => b.level! - a.level!);
   const unknown = items.filter((i) => i.level === null || i.level <= 0);
+  const ordered = [...known, ...unknown];
   const groups: T[][] = [];
-  let group: T[] = [];
-  for (const item of known) {
-    const leader = group[0];
-    if (leader && (group.length >= size || leader.level! / item.level! > maxRatio)) {
-      groups.push(group);
-      group = [];
-    }
-    group.push(item);
-  }
-  if (group.length > 0) groups.push(group);
-  for (let i = 0; i < unknown.length; i += size) groups.push(unknown.slice(i, i + size));
+  for (let i = 0; i < ordered.length; i += size) groups.push(ordered.slice(i, i + size));
   return groups;
 }
+
+/**
+ * The level given to the most popular member of a group whose levels are all
+ * unknown: research could not measure them against the anchor (a mean of 0.5
+ * against the anchor's 100 is the smallest it resolves), so this bounds them
+ * from above, and their partners' levels follow from the answer.
+ */
+export const UNMEASURED_LEVEL = 0.005;
 
 /** Whether a keyword's column in a batched answer kept enough precision to be served. */
 export function servableFromBatch(column: readonly number[], batchSize: number): boolean {

@@ -1,0 +1,327 @@
+// npm run bench:google — what research and the refresh cost in Google's scarce
+// requests, through the real google provider in a real worker process talking
+// to the loopback Google (scripts/lib/google-on-loopback) through CONNECT
+// proxies. Baselines measured in the same run:
+//   research  the same ideas with TRENDS_REQUEST_PLAN=single (one keyword per
+//             request, as before) — jobs, HTTPS requests and every dimension's score;
+//   refresh   one request per insight (what it was), against groups of five;
+//   accuracy  on real 5-keyword answers (TRENDS_BATCHES_FILE): the series the
+//             refresh serves, against what one-keyword requests serve;
+//   proxies   one proxy against three at the same per-proxy rate, and three with
+//             one blocked by Google.
+// Ends with one JSON line.
+import path from 'node:path';
+import { Queue } from 'bullmq';
+import { PROJECT_ROOT } from '../src/config.js';
+import { newId } from '../src/domain/ids.js';
+import { scoreDemand } from '../src/domain/scoring/dimension-scores.js';
+import { DIMENSIONS } from '../src/domain/scoring/dimensions.js';
+import { scoreMomentum } from '../src/domain/scoring/momentum.js';
+import { JOBS, QUEUES } from '../src/queue/queues.js';
+import { createRedis } from '../src/redis/connection.js';
+import { ResearchChain, startRun } from '../src/research/chain.js';
+import { routesFrom } from '../src/trends/egress.js';
+import { GoogleTrendsProvider, timeRange } from '../src/trends/google.provider.js';
+import { upsertInsight } from '../src/insights/insight.repository.js';
+import { startGoogleOnLoopback, type GoogleOnLoopback } from '../scripts/lib/google-on-loopback/index.js';
+import { ServiceProcess } from '../scripts/lib/service-process.js';
+import { MIN_PEAK_IN_BATCH } from '../src/domain/trends/batching.js';
+import { measureBatchedSeries, summarize } from './lib/batches.js';
+import { createBenchDatabase, type BenchDatabase } from './lib/database.js';
+import { median, printJsonLine, printTable, round } from './lib/report.js';
+
+const RESEARCH_RUNS = Number(process.env.BENCH_RESEARCH_RUNS ?? 12);
+const REFRESH_INSIGHTS = Number(process.env.BENCH_REFRESH_INSIGHTS ?? 100);
+const PROXY_WINDOW_S = Number(process.env.BENCH_PROXY_WINDOW_S ?? 20);
+const PROXY_RATE = 120; // per proxy per minute in the throughput comparison
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const BATCHES_FILE = process.env.TRENDS_BATCHES_FILE ?? path.resolve(PROJECT_ROOT, '../shared/data/trends-batches/gtab-us-batches.csv');
+
+const IDEAS = [
+  'Meal planning app for busy parents', 'Standing desk rental for startups', 'Sourdough starter subscription box', 'AI bookkeeping for freelancers',
+  'Dog walking marketplace for apartments', 'Language exchange app for travellers', 'Solar panel cleaning robots', 'Home espresso machine repair',
+  'Sleep tracking ring for athletes', 'Budget travel planner for students', 'Plant care reminders for beginners', 'Remote hiring platform for designers',
+  'Vintage furniture restoration service', 'Kids coding club online', 'Electric bike subscription', 'Meal kit for diabetics',
+];
+const ideas = Array.from({ length: RESEARCH_RUNS }, (_, i) => IDEAS[i % IDEAS.length]! + (i >= IDEAS.length ? ` ${Math.floor(i / IDEAS.length) + 1}` : ''));
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const row = (s: ReturnType<typeof summarize>) => ({ series: s.series, 'median mae': s.median ?? '—', 'p95 mae': s.p95 ?? '—', 'share <= 5': s.within5 ?? '—' });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`bench:google: timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+interface Phase {
+  db: BenchDatabase;
+  prefix: string;
+  worker: ServiceProcess;
+  queue(name: string): Queue;
+  close(): Promise<void>;
+}
+
+async function phase(name: string, google: GoogleOnLoopback, env: Record<string, string>, keepDb = false): Promise<Phase> {
+  const db = await createBenchDatabase(`google_${name}`, 4);
+  const prefix = `bg${process.pid}${name}`;
+  const worker = new ServiceProcess('worker', {
+    DATABASE_URL: db.url,
+    REDIS_URL,
+    REDIS_PREFIX: prefix,
+    TRENDS_PROVIDER: 'google',
+    NODE_EXTRA_CA_CERTS: google.certificates.caPath,
+    TRENDS_RATE_PER_MINUTE: '0',
+    TRENDS_PAUSE_MS: '500',
+    TRENDS_WAIT_MS: '2000',
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+  await worker.ready;
+  const connection = createRedis(REDIS_URL, 'worker');
+  const queues: Queue[] = [];
+  return {
+    db,
+    prefix,
+    worker,
+    queue(q: string) {
+      const queue = new Queue(q, { connection, prefix });
+      queues.push(queue);
+      return queue;
+    },
+    async close() {
+      await worker.kill('SIGTERM');
+      for (const q of queues) await q.obliterate({ force: true }).catch(() => {});
+      await Promise.all(queues.map((q) => q.close()));
+      connection.disconnect();
+      if (keepDb) await db.close();
+      else await db.drop();
+    },
+  };
+}
+
+async function research(google: GoogleOnLoopback, plan: 'single' | 'batched') {
+  google.google.resetCounts();
+  google.google.resetClients();
+  const p = await phase(`research_${plan}`, google, { TRENDS_REQUEST_PLAN: plan, TRENDS_PROXY_URLS: google.proxies[0]!.url });
+  try {
+    const chain = new ResearchChain(p.queue(QUEUES.research));
+    const started = Date.now();
+    for (const idea of ideas) await startRun(p.db.db, chain, { idea, hints: [], provider: 'google', source: 'research' });
+    const runs = await waitFor(
+      () => p.db.db.selectFrom('research_runs').select(['status', 'error']).execute(),
+      (rows) => rows.every((r) => r.status === 'succeeded' || r.status === 'failed'),
+      600_000,
+      `${plan} research runs`,
+    );
+    const failed = runs.filter((r) => r.status === 'failed');
+    if (failed.length > 0) throw new Error(`bench:google: ${failed.length} ${plan} runs failed: ${failed[0]!.error}`);
+    const counts = await p.queue(QUEUES.trends).getJobCounts('completed', 'failed');
+    const insights = await p.db.db.selectFrom('insights').select(['idea_key', 'primary_keyword', 'dimensions', 'dimension_scores', 'overall_score']).execute();
+    // How far demand and momentum are from what the simulated world really holds (no sampling noise, no rounding of a shared scale).
+    const now = new Date();
+    const window = (tf: '12m' | '30d') => timeRange(tf, now).split(' ') as [string, string];
+    const truthError = new Map<string, { demand: number | null; momentum: number | null }>();
+    for (const i of insights) {
+      const [y0, y1] = window('12m');
+      const year = google.world.timeline([i.primary_keyword, 'weather'], y0, y1, 'truth', { noise: false });
+      const mean = (k: number) => year.reduce((sum, r) => sum + r.values[k]!, 0) / year.length;
+      const trueDemand = scoreDemand({ anchor: 'weather', phraseMean: mean(0), anchorMean: mean(1) }).score;
+      const [m0, m1] = window('30d');
+      const month = google.world.timeline([i.primary_keyword], m0, m1, 'truth', { noise: false });
+      const direction = (i.dimensions.momentum.evidence as { forecast_relative_change?: number | null }).forecast_relative_change;
+      const trueMomentum = scoreMomentum(
+        month.map((r) => ({ date: new Date(r.time * 1000).toISOString().slice(0, 10), value: r.values[0]!, isPartial: r.partial })),
+        typeof direction === 'number' ? { relativeChange: direction } : undefined,
+      ).score;
+      const err = (a: number | null | undefined, b: number | null) => (typeof a === 'number' && typeof b === 'number' ? Math.abs(a - b) : null);
+      truthError.set(i.idea_key, { demand: err(i.dimension_scores.demand, trueDemand), momentum: err(i.dimension_scores.momentum, trueMomentum) });
+    }
+    return {
+      plan,
+      runs: runs.length,
+      seconds: (Date.now() - started) / 1000,
+      jobs: (counts.completed ?? 0) + (counts.failed ?? 0),
+      https: google.google.totalRequests(),
+      cookie429: google.google.counts.get('cookie-429') ?? 0,
+      scores: new Map(insights.map((i) => [i.idea_key, { ...i.dimension_scores, overall: i.overall_score }])),
+      truthError,
+    };
+  } finally {
+    await p.close();
+  }
+}
+
+/** Popularity against the anchor, as research step 12 measures it: [keyword, anchor] over 12 months. */
+async function levelOf(provider: GoogleTrendsProvider, google: GoogleOnLoopback, keyword: string): Promise<number | null> {
+  const [route] = routesFrom([google.proxies[1]!.url]);
+  const answer = await provider.fetch({ kind: 'interestOverTime', keywords: [keyword, 'weather'], timeframe: '12m', geo: '' }, route);
+  if (answer.kind !== 'interestOverTime') return null;
+  const mean = (i: number) => answer.points.reduce((s, p) => s + (p.values[i] ?? 0), 0) / Math.max(1, answer.points.length);
+  return mean(1) > 0 && mean(0) > 0 ? mean(0) / mean(1) : null;
+}
+
+async function refresh(google: GoogleOnLoopback) {
+  const provider = new GoogleTrendsProvider({ ca: google.certificates.ca, timeoutMs: 10_000 });
+  const p = await phase('refresh', google, { TRENDS_PROXY_URLS: google.proxies[0]!.url });
+  try {
+    const keywords = Array.from({ length: REFRESH_INSIGHTS }, (_, i) => `catalog idea ${i}`);
+    for (const keyword of keywords) {
+      await upsertInsight(p.db.db, {
+        id: newId('insight'), idea_key: keyword, title: keyword, idea: keyword, primary_keyword: keyword, keywords: [keyword], category: 'productivity', source: 'research',
+        overall_score: 0.5, confidence: 0.5, summary: 'bench', status: 'active', interest_level: await levelOf(provider, google, keyword),
+        dimensions: Object.fromEntries(DIMENSIONS.map((d) => [d, { score: 0.5, evidence: {}, explanation: 'bench' }])) as never,
+      });
+    }
+    const known = (await p.db.db.selectFrom('insights').select('interest_level').execute()).filter((r) => r.interest_level !== null).length;
+    google.google.resetCounts();
+    const started = Date.now();
+    const ingest = p.queue(QUEUES.ingest);
+    await ingest.add(JOBS.refreshAll, {}, { jobId: 'bench-refresh' });
+    const refreshed = () =>
+      p.db.db.selectFrom('trend_points').select((eb) => eb.fn.count<number>('insight_id').distinct().as('n')).where('fetched_at', '>=', new Date(started)).executeTakeFirstOrThrow();
+    await waitFor(refreshed, (r) => Number(r.n) >= REFRESH_INSIGHTS, 600_000, 'every insight refreshed');
+    const counts = await p.queue(QUEUES.trends).getJobCounts('completed', 'failed');
+    const ingestCounts = await ingest.getJobCounts('completed', 'failed');
+    const done = await ingest.getJobs(['completed'], 0, 10_000);
+    const leftovers = done.find((j) => j.name === JOBS.refreshLeftovers)?.returnvalue as { leftover?: number; groups?: number } | undefined;
+    const alone = done.filter((j) => j.name === JOBS.refreshInsight).length;
+    // Accuracy on the simulated world: the served 30 days against a one-keyword 30-day answer without sampling noise.
+    const now = new Date();
+    const [start, end] = timeRange('30d', now).split(' ') as [string, string];
+    const errors: number[] = [];
+    for (const row of await p.db.db.selectFrom('insights').select(['id', 'primary_keyword']).execute()) {
+      const served = await p.db.db.selectFrom('trend_points').select(['date', 'value']).where('insight_id', '=', row.id).orderBy('date').execute();
+      const truth = google.world.timeline([row.primary_keyword], start, end, 'truth', { noise: false }).slice(-served.length);
+      const max = Math.max(...truth.map((t) => t.values[0]!));
+      errors.push(served.reduce((s, v, i) => s + Math.abs(v.value - Math.round(((truth[i]?.values[0] ?? 0) * 100) / Math.max(1, max))), 0) / Math.max(1, served.length));
+    }
+    return {
+      insights: REFRESH_INSIGHTS,
+      knownLevels: known,
+      jobs: (counts.completed ?? 0) + (counts.failed ?? 0),
+      https: google.google.totalRequests(),
+      groupJobs: ingestCounts.completed ?? 0,
+      firstRound: done.filter((j) => j.name === JOBS.refreshGroup && (j.data as { round?: number }).round === 1).length,
+      leftover: leftovers?.leftover ?? 0,
+      secondRound: leftovers?.groups ?? 0,
+      alone,
+      seconds: (Date.now() - started) / 1000,
+      simMae: median(errors),
+    };
+  } finally {
+    await p.close();
+  }
+}
+
+/** Trends jobs completed per minute through `proxies`, each limited to PROXY_RATE per minute; `blocked` ones refused by Google. */
+async function throughput(google: GoogleOnLoopback, proxies: number, blocked: number) {
+  google.google.resetCounts();
+  google.google.resetClients();
+  for (const p of google.proxies) google.google.block(p.egressAddress, false);
+  for (const p of google.proxies.slice(0, blocked)) google.google.block(p.egressAddress, true);
+  const p = await phase(`proxies_${proxies}_${blocked}`, google, {
+    TRENDS_PROXY_URLS: google.proxies.slice(0, proxies).map((x) => x.url).join(','),
+    TRENDS_RATE_PER_MINUTE: String(PROXY_RATE),
+    TRENDS_PAUSE_MS: '60000',
+  });
+  try {
+    const trends = p.queue(QUEUES.trends);
+    const total = Math.ceil((PROXY_RATE * proxies * PROXY_WINDOW_S) / 60) * 3;
+    await trends.addBulk(
+      Array.from({ length: total }, (_, i) => ({ name: JOBS.trendsFetch, data: { request: { kind: 'autocomplete', term: `proxy term ${proxies} ${blocked} ${i}` }, provider: 'google' }, opts: { jobId: `bench-${proxies}-${blocked}-${i}` } })),
+    );
+    await sleep(PROXY_WINDOW_S * 1000);
+    const counts = await trends.getJobCounts('completed', 'failed');
+    for (const x of google.proxies) google.google.block(x.egressAddress, false);
+    return { proxies, blocked, perMinute: ((counts.completed ?? 0) * 60) / PROXY_WINDOW_S, failed: counts.failed ?? 0 };
+  } finally {
+    await p.close();
+  }
+}
+
+const google = await startGoogleOnLoopback({ proxies: 3 });
+try {
+  say(`bench:google — ${RESEARCH_RUNS} research runs per plan, a refresh of ${REFRESH_INSIGHTS} insights, proxies over ${PROXY_WINDOW_S} s windows`);
+  const single = await research(google, 'single');
+  const batched = await research(google, 'batched');
+  printTable('Research: trends jobs and HTTPS requests to Google per run', [single, batched].map((r) => ({
+    plan: r.plan, runs: r.runs, 'jobs/run': round(r.jobs / r.runs, 2), 'https/run': round(r.https / r.runs, 2), 'cookie 429s': r.cookie429, seconds: round(r.seconds, 1),
+  })));
+
+  const diffs: Record<string, { max: number; mean: number; compared: number }> = {};
+  for (const dim of [...DIMENSIONS, 'overall']) {
+    const d: number[] = [];
+    for (const [idea, a] of single.scores) {
+      const b = batched.scores.get(idea);
+      const x = (a as Record<string, number | null>)[dim];
+      const y = b ? (b as Record<string, number | null>)[dim] : undefined;
+      if (x === null && y === null) continue;
+      d.push(typeof x === 'number' && typeof y === 'number' ? Math.abs(x - y) : 1);
+    }
+    diffs[dim] = { max: round(Math.max(0, ...d), 3), mean: round(d.reduce((s, v) => s + v, 0) / Math.max(1, d.length), 3), compared: d.length };
+  }
+  printTable('Scores: batched against single, per dimension (absolute difference, same ideas, same simulated world)', Object.entries(diffs).map(([dimension, v]) => ({ dimension, ...v })));
+
+  const truthRows = (['demand', 'momentum'] as const).map((dim) => {
+    const errs = (r: typeof single) => [...r.truthError.values()].map((e) => e[dim]).filter((e): e is number => e !== null);
+    const a = errs(single);
+    const b = errs(batched);
+    return { dimension: dim, 'single: mean |score − truth|': round(a.reduce((x, y) => x + y, 0) / Math.max(1, a.length), 3), 'batched: mean |score − truth|': round(b.reduce((x, y) => x + y, 0) / Math.max(1, b.length), 3) };
+  });
+  printTable('Against the simulated world itself (noise-free): which plan is closer to the truth', truthRows);
+
+  const fresh = await refresh(google);
+  printTable('Refresh: trends jobs and HTTPS requests per insight', [
+    { refresh: 'one request per insight (before)', 'jobs/insight': 1, 'https/insight': 2, 'mae vs truth (sim)': '—' },
+    { refresh: `groups of up to 5 (${fresh.knownLevels}/${fresh.insights} levels known; ${fresh.firstRound} groups, ${fresh.leftover} left over, ${fresh.secondRound} regrouped, ${fresh.alone} alone)`, 'jobs/insight': round(fresh.jobs / fresh.insights, 3), 'https/insight': round(fresh.https / fresh.insights, 3), 'mae vs truth (sim)': round(fresh.simMae, 2) },
+  ]);
+
+  const real = await measureBatchedSeries(BATCHES_FILE);
+  const served = summarize(real.served);
+  const blind = summarize(real.blind);
+  const one = summarize(real.single);
+  printTable(`Served 30-day series on real 5-keyword answers (${path.basename(BATCHES_FILE)}: ${real.requests} requests, ${real.keywords} keywords)`, [
+    { served: 'one-keyword requests (floor)', ...row(one) },
+    { served: `batched, our rule (peak >= ${MIN_PEAK_IN_BATCH})`, ...row(served) },
+    { served: 'batched blindly', ...row(blind) },
+  ]);
+
+  const one1 = await throughput(google, 1, 0);
+  const three = await throughput(google, 3, 0);
+  const threeBlocked = await throughput(google, 3, 1);
+  printTable(`Egress proxies: trends jobs per minute at ${PROXY_RATE}/min per proxy`, [one1, three, threeBlocked].map((t) => ({ proxies: t.proxies, blocked: t.blocked, 'jobs/min': round(t.perMinute, 1), failed: t.failed })));
+
+  printJsonLine({
+    bench: 'google',
+    research_runs: RESEARCH_RUNS,
+    jobs_per_research: round(batched.jobs / batched.runs, 2),
+    https_per_research: round(batched.https / batched.runs, 2),
+    jobs_per_research_single: round(single.jobs / single.runs, 2),
+    https_per_research_single: round(single.https / single.runs, 2),
+    score_max_abs_diff: Object.fromEntries(Object.entries(diffs).map(([k, v]) => [k, v.max])),
+    score_mean_abs_diff: Object.fromEntries(Object.entries(diffs).map(([k, v]) => [k, v.mean])),
+    truth_error_single: Object.fromEntries(truthRows.map((r) => [r.dimension, r['single: mean |score − truth|']])),
+    truth_error_batched: Object.fromEntries(truthRows.map((r) => [r.dimension, r['batched: mean |score − truth|']])),
+    refresh_insights: fresh.insights,
+    jobs_per_refresh: round(fresh.jobs / fresh.insights, 3),
+    https_per_refresh: round(fresh.https / fresh.insights, 3),
+    refresh_sim_mae: round(fresh.simMae, 2),
+    refresh_series_mae: served.median,
+    refresh_series_within_5: served.within5,
+    single_request_series_mae: one.median,
+    single_request_within_5: one.within5,
+    blind_batch_series_mae: blind.median,
+    batches_file: path.basename(BATCHES_FILE),
+    proxy_jobs_per_min: { one: round(one1.perMinute, 1), three: round(three.perMinute, 1), three_one_blocked: round(threeBlocked.perMinute, 1) },
+    proxies_ratio: round(three.perMinute / Math.max(1, one1.perMinute), 2),
+    blocked_proxy_ratio: round(threeBlocked.perMinute / Math.max(1, one1.perMinute), 2),
+    failed_jobs: one1.failed + three.failed + threeBlocked.failed,
+  });
+} finally {
+  await google.stop();
+}
