@@ -23,7 +23,7 @@ const settleS = option('settle', 240);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 // Bounded even if something hangs: setup, the soak, the settle window, and a margin.
-const watchdogMs = (120 + durationS + settleS + 120) * 1000;
+const watchdogMs = (120 + 2 * durationS + settleS + 120) * 1000;
 const watchdog = setTimeout(() => {
   say(`chaos: watchdog: the soak did not finish within ${watchdogMs / 1000} s; stopping everything`);
   say(JSON.stringify({ chaos: 'soak', seed, ok: false, violations: ['watchdog: the soak did not finish in time'] }));

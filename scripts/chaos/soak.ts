@@ -297,9 +297,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       receiver,
       stepsActive: async () => (await researchQueue.getActiveCount()) > 0,
     };
-    while (Date.now() - soakStart < options.durationMs) {
+    // Until the duration is over, and at least the target count (within twice the duration: bounded either way).
+    const faultsWanted = () => Date.now() - soakStart < options.durationMs || (faults.length < options.targetFaults && Date.now() - soakStart < 2 * options.durationMs);
+    while (faultsWanted()) {
       await sleep(Math.round(meanGapMs * (0.3 + random() * 1.4)));
-      if (Date.now() - soakStart >= options.durationMs) break;
+      if (!faultsWanted()) break;
       const kind: FaultKind = FAULT_KINDS[Math.floor(random() * FAULT_KINDS.length)]!;
       const at = Date.now();
       try {

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { estimateRefresh } from '../../src/runtime/budget.js';
+
+describe("the refresh's share of Google's budget", () => {
+  const now = new Date('2026-11-23T12:00:00Z');
+  it('fits when the requests take less than the time between refreshes', () => {
+    const e = estimateRefresh(2_000, 10_000, 1, 10, '0 3 * * *', now);
+    expect(e).toMatchObject({ requests: 2_000, minutesNeeded: 200, minutesAvailable: 1440, nextRefreshAt: '2026-11-24T03:00:00.000Z', fits: true });
+  });
+
+  it('says when it cannot, and what to do: more proxies, a lower frequency, or fewer insights', () => {
+    const e = estimateRefresh(20_000, 100_000, 1, 10, '0 3 * * *', now);
+    expect(e.fits).toBe(false);
+    expect(e.minutesNeeded).toBe(2_000);
+    expect(e.advice).toMatch(/add 1 egress proxy \(TRENDS_PROXY_URLS\), refresh less often \(REFRESH_CRON\), or refresh fewer insights/);
+    expect(estimateRefresh(20_000, 100_000, 2, 10, '0 3 * * *', now).fits).toBe(true);
+    expect(estimateRefresh(20_000, 100_000, 2, 10, '0 */6 * * *', now).advice).toMatch(/every 360/);
+  });
+});
