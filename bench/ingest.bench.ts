@@ -89,7 +89,7 @@ await sql`delete from forecasts`.execute(db);
 await sql`vacuum (analyze)`.execute(db);
 
 // Ours: the real refresh pipeline.
-const resources: Resources = { db, databaseUrl: database.url, embeddedPostgres: false, redis, redisUrl: REDIS_URL, redisKeys: redisKeys(prefix), close: async () => {} };
+const resources: Resources = { db, databaseUrl: database.url, embeddedPostgres: false, redis, redisTarget: { url: REDIS_URL }, redisKeys: redisKeys(prefix), connectRedis: (role) => createRedis(REDIS_URL, role), close: async () => {} };
 const config = { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic' }), researchConcurrency: CONCURRENCY, trendsRatePerMinute: 0 };
 const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 const o0 = cpu();

@@ -104,7 +104,7 @@ for (const e of events) {
 const redis = createRedis(REDIS_URL);
 await waitForRedis(redis, REDIS_URL);
 const prefix = `benchwh${process.pid}`;
-const resources: Resources = { db, databaseUrl: database.url, embeddedPostgres: false, redis, redisUrl: REDIS_URL, redisKeys: redisKeys(prefix), close: async () => {} };
+const resources: Resources = { db, databaseUrl: database.url, embeddedPostgres: false, redis, redisTarget: { url: REDIS_URL }, redisKeys: redisKeys(prefix), connectRedis: (role) => createRedis(REDIS_URL, role), close: async () => {} };
 const config = { ...loadConfig({ REDIS_PREFIX: prefix, WEBHOOK_ENCRYPTION_KEY: key, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }) };
 const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 

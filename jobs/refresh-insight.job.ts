@@ -5,7 +5,7 @@
 // anything fails the previous series, forecast and scores stay as they were:
 // never an empty series.
 import { UnrecoverableError, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../src/redis/connection.js';
 import { bumpReadModelVersion } from '../src/redis/read-model-version.js';
 import type { Db } from '../src/db/connection.js';
 import { newId } from '../src/domain/ids.js';
@@ -120,7 +120,7 @@ export async function applyFreshSeries(deps: RefreshDeps, insight: InsightRow, a
       announced = true;
     }
   });
-  await bumpReadModelVersion(deps.redis, deps.redisKeys);
+  await bumpReadModelVersion(deps.redis, deps.redisKeys, deps.db);
   if (announced) await deps.announce?.(eventId);
   return { insightId: insight.id, points: points.length, score: overall.score, previous: insight.overall_score };
 }

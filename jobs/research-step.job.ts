@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { forecastMase } from '../src/observability/metrics.js';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../src/redis/connection.js';
 import { bumpReadModelVersion } from '../src/redis/read-model-version.js';
 import type { Db } from '../src/db/connection.js';
 import type { Logger } from '../src/logger.js';
@@ -220,7 +220,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
     }
     if (isLast) {
       cache.forget(runId);
-      await bumpReadModelVersion(deps.redis, deps.redisKeys);
+      await bumpReadModelVersion(deps.redis, deps.redisKeys, deps.db);
       if (eventId) await deps.announce?.(eventId);
     } else {
       cache.remember(runId, step, { value: JSON.parse(outputJson), json: outputJson });

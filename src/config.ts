@@ -18,10 +18,14 @@ export const PROJECT_ROOT = (() => {
 export interface Config {
   /** Unset means: start the embedded Postgres (PGlite) under dataDir. */
   readonly databaseUrl: string | undefined;
+  /** A streaming replica web processes read from, once it has replayed what a response needs (see db/read-router.ts). */
+  readonly databaseReadUrl: string | undefined;
   /** Connections per process. 1 when DATABASE_URL points at an embedded (PGlite) server: it has one session. */
   readonly databasePoolSize: number;
   /** Unset means: Redis on 127.0.0.1:6379, else a redis-server started under dataDir. */
   readonly redisUrl: string | undefined;
+  /** Seed nodes of a Redis Cluster (REDIS_CLUSTER_NODES=host:port,…); replaces REDIS_URL. */
+  readonly redisClusterNodes: Array<{ host: string; port: number }> | undefined;
   readonly host: string;
   readonly port: number;
   readonly logLevel: LogLevel;
@@ -178,7 +182,22 @@ export function loadConfig(env: Env = process.env): Config {
 
   const config: Config = {
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseReadUrl: url('DATABASE_READ_URL', ['postgres:', 'postgresql:']),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    redisClusterNodes: (() => {
+      const raw = text('REDIS_CLUSTER_NODES');
+      if (raw === undefined) return undefined;
+      const nodes = raw.split(',').map((n) => n.trim()).filter(Boolean).map((n) => {
+        const m = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(n);
+        if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) {
+          problems.push(`REDIS_CLUSTER_NODES: "${n}" is not host:port (e.g. 10.0.0.5:7000)`);
+          return undefined;
+        }
+        return { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+      });
+      if (nodes.length === 0) problems.push('REDIS_CLUSTER_NODES is set but names no node (host:port,host:port)');
+      return nodes.filter((n): n is { host: string; port: number } => n !== undefined);
+    })(),
     databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 200),
     host: text('HOST') ?? '127.0.0.1',
     port: integer('PORT', 3000, 0, 65535),
@@ -271,11 +290,17 @@ export function loadConfig(env: Env = process.env): Config {
   }
   // Applies to live Google only (replay and synthetic are local): conservative, since Google blocks bursts.
   (config as { trendsRatePerMinute: number }).trendsRatePerMinute = integer('TRENDS_RATE_PER_MINUTE', 10, 0, 100_000);
-  if (/[\s:]/.test(config.redisPrefix) && !/^\{[^}]+\}$/.test(config.redisPrefix)) {
-    problems.push('REDIS_PREFIX must not contain spaces or ":" (a {hash tag} such as "{si}" is fine)');
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(config.redisPrefix)) {
+    problems.push(`REDIS_PREFIX must be 1–32 letters, digits, "-" or "_" (got "${config.redisPrefix}"); the cluster hash tags are added per key (see src/redis/keys.ts)`);
   }
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
     problems.push(`HTTP_HEADERS_TIMEOUT_MS (${config.http.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.http.requestTimeoutMs})`);
+  }
+  if (config.databaseReadUrl !== undefined && config.databaseUrl === undefined) {
+    problems.push('DATABASE_READ_URL needs DATABASE_URL (the primary it replicates); the embedded Postgres has no replica');
+  }
+  if (config.redisUrl !== undefined && config.redisClusterNodes !== undefined) {
+    problems.push('REDIS_URL and REDIS_CLUSTER_NODES are both set: a cluster replaces REDIS_URL, set one of them');
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createApiKey, countApiKeys } from './api-keys/api-key.repository.js';
 import { bumpReadModelVersion } from './redis/read-model-version.js';
 import { loadConfig } from './config.js';
+import { describeTarget } from './redis/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { seedDemo } from './demo/demo-seed.js';
 import { startWebServer, type WebServer } from './http/server.js';
@@ -42,7 +43,7 @@ try {
     try {
       await access(path.join(config.demoSeriesDir, 'gtab-us-daily.csv'));
       const { inserted } = await seedDemo(resources.db, config.demoSeriesDir);
-      await bumpReadModelVersion(resources.redis, resources.redisKeys);
+      await bumpReadModelVersion(resources.redis, resources.redisKeys, resources.db);
       logger.info({ inserted, from: config.demoSeriesDir }, 'loaded demo insights (first run)');
     } catch {
       logger.warn(
@@ -64,7 +65,7 @@ try {
   say(`  API:   ${url}/api/insights`);
   say(`  Docs:  ${url}/docs`);
   say(`  Research: npx insights research "your idea" --wait   (Trends provider: ${config.trendsProvider})`);
-  say(`  Data:  ${resources.embeddedPostgres ? `embedded Postgres under ${path.join(config.dataDir, 'pglite')}` : 'DATABASE_URL'}, Redis at ${resources.redisUrl.replace(/\/\/[^@/]*@/, '//***@')}`);
+  say(`  Data:  ${resources.embeddedPostgres ? `embedded Postgres under ${path.join(config.dataDir, 'pglite')}` : 'DATABASE_URL'}, Redis at ${describeTarget(resources.redisTarget)}`);
   if (firstKey) {
     say();
     say('First run: a development API key (Pro plan) was created. It is shown only this once:');

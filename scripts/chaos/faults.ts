@@ -1,6 +1,6 @@
 // The faults the soak injects, each a real event on a real server or process.
 import { sql } from 'kysely';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../../src/redis/connection.js';
 import type { Db } from '../../src/db/connection.js';
 import type { LocalPostgres } from '../lib/local-postgres.js';
 import type { LocalRedis } from '../lib/local-redis.js';

@@ -15,6 +15,7 @@ import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { createDb, type Db } from '../../src/db/connection.js';
 import { JOBS, QUEUES } from '../../src/queue/queues.js';
 import { createRedis, type Redis } from '../../src/redis/connection.js';
+import { redisKeys } from '../../src/redis/keys.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { freePort } from '../lib/free-port.js';
 import { LocalPostgres } from '../lib/local-postgres.js';
@@ -240,8 +241,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const webs = () => supervisor.slots.filter((s) => s.kind === 'web');
 
     const queueConnection = createRedis(redis.url, 'worker');
-    const researchQueue = new Queue(QUEUES.research, { connection: queueConnection, prefix: 'si' });
-    const ingestQueue = new Queue(QUEUES.ingest, { connection: queueConnection, prefix: 'si' });
+    const researchQueue = new Queue(QUEUES.research, { connection: queueConnection, prefix: redisKeys('si').queuePrefix(QUEUES.research) });
+    const ingestQueue = new Queue(QUEUES.ingest, { connection: queueConnection, prefix: redisKeys('si').queuePrefix(QUEUES.ingest) });
     researchQueue.on('error', () => {});
     ingestQueue.on('error', () => {});
     cleanups.unshift(async () => {

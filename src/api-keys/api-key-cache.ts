@@ -7,7 +7,7 @@
 // well-formed junk (the checksum is public) costs one lookup per key at most
 // and can never evict the valid keys; concurrent lookups of one key share one
 // query. Both caches drop their least recently used entries, never all at once.
-import type { Redis } from 'ioredis';
+import type { Redis } from '../redis/connection.js';
 import type { Db } from '../db/connection.js';
 import { hashApiKey } from '../domain/api-key.js';
 import type { Plan } from '../domain/quota.js';

@@ -1,12 +1,14 @@
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
+import type { Redis } from '../redis/connection.js';
 import { PLANS, QUOTA_WINDOW_SECONDS, secondsUntilUtcMidnight, utcDay, type Plan, type QuotaState } from '../domain/quota.js';
 import type { RedisKeys } from '../redis/keys.js';
-import { readOrCreateVersionLua } from '../redis/read-model-version.js';
+import { readReadModel } from '../redis/read-model-version.js';
 
 // Check and count in one atomic step, so 200 concurrent requests on a fresh
 // Free key give exactly 100 successes. A refused request is not counted. The
-// script also returns the read-model version, so the response cache learns
-// about writes without a second round trip.
+// script touches only the counter (one hash tag per counter, so on Redis
+// Cluster the counters spread over the shards); the read-model version is
+// read alongside it in the same event-loop turn, so both leave in one write.
 const CONSUME_SCRIPT = `
 local limit = tonumber(ARGV[1])
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -17,13 +19,12 @@ else
   used = redis.call('INCR', KEYS[1])
   if used == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 end
-${readOrCreateVersionLua('KEYS[2]')}
-return {allowed, used, version}
+return {allowed, used}
 `;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    siConsumeQuota(counterKey: string, versionKey: string, limit: number, ttlSeconds: number): Result<[number, number, string], Context>;
+    siConsumeQuota(counterKey: string, limit: number, ttlSeconds: number): Result<[number, number], Context>;
     siCountRequests(counterKey: string, n: number, ttlSeconds: number): Result<number, Context>;
   }
 }
@@ -37,7 +38,7 @@ return used
 `;
 
 export function defineQuotaCommands(redis: Redis): void {
-  redis.defineCommand('siConsumeQuota', { numberOfKeys: 2, lua: CONSUME_SCRIPT });
+  redis.defineCommand('siConsumeQuota', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
   redis.defineCommand('siCountRequests', { numberOfKeys: 1, lua: COUNT_SCRIPT });
 }
 
@@ -79,17 +80,18 @@ export interface QuotaDecision extends QuotaState {
   allowed: boolean;
   /** Opaque: changes whenever the pipeline writes to the read model. */
   readModelVersion: string;
+  /** The WAL position that version's writes reached ('' when unknown): where a replica must have replayed to. */
+  readModelLsn: string;
 }
 
 export async function consumeQuota(redis: Redis, keys: RedisKeys, apiKeyId: string, plan: Plan, now = new Date()): Promise<QuotaDecision> {
   const limit = PLANS[plan].dailyLimit;
   // Keep the counter a day past its window so /api/usage near midnight stays right.
-  const [allowed, used, version] = await redis.siConsumeQuota(
-    keys.quota(apiKeyId, utcDay(now)),
-    keys.readModelVersion,
-    limit ?? -1,
-    QUOTA_WINDOW_SECONDS * 2,
-  );
+  // Read after (or with) the count: a read issued after a bump still sees the bump.
+  const [[allowed, used], state] = await Promise.all([
+    redis.siConsumeQuota(keys.quota(apiKeyId, utcDay(now)), limit ?? -1, QUOTA_WINDOW_SECONDS * 2),
+    readReadModel(redis, keys),
+  ]);
   return {
     allowed: allowed === 1,
     plan,
@@ -97,6 +99,7 @@ export async function consumeQuota(redis: Redis, keys: RedisKeys, apiKeyId: stri
     used,
     remaining: limit === null ? null : Math.max(0, limit - used),
     resetSeconds: secondsUntilUtcMidnight(now),
-    readModelVersion: version,
+    readModelVersion: state.version,
+    readModelLsn: state.lsn,
   };
 }

@@ -7,7 +7,9 @@
 // and the version comes from the in-process watcher: a cache hit then costs no
 // round trip at all (counts are summed per event-loop turn and sent without waiting).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { Db } from '../db/connection.js';
+import type { ReadRouter } from '../db/read-router.js';
+import type { Redis } from '../redis/connection.js';
 import { ApiKeyCache, type ResolvedApiKey } from '../api-keys/api-key-cache.js';
 import { consumeQuota, UnlimitedUsageCounter, type QuotaDecision } from '../api-keys/quota.store.js';
 import { isWellFormedApiKey } from '../domain/api-key.js';
@@ -28,6 +30,8 @@ declare module 'fastify' {
     readModelVersion?: string;
     /** The response cache's key for this request (route and validated parameters). */
     cacheKey?: string;
+    /** Where this request's reads go: the replica once it has replayed this version's writes, else the primary. */
+    readDb?: Db;
   }
   interface FastifyContextConfig {
     /** The response depends only on the URL and the read model: cache it and give it an ETag. */
@@ -43,6 +47,8 @@ export interface ApiGuardDeps {
   /** Without it (or while it is not in sync) every request asks Redis. */
   readModel?: ReadModelVersionWatcher;
   failedAuth?: FailedAuthLimiter;
+  /** Reads from a replica when it is far enough along (DATABASE_READ_URL); without it, handlers read their own db. */
+  readRouter?: ReadRouter;
 }
 
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
@@ -83,14 +89,17 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
     const cacheable = request.routeOptions.config.cacheable === true && request.method === 'GET';
     const knownVersion =
       cacheable && PLANS[apiKey.plan].dailyLimit === null && deps.redis.status === 'ready' ? deps.readModel?.current() : undefined;
+    let lsn = '';
     if (knownVersion !== undefined) {
       unlimitedUsage.count(apiKey.id);
       request.readModelVersion = knownVersion;
+      lsn = deps.readModel?.currentLsn() ?? '';
     } else {
       unlimitedUsage.flush(); // so a count read now includes them
       const decision = await consumeQuota(deps.redis, deps.redisKeys, apiKey.id, apiKey.plan);
       request.quota = decision;
       request.readModelVersion = decision.readModelVersion;
+      lsn = decision.readModelLsn;
       reply.headers(rateLimitHeaders(decision));
       if (!decision.allowed) {
         quotaRejections.inc({ plan: decision.plan });
@@ -102,6 +111,11 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
           { 'retry-after': String(decision.resetSeconds) },
         );
       }
+    }
+    if (deps.readRouter) {
+      const choice = await deps.readRouter.choose(lsn);
+      request.readDb = choice.db;
+      reply.header('x-read-from', choice.from);
     }
   });
 

@@ -8,10 +8,11 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type HTTPMethods } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../redis/connection.js';
 import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import { defineQuotaCommands } from '../api-keys/quota.store.js';
 import type { Db } from '../db/connection.js';
+import type { ReadRouter } from '../db/read-router.js';
 import type { HttpLimits } from '../config.js';
 import type { Logger } from '../logger.js';
 import { classifyOutage } from '../outage.js';
@@ -55,6 +56,8 @@ export interface AppDeps {
   draining?: () => boolean;
   /** Bounds on inbound connections; tests and the defaults of config.ts. */
   http?: HttpLimits;
+  /** Reads from a replica when it has replayed far enough (DATABASE_READ_URL). */
+  readRouter?: ReadRouter;
 }
 
 const DEFAULT_HTTP_LIMITS: HttpLimits = { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, maxConnections: 2_000 };
@@ -247,7 +250,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
-      registerApiGuard(api, { redis: deps.redis, redisKeys: deps.redisKeys, apiKeys, responseCache, readModel: deps.readModel });
+      registerApiGuard(api, { redis: deps.redis, redisKeys: deps.redisKeys, apiKeys, responseCache, readModel: deps.readModel, readRouter: deps.readRouter });
       await api.register(insightRoutes, { db: deps.db });
       await api.register(catalogRoutes, { db: deps.db });
       await api.register(usageRoutes);

@@ -2,9 +2,9 @@
 import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { ApiKeyCache } from '../api-keys/api-key-cache.js';
+import { ReadRouter } from '../db/read-router.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { createRedis } from '../redis/connection.js';
 import { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import type { Resources } from '../runtime/resources.js';
 import { buildApp } from './app.js';
@@ -19,7 +19,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
   const apiKeys = new ApiKeyCache(resources.db);
   const readModel = new ReadModelVersionWatcher(resources.redis, resources.redisKeys, logger);
   // A subscribed connection can do nothing else, so revocations and read-model changes get their own.
-  const subscriber = createRedis(resources.redisUrl, 'worker');
+  const subscriber = resources.connectRedis('worker');
   subscriber.on('error', (error) => logger.debug({ err: error }, 'subscriber error'));
   const stopRevocations = await apiKeys.listen(subscriber, resources.redisKeys.apiKeyRevokedChannel);
   const stopVersions = await readModel.listen(subscriber);
@@ -28,6 +28,9 @@ export async function startWebServer(resources: Resources, config: Config, logge
     await stopRevocations();
   };
 
+  // The replica, when configured: read from once it has replayed what a response needs.
+  const readRouter = resources.readDb ? new ReadRouter(resources.db, resources.readDb) : undefined;
+  readRouter?.start();
   let draining = false;
   const app = await buildApp({
     draining: () => draining,
@@ -43,6 +46,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
     adminToken: config.adminToken,
     queues,
     http: config.http,
+    ...(readRouter ? { readRouter } : {}),
   });
   try {
     await app.listen({ host: config.host, port: config.port });
@@ -67,6 +71,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
       draining = true;
       await new Promise((r) => setTimeout(r, config.shutdownDrainMs));
       await app.close();
+      readRouter?.stop();
       await stopListening().catch(() => {});
       subscriber.disconnect();
     },

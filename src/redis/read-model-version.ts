@@ -2,17 +2,30 @@
 // shows increments. Cached API responses are keyed by it, so one increment
 // invalidates every web process's cache at once.
 //
-// Writers bump it and publish the new value in one script. Web processes keep
-// the latest value in memory from those messages (ReadModelVersionWatcher), so
-// a cached response for an unlimited plan needs no Redis round trip at all;
-// while the watcher is not in sync (starting, Redis reconnecting) it reports
-// no version and the API asks Redis on every request, as limited plans always do.
-import type { Redis } from 'ioredis';
+// Writers bump it and publish the new value in one script, together with the
+// Postgres WAL position of their commit (the LSN): a web process reading from
+// a replica reads there only once the replica has replayed that far, so a
+// response cached under a version always holds that version's writes.
+//
+// Web processes keep the latest value in memory from those messages
+// (ReadModelVersionWatcher), so a cached response for an unlimited plan needs
+// no Redis round trip at all; while the watcher is not in sync (starting,
+// Redis reconnecting) it reports no version and the API asks Redis on every
+// request, as limited plans always do.
+import { sql } from 'kysely';
+import type { Db } from '../db/connection.js';
 import type { Logger } from '../logger.js';
+import type { Redis } from './connection.js';
 import type { RedisKeys } from './keys.js';
 
+/** The version responses are cached under, and the WAL position its writes reached ('' when unknown). */
+export interface ReadModelState {
+  version: string;
+  lsn: string;
+}
+
 /**
- * Lua that sets `version` to the read-model version at `key` (e.g. "KEYS[2]"),
+ * Lua that sets `version` to the read-model version at `key` (e.g. "KEYS[1]"),
  * creating it from the clock when Redis has none (a fresh or flushed Redis),
  * so versions keep growing across a Redis reset.
  */
@@ -26,23 +39,46 @@ if not version then
 end`;
 }
 
+// KEYS[1] version, KEYS[2] lsn (one hash tag: see keys.ts).
 const READ_SCRIPT = `${readOrCreateVersionLua('KEYS[1]')}
+return {version, redis.call('GET', KEYS[2]) or ''}
+`;
+
+// The version is published as Redis stores it (GET), not as Lua prints a number:
+// Lua would write 1795419786648900 as 1.7954197866489e+15.
+const BUMP_SCRIPT = `${readOrCreateVersionLua('KEYS[1]')}
+redis.call('INCR', KEYS[1])
+version = redis.call('GET', KEYS[1])
+if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2]) end
+redis.call('PUBLISH', ARGV[1], version .. ' ' .. ARGV[2])
 return version
 `;
 
-const BUMP_SCRIPT = `${readOrCreateVersionLua('KEYS[1]')}
-version = redis.call('INCR', KEYS[1])
-redis.call('PUBLISH', ARGV[1], version)
-return version
-`;
+/** The primary's current WAL position, or '' where there is none (the embedded Postgres). */
+export async function currentLsn(db: Db): Promise<string> {
+  try {
+    const { rows } = await sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`.execute(db);
+    return rows[0]?.lsn ?? '';
+  } catch {
+    return '';
+  }
+}
 
 /** Writers call this after committing a change that API responses may show. */
-export async function bumpReadModelVersion(redis: Redis, keys: RedisKeys): Promise<void> {
-  await redis.eval(BUMP_SCRIPT, 1, keys.readModelVersion, keys.readModelChannel);
+export async function bumpReadModelVersion(redis: Redis, keys: RedisKeys, db?: Db): Promise<void> {
+  const lsn = db ? await currentLsn(db) : '';
+  await redis.eval(BUMP_SCRIPT, 2, keys.readModelVersion, keys.readModelLsn, keys.readModelChannel, lsn);
+}
+
+/** The current version and its WAL position, read from Redis (authoritative). */
+export async function readReadModel(redis: Redis, keys: RedisKeys): Promise<ReadModelState> {
+  const [version, lsn] = (await redis.eval(READ_SCRIPT, 2, keys.readModelVersion, keys.readModelLsn)) as [string, string];
+  return { version, lsn };
 }
 
 export class ReadModelVersionWatcher {
   private version: number | undefined;
+  private lsn = '';
   private messagesSeen = 0;
   private timer: NodeJS.Timeout | undefined;
 
@@ -59,15 +95,24 @@ export class ReadModelVersionWatcher {
     return this.version === undefined ? undefined : String(this.version);
   }
 
+  /** The WAL position of the latest version's writes ('' when unknown). */
+  currentLsn(): string {
+    return this.lsn;
+  }
+
   /** Subscribes on `subscriber` (a connection of its own). Returns a function that stops. */
   async listen(subscriber: Redis): Promise<() => Promise<void>> {
     const channel = this.keys.readModelChannel;
     const onMessage = (ch: string, message: string) => {
       if (ch !== channel) return;
       this.messagesSeen += 1;
-      const v = Number(message);
+      const [raw, lsn = ''] = message.split(' ');
+      const v = Number(raw);
       // Versions only grow; a late, older message must not win.
-      if (Number.isFinite(v) && this.version !== undefined && v > this.version) this.version = v;
+      if (Number.isFinite(v) && this.version !== undefined && v > this.version) {
+        this.version = v;
+        if (lsn) this.lsn = lsn;
+      }
     };
     // Out of touch: no version until re-read after the subscription is back.
     const onLost = () => (this.version = undefined);
@@ -95,10 +140,11 @@ export class ReadModelVersionWatcher {
   private async resync(): Promise<void> {
     const seenBefore = this.messagesSeen;
     try {
-      const stored = (await this.redis.eval(READ_SCRIPT, 1, this.keys.readModelVersion)) as string;
+      const stored = await readReadModel(this.redis, this.keys);
       // A message that arrived meanwhile is at least as new as what was read.
       if (this.messagesSeen !== seenBefore && this.version !== undefined) return;
-      this.version = Number(stored);
+      this.version = Number(stored.version);
+      this.lsn = stored.lsn;
     } catch (error) {
       this.version = undefined;
       this.logger?.debug({ err: error }, 'read-model version resync failed');

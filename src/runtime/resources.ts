@@ -7,17 +7,22 @@ import type { Config } from '../config.js';
 import { createDb, describeConnectionError, type Db } from '../db/connection.js';
 import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
 import type { Logger } from '../logger.js';
-import { createRedis, waitForRedis, type Redis } from '../redis/connection.js';
+import { createRedis, waitForRedis, type Redis, type RedisTarget } from '../redis/connection.js';
 import { ensureLocalRedis } from '../redis/embedded-redis.js';
 import { redisKeys, type RedisKeys } from '../redis/keys.js';
 
 export interface Resources {
   db: Db;
+  /** The replica the API reads from (DATABASE_READ_URL), when there is one: web processes only. */
+  readDb?: Db;
   databaseUrl: string;
   embeddedPostgres: boolean;
   redis: Redis;
-  redisUrl: string;
+  /** Where Redis is (one server, or a cluster's seed nodes). */
+  redisTarget: RedisTarget;
   redisKeys: RedisKeys;
+  /** A new connection to the same Redis: 'worker' waits through outages (BullMQ, subscribers), 'client' fails fast. */
+  connectRedis(role: 'client' | 'worker'): Redis;
   close(): Promise<void>;
 }
 
@@ -100,27 +105,38 @@ export async function openResources(config: Config, logger: Logger, options: Ope
     } catch (error) {
       throw new Error(describeConnectionError(databaseUrl, error));
     }
+    // A replica is for the API's reads; it may be away at start (reads then go to the primary).
+    let readDb: Db | undefined;
+    if (config.databaseReadUrl && options.role === 'web') {
+      const replica = createDb(config.databaseReadUrl, { maxConnections: config.databasePoolSize, onConnectionError, applicationName: `${applicationName}-read` });
+      closers.unshift(() => replica.destroy());
+      readDb = replica;
+    }
 
-    let redisUrl = config.redisUrl;
-    if (redisUrl === undefined) {
+    let redisTarget: RedisTarget;
+    if (config.redisClusterNodes) redisTarget = { cluster: config.redisClusterNodes };
+    else if (config.redisUrl !== undefined) redisTarget = { url: config.redisUrl };
+    else {
       const local = await ensureLocalRedis(config.dataDir);
       closers.push(local.stop);
-      redisUrl = local.url;
+      redisTarget = { url: local.url };
     }
-    const redis = createRedis(redisUrl, 'client');
+    const redis = createRedis(redisTarget, 'client');
     redis.on('error', (error) => logger.debug({ err: error }, 'redis connection error'));
     closers.unshift(async () => {
       redis.disconnect();
     });
-    await waitForRedis(redis, redisUrl);
+    await waitForRedis(redis, redisTarget);
 
     return {
       db,
+      ...(readDb ? { readDb } : {}),
       databaseUrl,
       embeddedPostgres,
       redis,
-      redisUrl,
+      redisTarget,
       redisKeys: redisKeys(config.redisPrefix),
+      connectRedis: (role) => createRedis(redisTarget, role),
       async close() {
         for (const close of closers) await close().catch(() => {});
       },

@@ -21,7 +21,6 @@ import type { Logger } from '../logger.js';
 import { classifyOutage } from '../outage.js';
 import { sleepWithoutAttempt } from '../queue/wait.js';
 import { JOBS, MATCH_JOB_OPTIONS, matchJobId, QUEUES, type QueueName } from '../queue/queues.js';
-import { createRedis } from '../redis/connection.js';
 import { ResearchChain } from '../research/chain.js';
 import { DirectTrendsGateway, QueuedTrendsGateway, TRENDS_PRIORITY, type TrendsGateway, type TrendsPurpose } from '../research/trends-gateway.js';
 import { routesFrom } from '../trends/egress.js';
@@ -38,9 +37,9 @@ export interface Pipeline {
 
 /** Queues only: what producers (the CLI, the scheduler) need. */
 export function openQueues(resources: Resources, config: Config): { queues: Record<QueueName, Queue>; close(): Promise<void> } {
-  const connection = createRedis(resources.redisUrl, 'worker');
+  const connection = resources.connectRedis('worker');
   const queues = Object.fromEntries(
-    Object.values(QUEUES).map((name) => [name, new Queue(name, { connection, prefix: config.redisPrefix })]),
+    Object.values(QUEUES).map((name) => [name, new Queue(name, { connection, prefix: resources.redisKeys.queuePrefix(name) })]),
   ) as Record<QueueName, Queue>;
   return {
     queues,
@@ -103,8 +102,8 @@ function byName(queue: string, handlers: Record<string, Processor>): Processor {
 export async function startWorkers(resources: Resources, config: Config, logger: Logger): Promise<Pipeline> {
   const { queues, close: closeQueues } = openQueues(resources, config);
   reportQueueDepth(Object.values(queues));
-  const eventsConnection = createRedis(resources.redisUrl, 'worker');
-  const trendsEvents = new QueueEvents(QUEUES.trends, { connection: eventsConnection, prefix: config.redisPrefix });
+  const eventsConnection = resources.connectRedis('worker');
+  const trendsEvents = new QueueEvents(QUEUES.trends, { connection: eventsConnection, prefix: resources.redisKeys.queuePrefix(QUEUES.trends) });
   await trendsEvents.waitUntilReady();
   const chain = new ResearchChain(queues.research);
   // Research goes ahead of the refresh and discovery when both wait for Google.
@@ -129,8 +128,8 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     await queues.webhooks.add(JOBS.webhookMatch, { eventId }, { ...MATCH_JOB_OPTIONS, jobId: matchJobId(eventId) });
   };
   // The refresh is a flow (groups, then their leftovers): a producer of its own on the queues' connection kind.
-  const flowsConnection = createRedis(resources.redisUrl, 'worker');
-  const flows = new FlowProducer({ connection: flowsConnection, prefix: config.redisPrefix });
+  const flowsConnection = resources.connectRedis('worker');
+  const flows = new FlowProducer({ connection: flowsConnection, prefix: resources.redisKeys.queuePrefix(QUEUES.ingest) });
   flows.on('error', (error) => logger.error({ err: error }, 'flow producer error'));
   const refreshDeps = {
     db: resources.db,
@@ -142,7 +141,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     waitRetryMs: Math.min(30_000, config.trendsWaitMs),
     announce,
   };
-  const workerConnection = () => createRedis(resources.redisUrl, 'worker');
+  const workerConnection = () => resources.connectRedis('worker');
   const connections = [eventsConnection, flowsConnection];
   const make = (name: QueueName, processor: Processor, options: Partial<WorkerOptions> = {}) => {
     const connection = workerConnection();
@@ -151,7 +150,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     const guarded = name === QUEUES.trends ? processor : retryOutages(name, processor, logger);
     const worker = new Worker(name, guarded, {
       connection,
-      prefix: config.redisPrefix,
+      prefix: resources.redisKeys.queuePrefix(name),
       lockDuration: config.jobLockMs,
       stalledInterval: Math.max(1_000, Math.floor(config.jobLockMs / 2)),
       // Every job here is idempotent, and workers get killed (deploys, crashes, OOM):
@@ -200,7 +199,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
         [JOBS.refreshAll]: refreshAllProcessor({
           db: resources.db,
           flows,
-          ingestQueue: { name: QUEUES.ingest, prefix: config.redisPrefix },
+          ingestQueue: { name: QUEUES.ingest, prefix: resources.redisKeys.queuePrefix(QUEUES.ingest) },
           provider: config.trendsProvider,
           logger,
           check: (plan) =>

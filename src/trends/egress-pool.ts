@@ -3,7 +3,7 @@
 // (a token bucket) and its own pause after Google answers it 429, so one
 // blocked proxy does not stop the others. And the budget: what each route
 // spent today, read by `insights budget` and /metrics.
-import type { Redis } from 'ioredis';
+import type { Redis } from '../redis/connection.js';
 import type { EgressRoute } from './egress.js';
 
 // Takes a token from the first route (starting at a rotating offset, so load

@@ -1,7 +1,7 @@
 // Each worker keeps the enabled subscriptions as a SubscriptionIndex and
 // rebuilds it when the subscriptions change (a version key in Redis, bumped by
 // every CLI change) or after 30 s at the latest.
-import type { Redis } from 'ioredis';
+import type { Redis } from '../redis/connection.js';
 import type { Db } from '../db/connection.js';
 import { SubscriptionIndex } from '../domain/webhooks/matching.js';
 import { enabledCriteria } from './subscription.repository.js';

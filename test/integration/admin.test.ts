@@ -8,7 +8,7 @@ import type { Resources } from '../../src/runtime/resources.js';
 import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
 import type { FastifyInstance } from 'fastify';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
@@ -20,7 +20,7 @@ let app: FastifyInstance;
 beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
-  const resources: Resources = { db: database.db, databaseUrl: database.url, embeddedPostgres: false, redis: redis.redis, redisUrl: redis.url, redisKeys: redis.keys, close: async () => {} };
+  const resources: Resources = testResources(database, redis);
   pipeline = await startWorkers(resources, loadConfig({ REDIS_PREFIX: redis.prefix }), pino({ level: 'silent' }));
   app = await buildApp({ db: database.db, redis: redis.redis, redisKeys: redis.keys, logger: pino({ level: 'silent' }), adminToken: TOKEN, queues: Object.values(pipeline.queues), overloadMaxEventLoopDelayMs: 0 });
   await app.ready();

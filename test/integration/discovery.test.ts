@@ -16,7 +16,7 @@ let queue: Queue;
 beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
-  queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.prefix });
+  queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.keys.queuePrefix(QUEUES.research) });
 });
 afterAll(async () => {
   await queue.close();

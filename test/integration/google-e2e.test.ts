@@ -63,7 +63,7 @@ describe('research on (loopback) Google through the real HTTPS path', () => {
 
       // Block every request once the next run has asked Google something, until several were refused.
       const asked = google.google.dataRequests();
-      const queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.prefix });
+      const queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.keys.queuePrefix(QUEUES.research) });
       const run = await startRun(database.db, new ResearchChain(queue), { idea: 'Sourdough starter subscription box', hints: [], provider: 'google', source: 'research' });
       await until(async () => google.google.dataRequests(), (n) => n >= asked + 2, 60_000, 'the run to ask Google');
       google.google.blockAll(true);
@@ -94,9 +94,9 @@ describe('research on (loopback) Google through the real HTTPS path', () => {
     }
     const worker = new ServiceProcess('worker', { ...env, TRENDS_RATE_PER_MINUTE: '30' });
     const connection = createRedis(redis.url, 'worker');
-    const ingest = new Queue(QUEUES.ingest, { connection, prefix: redis.prefix });
-    const research = new Queue(QUEUES.research, { connection, prefix: redis.prefix });
-    const trends = new Queue(QUEUES.trends, { connection, prefix: redis.prefix });
+    const ingest = new Queue(QUEUES.ingest, { connection, prefix: redis.keys.queuePrefix(QUEUES.ingest) });
+    const research = new Queue(QUEUES.research, { connection, prefix: redis.keys.queuePrefix(QUEUES.research) });
+    const trends = new Queue(QUEUES.trends, { connection, prefix: redis.keys.queuePrefix(QUEUES.trends) });
     try {
       await worker.ready;
       await ingest.add(JOBS.refreshAll, {}, { jobId: 'priority-refresh' });

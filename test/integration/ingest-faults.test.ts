@@ -18,7 +18,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { dimensionsWith } from '../support/fixtures.js';
 import { until } from '../support/pipeline.js';
 import { recordedBody } from '../support/recorded.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
 import { realSeries } from '../support/shared-data.js';
 
 const GOOGLE = 'https://trends.google.com';
@@ -68,15 +68,7 @@ beforeAll(async () => {
     summary: 'fixture',
     status: 'active',
   });
-  resources = {
-    db: database.db,
-    databaseUrl: database.url,
-    embeddedPostgres: false,
-    redis: redis.redis,
-    redisUrl: redis.url,
-    redisKeys: redis.keys,
-    close: async () => {},
-  };
+  resources = testResources(database, redis);
   config = {
     ...loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'google' }),
     trendsPauseMs: 200,

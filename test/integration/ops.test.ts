@@ -94,7 +94,7 @@ describe('logs', () => {
 
 describe('graceful shutdown', () => {
   it('SIGTERM lets active research steps finish; a new worker completes every run, nothing lost or doubled', async () => {
-    const queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.prefix });
+    const queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.keys.queuePrefix(QUEUES.research) });
     const chain = new ResearchChain(queue);
     for (let i = 0; i < 8; i += 1) await startRun(database.db, chain, { idea: `Graceful shutdown idea ${i}`, hints: [], provider: 'synthetic', source: 'synthetic' });
     const env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, RESEARCH_CONCURRENCY: '2' };

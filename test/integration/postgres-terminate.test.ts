@@ -103,7 +103,7 @@ describe.runIf(realPostgres)('a terminated Postgres backend never crashes the pr
   });
 
   it('the worker process lives through 25 terminations of all its connections and finishes every run', async () => {
-    const queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.prefix });
+    const queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.keys.queuePrefix(QUEUES.research) });
     const chain = new ResearchChain(queue);
     const worker = new ServiceProcess('worker', {
       ...database.env,

@@ -19,7 +19,7 @@ const connection = () => createRedis(redis.url, 'worker');
 beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
-  queue = new Queue(QUEUES.research, { connection: connection(), prefix: redis.prefix });
+  queue = new Queue(QUEUES.research, { connection: connection(), prefix: redis.keys.queuePrefix(QUEUES.research) });
   env = {
     ...database.env,
     REDIS_URL: redis.url,
@@ -105,7 +105,7 @@ describe('research runs survive kill -9 of the worker', () => {
     await queue.obliterate({ force: true });
     await database.db.updateTable('research_runs').set({ updated_at: new Date(Date.now() - 10 * 60_000) }).where('id', '=', orphan.id).execute();
     const { sweepProcessor } = await import('../../jobs/sweep.job.js');
-    const webhooks = new Queue(QUEUES.webhooks, { connection: connection(), prefix: redis.prefix });
+    const webhooks = new Queue(QUEUES.webhooks, { connection: connection(), prefix: redis.keys.queuePrefix(QUEUES.webhooks) });
     const result = await sweepProcessor({ db: database.db, chain, webhooks })();
     await webhooks.close();
     expect(result.resumed).toBeGreaterThanOrEqual(1);

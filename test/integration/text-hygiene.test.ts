@@ -57,7 +57,7 @@ describe('text from outside', () => {
   }, 300_000);
 
   it('is refused by discovery, which says which queries it dropped', async () => {
-    const queue = new Queue(QUEUES.research, { connection: createRedis(t.redis.url, 'worker'), prefix: t.redis.prefix });
+    const queue = new Queue(QUEUES.research, { connection: createRedis(t.redis.url, 'worker'), prefix: t.redis.keys.queuePrefix(QUEUES.research) });
     const gateway: TrendsGateway = {
       fetch: async () => ({
         kind: 'dailyTrends',

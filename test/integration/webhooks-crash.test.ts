@@ -60,7 +60,7 @@ describe('webhook delivery survives kill -9', () => {
     });
     const eventId = newId('event');
     await database.db.insertInto('outbox_events').values({ id: eventId, type: 'insight.created', insight_id: insightId, payload: '{}' }).execute();
-    const queue = new Queue(QUEUES.webhooks, { connection: createRedis(redis.url, 'worker'), prefix: redis.prefix });
+    const queue = new Queue(QUEUES.webhooks, { connection: createRedis(redis.url, 'worker'), prefix: redis.keys.queuePrefix(QUEUES.webhooks) });
     await queue.add(JOBS.webhookMatch, { eventId }, { jobId: `match-${eventId}` });
 
     const worker = startWorkerProcess(env);

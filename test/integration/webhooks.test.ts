@@ -15,7 +15,7 @@ import { send } from '../../src/webhooks/sender.js';
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
 
 interface Received {
   id: string;
@@ -61,7 +61,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
   env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' };
-  const resources: Resources = { db: database.db, databaseUrl: database.url, embeddedPostgres: false, redis: redis.redis, redisUrl: redis.url, redisKeys: redis.keys, close: async () => {} };
+  const resources: Resources = testResources(database, redis);
   const config = {
     ...loadConfig({ REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }),
     webhookRetryScale: 0.0002, // 5 s → 1 ms, 5 min → 60 ms: the schedule's shape, in test time

@@ -4,6 +4,8 @@ import { PROJECT_ROOT } from '../../src/config.js';
 import { createRedis, waitForRedis, type Redis } from '../../src/redis/connection.js';
 import { ensureLocalRedis } from '../../src/redis/embedded-redis.js';
 import { redisKeys, type RedisKeys } from '../../src/redis/keys.js';
+import type { Db } from '../../src/db/connection.js';
+import type { Resources } from '../../src/runtime/resources.js';
 
 export interface TestRedis {
   url: string;
@@ -33,5 +35,19 @@ export async function createTestRedis(): Promise<TestRedis> {
       } while (cursor !== '0');
       redis.disconnect();
     },
+  };
+}
+
+/** The Resources a pipeline started in a test process runs on: this file's database and Redis prefix. */
+export function testResources(database: { db: Db; url: string }, redis: TestRedis): Resources {
+  return {
+    db: database.db,
+    databaseUrl: database.url,
+    embeddedPostgres: false,
+    redis: redis.redis,
+    redisTarget: { url: redis.url },
+    redisKeys: redis.keys,
+    connectRedis: (role) => createRedis(redis.url, role),
+    close: async () => {},
   };
 }

@@ -44,7 +44,7 @@ export function registerMaintenanceCommands(program: Command, context: () => Cli
         const dir = options.from ? path.resolve(options.from) : config.demoSeriesDir;
         await migrateToLatest(resources.db);
         const { inserted } = await seedDemo(resources.db, dir, count);
-        await bumpReadModelVersion(resources.redis, resources.redisKeys);
+        await bumpReadModelVersion(resources.redis, resources.redisKeys, resources.db);
         print(`Loaded ${inserted} demo insights (source "demo") from ${dir}`);
       });
     });

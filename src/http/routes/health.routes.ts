@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../../redis/connection.js';
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
 

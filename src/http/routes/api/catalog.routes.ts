@@ -17,8 +17,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
         response: { 200: CatalogSchema, ...errorResponses(400, 401, 429) },
       },
     },
-    async () => {
-      const counts = await countInsightsBy(db, 'category');
+    async (request) => {
+      const counts = await countInsightsBy(request.readDb ?? db, 'category');
       return {
         data: Object.entries(CATEGORIES).map(([id, description]) => ({ id, description, insights: counts.get(id) ?? 0 })),
         next_cursor: null,
@@ -37,8 +37,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
         response: { 200: CatalogSchema, ...errorResponses(400, 401, 429) },
       },
     },
-    async () => {
-      const counts = await countInsightsBy(db, 'source');
+    async (request) => {
+      const counts = await countInsightsBy(request.readDb ?? db, 'source');
       return {
         data: Object.entries(SOURCE_DESCRIPTIONS).map(([id, description]) => ({
           id,

@@ -112,7 +112,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
           throw error;
         }
       }
-      const { rows, hasMore } = await listInsights(db, {
+      const { rows, hasMore } = await listInsights(request.readDb ?? db, {
         limit: q.limit,
         minScore: q.min_score,
         source: q.source,
@@ -145,7 +145,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
         response: { 200: InsightSchema, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (request) => toInsightDto(await requireInsight(db, request.params.id)),
+    async (request) => toInsightDto(await requireInsight(request.readDb ?? db, request.params.id)),
   );
 
   app.get(
@@ -161,8 +161,8 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       },
     },
     async (request) => {
-      const insight = await requireInsight(db, request.params.id);
-      const row = await findForecast(db, insight.id);
+      const insight = await requireInsight(request.readDb ?? db, request.params.id);
+      const row = await findForecast(request.readDb ?? db, insight.id);
       if (!row) {
         throw new ProblemError(problem('notFound', `Insight ${insight.id} has no forecast yet (demo insights are not forecast; research and refresh make one).`));
       }
@@ -198,9 +198,9 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       },
     },
     async (request, reply) => {
-      const insight = await requireInsight(db, request.params.id);
-      const points = await latestTrendPoints(db, insight.id, 30);
-      const forecast = await findForecast(db, insight.id);
+      const insight = await requireInsight(request.readDb ?? db, request.params.id);
+      const points = await latestTrendPoints(request.readDb ?? db, insight.id, 30);
+      const forecast = await findForecast(request.readDb ?? db, insight.id);
       const svg = renderInsightChart({
         title: insight.title,
         series: points.map((p) => ({ date: p.date, value: p.value })),
@@ -224,8 +224,8 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       },
     },
     async (request) => {
-      const insight = await requireInsight(db, request.params.id);
-      const points = await latestTrendPoints(db, insight.id, 30);
+      const insight = await requireInsight(request.readDb ?? db, request.params.id);
+      const points = await latestTrendPoints(request.readDb ?? db, insight.id, 30);
       return {
         data: points.map((p) => ({
           date: p.date,

@@ -91,9 +91,9 @@ export const researchRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
       },
     },
     async (request) => {
-      const run = isId('run', request.params.id) ? await findRun(db, request.params.id) : undefined;
+      const run = isId('run', request.params.id) ? await findRun(request.readDb ?? db, request.params.id) : undefined;
       if (!run) throw new ProblemError(problem('notFound', `No research run has the id "${request.params.id.slice(0, 64)}".`));
-      return report(db, run);
+      return report(request.readDb ?? db, run);
     },
   );
 
@@ -110,15 +110,15 @@ export const researchRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
       },
     },
     async (request) => {
-      const insight = isId('insight', request.params.id) ? await findInsight(db, request.params.id) : undefined;
+      const insight = isId('insight', request.params.id) ? await findInsight(request.readDb ?? db, request.params.id) : undefined;
       if (!insight) throw new ProblemError(problem('notFound', `No insight has the id "${request.params.id.slice(0, 64)}".`));
-      const run = await latestRunForInsight(db, insight.id);
+      const run = await latestRunForInsight(request.readDb ?? db, insight.id);
       if (!run) {
         throw new ProblemError(
           problem('notFound', `Insight ${insight.id} has no research run (source "${insight.source}": ${insight.source === 'demo' ? 'demo data is loaded, not researched' : 'its run was removed'}).`),
         );
       }
-      return report(db, run);
+      return report(request.readDb ?? db, run);
     },
   );
 };

@@ -1,0 +1,154 @@
+// The service on a real Redis Cluster (3 masters on loopback, Debian's
+// redis-server): research runs through the queues, exact quotas, read-model
+// versions, revocation within a second and webhook delivery; the key layout
+// spreads over the shards; and a master killed mid-run fails over to its
+// replica without losing an enqueue.
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalRedisCluster } from '../../scripts/lib/local-redis-cluster.js';
+import { announceRevocation, ApiKeyCache } from '../../src/api-keys/api-key-cache.js';
+import { createApiKey, revokeApiKey } from '../../src/api-keys/api-key.repository.js';
+import { loadConfig } from '../../src/config.js';
+import { buildApp } from '../../src/http/app.js';
+import { QUEUES } from '../../src/queue/queues.js';
+import { createRedis, waitForRedis } from '../../src/redis/connection.js';
+import { redisKeys } from '../../src/redis/keys.js';
+import { ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
+import { ResearchChain, startRun } from '../../src/research/chain.js';
+import type { Resources } from '../../src/runtime/resources.js';
+import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { until } from '../support/pipeline.js';
+
+async function clusterResources(cluster: LocalRedisCluster, database: TestDatabase, prefix: string): Promise<Resources> {
+  const target = { cluster: cluster.seeds };
+  const redis = createRedis(target, 'client');
+  await waitForRedis(redis, target, 30_000);
+  return { db: database.db, databaseUrl: database.url, embeddedPostgres: false, redis, redisTarget: target, redisKeys: redisKeys(prefix), connectRedis: (role) => createRedis(target, role), close: async () => redis.disconnect() };
+}
+
+const allDone = (database: TestDatabase, count: number) =>
+  until(() => database.db.selectFrom('research_runs').select('status').execute(), (rows) => rows.length === count && rows.every((r) => r.status === 'succeeded' || r.status === 'failed'), 120_000, 'every run to finish');
+
+async function expectFortyStepsEach(database: TestDatabase) {
+  const { rows } = await sql<{ n: number; steps: number }>`select count(*)::int as n, count(distinct step)::int as steps from research_steps where status = 'done' group by run_id`.execute(database.db);
+  for (const r of rows) expect([r.n, r.steps]).toEqual([40, 40]);
+  expect((await database.db.selectFrom('research_runs').select('status').execute()).every((r) => r.status === 'succeeded')).toBe(true);
+}
+
+describe('on a 3-master Redis Cluster', () => {
+  let cluster: LocalRedisCluster;
+  let database: TestDatabase;
+  let resources: Resources;
+  let pipeline: Pipeline;
+  const prefix = `c${randomBytes(3).toString('hex')}`;
+  const encryptionKey = randomBytes(32);
+
+  beforeAll(async () => {
+    cluster = await LocalRedisCluster.start(3, 0);
+    database = await createTestDatabase();
+    resources = await clusterResources(cluster, database, prefix);
+    pipeline = await startWorkers(resources, { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_ENCRYPTION_KEY: encryptionKey.toString('base64') }), webhookRetryScale: 0.0002 }, pino({ level: 'silent' }));
+  }, 120_000);
+  afterAll(async () => {
+    await pipeline?.close();
+    await resources?.close();
+    await database?.destroy();
+    await cluster?.stop();
+  });
+
+  it('spreads the queues and the quota counters over the shards', async () => {
+    const keys = redisKeys(prefix);
+    const masters = new Set(await Promise.all(Object.values(QUEUES).map((q) => cluster.masterOf(`${keys.queuePrefix(q)}:${q}:wait`))));
+    expect(masters.size).toBeGreaterThanOrEqual(2);
+    const quotaMasters = new Set(await Promise.all(Array.from({ length: 12 }, (_, i) => cluster.masterOf(keys.quota(`key_${i}`, '2026-11-23')))));
+    expect(quotaMasters.size).toBe(3);
+  });
+
+  it('runs research and delivers its webhooks', async () => {
+    const received: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        received.push(String(req.headers['webhook-id']));
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const { createSubscription } = await import('../../src/webhooks/subscription.repository.js');
+    const { SecretBox } = await import('../../src/webhooks/secret-box.js');
+    await createSubscription(database.db, new SecretBox(encryptionKey), {
+      url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`, minScore: null, categories: [], sources: [], keywords: [], eventTypes: ['insight.created'],
+    });
+    const chain = new ResearchChain(pipeline.queues.research);
+    for (let i = 0; i < 4; i += 1) await startRun(database.db, chain, { idea: `Cluster idea ${i} for tiny homes`, hints: [], provider: 'synthetic', source: 'synthetic' });
+    await allDone(database, 4);
+    await expectFortyStepsEach(database);
+    await until(async () => new Set(received).size, (n) => n === 4, 60_000, 'four deliveries');
+    receiver.closeAllConnections();
+    receiver.close();
+  }, 180_000);
+
+  it('grants a Free key exactly 100 of 200 concurrent requests, sees writes at once, and revokes within a second', async () => {
+    const apiKeys = new ApiKeyCache(database.db);
+    const readModel = new ReadModelVersionWatcher(resources.redis, resources.redisKeys);
+    const subscriber = resources.connectRedis('worker');
+    const stopRevocations = await apiKeys.listen(subscriber, resources.redisKeys.apiKeyRevokedChannel);
+    const stopVersions = await readModel.listen(subscriber);
+    const app = await buildApp({ db: database.db, redis: resources.redis, redisKeys: resources.redisKeys, logger: pino({ level: 'silent' }), apiKeys, readModel, overloadMaxEventLoopDelayMs: 0 });
+    try {
+      const free = await createApiKey(database.db, 'cluster free', 'free');
+      const statuses = await Promise.all(Array.from({ length: 200 }, () => app.inject({ url: '/api/sources', headers: { authorization: `Bearer ${free.key}` } }).then((r) => r.statusCode)));
+      expect(statuses.filter((s) => s === 200)).toHaveLength(100);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(100);
+
+      const pro = await createApiKey(database.db, 'cluster pro', 'pro');
+      const list = () => app.inject({ url: '/api/insights?limit=100', headers: { authorization: `Bearer ${pro.key}` } }).then((r) => r.json().data.length as number);
+      const before = await list();
+      await startRun(database.db, new ResearchChain(pipeline.queues.research), { idea: 'Cluster idea after the cache', hints: [], provider: 'synthetic', source: 'synthetic' });
+      await allDone(database, 5);
+      expect(await list()).toBe(before + 1); // the version bump reached the cache
+
+      await revokeApiKey(database.db, pro.id);
+      const revokedAt = Date.now();
+      await announceRevocation(resources.redis, resources.redisKeys.apiKeyRevokedChannel, pro.id);
+      await until(() => app.inject({ url: '/api/sources', headers: { authorization: `Bearer ${pro.key}` } }).then((r) => r.statusCode), (s) => s === 401, 5_000, 'the revoked key to be refused');
+      expect(Date.now() - revokedAt).toBeLessThan(1_000);
+    } finally {
+      await app.close();
+      await stopVersions();
+      await stopRevocations();
+      subscriber.disconnect();
+    }
+  }, 180_000);
+});
+
+describe('a Redis Cluster failover (3 masters, 3 replicas)', () => {
+  it('finishes every run when the master holding the research queue is killed mid-way', async () => {
+    const cluster = await LocalRedisCluster.start(3, 1);
+    const database = await createTestDatabase();
+    const prefix = `f${randomBytes(3).toString('hex')}`;
+    const resources = await clusterResources(cluster, database, prefix);
+    const pipeline = await startWorkers(resources, { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', SYNTHETIC_LATENCY_MS: '50', JOB_LOCK_MS: '5000' }) }, pino({ level: 'silent' }));
+    try {
+      const chain = new ResearchChain(pipeline.queues.research);
+      for (let i = 0; i < 10; i += 1) await startRun(database.db, chain, { idea: `Failover idea ${i} for vans`, hints: [], provider: 'synthetic', source: 'synthetic' });
+      const steps = async () => (await sql<{ n: number }>`select count(*)::int as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n;
+      await until(steps, (n) => n >= 60, 60_000, 'the runs to be under way');
+      const master = await cluster.masterOf(`${redisKeys(prefix).queuePrefix(QUEUES.research)}:${QUEUES.research}:wait`);
+      await cluster.crash(master);
+      expect(await steps()).toBeLessThan(400); // really mid-way
+      await cluster.waitUntilHealthy(60_000); // a replica took over
+      await allDone(database, 10);
+      await expectFortyStepsEach(database);
+    } finally {
+      await pipeline.close();
+      await resources.close();
+      await database.destroy();
+      await cluster.stop();
+    }
+  }, 300_000);
+});
