@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { registerBudgetCommand } from './commands/budget.command.js';
+import { registerDoctorCommand } from './commands/doctor.command.js';
 import { registerForecastCommand } from './commands/forecast.command.js';
 import { registerIngestCommands } from './commands/ingest.command.js';
 import { registerKeyCommands } from './commands/keys.command.js';
@@ -38,6 +39,7 @@ registerForecastCommand(program);
 registerShowCommand(program, context);
 registerWebhookCommands(program, context);
 registerBudgetCommand(program, context);
+registerDoctorCommand(program, context);
 
 try {
   await program.parseAsync(process.argv);

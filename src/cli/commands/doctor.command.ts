@@ -1,0 +1,40 @@
+import type { Command } from 'commander';
+import { Cluster } from 'ioredis';
+import { QUEUES } from '../../queue/queues.js';
+import { describeTarget } from '../../redis/connection.js';
+import { keySlot } from '../../redis/slots.js';
+import type { CliContext } from '../main.js';
+import { withResources } from '../resources.js';
+import { print, printJson, table } from '../output.js';
+
+export function registerDoctorCommand(program: Command, context: () => CliContext): void {
+  program
+    .command('doctor')
+    .description('Where things are: Postgres (and its replica), Redis, and which Redis shard holds which keys')
+    .option('--json', 'print the key layout as JSON')
+    .action(async (options: { json?: boolean }) => {
+      await withResources(context, async (resources, { config }) => {
+        const keys = resources.redisKeys;
+        const today = new Date().toISOString().slice(0, 10);
+        const layout: Array<{ what: string; key: string }> = [
+          ...Object.values(QUEUES).map((q) => ({ what: `queue ${q}`, key: `${keys.queuePrefix(q)}:${q}:wait` })),
+          { what: 'quota counters (one tag per key: spread)', key: keys.quota('<key id>', today) },
+          { what: 'read-model version and WAL position', key: keys.readModelVersion },
+          { what: 'webhook subscription index version', key: keys.subscriptionsVersion },
+          { what: 'Google egress routes and budget', key: `${keys.trendsPool}:budget:${today}` },
+        ];
+        const cluster = resources.redis instanceof Cluster ? resources.redis : undefined;
+        if (cluster) await cluster.ping(); // make sure the slot map is loaded
+        const rows = layout.map(({ what, key }) => {
+          const slot = keySlot(key);
+          const node = cluster ? (cluster.slots[slot]?.[0] ?? '(no node)') : describeTarget(resources.redisTarget);
+          return { what, key, slot, node };
+        });
+        if (options.json) return printJson({ redis: describeTarget(resources.redisTarget), cluster: Boolean(cluster), layout: rows });
+        print(`Postgres: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded (PGlite)'}${config.databaseReadUrl ? '; API reads from DATABASE_READ_URL once it has replayed what a response needs' : ''}`);
+        print(`Redis:    ${describeTarget(resources.redisTarget)}${cluster ? ` (${new Set(rows.map((r) => r.node)).size} masters hold these keys)` : ''}`);
+        print('');
+        print(table(rows.map((r) => ({ ...r, slot: String(r.slot) }))));
+      });
+    });
+}
