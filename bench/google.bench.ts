@@ -16,7 +16,7 @@ import { PROJECT_ROOT } from '../src/config.js';
 import { newId } from '../src/domain/ids.js';
 import { scoreDemand } from '../src/domain/scoring/dimension-scores.js';
 import { DIMENSIONS } from '../src/domain/scoring/dimensions.js';
-import { scoreMomentum } from '../src/domain/scoring/momentum.js';
+import { assessMomentum } from '../src/domain/scoring/momentum.js';
 import { JOBS, QUEUES } from '../src/queue/queues.js';
 import { createRedis } from '../src/redis/connection.js';
 import { ResearchChain, startRun } from '../src/research/chain.js';
@@ -124,7 +124,7 @@ async function research(google: GoogleOnLoopback, plan: 'single' | 'batched') {
     const insights = await p.db.db.selectFrom('insights').select(['idea_key', 'primary_keyword', 'dimensions', 'dimension_scores', 'overall_score']).execute();
     // How far demand and momentum are from what the simulated world really holds (no sampling noise, no rounding of a shared scale).
     const now = new Date();
-    const window = (tf: '12m' | '30d') => timeRange(tf, now).split(' ') as [string, string];
+    const window = (tf: '12m' | '90d' | '30d') => timeRange(tf, now).split(' ') as [string, string];
     const truthError = new Map<string, { demand: number | null; momentum: number | null }>();
     for (const i of insights) {
       const [y0, y1] = window('12m');
@@ -132,12 +132,12 @@ async function research(google: GoogleOnLoopback, plan: 'single' | 'batched') {
       const mean = (k: number) => year.reduce((sum, r) => sum + r.values[k]!, 0) / year.length;
       const trueDemand = scoreDemand({ anchor: 'weather', phraseMean: mean(0), anchorMean: mean(1) }).score;
       const [m0, m1] = window('30d');
-      const month = google.world.timeline([i.primary_keyword], m0, m1, 'truth', { noise: false });
-      const direction = (i.dimensions.momentum.evidence as { forecast_relative_change?: number | null }).forecast_relative_change;
-      const trueMomentum = scoreMomentum(
-        month.map((r) => ({ date: new Date(r.time * 1000).toISOString().slice(0, 10), value: r.values[0]!, isPartial: r.partial })),
-        typeof direction === 'number' ? { relativeChange: direction } : undefined,
-      ).score;
+      const [q0, q1] = window('90d');
+      const days = (rows: ReturnType<typeof google.world.timeline>) => rows.map((r) => ({ date: new Date(r.time * 1000).toISOString().slice(0, 10), value: r.values[0]!, isPartial: r.partial }));
+      const trueMomentum = assessMomentum({
+        days30: days(google.world.timeline([i.primary_keyword], m0, m1, 'truth', { noise: false })),
+        days90: days(google.world.timeline([i.primary_keyword], q0, q1, 'truth', { noise: false })),
+      }).momentum.score;
       const err = (a: number | null | undefined, b: number | null) => (typeof a === 'number' && typeof b === 'number' ? Math.abs(a - b) : null);
       truthError.set(i.idea_key, { demand: err(i.dimension_scores.demand, trueDemand), momentum: err(i.dimension_scores.momentum, trueMomentum) });
     }

@@ -11,14 +11,14 @@ import type { Db } from '../src/db/connection.js';
 import { newId } from '../src/domain/ids.js';
 import { forecast as fitForecast } from '../src/domain/forecast/forecaster.js';
 import { cleanSeries } from '../src/domain/research/series-analysis.js';
-import { scoreMomentum } from '../src/domain/scoring/momentum.js';
+import { assessMomentum } from '../src/domain/scoring/momentum.js';
 import { combineScores } from '../src/domain/scoring/overall.js';
 import { seriesQuality } from '../src/domain/scoring/series.js';
 import { upsertForecast } from '../src/insights/forecast.repository.js';
 import { findInsight, updateInsightScores, type InsightRow } from '../src/insights/insight.repository.js';
 import { lastDaysRescaled } from '../src/research/trends-plan.js';
 import type { InterestOverTime } from '../src/trends/types.js';
-import { replaceTrendPoints } from '../src/insights/trend-point.repository.js';
+import { replaceTrendPoints, upsertInsightSeries } from '../src/insights/trend-point.repository.js';
 import { checkPayload, RefreshInsightPayload } from '../src/queue/queues.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { forecastMase } from '../src/observability/metrics.js';
@@ -76,8 +76,8 @@ export function columnOf(answer: InterestOverTime, index: number): InterestOverT
 
 /**
  * Writes a fresh 90-day answer for one insight, as research does: the 30-day
- * series (its last 30 days, rescaled), the forecast fitted on the 90 days,
- * momentum and the overall score, in one transaction, with an
+ * series (its last 30 days, rescaled), the 90 days themselves, the forecast
+ * fitted on them, momentum, the trend class and the overall score, in one transaction, with an
  * insight.updated event when the score moved. `level` is the popularity the
  * batch measured, when it did.
  */
@@ -92,10 +92,14 @@ export async function applyFreshSeries(deps: RefreshDeps, insight: InsightRow, a
   const clean90 = cleanSeries(points90);
   const forecast = fitForecast(clean90.dates, clean90.values, 7);
   if (!forecast.withheld && forecast.backtest.mase !== null) forecastMase.observe(forecast.backtest.mase);
-  const lastWeek = clean90.values.slice(-7).reduce((a, b) => a + b, 0) / Math.max(1, Math.min(7, clean90.values.length));
-  const direction =
-    !forecast.withheld && lastWeek > 0 ? { relativeChange: forecast.points.reduce((a, p) => a + p.value, 0) / forecast.points.length / lastWeek - 1 } : undefined;
-  const dimensions = { ...insight.dimensions, momentum: scoreMomentum(points, direction) };
+  const seasonality = insight.dimensions.momentum?.evidence.yearly_seasonality;
+  const { momentum } = assessMomentum({
+    days30: points.filter((p) => p.hasData),
+    days90: points90.filter((p) => p.hasData),
+    // The 5 years are not refetched daily: the run's reading of them stands.
+    yearlySeasonality: typeof seasonality === 'number' ? seasonality : null,
+  });
+  const dimensions = { ...insight.dimensions, momentum };
   const clean30 = cleanSeries(points);
   const quality = seriesQuality(clean30.values.map((value, i) => ({ date: clean30.dates[i]!, value })), 30).quality;
   const overall = combineScores(dimensions, quality);
@@ -105,6 +109,9 @@ export async function applyFreshSeries(deps: RefreshDeps, insight: InsightRow, a
   let announced = false;
   await deps.db.transaction().execute(async (trx) => {
     await replaceTrendPoints(trx, insight.id, points, now);
+    // Stored on its own scale (a batch scales every column by the batch's maximum), as research stores it.
+    const own90 = lastDaysRescaled(answer90, answer90.points.length).points;
+    await upsertInsightSeries(trx, insight.id, '90d', own90.map((p) => ({ date: p.date, value: p.values[0] ?? 0, isPartial: p.isPartial })), now);
     await upsertForecast(trx, insight.id, forecast, now);
     await updateInsightScores(trx, insight.id, { dimensions, overall_score: overall.score, confidence: overall.confidence, ...(level !== undefined && level !== null ? { interest_level: level } : {}) });
     if (overall.score !== insight.overall_score) {

@@ -7,6 +7,7 @@ import * as runStartedBy from './migrations/2026-11-22T0004-run-started-by.js';
 import * as webhooks from './migrations/2026-11-22T0005-webhooks.js';
 import * as researchHotPaths from './migrations/2026-11-22T0006-research-hot-paths.js';
 import * as interestLevel from './migrations/2026-11-23T0007-interest-level.js';
+import * as researchServed from './migrations/2026-11-23T0008-research-served.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0005-webhooks': webhooks,
   '2026-11-22T0006-research-hot-paths': researchHotPaths,
   '2026-11-23T0007-interest-level': interestLevel,
+  '2026-11-23T0008-research-served': researchServed,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -9,11 +9,11 @@ import { createInterface } from 'node:readline';
 import type { Db } from '../db/connection.js';
 import { newId } from '../domain/ids.js';
 import { DIMENSIONS, type DimensionScores, unsupported } from '../domain/scoring/dimensions.js';
-import { scoreMomentum } from '../domain/scoring/momentum.js';
+import { assessMomentum } from '../domain/scoring/momentum.js';
 import { combineScores } from '../domain/scoring/overall.js';
 import { seriesQuality, type SeriesPoint } from '../domain/scoring/series.js';
 import { upsertInsight } from '../insights/insight.repository.js';
-import { replaceTrendPoints } from '../insights/trend-point.repository.js';
+import { replaceTrendPoints, upsertInsightSeries } from '../insights/trend-point.repository.js';
 
 export const DEMO_WINDOW_DAYS = 30;
 export const DEFAULT_DEMO_COUNT = 48;
@@ -72,8 +72,8 @@ const MISSING_IN_DEMO: Record<Exclude<(typeof DIMENSIONS)[number], 'momentum'>, 
   whitespace: 'needs related queries; the demo series has none',
 };
 
-export function scoreDemoSeries(window: readonly SeriesPoint[]) {
-  const dimensions = { momentum: scoreMomentum(window) } as DimensionScores;
+export function scoreDemoSeries(window: readonly SeriesPoint[], window90?: readonly SeriesPoint[]) {
+  const dimensions = { momentum: assessMomentum({ days30: window, days90: window90 }).momentum } as DimensionScores;
   for (const [name, reason] of Object.entries(MISSING_IN_DEMO)) {
     dimensions[name as keyof typeof MISSING_IN_DEMO] = unsupported(reason);
   }
@@ -105,7 +105,8 @@ export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT):
   await db.transaction().execute(async (trx) => {
     for (const seriesId of chosen) {
       const window = lastWindowRescaled(all.get(seriesId)!, DEMO_WINDOW_DAYS);
-      const { dimensions, overall } = scoreDemoSeries(window);
+      const window90 = lastWindowRescaled(all.get(seriesId)!, 90);
+      const { dimensions, overall } = scoreDemoSeries(window, window90);
       const topic = seriesId.split(':').slice(1).join(':') || seriesId;
       const first = window[0]!.date;
       const last = window.at(-1)!.date;
@@ -125,6 +126,7 @@ export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT):
         status: 'active',
       });
       await replaceTrendPoints(trx, id, window, fetchedAt);
+      await upsertInsightSeries(trx, id, '90d', window90, fetchedAt);
     }
   });
   return { inserted: chosen.length, dir };

@@ -3,12 +3,16 @@ import type { Db } from '../db/connection.js';
 import type { Database, InsightsTable } from '../db/database.js';
 import type { Category, InsightSort, Source } from '../domain/catalog.js';
 import type { InsightCursor } from '../domain/cursor.js';
+import type { GeographySummary, RelatedSummary } from '../domain/research/served-evidence.js';
 import type { DimensionScores } from '../domain/scoring/dimensions.js';
+import { trendClassOf } from '../domain/scoring/trend-class.js';
 
 export type InsightRow = Selectable<InsightsTable>;
-export type NewInsight = Omit<Insertable<InsightsTable>, 'keywords' | 'dimensions' | 'dimension_scores' | 'created_at' | 'updated_at'> & {
+export type NewInsight = Omit<Insertable<InsightsTable>, 'keywords' | 'dimensions' | 'dimension_scores' | 'related' | 'geography' | 'trend_class' | 'created_at' | 'updated_at'> & {
   keywords: string[];
   dimensions: DimensionScores;
+  related?: RelatedSummary | null;
+  geography?: GeographySummary | null;
 };
 type DbOrTrx = Db | Transaction<Database>;
 
@@ -29,6 +33,10 @@ export async function upsertInsight(db: DbOrTrx, insight: NewInsight): Promise<s
 export async function upsertInsightRow(db: DbOrTrx, insight: NewInsight): Promise<{ id: string; created: boolean }> {
   const row = {
     ...insight,
+    // The class is momentum's: kept in its own column to filter on.
+    trend_class: trendClassOf(insight.dimensions.momentum?.evidence),
+    related: insight.related ? JSON.stringify(insight.related) : null,
+    geography: insight.geography ? JSON.stringify(insight.geography) : null,
     keywords: JSON.stringify(insight.keywords),
     dimensions: JSON.stringify(insight.dimensions),
     dimension_scores: JSON.stringify(
@@ -53,6 +61,9 @@ export async function upsertInsightRow(db: DbOrTrx, insight: NewInsight): Promis
         summary: eb.ref('excluded.summary'),
         status: eb.ref('excluded.status'),
         interest_level: eb.ref('excluded.interest_level'),
+        trend_class: eb.ref('excluded.trend_class'),
+        related: eb.ref('excluded.related'),
+        geography: eb.ref('excluded.geography'),
         updated_at: sql<Date>`now()`,
       })),
     )
@@ -180,6 +191,7 @@ export async function updateInsightScores(
     .set({
       dimensions: JSON.stringify(scores.dimensions),
       dimension_scores: JSON.stringify(Object.fromEntries(Object.entries(scores.dimensions).map(([name, d]) => [name, d.score]))),
+      trend_class: trendClassOf(scores.dimensions.momentum?.evidence),
       overall_score: scores.overall_score,
       confidence: scores.confidence,
       ...(scores.interest_level !== undefined ? { interest_level: scores.interest_level } : {}),

@@ -1,6 +1,6 @@
 import type { Selectable, Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
-import type { Database, TrendPointsTable } from '../db/database.js';
+import type { Database, StoredTimeframe, TrendPointsTable } from '../db/database.js';
 import type { SeriesPoint } from '../domain/scoring/series.js';
 
 export type TrendPointRow = Selectable<TrendPointsTable>;
@@ -39,4 +39,29 @@ export function latestTrendPointsQuery(db: Db | Transaction<Database>, insightId
 /** The most recent `days` points, oldest first. */
 export async function latestTrendPoints(db: Db | Transaction<Database>, insightId: string, days = 30): Promise<TrendPointRow[]> {
   return (await latestTrendPointsQuery(db, insightId, days).execute()).reverse();
+}
+
+/** Replaces one of an insight's longer series (90 days, 12 months, 5 years) with a fresh fetch. */
+export async function upsertInsightSeries(
+  trx: Transaction<Database>,
+  insightId: string,
+  timeframe: StoredTimeframe,
+  points: readonly SeriesPoint[],
+  fetchedAt: Date,
+): Promise<void> {
+  const row = {
+    insight_id: insightId,
+    timeframe,
+    points: JSON.stringify(points.map((p) => ({ date: p.date, value: p.value, is_partial: p.isPartial ?? false }))),
+    fetched_at: fetchedAt,
+  };
+  await trx
+    .insertInto('insight_series')
+    .values(row)
+    .onConflict((oc) => oc.columns(['insight_id', 'timeframe']).doUpdateSet({ points: row.points, fetched_at: row.fetched_at }))
+    .execute();
+}
+
+export async function findInsightSeries(db: Db | Transaction<Database>, insightId: string, timeframe: StoredTimeframe) {
+  return db.selectFrom('insight_series').select(['points', 'fetched_at']).where('insight_id', '=', insightId).where('timeframe', '=', timeframe).executeTakeFirst();
 }

@@ -9,9 +9,12 @@ import { newId } from '../domain/ids.js';
 import type { DimensionScores } from '../domain/scoring/dimensions.js';
 import type { OverallScore } from '../domain/scoring/overall.js';
 import { upsertInsightRow } from '../insights/insight.repository.js';
-import { replaceTrendPoints } from '../insights/trend-point.repository.js';
+import { replaceTrendPoints, upsertInsightSeries } from '../insights/trend-point.repository.js';
+import { geographySummary, relatedSummary } from '../domain/research/served-evidence.js';
 import { upsertForecast } from '../insights/forecast.repository.js';
 import type { CommitResult, StepContext } from './steps.js';
+
+type StepItems = Array<{ label: string; value: number; breakout: boolean; formattedValue: string; mid?: string }>;
 
 export interface AggregateOutput {
   overall: OverallScore;
@@ -40,6 +43,13 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
     summary: o.summary,
     status: 'active',
     interest_level: anchorMean > 0 && phraseMean > 0 ? phraseMean / anchorMean : null,
+    related: relatedSummary(primary, {
+      queriesTop: ctx.out<{ items: StepItems }>('related_queries_top').items,
+      queriesRising: ctx.out<{ items: StepItems }>('related_queries_rising').items,
+      topicsTop: ctx.out<{ items: StepItems }>('related_topics_top').items,
+      topicsRising: ctx.out<{ items: StepItems }>('related_topics_rising').items,
+    }),
+    geography: geographySummary(ctx.out('interest_by_country')),
   });
 
   const s30 = ctx.out<{ dates: string[]; values: number[]; partial: boolean[] }>('interest_30d');
@@ -51,6 +61,12 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
     s30.dates.map((date, i) => ({ date, value: Math.round(s30.values[i]!), isPartial: s30.partial[i] ?? false })),
     now,
   );
+  // The longer series, as the run fetched them (the refresh keeps the 90 days fresh).
+  for (const [step, timeframe] of [['interest_90d', '90d'], ['interest_12m', '12m'], ['interest_5y', '5y']] as const) {
+    const s = ctx.out<{ dates: string[]; values: number[]; partial: boolean[] }>(step);
+    const points = s.dates.map((date, i) => ({ date, value: Math.round(s.values[i]!), isPartial: s.partial[i] ?? false }));
+    await upsertInsightSeries(trx, insightId, timeframe, points, now);
+  }
   await upsertForecast(trx, insightId, ctx.out<Forecast>('forecast'), now);
 
   const eventId = newId('event');
@@ -73,3 +89,4 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
     .execute();
   return { insightId, eventId };
 }
+

@@ -30,7 +30,8 @@ import {
   scoreWhitespace,
 } from '../domain/scoring/dimension-scores.js';
 import type { Dimension, DimensionScore, DimensionScores } from '../domain/scoring/dimensions.js';
-import { scoreMomentum } from '../domain/scoring/momentum.js';
+import { assessMomentum } from '../domain/scoring/momentum.js';
+import { yearlySeasonality } from '../domain/scoring/trend-class.js';
 import { combineScores } from '../domain/scoring/overall.js';
 import { seriesQuality } from '../domain/scoring/series.js';
 import type { RankedItem, RegionResolution, Timeframe, TrendsResponse } from '../trends/types.js';
@@ -341,8 +342,11 @@ export const STEPS: readonly StepDefinition[] = [
     run: async (ctx) => ({
       weekly_acf_lag7: autocorrelation(cleaned(ctx.out('interest_90d')).values, 7),
       yearly_acf_lag52: autocorrelation(cleaned(ctx.out('interest_5y')).values, 52),
+      // The same, after removing the 5 years' trend: what the "seasonal" trend class reads.
+      yearly_seasonality: yearlySeasonality(cleaned(ctx.out('interest_5y')).values),
     }),
-    summarize: (o: { weekly_acf_lag7: number | null; yearly_acf_lag52: number | null }) => `weekly ${o.weekly_acf_lag7 ?? '–'}, yearly ${o.yearly_acf_lag52 ?? '–'}`,
+    summarize: (o: { weekly_acf_lag7: number | null; yearly_acf_lag52: number | null; yearly_seasonality?: number | null }) =>
+      `weekly ${o.weekly_acf_lag7 ?? '–'}, yearly ${o.yearly_acf_lag52 ?? '–'} (without trend ${o.yearly_seasonality ?? '–'})`,
   },
   /* 24 */ {
     name: 'volatility',
@@ -394,14 +398,13 @@ export const STEPS: readonly StepDefinition[] = [
   },
   /* 32 */ scoreStep('demand', (ctx) => scoreDemand(ctx.out<{ anchor: string; phraseMean: number; anchorMean: number }>('compare_anchor'))),
   /* 33 */ scoreStep('momentum', (ctx) => {
-    const s = ctx.out<SeriesOutput>('interest_30d');
-    const series = s.dates.map((date, i) => ({ date, value: s.values[i]!, isPartial: s.partial[i] }));
-    const f = ctx.out<Forecast>('forecast');
-    const c = cleaned(ctx.out('interest_90d'));
-    const lastWeek = c.values.slice(-7).reduce((a, b) => a + b, 0) / Math.max(1, Math.min(7, c.values.length));
-    const direction =
-      !f.withheld && lastWeek > 0 ? { relativeChange: f.points.reduce((a, p) => a + p.value, 0) / f.points.length / lastWeek - 1 } : undefined;
-    return scoreMomentum(series, direction);
+    const points = (name: 'interest_30d' | 'interest_90d') => {
+      const s = ctx.out<SeriesOutput>(name);
+      return s.dates.flatMap((date, i) => (s.has_data[i] === false ? [] : [{ date, value: s.values[i]!, isPartial: s.partial[i] }]));
+    };
+    // Runs whose step 23 predates yearly_seasonality read it as unknown.
+    const seasonality = ctx.out<{ yearly_seasonality?: number | null }>('seasonality').yearly_seasonality ?? null;
+    return assessMomentum({ days30: points('interest_30d'), days90: points('interest_90d'), yearlySeasonality: seasonality }).momentum;
   }),
   /* 34 */ scoreStep('durability', (ctx) => {
     const t = ctx.out('trajectory');

@@ -8,7 +8,7 @@ import type { InsightsTable, OutboxEventsTable } from '../db/database.js';
 /** What webhook matching and bodies need of an insight (read as JSON, so no timestamps). */
 export type AnnouncedInsight = Pick<
   Selectable<InsightsTable>,
-  'id' | 'title' | 'idea' | 'keywords' | 'category' | 'source' | 'overall_score' | 'confidence' | 'dimension_scores' | 'summary'
+  'id' | 'title' | 'idea' | 'keywords' | 'category' | 'source' | 'overall_score' | 'confidence' | 'dimension_scores' | 'summary' | 'trend_class'
 >;
 
 export type EventWithInsight = Selectable<OutboxEventsTable> & { insight: AnnouncedInsight | null };
@@ -22,7 +22,7 @@ export async function loadEventsWithInsights(db: Db, ids: string[]): Promise<Arr
       jsonObjectFrom(
         eb
           .selectFrom('insights as i')
-          .select(['i.id', 'i.title', 'i.idea', 'i.keywords', 'i.category', 'i.source', 'i.overall_score', 'i.confidence', 'i.dimension_scores', 'i.summary'])
+          .select(['i.id', 'i.title', 'i.idea', 'i.keywords', 'i.category', 'i.source', 'i.overall_score', 'i.confidence', 'i.dimension_scores', 'i.summary', 'i.trend_class'])
           .whereRef('i.id', '=', 'e.insight_id'),
       ).as('insight'),
     )

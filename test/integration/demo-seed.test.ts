@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoDataMissingError, lastWindowRescaled, seedDemo } from '../../src/demo/demo-seed.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
-import { scoreMomentum } from '../../src/domain/scoring/momentum.js';
+import { assessMomentum } from '../../src/domain/scoring/momentum.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { realSeries, TRENDS_SERIES_DIR } from '../support/shared-data.js';
 
@@ -34,7 +34,9 @@ describe('insights seed --demo', () => {
       const original = series.get(`gtab_US:${row.primary_keyword}`)!;
       expect(points).toEqual(lastWindowRescaled(original, 30).map((p) => ({ date: p.date, value: p.value })));
       // The stored score is what the domain code computes from those very points.
-      expect(row.dimensions.momentum.score).toBe(scoreMomentum(points).score);
+      const { momentum, trend } = assessMomentum({ days30: points, days90: lastWindowRescaled(original, 90) });
+      expect(row.dimensions.momentum.score).toBe(momentum.score);
+      expect(row.trend_class).toBe(trend?.trendClass ?? null);
       for (const d of DIMENSIONS.filter((d) => d !== 'momentum')) {
         expect(row.dimensions[d].score).toBeNull();
         expect(row.dimensions[d].explanation).toMatch(/needs/);

@@ -1,59 +1,50 @@
-import { sampleCorrelation } from 'simple-statistics';
 import { describe, expect, it } from 'vitest';
-import { lastWindowRescaled } from '../../src/demo/demo-seed.js';
 import { DIMENSIONS, DIMENSION_WEIGHTS, unsupported, type DimensionScores } from '../../src/domain/scoring/dimensions.js';
-import { scoreMomentum } from '../../src/domain/scoring/momentum.js';
+import { assessMomentum, FALLING_AT, RISING_AT } from '../../src/domain/scoring/momentum.js';
 import { combineScores } from '../../src/domain/scoring/overall.js';
-import { realSeries } from '../support/shared-data.js';
 
-function rank(values: number[]): number[] {
-  const order = values.map((v, i) => [v, i] as const).sort((a, b) => a[0] - b[0]);
-  const ranks = new Array<number>(values.length);
-  order.forEach(([, i], r) => (ranks[i] = r));
-  return ranks;
-}
+const day = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 86_400_000).toISOString().slice(0, 10);
+const seriesOf = (values: number[]) => values.map((value, i) => ({ date: day(i), value }));
 
-describe('momentum on real Google Trends series', () => {
-  it('orders 30-day windows the way their last week compares to their first week', async () => {
-    const scores: number[] = [];
-    const ratios: number[] = [];
-    for (const points of (await realSeries()).values()) {
-      const window = lastWindowRescaled(points, 30);
-      const first = window.slice(0, 7).reduce((s, p) => s + p.value, 0);
-      const last = window.slice(-7).reduce((s, p) => s + p.value, 0);
-      const result = scoreMomentum(window);
-      if (result.score === null || first === 0 || last === 0) continue;
-      scores.push(result.score);
-      ratios.push(Math.log(last / first));
-    }
-    expect(scores.length).toBeGreaterThan(300);
-    // Spearman rank correlation: the least-squares trend and the week ratio agree on most series.
-    expect(sampleCorrelation(rank(scores), rank(ratios))).toBeGreaterThan(0.8);
+describe('momentum', () => {
+  it('scores a last week above the month as rising and one below as falling, on both models', () => {
+    const base = Array.from({ length: 83 }, (_, i) => 40 + (i % 7) * 2);
+    const up = seriesOf([...base, 70, 72, 75, 74, 78, 80, 82]);
+    const down = seriesOf([...base, 22, 20, 18, 19, 17, 15, 14]);
+    expect(assessMomentum({ days30: up.slice(-30), days90: up }).momentum.score).toBeGreaterThanOrEqual(RISING_AT);
+    expect(assessMomentum({ days30: down.slice(-30), days90: down }).momentum.score).toBeLessThanOrEqual(FALLING_AT);
+    expect(assessMomentum({ days30: up.slice(-30) }).momentum.evidence.model).toBe('30d');
+    expect(assessMomentum({ days30: up.slice(-30), days90: up }).momentum.evidence.model).toBe('90d');
   });
 
-  it('is symmetric: a series played backwards scores 1 − its score', async () => {
-    const series = [...(await realSeries()).values()].slice(0, 50);
-    for (const points of series) {
-      const window = lastWindowRescaled(points, 30);
-      const forward = scoreMomentum(window).score;
-      const backward = scoreMomentum(window.map((p, i) => ({ date: window[i]!.date, value: window[window.length - 1 - i]!.value }))).score;
-      if (forward === null || backward === null) continue;
-      expect(forward + backward).toBeCloseTo(1, 2);
-    }
+  it('counts a month that jumped above the month two months before against momentum (it tends to revert)', () => {
+    const flatWeek = (level: number) => Array.from({ length: 30 }, () => level);
+    const jumped = seriesOf([...flatWeek(20), ...flatWeek(20), ...flatWeek(60)]);
+    const steady = seriesOf([...flatWeek(60), ...flatWeek(60), ...flatWeek(60)]);
+    const a = assessMomentum({ days30: jumped.slice(-30), days90: jumped }).momentum.score!;
+    const b = assessMomentum({ days30: steady.slice(-30), days90: steady }).momentum.score!;
+    expect(a).toBeLessThan(b);
   });
 
   it('withholds a score, with the reason, when the series cannot support one', () => {
-    const short = Array.from({ length: 10 }, (_, i) => ({ date: `2026-01-${String(i + 1).padStart(2, '0')}`, value: 50 }));
-    expect(scoreMomentum(short)).toMatchObject({ score: null, explanation: expect.stringMatching(/at least 14/) });
-    const zeros = Array.from({ length: 30 }, (_, i) => ({ date: `2026-01-${String(i + 1).padStart(2, '0')}`, value: 0 }));
-    expect(scoreMomentum(zeros)).toMatchObject({ score: null, explanation: expect.stringMatching(/all zeros/) });
+    expect(assessMomentum({ days30: seriesOf(Array(10).fill(50)) }).momentum).toMatchObject({ score: null, explanation: expect.stringMatching(/at least 14/) });
+    expect(assessMomentum({ days30: seriesOf(Array(30).fill(0)), days90: seriesOf(Array(90).fill(0)) })).toMatchObject({
+      momentum: { score: null, explanation: expect.stringMatching(/all zeros/) },
+      trend: null,
+    });
   });
 
   it('ignores a trailing partial day, which always reads low', () => {
-    const flat = Array.from({ length: 30 }, (_, i) => ({ date: `2026-01-${String(i + 1).padStart(2, '0')}`, value: 60 }));
-    const withPartial = [...flat.slice(0, 29), { date: '2026-01-30', value: 5, isPartial: true }];
-    expect(scoreMomentum(withPartial).score).toBe(0.5);
-    expect(scoreMomentum(withPartial).evidence.points).toBe(29);
+    const flat = seriesOf(Array(30).fill(60));
+    const withPartial = [...flat.slice(0, 29), { date: day(29), value: 5, isPartial: true }];
+    const { momentum } = assessMomentum({ days30: withPartial });
+    expect(momentum.evidence.points).toBe(29);
+    expect(momentum.score).toBe(assessMomentum({ days30: flat.slice(0, 29) }).momentum.score);
+  });
+
+  it('links its evidence to the published methodology', () => {
+    const { momentum } = assessMomentum({ days30: seriesOf(Array.from({ length: 30 }, (_, i) => 30 + i)) });
+    expect(momentum.evidence.methodology).toBe('/api/methodology#momentum');
   });
 });
 
