@@ -1,5 +1,6 @@
 // Names that the API, the database and the pipeline share. Each lives here
 // once; everything else imports it.
+import { DIMENSIONS, type Dimension } from './scoring/dimensions.js';
 
 /** Where an insight came from. `demo` and `synthetic` are never real research. */
 export const SOURCES = {
@@ -42,6 +43,12 @@ export const CATEGORY_VALUES = Object.keys(CATEGORIES) as Category[];
 export const INSIGHT_STATUSES = { active: 'active', archived: 'archived' } as const;
 export type InsightStatus = (typeof INSIGHT_STATUSES)[keyof typeof INSIGHT_STATUSES];
 
-/** Sort orders of GET /api/insights. Each is served by an index (see the initial migration). */
-export const INSIGHT_SORTS = ['score', 'newest', 'oldest'] as const;
+/**
+ * Sort orders of GET /api/insights: the overall score, the dates, and each
+ * dimension's score (high first, unscored last). Each is served by an index
+ * (migrations 0001 and 0008).
+ */
+export const INSIGHT_SORTS = ['score', 'newest', 'oldest', ...DIMENSIONS] as const;
 export type InsightSort = (typeof INSIGHT_SORTS)[number];
+
+export const isDimensionSort = (sort: InsightSort): sort is Dimension => (DIMENSIONS as readonly string[]).includes(sort);

@@ -3,12 +3,12 @@
 // Decoding accepts exactly what encodeCursor produces and nothing else: every
 // value is checked where it enters, so nothing reaches Postgres that Postgres
 // would reject (an out-of-range date, a NUL byte, a non-finite number).
-import type { InsightSort } from './catalog.js';
+import { isDimensionSort, type InsightSort } from './catalog.js';
 import { isId } from './ids.js';
 
 export interface InsightCursor {
   sort: InsightSort;
-  /** The last row's sort value: a score, or an ISO timestamp. */
+  /** The last row's sort value: a score (a dimension's is −1 when unscored), or an ISO timestamp. */
   value: number | string;
   id: string;
 }
@@ -41,6 +41,8 @@ export function decodeCursor(raw: string, sort: InsightSort): InsightCursor {
   if (typeof id !== 'string' || !isId('insight', id)) throw notOurs();
   if (sort === 'score') {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) throw notOurs();
+  } else if (isDimensionSort(sort)) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || (value !== -1 && (value < 0 || value > 1))) throw notOurs();
   } else {
     // The round trip rejects impossible dates such as 2026-02-31 and 2026-13-01.
     const time = typeof value === 'string' && ISO_TIMESTAMP.test(value) ? Date.parse(value) : Number.NaN;

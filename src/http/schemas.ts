@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CATEGORY_VALUES, INSIGHT_SORTS, SOURCE_VALUES } from '../domain/catalog.js';
 import { DIMENSIONS } from '../domain/scoring/dimensions.js';
+import { TREND_CLASSES } from '../domain/scoring/trend-class.js';
 import { PLAN_VALUES } from '../domain/quota.js';
 
 const stringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
@@ -38,6 +39,58 @@ export const DimensionSchema = Type.Object({
   explanation: Type.String(),
 });
 
+const TrendClassValue = Type.Union([stringEnum(TREND_CLASSES), Type.Null()], {
+  description: 'The shape of the interest (rules and hit rates: GET /api/methodology); null when the series has no data',
+});
+const HitRate = Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+  description: "How often the class's claim about the next month held on held-out real series; null when it makes no claim the data can check",
+});
+
+const RelatedItemSchema = Type.Object({
+  label: Type.String(),
+  value: Type.Number({ description: 'Top lists: 0–100 relative to the first item. Rising lists: the rise in percent.' }),
+  formatted_value: Type.String({ description: 'As Google writes it: "100", "+250%", "Breakout"' }),
+  breakout: Type.Boolean({ description: 'Google says Breakout for a rise above 5000%' }),
+  topic_id: Type.Optional(Type.String({ description: 'Topics only: the Google topic id' })),
+});
+const RelatedListsSchema = Type.Object({ top: Type.Array(RelatedItemSchema), rising: Type.Array(RelatedItemSchema) });
+export const RelatedSchema = Type.Union(
+  [Type.Object({ keyword: Type.String(), queries: RelatedListsSchema, topics: RelatedListsSchema }), Type.Null()],
+  { description: 'The research run\'s related queries and topics (up to 25 each); null when no run researched this insight' },
+);
+export const GeographySchema = Type.Union(
+  [
+    Type.Object({
+      keyword: Type.String(),
+      map: Type.Union([Type.Literal('own'), Type.Literal('against_anchor')], {
+        description: "own: the phrase's own map (strongest country = 100); against_anchor: its share of the searches for it and the anchor term",
+      }),
+      compared_with: Type.Union([Type.String(), Type.Null()]),
+      reason: Type.String({ description: 'Why this map was used' }),
+      countries: Type.Array(
+        Type.Object({
+          code: Type.String(),
+          name: Type.String(),
+          relative: Type.Number({ description: 'Interest relative to the strongest country, 0–100' }),
+          share: Type.Union([Type.Number(), Type.Null()], { description: 'against_anchor maps: the phrase\'s share in percent' }),
+        }),
+      ),
+      countries_with_data: Type.Integer(),
+    }),
+    Type.Null(),
+  ],
+  { description: 'The top countries (up to 20) and the map they come from; null when no run researched this insight' },
+);
+
+const InsightLinks = Type.Object({
+  self: Type.String(),
+  trend_data: Type.String(),
+  forecast: Type.String(),
+  research: Type.String(),
+  chart: Type.String(),
+  methodology: Type.String(),
+});
+
 export const InsightSchema = Type.Object(
   {
     id: Type.String({ description: 'Opaque id, prefixed ins_' }),
@@ -50,11 +103,26 @@ export const InsightSchema = Type.Object(
     overall_score: Type.Number({ minimum: 0, maximum: 1 }),
     confidence: Type.Number({ minimum: 0, maximum: 1 }),
     dimensions: Type.Object(Object.fromEntries(DIMENSIONS.map((d) => [d, DimensionSchema]))),
+    trend_class: TrendClassValue,
+    trend_class_hit_rate: HitRate,
+    trend_class_evidence: Type.Union([
+      Type.Object({
+        rule: Type.String(),
+        reason: Type.Union([Type.String(), Type.Null()], { description: 'The rule as it held for this insight' }),
+        claim: Type.String(),
+        hit_rate: HitRate,
+        base_rate: Type.Union([Type.Number(), Type.Null()], { description: 'The same claim over all windows, whatever their class' }),
+        methodology: Type.String(),
+      }),
+      Type.Null(),
+    ]),
+    related: RelatedSchema,
+    geography: GeographySchema,
     summary: Type.String(),
     status: Type.String(),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
-    links: Type.Object({ self: Type.String(), trend_data: Type.String(), forecast: Type.String(), research: Type.String() }),
+    links: InsightLinks,
   },
   { $id: 'Insight' },
 );
@@ -68,7 +136,20 @@ export const InsightListQuery = Type.Object(
     category: Type.Optional(
       Type.String({ maxLength: 1000, description: `One category or a comma list of: ${CATEGORY_VALUES.join(', ')}` }),
     ),
-    sort: stringEnum(INSIGHT_SORTS, { default: 'score', description: 'score (high first), newest, oldest' }),
+    trend_class: Type.Optional(
+      Type.String({ maxLength: 200, description: `One trend class or a comma list of: ${TREND_CLASSES.join(', ')}` }),
+    ),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Full-text search over title, idea and keywords (English stemming; "quoted phrases", -excluded, or). Combines with every filter, sort and cursor.',
+      }),
+    ),
+    sort: stringEnum(INSIGHT_SORTS, {
+      default: 'score',
+      description: `score (high first), newest, oldest, or a dimension (${DIMENSIONS.join(', ')}): its score high first, unscored last`,
+    }),
     cursor: Type.Optional(Type.String({ maxLength: 512, description: 'next_cursor from the previous page' })),
   },
   { additionalProperties: false },
@@ -89,11 +170,13 @@ export const InsightSummarySchema = Type.Object(
       Object.fromEntries(DIMENSIONS.map((d) => [d, Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])])),
       { description: 'Each dimension\'s score (null: not enough evidence). Evidence and explanations are on the insight itself.' },
     ),
+    trend_class: TrendClassValue,
+    trend_class_hit_rate: HitRate,
     summary: Type.String(),
     status: Type.String(),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
-    links: Type.Object({ self: Type.String(), trend_data: Type.String(), forecast: Type.String(), research: Type.String() }),
+    links: InsightLinks,
   },
   { $id: 'InsightSummary' },
 );
@@ -107,7 +190,21 @@ export const InsightListSchema = Type.Object({
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
+export const TREND_WINDOWS = ['30d', '90d', '12m', '5y'] as const;
+export type TrendWindow = (typeof TREND_WINDOWS)[number];
+export const TrendWindowQuery = Type.Object(
+  {
+    window: stringEnum(TREND_WINDOWS, {
+      default: '30d',
+      description: '30d: the last 30 days (refreshed daily); 90d: daily (refreshed daily); 12m and 5y: weekly, as the research run fetched them',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const TrendDataSchema = Type.Object({
+  window: stringEnum(TREND_WINDOWS),
+  interval: Type.Union([Type.Literal('day'), Type.Literal('week')]),
   data: Type.Array(
     Type.Object({
       date: Type.String({ format: 'date' }),
@@ -118,6 +215,48 @@ export const TrendDataSchema = Type.Object({
   ),
   next_cursor: Type.Null(),
 });
+
+const Figures = Type.Object({
+  rank_correlation: Type.Number(),
+  higher_when_rising: Type.Number(),
+  higher_when_falling: Type.Number(),
+  labelled_share: Type.Number(),
+});
+export const MethodologySchema = Type.Object(
+  {
+    measured_on: Type.String({ format: 'date' }),
+    overall: Type.Object({ formula: Type.String(), weights: Type.Record(Type.String(), Type.Number()) }),
+    dimensions: Type.Object(Object.fromEntries(DIMENSIONS.map((d) => [d, Type.Object({ weight: Type.Number(), formula: Type.String(), evidence: Type.String() })]))),
+    momentum: Type.Object({
+      rising_at: Type.Number(),
+      falling_at: Type.Number(),
+      backtest: Type.Object({
+        data: Type.String(),
+        method: Type.String(),
+        windows: Type.Object({ tuning: Type.Integer(), held_out: Type.Integer() }),
+        held_out: Figures,
+        tuning: Figures,
+        held_out_30_day_model: Figures,
+        previous_formula_held_out: Figures,
+        reproduce: Type.String(),
+      }),
+    }),
+    trend_classes: Type.Array(
+      Type.Object({
+        class: stringEnum(TREND_CLASSES),
+        rule: Type.String(),
+        claim: Type.String(),
+        hit_rate: HitRate,
+        hit_rate_tuning: Type.Union([Type.Number(), Type.Null()]),
+        base_rate: Type.Union([Type.Number(), Type.Null()]),
+        share: Type.Number(),
+        windows: Type.Integer(),
+        note: Type.Optional(Type.String()),
+      }),
+    ),
+  },
+  { $id: 'Methodology' },
+);
 
 export const CatalogSchema = Type.Object({
   data: Type.Array(Type.Object({ id: Type.String(), description: Type.String(), insights: Type.Integer() })),

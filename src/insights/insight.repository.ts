@@ -1,13 +1,39 @@
 import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { Database, InsightsTable } from '../db/database.js';
-import type { Category, InsightSort, Source } from '../domain/catalog.js';
+import { isDimensionSort, type Category, type InsightSort, type Source } from '../domain/catalog.js';
 import type { InsightCursor } from '../domain/cursor.js';
 import type { GeographySummary, RelatedSummary } from '../domain/research/served-evidence.js';
-import type { DimensionScores } from '../domain/scoring/dimensions.js';
-import { trendClassOf } from '../domain/scoring/trend-class.js';
+import type { Dimension, DimensionScores } from '../domain/scoring/dimensions.js';
+import { trendClassOf, type TrendClass } from '../domain/scoring/trend-class.js';
 
-export type InsightRow = Selectable<InsightsTable>;
+/** Generated columns that exist to sort and search by, never read back. */
+type DerivedColumn = 'search' | `sort_${Dimension}`;
+export type InsightRow = Omit<Selectable<InsightsTable>, DerivedColumn>;
+
+/** Every stored column of an insight, without the derived ones. */
+export const INSIGHT_COLUMNS = [
+  'id',
+  'idea_key',
+  'title',
+  'idea',
+  'primary_keyword',
+  'keywords',
+  'category',
+  'source',
+  'overall_score',
+  'confidence',
+  'dimensions',
+  'dimension_scores',
+  'summary',
+  'status',
+  'interest_level',
+  'trend_class',
+  'related',
+  'geography',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof InsightRow>;
 export type NewInsight = Omit<Insertable<InsightsTable>, 'keywords' | 'dimensions' | 'dimension_scores' | 'related' | 'geography' | 'trend_class' | 'created_at' | 'updated_at'> & {
   keywords: string[];
   dimensions: DimensionScores;
@@ -92,7 +118,7 @@ export async function findInsightForIdea(
 }
 
 export function findInsightQuery(db: DbOrTrx, id: string) {
-  return db.selectFrom('insights').selectAll().where('id', '=', id);
+  return db.selectFrom('insights').select(INSIGHT_COLUMNS).where('id', '=', id);
 }
 
 export async function findInsight(db: DbOrTrx, id: string): Promise<InsightRow | undefined> {
@@ -104,6 +130,9 @@ export interface InsightFilter {
   minScore?: number;
   source?: Source;
   categories?: Category[];
+  trendClasses?: TrendClass[];
+  /** Full-text search over title, idea and keywords (Postgres websearch syntax: words, "phrases", -not, or). */
+  text?: string;
   sort: InsightSort;
   after?: InsightCursor;
 }
@@ -119,6 +148,7 @@ export const LIST_COLUMNS = [
   'overall_score',
   'confidence',
   'dimension_scores',
+  'trend_class',
   'summary',
   'status',
   'created_at',
@@ -137,7 +167,22 @@ export function buildListQuery(db: DbOrTrx, filter: InsightFilter) {
         ? query.where('category', '=', filter.categories[0]!)
         : query.where('category', 'in', filter.categories);
   }
+  if (filter.trendClasses !== undefined && filter.trendClasses.length > 0) {
+    query =
+      filter.trendClasses.length === 1
+        ? query.where('trend_class', '=', filter.trendClasses[0]!)
+        : query.where('trend_class', 'in', filter.trendClasses);
+  }
+  if (filter.text !== undefined) {
+    query = query.where(sql<boolean>`${sql.ref('search')} @@ websearch_to_tsquery('english', ${filter.text})`);
+  }
   const after = filter.after;
+  if (isDimensionSort(filter.sort)) {
+    // The dimension's score, -1 when unscored (a generated column, migration 0008): unscored last.
+    const column = `sort_${filter.sort}` as const;
+    if (after) query = query.where((eb) => eb(eb.refTuple(column, 'id'), '<', eb.tuple(after.value as number, after.id)));
+    return query.orderBy(column, 'desc').orderBy('id', 'desc').limit(filter.limit + 1);
+  }
   switch (filter.sort) {
     case 'score':
       if (after) query = query.where((eb) => eb(eb.refTuple('overall_score', 'id'), '<', eb.tuple(after.value as number, after.id)));

@@ -1,8 +1,6 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { finished } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { forecastJsonl, MAX_HORIZON } from '../../forecast/batch.js';
+import { withBatchStreams } from '../batch-io.js';
 import { UsageError } from '../output.js';
 
 export function registerForecastCommand(program: Command): void {
@@ -15,18 +13,7 @@ export function registerForecastCommand(program: Command): void {
     .action(async (options: { input: string; output: string; horizon: string }) => {
       const horizon = Number(options.horizon);
       if (!Number.isInteger(horizon) || horizon < 1 || horizon > MAX_HORIZON) throw new UsageError(`--horizon must be a whole number from 1 to ${MAX_HORIZON}`);
-      if (options.input !== '-') {
-        await access(options.input).catch(() => {
-          throw new UsageError(`cannot read --input ${options.input}`);
-        });
-      }
-      const input = options.input === '-' ? process.stdin : createReadStream(options.input);
-      const output = options.output === '-' ? process.stdout : createWriteStream(options.output);
-      const summary = await forecastJsonl(input, output, horizon);
-      if (output !== process.stdout) {
-        output.end();
-        await finished(output);
-      }
+      const summary = await withBatchStreams(options, (input, output) => forecastJsonl(input, output, horizon));
       process.stderr.write(
         `forecast: ${summary.lines} lines — ${summary.forecast} forecast, ${summary.withheld} withheld, ${summary.errors} errors\n`,
       );

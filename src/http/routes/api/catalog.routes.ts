@@ -2,10 +2,32 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../../../db/connection.js';
 import { CATEGORIES, SOURCE_DESCRIPTIONS } from '../../../domain/catalog.js';
 import { countInsightsBy } from '../../../insights/insight.repository.js';
-import { CatalogSchema, errorResponses, NoQuery } from '../../schemas.js';
+import { methodology } from '../../../domain/scoring/methodology.js';
+import { CatalogSchema, errorResponses, MethodologySchema, NoQuery } from '../../schemas.js';
 
-/** The allowed values of the `category` and `source` filters, with how many insights each has. */
+/**
+ * The allowed values of the `category` and `source` filters, with how many
+ * insights each has; and the methodology: what the scores and trend classes
+ * mean and how often they came true.
+ */
 export const catalogRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  const published = methodology();
+  app.get(
+    '/methodology',
+    {
+      config: { cacheable: true },
+      schema: {
+        tags: ['catalog'],
+        summary: 'How every score is computed, its weight, and the backtest behind momentum and the trend classes',
+        description:
+          'Each dimension\'s formula and weight; for momentum and the trend classes, the figures measured on real Google Trends series (data, method, date) and how to reproduce them (npm run bench:momentum).',
+        querystring: NoQuery,
+        response: { 200: MethodologySchema, ...errorResponses(400, 401, 429) },
+      },
+    },
+    async () => published,
+  );
+
   app.get(
     '/categories',
     {

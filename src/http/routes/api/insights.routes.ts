@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../../../db/connection.js';
-import { CATEGORY_VALUES, type Category } from '../../../domain/catalog.js';
+import { CATEGORY_VALUES, isDimensionSort, type InsightSort } from '../../../domain/catalog.js';
 import { decodeCursor, encodeCursor, InvalidCursorError, type InsightCursor } from '../../../domain/cursor.js';
 import { isId } from '../../../domain/ids.js';
 import { findInsight, listInsights, type InsightListRow, type InsightRow } from '../../../insights/insight.repository.js';
-import { latestTrendPoints } from '../../../insights/trend-point.repository.js';
+import { findInsightSeries, latestTrendPoints } from '../../../insights/trend-point.repository.js';
+import { trendClassFacts, TREND_CLASSES, type TrendClass } from '../../../domain/scoring/trend-class.js';
 import { findForecast } from '../../../insights/forecast.repository.js';
 import { renderInsightChart, type ChartForecastPoint } from '../../../domain/charts/insight-chart.js';
 import { Type } from '@sinclair/typebox';
@@ -18,14 +19,25 @@ import {
   InsightSchema,
   NoQuery,
   TrendDataSchema,
+  TrendWindowQuery,
+  type TrendWindow,
   type InsightDto,
   type InsightSummaryDto,
 } from '../../schemas.js';
 
 function linksOf(id: string) {
   const self = `/api/insights/${id}`;
-  return { self, trend_data: `${self}/trend-data`, forecast: `${self}/forecast`, research: `${self}/research` };
+  return {
+    self,
+    trend_data: `${self}/trend-data`,
+    forecast: `${self}/forecast`,
+    research: `${self}/research`,
+    chart: `${self}/chart.svg`,
+    methodology: '/api/methodology',
+  };
 }
+
+const hitRateOf = (trendClass: TrendClass | null) => (trendClass ? trendClassFacts(trendClass).hit_rate : null);
 
 export function toInsightSummaryDto(row: InsightListRow): InsightSummaryDto {
   return {
@@ -38,6 +50,8 @@ export function toInsightSummaryDto(row: InsightListRow): InsightSummaryDto {
     overall_score: row.overall_score,
     confidence: row.confidence,
     dimension_scores: row.dimension_scores,
+    trend_class: row.trend_class,
+    trend_class_hit_rate: hitRateOf(row.trend_class),
     summary: row.summary,
     status: row.status,
     created_at: row.created_at.toISOString(),
@@ -58,6 +72,11 @@ export function toInsightDto(row: InsightRow): InsightDto {
     overall_score: row.overall_score,
     confidence: row.confidence,
     dimensions: row.dimensions,
+    trend_class: row.trend_class,
+    trend_class_hit_rate: hitRateOf(row.trend_class),
+    trend_class_evidence: trendEvidence(row),
+    related: row.related,
+    geography: row.geography,
     summary: row.summary,
     status: row.status,
     created_at: row.created_at.toISOString(),
@@ -66,15 +85,37 @@ export function toInsightDto(row: InsightRow): InsightDto {
   };
 }
 
-function parseCategories(raw: string | undefined): Category[] | undefined {
+function trendEvidence(row: InsightRow) {
+  if (!row.trend_class) return null;
+  const facts = trendClassFacts(row.trend_class);
+  const reason = row.dimensions.momentum?.evidence.trend_class_reason;
+  return {
+    rule: facts.rule,
+    reason: typeof reason === 'string' ? reason : null,
+    claim: facts.claim,
+    hit_rate: facts.hit_rate,
+    base_rate: facts.base_rate,
+    methodology: '/api/methodology#trend-classes',
+  };
+}
+
+/** A comma list of allowed values (`category=a,b`), each checked; the 400 names what is allowed. */
+function parseList<T extends string>(name: string, raw: string | undefined, allowed: readonly T[]): T[] | undefined {
   if (raw === undefined) return undefined;
   const values = raw.split(',').map((c) => c.trim());
   for (const value of values) {
-    if (!(CATEGORY_VALUES as string[]).includes(value)) {
-      throw invalidParam('category', `has an unknown value "${value.slice(0, 60)}"`, CATEGORY_VALUES);
+    if (!(allowed as readonly string[]).includes(value)) {
+      throw invalidParam(name, `has an unknown value "${value.slice(0, 60)}"`, allowed);
     }
   }
-  return [...new Set(values)] as Category[];
+  return [...new Set(values)] as T[];
+}
+
+/** The sort key of a row, as its cursor carries it. */
+function sortValueOf(row: InsightListRow, sort: InsightSort): number | string {
+  if (sort === 'score') return row.overall_score;
+  if (isDimensionSort(sort)) return row.dimension_scores[sort] ?? -1;
+  return row.created_at.toISOString();
 }
 
 function notFound(id: string): ProblemError {
@@ -86,6 +127,25 @@ async function requireInsight(db: Db, id: string): Promise<InsightRow> {
   const row = isId('insight', id) ? await findInsight(db, id) : undefined;
   if (!row) throw notFound(id);
   return row;
+}
+
+interface WindowPoint {
+  date: string;
+  value: number;
+  is_partial: boolean;
+  fetched_at?: Date;
+}
+
+/** An insight's series for a window: the 30 days from trend_points, the longer ones as research (or the refresh) stored them. */
+async function seriesOf(reader: Db, insightId: string, window: TrendWindow): Promise<{ points: WindowPoint[]; fetchedAt: Date | null }> {
+  if (window === '30d') return { points: await latestTrendPoints(reader, insightId, 30), fetchedAt: null };
+  const row = await findInsightSeries(reader, insightId, window);
+  if (!row) {
+    throw new ProblemError(
+      problem('notFound', `Insight ${insightId} has no ${window} series: it was not researched with one (demo insights carry 30 and 90 days; insights researched before 2026-11-23 only 30).`),
+    );
+  }
+  return { points: row.points.map((p) => ({ date: p.date, value: Math.round(p.value), is_partial: p.is_partial })), fetchedAt: row.fetched_at };
 }
 
 export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
@@ -112,23 +172,20 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
           throw error;
         }
       }
+      const text = q.q?.trim();
+      if (q.q !== undefined && !text) throw invalidParam('q', 'is blank: give at least one word to search for');
       const { rows, hasMore } = await listInsights(request.readDb ?? db, {
         limit: q.limit,
         minScore: q.min_score,
         source: q.source,
-        categories: parseCategories(q.category),
+        categories: parseList('category', q.category, CATEGORY_VALUES),
+        trendClasses: parseList('trend_class', q.trend_class, TREND_CLASSES),
+        text,
         sort: q.sort,
         after,
       });
       const last = rows.at(-1);
-      const nextCursor =
-        hasMore && last
-          ? encodeCursor({
-              sort: q.sort,
-              value: q.sort === 'score' ? last.overall_score : last.created_at.toISOString(),
-              id: last.id,
-            })
-          : null;
+      const nextCursor = hasMore && last ? encodeCursor({ sort: q.sort, value: sortValueOf(last, q.sort), id: last.id }) : null;
       return { data: rows.map(toInsightSummaryDto), next_cursor: nextCursor };
     },
   );
@@ -190,22 +247,32 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       config: { cacheable: true },
       schema: {
         tags: ['insights'],
-        summary: 'A picture: the 30-day series and the 7-day forecast with 80% and 95% bands (SVG)',
+        summary: 'A picture: the series (30 days by default, or ?window=) and the 7-day forecast with 80% and 95% bands (SVG)',
         params: IdParams,
-        querystring: NoQuery,
+        querystring: TrendWindowQuery,
         produces: ['image/svg+xml'],
         response: { 200: Type.String({ description: 'image/svg+xml' }), ...errorResponses(400, 401, 404, 429) },
       },
     },
     async (request, reply) => {
-      const insight = await requireInsight(request.readDb ?? db, request.params.id);
-      const points = await latestTrendPoints(request.readDb ?? db, insight.id, 30);
-      const forecast = await findForecast(request.readDb ?? db, insight.id);
+      const reader = request.readDb ?? db;
+      const insight = await requireInsight(reader, request.params.id);
+      const { window } = request.query;
+      const { points } = await seriesOf(reader, insight.id, window);
+      // The forecast continues the daily series; on a weekly chart its 7 days would be a dot.
+      const forecast = window === '12m' || window === '5y' ? undefined : await findForecast(reader, insight.id);
       const svg = renderInsightChart({
         title: insight.title,
         series: points.map((p) => ({ date: p.date, value: p.value })),
         forecast: forecast && !forecast.withheld ? (forecast.points as ChartForecastPoint[]) : null,
-        note: forecast?.withheld ? `forecast withheld: ${forecast.reason}` : forecast ? undefined : 'no forecast yet',
+        note:
+          window === '12m' || window === '5y'
+            ? `${window === '12m' ? '12 months' : '5 years'}, weekly, as researched`
+            : forecast?.withheld
+              ? `forecast withheld: ${forecast.reason}`
+              : forecast
+                ? undefined
+                : 'no forecast yet',
       });
       return reply.type('image/svg+xml; charset=utf-8').send(svg);
     },
@@ -217,22 +284,21 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       config: { cacheable: true },
       schema: {
         tags: ['insights'],
-        summary: 'The 30 most recent daily Google Trends points (0–100)',
+        summary: 'The Google Trends series (0–100): the 30 most recent days by default, or ?window=90d|12m|5y',
         params: IdParams,
-        querystring: NoQuery,
+        querystring: TrendWindowQuery,
         response: { 200: TrendDataSchema, ...errorResponses(400, 401, 404, 429) },
       },
     },
     async (request) => {
-      const insight = await requireInsight(request.readDb ?? db, request.params.id);
-      const points = await latestTrendPoints(request.readDb ?? db, insight.id, 30);
+      const reader = request.readDb ?? db;
+      const insight = await requireInsight(reader, request.params.id);
+      const { window } = request.query;
+      const { points, fetchedAt } = await seriesOf(reader, insight.id, window);
       return {
-        data: points.map((p) => ({
-          date: p.date,
-          value: p.value,
-          is_partial: p.is_partial,
-          fetched_at: p.fetched_at.toISOString(),
-        })),
+        window,
+        interval: window === '12m' || window === '5y' ? ('week' as const) : ('day' as const),
+        data: points.map((p) => ({ date: p.date, value: p.value, is_partial: p.is_partial, fetched_at: (p.fetched_at ?? fetchedAt)!.toISOString() })),
         next_cursor: null,
       };
     },
