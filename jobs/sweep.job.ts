@@ -21,7 +21,7 @@ export interface SweepDeps {
 }
 
 export function sweepProcessor(deps: SweepDeps) {
-  const quietMs = deps.quietMs ?? 60_000;
+  const quietMs = deps.quietMs ?? 30_000;
   return async () => {
     const runs = await quietUnfinishedRuns(deps.db, quietMs);
     let resumed = 0;

@@ -60,11 +60,15 @@ export function egressPoolFor(resources: Resources, config: Config): EgressPool 
 
 /** Upserts the job schedulers (cron, UTC). Idempotent: safe from every deploy and every `npm start`. */
 export async function upsertSchedulers(queues: Record<QueueName, Queue>, config: Config): Promise<string[]> {
-  await queues.maintenance.upsertJobScheduler('sweep-every-minute', { pattern: '* * * * *', tz: 'UTC' }, { name: JOBS.sweep, data: {} });
+  // Every 15 s, for work quiet for 30 s: a job lost with a Redis failover (replication is
+  // asynchronous) is back within about 45 s. Sweeping is one indexed query, and re-enqueueing
+  // work whose job still exists is a no-op. (The per-minute scheduler it replaced is removed.)
+  await queues.maintenance.removeJobScheduler('sweep-every-minute');
+  await queues.maintenance.upsertJobScheduler('sweep-every-15s', { every: 15_000 }, { name: JOBS.sweep, data: {} });
   await queues.ingest.upsertJobScheduler('refresh-daily', { pattern: config.refreshCron, tz: 'UTC' }, { name: JOBS.refreshAll, data: {} });
   await queues.ingest.upsertJobScheduler('discover-daily', { pattern: config.discoveryCron, tz: 'UTC' }, { name: JOBS.discover, data: {} });
   await queues.maintenance.upsertJobScheduler('relay-every-5s', { every: 5_000 }, { name: JOBS.relay, data: {} });
-  return ['sweep-every-minute', 'refresh-daily', 'discover-daily', 'relay-every-5s'];
+  return ['sweep-every-15s', 'refresh-daily', 'discover-daily', 'relay-every-5s'];
 }
 
 /**

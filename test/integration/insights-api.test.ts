@@ -4,6 +4,7 @@ import { createApiKey, revokeApiKey } from '../../src/api-keys/api-key.repositor
 import { bumpReadModelVersion, ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { CATEGORY_VALUES, SOURCE_VALUES } from '../../src/domain/catalog.js';
+import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { newId } from '../../src/domain/ids.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
@@ -121,7 +122,7 @@ describe('GET /api/insights', () => {
 
   it('lists the allowed values for enumerated parameters', async () => {
     const sort = (await get('/api/insights?sort=random')).json();
-    expect(sort.invalid_params[0].allowed).toEqual(['score', 'newest', 'oldest']);
+    expect(sort.invalid_params[0].allowed).toEqual(['score', 'newest', 'oldest', ...DIMENSIONS]);
     const source = (await get('/api/insights?source=x')).json();
     expect(source.invalid_params[0].allowed).toEqual(SOURCE_VALUES);
     const category = (await get('/api/insights?category=x')).json();

@@ -30,8 +30,9 @@ async function clusterResources(cluster: LocalRedisCluster, database: TestDataba
   return { db: database.db, databaseUrl: database.url, embeddedPostgres: false, redis, redisTarget: target, redisKeys: redisKeys(prefix), connectRedis: (role) => createRedis(target, role), close: async () => redis.disconnect() };
 }
 
+// A job lost in a failover comes back with the sweep (every 15 s, for runs quiet 30 s), then runs its remaining steps.
 const allDone = (database: TestDatabase, count: number) =>
-  until(() => database.db.selectFrom('research_runs').select('status').execute(), (rows) => rows.length === count && rows.every((r) => r.status === 'succeeded' || r.status === 'failed'), 120_000, 'every run to finish');
+  until(() => database.db.selectFrom('research_runs').select('status').execute(), (rows) => rows.length === count && rows.every((r) => r.status === 'succeeded' || r.status === 'failed'), 180_000, 'every run to finish');
 
 async function expectFortyStepsEach(database: TestDatabase) {
   const { rows } = await sql<{ n: number; steps: number }>`select count(*)::int as n, count(distinct step)::int as steps from research_steps where status = 'done' group by run_id`.execute(database.db);

@@ -46,6 +46,12 @@ describe('insights research', () => {
     expect(insight).toMatchObject({ source: 'synthetic', category: 'fintech', primary_keyword: 'freelance budget' });
     const points = (await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data`, headers: bearer(key) })).json().data;
     expect(points).toHaveLength(30);
+    const d90 = (await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data?window=90d`, headers: bearer(key) })).json();
+    expect(d90).toMatchObject({ window: '90d', interval: 'day' });
+    expect(d90.data.length).toBeGreaterThanOrEqual(90);
+    expect(insight.dimensions.momentum.evidence.model).toBe('90d');
+    expect(insight.trend_class).toEqual(expect.any(String));
+    expect((await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data?window=5y`, headers: bearer(key) })).json()).toMatchObject({ window: '5y', interval: 'week' });
 
     const forecast = await t.app.inject({ url: `/api/insights/${out.insight_id}/forecast`, headers: bearer(key) });
     expect(forecast.statusCode).toBe(200);
@@ -82,6 +88,43 @@ describe('insights research', () => {
     expect(report.dimensions.demand).toMatchObject({ evidence: { anchor: 'bagel' } });
     const insight = (await t.app.inject({ url: `/api/insights/${out.insight_id}`, headers: bearer(key) })).json();
     expect(insight).toMatchObject({ source: 'research', primary_keyword: 'pizza' });
+
+    // What the run learned, served: related lists with Breakout marked, the map used, the trend class.
+    const stepRows = await t.database.db.selectFrom('research_steps').select(['name', 'output']).where('run_id', '=', out.run_id).execute();
+    const steps = Object.fromEntries(stepRows.map((s) => [s.name, s.output])) as Record<string, any>;
+    expect(insight.related.keyword).toBe('pizza');
+    expect(insight.related.queries.top.map((i: { label: string }) => i.label)).toEqual(steps.related_queries_top.items.slice(0, 25).map((i: { label: string }) => i.label));
+    expect(insight.related.queries.top.length).toBeGreaterThan(0);
+    const rising = [...insight.related.queries.rising, ...insight.related.topics.rising];
+    expect(rising.filter((i: { breakout: boolean }) => i.breakout).map((i: { formatted_value: string }) => i.formatted_value)).toEqual(
+      rising.filter((i: { formatted_value: string }) => i.formatted_value === 'Breakout').map(() => 'Breakout'),
+    );
+    expect(insight.geography).toMatchObject({ keyword: 'pizza', map: 'against_anchor', compared_with: 'bagel', countries_with_data: 35 });
+    expect(insight.geography.countries[0]).toMatchObject({ code: expect.any(String), name: expect.any(String), relative: 100, share: expect.any(Number) });
+    expect(insight.trend_class).toBe(insight.dimensions.momentum.evidence.trend_class);
+    expect(insight.dimensions.momentum.evidence).toMatchObject({ methodology: '/api/methodology#momentum' });
+
+    // Every window the run fetched (replay serves the recording nearest each window, daily or weekly).
+    const windowOf = async (w: string) => (await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data?window=${w}`, headers: bearer(key) })).json();
+    const d30 = await windowOf('30d');
+    expect(d30.window).toBe('30d');
+    expect(d30.data).toEqual((await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data`, headers: bearer(key) })).json().data);
+    const d90 = await windowOf('90d');
+    // Replay serves the recording closest to 90 days, which for pizza is a weekly year: the interval says so.
+    expect(d90).toMatchObject({ window: '90d', interval: Date.parse(d90.data[1].date) - Date.parse(d90.data[0].date) === 86_400_000 ? 'day' : 'week' });
+    expect(d90.data.map((p: { value: number }) => p.value)).toEqual(steps.interest_90d.values.map((v: number) => Math.round(v)));
+    // Replay serves the recording closest to 90 days; momentum uses it when it has 80 complete days.
+    expect(insight.dimensions.momentum.evidence.model).toBe(d90.data.filter((p: { is_partial: boolean }) => !p.is_partial).length >= 80 ? '90d' : '30d');
+    for (const w of ['12m', '5y']) {
+      const body = await windowOf(w);
+      expect(body).toMatchObject({ window: w, interval: 'week' });
+      expect(body.data.length).toBe(steps[`interest_${w}`].values.length);
+      const gap = Date.parse(body.data[1].date) - Date.parse(body.data[0].date);
+      expect(gap).toBe(7 * 86_400_000);
+    }
+    const chart = await t.app.inject({ url: `/api/insights/${out.insight_id}/chart.svg?window=5y`, headers: bearer(key) });
+    expect(chart.statusCode).toBe(200);
+    expect(chart.body).toMatch(/5 years, weekly/);
   }, 180_000);
 
   it('fails clearly with replay when a request was never recorded, and exits 1 naming the step', async () => {

@@ -2,7 +2,8 @@
 import type { Db } from '../../src/db/connection.js';
 import type { Category, Source } from '../../src/domain/catalog.js';
 import { newId } from '../../src/domain/ids.js';
-import { DIMENSIONS, type DimensionScores } from '../../src/domain/scoring/dimensions.js';
+import { DIMENSIONS, type Dimension, type DimensionScores } from '../../src/domain/scoring/dimensions.js';
+import type { TrendClass } from '../../src/domain/scoring/trend-class.js';
 import { upsertInsight } from '../../src/insights/insight.repository.js';
 
 export function dimensionsWith(score: number | null): DimensionScores {
@@ -11,12 +12,24 @@ export function dimensionsWith(score: number | null): DimensionScores {
   ) as unknown as DimensionScores;
 }
 
+function fixtureDimensions(f: FixtureInsight): DimensionScores {
+  const dims = dimensionsWith(f.score);
+  for (const [d, score] of Object.entries(f.dimensionScores ?? {})) dims[d as Dimension] = { ...dims[d as Dimension], score: score ?? null };
+  if (f.trendClass) dims.momentum = { ...dims.momentum, evidence: { ...dims.momentum.evidence, trend_class: f.trendClass, trend_class_reason: 'fixture' } };
+  return dims;
+}
+
 export interface FixtureInsight {
   score: number;
   category?: Category;
   source?: Source;
   createdAt?: Date;
   title?: string;
+  idea?: string;
+  keywords?: string[];
+  /** Each dimension's score, where it differs from `score`. */
+  dimensionScores?: Partial<Record<Dimension, number | null>>;
+  trendClass?: TrendClass;
 }
 
 export async function insertInsight(db: Db, f: FixtureInsight): Promise<string> {
@@ -25,14 +38,14 @@ export async function insertInsight(db: Db, f: FixtureInsight): Promise<string> 
     id,
     idea_key: `fixture:${id}`,
     title: f.title ?? `Fixture ${id}`,
-    idea: `Fixture idea ${id}`,
-    primary_keyword: 'fixture',
-    keywords: ['fixture'],
+    idea: f.idea ?? `Fixture idea ${id}`,
+    primary_keyword: f.keywords?.[0] ?? 'fixture',
+    keywords: f.keywords ?? ['fixture'],
     category: f.category ?? 'productivity',
     source: f.source ?? 'research',
     overall_score: f.score,
     confidence: 0.5,
-    dimensions: dimensionsWith(f.score),
+    dimensions: fixtureDimensions(f),
     summary: 'fixture',
     status: 'active',
   });

@@ -129,6 +129,12 @@ async function requireInsight(db: Db, id: string): Promise<InsightRow> {
   return row;
 }
 
+/** Daily or weekly, as the points are (Google answers 12 months and 5 years weekly; a replayed recording may differ). */
+function intervalOf(points: ReadonlyArray<{ date: string }>): 'day' | 'week' {
+  if (points.length < 2) return 'day';
+  return Date.parse(points[1]!.date) - Date.parse(points[0]!.date) >= 7 * 86_400_000 ? 'week' : 'day';
+}
+
 interface WindowPoint {
   date: string;
   value: number;
@@ -297,7 +303,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       const { points, fetchedAt } = await seriesOf(reader, insight.id, window);
       return {
         window,
-        interval: window === '12m' || window === '5y' ? ('week' as const) : ('day' as const),
+        interval: intervalOf(points),
         data: points.map((p) => ({ date: p.date, value: p.value, is_partial: p.is_partial, fetched_at: (p.fetched_at ?? fetchedAt)!.toISOString() })),
         next_cursor: null,
       };
