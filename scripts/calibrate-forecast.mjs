@@ -43,17 +43,45 @@ const msis = (bucketRows, scaleFn, q95) => {
   return sum / bucketRows.length;
 };
 const fmt = (x) => Number(x.toFixed(4));
+// The 95% band aims at 95% coverage of the tuning windows as served: clipped to 0–100 while
+// actual values, rescaled by the context's maximum, can exceed 100. Each bucket takes the
+// narrowest tail in this grid whose clipped band covers at least TARGET_95 of its windows.
+const TARGET_95 = 0.945;
+const TAILS = [0.025, 0.0225, 0.02, 0.0175, 0.015, 0.0125, 0.01, 0.0075, 0.005];
+const coverage = (bucketRows, scaleFn, q95) => {
+  let inside = 0;
+  let total = 0;
+  for (const { w, point } of bucketRows) {
+    const s = scaleFn(w.context) || 1e-9;
+    for (let h = 0; h < 7; h += 1) {
+      const a = w.actual[h];
+      if (a >= clip(point[h] + q95[h][0] * s) && a <= clip(point[h] + q95[h][1] * s)) inside += 1;
+      total += 1;
+    }
+  }
+  return inside / total;
+};
 const out = [];
 for (const [key, bucketRows] of [...rows.entries()].sort(([a], [b]) => a.localeCompare(b))) {
   let best;
   for (const [name, fn] of Object.entries(INTERVAL_SCALES)) {
-    const q95 = quantiles(bucketRows, fn, 0.025, 0.975);
+    let tail = TAILS.at(-1);
+    let q95 = quantiles(bucketRows, fn, tail, 1 - tail);
+    let covered = coverage(bucketRows, fn, q95);
+    for (const t of TAILS) {
+      const q = quantiles(bucketRows, fn, t, 1 - t);
+      const c = coverage(bucketRows, fn, q);
+      if (c >= TARGET_95) {
+        [tail, q95, covered] = [t, q, c];
+        break;
+      }
+    }
     const m = msis(bucketRows, fn, q95);
-    if (!best || m < best.m) best = { name, m, q95 };
+    if (!best || m < best.m) best = { name, m, q95, tail, covered };
   }
   const q80 = quantiles(bucketRows, INTERVAL_SCALES[SCALE_80], 0.1, 0.9);
   out.push(
-    `  // ${bucketRows.length} tuning windows; 95% scale chosen by tuning MSIS (${best.m.toFixed(2)})\n` +
+    `  // ${bucketRows.length} tuning windows; 95% scale chosen by tuning MSIS (${best.m.toFixed(2)}), tails ${best.tail} (clipped coverage ${best.covered.toFixed(3)})\n` +
       `  '${key}': {\n    scale95: '${best.name}',\n` +
       `    q80: [${q80.map(([a, b]) => `[${fmt(a)}, ${fmt(b)}]`).join(', ')}],\n` +
       `    q95: [${best.q95.map(([a, b]) => `[${fmt(a)}, ${fmt(b)}]`).join(', ')}],\n  },`,
