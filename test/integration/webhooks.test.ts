@@ -6,6 +6,7 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
+import { BACKTEST } from '../../src/domain/scoring/backtest-results.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
@@ -20,7 +21,7 @@ import { createTestRedis, testResources, type TestRedis } from '../support/redis
 interface Received {
   id: string;
   verified: boolean;
-  body: { type: string; data: { id?: string } };
+  body: { type: string; data: { id?: string; trend_class?: string | null; trend_class_hit_rate?: number | null } };
 }
 
 let database: TestDatabase;
@@ -102,6 +103,11 @@ describe('webhooks', () => {
     expect(got!.verified).toBe(true);
     expect(got!.body.type).toBe('insight.created');
     expect(got!.body.data.id).toBe(run.insight_id);
+    // The body says the trend class and how often its claim came true (published at /api/methodology).
+    const insight = await database.db.selectFrom('insights').select('trend_class').where('id', '=', run.insight_id!).executeTakeFirstOrThrow();
+    expect(insight.trend_class).not.toBeNull();
+    expect(got!.body.data.trend_class).toBe(insight.trend_class);
+    expect(got!.body.data.trend_class_hit_rate).toBe(BACKTEST.trendClasses[insight.trend_class!].hit_rate);
     const event = await database.db.selectFrom('outbox_events').select('id').where('insight_id', '=', run.insight_id!).executeTakeFirstOrThrow();
     expect(got!.id).toBe(event.id);
     r.server.close();
