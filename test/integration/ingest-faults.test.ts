@@ -102,6 +102,13 @@ describe('ingestion faults', () => {
     expect(points).toEqual(last30.map((p) => ({ date: p.date, value: Math.round((p.value * 100) / max) })));
     const forecast = await forecastOf();
     expect(forecast).toBeDefined();
+    // The 90 days stay fresh too (GET /trend-data?window=90d), on their own scale, with momentum and the class read from them.
+    const stored90 = await database.db.selectFrom('insight_series').select('points').where('insight_id', '=', insightId).where('timeframe', '=', '90d').executeTakeFirstOrThrow();
+    const max90 = Math.max(...series.map((p) => p.value));
+    expect(stored90.points.map((p) => p.value)).toEqual(series.map((p) => Math.round((p.value * 100) / max90)));
+    const refreshed = await database.db.selectFrom('insights').select(['dimensions', 'trend_class']).where('id', '=', insightId).executeTakeFirstOrThrow();
+    expect(refreshed.dimensions.momentum.evidence.model).toBe('90d');
+    expect(refreshed.trend_class).toBe(refreshed.dimensions.momentum.evidence.trend_class);
     const [direct] = await egressPoolFor(resources, config).budget();
     expect(direct).toMatchObject({ route: 'direct', rateLimited: 5, answers: 1, streak: 0 }); // the streak ends with the success after the storm
     expect(nock.isDone()).toBe(true);
