@@ -14,7 +14,7 @@ import { countInsights } from './insights/insight.repository.js';
 import { createLogger, type Logger } from './logger.js';
 import { exitWithError, onShutdown } from './runtime/process.js';
 import { openResources } from './runtime/resources.js';
-import { egressPoolFor, startWorkers, upsertSchedulers, type Pipeline } from './runtime/workers.js';
+import { egressPoolFor, startWorkers, type Pipeline } from './runtime/workers.js';
 import { budgetReport } from './runtime/budget.js';
 import { reportBudget } from './observability/metrics.js';
 
@@ -34,8 +34,7 @@ try {
     await resources.close();
   });
   await migrateToLatest(resources.db);
-  pipeline = await startWorkers(resources, config, logger);
-  await upsertSchedulers(pipeline.queues, config);
+  pipeline = await startWorkers(resources, config, logger, { keepSchedulers: true });
   const egress = egressPoolFor(resources, config);
   reportBudget(() => budgetReport(resources.db, egress, config));
 

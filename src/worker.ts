@@ -13,7 +13,7 @@ try {
   const config = loadConfig();
   logger = createLogger(config.logLevel);
   const resources = await openResources(config, logger, { role: 'worker' });
-  const pipeline = await startWorkers(resources, config, logger);
+  const pipeline = await startWorkers(resources, config, logger, { keepSchedulers: true });
   const egress = egressPoolFor(resources, config);
   reportBudget(() => budgetReport(resources.db, egress, config));
   // A worker has no web server: it can serve its own /metrics for Prometheus.

@@ -16,7 +16,11 @@ export async function ensureJob(queue: Queue, name: string, data: unknown, opts:
       return 'retried';
     }
     if (state === 'completed') await existing.remove();
-    else if (state !== 'unknown') return 'present';
+    // 'unknown': the job's hash outlived its place in every list (a Redis failover loses the
+    // latest writes, which are replicated asynchronously). Adding with its id would be
+    // deduplicated against that orphan and do nothing, so the orphan goes first.
+    else if (state === 'unknown') await existing.remove();
+    else return 'present';
   }
   await queue.add(name, data, opts);
   return 'added';

@@ -103,7 +103,22 @@ function byName(queue: string, handlers: Record<string, Processor>): Processor {
   };
 }
 
-export async function startWorkers(resources: Resources, config: Config, logger: Logger): Promise<Pipeline> {
+export interface StartOptions {
+  /**
+   * Upsert the job schedulers now and every minute. A scheduler lives in Redis as its
+   * definition and its next job: a Redis restart without persistence loses both, and a
+   * failover can lose the next job, and either way nothing would sweep, refresh or
+   * discover until the next deploy. Upserting is idempotent, so every worker keeps them.
+   */
+  keepSchedulers?: boolean;
+  /** Tests shorten it. */
+  schedulerKeepaliveMs?: number;
+}
+
+/** How often workers re-upsert the job schedulers (see StartOptions.keepSchedulers). */
+export const SCHEDULER_KEEPALIVE_MS = 60_000;
+
+export async function startWorkers(resources: Resources, config: Config, logger: Logger, options: StartOptions = {}): Promise<Pipeline> {
   const { queues, close: closeQueues } = openQueues(resources, config);
   reportQueueDepth(Object.values(queues));
   const eventsConnection = resources.connectRedis('worker');
@@ -251,10 +266,20 @@ export async function startWorkers(resources: Resources, config: Config, logger:
   for (const queue of Object.values(queues)) queue.on('error', (error) => logger.error({ err: error, queue: queue.name }, 'queue error'));
   trendsEvents.on('error', (error) => logger.error({ err: error }, 'queue events error'));
 
+  let keeper: NodeJS.Timeout | undefined;
+  if (options.keepSchedulers) {
+    const keep = () =>
+      upsertSchedulers(queues, config).catch((error: unknown) => logger.warn({ err: error }, 'could not upsert the job schedulers; trying again in a minute'));
+    await keep();
+    keeper = setInterval(() => void keep(), options.schedulerKeepaliveMs ?? SCHEDULER_KEEPALIVE_MS);
+    keeper.unref();
+  }
+
   return {
     queues,
     chain,
     async close() {
+      clearInterval(keeper);
       // Stop taking jobs and let active ones finish (BullMQ waits for them).
       await Promise.all(workers.map((w) => w.close()));
       await trendsEvents.close();

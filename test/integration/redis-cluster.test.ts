@@ -133,7 +133,8 @@ describe('a Redis Cluster failover (3 masters, 3 replicas)', () => {
     const database = await createTestDatabase();
     const prefix = `f${randomBytes(3).toString('hex')}`;
     const resources = await clusterResources(cluster, database, prefix);
-    const pipeline = await startWorkers(resources, { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', SYNTHETIC_LATENCY_MS: '50', JOB_LOCK_MS: '5000' }) }, pino({ level: 'silent' }));
+    // As a worker process runs: with the job schedulers, so the sweep brings back a job the failover lost.
+    const pipeline = await startWorkers(resources, { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', SYNTHETIC_LATENCY_MS: '50', JOB_LOCK_MS: '5000' }) }, pino({ level: 'silent' }), { keepSchedulers: true });
     try {
       const chain = new ResearchChain(pipeline.queues.research);
       for (let i = 0; i < 10; i += 1) await startRun(database.db, chain, { idea: `Failover idea ${i} for vans`, hints: [], provider: 'synthetic', source: 'synthetic' });
@@ -143,7 +144,18 @@ describe('a Redis Cluster failover (3 masters, 3 replicas)', () => {
       await cluster.crash(master);
       expect(await steps()).toBeLessThan(400); // really mid-way
       await cluster.waitUntilHealthy(60_000); // a replica took over
-      await allDone(database, 10);
+      try {
+        await allDone(database, 10);
+      } catch (error) {
+        const stuck = await database.db.selectFrom('research_runs').select(['id', 'next_step', 'status', 'updated_at']).where('status', '<>', 'succeeded').execute();
+        const states = await Promise.all(stuck.map(async (r) => {
+          const job = await pipeline.queues.research.getJob(`${r.id}-step-${r.next_step}`);
+          return { ...r, job: job ? await job.getState() : 'missing' };
+        }));
+        const schedulers = await pipeline.queues.maintenance.getJobSchedulers();
+        const sweeps = await pipeline.queues.maintenance.getJobCounts();
+        throw new Error(`${(error as Error).message}\n${JSON.stringify({ states, schedulers, sweeps })}`);
+      }
       await expectFortyStepsEach(database);
     } finally {
       await pipeline.close();

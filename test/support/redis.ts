@@ -29,7 +29,7 @@ export async function createTestRedis(): Promise<TestRedis> {
     async destroy() {
       let cursor = '0';
       do {
-        const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        const [next, found] = await redis.scan(cursor, 'MATCH', `*${prefix}:*`, 'COUNT', 1000); // hash-tagged keys start with {
         cursor = next;
         if (found.length > 0) await redis.del(...found);
       } while (cursor !== '0');

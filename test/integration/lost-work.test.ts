@@ -1,0 +1,61 @@
+// What a Redis failover or a restart without persistence can lose, and how it
+// comes back: a job's place in its list (ensureJob, the sweeper's way back),
+// and the job schedulers themselves (every worker keeps them).
+import { Queue } from 'bullmq';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { ensureJob } from '../../src/queue/ensure-job.js';
+import { startWorkers } from '../../src/runtime/workers.js';
+import { createTestDatabase } from '../support/database.js';
+import { until } from '../support/pipeline.js';
+import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
+
+let redis: TestRedis;
+let queue: Queue;
+beforeAll(async () => {
+  redis = await createTestRedis();
+  queue = new Queue('orphans', { connection: redis.redis.duplicate(), prefix: redis.keys.queuePrefix('orphans') });
+});
+afterAll(async () => {
+  await queue.close();
+  await redis.destroy();
+});
+
+describe('ensureJob', () => {
+  it('re-adds a job whose hash survived but whose place in the wait list was lost', async () => {
+    await queue.add('step', { n: 1 }, { jobId: 'run-x-step-7' });
+    // What an asynchronous replica can hold after a failover: the job's hash, not the list entry.
+    await redis.redis.lrem(`${redis.keys.queuePrefix('orphans')}:orphans:wait`, 0, 'run-x-step-7');
+    expect(await (await queue.getJob('run-x-step-7'))!.getState()).toBe('unknown');
+    expect(await ensureJob(queue, 'step', { n: 1 }, { jobId: 'run-x-step-7' })).toBe('added');
+    expect(await (await queue.getJob('run-x-step-7'))!.getState()).toBe('waiting');
+  });
+
+  it('leaves a waiting job alone and adds a missing one', async () => {
+    expect(await ensureJob(queue, 'step', { n: 2 }, { jobId: 'run-x-step-7' })).toBe('present');
+    expect(await ensureJob(queue, 'step', { n: 3 }, { jobId: 'run-y-step-1' })).toBe('added');
+  });
+});
+
+describe('job schedulers', () => {
+  it('come back after Redis loses them: every worker upserts them again', async () => {
+    const database = await createTestDatabase();
+    const resources = testResources(database, redis);
+    const pipeline = await startWorkers(resources, loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'synthetic' }), pino({ level: 'silent' }), {
+      keepSchedulers: true,
+      schedulerKeepaliveMs: 200,
+    });
+    try {
+      const names = async () => (await Promise.all([pipeline.queues.maintenance.getJobSchedulers(), pipeline.queues.ingest.getJobSchedulers()])).flat().map((s) => s.key).sort();
+      expect(await names()).toEqual(['discover-daily', 'refresh-daily', 'relay-every-5s', 'sweep-every-15s']);
+      // What a restart without persistence leaves: nothing.
+      for (const key of ['sweep-every-15s', 'relay-every-5s']) await pipeline.queues.maintenance.removeJobScheduler(key);
+      for (const key of ['refresh-daily', 'discover-daily']) await pipeline.queues.ingest.removeJobScheduler(key);
+      await until(names, (n) => n.length === 4, 30_000, 'the schedulers to be upserted again');
+    } finally {
+      await pipeline.close();
+      await database.destroy();
+    }
+  });
+});
