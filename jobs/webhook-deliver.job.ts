@@ -13,6 +13,7 @@ import { send } from '../src/webhooks/sender.js';
 import { webhookDeliveries, webhookLatency } from '../src/observability/metrics.js';
 import { setSubscriptionState, signingSecrets } from '../src/webhooks/subscription.repository.js';
 import { Batcher } from '../src/db/batcher.js';
+import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { loadDeliveries, recordAttempts, type AttemptRecord } from '../src/webhooks/delivery.repository.js';
 import { loadEventsWithInsights, type EventWithInsight } from '../src/webhooks/event.repository.js';
 
@@ -51,16 +52,21 @@ class BodyCache {
   }
 }
 
+/** How long a held delivery (its account suspended) sleeps before it looks again; `accounts resume` wakes it at once. */
+export const HELD_DELIVERY_RECHECK_MS = 60_000;
+
 export function webhookDeliverProcessor(deps: DeliverDeps) {
   // Deliveries in flight together share their reads and their writes.
   const bodies = new BodyCache(new Batcher((ids: string[]) => loadEventsWithInsights(deps.db, ids)));
   const deliveries = new Batcher((ids: string[]) => loadDeliveries(deps.db, ids));
   const attempts = new Batcher((rows: AttemptRecord[]) => recordAttempts(deps.db, rows));
-  return async (job: Job) => {
+  return async (job: Job, token?: string) => {
     const deliveryId = String((job.data as { deliveryId?: unknown }).deliveryId ?? '');
     const row = await deliveries.submit(deliveryId);
     if (!row) return { skipped: 'no such delivery' };
     if (row.status === 'succeeded') return { skipped: 'already delivered' };
+    // Held, not dropped, while the subscription's account is suspended: no attempt is spent.
+    if (row.account_status === 'suspended') throw await sleepWithoutAttempt(job, token, HELD_DELIVERY_RECHECK_MS);
     const finish = (status: 'succeeded' | 'failed', error: string | null) =>
       deps.db.updateTable('webhook_deliveries').set({ status, last_error: error, finished_at: new Date() }).where('id', '=', row.id).execute();
     if (!row.sub_id || row.state !== 'enabled') {

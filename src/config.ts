@@ -39,6 +39,8 @@ export interface Config {
   readonly apiCacheTtlSeconds: number;
   /** The response cache's budget per web process, in bytes (least recently used pages go first). */
   readonly apiCacheMaxBytes: number;
+  /** How often each web process writes counted usage and keys' last use to Postgres (ms). */
+  readonly usageFlushMs: number;
   /** Where Google Trends data comes from: live Google, recorded answers, or generated data (load tests only). */
   readonly trendsProvider: TrendsProviderName;
   /** Live Google Trends requests (trends jobs) per minute per egress route, across all workers; 0 = no limit. */
@@ -207,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
     demoSeriesDir: path.resolve(PROJECT_ROOT, text('DEMO_SERIES_DIR') ?? '../shared/data/trends-series'),
     apiCacheTtlSeconds: integer('API_CACHE_TTL_SECONDS', 60, 0, 86_400),
     apiCacheMaxBytes: integer('API_CACHE_MAX_MB', 64, 1, 65_536) * 1024 * 1024,
+    usageFlushMs: integer('USAGE_FLUSH_MS', 30_000, 100, 60_000),
     trendsProvider: oneOf('TRENDS_PROVIDER', TRENDS_PROVIDERS, 'google'),
     trendsRatePerMinute: 0,
     trendsAnchor: text('TRENDS_ANCHOR'),

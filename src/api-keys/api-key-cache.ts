@@ -1,7 +1,9 @@
 // Resolving a key costs a Postgres round trip, so resolved keys are cached in
-// process. Revocation must still bite at once: `insights keys revoke`
-// publishes the key id and every web process drops it. The TTL bounds the
-// damage if a message is ever missed (e.g. Redis restarted mid-publish).
+// process, with their account's plan and status. Changes must still bite at
+// once: revoking or rotating a key, changing an account's plan, suspending or
+// resuming it publishes the key's or the account's id, and every web process
+// drops what it cached for it. The TTL bounds the damage if a message is ever
+// missed (e.g. Redis restarted mid-publish).
 //
 // Unknown keys are remembered briefly in a cache of their own, so a flood of
 // well-formed junk (the checksum is public) costs one lookup per key at most
@@ -9,15 +11,22 @@
 // query. Both caches drop their least recently used entries, never all at once.
 import type { Redis } from '../redis/connection.js';
 import type { Db } from '../db/connection.js';
+import type { AccountStatus } from '../db/database.js';
 import { hashApiKey } from '../domain/api-key.js';
 import type { Plan } from '../domain/quota.js';
 import { Lru } from '../domain/lru.js';
-import { findActiveApiKeyByHash } from './api-key.repository.js';
+import { findKeyByHash } from './api-key.repository.js';
 
 export interface ResolvedApiKey {
   id: string;
-  plan: Plan;
   name: string;
+  accountId: string;
+  accountName: string;
+  /** The account's plan: its quota counts every key of the account. */
+  plan: Plan;
+  status: AccountStatus;
+  /** Epoch ms after which the key answers 401 "expired"; null: it does not expire. */
+  expiresAt: number | null;
 }
 
 const VALID_TTL_MS = 60_000;
@@ -32,12 +41,13 @@ export class ApiKeyCache {
 
   constructor(private readonly db: Db) {}
 
-  /** The key if it is cached as valid now: no lookup, no cost. */
+  /** The key if it is cached now: no lookup, no cost. */
   peek(key: string): ResolvedApiKey | undefined {
     const hit = this.valid.get(hashApiKey(key));
     return hit && hit.expires > Date.now() ? hit.key : undefined;
   }
 
+  /** The key and its account, or null when it does not exist or was revoked. An expired key resolves: the caller says so. */
   async resolve(key: string): Promise<ResolvedApiKey | null> {
     const hash = hashApiKey(key);
     const hit = this.valid.get(hash);
@@ -54,22 +64,31 @@ export class ApiKeyCache {
 
   private async lookup(hash: string): Promise<ResolvedApiKey | null> {
     this.stats.lookups += 1;
-    const row = await findActiveApiKeyByHash(this.db, hash);
-    if (!row) {
+    const row = await findKeyByHash(this.db, hash);
+    if (!row || row.revoked_at !== null) {
       this.unknown.set(hash, Date.now() + UNKNOWN_TTL_MS);
       return null;
     }
-    const key = { id: row.id, plan: row.plan, name: row.name };
+    const key: ResolvedApiKey = {
+      id: row.id,
+      name: row.name,
+      accountId: row.account_id,
+      accountName: row.account_name,
+      plan: row.plan,
+      status: row.status,
+      expiresAt: row.expires_at ? row.expires_at.getTime() : null,
+    };
     this.unknown.delete(hash);
     this.valid.set(hash, { key, expires: Date.now() + VALID_TTL_MS });
     return key;
   }
 
-  forget(apiKeyId: string): void {
-    this.valid.prune((_, entry) => entry.key.id === apiKeyId);
+  /** Drops what is cached for a key id (key_…) or for every key of an account (acc_…). */
+  forget(id: string): void {
+    this.valid.prune((_, entry) => entry.key.id === id || entry.key.accountId === id);
   }
 
-  /** Subscribes to revocations. Returns a function that unsubscribes. */
+  /** Subscribes to key and account changes. Returns a function that unsubscribes. */
   async listen(subscriber: Redis, channel: string): Promise<() => Promise<void>> {
     subscriber.on('message', (ch: string, id: string) => {
       if (ch === channel) this.forget(id);
@@ -81,6 +100,7 @@ export class ApiKeyCache {
   }
 }
 
-export async function announceRevocation(redis: Redis, channel: string, apiKeyId: string): Promise<void> {
-  await redis.publish(channel, apiKeyId);
+/** Tells every web process that a key (key_…) or an account (acc_…) changed. */
+export async function announceKeyChange(redis: Redis, channel: string, id: string): Promise<void> {
+  await redis.publish(channel, id);
 }

@@ -1,6 +1,8 @@
 import type { Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../db/connection.js';
-import type { ApiKeysTable } from '../db/database.js';
+import type { AccountStatus, ApiKeysTable } from '../db/database.js';
+import { createAccount } from '../accounts/account.repository.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../domain/api-key.js';
 import { newId } from '../domain/ids.js';
 import type { Plan } from '../domain/quota.js';
@@ -11,31 +13,58 @@ export interface CreatedApiKey {
   id: string;
   /** The only time the key exists in clear. */
   key: string;
+  accountId: string;
   plan: Plan;
   name: string;
+  expiresAt: Date | null;
 }
 
-export async function createApiKey(db: Db, name: string, plan: Plan): Promise<CreatedApiKey> {
+/** A new key in an existing account. */
+export async function createKeyForAccount(db: Db, account: { id: string; plan: Plan }, name: string, expiresAt: Date | null = null): Promise<CreatedApiKey> {
   const key = generateApiKey();
   const id = newId('apiKey');
   await db
     .insertInto('api_keys')
-    .values({ id, name, plan, display_prefix: displayPrefix(key), key_hash: hashApiKey(key) })
+    .values({ id, account_id: account.id, name, display_prefix: displayPrefix(key), key_hash: hashApiKey(key), expires_at: expiresAt })
     .execute();
-  return { id, key, plan, name };
+  return { id, key, accountId: account.id, plan: account.plan, name, expiresAt };
 }
 
-export async function findActiveApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyRow | undefined> {
+/** The shorthand: a key in an account of its own, named like the key, on this plan. */
+export async function createApiKey(db: Db, name: string, plan: Plan, expiresAt: Date | null = null): Promise<CreatedApiKey> {
+  const account = await createAccount(db, name, plan);
+  return createKeyForAccount(db, account, name, expiresAt);
+}
+
+export interface KeyWithAccount {
+  id: string;
+  name: string;
+  revoked_at: Date | null;
+  expires_at: Date | null;
+  account_id: string;
+  account_name: string;
+  plan: Plan;
+  status: AccountStatus;
+}
+
+/** The key with this hash and its account, revoked or not (the caller says which answer fits). */
+export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyWithAccount | undefined> {
   return db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('key_hash', '=', keyHash)
-    .where('revoked_at', 'is', null)
+    .selectFrom('api_keys as k')
+    .innerJoin('accounts as a', 'a.id', 'k.account_id')
+    .select(['k.id', 'k.name', 'k.revoked_at', 'k.expires_at', 'k.account_id', 'a.name as account_name', 'a.plan', 'a.status'])
+    .where('k.key_hash', '=', keyHash)
     .executeTakeFirst();
 }
 
-export async function listApiKeys(db: Db): Promise<ApiKeyRow[]> {
-  return db.selectFrom('api_keys').selectAll().orderBy('created_at', 'asc').execute();
+export async function findApiKey(db: Db, id: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listApiKeys(db: Db, accountId?: string): Promise<Array<ApiKeyRow & { plan: Plan }>> {
+  let query = db.selectFrom('api_keys as k').innerJoin('accounts as a', 'a.id', 'k.account_id').selectAll('k').select('a.plan');
+  if (accountId !== undefined) query = query.where('k.account_id', '=', accountId);
+  return query.orderBy('k.created_at', 'asc').execute();
 }
 
 /** Returns the revoked row, or undefined when no such key exists. Revoking twice is harmless. */
@@ -47,7 +76,29 @@ export async function revokeApiKey(db: Db, id: string): Promise<ApiKeyRow | unde
     .where('revoked_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
-  return updated ?? db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+  return updated ?? findApiKey(db, id);
+}
+
+/**
+ * A new key in the same account; the old one keeps working until `overlapEnds`
+ * (or its own earlier expiry) and then stops. One transaction: never two keys
+ * without the link between them, never the old one cut short without the new.
+ */
+export async function rotateApiKey(db: Db, old: ApiKeyRow, plan: Plan, overlapEnds: Date): Promise<CreatedApiKey> {
+  return db.transaction().execute(async (trx) => {
+    const key = generateApiKey();
+    const id = newId('apiKey');
+    await trx
+      .insertInto('api_keys')
+      .values({ id, account_id: old.account_id, name: old.name, display_prefix: displayPrefix(key), key_hash: hashApiKey(key), expires_at: null })
+      .execute();
+    await trx
+      .updateTable('api_keys')
+      .set({ replaced_by: id, expires_at: sql<Date>`least(coalesce(expires_at, ${overlapEnds}), ${overlapEnds})` })
+      .where('id', '=', old.id)
+      .execute();
+    return { id, key, accountId: old.account_id, plan, name: old.name, expiresAt: null };
+  });
 }
 
 export async function countApiKeys(db: Db): Promise<number> {

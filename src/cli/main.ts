@@ -9,6 +9,7 @@ import { registerForecastCommand } from './commands/forecast.command.js';
 import { registerScoreSeriesCommand } from './commands/score-series.command.js';
 import { registerIngestCommands } from './commands/ingest.command.js';
 import { registerKeyCommands } from './commands/keys.command.js';
+import { registerAccountCommands } from './commands/accounts.command.js';
 import { registerMaintenanceCommands } from './commands/maintenance.command.js';
 import { registerResearchCommands } from './commands/research.command.js';
 import { registerShowCommand } from './commands/show.command.js';
@@ -33,6 +34,7 @@ const context = (): CliContext => {
 };
 
 registerMaintenanceCommands(program, context);
+registerAccountCommands(program, context);
 registerKeyCommands(program, context);
 registerResearchCommands(program, context);
 registerIngestCommands(program, context);

@@ -78,14 +78,41 @@ export interface ForecastsTable {
   backtest: ColumnType<Record<string, number | null> | null, string | null, string | null>;
 }
 
-export interface ApiKeysTable {
+export const ACCOUNT_STATUSES = ['active', 'suspended'] as const;
+export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
+
+export interface AccountsTable {
   id: string;
   name: string;
+  /** The account's daily quota plan: every key of the account counts against it. */
   plan: Plan;
+  status: Generated<AccountStatus>;
+  created_at: Generated<Date>;
+  status_changed_at: Date | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
   display_prefix: string;
   key_hash: string;
   created_at: Generated<Date>;
   revoked_at: Date | null;
+  /** After this, the key answers 401 "expired" (a rotated key's overlap ends here). */
+  expires_at: Date | null;
+  /** To the minute: written in batches by the web processes, never per request. */
+  last_used_at: Date | null;
+  /** The key that replaced this one (keys rotate). */
+  replaced_by: string | null;
+}
+
+/** Requests per account, UTC day and key (written in batches; the Redis counters are the live figure). */
+export interface UsageDailyTable {
+  account_id: string;
+  day: string; // YYYY-MM-DD, returned as text
+  api_key_id: string;
+  requests: ColumnType<number, number, number>;
 }
 
 export const RUN_STATUSES = ['queued', 'running', 'waiting', 'succeeded', 'failed'] as const;
@@ -137,6 +164,8 @@ export interface OutboxEventsTable {
 
 export interface WebhookSubscriptionsTable {
   id: string;
+  /** Deliveries are held while this account is suspended; null for subscriptions of the operators' own. */
+  account_id: ColumnType<string | null, string | null | undefined, string | null>;
   url: string;
   secret_encrypted: string;
   previous_secret_encrypted: string | null;
@@ -185,5 +214,7 @@ export interface Database {
   trend_points: TrendPointsTable;
   insight_series: InsightSeriesTable;
   forecasts: ForecastsTable;
+  accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  usage_daily: UsageDailyTable;
 }

@@ -8,6 +8,7 @@ import * as webhooks from './migrations/2026-11-22T0005-webhooks.js';
 import * as researchHotPaths from './migrations/2026-11-22T0006-research-hot-paths.js';
 import * as interestLevel from './migrations/2026-11-23T0007-interest-level.js';
 import * as researchServed from './migrations/2026-11-23T0008-research-served.js';
+import * as accounts from './migrations/2026-11-23T0009-accounts.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0006-research-hot-paths': researchHotPaths,
   '2026-11-23T0007-interest-level': interestLevel,
   '2026-11-23T0008-research-served': researchServed,
+  '2026-11-23T0009-accounts': accounts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
@@ -27,9 +29,18 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 export class MigrationError extends Error {}
 
 /** Brings the schema up to date. Idempotent; safe to run from several processes at once. */
-export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
-  const migrator = new Migrator({ db, provider });
-  const result = await migrator.migrateToLatest();
+export function migrateToLatest(db: Db): Promise<MigrationResultSet> {
+  return checked(new Migrator({ db, provider }).migrateToLatest());
+}
+
+/** Brings the schema up (or down) to one named migration: how the upgrade tests rebuild the version before. */
+export function migrateTo(db: Db, name: string): Promise<MigrationResultSet> {
+  if (!(name in MIGRATIONS)) throw new MigrationError(`no migration is named "${name}"`);
+  return checked(new Migrator({ db, provider }).migrateTo(name));
+}
+
+async function checked(running: Promise<MigrationResultSet>): Promise<MigrationResultSet> {
+  const result = await running;
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error');
     const reason = result.error instanceof Error ? result.error.message : String(result.error);

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 export const ID_PREFIXES = {
   insight: 'ins',
   apiKey: 'key',
+  account: 'acc',
   run: 'run',
   subscription: 'sub',
   event: 'evt',

@@ -11,7 +11,8 @@ import type { Db } from '../db/connection.js';
 import type { ReadRouter } from '../db/read-router.js';
 import type { Redis } from '../redis/connection.js';
 import { ApiKeyCache, type ResolvedApiKey } from '../api-keys/api-key-cache.js';
-import { consumeQuota, UnlimitedUsageCounter, type QuotaDecision } from '../api-keys/quota.store.js';
+import type { QuotaDecision, QuotaStore } from '../accounts/quota.store.js';
+import type { UsageRecorder } from '../accounts/usage-recorder.js';
 import { isWellFormedApiKey } from '../domain/api-key.js';
 import { PLANS, rateLimitHeaders } from '../domain/quota.js';
 import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
@@ -43,6 +44,8 @@ export interface ApiGuardDeps {
   redis: Redis;
   redisKeys: RedisKeys;
   apiKeys: ApiKeyCache;
+  quota: QuotaStore;
+  usage: UsageRecorder;
   responseCache: ResponseCache;
   /** Without it (or while it is not in sync) every request asks Redis. */
   readModel?: ReadModelVersionWatcher;
@@ -59,9 +62,6 @@ function unauthorized(detail: string): ProblemError {
 
 export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void {
   const failedAuth = deps.failedAuth ?? new FailedAuthLimiter();
-  const unlimitedUsage = new UnlimitedUsageCounter(deps.redis, deps.redisKeys, (error) =>
-    app.log.warn({ err: error }, 'requests of an unlimited plan could not be counted for /api/usage'),
-  );
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.authorization;
     if (!header) throw unauthorized('Send your API key as "Authorization: Bearer <key>".');
@@ -84,6 +84,15 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
         throw unauthorized('Unknown or revoked API key.');
       }
     }
+    // A key that exists but may not be used says why: expired (a rotation's overlap ended), or its account suspended.
+    if (apiKey.expiresAt !== null && apiKey.expiresAt <= Date.now()) {
+      throw new ProblemError(problem('keyExpired', `This API key (${apiKey.id}) expired at ${new Date(apiKey.expiresAt).toISOString()}. Use the key that replaced it, or ask for a new one.`), {
+        'www-authenticate': 'Bearer realm="api", error="invalid_token", error_description="expired"',
+      });
+    }
+    if (apiKey.status === 'suspended') {
+      throw new ProblemError(problem('accountSuspended', `Account ${apiKey.accountId} is suspended: its keys are valid but may not be used until it is resumed.`));
+    }
     request.apiKey = apiKey;
 
     const cacheable = request.routeOptions.config.cacheable === true && request.method === 'GET';
@@ -91,12 +100,11 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
       cacheable && PLANS[apiKey.plan].dailyLimit === null && deps.redis.status === 'ready' ? deps.readModel?.current() : undefined;
     let lsn = '';
     if (knownVersion !== undefined) {
-      unlimitedUsage.count(apiKey.id);
+      deps.quota.countUnlimited(apiKey);
       request.readModelVersion = knownVersion;
       lsn = deps.readModel?.currentLsn() ?? '';
     } else {
-      unlimitedUsage.flush(); // so a count read now includes them
-      const decision = await consumeQuota(deps.redis, deps.redisKeys, apiKey.id, apiKey.plan);
+      const decision = await deps.quota.consume(apiKey);
       request.quota = decision;
       request.readModelVersion = decision.readModelVersion;
       lsn = decision.readModelLsn;
@@ -106,12 +114,13 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
         throw new ProblemError(
           problem(
             'quotaExceeded',
-            `The ${decision.plan} plan allows ${decision.limit} requests per UTC day; this key has used them. The quota resets at the next UTC midnight.`,
+            `The ${decision.plan} plan of account ${apiKey.accountId} allows ${decision.limit} requests per UTC day, over all its keys; they have been used. The quota resets at the next UTC midnight.`,
           ),
           { 'retry-after': String(decision.resetSeconds) },
         );
       }
     }
+    deps.usage.record(apiKey);
     if (deps.readRouter) {
       const choice = await deps.readRouter.choose(lsn);
       request.readDb = choice.db;

@@ -10,7 +10,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type HTTPMethods } from 'fastify';
 import type { Redis } from '../redis/connection.js';
 import { ApiKeyCache } from '../api-keys/api-key-cache.js';
-import { defineQuotaCommands } from '../api-keys/quota.store.js';
+import { defineQuotaCommands, QuotaStore } from '../accounts/quota.store.js';
+import { UsageRecorder } from '../accounts/usage-recorder.js';
 import type { Db } from '../db/connection.js';
 import type { ReadRouter } from '../db/read-router.js';
 import type { HttpLimits } from '../config.js';
@@ -58,13 +59,22 @@ export interface AppDeps {
   http?: HttpLimits;
   /** Reads from a replica when it has replayed far enough (DATABASE_READ_URL). */
   readRouter?: ReadRouter;
+  /** How often counted usage is written to Postgres (USAGE_FLUSH_MS). */
+  usageFlushMs?: number;
 }
 
 const DEFAULT_HTTP_LIMITS: HttpLimits = { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, maxConnections: 2_000 };
 
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
-function validationProblem(error: FastifyError) {
+/** A bounded number's whole range ("from 1 to 90"), read from the route's schema, where the validator names one bound. */
+function rangeOf(schema: unknown, where: string, name: string): string | undefined {
+  const property = (schema as Record<string, { properties?: Record<string, { type?: string; minimum?: number; maximum?: number }> } | undefined>)?.[where]?.properties?.[name];
+  if (property?.minimum === undefined || property.maximum === undefined) return undefined;
+  return `must be ${property.type === 'integer' ? 'a whole number' : 'a number'} from ${property.minimum} to ${property.maximum}`;
+}
+
+function validationProblem(error: FastifyError, routeSchema: unknown) {
   const where = error.validationContext ?? 'request';
   const params: InvalidParam[] = (error.validation ?? []).map((v) => {
     const name =
@@ -72,8 +82,8 @@ function validationProblem(error: FastifyError) {
       (v.params as { missingProperty?: string }).missingProperty ??
       (v.instancePath.replace(/^\//, '').split('/')[0] || where);
     const allowed = (v.params as { allowedValues?: string[] }).allowedValues;
-    const reason =
-      v.keyword === 'additionalProperties' ? 'is not a known parameter' : (v.message ?? 'is invalid');
+    const bounded = ['minimum', 'maximum', 'type'].includes(v.keyword) ? rangeOf(routeSchema, where, name) : undefined;
+    const reason = v.keyword === 'additionalProperties' ? 'is not a known parameter' : (bounded ?? v.message ?? 'is invalid');
     return { name, reason, ...(allowed ? { allowed } : {}) };
   });
   const first = params[0];
@@ -86,6 +96,11 @@ function validationProblem(error: FastifyError) {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   defineQuotaCommands(deps.redis);
   const apiKeys = deps.apiKeys ?? new ApiKeyCache(deps.db);
+  const quota = new QuotaStore(deps.redis, deps.redisKeys, deps.db, (error) =>
+    deps.logger.warn({ err: error }, 'requests of an unlimited plan could not be counted for /api/usage'),
+  );
+  const usage = new UsageRecorder(deps.db, (error) => deps.logger.warn({ err: error }, 'usage could not be written to Postgres; kept for the next write'), deps.usageFlushMs);
+  usage.start();
   const responseCache = new ResponseCache((deps.cacheTtlSeconds ?? 60) * 1000, deps.cacheMaxBytes);
   reportResponseCache(() => ({ bytes: responseCache.bytes, entries: responseCache.size }));
 
@@ -112,6 +127,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.server.maxConnections = limits.maxConnections;
+  // Counted usage goes to Postgres before the process lets go of it.
+  app.addHook('onClose', async () => usage.close());
   app.addSchema(ProblemSchema);
 
   // 405 instead of 404 when the path exists under another method: collect every
@@ -162,7 +179,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.headers(error.headers);
       return sendProblem(reply, error.body);
     }
-    if (error.validation) return sendProblem(reply, validationProblem(error));
+    if (error.validation) return sendProblem(reply, validationProblem(error, request.routeOptions.schema));
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return sendProblem(reply, { ...problem('badRequest', error.message), status: error.statusCode, title: error.name });
     }
@@ -250,10 +267,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
-      registerApiGuard(api, { redis: deps.redis, redisKeys: deps.redisKeys, apiKeys, responseCache, readModel: deps.readModel, readRouter: deps.readRouter });
+      registerApiGuard(api, { redis: deps.redis, redisKeys: deps.redisKeys, apiKeys, quota, usage, responseCache, readModel: deps.readModel, readRouter: deps.readRouter });
       await api.register(insightRoutes, { db: deps.db });
       await api.register(catalogRoutes, { db: deps.db });
-      await api.register(usageRoutes);
+      await api.register(usageRoutes, { db: deps.db, quota });
       await api.register(researchRoutes, { db: deps.db });
     },
     { prefix: '/api' },

@@ -24,6 +24,8 @@ export const PROBLEM_TYPES = {
   invalidParameter: { type: '/problems/invalid-parameter', title: 'Invalid request parameter', status: 400 },
   badRequest: { type: '/problems/bad-request', title: 'Bad request', status: 400 },
   unauthorized: { type: '/problems/unauthorized', title: 'Missing or invalid API key', status: 401 },
+  keyExpired: { type: '/problems/api-key-expired', title: 'API key expired', status: 401 },
+  accountSuspended: { type: '/problems/account-suspended', title: 'Account suspended', status: 403 },
   notFound: { type: '/problems/not-found', title: 'Not found', status: 404 },
   methodNotAllowed: { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 },
   quotaExceeded: { type: '/problems/quota-exceeded', title: 'Daily quota exceeded', status: 429 },

@@ -21,7 +21,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
   // A subscribed connection can do nothing else, so revocations and read-model changes get their own.
   const subscriber = resources.connectRedis('worker');
   subscriber.on('error', (error) => logger.debug({ err: error }, 'subscriber error'));
-  const stopRevocations = await apiKeys.listen(subscriber, resources.redisKeys.apiKeyRevokedChannel);
+  const stopRevocations = await apiKeys.listen(subscriber, resources.redisKeys.apiKeyChangesChannel);
   const stopVersions = await readModel.listen(subscriber);
   const stopListening = async () => {
     await stopVersions();
@@ -42,6 +42,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
     readModel,
     cacheTtlSeconds: config.apiCacheTtlSeconds,
     cacheMaxBytes: config.apiCacheMaxBytes,
+    usageFlushMs: config.usageFlushMs,
     overloadMaxEventLoopDelayMs: config.overloadMaxEventLoopDelayMs,
     adminToken: config.adminToken,
     queues,

@@ -15,7 +15,13 @@ export const httpDuration = new client.Histogram({
 });
 export const quotaRejections = new client.Counter({
   name: 'api_quota_rejections_total',
-  help: 'Requests refused because the key spent its daily quota, by plan',
+  help: "Requests refused because the account spent its plan's daily quota, by plan",
+  labelNames: ['plan'] as const,
+  registers: [registry],
+});
+export const apiRequestsByPlan = new client.Counter({
+  name: 'api_requests_total',
+  help: "Requests that passed the API key and quota check, by the account's plan",
   labelNames: ['plan'] as const,
   registers: [registry],
 });

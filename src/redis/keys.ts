@@ -4,9 +4,10 @@
 //   {<prefix>:<queue>}:<queue>:…       each BullMQ queue in a hash tag of its
 //                                      own, so the queues spread over the shards
 //                                      (BullMQ's scripts touch one queue's keys)
-//   {<prefix>:q:<owner>}:<day>         one quota counter per key (per account once
-//                                      accounts exist): the quota script touches
-//                                      only that one key
+//   {<prefix>:q:<account>}:<day>       an account's quota counter for a UTC day, and
+//   {<prefix>:q:<account>}:<day>:keys  beside it (same tag) each key's share: the
+//                                      quota script touches only these two.
+//                                      (Before accounts, the tag held a key id.)
 //   {<prefix>:rm}:version, :lsn        the read-model version and the Postgres WAL
 //                                      position of the write that set it (written
 //                                      together by one script)
@@ -14,7 +15,7 @@
 //   {<prefix>:trends}:…                the egress routes' rates, pauses and budget
 //                                      (the route script touches all routes)
 //   <prefix>:read-model:changed        pub/sub channels: not keys, no slot
-//   <prefix>:api-keys:revoked
+//   <prefix>:api-keys:changed
 //
 // No single tag holds everything: the quota counters, the queues and the rest
 // hash to different slots. Changing the layout orphans queued jobs: drain the
@@ -26,10 +27,13 @@ export function redisKeys(prefix: string) {
     /** BullMQ's `prefix` option for one queue: its own hash tag. */
     queuePrefix: (queue: string) => `{${prefix}:${queue}}`,
     quota: (owner: string, day: string) => `{${prefix}:q:${owner}}:${day}`,
+    /** Each key's requests of the account that day (a hash, in the counter's hash tag). */
+    quotaKeys: (accountId: string, day: string) => `{${prefix}:q:${accountId}}:${day}:keys`,
     readModelVersion: `${readModel}:version`,
     readModelLsn: `${readModel}:lsn`,
     readModelChannel: `${prefix}:read-model:changed`,
-    apiKeyRevokedChannel: `${prefix}:api-keys:revoked`,
+    /** Key or account ids whose cached keys every web process drops (revoked, rotated, plan changed, suspended). */
+    apiKeyChangesChannel: `${prefix}:api-keys:changed`,
     subscriptionsVersion: `{${prefix}:webhooks}:subscriptions-version`,
     /** Egress routes to Google and their daily budget (see egress-pool.ts). */
     trendsPool: `{${prefix}:trends}`,

@@ -9,7 +9,9 @@ export async function loadDeliveries(db: Db, ids: string[]) {
   const rows = await db
     .selectFrom('webhook_deliveries as d')
     .leftJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+    .leftJoin('accounts as a', 'a.id', 's.account_id')
     .select([
+      'a.status as account_status',
       'd.id',
       'd.status',
       'd.attempts',

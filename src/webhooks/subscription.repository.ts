@@ -15,6 +15,8 @@ export interface NewSubscription {
   sources: string[];
   keywords: string[];
   eventTypes: string[];
+  /** The account it belongs to: its deliveries are held while the account is suspended. */
+  accountId?: string | null;
 }
 
 /** Returns the id and the secret in clear: the only time it is shown. */
@@ -33,6 +35,7 @@ export async function createSubscription(db: Db, box: SecretBox, input: NewSubsc
       keywords: JSON.stringify(input.keywords.map((k) => k.toLowerCase())),
       event_types: JSON.stringify(input.eventTypes),
       state: 'enabled',
+      account_id: input.accountId ?? null,
     })
     .execute();
   return { id, secret };

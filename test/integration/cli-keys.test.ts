@@ -17,7 +17,9 @@ describe('insights keys', () => {
     const result = await runCli(['keys', 'create', '--name', 'ci', '--plan', 'starter', '--json'], env);
     expect(result.code, result.stderr).toBe(0);
     const created = JSON.parse(result.stdout);
-    expect(Object.keys(created).sort()).toEqual(['id', 'key', 'plan']);
+    expect(Object.keys(created).sort()).toEqual(['account_id', 'expires_at', 'id', 'key', 'plan']);
+    expect(created.account_id).toMatch(/^acc_/);
+    expect(created.expires_at).toBeNull();
     expect(created.plan).toBe('starter');
     expect(isWellFormedApiKey(created.key)).toBe(true);
 

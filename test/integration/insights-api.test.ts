@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { announceRevocation } from '../../src/api-keys/api-key-cache.js';
+import { announceKeyChange } from '../../src/api-keys/api-key-cache.js';
 import { createApiKey, revokeApiKey } from '../../src/api-keys/api-key.repository.js';
 import { bumpReadModelVersion, ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
 import { createRedis } from '../../src/redis/connection.js';
@@ -207,12 +207,12 @@ describe('authentication', () => {
     const { buildApp } = await import('../../src/http/app.js');
     const { pino } = await import('pino');
     const cache = new ApiKeyCache(t.database.db);
-    const stop = await cache.listen(subscriber, t.redis.keys.apiKeyRevokedChannel);
+    const stop = await cache.listen(subscriber, t.redis.keys.apiKeyChangesChannel);
     const app = await buildApp({ db: t.database.db, redis: t.redis.redis, redisKeys: t.redis.keys, logger: pino({ level: 'silent' }), apiKeys: cache, overloadMaxEventLoopDelayMs: 0 });
     const call = () => app.inject({ method: 'GET', url: '/api/usage', headers: bearer(created.key) });
     expect((await call()).statusCode).toBe(200); // now cached as valid
     await revokeApiKey(t.database.db, created.id);
-    await announceRevocation(t.redis.redis, t.redis.keys.apiKeyRevokedChannel, created.id);
+    await announceKeyChange(t.redis.redis, t.redis.keys.apiKeyChangesChannel, created.id);
     await expect.poll(async () => (await call()).statusCode, { timeout: 2000 }).toBe(401);
     await stop();
     subscriber.disconnect();

@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRedisCluster } from '../../scripts/lib/local-redis-cluster.js';
-import { announceRevocation, ApiKeyCache } from '../../src/api-keys/api-key-cache.js';
+import { announceKeyChange, ApiKeyCache } from '../../src/api-keys/api-key-cache.js';
 import { createApiKey, revokeApiKey } from '../../src/api-keys/api-key.repository.js';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
@@ -65,8 +65,12 @@ describe('on a 3-master Redis Cluster', () => {
     const keys = redisKeys(prefix);
     const masters = new Set(await Promise.all(Object.values(QUEUES).map((q) => cluster.masterOf(`${keys.queuePrefix(q)}:${q}:wait`))));
     expect(masters.size).toBeGreaterThanOrEqual(2);
-    const quotaMasters = new Set(await Promise.all(Array.from({ length: 12 }, (_, i) => cluster.masterOf(keys.quota(`key_${i}`, '2026-11-23')))));
+    const quotaMasters = new Set(await Promise.all(Array.from({ length: 12 }, (_, i) => cluster.masterOf(keys.quota(`acc_${i}`, '2026-11-23')))));
     expect(quotaMasters.size).toBe(3);
+    // One account's counter and its per-key shares share a hash tag, so one script updates both.
+    for (let i = 0; i < 12; i++) {
+      expect(await cluster.masterOf(keys.quotaKeys(`acc_${i}`, '2026-11-23'))).toBe(await cluster.masterOf(keys.quota(`acc_${i}`, '2026-11-23')));
+    }
   });
 
   it('runs research and delivers its webhooks', async () => {
@@ -97,7 +101,7 @@ describe('on a 3-master Redis Cluster', () => {
     const apiKeys = new ApiKeyCache(database.db);
     const readModel = new ReadModelVersionWatcher(resources.redis, resources.redisKeys);
     const subscriber = resources.connectRedis('worker');
-    const stopRevocations = await apiKeys.listen(subscriber, resources.redisKeys.apiKeyRevokedChannel);
+    const stopRevocations = await apiKeys.listen(subscriber, resources.redisKeys.apiKeyChangesChannel);
     const stopVersions = await readModel.listen(subscriber);
     const app = await buildApp({ db: database.db, redis: resources.redis, redisKeys: resources.redisKeys, logger: pino({ level: 'silent' }), apiKeys, readModel, overloadMaxEventLoopDelayMs: 0 });
     try {
@@ -115,7 +119,7 @@ describe('on a 3-master Redis Cluster', () => {
 
       await revokeApiKey(database.db, pro.id);
       const revokedAt = Date.now();
-      await announceRevocation(resources.redis, resources.redisKeys.apiKeyRevokedChannel, pro.id);
+      await announceKeyChange(resources.redis, resources.redisKeys.apiKeyChangesChannel, pro.id);
       await until(() => app.inject({ url: '/api/sources', headers: { authorization: `Bearer ${pro.key}` } }).then((r) => r.statusCode), (s) => s === 401, 5_000, 'the revoked key to be refused');
       expect(Date.now() - revokedAt).toBeLessThan(1_000);
     } finally {

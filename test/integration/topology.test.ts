@@ -29,9 +29,17 @@ async function newKey(plan: string): Promise<{ id: string; key: string }> {
 }
 
 describe('2 web and 2 worker processes on a Redis Cluster and a Postgres replica', () => {
-  it('grants a fresh Free key exactly 100 of 200 concurrent requests spread over both web processes', async () => {
-    const { key } = await newKey('free');
-    const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => get(topology.webUrls[i % 2]!, '/api/sources', key).then((r) => r.status)));
+  it("grants a Free account's two keys exactly 100 of 200 concurrent requests spread over both web processes", async () => {
+    const account = await topology.cli(['accounts', 'create', '--name', 'topology account', '--plan', 'free', '--json']);
+    expect(account.code, account.stderr).toBe(0);
+    const accountId = (JSON.parse(account.stdout) as { id: string }).id;
+    const keys: string[] = [];
+    for (const name of ['staging', 'production']) {
+      const out = await topology.cli(['keys', 'create', '--account', accountId, '--name', name, '--json']);
+      expect(out.code, out.stderr).toBe(0);
+      keys.push((JSON.parse(out.stdout) as { key: string }).key);
+    }
+    const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => get(topology.webUrls[i % 2]!, '/api/sources', keys[Math.floor(i / 2) % 2]!).then((r) => r.status)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(100);
     expect(statuses.filter((s) => s === 429)).toHaveLength(100);
   });

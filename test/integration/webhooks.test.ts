@@ -149,6 +149,40 @@ describe('webhooks', () => {
     r.server.close();
   }, 180_000);
 
+  it("holds a suspended account's deliveries without spending attempts, and sends them after resume", async () => {
+    let secret = '';
+    const r = await receiver(() => secret);
+    const account = await runCli(['accounts', 'create', '--name', 'webhook owner', '--plan', 'pro', '--json'], env);
+    expect(account.code, account.stderr).toBe(0);
+    const accountId = JSON.parse(account.stdout).id as string;
+    const sub = await subscribe(r.url, ['--keyword', 'oboe', '--account', accountId]);
+    secret = sub.secret;
+    expect((await runCli(['accounts', 'suspend', accountId], env)).code).toBe(0);
+
+    await research('Oboe reed subscription box');
+    const { deliveryJobId } = await import('../../src/queue/queues.js');
+    const delivery = await until(
+      () => database.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', sub.id).executeTakeFirst(),
+      (d) => d !== undefined,
+      60_000,
+      'the delivery to be planned',
+    );
+    // Held: its job looked, found the account suspended and went back to sleep.
+    await until(async () => (await pipeline.queues.webhooks.getJob(deliveryJobId(delivery!.id)))?.getState(), (s) => s === 'delayed', 60_000, 'the delivery to be held');
+    expect(r.received).toHaveLength(0);
+    const held = await database.db.selectFrom('webhook_deliveries').select('status').where('id', '=', delivery!.id).executeTakeFirstOrThrow();
+    expect(held.status).toBe('pending');
+    expect(await database.db.selectFrom('webhook_attempts').select('delivery_id').where('delivery_id', '=', delivery!.id).execute()).toHaveLength(0);
+
+    const resumed = await runCli(['accounts', 'resume', accountId], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/1 held webhook deliveries released/);
+    await until(async () => r.received.length, (n) => n >= 1, 60_000, 'the held delivery after resume');
+    expect(r.received[0]!.verified).toBe(true);
+    expect(r.received[0]!.body.type).toBe('insight.created');
+    r.server.close();
+  }, 180_000);
+
   it('disables the subscription on 410 Gone', async () => {
     let secret = '';
     const r = await receiver(() => secret, () => 410);

@@ -28,7 +28,7 @@ export async function createTestApp(options: { cacheTtlSeconds?: number } = {}):
   const apiKeys = new ApiKeyCache(database.db);
   const readModel = new ReadModelVersionWatcher(redis.redis, redis.keys);
   const subscriber = createRedis(redis.url, 'worker');
-  const stopRevocations = await apiKeys.listen(subscriber, redis.keys.apiKeyRevokedChannel);
+  const stopRevocations = await apiKeys.listen(subscriber, redis.keys.apiKeyChangesChannel);
   const stopVersions = await readModel.listen(subscriber);
   const app = await buildApp({
     apiKeys,

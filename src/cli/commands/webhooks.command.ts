@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { requireAccount } from './accounts.command.js';
 import { CATEGORY_VALUES, SOURCE_VALUES } from '../../domain/catalog.js';
 import { newId } from '../../domain/ids.js';
 import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../../queue/queues.js';
@@ -67,8 +68,9 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .option('--source <s>', 'only these sources (repeatable)', collect, [])
     .option('--keyword <k>', 'only insights mentioning one of these (repeatable)', collect, [])
     .option('--event <type>', `only these events (repeatable): ${EVENT_TYPES.join(', ')}`, collect, [])
+    .option('--account <account-id>', "the account it belongs to: deliveries are held while it is suspended (acc_…)")
     .option('--json', 'print {"id","secret"}')
-    .action(async (o: { url: string; minScore?: string; category: string[]; source: string[]; keyword: string[]; event: string[]; json?: boolean }) => {
+    .action(async (o: { url: string; minScore?: string; category: string[]; source: string[]; keyword: string[]; event: string[]; account?: string; json?: boolean }) => {
       const url = checkUrl(o.url);
       let minScore: number | null = null;
       if (o.minScore !== undefined) {
@@ -94,7 +96,8 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
           );
         }
         if (refused) throw new UsageError(`deliveries to ${url} would be refused: ${refused}`);
-        const created = await createSubscription(r.db, box, { url, minScore, categories, sources, keywords, eventTypes });
+        const accountId = o.account === undefined ? null : (await requireAccount(r, o.account)).id;
+        const created = await createSubscription(r.db, box, { url, minScore, categories, sources, keywords, eventTypes, accountId });
         await changed(r);
         if (o.json) printJson(created);
         else {
@@ -115,6 +118,7 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
           table(
             rows.map((s) => ({
               id: s.id,
+              account: s.account_id,
               state: s.state,
               url: s.url,
               min_score: s.min_score,

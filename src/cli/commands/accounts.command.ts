@@ -1,0 +1,191 @@
+import type { Command } from 'commander';
+import { announceKeyChange } from '../../api-keys/api-key-cache.js';
+import { listApiKeys } from '../../api-keys/api-key.repository.js';
+import { createAccount, findAccount, listAccounts, setAccountPlan, setAccountStatus, type AccountRow } from '../../accounts/account.repository.js';
+import { defineQuotaCommands, QuotaStore } from '../../accounts/quota.store.js';
+import { usageByDay } from '../../accounts/usage.repository.js';
+import { isId } from '../../domain/ids.js';
+import { isPlan, PLAN_VALUES, PLANS, utcDay, type Plan } from '../../domain/quota.js';
+import { controlCharacterProblem } from '../../domain/text.js';
+import type { Resources } from '../../runtime/resources.js';
+import { releaseHeldDeliveries } from '../../webhooks/held-deliveries.js';
+import type { CliContext } from '../main.js';
+import { print, printJson, table, UsageError } from '../output.js';
+import { withResources } from '../resources.js';
+
+export function checkName(raw: string): string {
+  const name = raw.trim();
+  if (name === '' || name.length > 200) throw new UsageError('--name must be 1–200 characters');
+  const control = controlCharacterProblem(name);
+  if (control) throw new UsageError(`--name ${control}`);
+  return name;
+}
+
+export function checkPlan(raw: string): Plan {
+  if (!isPlan(raw)) throw new UsageError(`--plan must be one of ${PLAN_VALUES.join(', ')} (got "${raw.slice(0, 40)}")`);
+  return raw;
+}
+
+/** The account, or a usage error naming where to find the right id. */
+export async function requireAccount(resources: Resources, id: string): Promise<AccountRow> {
+  const account = isId('account', id) ? await findAccount(resources.db, id) : undefined;
+  if (!account) throw new UsageError(`No account has the id "${id.slice(0, 64)}" (see: insights accounts list)`);
+  return account;
+}
+
+const describePlan = (plan: Plan) => {
+  const limit = PLANS[plan].dailyLimit;
+  return `${plan}: ${limit === null ? 'unlimited' : `${limit} requests`} per UTC day`;
+};
+
+const accountView = (a: AccountRow) => ({
+  id: a.id,
+  name: a.name,
+  plan: a.plan,
+  status: a.status,
+  created: a.created_at.toISOString(),
+});
+
+function quotaOf(resources: Resources): QuotaStore {
+  defineQuotaCommands(resources.redis);
+  return new QuotaStore(resources.redis, resources.redisKeys, resources.db, () => {});
+}
+
+export function registerAccountCommands(program: Command, context: () => CliContext): void {
+  const accounts = program.command('accounts').description('Accounts own API keys, a plan and its daily quota');
+
+  accounts
+    .command('create')
+    .description('Create an account')
+    .requiredOption('--name <name>', 'who the account is for')
+    .requiredOption('--plan <plan>', `daily quota plan: ${PLAN_VALUES.join('|')}`)
+    .option('--json', 'print the account as JSON')
+    .action(async (options: { name: string; plan: string; json?: boolean }) => {
+      const name = checkName(options.name);
+      const plan = checkPlan(options.plan);
+      await withResources(context, async (resources) => {
+        const account = await createAccount(resources.db, name, plan);
+        if (options.json) printJson(accountView(account));
+        else print(`Created ${account.id} "${account.name}" (${describePlan(account.plan)}). Next: insights keys create --account ${account.id} --name NAME`);
+      });
+    });
+
+  accounts
+    .command('list')
+    .description('List accounts')
+    .option('--json', 'print JSON lines')
+    .action(async (options: { json?: boolean }) => {
+      await withResources(context, async (resources) => {
+        const rows = (await listAccounts(resources.db)).map((a) => ({ ...accountView(a), keys: Number(a.keys) }));
+        if (options.json) rows.forEach((r) => printJson(r));
+        else print(rows.length === 0 ? 'No accounts yet: insights accounts create --name NAME --plan free' : table(rows));
+      });
+    });
+
+  accounts
+    .command('show')
+    .description("An account: its keys and today's usage")
+    .argument('<account-id>', 'acc_…')
+    .option('--json', 'print JSON')
+    .action(async (id: string, options: { json?: boolean }) => {
+      await withResources(context, async (resources) => {
+        const account = await requireAccount(resources, id);
+        const keys = await listApiKeys(resources.db, account.id);
+        const today = await quotaOf(resources).today(account.id);
+        const limit = PLANS[account.plan].dailyLimit;
+        const view = {
+          ...accountView(account),
+          today: { day: utcDay(new Date()), used: today?.total ?? 0, limit, by_key: Object.fromEntries(today?.byKey ?? []) },
+          keys: keys.map((k) => ({
+            id: k.id,
+            name: k.name,
+            key: `${k.display_prefix}…`,
+            created: k.created_at.toISOString(),
+            last_used: k.last_used_at?.toISOString() ?? null,
+            expires: k.expires_at?.toISOString() ?? null,
+            status: keyStatus(k),
+          })),
+        };
+        if (options.json) {
+          printJson(view);
+          return;
+        }
+        print(`${account.id} "${account.name}": ${describePlan(account.plan)}, ${account.status}`);
+        print(`Today (${view.today.day}): ${view.today.used}${limit === null ? '' : ` of ${limit}`} requests`);
+        print(view.keys.length === 0 ? 'No keys.' : table(view.keys.map((k) => ({ ...k, today: today?.byKey.get(k.id) ?? 0 }))));
+      });
+    });
+
+  accounts
+    .command('set-plan')
+    .description('Change the plan: every web process applies it to the next request (within a second)')
+    .argument('<account-id>', 'acc_…')
+    .argument('<plan>', PLAN_VALUES.join('|'))
+    .action(async (id: string, plan: string) => {
+      const newPlan = checkPlan(plan);
+      await withResources(context, async (resources) => {
+        const before = await requireAccount(resources, id);
+        const account = (await setAccountPlan(resources.db, before.id, newPlan))!;
+        await announceKeyChange(resources.redis, resources.redisKeys.apiKeyChangesChannel, account.id);
+        print(`${account.id}: ${before.plan} → ${describePlan(account.plan)}`);
+      });
+    });
+
+  for (const [command, status, description] of [
+    ['suspend', 'suspended', "Suspend: the account's keys get 403 at once and its webhook deliveries are held"],
+    ['resume', 'active', 'Resume: keys work again and held webhook deliveries go out'],
+  ] as const) {
+    accounts
+      .command(command)
+      .description(description)
+      .argument('<account-id>', 'acc_…')
+      .action(async (id: string) => {
+        await withResources(context, async (resources, ctx) => {
+          const before = await requireAccount(resources, id);
+          const account = (await setAccountStatus(resources.db, before.id, status))!;
+          await announceKeyChange(resources.redis, resources.redisKeys.apiKeyChangesChannel, account.id);
+          const released = status === 'active' ? await releaseHeldDeliveries(resources, ctx.config, account.id) : 0;
+          print(
+            before.status === status
+              ? `${account.id} was already ${status}`
+              : `${account.id} is ${status}${status === 'active' ? `; ${released} held webhook deliveries released` : ''}`,
+          );
+        });
+      });
+  }
+
+  accounts
+    .command('usage')
+    .description("An account's requests per UTC day, with each key's share")
+    .argument('<account-id>', 'acc_…')
+    .option('--days <n>', 'how many days, today included (1–90)', '30')
+    .option('--json', 'print JSON lines, one per day')
+    .action(async (id: string, options: { days: string; json?: boolean }) => {
+      const days = Number(options.days);
+      if (!Number.isInteger(days) || days < 1 || days > 90) throw new UsageError(`--days must be a whole number from 1 to 90 (got "${options.days.slice(0, 20)}")`);
+      await withResources(context, async (resources) => {
+        const account = await requireAccount(resources, id);
+        const now = new Date();
+        const from = utcDay(new Date(now.getTime() - (days - 1) * 86_400_000));
+        const stored = await usageByDay(resources.db, account.id, from);
+        const today = await quotaOf(resources).today(account.id, now);
+        const names = new Map((await listApiKeys(resources.db, account.id)).map((k) => [k.id, k.name]));
+        const todayRow = today
+          ? [{ day: utcDay(now), requests: today.total, keys: [...today.byKey].map(([key_id, requests]) => ({ key_id, name: names.get(key_id) ?? null, requests })) }]
+          : [];
+        const rows = [...todayRow, ...stored.filter((d) => d.day !== utcDay(now))];
+        if (options.json) {
+          rows.forEach((r) => printJson(r));
+          return;
+        }
+        print(`${account.id} "${account.name}" (${account.plan}), last ${days} days:`);
+        print(rows.length === 0 ? 'No requests.' : table(rows.map((r) => ({ day: r.day, requests: r.requests, keys: r.keys.map((k) => `${k.name ?? k.key_id} ${k.requests}`).join(', ') }))));
+      });
+    });
+}
+
+export function keyStatus(k: { revoked_at: Date | null; expires_at: Date | null }, now = Date.now()): string {
+  if (k.revoked_at) return 'revoked';
+  if (k.expires_at && k.expires_at.getTime() <= now) return 'expired';
+  return 'active';
+}

@@ -1,0 +1,31 @@
+// Deliveries of a suspended account's subscriptions sleep without spending an
+// attempt (webhook-deliver.job.ts). When the account is resumed they are woken
+// at once rather than at their next look.
+import type { Config } from '../config.js';
+import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../queue/queues.js';
+import { ensureJob } from '../queue/ensure-job.js';
+import type { Resources } from '../runtime/resources.js';
+import { openQueues } from '../runtime/workers.js';
+
+/** Wakes the pending deliveries of the account's subscriptions; returns how many. */
+export async function releaseHeldDeliveries(resources: Resources, config: Config, accountId: string): Promise<number> {
+  const pending = await resources.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+    .select('d.id')
+    .where('s.account_id', '=', accountId)
+    .where('d.status', '=', 'pending')
+    .execute();
+  if (pending.length === 0) return 0;
+  const { queues, close } = openQueues(resources, config);
+  try {
+    for (const d of pending) {
+      const job = await queues.webhooks.getJob(deliveryJobId(d.id));
+      if (job && (await job.getState()) === 'delayed') await job.promote();
+      else await ensureJob(queues.webhooks, JOBS.webhookDeliver, { deliveryId: d.id }, { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(d.id) });
+    }
+  } finally {
+    await close();
+  }
+  return pending.length;
+}
