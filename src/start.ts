@@ -9,6 +9,8 @@ import { loadConfig } from './config.js';
 import { describeTarget } from './redis/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { seedDemo } from './demo/demo-seed.js';
+import { startDemoResearch } from './demo/demo-research.js';
+import { ResearchChain } from './research/chain.js';
 import { startWebServer, type WebServer } from './http/server.js';
 import { countInsights } from './insights/insight.repository.js';
 import { createLogger, type Logger } from './logger.js';
@@ -52,6 +54,10 @@ try {
     }
   }
 
+  // A fresh machine shows what a researched insight looks like: a few runs of the real pipeline in a simulated world.
+  const demoRuns = await startDemoResearch(resources.db, new ResearchChain(pipeline.queues.research));
+  if (demoRuns.length > 0) logger.info({ runs: demoRuns }, 'started the demo research runs (simulated world, source synthetic)');
+
   web = await startWebServer(resources, config, logger, Object.values(pipeline.queues));
   // Only once the API is up: a key created by a start that then failed would never be shown.
   let firstKey: string | undefined;
@@ -63,7 +69,12 @@ try {
   const url = web.url;
   say(`  API:   ${url}/api/insights`);
   say(`  Docs:  ${url}/docs`);
-  say(`  Research: npx insights research "your idea" --wait   (Trends provider: ${config.trendsProvider})`);
+  if (demoRuns.length > 0) {
+    say(`  Demo:  recorded US Google Trends series for 48 named topics (source "demo": only momentum is scored from a bare series),`);
+    say(`         and ${demoRuns.length} ideas being researched now, all 40 steps, in a simulated world (source "synthetic", never live Google data):`);
+    say(`         npx insights runs list`);
+  }
+  say(`  Research a real idea: npx insights research "your idea" --wait   (Trends provider: ${config.trendsProvider}; Google must be reachable)`);
   say(`  Data:  ${resources.embeddedPostgres ? `embedded Postgres under ${path.join(config.dataDir, 'pglite')}` : 'DATABASE_URL'}, Redis at ${describeTarget(resources.redisTarget)}`);
   if (firstKey) {
     say();

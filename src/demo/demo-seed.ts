@@ -12,12 +12,16 @@ import { DIMENSIONS, type DimensionScores, unsupported } from '../domain/scoring
 import { assessMomentum } from '../domain/scoring/momentum.js';
 import { combineScores } from '../domain/scoring/overall.js';
 import { seriesQuality, type SeriesPoint } from '../domain/scoring/series.js';
+import { forecast as fitForecast } from '../domain/forecast/forecaster.js';
+import { upsertForecast } from '../insights/forecast.repository.js';
 import { upsertInsight } from '../insights/insight.repository.js';
 import { replaceTrendPoints, upsertInsightSeries } from '../insights/trend-point.repository.js';
 
 export const DEMO_WINDOW_DAYS = 30;
 export const DEFAULT_DEMO_COUNT = 48;
 const DAILY_FILE = 'gtab-us-daily.csv';
+/** Google topic id → its name (455 of the 466 topics), beside the series. */
+const NAMES_FILE = 'keyword-names.tsv';
 
 export class DemoDataMissingError extends Error {}
 
@@ -52,6 +56,23 @@ export async function readSeriesCsv(dir: string): Promise<Map<string, SeriesPoin
   }
   for (const points of series.values()) points.sort((a, b) => a.date.localeCompare(b.date));
   return series;
+}
+
+/** Topic names by Google topic id ("/m/01245r" → "Raclette"); empty when the file is absent. */
+export async function readKeywordNames(dir: string): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  try {
+    await access(path.join(dir, NAMES_FILE));
+  } catch {
+    return names;
+  }
+  const lines = createInterface({ input: createReadStream(path.join(dir, NAMES_FILE)), crlfDelay: Infinity });
+  for await (const line of lines) {
+    const [mid, name] = line.split('\t');
+    if (!mid || !name || mid === 'keyword_mid') continue;
+    names.set(mid.trim(), name.trim());
+  }
+  return names;
 }
 
 /** Cuts the last `days` and rescales them by the window's own maximum, as Google does per request. */
@@ -99,6 +120,7 @@ export function chooseDemoSeries(all: Map<string, SeriesPoint[]>, count: number)
 
 export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT): Promise<{ inserted: number; dir: string }> {
   const all = await readSeriesCsv(dir);
+  const names = await readKeywordNames(dir);
   const chosen = chooseDemoSeries(all, count);
   if (chosen.length === 0) throw new DemoDataMissingError(`${path.join(dir, DAILY_FILE)} has no usable series`);
   const fetchedAt = new Date();
@@ -110,13 +132,15 @@ export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT):
       const topic = seriesId.split(':').slice(1).join(':') || seriesId;
       const first = window[0]!.date;
       const last = window.at(-1)!.date;
+      // The topic id stays the keyword (it is what Google was asked); the name is for people.
+      const name = names.get(topic);
       const id = await upsertInsight(trx, {
         id: newId('insight'),
         idea_key: `demo:${seriesId}`,
-        title: `Google topic ${topic} (US, demo)`,
-        idea: `Demo: US search interest in the Google topic ${topic}, ${first} to ${last}`,
+        title: name ? `${name} (US search interest, recorded)` : `Google topic ${topic} (US search interest, recorded)`,
+        idea: `Demo: recorded US search interest in ${name ? `${name} (Google topic ${topic})` : `the Google topic ${topic}`}, ${first} to ${last}`,
         primary_keyword: topic,
-        keywords: [topic],
+        keywords: name ? [topic, name] : [topic],
         category: 'uncategorized',
         source: 'demo',
         overall_score: overall.score,
@@ -127,6 +151,8 @@ export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT):
       });
       await replaceTrendPoints(trx, id, window, fetchedAt);
       await upsertInsightSeries(trx, id, '90d', window90, fetchedAt);
+      // Fitted on the 90 days, as the refresh does: the same forecaster, over real data.
+      await upsertForecast(trx, id, fitForecast(window90.map((p) => p.date), window90.map((p) => p.value), 7), fetchedAt);
     }
   });
   return { inserted: chosen.length, dir };

@@ -15,8 +15,8 @@ export const SOURCE_VALUES = Object.values(SOURCES) as Source[];
 export const SOURCE_DESCRIPTIONS: Record<Source, string> = {
   research: 'A 40-step research run enqueued by an operator',
   discovery: 'A research run started by daily discovery from Google daily trends',
-  demo: 'Demo data: real Google Trends windows from the GTAB anchor bank, labelled by topic id',
-  synthetic: 'Generated data for load tests and benchmarks; never real',
+  demo: 'Demo data: recorded US Google Trends windows (GTAB anchor bank) named by their topic; only momentum can be scored from a bare series',
+  synthetic: 'A simulated world: the demo research on first start, load tests and benchmarks; never real Google data',
 };
 
 export const CATEGORIES = {

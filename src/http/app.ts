@@ -61,6 +61,8 @@ export interface AppDeps {
   readRouter?: ReadRouter;
   /** How often counted usage is written to Postgres (USAGE_FLUSH_MS). */
   usageFlushMs?: number;
+  /** Where clients reach the API (PUBLIC_BASE_URL, or where it listens): the OpenAPI document's server. Asked when the document is first built. */
+  publicBaseUrl?: () => string;
 }
 
 const DEFAULT_HTTP_LIMITS: HttpLimits = { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, maxConnections: 2_000 };
@@ -91,6 +93,33 @@ function validationProblem(error: FastifyError, routeSchema: unknown) {
     ? `${first.name} ${first.reason}${first.allowed ? ` (allowed: ${first.allowed.join(', ')})` : ''}`
     : error.message;
   return problem('invalidParameter', detail, { invalid_params: params });
+}
+
+export const API_VERSION = '1.1.0';
+/** The API's terms: the licence of the service and its data for API clients. */
+const API_LICENSE = { name: 'Proprietary: use under your account\'s plan', identifier: 'LicenseRef-Startup-Insights' };
+
+interface OpenApiDocument {
+  servers?: Array<{ url: string; description?: string }>;
+  paths?: Record<string, Record<string, { parameters?: Array<{ in: string; required?: boolean; schema?: { default?: unknown } }> }>>;
+}
+
+/**
+ * What generated clients need beyond the route schemas: a parameter the API
+ * fills in by default is optional to the caller (the schemas list it as
+ * required, because the validator fills it in before the handler runs), and
+ * the server is where clients reach this API.
+ */
+function finishOpenApi(document: OpenApiDocument, publicBaseUrl: string | undefined): OpenApiDocument {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false;
+      }
+    }
+  }
+  document.servers = [{ url: publicBaseUrl ?? '/', description: 'This deployment' }];
+  return document;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -250,15 +279,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       openapi: '3.1.0',
       info: {
         title: 'Startup Insights API',
-        version: '1.0.0',
+        version: API_VERSION,
         description:
-          'Read-only access to researched startup insights: 8-dimension scores with evidence, 30-day Google Trends data and forecasts. ' +
-          'Every /api request needs `Authorization: Bearer <key>` and counts against the daily quota of the key\'s plan ' +
-          '(Free 100, Starter 1,000, Pro 10,000, Enterprise unlimited; per UTC day). Errors are RFC 9457 problem+json.',
+          'Read-only access to researched startup insights: 8-dimension scores with evidence, Google Trends series and forecasts. ' +
+          'Every /api request needs `Authorization: Bearer <key>` and counts against the daily quota of the plan of the account that owns the key ' +
+          '(Free 100, Starter 1,000, Pro 10,000, Enterprise unlimited; per UTC day, over all its keys). Errors are RFC 9457 problem+json.',
+        license: API_LICENSE,
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: sik_…' } } },
       security: [{ bearer: [] }],
+      tags: [
+        { name: 'insights', description: 'Researched ideas: scores, series, forecasts, charts' },
+        { name: 'research', description: 'The 40-step research runs behind the insights' },
+        { name: 'catalog', description: 'Allowed filter values and the methodology' },
+        { name: 'account', description: "Your account's plan and usage" },
+        { name: 'health', description: 'Liveness and readiness, without a key' },
+      ],
     },
+    transformObject: (document) => finishOpenApi(('openapiObject' in document ? document.openapiObject : {}) as OpenApiDocument, deps.publicBaseUrl?.()) as object,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 

@@ -290,8 +290,9 @@ export const UsageSchema = Type.Object({
   }),
 });
 
+/** The problem+json answers a route documents: the 4xx it names, and on every route 500 (a bug) and 503 (a dependency away, or overload). */
 export const errorResponses = (...codes: number[]) =>
-  Object.fromEntries(codes.map((code) => [code, Type.Ref(ProblemSchema)]));
+  Object.fromEntries([...codes, 500, 503].map((code) => [code, Type.Ref(ProblemSchema)]));
 
 const nullableNumber = Type.Union([Type.Number(), Type.Null()]);
 

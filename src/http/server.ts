@@ -32,6 +32,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
   const readRouter = resources.readDb ? new ReadRouter(resources.db, resources.readDb) : undefined;
   readRouter?.start();
   let draining = false;
+  let listening = config.publicBaseUrl;
   const app = await buildApp({
     draining: () => draining,
     db: resources.db,
@@ -43,6 +44,8 @@ export async function startWebServer(resources: Resources, config: Config, logge
     cacheTtlSeconds: config.apiCacheTtlSeconds,
     cacheMaxBytes: config.apiCacheMaxBytes,
     usageFlushMs: config.usageFlushMs,
+    // PORT=0 picks a free port: without PUBLIC_BASE_URL the document then names the one it got.
+    publicBaseUrl: () => (config.publicBaseUrl.endsWith(':0') ? listening : config.publicBaseUrl),
     overloadMaxEventLoopDelayMs: config.overloadMaxEventLoopDelayMs,
     adminToken: config.adminToken,
     queues,
@@ -63,9 +66,10 @@ export async function startWebServer(resources: Resources, config: Config, logge
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  listening = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   return {
     app,
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    url: listening,
     async close() {
       // First report unready and keep serving, so a load balancer stops sending
       // traffic; then stop accepting, let in-flight requests finish, drop the subscriber.

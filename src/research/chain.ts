@@ -38,7 +38,7 @@ export interface StartRunInput {
   hints: string[];
   provider: string;
   source: Source;
-  startedBy?: 'cli' | 'discovery';
+  startedBy?: 'cli' | 'discovery' | 'demo';
 }
 
 /** Validates, records the run, then enqueues step 1 (after the insert has committed). */

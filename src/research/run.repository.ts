@@ -10,7 +10,7 @@ type DbOrTrx = Db | Transaction<Database>;
 
 export async function createRun(
   db: DbOrTrx,
-  input: { idea: string; ideaKey: string; hints: string[]; provider: string; source: Source; startedBy?: 'cli' | 'discovery' },
+  input: { idea: string; ideaKey: string; hints: string[]; provider: string; source: Source; startedBy?: 'cli' | 'discovery' | 'demo' },
 ): Promise<RunRow> {
   return db
     .insertInto('research_runs')

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DemoDataMissingError, lastWindowRescaled, seedDemo } from '../../src/demo/demo-seed.js';
+import { DemoDataMissingError, lastWindowRescaled, readKeywordNames, seedDemo } from '../../src/demo/demo-seed.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { assessMomentum } from '../../src/domain/scoring/momentum.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -21,9 +21,18 @@ describe('insights seed --demo', () => {
     const rows = await database.db.selectFrom('insights').selectAll().execute();
     expect(rows).toHaveLength(inserted);
     const series = await realSeries();
+    const names = await readKeywordNames(TRENDS_SERIES_DIR);
+    expect(names.get('/m/01245r')).toBe('Raclette');
+    let named = 0;
     for (const row of rows) {
       expect(row.source).toBe('demo');
-      expect(row.title).toMatch(/demo/);
+      // People read the topic's name; the topic id stays the keyword Google was asked.
+      const name = names.get(row.primary_keyword);
+      if (name) named += 1;
+      expect(row.title).toBe(`${name ?? `Google topic ${row.primary_keyword}`} (US search interest, recorded)`);
+      expect(row.primary_keyword).toMatch(/^\/[mg]\//);
+      const forecast = await database.db.selectFrom('forecasts').select('insight_id').where('insight_id', '=', row.id).executeTakeFirst();
+      expect(forecast).toBeDefined();
       const points = await database.db
         .selectFrom('trend_points')
         .select(['date', 'value'])
@@ -42,6 +51,7 @@ describe('insights seed --demo', () => {
         expect(row.dimensions[d].explanation).toMatch(/needs/);
       }
     }
+    expect(named / rows.length).toBeGreaterThan(0.9);
   });
 
   it('is idempotent: seeding again updates, never duplicates', async () => {

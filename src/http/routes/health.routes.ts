@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Redis } from '../../redis/connection.js';
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
+import { errorResponses, NoQuery } from '../schemas.js';
 
 const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
@@ -32,7 +33,16 @@ async function check(name: string, probe: () => Promise<unknown>, timeoutMs = 2_
 export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db; redis: Redis; draining?: () => boolean }> = async (app, { db, redis, draining }) => {
   app.get(
     '/healthz',
-    { schema: { tags: ['health'], summary: 'Liveness: the process answers', response: { 200: HealthSchema } } },
+    {
+      schema: {
+        tags: ['health'],
+        operationId: 'getLiveness',
+        summary: 'Liveness: the process answers',
+        security: [],
+        querystring: NoQuery,
+        response: { 200: HealthSchema, ...errorResponses(400) },
+      },
+    },
     async () => ({ status: 'ok' as const }),
   );
 
@@ -41,8 +51,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db; redis: Redis; dra
     {
       schema: {
         tags: ['health'],
-        summary: 'Readiness: Postgres and Redis answer',
-        response: { 200: HealthSchema, 503: HealthSchema },
+        operationId: 'getReadiness',
+        summary: 'Readiness: Postgres and Redis answer (503 with each check when one does not)',
+        security: [],
+        querystring: NoQuery,
+        response: { 200: HealthSchema, ...errorResponses(400), 503: HealthSchema },
       },
     },
     async (request, reply) => {

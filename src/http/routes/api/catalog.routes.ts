@@ -18,6 +18,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       config: { cacheable: true },
       schema: {
         tags: ['catalog'],
+        operationId: 'getMethodology',
         summary: 'How every score is computed, its weight, and the backtest behind momentum and the trend classes',
         description:
           'Each dimension\'s formula and weight; for momentum and the trend classes, the figures measured on real Google Trends series (data, method, date) and how to reproduce them (npm run bench:momentum).',
@@ -34,6 +35,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       config: { cacheable: true },
       schema: {
         tags: ['catalog'],
+        operationId: 'listCategories',
         summary: 'Allowed values of the category filter',
         querystring: NoQuery,
         response: { 200: CatalogSchema, ...errorResponses(400, 401, 403, 429) },
@@ -54,6 +56,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       config: { cacheable: true },
       schema: {
         tags: ['catalog'],
+        operationId: 'listSources',
         summary: 'Allowed values of the source filter',
         querystring: NoQuery,
         response: { 200: CatalogSchema, ...errorResponses(400, 401, 403, 429) },
