@@ -89,7 +89,8 @@ describe('accounts own the quota', () => {
     expect(statuses.every((s) => s === 200)).toBe(true);
     for (const base of urls) expect(await statusOf(base, key)).toBe(429);
 
-    await cli(['accounts', 'set-plan', account.id, 'pro']);
+    const upgraded = await cli<{ plan: string; previous_plan: string }>(['accounts', 'set-plan', account.id, 'pro', '--json']);
+    expect(upgraded).toMatchObject({ plan: 'pro', previous_plan: 'free' });
     expect(await everyProcessAnswers(key, 200, Date.now())).toBeLessThan(1_000);
     const usage = await get(urls[0]!, '/api/usage', key);
     expect(usage.headers.get('ratelimit-policy')).toBe('"pro";q=10000;w=86400');
@@ -110,7 +111,8 @@ describe('accounts own the quota', () => {
     expect(await body(res)).toMatchObject({ type: '/problems/account-suspended', status: 403 });
     expect((await cli<{ status: string }>(['accounts', 'show', account.id, '--json'])).status).toBe('suspended');
 
-    await cli(['accounts', 'resume', account.id]);
+    const resumed = await cli<{ status: string; previous_status: string; released_deliveries: number }>(['accounts', 'resume', account.id, '--json']);
+    expect(resumed).toEqual(expect.objectContaining({ status: 'active', previous_status: 'suspended', released_deliveries: 0 }));
     expect(await everyProcessAnswers(key, 200, Date.now())).toBeLessThan(1_000);
   });
 });

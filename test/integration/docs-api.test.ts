@@ -72,6 +72,9 @@ describe('the OpenAPI document', () => {
       expect(Object.keys(operation.responses).some((c) => c.startsWith('5'))).toBe(true);
     }
     expect(new Set(operations.map((o) => o.operationId)).size).toBe(operations.length);
+    // The page documents every route the document has.
+    const page = await readFile(API_DOC, 'utf8');
+    for (const route of Object.keys(document.paths as object)) expect(page, `docs/api.md names ${route}`).toContain(`GET ${route}`);
 
     const file = path.join(work, 'openapi.json');
     await writeFile(file, JSON.stringify(document));

@@ -121,13 +121,15 @@ export function registerAccountCommands(program: Command, context: () => CliCont
     .description('Change the plan: every web process applies it to the next request (within a second)')
     .argument('<account-id>', 'acc_…')
     .argument('<plan>', PLAN_VALUES.join('|'))
-    .action(async (id: string, plan: string) => {
+    .option('--json', 'print the account as JSON, with the plan it had before')
+    .action(async (id: string, plan: string, options: { json?: boolean }) => {
       const newPlan = checkPlan(plan);
       await withResources(context, async (resources) => {
         const before = await requireAccount(resources, id);
         const account = (await setAccountPlan(resources.db, before.id, newPlan))!;
         await announceKeyChange(resources.redis, resources.redisKeys.apiKeyChangesChannel, account.id);
-        print(`${account.id}: ${before.plan} → ${describePlan(account.plan)}`);
+        if (options.json) printJson({ ...accountView(account), previous_plan: before.plan });
+        else print(`${account.id}: ${before.plan} → ${describePlan(account.plan)}`);
       });
     });
 
@@ -139,12 +141,17 @@ export function registerAccountCommands(program: Command, context: () => CliCont
       .command(command)
       .description(description)
       .argument('<account-id>', 'acc_…')
-      .action(async (id: string) => {
+      .option('--json', 'print the account as JSON (resume: with the held deliveries it released)')
+      .action(async (id: string, options: { json?: boolean }) => {
         await withResources(context, async (resources, ctx) => {
           const before = await requireAccount(resources, id);
           const account = (await setAccountStatus(resources.db, before.id, status))!;
           await announceKeyChange(resources.redis, resources.redisKeys.apiKeyChangesChannel, account.id);
           const released = status === 'active' ? await releaseHeldDeliveries(resources, ctx.config, account.id) : 0;
+          if (options.json) {
+            printJson({ ...accountView(account), previous_status: before.status, ...(status === 'active' ? { released_deliveries: released } : {}) });
+            return;
+          }
           print(
             before.status === status
               ? `${account.id} was already ${status}`

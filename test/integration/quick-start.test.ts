@@ -1,0 +1,118 @@
+// The README's quick start, run as a newcomer would on a first run: every
+// shell command of its section (npm start with nothing configured, the curl
+// lines, the replay research), and the commands npm start itself prints. A
+// broken command fails here. `npm test` is the one command not run: it is what
+// runs this file.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../src/config.js';
+import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
+import { createRedis, waitForRedis } from '../../src/redis/connection.js';
+import { until } from '../support/pipeline.js';
+
+const run = promisify(execFile);
+let dataDir: string;
+let env: Record<string, string>;
+let start: ChildProcess | undefined;
+const printed: string[] = [];
+
+/** The quick start's shell commands, line by line, as the README has them. */
+async function quickStartCommands(): Promise<string[]> {
+  const readme = await readFile(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const from = readme.indexOf('## Quick start');
+  const section = readme.slice(from, readme.indexOf('\n## ', from + 1));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .flatMap((m) => m[1]!.split('\n'))
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
+}
+
+/** A command as the user types it, in a shell, with what the quick start needs and nothing configured. */
+function shell(command: string, extraEnv: Record<string, string> = {}) {
+  return run('bash', ['--noprofile', '--norc', '-c', command], { cwd: PROJECT_ROOT, env: { ...env, ...extraEnv }, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'si-quick-start-'));
+  // Nothing configured, as on a fresh machine: no DATABASE_URL (the embedded Postgres), no REDIS_URL
+  // (the local Redis). Only a data folder of its own (a first run), a key prefix of its own and a free port.
+  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, DATA_DIR: dataDir, REDIS_PREFIX: `qs${randomBytes(4).toString('hex')}`, PORT: '0', LOG_LEVEL: 'warn' };
+});
+afterAll(async () => {
+  if (start?.pid && start.exitCode === null) {
+    const exited = new Promise((r) => start!.once('exit', r));
+    process.kill(-start.pid, 'SIGTERM');
+    await exited;
+  }
+  const redis = createRedis('redis://127.0.0.1:6379');
+  await waitForRedis(redis, 'redis://127.0.0.1:6379');
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `*${env.REDIS_PREFIX}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (found.length > 0) await redis.del(...found);
+  } while (cursor !== '0');
+  redis.disconnect();
+  await rm(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+describe("the README's quick start", () => {
+  it('runs every command, and what npm start prints works', async () => {
+    const commands = await quickStartCommands();
+    expect(commands[0]).toBe('npm start');
+    expect(commands).toContain('npm test');
+
+    // npm start: ready when it has printed its curl line.
+    start = spawn('bash', ['--noprofile', '--norc', '-c', 'npm start'], { cwd: PROJECT_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const ready = new Promise<void>((resolve, reject) => {
+      createInterface({ input: start!.stdout! }).on('line', (line) => {
+        printed.push(line);
+        if (line.trim().startsWith('curl ')) resolve();
+      });
+      createInterface({ input: start!.stderr! }).on('line', (line) => printed.push(line));
+      start!.once('exit', (code) => reject(new Error(`npm start exited (${code}) before it was ready:\n${printed.join('\n')}`)));
+    });
+    await ready;
+    const output = printed.join('\n');
+    const key = /sik_[A-Za-z0-9]+/.exec(output)![0];
+    const url = /API:\s+(http:\/\/[\d.:]+)\/api\/insights/.exec(output)![1]!;
+    expect(output).toMatch(/simulated world/);
+    expect(output).toMatch(/never live Google data/);
+
+    // The curl line npm start printed, as printed.
+    const tryIt = printed.find((l) => l.trim().startsWith('curl '))!.trim();
+    const listed = JSON.parse((await shell(tryIt)).stdout) as { data: Array<{ title: string }> };
+    expect(listed.data).toHaveLength(3);
+    expect(listed.data.every((i) => !/^Google topic/.test(i.title))).toBe(true); // named topics
+
+    // The commands it prints for the demo research.
+    const runsList = printed.map((l) => l.trim()).find((l) => l.startsWith('npx insights runs list'))!;
+    await until(async () => (await shell(runsList)).stdout, (out) => (out.match(/succeeded\s+40\/40\s+synthetic/g) ?? []).length === 3, 120_000, 'the three demo runs');
+
+    for (const command of commands.slice(1)) {
+      if (command === 'npm test') continue; // this very suite
+      const typed = command.replaceAll('sik_…', key).replaceAll('http://127.0.0.1:3000', url);
+      if (typed.startsWith('curl ')) {
+        const body = JSON.parse((await shell(typed)).stdout) as { data: Array<{ source: string; title: string; dimension_scores: Record<string, number | null> }> };
+        if (typed.includes('source=synthetic')) {
+          // Complete insights, labelled as simulated in every item.
+          expect(body.data).toHaveLength(3);
+          for (const insight of body.data) {
+            expect(insight.source).toBe('synthetic');
+            expect(insight.title).toMatch(/simulated/);
+            for (const d of DIMENSIONS) expect(insight.dimension_scores[d], `${insight.title}: ${d}`).not.toBeNull();
+          }
+        }
+        continue;
+      }
+      const result = await shell(typed);
+      if (typed.includes('research pizza')) expect(result.stdout).toMatch(/Insight ins_\w+: overall/);
+    }
+  }, 600_000);
+});
