@@ -8,7 +8,7 @@ import { isId } from '../../domain/ids.js';
 import { isPlan, PLAN_VALUES, PLANS, utcDay, type Plan } from '../../domain/quota.js';
 import { controlCharacterProblem } from '../../domain/text.js';
 import type { Resources } from '../../runtime/resources.js';
-import { releaseHeldDeliveries } from '../../webhooks/held-deliveries.js';
+import { releaseHeldDeliveries } from '../../runtime/held-deliveries.js';
 import type { CliContext } from '../main.js';
 import { print, printJson, table, UsageError } from '../output.js';
 import { withResources } from '../resources.js';
