@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Redis } from '../../redis/connection.js';
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
-import { errorResponses, NoQuery } from '../schemas.js';
+import { errorResponses, NoQuery, ProblemSchema } from '../schemas.js';
 
 const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
@@ -55,7 +55,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db; redis: Redis; dra
         summary: 'Readiness: Postgres and Redis answer (503 with each check when one does not)',
         security: [],
         querystring: NoQuery,
-        response: { 200: HealthSchema, ...errorResponses(400), 503: HealthSchema },
+        // 503: this route's checks, or the overload guard's problem (it answers before any route runs).
+        response: { 200: HealthSchema, ...errorResponses(400), 503: Type.Union([HealthSchema, Type.Ref(ProblemSchema)]) },
       },
     },
     async (request, reply) => {
