@@ -3,7 +3,7 @@ import { announceKeyChange } from '../../api-keys/api-key-cache.js';
 import { listApiKeys } from '../../api-keys/api-key.repository.js';
 import { createAccount, findAccount, listAccounts, setAccountPlan, setAccountStatus, type AccountRow } from '../../accounts/account.repository.js';
 import { defineQuotaCommands, QuotaStore } from '../../accounts/quota.store.js';
-import { usageByDay } from '../../accounts/usage.repository.js';
+import { accountUsage } from '../../accounts/account-usage.js';
 import { isId } from '../../domain/ids.js';
 import { isPlan, PLAN_VALUES, PLANS, utcDay, type Plan } from '../../domain/quota.js';
 import { controlCharacterProblem } from '../../domain/text.js';
@@ -172,15 +172,7 @@ export function registerAccountCommands(program: Command, context: () => CliCont
       if (!Number.isInteger(days) || days < 1 || days > 90) throw new UsageError(`--days must be a whole number from 1 to 90 (got "${options.days.slice(0, 20)}")`);
       await withResources(context, async (resources) => {
         const account = await requireAccount(resources, id);
-        const now = new Date();
-        const from = utcDay(new Date(now.getTime() - (days - 1) * 86_400_000));
-        const stored = await usageByDay(resources.db, account.id, from);
-        const today = await quotaOf(resources).today(account.id, now);
-        const names = new Map((await listApiKeys(resources.db, account.id)).map((k) => [k.id, k.name]));
-        const todayRow = today
-          ? [{ day: utcDay(now), requests: today.total, keys: [...today.byKey].map(([key_id, requests]) => ({ key_id, name: names.get(key_id) ?? null, requests })) }]
-          : [];
-        const rows = [...todayRow, ...stored.filter((d) => d.day !== utcDay(now))];
+        const rows = await accountUsage(resources.db, quotaOf(resources), account.id, days);
         if (options.json) {
           rows.forEach((r) => printJson(r));
           return;

@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { QuotaStore } from '../../../accounts/quota.store.js';
-import { usageByDay } from '../../../accounts/usage.repository.js';
+import { accountUsage } from '../../../accounts/account-usage.js';
 import type { Db } from '../../../db/connection.js';
 import { utcDay } from '../../../domain/quota.js';
 import { errorResponses, UsageQuery, UsageSchema } from '../../schemas.js';
-
-const DAY_MS = 86_400_000;
 
 export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; quota: QuotaStore }> = async (app, { db, quota }) => {
   app.get(
@@ -24,26 +22,14 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; quota: QuotaStore 
       const key = request.apiKey!;
       const decision = request.quota!;
       const now = new Date();
-      const today = utcDay(now);
-      const from = utcDay(new Date(now.getTime() - (request.query.days - 1) * DAY_MS));
-      const [stored, live, names] = await Promise.all([
-        request.query.days > 1 ? usageByDay(db, key.accountId, from) : Promise.resolve([]),
-        quota.today(key.accountId, now),
-        db.selectFrom('api_keys').select(['id', 'name']).where('account_id', '=', key.accountId).execute(),
-      ]);
-      const nameOf = new Map(names.map((k) => [k.id, k.name]));
-      // Today comes from the live counter (exact); Postgres holds it only as of the last write.
-      const todayShares = [...(live?.byKey ?? new Map([[key.id, decision.used]]))]
-        .map(([keyId, requests]) => ({ key_id: keyId, name: nameOf.get(keyId) ?? null, requests }))
-        .sort((a, b) => b.requests - a.requests);
-      const days = [{ day: today, requests: live?.total ?? decision.used, keys: todayShares }, ...stored.filter((d) => d.day !== today)];
+      const days = await accountUsage(db, quota, key.accountId, request.query.days, now, { keyId: key.id, requests: decision.used });
       return {
         data: {
           account_id: key.accountId,
           account_name: key.accountName,
           key_id: key.id,
           plan: key.plan,
-          day: today,
+          day: utcDay(now),
           limit: decision.limit,
           used: decision.used,
           remaining: decision.remaining,
