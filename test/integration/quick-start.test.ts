@@ -4,7 +4,6 @@
 // broken command fails here. `npm test` is the one command not run: it is what
 // runs this file.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,11 +12,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
-import { createRedis, waitForRedis } from '../../src/redis/connection.js';
 import { until } from '../support/pipeline.js';
+import { createTestRedis, type TestRedis } from '../support/redis.js';
 
 const run = promisify(execFile);
 let dataDir: string;
+let redis: TestRedis; // only for its key prefix, and to remove what npm start wrote under it
 let env: Record<string, string>;
 let start: ChildProcess | undefined;
 const printed: string[] = [];
@@ -40,9 +40,10 @@ function shell(command: string, extraEnv: Record<string, string> = {}) {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'si-quick-start-'));
+  redis = await createTestRedis();
   // Nothing configured, as on a fresh machine: no DATABASE_URL (the embedded Postgres), no REDIS_URL
   // (the local Redis). Only a data folder of its own (a first run), a key prefix of its own and a free port.
-  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, DATA_DIR: dataDir, REDIS_PREFIX: `qs${randomBytes(4).toString('hex')}`, PORT: '0', LOG_LEVEL: 'warn' };
+  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, DATA_DIR: dataDir, REDIS_PREFIX: redis.prefix, PORT: '0', LOG_LEVEL: 'warn' };
 });
 afterAll(async () => {
   if (start?.pid && start.exitCode === null) {
@@ -50,15 +51,7 @@ afterAll(async () => {
     process.kill(-start.pid, 'SIGTERM');
     await exited;
   }
-  const redis = createRedis('redis://127.0.0.1:6379');
-  await waitForRedis(redis, 'redis://127.0.0.1:6379');
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `*${env.REDIS_PREFIX}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (found.length > 0) await redis.del(...found);
-  } while (cursor !== '0');
-  redis.disconnect();
+  await redis?.destroy();
   await rm(dataDir, { recursive: true, force: true });
 }, 60_000);
 
