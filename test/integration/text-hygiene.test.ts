@@ -40,18 +40,23 @@ function parseXml(xml: string): void {
 describe('text from outside', () => {
   it('is refused with a clear message at the CLI: ideas, keyword hints, key names, webhook keywords', async () => {
     // A NUL cannot be passed in argv at all; every other one must be refused with a message.
-    for (const bad of HOSTILE.slice(0, 5).filter((h) => !h.includes('\u0000'))) {
-      for (const args of [
+    const commands = HOSTILE.slice(0, 5)
+      .filter((h) => !h.includes('\u0000'))
+      .flatMap((bad) => [
         ['research', `Meal planner ${bad}`],
         ['research', 'Meal planner', '--keyword', `meal ${bad}`],
         ['keys', 'create', '--name', `ops ${bad}`, '--plan', 'free'],
         ['webhooks', 'add', '--url', 'https://example.com/hook', '--keyword', `meal ${bad}`],
-      ]) {
-        const result = await runCli(args, env);
-        expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
+      ]);
+    // Four CLI processes at a time: each is independent, and most of its time is Node starting.
+    for (let i = 0; i < commands.length; i += 4) {
+      const batch = commands.slice(i, i + 4);
+      const results = await Promise.all(batch.map((args) => runCli(args, env)));
+      results.forEach((result, j) => {
+        expect(result.code, `${batch[j]!.join(' ')}: ${result.stderr}`).toBe(2);
         expect(result.stderr).toMatch(/control character U\+[0-9A-F]{4}/);
         expect(result.stderr).not.toMatch(RAW_CONTROL);
-      }
+      });
     }
     expect(await t.database.db.selectFrom('research_runs').select('id').execute()).toHaveLength(0);
   }, 300_000);
