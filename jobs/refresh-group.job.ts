@@ -1,7 +1,7 @@
 // ingest / refresh-group: up to five insights of comparable popularity
-// refreshed from one Google request (see domain/trends/batching.ts). Each
-// keyword that kept its precision in the answer is written as a refresh of its
-// own. The answer also measures the members' popularity against each other;
+// refreshed from one Google request (see domain/trends/batching.ts). The
+// members that kept their precision in the answer are written together, in one
+// transaction. The answer also measures the members' popularity against each other;
 // a member left without precision keeps that measure, and is regrouped with
 // the other leftovers once every group is done (refresh-leftovers.job.ts), or,
 // in that second round, gets a request of its own (refresh-insight).
@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import { levelsFromBatch, servableFromBatch, UNMEASURED_LEVEL } from '../src/domain/trends/batching.js';
 import { INSIGHT_COLUMNS, type InsightRow } from '../src/insights/insight.repository.js';
 import { checkPayload, INGEST_JOB_OPTIONS, JOBS } from '../src/queue/queues.js';
-import { applyFreshSeries, columnOf, fetchInterest, providerOf, type RefreshDeps } from './refresh-insight.job.js';
+import { columnOf, fetchInterest, freshSeriesOf, providerOf, writeFreshSeries, type FreshSeries, type RefreshDeps } from './refresh-insight.job.js';
 
 export const RefreshGroupPayload = Type.Object({
   insightIds: Type.Array(Type.String({ pattern: '^ins_' }), { minItems: 1, maxItems: 5 }),
@@ -38,19 +38,22 @@ export function refreshGroupProcessor(deps: RefreshDeps & { ingest: Queue }) {
       ? levelsFromBatch(means, keywords.indexOf(leader.primary_keyword), leader.interest_level)
       : levelsFromBatch(means, means.indexOf(Math.max(...means)), UNMEASURED_LEVEL);
 
-    const served: string[] = [];
+    const fresh: FreshSeries[] = [];
+    const measured: Array<{ insightId: string; level: number }> = [];
     const leftover: string[] = [];
     for (const insight of insights) {
       const k = keywords.indexOf(insight.primary_keyword);
       if (!servableFromBatch(columns[k]!.points.map((p) => p.values[0] ?? 0), keywords.length)) {
         leftover.push(insight.id);
         // What the answer measured is still worth keeping: the second round groups by it.
-        if (levels[k] !== null) await deps.db.updateTable('insights').set({ interest_level: levels[k] }).where('id', '=', insight.id).execute();
+        if (levels[k] !== null) measured.push({ insightId: insight.id, level: levels[k]! });
         continue;
       }
-      await applyFreshSeries(deps, insight, columns[k]!, levels[k]);
-      served.push(insight.id);
+      fresh.push(freshSeriesOf(insight, columns[k]!, levels[k]));
     }
+    // One transaction for the whole group: a few statements instead of several per member.
+    await writeFreshSeries(deps, fresh, measured);
+    const served = fresh.map((f) => f.insight.id);
     if (round === 2 && leftover.length > 0) {
       const day = new Date().toISOString().slice(0, 10).replaceAll('-', '');
       await deps.ingest.addBulk(leftover.map((id) => ({ name: JOBS.refreshInsight, data: { insightId: id }, opts: { ...INGEST_JOB_OPTIONS, jobId: `refresh-${id}-${day}-alone` } })));

@@ -9,16 +9,17 @@ import type { Redis } from '../src/redis/connection.js';
 import { bumpReadModelVersion } from '../src/redis/read-model-version.js';
 import type { Db } from '../src/db/connection.js';
 import { newId } from '../src/domain/ids.js';
-import { forecast as fitForecast } from '../src/domain/forecast/forecaster.js';
+import { forecast as fitForecast, type Forecast } from '../src/domain/forecast/forecaster.js';
 import { cleanSeries } from '../src/domain/research/series-analysis.js';
 import { assessMomentum } from '../src/domain/scoring/momentum.js';
 import { combineScores } from '../src/domain/scoring/overall.js';
-import { seriesQuality } from '../src/domain/scoring/series.js';
-import { upsertForecast } from '../src/insights/forecast.repository.js';
+import { seriesQuality, type SeriesPoint } from '../src/domain/scoring/series.js';
+import type { DimensionScores } from '../src/domain/scoring/dimensions.js';
+import { upsertForecasts } from '../src/insights/forecast.repository.js';
 import { findInsight, updateInsightScores, type InsightRow } from '../src/insights/insight.repository.js';
 import { lastDaysRescaled } from '../src/research/trends-plan.js';
 import type { InterestOverTime } from '../src/trends/types.js';
-import { replaceTrendPoints, upsertInsightSeries } from '../src/insights/trend-point.repository.js';
+import { replaceTrendPointsOf, upsertInsightSeriesOf } from '../src/insights/trend-point.repository.js';
 import { checkPayload, RefreshInsightPayload } from '../src/queue/queues.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { forecastMase } from '../src/observability/metrics.js';
@@ -34,7 +35,7 @@ export interface RefreshDeps {
   provider: string;
   geo: string;
   waitRetryMs?: number;
-  announce?: (eventId: string) => Promise<void>;
+  announce?: (...eventIds: string[]) => Promise<void>;
 }
 
 export function refreshInsightProcessor(deps: RefreshDeps) {
@@ -44,7 +45,8 @@ export function refreshInsightProcessor(deps: RefreshDeps) {
     if (!insight || insight.status !== 'active') return { skipped: 'no such active insight' };
     if (insight.source === 'demo') return { skipped: 'demo data is static' };
     const answer = await fetchInterest(deps, job, token, providerOf(insight, deps.provider), [insight.primary_keyword], `refresh of ${insightId}`);
-    return applyFreshSeries(deps, insight, columnOf(answer, 0), undefined);
+    const [written] = await writeFreshSeries(deps, [freshSeriesOf(insight, columnOf(answer, 0), undefined)]);
+    return written;
   };
 }
 
@@ -75,13 +77,22 @@ export function columnOf(answer: InterestOverTime, index: number): InterestOverT
 }
 
 /**
- * Writes a fresh 90-day answer for one insight, as research does: the 30-day
- * series (its last 30 days, rescaled), the 90 days themselves, the forecast
- * fitted on them, momentum, the trend class and the overall score, in one transaction, with an
- * insight.updated event when the score moved. `level` is the popularity the
- * batch measured, when it did.
+ * What a fresh 90-day answer makes of one insight, computed before anything is
+ * written: the 30-day series (its last 30 days, rescaled), the 90 days
+ * themselves, the forecast fitted on them, momentum, the trend class and the
+ * overall score. `level` is the popularity the batch measured, when it did.
  */
-export async function applyFreshSeries(deps: RefreshDeps, insight: InsightRow, answer90: InterestOverTime, level: number | null | undefined) {
+export interface FreshSeries {
+  insight: InsightRow;
+  points: SeriesPoint[];
+  points90: SeriesPoint[];
+  forecast: Forecast;
+  dimensions: DimensionScores;
+  overall: { score: number; confidence: number };
+  level: number | null | undefined;
+}
+
+export function freshSeriesOf(insight: InsightRow, answer90: InterestOverTime, level: number | null | undefined): FreshSeries {
   const points90 = answer90.points.map((p) => ({ date: p.date, value: p.values[0] ?? 0, hasData: p.hasData[0] ?? false, isPartial: p.isPartial }));
   if (points90.length === 0 || points90.every((p) => !p.hasData)) {
     throw new UnrecoverableError(`Google returned no data for "${insight.primary_keyword}"; previous series kept`);
@@ -102,32 +113,46 @@ export async function applyFreshSeries(deps: RefreshDeps, insight: InsightRow, a
   const dimensions = { ...insight.dimensions, momentum };
   const clean30 = cleanSeries(points);
   const quality = seriesQuality(clean30.values.map((value, i) => ({ date: clean30.dates[i]!, value })), 30).quality;
-  const overall = combineScores(dimensions, quality);
-  const now = new Date();
+  // Stored on its own scale (a batch scales every column by the batch's maximum), as research stores it.
+  const own90 = lastDaysRescaled(answer90, answer90.points.length).points.map((p) => ({ date: p.date, value: p.values[0] ?? 0, isPartial: p.isPartial }));
+  return { insight, points, points90: own90, forecast, dimensions, overall: combineScores(dimensions, quality), level };
+}
 
-  const eventId = newId('event');
-  let announced = false;
+/**
+ * Writes fresh series in one transaction (a refresh group's members together:
+ * a few statements for the group instead of several per member), with an
+ * insight.updated event for each insight whose score moved; then one bump of
+ * the read-model version and the events announced. `levels` are popularities
+ * a batch measured for members it could not serve, kept in the same
+ * transaction. If anything fails, nothing is written: every insight keeps its
+ * previous series, forecast and scores, and the job is retried.
+ */
+export async function writeFreshSeries(deps: RefreshDeps, fresh: readonly FreshSeries[], levels: ReadonlyArray<{ insightId: string; level: number }> = []) {
+  const now = new Date();
+  const events = fresh
+    .filter((f) => f.overall.score !== f.insight.overall_score)
+    .map((f) => ({
+      id: newId('event'),
+      type: 'insight.updated' as const,
+      insight_id: f.insight.id,
+      payload: JSON.stringify({ insight_id: f.insight.id, previous_score: f.insight.overall_score, overall_score: f.overall.score, reason: 'daily refresh' }),
+    }));
   await deps.db.transaction().execute(async (trx) => {
-    await replaceTrendPoints(trx, insight.id, points, now);
-    // Stored on its own scale (a batch scales every column by the batch's maximum), as research stores it.
-    const own90 = lastDaysRescaled(answer90, answer90.points.length).points;
-    await upsertInsightSeries(trx, insight.id, '90d', own90.map((p) => ({ date: p.date, value: p.values[0] ?? 0, isPartial: p.isPartial })), now);
-    await upsertForecast(trx, insight.id, forecast, now);
-    await updateInsightScores(trx, insight.id, { dimensions, overall_score: overall.score, confidence: overall.confidence, ...(level !== undefined && level !== null ? { interest_level: level } : {}) });
-    if (overall.score !== insight.overall_score) {
-      await trx
-        .insertInto('outbox_events')
-        .values({
-          id: eventId,
-          type: 'insight.updated',
-          insight_id: insight.id,
-          payload: JSON.stringify({ insight_id: insight.id, previous_score: insight.overall_score, overall_score: overall.score, reason: 'daily refresh' }),
-        })
-        .execute();
-      announced = true;
+    await replaceTrendPointsOf(trx, fresh.map((f) => ({ insightId: f.insight.id, points: f.points })), now);
+    await upsertInsightSeriesOf(trx, fresh.map((f) => ({ insightId: f.insight.id, timeframe: '90d' as const, points: f.points90 })), now);
+    await upsertForecasts(trx, fresh.map((f) => ({ insightId: f.insight.id, forecast: f.forecast })), now);
+    for (const f of fresh) {
+      await updateInsightScores(trx, f.insight.id, {
+        dimensions: f.dimensions,
+        overall_score: f.overall.score,
+        confidence: f.overall.confidence,
+        ...(f.level !== undefined && f.level !== null ? { interest_level: f.level } : {}),
+      });
     }
+    for (const { insightId, level } of levels) await trx.updateTable('insights').set({ interest_level: level }).where('id', '=', insightId).execute();
+    if (events.length > 0) await trx.insertInto('outbox_events').values(events).execute();
   });
-  await bumpReadModelVersion(deps.redis, deps.redisKeys, deps.db);
-  if (announced) await deps.announce?.(eventId);
-  return { insightId: insight.id, points: points.length, score: overall.score, previous: insight.overall_score };
+  if (fresh.length > 0) await bumpReadModelVersion(deps.redis, deps.redisKeys, deps.db);
+  if (events.length > 0) await deps.announce?.(...events.map((e) => e.id));
+  return fresh.map((f) => ({ insightId: f.insight.id, points: f.points.length, score: f.overall.score, previous: f.insight.overall_score }));
 }

@@ -15,20 +15,27 @@ export async function replaceTrendPoints(
   points: readonly SeriesPoint[],
   fetchedAt: Date,
 ): Promise<void> {
-  await trx.deleteFrom('trend_points').where('insight_id', '=', insightId).execute();
-  if (points.length === 0) return;
-  await trx
-    .insertInto('trend_points')
-    .values(
-      points.map((p) => ({
-        insight_id: insightId,
-        date: p.date,
-        value: p.value,
-        is_partial: p.isPartial ?? false,
-        fetched_at: fetchedAt,
-      })),
-    )
-    .execute();
+  await replaceTrendPointsOf(trx, [{ insightId, points }], fetchedAt);
+}
+
+/** Replaces several insights' series in two statements (a refresh group writes its members together). */
+export async function replaceTrendPointsOf(
+  trx: Transaction<Database>,
+  series: ReadonlyArray<{ insightId: string; points: readonly SeriesPoint[] }>,
+  fetchedAt: Date,
+): Promise<void> {
+  if (series.length === 0) return;
+  await trx.deleteFrom('trend_points').where('insight_id', 'in', series.map((s) => s.insightId)).execute();
+  const rows = series.flatMap((s) =>
+    s.points.map((p) => ({
+      insight_id: s.insightId,
+      date: p.date,
+      value: p.value,
+      is_partial: p.isPartial ?? false,
+      fetched_at: fetchedAt,
+    })),
+  );
+  if (rows.length > 0) await trx.insertInto('trend_points').values(rows).execute();
 }
 
 /** Newest first; latestTrendPoints reverses. Exported so the API benchmark's baseline runs the same SQL. */
@@ -49,16 +56,27 @@ export async function upsertInsightSeries(
   points: readonly SeriesPoint[],
   fetchedAt: Date,
 ): Promise<void> {
-  const row = {
-    insight_id: insightId,
-    timeframe,
-    points: JSON.stringify(points.map((p) => ({ date: p.date, value: p.value, is_partial: p.isPartial ?? false }))),
-    fetched_at: fetchedAt,
-  };
+  await upsertInsightSeriesOf(trx, [{ insightId, timeframe, points }], fetchedAt);
+}
+
+/** Several insights' (or timeframes') series in one statement. */
+export async function upsertInsightSeriesOf(
+  trx: Transaction<Database>,
+  series: ReadonlyArray<{ insightId: string; timeframe: StoredTimeframe; points: readonly SeriesPoint[] }>,
+  fetchedAt: Date,
+): Promise<void> {
+  if (series.length === 0) return;
   await trx
     .insertInto('insight_series')
-    .values(row)
-    .onConflict((oc) => oc.columns(['insight_id', 'timeframe']).doUpdateSet({ points: row.points, fetched_at: row.fetched_at }))
+    .values(
+      series.map((s) => ({
+        insight_id: s.insightId,
+        timeframe: s.timeframe,
+        points: JSON.stringify(s.points.map((p) => ({ date: p.date, value: p.value, is_partial: p.isPartial ?? false }))),
+        fetched_at: fetchedAt,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['insight_id', 'timeframe']).doUpdateSet((eb) => ({ points: eb.ref('excluded.points'), fetched_at: eb.ref('excluded.fetched_at') })))
     .execute();
 }
 

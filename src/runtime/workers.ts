@@ -143,8 +143,9 @@ export async function startWorkers(resources: Resources, config: Config, logger:
   const egress = egressPoolFor(resources, config);
   const box = SecretBox.fromConfig(config);
   const subscriptionsIndex = new SubscriptionIndexCache(resources.db, resources.redis, resources.redisKeys.subscriptionsVersion);
-  const announce = async (eventId: string) => {
-    await queues.webhooks.add(JOBS.webhookMatch, { eventId }, { ...MATCH_JOB_OPTIONS, jobId: matchJobId(eventId) });
+  // Several events (a refresh group's) go in one round trip.
+  const announce = async (...eventIds: string[]) => {
+    await queues.webhooks.addBulk(eventIds.map((eventId) => ({ name: JOBS.webhookMatch, data: { eventId }, opts: { ...MATCH_JOB_OPTIONS, jobId: matchJobId(eventId) } })));
   };
   // The refresh is a flow (groups, then their leftovers): a producer of its own on the queues' connection kind.
   const flowsConnection = resources.connectRedis('worker');
