@@ -15,6 +15,7 @@ import { StepRecorder } from '../src/research/step-recorder.js';
 import type { Resources } from '../src/runtime/resources.js';
 import { startWorkers } from '../src/runtime/workers.js';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.js';
+import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
@@ -58,6 +59,7 @@ async function baseline(prefix: string, beforeNext?: BeforeNext) {
   const seconds = (Date.now() - t0) / 1000;
   await worker.close();
   await queue.obliterate({ force: true });
+  await removePrefixKeys(connection, prefix);
   await queue.close();
   connection.disconnect();
   return { seconds, durations };
@@ -116,7 +118,7 @@ async function ours(prefix: string, database: BenchDatabase) {
   const durations = rows.map((r) => r.finished_at!.getTime() - r.created_at.getTime());
   const stepDurations = rows.map((r) => r.finished_at!.getTime() - r.first_step_started_at!.getTime());
   await pipeline.close();
-  await pipeline.queues.research.obliterate({ force: true }).catch(() => {});
+  await removePrefixKeys(redis, prefix);
   redis.disconnect();
   return { seconds, durations, stepDurations, failed };
 }

@@ -29,6 +29,7 @@ import { ServiceProcess } from '../scripts/lib/service-process.js';
 import { MIN_PEAK_IN_BATCH } from '../src/domain/trends/batching.js';
 import { measureBatchedSeries, summarize } from './lib/batches.js';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.js';
+import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
 
 const RESEARCH_RUNS = Number(process.env.BENCH_RESEARCH_RUNS ?? 12);
@@ -98,13 +99,7 @@ async function phase(name: string, google: GoogleOnLoopback, env: Record<string,
     async close() {
       await worker.kill('SIGTERM');
       await Promise.all(queues.map((q) => q.close()));
-      // Every key of this phase, the worker's too (its schedulers, the egress routes), not only the queues opened here.
-      let cursor = '0';
-      do {
-        const [next, found] = await connection.scan(cursor, 'MATCH', `*${prefix}:*`, 'COUNT', 1000);
-        cursor = next;
-        if (found.length > 0) await connection.del(...found);
-      } while (cursor !== '0');
+      await removePrefixKeys(connection, prefix);
       connection.disconnect();
       if (keepDb) await db.close();
       else await db.drop();

@@ -16,6 +16,7 @@ import type { Resources } from '../src/runtime/resources.js';
 import { startWorkers } from '../src/runtime/workers.js';
 import { DIMENSIONS } from '../src/domain/scoring/dimensions.js';
 import { createBenchDatabase } from './lib/database.js';
+import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { printJsonLine, printTable, round } from './lib/report.js';
 
 const N = Number(process.env.BENCH_INSIGHTS ?? 10_000);
@@ -104,7 +105,7 @@ const oursSeconds = (Date.now() - ot0) / 1000;
 const o1 = cpu();
 const failed = await pipeline.queues.ingest.getFailedCount();
 await pipeline.close();
-await pipeline.queues.ingest.obliterate({ force: true }).catch(() => {});
+await removePrefixKeys(redis, prefix);
 redis.disconnect();
 await database.drop();
 

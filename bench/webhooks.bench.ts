@@ -26,6 +26,7 @@ import { SecretBox } from '../src/webhooks/secret-box.js';
 import { enabledCriteria } from '../src/webhooks/subscription.repository.js';
 import { generateWebhookSecret } from '../src/domain/webhooks/signing.js';
 import { createBenchDatabase } from './lib/database.js';
+import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
 
 const SUBS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 100_000);
@@ -179,7 +180,7 @@ await Promise.all(
 const baseSeconds = (Date.now() - baseStart) / 1000;
 
 await pipeline.close();
-await pipeline.queues.webhooks.obliterate({ force: true }).catch(() => {});
+await removePrefixKeys(redis, prefix);
 redis.disconnect();
 receiver.disconnect();
 await database.drop();

@@ -48,8 +48,9 @@ afterAll(async () => {
 
 async function openApiDocument(): Promise<Record<string, unknown>> {
   const res = await fetch(`${base}/openapi.json`);
-  expect(res.status).toBe(200);
-  return (await res.json()) as Record<string, unknown>;
+  const body = await res.text();
+  expect(res.status, `${body}\nweb process, last lines:\n${web.tail.slice(-15).join('\n')}`).toBe(200);
+  return JSON.parse(body) as Record<string, unknown>;
 }
 
 /** The fenced blocks of a language in a Markdown file. */
@@ -129,7 +130,7 @@ describe('the curl examples in docs/api.md', () => {
         () => null,
         (error: { code?: number; stderr?: string }) => `exit ${error.code}: ${error.stderr}`,
       );
-      expect(failure, line).toBeNull();
+      expect(failure, `${line}\nweb process, last lines:\n${web.tail.slice(-15).join('\n')}`).toBeNull();
     }
     expect((await readFile(path.join(work, 'chart.svg'), 'utf8')).startsWith('<svg')).toBe(true);
   }, 120_000);
