@@ -58,7 +58,6 @@ async function baseline(prefix: string, beforeNext?: BeforeNext) {
   await done;
   const seconds = (Date.now() - t0) / 1000;
   await worker.close();
-  await queue.obliterate({ force: true });
   await removePrefixKeys(connection, prefix);
   await queue.close();
   connection.disconnect();

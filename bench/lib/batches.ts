@@ -30,6 +30,7 @@
 // keyword and days against each other.
 import { readFile } from 'node:fs/promises';
 import { servableFromBatch } from '../../src/domain/trends/batching.js';
+import { median } from './report.js';
 
 export const SERVED_DAYS = 30;
 export const WINDOW_DAYS = 90;
@@ -153,7 +154,7 @@ export async function measureBatchedSeries(file: string): Promise<SeriesErrors> 
   for (const r of requests) {
     const n = r.dates.length;
     if (n < SERVED_DAYS) continue;
-    const top = Math.max(0, ...r.values.flat());
+    const top = topOf.get(r.id)!;
     if (top === 0) continue;
     const ends = n >= WINDOW_DAYS ? Array.from({ length: Math.floor((n - WINDOW_DAYS) / SERVED_DAYS) + 1 }, (_, i) => n - i * SERVED_DAYS) : [n];
     for (const end of ends) {
@@ -193,12 +194,6 @@ export async function measureBatchedSeries(file: string): Promise<SeriesErrors> 
     }
   }
   return out;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 export function summarize(errors: number[]) {

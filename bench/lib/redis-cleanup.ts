@@ -1,4 +1,4 @@
-// Benchmarks run against the developer's (or CI's) own Redis: each removes
+// Benchmarks (and test files) run against the developer's or CI's own Redis: each removes
 // every key of its prefix when it is done, the workers' too (queues, job
 // schedulers, read-model version, egress routes), so runs do not pile up.
 import type { Redis } from '../../src/redis/connection.js';

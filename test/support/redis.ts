@@ -4,6 +4,7 @@ import { PROJECT_ROOT } from '../../src/config.js';
 import { createRedis, waitForRedis, type Redis } from '../../src/redis/connection.js';
 import { ensureLocalRedis } from '../../src/redis/embedded-redis.js';
 import { redisKeys, type RedisKeys } from '../../src/redis/keys.js';
+import { removePrefixKeys } from '../../bench/lib/redis-cleanup.js';
 import type { Db } from '../../src/db/connection.js';
 import type { Resources } from '../../src/runtime/resources.js';
 
@@ -27,12 +28,7 @@ export async function createTestRedis(): Promise<TestRedis> {
     prefix,
     keys: redisKeys(prefix),
     async destroy() {
-      let cursor = '0';
-      do {
-        const [next, found] = await redis.scan(cursor, 'MATCH', `*${prefix}:*`, 'COUNT', 1000); // hash-tagged keys start with {
-        cursor = next;
-        if (found.length > 0) await redis.del(...found);
-      } while (cursor !== '0');
+      await removePrefixKeys(redis, prefix);
       redis.disconnect();
     },
   };
