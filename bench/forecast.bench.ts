@@ -3,13 +3,13 @@
 // its context's max, horizon 7. Calibration used only the "tune" half (split by
 // a hash of the series id); the held-out half is reported separately.
 import path from 'node:path';
-import { PROJECT_ROOT } from '../src/config.js';
 import { readSeriesCsv } from '../src/demo/demo-seed.js';
 import { normalIntervals, score, seasonalNaiveScale, splitOf, windows, type IntervalForecast, type Scores, type Window } from '../src/domain/forecast/evaluation.js';
 import { forecastValues } from '../src/domain/forecast/forecaster.js';
 import { printJsonLine, printTable, round } from './lib/report.js';
+import { requireDataFile, SHARED_DATA } from './lib/shared-data.js';
 
-const dir = process.argv[2] ?? path.resolve(PROJECT_ROOT, '../shared/data/trends-series');
+const dir = path.dirname(requireDataFile('forecast', path.join(process.argv[2] ?? path.join(SHARED_DATA, 'trends-series'), 'gtab-us-daily.csv'), 'npm run bench:forecast -- DIR (a folder with gtab-us-daily.csv)'));
 const series = await readSeriesCsv(dir);
 
 const sd = (xs: number[]) => {

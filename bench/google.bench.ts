@@ -1,18 +1,24 @@
 // npm run bench:google — what research and the refresh cost in Google's scarce
-// requests, through the real google provider in a real worker process talking
-// to the loopback Google (scripts/lib/google-on-loopback) through CONNECT
-// proxies. Baselines measured in the same run:
+// requests, and how many research runs a route finishes in an hour under
+// today's limits, through the real google provider in a real worker process
+// talking to the loopback Google (scripts/lib/google-on-loopback, answering as
+// Google does today) through CONNECT proxies. Baselines measured in the same run:
 //   research  the same ideas with TRENDS_REQUEST_PLAN=single (one keyword per
 //             request, as before) — jobs, HTTPS requests and every dimension's score;
 //   refresh   one request per insight (what it was), against groups of five;
 //   accuracy  on real 5-keyword answers (TRENDS_BATCHES_FILE): the series the
 //             refresh serves, against what one-keyword requests serve;
 //   proxies   one proxy against three at the same per-proxy rate, and three with
-//             one blocked by Google.
+//             one blocked by Google;
+//   limits    research runs completed in an hour by one route against Google's
+//             limits (30 HTTPS requests a minute per address, blocks of 30 minutes
+//             that start over when asked again early), with the shipped pacing
+//             against the previous settings (about 60 requests a minute: 10 jobs
+//             of about 6 requests; pauses of 30 s doubling to 10 min), on a clock
+//             scaled by BENCH_TIME_SCALE (default 20: an hour is 3 minutes).
 // Ends with one JSON line.
 import path from 'node:path';
 import { Queue } from 'bullmq';
-import { PROJECT_ROOT } from '../src/config.js';
 import { newId } from '../src/domain/ids.js';
 import { scoreDemand } from '../src/domain/scoring/dimension-scores.js';
 import { DIMENSIONS } from '../src/domain/scoring/dimensions.js';
@@ -31,13 +37,16 @@ import { measureBatchedSeries, summarize } from './lib/batches.js';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
+import { requireDataFile, SHARED_DATA } from './lib/shared-data.js';
 
 const RESEARCH_RUNS = Number(process.env.BENCH_RESEARCH_RUNS ?? 12);
 const REFRESH_INSIGHTS = Number(process.env.BENCH_REFRESH_INSIGHTS ?? 100);
 const PROXY_WINDOW_S = Number(process.env.BENCH_PROXY_WINDOW_S ?? 20);
-const PROXY_RATE = 120; // per proxy per minute in the throughput comparison
+const PROXY_RATE = 120; // HTTPS requests per proxy per minute in the throughput comparison
+const SCALE = Number(process.env.BENCH_TIME_SCALE ?? 20);
+const MINUTE_MS = 60_000 / SCALE;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const BATCHES_FILE = process.env.TRENDS_BATCHES_FILE ?? path.resolve(PROJECT_ROOT, '../shared/data/trends-batches/gtab-us-batches.csv');
+const BATCHES_FILE = requireDataFile('google', process.env.TRENDS_BATCHES_FILE ?? path.join(SHARED_DATA, 'trends-batches/gtab-us-batches.csv'), 'set TRENDS_BATCHES_FILE to a file in the format of bench/lib/batches.ts');
 
 const IDEAS = [
   'Meal planning app for busy parents', 'Standing desk rental for startups', 'Sourdough starter subscription box', 'AI bookkeeping for freelancers',
@@ -77,8 +86,9 @@ async function phase(name: string, google: GoogleOnLoopback, env: Record<string,
     REDIS_PREFIX: prefix,
     TRENDS_PROVIDER: 'google',
     NODE_EXTRA_CA_CERTS: google.certificates.caPath,
-    TRENDS_RATE_PER_MINUTE: '0',
-    TRENDS_PAUSE_MS: '500',
+    TRENDS_REQUESTS_PER_MINUTE: '0',
+    TRENDS_COOLDOWN_MS: '500',
+    TRENDS_COOLDOWN_MAX_MS: '2000',
     TRENDS_WAIT_MS: '2000',
     LOG_LEVEL: 'warn',
     ...env,
@@ -110,6 +120,8 @@ async function phase(name: string, google: GoogleOnLoopback, env: Record<string,
 async function research(google: GoogleOnLoopback, plan: 'single' | 'batched') {
   google.google.resetCounts();
   google.google.resetClients();
+  // Requests are counted here, not limited: the limits have a phase of their own.
+  google.google.setLimits({ requestsPerMinute: 0 });
   const p = await phase(`research_${plan}`, google, { TRENDS_REQUEST_PLAN: plan, TRENDS_PROXY_URLS: google.proxies[0]!.url });
   try {
     const chain = new ResearchChain(p.queue(QUEUES.research));
@@ -150,7 +162,7 @@ async function research(google: GoogleOnLoopback, plan: 'single' | 'batched') {
       seconds: (Date.now() - started) / 1000,
       jobs: (counts.completed ?? 0) + (counts.failed ?? 0),
       https: google.google.totalRequests(),
-      cookie429: google.google.counts.get('cookie-429') ?? 0,
+      cookiePages: google.google.counts.get('page') ?? 0,
       scores: new Map(insights.map((i) => [i.idea_key, { ...i.dimension_scores, overall: i.overall_score }])),
       truthError,
     };
@@ -169,10 +181,13 @@ async function levelOf(provider: GoogleTrendsProvider, google: GoogleOnLoopback,
 }
 
 async function refresh(google: GoogleOnLoopback) {
+  google.google.setLimits({ requestsPerMinute: 0 });
   const provider = new GoogleTrendsProvider({ ca: google.certificates.ca, timeoutMs: 10_000 });
   const p = await phase('refresh', google, { TRENDS_PROXY_URLS: google.proxies[0]!.url });
   try {
-    const keywords = Array.from({ length: REFRESH_INSIGHTS }, (_, i) => `catalog idea ${i}`);
+    // Keywords Google has data for: one without data is not refreshed (its previous series is kept), which says nothing about cost.
+    const keywords: string[] = [];
+    for (let i = 0; keywords.length < REFRESH_INSIGHTS; i += 1) if (google.world.hasData(`catalog idea ${i}`)) keywords.push(`catalog idea ${i}`);
     for (const keyword of keywords) {
       await upsertInsight(p.db.db, {
         id: newId('insight'), idea_key: keyword, title: keyword, idea: keyword, primary_keyword: keyword, keywords: [keyword], category: 'productivity', source: 'research',
@@ -221,16 +236,18 @@ async function refresh(google: GoogleOnLoopback) {
   }
 }
 
-/** Trends jobs completed per minute through `proxies`, each limited to PROXY_RATE per minute; `blocked` ones refused by Google. */
+/** Trends jobs completed per minute through `proxies`, each paced at PROXY_RATE requests per minute; `blocked` ones refused by Google. */
 async function throughput(google: GoogleOnLoopback, proxies: number, blocked: number) {
   google.google.resetCounts();
   google.google.resetClients();
+  google.google.setLimits({ requestsPerMinute: 0 });
   for (const p of google.proxies) google.google.block(p.egressAddress, false);
   for (const p of google.proxies.slice(0, blocked)) google.google.block(p.egressAddress, true);
   const p = await phase(`proxies_${proxies}_${blocked}`, google, {
     TRENDS_PROXY_URLS: google.proxies.slice(0, proxies).map((x) => x.url).join(','),
-    TRENDS_RATE_PER_MINUTE: String(PROXY_RATE),
-    TRENDS_PAUSE_MS: '60000',
+    TRENDS_REQUESTS_PER_MINUTE: String(PROXY_RATE),
+    TRENDS_COOLDOWN_MS: '60000',
+    TRENDS_COOLDOWN_MAX_MS: '60000',
   });
   try {
     const trends = p.queue(QUEUES.trends);
@@ -247,6 +264,59 @@ async function throughput(google: GoogleOnLoopback, proxies: number, blocked: nu
   }
 }
 
+/** Distinct made-up ideas: every run asks Google for phrases of its own (no answer shared between runs). */
+function limitIdeas(n: number): string[] {
+  const syllables = ['ka', 'lor', 'vin', 'dre', 'mo', 'sul', 'tep', 'ri', 'gan', 'bo', 'zel', 'fu'];
+  const kinds = ['repair service', 'subscription box', 'booking app', 'rental marketplace'];
+  return Array.from({ length: n }, (_, i) => {
+    const name = [i % 12, Math.floor(i / 12) % 12, (Math.floor(i / 144) + 3 * i) % 12].map((k) => syllables[k]).join('');
+    return `${name.charAt(0).toUpperCase()}${name.slice(1)} ${kinds[i % kinds.length]}`;
+  });
+}
+
+/**
+ * Research runs one route completes in one (scaled) hour against Google's limits of today,
+ * with more runs waiting than it can finish. `env` sets the pace and the cooldowns, at Google's scale.
+ */
+async function underLimits(google: GoogleOnLoopback, name: string, perMinute: number, cooldownMin: number, cooldownMax: number) {
+  google.google.resetCounts();
+  google.google.resetClients();
+  google.google.setLimits({ requestsPerMinute: 30, windowMs: MINUTE_MS, blockMs: 30 * MINUTE_MS });
+  const p = await phase(`limits_${name}`, google, {
+    TRENDS_PROXY_URLS: google.proxies[0]!.url,
+    TRENDS_REQUESTS_PER_MINUTE: String(perMinute * SCALE),
+    TRENDS_COOLDOWN_MS: String(Math.round(cooldownMin * MINUTE_MS)),
+    TRENDS_COOLDOWN_MAX_MS: String(Math.round(cooldownMax * MINUTE_MS)),
+    TRENDS_WAIT_MS: '1000',
+  });
+  try {
+    const chain = new ResearchChain(p.queue(QUEUES.research));
+    const hourMs = 60 * MINUTE_MS;
+    // More than a route can do in an hour at Google's budget (30 × 60 / 14 requests a run ≈ 130).
+    for (const idea of limitIdeas(160)) await startRun(p.db.db, chain, { idea, hints: [], provider: 'google', source: 'research' });
+    const started = Date.now();
+    await sleep(hourMs);
+    const runs = await p.db.db.selectFrom('research_runs').select(['status', 'finished_at']).execute();
+    const done = runs.filter((r) => r.status === 'succeeded' && r.finished_at !== null && r.finished_at.getTime() <= started + hourMs).length;
+    const client = google.proxies[0]!.egressAddress;
+    const blocks = google.google.blocks(client);
+    const blockedMs = blocks.reduce((sum, b) => sum + Math.min(b.until, started + hourMs) - Math.max(b.since, started), 0);
+    return {
+      name,
+      perMinute,
+      cooldowns: `${cooldownMin}-${cooldownMax} min`,
+      runsPerHour: done,
+      https: google.google.byClient.get(client) ?? 0,
+      blocks: blocks.length,
+      probes: blocks.reduce((n, b) => n + b.probes.length, 0),
+      blockedMinutes: round(blockedMs / MINUTE_MS, 1),
+      failed: runs.filter((r) => r.status === 'failed').length,
+    };
+  } finally {
+    await p.close();
+  }
+}
+
 // Read first: a bad TRENDS_BATCHES_FILE should fail now, not after the runs.
 const real = await measureBatchedSeries(BATCHES_FILE);
 const google = await startGoogleOnLoopback({ proxies: 3 });
@@ -255,7 +325,7 @@ try {
   const single = await research(google, 'single');
   const batched = await research(google, 'batched');
   printTable('Research: trends jobs and HTTPS requests to Google per run', [single, batched].map((r) => ({
-    plan: r.plan, runs: r.runs, 'jobs/run': round(r.jobs / r.runs, 2), 'https/run': round(r.https / r.runs, 2), 'cookie 429s': r.cookie429, seconds: round(r.seconds, 1),
+    plan: r.plan, runs: r.runs, 'jobs/run': round(r.jobs / r.runs, 2), 'https/run': round(r.https / r.runs, 2), 'cookie pages': r.cookiePages, seconds: round(r.seconds, 1),
   })));
 
   const diffs: Record<string, { max: number; mean: number; compared: number }> = {};
@@ -305,7 +375,23 @@ try {
   const one1 = await throughput(google, 1, 0);
   const three = await throughput(google, 3, 0);
   const threeBlocked = await throughput(google, 3, 1);
-  printTable(`Egress proxies: trends jobs per minute at ${PROXY_RATE}/min per proxy (jobs done in ${PROXY_WINDOW_S} s × 60 / ${PROXY_WINDOW_S}; each route also starts with a burst of a sixth of its rate)`, [one1, three, threeBlocked].map((t) => ({ proxies: t.proxies, blocked: t.blocked, 'jobs/min': round(t.perMinute, 1), failed: t.failed })));
+  printTable(`Egress proxies: trends jobs per minute at ${PROXY_RATE} HTTPS requests a minute per proxy (one request per job, and a cookie page per route; jobs done in ${PROXY_WINDOW_S} s × 60 / ${PROXY_WINDOW_S})`, [one1, three, threeBlocked].map((t) => ({ proxies: t.proxies, blocked: t.blocked, 'jobs/min': round(t.perMinute, 1), failed: t.failed })));
+
+  // The previous settings first: the baseline, measured in the same run.
+  const before = await underLimits(google, 'previous', 60, 0.5, 10);
+  const ours = await underLimits(google, 'ours', 12, 10, 60);
+  printTable(
+    `Research runs completed in an hour by one route under Google's limits (30 HTTPS requests a minute per address, 30-minute blocks that start over when asked early; clock scaled ×${SCALE}: an hour is ${round(60 * MINUTE_MS / 1000, 0)} s)`,
+    [before, ours].map((r) => ({
+      settings: r.name === 'ours' ? 'shipped: 12 requests/min, cooldowns 10-60 min, one probe each' : 'previous: ~60 requests/min (10 jobs), pauses 30 s-10 min',
+      'runs/hour/route': r.runsPerHour,
+      'https sent': r.https,
+      blocks: r.blocks,
+      'requests into blocks': r.probes,
+      'minutes blocked': r.blockedMinutes,
+      failed: r.failed,
+    })),
+  );
 
   printJsonLine({
     bench: 'google',
@@ -334,6 +420,12 @@ try {
     batches_request_days: real.requestDays,
     proxy_jobs_per_min: { one: round(one1.perMinute, 1), three: round(three.perMinute, 1), three_one_blocked: round(threeBlocked.perMinute, 1) },
     proxies_ratio: round(three.perMinute / Math.max(1, one1.perMinute), 2),
+    runs_per_hour_per_route: ours.runsPerHour,
+    runs_per_hour_per_route_previous: before.runsPerHour,
+    limits: { requests_per_minute_per_address: 30, block_minutes: 30, time_scale: SCALE },
+    limits_blocks: { ours: ours.blocks, previous: before.blocks },
+    limits_minutes_blocked: { ours: ours.blockedMinutes, previous: before.blockedMinutes },
+    limits_failed_runs: ours.failed + before.failed,
     blocked_proxy_ratio: round(threeBlocked.perMinute / Math.max(1, one1.perMinute), 2),
     failed_jobs: one1.failed + three.failed + threeBlocked.failed,
   });

@@ -6,7 +6,6 @@
 // the coefficients, the held-out half checks them, and the refit below shows
 // where the shipped coefficients come from.
 import path from 'node:path';
-import { PROJECT_ROOT } from '../src/config.js';
 import { readSeriesCsv } from '../src/demo/demo-seed.js';
 import { forecastValues } from '../src/domain/forecast/forecaster.js';
 import { classValidity, momentumWindows, publishedFigures, scoreValidity, type MomentumWindow, type ScoreValidity } from '../src/domain/scoring/momentum-backtest.js';
@@ -14,8 +13,9 @@ import { momentumFeatures, MOMENTUM_MODELS } from '../src/domain/scoring/momentu
 import { TREND_CLASSES } from '../src/domain/scoring/trend-class.js';
 import { momentumV1 } from './lib/momentum-v1.js';
 import { printJsonLine, printTable, round } from './lib/report.js';
+import { requireDataFile, SHARED_DATA } from './lib/shared-data.js';
 
-const dir = process.argv[2] ?? path.resolve(PROJECT_ROOT, '../shared/data/trends-series');
+const dir = path.dirname(requireDataFile('momentum', path.join(process.argv[2] ?? path.join(SHARED_DATA, 'trends-series'), 'gtab-us-daily.csv'), 'npm run bench:momentum -- DIR (a folder with gtab-us-daily.csv)'));
 const series = await readSeriesCsv(dir);
 const windows: MomentumWindow[] = [];
 for (const [id, points] of series) windows.push(...momentumWindows(id, points.map((p) => p.value)));

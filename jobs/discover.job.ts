@@ -1,13 +1,16 @@
-// ingest / discover: candidate ideas from Google daily trends, deduplicated
-// against existing insights and today's runs, capped per day, each started as
-// a research run with source "discovery".
+// ingest / discover: candidate ideas from Google's trending searches (the RSS
+// feed /trending/rss?geo=XX; the old dailytrends endpoint answers 404 since
+// 2025-02), deduplicated against existing insights and today's runs, capped
+// per day, each started as a research run with source "discovery" and the
+// feed's evidence: Google's approximate traffic and the news that linked it.
 import { UnrecoverableError, type Job } from 'bullmq';
 import { sql } from 'kysely';
 import type { Db } from '../src/db/connection.js';
 import { normalizeIdea, validateIdea } from '../src/domain/research/idea.js';
+import { discoveryEvidence } from '../src/domain/trends/discovery.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { startRun, type ResearchChain } from '../src/research/chain.js';
-import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../src/research/trends-gateway.js';
+import { sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../src/research/trends-gateway.js';
 
 export interface DiscoverDeps {
   db: Db;
@@ -20,7 +23,6 @@ export interface DiscoverDeps {
 
 export function discoverProcessor(deps: DiscoverDeps) {
   return async (job: Job, token?: string) => {
-    const today = new Date().toISOString().slice(0, 10);
     const startedToday = Number(
       (
         await deps.db
@@ -40,30 +42,37 @@ export function discoverProcessor(deps: DiscoverDeps) {
       if (budget <= 0) break;
       let answer;
       try {
-        answer = await deps.trendsFor(deps.provider, 'background').fetch({ kind: 'dailyTrends', geo, date: today });
+        answer = await deps.trendsFor(deps.provider, 'background').fetch({ kind: 'trendingFeed', geo });
       } catch (error) {
-        if (error instanceof WaitingForTrendsError) throw await sleepWithoutAttempt(job, token, 60_000);
+        if (error instanceof WaitingForTrendsError) throw await sleepWithoutAttempt(job, token, sleepFor(error, 60_000));
         if (error instanceof TrendsFailedError) throw new UnrecoverableError(error.message);
         throw error;
       }
-      if (answer.kind !== 'dailyTrends') continue;
-      for (const search of answer.searches) {
+      if (answer.kind !== 'trendingFeed') throw new UnrecoverableError(`expected the trending feed for ${geo}, got ${answer.kind}`);
+      for (const item of answer.items) {
         if (budget <= 0) break;
-        const invalid = validateIdea(search.query);
+        const invalid = validateIdea(item.query);
         if (invalid) {
-          rejected.push({ query: JSON.stringify(search.query).slice(0, 120), reason: invalid });
+          rejected.push({ query: JSON.stringify(item.query).slice(0, 120), reason: invalid });
           continue;
         }
-        const key = normalizeIdea(search.query).key;
+        const key = normalizeIdea(item.query).key;
         const known =
           (await deps.db.selectFrom('insights').select('id').where('idea_key', '=', key).executeTakeFirst()) ??
           (await deps.db.selectFrom('research_runs').select('id').where('idea_key', '=', key).where('status', '<>', 'failed').executeTakeFirst());
         if (known) {
-          skipped.push(search.query);
+          skipped.push(item.query);
           continue;
         }
-        await startRun(deps.db, deps.chain, { idea: search.query, hints: [], provider: deps.provider, source: deps.provider === 'synthetic' ? 'synthetic' : 'discovery', startedBy: 'discovery' });
-        started.push(search.query);
+        await startRun(deps.db, deps.chain, {
+          idea: item.query,
+          hints: [],
+          provider: deps.provider,
+          source: deps.provider === 'synthetic' ? 'synthetic' : 'discovery',
+          startedBy: 'discovery',
+          discovery: discoveryEvidence(item, geo),
+        });
+        started.push(item.query);
         budget -= 1;
       }
     }

@@ -24,7 +24,7 @@ import { checkPayload, RefreshInsightPayload } from '../src/queue/queues.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { forecastMase } from '../src/observability/metrics.js';
 import type { RedisKeys } from '../src/redis/keys.js';
-import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../src/research/trends-gateway.js';
+import { sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../src/research/trends-gateway.js';
 
 export interface RefreshDeps {
   db: Db;
@@ -59,7 +59,7 @@ export async function fetchInterest(deps: RefreshDeps, job: Job, token: string |
   try {
     answer = await deps.trendsFor(provider, 'background').fetch({ kind: 'interestOverTime', keywords, timeframe: '90d', geo: deps.geo });
   } catch (error) {
-    if (error instanceof WaitingForTrendsError) throw await sleepWithoutAttempt(job, token, deps.waitRetryMs ?? 30_000);
+    if (error instanceof WaitingForTrendsError) throw await sleepWithoutAttempt(job, token, sleepFor(error, deps.waitRetryMs ?? 30_000));
     if (error instanceof TrendsFailedError) throw new UnrecoverableError(`${what} failed, previous data kept: ${error.message}`);
     throw error;
   }

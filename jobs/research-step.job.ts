@@ -19,6 +19,7 @@ import {
   doneOutputs,
   findRun,
   markRunFailed,
+  markRunSucceeded,
   recordStepAttemptFailed,
   recordStepDone,
   setRunInsight,
@@ -28,7 +29,7 @@ import {
 import { StepRecorder } from '../src/research/step-recorder.js';
 import { trendsPlan, type TrendsPlanName } from '../src/research/trends-plan.js';
 import { STEP_COUNT, STEP_NAMES, STEPS, type StepContext, type StepName } from '../src/research/steps.js';
-import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../src/research/trends-gateway.js';
+import { researchPriority, sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../src/research/trends-gateway.js';
 
 export interface ResearchStepDeps {
   db: Db;
@@ -103,11 +104,28 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
   const cache = new RunCache();
   const recorder = new StepRecorder(deps.db);
 
+  /**
+   * A run whose 40 steps are recorded succeeds only after the API has been told
+   * (the read-model version bump): a client that sees it succeeded and then
+   * lists insights gets the new one, never a page cached from before. If the
+   * bump fails or the worker dies first, the run stays running past its last
+   * step until a retry of step 40 or the sweeper gets here again.
+   */
+  async function publish(runId: string): Promise<void> {
+    await bumpReadModelVersion(deps.redis, deps.redisKeys, deps.db);
+    await markRunSucceeded(deps.db, runId, STEP_COUNT);
+  }
+
   /** Reads the run and decides whether this delivery should run the step at all. */
   async function checkRun(runId: string, step: number): Promise<RunRow | { skipped: string }> {
     const run = await findRun(deps.db, runId);
     if (!run) throw new UnrecoverableError(`research run ${runId} does not exist`);
     if (run.status === 'succeeded' || run.status === 'failed') return { skipped: `run is ${run.status}` };
+    if (run.next_step > STEP_COUNT) {
+      // Every step recorded, but not yet published (a failed bump, or a crash just after the commit).
+      await publish(run.id);
+      return { skipped: 'all steps recorded; published the run' };
+    }
     if (run.next_step > step) {
       // A duplicate delivery, or a crash between commit and enqueue: make sure the chain goes on.
       if (run.next_step <= STEP_COUNT) await deps.chain.enqueueStep(run.id, run.next_step);
@@ -141,7 +159,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
         if (!outputs.has(index + 1)) throw new Error(`step ${step} (${definition.name}) needs the output of step ${index + 1} (${name}), which is not recorded`);
         return outputs.get(index + 1)!.value as T;
       },
-      plan: trendsPlan(deps.plan ?? 'batched', (request) => deps.trendsFor(run.provider).fetch(request), deps.geo, {
+      plan: trendsPlan(deps.plan ?? 'batched', (request) => deps.trendsFor(run.provider).fetch(request, { priority: researchPriority(step, STEP_COUNT) }), deps.geo, {
         secondary: () => (outputs.get(STEP_NAMES.indexOf('choose_primary') + 1)?.value as { secondary?: string[] } | undefined)?.secondary ?? [],
         anchor: deps.anchorFor(run.provider),
       }),
@@ -159,9 +177,9 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
       // Postgres or Redis away is not the step's failure: retried without an attempt (see retryOutages).
       if (isOutage(error)) throw error;
       if (error instanceof WaitingForTrendsError) {
-        // Waiting on Google is not a failure: sleep without spending an attempt.
+        // Waiting on Google is not a failure: sleep without spending an attempt, as long as the trends job said it waits.
         await setRunState(deps.db, run.id, { status: 'waiting', waitingReason: `waiting for Google Trends (${error.message})` });
-        throw await sleepWithoutAttempt(job, token, deps.waitRetryMs ?? 5_000);
+        throw await sleepWithoutAttempt(job, token, sleepFor(error, deps.waitRetryMs ?? 5_000));
       }
       const message = error instanceof Error ? error.message : String(error);
       const final = error instanceof UnrecoverableError || error instanceof TrendsFailedError || attempt >= (job.opts.attempts ?? 1);
@@ -199,7 +217,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
     let eventId: string | undefined;
     const committed = definition.commit
       ? await deps.db.transaction().execute(async (trx) => {
-          const recorded = await recordStepDone(trx, record, isLast);
+          const recorded = await recordStepDone(trx, record);
           if (recorded) {
             const result = await definition.commit!(trx, ctx, output);
             await setRunInsight(trx, runId, result.insightId);
@@ -208,7 +226,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
           return recorded;
         })
       : isLast
-        ? await deps.db.transaction().execute((trx) => recordStepDone(trx, record, true))
+        ? await deps.db.transaction().execute((trx) => recordStepDone(trx, record))
         : await recorder.record(record);
     if (!committed) {
       // Recorded by another delivery, or the run moved on (failed, retried elsewhere):
@@ -220,7 +238,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
     }
     if (isLast) {
       cache.forget(runId);
-      await bumpReadModelVersion(deps.redis, deps.redisKeys, deps.db);
+      await publish(runId);
       if (eventId) await deps.announce?.(eventId);
     } else {
       cache.remember(runId, step, { value: JSON.parse(outputJson), json: outputJson });

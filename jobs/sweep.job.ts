@@ -1,7 +1,9 @@
 // maintenance / sweep: work whose job was lost gets its job again. Research
 // runs whose next step was committed but never enqueued (a crash between the
-// two) or whose job was lost or failed; webhook deliveries still pending whose
-// job is gone or failed (it stalled too often while workers were being killed).
+// two) or whose job was lost or failed, and runs recorded to the end but never
+// published (a crash between step 40's commit and its read-model bump);
+// webhook deliveries still pending whose job is gone or failed (it stalled too
+// often while workers were being killed).
 // Both kinds of work are idempotent, so a job that was merely slow costs nothing.
 import type { Queue } from 'bullmq';
 import { sql } from 'kysely';
@@ -26,8 +28,8 @@ export function sweepProcessor(deps: SweepDeps) {
     const runs = await quietUnfinishedRuns(deps.db, quietMs);
     let resumed = 0;
     for (const run of runs) {
-      if (run.next_step > STEP_COUNT) continue;
-      await deps.chain.enqueueStep(run.id, run.next_step);
+      // Past the last step: every step is recorded but the run was never published; step 40's job publishes it.
+      await deps.chain.enqueueStep(run.id, Math.min(run.next_step, STEP_COUNT));
       resumed += 1;
     }
     const deliveries = await deps.db

@@ -1,55 +1,106 @@
-// trends / trends-fetch: the only code that asks Google anything. Each job
-// takes an egress route from the pool (its own rate and its own pause after a
-// 429), asks through it, and books what it spent. A 429 or "sorry" redirect
-// pauses that route and puts the job back without spending an attempt, so
-// another route can take it; when no route is free the worker waits until
-// one is (worker.rateLimit). A malformed answer fails at once, with a clear error.
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+// trends / trends-fetch: the only code that asks Google anything (with
+// `insights google check`). Each job takes an egress route from the pool,
+// asks through it at the route's pace, and hands what Google answered to the
+// pool. Each outcome has its own handling:
+//
+//   served, empty, no data  returned (the steps record what Google served);
+//   blocked                 the route cools down; the job waits it out, and
+//                           when the cooldown ends one job probes;
+//   refused (400)           the route pauses and the job goes to another route;
+//                           refused on every route, it fails with a clear message;
+//   changed shape           fails for good with a clear message (Google changed);
+//   no answer (network)     retried with backoff, spending an attempt.
+//
+// Waiting is a normal state, never a failure: a job that must wait moves itself
+// to `delayed` (no attempt spent, no lock held) and says why in its progress,
+// which the research step reads to sleep as long. It never rate-limits the
+// worker: a worker rate limit left jobs it had already taken waiting past their
+// lock ("Missing lock for job trends-… moveJobFromActiveToWait").
+import { UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from '../src/logger.js';
-import { checkPayload, TrendsFetchPayload } from '../src/queue/queues.js';
 import { trendsRequests } from '../src/observability/metrics.js';
-import type { EgressPool } from '../src/trends/egress-pool.js';
+import { checkPayload, TrendsFetchPayload } from '../src/queue/queues.js';
+import { sleepWithoutAttempt } from '../src/queue/wait.js';
+import { RouteWaitError, type EgressPool } from '../src/trends/egress-pool.js';
 import type { GoogleTrendsProvider } from '../src/trends/google.provider.js';
-import { MalformedResponseError, NotRecordedError, RateLimitedError, type TrendsRequest } from '../src/trends/types.js';
+import { describeRequest, MalformedResponseError, NotRecordedError, RateLimitedError, RefusedError, type TrendsRequest } from '../src/trends/types.js';
 
 export interface TrendsFetchDeps {
   provider: GoogleTrendsProvider;
   pool: EgressPool;
   logger: Logger;
-  worker: () => Worker;
 }
 
-/** HTTPS requests a failed fetch made before it failed (the provider attaches them). */
-const requestsOf = (error: unknown) => Number((error as { requests?: unknown }).requests ?? 0);
+/** What a waiting trends job says in its progress: until when, and why (shown with the waiting research run). */
+export interface TrendsWait {
+  until: number;
+  reason: string;
+}
+
+/** Jobs that wake at the same moment (a cooldown's end) are spread over this much. */
+const WAKE_SPREAD_MS = 500;
+
+async function waitWithoutAttempt(job: Job, token: string | undefined, waitMs: number, reason: string): Promise<Error> {
+  const until = Date.now() + waitMs;
+  await job.updateProgress({ until, reason } satisfies TrendsWait);
+  return sleepWithoutAttempt(job, token, waitMs + Math.floor(Math.random() * WAKE_SPREAD_MS));
+}
+
+const clock = (ms: number) => new Date(Date.now() + ms).toISOString().slice(11, 16);
 
 export function trendsFetchProcessor(deps: TrendsFetchDeps) {
-  return async (job: Job) => {
-    const { request } = checkPayload(TrendsFetchPayload, job.data, job.name);
-    const lease = await deps.pool.acquire();
+  return async (job: Job, token?: string) => {
+    const payload = checkPayload(TrendsFetchPayload, job.data, job.name);
+    const request = payload.request as unknown as TrendsRequest;
+    const refusedBy = payload.refusedBy ?? [];
+    const jobId = String(job.id);
+    const lease = await deps.pool.acquire(jobId, refusedBy);
+    if ('refusedEverywhere' in lease) {
+      // Every route refused the same request: it is the request, not the routes.
+      await deps.pool.clearRefusals(refusedBy);
+      throw new UnrecoverableError(
+        `Google Trends refused ${describeRequest(request)} (HTTP 400) on every egress route (${refusedBy.join(', ')}): the request itself is at fault, or every proxy alters it. Check the proxies (pytrends #602), then \`insights runs retry\`.`,
+      );
+    }
     if ('waitMs' in lease) {
-      // Every route is at its rate or paused: nothing can be asked before one frees up.
-      await deps.worker().rateLimit(lease.waitMs);
-      throw Worker.RateLimitError();
+      const why = lease.reason === 'cooling' ? `every route is cooling down after a block (next ends ${clock(lease.waitMs)} UTC)` : lease.reason === 'probe' ? 'a probe is asking whether Google still blocks us' : lease.reason === 'refused' ? 'routes are paused after a refusal' : 'at the routes\' request rate';
+      throw await waitWithoutAttempt(job, token, lease.waitMs, why);
     }
     const { route } = lease;
     try {
-      const response = await deps.provider.fetch(request as unknown as TrendsRequest, route);
-      trendsRequests.inc({ outcome: 'ok', route: route.name });
-      await deps.pool.succeeded(route, response.provenance?.requests ?? 0);
+      const response = await deps.provider.fetch(request, route, { pace: () => deps.pool.pace(route, jobId) });
+      await deps.pool.answered(route, jobId, 'answers');
+      trendsRequests.inc({ outcome: 'served', route: route.name });
+      if (job.progress) await job.updateProgress(0);
       return response;
     } catch (error) {
-      trendsRequests.inc({
-        outcome: error instanceof RateLimitedError ? 'rate_limited' : error instanceof MalformedResponseError ? 'malformed' : 'error',
-        route: route.name,
-      });
-      if (error instanceof RateLimitedError) {
-        const pause = await deps.pool.rateLimited(route, requestsOf(error));
-        deps.logger.warn({ queue: 'trends', jobId: job.id, route: route.name, pauseMs: pause }, 'Google Trends is rate limiting this route; pausing it');
-        // Back to the queue without an attempt: another route may take it now.
-        throw Worker.RateLimitError();
+      if (error instanceof RouteWaitError) {
+        // The route closed (a block another job met) or its slot is far: wait, spending nothing.
+        await deps.pool.release(route, jobId, false);
+        throw await waitWithoutAttempt(job, token, error.waitMs, error.message);
       }
-      await deps.pool.failed(route, requestsOf(error));
-      if (error instanceof MalformedResponseError || error instanceof NotRecordedError) throw new UnrecoverableError(error.message);
+      if (error instanceof RateLimitedError) {
+        trendsRequests.inc({ outcome: 'blocked', route: route.name });
+        const { cooldownMs, started } = await deps.pool.blocked(route, jobId);
+        if (started) deps.logger.warn({ queue: 'trends', jobId, route: route.name, cooldownMs, probe: lease.probe }, 'Google Trends blocked this route; it cools down, then one request probes');
+        throw await waitWithoutAttempt(job, token, cooldownMs, `route ${route.name} is cooling down after a block until ${clock(cooldownMs)} UTC`);
+      }
+      if (error instanceof RefusedError) {
+        trendsRequests.inc({ outcome: 'refused', route: route.name });
+        await deps.pool.refused(route, jobId);
+        await job.updateData({ ...payload, refusedBy: [...refusedBy, route.name] });
+        deps.logger.warn({ queue: 'trends', jobId, route: route.name, err: error }, 'Google Trends refused a request on this route (400); the route pauses and the request goes to another');
+        throw await waitWithoutAttempt(job, token, 0, `route ${route.name} refused it; trying another route`);
+      }
+      if (error instanceof MalformedResponseError) {
+        trendsRequests.inc({ outcome: 'changed_shape', route: route.name });
+        await deps.pool.answered(route, jobId, 'changed');
+        deps.logger.error({ queue: 'trends', jobId, route: route.name, err: error }, 'Google Trends answered in a shape we do not know: the request fails for good');
+        throw new UnrecoverableError(error.message);
+      }
+      if (error instanceof NotRecordedError) throw new UnrecoverableError(error.message);
+      trendsRequests.inc({ outcome: 'error', route: route.name });
+      await deps.pool.release(route, jobId, true);
       throw error;
     }
   };

@@ -1,9 +1,13 @@
-// The only module that reads process.env. Everything is parsed once, every
-// problem is reported in a single error, and the result is frozen.
+// The only module that reads process.env (and the .env file beside it).
+// Everything is parsed once, every problem is reported in a single error, and
+// the result is frozen.
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseEnv } from 'node:util';
 import { CronExpressionParser } from 'cron-parser';
-import { parseCidrs } from './domain/webhooks/address-policy.js';
+import { parseCidr } from './domain/ip.js';
+import { parseProxyUrl, ProxyUrlError } from './domain/proxy-url.js';
 import { TRENDS_PLANS, type TrendsPlanName } from './research/trends-plan.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -31,9 +35,9 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Where embedded Postgres and Redis keep their files. */
   readonly dataDir: string;
-  /** Prefix for every Redis key (queues, quotas, caches). Use a {hash tag} on Redis Cluster. */
+  /** Prefix for every Redis key (queues, quotas, caches): a plain name; the Redis Cluster hash tags are added per key (redis/keys.ts). */
   readonly redisPrefix: string;
-  /** Default folder of real Google Trends series for `insights seed --demo`. */
+  /** Folder of real Google Trends series the demo is loaded from (`npm start`'s first run, `insights seed --demo`); the repository's own by default. */
   readonly demoSeriesDir: string;
   /** Seconds a cached read-model response may live even if no write invalidates it. */
   readonly apiCacheTtlSeconds: number;
@@ -43,8 +47,8 @@ export interface Config {
   readonly usageFlushMs: number;
   /** Where Google Trends data comes from: live Google, recorded answers, or generated data (load tests only). */
   readonly trendsProvider: TrendsProviderName;
-  /** Live Google Trends requests (trends jobs) per minute per egress route, across all workers; 0 = no limit. */
-  readonly trendsRatePerMinute: number;
+  /** HTTPS requests to live Google per minute per egress route, across all workers (pages included); 0 = no pacing. */
+  readonly trendsRequestsPerMinute: number;
   /** HTTP CONNECT proxies requests to Google leave through, each with its own rate and pause; empty = direct. */
   readonly trendsProxyUrls: string[];
   /**
@@ -57,7 +61,7 @@ export interface Config {
   readonly trendsRequestPlan: TrendsPlanName;
   /** Geography of interest-over-time requests ('' = worldwide). */
   readonly trendsGeo: string;
-  /** Recorded Google Trends exchanges served by the replay provider. */
+  /** Recorded Google Trends exchanges served by the replay provider; the repository's own by default. */
   readonly recordedTrendsDir: string;
   /** Research steps one worker process runs at once. */
   readonly researchConcurrency: number;
@@ -69,17 +73,21 @@ export interface Config {
   readonly syntheticLatencyMs: number;
   /** How long a worker's job lock lasts; a crashed worker's jobs are retried after about this long. */
   readonly jobLockMs: number;
-  /** Pause of the trends queue after Google's first 429; doubles per 429 in a row, up to 10 minutes. */
-  readonly trendsPauseMs: number;
+  /** First cooldown of a route after Google blocks it; doubles per block in a row. */
+  readonly trendsCooldownMs: number;
+  /** The longest cooldown. */
+  readonly trendsCooldownMaxMs: number;
+  /** How long a route that got a 400 from Google is left alone (its requests go to other routes). */
+  readonly trendsRefusedPauseMs: number;
   /** How long a step or refresh waits for a trends answer before sleeping (without spending an attempt). */
   readonly trendsWaitMs: number;
   /** Overall deadline of one Google Trends request, all its HTTPS exchanges included. */
   readonly trendsRequestTimeoutMs: number;
   /** Cron (UTC) of the daily refresh of every researched insight's series, forecast and scores. */
   readonly refreshCron: string;
-  /** Cron (UTC) of the daily discovery of candidate ideas from Google daily trends. */
+  /** Cron (UTC) of the daily discovery of candidate ideas from Google's trending searches feed. */
   readonly discoveryCron: string;
-  /** Geographies discovery reads daily trends for. */
+  /** Geographies discovery reads the trending feed of. */
   readonly discoveryGeos: string[];
   /** At most this many discovery research runs per UTC day. */
   readonly discoveryDailyCap: number;
@@ -107,6 +115,12 @@ export interface Config {
   readonly shutdownDrainMs: number;
   /** The HTTP server's bounds on every inbound connection (see SECURITY.md). */
   readonly http: HttpLimits;
+  /**
+   * Addresses or CIDRs of the reverse proxies in front of the web process
+   * (TRUST_PROXY). Only from these is X-Forwarded-For believed; empty: the
+   * client is whoever connected.
+   */
+  readonly trustProxy: readonly string[];
 }
 
 export interface HttpLimits {
@@ -118,22 +132,82 @@ export interface HttpLimits {
   readonly keepAliveTimeoutMs: number;
   /** Connections beyond this are refused at accept. */
   readonly maxConnections: number;
+  /** Requests one connection may have in flight (pipelined); past it, it stops being read and is closed. */
+  readonly maxPipelined: number;
+  /** Bytes of answers one connection may leave unread in the process; past it, likewise. */
+  readonly maxQueuedBytes: number;
+  /** Bytes of unread answers over all connections; past it, the connections holding the most are closed. */
+  readonly maxQueuedTotalBytes: number;
 }
 
 export const TRENDS_PROVIDERS = ['google', 'replay', 'synthetic'] as const;
 export type TrendsProviderName = (typeof TRENDS_PROVIDERS)[number];
 
+/** Variables an older release read, and what replaces them (reported, so an old .env cannot mean something else silently). */
+const RETIRED_VARIABLES: ReadonlyArray<[string, string]> = [
+  ['TRENDS_RATE_PER_MINUTE', 'it counted trends jobs, each up to seven HTTPS requests; set TRENDS_REQUESTS_PER_MINUTE (HTTPS requests per egress route, default 12)'],
+  ['TRENDS_PAUSE_MS', 'a route now cools down after a block from TRENDS_COOLDOWN_MS (default 600000) up to TRENDS_COOLDOWN_MAX_MS (default 3600000)'],
+];
+
 export class ConfigError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}\nSee .env.example for every variable.`);
+  constructor(
+    readonly problems: readonly string[],
+    /** The env file read together with the environment, if any. */
+    readonly envFile?: string,
+  ) {
+    super(`Invalid configuration${envFile ? ` (the environment and ${envFile})` : ''}:\n  - ${problems.join('\n  - ')}\nSee .env.example for every variable.`);
     this.name = 'ConfigError';
   }
 }
 
 type Env = Record<string, string | undefined>;
 
+/** Says ENV_FILE should read no file (the test harness sets it, so a developer's .env never reaches a test's processes). */
+export const NO_ENV_FILE = 'none';
+
+/**
+ * The environment with the variables of an env file added: `.env` in the
+ * project folder when it exists, or the file ENV_FILE names (relative to the
+ * project folder), or none when ENV_FILE is "none". A variable set in the
+ * environment wins over the file. Returns the file read, if any.
+ */
+export function withEnvFile(env: Env, root = PROJECT_ROOT): { env: Env; file?: string; problem?: string } {
+  const named = env.ENV_FILE?.trim();
+  if (named === NO_ENV_FILE) return { env };
+  const file = path.resolve(root, named || '.env');
+  if (!existsSync(file)) {
+    return named ? { env, problem: `ENV_FILE names ${file}, which does not exist (set ENV_FILE=${NO_ENV_FILE} to read no file)` } : { env };
+  }
+  let fromFile: Record<string, string>;
+  try {
+    fromFile = parseEnv(readFileSync(file, 'utf8')) as Record<string, string>;
+  } catch (error) {
+    return { env, file, problem: `${file} could not be read: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const merged: Env = { ...fromFile };
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) merged[name] = value;
+  return { env: merged, file };
+}
+
+/** A value for a message: quoted, unless it may hold credentials (user:password@), which are never repeated. */
+function shownValue(value: string): string {
+  return value.includes('@') ? '(not shown: it may hold a password)' : `"${value}"`;
+}
+
+/**
+ * Reads the configuration. From the process environment (the default), the
+ * .env file is read as well (see withEnvFile); an explicit `env` is taken as it
+ * is, so tests never depend on a file on the developer's machine.
+ */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
+  let envFile: string | undefined;
+  if (env === process.env) {
+    const loaded = withEnvFile(env);
+    env = loaded.env;
+    envFile = loaded.file;
+    if (loaded.problem) problems.push(loaded.problem);
+  }
   const text = (name: string): string | undefined => {
     const value = env[name]?.trim();
     return value === '' ? undefined : value;
@@ -206,23 +280,25 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     dataDir: path.resolve(PROJECT_ROOT, text('DATA_DIR') ?? '.data'),
     redisPrefix: text('REDIS_PREFIX') ?? 'si',
-    demoSeriesDir: path.resolve(PROJECT_ROOT, text('DEMO_SERIES_DIR') ?? '../shared/data/trends-series'),
+    demoSeriesDir: path.resolve(PROJECT_ROOT, text('DEMO_SERIES_DIR') ?? 'data/trends-series'),
     apiCacheTtlSeconds: integer('API_CACHE_TTL_SECONDS', 60, 0, 86_400),
     apiCacheMaxBytes: integer('API_CACHE_MAX_MB', 64, 1, 65_536) * 1024 * 1024,
     usageFlushMs: integer('USAGE_FLUSH_MS', 30_000, 100, 60_000),
     trendsProvider: oneOf('TRENDS_PROVIDER', TRENDS_PROVIDERS, 'google'),
-    trendsRatePerMinute: 0,
+    trendsRequestsPerMinute: 0,
     trendsAnchor: text('TRENDS_ANCHOR'),
     trendsGeo: text('TRENDS_GEO') ?? '',
     trendsRequestPlan: oneOf('TRENDS_REQUEST_PLAN', TRENDS_PLANS, 'batched'),
     trendsProxyUrls: (text('TRENDS_PROXY_URLS') ?? '').split(',').map((u) => u.trim()).filter(Boolean),
-    recordedTrendsDir: path.resolve(PROJECT_ROOT, text('RECORDED_TRENDS_DIR') ?? '../shared/data/google-trends-recorded'),
+    recordedTrendsDir: path.resolve(PROJECT_ROOT, text('RECORDED_TRENDS_DIR') ?? 'data/google-trends-recorded'),
     researchConcurrency: integer('RESEARCH_CONCURRENCY', 20, 1, 500),
     webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 100, 1, 1_000),
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
     syntheticLatencyMs: integer('SYNTHETIC_LATENCY_MS', 0, 0, 60_000),
     jobLockMs: integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
-    trendsPauseMs: integer('TRENDS_PAUSE_MS', 30_000, 100, 3_600_000),
+    trendsCooldownMs: integer('TRENDS_COOLDOWN_MS', 600_000, 100, 86_400_000),
+    trendsCooldownMaxMs: integer('TRENDS_COOLDOWN_MAX_MS', 3_600_000, 100, 86_400_000),
+    trendsRefusedPauseMs: integer('TRENDS_REFUSED_PAUSE_MS', 600_000, 100, 86_400_000),
     trendsWaitMs: integer('TRENDS_WAIT_MS', 20_000, 100, 600_000),
     trendsRequestTimeoutMs: integer('TRENDS_REQUEST_TIMEOUT_MS', 20_000, 100, 300_000),
     refreshCron: cron('REFRESH_CRON', '0 3 * * *'),
@@ -248,9 +324,13 @@ export function loadConfig(env: Env = process.env): Config {
       headersTimeoutMs: integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000),
       keepAliveTimeoutMs: integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 600_000),
       maxConnections: integer('HTTP_MAX_CONNECTIONS', 2_000, 1, 1_000_000),
+      maxPipelined: integer('HTTP_MAX_PIPELINED', 16, 1, 1_000),
+      maxQueuedBytes: integer('HTTP_MAX_UNREAD_KB', 1_024, 64, 1_048_576) * 1024,
+      maxQueuedTotalBytes: integer('HTTP_MAX_UNREAD_TOTAL_MB', 64, 1, 65_536) * 1024 * 1024,
     },
     metricsPort: text('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 9464, 1, 65535),
     publicBaseUrl: '',
+    trustProxy: [],
   };
   if (config.adminToken !== undefined && config.adminToken.length < 16) {
     problems.push('ADMIN_TOKEN must be at least 16 characters (openssl rand -hex 24)');
@@ -260,9 +340,24 @@ export function loadConfig(env: Env = process.env): Config {
   }
   for (const cidr of config.webhookAllowedCidrs) {
     try {
-      parseCidrs([cidr]);
+      parseCidr(cidr);
     } catch (error) {
       problems.push(`WEBHOOK_ALLOWED_CIDRS: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const trustProxy = text('TRUST_PROXY');
+  if (trustProxy !== undefined && trustProxy !== 'false') {
+    for (const cidr of trustProxy.split(',').map((c) => c.trim())) {
+      if (cidr === 'true' || cidr === '*') {
+        problems.push('TRUST_PROXY must list the proxies (addresses or CIDRs such as 10.0.0.0/8); trusting every sender would let any client choose the address it is limited by');
+        continue;
+      }
+      try {
+        parseCidr(cidr);
+        (config.trustProxy as string[]).push(cidr);
+      } catch (error) {
+        problems.push(`TRUST_PROXY: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
   }
   // Links in webhook bodies point here; by default at this process's own address.
@@ -271,28 +366,36 @@ export function loadConfig(env: Env = process.env): Config {
     const base = new URL(config.publicBaseUrl);
     if (base.protocol !== 'http:' && base.protocol !== 'https:') problems.push(`PUBLIC_BASE_URL must be http:// or https:// (got ${base.protocol})`);
   } catch {
-    problems.push(`PUBLIC_BASE_URL is not a valid URL (got "${config.publicBaseUrl}")`);
+    problems.push(`PUBLIC_BASE_URL is not a valid URL (got ${shownValue(config.publicBaseUrl)})`);
   }
-  const problemsBeforeProxies = problems.length;
-  for (const proxy of config.trendsProxyUrls) {
+  const proxyNames: string[] = [];
+  config.trendsProxyUrls.forEach((proxy, i) => {
     try {
-      const u = new URL(proxy);
-      if (u.protocol !== 'http:' || !u.hostname || u.pathname.length > 1 || u.search) throw new Error('not http://host:port');
-    } catch {
-      problems.push(`TRENDS_PROXY_URLS: "${proxy.replace(/\/\/[^@/]*@/, '//***@')}" is not an HTTP CONNECT proxy URL like http://user:pass@10.0.0.5:3128`);
+      proxyNames.push(parseProxyUrl(proxy).name);
+    } catch (error) {
+      const where = `entry ${i + 1} of ${config.trendsProxyUrls.length}`;
+      if (!(error instanceof ProxyUrlError)) throw error;
+      problems.push(`TRENDS_PROXY_URLS: ${where} (${error.shown ?? 'not shown: it may hold a password'}) is not an HTTP CONNECT proxy URL: ${error.reason}`);
     }
-  }
-  if (problems.length === problemsBeforeProxies && new Set(config.trendsProxyUrls.map((p) => new URL(p).host)).size !== config.trendsProxyUrls.length) {
-    problems.push('TRENDS_PROXY_URLS lists the same proxy twice');
-  }
+  });
+  if (new Set(proxyNames).size !== proxyNames.length) problems.push('TRENDS_PROXY_URLS lists the same proxy twice');
   for (const geo of config.discoveryGeos) {
     if (!/^[A-Z]{2}$/.test(geo)) problems.push(`DISCOVERY_GEOS: "${geo}" is not a two-letter country code such as US`);
   }
   if (config.trendsGeo !== '' && !/^[A-Z]{2}(-[A-Z0-9]{1,3})?$/.test(config.trendsGeo)) {
     problems.push(`TRENDS_GEO must be empty (worldwide) or a country code such as US or US-CA (got "${config.trendsGeo}")`);
   }
-  // Applies to live Google only (replay and synthetic are local): conservative, since Google blocks bursts.
-  (config as { trendsRatePerMinute: number }).trendsRatePerMinute = integer('TRENDS_RATE_PER_MINUTE', 10, 0, 100_000);
+  // Live Google only (replay and synthetic are local). 12 a minute, one request every 5 s: trendspy's
+  // author sent 500 five-keyword requests 5 s apart without a block (trendspy #4), where bursts are
+  // blocked after 50–200 (trendspy #5). docs/operations.md, "Pacing Google".
+  (config as { trendsRequestsPerMinute: number }).trendsRequestsPerMinute = integer('TRENDS_REQUESTS_PER_MINUTE', 12, 0, 100_000);
+  if (config.trendsCooldownMaxMs < config.trendsCooldownMs) {
+    problems.push(`TRENDS_COOLDOWN_MAX_MS (${config.trendsCooldownMaxMs}) must not be below TRENDS_COOLDOWN_MS (${config.trendsCooldownMs})`);
+  }
+  // Settings that counted jobs, not requests: an old .env would silently mean something else now.
+  for (const [retired, instead] of RETIRED_VARIABLES) {
+    if (env[retired] !== undefined) problems.push(`${retired} is no longer read: ${instead}`);
+  }
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(config.redisPrefix)) {
     problems.push(`REDIS_PREFIX must be 1–32 letters, digits, "-" or "_" (got "${config.redisPrefix}"); the cluster hash tags are added per key (see src/redis/keys.ts)`);
   }
@@ -305,6 +408,6 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.redisUrl !== undefined && config.redisClusterNodes !== undefined) {
     problems.push('REDIS_URL and REDIS_CLUSTER_NODES are both set: a cluster replaces REDIS_URL, set one of them');
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (problems.length > 0) throw new ConfigError(problems, envFile);
   return Object.freeze(config);
 }

@@ -40,16 +40,19 @@ try {
   const egress = egressPoolFor(resources, config);
   reportBudget(() => budgetReport(resources.db, egress, config));
 
+  // What the first run loaded, for the banner: it states only what is there.
+  let demo: { inserted: number; named: number } | { missing: string } | undefined;
   if ((await countInsights(resources.db)) === 0) {
     try {
       await access(path.join(config.demoSeriesDir, 'gtab-us-daily.csv'));
-      const { inserted } = await seedDemo(resources.db, config.demoSeriesDir);
+      demo = await seedDemo(resources.db, config.demoSeriesDir);
       await bumpReadModelVersion(resources.redis, resources.redisKeys, resources.db);
-      logger.info({ inserted, from: config.demoSeriesDir }, 'loaded demo insights (first run)');
-    } catch {
+      logger.info({ inserted: demo.inserted, named: demo.named, from: config.demoSeriesDir }, 'loaded demo insights (first run)');
+    } catch (error) {
+      demo = { missing: error instanceof Error ? error.message : String(error) };
       logger.warn(
-        { dir: config.demoSeriesDir },
-        'no insights yet and no demo data found — run `npx insights seed --demo --from DIR` or `npx insights research "IDEA"`',
+        { dir: config.demoSeriesDir, err: error },
+        'no insights yet and no demo data loaded — run `npx insights seed --demo --from DIR` or `npx insights research "IDEA"`',
       );
     }
   }
@@ -69,12 +72,22 @@ try {
   const url = web.url;
   say(`  API:   ${url}/api/insights`);
   say(`  Docs:  ${url}/docs`);
+  if (demo && 'inserted' in demo) {
+    const topics = demo.named === demo.inserted ? `${demo.inserted} named topics` : `${demo.inserted} topics (${demo.named} of them named)`;
+    say(`  Demo:  recorded US Google Trends series for ${topics} (source "demo": only momentum is scored from a bare series)`);
+  } else if (demo) {
+    say(`  Demo:  no demo series loaded from ${config.demoSeriesDir} (DEMO_SERIES_DIR); \`npx insights seed --demo --from DIR\` loads them`);
+  }
   if (demoRuns.length > 0) {
-    say(`  Demo:  recorded US Google Trends series for 48 named topics (source "demo": only momentum is scored from a bare series),`);
-    say(`         and ${demoRuns.length} ideas being researched now, all 40 steps, in a simulated world (source "synthetic", never live Google data):`);
+    say(`  Demo research: ${demoRuns.length} ideas being researched now, all 40 steps, in a simulated world (source "synthetic", never live Google data):`);
     say(`         npx insights runs list`);
   }
-  say(`  Research a real idea: npx insights research "your idea" --wait   (Trends provider: ${config.trendsProvider}; Google must be reachable)`);
+  const provider = {
+    google: 'google; Google must be reachable',
+    replay: `replay: recorded answers only, such as "pizza" (${config.recordedTrendsDir})`,
+    synthetic: 'synthetic: a simulated world, never live Google data',
+  }[config.trendsProvider];
+  say(`  Research a real idea: npx insights research "your idea" --wait   (Trends provider: ${provider})`);
   say(`  Data:  ${resources.embeddedPostgres ? `embedded Postgres under ${path.join(config.dataDir, 'pglite')}` : 'DATABASE_URL'}, Redis at ${describeTarget(resources.redisTarget)}`);
   if (firstKey) {
     say();

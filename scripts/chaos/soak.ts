@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
+import { NO_ENV_FILE } from '../../src/config.js';
 import { createDb, type Db } from '../../src/db/connection.js';
 import { JOBS, QUEUES } from '../../src/queue/queues.js';
 import { createRedis, type Redis } from '../../src/redis/connection.js';
@@ -72,7 +73,7 @@ export async function emergencyStop(): Promise<void> {
 async function cli(env: Record<string, string>, args: string[]): Promise<string> {
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
   const bin = path.join(path.basename(root) === 'dist' ? path.resolve(root, '..') : root, 'bin/insights.js');
-  const { stdout } = await exec(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
+  const { stdout } = await exec(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ENV_FILE: NO_ENV_FILE, ...env }, timeout: 60_000 });
   return stdout;
 }
 

@@ -1,8 +1,9 @@
 // A Postgres cluster of our own on a loopback port, for the chaos soak and the
 // tests that restart, crash or replicate Postgres: initdb into a temp folder,
 // pg_ctl to start, stop (fast or immediate) and restart it. Uses the Debian
-// binaries (/usr/lib/postgresql/<version>/bin). Postgres refuses to run as
-// root, so as root the cluster belongs to the `postgres` user.
+// binaries (/usr/lib/postgresql/<version>/bin), else the initdb on PATH
+// (Homebrew and other layouts). Postgres refuses to run as root, so as root
+// the cluster belongs to the `postgres` user.
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { appendFile, chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -21,7 +22,11 @@ export function postgresBinDir(): string {
       .sort((a, b) => Number(b) - Number(a));
     if (versions[0]) return path.join(root, versions[0], 'bin');
   }
-  throw new Error('initdb not found under /usr/lib/postgresql — install Postgres (apt-get install postgresql)');
+  const onPath = (process.env.PATH ?? '').split(path.delimiter).find((dir) => dir && existsSync(path.join(dir, 'initdb')));
+  if (onPath) return onPath;
+  throw new Error(
+    'initdb not found under /usr/lib/postgresql or on PATH — install the Postgres server binaries (apt-get install postgresql; macOS: brew install postgresql@16 and put its bin folder on PATH)',
+  );
 }
 
 const asRoot = process.getuid?.() === 0;

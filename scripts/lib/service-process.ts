@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { NO_ENV_FILE } from '../../src/config.js';
 
 const ROOT = (() => {
   // scripts/lib/ in the sources, dist/scripts/lib/ when built.
@@ -41,7 +42,8 @@ export class ServiceProcess {
     this.child = spawn(process.execPath, [path.join(ROOT, ENTRY[kind])], {
       cwd: ROOT,
       // Readiness is read from the info line, whatever level the caller wants otherwise.
-      env: { PATH: process.env.PATH ?? '', ...env, LOG_LEVEL: env.LOG_LEVEL === 'debug' ? 'debug' : 'info' },
+      // ENV_FILE=none: the harness gives each process all it should see; a .env in the project folder must not add to it.
+      env: { PATH: process.env.PATH ?? '', ENV_FILE: NO_ENV_FILE, ...env, LOG_LEVEL: env.LOG_LEVEL === 'debug' ? 'debug' : 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.exited = new Promise((resolve) => {

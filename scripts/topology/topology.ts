@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
+import { NO_ENV_FILE } from '../../src/config.js';
 import { createDb } from '../../src/db/connection.js';
 import { freePort } from '../lib/free-port.js';
 import { LocalPostgres } from '../lib/local-postgres.js';
@@ -56,7 +57,7 @@ export async function startTopology(options: { webs?: number; workers?: number; 
     };
     const cli = async (args: string[]) => {
       try {
-        const { stdout, stderr } = await exec(process.execPath, [path.join(ROOT, 'bin/insights.js'), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 });
+        const { stdout, stderr } = await exec(process.execPath, [path.join(ROOT, 'bin/insights.js'), ...args], { env: { PATH: process.env.PATH ?? '', ENV_FILE: NO_ENV_FILE, ...env }, timeout: 120_000 });
         return { code: 0, stdout, stderr };
       } catch (error) {
         const e = error as { code?: number; stdout?: string; stderr?: string };

@@ -57,6 +57,21 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyWithAcc
     .executeTakeFirst();
 }
 
+/**
+ * Keys that exist and may be used (not revoked, not expired), newest first:
+ * their hashes and ids, for the set of keys the failed-authentication limit
+ * never holds up. `createdAfter` reads only the keys made since.
+ */
+export async function listUsableKeyHashes(db: Db, options: { createdAfter?: Date; limit: number }): Promise<Array<{ id: string; key_hash: string; created_at: Date }>> {
+  let query = db
+    .selectFrom('api_keys')
+    .select(['id', 'key_hash', 'created_at'])
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]));
+  if (options.createdAfter) query = query.where('created_at', '>', options.createdAfter);
+  return query.orderBy('created_at', 'desc').limit(options.limit).execute();
+}
+
 export async function findApiKey(db: Db, id: string): Promise<ApiKeyRow | undefined> {
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -3,6 +3,7 @@ import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { Category, InsightStatus, Source } from '../domain/catalog.js';
 import type { Plan } from '../domain/quota.js';
 import type { GeographySummary, RelatedSummary } from '../domain/research/served-evidence.js';
+import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
 import type { DimensionScores } from '../domain/scoring/dimensions.js';
 import type { TrendClass } from '../domain/scoring/trend-class.js';
 
@@ -136,6 +137,8 @@ export interface ResearchRunsTable {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   finished_at: Date | null;
+  /** What discovery saw when it started the run (the trending feed's item); null for an operator's run. */
+  discovery: ColumnType<DiscoveryEvidence | null, string | null | undefined, string | null>;
 }
 
 export interface ResearchStepsTable {

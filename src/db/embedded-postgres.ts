@@ -5,6 +5,9 @@ import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
+/** Processes (one pooled connection each) the embedded server accepts at once. */
+export const EMBEDDED_MAX_CONNECTIONS = 128;
+
 export interface EmbeddedPostgres {
   url: string;
   stop(): Promise<void>;
@@ -17,10 +20,14 @@ export interface EmbeddedPostgres {
 export async function startEmbeddedPostgres(dataDir: string | undefined, port = 0): Promise<EmbeddedPostgres> {
   if (dataDir) await mkdir(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir ? { dataDir } : {});
-  // PGlite runs one session. The multiplexer allows several sockets but queues
-  // them onto that one session, so the app caps its pool at one connection
-  // (see createDb's maxConnections) to keep transactions from interleaving.
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 4 });
+  // PGlite runs one session. The multiplexer accepts several sockets and queues
+  // their statements onto that one session (a transaction's statements stay
+  // together), so each process caps its pool at one connection (see createDb's
+  // maxConnections). Every process of the machine holds one socket while idle:
+  // npm start, each web process and each CLI command. A socket past the
+  // server's cap is hung up on, which clients report only as "Connection
+  // terminated unexpectedly", so the cap is far above what one machine runs.
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: EMBEDDED_MAX_CONNECTIONS });
   await server.start();
   const conn = server.getServerConn(); // "host:port"
   return {

@@ -9,6 +9,7 @@ import * as researchHotPaths from './migrations/2026-11-22T0006-research-hot-pat
 import * as interestLevel from './migrations/2026-11-23T0007-interest-level.js';
 import * as researchServed from './migrations/2026-11-23T0008-research-served.js';
 import * as accounts from './migrations/2026-11-23T0009-accounts.js';
+import * as runDiscovery from './migrations/2026-11-24T0010-run-discovery.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-23T0007-interest-level': interestLevel,
   '2026-11-23T0008-research-served': researchServed,
   '2026-11-23T0009-accounts': accounts,
+  '2026-11-24T0010-run-discovery': runDiscovery,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

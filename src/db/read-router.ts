@@ -65,3 +65,31 @@ export class ReadRouter {
     return this.looking;
   }
 }
+
+/** How far a replica is behind its primary, as `insights doctor` shows it. */
+export interface ReplicaLag {
+  /** WAL the primary has written that the replica has not replayed yet. */
+  bytesBehind: number;
+  primaryLsn: string;
+  replayedLsn: string;
+  /** Seconds since the replica replayed its last transaction (grows on an idle primary too; null before the first). */
+  lastReplaySecondsAgo: number | null;
+}
+
+/** Reads the replica's replay position first, so a write in between makes the lag larger, never negative. */
+export async function measureReplicaLag(primary: Db, replica: Db): Promise<ReplicaLag> {
+  const { rows: replayed } = await sql<{ lsn: string | null; age: number | null }>`
+    select pg_last_wal_replay_lsn()::text as lsn,
+           extract(epoch from now() - pg_last_xact_replay_timestamp())::float8 as age`.execute(replica);
+  const { rows: current } = await sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`.execute(primary);
+  const replayedLsn = replayed[0]?.lsn;
+  if (!replayedLsn) throw new Error('DATABASE_READ_URL is not a replica in recovery (pg_last_wal_replay_lsn() is null)');
+  const primaryLsn = current[0]!.lsn;
+  const behind = parseLsn(primaryLsn)! - parseLsn(replayedLsn)!;
+  return {
+    bytesBehind: Number(behind > 0n ? behind : 0n),
+    primaryLsn,
+    replayedLsn,
+    lastReplaySecondsAgo: replayed[0]?.age === null || replayed[0]?.age === undefined ? null : Math.round(replayed[0].age * 10) / 10,
+  };
+}

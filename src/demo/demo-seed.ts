@@ -1,7 +1,8 @@
 // `insights seed --demo`: real 30-day Google Trends windows from the GTAB anchor
-// bank (../shared/data/trends-series), read in place. Every score shown is
-// computed by the same domain code as real research, over that real data; what
-// a bare series cannot support is null with the reason.
+// bank (data/trends-series in the repository, or any folder in its format),
+// read in place. Every score shown is computed by the same domain code as real
+// research, over that real data; what a bare series cannot support is null
+// with the reason.
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
@@ -32,7 +33,7 @@ export async function readSeriesCsv(dir: string): Promise<Map<string, SeriesPoin
   } catch {
     throw new DemoDataMissingError(
       `No demo data at ${file}. Pass --from DIR pointing at a folder with ${DAILY_FILE} (series_id,date,value), ` +
-        'e.g. the shared/data/trends-series folder that sits beside this repository.',
+        'such as data/trends-series in the repository (the default; DEMO_SERIES_DIR moves it).',
     );
   }
   const series = new Map<string, SeriesPoint[]>();
@@ -87,10 +88,10 @@ const MISSING_IN_DEMO: Record<Exclude<(typeof DIMENSIONS)[number], 'momentum'>, 
   demand: 'needs a comparison against an anchor term; the demo series has none',
   durability: 'needs the 5-year series; the demo has 30 days',
   reach: 'needs interest by region; the demo series is US-only',
-  breadth: 'needs related queries and topics; the demo series has none',
-  pain: 'needs related queries; the demo series has none',
-  intent: 'needs related queries; the demo series has none',
-  whitespace: 'needs related queries; the demo series has none',
+  breadth: 'needs autocomplete topics, the modifier comparison or related lists; the demo series has none',
+  pain: 'needs the modifier comparison or related queries; the demo series has none',
+  intent: 'needs the modifier comparison or related queries; the demo series has none',
+  whitespace: 'needs the modifier comparison, autocomplete topics or related queries; the demo series has none',
 };
 
 export function scoreDemoSeries(window: readonly SeriesPoint[], window90?: readonly SeriesPoint[]) {
@@ -102,26 +103,41 @@ export function scoreDemoSeries(window: readonly SeriesPoint[], window90?: reado
   return { dimensions, overall: combineScores(dimensions, quality.quality), quality };
 }
 
+/** The Google topic id of a series id ("gtab_US:/m/01245r" → "/m/01245r"). */
+export function topicOf(seriesId: string): string {
+  return seriesId.split(':').slice(1).join(':') || seriesId;
+}
+
 /**
  * Picks `count` series evenly across the sorted ids, among those whose last
  * window has enough non-zero days to say anything (the rest would only show
- * "not enough data" rows).
+ * "not enough data" rows). People read the demo by its topics' names, so when
+ * `names` covers enough of them, only named topics are picked.
  */
-export function chooseDemoSeries(all: Map<string, SeriesPoint[]>, count: number): string[] {
+export function chooseDemoSeries(all: Map<string, SeriesPoint[]>, count: number, names: ReadonlyMap<string, string> = new Map()): string[] {
   const usable = [...all.entries()]
     .filter(([, points]) => points.length >= DEMO_WINDOW_DAYS)
     .filter(([, points]) => points.slice(-DEMO_WINDOW_DAYS).filter((p) => p.value > 0).length >= 20)
     .map(([id]) => id)
     .sort();
-  if (usable.length <= count) return usable;
-  const step = usable.length / count;
-  return Array.from({ length: count }, (_, i) => usable[Math.floor(i * step)]!);
+  const named = usable.filter((id) => names.has(topicOf(id)));
+  const pool = named.length >= Math.min(count, usable.length) ? named : usable;
+  if (pool.length <= count) return pool;
+  const step = pool.length / count;
+  return Array.from({ length: count }, (_, i) => pool[Math.floor(i * step)]!);
 }
 
-export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT): Promise<{ inserted: number; dir: string }> {
+/** What a seed loaded: how many insights, and how many of them carry their topic's name. */
+export interface DemoSeedResult {
+  inserted: number;
+  named: number;
+  dir: string;
+}
+
+export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT): Promise<DemoSeedResult> {
   const all = await readSeriesCsv(dir);
   const names = await readKeywordNames(dir);
-  const chosen = chooseDemoSeries(all, count);
+  const chosen = chooseDemoSeries(all, count, names);
   if (chosen.length === 0) throw new DemoDataMissingError(`${path.join(dir, DAILY_FILE)} has no usable series`);
   const fetchedAt = new Date();
   await db.transaction().execute(async (trx) => {
@@ -129,7 +145,7 @@ export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT):
       const window = lastWindowRescaled(all.get(seriesId)!, DEMO_WINDOW_DAYS);
       const window90 = lastWindowRescaled(all.get(seriesId)!, 90);
       const { dimensions, overall } = scoreDemoSeries(window, window90);
-      const topic = seriesId.split(':').slice(1).join(':') || seriesId;
+      const topic = topicOf(seriesId);
       const first = window[0]!.date;
       const last = window.at(-1)!.date;
       // The topic id stays the keyword (it is what Google was asked); the name is for people.
@@ -155,5 +171,5 @@ export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT):
       await upsertForecast(trx, id, fitForecast(window90.map((p) => p.date), window90.map((p) => p.value), 7), fetchedAt);
     }
   });
-  return { inserted: chosen.length, dir };
+  return { inserted: chosen.length, named: chosen.filter((id) => names.has(topicOf(id))).length, dir };
 }

@@ -4,8 +4,10 @@
 // in any of it: they are refused where text enters, and escaped wherever text
 // is rendered, in case something older slipped through.
 
-// C0 except tab, newline and carriage return; DEL; C1; bidi embeddings, overrides and isolates.
-const FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+// C0 except tab and newline; DEL; C1; bidi embeddings, overrides and isolates.
+// A carriage return is refused too: on a terminal it returns to the start of
+// the line, so what follows it overwrites what came before.
+const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 const FORBIDDEN_ALL = new RegExp(FORBIDDEN.source, 'gu');
 
 const codePoint = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;

@@ -71,18 +71,23 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
     if (!isWellFormedApiKey(token)) throw unauthorized('That is not a valid API key (keys start with sik_).');
     let apiKey = deps.apiKeys.peek(token);
     if (!apiKey) {
-      // A key not known to be valid may cost a lookup: an address that keeps failing waits.
-      const wait = failedAuth.retryAfterSeconds(request.ip);
-      if (wait > 0) {
-        throw new ProblemError(problem('authThrottled', `Too many requests with unknown keys from your address; retry in ${wait} s with a valid key.`), {
-          'retry-after': String(wait),
-        });
+      // A lookup of a key not known to exist takes a try from the client's budget
+      // first (taken now, so concurrent junk cannot all pass); a valid key gives it
+      // back. Requests that would cost no lookup (the key's answer is cached, or its
+      // lookup is under way, as for a burst of one new key) take nothing.
+      let tookTry = false;
+      if (deps.apiKeys.wouldLookUp(token) && !deps.apiKeys.isKnown(token)) {
+        const wait = failedAuth.take(request.ip);
+        if (wait === 0) tookTry = true;
+        else if (!(await deps.apiKeys.isKnownAfterRead(token))) {
+          throw new ProblemError(problem('authThrottled', `Too many requests with unknown keys from your address; retry in ${wait} s with a valid key.`), {
+            'retry-after': String(wait),
+          });
+        }
       }
       apiKey = (await deps.apiKeys.resolve(token)) ?? undefined;
-      if (!apiKey) {
-        failedAuth.fail(request.ip);
-        throw unauthorized('Unknown or revoked API key.');
-      }
+      if (!apiKey) throw unauthorized('Unknown or revoked API key.');
+      if (tookTry) failedAuth.refund(request.ip);
     }
     // A key that exists but may not be used says why: expired (a rotation's overlap ended), or its account suspended.
     if (apiKey.expiresAt !== null && apiKey.expiresAt <= Date.now()) {

@@ -1,5 +1,6 @@
 // buildApp() assembles the read-only HTTP API. It never listens: server.ts does
 // that, and tests use app.inject().
+import http from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import underPressure from '@fastify/under-pressure';
@@ -17,8 +18,12 @@ import type { ReadRouter } from '../db/read-router.js';
 import type { HttpLimits } from '../config.js';
 import type { Logger } from '../logger.js';
 import { classifyOutage } from '../outage.js';
+import { controlCharacterProblem, escapeForTerminal } from '../domain/text.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { registerApiGuard } from './api-guard.js';
+import { ConnectionGuard } from './connection-guard.js';
+import { registerSecurityHeaders } from './security-headers.js';
+import { matchesAny, parseCidr, parseIp, type Cidr } from '../domain/ip.js';
 import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import { invalidParam, problem, ProblemError, sendProblem, type InvalidParam } from './problem.js';
 import { OneLinePerRequest } from './request-log.js';
@@ -63,9 +68,19 @@ export interface AppDeps {
   usageFlushMs?: number;
   /** Where clients reach the API (PUBLIC_BASE_URL, or where it listens): the OpenAPI document's server. Asked when the document is first built. */
   publicBaseUrl?: () => string;
+  /** TRUST_PROXY: the reverse proxies whose X-Forwarded-For names the client; empty or unset: none. */
+  trustProxy?: readonly string[];
 }
 
-const DEFAULT_HTTP_LIMITS: HttpLimits = { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, maxConnections: 2_000 };
+const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 2_000,
+  maxPipelined: 16,
+  maxQueuedBytes: 1024 * 1024,
+  maxQueuedTotalBytes: 64 * 1024 * 1024,
+};
 
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -93,6 +108,11 @@ function validationProblem(error: FastifyError, routeSchema: unknown) {
     ? `${first.name} ${first.reason}${first.allowed ? ` (allowed: ${first.allowed.join(', ')})` : ''}`
     : error.message;
   return problem('invalidParameter', detail, { invalid_params: params });
+}
+
+function isTrustedProxy(address: string, trusted: readonly Cidr[]): boolean {
+  const ip = parseIp(address);
+  return ip !== null && matchesAny(ip, trusted);
 }
 
 export const API_VERSION = '1.1.0';
@@ -134,17 +154,33 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   reportResponseCache(() => ({ bytes: responseCache.bytes, entries: responseCache.size }));
 
   const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
+  const trusted = (deps.trustProxy ?? []).map((cidr) => parseCidr(cidr));
+  // What a connection may make the process hold for a client that does not read (see connection-guard.ts).
+  const connections = new ConnectionGuard(
+    { maxPipelined: limits.maxPipelined, maxQueuedBytes: limits.maxQueuedBytes, maxQueuedTotalBytes: limits.maxQueuedTotalBytes, stallTimeoutMs: limits.requestTimeoutMs },
+    (event) => deps.logger.warn({ connection: event }, 'closing a connection that does not read its answers'),
+  );
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Every inbound wait has a deadline. Fastify leaves requestTimeout at 0, which
     // also turns off Node's own limit: a client sending its body a byte at a time
     // would hold the connection forever. Node checks these on an interval, so
-    // make it short enough for the bounds to bite near their value.
-    requestTimeout: limits.requestTimeoutMs,
-    connectionTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs / 2) },
+    // make it short enough for the bounds to bite near their value. The server is
+    // made here (not by Fastify) so that every request passes the connection guard.
+    serverFactory: (handler) => {
+      const server = http.createServer(
+        { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs / 2) },
+        connections.wrap(handler),
+      );
+      server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+      server.setTimeout(limits.requestTimeoutMs);
+      server.maxConnections = limits.maxConnections;
+      connections.attach(server);
+      return server;
+    },
     requestIdHeader: 'x-request-id',
+    // X-Forwarded-For is believed only from the listed proxies, judged by the same parser as every other address.
+    ...(trusted.length > 0 ? { trustProxy: (address: string) => isTrustedProxy(address, trusted) } : {}),
     logController: new OneLinePerRequest(),
     // Report every invalid parameter, and never silently drop unknown ones.
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true } },
@@ -155,7 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.server.maxConnections = limits.maxConnections;
+  await registerSecurityHeaders(app);
   // Counted usage goes to Postgres before the process lets go of it.
   app.addHook('onClose', async () => usage.close());
   app.addSchema(ProblemSchema);
@@ -220,6 +256,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, problem('internal', 'Something went wrong on our side. It has been logged.'));
+  });
+
+  // No text parameter may hold a control character: Postgres refuses NUL
+  // outright, and the others have no place in any parameter and end up in logs
+  // and terminals. Checked as sent, before any route trims or splits it.
+  app.addHook('preValidation', async (request) => {
+    for (const part of [request.query, request.params] as unknown[]) {
+      if (typeof part !== 'object' || part === null) continue;
+      for (const [name, value] of Object.entries(part)) {
+        const badName = controlCharacterProblem(name);
+        if (badName) throw invalidParam(escapeForTerminal(name), `is a parameter name that ${badName}`);
+        for (const text of [value].flat()) {
+          const control = typeof text === 'string' ? controlCharacterProblem(text) : null;
+          if (control) throw invalidParam(name, control);
+        }
+      }
+    }
   });
 
   // Ajv coerces "Infinity" and "1e400" to Infinity and then skips minimum and
@@ -300,7 +353,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The document does not change once the app is ready: encoded once, every answer shares the
+  // one buffer (a string would be copied into each answer with its headers).
+  let openApiJson: Buffer | undefined;
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send((openApiJson ??= Buffer.from(JSON.stringify(app.swagger())))),
+  );
   await app.register(healthRoutes, { db: deps.db, redis: deps.redis, draining: deps.draining });
 
   await app.register(

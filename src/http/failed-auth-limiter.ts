@@ -1,36 +1,59 @@
-// Bounds what clients without a valid key can cost: each address may fail to
-// authenticate a few times a minute; past that it gets 429 at once, before any
-// lookup. A token bucket per address, the addresses themselves in a bounded LRU.
+// Bounds what clients without a valid key can cost: Postgres lookups of keys
+// that turn out not to exist. Each client may have a few such lookups in a
+// burst and a few a minute after that; past that its unknown keys get 429
+// before any lookup. A try is taken before the lookup, in the same turn of the
+// event loop as the check, so concurrent requests cannot all pass the check
+// before any of them is counted; a lookup that finds a valid key gives its try
+// back. Keys known to exist never wait on this (see ApiKeyCache.isKnown): the
+// limit throttles lookups, not keys, so a valid key works whatever its
+// neighbours behind the same address send.
+//
+// A client is its IPv4 address, or the /64 of its IPv6 address (one subscriber's
+// usual allocation: counting single IPv6 addresses would give one attacker 2^64
+// budgets). The buckets themselves sit in a bounded LRU.
 import { Lru } from '../domain/lru.js';
+import { parseIp, unmapped } from '../domain/ip.js';
+
+/** The key a client's failures are counted under. */
+export function clientKey(address: string): string {
+  const parsed = parseIp(address);
+  if (!parsed) return address;
+  const ip = unmapped(parsed);
+  if (ip.family === 4) return [...ip.bytes].join('.');
+  return `${Buffer.from(ip.bytes.subarray(0, 8)).toString('hex')}/64`;
+}
 
 export class FailedAuthLimiter {
   private readonly buckets = new Lru<string, { tokens: number; at: number }>(50_000);
 
   constructor(
-    /** Failures an address may have in a burst. */
+    /** Failed lookups a client may have in a burst. */
     private readonly burst = 20,
-    /** Failures per minute it earns back. */
+    /** Failed lookups per minute it earns back. */
     private readonly perMinute = 20,
   ) {}
 
-  private refill(address: string, now: number) {
-    const bucket = this.buckets.get(address) ?? { tokens: this.burst, at: now };
+  private bucket(client: string, now: number) {
+    const bucket = this.buckets.get(client) ?? { tokens: this.burst, at: now };
     bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 60_000) * this.perMinute);
     bucket.at = now;
+    this.buckets.set(client, bucket);
     return bucket;
   }
 
-  /** Seconds until this address may try again, or 0 when it may try now. */
-  retryAfterSeconds(address: string, now = Date.now()): number {
-    const bucket = this.buckets.get(address);
-    if (!bucket) return 0;
-    const tokens = this.refill(address, now).tokens;
-    return tokens >= 1 ? 0 : Math.ceil(((1 - tokens) * 60) / this.perMinute);
+  /** Takes one try for a lookup: 0 when taken, else the seconds until this client may try again. */
+  take(address: string, now = Date.now()): number {
+    const bucket = this.bucket(clientKey(address), now);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return 0;
+    }
+    return Math.ceil(((1 - bucket.tokens) * 60) / this.perMinute);
   }
 
-  fail(address: string, now = Date.now()): void {
-    const bucket = this.refill(address, now);
-    bucket.tokens = Math.max(0, bucket.tokens - 1);
-    this.buckets.set(address, bucket);
+  /** The lookup found a valid key: its try was not a failure. */
+  refund(address: string, now = Date.now()): void {
+    const bucket = this.bucket(clientKey(address), now);
+    bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
   }
 }

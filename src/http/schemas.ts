@@ -2,6 +2,8 @@
 // serializer, and generate /openapi.json.
 import { Type, type Static } from '@sinclair/typebox';
 import { CATEGORY_VALUES, INSIGHT_SORTS, SOURCE_VALUES } from '../domain/catalog.js';
+import { RELATED_SERVED } from '../domain/research/served-evidence.js';
+import { AGREEMENT_FAMILIES } from '../domain/scoring/evidence-agreement.js';
 import { DIMENSIONS } from '../domain/scoring/dimensions.js';
 import { TREND_CLASSES } from '../domain/scoring/trend-class.js';
 import { PLAN_VALUES } from '../domain/quota.js';
@@ -37,6 +39,13 @@ export const DimensionSchema = Type.Object({
   }),
   evidence: Type.Record(Type.String(), EvidenceValue),
   explanation: Type.String(),
+  strength: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: "How much of the dimension's weight its evidence carries in the confidence; absent means all of it (below 1: thin evidence, e.g. only autocomplete topics)",
+    }),
+  ),
 });
 
 const TrendClassValue = Type.Union([stringEnum(TREND_CLASSES), Type.Null()], {
@@ -53,7 +62,16 @@ const RelatedItemSchema = Type.Object({
   breakout: Type.Boolean({ description: 'Google says Breakout for a rise above 5000%' }),
   topic_id: Type.Optional(Type.String({ description: 'Topics only: the Google topic id' })),
 });
-const RelatedListsSchema = Type.Object({ top: Type.Array(RelatedItemSchema), rising: Type.Array(RelatedItemSchema) });
+const RelatedListsSchema = Type.Object({
+  top: Type.Array(RelatedItemSchema),
+  rising: Type.Array(RelatedItemSchema),
+  served: Type.Optional(
+    stringEnum(RELATED_SERVED, {
+      description:
+        'What Google served: listed; empty (its answer to automated clients since 2024-08-20); not_recorded (replay has no recording); failed (the request failed, the research went on). Absent on insights researched before it was kept.',
+    }),
+  ),
+});
 export const RelatedSchema = Type.Union(
   [Type.Object({ keyword: Type.String(), queries: RelatedListsSchema, topics: RelatedListsSchema }), Type.Null()],
   { description: 'The research run\'s related queries and topics (up to 25 each); null when no run researched this insight' },
@@ -222,6 +240,15 @@ const Figures = Type.Object({
   higher_when_falling: Type.Number(),
   labelled_share: Type.Number(),
 });
+const FamilyAgreementSchema = Type.Object({
+  rows: Type.Integer(),
+  both_zero: Type.Integer(),
+  mean_abs_difference: Type.Number(),
+  rank_correlation: Type.Union([Type.Number(), Type.Null()], { description: 'Spearman over the rows; null when a reading is the same on every row' }),
+  keyword_order: Type.Object({ pairs: Type.Integer(), same: Type.Integer(), opposite: Type.Integer(), tied: Type.Integer() }),
+  retest_abs_difference: Type.Object({ list: Type.Union([Type.Number(), Type.Null()]), modifier: Type.Union([Type.Number(), Type.Null()]) }),
+});
+
 export const MethodologySchema = Type.Object(
   {
     measured_on: Type.String({ format: 'date' }),
@@ -241,6 +268,22 @@ export const MethodologySchema = Type.Object(
         reproduce: Type.String(),
       }),
     }),
+    evidence_agreement: Type.Object(
+      {
+        measured_on: Type.String({ format: 'date' }),
+        data: Type.String(),
+        method: Type.String(),
+        recordings: Type.Integer(),
+        keywords: Type.Array(Type.String()),
+        days: Type.Array(Type.String({ format: 'date' })),
+        windows: Type.Array(Type.String()),
+        families: Type.Object(Object.fromEntries(AGREEMENT_FAMILIES.map((f) => [f, FamilyAgreementSchema]))),
+        conclusion: Type.String(),
+        live_recording_needs: Type.String(),
+        reproduce: Type.String(),
+      },
+      { description: 'How the pain and intent evidence read today (the modifier comparison) agrees with the related-list evidence, on the recorded answers that hold related lists' },
+    ),
     trend_classes: Type.Array(
       Type.Object({
         class: stringEnum(TREND_CLASSES),

@@ -50,6 +50,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
     adminToken: config.adminToken,
     queues,
     http: config.http,
+    trustProxy: config.trustProxy,
     ...(readRouter ? { readRouter } : {}),
   });
   try {

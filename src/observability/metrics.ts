@@ -1,7 +1,7 @@
 // Prometheus metrics: one registry per process, every instrument declared here.
-import { timingSafeEqual } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import client from 'prom-client';
+import { SecretMatcher } from '../domain/constant-time.js';
 
 export const registry = new client.Registry();
 client.collectDefaultMetrics({ register: registry });
@@ -40,8 +40,21 @@ export const jobFailures = new client.Counter({
 });
 export const trendsRequests = new client.Counter({
   name: 'google_trends_requests_total',
-  help: 'Trends requests (jobs) to live Google Trends by egress route and outcome (ok, rate_limited, malformed, error)',
+  help: 'Trends jobs (one request of a research step or refresh, one or more HTTPS exchanges) by egress route and outcome (served, blocked, refused, changed_shape, error)',
   labelNames: ['outcome', 'route'] as const,
+  registers: [registry],
+});
+export const googleAnswers = new client.Counter({
+  name: 'google_trends_answers_total',
+  help: "HTTPS exchanges with Google by kind (cookie_page, explore, multiline, comparedgeo, relatedsearches, autocomplete, trending_rss) and how Google answered (served, empty, no_data, blocked, refused, changed_shape, error)",
+  labelNames: ['kind', 'outcome'] as const,
+  registers: [registry],
+});
+export const googleAnswerSeconds = new client.Histogram({
+  name: 'google_trends_answer_seconds',
+  help: 'Latency of HTTPS exchanges with Google, by kind',
+  labelNames: ['kind'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
   registers: [registry],
 });
 export const webhookDeliveries = new client.Counter({
@@ -87,7 +100,8 @@ export function reportResponseCache(size: () => { bytes: number; entries: number
 
 // Google's budget, read at scrape time (see runtime/budget.ts).
 interface BudgetFigures {
-  routes: Array<{ route: string; requests: number; answers: number; rateLimited: number; pausedForMs: number }>;
+  routes: Array<{ route: string; requests: number; requestsLastHour: number; answers: number; blocked: number; state: string; stateForMs: number }>;
+  requestsPerHourPerRoute: number;
   researchRunsWaiting: number;
   refresh: { requests: number; minutesNeeded: number; minutesAvailable: number; fits: boolean };
 }
@@ -98,25 +112,28 @@ function budgetNow(): Promise<BudgetFigures | undefined> {
   budgetScrape ??= (budgetSource?.() ?? Promise.resolve(undefined)).catch(() => undefined).finally(() => setImmediate(() => (budgetScrape = undefined)));
   return budgetScrape;
 }
-const budgetGauge = (name: string, help: string, read: (b: BudgetFigures, set: (value: number, route?: string) => void) => void, perRoute = false) =>
+const budgetGauge = (name: string, help: string, read: (b: BudgetFigures, set: (value: number, labels?: Record<string, string>) => void) => void, labelNames: string[] = []) =>
   new client.Gauge({
     name,
     help,
-    labelNames: perRoute ? (['route'] as const) : [],
+    labelNames,
     registers: [registry],
     async collect() {
       this.reset();
       const b = await budgetNow();
-      if (b) read(b, (value, route) => (route === undefined ? this.set(value) : this.set({ route }, value)));
+      if (b) read(b, (value, labels) => (labels === undefined ? this.set(value) : this.set(labels, value)));
     },
   });
-budgetGauge('google_trends_route_requests_today', 'HTTPS requests sent to Google Trends today (UTC) per egress route', (b, set) => b.routes.forEach((r) => set(r.requests, r.route)), true);
-budgetGauge('google_trends_route_answers_today', 'Trends answers received today (UTC) per egress route', (b, set) => b.routes.forEach((r) => set(r.answers, r.route)), true);
-budgetGauge('google_trends_route_rate_limited_today', 'Google 429s and sorry redirects today (UTC) per egress route', (b, set) => b.routes.forEach((r) => set(r.rateLimited, r.route)), true);
-budgetGauge('google_trends_route_paused_seconds', 'Seconds until a paused egress route may ask Google again (0: not paused)', (b, set) => b.routes.forEach((r) => set(r.pausedForMs / 1000, r.route)), true);
+budgetGauge('google_trends_route_requests_last_hour', 'HTTPS requests sent to Google in the last 60 minutes per egress route', (b, set) => b.routes.forEach((r) => set(r.requestsLastHour, { route: r.route })), ['route']);
+budgetGauge('google_trends_route_requests_per_hour_allowed', 'HTTPS requests per hour each egress route may send (TRENDS_REQUESTS_PER_MINUTE × 60; 0: not paced)', (b, set) => set(b.requestsPerHourPerRoute));
+budgetGauge('google_trends_route_requests_today', 'HTTPS requests sent to Google today (UTC) per egress route', (b, set) => b.routes.forEach((r) => set(r.requests, { route: r.route })), ['route']);
+budgetGauge('google_trends_route_answers_today', 'Trends jobs Google answered today (UTC) per egress route', (b, set) => b.routes.forEach((r) => set(r.answers, { route: r.route })), ['route']);
+budgetGauge('google_trends_route_blocked_today', "Google's blocks (302 to its sorry page, 429) today (UTC) per egress route", (b, set) => b.routes.forEach((r) => set(r.blocked, { route: r.route })), ['route']);
+budgetGauge('google_trends_route_state', "Each egress route's state: 1 for the one it is in (open, cooling, probing, refused)", (b, set) => b.routes.forEach((r) => set(1, { route: r.route, state: r.state })), ['route', 'state']);
+budgetGauge('google_trends_route_paused_seconds', 'Seconds until a cooling or refused egress route may ask Google again (0: open or probing)', (b, set) => b.routes.forEach((r) => set(r.stateForMs / 1000, { route: r.route })), ['route']);
 budgetGauge('google_trends_research_runs_waiting', 'Research runs on live Google not finished yet', (b, set) => set(b.researchRunsWaiting));
-budgetGauge('google_trends_refresh_requests', 'Trends requests the daily refresh needs (groups of up to 5 insights)', (b, set) => set(b.refresh.requests));
-budgetGauge('google_trends_refresh_minutes_needed', 'Minutes the daily refresh needs at the current rate', (b, set) => set(b.refresh.minutesNeeded));
+budgetGauge('google_trends_refresh_requests', 'HTTPS requests the daily refresh needs (an explore and a series per group of up to 5 insights)', (b, set) => set(b.refresh.requests));
+budgetGauge('google_trends_refresh_minutes_needed', 'Minutes the daily refresh needs at the current request rate', (b, set) => set(b.refresh.minutesNeeded));
 budgetGauge('google_trends_refresh_minutes_available', 'Minutes between two refreshes (REFRESH_CRON)', (b, set) => set(b.refresh.minutesAvailable));
 budgetGauge('google_trends_refresh_fits', '1 when the daily refresh finishes before the next one starts, else 0', (b, set) => set(b.refresh.fits ? 1 : 0));
 
@@ -155,7 +172,9 @@ export function isAdmin(authorization: string | undefined, token: string | undef
   const basic = /^Basic\s+(\S+)$/i.exec(authorization);
   if (basic) presented = Buffer.from(basic[1]!, 'base64').toString('utf8').split(':').slice(1).join(':');
   if (presented === undefined) return false;
-  const a = Buffer.from(presented);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+  let matcher = adminMatchers.get(token);
+  if (!matcher) adminMatchers.set(token, (matcher = new SecretMatcher(token)));
+  return matcher.matches(presented);
 }
+/** One per token (a process has one ADMIN_TOKEN; tests may use a few). */
+const adminMatchers = new Map<string, SecretMatcher>();

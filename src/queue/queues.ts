@@ -56,7 +56,12 @@ export const INGEST_JOB_OPTIONS: DefaultJobOptions = {
 export const ResearchStepPayload = Type.Object({ runId: Type.String({ pattern: '^run_' }), step: Type.Integer({ minimum: 1, maximum: 40 }) });
 export type ResearchStepPayload = Static<typeof ResearchStepPayload>;
 
-export const TrendsFetchPayload = Type.Object({ request: Type.Record(Type.String(), Type.Unknown()), provider: Type.String() });
+export const TrendsFetchPayload = Type.Object({
+  request: Type.Record(Type.String(), Type.Unknown()),
+  provider: Type.String(),
+  /** Egress routes that refused this request (HTTP 400): it is not sent through them again. */
+  refusedBy: Type.Optional(Type.Array(Type.String())),
+});
 export type TrendsFetchPayload = Static<typeof TrendsFetchPayload>;
 
 export function checkPayload<T extends TSchema>(schema: T, data: unknown, jobName: string): Static<T> {

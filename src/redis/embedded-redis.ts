@@ -46,7 +46,7 @@ export async function ensureLocalRedis(dataDir: string, port = 6379): Promise<Lo
   });
   if (!spawned) {
     throw new RedisUnavailableError(
-      'No Redis answers on 127.0.0.1:6379 and redis-server is not on PATH — install it (apt-get install redis-server, or brew install redis) or set REDIS_URL',
+      `No Redis answers on 127.0.0.1:${port} and redis-server is not on PATH — install it (apt-get install redis-server, or brew install redis) or set REDIS_URL`,
     );
   }
   for (let i = 0; i < 50; i += 1) {

@@ -4,6 +4,7 @@
 import type { Queue } from 'bullmq';
 import type { Db } from '../db/connection.js';
 import type { Source } from '../domain/catalog.js';
+import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
 import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
 import { ensureJob } from '../queue/ensure-job.js';
 import { JOBS, RESEARCH_JOB_OPTIONS, researchStepJobId } from '../queue/queues.js';
@@ -39,6 +40,8 @@ export interface StartRunInput {
   provider: string;
   source: Source;
   startedBy?: 'cli' | 'discovery' | 'demo';
+  /** What discovery saw (runs it starts). */
+  discovery?: DiscoveryEvidence;
 }
 
 /** Validates, records the run, then enqueues step 1 (after the insert has committed). */
@@ -57,6 +60,7 @@ export async function startRun(db: Db, chain: ResearchChain, input: StartRunInpu
     provider: input.provider,
     source: input.source,
     startedBy: input.startedBy ?? 'cli',
+    ...(input.discovery ? { discovery: input.discovery } : {}),
   });
   await chain.enqueueStep(run.id, 1);
   return run;

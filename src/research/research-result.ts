@@ -10,11 +10,12 @@ import type { DimensionScores } from '../domain/scoring/dimensions.js';
 import type { OverallScore } from '../domain/scoring/overall.js';
 import { upsertInsightRow } from '../insights/insight.repository.js';
 import { replaceTrendPoints, upsertInsightSeries } from '../insights/trend-point.repository.js';
-import { geographySummary, relatedSummary } from '../domain/research/served-evidence.js';
+import { geographySummary, relatedSummary, type RelatedServed } from '../domain/research/served-evidence.js';
 import { upsertForecast } from '../insights/forecast.repository.js';
 import type { CommitResult, StepContext } from './steps.js';
 
 type StepItems = Array<{ label: string; value: number; breakout: boolean; formattedValue: string; mid?: string }>;
+type StepList = { items: StepItems; served?: RelatedServed };
 
 export interface AggregateOutput {
   overall: OverallScore;
@@ -43,12 +44,16 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
     summary: o.summary,
     status: 'active',
     interest_level: anchorMean > 0 && phraseMean > 0 ? phraseMean / anchorMean : null,
-    related: relatedSummary(primary, {
-      queriesTop: ctx.out<{ items: StepItems }>('related_queries_top').items,
-      queriesRising: ctx.out<{ items: StepItems }>('related_queries_rising').items,
-      topicsTop: ctx.out<{ items: StepItems }>('related_topics_top').items,
-      topicsRising: ctx.out<{ items: StepItems }>('related_topics_rising').items,
-    }),
+    related: (() => {
+      const [queriesTop, queriesRising, topicsTop, topicsRising] = (['related_queries_top', 'related_queries_rising', 'related_topics_top', 'related_topics_rising'] as const).map((n) => ctx.out<StepList>(n));
+      return relatedSummary(
+        primary,
+        { queriesTop: queriesTop!.items, queriesRising: queriesRising!.items, topicsTop: topicsTop!.items, topicsRising: topicsRising!.items },
+        // Top and rising come from one answer: the top list's step says what Google served for both.
+        // (Runs recorded before it was kept read as listed.)
+        { queries: queriesTop!.served ?? 'listed', topics: topicsTop!.served ?? 'listed' },
+      );
+    })(),
     geography: geographySummary(ctx.out('interest_by_country')),
   });
 

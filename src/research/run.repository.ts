@@ -2,6 +2,7 @@ import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { Database, ResearchRunsTable, ResearchStepsTable } from '../db/database.js';
 import type { Source } from '../domain/catalog.js';
+import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
 import { newId } from '../domain/ids.js';
 
 export type RunRow = Selectable<ResearchRunsTable>;
@@ -10,7 +11,7 @@ type DbOrTrx = Db | Transaction<Database>;
 
 export async function createRun(
   db: DbOrTrx,
-  input: { idea: string; ideaKey: string; hints: string[]; provider: string; source: Source; startedBy?: 'cli' | 'discovery' | 'demo' },
+  input: { idea: string; ideaKey: string; hints: string[]; provider: string; source: Source; startedBy?: 'cli' | 'discovery' | 'demo'; discovery?: DiscoveryEvidence },
 ): Promise<RunRow> {
   return db
     .insertInto('research_runs')
@@ -22,6 +23,7 @@ export async function createRun(
       provider: input.provider,
       source: input.source,
       started_by: input.startedBy ?? 'cli',
+      discovery: input.discovery ? JSON.stringify(input.discovery) : null,
       status: 'queued',
     })
     .returningAll()
@@ -96,19 +98,19 @@ export async function setRunState(
  * (a duplicate or stale delivery of the job); the caller must then skip its
  * other writes. The run row is advanced first, so its row lock orders
  * concurrent deliveries, and the `status <> 'done'` guard on the step row
- * makes a second "done" impossible.
+ * makes a second "done" impossible. The last step leaves the run running, past
+ * its last step: it succeeds in markRunSucceeded, once it is published.
  */
-export async function recordStepDone(trx: Transaction<Database>, row: StepDoneRow, isLast: boolean): Promise<boolean> {
+export async function recordStepDone(trx: Transaction<Database>, row: StepDoneRow): Promise<boolean> {
   const advanced = await trx
     .updateTable('research_runs')
     .set({
       next_step: row.step + 1,
-      status: isLast ? 'succeeded' : 'running',
+      status: 'running',
       waiting_reason: null,
       error: null,
       failed_step: null,
       updated_at: sql<Date>`now()`,
-      ...(isLast ? { finished_at: new Date() } : {}),
     })
     .where('id', '=', row.runId)
     .where('next_step', '=', row.step)
@@ -235,6 +237,24 @@ export async function markRunFailed(db: DbOrTrx, runId: string, step: number, er
     .where('id', '=', runId)
     .where('status', '<>', 'succeeded')
     .execute();
+}
+
+/**
+ * Marks a run whose every step is recorded (next_step past `lastStep`) as
+ * succeeded. Called only after its writes were announced to the API (the
+ * read-model version bump), so a client that sees the run succeeded and then
+ * asks the API never gets an answer cached from before them.
+ */
+export async function markRunSucceeded(db: DbOrTrx, runId: string, lastStep: number): Promise<boolean> {
+  const row = await db
+    .updateTable('research_runs')
+    .set({ status: 'succeeded', waiting_reason: null, updated_at: sql<Date>`now()`, finished_at: new Date() })
+    .where('id', '=', runId)
+    .where('next_step', '>', lastStep)
+    .where('status', 'in', ['queued', 'running', 'waiting'])
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function setRunInsight(trx: Transaction<Database>, runId: string, insightId: string): Promise<void> {

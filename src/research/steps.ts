@@ -17,7 +17,9 @@ import {
   type PlaceInterest,
 } from '../domain/research/geography.js';
 import { extractPhrases, normalizeIdea } from '../domain/research/idea.js';
+import { familyShares, type FamilyShare, type ModifierFamily } from '../domain/research/modifier-evidence.js';
 import { brandShare, COMPETITION_TERMS, INTENT_TERMS, PAIN_TERMS, termShare, vocabulary, type TermShare } from '../domain/research/query-signals.js';
+import { topicSignals, type TopicSignals } from '../domain/research/topic-signals.js';
 import { acceleration, autocorrelation, cleanSeries, growth, seriesBreakout, trajectory, volatility } from '../domain/research/series-analysis.js';
 import { forecast as fitForecast, type Forecast } from '../domain/forecast/forecaster.js';
 import {
@@ -28,14 +30,18 @@ import {
   scorePain,
   scoreReach,
   scoreWhitespace,
+  type BreadthInput,
+  type SignalInput,
+  type WhitespaceInput,
 } from '../domain/scoring/dimension-scores.js';
-import type { Dimension, DimensionScore, DimensionScores } from '../domain/scoring/dimensions.js';
+import { isAvailable, type Dimension, type DimensionScore, type DimensionScores, type Reading, type Unavailable } from '../domain/scoring/dimensions.js';
 import { assessMomentum } from '../domain/scoring/momentum.js';
 import { yearlySeasonality } from '../domain/scoring/trend-class.js';
 import { combineScores } from '../domain/scoring/overall.js';
 import { seriesQuality } from '../domain/scoring/series.js';
 import type { RankedItem, RegionResolution, Timeframe, TrendsResponse } from '../trends/types.js';
-import type { AutocompleteResult, TrendsPlan } from './trends-plan.js';
+import type { RelatedServed } from '../domain/research/served-evidence.js';
+import type { AutocompleteResult, ModifierOutcome, TrendsPlan } from './trends-plan.js';
 
 /** The 40 steps in order. Each has exactly one definition in STEPS below (checked at load). */
 export const STEP_NAMES = [
@@ -130,6 +136,10 @@ interface SeriesOutput {
 
 interface RelatedOutput {
   keyword: string;
+  /** What Google served (RELATED_SERVED). Runs recorded before it was kept read as listed. */
+  served?: RelatedServed;
+  /** Why nothing was read (not recorded, failed). */
+  reason?: string;
   items: Array<Pick<RankedItem, 'label' | 'value' | 'breakout' | 'formattedValue'> & { mid?: string }>;
   provenance: TrendsResponse['provenance'] | null;
 }
@@ -157,13 +167,105 @@ const summarizeSeries = (o: SeriesOutput) =>
 async function relatedFor(ctx: StepContext, kind: 'relatedQueries' | 'relatedTopics', list: 'top' | 'rising'): Promise<RelatedOutput> {
   const keyword = ctx.out<{ primary: string }>('choose_primary').primary;
   // Top and rising come in one answer; the second step's request hits the same (deduplicated) trends job.
-  const answer = await ctx.plan.related(keyword, kind);
+  const { served, list: answer, reason } = await ctx.plan.related(keyword, kind);
   return {
     keyword,
-    items: answer[list].map((i) => ({ label: i.label, value: i.value, breakout: i.breakout, formattedValue: i.formattedValue, ...(i.topic ? { mid: i.topic.mid } : {}) })),
-    provenance: answer.provenance ?? null,
+    served,
+    ...(reason ? { reason } : {}),
+    items: (answer?.[list] ?? []).map((i) => ({ label: i.label, value: i.value, breakout: i.breakout, formattedValue: i.formattedValue, ...(i.topic ? { mid: i.topic.mid } : {}) })),
+    provenance: answer?.provenance ?? null,
   };
 }
+
+const servedOf = (o: RelatedOutput): RelatedServed => o.served ?? 'listed';
+
+/** Why a related list gives nothing to read (for the dimensions' evidence). */
+const UNLISTED: Record<Exclude<RelatedServed, 'listed'>, string> = {
+  empty: 'Google served them empty (its answer to automated clients since 2024-08-20)',
+  not_recorded: 'replay has no recording of them',
+  failed: 'their request failed',
+};
+
+/** The related queries Google listed (steps 13-14), or why there are none to read. */
+function listedQueries(ctx: StepContext): Reading<{ queries: string[] }> {
+  const top = ctx.out<RelatedOutput>('related_queries_top');
+  const rising = ctx.out<RelatedOutput>('related_queries_rising');
+  const listed = [top, rising].filter((o) => servedOf(o) === 'listed');
+  if (listed.length === 0) return { unavailable: UNLISTED[servedOf(top) as Exclude<RelatedServed, 'listed'>] };
+  return { queries: [...new Set(listed.flatMap((o) => o.items.map((i) => i.label)))] };
+}
+
+const listShare = (queries: Reading<{ queries: string[] }>, share: (qs: string[]) => TermShare): Reading<TermShare> =>
+  isAvailable(queries) ? share(queries.queries) : queries;
+
+/** What step 3's autocomplete said about the primary phrase. */
+function autocompleteOf(ctx: StepContext): Reading<TopicSignals> {
+  const primary = ctx.out<{ primary: string }>('choose_primary').primary;
+  const topics = ctx.out<AutocompleteResult>('autocomplete_phrases').topics[primary];
+  return topics ? topicSignals(topics) : { unavailable: 'autocomplete was not asked for the phrase' };
+}
+
+/** What steps 26-29 record of the modifier comparison (one request for the four). */
+interface ModifierComparison {
+  outcome: ModifierOutcome;
+  /** What was asked: the phrase, then one OR-item per family. */
+  keywords: string[];
+  reason?: string;
+  shares?: Partial<Record<ModifierFamily, FamilyShare>>;
+  provenance: TrendsResponse['provenance'] | null;
+}
+
+const MODIFIERS_UNREAD: Record<Exclude<ModifierOutcome, 'served'>, string> = {
+  not_recorded: 'replay has no recording of it (it never invents one)',
+  no_data: 'Google has too little data for the phrase',
+  not_asked: 'the phrase is too long to carry modifiers',
+  failed: 'its request failed',
+};
+
+async function modifierComparison(ctx: StepContext): Promise<ModifierComparison> {
+  const primary = ctx.out<{ primary: string }>('choose_primary').primary;
+  const result = await ctx.plan.modifiers(primary);
+  const base = { keywords: result.request?.keywords ?? [primary], provenance: result.answer?.provenance ?? null };
+  if (result.outcome !== 'served' || !result.request || !result.answer) return { outcome: result.outcome, ...(result.reason ? { reason: result.reason } : {}), ...base };
+  const shares = familyShares(result.request, result.answer);
+  return shares.ok ? { outcome: 'served', shares: shares.shares, ...base } : { outcome: 'no_data', reason: shares.reason, ...base };
+}
+
+function familyReading(m: ModifierComparison, family: ModifierFamily): Reading<FamilyShare> {
+  const share = m.shares?.[family];
+  if (share) return share;
+  return { unavailable: m.outcome === 'served' ? `the phrase left no room for the ${family} words` : MODIFIERS_UNREAD[m.outcome] };
+}
+
+/** One line for a reading a step recorded (the reason's first clause: the output has all of it). */
+const describeReading = <T extends object>(r: Reading<T>, say: (t: T) => string) => (isAvailable(r) ? say(r) : `not read (${r.unavailable.replace(/\s*\(.*$/, '')})`);
+const pct1 = (x: number) => `${Math.round(x * 1000) / 10}%`;
+const describeFamily = (r: Reading<FamilyShare>) => describeReading(r, (f) => `${f.share === 0 ? `under ${pct1(f.resolution)}` : pct1(f.share)} of the phrase's searches`);
+const describeList = (r: Reading<TermShare>) => describeReading(r, (t) => `${t.matched} of ${t.total} related queries`);
+
+/** What steps 27 and 28 record: one family's reading from each source. */
+interface SignalOutput extends SignalInput {
+  modifier_comparison: Omit<ModifierComparison, 'shares'>;
+}
+
+/** The comparison as steps 27-29 record it: each keeps its own family's share, not all of them. */
+const asked = ({ shares: _shares, ...rest }: ModifierComparison): Omit<ModifierComparison, 'shares'> => rest;
+
+async function signalFor(ctx: StepContext, family: 'pain' | 'intent', terms: readonly string[]): Promise<SignalOutput> {
+  const comparison = await modifierComparison(ctx);
+  return {
+    modifiers: familyReading(comparison, family),
+    lists: listShare(listedQueries(ctx), (qs) => termShare(qs, terms)),
+    modifier_comparison: asked(comparison),
+  };
+}
+
+const summarizeSignal = (o: SignalOutput | TermShare) =>
+  'share' in o ? summarizeShare(o) : `modifier comparison: ${describeFamily(o.modifiers)}; related queries: ${describeList(o.lists)}`;
+
+/** Runs recorded before the modifier comparison read related queries only. */
+const notAsked: Unavailable = { unavailable: 'not asked by this run (recorded before it was)' };
+const signalInput = (o: SignalOutput | TermShare): SignalInput => ('share' in o ? { modifiers: notAsked, lists: o } : o);
 
 interface MapOutput {
   keyword: string;
@@ -187,17 +289,21 @@ async function mapOf(ctx: StepContext, resolution: 'COUNTRY' | 'CITY', comparedW
 
 const describePlace = (p: PlaceInterest) => `${p.name} ${p.share === null ? p.relative : `${p.share}%`}`;
 
-const summarizeRelated = (o: RelatedOutput) =>
-  o.items.length === 0 ? 'none listed' : `${o.items.length}: ${o.items.slice(0, 3).map((i) => i.label).join(', ')}${o.items.length > 3 ? ', …' : ''}`;
+function summarizeRelated(o: RelatedOutput): string {
+  switch (servedOf(o)) {
+    case 'empty':
+      return 'empty: Google served no list (its answer to automated clients since 2024-08-20)';
+    case 'not_recorded':
+      return 'not recorded by replay';
+    case 'failed':
+      return `not read: ${o.reason ?? 'the request failed'}`;
+    case 'listed':
+      return o.items.length === 0 ? 'none listed' : `${o.items.length}: ${o.items.slice(0, 3).map((i) => i.label).join(', ')}${o.items.length > 3 ? ', …' : ''}`;
+  }
+}
 
 const cleaned = (s: SeriesOutput) =>
   cleanSeries(s.dates.map((date, i) => ({ date, value: s.values[i]!, hasData: s.has_data[i], isPartial: s.partial[i] })));
-
-function relatedQueries(ctx: StepContext): string[] {
-  const top = ctx.out<RelatedOutput>('related_queries_top').items.map((i) => i.label);
-  const rising = ctx.out<RelatedOutput>('related_queries_rising').items.map((i) => i.label);
-  return [...new Set([...top, ...rising])];
-}
 
 const scoreStep = (dimension: Dimension, compute: (ctx: StepContext) => DimensionScore): StepDefinition<DimensionScore> => ({
   name: `score_${dimension}` as StepName,
@@ -356,30 +462,67 @@ export const STEPS: readonly StepDefinition[] = [
   /* 25 */ {
     name: 'breakout',
     run: async (ctx) => {
-      const rising = ctx.out<RelatedOutput>('related_queries_rising').items.filter((i) => i.breakout).map((i) => i.label);
-      return { breakout_queries: rising, series: seriesBreakout(cleaned(ctx.out('interest_90d')).values) };
+      const rising = ctx.out<RelatedOutput>('related_queries_rising');
+      return {
+        rising_queries: servedOf(rising),
+        breakout_queries: rising.items.filter((i) => i.breakout).map((i) => i.label),
+        series: seriesBreakout(cleaned(ctx.out('interest_90d')).values),
+      };
     },
-    summarize: (o: { breakout_queries: string[]; series: { breakout: boolean; zScore: number } | null }) =>
-      `${o.breakout_queries.length} breakout queries; series z ${o.series?.zScore ?? '–'}${o.series?.breakout ? ' (breakout)' : ''}`,
+    summarize: (o: { rising_queries?: RelatedServed; breakout_queries: string[]; series: { breakout: boolean; zScore: number } | null }) =>
+      `${(o.rising_queries ?? 'listed') === 'listed' ? `${o.breakout_queries.length} breakout queries` : `no rising queries to read (${o.rising_queries})`}; series z ${o.series?.zScore ?? '–'}${o.series?.breakout ? ' (breakout)' : ''}`,
   },
   /* 26 */ {
     name: 'demand_breadth',
     run: async (ctx) => {
-      const queries = relatedQueries(ctx);
-      const topics = [...ctx.out<RelatedOutput>('related_topics_top').items, ...ctx.out<RelatedOutput>('related_topics_rising').items].map((i) => i.label);
-      return { queries: queries.length, topics: new Set(topics).size, vocabulary: vocabulary(ctx.out('choose_primary').primary, [...queries, ...topics]) };
+      const primary = ctx.out<{ primary: string }>('choose_primary').primary;
+      const queries = listedQueries(ctx);
+      const topicLists = [ctx.out<RelatedOutput>('related_topics_top'), ctx.out<RelatedOutput>('related_topics_rising')].filter((o) => servedOf(o) === 'listed');
+      const topics = topicLists.flatMap((o) => o.items.map((i) => i.label));
+      const lists: BreadthInput['lists'] =
+        isAvailable(queries) || topicLists.length > 0
+          ? { queries: isAvailable(queries) ? queries.queries.length : 0, topics: new Set(topics).size, vocabulary: vocabulary(primary, [...(isAvailable(queries) ? queries.queries : []), ...topics]) }
+          : queries;
+      // This step records the whole comparison, every family's share with it.
+      const comparison = await modifierComparison(ctx);
+      const families = Object.values(comparison.shares ?? {});
+      const modifiers: BreadthInput['modifiers'] =
+        comparison.outcome === 'served' && families.length > 0
+          ? { registering: families.filter((f) => f.share > 0).length, families: families.length, phrase_mean: families[0]!.phrase_mean }
+          : { unavailable: comparison.outcome === 'served' ? 'no family fitted the request' : MODIFIERS_UNREAD[comparison.outcome] };
+      return { lists, autocomplete: autocompleteOf(ctx), modifiers, modifier_comparison: comparison };
     },
-    summarize: (o: { queries: number; topics: number; vocabulary: number }) => `${o.queries} queries, ${o.topics} topics, ${o.vocabulary} distinct words`,
+    summarize: (o: BreadthInput | { queries: number; topics: number; vocabulary: number }) =>
+      'lists' in o
+        ? [
+            `related lists: ${describeReading(o.lists, (l) => `${l.queries} queries, ${l.topics} topics, ${l.vocabulary} distinct words`)}`,
+            `autocomplete: ${describeReading(o.autocomplete, (a) => `${a.topics} topics of ${a.types.length} types`)}`,
+            `modifiers: ${describeReading(o.modifiers, (m) => `${m.registering} of ${m.families} families searched`)}`,
+          ].join('; ')
+        : `${o.queries} queries, ${o.topics} topics, ${o.vocabulary} distinct words`,
   },
-  /* 27 */ { name: 'pain_signals', run: async (ctx) => termShare(relatedQueries(ctx), PAIN_TERMS), summarize: summarizeShare },
-  /* 28 */ { name: 'buyer_intent', run: async (ctx) => termShare(relatedQueries(ctx), INTENT_TERMS), summarize: summarizeShare },
+  /* 27 */ { name: 'pain_signals', run: (ctx) => signalFor(ctx, 'pain', PAIN_TERMS), summarize: summarizeSignal },
+  /* 28 */ { name: 'buyer_intent', run: (ctx) => signalFor(ctx, 'intent', INTENT_TERMS), summarize: summarizeSignal },
   /* 29 */ {
     name: 'competition_signals',
     run: async (ctx) => {
-      const queries = relatedQueries(ctx);
-      return { comparisons: termShare(queries, COMPETITION_TERMS), brands: brandShare(ctx.out('choose_primary').primary, queries) };
+      const primary = ctx.out<{ primary: string }>('choose_primary').primary;
+      const queries = listedQueries(ctx);
+      const comparison = await modifierComparison(ctx);
+      const output: WhitespaceInput & { modifier_comparison: Omit<ModifierComparison, 'shares'> } = {
+        comparisons: { modifiers: familyReading(comparison, 'competition'), lists: listShare(queries, (qs) => termShare(qs, COMPETITION_TERMS)) },
+        brands: { autocomplete: autocompleteOf(ctx), lists: listShare(queries, (qs) => brandShare(primary, qs)) },
+        modifier_comparison: asked(comparison),
+      };
+      return output;
     },
-    summarize: (o: { comparisons: TermShare; brands: TermShare }) => `${o.brands.matched} brand and ${o.comparisons.matched} comparison queries of ${o.brands.total}`,
+    summarize: (o: WhitespaceInput | { comparisons: TermShare; brands: TermShare }) =>
+      'share' in o.comparisons
+        ? `${(o.brands as TermShare).matched} brand and ${o.comparisons.matched} comparison queries of ${(o.brands as TermShare).total}`
+        : [
+            `comparisons: ${describeFamily(o.comparisons.modifiers)}, ${describeList(o.comparisons.lists)}`,
+            `brands: ${describeReading((o as WhitespaceInput).brands.autocomplete, (a) => `${a.brand_topics} of ${a.topics} autocomplete topics`)}, ${describeList((o as WhitespaceInput).brands.lists)}`,
+          ].join('; '),
   },
   /* 30 */ {
     name: 'geographic_reach',
@@ -412,10 +555,17 @@ export const STEPS: readonly StepDefinition[] = [
     return scoreDurability(t.five_year ? { ...t.five_year, fad: v.years_5?.fad ?? false, years: Math.round((t.points / 52) * 10) / 10 } : null);
   }),
   /* 35 */ scoreStep('reach', (ctx) => scoreReach({ ...ctx.out<GeographicReach>('geographic_reach'), comparedWith: ctx.out<MapOutput>('interest_by_country').compared_with })),
-  /* 36 */ scoreStep('breadth', (ctx) => scoreBreadth(ctx.out('demand_breadth'))),
-  /* 37 */ scoreStep('pain', (ctx) => scorePain(ctx.out('pain_signals'))),
-  /* 38 */ scoreStep('intent', (ctx) => scoreIntent(ctx.out('buyer_intent'))),
-  /* 39 */ scoreStep('whitespace', (ctx) => scoreWhitespace(ctx.out('competition_signals').comparisons, ctx.out('competition_signals').brands)),
+  /* 36 */ scoreStep('breadth', (ctx) => {
+    const o = ctx.out<BreadthInput | { queries: number; topics: number; vocabulary: number }>('demand_breadth');
+    return scoreBreadth('lists' in o ? o : { lists: o, autocomplete: notAsked, modifiers: notAsked });
+  }),
+  /* 37 */ scoreStep('pain', (ctx) => scorePain(signalInput(ctx.out('pain_signals')))),
+  /* 38 */ scoreStep('intent', (ctx) => scoreIntent(signalInput(ctx.out('buyer_intent')))),
+  /* 39 */ scoreStep('whitespace', (ctx) => {
+    const o = ctx.out<WhitespaceInput | { comparisons: TermShare; brands: TermShare }>('competition_signals');
+    if ('share' in o.comparisons) return scoreWhitespace({ comparisons: { modifiers: notAsked, lists: o.comparisons }, brands: { autocomplete: notAsked, lists: o.brands as TermShare } });
+    return scoreWhitespace(o as WhitespaceInput);
+  }),
   /* 40 */ {
     name: 'aggregate',
     run: async (ctx) => {

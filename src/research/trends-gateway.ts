@@ -10,6 +10,18 @@ import { describeRequest, requestKey, type TrendsProvider, type TrendsRequest, t
 /** The answer has not come yet (Google is throttling us, or the queue is long). The step waits; it does not fail. */
 export class WaitingForTrendsError extends Error {
   override name = 'WaitingForTrendsError';
+  constructor(
+    message: string,
+    /** When the trends job said it will be waiting a while (a route cooling down): how long. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** How long a waiting step or refresh sleeps: what the trends job said, within bounds. */
+export function sleepFor(error: WaitingForTrendsError, fallbackMs: number, maxMs = 5 * 60_000): number {
+  return Math.min(maxMs, Math.max(fallbackMs, error.retryAfterMs ?? 0));
 }
 
 /** The trends job failed for good (malformed answer, not recorded, retries exhausted). */
@@ -25,13 +37,24 @@ export function trendsJobId(provider: string, request: TrendsRequest, now = new 
 /**
  * BullMQ priorities of trends jobs (lower goes first): a research run's
  * requests go ahead of the daily refresh's and discovery's, so a run started
- * during a long refresh finishes in about its own budget.
+ * during a long refresh finishes in about its own budget. Among research
+ * requests, those of runs further along go first (see researchPriority).
  */
-export const TRENDS_PRIORITY = { research: 1, background: 10 } as const;
+export const TRENDS_PRIORITY = { research: 1, background: 100 } as const;
 export type TrendsPurpose = keyof typeof TRENDS_PRIORITY;
 
+/**
+ * The priority of a research request made at `step` of `steps`: the further
+ * along its run, the sooner. Google's pace is the bottleneck; with many runs
+ * waiting, each finishes in turn (as research steps are LIFO) instead of all
+ * advancing a request at a time and finishing together at the end.
+ */
+export function researchPriority(step: number, steps: number): number {
+  return TRENDS_PRIORITY.research + Math.max(0, steps - step);
+}
+
 export interface TrendsGateway {
-  fetch(request: TrendsRequest): Promise<TrendsResponse>;
+  fetch(request: TrendsRequest, options?: { priority?: number }): Promise<TrendsResponse>;
 }
 
 /**
@@ -50,7 +73,13 @@ export class DirectTrendsGateway implements TrendsGateway {
   }
 }
 
-/** Live Google: through the `trends` queue and its global rate limit. */
+/** The wait a trends job announced in its progress (see jobs/trends-fetch.job.ts), if any. */
+function waitOf(progress: unknown): { until: number; reason: string } | undefined {
+  const p = progress as { until?: unknown; reason?: unknown } | null | undefined;
+  return typeof p === 'object' && p !== null && typeof p.until === 'number' && typeof p.reason === 'string' ? { until: p.until, reason: p.reason } : undefined;
+}
+
+/** Live Google: through the `trends` queue, paced per egress route. */
 export class QueuedTrendsGateway implements TrendsGateway {
   constructor(
     private readonly queue: Queue,
@@ -60,17 +89,24 @@ export class QueuedTrendsGateway implements TrendsGateway {
     private readonly priority: number = TRENDS_PRIORITY.research,
   ) {}
 
-  async fetch(request: TrendsRequest): Promise<TrendsResponse> {
+  async fetch(request: TrendsRequest, options: { priority?: number } = {}): Promise<TrendsResponse> {
     const jobId = trendsJobId(this.provider, request);
     let job = await this.queue.getJob(jobId);
     if (job && (await job.isFailed())) await job.retry('failed');
-    if (!job) job = await this.queue.add(JOBS.trendsFetch, { request, provider: this.provider }, { ...TRENDS_JOB_OPTIONS, jobId, priority: this.priority });
+    if (!job) job = await this.queue.add(JOBS.trendsFetch, { request, provider: this.provider }, { ...TRENDS_JOB_OPTIONS, jobId, priority: options.priority ?? this.priority });
+    else if (await job.isCompleted()) return job.returnvalue as TrendsResponse;
+    // A job waiting out a long cooldown says until when: sleep that long rather than hold a worker waiting for it.
+    const waiting = waitOf(job.progress);
+    if (waiting && waiting.until - Date.now() > this.waitMs) throw new WaitingForTrendsError(`${describeRequest(request)}: ${waiting.reason}`, waiting.until - Date.now());
     try {
       return (await job.waitUntilFinished(this.events, this.waitMs)) as TrendsResponse;
     } catch (error) {
       if (isOutage(error)) throw error; // Redis away: the step retries, the request is not at fault
       const message = error instanceof Error ? error.message : String(error);
-      if (/timed out before finishing/i.test(message)) throw new WaitingForTrendsError(describeRequest(request));
+      if (/timed out before finishing/i.test(message)) {
+        const waiting = waitOf((await this.queue.getJob(jobId))?.progress);
+        throw new WaitingForTrendsError(`${describeRequest(request)}${waiting ? `: ${waiting.reason}` : ''}`, waiting ? waiting.until - Date.now() : undefined);
+      }
       throw new TrendsFailedError(message);
     }
   }

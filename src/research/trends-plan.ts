@@ -13,15 +13,23 @@
 //   explore        one explore for the primary phrase answers related queries,
 //                  related topics and, when the phrase's own maps are the ones
 //                  steps 17-18 read, both maps. The comparison is asked first,
-//                  so the explore knows which.
+//                  so the explore knows which. Google serves the related lists
+//                  empty to automated clients since 2024-08-20; they are still
+//                  asked (two widget requests), so a run reads them the day
+//                  Google lists them again.
+//   modifiers      one 12-month comparison of the phrase with its pain, buying
+//                  and comparison phrases (modifier-evidence.ts), read by
+//                  steps 26-29 (one trends job for the four).
 //
-// That is 5 trends jobs and 12 HTTPS requests per run when the first phrase is
-// a topic and its own maps are read, against 15 jobs and 25 requests for one
+// That is 6 trends jobs and 14 HTTPS requests per run when the first phrase is
+// a topic and its own maps are read, against 16 jobs and 27 requests for one
 // keyword per request ("single", kept as the baseline bench:google measures
 // against). bench:google reports what it comes to on a simulated world.
 import type { ExploreAnswer, InterestByRegion, InterestOverTime, RelatedList, ResponseProvenance, Timeframe, TrendsRequest, TrendsResponse } from '../trends/types.js';
 
 import { mapAgainstAnchor } from '../domain/research/geography.js';
+import type { RelatedServed } from '../domain/research/served-evidence.js';
+import { MAX_ITEM_CHARS, modifierRequest, type ModifierRequest } from '../domain/research/modifier-evidence.js';
 import { TrendsFailedError } from './trends-gateway.js';
 
 /** An answer with where it came from (shown with the step's output). */
@@ -51,12 +59,37 @@ export interface ComparisonResult {
   anchor: { phraseMean: number; anchorMean: number; points: number; provenance: TrendsResponse['provenance'] | null };
 }
 
+export interface RelatedResult {
+  served: RelatedServed;
+  list: Sourced<RelatedList> | null;
+  reason?: string;
+}
+
+/**
+ * What became of the modifier comparison (steps 26-29):
+ *   served        the series of the phrase and each family
+ *   no_data       Google has too little data for the phrase (every point hasData false)
+ *   not_recorded  replay has no recording of it: the steps read the recorded related lists instead
+ *   not_asked     the phrase is too long to carry any modifier in one comparison item
+ *   failed        the request failed for good (the reason says why)
+ */
+export const MODIFIER_OUTCOMES = ['served', 'no_data', 'not_recorded', 'not_asked', 'failed'] as const;
+export type ModifierOutcome = (typeof MODIFIER_OUTCOMES)[number];
+export interface ModifierResult {
+  request: ModifierRequest | null;
+  outcome: ModifierOutcome;
+  reason?: string;
+  answer?: Sourced<InterestOverTime>;
+}
+
 export interface TrendsPlan {
   readonly name: TrendsPlanName;
   autocomplete(phrases: string[], hinted: boolean): Promise<AutocompleteResult>;
   series(keyword: string, timeframe: Timeframe): Promise<SeriesResult>;
   comparison(primary: string, secondary: string[], anchor: string): Promise<ComparisonResult>;
-  related(keyword: string, kind: 'relatedQueries' | 'relatedTopics'): Promise<Sourced<RelatedList>>;
+  related(keyword: string, kind: 'relatedQueries' | 'relatedTopics'): Promise<RelatedResult>;
+  /** The phrase compared with its pain, buying and comparison phrases over 12 months, in one request. */
+  modifiers(keyword: string): Promise<ModifierResult>;
   /** Worldwide, by country or city; two keywords give each one's share per place. */
   map(keywords: string[], resolution: 'COUNTRY' | 'CITY'): Promise<Sourced<InterestByRegion>>;
 }
@@ -114,10 +147,44 @@ export interface PlanRun {
   anchor: string;
 }
 
+const served = (list: Sourced<RelatedList>): RelatedResult => ({ served: list.outcome === 'empty' || list.outcome === 'no_data' ? 'empty' : 'listed', list });
+
+/** Evidence a run can do without: a request that failed for good is recorded with its reason, and the research goes on. */
+async function orFailed<T>(ask: () => Promise<T>, failed: (reason: string) => T): Promise<T> {
+  try {
+    return await ask();
+  } catch (error) {
+    if (error instanceof TrendsFailedError) return failed(error.message);
+    throw error;
+  }
+}
+
+const part = <P extends keyof ExploreAnswer>(answer: ExploreAnswer, name: P) => {
+  const value = answer[name];
+  // Not there for good (replay has no recording of it): the step fails at once, as for any unanswerable request.
+  if (value === undefined) throw new TrendsFailedError(answer.missing?.[String(name)] ?? `the explore answer has no ${String(name)}`);
+  return { ...(value as object), provenance: (answer as TrendsResponse).provenance } as NonNullable<ExploreAnswer[P]> & { provenance: TrendsResponse['provenance'] };
+};
+
 export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?: PlanRun): TrendsPlan {
   const interest = async (keywords: string[], timeframe: Timeframe, where = geo) =>
     expectKind(await fetch({ kind: 'interestOverTime', keywords, timeframe, geo: where }), 'interestOverTime');
   const autocompleteOne = async (term: string) => expectKind(await fetch({ kind: 'autocomplete', term }), 'autocomplete').topics.slice(0, 5);
+  // One explore of the series alone: replay leaves out what it has no recording of, instead of failing.
+  const modifiers = async (keyword: string): Promise<ModifierResult> => {
+    const request = modifierRequest(keyword);
+    if (!request) return { request, outcome: 'not_asked', reason: `"${keyword}" leaves no room for a modifier within Google's ${MAX_ITEM_CHARS} characters per comparison item` };
+    return orFailed<ModifierResult>(
+      async () => {
+        const answer = expectKind(await fetch({ kind: 'explore', keywords: request.keywords, timeframe: '12m', geo, parts: ['series'] }), 'explore');
+        const missing = answer.missing?.series;
+        if (missing !== undefined) return { request, outcome: 'not_recorded', reason: missing };
+        const series = part(answer, 'series');
+        return { request, outcome: series.outcome === 'no_data' ? 'no_data' : 'served', answer: series };
+      },
+      (reason) => ({ request, outcome: 'failed', reason }),
+    );
+  };
 
   if (name === 'single') {
     return {
@@ -136,7 +203,12 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
           anchor: { phraseMean: round(mean(anchorAnswer, 0), 2), anchorMean: round(mean(anchorAnswer, 1), 2), points: anchorAnswer.points.length, provenance: anchorAnswer.provenance ?? null },
         };
       },
-      related: async (keyword, kind) => expectKind(await fetch({ kind, keyword, timeframe: '12m', geo }), kind),
+      related: (keyword, kind) =>
+        orFailed(
+          async () => served(expectKind(await fetch({ kind, keyword, timeframe: '12m', geo }), kind)),
+          (reason) => ({ served: 'failed', list: null, reason }),
+        ),
+      modifiers,
       map: async (keywords, resolution) => expectKind(await fetch({ kind: 'interestByRegion', keywords, timeframe: '12m', geo: '', resolution }), 'interestByRegion'),
     };
   }
@@ -161,12 +233,6 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
   const bundle = async (keyword: string) => {
     const parts = (await ownMapsRead(keyword)) ? [...BUNDLE_PARTS, ...MAP_PARTS] : [...BUNDLE_PARTS];
     return expectKind(await fetch({ kind: 'explore', keywords: [keyword], timeframe: '12m', geo, parts }), 'explore');
-  };
-  const part = <P extends keyof ExploreAnswer>(answer: ExploreAnswer, name: P) => {
-    const value = answer[name];
-    // Not there for good (replay has no recording of it): the step fails at once, as for any unanswerable request.
-    if (value === undefined) throw new TrendsFailedError(answer.missing?.[String(name)] ?? `the explore answer has no ${String(name)}`);
-    return { ...(value as object), provenance: (answer as TrendsResponse).provenance } as NonNullable<ExploreAnswer[P]> & { provenance: TrendsResponse['provenance'] };
   };
   return {
     name,
@@ -197,7 +263,17 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
         })(),
       };
     },
-    related: async (keyword, kind) => part(await bundle(keyword), kind),
+    related: (keyword, kind) =>
+      orFailed<RelatedResult>(
+        async () => {
+          const answer = await bundle(keyword);
+          const missing = answer.missing?.[kind];
+          if (missing !== undefined) return { served: 'not_recorded', list: null, reason: missing };
+          return served(part(answer, kind));
+        },
+        (reason) => ({ served: 'failed', list: null, reason }),
+      ),
+    modifiers,
     async map(keywords, resolution) {
       // Maps are worldwide; the explore bundle is, too, unless runs look at one country (TRENDS_GEO).
       if (keywords.length === 1 && (await ownMapsRead(keywords[0]!))) return part(await bundle(keywords[0]!), resolution === 'COUNTRY' ? 'mapCountry' : 'mapCity');

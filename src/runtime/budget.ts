@@ -1,16 +1,21 @@
-// Google's request budget, made visible: what each egress route spent today,
-// its 429s and pauses, the research runs waiting on Google, and whether the
-// daily refresh fits before the next one at the current rate. Read by
-// `insights budget`, /metrics and the refresh itself (which warns when not).
+// Google's request budget, made visible, in HTTPS requests: what each egress
+// route sent in the last hour and today, Google's blocks and each route's
+// state (open, cooling after a block, probing, paused after a refusal), the
+// research runs waiting on Google, and whether the daily refresh fits before
+// the next one at the current rate. Read by `insights budget`, /metrics and the
+// refresh itself (which warns when not).
 import { CronExpressionParser } from 'cron-parser';
 import { planRefresh } from '../../jobs/refresh-all.job.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { EgressPool, RouteBudget } from '../trends/egress-pool.js';
 
+/** HTTPS requests one refresh group costs: its explore and the series widget (the route's cookie page is once, not per group). */
+export const HTTPS_PER_REFRESH_GROUP = 2;
+
 export interface RefreshEstimate {
   insights: number;
-  /** Trends requests (jobs) the refresh needs: one per group of up to five. */
+  /** HTTPS requests the refresh needs: an explore and its series per group of up to five. */
   requests: number;
   minutesNeeded: number;
   minutesAvailable: number;
@@ -22,7 +27,9 @@ export interface RefreshEstimate {
 export interface BudgetReport {
   day: string;
   routes: RouteBudget[];
-  ratePerMinutePerRoute: number;
+  /** TRENDS_REQUESTS_PER_MINUTE: HTTPS requests per minute each route may send (0: not paced). */
+  requestsPerMinutePerRoute: number;
+  requestsPerHourPerRoute: number;
   researchRunsWaiting: number;
   refresh: RefreshEstimate;
 }
@@ -63,8 +70,9 @@ export async function budgetReport(db: Db, pool: EgressPool, config: Config, now
   return {
     day: now.toISOString().slice(0, 10),
     routes,
-    ratePerMinutePerRoute: config.trendsRatePerMinute,
+    requestsPerMinutePerRoute: config.trendsRequestsPerMinute,
+    requestsPerHourPerRoute: config.trendsRequestsPerMinute * 60,
     researchRunsWaiting: Number(waiting.n),
-    refresh: estimateRefresh(googleGroups, plan.googleInsights, pool.routes.length, config.trendsRatePerMinute, config.refreshCron, now),
+    refresh: estimateRefresh(googleGroups * HTTPS_PER_REFRESH_GROUP, plan.googleInsights, pool.routes.length, config.trendsRequestsPerMinute, config.refreshCron, now),
   };
 }

@@ -6,12 +6,14 @@ import { refreshAllProcessor } from '../../jobs/refresh-all.job.js';
 import { refreshGroupProcessor } from '../../jobs/refresh-group.job.js';
 import { refreshLeftoversProcessor } from '../../jobs/refresh-leftovers.job.js';
 import { refreshInsightProcessor } from '../../jobs/refresh-insight.job.js';
-import { estimateRefresh } from './budget.js';
+import { estimateRefresh, HTTPS_PER_REFRESH_GROUP } from './budget.js';
 import { webhookDeliverProcessor } from '../../jobs/webhook-deliver.job.js';
 import { outboxRelayProcessor, webhookMatchProcessor } from '../../jobs/webhook-match.job.js';
 import { retryDelayMs } from '../domain/webhooks/retry.js';
 import { SecretBox } from '../webhooks/secret-box.js';
-import { jobDuration, jobFailures, reportQueueDepth } from '../observability/metrics.js';
+import { googleAnswers, googleAnswerSeconds, jobDuration, jobFailures, reportQueueDepth } from '../observability/metrics.js';
+import { AnswerShiftWatch } from '../domain/trends/answer-shift.js';
+import type { ExchangeObserver } from '../trends/google-client.js';
 import { bumpSubscriptionsVersion, SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
 import { researchStepProcessor } from '../../jobs/research-step.job.js';
 import { sweepProcessor } from '../../jobs/sweep.job.js';
@@ -50,12 +52,36 @@ export function openQueues(resources: Resources, config: Config): { queues: Reco
   };
 }
 
-/** The routes to Google and their shared rate limits (direct, or the proxies of TRENDS_PROXY_URLS). */
+/** The routes to Google and their shared pace, cooldowns and probes (direct, or the proxies of TRENDS_PROXY_URLS). */
 export function egressPoolFor(resources: Resources, config: Config): EgressPool {
   return new EgressPool(resources.redis, resources.redisKeys.trendsPool, routesFrom(config.trendsProxyUrls), {
-    ratePerMinute: config.trendsRatePerMinute,
-    basePauseMs: config.trendsPauseMs,
+    requestsPerMinute: config.trendsRequestsPerMinute,
+    cooldownMs: config.trendsCooldownMs,
+    cooldownMaxMs: config.trendsCooldownMaxMs,
+    refusedPauseMs: config.trendsRefusedPauseMs,
+    requestTimeoutMs: config.trendsRequestTimeoutMs,
   });
+}
+
+/**
+ * Counts every exchange with Google per kind and outcome (/metrics), and warns
+ * when a kind's share of empty, no-data or changed answers jumps (see
+ * domain/trends/answer-shift.ts): the first sign that Google changed again.
+ */
+export function watchGoogleAnswers(logger: Logger): ExchangeObserver {
+  const watch = new AnswerShiftWatch();
+  return (report) => {
+    googleAnswers.inc({ kind: report.kind, outcome: report.outcome });
+    googleAnswerSeconds.observe({ kind: report.kind }, report.ms / 1000);
+    const shift = watch.record(report.kind, report.outcome);
+    if (shift) {
+      const pct = (x: number) => `${Math.round(x * 100)} %`;
+      logger.warn(
+        { kind: shift.kind, recentShare: shift.recentShare, baselineShare: shift.baselineShare, recent: shift.recent, baseline: shift.baseline, route: report.route },
+        `Google's answers to ${shift.kind} changed: ${pct(shift.recentShare)} of the last ${shift.recent} were empty, without data or in an unknown shape, against ${pct(shift.baselineShare)} of the ${shift.baseline} before. Google may have changed what it serves: run \`insights google check\``,
+      );
+    }
+  };
 }
 
 /** Upserts the job schedulers (cron, UTC). Idempotent: safe from every deploy and every `npm start`. */
@@ -189,7 +215,6 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     return worker;
   };
 
-  let trendsWorker: Worker | undefined;
   const workers = [
     make(
       QUEUES.research,
@@ -207,12 +232,12 @@ export async function startWorkers(resources: Resources, config: Config, logger:
       }),
       { concurrency: config.researchConcurrency },
     ),
-    (trendsWorker = make(
+    make(
       QUEUES.trends,
-      trendsFetchProcessor({ provider: new GoogleTrendsProvider({ timeoutMs: config.trendsRequestTimeoutMs }), pool: egress, logger, worker: () => trendsWorker! }),
-      // Each route asks one request at a time, at most: the pool's rates decide the pace.
-      { concurrency: Math.max(2, egress.routes.length) },
-    )),
+      trendsFetchProcessor({ provider: new GoogleTrendsProvider({ timeoutMs: config.trendsRequestTimeoutMs, observe: watchGoogleAnswers(logger) }), pool: egress, logger }),
+      // Two jobs per route interleave their paced requests; the pool, not the concurrency, sets the pace.
+      { concurrency: Math.max(2, 2 * egress.routes.length) },
+    ),
     make(
       QUEUES.ingest,
       byName(QUEUES.ingest, {
@@ -223,7 +248,13 @@ export async function startWorkers(resources: Resources, config: Config, logger:
           provider: config.trendsProvider,
           logger,
           check: (plan) =>
-            estimateRefresh(config.trendsProvider === 'google' ? plan.googleGroups : 0, plan.googleInsights, egress.routes.length, config.trendsRatePerMinute, config.refreshCron),
+            estimateRefresh(
+              (config.trendsProvider === 'google' ? plan.googleGroups : 0) * HTTPS_PER_REFRESH_GROUP,
+              plan.googleInsights,
+              egress.routes.length,
+              config.trendsRequestsPerMinute,
+              config.refreshCron,
+            ),
         }),
         [JOBS.refreshGroup]: refreshGroupProcessor({ ...refreshDeps, ingest: queues.ingest }),
         [JOBS.refreshLeftovers]: refreshLeftoversProcessor({ db: resources.db, ingest: queues.ingest }),

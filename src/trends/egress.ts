@@ -6,6 +6,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
+import { parseProxyUrl } from '../domain/proxy-url.js';
 
 export class EgressTimeoutError extends Error {
   override name = 'EgressTimeoutError';
@@ -15,13 +16,16 @@ export interface EgressRoute {
   /** "direct", or the proxy's host:port (never its credentials): how ops see it. */
   readonly name: string;
   readonly proxy?: URL;
+  /** The proxy's Proxy-Authorization value, decoded from its URL once (see parseProxyUrl). */
+  readonly proxyAuthorization?: string;
 }
 
+/** Throws ProxyUrlError (which never repeats a password) for a URL that would fail every request. */
 export function routesFrom(proxyUrls: readonly string[]): EgressRoute[] {
   if (proxyUrls.length === 0) return [{ name: 'direct' }];
   return proxyUrls.map((raw) => {
-    const proxy = new URL(raw);
-    return { name: proxy.host, proxy };
+    const proxy = parseProxyUrl(raw);
+    return { name: proxy.name, proxy: proxy.url, ...(proxy.authorization ? { proxyAuthorization: proxy.authorization } : {}) };
   });
 }
 
@@ -58,7 +62,7 @@ class EgressAgent extends https.Agent {
     const port = Number(options.port ?? 443);
     const raw = net.connect({ host: proxy.hostname, port: Number(proxy.port || 80) });
     this.track(raw);
-    const auth = proxy.username ? `Proxy-Authorization: Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString('base64')}\r\n` : '';
+    const auth = this.route.proxyAuthorization ? `Proxy-Authorization: ${this.route.proxyAuthorization}\r\n` : '';
     raw.once('connect', () => raw.write(`CONNECT ${host}:${port} HTTP/1.1\r\nHost: ${host}:${port}\r\n${auth}\r\n`));
     let head = '';
     const onData = (chunk: Buffer) => {
@@ -97,23 +101,53 @@ class EgressAgent extends https.Agent {
   }
 }
 
+/** Runs a wait (the route's pace) with the request's deadline stopped: the time is ours, bounded by the pool, not Google's. */
+export type OutsideDeadline = <T>(wait: () => Promise<T>) => Promise<T>;
+
 /**
  * Runs `call` with a fresh agent for `route`, and destroys every socket it
- * opened when it settles or when `timeoutMs` passes, whichever is first: a
- * Google (or proxy) that answers slowly, or not at all, holds nothing longer.
+ * opened when it settles or when `timeoutMs` of talking to Google have passed,
+ * whichever is first: a Google (or proxy) that answers slowly, or not at all,
+ * holds nothing longer. Waits run through `outsideDeadline` (pacing between
+ * requests) do not count against it.
  */
-export async function withEgress<T>(route: EgressRoute, timeoutMs: number, call: (agent: https.Agent) => Promise<T>, options: AgentOptions = {}): Promise<T> {
+export async function withEgress<T>(
+  route: EgressRoute,
+  timeoutMs: number,
+  call: (agent: https.Agent, outsideDeadline: OutsideDeadline) => Promise<T>,
+  options: AgentOptions = {},
+): Promise<T> {
   const agent = new EgressAgent(route, options);
   let timer: NodeJS.Timeout | undefined;
+  let remaining = timeoutMs;
+  let armedAt = 0;
+  let settled = false;
+  let expire: (error: Error) => void = () => {};
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(new EgressTimeoutError(`Google Trends did not answer within ${timeoutMs} ms (via ${route.name})`));
-      agent.destroy();
-    }, timeoutMs);
+    expire = reject;
   });
+  const arm = () => {
+    if (settled) return;
+    armedAt = Date.now();
+    timer = setTimeout(() => {
+      expire(new EgressTimeoutError(`Google Trends did not answer within ${timeoutMs} ms (via ${route.name})`));
+      agent.destroy();
+    }, Math.max(0, remaining));
+  };
+  const outsideDeadline: OutsideDeadline = async (wait) => {
+    clearTimeout(timer);
+    remaining -= Date.now() - armedAt;
+    try {
+      return await wait();
+    } finally {
+      arm();
+    }
+  };
+  arm();
   try {
-    return await Promise.race([call(agent), deadline]);
+    return await Promise.race([call(agent, outsideDeadline), deadline]);
   } finally {
+    settled = true;
     clearTimeout(timer);
     agent.destroy();
   }

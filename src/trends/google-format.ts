@@ -1,23 +1,34 @@
-// Parsers for Google Trends' raw widget JSON (what its HTTP API answers, after
-// the `)]}'` guard). Anything else — an HTML page, a changed format — is a
-// MalformedResponseError, except the "sorry" pages of a rate-limited client.
+// Parsers for what Google Trends answers: the widgets' raw JSON (after the
+// `)]}'` guard) and the trending RSS feed. Each parser says how Google answered
+// (the `outcome` of types.ts): served, empty (a well-formed answer with nothing
+// in it) or no data. Anything that is not Google's format is a
+// MalformedResponseError (changed shape), except the "sorry" pages of a
+// blocked client, which are a RateLimitedError.
+import { SaxesParser, type SaxesTagNS } from 'saxes';
 import {
   MalformedResponseError,
   RateLimitedError,
   type AutocompleteTopics,
-  type DailyTrends,
   type InterestByRegion,
   type InterestOverTime,
   type RankedItem,
   type RelatedList,
+  type TrendingFeed,
+  type TrendingItem,
 } from './types.js';
 
-const RATE_LIMIT_MARKERS = [/google\.com\/sorry\//i, /captcha-form/i, /unusual traffic/i, /429 Too Many Requests/i];
+// The 2025 recording's sorry page (captcha-form, "unusual traffic") and the 302 that leads to it.
+const SORRY_MARKERS = [/google\.com\/sorry\//i, /captcha-form/i, /unusual traffic/i];
+
+/** Google's "sorry" page (or a redirect to it): the client is blocked. */
+export function isSorryPage(body: string): boolean {
+  return SORRY_MARKERS.some((marker) => marker.test(body));
+}
 
 /** Throws RateLimitedError for Google's throttling pages, MalformedResponseError for any other non-JSON. */
 export function classifyNonJson(body: string, what: string): never {
-  if (RATE_LIMIT_MARKERS.some((marker) => marker.test(body))) {
-    throw new RateLimitedError(`Google Trends is rate limiting us (redirect to its "sorry" page) while fetching ${what}`);
+  if (isSorryPage(body)) {
+    throw new RateLimitedError(`Google Trends is rate limiting us (its "sorry" page) while fetching ${what}`);
   }
   const sample = body.slice(0, 80).replace(/\s+/g, ' ');
   throw new MalformedResponseError(`Google Trends answered ${what} with something that is not its JSON: "${sample}…"`);
@@ -45,6 +56,7 @@ function utcDate(seconds: unknown, what: string): string {
   return new Date(n * 1000).toISOString().slice(0, 10);
 }
 
+/** Interest over time; 'no_data' when no point has data for any keyword (Google's zeros with hasData false). */
 export function parseMultiline(json: unknown, keywords: string[], what: string): InterestOverTime {
   const timeline = isObject(json) && isObject(json.default) ? json.default.timelineData : undefined;
   if (!Array.isArray(timeline)) fail(what, 'no default.timelineData array');
@@ -58,7 +70,8 @@ export function parseMultiline(json: unknown, keywords: string[], what: string):
     const hasData = Array.isArray(p.hasData) ? p.hasData.map(Boolean) : values.map(() => true);
     return { date: utcDate(p.time, what), values, hasData, isPartial: p.isPartial === true };
   });
-  return { kind: 'interestOverTime', keywords, points };
+  const anyData = points.some((p) => p.hasData.some(Boolean));
+  return { kind: 'interestOverTime', keywords, points, outcome: anyData ? 'served' : 'no_data' };
 }
 
 function rankedItems(list: unknown, what: string): RankedItem[] {
@@ -80,60 +93,136 @@ function rankedItems(list: unknown, what: string): RankedItem[] {
   });
 }
 
+/**
+ * Related queries or topics: top and rising. Since 2024-08-20 Google answers
+ * automated clients `{"default":{"rankedList":[]}}` (pytrends #628,
+ * google-trends-api #174): that is 'empty', as are two empty lists.
+ */
 export function parseRelated(json: unknown, kind: 'relatedQueries' | 'relatedTopics', what: string): RelatedList {
   const lists = isObject(json) && isObject(json.default) ? json.default.rankedList : undefined;
-  if (!Array.isArray(lists) || lists.length < 2) fail(what, 'no default.rankedList with top and rising lists');
-  return { kind, top: rankedItems(lists[0], what), rising: rankedItems(lists[1], what) };
+  if (!Array.isArray(lists)) fail(what, 'no default.rankedList array');
+  if (lists.length === 0) return { kind, top: [], rising: [], outcome: 'empty' };
+  if (lists.length < 2) fail(what, `default.rankedList has ${lists.length} list where Google answers top and rising`);
+  const top = rankedItems(lists[0], what);
+  const rising = rankedItems(lists[1], what);
+  return { kind, top, rising, outcome: top.length + rising.length === 0 ? 'empty' : 'served' };
 }
 
-/** Interest by place; `keywords` are the request's, one value per keyword in each place. */
+/** Interest by place; `keywords` are the request's, one value per keyword in each place. 'no_data' when no place has any. */
 export function parseComparedGeo(json: unknown, keywords: string[], what: string): InterestByRegion {
   const rows = isObject(json) && isObject(json.default) ? json.default.geoMapData : undefined;
   if (!Array.isArray(rows)) fail(what, 'no default.geoMapData array');
-  return {
-    kind: 'interestByRegion',
-    keywords,
-    regions: rows.map((row: unknown) => {
-      if (!isObject(row) || !Array.isArray(row.value)) fail(what, 'a place has no value array');
-      if (row.value.length !== keywords.length) fail(what, `a place has ${row.value.length} values for ${keywords.length} keywords`);
-      const values = row.value.map((v) => {
-        const n = Number(v);
-        if (!Number.isFinite(n) || n < 0 || n > 100) fail(what, `value ${String(v)} is outside 0–100`);
-        return n;
-      });
-      const hasData: unknown[] | undefined = Array.isArray(row.hasData) ? row.hasData : undefined;
-      return {
-        geoCode: String(row.geoCode ?? ''),
-        geoName: String(row.geoName ?? ''),
-        values,
-        hasData: values.map((_, i) => (hasData ? hasData[i] === true : true)),
-      };
-    }),
-  };
+  const regions = rows.map((row: unknown) => {
+    if (!isObject(row) || !Array.isArray(row.value)) fail(what, 'a place has no value array');
+    if (row.value.length !== keywords.length) fail(what, `a place has ${row.value.length} values for ${keywords.length} keywords`);
+    const values = row.value.map((v) => {
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0 || n > 100) fail(what, `value ${String(v)} is outside 0–100`);
+      return n;
+    });
+    const hasData: unknown[] | undefined = Array.isArray(row.hasData) ? row.hasData : undefined;
+    return {
+      geoCode: String(row.geoCode ?? ''),
+      geoName: String(row.geoName ?? ''),
+      values,
+      hasData: values.map((_, i) => (hasData ? hasData[i] === true : true)),
+    };
+  });
+  const anyData = regions.some((r) => r.hasData.some(Boolean));
+  return { kind: 'interestByRegion', keywords, regions, outcome: anyData ? 'served' : 'no_data' };
 }
 
+/** Autocomplete: the Google topics for a term; 'empty' when Google knows none. */
 export function parseAutocomplete(json: unknown, what: string): AutocompleteTopics {
   const topics = isObject(json) && isObject(json.default) ? json.default.topics : undefined;
   if (!Array.isArray(topics)) fail(what, 'no default.topics array');
-  return {
-    kind: 'autocomplete',
-    topics: topics.map((t: unknown) => {
-      if (!isObject(t)) fail(what, 'a topic is not an object');
-      return { mid: String(t.mid ?? ''), title: String(t.title ?? ''), type: String(t.type ?? '') };
-    }),
-  };
+  const parsed = topics.map((t: unknown) => {
+    if (!isObject(t)) fail(what, 'a topic is not an object');
+    return { mid: String(t.mid ?? ''), title: String(t.title ?? ''), type: String(t.type ?? '') };
+  });
+  return { kind: 'autocomplete', topics: parsed, outcome: parsed.length === 0 ? 'empty' : 'served' };
 }
 
-export function parseDailyTrends(json: unknown, what: string): DailyTrends {
-  const days = isObject(json) && isObject(json.default) ? json.default.trendingSearchesDays : undefined;
-  if (!Array.isArray(days)) fail(what, 'no default.trendingSearchesDays array');
-  const searches: DailyTrends['searches'] = [];
-  for (const day of days) {
-    if (!isObject(day) || !Array.isArray(day.trendingSearches)) continue;
-    for (const s of day.trendingSearches) {
-      if (!isObject(s) || !isObject(s.title)) continue;
-      searches.push({ query: String(s.title.query ?? ''), traffic: String(s.formattedTraffic ?? ''), date: String(day.date ?? '') });
-    }
+/** The namespace of the feed's own elements (ht:approx_traffic, ht:news_item, …). */
+export const TRENDING_RSS_NAMESPACE = 'https://trends.google.com/trending/rss';
+/** Bounds on what is kept of outside text: the feed lists a few dozen searches. */
+const FEED_LIMITS = { items: 100, news: 10, text: 300, url: 2_000 } as const;
+
+const clip = (text: string, max: number) => text.replace(/\s+/g, ' ').trim().slice(0, max);
+const httpUrl = (text: string) => {
+  try {
+    const url = new URL(text.trim());
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.toString().slice(0, FEED_LIMITS.url) : '';
+  } catch {
+    return '';
   }
-  return { kind: 'dailyTrends', searches };
+};
+
+/**
+ * The trending searches feed (`/trending/rss?geo=XX`, RSS 2.0 with Google's
+ * `ht` namespace). Strict: anything that is not that feed (an HTML page, a
+ * consent wall, other XML, a document type declaration) is a changed shape.
+ */
+export function parseTrendingFeed(xml: string, what: string): TrendingFeed {
+  if (/<!DOCTYPE/i.test(xml)) fail(what, 'a document type declaration where the RSS feed has none');
+  const parser = new SaxesParser({ xmlns: true, position: false });
+  const path: string[] = [];
+  const items: TrendingItem[] = [];
+  let rootSeen = false;
+  let channels = 0;
+  let text = '';
+  let item: TrendingItem | undefined;
+  let news: { title: string; source: string; url: string } | undefined;
+  let failure: Error | undefined;
+  const name = (tag: SaxesTagNS) => (tag.uri === TRENDING_RSS_NAMESPACE ? `ht:${tag.local}` : tag.uri === '' ? tag.local : `{${tag.uri}}${tag.local}`);
+  parser.on('error', (error) => {
+    failure ??= error;
+  });
+  parser.on('opentag', (tag) => {
+    const here = name(tag);
+    if (!rootSeen) {
+      rootSeen = true;
+      if (here !== 'rss' || tag.attributes.version?.value !== '2.0') failure ??= new Error(`the document is <${tag.name}>, not RSS 2.0`);
+    }
+    path.push(here);
+    text = '';
+    const where = path.join('/');
+    if (where === 'rss/channel') channels += 1;
+    if (where === 'rss/channel/item') item = { query: '', approxTraffic: '', published: null, news: [] };
+    if (where === 'rss/channel/item/ht:news_item') news = { title: '', source: '', url: '' };
+  });
+  parser.on('text', (t) => (text += t));
+  parser.on('cdata', (t) => (text += t));
+  parser.on('closetag', () => {
+    const where = path.join('/');
+    path.pop();
+    if (item && where === 'rss/channel/item/title') item.query = clip(text, FEED_LIMITS.text);
+    if (item && where === 'rss/channel/item/ht:approx_traffic') item.approxTraffic = clip(text, 20);
+    if (item && where === 'rss/channel/item/pubDate') {
+      const at = Date.parse(text.trim());
+      item.published = Number.isFinite(at) ? new Date(at).toISOString() : null;
+    }
+    if (news && where === 'rss/channel/item/ht:news_item/ht:news_item_title') news.title = clip(text, FEED_LIMITS.text);
+    if (news && where === 'rss/channel/item/ht:news_item/ht:news_item_source') news.source = clip(text, FEED_LIMITS.text);
+    if (news && where === 'rss/channel/item/ht:news_item/ht:news_item_url') news.url = httpUrl(text);
+    if (news && item && where === 'rss/channel/item/ht:news_item') {
+      if (news.title && item.news.length < FEED_LIMITS.news) item.news.push(news);
+      news = undefined;
+    }
+    if (item && where === 'rss/channel/item') {
+      if (!item.query) failure ??= new Error('an item has no title');
+      else if (items.length < FEED_LIMITS.items) items.push(item);
+      item = undefined;
+    }
+    text = '';
+  });
+  try {
+    parser.write(xml).close();
+  } catch (error) {
+    failure ??= error instanceof Error ? error : new Error(String(error));
+  }
+  if (failure) fail(what, `not Google's trending RSS feed (${failure.message.split('\n')[0]})`);
+  if (!rootSeen) fail(what, 'an empty document where the RSS feed was expected');
+  if (channels !== 1) fail(what, `the feed has ${channels} channels where it has one`);
+  return { kind: 'trendingFeed', items };
 }

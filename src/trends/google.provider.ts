@@ -1,11 +1,11 @@
 // The real thing: Google Trends over HTTPS (google-client.ts). Only the
-// `trends` queue's worker calls this (rate limited per egress route); nothing
-// else talks to Google. Every request leaves through one egress route (direct
-// or a proxy) with one deadline over all of its HTTPS exchanges, and reports
-// how many exchanges it took.
+// `trends` queue's worker calls this (paced per egress route); nothing else
+// talks to Google, except `insights google check`. Every request leaves
+// through one egress route (direct or a proxy) with one deadline over all of
+// its HTTPS exchanges, and reports how many exchanges it took.
 import { withEgress, type EgressRoute } from './egress.js';
-import { GoogleSession, type ComparisonItem, type Widget, type WidgetId } from './google-client.js';
-import { parseAutocomplete, parseComparedGeo, parseDailyTrends, parseMultiline, parseRelated } from './google-format.js';
+import { GoogleSession, type ComparisonItem, type ExchangeObserver, type Pacer, type Widget, type WidgetId } from './google-client.js';
+import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './google-format.js';
 import { partRequest } from './explore-parts.js';
 import {
   describeRequest,
@@ -29,10 +29,17 @@ export function timeRange(timeframe: Timeframe, now: Date): string {
 
 export interface GoogleProviderOptions {
   now?: () => Date;
-  /** Overall deadline of one request, all its HTTPS exchanges included (TRENDS_REQUEST_TIMEOUT_MS). */
+  /** Overall deadline of one request's talking to Google, all its HTTPS exchanges included (TRENDS_REQUEST_TIMEOUT_MS). */
   timeoutMs?: number;
   /** Extra CA certificates: only for a Google of one's own (tests, benchmarks). */
   ca?: string | Buffer;
+  /** Told about every HTTPS exchange and how Google answered it (metrics). */
+  observe?: ExchangeObserver;
+}
+
+export interface FetchOptions {
+  /** Asked before each HTTPS request: the route's pace (see egress-pool.ts). */
+  pace?: Pacer;
 }
 
 const DIRECT: EgressRoute = { name: 'direct' };
@@ -56,15 +63,15 @@ export class GoogleTrendsProvider implements TrendsProvider {
   }
 
   /** Asks Google through `route` (a proxy, or direct). */
-  async fetch(request: TrendsRequest, route: EgressRoute = DIRECT): Promise<TrendsResponse> {
+  async fetch(request: TrendsRequest, route: EgressRoute = DIRECT, fetchOptions: FetchOptions = {}): Promise<TrendsResponse> {
     const what = describeRequest(request);
     let session: GoogleSession | undefined;
     try {
       return await withEgress(
         route,
         this.timeoutMs,
-        async (agent) => {
-          session = new GoogleSession(agent, route.name);
+        async (agent, outsideDeadline) => {
+          session = new GoogleSession(agent, route.name, { pace: fetchOptions.pace, observe: this.options.observe, outsideDeadline });
           const answer = await this.answer(session, request, what);
           return { ...answer, provenance: { provider: 'google' as const, requests: session.requests, route: route.name } };
         },
@@ -80,9 +87,9 @@ export class GoogleTrendsProvider implements TrendsProvider {
   private async answer(session: GoogleSession, request: TrendsRequest, what: string): Promise<TrendsResponse> {
     switch (request.kind) {
       case 'autocomplete':
-        return parseAutocomplete(await session.autocomplete(request.term, what), what);
-      case 'dailyTrends':
-        return parseDailyTrends(await session.dailyTrends(request.geo, request.date, what), what);
+        return session.autocomplete(request.term, what, (json) => parseAutocomplete(json, what));
+      case 'trendingFeed':
+        return session.trendingFeed(request.geo, what, (xml) => parseTrendingFeed(xml, what));
       case 'explore': {
         const widgets = await session.explore(this.items(request.keywords, request.timeframe, request.geo), what);
         const answer: ExploreAnswer = { kind: 'explore', keywords: request.keywords };
@@ -107,12 +114,12 @@ export class GoogleTrendsProvider implements TrendsProvider {
   private async widgetAnswer(session: GoogleSession, widgets: Widget[], request: TrendsRequest, id: WidgetId, what: string): Promise<TrendsResponse> {
     switch (request.kind) {
       case 'interestOverTime':
-        return parseMultiline(await session.widget(widgets, id, what), request.keywords, what);
+        return session.widget(widgets, id, what, (json) => parseMultiline(json, request.keywords, what));
       case 'relatedQueries':
       case 'relatedTopics':
-        return parseRelated(await session.widget(widgets, id, what), request.kind, what);
+        return session.widget(widgets, id, what, (json) => parseRelated(json, request.kind, what));
       case 'interestByRegion':
-        return parseComparedGeo(await session.widget(widgets, id, what, { resolution: request.resolution }), request.keywords, what);
+        return session.widget(widgets, id, what, (json) => parseComparedGeo(json, request.keywords, what), { resolution: request.resolution });
       default:
         throw new Error(`${request.kind} is not an explore widget`);
     }

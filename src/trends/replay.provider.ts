@@ -1,4 +1,5 @@
-// Serves recorded real Google Trends answers (../shared/data/google-trends-recorded).
+// Serves recorded real Google Trends answers (RECORDED_TRENDS_DIR: by default the
+// repository's data/google-trends-recorded, what a replay research of "pizza" reads).
 // It never invents data: a request with no recording fails with a clear message.
 // Recordings have fixed historical windows, so a request is matched on its kind,
 // keywords and geo; the answer says which window and date it was recorded for.
@@ -108,7 +109,7 @@ export class ReplayTrendsProvider implements TrendsProvider {
         ? request.keywords
         : request.kind === 'autocomplete'
           ? [request.term]
-          : request.kind === 'dailyTrends'
+          : request.kind === 'trendingFeed'
             ? []
             : [request.keyword];
     const geo = 'geo' in request ? request.geo : '';
@@ -165,8 +166,8 @@ export class ReplayTrendsProvider implements TrendsProvider {
         return { ...parseComparedGeo(json, request.keywords, what), provenance };
       case 'autocomplete':
         return { ...parseAutocomplete(json, what), provenance };
-      case 'dailyTrends':
-        throw new NotRecordedError(`replay has no recording of ${what}`);
+      case 'trendingFeed':
+        throw new NotRecordedError(`replay has no recording of ${what}: the trending feed was never recorded. Use TRENDS_PROVIDER=google for live data.`);
     }
   }
 }

@@ -1,5 +1,11 @@
-// Deterministic generated data for load tests and benchmarks only. Never the
-// default; every insight researched with it has source "synthetic".
+// Deterministic generated data for the first-run demo, load tests and
+// benchmarks. Never the default; every insight researched with it has source
+// "synthetic". It answers the way Google answers an automated client today,
+// so the demo takes the path production takes: related lists come back empty
+// (Google's answer since 2024-08-20), a comparison item joining terms with
+// " + " is the searches for any of them, and a term that adds words to
+// another keyword of the same request ("meal planner price" next to "meal
+// planner") is a small part of that keyword's searches, as in Google.
 import { createHash } from 'node:crypto';
 import { explorePartByPart } from './explore-parts.js';
 import type { Timeframe, TrendsProvider, TrendsRequest, TrendsResponse } from './types.js';
@@ -10,7 +16,22 @@ const POINTS: Record<Timeframe, { count: number; stepDays: number }> = {
   '12m': { count: 52, stepDays: 7 },
   '5y': { count: 260, stepDays: 7 },
 };
-const SUFFIXES = ['app', 'price', 'best', 'how to', 'alternative to', 'vs', 'not working', 'free', 'software', 'near me', 'review', 'fix'];
+/** Autocomplete topic types: some name a business (topic-signals.ts), none a category word. */
+const TOPIC_TYPES = ['Topic', 'Company', 'Software', 'Website', 'Product', 'Organization', 'Mobile app', 'Field of study'];
+const TOPIC_SUFFIXES = ['', 'Pro', 'Hub', 'Online', 'Club'];
+/** A refinement's share of its keyword's searches: log-uniform between these. */
+const REFINEMENT_SHARE = { min: 0.0005, max: 0.03 } as const;
+const wordsOf = (text: string) => text.toLowerCase().split(/\s+/).filter(Boolean);
+
+/** The requested keyword a term narrows (all its words and more), if any. */
+function narrowed(term: string, plain: readonly string[]): number {
+  const words = new Set(wordsOf(term));
+  return plain.findIndex((k) => {
+    const base = wordsOf(k);
+    return base.length < words.size && base.every((w) => words.has(w));
+  });
+}
+
 const COUNTRIES: Array<[string, string]> = [
   ['US', 'United States'], ['GB', 'United Kingdom'], ['IN', 'India'], ['CA', 'Canada'], ['AU', 'Australia'],
   ['DE', 'Germany'], ['FR', 'France'], ['BR', 'Brazil'], ['NG', 'Nigeria'], ['JP', 'Japan'],
@@ -48,13 +69,33 @@ export class SyntheticTrendsProvider implements TrendsProvider {
       case 'interestOverTime': {
         const { count, stepDays } = POINTS[request.timeframe];
         const end = Date.UTC(this.today().getUTCFullYear(), this.today().getUTCMonth(), this.today().getUTCDate());
-        const shapes = request.keywords.map((k) => {
+        const own = (k: string) => {
           const r = rng(`${k}|shape`);
-          return { level: 20 + r() * 60, slope: (r() - 0.4) * 0.02, weekly: r() * 0.3, noise: rng(`${k}|${request.timeframe}`) };
+          const s = { level: 20 + r() * 60, slope: (r() - 0.4) * 0.02, weekly: r() * 0.3, noise: rng(`${k}|${request.timeframe}`) };
+          return Array.from({ length: count }, (_, i) =>
+            Math.max(0, s.level * (1 + s.slope * i * stepDays) * (1 + s.weekly * Math.sin((2 * Math.PI * i * stepDays) / 7)) * (0.85 + 0.3 * s.noise())),
+          );
+        };
+        // Plain keywords have a shape of their own; a term that narrows one of them is a share of it
+        // (an OR item's terms, and a lone term that narrows the request's first keyword).
+        const first = request.keywords[0] ?? '';
+        const plain = request.keywords.filter((k, i) => i === 0 || (!k.includes(' + ') && narrowed(k, [first]) < 0));
+        const plainSeries = plain.map(own);
+        const termSeries = (term: string) => {
+          const base = narrowed(term, plain);
+          if (base < 0) return own(term);
+          const r = rng(`${term}|share`);
+          const share = Math.exp(Math.log(REFINEMENT_SHARE.min) + r() * Math.log(REFINEMENT_SHARE.max / REFINEMENT_SHARE.min));
+          const noise = rng(`${term}|${request.timeframe}`);
+          return plainSeries[base]!.map((v) => v * share * (0.85 + 0.3 * noise()));
+        };
+        const columns = request.keywords.map((k) => {
+          const i = plain.indexOf(k);
+          if (i >= 0) return plainSeries[i]!;
+          const parts = k.split(' + ').map((t) => t.trim()).map(termSeries);
+          return parts[0]!.map((_, p) => parts.reduce((sum, series) => sum + series[p]!, 0));
         });
-        const raw = Array.from({ length: count }, (_, i) =>
-          shapes.map((s) => Math.max(0, s.level * (1 + s.slope * i * stepDays) * (1 + s.weekly * Math.sin((2 * Math.PI * i * stepDays) / 7)) * (0.85 + 0.3 * s.noise()))),
-        );
+        const raw = Array.from({ length: count }, (_, i) => columns.map((c) => c[i]!));
         const max = Math.max(1, ...raw.flat());
         return {
           kind: 'interestOverTime',
@@ -69,23 +110,9 @@ export class SyntheticTrendsProvider implements TrendsProvider {
         };
       }
       case 'relatedQueries':
-      case 'relatedTopics': {
-        const r = rng(`${request.keyword}|${request.kind}`);
-        const picks = SUFFIXES.filter(() => r() < 0.6);
-        const item = (suffix: string, value: number) => ({
-          label: request.kind === 'relatedQueries' ? `${request.keyword} ${suffix}` : `${request.keyword} (${suffix})`,
-          ...(request.kind === 'relatedTopics' ? { topic: { mid: `/g/synthetic${suffix.replace(/\W/g, '')}`, type: 'Topic' } } : {}),
-          value,
-          breakout: false,
-          formattedValue: String(value),
-        });
-        return {
-          kind: request.kind,
-          provenance,
-          top: picks.map((s, i) => item(s, Math.max(1, 100 - i * 9))),
-          rising: picks.slice(0, 4).map((s, i) => ({ ...item(s, 50 + Math.round(r() * 400)), breakout: i === 0 && r() < 0.3 })),
-        };
-      }
+      case 'relatedTopics':
+        // What Google answers automated clients since 2024-08-20: {"default":{"rankedList":[]}}.
+        return { kind: request.kind, provenance, top: [], rising: [], outcome: 'empty' };
       case 'interestByRegion': {
         // Like Google: one keyword is scaled so the strongest place is 100; several are shares summing to 100 in each place.
         const levels = COUNTRIES.map(() => request.keywords.map(() => 0));
@@ -109,14 +136,39 @@ export class SyntheticTrendsProvider implements TrendsProvider {
           }),
         };
       }
-      case 'autocomplete':
-        return { kind: 'autocomplete', provenance, topics: [{ mid: `/g/synthetic${request.term.length}`, title: request.term, type: 'Topic' }] };
-      case 'dailyTrends': {
-        const r = rng(`${request.geo}|${request.date}`);
+      case 'autocomplete': {
+        // The term itself first (a topic, so step 4 can choose it), then up to four more of assorted types.
+        const r = rng(`${request.term}|autocomplete`);
+        const more = Math.floor(r() * 5);
         return {
-          kind: 'dailyTrends',
+          kind: 'autocomplete',
           provenance,
-          searches: Array.from({ length: 10 }, (_, i) => ({ query: `synthetic trend ${Math.floor(r() * 1000)} ${i}`, traffic: '10K+', date: request.date })),
+          topics: [
+            { mid: `/g/synthetic${request.term.length}`, title: request.term, type: 'Topic' },
+            ...Array.from({ length: more }, (_, i) => ({
+              mid: `/g/synthetic${request.term.length}x${i}`,
+              title: `${request.term} ${TOPIC_SUFFIXES[(i + 1) % TOPIC_SUFFIXES.length]}`.trim(),
+              type: TOPIC_TYPES[Math.floor(r() * TOPIC_TYPES.length)]!,
+            })),
+          ],
+        };
+      }
+      case 'trendingFeed': {
+        // Today's feed for the country: the same ideas all day, as Google's feed changes over a day, not per request.
+        const today = this.today().toISOString().slice(0, 10);
+        const r = rng(`${request.geo}|${today}|trending`);
+        return {
+          kind: 'trendingFeed',
+          provenance,
+          items: Array.from({ length: 10 }, (_, i) => {
+            const query = `synthetic trend ${Math.floor(r() * 1000)} ${i}`;
+            return {
+              query,
+              approxTraffic: `${(10 - i) * 100}+`,
+              published: new Date(`${today}T0${i % 10}:00:00Z`).toISOString(),
+              news: [{ title: `Why "${query}" is trending (simulated)`, source: 'Synthetic News', url: `https://news.example/${i}` }],
+            };
+          }),
         };
       }
     }

@@ -3,6 +3,23 @@
 
 export type RegionResolution = 'COUNTRY' | 'REGION' | 'CITY';
 
+/**
+ * How Google answered one request or one widget of an explore. The first three
+ * are answers (returned, never thrown); the last three are errors (see the
+ * error classes below). One place classifies every answer (the google client);
+ * replay and synthetic answers may leave `outcome` out, which means served.
+ *   served         data, as asked
+ *   empty          a well-formed answer with nothing in it (related lists since 2024-08)
+ *   no_data        a series of zeros with hasData false (too little data for the keyword)
+ *   blocked        429, or a 302 to www.google.com/sorry: wait, never fail
+ *   refused        400: the request (or a proxy in the way) is at fault
+ *   changed_shape  not what Google's API answers: Google changed, retrying will not help
+ */
+export const ANSWER_OUTCOMES = ['served', 'empty', 'no_data', 'blocked', 'refused', 'changed_shape'] as const;
+export type AnswerOutcome = (typeof ANSWER_OUTCOMES)[number];
+/** The outcomes that come back as answers (the others are thrown). */
+export type ServedOutcome = Extract<AnswerOutcome, 'served' | 'empty' | 'no_data'>;
+
 /** Request windows ending today (the google provider turns them into start/end dates). */
 export type Timeframe = '30d' | '90d' | '12m' | '5y';
 
@@ -12,7 +29,8 @@ export type TrendsRequest =
   | { kind: 'relatedTopics'; keyword: string; timeframe: Timeframe; geo: string }
   | { kind: 'interestByRegion'; keywords: string[]; timeframe: Timeframe; geo: string; resolution: RegionResolution }
   | { kind: 'autocomplete'; term: string }
-  | { kind: 'dailyTrends'; geo: string; date: string }
+  /** Google's trending searches for a country, from its RSS feed (/trending/rss?geo=XX). */
+  | { kind: 'trendingFeed'; geo: string }
   /** Several answers for one keyword set and window, from one explore (Google answers them with one token each). */
   | { kind: 'explore'; keywords: string[]; timeframe: Timeframe; geo: string; parts: ExplorePart[] };
 
@@ -30,6 +48,8 @@ export interface InterestOverTime {
   kind: 'interestOverTime';
   keywords: string[];
   points: TimelinePoint[];
+  /** 'no_data' when Google has no data for any keyword (every point hasData false); absent = served. */
+  outcome?: ServedOutcome;
 }
 
 export interface RankedItem {
@@ -45,6 +65,8 @@ export interface RelatedList {
   kind: 'relatedQueries' | 'relatedTopics';
   top: RankedItem[];
   rising: RankedItem[];
+  /** 'empty' when Google answered with no ranked lists at all (its answer to automated clients since 2024-08); absent = served. */
+  outcome?: ServedOutcome;
 }
 
 /**
@@ -64,11 +86,15 @@ export interface InterestByRegion {
   kind: 'interestByRegion';
   keywords: string[];
   regions: RegionValue[];
+  /** 'no_data' when no place has data; absent = served. */
+  outcome?: ServedOutcome;
 }
 
 export interface AutocompleteTopics {
   kind: 'autocomplete';
   topics: Array<{ mid: string; title: string; type: string }>;
+  /** 'empty' when Google knows no topic for the term; absent = served. */
+  outcome?: ServedOutcome;
 }
 
 export interface ExploreAnswer {
@@ -83,9 +109,18 @@ export interface ExploreAnswer {
   missing?: Record<string, string>;
 }
 
-export interface DailyTrends {
-  kind: 'dailyTrends';
-  searches: Array<{ query: string; traffic: string; date: string }>;
+/** One trending search of the RSS feed, with Google's approximate traffic and the news it links. */
+export interface TrendingItem {
+  query: string;
+  /** Google's bucket, e.g. "200+" or "10K+". */
+  approxTraffic: string;
+  /** ISO timestamp of the item's pubDate, when it has a valid one. */
+  published: string | null;
+  news: Array<{ title: string; source: string; url: string }>;
+}
+export interface TrendingFeed {
+  kind: 'trendingFeed';
+  items: TrendingItem[];
 }
 
 /** Where an answer came from, shown with the step's output. */
@@ -102,7 +137,7 @@ export interface ResponseProvenance {
   route?: string;
 }
 
-export type TrendsResponse = (InterestOverTime | RelatedList | InterestByRegion | AutocompleteTopics | DailyTrends | ExploreAnswer) & {
+export type TrendsResponse = (InterestOverTime | RelatedList | InterestByRegion | AutocompleteTopics | TrendingFeed | ExploreAnswer) & {
   provenance?: ResponseProvenance;
 };
 
@@ -114,6 +149,15 @@ export interface TrendsProvider {
 /** Google is throttling us (429 or a redirect to its "sorry" page): wait, do not fail. */
 export class RateLimitedError extends Error {
   override name = 'RateLimitedError';
+}
+
+/**
+ * Google answered 400: the request, or a proxy in the way (pytrends #602), is
+ * at fault. The route that got it pauses and the request goes elsewhere; a
+ * request refused on every route fails.
+ */
+export class RefusedError extends Error {
+  override name = 'RefusedError';
 }
 
 /** The answer is not what Google's API returns: retrying will not help. */
@@ -143,8 +187,8 @@ export function describeRequest(request: TrendsRequest): string {
       return `interest by ${request.resolution.toLowerCase()} for ${request.keywords.map((k) => `"${k}"`).join(', ')}${request.geo ? ` in ${request.geo}` : ' worldwide'}`;
     case 'autocomplete':
       return `autocomplete for "${request.term}"`;
-    case 'dailyTrends':
-      return `daily trends for ${request.geo} on ${request.date}`;
+    case 'trendingFeed':
+      return `trending searches feed for ${request.geo}`;
     case 'explore':
       return `${request.parts.join(', ')} for ${request.keywords.map((k) => `"${k}"`).join(', ')} (${request.timeframe}${request.geo ? `, ${request.geo}` : ''})`;
   }

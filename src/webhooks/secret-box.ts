@@ -6,6 +6,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
 export class SecretBox {
   constructor(private readonly key: Buffer) {
     if (key.length !== 32) throw new Error('the webhook encryption key must be 32 bytes');
@@ -22,8 +25,8 @@ export class SecretBox {
   }
 
   seal(plaintext: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return `v1.${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
   }
@@ -31,8 +34,10 @@ export class SecretBox {
   open(sealed: string): string {
     if (!sealed.startsWith('v1.')) throw new Error('unknown secret format');
     const raw = Buffer.from(sealed.slice(3), 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    if (raw.length < IV_BYTES + TAG_BYTES) throw new Error('the sealed secret is too short to hold its nonce and a full authentication tag');
+    // The tag length is fixed: GCM would otherwise accept a tag cut to 4 bytes, which a forger can guess.
+    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
+    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
   }
 }

@@ -51,6 +51,8 @@ export function send(
   message: { id: string; body: string; secrets: string[] },
   policy: AddressPolicy,
   timeoutMs = TIMEOUT_MS,
+  /** How host names are resolved (tests stand in for DNS); the policy judges every address it returns. */
+  resolve = dnsLookupAll,
 ): Promise<SendResult> {
   const started = Date.now();
   const done = (statusCode: number | null, error: string | null, refused = false): SendResult => ({ statusCode, latencyMs: Date.now() - started, error, refused });
@@ -69,16 +71,18 @@ export function send(
     if (refused) return Promise.resolve(done(null, refused, true));
   }
   const lookup = (hostname: string, options: object, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 0);
-      const list = addresses as LookupAddress[];
-      for (const a of list) {
-        const refused = refusal(a.address, policy, allowed);
-        if (refused) return callback(new BlockedAddressError(`${hostname} resolves to a blocked address: ${refused}`), '', 0);
-      }
-      if ((options as { all?: boolean }).all) return callback(null, list);
-      return callback(null, list[0]!.address, list[0]!.family);
-    });
+    resolve(hostname).then(
+      (list) => {
+        if (list.length === 0) return callback(new Error(`${hostname} resolves to no address`), '', 0);
+        for (const a of list) {
+          const refused = refusal(a.address, policy, allowed);
+          if (refused) return callback(new BlockedAddressError(`${hostname} resolves to a blocked address: ${refused}`), '', 0);
+        }
+        if ((options as { all?: boolean }).all) return callback(null, list);
+        return callback(null, list[0]!.address, list[0]!.family);
+      },
+      (error: Error) => callback(error, '', 0),
+    );
   };
   const timestamp = Math.floor(Date.now() / 1000);
   const client = target.protocol === 'https:' ? https : http;

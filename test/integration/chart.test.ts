@@ -13,7 +13,7 @@ import { replaceTrendPoints } from '../../src/insights/trend-point.repository.js
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { runCli } from '../support/cli.js';
 import { dimensionsWith } from '../support/fixtures.js';
-import { realSeries } from '../support/shared-data.js';
+import { demoSeries } from '../support/shared-data.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 let t: TestApp;
@@ -23,7 +23,7 @@ const id = 'ins_chart000000000000000'; // 20 characters after the prefix, like e
 beforeAll(async () => {
   t = await createTestApp();
   key = await t.key('enterprise');
-  const series = [...(await realSeries()).values()][3]!.slice(-30);
+  const series = [...(await demoSeries()).values()][3]!.slice(-30);
   await upsertInsight(t.database.db, {
     id, idea_key: 'chart test', title: 'Chart test: a real GTAB series', idea: 'Chart test', primary_keyword: 'x', keywords: [],
     category: 'productivity', source: 'research', overall_score: 0.6, confidence: 0.5, dimensions: dimensionsWith(0.6), summary: '', status: 'active',

@@ -6,7 +6,7 @@ import { DemoDataMissingError, lastWindowRescaled, readKeywordNames, seedDemo } 
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { assessMomentum } from '../../src/domain/scoring/momentum.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { realSeries, TRENDS_SERIES_DIR } from '../support/shared-data.js';
+import { DEMO_SERIES_DIR, demoSeries } from '../support/shared-data.js';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -15,13 +15,14 @@ beforeAll(async () => {
 afterAll(() => database.destroy());
 
 describe('insights seed --demo', () => {
-  it('loads at least 30 insights whose 30 points are real rescaled windows of the shared series', async () => {
-    const { inserted } = await seedDemo(database.db, TRENDS_SERIES_DIR);
-    expect(inserted).toBeGreaterThanOrEqual(30);
+  it('loads the repository\'s 48 named topics, whose 30 points are real rescaled windows of their series', async () => {
+    const { inserted, named: namedCount } = await seedDemo(database.db, DEMO_SERIES_DIR);
+    expect(inserted).toBe(48);
+    expect(namedCount).toBe(48);
     const rows = await database.db.selectFrom('insights').selectAll().execute();
     expect(rows).toHaveLength(inserted);
-    const series = await realSeries();
-    const names = await readKeywordNames(TRENDS_SERIES_DIR);
+    const series = await demoSeries();
+    const names = await readKeywordNames(DEMO_SERIES_DIR);
     expect(names.get('/m/01245r')).toBe('Raclette');
     let named = 0;
     for (const row of rows) {
@@ -51,12 +52,12 @@ describe('insights seed --demo', () => {
         expect(row.dimensions[d].explanation).toMatch(/needs/);
       }
     }
-    expect(named / rows.length).toBeGreaterThan(0.9);
+    expect(named).toBe(rows.length);
   });
 
   it('is idempotent: seeding again updates, never duplicates', async () => {
     const before = await database.db.selectFrom('insights').select('id').orderBy('id').execute();
-    await seedDemo(database.db, TRENDS_SERIES_DIR);
+    await seedDemo(database.db, DEMO_SERIES_DIR);
     const after = await database.db.selectFrom('insights').select('id').orderBy('id').execute();
     expect(after).toEqual(before);
   });

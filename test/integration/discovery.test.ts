@@ -1,48 +1,65 @@
+// Daily discovery from Google's trending searches feed: new ideas become
+// research runs, deduplicated and capped per UTC day, each carrying what the
+// feed said (approximate traffic, news titles and sources) where ops and API
+// clients see the run.
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverProcessor } from '../../jobs/discover.job.js';
 import { QUEUES } from '../../src/queue/queues.js';
 import { createRedis } from '../../src/redis/connection.js';
-import { ResearchChain } from '../../src/research/chain.js';
+import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { runCli } from '../support/cli.js';
 
-let database: TestDatabase;
-let redis: TestRedis;
+let t: TestApp;
 let queue: Queue;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
-  queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.keys.queuePrefix(QUEUES.research) });
+  t = await createTestApp();
+  queue = new Queue(QUEUES.research, { connection: createRedis(t.redis.url, 'worker'), prefix: t.redis.keys.queuePrefix(QUEUES.research) });
 });
 afterAll(async () => {
   await queue.close();
-  await redis.destroy();
-  await database.destroy();
+  await t.close();
 });
 
 describe('daily discovery', () => {
-  it('starts research runs for new daily-trend ideas, deduplicated and capped per day', async () => {
+  it('starts research runs for new trending searches, deduplicated and capped per day, with the feed as their evidence', async () => {
     const gateway = new DirectTrendsGateway(new SyntheticTrendsProvider());
-    const discover = discoverProcessor({ db: database.db, chain: new ResearchChain(queue), trendsFor: () => gateway, provider: 'synthetic', geos: ['US', 'GB'], dailyCap: 12 });
+    const discover = discoverProcessor({ db: t.database.db, chain: new ResearchChain(queue), trendsFor: () => gateway, provider: 'synthetic', geos: ['US', 'GB'], dailyCap: 12 });
     const first = await discover({} as never);
     expect(first.started).toHaveLength(12); // 10 from US, 2 from GB: the cap
-    const runs = await database.db.selectFrom('research_runs').selectAll().execute();
+    const runs = await t.database.db.selectFrom('research_runs').selectAll().orderBy('created_at').execute();
     expect(runs).toHaveLength(12);
     expect(new Set(runs.map((r) => r.source))).toEqual(new Set(['synthetic']));
+    expect(new Set(runs.map((r) => r.started_by))).toEqual(new Set(['discovery']));
     expect(await queue.getJob(`${runs[0]!.id}-step-1`)).toBeDefined();
+    // What the feed said about each search travels with its run.
+    expect(runs.map((r) => r.discovery?.geo)).toEqual([...Array(10).fill('US'), 'GB', 'GB']);
+    expect(runs[0]!.discovery).toMatchObject({ source: 'google-trending-rss', query: runs[0]!.idea, approx_traffic: '1000+', news: [{ title: expect.stringContaining(runs[0]!.idea), source: 'Synthetic News' }] });
 
     const again = await discover({} as never);
     expect(again.started).toHaveLength(0); // the cap is per UTC day
-    expect(await database.db.selectFrom('research_runs').select('id').execute()).toHaveLength(12);
+    expect(await t.database.db.selectFrom('research_runs').select('id').execute()).toHaveLength(12);
 
     // A higher cap the same day: the ideas already started are skipped as duplicates.
-    const more = discoverProcessor({ db: database.db, chain: new ResearchChain(queue), trendsFor: () => gateway, provider: 'synthetic', geos: ['US', 'GB'], dailyCap: 30 });
+    const more = discoverProcessor({ db: t.database.db, chain: new ResearchChain(queue), trendsFor: () => gateway, provider: 'synthetic', geos: ['US', 'GB'], dailyCap: 30 });
     const third = await more({} as never);
     expect(third.skipped).toBeGreaterThanOrEqual(12);
     expect(third.started).toHaveLength(8);
-  });
+
+    // Ops see it in `runs show`, API clients in the research run.
+    const run = runs[0]!;
+    const shown = await runCli(['runs', 'show', run.id], { ...t.database.env, REDIS_URL: t.redis.url, REDIS_PREFIX: t.redis.prefix });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`discovered: trending in US, 1000+ searches; news: Why "${run.idea}" is trending (simulated) (Synthetic News)`);
+    const api = await t.app.inject({ url: `/api/research-runs/${run.id}`, headers: bearer(await t.key()) });
+    expect(api.statusCode).toBe(200);
+    expect(api.json().data.discovery).toEqual(run.discovery);
+    // An operator's run has none.
+    const mine = await startRun(t.database.db, new ResearchChain(queue), { idea: 'Bicycle repair vans', hints: [], provider: 'synthetic', source: 'synthetic' });
+    expect((await t.app.inject({ url: `/api/research-runs/${mine.id}`, headers: bearer(await t.key()) })).json().data.discovery).toBeNull();
+  }, 120_000);
 });

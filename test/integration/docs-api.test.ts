@@ -15,6 +15,7 @@ import { PROJECT_ROOT } from '../../src/config.js';
 import { seedDemo } from '../../src/demo/demo-seed.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { DEMO_SERIES_DIR } from '../support/shared-data.js';
 
 const run = promisify(execFile);
 const API_DOC = path.join(PROJECT_ROOT, 'docs/api.md');
@@ -30,7 +31,7 @@ let work: string;
 beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
-  await seedDemo(database.db, path.resolve(PROJECT_ROOT, '../shared/data/trends-series'), 6);
+  await seedDemo(database.db, DEMO_SERIES_DIR, 6);
   insightId = (await database.db.selectFrom('insights').select('id').executeTakeFirstOrThrow()).id;
   key = (await createApiKey(database.db, 'docs', 'pro')).key;
   web = new ServiceProcess('web', { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: '0', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '60000' });

@@ -1,5 +1,7 @@
 // The embedded default (PGlite on a loopback socket) runs the same pg + kysely
-// code path: migrations, upserts, the list query.
+// code path: migrations, upserts, the list query; and it serves every process
+// of a single machine at once (npm start, web processes, CLI commands).
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/connection.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
@@ -26,5 +28,20 @@ describe('embedded Postgres', () => {
     for (const score of [0.2, 0.9, 0.5]) await insertInsight(db, { score });
     const { rows } = await listInsights(db, { limit: 2, sort: 'score' });
     expect(rows.map((r) => r.overall_score)).toEqual([0.9, 0.5]);
+  });
+
+  it('accepts a connection from each of a dozen processes holding theirs open, as npm start, web processes and CLI commands do', async () => {
+    // Each process has a pool of one connection, kept open while idle; a
+    // connection refused by the server reads "Connection terminated unexpectedly".
+    const processes = Array.from({ length: 12 }, () => createDb(embedded.url, { maxConnections: 1 }));
+    try {
+      const answers = await Promise.all(processes.map((p, i) => sql<{ n: number }>`select ${i}::int as n`.execute(p).then((r) => r.rows[0]!.n)));
+      expect(answers).toEqual(processes.map((_, i) => i));
+      // All twelve still connected: a second round on the same sockets answers too.
+      const again = await Promise.all(processes.map((p) => sql<{ n: number }>`select count(*)::int as n from insights`.execute(p).then((r) => r.rows[0]!.n)));
+      expect(again).toEqual(processes.map(() => 3));
+    } finally {
+      await Promise.all(processes.map((p) => p.destroy()));
+    }
   });
 });

@@ -1,30 +1,42 @@
-// Research on live Google, end to end: the real worker process talks to the
-// loopback Google through a CONNECT proxy (the production path), the CLI
-// waits for the run; Google blocking us halfway loses nothing; and a research
-// run started during a long refresh goes ahead of it.
+// Research and discovery on live Google, end to end: the real worker process
+// talks to the loopback Google (answering as Google does today) through a
+// CONNECT proxy (the production path); the CLI waits for a run. Google's
+// budget is 30 HTTPS requests a minute per address with blocks of 30 minutes,
+// on a clock scaled down by GOOGLE_TIME_SCALE (default 10: a "minute" is 6 s;
+// set it to 1 to run on Google's own clock). Then: a block waited out without a
+// failed step and with at most one probe per cooldown; and a research run
+// started during a long refresh goes ahead of it.
 import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/google-on-loopback/index.js';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { newId } from '../../src/domain/ids.js';
+import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { upsertInsight } from '../../src/insights/insight.repository.js';
 import { JOBS, QUEUES } from '../../src/queue/queues.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { TRENDS_PRIORITY } from '../../src/research/trends-gateway.js';
+import { routesFrom } from '../../src/trends/egress.js';
+import { EgressPool } from '../../src/trends/egress-pool.js';
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { dimensionsWith } from '../support/fixtures.js';
 import { until } from '../support/pipeline.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 
+const SCALE = Number(process.env.GOOGLE_TIME_SCALE ?? 10);
+const MINUTE = 60_000 / SCALE;
 let google: GoogleOnLoopback;
 let database: TestDatabase;
 let redis: TestRedis;
 let env: Record<string, string>;
+let client: string;
 
 beforeAll(async () => {
-  google = await startGoogleOnLoopback({ proxies: 1 });
+  google = await startGoogleOnLoopback({ proxies: 1, requestsPerMinute: 30, windowMs: MINUTE, blockMs: 30 * MINUTE });
+  client = google.proxies[0]!.egressAddress;
   database = await createTestDatabase();
   redis = await createTestRedis();
   env = {
@@ -33,9 +45,13 @@ beforeAll(async () => {
     REDIS_URL: redis.url,
     REDIS_PREFIX: redis.prefix,
     TRENDS_PROVIDER: 'google',
-    TRENDS_RATE_PER_MINUTE: '0',
-    TRENDS_PAUSE_MS: '300',
+    // The shipped pace is 12 a minute; 24 is still under Google's 30, and keeps this test short.
+    TRENDS_REQUESTS_PER_MINUTE: String(24 * SCALE),
+    TRENDS_COOLDOWN_MS: String(10 * MINUTE),
+    TRENDS_COOLDOWN_MAX_MS: String(60 * MINUTE),
     TRENDS_WAIT_MS: '1000',
+    DISCOVERY_GEOS: 'US',
+    DISCOVERY_DAILY_CAP: '1',
   };
 });
 afterAll(async () => {
@@ -48,51 +64,137 @@ const stepsOf = async (runId: string) =>
   (await sql<{ n: number; failed: number }>`
     select count(*) filter (where status = 'done')::int as n, count(*) filter (where status = 'failed')::int as failed
     from research_steps where run_id = ${runId}`.execute(database.db)).rows[0]!;
+const runsOf = () => database.db.selectFrom('research_runs').select(['id', 'status', 'error', 'started_by', 'discovery', 'insight_id']).execute();
+const pool = () => new EgressPool(redis.redis, redis.keys.trendsPool, routesFrom(google.env.TRENDS_PROXY_URLS!.split(',')), {
+  requestsPerMinute: 0, cooldownMs: 0, cooldownMaxMs: 0, refusedPauseMs: 0, requestTimeoutMs: 0,
+});
 
-describe('research on (loopback) Google through the real HTTPS path', () => {
-  it('completes all 40 steps, and rides out Google blocking every request halfway through a run', async () => {
+describe('research and discovery on (loopback) Google as it answers today', () => {
+  it('finishes three research runs and a discovery run at 30 requests a minute per address: the cookie before every API call, a browser user agent on every request, no block', async () => {
     const worker = new ServiceProcess('worker', env);
+    const connection = createRedis(redis.url, 'worker');
+    const research = new Queue(QUEUES.research, { connection, prefix: redis.keys.queuePrefix(QUEUES.research) });
+    const ingest = new Queue(QUEUES.ingest, { connection, prefix: redis.keys.queuePrefix(QUEUES.ingest) });
+    const trends = new Queue(QUEUES.trends, { connection, prefix: redis.keys.queuePrefix(QUEUES.trends) });
     try {
       await worker.ready;
+      const chain = new ResearchChain(research);
+      await startRun(database.db, chain, { idea: 'Sourdough starter subscription box', hints: [], provider: 'google', source: 'research' });
+      await startRun(database.db, chain, { idea: 'Standing desk rental for startups', hints: [], provider: 'google', source: 'research' });
+      await ingest.add(JOBS.discover, {}, { jobId: 'discover-e2e' });
       const done = await runCli(['research', 'Meal planning app for busy parents', '--wait', '--json'], env);
       expect(done.code, done.stderr).toBe(0);
-      const out = JSON.parse(done.stdout) as { run_id: string; status: string };
-      expect(out.status).toBe('succeeded');
-      expect((await stepsOf(out.run_id)).n).toBe(40);
-      expect(google.google.counts.get('explore')).toBeGreaterThan(0);
+      expect(JSON.parse(done.stdout)).toMatchObject({ status: 'succeeded' });
 
-      // Block every request once the next run has asked Google something, until several were refused.
-      const asked = google.google.dataRequests();
-      const queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.keys.queuePrefix(QUEUES.research) });
-      const run = await startRun(database.db, new ResearchChain(queue), { idea: 'Sourdough starter subscription box', hints: [], provider: 'google', source: 'research' });
-      await until(async () => google.google.dataRequests(), (n) => n >= asked + 2, 60_000, 'the run to ask Google');
-      google.google.blockAll(true);
-      const refusedBefore = (google.google.counts.get('sorry-302') ?? 0) + (google.google.counts.get('sorry-429') ?? 0);
-      await until(
-        async () => (google.google.counts.get('sorry-302') ?? 0) + (google.google.counts.get('sorry-429') ?? 0),
-        (n) => n >= refusedBefore + 3,
-        60_000,
-        'three refused requests',
-      );
-      google.google.blockAll(false);
-      const finished = await until(() => database.db.selectFrom('research_runs').select(['status', 'error']).where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded' || r.status === 'failed', 120_000, 'the blocked run to finish');
-      expect(finished).toEqual({ status: 'succeeded', error: null });
-      expect(await stepsOf(run.id)).toEqual({ n: 40, failed: 0 }); // nothing failed, nothing lost
-      await queue.close();
+      const runs = await until(runsOf, (rows) => rows.length === 4 && rows.every((r) => r.status === 'succeeded' || r.status === 'failed'), 300_000, 'the four runs to finish');
+      expect(runs.map((r) => [r.status, r.error])).toEqual(runs.map(() => ['succeeded', null]));
+      for (const run of runs) expect(await stepsOf(run.id)).toEqual({ n: 40, failed: 0 });
+      const discovered = runs.find((r) => r.started_by === 'discovery')!;
+      expect(discovered.discovery).toMatchObject({ source: 'google-trending-rss', geo: 'US', approx_traffic: expect.stringMatching(/\+$/), news: expect.any(Array) });
+
+      // Steps 13-16 record the empty lists Google serves and the run goes on; pain, intent, breadth and
+      // whitespace read the modifier comparison and autocomplete instead.
+      const related = await database.db.selectFrom('research_steps').select(['name', 'summary']).where('run_id', '=', runs[0]!.id).where('step', 'in', [13, 14, 15, 16]).execute();
+      expect(related.map((s) => s.summary)).toEqual(Array.from({ length: 4 }, () => expect.stringMatching(/^empty: Google served no list/)));
+      const insights = await database.db.selectFrom('insights').select('dimension_scores').execute();
+      expect(insights).toHaveLength(4);
+      for (const i of insights) {
+        const scored = DIMENSIONS.filter((d) => typeof i.dimension_scores[d] === 'number');
+        expect(scored.length, `scored: ${scored.join(', ')}`).toBeGreaterThanOrEqual(7);
+      }
+
+      const log = google.google.log.filter((r) => r.client === client);
+      const api = log.filter((r) => ['explore', 'multiline', 'comparedgeo', 'relatedsearches', 'autocomplete'].includes(r.kind));
+      // The page first (the feed needs no cookie and may come before it), then never an API call without the cookie.
+      expect(log.findIndex((r) => r.kind === 'page')).toBeLessThan(log.indexOf(api[0]!));
+      expect(api.length).toBeGreaterThan(40);
+      expect(api.every((r) => r.cookie)).toBe(true);
+      expect(google.google.counts.get('no-cookie-429')).toBeUndefined();
+      expect(log.every((r) => /Mozilla\/5\.0 .* Chrome\/\d+/.test(r.userAgent ?? ''))).toBe(true);
+      expect(log.some((r) => r.kind === 'trending_rss' && r.status === 200)).toBe(true);
+      expect(google.google.blocks(client)).toEqual([]); // our pace stays under Google's budget
+      expect(await trends.getJobCounts('failed')).toEqual({ failed: 0 });
     } finally {
       await worker.kill('SIGTERM');
+      await Promise.all([research.close(), ingest.close(), trends.close()]);
+      connection.disconnect();
     }
-  }, 300_000);
+  }, 600_000);
+
+  it('waits out a block with no failed step, sending at most one probe per cooldown, and finishes the run once Google answers again', async () => {
+    // Short cooldowns for this test, and a second between requests so a block is known before the next one goes.
+    // Cooldowns longer than the job lock, as when the worker used to log "Missing lock for job trends-… moveJobFromActiveToWait".
+    const errors: string[] = [];
+    const worker = new ServiceProcess(
+      'worker',
+      { ...env, TRENDS_REQUESTS_PER_MINUTE: '60', TRENDS_COOLDOWN_MS: '600', TRENDS_COOLDOWN_MAX_MS: '2400', JOB_LOCK_MS: '2000' },
+      { onLine: (line) => (/"level":(50|60)/.test(line) ? errors.push(line) : undefined) },
+    );
+    const connection = createRedis(redis.url, 'worker');
+    const queue = new Queue(QUEUES.research, { connection, prefix: redis.keys.queuePrefix(QUEUES.research) });
+    const trends = new Queue(QUEUES.trends, { connection, prefix: redis.keys.queuePrefix(QUEUES.trends) });
+    try {
+      await worker.ready;
+      const asked = google.google.dataRequests();
+      const run = await startRun(database.db, new ResearchChain(queue), { idea: 'Electric bike subscription for commuters', hints: [], provider: 'google', source: 'research' });
+      await until(async () => google.google.dataRequests(), (n) => n >= asked + 2, 120_000, 'the run to ask Google');
+      const blocksBefore = google.google.blocks(client).length;
+      google.google.blockAll(true);
+      // Three probes refused: three cooldowns over (600, 1200, 2400 ms), each ended by one request.
+      await until(async () => google.google.blocks(client).at(-1)?.probes.length ?? 0, (n) => n >= 3, 120_000, 'three probes into the block');
+      // The run says why it waits: its trends job is waiting out the route's cooldown (or the probe's answer).
+      await until(
+        () => database.db.selectFrom('research_runs').select(['status', 'waiting_reason']).where('id', '=', run.id).executeTakeFirstOrThrow(),
+        (r) => r.status === 'waiting' && /waiting for Google Trends .*(cooling down|probe)/.test(r.waiting_reason ?? ''),
+        60_000,
+        'the run to say it waits for a cooldown',
+      );
+      // What ops see meanwhile: the route's state and its requests in the last hour.
+      const budget = await runCli(['budget', '--json'], env);
+      expect(budget.code, budget.stderr).toBe(0);
+      const report = JSON.parse(budget.stdout) as { routes: Array<{ state: string; requestsLastHour: number; blocked: number }>; requestsPerHourPerRoute: number };
+      expect(report.requestsPerHourPerRoute).toBe(24 * SCALE * 60);
+      expect(['cooling', 'probing']).toContain(report.routes[0]!.state);
+      expect(report.routes[0]!.requestsLastHour).toBeGreaterThan(0);
+      expect(report.routes[0]!.blocked).toBeGreaterThanOrEqual(1);
+      const shown = await runCli(['budget'], env);
+      expect(shown.stdout).toMatch(/last hour[\s\S]*(cooling \d+ min \(block \d+ in a row\)|probing)/);
+      google.google.blockAll(false);
+      const finished = await until(() => database.db.selectFrom('research_runs').select(['status', 'error']).where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded' || r.status === 'failed', 180_000, 'the blocked run to finish');
+      expect(finished).toEqual({ status: 'succeeded', error: null });
+      expect(await stepsOf(run.id)).toEqual({ n: 40, failed: 0 }); // nothing failed, nothing lost
+      expect(await trends.getJobCounts('failed')).toEqual({ failed: 0 });
+
+      const blocks = google.google.blocks(client).slice(blocksBefore);
+      expect(blocks).toHaveLength(1);
+      const { probes } = blocks[0]!;
+      const [route] = await pool().budget();
+      // Each cooldown ended with one request (the last one's was answered, after the block); never two in one.
+      expect(probes.length).toBeLessThanOrEqual(route!.cooldowns);
+      expect(route).toMatchObject({ state: 'open', streak: 0 });
+      expect(route!.probes).toBe(route!.cooldowns);
+      for (let i = 1; i < probes.length; i += 1) expect(probes[i]! - probes[i - 1]!).toBeGreaterThanOrEqual(0.9 * 600);
+      expect(errors).toEqual([]); // waiting out a block is a normal state: nothing logged as an error
+    } finally {
+      google.google.blockAll(false);
+      await worker.kill('SIGTERM');
+      await Promise.all([queue.close(), trends.close()]);
+      connection.disconnect();
+    }
+  }, 600_000);
 
   it('puts a research run ahead of a long refresh', async () => {
-    // 100 insights of unknown popularity: 20 refresh requests; at 30 requests a minute, 40 s of Google.
-    for (let i = 0; i < 100; i += 1) {
+    google.google.blockAll(false);
+    google.google.setLimits({ requestsPerMinute: 0 });
+    // 200 insights of unknown popularity: 40 refresh requests of two HTTPS requests each; at 120 a minute, 40 s of Google.
+    for (let i = 0; i < 200; i += 1) {
       await upsertInsight(database.db, {
         id: newId('insight'), idea_key: `refresh filler ${i}`, title: `Filler ${i}`, idea: `Filler ${i}`, primary_keyword: `filler phrase ${i}`, keywords: [`filler phrase ${i}`],
         category: 'productivity', source: 'research', overall_score: 0.5, confidence: 0.5, dimensions: dimensionsWith(0.5), summary: 'fixture', status: 'active',
       });
     }
-    const worker = new ServiceProcess('worker', { ...env, TRENDS_RATE_PER_MINUTE: '30' });
+    // Steps wait for their answer (the default 20 s) rather than sleeping when it takes more than a second at this pace.
+    const worker = new ServiceProcess('worker', { ...env, TRENDS_REQUESTS_PER_MINUTE: '120', TRENDS_WAIT_MS: '20000' });
     const connection = createRedis(redis.url, 'worker');
     const ingest = new Queue(QUEUES.ingest, { connection, prefix: redis.keys.queuePrefix(QUEUES.ingest) });
     const research = new Queue(QUEUES.research, { connection, prefix: redis.keys.queuePrefix(QUEUES.research) });
@@ -101,15 +203,18 @@ describe('research on (loopback) Google through the real HTTPS path', () => {
       await worker.ready;
       await ingest.add(JOBS.refreshAll, {}, { jobId: 'priority-refresh' });
       const refreshGroups = () => ingest.getJobCounts('waiting', 'active', 'delayed', 'completed', 'prioritized');
-      // The refresh is under way: its groups are queued and some trends jobs are waiting for the rate.
-      await until(refreshGroups, (c) => (c.completed ?? 0) >= 2 && (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) >= 10, 120_000, 'the refresh to be under way');
-      const run = await startRun(database.db, new ResearchChain(research), { idea: 'Standing desk rental for startups', hints: [], provider: 'google', source: 'research' });
+      // The refresh is under way: its groups are queued and some trends jobs are waiting for the pace.
+      await until(refreshGroups, (c) => (c.completed ?? 0) >= 2 && (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) >= 10, 120_000, 'the refresh to be under way');
+      const run = await startRun(database.db, new ResearchChain(research), { idea: 'Vintage furniture restoration service', hints: [], provider: 'google', source: 'research' });
       await until(() => database.db.selectFrom('research_runs').select('status').where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded', 180_000, 'the run');
-      // Finished while most of the refresh still waits: it went ahead, it did not queue behind.
-      const left = await refreshGroups();
-      expect((left.waiting ?? 0) + (left.active ?? 0) + (left.delayed ?? 0) + (left.prioritized ?? 0)).toBeGreaterThanOrEqual(5);
-      const priorities = await trends.getJobs(['completed'], 0, 200);
-      expect(priorities.some((j) => j.opts.priority === 1) && priorities.some((j) => j.opts.priority === 10)).toBe(true);
+      // Finished while much of the refresh still waited for Google: it went ahead, it did not queue behind.
+      const refreshRequests = (await trends.getJobs(['waiting', 'prioritized', 'active', 'delayed', 'completed'], 0, 1000)).filter((j) => j.opts.priority === TRENDS_PRIORITY.background);
+      const pending = await Promise.all(refreshRequests.map(async (j) => !(await j.isCompleted())));
+      expect(pending.filter(Boolean).length).toBeGreaterThanOrEqual(10); // of 40
+
+      const priorities = await trends.getJobs(['completed'], 0, 300);
+      // Research requests (1-40, the further along the run the sooner) went ahead of the refresh's.
+      expect(priorities.some((j) => j.opts.priority! <= 40)).toBe(true);
     } finally {
       await worker.kill('SIGTERM');
       await Promise.all([ingest.close(), research.close(), trends.close()]);

@@ -129,6 +129,43 @@ describe('slow peers and hostile URLs against the real web process', () => {
     for (const c of closed) expect(c.closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 10_000);
   });
 
+  it('5,000 spellings of one category list are one cache entry, and the process does not grow', async () => {
+    const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${cacheWeb.pid}/status`, 'utf8'))![1]) / 1024;
+    const values = ['uncategorized', 'productivity', 'health'];
+    // Each spelling: the three values in some order, some repeated, with or without spaces.
+    const spelling = (i: number) => {
+      const picked = Array.from({ length: 3 + (i % 5) }, (_, j) => values[(i * 7 + j * (1 + (i % 3))) % 3]!);
+      for (const v of values) if (!picked.includes(v)) picked.push(v);
+      return picked.map((v, j) => ((i + j) % 4 === 0 ? `%20${v}%20` : v)).join(',');
+    };
+    const first = await fetch(`${cacheBase}/api/insights?limit=100&category=${spelling(0)}`, { headers: bearer(key) });
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    const before = rss();
+    let hits = 0;
+    for (let batch = 1; batch <= 5_000; batch += 50) {
+      const caches = await Promise.all(
+        Array.from({ length: 50 }, async (_, j) => {
+          const res = await fetch(`${cacheBase}/api/insights?limit=100&category=${spelling(batch + j)}`, { headers: bearer(key) });
+          expect(res.status).toBe(200);
+          await res.arrayBuffer();
+          return res.headers.get('x-cache');
+        }),
+      );
+      hits += caches.filter((c) => c === 'hit').length;
+    }
+    const after = rss();
+    process.stdout.write(`web RSS before 5,000 spellings of one list ${before.toFixed(0)} MB, after ${after.toFixed(0)} MB; ${hits} cache hits\n`);
+    // Each spelling was an entry of its own before (and a query, and a 60 KB page): the
+    // hits and the cache's own size are what prove one entry. RSS is a loose sanity bound:
+    // on a loaded machine V8 grows its heap by tens of MB under 5,000 requests whatever
+    // they ask (an entry per spelling would be 5,000 x 60 KB = 300 MB without the budget).
+    expect(hits).toBe(5_000);
+    const metrics = await (await fetch(`${cacheBase}/metrics`, { headers: bearer(ADMIN_TOKEN) })).text();
+    expect(Number(/^api_response_cache_bytes (\d+)/m.exec(metrics)![1])).toBeLessThan(2 * 70_000);
+    expect(after - before).toBeLessThan(64);
+  }, 300_000);
+
   it('6,000 distinct hostile URLs leave the web process within its cache budget', async () => {
     const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${cacheWeb.pid}/status`, 'utf8'))![1]) / 1024;
     const cacheBytes = async () => {

@@ -19,7 +19,7 @@ import { dimensionsWith } from '../support/fixtures.js';
 import { until } from '../support/pipeline.js';
 import { recordedBody } from '../support/recorded.js';
 import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
-import { realSeries } from '../support/shared-data.js';
+import { demoSeries } from '../support/shared-data.js';
 
 const GOOGLE = 'https://trends.google.com';
 let database: TestDatabase;
@@ -71,9 +71,10 @@ beforeAll(async () => {
   resources = testResources(database, redis);
   config = {
     ...loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'google' }),
-    trendsPauseMs: 200,
+    trendsCooldownMs: 200,
+    trendsCooldownMaxMs: 2_000,
     trendsWaitMs: 500,
-    trendsRatePerMinute: 0,
+    trendsRequestsPerMinute: 0,
   };
   pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 });
@@ -88,8 +89,9 @@ afterAll(async () => {
 describe('ingestion faults', () => {
   it('rides out a 429 storm: the refresh waits, then lands the fresh series and forecast', async () => {
     // The refresh asks for 90 days (the 30-day series is their last 30, rescaled).
-    const series = [...(await realSeries()).values()][7]!.slice(-90);
-    // Five rate-limit redirects to Google's "sorry" page, then a normal exchange.
+    const series = [...(await demoSeries()).values()][7]!.slice(-90);
+    // The cookie from a page, five blocks (redirects to Google's "sorry" page: each a cooldown, then one probe), then a normal exchange.
+    nock(GOOGLE).get('/trends/explore').query(true).reply(200, '<html>Google Trends</html>', { 'set-cookie': 'NID=511=storm; expires=Fri, 01-Jan-2100 00:00:00 GMT; path=/; domain=.google.com' });
     nock(GOOGLE).get('/trends/api/explore').query(true).times(5).reply(302, sorry(), { location: 'https://www.google.com/sorry/index' });
     nock(GOOGLE).get('/trends/api/explore').query(true).reply(200, explore());
     nock(GOOGLE).get('/trends/api/widgetdata/multiline').query(true).reply(200, multilineBody(series));
@@ -110,7 +112,8 @@ describe('ingestion faults', () => {
     expect(refreshed.dimensions.momentum.evidence.model).toBe('90d');
     expect(refreshed.trend_class).toBe(refreshed.dimensions.momentum.evidence.trend_class);
     const [direct] = await egressPoolFor(resources, config).budget();
-    expect(direct).toMatchObject({ route: 'direct', rateLimited: 5, answers: 1, streak: 0 }); // the streak ends with the success after the storm
+    // Each block was a cooldown, each cooldown ended with one probe (the fifth answered), and the streak ends with it.
+    expect(direct).toMatchObject({ route: 'direct', blocked: 5, answers: 1, streak: 0, cooldowns: 5, probes: 5, state: 'open' });
     expect(nock.isDone()).toBe(true);
   }, 180_000);
 
@@ -121,7 +124,7 @@ describe('ingestion faults', () => {
       id: other, idea_key: 'bagel subscription', title: 'Bagel subscription', idea: 'Bagel subscription', primary_keyword: 'bagel',
       keywords: ['bagel'], category: 'food-drink', source: 'research', overall_score: 0.4, confidence: 0.5, dimensions: dimensionsWith(0.4), summary: 'fixture', status: 'active',
     });
-    const previous = [...(await realSeries()).values()][9]!.slice(-30);
+    const previous = [...(await demoSeries()).values()][9]!.slice(-30);
     await database.db.transaction().execute(async (trx) => {
       await replaceTrendPoints(trx, other, previous, new Date('2026-11-01T00:00:00Z'));
       await upsertForecast(trx, other, forecast(previous.map((p) => p.date), previous.map((p) => p.value)), new Date('2026-11-01T00:00:00Z'));

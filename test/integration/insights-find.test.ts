@@ -3,6 +3,7 @@
 // 400s that name what is allowed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
+import { EVIDENCE_AGREEMENT } from '../../src/domain/scoring/agreement-results.js';
 import { BACKTEST } from '../../src/domain/scoring/backtest-results.js';
 import { TREND_CLASSES, type TrendClass } from '../../src/domain/scoring/trend-class.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
@@ -157,5 +158,8 @@ describe('GET /api/methodology', () => {
     expect(m.momentum.backtest).toMatchObject({ data: expect.stringMatching(/466 real daily Google Trends series/), held_out: BACKTEST.momentum.held_out, reproduce: 'npm run bench:momentum' });
     expect(m.trend_classes.map((c: { class: string }) => c.class).sort()).toEqual([...TREND_CLASSES].sort());
     expect(m.trend_classes.find((c: { class: string }) => c.class === 'seasonal')).toMatchObject({ hit_rate: null, note: expect.stringMatching(/242 days/) });
+    // Pain and intent read today's evidence; how it agrees with the related-list evidence, and on how little data.
+    expect(m.dimensions.pain.evidence).toMatch(/compared over 12 months, in one request/);
+    expect(m.evidence_agreement).toMatchObject({ ...EVIDENCE_AGREEMENT, reproduce: 'npm run bench:evidence' });
   });
 });

@@ -2,7 +2,8 @@
 // real replica made with pg_basebackup, replaying 3 s behind the primary
 // (recovery_min_apply_delay). A research run that finishes shows its insight
 // at once (the web process reads the primary until the replica has replayed
-// the run's writes), and reads go to the replica once it has.
+// the run's writes), and reads go to the replica once it has. `insights
+// doctor` shows how far the replica is behind.
 import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,9 +12,11 @@ import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { createDb, type Db } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { measureReplicaLag } from '../../src/db/read-router.js';
 import { QUEUES } from '../../src/queue/queues.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { runCli } from '../support/cli.js';
 import { until } from '../support/pipeline.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 
@@ -77,4 +80,30 @@ describe('the API on a lagging read replica', () => {
       await Promise.all([web.kill('SIGTERM'), worker.kill('SIGTERM')]);
     }
   }, 300_000);
+});
+
+describe('insights doctor', () => {
+  it('shows how far the replica is behind the primary, and says so when it cannot reach it', async () => {
+    // A write the replica holds back for 3 s, measured at once: the replica is behind by the write's WAL.
+    await sql`create table if not exists doctor_probe (n int)`.execute(db);
+    let behind = 0;
+    for (let i = 0; i < 10 && behind === 0; i += 1) {
+      await sql`insert into doctor_probe values (${i})`.execute(db);
+      behind = (await measureReplicaLag(db, replicaDb)).bytesBehind;
+    }
+    expect(behind).toBeGreaterThan(0);
+
+    const env = { DATABASE_URL: primary.urlFor('app'), DATABASE_READ_URL: replica.urlFor('app'), REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix };
+    const json = await runCli(['doctor', '--json'], env);
+    expect(json.code, json.stderr).toBe(0);
+    const shown = JSON.parse(json.stdout) as { replica: { reachable: boolean; bytesBehind: number; replayedLsn: string; primaryLsn: string } };
+    expect(shown.replica).toMatchObject({ reachable: true, replayedLsn: expect.stringMatching(/^[0-9A-F]+\/[0-9A-F]+$/), primaryLsn: expect.stringMatching(/^[0-9A-F]+\/[0-9A-F]+$/) });
+    expect(shown.replica.bytesBehind).toBeGreaterThanOrEqual(0);
+    const text = await runCli(['doctor'], env);
+    expect(text.stdout).toMatch(/Replica: +\d+ bytes of WAL behind the primary/);
+
+    const away = await runCli(['doctor', '--json'], { ...env, DATABASE_READ_URL: 'postgres://postgres@127.0.0.1:1/app' });
+    expect(away.code, away.stderr).toBe(0);
+    expect((JSON.parse(away.stdout) as { replica: unknown }).replica).toMatchObject({ reachable: false, error: expect.any(String) });
+  }, 120_000);
 });

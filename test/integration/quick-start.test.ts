@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/config.js';
+import { NO_ENV_FILE, PROJECT_ROOT } from '../../src/config.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { until } from '../support/pipeline.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
@@ -43,7 +43,8 @@ beforeAll(async () => {
   redis = await createTestRedis();
   // Nothing configured, as on a fresh machine: no DATABASE_URL (the embedded Postgres), no REDIS_URL
   // (the local Redis). Only a data folder of its own (a first run), a key prefix of its own and a free port.
-  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, DATA_DIR: dataDir, REDIS_PREFIX: redis.prefix, PORT: '0', LOG_LEVEL: 'warn' };
+  // ENV_FILE: a .env on the developer's machine must not configure this "nothing configured" run.
+  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, DATA_DIR: dataDir, REDIS_PREFIX: redis.prefix, PORT: '0', LOG_LEVEL: 'warn', ENV_FILE: NO_ENV_FILE };
 });
 afterAll(async () => {
   if (start?.pid && start.exitCode === null) {
@@ -77,6 +78,13 @@ describe("the README's quick start", () => {
     const url = /API:\s+(http:\/\/[\d.:]+)\/api\/insights/.exec(output)![1]!;
     expect(output).toMatch(/simulated world/);
     expect(output).toMatch(/never live Google data/);
+    // The demo the banner announces is what the API serves: that many named topics, from the repository's own data.
+    const announced = Number(/Demo:\s+recorded US Google Trends series for (\d+) named topics/.exec(output)?.[1]);
+    expect(announced).toBeGreaterThanOrEqual(40);
+    const demoList = await fetch(`${url}/api/insights?source=demo&limit=100`, { headers: { authorization: `Bearer ${key}` } });
+    const demo = (await demoList.json()) as { data: Array<{ title: string }> };
+    expect(demo.data).toHaveLength(announced);
+    expect(demo.data.filter((i) => /^Google topic/.test(i.title))).toEqual([]);
 
     // The curl line npm start printed, as printed.
     const tryIt = printed.find((l) => l.trim().startsWith('curl '))!.trim();

@@ -39,6 +39,12 @@ describe('insights research', () => {
     expect(report.steps.every((s: { status: string; summary: string | null }) => s.status === 'done' && s.summary)).toBe(true);
     expect(report.steps[3]).toMatchObject({ name: 'choose_primary', summary: expect.stringContaining('"freelance budget"') });
     expect(Object.keys(report.dimensions)).toHaveLength(8);
+    // The synthetic provider answers like Google today: related lists empty. The steps say so and
+    // the dimensions read the modifier comparison and autocomplete instead.
+    for (const n of [12, 13, 14, 15]) expect(report.steps[n].summary).toMatch(/^empty: Google served no list/);
+    expect(report.steps[26]).toMatchObject({ name: 'pain_signals', summary: expect.stringMatching(/^modifier comparison: [\d.]+% of the phrase's searches; related queries: not read/) });
+    expect(Object.values(report.dimensions).filter((d: any) => d.score !== null).length).toBeGreaterThanOrEqual(7);
+    expect(report.dimensions.pain.evidence).toMatchObject({ sources: 'modifier comparison', modifier_terms: expect.stringContaining('how to') });
 
     const byInsight = await t.app.inject({ url: `/api/insights/${out.insight_id}/research`, headers: bearer(key) });
     expect(byInsight.json().data.id).toBe(out.run_id);
@@ -86,6 +92,11 @@ describe('insights research', () => {
     expect(report.steps[17]).toMatchObject({ name: 'interest_by_city', summary: expect.stringMatching(/^top cities: /) });
     expect(report.dimensions.reach).toMatchObject({ evidence: { countries_with_data: 35, countries_with_interest: 33, compared_with: 'bagel' } });
     expect(report.dimensions.demand).toMatchObject({ evidence: { anchor: 'bagel' } });
+    // No modifier comparison was ever recorded: the steps say so, and pain, intent and whitespace read
+    // the recorded related queries instead (never an invented answer).
+    expect(report.steps[26]).toMatchObject({ name: 'pain_signals', summary: expect.stringMatching(/^modifier comparison: not read \(replay has no recording of it/) });
+    for (const d of ['pain', 'intent']) expect(report.dimensions[d]).toMatchObject({ score: expect.any(Number), evidence: { sources: 'related queries', not_read: expect.stringMatching(/^modifier comparison: replay has no recording/) } });
+    expect(Object.values(report.dimensions).every((d: any) => d.score !== null)).toBe(true);
     const insight = (await t.app.inject({ url: `/api/insights/${out.insight_id}`, headers: bearer(key) })).json();
     expect(insight).toMatchObject({ source: 'research', primary_keyword: 'pizza' });
 
@@ -93,6 +104,7 @@ describe('insights research', () => {
     const stepRows = await t.database.db.selectFrom('research_steps').select(['name', 'output']).where('run_id', '=', out.run_id).execute();
     const steps = Object.fromEntries(stepRows.map((s) => [s.name, s.output])) as Record<string, any>;
     expect(insight.related.keyword).toBe('pizza');
+    expect(insight.related.queries.served).toBe('listed');
     expect(insight.related.queries.top.map((i: { label: string }) => i.label)).toEqual(steps.related_queries_top.items.slice(0, 25).map((i: { label: string }) => i.label));
     expect(insight.related.queries.top.length).toBeGreaterThan(0);
     const rising = [...insight.related.queries.rising, ...insight.related.topics.rising];

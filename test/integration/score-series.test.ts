@@ -11,7 +11,7 @@ import { BACKTEST } from '../../src/domain/scoring/backtest-results.js';
 import { momentumWindows, spearman, type MomentumWindow } from '../../src/domain/scoring/momentum-backtest.js';
 import { TREND_CLASSES } from '../../src/domain/scoring/trend-class.js';
 import { runCli } from '../support/cli.js';
-import { realSeries } from '../support/shared-data.js';
+import { itWithSharedData, realSeries } from '../support/shared-data.js';
 
 const day = (i: number) => new Date(Date.UTC(2020, 0, 1) + i * 86_400_000).toISOString().slice(0, 10);
 const asPoints = (values: number[], offset = 0) => values.map((value, i) => ({ date: day(offset + i), value }));
@@ -26,7 +26,7 @@ async function run(lines: string[]) {
 }
 
 describe('insights score-series', () => {
-  it('scores the backtest windows to the published held-out rank correlation', async () => {
+  itWithSharedData('scores the backtest windows to the published held-out rank correlation', async () => {
     const windows: MomentumWindow[] = [];
     for (const [id, points] of await realSeries()) windows.push(...momentumWindows(id, points.map((p) => p.value)));
     const held = windows.filter((w) => w.split === 'holdout');

@@ -65,12 +65,10 @@ describe('text from outside', () => {
     const queue = new Queue(QUEUES.research, { connection: createRedis(t.redis.url, 'worker'), prefix: t.redis.keys.queuePrefix(QUEUES.research) });
     const gateway: TrendsGateway = {
       fetch: async () => ({
-        kind: 'dailyTrends',
-        geo: 'US',
-        date: '2026-11-23',
-        searches: [{ query: 'Sourdough starter kits', traffic: 1000 }, ...HOSTILE.slice(0, 5).map((q) => ({ query: `trend ${q}`, traffic: 500 }))],
-        provenance: { provider: 'synthetic' },
-      }) as never,
+        kind: 'trendingFeed' as const,
+        items: [{ query: 'Sourdough starter kits', approxTraffic: '1000+', published: null, news: [] }, ...HOSTILE.slice(0, 5).map((q) => ({ query: `trend ${q}`, approxTraffic: '500+', published: null, news: [] }))],
+        provenance: { provider: 'synthetic' as const },
+      }),
     };
     const discover = discoverProcessor({ db: t.database.db, chain: new ResearchChain(queue), trendsFor: () => gateway, provider: 'synthetic', geos: ['US'], dailyCap: 10 });
     const result = await discover({} as never);

@@ -2,10 +2,14 @@
 // Cluster and a Postgres primary with a streaming replica (scripts/topology:
 // the same topology `npm run topology` starts for a person).
 import http from 'node:http';
+import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTopology, type Topology } from '../../scripts/topology/topology.js';
 import { createDb, type Db } from '../../src/db/connection.js';
+import { QUEUES } from '../../src/queue/queues.js';
+import { createRedis } from '../../src/redis/connection.js';
+import { redisKeys } from '../../src/redis/keys.js';
 import { until } from '../support/pipeline.js';
 
 let topology: Topology;
@@ -56,14 +60,26 @@ describe('2 web and 2 worker processes on a Redis Cluster and a Postgres replica
   });
 
   it('completes 20 research runs, 40 steps each, through a kill -9 of one worker', async () => {
-    for (let i = 0; i < 20; i += 1) {
-      const out = await topology.cli(['research', `Topology idea ${i} for weekend sailors`, '--json']);
-      expect(out.code, out.stderr).toBe(0);
-    }
+    // Enqueued one CLI process at a time, each run would finish before the next is
+    // enqueued; held until all 20 are in, they run together and the kill lands mid-way.
     const done = async () => (await sql<{ n: number }>`select count(*)::int as n from research_steps where status = 'done'`.execute(db)).rows[0]!.n;
+    const connection = createRedis({ cluster: topology.cluster.seeds }, 'worker');
+    const research = new Queue(QUEUES.research, { connection, prefix: redisKeys(topology.env.REDIS_PREFIX!).queuePrefix(QUEUES.research) });
+    try {
+      await research.pause();
+      for (let i = 0; i < 20; i += 1) {
+        const out = await topology.cli(['research', `Topology idea ${i} for weekend sailors`, '--json']);
+        expect(out.code, out.stderr).toBe(0);
+      }
+      expect(await done()).toBe(0); // held: no worker took a step yet
+    } finally {
+      await research.resume();
+      await research.close();
+      connection.disconnect();
+    }
     await until(done, (n) => n >= 200, 120_000, 'the runs to be under way');
     topology.workers[0]!.child.kill('SIGKILL');
-    expect(await done()).toBeLessThan(800);
+    expect(await done()).toBeLessThan(800); // its runs' locked jobs cannot finish before their lock (4 s) runs out
     await until(() => db.selectFrom('research_runs').select('status').execute(), (rows) => rows.length === 20 && rows.every((r) => r.status === 'succeeded'), 180_000, 'every run');
     const { rows } = await sql<{ n: number; steps: number }>`select count(*)::int as n, count(distinct step)::int as steps from research_steps where status = 'done' group by run_id`.execute(db);
     expect(rows.map((r) => [r.n, r.steps])).toEqual(Array(20).fill([40, 40]));

@@ -22,6 +22,8 @@ interface Received {
   id: string;
   verified: boolean;
   body: { type: string; data: { id?: string; trend_class?: string | null; trend_class_hit_rate?: number | null } };
+  /** When it arrived (performance.now()). */
+  at: number;
 }
 
 let database: TestDatabase;
@@ -45,7 +47,7 @@ function receiver(secret: () => string, script: (n: number) => number = () => 20
       } catch {
         verified = false;
       }
-      received.push({ id: String(req.headers['webhook-id']), verified, body: JSON.parse(body) });
+      received.push({ id: String(req.headers['webhook-id']), verified, body: JSON.parse(body), at: performance.now() });
       n += 1;
       res.writeHead(verified ? script(n) : 400).end();
     });
@@ -131,6 +133,8 @@ describe('webhooks', () => {
     await until(async () => (await database.db.selectFrom('webhook_deliveries').select('status').where('id', '=', delivery.id).executeTakeFirstOrThrow()).status, (s) => s === 'succeeded', 60_000, 'success');
     const attempts = await database.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', delivery.id).orderBy('attempt').execute();
     expect(attempts.map((a) => a.status_code)).toEqual([500, 500, 200]);
+    // The schedule as documented: the first retry after about 5 s, the second after about 5 min (here × 0.0002: 1 ms, then 60 ms; jitter ±10 %).
+    expect(r.received[2]!.at - r.received[1]!.at).toBeGreaterThanOrEqual(0.9 * 300_000 * 0.0002);
     r.server.close();
   }, 180_000);
 

@@ -21,11 +21,19 @@ export interface TestApp {
 }
 
 /** The real app over a private database and Redis prefix. */
-export async function createTestApp(options: { cacheTtlSeconds?: number } = {}): Promise<TestApp> {
+export async function createTestApp(
+  options: {
+    cacheTtlSeconds?: number;
+    /** The key cache's clock (tests that let its entries expire). */
+    now?: () => number;
+    /** TRUST_PROXY. */
+    trustProxy?: readonly string[];
+  } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const redis = await createTestRedis();
   // Listen for revocations as the web server does (see startWebServer).
-  const apiKeys = new ApiKeyCache(database.db);
+  const apiKeys = new ApiKeyCache(database.db, options.now ? { now: options.now } : {});
   const readModel = new ReadModelVersionWatcher(redis.redis, redis.keys);
   const subscriber = createRedis(redis.url, 'worker');
   const stopRevocations = await apiKeys.listen(subscriber, redis.keys.apiKeyChangesChannel);
@@ -42,6 +50,7 @@ export async function createTestApp(options: { cacheTtlSeconds?: number } = {}):
     // in-process embedded Postgres (npm test without DATABASE_URL) lags the loop, or when a
     // busy machine starves the loop for a whole sample (under-pressure then reads Infinity).
     overloadMaxEventLoopDelayMs: 0,
+    ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
   });
   await app.ready();
   return {

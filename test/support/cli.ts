@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../src/config.js';
+import { NO_ENV_FILE, PROJECT_ROOT } from '../../src/config.js';
 
 export interface CliResult {
   code: number;
@@ -12,7 +12,8 @@ export interface CliResult {
 export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/insights.js'), ...args], {
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+      // No .env: a test's processes see only what the test gives them.
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ENV_FILE: NO_ENV_FILE, ...env },
       cwd: PROJECT_ROOT,
     });
     let stdout = '';

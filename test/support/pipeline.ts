@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../src/config.js';
+import { NO_ENV_FILE, PROJECT_ROOT } from '../../src/config.js';
 
 /** Starts the real `worker` process (built), as the Procfile does. */
 export function startWorkerProcess(env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/worker.js')], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ENV_FILE: NO_ENV_FILE, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.stderr?.on('data', () => {});

@@ -1,19 +1,33 @@
 // The Google adapter through its real HTTPS path: nock intercepts the requests
 // made to trends.google.com (the endpoints google-trends-api and pytrends call)
 // and answers with the bodies Google really returned (recorded by pytrends'
-// test suite). The loopback Google (test/integration/google-loopback.test.ts)
-// covers the same path through a proxy, without interception.
+// test suite in 2022–2023, and the refusals of its 2025 re-recording). The
+// loopback Google (test/trends/google-loopback.test.ts) covers the same path
+// through a proxy, without interception.
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { forgetGoogleCookies } from '../../src/trends/google-client.js';
+import { BROWSER_USER_AGENT, forgetGoogleCookies, GoogleUnavailableError } from '../../src/trends/google-client.js';
 import { GoogleTrendsProvider } from '../../src/trends/google.provider.js';
-import { MalformedResponseError, RateLimitedError } from '../../src/trends/types.js';
+import { MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
 import { recordedBody } from '../support/recorded.js';
 
 const GOOGLE = 'https://trends.google.com';
 const provider = new GoogleTrendsProvider({ now: () => new Date('2023-03-26T00:00:00Z') });
 beforeEach(() => forgetGoogleCookies());
 const recorded = (cassette: string, file: RegExp) => recordedBody('pytrends', cassette, file);
+const recorded2025 = (cassette: string, file: RegExp) => recordedBody('rate-limited-2025', `${cassette}__18c9392ff6`, file);
+/** The NID cookie as Google set it in the September 2025 re-recording (on a 404 of the explore page). */
+const NID_2025 = 'NID=525=fdpP1RK0btQ0y0-jLQM5OdG0RDD2xpMjbzXwyN2kgqV0Its7iZ02DwtYvJc3A0Vwy3GSm7PVy2n43X9e2zAk00riDuh8-E7xK24SsY_6zkmQY8TsIP4eOjNKNv5ldEXorcmFAMRd8EYGT3Q4Xt2PKI1WaBdbbokWEVL6OMJYChw';
+
+/** The page the client takes its cookie from, answered as in 2025: 404, with Set-Cookie: NID=…. */
+function cookiePage() {
+  return nock(GOOGLE)
+    .get('/trends/explore')
+    .query(true)
+    .reply(404, recorded2025('test_interest_over_time_ok', /00_GET_trends_explore_404/), {
+      'set-cookie': `${NID_2025}; expires=Fri, 20-Mar-2026 06:04:13 GMT; path=/; domain=.google.com; HttpOnly`,
+    });
+}
 
 beforeAll(() => {
   nock.disableNetConnect();
@@ -26,9 +40,10 @@ afterAll(() => {
   nock.enableNetConnect();
 });
 
-/** What the package asks Google, checked: the explore call carries our keyword in `req`. */
+/** What the package asks Google, checked: the explore call carries our keyword in `req` (after the cookie page). */
 function explore(cassette: string, keyword: string) {
-  return nock(GOOGLE)
+  cookiePage();
+  return nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
     .get('/trends/api/explore')
     .query((q) => typeof q.req === 'string' && (JSON.parse(q.req).comparisonItem as Array<{ keyword: string }>).some((c) => c.keyword === keyword))
     .reply(200, recorded(cassette, /_explore_200\.json\.txt$/));
@@ -109,15 +124,21 @@ describe('google provider over recorded HTTP', () => {
     );
   });
 
-  it('parses autocomplete with one request (no explore, as pytrends asks it)', async () => {
-    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+  it('parses autocomplete with one request after the cookie page (no explore, as pytrends asks it), sent as a browser', async () => {
+    cookiePage();
+    nock(GOOGLE, { reqheaders: { cookie: NID_2025, 'user-agent': BROWSER_USER_AGENT, 'accept-language': 'en-US,en;q=0.9', referer: 'https://trends.google.com/trends/explore' } })
+      .get('/trends/api/autocomplete/pizza')
+      .query(true)
+      .reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
     const result = await provider.fetch({ kind: 'autocomplete', term: 'pizza' });
     if (result.kind !== 'autocomplete') throw new Error(result.kind);
     expect(result.topics[0]).toEqual({ mid: '/m/0663v', title: 'Pizza', type: 'Dish' });
-    expect(result.provenance).toMatchObject({ provider: 'google', requests: 1, route: 'direct' });
+    expect(result.outcome).toBe('served');
+    expect(result.provenance).toMatchObject({ provider: 'google', requests: 2, route: 'direct' });
   });
 
   it('answers several widgets from one explore: series, related queries and topics, the map by country and by city', async () => {
+    cookiePage();
     nock(GOOGLE)
       .get('/trends/api/explore')
       .query(true)
@@ -146,38 +167,95 @@ describe('google provider over recorded HTTP', () => {
     expect(result.relatedTopics?.top[0]?.topic?.mid).toMatch(/^\/m\//);
     expect(result.mapCountry?.regions.length).toBeGreaterThan(0);
     expect(result.mapCity?.regions.length).toBeGreaterThan(0);
-    expect(result.provenance?.requests).toBe(6); // one explore and five widgets, where the package would make ten requests
+    expect(result.provenance?.requests).toBe(7); // the cookie page, one explore and five widgets, where the package would make ten requests
   });
 
-  it('takes the cookie of Google\'s first 429 and repeats the request with it', async () => {
-    nock(GOOGLE).get('/trends/api/autocomplete/cookie').query(true).reply(429, 'Too many', { 'set-cookie': 'NID=511=abc; expires=Fri, 01-Jan-2100 00:00:00 GMT; path=/' });
-    nock(GOOGLE, { reqheaders: { cookie: 'NID=511=abc' } })
-      .get('/trends/api/autocomplete/cookie')
-      .query(true)
-      .reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
-    const result = await provider.fetch({ kind: 'autocomplete', term: 'cookie' }, { name: 'cookie-test' });
-    expect(result.provenance?.requests).toBe(2);
+  it('reads related lists answered as Google answers automated clients since 2024-08 as empty, not as an error', async () => {
+    explore('test_related_queries_result_rising__f6b2d0c230', 'pizza');
+    nock(GOOGLE).get('/trends/api/widgetdata/relatedsearches').query(true).reply(200, `)]}',\n{"default":{"rankedList":[]}}`);
+    const result = await provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' });
+    expect(result).toMatchObject({ kind: 'relatedQueries', top: [], rising: [], outcome: 'empty' });
   });
 
-  it('reports the 2025 rate-limit redirect to the "sorry" page as RateLimitedError', async () => {
+  it('fetches a fresh cookie from the page when Google stops taking the one it has, and asks once more', async () => {
+    cookiePage();
+    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    await provider.fetch({ kind: 'autocomplete', term: 'pizza' });
+    // Google no longer takes it: a plain 429 (today's carries no Set-Cookie).
+    nock(GOOGLE).get('/trends/api/autocomplete/bagel').query(true).reply(429, 'Too many requests');
+    nock(GOOGLE).get('/trends/explore').query(true).reply(200, '<html>Google Trends</html>', { 'set-cookie': 'NID=511=fresh; path=/; domain=.google.com' });
+    nock(GOOGLE, { reqheaders: { cookie: 'NID=511=fresh' } }).get('/trends/api/autocomplete/bagel').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    const result = await provider.fetch({ kind: 'autocomplete', term: 'bagel' });
+    expect(result.provenance?.requests).toBe(3);
+  });
+
+  it('classifies the 2025 recording\'s refusals as blocked: the 302 to the "sorry" page, and its 429 page', async () => {
+    cookiePage();
     nock(GOOGLE)
       .get('/trends/api/explore')
       .query(true)
-      .reply(302, recordedBody('rate-limited-2025', 'test_interest_over_time_ok__18c9392ff6', /01_POST_trends_api_explore_302/), {
+      .reply(302, recorded2025('test_interest_over_time_ok', /01_POST_trends_api_explore_302/), {
         location: 'https://www.google.com/sorry/index?continue=https://trends.google.com/trends/api/explore',
       });
     await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toBeInstanceOf(RateLimitedError);
+
+    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(429, recorded2025('test_suggestions_ok', /02_GET_sorry_index_429/));
+    const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as { requests: number }).requests).toBe(1); // the sorry page is a block at once: no cookie retry
   });
 
-  it('reports the 429 "sorry" page as RateLimitedError', async () => {
-    nock(GOOGLE)
-      .get('/trends/api/autocomplete/pizza')
-      .query(true)
-      .reply(429, recordedBody('rate-limited-2025', 'test_suggestions_ok__18c9392ff6', /02_GET_sorry_index_429/));
+  it('classifies a block of the cookie page itself as blocked', async () => {
+    nock(GOOGLE).get('/trends/explore').query(true).reply(302, recorded2025('test_tokens', /01_POST_trends_api_explore_302/), { location: 'https://www.google.com/sorry/index?continue=x' });
     await expect(provider.fetch({ kind: 'autocomplete', term: 'pizza' })).rejects.toBeInstanceOf(RateLimitedError);
   });
 
+  it('reports a 400 as refused, a 5xx as Google unavailable, and a page without the cookie or a 404 endpoint as a changed shape', async () => {
+    cookiePage();
+    nock(GOOGLE).get('/trends/api/explore').query(true).reply(400, '<html>Error 400 (Bad Request)!!1</html>');
+    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toBeInstanceOf(RefusedError);
+    nock(GOOGLE).get('/trends/api/explore').query(true).reply(503, 'Service Unavailable');
+    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toBeInstanceOf(GoogleUnavailableError);
+    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(404, recorded2025('test_initial_data', /00_GET_trends_explore_404/));
+    await expect(provider.fetch({ kind: 'autocomplete', term: 'pizza' })).rejects.toThrow(/answered 404 .*the endpoint is gone/);
+
+    forgetGoogleCookies();
+    nock(GOOGLE).get('/trends/explore').query(true).reply(200, '<html>Google Trends</html>');
+    const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect((error as Error).message).toMatch(/handed out no NID cookie/);
+  });
+
+  it('reads the trending RSS feed without a cookie page', async () => {
+    const feed = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<rss xmlns:atom="http://www.w3.org/2005/Atom" xmlns:ht="https://trends.google.com/trending/rss" version="2.0">
+<channel><title>Daily Search Trends</title><description>Recent searches</description><link>https://trends.google.com/trending/rss?geo=US</link>
+<item><title>madureira vs vasco da gama</title><ht:approx_traffic>200+</ht:approx_traffic><description/><link>https://trends.google.com/trending/rss?geo=US</link>
+<pubDate>Mon, 2 Feb 2026 17:10:00 -0800</pubDate><ht:picture>https://encrypted-tbn3.gstatic.com/images?q=tbn:1</ht:picture><ht:picture_source>The Playoffs</ht:picture_source>
+<ht:news_item><ht:news_item_title>Fim da 5ª rodada do Campeonato Carioca</ht:news_item_title><ht:news_item_snippet/><ht:news_item_url>https://theplayoffs.news/noticias/fim</ht:news_item_url><ht:news_item_picture>https://encrypted-tbn3.gstatic.com/images?q=tbn:1</ht:news_item_picture><ht:news_item_source>The Playoffs</ht:news_item_source></ht:news_item>
+<ht:news_item><ht:news_item_title>Puma perde p&#234;nalti &amp; Brenner vacila</ht:news_item_title><ht:news_item_snippet/><ht:news_item_url>javascript:alert(1)</ht:news_item_url><ht:news_item_source>OneFootball</ht:news_item_source></ht:news_item>
+</item></channel></rss>`;
+    nock(GOOGLE, { badheaders: ['cookie'] }).get('/trending/rss').query({ geo: 'US' }).reply(200, feed, { 'content-type': 'application/rss+xml; charset=utf-8' });
+    const result = await provider.fetch({ kind: 'trendingFeed', geo: 'US' });
+    expect(result).toMatchObject({
+      kind: 'trendingFeed',
+      items: [
+        {
+          query: 'madureira vs vasco da gama',
+          approxTraffic: '200+',
+          published: '2026-02-03T01:10:00.000Z',
+          news: [
+            { title: 'Fim da 5ª rodada do Campeonato Carioca', source: 'The Playoffs', url: 'https://theplayoffs.news/noticias/fim' },
+            { title: 'Puma perde pênalti & Brenner vacila', source: 'OneFootball', url: '' }, // only http(s) links are kept
+          ],
+        },
+      ],
+      provenance: { requests: 1 },
+    });
+  });
+
   it('reports a malformed answer as MalformedResponseError with a clear message', async () => {
+    cookiePage();
     nock(GOOGLE).get('/trends/api/explore').query(true).reply(200, recorded('test_interest_over_time_ok__f6b2d0c230', /00_GET_trends_explore_404/));
     const error = await provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MalformedResponseError);

@@ -1,12 +1,13 @@
-// The replay provider over the recorded exchanges in ../shared: it serves what
-// Google answered and refuses, by name, anything that was never recorded.
+// The replay provider over the recorded answers the repository carries (its
+// default RECORDED_TRENDS_DIR): it serves what Google answered and refuses, by
+// name, anything that was never recorded.
 import { describe, expect, it } from 'vitest';
 import { anchorTermFor } from '../../src/trends/provider-factory.js';
 import { RECORDED_ANCHOR, ReplayTrendsProvider } from '../../src/trends/replay.provider.js';
 import { NotRecordedError } from '../../src/trends/types.js';
-import { RECORDED_DIR } from '../support/shared-data.js';
+import { REPLAY_DIR } from '../support/shared-data.js';
 
-const replay = new ReplayTrendsProvider(RECORDED_DIR);
+const replay = new ReplayTrendsProvider(REPLAY_DIR);
 
 describe('replay provider', () => {
   it('serves the recorded country and city maps of the phrase against the recorded anchor', async () => {

@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import { makeCertificates, type TestCertificates } from './certificates.js';
 import { LoopbackProxy } from './proxy.js';
 import { LoopbackGoogle, type LoopbackGoogleOptions } from './server.js';
-import { SimulatedWorld } from './world.js';
+import { SimulatedWorld, type WorldOptions } from './world.js';
 
 export { LoopbackGoogle, LoopbackProxy, SimulatedWorld };
 
@@ -20,8 +20,8 @@ export interface GoogleOnLoopback {
   stop(): Promise<void>;
 }
 
-export async function startGoogleOnLoopback(options: LoopbackGoogleOptions & { proxies?: number } = {}): Promise<GoogleOnLoopback> {
-  const world = await SimulatedWorld.load();
+export async function startGoogleOnLoopback(options: LoopbackGoogleOptions & { proxies?: number; world?: WorldOptions } = {}): Promise<GoogleOnLoopback> {
+  const world = await SimulatedWorld.load(options.world);
   const certificates = await makeCertificates();
   const google = new LoopbackGoogle(world, certificates, options);
   await google.start();

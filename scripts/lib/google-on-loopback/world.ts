@@ -9,7 +9,15 @@
 // different requests for one keyword differ a little, while the same request
 // asked again gets the same answer (as Google's answers mostly do: in the real
 // batches of ../shared/data/trends-batches most repeated requests agree exactly).
+//
+// As Google does today: a keyword written with Google's OR syntax, "a + b + c",
+// is searched as any of its terms (its volume is the sum of theirs; Trends'
+// help, "Refine Trends results by topic"); a keyword with too little data
+// (below a popularity floor, or named in `noData`) comes back as zeros with
+// hasData false; and the trending searches of a country are a feed of items
+// with an approximate traffic and the news that links them.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../../src/config.js';
 import { readSeriesCsv } from '../../../src/demo/demo-seed.js';
@@ -47,20 +55,38 @@ export interface WorldOptions {
   seriesDir?: string;
   /** The day answers end on (today by default). */
   today?: () => Date;
+  /** Keywords below this popularity (1 to 10,000) have too little data: zeros with hasData false. Default 1.5 (about 4 % of keywords). */
+  noDataBelow?: number;
+  /** Keywords with too little data whatever their popularity (tests name them). */
+  noData?: string[];
+}
+
+/** The terms of a keyword written with Google's OR syntax ("a + b + c"); one term for any other keyword. */
+export function orTerms(keyword: string): string[] {
+  const terms = keyword.split(/\s*\+\s*/).map((t) => t.trim()).filter(Boolean);
+  return terms.length > 1 ? terms : [keyword];
 }
 
 export class SimulatedWorld {
+  private readonly noData: Set<string>;
+  private readonly noDataBelow: number;
+
   private constructor(
     private readonly series: number[][],
     private readonly today: () => Date,
-  ) {}
+    options: WorldOptions,
+  ) {
+    this.noData = new Set((options.noData ?? []).map((k) => k.toLowerCase()));
+    this.noDataBelow = options.noDataBelow ?? 1.5;
+  }
 
   static async load(options: WorldOptions = {}): Promise<SimulatedWorld> {
-    const dir = options.seriesDir ?? path.resolve(PROJECT_ROOT, '../shared/data/trends-series');
+    // The 466 series beside a checkout where they are; on a clone, the repository's 48 (data/trends-series).
+    const dir = options.seriesDir ?? [path.resolve(PROJECT_ROOT, '../shared/data/trends-series'), path.join(PROJECT_ROOT, 'data/trends-series')].find((d) => existsSync(path.join(d, 'gtab-us-daily.csv'))) ?? path.join(PROJECT_ROOT, 'data/trends-series');
     const all = await readSeriesCsv(dir);
     const series = [...all.keys()].sort().map((id) => all.get(id)!.map((p) => p.value));
     if (series.length === 0) throw new Error(`no series in ${dir}`);
-    return new SimulatedWorld(series, options.today ?? (() => new Date()));
+    return new SimulatedWorld(series, options.today ?? (() => new Date()), options);
   }
 
   /** How popular a keyword is, relative to others: 1 to 10,000, log-uniform by its hash. */
@@ -68,8 +94,16 @@ export class SimulatedWorld {
     return 10 ** (4 * (hash(`${keyword.toLowerCase()}|popularity`) / 2 ** 32));
   }
 
-  /** The keyword's true daily volume `daysAgo` days before today (a real series, tiled backwards past its start). */
+  /** Google has too little data for this keyword (for an OR of terms: for every one of them). */
+  hasData(keyword: string): boolean {
+    return orTerms(keyword).some((t) => !this.noData.has(t.toLowerCase()) && this.popularity(t) >= this.noDataBelow);
+  }
+
+  /** The keyword's true daily volume `daysAgo` days before today (a real series, tiled backwards past its start); an OR of terms sums them. */
   volume(keyword: string, daysAgo: number): number {
+    const terms = orTerms(keyword);
+    if (terms.length > 1) return terms.reduce((sum, t) => sum + this.volume(t, daysAgo), 0);
+    if (!this.hasData(keyword)) return 0;
     const s = this.series[hash(keyword.toLowerCase()) % this.series.length]!;
     const i = s.length - 1 - (daysAgo % s.length);
     return s[i]! * this.popularity(keyword);
@@ -99,7 +133,8 @@ export class SimulatedWorld {
       rows.push({ time: t, raw, partial: t + step * DAY_MS > today });
     }
     const max = Math.max(1e-9, ...rows.flatMap((r) => r.raw));
-    return rows.map((r) => ({ time: r.time / 1000, values: r.raw.map((v) => Math.round((v / max) * 100)), partial: r.partial }));
+    const hasData = keywords.map((k) => this.hasData(k));
+    return rows.map((r) => ({ time: r.time / 1000, values: r.raw.map((v) => Math.round((v / max) * 100)), hasData, partial: r.partial }));
   }
 
   /** Related queries or topics of one keyword: top (relative to the first) and rising (percent growth, some "Breakout"). */
@@ -130,7 +165,9 @@ export class SimulatedWorld {
     const levels = places.map(([code, name]) =>
       keywords.map((k) => {
         const r = rng(`${k.toLowerCase()}|geo|${code || name}`);
-        return this.popularity(k) * (code === 'US' || name === 'New York' ? 1 : 0.02 + r() * 0.9) * (r() < 0.15 ? 0 : 1);
+        if (!this.hasData(k)) return 0;
+        const popularity = orTerms(k).reduce((sum, t) => sum + (this.hasData(t) ? this.popularity(t) : 0), 0);
+        return popularity * (code === 'US' || name === 'New York' ? 1 : 0.02 + r() * 0.9) * (r() < 0.15 ? 0 : 1);
       }),
     );
     const single = keywords.length === 1;
@@ -160,10 +197,32 @@ export class SimulatedWorld {
     ];
   }
 
-  /** Daily trends: ten searches for the day. */
-  dailyTrends(geo: string, date: string) {
-    const r = rng(`${geo}|${date}|daily`);
-    const topics = ['meal kit delivery', 'standing desk', 'home espresso', 'budget travel', 'language learning', 'pet insurance', 'solar panels', 'sleep tracking', 'sourdough starter', 'remote hiring'];
-    return topics.map((t, i) => ({ title: { query: `${t} ${Math.floor(r() * 100)}` }, formattedTraffic: `${(10 - i) * 10}K+` }));
+  /**
+   * The trending searches of a country on a day (the RSS feed's items): twenty
+   * searches with Google's approximate traffic buckets, published that day, each
+   * with one to three news items.
+   */
+  trending(geo: string, date: string) {
+    const r = rng(`${geo}|${date}|trending`);
+    const topics = ['meal kit delivery', 'standing desk', 'home espresso', 'budget travel', 'language learning', 'pet insurance', 'solar panels', 'sleep tracking',
+      'sourdough starter', 'remote hiring', 'electric bikes', 'indoor plants', 'tiny homes', 'noise cancelling', 'meal prep', 'dog training', 'home gym',
+      'coffee subscription', 'fountain pens', 'air purifiers'];
+    const sources = ['The Daily Ledger', 'Metro Wire', 'Signal News', 'Harbor Times', 'Northern Post'];
+    const buckets = ['200+', '500+', '1000+', '2000+', '5000+', '10K+', '20K+', '50K+', '100K+'];
+    return topics.map((topic, i) => {
+      const query = `${topic} ${Math.floor(r() * 100)}`;
+      const hour = String(Math.floor(r() * 24)).padStart(2, '0');
+      return {
+        query,
+        approxTraffic: buckets[Math.floor(r() * buckets.length)]!,
+        pubDate: new Date(`${date}T${hour}:00:00Z`).toUTCString().replace('GMT', '+0000'),
+        picture: `https://encrypted-tbn0.gstatic.com/images?q=tbn:${hash(query).toString(36)}`,
+        news: Array.from({ length: 1 + (i % 3) }, (_, n) => ({
+          title: `What to know about ${query}${n > 0 ? ` (${n + 1})` : ''}`,
+          url: `https://news.example/${encodeURIComponent(query)}/${n}`,
+          source: sources[(i + n) % sources.length]!,
+        })),
+      };
+    });
   }
 }

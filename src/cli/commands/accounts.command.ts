@@ -9,7 +9,7 @@ import { isPlan, PLAN_VALUES, PLANS, utcDay, type Plan } from '../../domain/quot
 import { controlCharacterProblem } from '../../domain/text.js';
 import type { Resources } from '../../runtime/resources.js';
 import { releaseHeldDeliveries } from '../../runtime/held-deliveries.js';
-import type { CliContext } from '../main.js';
+import type { CliContext } from '../context.js';
 import { print, printJson, table, UsageError } from '../output.js';
 import { withResources } from '../resources.js';
 

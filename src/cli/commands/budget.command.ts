@@ -1,43 +1,54 @@
 import type { Command } from 'commander';
 import { budgetReport } from '../../runtime/budget.js';
 import { egressPoolFor } from '../../runtime/workers.js';
-import type { CliContext } from '../main.js';
+import type { RouteBudget } from '../../trends/egress-pool.js';
+import type { CliContext } from '../context.js';
 import { withResources } from '../resources.js';
 import { print, printJson, table } from '../output.js';
 
-const minutes = (ms: number) => (ms <= 0 ? '—' : `${Math.ceil(ms / 60_000)} min`);
+const minutes = (ms: number) => `${Math.max(1, Math.ceil(ms / 60_000))} min`;
+
+const STATE: Record<RouteBudget['state'], (r: RouteBudget) => string> = {
+  open: () => 'open',
+  cooling: (r) => `cooling ${minutes(r.stateForMs)} (block ${r.streak} in a row)`,
+  probing: () => 'probing (one request asks whether the block is over)',
+  refused: (r) => `paused ${minutes(r.stateForMs)} after a 400`,
+};
 
 export function registerBudgetCommand(program: Command, context: () => CliContext): void {
   program
     .command('budget')
-    .description("Google Trends' request budget today: per egress route, research waiting, and whether the daily refresh fits")
+    .description("Google Trends' request budget: HTTPS requests per egress route in the last hour and today, each route's state, research waiting, and whether the daily refresh fits")
     .option('--json', 'print the figures as one JSON object')
     .action(async (options: { json?: boolean }) => {
       await withResources(context, async (resources, { config }) => {
         const report = await budgetReport(resources.db, egressPoolFor(resources, config), config);
         if (options.json) return printJson(report);
-        const rate = report.ratePerMinutePerRoute;
-        print(`Google Trends budget, ${report.day} (UTC)`);
+        const perHour = report.requestsPerHourPerRoute;
+        print(`Google Trends budget, ${report.day} (UTC), in HTTPS requests`);
         print(
           table(
             report.routes.map((r) => ({
               route: r.route,
-              answers: r.answers,
-              'https requests': r.requests,
-              '429s': r.rateLimited,
+              'last hour': perHour > 0 ? `${r.requestsLastHour}/${perHour}` : r.requestsLastHour,
+              today: r.requests,
+              answered: r.answers,
+              blocked: r.blocked,
+              refused: r.refused,
+              changed: r.changed,
               errors: r.errors,
-              paused: r.pausedForMs > 0 ? `${minutes(r.pausedForMs)} (streak ${r.streak})` : '—',
+              state: STATE[r.state](r),
             })),
           ),
         );
         print(
-          rate === 0
-            ? `Rate: no limit per route (TRENDS_RATE_PER_MINUTE=0)`
-            : `Rate: ${rate} trends requests per minute per route; ${report.routes.length} route${report.routes.length === 1 ? '' : 's'}: ${rate * report.routes.length} per minute`,
+          perHour === 0
+            ? 'Pace: none (TRENDS_REQUESTS_PER_MINUTE=0): routes send as fast as jobs ask'
+            : `Pace: ${report.requestsPerMinutePerRoute} HTTPS requests a minute per route (${perHour} an hour); ${report.routes.length} route${report.routes.length === 1 ? '' : 's'}: ${perHour * report.routes.length} an hour`,
         );
         print(`Research runs waiting on Google: ${report.researchRunsWaiting}`);
         const f = report.refresh;
-        print(`Refresh: ${f.insights} insights on live Google in ${f.requests} requests (up to 5 keywords each), needs ${f.minutesNeeded} min at this rate; next at ${f.nextRefreshAt}`);
+        print(`Refresh: ${f.insights} insights on live Google in ${f.requests} HTTPS requests (groups of up to 5), needs ${f.minutesNeeded} min at this pace; next at ${f.nextRefreshAt}`);
         print(f.fits ? `  ${f.advice}` : `  WARNING: ${f.advice}`);
       });
     });

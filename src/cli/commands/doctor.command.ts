@@ -1,17 +1,19 @@
 import type { Command } from 'commander';
 import { Cluster } from 'ioredis';
+import { createDb } from '../../db/connection.js';
+import { measureReplicaLag, type ReplicaLag } from '../../db/read-router.js';
 import { QUEUES } from '../../queue/queues.js';
 import { describeTarget } from '../../redis/connection.js';
 import { keySlot } from '../../redis/slots.js';
-import type { CliContext } from '../main.js';
+import type { CliContext } from '../context.js';
 import { withResources } from '../resources.js';
 import { print, printJson, table } from '../output.js';
 
 export function registerDoctorCommand(program: Command, context: () => CliContext): void {
   program
     .command('doctor')
-    .description('Where things are: Postgres (and its replica), Redis, and which Redis shard holds which keys')
-    .option('--json', 'print the key layout as JSON')
+    .description('Where things are: Postgres (and how far its replica is behind), Redis, and which Redis shard holds which keys')
+    .option('--json', 'print the replica\'s lag and the key layout as JSON')
     .action(async (options: { json?: boolean }) => {
       await withResources(context, async (resources, { config }) => {
         const keys = resources.redisKeys;
@@ -30,8 +32,25 @@ export function registerDoctorCommand(program: Command, context: () => CliContex
           const node = cluster ? (cluster.slots[slot]?.[0] ?? '(no node)') : describeTarget(resources.redisTarget);
           return { what, key, slot, node };
         });
-        if (options.json) return printJson({ redis: describeTarget(resources.redisTarget), cluster: Boolean(cluster), layout: rows });
+        let replica: ({ reachable: true } & ReplicaLag) | { reachable: false; error: string } | undefined;
+        if (config.databaseReadUrl) {
+          const replicaDb = createDb(config.databaseReadUrl, { maxConnections: 1, applicationName: 'si-cli' });
+          try {
+            replica = { reachable: true, ...(await measureReplicaLag(resources.db, replicaDb)) };
+          } catch (error) {
+            replica = { reachable: false, error: error instanceof Error ? error.message : String(error) };
+          } finally {
+            await replicaDb.destroy();
+          }
+        }
+        if (options.json) return printJson({ redis: describeTarget(resources.redisTarget), cluster: Boolean(cluster), ...(replica ? { replica } : {}), layout: rows });
         print(`Postgres: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded (PGlite)'}${config.databaseReadUrl ? '; API reads from DATABASE_READ_URL once it has replayed what a response needs' : ''}`);
+        if (replica?.reachable) {
+          const age = replica.lastReplaySecondsAgo === null ? '' : `; last transaction replayed ${replica.lastReplaySecondsAgo} s ago`;
+          print(`Replica:  ${replica.bytesBehind} bytes of WAL behind the primary (replayed ${replica.replayedLsn} of ${replica.primaryLsn})${age}`);
+        } else if (replica) {
+          print(`Replica:  not reachable (${replica.error}); the API reads the primary until it answers`);
+        }
         print(`Redis:    ${describeTarget(resources.redisTarget)}${cluster ? ` (${new Set(rows.map((r) => r.node)).size} masters hold these keys)` : ''}`);
         print('');
         print(table(rows.map((r) => ({ ...r, slot: String(r.slot) }))));

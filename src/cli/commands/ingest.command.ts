@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { JOBS } from '../../queue/queues.js';
 import { openResources } from '../../runtime/resources.js';
 import { openQueues } from '../../runtime/workers.js';
-import type { CliContext } from '../main.js';
+import type { CliContext } from '../context.js';
 import { print, table } from '../output.js';
 
 export function registerIngestCommands(program: Command, context: () => CliContext): void {

@@ -5,7 +5,7 @@ import { findAccount } from '../../accounts/account.repository.js';
 import { DURATION_FORMAT, parseDuration } from '../../domain/duration.js';
 import { isId } from '../../domain/ids.js';
 import { PLAN_VALUES, PLANS } from '../../domain/quota.js';
-import type { CliContext } from '../main.js';
+import type { CliContext } from '../context.js';
 import { withResources } from '../resources.js';
 import { print, printJson, table, UsageError } from '../output.js';
 import { checkName, checkPlan, keyStatus, requireAccount } from './accounts.command.js';

@@ -3,7 +3,7 @@ import { bumpReadModelVersion } from '../../redis/read-model-version.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { DEFAULT_DEMO_COUNT, seedDemo } from '../../demo/demo-seed.js';
 import { release } from '../../runtime/release.js';
-import type { CliContext } from '../main.js';
+import type { CliContext } from '../context.js';
 import { withResources } from '../resources.js';
 import { print, UsageError } from '../output.js';
 import path from 'node:path';
@@ -34,7 +34,7 @@ export function registerMaintenanceCommands(program: Command, context: () => Cli
     .command('seed')
     .description('Load demo insights from real Google Trends series')
     .option('--demo', 'load the demo data set (required: the only seed there is)')
-    .option('--from <dir>', 'folder holding gtab-us-daily.csv (default: ../shared/data/trends-series)')
+    .option('--from <dir>', 'folder holding gtab-us-daily.csv (default: DEMO_SERIES_DIR, the repository\'s data/trends-series)')
     .option('--count <n>', 'how many series to load', String(DEFAULT_DEMO_COUNT))
     .action(async (options: { demo?: boolean; from?: string; count: string }) => {
       if (!options.demo) throw new UsageError('say --demo: demo data is the only seed (real insights come from `insights research`)');
@@ -43,9 +43,9 @@ export function registerMaintenanceCommands(program: Command, context: () => Cli
       await withResources(context, async (resources, { config }) => {
         const dir = options.from ? path.resolve(options.from) : config.demoSeriesDir;
         await migrateToLatest(resources.db);
-        const { inserted } = await seedDemo(resources.db, dir, count);
+        const { inserted, named } = await seedDemo(resources.db, dir, count);
         await bumpReadModelVersion(resources.redis, resources.redisKeys, resources.db);
-        print(`Loaded ${inserted} demo insights (source "demo") from ${dir}`);
+        print(`Loaded ${inserted} demo insights (source "demo", ${named} of them named topics) from ${dir}`);
       });
     });
 }

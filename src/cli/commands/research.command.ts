@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Config } from '../../config.js';
 import { SOURCES } from '../../domain/catalog.js';
 import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
+import { describeDiscovery } from '../../domain/trends/discovery.js';
 import { findInsight } from '../../insights/insight.repository.js';
 import { InvalidIdeaError, ResearchChain, startRun } from '../../research/chain.js';
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
@@ -9,7 +10,7 @@ import { STEP_COUNT, STEP_NAMES } from '../../research/steps.js';
 import { openResources, type Resources } from '../../runtime/resources.js';
 import { openQueues, startWorkers, type Pipeline } from '../../runtime/workers.js';
 import type { Logger } from '../../logger.js';
-import type { CliContext } from '../main.js';
+import type { CliContext } from '../context.js';
 import { withResources } from '../resources.js';
 import { forTerminal, print, printJson, table, UsageError } from '../output.js';
 
@@ -156,6 +157,7 @@ Trends data comes from TRENDS_PROVIDER:
         }
         print(`${run.id}  ${run.status}${run.waiting_reason ? ` (${run.waiting_reason})` : ''}  provider ${run.provider}`);
         print(`idea: ${run.idea}`);
+        if (run.discovery) print(`discovered: ${describeDiscovery(run.discovery)}`);
         if (run.insight_id) print(`insight: ${run.insight_id}`);
         if (run.error) print(`error at step ${run.failed_step}: ${run.error}`);
         print(

@@ -4,7 +4,7 @@ import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
 import { findForecast } from '../../insights/forecast.repository.js';
 import { findInsight } from '../../insights/insight.repository.js';
 import { latestTrendPoints } from '../../insights/trend-point.repository.js';
-import type { CliContext } from '../main.js';
+import type { CliContext } from '../context.js';
 import { withResources } from '../resources.js';
 import { print, UsageError } from '../output.js';
 

@@ -17,7 +17,7 @@ import {
   setSubscriptionState,
 } from '../../webhooks/subscription.repository.js';
 import { controlCharacterProblem } from '../../domain/text.js';
-import type { CliContext } from '../main.js';
+import type { CliContext } from '../context.js';
 import { forTerminal, print, printJson, table, UsageError } from '../output.js';
 import { policyRefusal } from '../../webhooks/sender.js';
 

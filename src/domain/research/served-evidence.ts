@@ -2,6 +2,16 @@
 // the insight when the run commits: short, stable shapes, not Google's.
 import type { PlaceInterest } from './geography.js';
 
+/**
+ * What Google served for a related list (steps 13-16):
+ *   listed        Google listed items (maybe none in one of top and rising)
+ *   empty         it answered with no list: its answer to automated clients since 2024-08-20
+ *   not_recorded  replay has no recording of it (it never invents one)
+ *   failed        the request failed for good; the research went on without it
+ */
+export const RELATED_SERVED = ['listed', 'empty', 'not_recorded', 'failed'] as const;
+export type RelatedServed = (typeof RELATED_SERVED)[number];
+
 export interface RelatedItem {
   label: string;
   /** Top lists: interest relative to the strongest item (0–100). Rising lists: the rise in percent. */
@@ -16,8 +26,8 @@ export interface RelatedItem {
 
 export interface RelatedSummary {
   keyword: string;
-  queries: { top: RelatedItem[]; rising: RelatedItem[] };
-  topics: { top: RelatedItem[]; rising: RelatedItem[] };
+  queries: { top: RelatedItem[]; rising: RelatedItem[]; served?: RelatedServed };
+  topics: { top: RelatedItem[]; rising: RelatedItem[]; served?: RelatedServed };
 }
 
 export interface GeographySummary {
@@ -54,12 +64,13 @@ const item = (i: StepRelatedItem): RelatedItem => ({
 export function relatedSummary(
   keyword: string,
   lists: { queriesTop: StepRelatedItem[]; queriesRising: StepRelatedItem[]; topicsTop: StepRelatedItem[]; topicsRising: StepRelatedItem[] },
+  served?: { queries: RelatedServed; topics: RelatedServed },
 ): RelatedSummary {
   const take = (xs: StepRelatedItem[]) => xs.slice(0, RELATED_LIMIT).map(item);
   return {
     keyword,
-    queries: { top: take(lists.queriesTop), rising: take(lists.queriesRising) },
-    topics: { top: take(lists.topicsTop), rising: take(lists.topicsRising) },
+    queries: { top: take(lists.queriesTop), rising: take(lists.queriesRising), ...(served ? { served: served.queries } : {}) },
+    topics: { top: take(lists.topicsTop), rising: take(lists.topicsRising), ...(served ? { served: served.topics } : {}) },
   };
 }
 

@@ -1,8 +1,10 @@
 // The 8 dimensions (momentum lives in momentum.ts). Each takes the evidence a
 // research run gathered and returns a score in [0,1], the numbers it came from
 // and one line saying why — or null with the reason when evidence is missing.
-import { clamp01, round3, unsupported, type DimensionScore } from './dimensions.js';
+import { clamp01, isAvailable, round3, unsupported, type DimensionScore, type Evidence, type Reading } from './dimensions.js';
+import { familyStrength, type FamilyShare } from '../research/modifier-evidence.js';
 import type { TermShare } from '../research/query-signals.js';
+import { AUTOCOMPLETE_TOPICS_MAX, type TopicSignals } from '../research/topic-signals.js';
 import type { Trajectory } from '../research/series-analysis.js';
 import type { GeographicReach } from '../research/geography.js';
 
@@ -62,47 +64,204 @@ export function scoreReach(input: (GeographicReach & { comparedWith: string | nu
   };
 }
 
-/** Breadth: many related queries and topics with a varied vocabulary mean many ways in. */
-export function scoreBreadth(input: { queries: number; topics: number; vocabulary: number } | null): DimensionScore {
-  if (!input) return unsupported('needs related queries and topics');
-  if (input.queries + input.topics === 0) return unsupported('Google lists no related queries or topics', { queries: 0, topics: 0 });
-  const score = 0.5 * clamp01((input.queries + input.topics) / 40) + 0.5 * clamp01(input.vocabulary / 40);
+// Breadth, pain, intent and whitespace each read every source there is and
+// say which ones they read: the modifier comparison (modifier-evidence.ts), the
+// autocomplete topics (topic-signals.ts) and, when Google lists them, related
+// queries and topics (query-signals.ts). A score is the mean of the readings
+// available, each weighted by its strength; the dimension's strength (see
+// DimensionScore) is that of the best of them.
+
+/**
+ * Where a signal's reading saturates its score: as a share of the phrase's
+ * searches (modifier comparison) and as a share of listed related queries
+ * (the related-list reading, unchanged). Chosen, not fitted: no recording
+ * holds both readings for the same idea (docs/research.md, "Agreement").
+ */
+export const SIGNAL_SATURATION = {
+  pain: { modifiers: 0.1, lists: 0.25 },
+  intent: { modifiers: 0.25, lists: 0.33 },
+  competition: { modifiers: 0.05, lists: 0.25 },
+} as const;
+/** Brand pressure saturates when this share of listed queries or autocomplete topics names a business. */
+export const BRAND_SATURATION = 0.4;
+/** What a reading from a handful of autocomplete topics counts for in the confidence. */
+export const AUTOCOMPLETE_STRENGTH = 0.5;
+/** Breadth's scales: related queries + topics and their distinct words (lists), topics and their types (autocomplete). */
+export const BREADTH_SCALES = { listed: 40, words: 40, topics: AUTOCOMPLETE_TOPICS_MAX, types: 4 } as const;
+
+type SignalFamily = keyof typeof SIGNAL_SATURATION;
+const SIGNAL_WORDS: Record<SignalFamily, string> = { pain: 'a problem word', intent: 'a buying word', competition: 'a comparison word' };
+
+export interface SignalInput {
+  /** The family's share of the phrase's searches, from the modifier comparison. */
+  modifiers: Reading<FamilyShare>;
+  /** Listed related queries carrying the family's terms. */
+  lists: Reading<TermShare>;
+}
+
+interface Part {
+  source: string;
+  score: number;
+  strength: number;
+  says: string;
+}
+
+const pct1 = (x: number) => `${Math.round(x * 1000) / 10}%`;
+/** Readings combine weighted by their strength: a handful of autocomplete topics counts half as much as a list or a comparison. */
+const weighted = (parts: Part[]) => parts.reduce((s, p) => s + p.score * p.strength, 0) / Math.max(1e-9, parts.reduce((s, p) => s + p.strength, 0));
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+function signalParts(family: SignalFamily, input: SignalInput): { parts: Part[]; notRead: string[]; evidence: Evidence } {
+  const parts: Part[] = [];
+  const notRead: string[] = [];
+  const evidence: Evidence = {};
+  const { modifiers, lists } = input;
+  if (isAvailable(modifiers)) {
+    parts.push({
+      source: 'modifier comparison',
+      score: clamp01(modifiers.share / SIGNAL_SATURATION[family].modifiers),
+      strength: familyStrength(modifiers),
+      says: `${modifiers.share === 0 ? `under ${pct1(modifiers.resolution)}` : pct1(modifiers.share)} of searches for the phrase carry ${SIGNAL_WORDS[family]} (${modifiers.terms.slice(0, 3).join(', ')}${modifiers.terms.length > 3 ? ', …' : ''})`,
+    });
+    Object.assign(evidence, {
+      modifier_share: modifiers.share,
+      modifier_terms: modifiers.terms.join(' | '),
+      family_mean: modifiers.family_mean,
+      phrase_mean: modifiers.phrase_mean,
+      resolution: modifiers.resolution,
+    });
+  } else notRead.push(`modifier comparison: ${modifiers.unavailable}`);
+  if (isAvailable(lists) && lists.total > 0) {
+    parts.push({
+      source: 'related queries',
+      score: clamp01(lists.share / SIGNAL_SATURATION[family].lists),
+      strength: 1,
+      says: `${lists.matched} of ${lists.total} related queries carry ${SIGNAL_WORDS[family]}${lists.examples[0] ? ` (e.g. "${lists.examples[0]}")` : ''}`,
+    });
+    Object.assign(evidence, { list_share: lists.share, list_matched: lists.matched, list_total: lists.total, examples: lists.examples.join(' | ') || null });
+  } else notRead.push(`related queries: ${isAvailable(lists) ? 'Google listed none' : lists.unavailable}`);
+  return { parts, notRead, evidence };
+}
+
+/** The parts' mean weighted by strength, with where they came from and the strength of the best one. */
+function combined(parts: Part[], notRead: string[], evidence: Evidence, explanation: string): DimensionScore {
   return {
-    score: round3(score),
-    evidence: { related_queries: input.queries, related_topics: input.topics, distinct_words: input.vocabulary },
-    explanation: `${input.queries} related queries and ${input.topics} related topics using ${input.vocabulary} distinct words.`,
+    score: round3(weighted(parts)),
+    evidence: { sources: parts.map((p) => p.source).join(' + '), ...evidence, ...(notRead.length ? { not_read: notRead.join('; ') } : {}) },
+    explanation,
+    strength: Math.max(...parts.map((p) => p.strength)),
   };
 }
 
-function shareScore(name: string, share: TermShare | null, saturation: number, what: string): DimensionScore {
-  if (!share) return unsupported(`needs related queries to measure ${what}`);
-  if (share.total === 0) return unsupported('Google lists no related queries', { total: 0 });
-  return {
-    score: round3(clamp01(share.share / saturation)),
-    evidence: { share: share.share, matched: share.matched, total: share.total, examples: share.examples.join(' | ') || null },
-    explanation: `${share.matched} of ${share.total} related queries ${what}${share.examples[0] ? ` (e.g. "${share.examples[0]}")` : ''}.`,
-  };
+function signalScore(family: 'pain' | 'intent', input: SignalInput | null): DimensionScore {
+  if (!input) return unsupported(`needs the modifier comparison or related queries to measure ${family}`);
+  const { parts, notRead, evidence } = signalParts(family, input);
+  if (parts.length === 0) return unsupported(`Nothing to read ${family} from: ${notRead.join('; ')}.`, { not_read: notRead.join('; ') });
+  return combined(parts, notRead, evidence, `${parts.map((p) => p.says).join('; ')}.`.replace(/^./, (c) => c.toUpperCase()));
 }
 
-/** Pain: problem-seeking queries. A quarter of them saturates the score. */
-export const scorePain = (share: TermShare | null) => shareScore('pain', share, 0.25, 'seek a fix or an alternative');
+/**
+ * Pain: searches that seek a fix. From the modifier comparison, the share of
+ * the phrase's searches with a problem word (a tenth saturates); from related
+ * queries, the share of listed ones (a quarter saturates).
+ */
+export const scorePain = (input: SignalInput | null) => signalScore('pain', input);
 
-/** Intent: buying queries ("price", "best", "app" …). A third saturates the score. */
-export const scoreIntent = (share: TermShare | null) => shareScore('intent', share, 0.33, 'show buying intent');
+/** Intent: buying searches ("price", "best", "near me" …): a quarter of the phrase's searches, or a third of listed queries, saturates. */
+export const scoreIntent = (input: SignalInput | null) => signalScore('intent', input);
 
-/** Whitespace: the inverse of competition signals (brands, "vs", "alternative"). */
-export function scoreWhitespace(competition: TermShare | null, brands: TermShare | null): DimensionScore {
-  if (!competition || !brands) return unsupported('needs related queries to measure competition');
-  if (competition.total === 0) return unsupported('Google lists no related queries', { total: 0 });
-  const pressure = clamp01(competition.share / 0.25) * 0.5 + clamp01(brands.share / 0.4) * 0.5;
+export interface BreadthInput {
+  lists: Reading<{ queries: number; topics: number; vocabulary: number }>;
+  autocomplete: Reading<TopicSignals>;
+  /** How many of the families asked register any searches at all. */
+  modifiers: Reading<{ registering: number; families: number; phrase_mean: number }>;
+}
+
+/**
+ * Breadth: many ways in. Related lists (their count and distinct words), the
+ * autocomplete topics (their count and variety of types), and how many of the
+ * modifier families people search the phrase with at all.
+ */
+export function scoreBreadth(input: BreadthInput | null): DimensionScore {
+  if (!input) return unsupported('needs autocomplete topics, the modifier comparison or related lists');
+  const parts: Part[] = [];
+  const notRead: string[] = [];
+  const evidence: Evidence = {};
+  const { lists, autocomplete, modifiers } = input;
+  if (isAvailable(lists) && lists.queries + lists.topics > 0) {
+    parts.push({
+      source: 'related lists',
+      score: 0.5 * clamp01((lists.queries + lists.topics) / BREADTH_SCALES.listed) + 0.5 * clamp01(lists.vocabulary / BREADTH_SCALES.words),
+      strength: 1,
+      says: `${lists.queries} related queries and ${lists.topics} related topics using ${lists.vocabulary} distinct words`,
+    });
+    Object.assign(evidence, { related_queries: lists.queries, related_topics: lists.topics, distinct_words: lists.vocabulary });
+  } else notRead.push(`related lists: ${isAvailable(lists) ? 'Google listed none' : lists.unavailable}`);
+  if (isAvailable(autocomplete) && autocomplete.topics > 0) {
+    parts.push({
+      source: 'autocomplete',
+      score: 0.5 * clamp01(autocomplete.topics / BREADTH_SCALES.topics) + 0.5 * clamp01(autocomplete.types.length / BREADTH_SCALES.types),
+      strength: AUTOCOMPLETE_STRENGTH,
+      says: `${autocomplete.topics} autocomplete topics of ${autocomplete.types.length} types`,
+    });
+    Object.assign(evidence, { autocomplete_topics: autocomplete.topics, topic_types: autocomplete.types.join(' | ') });
+  } else notRead.push(`autocomplete: ${isAvailable(autocomplete) ? 'Google knows no topic for the phrase' : autocomplete.unavailable}`);
+  if (isAvailable(modifiers) && modifiers.families > 0) {
+    parts.push({
+      source: 'modifier comparison',
+      score: modifiers.registering / modifiers.families,
+      strength: familyStrength(modifiers),
+      says: `searched with ${modifiers.registering} of ${modifiers.families} kinds of modifier`,
+    });
+    Object.assign(evidence, { families_registering: modifiers.registering, families_asked: modifiers.families });
+  } else notRead.push(`modifier comparison: ${isAvailable(modifiers) ? 'no family fitted the request' : modifiers.unavailable}`);
+  if (parts.length === 0) return unsupported(`Nothing to read breadth from: ${notRead.join('; ')}.`, { not_read: notRead.join('; ') });
+  return combined(parts, notRead, evidence, `${parts.map((p) => p.says).join('; ')}.`.replace(/^./, (c) => c.toUpperCase()));
+}
+
+export interface WhitespaceInput {
+  comparisons: SignalInput;
+  brands: { autocomplete: Reading<TopicSignals>; lists: Reading<TermShare> };
+}
+
+/**
+ * Whitespace: the inverse of competition. Comparison pressure (searches that
+ * compare options) and brand pressure (listed queries or autocomplete topics
+ * that name a business), half each; a half with nothing to read counts
+ * neither in the score nor in the strength.
+ */
+export function scoreWhitespace(input: WhitespaceInput | null): DimensionScore {
+  if (!input) return unsupported('needs the modifier comparison, autocomplete topics or related queries to measure competition');
+  const compared = signalParts('competition', input.comparisons);
+  const brandParts: Part[] = [];
+  const notRead = [...compared.notRead];
+  const evidence: Evidence = { ...compared.evidence };
+  const { autocomplete, lists } = input.brands;
+  if (isAvailable(lists) && lists.total > 0) {
+    brandParts.push({ source: 'related queries', score: clamp01(lists.share / BRAND_SATURATION), strength: 1, says: `${pct(lists.share)} of related queries name a brand` });
+    Object.assign(evidence, { brand_share: lists.share, brand_examples: lists.examples.join(' | ') || null });
+  }
+  if (isAvailable(autocomplete) && autocomplete.topics > 0) {
+    const share = autocomplete.brand_topics / autocomplete.topics;
+    brandParts.push({
+      source: 'autocomplete',
+      score: clamp01(share / BRAND_SATURATION),
+      strength: AUTOCOMPLETE_STRENGTH,
+      says: `${autocomplete.brand_topics} of ${autocomplete.topics} autocomplete topics name a business${autocomplete.brand_examples[0] ? ` (${autocomplete.brand_examples[0]})` : ''}`,
+    });
+    Object.assign(evidence, { brand_topics: autocomplete.brand_topics, autocomplete_topics: autocomplete.topics });
+  } else notRead.push(`autocomplete: ${isAvailable(autocomplete) ? 'Google knows no topic for the phrase' : autocomplete.unavailable}`);
+  const halves = [compared.parts, brandParts].filter((p) => p.length > 0);
+  if (halves.length === 0) return unsupported(`Nothing to read competition from: ${notRead.join('; ')}.`, { not_read: notRead.join('; ') });
+  // With one half unread, its pressure is unknown, not zero: the score is 1 − the other half's.
+  const pressure = mean(halves.map(weighted));
+  // The unread half counts as no evidence in the strength.
+  const strength = halves.reduce((s, p) => s + Math.max(...p.map((x) => x.strength)), 0) / 2;
+  const all = [...compared.parts, ...brandParts];
   return {
     score: round3(1 - pressure),
-    evidence: {
-      comparison_share: competition.share,
-      brand_share: brands.share,
-      total: competition.total,
-      examples: [...competition.examples, ...brands.examples].slice(0, 5).join(' | ') || null,
-    },
-    explanation: `${pct(brands.share)} of related queries name a brand and ${pct(competition.share)} compare options${pressure > 0.5 ? ': a crowded space' : ''}.`,
+    evidence: { sources: [...new Set(all.map((p) => p.source))].join(' + '), ...evidence, ...(notRead.length ? { not_read: notRead.join('; ') } : {}) },
+    explanation: `${all.map((p) => p.says).join('; ')}${pressure > 0.5 ? ': a crowded space' : ''}.`.replace(/^./, (c) => c.toUpperCase()),
+    strength: round3(strength),
   };
 }

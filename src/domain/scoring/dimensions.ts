@@ -35,6 +35,23 @@ export interface DimensionScore {
   score: number | null;
   evidence: Evidence;
   explanation: string;
+  /**
+   * How much of the dimension's weight its evidence carries in the overall
+   * confidence, in [0,1]; absent means all of it. Below 1 when the score rests
+   * on thin evidence (a handful of autocomplete topics, a comparison Google's
+   * rounding resolves coarsely).
+   */
+  strength?: number;
+}
+
+/** A source a dimension could not read this time, and why (not recorded, served empty, not asked …). */
+export interface Unavailable {
+  unavailable: string;
+}
+export type Reading<T extends object> = T | Unavailable;
+
+export function isAvailable<T extends object>(reading: Reading<T> | null | undefined): reading is T {
+  return reading !== null && reading !== undefined && !('unavailable' in reading);
 }
 
 export type DimensionScores = Record<Dimension, DimensionScore>;

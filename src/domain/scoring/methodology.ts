@@ -1,12 +1,24 @@
 // What GET /api/methodology publishes: each dimension's formula and weight,
-// how the overall score combines them, and for momentum and the trend classes
-// the backtest behind them (backtest-results.ts). The formulas are written
-// next to the code they describe (dimension-scores.ts, momentum.ts,
-// trend-class.ts); change them together.
+// how the overall score combines them, for momentum and the trend classes the
+// backtest behind them (backtest-results.ts), and how the pain and intent
+// evidence read today agrees with the related-list evidence on recorded
+// answers (agreement-results.ts). The formulas are built from the constants
+// of the code they describe (dimension-scores.ts, modifier-evidence.ts,
+// momentum.ts, trend-class.ts); change the words with them.
+import { MAX_ITEM_CHARS, MODIFIER_FAMILIES, RESOLVED_PHRASE_MEAN } from '../research/modifier-evidence.js';
+import { BRAND_TOPIC_TYPES } from '../research/topic-signals.js';
+import { EVIDENCE_AGREEMENT } from './agreement-results.js';
 import { BACKTEST } from './backtest-results.js';
+import { AUTOCOMPLETE_STRENGTH, BRAND_SATURATION, BREADTH_SCALES, SIGNAL_SATURATION } from './dimension-scores.js';
 import { DIMENSION_WEIGHTS, DIMENSIONS, type Dimension } from './dimensions.js';
 import { FALLING_AT, MIN_POINTS_30D, MIN_POINTS_90D, MOMENTUM_MODELS, RISING_AT } from './momentum.js';
 import { TREND_CLASS_DEFINITIONS, type TrendClass } from './trend-class.js';
+
+const MODIFIER_REQUEST = `the phrase compared over 12 months, in one request, with the phrase plus each family's words joined by Google's OR ("pizza how to + pizza fix + …"; as many as fit in ${MAX_ITEM_CHARS} characters)`;
+const TRENDS_AUTOCOMPLETE = "Trends' autocomplete topics for the phrase (their number and types)";
+const MODIFIER_STRENGTH = `min(1, the phrase's mean / ${RESOLVED_PHRASE_MEAN}) (Google's integer rounding resolves shares finely only when the phrase averages ${RESOLVED_PHRASE_MEAN} or more of its peak)`;
+const signalFormula = (family: 'pain' | 'intent', word: string) =>
+  `The strength-weighted mean of the readings there are: min(1, s / ${SIGNAL_SATURATION[family].modifiers}), s = the family's mean / the phrase's mean in the modifier comparison (the share of the phrase's searches with ${word}), strength ${MODIFIER_STRENGTH}; and min(1, share of related queries with ${word} / ${SIGNAL_SATURATION[family].lists}), strength 1. The dimension's strength is its best reading's. Agreement of the two readings: evidence_agreement.`;
 
 const FORMULAS: Record<Dimension, { formula: string; evidence: string }> = {
   demand: {
@@ -26,20 +38,20 @@ const FORMULAS: Record<Dimension, { formula: string; evidence: string }> = {
     evidence: 'Steps 17–18, 30: interest by country and city.',
   },
   breadth: {
-    formula: '0.5 · min(1, (related queries + related topics) / 40) + 0.5 · min(1, distinct words / 40).',
-    evidence: 'Steps 13–16, 26: related queries and topics.',
+    formula: `The strength-weighted mean of the readings there are. Related lists: 0.5 · min(1, (related queries + related topics) / ${BREADTH_SCALES.listed}) + 0.5 · min(1, distinct words / ${BREADTH_SCALES.words}), strength 1. Autocomplete: 0.5 · min(1, topics / ${BREADTH_SCALES.topics}) + 0.5 · min(1, distinct topic types / ${BREADTH_SCALES.types}), strength ${AUTOCOMPLETE_STRENGTH}. Modifier comparison: the share of the modifier families with any searches, strength ${MODIFIER_STRENGTH}. The dimension's strength is its best reading's.`,
+    evidence: `Steps 3, 13–16 and 26: ${TRENDS_AUTOCOMPLETE}; ${MODIFIER_REQUEST}; related queries and topics when Google lists them.`,
   },
   pain: {
-    formula: 'min(1, share of related queries that seek a fix or an alternative / 0.25).',
-    evidence: 'Step 27: related queries matched against problem words.',
+    formula: signalFormula('pain', 'a problem word'),
+    evidence: `Step 27: ${MODIFIER_REQUEST} (pain words: ${MODIFIER_FAMILIES.pain.join(', ')}); related queries with problem words when Google lists them.`,
   },
   intent: {
-    formula: 'min(1, share of related queries that show buying intent / 0.33).',
-    evidence: 'Step 28: related queries matched against buying words.',
+    formula: signalFormula('intent', 'a buying word'),
+    evidence: `Step 28: ${MODIFIER_REQUEST} (buying words: ${MODIFIER_FAMILIES.intent.join(', ')}); related queries with buying words when Google lists them.`,
   },
   whitespace: {
-    formula: '1 − (0.5 · min(1, comparison share / 0.25) + 0.5 · min(1, brand share / 0.4)).',
-    evidence: 'Step 29: related queries naming brands or comparing options.',
+    formula: `1 − pressure; pressure = the mean of comparison pressure and brand pressure (one alone when the other has nothing to read). Comparison pressure: the strength-weighted mean of min(1, share of the phrase's searches with a comparison word / ${SIGNAL_SATURATION.competition.modifiers}) (modifier comparison) and min(1, share of related queries with one / ${SIGNAL_SATURATION.competition.lists}) (lists). Brand pressure: the same mean of min(1, share of related queries that are a brand name / ${BRAND_SATURATION}) (strength 1) and min(1, share of autocomplete topics whose type names a business (${BRAND_TOPIC_TYPES.join(', ')}) / ${BRAND_SATURATION}) (strength ${AUTOCOMPLETE_STRENGTH}). Strength: the mean of the two halves' best readings (an unread half counts 0).`,
+    evidence: `Steps 3, 29: ${MODIFIER_REQUEST} (comparison words: ${MODIFIER_FAMILIES.competition.join(', ')}); ${TRENDS_AUTOCOMPLETE}; related queries naming brands or comparing options when Google lists them.`,
   },
 };
 
@@ -48,7 +60,7 @@ export function methodology() {
     measured_on: BACKTEST.measured_on,
     overall: {
       formula:
-        'overall = Σ wᵢ·sᵢ / Σ wᵢ over the dimensions that have a score; confidence = (Σ wᵢ over scored dimensions) × data quality (coverage of the 30 days × share of non-zero days). A dimension without evidence lowers the confidence, not the score.',
+        'overall = Σ wᵢ·sᵢ / Σ wᵢ over the dimensions that have a score; confidence = (Σ wᵢ·eᵢ over scored dimensions) × data quality (coverage of the 30 days × share of non-zero days), eᵢ the strength of dimension i\'s evidence (1 unless it says less). A dimension without evidence, or with thin evidence, lowers the confidence, not the score.',
       weights: { ...DIMENSION_WEIGHTS },
     },
     dimensions: Object.fromEntries(DIMENSIONS.map((d) => [d, { weight: DIMENSION_WEIGHTS[d], ...FORMULAS[d] }])) as Record<Dimension, { weight: number; formula: string; evidence: string }>,
@@ -66,6 +78,7 @@ export function methodology() {
         reproduce: 'npm run bench:momentum',
       },
     },
+    evidence_agreement: { ...EVIDENCE_AGREEMENT, reproduce: 'npm run bench:evidence' },
     // In the order the rules are tried.
     trend_classes: (Object.keys(TREND_CLASS_DEFINITIONS) as TrendClass[]).map((trendClass) => ({
       class: trendClass,

@@ -2,11 +2,24 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Db } from '../../../db/connection.js';
 import { isId } from '../../../domain/ids.js';
+import { publicFailure, publicRunError, publicWaitingReason } from '../../../domain/public-error.js';
 import { findInsight } from '../../../insights/insight.repository.js';
 import { findRun, latestRunForInsight, stepsOf, type RunRow } from '../../../research/run.repository.js';
 import { STEP_NAMES } from '../../../research/steps.js';
 import { problem, ProblemError } from '../../problem.js';
 import { DimensionSchema, errorResponses, IdParams, NoQuery } from '../../schemas.js';
+
+const DiscoverySchema = Type.Object(
+  {
+    source: Type.Literal('google-trending-rss'),
+    geo: Type.String(),
+    query: Type.String({ description: 'The trending search as the feed listed it' }),
+    approx_traffic: Type.String({ description: "Google's approximate traffic bucket, e.g. 10K+" }),
+    published: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    news: Type.Array(Type.Object({ title: Type.String(), source: Type.String(), url: Type.String() })),
+  },
+  { description: "What discovery saw in Google's trending feed when it started the run" },
+);
 
 const ResearchReportSchema = Type.Object(
   {
@@ -17,10 +30,11 @@ const ResearchReportSchema = Type.Object(
       provider: Type.String(),
       insight_id: Type.Union([Type.String(), Type.Null()]),
       waiting_reason: Type.Union([Type.String(), Type.Null()]),
-      error: Type.Union([Type.String(), Type.Null()]),
+      error: Type.Union([Type.String(), Type.Null()], { description: 'Which step failed and what kind of failure it was; the full error (upstream text included) is kept for operators' }),
       failed_step: Type.Union([Type.Integer(), Type.Null()]),
       created_at: Type.String({ format: 'date-time' }),
       finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      discovery: Type.Union([DiscoverySchema, Type.Null()], { description: 'Set for runs discovery started from the trending feed' }),
       steps: Type.Array(
         Type.Object({
           step: Type.Integer(),
@@ -31,7 +45,7 @@ const ResearchReportSchema = Type.Object(
           started_at: Type.Union([Type.String(), Type.Null()]),
           finished_at: Type.Union([Type.String(), Type.Null()]),
           summary: Type.Union([Type.String(), Type.Null()]),
-          error: Type.Union([Type.String(), Type.Null()]),
+          error: Type.Union([Type.String(), Type.Null()], { description: "The kind of failure of the step's last attempt" }),
         }),
       ),
       dimensions: Type.Union([Type.Record(Type.String(), DimensionSchema), Type.Null()], {
@@ -52,11 +66,12 @@ async function report(db: Db, run: RunRow) {
       status: run.status,
       provider: run.provider,
       insight_id: run.insight_id,
-      waiting_reason: run.waiting_reason,
-      error: run.error,
+      waiting_reason: publicWaitingReason(run.waiting_reason),
+      error: publicRunError(run.error, run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' }),
       failed_step: run.failed_step,
       created_at: run.created_at.toISOString(),
       finished_at: run.finished_at?.toISOString() ?? null,
+      discovery: run.discovery ?? null,
       steps: STEP_NAMES.map((name, i) => {
         const s = steps.get(i + 1);
         const current = i + 1 === run.next_step && (run.status === 'running' || run.status === 'waiting');
@@ -69,7 +84,7 @@ async function report(db: Db, run: RunRow) {
           started_at: s?.started_at?.toISOString() ?? null,
           finished_at: s?.finished_at?.toISOString() ?? null,
           summary: s?.summary ?? null,
-          error: s?.error ?? null,
+          error: s?.error ? publicFailure(s.error) : null,
         };
       }),
       dimensions: insight?.dimensions ?? null,

@@ -1,0 +1,89 @@
+// Every text parameter refuses control characters with a 400 that names it, and
+// spellings of one list request share one response-cache entry. Before: q=a%00b
+// answered 500 (Postgres refuses NUL), and uncategorized,uncategorized was an
+// entry of its own beside uncategorized.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATEGORY_VALUES } from '../../src/domain/catalog.js';
+import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { insertInsight } from '../support/fixtures.js';
+
+let t: TestApp;
+let key: string;
+let id: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  key = await t.key('enterprise');
+  id = await insertInsight(t.database.db, { score: 0.5, category: 'productivity', title: 'Hygiene fixture' });
+});
+afterAll(() => t.close());
+
+const CONTROLS = ['%00', '%0D', '%1B', '%7F', '%C2%85', '%E2%80%AE', '%08'];
+
+describe('control characters in text parameters', () => {
+  it.each([
+    ['q', (c: string) => `/api/insights?q=a${c}b`],
+    ['category', (c: string) => `/api/insights?category=productivity${c}`],
+    ['trend_class', (c: string) => `/api/insights?trend_class=${c}rising`],
+    ['cursor', (c: string) => `/api/insights?cursor=abc${c}`],
+    ['id', (c: string) => `/api/insights/ins_${c}x`],
+    ['id', (c: string) => `/api/research-runs/run_${c}`],
+  ])('%s: 400 naming the parameter, never 500', async (name, url) => {
+    for (const control of CONTROLS) {
+      const res = await t.app.inject({ url: url(control), headers: bearer(key) });
+      expect(res.statusCode, `${url(control)}: ${res.body}`).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.json().invalid_params?.[0]?.name, url(control)).toBe(name);
+    }
+  });
+
+  it('a parameter name holding one is refused too, on any route', async () => {
+    for (const url of ['/openapi.json?%00=1', '/healthz?a%0Db=1', '/api/insights?%1B[2J=1']) {
+      const res = await t.app.inject({ url, headers: bearer(key) });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().detail).toMatch(/is a parameter name that contains the control character/);
+      expect(res.body).not.toMatch(/[\u0000\r\u001b]/);
+    }
+  });
+
+  it('q=a%00b, as the review sent it, is a 400 (it was a 500)', async () => {
+    const res = await t.app.inject({ url: '/api/insights?q=a%00b', headers: bearer(key) });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toMatch(/^q contains the control character U\+0000/);
+  });
+
+  it('a tab or a newline in the search text is no control character to refuse', async () => {
+    expect((await t.app.inject({ url: '/api/insights?q=hygiene%09fixture', headers: bearer(key) })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: `/api/insights/${id}`, headers: bearer(key) })).statusCode).toBe(200);
+  });
+});
+
+describe('spellings of one request share one response-cache entry', () => {
+  it('lists in any order, repeated, with spaces; search text with any spacing', async () => {
+    const [a, b, c] = ['productivity', CATEGORY_VALUES.find((v) => v !== 'productivity')!, 'uncategorized'];
+    const spellings = [
+      `category=${a},${b},${c}`,
+      `category=${c},${b},${a}`,
+      `category=${a},${a},${b},${c},${c}`,
+      `category=${b}%20,%20${a},${c}`,
+      `category=${c},${a},${b},${a},${b},${c},${a}`,
+    ];
+    const caches = [];
+    for (const spelling of spellings) {
+      const res = await t.app.inject({ url: `/api/insights?${spelling}`, headers: bearer(key) });
+      expect(res.statusCode, spelling).toBe(200);
+      caches.push(res.headers['x-cache']);
+    }
+    expect(caches).toEqual(['miss', 'hit', 'hit', 'hit', 'hit']);
+    const search = [];
+    for (const q of ['fixture%20hygiene', '%20fixture%20%20hygiene%20', 'fixture%09%0Ahygiene']) {
+      search.push((await t.app.inject({ url: `/api/insights?q=${q}`, headers: bearer(key) })).headers['x-cache']);
+    }
+    expect(search).toEqual(['miss', 'hit', 'hit']);
+  });
+
+  it('an unknown value in a list is still named in the 400', async () => {
+    const res = await t.app.inject({ url: '/api/insights?category=productivity,nope', headers: bearer(key) });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toMatch(/category has an unknown value "nope"/);
+  });
+});

@@ -1,0 +1,106 @@
+// The egress routes' shared state in Redis: requests paced per route (not per
+// job), a cooldown after a block that grows while Google keeps blocking, one
+// probe per cooldown while the other jobs wait for its answer, and a refusal
+// that sends the request to another route.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EgressPool, RouteWaitError, type EgressPoolOptions, type Lease } from '../../src/trends/egress-pool.js';
+import type { EgressRoute } from '../../src/trends/egress.js';
+import { createTestRedis, type TestRedis } from '../support/redis.js';
+
+let redis: TestRedis;
+let n = 0;
+beforeAll(async () => {
+  redis = await createTestRedis();
+});
+afterAll(() => redis.destroy());
+
+const A: EgressRoute = { name: 'proxy-a:3128' };
+const B: EgressRoute = { name: 'proxy-b:3128' };
+const options: EgressPoolOptions = { requestsPerMinute: 0, cooldownMs: 60_000, cooldownMaxMs: 400_000, refusedPauseMs: 120_000, requestTimeoutMs: 10_000, random: () => 0.5 };
+/** A pool with keys of its own (each test starts from fresh routes). */
+const pool = (routes: EgressRoute[], extra: Partial<EgressPoolOptions> = {}) => new EgressPool(redis.redis, `{${redis.prefix}:trends:${(n += 1)}}`, routes, { ...options, ...extra });
+const routeOf = (lease: Lease) => ('route' in lease ? lease.route.name : undefined);
+
+describe('the egress pool', () => {
+  it('paces HTTPS requests per route, whichever job sends them: each waits for the slot after the last', async () => {
+    // 600 a minute: 100 ms apart (± 20 %, here exactly: random() = 0.5).
+    const p = pool([A], { requestsPerMinute: 600 });
+    const sent: number[] = [];
+    const started = Date.now();
+    await Promise.all(['job-1', 'job-2', 'job-1', 'job-2', 'job-1'].map((job) => p.pace(A, job).then(() => sent.push(Date.now()))));
+    sent.sort((a, b) => a - b);
+    // Five requests take at least four intervals; a slow machine only spreads them more.
+    expect(sent.at(-1)! - started).toBeGreaterThanOrEqual(4 * 100 - 5);
+    const [budget] = await p.budget();
+    expect(budget).toMatchObject({ requestsLastHour: 5, requests: 5, state: 'open' });
+  });
+
+  it('does not let a job wait inside its request for a slot further than paceWaitSlots intervals: it waits outside, without an attempt', async () => {
+    const p = pool([A], { requestsPerMinute: 60, jitter: 0, paceWaitSlots: 2 }); // 1 s apart: slots now, +1 s, +2 s may be waited for
+    const results = await Promise.all([1, 2, 3, 4].map((j) => p.pace(A, `job-${j}`).then(() => 'sent', (e: unknown) => e)));
+    expect(results.filter((r) => r === 'sent')).toHaveLength(3);
+    const busy = results.find((r) => r !== 'sent');
+    expect(busy).toBeInstanceOf(RouteWaitError);
+    expect(busy).toMatchObject({ reason: 'busy', route: A.name });
+    expect((busy as RouteWaitError).waitMs).toBeGreaterThan(2_000);
+  });
+
+  it('cools a blocked route down, longer with each block in a row, and sends one probe when a cooldown ends while the others wait for it', async () => {
+    const p = pool([A]);
+    const t0 = 1_000_000;
+    const lease = await p.acquire('job-1', [], t0);
+    expect(lease).toEqual({ route: A, probe: false });
+    expect(await p.blocked(A, 'job-1', t0)).toEqual({ cooldownMs: 60_000, started: true });
+    // A request that was in flight when the block began does not lengthen it.
+    expect(await p.blocked(A, 'job-2', t0 + 10)).toEqual({ cooldownMs: 60_000 - 10, started: false });
+    expect(await p.acquire('job-2', [], t0 + 30_000)).toEqual({ waitMs: 30_000, reason: 'cooling' });
+
+    // The cooldown ends: the first job to ask gets the probe; the others wait for its answer.
+    expect(await p.acquire('job-2', [], t0 + 60_001)).toEqual({ route: A, probe: true });
+    expect(await p.acquire('job-3', [], t0 + 60_002)).toMatchObject({ reason: 'probe' });
+    expect(await p.acquire('job-4', [], t0 + 60_003)).toMatchObject({ reason: 'probe' });
+    // Blocked again: twice as long.
+    expect(await p.blocked(A, 'job-2', t0 + 60_100)).toEqual({ cooldownMs: 120_000, started: true });
+    expect(await p.acquire('job-3', [], t0 + 180_101)).toEqual({ route: A, probe: true });
+    expect(await p.blocked(A, 'job-3', t0 + 180_200)).toEqual({ cooldownMs: 240_000, started: true });
+    expect(await p.acquire('job-4', [], t0 + 420_201)).toEqual({ route: A, probe: true });
+    expect(await p.blocked(A, 'job-4', t0 + 420_300)).toEqual({ cooldownMs: 400_000, started: true }); // the longest
+    // This probe is served: the route is open to every job again.
+    expect(await p.acquire('job-5', [], t0 + 820_301)).toEqual({ route: A, probe: true });
+    await p.answered(A, 'job-5', 'answers');
+    expect(routeOf(await p.acquire('job-6', [], t0 + 820_400))).toBe(A.name);
+    expect(routeOf(await p.acquire('job-7', [], t0 + 820_401))).toBe(A.name);
+    const [state] = await p.budget(undefined, t0 + 820_402);
+    expect(state).toMatchObject({ state: 'open', streak: 0, cooldowns: 4, probes: 4, blocked: 5, answers: 1 });
+  });
+
+  it('gives a probe lost with its job (a network error) to the next job, and stops a job that is not the probe from sending meanwhile', async () => {
+    const p = pool([A]);
+    await p.acquire('job-1');
+    await p.blocked(A, 'job-1', Date.now() - 60_001); // a block whose cooldown is over
+    expect(await p.acquire('job-2')).toEqual({ route: A, probe: true });
+    // job-1 still holds the route from before the block: its next request must not go.
+    await expect(p.pace(A, 'job-1')).rejects.toMatchObject({ reason: 'probe' });
+    await p.pace(A, 'job-2');
+    await p.release(A, 'job-2', true);
+    expect(await p.acquire('job-3')).toEqual({ route: A, probe: true });
+    const [state] = await p.budget();
+    expect(state).toMatchObject({ state: 'probing', probes: 2, cooldowns: 1, errors: 1 });
+  });
+
+  it('pauses a route that refused a request and sends it to another; refused on every route, it is the request', async () => {
+    const p = pool([A, B]);
+    const first = await p.acquire('job-1');
+    const refusedBy = [routeOf(first)!];
+    await p.refused('route' in first ? first.route : A, 'job-1');
+    // The same request skips the route that refused it; another request waits for it (paused).
+    const second = await p.acquire('job-1', refusedBy);
+    expect(routeOf(second)).not.toBe(refusedBy[0]);
+    expect(routeOf(await p.acquire('job-2'))).not.toBe(refusedBy[0]);
+    expect(await p.acquire('job-1', [A.name, B.name])).toEqual({ refusedEverywhere: true });
+    const states = await p.budget();
+    expect(states.find((s) => s.route === refusedBy[0])).toMatchObject({ state: 'refused', refused: 1 });
+    await p.clearRefusals(refusedBy);
+    expect((await p.budget()).every((s) => s.state === 'open')).toBe(true);
+  });
+});

@@ -1,0 +1,125 @@
+// The trends job's handling of each outcome, with the pool and Google stubbed:
+// every wait moves the job to `delayed` (no attempt spent, no lock held, the
+// worker never rate-limited: a worker rate limit is what left jobs past their
+// lock, "Missing lock for job trends-… moveJobFromActiveToWait"), a refusal
+// goes to another route, a changed shape fails for good.
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { trendsFetchProcessor } from '../../jobs/trends-fetch.job.js';
+import { RouteWaitError, type EgressPool, type Lease } from '../../src/trends/egress-pool.js';
+import type { GoogleTrendsProvider } from '../../src/trends/google.provider.js';
+import { MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
+
+const ROUTE = { name: 'proxy-a:3128' };
+
+function fakeJob(data: Record<string, unknown> = { request: { kind: 'autocomplete', term: 'pizza' }, provider: 'google' }) {
+  const calls: string[] = [];
+  const job = {
+    id: 'trends-1',
+    name: 'trends-fetch',
+    data,
+    progress: 0 as unknown,
+    delayedUntil: 0,
+    async moveToDelayed(timestamp: number) {
+      calls.push('moveToDelayed');
+      job.delayedUntil = timestamp;
+    },
+    async updateProgress(progress: unknown) {
+      job.progress = progress;
+    },
+    async updateData(next: Record<string, unknown>) {
+      job.data = next;
+    },
+  };
+  return { job, calls };
+}
+
+function fakePool(lease: Lease, blocked = { cooldownMs: 600_000, started: true }) {
+  const calls: string[] = [];
+  const pool = {
+    acquire: async () => lease,
+    pace: async () => {},
+    answered: async (_r: unknown, _j: string, outcome: string) => void calls.push(`answered:${outcome}`),
+    blocked: async () => (calls.push('blocked'), blocked),
+    refused: async () => void calls.push('refused'),
+    release: async (_r: unknown, _j: string, failed: boolean) => void calls.push(`release:${failed}`),
+    clearRefusals: async (routes: string[]) => void calls.push(`clear:${routes.join(',')}`),
+  };
+  return { pool: pool as unknown as EgressPool, calls };
+}
+
+const provider = (behaviour: () => Promise<unknown>) => ({ fetch: behaviour }) as unknown as GoogleTrendsProvider;
+const run = (pool: EgressPool, p: GoogleTrendsProvider, job: ReturnType<typeof fakeJob>['job']) =>
+  trendsFetchProcessor({ pool, provider: p, logger: pino({ level: 'silent' }) })(job as unknown as Job, 'token').then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+
+describe('the trends job', () => {
+  it('waits for a free route as a delayed job, saying until when and why, without spending an attempt', async () => {
+    const { job, calls } = fakeJob();
+    const { pool } = fakePool({ waitMs: 120_000, reason: 'cooling' });
+    const before = Date.now();
+    const result = await run(pool, provider(async () => ({})), job);
+    expect((result as { error: unknown }).error).toBeInstanceOf(DelayedError);
+    expect(calls).toEqual(['moveToDelayed']);
+    expect(job.delayedUntil).toBeGreaterThanOrEqual(before + 120_000);
+    expect(job.progress).toMatchObject({ until: expect.any(Number), reason: expect.stringMatching(/cooling down after a block/) });
+  });
+
+  it('reports a block to the pool and waits out the cooldown it started', async () => {
+    const { job, calls } = fakeJob();
+    const { pool, calls: poolCalls } = fakePool({ route: ROUTE, probe: true }, { cooldownMs: 900_000, started: true });
+    const before = Date.now();
+    const result = await run(pool, provider(async () => Promise.reject(new RateLimitedError('302 to sorry'))), job);
+    expect((result as { error: unknown }).error).toBeInstanceOf(DelayedError);
+    expect(poolCalls).toEqual(['blocked']);
+    expect(calls).toEqual(['moveToDelayed']);
+    expect(job.delayedUntil).toBeGreaterThanOrEqual(before + 900_000);
+    expect(job.progress).toMatchObject({ reason: `route ${ROUTE.name} is cooling down after a block until ${new Date(before + 900_000).toISOString().slice(11, 16)} UTC` });
+  });
+
+  it('waits, releasing the route, when the route closes between its requests', async () => {
+    const { job } = fakeJob();
+    const { pool, calls } = fakePool({ route: ROUTE, probe: false });
+    const result = await run(pool, provider(async () => Promise.reject(new RouteWaitError(ROUTE.name, 5_000, 'cooling'))), job);
+    expect((result as { error: unknown }).error).toBeInstanceOf(DelayedError);
+    expect(calls).toEqual(['release:false']);
+  });
+
+  it('sends a refused request to another route, and fails it with a clear message once every route refused it', async () => {
+    const { job } = fakeJob();
+    const { pool, calls } = fakePool({ route: ROUTE, probe: false });
+    const result = await run(pool, provider(async () => Promise.reject(new RefusedError('400'))), job);
+    expect((result as { error: unknown }).error).toBeInstanceOf(DelayedError);
+    expect(calls).toEqual(['refused']);
+    expect(job.data).toMatchObject({ refusedBy: [ROUTE.name] });
+
+    const everywhere = fakePool({ refusedEverywhere: true });
+    const failed = await run(everywhere.pool, provider(async () => ({})), job);
+    expect((failed as { error: unknown }).error).toBeInstanceOf(UnrecoverableError);
+    expect(String((failed as { error: Error }).error.message)).toMatch(/refused autocomplete for "pizza" \(HTTP 400\) on every egress route \(proxy-a:3128\)/);
+    expect(everywhere.calls).toEqual([`clear:${ROUTE.name}`]);
+  });
+
+  it('fails a changed shape for good, and lets a network error take the normal retry', async () => {
+    const changed = fakePool({ route: ROUTE, probe: false });
+    const a = await run(changed.pool, provider(async () => Promise.reject(new MalformedResponseError('not its JSON'))), fakeJob().job);
+    expect((a as { error: unknown }).error).toBeInstanceOf(UnrecoverableError);
+    expect(changed.calls).toEqual(['answered:changed']);
+
+    const network = fakePool({ route: ROUTE, probe: true });
+    const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    const b = await run(network.pool, provider(async () => Promise.reject(reset)), fakeJob().job);
+    expect((b as { error: unknown }).error).toBe(reset);
+    expect(network.calls).toEqual(['release:true']);
+  });
+
+  it('returns what Google served and tells the pool', async () => {
+    const { pool, calls } = fakePool({ route: ROUTE, probe: true });
+    const result = await run(pool, provider(async () => ({ kind: 'autocomplete', topics: [], outcome: 'empty' })), fakeJob().job);
+    expect(result).toEqual({ value: { kind: 'autocomplete', topics: [], outcome: 'empty' } });
+    expect(calls).toEqual(['answered:answers']);
+  });
+});

@@ -1,0 +1,165 @@
+// The research steps that read related lists and their evidence (13-16, 25-29,
+// 36-39), run in order with the others against Google as it answers today
+// (related lists empty), as it answered before (listed), and as replay answers
+// (recorded lists, no modifier comparison): every run completes its 40 steps,
+// each step records what it was served, and each dimension says what it read.
+import { describe, expect, it } from 'vitest';
+import { ReplayTrendsProvider } from '../../src/trends/replay.provider.js';
+import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
+import { explorePartByPart } from '../../src/trends/explore-parts.js';
+import { NotRecordedError, requestKey, type RankedItem, type TrendsRequest, type TrendsResponse } from '../../src/trends/types.js';
+import { STEP_NAMES, STEPS, type StepContext, type StepName } from '../../src/research/steps.js';
+import { TrendsFailedError } from '../../src/research/trends-gateway.js';
+import { DIMENSIONS, type DimensionScore } from '../../src/domain/scoring/dimensions.js';
+import { runSteps } from '../support/steps-harness.js';
+import { RECORDED_DIR } from '../support/shared-data.js';
+
+const TODAY = () => new Date(Date.UTC(2026, 10, 24));
+const RELATED_STEPS = ['related_queries_top', 'related_queries_rising', 'related_topics_top', 'related_topics_rising'] as const;
+const item = (label: string, value: number, formattedValue = String(value)): RankedItem => ({ label, value, breakout: formattedValue === 'Breakout', formattedValue });
+
+/**
+ * Google as a fake: the synthetic world for everything, except what `override`
+ * answers (a request kind, an explore part); explores are answered part by part
+ * so an override reaches their parts too.
+ */
+function google(override: (request: TrendsRequest) => Promise<TrendsResponse> | undefined = () => undefined) {
+  const synthetic = new SyntheticTrendsProvider(TODAY);
+  const fetch = async (request: TrendsRequest): Promise<TrendsResponse> => {
+    if (request.kind === 'explore') return explorePartByPart(request, fetch);
+    return (await override(request)) ?? synthetic.fetch(request);
+  };
+  return fetch;
+}
+
+const isModifierComparison = (r: TrendsRequest) => r.kind === 'interestOverTime' && r.keywords.some((k) => k.includes(' + '));
+const scored = (outputs: Map<StepName, any>) => DIMENSIONS.filter((d) => (outputs.get(`score_${d}` as StepName) as DimensionScore).score !== null);
+
+describe('against Google as it answers automated clients today (related lists empty)', () => {
+  it('completes all 40 steps, records the empty lists, and scores every dimension from what is served', async () => {
+    const { outputs, summaries, requests } = await runSteps('Meal planning app for busy parents', google());
+    expect(outputs.size).toBe(40);
+    for (const step of RELATED_STEPS) {
+      expect(outputs.get(step)).toMatchObject({ served: 'empty', items: [] });
+      expect(summaries.get(step)).toMatch(/^empty: Google served no list/);
+    }
+    expect(outputs.get('breakout')).toMatchObject({ rising_queries: 'empty', breakout_queries: [] });
+    expect(summaries.get('breakout')).toMatch(/no rising queries to read \(empty\); series z/);
+
+    // The modifier comparison: one request of the phrase and three OR-items, 12 months.
+    const pain = outputs.get('pain_signals');
+    expect(pain.modifier_comparison).toMatchObject({ outcome: 'served', keywords: [expect.any(String), expect.stringContaining(' how to + '), expect.stringContaining(' price + '), expect.stringContaining(' vs + ')] });
+    expect(pain.modifiers).toMatchObject({ family: 'pain', share: expect.any(Number), terms: expect.arrayContaining(['how to']) });
+    expect(pain.lists).toEqual({ unavailable: expect.stringMatching(/served them empty/) });
+
+    expect(scored(outputs)).toEqual([...DIMENSIONS]);
+    for (const d of ['pain', 'intent'] as const) expect(outputs.get(`score_${d}`).evidence).toMatchObject({ sources: 'modifier comparison', not_read: expect.stringMatching(/related queries: Google served them empty/) });
+    expect(outputs.get('score_breadth').evidence.sources).toBe('autocomplete + modifier comparison');
+    expect(outputs.get('score_whitespace').evidence.sources).toBe('modifier comparison + autocomplete');
+    expect(outputs.get('aggregate').overall.scoredDimensions).toBe(8);
+
+    // What the run asks Google (the steps that share a request ask it once a day): autocomplete,
+    // 90 days, 5 years, the anchor comparison, the explore of related lists (and own maps), the
+    // modifier comparison; and the maps against the anchor when step 17 reads those.
+    const distinct = [...new Map(requests.map((r) => [requestKey(r), r])).values()];
+    const againstAnchor = outputs.get('interest_by_country').compared_with !== null;
+    expect(distinct.map((r) => r.kind).sort()).toEqual(['autocomplete', ...Array(againstAnchor ? 3 : 2).fill('explore'), 'interestOverTime', 'interestOverTime', 'interestOverTime']);
+    const withModifiers = distinct.filter((r) => 'keywords' in r && r.keywords.some((k) => k.includes(' + ')));
+    expect(withModifiers).toEqual([{ kind: 'explore', keywords: pain.modifier_comparison.keywords, timeframe: '12m', geo: '', parts: ['series'] }]);
+  });
+
+  it('scores pain and intent as unscored, with the reason, when Google has too little data for the comparison, and still completes', async () => {
+    const fetch = google((r) =>
+      isModifierComparison(r) && r.kind === 'interestOverTime'
+        ? Promise.resolve({
+            kind: 'interestOverTime',
+            keywords: r.keywords,
+            outcome: 'no_data',
+            points: Array.from({ length: 52 }, (_, i) => ({ date: `2026-01-${String((i % 28) + 1).padStart(2, '0')}`, values: r.keywords.map(() => 0), hasData: r.keywords.map(() => false), isPartial: false })),
+          })
+        : undefined,
+    );
+    const { outputs } = await runSteps('Meal planning app for busy parents', fetch);
+    expect(outputs.size).toBe(40);
+    expect(outputs.get('pain_signals').modifier_comparison.outcome).toBe('no_data');
+    expect(outputs.get('score_pain')).toMatchObject({ score: null, explanation: expect.stringMatching(/too little data for the phrase/) });
+    expect(outputs.get('score_intent').score).toBeNull();
+    // Breadth and whitespace still have autocomplete; the confidence says how much less there is.
+    expect(scored(outputs)).toEqual(['demand', 'momentum', 'durability', 'reach', 'breadth', 'whitespace']);
+    expect(outputs.get('aggregate').overall.confidence).toBeLessThan(0.75);
+  });
+
+  it('goes on when the comparison fails for good (a refusal), and records why', async () => {
+    const fetch = google((r) => (isModifierComparison(r) ? Promise.reject(new TrendsFailedError('Google refused the request (400)')) : undefined));
+    const { outputs } = await runSteps('Dog walking marketplace', fetch);
+    expect(outputs.size).toBe(40);
+    expect(outputs.get('demand_breadth').modifier_comparison).toMatchObject({ outcome: 'failed', reason: 'Google refused the request (400)' });
+    expect(outputs.get('score_pain').explanation).toMatch(/modifier comparison: its request failed/);
+  });
+});
+
+describe('against Google listing related lists (as before 2024-08, or should it serve them again)', () => {
+  const lists = {
+    relatedQueries: { top: [item('meal planning app', 100), item('best meal planning app', 60), item('how to meal plan', 30), item('mealime vs plan to eat', 10)], rising: [item('ai meal planning', 5000, 'Breakout')] },
+    relatedTopics: { top: [item('Meal planning', 100), item('Mealime', 40)], rising: [item('Meal prep', 120, '+120%')] },
+  };
+  const fetch = google((r) => (r.kind === 'relatedQueries' || r.kind === 'relatedTopics' ? Promise.resolve({ kind: r.kind, ...lists[r.kind] }) : undefined));
+
+  it('reads the lists as well: breakout queries, and each dimension names both sources', async () => {
+    const { outputs, summaries } = await runSteps('Meal planning app for busy parents', fetch, { hints: ['meal planning'] });
+    expect(outputs.get('related_queries_top')).toMatchObject({ served: 'listed', items: [{ label: 'meal planning app' }, {}, {}, {}] });
+    expect(summaries.get('related_queries_top')).toBe('4: meal planning app, best meal planning app, how to meal plan, …');
+    expect(outputs.get('breakout')).toMatchObject({ rising_queries: 'listed', breakout_queries: ['ai meal planning'] });
+    expect(outputs.get('pain_signals').lists).toMatchObject({ matched: 1, total: 5 });
+    for (const d of ['pain', 'intent'] as const) expect(outputs.get(`score_${d}`).evidence.sources).toBe('modifier comparison + related queries');
+    expect(outputs.get('score_breadth').evidence).toMatchObject({ sources: 'related lists + autocomplete + modifier comparison', related_queries: 5, related_topics: 3 });
+    expect(outputs.get('score_whitespace').evidence.sources).toBe('modifier comparison + related queries + autocomplete');
+    expect(scored(outputs)).toHaveLength(8);
+  });
+});
+
+describe('against replay (recorded lists, no modifier comparison ever recorded)', () => {
+  it('completes "pizza": the comparison is recorded as not recorded, and the dimensions read the recorded lists', async () => {
+    const replay = new ReplayTrendsProvider(RECORDED_DIR);
+    const { outputs, summaries } = await runSteps('pizza', (r) => replay.fetch(r), { anchor: 'bagel' });
+    expect(outputs.size).toBe(40);
+    for (const step of RELATED_STEPS) expect(outputs.get(step).served).toBe('listed');
+    const pain = outputs.get('pain_signals');
+    expect(pain.modifier_comparison).toMatchObject({ outcome: 'not_recorded', reason: expect.stringMatching(/replay has no recording/) });
+    expect(pain.modifiers).toEqual({ unavailable: 'replay has no recording of it (it never invents one)' });
+    expect(summaries.get('buyer_intent')).toBe('modifier comparison: not read (replay has no recording of it); related queries: 6 of 38 related queries');
+    expect(outputs.get('score_intent')).toMatchObject({ score: expect.any(Number), evidence: { sources: 'related queries', list_matched: 6, not_read: expect.stringMatching(/^modifier comparison: replay/) } });
+    expect(outputs.get('score_pain')).toMatchObject({ score: 0, strength: 1 });
+    expect(outputs.get('score_breadth').evidence.sources).toBe('related lists + autocomplete');
+    expect(outputs.get('breakout').breakout_queries).toEqual(['licorice pizza']);
+    expect(scored(outputs)).toEqual([...DIMENSIONS]);
+  });
+
+  it('records lists replay has no recording of as not recorded, and reads the comparison instead', async () => {
+    const fetch = google((r) => (r.kind === 'relatedQueries' || r.kind === 'relatedTopics' ? Promise.reject(new NotRecordedError(`replay has no recording of ${r.kind}`)) : undefined));
+    const { outputs, summaries } = await runSteps('Dog walking marketplace', fetch);
+    for (const step of RELATED_STEPS) expect(outputs.get(step)).toMatchObject({ served: 'not_recorded', items: [], reason: expect.stringMatching(/replay has no recording/) });
+    expect(summaries.get('related_topics_rising')).toBe('not recorded by replay');
+    expect(outputs.get('breakout').rising_queries).toBe('not_recorded');
+    expect(outputs.get('score_pain').evidence).toMatchObject({ sources: 'modifier comparison', not_read: 'related queries: replay has no recording of them' });
+    expect(scored(outputs)).toHaveLength(8);
+  });
+});
+
+describe('runs recorded before these steps read the modifier comparison', () => {
+  it('score steps 36-39 from the related-list outputs those runs recorded', async () => {
+    const old: Partial<Record<StepName, unknown>> = {
+      demand_breadth: { queries: 30, topics: 10, vocabulary: 20 },
+      pain_signals: { share: 0.1, matched: 3, total: 30, examples: ['x how to'] },
+      buyer_intent: { share: 0.33, matched: 10, total: 30, examples: ['best x'] },
+      competition_signals: { comparisons: { share: 0, matched: 0, total: 30, examples: [] }, brands: { share: 0.2, matched: 6, total: 30, examples: ['x hut'] } },
+    };
+    const ctx = { out: (name: StepName) => old[name] } as unknown as StepContext;
+    const run = async (name: StepName) => (await STEPS[STEP_NAMES.indexOf(name)]!.run(ctx)) as DimensionScore;
+    expect(await run('score_breadth')).toMatchObject({ score: 0.75, evidence: { sources: 'related lists' } });
+    expect(await run('score_pain')).toMatchObject({ score: 0.4, evidence: { not_read: expect.stringMatching(/not asked by this run/) } });
+    expect((await run('score_intent')).score).toBe(1);
+    expect((await run('score_whitespace')).score).toBe(0.75);
+    expect(STEPS[STEP_NAMES.indexOf('pain_signals')]!.summarize(old.pain_signals)).toBe('3 of 30 queries (e.g. "x how to")');
+  });
+});
