@@ -7,6 +7,7 @@ import { CATEGORY_VALUES, SOURCE_VALUES } from '../../src/domain/catalog.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { newId } from '../../src/domain/ids.js';
+import { utcDay } from '../../src/domain/quota.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { insertInsight } from '../support/fixtures.js';
 
@@ -257,10 +258,14 @@ describe('caching', () => {
   });
 
   it('counts unlimited-plan requests served without a Redis round trip, and asks Redis while out of sync', async () => {
-    const enterprise = await t.key('enterprise');
+    const { key: enterprise, accountId } = await createApiKey(t.database.db, 'unlimited counts', 'enterprise');
     expect(t.readModel.current()).toBeDefined();
     for (let i = 0; i < 5; i += 1) expect((await get('/api/insights?limit=2', bearer(enterprise))).statusCode).toBe(200);
-    // The counts were sent without waiting; /api/usage (which always asks Redis) sees all of them and itself.
+    // The counts were sent without waiting (the first one seeds today's counter from Postgres
+    // first): wait until Redis holds all five, then /api/usage (which always asks Redis) sees
+    // them and itself.
+    const counted = t.redis.keys.quota(accountId, utcDay(new Date()));
+    await expect.poll(async () => Number(await t.redis.redis.get(counted)), { timeout: 10_000 }).toBe(5);
     const usage = (await get('/api/usage', bearer(enterprise))).json().data;
     expect(usage).toMatchObject({ plan: 'enterprise', limit: null, used: 6, remaining: null });
 
