@@ -198,6 +198,29 @@ describe('allow-lists', () => {
     expect(refusal('2002:7f00:1::', allowed)).not.toBeNull();
   });
 
+  it.each([
+    ['64:ff9b::/96', '64:ff9b::a9fe:a9fe'],
+    ['64:ff9b::/96', '64:ff9b::7f00:1'],
+    ['2002::/16', '2002:a9fe:a9fe::'],
+    ['2000::/3', '2001:0:a9fe:a9fe::1'],
+    ['2000::/3', '2001:0:4136:e378:8000:63bf:5601:5601'], // Teredo client 169.254.169.254 stored inverted
+    ['64:ff9b:1::/48', '64:ff9b:1::a9fe:a9fe'],
+  ])('an IPv6 CIDR (%s) does not admit loopback or metadata carried inside it (%s)', (cidr, address) => {
+    expect(refusal(address, { allowPrivate: false, allowedCidrs: [cidr] })).toMatch(/metadata|loopback/);
+  });
+
+  it('an IPv6 CIDR still admits private receivers behind it, and the carried address can be listed itself', () => {
+    expect(refusal('64:ff9b::a00:5', { allowPrivate: false, allowedCidrs: ['64:ff9b::/96'] })).toBeNull(); // 10.0.0.5 through NAT64
+    expect(refusal('64:ff9b::7f00:1', { allowPrivate: false, allowedCidrs: ['64:ff9b::/96', '127.0.0.1/32'] })).toBeNull();
+  });
+
+  it.each(['64:ff9b:1:1::a9fe:a9fe', '64:ff9b:1:0:0:ffff:a9fe:a9fe', '64:ff9b:1:a9fe:a9:fe00:0:1', '64:ff9b:1:ffa9:fe:a9fe::1', '64:ff9b:1:ffff:ffa9:fea9:fe00:0'])(
+    'NAT64 local-use %s carries metadata at some layout and is refused even with WEBHOOK_ALLOW_PRIVATE',
+    (address) => {
+      expect(refusal(address, { allowPrivate: true, allowedCidrs: [] })).toMatch(/metadata/);
+    },
+  );
+
   it.each(['10.0.0.0/8/99', '10.0.0.0/', '10.0.0.0/33', '10.0.0.0/08', '10.0.0.0/8 ', '10.0.0.1/8', '::/129', 'fe80::/10%eth0', '10.0.0.0/-1', '10.0.0.0/+8', '010.0.0.0/8', 'example.com/8'])(
     '%j is refused, not read as something else',
     (cidr) => {

@@ -78,7 +78,10 @@ function carriedIpv4(b: Uint8Array): Carried | null {
   if (zero(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && zero(b, 10, 12)) return { addresses: [last()], whenPublic: 'reserved' }; // translated
   if (startsWith(b, [0, 0x64, 0xff, 0x9b]) && zero(b, 4, 12)) return { addresses: [last()], whenPublic: 'public' }; // NAT64, well-known prefix
   if (startsWith(b, [0, 0x64, 0xff, 0x9b, 0, 1])) {
-    // NAT64, local-use prefix: the operator picks the prefix length, so every RFC 6052 layout whose fixed zeros hold is a candidate.
+    // NAT64, local-use prefix: the operator picks the prefix length, so every RFC 6052 layout
+    // whose fixed zeros hold is a candidate. A gateway need not check those zeros, and the
+    // prefix may sit anywhere inside the /48: at every layout, whatever the other bytes hold,
+    // loopback or metadata is refused too.
     const addresses: IpAddress[] = [];
     if (zero(b, 6, 12)) addresses.push(last());
     if (b[8] === 0) {
@@ -86,6 +89,8 @@ function carriedIpv4(b: Uint8Array): Carried | null {
       if (zero(b, 12, 16)) addresses.push(at(7, 9, 10, 11)); // /56
       if (zero(b, 11, 16)) addresses.push(at(6, 7, 9, 10)); // /48
     }
+    const anyLayout = [last(), at(9, 10, 11, 12), at(7, 9, 10, 11), at(6, 7, 9, 10)];
+    addresses.push(...anyLayout.filter((v4) => ['metadata', 'loopback'].includes(classOfIpv4(v4))));
     return { addresses, whenPublic: 'reserved' };
   }
   if (startsWith(b, [0x20, 0x02])) return { addresses: [at(2, 3, 4, 5)], whenPublic: 'public' }; // 6to4
@@ -141,10 +146,28 @@ export function allowedList(policy: AddressPolicy): readonly Cidr[] {
 }
 
 /** null when the address may be contacted, else the reason it may not. */
+/**
+ * Whether the allow-list admits this address. An IPv4 CIDR also admits the IPv4-mapped
+ * spelling of its addresses (the parser reads that spelling as the IPv4 address). An IPv6
+ * CIDR admits the addresses inside it, except that one carrying loopback or cloud metadata
+ * (through NAT64, 6to4, Teredo and the like) is admitted only when that IPv4 address is
+ * listed itself: listing the NAT64 prefix to reach private receivers must not open the
+ * metadata service or this host through it.
+ */
+function listed(ip: IpAddress, allowed: readonly Cidr[]): boolean {
+  if (!matchesAny(ip, allowed)) return false;
+  if (ip.family === 4) return true;
+  const carried = carriedIpv4(ip.bytes);
+  if (!carried) return true;
+  return carried.addresses.every((v4) => {
+    const kind = classOfIpv4(v4);
+    return (kind !== 'metadata' && kind !== 'loopback') || matchesAny(v4, allowed);
+  });
+}
+
 export function refusal(address: string, policy: AddressPolicy, allowed: readonly Cidr[] = allowedList(policy)): string | null {
   const ip = parseIp(address);
-  // Listed as written, or as the IPv4 address an IPv4-mapped spelling is; never through other forms that carry it.
-  if (ip && matchesAny(ip, allowed)) return null;
+  if (ip && listed(ip, allowed)) return null;
   const kind = ip ? (ip.family === 4 ? classOfIpv4(ip) : classOfIpv6(ip)) : 'reserved';
   if (kind === 'public') return null;
   if (policy.allowPrivate && kind !== 'metadata') return null;
