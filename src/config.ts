@@ -132,6 +132,8 @@ export interface HttpLimits {
   readonly keepAliveTimeoutMs: number;
   /** Connections beyond this are refused at accept. */
   readonly maxConnections: number;
+  /** Once half of maxConnections are open, a client (an IPv4 address, an IPv6 /64; TRUST_PROXY's proxies exempt) holding this many gets no more. */
+  readonly maxConnectionsPerClient: number;
   /** Requests one connection may have in flight (pipelined); past it, it stops being read and is closed. */
   readonly maxPipelined: number;
   /** Bytes of answers one connection may leave unread in the process; past it, likewise. */
@@ -324,6 +326,7 @@ export function loadConfig(env: Env = process.env): Config {
       headersTimeoutMs: integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000),
       keepAliveTimeoutMs: integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 600_000),
       maxConnections: integer('HTTP_MAX_CONNECTIONS', 2_000, 1, 1_000_000),
+      maxConnectionsPerClient: integer('HTTP_MAX_CONNECTIONS_PER_CLIENT', 256, 1, 1_000_000),
       maxPipelined: integer('HTTP_MAX_PIPELINED', 16, 1, 1_000),
       maxQueuedBytes: integer('HTTP_MAX_UNREAD_KB', 1_024, 64, 1_048_576) * 1024,
       maxQueuedTotalBytes: integer('HTTP_MAX_UNREAD_TOTAL_MB', 64, 1, 65_536) * 1024 * 1024,

@@ -22,6 +22,7 @@ import { controlCharacterProblem, escapeForTerminal } from '../domain/text.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { registerApiGuard } from './api-guard.js';
 import { ConnectionGuard } from './connection-guard.js';
+import { answerClientError, ConnectionsPerClient } from './client-connections.js';
 import { registerSecurityHeaders } from './security-headers.js';
 import { matchesAny, parseCidr, parseIp, type Cidr } from '../domain/ip.js';
 import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
@@ -77,6 +78,7 @@ const DEFAULT_HTTP_LIMITS: HttpLimits = {
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 2_000,
+  maxConnectionsPerClient: 256,
   maxPipelined: 16,
   maxQueuedBytes: 1024 * 1024,
   maxQueuedTotalBytes: 64 * 1024 * 1024,
@@ -176,9 +178,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       server.setTimeout(limits.requestTimeoutMs);
       server.maxConnections = limits.maxConnections;
       connections.attach(server);
+      new ConnectionsPerClient(limits.maxConnections, limits.maxConnectionsPerClient, (address) => isTrustedProxy(address, trusted), (event) =>
+        deps.logger.warn({ connection: event }, 'refusing connections past HTTP_MAX_CONNECTIONS_PER_CLIENT'),
+      ).attach(server);
       return server;
     },
     requestIdHeader: 'x-request-id',
+    clientErrorHandler: answerClientError,
     // X-Forwarded-For is believed only from the listed proxies, judged by the same parser as every other address.
     ...(trusted.length > 0 ? { trustProxy: (address: string) => isTrustedProxy(address, trusted) } : {}),
     logController: new OneLinePerRequest(),

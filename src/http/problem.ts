@@ -30,6 +30,8 @@ export const PROBLEM_TYPES = {
   methodNotAllowed: { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 },
   quotaExceeded: { type: '/problems/quota-exceeded', title: 'Daily quota exceeded', status: 429 },
   authThrottled: { type: '/problems/too-many-failed-authentications', title: 'Too many failed authentications', status: 429 },
+  requestTimeout: { type: '/problems/request-timeout', title: 'Request timeout', status: 408 },
+  headersTooLarge: { type: '/problems/request-headers-too-large', title: 'Request headers too large', status: 431 },
   tooManyPipelined: { type: '/problems/too-many-pipelined-requests', title: 'Too many pipelined requests', status: 429 },
   unavailable: { type: '/problems/unavailable', title: 'Service unavailable', status: 503 },
   internal: { type: '/problems/internal', title: 'Internal error', status: 500 },

@@ -70,7 +70,8 @@ describe('slow peers and hostile URLs against the real web process', () => {
     // Two web processes: one with short connection bounds for the slow clients, one with
     // the defaults and a 4 MB cache for the memory test (where a loaded test machine must
     // not turn a slow answer into a timeout).
-    web = new ServiceProcess('web', { ...env, HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), HTTP_HEADERS_TIMEOUT_MS: '3000' });
+    // 200 slow connections from one address: more than a client's share of connection slots by default.
+    web = new ServiceProcess('web', { ...env, HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), HTTP_HEADERS_TIMEOUT_MS: '3000', HTTP_MAX_CONNECTIONS_PER_CLIENT: '1000' });
     cacheWeb = new ServiceProcess('web', { ...env, API_CACHE_MAX_MB: '4' });
     base = (await web.ready).url!;
     cacheBase = (await cacheWeb.ready).url!;
