@@ -9,7 +9,7 @@ import path from 'node:path';
 import { readSeriesCsv } from '../src/demo/demo-seed.js';
 import { forecastValues } from '../src/domain/forecast/forecaster.js';
 import { classValidity, momentumWindows, publishedFigures, scoreValidity, type MomentumWindow, type ScoreValidity } from '../src/domain/scoring/momentum-backtest.js';
-import { momentumFeatures, MOMENTUM_MODELS } from '../src/domain/scoring/momentum.js';
+import { momentumFeatures, MOMENTUM_MODELS } from '../src/domain/scoring/momentum-features.js';
 import { TREND_CLASSES } from '../src/domain/scoring/trend-class.js';
 import { momentumV1 } from './lib/momentum-v1.js';
 import { printJsonLine, printTable, round } from './lib/report.js';

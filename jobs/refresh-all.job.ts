@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { FlowProducer, Job } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { groupByLevel } from '../src/domain/trends/batching.js';
+import { refreshEstimate, type RefreshPacing } from '../src/domain/trends/refresh-estimate.js';
 import type { Logger } from '../src/logger.js';
 import { INGEST_JOB_OPTIONS, JOBS } from '../src/queue/queues.js';
 import { providerOf } from './refresh-insight.job.js';
@@ -51,8 +52,8 @@ export interface RefreshAllDeps {
   ingestQueue: { name: string; prefix: string };
   provider: string;
   logger?: Logger;
-  /** Says whether the plan fits before the next refresh at the current rate (see runtime/budget.ts). */
-  check?: (plan: RefreshPlan) => { fits: boolean; advice: string; minutesNeeded: number; minutesAvailable: number };
+  /** When set, the job warns if the plan cannot finish before the next refresh at this rate. */
+  pacing?: RefreshPacing;
 }
 
 export function refreshAllProcessor(deps: RefreshAllDeps) {
@@ -77,7 +78,7 @@ export function refreshAllProcessor(deps: RefreshAllDeps) {
         opts: { ...INGEST_JOB_OPTIONS, jobId: `${parentId}-g${i}`, ignoreDependencyOnFailure: true },
       })),
     });
-    const check = deps.check?.(plan);
+    const check = deps.pacing === undefined ? undefined : refreshEstimate(plan, deps.provider, deps.pacing);
     if (check && !check.fits) {
       deps.logger?.warn(
         { insights: plan.insights, requests: plan.requests, minutesNeeded: check.minutesNeeded, minutesAvailable: check.minutesAvailable },

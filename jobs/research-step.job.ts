@@ -27,7 +27,8 @@ import {
   type RunRow,
 } from '../src/research/run.repository.js';
 import { StepRecorder } from '../src/research/step-recorder.js';
-import { trendsPlan, type TrendsPlanName } from '../src/research/trends-plan.js';
+import type { TrendsPlanName } from '../src/config.js';
+import { trendsPlan } from '../src/research/trends-plan.js';
 import { STEP_COUNT, STEP_NAMES, STEPS, type StepContext, type StepName } from '../src/research/steps.js';
 import { researchPriority, sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../src/research/trends-gateway.js';
 

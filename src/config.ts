@@ -8,7 +8,6 @@ import { parseEnv } from 'node:util';
 import { CronExpressionParser } from 'cron-parser';
 import { parseCidr } from './domain/ip.js';
 import { parseProxyUrl, ProxyUrlError } from './domain/proxy-url.js';
-import { TRENDS_PLANS, type TrendsPlanName } from './research/trends-plan.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -144,6 +143,9 @@ export interface HttpLimits {
 
 export const TRENDS_PROVIDERS = ['google', 'replay', 'synthetic'] as const;
 export type TrendsProviderName = (typeof TRENDS_PROVIDERS)[number];
+/** How a research run asks Google for what its steps need (research/trends-plan.ts builds each). */
+export const TRENDS_PLANS = ['batched', 'single'] as const;
+export type TrendsPlanName = (typeof TRENDS_PLANS)[number];
 
 /** Variables an older release read, and what replaces them (reported, so an old .env cannot mean something else silently). */
 const RETIRED_VARIABLES: ReadonlyArray<[string, string]> = [
@@ -258,6 +260,33 @@ export function loadConfig(env: Env = process.env): Config {
     return value as T;
   };
 
+  const host = text('HOST') ?? '127.0.0.1';
+  const port = integer('PORT', 3000, 0, 65535);
+  const trustProxy: string[] = [];
+  const trustProxyText = text('TRUST_PROXY');
+  if (trustProxyText !== undefined && trustProxyText !== 'false') {
+    for (const cidr of trustProxyText.split(',').map((c) => c.trim())) {
+      if (cidr === 'true' || cidr === '*') {
+        problems.push('TRUST_PROXY must list the proxies (addresses or CIDRs such as 10.0.0.0/8); trusting every sender would let any client choose the address it is limited by');
+        continue;
+      }
+      try {
+        parseCidr(cidr);
+        trustProxy.push(cidr);
+      } catch (error) {
+        problems.push(`TRUST_PROXY: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+  // Links in webhook bodies point here; by default at this process's own address.
+  const publicBaseUrl = (text('PUBLIC_BASE_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/$/, '');
+  try {
+    const base = new URL(publicBaseUrl);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') problems.push(`PUBLIC_BASE_URL must be http:// or https:// (got ${base.protocol})`);
+  } catch {
+    problems.push(`PUBLIC_BASE_URL is not a valid URL (got ${shownValue(publicBaseUrl)})`);
+  }
+
   const config: Config = {
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseReadUrl: url('DATABASE_READ_URL', ['postgres:', 'postgresql:']),
@@ -277,8 +306,8 @@ export function loadConfig(env: Env = process.env): Config {
       return nodes.filter((n): n is { host: string; port: number } => n !== undefined);
     })(),
     databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 200),
-    host: text('HOST') ?? '127.0.0.1',
-    port: integer('PORT', 3000, 0, 65535),
+    host,
+    port,
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     dataDir: path.resolve(PROJECT_ROOT, text('DATA_DIR') ?? '.data'),
     redisPrefix: text('REDIS_PREFIX') ?? 'si',
@@ -287,7 +316,10 @@ export function loadConfig(env: Env = process.env): Config {
     apiCacheMaxBytes: integer('API_CACHE_MAX_MB', 64, 1, 65_536) * 1024 * 1024,
     usageFlushMs: integer('USAGE_FLUSH_MS', 30_000, 100, 60_000),
     trendsProvider: oneOf('TRENDS_PROVIDER', TRENDS_PROVIDERS, 'google'),
-    trendsRequestsPerMinute: 0,
+    // Live Google only (replay and synthetic are local). 12 a minute, one request every 5 s: trendspy's
+    // author sent 500 five-keyword requests 5 s apart without a block (trendspy #4), where bursts are
+    // blocked after 50–200 (trendspy #5). docs/operations.md, "Pacing Google".
+    trendsRequestsPerMinute: integer('TRENDS_REQUESTS_PER_MINUTE', 12, 0, 100_000),
     trendsAnchor: text('TRENDS_ANCHOR'),
     trendsGeo: text('TRENDS_GEO') ?? '',
     trendsRequestPlan: oneOf('TRENDS_REQUEST_PLAN', TRENDS_PLANS, 'batched'),
@@ -332,8 +364,8 @@ export function loadConfig(env: Env = process.env): Config {
       maxQueuedTotalBytes: integer('HTTP_MAX_UNREAD_TOTAL_MB', 64, 1, 65_536) * 1024 * 1024,
     },
     metricsPort: text('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 9464, 1, 65535),
-    publicBaseUrl: '',
-    trustProxy: [],
+    publicBaseUrl,
+    trustProxy,
   };
   if (config.adminToken !== undefined && config.adminToken.length < 16) {
     problems.push('ADMIN_TOKEN must be at least 16 characters (openssl rand -hex 24)');
@@ -347,29 +379,6 @@ export function loadConfig(env: Env = process.env): Config {
     } catch (error) {
       problems.push(`WEBHOOK_ALLOWED_CIDRS: ${error instanceof Error ? error.message : String(error)}`);
     }
-  }
-  const trustProxy = text('TRUST_PROXY');
-  if (trustProxy !== undefined && trustProxy !== 'false') {
-    for (const cidr of trustProxy.split(',').map((c) => c.trim())) {
-      if (cidr === 'true' || cidr === '*') {
-        problems.push('TRUST_PROXY must list the proxies (addresses or CIDRs such as 10.0.0.0/8); trusting every sender would let any client choose the address it is limited by');
-        continue;
-      }
-      try {
-        parseCidr(cidr);
-        (config.trustProxy as string[]).push(cidr);
-      } catch (error) {
-        problems.push(`TRUST_PROXY: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-  }
-  // Links in webhook bodies point here; by default at this process's own address.
-  (config as { publicBaseUrl: string }).publicBaseUrl = (text('PUBLIC_BASE_URL') ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`).replace(/\/$/, '');
-  try {
-    const base = new URL(config.publicBaseUrl);
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') problems.push(`PUBLIC_BASE_URL must be http:// or https:// (got ${base.protocol})`);
-  } catch {
-    problems.push(`PUBLIC_BASE_URL is not a valid URL (got ${shownValue(config.publicBaseUrl)})`);
   }
   const proxyNames: string[] = [];
   config.trendsProxyUrls.forEach((proxy, i) => {
@@ -388,10 +397,6 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.trendsGeo !== '' && !/^[A-Z]{2}(-[A-Z0-9]{1,3})?$/.test(config.trendsGeo)) {
     problems.push(`TRENDS_GEO must be empty (worldwide) or a country code such as US or US-CA (got "${config.trendsGeo}")`);
   }
-  // Live Google only (replay and synthetic are local). 12 a minute, one request every 5 s: trendspy's
-  // author sent 500 five-keyword requests 5 s apart without a block (trendspy #4), where bursts are
-  // blocked after 50–200 (trendspy #5). docs/operations.md, "Pacing Google".
-  (config as { trendsRequestsPerMinute: number }).trendsRequestsPerMinute = integer('TRENDS_REQUESTS_PER_MINUTE', 12, 0, 100_000);
   if (config.trendsCooldownMaxMs < config.trendsCooldownMs) {
     problems.push(`TRENDS_COOLDOWN_MAX_MS (${config.trendsCooldownMaxMs}) must not be below TRENDS_COOLDOWN_MS (${config.trendsCooldownMs})`);
   }

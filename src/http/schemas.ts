@@ -174,27 +174,14 @@ export const InsightListQuery = Type.Object(
 );
 export type InsightListQueryT = Static<typeof InsightListQuery>;
 
+/** A list entry: the insight without its evidence (keywords, related, geography, the trend class's rule), and each dimension's score alone. */
 export const InsightSummarySchema = Type.Object(
   {
-    id: Type.String(),
-    title: Type.String(),
-    idea: Type.String(),
-    primary_keyword: Type.String(),
-    category: stringEnum(CATEGORY_VALUES),
-    source: stringEnum(SOURCE_VALUES),
-    overall_score: Type.Number({ minimum: 0, maximum: 1 }),
-    confidence: Type.Number({ minimum: 0, maximum: 1 }),
+    ...Type.Omit(InsightSchema, ['keywords', 'dimensions', 'trend_class_evidence', 'related', 'geography']).properties,
     dimension_scores: Type.Object(
       Object.fromEntries(DIMENSIONS.map((d) => [d, Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])])),
       { description: 'Each dimension\'s score (null: not enough evidence). Evidence and explanations are on the insight itself.' },
     ),
-    trend_class: TrendClassValue,
-    trend_class_hit_rate: HitRate,
-    summary: Type.String(),
-    status: Type.String(),
-    created_at: Type.String({ format: 'date-time' }),
-    updated_at: Type.String({ format: 'date-time' }),
-    links: InsightLinks,
   },
   { $id: 'InsightSummary' },
 );

@@ -30,13 +30,12 @@ import type { ExploreAnswer, InterestByRegion, InterestOverTime, RelatedList, Re
 import { mapAgainstAnchor } from '../domain/research/geography.js';
 import type { RelatedServed } from '../domain/research/served-evidence.js';
 import { MAX_ITEM_CHARS, modifierRequest, type ModifierRequest } from '../domain/research/modifier-evidence.js';
+import type { TrendsPlanName } from '../config.js';
 import { TrendsFailedError } from './trends-gateway.js';
 
 /** An answer with where it came from (shown with the step's output). */
 type Sourced<T> = T & { provenance?: ResponseProvenance };
 
-export const TRENDS_PLANS = ['batched', 'single'] as const;
-export type TrendsPlanName = (typeof TRENDS_PLANS)[number];
 
 export type Topic = { mid: string; title: string; type: string };
 

@@ -6,7 +6,6 @@ import { refreshAllProcessor } from '../../jobs/refresh-all.job.js';
 import { refreshGroupProcessor } from '../../jobs/refresh-group.job.js';
 import { refreshLeftoversProcessor } from '../../jobs/refresh-leftovers.job.js';
 import { refreshInsightProcessor } from '../../jobs/refresh-insight.job.js';
-import { estimateRefresh, HTTPS_PER_REFRESH_GROUP } from './budget.js';
 import { webhookDeliverProcessor } from '../../jobs/webhook-deliver.job.js';
 import { outboxRelayProcessor, webhookMatchProcessor } from '../../jobs/webhook-match.job.js';
 import { retryDelayMs } from '../domain/webhooks/retry.js';
@@ -247,14 +246,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
           ingestQueue: { name: QUEUES.ingest, prefix: resources.redisKeys.queuePrefix(QUEUES.ingest) },
           provider: config.trendsProvider,
           logger,
-          check: (plan) =>
-            estimateRefresh(
-              (config.trendsProvider === 'google' ? plan.googleGroups : 0) * HTTPS_PER_REFRESH_GROUP,
-              plan.googleInsights,
-              egress.routes.length,
-              config.trendsRequestsPerMinute,
-              config.refreshCron,
-            ),
+          pacing: { routes: egress.routes.length, requestsPerMinute: config.trendsRequestsPerMinute, cron: config.refreshCron },
         }),
         [JOBS.refreshGroup]: refreshGroupProcessor({ ...refreshDeps, ingest: queues.ingest }),
         [JOBS.refreshLeftovers]: refreshLeftoversProcessor({ db: resources.db, ingest: queues.ingest }),

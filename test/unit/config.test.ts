@@ -87,4 +87,10 @@ describe('config', () => {
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toEqual([]);
     expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,fd00::/8' }).trustProxy).toEqual(['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
   });
+
+  it('PUBLIC_BASE_URL defaults to the address this process listens on, brackets around an IPv6 host, no trailing slash', () => {
+    expect(loadConfig({}).publicBaseUrl).toBe('http://127.0.0.1:3000');
+    expect(loadConfig({ HOST: '::1', PORT: '8080' }).publicBaseUrl).toBe('http://[::1]:8080');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://insights.example.com/' }).publicBaseUrl).toBe('https://insights.example.com');
+  });
 });

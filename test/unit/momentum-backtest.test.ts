@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BACKTEST } from '../../src/domain/scoring/backtest-results.js';
 import { momentumWindows, publishedFigures, spearman, type MomentumWindow } from '../../src/domain/scoring/momentum-backtest.js';
 import { classifyTrend, TREND_CLASSES, yearlySeasonality } from '../../src/domain/scoring/trend-class.js';
-import { momentumFeatures } from '../../src/domain/scoring/momentum.js';
+import { momentumFeatures } from '../../src/domain/scoring/momentum-features.js';
 import { momentumV1 } from '../../bench/lib/momentum-v1.js';
 import { itWithSharedData, realSeries, SHARED_DATA_PRESENT } from '../support/shared-data.js';
 

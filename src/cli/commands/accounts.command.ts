@@ -1,37 +1,16 @@
 import type { Command } from 'commander';
 import { announceKeyChange } from '../../api-keys/api-key-cache.js';
 import { listApiKeys } from '../../api-keys/api-key.repository.js';
-import { createAccount, findAccount, listAccounts, setAccountPlan, setAccountStatus, type AccountRow } from '../../accounts/account.repository.js';
+import { createAccount, listAccounts, setAccountPlan, setAccountStatus, type AccountRow } from '../../accounts/account.repository.js';
 import { defineQuotaCommands, QuotaStore } from '../../accounts/quota.store.js';
 import { accountUsage } from '../../accounts/account-usage.js';
-import { isId } from '../../domain/ids.js';
-import { isPlan, PLAN_VALUES, PLANS, utcDay, type Plan } from '../../domain/quota.js';
-import { controlCharacterProblem } from '../../domain/text.js';
+import { PLAN_VALUES, PLANS, utcDay, type Plan } from '../../domain/quota.js';
 import type { Resources } from '../../runtime/resources.js';
 import { releaseHeldDeliveries } from '../../runtime/held-deliveries.js';
+import { checkName, checkPlan, keyStatus, requireAccount } from '../account-arguments.js';
 import type { CliContext } from '../context.js';
 import { print, printJson, table, UsageError } from '../output.js';
 import { withResources } from '../resources.js';
-
-export function checkName(raw: string): string {
-  const name = raw.trim();
-  if (name === '' || name.length > 200) throw new UsageError('--name must be 1–200 characters');
-  const control = controlCharacterProblem(name);
-  if (control) throw new UsageError(`--name ${control}`);
-  return name;
-}
-
-export function checkPlan(raw: string): Plan {
-  if (!isPlan(raw)) throw new UsageError(`--plan must be one of ${PLAN_VALUES.join(', ')} (got "${raw.slice(0, 40)}")`);
-  return raw;
-}
-
-/** The account, or a usage error naming where to find the right id. */
-export async function requireAccount(resources: Resources, id: string): Promise<AccountRow> {
-  const account = isId('account', id) ? await findAccount(resources.db, id) : undefined;
-  if (!account) throw new UsageError(`No account has the id "${id.slice(0, 64)}" (see: insights accounts list)`);
-  return account;
-}
 
 const describePlan = (plan: Plan) => {
   const limit = PLANS[plan].dailyLimit;
@@ -181,10 +160,4 @@ export function registerAccountCommands(program: Command, context: () => CliCont
         print(rows.length === 0 ? 'No requests.' : table(rows.map((r) => ({ day: r.day, requests: r.requests, keys: r.keys.map((k) => `${k.name ?? k.key_id} ${k.requests}`).join(', ') }))));
       });
     });
-}
-
-export function keyStatus(k: { revoked_at: Date | null; expires_at: Date | null }, now = Date.now()): string {
-  if (k.revoked_at) return 'revoked';
-  if (k.expires_at && k.expires_at.getTime() <= now) return 'expired';
-  return 'active';
 }

@@ -8,7 +8,7 @@ import { PLAN_VALUES, PLANS } from '../../domain/quota.js';
 import type { CliContext } from '../context.js';
 import { withResources } from '../resources.js';
 import { print, printJson, table, UsageError } from '../output.js';
-import { checkName, checkPlan, keyStatus, requireAccount } from './accounts.command.js';
+import { checkName, checkPlan, keyStatus, requireAccount } from '../account-arguments.js';
 
 function durationOption(name: string, raw: string | undefined, fallback?: string): number | undefined {
   const text = raw ?? fallback;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { requireAccount } from './accounts.command.js';
+import { requireAccount } from '../account-arguments.js';
 import { CATEGORY_VALUES, SOURCE_VALUES } from '../../domain/catalog.js';
 import { newId } from '../../domain/ids.js';
 import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../../queue/queues.js';

@@ -13,7 +13,7 @@
 //   COMPARABLE_RATIO of each other (the rarer one then averages 2 % or more).
 //   It is also the only kind of map the replay recordings hold (pizza and
 //   bagel, 40× apart), which is how replay runs get a real reach.
-import type { InterestByRegion } from '../../trends/types.js';
+import type { InterestByRegion } from '../trends/answers.js';
 
 export interface PlaceInterest {
   /** ISO code for countries; empty for cities, which Google names only. */

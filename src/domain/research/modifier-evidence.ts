@@ -8,7 +8,7 @@
 // pizza". Every such search is also a search for the phrase: the ratio of the
 // two means over the same weeks is the share of the phrase's searches that
 // carry the family's words.
-import type { InterestOverTime } from '../../trends/types.js';
+import type { InterestOverTime } from '../trends/answers.js';
 
 /**
  * The words appended to the phrase for each signal, most telling first: a long

@@ -9,6 +9,7 @@
 // unlisted tail has the listed queries' mix. The related-list reading is the
 // one the scores used before (share of listed queries with a signal's terms).
 // `npm run bench:evidence` measures it; agreement-results.ts publishes it.
+import { mean } from 'simple-statistics';
 import { carriesFamily } from '../research/modifier-evidence.js';
 import { INTENT_TERMS, PAIN_TERMS, termShare } from '../research/query-signals.js';
 import { clamp01 } from './dimensions.js';
@@ -72,7 +73,7 @@ export interface AgreementFigures {
 }
 
 const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
-const meanOf = (xs: number[]) => (xs.length === 0 ? null : round(xs.reduce((a, b) => a + b, 0) / xs.length));
+const meanOf = (xs: number[]) => (xs.length === 0 ? null : round(mean(xs)));
 
 export function evidenceRows(recordings: readonly RecordedRelated[]): EvidenceRow[] {
   return recordings.flatMap((r) => {

@@ -11,7 +11,8 @@ import { EVIDENCE_AGREEMENT } from './agreement-results.js';
 import { BACKTEST } from './backtest-results.js';
 import { AUTOCOMPLETE_STRENGTH, BRAND_SATURATION, BREADTH_SCALES, SIGNAL_SATURATION } from './dimension-scores.js';
 import { DIMENSION_WEIGHTS, DIMENSIONS, type Dimension } from './dimensions.js';
-import { FALLING_AT, MIN_POINTS_30D, MIN_POINTS_90D, MOMENTUM_MODELS, RISING_AT } from './momentum.js';
+import { FALLING_AT, RISING_AT } from './momentum.js';
+import { MIN_POINTS_30D, MIN_POINTS_90D, MOMENTUM_MODELS } from './momentum-features.js';
 import { TREND_CLASS_DEFINITIONS, type TrendClass } from './trend-class.js';
 
 const MODIFIER_REQUEST = `the phrase compared over 12 months, in one request, with the phrase plus each family's words joined by Google's OR ("pizza how to + pizza fix + …"; as many as fit in ${MAX_ITEM_CHARS} characters)`;

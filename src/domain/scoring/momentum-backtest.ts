@@ -2,8 +2,10 @@
 // windows over real daily series, each scored on what a run would have had,
 // each judged by the next 30 days. bench:momentum prints it; a test checks
 // that the published figures (backtest-results.ts) are what it measures.
+import { mean, sampleRankCorrelation } from 'simple-statistics';
 import { splitOf } from '../forecast/evaluation.js';
-import { momentumFeatures, FALLING_AT, RISING_AT, type MomentumFeatures } from './momentum.js';
+import { FALLING_AT, RISING_AT } from './momentum.js';
+import { momentumFeatures, type MomentumFeatures } from './momentum-features.js';
 import { classifyTrend, TREND_CLASSES, type TrendClass } from './trend-class.js';
 
 /** Windows start every WINDOW_STEP days; each has 90 days of context and 30 days of outcome. */
@@ -25,7 +27,6 @@ export interface MomentumWindow {
   nextOn90: number[];
 }
 
-const meanOf = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const asRequest = (xs: readonly number[]) => {
   const max = Math.max(...xs);
   return xs.map((x) => Math.round((x * 100) / max));
@@ -37,7 +38,7 @@ export function* momentumWindows(seriesId: string, values: readonly number[]): G
     const context = values.slice(t - CONTEXT_DAYS, t);
     const month = values.slice(t - 30, t);
     const max90 = Math.max(...context);
-    const monthMean = meanOf(month);
+    const monthMean = mean(month);
     if (max90 === 0 || monthMean === 0) continue;
     const next = values.slice(t, t + OUTCOME_DAYS);
     yield {
@@ -46,38 +47,16 @@ export function* momentumWindows(seriesId: string, values: readonly number[]): G
       days30: asRequest(month),
       days90: asRequest(context),
       monthMean,
-      nextMean: meanOf(next),
+      nextMean: mean(next),
       nextOn90: next.map((x) => (x * 100) / max90),
     };
   }
 }
 
-/** Spearman rank correlation (ties get their average rank). */
+/** Spearman rank correlation (ties get their average rank); 0 when either side has a single rank. */
 export function spearman(a: readonly number[], b: readonly number[]): number {
-  const ranks = (xs: readonly number[]) => {
-    const order = xs.map((_, i) => i).sort((i, j) => xs[i]! - xs[j]!);
-    const r = new Array<number>(xs.length);
-    for (let i = 0; i < order.length; ) {
-      let j = i;
-      while (j + 1 < order.length && xs[order[j + 1]!] === xs[order[i]!]) j += 1;
-      for (let k = i; k <= j; k += 1) r[order[k]!] = (i + j) / 2;
-      i = j + 1;
-    }
-    return r;
-  };
-  const ra = ranks(a);
-  const rb = ranks(b);
-  const ma = meanOf(ra);
-  const mb = meanOf(rb);
-  let cov = 0;
-  let va = 0;
-  let vb = 0;
-  for (let i = 0; i < ra.length; i += 1) {
-    cov += (ra[i]! - ma) * (rb[i]! - mb);
-    va += (ra[i]! - ma) ** 2;
-    vb += (rb[i]! - mb) ** 2;
-  }
-  return va === 0 || vb === 0 ? 0 : cov / Math.sqrt(va * vb);
+  const rho = sampleRankCorrelation(a as number[], b as number[]);
+  return Number.isNaN(rho) ? 0 : rho;
 }
 
 export interface ScoreValidity {
@@ -124,7 +103,7 @@ export function claimHeld(trendClass: TrendClass, w: MomentumWindow, f: Momentum
     case 'peaked':
       return Math.max(...w.nextOn90) < 100; // the 90-day window's peak is 100 on its own scale
     case 'exploding':
-      return meanOf(w.nextOn90) >= 1.5 * (f.monthTwoBeforeMean ?? 0);
+      return mean(w.nextOn90) >= 1.5 * (f.monthTwoBeforeMean ?? 0);
     case 'rising':
       return nextMean > w.monthMean;
     case 'declining':

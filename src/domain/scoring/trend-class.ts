@@ -2,8 +2,9 @@
 // with a rule over the series a run already has and, where the class says
 // something about next month, a claim whose hit rate the backtest measures
 // (npm run bench:momentum; published in backtest-results.ts).
+import { sampleCorrelation } from 'simple-statistics';
 import { BACKTEST } from './backtest-results.js';
-import type { MomentumFeatures } from './momentum.js';
+import type { MomentumFeatures } from './momentum-features.js';
 
 export const TREND_CLASSES = ['exploding', 'rising', 'stable', 'declining', 'peaked', 'seasonal'] as const;
 export type TrendClass = (typeof TREND_CLASSES)[number];
@@ -104,18 +105,9 @@ export function yearlySeasonality(weekly: readonly number[]): number | null {
   // Correlation of each week's remainder with the same week a year before.
   const now = rest.slice(52);
   const before = rest.slice(0, -52);
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const mNow = mean(now);
-  const mBefore = mean(before);
-  let cov = 0;
-  let vNow = 0;
-  let vBefore = 0;
-  for (let i = 0; i < now.length; i += 1) {
-    cov += (now[i]! - mNow) * (before[i]! - mBefore);
-    vNow += (now[i]! - mNow) ** 2;
-    vBefore += (before[i]! - mBefore) ** 2;
-  }
-  return vNow === 0 || vBefore === 0 ? null : Math.round((cov / Math.sqrt(vNow * vBefore)) * 1000) / 1000;
+  const r = sampleCorrelation(now, before);
+  // A flat remainder has no variance: the correlation is 0/0.
+  return !Number.isFinite(r) ? null : Math.round(r * 1000) / 1000;
 }
 
 /** A class's published backtest figures (null where the class makes no checkable claim). */

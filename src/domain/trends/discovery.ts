@@ -1,7 +1,7 @@
 // What discovery keeps of a trending search as the evidence of the research
 // run it starts: Google's approximate traffic, when it was published, and the
 // news that linked it (titles and sources; links only when http(s)).
-import type { TrendingItem } from '../../trends/types.js';
+import type { TrendingItem } from './answers.js';
 
 export interface DiscoveryEvidence {
   source: 'google-trending-rss';

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../../../db/connection.js';
 import { CATEGORY_VALUES, isDimensionSort, type InsightSort } from '../../../domain/catalog.js';
 import { decodeCursor, encodeCursor, InvalidCursorError, type InsightCursor } from '../../../domain/cursor.js';
-import { isId } from '../../../domain/ids.js';
-import { findInsight, listInsights, type InsightListRow, type InsightRow } from '../../../insights/insight.repository.js';
+import { listInsights, type InsightListRow, type InsightRow } from '../../../insights/insight.repository.js';
+import { requireInsight } from './require-insight.js';
 import { findInsightSeries, latestTrendPoints } from '../../../insights/trend-point.repository.js';
 import { trendClassFacts, TREND_CLASSES, type TrendClass } from '../../../domain/scoring/trend-class.js';
 import { findForecast } from '../../../insights/forecast.repository.js';
@@ -40,7 +40,8 @@ function linksOf(id: string) {
 
 const hitRateOf = (trendClass: TrendClass | null) => (trendClass ? trendClassFacts(trendClass).hit_rate : null);
 
-export function toInsightSummaryDto(row: InsightListRow): InsightSummaryDto {
+/** What a list entry and the insight itself answer alike (a list entry is the insight without its evidence). */
+function sharedFieldsOf(row: Omit<InsightListRow, 'dimension_scores'>) {
   return {
     id: row.id,
     title: row.title,
@@ -50,7 +51,6 @@ export function toInsightSummaryDto(row: InsightListRow): InsightSummaryDto {
     source: row.source,
     overall_score: row.overall_score,
     confidence: row.confidence,
-    dimension_scores: row.dimension_scores,
     trend_class: row.trend_class,
     trend_class_hit_rate: hitRateOf(row.trend_class),
     summary: row.summary,
@@ -61,28 +61,18 @@ export function toInsightSummaryDto(row: InsightListRow): InsightSummaryDto {
   };
 }
 
+export function toInsightSummaryDto(row: InsightListRow): InsightSummaryDto {
+  return { ...sharedFieldsOf(row), dimension_scores: row.dimension_scores };
+}
+
 export function toInsightDto(row: InsightRow): InsightDto {
   return {
-    id: row.id,
-    title: row.title,
-    idea: row.idea,
-    primary_keyword: row.primary_keyword,
+    ...sharedFieldsOf(row),
     keywords: row.keywords,
-    category: row.category,
-    source: row.source,
-    overall_score: row.overall_score,
-    confidence: row.confidence,
     dimensions: row.dimensions,
-    trend_class: row.trend_class,
-    trend_class_hit_rate: hitRateOf(row.trend_class),
     trend_class_evidence: trendEvidence(row),
     related: row.related,
     geography: row.geography,
-    summary: row.summary,
-    status: row.status,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    links: linksOf(row.id),
   };
 }
 
@@ -132,17 +122,6 @@ function sortValueOf(row: InsightListRow, sort: InsightSort): number | string {
   if (sort === 'score') return row.overall_score;
   if (isDimensionSort(sort)) return row.dimension_scores[sort] ?? -1;
   return row.created_at.toISOString();
-}
-
-function notFound(id: string): ProblemError {
-  return new ProblemError(problem('notFound', `No insight has the id "${id.slice(0, 64)}".`));
-}
-
-async function requireInsight(db: Db, id: string): Promise<InsightRow> {
-  // Ids that cannot exist are answered without a query.
-  const row = isId('insight', id) ? await findInsight(db, id) : undefined;
-  if (!row) throw notFound(id);
-  return row;
 }
 
 /** Daily or weekly, as the points are (Google answers 12 months and 5 years weekly; a replayed recording may differ). */

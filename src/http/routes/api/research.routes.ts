@@ -7,6 +7,7 @@ import { findInsight } from '../../../insights/insight.repository.js';
 import { findRun, latestRunForInsight, stepsOf, type RunRow } from '../../../research/run.repository.js';
 import { STEP_NAMES } from '../../../research/steps.js';
 import { problem, ProblemError } from '../../problem.js';
+import { requireInsight } from './require-insight.js';
 import { DimensionSchema, errorResponses, IdParams, NoQuery } from '../../schemas.js';
 
 const DiscoverySchema = Type.Object(
@@ -127,8 +128,7 @@ export const researchRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
       },
     },
     async (request) => {
-      const insight = isId('insight', request.params.id) ? await findInsight(request.readDb ?? db, request.params.id) : undefined;
-      if (!insight) throw new ProblemError(problem('notFound', `No insight has the id "${request.params.id.slice(0, 64)}".`));
+      const insight = await requireInsight(request.readDb ?? db, request.params.id);
       const run = await latestRunForInsight(request.readDb ?? db, insight.id);
       if (!run) {
         throw new ProblemError(

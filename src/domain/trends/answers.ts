@@ -1,0 +1,142 @@
+// The answers Google Trends gives, as every provider (google, replay, synthetic)
+// returns them normalised. Plain data: the domain reads them, src/trends/ fetches
+// them, so they live here on the lower floor.
+export type RegionResolution = 'COUNTRY' | 'REGION' | 'CITY';
+
+/**
+ * How Google answered one request or one widget of an explore. The first three
+ * are answers (returned, never thrown); the last three are errors (see the
+ * error classes in src/trends/types.ts). One place classifies every answer (the google client);
+ * replay and synthetic answers may leave `outcome` out, which means served.
+ *   served         data, as asked
+ *   empty          a well-formed answer with nothing in it (related lists since 2024-08)
+ *   no_data        a series of zeros with hasData false (too little data for the keyword)
+ *   blocked        429, or a 302 to www.google.com/sorry: wait, never fail
+ *   refused        400: the request (or a proxy in the way) is at fault
+ *   changed_shape  not what Google's API answers: Google changed, retrying will not help
+ */
+export const ANSWER_OUTCOMES = ['served', 'empty', 'no_data', 'blocked', 'refused', 'changed_shape'] as const;
+export type AnswerOutcome = (typeof ANSWER_OUTCOMES)[number];
+/** The outcomes that come back as answers (the others are thrown). */
+export type ServedOutcome = Extract<AnswerOutcome, 'served' | 'empty' | 'no_data'>;
+
+/** Request windows ending today (the google provider turns them into start/end dates). */
+export type Timeframe = '30d' | '90d' | '12m' | '5y';
+
+export type TrendsRequest =
+  | { kind: 'interestOverTime'; keywords: string[]; timeframe: Timeframe; geo: string }
+  | { kind: 'relatedQueries'; keyword: string; timeframe: Timeframe; geo: string }
+  | { kind: 'relatedTopics'; keyword: string; timeframe: Timeframe; geo: string }
+  | { kind: 'interestByRegion'; keywords: string[]; timeframe: Timeframe; geo: string; resolution: RegionResolution }
+  | { kind: 'autocomplete'; term: string }
+  /** Google's trending searches for a country, from its RSS feed (/trending/rss?geo=XX). */
+  | { kind: 'trendingFeed'; geo: string }
+  /** Several answers for one keyword set and window, from one explore (Google answers them with one token each). */
+  | { kind: 'explore'; keywords: string[]; timeframe: Timeframe; geo: string; parts: ExplorePart[] };
+
+/** What an explore request can carry: the widgets of Google's explore page. Maps are by country or city. */
+export const EXPLORE_PARTS = ['series', 'relatedQueries', 'relatedTopics', 'mapCountry', 'mapCity'] as const;
+export type ExplorePart = (typeof EXPLORE_PARTS)[number];
+
+export interface TimelinePoint {
+  date: string; // YYYY-MM-DD (UTC) of the period's start
+  values: number[]; // one per keyword, 0..100
+  hasData: boolean[];
+  isPartial: boolean;
+}
+export interface InterestOverTime {
+  kind: 'interestOverTime';
+  keywords: string[];
+  points: TimelinePoint[];
+  /** 'no_data' when Google has no data for any keyword (every point hasData false); absent = served. */
+  outcome?: ServedOutcome;
+}
+
+export interface RankedItem {
+  /** The query text, or the topic's title. */
+  label: string;
+  topic?: { mid: string; type: string };
+  value: number;
+  /** Google says "Breakout" for a rise above 5000 %. */
+  breakout: boolean;
+  formattedValue: string;
+}
+export interface RelatedList {
+  kind: 'relatedQueries' | 'relatedTopics';
+  top: RankedItem[];
+  rising: RankedItem[];
+  /** 'empty' when Google answered with no ranked lists at all (its answer to automated clients since 2024-08); absent = served. */
+  outcome?: ServedOutcome;
+}
+
+/**
+ * One place on Google's map. For one keyword, `values[0]` is the place's
+ * interest scaled so the strongest place is 100. For several keywords, Google
+ * answers differently: each place's values are the keywords' shares of the
+ * searches for all of them there, in percent, summing to 100.
+ */
+export interface RegionValue {
+  /** ISO code; empty for cities, which Google names only. */
+  geoCode: string;
+  geoName: string;
+  values: number[];
+  hasData: boolean[];
+}
+export interface InterestByRegion {
+  kind: 'interestByRegion';
+  keywords: string[];
+  regions: RegionValue[];
+  /** 'no_data' when no place has data; absent = served. */
+  outcome?: ServedOutcome;
+}
+
+export interface AutocompleteTopics {
+  kind: 'autocomplete';
+  topics: Array<{ mid: string; title: string; type: string }>;
+  /** 'empty' when Google knows no topic for the term; absent = served. */
+  outcome?: ServedOutcome;
+}
+
+export interface ExploreAnswer {
+  kind: 'explore';
+  keywords: string[];
+  series?: InterestOverTime;
+  relatedQueries?: RelatedList;
+  relatedTopics?: RelatedList;
+  mapCountry?: InterestByRegion;
+  mapCity?: InterestByRegion;
+  /** Parts the provider could not answer (replay: not recorded), with its reason. */
+  missing?: Record<string, string>;
+}
+
+/** One trending search of the RSS feed, with Google's approximate traffic and the news it links. */
+export interface TrendingItem {
+  query: string;
+  /** Google's bucket, e.g. "200+" or "10K+". */
+  approxTraffic: string;
+  /** ISO timestamp of the item's pubDate, when it has a valid one. */
+  published: string | null;
+  news: Array<{ title: string; source: string; url: string }>;
+}
+export interface TrendingFeed {
+  kind: 'trendingFeed';
+  items: TrendingItem[];
+}
+
+/** Where an answer came from, shown with the step's output. */
+export interface ResponseProvenance {
+  provider: 'google' | 'replay' | 'synthetic';
+  /** Replay only: the window and date of the recorded exchange (it may differ from the requested window). */
+  recordedTimeRange?: string;
+  recordedAt?: string;
+  /** Replay only: the recorded comparison these keywords' columns were taken from. */
+  derivedFrom?: string;
+  /** Google only: the HTTPS requests this answer took (explore, widgets, a cookie retry). */
+  requests?: number;
+  /** Google only: the egress route it took (direct, or a proxy's host:port). */
+  route?: string;
+}
+
+export type TrendsResponse = (InterestOverTime | RelatedList | InterestByRegion | AutocompleteTopics | TrendingFeed | ExploreAnswer) & {
+  provenance?: ResponseProvenance;
+};

@@ -1,0 +1,12 @@
+// The insight an /api/insights/:id route is about, or the 404 every such route answers.
+import type { Db } from '../../../db/connection.js';
+import { isId } from '../../../domain/ids.js';
+import { findInsight, type InsightRow } from '../../../insights/insight.repository.js';
+import { problem, ProblemError } from '../../problem.js';
+
+export async function requireInsight(db: Db, id: string): Promise<InsightRow> {
+  // Ids that cannot exist are answered without a query.
+  const row = isId('insight', id) ? await findInsight(db, id) : undefined;
+  if (!row) throw new ProblemError(problem('notFound', `No insight has the id "${id.slice(0, 64)}".`));
+  return row;
+}
