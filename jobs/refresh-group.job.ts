@@ -8,7 +8,7 @@
 import { UnrecoverableError, type Job, type Queue } from 'bullmq';
 import { Type } from '@sinclair/typebox';
 import { levelsFromBatch, servableFromBatch, UNMEASURED_LEVEL } from '../src/domain/trends/batching.js';
-import { INSIGHT_COLUMNS, type InsightRow } from '../src/insights/insight.repository.js';
+import { findActiveInsights, type InsightRow } from '../src/insights/insight.repository.js';
 import { checkPayload, INGEST_JOB_OPTIONS, JOBS } from '../src/queue/queues.js';
 import { columnOf, fetchInterest, freshSeriesOf, providerOf, writeFreshSeries, type FreshSeries, type RefreshDeps } from './refresh-insight.job.js';
 
@@ -21,8 +21,7 @@ export const RefreshGroupPayload = Type.Object({
 export function refreshGroupProcessor(deps: RefreshDeps & { ingest: Queue }) {
   return async (job: Job, token?: string) => {
     const { insightIds, round = 2 } = checkPayload(RefreshGroupPayload, job.data, job.name);
-    const rows = await deps.db.selectFrom('insights').select(INSIGHT_COLUMNS).where('id', 'in', insightIds).where('status', '=', 'active').execute();
-    const insights: InsightRow[] = rows.filter((r) => r.source !== 'demo');
+    const insights: InsightRow[] = (await findActiveInsights(deps.db, insightIds)).filter((r) => r.source !== 'demo');
     if (insights.length === 0) return { skipped: 'no active insights left in the group' };
     const provider = providerOf(insights[0]!, deps.provider);
     const keywords = [...new Set(insights.map((i) => i.primary_keyword))];
