@@ -20,7 +20,8 @@ import { recordEvents, type NewOutboxEvent } from '../src/webhooks/event.reposit
 import { lastDaysRescaled } from '../src/research/trends-plan.js';
 import type { InterestOverTime } from '../src/trends/types.js';
 import { replaceTrendPointsOf, upsertInsightSeriesOf } from '../src/insights/trend-point.repository.js';
-import { checkPayload, RefreshInsightPayload } from '../src/queue/queues.js';
+import type { RefreshInsightPayload } from '../src/queue/queues.js';
+import type { Static } from '@sinclair/typebox';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { forecastMase } from '../src/observability/metrics.js';
 import type { RedisKeys } from '../src/redis/keys.js';
@@ -39,8 +40,8 @@ export interface RefreshDeps {
 }
 
 export function refreshInsightProcessor(deps: RefreshDeps) {
-  return async (job: Job, token?: string) => {
-    const { insightId } = checkPayload(RefreshInsightPayload, job.data, job.name);
+  return async (job: Job<Static<typeof RefreshInsightPayload>>, token?: string) => {
+    const { insightId } = job.data;
     const insight = await findInsight(deps.db, insightId);
     if (!insight || insight.status !== 'active') return { skipped: 'no such active insight' };
     if (insight.source === 'demo') return { skipped: 'demo data is static' };

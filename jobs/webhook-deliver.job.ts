@@ -2,6 +2,7 @@
 // the subscription; anything else is retried on the schedule (retry.ts) until
 // the attempts run out, then the delivery is kept as failed for replay. A
 // subscription failing without a break for too long is disabled.
+import type { Static } from '@sinclair/typebox';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import type { AddressPolicy } from '../src/domain/webhooks/address-policy.js';
@@ -13,6 +14,7 @@ import { webhookDeliveries, webhookLatency } from '../src/observability/metrics.
 import { setFailingSince, setSubscriptionState, signingSecrets } from '../src/webhooks/subscription.repository.js';
 import { Batcher } from '../src/db/batcher.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
+import type { WebhookDeliverPayload } from '../src/queue/queues.js';
 import { finishDelivery, loadDeliveries, recordAttempts, type AttemptRecord } from '../src/webhooks/delivery.repository.js';
 import { loadEventsWithInsights, type EventWithInsight } from '../src/webhooks/event.repository.js';
 
@@ -59,9 +61,8 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
   const bodies = new BodyCache(new Batcher((ids: string[]) => loadEventsWithInsights(deps.db, ids)));
   const deliveries = new Batcher((ids: string[]) => loadDeliveries(deps.db, ids));
   const attempts = new Batcher((rows: AttemptRecord[]) => recordAttempts(deps.db, rows));
-  return async (job: Job, token?: string) => {
-    const deliveryId = String((job.data as { deliveryId?: unknown }).deliveryId ?? '');
-    const row = await deliveries.submit(deliveryId);
+  return async (job: Job<Static<typeof WebhookDeliverPayload>>, token?: string) => {
+    const row = await deliveries.submit(job.data.deliveryId);
     if (!row) return { skipped: 'no such delivery' };
     if (row.status === 'succeeded') return { skipped: 'already delivered' };
     // Held, not dropped, while the subscription's account is suspended: no attempt is spent.

@@ -1,6 +1,7 @@
 // webhooks / match: one job per outbox event. Finds the matching subscriptions,
 // records one delivery per (event, subscription) — unique in the database —
 // and enqueues their delivery jobs. Safe to run twice.
+import type { Static } from '@sinclair/typebox';
 import type { Job, Queue } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { eventText } from '../src/domain/webhooks/matching.js';
@@ -9,15 +10,14 @@ import { loadEventsWithInsights, markEventRelayed, unrelayedEvents } from '../sr
 import { createPendingDeliveries } from '../src/webhooks/delivery.repository.js';
 import { minScoresOf } from '../src/webhooks/subscription.repository.js';
 import { ensureJob } from '../src/queue/ensure-job.js';
-import { JOBS, MATCH_JOB_OPTIONS, matchJobId, WEBHOOK_DELIVERY_OPTIONS, deliveryJobId } from '../src/queue/queues.js';
+import { JOBS, MATCH_JOB_OPTIONS, matchJobId, WEBHOOK_DELIVERY_OPTIONS, deliveryJobId, type WebhookMatchPayload } from '../src/queue/queues.js';
 import type { SubscriptionIndexCache } from '../src/webhooks/subscription-index.cache.js';
 
 export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: SubscriptionIndexCache }) {
   // Events matched at the same time share one read (see Batcher).
   const events = new Batcher((ids: string[]) => loadEventsWithInsights(deps.db, ids));
-  return async (job: Job) => {
-    const eventId = String((job.data as { eventId?: unknown }).eventId ?? '');
-    const event = await events.submit(eventId);
+  return async (job: Job<Static<typeof WebhookMatchPayload>>) => {
+    const event = await events.submit(job.data.eventId);
     if (!event) return { skipped: 'no such event' };
     let subscriptionIds: string[] = [];
     const { insight } = event;

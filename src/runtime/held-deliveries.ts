@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../queue/queues.js';
 import { ensureJob } from '../queue/ensure-job.js';
 import type { Resources } from './resources.js';
-import { openQueues } from './workers.js';
+import { openQueues } from './queues.js';
 
 /** Wakes the pending deliveries of the account's subscriptions; returns how many. */
 export async function releaseHeldDeliveries(resources: Resources, config: Config, accountId: string): Promise<number> {
