@@ -300,3 +300,8 @@ export async function countRunsStartedToday(db: DbOrTrx, startedBy: RunRow['star
 export async function liveRunExistsForIdeaKey(db: DbOrTrx, ideaKey: string): Promise<boolean> {
   return (await db.selectFrom('research_runs').select('id').where('idea_key', '=', ideaKey).where('status', '<>', 'failed').executeTakeFirst()) !== undefined;
 }
+
+/** Whether research has ever been run here (the demo runs start only on a fresh machine). */
+export async function anyRunExists(db: DbOrTrx): Promise<boolean> {
+  return (await db.selectFrom('research_runs').select('id').limit(1).executeTakeFirst()) !== undefined;
+}

@@ -125,3 +125,15 @@ export async function quietPendingDeliveries(db: Db, olderThanMs: number, limit 
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** The pending deliveries of an account's subscriptions (held while it was suspended). */
+export async function pendingDeliveriesOfAccount(db: Db, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+    .select('d.id')
+    .where('s.account_id', '=', accountId)
+    .where('d.status', '=', 'pending')
+    .execute();
+  return rows.map((r) => r.id);
+}
