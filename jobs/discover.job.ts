@@ -4,12 +4,13 @@
 // per day, each started as a research run with source "discovery" and the
 // feed's evidence: Google's approximate traffic and the news that linked it.
 import { UnrecoverableError, type Job } from 'bullmq';
-import { sql } from 'kysely';
 import type { Db } from '../src/db/connection.js';
 import { normalizeIdea, validateIdea } from '../src/domain/research/idea.js';
 import { discoveryEvidence } from '../src/domain/trends/discovery.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { startRun, type ResearchChain } from '../src/research/chain.js';
+import { insightExistsForIdeaKey } from '../src/insights/insight.repository.js';
+import { countRunsStartedToday, liveRunExistsForIdeaKey } from '../src/research/run.repository.js';
 import { sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../src/research/trends-gateway.js';
 
 export interface DiscoverDeps {
@@ -23,17 +24,7 @@ export interface DiscoverDeps {
 
 export function discoverProcessor(deps: DiscoverDeps) {
   return async (job: Job, token?: string) => {
-    const startedToday = Number(
-      (
-        await deps.db
-          .selectFrom('research_runs')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('started_by', '=', 'discovery')
-          .where('created_at', '>=', sql<Date>`date_trunc('day', now() at time zone 'utc') at time zone 'utc'`)
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
-    let budget = deps.dailyCap - startedToday;
+    let budget = deps.dailyCap - (await countRunsStartedToday(deps.db, 'discovery'));
     const started: string[] = [];
     const skipped: string[] = [];
     // Outside text: a query with control characters (or no letters) is refused, and said so.
@@ -57,9 +48,7 @@ export function discoverProcessor(deps: DiscoverDeps) {
           continue;
         }
         const key = normalizeIdea(item.query).key;
-        const known =
-          (await deps.db.selectFrom('insights').select('id').where('idea_key', '=', key).executeTakeFirst()) ??
-          (await deps.db.selectFrom('research_runs').select('id').where('idea_key', '=', key).where('status', '<>', 'failed').executeTakeFirst());
+        const known = (await insightExistsForIdeaKey(deps.db, key)) || (await liveRunExistsForIdeaKey(deps.db, key));
         if (known) {
           skipped.push(item.query);
           continue;

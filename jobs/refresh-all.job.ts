@@ -11,6 +11,7 @@ import type { FlowProducer, Job } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { groupByLevel } from '../src/domain/trends/batching.js';
 import { refreshEstimate, type RefreshPacing } from '../src/domain/trends/refresh-estimate.js';
+import { listRefreshable } from '../src/insights/insight.repository.js';
 import type { Logger } from '../src/logger.js';
 import { INGEST_JOB_OPTIONS, JOBS } from '../src/queue/queues.js';
 import { providerOf } from './refresh-insight.job.js';
@@ -27,7 +28,7 @@ export interface RefreshPlan {
 
 /** Every active, researched insight in groups of comparable popularity, per provider. */
 export async function planRefresh(db: Db, provider: string): Promise<RefreshPlan> {
-  const rows = await db.selectFrom('insights').select(['id', 'source', 'interest_level']).where('status', '=', 'active').where('source', '<>', 'demo').orderBy('id').execute();
+  const rows = await listRefreshable(db);
   const byProvider = new Map<string, Array<{ id: string; level: number | null }>>();
   for (const r of rows) {
     const p = providerOf(r, provider);

@@ -6,23 +6,16 @@
 // the other leftovers once every group is done (refresh-leftovers.job.ts), or,
 // in that second round, gets a request of its own (refresh-insight).
 import { UnrecoverableError, type Job, type Queue } from 'bullmq';
-import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { levelsFromBatch, servableFromBatch, UNMEASURED_LEVEL } from '../src/domain/trends/batching.js';
-import { INSIGHT_COLUMNS, type InsightRow } from '../src/insights/insight.repository.js';
-import { checkPayload, INGEST_JOB_OPTIONS, JOBS } from '../src/queue/queues.js';
+import { findActiveInsights, type InsightRow } from '../src/insights/insight.repository.js';
+import { INGEST_JOB_OPTIONS, JOBS, type RefreshGroupPayload } from '../src/queue/queues.js';
 import { columnOf, fetchInterest, freshSeriesOf, providerOf, writeFreshSeries, type FreshSeries, type RefreshDeps } from './refresh-insight.job.js';
 
-export const RefreshGroupPayload = Type.Object({
-  insightIds: Type.Array(Type.String({ pattern: '^ins_' }), { minItems: 1, maxItems: 5 }),
-  /** 1: the planned groups (leftovers go back to the parent); 2: leftovers regrouped (leftovers then go alone). */
-  round: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2)])),
-});
-
 export function refreshGroupProcessor(deps: RefreshDeps & { ingest: Queue }) {
-  return async (job: Job, token?: string) => {
-    const { insightIds, round = 2 } = checkPayload(RefreshGroupPayload, job.data, job.name);
-    const rows = await deps.db.selectFrom('insights').select(INSIGHT_COLUMNS).where('id', 'in', insightIds).where('status', '=', 'active').execute();
-    const insights: InsightRow[] = rows.filter((r) => r.source !== 'demo');
+  return async (job: Job<Static<typeof RefreshGroupPayload>>, token?: string) => {
+    const { insightIds, round = 2 } = job.data;
+    const insights: InsightRow[] = (await findActiveInsights(deps.db, insightIds)).filter((r) => r.source !== 'demo');
     if (insights.length === 0) return { skipped: 'no active insights left in the group' };
     const provider = providerOf(insights[0]!, deps.provider);
     const keywords = [...new Set(insights.map((i) => i.primary_keyword))];

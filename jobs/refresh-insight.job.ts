@@ -8,7 +8,6 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from '../src/redis/connection.js';
 import { bumpReadModelVersion } from '../src/redis/read-model-version.js';
 import type { Db } from '../src/db/connection.js';
-import { newId } from '../src/domain/ids.js';
 import { forecast as fitForecast, type Forecast } from '../src/domain/forecast/forecaster.js';
 import { cleanSeries } from '../src/domain/research/series-analysis.js';
 import { assessMomentum } from '../src/domain/scoring/momentum.js';
@@ -16,11 +15,13 @@ import { combineScores } from '../src/domain/scoring/overall.js';
 import { seriesQuality, type SeriesPoint } from '../src/domain/scoring/series.js';
 import type { DimensionScores } from '../src/domain/scoring/dimensions.js';
 import { upsertForecasts } from '../src/insights/forecast.repository.js';
-import { findInsight, updateInsightScores, type InsightRow } from '../src/insights/insight.repository.js';
+import { findInsight, setInterestLevels, updateInsightScores, type InsightRow } from '../src/insights/insight.repository.js';
+import { recordEvents, type NewOutboxEvent } from '../src/webhooks/event.repository.js';
 import { lastDaysRescaled } from '../src/research/trends-plan.js';
 import type { InterestOverTime } from '../src/trends/types.js';
 import { replaceTrendPointsOf, upsertInsightSeriesOf } from '../src/insights/trend-point.repository.js';
-import { checkPayload, RefreshInsightPayload } from '../src/queue/queues.js';
+import type { RefreshInsightPayload } from '../src/queue/queues.js';
+import type { Static } from '@sinclair/typebox';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { forecastMase } from '../src/observability/metrics.js';
 import type { RedisKeys } from '../src/redis/keys.js';
@@ -39,8 +40,8 @@ export interface RefreshDeps {
 }
 
 export function refreshInsightProcessor(deps: RefreshDeps) {
-  return async (job: Job, token?: string) => {
-    const { insightId } = checkPayload(RefreshInsightPayload, job.data, job.name);
+  return async (job: Job<Static<typeof RefreshInsightPayload>>, token?: string) => {
+    const { insightId } = job.data;
     const insight = await findInsight(deps.db, insightId);
     if (!insight || insight.status !== 'active') return { skipped: 'no such active insight' };
     if (insight.source === 'demo') return { skipped: 'demo data is static' };
@@ -129,15 +130,14 @@ export function freshSeriesOf(insight: InsightRow, answer90: InterestOverTime, l
  */
 export async function writeFreshSeries(deps: RefreshDeps, fresh: readonly FreshSeries[], levels: ReadonlyArray<{ insightId: string; level: number }> = []) {
   const now = new Date();
-  const events = fresh
+  const events: NewOutboxEvent[] = fresh
     .filter((f) => f.overall.score !== f.insight.overall_score)
     .map((f) => ({
-      id: newId('event'),
-      type: 'insight.updated' as const,
-      insight_id: f.insight.id,
-      payload: JSON.stringify({ insight_id: f.insight.id, previous_score: f.insight.overall_score, overall_score: f.overall.score, reason: 'daily refresh' }),
+      type: 'insight.updated',
+      insightId: f.insight.id,
+      payload: { insight_id: f.insight.id, previous_score: f.insight.overall_score, overall_score: f.overall.score, reason: 'daily refresh' },
     }));
-  await deps.db.transaction().execute(async (trx) => {
+  const eventIds = await deps.db.transaction().execute(async (trx) => {
     await replaceTrendPointsOf(trx, fresh.map((f) => ({ insightId: f.insight.id, points: f.points })), now);
     await upsertInsightSeriesOf(trx, fresh.map((f) => ({ insightId: f.insight.id, timeframe: '90d' as const, points: f.points90 })), now);
     await upsertForecasts(trx, fresh.map((f) => ({ insightId: f.insight.id, forecast: f.forecast })), now);
@@ -149,10 +149,10 @@ export async function writeFreshSeries(deps: RefreshDeps, fresh: readonly FreshS
         ...(f.level !== undefined && f.level !== null ? { interest_level: f.level } : {}),
       });
     }
-    for (const { insightId, level } of levels) await trx.updateTable('insights').set({ interest_level: level }).where('id', '=', insightId).execute();
-    if (events.length > 0) await trx.insertInto('outbox_events').values(events).execute();
+    await setInterestLevels(trx, levels);
+    return recordEvents(trx, events);
   });
   if (fresh.length > 0) await bumpReadModelVersion(deps.redis, deps.redisKeys, deps.db);
-  if (events.length > 0) await deps.announce?.(...events.map((e) => e.id));
+  if (eventIds.length > 0) await deps.announce?.(...eventIds);
   return fresh.map((f) => ({ insightId: f.insight.id, points: f.points.length, score: f.overall.score, previous: f.insight.overall_score }));
 }

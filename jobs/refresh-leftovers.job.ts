@@ -5,6 +5,7 @@
 import type { Job, Queue } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { groupByLevel } from '../src/domain/trends/batching.js';
+import { interestLevelsOf } from '../src/insights/insight.repository.js';
 import { INGEST_JOB_OPTIONS, JOBS } from '../src/queue/queues.js';
 
 export function refreshLeftoversProcessor(deps: { db: Db; ingest: Queue }) {
@@ -12,8 +13,7 @@ export function refreshLeftoversProcessor(deps: { db: Db; ingest: Queue }) {
     const results = Object.values(await job.getChildrenValues()) as Array<{ leftover?: string[] } | undefined>;
     const ids = [...new Set(results.flatMap((r) => r?.leftover ?? []))];
     if (ids.length === 0) return { leftover: 0, groups: 0 };
-    const rows = await deps.db.selectFrom('insights').select(['id', 'interest_level']).where('id', 'in', ids).execute();
-    const groups = groupByLevel(rows.map((r) => ({ id: r.id, level: r.interest_level })));
+    const groups = groupByLevel(await interestLevelsOf(deps.db, ids));
     await deps.ingest.addBulk(
       groups.map((group, i) =>
         group.length === 1

@@ -10,7 +10,7 @@ import { bumpReadModelVersion } from '../src/redis/read-model-version.js';
 import type { Db } from '../src/db/connection.js';
 import type { Logger } from '../src/logger.js';
 import { isOutage } from '../src/outage.js';
-import { checkPayload, ResearchStepPayload } from '../src/queue/queues.js';
+import type { ResearchStepPayload } from '../src/queue/queues.js';
 import type { RedisKeys } from '../src/redis/keys.js';
 import type { ResearchChain } from '../src/research/chain.js';
 import { findInsightForIdea } from '../src/insights/insight.repository.js';
@@ -136,8 +136,9 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
     return run;
   }
 
-  return async (job: Job, token?: string) => {
-    const { runId, step } = checkPayload(ResearchStepPayload, job.data, job.name);
+  // The payload was checked against ResearchStepPayload before this runs (runtime/job-dispatch.ts).
+  return async (job: Job<ResearchStepPayload>, token?: string) => {
+    const { runId, step } = job.data;
     let run: RunFacts | undefined = cache.get(runId)?.facts;
     if (!run) {
       // First step of this run in this process (step 1, a retry, another worker's run):

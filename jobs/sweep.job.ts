@@ -6,12 +6,12 @@
 // often while workers were being killed).
 // Both kinds of work are idempotent, so a job that was merely slow costs nothing.
 import type { Queue } from 'bullmq';
-import { sql } from 'kysely';
 import type { Db } from '../src/db/connection.js';
 import { ensureJob } from '../src/queue/ensure-job.js';
 import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../src/queue/queues.js';
 import type { ResearchChain } from '../src/research/chain.js';
 import { quietUnfinishedRuns } from '../src/research/run.repository.js';
+import { quietPendingDeliveries } from '../src/webhooks/delivery.repository.js';
 import { STEP_COUNT } from '../src/research/steps.js';
 
 export interface SweepDeps {
@@ -32,17 +32,10 @@ export function sweepProcessor(deps: SweepDeps) {
       await deps.chain.enqueueStep(run.id, Math.min(run.next_step, STEP_COUNT));
       resumed += 1;
     }
-    const deliveries = await deps.db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${quietMs / 1000})`)
-      .orderBy('created_at')
-      .limit(500)
-      .execute();
+    const deliveries = await quietPendingDeliveries(deps.db, quietMs);
     let revivedDeliveries = 0;
-    for (const d of deliveries) {
-      const outcome = await ensureJob(deps.webhooks, JOBS.webhookDeliver, { deliveryId: d.id }, { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(d.id) });
+    for (const deliveryId of deliveries) {
+      const outcome = await ensureJob(deps.webhooks, JOBS.webhookDeliver, { deliveryId }, { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(deliveryId) });
       if (outcome !== 'present') revivedDeliveries += 1;
     }
     return { checked: runs.length, resumed, pendingDeliveries: deliveries.length, revivedDeliveries };

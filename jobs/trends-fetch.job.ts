@@ -19,7 +19,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from '../src/logger.js';
 import { trendsRequests } from '../src/observability/metrics.js';
-import { checkPayload, TrendsFetchPayload } from '../src/queue/queues.js';
+import type { TrendsFetchPayload } from '../src/queue/queues.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { RouteWaitError, type EgressPool } from '../src/trends/egress-pool.js';
 import type { GoogleTrendsProvider } from '../src/trends/google.provider.js';
@@ -49,8 +49,8 @@ async function waitWithoutAttempt(job: Job, token: string | undefined, waitMs: n
 const clock = (ms: number) => new Date(Date.now() + ms).toISOString().slice(11, 16);
 
 export function trendsFetchProcessor(deps: TrendsFetchDeps) {
-  return async (job: Job, token?: string) => {
-    const payload = checkPayload(TrendsFetchPayload, job.data, job.name);
+  return async (job: Job<TrendsFetchPayload>, token?: string) => {
+    const payload = job.data;
     const request = payload.request as unknown as TrendsRequest;
     const refusedBy = payload.refusedBy ?? [];
     const jobId = String(job.id);

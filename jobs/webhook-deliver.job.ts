@@ -2,8 +2,8 @@
 // the subscription; anything else is retried on the schedule (retry.ts) until
 // the attempts run out, then the delivery is kept as failed for replay. A
 // subscription failing without a break for too long is disabled.
+import type { Static } from '@sinclair/typebox';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { sql } from 'kysely';
 import type { Db } from '../src/db/connection.js';
 import type { AddressPolicy } from '../src/domain/webhooks/address-policy.js';
 import { MAX_ATTEMPTS } from '../src/domain/webhooks/retry.js';
@@ -11,10 +11,11 @@ import { webhookBody } from '../src/webhooks/payload.js';
 import type { SecretBox } from '../src/webhooks/secret-box.js';
 import { send } from '../src/webhooks/sender.js';
 import { webhookDeliveries, webhookLatency } from '../src/observability/metrics.js';
-import { setSubscriptionState, signingSecrets } from '../src/webhooks/subscription.repository.js';
+import { setFailingSince, setSubscriptionState, signingSecrets } from '../src/webhooks/subscription.repository.js';
 import { Batcher } from '../src/db/batcher.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
-import { loadDeliveries, recordAttempts, type AttemptRecord } from '../src/webhooks/delivery.repository.js';
+import type { WebhookDeliverPayload } from '../src/queue/queues.js';
+import { finishDelivery, loadDeliveries, recordAttempts, type AttemptRecord } from '../src/webhooks/delivery.repository.js';
 import { loadEventsWithInsights, type EventWithInsight } from '../src/webhooks/event.repository.js';
 
 export interface DeliverDeps {
@@ -60,15 +61,13 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
   const bodies = new BodyCache(new Batcher((ids: string[]) => loadEventsWithInsights(deps.db, ids)));
   const deliveries = new Batcher((ids: string[]) => loadDeliveries(deps.db, ids));
   const attempts = new Batcher((rows: AttemptRecord[]) => recordAttempts(deps.db, rows));
-  return async (job: Job, token?: string) => {
-    const deliveryId = String((job.data as { deliveryId?: unknown }).deliveryId ?? '');
-    const row = await deliveries.submit(deliveryId);
+  return async (job: Job<Static<typeof WebhookDeliverPayload>>, token?: string) => {
+    const row = await deliveries.submit(job.data.deliveryId);
     if (!row) return { skipped: 'no such delivery' };
     if (row.status === 'succeeded') return { skipped: 'already delivered' };
     // Held, not dropped, while the subscription's account is suspended: no attempt is spent.
     if (row.account_status === 'suspended') throw await sleepWithoutAttempt(job, token, HELD_DELIVERY_RECHECK_MS);
-    const finish = (status: 'succeeded' | 'failed', error: string | null) =>
-      deps.db.updateTable('webhook_deliveries').set({ status, last_error: error, finished_at: new Date() }).where('id', '=', row.id).execute();
+    const finish = (status: 'succeeded' | 'failed', error: string | null) => finishDelivery(deps.db, row.id, status, error);
     if (!row.sub_id || row.state !== 'enabled') {
       await finish('failed', row.sub_id ? `subscription disabled: ${row.disabled_reason ?? ''}` : 'subscription removed');
       return { skipped: 'subscription not enabled' };
@@ -94,7 +93,7 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
     await attempts.submit({ deliveryId: row.id, attempt, at, statusCode: code, latencyMs: result.latencyMs, error: result.error, succeeded: ok });
 
     if (ok) {
-      if (row.failing_since) await deps.db.updateTable('webhook_subscriptions').set({ failing_since: null }).where('id', '=', row.sub_id).execute();
+      if (row.failing_since) await setFailingSince(deps.db, row.sub_id, false);
       return { status: code, attempt };
     }
     if (result.refused) {
@@ -109,9 +108,7 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
       throw new UnrecoverableError('410 Gone: subscription disabled');
     }
     const failingSince = row.failing_since ?? new Date();
-    if (!row.failing_since) {
-      await deps.db.updateTable('webhook_subscriptions').set({ failing_since: sql<Date>`coalesce(failing_since, now())` }).where('id', '=', row.sub_id).execute();
-    }
+    if (!row.failing_since) await setFailingSince(deps.db, row.sub_id, true);
     const reason = result.error ?? `the receiver answered ${code}`;
     if (Date.now() - failingSince.getTime() > deps.disableAfterMs) {
       await setSubscriptionState(deps.db, row.sub_id, 'disabled', `failing without a break since ${failingSince.toISOString()}`);

@@ -16,7 +16,8 @@ import { countInsights } from './insights/insight.repository.js';
 import { createLogger, type Logger } from './logger.js';
 import { exitWithError, onShutdown } from './runtime/process.js';
 import { openResources } from './runtime/resources.js';
-import { egressPoolFor, startWorkers, type Pipeline } from './runtime/workers.js';
+import { egressPoolFor } from './runtime/egress.js';
+import { startWorkers, type Pipeline } from './runtime/workers.js';
 import { budgetReport } from './runtime/budget.js';
 import { reportBudget } from './observability/metrics.js';
 

@@ -5,7 +5,8 @@ import { createLogger, type Logger } from './logger.js';
 import { exitWithError, onShutdown } from './runtime/process.js';
 import { openResources } from './runtime/resources.js';
 import { budgetReport } from './runtime/budget.js';
-import { egressPoolFor, openQueues } from './runtime/workers.js';
+import { egressPoolFor } from './runtime/egress.js';
+import { openQueues } from './runtime/queues.js';
 import { reportBudget, reportQueueDepth } from './observability/metrics.js';
 
 let logger: Logger | undefined;

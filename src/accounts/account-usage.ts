@@ -5,6 +5,7 @@ import type { Db } from '../db/connection.js';
 import { utcDay } from '../domain/quota.js';
 import type { QuotaStore } from './quota.store.js';
 import { usageByDay, type DayUsage } from './usage.repository.js';
+import { keyNamesOfAccount } from '../api-keys/api-key.repository.js';
 
 const DAY_MS = 86_400_000;
 
@@ -25,7 +26,7 @@ export async function accountUsage(
   const [stored, live, names] = await Promise.all([
     days > 1 ? usageByDay(db, accountId, from) : Promise.resolve([]),
     quota.today(accountId, now),
-    db.selectFrom('api_keys').select(['id', 'name']).where('account_id', '=', accountId).execute(),
+    keyNamesOfAccount(db, accountId),
   ]);
   const nameOf = new Map(names.map((k) => [k.id, k.name]));
   const shares = live?.byKey ?? (todayFallback ? new Map([[todayFallback.keyId, todayFallback.requests]]) : new Map<string, number>());

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 
@@ -38,6 +38,21 @@ export function createDb(url: string, options: DbOptions = {}): Db {
   pool.on('connect', (client) => client.on('error', onError));
   pool.on('error', onError);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Resolves once Postgres answers a trivial query (start-up and readiness checks). */
+export async function pingDatabase(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
+/** The primary's current WAL position, or '' where there is none (the embedded Postgres). */
+export async function currentLsn(db: Db): Promise<string> {
+  try {
+    const { rows } = await sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`.execute(db);
+    return rows[0]?.lsn ?? '';
+  } catch {
+    return '';
+  }
 }
 
 /** A clear message for the most common startup failure. */

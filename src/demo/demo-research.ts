@@ -6,6 +6,7 @@
 import type { Db } from '../db/connection.js';
 import { SOURCES } from '../domain/catalog.js';
 import { ResearchChain, startRun } from '../research/chain.js';
+import { anyRunExists } from '../research/run.repository.js';
 
 export const DEMO_IDEAS = [
   'AI meal planner for busy parents (simulated demo)',
@@ -15,8 +16,7 @@ export const DEMO_IDEAS = [
 
 /** Starts the demo runs unless research has been run here before; returns the run ids started. */
 export async function startDemoResearch(db: Db, chain: ResearchChain): Promise<string[]> {
-  const before = await db.selectFrom('research_runs').select('id').limit(1).executeTakeFirst();
-  if (before) return [];
+  if (await anyRunExists(db)) return [];
   const ids: string[] = [];
   for (const idea of DEMO_IDEAS) {
     const run = await startRun(db, chain, { idea, hints: [], provider: 'synthetic', source: SOURCES.synthetic, startedBy: 'demo' });

@@ -1,42 +1,38 @@
-// buildApp() assembles the read-only HTTP API. It never listens: server.ts does
-// that, and tests use app.inject().
+// buildApp() assembles the read-only HTTP API from its plugins. It never
+// listens: server.ts does that, and tests use app.inject(). Nothing it starts
+// outlives the app: the usage writer and the cache's /metrics report start
+// when the app is ready and stop when it closes.
 import http from 'node:http';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import underPressure from '@fastify/under-pressure';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { FastifyAdapter } from '@bull-board/fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type HTTPMethods } from 'fastify';
-import type { Redis } from '../redis/connection.js';
+import type { Queue } from 'bullmq';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import { defineQuotaCommands, QuotaStore } from '../accounts/quota.store.js';
 import { UsageRecorder } from '../accounts/usage-recorder.js';
+import type { HttpLimits } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { ReadRouter } from '../db/read-router.js';
-import type { HttpLimits } from '../config.js';
-import type { Logger } from '../logger.js';
-import { classifyOutage } from '../outage.js';
-import { controlCharacterProblem, escapeForTerminal } from '../domain/text.js';
-import type { RedisKeys } from '../redis/keys.js';
-import { registerApiGuard } from './api-guard.js';
-import { ConnectionGuard } from './connection-guard.js';
 import { answerClientError, ConnectionsPerClient } from './client-connections.js';
-import { registerSecurityHeaders } from './security-headers.js';
 import { matchesAny, parseCidr, parseIp, type Cidr } from '../domain/ip.js';
+import type { Logger } from '../logger.js';
+import { httpDuration, reportResponseCache } from '../observability/metrics.js';
+import type { Redis } from '../redis/connection.js';
+import type { RedisKeys } from '../redis/keys.js';
 import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
-import { invalidParam, problem, ProblemError, sendProblem, type InvalidParam } from './problem.js';
+import { ConnectionGuard } from './connection-guard.js';
+import { adminPlugin } from './plugins/admin.plugin.js';
+import { apiPlugin } from './plugins/api.plugin.js';
+import { errorsPlugin } from './plugins/errors.plugin.js';
+import { inputHygienePlugin } from './plugins/input-hygiene.plugin.js';
+import { methodNotAllowed } from './plugins/method-not-allowed.plugin.js';
+import { openApiPlugin } from './plugins/openapi.plugin.js';
+import { overloadPlugin } from './plugins/overload.plugin.js';
+import { problem, sendProblem } from './problem.js';
 import { OneLinePerRequest } from './request-log.js';
 import { ResponseCache } from './response-cache.js';
-import { httpDuration, isAdmin, registry, reportResponseCache } from '../observability/metrics.js';
-import type { Queue } from 'bullmq';
-import { catalogRoutes } from './routes/api/catalog.routes.js';
-import { insightRoutes } from './routes/api/insights.routes.js';
-import { usageRoutes } from './routes/api/usage.routes.js';
-import { researchRoutes } from './routes/api/research.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { ProblemSchema } from './schemas.js';
+import { registerSecurityHeaders } from './security-headers.js';
 
 export interface AppDeps {
   db: Db;
@@ -84,84 +80,32 @@ const DEFAULT_HTTP_LIMITS: HttpLimits = {
   maxQueuedTotalBytes: 64 * 1024 * 1024,
 };
 
-const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-
-/** A bounded number's whole range ("from 1 to 90"), read from the route's schema, where the validator names one bound. */
-function rangeOf(schema: unknown, where: string, name: string): string | undefined {
-  const property = (schema as Record<string, { properties?: Record<string, { type?: string; minimum?: number; maximum?: number }> } | undefined>)?.[where]?.properties?.[name];
-  if (property?.minimum === undefined || property.maximum === undefined) return undefined;
-  return `must be ${property.type === 'integer' ? 'a whole number' : 'a number'} from ${property.minimum} to ${property.maximum}`;
-}
-
-function validationProblem(error: FastifyError, routeSchema: unknown) {
-  const where = error.validationContext ?? 'request';
-  const params: InvalidParam[] = (error.validation ?? []).map((v) => {
-    const name =
-      (v.params as { additionalProperty?: string }).additionalProperty ??
-      (v.params as { missingProperty?: string }).missingProperty ??
-      (v.instancePath.replace(/^\//, '').split('/')[0] || where);
-    const allowed = (v.params as { allowedValues?: string[] }).allowedValues;
-    const bounded = ['minimum', 'maximum', 'type'].includes(v.keyword) ? rangeOf(routeSchema, where, name) : undefined;
-    const reason = v.keyword === 'additionalProperties' ? 'is not a known parameter' : (bounded ?? v.message ?? 'is invalid');
-    return { name, reason, ...(allowed ? { allowed } : {}) };
-  });
-  const first = params[0];
-  const detail = first
-    ? `${first.name} ${first.reason}${first.allowed ? ` (allowed: ${first.allowed.join(', ')})` : ''}`
-    : error.message;
-  return problem('invalidParameter', detail, { invalid_params: params });
-}
-
 function isTrustedProxy(address: string, trusted: readonly Cidr[]): boolean {
   const ip = parseIp(address);
   return ip !== null && matchesAny(ip, trusted);
 }
 
-export const API_VERSION = '1.1.0';
-/** The API's terms: the licence of the service and its data for API clients. */
-const API_LICENSE = { name: 'Proprietary: use under your account\'s plan', identifier: 'LicenseRef-Startup-Insights' };
-
-interface OpenApiDocument {
-  servers?: Array<{ url: string; description?: string }>;
-  paths?: Record<string, Record<string, { parameters?: Array<{ in: string; required?: boolean; schema?: { default?: unknown } }> }>>;
-}
-
-/**
- * What generated clients need beyond the route schemas: a parameter the API
- * fills in by default is optional to the caller (the schemas list it as
- * required, because the validator fills it in before the handler runs), and
- * the server is where clients reach this API.
- */
-function finishOpenApi(document: OpenApiDocument, publicBaseUrl: string | undefined): OpenApiDocument {
-  for (const operations of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(operations)) {
-      for (const parameter of operation.parameters ?? []) {
-        if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false;
-      }
-    }
-  }
-  document.servers = [{ url: publicBaseUrl ?? '/', description: 'This deployment' }];
-  return document;
+/** The collaborators of the API, built once; none of them starts anything. */
+function collaborators(deps: AppDeps) {
+  defineQuotaCommands(deps.redis);
+  const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
+  return {
+    limits,
+    apiKeys: deps.apiKeys ?? new ApiKeyCache(deps.db),
+    quota: new QuotaStore(deps.redis, deps.redisKeys, deps.db, (error) => deps.logger.warn({ err: error }, 'requests of an unlimited plan could not be counted for /api/usage')),
+    usage: new UsageRecorder(deps.db, (error) => deps.logger.warn({ err: error }, 'usage could not be written to Postgres; kept for the next write'), deps.usageFlushMs),
+    responseCache: new ResponseCache((deps.cacheTtlSeconds ?? 60) * 1000, deps.cacheMaxBytes),
+    trustedProxies: (deps.trustProxy ?? []).map((cidr) => parseCidr(cidr)),
+    // What a connection may make the process hold for a client that does not read (see connection-guard.ts).
+    connections: new ConnectionGuard(
+      { maxPipelined: limits.maxPipelined, maxQueuedBytes: limits.maxQueuedBytes, maxQueuedTotalBytes: limits.maxQueuedTotalBytes, stallTimeoutMs: limits.requestTimeoutMs },
+      (event) => deps.logger.warn({ connection: event }, 'closing a connection that does not read its answers'),
+    ),
+  };
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  defineQuotaCommands(deps.redis);
-  const apiKeys = deps.apiKeys ?? new ApiKeyCache(deps.db);
-  const quota = new QuotaStore(deps.redis, deps.redisKeys, deps.db, (error) =>
-    deps.logger.warn({ err: error }, 'requests of an unlimited plan could not be counted for /api/usage'),
-  );
-  const usage = new UsageRecorder(deps.db, (error) => deps.logger.warn({ err: error }, 'usage could not be written to Postgres; kept for the next write'), deps.usageFlushMs);
-  usage.start();
-  const responseCache = new ResponseCache((deps.cacheTtlSeconds ?? 60) * 1000, deps.cacheMaxBytes);
-  reportResponseCache(() => ({ bytes: responseCache.bytes, entries: responseCache.size }));
-
-  const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
-  const trusted = (deps.trustProxy ?? []).map((cidr) => parseCidr(cidr));
-  // What a connection may make the process hold for a client that does not read (see connection-guard.ts).
-  const connections = new ConnectionGuard(
-    { maxPipelined: limits.maxPipelined, maxQueuedBytes: limits.maxQueuedBytes, maxQueuedTotalBytes: limits.maxQueuedTotalBytes, stallTimeoutMs: limits.requestTimeoutMs },
-    (event) => deps.logger.warn({ connection: event }, 'closing a connection that does not read its answers'),
-  );
+  const { limits, apiKeys, quota, usage, responseCache, trustedProxies, connections } = collaborators(deps);
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Every inbound wait has a deadline. Fastify leaves requestTimeout at 0, which
@@ -178,7 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       server.setTimeout(limits.requestTimeoutMs);
       server.maxConnections = limits.maxConnections;
       connections.attach(server);
-      new ConnectionsPerClient(limits.maxConnections, limits.maxConnectionsPerClient, (address) => isTrustedProxy(address, trusted), (event) =>
+      new ConnectionsPerClient(limits.maxConnections, limits.maxConnectionsPerClient, (address) => isTrustedProxy(address, trustedProxies), (event) =>
         deps.logger.warn({ connection: event }, 'refusing connections past HTTP_MAX_CONNECTIONS_PER_CLIENT'),
       ).attach(server);
       return server;
@@ -186,7 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     clientErrorHandler: answerClientError,
     // X-Forwarded-For is believed only from the listed proxies, judged by the same parser as every other address.
-    ...(trusted.length > 0 ? { trustProxy: (address: string) => isTrustedProxy(address, trusted) } : {}),
+    ...(trustedProxies.length > 0 ? { trustProxy: (address: string) => isTrustedProxy(address, trustedProxies) } : {}),
     logController: new OneLinePerRequest(),
     // Report every invalid parameter, and never silently drop unknown ones.
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true } },
@@ -197,204 +141,35 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  await registerSecurityHeaders(app);
+  let stopReportingCache: (() => void) | undefined;
+  app.addHook('onReady', async () => {
+    usage.start();
+    stopReportingCache = reportResponseCache(() => ({ bytes: responseCache.bytes, entries: responseCache.size }));
+  });
   // Counted usage goes to Postgres before the process lets go of it.
-  app.addHook('onClose', async () => usage.close());
+  app.addHook('onClose', async () => {
+    stopReportingCache?.();
+    await usage.close();
+  });
+
+  await registerSecurityHeaders(app);
   app.addSchema(ProblemSchema);
-
-  // 405 instead of 404 when the path exists under another method: collect every
-  // route, then (in the last plugin) answer the other methods with an Allow header.
-  const methodsByUrl = new Map<string, Set<string>>();
-  let collecting = true;
-  app.addHook('onRoute', (route) => {
-    // The docs UI manages its own routes (and their trailing-slash twins).
-    if (!collecting || route.url.startsWith('/docs') || route.url.startsWith('/admin')) return;
-    const methods = methodsByUrl.get(route.url) ?? new Set<string>();
-    for (const m of [route.method].flat()) methods.add(m);
-    methodsByUrl.set(route.url, methods);
-  });
-
-  // The API is read-only: no route takes a body, so none is ever read. A request
-  // that carries one is answered before anything reads it, and its connection
-  // closes after the answer, so a client trickling a body cannot hold it open.
-  app.addHook('onRequest', async (request, reply) => {
-    const length = request.headers['content-length'];
-    if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return;
-    reply.header('connection', 'close');
-    if (request.method === 'GET' || request.method === 'HEAD') return; // answered as usual; the body is never parsed
-    const methods = request.routeOptions.url === undefined ? undefined : methodsByUrl.get(request.routeOptions.url);
-    if (methods && !methods.has(request.method)) {
-      const allow = [...methods].sort().join(', ');
-      reply.header('allow', allow);
-      return sendProblem(reply, problem('methodNotAllowed', `${request.method} is not allowed here; use ${allow}.`));
-    }
-    return sendProblem(reply, problem('notFound', `No route ${request.method} ${request.url.split('?')[0]}. This API is read-only; see /docs.`));
-  });
-
-
-  // Shed load instead of letting latency grow without bound: when the event loop
-  // lags, answer 503 + Retry-After at once (health checks included: a lagging
-  // process should look unready).
-  await app.register(underPressure, {
-    maxEventLoopDelay: deps.overloadMaxEventLoopDelayMs ?? 500,
-    sampleInterval: deps.overloadSampleIntervalMs ?? 250,
-    retryAfter: 5,
-    pressureHandler: (_request, reply, type, value) => {
-      reply.header('retry-after', '5');
-      void sendProblem(reply, problem('unavailable', `The service is overloaded (${type}: ${Math.round(Number(value))}); retry in a few seconds.`));
-    },
-  });
-
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ProblemError) {
-      reply.headers(error.headers);
-      return sendProblem(reply, error.body);
-    }
-    if (error.validation) return sendProblem(reply, validationProblem(error, request.routeOptions.schema));
-    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendProblem(reply, { ...problem('badRequest', error.message), status: error.statusCode, title: error.name });
-    }
-    const outage = classifyOutage(error);
-    if (outage) {
-      request.log.warn({ err: error, dependency: outage.dependency, reason: outage.reason }, 'dependency unavailable');
-      reply.header('retry-after', '5');
-      return sendProblem(reply, problem('unavailable', 'A backing service (Postgres or Redis) is not answering. Retry shortly.'));
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(reply, problem('internal', 'Something went wrong on our side. It has been logged.'));
-  });
-
-  // No text parameter may hold a control character: Postgres refuses NUL
-  // outright, and the others have no place in any parameter and end up in logs
-  // and terminals. Checked as sent, before any route trims or splits it.
-  app.addHook('preValidation', async (request) => {
-    for (const part of [request.query, request.params] as unknown[]) {
-      if (typeof part !== 'object' || part === null) continue;
-      for (const [name, value] of Object.entries(part)) {
-        const badName = controlCharacterProblem(name);
-        if (badName) throw invalidParam(escapeForTerminal(name), `is a parameter name that ${badName}`);
-        for (const text of [value].flat()) {
-          const control = typeof text === 'string' ? controlCharacterProblem(text) : null;
-          if (control) throw invalidParam(name, control);
-        }
-      }
-    }
-  });
-
-  // Ajv coerces "Infinity" and "1e400" to Infinity and then skips minimum and
-  // maximum for non-finite numbers, so a validated number can still be one
-  // Postgres rejects. Every number that passed validation must also be finite.
-  app.addHook('preHandler', async (request) => {
-    for (const part of [request.query, request.params] as unknown[]) {
-      if (typeof part !== 'object' || part === null) continue;
-      for (const [name, value] of Object.entries(part)) {
-        if (typeof value === 'number' && !Number.isFinite(value)) throw invalidParam(name, 'must be a finite number');
-      }
-    }
-  });
-
+  const otherMethods = methodNotAllowed();
+  await app.register(otherMethods.collect);
+  await app.register(overloadPlugin, { maxEventLoopDelayMs: deps.overloadMaxEventLoopDelayMs, sampleIntervalMs: deps.overloadSampleIntervalMs });
+  await app.register(errorsPlugin);
+  await app.register(inputHygienePlugin);
   app.addHook('onResponse', async (request, reply) => {
-    httpDuration.observe(
-      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
+    httpDuration.observe({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
-
-  if (deps.adminToken && deps.queues && deps.queues.length > 0) {
-    // Bull Board: every queue, with retry and remove, behind the admin token.
-    const token = deps.adminToken;
-    const board = new FastifyAdapter();
-    board.setBasePath('/admin/queues');
-    createBullBoard({ queues: deps.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board });
-    await app.register(async (admin) => {
-      admin.addHook('onRequest', async (request, reply) => {
-        if (!isAdmin(request.headers.authorization, token)) {
-          reply.header('www-authenticate', 'Basic realm="admin"');
-          return sendProblem(reply, problem('unauthorized', 'The queue dashboard needs ADMIN_TOKEN (HTTP Basic with it as password, or Bearer).'));
-        }
-      });
-      await admin.register(board.registerPlugin(), { prefix: '/admin/queues' });
-    });
-  }
-
-  if (deps.adminToken) {
-    const token = deps.adminToken;
-    app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-      if (!isAdmin(request.headers.authorization, token)) {
-        reply.header('www-authenticate', 'Basic realm="admin", Bearer');
-        return sendProblem(reply, problem('unauthorized', 'The metrics need ADMIN_TOKEN (Bearer, or Basic with it as password).'));
-      }
-      reply.header('content-type', registry.contentType);
-      return registry.metrics();
-    });
-  }
-
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, problem('notFound', `No route ${request.method} ${request.url.split('?')[0]}. See /docs.`)),
-  );
-
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Startup Insights API',
-        version: API_VERSION,
-        description:
-          'Read-only access to researched startup insights: 8-dimension scores with evidence, Google Trends series and forecasts. ' +
-          'Every /api request needs `Authorization: Bearer <key>` and counts against the daily quota of the plan of the account that owns the key ' +
-          '(Free 100, Starter 1,000, Pro 10,000, Enterprise unlimited; per UTC day, over all its keys). Errors are RFC 9457 problem+json.',
-        license: API_LICENSE,
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: sik_…' } } },
-      security: [{ bearer: [] }],
-      tags: [
-        { name: 'insights', description: 'Researched ideas: scores, series, forecasts, charts' },
-        { name: 'research', description: 'The 40-step research runs behind the insights' },
-        { name: 'catalog', description: 'Allowed filter values and the methodology' },
-        { name: 'account', description: "Your account's plan and usage" },
-        { name: 'health', description: 'Liveness and readiness, without a key' },
-      ],
-    },
-    transformObject: (document) => finishOpenApi(('openapiObject' in document ? document.openapiObject : {}) as OpenApiDocument, deps.publicBaseUrl?.()) as object,
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-
-  // The document does not change once the app is ready: encoded once, every answer shares the
-  // one buffer (a string would be copied into each answer with its headers).
-  let openApiJson: Buffer | undefined;
-  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send((openApiJson ??= Buffer.from(JSON.stringify(app.swagger())))),
-  );
+  await app.register(adminPlugin, { adminToken: deps.adminToken, queues: deps.queues });
+  await app.register(openApiPlugin, { publicBaseUrl: deps.publicBaseUrl });
   await app.register(healthRoutes, { db: deps.db, redis: deps.redis, draining: deps.draining });
-
-  await app.register(
-    async (api) => {
-      registerApiGuard(api, { redis: deps.redis, redisKeys: deps.redisKeys, apiKeys, quota, usage, responseCache, readModel: deps.readModel, readRouter: deps.readRouter });
-      await api.register(insightRoutes, { db: deps.db });
-      await api.register(catalogRoutes, { db: deps.db });
-      await api.register(usageRoutes, { db: deps.db, quota });
-      await api.register(researchRoutes, { db: deps.db });
-    },
-    { prefix: '/api' },
-  );
-
-  await app.register(async (last) => {
-    collecting = false;
-    for (const [url, methods] of methodsByUrl) {
-      const others = ALL_METHODS.filter((m) => !methods.has(m));
-      if (others.length === 0) continue;
-      const allow = [...methods].sort().join(', ');
-      last.route({
-        method: others,
-        url,
-        schema: { hide: true },
-        handler: async (request, reply) => {
-          reply.header('allow', allow);
-          return sendProblem(reply, problem('methodNotAllowed', `${request.method} is not allowed here; use ${allow}.`));
-        },
-      });
-    }
+  await app.register(apiPlugin, {
+    prefix: '/api',
+    guard: { redis: deps.redis, redisKeys: deps.redisKeys, apiKeys, quota, usage, responseCache, readModel: deps.readModel, readRouter: deps.readRouter },
+    routes: { db: deps.db, quota },
   });
-
+  await app.register(otherMethods.answer);
   return app;
 }

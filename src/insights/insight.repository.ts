@@ -245,3 +245,31 @@ export async function updateInsightScores(
     .where('id', '=', id)
     .execute();
 }
+
+/** What the daily refresh plans from: every active insight that is not static demo data, by id. */
+export async function listRefreshable(db: DbOrTrx): Promise<Array<Pick<InsightRow, 'id' | 'source' | 'interest_level'>>> {
+  return db.selectFrom('insights').select(['id', 'source', 'interest_level']).where('status', '=', 'active').where('source', '<>', 'demo').orderBy('id').execute();
+}
+
+/** The active insights among these ids (a refresh group's members still worth refreshing). */
+export async function findActiveInsights(db: DbOrTrx, ids: readonly string[]): Promise<InsightRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('insights').select(INSIGHT_COLUMNS).where('id', 'in', ids).where('status', '=', 'active').execute();
+}
+
+/** The popularity each of these insights was last measured at (null: never measured). */
+export async function interestLevelsOf(db: DbOrTrx, ids: readonly string[]): Promise<Array<{ id: string; level: number | null }>> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('insights').select(['id', 'interest_level']).where('id', 'in', ids).execute();
+  return rows.map((r) => ({ id: r.id, level: r.interest_level }));
+}
+
+/** Popularities a refresh batch measured for members it could not serve, kept with the batch's other writes. */
+export async function setInterestLevels(trx: Transaction<Database>, levels: ReadonlyArray<{ insightId: string; level: number }>): Promise<void> {
+  for (const { insightId, level } of levels) await trx.updateTable('insights').set({ interest_level: level }).where('id', '=', insightId).execute();
+}
+
+/** Whether an insight already holds this idea (its normalised key). */
+export async function insightExistsForIdeaKey(db: DbOrTrx, ideaKey: string): Promise<boolean> {
+  return (await db.selectFrom('insights').select('id').where('idea_key', '=', ideaKey).executeTakeFirst()) !== undefined;
+}

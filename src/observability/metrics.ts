@@ -76,7 +76,8 @@ export const forecastMase = new client.Histogram({
   registers: [registry],
 });
 
-let responseCacheSize: () => { bytes: number; entries: number } = () => ({ bytes: 0, entries: 0 });
+const NO_RESPONSE_CACHE = () => ({ bytes: 0, entries: 0 });
+let responseCacheSize: () => { bytes: number; entries: number } = NO_RESPONSE_CACHE;
 new client.Gauge({
   name: 'api_response_cache_bytes',
   help: 'Bytes held by the web process’s response cache (bounded by API_CACHE_MAX_MB)',
@@ -93,9 +94,12 @@ new client.Gauge({
     this.set(responseCacheSize().entries);
   },
 });
-/** The response cache whose size /metrics reports. */
-export function reportResponseCache(size: () => { bytes: number; entries: number }): void {
+/** The response cache whose size /metrics reports, until the returned function lets go of it (the app closed). */
+export function reportResponseCache(size: () => { bytes: number; entries: number }): () => void {
   responseCacheSize = size;
+  return () => {
+    if (responseCacheSize === size) responseCacheSize = NO_RESPONSE_CACHE;
+  };
 }
 
 // Google's budget, read at scrape time (see runtime/budget.ts).

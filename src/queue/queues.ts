@@ -26,6 +26,7 @@ export const JOBS = {
   webhookDeliver: 'deliver',
   relay: 'relay',
 } as const;
+export type JobName = (typeof JOBS)[keyof typeof JOBS];
 
 /** Retries follow the webhook schedule (retry.ts) through the worker's custom backoff strategy. */
 export const WEBHOOK_DELIVERY_OPTIONS: DefaultJobOptions = {
@@ -45,7 +46,18 @@ export const matchJobId = (eventId: string) => `match-${eventId}`;
 
 export const deliveryJobId = (deliveryId: string, replay?: number) => (replay ? `deliver-${deliveryId}-replay-${replay}` : `deliver-${deliveryId}`);
 
+/** Scheduled jobs and the refresh's flow parent carry nothing: what they do is read from the database. */
+export const NoPayload = Type.Object({});
+
+export const WebhookMatchPayload = Type.Object({ eventId: Type.String({ minLength: 1 }) });
+export const WebhookDeliverPayload = Type.Object({ deliveryId: Type.String({ minLength: 1 }) });
+
 export const RefreshInsightPayload = Type.Object({ insightId: Type.String({ pattern: '^ins_' }) });
+export const RefreshGroupPayload = Type.Object({
+  insightIds: Type.Array(Type.String({ pattern: '^ins_' }), { minItems: 1, maxItems: 5 }),
+  /** 1: the planned groups (leftovers go back to the parent); 2: leftovers regrouped (leftovers then go alone). */
+  round: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2)])),
+});
 export const INGEST_JOB_OPTIONS: DefaultJobOptions = {
   attempts: 4,
   backoff: { type: 'exponential', delay: 10_000 },
@@ -64,6 +76,7 @@ export const TrendsFetchPayload = Type.Object({
 });
 export type TrendsFetchPayload = Static<typeof TrendsFetchPayload>;
 
+/** A payload that does not match its schema fails its job for good: retrying cannot mend it. */
 export function checkPayload<T extends TSchema>(schema: T, data: unknown, jobName: string): Static<T> {
   if (Value.Check(schema, data)) return data;
   const first = [...Value.Errors(schema, data)][0];

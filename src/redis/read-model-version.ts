@@ -12,8 +12,7 @@
 // no Redis round trip at all; while the watcher is not in sync (starting,
 // Redis reconnecting) it reports no version and the API asks Redis on every
 // request, as limited plans always do.
-import { sql } from 'kysely';
-import type { Db } from '../db/connection.js';
+import { currentLsn, type Db } from '../db/connection.js';
 import type { Logger } from '../logger.js';
 import type { Redis } from './connection.js';
 import type { RedisKeys } from './keys.js';
@@ -53,16 +52,6 @@ if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2]) end
 redis.call('PUBLISH', ARGV[1], version .. ' ' .. ARGV[2])
 return version
 `;
-
-/** The primary's current WAL position, or '' where there is none (the embedded Postgres). */
-export async function currentLsn(db: Db): Promise<string> {
-  try {
-    const { rows } = await sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`.execute(db);
-    return rows[0]?.lsn ?? '';
-  } catch {
-    return '';
-  }
-}
 
 /** Writers call this after committing a change that API responses may show. */
 export async function bumpReadModelVersion(redis: Redis, keys: RedisKeys, db?: Db): Promise<void> {

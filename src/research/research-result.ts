@@ -12,6 +12,7 @@ import { upsertInsightRow } from '../insights/insight.repository.js';
 import { replaceTrendPoints, upsertInsightSeries } from '../insights/trend-point.repository.js';
 import { geographySummary, relatedSummary, type RelatedServed } from '../domain/research/served-evidence.js';
 import { upsertForecast } from '../insights/forecast.repository.js';
+import { recordEvents } from '../webhooks/event.repository.js';
 import type { CommitResult, StepContext } from './steps.js';
 
 type StepItems = Array<{ label: string; value: number; breakout: boolean; formattedValue: string; mid?: string }>;
@@ -74,14 +75,11 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
   }
   await upsertForecast(trx, insightId, ctx.out<Forecast>('forecast'), now);
 
-  const eventId = newId('event');
-  await trx
-    .insertInto('outbox_events')
-    .values({
-      id: eventId,
+  const [eventId] = await recordEvents(trx, [
+    {
       type: created ? 'insight.created' : 'insight.updated',
-      insight_id: insightId,
-      payload: JSON.stringify({
+      insightId,
+      payload: {
         insight_id: insightId,
         run_id: ctx.run.id,
         title: normalized.text,
@@ -89,9 +87,9 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
         source: ctx.run.source,
         overall_score: o.overall.score,
         previous: created ? null : 'updated',
-      }),
-    })
-    .execute();
-  return { insightId, eventId };
+      },
+    },
+  ]);
+  return { insightId, eventId: eventId! };
 }
 

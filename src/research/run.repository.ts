@@ -284,3 +284,24 @@ export async function quietUnfinishedRuns(db: DbOrTrx, olderThanMs: number, limi
     .limit(limit)
     .execute();
 }
+
+/** Runs started today (UTC) by this starter: discovery's daily cap counts them. */
+export async function countRunsStartedToday(db: DbOrTrx, startedBy: RunRow['started_by']): Promise<number> {
+  const row = await db
+    .selectFrom('research_runs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('started_by', '=', startedBy)
+    .where('created_at', '>=', sql<Date>`date_trunc('day', now() at time zone 'utc') at time zone 'utc'`)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Whether a run for this idea (its normalised key) is under way or succeeded: a failed one may be tried again. */
+export async function liveRunExistsForIdeaKey(db: DbOrTrx, ideaKey: string): Promise<boolean> {
+  return (await db.selectFrom('research_runs').select('id').where('idea_key', '=', ideaKey).where('status', '<>', 'failed').executeTakeFirst()) !== undefined;
+}
+
+/** Whether research has ever been run here (the demo runs start only on a fresh machine). */
+export async function anyRunExists(db: DbOrTrx): Promise<boolean> {
+  return (await db.selectFrom('research_runs').select('id').limit(1).executeTakeFirst()) !== undefined;
+}

@@ -5,24 +5,19 @@ import type { Config } from '../config.js';
 import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../queue/queues.js';
 import { ensureJob } from '../queue/ensure-job.js';
 import type { Resources } from './resources.js';
-import { openQueues } from './workers.js';
+import { openQueues } from './queues.js';
+import { pendingDeliveriesOfAccount } from '../webhooks/delivery.repository.js';
 
 /** Wakes the pending deliveries of the account's subscriptions; returns how many. */
 export async function releaseHeldDeliveries(resources: Resources, config: Config, accountId: string): Promise<number> {
-  const pending = await resources.db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
-    .select('d.id')
-    .where('s.account_id', '=', accountId)
-    .where('d.status', '=', 'pending')
-    .execute();
+  const pending = await pendingDeliveriesOfAccount(resources.db, accountId);
   if (pending.length === 0) return 0;
   const { queues, close } = openQueues(resources, config);
   try {
-    for (const d of pending) {
-      const job = await queues.webhooks.getJob(deliveryJobId(d.id));
+    for (const deliveryId of pending) {
+      const job = await queues.webhooks.getJob(deliveryJobId(deliveryId));
       if (job && (await job.getState()) === 'delayed') await job.promote();
-      else await ensureJob(queues.webhooks, JOBS.webhookDeliver, { deliveryId: d.id }, { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(d.id) });
+      else await ensureJob(queues.webhooks, JOBS.webhookDeliver, { deliveryId }, { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(deliveryId) });
     }
   } finally {
     await close();

@@ -1,7 +1,8 @@
 import type { Config } from '../config.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Resources } from './resources.js';
-import { openQueues, upsertSchedulers } from './workers.js';
+import { openQueues } from './queues.js';
+import { upsertSchedulers } from './schedules.js';
 
 /** The release phase: everything a deploy must do once before web and workers start. Idempotent. */
 export async function release(resources: Resources, config: Config): Promise<string> {

@@ -2,9 +2,8 @@
 // configured URLs in production, the embedded defaults on a single machine.
 import { readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { sql } from 'kysely';
 import type { Config } from '../config.js';
-import { createDb, describeConnectionError, type Db } from '../db/connection.js';
+import { createDb, describeConnectionError, pingDatabase, type Db } from '../db/connection.js';
 import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
 import type { Logger } from '../logger.js';
 import { createRedis, waitForRedis, type Redis, type RedisTarget } from '../redis/connection.js';
@@ -52,7 +51,7 @@ async function resolveEmbeddedPostgres(config: Config, logger: Logger, serve: bo
     if (marker.pid !== process.pid && isAlive(marker.pid)) {
       const probe = createDb(marker.url, { maxConnections: 1 });
       try {
-        await sql`select 1`.execute(probe);
+        await pingDatabase(probe);
         return { url: marker.url, stop: async () => {}, probe };
       } catch {
         await probe.destroy();
@@ -101,7 +100,7 @@ export async function openResources(config: Config, logger: Logger, options: Ope
     }
     closers.unshift(() => db.destroy());
     try {
-      await sql`select 1`.execute(db);
+      await pingDatabase(db);
     } catch (error) {
       throw new Error(describeConnectionError(databaseUrl, error));
     }

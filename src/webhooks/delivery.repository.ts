@@ -1,8 +1,10 @@
-// Reads and writes of the deliver job, shaped for batching (see Batcher): a
-// worker delivering 50 webhooks at once reads their rows in one query and
-// logs their attempts in one statement.
+// Webhook deliveries: created by the match job, picked up again by the sweeper,
+// and read and written by the deliver job in shapes made for batching (see
+// Batcher): a worker delivering 50 webhooks at once reads their rows in one
+// query and logs their attempts in one statement.
 import { sql } from 'kysely';
 import type { Db } from '../db/connection.js';
+import { newId } from '../domain/ids.js';
 
 /** Loads deliveries with their subscriptions; answers in the order asked (undefined: no such delivery). */
 export async function loadDeliveries(db: Db, ids: string[]) {
@@ -77,4 +79,61 @@ export async function recordAttempts(db: Db, attempts: AttemptRecord[]): Promise
       from input i
      where d.id = i.delivery_id`.execute(db);
   return attempts.map(() => undefined);
+}
+
+/** A delivery is over: delivered, or given up on with the reason (kept for replay). */
+export async function finishDelivery(db: Db, id: string, status: 'succeeded' | 'failed', error: string | null): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ status, last_error: error, finished_at: new Date() }).where('id', '=', id).execute();
+}
+
+/**
+ * One pending delivery per (event, subscription) — unique in the database, so
+ * a second match of the event adds nothing — and answers every pending
+ * delivery of the event, new or left by a crash before its job was enqueued.
+ * With new deliveries this is one statement: its select cannot see its own
+ * insert's rows, hence the union with what the insert returns.
+ */
+export async function createPendingDeliveries(db: Db, eventId: string, subscriptionIds: readonly string[]): Promise<string[]> {
+  const pendingQuery = db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).where('status', '=', 'pending');
+  const rows =
+    subscriptionIds.length === 0
+      ? await pendingQuery.execute()
+      : await db
+          .with('inserted', (qb) =>
+            qb
+              .insertInto('webhook_deliveries')
+              .values(subscriptionIds.map((subscription_id) => ({ id: newId('delivery'), event_id: eventId, subscription_id, status: 'pending' as const })))
+              .onConflict((oc) => oc.columns(['event_id', 'subscription_id']).doNothing())
+              .returning('id'),
+          )
+          .selectFrom('inserted')
+          .select('id')
+          .union(pendingQuery)
+          .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Deliveries still pending after `olderThanMs`, oldest first: candidates for the sweeper. */
+export async function quietPendingDeliveries(db: Db, olderThanMs: number, limit = 500): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000})`)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The pending deliveries of an account's subscriptions (held while it was suspended). */
+export async function pendingDeliveriesOfAccount(db: Db, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+    .select('d.id')
+    .where('s.account_id', '=', accountId)
+    .where('d.status', '=', 'pending')
+    .execute();
+  return rows.map((r) => r.id);
 }

@@ -1,9 +1,61 @@
-// Outbox events with the insight they announce, read in one query for many
+// The outbox: every event is written here, in the transaction of the change it
+// announces, and read back with the insight it announces in one query for many
 // events at once (the match and deliver jobs batch their reads; see Batcher).
-import type { Selectable } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Db } from '../db/connection.js';
-import type { InsightsTable, OutboxEventsTable } from '../db/database.js';
+import type { Database, InsightsTable, OutboxEventsTable } from '../db/database.js';
+import { newId } from '../domain/ids.js';
+
+export const OUTBOX_EVENT_TYPES = ['insight.created', 'insight.updated', 'ping'] as const;
+export type OutboxEventType = (typeof OUTBOX_EVENT_TYPES)[number];
+
+export interface NewOutboxEvent {
+  type: OutboxEventType;
+  insightId: string | null;
+  payload: Record<string, unknown>;
+  /** Set for an event sent directly rather than through matching (a ping): the relay leaves it alone. */
+  relayedAt?: Date;
+}
+
+/**
+ * Writes outbox events in the caller's transaction, so an event exists exactly
+ * when the change it announces committed. Answers their ids, in order, for
+ * announcing once the transaction commits.
+ */
+export async function recordEvents(trx: Transaction<Database>, events: readonly NewOutboxEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((e) => ({
+    id: newId('event'),
+    type: e.type,
+    insight_id: e.insightId,
+    payload: JSON.stringify(e.payload),
+    ...(e.relayedAt ? { relayed_at: e.relayedAt } : {}),
+  }));
+  await trx.insertInto('outbox_events').values(rows).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Matching is done for this event: the relay stops offering it. */
+export async function markEventRelayed(db: Db, id: string): Promise<void> {
+  await db.updateTable('outbox_events').set({ relayed_at: sql<Date>`now()` }).where('id', '=', id).execute();
+}
+
+/**
+ * Events nobody has matched yet, oldest first, past a short grace period (an
+ * event just committed is usually being announced right now).
+ */
+export async function unrelayedEvents(db: Db, limit = 500): Promise<string[]> {
+  const rows = await db
+    .selectFrom('outbox_events')
+    .select('id')
+    .where('relayed_at', 'is', null)
+    .where('created_at', '<', sql<Date>`now() - interval '2 seconds'`)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
 
 /** What webhook matching and bodies need of an insight (read as JSON, so no timestamps). */
 export type AnnouncedInsight = Pick<

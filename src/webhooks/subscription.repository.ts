@@ -98,3 +98,19 @@ export function signingSecrets(
   }
   return secrets;
 }
+
+/** A subscription's failure streak: started now (kept if already running), or ended by a delivery that got through. */
+export async function setFailingSince(db: Db, id: string, failing: boolean): Promise<void> {
+  await db
+    .updateTable('webhook_subscriptions')
+    .set({ failing_since: failing ? sql<Date>`coalesce(failing_since, now())` : null })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The score thresholds of these subscriptions (null: none). */
+export async function minScoresOf(db: Db, ids: readonly string[]): Promise<Array<{ id: string; minScore: number | null }>> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('webhook_subscriptions').select(['id', 'min_score']).where('id', 'in', ids).execute();
+  return rows.map((r) => ({ id: r.id, minScore: r.min_score }));
+}

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../src/observability/metrics.js';
-import { watchGoogleAnswers } from '../../src/runtime/workers.js';
+import { watchGoogleAnswers } from '../../src/runtime/google-answers.js';
 import type { ExchangeOutcome } from '../../src/trends/google-client.js';
 
 describe('watching Google\'s answers', () => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { budgetReport } from '../../runtime/budget.js';
-import { egressPoolFor } from '../../runtime/workers.js';
+import { egressPoolFor } from '../../runtime/egress.js';
 import type { RouteBudget } from '../../trends/egress-pool.js';
 import type { CliContext } from '../context.js';
 import { withResources } from '../resources.js';

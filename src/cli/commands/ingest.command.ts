@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { JOBS } from '../../queue/queues.js';
 import { openResources } from '../../runtime/resources.js';
-import { openQueues } from '../../runtime/workers.js';
+import { openQueues } from '../../runtime/queues.js';
 import type { CliContext } from '../context.js';
 import { print, table } from '../output.js';
 

@@ -8,7 +8,8 @@ import { InvalidIdeaError, ResearchChain, startRun } from '../../research/chain.
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
 import { STEP_COUNT, STEP_NAMES } from '../../research/steps.js';
 import { openResources, type Resources } from '../../runtime/resources.js';
-import { openQueues, startWorkers, type Pipeline } from '../../runtime/workers.js';
+import { openQueues } from '../../runtime/queues.js';
+import { startWorkers, type Pipeline } from '../../runtime/workers.js';
 import type { Logger } from '../../logger.js';
 import type { CliContext } from '../context.js';
 import { withResources } from '../resources.js';

@@ -5,7 +5,7 @@ import { newId } from '../../domain/ids.js';
 import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../../queue/queues.js';
 import type { Resources } from '../../runtime/resources.js';
 import { withResources } from '../resources.js';
-import { openQueues } from '../../runtime/workers.js';
+import { openQueues } from '../../runtime/queues.js';
 import { SecretBox } from '../../webhooks/secret-box.js';
 import { bumpSubscriptionsVersion } from '../../webhooks/subscription-index.cache.js';
 import {

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Redis } from '../../redis/connection.js';
-import { sql } from 'kysely';
-import type { Db } from '../../db/connection.js';
+import { pingDatabase, type Db } from '../../db/connection.js';
 import { errorResponses, NoQuery, ProblemSchema } from '../schemas.js';
 
 const HealthSchema = Type.Object({
@@ -63,7 +62,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db; redis: Redis; dra
       // Shutting down: tell the load balancer to stop routing here while in-flight work finishes.
       if (draining?.()) return reply.code(503).send({ status: 'unavailable', checks: { shutdown: { ok: false } } });
       const [postgres, redisFailure] = await Promise.all([
-        check('Postgres', () => sql`select 1`.execute(db)),
+        check('Postgres', () => pingDatabase(db)),
         check('Redis', () => redis.ping()),
       ]);
       if (postgres) request.log.warn({ err: postgres }, 'readiness: Postgres is not answering');

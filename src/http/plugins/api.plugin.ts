@@ -1,0 +1,25 @@
+// Everything under /api: the guard (key, quota, response cache; api-guard.ts)
+// and the route plugins, each given the same collaborators. A new API route
+// plugin is one line in API_ROUTES.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { QuotaStore } from '../../accounts/quota.store.js';
+import type { Db } from '../../db/connection.js';
+import { registerApiGuard, type ApiGuardDeps } from '../api-guard.js';
+import { catalogRoutes } from '../routes/api/catalog.routes.js';
+import { insightRoutes } from '../routes/api/insights.routes.js';
+import { researchRoutes } from '../routes/api/research.routes.js';
+import { usageRoutes } from '../routes/api/usage.routes.js';
+
+/** What every API route plugin is given. */
+export interface ApiRouteOptions {
+  db: Db;
+  quota: QuotaStore;
+}
+
+const API_ROUTES: ReadonlyArray<FastifyPluginAsyncTypebox<ApiRouteOptions>> = [insightRoutes, catalogRoutes, usageRoutes, researchRoutes];
+
+export async function apiPlugin(api: FastifyInstance, options: { guard: ApiGuardDeps; routes: ApiRouteOptions }): Promise<void> {
+  registerApiGuard(api, options.guard);
+  for (const routes of API_ROUTES) await api.register(routes, options.routes);
+}

@@ -1,0 +1,17 @@
+// The routes to Google as every process sees them: workers send through them,
+// the web process and `insights budget` report their pace and state.
+import type { Config } from '../config.js';
+import { routesFrom } from '../trends/egress.js';
+import { EgressPool } from '../trends/egress-pool.js';
+import type { Resources } from './resources.js';
+
+/** The routes to Google and their shared pace, cooldowns and probes (direct, or the proxies of TRENDS_PROXY_URLS). */
+export function egressPoolFor(resources: Resources, config: Config): EgressPool {
+  return new EgressPool(resources.redis, resources.redisKeys.trendsPool, routesFrom(config.trendsProxyUrls), {
+    requestsPerMinute: config.trendsRequestsPerMinute,
+    cooldownMs: config.trendsCooldownMs,
+    cooldownMaxMs: config.trendsCooldownMaxMs,
+    refusedPauseMs: config.trendsRefusedPauseMs,
+    requestTimeoutMs: config.trendsRequestTimeoutMs,
+  });
+}

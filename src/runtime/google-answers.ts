@@ -1,0 +1,25 @@
+import { AnswerShiftWatch } from '../domain/trends/answer-shift.js';
+import type { Logger } from '../logger.js';
+import { googleAnswers, googleAnswerSeconds } from '../observability/metrics.js';
+import type { ExchangeObserver } from '../trends/google-client.js';
+
+/**
+ * Counts every exchange with Google per kind and outcome (/metrics), and warns
+ * when a kind's share of empty, no-data or changed answers jumps (see
+ * domain/trends/answer-shift.ts): the first sign that Google changed again.
+ */
+export function watchGoogleAnswers(logger: Logger): ExchangeObserver {
+  const watch = new AnswerShiftWatch();
+  return (report) => {
+    googleAnswers.inc({ kind: report.kind, outcome: report.outcome });
+    googleAnswerSeconds.observe({ kind: report.kind }, report.ms / 1000);
+    const shift = watch.record(report.kind, report.outcome);
+    if (shift) {
+      const pct = (x: number) => `${Math.round(x * 100)} %`;
+      logger.warn(
+        { kind: shift.kind, recentShare: shift.recentShare, baselineShare: shift.baselineShare, recent: shift.recent, baseline: shift.baseline, route: report.route },
+        `Google's answers to ${shift.kind} changed: ${pct(shift.recentShare)} of the last ${shift.recent} were empty, without data or in an unknown shape, against ${pct(shift.baselineShare)} of the ${shift.baseline} before. Google may have changed what it serves: run \`insights google check\``,
+      );
+    }
+  };
+}

@@ -1,0 +1,158 @@
+// Every job of the pipeline in one table: its queue, its payload and its
+// processor, built from the collaborators startWorkers made; and each queue's
+// worker settings. checkJobTable (job-dispatch.ts) holds it to one processor
+// per job name before any worker starts.
+import type { FlowProducer, Queue, WorkerOptions } from 'bullmq';
+import { discoverProcessor } from '../../jobs/discover.job.js';
+import { refreshAllProcessor } from '../../jobs/refresh-all.job.js';
+import { refreshGroupProcessor } from '../../jobs/refresh-group.job.js';
+import { refreshInsightProcessor } from '../../jobs/refresh-insight.job.js';
+import { refreshLeftoversProcessor } from '../../jobs/refresh-leftovers.job.js';
+import { researchStepProcessor } from '../../jobs/research-step.job.js';
+import { sweepProcessor } from '../../jobs/sweep.job.js';
+import { trendsFetchProcessor } from '../../jobs/trends-fetch.job.js';
+import { webhookDeliverProcessor } from '../../jobs/webhook-deliver.job.js';
+import { outboxRelayProcessor, webhookMatchProcessor } from '../../jobs/webhook-match.job.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/connection.js';
+import { retryDelayMs } from '../domain/webhooks/retry.js';
+import type { Logger } from '../logger.js';
+import {
+  JOBS,
+  NoPayload,
+  QUEUES,
+  RefreshGroupPayload,
+  RefreshInsightPayload,
+  ResearchStepPayload,
+  TrendsFetchPayload,
+  WebhookDeliverPayload,
+  WebhookMatchPayload,
+  type QueueName,
+} from '../queue/queues.js';
+import type { Redis } from '../redis/connection.js';
+import type { RedisKeys } from '../redis/keys.js';
+import type { ResearchChain } from '../research/chain.js';
+import type { TrendsGateway, TrendsPurpose } from '../research/trends-gateway.js';
+import type { EgressPool } from '../trends/egress-pool.js';
+import { GoogleTrendsProvider } from '../trends/google.provider.js';
+import { anchorTermFor } from '../trends/provider-factory.js';
+import { bumpSubscriptionsVersion, type SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
+import type { SecretBox } from '../webhooks/secret-box.js';
+import { jobEntry, type JobEntry } from './job-dispatch.js';
+import { watchGoogleAnswers } from './google-answers.js';
+
+/** What the processors are made of; startWorkers builds each once. */
+export interface PipelineParts {
+  db: Db;
+  redis: Redis;
+  redisKeys: RedisKeys;
+  config: Config;
+  logger: Logger;
+  queues: Record<QueueName, Queue>;
+  chain: ResearchChain;
+  /** The gateway for a provider: live Google through the trends queue, the others directly. */
+  trendsFor(provider: string, purpose?: TrendsPurpose): TrendsGateway;
+  egress: EgressPool;
+  /** The refresh is a flow (groups, then their leftovers). */
+  flows: FlowProducer;
+  box: SecretBox;
+  subscriptionsIndex: SubscriptionIndexCache;
+  /** Tells webhook matching about committed outbox events (several in one round trip). */
+  announce(...eventIds: string[]): Promise<void>;
+}
+
+export function jobTable(p: PipelineParts): JobEntry[] {
+  const { config } = p;
+  const refreshDeps = {
+    db: p.db,
+    redis: p.redis,
+    redisKeys: p.redisKeys,
+    trendsFor: p.trendsFor,
+    provider: config.trendsProvider,
+    geo: config.trendsGeo,
+    waitRetryMs: Math.min(30_000, config.trendsWaitMs),
+    announce: p.announce,
+  };
+  return [
+    jobEntry({
+      queue: QUEUES.research,
+      job: JOBS.researchStep,
+      payload: ResearchStepPayload,
+      processor: researchStepProcessor({
+        db: p.db,
+        redis: p.redis,
+        redisKeys: p.redisKeys,
+        chain: p.chain,
+        trendsFor: p.trendsFor,
+        logger: p.logger,
+        anchorFor: (provider) => anchorTermFor(provider, config.trendsAnchor),
+        geo: config.trendsGeo,
+        plan: config.trendsRequestPlan,
+        announce: p.announce,
+      }),
+    }),
+    jobEntry({
+      queue: QUEUES.trends,
+      job: JOBS.trendsFetch,
+      payload: TrendsFetchPayload,
+      processor: trendsFetchProcessor({ provider: new GoogleTrendsProvider({ timeoutMs: config.trendsRequestTimeoutMs, observe: watchGoogleAnswers(p.logger) }), pool: p.egress, logger: p.logger }),
+    }),
+    jobEntry({
+      queue: QUEUES.ingest,
+      job: JOBS.refreshAll,
+      payload: NoPayload,
+      processor: refreshAllProcessor({
+        db: p.db,
+        flows: p.flows,
+        ingestQueue: { name: QUEUES.ingest, prefix: p.redisKeys.queuePrefix(QUEUES.ingest) },
+        provider: config.trendsProvider,
+        logger: p.logger,
+        pacing: { routes: p.egress.routes.length, requestsPerMinute: config.trendsRequestsPerMinute, cron: config.refreshCron },
+      }),
+    }),
+    jobEntry({ queue: QUEUES.ingest, job: JOBS.refreshGroup, payload: RefreshGroupPayload, processor: refreshGroupProcessor({ ...refreshDeps, ingest: p.queues.ingest }) }),
+    jobEntry({ queue: QUEUES.ingest, job: JOBS.refreshLeftovers, payload: NoPayload, processor: refreshLeftoversProcessor({ db: p.db, ingest: p.queues.ingest }) }),
+    jobEntry({ queue: QUEUES.ingest, job: JOBS.refreshInsight, payload: RefreshInsightPayload, processor: refreshInsightProcessor(refreshDeps) }),
+    jobEntry({
+      queue: QUEUES.ingest,
+      job: JOBS.discover,
+      payload: NoPayload,
+      processor: discoverProcessor({ db: p.db, chain: p.chain, trendsFor: p.trendsFor, provider: config.trendsProvider, geos: config.discoveryGeos, dailyCap: config.discoveryDailyCap }),
+    }),
+    jobEntry({
+      queue: QUEUES.webhooks,
+      job: JOBS.webhookMatch,
+      payload: WebhookMatchPayload,
+      processor: webhookMatchProcessor({ db: p.db, webhooks: p.queues.webhooks, index: p.subscriptionsIndex }),
+    }),
+    jobEntry({
+      queue: QUEUES.webhooks,
+      job: JOBS.webhookDeliver,
+      payload: WebhookDeliverPayload,
+      processor: webhookDeliverProcessor({
+        db: p.db,
+        box: p.box,
+        policy: { allowPrivate: config.webhookAllowPrivate, allowedCidrs: config.webhookAllowedCidrs },
+        timeoutMs: config.webhookTimeoutMs,
+        baseUrl: config.publicBaseUrl,
+        disableAfterMs: config.webhookDisableAfterHours * 3_600_000,
+        onChange: () => bumpSubscriptionsVersion(p.redis, p.redisKeys.subscriptionsVersion),
+      }),
+    }),
+    jobEntry({ queue: QUEUES.maintenance, job: JOBS.sweep, payload: NoPayload, processor: sweepProcessor({ db: p.db, chain: p.chain, webhooks: p.queues.webhooks }) }),
+    jobEntry({ queue: QUEUES.maintenance, job: JOBS.relay, payload: NoPayload, processor: outboxRelayProcessor({ db: p.db, webhooks: p.queues.webhooks }) }),
+  ];
+}
+
+/** Each queue's worker: its concurrency and settings beyond the shared ones (startWorkers). */
+export function workerOptions(config: Config, egressRoutes: number): Record<QueueName, Partial<WorkerOptions>> {
+  return {
+    research: { concurrency: config.researchConcurrency },
+    // Two jobs per route interleave their paced requests; the pool, not the concurrency, sets the pace.
+    trends: { concurrency: Math.max(2, 2 * egressRoutes) },
+    ingest: { concurrency: config.researchConcurrency },
+    // Retries follow the webhook schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (± jitter).
+    webhooks: { concurrency: config.webhookConcurrency, settings: { backoffStrategy: (attemptsMade: number) => Math.round(retryDelayMs(attemptsMade + 1) * config.webhookRetryScale) } },
+    maintenance: {},
+  };
+}

@@ -1,0 +1,50 @@
+// The repeating jobs (BullMQ job schedulers, cron in UTC), declared once.
+import type { Queue } from 'bullmq';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { JOBS, type QueueName } from '../queue/queues.js';
+
+interface Schedule {
+  id: string;
+  queue: QueueName;
+  job: (typeof JOBS)[keyof typeof JOBS];
+  repeat: (config: Config) => { every: number } | { pattern: string; tz: 'UTC' };
+}
+
+export const SCHEDULES: readonly Schedule[] = [
+  // Every 15 s, for work quiet for 30 s: a job lost with a Redis failover (replication is
+  // asynchronous) is back within about 45 s. Sweeping is one indexed query, and re-enqueueing
+  // work whose job still exists is a no-op.
+  { id: 'sweep-every-15s', queue: 'maintenance', job: JOBS.sweep, repeat: () => ({ every: 15_000 }) },
+  { id: 'refresh-daily', queue: 'ingest', job: JOBS.refreshAll, repeat: (config) => ({ pattern: config.refreshCron, tz: 'UTC' }) },
+  { id: 'discover-daily', queue: 'ingest', job: JOBS.discover, repeat: (config) => ({ pattern: config.discoveryCron, tz: 'UTC' }) },
+  { id: 'relay-every-5s', queue: 'maintenance', job: JOBS.relay, repeat: () => ({ every: 5_000 }) },
+];
+
+/** Schedulers of earlier releases, removed on upsert. */
+const RETIRED: ReadonlyArray<{ id: string; queue: QueueName }> = [{ id: 'sweep-every-minute', queue: 'maintenance' }];
+
+/** Upserts the job schedulers. Idempotent: safe from every deploy and every `npm start`. */
+export async function upsertSchedulers(queues: Record<QueueName, Queue>, config: Config): Promise<string[]> {
+  for (const { id, queue } of RETIRED) await queues[queue].removeJobScheduler(id);
+  for (const s of SCHEDULES) await queues[s.queue].upsertJobScheduler(s.id, s.repeat(config), { name: s.job, data: {} });
+  return SCHEDULES.map((s) => s.id);
+}
+
+/** How often workers re-upsert the job schedulers (see keepSchedulers). */
+export const SCHEDULER_KEEPALIVE_MS = 60_000;
+
+/**
+ * Upserts the job schedulers now and every `everyMs`. A scheduler lives in Redis as its
+ * definition and its next job: a Redis restart without persistence loses both, and a
+ * failover can lose the next job, and either way nothing would sweep, refresh or
+ * discover until the next deploy. Upserting is idempotent, so every worker keeps them.
+ * Answers a function that stops the keeping.
+ */
+export async function keepSchedulers(queues: Record<QueueName, Queue>, config: Config, logger: Logger, everyMs = SCHEDULER_KEEPALIVE_MS): Promise<() => void> {
+  const keep = () => upsertSchedulers(queues, config).catch((error: unknown) => logger.warn({ err: error }, 'could not upsert the job schedulers; trying again in a minute'));
+  await keep();
+  const timer = setInterval(() => void keep(), everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
