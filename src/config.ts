@@ -350,7 +350,7 @@ export function loadConfig(env: Env = process.env): Config {
       if (!(v > 0 && v <= 10)) problems.push(`WEBHOOK_RETRY_SCALE must be a number above 0 and at most 10 (got "${raw}")`);
       return v > 0 && v <= 10 ? v : 1;
     })(),
-    overloadMaxEventLoopDelayMs: integer('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 500, 10, 60_000),
+    overloadMaxEventLoopDelayMs: integer('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 500, 0, 60_000),
     adminToken: text('ADMIN_TOKEN'),
     shutdownDrainMs: integer('SHUTDOWN_DRAIN_MS', 1_000, 0, 60_000),
     http: {

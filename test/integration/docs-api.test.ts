@@ -34,7 +34,7 @@ beforeAll(async () => {
   await seedDemo(database.db, DEMO_SERIES_DIR, 6);
   insightId = (await database.db.selectFrom('insights').select('id').executeTakeFirstOrThrow()).id;
   key = (await createApiKey(database.db, 'docs', 'pro')).key;
-  web = new ServiceProcess('web', { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: '0', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '60000' });
+  web = new ServiceProcess('web', { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: '0', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' });
   base = (await web.ready).url!;
   // Inside the project, so the generated client resolves openapi-fetch and @types/node from its node_modules.
   await mkdir(path.join(PROJECT_ROOT, '.data'), { recursive: true });

@@ -49,7 +49,7 @@ describe('the API on a lagging read replica', () => {
   it('shows a finished run at once (from the primary), and reads the replica once it has caught up', async () => {
     const env = { DATABASE_URL: primary.urlFor('app'), REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'synthetic' };
     // Replica routing is tested, not load shedding: a busy CI machine must not turn reads into 503s.
-    const web = new ServiceProcess('web', { ...env, DATABASE_READ_URL: replica.urlFor('app'), PORT: '0', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '60000' });
+    const web = new ServiceProcess('web', { ...env, DATABASE_READ_URL: replica.urlFor('app'), PORT: '0', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' });
     const worker = new ServiceProcess('worker', env);
     const queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.keys.queuePrefix(QUEUES.research) });
     try {
