@@ -2,7 +2,8 @@
 // earlier steps, and returns a JSON output that is recorded with the step (and
 // shown by `insights runs show` and GET /api/research-runs/{id}). Trends data
 // comes only through ctx.plan (trends-plan.ts: which requests answer which
-// step), over the rate-limited `trends` queue.
+// step), over the rate-limited `trends` queue. What each step hands on, and
+// what it is run with, is declared in step-contract.ts.
 import { classifyCategory } from '../domain/research/category.js';
 import { COMPARABLE_RATIO, geographicReach, INTEREST_THRESHOLD, mapAgainstAnchor, placesFromMap, type PlaceInterest } from '../domain/research/geography.js';
 import { extractPhrases, normalizeIdea } from '../domain/research/idea.js';
