@@ -29,7 +29,8 @@ import {
 import { StepRecorder } from '../src/research/step-recorder.js';
 import type { TrendsPlanName } from '../src/config.js';
 import { trendsPlan } from '../src/research/trends-plan.js';
-import { STEP_COUNT, STEP_NAMES, STEPS, type StepContext, type StepName } from '../src/research/steps.js';
+import { STEPS } from '../src/research/steps.js';
+import { STEP_COUNT, STEP_NAMES, type StepContext, type StepName, type StepOutput } from '../src/research/step-contract.js';
 import { researchPriority, sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../src/research/trends-gateway.js';
 
 export interface ResearchStepDeps {
@@ -172,7 +173,7 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
 
     const startedAt = new Date();
     const attempt = job.attemptsMade + 1;
-    let output: unknown;
+    let output: StepOutput;
     try {
       output = await definition.run(ctx);
     } catch (error) {

@@ -12,7 +12,7 @@ import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../src/queue/queu
 import type { ResearchChain } from '../src/research/chain.js';
 import { quietUnfinishedRuns } from '../src/research/run.repository.js';
 import { quietPendingDeliveries } from '../src/webhooks/delivery.repository.js';
-import { STEP_COUNT } from '../src/research/steps.js';
+import { STEP_COUNT } from '../src/research/step-contract.js';
 
 export interface SweepDeps {
   db: Db;

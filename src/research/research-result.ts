@@ -3,33 +3,19 @@
 // its forecast, and the outbox event that announces it.
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
-import type { Category } from '../domain/catalog.js';
-import type { Forecast } from '../domain/forecast/forecaster.js';
 import { newId } from '../domain/ids.js';
-import type { DimensionScores } from '../domain/scoring/dimensions.js';
-import type { OverallScore } from '../domain/scoring/overall.js';
 import { upsertInsightRow } from '../insights/insight.repository.js';
 import { replaceTrendPoints, upsertInsightSeries } from '../insights/trend-point.repository.js';
-import { geographySummary, relatedSummary, type RelatedServed } from '../domain/research/served-evidence.js';
+import { geographySummary, relatedSummary } from '../domain/research/served-evidence.js';
 import { upsertForecast } from '../insights/forecast.repository.js';
 import { recordEvents } from '../webhooks/event.repository.js';
-import type { CommitResult, StepContext } from './steps.js';
-
-type StepItems = Array<{ label: string; value: number; breakout: boolean; formattedValue: string; mid?: string }>;
-type StepList = { items: StepItems; served?: RelatedServed };
-
-export interface AggregateOutput {
-  overall: OverallScore;
-  dimensions: DimensionScores;
-  category: Category;
-  summary: string;
-}
+import type { AggregateOutput, CommitResult, StepContext } from './step-contract.js';
 
 export async function commitResearchResult(trx: Transaction<Database>, ctx: StepContext, o: AggregateOutput): Promise<CommitResult> {
-  const normalized = ctx.out<{ text: string; key: string }>('normalize_idea');
-  const { primary, secondary } = ctx.out<{ primary: string; secondary: string[] }>('choose_primary');
+  const normalized = ctx.out('normalize_idea');
+  const { primary, secondary } = ctx.out('choose_primary');
   // Popularity against the anchor: how the refresh groups this insight with others of its size.
-  const { phraseMean, anchorMean } = ctx.out<{ phraseMean: number; anchorMean: number }>('compare_anchor');
+  const { phraseMean, anchorMean } = ctx.out('compare_anchor');
   const { id: insightId, created } = await upsertInsightRow(trx, {
     id: newId('insight'), // kept only if the idea is new; an update keeps the insight's id
     idea_key: normalized.key,
@@ -46,19 +32,19 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
     status: 'active',
     interest_level: anchorMean > 0 && phraseMean > 0 ? phraseMean / anchorMean : null,
     related: (() => {
-      const [queriesTop, queriesRising, topicsTop, topicsRising] = (['related_queries_top', 'related_queries_rising', 'related_topics_top', 'related_topics_rising'] as const).map((n) => ctx.out<StepList>(n));
+      const [queriesTop, queriesRising, topicsTop, topicsRising] = [ctx.out('related_queries_top'), ctx.out('related_queries_rising'), ctx.out('related_topics_top'), ctx.out('related_topics_rising')];
       return relatedSummary(
         primary,
-        { queriesTop: queriesTop!.items, queriesRising: queriesRising!.items, topicsTop: topicsTop!.items, topicsRising: topicsRising!.items },
+        { queriesTop: queriesTop.items, queriesRising: queriesRising.items, topicsTop: topicsTop.items, topicsRising: topicsRising.items },
         // Top and rising come from one answer: the top list's step says what Google served for both.
         // (Runs recorded before it was kept read as listed.)
-        { queries: queriesTop!.served ?? 'listed', topics: topicsTop!.served ?? 'listed' },
+        { queries: queriesTop.served ?? 'listed', topics: topicsTop.served ?? 'listed' },
       );
     })(),
     geography: geographySummary(ctx.out('interest_by_country')),
   });
 
-  const s30 = ctx.out<{ dates: string[]; values: number[]; partial: boolean[] }>('interest_30d');
+  const s30 = ctx.out('interest_30d');
   const now = new Date();
   await replaceTrendPoints(
     trx,
@@ -69,11 +55,11 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
   );
   // The longer series, as the run fetched them (the refresh keeps the 90 days fresh).
   for (const [step, timeframe] of [['interest_90d', '90d'], ['interest_12m', '12m'], ['interest_5y', '5y']] as const) {
-    const s = ctx.out<{ dates: string[]; values: number[]; partial: boolean[] }>(step);
+    const s = ctx.out(step);
     const points = s.dates.map((date, i) => ({ date, value: Math.round(s.values[i]!), isPartial: s.partial[i] ?? false }));
     await upsertInsightSeries(trx, insightId, timeframe, points, now);
   }
-  await upsertForecast(trx, insightId, ctx.out<Forecast>('forecast'), now);
+  await upsertForecast(trx, insightId, ctx.out('forecast'), now);
 
   const [eventId] = await recordEvents(trx, [
     {

@@ -2,26 +2,16 @@
 // earlier steps, and returns a JSON output that is recorded with the step (and
 // shown by `insights runs show` and GET /api/research-runs/{id}). Trends data
 // comes only through ctx.plan (trends-plan.ts: which requests answer which
-// step), over the rate-limited `trends` queue.
-import type { Transaction } from 'kysely';
-import type { Database } from '../db/database.js';
-import type { Source } from '../domain/catalog.js';
-import { classifyCategory, type CategoryChoice } from '../domain/research/category.js';
-import {
-  COMPARABLE_RATIO,
-  geographicReach,
-  INTEREST_THRESHOLD,
-  mapAgainstAnchor,
-  placesFromMap,
-  type GeographicReach,
-  type PlaceInterest,
-} from '../domain/research/geography.js';
+// step), over the rate-limited `trends` queue. What each step hands on, and
+// what it is run with, is declared in step-contract.ts.
+import { classifyCategory } from '../domain/research/category.js';
+import { COMPARABLE_RATIO, geographicReach, INTEREST_THRESHOLD, mapAgainstAnchor, placesFromMap, type PlaceInterest } from '../domain/research/geography.js';
 import { extractPhrases, normalizeIdea } from '../domain/research/idea.js';
 import { familyShares, type FamilyShare, type ModifierFamily } from '../domain/research/modifier-evidence.js';
 import { brandShare, COMPETITION_TERMS, INTENT_TERMS, PAIN_TERMS, termShare, vocabulary, type TermShare } from '../domain/research/query-signals.js';
 import { topicSignals, type TopicSignals } from '../domain/research/topic-signals.js';
 import { acceleration, autocorrelation, cleanSeries, growth, seriesBreakout, trajectory, volatility } from '../domain/research/series-analysis.js';
-import { forecast as fitForecast, type Forecast } from '../domain/forecast/forecaster.js';
+import { forecast as fitForecast } from '../domain/forecast/forecaster.js';
 import {
   scoreBreadth,
   scoreDemand,
@@ -32,120 +22,34 @@ import {
   scoreWhitespace,
   type BreadthInput,
   type SignalInput,
-  type WhitespaceInput,
 } from '../domain/scoring/dimension-scores.js';
-import { isAvailable, type Dimension, type DimensionScore, type DimensionScores, type Reading, type Unavailable } from '../domain/scoring/dimensions.js';
+import { DIMENSIONS, isAvailable, type Dimension, type DimensionScore, type DimensionScores, type Reading, type Unavailable } from '../domain/scoring/dimensions.js';
 import { assessMomentum } from '../domain/scoring/momentum.js';
 import { yearlySeasonality } from '../domain/scoring/trend-class.js';
 import { combineScores } from '../domain/scoring/overall.js';
 import { seriesQuality } from '../domain/scoring/series.js';
-import type { RankedItem, RegionResolution, Timeframe, TrendsResponse } from '../trends/types.js';
+import type { Timeframe } from '../trends/types.js';
 import type { RelatedServed } from '../domain/research/served-evidence.js';
-import type { AutocompleteResult, ModifierOutcome, TrendsPlan } from './trends-plan.js';
-
-/** The 40 steps in order. Each has exactly one definition in STEPS below (checked at load). */
-export const STEP_NAMES = [
-  'normalize_idea', // 1
-  'extract_phrases', // 2
-  'autocomplete_phrases', // 3
-  'choose_primary', // 4
-  'classify_category', // 5
-  'detect_duplicate', // 6
-  'interest_30d', // 7
-  'interest_90d', // 8
-  'interest_12m', // 9
-  'interest_5y', // 10
-  'compare_secondary', // 11
-  'compare_anchor', // 12
-  'related_queries_top', // 13
-  'related_queries_rising', // 14
-  'related_topics_top', // 15
-  'related_topics_rising', // 16
-  'interest_by_country', // 17
-  'interest_by_city', // 18
-  'clean_series', // 19
-  'growth', // 20
-  'acceleration', // 21
-  'trajectory', // 22
-  'seasonality', // 23
-  'volatility', // 24
-  'breakout', // 25
-  'demand_breadth', // 26
-  'pain_signals', // 27
-  'buyer_intent', // 28
-  'competition_signals', // 29
-  'geographic_reach', // 30
-  'forecast', // 31
-  'score_demand', // 32
-  'score_momentum', // 33
-  'score_durability', // 34
-  'score_reach', // 35
-  'score_breadth', // 36
-  'score_pain', // 37
-  'score_intent', // 38
-  'score_whitespace', // 39
-  'aggregate', // 40
-] as const;
-export type StepName = (typeof STEP_NAMES)[number];
-
-export interface RunInfo {
-  id: string;
-  idea: string;
-  hints: string[];
-  source: Source;
-}
-
-export interface StepContext {
-  run: RunInfo;
-  /** The recorded output of an earlier step. */
-  out<T = any>(name: StepName): T;
-  /** How this run asks Google Trends (one explore for several answers, derived windows; see trends-plan.ts). */
-  plan: TrendsPlan;
-  /** An insight with the same idea key, else one on the same primary keyword (not demo). */
-  findExistingInsight(ideaKey: string, primaryKeyword: string): Promise<{ id: string; idea: string; sameIdea: boolean } | undefined>;
-  anchorTerm: string;
-  geo: string;
-}
-
-export interface StepDefinition<O = any> {
-  name: StepName;
-  run(ctx: StepContext): Promise<O>;
-  /** One line for `runs show` and the API. */
-  summarize(output: O): string;
-  /** Writes that must commit with the step's "done" mark (only step 40 has them). */
-  commit?(trx: Transaction<Database>, ctx: StepContext, output: O): Promise<CommitResult>;
-}
-
-export interface CommitResult {
-  insightId: string;
-  /** The outbox event written with the insight (announced to webhook matching after commit). */
-  eventId: string;
-}
-
-interface SeriesOutput {
-  keyword: string;
-  timeframe: Timeframe;
-  /** Set when the series was cut from a longer answer rather than asked for. */
-  derived_from?: string;
-  dates: string[];
-  values: number[];
-  partial: boolean[];
-  has_data: boolean[];
-  provenance: TrendsResponse['provenance'] | null;
-}
-
-interface RelatedOutput {
-  keyword: string;
-  /** What Google served (RELATED_SERVED). Runs recorded before it was kept read as listed. */
-  served?: RelatedServed;
-  /** Why nothing was read (not recorded, failed). */
-  reason?: string;
-  items: Array<Pick<RankedItem, 'label' | 'value' | 'breakout' | 'formattedValue'> & { mid?: string }>;
-  provenance: TrendsResponse['provenance'] | null;
-}
+import type { ModifierOutcome } from './trends-plan.js';
+import { commitResearchResult } from './research-result.js';
+import {
+  STEP_NAMES,
+  type AskedComparison,
+  type ListsOnlyCompetition,
+  type MapOutput,
+  type ModifierComparison,
+  type NamedStep,
+  type RelatedOutput,
+  type SeriesCoverage,
+  type SeriesOutput,
+  type SignalOutput,
+  type StepContext,
+  type StepDefinition,
+  type StepOutputs,
+} from './step-contract.js';
 
 async function seriesFor(ctx: StepContext, timeframe: Timeframe): Promise<SeriesOutput> {
-  const keyword = ctx.out<{ primary: string }>('choose_primary').primary;
+  const keyword = ctx.out('choose_primary').primary;
   const { answer, derived_from } = await ctx.plan.series(keyword, timeframe);
   return {
     keyword,
@@ -165,7 +69,7 @@ const summarizeSeries = (o: SeriesOutput) =>
     : `${o.values.length} points for "${o.keyword}", ${o.dates[0]} to ${o.dates.at(-1)}, mean ${Math.round(o.values.reduce((a, b) => a + b, 0) / o.values.length)}`;
 
 async function relatedFor(ctx: StepContext, kind: 'relatedQueries' | 'relatedTopics', list: 'top' | 'rising'): Promise<RelatedOutput> {
-  const keyword = ctx.out<{ primary: string }>('choose_primary').primary;
+  const keyword = ctx.out('choose_primary').primary;
   // Top and rising come in one answer; the second step's request hits the same (deduplicated) trends job.
   const { served, list: answer, reason } = await ctx.plan.related(keyword, kind);
   return {
@@ -188,8 +92,8 @@ const UNLISTED: Record<Exclude<RelatedServed, 'listed'>, string> = {
 
 /** The related queries Google listed (steps 13-14), or why there are none to read. */
 function listedQueries(ctx: StepContext): Reading<{ queries: string[] }> {
-  const top = ctx.out<RelatedOutput>('related_queries_top');
-  const rising = ctx.out<RelatedOutput>('related_queries_rising');
+  const top = ctx.out('related_queries_top');
+  const rising = ctx.out('related_queries_rising');
   const listed = [top, rising].filter((o) => servedOf(o) === 'listed');
   if (listed.length === 0) return { unavailable: UNLISTED[servedOf(top) as Exclude<RelatedServed, 'listed'>] };
   return { queries: [...new Set(listed.flatMap((o) => o.items.map((i) => i.label)))] };
@@ -200,19 +104,9 @@ const listShare = (queries: Reading<{ queries: string[] }>, share: (qs: string[]
 
 /** What step 3's autocomplete said about the primary phrase. */
 function autocompleteOf(ctx: StepContext): Reading<TopicSignals> {
-  const primary = ctx.out<{ primary: string }>('choose_primary').primary;
-  const topics = ctx.out<AutocompleteResult>('autocomplete_phrases').topics[primary];
+  const primary = ctx.out('choose_primary').primary;
+  const topics = ctx.out('autocomplete_phrases').topics[primary];
   return topics ? topicSignals(topics) : { unavailable: 'autocomplete was not asked for the phrase' };
-}
-
-/** What steps 26-29 record of the modifier comparison (one request for the four). */
-interface ModifierComparison {
-  outcome: ModifierOutcome;
-  /** What was asked: the phrase, then one OR-item per family. */
-  keywords: string[];
-  reason?: string;
-  shares?: Partial<Record<ModifierFamily, FamilyShare>>;
-  provenance: TrendsResponse['provenance'] | null;
 }
 
 const MODIFIERS_UNREAD: Record<Exclude<ModifierOutcome, 'served'>, string> = {
@@ -223,7 +117,7 @@ const MODIFIERS_UNREAD: Record<Exclude<ModifierOutcome, 'served'>, string> = {
 };
 
 async function modifierComparison(ctx: StepContext): Promise<ModifierComparison> {
-  const primary = ctx.out<{ primary: string }>('choose_primary').primary;
+  const primary = ctx.out('choose_primary').primary;
   const result = await ctx.plan.modifiers(primary);
   const base = { keywords: result.request?.keywords ?? [primary], provenance: result.answer?.provenance ?? null };
   if (result.outcome !== 'served' || !result.request || !result.answer) return { outcome: result.outcome, ...(result.reason ? { reason: result.reason } : {}), ...base };
@@ -243,13 +137,11 @@ const pct1 = (x: number) => `${Math.round(x * 1000) / 10}%`;
 const describeFamily = (r: Reading<FamilyShare>) => describeReading(r, (f) => `${f.share === 0 ? `under ${pct1(f.resolution)}` : pct1(f.share)} of the phrase's searches`);
 const describeList = (r: Reading<TermShare>) => describeReading(r, (t) => `${t.matched} of ${t.total} related queries`);
 
-/** What steps 27 and 28 record: one family's reading from each source. */
-interface SignalOutput extends SignalInput {
-  modifier_comparison: Omit<ModifierComparison, 'shares'>;
-}
-
 /** The comparison as steps 27-29 record it: each keeps its own family's share, not all of them. */
-const asked = ({ shares: _shares, ...rest }: ModifierComparison): Omit<ModifierComparison, 'shares'> => rest;
+const asked = ({ shares: _shares, ...rest }: ModifierComparison): AskedComparison => rest;
+
+/** Step 29 as runs recorded it before the modifier comparison. */
+const listsOnly = (o: StepOutputs['competition_signals']): o is ListsOnlyCompetition => 'share' in o.comparisons;
 
 async function signalFor(ctx: StepContext, family: 'pain' | 'intent', terms: readonly string[]): Promise<SignalOutput> {
   const comparison = await modifierComparison(ctx);
@@ -267,20 +159,9 @@ const summarizeSignal = (o: SignalOutput | TermShare) =>
 const notAsked: Unavailable = { unavailable: 'not asked by this run (recorded before it was)' };
 const signalInput = (o: SignalOutput | TermShare): SignalInput => ('share' in o ? { modifiers: notAsked, lists: o } : o);
 
-interface MapOutput {
-  keyword: string;
-  /** The anchor the map was drawn against, or null for the phrase's own map. */
-  compared_with: string | null;
-  reason: string;
-  resolution: RegionResolution;
-  places: PlaceInterest[];
-  without_data: number;
-  provenance: TrendsResponse['provenance'] | null;
-}
-
 /** The phrase's map worldwide: its own, or against the anchor when step 12 found them comparable (see domain/research/geography.ts). */
 async function mapOf(ctx: StepContext, resolution: 'COUNTRY' | 'CITY', comparedWith: string | null, reason: string): Promise<MapOutput> {
-  const keyword = ctx.out<{ primary: string }>('choose_primary').primary;
+  const keyword = ctx.out('choose_primary').primary;
   const keywords = comparedWith ? [keyword, comparedWith] : [keyword];
   const answer = await ctx.plan.map(keywords, resolution);
   const { places, withoutData } = placesFromMap(answer);
@@ -305,27 +186,27 @@ function summarizeRelated(o: RelatedOutput): string {
 const cleaned = (s: SeriesOutput) =>
   cleanSeries(s.dates.map((date, i) => ({ date, value: s.values[i]!, hasData: s.has_data[i], isPartial: s.partial[i] })));
 
-const scoreStep = (dimension: Dimension, compute: (ctx: StepContext) => DimensionScore): StepDefinition<DimensionScore> => ({
-  name: `score_${dimension}` as StepName,
+const scoreStep = <D extends Dimension>(dimension: D, compute: (ctx: StepContext) => DimensionScore): StepDefinition<`score_${D}`> => ({
+  name: `score_${dimension}`,
   run: async (ctx) => compute(ctx),
   summarize: (o) => `${o.score === null ? 'no score' : o.score.toFixed(3)} — ${o.explanation}`,
 });
 
-export const STEPS: readonly StepDefinition[] = [
+const DEFINITIONS: readonly NamedStep[] = [
   /* 1 */ {
     name: 'normalize_idea',
     run: async (ctx) => normalizeIdea(ctx.run.idea),
-    summarize: (o: ReturnType<typeof normalizeIdea>) => `"${o.key}" (${o.words.length} words)`,
+    summarize: (o) => `"${o.key}" (${o.words.length} words)`,
   },
   /* 2 */ {
     name: 'extract_phrases',
     run: async (ctx) => ({ phrases: extractPhrases(ctx.out('normalize_idea').words, ctx.run.hints) }),
-    summarize: (o: { phrases: string[] }) => o.phrases.join(', ') || 'no phrases',
+    summarize: (o) => o.phrases.join(', ') || 'no phrases',
   },
   /* 3 */ {
     name: 'autocomplete_phrases',
     run: async (ctx) => ctx.plan.autocomplete(ctx.out('extract_phrases').phrases, ctx.run.hints.length > 0),
-    summarize: (o: AutocompleteResult) =>
+    summarize: (o) =>
       Object.entries(o.topics).map(([p, t]) => `${p} → ${t[0]?.title ?? '–'}`).join('; ') + (o.not_asked?.length ? `; not asked: ${o.not_asked.join(', ')}` : ''),
   },
   /* 4 */ {
@@ -341,27 +222,27 @@ export const STEPS: readonly StepDefinition[] = [
       const reason = hinted ? 'operator keyword' : known ? 'first phrase Google autocompletes to a topic' : 'first phrase (no autocomplete topics)';
       return { primary, secondary: phrases.filter((p) => p !== primary).slice(0, 4), reason };
     },
-    summarize: (o: { primary: string; secondary: string[]; reason: string }) => `"${o.primary}" (${o.reason}); secondary: ${o.secondary.join(', ') || 'none'}`,
+    summarize: (o) => `"${o.primary}" (${o.reason}); secondary: ${o.secondary.join(', ') || 'none'}`,
   },
   /* 5 */ {
     name: 'classify_category',
     run: async (ctx) => {
       const topics: Record<string, Array<{ title: string; type: string }>> = ctx.out('autocomplete_phrases').topics;
-      const texts = [ctx.run.idea, ...ctx.out<{ phrases: string[] }>('extract_phrases').phrases, ...Object.values(topics).flat().map((t) => `${t.title} ${t.type}`)];
+      const texts = [ctx.run.idea, ...ctx.out('extract_phrases').phrases, ...Object.values(topics).flat().map((t) => `${t.title} ${t.type}`)];
       return classifyCategory(texts);
     },
-    summarize: (o: CategoryChoice) => `${o.category}${o.matched.length ? ` (matched: ${o.matched.join(', ')})` : ''}`,
+    summarize: (o) => `${o.category}${o.matched.length ? ` (matched: ${o.matched.join(', ')})` : ''}`,
   },
   /* 6 */ {
     name: 'detect_duplicate',
     run: async (ctx) => {
-      const existing = await ctx.findExistingInsight(ctx.out('normalize_idea').key as string, ctx.out('choose_primary').primary as string);
+      const existing = await ctx.findExistingInsight(ctx.out('normalize_idea').key, ctx.out('choose_primary').primary);
       if (!existing) return { existing_insight_id: null, matched_on: null, action: 'create' };
       return existing.sameIdea
         ? { existing_insight_id: existing.id, matched_on: 'idea', action: 'update' }
         : { existing_insight_id: existing.id, matched_on: 'primary_keyword', similar_idea: existing.idea, action: 'create (a different idea on the same phrase)' };
     },
-    summarize: (o: { existing_insight_id: string | null; matched_on: string | null; action: string }) =>
+    summarize: (o) =>
       o.existing_insight_id ? `${o.matched_on} matches ${o.existing_insight_id}: ${o.action}` : 'new idea',
   },
   /* 7 */ { name: 'interest_30d', run: (ctx) => seriesFor(ctx, '30d'), summarize: summarizeSeries },
@@ -371,22 +252,21 @@ export const STEPS: readonly StepDefinition[] = [
   /* 11 */ {
     name: 'compare_secondary',
     run: async (ctx) => {
-      const { primary, secondary } = ctx.out<{ primary: string; secondary: string[] }>('choose_primary');
+      const { primary, secondary } = ctx.out('choose_primary');
       if (secondary.length === 0) return { keywords: [primary], means: { [primary]: null }, note: 'no secondary phrases to compare' };
       // The same request as step 12's (one trends job): the plan may ask both in one comparison.
       return (await ctx.plan.comparison(primary, secondary, ctx.anchorTerm)).secondary;
     },
-    summarize: (o: { means: Record<string, number | null>; timeframe?: string; note?: string }) =>
-      o.note ?? `${Object.entries(o.means).map(([k, m]) => `${k} ${m}`).join(', ')}${o.timeframe ? ` (${o.timeframe})` : ''}`,
+    summarize: (o) => ('note' in o ? o.note : `${Object.entries(o.means).map(([k, m]) => `${k} ${m}`).join(', ')} (${o.timeframe})`),
   },
   /* 12 */ {
     name: 'compare_anchor',
     run: async (ctx) => {
-      const { primary, secondary } = ctx.out<{ primary: string; secondary: string[] }>('choose_primary');
+      const { primary, secondary } = ctx.out('choose_primary');
       const { anchor } = await ctx.plan.comparison(primary, secondary, ctx.anchorTerm);
       return { anchor: ctx.anchorTerm, ...anchor };
     },
-    summarize: (o: { anchor: string; phraseMean: number; anchorMean: number }) => `mean ${o.phraseMean} vs "${o.anchor}" ${o.anchorMean}`,
+    summarize: (o) => `mean ${o.phraseMean} vs "${o.anchor}" ${o.anchorMean}`,
   },
   /* 13 */ { name: 'related_queries_top', run: (ctx) => relatedFor(ctx, 'relatedQueries', 'top'), summarize: summarizeRelated },
   /* 14 */ { name: 'related_queries_rising', run: (ctx) => relatedFor(ctx, 'relatedQueries', 'rising'), summarize: summarizeRelated },
@@ -395,53 +275,53 @@ export const STEPS: readonly StepDefinition[] = [
   /* 17 */ {
     name: 'interest_by_country',
     run: (ctx) => {
-      const { anchor, phraseMean, anchorMean } = ctx.out<{ anchor: string; phraseMean: number; anchorMean: number }>('compare_anchor');
+      const { anchor, phraseMean, anchorMean } = ctx.out('compare_anchor');
       const against = mapAgainstAnchor(phraseMean, anchorMean);
       const reason = against
         ? `against "${anchor}": within ${COMPARABLE_RATIO}× of it over 12 months (${phraseMean} vs ${anchorMean})`
         : `the phrase's own map: "${anchor}" is not within ${COMPARABLE_RATIO}× of it (${phraseMean} vs ${anchorMean})`;
       return mapOf(ctx, 'COUNTRY', against ? anchor : null, reason);
     },
-    summarize: (o: MapOutput) =>
+    summarize: (o) =>
       `${o.places.length} countries with data${o.compared_with ? ` (shares vs "${o.compared_with}")` : ''}; strongest: ${o.places.slice(0, 3).map(describePlace).join(', ') || '–'}`,
   },
   /* 18 */ {
     name: 'interest_by_city',
     run: async (ctx) => {
-      const countries = ctx.out<MapOutput>('interest_by_country');
+      const countries = ctx.out('interest_by_country');
       const map = await mapOf(ctx, 'CITY', countries.compared_with, 'the same map as step 17, by city');
       // Google lists a few hundred cities, most without data; keep the ones that carry evidence.
       return { ...map, places: map.places.slice(0, 25) };
     },
-    summarize: (o: MapOutput) => (o.places.length === 0 ? `no city has data for "${o.keyword}"` : `top cities: ${o.places.slice(0, 3).map(describePlace).join(', ')}`),
+    summarize: (o) => (o.places.length === 0 ? `no city has data for "${o.keyword}"` : `top cities: ${o.places.slice(0, 3).map(describePlace).join(', ')}`),
   },
   /* 19 */ {
     name: 'clean_series',
-    run: async (ctx) =>
-      Object.fromEntries(
-        (['interest_30d', 'interest_90d', 'interest_12m', 'interest_5y'] as const).map((name) => {
-          const c = cleaned(ctx.out<SeriesOutput>(name));
-          const q = seriesQuality(c.values.map((value, i) => ({ date: c.dates[i]!, value })), c.values.length + c.missing + (c.droppedPartial ? 1 : 0));
-          return [name, { points: c.values.length, dropped_partial: c.droppedPartial, missing: c.missing, zero_share: Math.round(q.zeroShare * 1000) / 1000 }];
-        }),
-      ),
-    summarize: (o: Record<string, { points: number; zero_share: number }>) =>
+    run: async (ctx) => {
+      const coverage = (name: 'interest_30d' | 'interest_90d' | 'interest_12m' | 'interest_5y'): SeriesCoverage => {
+        const c = cleaned(ctx.out(name));
+        const q = seriesQuality(c.values.map((value, i) => ({ date: c.dates[i]!, value })), c.values.length + c.missing + (c.droppedPartial ? 1 : 0));
+        return { points: c.values.length, dropped_partial: c.droppedPartial, missing: c.missing, zero_share: Math.round(q.zeroShare * 1000) / 1000 };
+      };
+      return { interest_30d: coverage('interest_30d'), interest_90d: coverage('interest_90d'), interest_12m: coverage('interest_12m'), interest_5y: coverage('interest_5y') };
+    },
+    summarize: (o) =>
       Object.entries(o).map(([k, v]) => `${k.replace('interest_', '')}: ${v.points} pts, ${Math.round(v.zero_share * 100)}% zero`).join('; '),
   },
   /* 20 */ {
     name: 'growth',
     run: async (ctx) => ({ growth_30d: growth(cleaned(ctx.out('interest_30d')).values), growth_90d: growth(cleaned(ctx.out('interest_90d')).values) }),
-    summarize: (o: { growth_30d: number | null; growth_90d: number | null }) => `30d ${fmtPct(o.growth_30d)}, 90d ${fmtPct(o.growth_90d)}`,
+    summarize: (o) => `30d ${fmtPct(o.growth_30d)}, 90d ${fmtPct(o.growth_90d)}`,
   },
   /* 21 */ {
     name: 'acceleration',
     run: async (ctx) => ({ acceleration_90d: acceleration(cleaned(ctx.out('interest_90d')).values) }),
-    summarize: (o: { acceleration_90d: number | null }) => (o.acceleration_90d === null ? 'not enough points' : `slope change ${o.acceleration_90d}`),
+    summarize: (o) => (o.acceleration_90d === null ? 'not enough points' : `slope change ${o.acceleration_90d}`),
   },
   /* 22 */ {
     name: 'trajectory',
     run: async (ctx) => ({ five_year: trajectory(cleaned(ctx.out('interest_5y')).values), points: cleaned(ctx.out('interest_5y')).values.length }),
-    summarize: (o: { five_year: { trajectory: string; change: number } | null }) => (o.five_year ? `${o.five_year.trajectory} (${fmtPct(o.five_year.change)})` : 'not enough points'),
+    summarize: (o) => (o.five_year ? `${o.five_year.trajectory} (${fmtPct(o.five_year.change)})` : 'not enough points'),
   },
   /* 23 */ {
     name: 'seasonality',
@@ -451,33 +331,33 @@ export const STEPS: readonly StepDefinition[] = [
       // The same, after removing the 5 years' trend: what the "seasonal" trend class reads.
       yearly_seasonality: yearlySeasonality(cleaned(ctx.out('interest_5y')).values),
     }),
-    summarize: (o: { weekly_acf_lag7: number | null; yearly_acf_lag52: number | null; yearly_seasonality?: number | null }) =>
+    summarize: (o) =>
       `weekly ${o.weekly_acf_lag7 ?? '–'}, yearly ${o.yearly_acf_lag52 ?? '–'} (without trend ${o.yearly_seasonality ?? '–'})`,
   },
   /* 24 */ {
     name: 'volatility',
     run: async (ctx) => ({ days_90: volatility(cleaned(ctx.out('interest_90d')).values), years_5: volatility(cleaned(ctx.out('interest_5y')).values) }),
-    summarize: (o: { days_90: { cv: number } | null; years_5: { fad: boolean } | null }) => `cv ${o.days_90?.cv ?? '–'}${o.years_5?.fad ? ', fad-like spikes' : ''}`,
+    summarize: (o) => `cv ${o.days_90?.cv ?? '–'}${o.years_5?.fad ? ', fad-like spikes' : ''}`,
   },
   /* 25 */ {
     name: 'breakout',
     run: async (ctx) => {
-      const rising = ctx.out<RelatedOutput>('related_queries_rising');
+      const rising = ctx.out('related_queries_rising');
       return {
         rising_queries: servedOf(rising),
         breakout_queries: rising.items.filter((i) => i.breakout).map((i) => i.label),
         series: seriesBreakout(cleaned(ctx.out('interest_90d')).values),
       };
     },
-    summarize: (o: { rising_queries?: RelatedServed; breakout_queries: string[]; series: { breakout: boolean; zScore: number } | null }) =>
+    summarize: (o) =>
       `${(o.rising_queries ?? 'listed') === 'listed' ? `${o.breakout_queries.length} breakout queries` : `no rising queries to read (${o.rising_queries})`}; series z ${o.series?.zScore ?? '–'}${o.series?.breakout ? ' (breakout)' : ''}`,
   },
   /* 26 */ {
     name: 'demand_breadth',
     run: async (ctx) => {
-      const primary = ctx.out<{ primary: string }>('choose_primary').primary;
+      const primary = ctx.out('choose_primary').primary;
       const queries = listedQueries(ctx);
-      const topicLists = [ctx.out<RelatedOutput>('related_topics_top'), ctx.out<RelatedOutput>('related_topics_rising')].filter((o) => servedOf(o) === 'listed');
+      const topicLists = [ctx.out('related_topics_top'), ctx.out('related_topics_rising')].filter((o) => servedOf(o) === 'listed');
       const topics = topicLists.flatMap((o) => o.items.map((i) => i.label));
       const lists: BreadthInput['lists'] =
         isAvailable(queries) || topicLists.length > 0
@@ -492,7 +372,7 @@ export const STEPS: readonly StepDefinition[] = [
           : { unavailable: comparison.outcome === 'served' ? 'no family fitted the request' : MODIFIERS_UNREAD[comparison.outcome] };
       return { lists, autocomplete: autocompleteOf(ctx), modifiers, modifier_comparison: comparison };
     },
-    summarize: (o: BreadthInput | { queries: number; topics: number; vocabulary: number }) =>
+    summarize: (o) =>
       'lists' in o
         ? [
             `related lists: ${describeReading(o.lists, (l) => `${l.queries} queries, ${l.topics} topics, ${l.vocabulary} distinct words`)}`,
@@ -506,28 +386,27 @@ export const STEPS: readonly StepDefinition[] = [
   /* 29 */ {
     name: 'competition_signals',
     run: async (ctx) => {
-      const primary = ctx.out<{ primary: string }>('choose_primary').primary;
+      const primary = ctx.out('choose_primary').primary;
       const queries = listedQueries(ctx);
       const comparison = await modifierComparison(ctx);
-      const output: WhitespaceInput & { modifier_comparison: Omit<ModifierComparison, 'shares'> } = {
+      return {
         comparisons: { modifiers: familyReading(comparison, 'competition'), lists: listShare(queries, (qs) => termShare(qs, COMPETITION_TERMS)) },
         brands: { autocomplete: autocompleteOf(ctx), lists: listShare(queries, (qs) => brandShare(primary, qs)) },
         modifier_comparison: asked(comparison),
       };
-      return output;
     },
-    summarize: (o: WhitespaceInput | { comparisons: TermShare; brands: TermShare }) =>
-      'share' in o.comparisons
-        ? `${(o.brands as TermShare).matched} brand and ${o.comparisons.matched} comparison queries of ${(o.brands as TermShare).total}`
+    summarize: (o) =>
+      listsOnly(o)
+        ? `${o.brands.matched} brand and ${o.comparisons.matched} comparison queries of ${o.brands.total}`
         : [
             `comparisons: ${describeFamily(o.comparisons.modifiers)}, ${describeList(o.comparisons.lists)}`,
-            `brands: ${describeReading((o as WhitespaceInput).brands.autocomplete, (a) => `${a.brand_topics} of ${a.topics} autocomplete topics`)}, ${describeList((o as WhitespaceInput).brands.lists)}`,
+            `brands: ${describeReading(o.brands.autocomplete, (a) => `${a.brand_topics} of ${a.topics} autocomplete topics`)}, ${describeList(o.brands.lists)}`,
           ].join('; '),
   },
   /* 30 */ {
     name: 'geographic_reach',
-    run: async (ctx) => geographicReach(ctx.out<MapOutput>('interest_by_country').places, ctx.out<MapOutput>('interest_by_city').places),
-    summarize: (o: GeographicReach) =>
+    run: async (ctx) => geographicReach(ctx.out('interest_by_country').places, ctx.out('interest_by_city').places),
+    summarize: (o) =>
       `${o.countriesWithInterest} of ${o.countriesWithData} countries ≥ ${INTEREST_THRESHOLD}${o.topCountry ? `, top ${o.topCountry}` : ''}; ${o.citiesWithInterest} cities`,
   },
   /* 31 */ {
@@ -536,17 +415,17 @@ export const STEPS: readonly StepDefinition[] = [
       const c = cleaned(ctx.out('interest_90d'));
       return fitForecast(c.dates, c.values, 7);
     },
-    summarize: (o: Forecast) =>
+    summarize: (o) =>
       o.withheld ? `withheld: ${o.reason}` : `${o.model}, next 7 days ${o.points[0]?.value}…${o.points.at(-1)?.value}, MASE ${o.backtest.mase ?? '–'}`,
   },
-  /* 32 */ scoreStep('demand', (ctx) => scoreDemand(ctx.out<{ anchor: string; phraseMean: number; anchorMean: number }>('compare_anchor'))),
+  /* 32 */ scoreStep('demand', (ctx) => scoreDemand(ctx.out('compare_anchor'))),
   /* 33 */ scoreStep('momentum', (ctx) => {
     const points = (name: 'interest_30d' | 'interest_90d') => {
-      const s = ctx.out<SeriesOutput>(name);
+      const s = ctx.out(name);
       return s.dates.flatMap((date, i) => (s.has_data[i] === false ? [] : [{ date, value: s.values[i]!, isPartial: s.partial[i] }]));
     };
     // Runs whose step 23 predates yearly_seasonality read it as unknown.
-    const seasonality = ctx.out<{ yearly_seasonality?: number | null }>('seasonality').yearly_seasonality ?? null;
+    const seasonality = ctx.out('seasonality').yearly_seasonality ?? null;
     return assessMomentum({ days30: points('interest_30d'), days90: points('interest_90d'), yearlySeasonality: seasonality }).momentum;
   }),
   /* 34 */ scoreStep('durability', (ctx) => {
@@ -554,28 +433,26 @@ export const STEPS: readonly StepDefinition[] = [
     const v = ctx.out('volatility');
     return scoreDurability(t.five_year ? { ...t.five_year, fad: v.years_5?.fad ?? false, years: Math.round((t.points / 52) * 10) / 10 } : null);
   }),
-  /* 35 */ scoreStep('reach', (ctx) => scoreReach({ ...ctx.out<GeographicReach>('geographic_reach'), comparedWith: ctx.out<MapOutput>('interest_by_country').compared_with })),
+  /* 35 */ scoreStep('reach', (ctx) => scoreReach({ ...ctx.out('geographic_reach'), comparedWith: ctx.out('interest_by_country').compared_with })),
   /* 36 */ scoreStep('breadth', (ctx) => {
-    const o = ctx.out<BreadthInput | { queries: number; topics: number; vocabulary: number }>('demand_breadth');
+    const o = ctx.out('demand_breadth');
     return scoreBreadth('lists' in o ? o : { lists: o, autocomplete: notAsked, modifiers: notAsked });
   }),
   /* 37 */ scoreStep('pain', (ctx) => scorePain(signalInput(ctx.out('pain_signals')))),
   /* 38 */ scoreStep('intent', (ctx) => scoreIntent(signalInput(ctx.out('buyer_intent')))),
   /* 39 */ scoreStep('whitespace', (ctx) => {
-    const o = ctx.out<WhitespaceInput | { comparisons: TermShare; brands: TermShare }>('competition_signals');
-    if ('share' in o.comparisons) return scoreWhitespace({ comparisons: { modifiers: notAsked, lists: o.comparisons }, brands: { autocomplete: notAsked, lists: o.brands as TermShare } });
-    return scoreWhitespace(o as WhitespaceInput);
+    const o = ctx.out('competition_signals');
+    if (listsOnly(o)) return scoreWhitespace({ comparisons: { modifiers: notAsked, lists: o.comparisons }, brands: { autocomplete: notAsked, lists: o.brands } });
+    return scoreWhitespace(o);
   }),
   /* 40 */ {
     name: 'aggregate',
     run: async (ctx) => {
-      const dimensions = Object.fromEntries(
-        (['demand', 'momentum', 'durability', 'reach', 'breadth', 'pain', 'intent', 'whitespace'] as const).map((d) => [d, ctx.out<DimensionScore>(`score_${d}` as StepName)]),
-      ) as DimensionScores;
+      const dimensions = Object.fromEntries(DIMENSIONS.map((d) => [d, ctx.out(`score_${d}`)])) as DimensionScores;
       const s30 = cleaned(ctx.out('interest_30d'));
       const quality = seriesQuality(s30.values.map((value, i) => ({ date: s30.dates[i]!, value })), 30).quality;
       const overall = combineScores(dimensions, quality);
-      const category = ctx.out<CategoryChoice>('classify_category').category;
+      const category = ctx.out('classify_category').category;
       const strongest = Object.entries(dimensions)
         .filter(([, d]) => d.score !== null)
         .sort((a, b) => b[1].score! - a[1].score!)
@@ -588,16 +465,14 @@ export const STEPS: readonly StepDefinition[] = [
         summary: `Overall ${overall.score.toFixed(2)} (confidence ${overall.confidence.toFixed(2)}, ${overall.scoredDimensions}/8 dimensions scored)${strongest.length ? `; strongest: ${strongest.join(', ')}` : ''}.`,
       };
     },
-    summarize: (o: { summary: string }) => o.summary,
+    summarize: (o) => o.summary,
     // The insight, its series, its forecast and the outbox event commit with this step.
-    commit: async (trx, ctx, o) => {
-      const { commitResearchResult } = await import('./research-result.js');
-      return commitResearchResult(trx, ctx, o);
-    },
+    commit: commitResearchResult,
   },
 ];
 
-export const STEP_COUNT = STEP_NAMES.length;
+/** The steps as the job runner takes them: by number, each with the output its name declares. */
+export const STEPS: readonly StepDefinition[] = DEFINITIONS;
 
 // Fail at startup, not mid-run, if the list and the definitions ever disagree.
 STEP_NAMES.forEach((name, i) => {

@@ -13,7 +13,7 @@ import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import type { Redis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
-import { STEP_COUNT } from '../../src/research/steps.js';
+import { STEP_COUNT } from '../../src/research/step-contract.js';
 import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

@@ -2,14 +2,88 @@
 // what each step reads and records, without the queues and Postgres around
 // them (step 6 finds no existing insight; step 40's writes are not made).
 // Outputs go through JSON between steps, as they do through Postgres.
-import { STEP_NAMES, STEPS, type StepContext, type StepName } from '../../src/research/steps.js';
-import { trendsPlan } from '../../src/research/trends-plan.js';
+import { STEPS } from '../../src/research/steps.js';
+import { STEP_NAMES, type StepContext, type StepName, type StepOutput, type StepOutputs } from '../../src/research/step-contract.js';
+import { trendsPlan, type TrendsPlan } from '../../src/research/trends-plan.js';
 import type { TrendsRequest, TrendsResponse } from '../../src/trends/types.js';
 
+/** The outputs steps recorded, each with its step's output type. */
+export class RecordedOutputs {
+  private readonly byName = new Map<StepName, StepOutput>();
+
+  constructor(outputs: Partial<StepOutputs> = {}) {
+    for (const [name, output] of Object.entries(outputs) as Array<[StepName, StepOutput]>) this.byName.set(name, output);
+  }
+
+  get size(): number {
+    return this.byName.size;
+  }
+
+  has(name: StepName): boolean {
+    return this.byName.has(name);
+  }
+
+  /** Throws, as the job does, when a step reads an output that was not recorded. */
+  get<N extends StepName>(name: N): StepOutputs[N] {
+    if (!this.byName.has(name)) throw new Error(`${name} has not run`);
+    // Set only under its own name (set() below, or the constructor's StepOutputs).
+    return this.byName.get(name) as StepOutputs[N];
+  }
+
+  set<N extends StepName>(name: N, output: StepOutputs[N]): void {
+    this.byName.set(name, output);
+  }
+}
+
 export interface HarnessRun {
-  outputs: Map<StepName, any>;
+  outputs: RecordedOutputs;
   summaries: Map<StepName, string>;
   requests: TrendsRequest[];
+}
+
+/** Outputs as a later step reads them: through JSON, as through Postgres. */
+const recorded = <T>(output: T): T => JSON.parse(JSON.stringify(output)) as T;
+
+/** A plan whose every request fails the test unless `answers` gives it. */
+export function planOf(answers: Partial<Omit<TrendsPlan, 'name'>>): TrendsPlan {
+  const unexpected = (method: string) => () => Promise.reject(new Error(`the step asked plan.${method}, which this test does not answer`));
+  return {
+    name: 'batched',
+    autocomplete: answers.autocomplete ?? unexpected('autocomplete'),
+    series: answers.series ?? unexpected('series'),
+    comparison: answers.comparison ?? unexpected('comparison'),
+    related: answers.related ?? unexpected('related'),
+    modifiers: answers.modifiers ?? unexpected('modifiers'),
+    map: answers.map ?? unexpected('map'),
+  };
+}
+
+/** A small hand-built context: the earlier steps' outputs, the run, and the plan's answers. */
+export function stepContext(
+  outputs: Partial<StepOutputs>,
+  options: { idea?: string; hints?: string[]; anchor?: string; plan?: Partial<Omit<TrendsPlan, 'name'>>; findExistingInsight?: StepContext['findExistingInsight'] } = {},
+): StepContext {
+  const recordedOutputs = new RecordedOutputs(recorded(outputs));
+  return {
+    run: { id: 'run_unit', idea: options.idea ?? 'an idea', hints: options.hints ?? [], source: 'research' },
+    out: (name) => recordedOutputs.get(name),
+    plan: planOf(options.plan ?? {}),
+    findExistingInsight: options.findExistingInsight ?? (async () => undefined),
+    anchorTerm: options.anchor ?? 'weather',
+    geo: '',
+  };
+}
+
+/** Runs one step by name; its output comes back through JSON, as the next step would read it. */
+export async function runStep<N extends StepName>(name: N, ctx: StepContext): Promise<StepOutputs[N]> {
+  const step = STEPS[STEP_NAMES.indexOf(name)]!;
+  // STEPS[i] is the step named STEP_NAMES[i] (steps.ts checks it at load).
+  return recorded(await step.run(ctx)) as StepOutputs[N];
+}
+
+/** The step's one-line summary of an output. */
+export function summarize<N extends StepName>(name: N, output: StepOutputs[N]): string {
+  return STEPS[STEP_NAMES.indexOf(name)]!.summarize(output);
 }
 
 export async function runSteps(
@@ -17,7 +91,7 @@ export async function runSteps(
   fetch: (request: TrendsRequest) => Promise<TrendsResponse>,
   options: { anchor?: string; geo?: string; hints?: string[]; until?: StepName } = {},
 ): Promise<HarnessRun> {
-  const outputs = new Map<StepName, any>();
+  const outputs = new RecordedOutputs();
   const summaries = new Map<StepName, string>();
   const requests: TrendsRequest[] = [];
   const anchor = options.anchor ?? 'weather';
@@ -25,20 +99,17 @@ export async function runSteps(
     requests.push(request);
     return fetch(request);
   };
-  const plan = trendsPlan('batched', counted, options.geo ?? '', { secondary: () => outputs.get('choose_primary')?.secondary ?? [], anchor });
+  const plan = trendsPlan('batched', counted, options.geo ?? '', { secondary: () => (outputs.has('choose_primary') ? outputs.get('choose_primary').secondary : []), anchor });
   const ctx: StepContext = {
     run: { id: 'run_harness', idea, hints: options.hints ?? [], source: 'research' },
-    out: <T>(name: StepName) => {
-      if (!outputs.has(name)) throw new Error(`${name} has not run`);
-      return outputs.get(name) as T;
-    },
+    out: (name) => outputs.get(name),
     plan,
     findExistingInsight: async () => undefined,
     anchorTerm: anchor,
     geo: options.geo ?? '',
   };
   for (const [i, step] of STEPS.entries()) {
-    const output = JSON.parse(JSON.stringify(await step.run(ctx))) as unknown;
+    const output = recorded(await step.run(ctx));
     outputs.set(STEP_NAMES[i]!, output);
     summaries.set(STEP_NAMES[i]!, step.summarize(output));
     if (STEP_NAMES[i] === options.until) break;

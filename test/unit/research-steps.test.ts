@@ -8,10 +8,10 @@ import { ReplayTrendsProvider } from '../../src/trends/replay.provider.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
 import { explorePartByPart } from '../../src/trends/explore-parts.js';
 import { NotRecordedError, requestKey, type RankedItem, type TrendsRequest, type TrendsResponse } from '../../src/trends/types.js';
-import { STEP_NAMES, STEPS, type StepContext, type StepName } from '../../src/research/steps.js';
+import type { SignalOutput, StepName, StepOutputs } from '../../src/research/step-contract.js';
 import { TrendsFailedError } from '../../src/research/trends-gateway.js';
 import { DIMENSIONS, type DimensionScore } from '../../src/domain/scoring/dimensions.js';
-import { runSteps } from '../support/steps-harness.js';
+import { RecordedOutputs, runStep, runSteps, stepContext, summarize } from '../support/steps-harness.js';
 import { RECORDED_DIR } from '../support/shared-data.js';
 
 const TODAY = () => new Date(Date.UTC(2026, 10, 24));
@@ -33,7 +33,17 @@ function google(override: (request: TrendsRequest) => Promise<TrendsResponse> | 
 }
 
 const isModifierComparison = (r: TrendsRequest) => r.kind === 'interestOverTime' && r.keywords.some((k) => k.includes(' + '));
-const scored = (outputs: Map<StepName, any>) => DIMENSIONS.filter((d) => (outputs.get(`score_${d}` as StepName) as DimensionScore).score !== null);
+const scored = (outputs: RecordedOutputs) => DIMENSIONS.filter((d) => outputs.get(`score_${d}`).score !== null);
+
+/** What steps 27-28 record now (runs recorded before the modifier comparison hold a TermShare). */
+function signal(output: StepOutputs['pain_signals']): SignalOutput {
+  if (!('modifier_comparison' in output)) throw new Error(`expected the modifier comparison's shape, got ${JSON.stringify(output)}`);
+  return output;
+}
+function breadth(output: StepOutputs['demand_breadth']) {
+  if (!('modifier_comparison' in output)) throw new Error(`expected the modifier comparison's shape, got ${JSON.stringify(output)}`);
+  return output;
+}
 
 describe('against Google as it answers automated clients today (related lists empty)', () => {
   it('completes all 40 steps, records the empty lists, and scores every dimension from what is served', async () => {
@@ -47,7 +57,7 @@ describe('against Google as it answers automated clients today (related lists em
     expect(summaries.get('breakout')).toMatch(/no rising queries to read \(empty\); series z/);
 
     // The modifier comparison: one request of the phrase and three OR-items, 12 months.
-    const pain = outputs.get('pain_signals');
+    const pain = signal(outputs.get('pain_signals'));
     expect(pain.modifier_comparison).toMatchObject({ outcome: 'served', keywords: [expect.any(String), expect.stringContaining(' how to + '), expect.stringContaining(' price + '), expect.stringContaining(' vs + ')] });
     expect(pain.modifiers).toMatchObject({ family: 'pain', share: expect.any(Number), terms: expect.arrayContaining(['how to']) });
     expect(pain.lists).toEqual({ unavailable: expect.stringMatching(/served them empty/) });
@@ -81,7 +91,7 @@ describe('against Google as it answers automated clients today (related lists em
     );
     const { outputs } = await runSteps('Meal planning app for busy parents', fetch);
     expect(outputs.size).toBe(40);
-    expect(outputs.get('pain_signals').modifier_comparison.outcome).toBe('no_data');
+    expect(signal(outputs.get('pain_signals')).modifier_comparison.outcome).toBe('no_data');
     expect(outputs.get('score_pain')).toMatchObject({ score: null, explanation: expect.stringMatching(/too little data for the phrase/) });
     expect(outputs.get('score_intent').score).toBeNull();
     // Breadth and whitespace still have autocomplete; the confidence says how much less there is.
@@ -93,7 +103,7 @@ describe('against Google as it answers automated clients today (related lists em
     const fetch = google((r) => (isModifierComparison(r) ? Promise.reject(new TrendsFailedError('Google refused the request (400)')) : undefined));
     const { outputs } = await runSteps('Dog walking marketplace', fetch);
     expect(outputs.size).toBe(40);
-    expect(outputs.get('demand_breadth').modifier_comparison).toMatchObject({ outcome: 'failed', reason: 'Google refused the request (400)' });
+    expect(breadth(outputs.get('demand_breadth')).modifier_comparison).toMatchObject({ outcome: 'failed', reason: 'Google refused the request (400)' });
     expect(outputs.get('score_pain').explanation).toMatch(/modifier comparison: its request failed/);
   });
 });
@@ -110,7 +120,7 @@ describe('against Google listing related lists (as before 2024-08, or should it 
     expect(outputs.get('related_queries_top')).toMatchObject({ served: 'listed', items: [{ label: 'meal planning app' }, {}, {}, {}] });
     expect(summaries.get('related_queries_top')).toBe('4: meal planning app, best meal planning app, how to meal plan, …');
     expect(outputs.get('breakout')).toMatchObject({ rising_queries: 'listed', breakout_queries: ['ai meal planning'] });
-    expect(outputs.get('pain_signals').lists).toMatchObject({ matched: 1, total: 5 });
+    expect(signal(outputs.get('pain_signals')).lists).toMatchObject({ matched: 1, total: 5 });
     for (const d of ['pain', 'intent'] as const) expect(outputs.get(`score_${d}`).evidence.sources).toBe('modifier comparison + related queries');
     expect(outputs.get('score_breadth').evidence).toMatchObject({ sources: 'related lists + autocomplete + modifier comparison', related_queries: 5, related_topics: 3 });
     expect(outputs.get('score_whitespace').evidence.sources).toBe('modifier comparison + related queries + autocomplete');
@@ -124,7 +134,7 @@ describe('against replay (recorded lists, no modifier comparison ever recorded)'
     const { outputs, summaries } = await runSteps('pizza', (r) => replay.fetch(r), { anchor: 'bagel' });
     expect(outputs.size).toBe(40);
     for (const step of RELATED_STEPS) expect(outputs.get(step).served).toBe('listed');
-    const pain = outputs.get('pain_signals');
+    const pain = signal(outputs.get('pain_signals'));
     expect(pain.modifier_comparison).toMatchObject({ outcome: 'not_recorded', reason: expect.stringMatching(/replay has no recording/) });
     expect(pain.modifiers).toEqual({ unavailable: 'replay has no recording of it (it never invents one)' });
     expect(summaries.get('buyer_intent')).toBe('modifier comparison: not read (replay has no recording of it); related queries: 6 of 38 related queries');
@@ -148,18 +158,17 @@ describe('against replay (recorded lists, no modifier comparison ever recorded)'
 
 describe('runs recorded before these steps read the modifier comparison', () => {
   it('score steps 36-39 from the related-list outputs those runs recorded', async () => {
-    const old: Partial<Record<StepName, unknown>> = {
+    const old: Partial<StepOutputs> = {
       demand_breadth: { queries: 30, topics: 10, vocabulary: 20 },
       pain_signals: { share: 0.1, matched: 3, total: 30, examples: ['x how to'] },
       buyer_intent: { share: 0.33, matched: 10, total: 30, examples: ['best x'] },
       competition_signals: { comparisons: { share: 0, matched: 0, total: 30, examples: [] }, brands: { share: 0.2, matched: 6, total: 30, examples: ['x hut'] } },
     };
-    const ctx = { out: (name: StepName) => old[name] } as unknown as StepContext;
-    const run = async (name: StepName) => (await STEPS[STEP_NAMES.indexOf(name)]!.run(ctx)) as DimensionScore;
-    expect(await run('score_breadth')).toMatchObject({ score: 0.75, evidence: { sources: 'related lists' } });
-    expect(await run('score_pain')).toMatchObject({ score: 0.4, evidence: { not_read: expect.stringMatching(/not asked by this run/) } });
-    expect((await run('score_intent')).score).toBe(1);
-    expect((await run('score_whitespace')).score).toBe(0.75);
-    expect(STEPS[STEP_NAMES.indexOf('pain_signals')]!.summarize(old.pain_signals)).toBe('3 of 30 queries (e.g. "x how to")');
+    const ctx = stepContext(old);
+    expect(await runStep('score_breadth', ctx)).toMatchObject({ score: 0.75, evidence: { sources: 'related lists' } });
+    expect(await runStep('score_pain', ctx)).toMatchObject({ score: 0.4, evidence: { not_read: expect.stringMatching(/not asked by this run/) } });
+    expect((await runStep('score_intent', ctx)).score).toBe(1);
+    expect((await runStep('score_whitespace', ctx)).score).toBe(0.75);
+    expect(summarize('pain_signals', old.pain_signals!)).toBe('3 of 30 queries (e.g. "x how to")');
   });
 });

@@ -6,7 +6,7 @@ import { describeDiscovery } from '../../domain/trends/discovery.js';
 import { findInsight } from '../../insights/insight.repository.js';
 import { InvalidIdeaError, ResearchChain, startRun } from '../../research/chain.js';
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
-import { STEP_COUNT, STEP_NAMES } from '../../research/steps.js';
+import { STEP_COUNT, STEP_NAMES } from '../../research/step-contract.js';
 import { openResources, type Resources } from '../../runtime/resources.js';
 import { openQueues } from '../../runtime/queues.js';
 import { startWorkers, type Pipeline } from '../../runtime/workers.js';

@@ -5,7 +5,7 @@ import { isId } from '../../../domain/ids.js';
 import { publicFailure, publicRunError, publicWaitingReason } from '../../../domain/public-error.js';
 import { findInsight } from '../../../insights/insight.repository.js';
 import { findRun, latestRunForInsight, stepsOf, type RunRow } from '../../../research/run.repository.js';
-import { STEP_NAMES } from '../../../research/steps.js';
+import { STEP_NAMES } from '../../../research/step-contract.js';
 import { problem, ProblemError } from '../../problem.js';
 import { requireInsight } from './require-insight.js';
 import { DimensionSchema, errorResponses, IdParams, NoQuery } from '../../schemas.js';

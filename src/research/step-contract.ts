@@ -1,0 +1,259 @@
+// What a research step is: its name, what it hands the steps after it, and
+// what it gets to run with. steps.ts defines the 40 steps against this, and
+// research-result.ts (step 40's writes) reads their outputs through it, so the
+// two never import each other.
+//
+// StepOutputs is read back as well as written: a step reads what earlier steps
+// recorded, possibly under an older version of the code (a run in flight across
+// a deploy, a run re-shown by `insights runs show`). Where a step's output has
+// changed shape, its entry is the union of the shapes still in Postgres, and the
+// readers tell them apart; the current shape is the first member.
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { Category, Source } from '../domain/catalog.js';
+import type { Forecast } from '../domain/forecast/forecaster.js';
+import type { CategoryChoice } from '../domain/research/category.js';
+import type { GeographicReach, PlaceInterest } from '../domain/research/geography.js';
+import type { FamilyShare, ModifierFamily } from '../domain/research/modifier-evidence.js';
+import type { TermShare } from '../domain/research/query-signals.js';
+import type { RelatedServed } from '../domain/research/served-evidence.js';
+import type { Trajectory } from '../domain/research/series-analysis.js';
+import type { BreadthInput, SignalInput, WhitespaceInput } from '../domain/scoring/dimension-scores.js';
+import type { Dimension, DimensionScore, DimensionScores } from '../domain/scoring/dimensions.js';
+import type { OverallScore } from '../domain/scoring/overall.js';
+import type { RankedItem, RegionResolution, Timeframe, TrendsResponse } from '../trends/types.js';
+import type { AutocompleteResult, ComparisonResult, ModifierOutcome, TrendsPlan } from './trends-plan.js';
+
+/** The 40 steps in order. Each has exactly one definition in steps.ts's STEPS (checked at load). */
+export const STEP_NAMES = [
+  'normalize_idea', // 1
+  'extract_phrases', // 2
+  'autocomplete_phrases', // 3
+  'choose_primary', // 4
+  'classify_category', // 5
+  'detect_duplicate', // 6
+  'interest_30d', // 7
+  'interest_90d', // 8
+  'interest_12m', // 9
+  'interest_5y', // 10
+  'compare_secondary', // 11
+  'compare_anchor', // 12
+  'related_queries_top', // 13
+  'related_queries_rising', // 14
+  'related_topics_top', // 15
+  'related_topics_rising', // 16
+  'interest_by_country', // 17
+  'interest_by_city', // 18
+  'clean_series', // 19
+  'growth', // 20
+  'acceleration', // 21
+  'trajectory', // 22
+  'seasonality', // 23
+  'volatility', // 24
+  'breakout', // 25
+  'demand_breadth', // 26
+  'pain_signals', // 27
+  'buyer_intent', // 28
+  'competition_signals', // 29
+  'geographic_reach', // 30
+  'forecast', // 31
+  'score_demand', // 32
+  'score_momentum', // 33
+  'score_durability', // 34
+  'score_reach', // 35
+  'score_breadth', // 36
+  'score_pain', // 37
+  'score_intent', // 38
+  'score_whitespace', // 39
+  'aggregate', // 40
+] as const;
+export type StepName = (typeof STEP_NAMES)[number];
+export const STEP_COUNT = STEP_NAMES.length;
+
+type Provenance = TrendsResponse['provenance'] | null;
+
+/** Steps 7-10: one interest series of the primary phrase. */
+export interface SeriesOutput {
+  keyword: string;
+  timeframe: Timeframe;
+  /** Set when the series was cut from a longer answer rather than asked for. */
+  derived_from?: string;
+  dates: string[];
+  values: number[];
+  partial: boolean[];
+  has_data: boolean[];
+  provenance: Provenance;
+}
+
+/** Steps 13-16: one related list of the primary phrase. */
+export interface RelatedOutput {
+  keyword: string;
+  /** What Google served (RELATED_SERVED). Runs recorded before it was kept read as listed. */
+  served?: RelatedServed;
+  /** Why nothing was read (not recorded, failed). */
+  reason?: string;
+  items: Array<Pick<RankedItem, 'label' | 'value' | 'breakout' | 'formattedValue'> & { mid?: string }>;
+  provenance: Provenance;
+}
+
+/** Steps 17-18: the phrase's map, by country or city. */
+export interface MapOutput {
+  keyword: string;
+  /** The anchor the map was drawn against, or null for the phrase's own map. */
+  compared_with: string | null;
+  reason: string;
+  resolution: RegionResolution;
+  places: PlaceInterest[];
+  without_data: number;
+  provenance: Provenance;
+}
+
+/** What steps 26-29 record of the modifier comparison (one request for the four). */
+export interface ModifierComparison {
+  outcome: ModifierOutcome;
+  /** What was asked: the phrase, then one OR-item per family. */
+  keywords: string[];
+  reason?: string;
+  shares?: Partial<Record<ModifierFamily, FamilyShare>>;
+  provenance: Provenance;
+}
+
+/** The comparison as steps 27-29 record it: each keeps its own family's share, not all of them. */
+export type AskedComparison = Omit<ModifierComparison, 'shares'>;
+
+/** Steps 27-28: one family's reading from each source. */
+export interface SignalOutput extends SignalInput {
+  modifier_comparison: AskedComparison;
+}
+
+/** Steps 26, 27-28 and 29 as runs recorded them before the modifier comparison: related queries only. */
+export interface ListsOnlyBreadth {
+  queries: number;
+  topics: number;
+  vocabulary: number;
+}
+export interface ListsOnlyCompetition {
+  comparisons: TermShare;
+  brands: TermShare;
+}
+
+export interface SeriesCoverage {
+  points: number;
+  dropped_partial: boolean;
+  missing: number;
+  zero_share: number;
+}
+
+/** Step 40: the insight's scores, before step 40's commit writes them. */
+export interface AggregateOutput {
+  overall: OverallScore;
+  dimensions: DimensionScores;
+  category: Category;
+  summary: string;
+}
+
+type ScoreSteps = { [D in Dimension as `score_${D}`]: DimensionScore };
+
+/** What each step hands the steps after it (and records): ctx.out(name) has this type. */
+export interface StepOutputs extends ScoreSteps {
+  normalize_idea: { text: string; key: string; words: string[] };
+  extract_phrases: { phrases: string[] };
+  autocomplete_phrases: AutocompleteResult;
+  choose_primary: { primary: string; secondary: string[]; reason: string };
+  classify_category: CategoryChoice;
+  detect_duplicate: {
+    existing_insight_id: string | null;
+    matched_on: 'idea' | 'primary_keyword' | null;
+    /** The other idea, when only the primary phrase matched. */
+    similar_idea?: string;
+    action: string;
+  };
+  interest_30d: SeriesOutput;
+  interest_90d: SeriesOutput;
+  interest_12m: SeriesOutput;
+  interest_5y: SeriesOutput;
+  compare_secondary: ComparisonResult['secondary'] | { keywords: string[]; means: Record<string, null>; note: string };
+  compare_anchor: ComparisonResult['anchor'] & { anchor: string };
+  related_queries_top: RelatedOutput;
+  related_queries_rising: RelatedOutput;
+  related_topics_top: RelatedOutput;
+  related_topics_rising: RelatedOutput;
+  interest_by_country: MapOutput;
+  interest_by_city: MapOutput;
+  clean_series: Record<'interest_30d' | 'interest_90d' | 'interest_12m' | 'interest_5y', SeriesCoverage>;
+  growth: { growth_30d: number | null; growth_90d: number | null };
+  acceleration: { acceleration_90d: number | null };
+  trajectory: {
+    five_year: { trajectory: Trajectory; change: number; peakPosition: number; lastVsPeak: number } | null;
+    /** Weeks read, for the years the durability score states. */
+    points: number;
+  };
+  seasonality: {
+    weekly_acf_lag7: number | null;
+    yearly_acf_lag52: number | null;
+    /** The yearly autocorrelation once the 5 years' trend is removed. Runs recorded before it was kept read as unknown. */
+    yearly_seasonality?: number | null;
+  };
+  volatility: {
+    days_90: { cv: number; spikiness: number; fad: boolean } | null;
+    years_5: { cv: number; spikiness: number; fad: boolean } | null;
+  };
+  breakout: {
+    /** What Google served for rising queries. Runs recorded before it was kept read as listed. */
+    rising_queries?: RelatedServed;
+    breakout_queries: string[];
+    series: { zScore: number; breakout: boolean } | null;
+  };
+  demand_breadth: (BreadthInput & { modifier_comparison: ModifierComparison }) | ListsOnlyBreadth;
+  pain_signals: SignalOutput | TermShare;
+  buyer_intent: SignalOutput | TermShare;
+  competition_signals: (WhitespaceInput & { modifier_comparison: AskedComparison }) | ListsOnlyCompetition;
+  geographic_reach: GeographicReach;
+  forecast: Forecast;
+  aggregate: AggregateOutput;
+}
+
+export interface RunInfo {
+  id: string;
+  idea: string;
+  hints: string[];
+  source: Source;
+}
+
+export interface StepContext {
+  run: RunInfo;
+  /** The recorded output of an earlier step. */
+  out<N extends StepName>(name: N): StepOutputs[N];
+  /** How this run asks Google Trends (one explore for several answers, derived windows; see trends-plan.ts). */
+  plan: TrendsPlan;
+  /** An insight with the same idea key, else one on the same primary keyword (not demo). */
+  findExistingInsight(ideaKey: string, primaryKeyword: string): Promise<{ id: string; idea: string; sameIdea: boolean } | undefined>;
+  anchorTerm: string;
+  geo: string;
+}
+
+export interface CommitResult {
+  insightId: string;
+  /** The outbox event written with the insight (announced to webhook matching after commit). */
+  eventId: string;
+}
+
+/**
+ * One step. Without a name it is a step as the job runner sees it: its
+ * output is one of the steps' outputs, and its summarize and commit take what
+ * its own run returned.
+ */
+export interface StepDefinition<N extends StepName = StepName> {
+  name: N;
+  run(ctx: StepContext): Promise<StepOutputs[N]>;
+  /** One line for `runs show` and the API. */
+  summarize(output: StepOutputs[N]): string;
+  /** Writes that must commit with the step's "done" mark (only step 40 has them). */
+  commit?(trx: Transaction<Database>, ctx: StepContext, output: StepOutputs[N]): Promise<CommitResult>;
+}
+
+/** A step definition whose name decides its output type (so each of STEPS is checked against its entry). */
+export type NamedStep = { [N in StepName]: StepDefinition<N> }[StepName];
+
+/** The output of some step (what the job runner records). */
+export type StepOutput = StepOutputs[StepName];
