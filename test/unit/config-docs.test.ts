@@ -4,7 +4,8 @@
 //   variable src/config.ts reads, and nothing it does not read;
 // - every environment variable any page names is one something in the
 //   repository reads (config.ts, a benchmark or script, an example receiver) or
-//   a shell variable the page itself exports;
+//   a shell variable the page itself exports, and none is one config.ts refuses
+//   as retired;
 // - every `insights …` command line a page shows names a real command, and
 //   each of its --flags is an option of that command;
 // - every `npm run X` a page shows is a script of package.json;
@@ -67,6 +68,13 @@ async function variablesReadElsewhere(): Promise<Set<string>> {
     for (const m of text.matchAll(/\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+): /g)) names.add(m[1]!);
   }
   return names;
+}
+
+/** Variables config.ts refuses at start because an older release read them (RETIRED_VARIABLES). */
+async function variablesRetired(): Promise<Set<string>> {
+  const source = await read('src/config.ts');
+  const list = /RETIRED_VARIABLES[^=]*=\s*\[([\s\S]*?)\n\];/.exec(source)?.[1] ?? '';
+  return new Set([...list.matchAll(/^\s*\['([A-Z][A-Z0-9_]+)'/gm)].map((m) => m[1]!));
 }
 
 /** UPPER_SNAKE names declared in the code (constants a page may cite, such as MIN_PEAK_IN_BATCH). */
@@ -164,6 +172,16 @@ describe('what the pages say', () => {
       }
     }
     expect(unknown).toEqual([]);
+  });
+
+  it('never names a variable config.ts refuses as retired', async () => {
+    const retired = await variablesRetired();
+    expect([...retired].sort()).toEqual(['TRENDS_PAUSE_MS', 'TRENDS_RATE_PER_MINUTE']);
+    const named: string[] = [];
+    for (const { page, text } of await pages()) {
+      for (const { name } of statedVariables(text)) if (retired.has(name)) named.push(`${page}: ${name}`);
+    }
+    expect(named).toEqual([]);
   });
 
   it('shows only insights commands and options that exist', async () => {
