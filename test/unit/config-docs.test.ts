@@ -96,7 +96,8 @@ function statedVariables(text: string): Array<{ name: string; exported: boolean 
 /** Command lines a page shows: lines of its code blocks and inline code spans that run `insights`. */
 function commandLines(text: string): string[] {
   const lines: string[] = [];
-  for (const block of text.matchAll(/```(?:sh|bash)?\n([\s\S]*?)```/g)) lines.push(...block[1]!.split('\n'));
+  // Fences are taken in pairs from the start of a line, so a closing fence is never read as an opening one.
+  for (const block of text.matchAll(/^```(\w*)\n([\s\S]*?)^```/gm)) if (['', 'sh', 'bash'].includes(block[1]!)) lines.push(...block[2]!.split('\n'));
   for (const span of text.replace(/```[\s\S]*?```/g, '').matchAll(/`([^`\n]+)`/g)) lines.push(span[1]!);
   return lines
     .map((l) => l.replace(/\s+#\s.*$/, '').trim())
