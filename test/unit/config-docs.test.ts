@@ -7,7 +7,7 @@
 //   a shell variable the page itself exports, and none is one config.ts refuses
 //   as retired;
 // - every `insights …` command line a page shows names a real command, and
-//   each of its --flags is an option of that command;
+//   each of its --flags is an option of that command; every command is shown;
 // - every `npm run X` a page shows is a script of package.json;
 // - every example value in .env.example is one config.ts accepts.
 // CHANGELOG.md is left out: it records what changed, including names since renamed.
@@ -114,7 +114,7 @@ function subcommand(parent: Command, name: string): Command | undefined {
  * the program: each alternative after `|` is a sibling subcommand (or a
  * top-level one), and each --flag an option of the command it follows.
  */
-function checkCommandLine(program: Command, rest: string): string[] {
+function checkCommandLine(program: Command, rest: string, shown?: Set<Command>): string[] {
   const problems: string[] = [];
   let parent: Command = program;
   rest.split(/\s+\|\s+/).forEach((alternative, i) => {
@@ -131,6 +131,7 @@ function checkCommandLine(program: Command, rest: string): string[] {
       problems.push(`"insights ${rest}": no command "${tokens[0]}"`);
       return;
     }
+    shown?.add(command);
     const next = tokens[k];
     if (k === 0 || (command.commands.length > 0 && next !== undefined && !next.startsWith('--'))) {
       problems.push(`"insights ${rest}": "${tokens[k]}" is not a subcommand of "${command.name()}"`);
@@ -199,6 +200,22 @@ describe('what the pages say', () => {
     }
     expect(checked).toBeGreaterThan(40);
     expect(problems).toEqual([]);
+  });
+
+  it('shows every command of the CLI somewhere', async () => {
+    const program = buildProgram(() => {
+      throw new Error('no command runs here');
+    });
+    const shown = new Set<Command>();
+    for (const { text } of await pages()) for (const rest of commandLines(text)) checkCommandLine(program, rest, shown);
+    const leaves = (c: Command, prefix: string): Array<[string, Command]> =>
+      c.commands.flatMap((sub) => {
+        const name = `${prefix} ${sub.name()}`.trim();
+        return sub.commands.length > 0 ? leaves(sub, name) : [[name, sub] as [string, Command]];
+      });
+    const all = leaves(program, '');
+    expect(all.length).toBeGreaterThan(30);
+    expect(all.filter(([, c]) => !shown.has(c)).map(([name]) => `insights ${name}`)).toEqual([]);
   });
 
   it('catches a command or an option that does not exist (the check itself)', () => {
