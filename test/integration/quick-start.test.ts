@@ -82,7 +82,9 @@ describe("the README's quick start", () => {
     const announced = Number(/Demo:\s+recorded US Google Trends series for (\d+) named topics/.exec(output)?.[1]);
     expect(announced).toBeGreaterThanOrEqual(40);
     const demoList = await fetch(`${url}/api/insights?source=demo&limit=100`, { headers: { authorization: `Bearer ${key}` } });
-    const demo = (await demoList.json()) as { data: Array<{ title: string }> };
+    const demoBody = await demoList.text();
+    expect(demoList.status, `GET /api/insights?source=demo answered ${demoList.status}: ${demoBody}`).toBe(200);
+    const demo = JSON.parse(demoBody) as { data: Array<{ title: string }> };
     expect(demo.data).toHaveLength(announced);
     expect(demo.data.filter((i) => /^Google topic/.test(i.title))).toEqual([]);
 

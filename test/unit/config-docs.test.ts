@@ -4,9 +4,10 @@
 //   variable src/config.ts reads, and nothing it does not read;
 // - every environment variable any page names is one something in the
 //   repository reads (config.ts, a benchmark or script, an example receiver) or
-//   a shell variable the page itself exports;
+//   a shell variable the page itself exports, and none is one config.ts refuses
+//   as retired;
 // - every `insights …` command line a page shows names a real command, and
-//   each of its --flags is an option of that command;
+//   each of its --flags is an option of that command; every command is shown;
 // - every `npm run X` a page shows is a script of package.json;
 // - every example value in .env.example is one config.ts accepts.
 // CHANGELOG.md is left out: it records what changed, including names since renamed.
@@ -69,6 +70,13 @@ async function variablesReadElsewhere(): Promise<Set<string>> {
   return names;
 }
 
+/** Variables config.ts refuses at start because an older release read them (RETIRED_VARIABLES). */
+async function variablesRetired(): Promise<Set<string>> {
+  const source = await read('src/config.ts');
+  const list = /RETIRED_VARIABLES[^=]*=\s*\[([\s\S]*?)\n\];/.exec(source)?.[1] ?? '';
+  return new Set([...list.matchAll(/^\s*\['([A-Z][A-Z0-9_]+)'/gm)].map((m) => m[1]!));
+}
+
 /** UPPER_SNAKE names declared in the code (constants a page may cite, such as MIN_PEAK_IN_BATCH). */
 async function constantsDeclared(): Promise<Set<string>> {
   const texts = [...(await sources('src', /\.ts$/)), ...(await sources('jobs', /\.ts$/))];
@@ -88,7 +96,8 @@ function statedVariables(text: string): Array<{ name: string; exported: boolean 
 /** Command lines a page shows: lines of its code blocks and inline code spans that run `insights`. */
 function commandLines(text: string): string[] {
   const lines: string[] = [];
-  for (const block of text.matchAll(/```(?:sh|bash)?\n([\s\S]*?)```/g)) lines.push(...block[1]!.split('\n'));
+  // Fences are taken in pairs from the start of a line, so a closing fence is never read as an opening one.
+  for (const block of text.matchAll(/^```(\w*)\n([\s\S]*?)^```/gm)) if (['', 'sh', 'bash'].includes(block[1]!)) lines.push(...block[2]!.split('\n'));
   for (const span of text.replace(/```[\s\S]*?```/g, '').matchAll(/`([^`\n]+)`/g)) lines.push(span[1]!);
   return lines
     .map((l) => l.replace(/\s+#\s.*$/, '').trim())
@@ -105,7 +114,7 @@ function subcommand(parent: Command, name: string): Command | undefined {
  * the program: each alternative after `|` is a sibling subcommand (or a
  * top-level one), and each --flag an option of the command it follows.
  */
-function checkCommandLine(program: Command, rest: string): string[] {
+function checkCommandLine(program: Command, rest: string, shown?: Set<Command>): string[] {
   const problems: string[] = [];
   let parent: Command = program;
   rest.split(/\s+\|\s+/).forEach((alternative, i) => {
@@ -122,6 +131,7 @@ function checkCommandLine(program: Command, rest: string): string[] {
       problems.push(`"insights ${rest}": no command "${tokens[0]}"`);
       return;
     }
+    shown?.add(command);
     const next = tokens[k];
     if (k === 0 || (command.commands.length > 0 && next !== undefined && !next.startsWith('--'))) {
       problems.push(`"insights ${rest}": "${tokens[k]}" is not a subcommand of "${command.name()}"`);
@@ -166,6 +176,16 @@ describe('what the pages say', () => {
     expect(unknown).toEqual([]);
   });
 
+  it('never names a variable config.ts refuses as retired', async () => {
+    const retired = await variablesRetired();
+    expect([...retired].sort()).toEqual(['TRENDS_PAUSE_MS', 'TRENDS_RATE_PER_MINUTE']);
+    const named: string[] = [];
+    for (const { page, text } of await pages()) {
+      for (const { name } of statedVariables(text)) if (retired.has(name)) named.push(`${page}: ${name}`);
+    }
+    expect(named).toEqual([]);
+  });
+
   it('shows only insights commands and options that exist', async () => {
     const program = buildProgram(() => {
       throw new Error('no command runs here');
@@ -180,6 +200,22 @@ describe('what the pages say', () => {
     }
     expect(checked).toBeGreaterThan(40);
     expect(problems).toEqual([]);
+  });
+
+  it('shows every command of the CLI somewhere', async () => {
+    const program = buildProgram(() => {
+      throw new Error('no command runs here');
+    });
+    const shown = new Set<Command>();
+    for (const { text } of await pages()) for (const rest of commandLines(text)) checkCommandLine(program, rest, shown);
+    const leaves = (c: Command, prefix: string): Array<[string, Command]> =>
+      c.commands.flatMap((sub) => {
+        const name = `${prefix} ${sub.name()}`.trim();
+        return sub.commands.length > 0 ? leaves(sub, name) : [[name, sub] as [string, Command]];
+      });
+    const all = leaves(program, '');
+    expect(all.length).toBeGreaterThan(30);
+    expect(all.filter(([, c]) => !shown.has(c)).map(([name]) => `insights ${name}`)).toEqual([]);
   });
 
   it('catches a command or an option that does not exist (the check itself)', () => {
