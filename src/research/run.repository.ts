@@ -68,6 +68,17 @@ export async function doneOutputs(db: DbOrTrx, runId: string, steps?: number[]):
  * statement, if it is unfinished and at that step; undefined otherwise (the
  * caller then reads the run to see why).
  */
+/** Research runs of a provider not yet finished (queued, running or waiting): `insights budget` shows those waiting on Google. */
+export async function countUnfinishedRuns(db: DbOrTrx, provider: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('research_runs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('provider', '=', provider)
+    .where('status', 'in', ['queued', 'running', 'waiting'])
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
 export async function claimRun(db: DbOrTrx, runId: string, step: number): Promise<RunRow | undefined> {
   return db
     .updateTable('research_runs')

@@ -8,6 +8,7 @@ import { planRefresh } from '../../jobs/refresh-all.job.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { refreshEstimate, type RefreshEstimate } from '../domain/trends/refresh-estimate.js';
+import { countUnfinishedRuns } from '../research/run.repository.js';
 import type { EgressPool, RouteBudget } from '../trends/egress-pool.js';
 
 export interface BudgetReport {
@@ -24,19 +25,14 @@ export async function budgetReport(db: Db, pool: EgressPool, config: Config, now
   const [routes, plan, waiting] = await Promise.all([
     pool.budget(now.toISOString().slice(0, 10), now.getTime()),
     planRefresh(db, config.trendsProvider),
-    db
-      .selectFrom('research_runs')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('provider', '=', 'google')
-      .where('status', 'in', ['queued', 'running', 'waiting'])
-      .executeTakeFirstOrThrow(),
+    countUnfinishedRuns(db, 'google'),
   ]);
   return {
     day: now.toISOString().slice(0, 10),
     routes,
     requestsPerMinutePerRoute: config.trendsRequestsPerMinute,
     requestsPerHourPerRoute: config.trendsRequestsPerMinute * 60,
-    researchRunsWaiting: Number(waiting.n),
+    researchRunsWaiting: waiting,
     refresh: refreshEstimate(plan, config.trendsProvider, { routes: pool.routes.length, requestsPerMinute: config.trendsRequestsPerMinute, cron: config.refreshCron }, now),
   };
 }
