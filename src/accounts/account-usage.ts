@@ -5,7 +5,7 @@ import type { Db } from '../db/connection.js';
 import { utcDay } from '../domain/quota.js';
 import type { QuotaStore } from './quota.store.js';
 import { usageByDay, type DayUsage } from './usage.repository.js';
-import { keyNamesOfAccount } from '../api-keys/api-key.repository.js';
+import { keyNamesOfAccount } from './account.repository.js';
 
 const DAY_MS = 86_400_000;
 

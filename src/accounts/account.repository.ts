@@ -47,3 +47,8 @@ export async function setAccountStatus(db: Db, id: string, status: AccountStatus
     .executeTakeFirst();
   return updated ?? findAccount(db, id);
 }
+
+/** The id and name of each key of an account (an account owns its keys; usage reports name them). */
+export async function keyNamesOfAccount(db: Db, accountId: string): Promise<Array<{ id: string; name: string }>> {
+  return db.selectFrom('api_keys').select(['id', 'name']).where('account_id', '=', accountId).execute();
+}

@@ -125,6 +125,3 @@ export async function countApiKeys(db: Db): Promise<number> {
 }
 
 /** Every key of the account with its name (revoked ones too: past usage still names them). */
-export async function keyNamesOfAccount(db: Db, accountId: string): Promise<Array<{ id: string; name: string }>> {
-  return db.selectFrom('api_keys').select(['id', 'name']).where('account_id', '=', accountId).execute();
-}
