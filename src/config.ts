@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { CronExpressionParser } from 'cron-parser';
 import { parseCidr } from './domain/ip.js';
+import type { Plan } from './domain/quota.js';
 import { parseProxyUrl, ProxyUrlError } from './domain/proxy-url.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -98,6 +99,8 @@ export interface Config {
   readonly webhookDisableAfterHours: number;
   /** After rotate-secret, the old secret keeps signing this long. */
   readonly webhookSecretOverlapHours: number;
+  /** Webhook subscriptions one account may have through /api/webhooks, by plan (operators are not limited). */
+  readonly webhookMaxSubscriptions: Readonly<Record<Plan, number>>;
   /** base64 of 32 bytes that encrypt webhook secrets at rest; unset: a key generated once under DATA_DIR. */
   readonly webhookEncryptionKey: string | undefined;
   /** Base of the links in webhook bodies. */
@@ -343,6 +346,12 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowedCidrs: (text('WEBHOOK_ALLOWED_CIDRS') ?? '').split(',').map((c) => c.trim()).filter(Boolean),
     webhookDisableAfterHours: integer('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
     webhookSecretOverlapHours: integer('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
+    webhookMaxSubscriptions: {
+      free: integer('WEBHOOK_MAX_SUBSCRIPTIONS_FREE', 2, 0, 100_000),
+      starter: integer('WEBHOOK_MAX_SUBSCRIPTIONS_STARTER', 10, 0, 100_000),
+      pro: integer('WEBHOOK_MAX_SUBSCRIPTIONS_PRO', 50, 0, 100_000),
+      enterprise: integer('WEBHOOK_MAX_SUBSCRIPTIONS_ENTERPRISE', 500, 0, 100_000),
+    },
     webhookEncryptionKey: text('WEBHOOK_ENCRYPTION_KEY'),
     webhookRetryScale: (() => {
       const raw = text('WEBHOOK_RETRY_SCALE');

@@ -34,6 +34,8 @@ export interface ResolvedApiKey {
   status: AccountStatus;
   /** Epoch ms after which the key answers 401 "expired"; null: it does not expire. */
   expiresAt: number | null;
+  /** What the key may do (API_KEY_SCOPES); a route needing another answers 403. */
+  scopes: readonly string[];
 }
 
 const VALID_TTL_MS = 60_000;
@@ -146,6 +148,7 @@ export class ApiKeyCache {
       plan: row.plan,
       status: row.status,
       expiresAt: row.expires_at ? row.expires_at.getTime() : null,
+      scopes: row.scopes,
     };
     this.unknown.delete(hash);
     this.valid.set(hash, { key, expires: this.now() + VALID_TTL_MS });

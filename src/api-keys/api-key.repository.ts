@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { AccountStatus, ApiKeysTable } from '../db/database.js';
 import { createAccount } from '../accounts/account.repository.js';
-import { displayPrefix, generateApiKey, hashApiKey } from '../domain/api-key.js';
+import { DEFAULT_API_KEY_SCOPES, displayPrefix, generateApiKey, hashApiKey, type ApiKeyScope } from '../domain/api-key.js';
 import { newId } from '../domain/ids.js';
 import type { Plan } from '../domain/quota.js';
 
@@ -17,23 +17,37 @@ export interface CreatedApiKey {
   plan: Plan;
   name: string;
   expiresAt: Date | null;
+  scopes: string[];
 }
 
 /** A new key in an existing account. */
-export async function createKeyForAccount(db: Db, account: { id: string; plan: Plan }, name: string, expiresAt: Date | null = null): Promise<CreatedApiKey> {
+export async function createKeyForAccount(
+  db: Db,
+  account: { id: string; plan: Plan },
+  name: string,
+  expiresAt: Date | null = null,
+  scopes: readonly ApiKeyScope[] = DEFAULT_API_KEY_SCOPES,
+): Promise<CreatedApiKey> {
   const key = generateApiKey();
   const id = newId('apiKey');
+  const keyScopes = [...new Set(scopes)];
   await db
     .insertInto('api_keys')
-    .values({ id, account_id: account.id, name, display_prefix: displayPrefix(key), key_hash: hashApiKey(key), expires_at: expiresAt })
+    .values({ id, account_id: account.id, name, display_prefix: displayPrefix(key), key_hash: hashApiKey(key), expires_at: expiresAt, scopes: keyScopes })
     .execute();
-  return { id, key, accountId: account.id, plan: account.plan, name, expiresAt };
+  return { id, key, accountId: account.id, plan: account.plan, name, expiresAt, scopes: keyScopes };
 }
 
 /** The shorthand: a key in an account of its own, named like the key, on this plan. */
-export async function createApiKey(db: Db, name: string, plan: Plan, expiresAt: Date | null = null): Promise<CreatedApiKey> {
+export async function createApiKey(
+  db: Db,
+  name: string,
+  plan: Plan,
+  expiresAt: Date | null = null,
+  scopes: readonly ApiKeyScope[] = DEFAULT_API_KEY_SCOPES,
+): Promise<CreatedApiKey> {
   const account = await createAccount(db, name, plan);
-  return createKeyForAccount(db, account, name, expiresAt);
+  return createKeyForAccount(db, account, name, expiresAt, scopes);
 }
 
 export interface KeyWithAccount {
@@ -45,6 +59,7 @@ export interface KeyWithAccount {
   account_name: string;
   plan: Plan;
   status: AccountStatus;
+  scopes: string[];
 }
 
 /** The key with this hash and its account, revoked or not (the caller says which answer fits). */
@@ -52,7 +67,7 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyWithAcc
   return db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
-    .select(['k.id', 'k.name', 'k.revoked_at', 'k.expires_at', 'k.account_id', 'a.name as account_name', 'a.plan', 'a.status'])
+    .select(['k.id', 'k.name', 'k.revoked_at', 'k.expires_at', 'k.account_id', 'k.scopes', 'a.name as account_name', 'a.plan', 'a.status'])
     .where('k.key_hash', '=', keyHash)
     .executeTakeFirst();
 }
@@ -95,7 +110,7 @@ export async function revokeApiKey(db: Db, id: string): Promise<ApiKeyRow | unde
 }
 
 /**
- * A new key in the same account; the old one keeps working until `overlapEnds`
+ * A new key in the same account, with the same scopes; the old one keeps working until `overlapEnds`
  * (or its own earlier expiry) and then stops. One transaction: never two keys
  * without the link between them, never the old one cut short without the new.
  */
@@ -105,14 +120,14 @@ export async function rotateApiKey(db: Db, old: ApiKeyRow, plan: Plan, overlapEn
     const id = newId('apiKey');
     await trx
       .insertInto('api_keys')
-      .values({ id, account_id: old.account_id, name: old.name, display_prefix: displayPrefix(key), key_hash: hashApiKey(key), expires_at: null })
+      .values({ id, account_id: old.account_id, name: old.name, display_prefix: displayPrefix(key), key_hash: hashApiKey(key), expires_at: null, scopes: old.scopes })
       .execute();
     await trx
       .updateTable('api_keys')
       .set({ replaced_by: id, expires_at: sql<Date>`least(coalesce(expires_at, ${overlapEnds}), ${overlapEnds})` })
       .where('id', '=', old.id)
       .execute();
-    return { id, key, accountId: old.account_id, plan, name: old.name, expiresAt: null };
+    return { id, key, accountId: old.account_id, plan, name: old.name, expiresAt: null, scopes: old.scopes };
   });
 }
 

@@ -106,6 +106,8 @@ export interface ApiKeysTable {
   last_used_at: Date | null;
   /** The key that replaced this one (keys rotate). */
   replaced_by: string | null;
+  /** What the key may do (see API_KEY_SCOPES); keys made before scopes existed read only. */
+  scopes: ColumnType<string[], string[] | undefined, string[]>;
 }
 
 /** Requests per account, UTC day and key (written in batches; the Redis counters are the live figure). */

@@ -10,6 +10,7 @@ import * as interestLevel from './migrations/2026-11-23T0007-interest-level.js';
 import * as researchServed from './migrations/2026-11-23T0008-research-served.js';
 import * as accounts from './migrations/2026-11-23T0009-accounts.js';
 import * as runDiscovery from './migrations/2026-11-24T0010-run-discovery.js';
+import * as apiKeyScopes from './migrations/2026-11-24T0011-api-key-scopes.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-23T0008-research-served': researchServed,
   '2026-11-23T0009-accounts': accounts,
   '2026-11-24T0010-run-discovery': runDiscovery,
+  '2026-11-24T0011-api-key-scopes': apiKeyScopes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

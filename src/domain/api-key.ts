@@ -47,3 +47,23 @@ export function hashApiKey(key: string): string {
 export function displayPrefix(key: string): string {
   return key.slice(0, API_KEY_PREFIX.length + 6);
 }
+
+/**
+ * What a key may do. `insights:read` reads the API's insights, research,
+ * catalog and usage; `webhooks:write` manages the account's own webhook
+ * subscriptions and may read them too (there is no separate read scope: the
+ * list of subscriptions is only useful to whoever manages them).
+ */
+export const API_KEY_SCOPES = ['insights:read', 'webhooks:write'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+/** A key created without a scope named, and every key made before scopes existed. */
+export const DEFAULT_API_KEY_SCOPES: readonly ApiKeyScope[] = ['insights:read'];
+
+export function isApiKeyScope(value: string): value is ApiKeyScope {
+  return (API_KEY_SCOPES as readonly string[]).includes(value);
+}
+
+/** Whether a key holding `scopes` may do what `needed` allows. */
+export function hasScope(scopes: readonly string[], needed: ApiKeyScope): boolean {
+  return scopes.includes(needed);
+}

@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/connection.js';
 import { newId } from '../domain/ids.js';
+import { recordEvents } from './event.repository.js';
 
 /** Loads deliveries with their subscriptions; answers in the order asked (undefined: no such delivery). */
 export async function loadDeliveries(db: Db, ids: string[]) {
@@ -136,4 +137,94 @@ export async function pendingDeliveriesOfAccount(db: Db, accountId: string): Pro
     .where('d.status', '=', 'pending')
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** A delivery as its log shows it; `created_key` is created_at as Postgres writes it (microseconds kept) for keyset pages. */
+export interface DeliveryLogRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  subscription_id: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+  created_key: string;
+}
+
+/** Where a page of the delivery log ends: the last row's created_key and id. */
+export interface DeliveryPosition {
+  createdKey: string;
+  id: string;
+}
+
+/**
+ * The delivery log, newest first: of one subscription or (operators) of all,
+ * optionally one status, after `after` (keyset: created_at then id, compared
+ * at Postgres's own precision so no two rows of one millisecond are skipped).
+ */
+export async function listDeliveries(
+  db: Db,
+  options: { subscriptionId?: string; status?: 'pending' | 'succeeded' | 'failed'; after?: DeliveryPosition; limit: number },
+): Promise<DeliveryLogRow[]> {
+  let query = db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('outbox_events as e', 'e.id', 'd.event_id')
+    .select([
+      'd.id',
+      'd.event_id',
+      'e.type as event_type',
+      'd.subscription_id',
+      'd.status',
+      'd.attempts',
+      'd.last_status_code',
+      'd.last_error',
+      'd.created_at',
+      'd.finished_at',
+      sql<string>`d.created_at::text`.as('created_key'),
+    ]);
+  if (options.subscriptionId !== undefined) query = query.where('d.subscription_id', '=', options.subscriptionId);
+  if (options.status !== undefined) query = query.where('d.status', '=', options.status);
+  if (options.after) {
+    const { createdKey, id } = options.after;
+    query = query.where(sql<boolean>`(d.created_at, d.id) < (${createdKey}::timestamptz, ${id})`);
+  }
+  return query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(options.limit).execute();
+}
+
+/** One delivery, only if it belongs to the subscription. */
+export async function findDeliveryOf(db: Db, deliveryId: string, subscriptionId: string | null): Promise<{ id: string; subscription_id: string } | undefined> {
+  let query = db.selectFrom('webhook_deliveries').select(['id', 'subscription_id']).where('id', '=', deliveryId);
+  if (subscriptionId !== null) query = query.where('subscription_id', '=', subscriptionId);
+  return query.executeTakeFirst();
+}
+
+/** A subscription's deliveries made in [since, until), oldest first, at most `limit`. */
+export async function deliveryIdsBetween(db: Db, subscriptionId: string, since: Date, until: Date | null, limit: number): Promise<string[]> {
+  let query = db.selectFrom('webhook_deliveries').select('id').where('subscription_id', '=', subscriptionId).where('created_at', '>=', since);
+  if (until) query = query.where('created_at', '<', until);
+  const rows = await query.orderBy('created_at').orderBy('id').limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Deliveries about to be sent again: pending, as if new (their attempts stay in the log). */
+export async function reopenDeliveries(db: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('webhook_deliveries').set({ status: 'pending', finished_at: null }).where('id', 'in', [...ids]).execute();
+}
+
+/**
+ * A ping for one subscription: the event goes through the outbox like every
+ * other (already relayed: it is sent to this subscription directly, never
+ * matched) and its delivery is created in the same transaction.
+ */
+export async function createPingDelivery(db: Db, subscriptionId: string, payload: Record<string, unknown>): Promise<{ eventId: string; deliveryId: string }> {
+  return db.transaction().execute(async (trx) => {
+    const [eventId] = await recordEvents(trx, [{ type: 'ping', insightId: null, payload, relayedAt: new Date() }]);
+    const deliveryId = newId('delivery');
+    await trx.insertInto('webhook_deliveries').values({ id: deliveryId, event_id: eventId!, subscription_id: subscriptionId, status: 'pending' }).execute();
+    return { eventId: eventId!, deliveryId };
+  });
 }

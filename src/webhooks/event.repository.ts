@@ -7,7 +7,9 @@ import type { Db } from '../db/connection.js';
 import type { Database, InsightsTable, OutboxEventsTable } from '../db/database.js';
 import { newId } from '../domain/ids.js';
 
-export const OUTBOX_EVENT_TYPES = ['insight.created', 'insight.updated', 'ping'] as const;
+import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks/subscription-input.js';
+
+export const OUTBOX_EVENT_TYPES = WEBHOOK_EVENT_TYPES;
 export type OutboxEventType = (typeof OUTBOX_EVENT_TYPES)[number];
 
 export interface NewOutboxEvent {

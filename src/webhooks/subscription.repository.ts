@@ -1,6 +1,7 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
-import type { WebhookSubscriptionsTable } from '../db/database.js';
+import type { Database, WebhookSubscriptionsTable } from '../db/database.js';
+import type { Plan } from '../domain/quota.js';
 import { newId } from '../domain/ids.js';
 import type { SubscriptionCriteria } from '../domain/webhooks/matching.js';
 import { generateWebhookSecret } from '../domain/webhooks/signing.js';
@@ -19,13 +20,10 @@ export interface NewSubscription {
   accountId?: string | null;
 }
 
-/** Returns the id and the secret in clear: the only time it is shown. */
-export async function createSubscription(db: Db, box: SecretBox, input: NewSubscription): Promise<{ id: string; secret: string }> {
+function subscriptionValues(box: SecretBox, input: NewSubscription) {
   const id = newId('subscription');
   const secret = generateWebhookSecret();
-  await db
-    .insertInto('webhook_subscriptions')
-    .values({
+  return { id, secret, values: {
       id,
       url: input.url,
       secret_encrypted: box.seal(secret),
@@ -34,16 +32,127 @@ export async function createSubscription(db: Db, box: SecretBox, input: NewSubsc
       sources: JSON.stringify(input.sources),
       keywords: JSON.stringify(input.keywords.map((k) => k.toLowerCase())),
       event_types: JSON.stringify(input.eventTypes),
-      state: 'enabled',
+      state: 'enabled' as const,
       account_id: input.accountId ?? null,
+    } };
+}
+
+/** Returns the row and the secret in clear: the only time it is shown. */
+export async function createSubscription(db: Db, box: SecretBox, input: NewSubscription): Promise<{ id: string; secret: string; row: SubscriptionRow }> {
+  const { id, secret, values } = subscriptionValues(box, input);
+  const row = await db.insertInto('webhook_subscriptions').values(values).returningAll().executeTakeFirstOrThrow();
+  return { id, secret, row };
+}
+
+export type LimitedCreation =
+  | { created: { id: string; secret: string; row: SubscriptionRow } }
+  | { refused: { plan: Plan; limit: number; count: number } }
+  | { noAccount: true };
+
+/**
+ * Creates an account's subscription unless the account already has as many as
+ * its plan allows. The account's row is locked for the count and the insert,
+ * so concurrent creations of one account are counted one after another and
+ * can never pass the limit together.
+ */
+export async function createSubscriptionWithinLimit(
+  db: Db,
+  box: SecretBox,
+  input: NewSubscription & { accountId: string },
+  limitOf: (plan: Plan) => number,
+): Promise<LimitedCreation> {
+  return db.transaction().execute(async (trx): Promise<LimitedCreation> => {
+    const account = await trx.selectFrom('accounts').select(['id', 'plan']).where('id', '=', input.accountId).forUpdate().executeTakeFirst();
+    if (!account) return { noAccount: true };
+    const { count } = await trx
+      .selectFrom('webhook_subscriptions')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('account_id', '=', account.id)
+      .executeTakeFirstOrThrow();
+    const limit = limitOf(account.plan);
+    if (Number(count) >= limit) return { refused: { plan: account.plan, limit, count: Number(count) } };
+    const { id, secret, values } = subscriptionValues(box, input);
+    const row = await trx.insertInto('webhook_subscriptions').values(values).returningAll().executeTakeFirstOrThrow();
+    return { created: { id, secret, row } };
+  });
+}
+
+/** A subscription, only if it belongs to `accountId` (null: any, the operator's view). */
+export function findSubscriptionOf(db: Db, id: string, accountId: string | null): Promise<SubscriptionRow | undefined> {
+  let query = db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id);
+  if (accountId !== null) query = query.where('account_id', '=', accountId);
+  return query.executeTakeFirst();
+}
+
+/** An account's subscriptions (null: every one), oldest first. */
+export function listSubscriptionsOf(db: Db, accountId: string | null): Promise<SubscriptionRow[]> {
+  let query = db.selectFrom('webhook_subscriptions').selectAll();
+  if (accountId !== null) query = query.where('account_id', '=', accountId);
+  return query.orderBy('created_at').orderBy('id').execute();
+}
+
+export interface SubscriptionChanges {
+  url?: string;
+  minScore?: number | null;
+  categories?: string[];
+  sources?: string[];
+  keywords?: string[];
+  eventTypes?: string[];
+  /** Enabling also ends a failure streak; disabling records the reason. */
+  state?: { state: 'enabled' | 'disabled'; reason: string | null };
+}
+
+/**
+ * Changes a subscription of `accountId` (null: any) under a row lock, after
+ * `precondition` has seen the row as it is (an If-Match check): the check and
+ * the change cannot be interleaved with another change. Answers the new row,
+ * 'missing', or the precondition's refusal.
+ */
+export async function updateSubscription<R extends string>(
+  db: Db,
+  id: string,
+  accountId: string | null,
+  changes: SubscriptionChanges,
+  precondition: (row: SubscriptionRow) => R | null = () => null,
+): Promise<SubscriptionRow | 'missing' | { refused: R }> {
+  return db.transaction().execute(async (trx) => {
+    let query = trx.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id);
+    if (accountId !== null) query = query.where('account_id', '=', accountId);
+    const row = await query.forUpdate().executeTakeFirst();
+    if (!row) return 'missing' as const;
+    const refused = precondition(row);
+    if (refused !== null) return { refused };
+    return applyChanges(trx, id, changes);
+  });
+}
+
+async function applyChanges(trx: Transaction<Database>, id: string, c: SubscriptionChanges): Promise<SubscriptionRow> {
+  return trx
+    .updateTable('webhook_subscriptions')
+    .set({
+      updated_at: sql<Date>`now()`,
+      ...(c.url !== undefined ? { url: c.url } : {}),
+      ...(c.minScore !== undefined ? { min_score: c.minScore } : {}),
+      ...(c.categories !== undefined ? { categories: JSON.stringify(c.categories) } : {}),
+      ...(c.sources !== undefined ? { sources: JSON.stringify(c.sources) } : {}),
+      ...(c.keywords !== undefined ? { keywords: JSON.stringify(c.keywords.map((k) => k.toLowerCase())) } : {}),
+      ...(c.eventTypes !== undefined ? { event_types: JSON.stringify(c.eventTypes) } : {}),
+      ...(c.state !== undefined ? { state: c.state.state, disabled_reason: c.state.reason, ...(c.state.state === 'enabled' ? { failing_since: null } : {}) } : {}),
     })
-    .execute();
-  return { id, secret };
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Deletes a subscription of `accountId` (null: any) and, by cascade, its delivery log. */
+export async function removeSubscriptionOf(db: Db, id: string, accountId: string | null): Promise<boolean> {
+  let query = db.deleteFrom('webhook_subscriptions').where('id', '=', id);
+  if (accountId !== null) query = query.where('account_id', '=', accountId);
+  const r = await query.executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
 }
 
 export const findSubscription = (db: Db, id: string) => db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
-
-export const listSubscriptions = (db: Db) => db.selectFrom('webhook_subscriptions').selectAll().orderBy('created_at').execute();
 
 export async function enabledCriteria(db: Db): Promise<SubscriptionCriteria[]> {
   const rows = await db
@@ -63,27 +172,38 @@ export async function setSubscriptionState(db: Db, id: string, state: 'enabled' 
   return Number(r.numUpdatedRows) > 0;
 }
 
-export async function removeSubscription(db: Db, id: string): Promise<boolean> {
-  const r = await db.deleteFrom('webhook_subscriptions').where('id', '=', id).executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
-}
-
-/** New secret now; the old one keeps signing until the overlap ends. Returns the new secret in clear. */
-export async function rotateSecret(db: Db, box: SecretBox, id: string, overlapHours: number): Promise<string | undefined> {
-  const row = await findSubscription(db, id);
-  if (!row) return undefined;
-  const secret = generateWebhookSecret();
-  await db
-    .updateTable('webhook_subscriptions')
-    .set({
-      secret_encrypted: box.seal(secret),
-      previous_secret_encrypted: row.secret_encrypted,
-      previous_secret_expires_at: new Date(Date.now() + overlapHours * 3_600_000),
-      updated_at: sql<Date>`now()`,
-    })
-    .where('id', '=', id)
-    .execute();
-  return secret;
+/**
+ * New secret now; the old one keeps signing until the overlap ends. The row is
+ * locked, so two rotations at once chain (each keeps the one before it) rather
+ * than both keeping the same old secret. Answers the new secret in clear and the
+ * changed row; undefined when no such subscription belongs to `accountId` (null: any).
+ */
+export async function rotateSecret(
+  db: Db,
+  box: SecretBox,
+  id: string,
+  accountId: string | null,
+  overlapHours: number,
+): Promise<{ secret: string; row: SubscriptionRow } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    let query = trx.selectFrom('webhook_subscriptions').select(['id', 'secret_encrypted']).where('id', '=', id);
+    if (accountId !== null) query = query.where('account_id', '=', accountId);
+    const current = await query.forUpdate().executeTakeFirst();
+    if (!current) return undefined;
+    const secret = generateWebhookSecret();
+    const row = await trx
+      .updateTable('webhook_subscriptions')
+      .set({
+        secret_encrypted: box.seal(secret),
+        previous_secret_encrypted: current.secret_encrypted,
+        previous_secret_expires_at: sql<Date>`now() + make_interval(hours => ${overlapHours})`,
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { secret, row };
+  });
 }
 
 /** The secrets that sign now: the current one, and the previous one during its overlap. */

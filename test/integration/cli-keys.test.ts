@@ -17,7 +17,8 @@ describe('insights keys', () => {
     const result = await runCli(['keys', 'create', '--name', 'ci', '--plan', 'starter', '--json'], env);
     expect(result.code, result.stderr).toBe(0);
     const created = JSON.parse(result.stdout);
-    expect(Object.keys(created).sort()).toEqual(['account_id', 'expires_at', 'id', 'key', 'plan']);
+    expect(Object.keys(created).sort()).toEqual(['account_id', 'expires_at', 'id', 'key', 'plan', 'scopes']);
+    expect(created.scopes).toEqual(['insights:read']);
     expect(created.account_id).toMatch(/^acc_/);
     expect(created.expires_at).toBeNull();
     expect(created.plan).toBe('starter');
@@ -41,6 +42,30 @@ describe('insights keys', () => {
     expect(after.statusCode).toBe(401);
   });
 
+  it('creates a key with the scopes asked (--scope, repeatable), and rotation keeps them', async () => {
+    const result = await runCli(['keys', 'create', '--name', 'hooks', '--plan', 'pro', '--scope', 'insights:read', '--scope', 'webhooks:write', '--json'], env);
+    expect(result.code, result.stderr).toBe(0);
+    const created = JSON.parse(result.stdout);
+    expect(created.scopes).toEqual(['insights:read', 'webhooks:write']);
+    const listed = await t.app.inject({ url: '/api/webhooks', headers: bearer(created.key) });
+    expect(listed.statusCode, listed.body).toBe(200);
+
+    const rotated = await runCli(['keys', 'rotate', created.id, '--json'], env);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const next = JSON.parse(rotated.stdout);
+    expect(next.scopes).toEqual(['insights:read', 'webhooks:write']);
+    expect((await t.app.inject({ url: '/api/webhooks', headers: bearer(next.key) })).statusCode).toBe(200);
+
+    // A read-only key (the default) may not manage webhooks: 403 naming the scope it lacks.
+    const readOnly = JSON.parse((await runCli(['keys', 'create', '--name', 'reader', '--plan', 'pro', '--json'], env)).stdout);
+    const refused = await t.app.inject({ url: '/api/webhooks', headers: bearer(readOnly.key) });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ type: '/problems/missing-scope' });
+    expect(refused.json().detail).toContain('webhooks:write');
+    const list = await runCli(['keys', 'list'], env);
+    expect(list.stdout).toContain('insights:read,webhooks:write');
+  });
+
   it('prints a readable key without --json', async () => {
     const result = await runCli(['keys', 'create', '--name', 'human', '--plan', 'free'], env);
     expect(result.code).toBe(0);
@@ -50,6 +75,7 @@ describe('insights keys', () => {
 
   it.each([
     [['keys', 'create', '--name', 'x', '--plan', 'platinum'], /--plan must be one of free, starter, pro, enterprise/],
+    [['keys', 'create', '--name', 'x', '--plan', 'free', '--scope', 'webhooks:admin'], /--scope must be one of insights:read, webhooks:write/],
     [['keys', 'create', '--plan', 'free'], /--name/],
     [['keys', 'revoke', 'key_doesnotexist'], /No API key has the id/],
     [['seed'], /--demo/],

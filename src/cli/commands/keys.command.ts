@@ -3,6 +3,7 @@ import { announceKeyChange } from '../../api-keys/api-key-cache.js';
 import { createApiKey, createKeyForAccount, findApiKey, listApiKeys, revokeApiKey, rotateApiKey, type CreatedApiKey } from '../../api-keys/api-key.repository.js';
 import { findAccount } from '../../accounts/account.repository.js';
 import { DURATION_FORMAT, parseDuration } from '../../domain/duration.js';
+import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPES, isApiKeyScope, type ApiKeyScope } from '../../domain/api-key.js';
 import { isId } from '../../domain/ids.js';
 import { PLAN_VALUES, PLANS } from '../../domain/quota.js';
 import type { CliContext } from '../context.js';
@@ -18,13 +19,24 @@ function durationOption(name: string, raw: string | undefined, fallback?: string
   return ms;
 }
 
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+function checkScopes(raw: string[]): ApiKeyScope[] {
+  if (raw.length === 0) return [...DEFAULT_API_KEY_SCOPES];
+  for (const scope of raw) {
+    if (!isApiKeyScope(scope)) throw new UsageError(`--scope must be one of ${API_KEY_SCOPES.join(', ')} (got "${scope.slice(0, 40)}")`);
+  }
+  return [...new Set(raw as ApiKeyScope[])];
+}
+
 function printCreated(created: CreatedApiKey, json: boolean | undefined, what: string): void {
   if (json) {
-    printJson({ id: created.id, key: created.key, account_id: created.accountId, plan: created.plan, expires_at: created.expiresAt?.toISOString() ?? null });
+    printJson({ id: created.id, key: created.key, account_id: created.accountId, plan: created.plan, expires_at: created.expiresAt?.toISOString() ?? null, scopes: created.scopes });
     return;
   }
   const limit = PLANS[created.plan].dailyLimit;
   print(`${what} ${created.id} in account ${created.accountId} (${created.plan}: ${limit === null ? 'unlimited' : `${limit} requests`} per UTC day for the account)`);
+  print(`Scopes: ${created.scopes.join(', ')}`);
   if (created.expiresAt) print(`Expires at ${created.expiresAt.toISOString()}`);
   print(`Key: ${created.key}`);
   print('Store it now: it is shown only once and kept only as a hash.');
@@ -40,9 +52,11 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
     .option('--account <account-id>', 'the account the key belongs to (acc_…; see insights accounts list)')
     .option('--plan <plan>', `shorthand without --account: a new account of its own on this plan (${PLAN_VALUES.join('|')})`)
     .option('--expires-in <duration>', `the key stops working after this long (${DURATION_FORMAT})`)
-    .option('--json', 'print {"id","key","account_id","plan","expires_at"}')
-    .action(async (options: { name: string; account?: string; plan?: string; expiresIn?: string; json?: boolean }) => {
+    .option('--scope <scope>', `what the key may do (repeatable): ${API_KEY_SCOPES.join(', ')}; default ${DEFAULT_API_KEY_SCOPES.join(', ')}`, collect, [])
+    .option('--json', 'print {"id","key","account_id","plan","expires_at","scopes"}')
+    .action(async (options: { name: string; account?: string; plan?: string; expiresIn?: string; scope: string[]; json?: boolean }) => {
       const name = checkName(options.name);
+      const scopes = checkScopes(options.scope);
       if (options.account !== undefined && options.plan !== undefined) {
         throw new UsageError('--plan belongs to the account: give --account alone (change its plan with insights accounts set-plan)');
       }
@@ -53,8 +67,8 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
       const expiresAt = lifetime === undefined ? null : new Date(Date.now() + lifetime);
       await withResources(context, async (resources) => {
         const created = plan
-          ? await createApiKey(resources.db, name, plan, expiresAt)
-          : await createKeyForAccount(resources.db, await requireAccount(resources, options.account!), name, expiresAt);
+          ? await createApiKey(resources.db, name, plan, expiresAt, scopes)
+          : await createKeyForAccount(resources.db, await requireAccount(resources, options.account!), name, expiresAt, scopes);
         printCreated(created, options.json, 'Created');
       });
     });
@@ -77,6 +91,7 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
           created: r.created_at.toISOString(),
           last_used: r.last_used_at ? r.last_used_at.toISOString() : null,
           expires: r.expires_at ? r.expires_at.toISOString() : null,
+          scopes: r.scopes.join(','),
           status: keyStatus(r),
           replaced_by: r.replaced_by,
         }));
@@ -103,7 +118,7 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
     .description('A new key in the same account, shown once; the old one keeps working until the overlap ends, then stops')
     .argument('<id>', 'the key id (key_…)')
     .option('--overlap <duration>', `how long the old key keeps working (${DURATION_FORMAT})`, '24h')
-    .option('--json', 'print {"id","key","account_id","plan","expires_at","replaces","old_key_stops_at"}')
+    .option('--json', 'print {"id","key","account_id","plan","expires_at","scopes","replaces","old_key_stops_at"}')
     .action(async (id: string, options: { overlap: string; json?: boolean }) => {
       const overlap = durationOption('--overlap', options.overlap)!;
       await withResources(context, async (resources) => {
@@ -117,7 +132,7 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
         // Every web process drops the old key's cached entry, so its new expiry bites on time.
         await announceKeyChange(resources.redis, resources.redisKeys.apiKeyChangesChannel, old.id);
         if (options.json) {
-          printJson({ id: created.id, key: created.key, account_id: created.accountId, plan: created.plan, expires_at: null, replaces: old.id, old_key_stops_at: stopsAt.toISOString() });
+          printJson({ id: created.id, key: created.key, account_id: created.accountId, plan: created.plan, expires_at: null, scopes: created.scopes, replaces: old.id, old_key_stops_at: stopsAt.toISOString() });
           return;
         }
         printCreated(created, false, 'Rotated: created');

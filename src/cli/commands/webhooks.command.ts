@@ -1,63 +1,70 @@
 import type { Command } from 'commander';
 import { requireAccount } from '../account-arguments.js';
-import { CATEGORY_VALUES, SOURCE_VALUES } from '../../domain/catalog.js';
-import { newId } from '../../domain/ids.js';
-import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../../queue/queues.js';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/subscription-input.js';
 import type { Resources } from '../../runtime/resources.js';
 import { withResources } from '../resources.js';
 import { openQueues } from '../../runtime/queues.js';
 import { SecretBox } from '../../webhooks/secret-box.js';
-import { bumpSubscriptionsVersion } from '../../webhooks/subscription-index.cache.js';
-import {
-  createSubscription,
-  findSubscription,
-  listSubscriptions,
-  removeSubscription,
-  rotateSecret,
-  setSubscriptionState,
-} from '../../webhooks/subscription.repository.js';
-import { controlCharacterProblem } from '../../domain/text.js';
+import { queueDeliveries, SubscriptionInputError, WebhookNotFoundError, WebhookService } from '../../webhooks/webhook-service.js';
 import type { CliContext } from '../context.js';
 import { forTerminal, print, printJson, table, UsageError } from '../output.js';
-import { policyRefusal } from '../../webhooks/sender.js';
 
-const EVENT_TYPES = ['insight.created', 'insight.updated', 'ping'];
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-function checkUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`--url "${raw}" is not a URL (e.g. https://example.com/hooks)`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError('--url must be http:// or https://');
-  if (url.username || url.password) throw new UsageError('--url must not carry credentials; verify the signature instead');
-  return url.toString();
+/** The service's field names, as this command's flags spell them. */
+const FLAGS: Record<string, string> = {
+  url: '--url',
+  min_score: '--min-score',
+  categories: '--category',
+  sources: '--source',
+  keywords: '--keyword',
+  events: '--event',
+  since: '--since',
+  until: '--until',
+  subscription: '--subscription',
+  cursor: '--cursor',
+};
+
+/** The service, as an operator (scope null) sees it; its refusals become usage errors (exit 2). */
+function withService<T>(context: () => CliContext, fn: (service: WebhookService, r: Resources, ctx: CliContext) => Promise<T>): Promise<T> {
+  return withResources(context, async (r, ctx) => {
+    // The queues are opened only by the commands that send something (test, replay).
+    let opened: ReturnType<typeof openQueues> | undefined;
+    const service = new WebhookService({
+      db: r.db,
+      redis: r.redis,
+      subscriptionsVersionKey: r.redisKeys.subscriptionsVersion,
+      box: SecretBox.fromConfig(ctx.config),
+      enqueue: async (ids, replayStamp) => {
+        opened ??= openQueues(r, ctx.config);
+        await queueDeliveries(opened.queues.webhooks)(ids, replayStamp);
+      },
+      policy: { allowPrivate: ctx.config.webhookAllowPrivate, allowedCidrs: ctx.config.webhookAllowedCidrs },
+      secretOverlapHours: ctx.config.webhookSecretOverlapHours,
+      maxSubscriptions: ctx.config.webhookMaxSubscriptions,
+    });
+    try {
+      return await fn(service, r, ctx);
+    } catch (error) {
+      if (error instanceof SubscriptionInputError) {
+        throw new UsageError(`${FLAGS[error.field] ?? error.field} ${error.reason}${error.allowed ? ` (allowed: ${error.allowed.join(', ')})` : ''}`);
+      }
+      if (error instanceof WebhookNotFoundError) {
+        throw new UsageError(`${error.message} (see: insights webhooks ${error.what === 'delivery' ? 'deliveries' : 'list'})`);
+      }
+      throw error;
+    } finally {
+      await opened?.close();
+    }
+  });
 }
 
-function checkList(name: string, values: string[], allowed: readonly string[]): string[] {
-  for (const v of values) if (!allowed.includes(v)) throw new UsageError(`--${name} "${v}" is unknown (allowed: ${allowed.join(', ')})`);
-  return [...new Set(values)];
-}
-
-/** The shared CLI helper, plus the secret box every webhook command needs. */
-function withWebhookResources<T>(context: () => CliContext, fn: (r: Resources, box: SecretBox, ctx: CliContext) => Promise<T>): Promise<T> {
-  return withResources(context, (resources, ctx) => fn(resources, SecretBox.fromConfig(ctx.config), ctx));
-}
-
-async function changed(r: Resources) {
-  await bumpSubscriptionsVersion(r.redis, r.redisKeys.subscriptionsVersion);
-}
-
-async function requireSubscription(r: Resources, id: string) {
-  const row = await findSubscription(r.db, id);
-  if (!row) throw new UsageError(`No webhook subscription has the id "${id}" (see: insights webhooks list)`);
-  return row;
+function warn(warnings: readonly string[]): void {
+  for (const w of warnings) process.stderr.write(forTerminal(`warning: ${w}\n`));
 }
 
 export function registerWebhookCommands(program: Command, context: () => CliContext): void {
-  const webhooks = program.command('webhooks').description('Webhook subscriptions, deliveries and replays');
+  const webhooks = program.command('webhooks').description('Webhook subscriptions, deliveries and replays (clients manage their own through /api/webhooks)');
 
   webhooks
     .command('add')
@@ -67,53 +74,33 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .option('--category <c>', 'only these categories (repeatable)', collect, [])
     .option('--source <s>', 'only these sources (repeatable)', collect, [])
     .option('--keyword <k>', 'only insights mentioning one of these (repeatable)', collect, [])
-    .option('--event <type>', `only these events (repeatable): ${EVENT_TYPES.join(', ')}`, collect, [])
-    .option('--account <account-id>', "the account it belongs to: deliveries are held while it is suspended (acc_…)")
+    .option('--event <type>', `only these events (repeatable): ${WEBHOOK_EVENT_TYPES.join(', ')}`, collect, [])
+    .option('--account <account-id>', "the account it belongs to: deliveries are held while it is suspended (acc_…); the plan's subscription limit does not bind operators")
     .option('--json', 'print {"id","secret"}')
-    .action(async (o: { url: string; minScore?: string; category: string[]; source: string[]; keyword: string[]; event: string[]; account?: string; json?: boolean }) => {
-      const url = checkUrl(o.url);
-      let minScore: number | null = null;
-      if (o.minScore !== undefined) {
-        minScore = Number(o.minScore);
-        if (!Number.isFinite(minScore) || minScore < 0 || minScore > 1) throw new UsageError(`--min-score must be a number from 0 to 1 (got "${o.minScore}")`);
-      }
-      const categories = checkList('category', o.category, CATEGORY_VALUES);
-      const sources = checkList('source', o.source, SOURCE_VALUES);
-      const eventTypes = checkList('event', o.event, EVENT_TYPES);
-      const keywords = o.keyword.map((k) => k.trim()).filter(Boolean);
-      for (const k of keywords) {
-        const control = controlCharacterProblem(k);
-        if (control) throw new UsageError(`--keyword "${k.slice(0, 40)}" ${control}`);
-      }
-      await withWebhookResources(context, async (r, box, ctx) => {
-        // Say at once when deliveries would be refused, rather than failing every one of them later.
-        let refused: string | null = null;
-        try {
-          refused = await policyRefusal(url, { allowPrivate: ctx.config.webhookAllowPrivate, allowedCidrs: ctx.config.webhookAllowedCidrs });
-        } catch (error) {
-          process.stderr.write(
-            forTerminal(`warning: ${new URL(url).hostname} does not resolve now (${error instanceof Error ? error.message : String(error)}); deliveries fail until it does\n`),
-          );
-        }
-        if (refused) throw new UsageError(`deliveries to ${url} would be refused: ${refused}`);
-        const accountId = o.account === undefined ? null : (await requireAccount(r, o.account)).id;
-        const created = await createSubscription(r.db, box, { url, minScore, categories, sources, keywords, eventTypes, accountId });
-        await changed(r);
-        if (o.json) printJson(created);
+    .action((o: { url: string; minScore?: string; category: string[]; source: string[]; keyword: string[]; event: string[]; account?: string; json?: boolean }) =>
+      withService(context, async (service, r) => {
+        const owner = o.account === undefined ? null : (await requireAccount(r, o.account)).id;
+        const created = await service.create(
+          null,
+          { url: o.url, min_score: o.minScore === undefined ? null : Number(o.minScore), categories: o.category, sources: o.source, keywords: o.keyword, events: o.event },
+          owner,
+        );
+        warn(created.warnings);
+        if (o.json) printJson({ id: created.row.id, secret: created.secret });
         else {
-          print(`Subscribed ${created.id} → ${url}`);
+          print(`Subscribed ${created.row.id} → ${created.row.url}`);
           print(`Secret: ${created.secret}`);
           print('Store it now: it is shown only once. Verify deliveries with any Standard Webhooks library.');
         }
-      });
-    });
+      }),
+    );
 
   webhooks
     .command('list')
     .description('All subscriptions')
     .action(() =>
-      withWebhookResources(context, async (r) => {
-        const rows = await listSubscriptions(r.db);
+      withService(context, async (service) => {
+        const rows = await service.list(null);
         print(
           table(
             rows.map((s) => ({
@@ -137,30 +124,27 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .description('Criteria, state and recent deliveries of a subscription')
     .argument('<id>')
     .action((id: string) =>
-      withWebhookResources(context, async (r) => {
-        const s = await requireSubscription(r, id);
+      withService(context, async (service) => {
+        const { row: s, deliveries } = await service.show(null, id);
         print(`${s.id}  ${s.state}${s.disabled_reason ? ` (${s.disabled_reason})` : ''}  ${s.url}`);
         print(`criteria: min_score ${s.min_score ?? 'any'}; categories ${s.categories.join(',') || 'any'}; sources ${s.sources.join(',') || 'any'}; keywords ${s.keywords.join(',') || 'any'}; events ${s.event_types.join(',') || 'any'}`);
         if (s.failing_since) print(`failing since ${s.failing_since.toISOString()}`);
         if (s.previous_secret_expires_at && s.previous_secret_expires_at > new Date()) print(`previous secret still signs until ${s.previous_secret_expires_at.toISOString()}`);
-        const deliveries = await r.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', id).orderBy('created_at', 'desc').limit(20).execute();
         print(table(deliveries.map((d) => ({ delivery: d.id, event: d.event_id, status: d.status, attempts: d.attempts, code: d.last_status_code, error: (d.last_error ?? '').slice(0, 60), created: d.created_at.toISOString() }))));
       }),
     );
 
-  for (const [name, state, verb] of [
-    ['disable', 'disabled', 'Disabled'],
-    ['enable', 'enabled', 'Enabled'],
+  for (const [name, enabled, verb] of [
+    ['disable', false, 'Disabled'],
+    ['enable', true, 'Enabled'],
   ] as const) {
     webhooks
       .command(name)
       .description(`${verb.replace(/d$/, '')} a subscription`)
       .argument('<id>')
       .action((id: string) =>
-        withWebhookResources(context, async (r) => {
-          await requireSubscription(r, id);
-          await setSubscriptionState(r.db, id, state, state === 'disabled' ? 'disabled by an operator' : null);
-          await changed(r);
+        withService(context, async (service) => {
+          await service.setEnabled(null, id, enabled);
           print(`${verb} ${id}.`);
         }),
       );
@@ -171,9 +155,8 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .description('Delete a subscription and its delivery log')
     .argument('<id>')
     .action((id: string) =>
-      withWebhookResources(context, async (r) => {
-        if (!(await removeSubscription(r.db, id))) throw new UsageError(`No webhook subscription has the id "${id}"`);
-        await changed(r);
+      withService(context, async (service) => {
+        await service.remove(null, id);
         print(`Removed ${id}.`);
       }),
     );
@@ -184,9 +167,8 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .argument('<id>')
     .option('--json', 'print {"id","secret"}')
     .action((id: string, o: { json?: boolean }) =>
-      withWebhookResources(context, async (r, box, ctx) => {
-        await requireSubscription(r, id);
-        const secret = await rotateSecret(r.db, box, id, ctx.config.webhookSecretOverlapHours);
+      withService(context, async (service, _r, ctx) => {
+        const { secret } = await service.rotate(null, id);
         if (o.json) printJson({ id, secret });
         else {
           print(`New secret for ${id}: ${secret}`);
@@ -200,74 +182,56 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .description('Send a ping event to a subscription')
     .argument('<id>')
     .action((id: string) =>
-      withWebhookResources(context, async (r, _box, ctx) => {
-        await requireSubscription(r, id);
-        const eventId = newId('event');
-        const deliveryId = newId('delivery');
-        await r.db.transaction().execute(async (trx) => {
-          await trx.insertInto('outbox_events').values({ id: eventId, type: 'ping', insight_id: null, payload: JSON.stringify({ subscription_id: id, message: 'ping from insights webhooks test' }), relayed_at: new Date() }).execute();
-          await trx.insertInto('webhook_deliveries').values({ id: deliveryId, event_id: eventId, subscription_id: id, status: 'pending' }).execute();
-        });
-        const { queues, close } = openQueues(r, ctx.config);
-        try {
-          await queues.webhooks.add(JOBS.webhookDeliver, { deliveryId }, { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(deliveryId) });
-        } finally {
-          await close();
-        }
+      withService(context, async (service) => {
+        const { eventId, deliveryId } = await service.ping(null, id);
         print(`Ping ${eventId} queued as delivery ${deliveryId}; see: insights webhooks deliveries --subscription ${id}`);
       }),
     );
 
   webhooks
     .command('deliveries')
-    .description('The delivery log')
+    .description('The delivery log, newest first')
     .option('--subscription <id>', 'only this subscription')
     .option('--status <status>', 'pending | succeeded | failed')
-    .option('--limit <n>', 'how many', '50')
+    .option('--limit <n>', 'how many (up to 1000)', '50')
     .action((o: { subscription?: string; status?: string; limit: string }) =>
-      withWebhookResources(context, async (r) => {
+      withService(context, async (service) => {
         if (o.status && !['pending', 'succeeded', 'failed'].includes(o.status)) throw new UsageError('--status must be pending, succeeded or failed');
-        let q = r.db.selectFrom('webhook_deliveries').selectAll().orderBy('created_at', 'desc').limit(Math.min(1000, Math.max(1, Number(o.limit) || 50)));
-        if (o.subscription) q = q.where('subscription_id', '=', o.subscription);
-        if (o.status) q = q.where('status', '=', o.status as 'pending');
-        const rows = await q.execute();
+        const status = o.status as 'pending' | 'succeeded' | 'failed' | undefined;
+        const wanted = Math.min(1000, Math.max(1, Number(o.limit) || 50));
+        const rows = [];
+        let cursor: string | undefined;
+        do {
+          const page = await service.deliveries(null, o.subscription, { limit: wanted - rows.length, ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) });
+          rows.push(...page.rows);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor && rows.length < wanted);
         print(table(rows.map((d) => ({ delivery: d.id, subscription: d.subscription_id, event: d.event_id, status: d.status, attempts: d.attempts, code: d.last_status_code, error: (d.last_error ?? '').slice(0, 60) }))));
       }),
     );
 
   webhooks
     .command('replay')
-    .description('Deliver again (same webhook-id): one delivery, or a subscription\'s deliveries since a time')
+    .description("Deliver again (same webhook-id): one delivery, or a subscription's deliveries made since a time (at most 1000)")
     .argument('[delivery_id]')
-    .option('--subscription <id>', 'replay this subscription\'s deliveries …')
-    .option('--since <time>', '… created since this ISO time')
-    .action((deliveryId: string | undefined, o: { subscription?: string; since?: string }) =>
-      withWebhookResources(context, async (r, _box, ctx) => {
-        let ids: string[];
-        if (deliveryId) {
-          const d = await r.db.selectFrom('webhook_deliveries').select('id').where('id', '=', deliveryId).executeTakeFirst();
-          if (!d) throw new UsageError(`No delivery has the id "${deliveryId}" (see: insights webhooks deliveries)`);
-          ids = [d.id];
-        } else {
+    .option('--subscription <id>', "replay this subscription's deliveries …")
+    .option('--since <time>', '… made since this ISO time')
+    .option('--until <time>', '… and before this one (default: now)')
+    .action((deliveryId: string | undefined, o: { subscription?: string; since?: string; until?: string }) =>
+      withService(context, async (service) => {
+        let replayed: string[];
+        let truncated = false;
+        if (deliveryId) replayed = (await service.replayOne(null, null, deliveryId)).replayed;
+        else {
           if (!o.subscription || !o.since) throw new UsageError('give a DELIVERY_ID, or --subscription ID --since TIME');
-          const since = new Date(o.since);
-          if (Number.isNaN(since.getTime())) throw new UsageError(`--since "${o.since}" is not a time (e.g. 2026-11-22T00:00:00Z)`);
-          await requireSubscription(r, o.subscription);
-          ids = (await r.db.selectFrom('webhook_deliveries').select('id').where('subscription_id', '=', o.subscription).where('created_at', '>=', since).execute()).map((d) => d.id);
+          ({ replayed, truncated } = await service.replayRange(null, o.subscription, o.since, o.until));
         }
-        if (ids.length === 0) {
+        if (replayed.length === 0) {
           print('Nothing to replay.');
           return;
         }
-        await r.db.updateTable('webhook_deliveries').set({ status: 'pending', finished_at: null }).where('id', 'in', ids).execute();
-        const { queues, close } = openQueues(r, ctx.config);
-        try {
-          const stamp = Date.now();
-          await queues.webhooks.addBulk(ids.map((id) => ({ name: JOBS.webhookDeliver, data: { deliveryId: id }, opts: { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(id, stamp) } })));
-        } finally {
-          await close();
-        }
-        print(`Replaying ${ids.length} deliver${ids.length === 1 ? 'y' : 'ies'} (same webhook-id as before).`);
+        print(`Replaying ${replayed.length} deliver${replayed.length === 1 ? 'y' : 'ies'} (same webhook-id as before).`);
+        if (truncated) print('More deliveries were made in that window: replay again with --since set after the last one replayed.');
       }),
     );
 }

@@ -1,0 +1,131 @@
+// What a webhook subscription may be, checked where it enters (the API's JSON
+// body or the CLI's flags) by one set of rules. A refusal names the field in
+// the API's spelling; the CLI translates it to its flag.
+import { CATEGORY_VALUES, SOURCE_VALUES } from '../catalog.js';
+import { isId } from '../ids.js';
+import { controlCharacterProblem, escapeForTerminal } from '../text.js';
+
+/** The events a subscription can ask for (empty: all of them). */
+export const WEBHOOK_EVENT_TYPES = ['insight.created', 'insight.updated', 'ping'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const SUBSCRIPTION_LIMITS = {
+  urlLength: 2048,
+  keywords: 50,
+  keywordLength: 100,
+} as const;
+
+export class SubscriptionInputError extends Error {
+  constructor(
+    /** The field in the API's spelling: url, min_score, categories, sources, keywords, events, since, until, cursor. */
+    readonly field: string,
+    readonly reason: string,
+    readonly allowed?: readonly string[],
+  ) {
+    super(`${field} ${reason}${allowed ? ` (allowed: ${allowed.join(', ')})` : ''}`);
+  }
+}
+
+/** The criteria as the API names them; absent fields are "not given". */
+export interface CriteriaInput {
+  min_score?: number | null;
+  categories?: readonly string[];
+  sources?: readonly string[];
+  keywords?: readonly string[];
+  events?: readonly string[];
+}
+
+export interface CheckedCriteria {
+  minScore?: number | null;
+  categories?: string[];
+  sources?: string[];
+  keywords?: string[];
+  eventTypes?: string[];
+}
+
+/** An http(s) URL without credentials, as the receiver will be called. */
+export function checkWebhookUrl(raw: string): string {
+  if (raw.length === 0 || raw.length > SUBSCRIPTION_LIMITS.urlLength) throw new SubscriptionInputError('url', `must be 1–${SUBSCRIPTION_LIMITS.urlLength} characters`);
+  const control = controlCharacterProblem(raw);
+  if (control) throw new SubscriptionInputError('url', control);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SubscriptionInputError('url', 'is not a URL (e.g. https://example.com/hooks)');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new SubscriptionInputError('url', 'must be http:// or https://');
+  if (url.username || url.password) throw new SubscriptionInputError('url', 'must not carry credentials; verify the signature instead');
+  return url.toString();
+}
+
+/** A value quoted back in a refusal: short, and nothing a terminal would interpret. */
+const printable = (text: string) => escapeForTerminal(text.slice(0, 40));
+
+function checkList(field: string, values: readonly string[], allowed: readonly string[]): string[] {
+  for (const v of values) if (!allowed.includes(v)) throw new SubscriptionInputError(field, `"${printable(v)}" is unknown`, allowed);
+  return [...new Set(values)];
+}
+
+/** Checks the criteria given; leaves out those not given (an update changes only those). */
+export function checkCriteria(input: CriteriaInput): CheckedCriteria {
+  const out: CheckedCriteria = {};
+  if (input.min_score !== undefined) {
+    const score = input.min_score;
+    if (score !== null && (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1)) {
+      throw new SubscriptionInputError('min_score', 'must be a number from 0 to 1, or null for any score');
+    }
+    out.minScore = score;
+  }
+  if (input.categories !== undefined) out.categories = checkList('categories', input.categories, CATEGORY_VALUES);
+  if (input.sources !== undefined) out.sources = checkList('sources', input.sources, SOURCE_VALUES);
+  if (input.events !== undefined) out.eventTypes = checkList('events', input.events, WEBHOOK_EVENT_TYPES);
+  if (input.keywords !== undefined) {
+    const keywords = [...new Set(input.keywords.map((k) => k.trim().toLowerCase()).filter(Boolean))];
+    if (keywords.length > SUBSCRIPTION_LIMITS.keywords) throw new SubscriptionInputError('keywords', `may hold at most ${SUBSCRIPTION_LIMITS.keywords} keywords`);
+    for (const k of keywords) {
+      if (k.length > SUBSCRIPTION_LIMITS.keywordLength) throw new SubscriptionInputError('keywords', `has a keyword longer than ${SUBSCRIPTION_LIMITS.keywordLength} characters`);
+      const control = controlCharacterProblem(k);
+      if (control) throw new SubscriptionInputError('keywords', `"${printable(k)}" ${control}`);
+    }
+    out.keywords = keywords;
+  }
+  return out;
+}
+
+/** A replay window: since is required, until (exclusive) is optional and later than since. */
+export function checkTimeRange(since: string, until: string | undefined): { since: Date; until: Date | null } {
+  const parse = (field: string, text: string) => {
+    const time = new Date(text);
+    if (text.length > 40 || Number.isNaN(time.getTime())) throw new SubscriptionInputError(field, `is not a time (e.g. 2026-11-22T00:00:00Z)`);
+    return time;
+  };
+  const from = parse('since', since);
+  const to = until === undefined ? null : parse('until', until);
+  if (to && to <= from) throw new SubscriptionInputError('until', 'must be later than since');
+  return { since: from, until: to };
+}
+
+// Keyset position in a delivery log: Postgres's own text of created_at (it keeps
+// microseconds, which a JS Date would drop) and the delivery id.
+const CREATED_KEY = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/;
+
+export function encodeDeliveryCursor(position: { createdKey: string; id: string }): string {
+  return Buffer.from(JSON.stringify([position.createdKey, position.id])).toString('base64url');
+}
+
+/** Accepts exactly what encodeDeliveryCursor made; anything else is a refusal naming `cursor`. */
+export function decodeDeliveryCursor(raw: string): { createdKey: string; id: string } {
+  const refuse = () => new SubscriptionInputError('cursor', 'is not a value returned as next_cursor');
+  let parsed: unknown;
+  try {
+    if (!/^[A-Za-z0-9_-]{1,256}$/.test(raw)) throw new Error('not base64url');
+    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw refuse();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2) throw refuse();
+  const [createdKey, id] = parsed as unknown[];
+  if (typeof createdKey !== 'string' || !CREATED_KEY.test(createdKey) || typeof id !== 'string' || !isId('delivery', id)) throw refuse();
+  return { createdKey, id };
+}

@@ -1,0 +1,345 @@
+// Everything anyone can do to webhook subscriptions, in one place: the
+// operators' CLI and the clients' /api/webhooks both call this, so the rules
+// (what a subscription may be, the address guard, the per-plan limit, who sees
+// what) are the same whichever door a change comes through.
+//
+// Every operation takes a scope: an account id (an API key's account: it sees
+// and touches only its own subscriptions, and another account's are "not
+// found", never "forbidden") or null (an operator: everything).
+import { createHash } from 'node:crypto';
+import type { LookupAddress } from 'node:dns';
+import type { Queue } from 'bullmq';
+import type { Db } from '../db/connection.js';
+import type { Plan } from '../domain/quota.js';
+import { isId } from '../domain/ids.js';
+import type { AddressPolicy } from '../domain/webhooks/address-policy.js';
+import {
+  checkCriteria,
+  checkTimeRange,
+  checkWebhookUrl,
+  decodeDeliveryCursor,
+  encodeDeliveryCursor,
+  SubscriptionInputError,
+  type CriteriaInput,
+} from '../domain/webhooks/subscription-input.js';
+import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../queue/queues.js';
+import type { Redis } from '../redis/connection.js';
+import {
+  createPingDelivery,
+  deliveryIdsBetween,
+  findDeliveryOf,
+  listDeliveries,
+  reopenDeliveries,
+  type DeliveryLogRow,
+} from './delivery.repository.js';
+import { policyRefusal } from './sender.js';
+import type { SecretBox } from './secret-box.js';
+import { bumpSubscriptionsVersion } from './subscription-index.cache.js';
+import {
+  createSubscription,
+  createSubscriptionWithinLimit,
+  findSubscriptionOf,
+  listSubscriptionsOf,
+  removeSubscriptionOf,
+  rotateSecret,
+  updateSubscription,
+  type SubscriptionChanges,
+  type SubscriptionRow,
+} from './subscription.repository.js';
+
+export { SubscriptionInputError } from '../domain/webhooks/subscription-input.js';
+
+/** An account id (an API key's account) or null (an operator). */
+export type WebhookScope = string | null;
+
+export interface CreateSubscriptionInput extends CriteriaInput {
+  url: string;
+}
+
+export interface UpdateSubscriptionInput extends CriteriaInput {
+  url?: string;
+  enabled?: boolean;
+}
+
+export class WebhookNotFoundError extends Error {
+  constructor(
+    readonly what: 'subscription' | 'delivery',
+    readonly id: string,
+  ) {
+    super(`No webhook ${what} has the id "${id.slice(0, 64)}"`);
+  }
+}
+
+export class SubscriptionLimitError extends Error {
+  constructor(
+    readonly accountId: string,
+    readonly plan: Plan,
+    readonly limit: number,
+  ) {
+    super(`The ${plan} plan allows ${limit} webhook subscriptions per account, and account ${accountId} has ${limit}: delete one, or move to a larger plan.`);
+  }
+}
+
+/** An If-Match that names another version of the subscription. */
+export class PreconditionFailedError extends Error {
+  constructor(readonly currentEtag: string) {
+    super(`The subscription changed since you read it (its ETag is now ${currentEtag}): read it again, then send your change with the new ETag in If-Match.`);
+  }
+}
+
+/** Sends deliveries: one job per delivery; `replayStamp` makes a fresh job id for a delivery sent before. */
+export type DeliveryEnqueuer = (deliveryIds: readonly string[], replayStamp?: number) => Promise<void>;
+
+/** The enqueuer over the webhooks queue, as the match job and the sweeper enqueue. */
+export function queueDeliveries(webhooks: Pick<Queue, 'addBulk'>): DeliveryEnqueuer {
+  return async (ids, replayStamp) => {
+    if (ids.length === 0) return;
+    await webhooks.addBulk(ids.map((id) => ({ name: JOBS.webhookDeliver, data: { deliveryId: id }, opts: { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(id, replayStamp) } })));
+  };
+}
+
+export interface WebhookServiceDeps {
+  db: Db;
+  redis: Redis;
+  /** The Redis key whose change makes every worker reload its subscription index. */
+  subscriptionsVersionKey: string;
+  box: SecretBox;
+  enqueue: DeliveryEnqueuer;
+  policy: AddressPolicy;
+  /** How long the previous secret keeps signing after a rotation (WEBHOOK_SECRET_OVERLAP_HOURS). */
+  secretOverlapHours: number;
+  /** Subscriptions an account may have, by plan (WEBHOOK_MAX_SUBSCRIPTIONS_*); operators are not limited. */
+  maxSubscriptions: Readonly<Record<Plan, number>>;
+  /** How host names are resolved for the address guard (tests stand in for DNS). */
+  resolve?: (host: string) => Promise<LookupAddress[]>;
+  /** The address guard's lookup has this long before registration goes ahead with a warning. */
+  addressCheckTimeoutMs?: number;
+  /** A failed version bump is survivable (workers reload within 30 s anyway): told here, not thrown. */
+  onVersionBumpError?: (error: unknown) => void;
+}
+
+/** The most deliveries one range replay sends; the answer says when more were left. */
+export const MAX_REPLAY = 1_000;
+/** The most deliveries one page of the log holds. */
+export const MAX_DELIVERY_PAGE = 100;
+/** How many recent deliveries `show` lists. */
+const RECENT_DELIVERIES = 20;
+
+/**
+ * A strong validator of the subscription as a client sees it: changes with any
+ * field a client can read or change, so If-Match catches every lost update.
+ */
+export function subscriptionEtag(row: SubscriptionRow): string {
+  const version = JSON.stringify([
+    row.id,
+    row.url,
+    row.min_score,
+    row.categories,
+    row.sources,
+    row.keywords,
+    row.event_types,
+    row.state,
+    row.disabled_reason,
+    row.updated_at.toISOString(),
+    row.previous_secret_expires_at?.toISOString() ?? null,
+  ]);
+  return `"${createHash('sha256').update(version).digest('base64url').slice(0, 27)}"`;
+}
+
+/** If-Match (RFC 9110 §13.1.1): "*" or a list of strong entity tags; a weak tag never matches. */
+export function ifMatchAllows(header: string, etag: string): boolean {
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .some((t) => t === '*' || t === etag);
+}
+
+export class WebhookService {
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  /** A new subscription and its secret (the only time it is shown); `warnings` say what may fail later. */
+  async create(
+    scope: WebhookScope,
+    input: CreateSubscriptionInput,
+    /** Operators only: the account it belongs to (null: the operators' own). An account's subscriptions always belong to it. */
+    owner: string | null = scope,
+  ): Promise<{ row: SubscriptionRow; secret: string; warnings: string[] }> {
+    const url = checkWebhookUrl(input.url);
+    const criteria = checkCriteria(input);
+    const warnings = await this.checkAddress(url);
+    const values = {
+      url,
+      minScore: criteria.minScore ?? null,
+      categories: criteria.categories ?? [],
+      sources: criteria.sources ?? [],
+      keywords: criteria.keywords ?? [],
+      eventTypes: criteria.eventTypes ?? [],
+    };
+    let created: { secret: string; row: SubscriptionRow };
+    if (scope === null) {
+      created = await createSubscription(this.deps.db, this.deps.box, { ...values, accountId: owner });
+    } else {
+      const result = await createSubscriptionWithinLimit(this.deps.db, this.deps.box, { ...values, accountId: scope }, (plan) => this.deps.maxSubscriptions[plan]);
+      if ('refused' in result) throw new SubscriptionLimitError(scope, result.refused.plan, result.refused.limit);
+      // The key's account was deleted under it: nothing of it exists any more.
+      if ('noAccount' in result) throw new WebhookNotFoundError('subscription', '(new)');
+      created = result.created;
+    }
+    await this.changed();
+    return { row: created.row, secret: created.secret, warnings };
+  }
+
+  list(scope: WebhookScope): Promise<SubscriptionRow[]> {
+    return listSubscriptionsOf(this.deps.db, scope);
+  }
+
+  async get(scope: WebhookScope, id: string): Promise<SubscriptionRow> {
+    const row = isId('subscription', id) ? await findSubscriptionOf(this.deps.db, id, scope) : undefined;
+    if (!row) throw new WebhookNotFoundError('subscription', id);
+    return row;
+  }
+
+  /** The subscription and its most recent deliveries. */
+  async show(scope: WebhookScope, id: string): Promise<{ row: SubscriptionRow; deliveries: DeliveryLogRow[] }> {
+    const row = await this.get(scope, id);
+    return { row, deliveries: await listDeliveries(this.deps.db, { subscriptionId: row.id, limit: RECENT_DELIVERIES }) };
+  }
+
+  /**
+   * Changes the fields given (criteria, url, enabled). With `ifMatch`, only if
+   * the subscription is still the version that ETag names (checked under the
+   * row lock the change is made with).
+   */
+  async update(scope: WebhookScope, id: string, input: UpdateSubscriptionInput, ifMatch?: string): Promise<{ row: SubscriptionRow; warnings: string[] }> {
+    const criteria = checkCriteria(input);
+    const changes: SubscriptionChanges = { ...criteria };
+    let warnings: string[] = [];
+    if (input.url !== undefined) {
+      changes.url = checkWebhookUrl(input.url);
+      warnings = await this.checkAddress(changes.url);
+    }
+    if (input.enabled !== undefined) {
+      changes.state = input.enabled ? { state: 'enabled', reason: null } : { state: 'disabled', reason: scope === null ? 'disabled by an operator' : 'disabled by the account' };
+    }
+    if (!isId('subscription', id)) throw new WebhookNotFoundError('subscription', id);
+    const result = await updateSubscription(this.deps.db, id, scope, changes, (row) => {
+      const etag = subscriptionEtag(row);
+      return ifMatch === undefined || ifMatchAllows(ifMatch, etag) ? null : etag;
+    });
+    if (result === 'missing') throw new WebhookNotFoundError('subscription', id);
+    if ('refused' in result) throw new PreconditionFailedError(result.refused);
+    await this.changed();
+    return { row: result, warnings };
+  }
+
+  async setEnabled(scope: WebhookScope, id: string, enabled: boolean): Promise<SubscriptionRow> {
+    return (await this.update(scope, id, { enabled })).row;
+  }
+
+  /** Deletes the subscription and its delivery log. */
+  async remove(scope: WebhookScope, id: string): Promise<void> {
+    if (!isId('subscription', id) || !(await removeSubscriptionOf(this.deps.db, id, scope))) throw new WebhookNotFoundError('subscription', id);
+    await this.changed();
+  }
+
+  /** A new secret now; the previous one keeps signing for `overlapHours` (default: WEBHOOK_SECRET_OVERLAP_HOURS). */
+  async rotate(scope: WebhookScope, id: string, overlapHours = this.deps.secretOverlapHours): Promise<{ row: SubscriptionRow; secret: string }> {
+    const rotated = isId('subscription', id) ? await rotateSecret(this.deps.db, this.deps.box, id, scope, overlapHours) : undefined;
+    if (!rotated) throw new WebhookNotFoundError('subscription', id);
+    return rotated;
+  }
+
+  /** Sends a ping event to this subscription alone (whatever its criteria), through the outbox like every event. */
+  async ping(scope: WebhookScope, id: string): Promise<{ eventId: string; deliveryId: string }> {
+    const row = await this.get(scope, id);
+    const sent = await createPingDelivery(this.deps.db, row.id, { subscription_id: row.id, message: 'a test event: your endpoint is reachable and can verify our signature' });
+    await this.deps.enqueue([sent.deliveryId]);
+    return sent;
+  }
+
+  /**
+   * A page of the delivery log, newest first: of one subscription, or (an
+   * operator, `subscriptionId` undefined) of all. `cursor` is a next_cursor
+   * from the page before.
+   */
+  async deliveries(
+    scope: WebhookScope,
+    subscriptionId: string | undefined,
+    options: { cursor?: string; limit?: number; status?: 'pending' | 'succeeded' | 'failed' } = {},
+  ): Promise<{ rows: DeliveryLogRow[]; nextCursor: string | null }> {
+    if (subscriptionId === undefined && scope !== null) throw new SubscriptionInputError('subscription', 'must be given');
+    if (subscriptionId !== undefined) await this.get(scope, subscriptionId);
+    const limit = Math.min(MAX_DELIVERY_PAGE, Math.max(1, Math.trunc(options.limit ?? 20)));
+    const after = options.cursor === undefined ? undefined : decodeDeliveryCursor(options.cursor);
+    // One more than asked says whether a next page exists.
+    const rows = await listDeliveries(this.deps.db, {
+      ...(subscriptionId !== undefined ? { subscriptionId } : {}),
+      ...(options.status ? { status: options.status } : {}),
+      ...(after ? { after } : {}),
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { rows: page, nextCursor: rows.length > limit && last ? encodeDeliveryCursor({ createdKey: last.created_key, id: last.id }) : null };
+  }
+
+  /**
+   * Sends one delivery again, with the same webhook-id (receivers deduplicate
+   * on it). `subscriptionId` (null: any, operators) must be the delivery's own.
+   */
+  async replayOne(scope: WebhookScope, subscriptionId: string | null, deliveryId: string): Promise<{ replayed: string[] }> {
+    if (subscriptionId !== null) await this.get(scope, subscriptionId);
+    else if (scope !== null) throw new SubscriptionInputError('subscription', 'must be given');
+    const delivery = isId('delivery', deliveryId) ? await findDeliveryOf(this.deps.db, deliveryId, subscriptionId) : undefined;
+    if (!delivery) throw new WebhookNotFoundError('delivery', deliveryId);
+    await this.replay([delivery.id]);
+    return { replayed: [delivery.id] };
+  }
+
+  /** Sends again the subscription's deliveries made in [since, until), oldest first, at most MAX_REPLAY. */
+  async replayRange(scope: WebhookScope, subscriptionId: string, since: string, until?: string): Promise<{ replayed: string[]; truncated: boolean }> {
+    const window = checkTimeRange(since, until);
+    const row = await this.get(scope, subscriptionId);
+    const ids = await deliveryIdsBetween(this.deps.db, row.id, window.since, window.until, MAX_REPLAY + 1);
+    const replayed = ids.slice(0, MAX_REPLAY);
+    await this.replay(replayed);
+    return { replayed, truncated: ids.length > MAX_REPLAY };
+  }
+
+  private async replay(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await reopenDeliveries(this.deps.db, ids);
+    await this.deps.enqueue(ids, Date.now());
+  }
+
+  /**
+   * The address guard at registration: refused now means refused at every
+   * delivery, so say so at once. A host that does not resolve (now, or within
+   * the deadline) is accepted with a warning: the sender checks again at connect.
+   */
+  private async checkAddress(url: string): Promise<string[]> {
+    const timeoutMs = this.deps.addressCheckTimeoutMs ?? 3_000;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    let refused: string | null;
+    try {
+      refused = await Promise.race([policyRefusal(url, this.deps.policy, this.deps.resolve), deadline]);
+    } catch (error) {
+      return [`${new URL(url).hostname} does not resolve now (${error instanceof Error ? error.message : String(error)}); deliveries fail until it does`];
+    } finally {
+      clearTimeout(timer);
+    }
+    if (refused) throw new SubscriptionInputError('url', `would be refused at delivery: ${refused}`);
+    return [];
+  }
+
+  private async changed(): Promise<void> {
+    try {
+      await bumpSubscriptionsVersion(this.deps.redis, this.deps.subscriptionsVersionKey);
+    } catch (error) {
+      this.deps.onVersionBumpError?.(error);
+    }
+  }
+}
