@@ -13,7 +13,7 @@ import type { Redis } from '../redis/connection.js';
 import { ApiKeyCache, type ResolvedApiKey } from '../api-keys/api-key-cache.js';
 import type { QuotaDecision, QuotaStore } from '../accounts/quota.store.js';
 import type { UsageRecorder } from '../accounts/usage-recorder.js';
-import { isWellFormedApiKey } from '../domain/api-key.js';
+import { hasScope, isWellFormedApiKey, type ApiKeyScope } from '../domain/api-key.js';
 import { PLANS, rateLimitHeaders } from '../domain/quota.js';
 import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import type { RedisKeys } from '../redis/keys.js';
@@ -37,6 +37,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The response depends only on the URL and the read model: cache it and give it an ETag. */
     cacheable?: boolean;
+    /** The scope a key needs for this route: unset means insights:read; null, any valid key (e.g. /api/usage). */
+    requiredScope?: ApiKeyScope | null;
   }
 }
 
@@ -97,6 +99,16 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
     }
     if (apiKey.status === 'suspended') {
       throw new ProblemError(problem('accountSuspended', `Account ${apiKey.accountId} is suspended: its keys are valid but may not be used until it is resumed.`));
+    }
+    // Checked before the quota: a request the key may not make is not counted.
+    const needed = request.routeOptions.config.requiredScope === undefined ? 'insights:read' : request.routeOptions.config.requiredScope;
+    if (needed !== null && !hasScope(apiKey.scopes, needed)) {
+      throw new ProblemError(
+        problem(
+          'missingScope',
+          `This API key (${apiKey.id}) lacks the scope ${needed} that ${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]} needs; it has ${apiKey.scopes.join(', ') || 'none'}. Ask for a key created with --scope ${needed}.`,
+        ),
+      );
     }
     request.apiKey = apiKey;
 

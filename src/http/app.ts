@@ -1,10 +1,11 @@
-// buildApp() assembles the read-only HTTP API from its plugins. It never
+// buildApp() assembles the HTTP API (reads, and the account's own webhooks) from its plugins. It never
 // listens: server.ts does that, and tests use app.inject(). Nothing it starts
 // outlives the app: the usage writer and the cache's /metrics report start
 // when the app is ready and stop when it closes.
 import http from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Queue } from 'bullmq';
+import type { LookupAddress } from 'node:dns';
+import { Queue } from 'bullmq';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import { defineQuotaCommands, QuotaStore } from '../accounts/quota.store.js';
@@ -31,6 +32,12 @@ import { problem, sendProblem } from './problem.js';
 import { OneLinePerRequest } from './request-log.js';
 import { ResponseCache } from './response-cache.js';
 import { healthRoutes } from './routes/health.routes.js';
+import type { WebhookRoutesDeps } from './routes/api/webhooks.routes.js';
+import type { Plan } from '../domain/quota.js';
+import type { AddressPolicy } from '../domain/webhooks/address-policy.js';
+import { QUEUES } from '../queue/queues.js';
+import type { SecretBox } from '../webhooks/secret-box.js';
+import { queueDeliveries, WebhookService } from '../webhooks/webhook-service.js';
 import { ProblemSchema } from './schemas.js';
 import { registerSecurityHeaders } from './security-headers.js';
 
@@ -67,6 +74,20 @@ export interface AppDeps {
   publicBaseUrl?: () => string;
   /** TRUST_PROXY: the reverse proxies whose X-Forwarded-For names the client; empty or unset: none. */
   trustProxy?: readonly string[];
+  /** What /api/webhooks needs (the web process passes its configuration); without it those routes answer 503. */
+  webhooks?: AppWebhookDeps;
+}
+
+export interface AppWebhookDeps {
+  /** Seals subscription secrets (and the Idempotency-Key answers that hold one). */
+  box: SecretBox;
+  policy: AddressPolicy;
+  secretOverlapHours: number;
+  maxSubscriptions: Readonly<Record<Plan, number>>;
+  /** The webhooks queue pings and replays go to; without it the app opens one on its Redis connection (closed with the app). */
+  queue?: Queue;
+  /** How host names are resolved for the address guard (tests stand in for DNS). */
+  resolve?: (host: string) => Promise<LookupAddress[]>;
 }
 
 const DEFAULT_HTTP_LIMITS: HttpLimits = {
@@ -104,8 +125,29 @@ function collaborators(deps: AppDeps) {
   };
 }
 
+/** The webhook service the API's writes go through (the CLI builds the same one), and the queue it sends with. */
+function webhookCollaborators(deps: AppDeps): { routes: WebhookRoutesDeps; ownQueue: Queue | undefined } | undefined {
+  const settings = deps.webhooks;
+  if (!settings) return undefined;
+  const ownQueue = settings.queue ? undefined : new Queue(QUEUES.webhooks, { connection: deps.redis, prefix: deps.redisKeys.queuePrefix(QUEUES.webhooks) });
+  const service = new WebhookService({
+    db: deps.db,
+    redis: deps.redis,
+    subscriptionsVersionKey: deps.redisKeys.subscriptionsVersion,
+    box: settings.box,
+    enqueue: queueDeliveries((settings.queue ?? ownQueue)!),
+    policy: settings.policy,
+    secretOverlapHours: settings.secretOverlapHours,
+    maxSubscriptions: settings.maxSubscriptions,
+    ...(settings.resolve ? { resolve: settings.resolve } : {}),
+    onVersionBumpError: (error) => deps.logger.warn({ err: error }, 'webhook subscriptions changed, but workers could not be told (they reload within 30 s)'),
+  });
+  return { routes: { service, idempotency: { redis: deps.redis, keyOf: deps.redisKeys.idempotency, box: settings.box } }, ownQueue };
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { limits, apiKeys, quota, usage, responseCache, trustedProxies, connections } = collaborators(deps);
+  const webhooks = webhookCollaborators(deps);
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Every inbound wait has a deadline. Fastify leaves requestTimeout at 0, which
@@ -150,6 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     stopReportingCache?.();
     await usage.close();
+    await webhooks?.ownQueue?.close();
   });
 
   await registerSecurityHeaders(app);
@@ -168,7 +211,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(apiPlugin, {
     prefix: '/api',
     guard: { redis: deps.redis, redisKeys: deps.redisKeys, apiKeys, quota, usage, responseCache, readModel: deps.readModel, readRouter: deps.readRouter },
-    routes: { db: deps.db, quota },
+    routes: { db: deps.db, quota, ...(webhooks ? { webhooks: webhooks.routes } : {}) },
   });
   await app.register(otherMethods.answer);
   return app;

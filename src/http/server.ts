@@ -7,6 +7,8 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import type { Resources } from '../runtime/resources.js';
+import { QUEUES } from '../queue/queues.js';
+import { SecretBox } from '../webhooks/secret-box.js';
 import { buildApp } from './app.js';
 
 export interface WebServer {
@@ -32,6 +34,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
   const readRouter = resources.readDb ? new ReadRouter(resources.db, resources.readDb) : undefined;
   readRouter?.start();
   let draining = false;
+  const webhookQueue = queues.find((q) => q.name === QUEUES.webhooks);
   let listening = config.publicBaseUrl;
   const app = await buildApp({
     draining: () => draining,
@@ -51,6 +54,13 @@ export async function startWebServer(resources: Resources, config: Config, logge
     queues,
     http: config.http,
     trustProxy: config.trustProxy,
+    webhooks: {
+      box: SecretBox.fromConfig(config),
+      policy: { allowPrivate: config.webhookAllowPrivate, allowedCidrs: config.webhookAllowedCidrs },
+      secretOverlapHours: config.webhookSecretOverlapHours,
+      maxSubscriptions: config.webhookMaxSubscriptions,
+      ...(webhookQueue ? { queue: webhookQueue } : {}),
+    },
     ...(readRouter ? { readRouter } : {}),
   });
   try {

@@ -12,6 +12,7 @@
 //                                      position of the write that set it (written
 //                                      together by one script)
 //   {<prefix>:webhooks}:…              the subscription index's version
+//   {<prefix>:idem:<account>}:<hash>   an Idempotency-Key's claim and first answer (24 h)
 //   {<prefix>:trends}:…                the egress routes' rates, pauses and budget
 //                                      (the route script touches all routes)
 //   <prefix>:read-model:changed        pub/sub channels: not keys, no slot
@@ -35,6 +36,8 @@ export function redisKeys(prefix: string) {
     /** Key or account ids whose cached keys every web process drops (revoked, rotated, plan changed, suspended). */
     apiKeyChangesChannel: `${prefix}:api-keys:changed`,
     subscriptionsVersion: `{${prefix}:webhooks}:subscriptions-version`,
+    /** An account's Idempotency-Key (by its hash): the request's fingerprint and, once answered, the sealed answer. */
+    idempotency: (accountId: string, keyHash: string) => `{${prefix}:idem:${accountId}}:${keyHash}`,
     /** Egress routes to Google and their daily budget (see egress-pool.ts). */
     trendsPool: `{${prefix}:trends}`,
   };

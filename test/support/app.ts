@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
+import { SecretBox } from '../../src/webhooks/secret-box.js';
 import { ApiKeyCache } from '../../src/api-keys/api-key-cache.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
@@ -17,6 +19,10 @@ export interface TestApp {
   readModel: ReadModelVersionWatcher;
   apiKeys: ApiKeyCache;
   key(plan?: Plan): Promise<string>;
+  /** A key with webhooks:write (and insights:read) in an account of its own; its account id too. */
+  webhookKey(plan?: Plan): Promise<{ key: string; accountId: string; keyId: string }>;
+  /** WEBHOOK_ENCRYPTION_KEY of this app's secret box (a worker or CLI sharing its database needs it). */
+  webhookEncryptionKey: string;
   close(): Promise<void>;
 }
 
@@ -28,6 +34,12 @@ export async function createTestApp(
     now?: () => number;
     /** TRUST_PROXY. */
     trustProxy?: readonly string[];
+    /** The app's logger (tests that read its lines); silent by default. */
+    logger?: Logger;
+    /** WEBHOOK_ALLOWED_CIDRS for /api/webhooks (a loopback receiver needs 127.0.0.1/32). */
+    webhookAllowedCidrs?: string[];
+    /** WEBHOOK_MAX_SUBSCRIPTIONS_* for /api/webhooks. */
+    webhookMaxSubscriptions?: Record<Plan, number>;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -35,6 +47,8 @@ export async function createTestApp(
   // Listen for revocations as the web server does (see startWebServer).
   const apiKeys = new ApiKeyCache(database.db, options.now ? { now: options.now } : {});
   const readModel = new ReadModelVersionWatcher(redis.redis, redis.keys);
+  const webhookEncryptionKey = randomBytes(32).toString('base64');
+  const webhookBox = new SecretBox(Buffer.from(webhookEncryptionKey, 'base64'));
   const subscriber = createRedis(redis.url, 'worker');
   const stopRevocations = await apiKeys.listen(subscriber, redis.keys.apiKeyChangesChannel);
   const stopVersions = await readModel.listen(subscriber);
@@ -44,8 +58,14 @@ export async function createTestApp(
     db: database.db,
     redis: redis.redis,
     redisKeys: redis.keys,
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     cacheTtlSeconds: options.cacheTtlSeconds ?? 60,
+    webhooks: {
+      box: webhookBox,
+      policy: { allowPrivate: false, allowedCidrs: options.webhookAllowedCidrs ?? [] },
+      secretOverlapHours: 24,
+      maxSubscriptions: options.webhookMaxSubscriptions ?? { free: 2, starter: 10, pro: 50, enterprise: 500 },
+    },
     // Overload shedding has its own test (ops.test.ts); off here. It would fire when an
     // in-process embedded Postgres (npm test without DATABASE_URL) lags the loop, or when a
     // busy machine starves the loop for a whole sample (under-pressure then reads Infinity).
@@ -60,6 +80,11 @@ export async function createTestApp(
     readModel,
     apiKeys,
     key: async (plan: Plan = 'enterprise') => (await createApiKey(database.db, `test ${plan}`, plan)).key,
+    webhookKey: async (plan: Plan = 'enterprise') => {
+      const created = await createApiKey(database.db, `test webhooks ${plan}`, plan, null, ['insights:read', 'webhooks:write']);
+      return { key: created.key, accountId: created.accountId, keyId: created.id };
+    },
+    webhookEncryptionKey,
     async close() {
       await app.close();
       await stopVersions();

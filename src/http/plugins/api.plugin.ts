@@ -10,14 +10,17 @@ import { catalogRoutes } from '../routes/api/catalog.routes.js';
 import { insightRoutes } from '../routes/api/insights.routes.js';
 import { researchRoutes } from '../routes/api/research.routes.js';
 import { usageRoutes } from '../routes/api/usage.routes.js';
+import { webhookRoutes, type WebhookRoutesDeps } from '../routes/api/webhooks.routes.js';
 
 /** What every API route plugin is given. */
 export interface ApiRouteOptions {
   db: Db;
   quota: QuotaStore;
+  /** /api/webhooks; without it those routes answer 503. */
+  webhooks?: WebhookRoutesDeps;
 }
 
-const API_ROUTES: ReadonlyArray<FastifyPluginAsyncTypebox<ApiRouteOptions>> = [insightRoutes, catalogRoutes, usageRoutes, researchRoutes];
+const API_ROUTES: ReadonlyArray<FastifyPluginAsyncTypebox<ApiRouteOptions>> = [insightRoutes, catalogRoutes, usageRoutes, researchRoutes, webhookRoutes];
 
 export async function apiPlugin(api: FastifyInstance, options: { guard: ApiGuardDeps; routes: ApiRouteOptions }): Promise<void> {
   registerApiGuard(api, options.guard);

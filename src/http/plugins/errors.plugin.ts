@@ -39,6 +39,13 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
       return sendProblem(reply, error.body);
     }
     if (error.validation) return sendProblem(reply, validationProblem(error, request.routeOptions.schema));
+    if (error.statusCode === 413) {
+      const limit = request.routeOptions.bodyLimit;
+      return sendProblem(reply, problem('payloadTooLarge', `The request body is larger than this route accepts${limit ? ` (${limit} bytes)` : ''}.`));
+    }
+    if (error.statusCode === 415) {
+      return sendProblem(reply, problem('unsupportedMediaType', `Send the body as JSON with "Content-Type: application/json" (got "${String(request.headers['content-type'] ?? '').slice(0, 60)}").`));
+    }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return sendProblem(reply, { ...problem('badRequest', error.message), status: error.statusCode, title: error.name });
     }

@@ -46,9 +46,11 @@ export const openApiPlugin = fp(async (app: FastifyInstance, { publicBaseUrl }: 
         title: 'Startup Insights API',
         version: API_VERSION,
         description:
-          'Read-only access to researched startup insights: 8-dimension scores with evidence, Google Trends series and forecasts. ' +
-          'Every /api request needs `Authorization: Bearer <key>` and counts against the daily quota of the plan of the account that owns the key ' +
-          '(Free 100, Starter 1,000, Pro 10,000, Enterprise unlimited; per UTC day, over all its keys). Errors are RFC 9457 problem+json.',
+          'Researched startup insights (8-dimension scores with evidence, Google Trends series and forecasts), read with an insights:read key, ' +
+          'and the account\'s own webhook subscriptions, managed with a webhooks:write key (signed Standard Webhooks deliveries when new insights match). ' +
+          'Every /api request, read or write, needs `Authorization: Bearer <key>` and counts against the daily quota of the plan of the account that owns the key ' +
+          '(Free 100, Starter 1,000, Pro 10,000, Enterprise unlimited; per UTC day, over all its keys). POSTs take an Idempotency-Key; PATCH takes If-Match. ' +
+          'Errors are RFC 9457 problem+json.',
         license: API_LICENSE,
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: sik_…' } } },
@@ -58,6 +60,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, { publicBaseUrl }: 
         { name: 'research', description: 'The 40-step research runs behind the insights' },
         { name: 'catalog', description: 'Allowed filter values and the methodology' },
         { name: 'account', description: "Your account's plan and usage" },
+        { name: 'webhooks', description: "Your account's webhook subscriptions, their deliveries, tests and replays (scope webhooks:write)" },
         { name: 'health', description: 'Liveness and readiness, without a key' },
       ],
     },

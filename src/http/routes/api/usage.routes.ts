@@ -9,6 +9,8 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; quota: QuotaStore 
   app.get(
     '/usage',
     {
+      // Any key may see its own account's usage, whatever it is for.
+      config: { requiredScope: null },
       schema: {
         tags: ['account'],
         operationId: 'getUsage',
