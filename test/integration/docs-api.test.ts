@@ -1,9 +1,11 @@
 // docs/api.md is checked against a started web process: Redocly's recommended
 // lint passes on the live /openapi.json; a client generated from it
 // (openapi-typescript + openapi-fetch) compiles and runs the page's TypeScript
-// example as written, defaults left out; and every curl line of the page
-// answers without an HTTP error.
+// examples as written, defaults left out (the webhooks one creates, updates and
+// deletes a subscription with no cast); and every curl line of the page, and
+// of docs/webhooks.md with a webhooks:write key, answers without an HTTP error.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -19,12 +21,16 @@ import { DEMO_SERIES_DIR } from '../support/shared-data.js';
 
 const run = promisify(execFile);
 const API_DOC = path.join(PROJECT_ROOT, 'docs/api.md');
+const WEBHOOKS_DOC = path.join(PROJECT_ROOT, 'docs/webhooks.md');
+/** Nothing listens there (no worker runs here): an address the web process is told to allow. */
+const RECEIVER_URL = 'http://127.0.0.1:9/hooks';
 
 let database: TestDatabase;
 let redis: TestRedis;
 let web: ServiceProcess;
 let base: string;
 let key: string;
+let hooksKey: string;
 let insightId: string;
 let work: string;
 
@@ -34,7 +40,16 @@ beforeAll(async () => {
   await seedDemo(database.db, DEMO_SERIES_DIR, 6);
   insightId = (await database.db.selectFrom('insights').select('id').executeTakeFirstOrThrow()).id;
   key = (await createApiKey(database.db, 'docs', 'pro')).key;
-  web = new ServiceProcess('web', { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: '0', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' });
+  hooksKey = (await createApiKey(database.db, 'docs webhooks', 'pro', null, ['insights:read', 'webhooks:write'])).key;
+  web = new ServiceProcess('web', {
+    ...database.env,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: redis.prefix,
+    PORT: '0',
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  });
   base = (await web.ready).url!;
   // Inside the project, so the generated client resolves openapi-fetch and @types/node from its node_modules.
   await mkdir(path.join(PROJECT_ROOT, '.data'), { recursive: true });
@@ -74,9 +89,11 @@ describe('the OpenAPI document', () => {
       expect(Object.keys(operation.responses).some((c) => c.startsWith('5'))).toBe(true);
     }
     expect(new Set(operations.map((o) => o.operationId)).size).toBe(operations.length);
-    // The page documents every route the document has.
+    // The page documents every route the document has, with each of its methods.
     const page = await readFile(API_DOC, 'utf8');
-    for (const route of Object.keys(document.paths as object)) expect(page, `docs/api.md names ${route}`).toContain(`GET ${route}`);
+    for (const [route, methods] of Object.entries(document.paths as Record<string, object>)) {
+      for (const method of Object.keys(methods)) expect(page, `docs/api.md names ${method.toUpperCase()} ${route}`).toContain(`${method.toUpperCase()} ${route}`);
+    }
 
     const file = path.join(work, 'openapi.json');
     await writeFile(file, JSON.stringify(document));
@@ -95,16 +112,20 @@ describe('the OpenAPI document', () => {
   it("generates a typed client that compiles and runs docs/api.md's example as written, defaults left out", async () => {
     const types = astToString(await openapiTS(JSON.stringify(await openApiDocument())));
     await writeFile(path.join(work, 'insights-api.d.ts'), types);
-    const [example] = blocks(await readFile(API_DOC, 'utf8'), 'ts');
+    const [example, hooksExample] = blocks(await readFile(API_DOC, 'utf8'), 'ts');
     expect(example).toContain("client.GET('/api/insights', {})");
     const program = `${example}\nconsole.log(JSON.stringify({ listed: data?.data.length ?? null, error: error ?? null, one: one.data?.id ?? null, usagePlan: usage.data?.data.plan ?? null, days: usage.data?.data.days.length ?? null }));\n`;
     await writeFile(path.join(work, 'client.ts'), program);
+    expect(hooksExample).toContain("hooks.POST('/api/webhooks'");
+    expect(hooksExample).not.toMatch(/\bas [A-Za-z{]/);
+    const hooksProgram = `${hooksExample}\nconsole.log(JSON.stringify({ created: created.response.status, secret: created.data?.data.secret.slice(0, 6) ?? null, updated: updated.response.status, minScore: updated.data?.data.min_score ?? null, enabled: updated.data?.data.enabled ?? null, removed: removed.response.status, gone: (await hooks.GET('/api/webhooks/{id}', { params: { path: { id } } })).response.status }));\n`;
+    await writeFile(path.join(work, 'hooks.ts'), hooksProgram);
     await writeFile(path.join(work, 'package.json'), JSON.stringify({ type: 'module' }));
     await writeFile(
       path.join(work, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: { strict: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', outDir: 'out', types: ['node'], skipLibCheck: true },
-        files: ['client.ts'],
+        files: ['client.ts', 'hooks.ts'],
       }),
     );
     // Type-checks against the generated types: a required parameter the API defaults would fail here.
@@ -115,6 +136,8 @@ describe('the OpenAPI document', () => {
     const out = await run(process.execPath, [path.join(work, 'out/client.js')], { cwd: work, env: { PATH: process.env.PATH ?? '', INSIGHTS_URL: base, INSIGHTS_KEY: key } });
     const result = JSON.parse(out.stdout.trim().split('\n').at(-1)!);
     expect(result).toEqual({ listed: 6, error: null, one: expect.stringMatching(/^ins_/), usagePlan: 'pro', days: 1 });
+    const hooksOut = await run(process.execPath, [path.join(work, 'out/hooks.js')], { cwd: work, env: { PATH: process.env.PATH ?? '', INSIGHTS_URL: base, INSIGHTS_KEY: hooksKey, RECEIVER_URL } });
+    expect(JSON.parse(hooksOut.stdout.trim().split('\n').at(-1)!)).toEqual({ created: 201, secret: 'whsec_', updated: 200, minScore: 0.8, enabled: false, removed: 204, gone: 404 });
   }, 120_000);
 });
 
@@ -134,5 +157,36 @@ describe('the curl examples in docs/api.md', () => {
       expect(failure, `${line}\nweb process, last lines:\n${web.tail.slice(-15).join('\n')}`).toBeNull();
     }
     expect((await readFile(path.join(work, 'chart.svg'), 'utf8')).startsWith('<svg')).toBe(true);
+  }, 120_000);
+
+  it('and in docs/webhooks.md, in order, with a webhooks:write key', async () => {
+    // The subscription the examples show, test, patch, replay and at last delete.
+    const created = await fetch(`${base}/api/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hooksKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: RECEIVER_URL }),
+    });
+    expect(created.status).toBe(201);
+    const subId = ((await created.json()) as { data: { id: string } }).data.id;
+    const ping = await fetch(`${base}/api/webhooks/${subId}/test`, { method: 'POST', headers: { authorization: `Bearer ${hooksKey}` } });
+    const deliveryId = ((await ping.json()) as { data: { delivery_id: string } }).data.delivery_id;
+    const lines = blocks(await readFile(WEBHOOKS_DOC, 'utf8'), 'sh')
+      .flatMap((b) => b.split('\n'))
+      .map((l) => l.trim())
+      .filter((l) => l.startsWith('curl '));
+    expect(lines.length).toBeGreaterThanOrEqual(9);
+    for (const line of lines) {
+      expect(line, 'examples fail on HTTP errors').toContain(' -fsS ');
+      const failure = await run('bash', ['--noprofile', '--norc', '-c', line], {
+        cwd: work,
+        env: { PATH: process.env.PATH ?? '', INSIGHTS_URL: base, INSIGHTS_KEY: hooksKey, SUB_ID: subId, DELIVERY_ID: deliveryId, RECEIVER_URL },
+      }).then(
+        () => null,
+        (error: { code?: number; stderr?: string }) => `exit ${error.code}: ${error.stderr}`,
+      );
+      expect(failure, `${line}\nweb process, last lines:\n${web.tail.slice(-15).join('\n')}`).toBeNull();
+    }
+    const gone = await fetch(`${base}/api/webhooks/${subId}`, { headers: { authorization: `Bearer ${hooksKey}` } });
+    expect(gone.status, 'the last example deletes the subscription').toBe(404);
   }, 120_000);
 });
