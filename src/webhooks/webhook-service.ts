@@ -331,7 +331,7 @@ export class WebhookService {
     } finally {
       clearTimeout(timer);
     }
-    if (refused) throw new SubscriptionInputError('url', `would be refused at delivery: ${refused}`);
+    if (refused) throw new SubscriptionInputError('url', `would be refused: ${refused}`);
     return [];
   }
 
