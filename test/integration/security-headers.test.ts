@@ -67,6 +67,8 @@ describe('security headers', () => {
     ['health', '/healthz', {}],
     ['a 404', '/nowhere', {}],
     ['a 405', '/openapi.json', { method: 'DELETE' }],
+    ['a webhook write', '/api/webhooks', { method: 'POST' }],
+    ['a webhook update', '/api/webhooks/sub_x', { method: 'PATCH' }],
     ['the metrics', '/metrics', basic],
   ] as const)('%s: nosniff, no framing, a policy that loads and runs nothing', async (_, url, extra) => {
     const { method, ...headers } = { method: 'GET', ...extra } as { method: string } & Record<string, string>;
