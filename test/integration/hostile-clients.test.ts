@@ -57,6 +57,7 @@ describe('slow peers and hostile URLs against the real web process', () => {
   let cacheBase: string;
   let port: number;
   let key: string;
+  let hooksKey: string;
   const REQUEST_TIMEOUT_MS = 4_000;
   const ADMIN_TOKEN = 'hostile-test-admin-token-0123456789';
 
@@ -66,6 +67,7 @@ describe('slow peers and hostile URLs against the real web process', () => {
     // 100 insights with long titles: a page of 100 is about 60 KB.
     for (let i = 0; i < 100; i += 1) await insertInsight(database.db, { score: i / 100, title: `Insight ${i} ${'x'.repeat(300)}` });
     key = (await createApiKey(database.db, 'hostile', 'enterprise')).key;
+    hooksKey = (await createApiKey(database.db, 'hostile webhooks', 'enterprise', null, ['webhooks:write'])).key;
     const env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: '0', ADMIN_TOKEN, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
     // Two web processes: one with short connection bounds for the slow clients, one with
     // the defaults and a 4 MB cache for the memory test (where a loaded test machine must
@@ -108,6 +110,19 @@ describe('slow peers and hostile URLs against the real web process', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 405/);
     expect(answer).toMatch(/connection: close/i);
     expect(closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 5_000);
+  });
+
+  it('a slow body on a route that reads one (a webhook write): 408 at the request timeout, closed, nothing created', async () => {
+    const body = JSON.stringify({ url: 'https://example.com/hooks', keywords: ['slow'.repeat(100)] });
+    const { answer, closedAfterMs } = await slowClient(
+      `POST /api/webhooks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hooksKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+      body,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(answer).toMatch(/request-timeout/);
+    expect(closedAfterMs).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 1_000);
+    expect(closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 5_000);
+    expect(await database.db.selectFrom('webhook_subscriptions').select('id').execute()).toHaveLength(0);
   });
 
   it('a slow body on a GET route, and headers that never end: cut off within the request timeout', async () => {
