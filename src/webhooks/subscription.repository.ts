@@ -20,21 +20,23 @@ export interface NewSubscription {
   accountId?: string | null;
 }
 
+/** A new subscription's row, with its id and its secret in clear (sealed in the row). */
 function subscriptionValues(box: SecretBox, input: NewSubscription) {
   const id = newId('subscription');
   const secret = generateWebhookSecret();
-  return { id, secret, values: {
-      id,
-      url: input.url,
-      secret_encrypted: box.seal(secret),
-      min_score: input.minScore,
-      categories: JSON.stringify(input.categories),
-      sources: JSON.stringify(input.sources),
-      keywords: JSON.stringify(input.keywords.map((k) => k.toLowerCase())),
-      event_types: JSON.stringify(input.eventTypes),
-      state: 'enabled' as const,
-      account_id: input.accountId ?? null,
-    } };
+  const values = {
+    id,
+    url: input.url,
+    secret_encrypted: box.seal(secret),
+    min_score: input.minScore,
+    categories: JSON.stringify(input.categories),
+    sources: JSON.stringify(input.sources),
+    keywords: JSON.stringify(input.keywords.map((k) => k.toLowerCase())),
+    event_types: JSON.stringify(input.eventTypes),
+    state: 'enabled' as const,
+    account_id: input.accountId ?? null,
+  };
+  return { id, secret, values };
 }
 
 /** Returns the row and the secret in clear: the only time it is shown. */
