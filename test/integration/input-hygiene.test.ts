@@ -57,6 +57,21 @@ describe('control characters in text parameters', () => {
   });
 });
 
+describe('numbers are sent as decimal numbers', () => {
+  // Ajv reads a number as Number() does: min_score=0x1 passed as 1 and
+  // min_score= as 0 before this rule.
+  it.each(['0x1', '0b1', '0o1', ' 1', '1 ', '', '1_0'])('min_score=%j is a 400 naming min_score', async (raw) => {
+    const res = await t.app.inject({ url: `/api/insights?min_score=${encodeURIComponent(raw)}`, headers: bearer(key) });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.json().invalid_params?.[0]?.name).toBe('min_score');
+  });
+
+  it.each(['0.5', '.5', '1', '5e-1', '0'])('min_score=%s is read', async (raw) => {
+    expect((await t.app.inject({ url: `/api/insights?min_score=${raw}`, headers: bearer(key) })).statusCode).toBe(200);
+  });
+});
+
 describe('spellings of one request share one response-cache entry', () => {
   it('lists in any order, repeated, with spaces; search text with any spacing', async () => {
     const [a, b, c] = ['productivity', CATEGORY_VALUES.find((v) => v !== 'productivity')!, 'uncategorized'];
