@@ -1,8 +1,8 @@
 // What no parameter may be, whatever its route's schema says.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { controlCharacterProblem, escapeForTerminal } from '../../domain/text.js';
-import { invalidParam } from '../problem.js';
+import { invalidParam, type ProblemError } from '../problem.js';
 
 // Ajv's coercion reads a number the way JavaScript's Number() does, so "0x1",
 // "0b1", " 1 " and "" (as 0) would all pass as numbers. What each parameter was
@@ -10,6 +10,26 @@ import { invalidParam } from '../problem.js';
 // docs promise.
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const sentAs = new WeakMap<object, Map<string, unknown>>();
+
+/**
+ * The refusal of a request whose query or path parameters (names or values)
+ * hold a control character, if they do. Also used where a plugin's own error
+ * handler would turn a thrown refusal into a 500 (the queue dashboard).
+ */
+export function controlCharacterRefusal(request: FastifyRequest): ProblemError | undefined {
+  for (const part of [request.query, request.params] as unknown[]) {
+    if (typeof part !== 'object' || part === null) continue;
+    for (const [name, value] of Object.entries(part)) {
+      const badName = controlCharacterProblem(name);
+      if (badName) return invalidParam(escapeForTerminal(name), `is a parameter name that ${badName}`);
+      for (const text of [value].flat()) {
+        const control = typeof text === 'string' ? controlCharacterProblem(text) : null;
+        if (control) return invalidParam(name, control);
+      }
+    }
+  }
+  return undefined;
+}
 
 export const inputHygienePlugin = fp(async (app: FastifyInstance) => {
   // No text parameter may hold a control character: Postgres refuses NUL
@@ -20,16 +40,10 @@ export const inputHygienePlugin = fp(async (app: FastifyInstance) => {
     sentAs.set(request, sent);
     for (const part of [request.query, request.params] as unknown[]) {
       if (typeof part !== 'object' || part === null) continue;
-      for (const [name, value] of Object.entries(part)) {
-        sent.set(name, value);
-        const badName = controlCharacterProblem(name);
-        if (badName) throw invalidParam(escapeForTerminal(name), `is a parameter name that ${badName}`);
-        for (const text of [value].flat()) {
-          const control = typeof text === 'string' ? controlCharacterProblem(text) : null;
-          if (control) throw invalidParam(name, control);
-        }
-      }
+      for (const [name, value] of Object.entries(part)) sent.set(name, value);
     }
+    const refusal = controlCharacterRefusal(request);
+    if (refusal) throw refusal;
   });
 
   // Ajv coerces "Infinity" and "1e400" to Infinity and then skips minimum and
