@@ -13,6 +13,15 @@ import { fileURLToPath } from 'node:url';
 import { chooseDemoSeries, DEFAULT_DEMO_COUNT, readKeywordNames, readSeriesCsv, topicOf } from '../dist/src/demo/demo-seed.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const USAGE = 'usage: node scripts/make-data.mjs [SHARED_DATA_DIR]   (after npm run build; default ../shared/data)';
+if (process.argv[2] === '--help' || process.argv[2] === '-h') {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (process.argv[2]?.startsWith('-') || process.argv.length > 3) {
+  console.error(`make-data: unknown arguments ${process.argv.slice(2).join(' ')}\n${USAGE}`);
+  process.exit(2);
+}
 const shared = path.resolve(process.argv[2] ?? path.join(root, '../shared/data'));
 
 // --- the demo's series -------------------------------------------------------

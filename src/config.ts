@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { CronExpressionParser } from 'cron-parser';
-import { parseCidr } from './domain/ip.js';
+import { parseCidr, type Cidr } from './domain/ip.js';
 import type { Plan } from './domain/quota.js';
 import { parseProxyUrl, ProxyUrlError } from './domain/proxy-url.js';
 
@@ -206,6 +206,21 @@ function shownValue(value: string): string {
  * .env file is read as well (see withEnvFile); an explicit `env` is taken as it
  * is, so tests never depend on a file on the developer's machine.
  */
+/**
+ * Why a TRUST_PROXY network is too wide to be a set of proxies, if it is:
+ * 0.0.0.0/0, ::/0 or ::ffff:0:0/96 would let every sender choose the address
+ * it is limited by. No network wider than a /8 of its family (IPv4 written
+ * inside IPv6, under ::/80, counts as IPv4).
+ */
+function tooWideToTrust({ address, prefix }: Cidr): string | undefined {
+  const carriesIpv4 = address.family === 6 && address.bytes.subarray(0, 10).every((b) => b === 0);
+  const ipv4Prefix = address.family === 4 ? prefix : carriesIpv4 ? prefix - 96 : undefined;
+  if (ipv4Prefix !== undefined ? ipv4Prefix < 8 : prefix < 8) {
+    return 'is wider than a /8: list the proxies themselves; trusting that many senders would let any client choose the address it is limited by';
+  }
+  return undefined;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
   let envFile: string | undefined;
@@ -274,8 +289,9 @@ export function loadConfig(env: Env = process.env): Config {
         continue;
       }
       try {
-        parseCidr(cidr);
-        trustProxy.push(cidr);
+        const wide = tooWideToTrust(parseCidr(cidr));
+        if (wide) problems.push(`TRUST_PROXY: ${cidr} ${wide}`);
+        else trustProxy.push(cidr);
       } catch (error) {
         problems.push(`TRUST_PROXY: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -39,7 +39,7 @@ import { QUEUES } from '../queue/queues.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import { queueDeliveries, WebhookService } from '../webhooks/webhook-service.js';
 import { ProblemSchema } from './schemas.js';
-import { registerSecurityHeaders } from './security-headers.js';
+import { API_ERROR_HEADERS, registerSecurityHeaders } from './security-headers.js';
 
 export interface AppDeps {
   db: Db;
@@ -89,6 +89,12 @@ export interface AppWebhookDeps {
   /** How host names are resolved for the address guard (tests stand in for DNS). */
   resolve?: (host: string) => Promise<LookupAddress[]>;
 }
+
+/** What the router's refusals say (Fastify's own messages quote the URL back). */
+const ROUTER_ERRORS: Readonly<Record<string, string>> = {
+  FST_ERR_BAD_URL: 'The URL is not valid: a broken percent-encoding, or one that decodes to no text.',
+  FST_ERR_MAX_PARAM_LENGTH: 'A path parameter is longer than 200 characters; no id here is that long.',
+};
 
 const DEFAULT_HTTP_LIMITS: HttpLimits = {
   requestTimeoutMs: 30_000,
@@ -178,8 +184,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true } },
     routerOptions: { maxParamLength: 200 },
     return503OnClosing: true,
-    frameworkErrors: (error, request, reply) => {
-      sendProblem(reply, problem('badRequest', error.message, { instance: request.url }));
+    // The router's refusals come before any hook (helmet's included) runs, so
+    // they carry the security headers themselves, and never echo the URL.
+    frameworkErrors: (error, _request, reply) => {
+      reply.headers(API_ERROR_HEADERS);
+      sendProblem(reply, problem('badRequest', ROUTER_ERRORS[error.code] ?? `The request could not be routed (${error.code}).`));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

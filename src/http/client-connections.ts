@@ -22,6 +22,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientKey } from './failed-auth-limiter.js';
 import { PROBLEM_CONTENT_TYPE, problem, type ProblemKind } from './problem.js';
+import { API_ERROR_HEADERS } from './security-headers.js';
 
 export interface RefusedConnection {
   client: string;
@@ -78,15 +79,6 @@ export class ConnectionsPerClient {
   }
 }
 
-/** The headers of an API answer that matter for an error body (see security-headers.ts). */
-const SECURITY_HEADERS = [
-  "content-security-policy: default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options: nosniff',
-  'x-frame-options: DENY',
-  'referrer-policy: no-referrer',
-  'cross-origin-resource-policy: same-origin',
-];
-
 const PARSER_ERRORS: Record<string, { kind: ProblemKind; reason: string; detail: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: { kind: 'requestTimeout', reason: 'Request Timeout', detail: 'The request did not arrive in time (HTTP_REQUEST_TIMEOUT_MS, HTTP_HEADERS_TIMEOUT_MS).' },
   HPE_HEADER_OVERFLOW: { kind: 'headersTooLarge', reason: 'Request Header Fields Too Large', detail: 'The request headers are larger than this server reads.' },
@@ -106,7 +98,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
         `content-type: ${PROBLEM_CONTENT_TYPE}`,
         `content-length: ${Buffer.byteLength(body)}`,
         'connection: close',
-        ...SECURITY_HEADERS,
+        ...Object.entries(API_ERROR_HEADERS).map(([name, value]) => `${name}: ${value}`),
         '',
         body,
       ].join('\r\n'),

@@ -17,7 +17,10 @@ import { parseIp, unmapped } from '../domain/ip.js';
 /** The key a client's failures are counted under. */
 export function clientKey(address: string): string {
   const parsed = parseIp(address);
-  if (!parsed) return address;
+  // Not an address: a trusted proxy passed on an X-Forwarded-For it did not
+  // append to. Such clients share one budget, so made-up values cannot each
+  // mint a budget of their own.
+  if (!parsed) return 'unparseable';
   const ip = unmapped(parsed);
   if (ip.family === 4) return [...ip.bytes].join('.');
   return `${Buffer.from(ip.bytes.subarray(0, 8)).toString('hex')}/64`;

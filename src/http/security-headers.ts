@@ -48,6 +48,21 @@ export const AREAS: ReadonlyArray<{ prefix: string; directives: Directives }> = 
   { prefix: '/admin', directives: DASHBOARD },
 ];
 
+/**
+ * The security headers of an API answer, for the answers sent before helmet's
+ * hooks can run: Node's parser errors (client-connections.ts) and the router's
+ * (a broken percent-encoding, a path parameter past its length; app.ts).
+ */
+export const API_ERROR_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': Object.entries(NOTHING)
+    .map(([name, values]) => `${name} ${values.join(' ')}`)
+    .join('; '),
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
   // Before helmet's own onRoute hook, which reads the route's `helmet` option; routes that
   // plugins add (Swagger UI, Bull Board) get theirs by where they are.

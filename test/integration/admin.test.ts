@@ -71,6 +71,14 @@ describe('/metrics', () => {
 });
 
 describe('/admin/queues (Bull Board)', () => {
+  it('a control character in the query is a 400 problem, not a 500 from Bull Board\'s error handler', async () => {
+    for (const url of ['/admin/queues?x=%00', '/admin/queues/api/queues?x=%0D', '/admin/queues/static/x.js?%E2%80%AE=1']) {
+      const res = await app.inject({ url, headers: basic(TOKEN) });
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+  });
+
   it('asks for credentials, then shows every queue and can remove a job', async () => {
     const denied = await app.inject({ url: '/admin/queues' });
     expect(denied.statusCode).toBe(401);

@@ -57,6 +57,40 @@ describe('control characters in text parameters', () => {
   });
 });
 
+describe("the router's refusals", () => {
+  // They come before any hook runs; they had no security headers and quoted
+  // Fastify's message, URL included, back (outside review, low).
+  it.each([
+    ['a broken percent-encoding', '/api/insights/%zz%3Cb%3E', /broken percent-encoding/],
+    ['an overlong (%c0%af) encoding', '/api/insights/%c0%af', /broken percent-encoding/],
+    ['a path parameter past 200 characters', `/api/insights/${'a'.repeat(201)}`, /longer than 200 characters/],
+  ])('%s: a 400 problem with the security headers', async (_name, url, detail) => {
+    const res = await t.app.inject({ url, headers: bearer(key) });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['content-security-policy']).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
+    expect(res.json().detail).toMatch(detail);
+    expect(res.json().detail).not.toContain('%zz');
+  });
+});
+
+describe('numbers are sent as decimal numbers', () => {
+  // Ajv reads a number as Number() does: min_score=0x1 passed as 1 and
+  // min_score= as 0 before this rule.
+  it.each(['0x1', '0b1', '0o1', ' 1', '1 ', '', '1_0'])('min_score=%j is a 400 naming min_score', async (raw) => {
+    const res = await t.app.inject({ url: `/api/insights?min_score=${encodeURIComponent(raw)}`, headers: bearer(key) });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.json().invalid_params?.[0]?.name).toBe('min_score');
+  });
+
+  it.each(['0.5', '.5', '1', '5e-1', '0'])('min_score=%s is read', async (raw) => {
+    expect((await t.app.inject({ url: `/api/insights?min_score=${raw}`, headers: bearer(key) })).statusCode).toBe(200);
+  });
+});
+
 describe('spellings of one request share one response-cache entry', () => {
   it('lists in any order, repeated, with spaces; search text with any spacing', async () => {
     const [a, b, c] = ['productivity', CATEGORY_VALUES.find((v) => v !== 'productivity')!, 'uncategorized'];

@@ -51,6 +51,11 @@ describe('config', () => {
       [{ TRENDS_PROXY_URLS: 'http://user:p%zzw@10.0.0.5:3128' }, /entry 1 of 1 \(http:\/\/10.0.0.5:3128\) is not an HTTP CONNECT proxy URL: its user name or password has a bad %-escape/],
       [{ TRUST_PROXY: '10.0.0.0/8/99' }, /TRUST_PROXY: "10.0.0.0\/8\/99" is not a CIDR/],
       [{ TRUST_PROXY: 'true' }, /TRUST_PROXY must list the proxies/],
+      [{ TRUST_PROXY: '0.0.0.0/0' }, /TRUST_PROXY: 0.0.0.0\/0 is wider than a \/8/],
+      [{ TRUST_PROXY: '::/0' }, /TRUST_PROXY: ::\/0 is wider than a \/8/],
+      [{ TRUST_PROXY: '::ffff:0:0/96' }, /TRUST_PROXY: ::ffff:0:0\/96 is wider than a \/8/],
+      [{ TRUST_PROXY: '10.0.0.1,64.0.0.0/2' }, /TRUST_PROXY: 64.0.0.0\/2 is wider than a \/8/],
+      [{ TRUST_PROXY: '2000::/3' }, /TRUST_PROXY: 2000::\/3 is wider than a \/8/],
       [{ TRENDS_PROXY_URLS: 'http://10.0.0.5:3128,http://10.0.0.5:3128' }, /same proxy twice/],
       [{ TRENDS_REQUEST_PLAN: 'greedy' }, /TRENDS_REQUEST_PLAN/],
       [{ TRENDS_COOLDOWN_MS: '900000', TRENDS_COOLDOWN_MAX_MS: '600000' }, /TRENDS_COOLDOWN_MAX_MS \(600000\) must not be below TRENDS_COOLDOWN_MS \(900000\)/],
@@ -86,6 +91,7 @@ describe('config', () => {
     expect(loadConfig({}).trustProxy).toEqual([]);
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toEqual([]);
     expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,fd00::/8' }).trustProxy).toEqual(['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
+    expect(loadConfig({ TRUST_PROXY: '::ffff:10.0.0.0/104' }).trustProxy).toEqual(['::ffff:10.0.0.0/104']);
   });
 
   it('PUBLIC_BASE_URL defaults to the address this process listens on, brackets around an IPv6 host, no trailing slash', () => {

@@ -7,6 +7,7 @@ import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { isAdmin, registry } from '../../observability/metrics.js';
 import { problem, sendProblem } from '../problem.js';
+import { controlCharacterRefusal } from './input-hygiene.plugin.js';
 
 export interface AdminOptions {
   adminToken?: string;
@@ -26,6 +27,10 @@ export async function adminPlugin(app: FastifyInstance, { adminToken, queues }: 
           reply.header('www-authenticate', 'Basic realm="admin"');
           return sendProblem(reply, problem('unauthorized', 'The queue dashboard needs ADMIN_TOKEN (HTTP Basic with it as password, or Bearer).'));
         }
+        // Bull Board's own error handler answers what a hook throws with a 500,
+        // so input hygiene's refusal is sent here instead of thrown.
+        const refusal = controlCharacterRefusal(request);
+        if (refusal) return sendProblem(reply, refusal.body);
       });
       await admin.register(board.registerPlugin(), { prefix: '/admin/queues' });
     });

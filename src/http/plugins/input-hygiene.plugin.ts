@@ -1,8 +1,35 @@
 // What no parameter may be, whatever its route's schema says.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { controlCharacterProblem, escapeForTerminal } from '../../domain/text.js';
-import { invalidParam } from '../problem.js';
+import { invalidParam, type ProblemError } from '../problem.js';
+
+// Ajv's coercion reads a number the way JavaScript's Number() does, so "0x1",
+// "0b1", " 1 " and "" (as 0) would all pass as numbers. What each parameter was
+// as sent is kept here so a number can be held to the decimal spelling the
+// docs promise.
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const sentAs = new WeakMap<object, Map<string, unknown>>();
+
+/**
+ * The refusal of a request whose query or path parameters (names or values)
+ * hold a control character, if they do. Also used where a plugin's own error
+ * handler would turn a thrown refusal into a 500 (the queue dashboard).
+ */
+export function controlCharacterRefusal(request: FastifyRequest): ProblemError | undefined {
+  for (const part of [request.query, request.params] as unknown[]) {
+    if (typeof part !== 'object' || part === null) continue;
+    for (const [name, value] of Object.entries(part)) {
+      const badName = controlCharacterProblem(name);
+      if (badName) return invalidParam(escapeForTerminal(name), `is a parameter name that ${badName}`);
+      for (const text of [value].flat()) {
+        const control = typeof text === 'string' ? controlCharacterProblem(text) : null;
+        if (control) return invalidParam(name, control);
+      }
+    }
+  }
+  return undefined;
+}
 
 /**
  * The first string in a JSON body holding a control character, or number that
@@ -37,17 +64,14 @@ export const inputHygienePlugin = fp(async (app: FastifyInstance) => {
   // outright, and the others have no place in any parameter and end up in logs
   // and terminals. Checked as sent, before any route trims or splits it.
   app.addHook('preValidation', async (request) => {
+    const sent = new Map<string, unknown>();
+    sentAs.set(request, sent);
     for (const part of [request.query, request.params] as unknown[]) {
       if (typeof part !== 'object' || part === null) continue;
-      for (const [name, value] of Object.entries(part)) {
-        const badName = controlCharacterProblem(name);
-        if (badName) throw invalidParam(escapeForTerminal(name), `is a parameter name that ${badName}`);
-        for (const text of [value].flat()) {
-          const control = typeof text === 'string' ? controlCharacterProblem(text) : null;
-          if (control) throw invalidParam(name, control);
-        }
-      }
+      for (const [name, value] of Object.entries(part)) sent.set(name, value);
     }
+    const refusal = controlCharacterRefusal(request);
+    if (refusal) throw refusal;
     // JSON bodies too (the webhook writes): Postgres refuses NUL in text and jsonb alike.
     if (request.body !== undefined) {
       const found = bodyProblem(request.body, '');
@@ -57,12 +81,17 @@ export const inputHygienePlugin = fp(async (app: FastifyInstance) => {
 
   // Ajv coerces "Infinity" and "1e400" to Infinity and then skips minimum and
   // maximum for non-finite numbers, so a validated number can still be one
-  // Postgres rejects. Every number that passed validation must also be finite.
+  // Postgres rejects. Every number that passed validation must also be finite,
+  // and must have been sent as a decimal number.
   app.addHook('preHandler', async (request) => {
+    const sent = sentAs.get(request);
     for (const part of [request.query, request.params] as unknown[]) {
       if (typeof part !== 'object' || part === null) continue;
       for (const [name, value] of Object.entries(part)) {
-        if (typeof value === 'number' && !Number.isFinite(value)) throw invalidParam(name, 'must be a finite number');
+        if (typeof value !== 'number') continue;
+        if (!Number.isFinite(value)) throw invalidParam(name, 'must be a finite number');
+        const raw = sent?.get(name);
+        if (typeof raw === 'string' && !DECIMAL.test(raw)) throw invalidParam(name, 'must be a decimal number such as 0.5');
       }
     }
   });
