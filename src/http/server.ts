@@ -35,6 +35,13 @@ export async function startWebServer(resources: Resources, config: Config, logge
   readRouter?.start();
   let draining = false;
   const webhookQueue = queues.find((q) => q.name === QUEUES.webhooks);
+  // Without a readable secret box the API still serves reads; /api/webhooks says it is not configured.
+  let webhookBox: SecretBox | undefined;
+  try {
+    webhookBox = SecretBox.fromConfig(config);
+  } catch (error) {
+    logger.warn({ err: error }, 'no webhook encryption key (set WEBHOOK_ENCRYPTION_KEY, or let DATA_DIR be written): /api/webhooks answers 503');
+  }
   let listening = config.publicBaseUrl;
   const app = await buildApp({
     draining: () => draining,
@@ -54,13 +61,17 @@ export async function startWebServer(resources: Resources, config: Config, logge
     queues,
     http: config.http,
     trustProxy: config.trustProxy,
-    webhooks: {
-      box: SecretBox.fromConfig(config),
-      policy: { allowPrivate: config.webhookAllowPrivate, allowedCidrs: config.webhookAllowedCidrs },
-      secretOverlapHours: config.webhookSecretOverlapHours,
-      maxSubscriptions: config.webhookMaxSubscriptions,
-      ...(webhookQueue ? { queue: webhookQueue } : {}),
-    },
+    ...(webhookBox
+      ? {
+          webhooks: {
+            box: webhookBox,
+            policy: { allowPrivate: config.webhookAllowPrivate, allowedCidrs: config.webhookAllowedCidrs },
+            secretOverlapHours: config.webhookSecretOverlapHours,
+            maxSubscriptions: config.webhookMaxSubscriptions,
+            ...(webhookQueue ? { queue: webhookQueue } : {}),
+          },
+        }
+      : {}),
     ...(readRouter ? { readRouter } : {}),
   });
   try {

@@ -19,7 +19,12 @@ export class SecretBox {
     const file = path.join(config.dataDir, 'webhook-encryption.key');
     if (!existsSync(file)) {
       mkdirSync(config.dataDir, { recursive: true });
-      writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+      try {
+        writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+      } catch (error) {
+        // Another process (the web process and a worker starting together) wrote it first: use theirs.
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
     }
     return new SecretBox(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
   }
