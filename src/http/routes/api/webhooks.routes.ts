@@ -5,7 +5,7 @@
 // field). POSTs honour Idempotency-Key; PATCH honours If-Match. Answers are
 // never cached (the guard caches only routes marked cacheable) and say so.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DeliveryLogRow } from '../../../webhooks/delivery.repository.js';
 import type { SubscriptionRow } from '../../../webhooks/subscription.repository.js';
@@ -120,8 +120,8 @@ const idempotencyHeader = {
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutesDeps }> = async (app, { webhooks }) => {
   // JSON only: without the text/plain parser, any other content type is a 415.
   app.removeContentTypeParser('text/plain');
-  app.setValidatorCompiler(strictJsonValidator as never);
-  app.setErrorHandler((error, _request, reply) => {
+  app.setValidatorCompiler<TSchema>(strictJsonValidator);
+  app.setErrorHandler((error) => {
     throw asProblem(error);
   });
   app.addHook('onSend', async (_request, reply: FastifyReply, payload) => {
