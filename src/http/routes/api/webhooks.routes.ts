@@ -108,6 +108,14 @@ function audit(request: FastifyRequest, action: string, subscriptionId: string, 
 const scope = (request: FastifyRequest) => request.apiKey!.accountId;
 
 const writeConfig = { requiredScope: 'webhooks:write' as const, acceptsBody: true };
+/** A POST whose body may be left out (sent as none, it is read as {}). */
+const optionalBodyWrite = {
+  config: writeConfig,
+  bodyLimit: WEBHOOK_BODY_LIMIT,
+  preValidation: async (request: FastifyRequest) => {
+    request.body ??= {};
+  },
+};
 const readConfig = { requiredScope: 'webhooks:write' as const };
 const idempotencyHeader = {
   headers: Type.Object({
@@ -239,11 +247,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
   app.post(
     `${BASE}/:id/test`,
     {
-      config: writeConfig,
-      bodyLimit: WEBHOOK_BODY_LIMIT,
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
+      ...optionalBodyWrite,
       schema: {
         tags: ['webhooks'],
         operationId: 'testWebhook',
@@ -265,11 +269,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
   app.post(
     `${BASE}/:id/rotate`,
     {
-      config: writeConfig,
-      bodyLimit: WEBHOOK_BODY_LIMIT,
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
+      ...optionalBodyWrite,
       schema: {
         tags: ['webhooks'],
         operationId: 'rotateWebhookSecret',
@@ -312,11 +312,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
   app.post(
     `${BASE}/:id/deliveries/:deliveryId/replay`,
     {
-      config: writeConfig,
-      bodyLimit: WEBHOOK_BODY_LIMIT,
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
+      ...optionalBodyWrite,
       schema: {
         tags: ['webhooks'],
         operationId: 'replayWebhookDelivery',
