@@ -53,6 +53,13 @@ describe('job schedulers', () => {
       for (const key of ['sweep-every-15s', 'relay-every-5s']) await pipeline.queues.maintenance.removeJobScheduler(key);
       for (const key of ['refresh-daily', 'discover-daily']) await pipeline.queues.ingest.removeJobScheduler(key);
       await until(names, (n) => n.length === 4, 30_000, 'the schedulers to be upserted again');
+      // Each scheduler's jobs are removed once they have run: before, a completed relay job
+      // every 5 s stayed in Redis for good.
+      for (const queue of [pipeline.queues.maintenance, pipeline.queues.ingest]) {
+        for (const scheduler of await queue.getJobSchedulers()) {
+          expect(scheduler.template?.opts, scheduler.key).toMatchObject({ removeOnComplete: { age: 86_400, count: 100 }, removeOnFail: { age: 604_800, count: 1_000 } });
+        }
+      }
     } finally {
       await pipeline.close();
       await database.destroy();
