@@ -86,7 +86,7 @@ export function lastWindowRescaled(points: readonly SeriesPoint[], days: number)
 
 const MISSING_IN_DEMO: Record<Exclude<(typeof DIMENSIONS)[number], 'momentum'>, string> = {
   demand: 'needs a comparison against an anchor term; the demo series has none',
-  durability: 'needs the 5-year series; the demo has 30 days',
+  durability: 'needs the 5-year series; the demo keeps 90 days',
   reach: 'needs interest by region; the demo series is US-only',
   breadth: 'needs autocomplete topics, the modifier comparison or related lists; the demo series has none',
   pain: 'needs the modifier comparison or related queries; the demo series has none',
@@ -146,7 +146,7 @@ export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT):
       const window90 = lastWindowRescaled(all.get(seriesId)!, 90);
       const { dimensions, overall } = scoreDemoSeries(window, window90);
       const topic = topicOf(seriesId);
-      const first = window[0]!.date;
+      const first = window90[0]!.date;
       const last = window.at(-1)!.date;
       // The topic id stays the keyword (it is what Google was asked); the name is for people.
       const name = names.get(topic);
@@ -154,7 +154,7 @@ export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT):
         id: newId('insight'),
         idea_key: `demo:${seriesId}`,
         title: name ? `${name} (US search interest, recorded)` : `Google topic ${topic} (US search interest, recorded)`,
-        idea: `Demo: recorded US search interest in ${name ? `${name} (Google topic ${topic})` : `the Google topic ${topic}`}, ${first} to ${last}`,
+        idea: `Demo: recorded US search interest in ${name ? `${name} (Google topic ${topic})` : `the Google topic ${topic}`}, ${first} to ${last} (the last ${window.length} days shown, all ${window90.length} kept)`,
         primary_keyword: topic,
         keywords: name ? [topic, name] : [topic],
         category: 'uncategorized',

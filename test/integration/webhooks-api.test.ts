@@ -241,9 +241,17 @@ describe('bodies', () => {
     expect(huge.json().type).toBe('/problems/payload-too-large');
     const broken = await t.app.inject({ method: 'POST', url: '/api/webhooks', headers: json(a.key), payload: '{"url": ' });
     expect(broken.statusCode).toBe(400);
+    expect(broken.json().title, 'a title for people, not an error class').toBe('Bad Request');
     const id = (await create(a.key)).json().data.id as string;
     const empty = await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${id}`, headers: json(a.key), payload: '{}' });
     expect(empty.statusCode).toBe(400);
+    // Clients that send "Content-Type: application/json" with every request, bodiless ones too.
+    for (const [method, url] of [['POST', `/api/webhooks/${id}/test`], ['DELETE', `/api/webhooks/${id}`]] as const) {
+      const bodiless = await t.app.inject({ method, url, headers: json(a.key) });
+      expect(bodiless.statusCode, `${method} ${url}: ${bodiless.body}`).toBeLessThan(300);
+    }
+    expect(await subscriptionCount(a.accountId)).toBe(0);
+    await create(a.key);
     expect(await subscriptionCount(a.accountId)).toBe(1);
   });
 

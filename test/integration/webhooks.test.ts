@@ -214,7 +214,7 @@ describe('webhooks', () => {
   it('refuses at registration a URL the address guard would refuse, and says how to allow it', async () => {
     const refused = await runCli(['webhooks', 'add', '--url', 'http://127.0.0.2:8080/hook'], env);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/would be refused: refusing to connect to 127\.0\.0\.2 \(loopback address\); set WEBHOOK_ALLOWED_CIDRS or WEBHOOK_ALLOW_PRIVATE=true/);
+    expect(refused.stderr).toMatch(/would be refused: refusing to connect to 127\.0\.0\.2 \(loopback address\); the operator may allow it with WEBHOOK_ALLOWED_CIDRS or WEBHOOK_ALLOW_PRIVATE=true/);
     const metadata = await runCli(['webhooks', 'add', '--url', 'http://169.254.169.254/latest/meta-data'], { ...env, WEBHOOK_ALLOW_PRIVATE: 'true' });
     expect(metadata.code).toBe(2);
     expect(metadata.stderr).toMatch(/metadata address/);

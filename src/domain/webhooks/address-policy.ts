@@ -172,5 +172,5 @@ export function refusal(address: string, policy: AddressPolicy, allowed: readonl
   if (kind === 'public') return null;
   if (policy.allowPrivate && kind !== 'metadata') return null;
   const shown = ip ? formatIp(ip) : JSON.stringify(address.slice(0, 60));
-  return `refusing to connect to ${shown} (${kind} address); set WEBHOOK_ALLOWED_CIDRS${kind === 'metadata' ? '' : ' or WEBHOOK_ALLOW_PRIVATE=true'} to allow it`;
+  return `refusing to connect to ${shown} (${kind} address); the operator may allow it with WEBHOOK_ALLOWED_CIDRS${kind === 'metadata' ? '' : ' or WEBHOOK_ALLOW_PRIVATE=true'}`;
 }

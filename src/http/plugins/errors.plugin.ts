@@ -1,6 +1,7 @@
 // Every error answers problem+json: validation failures name each bad
 // parameter, a client's fault is a 4xx, Postgres or Redis away is a 503 with
 // Retry-After, and anything else a logged 500. Unknown routes are a 404.
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { classifyOutage } from '../../outage.js';
@@ -47,7 +48,7 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
       return sendProblem(reply, problem('unsupportedMediaType', `Send the body as JSON with "Content-Type: application/json" (got "${String(request.headers['content-type'] ?? '').slice(0, 60)}").`));
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendProblem(reply, { ...problem('badRequest', error.message), status: error.statusCode, title: error.name });
+      return sendProblem(reply, { ...problem('badRequest', error.message), status: error.statusCode, title: STATUS_CODES[error.statusCode] ?? 'Bad Request' });
     }
     const outage = classifyOutage(error);
     if (outage) {

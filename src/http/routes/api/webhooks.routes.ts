@@ -128,6 +128,16 @@ const idempotencyHeader = {
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutesDeps }> = async (app, { webhooks }) => {
   // JSON only: without the text/plain parser, any other content type is a 415.
   app.removeContentTypeParser('text/plain');
+  // Many HTTP clients send "Content-Type: application/json" on every request, bodiless ones
+  // too: an empty body is no body (Fastify's parser answered 400 "Body cannot be empty"), and
+  // anything else goes to Fastify's own parser, which keeps its prototype-poisoning guard.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
   app.setValidatorCompiler<TSchema>(strictJsonValidator);
   app.setErrorHandler((error) => {
     throw asProblem(error);
