@@ -45,6 +45,8 @@ try {
   say(`research runs: ${result.runs_succeeded}/${result.runs} succeeded, ${result.steps_recorded} steps recorded, ${result.insights} insights`);
   say(`webhooks: ${result.deliveries_succeeded}/${result.deliveries_expected} deliveries succeeded, ${result.webhook_requests} requests received`);
   say(`API: ${result.api_requests} answers ${JSON.stringify(result.api_status)}, ${result.api_transport_errors} transport errors (processes being killed), Free key max ${result.free_key_max_granted}/100`);
+  const w = result.webhook_api;
+  say(`webhook API: ${w.requests} answers ${JSON.stringify(w.status)}, ${w.creates} creates (${w.replayed} answered from before, ${w.limitRefusals} at the plan's limit, ${w.quotaRefusals} past the quota), ${w.updates} updates (${w.preconditionFailures} 412), ${w.deletes} deletes, ${w.transportErrors} transport errors`);
   say(`recovery: /readyz 200 ${result.readyz_recovery_ms ?? '—'} ms after the last fault, all work done ${result.settle_ms} ms after it`);
   say(result.violations.length === 0 ? 'violations: none' : `violations (${result.violations.length}):\n  - ${result.violations.join('\n  - ')}`);
   say(JSON.stringify({ chaos: 'soak', ...result, ok: result.violations.length === 0 }));

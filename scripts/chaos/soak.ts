@@ -24,6 +24,7 @@ import { LocalRedis } from '../lib/local-redis.js';
 import { FAULT_KINDS, inject, seededRandom, type FaultKind, type InjectedFault } from './faults.js';
 import { WebhookReceiver } from './receiver.js';
 import { Supervisor, type Slot } from './supervisor.js';
+import { startWebhookWriters, type WebhookWriterStats, type WriterAccount } from './webhook-writers.js';
 
 const exec = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -56,6 +57,8 @@ export interface SoakResult {
   api_status: Record<string, number>;
   api_transport_errors: number;
   free_key_max_granted: number;
+  /** Clients managing their own subscriptions through /api/webhooks during the faults. */
+  webhook_api: Omit<WebhookWriterStats, 'unexpectedCreateAnswers'>;
   unexpected_exits: number;
   readyz_recovery_ms: number | null;
   settle_ms: number;
@@ -256,6 +259,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const elapsedInSoak = () => Date.now() - soakStart;
     const api: ApiStats = { requests: 0, status: {}, transportErrors: 0, timeouts: 0, grantedByFreeKey: new Map() };
     const readers = startReaders(webs, keys, seededRandom(options.seed ^ 0x5eed), api, 6);
+    const writerAccounts: WriterAccount[] = await Promise.all(
+      (['starter', 'pro'] as const).map(async (plan) => {
+        const created = await createApiKey(adminDb, `chaos webhooks ${plan}`, plan, null, ['insights:read', 'webhooks:write']);
+        return { plan, accountId: created.accountId, key: created.key };
+      }),
+    );
+    const writers = startWebhookWriters(webs, writerAccounts, receiver.urlFor('api-made'), options.seed, seededRandom(options.seed ^ 0x3b1));
 
     // Research runs in bursts over the first 70% of the soak, so many are in flight
     // when faults land; a fresh Free key with each burst, so quotas are spent during faults.
@@ -368,6 +378,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const settleMs = Date.now() - faultsOver;
     log(`settled: ${settled} after ${settleMs} ms`);
     await readers.stop();
+    await writers.stop();
+    violations.push(...(await writers.check(adminDb)));
 
     // The invariants.
     const runs = await adminDb.selectFrom('research_runs').select(['id', 'status', 'insight_id', 'idea']).execute();
@@ -434,6 +446,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       api_status: api.status,
       api_transport_errors: api.transportErrors,
       free_key_max_granted: freeMax,
+      webhook_api: (({ unexpectedCreateAnswers: _, ...rest }) => rest)(writers.stats),
       unexpected_exits: unexpected,
       readyz_recovery_ms: readyzRecoveryMs,
       settle_ms: settleMs,

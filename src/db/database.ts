@@ -183,6 +183,9 @@ export interface WebhookSubscriptionsTable {
   state: 'enabled' | 'disabled';
   disabled_reason: string | null;
   failing_since: Date | null;
+  /** Set when an API client created it with an Idempotency-Key: the key (hashed) and the request's fingerprint. */
+  idempotency_key_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  idempotency_fingerprint: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

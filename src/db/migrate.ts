@@ -11,6 +11,7 @@ import * as researchServed from './migrations/2026-11-23T0008-research-served.js
 import * as accounts from './migrations/2026-11-23T0009-accounts.js';
 import * as runDiscovery from './migrations/2026-11-24T0010-run-discovery.js';
 import * as apiKeyScopes from './migrations/2026-11-24T0011-api-key-scopes.js';
+import * as subscriptionIdempotency from './migrations/2026-11-24T0012-subscription-idempotency.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-23T0009-accounts': accounts,
   '2026-11-24T0010-run-discovery': runDiscovery,
   '2026-11-24T0011-api-key-scopes': apiKeyScopes,
+  '2026-11-24T0012-subscription-idempotency': subscriptionIdempotency,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

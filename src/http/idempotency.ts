@@ -11,6 +11,11 @@
 // make one subscription and get one answer. Another request under a key in use
 // gets 409. An answer of 5xx is not kept: the claim is released so a retry
 // runs again.
+//
+// Redis alone cannot cover a process that dies between its write and keeping
+// the answer: the claim then expires with nothing kept, and the retry would run
+// again. So the handler gets the claim too, and a create records the key with
+// its subscription in Postgres, in the same transaction: the retry finds it.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from '../redis/connection.js';
@@ -20,7 +25,13 @@ import { invalidParam, problem, ProblemError } from './problem.js';
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set while this request holds an Idempotency-Key's claim: its answer is kept under it. */
-    idempotencyClaim?: { redisKey: string; fingerprint: string };
+    idempotencyClaim?: {
+      redisKey: string;
+      keyHash: string;
+      fingerprint: string;
+      /** False: the handler found the key bound to another request (in Postgres); release the claim instead of keeping this answer. */
+      keep?: boolean;
+    };
   }
 }
 
@@ -68,12 +79,13 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
     if (typeof header !== 'string' || !KEY_SHAPE.test(header)) throw invalidParam('Idempotency-Key', 'must be 1–255 visible ASCII characters (a UUID is a good choice)');
-    const redisKey = options.keyOf(request.apiKey!.accountId, sha256(header));
+    const keyHash = sha256(header);
+    const redisKey = options.keyOf(request.apiKey!.accountId, keyHash);
     const fingerprint = sha256(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`);
     const deadline = Date.now() + waitMs;
     for (;;) {
       if ((await claim(redisKey, fingerprint)) === 'OK') {
-        request.idempotencyClaim = { redisKey, fingerprint };
+        request.idempotencyClaim = { redisKey, keyHash, fingerprint };
         return;
       }
       const raw = await redis.get(redisKey);
@@ -104,7 +116,7 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
     if (!held) return payload;
     request.idempotencyClaim = undefined;
     try {
-      if (reply.statusCode >= 500) {
+      if (reply.statusCode >= 500 || held.keep === false) {
         await redis.del(held.redisKey);
         return payload;
       }

@@ -20,8 +20,17 @@ export interface NewSubscription {
   accountId?: string | null;
 }
 
+/** The Idempotency-Key (hashed) an API client sent with a create, and its request's fingerprint. */
+export interface CreationKey {
+  keyHash: string;
+  fingerprint: string;
+}
+
+/** How long a create's Idempotency-Key stays bound to it (as long as Redis keeps its answer). */
+const CREATION_KEY_HOURS = 24;
+
 /** A new subscription's row, with its id and its secret in clear (sealed in the row). */
-function subscriptionValues(box: SecretBox, input: NewSubscription) {
+function subscriptionValues(box: SecretBox, input: NewSubscription, creationKey?: CreationKey) {
   const id = newId('subscription');
   const secret = generateWebhookSecret();
   const values = {
@@ -35,6 +44,8 @@ function subscriptionValues(box: SecretBox, input: NewSubscription) {
     event_types: JSON.stringify(input.eventTypes),
     state: 'enabled' as const,
     account_id: input.accountId ?? null,
+    idempotency_key_hash: creationKey?.keyHash ?? null,
+    idempotency_fingerprint: creationKey?.fingerprint ?? null,
   };
   return { id, secret, values };
 }
@@ -48,6 +59,10 @@ export async function createSubscription(db: Db, box: SecretBox, input: NewSubsc
 
 export type LimitedCreation =
   | { created: { id: string; secret: string; row: SubscriptionRow } }
+  /** The subscription this creation's Idempotency-Key made before (its answer was lost), with its current secret. */
+  | { madeBefore: { id: string; secret: string; row: SubscriptionRow } }
+  /** The Idempotency-Key made a subscription from another request. */
+  | { keyReused: true }
   | { refused: { plan: Plan; limit: number; count: number } }
   | { noAccount: true };
 
@@ -55,17 +70,32 @@ export type LimitedCreation =
  * Creates an account's subscription unless the account already has as many as
  * its plan allows. The account's row is locked for the count and the insert,
  * so concurrent creations of one account are counted one after another and
- * can never pass the limit together.
+ * can never pass the limit together. With a `creationKey`, a subscription that
+ * key made in the last 24 h is answered instead of a new one (under the same
+ * lock, so a retry racing its first attempt finds it too).
  */
 export async function createSubscriptionWithinLimit(
   db: Db,
   box: SecretBox,
   input: NewSubscription & { accountId: string },
   limitOf: (plan: Plan) => number,
+  creationKey?: CreationKey,
 ): Promise<LimitedCreation> {
   return db.transaction().execute(async (trx): Promise<LimitedCreation> => {
     const account = await trx.selectFrom('accounts').select(['id', 'plan']).where('id', '=', input.accountId).forUpdate().executeTakeFirst();
     if (!account) return { noAccount: true };
+    if (creationKey) {
+      const before = await trx
+        .selectFrom('webhook_subscriptions')
+        .selectAll()
+        .where('account_id', '=', account.id)
+        .where('idempotency_key_hash', '=', creationKey.keyHash)
+        .where('created_at', '>', sql<Date>`now() - make_interval(hours => ${CREATION_KEY_HOURS})`)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirst();
+      if (before && before.idempotency_fingerprint !== creationKey.fingerprint) return { keyReused: true };
+      if (before) return { madeBefore: { id: before.id, secret: box.open(before.secret_encrypted), row: before } };
+    }
     const { count } = await trx
       .selectFrom('webhook_subscriptions')
       .select((eb) => eb.fn.countAll<string>().as('count'))
@@ -73,7 +103,7 @@ export async function createSubscriptionWithinLimit(
       .executeTakeFirstOrThrow();
     const limit = limitOf(account.plan);
     if (Number(count) >= limit) return { refused: { plan: account.plan, limit, count: Number(count) } };
-    const { id, secret, values } = subscriptionValues(box, input);
+    const { id, secret, values } = subscriptionValues(box, input, creationKey);
     const row = await trx.insertInto('webhook_subscriptions').values(values).returningAll().executeTakeFirstOrThrow();
     return { created: { id, secret, row } };
   });

@@ -43,6 +43,7 @@ import {
   removeSubscriptionOf,
   rotateSecret,
   updateSubscription,
+  type CreationKey,
   type SubscriptionChanges,
   type SubscriptionRow,
 } from './subscription.repository.js';
@@ -77,6 +78,13 @@ export class SubscriptionLimitError extends Error {
     readonly limit: number,
   ) {
     super(`The ${plan} plan allows ${limit} webhook subscriptions per account, and account ${accountId} has ${limit}: delete one, or move to a larger plan.`);
+  }
+}
+
+/** An Idempotency-Key that already made a subscription from another request. */
+export class IdempotencyKeyReusedError extends Error {
+  constructor() {
+    super('This Idempotency-Key made a subscription in the last 24 h from another request (another body). Use a new key for a new request.');
   }
 }
 
@@ -157,13 +165,18 @@ export function ifMatchAllows(header: string, etag: string): boolean {
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
 
-  /** A new subscription and its secret (the only time it is shown); `warnings` say what may fail later. */
+  /**
+   * A new subscription and its secret (the only time it is shown); `warnings` say what may fail later.
+   * `madeBefore`: the request's Idempotency-Key had made it already (a retry whose first answer was lost).
+   */
   async create(
     scope: WebhookScope,
     input: CreateSubscriptionInput,
     /** Operators only: the account it belongs to (null: the operators' own). An account's subscriptions always belong to it. */
     owner: string | null = scope,
-  ): Promise<{ row: SubscriptionRow; secret: string; warnings: string[] }> {
+    /** An account's create sent with an Idempotency-Key: a retry answers what the first made. */
+    creationKey?: CreationKey,
+  ): Promise<{ row: SubscriptionRow; secret: string; warnings: string[]; madeBefore: boolean }> {
     const url = checkWebhookUrl(input.url);
     const criteria = checkCriteria(input);
     const warnings = await this.checkAddress(url);
@@ -179,14 +192,22 @@ export class WebhookService {
     if (scope === null) {
       created = await createSubscription(this.deps.db, this.deps.box, { ...values, accountId: owner });
     } else {
-      const result = await createSubscriptionWithinLimit(this.deps.db, this.deps.box, { ...values, accountId: scope }, (plan) => this.deps.maxSubscriptions[plan]);
+      const result = await createSubscriptionWithinLimit(
+        this.deps.db,
+        this.deps.box,
+        { ...values, accountId: scope },
+        (plan) => this.deps.maxSubscriptions[plan],
+        creationKey,
+      );
+      if ('madeBefore' in result) return { row: result.madeBefore.row, secret: result.madeBefore.secret, warnings, madeBefore: true };
+      if ('keyReused' in result) throw new IdempotencyKeyReusedError();
       if ('refused' in result) throw new SubscriptionLimitError(scope, result.refused.plan, result.refused.limit);
       // The key's account was deleted under it: nothing of it exists any more.
       if ('noAccount' in result) throw new WebhookNotFoundError('subscription', '(new)');
       created = result.created;
     }
     await this.changed();
-    return { row: created.row, secret: created.secret, warnings };
+    return { row: created.row, secret: created.secret, warnings, madeBefore: false };
   }
 
   list(scope: WebhookScope): Promise<SubscriptionRow[]> {

@@ -349,6 +349,48 @@ describe('Idempotency-Key', () => {
     expect(new Set(answers.map((r) => r.json().data.secret)).size).toBe(1);
     expect(await subscriptionCount(a.accountId)).toBe(1);
   });
+
+  it('a create whose answer was never kept (the web process died after the write) is not made twice when retried', async () => {
+    const a = await t.webhookKey('pro');
+    const first = await create(a.key, { keywords: ['lute'] }, { 'idempotency-key': 'crash-1' });
+    expect(first.statusCode).toBe(201);
+    // What Redis holds once a process dies between the commit and keeping the answer:
+    // its claim, which expires after a minute, then nothing.
+    const keys = await t.redis.redis.keys(`*${t.redis.prefix}:idem:${a.accountId}*`);
+    expect(keys).toHaveLength(1);
+    await t.redis.redis.del(keys[0]!);
+
+    const retried = await create(a.key, { keywords: ['lute'] }, { 'idempotency-key': 'crash-1' });
+    expect(retried.statusCode).toBe(201);
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    expect(retried.json().data.id).toBe(first.json().data.id);
+    expect(retried.json().data.secret).toBe(first.json().data.secret);
+    expect(retried.headers.location).toBe(first.headers.location);
+    expect(await subscriptionCount(a.accountId)).toBe(1);
+
+    // The key is still bound to that request: another body under it is refused, and makes nothing.
+    await t.redis.redis.del(keys[0]!);
+    const other = await create(a.key, { keywords: ['viol'] }, { 'idempotency-key': 'crash-1' });
+    expect(other.statusCode).toBe(409);
+    expect(other.json().type).toBe('/problems/idempotency-key-reused');
+    expect(await subscriptionCount(a.accountId)).toBe(1);
+    // That refusal did not take the key's place: the first request, retried, still gets its subscription.
+    const retriedAgain = await create(a.key, { keywords: ['lute'] }, { 'idempotency-key': 'crash-1' });
+    expect(retriedAgain.statusCode).toBe(201);
+    expect(retriedAgain.json().data.id).toBe(first.json().data.id);
+
+    // Past the 24 h the key is kept for, the same request is a new one.
+    await t.database.db
+      .updateTable('webhook_subscriptions')
+      .set({ created_at: new Date(Date.now() - 25 * 3600 * 1000) })
+      .where('id', '=', first.json().data.id)
+      .execute();
+    await t.redis.redis.del(keys[0]!);
+    const later = await create(a.key, { keywords: ['lute'] }, { 'idempotency-key': 'crash-1' });
+    expect(later.statusCode).toBe(201);
+    expect(later.json().data.id).not.toBe(first.json().data.id);
+    expect(await subscriptionCount(a.accountId)).toBe(2);
+  });
 });
 
 describe('If-Match', () => {

@@ -10,6 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DeliveryLogRow } from '../../../webhooks/delivery.repository.js';
 import type { SubscriptionRow } from '../../../webhooks/subscription.repository.js';
 import {
+  IdempotencyKeyReusedError,
   PreconditionFailedError,
   SubscriptionInputError,
   SubscriptionLimitError,
@@ -89,6 +90,7 @@ function asProblem(error: unknown): unknown {
   if (error instanceof SubscriptionInputError) return invalidParam(error.field, error.reason, error.allowed);
   if (error instanceof WebhookNotFoundError) return new ProblemError(problem('notFound', `${error.message}.`));
   if (error instanceof SubscriptionLimitError) return new ProblemError(problem('subscriptionLimit', error.message));
+  if (error instanceof IdempotencyKeyReusedError) return new ProblemError(problem('idempotencyKeyReused', error.message));
   if (error instanceof PreconditionFailedError) return new ProblemError(problem('preconditionFailed', error.message), { etag: error.currentEtag });
   return error;
 }
@@ -139,7 +141,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
     return parseJson(request, text, done);
   });
   app.setValidatorCompiler<TSchema>(strictJsonValidator);
-  app.setErrorHandler((error) => {
+  app.setErrorHandler((error, request) => {
+    // The key belongs to the request that made a subscription: this refusal must not take its place in Redis.
+    if (error instanceof IdempotencyKeyReusedError && request.idempotencyClaim) request.idempotencyClaim.keep = false;
     throw asProblem(error);
   });
   app.addHook('onSend', async (_request, reply: FastifyReply, payload) => {
@@ -169,8 +173,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
       },
     },
     async (request, reply) => {
-      const created = await service().create(scope(request), request.body);
-      audit(request, 'create', created.row.id);
+      const claim = request.idempotencyClaim;
+      const created = await service().create(scope(request), request.body, scope(request), claim && { keyHash: claim.keyHash, fingerprint: claim.fingerprint });
+      // A retry whose first answer was lost gets what the first made, as a kept answer would be sent.
+      if (created.madeBefore) reply.header('idempotent-replayed', 'true');
+      else audit(request, 'create', created.row.id);
       reply.code(201).header('location', `/api/webhooks/${created.row.id}`).header('etag', subscriptionEtag(created.row));
       return { data: { ...subscriptionDto(created.row), secret: created.secret }, warnings: created.warnings };
     },
