@@ -58,7 +58,7 @@ export interface SoakResult {
   api_transport_errors: number;
   free_key_max_granted: number;
   /** Clients managing their own subscriptions through /api/webhooks during the faults. */
-  webhook_api: Omit<WebhookWriterStats, 'unexpectedCreateAnswers'>;
+  webhook_api: WebhookWriterStats;
   unexpected_exits: number;
   readyz_recovery_ms: number | null;
   settle_ms: number;
@@ -446,7 +446,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       api_status: api.status,
       api_transport_errors: api.transportErrors,
       free_key_max_granted: freeMax,
-      webhook_api: (({ unexpectedCreateAnswers: _, ...rest }) => rest)(writers.stats),
+      webhook_api: writers.stats,
       unexpected_exits: unexpected,
       readyz_recovery_ms: readyzRecoveryMs,
       settle_ms: settleMs,

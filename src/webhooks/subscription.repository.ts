@@ -26,7 +26,7 @@ export interface CreationKey {
   fingerprint: string;
 }
 
-/** How long a create's Idempotency-Key stays bound to it (as long as Redis keeps its answer). */
+/** How long a create's Idempotency-Key stays bound to it: as long as Redis keeps its answer (KEEP_SECONDS in src/http/idempotency.ts). */
 const CREATION_KEY_HOURS = 24;
 
 /** A new subscription's row, with its id and its secret in clear (sealed in the row). */
