@@ -83,6 +83,12 @@ export interface Config {
   readonly trendsWaitMs: number;
   /** Overall deadline of one Google Trends request, all its HTTPS exchanges included. */
   readonly trendsRequestTimeoutMs: number;
+  /** Gap between two embed pages (related lists) of one egress route: the embed flow's own quota. */
+  readonly trendsEmbedGapMs: number;
+  /** How long a route's embed pages wait after a token over the embed quota; doubles while it keeps happening. */
+  readonly trendsEmbedCooldownMs: number;
+  /** Cron (UTC) of the scheduled Google canary (`insights google check` inside the first route's pace), or '' for none. */
+  readonly googleCheckCron: string;
   /** Cron (UTC) of the daily refresh of every researched insight's series, forecast and scores. */
   readonly refreshCron: string;
   /** Cron (UTC) of the daily discovery of candidate ideas from Google's trending searches feed. */
@@ -335,10 +341,10 @@ export function loadConfig(env: Env = process.env): Config {
     apiCacheMaxBytes: integer('API_CACHE_MAX_MB', 64, 1, 65_536) * 1024 * 1024,
     usageFlushMs: integer('USAGE_FLUSH_MS', 30_000, 100, 60_000),
     trendsProvider: oneOf('TRENDS_PROVIDER', TRENDS_PROVIDERS, 'google'),
-    // Live Google only (replay and synthetic are local). 12 a minute, one request every 5 s: trendspy's
-    // author sent 500 five-keyword requests 5 s apart without a block (trendspy #4), where bursts are
-    // blocked after 50–200 (trendspy #5). docs/operations.md, "Pacing Google".
-    trendsRequestsPerMinute: integer('TRENDS_REQUESTS_PER_MINUTE', 12, 0, 100_000),
+    // Live Google only (replay and synthetic are local). 10 a minute, one request every 6 s: under the
+    // 10–15 a minute peers report before a block since 2025-03 (trendspy #13), where 500 requests 5 s
+    // apart passed in 2024 (trendspy #4). docs/operations.md, "Pacing Google".
+    trendsRequestsPerMinute: integer('TRENDS_REQUESTS_PER_MINUTE', 10, 0, 100_000),
     trendsAnchor: text('TRENDS_ANCHOR'),
     trendsGeo: text('TRENDS_GEO') ?? '',
     trendsRequestPlan: oneOf('TRENDS_REQUEST_PLAN', TRENDS_PLANS, 'batched'),
@@ -354,6 +360,10 @@ export function loadConfig(env: Env = process.env): Config {
     trendsRefusedPauseMs: integer('TRENDS_REFUSED_PAUSE_MS', 600_000, 100, 86_400_000),
     trendsWaitMs: integer('TRENDS_WAIT_MS', 20_000, 100, 600_000),
     trendsRequestTimeoutMs: integer('TRENDS_REQUEST_TIMEOUT_MS', 20_000, 100, 300_000),
+    // Embed pages 3 s apart were refused, 6–8 s apart served (trendspy #17, 2025-10-22).
+    trendsEmbedGapMs: integer('TRENDS_EMBED_GAP_MS', 8_000, 0, 3_600_000),
+    trendsEmbedCooldownMs: integer('TRENDS_EMBED_COOLDOWN_MS', 300_000, 100, 86_400_000),
+    googleCheckCron: text('GOOGLE_CHECK_CRON') === undefined ? '' : cron('GOOGLE_CHECK_CRON', ''),
     refreshCron: cron('REFRESH_CRON', '0 3 * * *'),
     discoveryCron: cron('DISCOVERY_CRON', '0 4 * * *'),
     discoveryGeos: (text('DISCOVERY_GEOS') ?? 'US').split(',').map((g) => g.trim().toUpperCase()).filter(Boolean),

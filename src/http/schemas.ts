@@ -44,8 +44,11 @@ export const DimensionSchema = Type.Object({
     Type.Number({
       minimum: 0,
       maximum: 1,
-      description: "How much of the dimension's weight its evidence carries in the confidence; absent means all of it (below 1: thin evidence, e.g. only autocomplete topics)",
+      description: "How much of the dimension's weight its evidence carries in the confidence; absent means all of it (below 1: thin evidence, e.g. only autocomplete topics, or a source whose numbers contradicted each other)",
     }),
+  ),
+  experimental: Type.Optional(
+    Type.Boolean({ description: 'The dimension\'s evidence is not validated yet: it weighs less in the overall score (GET /api/methodology, "validation")' }),
   ),
 });
 
@@ -240,8 +243,26 @@ const FamilyAgreementSchema = Type.Object({
 export const MethodologySchema = Type.Object(
   {
     measured_on: Type.String({ format: 'date' }),
-    overall: Type.Object({ formula: Type.String(), weights: Type.Record(Type.String(), Type.Number()) }),
-    dimensions: Type.Object(Object.fromEntries(DIMENSIONS.map((d) => [d, Type.Object({ weight: Type.Number(), formula: Type.String(), evidence: Type.String() })]))),
+    overall: Type.Object({ formula: Type.String(), weights: Type.Record(Type.String(), Type.Number()), designed_weights: Type.Record(Type.String(), Type.Number()) }),
+    dimensions: Type.Object(
+      Object.fromEntries(
+        DIMENSIONS.map((d) => [
+          d,
+          Type.Object({ weight: Type.Number(), experimental: Type.Boolean(), why_experimental: Type.Optional(Type.String()), formula: Type.String(), evidence: Type.String() }),
+        ]),
+      ),
+    ),
+    validation: Type.Object(
+      {
+        dimensions: Type.Array(Type.String()),
+        required_phrases: Type.Integer(),
+        measured_phrases: Type.Integer(),
+        experimental_weight_factor: Type.Number(),
+        method: Type.String(),
+        reproduce: Type.String(),
+      },
+      { description: 'How pain and intent are validated, and how far: until required_phrases have been measured they are experimental' },
+    ),
     momentum: Type.Object({
       rising_at: Type.Number(),
       falling_at: Type.Number(),

@@ -25,6 +25,7 @@ export const JOBS = {
   webhookMatch: 'match',
   webhookDeliver: 'deliver',
   relay: 'relay',
+  googleCheck: 'google-check',
 } as const;
 export type JobName = (typeof JOBS)[keyof typeof JOBS];
 

@@ -7,7 +7,7 @@
 import { classifyCategory } from '../domain/research/category.js';
 import { COMPARABLE_RATIO, geographicReach, INTEREST_THRESHOLD, mapAgainstAnchor, placesFromMap, type PlaceInterest } from '../domain/research/geography.js';
 import { extractPhrases, normalizeIdea } from '../domain/research/idea.js';
-import { familyShares, type FamilyShare, type ModifierFamily } from '../domain/research/modifier-evidence.js';
+import { familyShares, tooLittleData, type FamilyShare, type ModifierFamily } from '../domain/research/modifier-evidence.js';
 import { brandShare, COMPETITION_TERMS, INTENT_TERMS, PAIN_TERMS, termShare, vocabulary, type TermShare } from '../domain/research/query-signals.js';
 import { topicSignals, type TopicSignals } from '../domain/research/topic-signals.js';
 import { acceleration, autocorrelation, cleanSeries, growth, seriesBreakout, trajectory, volatility } from '../domain/research/series-analysis.js';
@@ -89,18 +89,31 @@ const UNLISTED: Record<Exclude<RelatedServed, 'listed'>, string> = {
   not_recorded: 'replay has no recording of them',
   failed: 'their request failed',
 };
+const UNLISTED_EMBED = "Google's embed flow served them empty";
+
+/** Where a related list was read from, as the dimensions' evidence names it. */
+function listedBy(o: RelatedOutput): string {
+  const p = o.provenance;
+  if (p?.provider === 'replay') return `answers Google gave in ${p.recordedAt?.slice(0, 4) ?? 'the past'} (replay)`;
+  if (p?.provider === 'synthetic') return 'the simulated world (synthetic)';
+  return p?.via === 'embed' ? "Google's embed flow" : "Google's explore page";
+}
 
 /** The related queries Google listed (steps 13-14), or why there are none to read. */
-function listedQueries(ctx: StepContext): Reading<{ queries: string[] }> {
+function listedQueries(ctx: StepContext): Reading<{ queries: string[]; from: string }> {
   const top = ctx.out('related_queries_top');
   const rising = ctx.out('related_queries_rising');
   const listed = [top, rising].filter((o) => servedOf(o) === 'listed');
-  if (listed.length === 0) return { unavailable: UNLISTED[servedOf(top) as Exclude<RelatedServed, 'listed'>] };
-  return { queries: [...new Set(listed.flatMap((o) => o.items.map((i) => i.label)))] };
+  if (listed.length === 0) {
+    const why = servedOf(top) as Exclude<RelatedServed, 'listed'>;
+    return { unavailable: why === 'empty' && top.provenance?.via === 'embed' ? UNLISTED_EMBED : UNLISTED[why] };
+  }
+  return { queries: [...new Set(listed.flatMap((o) => o.items.map((i) => i.label)))], from: listedBy(listed[0]!) };
 }
 
 const listShare = (queries: Reading<{ queries: string[] }>, share: (qs: string[]) => TermShare): Reading<TermShare> =>
   isAvailable(queries) ? share(queries.queries) : queries;
+const listsFrom = (queries: Reading<{ from: string }>) => (isAvailable(queries) ? { listsFrom: queries.from } : {});
 
 /** What step 3's autocomplete said about the primary phrase. */
 function autocompleteOf(ctx: StepContext): Reading<TopicSignals> {
@@ -134,7 +147,8 @@ function familyReading(m: ModifierComparison, family: ModifierFamily): Reading<F
 /** One line for a reading a step recorded (the reason's first clause: the output has all of it). */
 const describeReading = <T extends object>(r: Reading<T>, say: (t: T) => string) => (isAvailable(r) ? say(r) : `not read (${r.unavailable.replace(/\s*\(.*$/, '')})`);
 const pct1 = (x: number) => `${Math.round(x * 1000) / 10}%`;
-const describeFamily = (r: Reading<FamilyShare>) => describeReading(r, (f) => `${f.share === 0 ? `under ${pct1(f.resolution)}` : pct1(f.share)} of the phrase's searches`);
+const describeFamily = (r: Reading<FamilyShare>) =>
+  describeReading(r, (f) => (f.contradictory ? `contradictory (${f.ratio}× the phrase: not read)` : `${f.share === 0 ? `under ${pct1(f.resolution)}` : pct1(f.share)} of the phrase's searches`));
 const describeList = (r: Reading<TermShare>) => describeReading(r, (t) => `${t.matched} of ${t.total} related queries`);
 
 /** The comparison as steps 27-29 record it: each keeps its own family's share, not all of them. */
@@ -145,9 +159,11 @@ const listsOnly = (o: StepOutputs['competition_signals']): o is ListsOnlyCompeti
 
 async function signalFor(ctx: StepContext, family: 'pain' | 'intent', terms: readonly string[]): Promise<SignalOutput> {
   const comparison = await modifierComparison(ctx);
+  const queries = listedQueries(ctx);
   return {
     modifiers: familyReading(comparison, family),
-    lists: listShare(listedQueries(ctx), (qs) => termShare(qs, terms)),
+    lists: listShare(queries, (qs) => termShare(qs, terms)),
+    ...listsFrom(queries),
     modifier_comparison: asked(comparison),
   };
 }
@@ -173,13 +189,17 @@ const describePlace = (p: PlaceInterest) => `${p.name} ${p.share === null ? p.re
 function summarizeRelated(o: RelatedOutput): string {
   switch (servedOf(o)) {
     case 'empty':
-      return 'empty: Google served no list (its answer to automated clients since 2024-08-20)';
+      return o.provenance?.via === 'embed'
+        ? "empty: Google's embed flow served no list (its answer for related topics in 2026)"
+        : 'empty: Google served no list (its answer to automated clients since 2024-08-20)';
     case 'not_recorded':
       return 'not recorded by replay';
     case 'failed':
       return `not read: ${o.reason ?? 'the request failed'}`;
     case 'listed':
-      return o.items.length === 0 ? 'none listed' : `${o.items.length}: ${o.items.slice(0, 3).map((i) => i.label).join(', ')}${o.items.length > 3 ? ', …' : ''}`;
+      return o.items.length === 0
+        ? 'none listed'
+        : `${o.items.length}${o.provenance?.via === 'embed' ? ' (embed flow)' : ''}: ${o.items.slice(0, 3).map((i) => i.label).join(', ')}${o.items.length > 3 ? ', …' : ''}`;
   }
 }
 
@@ -365,11 +385,25 @@ const DEFINITIONS: readonly NamedStep[] = [
           : queries;
       // This step records the whole comparison, every family's share with it.
       const comparison = await modifierComparison(ctx);
-      const families = Object.values(comparison.shares ?? {});
+      // A family whose numbers contradict the phrase's (an OR-group above it) says nothing of whether it is searched.
+      const all = Object.values(comparison.shares ?? {});
+      const families = all.filter((f) => !f.contradictory);
+      const contradictory = all.length - families.length;
+      const little = families[0] ? tooLittleData(primary, families[0].phrase_mean) : null;
       const modifiers: BreadthInput['modifiers'] =
-        comparison.outcome === 'served' && families.length > 0
-          ? { registering: families.filter((f) => f.share > 0).length, families: families.length, phrase_mean: families[0]!.phrase_mean }
-          : { unavailable: comparison.outcome === 'served' ? 'no family fitted the request' : MODIFIERS_UNREAD[comparison.outcome] };
+        comparison.outcome === 'served' && families.length > 0 && !little
+          ? { registering: families.filter((f) => f.share > 0).length, families: families.length, phrase_mean: families[0]!.phrase_mean, ...(contradictory ? { contradictory } : {}) }
+          : {
+              unavailable:
+                comparison.outcome !== 'served'
+                  ? MODIFIERS_UNREAD[comparison.outcome]
+                  : little
+                    ? little
+                    : contradictory > 0
+                    ? `every family's numbers contradict the phrase's (an OR-group above its phrase): Google's sample of it is too thin`
+                    : 'no family fitted the request',
+              ...(contradictory > 0 ? { contradictory: true } : {}),
+            };
       return { lists, autocomplete: autocompleteOf(ctx), modifiers, modifier_comparison: comparison };
     },
     summarize: (o) =>
@@ -390,7 +424,7 @@ const DEFINITIONS: readonly NamedStep[] = [
       const queries = listedQueries(ctx);
       const comparison = await modifierComparison(ctx);
       return {
-        comparisons: { modifiers: familyReading(comparison, 'competition'), lists: listShare(queries, (qs) => termShare(qs, COMPETITION_TERMS)) },
+        comparisons: { modifiers: familyReading(comparison, 'competition'), lists: listShare(queries, (qs) => termShare(qs, COMPETITION_TERMS)), ...listsFrom(queries) },
         brands: { autocomplete: autocompleteOf(ctx), lists: listShare(queries, (qs) => brandShare(primary, qs)) },
         modifier_comparison: asked(comparison),
       };

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Queue, QueueEvents } from 'bullmq';
 import { isOutage } from '../outage.js';
 import { JOBS, TRENDS_JOB_OPTIONS } from '../queue/queues.js';
-import { describeRequest, requestKey, type TrendsProvider, type TrendsRequest, type TrendsResponse } from '../trends/types.js';
+import { describeRequest, NotRecordedError, requestKey, type TrendsProvider, type TrendsRequest, type TrendsResponse } from '../trends/types.js';
 
 /** The answer has not come yet (Google is throttling us, or the queue is long). The step waits; it does not fail. */
 export class WaitingForTrendsError extends Error {
@@ -27,6 +27,13 @@ export function sleepFor(error: WaitingForTrendsError, fallbackMs: number, maxMs
 /** The trends job failed for good (malformed answer, not recorded, retries exhausted). */
 export class TrendsFailedError extends Error {
   override name = 'TrendsFailedError';
+  constructor(
+    message: string,
+    /** Replay has no recording of the request (it never invents one): evidence not recorded, not a failure of Google. */
+    readonly notRecorded = false,
+  ) {
+    super(message);
+  }
 }
 
 export function trendsJobId(provider: string, request: TrendsRequest, now = new Date()): string {
@@ -68,7 +75,7 @@ export class DirectTrendsGateway implements TrendsGateway {
     try {
       return await this.provider.fetch(request);
     } catch (error) {
-      throw new TrendsFailedError(error instanceof Error ? error.message : String(error));
+      throw new TrendsFailedError(error instanceof Error ? error.message : String(error), error instanceof NotRecordedError);
     }
   }
 }

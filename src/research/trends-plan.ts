@@ -10,21 +10,26 @@
 //                  request (up to 5 terms), instead of two;
 //   12 months      the last 53 weeks of the 5-year answer (weekly either way;
 //                  step 19 reads them for coverage only), instead of a request;
-//   explore        one explore for the primary phrase answers related queries,
-//                  related topics and, when the phrase's own maps are the ones
-//                  steps 17-18 read, both maps. The comparison is asked first,
-//                  so the explore knows which. Google serves the related lists
-//                  empty to automated clients since 2024-08-20; they are still
-//                  asked (two widget requests), so a run reads them the day
-//                  Google lists them again.
+//   related        related queries, then related topics, each one request of
+//                  its own: Google serves them through the embed flow (an embed
+//                  page and its data: 2 HTTPS requests, the page paced by the
+//                  route's embed quota), where the explore page's own widgets
+//                  answer empty lists since 2024-08-20. Topics come back empty
+//                  through it too today; they are asked, so a run reads them
+//                  the day Google lists them.
+//   maps           when the phrase's own maps are the ones steps 17-18 read, one
+//                  explore for the primary phrase answers both (the comparison
+//                  is asked first, so the plan knows which); else one explore of
+//                  the phrase and the anchor.
 //   modifiers      one 12-month comparison of the phrase with its pain, buying
 //                  and comparison phrases (modifier-evidence.ts), read by
 //                  steps 26-29 (one trends job for the four).
 //
-// That is 6 trends jobs and 14 HTTPS requests per run when the first phrase is
-// a topic and its own maps are read, against 16 jobs and 27 requests for one
-// keyword per request ("single", kept as the baseline bench:google measures
-// against). bench:google reports what it comes to on a simulated world.
+// That is 7 trends jobs and 16 HTTPS requests per run (4 of them for the embed
+// flow) when the first phrase is a topic and its own maps are read, against 16
+// jobs and 27 requests for one keyword per request ("single", kept as the
+// baseline bench:google measures against). bench:google reports what it comes
+// to on a simulated world.
 import type { ExploreAnswer, InterestByRegion, InterestOverTime, RelatedList, ResponseProvenance, Timeframe, TrendsRequest, TrendsResponse } from '../trends/types.js';
 
 import { mapAgainstAnchor } from '../domain/research/geography.js';
@@ -130,14 +135,9 @@ function pairMeans(answer: InterestOverTime, a: number, b: number): [number, num
   return [mean(answer, a) * scale, mean(answer, b) * scale];
 }
 
-/**
- * What one explore for the primary phrase over 12 months answers. Every step
- * asks for exactly the same parts (decided by the comparison, which every step
- * sees alike), so they share one trends job.
- */
-const BUNDLE_PARTS = ['relatedQueries', 'relatedTopics'] as const;
 /** Below this peak in the five-term comparison, the primary and the anchor are asked as a pair (see comparison). */
 const PAIR_PEAK_FLOOR = 25;
+/** What one explore for the primary phrase over 12 months answers when its own maps are read: steps 17 and 18 share its trends job. */
 const MAP_PARTS = ['mapCountry', 'mapCity'] as const;
 
 /** What the plan needs to know of its run: the phrases to compare and the anchor (steps 4 and 12). */
@@ -149,11 +149,11 @@ export interface PlanRun {
 const served = (list: Sourced<RelatedList>): RelatedResult => ({ served: list.outcome === 'empty' || list.outcome === 'no_data' ? 'empty' : 'listed', list });
 
 /** Evidence a run can do without: a request that failed for good is recorded with its reason, and the research goes on. */
-async function orFailed<T>(ask: () => Promise<T>, failed: (reason: string) => T): Promise<T> {
+async function orFailed<T>(ask: () => Promise<T>, failed: (reason: string, error: TrendsFailedError) => T): Promise<T> {
   try {
     return await ask();
   } catch (error) {
-    if (error instanceof TrendsFailedError) return failed(error.message);
+    if (error instanceof TrendsFailedError) return failed(error.message, error);
     throw error;
   }
 }
@@ -161,13 +161,19 @@ async function orFailed<T>(ask: () => Promise<T>, failed: (reason: string) => T)
 const part = <P extends keyof ExploreAnswer>(answer: ExploreAnswer, name: P) => {
   const value = answer[name];
   // Not there for good (replay has no recording of it): the step fails at once, as for any unanswerable request.
-  if (value === undefined) throw new TrendsFailedError(answer.missing?.[String(name)] ?? `the explore answer has no ${String(name)}`);
+  if (value === undefined) throw new TrendsFailedError(answer.missing?.[String(name)] ?? `the explore answer has no ${String(name)}`, answer.missing?.[String(name)] !== undefined);
   return { ...(value as object), provenance: (answer as TrendsResponse).provenance } as NonNullable<ExploreAnswer[P]> & { provenance: TrendsResponse['provenance'] };
 };
 
 export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?: PlanRun): TrendsPlan {
   const interest = async (keywords: string[], timeframe: Timeframe, where = geo) =>
     expectKind(await fetch({ kind: 'interestOverTime', keywords, timeframe, geo: where }), 'interestOverTime');
+  // A related list on its own (Google: the embed flow); a recording replay does not have is not_recorded, never failed.
+  const relatedList = (keyword: string, kind: 'relatedQueries' | 'relatedTopics') =>
+    orFailed<RelatedResult>(
+      async () => served(expectKind(await fetch({ kind, keyword, timeframe: '12m', geo }), kind)),
+      (reason, error) => ({ served: error.notRecorded ? 'not_recorded' : 'failed', list: null, reason }),
+    );
   const autocompleteOne = async (term: string) => expectKind(await fetch({ kind: 'autocomplete', term }), 'autocomplete').topics.slice(0, 5);
   // One explore of the series alone: replay leaves out what it has no recording of, instead of failing.
   const modifiers = async (keyword: string): Promise<ModifierResult> => {
@@ -202,11 +208,7 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
           anchor: { phraseMean: round(mean(anchorAnswer, 0), 2), anchorMean: round(mean(anchorAnswer, 1), 2), points: anchorAnswer.points.length, provenance: anchorAnswer.provenance ?? null },
         };
       },
-      related: (keyword, kind) =>
-        orFailed(
-          async () => served(expectKind(await fetch({ kind, keyword, timeframe: '12m', geo }), kind)),
-          (reason) => ({ served: 'failed', list: null, reason }),
-        ),
+      related: (keyword, kind) => relatedList(keyword, kind),
       modifiers,
       map: async (keywords, resolution) => expectKind(await fetch({ kind: 'interestByRegion', keywords, timeframe: '12m', geo: '', resolution }), 'interestByRegion'),
     };
@@ -229,10 +231,7 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
     const [phraseMean, anchorMean] = pair ? pairMeans(pair, 0, 1) : pairMeans(answer, 0, keywords.length - 1);
     return !mapAgainstAnchor(round(phraseMean, 2), round(anchorMean, 2));
   };
-  const bundle = async (keyword: string) => {
-    const parts = (await ownMapsRead(keyword)) ? [...BUNDLE_PARTS, ...MAP_PARTS] : [...BUNDLE_PARTS];
-    return expectKind(await fetch({ kind: 'explore', keywords: [keyword], timeframe: '12m', geo, parts }), 'explore');
-  };
+  const ownMaps = async (keyword: string) => expectKind(await fetch({ kind: 'explore', keywords: [keyword], timeframe: '12m', geo, parts: [...MAP_PARTS] }), 'explore');
   return {
     name,
     async autocomplete(phrases, hinted) {
@@ -262,20 +261,11 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
         })(),
       };
     },
-    related: (keyword, kind) =>
-      orFailed<RelatedResult>(
-        async () => {
-          const answer = await bundle(keyword);
-          const missing = answer.missing?.[kind];
-          if (missing !== undefined) return { served: 'not_recorded', list: null, reason: missing };
-          return served(part(answer, kind));
-        },
-        (reason) => ({ served: 'failed', list: null, reason }),
-      ),
+    related: (keyword, kind) => relatedList(keyword, kind),
     modifiers,
     async map(keywords, resolution) {
       // Maps are worldwide; the explore bundle is, too, unless runs look at one country (TRENDS_GEO).
-      if (keywords.length === 1 && (await ownMapsRead(keywords[0]!))) return part(await bundle(keywords[0]!), resolution === 'COUNTRY' ? 'mapCountry' : 'mapCity');
+      if (keywords.length === 1 && (await ownMapsRead(keywords[0]!))) return part(await ownMaps(keywords[0]!), resolution === 'COUNTRY' ? 'mapCountry' : 'mapCity');
       const answer = expectKind(await fetch({ kind: 'explore', keywords, timeframe: '12m', geo: '', parts: ['mapCountry', 'mapCity'] }), 'explore');
       return part(answer, resolution === 'COUNTRY' ? 'mapCountry' : 'mapCity');
     },

@@ -10,6 +10,7 @@ import type { Db } from '../db/connection.js';
 import { refreshEstimate, type RefreshEstimate } from '../domain/trends/refresh-estimate.js';
 import { countUnfinishedRuns } from '../research/run.repository.js';
 import type { EgressPool, RouteBudget } from '../trends/egress-pool.js';
+import type { GoogleCheck } from '../trends/google-check.js';
 
 export interface BudgetReport {
   day: string;
@@ -19,13 +20,16 @@ export interface BudgetReport {
   requestsPerHourPerRoute: number;
   researchRunsWaiting: number;
   refresh: RefreshEstimate;
+  /** The latest scheduled Google canary (GOOGLE_CHECK_CRON), or null. */
+  check: GoogleCheck | null;
 }
 
 export async function budgetReport(db: Db, pool: EgressPool, config: Config, now = new Date()): Promise<BudgetReport> {
-  const [routes, plan, waiting] = await Promise.all([
+  const [routes, plan, waiting, check] = await Promise.all([
     pool.budget(now.toISOString().slice(0, 10), now.getTime()),
     planRefresh(db, config.trendsProvider),
     countUnfinishedRuns(db, 'google'),
+    pool.lastCheck(),
   ]);
   return {
     day: now.toISOString().slice(0, 10),
@@ -34,5 +38,6 @@ export async function budgetReport(db: Db, pool: EgressPool, config: Config, now
     requestsPerHourPerRoute: config.trendsRequestsPerMinute * 60,
     researchRunsWaiting: waiting,
     refresh: refreshEstimate(plan, config.trendsProvider, { routes: pool.routes.length, requestsPerMinute: config.trendsRequestsPerMinute, cron: config.refreshCron }, now),
+    check,
   };
 }

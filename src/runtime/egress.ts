@@ -13,5 +13,7 @@ export function egressPoolFor(resources: Resources, config: Config): EgressPool 
     cooldownMaxMs: config.trendsCooldownMaxMs,
     refusedPauseMs: config.trendsRefusedPauseMs,
     requestTimeoutMs: config.trendsRequestTimeoutMs,
+    embedGapMs: config.trendsEmbedGapMs,
+    embedCooldownMs: config.trendsEmbedCooldownMs,
   });
 }

@@ -1,6 +1,6 @@
 import { AnswerShiftWatch } from '../domain/trends/answer-shift.js';
 import type { Logger } from '../logger.js';
-import { googleAnswers, googleAnswerSeconds } from '../observability/metrics.js';
+import { googleAnswers, googleAnswerSeconds, googleUserTypes } from '../observability/metrics.js';
 import type { ExchangeObserver } from '../trends/google-client.js';
 
 /**
@@ -13,6 +13,7 @@ export function watchGoogleAnswers(logger: Logger): ExchangeObserver {
   return (report) => {
     googleAnswers.inc({ kind: report.kind, outcome: report.outcome });
     googleAnswerSeconds.observe({ kind: report.kind }, report.ms / 1000);
+    if (report.userType && (report.kind === 'explore' || report.kind === 'embed_page')) googleUserTypes.inc({ route: report.route, user_type: report.userType });
     const shift = watch.record(report.kind, report.outcome);
     if (shift) {
       const pct = (x: number) => `${Math.round(x * 100)} %`;

@@ -4,6 +4,7 @@
 // per job name before any worker starts.
 import type { FlowProducer, Queue, WorkerOptions } from 'bullmq';
 import { discoverProcessor } from '../../jobs/discover.job.js';
+import { googleCheckProcessor } from '../../jobs/google-check.job.js';
 import { refreshAllProcessor } from '../../jobs/refresh-all.job.js';
 import { refreshGroupProcessor } from '../../jobs/refresh-group.job.js';
 import { refreshInsightProcessor } from '../../jobs/refresh-insight.job.js';
@@ -141,6 +142,18 @@ export function jobTable(p: PipelineParts): JobEntry[] {
     }),
     jobEntry({ queue: QUEUES.maintenance, job: JOBS.sweep, payload: NoPayload, processor: sweepProcessor({ db: p.db, chain: p.chain, webhooks: p.queues.webhooks }) }),
     jobEntry({ queue: QUEUES.maintenance, job: JOBS.relay, payload: NoPayload, processor: outboxRelayProcessor({ db: p.db, webhooks: p.queues.webhooks }) }),
+    jobEntry({
+      queue: QUEUES.maintenance,
+      job: JOBS.googleCheck,
+      payload: NoPayload,
+      processor: googleCheckProcessor({
+        pool: p.egress,
+        geo: config.trendsGeo.slice(0, 2) || 'US',
+        term: anchorTermFor('google', config.trendsAnchor),
+        timeoutMs: config.trendsRequestTimeoutMs,
+        logger: p.logger,
+      }),
+    }),
   ];
 }
 

@@ -9,6 +9,8 @@ interface Schedule {
   queue: QueueName;
   job: (typeof JOBS)[keyof typeof JOBS];
   repeat: (config: Config) => { every: number } | { pattern: string; tz: 'UTC' };
+  /** A schedule that is off is removed on upsert (default: always on). */
+  enabled?: (config: Config) => boolean;
 }
 
 export const SCHEDULES: readonly Schedule[] = [
@@ -19,6 +21,14 @@ export const SCHEDULES: readonly Schedule[] = [
   { id: 'refresh-daily', queue: 'ingest', job: JOBS.refreshAll, repeat: (config) => ({ pattern: config.refreshCron, tz: 'UTC' }) },
   { id: 'discover-daily', queue: 'ingest', job: JOBS.discover, repeat: (config) => ({ pattern: config.discoveryCron, tz: 'UTC' }) },
   { id: 'relay-every-5s', queue: 'maintenance', job: JOBS.relay, repeat: () => ({ every: 5_000 }) },
+  // The live Google canary spends a route's requests (about ten), so it runs only where asked for, on live Google.
+  {
+    id: 'google-check',
+    queue: 'maintenance',
+    job: JOBS.googleCheck,
+    repeat: (config) => ({ pattern: config.googleCheckCron, tz: 'UTC' }),
+    enabled: (config) => config.googleCheckCron !== '' && config.trendsProvider === 'google',
+  },
 ];
 
 /**
@@ -38,8 +48,10 @@ const RETIRED: ReadonlyArray<{ id: string; queue: QueueName }> = [{ id: 'sweep-e
 /** Upserts the job schedulers. Idempotent: safe from every deploy and every `npm start`. */
 export async function upsertSchedulers(queues: Record<QueueName, Queue>, config: Config): Promise<string[]> {
   for (const { id, queue } of RETIRED) await queues[queue].removeJobScheduler(id);
-  for (const s of SCHEDULES) await queues[s.queue].upsertJobScheduler(s.id, s.repeat(config), { name: s.job, data: {}, opts: SCHEDULED_JOB_RETENTION });
-  return SCHEDULES.map((s) => s.id);
+  const on = SCHEDULES.filter((s) => s.enabled?.(config) ?? true);
+  for (const s of SCHEDULES.filter((x) => !on.includes(x))) await queues[s.queue].removeJobScheduler(s.id);
+  for (const s of on) await queues[s.queue].upsertJobScheduler(s.id, s.repeat(config), { name: s.job, data: {}, opts: SCHEDULED_JOB_RETENTION });
+  return on.map((s) => s.id);
 }
 
 /** How often workers re-upsert the job schedulers (see keepSchedulers). */

@@ -6,26 +6,42 @@
 //   pace       its next request slot: requests go out `60 000 / rate` ms apart
 //              (± jitter), whichever job sends them, so the requests of one job
 //              are spaced too;
-//   cooldown   after a block (302 to /sorry, 429) nothing goes out until it ends;
-//              it starts at TRENDS_COOLDOWN_MS and doubles with each block in a
-//              row, up to TRENDS_COOLDOWN_MAX_MS (asking early makes Google's
-//              block longer: trendspy #5, #13);
+//   cooldown   after a block (302 to /sorry, a 429 page, a 403, "unusual
+//              traffic") nothing goes out until it ends; it starts at
+//              TRENDS_COOLDOWN_MS and doubles with each block in a row, up to
+//              TRENDS_COOLDOWN_MAX_MS (asking early makes Google's block longer:
+//              trendspy #5, #13), and lasts at least as long as Google's
+//              Retry-After asks;
 //   probe      when a cooldown ends, one job probes; the others wait for its
 //              answer. Served: the route is open again. Blocked: a longer cooldown;
 //   refused    a 400 pauses the route (TRENDS_REFUSED_PAUSE_MS) and the request
-//              goes to another route (some proxies cause it: pytrends #602).
+//              goes to another route (some proxies cause it: pytrends #602);
+//   embed      the embed pages (related lists) have a quota of their own: a
+//              second pace, TRENDS_EMBED_GAP_MS between two embed pages of the
+//              route (± jitter), on top of its request pace; a token over the
+//              embed quota closes the route's embed pages for
+//              TRENDS_EMBED_COOLDOWN_MS, doubling while it keeps happening,
+//              and leaves its other requests alone;
+//   cookie     the route's NID cookie (RedisCookieJar), shared by every process;
+//   label      how Google labelled the route's client in its last token
+//              (userConfig.userType), to warn when it changes.
 //
 // And the budget: what each route sent in the last hour and today, and how
-// Google answered, read by `insights budget` and /metrics.
+// Google answered (blocks by kind, embed pages over quota), read by `insights
+// budget` and /metrics.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '../redis/connection.js';
 import type { EgressRoute } from './egress.js';
+import type { CookieJar } from './google-client.js';
+import type { GoogleCheck } from './google-check.js';
+import { BLOCK_KINDS, type BlockKind } from './types.js';
 
 // Grants a route to a job: the first (from a rotating offset, so load spreads)
 // that is neither refused, cooling nor waiting on another job's probe, and whose
 // next slot is near. After a cooldown the route needs a probe: the first job
 // gets it (a lease, renewed as it sends), the others wait for its answer.
-// ARGV: now, job, lease ms, lookahead ms, offset, skip flags ("0101"), poll ms.
+// A job for embed pages also needs the route's embed pages open and their next slot near.
+// ARGV: now, job, lease ms, lookahead ms, offset, skip flags ("0101"), poll ms, embed ("1" or "0").
 const ACQUIRE = `
 local now = tonumber(ARGV[1])
 local job = ARGV[2]
@@ -34,6 +50,7 @@ local lookahead = tonumber(ARGV[4])
 local offset = tonumber(ARGV[5])
 local skip = ARGV[6]
 local poll = tonumber(ARGV[7])
+local embed = ARGV[8] == '1'
 local n = #KEYS
 local best = -1
 local reason = ''
@@ -41,12 +58,14 @@ for j = 0, n - 1 do
   local i = ((offset + j) % n) + 1
   if string.sub(skip, i, i) ~= '1' then
     local k = KEYS[i]
-    local f = redis.call('HMGET', k, 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'probe_until', 'next_at')
+    local f = redis.call('HMGET', k, 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'probe_until', 'next_at', 'embed_cool_until', 'embed_next_at')
     local refused = tonumber(f[1] or '0')
     local cool = tonumber(f[2] or '0')
     local pjob = f[4]
     local puntil = tonumber(f[5] or '0')
     local nextAt = tonumber(f[6] or '0')
+    local embedCool = tonumber(f[7] or '0')
+    if embed then nextAt = math.max(nextAt, tonumber(f[8] or '0')) end
     local wait = -1
     local why = ''
     if refused > now then
@@ -55,6 +74,9 @@ for j = 0, n - 1 do
     elseif cool > now then
       wait = cool - now
       why = 'cooling'
+    elseif embed and embedCool > now then
+      wait = embedCool - now
+      why = 'embed_quota'
     elseif f[3] == '1' then
       if pjob and pjob ~= job and puntil > now then
         wait = math.min(poll, puntil - now)
@@ -82,23 +104,33 @@ return {0, 0, best, reason}
 // The next request slot of a route for a job that holds it: refused when the
 // route is cooling, refused, or being probed by another job; `busy` when the
 // slot is further than the job may wait inside its request. A probe's lease is
-// renewed with each request. KEYS: route, sent log, today's budget.
-// ARGV: now, job, interval ms (jittered by the caller), max wait ms, lease ms, member, route name.
+// renewed with each request. An embed page (embed gap > 0) also takes the
+// route's next embed slot, and is refused while the embed pages cool down.
+// KEYS: route, sent log, today's budget.
+// ARGV: now, job, interval ms (jittered by the caller), max wait ms, lease ms, member, route name, embed gap ms (0: not an embed page).
 const RESERVE = `
 local now = tonumber(ARGV[1])
 local job = ARGV[2]
-local f = redis.call('HMGET', KEYS[1], 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'next_at')
+local embedGap = tonumber(ARGV[8])
+local f = redis.call('HMGET', KEYS[1], 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'next_at', 'embed_cool_until', 'embed_next_at')
 local refused = tonumber(f[1] or '0')
 local cool = tonumber(f[2] or '0')
 if refused > now then return {-1, refused - now, 'refused'} end
 if cool > now then return {-1, cool - now, 'cooling'} end
+local embedCool = tonumber(f[6] or '0')
+if embedGap > 0 and embedCool > now then return {-1, embedCool - now, 'embed_quota'} end
 if f[3] == '1' then
   if f[4] ~= job then return {-1, 1000, 'probe'} end
   redis.call('HSET', KEYS[1], 'probe_until', now + tonumber(ARGV[5]))
 end
 local slot = math.max(now, tonumber(f[5] or '0'))
+if embedGap > 0 then slot = math.max(slot, tonumber(f[7] or '0')) end
 if slot - now > tonumber(ARGV[4]) then return {-1, slot - now, 'busy'} end
 redis.call('HSET', KEYS[1], 'next_at', slot + tonumber(ARGV[3]))
+if embedGap > 0 then
+  redis.call('HSET', KEYS[1], 'embed_next_at', slot + embedGap)
+  redis.call('HINCRBY', KEYS[3], ARGV[7] .. '|embed_requests', 1)
+end
 redis.call('ZADD', KEYS[2], slot, ARGV[6])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - 3600000)
 redis.call('PEXPIRE', KEYS[2], 7200000)
@@ -110,16 +142,25 @@ return {slot, 0, ''}
 // Google blocked a route. A new cooldown, twice as long as the last in a row,
 // unless one is already running or another job holds the probe (a request that
 // was in flight when the block began must not lengthen it).
-// ARGV: now, job, base ms, max ms, jitter factor.
+// Google's Retry-After, when it sent one, is a floor: no request before it,
+// and a running cooldown is made that long if it was shorter.
+// ARGV: now, job, base ms, max ms, jitter factor, Retry-After ms (0: none).
 const BLOCKED = `
 local now = tonumber(ARGV[1])
 local job = ARGV[2]
+local asked = tonumber(ARGV[6])
 local f = redis.call('HMGET', KEYS[1], 'cool_until', 'needs_probe', 'probe_job', 'streak')
 local cool = tonumber(f[1] or '0')
-if cool > now then return {0, cool - now} end
+if cool > now then
+  if now + asked > cool then
+    redis.call('HSET', KEYS[1], 'cool_until', now + asked)
+    return {0, asked}
+  end
+  return {0, cool - now}
+end
 if f[2] == '1' and f[3] ~= job then return {0, 0} end
 local streak = tonumber(f[4] or '0') + 1
-local cooldown = math.floor(math.min(tonumber(ARGV[4]), tonumber(ARGV[3]) * 2 ^ math.min(20, streak - 1)) * tonumber(ARGV[5]))
+local cooldown = math.max(asked, math.floor(math.min(tonumber(ARGV[4]), tonumber(ARGV[3]) * 2 ^ math.min(20, streak - 1)) * tonumber(ARGV[5])))
 redis.call('HSET', KEYS[1], 'streak', streak, 'cool_until', now + cooldown, 'needs_probe', 1, 'blocked_at', now, 'last_cooldown_ms', cooldown)
 redis.call('HDEL', KEYS[1], 'probe_job', 'probe_until')
 redis.call('HINCRBY', KEYS[1], 'cooldowns', 1)
@@ -134,6 +175,33 @@ if f[1] == '1' and f[2] == ARGV[1] then
   redis.call('HDEL', KEYS[1], 'probe_job', 'probe_until')
   return 1
 end
+return 0
+`;
+
+// The embed pages of a route are over Google's quota: they wait, each time in a row twice as long (up to ARGV[3]).
+// An over-quota answer while they already wait (a page that was on its way) does not lengthen it.
+// ARGV: now, base ms, max ms.
+const EMBED_OVER_QUOTA = `
+local now = tonumber(ARGV[1])
+local f = redis.call('HMGET', KEYS[1], 'embed_cool_until', 'embed_streak')
+local cool = tonumber(f[1] or '0')
+if cool > now then return cool - now end
+local streak = tonumber(f[2] or '0') + 1
+local wait = math.floor(math.min(tonumber(ARGV[3]), tonumber(ARGV[2]) * 2 ^ math.min(20, streak - 1)))
+redis.call('HSET', KEYS[1], 'embed_cool_until', now + wait, 'embed_streak', streak)
+return wait
+`;
+
+// The label Google gave the route's client in its latest token; returns the one before.
+const LABEL = `
+local before = redis.call('HGET', KEYS[1], 'user_type')
+if before ~= ARGV[1] then redis.call('HSET', KEYS[1], 'user_type', ARGV[1], 'user_type_since', ARGV[2]) end
+return before
+`;
+
+// Forgets a route's cookie only if it is still the one Google refused.
+const DROP_COOKIE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `;
 
@@ -159,6 +227,10 @@ export interface EgressPoolOptions {
   requestTimeoutMs: number;
   /** Spread of the interval between requests (0.2: ± 20 %). */
   jitter?: number;
+  /** Gap between two embed pages of a route (TRENDS_EMBED_GAP_MS); jittered like the interval. Default 8 s. */
+  embedGapMs?: number;
+  /** How long a route's embed pages wait after a token over the embed quota, doubling in a row up to cooldownMaxMs. Default 5 minutes. */
+  embedCooldownMs?: number;
   /**
    * How many of a route's request slots ahead a job may wait for inside its
    * request (default 8: two jobs per route in each of four worker processes).
@@ -171,7 +243,7 @@ export interface EgressPoolOptions {
 }
 
 /** Why a route cannot take a job (or a request) now. */
-export type RouteWait = 'refused' | 'cooling' | 'probe' | 'busy';
+export type RouteWait = 'refused' | 'cooling' | 'probe' | 'busy' | 'embed_quota';
 
 export type Lease =
   | { route: EgressRoute; probe: boolean }
@@ -196,6 +268,7 @@ const REASONS: Record<RouteWait, string> = {
   cooling: 'cooling down after Google blocked it',
   probe: 'another job is probing whether Google blocks it still',
   busy: 'its next request slot is taken',
+  embed_quota: "its embed pages (related lists) wait after Google said their quota was spent",
 };
 
 /** A route's state as ops see it. */
@@ -203,7 +276,7 @@ export const ROUTE_STATES = ['open', 'cooling', 'probing', 'refused'] as const;
 export type RouteState = (typeof ROUTE_STATES)[number];
 
 /** How Google answered a job, for the day's counts. */
-export const BOOKED_OUTCOMES = ['answers', 'blocked', 'refused', 'changed', 'errors'] as const;
+export const BOOKED_OUTCOMES = ['answers', 'blocked', 'refused', 'changed', 'errors', 'over_quota'] as const;
 export type BookedOutcome = (typeof BOOKED_OUTCOMES)[number];
 
 export interface RouteBudget {
@@ -225,6 +298,37 @@ export interface RouteBudget {
   /** Cooldowns started, and probes sent after them, since the route's state was created. */
   cooldowns: number;
   probes: number;
+  /** Blocks that day by how Google answered them. */
+  blocksByKind: Record<BlockKind, number>;
+  /** Embed pages sent that day, and tokens over the embed quota. */
+  embedRequests: number;
+  overQuota: number;
+  /** How long the route's embed pages still wait after an over-quota token (0: open). */
+  embedWaitMs: number;
+  /** How Google labelled the route's client in its latest token (userConfig.userType), and since when. */
+  userType: string | null;
+  userTypeSince: string | null;
+}
+
+/** The route's NID cookie in Redis, shared by every process and kept across restarts (trendspyg 1.6.0 keeps a jar for the same reason). */
+export class RedisCookieJar implements CookieJar {
+  constructor(
+    private readonly redis: Redis,
+    private readonly key: (route: string) => string,
+  ) {}
+
+  async get(route: string): Promise<string | undefined> {
+    return (await this.redis.get(this.key(route))) ?? undefined;
+  }
+
+  async set(route: string, cookie: string): Promise<void> {
+    // Google's NID lasts about six months; a route unused for a month warms up again.
+    await this.redis.set(this.key(route), cookie, 'EX', 30 * 86_400);
+  }
+
+  async drop(route: string, cookie: string): Promise<void> {
+    await this.redis.eval(DROP_COOKIE, 1, this.key(route), cookie);
+  }
 }
 
 export class EgressPool {
@@ -249,6 +353,11 @@ export class EgressPool {
     return `${this.routeKey(route)}:sent`;
   }
 
+  /** The routes' cookies, kept beside their state (one hash tag: a cluster keeps them on one node). */
+  get cookies(): CookieJar {
+    return new RedisCookieJar(this.redis, (route) => `${this.routeKey(route)}:cookie`);
+  }
+
   private budgetKey(day: string): string {
     return `${this.prefix}:budget:${day}`;
   }
@@ -260,11 +369,24 @@ export class EgressPool {
     return Math.round((60_000 / this.options.requestsPerMinute) * (1 - spread + 2 * spread * this.random()));
   }
 
-  /** How long a job may wait inside its request for its route's next slot: `paceWaitSlots` of the longest jittered interval. */
+  /** Milliseconds between two embed pages of one route, jittered the same way. */
+  private embedGap(): number {
+    const gap = this.options.embedGapMs ?? 8_000;
+    if (gap <= 0) return 0;
+    const spread = this.options.jitter ?? 0.2;
+    return Math.max(1, Math.round(gap * (1 - spread + 2 * spread * this.random())));
+  }
+
+  /**
+   * How long a job may wait inside its request for its route's next slot:
+   * `paceWaitSlots` of the longest jittered interval, and at least two embed
+   * gaps (an embed job's page waits for the route's embed slot).
+   */
   private get maxPaceWaitMs(): number {
-    if (this.options.requestsPerMinute <= 0) return 0;
+    const embed = 2 * (this.options.embedGapMs ?? 8_000) * (1 + (this.options.jitter ?? 0.2));
+    if (this.options.requestsPerMinute <= 0) return Math.ceil(embed);
     const longest = (60_000 / this.options.requestsPerMinute) * (1 + (this.options.jitter ?? 0.2));
-    return Math.max(1_000, Math.ceil((this.options.paceWaitSlots ?? 8) * longest));
+    return Math.max(1_000, Math.ceil(embed), Math.ceil((this.options.paceWaitSlots ?? 8) * longest));
   }
 
   /** A probe's lease: longer than a request with its paced exchanges, renewed with each one. */
@@ -272,8 +394,12 @@ export class EgressPool {
     return 2 * this.options.requestTimeoutMs + 2 * this.maxPaceWaitMs;
   }
 
-  /** A route for `jobId` now, or how long until one will take it. `skip`: routes that refused this request. */
-  async acquire(jobId: string, skip: readonly string[] = [], now = Date.now()): Promise<Lease> {
+  /**
+   * A route for `jobId` now, or how long until one will take it. `skip`: routes
+   * that refused this request; `embed`: the job sends embed pages (their quota
+   * and pace count too).
+   */
+  async acquire(jobId: string, skip: readonly string[] = [], now = Date.now(), embed = false): Promise<Lease> {
     this.offset = (this.offset + 1) % this.routes.length;
     const flags = this.routes.map((r) => (skip.includes(r.name) ? '1' : '0')).join('');
     if (!flags.includes('0')) return { refusedEverywhere: true };
@@ -290,6 +416,7 @@ export class EgressPool {
       this.offset,
       flags,
       1_000,
+      embed ? '1' : '0',
     )) as [number, number, number, string];
     if (index > 0) return { route: this.routes[index - 1]!, probe: probe === 1 };
     return { waitMs: Math.max(50, waitMs), reason: (reason || 'busy') as RouteWait };
@@ -300,7 +427,7 @@ export class EgressPool {
    * slot, then checks the route is still open (a block reported while it
    * waited stops the request). Throws RouteWaitError when the request must not go.
    */
-  async pace(route: EgressRoute, jobId: string): Promise<void> {
+  async pace(route: EgressRoute, jobId: string, embed = false): Promise<void> {
     const now = Date.now();
     const [slot, waitMs, reason] = (await this.redis.eval(
       RESERVE,
@@ -315,6 +442,7 @@ export class EgressPool {
       this.leaseMs,
       `${now}:${randomUUID()}`,
       route.name,
+      embed ? this.embedGap() : 0,
     )) as [number, number, string];
     if (slot < 0) throw new RouteWaitError(route.name, waitMs, reason as RouteWait);
     if (slot > now) {
@@ -327,21 +455,64 @@ export class EgressPool {
     }
   }
 
+  /** The pacers of a job on `route`: every request, and embed pages (which take an embed slot too). */
+  pacers(route: EgressRoute, jobId: string): { pace: () => Promise<void>; paceEmbed: () => Promise<void> } {
+    return { pace: () => this.pace(route, jobId), paceEmbed: () => this.pace(route, jobId, true) };
+  }
+
   /** Google answered `route` (served, empty, no data, changed shape): a probe is over and the route open. */
-  async answered(route: EgressRoute, jobId: string, outcome: Exclude<BookedOutcome, 'blocked' | 'refused' | 'errors'>): Promise<void> {
+  async answered(route: EgressRoute, jobId: string, outcome: Exclude<BookedOutcome, 'blocked' | 'refused' | 'errors' | 'over_quota'>, options: { embed?: boolean } = {}): Promise<void> {
     await this.redis.eval(ANSWERED, 1, this.routeKey(route), jobId);
+    // An embed page within the quota: the next over-quota wait starts from the shortest again.
+    if (options.embed && outcome === 'answers') await this.redis.hset(this.routeKey(route), 'embed_streak', 0);
     await this.book(route, outcome);
   }
 
-  /** Google blocked `route`: a cooldown, unless one runs already. Returns how long the job should wait, and whether a new cooldown started. */
-  async blocked(route: EgressRoute, jobId: string, now = Date.now()): Promise<{ cooldownMs: number; started: boolean }> {
+  /**
+   * Google blocked `route`: a cooldown, unless one runs already, at least as
+   * long as Google's Retry-After. Returns how long the job should wait, and
+   * whether a new cooldown started.
+   */
+  async blocked(route: EgressRoute, jobId: string, now = Date.now(), block: { kind?: BlockKind; retryAfterMs?: number } = {}): Promise<{ cooldownMs: number; started: boolean }> {
     const jitter = 0.9 + 0.2 * this.random();
-    const [started, cooldownMs] = (await this.redis.eval(BLOCKED, 1, this.routeKey(route), now, jobId, this.options.cooldownMs, this.options.cooldownMaxMs, jitter)) as [
+    const asked = Math.max(0, Math.round(block.retryAfterMs ?? 0));
+    const [started, cooldownMs] = (await this.redis.eval(BLOCKED, 1, this.routeKey(route), now, jobId, this.options.cooldownMs, this.options.cooldownMaxMs, jitter, asked)) as [
       number,
       number,
     ];
     await this.book(route, 'blocked');
+    if (block.kind) await this.bookField(route, `blocked_${block.kind}`);
     return { cooldownMs, started: started === 1 };
+  }
+
+  /** A token over the embed quota on `route`: its embed pages wait (its other requests do not). Returns how long. */
+  async embedOverQuota(route: EgressRoute, jobId: string, now = Date.now()): Promise<number> {
+    await this.redis.eval(RELEASE, 1, this.routeKey(route), jobId);
+    const waitMs = Number(await this.redis.eval(EMBED_OVER_QUOTA, 1, this.routeKey(route), now, this.options.embedCooldownMs ?? 300_000, Math.max(this.options.cooldownMaxMs, this.options.embedCooldownMs ?? 300_000)));
+    await this.book(route, 'over_quota');
+    return waitMs;
+  }
+
+  /** Keeps the latest scheduled canary's result (a week), for `insights budget` and /metrics. */
+  async saveCheck(check: GoogleCheck): Promise<void> {
+    await this.redis.set(`${this.prefix}:check`, JSON.stringify(check), 'EX', 7 * 86_400);
+  }
+
+  /** The latest scheduled canary's result, if one ran this week. */
+  async lastCheck(): Promise<GoogleCheck | null> {
+    const raw = await this.redis.get(`${this.prefix}:check`);
+    if (!raw) return null;
+    try {
+      return JSON.parse(raw) as GoogleCheck;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Records how Google labelled the route's client; returns the label before it when it changed (null: the first seen). */
+  async labelled(route: EgressRoute, userType: string, now = new Date()): Promise<{ changed: boolean; before: string | null }> {
+    const before = (await this.redis.eval(LABEL, 1, this.routeKey(route), userType, now.toISOString())) as string | null;
+    return { changed: before !== null && before !== userType, before };
   }
 
   /** Google refused a request on `route` (400): the route pauses; the request goes elsewhere. */
@@ -363,8 +534,12 @@ export class EgressPool {
   }
 
   private async book(route: EgressRoute, outcome: BookedOutcome, now = new Date()): Promise<void> {
+    await this.bookField(route, outcome, now);
+  }
+
+  private async bookField(route: EgressRoute, field: string, now = new Date()): Promise<void> {
     const day = this.budgetKey(now.toISOString().slice(0, 10));
-    await this.redis.multi().hincrby(day, `${route.name}|${outcome}`, 1).expire(day, 8 * 86_400).exec();
+    await this.redis.multi().hincrby(day, `${route.name}|${field}`, 1).expire(day, 8 * 86_400).exec();
   }
 
   /** Each route's requests (last hour, and `day`), Google's answers that day and its state now. */
@@ -372,7 +547,7 @@ export class EgressPool {
     const spent = await this.redis.hgetall(this.budgetKey(day));
     return Promise.all(
       this.routes.map(async (route) => {
-        const [refused, cool, needsProbe, streak, cooldowns, probes] = await this.redis.hmget(
+        const [refused, cool, needsProbe, streak, cooldowns, probes, embedCool, userType, userTypeSince] = await this.redis.hmget(
           this.routeKey(route),
           'refused_until',
           'cool_until',
@@ -380,6 +555,9 @@ export class EgressPool {
           'streak',
           'cooldowns',
           'probes',
+          'embed_cool_until',
+          'user_type',
+          'user_type_since',
         );
         const lastHour = await this.redis.zcount(this.sentKey(route), now - 3_600_000, '+inf');
         const n = (field: string) => Number(spent[`${route.name}|${field}`] ?? 0);
@@ -400,6 +578,12 @@ export class EgressPool {
           streak: Number(streak ?? 0),
           cooldowns: Number(cooldowns ?? 0),
           probes: Number(probes ?? 0),
+          blocksByKind: Object.fromEntries(BLOCK_KINDS.map((k) => [k, n(`blocked_${k}`)])) as Record<BlockKind, number>,
+          embedRequests: n('embed_requests'),
+          overQuota: n('over_quota'),
+          embedWaitMs: Math.max(0, Number(embedCool ?? 0) - now),
+          userType: userType ?? null,
+          userTypeSince: userTypeSince ?? null,
         };
       }),
     );

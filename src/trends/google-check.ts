@@ -1,16 +1,24 @@
-// A live canary for `insights google check`: one request of each kind the
-// product sends to Google, through one egress route, each reported as Google
-// answered it (served, empty, no data, blocked, refused, changed shape, or no
-// answer) with its latency. Google changes without notice; this is how an
-// operator learns it did, before research and discovery start failing.
+// A live canary for `insights google check` and the scheduled `google-check`
+// job: one request of each kind the product sends to Google, through one
+// egress route, each reported as Google answered it (served, empty, no data,
+// blocked, over the embed quota, refused, changed shape, or no answer) with its
+// latency, and how Google labelled the client in its tokens. Google changes
+// without notice; this is how an operator learns it did, before research and
+// discovery start failing.
 import { withEgress, type EgressRoute } from './egress.js';
-import { forgetGoogleCookies, GoogleSession, type ExchangeKind, type ExchangeOutcome, type ExchangeReport, type Widget } from './google-client.js';
+import { GoogleSession, MemoryCookieJar, type CookieJar, type ExchangeKind, type ExchangeOutcome, type ExchangeReport, type Pacer, type Widget } from './google-client.js';
 import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './google-format.js';
 import { timeRange } from './google.provider.js';
 
 /** Who needs each kind, and which answers are expected rather than broken. */
-export const CHECKED_KINDS: ReadonlyArray<{ kind: ExchangeKind; neededBy: 'research' | 'discovery'; fine: readonly ExchangeOutcome[]; note?: Partial<Record<ExchangeOutcome, string>> }> = [
-  { kind: 'cookie_page', neededBy: 'research', fine: ['served'] },
+export const CHECKED_KINDS: ReadonlyArray<{ kind: ExchangeKind; neededBy: 'research' | 'discovery'; fine: readonly CheckOutcome[]; note?: Partial<Record<CheckOutcome, string>> }> = [
+  { kind: 'home_page', neededBy: 'research', fine: ['served'], note: { empty: 'the home page handed out no NID cookie (Google moved the cookie again)' } },
+  {
+    kind: 'cookie_page',
+    neededBy: 'research',
+    fine: ['served', 'not_asked'],
+    note: { served: 'the explore page handed out the cookie the home page did not', not_asked: 'not needed: the home page handed out the cookie' },
+  },
   { kind: 'explore', neededBy: 'research', fine: ['served'] },
   // No data for a term as searched as the anchor means Google may be feeding this client zeros.
   { kind: 'multiline', neededBy: 'research', fine: ['served'], note: { no_data: 'no data for a term everyone searches: Google may have flagged this client' } },
@@ -19,7 +27,22 @@ export const CHECKED_KINDS: ReadonlyArray<{ kind: ExchangeKind; neededBy: 'resea
     kind: 'relatedsearches',
     neededBy: 'research',
     fine: ['served', 'empty'],
-    note: { empty: 'expected: Google serves automated clients empty related lists since 2024-08-20', served: 'Google serves related lists again' },
+    note: { empty: "expected: the explore page's own widgets serve automated clients empty related lists since 2024-08-20", served: "the explore page's widgets serve related lists again" },
+  },
+  {
+    kind: 'embed_page',
+    neededBy: 'research',
+    fine: ['served', 'over_quota'],
+    note: { over_quota: "the route's embed quota is spent (USER_TYPE_EMBED_OVER_QUOTA): its related lists wait; not a change of Google" },
+  },
+  {
+    kind: 'embed_relatedsearches',
+    neededBy: 'research',
+    fine: ['served'],
+    note: {
+      empty: 'the embed flow serves related queries empty: pain, intent, breadth and whitespace fall back to the modifier comparison and autocomplete',
+      not_asked: 'not asked: the embed page gave no token to use',
+    },
   },
   { kind: 'autocomplete', neededBy: 'research', fine: ['served', 'empty'] },
   { kind: 'trending_rss', neededBy: 'discovery', fine: ['served'], note: { empty: 'the feed lists no trending search' } },
@@ -42,6 +65,8 @@ export interface GoogleCheck {
   geo: string;
   term: string;
   kinds: CheckedKind[];
+  /** How Google labelled the client: in the explore page's tokens, and in the embed page's. */
+  userType: { explore: string | null; embed: string | null };
   /** The kinds research or discovery needs that did not answer as they should. */
   broken: ExchangeKind[];
 }
@@ -55,6 +80,8 @@ export interface GoogleCheckOptions {
   timeoutMs: number;
   ca?: string | Buffer;
   now?: () => Date;
+  /** The route's pace (the scheduled check runs inside it); none for a one-off check from the CLI. */
+  pacers?: { pace: Pacer; paceEmbed: Pacer };
 }
 
 export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCheck> {
@@ -62,33 +89,57 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
   const now = options.now ?? (() => new Date());
   const reports = new Map<ExchangeKind, ExchangeReport>();
   const details = new Map<ExchangeKind, string>();
-  // A fresh cookie: the page is one of the things checked.
-  forgetGoogleCookies(route.name);
+  // A jar of its own: the home page's cookie is one of the things checked, and the route's shared one stays as it is.
+  const jar: CookieJar = new MemoryCookieJar();
+  let stopped: string | undefined;
+  let observed = 0;
+  const observe = (r: ExchangeReport) => {
+    observed += 1;
+    reports.set(r.kind, r);
+  };
   // Each kind gets a deadline of its own, so one that hangs does not hide the others.
   const ask = async <T>(kind: ExchangeKind, run: (session: GoogleSession) => Promise<T>, describe: (result: T) => string): Promise<T | undefined> => {
+    if (stopped) return undefined;
+    const before = observed;
     try {
-      const result = await withEgress(route, options.timeoutMs, (agent) => run(new GoogleSession(agent, route.name, { observe: (r) => reports.set(r.kind, r) })), { ca: options.ca });
+      const result = await withEgress(route, options.timeoutMs, (agent, outsideDeadline) => run(new GoogleSession(agent, route.name, { jar, ...options.pacers, outsideDeadline, observe })), {
+        ca: options.ca,
+      });
       details.set(kind, describe(result));
       return result;
     } catch (error) {
-      if (!reports.has(kind)) reports.set(kind, { kind, outcome: 'error', ms: 0, route: route.name, detail: error instanceof Error ? error.message : String(error) });
+      const message = error instanceof Error ? error.message : String(error);
+      // The route's pace or cooldown stopped the request before it went: the check stops there.
+      if ((error as { name?: string }).name === 'RouteWaitError') stopped = message;
+      // No answer at all (the exchange never reported: a timeout, a network error).
+      else if (observed === before) reports.set(kind, { kind, outcome: 'error', ms: 0, route: route.name, detail: message });
       return undefined;
     }
   };
   const blocked = () => [...reports.values()].some((r) => r.outcome === 'blocked');
   const what = 'insights google check';
+  const time = timeRange('12m', now());
 
-  await ask('cookie_page', (s) => s.fetchCookie(geo, what), () => 'NID cookie handed out');
+  await ask('home_page', (s) => s.warmUp(geo, what), () => 'NID cookie handed out');
+  const cookie = reports.get('cookie_page')?.outcome === 'served' || reports.get('home_page')?.outcome === 'served';
   let widgets: Widget[] | undefined;
-  if (reports.get('cookie_page')?.outcome === 'served') {
-    widgets = await ask('explore', (s) => s.explore([{ keyword: term, geo, time: timeRange('12m', now()) }], `explore for "${term}"`), (w) => `${w.length} widgets: ${w.map((x) => x.id).join(', ')}`);
+  if (cookie && !blocked()) {
+    widgets = await ask('explore', (s) => s.explore([{ keyword: term, geo, time }], `explore for "${term}"`), (w) => `${w.length} widgets: ${w.map((x) => x.id).join(', ')}`);
   }
   if (widgets && !blocked()) {
     await ask('multiline', (s) => s.widget(widgets, 'TIMESERIES', `interest over time for "${term}"`, (j) => parseMultiline(j, [term], what)), (a) => `${a.points.length} points`);
     await ask('comparedgeo', (s) => s.widget(widgets, 'GEO_MAP', `interest by region for "${term}"`, (j) => parseComparedGeo(j, [term], what)), (a) => `${a.regions.filter((r) => r.hasData[0]).length} of ${a.regions.length} places with data`);
     await ask('relatedsearches', (s) => s.widget(widgets, 'RELATED_QUERIES', `related queries for "${term}"`, (j) => parseRelated(j, 'relatedQueries', what)), (a) => `${a.top.length} top, ${a.rising.length} rising`);
   }
-  if (reports.get('cookie_page')?.outcome === 'served' && !blocked()) {
+  if (cookie && !blocked()) {
+    await ask(
+      'embed_relatedsearches',
+      (s) => s.embedRelated({ keyword: term, geo, time }, 'RELATED_QUERIES', `related queries for "${term}" (embed)`, (j) => parseRelated(j, 'relatedQueries', what)),
+      (a) => `${a.top.length} top, ${a.rising.length} rising`,
+    );
+    if (reports.get('embed_page')?.outcome === 'served') details.set('embed_page', `a token labelled ${reports.get('embed_page')?.userType ?? '(no label)'}`);
+  }
+  if (cookie && !blocked()) {
     await ask('autocomplete', (s) => s.autocomplete(term, `autocomplete for "${term}"`, (j) => parseAutocomplete(j, what)), (a) => `${a.topics.length} topics`);
   }
   if (!blocked()) await ask('trending_rss', (s) => s.trendingFeed(geo || 'US', `the trending feed for ${geo || 'US'}`, (x) => parseTrendingFeed(x, what)), (f) => `${f.items.length} trending searches`);
@@ -97,15 +148,33 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
     const report = reports.get(kind);
     const outcome: CheckOutcome = report?.outcome ?? 'not_asked';
     const reason = report?.outcome === 'served' || report?.outcome === 'empty' || report?.outcome === 'no_data' ? details.get(kind) : report?.detail;
-    const because = outcome === 'not_asked' ? (blocked() ? 'not asked: Google blocked an earlier request' : 'not asked: an earlier request it depends on failed') : undefined;
+    const overQuota = kind === 'embed_relatedsearches' && reports.get('embed_page')?.outcome === 'over_quota';
+    const because =
+      outcome !== 'not_asked' || (kind === 'cookie_page' && !stopped && !blocked())
+        ? undefined
+        : stopped
+          ? `not asked: ${stopped}`
+          : overQuota
+            ? "not asked: the route's embed quota is spent"
+            : blocked()
+              ? 'not asked: Google blocked an earlier request'
+              : 'not asked: an earlier request it depends on failed';
     return {
       kind,
       outcome,
       ms: report ? report.ms : null,
       neededBy,
-      broken: !fine.includes(outcome as ExchangeOutcome),
-      detail: [note?.[outcome as ExchangeOutcome], because, reason].filter(Boolean).join('; '),
+      broken: !(fine.includes(outcome) || overQuota || (kind === 'home_page' && reports.get('cookie_page')?.outcome === 'served')),
+      detail: [because ? undefined : note?.[outcome], because, reason].filter(Boolean).join('; '),
     };
   });
-  return { checkedAt: now().toISOString(), route: route.name, geo, term, kinds, broken: kinds.filter((k) => k.broken).map((k) => k.kind) };
+  return {
+    checkedAt: now().toISOString(),
+    route: route.name,
+    geo,
+    term,
+    kinds,
+    userType: { explore: reports.get('explore')?.userType ?? null, embed: reports.get('embed_page')?.userType ?? null },
+    broken: kinds.filter((k) => k.broken).map((k) => k.kind),
+  };
 }

@@ -1,40 +1,74 @@
 // Google Trends' HTTP API, spoken directly, as Google answers automated
-// clients in 2025–2026:
+// clients in late 2026 (docs/operations.md, "How Google answers"):
 //
-// - The API wants an NID cookie, and a 429 no longer hands one out
-//   (google-trends-api PR #167); a page under trends.google.com does (pytrends
-//   #573; in the 2025 re-recording, GET /trends/explore/?geo=US answered 404
-//   with Set-Cookie: NID=…). So each egress route fetches the cookie from a page
-//   before its first API call, and again when Google stops taking it: at most
-//   once per request, and a second refusal is a block.
+// - The API wants an NID cookie, and a 429 does not hand one out
+//   (google-trends-api PR #167). From an address Google has seen before, only
+//   the home page does: a cookieless load of any other page answers 429
+//   (trendspyg 1.5.2, its `_warm_up`). So a route warms up on the home page
+//   (`/trends/`, where `https://trends.google.com/` redirects: gtrends'
+//   session bootstrap test, 2026-09-09), and tries one other page only if the
+//   home page refuses it. The cookie is kept per route in a jar every process
+//   shares (Redis), so a restart keeps it (trendspyg 1.6.0's jar: a returning
+//   visitor is served where a new session is refused), and it is dropped only
+//   when Google refuses it.
+// - A block comes as a 302 to www.google.com/sorry, a plain "Error 429 (Too
+//   Many Requests)" page, a 403, or an "unusual traffic" page, sometimes with
+//   Retry-After. A plain 429 to a cookie from the jar is the one ambiguous
+//   answer: Google no longer takes the cookie, or blocks us. It is read as the
+//   first once per request (a fresh cookie, the request sent again), unless it
+//   carries Retry-After; a second one is a block.
+// - Related queries are served through the embed flow
+//   (`/trends/embed/explore/RELATED_QUERIES`, a page holding the widget's
+//   token, then `widgetdata/relatedsearches` with it), where the explore
+//   page's own widgets answer empty lists (trendspy `client.py`, trendspy #17).
+//   Embed pages have a quota of their own: they are paced by the caller's
+//   embed pacer, and a token labelled USER_TYPE_EMBED_OVER_QUOTA is a wait.
+// - Every token says how Google labels the client (`userConfig.userType`):
+//   read from each, reported with the answer.
 // - Requests carry what a browser sends: a desktop Chrome User-Agent, Accept,
 //   Accept-Language from `hl`, and the explore page as Referer.
 // - One explore answer carries the tokens of all its widgets, so it is asked
-//   once and as many widgets are fetched as the caller needs (the npm package
-//   asks one explore per widget). Autocomplete and the RSS feed need no explore.
+//   once and as many widgets are fetched as the caller needs. Autocomplete and
+//   the RSS feed need no explore.
 //
 // Every exchange goes through `exchange()`: the one place where an answer is
-// classified (served, empty, no data; blocked, refused, changed shape), counted
-// and reported to the observer. The caller's pacer is asked before each
-// request, so the route's rate is kept in HTTPS requests, the cookie page included.
+// classified (served, empty, no data; blocked, refused, changed shape, over
+// the embed quota), counted and reported to the observer. The caller's pacer
+// is asked before each request, so the route's rate is kept in HTTPS requests,
+// the cookie pages included.
 import type https from 'node:https';
 import { request as httpsRequest } from 'node:https';
-import { isSorryPage, parseGuardedJson } from './google-format.js';
-import { MalformedResponseError, RateLimitedError, RefusedError, type AnswerOutcome } from './types.js';
+import { isSorryPage, parseEmbedPage, parseGuardedJson, userTypeOf } from './google-format.js';
+import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError, type AnswerOutcome } from './types.js';
 
 export const GOOGLE_HOST = 'trends.google.com';
 const MAX_ANSWER_BYTES = 5 * 1024 * 1024;
+/** The longest Retry-After honoured: a day (anything longer is read as a day). */
+const MAX_RETRY_AFTER_MS = 86_400_000;
 
 /** What a desktop Chrome sends; Google serves browsers, and a bare client stands out (pytrends #602, trendspy #4). */
 export const BROWSER_USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const EXPLORE_PAGE = `https://${GOOGLE_HOST}/trends/explore`;
+/** The home page: `https://trends.google.com/` answers 301 to it, and it hands out the NID cookie. */
+export const HOME_PATH = '/trends/';
 
 /** The kinds of HTTPS exchange the product makes with Google (counted per kind in /metrics, checked by `insights google check`). */
-export const EXCHANGE_KINDS = ['cookie_page', 'explore', 'multiline', 'comparedgeo', 'relatedsearches', 'autocomplete', 'trending_rss'] as const;
+export const EXCHANGE_KINDS = [
+  'home_page',
+  'cookie_page',
+  'explore',
+  'multiline',
+  'comparedgeo',
+  'relatedsearches',
+  'embed_page',
+  'embed_relatedsearches',
+  'autocomplete',
+  'trending_rss',
+] as const;
 export type ExchangeKind = (typeof EXCHANGE_KINDS)[number];
 
-/** An exchange's outcome: one of Google's six, or `error` when no answer came (network, timeout, a 5xx). */
-export type ExchangeOutcome = AnswerOutcome | 'error';
+/** An exchange's outcome: one of Google's six, `over_quota` (the embed quota), or `error` when no answer came (network, timeout, a 5xx). */
+export type ExchangeOutcome = AnswerOutcome | 'over_quota' | 'error';
 
 export interface ExchangeReport {
   kind: ExchangeKind;
@@ -45,6 +79,8 @@ export interface ExchangeReport {
   status?: number;
   /** Why, for anything but served. */
   detail?: string;
+  /** How Google labelled the client in this answer's token, when it carried one. */
+  userType?: string;
 }
 export type ExchangeObserver = (report: ExchangeReport) => void;
 
@@ -55,6 +91,44 @@ export type ExchangeObserver = (report: ExchangeReport) => void;
  */
 export type Pacer = () => Promise<void>;
 
+/**
+ * The NID cookie of each egress route: each route is a different client to
+ * Google. Shared by every process (Redis, see egress-pool.ts) so a restart or
+ * another worker does not spend a page load to learn it again.
+ */
+export interface CookieJar {
+  get(route: string): Promise<string | undefined>;
+  set(route: string, cookie: string): Promise<void>;
+  /** Forgets the route's cookie if it is still `cookie` (another process may have kept a newer one). */
+  drop(route: string, cookie: string): Promise<void>;
+}
+
+/** A jar in this process's memory: `insights google check`, and tests of the client alone. */
+export class MemoryCookieJar implements CookieJar {
+  private readonly cookies = new Map<string, string>();
+  async get(route: string) {
+    return this.cookies.get(route);
+  }
+  async set(route: string, cookie: string) {
+    this.cookies.set(route, cookie);
+  }
+  async drop(route: string, cookie: string) {
+    if (this.cookies.get(route) === cookie) this.cookies.delete(route);
+  }
+  clear(route?: string) {
+    if (route === undefined) this.cookies.clear();
+    else this.cookies.delete(route);
+  }
+}
+
+/** The jar of a session given none. */
+const processJar = new MemoryCookieJar();
+
+/** Forgets this process's own cookies (a Google of one's own in tests). */
+export function forgetGoogleCookies(route?: string): void {
+  processJar.clear(route);
+}
+
 export type WidgetId = 'TIMESERIES' | 'GEO_MAP' | 'RELATED_QUERIES' | 'RELATED_TOPICS';
 const WIDGET_KIND: Record<WidgetId, ExchangeKind> = {
   TIMESERIES: 'multiline',
@@ -62,14 +136,16 @@ const WIDGET_KIND: Record<WidgetId, ExchangeKind> = {
   RELATED_QUERIES: 'relatedsearches',
   RELATED_TOPICS: 'relatedsearches',
 };
-const PATHS: Record<Exclude<ExchangeKind, 'cookie_page'>, string> = {
+const PATHS = {
   explore: '/trends/api/explore',
   multiline: '/trends/api/widgetdata/multiline',
   comparedgeo: '/trends/api/widgetdata/comparedgeo',
   relatedsearches: '/trends/api/widgetdata/relatedsearches',
+  embed_relatedsearches: '/trends/api/widgetdata/relatedsearches',
   autocomplete: '/trends/api/autocomplete/',
   trending_rss: '/trending/rss',
-};
+  embed: '/trends/embed/explore/',
+} as const;
 
 export interface Widget {
   id: string;
@@ -91,6 +167,8 @@ export interface RawAnswer {
   /** The NID cookie it set ("NID=…"), if any. */
   nid?: string;
   location?: string;
+  /** The Retry-After header, as sent. */
+  retryAfter?: string;
 }
 
 /** Google answered 5xx: neither about us nor about the request; retried like a network error. */
@@ -101,34 +179,45 @@ export class GoogleUnavailableError extends Error {
 /** Errors already reported by an inner exchange. */
 const reported = new WeakSet<object>();
 
-/** NID cookies, one per egress route: each route is a different client to Google. */
-const cookies = new Map<string, string>();
+/** Retry-After in milliseconds (delta-seconds or an HTTP date), within a day; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | undefined, now = Date.now()): number | undefined {
+  if (header === undefined) return undefined;
+  const value = header.trim();
+  const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - now;
+  return Number.isFinite(ms) && ms >= 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : undefined;
+}
 
-/** Forgets the cookies (a Google of one's own in tests; `insights google check` starts from none). */
-export function forgetGoogleCookies(route?: string): void {
-  if (route === undefined) cookies.clear();
-  else cookies.delete(route);
+/** A 429 that may only mean "no cookie, or not that one": no Retry-After, no "sorry" or "unusual traffic" marker. */
+export function isPlainRefusal(answer: RawAnswer): boolean {
+  return answer.status === 429 && answer.retryAfter === undefined && !isSorryPage(answer.body);
 }
 
 /**
  * How Google answered, decided in one place for every kind of exchange. A
- * redirect to www.google.com/sorry, or its 429 page, is a block (the 2025
- * re-recording: 302, then 429 with a captcha form); 400 is a refusal; 404 on
- * an endpoint, or a 200 that is not its format, is a changed shape; 5xx is
- * Google being unwell. Returns the body of a 200.
+ * redirect to www.google.com/sorry, a 429, a 403 or an "unusual traffic" page
+ * is a block (with Google's Retry-After when it sent one); 400 and 401 are
+ * refusals (the request, or a proxy in the way); 404 on an endpoint, or a 200
+ * that is not its format, is a changed shape; 5xx is Google being unwell.
+ * Returns the body of a 200.
  */
 export function classifyAnswer(kind: ExchangeKind, answer: RawAnswer, what: string): string {
   const { status } = answer;
-  if (status === 302 || status === 303 || status === 307) {
+  const retry = retryAfterMs(answer.retryAfter);
+  const asked = retry === undefined ? '' : `; it asks for ${Math.ceil(retry / 1000)} s`;
+  if (status >= 300 && status < 400) {
     if (answer.location?.includes('/sorry/') || isSorryPage(answer.body)) {
-      throw new RateLimitedError(`Google Trends blocked this client: ${status} to its "sorry" page while fetching ${what}`);
+      throw new RateLimitedError(`Google Trends blocked this client: ${status} to its "sorry" page while fetching ${what}${asked}`, 'sorry_302', retry);
     }
     throw new MalformedResponseError(`Google Trends redirected ${what} to ${(answer.location ?? '(nowhere)').slice(0, 120)}: not how it answers; Google may have changed (run \`insights google check\`)`);
   }
-  if (status === 429) throw new RateLimitedError(`Google Trends blocked this client: 429${isSorryPage(answer.body) ? ' (its "sorry" page)' : ''} while fetching ${what}`);
-  if (status === 400) throw new RefusedError(`Google Trends refused ${what} (HTTP 400): the request, or a proxy in the way, is at fault`);
+  if (status === 429) throw new RateLimitedError(`Google Trends blocked this client: 429${isSorryPage(answer.body) ? ' (its "sorry" page)' : ''} while fetching ${what}${asked}`, 'too_many_429', retry);
+  if (status === 403) throw new RateLimitedError(`Google Trends blocked this client: 403${isSorryPage(answer.body) ? ' ("unusual traffic")' : ''} while fetching ${what}${asked}`, 'forbidden_403', retry);
+  if (status !== 200 && status < 500 && isSorryPage(answer.body)) {
+    throw new RateLimitedError(`Google Trends blocked this client: ${status} with its "unusual traffic" page while fetching ${what}${asked}`, 'unusual_traffic', retry);
+  }
+  if (status === 400 || status === 401) throw new RefusedError(`Google Trends refused ${what} (HTTP ${status}): the request, or a proxy in the way, is at fault`);
   if (status >= 500) throw new GoogleUnavailableError(`Google Trends answered ${status} to ${what}; will retry`);
-  if (kind === 'cookie_page') {
+  if (kind === 'home_page' || kind === 'cookie_page') {
     if (!answer.nid) throw new MalformedResponseError(`Google's page for ${what} (HTTP ${status}) handed out no NID cookie: Google has changed how it identifies clients (run \`insights google check\`)`);
     return answer.body;
   }
@@ -140,6 +229,7 @@ export function classifyAnswer(kind: ExchangeKind, answer: RawAnswer, what: stri
 /** The outcome an error stands for (the errors classifyAnswer and the parsers throw). */
 export function outcomeOfError(error: unknown): ExchangeOutcome {
   if (error instanceof RateLimitedError) return 'blocked';
+  if (error instanceof EmbedOverQuotaError) return 'over_quota';
   if (error instanceof RefusedError) return 'refused';
   if (error instanceof MalformedResponseError) return 'changed_shape';
   return 'error';
@@ -155,17 +245,29 @@ const outcomeOf = (parsed: unknown): AnswerOutcome => {
 export interface SessionOptions {
   hl?: string;
   pace?: Pacer;
+  /** Before each embed page: the route's embed pace (its own quota) as well as its request pace. Default: `pace`. */
+  paceEmbed?: Pacer;
   observe?: ExchangeObserver;
+  /** Where the route's cookie is kept; default this process's memory. */
+  jar?: CookieJar;
   /** Runs a wait outside the request's deadline (see withEgress). */
   outsideDeadline?: <T>(wait: () => Promise<T>) => Promise<T>;
 }
 
+type SendAs = 'api' | 'page' | 'embed' | 'feed';
+
 /** The HTTPS exchanges of one caller's request, over one agent and one route, counted. */
 export class GoogleSession {
-  /** HTTPS requests sent so far (the cookie page and a cookie retry included). */
+  /** HTTPS requests sent so far (the cookie pages and a cookie retry included). */
   requests = 0;
+  /** How Google labelled the client in the last token this session read. */
+  userType: string | undefined;
+  private cookie: string | undefined;
+  /** The cookie was taken from the jar, not handed out in this session: a plain 429 may mean Google no longer takes it. */
+  private cookieFromJar = false;
   private cookieRefreshed = false;
   private readonly hl: string;
+  private readonly jar: CookieJar;
 
   constructor(
     private readonly agent: https.Agent,
@@ -173,22 +275,52 @@ export class GoogleSession {
     private readonly options: SessionOptions = {},
   ) {
     this.hl = options.hl ?? 'en-US';
+    this.jar = options.jar ?? processJar;
   }
 
-  /** The route's NID cookie, fetched from a page when it has none. */
+  /** The route's NID cookie, from the jar, or from a warm-up when the jar has none. */
   async ensureCookie(geo: string, what: string): Promise<void> {
-    if (!cookies.has(this.route)) await this.fetchCookie(geo, what);
+    if (this.cookie) return;
+    const kept = await this.jar.get(this.route);
+    if (kept) {
+      this.cookie = kept;
+      this.cookieFromJar = true;
+      return;
+    }
+    await this.warmUp(geo, what);
   }
 
-  /** A page under trends.google.com, for the NID cookie it hands out. */
-  async fetchCookie(geo: string, what: string): Promise<void> {
+  /**
+   * The cookie as a returning visitor gets it: the home page, and, if it
+   * refuses without blocking (a plain 429, or no cookie), one other page. A
+   * plain 429 on that one, the home page tried, is a block.
+   */
+  async warmUp(geo: string, what: string): Promise<void> {
+    let refusedBy: RawAnswer | undefined;
+    await this.exchange('home_page', `the home page (for ${what})`, async (w) => {
+      const answer = await this.send(HOME_PATH, 'page');
+      if (answer.nid) return this.keep(answer.nid);
+      if (isPlainRefusal(answer) || answer.status === 200) {
+        refusedBy = answer;
+        return { outcome: 'empty' as const };
+      }
+      classifyAnswer('home_page', answer, w);
+      throw new MalformedResponseError(`Google's home page for ${w} answered ${answer.status} without a cookie`);
+    });
+    if (!refusedBy) return;
     const path = `/trends/explore?${new URLSearchParams({ geo: geo.split('-')[0] || 'US', hl: this.hl }).toString()}`;
-    await this.exchange('cookie_page', `the cookie page (for ${what})`, async (w) => {
+    await this.exchange('cookie_page', `the explore page for a cookie, the home page having refused one (for ${what})`, async (w) => {
       const answer = await this.send(path, 'page');
       classifyAnswer('cookie_page', answer, w);
-      cookies.set(this.route, answer.nid!);
-      return { outcome: 'served' as const };
+      return this.keep(answer.nid!);
     });
+  }
+
+  private async keep(nid: string): Promise<{ outcome: 'served' }> {
+    this.cookie = nid;
+    this.cookieFromJar = false;
+    await this.jar.set(this.route, nid);
+    return { outcome: 'served' };
   }
 
   /** One explore: the widgets (with tokens) for these comparison items. */
@@ -196,9 +328,11 @@ export class GoogleSession {
     return this.exchange('explore', what, async (w) => {
       const json = parseGuardedJson(await this.api('explore', PATHS.explore, { hl: this.hl, tz: '0', req: JSON.stringify({ comparisonItem: items, category: 0, property: '' }) }, w, items[0]?.geo ?? ''), w) as { widgets?: unknown };
       if (!Array.isArray(json?.widgets)) throw new MalformedResponseError(`Google Trends' explore answer for ${w} has no widgets`);
-      return (json.widgets as Array<Record<string, unknown>>).filter(
+      const widgets = (json.widgets as Array<Record<string, unknown>>).filter(
         (x): x is Record<string, unknown> & Widget => typeof x.id === 'string' && typeof x.token === 'string' && typeof x.request === 'object' && x.request !== null,
       );
+      this.userType = widgets.map((x) => userTypeOf(x.request)).find((label) => label !== null) ?? this.userType;
+      return widgets;
     });
   }
 
@@ -210,8 +344,29 @@ export class GoogleSession {
       const widget = widgets.find((x) => x.id === id) ?? widgets.find((x) => x.id === `${id}_0`);
       if (!widget) throw new MalformedResponseError(`Google Trends' explore answer for ${w} has no ${id} widget`);
       const req = JSON.stringify({ ...widget.request, ...overrides });
-      return parse(parseGuardedJson(await this.api(kind, PATHS[kind as Exclude<ExchangeKind, 'cookie_page'>], { hl: this.hl, tz: '0', req, token: widget.token }, w, ''), w));
+      return parse(parseGuardedJson(await this.api(kind, PATHS[kind as 'multiline'], { hl: this.hl, tz: '0', req, token: widget.token }, w, ''), w));
     });
+  }
+
+  /**
+   * A related list through the embed flow: the embed page for one keyword,
+   * whose token `widgetdata/relatedsearches` serves the lists the explore
+   * widgets no longer do. An over-quota token stops here (no data request).
+   */
+  async embedRelated<T>(item: ComparisonItem, id: 'RELATED_QUERIES' | 'RELATED_TOPICS', what: string, parse: (json: unknown) => T): Promise<T> {
+    const widget = await this.exchange('embed_page', `the embed page of ${what}`, async (w) => {
+      const req = JSON.stringify({ comparisonItem: [item], category: 0, property: '' });
+      const query = { req, tz: '0', hl: this.hl.split('-')[0] ?? 'en' };
+      const page = parseEmbedPage(await this.withCookie('embed_page', `${PATHS.embed}${id}?${new URLSearchParams(query).toString()}`, 'embed', w, item.geo), w);
+      if (page.userType) this.userType = page.userType;
+      if (page.userType === 'USER_TYPE_EMBED_OVER_QUOTA') {
+        throw new EmbedOverQuotaError(`Google Trends' embed quota is spent on route ${this.route} (its token for ${w} says USER_TYPE_EMBED_OVER_QUOTA): the route's related lists wait`);
+      }
+      return { ...page, outcome: 'served' as const };
+    });
+    return this.exchange('embed_relatedsearches', what, async (w) =>
+      parse(parseGuardedJson(await this.api('embed_relatedsearches', PATHS.embed_relatedsearches, { hl: this.hl, tz: '0', req: JSON.stringify(widget.request), token: widget.token }, w, item.geo), w)),
+    );
   }
 
   async autocomplete<T>(term: string, what: string, parse: (json: unknown) => T): Promise<T> {
@@ -231,52 +386,59 @@ export class GoogleSession {
   /** Runs one exchange, reports its outcome (answers and refusals alike) and its latency. */
   private async exchange<T>(kind: ExchangeKind, what: string, run: (what: string) => Promise<T>): Promise<T> {
     const started = Date.now();
+    const labelled = () => (this.userType ? { userType: this.userType } : {});
     try {
       const result = await run(what);
-      this.options.observe?.({ kind, outcome: outcomeOf(result), ms: Date.now() - started, route: this.route, status: 200 });
+      this.options.observe?.({ kind, outcome: outcomeOf(result), ms: Date.now() - started, route: this.route, status: 200, ...labelled() });
       return result;
     } catch (error) {
       // A cookie page refused inside an API call is reported once, as the page: the API request was never sent.
       if (typeof error === 'object' && error !== null && !reported.has(error)) {
         reported.add(error);
-        this.options.observe?.({ kind, outcome: outcomeOfError(error), ms: Date.now() - started, route: this.route, detail: error instanceof Error ? error.message : String(error) });
+        this.options.observe?.({ kind, outcome: outcomeOfError(error), ms: Date.now() - started, route: this.route, detail: error instanceof Error ? error.message : String(error), ...labelled() });
       }
       throw error;
     }
   }
 
+  private api(kind: ExchangeKind, path: string, query: Record<string, string>, what: string, geo: string): Promise<string> {
+    return this.withCookie(kind, `${path}?${new URLSearchParams(query).toString()}`, 'api', what, geo);
+  }
+
   /**
-   * An API call with the route's cookie. A plain 429 (not the "sorry" page)
-   * means Google no longer takes the cookie: a fresh one from the page, and the
-   * same request once more; a second 429 is a block.
+   * A request that needs the route's cookie. A plain 429 to a cookie from the
+   * jar means Google may no longer take it: the cookie is dropped, a fresh one
+   * fetched and the request sent once more; any other 429, or a second one, is
+   * a block. Inside a block nothing is sent again.
    */
-  private async api(kind: ExchangeKind, path: string, query: Record<string, string>, what: string, geo: string): Promise<string> {
+  private async withCookie(kind: ExchangeKind, url: string, as: 'api' | 'embed', what: string, geo: string): Promise<string> {
     await this.ensureCookie(geo, what);
-    const url = `${path}?${new URLSearchParams(query).toString()}`;
-    let answer = await this.send(url, 'api');
-    if (answer.status === 429 && !isSorryPage(answer.body) && !this.cookieRefreshed) {
+    let answer = await this.send(url, as);
+    if (isPlainRefusal(answer) && this.cookieFromJar && !this.cookieRefreshed) {
       this.cookieRefreshed = true;
-      // Yesterday's Google set the cookie on the 429 itself (send() kept it); today's needs the page.
-      if (!answer.nid) await this.fetchCookie(geo, what);
-      answer = await this.send(url, 'api');
+      const refused = this.cookie!;
+      this.cookie = undefined;
+      await this.jar.drop(this.route, refused);
+      // Yesterday's Google set the cookie on the 429 itself (send() kept it); today's needs the home page.
+      if (answer.nid) await this.keep(answer.nid);
+      else await this.warmUp(geo, what);
+      answer = await this.send(url, as);
     }
     return classifyAnswer(kind, answer, what);
   }
 
-  private async send(path: string, as: 'api' | 'page' | 'feed'): Promise<RawAnswer> {
-    if (this.options.pace) {
-      const pace = this.options.pace;
-      await (this.options.outsideDeadline ? this.options.outsideDeadline(pace) : pace());
-    }
+  private async send(path: string, as: SendAs): Promise<RawAnswer> {
+    const pace = as === 'embed' ? (this.options.paceEmbed ?? this.options.pace) : this.options.pace;
+    if (pace) await (this.options.outsideDeadline ? this.options.outsideDeadline(pace) : pace());
     this.requests += 1;
-    const cookie = as === 'feed' ? undefined : cookies.get(this.route);
+    const cookie = as === 'feed' ? undefined : this.cookie;
     const language = this.hl.split('-')[0] ?? 'en';
     const headers: Record<string, string> = {
       'user-agent': BROWSER_USER_AGENT,
       'accept-language': language === this.hl ? this.hl : `${this.hl},${language};q=0.9`,
       accept:
         as === 'api' ? 'application/json, text/plain, */*' : as === 'feed' ? 'application/rss+xml, application/xml;q=0.9, */*;q=0.8' : 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-      ...(as === 'api' ? { referer: EXPLORE_PAGE } : {}),
+      ...(as === 'api' || as === 'embed' ? { referer: EXPLORE_PAGE } : {}),
       ...(cookie ? { cookie } : {}),
     };
     const answer = await new Promise<RawAnswer>((resolve, reject) => {
@@ -290,11 +452,13 @@ export class GoogleSession {
         });
         res.once('end', () => {
           const nid = res.headers['set-cookie']?.map((c) => c.split(';')[0]!.trim()).find((c) => c.startsWith('NID='));
+          const retryAfter = res.headers['retry-after'];
           resolve({
             status: res.statusCode ?? 0,
             body: Buffer.concat(chunks).toString('utf8'),
             ...(nid ? { nid } : {}),
             ...(res.headers.location ? { location: res.headers.location } : {}),
+            ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
           });
         });
         res.once('error', reject);
@@ -302,8 +466,11 @@ export class GoogleSession {
       req.once('error', reject);
       req.end();
     });
-    // Any answer may renew the cookie; keep the newest.
-    if (answer.nid && as !== 'feed') cookies.set(this.route, answer.nid);
+    // Google rotates NID on most answers (gtrends, 2026-09-09): keep the newest the route was given.
+    if (answer.nid && as !== 'feed' && answer.nid !== this.cookie && answer.status < 300) {
+      this.cookie = answer.nid;
+      await this.jar.set(this.route, answer.nid);
+    }
     return answer;
   }
 }

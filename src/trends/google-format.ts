@@ -1,5 +1,5 @@
 // Parsers for what Google Trends answers: the widgets' raw JSON (after the
-// `)]}'` guard) and the trending RSS feed. Each parser says how Google answered
+// `)]}'` guard), the embed page's widget and the trending RSS feed. Each parser says how Google answered
 // (the `outcome` of types.ts): served, empty (a well-formed answer with nothing
 // in it) or no data. Anything that is not Google's format is a
 // MalformedResponseError (changed shape), except the "sorry" pages of a
@@ -17,8 +17,9 @@ import {
   type TrendingItem,
 } from './types.js';
 
-// The 2025 recording's sorry page (captcha-form, "unusual traffic") and the 302 that leads to it.
-const SORRY_MARKERS = [/google\.com\/sorry\//i, /captcha-form/i, /unusual traffic/i];
+// The 2025 recording's sorry page (captcha-form, "unusual traffic") and the 302 that leads to it;
+// trendspyg matches "unusual traffic from your computer network", other scrapers "recaptcha" too.
+const SORRY_MARKERS = [/google\.com\/sorry\//i, /captcha-form/i, /unusual traffic/i, /recaptcha/i];
 
 /** Google's "sorry" page (or a redirect to it): the client is blocked. */
 export function isSorryPage(body: string): boolean {
@@ -28,7 +29,7 @@ export function isSorryPage(body: string): boolean {
 /** Throws RateLimitedError for Google's throttling pages, MalformedResponseError for any other non-JSON. */
 export function classifyNonJson(body: string, what: string): never {
   if (isSorryPage(body)) {
-    throw new RateLimitedError(`Google Trends is rate limiting us (its "sorry" page) while fetching ${what}`);
+    throw new RateLimitedError(`Google Trends is rate limiting us (its "sorry" page) while fetching ${what}`, 'unusual_traffic');
   }
   const sample = body.slice(0, 80).replace(/\s+/g, ' ');
   throw new MalformedResponseError(`Google Trends answered ${what} with something that is not its JSON: "${sample}…"`);
@@ -42,6 +43,53 @@ export function parseGuardedJson(body: string, what: string): unknown {
   } catch {
     return classifyNonJson(body, what);
   }
+}
+
+/** A JavaScript string literal's body, unescaped (\\xHH, \\uHHHH and the one-letter escapes). */
+function unescapeJsString(body: string): string {
+  const simple: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', '0': '\0' };
+  return body.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[\s\S])/g, (_, e: string) =>
+    e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : (simple[e] ?? e),
+  );
+}
+
+/** What an embed page holds: the widget's token and request, and how Google labels the client in it. */
+export interface EmbedWidget {
+  id: string;
+  token: string;
+  request: Record<string, unknown>;
+  /** `request.userConfig.userType`: USER_TYPE_EMBED, or USER_TYPE_EMBED_OVER_QUOTA when the embed quota is spent. */
+  userType: string | null;
+}
+
+/**
+ * The widget an embed page (`/trends/embed/explore/RELATED_QUERIES?req=…`)
+ * carries in `JSON.parse('…')`, its quotes and brackets written as \\xHH
+ * (trendspy `client.py`). A page without it is a changed shape, unless it is
+ * one of Google's "sorry" pages.
+ */
+export function parseEmbedPage(html: string, what: string): EmbedWidget {
+  const literal = /JSON\.parse\('((?:\\[\s\S]|[^'\\])*)'\)/.exec(html)?.[1];
+  if (literal === undefined) {
+    if (isSorryPage(html)) throw new RateLimitedError(`Google Trends is rate limiting us (its "sorry" page) while fetching ${what}`, 'unusual_traffic');
+    fail(what, 'the embed page holds no JSON.parse(\'…\') widget');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(unescapeJsString(literal));
+  } catch {
+    fail(what, "the embed page's widget is not JSON");
+  }
+  // One widget; a page of several (a future layout) is read by its first.
+  const widget = Array.isArray((json as { widgets?: unknown })?.widgets) ? (json as { widgets: unknown[] }).widgets[0] : json;
+  if (!isObject(widget) || typeof widget.token !== 'string' || !isObject(widget.request)) fail(what, "the embed page's widget has no token and request");
+  return { id: String(widget.id ?? ''), token: widget.token, request: widget.request, userType: userTypeOf(widget.request) };
+}
+
+/** `userConfig.userType` of a widget's request (every token carries how Google labels the client), or null. */
+export function userTypeOf(request: unknown): string | null {
+  const config = isObject(request) && isObject(request.userConfig) ? request.userConfig : undefined;
+  return typeof config?.userType === 'string' ? config.userType.slice(0, 60) : null;
 }
 
 function fail(what: string, reason: string): never {

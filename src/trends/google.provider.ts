@@ -2,9 +2,12 @@
 // `trends` queue's worker calls this (paced per egress route); nothing else
 // talks to Google, except `insights google check`. Every request leaves
 // through one egress route (direct or a proxy) with one deadline over all of
-// its HTTPS exchanges, and reports how many exchanges it took.
+// its HTTPS exchanges, and reports how many exchanges it took and how Google
+// labelled the client. Related queries and topics asked on their own go
+// through the embed flow (the explore page's widgets serve them empty); as
+// parts of an explore they are the explore widgets, as asked.
 import { withEgress, type EgressRoute } from './egress.js';
-import { GoogleSession, type ComparisonItem, type ExchangeObserver, type Pacer, type Widget, type WidgetId } from './google-client.js';
+import { GoogleSession, type ComparisonItem, type CookieJar, type ExchangeObserver, type Pacer, type Widget, type WidgetId } from './google-client.js';
 import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './google-format.js';
 import { partRequest } from './explore-parts.js';
 import {
@@ -40,6 +43,10 @@ export interface GoogleProviderOptions {
 export interface FetchOptions {
   /** Asked before each HTTPS request: the route's pace (see egress-pool.ts). */
   pace?: Pacer;
+  /** Asked before each embed page instead: the route's embed pace and its request pace. */
+  paceEmbed?: Pacer;
+  /** Where the route's cookie is kept (shared by every process); default this process's memory. */
+  jar?: CookieJar;
 }
 
 const DIRECT: EgressRoute = { name: 'direct' };
@@ -71,15 +78,19 @@ export class GoogleTrendsProvider implements TrendsProvider {
         route,
         this.timeoutMs,
         async (agent, outsideDeadline) => {
-          session = new GoogleSession(agent, route.name, { pace: fetchOptions.pace, observe: this.options.observe, outsideDeadline });
+          session = new GoogleSession(agent, route.name, { ...fetchOptions, observe: this.options.observe, outsideDeadline });
           const answer = await this.answer(session, request, what);
-          return { ...answer, provenance: { provider: 'google' as const, requests: session.requests, route: route.name } };
+          const via = request.kind === 'relatedQueries' || request.kind === 'relatedTopics' ? 'embed' : request.kind === 'autocomplete' || request.kind === 'trendingFeed' ? undefined : 'explore';
+          return {
+            ...answer,
+            provenance: { provider: 'google' as const, requests: session.requests, route: route.name, ...(via ? { via } : {}), ...(session.userType ? { userType: session.userType } : {}) },
+          };
         },
         { ca: this.options.ca },
       );
     } catch (error) {
       // What it spent before failing still counts against the budget.
-      if (error instanceof Error) Object.assign(error, { requests: session?.requests ?? 0 });
+      if (error instanceof Error) Object.assign(error, { requests: session?.requests ?? 0, ...(session?.userType ? { userType: session.userType } : {}) });
       throw error;
     }
   }
@@ -98,15 +109,15 @@ export class GoogleTrendsProvider implements TrendsProvider {
         }
         return answer;
       }
-      case 'interestOverTime':
       case 'relatedQueries':
-      case 'relatedTopics':
+      case 'relatedTopics': {
+        const [item] = this.items([request.keyword], request.timeframe, request.geo);
+        return session.embedRelated(item!, request.kind === 'relatedQueries' ? 'RELATED_QUERIES' : 'RELATED_TOPICS', what, (json) => parseRelated(json, request.kind, what));
+      }
+      case 'interestOverTime':
       case 'interestByRegion': {
-        const keywords = 'keywords' in request ? request.keywords : [request.keyword];
-        const widgets = await session.explore(this.items(keywords, request.timeframe, request.geo), what);
-        const id: WidgetId =
-          request.kind === 'interestOverTime' ? 'TIMESERIES' : request.kind === 'interestByRegion' ? 'GEO_MAP' : request.kind === 'relatedQueries' ? 'RELATED_QUERIES' : 'RELATED_TOPICS';
-        return this.widgetAnswer(session, widgets, request, id, what);
+        const widgets = await session.explore(this.items(request.keywords, request.timeframe, request.geo), what);
+        return this.widgetAnswer(session, widgets, request, request.kind === 'interestOverTime' ? 'TIMESERIES' : 'GEO_MAP', what);
       }
     }
   }

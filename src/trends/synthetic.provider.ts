@@ -1,11 +1,15 @@
 // Deterministic generated data for the first-run demo, load tests and
 // benchmarks. Never the default; every insight researched with it has source
 // "synthetic". It answers the way Google answers an automated client today,
-// so the demo takes the path production takes: related lists come back empty
-// (Google's answer since 2024-08-20), a comparison item joining terms with
-// " + " is the searches for any of them, and a term that adds words to
-// another keyword of the same request ("meal planner price" next to "meal
-// planner") is a small part of that keyword's searches, as in Google.
+// so the demo takes the path production takes: the explore page's related
+// lists come back empty (Google's answer since 2024-08-20) while related
+// queries asked on their own are listed (Google's embed flow) and related
+// topics are not, a comparison item joining terms with " + " is the searches
+// for any of them, and a term that adds words to another keyword of the same
+// request ("meal planner price" next to "meal planner") is a small part of
+// that keyword's searches, as in Google. A related query is such a term too,
+// listed when its share is large enough, so the lists and the comparisons of
+// one phrase agree.
 import { createHash } from 'node:crypto';
 import { explorePartByPart } from './explore-parts.js';
 import type { Timeframe, TrendsProvider, TrendsRequest, TrendsResponse } from './types.js';
@@ -21,6 +25,15 @@ const TOPIC_TYPES = ['Topic', 'Company', 'Software', 'Website', 'Product', 'Orga
 const TOPIC_SUFFIXES = ['', 'Pro', 'Hub', 'Online', 'Club'];
 /** A refinement's share of its keyword's searches: log-uniform between these. */
 const REFINEMENT_SHARE = { min: 0.0005, max: 0.03 } as const;
+/** Words people add to a phrase, of which the related queries are made (the research's modifier words among them). */
+const RELATED_WORDS = ['app', 'price', 'best', 'how to', 'near me', 'review', 'free', 'online', 'ideas', 'fix', 'not working', 'problem', 'vs', 'alternative', 'cost', 'buy', 'software', 'cheap', 'help', 'for beginners'];
+/** A refinement holding at least this share of its phrase's searches is listed among its related queries. */
+const RELATED_LIST_MIN_SHARE = 0.004;
+/** A term's share of the keyword it narrows (the same for a comparison item and a related query). */
+const refinementShare = (term: string) => {
+  const r = rng(`${term}|share`);
+  return Math.exp(Math.log(REFINEMENT_SHARE.min) + r() * Math.log(REFINEMENT_SHARE.max / REFINEMENT_SHARE.min));
+};
 const wordsOf = (text: string) => text.toLowerCase().split(/\s+/).filter(Boolean);
 
 /** The requested keyword a term narrows (all its words and more), if any. */
@@ -61,7 +74,12 @@ export class SyntheticTrendsProvider implements TrendsProvider {
     // One explore is one request for Google; here it is one latency too, then its parts.
     if (request.kind === 'explore') {
       if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
-      return explorePartByPart(request, (part) => new SyntheticTrendsProvider(this.today).fetch(part));
+      // The explore page's own related widgets answer empty lists to automated clients (since 2024-08-20).
+      return explorePartByPart(request, async (part) =>
+        part.kind === 'relatedQueries' || part.kind === 'relatedTopics'
+          ? { kind: part.kind, provenance: { provider: 'synthetic' as const }, top: [], rising: [], outcome: 'empty' as const }
+          : new SyntheticTrendsProvider(this.today).fetch(part),
+      );
     }
     if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
     const provenance = { provider: 'synthetic' as const };
@@ -84,8 +102,7 @@ export class SyntheticTrendsProvider implements TrendsProvider {
         const termSeries = (term: string) => {
           const base = narrowed(term, plain);
           if (base < 0) return own(term);
-          const r = rng(`${term}|share`);
-          const share = Math.exp(Math.log(REFINEMENT_SHARE.min) + r() * Math.log(REFINEMENT_SHARE.max / REFINEMENT_SHARE.min));
+          const share = refinementShare(term);
           const noise = rng(`${term}|${request.timeframe}`);
           return plainSeries[base]!.map((v) => v * share * (0.85 + 0.3 * noise()));
         };
@@ -109,10 +126,28 @@ export class SyntheticTrendsProvider implements TrendsProvider {
           })),
         };
       }
-      case 'relatedQueries':
       case 'relatedTopics':
-        // What Google answers automated clients since 2024-08-20: {"default":{"rankedList":[]}}.
+        // What Google's embed flow answers automated clients in 2026: no topics.
         return { kind: request.kind, provenance, top: [], rising: [], outcome: 'empty' };
+      case 'relatedQueries': {
+        // As the embed flow lists them: the phrase's most searched refinements, top relative to the first.
+        const base = request.keyword.trim().toLowerCase();
+        const listed = RELATED_WORDS.map((word) => ({ query: `${base} ${word}`, share: refinementShare(`${base} ${word}`) }))
+          .filter((x) => x.share >= RELATED_LIST_MIN_SHARE)
+          .sort((a, b) => b.share - a.share);
+        if (listed.length === 0) return { kind: request.kind, provenance, top: [], rising: [], outcome: 'empty' };
+        const r = rng(`${base}|rising`);
+        const top = listed.map((x) => {
+          const value = Math.max(1, Math.round((100 * x.share) / listed[0]!.share));
+          return { label: x.query, value, breakout: false, formattedValue: String(value) };
+        });
+        const rising = listed.filter(() => r() < 0.4).slice(0, 5).map((x, i) => {
+          const breakout = i === 0 && r() < 0.3;
+          const growth = breakout ? 5000 : 40 + Math.round(r() * 800);
+          return { label: x.query, value: growth, breakout, formattedValue: breakout ? 'Breakout' : `+${growth.toLocaleString('en-US')}%` };
+        });
+        return { kind: request.kind, provenance, top, rising, outcome: 'served' };
+      }
       case 'interestByRegion': {
         // Like Google: one keyword is scaled so the strongest place is 100; several are shares summing to 100 in each place.
         const levels = COUNTRIES.map(() => request.keywords.map(() => 0));

@@ -10,9 +10,34 @@ export interface TrendsProvider {
   fetch(request: TrendsRequest): Promise<TrendsResponse>;
 }
 
-/** Google is throttling us (429 or a redirect to its "sorry" page): wait, do not fail. */
+/**
+ * How Google blocked a route: a 302 to www.google.com/sorry, its plain "Error
+ * 429 (Too Many Requests)" page, a 403, or an "unusual traffic" page under
+ * another status. Counted per route by kind (`insights budget`, /metrics).
+ */
+export const BLOCK_KINDS = ['sorry_302', 'too_many_429', 'forbidden_403', 'unusual_traffic'] as const;
+export type BlockKind = (typeof BLOCK_KINDS)[number];
+
+/** Google is throttling us (a block of the route): wait, do not fail. */
 export class RateLimitedError extends Error {
   override name = 'RateLimitedError';
+  constructor(
+    message: string,
+    readonly block: BlockKind = 'too_many_429',
+    /** Google's Retry-After, when it sent one: no request on the route before it has passed. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The embed flow's own quota is spent on this route (its token says
+ * USER_TYPE_EMBED_OVER_QUOTA): a wait on the route's embed pacer, never a
+ * failure, and never an empty list taken as Google's answer.
+ */
+export class EmbedOverQuotaError extends Error {
+  override name = 'EmbedOverQuotaError';
 }
 
 /**

@@ -5,6 +5,7 @@
 import { STEPS } from '../../src/research/steps.js';
 import { STEP_NAMES, type StepContext, type StepName, type StepOutput, type StepOutputs } from '../../src/research/step-contract.js';
 import { trendsPlan, type TrendsPlan } from '../../src/research/trends-plan.js';
+import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import type { TrendsRequest, TrendsResponse } from '../../src/trends/types.js';
 
 /** The outputs steps recorded, each with its step's output type. */
@@ -95,9 +96,11 @@ export async function runSteps(
   const summaries = new Map<StepName, string>();
   const requests: TrendsRequest[] = [];
   const anchor = options.anchor ?? 'weather';
+  // As a run asks a local provider: through the direct gateway, whose errors the plan reads (not recorded, failed).
+  const gateway = new DirectTrendsGateway({ name: 'synthetic', fetch });
   const counted = async (request: TrendsRequest) => {
     requests.push(request);
-    return fetch(request);
+    return gateway.fetch(request);
   };
   const plan = trendsPlan('batched', counted, options.geo ?? '', { secondary: () => (outputs.has('choose_primary') ? outputs.get('choose_primary').secondary : []), anchor });
   const ctx: StepContext = {

@@ -1,7 +1,8 @@
 // The egress routes' shared state in Redis: requests paced per route (not per
 // job), a cooldown after a block that grows while Google keeps blocking, one
-// probe per cooldown while the other jobs wait for its answer, and a refusal
-// that sends the request to another route.
+// probe per cooldown while the other jobs wait for its answer, Google's
+// Retry-After as a floor, a refusal that sends the request to another route,
+// the embed pages' own pace and quota, the routes' cookies and labels.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressPool, RouteWaitError, type EgressPoolOptions, type Lease } from '../../src/trends/egress-pool.js';
 import type { EgressRoute } from '../../src/trends/egress.js';
@@ -36,7 +37,7 @@ describe('the egress pool', () => {
   });
 
   it('does not let a job wait inside its request for a slot further than paceWaitSlots intervals: it waits outside, without an attempt', async () => {
-    const p = pool([A], { requestsPerMinute: 60, jitter: 0, paceWaitSlots: 2 }); // 1 s apart: slots now, +1 s, +2 s may be waited for
+    const p = pool([A], { requestsPerMinute: 60, jitter: 0, paceWaitSlots: 2, embedGapMs: 0 }); // 1 s apart: slots now, +1 s, +2 s may be waited for
     const results = await Promise.all([1, 2, 3, 4].map((j) => p.pace(A, `job-${j}`).then(() => 'sent', (e: unknown) => e)));
     expect(results.filter((r) => r === 'sent')).toHaveLength(3);
     const busy = results.find((r) => r !== 'sent');
@@ -102,5 +103,66 @@ describe('the egress pool', () => {
     expect(states.find((s) => s.route === refusedBy[0])).toMatchObject({ state: 'refused', refused: 1 });
     await p.clearRefusals(refusedBy);
     expect((await p.budget()).every((s) => s.state === 'open')).toBe(true);
+  });
+
+  it("never cools down for less than Google's Retry-After, and lengthens a running cooldown to it; counts blocks by how they came", async () => {
+    const p = pool([A]);
+    const t0 = 2_000_000;
+    await p.acquire('job-1', [], t0);
+    // Google asks for 30 minutes where the first cooldown is one: 30 it is.
+    expect(await p.blocked(A, 'job-1', t0, { kind: 'too_many_429', retryAfterMs: 1_800_000 })).toEqual({ cooldownMs: 1_800_000, started: true });
+    expect(await p.acquire('job-2', [], t0 + 1_000_000)).toMatchObject({ reason: 'cooling', waitMs: 800_000 });
+    // A request in flight meets a block asking for longer still: the running cooldown is made that long.
+    expect(await p.blocked(A, 'job-2', t0 + 1_000_000, { kind: 'forbidden_403', retryAfterMs: 3_600_000 })).toEqual({ cooldownMs: 3_600_000, started: false });
+    expect(await p.acquire('job-3', [], t0 + 4_000_000)).toMatchObject({ reason: 'cooling', waitMs: 600_000 });
+    const [state] = await p.budget(undefined, t0 + 4_000_000);
+    expect(state).toMatchObject({ blocked: 2, blocksByKind: { sorry_302: 0, too_many_429: 1, forbidden_403: 1, unusual_traffic: 0 }, cooldowns: 1 });
+  });
+
+  it('paces embed pages by their own gap on top of the request pace, and closes only the embed pages after an over-quota token, longer each time in a row', async () => {
+    const p = pool([A], { requestsPerMinute: 6_000, jitter: 0, embedGapMs: 300, embedCooldownMs: 1_000, cooldownMaxMs: 3_000 });
+    const sent: number[] = [];
+    const started = Date.now();
+    // Three embed pages and three other requests: the embed pages go 300 ms apart, the others at the request pace (10 ms).
+    await Promise.all([
+      ...[1, 2, 3].map((j) => p.pace(A, `embed-${j}`, true).then(() => sent.push(Date.now() - started))),
+      ...[1, 2, 3].map((j) => p.pace(A, `plain-${j}`).then(() => undefined)),
+    ]);
+    sent.sort((a, b) => a - b);
+    expect(sent.at(-1)!).toBeGreaterThanOrEqual(2 * 300 - 5);
+    const [budget] = await p.budget();
+    expect(budget).toMatchObject({ requests: 6, embedRequests: 3 });
+
+    const t0 = Date.now();
+    expect(await p.embedOverQuota(A, 'embed-4', t0)).toBe(1_000);
+    expect(await p.embedOverQuota(A, 'embed-5', t0 + 10)).toBe(990); // an over-quota page that was on its way does not lengthen it
+    expect(await p.acquire('embed-6', [], t0 + 500, true)).toMatchObject({ reason: 'embed_quota', waitMs: 500 });
+    expect(routeOf(await p.acquire('plain-4', [], t0 + 500))).toBe(A.name); // the route's other requests go on
+    await expect(p.pace(A, 'embed-6', true)).rejects.toMatchObject({ reason: 'embed_quota' });
+    expect(await p.embedOverQuota(A, 'embed-7', t0 + 1_001)).toBe(2_000); // again in a row: twice as long
+    expect(await p.embedOverQuota(A, 'embed-8', t0 + 3_002)).toBe(3_000); // up to the longest cooldown
+    await p.answered(A, 'embed-9', 'answers', { embed: true }); // served within the quota: the next wait starts short again
+    expect(await p.embedOverQuota(A, 'embed-10', t0 + 6_003)).toBe(1_000);
+    const [after] = await p.budget(undefined, t0 + 6_003);
+    expect(after).toMatchObject({ overQuota: 5, embedWaitMs: 1_000 });
+  });
+
+  it("keeps each route's cookie for every process, drops it only if it is still the refused one, and remembers how Google labels the route", async () => {
+    const p = pool([A, B]);
+    await p.cookies.set(A.name, 'NID=1');
+    expect(await pool([A]).cookies.get(A.name)).toBeUndefined(); // another pool's keys: another deployment
+    expect(await p.cookies.get(A.name)).toBe('NID=1');
+    expect(await p.cookies.get(B.name)).toBeUndefined();
+    await p.cookies.set(A.name, 'NID=2'); // another process took a fresh one meanwhile
+    await p.cookies.drop(A.name, 'NID=1'); // a stale refusal does not drop it
+    expect(await p.cookies.get(A.name)).toBe('NID=2');
+    await p.cookies.drop(A.name, 'NID=2');
+    expect(await p.cookies.get(A.name)).toBeUndefined();
+
+    expect(await p.labelled(A, 'USER_TYPE_SCRAPER')).toEqual({ changed: false, before: null });
+    expect(await p.labelled(A, 'USER_TYPE_SCRAPER')).toEqual({ changed: false, before: 'USER_TYPE_SCRAPER' });
+    expect(await p.labelled(A, 'USER_TYPE_LEGIT_USER')).toEqual({ changed: true, before: 'USER_TYPE_SCRAPER' });
+    const [a] = await p.budget();
+    expect(a).toMatchObject({ userType: 'USER_TYPE_LEGIT_USER', userTypeSince: expect.stringMatching(/^\d{4}-/) });
   });
 });

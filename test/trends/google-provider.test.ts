@@ -1,14 +1,17 @@
 // The Google adapter through its real HTTPS path: nock intercepts the requests
-// made to trends.google.com (the endpoints google-trends-api and pytrends call)
-// and answers with the bodies Google really returned (recorded by pytrends'
-// test suite in 2022–2023, and the refusals of its 2025 re-recording). The
-// loopback Google (test/trends/google-loopback.test.ts) covers the same path
-// through a proxy, without interception.
+// made to trends.google.com (the endpoints google-trends-api, pytrends and
+// trendspy call) and answers with the bodies Google really returned (recorded
+// by pytrends' test suite in 2022–2023, and the refusals of its 2025
+// re-recording), the cookie as Google hands it out in 2026 (the home page), and
+// related lists through the embed flow: an embed page holding the recorded
+// widget in JSON.parse('…'), then the recorded list. The loopback Google
+// (test/trends/google-loopback.test.ts) covers the same path through a proxy,
+// without interception.
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BROWSER_USER_AGENT, forgetGoogleCookies, GoogleUnavailableError } from '../../src/trends/google-client.js';
 import { GoogleTrendsProvider } from '../../src/trends/google.provider.js';
-import { MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
+import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
 import { recordedBody } from '../support/recorded.js';
 
 const GOOGLE = 'https://trends.google.com';
@@ -19,14 +22,27 @@ const recorded2025 = (cassette: string, file: RegExp) => recordedBody('rate-limi
 /** The NID cookie as Google set it in the September 2025 re-recording (on a 404 of the explore page). */
 const NID_2025 = 'NID=525=fdpP1RK0btQ0y0-jLQM5OdG0RDD2xpMjbzXwyN2kgqV0Its7iZ02DwtYvJc3A0Vwy3GSm7PVy2n43X9e2zAk00riDuh8-E7xK24SsY_6zkmQY8TsIP4eOjNKNv5ldEXorcmFAMRd8EYGT3Q4Xt2PKI1WaBdbbokWEVL6OMJYChw';
 
-/** The page the client takes its cookie from, answered as in 2025: 404, with Set-Cookie: NID=…. */
+/** The page the client takes its cookie from: the home page, as in 2026 (200, with Set-Cookie: NID=…; the value is 2025's). */
 function cookiePage() {
   return nock(GOOGLE)
-    .get('/trends/explore')
-    .query(true)
-    .reply(404, recorded2025('test_interest_over_time_ok', /00_GET_trends_explore_404/), {
-      'set-cookie': `${NID_2025}; expires=Fri, 20-Mar-2026 06:04:13 GMT; path=/; domain=.google.com; HttpOnly`,
+    .get('/trends/')
+    .reply(200, '<!doctype html><title>Google Trends</title>', {
+      'set-cookie': `${NID_2025}; expires=Fri, 20-Mar-2027 06:04:13 GMT; path=/; domain=.google.com; Secure; HttpOnly; SameSite=none`,
     });
+}
+
+/** JSON as Google writes it into a page's JSON.parse('…'): quotes, brackets and markup as \xHH. */
+const inPage = (json: unknown) => JSON.stringify(json).replace(/\\/g, '\\\\').replace(/["'{}[\]<>=&]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+
+/** An embed page for `id`, holding the recorded explore answer's widget of that id, labelled `userType`. */
+function embedPage(cassette: string, id: 'RELATED_QUERIES' | 'RELATED_TOPICS', userType = 'USER_TYPE_EMBED') {
+  const explore = JSON.parse(recorded(cassette, /_explore_200\.json\.txt$/).replace(/^\)\]\}',?\s*/, '')) as { widgets: Array<{ id: string; request: Record<string, unknown> }> };
+  const widget = explore.widgets.find((w) => w.id === id || w.id === `${id}_0`)!;
+  const page = `<html><body><script>var widget = JSON.parse('${inPage({ ...widget, request: { ...widget.request, userConfig: { userType } } })}');</script></body></html>`;
+  return nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
+    .get(`/trends/embed/explore/${id}`)
+    .query((q) => typeof q.req === 'string' && (JSON.parse(q.req).comparisonItem as Array<{ keyword: string }>).length === 1)
+    .reply(200, page, { 'content-type': 'text/html; charset=UTF-8' });
 }
 
 beforeAll(() => {
@@ -63,28 +79,40 @@ describe('google provider over recorded HTTP', () => {
     expect(result.points.length).toBeGreaterThanOrEqual(5);
   });
 
-  it('parses related queries (top and rising, with Breakout)', async () => {
-    explore('test_related_queries_result_rising__f6b2d0c230', 'pizza');
-    nock(GOOGLE)
+  it('asks related queries through the embed flow: the embed page, then its token for the list (top and rising, with Breakout)', async () => {
+    cookiePage();
+    embedPage('test_related_queries_result_rising__f6b2d0c230', 'RELATED_QUERIES');
+    nock(GOOGLE, { reqheaders: { cookie: NID_2025, referer: 'https://trends.google.com/trends/explore' } })
       .get('/trends/api/widgetdata/relatedsearches')
-      .query(true)
+      // The token and the request the embed page held, echoed as Google signed them.
+      .query((q) => typeof q.token === 'string' && q.token.startsWith('APP6_') && JSON.parse(String(q.req)).userConfig.userType === 'USER_TYPE_EMBED')
       .reply(200, recorded('test_related_queries_result_rising__f6b2d0c230', /02_GET_trends_api_widgetdata_relatedsearches/));
     const result = await provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' });
     if (result.kind !== 'relatedQueries') throw new Error(result.kind);
     expect(result.top.length).toBeGreaterThan(5);
     expect(result.top[0]).toMatchObject({ label: 'pizza hut', value: 100, breakout: false });
     expect(result.rising.length).toBeGreaterThan(0);
+    expect(result.provenance).toMatchObject({ requests: 3, via: 'embed', userType: 'USER_TYPE_EMBED' });
   });
 
-  it('parses related topics with their Freebase ids', async () => {
-    explore('test_related_topics_result_top__f6b2d0c230', 'pizza');
+  it('parses related topics through the embed flow, with their Freebase ids', async () => {
+    cookiePage();
+    embedPage('test_related_topics_result_top__f6b2d0c230', 'RELATED_TOPICS');
     nock(GOOGLE)
       .get('/trends/api/widgetdata/relatedsearches')
-      .query(true)
+      .query((q) => JSON.parse(String(q.req)).keywordType === 'ENTITY')
       .reply(200, recorded('test_related_topics_result_top__f6b2d0c230', /02_GET_trends_api_widgetdata_relatedsearches/));
     const result = await provider.fetch({ kind: 'relatedTopics', keyword: 'pizza', timeframe: '12m', geo: '' });
     if (result.kind !== 'relatedTopics') throw new Error(result.kind);
     expect(result.top[0]!.topic?.mid).toMatch(/^\/[mg]\//);
+  });
+
+  it('stops at an embed token over the embed quota: a wait for the route, no data request, never an empty list', async () => {
+    cookiePage();
+    embedPage('test_related_queries_result_rising__f6b2d0c230', 'RELATED_QUERIES', 'USER_TYPE_EMBED_OVER_QUOTA');
+    const error = await provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EmbedOverQuotaError);
+    expect(error).toMatchObject({ requests: 2, userType: 'USER_TYPE_EMBED_OVER_QUOTA' });
   });
 
   it('parses interest by region for the phrase and the anchor (shares per place)', async () => {
@@ -171,22 +199,55 @@ describe('google provider over recorded HTTP', () => {
   });
 
   it('reads related lists answered as Google answers automated clients since 2024-08 as empty, not as an error', async () => {
-    explore('test_related_queries_result_rising__f6b2d0c230', 'pizza');
+    cookiePage();
+    embedPage('test_related_queries_result_rising__f6b2d0c230', 'RELATED_QUERIES');
     nock(GOOGLE).get('/trends/api/widgetdata/relatedsearches').query(true).reply(200, `)]}',\n{"default":{"rankedList":[]}}`);
     const result = await provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' });
     expect(result).toMatchObject({ kind: 'relatedQueries', top: [], rising: [], outcome: 'empty' });
   });
 
-  it('fetches a fresh cookie from the page when Google stops taking the one it has, and asks once more', async () => {
+  it('fetches a fresh cookie from the home page when Google stops taking the one it kept, and asks once more', async () => {
     cookiePage();
     nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
     await provider.fetch({ kind: 'autocomplete', term: 'pizza' });
-    // Google no longer takes it: a plain 429 (today's carries no Set-Cookie).
+    // Google no longer takes the kept cookie: a plain 429 (no Set-Cookie, no Retry-After).
     nock(GOOGLE).get('/trends/api/autocomplete/bagel').query(true).reply(429, 'Too many requests');
-    nock(GOOGLE).get('/trends/explore').query(true).reply(200, '<html>Google Trends</html>', { 'set-cookie': 'NID=511=fresh; path=/; domain=.google.com' });
+    nock(GOOGLE).get('/trends/').reply(200, '<html>Google Trends</html>', { 'set-cookie': 'NID=511=fresh; path=/; domain=.google.com' });
     nock(GOOGLE, { reqheaders: { cookie: 'NID=511=fresh' } }).get('/trends/api/autocomplete/bagel').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
     const result = await provider.fetch({ kind: 'autocomplete', term: 'bagel' });
     expect(result.provenance?.requests).toBe(3);
+  });
+
+  it('takes the cookie from the explore page (the 2025 recording: a 404 that sets it) when the home page refuses one without blocking', async () => {
+    nock(GOOGLE).get('/trends/').reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
+    nock(GOOGLE)
+      .get('/trends/explore')
+      .query(true)
+      .reply(404, recorded2025('test_interest_over_time_ok', /00_GET_trends_explore_404/), { 'set-cookie': `${NID_2025}; path=/; domain=.google.com; HttpOnly` });
+    nock(GOOGLE, { reqheaders: { cookie: NID_2025 } }).get('/trends/api/autocomplete/pizza').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    const result = await provider.fetch({ kind: 'autocomplete', term: 'pizza' });
+    expect(result.provenance?.requests).toBe(3);
+  });
+
+  it('a 429 that carries Retry-After is a block at once, even to a kept cookie: no new cookie, nothing sent again, the wait Google asked for', async () => {
+    cookiePage();
+    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    await provider.fetch({ kind: 'autocomplete', term: 'pizza' });
+    nock(GOOGLE).get('/trends/api/autocomplete/bagel').query(true).reply(429, '<title>Error 429 (Too Many Requests)!!1</title>', { 'retry-after': '1800' });
+    const error = await provider.fetch({ kind: 'autocomplete', term: 'bagel' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ block: 'too_many_429', retryAfterMs: 1_800_000, requests: 1 });
+  });
+
+  it('reads a 403 "unusual traffic" page as a block, with the Retry-After it carries as an HTTP date', async () => {
+    cookiePage();
+    const at = new Date(Date.now() + 600_000).toUTCString();
+    nock(GOOGLE).get('/trends/api/explore').query(true).reply(403, recorded2025('test_suggestions_ok', /02_GET_sorry_index_429/), { 'retry-after': at });
+    const error = await provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as RateLimitedError).block).toBe('forbidden_403');
+    expect((error as RateLimitedError).retryAfterMs).toBeGreaterThan(590_000);
+    expect((error as RateLimitedError).retryAfterMs).toBeLessThanOrEqual(600_000);
   });
 
   it('classifies the 2025 recording\'s refusals as blocked: the 302 to the "sorry" page, and its 429 page', async () => {
@@ -197,7 +258,7 @@ describe('google provider over recorded HTTP', () => {
       .reply(302, recorded2025('test_interest_over_time_ok', /01_POST_trends_api_explore_302/), {
         location: 'https://www.google.com/sorry/index?continue=https://trends.google.com/trends/api/explore',
       });
-    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toBeInstanceOf(RateLimitedError);
+    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toMatchObject({ block: 'sorry_302' });
 
     nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(429, recorded2025('test_suggestions_ok', /02_GET_sorry_index_429/));
     const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }).catch((e: unknown) => e);
@@ -205,9 +266,19 @@ describe('google provider over recorded HTTP', () => {
     expect((error as { requests: number }).requests).toBe(1); // the sorry page is a block at once: no cookie retry
   });
 
-  it('classifies a block of the cookie page itself as blocked', async () => {
-    nock(GOOGLE).get('/trends/explore').query(true).reply(302, recorded2025('test_tokens', /01_POST_trends_api_explore_302/), { location: 'https://www.google.com/sorry/index?continue=x' });
-    await expect(provider.fetch({ kind: 'autocomplete', term: 'pizza' })).rejects.toBeInstanceOf(RateLimitedError);
+  it('classifies a block of the home page itself as blocked, and asks no other page', async () => {
+    nock(GOOGLE).get('/trends/').reply(302, recorded2025('test_tokens', /01_POST_trends_api_explore_302/), { location: 'https://www.google.com/sorry/index?continue=x' });
+    const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ requests: 1 });
+  });
+
+  it('a plain 429 from the home page and then from the explore page is a block (the home page was tried)', async () => {
+    nock(GOOGLE).get('/trends/').reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
+    nock(GOOGLE).get('/trends/explore').query(true).reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
+    const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ requests: 2 });
   });
 
   it('reports a 400 as refused, a 5xx as Google unavailable, and a page without the cookie or a 404 endpoint as a changed shape', async () => {
@@ -220,6 +291,7 @@ describe('google provider over recorded HTTP', () => {
     await expect(provider.fetch({ kind: 'autocomplete', term: 'pizza' })).rejects.toThrow(/answered 404 .*the endpoint is gone/);
 
     forgetGoogleCookies();
+    nock(GOOGLE).get('/trends/').reply(200, '<html>Google Trends</html>');
     nock(GOOGLE).get('/trends/explore').query(true).reply(200, '<html>Google Trends</html>');
     const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MalformedResponseError);
@@ -257,9 +329,12 @@ describe('google provider over recorded HTTP', () => {
   it('reports a malformed answer as MalformedResponseError with a clear message', async () => {
     cookiePage();
     nock(GOOGLE).get('/trends/api/explore').query(true).reply(200, recorded('test_interest_over_time_ok__f6b2d0c230', /00_GET_trends_explore_404/));
-    const error = await provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' }).catch((e: unknown) => e);
+    const error = await provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '12m', geo: '' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MalformedResponseError);
-    expect((error as Error).message).toMatch(/related queries for "pizza".*not its JSON/);
+    expect((error as Error).message).toMatch(/interest over time for "pizza".*not its JSON/);
+
+    nock(GOOGLE).get('/trends/embed/explore/RELATED_QUERIES').query(true).reply(200, '<html><body>Google Trends</body></html>');
+    await expect(provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' })).rejects.toThrow(/embed page of related queries for "pizza".*holds no JSON.parse/);
 
     nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, ")]}',\n{\"default\":{\"nothing\":1}}");
     await expect(provider.fetch({ kind: 'autocomplete', term: 'pizza' })).rejects.toThrow(/malformed: no default.topics/);

@@ -2,14 +2,16 @@
 // every wait moves the job to `delayed` (no attempt spent, no lock held, the
 // worker never rate-limited: a worker rate limit is what left jobs past their
 // lock, "Missing lock for job trends-… moveJobFromActiveToWait"), a refusal
-// goes to another route, a changed shape fails for good.
+// goes to another route, a changed shape fails for good; a block honours
+// Google's Retry-After, a token over the embed quota waits on the route's
+// embed pages, and a new label from Google is warned of.
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { trendsFetchProcessor } from '../../jobs/trends-fetch.job.js';
 import { RouteWaitError, type EgressPool, type Lease } from '../../src/trends/egress-pool.js';
 import type { GoogleTrendsProvider } from '../../src/trends/google.provider.js';
-import { MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
+import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
 
 const ROUTE = { name: 'proxy-a:3128' };
 
@@ -35,13 +37,19 @@ function fakeJob(data: Record<string, unknown> = { request: { kind: 'autocomplet
   return { job, calls };
 }
 
-function fakePool(lease: Lease, blocked = { cooldownMs: 600_000, started: true }) {
+function fakePool(lease: Lease, blocked = { cooldownMs: 600_000, started: true }, label: { changed: boolean; before: string | null } = { changed: false, before: null }) {
   const calls: string[] = [];
   const pool = {
-    acquire: async () => lease,
-    pace: async () => {},
+    acquire: async (_j: string, _skip: string[], _now: number, embed: boolean) => (embed && calls.push('acquire:embed'), lease),
+    pacers: () => ({ pace: async () => {}, paceEmbed: async () => {} }),
+    cookies: {},
     answered: async (_r: unknown, _j: string, outcome: string) => void calls.push(`answered:${outcome}`),
-    blocked: async () => (calls.push('blocked'), blocked),
+    blocked: async (_r: unknown, _j: string, _now: number, block: { kind?: string; retryAfterMs?: number }) => (
+      calls.push(`blocked:${block.kind}${block.retryAfterMs ? `:${block.retryAfterMs}` : ''}`),
+      blocked
+    ),
+    embedOverQuota: async () => (calls.push('over_quota'), 300_000),
+    labelled: async (_r: unknown, userType: string) => (calls.push(`label:${userType}`), label),
     refused: async () => void calls.push('refused'),
     release: async (_r: unknown, _j: string, failed: boolean) => void calls.push(`release:${failed}`),
     clearRefusals: async (routes: string[]) => void calls.push(`clear:${routes.join(',')}`),
@@ -72,9 +80,9 @@ describe('the trends job', () => {
     const { job, calls } = fakeJob();
     const { pool, calls: poolCalls } = fakePool({ route: ROUTE, probe: true }, { cooldownMs: 900_000, started: true });
     const before = Date.now();
-    const result = await run(pool, provider(async () => Promise.reject(new RateLimitedError('302 to sorry'))), job);
+    const result = await run(pool, provider(async () => Promise.reject(new RateLimitedError('302 to sorry', 'sorry_302', 900_000))), job);
     expect((result as { error: unknown }).error).toBeInstanceOf(DelayedError);
-    expect(poolCalls).toEqual(['blocked']);
+    expect(poolCalls).toEqual(['blocked:sorry_302:900000']); // the kind and Google's Retry-After go to the pool
     expect(calls).toEqual(['moveToDelayed']);
     expect(job.delayedUntil).toBeGreaterThanOrEqual(before + 900_000);
     expect(job.progress).toMatchObject({ reason: `route ${ROUTE.name} is cooling down after a block until ${new Date(before + 900_000).toISOString().slice(11, 16)} UTC` });
@@ -121,5 +129,29 @@ describe('the trends job', () => {
     const result = await run(pool, provider(async () => ({ kind: 'autocomplete', topics: [], outcome: 'empty' })), fakeJob().job);
     expect(result).toEqual({ value: { kind: 'autocomplete', topics: [], outcome: 'empty' } });
     expect(calls).toEqual(['answered:answers']);
+  });
+
+  it('a token over the embed quota waits on the route\'s embed pages, spending nothing, and is never an answer', async () => {
+    const { job, calls } = fakeJob({ request: { kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' }, provider: 'google' });
+    const { pool, calls: poolCalls } = fakePool({ route: ROUTE, probe: false });
+    const before = Date.now();
+    const result = await run(pool, provider(async () => Promise.reject(Object.assign(new EmbedOverQuotaError('over quota'), { userType: 'USER_TYPE_EMBED_OVER_QUOTA' }))), job);
+    expect((result as { error: unknown }).error).toBeInstanceOf(DelayedError);
+    expect(poolCalls).toEqual(['acquire:embed', 'over_quota']); // an embed job asks for a route whose embed pages are open; embed labels are not the route's
+    expect(calls).toEqual(['moveToDelayed']);
+    expect(job.delayedUntil).toBeGreaterThanOrEqual(before + 300_000);
+    expect(job.progress).toMatchObject({ reason: expect.stringMatching(/embed pages are over Google's embed quota/) });
+  });
+
+  it('keeps how Google labelled the route, and warns when the label changes', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const { pool, calls } = fakePool({ route: ROUTE, probe: false }, undefined, { changed: true, before: 'USER_TYPE_LEGIT_USER' });
+    const answer = { kind: 'autocomplete', topics: [], outcome: 'empty', provenance: { provider: 'google', userType: 'USER_TYPE_SCRAPER' } };
+    await trendsFetchProcessor({ pool, provider: provider(async () => answer), logger })(fakeJob().job as unknown as Job, 'token');
+    expect(calls).toEqual(['answered:answers', 'label:USER_TYPE_SCRAPER']);
+    expect(lines.map((l) => JSON.parse(l) as { level: number; msg: string })).toEqual([
+      expect.objectContaining({ level: 40, msg: expect.stringMatching(/Google now labels route proxy-a:3128's client USER_TYPE_SCRAPER \(was USER_TYPE_LEGIT_USER\)/) }),
+    ]);
   });
 });

@@ -11,7 +11,7 @@ describe('config', () => {
     expect(config.logLevel).toBe('info');
     expect(Object.isFrozen(config)).toBe(true);
     // Google is paced in HTTPS requests per route; a block cools a route down 10 minutes, doubling up to an hour.
-    expect(config).toMatchObject({ trendsRequestsPerMinute: 12, trendsCooldownMs: 600_000, trendsCooldownMaxMs: 3_600_000, trendsRefusedPauseMs: 600_000 });
+    expect(config).toMatchObject({ trendsRequestsPerMinute: 10, trendsEmbedGapMs: 8_000, trendsEmbedCooldownMs: 300_000, googleCheckCron: '', trendsCooldownMs: 600_000, trendsCooldownMaxMs: 3_600_000, trendsRefusedPauseMs: 600_000 });
   });
 
   it('reports every bad variable in one error', () => {

@@ -210,17 +210,26 @@ describe('confidence', () => {
     const dims = Object.fromEntries(DIMENSIONS.map((d) => [d, { score: 0.5, evidence: {}, explanation: '' }])) as unknown as DimensionScores;
     expect(combineScores(dims, 1).confidence).toBe(1);
     dims.breadth = { ...dims.breadth, strength: 0.5 }; // weight 0.10
-    dims.pain = { ...dims.pain, strength: 0 }; // weight 0.15
-    expect(combineScores(dims, 1)).toEqual({ score: 0.5, confidence: 0.8, scoredDimensions: 8 });
-    expect(combineScores(dims, 0.5).confidence).toBe(0.4);
+    dims.pain = { ...dims.pain, strength: 0 }; // weight 0.075 (experimental: half of 0.15)
+    // (0.85 − 0.05 − 0.075) / 0.85 of the total weight is carried.
+    expect(combineScores(dims, 1)).toEqual({ score: 0.5, confidence: 0.853, scoredDimensions: 8 });
+    expect(combineScores(dims, 0.5).confidence).toBe(0.426);
   });
 });
 
 describe('the synthetic provider answers like today\'s Google', () => {
   const synthetic = new SyntheticTrendsProvider(() => new Date(Date.UTC(2026, 10, 24)));
 
-  it('serves related lists empty', async () => {
-    expect(await synthetic.fetch({ kind: 'relatedQueries', keyword: 'meal planner', timeframe: '12m', geo: '' })).toMatchObject({ top: [], rising: [], outcome: 'empty' });
+  it("serves the explore page's related lists empty, related queries asked on their own (the embed flow) listed, and related topics empty", async () => {
+    const explore = await synthetic.fetch({ kind: 'explore', keywords: ['meal planner'], timeframe: '12m', geo: '', parts: ['relatedQueries', 'relatedTopics'] });
+    expect(explore).toMatchObject({ relatedQueries: { top: [], rising: [], outcome: 'empty' }, relatedTopics: { top: [], rising: [], outcome: 'empty' } });
+    const queries = await synthetic.fetch({ kind: 'relatedQueries', keyword: 'meal planner', timeframe: '12m', geo: '' });
+    if (queries.kind !== 'relatedQueries') throw new Error(queries.kind);
+    expect(queries.outcome).toBe('served');
+    expect(queries.top.length).toBeGreaterThan(2);
+    expect(queries.top[0]).toMatchObject({ value: 100 });
+    expect(queries.top.every((i) => i.label.startsWith('meal planner '))).toBe(true);
+    expect(await synthetic.fetch({ kind: 'relatedTopics', keyword: 'meal planner', timeframe: '12m', geo: '' })).toMatchObject({ top: [], rising: [], outcome: 'empty' });
   });
 
   it('answers a modifier comparison: each OR item is the sum of its terms, each a small part of the phrase', async () => {

@@ -1,8 +1,10 @@
 // The research steps that read related lists and their evidence (13-16, 25-29,
-// 36-39), run in order with the others against Google as it answers today
-// (related lists empty), as it answered before (listed), and as replay answers
-// (recorded lists, no modifier comparison): every run completes its 40 steps,
-// each step records what it was served, and each dimension says what it read.
+// 36-39), run in order with the others against Google as it answers in late
+// 2026 (related queries listed through the embed flow, topics and the explore
+// page's lists empty), with every list empty, as it answered before (listed),
+// and as replay answers (recorded lists, no modifier comparison): every run
+// completes its 40 steps, each step records what it was served, and each
+// dimension says what it read.
 import { describe, expect, it } from 'vitest';
 import { ReplayTrendsProvider } from '../../src/trends/replay.provider.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
@@ -18,19 +20,36 @@ const TODAY = () => new Date(Date.UTC(2026, 10, 24));
 const RELATED_STEPS = ['related_queries_top', 'related_queries_rising', 'related_topics_top', 'related_topics_rising'] as const;
 const item = (label: string, value: number, formattedValue = String(value)): RankedItem => ({ label, value, breakout: formattedValue === 'Breakout', formattedValue });
 
+const isRelated = (r: TrendsRequest) => r.kind === 'relatedQueries' || r.kind === 'relatedTopics';
+
 /**
  * Google as a fake: the synthetic world for everything, except what `override`
  * answers (a request kind, an explore part); explores are answered part by part
- * so an override reaches their parts too.
+ * so an override reaches their parts too. Related lists asked on their own come
+ * through the embed flow, as Google's do.
  */
 function google(override: (request: TrendsRequest) => Promise<TrendsResponse> | undefined = () => undefined) {
   const synthetic = new SyntheticTrendsProvider(TODAY);
   const fetch = async (request: TrendsRequest): Promise<TrendsResponse> => {
     if (request.kind === 'explore') return explorePartByPart(request, fetch);
-    return (await override(request)) ?? synthetic.fetch(request);
+    const answer = (await override(request)) ?? (await synthetic.fetch(request));
+    return isRelated(request) ? { ...answer, provenance: { provider: 'google', via: 'embed' } } : answer;
   };
   return fetch;
 }
+const emptyLists = (r: TrendsRequest) => (isRelated(r) ? Promise.resolve({ kind: r.kind as 'relatedQueries', top: [], rising: [], outcome: 'empty' as const }) : undefined);
+/** A modifier comparison whose every family column is `factor` × the phrase's (factor > 1: numbers that contradict each other). */
+const familiesAt = (factor: number) => async (r: TrendsRequest): Promise<TrendsResponse> => {
+  if (r.kind !== 'interestOverTime') throw new Error(r.kind);
+  return {
+    kind: 'interestOverTime',
+    keywords: r.keywords,
+    points: Array.from({ length: 52 }, (_, i) => {
+      const phrase = 10 + (i % 5);
+      return { date: `2026-01-${String((i % 28) + 1).padStart(2, '0')}`, values: r.keywords.map((_, k) => (k === 0 ? phrase : Math.min(100, Math.round(phrase * factor)))), hasData: r.keywords.map(() => true), isPartial: false };
+    }),
+  };
+};
 
 const isModifierComparison = (r: TrendsRequest) => r.kind === 'interestOverTime' && r.keywords.some((k) => k.includes(' + '));
 const scored = (outputs: RecordedOutputs) => DIMENSIONS.filter((d) => outputs.get(`score_${d}`).score !== null);
@@ -45,40 +64,56 @@ function breadth(output: StepOutputs['demand_breadth']) {
   return output;
 }
 
-describe('against Google as it answers automated clients today (related lists empty)', () => {
-  it('completes all 40 steps, records the empty lists, and scores every dimension from what is served', async () => {
+describe('against Google as it answers automated clients in late 2026 (related queries through the embed flow)', () => {
+  it('completes all 40 steps, reads the related queries the embed flow lists, records the empty topics, and scores every dimension from every source', async () => {
     const { outputs, summaries, requests } = await runSteps('Meal planning app for busy parents', google());
     expect(outputs.size).toBe(40);
-    for (const step of RELATED_STEPS) {
+    expect(outputs.get('related_queries_top')).toMatchObject({ served: 'listed', items: expect.arrayContaining([expect.objectContaining({ label: expect.any(String) })]), provenance: { via: 'embed' } });
+    expect(summaries.get('related_queries_top')).toMatch(/^\d+ \(embed flow\): /);
+    for (const step of ['related_topics_top', 'related_topics_rising'] as const) {
       expect(outputs.get(step)).toMatchObject({ served: 'empty', items: [] });
-      expect(summaries.get(step)).toMatch(/^empty: Google served no list/);
+      expect(summaries.get(step)).toMatch(/^empty: Google's embed flow served no list/);
     }
-    expect(outputs.get('breakout')).toMatchObject({ rising_queries: 'empty', breakout_queries: [] });
-    expect(summaries.get('breakout')).toMatch(/no rising queries to read \(empty\); series z/);
+    expect(outputs.get('breakout')).toMatchObject({ rising_queries: 'listed' });
 
-    // The modifier comparison: one request of the phrase and three OR-items, 12 months.
+    // The modifier comparison: one request of the phrase and three OR-items, 12 months; and the listed queries.
     const pain = signal(outputs.get('pain_signals'));
     expect(pain.modifier_comparison).toMatchObject({ outcome: 'served', keywords: [expect.any(String), expect.stringContaining(' how to + '), expect.stringContaining(' price + '), expect.stringContaining(' vs + ')] });
-    expect(pain.modifiers).toMatchObject({ family: 'pain', share: expect.any(Number), terms: expect.arrayContaining(['how to']) });
-    expect(pain.lists).toEqual({ unavailable: expect.stringMatching(/served them empty/) });
+    expect(pain.modifiers).toMatchObject({ family: 'pain', share: expect.any(Number), terms: expect.arrayContaining(['how to']), contradictory: false });
+    expect(pain.lists).toMatchObject({ total: expect.any(Number) });
+    expect(pain.listsFrom).toBe("Google's embed flow");
 
     expect(scored(outputs)).toEqual([...DIMENSIONS]);
-    for (const d of ['pain', 'intent'] as const) expect(outputs.get(`score_${d}`).evidence).toMatchObject({ sources: 'modifier comparison', not_read: expect.stringMatching(/related queries: Google served them empty/) });
-    expect(outputs.get('score_breadth').evidence.sources).toBe('autocomplete + modifier comparison');
-    expect(outputs.get('score_whitespace').evidence.sources).toBe('modifier comparison + autocomplete');
+    for (const d of ['pain', 'intent'] as const) {
+      // Every number names its source; pain and intent say they are not validated yet.
+      expect(outputs.get(`score_${d}`)).toMatchObject({ experimental: true, evidence: { sources: 'modifier comparison + related queries', modifier_source: expect.stringMatching(/^modifier comparison/), list_source: "related queries listed by Google's embed flow" } });
+    }
+    expect(outputs.get('score_breadth').evidence.sources).toBe('related lists + autocomplete + modifier comparison');
+    expect(outputs.get('score_whitespace').evidence.sources).toBe('modifier comparison + related queries + autocomplete');
     expect(outputs.get('aggregate').overall.scoredDimensions).toBe(8);
 
-    // What the run asks Google (the steps that share a request ask it once a day): autocomplete,
-    // 90 days, 5 years, the anchor comparison, the explore of related lists (and own maps), the
-    // modifier comparison; and the maps against the anchor when step 17 reads those.
+    // What the run asks Google (the steps that share a request ask it once a day): autocomplete, 90 days, 5 years,
+    // the anchor comparison, related queries and related topics (each through the embed flow), the modifier
+    // comparison, and one explore for the maps (the phrase's own, or against the anchor).
     const distinct = [...new Map(requests.map((r) => [requestKey(r), r])).values()];
-    const againstAnchor = outputs.get('interest_by_country').compared_with !== null;
-    expect(distinct.map((r) => r.kind).sort()).toEqual(['autocomplete', ...Array(againstAnchor ? 3 : 2).fill('explore'), 'interestOverTime', 'interestOverTime', 'interestOverTime']);
+    expect(distinct.map((r) => r.kind).sort()).toEqual(['autocomplete', 'explore', 'explore', 'interestOverTime', 'interestOverTime', 'interestOverTime', 'relatedQueries', 'relatedTopics']);
     const withModifiers = distinct.filter((r) => 'keywords' in r && r.keywords.some((k) => k.includes(' + ')));
     expect(withModifiers).toEqual([{ kind: 'explore', keywords: pain.modifier_comparison.keywords, timeframe: '12m', geo: '', parts: ['series'] }]);
   });
 
-  it('scores pain and intent as unscored, with the reason, when Google has too little data for the comparison, and still completes', async () => {
+  it('with every related list empty, still scores every dimension from the modifier comparison and autocomplete', async () => {
+    const { outputs, summaries } = await runSteps('Meal planning app for busy parents', google(emptyLists));
+    for (const step of RELATED_STEPS) {
+      expect(outputs.get(step)).toMatchObject({ served: 'empty', items: [] });
+      expect(summaries.get(step)).toMatch(/^empty: Google's embed flow served no list/);
+    }
+    expect(signal(outputs.get('pain_signals')).lists).toEqual({ unavailable: "Google's embed flow served them empty" });
+    expect(scored(outputs)).toEqual([...DIMENSIONS]);
+    for (const d of ['pain', 'intent'] as const) expect(outputs.get(`score_${d}`).evidence).toMatchObject({ sources: 'modifier comparison', not_read: expect.stringMatching(/related queries: Google's embed flow served them empty/) });
+    expect(outputs.get('score_breadth').evidence.sources).toBe('autocomplete + modifier comparison');
+  });
+
+  it('scores pain and intent as unscored, with the reason, when Google has too little data for the comparison and lists nothing, and still completes', async () => {
     const fetch = google((r) =>
       isModifierComparison(r) && r.kind === 'interestOverTime'
         ? Promise.resolve({
@@ -87,7 +122,7 @@ describe('against Google as it answers automated clients today (related lists em
             outcome: 'no_data',
             points: Array.from({ length: 52 }, (_, i) => ({ date: `2026-01-${String((i % 28) + 1).padStart(2, '0')}`, values: r.keywords.map(() => 0), hasData: r.keywords.map(() => false), isPartial: false })),
           })
-        : undefined,
+        : emptyLists(r),
     );
     const { outputs } = await runSteps('Meal planning app for busy parents', fetch);
     expect(outputs.size).toBe(40);
@@ -99,12 +134,34 @@ describe('against Google as it answers automated clients today (related lists em
     expect(outputs.get('aggregate').overall.confidence).toBeLessThan(0.75);
   });
 
+  it('does not score an OR-group above its phrase: the reading is contradictory, the dimension says why, and its confidence drops', async () => {
+    const contradicting = (r: TrendsRequest) => (isModifierComparison(r) ? familiesAt(3)(r) : undefined);
+    const { outputs } = await runSteps('Solar generator rental', google(contradicting));
+    const pain = signal(outputs.get('pain_signals'));
+    expect(pain.modifiers).toMatchObject({ contradictory: true, ratio: expect.any(Number) });
+    expect((pain.modifiers as { ratio: number }).ratio).toBeGreaterThan(2.5);
+    // Listed related queries are still read; the contradictory reading is not, and the strength is halved.
+    expect(outputs.get('score_pain')).toMatchObject({
+      score: expect.any(Number),
+      strength: 0.5,
+      evidence: { sources: 'related queries', modifier_contradictory: true, not_read: expect.stringMatching(/modifier comparison: contradictory numbers: the OR-group of the phrase's pain words averages 3× the phrase/) },
+      explanation: expect.stringMatching(/not read: its numbers contradict each other/),
+    });
+    expect(outputs.get('score_breadth').evidence).toMatchObject({ not_read: expect.stringMatching(/every family's numbers contradict the phrase's/) });
+    // With nothing listed either, no score at all: null, with the reason; never 1.
+    const alone = await runSteps('Solar generator rental', google((r) => (isModifierComparison(r) ? familiesAt(3)(r) : emptyLists(r))));
+    for (const d of ['pain', 'intent'] as const) {
+      expect(alone.outputs.get(`score_${d}`)).toMatchObject({ score: null, explanation: expect.stringMatching(/contradictory numbers/) });
+    }
+    expect(alone.outputs.get('aggregate').overall.confidence).toBeLessThan(outputs.get('aggregate').overall.confidence);
+  });
+
   it('goes on when the comparison fails for good (a refusal), and records why', async () => {
     const fetch = google((r) => (isModifierComparison(r) ? Promise.reject(new TrendsFailedError('Google refused the request (400)')) : undefined));
     const { outputs } = await runSteps('Dog walking marketplace', fetch);
     expect(outputs.size).toBe(40);
     expect(breadth(outputs.get('demand_breadth')).modifier_comparison).toMatchObject({ outcome: 'failed', reason: 'Google refused the request (400)' });
-    expect(outputs.get('score_pain').explanation).toMatch(/modifier comparison: its request failed/);
+    expect(outputs.get('score_pain').evidence.not_read).toMatch(/modifier comparison: its request failed/);
   });
 });
 
@@ -114,11 +171,12 @@ describe('against Google listing related lists (as before 2024-08, or should it 
     relatedTopics: { top: [item('Meal planning', 100), item('Mealime', 40)], rising: [item('Meal prep', 120, '+120%')] },
   };
   const fetch = google((r) => (r.kind === 'relatedQueries' || r.kind === 'relatedTopics' ? Promise.resolve({ kind: r.kind, ...lists[r.kind] }) : undefined));
+  // (The fake lists them through the embed flow, as Google does today; the explore page's own widgets stay empty.)
 
   it('reads the lists as well: breakout queries, and each dimension names both sources', async () => {
     const { outputs, summaries } = await runSteps('Meal planning app for busy parents', fetch, { hints: ['meal planning'] });
     expect(outputs.get('related_queries_top')).toMatchObject({ served: 'listed', items: [{ label: 'meal planning app' }, {}, {}, {}] });
-    expect(summaries.get('related_queries_top')).toBe('4: meal planning app, best meal planning app, how to meal plan, …');
+    expect(summaries.get('related_queries_top')).toBe('4 (embed flow): meal planning app, best meal planning app, how to meal plan, …');
     expect(outputs.get('breakout')).toMatchObject({ rising_queries: 'listed', breakout_queries: ['ai meal planning'] });
     expect(signal(outputs.get('pain_signals')).lists).toMatchObject({ matched: 1, total: 5 });
     for (const d of ['pain', 'intent'] as const) expect(outputs.get(`score_${d}`).evidence.sources).toBe('modifier comparison + related queries');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DIMENSIONS, DIMENSION_WEIGHTS, unsupported, type DimensionScores } from '../../src/domain/scoring/dimensions.js';
+import { DESIGNED_WEIGHTS, DIMENSIONS, DIMENSION_WEIGHTS, EXPERIMENTAL_DIMENSIONS, TOTAL_WEIGHT, unsupported, type DimensionScores } from '../../src/domain/scoring/dimensions.js';
 import { assessMomentum, FALLING_AT, RISING_AT } from '../../src/domain/scoring/momentum.js';
 import { combineScores } from '../../src/domain/scoring/overall.js';
 
@@ -52,15 +52,18 @@ describe('overall score', () => {
   const all = (score: number | null): DimensionScores =>
     Object.fromEntries(DIMENSIONS.map((d) => [d, score === null ? unsupported('x') : { score, evidence: {}, explanation: '' }])) as unknown as DimensionScores;
 
-  it('has weights that sum to 1', () => {
-    expect(Object.values(DIMENSION_WEIGHTS).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 10);
+  it('has designed weights that sum to 1, and weighs the experimental dimensions (pain, intent: not validated yet) at half', () => {
+    expect(Object.values(DESIGNED_WEIGHTS).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 10);
+    expect(Object.keys(EXPERIMENTAL_DIMENSIONS).sort()).toEqual(['intent', 'pain']);
+    expect(DIMENSION_WEIGHTS).toEqual({ ...DESIGNED_WEIGHTS, pain: 0.075, intent: 0.075 });
+    expect(TOTAL_WEIGHT).toBeCloseTo(0.85, 10);
   });
 
   it('is the weighted mean of the scored dimensions', () => {
     const dims = all(0.5);
     dims.demand = { score: 1, evidence: {}, explanation: '' };
-    // 0.2·1 + 0.8·0.5 = 0.6
-    expect(combineScores(dims, 1)).toEqual({ score: 0.6, confidence: 1, scoredDimensions: 8 });
+    // (0.2·1 + 0.65·0.5) / 0.85 = 0.618
+    expect(combineScores(dims, 1)).toEqual({ score: 0.618, confidence: 1, scoredDimensions: 8 });
   });
 
   it('lowers the confidence, not the score, when evidence is missing', () => {
@@ -68,8 +71,8 @@ describe('overall score', () => {
     dims.momentum = { score: 0.8, evidence: {}, explanation: '' };
     dims.pain = { score: 0.6, evidence: {}, explanation: '' };
     const result = combineScores(dims, 0.9);
-    expect(result.score).toBeCloseTo(0.7, 3);
-    expect(result.confidence).toBeCloseTo(0.3 * 0.9, 3);
+    expect(result.score).toBeCloseTo((0.15 * 0.8 + 0.075 * 0.6) / 0.225, 3);
+    expect(result.confidence).toBeCloseTo((0.225 / 0.85) * 0.9, 3);
     expect(combineScores(all(null), 1)).toEqual({ score: 0, confidence: 0, scoredDimensions: 0 });
   });
 });

@@ -5,22 +5,36 @@
 // magnitude). Every answer is computed as Google computes it: the volumes of
 // all the request's keywords over its window, normalised together so the
 // largest point is 100, rounded to integers; weekly windows sum the days.
-// Each request carries sampling noise (±2%) seeded by what it asks, so two
-// different requests for one keyword differ a little, while the same request
-// asked again gets the same answer (as Google's answers mostly do: in the real
-// batches of ../shared/data/trends-batches most repeated requests agree exactly).
+//
+// Google's numbers come from a sample of searches (Trends help, "Where Trends
+// data comes from"), so each comparison item of a request is a count drawn from
+// that sample: Poisson noise seeded by what the request asks, so two different
+// requests for one keyword differ a little, while the same request asked again
+// gets the same answer (as Google's answers mostly do: in the real batches of
+// ../shared/data/trends-batches most repeated requests agree exactly). A common
+// phrase is drawn thousands of times a day (noise of a percent or two). A
+// thinly sampled one (`thinSample`: the noisy low-volume scenario) is drawn as
+// a few searchers, each counted with all of their searches, and each item of a
+// request from a sample of its own (Google's numbers for a rare term change
+// from request to request: Trends help, "Why data may differ"): unbiased, but
+// so noisy that the items of one request need not keep the relations their
+// true volumes keep, an OR-group of the phrase's refinements above the phrase
+// itself among them.
 //
 // As Google does today: a keyword written with Google's OR syntax, "a + b + c",
 // is searched as any of its terms (its volume is the sum of theirs; Trends'
-// help, "Refine Trends results by topic"); a keyword with too little data
-// (below a popularity floor, or named in `noData`) comes back as zeros with
-// hasData false; and the trending searches of a country are a feed of items
-// with an approximate traffic and the news that links them.
+// help, "Refine Trends results by topic"); a term that is a phrase with a word
+// people add to it ("solar generator how to") is a part of the phrase's
+// searches, never more than all of them; a keyword with too little data (below
+// a popularity floor, or named in `noData`) comes back as zeros with hasData
+// false; and the trending searches of a country are a feed of items with an
+// approximate traffic and the news that links them.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../../src/config.js';
 import { readSeriesCsv } from '../../../src/demo/demo-seed.js';
+import { MODIFIER_FAMILIES } from '../../../src/domain/research/modifier-evidence.js';
 
 const DAY_MS = 86_400_000;
 
@@ -49,6 +63,24 @@ const CITIES = ['New York', 'London', 'Mumbai', 'Toronto', 'Sydney', 'Berlin', '
   'Madrid', 'Milan', 'Amsterdam', 'Stockholm', 'Cape Town', 'Manila', 'Jakarta', 'Nairobi', 'Warsaw', 'Buenos Aires', 'Singapore',
   'Dublin', 'Auckland', 'Karachi', 'Chicago', 'Los Angeles', 'Houston', 'Bangalore', 'Melbourne'];
 const QUERY_SUFFIXES = ['app', 'price', 'best', 'how to', 'alternative to', 'vs', 'not working', 'free', 'software', 'near me', 'review', 'fix', 'for beginners', 'online', 'ideas'];
+/**
+ * Words people add to a phrase. A term made of a phrase and one of these is a
+ * part of the phrase's searches (the research's modifier words are among them,
+ * so its OR-groups are measured against a world that keeps the relation).
+ */
+const REFINING_WORDS = [...new Set([...Object.values(MODIFIER_FAMILIES).flat(), ...QUERY_SUFFIXES])].sort((a, b) => b.length - a.length);
+/** A refinement's share of its phrase's searches: log-uniform between these (a family of nine stays under 0.4). */
+const REFINEMENT_SHARE = { min: 0.001, max: 0.04 } as const;
+/**
+ * Searches drawn from the sample per unit of volume (volume = the series' 0–100
+ * times popularity): a phrase of middling popularity is drawn a few thousand
+ * times a day, a refinement of it a few dozen.
+ */
+const SAMPLE_PER_VOLUME = 1;
+/** The tail of a thinly sampled searcher's burst of searches (Pareto's α: the smaller, the heavier). */
+const BURST_ALPHA = 1.2;
+/** A refinement holding at least this share of its phrase's searches is listed among its related queries. */
+const RELATED_LIST_MIN_SHARE = 0.005;
 
 export interface WorldOptions {
   /** Folder of gtab-us-daily.csv. */
@@ -59,6 +91,13 @@ export interface WorldOptions {
   noDataBelow?: number;
   /** Keywords with too little data whatever their popularity (tests name them). */
   noData?: string[];
+  /**
+   * Phrases Google samples so thinly that its items need not keep their true
+   * relations (the noisy low-volume scenario): about how many searchers of the
+   * phrase Google's sample holds in a year (e.g. 6); its refinements are drawn
+   * from as thin a sample.
+   */
+  thinSample?: Record<string, number>;
 }
 
 /** The terms of a keyword written with Google's OR syntax ("a + b + c"); one term for any other keyword. */
@@ -67,9 +106,37 @@ export function orTerms(keyword: string): string[] {
   return terms.length > 1 ? terms : [keyword];
 }
 
+/** A term made of a phrase and a refining word: the phrase and the word; null for any other term. */
+export function refinementOf(term: string): { phrase: string; word: string } | null {
+  const t = term.trim().toLowerCase().replace(/\s+/g, ' ');
+  for (const word of REFINING_WORDS) {
+    if (t.endsWith(` ${word}`) && t.length > word.length + 1) return { phrase: t.slice(0, -word.length - 1), word };
+  }
+  return null;
+}
+
+/** A Poisson draw (Knuth's method for small means, the normal approximation above 50). */
+function poisson(mean: number, random: () => number): number {
+  if (mean <= 0) return 0;
+  if (mean > 50) {
+    const u = Math.max(1e-12, random());
+    const gauss = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
+    return Math.max(0, Math.round(mean + Math.sqrt(mean) * gauss));
+  }
+  const limit = Math.exp(-mean);
+  let k = 0;
+  let p = random();
+  while (p > limit) {
+    k += 1;
+    p *= random();
+  }
+  return k;
+}
+
 export class SimulatedWorld {
   private readonly noData: Set<string>;
   private readonly noDataBelow: number;
+  private readonly thin: Map<string, number>;
 
   private constructor(
     private readonly series: number[][],
@@ -78,6 +145,7 @@ export class SimulatedWorld {
   ) {
     this.noData = new Set((options.noData ?? []).map((k) => k.toLowerCase()));
     this.noDataBelow = options.noDataBelow ?? 1.5;
+    this.thin = new Map(Object.entries(options.thinSample ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   }
 
   static async load(options: WorldOptions = {}): Promise<SimulatedWorld> {
@@ -94,24 +162,81 @@ export class SimulatedWorld {
     return 10 ** (4 * (hash(`${keyword.toLowerCase()}|popularity`) / 2 ** 32));
   }
 
-  /** Google has too little data for this keyword (for an OR of terms: for every one of them). */
+  /** Google has too little data for this keyword (for an OR of terms: for every one of them; a refinement: when its phrase has none). */
   hasData(keyword: string): boolean {
-    return orTerms(keyword).some((t) => !this.noData.has(t.toLowerCase()) && this.popularity(t) >= this.noDataBelow);
+    return orTerms(keyword).some((t) => {
+      const refined = refinementOf(t);
+      if (refined) return !this.noData.has(t.toLowerCase()) && this.hasData(refined.phrase);
+      return !this.noData.has(t.toLowerCase()) && this.popularity(t) >= this.noDataBelow;
+    });
   }
 
-  /** The keyword's true daily volume `daysAgo` days before today (a real series, tiled backwards past its start); an OR of terms sums them. */
+  /** A refinement's true share of its phrase's searches (log-uniform by a hash of the two). */
+  refinementShare(phrase: string, word: string): number {
+    const u = hash(`${phrase.toLowerCase()}|${word}|share`) / 2 ** 32;
+    return Math.exp(Math.log(REFINEMENT_SHARE.min) + u * Math.log(REFINEMENT_SHARE.max / REFINEMENT_SHARE.min));
+  }
+
+  /**
+   * The true share of a phrase's searches an OR-group of its refinements holds
+   * ("pizza how to + pizza fix"): the sum of its terms' shares, which is what a
+   * comparison of the two implies without sampling noise or rounding.
+   */
+  orGroupShare(phrase: string, group: string): number {
+    return orTerms(group).reduce((sum, t) => {
+      const refined = refinementOf(t);
+      return sum + (refined && refined.phrase === phrase.trim().toLowerCase() ? this.refinementShare(refined.phrase, refined.word) : 0);
+    }, 0);
+  }
+
+  /**
+   * The keyword's true daily volume `daysAgo` days before today (a real series,
+   * tiled backwards past its start); an OR of terms sums them; a refinement is
+   * its share of the phrase's volume, day by day.
+   */
   volume(keyword: string, daysAgo: number): number {
     const terms = orTerms(keyword);
     if (terms.length > 1) return terms.reduce((sum, t) => sum + this.volume(t, daysAgo), 0);
     if (!this.hasData(keyword)) return 0;
+    const refined = refinementOf(keyword);
+    if (refined) return this.volume(refined.phrase, daysAgo) * (this.thin.has(refined.phrase) ? this.thinLevel(refined.phrase, refined.word) : this.refinementShare(refined.phrase, refined.word));
     const s = this.series[hash(keyword.toLowerCase()) % this.series.length]!;
     const i = s.length - 1 - (daysAgo % s.length);
     return s[i]! * this.popularity(keyword);
   }
 
   /**
+   * What Google's thin sample makes of a refinement of a thinly sampled phrase:
+   * a level drawn from a handful of searchers of its own, unrelated to its true
+   * share (log-uniform from a twentieth of the phrase to three times it). This
+   * is the scenario's point: Google's numbers for rare terms need not keep the
+   * relations their searches keep.
+   */
+  thinLevel(phrase: string, word: string): number {
+    const u = hash(`${phrase.toLowerCase()}|${word}|thin`) / 2 ** 32;
+    return Math.exp(Math.log(0.05) + u * Math.log(3 / 0.05));
+  }
+
+  /**
+   * The share of a keyword's searches Google's sample draws as searchers: 1
+   * (every search), or, for a thinly sampled phrase and its refinements, its
+   * searchers a year over the phrase's searches a year.
+   */
+  private sampleFactor(keyword: string): number {
+    const term = orTerms(keyword)[0]!.toLowerCase();
+    const phrase = this.thin.has(term) ? term : (refinementOf(term)?.phrase ?? '');
+    const searchers = this.thin.get(phrase);
+    if (searchers === undefined) return 1;
+    let year = 0;
+    for (let d = 0; d < 365; d += 1) year += this.volume(phrase, d);
+    return year > 0 ? Math.min(1, searchers / year) : 1;
+  }
+
+  /**
    * Interest over time as Google answers it: one row per day (windows up to 270
-   * days) or per week, every keyword normalised together, integers 0–100.
+   * days) or per week, every keyword normalised together, integers 0–100. Each
+   * item's count in a row is drawn from Google's sample (Poisson), unless
+   * `noise: false` asks for the truth.
    */
   timeline(keywords: string[], start: string, end: string, requestSeed: string, options: { noise?: boolean } = {}) {
     const today = Date.parse(this.today().toISOString().slice(0, 10));
@@ -120,15 +245,23 @@ export class SimulatedWorld {
     const days = Math.max(1, Math.round((to - from) / DAY_MS) + 1);
     const step = days > 270 ? 7 : 1;
     const noise = rng(`noise|${requestSeed}`);
+    const thin = keywords.map((k) => this.sampleFactor(k));
     const rows: Array<{ time: number; raw: number[]; partial: boolean }> = [];
     for (let t = from; t <= to; t += step * DAY_MS) {
-      const raw = keywords.map((k) => {
+      const raw = keywords.map((k, i) => {
         let sum = 0;
         for (let d = 0; d < step; d += 1) {
           const daysAgo = Math.round((today - (t + d * DAY_MS)) / DAY_MS);
           if (daysAgo >= 0) sum += this.volume(k, daysAgo);
         }
-        return options.noise === false ? sum : sum * (0.98 + 0.04 * noise());
+        if (options.noise === false) return sum;
+        const f = thin[i]!;
+        if (f >= 1) return poisson(sum * SAMPLE_PER_VOLUME, noise) / SAMPLE_PER_VOLUME;
+        // A thin sample: few searchers (f of the searches' worth), each with a burst of searches, 1/f on
+        // average but heavy-tailed (Pareto, α = 1.2): one searcher's burst can outweigh everyone else's.
+        let count = 0;
+        for (let n = poisson(sum * f, noise); n > 0; n -= 1) count += (((BURST_ALPHA - 1) / BURST_ALPHA) * (1 / f)) / Math.pow(1 - noise(), 1 / BURST_ALPHA);
+        return count;
       });
       rows.push({ time: t, raw, partial: t + step * DAY_MS > today });
     }
@@ -137,23 +270,34 @@ export class SimulatedWorld {
     return rows.map((r) => ({ time: r.time / 1000, values: r.raw.map((v) => Math.round((v / max) * 100)), hasData, partial: r.partial }));
   }
 
-  /** Related queries or topics of one keyword: top (relative to the first) and rising (percent growth, some "Breakout"). */
+  /**
+   * Related queries or topics of one keyword: top (relative to the first) and
+   * rising (percent growth, some "Breakout"). Queries are the keyword's
+   * refinements people search most, in the order of their true shares, so a
+   * list agrees with what a comparison of the refinements measures.
+   */
   related(keyword: string, kind: 'QUERY' | 'ENTITY') {
     const r = rng(`${keyword.toLowerCase()}|related|${kind}`);
-    const picks = QUERY_SUFFIXES.filter(() => r() < 0.55);
-    const label = (suffix: string) => (kind === 'QUERY' ? `${keyword} ${suffix}` : `${keyword} ${suffix}`.replace(/\b\w/g, (c) => c.toUpperCase()));
-    const item = (suffix: string, value: number, formatted: string) => ({
-      ...(kind === 'QUERY' ? { query: label(suffix) } : { topic: { mid: `/g/11${hash(`${keyword}|${suffix}`).toString(36)}`, title: label(suffix), type: 'Topic' } }),
+    const base = keyword.trim().toLowerCase();
+    const listed = QUERY_SUFFIXES.concat(REFINING_WORDS.filter((w) => !QUERY_SUFFIXES.includes(w)))
+      .map((word) => ({ word, share: this.refinementShare(base, word) }))
+      .filter((x) => x.share >= RELATED_LIST_MIN_SHARE)
+      .sort((a, b) => b.share - a.share)
+      .slice(0, 25);
+    const label = (word: string) => (kind === 'QUERY' ? `${base} ${word}` : `${base} ${word}`.replace(/\b\w/g, (c) => c.toUpperCase()));
+    const item = (word: string, value: number, formatted: string) => ({
+      ...(kind === 'QUERY' ? { query: label(word) } : { topic: { mid: `/g/11${hash(`${base}|${word}`).toString(36)}`, title: label(word), type: 'Topic' } }),
       value,
       formattedValue: formatted,
       hasData: true,
-      link: `/trends/explore?q=${encodeURIComponent(label(suffix))}`,
+      link: `/trends/explore?q=${encodeURIComponent(label(word))}`,
     });
-    const top = picks.map((s, i) => item(s, Math.max(1, 100 - i * 8 - Math.floor(r() * 5)), ''));
-    const rising = picks.slice(0, 5).map((s, i) => {
+    const first = listed[0]?.share ?? 1;
+    const top = listed.map((x) => item(x.word, Math.max(1, Math.round((100 * x.share) / first)), ''));
+    const rising = listed.filter(() => r() < 0.4).slice(0, 5).map((x, i) => {
       const breakout = i === 0 && r() < 0.35;
       const growth = breakout ? 5000 : 40 + Math.round(r() * 800);
-      return item(s, growth, breakout ? 'Breakout' : `+${growth.toLocaleString('en-US')}%`);
+      return item(x.word, growth, breakout ? 'Breakout' : `+${growth.toLocaleString('en-US')}%`);
     });
     for (const t of top) t.formattedValue = String(t.value);
     return [{ rankedKeyword: top }, { rankedKeyword: rising }];

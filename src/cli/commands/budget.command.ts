@@ -7,6 +7,12 @@ import { withResources } from '../resources.js';
 import { print, printJson, table } from '../output.js';
 
 const minutes = (ms: number) => `${Math.max(1, Math.ceil(ms / 60_000))} min`;
+const BLOCK_NAMES: Record<string, string> = { sorry_302: '302', too_many_429: '429', forbidden_403: '403', unusual_traffic: 'page' };
+/** Blocks that day, and how they came: "3 (302: 1, 429: 2)". */
+const blocks = (r: RouteBudget) => {
+  const kinds = Object.entries(r.blocksByKind).filter(([, n]) => n > 0);
+  return kinds.length === 0 ? String(r.blocked) : `${r.blocked} (${kinds.map(([k, n]) => `${BLOCK_NAMES[k] ?? k}: ${n}`).join(', ')})`;
+};
 
 const STATE: Record<RouteBudget['state'], (r: RouteBudget) => string> = {
   open: () => 'open',
@@ -33,10 +39,12 @@ export function registerBudgetCommand(program: Command, context: () => CliContex
               'last hour': perHour > 0 ? `${r.requestsLastHour}/${perHour}` : r.requestsLastHour,
               today: r.requests,
               answered: r.answers,
-              blocked: r.blocked,
+              blocked: blocks(r),
               refused: r.refused,
               changed: r.changed,
               errors: r.errors,
+              embed: `${r.embedRequests}${r.overQuota > 0 ? ` (${r.overQuota} over quota)` : ''}${r.embedWaitMs > 0 ? `, waits ${minutes(r.embedWaitMs)}` : ''}`,
+              label: r.userType ?? '–',
               state: STATE[r.state](r),
             })),
           ),
@@ -47,6 +55,12 @@ export function registerBudgetCommand(program: Command, context: () => CliContex
             : `Pace: ${report.requestsPerMinutePerRoute} HTTPS requests a minute per route (${perHour} an hour); ${report.routes.length} route${report.routes.length === 1 ? '' : 's'}: ${perHour * report.routes.length} an hour`,
         );
         print(`Research runs waiting on Google: ${report.researchRunsWaiting}`);
+        if (report.check) {
+          const c = report.check;
+          print(
+            `Canary (${c.checkedAt}, via ${c.route}): ${c.broken.length === 0 ? 'every kind answered as expected' : `BROKEN: ${c.broken.join(', ')}`}; labelled ${c.userType.explore ?? '–'} (explore), ${c.userType.embed ?? '–'} (embed)`,
+          );
+        }
         const f = report.refresh;
         print(`Refresh: ${f.insights} insights on live Google in ${f.requests} HTTPS requests (groups of up to 5), needs ${f.minutesNeeded} min at this pace; next at ${f.nextRefreshAt}`);
         print(f.fits ? `  ${f.advice}` : `  WARNING: ${f.advice}`);

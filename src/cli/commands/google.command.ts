@@ -9,7 +9,9 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
   const google = program.command('google').description('Google Trends itself, as it answers now');
   google
     .command('check')
-    .description('A live canary: one request of each kind the product sends, through the first egress route, each with how Google answered and its latency; exits 1 when a kind research or discovery needs is broken')
+    .description(
+      'A live canary: one request of each kind the product sends (the home page for the cookie, the explore widgets, the embed flow\'s related queries, autocomplete, the trending feed), through the first egress route, each with how Google answered, its latency and the label Google gives the client; exits 1 when a kind research or discovery needs is broken',
+    )
     .option('--geo <country>', 'country of the explore and of the trending feed', 'US')
     .option('--json', 'print the result as one JSON object')
     .action(async (options: { geo: string; json?: boolean }) => {
@@ -22,6 +24,7 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
         printJson(result);
       } else {
         print(`Google Trends, ${result.checkedAt}, via ${result.route}, geo ${result.geo}, term "${result.term}"`);
+        print(`How Google labels this client: ${result.userType.explore ?? '(no explore token)'} (explore), ${result.userType.embed ?? '(no embed token)'} (embed)`);
         print(
           table(
             result.kinds.map((k) => ({

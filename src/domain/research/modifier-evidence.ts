@@ -71,11 +71,36 @@ export function modifierRequest(phrase: string): ModifierRequest | null {
   return { phrase, keywords: [phrase, ...families.map((f) => f.keyword)], families };
 }
 
+/**
+ * An OR-group counts a subset of the phrase's searches, so its mean cannot
+ * exceed the phrase's beyond rounding (each mean is off by at most half a
+ * point, so by one between them) and Google's sampling noise (a few percent at
+ * the volumes a phrase's own peak scales to). Past this, the two numbers
+ * contradict each other: low volume or a sample too thin to keep the relation.
+ */
+export const SUBSET_TOLERANCE = { rounding: 1, noise: 0.05 } as const;
+/**
+ * Below this mean (on the comparison's scale, over the weeks compared) a
+ * phrase has too little data for a share of its searches to be read: one
+ * rounding step is then more than a tenth of them (see readableFamily).
+ */
+export const MIN_READABLE_PHRASE_MEAN = 5;
+
+/** Why a phrase this far down the comparison's scale cannot be read (null when it can). */
+export function tooLittleData(phrase: string, phraseMean: number): string | null {
+  if (phraseMean >= MIN_READABLE_PHRASE_MEAN) return null;
+  return `too little data: "${phrase}" averages ${round(phraseMean, 2)} on the comparison's scale over the weeks compared, so one rounding step of Google's integers is ${round(50 / phraseMean, 1)} % of its searches (readable from a mean of ${MIN_READABLE_PHRASE_MEAN})`;
+}
+
 export interface FamilyShare {
   family: ModifierFamily;
   terms: string[];
-  /** The family's searches as a share of the phrase's over the same weeks, 0–1. */
+  /** The family's searches as a share of the phrase's over the same weeks, 0–1 (the ratio, capped; see contradictory). */
   share: number;
+  /** The family's mean over the phrase's, as Google's numbers gave it (absent in runs recorded before it was kept). */
+  ratio?: number;
+  /** The ratio exceeds 1 beyond rounding and noise: the numbers contradict each other and are not scored. */
+  contradictory?: boolean;
   family_mean: number;
   phrase_mean: number;
   /** Weeks read (with data for the phrase, the trailing partial one left out). */
@@ -98,11 +123,14 @@ export function familyShares(request: ModifierRequest, answer: Pick<InterestOver
   const shares: Partial<Record<ModifierFamily, FamilyShare>> = {};
   request.families.forEach((query, i) => {
     const familyMean = points.reduce((s, p) => s + (p.values[i + 1] ?? 0), 0) / points.length;
+    const ratio = familyMean / phraseMean;
     shares[query.family] = {
       family: query.family,
       terms: query.terms,
-      // Rounding can put a subset a hair above its whole; it is never more than all of it.
-      share: round(Math.min(1, familyMean / phraseMean), 4),
+      // Rounding and noise can put a subset a hair above its whole; it is never more than all of it.
+      share: round(Math.min(1, ratio), 4),
+      ratio: round(ratio, 4),
+      contradictory: familyMean > phraseMean * (1 + SUBSET_TOLERANCE.noise) + SUBSET_TOLERANCE.rounding,
       family_mean: round(familyMean, 3),
       phrase_mean: round(phraseMean, 3),
       points: points.length,

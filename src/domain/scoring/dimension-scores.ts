@@ -1,8 +1,8 @@
 // The 8 dimensions (momentum lives in momentum.ts). Each takes the evidence a
 // research run gathered and returns a score in [0,1], the numbers it came from
 // and one line saying why — or null with the reason when evidence is missing.
-import { clamp01, isAvailable, round3, unsupported, type DimensionScore, type Evidence, type Reading } from './dimensions.js';
-import { familyStrength, type FamilyShare } from '../research/modifier-evidence.js';
+import { clamp01, EXPERIMENTAL_DIMENSIONS, isAvailable, round3, unsupported, type Dimension, type DimensionScore, type Evidence, type Reading } from './dimensions.js';
+import { familyStrength, tooLittleData, type FamilyShare } from '../research/modifier-evidence.js';
 import type { TermShare } from '../research/query-signals.js';
 import { AUTOCOMPLETE_TOPICS_MAX, type TopicSignals } from '../research/topic-signals.js';
 import type { Trajectory } from '../research/series-analysis.js';
@@ -97,7 +97,12 @@ export interface SignalInput {
   modifiers: Reading<FamilyShare>;
   /** Listed related queries carrying the family's terms. */
   lists: Reading<TermShare>;
+  /** Where the listed related queries came from (e.g. "Google's embed flow"), named in the evidence. */
+  listsFrom?: string;
 }
+
+/** What a dimension's evidence lost to numbers that contradict each other: its strength is multiplied by this. */
+export const CONTRADICTION_STRENGTH = 0.5;
 
 interface Part {
   source: string;
@@ -111,11 +116,38 @@ const pct1 = (x: number) => `${Math.round(x * 1000) / 10}%`;
 const weighted = (parts: Part[]) => parts.reduce((s, p) => s + p.score * p.strength, 0) / Math.max(1e-9, parts.reduce((s, p) => s + p.strength, 0));
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-function signalParts(family: SignalFamily, input: SignalInput): { parts: Part[]; notRead: string[]; evidence: Evidence } {
+/**
+ * A family's modifier reading as it may be scored: contradictory numbers (an
+ * OR-group above its phrase) are not read; nor is a phrase too far down the
+ * comparison's scale to be read (too little data), nor a zero that one
+ * rounding step cannot tell from half of what saturates the score.
+ */
+export function readableFamily(family: SignalFamily, modifiers: Reading<FamilyShare>): Reading<FamilyShare> {
+  if (!isAvailable(modifiers)) return modifiers;
+  if (modifiers.contradictory) {
+    return {
+      contradictory: true,
+      unavailable: `contradictory numbers: the OR-group of the phrase's ${family} words averages ${Math.round((modifiers.ratio ?? modifiers.family_mean / Math.max(1e-9, modifiers.phrase_mean)) * 100) / 100}× the phrase (${modifiers.family_mean} against ${modifiers.phrase_mean}), which a part of the phrase's searches cannot be beyond rounding; Google's sample of this phrase is too thin to keep the relation`,
+    };
+  }
+  const little = tooLittleData('the phrase', modifiers.phrase_mean);
+  if (little) return { unavailable: little };
+  if (modifiers.share === 0 && modifiers.resolution > SIGNAL_SATURATION[family].modifiers / 2) {
+    return {
+      unavailable: `too little data: the family reads 0, but one rounding step is ${pct1(modifiers.resolution)} of the phrase's searches, more than half of the ${pct1(SIGNAL_SATURATION[family].modifiers)} that saturates the score`,
+    };
+  }
+  return modifiers;
+}
+
+function signalParts(family: SignalFamily, input: SignalInput): { parts: Part[]; notRead: string[]; evidence: Evidence; contradicted: boolean } {
   const parts: Part[] = [];
   const notRead: string[] = [];
   const evidence: Evidence = {};
-  const { modifiers, lists } = input;
+  const { lists } = input;
+  const modifiers = readableFamily(family, input.modifiers);
+  const contradicted = !isAvailable(modifiers) && modifiers.contradictory === true;
+  if (contradicted) Object.assign(evidence, { modifier_contradictory: true, modifier_ratio: isAvailable(input.modifiers) ? (input.modifiers.ratio ?? null) : null });
   if (isAvailable(modifiers)) {
     parts.push({
       source: 'modifier comparison',
@@ -124,6 +156,7 @@ function signalParts(family: SignalFamily, input: SignalInput): { parts: Part[];
       says: `${modifiers.share === 0 ? `under ${pct1(modifiers.resolution)}` : pct1(modifiers.share)} of searches for the phrase carry ${SIGNAL_WORDS[family]} (${modifiers.terms.slice(0, 3).join(', ')}${modifiers.terms.length > 3 ? ', …' : ''})`,
     });
     Object.assign(evidence, {
+      modifier_source: 'modifier comparison (one 12-month request: the phrase and its OR-groups)',
       modifier_share: modifiers.share,
       modifier_terms: modifiers.terms.join(' | '),
       family_mean: modifiers.family_mean,
@@ -138,26 +171,39 @@ function signalParts(family: SignalFamily, input: SignalInput): { parts: Part[];
       strength: 1,
       says: `${lists.matched} of ${lists.total} related queries carry ${SIGNAL_WORDS[family]}${lists.examples[0] ? ` (e.g. "${lists.examples[0]}")` : ''}`,
     });
-    Object.assign(evidence, { list_share: lists.share, list_matched: lists.matched, list_total: lists.total, examples: lists.examples.join(' | ') || null });
+    Object.assign(evidence, {
+      list_source: `related queries listed by ${input.listsFrom ?? 'Google'}`,
+      list_share: lists.share,
+      list_matched: lists.matched,
+      list_total: lists.total,
+      examples: lists.examples.join(' | ') || null,
+    });
   } else notRead.push(`related queries: ${isAvailable(lists) ? 'Google listed none' : lists.unavailable}`);
-  return { parts, notRead, evidence };
+  return { parts, notRead, evidence, contradicted };
 }
 
-/** The parts' mean weighted by strength, with where they came from and the strength of the best one. */
-function combined(parts: Part[], notRead: string[], evidence: Evidence, explanation: string): DimensionScore {
+/**
+ * The parts' mean weighted by strength, with where they came from and the
+ * strength of the best one, less when a source contradicted itself; marked
+ * experimental where the dimension is.
+ */
+function combined(dimension: Dimension, parts: Part[], notRead: string[], evidence: Evidence, explanation: string, contradicted = false): DimensionScore {
   return {
     score: round3(weighted(parts)),
     evidence: { sources: parts.map((p) => p.source).join(' + '), ...evidence, ...(notRead.length ? { not_read: notRead.join('; ') } : {}) },
     explanation,
-    strength: Math.max(...parts.map((p) => p.strength)),
+    strength: round3(Math.max(...parts.map((p) => p.strength)) * (contradicted ? CONTRADICTION_STRENGTH : 1)),
+    ...(EXPERIMENTAL_DIMENSIONS[dimension] ? { experimental: true } : {}),
   };
 }
 
 function signalScore(family: 'pain' | 'intent', input: SignalInput | null): DimensionScore {
-  if (!input) return unsupported(`needs the modifier comparison or related queries to measure ${family}`);
-  const { parts, notRead, evidence } = signalParts(family, input);
-  if (parts.length === 0) return unsupported(`Nothing to read ${family} from: ${notRead.join('; ')}.`, { not_read: notRead.join('; ') });
-  return combined(parts, notRead, evidence, `${parts.map((p) => p.says).join('; ')}.`.replace(/^./, (c) => c.toUpperCase()));
+  const experimental = EXPERIMENTAL_DIMENSIONS[family] ? { experimental: true } : {};
+  if (!input) return { ...unsupported(`needs the modifier comparison or related queries to measure ${family}`), ...experimental };
+  const { parts, notRead, evidence, contradicted } = signalParts(family, input);
+  if (parts.length === 0) return { ...unsupported(`Nothing to read ${family} from: ${notRead.join('; ')}.`, { ...evidence, not_read: notRead.join('; ') }), ...experimental };
+  const caveat = contradicted ? ` The modifier comparison was not read: its numbers contradict each other (see not_read).` : '';
+  return combined(family, parts, notRead, evidence, `${parts.map((p) => p.says).join('; ')}.${caveat}`.replace(/^./, (c) => c.toUpperCase()), contradicted);
 }
 
 /**
@@ -173,8 +219,8 @@ export const scoreIntent = (input: SignalInput | null) => signalScore('intent', 
 export interface BreadthInput {
   lists: Reading<{ queries: number; topics: number; vocabulary: number }>;
   autocomplete: Reading<TopicSignals>;
-  /** How many of the families asked register any searches at all. */
-  modifiers: Reading<{ registering: number; families: number; phrase_mean: number }>;
+  /** How many of the families asked register any searches at all; families whose numbers contradicted the phrase's are left out and counted. */
+  modifiers: Reading<{ registering: number; families: number; phrase_mean: number; contradictory?: number }>;
 }
 
 /**
@@ -213,10 +259,10 @@ export function scoreBreadth(input: BreadthInput | null): DimensionScore {
       strength: familyStrength(modifiers),
       says: `searched with ${modifiers.registering} of ${modifiers.families} kinds of modifier`,
     });
-    Object.assign(evidence, { families_registering: modifiers.registering, families_asked: modifiers.families });
+    Object.assign(evidence, { families_registering: modifiers.registering, families_asked: modifiers.families, ...(modifiers.contradictory ? { families_contradictory: modifiers.contradictory } : {}) });
   } else notRead.push(`modifier comparison: ${isAvailable(modifiers) ? 'no family fitted the request' : modifiers.unavailable}`);
   if (parts.length === 0) return unsupported(`Nothing to read breadth from: ${notRead.join('; ')}.`, { not_read: notRead.join('; ') });
-  return combined(parts, notRead, evidence, `${parts.map((p) => p.says).join('; ')}.`.replace(/^./, (c) => c.toUpperCase()));
+  return combined('breadth', parts, notRead, evidence, `${parts.map((p) => p.says).join('; ')}.`.replace(/^./, (c) => c.toUpperCase()), isAvailable(modifiers) ? (modifiers.contradictory ?? 0) > 0 : modifiers.contradictory === true);
 }
 
 export interface WhitespaceInput {
@@ -239,7 +285,7 @@ export function scoreWhitespace(input: WhitespaceInput | null): DimensionScore {
   const { autocomplete, lists } = input.brands;
   if (isAvailable(lists) && lists.total > 0) {
     brandParts.push({ source: 'related queries', score: clamp01(lists.share / BRAND_SATURATION), strength: 1, says: `${pct(lists.share)} of related queries name a brand` });
-    Object.assign(evidence, { brand_share: lists.share, brand_examples: lists.examples.join(' | ') || null });
+    Object.assign(evidence, { brand_list_source: `related queries listed by ${input.comparisons.listsFrom ?? 'Google'}`, brand_share: lists.share, brand_examples: lists.examples.join(' | ') || null });
   }
   if (isAvailable(autocomplete) && autocomplete.topics > 0) {
     const share = autocomplete.brand_topics / autocomplete.topics;
@@ -255,13 +301,14 @@ export function scoreWhitespace(input: WhitespaceInput | null): DimensionScore {
   if (halves.length === 0) return unsupported(`Nothing to read competition from: ${notRead.join('; ')}.`, { not_read: notRead.join('; ') });
   // With one half unread, its pressure is unknown, not zero: the score is 1 − the other half's.
   const pressure = mean(halves.map(weighted));
-  // The unread half counts as no evidence in the strength.
-  const strength = halves.reduce((s, p) => s + Math.max(...p.map((x) => x.strength)), 0) / 2;
+  // The unread half counts as no evidence in the strength; a source that contradicted itself lowers it.
+  const strength = (halves.reduce((s, p) => s + Math.max(...p.map((x) => x.strength)), 0) / 2) * (compared.contradicted ? CONTRADICTION_STRENGTH : 1);
   const all = [...compared.parts, ...brandParts];
+  const caveat = compared.contradicted ? ' The modifier comparison was not read: its numbers contradict each other (see not_read).' : '';
   return {
     score: round3(1 - pressure),
     evidence: { sources: [...new Set(all.map((p) => p.source))].join(' + '), ...evidence, ...(notRead.length ? { not_read: notRead.join('; ') } : {}) },
-    explanation: `${all.map((p) => p.says).join('; ')}${pressure > 0.5 ? ': a crowded space' : ''}.`.replace(/^./, (c) => c.toUpperCase()),
+    explanation: `${all.map((p) => p.says).join('; ')}${pressure > 0.5 ? ': a crowded space' : ''}.${caveat}`.replace(/^./, (c) => c.toUpperCase()),
     strength: round3(strength),
   };
 }

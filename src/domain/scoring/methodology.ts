@@ -10,7 +10,8 @@ import { BRAND_TOPIC_TYPES } from '../research/topic-signals.js';
 import { EVIDENCE_AGREEMENT } from './agreement-results.js';
 import { BACKTEST } from './backtest-results.js';
 import { AUTOCOMPLETE_STRENGTH, BRAND_SATURATION, BREADTH_SCALES, SIGNAL_SATURATION } from './dimension-scores.js';
-import { DIMENSION_WEIGHTS, DIMENSIONS, type Dimension } from './dimensions.js';
+import { DESIGNED_WEIGHTS, DIMENSION_WEIGHTS, DIMENSIONS, EVIDENCE_VALIDATION, EXPERIMENTAL_DIMENSIONS, type Dimension } from './dimensions.js';
+import { MIN_READABLE_PHRASE_MEAN, SUBSET_TOLERANCE } from '../research/modifier-evidence.js';
 import { FALLING_AT, RISING_AT } from './momentum.js';
 import { MIN_POINTS_30D, MIN_POINTS_90D, MOMENTUM_MODELS } from './momentum-features.js';
 import { TREND_CLASS_DEFINITIONS, type TrendClass } from './trend-class.js';
@@ -18,8 +19,9 @@ import { TREND_CLASS_DEFINITIONS, type TrendClass } from './trend-class.js';
 const MODIFIER_REQUEST = `the phrase compared over 12 months, in one request, with the phrase plus each family's words joined by Google's OR ("pizza how to + pizza fix + …"; as many as fit in ${MAX_ITEM_CHARS} characters)`;
 const TRENDS_AUTOCOMPLETE = "Trends' autocomplete topics for the phrase (their number and types)";
 const MODIFIER_STRENGTH = `min(1, the phrase's mean / ${RESOLVED_PHRASE_MEAN}) (Google's integer rounding resolves shares finely only when the phrase averages ${RESOLVED_PHRASE_MEAN} or more of its peak)`;
+const UNREADABLE = `A family mean above the phrase's × ${1 + SUBSET_TOLERANCE.noise} + ${SUBSET_TOLERANCE.rounding} contradicts it (an OR-group counts a part of the phrase's searches): not read, and the dimension's strength is halved; a phrase averaging under ${MIN_READABLE_PHRASE_MEAN} of its peak has too little data to read, and so has a family reading 0 when one rounding step is over half the saturation point.`;
 const signalFormula = (family: 'pain' | 'intent', word: string) =>
-  `The strength-weighted mean of the readings there are: min(1, s / ${SIGNAL_SATURATION[family].modifiers}), s = the family's mean / the phrase's mean in the modifier comparison (the share of the phrase's searches with ${word}), strength ${MODIFIER_STRENGTH}; and min(1, share of related queries with ${word} / ${SIGNAL_SATURATION[family].lists}), strength 1. The dimension's strength is its best reading's. Agreement of the two readings: evidence_agreement.`;
+  `The strength-weighted mean of the readings there are: min(1, s / ${SIGNAL_SATURATION[family].modifiers}), s = the family's mean / the phrase's mean in the modifier comparison (the share of the phrase's searches with ${word}), strength ${MODIFIER_STRENGTH}; and min(1, share of related queries with ${word} / ${SIGNAL_SATURATION[family].lists}) (related queries Google lists through its embed flow), strength 1. The dimension's strength is its best reading's. ${UNREADABLE} Agreement of the two readings: evidence_agreement.`;
 
 const FORMULAS: Record<Dimension, { formula: string; evidence: string }> = {
   demand: {
@@ -61,10 +63,22 @@ export function methodology() {
     measured_on: BACKTEST.measured_on,
     overall: {
       formula:
-        'overall = Σ wᵢ·sᵢ / Σ wᵢ over the dimensions that have a score; confidence = (Σ wᵢ·eᵢ over scored dimensions) × data quality (coverage of the 30 days × share of non-zero days), eᵢ the strength of dimension i\'s evidence (1 unless it says less). A dimension without evidence, or with thin evidence, lowers the confidence, not the score.',
+        'overall = Σ wᵢ·sᵢ / Σ wᵢ over the dimensions that have a score; confidence = (Σ wᵢ·eᵢ over scored dimensions / Σ wᵢ over all) × data quality (coverage of the 30 days × share of non-zero days), eᵢ the strength of dimension i\'s evidence (1 unless it says less). A dimension without evidence, or with thin evidence, lowers the confidence, not the score. An experimental dimension weighs a fraction of its designed weight until its evidence is validated.',
       weights: { ...DIMENSION_WEIGHTS },
+      designed_weights: { ...DESIGNED_WEIGHTS },
     },
-    dimensions: Object.fromEntries(DIMENSIONS.map((d) => [d, { weight: DIMENSION_WEIGHTS[d], ...FORMULAS[d] }])) as Record<Dimension, { weight: number; formula: string; evidence: string }>,
+    dimensions: Object.fromEntries(
+      DIMENSIONS.map((d) => [d, { weight: DIMENSION_WEIGHTS[d], experimental: EXPERIMENTAL_DIMENSIONS[d] !== undefined, ...(EXPERIMENTAL_DIMENSIONS[d] ? { why_experimental: EXPERIMENTAL_DIMENSIONS[d] } : {}), ...FORMULAS[d] }]),
+    ) as Record<Dimension, { weight: number; experimental: boolean; why_experimental?: string; formula: string; evidence: string }>,
+    validation: {
+      dimensions: ['pain', 'intent'],
+      required_phrases: EVIDENCE_VALIDATION.required,
+      measured_phrases: EVIDENCE_VALIDATION.measured,
+      experimental_weight_factor: EVIDENCE_VALIDATION.experimentalWeightFactor,
+      method:
+        'For each phrase of a set of at least 30 (products, services, problems, brands), `insights evidence collect --phrases FILE` records on one day, within the routes\' pace, the related queries Google lists through its embed flow and the modifier comparison the research asks; `npm run bench:evidence -- FILE` fits the modifier saturation points on one half of the phrases (against the related-list reading) and reports agreement on the other.',
+      reproduce: 'npx insights evidence collect --phrases phrases.txt --output evidence.jsonl && npm run bench:evidence -- evidence.jsonl',
+    },
     momentum: {
       rising_at: RISING_AT,
       falling_at: FALLING_AT,

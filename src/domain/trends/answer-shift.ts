@@ -17,7 +17,7 @@ export const SHIFT_WINDOWS = { recent: 20, baseline: 200, minBaseline: 20, jump:
 /** Outcomes that are not data served: the ones whose share is watched. */
 const UNSERVED = new Set(['empty', 'no_data', 'changed_shape']);
 /** Outcomes that say nothing about what Google serves (no answer, a block): not counted at all. */
-const NOT_AN_ANSWER = new Set(['blocked', 'error']);
+const NOT_AN_ANSWER = new Set(['blocked', 'over_quota', 'error']);
 
 export interface AnswerShift {
   kind: string;

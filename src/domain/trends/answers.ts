@@ -11,7 +11,7 @@ export type RegionResolution = 'COUNTRY' | 'REGION' | 'CITY';
  *   served         data, as asked
  *   empty          a well-formed answer with nothing in it (related lists since 2024-08)
  *   no_data        a series of zeros with hasData false (too little data for the keyword)
- *   blocked        429, or a 302 to www.google.com/sorry: wait, never fail
+ *   blocked        a 302 to www.google.com/sorry, a 429 page, a 403, an "unusual traffic" page: wait, never fail
  *   refused        400: the request (or a proxy in the way) is at fault
  *   changed_shape  not what Google's API answers: Google changed, retrying will not help
  */
@@ -135,6 +135,14 @@ export interface ResponseProvenance {
   requests?: number;
   /** Google only: the egress route it took (direct, or a proxy's host:port). */
   route?: string;
+  /** Google only: how the answer was asked: the explore page's widgets, or the embed flow (related lists). */
+  via?: 'explore' | 'embed';
+  /**
+   * Google only: how Google labelled the client in the answer's token
+   * (`userConfig.userType`: USER_TYPE_SCRAPER, USER_TYPE_LEGIT_USER,
+   * USER_TYPE_EMBED …), the earliest sign that answers are being degraded.
+   */
+  userType?: string;
 }
 
 export type TrendsResponse = (InterestOverTime | RelatedList | InterestByRegion | AutocompleteTopics | TrendingFeed | ExploreAnswer) & {

@@ -1,0 +1,32 @@
+// maintenance / google-check: the live canary of `insights google check`, on a
+// schedule (GOOGLE_CHECK_CRON), inside the first egress route's pace: one
+// request of each kind the product sends, kept in Redis for `insights budget`
+// and /metrics (google_trends_check_*), with a warning in the log when a kind
+// research or discovery needs is broken. A route that is cooling down, or busy
+// past its pace, stops the check where it is: the canary never adds to a block.
+import type { Logger } from '../src/logger.js';
+import type { EgressPool } from '../src/trends/egress-pool.js';
+import { checkGoogle } from '../src/trends/google-check.js';
+
+export interface GoogleCheckDeps {
+  pool: EgressPool;
+  geo: string;
+  term: string;
+  timeoutMs: number;
+  logger: Logger;
+}
+
+export function googleCheckProcessor(deps: GoogleCheckDeps) {
+  return async (job: { id?: string }) => {
+    const route = deps.pool.routes[0]!;
+    const result = await checkGoogle({ route, geo: deps.geo, term: deps.term, timeoutMs: deps.timeoutMs, pacers: deps.pool.pacers(route, `google-check-${job.id ?? Date.now()}`) });
+    await deps.pool.saveCheck(result);
+    if (result.broken.length > 0) {
+      deps.logger.warn(
+        { queue: 'maintenance', route: route.name, broken: result.broken, userType: result.userType },
+        `The Google canary found ${result.broken.join(', ')} not answering as expected: Google may have changed (see docs/operations.md, "Google changed")`,
+      );
+    }
+    return { broken: result.broken, userType: result.userType };
+  };
+}
