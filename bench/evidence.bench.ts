@@ -1,19 +1,69 @@
-// npm run bench:evidence — does the pain and intent evidence the research now
-// reads (the phrase compared with its pain and buying phrases) agree with the
-// related-list evidence it replaces (the baseline, read from the same
-// recordings in the same run)? On the only answers that hold related lists:
-// the pytrends recordings in ../shared/data/google-trends-recorded (or the
-// folder given as the first argument). No modifier comparison was ever
-// recorded: its reading is estimated from the recorded top lists (see
-// src/domain/scoring/evidence-agreement.ts). Ends with one JSON line.
+// npm run bench:evidence — does the pain and intent evidence the research
+// reads from the modifier comparison (the phrase compared with its pain and
+// buying phrases) agree with the related-list evidence? Two ways:
+//
+//   npm run bench:evidence -- FILE.jsonl   on evidence collected live by
+//       `insights evidence collect` (related queries through the embed flow and
+//       the modifier comparison, per phrase, on one day): the modifier
+//       saturation points are fitted on one half of the phrases and agreement
+//       measured on the other, beside the shipped points (the baseline, same
+//       run). At least 30 usable phrases are needed to lift the experimental
+//       mark on pain and intent (src/domain/scoring/evidence-fit.ts).
+//   npm run bench:evidence [-- DIR]        on the only recorded answers that hold
+//       related lists: the pytrends recordings in ../shared/data/google-trends-
+//       recorded (or DIR). No modifier comparison was ever recorded there: its
+//       reading is estimated from the recorded top lists (see
+//       src/domain/scoring/evidence-agreement.ts).
+//
+// Ends with one JSON line.
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config.js';
 import { AGREEMENT_FAMILIES, evidenceRows, measureAgreement } from '../src/domain/scoring/evidence-agreement.js';
+import { FIT_FAMILIES, fitEvidence, type CollectedEvidence } from '../src/domain/scoring/evidence-fit.js';
 import { readRecordedRelated } from './lib/recorded-related.js';
 import { requireDataFile } from './lib/shared-data.js';
 import { printJsonLine, printTable } from './lib/report.js';
 
-const dir = process.argv[2] ?? path.resolve(PROJECT_ROOT, '../shared/data/google-trends-recorded');
+const given = process.argv[2];
+if (given !== undefined && statSync(given, { throwIfNoEntry: false })?.isFile()) {
+  const records: CollectedEvidence[] = [];
+  readFileSync(given, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      try {
+        records.push(JSON.parse(line) as CollectedEvidence);
+      } catch {
+        process.stderr.write(`bench:evidence: line ${i + 1} of ${given} is not JSON\n`);
+        process.exit(1);
+      }
+    });
+  const fit = fitEvidence(records);
+  printTable(
+    `Collected evidence: ${fit.phrases} phrases, ${fit.usable} with both readings (${fit.skipped.length} without: ${[...new Set(fit.skipped.map((s) => s.reason.split(':')[0]))].join('; ') || 'none'})`,
+    FIT_FAMILIES.map((f) => {
+      const a = fit.families[f];
+      return {
+        family: f,
+        'fit rows': a.fit_rows,
+        'check rows': a.check_rows,
+        'saturation: fitted / shipped': `${a.fitted_saturation ?? '–'} / ${a.shipped_saturation}`,
+        'check mean |diff|: fitted / shipped': `${a.check_mae_fitted ?? '–'} / ${a.check_mae_shipped ?? '–'}`,
+        'check spearman': a.check_spearman ?? '–',
+      };
+    }),
+  );
+  process.stdout.write(
+    fit.enough
+      ? `\n${fit.usable} usable phrases: enough (${fit.required}) to lift the experimental mark, if the check half agrees; set EVIDENCE_VALIDATION.measured in src/domain/scoring/dimensions.ts and the saturation points with the figures above.\n`
+      : `\n${fit.usable} usable phrases, where ${fit.required} are needed: pain and intent stay experimental.\n`,
+  );
+  printJsonLine({ bench: 'evidence', mode: 'collected', file: path.basename(given), phrases: fit.phrases, usable: fit.usable, required: fit.required, enough: fit.enough, families: fit.families });
+  process.exit(0);
+}
+
+const dir = given ?? path.resolve(PROJECT_ROOT, '../shared/data/google-trends-recorded');
 // Every recorded exchange is needed: the repository carries only what a replay of "pizza" reads.
 requireDataFile('evidence', path.join(dir, 'pytrends'), 'pass the folder of the recordings as the first argument');
 const { recordings, exchanges, differing } = readRecordedRelated(dir);

@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { registerAccountCommands } from './commands/accounts.command.js';
 import { registerBudgetCommand } from './commands/budget.command.js';
 import { registerDoctorCommand } from './commands/doctor.command.js';
+import { registerEvidenceCommands } from './commands/evidence.command.js';
 import { registerForecastCommand } from './commands/forecast.command.js';
 import { registerGoogleCommands } from './commands/google.command.js';
 import { registerIngestCommands } from './commands/ingest.command.js';
@@ -33,5 +34,6 @@ export function buildProgram(context: () => CliContext): Command {
   registerBudgetCommand(program, context);
   registerDoctorCommand(program, context);
   registerGoogleCommands(program, context);
+  registerEvidenceCommands(program, context);
   return program;
 }

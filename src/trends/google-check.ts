@@ -164,7 +164,11 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
       outcome,
       ms: report ? report.ms : null,
       neededBy,
-      broken: !(fine.includes(outcome) || overQuota || (kind === 'home_page' && reports.get('cookie_page')?.outcome === 'served')),
+      broken: !(
+        (fine.includes(outcome) && !(kind === 'cookie_page' && outcome === 'not_asked' && reports.get('home_page')?.outcome !== 'served')) ||
+        overQuota ||
+        (kind === 'home_page' && reports.get('cookie_page')?.outcome === 'served')
+      ),
       detail: [because ? undefined : note?.[outcome], because, reason].filter(Boolean).join('; '),
     };
   });

@@ -7,12 +7,14 @@ import { runCli } from '../support/cli.js';
 
 let g: GoogleOnLoopback;
 beforeAll(async () => {
-  g = await startGoogleOnLoopback({ proxies: 1, requestsPerMinute: 0 });
+  g = await startGoogleOnLoopback({ proxies: 1, requestsPerMinute: 0, embedMinGapMs: 0 });
 });
 afterAll(() => g.stop());
 beforeEach(() => {
   g.google.blockAll(false);
   g.google.answerWith('multiline', undefined);
+  g.google.answerWith('home', undefined);
+  g.google.setLimits({ requestsPerMinute: 0, embedMinGapMs: 0 });
 });
 
 interface Checked {
@@ -20,6 +22,7 @@ interface Checked {
   broken: string[];
   route: string;
   geo: string;
+  userType: { explore: string | null; embed: string | null };
 }
 const check = async (...args: string[]) => {
   const result = await runCli(['google', 'check', ...args], { ...g.env });
@@ -27,21 +30,44 @@ const check = async (...args: string[]) => {
 };
 
 describe('insights google check', () => {
-  it('reports each kind as Google answers it today, with its latency; empty related lists are expected, not broken', async () => {
+  it('reports each kind as Google answers it today, with its latency and the labels Google gives the client: the cookie from the home page, the embed flow\'s related queries, the explore widgets\' empty lists expected', async () => {
     const { code, json, stderr } = await check('--geo', 'US', '--json');
     expect(code, stderr).toBe(0);
     expect(json!.route).toBe(new URL(g.proxies[0]!.url).host);
     const byKind = Object.fromEntries(json!.kinds.map((k) => [k.kind, k]));
-    expect(Object.keys(byKind)).toEqual(['cookie_page', 'explore', 'multiline', 'comparedgeo', 'relatedsearches', 'autocomplete', 'trending_rss']);
-    for (const kind of ['cookie_page', 'explore', 'multiline', 'comparedgeo', 'trending_rss']) expect(byKind[kind]).toMatchObject({ outcome: 'served', broken: false, ms: expect.any(Number) });
-    expect(byKind.relatedsearches).toMatchObject({ outcome: 'empty', broken: false, detail: expect.stringMatching(/expected: Google serves automated clients empty related lists/) });
+    expect(Object.keys(byKind)).toEqual(['home_page', 'cookie_page', 'explore', 'multiline', 'comparedgeo', 'relatedsearches', 'embed_page', 'embed_relatedsearches', 'autocomplete', 'trending_rss']);
+    for (const kind of ['home_page', 'explore', 'multiline', 'comparedgeo', 'embed_page', 'embed_relatedsearches', 'trending_rss']) {
+      expect(byKind[kind], kind).toMatchObject({ outcome: 'served', broken: false, ms: expect.any(Number) });
+    }
+    expect(byKind.cookie_page).toMatchObject({ outcome: 'not_asked', broken: false, detail: expect.stringMatching(/not needed: the home page handed out the cookie/) });
+    expect(byKind.relatedsearches).toMatchObject({ outcome: 'empty', broken: false, detail: expect.stringMatching(/expected: the explore page's own widgets serve automated clients empty related lists/) });
+    expect(byKind.embed_relatedsearches).toMatchObject({ detail: expect.stringMatching(/^\d+ top, \d+ rising$/) });
     expect(byKind.trending_rss).toMatchObject({ neededBy: 'discovery', detail: '20 trending searches' });
+    expect(json!.userType).toEqual({ explore: 'USER_TYPE_SCRAPER', embed: 'USER_TYPE_EMBED' });
     expect(json!.broken).toEqual([]);
+    // The check's own cookie: nothing sent without one after the home page.
+    const log = g.google.log.slice(-10);
+    expect(log.map((r) => r.kind)).toEqual(['home', 'explore', 'multiline', 'comparedgeo', 'relatedsearches', 'embed', 'relatedsearches', 'autocomplete', 'trending_rss'].slice(-10));
 
     const human = await check();
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/relatedsearches\s+empty\s+\d+\s+research\s+ok/);
+    expect(human.stdout).toContain('How Google labels this client: USER_TYPE_SCRAPER (explore), USER_TYPE_EMBED (embed)');
     expect(human.stdout).toContain('Every kind research and discovery need answers as expected.');
+  });
+
+  it('says when the home page stops handing out the cookie but the explore page does, and when the embed quota is spent (not a change of Google)', async () => {
+    g.google.answerWith('home', { status: 200, body: '<html>Google Trends</html>', contentType: 'text/html' });
+    g.google.setLimits({ requestsPerMinute: 0, warm: false, embedMinGapMs: 60_000, embedPenaltyMs: 60_000 });
+    await check('--json'); // spends the embed page of the minute
+    const { code, json } = await check('--json');
+    expect(code).toBe(0);
+    const byKind = Object.fromEntries(json!.kinds.map((k) => [k.kind, k]));
+    expect(byKind.home_page).toMatchObject({ outcome: 'empty', broken: false, detail: expect.stringMatching(/handed out no NID cookie/) });
+    expect(byKind.cookie_page).toMatchObject({ outcome: 'served', broken: false });
+    expect(byKind.embed_page).toMatchObject({ outcome: 'over_quota', broken: false, detail: expect.stringMatching(/embed quota is spent/) });
+    expect(byKind.embed_relatedsearches).toMatchObject({ outcome: 'not_asked', broken: false, detail: expect.stringMatching(/embed quota is spent/) });
+    expect(json!.userType.embed).toBe('USER_TYPE_EMBED_OVER_QUOTA');
   });
 
   it('exits 1 and names the kind when Google answers one in a shape it does not know', async () => {
@@ -56,12 +82,13 @@ describe('insights google check', () => {
     expect(human.stdout).toContain('BROKEN: multiline.');
   });
 
-  it('stops at a block: the page is blocked and nothing else is asked (asking would only lengthen the block)', async () => {
+  it('stops at a block: the home page is blocked and nothing else is asked (asking would only lengthen the block)', async () => {
     g.google.blockAll(true);
     const before = g.google.totalRequests();
     const { code, json } = await check('--json');
     expect(code).toBe(1);
-    expect(json!.kinds.map((k) => k.outcome)).toEqual(['blocked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked']);
+    expect(json!.kinds.map((k) => k.outcome)).toEqual(['blocked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked']);
+    expect(json!.kinds.find((k) => k.kind === 'cookie_page')).toMatchObject({ broken: true, detail: expect.stringMatching(/Google blocked an earlier request/) });
     expect(g.google.totalRequests() - before).toBe(1);
   });
 

@@ -1,11 +1,13 @@
 // Research and discovery on live Google, end to end: the real worker process
-// talks to the loopback Google (answering as Google does today) through a
-// CONNECT proxy (the production path); the CLI waits for a run. Google's
-// budget is 30 HTTPS requests a minute per address with blocks of 30 minutes,
-// on a clock scaled down by GOOGLE_TIME_SCALE (default 10: a "minute" is 6 s;
-// set it to 1 to run on Google's own clock). Then: a block waited out without a
-// failed step and with at most one probe per cooldown; and a research run
-// started during a long refresh goes ahead of it.
+// talks to the loopback Google (answering as Google does in late 2026) through
+// two CONNECT proxies Google has seen before (the production path); the CLI
+// waits for a run. Google's budget is 12 HTTPS requests a minute per address,
+// embed pages at least 6 s apart, blocks answered as a 302 to /sorry, a 429
+// page or a 403 with Retry-After, on a clock scaled down by GOOGLE_TIME_SCALE
+// (default 10: a "minute" is 6 s; set it to 1 to run on Google's own clock).
+// Then: a block waited out without a failed step and with at most one probe
+// per cooldown; and a research run started during a long refresh goes ahead of
+// it.
 import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import { newId } from '../../src/domain/ids.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { upsertInsight } from '../../src/insights/insight.repository.js';
 import { JOBS, QUEUES } from '../../src/queue/queues.js';
+import { MODIFIER_FAMILY_NAMES } from '../../src/domain/research/modifier-evidence.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { TRENDS_PRIORITY } from '../../src/research/trends-gateway.js';
@@ -33,10 +36,13 @@ let database: TestDatabase;
 let redis: TestRedis;
 let env: Record<string, string>;
 let client: string;
+let clients: string[];
 
 beforeAll(async () => {
-  google = await startGoogleOnLoopback({ proxies: 1, requestsPerMinute: 30, windowMs: MINUTE, blockMs: 30 * MINUTE });
+  // As Google answered in late 2026: warm addresses (the default), 12 requests a minute, embed pages 6 s apart.
+  google = await startGoogleOnLoopback({ proxies: 2, requestsPerMinute: 12, windowMs: MINUTE, blockMs: 30 * MINUTE, embedMinGapMs: MINUTE / 10, embedPenaltyMs: 2 * MINUTE });
   client = google.proxies[0]!.egressAddress;
+  clients = google.proxies.map((p) => p.egressAddress);
   database = await createTestDatabase();
   redis = await createTestRedis();
   env = {
@@ -45,10 +51,11 @@ beforeAll(async () => {
     REDIS_URL: redis.url,
     REDIS_PREFIX: redis.prefix,
     TRENDS_PROVIDER: 'google',
-    // The shipped pace is 12 a minute; 24 is still under Google's 30, and keeps this test short.
-    TRENDS_REQUESTS_PER_MINUTE: String(24 * SCALE),
-    TRENDS_COOLDOWN_MS: String(10 * MINUTE),
-    TRENDS_COOLDOWN_MAX_MS: String(60 * MINUTE),
+    // The shipped pace and embed gap, on the scaled clock: 10 a minute under Google's 12, embed pages 8 s apart.
+    TRENDS_REQUESTS_PER_MINUTE: String(10 * SCALE),
+    TRENDS_EMBED_GAP_MS: String(Math.round((8 * MINUTE) / 60)),
+    TRENDS_COOLDOWN_MS: String(MINUTE),
+    TRENDS_COOLDOWN_MAX_MS: String(6 * MINUTE),
     TRENDS_WAIT_MS: '1000',
     DISCOVERY_GEOS: 'US',
     DISCOVERY_DAILY_CAP: '1',
@@ -64,14 +71,16 @@ const stepsOf = async (runId: string) =>
   (await sql<{ n: number; failed: number }>`
     select count(*) filter (where status = 'done')::int as n, count(*) filter (where status = 'failed')::int as failed
     from research_steps where run_id = ${runId}`.execute(database.db)).rows[0]!;
+/** The environment with one egress route (the first proxy): the block and priority tests watch one address. */
+const oneRoute = () => ({ ...env, TRENDS_PROXY_URLS: google.proxies[0]!.url });
 const runsOf = () => database.db.selectFrom('research_runs').select(['id', 'status', 'error', 'started_by', 'discovery', 'insight_id']).execute();
-const pool = () => new EgressPool(redis.redis, redis.keys.trendsPool, routesFrom(google.env.TRENDS_PROXY_URLS!.split(',')), {
+const pool = () => new EgressPool(redis.redis, redis.keys.trendsPool, routesFrom(google.env.TRENDS_PROXY_URLS!.split(',').slice(0, 1)), {
   requestsPerMinute: 0, cooldownMs: 0, cooldownMaxMs: 0, refusedPauseMs: 0, requestTimeoutMs: 0,
 });
 
 describe('research and discovery on (loopback) Google as it answers today', () => {
-  it('finishes three research runs and a discovery run at 30 requests a minute per address: the cookie before every API call, a browser user agent on every request, no block', async () => {
-    const worker = new ServiceProcess('worker', env);
+  it('finishes three research runs and a discovery run against warm addresses, 12 requests a minute, embed pages 6 s apart and blocks of all three kinds with Retry-After: the cookie from the home page before every API call, the related queries Google serves read, at most one probe per block', async () => {
+    const worker = new ServiceProcess('worker', { ...env, TRENDS_PROXY_URLS: google.env.TRENDS_PROXY_URLS! });
     const connection = createRedis(redis.url, 'worker');
     const research = new Queue(QUEUES.research, { connection, prefix: redis.keys.queuePrefix(QUEUES.research) });
     const ingest = new Queue(QUEUES.ingest, { connection, prefix: redis.keys.queuePrefix(QUEUES.ingest) });
@@ -82,37 +91,80 @@ describe('research and discovery on (loopback) Google as it answers today', () =
       await startRun(database.db, chain, { idea: 'Sourdough starter subscription box', hints: [], provider: 'google', source: 'research' });
       await startRun(database.db, chain, { idea: 'Standing desk rental for startups', hints: [], provider: 'google', source: 'research' });
       await ingest.add(JOBS.discover, {}, { jobId: 'discover-e2e' });
+      // Google blocks each address in turn while the runs go on: a 302 to /sorry, then a 429 page, then a 403, each with Retry-After.
+      const blocks = (async () => {
+        const sent = () => google.google.dataRequests();
+        const at = sent();
+        for (const [i, answer] of (['sorry-302', 'too-many-429', 'unusual-403'] as const).entries()) {
+          await until(async () => sent(), (n) => n >= at + 8 * (i + 1), 240_000, `Google to have answered ${8 * (i + 1)} requests`);
+          google.google.blockFor(clients[i % 2]!, answer, 2 * MINUTE);
+        }
+      })();
       const done = await runCli(['research', 'Meal planning app for busy parents', '--wait', '--json'], env);
       expect(done.code, done.stderr).toBe(0);
       expect(JSON.parse(done.stdout)).toMatchObject({ status: 'succeeded' });
+      await blocks;
 
-      const runs = await until(runsOf, (rows) => rows.length === 4 && rows.every((r) => r.status === 'succeeded' || r.status === 'failed'), 300_000, 'the four runs to finish');
+      const runs = await until(runsOf, (rows) => rows.length === 4 && rows.every((r) => r.status === 'succeeded' || r.status === 'failed'), 400_000, 'the four runs to finish');
       expect(runs.map((r) => [r.status, r.error])).toEqual(runs.map(() => ['succeeded', null]));
       for (const run of runs) expect(await stepsOf(run.id)).toEqual({ n: 40, failed: 0 });
       const discovered = runs.find((r) => r.started_by === 'discovery')!;
       expect(discovered.discovery).toMatchObject({ source: 'google-trending-rss', geo: 'US', approx_traffic: expect.stringMatching(/\+$/), news: expect.any(Array) });
 
-      // Steps 13-16 record the empty lists Google serves and the run goes on; pain, intent, breadth and
-      // whitespace read the modifier comparison and autocomplete instead.
-      const related = await database.db.selectFrom('research_steps').select(['name', 'summary']).where('run_id', '=', runs[0]!.id).where('step', 'in', [13, 14, 15, 16]).execute();
-      expect(related.map((s) => s.summary)).toEqual(Array.from({ length: 4 }, () => expect.stringMatching(/^empty: Google served no list/)));
-      const insights = await database.db.selectFrom('insights').select('dimension_scores').execute();
+      // Every research run read the related queries Google serves (the embed flow); topics are recorded empty.
+      for (const run of runs) {
+        const related = await database.db.selectFrom('research_steps').select(['name', 'output', 'summary']).where('run_id', '=', run.id).where('step', 'in', [13, 15]).orderBy('step').execute();
+        expect(related[0]!.output, `${run.id} related queries`).toMatchObject({ served: 'listed', provenance: { provider: 'google', via: 'embed' } });
+        expect(related[1]!.summary).toMatch(/^empty: Google's embed flow served no list/);
+      }
+      const insights = await database.db.selectFrom('insights').select(['id', 'primary_keyword', 'dimension_scores']).execute();
       expect(insights).toHaveLength(4);
       for (const i of insights) {
         const scored = DIMENSIONS.filter((d) => typeof i.dimension_scores[d] === 'number');
         expect(scored.length, `scored: ${scored.join(', ')}`).toBeGreaterThanOrEqual(7);
       }
+      // The shares of the phrase's searches the product reports are what Google's numbers imply: each
+      // OR-group's true share of its phrase in the simulated world, within one rounding step and the sample's noise.
+      let compared = 0;
+      for (const run of runs) {
+        const [signals] = await database.db.selectFrom('research_steps').select('output').where('run_id', '=', run.id).where('name', '=', 'demand_breadth').execute();
+        const comparison = (signals!.output as { modifier_comparison: { keywords: string[]; shares?: Record<string, { share: number; resolution: number; contradictory?: boolean }> } }).modifier_comparison;
+        for (const [i, family] of MODIFIER_FAMILY_NAMES.entries()) {
+          const reported = comparison.shares?.[family];
+          if (!reported) continue;
+          expect(reported.contradictory, `${family} of "${comparison.keywords[0]}"`).toBe(false);
+          const truth = google.world.orGroupShare(comparison.keywords[0]!, comparison.keywords[i + 1]!);
+          expect(Math.abs(reported.share - truth), `${family} of "${comparison.keywords[0]}": ${reported.share} against ${truth}`).toBeLessThanOrEqual(reported.resolution + 0.02);
+          compared += 1;
+        }
+      }
+      expect(compared).toBeGreaterThanOrEqual(9);
 
-      const log = google.google.log.filter((r) => r.client === client);
+      const log = google.google.log.filter((r) => clients.includes(r.client));
       const api = log.filter((r) => ['explore', 'multiline', 'comparedgeo', 'relatedsearches', 'autocomplete'].includes(r.kind));
-      // The page first (the feed needs no cookie and may come before it), then never an API call without the cookie.
-      expect(log.findIndex((r) => r.kind === 'page')).toBeLessThan(log.indexOf(api[0]!));
+      // Each address warmed up on the home page first (the feed needs no cookie), and no API call or embed page went without the cookie.
+      for (const c of clients) {
+        const mine = log.filter((r) => r.client === c);
+        expect(mine.findIndex((r) => r.kind === 'home')).toBeLessThan(mine.findIndex((r) => r.kind === 'explore' || r.kind === 'autocomplete' || r.kind === 'embed'));
+      }
       expect(api.length).toBeGreaterThan(40);
       expect(api.every((r) => r.cookie)).toBe(true);
+      expect(log.filter((r) => r.kind === 'embed').every((r) => r.cookie)).toBe(true);
       expect(google.google.counts.get('no-cookie-429')).toBeUndefined();
+      expect(google.google.counts.get('warm-page-429')).toBeUndefined();
       expect(log.every((r) => /Mozilla\/5\.0 .* Chrome\/\d+/.test(r.userAgent ?? ''))).toBe(true);
       expect(log.some((r) => r.kind === 'trending_rss' && r.status === 200)).toBe(true);
-      expect(google.google.blocks(client)).toEqual([]); // our pace stays under Google's budget
+      // The blocks: all three kinds met; at most one request into each (Retry-After honoured, no cookie refresh, no resend).
+      const met = clients.flatMap((c) => google.google.blocks(c));
+      expect(met.map((b) => b.answer).sort()).toEqual(['sorry-302', 'too-many-429', 'unusual-403']);
+      for (const b of met) expect(b.probes.length, `probes into the ${b.answer} block`).toBeLessThanOrEqual(1);
+      const report = JSON.parse((await runCli(['budget', '--json'], env)).stdout) as { routes: Array<{ blocksByKind: Record<string, number>; embedRequests: number; userType: string | null }> };
+      const byKind = (k: string) => report.routes.reduce((n, r) => n + r.blocksByKind[k]!, 0);
+      expect([byKind('sorry_302'), byKind('too_many_429'), byKind('forbidden_403')].every((n) => n >= 1)).toBe(true);
+      expect(report.routes.reduce((n, r) => n + r.embedRequests, 0)).toBeGreaterThanOrEqual(8); // queries and topics, for each of the four runs
+      expect(report.routes.map((r) => r.userType)).toEqual(['USER_TYPE_SCRAPER', 'USER_TYPE_SCRAPER']);
+      // Embed pages of one address never came within Google's 6 s (scaled): none was over quota.
+      expect(log.filter((r) => r.kind === 'embed' && r.overQuota)).toEqual([]);
       expect(await trends.getJobCounts('failed')).toEqual({ failed: 0 });
     } finally {
       await worker.kill('SIGTERM');
@@ -129,7 +181,7 @@ describe('research and discovery on (loopback) Google as it answers today', () =
     const errors: string[] = [];
     const worker = new ServiceProcess(
       'worker',
-      { ...env, TRENDS_REQUESTS_PER_MINUTE: '60', TRENDS_COOLDOWN_MS: '4500', TRENDS_COOLDOWN_MAX_MS: '18000', JOB_LOCK_MS: '4000' },
+      { ...oneRoute(), TRENDS_REQUESTS_PER_MINUTE: '60', TRENDS_COOLDOWN_MS: '4500', TRENDS_COOLDOWN_MAX_MS: '18000', JOB_LOCK_MS: '4000' },
       { onLine: (line) => (/"level":(50|60)/.test(line) ? errors.push(line) : undefined) },
     );
     const connection = createRedis(redis.url, 'worker');
@@ -152,14 +204,14 @@ describe('research and discovery on (loopback) Google as it answers today', () =
         'the run to say it waits for a cooldown',
       );
       // What ops see meanwhile: the route's state and its requests in the last hour.
-      const budget = await runCli(['budget', '--json'], env);
+      const budget = await runCli(['budget', '--json'], oneRoute());
       expect(budget.code, budget.stderr).toBe(0);
       const report = JSON.parse(budget.stdout) as { routes: Array<{ state: string; requestsLastHour: number; blocked: number }>; requestsPerHourPerRoute: number };
-      expect(report.requestsPerHourPerRoute).toBe(24 * SCALE * 60);
+      expect(report.requestsPerHourPerRoute).toBe(10 * SCALE * 60);
       expect(['cooling', 'probing']).toContain(report.routes[0]!.state);
       expect(report.routes[0]!.requestsLastHour).toBeGreaterThan(0);
       expect(report.routes[0]!.blocked).toBeGreaterThanOrEqual(1);
-      const shown = await runCli(['budget'], env);
+      const shown = await runCli(['budget'], oneRoute());
       expect(shown.stdout).toMatch(/last hour[\s\S]*(cooling \d+ min \(block \d+ in a row\)|probing)/);
       google.google.blockAll(false);
       const finished = await until(() => database.db.selectFrom('research_runs').select(['status', 'error']).where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded' || r.status === 'failed', 180_000, 'the blocked run to finish');
@@ -187,7 +239,7 @@ describe('research and discovery on (loopback) Google as it answers today', () =
 
   it('puts a research run ahead of a long refresh', async () => {
     google.google.blockAll(false);
-    google.google.setLimits({ requestsPerMinute: 0 });
+    google.google.setLimits({ requestsPerMinute: 0, embedMinGapMs: 0 });
     // 200 insights of unknown popularity: 40 refresh requests of two HTTPS requests each; at 120 a minute, 40 s of Google.
     for (let i = 0; i < 200; i += 1) {
       await upsertInsight(database.db, {
@@ -196,7 +248,7 @@ describe('research and discovery on (loopback) Google as it answers today', () =
       });
     }
     // Steps wait for their answer (the default 20 s) rather than sleeping when it takes more than a second at this pace.
-    const worker = new ServiceProcess('worker', { ...env, TRENDS_REQUESTS_PER_MINUTE: '120', TRENDS_WAIT_MS: '20000' });
+    const worker = new ServiceProcess('worker', { ...oneRoute(), TRENDS_REQUESTS_PER_MINUTE: '120', TRENDS_WAIT_MS: '20000' });
     const connection = createRedis(redis.url, 'worker');
     const ingest = new Queue(QUEUES.ingest, { connection, prefix: redis.keys.queuePrefix(QUEUES.ingest) });
     const research = new Queue(QUEUES.research, { connection, prefix: redis.keys.queuePrefix(QUEUES.research) });

@@ -108,6 +108,8 @@ export interface Block {
   until: number;
   /** How this block answers. */
   answer: BlockAnswer;
+  /** How long it lasts after the last request that fell in it. */
+  length: number;
   /** When each request during the block arrived (each started the block over). */
   probes: number[];
 }
@@ -251,6 +253,18 @@ export class LoopbackGoogle {
     }
   }
 
+  /**
+   * Blocks one client address now for `ms`, as when it went over its budget:
+   * answered as `answer`, with Retry-After, and started over by a request
+   * during it.
+   */
+  blockFor(address: string, answer: BlockAnswer, ms: number): void {
+    const now = Date.now();
+    const state = this.state(address);
+    state.blocks.push({ since: now, until: now + ms, answer, length: ms, probes: [] });
+    state.recent = [];
+  }
+
   private endForcedBlocks(): void {
     for (const [client, state] of this.clients) {
       const current = state.blocks.at(-1);
@@ -340,7 +354,7 @@ export class LoopbackGoogle {
   }
 
   /** The block this request falls in (starting or restarting it), if the address is over its budget or blocked. */
-  private blockFor(client: string, now: number): Block | undefined {
+  private blockOf(client: string, now: number): Block | undefined {
     const state = this.state(client);
     const blockMs = this.options.blockMs ?? DEFAULTS.blockMs;
     const current = state.blocks.at(-1);
@@ -348,13 +362,13 @@ export class LoopbackGoogle {
     if (forced) {
       // Blocked by hand (tests): until unblocked; the requests after the first are probes as well.
       if (current?.until === Infinity) current.probes.push(now);
-      else state.blocks.push({ since: now, until: Infinity, answer: forced, probes: [] });
+      else state.blocks.push({ since: now, until: Infinity, answer: forced, length: Infinity, probes: [] });
       return state.blocks.at(-1);
     }
     if (current && current.until > now) {
       // Asked again during the block: it starts over.
       current.probes.push(now);
-      current.until = now + blockMs;
+      current.until = now + current.length;
       return current;
     }
     const limit = this.options.requestsPerMinute ?? DEFAULTS.requestsPerMinute;
@@ -363,7 +377,7 @@ export class LoopbackGoogle {
     state.recent = state.recent.filter((t) => t > now - windowMs);
     if (state.recent.length >= limit) {
       const answers = this.options.blockAnswers ?? BLOCK_ANSWERS;
-      const block: Block = { since: now, until: now + blockMs, answer: answers[state.blocks.length % answers.length]!, probes: [] };
+      const block: Block = { since: now, until: now + blockMs, answer: answers[state.blocks.length % answers.length]!, length: blockMs, probes: [] };
       state.blocks.push(block);
       state.recent = [];
       return block;
@@ -417,10 +431,11 @@ export class LoopbackGoogle {
     const html = { 'content-type': 'text/html; charset=UTF-8' };
 
     if (kind === 'sorry') return answer(429, this.pages.sorry, html);
-    const block = this.blockFor(client, now);
+    const block = this.blockOf(client, now);
     if (block) {
+      // A block by hand (blockAll, block) has no end Google could announce: no Retry-After.
       const retry: Record<string, string> =
-        this.options.retryAfter === false ? {} : { 'retry-after': String(Math.max(1, Math.ceil(((block.until === Infinity ? now + 60_000 : block.until) - now) / 1000))) };
+        this.options.retryAfter === false || block.until === Infinity ? {} : { 'retry-after': String(Math.max(1, Math.ceil((block.until - now) / 1000))) };
       if (block.answer === 'too-many-429') return answer(429, TOO_MANY, { ...html, ...retry }, block.answer);
       if (block.answer === 'unusual-403') return answer(403, this.pages.sorry, { ...html, ...retry }, block.answer);
       const location = `https://www.google.com/sorry/index?continue=${encodeURIComponent(url.toString())}&q=${randomBytes(12).toString('base64url')}`;

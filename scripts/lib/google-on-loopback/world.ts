@@ -274,11 +274,14 @@ export class SimulatedWorld {
    * Related queries or topics of one keyword: top (relative to the first) and
    * rising (percent growth, some "Breakout"). Queries are the keyword's
    * refinements people search most, in the order of their true shares, so a
-   * list agrees with what a comparison of the refinements measures.
+   * list agrees with what a comparison of the refinements measures; a keyword
+   * without data, or thinly sampled, has none.
    */
   related(keyword: string, kind: 'QUERY' | 'ENTITY') {
     const r = rng(`${keyword.toLowerCase()}|related|${kind}`);
     const base = keyword.trim().toLowerCase();
+    // Google lists nothing related to a term it has too few searches of.
+    if (this.thin.has(base) || !this.hasData(base)) return [{ rankedKeyword: [] }, { rankedKeyword: [] }];
     const listed = QUERY_SUFFIXES.concat(REFINING_WORDS.filter((w) => !QUERY_SUFFIXES.includes(w)))
       .map((word) => ({ word, share: this.refinementShare(base, word) }))
       .filter((x) => x.share >= RELATED_LIST_MIN_SHARE)

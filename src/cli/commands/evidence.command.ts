@@ -1,0 +1,85 @@
+import { createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
+import { QueueEvents } from 'bullmq';
+import type { Command } from 'commander';
+import { QUEUES } from '../../queue/queues.js';
+import { collectEvidence, parsePhrases } from '../../research/evidence-collect.js';
+import { DirectTrendsGateway, QueuedTrendsGateway, TRENDS_PRIORITY, type TrendsGateway } from '../../research/trends-gateway.js';
+import { openQueues } from '../../runtime/queues.js';
+import { startWorkers, type Pipeline } from '../../runtime/workers.js';
+import { createTrendsProvider } from '../../trends/provider-factory.js';
+import type { CliContext } from '../context.js';
+import { withResources } from '../resources.js';
+import { UsageError } from '../output.js';
+
+export function registerEvidenceCommands(program: Command, context: () => CliContext): void {
+  const evidence = program.command('evidence').description('Evidence for validating the pain and intent readings (docs/research.md, "Validating pain and intent")');
+  evidence
+    .command('collect')
+    .description(
+      "For each phrase of a file (one per line), the related queries Google lists (its embed flow) and the modifier comparison the research asks, through the trends queue inside the routes' pace: one JSON line per phrase, for `npm run bench:evidence -- FILE`",
+    )
+    .requiredOption('--phrases <file>', 'the phrases, one per line (# starts a comment); at least 30 of different kinds make a validation set')
+    .option('--output <file>', 'where the JSON lines go (- for stdout)', '-')
+    .option('--geo <country>', "Google's geography for both requests ('' worldwide, the research's default)", '')
+    .option('--deadline-minutes <n>', 'give up waiting for Google after this many minutes', '240')
+    .action(async (options: { phrases: string; output: string; geo: string; deadlineMinutes: string }) => {
+      const text = await readFile(options.phrases, 'utf8').catch(() => {
+        throw new UsageError(`cannot read --phrases ${options.phrases}`);
+      });
+      const { phrases, problems } = parsePhrases(text);
+      if (problems.length > 0) throw new UsageError(`--phrases ${options.phrases}: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`);
+      if (phrases.length === 0) throw new UsageError(`--phrases ${options.phrases} lists no phrase`);
+      const geo = options.geo.trim().toUpperCase();
+      if (geo !== '' && !/^[A-Z]{2}$/.test(geo)) throw new UsageError(`--geo must be empty (worldwide) or a two-letter country code (got "${options.geo}")`);
+      const minutes = Number(options.deadlineMinutes);
+      if (!Number.isInteger(minutes) || minutes < 1 || minutes > 7 * 24 * 60) throw new UsageError('--deadline-minutes must be a whole number from 1 to 10080');
+
+      await withResources(context, async (resources, { config, logger }) => {
+        let pipeline: Pipeline | undefined;
+        let events: QueueEvents | undefined;
+        const closers: Array<() => Promise<void>> = [];
+        try {
+          let gateway: TrendsGateway;
+          if (config.trendsProvider === 'google') {
+            const { queues, close } = openQueues(resources, config);
+            closers.push(close);
+            // Google is asked by workers only (they keep the routes' pace): start them here if none runs.
+            if ((await queues.trends.getWorkers()).length === 0) {
+              process.stderr.write('No worker is running (npm start or the Procfile `worker`): asking Google from this process.\n');
+              pipeline = await startWorkers(resources, config, logger);
+            }
+            const connection = resources.connectRedis('worker');
+            events = new QueueEvents(QUEUES.trends, { connection, prefix: resources.redisKeys.queuePrefix(QUEUES.trends) });
+            closers.push(async () => {
+              await events?.close();
+              connection.disconnect();
+            });
+            await events.waitUntilReady();
+            gateway = new QueuedTrendsGateway(queues.trends, events, 'google', config.trendsWaitMs, TRENDS_PRIORITY.background);
+          } else {
+            gateway = new DirectTrendsGateway(createTrendsProvider(config));
+          }
+          const out = options.output === '-' ? process.stdout : createWriteStream(options.output);
+          const deadline = Date.now() + minutes * 60_000;
+          const counts = { listed: 0, compared: 0 };
+          for (const [i, phrase] of phrases.entries()) {
+            const record = await collectEvidence(phrase, { gateway, provider: config.trendsProvider, geo, deadline, sleepMs: Math.min(30_000, config.trendsWaitMs) });
+            if (record.related_queries.served === 'listed') counts.listed += 1;
+            if (record.modifier_comparison.outcome === 'served') counts.compared += 1;
+            out.write(`${JSON.stringify(record)}\n`);
+            process.stderr.write(`evidence: ${i + 1}/${phrases.length} "${phrase}": related queries ${record.related_queries.served}, comparison ${record.modifier_comparison.outcome}\n`);
+          }
+          if (out !== process.stdout) {
+            out.end();
+            await finished(out);
+          }
+          process.stderr.write(`evidence: ${phrases.length} phrases, ${counts.listed} with related queries listed, ${counts.compared} with the comparison served\n`);
+        } finally {
+          for (const close of closers.reverse()) await close();
+          await pipeline?.close();
+        }
+      });
+    });
+}
