@@ -11,11 +11,14 @@
 //   proxies   one proxy against three at the same per-proxy rate, and three with
 //             one blocked by Google;
 //   limits    research runs completed in an hour by one route against Google's
-//             limits (30 HTTPS requests a minute per address, blocks of 30 minutes
-//             that start over when asked again early), with the shipped pacing
-//             against the previous settings (about 60 requests a minute: 10 jobs
-//             of about 6 requests; pauses of 30 s doubling to 10 min), on a clock
-//             scaled by BENCH_TIME_SCALE (default 20: an hour is 3 minutes).
+//             limits of late 2026 (a warm address: the cookie from the home page
+//             only; 12 HTTPS requests a minute per address; embed pages at least
+//             6 s apart, an over-quota token otherwise; blocks of 30 minutes with
+//             Retry-After that start over when asked again early), with the
+//             shipped pacing (10 requests a minute, embed pages 8 s apart,
+//             cooldowns of 10 to 60 minutes) against the previous settings (12 a
+//             minute, embed pages at the request pace), on a clock scaled by
+//             BENCH_TIME_SCALE (default 20: an hour is 3 minutes).
 // Ends with one JSON line.
 import path from 'node:path';
 import { Queue } from 'bullmq';
@@ -87,6 +90,7 @@ async function phase(name: string, google: GoogleOnLoopback, env: Record<string,
     TRENDS_PROVIDER: 'google',
     NODE_EXTRA_CA_CERTS: google.certificates.caPath,
     TRENDS_REQUESTS_PER_MINUTE: '0',
+    TRENDS_EMBED_GAP_MS: '0',
     TRENDS_COOLDOWN_MS: '500',
     TRENDS_COOLDOWN_MAX_MS: '2000',
     TRENDS_WAIT_MS: '2000',
@@ -121,7 +125,7 @@ async function research(google: GoogleOnLoopback, plan: 'single' | 'batched') {
   google.google.resetCounts();
   google.google.resetClients();
   // Requests are counted here, not limited: the limits have a phase of their own.
-  google.google.setLimits({ requestsPerMinute: 0 });
+  google.google.setLimits({ requestsPerMinute: 0, embedMinGapMs: 0 });
   const p = await phase(`research_${plan}`, google, { TRENDS_REQUEST_PLAN: plan, TRENDS_PROXY_URLS: google.proxies[0]!.url });
   try {
     const chain = new ResearchChain(p.queue(QUEUES.research));
@@ -162,7 +166,10 @@ async function research(google: GoogleOnLoopback, plan: 'single' | 'batched') {
       seconds: (Date.now() - started) / 1000,
       jobs: (counts.completed ?? 0) + (counts.failed ?? 0),
       https: google.google.totalRequests(),
-      cookiePages: google.google.counts.get('page') ?? 0,
+      cookiePages: (google.google.counts.get('home') ?? 0) + (google.google.counts.get('page') ?? 0),
+      embedPages: google.google.counts.get('embed') ?? 0,
+      // The embed flow is the page and its data request.
+      embedHttps: 2 * (google.google.counts.get('embed') ?? 0),
       scores: new Map(insights.map((i) => [i.idea_key, { ...i.dimension_scores, overall: i.overall_score }])),
       truthError,
     };
@@ -181,7 +188,7 @@ async function levelOf(provider: GoogleTrendsProvider, google: GoogleOnLoopback,
 }
 
 async function refresh(google: GoogleOnLoopback) {
-  google.google.setLimits({ requestsPerMinute: 0 });
+  google.google.setLimits({ requestsPerMinute: 0, embedMinGapMs: 0 });
   const provider = new GoogleTrendsProvider({ ca: google.certificates.ca, timeoutMs: 10_000 });
   const p = await phase('refresh', google, { TRENDS_PROXY_URLS: google.proxies[0]!.url });
   try {
@@ -240,7 +247,7 @@ async function refresh(google: GoogleOnLoopback) {
 async function throughput(google: GoogleOnLoopback, proxies: number, blocked: number) {
   google.google.resetCounts();
   google.google.resetClients();
-  google.google.setLimits({ requestsPerMinute: 0 });
+  google.google.setLimits({ requestsPerMinute: 0, embedMinGapMs: 0 });
   for (const p of google.proxies) google.google.block(p.egressAddress, false);
   for (const p of google.proxies.slice(0, blocked)) google.google.block(p.egressAddress, true);
   const p = await phase(`proxies_${proxies}_${blocked}`, google, {
@@ -274,17 +281,29 @@ function limitIdeas(n: number): string[] {
   });
 }
 
+/** Google's limits of late 2026 in this benchmark, per address (on the scaled clock). */
+const LIMITS = { requestsPerMinute: 12, embedGapS: 6, blockMinutes: 30, embedPenaltyMinutes: 2 } as const;
+
 /**
- * Research runs one route completes in one (scaled) hour against Google's limits of today,
- * with more runs waiting than it can finish. `env` sets the pace and the cooldowns, at Google's scale.
+ * Research runs one route completes in one (scaled) hour against Google's limits of late 2026,
+ * with more runs waiting than it can finish. The pace, the embed gap (s, 0: at the request
+ * pace) and the cooldowns are set at Google's scale.
  */
-async function underLimits(google: GoogleOnLoopback, name: string, perMinute: number, cooldownMin: number, cooldownMax: number) {
+async function underLimits(google: GoogleOnLoopback, name: string, perMinute: number, embedGapS: number, cooldownMin: number, cooldownMax: number) {
   google.google.resetCounts();
   google.google.resetClients();
-  google.google.setLimits({ requestsPerMinute: 30, windowMs: MINUTE_MS, blockMs: 30 * MINUTE_MS });
+  google.google.setLimits({
+    requestsPerMinute: LIMITS.requestsPerMinute,
+    windowMs: MINUTE_MS,
+    blockMs: LIMITS.blockMinutes * MINUTE_MS,
+    embedMinGapMs: Math.round((LIMITS.embedGapS * MINUTE_MS) / 60),
+    embedPenaltyMs: LIMITS.embedPenaltyMinutes * MINUTE_MS,
+  });
   const p = await phase(`limits_${name}`, google, {
     TRENDS_PROXY_URLS: google.proxies[0]!.url,
     TRENDS_REQUESTS_PER_MINUTE: String(perMinute * SCALE),
+    TRENDS_EMBED_GAP_MS: String(Math.round((embedGapS * MINUTE_MS) / 60)),
+    TRENDS_EMBED_COOLDOWN_MS: String(Math.round(5 * MINUTE_MS)),
     TRENDS_COOLDOWN_MS: String(Math.round(cooldownMin * MINUTE_MS)),
     TRENDS_COOLDOWN_MAX_MS: String(Math.round(cooldownMax * MINUTE_MS)),
     TRENDS_WAIT_MS: '1000',
@@ -292,8 +311,8 @@ async function underLimits(google: GoogleOnLoopback, name: string, perMinute: nu
   try {
     const chain = new ResearchChain(p.queue(QUEUES.research));
     const hourMs = 60 * MINUTE_MS;
-    // More than a route can do in an hour at Google's budget (30 × 60 / 14 requests a run ≈ 130).
-    for (const idea of limitIdeas(160)) await startRun(p.db.db, chain, { idea, hints: [], provider: 'google', source: 'research' });
+    // More than a route can do in an hour at Google's budget (12 × 60 / 16 requests a run ≈ 45).
+    for (const idea of limitIdeas(80)) await startRun(p.db.db, chain, { idea, hints: [], provider: 'google', source: 'research' });
     const started = Date.now();
     await sleep(hourMs);
     const runs = await p.db.db.selectFrom('research_runs').select(['status', 'finished_at']).execute();
@@ -310,6 +329,8 @@ async function underLimits(google: GoogleOnLoopback, name: string, perMinute: nu
       blocks: blocks.length,
       probes: blocks.reduce((n, b) => n + b.probes.length, 0),
       blockedMinutes: round(blockedMs / MINUTE_MS, 1),
+      embedPages: google.google.counts.get('embed') ?? 0,
+      overQuota: google.google.counts.get('embed-over-quota') ?? 0,
       failed: runs.filter((r) => r.status === 'failed').length,
     };
   } finally {
@@ -324,8 +345,8 @@ try {
   say(`bench:google — ${RESEARCH_RUNS} research runs per plan, a refresh of ${REFRESH_INSIGHTS} insights, proxies over ${PROXY_WINDOW_S} s windows`);
   const single = await research(google, 'single');
   const batched = await research(google, 'batched');
-  printTable('Research: trends jobs and HTTPS requests to Google per run', [single, batched].map((r) => ({
-    plan: r.plan, runs: r.runs, 'jobs/run': round(r.jobs / r.runs, 2), 'https/run': round(r.https / r.runs, 2), 'cookie pages': r.cookiePages, seconds: round(r.seconds, 1),
+  printTable('Research: trends jobs and HTTPS requests to Google per run (the embed flow: an embed page and its data request)', [single, batched].map((r) => ({
+    plan: r.plan, runs: r.runs, 'jobs/run': round(r.jobs / r.runs, 2), 'https/run': round(r.https / r.runs, 2), 'embed pages/run': round(r.embedPages / r.runs, 2), 'cookie pages': r.cookiePages, seconds: round(r.seconds, 1),
   })));
 
   const diffs: Record<string, { max: number; mean: number; compared: number }> = {};
@@ -378,14 +399,16 @@ try {
   printTable(`Egress proxies: trends jobs per minute at ${PROXY_RATE} HTTPS requests a minute per proxy (one request per job, and a cookie page per route; jobs done in ${PROXY_WINDOW_S} s × 60 / ${PROXY_WINDOW_S})`, [one1, three, threeBlocked].map((t) => ({ proxies: t.proxies, blocked: t.blocked, 'jobs/min': round(t.perMinute, 1), failed: t.failed })));
 
   // The previous settings first: the baseline, measured in the same run.
-  const before = await underLimits(google, 'previous', 60, 0.5, 10);
-  const ours = await underLimits(google, 'ours', 12, 10, 60);
+  const before = await underLimits(google, 'previous', 12, 0, 10, 60);
+  const ours = await underLimits(google, 'ours', 10, 8, 10, 60);
   printTable(
-    `Research runs completed in an hour by one route under Google's limits (30 HTTPS requests a minute per address, 30-minute blocks that start over when asked early; clock scaled ×${SCALE}: an hour is ${round(60 * MINUTE_MS / 1000, 0)} s)`,
+    `Research runs completed in an hour by one route under Google's limits of late 2026 (a warm address; ${LIMITS.requestsPerMinute} HTTPS requests a minute; embed pages ${LIMITS.embedGapS} s apart; ${LIMITS.blockMinutes}-minute blocks with Retry-After that start over when asked early; clock scaled ×${SCALE}: an hour is ${round(60 * MINUTE_MS / 1000, 0)} s)`,
     [before, ours].map((r) => ({
-      settings: r.name === 'ours' ? 'shipped: 12 requests/min, cooldowns 10-60 min, one probe each' : 'previous: ~60 requests/min (10 jobs), pauses 30 s-10 min',
+      settings: r.name === 'ours' ? 'shipped: 10 requests/min, embed pages 8 s apart, cooldowns 10-60 min' : 'previous: 12 requests/min, embed pages at the request pace',
       'runs/hour/route': r.runsPerHour,
       'https sent': r.https,
+      'embed pages': r.embedPages,
+      'over quota': r.overQuota,
       blocks: r.blocks,
       'requests into blocks': r.probes,
       'minutes blocked': r.blockedMinutes,
@@ -400,6 +423,8 @@ try {
     https_per_research: round(batched.https / batched.runs, 2),
     jobs_per_research_single: round(single.jobs / single.runs, 2),
     https_per_research_single: round(single.https / single.runs, 2),
+    embed_pages_per_research: round(batched.embedPages / batched.runs, 2),
+    embed_https_per_research: round(batched.embedHttps / batched.runs, 2),
     score_max_abs_diff: Object.fromEntries(Object.entries(diffs).map(([k, v]) => [k, v.max])),
     score_mean_abs_diff: Object.fromEntries(Object.entries(diffs).map(([k, v]) => [k, v.mean])),
     truth_error_single: Object.fromEntries(truthRows.map((r) => [r.dimension, r['single: mean |score − truth|']])),
@@ -422,8 +447,10 @@ try {
     proxies_ratio: round(three.perMinute / Math.max(1, one1.perMinute), 2),
     runs_per_hour_per_route: ours.runsPerHour,
     runs_per_hour_per_route_previous: before.runsPerHour,
-    limits: { requests_per_minute_per_address: 30, block_minutes: 30, time_scale: SCALE },
+    limits: { requests_per_minute_per_address: LIMITS.requestsPerMinute, embed_gap_s: LIMITS.embedGapS, block_minutes: LIMITS.blockMinutes, warm_address: true, time_scale: SCALE },
     limits_blocks: { ours: ours.blocks, previous: before.blocks },
+    limits_requests_into_blocks: { ours: ours.probes, previous: before.probes },
+    limits_embed_over_quota: { ours: ours.overQuota, previous: before.overQuota },
     limits_minutes_blocked: { ours: ours.blockedMinutes, previous: before.blockedMinutes },
     limits_failed_runs: ours.failed + before.failed,
     blocked_proxy_ratio: round(threeBlocked.perMinute / Math.max(1, one1.perMinute), 2),

@@ -25,9 +25,9 @@
 //                  and comparison phrases (modifier-evidence.ts), read by
 //                  steps 26-29 (one trends job for the four).
 //
-// That is 7 trends jobs and 16 HTTPS requests per run (4 of them for the embed
-// flow) when the first phrase is a topic and its own maps are read, against 16
-// jobs and 27 requests for one keyword per request ("single", kept as the
+// That is 8 trends jobs and 16 HTTPS requests per run (4 of them the embed
+// flow's) when the first phrase is a topic, against 16 jobs and 29 requests
+// for one keyword per request ("single", kept as the
 // baseline bench:google measures against). bench:google reports what it comes
 // to on a simulated world.
 import type { ExploreAnswer, InterestByRegion, InterestOverTime, RelatedList, ResponseProvenance, Timeframe, TrendsRequest, TrendsResponse } from '../trends/types.js';

@@ -128,14 +128,14 @@ export class SyntheticTrendsProvider implements TrendsProvider {
       }
       case 'relatedTopics':
         // What Google's embed flow answers automated clients in 2026: no topics.
-        return { kind: request.kind, provenance, top: [], rising: [], outcome: 'empty' };
+        return { kind: request.kind, provenance: { ...provenance, via: 'embed' }, top: [], rising: [], outcome: 'empty' };
       case 'relatedQueries': {
         // As the embed flow lists them: the phrase's most searched refinements, top relative to the first.
         const base = request.keyword.trim().toLowerCase();
         const listed = RELATED_WORDS.map((word) => ({ query: `${base} ${word}`, share: refinementShare(`${base} ${word}`) }))
           .filter((x) => x.share >= RELATED_LIST_MIN_SHARE)
           .sort((a, b) => b.share - a.share);
-        if (listed.length === 0) return { kind: request.kind, provenance, top: [], rising: [], outcome: 'empty' };
+        if (listed.length === 0) return { kind: request.kind, provenance: { ...provenance, via: 'embed' }, top: [], rising: [], outcome: 'empty' };
         const r = rng(`${base}|rising`);
         const top = listed.map((x) => {
           const value = Math.max(1, Math.round((100 * x.share) / listed[0]!.share));
@@ -146,7 +146,7 @@ export class SyntheticTrendsProvider implements TrendsProvider {
           const growth = breakout ? 5000 : 40 + Math.round(r() * 800);
           return { label: x.query, value: growth, breakout, formattedValue: breakout ? 'Breakout' : `+${growth.toLocaleString('en-US')}%` };
         });
-        return { kind: request.kind, provenance, top, rising, outcome: 'served' };
+        return { kind: request.kind, provenance: { ...provenance, via: 'embed' }, top, rising, outcome: 'served' };
       }
       case 'interestByRegion': {
         // Like Google: one keyword is scaled so the strongest place is 100; several are shares summing to 100 in each place.

@@ -92,7 +92,7 @@ describe('ingestion faults', () => {
     // The refresh asks for 90 days (the 30-day series is their last 30, rescaled).
     const series = [...(await demoSeries()).values()][7]!.slice(-90);
     // The cookie from a page, five blocks (redirects to Google's "sorry" page: each a cooldown, then one probe), then a normal exchange.
-    nock(GOOGLE).get('/trends/explore').query(true).reply(200, '<html>Google Trends</html>', { 'set-cookie': 'NID=511=storm; expires=Fri, 01-Jan-2100 00:00:00 GMT; path=/; domain=.google.com' });
+    nock(GOOGLE).get('/trends/').reply(200, '<html>Google Trends</html>', { 'set-cookie': 'NID=511=storm; expires=Fri, 01-Jan-2100 00:00:00 GMT; path=/; domain=.google.com' });
     nock(GOOGLE).get('/trends/api/explore').query(true).times(5).reply(302, sorry(), { location: 'https://www.google.com/sorry/index' });
     nock(GOOGLE).get('/trends/api/explore').query(true).reply(200, explore());
     nock(GOOGLE).get('/trends/api/widgetdata/multiline').query(true).reply(200, multilineBody(series));

@@ -152,7 +152,11 @@ describe('GET /api/methodology', () => {
     expect(res.statusCode).toBe(200);
     const m = res.json();
     expect(Object.keys(m.dimensions).sort()).toEqual([...DIMENSIONS].sort());
-    expect(Object.values(m.dimensions).reduce((s: number, d: any) => s + d.weight, 0)).toBeCloseTo(1, 10);
+    // The designed weights sum to 1; pain and intent weigh half of theirs until validated, and say so.
+    expect(Object.values(m.overall.designed_weights as Record<string, number>).reduce((s, w) => s + w, 0)).toBeCloseTo(1, 10);
+    expect(m.dimensions.pain).toMatchObject({ weight: 0.075, experimental: true, why_experimental: expect.stringMatching(/not been validated .* on 30 phrases/) });
+    expect(m.dimensions.demand).toMatchObject({ weight: 0.2, experimental: false });
+    expect(m.validation).toMatchObject({ dimensions: ['pain', 'intent'], required_phrases: 30, measured_phrases: 0, reproduce: expect.stringContaining('insights evidence collect') });
     for (const d of Object.values(m.dimensions) as Array<{ formula: string }>) expect(d.formula.length).toBeGreaterThan(20);
     expect(m.measured_on).toBe('2026-11-23');
     expect(m.momentum.backtest).toMatchObject({ data: expect.stringMatching(/466 real daily Google Trends series/), held_out: BACKTEST.momentum.held_out, reproduce: 'npm run bench:momentum' });

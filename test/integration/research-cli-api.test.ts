@@ -39,12 +39,13 @@ describe('insights research', () => {
     expect(report.steps.every((s: { status: string; summary: string | null }) => s.status === 'done' && s.summary)).toBe(true);
     expect(report.steps[3]).toMatchObject({ name: 'choose_primary', summary: expect.stringContaining('"freelance budget"') });
     expect(Object.keys(report.dimensions)).toHaveLength(8);
-    // The synthetic provider answers like Google today: related lists empty. The steps say so and
-    // the dimensions read the modifier comparison and autocomplete instead.
-    for (const n of [12, 13, 14, 15]) expect(report.steps[n].summary).toMatch(/^empty: Google served no list/);
-    expect(report.steps[26]).toMatchObject({ name: 'pain_signals', summary: expect.stringMatching(/^modifier comparison: [\d.]+% of the phrase's searches; related queries: not read/) });
+    // The synthetic provider answers like Google today: related queries listed through the embed flow,
+    // topics empty. The steps say so, and the dimensions read the lists beside the modifier comparison.
+    expect(report.steps[12].summary).toMatch(/^\d+ \(embed flow\): freelance budget /);
+    for (const n of [14, 15]) expect(report.steps[n].summary).toMatch(/^empty: Google's embed flow served no list/);
+    expect(report.steps[26]).toMatchObject({ name: 'pain_signals', summary: expect.stringMatching(/^modifier comparison: (under )?[\d.]+% of the phrase's searches; related queries: \d+ of \d+ related queries/) });
     expect(Object.values(report.dimensions).filter((d: any) => d.score !== null).length).toBeGreaterThanOrEqual(7);
-    expect(report.dimensions.pain.evidence).toMatchObject({ sources: 'modifier comparison', modifier_terms: expect.stringContaining('how to') });
+    expect(report.dimensions.pain).toMatchObject({ experimental: true, evidence: { sources: 'modifier comparison + related queries', modifier_terms: expect.stringContaining('how to') } });
 
     const byInsight = await t.app.inject({ url: `/api/insights/${out.insight_id}/research`, headers: bearer(key) });
     expect(byInsight.json().data.id).toBe(out.run_id);
