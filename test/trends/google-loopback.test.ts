@@ -129,6 +129,11 @@ describe('the Google client against today\'s Google (loopback)', () => {
     g.google.setLimits({ requestsPerMinute: 0, embedMinGapMs: 0 });
     const topics = as(await provider.fetch({ kind: 'relatedTopics', keyword: 'meal planning', timeframe: '12m', geo: '' }, routes[1]), 'relatedTopics');
     expect(topics).toMatchObject({ top: [], rising: [], outcome: 'empty', provenance: { via: 'embed' } });
+
+    // The scenario of every list empty (as from 2024-08 until the embed flow was found): an answer, not an error.
+    g.google.setLimits({ requestsPerMinute: 0, embedMinGapMs: 0, everyListEmpty: true });
+    const none = as(await provider.fetch({ kind: 'relatedQueries', keyword: 'solar panels', timeframe: '12m', geo: '' }, routes[1]), 'relatedQueries');
+    expect(none).toMatchObject({ top: [], rising: [], outcome: 'empty', provenance: { via: 'embed', userType: 'USER_TYPE_EMBED' } });
   });
 
   it('labels every token: how Google labels the client travels with the answer', async () => {

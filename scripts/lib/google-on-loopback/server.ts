@@ -31,6 +31,7 @@
 //   `USER_TYPE_EMBED_OVER_QUOTA`, and its lists come back empty (trendspy's
 //   TrendsQuotaExceededError; sdil87/trendspy #1). Related topics come back
 //   empty through the embed flow too (gtrends, 2026-09-09; trendspyg 1.5.0).
+//   `everyListEmpty` is the scenario where the embed flow's lists are empty too.
 // - Every widget's request carries `userConfig.userType`: explore widgets
 //   `USER_TYPE_SCRAPER` by default (`setUserType()`; pytrends #534 saw
 //   LEGIT_USER for browsers), embed widgets `USER_TYPE_EMBED` or
@@ -98,6 +99,8 @@ export interface LoopbackGoogleOptions {
   embedMinGapMs?: number;
   /** How long an address stays over its embed quota after a page asked too soon; default 2 minutes. */
   embedPenaltyMs?: number;
+  /** The scenario of 2024-08 to 2025: every related list empty, the embed flow's too. */
+  everyListEmpty?: boolean;
   /** Yesterday's Google, for tests of the paths it took. */
   yesterday?: { cookieOn429?: boolean; relatedLists?: boolean };
 }
@@ -592,7 +595,7 @@ trends.embed.renderWidget(widget, {guestPath: 'https://trends.google.com:443/tre
         const emptyLists = topics ? { rankedList: [] } : { rankedList: [{ rankedKeyword: [] }, { rankedKeyword: [] }] };
         // Served through the embed flow within its quota (queries only); explore widgets' lists are empty for
         // every automated client (pytrends #628), unless yesterday's Google is asked for.
-        const served = token.embed ? !token.overQuota && !topics : this.options.yesterday?.relatedLists === true;
+        const served = this.options.everyListEmpty ? false : token.embed ? !token.overQuota && !topics : this.options.yesterday?.relatedLists === true;
         if (!served) return guard({ default: token.embed ? emptyLists : { rankedList: [] } });
         return guard({ default: { rankedList: this.world.related(token.keywords[0]!, topics ? 'ENTITY' : 'QUERY') } });
       }
