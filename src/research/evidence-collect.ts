@@ -23,7 +23,7 @@ export function parsePhrases(text: string): { phrases: string[]; problems: strin
     const phrase = raw.trim().replace(/\s+/g, ' ');
     if (phrase === '' || phrase.startsWith('#')) return;
     if (phrase.length > MAX_PHRASE_CHARS) problems.push(`line ${i + 1}: longer than ${MAX_PHRASE_CHARS} characters`);
-    else if (/[\u0000-\u001f'+]/.test(phrase)) problems.push(`line ${i + 1}: a phrase may not hold control characters, apostrophes or "+" (Google's OR)`);
+    else if (/[\u0000-\u001f\u0027+]/.test(phrase)) problems.push(`line ${i + 1}: a phrase may not hold control characters, apostrophes or "+" (Google's OR)`);
     else if (!seen.has(phrase.toLowerCase())) {
       seen.add(phrase.toLowerCase());
       phrases.push(phrase);
