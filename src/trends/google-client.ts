@@ -293,14 +293,16 @@ export class GoogleSession {
   /**
    * The cookie as a returning visitor gets it: the home page, and, if it
    * refuses without blocking (a plain 429, or no cookie), one other page. A
-   * plain 429 on that one, the home page tried, is a block.
+   * plain 429 on that one, the home page tried, is a block. `afterRefusal`:
+   * an API call was just refused with a plain 429; a plain 429 from the home
+   * page too is then a block at once (no second page sent into it).
    */
-  async warmUp(geo: string, what: string): Promise<void> {
+  async warmUp(geo: string, what: string, afterRefusal = false): Promise<void> {
     let refusedBy: RawAnswer | undefined;
     await this.exchange('home_page', `the home page (for ${what})`, async (w) => {
       const answer = await this.send(HOME_PATH, 'page');
       if (answer.nid) return this.keep(answer.nid);
-      if (isPlainRefusal(answer) || answer.status === 200) {
+      if ((isPlainRefusal(answer) && !afterRefusal) || answer.status === 200) {
         refusedBy = answer;
         return { outcome: 'empty' as const };
       }
@@ -421,7 +423,7 @@ export class GoogleSession {
       await this.jar.drop(this.route, refused);
       // Yesterday's Google set the cookie on the 429 itself (send() kept it); today's needs the home page.
       if (answer.nid) await this.keep(answer.nid);
-      else await this.warmUp(geo, what);
+      else await this.warmUp(geo, what, true);
       answer = await this.send(url, as);
     }
     return classifyAnswer(kind, answer, what);

@@ -218,6 +218,17 @@ describe('google provider over recorded HTTP', () => {
     expect(result.provenance?.requests).toBe(3);
   });
 
+  it('a plain 429 to a kept cookie, then a plain 429 from the home page, is a block: no other page is sent into it', async () => {
+    cookiePage();
+    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    await provider.fetch({ kind: 'autocomplete', term: 'pizza' });
+    nock(GOOGLE).get('/trends/api/autocomplete/bagel').query(true).reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
+    nock(GOOGLE).get('/trends/').reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
+    const error = await provider.fetch({ kind: 'autocomplete', term: 'bagel' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ requests: 2 });
+  });
+
   it('takes the cookie from the explore page (the 2025 recording: a 404 that sets it) when the home page refuses one without blocking', async () => {
     nock(GOOGLE).get('/trends/').reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
     nock(GOOGLE)
