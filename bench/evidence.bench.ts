@@ -16,29 +16,43 @@
 //       src/domain/scoring/evidence-agreement.ts).
 //
 // Ends with one JSON line.
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config.js';
 import { AGREEMENT_FAMILIES, evidenceRows, measureAgreement } from '../src/domain/scoring/evidence-agreement.js';
-import { FIT_FAMILIES, fitEvidence, type CollectedEvidence } from '../src/domain/scoring/evidence-fit.js';
+import { FIT_FAMILIES, fitEvidence, isCollectedEvidence, type CollectedEvidence } from '../src/domain/scoring/evidence-fit.js';
 import { readRecordedRelated } from './lib/recorded-related.js';
 import { requireDataFile } from './lib/shared-data.js';
 import { printJsonLine, printTable } from './lib/report.js';
 
 const given = process.argv[2];
-if (given !== undefined && statSync(given, { throwIfNoEntry: false })?.isFile()) {
+if (given !== undefined && !existsSync(given)) {
+  process.stderr.write(`bench:evidence: ${given}: no such file or folder (a JSONL file of insights evidence collect, or a folder of recordings)\n`);
+  process.exit(1);
+}
+if (given !== undefined && statSync(given).isFile()) {
   const records: CollectedEvidence[] = [];
+  const unreadable: number[] = [];
   readFileSync(given, 'utf8')
     .split('\n')
     .forEach((line, i) => {
       if (line.trim() === '') return;
+      let parsed: unknown;
       try {
-        records.push(JSON.parse(line) as CollectedEvidence);
+        parsed = JSON.parse(line);
       } catch {
-        process.stderr.write(`bench:evidence: line ${i + 1} of ${given} is not JSON\n`);
-        process.exit(1);
+        parsed = undefined;
       }
+      if (isCollectedEvidence(parsed)) records.push(parsed);
+      else unreadable.push(i + 1);
     });
+  if (unreadable.length > 0) {
+    process.stderr.write(`bench:evidence: ${unreadable.length} line(s) of ${given} are not records of insights evidence collect (line ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}); left out\n`);
+  }
+  if (records.length === 0) {
+    process.stderr.write(`bench:evidence: ${given} holds no record of insights evidence collect\n`);
+    process.exit(1);
+  }
   const fit = fitEvidence(records);
   printTable(
     `Collected evidence: ${fit.phrases} phrases, ${fit.usable} with both readings (${fit.skipped.length} without: ${[...new Set(fit.skipped.map((s) => s.reason.split(':')[0]))].join('; ') || 'none'})`,
@@ -48,18 +62,20 @@ if (given !== undefined && statSync(given, { throwIfNoEntry: false })?.isFile())
         family: f,
         'fit rows': a.fit_rows,
         'check rows': a.check_rows,
-        'saturation: fitted / shipped': `${a.fitted_saturation ?? '–'} / ${a.shipped_saturation}`,
+        'saturation: fitted / shipped': `${a.fitted_saturation ?? '–'}${a.fitted_at_edge ? ' (at the grid\'s end: not pinned down)' : ''} / ${a.shipped_saturation}`,
         'check mean |diff|: fitted / shipped': `${a.check_mae_fitted ?? '–'} / ${a.check_mae_shipped ?? '–'}`,
         'check spearman': a.check_spearman ?? '–',
       };
     }),
   );
+  const simulated = fit.usable - fit.live;
   process.stdout.write(
-    fit.enough
-      ? `\n${fit.usable} usable phrases: enough (${fit.required}) to lift the experimental mark, if the check half agrees; set EVIDENCE_VALIDATION.measured in src/domain/scoring/dimensions.ts and the saturation points with the figures above.\n`
-      : `\n${fit.usable} usable phrases, where ${fit.required} are needed: pain and intent stay experimental.\n`,
+    (simulated > 0 ? `\n${simulated} of the usable phrases were collected from a simulated world (replay or synthetic): they show the method works, not that Google's numbers agree, and do not count.` : '') +
+      (fit.enough
+        ? `\n${fit.live} usable phrases from live Google: enough (${fit.required}) to lift the experimental mark, if the check half agrees; set EVIDENCE_VALIDATION.measured in src/domain/scoring/dimensions.ts and the saturation points with the figures above.\n`
+        : `\n${fit.live} usable phrases from live Google, where ${fit.required} are needed: pain and intent stay experimental.\n`),
   );
-  printJsonLine({ bench: 'evidence', mode: 'collected', file: path.basename(given), phrases: fit.phrases, usable: fit.usable, required: fit.required, enough: fit.enough, families: fit.families });
+  printJsonLine({ bench: 'evidence', mode: 'collected', file: path.basename(given), phrases: fit.phrases, usable: fit.usable, live: fit.live, unreadable_lines: unreadable.length, required: fit.required, enough: fit.enough, families: fit.families });
   process.exit(0);
 }
 

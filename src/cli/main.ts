@@ -15,6 +15,12 @@ const context = (): CliContext => {
 };
 const program = buildProgram(context);
 
+// A reader that stops reading (`insights budget | head -3`) is not a failure of the command.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

@@ -23,7 +23,9 @@ export function parsePhrases(text: string): { phrases: string[]; problems: strin
     const phrase = raw.trim().replace(/\s+/g, ' ');
     if (phrase === '' || phrase.startsWith('#')) return;
     if (phrase.length > MAX_PHRASE_CHARS) problems.push(`line ${i + 1}: longer than ${MAX_PHRASE_CHARS} characters`);
-    else if (/[\u0000-\u001f\u0027+]/.test(phrase)) problems.push(`line ${i + 1}: a phrase may not hold control characters, apostrophes or "+" (Google's OR)`);
+    else if (/[\p{Cc}\p{Cf}\uFFFD]/u.test(phrase)) problems.push(`line ${i + 1}: a control, invisible or undecodable character`);
+    else if (/[\u0027\u2019]/.test(phrase)) problems.push(`line ${i + 1}: an apostrophe (Google Trends leaves queries with one out of its data: write "womens shoes", not "women's shoes")`);
+    else if (phrase.includes('+')) problems.push(`line ${i + 1}: a "+" (Google's OR: one phrase per line)`);
     else if (!seen.has(phrase.toLowerCase())) {
       seen.add(phrase.toLowerCase());
       phrases.push(phrase);
@@ -84,7 +86,7 @@ export async function collectEvidence(phrase: string, options: CollectOptions): 
     ...base,
     related_queries: relatedOut,
     modifier_comparison: series
-      ? { outcome: series.outcome === 'no_data' ? 'no_data' : 'served', keywords: request.keywords, points: series.points, provenance: (answer as TrendsResponse).provenance ?? null }
+      ? { outcome: series.outcome === 'no_data' ? 'no_data' : 'served', keywords: request.keywords, points: series.points, provenance: (answer as TrendsResponse).provenance ?? (series as TrendsResponse).provenance ?? null }
       : { outcome: 'failed', reason: 'failed' in answer ? answer.failed : 'the explore answer had no series', keywords: request.keywords, points: [] },
   };
 }

@@ -189,9 +189,11 @@ const describePlace = (p: PlaceInterest) => `${p.name} ${p.share === null ? p.re
 function summarizeRelated(o: RelatedOutput): string {
   switch (servedOf(o)) {
     case 'empty':
-      return o.provenance?.via === 'embed'
-        ? "empty: Google's embed flow served no list (its answer for related topics in 2026)"
-        : 'empty: Google served no list (its answer to automated clients since 2024-08-20)';
+      return o.provenance?.via !== 'embed'
+        ? 'empty: Google served no list (its answer to automated clients since 2024-08-20)'
+        : o.provenance.provider === 'synthetic'
+          ? "empty: the simulated embed flow served no list (as Google's does for related topics in 2026)"
+          : "empty: Google's embed flow served no list (its answer for related topics in 2026)";
     case 'not_recorded':
       return 'not recorded by replay';
     case 'failed':
@@ -209,7 +211,7 @@ const cleaned = (s: SeriesOutput) =>
 const scoreStep = <D extends Dimension>(dimension: D, compute: (ctx: StepContext) => DimensionScore): StepDefinition<`score_${D}`> => ({
   name: `score_${dimension}`,
   run: async (ctx) => compute(ctx),
-  summarize: (o) => `${o.score === null ? 'no score' : o.score.toFixed(3)} — ${o.explanation}`,
+  summarize: (o) => `${o.score === null ? 'no score' : o.score.toFixed(3)}${o.experimental ? ' (experimental)' : ''} — ${o.explanation}`,
 });
 
 const DEFINITIONS: readonly NamedStep[] = [
@@ -491,7 +493,7 @@ const DEFINITIONS: readonly NamedStep[] = [
         .filter(([, d]) => d.score !== null)
         .sort((a, b) => b[1].score! - a[1].score!)
         .slice(0, 2)
-        .map(([name, d]) => `${name} ${d.score!.toFixed(2)}`);
+        .map(([name, d]) => `${name} ${d.score!.toFixed(2)}${d.experimental ? ' (experimental)' : ''}`);
       return {
         overall,
         dimensions,

@@ -2,12 +2,17 @@
 // the web process and `insights budget` report their pace and state.
 import type { Config } from '../config.js';
 import { routesFrom } from '../trends/egress.js';
-import { EgressPool } from '../trends/egress-pool.js';
+import { EgressPool, type EgressPoolOptions } from '../trends/egress-pool.js';
 import type { Resources } from './resources.js';
 
 /** The routes to Google and their shared pace, cooldowns and probes (direct, or the proxies of TRENDS_PROXY_URLS). */
 export function egressPoolFor(resources: Resources, config: Config): EgressPool {
-  return new EgressPool(resources.redis, resources.redisKeys.trendsPool, routesFrom(config.trendsProxyUrls), {
+  return new EgressPool(resources.redis, resources.redisKeys.trendsPool, routesFrom(config.trendsProxyUrls), egressPoolOptions(config));
+}
+
+/** The pool's settings, from the configuration. */
+export function egressPoolOptions(config: Config): EgressPoolOptions {
+  return {
     requestsPerMinute: config.trendsRequestsPerMinute,
     cooldownMs: config.trendsCooldownMs,
     cooldownMaxMs: config.trendsCooldownMaxMs,
@@ -15,5 +20,5 @@ export function egressPoolFor(resources: Resources, config: Config): EgressPool 
     requestTimeoutMs: config.trendsRequestTimeoutMs,
     embedGapMs: config.trendsEmbedGapMs,
     embedCooldownMs: config.trendsEmbedCooldownMs,
-  });
+  };
 }

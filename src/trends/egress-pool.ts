@@ -22,7 +22,8 @@
 //              embed quota closes the route's embed pages for
 //              TRENDS_EMBED_COOLDOWN_MS, doubling while it keeps happening,
 //              and leaves its other requests alone;
-//   cookie     the route's NID cookie (RedisCookieJar), shared by every process;
+//   cookie     the route's NID cookie (RedisCookieJar), shared by every process,
+//              replaced only when Google hands out a new one;
 //   label      how Google labelled the route's client in its last token
 //              (userConfig.userType), to warn when it changes.
 //
@@ -107,27 +108,28 @@ return {0, 0, best, reason}
 // renewed with each request. An embed page (embed gap > 0) also takes the
 // route's next embed slot, and is refused while the embed pages cool down.
 // KEYS: route, sent log, today's budget.
-// ARGV: now, job, interval ms (jittered by the caller), max wait ms, lease ms, member, route name, embed gap ms (0: not an embed page).
+// ARGV: now, job, interval ms (jittered by the caller), max wait ms, lease ms, member, route name, embed gap ms, embed page ('1' or '0').
 const RESERVE = `
 local now = tonumber(ARGV[1])
 local job = ARGV[2]
 local embedGap = tonumber(ARGV[8])
+local embed = ARGV[9] == '1'
 local f = redis.call('HMGET', KEYS[1], 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'next_at', 'embed_cool_until', 'embed_next_at')
 local refused = tonumber(f[1] or '0')
 local cool = tonumber(f[2] or '0')
 if refused > now then return {-1, refused - now, 'refused'} end
 if cool > now then return {-1, cool - now, 'cooling'} end
 local embedCool = tonumber(f[6] or '0')
-if embedGap > 0 and embedCool > now then return {-1, embedCool - now, 'embed_quota'} end
+if embed and embedCool > now then return {-1, embedCool - now, 'embed_quota'} end
 if f[3] == '1' then
   if f[4] ~= job then return {-1, 1000, 'probe'} end
   redis.call('HSET', KEYS[1], 'probe_until', now + tonumber(ARGV[5]))
 end
 local slot = math.max(now, tonumber(f[5] or '0'))
-if embedGap > 0 then slot = math.max(slot, tonumber(f[7] or '0')) end
+if embed then slot = math.max(slot, tonumber(f[7] or '0')) end
 if slot - now > tonumber(ARGV[4]) then return {-1, slot - now, 'busy'} end
 redis.call('HSET', KEYS[1], 'next_at', slot + tonumber(ARGV[3]))
-if embedGap > 0 then
+if embed then
   redis.call('HSET', KEYS[1], 'embed_next_at', slot + embedGap)
   redis.call('HINCRBY', KEYS[3], ARGV[7] .. '|embed_requests', 1)
 end
@@ -197,12 +199,6 @@ const LABEL = `
 local before = redis.call('HGET', KEYS[1], 'user_type')
 if before ~= ARGV[1] then redis.call('HSET', KEYS[1], 'user_type', ARGV[1], 'user_type_since', ARGV[2]) end
 return before
-`;
-
-// Forgets a route's cookie only if it is still the one Google refused.
-const DROP_COOKIE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
 `;
 
 // A job leaves a route without an answer (a network error, a slot too far): its probe, if it held one, goes to the next job.
@@ -326,9 +322,6 @@ export class RedisCookieJar implements CookieJar {
     await this.redis.set(this.key(route), cookie, 'EX', 30 * 86_400);
   }
 
-  async drop(route: string, cookie: string): Promise<void> {
-    await this.redis.eval(DROP_COOKIE, 1, this.key(route), cookie);
-  }
 }
 
 export class EgressPool {
@@ -443,15 +436,18 @@ export class EgressPool {
       `${now}:${randomUUID()}`,
       route.name,
       embed ? this.embedGap() : 0,
+      embed ? '1' : '0',
     )) as [number, number, string];
     if (slot < 0) throw new RouteWaitError(route.name, waitMs, reason as RouteWait);
     if (slot > now) {
       await new Promise((resolve) => setTimeout(resolve, slot - now));
-      const [refused, cool, needsProbe, probeJob] = await this.redis.hmget(this.routeKey(route), 'refused_until', 'cool_until', 'needs_probe', 'probe_job');
+      const [refused, cool, needsProbe, probeJob, embedCool] = await this.redis.hmget(this.routeKey(route), 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'embed_cool_until');
       const at = Date.now();
       if (Number(refused ?? 0) > at) throw new RouteWaitError(route.name, Number(refused) - at, 'refused');
       if (Number(cool ?? 0) > at) throw new RouteWaitError(route.name, Number(cool) - at, 'cooling');
       if (needsProbe === '1' && probeJob !== jobId) throw new RouteWaitError(route.name, 1_000, 'probe');
+      // An embed page waiting for its slot when Google said the embed quota was spent does not follow into it.
+      if (embed && Number(embedCool ?? 0) > at) throw new RouteWaitError(route.name, Number(embedCool) - at, 'embed_quota');
     }
   }
 

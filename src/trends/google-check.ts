@@ -6,7 +6,8 @@
 // without notice; this is how an operator learns it did, before research and
 // discovery start failing.
 import { withEgress, type EgressRoute } from './egress.js';
-import { GoogleSession, MemoryCookieJar, type CookieJar, type ExchangeKind, type ExchangeOutcome, type ExchangeReport, type Pacer, type Widget } from './google-client.js';
+import { GoogleSession, MemoryCookieJar, wasNotSent, type CookieJar, type ExchangeKind, type ExchangeOutcome, type ExchangeReport, type Pacer, type Widget } from './google-client.js';
+import { EmbedOverQuotaError, RateLimitedError, type BlockKind } from './types.js';
 import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './google-format.js';
 import { timeRange } from './google.provider.js';
 
@@ -69,6 +70,14 @@ export interface GoogleCheck {
   userType: { explore: string | null; embed: string | null };
   /** The kinds research or discovery needs that did not answer as they should. */
   broken: ExchangeKind[];
+  /** Google blocked the check (how, and the wait it asked for): the route's pool is told, as for any job. */
+  blocked?: { kind: BlockKind; retryAfterMs?: number };
+  /** An embed token was over the embed quota. */
+  overQuota: boolean;
+  /** The route's pace stopped the check before a request (cooling, busy): the kinds after it were not asked, and are not broken. */
+  stopped?: string;
+  /** The first kind the route's pace stopped. */
+  stoppedAt?: ExchangeKind;
 }
 
 export interface GoogleCheckOptions {
@@ -92,6 +101,11 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
   // A jar of its own: the home page's cookie is one of the things checked, and the route's shared one stays as it is.
   const jar: CookieJar = new MemoryCookieJar();
   let stopped: string | undefined;
+  let stoppedAt: ExchangeKind | undefined;
+  /** The route's embed pages are waiting (its embed quota): the embed kinds are not asked, the others are. */
+  let embedWaiting: string | undefined;
+  let blockedBy: GoogleCheck['blocked'];
+  let overQuota = false;
   let observed = 0;
   const observe = (r: ExchangeReport) => {
     observed += 1;
@@ -109,8 +123,15 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
       return result;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      // The route's pace or cooldown stopped the request before it went: the check stops there.
-      if ((error as { name?: string }).name === 'RouteWaitError') stopped = message;
+      if (error instanceof RateLimitedError) blockedBy ??= { kind: error.block, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) };
+      if (error instanceof EmbedOverQuotaError) overQuota = true;
+      // The route's pace or cooldown stopped the request before it went: the check stops there
+      // (only its embed kinds, when it is the route's embed pages that wait).
+      if (wasNotSent(error) && kind === 'embed_relatedsearches' && (error as { reason?: string }).reason === 'embed_quota') embedWaiting = message;
+      else if (wasNotSent(error)) {
+        stopped = message;
+        stoppedAt = kind;
+      }
       // No answer at all (the exchange never reported: a timeout, a network error).
       else if (observed === before) reports.set(kind, { kind, outcome: 'error', ms: 0, route: route.name, detail: message });
       return undefined;
@@ -149,10 +170,13 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
     const outcome: CheckOutcome = report?.outcome ?? 'not_asked';
     const reason = report?.outcome === 'served' || report?.outcome === 'empty' || report?.outcome === 'no_data' ? details.get(kind) : report?.detail;
     const overQuota = kind === 'embed_relatedsearches' && reports.get('embed_page')?.outcome === 'over_quota';
+    const embedKind = kind === 'embed_page' || kind === 'embed_relatedsearches';
     const because =
       outcome !== 'not_asked' || (kind === 'cookie_page' && !stopped && !blocked())
         ? undefined
-        : stopped
+        : embedKind && embedWaiting
+          ? `not asked: ${embedWaiting}`
+          : stopped
           ? `not asked: ${stopped}`
           : overQuota
             ? "not asked: the route's embed quota is spent"
@@ -165,6 +189,7 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
       ms: report ? report.ms : null,
       neededBy,
       broken: !(
+        ((stopped !== undefined || (embedKind && embedWaiting !== undefined)) && outcome === 'not_asked') ||
         (fine.includes(outcome) && !(kind === 'cookie_page' && outcome === 'not_asked' && reports.get('home_page')?.outcome !== 'served')) ||
         overQuota ||
         (kind === 'home_page' && reports.get('cookie_page')?.outcome === 'served')
@@ -180,5 +205,8 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
     kinds,
     userType: { explore: reports.get('explore')?.userType ?? null, embed: reports.get('embed_page')?.userType ?? null },
     broken: kinds.filter((k) => k.broken).map((k) => k.kind),
+    ...(blockedBy ? { blocked: blockedBy } : {}),
+    overQuota,
+    ...(stopped ? { stopped, ...(stoppedAt ? { stoppedAt } : {}) } : {}),
   };
 }

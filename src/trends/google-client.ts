@@ -98,9 +98,8 @@ export type Pacer = () => Promise<void>;
  */
 export interface CookieJar {
   get(route: string): Promise<string | undefined>;
+  /** Keeps the route's newest cookie; a cookie Google refused is replaced only once a new one is handed out. */
   set(route: string, cookie: string): Promise<void>;
-  /** Forgets the route's cookie if it is still `cookie` (another process may have kept a newer one). */
-  drop(route: string, cookie: string): Promise<void>;
 }
 
 /** A jar in this process's memory: `insights google check`, and tests of the client alone. */
@@ -111,9 +110,6 @@ export class MemoryCookieJar implements CookieJar {
   }
   async set(route: string, cookie: string) {
     this.cookies.set(route, cookie);
-  }
-  async drop(route: string, cookie: string) {
-    if (this.cookies.get(route) === cookie) this.cookies.delete(route);
   }
   clear(route?: string) {
     if (route === undefined) this.cookies.clear();
@@ -178,6 +174,13 @@ export class GoogleUnavailableError extends Error {
 
 /** Errors already reported by an inner exchange. */
 const reported = new WeakSet<object>();
+/** Errors of the caller's pacer: the request was never sent, so Google answered nothing to report. */
+const notSent = new WeakSet<object>();
+
+/** The error stopped a request before it went (the route's pace or cooldown): nothing was asked of Google. */
+export function wasNotSent(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && notSent.has(error);
+}
 
 /** Retry-After in milliseconds (delta-seconds or an HTTP date), within a day; undefined when absent or unreadable. */
 export function retryAfterMs(header: string | undefined, now = Date.now()): number | undefined {
@@ -185,6 +188,15 @@ export function retryAfterMs(header: string | undefined, now = Date.now()): numb
   const value = header.trim();
   const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - now;
   return Number.isFinite(ms) && ms >= 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : undefined;
+}
+
+/**
+ * A page that handed out the cookie: a 200, or a 404 that sets it (the explore
+ * page in the 2025 recording). A block that happens to set NID (a redirect to
+ * /sorry, a 429, a 403) is still a block: nothing is sent into it on its cookie.
+ */
+function handsOutCookie(answer: RawAnswer): boolean {
+  return answer.nid !== undefined && (answer.status === 200 || answer.status === 404) && !isSorryPage(answer.body);
 }
 
 /** A 429 that may only mean "no cookie, or not that one": no Retry-After, no "sorry" or "unusual traffic" marker. */
@@ -212,7 +224,8 @@ export function classifyAnswer(kind: ExchangeKind, answer: RawAnswer, what: stri
   }
   if (status === 429) throw new RateLimitedError(`Google Trends blocked this client: 429${isSorryPage(answer.body) ? ' (its "sorry" page)' : ''} while fetching ${what}${asked}`, 'too_many_429', retry);
   if (status === 403) throw new RateLimitedError(`Google Trends blocked this client: 403${isSorryPage(answer.body) ? ' ("unusual traffic")' : ''} while fetching ${what}${asked}`, 'forbidden_403', retry);
-  if (status !== 200 && status < 500 && isSorryPage(answer.body)) {
+  // Google has served its "sorry" page under other statuses too, a 503 among them: a block, not Google unwell.
+  if (status !== 200 && (isSorryPage(answer.body) || answer.location?.includes('/sorry/'))) {
     throw new RateLimitedError(`Google Trends blocked this client: ${status} with its "unusual traffic" page while fetching ${what}${asked}`, 'unusual_traffic', retry);
   }
   if (status === 400 || status === 401) throw new RefusedError(`Google Trends refused ${what} (HTTP ${status}): the request, or a proxy in the way, is at fault`);
@@ -301,20 +314,21 @@ export class GoogleSession {
     let refusedBy: RawAnswer | undefined;
     await this.exchange('home_page', `the home page (for ${what})`, async (w) => {
       const answer = await this.send(HOME_PATH, 'page');
-      if (answer.nid) return this.keep(answer.nid);
+      if (handsOutCookie(answer)) return this.keep(answer.nid!);
       if ((isPlainRefusal(answer) && !afterRefusal) || answer.status === 200) {
         refusedBy = answer;
         return { outcome: 'empty' as const };
       }
-      classifyAnswer('home_page', answer, w);
+      classifyAnswer('home_page', { ...answer, nid: undefined } as RawAnswer, w);
       throw new MalformedResponseError(`Google's home page for ${w} answered ${answer.status} without a cookie`);
     });
     if (!refusedBy) return;
     const path = `/trends/explore?${new URLSearchParams({ geo: geo.split('-')[0] || 'US', hl: this.hl }).toString()}`;
     await this.exchange('cookie_page', `the explore page for a cookie, the home page having refused one (for ${what})`, async (w) => {
       const answer = await this.send(path, 'page');
-      classifyAnswer('cookie_page', answer, w);
-      return this.keep(answer.nid!);
+      if (handsOutCookie(answer)) return this.keep(answer.nid!);
+      classifyAnswer('cookie_page', { ...answer, nid: undefined } as RawAnswer, w);
+      throw new MalformedResponseError(`Google's explore page for ${w} answered ${answer.status} without a cookie`);
     });
   }
 
@@ -395,7 +409,8 @@ export class GoogleSession {
       return result;
     } catch (error) {
       // A cookie page refused inside an API call is reported once, as the page: the API request was never sent.
-      if (typeof error === 'object' && error !== null && !reported.has(error)) {
+      // A request the route's pace stopped was never sent at all: nothing to report.
+      if (typeof error === 'object' && error !== null && !reported.has(error) && !notSent.has(error)) {
         reported.add(error);
         this.options.observe?.({ kind, outcome: outcomeOfError(error), ms: Date.now() - started, route: this.route, detail: error instanceof Error ? error.message : String(error), ...labelled() });
       }
@@ -409,18 +424,18 @@ export class GoogleSession {
 
   /**
    * A request that needs the route's cookie. A plain 429 to a cookie from the
-   * jar means Google may no longer take it: the cookie is dropped, a fresh one
-   * fetched and the request sent once more; any other 429, or a second one, is
-   * a block. Inside a block nothing is sent again.
+   * jar means Google may no longer take it: the home page is asked for a fresh
+   * one (which replaces it in the jar) and the request sent once more; any
+   * other 429, a plain 429 from the home page then, or a second one, is a
+   * block, and nothing more is sent into it. The kept cookie is replaced only
+   * by a new one: a block does not cost the route its cookie.
    */
   private async withCookie(kind: ExchangeKind, url: string, as: 'api' | 'embed', what: string, geo: string): Promise<string> {
     await this.ensureCookie(geo, what);
     let answer = await this.send(url, as);
     if (isPlainRefusal(answer) && this.cookieFromJar && !this.cookieRefreshed) {
       this.cookieRefreshed = true;
-      const refused = this.cookie!;
       this.cookie = undefined;
-      await this.jar.drop(this.route, refused);
       // Yesterday's Google set the cookie on the 429 itself (send() kept it); today's needs the home page.
       if (answer.nid) await this.keep(answer.nid);
       else await this.warmUp(geo, what, true);
@@ -431,7 +446,14 @@ export class GoogleSession {
 
   private async send(path: string, as: SendAs): Promise<RawAnswer> {
     const pace = as === 'embed' ? (this.options.paceEmbed ?? this.options.pace) : this.options.pace;
-    if (pace) await (this.options.outsideDeadline ? this.options.outsideDeadline(pace) : pace());
+    if (pace) {
+      try {
+        await (this.options.outsideDeadline ? this.options.outsideDeadline(pace) : pace());
+      } catch (error) {
+        if (typeof error === 'object' && error !== null) notSent.add(error);
+        throw error;
+      }
+    }
     this.requests += 1;
     const cookie = as === 'feed' ? undefined : this.cookie;
     const language = this.hl.split('-')[0] ?? 'en';

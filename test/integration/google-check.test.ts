@@ -3,14 +3,31 @@
 // its latency; exit 1 when a kind research or discovery needs is broken.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/google-on-loopback/index.js';
+import { routesFrom } from '../../src/trends/egress.js';
+import { EgressPool } from '../../src/trends/egress-pool.js';
 import { runCli } from '../support/cli.js';
+import { createTestRedis, type TestRedis } from '../support/redis.js';
 
 let g: GoogleOnLoopback;
+let redis: TestRedis;
+/** The check runs inside the route's pace (shared through Redis); unpaced here, as the loopback Google is. */
+let env: Record<string, string>;
 beforeAll(async () => {
   g = await startGoogleOnLoopback({ proxies: 1, requestsPerMinute: 0, embedMinGapMs: 0 });
+  redis = await createTestRedis();
+  env = { ...g.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, TRENDS_REQUESTS_PER_MINUTE: '0', TRENDS_EMBED_GAP_MS: '0' };
 });
-afterAll(() => g.stop());
-beforeEach(() => {
+afterAll(async () => {
+  await redis.destroy();
+  await g.stop();
+});
+const pool = () =>
+  new EgressPool(redis.redis, redis.keys.trendsPool, routesFrom(g.env.TRENDS_PROXY_URLS!.split(',')), {
+    requestsPerMinute: 0, cooldownMs: 600_000, cooldownMaxMs: 3_600_000, refusedPauseMs: 600_000, requestTimeoutMs: 20_000,
+  });
+beforeEach(async () => {
+  // Each test starts from a free route: no cooldown, no embed wait, no counts of the day.
+  for (const key of await redis.redis.keys(`${redis.keys.trendsPool}*`)) await redis.redis.del(key);
   g.google.blockAll(false);
   g.google.answerWith('multiline', undefined);
   g.google.answerWith('home', undefined);
@@ -25,7 +42,7 @@ interface Checked {
   userType: { explore: string | null; embed: string | null };
 }
 const check = async (...args: string[]) => {
-  const result = await runCli(['google', 'check', ...args], { ...g.env });
+  const result = await runCli(['google', 'check', ...args], env);
   return { ...result, json: args.includes('--json') && result.stdout ? (JSON.parse(result.stdout) as Checked) : undefined };
 };
 
@@ -68,6 +85,13 @@ describe('insights google check', () => {
     expect(byKind.embed_page).toMatchObject({ outcome: 'over_quota', broken: false, detail: expect.stringMatching(/embed quota is spent/) });
     expect(byKind.embed_relatedsearches).toMatchObject({ outcome: 'not_asked', broken: false, detail: expect.stringMatching(/embed quota is spent/) });
     expect(json!.userType.embed).toBe('USER_TYPE_EMBED_OVER_QUOTA');
+    // The route's embed pages now wait (the pool was told, as for any job): the next check leaves only them out.
+    const next = await check('--json');
+    expect(next.code).toBe(0);
+    const nextByKind = Object.fromEntries(next.json!.kinds.map((k) => [k.kind, k]));
+    expect(nextByKind.embed_page).toMatchObject({ outcome: 'not_asked', broken: false, detail: expect.stringMatching(/embed pages .* wait/) });
+    expect(nextByKind.autocomplete).toMatchObject({ outcome: 'served' });
+    expect(nextByKind.trending_rss).toMatchObject({ outcome: 'served' });
   });
 
   it('exits 1 and names the kind when Google answers one in a shape it does not know', async () => {
@@ -82,7 +106,21 @@ describe('insights google check', () => {
     expect(human.stdout).toContain('BROKEN: multiline.');
   });
 
-  it('stops at a block: the home page is blocked and nothing else is asked (asking would only lengthen the block)', async () => {
+  it("asks nothing while the route cools down (the workers' pace holds for the check too), and says so", async () => {
+    await pool().blocked(pool().routes[0]!, 'a worker job');
+    try {
+      const before = g.google.totalRequests();
+      const { code, json } = await check('--json');
+      expect(g.google.totalRequests()).toBe(before);
+      expect(code).toBe(3); // not checked: neither broken nor fine
+      expect(json!.kinds.every((k) => k.outcome === 'not_asked' && !k.broken)).toBe(true);
+      expect(json!.kinds[0]!.detail).toMatch(/not asked: route .* cooling down after Google blocked it/);
+    } finally {
+      await redis.redis.del(`${redis.keys.trendsPool}:route:${pool().routes[0]!.name}`);
+    }
+  });
+
+  it('stops at a block: the home page is blocked and nothing else is asked (asking would only lengthen the block), and the route cools down for the workers too', async () => {
     g.google.blockAll(true);
     const before = g.google.totalRequests();
     const { code, json } = await check('--json');
@@ -90,6 +128,8 @@ describe('insights google check', () => {
     expect(json!.kinds.map((k) => k.outcome)).toEqual(['blocked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked']);
     expect(json!.kinds.find((k) => k.kind === 'cookie_page')).toMatchObject({ broken: true, detail: expect.stringMatching(/Google blocked an earlier request/) });
     expect(g.google.totalRequests() - before).toBe(1);
+    expect((await pool().budget())[0]).toMatchObject({ state: 'cooling', blocked: 1 });
+    await redis.redis.del(`${redis.keys.trendsPool}:route:${pool().routes[0]!.name}`);
   });
 
   it('refuses a bad country with a usage error', async () => {

@@ -42,7 +42,7 @@ describe('insights research', () => {
     // The synthetic provider answers like Google today: related queries listed through the embed flow,
     // topics empty. The steps say so, and the dimensions read the lists beside the modifier comparison.
     expect(report.steps[12].summary).toMatch(/^\d+ \(embed flow\): freelance budget /);
-    for (const n of [14, 15]) expect(report.steps[n].summary).toMatch(/^empty: Google's embed flow served no list/);
+    for (const n of [14, 15]) expect(report.steps[n].summary).toMatch(/^empty: the simulated embed flow served no list/);
     expect(report.steps[26]).toMatchObject({ name: 'pain_signals', summary: expect.stringMatching(/^modifier comparison: (under )?[\d.]+% of the phrase's searches; related queries: \d+ of \d+ related queries/) });
     expect(Object.values(report.dimensions).filter((d: any) => d.score !== null).length).toBeGreaterThanOrEqual(7);
     expect(report.dimensions.pain).toMatchObject({ experimental: true, evidence: { sources: 'modifier comparison + related queries', modifier_terms: expect.stringContaining('how to') } });

@@ -156,8 +156,17 @@ describe('validation evidence: insights evidence collect, then npm run bench:evi
       await writeFile(phrases, "pizza\nmom's pizza\n");
       const bad = await runCli(['evidence', 'collect', '--phrases', phrases], env);
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toMatch(/line 2: a phrase may not hold control characters, apostrophes or "\+"/);
-      expect((await runCli(['evidence', 'collect', '--phrases', path.join(dir, 'none.txt')], env)).stderr).toMatch(/cannot read --phrases/);
+      expect(bad.stderr).toMatch(/line 2: an apostrophe \(Google Trends leaves queries with one out of its data/);
+      await writeFile(phrases, 'pizza\nzero\u200bwidth\n');
+      expect((await runCli(['evidence', 'collect', '--phrases', phrases], env)).stderr).toMatch(/line 2: a control, invisible or undecodable character/);
+      expect((await runCli(['evidence', 'collect', '--phrases', path.join(dir, 'none.txt')], env)).stderr).toMatch(/cannot read --phrases .*none\.txt: no such file/);
+      // An output that cannot be written fails before Google is asked anything.
+      await writeFile(phrases, 'pizza\n');
+      const asked = google.google.totalRequests();
+      const unwritable = await runCli(['evidence', 'collect', '--phrases', phrases, '--output', path.join(dir, 'no', 'such', 'out.jsonl')], env);
+      expect(unwritable.code).toBe(2);
+      expect(unwritable.stderr).toMatch(/^insights: cannot write --output .*: no such folder\n$/);
+      expect(google.google.totalRequests()).toBe(asked);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -147,17 +147,30 @@ describe('the egress pool', () => {
     expect(after).toMatchObject({ overQuota: 5, embedWaitMs: 1_000 });
   });
 
-  it("keeps each route's cookie for every process, drops it only if it is still the refused one, and remembers how Google labels the route", async () => {
+  it('stops an embed page that was waiting for its slot when the embed quota is spent meanwhile; with no embed gap, the quota still holds', async () => {
+    const p = pool([A], { requestsPerMinute: 6_000, jitter: 0, embedGapMs: 400, embedCooldownMs: 60_000 });
+    await p.pace(A, 'embed-1', true);
+    // The next embed page's slot is 400 ms away; Google says the quota is spent before it comes.
+    const waiting = p.pace(A, 'embed-2', true).then(() => 'sent', (e: unknown) => e);
+    await p.embedOverQuota(A, 'embed-1');
+    expect(await waiting).toMatchObject({ reason: 'embed_quota' });
+    await p.pace(A, 'plain-1'); // the route's other requests go on
+
+    const gapless = pool([A], { embedGapMs: 0, embedCooldownMs: 60_000 });
+    await gapless.embedOverQuota(A, 'embed-3');
+    await expect(gapless.pace(A, 'embed-4', true)).rejects.toMatchObject({ reason: 'embed_quota' });
+    expect(await gapless.acquire('embed-4', [], Date.now(), true)).toMatchObject({ reason: 'embed_quota' });
+  });
+
+  it("keeps each route's cookie for every process, the newest one, and remembers how Google labels the route", async () => {
     const p = pool([A, B]);
     await p.cookies.set(A.name, 'NID=1');
     expect(await pool([A]).cookies.get(A.name)).toBeUndefined(); // another pool's keys: another deployment
     expect(await p.cookies.get(A.name)).toBe('NID=1');
     expect(await p.cookies.get(B.name)).toBeUndefined();
-    await p.cookies.set(A.name, 'NID=2'); // another process took a fresh one meanwhile
-    await p.cookies.drop(A.name, 'NID=1'); // a stale refusal does not drop it
+    await p.cookies.set(A.name, 'NID=2'); // a fresh one replaces it
     expect(await p.cookies.get(A.name)).toBe('NID=2');
-    await p.cookies.drop(A.name, 'NID=2');
-    expect(await p.cookies.get(A.name)).toBeUndefined();
+    expect(await redis.redis.ttl(`${(p as unknown as { prefix: string }).prefix}:route:${A.name}:cookie`)).toBeGreaterThan(29 * 86_400);
 
     expect(await p.labelled(A, 'USER_TYPE_SCRAPER')).toEqual({ changed: false, before: null });
     expect(await p.labelled(A, 'USER_TYPE_SCRAPER')).toEqual({ changed: false, before: 'USER_TYPE_SCRAPER' });

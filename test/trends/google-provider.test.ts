@@ -227,6 +227,26 @@ describe('google provider over recorded HTTP', () => {
     const error = await provider.fetch({ kind: 'autocomplete', term: 'bagel' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ requests: 2 });
+    // The block did not cost the route its cookie: the next request (after the cooldown) carries it.
+    nock(GOOGLE, { reqheaders: { cookie: NID_2025 } }).get('/trends/api/autocomplete/waffle').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    expect((await provider.fetch({ kind: 'autocomplete', term: 'waffle' })).provenance?.requests).toBe(1);
+  });
+
+  it('a block that sets a cookie is still a block: nothing is sent into it on that cookie', async () => {
+    nock(GOOGLE).get('/trends/').reply(302, recorded2025('test_tokens', /01_POST_trends_api_explore_302/), {
+      location: 'https://www.google.com/sorry/index?continue=x',
+      'set-cookie': 'NID=511=blocked; path=/; domain=.google.com',
+    });
+    const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ block: 'sorry_302', requests: 1 });
+  });
+
+  it('a "sorry" page under a 503 is a block, not Google being unwell (which would be retried into it)', async () => {
+    cookiePage();
+    nock(GOOGLE).get('/trends/api/explore').query(true).reply(503, recorded2025('test_suggestions_ok', /02_GET_sorry_index_429/));
+    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toMatchObject({ name: 'RateLimitedError', block: 'unusual_traffic' });
+    nock(GOOGLE).get('/trends/api/explore').query(true).reply(503, 'Service Unavailable', { location: 'https://www.google.com/sorry/index?continue=x' });
+    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toMatchObject({ name: 'RateLimitedError' });
   });
 
   it('takes the cookie from the explore page (the 2025 recording: a 404 that sets it) when the home page refuses one without blocking', async () => {

@@ -3,7 +3,7 @@
 // other, beside the shipped one; unreadable phrases are set aside with why.
 import { describe, expect, it } from 'vitest';
 import { modifierRequest } from '../../src/domain/research/modifier-evidence.js';
-import { fitEvidence, fitRows, type CollectedEvidence } from '../../src/domain/scoring/evidence-fit.js';
+import { fitEvidence, fitRows, isCollectedEvidence, type CollectedEvidence } from '../../src/domain/scoring/evidence-fit.js';
 import { SIGNAL_SATURATION } from '../../src/domain/scoring/dimension-scores.js';
 
 /** A phrase whose pain share of searches is `pain` and intent share `intent`, listed as a world with saturation points `truth` would list it. */
@@ -39,7 +39,8 @@ describe('fitting pain and intent on collected evidence', () => {
 
   it('finds the saturation point the evidence holds on one half, and agrees better with it on the other than the shipped point', () => {
     const fit = fitEvidence(records);
-    expect(fit).toMatchObject({ phrases: 40, usable: 40, enough: true, required: 30 });
+    expect(fit).toMatchObject({ phrases: 40, usable: 40, live: 40, enough: true, required: 30 });
+    expect(fit.families.pain.fitted_at_edge).toBe(false);
     const pain = fit.families.pain;
     expect(pain.fit_rows + pain.check_rows).toBe(40);
     expect(pain.fit_rows).toBeGreaterThan(10);
@@ -53,6 +54,13 @@ describe('fitting pain and intent on collected evidence', () => {
 
   it('splits by phrase, not by order: the same file reversed gives the same figures', () => {
     expect(fitEvidence([...records].reverse())).toEqual(fitEvidence(records));
+  });
+
+  it('counts only evidence from live Google toward validation: a simulated world shows the method, not agreement', () => {
+    const simulated = records.map((r) => ({ ...r, provider: 'synthetic' }));
+    expect(fitEvidence(simulated)).toMatchObject({ usable: 40, live: 0, enough: false });
+    expect(isCollectedEvidence(records[0])).toBe(true);
+    for (const junk of [null, 1, { phrase: 1 }, { phrase: 'x', provider: 'google', related_queries: {} }]) expect(isCollectedEvidence(junk)).toBe(false);
   });
 
   it('sets aside a phrase with nothing listed, a comparison not served, or numbers that contradict each other, saying why; under 30 usable it is not enough', () => {

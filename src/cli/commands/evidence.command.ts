@@ -1,6 +1,4 @@
-import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { finished } from 'node:stream/promises';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { QueueEvents } from 'bullmq';
 import type { Command } from 'commander';
 import { QUEUES } from '../../queue/queues.js';
@@ -25,8 +23,8 @@ export function registerEvidenceCommands(program: Command, context: () => CliCon
     .option('--geo <country>', "Google's geography for both requests ('' worldwide, the research's default)", '')
     .option('--deadline-minutes <n>', 'give up waiting for Google after this many minutes', '240')
     .action(async (options: { phrases: string; output: string; geo: string; deadlineMinutes: string }) => {
-      const text = await readFile(options.phrases, 'utf8').catch(() => {
-        throw new UsageError(`cannot read --phrases ${options.phrases}`);
+      const text = await readFile(options.phrases, 'utf8').catch((error: NodeJS.ErrnoException) => {
+        throw new UsageError(`cannot read --phrases ${options.phrases}: ${error.code === 'ENOENT' ? 'no such file' : error.code === 'EISDIR' ? 'a folder, not a file' : (error.code ?? error.message)}`);
       });
       const { phrases, problems } = parsePhrases(text);
       if (problems.length > 0) throw new UsageError(`--phrases ${options.phrases}: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`);
@@ -35,6 +33,14 @@ export function registerEvidenceCommands(program: Command, context: () => CliCon
       if (geo !== '' && !/^[A-Z]{2}$/.test(geo)) throw new UsageError(`--geo must be empty (worldwide) or a two-letter country code (got "${options.geo}")`);
       const minutes = Number(options.deadlineMinutes);
       if (!Number.isInteger(minutes) || minutes < 1 || minutes > 7 * 24 * 60) throw new UsageError('--deadline-minutes must be a whole number from 1 to 10080');
+      // The output is opened before Google is asked anything: a path that cannot be written fails now, not after the requests.
+      let file: FileHandle | undefined;
+      if (options.output !== '-') {
+        file = await open(options.output, 'w').catch((error: NodeJS.ErrnoException) => {
+          throw new UsageError(`cannot write --output ${options.output}: ${error.code === 'ENOENT' ? 'no such folder' : (error.code ?? error.message)}`);
+        });
+      }
+      const write = (line: string) => (file ? file.write(line).then(() => undefined) : new Promise<void>((resolve) => process.stdout.write(line, () => resolve())));
 
       await withResources(context, async (resources, { config, logger }) => {
         let pipeline: Pipeline | undefined;
@@ -61,22 +67,18 @@ export function registerEvidenceCommands(program: Command, context: () => CliCon
           } else {
             gateway = new DirectTrendsGateway(createTrendsProvider(config));
           }
-          const out = options.output === '-' ? process.stdout : createWriteStream(options.output);
           const deadline = Date.now() + minutes * 60_000;
           const counts = { listed: 0, compared: 0 };
           for (const [i, phrase] of phrases.entries()) {
             const record = await collectEvidence(phrase, { gateway, provider: config.trendsProvider, geo, deadline, sleepMs: Math.min(30_000, config.trendsWaitMs) });
             if (record.related_queries.served === 'listed') counts.listed += 1;
             if (record.modifier_comparison.outcome === 'served') counts.compared += 1;
-            out.write(`${JSON.stringify(record)}\n`);
+            await write(`${JSON.stringify(record)}\n`);
             process.stderr.write(`evidence: ${i + 1}/${phrases.length} "${phrase}": related queries ${record.related_queries.served}, comparison ${record.modifier_comparison.outcome}\n`);
-          }
-          if (out !== process.stdout) {
-            out.end();
-            await finished(out);
           }
           process.stderr.write(`evidence: ${phrases.length} phrases, ${counts.listed} with related queries listed, ${counts.compared} with the comparison served\n`);
         } finally {
+          await file?.close();
           for (const close of closers.reverse()) await close();
           await pipeline?.close();
         }

@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import { routesFrom } from '../../trends/egress.js';
+import type { Config } from '../../config.js';
+import { createRedis, DEFAULT_REDIS_URL, waitForRedis, type Redis } from '../../redis/connection.js';
+import { redisKeys } from '../../redis/keys.js';
+import { egressPoolOptions } from '../../runtime/egress.js';
+import { routesFrom, type EgressRoute } from '../../trends/egress.js';
+import { EgressPool } from '../../trends/egress-pool.js';
+import type { Pacer } from '../../trends/google-client.js';
 import { checkGoogle } from '../../trends/google-check.js';
 import { anchorTermFor } from '../../trends/provider-factory.js';
 import type { CliContext } from '../context.js';
@@ -19,11 +25,20 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
       if (!/^[A-Z]{2}$/.test(geo)) throw new UsageError(`--geo must be a two-letter country code such as US (got "${options.geo}")`);
       const { config } = context();
       const [route] = routesFrom(config.trendsProxyUrls);
-      const result = await checkGoogle({ route: route!, geo, term: anchorTermFor('google', config.trendsAnchor), timeoutMs: config.trendsRequestTimeoutMs });
+      const paced = await pacersFor(config, route!);
+      let result;
+      try {
+        result = await checkGoogle({ route: route!, geo, term: anchorTermFor('google', config.trendsAnchor), timeoutMs: config.trendsRequestTimeoutMs, pacers: paced.pacers });
+        // A block the check met is the route's, as for any job: the workers wait it out instead of following it in.
+        if (result.blocked) await paced.pool?.blocked(route!, paced.jobId, Date.now(), result.blocked);
+        if (result.overQuota) await paced.pool?.embedOverQuota(route!, paced.jobId);
+      } finally {
+        paced.redis?.disconnect();
+      }
       if (options.json) {
         printJson(result);
       } else {
-        print(`Google Trends, ${result.checkedAt}, via ${result.route}, geo ${result.geo}, term "${result.term}"`);
+        print(`Google Trends, ${result.checkedAt}, via ${result.route}, geo ${result.geo}, term "${result.term}"; ${paced.how}`);
         print(`How Google labels this client: ${result.userType.explore ?? '(no explore token)'} (explore), ${result.userType.embed ?? '(no embed token)'} (embed)`);
         print(
           table(
@@ -38,11 +53,45 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
           ),
         );
         print(
-          result.broken.length === 0
-            ? 'Every kind research and discovery need answers as expected.'
-            : `BROKEN: ${result.broken.join(', ')}. See docs/operations.md, "Google changed".`,
+          result.stopped
+            ? `Not checked from ${result.stoppedAt ?? 'the start'} on: ${result.stopped}. Try again when the route is free.`
+            : result.broken.length === 0
+              ? 'Every kind research and discovery need answers as expected.'
+              : `BROKEN: ${result.broken.join(', ')}. See docs/operations.md, "Google changed".`,
         );
       }
       if (result.broken.length > 0) process.exitCode = 1;
+      else if (result.stopped) process.exitCode = 3;
     });
+}
+
+/**
+ * The check's pace: the route's own, shared with the workers through Redis, when Redis answers
+ * (a route cooling down stops the check before it sends anything); else this process's own pace
+ * at the configured rate, so the check alone never bursts at Google.
+ */
+async function pacersFor(config: Config, route: EgressRoute): Promise<{ pacers?: { pace: Pacer; paceEmbed: Pacer }; pool?: EgressPool; redis?: Redis; jobId: string; how: string }> {
+  const jobId = `cli-google-check-${Date.now()}`;
+  const target = config.redisClusterNodes ? { cluster: config.redisClusterNodes } : (config.redisUrl ?? DEFAULT_REDIS_URL);
+  const redis = createRedis(target, 'client');
+  try {
+    await waitForRedis(redis, target, 1_500);
+    const pool = new EgressPool(redis, redisKeys(config.redisPrefix).trendsPool, [route], egressPoolOptions(config));
+    return { pacers: pool.pacers(route, jobId), pool, redis, jobId, how: "inside the route's pace (shared with the workers)" };
+  } catch {
+    redis.disconnect();
+    const gap = config.trendsRequestsPerMinute > 0 ? 60_000 / config.trendsRequestsPerMinute : 0;
+    let next = 0;
+    const wait = (ms: number) => async () => {
+      const at = Math.max(Date.now(), next);
+      next = at + ms;
+      if (at > Date.now()) await new Promise((r) => setTimeout(r, at - Date.now()));
+    };
+    const pace = wait(gap);
+    return {
+      pacers: { pace, paceEmbed: async () => { await pace(); await new Promise((r) => setTimeout(r, Math.max(0, config.trendsEmbedGapMs - gap))); } },
+      jobId,
+      how: `Redis not reachable: paced by this process alone (${config.trendsRequestsPerMinute} requests a minute)`,
+    };
+  }
 }

@@ -23,7 +23,7 @@ export function registerShowCommand(program: Command, context: () => CliContext)
         print(`overall ${insight.overall_score.toFixed(3)}  confidence ${insight.confidence.toFixed(2)}`);
         for (const d of DIMENSIONS) {
           const dim = insight.dimensions[d];
-          print(`  ${d.padEnd(11)} ${dim.score === null ? '  —  ' : dim.score.toFixed(3)}  ${dim.explanation}`);
+          print(`  ${d.padEnd(11)} ${dim.score === null ? '  —  ' : dim.score.toFixed(3)}  ${dim.explanation}${dim.experimental ? ' (experimental: not validated yet, weighted at half)' : ''}`);
         }
         if (points.length > 0) {
           const values = points.map((p) => p.value);

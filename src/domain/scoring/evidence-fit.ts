@@ -46,6 +46,8 @@ export interface FamilyFit {
   check_rows: number;
   /** The modifier saturation point fitted on the fit half (minimising the mean |modifier score − list score|). */
   fitted_saturation: number | null;
+  /** The fit landed on an end of the grid (1 % or 100 %): the evidence does not pin a point down. */
+  fitted_at_edge: boolean;
   shipped_saturation: number;
   /** On the check half: mean |modifier score − list score| with the fitted point, and with the shipped one (the baseline). */
   check_mae_fitted: number | null;
@@ -58,12 +60,33 @@ export interface EvidenceFit {
   phrases: number;
   /** Phrases with both readings of at least one family. */
   usable: number;
+  /** Of them, collected from live Google: only these validate (a simulated world's agreement says nothing of Google's). */
+  live: number;
   /** Why each unusable phrase could not be read. */
   skipped: Array<{ phrase: string; reason: string }>;
   families: Record<FitFamily, FamilyFit>;
   required: number;
-  /** Enough usable phrases to lift the experimental mark (EVIDENCE_VALIDATION.required). */
+  /** Enough usable phrases collected from live Google to lift the experimental mark (EVIDENCE_VALIDATION.required). */
   enough: boolean;
+}
+
+/** Whether a parsed line is a record `insights evidence collect` writes (a line of another file is not). */
+export function isCollectedEvidence(x: unknown): x is CollectedEvidence {
+  const r = x as Partial<CollectedEvidence> | null;
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.phrase === 'string' &&
+    typeof r.provider === 'string' &&
+    typeof r.related_queries === 'object' &&
+    r.related_queries !== null &&
+    Array.isArray(r.related_queries.top) &&
+    Array.isArray(r.related_queries.rising) &&
+    typeof r.modifier_comparison === 'object' &&
+    r.modifier_comparison !== null &&
+    Array.isArray(r.modifier_comparison.keywords) &&
+    Array.isArray(r.modifier_comparison.points)
+  );
 }
 
 const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
@@ -73,6 +96,7 @@ const halfOf = (phrase: string): 'fit' | 'check' => {
   for (const c of phrase.toLowerCase()) h = Math.imul(h ^ c.codePointAt(0)!, 0x01000193) >>> 0;
   return h % 2 === 0 ? 'fit' : 'check';
 };
+const GRID = { from: 0.01, to: 1, steps: 200 } as const;
 const meanAbs = (rows: FitRow[], saturation: number) => rows.reduce((s, r) => s + Math.abs(clamp01(r.modifier_share / saturation) - r.list_score), 0) / rows.length;
 
 /** Every family row a collected record can give, or why none. */
@@ -113,8 +137,8 @@ export function fitRows(record: CollectedEvidence): { rows: FitRow[]; reason?: s
 export function fitSaturation(rows: FitRow[]): number | null {
   if (rows.length === 0) return null;
   let best = { s: 1, mae: Infinity };
-  for (let i = 0; i <= 200; i += 1) {
-    const s = 0.01 * 100 ** (i / 200);
+  for (let i = 0; i <= GRID.steps; i += 1) {
+    const s = GRID.from * (GRID.to / GRID.from) ** (i / GRID.steps);
     const mae = meanAbs(rows, s);
     if (mae < best.mae - 1e-12) best = { s, mae };
   }
@@ -125,10 +149,14 @@ export function fitEvidence(records: readonly CollectedEvidence[]): EvidenceFit 
   const all: FitRow[] = [];
   const skipped: EvidenceFit['skipped'] = [];
   const usable = new Set<string>();
+  const live = new Set<string>();
   for (const record of records) {
     const { rows, reason } = fitRows(record);
     if (rows.length === 0) skipped.push({ phrase: record.phrase, reason: reason ?? 'nothing to read' });
-    else usable.add(record.phrase.toLowerCase());
+    else {
+      usable.add(record.phrase.toLowerCase());
+      if (record.provider === 'google') live.add(record.phrase.toLowerCase());
+    }
     all.push(...rows);
   }
   const families = Object.fromEntries(
@@ -146,6 +174,7 @@ export function fitEvidence(records: readonly CollectedEvidence[]): EvidenceFit 
           fit_rows: fit.length,
           check_rows: check.length,
           fitted_saturation: fitted,
+          fitted_at_edge: fitted !== null && (Math.abs(fitted - GRID.from) < 1e-9 || Math.abs(fitted - GRID.to) < 1e-9),
           shipped_saturation: shipped,
           check_mae_fitted: fitted === null || check.length === 0 ? null : round(meanAbs(check, fitted)),
           check_mae_shipped: check.length === 0 ? null : round(meanAbs(check, shipped)),
@@ -154,5 +183,5 @@ export function fitEvidence(records: readonly CollectedEvidence[]): EvidenceFit 
       ];
     }),
   ) as Record<FitFamily, FamilyFit>;
-  return { phrases: records.length, usable: usable.size, skipped, families, required: EVIDENCE_VALIDATION.required, enough: usable.size >= EVIDENCE_VALIDATION.required };
+  return { phrases: records.length, usable: usable.size, live: live.size, skipped, families, required: EVIDENCE_VALIDATION.required, enough: live.size >= EVIDENCE_VALIDATION.required };
 }
