@@ -69,21 +69,24 @@ export interface EmbedWidget {
  * one of Google's "sorry" pages.
  */
 export function parseEmbedPage(html: string, what: string): EmbedWidget {
-  const literal = /JSON\.parse\('((?:\\[\s\S]|[^'\\])*)'\)/.exec(html)?.[1];
-  if (literal === undefined) {
-    if (isSorryPage(html)) throw new RateLimitedError(`Google Trends is rate limiting us (its "sorry" page) while fetching ${what}`, 'unusual_traffic');
-    fail(what, 'the embed page holds no JSON.parse(\'…\') widget');
+  let seen = 0;
+  // The page's first JSON.parse('…') that holds a widget: a script of another kind before it is passed over.
+  for (const match of html.matchAll(/JSON\.parse\('((?:\\[\s\S]|[^'\\])*)'\)/g)) {
+    if ((seen += 1) > 20) break;
+    let json: unknown;
+    try {
+      json = JSON.parse(unescapeJsString(match[1]!));
+    } catch {
+      continue;
+    }
+    // One widget; a page of several (a future layout) is read by its first.
+    const widget = Array.isArray((json as { widgets?: unknown })?.widgets) ? (json as { widgets: unknown[] }).widgets[0] : json;
+    if (isObject(widget) && typeof widget.token === 'string' && isObject(widget.request)) {
+      return { id: String(widget.id ?? ''), token: widget.token, request: widget.request, userType: userTypeOf(widget.request) };
+    }
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(unescapeJsString(literal));
-  } catch {
-    fail(what, "the embed page's widget is not JSON");
-  }
-  // One widget; a page of several (a future layout) is read by its first.
-  const widget = Array.isArray((json as { widgets?: unknown })?.widgets) ? (json as { widgets: unknown[] }).widgets[0] : json;
-  if (!isObject(widget) || typeof widget.token !== 'string' || !isObject(widget.request)) fail(what, "the embed page's widget has no token and request");
-  return { id: String(widget.id ?? ''), token: widget.token, request: widget.request, userType: userTypeOf(widget.request) };
+  if (isSorryPage(html)) throw new RateLimitedError(`Google Trends is rate limiting us (its "sorry" page) while fetching ${what}`, 'unusual_traffic');
+  fail(what, seen === 0 ? "the embed page holds no JSON.parse('…') widget" : "the embed page's JSON.parse('…') holds no widget with a token and a request");
 }
 
 /** `userConfig.userType` of a widget's request (every token carries how Google labels the client), or null. */

@@ -2,7 +2,7 @@
 // changed shape refused, and the trending feed parsed strictly.
 import { describe, expect, it } from 'vitest';
 import { classifyAnswer, outcomeOfError } from '../../src/trends/google-client.js';
-import { parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from '../../src/trends/google-format.js';
+import { parseComparedGeo, parseEmbedPage, parseMultiline, parseRelated, parseTrendingFeed } from '../../src/trends/google-format.js';
 import { MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
 import { recordedBody } from '../support/recorded.js';
 
@@ -88,5 +88,28 @@ describe('the trending RSS feed', () => {
       '',
     ];
     for (const body of refused) expect(() => parseTrendingFeed(body, 'the feed'), body.slice(0, 40)).toThrow(MalformedResponseError);
+  });
+});
+
+describe("the embed page's widget", () => {
+  const widget = { id: 'RELATED_QUERIES', token: 'APP6_x', request: { keywordType: 'QUERY', userConfig: { userType: 'USER_TYPE_EMBED' } } };
+  const escaped = (json: unknown) => JSON.stringify(json).replace(/\\/g, '\\\\').replace(/["'{}[\]<>=&]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+
+  it("reads the widget Google writes into JSON.parse('…') with \\xHH escapes, and its label", () => {
+    const page = `<script>var w = JSON.parse('${escaped(widget)}'); render(w);</script>`;
+    expect(parseEmbedPage(page, 'x')).toEqual({ ...widget, userType: 'USER_TYPE_EMBED' });
+  });
+
+  it('passes over another JSON.parse before the widget, and reads \\u and one-letter escapes and quotes inside strings', () => {
+    const tricky = { ...widget, request: { ...widget.request, note: "it's \"quoted\"\n\u00e9" } };
+    const body = escaped(tricky).replace('\\x27', "\\'");
+    const page = `<script>var cfg = JSON.parse('{\\x22theme\\x22:1}'); var w = JSON.parse('${body}');</script>`;
+    expect(parseEmbedPage(page, 'x').request).toMatchObject({ note: 'it\'s "quoted"\né' });
+  });
+
+  it('a page without a widget is a changed shape; a "sorry" page is a block', () => {
+    expect(() => parseEmbedPage('<html><body>Google Trends</body></html>', 'x')).toThrow(/holds no JSON.parse/);
+    expect(() => parseEmbedPage("<script>JSON.parse('{}')</script>", 'x')).toThrow(/holds no widget with a token/);
+    expect(() => parseEmbedPage('<form id="captcha-form">unusual traffic</form>', 'x')).toThrow(RateLimitedError);
   });
 });
