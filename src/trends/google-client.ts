@@ -9,14 +9,15 @@
 //   session bootstrap test, 2026-09-09), and tries one other page only if the
 //   home page refuses it. The cookie is kept per route in a jar every process
 //   shares (Redis), so a restart keeps it (trendspyg 1.6.0's jar: a returning
-//   visitor is served where a new session is refused), and it is dropped only
-//   when Google refuses it.
+//   visitor is served where a new session is refused), and it is replaced
+//   only when Google hands out a new one.
 // - A block comes as a 302 to www.google.com/sorry, a plain "Error 429 (Too
 //   Many Requests)" page, a 403, or an "unusual traffic" page, sometimes with
 //   Retry-After. A plain 429 to a cookie from the jar is the one ambiguous
 //   answer: Google no longer takes the cookie, or blocks us. It is read as the
-//   first once per request (a fresh cookie, the request sent again), unless it
-//   carries Retry-After; a second one is a block.
+//   first once per request (a fresh cookie from the home page, the request
+//   sent again), unless it carries Retry-After; a plain 429 from the home page
+//   then, or a second one, is a block.
 // - Related queries are served through the embed flow
 //   (`/trends/embed/explore/RELATED_QUERIES`, a page holding the widget's
 //   token, then `widgetdata/relatedsearches` with it), where the explore
