@@ -8,7 +8,7 @@
 import type { Queue } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { ensureJob } from '../src/queue/ensure-job.js';
-import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../src/queue/queues.js';
+import { deliveryJob } from '../src/queue/queues.js';
 import type { ResearchChain } from '../src/research/chain.js';
 import { quietUnfinishedRuns } from '../src/research/run.repository.js';
 import { quietPendingDeliveries } from '../src/webhooks/delivery.repository.js';
@@ -34,8 +34,9 @@ export function sweepProcessor(deps: SweepDeps) {
     }
     const deliveries = await quietPendingDeliveries(deps.db, quietMs);
     let revivedDeliveries = 0;
-    for (const deliveryId of deliveries) {
-      const outcome = await ensureJob(deps.webhooks, JOBS.webhookDeliver, { deliveryId }, { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(deliveryId) });
+    for (const delivery of deliveries) {
+      const job = deliveryJob(delivery);
+      const outcome = await ensureJob(deps.webhooks, job.name, job.data, job.opts);
       if (outcome !== 'present') revivedDeliveries += 1;
     }
     return { checked: runs.length, resumed, pendingDeliveries: deliveries.length, revivedDeliveries };

@@ -1,7 +1,10 @@
 // webhooks / deliver: one signed POST per attempt. 2xx is done; 410 disables
 // the subscription; anything else is retried on the schedule (retry.ts) until
 // the attempts run out, then the delivery is kept as failed for replay. A
-// subscription failing without a break for too long is disabled.
+// subscription failing without a break for too long is disabled. Each attempt
+// passes the delivery gate first (its account's slots, its subscription's
+// circuit): one that may not go now waits without spending an attempt, so no
+// account, and no silent receiver, holds the slots everyone shares.
 import type { Static } from '@sinclair/typebox';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
@@ -11,11 +14,13 @@ import { webhookBody } from '../src/webhooks/payload.js';
 import type { SecretBox } from '../src/webhooks/secret-box.js';
 import { send } from '../src/webhooks/sender.js';
 import { webhookDeliveries, webhookLatency } from '../src/observability/metrics.js';
-import { setFailingSince, setSubscriptionState, signingSecrets } from '../src/webhooks/subscription.repository.js';
+import { disableBySystem, setFailingSince, signingSecrets } from '../src/webhooks/subscription.repository.js';
 import { Batcher } from '../src/db/batcher.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import type { WebhookDeliverPayload } from '../src/queue/queues.js';
 import { finishDelivery, loadDeliveries, recordAttempts, type AttemptRecord } from '../src/webhooks/delivery.repository.js';
+import type { DeliveryGate } from '../src/webhooks/delivery-gate.js';
+import { receiverFailing } from '../src/domain/webhooks/fairness.js';
 import { loadEventsWithInsights, type EventWithInsight } from '../src/webhooks/event.repository.js';
 
 export interface DeliverDeps {
@@ -27,7 +32,12 @@ export interface DeliverDeps {
   baseUrl: string;
   disableAfterMs: number;
   onChange?: () => Promise<void>;
+  /** Slots per account and circuits per subscription (none: every attempt goes, as in tests of the sender alone). */
+  gate?: DeliveryGate;
 }
+
+/** A delivery the gate holds back waits this long at least, and up to twice it, so the waiting ones do not all wake at once. */
+const GATE_RETRY_MS = 1_000;
 
 /**
  * Rendered bodies by event id: every delivery of an event sends the same
@@ -79,12 +89,25 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
     };
     const body = await bodies.get(row.event_id, deps.baseUrl);
 
+    const owner = row.account_id ?? 'operators';
+    const jobId = String(job.id);
+    if (deps.gate) {
+      const entry = await deps.gate.enter(owner, row.sub_id, jobId);
+      if (!entry.go) throw await sleepWithoutAttempt(job, token, Math.max(entry.waitMs, GATE_RETRY_MS) + Math.floor(Math.random() * GATE_RETRY_MS));
+    }
     const attempt = row.attempts + 1;
     const at = new Date();
     // The event id is the webhook-id: identical across retries and replays, so receivers can deduplicate.
-    const result = await send(row.url!, { id: row.event_id, body, secrets: signingSecrets(deps.box, subscription) }, deps.policy, deps.timeoutMs);
+    let result: Awaited<ReturnType<typeof send>>;
+    try {
+      result = await send(row.url!, { id: row.event_id, body, secrets: signingSecrets(deps.box, subscription) }, deps.policy, deps.timeoutMs);
+    } catch (error) {
+      await deps.gate?.leave(owner, row.sub_id, jobId, 'other');
+      throw error;
+    }
     const code = result.statusCode;
     const ok = code !== null && code >= 200 && code < 300;
+    await deps.gate?.leave(owner, row.sub_id, jobId, ok ? 'ok' : receiverFailing(code, result.refused) ? 'failing' : 'other');
     if (code !== null) webhookLatency.observe(result.latencyMs / 1000);
     webhookDeliveries.inc({
       outcome: ok ? 'delivered' : code === 410 ? 'gone' : result.refused ? 'blocked' : job.attemptsMade + 1 >= (job.opts.attempts ?? MAX_ATTEMPTS) ? 'failed' : 'retry',
@@ -102,7 +125,7 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
       throw new UnrecoverableError(result.error ?? 'refused by the address policy');
     }
     if (code === 410) {
-      await setSubscriptionState(deps.db, row.sub_id, 'disabled', 'the endpoint answered 410 Gone');
+      await disableBySystem(deps.db, row.sub_id, 'the endpoint answered 410 Gone');
       await deps.onChange?.();
       await finish('failed', '410 Gone: subscription disabled');
       throw new UnrecoverableError('410 Gone: subscription disabled');
@@ -111,7 +134,7 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
     if (!row.failing_since) await setFailingSince(deps.db, row.sub_id, true);
     const reason = result.error ?? `the receiver answered ${code}`;
     if (Date.now() - failingSince.getTime() > deps.disableAfterMs) {
-      await setSubscriptionState(deps.db, row.sub_id, 'disabled', `failing without a break since ${failingSince.toISOString()}`);
+      await disableBySystem(deps.db, row.sub_id, `failing without a break since ${failingSince.toISOString()}`);
       await deps.onChange?.();
       await finish('failed', `${reason}; subscription disabled after a long failure streak`);
       throw new UnrecoverableError(reason);

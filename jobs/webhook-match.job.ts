@@ -10,7 +10,7 @@ import { loadEventsWithInsights, markEventRelayed, unrelayedEvents } from '../sr
 import { createPendingDeliveries } from '../src/webhooks/delivery.repository.js';
 import { minScoresOf } from '../src/webhooks/subscription.repository.js';
 import { ensureJob } from '../src/queue/ensure-job.js';
-import { JOBS, MATCH_JOB_OPTIONS, matchJobId, WEBHOOK_DELIVERY_OPTIONS, deliveryJobId, type WebhookMatchPayload } from '../src/queue/queues.js';
+import { deliveryJob, JOBS, MATCH_JOB_OPTIONS, matchJobId, type WebhookMatchPayload } from '../src/queue/queues.js';
 import type { SubscriptionIndexCache } from '../src/webhooks/subscription-index.cache.js';
 
 export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: SubscriptionIndexCache }) {
@@ -42,7 +42,7 @@ export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: Su
     // was enqueued (job ids make that idempotent).
     const pending = await createPendingDeliveries(deps.db, event.id, subscriptionIds);
     if (pending.length > 0) {
-      await deps.webhooks.addBulk(pending.map((deliveryId) => ({ name: JOBS.webhookDeliver, data: { deliveryId }, opts: { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(deliveryId) } })));
+      await deps.webhooks.addBulk(pending.map((id) => deliveryJob({ id })));
     }
     await markEventRelayed(deps.db, event.id);
     return { matched: subscriptionIds.length, enqueued: pending.length };

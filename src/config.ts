@@ -1,6 +1,8 @@
 // The only module that reads process.env (and the .env file beside it).
 // Everything is parsed once, every problem is reported in a single error, and
 // the result is frozen.
+import { DEFAULT_DELIVERY_FAIRNESS, type DeliveryFairness } from './domain/webhooks/fairness.js';
+import { DEFAULT_WEBHOOK_SENDS, type WebhookSendLimits } from './domain/webhooks/sends.js';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,6 +69,8 @@ export interface Config {
   readonly researchConcurrency: number;
   /** Webhook deliveries one worker process has in flight (I/O-bound: a slow receiver holds one for at most webhookTimeoutMs). */
   readonly webhookConcurrency: number;
+  /** Deliveries of one account in flight at once over every worker, and each subscription's circuit (domain/webhooks/fairness.ts). */
+  readonly webhookFairness: DeliveryFairness;
   /** Overall deadline of one webhook delivery attempt, from connect to the end of the answer. */
   readonly webhookTimeoutMs: number;
   /** Each synthetic Trends answer takes this long (load and chaos tests: runs then last as long as real ones, in proportion). */
@@ -107,6 +111,10 @@ export interface Config {
   readonly webhookSecretOverlapHours: number;
   /** Webhook subscriptions one account may have through /api/webhooks, by plan (operators are not limited). */
   readonly webhookMaxSubscriptions: Readonly<Record<Plan, number>>;
+  /** How many days webhook attempt rows are kept (the prune job deletes older ones; deliveries stay). */
+  readonly webhookAttemptsKeepDays: number;
+  /** What an account may have sent on request: replays and pings a day by plan, a replay's cap, pings a minute. */
+  readonly webhookSends: WebhookSendLimits;
   /** base64 of 32 bytes that encrypt webhook secrets at rest; unset: a key generated once under DATA_DIR. */
   readonly webhookEncryptionKey: string | undefined;
   /** Base of the links in webhook bodies. */
@@ -352,6 +360,7 @@ export function loadConfig(env: Env = process.env): Config {
     recordedTrendsDir: path.resolve(PROJECT_ROOT, text('RECORDED_TRENDS_DIR') ?? 'data/google-trends-recorded'),
     researchConcurrency: integer('RESEARCH_CONCURRENCY', 20, 1, 500),
     webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 100, 1, 1_000),
+    webhookFairness: { ...DEFAULT_DELIVERY_FAIRNESS, perAccount: integer('WEBHOOK_ACCOUNT_CONCURRENCY', DEFAULT_DELIVERY_FAIRNESS.perAccount, 1, 1_000) },
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
     syntheticLatencyMs: integer('SYNTHETIC_LATENCY_MS', 0, 0, 60_000),
     jobLockMs: integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
@@ -377,6 +386,17 @@ export function loadConfig(env: Env = process.env): Config {
       starter: integer('WEBHOOK_MAX_SUBSCRIPTIONS_STARTER', 10, 0, 100_000),
       pro: integer('WEBHOOK_MAX_SUBSCRIPTIONS_PRO', 50, 0, 100_000),
       enterprise: integer('WEBHOOK_MAX_SUBSCRIPTIONS_ENTERPRISE', 500, 0, 100_000),
+    },
+    webhookAttemptsKeepDays: integer('WEBHOOK_ATTEMPTS_KEEP_DAYS', 30, 1, 3_650),
+    webhookSends: {
+      perDay: {
+        free: integer('WEBHOOK_SENDS_PER_DAY_FREE', DEFAULT_WEBHOOK_SENDS.perDay.free, 0, 10_000_000),
+        starter: integer('WEBHOOK_SENDS_PER_DAY_STARTER', DEFAULT_WEBHOOK_SENDS.perDay.starter, 0, 10_000_000),
+        pro: integer('WEBHOOK_SENDS_PER_DAY_PRO', DEFAULT_WEBHOOK_SENDS.perDay.pro, 0, 10_000_000),
+        enterprise: integer('WEBHOOK_SENDS_PER_DAY_ENTERPRISE', DEFAULT_WEBHOOK_SENDS.perDay.enterprise, 0, 10_000_000),
+      },
+      replayPerCall: integer('WEBHOOK_REPLAY_MAX_PER_CALL', DEFAULT_WEBHOOK_SENDS.replayPerCall, 1, 1_000),
+      pingsPerMinute: integer('WEBHOOK_PINGS_PER_MINUTE', DEFAULT_WEBHOOK_SENDS.pingsPerMinute, 1, 10_000),
     },
     webhookEncryptionKey: text('WEBHOOK_ENCRYPTION_KEY'),
     webhookRetryScale: (() => {

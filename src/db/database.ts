@@ -182,6 +182,10 @@ export interface WebhookSubscriptionsTable {
   event_types: JSONColumnType<string[]>;
   state: 'enabled' | 'disabled';
   disabled_reason: string | null;
+  /** Who disabled it: the operator (only an operator enables it again), the account, or the system (410, a failure streak). */
+  disabled_by: ColumnType<SubscriptionDisabledBy | null, SubscriptionDisabledBy | null | undefined, SubscriptionDisabledBy | null>;
+  /** When its secret was last rotated (a create's retry after it is answered without the secret). */
+  secret_rotated_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   failing_since: Date | null;
   /** Set when an API client created it with an Idempotency-Key: the key (hashed) and the request's fingerprint. */
   idempotency_key_hash: ColumnType<string | null, string | null | undefined, string | null>;
@@ -196,10 +200,25 @@ export interface WebhookDeliveriesTable {
   subscription_id: string;
   status: 'pending' | 'succeeded' | 'failed';
   attempts: Generated<number>;
+  /** Replays made of it: a replay's job id is deliver-<id>-replay-<replays>. */
+  replays: Generated<number>;
+  /** Since when it is pending: its creation, or the replay that reopened it (the sweeper reads it). */
+  queued_at: Generated<Date>;
   last_status_code: number | null;
   last_error: string | null;
   created_at: Generated<Date>;
   finished_at: Date | null;
+}
+
+export const SUBSCRIPTION_DISABLED_BY = ['operator', 'account', 'system'] as const;
+export type SubscriptionDisabledBy = (typeof SUBSCRIPTION_DISABLED_BY)[number];
+
+/** What an account had sent on request (replays and pings) on a UTC day: its plan's budget counts these. */
+export interface WebhookSendsDailyTable {
+  account_id: string;
+  day: string; // YYYY-MM-DD
+  replays: Generated<number>;
+  pings: Generated<number>;
 }
 
 export interface WebhookAttemptsTable {
@@ -215,6 +234,7 @@ export interface Database {
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  webhook_sends_daily: WebhookSendsDailyTable;
   research_runs: ResearchRunsTable;
   research_steps: ResearchStepsTable;
   outbox_events: OutboxEventsTable;

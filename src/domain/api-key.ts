@@ -32,6 +32,14 @@ export function generateApiKey(): string {
   return `${API_KEY_PREFIX}${randomPart}${checksum(randomPart)}`;
 }
 
+/** Why a string is not an API key by its form (its prefix, length and characters, then its checksum), or null when it is well formed. */
+export function apiKeyFormProblem(key: string): string | null {
+  if (!key.startsWith(API_KEY_PREFIX)) return `keys start with ${API_KEY_PREFIX}`;
+  if (!KEY_PATTERN.test(key)) return `a key is ${API_KEY_PREFIX} and ${RANDOM_LENGTH + CHECKSUM_LENGTH} letters and digits`;
+  if (!isWellFormedApiKey(key)) return 'its checksum does not match: the key was mistyped or cut short; copy it again';
+  return null;
+}
+
 /** Shape and checksum only: says nothing about whether the key exists. */
 export function isWellFormedApiKey(key: string): boolean {
   if (!KEY_PATTERN.test(key)) return false;

@@ -17,12 +17,17 @@ export function encodeCursor(cursor: InsightCursor): string {
   return Buffer.from(JSON.stringify([cursor.sort, cursor.value, cursor.id])).toString('base64url');
 }
 
-export class InvalidCursorError extends Error {}
+/** Why a cursor is refused, worded to follow the parameter's name ("cursor is not …"). */
+export class InvalidCursorError extends Error {
+  constructor(readonly reason: string) {
+    super(`cursor ${reason}`);
+  }
+}
 
 // What Date#toISOString() writes for the years rows can have.
 const ISO_TIMESTAMP = /^(19[7-9]\d|2\d{3})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const notOurs = () => new InvalidCursorError('cursor is not a value returned as next_cursor');
+const notOurs = () => new InvalidCursorError('is not a value returned as next_cursor');
 
 /** Throws InvalidCursorError for anything we did not produce for this sort. */
 export function decodeCursor(raw: string, sort: InsightSort): InsightCursor {
@@ -36,7 +41,7 @@ export function decodeCursor(raw: string, sort: InsightSort): InsightCursor {
   if (!Array.isArray(parsed) || parsed.length !== 3) throw notOurs();
   const [cursorSort, value, id] = parsed as unknown[];
   if (cursorSort !== sort) {
-    throw new InvalidCursorError(`cursor was made for sort=${String(cursorSort).slice(0, 20)}, not sort=${sort}`);
+    throw new InvalidCursorError(`was made for sort=${String(cursorSort).slice(0, 20)}, not sort=${sort}`);
   }
   if (typeof id !== 'string' || !isId('insight', id)) throw notOurs();
   if (sort === 'score') {

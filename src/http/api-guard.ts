@@ -13,7 +13,7 @@ import type { Redis } from '../redis/connection.js';
 import { ApiKeyCache, type ResolvedApiKey } from '../api-keys/api-key-cache.js';
 import type { QuotaDecision, QuotaStore } from '../accounts/quota.store.js';
 import type { UsageRecorder } from '../accounts/usage-recorder.js';
-import { hasScope, isWellFormedApiKey, type ApiKeyScope } from '../domain/api-key.js';
+import { apiKeyFormProblem, hasScope, isWellFormedApiKey, type ApiKeyScope } from '../domain/api-key.js';
 import { PLANS, rateLimitHeaders } from '../domain/quota.js';
 import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import type { RedisKeys } from '../redis/keys.js';
@@ -70,7 +70,7 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
     const token = BEARER.exec(header)?.[1];
     if (!token) throw unauthorized('The Authorization header must be "Bearer <key>".');
     // Shape and checksum first: garbage never costs a database lookup.
-    if (!isWellFormedApiKey(token)) throw unauthorized('That is not a valid API key (keys start with sik_).');
+    if (!isWellFormedApiKey(token)) throw unauthorized(`That is not a valid API key: ${apiKeyFormProblem(token)}.`);
     let apiKey = deps.apiKeys.peek(token);
     if (!apiKey) {
       // A lookup of a key not known to exist takes a try from the client's budget

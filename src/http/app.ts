@@ -2,6 +2,7 @@
 // listens: server.ts does that, and tests use app.inject(). Nothing it starts
 // outlives the app: the usage writer and the cache's /metrics report start
 // when the app is ready and stop when it closes.
+import type { WebhookSendLimits } from '../domain/webhooks/sends.js';
 import http from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { LookupAddress } from 'node:dns';
@@ -84,6 +85,8 @@ export interface AppWebhookDeps {
   policy: AddressPolicy;
   secretOverlapHours: number;
   maxSubscriptions: Readonly<Record<Plan, number>>;
+  /** What an account may have sent on request (WEBHOOK_SENDS_PER_DAY_*, …); default DEFAULT_WEBHOOK_SENDS. */
+  sends?: WebhookSendLimits;
   /** The webhooks queue pings and replays go to; without it the app opens one on its Redis connection (closed with the app). */
   queue?: Queue;
   /** How host names are resolved for the address guard (tests stand in for DNS). */
@@ -145,6 +148,8 @@ function webhookCollaborators(deps: AppDeps): { routes: WebhookRoutesDeps; ownQu
     policy: settings.policy,
     secretOverlapHours: settings.secretOverlapHours,
     maxSubscriptions: settings.maxSubscriptions,
+    ...(settings.sends ? { sends: settings.sends } : {}),
+    pingRateKey: deps.redisKeys.webhookPings,
     ...(settings.resolve ? { resolve: settings.resolve } : {}),
     onVersionBumpError: (error) => deps.logger.warn({ err: error }, 'webhook subscriptions changed, but workers could not be told (they reload within 30 s)'),
   });

@@ -458,6 +458,9 @@ const WebhookSubscriptionFields = {
     url: Type.String(),
     enabled: Type.Boolean(),
     disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is disabled: by you, by an operator, 410 Gone, or a long failure streak' }),
+    disabled_by: Type.Union([literalUnion(['operator', 'account', 'system'] as const), Type.Null()], {
+      description: 'Who disabled it: you (account), an operator (only an operator can enable it again: a PATCH enabled=true answers 409), or the system (410 Gone, a failure streak: enable it again once your endpoint works)',
+    }),
     failing_since: nullableDateTime('Start of the current failure streak; null when the last delivery got through'),
     min_score: Type.Union([Type.Number(), Type.Null()]),
     categories: Type.Array(Type.String()),
@@ -487,7 +490,13 @@ export const WebhookDeliverySchema = Type.Object({
 const Warnings = Type.Array(Type.String(), { description: 'What may fail later, e.g. a host that does not resolve now' });
 
 export const WebhookCreatedSchema = Type.Object({
-  data: Type.Object({ ...WebhookSubscriptionFields, secret: Type.String({ description: 'whsec_…: shown only in this answer; verify deliveries with it' }) }),
+  data: Type.Object({
+    ...WebhookSubscriptionFields,
+    secret: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'whsec_…: shown only in this answer; verify deliveries with it. null only in a retry (Idempotent-Replayed) of a create whose subscription was rotated since: the secret it issued is no longer the one that signs; rotate to get a new one',
+    }),
+  }),
   warnings: Warnings,
 });
 export const WebhookListSchema = Type.Object({ data: Type.Array(WebhookSubscriptionSchema), next_cursor: Type.Null() });
@@ -507,6 +516,10 @@ export const WebhookDeliveryListSchema = Type.Object({ data: Type.Array(WebhookD
 export const WebhookReplayedSchema = Type.Object({
   data: Type.Object({
     replayed: Type.Array(Type.String(), { description: 'The deliveries sent again, each with its original webhook-id' }),
-    truncated: Type.Boolean({ description: 'More deliveries fell in the window than one replay sends (1000): replay the rest with a later since' }),
+    truncated: Type.Boolean({
+      description: "More deliveries fell in the window than this replay sends (the per-call cap, or what was left of the day's replays and pings): replay the rest with a later since",
+    }),
+    pending: Type.Integer({ minimum: 0, description: 'Deliveries of the window still on their way (new, retrying, or replayed already): not sent twice' }),
+    remaining_today: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "Replays and pings your plan allows for the rest of today (UTC); null for an operator's replay" }),
   }),
 });

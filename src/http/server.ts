@@ -68,6 +68,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
             policy: { allowPrivate: config.webhookAllowPrivate, allowedCidrs: config.webhookAllowedCidrs },
             secretOverlapHours: config.webhookSecretOverlapHours,
             maxSubscriptions: config.webhookMaxSubscriptions,
+            sends: config.webhookSends,
             ...(webhookQueue ? { queue: webhookQueue } : {}),
           },
         }

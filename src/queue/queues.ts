@@ -26,15 +26,20 @@ export const JOBS = {
   webhookDeliver: 'deliver',
   relay: 'relay',
   googleCheck: 'google-check',
+  prune: 'prune',
 } as const;
 export type JobName = (typeof JOBS)[keyof typeof JOBS];
 
-/** Retries follow the webhook schedule (retry.ts) through the worker's custom backoff strategy. */
+/**
+ * Retries follow the webhook schedule (retry.ts) through the worker's custom
+ * backoff strategy. Failed jobs stay a week, at most 10,000 (the delivery and
+ * its attempts stay in Postgres, and a replay makes a new job).
+ */
 export const WEBHOOK_DELIVERY_OPTIONS: DefaultJobOptions = {
   attempts: 8,
   backoff: { type: 'custom' },
-  removeOnComplete: { age: 24 * 3600 },
-  removeOnFail: { age: 30 * 24 * 3600 },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
 };
 /** One match job per outbox event; kept an hour so a second announce is a no-op. */
 export const MATCH_JOB_OPTIONS: DefaultJobOptions = {
@@ -45,7 +50,18 @@ export const MATCH_JOB_OPTIONS: DefaultJobOptions = {
 };
 export const matchJobId = (eventId: string) => `match-${eventId}`;
 
-export const deliveryJobId = (deliveryId: string, replay?: number) => (replay ? `deliver-${deliveryId}-replay-${replay}` : `deliver-${deliveryId}`);
+/**
+ * A delivery's job id: from the delivery and its replay count (Postgres), never
+ * the clock, so a replay asked twice while one is pending is one job.
+ */
+export const deliveryJobId = (deliveryId: string, replay = 0) => (replay > 0 ? `deliver-${deliveryId}-replay-${replay}` : `deliver-${deliveryId}`);
+
+/** The deliver job of a delivery (its replay count as Postgres holds it): the one way every producer enqueues one. */
+export const deliveryJob = (delivery: { id: string; replays?: number }) => ({
+  name: JOBS.webhookDeliver,
+  data: { deliveryId: delivery.id },
+  opts: { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(delivery.id, delivery.replays ?? 0) },
+});
 
 /** Scheduled jobs and the refresh's flow parent carry nothing: what they do is read from the database. */
 export const NoPayload = Type.Object({});

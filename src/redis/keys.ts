@@ -36,6 +36,11 @@ export function redisKeys(prefix: string) {
     /** Key or account ids whose cached keys every web process drops (revoked, rotated, plan changed, suspended). */
     apiKeyChangesChannel: `${prefix}:api-keys:changed`,
     subscriptionsVersion: `{${prefix}:webhooks}:subscriptions-version`,
+    /** An account's pings in one minute (a fixed window, kept two minutes). */
+    webhookPings: (accountId: string, minute: number) => `{${prefix}:webhooks}:pings:${accountId}:${minute}`,
+    /** Deliveries in flight per account, and each subscription's circuit (see webhooks/delivery-gate.ts). */
+    webhookInFlight: (owner: string) => `{${prefix}:webhooks}:in-flight:${owner}`,
+    webhookCircuit: (subscriptionId: string) => `{${prefix}:webhooks}:circuit:${subscriptionId}`,
     /** An account's Idempotency-Key (by its hash): the request's fingerprint and, once answered, the sealed answer. */
     idempotency: (accountId: string, keyHash: string) => `{${prefix}:idem:${accountId}}:${keyHash}`,
     /** Egress routes to Google and their daily budget (see egress-pool.ts). */

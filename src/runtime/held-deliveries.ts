@@ -2,7 +2,7 @@
 // attempt (webhook-deliver.job.ts). When the account is resumed they are woken
 // at once rather than at their next look.
 import type { Config } from '../config.js';
-import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../queue/queues.js';
+import { deliveryJob } from '../queue/queues.js';
 import { ensureJob } from '../queue/ensure-job.js';
 import type { Resources } from './resources.js';
 import { openQueues } from './queues.js';
@@ -14,10 +14,11 @@ export async function releaseHeldDeliveries(resources: Resources, config: Config
   if (pending.length === 0) return 0;
   const { queues, close } = openQueues(resources, config);
   try {
-    for (const deliveryId of pending) {
-      const job = await queues.webhooks.getJob(deliveryJobId(deliveryId));
-      if (job && (await job.getState()) === 'delayed') await job.promote();
-      else await ensureJob(queues.webhooks, JOBS.webhookDeliver, { deliveryId }, { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(deliveryId) });
+    for (const delivery of pending) {
+      const job = deliveryJob(delivery);
+      const existing = await queues.webhooks.getJob(job.opts.jobId);
+      if (existing && (await existing.getState()) === 'delayed') await existing.promote();
+      else await ensureJob(queues.webhooks, job.name, job.data, job.opts);
     }
   } finally {
     await close();

@@ -5,6 +5,7 @@
 import type { FlowProducer, Queue, WorkerOptions } from 'bullmq';
 import { discoverProcessor } from '../../jobs/discover.job.js';
 import { googleCheckProcessor } from '../../jobs/google-check.job.js';
+import { pruneProcessor } from '../../jobs/prune.job.js';
 import { refreshAllProcessor } from '../../jobs/refresh-all.job.js';
 import { refreshGroupProcessor } from '../../jobs/refresh-group.job.js';
 import { refreshInsightProcessor } from '../../jobs/refresh-insight.job.js';
@@ -39,6 +40,7 @@ import { GoogleTrendsProvider } from '../trends/google.provider.js';
 import { anchorTermFor } from '../trends/provider-factory.js';
 import { bumpSubscriptionsVersion, type SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
+import { DeliveryGate } from '../webhooks/delivery-gate.js';
 import { jobEntry, type JobEntry } from './job-dispatch.js';
 import { watchGoogleAnswers } from './google-answers.js';
 
@@ -138,10 +140,13 @@ export function jobTable(p: PipelineParts): JobEntry[] {
         baseUrl: config.publicBaseUrl,
         disableAfterMs: config.webhookDisableAfterHours * 3_600_000,
         onChange: () => bumpSubscriptionsVersion(p.redis, p.redisKeys.subscriptionsVersion),
+        // A slot is held at most an attempt's deadline and a little: a crashed worker's slots free themselves.
+        gate: new DeliveryGate(p.redis, { inFlight: p.redisKeys.webhookInFlight, circuit: p.redisKeys.webhookCircuit }, config.webhookFairness, config.webhookTimeoutMs + 5_000),
       }),
     }),
     jobEntry({ queue: QUEUES.maintenance, job: JOBS.sweep, payload: NoPayload, processor: sweepProcessor({ db: p.db, chain: p.chain, webhooks: p.queues.webhooks }) }),
     jobEntry({ queue: QUEUES.maintenance, job: JOBS.relay, payload: NoPayload, processor: outboxRelayProcessor({ db: p.db, webhooks: p.queues.webhooks }) }),
+    jobEntry({ queue: QUEUES.maintenance, job: JOBS.prune, payload: NoPayload, processor: pruneProcessor({ db: p.db, attemptsKeepDays: config.webhookAttemptsKeepDays }) }),
     jobEntry({
       queue: QUEUES.maintenance,
       job: JOBS.googleCheck,

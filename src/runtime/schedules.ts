@@ -21,6 +21,7 @@ export const SCHEDULES: readonly Schedule[] = [
   { id: 'refresh-daily', queue: 'ingest', job: JOBS.refreshAll, repeat: (config) => ({ pattern: config.refreshCron, tz: 'UTC' }) },
   { id: 'discover-daily', queue: 'ingest', job: JOBS.discover, repeat: (config) => ({ pattern: config.discoveryCron, tz: 'UTC' }) },
   { id: 'relay-every-5s', queue: 'maintenance', job: JOBS.relay, repeat: () => ({ every: 5_000 }) },
+  { id: 'prune-daily', queue: 'maintenance', job: JOBS.prune, repeat: () => ({ pattern: '30 2 * * *', tz: 'UTC' }) },
   // The live Google canary spends a route's requests (about ten), so it runs only where asked for, on live Google.
   {
     id: 'google-check',

@@ -2,8 +2,9 @@
 // and read and written by the deliver job in shapes made for batching (see
 // Batcher): a worker delivering 50 webhooks at once reads their rows in one
 // query and logs their attempts in one statement.
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
+import type { Database } from '../db/database.js';
 import { newId } from '../domain/ids.js';
 import { recordEvents } from './event.repository.js';
 
@@ -21,6 +22,7 @@ export async function loadDeliveries(db: Db, ids: string[]) {
       'd.event_id',
       'd.subscription_id',
       's.id as sub_id',
+      's.account_id',
       's.url',
       's.state',
       's.disabled_reason',
@@ -114,29 +116,30 @@ export async function createPendingDeliveries(db: Db, eventId: string, subscript
   return rows.map((r) => r.id);
 }
 
-/** Deliveries still pending after `olderThanMs`, oldest first: candidates for the sweeper. */
-export async function quietPendingDeliveries(db: Db, olderThanMs: number, limit = 500): Promise<string[]> {
-  const rows = await db
+/**
+ * Deliveries pending since longer than `olderThanMs` (created, or reopened by a
+ * replay), oldest first, with their replay count: candidates for the sweeper.
+ */
+export async function quietPendingDeliveries(db: Db, olderThanMs: number, limit = 500): Promise<Array<{ id: string; replays: number }>> {
+  return db
     .selectFrom('webhook_deliveries')
-    .select('id')
+    .select(['id', 'replays'])
     .where('status', '=', 'pending')
-    .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000})`)
-    .orderBy('created_at')
+    .where('queued_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000})`)
+    .orderBy('queued_at')
     .limit(limit)
     .execute();
-  return rows.map((r) => r.id);
 }
 
-/** The pending deliveries of an account's subscriptions (held while it was suspended). */
-export async function pendingDeliveriesOfAccount(db: Db, accountId: string): Promise<string[]> {
-  const rows = await db
+/** The pending deliveries of an account's subscriptions (held while it was suspended), with their replay counts. */
+export async function pendingDeliveriesOfAccount(db: Db, accountId: string): Promise<Array<{ id: string; replays: number }>> {
+  return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
-    .select('d.id')
+    .select(['d.id', 'd.replays'])
     .where('s.account_id', '=', accountId)
     .where('d.status', '=', 'pending')
     .execute();
-  return rows.map((r) => r.id);
 }
 
 /** A delivery as its log shows it; `created_key` is created_at as Postgres writes it (microseconds kept) for keyset pages. */
@@ -201,18 +204,42 @@ export async function findDeliveryOf(db: Db, deliveryId: string, subscriptionId:
   return query.executeTakeFirst();
 }
 
-/** A subscription's deliveries made in [since, until), oldest first, at most `limit`. */
-export async function deliveryIdsBetween(db: Db, subscriptionId: string, since: Date, until: Date | null, limit: number): Promise<string[]> {
-  let query = db.selectFrom('webhook_deliveries').select('id').where('subscription_id', '=', subscriptionId).where('created_at', '>=', since);
+/**
+ * A subscription's deliveries made in [since, until), oldest first: at most
+ * `limit` of those not pending (the ones a replay may send), and how many are
+ * pending (already on their way).
+ */
+export async function replayableBetween(
+  db: Db | Transaction<Database>,
+  subscriptionId: string,
+  since: Date,
+  until: Date | null,
+  limit: number,
+): Promise<{ ids: string[]; pending: number }> {
+  let query = db.selectFrom('webhook_deliveries').where('subscription_id', '=', subscriptionId).where('created_at', '>=', since);
   if (until) query = query.where('created_at', '<', until);
-  const rows = await query.orderBy('created_at').orderBy('id').limit(limit).execute();
-  return rows.map((r) => r.id);
+  const [rows, pending] = await Promise.all([
+    query.select('id').where('status', '<>', 'pending').orderBy('created_at').orderBy('id').limit(limit).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow(),
+  ]);
+  return { ids: rows.map((r) => r.id), pending: Number(pending.n) };
 }
 
-/** Deliveries about to be sent again: pending, as if new (their attempts stay in the log). */
-export async function reopenDeliveries(db: Db, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.updateTable('webhook_deliveries').set({ status: 'pending', finished_at: null }).where('id', 'in', [...ids]).execute();
+/**
+ * Deliveries sent again: pending, as if new (their attempts stay in the log),
+ * each with its replay count one up. A delivery already pending (new, retrying,
+ * or replayed and not done) is left as it is: it is never replayed twice at once.
+ * Answers the reopened ones with their new replay count.
+ */
+export async function reopenForReplay(db: Db | Transaction<Database>, ids: readonly string[]): Promise<Array<{ id: string; replays: number }>> {
+  if (ids.length === 0) return [];
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', finished_at: null, replays: sql<number>`replays + 1`, queued_at: sql<Date>`now()` })
+    .where('id', 'in', [...ids])
+    .where('status', '<>', 'pending')
+    .returning(['id', 'replays'])
+    .execute();
 }
 
 /**
@@ -220,11 +247,28 @@ export async function reopenDeliveries(db: Db, ids: readonly string[]): Promise<
  * other (already relayed: it is sent to this subscription directly, never
  * matched) and its delivery is created in the same transaction.
  */
-export async function createPingDelivery(db: Db, subscriptionId: string, payload: Record<string, unknown>): Promise<{ eventId: string; deliveryId: string }> {
-  return db.transaction().execute(async (trx) => {
-    const [eventId] = await recordEvents(trx, [{ type: 'ping', insightId: null, payload, relayedAt: new Date() }]);
-    const deliveryId = newId('delivery');
-    await trx.insertInto('webhook_deliveries').values({ id: deliveryId, event_id: eventId!, subscription_id: subscriptionId, status: 'pending' }).execute();
-    return { eventId: eventId!, deliveryId };
-  });
+export async function createPingDelivery(trx: Transaction<Database>, subscriptionId: string, payload: Record<string, unknown>): Promise<{ eventId: string; deliveryId: string }> {
+  const [eventId] = await recordEvents(trx, [{ type: 'ping', insightId: null, payload, relayedAt: new Date() }]);
+  const deliveryId = newId('delivery');
+  await trx.insertInto('webhook_deliveries').values({ id: deliveryId, event_id: eventId!, subscription_id: subscriptionId, status: 'pending' }).execute();
+  return { eventId: eventId!, deliveryId };
+}
+
+/** Deletes attempt rows older than `keepDays`, 10,000 at a time; answers how many. */
+export async function pruneAttempts(db: Db, keepDays: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const result = await sql<{ n: number }>`
+      with old as (select ctid from webhook_attempts where at < now() - make_interval(days => ${keepDays}) limit 10000)
+      delete from webhook_attempts where ctid in (select ctid from old)`.execute(db);
+    const n = Number(result.numAffectedRows ?? 0);
+    total += n;
+    if (n < 10_000) return total;
+  }
+}
+
+/** Deletes the daily counts of replays and pings older than `keepDays`. */
+export async function pruneSendCounts(db: Db, keepDays: number): Promise<number> {
+  const result = await db.deleteFrom('webhook_sends_daily').where('day', '<', sql<string>`(now() - make_interval(days => ${keepDays}))::date`).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -1,6 +1,6 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
-import type { Database, WebhookSubscriptionsTable } from '../db/database.js';
+import type { Database, SubscriptionDisabledBy, WebhookSubscriptionsTable } from '../db/database.js';
 import type { Plan } from '../domain/quota.js';
 import { newId } from '../domain/ids.js';
 import type { SubscriptionCriteria } from '../domain/webhooks/matching.js';
@@ -59,8 +59,12 @@ export async function createSubscription(db: Db, box: SecretBox, input: NewSubsc
 
 export type LimitedCreation =
   | { created: { id: string; secret: string; row: SubscriptionRow } }
-  /** The subscription this creation's Idempotency-Key made before (its answer was lost), with its current secret. */
-  | { madeBefore: { id: string; secret: string; row: SubscriptionRow } }
+  /**
+   * The subscription this creation's Idempotency-Key made before (its answer
+   * was lost), with the secret that create issued, or null when it has been
+   * rotated since (the current one was never that create's to hand out).
+   */
+  | { madeBefore: { id: string; secret: string | null; row: SubscriptionRow } }
   /** The Idempotency-Key made a subscription from another request. */
   | { keyReused: true }
   | { refused: { plan: Plan; limit: number; count: number } }
@@ -94,7 +98,7 @@ export async function createSubscriptionWithinLimit(
         .orderBy('created_at', 'desc')
         .executeTakeFirst();
       if (before && before.idempotency_fingerprint !== creationKey.fingerprint) return { keyReused: true };
-      if (before) return { madeBefore: { id: before.id, secret: box.open(before.secret_encrypted), row: before } };
+      if (before) return { madeBefore: { id: before.id, secret: before.secret_rotated_at === null ? box.open(before.secret_encrypted) : null, row: before } };
     }
     const { count } = await trx
       .selectFrom('webhook_subscriptions')
@@ -130,8 +134,8 @@ export interface SubscriptionChanges {
   sources?: string[];
   keywords?: string[];
   eventTypes?: string[];
-  /** Enabling also ends a failure streak; disabling records the reason. */
-  state?: { state: 'enabled' | 'disabled'; reason: string | null };
+  /** Enabling also ends a failure streak; disabling records the reason and who disabled it. */
+  state?: { state: 'enabled'; reason: null } | { state: 'disabled'; reason: string; by: SubscriptionDisabledBy };
 }
 
 /**
@@ -169,7 +173,11 @@ async function applyChanges(trx: Transaction<Database>, id: string, c: Subscript
       ...(c.sources !== undefined ? { sources: JSON.stringify(c.sources) } : {}),
       ...(c.keywords !== undefined ? { keywords: JSON.stringify(c.keywords.map((k) => k.toLowerCase())) } : {}),
       ...(c.eventTypes !== undefined ? { event_types: JSON.stringify(c.eventTypes) } : {}),
-      ...(c.state !== undefined ? { state: c.state.state, disabled_reason: c.state.reason, ...(c.state.state === 'enabled' ? { failing_since: null } : {}) } : {}),
+      ...(c.state === undefined
+        ? {}
+        : c.state.state === 'enabled'
+          ? { state: 'enabled' as const, disabled_reason: null, disabled_by: null, failing_since: null }
+          : { state: 'disabled' as const, disabled_reason: c.state.reason, disabled_by: c.state.by }),
     })
     .where('id', '=', id)
     .returningAll()
@@ -195,10 +203,11 @@ export async function enabledCriteria(db: Db): Promise<SubscriptionCriteria[]> {
   return rows.map((r) => ({ id: r.id, minScore: r.min_score, categories: r.categories, sources: r.sources, keywords: r.keywords, eventTypes: r.event_types }));
 }
 
-export async function setSubscriptionState(db: Db, id: string, state: 'enabled' | 'disabled', reason: string | null): Promise<boolean> {
+/** The deliver job's own disabling (a 410, a long failure streak): the system's, which the account may undo. */
+export async function disableBySystem(db: Db, id: string, reason: string): Promise<boolean> {
   const r = await db
     .updateTable('webhook_subscriptions')
-    .set({ state, disabled_reason: reason, updated_at: sql<Date>`now()`, ...(state === 'enabled' ? { failing_since: null } : {}) })
+    .set({ state: 'disabled', disabled_reason: reason, disabled_by: 'system', updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
@@ -229,6 +238,7 @@ export async function rotateSecret(
         secret_encrypted: box.seal(secret),
         previous_secret_encrypted: current.secret_encrypted,
         previous_secret_expires_at: sql<Date>`now() + make_interval(hours => ${overlapHours})`,
+        secret_rotated_at: sql<Date>`now()`,
         updated_at: sql<Date>`now()`,
       })
       .where('id', '=', id)

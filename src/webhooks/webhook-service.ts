@@ -22,16 +22,13 @@ import {
   SubscriptionInputError,
   type CriteriaInput,
 } from '../domain/webhooks/subscription-input.js';
-import { deliveryJobId, JOBS, WEBHOOK_DELIVERY_OPTIONS } from '../queue/queues.js';
+import { DEFAULT_WEBHOOK_SENDS, msUntilNextUtcDay, type WebhookSendLimits } from '../domain/webhooks/sends.js';
+import { deliveryJob } from '../queue/queues.js';
 import type { Redis } from '../redis/connection.js';
-import {
-  createPingDelivery,
-  deliveryIdsBetween,
-  findDeliveryOf,
-  listDeliveries,
-  reopenDeliveries,
-  type DeliveryLogRow,
-} from './delivery.repository.js';
+import type { Database } from '../db/database.js';
+import type { Transaction } from 'kysely';
+import { createPingDelivery, findDeliveryOf, listDeliveries, reopenForReplay, replayableBetween, type DeliveryLogRow } from './delivery.repository.js';
+import { addSends, lockSendsToday } from './sends.repository.js';
 import { policyRefusal } from './sender.js';
 import type { SecretBox } from './secret-box.js';
 import { bumpSubscriptionsVersion } from './subscription-index.cache.js';
@@ -88,6 +85,24 @@ export class IdempotencyKeyReusedError extends Error {
   }
 }
 
+/** The account tried to enable a subscription an operator disabled: only an operator enables it again. */
+export class DisabledByOperatorError extends Error {
+  constructor(readonly reason: string | null) {
+    super(`An operator disabled this subscription${reason && reason !== 'disabled by an operator' ? ` (${reason})` : ''}: only an operator can enable it again. Ask your operator (support), saying its id.`);
+  }
+}
+
+/** The account's replays and pings of the day are spent (its plan's budget), or it pings faster than it may. */
+export class SendsExhaustedError extends Error {
+  constructor(
+    message: string,
+    /** When the budget allows again. */
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+  }
+}
+
 /** An If-Match that names another version of the subscription. */
 export class PreconditionFailedError extends Error {
   constructor(readonly currentEtag: string) {
@@ -95,15 +110,26 @@ export class PreconditionFailedError extends Error {
   }
 }
 
-/** Sends deliveries: one job per delivery; `replayStamp` makes a fresh job id for a delivery sent before. */
-export type DeliveryEnqueuer = (deliveryIds: readonly string[], replayStamp?: number) => Promise<void>;
+/** Sends deliveries: one job per delivery, its id from the delivery and its replay count. */
+export type DeliveryEnqueuer = (deliveries: ReadonlyArray<{ id: string; replays?: number }>) => Promise<void>;
 
 /** The enqueuer over the webhooks queue, as the match job and the sweeper enqueue. */
 export function queueDeliveries(webhooks: Pick<Queue, 'addBulk'>): DeliveryEnqueuer {
-  return async (ids, replayStamp) => {
-    if (ids.length === 0) return;
-    await webhooks.addBulk(ids.map((id) => ({ name: JOBS.webhookDeliver, data: { deliveryId: id }, opts: { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(id, replayStamp) } })));
+  return async (deliveries) => {
+    if (deliveries.length === 0) return;
+    await webhooks.addBulk(deliveries.map(deliveryJob));
   };
+}
+
+/** What a replay did: the deliveries sent again, those already on their way, and what is left of the day's sends. */
+export interface ReplayOutcome {
+  replayed: string[];
+  /** More deliveries fell in the window than this call sends (its cap, or what was left of the day's budget). */
+  truncated: boolean;
+  /** Deliveries of the window still pending (new, retrying or replayed): not sent twice. */
+  pending: number;
+  /** The account's replays and pings left today (null: an operator, not counted). */
+  remainingToday: number | null;
 }
 
 export interface WebhookServiceDeps {
@@ -124,9 +150,13 @@ export interface WebhookServiceDeps {
   addressCheckTimeoutMs?: number;
   /** A failed version bump is survivable (workers reload within 30 s anyway): told here, not thrown. */
   onVersionBumpError?: (error: unknown) => void;
+  /** What an account may have sent on request (WEBHOOK_SENDS_PER_DAY_*, …); operators are not limited. */
+  sends?: WebhookSendLimits;
+  /** The Redis key counting an account's pings in a minute. */
+  pingRateKey?: (accountId: string, minute: number) => string;
 }
 
-/** The most deliveries one range replay sends; the answer says when more were left. */
+/** The most deliveries one range replay of an operator sends (an account's: its WEBHOOK_REPLAY_MAX_PER_CALL); the answer says when more were left. */
 export const MAX_REPLAY = 1_000;
 /** The most deliveries one page of the log holds. */
 export const MAX_DELIVERY_PAGE = 100;
@@ -176,7 +206,7 @@ export class WebhookService {
     owner: string | null = scope,
     /** An account's create sent with an Idempotency-Key: a retry answers what the first made. */
     creationKey?: CreationKey,
-  ): Promise<{ row: SubscriptionRow; secret: string; warnings: string[]; madeBefore: boolean }> {
+  ): Promise<{ row: SubscriptionRow; secret: string | null; warnings: string[]; madeBefore: boolean }> {
     const url = checkWebhookUrl(input.url);
     const criteria = checkCriteria(input);
     const warnings = await this.checkAddress(url);
@@ -240,15 +270,25 @@ export class WebhookService {
       warnings = await this.checkAddress(changes.url);
     }
     if (input.enabled !== undefined) {
-      changes.state = input.enabled ? { state: 'enabled', reason: null } : { state: 'disabled', reason: scope === null ? 'disabled by an operator' : 'disabled by the account' };
+      changes.state = input.enabled
+        ? { state: 'enabled', reason: null }
+        : scope === null
+          ? { state: 'disabled', reason: 'disabled by an operator', by: 'operator' }
+          : { state: 'disabled', reason: 'disabled by the account', by: 'account' };
     }
     if (!isId('subscription', id)) throw new WebhookNotFoundError('subscription', id);
+    // Checked under the row lock the change is made with: a stale If-Match, or the account undoing the operator's switch.
     const result = await updateSubscription(this.deps.db, id, scope, changes, (row) => {
       const etag = subscriptionEtag(row);
-      return ifMatch === undefined || ifMatchAllows(ifMatch, etag) ? null : etag;
+      if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etag)) return `etag:${etag}`;
+      if (scope !== null && input.enabled === true && row.state === 'disabled' && row.disabled_by === 'operator') return `operator:${row.disabled_reason ?? ''}`;
+      return null;
     });
     if (result === 'missing') throw new WebhookNotFoundError('subscription', id);
-    if ('refused' in result) throw new PreconditionFailedError(result.refused);
+    if ('refused' in result) {
+      if (result.refused.startsWith('operator:')) throw new DisabledByOperatorError(result.refused.slice('operator:'.length) || null);
+      throw new PreconditionFailedError(result.refused.slice('etag:'.length));
+    }
     await this.changed();
     return { row: result, warnings };
   }
@@ -270,12 +310,57 @@ export class WebhookService {
     return rotated;
   }
 
-  /** Sends a ping event to this subscription alone (whatever its criteria), through the outbox like every event. */
+  private get sends(): WebhookSendLimits {
+    return this.deps.sends ?? DEFAULT_WEBHOOK_SENDS;
+  }
+
+  /**
+   * Sends a ping event to this subscription alone (whatever its criteria),
+   * through the outbox like every event. An account's pings are at most
+   * `pingsPerMinute` a minute, and count in its day's sends.
+   */
   async ping(scope: WebhookScope, id: string): Promise<{ eventId: string; deliveryId: string }> {
     const row = await this.get(scope, id);
-    const sent = await createPingDelivery(this.deps.db, row.id, { subscription_id: row.id, message: 'a test event: your endpoint is reachable and can verify our signature' });
-    await this.deps.enqueue([sent.deliveryId]);
+    if (scope !== null) await this.pingRate(scope);
+    const sent = await this.deps.db.transaction().execute(async (trx) => {
+      if (scope !== null) await this.spend(trx, scope, 'pings', 1);
+      return createPingDelivery(trx, row.id, { subscription_id: row.id, message: 'a test event: your endpoint is reachable and can verify our signature' });
+    });
+    await this.deps.enqueue([{ id: sent.deliveryId }]);
     return sent;
+  }
+
+  /** A minute's pings of one account, counted in Redis (a fixed window): past the limit, a 429 until the next minute. */
+  private async pingRate(accountId: string, now = Date.now()): Promise<void> {
+    const minute = Math.floor(now / 60_000);
+    const key = (this.deps.pingRateKey ?? ((a, m) => `{webhooks:pings:${a}}:${m}`))(accountId, minute);
+    const [[, count]] = (await this.deps.redis.multi().incr(key).expire(key, 120).exec()) as [[unknown, number], unknown];
+    if (count > this.sends.pingsPerMinute) {
+      throw new SendsExhaustedError(`At most ${this.sends.pingsPerMinute} pings a minute per account: send the next after the minute is over.`, (minute + 1) * 60_000 - now);
+    }
+  }
+
+  /**
+   * Spends `wanted` of the account's sends today, under the day's row lock;
+   * answers how many it may send (fewer when the budget is nearly spent), or
+   * refuses with when it resets when none is left.
+   */
+  private async spend(trx: Transaction<Database>, accountId: string, kind: 'replays' | 'pings', wanted: number, grant = true): Promise<{ granted: number; remaining: number }> {
+    const account = await trx.selectFrom('accounts').select('plan').where('id', '=', accountId).executeTakeFirst();
+    if (!account) throw new WebhookNotFoundError('subscription', '(the account is gone)');
+    const limit = this.sends.perDay[account.plan];
+    const spent = await lockSendsToday(trx, accountId);
+    const left = Math.max(0, limit - spent.replays - spent.pings);
+    if (left === 0) {
+      const wait = msUntilNextUtcDay(new Date());
+      throw new SendsExhaustedError(
+        `The ${account.plan} plan allows ${limit} replays and pings a day, and this account has sent them all today (${spent.replays} replays, ${spent.pings} pings); they reset at 00:00 UTC, in ${Math.ceil(wait / 60_000)} min.`,
+        wait,
+      );
+    }
+    const granted = Math.min(wanted, left);
+    if (grant) await addSends(trx, accountId, kind, granted);
+    return { granted, remaining: left - granted };
   }
 
   /**
@@ -307,30 +392,48 @@ export class WebhookService {
   /**
    * Sends one delivery again, with the same webhook-id (receivers deduplicate
    * on it). `subscriptionId` (null: any, operators) must be the delivery's own.
+   * A delivery still pending is on its way already: it is not sent twice.
    */
-  async replayOne(scope: WebhookScope, subscriptionId: string | null, deliveryId: string): Promise<{ replayed: string[] }> {
+  async replayOne(scope: WebhookScope, subscriptionId: string | null, deliveryId: string): Promise<ReplayOutcome> {
     if (subscriptionId !== null) await this.get(scope, subscriptionId);
     else if (scope !== null) throw new SubscriptionInputError('subscription', 'must be given');
     const delivery = isId('delivery', deliveryId) ? await findDeliveryOf(this.deps.db, deliveryId, subscriptionId) : undefined;
     if (!delivery) throw new WebhookNotFoundError('delivery', deliveryId);
-    await this.replay([delivery.id]);
-    return { replayed: [delivery.id] };
+    return this.replay(scope, 1, async (trx) => {
+      const current = await trx.selectFrom('webhook_deliveries').select('status').where('id', '=', delivery.id).forUpdate().executeTakeFirstOrThrow();
+      return current.status === 'pending' ? { ids: [], pending: 1 } : { ids: [delivery.id], pending: 0 };
+    });
   }
 
-  /** Sends again the subscription's deliveries made in [since, until), oldest first, at most MAX_REPLAY. */
-  async replayRange(scope: WebhookScope, subscriptionId: string, since: string, until?: string): Promise<{ replayed: string[]; truncated: boolean }> {
+  /**
+   * Sends again the subscription's deliveries made in [since, until), oldest
+   * first: at most the per-call cap (WEBHOOK_REPLAY_MAX_PER_CALL for an
+   * account, MAX_REPLAY for an operator) and what is left of the account's
+   * sends today; deliveries still pending are not sent twice.
+   */
+  async replayRange(scope: WebhookScope, subscriptionId: string, since: string, until?: string): Promise<ReplayOutcome> {
     const window = checkTimeRange(since, until);
     const row = await this.get(scope, subscriptionId);
-    const ids = await deliveryIdsBetween(this.deps.db, row.id, window.since, window.until, MAX_REPLAY + 1);
-    const replayed = ids.slice(0, MAX_REPLAY);
-    await this.replay(replayed);
-    return { replayed, truncated: ids.length > MAX_REPLAY };
+    const perCall = scope === null ? MAX_REPLAY : this.sends.replayPerCall;
+    return this.replay(scope, perCall, (trx, max) => replayableBetween(trx, row.id, window.since, window.until, max));
   }
 
-  private async replay(ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await reopenDeliveries(this.deps.db, ids);
-    await this.deps.enqueue(ids, Date.now());
+  /**
+   * One transaction: what the account may still send today, the deliveries
+   * `pick` finds (one more than may go, to know there were more), reopened
+   * with their replay count one up, and the sends spent; then their jobs.
+   */
+  private async replay(scope: WebhookScope, perCall: number, pick: (trx: Transaction<Database>, max: number) => Promise<{ ids: string[]; pending: number }>): Promise<ReplayOutcome> {
+    const { reopened, truncated, pending, remaining } = await this.deps.db.transaction().execute(async (trx) => {
+      const budget = scope === null ? null : await this.spend(trx, scope, 'replays', perCall, false);
+      const max = budget === null ? perCall : budget.granted;
+      const picked = await pick(trx, max + 1);
+      const reopened = await reopenForReplay(trx, picked.ids.slice(0, max));
+      if (scope !== null) await addSends(trx, scope, 'replays', reopened.length);
+      return { reopened, truncated: picked.ids.length > max, pending: picked.pending, remaining: budget === null ? null : budget.granted + budget.remaining - reopened.length };
+    });
+    await this.deps.enqueue(reopened);
+    return { replayed: reopened.map((d) => d.id), truncated, pending, remainingToday: remaining };
   }
 
   /**

@@ -39,6 +39,8 @@ describe('/metrics', () => {
     const res = await app.inject({ url: '/metrics' });
     expect(res.statusCode).toBe(401);
     expect(res.headers['content-type']).toMatch(/problem\+json/);
+    // The admin token, not an API key (the outside review found the title speaking of API keys).
+    expect(res.json()).toMatchObject({ type: '/problems/admin-unauthorized', title: 'Missing or invalid admin token', detail: expect.stringMatching(/ADMIN_TOKEN/) });
     expect((await app.inject({ url: '/metrics', headers: { authorization: 'Bearer wrong-token-wrong-token' } })).statusCode).toBe(401);
   });
 
@@ -82,6 +84,7 @@ describe('/admin/queues (Bull Board)', () => {
   it('asks for credentials, then shows every queue and can remove a job', async () => {
     const denied = await app.inject({ url: '/admin/queues' });
     expect(denied.statusCode).toBe(401);
+    expect(denied.json()).toMatchObject({ type: '/problems/admin-unauthorized', title: 'Missing or invalid admin token' });
     expect(denied.headers['www-authenticate']).toMatch(/^Basic/);
     const page = await app.inject({ url: '/admin/queues', headers: basic(TOKEN) });
     expect(page.statusCode).toBe(200);

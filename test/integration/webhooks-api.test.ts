@@ -182,7 +182,11 @@ describe('the lifecycle answers', () => {
 
     const replayed = await t.app.inject({ method: 'POST', url: `/api/webhooks/${sub.id}/replay`, headers: json(a.key), payload: JSON.stringify({ since: '2020-01-01T00:00:00Z' }) });
     expect(replayed.statusCode, replayed.body).toBe(202);
-    expect(replayed.json().data).toEqual({ replayed: [pings[0], pings[1], pings[2]], truncated: false });
+    // Still pending (no worker runs here): on their way already, so not sent twice. The pings counted in the day's sends.
+    expect(replayed.json().data).toEqual({ replayed: [], truncated: false, pending: 3, remaining_today: 4997 });
+    await t.database.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', 'in', pings).execute();
+    const again = await t.app.inject({ method: 'POST', url: `/api/webhooks/${sub.id}/replay`, headers: json(a.key), payload: JSON.stringify({ since: '2020-01-01T00:00:00Z' }) });
+    expect(again.json().data).toEqual({ replayed: [pings[0], pings[1], pings[2]], truncated: false, pending: 0, remaining_today: 4994 });
     const badWindow = await t.app.inject({ method: 'POST', url: `/api/webhooks/${sub.id}/replay`, headers: json(a.key), payload: JSON.stringify({ since: '2026-11-24T00:00:00Z', until: '2026-11-23T00:00:00Z' }) });
     expect(badWindow.statusCode).toBe(400);
     expect(badWindow.json().invalid_params[0].name).toBe('until');

@@ -35,13 +35,15 @@ function withService<T>(context: () => CliContext, fn: (service: WebhookService,
       redis: r.redis,
       subscriptionsVersionKey: r.redisKeys.subscriptionsVersion,
       box: SecretBox.fromConfig(ctx.config),
-      enqueue: async (ids, replayStamp) => {
+      enqueue: async (deliveries) => {
         opened ??= openQueues(r, ctx.config);
-        await queueDeliveries(opened.queues.webhooks)(ids, replayStamp);
+        await queueDeliveries(opened.queues.webhooks)(deliveries);
       },
       policy: { allowPrivate: ctx.config.webhookAllowPrivate, allowedCidrs: ctx.config.webhookAllowedCidrs },
       secretOverlapHours: ctx.config.webhookSecretOverlapHours,
       maxSubscriptions: ctx.config.webhookMaxSubscriptions,
+      sends: ctx.config.webhookSends,
+      pingRateKey: r.redisKeys.webhookPings,
     });
     try {
       return await fn(service, r, ctx);

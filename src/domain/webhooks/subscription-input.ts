@@ -93,13 +93,46 @@ export function checkCriteria(input: CriteriaInput): CheckedCriteria {
   return out;
 }
 
+/** The years a time given to the API may fall in: beyond them Postgres would refuse it (before 4713 BC) or nothing exists. */
+export const TIME_YEARS = { from: 1970, to: 2999 } as const;
+
+const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/** Whether these parts make a real instant: a date of the calendar, a time of the day, an offset Postgres takes. */
+function realParts(p: { year: number; month: number; day: number; hour: number; minute: number; second: number; offsetHours: number; offsetMinutes: number }): boolean {
+  return (
+    p.year >= TIME_YEARS.from &&
+    p.year <= TIME_YEARS.to &&
+    p.month >= 1 &&
+    p.month <= 12 &&
+    p.day >= 1 &&
+    p.day <= daysIn(p.year, p.month) &&
+    p.hour <= 23 &&
+    p.minute <= 59 &&
+    p.second <= 59 &&
+    p.offsetHours <= 15 &&
+    p.offsetMinutes <= 59
+  );
+}
+
+// ISO 8601 as the API takes it: a date, or a date and time (seconds and fraction optional), with Z or an offset.
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2})))?$/;
+
+/** A time the API was given: ISO 8601, a real calendar date and time of the years TIME_YEARS; else a refusal naming `field`. */
+export function checkTime(field: string, text: string): Date {
+  const m = text.length <= 40 ? ISO_TIME.exec(text) : null;
+  const n = (i: number) => Number(m?.[i] ?? 0);
+  const parts = m && { year: n(1), month: n(2), day: n(3), hour: n(4), minute: n(5), second: n(6), offsetHours: n(8), offsetMinutes: n(9) };
+  const time = m ? new Date(m[4] === undefined ? `${text}T00:00:00Z` : text) : undefined;
+  if (!parts || !realParts(parts) || !time || Number.isNaN(time.getTime())) {
+    throw new SubscriptionInputError(field, `is not a time: a real date of the years ${TIME_YEARS.from}–${TIME_YEARS.to} in ISO 8601, e.g. 2026-11-22T00:00:00Z or 2026-11-22`);
+  }
+  return time;
+}
+
 /** A replay window: since is required, until (exclusive) is optional and later than since. */
 export function checkTimeRange(since: string, until: string | undefined): { since: Date; until: Date | null } {
-  const parse = (field: string, text: string) => {
-    const time = new Date(text);
-    if (text.length > 40 || Number.isNaN(time.getTime())) throw new SubscriptionInputError(field, `is not a time (e.g. 2026-11-22T00:00:00Z)`);
-    return time;
-  };
+  const parse = checkTime;
   const from = parse('since', since);
   const to = until === undefined ? null : parse('until', until);
   if (to && to <= from) throw new SubscriptionInputError('until', 'must be later than since');
@@ -107,8 +140,16 @@ export function checkTimeRange(since: string, until: string | undefined): { sinc
 }
 
 // Keyset position in a delivery log: Postgres's own text of created_at (it keeps
-// microseconds, which a JS Date would drop) and the delivery id.
-const CREATED_KEY = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/;
+// microseconds, which a JS Date would drop) and the delivery id. Checked to be a
+// real instant (a forged 2026-02-30 would reach Postgres and fail there).
+const CREATED_KEY = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?[+-](\d{2})(?::(\d{2}))?(?::(\d{2}))?$/;
+
+function realCreatedKey(text: string): boolean {
+  const m = CREATED_KEY.exec(text);
+  if (!m) return false;
+  const n = (i: number) => Number(m[i] ?? 0);
+  return realParts({ year: n(1), month: n(2), day: n(3), hour: n(4), minute: n(5), second: n(6), offsetHours: n(8), offsetMinutes: n(9) }) && n(10) <= 59;
+}
 
 export function encodeDeliveryCursor(position: { createdKey: string; id: string }): string {
   return Buffer.from(JSON.stringify([position.createdKey, position.id])).toString('base64url');
@@ -126,6 +167,6 @@ export function decodeDeliveryCursor(raw: string): { createdKey: string; id: str
   }
   if (!Array.isArray(parsed) || parsed.length !== 2) throw refuse();
   const [createdKey, id] = parsed as unknown[];
-  if (typeof createdKey !== 'string' || !CREATED_KEY.test(createdKey) || typeof id !== 'string' || !isId('delivery', id)) throw refuse();
+  if (typeof createdKey !== 'string' || !realCreatedKey(createdKey) || typeof id !== 'string' || !isId('delivery', id)) throw refuse();
   return { createdKey, id };
 }

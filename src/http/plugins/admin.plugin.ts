@@ -25,7 +25,7 @@ export async function adminPlugin(app: FastifyInstance, { adminToken, queues }: 
       admin.addHook('onRequest', async (request, reply) => {
         if (!isAdmin(request.headers.authorization, adminToken)) {
           reply.header('www-authenticate', 'Basic realm="admin"');
-          return sendProblem(reply, problem('unauthorized', 'The queue dashboard needs ADMIN_TOKEN (HTTP Basic with it as password, or Bearer).'));
+          return sendProblem(reply, problem('adminUnauthorized', 'The queue dashboard needs ADMIN_TOKEN (HTTP Basic with it as password, or Bearer).'));
         }
         // Bull Board's own error handler answers what a hook throws with a 500,
         // so input hygiene's refusal is sent here instead of thrown.
@@ -38,7 +38,7 @@ export async function adminPlugin(app: FastifyInstance, { adminToken, queues }: 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (!isAdmin(request.headers.authorization, adminToken)) {
       reply.header('www-authenticate', 'Basic realm="admin", Bearer');
-      return sendProblem(reply, problem('unauthorized', 'The metrics need ADMIN_TOKEN (Bearer, or Basic with it as password).'));
+      return sendProblem(reply, problem('adminUnauthorized', 'The metrics need ADMIN_TOKEN (Bearer, or Basic with it as password).'));
     }
     reply.header('content-type', registry.contentType);
     return registry.metrics();

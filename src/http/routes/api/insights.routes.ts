@@ -172,7 +172,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
         try {
           after = decodeCursor(q.cursor, q.sort);
         } catch (error) {
-          if (error instanceof InvalidCursorError) throw invalidParam('cursor', error.message);
+          if (error instanceof InvalidCursorError) throw invalidParam('cursor', error.reason);
           throw error;
         }
       }

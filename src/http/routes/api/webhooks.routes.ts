@@ -10,8 +10,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DeliveryLogRow } from '../../../webhooks/delivery.repository.js';
 import type { SubscriptionRow } from '../../../webhooks/subscription.repository.js';
 import {
+  DisabledByOperatorError,
   IdempotencyKeyReusedError,
   PreconditionFailedError,
+  SendsExhaustedError,
   SubscriptionInputError,
   SubscriptionLimitError,
   subscriptionEtag,
@@ -58,6 +60,7 @@ export function subscriptionDto(row: SubscriptionRow): WebhookSubscriptionDto {
     url: row.url,
     enabled: row.state === 'enabled',
     disabled_reason: row.disabled_reason,
+    disabled_by: row.state === 'disabled' ? (row.disabled_by ?? 'system') : null,
     failing_since: row.failing_since?.toISOString() ?? null,
     min_score: row.min_score,
     categories: row.categories,
@@ -92,6 +95,8 @@ function asProblem(error: unknown): unknown {
   if (error instanceof SubscriptionLimitError) return new ProblemError(problem('subscriptionLimit', error.message));
   if (error instanceof IdempotencyKeyReusedError) return new ProblemError(problem('idempotencyKeyReused', error.message));
   if (error instanceof PreconditionFailedError) return new ProblemError(problem('preconditionFailed', error.message), { etag: error.currentEtag });
+  if (error instanceof DisabledByOperatorError) return new ProblemError(problem('disabledByOperator', error.message));
+  if (error instanceof SendsExhaustedError) return new ProblemError(problem('webhookSendsExceeded', error.message), { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))) });
   return error;
 }
 
@@ -230,7 +235,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
           'if-match': Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'The ETag you read: the change is made only if the subscription is still that version (else 412)' })),
         }),
         body: WebhookUpdateBody,
-        response: { 200: WebhookUpdatedSchema, ...errorResponses(400, 401, 403, 404, 412, 413, 415, 429) },
+        response: { 200: WebhookUpdatedSchema, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 415, 429) },
       },
     },
     async (request, reply) => {
@@ -341,10 +346,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
       },
     },
     async (request, reply) => {
-      const { replayed } = await service().replayOne(scope(request), request.params.id, request.params.deliveryId);
-      audit(request, 'replay', request.params.id, { deliveries: replayed.length });
+      const result = await service().replayOne(scope(request), request.params.id, request.params.deliveryId);
+      audit(request, 'replay', request.params.id, { deliveries: result.replayed.length });
       reply.code(202);
-      return { data: { replayed, truncated: false } };
+      return { data: { replayed: result.replayed, truncated: result.truncated, pending: result.pending, remaining_today: result.remainingToday } };
     },
   );
 
@@ -356,7 +361,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
       schema: {
         tags: ['webhooks'],
         operationId: 'replayWebhookDeliveries',
-        summary: 'Send again every delivery made in a time window (at most 1000, oldest first), each with its original webhook-id',
+        summary:
+          "Send again the deliveries made in a time window, oldest first, each with its original webhook-id: at most WEBHOOK_REPLAY_MAX_PER_CALL (100) a call and what is left of your plan's replays and pings today; those still pending are not sent twice",
         params: WebhookIdParams,
         body: WebhookReplayBody,
         ...idempotencyHeader,
@@ -367,7 +373,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
       const result = await service().replayRange(scope(request), request.params.id, request.body.since, request.body.until);
       audit(request, 'replay', request.params.id, { deliveries: result.replayed.length });
       reply.code(202);
-      return { data: result };
+      return { data: { replayed: result.replayed, truncated: result.truncated, pending: result.pending, remaining_today: result.remainingToday } };
     },
   );
 };
