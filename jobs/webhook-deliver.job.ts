@@ -20,7 +20,7 @@ import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import type { WebhookDeliverPayload } from '../src/queue/queues.js';
 import { finishDelivery, loadDeliveries, recordAttempts, type AttemptRecord } from '../src/webhooks/delivery.repository.js';
 import type { DeliveryGate } from '../src/webhooks/delivery-gate.js';
-import { receiverFailing } from '../src/domain/webhooks/fairness.js';
+import { gateWaitMs, receiverFailing } from '../src/domain/webhooks/fairness.js';
 import { loadEventsWithInsights, type EventWithInsight } from '../src/webhooks/event.repository.js';
 
 export interface DeliverDeps {
@@ -36,8 +36,6 @@ export interface DeliverDeps {
   gate?: DeliveryGate;
 }
 
-/** A delivery the gate holds back waits this long at least, and up to twice it, so the waiting ones do not all wake at once. */
-const GATE_RETRY_MS = 1_000;
 
 /**
  * Rendered bodies by event id: every delivery of an event sends the same
@@ -93,7 +91,12 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
     const jobId = String(job.id);
     if (deps.gate) {
       const entry = await deps.gate.enter(owner, row.sub_id, jobId);
-      if (!entry.go) throw await sleepWithoutAttempt(job, token, Math.max(entry.waitMs, GATE_RETRY_MS) + Math.floor(Math.random() * GATE_RETRY_MS));
+      if (!entry.go) {
+        // Every start but this one that was not a spent attempt was a time it was held back (or held for its suspended account).
+        const heldBefore = (job.attemptsStarted ?? 1) - 1 - job.attemptsMade;
+        const waitMs = gateWaitMs(entry, heldBefore);
+        throw await sleepWithoutAttempt(job, token, waitMs + Math.floor(Math.random() * Math.min(waitMs, 30_000)));
+      }
     }
     const attempt = row.attempts + 1;
     const at = new Date();

@@ -56,12 +56,23 @@ export const matchJobId = (eventId: string) => `match-${eventId}`;
  */
 export const deliveryJobId = (deliveryId: string, replay = 0) => (replay > 0 ? `deliver-${deliveryId}-replay-${replay}` : `deliver-${deliveryId}`);
 
+/**
+ * A replay waits behind fresh deliveries (new events, pings): BullMQ takes a
+ * job without a priority before any with one, so an account's backlog of
+ * thousands of replays is not a queue every other account's new event stands
+ * behind.
+ */
+export const REPLAY_PRIORITY = 10;
+
 /** The deliver job of a delivery (its replay count as Postgres holds it): the one way every producer enqueues one. */
-export const deliveryJob = (delivery: { id: string; replays?: number }) => ({
-  name: JOBS.webhookDeliver,
-  data: { deliveryId: delivery.id },
-  opts: { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(delivery.id, delivery.replays ?? 0) },
-});
+export const deliveryJob = (delivery: { id: string; replays?: number }) => {
+  const replays = delivery.replays ?? 0;
+  return {
+    name: JOBS.webhookDeliver,
+    data: { deliveryId: delivery.id },
+    opts: { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(delivery.id, replays), ...(replays > 0 ? { priority: REPLAY_PRIORITY } : {}) },
+  };
+};
 
 /** Scheduled jobs and the refresh's flow parent carry nothing: what they do is read from the database. */
 export const NoPayload = Type.Object({});

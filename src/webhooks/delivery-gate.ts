@@ -16,7 +16,7 @@ local c = redis.call('HMGET', KEYS[2], 'open_until', 'failures', 'probe_job', 'p
 local openUntil = tonumber(c[1] or '0')
 if openUntil > now then return {0, openUntil - now, 'circuit'} end
 local halfOpen = tonumber(c[2] or '0') >= tonumber(ARGV[5])
-if halfOpen and c[3] and c[3] ~= job and tonumber(c[4] or '0') > now then return {0, math.min(1000, tonumber(c[4]) - now), 'probe'} end
+if halfOpen and c[3] and c[3] ~= job and tonumber(c[4] or '0') > now then return {0, tonumber(c[4]) - now, 'probe'} end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if not redis.call('ZSCORE', KEYS[1], job) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
   return {0, 0, 'account'}

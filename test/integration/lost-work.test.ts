@@ -48,11 +48,11 @@ describe('job schedulers', () => {
     });
     try {
       const names = async () => (await Promise.all([pipeline.queues.maintenance.getJobSchedulers(), pipeline.queues.ingest.getJobSchedulers()])).flat().map((s) => s.key).sort();
-      expect(await names()).toEqual(['discover-daily', 'refresh-daily', 'relay-every-5s', 'sweep-every-15s']);
+      expect(await names()).toEqual(['discover-daily', 'prune-daily', 'refresh-daily', 'relay-every-5s', 'sweep-every-15s']);
       // What a restart without persistence leaves: nothing.
-      for (const key of ['sweep-every-15s', 'relay-every-5s']) await pipeline.queues.maintenance.removeJobScheduler(key);
+      for (const key of ['sweep-every-15s', 'relay-every-5s', 'prune-daily']) await pipeline.queues.maintenance.removeJobScheduler(key);
       for (const key of ['refresh-daily', 'discover-daily']) await pipeline.queues.ingest.removeJobScheduler(key);
-      await until(names, (n) => n.length === 4, 30_000, 'the schedulers to be upserted again');
+      await until(names, (n) => n.length === 5, 30_000, 'the schedulers to be upserted again');
       // Each scheduler's jobs are removed once they have run: before, a completed relay job
       // every 5 s stayed in Redis for good.
       for (const queue of [pipeline.queues.maintenance, pipeline.queues.ingest]) {

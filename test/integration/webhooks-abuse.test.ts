@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { encodeCursor } from '../../src/domain/cursor.js';
 import { encodeDeliveryCursor } from '../../src/domain/webhooks/subscription-input.js';
-import { recordEvents } from '../../src/webhooks/event.repository.js';
 import { WebhookService } from '../../src/webhooks/webhook-service.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { pastDeliveries as pastDeliveriesOf } from '../support/webhooks.js';
+import { pruneProcessor } from '../../jobs/prune.job.js';
 
 let t: TestApp;
 const receiverUrl = 'http://127.0.0.1:9/hooks';
@@ -30,23 +31,7 @@ async function subscription(key: string): Promise<string> {
   return res.json().data.id as string;
 }
 
-/** `n` deliveries of the subscription, already finished (failed), made over the last hour: what a replay window finds. */
-async function pastDeliveries(subscriptionId: string, n: number): Promise<string[]> {
-  const ids = Array.from({ length: n }, () => newId('delivery'));
-  const start = Date.now() - 3_600_000;
-  for (let i = 0; i < ids.length; i += 500) {
-    const batch = ids.slice(i, i + 500);
-    // One event each: a subscription gets one delivery of an event.
-    await t.database.db.transaction().execute(async (trx) => {
-      const events = await recordEvents(trx, batch.map(() => ({ type: 'ping' as const, insightId: null, payload: {}, relayedAt: new Date() })));
-      await trx
-        .insertInto('webhook_deliveries')
-        .values(batch.map((id, j) => ({ id, event_id: events[j]!, subscription_id: subscriptionId, status: 'failed' as const, created_at: new Date(start + (i + j) * 10) })))
-        .execute();
-    });
-  }
-  return ids;
-}
+const pastDeliveries = (subscriptionId: string, n: number) => pastDeliveriesOf(t.database.db, subscriptionId, n);
 
 const jobsOf = async (ids: readonly string[]) => {
   const jobs = await t.redis.redis.keys(`${t.redis.keys.queuePrefix('webhooks')}:webhooks:deliver-*`);
@@ -214,5 +199,35 @@ describe('no input reaches a 500', () => {
     expect(res.statusCode).toBe(401);
     expect(res.json().detail).toMatch(/its checksum does not match: the key was mistyped or cut short/);
     expect((await t.app.inject({ url: '/api/insights', headers: bearer('pk_live_123') })).json().detail).toMatch(/keys start with sik_/);
+  });
+});
+
+describe('what grows with use is kept for a bounded time', () => {
+  it('the daily prune deletes attempts older than WEBHOOK_ATTEMPTS_KEEP_DAYS and send counts older than 40 days; the deliveries and newer rows stay', async () => {
+    const a = await t.webhookKey('pro');
+    const sub = await subscription(a.key);
+    const [oldDelivery, newDelivery] = await pastDeliveries(sub, 2);
+    const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000);
+    await t.database.db
+      .insertInto('webhook_attempts')
+      .values([
+        ...Array.from({ length: 3 }, (_, i) => ({ delivery_id: oldDelivery!, attempt: i + 1, at: daysAgo(31 + i), status_code: 500, latency_ms: 5, error: null })),
+        { delivery_id: newDelivery!, attempt: 1, at: daysAgo(29), status_code: 500, latency_ms: 5, error: null },
+      ])
+      .execute();
+    await t.database.db
+      .insertInto('webhook_sends_daily')
+      .values([
+        { account_id: a.accountId, day: daysAgo(41).toISOString().slice(0, 10), replays: 5, pings: 1 },
+        { account_id: a.accountId, day: daysAgo(39).toISOString().slice(0, 10), replays: 5, pings: 1 },
+      ])
+      .execute();
+    const pruned = await pruneProcessor({ db: t.database.db, attemptsKeepDays: 30 })();
+    expect(pruned.attempts).toBeGreaterThanOrEqual(3); // other tests' rows are all recent
+    const left = await t.database.db.selectFrom('webhook_attempts').select(['delivery_id', 'attempt']).where('delivery_id', 'in', [oldDelivery!, newDelivery!]).execute();
+    expect(left).toEqual([{ delivery_id: newDelivery, attempt: 1 }]);
+    const days = await t.database.db.selectFrom('webhook_sends_daily').select('day').where('account_id', '=', a.accountId).execute();
+    expect(days.map((d) => String(d.day).slice(0, 10))).toEqual([daysAgo(39).toISOString().slice(0, 10)]);
+    expect(await t.database.db.selectFrom('webhook_deliveries').select('id').where('id', 'in', [oldDelivery!, newDelivery!]).execute()).toHaveLength(2);
   });
 });

@@ -16,6 +16,19 @@ export const DEFAULT_DELIVERY_FAIRNESS: DeliveryFairness = {
   circuit: { failures: 5, openMs: 30_000, maxOpenMs: 600_000 },
 };
 
+/**
+ * How long a delivery the gate held back sleeps before it asks again, jitter
+ * left out (the caller adds up to as much again, so the held ones do not all
+ * wake together). Held back by its account's slots, it backs off 1 s, 2 s, …
+ * up to 32 s as it is held back again and again: an account with a backlog of
+ * thousands costs the workers a few wake-ups a second, not thousands. Behind
+ * a circuit or a probe, it sleeps until that opens.
+ */
+export function gateWaitMs(refusal: { why: 'account' | 'circuit' | 'probe'; waitMs: number }, timesHeldBefore: number): number {
+  if (refusal.why === 'account') return 1_000 * 2 ** Math.min(5, Math.max(0, timesHeldBefore));
+  return Math.max(1_000, refusal.waitMs);
+}
+
 /** Whether an attempt's outcome says the receiver is failing (trips the circuit), not the request (4xx) or the address. */
 export function receiverFailing(statusCode: number | null, refused: boolean): boolean {
   if (refused) return false;

@@ -1,0 +1,94 @@
+// The delivery gate in Redis (issue 35): one account's slots over every
+// worker, and a failing receiver's circuit, on a clock the test moves.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_DELIVERY_FAIRNESS, gateWaitMs, receiverFailing } from '../../src/domain/webhooks/fairness.js';
+import { DeliveryGate } from '../../src/webhooks/delivery-gate.js';
+import { createTestRedis, type TestRedis } from '../support/redis.js';
+
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await createTestRedis();
+});
+afterAll(() => redis.destroy());
+
+const LEASE_MS = 20_000;
+const gate = (perAccount = 3) =>
+  new DeliveryGate(redis.redis, { inFlight: redis.keys.webhookInFlight, circuit: redis.keys.webhookCircuit }, { ...DEFAULT_DELIVERY_FAIRNESS, perAccount }, LEASE_MS);
+
+describe('an account holds at most its slots', () => {
+  it('lets in perAccount jobs of one account, refuses the next until one leaves, and never counts another account', async () => {
+    const g = gate(3);
+    const now = 1_000_000;
+    for (const job of ['a1', 'a2', 'a3']) expect(await g.enter('acct_a', 'sub_a', job, now)).toEqual({ go: true });
+    expect(await g.enter('acct_a', 'sub_a2', 'a4', now)).toEqual({ go: false, waitMs: 0, why: 'account' });
+    expect(await g.enter('acct_b', 'sub_b', 'b1', now)).toEqual({ go: true });
+    // The same job asking again (a worker's retry of the call) keeps its one slot.
+    expect(await g.enter('acct_a', 'sub_a', 'a1', now)).toEqual({ go: true });
+    await g.leave('acct_a', 'sub_a', 'a2', 'ok', now);
+    expect(await g.enter('acct_a', 'sub_a2', 'a4', now)).toEqual({ go: true });
+  });
+
+  it("frees a crashed worker's slot when its lease runs out", async () => {
+    const g = gate(1);
+    const now = 2_000_000;
+    expect((await g.enter('acct_c', 'sub_c', 'c1', now)).go).toBe(true);
+    expect((await g.enter('acct_c', 'sub_c', 'c2', now + LEASE_MS - 1)).go).toBe(false);
+    expect((await g.enter('acct_c', 'sub_c', 'c2', now + LEASE_MS + 1)).go).toBe(true);
+  });
+});
+
+describe("a failing receiver's circuit", () => {
+  it('opens after 5 failures in a row, lets one probe through when it closes, doubles while the probe fails and closes on a success', async () => {
+    const g = gate(100);
+    const { failures, openMs } = DEFAULT_DELIVERY_FAIRNESS.circuit;
+    let now = 3_000_000;
+    for (let i = 0; i < failures - 1; i += 1) {
+      await g.enter('acct_d', 'sub_d', `d${i}`, now);
+      expect(await g.leave('acct_d', 'sub_d', `d${i}`, 'failing', now)).toBe(0);
+    }
+    // An answer that is not the receiver's fault (a 4xx) neither trips nor resets it.
+    await g.enter('acct_d', 'sub_d', 'd-400', now);
+    expect(await g.leave('acct_d', 'sub_d', 'd-400', 'other', now)).toBe(0);
+    await g.enter('acct_d', 'sub_d', 'd-last', now);
+    expect(await g.leave('acct_d', 'sub_d', 'd-last', 'failing', now)).toBe(openMs);
+    expect(await g.enter('acct_d', 'sub_d', 'd-next', now + 1)).toEqual({ go: false, waitMs: openMs - 1, why: 'circuit' });
+    // Another subscription of the same account is not held.
+    expect((await g.enter('acct_d', 'sub_d_other', 'o1', now + 1)).go).toBe(true);
+
+    now += openMs + 1;
+    expect(await g.enter('acct_d', 'sub_d', 'probe1', now)).toEqual({ go: true });
+    expect(await g.enter('acct_d', 'sub_d', 'd-next', now + 10)).toEqual({ go: false, waitMs: LEASE_MS - 10, why: 'probe' });
+    expect(await g.leave('acct_d', 'sub_d', 'probe1', 'failing', now + 100)).toBe(openMs * 2);
+
+    now += 100 + openMs * 2 + 1;
+    expect(await g.enter('acct_d', 'sub_d', 'probe2', now)).toEqual({ go: true });
+    await g.leave('acct_d', 'sub_d', 'probe2', 'ok', now);
+    for (const job of ['e1', 'e2', 'e3']) expect((await g.enter('acct_d', 'sub_d', job, now)).go).toBe(true);
+  });
+
+  it('a crashed probe does not hold the circuit past its lease', async () => {
+    const g = gate(100);
+    let now = 9_000_000;
+    for (let i = 0; i < DEFAULT_DELIVERY_FAIRNESS.circuit.failures; i += 1) {
+      await g.enter('acct_e', 'sub_e', `f${i}`, now);
+      await g.leave('acct_e', 'sub_e', `f${i}`, 'failing', now);
+    }
+    now += DEFAULT_DELIVERY_FAIRNESS.circuit.openMs + 1;
+    expect((await g.enter('acct_e', 'sub_e', 'lost-probe', now)).go).toBe(true);
+    expect((await g.enter('acct_e', 'sub_e', 'next', now + LEASE_MS + 1)).go).toBe(true);
+  });
+});
+
+describe('how long a held delivery sleeps', () => {
+  it('backs off 1 s to 32 s as its account keeps it waiting, and sleeps until a circuit or probe opens', () => {
+    expect([0, 1, 2, 5, 9].map((n) => gateWaitMs({ why: 'account', waitMs: 0 }, n))).toEqual([1_000, 2_000, 4_000, 32_000, 32_000]);
+    expect(gateWaitMs({ why: 'circuit', waitMs: 30_000 }, 3)).toBe(30_000);
+    expect(gateWaitMs({ why: 'probe', waitMs: 10 }, 0)).toBe(1_000);
+  });
+
+  it('a timeout, a 5xx, 429 and 408 say the receiver is failing; a 4xx or a refused address do not', () => {
+    expect([null, 500, 503, 429, 408].map((c) => receiverFailing(c, false))).toEqual([true, true, true, true, true]);
+    expect([400, 404, 410, 200].map((c) => receiverFailing(c, false))).toEqual([false, false, false, false]);
+    expect(receiverFailing(null, true)).toBe(false);
+  });
+});
