@@ -18,6 +18,7 @@ import { createDb } from '../src/db/connection.js';
 import { DIMENSIONS } from '../src/domain/scoring/dimensions.js';
 import { createBenchDatabase } from './lib/database.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
+import { procfileNodeFlags } from '../scripts/lib/service-process.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -25,9 +26,9 @@ const INSIGHTS = Number(process.env.BENCH_INSIGHTS ?? 100_000);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-// The flags the Procfile gives `web` (a larger young generation: fewer GC pauses
-// under load). Both servers get them, so the comparison stays like for like.
-const SERVER_NODE_FLAGS = '--max-semi-space-size=64';
+// The flags the Procfile gives `web` (its heap bounded: see operations.md). Both
+// servers get them, so the comparison stays like for like.
+const SERVER_NODE_FLAGS = procfileNodeFlags('web').join(' ');
 
 async function prepareDatabase(): Promise<{ url: string; ids: string[]; dropDatabase: () => Promise<void> }> {
   const database = await createBenchDatabase('api', 1);

@@ -20,7 +20,7 @@ import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import type { WebhookDeliverPayload } from '../src/queue/queues.js';
 import { finishDelivery, loadDeliveries, recordAttempts, type AttemptRecord } from '../src/webhooks/delivery.repository.js';
 import type { DeliveryGate } from '../src/webhooks/delivery-gate.js';
-import { gateWaitMs, receiverFailing } from '../src/domain/webhooks/fairness.js';
+import { gateSleep, receiverFailing } from '../src/domain/webhooks/fairness.js';
 import { loadEventsWithInsights, type EventWithInsight } from '../src/webhooks/event.repository.js';
 
 export interface DeliverDeps {
@@ -94,8 +94,8 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
       if (!entry.go) {
         // Every start but this one that was not a spent attempt was a time it was held back (or held for its suspended account).
         const heldBefore = (job.attemptsStarted ?? 1) - 1 - job.attemptsMade;
-        const waitMs = gateWaitMs(entry, heldBefore);
-        throw await sleepWithoutAttempt(job, token, waitMs + Math.floor(Math.random() * Math.min(waitMs, 30_000)));
+        const { baseMs, spreadMs } = gateSleep(entry, heldBefore);
+        throw await sleepWithoutAttempt(job, token, baseMs + Math.floor(Math.random() * spreadMs));
       }
     }
     const attempt = row.attempts + 1;

@@ -1,7 +1,9 @@
 // The chaos soak: the Procfile's processes (2 web, 2 workers) on a Postgres
 // cluster and a Redis (AOF) of their own, with research runs, a refresh,
 // webhook deliveries and API reads going on, while faults land at seeded
-// random moments. Once the faults stop, the invariants are checked.
+// random moments, and two accounts try to turn their webhook sends into a flood
+// at a receiver that never answers (webhook-flooder.ts). Once the faults stop,
+// the invariants are checked.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -25,6 +27,7 @@ import { FAULT_KINDS, inject, seededRandom, type FaultKind, type InjectedFault }
 import { WebhookReceiver } from './receiver.js';
 import { Supervisor, type Slot } from './supervisor.js';
 import { startWebhookWriters, type WebhookWriterStats, type WriterAccount } from './webhook-writers.js';
+import { SilentReceiver, startWebhookFlooders, type FloodAccount, type FloodStats } from './webhook-flooder.js';
 
 const exec = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,6 +62,7 @@ export interface SoakResult {
   free_key_max_granted: number;
   /** Clients managing their own subscriptions through /api/webhooks during the faults. */
   webhook_api: WebhookWriterStats;
+  webhook_flood: FloodStats & { silent_receiver_connections: number; silent_receiver_most_at_once: Record<string, number> };
   unexpected_exits: number;
   readyz_recovery_ms: number | null;
   settle_ms: number;
@@ -209,10 +213,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     };
     await cli(env, ['release']);
     const subscriptions = ['alpha', 'beta'];
+    const subscriptionIds: string[] = [];
     for (const name of subscriptions) {
       const out = JSON.parse(await cli(env, ['webhooks', 'add', '--url', receiver.urlFor(name), '--event', 'insight.created', '--json'])) as { id: string; secret: string };
       receiver.setSecret(name, out.secret);
+      subscriptionIds.push(out.id);
     }
+    const silent = new SilentReceiver();
+    await silent.listen();
+    cleanups.unshift(() => silent.close());
 
     const adminDb = createDb(postgres.urlFor('chaos'), { maxConnections: 4, applicationName: 'chaos-harness' });
     cleanups.unshift(() => adminDb.destroy());
@@ -266,6 +275,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       }),
     );
     const writers = startWebhookWriters(webs, writerAccounts, receiver.urlFor('api-made'), options.seed, seededRandom(options.seed ^ 0x3b1));
+    const floodAccounts: FloodAccount[] = await Promise.all(
+      (['free', 'starter'] as const).map(async (plan) => {
+        const created = await createApiKey(adminDb, `chaos flooder ${plan}`, plan, null, ['insights:read', 'webhooks:write']);
+        return { plan, accountId: created.accountId, key: created.key };
+      }),
+    );
+    const flooders = startWebhookFlooders(adminDb, webs, floodAccounts, silent, options.durationMs, seededRandom(options.seed ^ 0xf100d));
 
     // Research runs in bursts over the first 70% of the soak, so many are in flight
     // when faults land; a fresh Free key with each burst, so quotas are spent during faults.
@@ -358,16 +374,29 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const events = await adminDb.selectFrom('outbox_events').select('id').where('type', '=', 'insight.created').execute();
       return events.flatMap((e) => subscriptions.map((subscription) => ({ subscription, webhookId: e.id })));
     };
+    // What the settle waits on, said every 10 s: a slow recovery names what is slow.
+    let waitingOn = '';
+    const progress = setInterval(() => log(`settling: waiting on ${waitingOn || 'the first check'}`), 10_000);
     const settled = await persist(
       'work to finish after the faults',
       async () => {
         const runs = await adminDb.selectFrom('research_runs').select('status').execute();
         const unfinished = runs.filter((r) => r.status !== 'succeeded' && r.status !== 'failed').length;
-        if (runs.length < options.runs || unfinished > 0) throw new Error(`${unfinished} runs unfinished`);
+        waitingOn = `${unfinished} runs unfinished`;
+        if (runs.length < options.runs || unfinished > 0) throw new Error(waitingOn);
         const pairs = await expectedPairs();
-        if (!receiver.delivered(pairs)) throw new Error('deliveries outstanding');
-        const open = await adminDb.selectFrom('webhook_deliveries').select('id').where('status', '<>', 'succeeded').execute();
-        if (open.length > 0) throw new Error(`${open.length} deliveries not succeeded`);
+        // By status, with their attempts and the last one's time, and the receivers' circuits: why they are late.
+        const byStatus = await sql<{ status: string; n: number; attempts: number; last: string | null }>`
+          select d.status, count(distinct d.id)::int as n, count(a.*)::int as attempts, max(a.at)::text as last
+          from webhook_deliveries d left join webhook_attempts a on a.delivery_id = d.id
+          where d.subscription_id in (${sql.join(subscriptionIds)}) group by d.status`.execute(adminDb);
+        const circuits = await Promise.all(subscriptionIds.map(async (id) => JSON.stringify(await adminRedis.hgetall(redisKeys('si').webhookCircuit(id)))));
+        waitingOn = `deliveries outstanding (${pairs.length} expected): ${JSON.stringify(byStatus.rows)}; circuits ${circuits.join(' ')}`;
+        if (!receiver.delivered(pairs)) throw new Error(waitingOn);
+        // The flooders' deliveries go to a receiver that never answers: only the soak's own subscriptions must all succeed.
+        const open = await adminDb.selectFrom('webhook_deliveries').select('id').where('status', '<>', 'succeeded').where('subscription_id', 'in', subscriptionIds).execute();
+        waitingOn = `${open.length} deliveries not succeeded`;
+        if (open.length > 0) throw new Error(waitingOn);
         return true;
       },
       options.settleMs,
@@ -375,11 +404,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       violations.push(String(error));
       return false;
     });
+    clearInterval(progress);
     const settleMs = Date.now() - faultsOver;
     log(`settled: ${settled} after ${settleMs} ms`);
     await readers.stop();
     await writers.stop();
     violations.push(...(await writers.check(adminDb)));
+    await flooders.stop();
+    violations.push(...(await flooders.check(adminDb)));
 
     // The invariants.
     const runs = await adminDb.selectFrom('research_runs').select(['id', 'status', 'insight_id', 'idea']).execute();
@@ -401,7 +433,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
     const pairs = await expectedPairs();
     if (!receiver.delivered(pairs)) violations.push('some (event, subscription) pairs were never delivered');
-    const deliveries = await adminDb.selectFrom('webhook_deliveries').select(['event_id', 'status']).execute();
+    const deliveries = await adminDb.selectFrom('webhook_deliveries').select(['event_id', 'status']).where('subscription_id', 'in', subscriptionIds).execute();
     const deliveredOk = deliveries.filter((d) => d.status === 'succeeded').length;
     if (deliveries.length !== pairs.length) violations.push(`${deliveries.length} delivery rows for ${pairs.length} (event, subscription) pairs`);
     // Every retry keeps its webhook-id: all receipts of one insight.created at one subscription carry one id.
@@ -447,6 +479,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       api_transport_errors: api.transportErrors,
       free_key_max_granted: freeMax,
       webhook_api: writers.stats,
+      webhook_flood: { ...flooders.stats, silent_receiver_connections: silent.accepted, silent_receiver_most_at_once: Object.fromEntries(silent.most) },
       unexpected_exits: unexpected,
       readyz_recovery_ms: readyzRecoveryMs,
       settle_ms: settleMs,

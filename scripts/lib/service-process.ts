@@ -2,6 +2,7 @@
 // as a supervisor would, and knows when each is ready by the line it logs,
 // not by a clock: "web listening" (with its URL) or "workers started".
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,13 @@ const ROOT = (() => {
 })();
 
 export type ServiceKind = 'web' | 'worker';
+
+/** Node's own flags the Procfile gives a process (`web: node --flag … dist/src/web.js`): tests and benchmarks run it as production does. */
+export function procfileNodeFlags(kind: ServiceKind): string[] {
+  const line = readFileSync(path.join(ROOT, 'Procfile'), 'utf8').split('\n').find((l) => l.startsWith(`${kind}:`));
+  if (!line) throw new Error(`the Procfile has no ${kind} process`);
+  return line.slice(kind.length + 1).trim().split(/\s+/).filter((word) => word.startsWith('--'));
+}
 
 const ENTRY: Record<ServiceKind, string> = { web: 'dist/src/web.js', worker: 'dist/src/worker.js' };
 const READY_MESSAGE: Record<ServiceKind, string> = { web: 'web listening', worker: 'workers started' };
@@ -37,9 +45,9 @@ export class ServiceProcess {
   constructor(
     readonly kind: ServiceKind,
     env: Record<string, string>,
-    options: { readyTimeoutMs?: number; onLine?: (line: string) => void } = {},
+    options: { readyTimeoutMs?: number; onLine?: (line: string) => void; /** Node's own flags, as the Procfile gives them. */ nodeFlags?: readonly string[] } = {},
   ) {
-    this.child = spawn(process.execPath, [path.join(ROOT, ENTRY[kind])], {
+    this.child = spawn(process.execPath, [...(options.nodeFlags ?? []), path.join(ROOT, ENTRY[kind])], {
       cwd: ROOT,
       // Readiness is read from the info line, whatever level the caller wants otherwise.
       // ENV_FILE=none: the harness gives each process all it should see; a .env in the project folder must not add to it.

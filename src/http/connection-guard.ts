@@ -18,6 +18,11 @@
 // Node stops reading a connection only when its HTTP parser is paused (pausing
 // the socket alone does not: the parser reads the socket's handle directly),
 // and it resumes both when its own output drains; hence `socket.parser` below.
+//
+// A connection given up on is reset, not ended: a client that never reads never
+// sees a graceful close, so its side stayed open for good (CLOSE_WAIT) and ours
+// lingered in the kernel's FIN-WAIT. One refused with a 429 gets its answers
+// and a moment (CLOSE_GRACE_MS) to take them from the kernel, then the reset.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { PROBLEM_CONTENT_TYPE, problem } from './problem.js';
@@ -62,6 +67,19 @@ interface HttpParserLike {
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** How long a refused connection has, once its last answer is handed to the kernel, before it is reset. */
+export const CLOSE_GRACE_MS = 1_000;
+
+/** Closes the connection at once with a reset: both ends are gone, whatever the client reads. */
+function reset(socket: Socket): void {
+  if (socket.destroyed) return;
+  try {
+    socket.resetAndDestroy();
+  } catch {
+    socket.destroy(); // not a TCP socket
+  }
+}
+
 const TOO_MANY_BODY = JSON.stringify(
   problem(
     'tooManyPipelined',
@@ -97,7 +115,7 @@ export class ConnectionGuard {
         state.dropped += 1;
         if (state.dropped === this.limits.maxPipelined) {
           this.onClose({ reason: 'flooding', address: socket.remoteAddress, inFlight: state.inFlight.size, queuedBytes: this.queuedBytes(socket, state) });
-          socket.destroy();
+          reset(socket);
         }
         return;
       }
@@ -205,6 +223,13 @@ export class ConnectionGuard {
     stop();
     // Node resumes a connection when its own output drains; this one stays stopped.
     socket.on('resume', stop);
+    // Node ends it once the 429 is written (destroySoon): a client that does not read would never see that end.
+    (socket as Socket & { destroySoon: () => void }).destroySoon = () => {
+      if (socket.writable) socket.end();
+      const timer = setTimeout(() => reset(socket), CLOSE_GRACE_MS);
+      timer.unref();
+      socket.once('close', () => clearTimeout(timer));
+    };
   }
 
   private sweep(): void {
@@ -227,7 +252,7 @@ export class ConnectionGuard {
       if (waitingOnClient && now - state.lastProgress >= this.limits.stallTimeoutMs) {
         this.stats.stalled += 1;
         this.onClose({ reason: 'stalled', address: socket.remoteAddress, inFlight: state.inFlight.size, queuedBytes: bytes });
-        socket.destroy();
+        reset(socket);
         this.watched.delete(socket);
         continue;
       }
@@ -242,7 +267,7 @@ export class ConnectionGuard {
         const state = this.states.get(socket)!;
         this.stats.shed += 1;
         this.onClose({ reason: 'process-budget', address: socket.remoteAddress, inFlight: state.inFlight.size, queuedBytes: bytes });
-        socket.destroy();
+        reset(socket);
         this.watched.delete(socket);
         total -= bytes;
       }

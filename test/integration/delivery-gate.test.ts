@@ -1,7 +1,7 @@
 // The delivery gate in Redis (issue 35): one account's slots over every
 // worker, and a failing receiver's circuit, on a clock the test moves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_DELIVERY_FAIRNESS, gateWaitMs, receiverFailing } from '../../src/domain/webhooks/fairness.js';
+import { DEFAULT_DELIVERY_FAIRNESS, gateSleep, receiverFailing } from '../../src/domain/webhooks/fairness.js';
 import { DeliveryGate } from '../../src/webhooks/delivery-gate.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 
@@ -80,10 +80,12 @@ describe("a failing receiver's circuit", () => {
 });
 
 describe('how long a held delivery sleeps', () => {
-  it('backs off 1 s to 32 s as its account keeps it waiting, and sleeps until a circuit or probe opens', () => {
-    expect([0, 1, 2, 5, 9].map((n) => gateWaitMs({ why: 'account', waitMs: 0 }, n))).toEqual([1_000, 2_000, 4_000, 32_000, 32_000]);
-    expect(gateWaitMs({ why: 'circuit', waitMs: 30_000 }, 3)).toBe(30_000);
-    expect(gateWaitMs({ why: 'probe', waitMs: 10 }, 0)).toBe(1_000);
+  it('backs off 1 s to 32 s as its account keeps it waiting, sleeps until a circuit closes and at most 5 s behind a probe', () => {
+    expect([0, 1, 2, 5, 9].map((n) => gateSleep({ why: 'account', waitMs: 0 }, n).baseMs)).toEqual([1_000, 2_000, 4_000, 32_000, 32_000]);
+    expect(gateSleep({ why: 'account', waitMs: 0 }, 2)).toEqual({ baseMs: 4_000, spreadMs: 4_000 });
+    expect(gateSleep({ why: 'circuit', waitMs: 30_000 }, 3)).toEqual({ baseMs: 30_000, spreadMs: 7_500 });
+    expect(gateSleep({ why: 'probe', waitMs: 10 }, 0)).toEqual({ baseMs: 1_000, spreadMs: 1_000 });
+    expect(gateSleep({ why: 'probe', waitMs: 19_000 }, 0)).toEqual({ baseMs: 5_000, spreadMs: 1_000 });
   });
 
   it('a timeout, a 5xx, 429 and 408 say the receiver is failing; a 4xx or a refused address do not', () => {

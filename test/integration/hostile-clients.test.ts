@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
-import { ServiceProcess } from '../../scripts/lib/service-process.js';
+import { procfileNodeFlags, ServiceProcess } from '../../scripts/lib/service-process.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { insertInsight } from '../support/fixtures.js';
@@ -220,5 +220,59 @@ describe('slow peers and hostile URLs against the real web process', () => {
     expect(held).toBeGreaterThan(3 * 2 ** 20); // it was used, not bypassed
     // Without a byte budget each distinct URL kept its ~60 KB page: 6,000 of them, about 350 MB.
     expect(after - before).toBeLessThan(48);
+  }, 300_000);
+});
+
+describe("the web process under the Procfile's flags and the default 64 MB cache", () => {
+  // The outside review (issue 35): 5,000 distinct near-zero min_score values with limit=100 grew
+  // the web process by 275 MB while the cache's budget is 64 MB. The cache held to its budget; the
+  // rest was V8's heap, sized to the machine's memory and to a 64 MB young generation
+  // (--max-semi-space-size=64): the garbage of 5,000 60 KB pages was kept, not collected. The
+  // Procfile now bounds the heap (--max-semi-space-size=16 --max-old-space-size=384).
+  const OVERHEAD_MB = 48;
+  let database: TestDatabase;
+  let redis: TestRedis;
+  let web: ServiceProcess;
+  let key: string;
+  const ADMIN_TOKEN = 'hostile-test-admin-token-0123456789';
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    redis = await createTestRedis();
+    for (let i = 0; i < 100; i += 1) await insertInsight(database.db, { score: i / 100, title: `Insight ${i} ${'x'.repeat(300)}` });
+    key = (await createApiKey(database.db, 'distinct queries', 'enterprise')).key;
+    web = new ServiceProcess('web', { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: '0', ADMIN_TOKEN, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' }, { nodeFlags: procfileNodeFlags('web') });
+    await web.ready;
+  });
+  afterAll(async () => {
+    await web?.kill('SIGTERM');
+    await redis?.destroy();
+    await database?.destroy();
+  });
+
+  it(`5,000 distinct cached queries of 60 KB pages: resident memory grows by at most the cache's 64 MB plus ${OVERHEAD_MB} MB`, async () => {
+    const base = (await web.ready).url!;
+    const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${web.pid}/status`, 'utf8'))![1]) / 1024;
+    for (let i = 0; i < 20; i += 1) await (await fetch(`${base}/api/insights?limit=100`, { headers: bearer(key) })).arrayBuffer();
+    const before = rss();
+    let peak = before;
+    for (let batch = 0; batch < 5_000; batch += 50) {
+      const statuses = await Promise.all(
+        Array.from({ length: 50 }, async (_, j) => {
+          const res = await fetch(`${base}/api/insights?limit=100&min_score=0.${String(batch + j).padStart(7, '0')}1`, { headers: bearer(key) });
+          await res.arrayBuffer();
+          return res.status;
+        }),
+      );
+      expect(statuses.every((s) => s === 200)).toBe(true);
+      peak = Math.max(peak, rss());
+    }
+    const metrics = await (await fetch(`${base}/metrics`, { headers: bearer(ADMIN_TOKEN) })).text();
+    const cacheMb = Number(/^api_response_cache_bytes (\d+)/m.exec(metrics)![1]) / 2 ** 20;
+    const heapMb = Number(/^nodejs_heap_size_total_bytes (\d+)/m.exec(metrics)![1]) / 2 ** 20;
+    process.stdout.write(`web RSS before ${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB over 5,000 distinct queries; cache ${cacheMb.toFixed(1)} MB (budget 64), V8 heap ${heapMb.toFixed(0)} MB\n`);
+    expect(cacheMb).toBeLessThanOrEqual(64);
+    expect(cacheMb).toBeGreaterThan(60); // the cache was filled, not bypassed
+    expect(peak - before).toBeLessThan(64 + OVERHEAD_MB);
   }, 300_000);
 });

@@ -18,6 +18,8 @@ import { bearer } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { insertInsight } from '../support/fixtures.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { until } from '../support/pipeline.js';
+import { tcpConnections } from '../support/tcp.js';
 
 /** What the attack may add to the web process's resident memory (MB): the test's stated bound. */
 const MEMORY_BOUND_MB = 80;
@@ -127,6 +129,35 @@ describe('pipelined requests whose answers are never read', () => {
       expect(client.received()).toBeLessThan(300 * page);
     } finally {
       await stallWeb.kill('SIGTERM');
+    }
+  });
+
+  it('four connections that pipeline 1,500 requests once and never read are gone at both ends within a deadline, whatever the route', async () => {
+    // The outside review's client (issue 35): it writes its requests once and never reads or writes
+    // again, so it never learns of a graceful close; before, its side stayed open for good (CLOSE_WAIT)
+    // and the server's lingered in the kernel. The server now resets what it gives up on.
+    const { port } = new URL(base);
+    const routes = ['/docs/json', '/healthz', '/openapi.json', '/api/insights?limit=100'];
+    const sockets = routes.map((route) => {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      socket.pause();
+      socket.on('error', () => {});
+      socket.once('connect', () => socket.write(`GET ${route} HTTP/1.1\r\nHost: x\r\n${route.startsWith('/api/') ? `Authorization: Bearer ${key}\r\n` : ''}\r\n`.repeat(1_500)));
+      return socket;
+    });
+    await Promise.all(sockets.map((s) => new Promise((resolve) => (s.localPort ? resolve(null) : s.once('connect', resolve)))));
+    const ends = sockets.map((s) => s.localPort!);
+    const started = Date.now();
+    // What the kernel holds for these connections, on either side (TIME_WAIT holds nothing of the process's).
+    const open = () => tcpConnections(Number(port)).filter((c) => ends.includes(c.clientPort) && c.state !== 'TIME_WAIT');
+    try {
+      const left = await until(async () => open(), (c) => c.length === 0, 60_000, 'the pipelining connections to be gone at both ends');
+      expect(left).toEqual([]);
+      process.stdout.write(`all ${routes.length} pipelining connections gone at both ends after ${Date.now() - started} ms\n`);
+      // HTTP_REQUEST_TIMEOUT_MS is 3 s here: gone well before the 90 s the review saw them open.
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      for (const s of sockets) s.destroy();
     }
   });
 
