@@ -118,7 +118,7 @@ describe('the OpenAPI document', () => {
     await writeFile(path.join(work, 'client.ts'), program);
     expect(hooksExample).toContain("hooks.POST('/api/webhooks'");
     expect(hooksExample).not.toMatch(/\bas [A-Za-z{]/);
-    const hooksProgram = `${hooksExample}\nconsole.log(JSON.stringify({ created: created.response.status, secret: created.data?.data.secret.slice(0, 6) ?? null, updated: updated.response.status, minScore: updated.data?.data.min_score ?? null, enabled: updated.data?.data.enabled ?? null, removed: removed.response.status, gone: (await hooks.GET('/api/webhooks/{id}', { params: { path: { id } } })).response.status }));\n`;
+    const hooksProgram = `${hooksExample}\nconsole.log(JSON.stringify({ created: created.response.status, secret: created.data?.data.secret?.slice(0, 6) ?? null, updated: updated.response.status, minScore: updated.data?.data.min_score ?? null, enabled: updated.data?.data.enabled ?? null, removed: removed.response.status, gone: (await hooks.GET('/api/webhooks/{id}', { params: { path: { id } } })).response.status }));\n`;
     await writeFile(path.join(work, 'hooks.ts'), hooksProgram);
     await writeFile(path.join(work, 'package.json'), JSON.stringify({ type: 'module' }));
     await writeFile(

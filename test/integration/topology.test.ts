@@ -43,9 +43,17 @@ describe('2 web and 2 worker processes on a Redis Cluster and a Postgres replica
       expect(out.code, out.stderr).toBe(0);
       keys.push((JSON.parse(out.stdout) as { key: string }).key);
     }
-    const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => get(topology.webUrls[i % 2]!, '/api/sources', keys[Math.floor(i / 2) % 2]!).then((r) => r.status)));
-    expect(statuses.filter((s) => s === 200)).toHaveLength(100);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(100);
+    // A 503 (a web process shedding load on a busy machine) is asked again, as a client would: it counts no quota.
+    const ask = async (i: number): Promise<number> => {
+      for (let attempt = 0; ; attempt += 1) {
+        const status = (await get(topology.webUrls[i % 2]!, '/api/sources', keys[Math.floor(i / 2) % 2]!)).status;
+        if (status !== 503 || attempt === 20) return status;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
+    const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => ask(i)));
+    const counts = statuses.reduce<Record<number, number>>((c, s) => ({ ...c, [s]: (c[s] ?? 0) + 1 }), {});
+    expect(counts).toEqual({ 200: 100, 429: 100 });
   });
 
   it('refuses a revoked key on both web processes within a second', async () => {
