@@ -7,7 +7,21 @@ import tseslint from 'typescript-eslint';
 // It imports no IO library and nothing outside src/domain/, so a type two
 // floors share lives in the domain and the upper floor imports it from there.
 const IO_PACKAGES = ['pg', 'kysely', 'ioredis', 'bullmq', 'fastify', 'pino', 'prom-client', 'commander', 'undici', 'saxes'];
-const NODE_IO = ['fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'tls', 'dns', 'dgram', 'child_process', 'worker_threads', 'cluster', 'process'];
+const NODE_IO = [
+  'fs',
+  'fs/promises',
+  'net',
+  'http',
+  'https',
+  'http2',
+  'tls',
+  'dns',
+  'dgram',
+  'child_process',
+  'worker_threads',
+  'cluster',
+  'process',
+];
 const IO_MESSAGE = 'src/domain/ is pure: IO belongs to an adapter or repository above it (docs/internals.md).';
 const domainFloor = (depth) => ({
   // A relative import with more "../" than the file is deep in src/domain/ leaves the domain.
@@ -19,7 +33,10 @@ const domainFloor = (depth) => ({
         paths: [...IO_PACKAGES, ...NODE_IO.flatMap((m) => [m, `node:${m}`])].map((name) => ({ name, message: IO_MESSAGE })),
         patterns: [
           { group: ['@fastify/*', '@bull-board/*', '@electric-sql/*'], message: IO_MESSAGE },
-          { regex: `^(\\.\\./){${depth + 1},}`, message: 'src/domain/ imports nothing above it: move the shared type or function down into src/domain/ (docs/internals.md).' },
+          {
+            regex: `^(\\.\\./){${depth + 1},}`,
+            message: 'src/domain/ imports nothing above it: move the shared type or function down into src/domain/ (docs/internals.md).',
+          },
         ],
       },
     ],
@@ -47,7 +64,10 @@ export default tseslint.config(
     // House rules for the product code (STYLE.md 4 and 6).
     files: ['src/**/*.ts', 'jobs/**/*.ts'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config.ts reads process.env: add a setting there.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Only src/config.ts reads process.env: add a setting there.' },
+      ],
       'no-console': ['error'],
     },
   },
@@ -55,7 +75,12 @@ export default tseslint.config(
   {
     // config.ts stands on the domain alone: every other floor imports config, so anything else here makes a loop.
     files: ['src/config.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./|^\\./(?!domain/)', message: 'src/config.ts imports only from src/domain/ (docs/internals.md).' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^\\.\\./|^\\./(?!domain/)', message: 'src/config.ts imports only from src/domain/ (docs/internals.md).' }] },
+      ],
+    },
   },
   domainFloor(0),
   domainFloor(1),

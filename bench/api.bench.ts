@@ -72,14 +72,25 @@ async function prepareDatabase(): Promise<{ url: string; ids: string[]; dropData
   await new Promise((r) => setTimeout(r, Number(process.env.BENCH_SETTLE_S ?? 5) * 1000));
   process.stdout.write(`prepared ${INSIGHTS} insights × 30 points in ${round((Date.now() - started) / 1000, 1)} s\n`);
 
-  const ids = (await db.selectFrom('insights').select('id').orderBy(sql`random()`).limit(1000).execute()).map((r) => r.id);
+  const ids = (
+    await db
+      .selectFrom('insights')
+      .select('id')
+      .orderBy(sql`random()`)
+      .limit(1000)
+      .execute()
+  ).map((r) => r.id);
   await database.close();
   return { url: database.url, ids, dropDatabase: database.drop };
 }
 
 function startServer(script: string, args: string[], env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    const child = fork(path.join(here, 'servers', script), args, { execArgv: (process.env.BENCH_NODE_FLAGS ?? SERVER_NODE_FLAGS).split(' ').filter(Boolean), env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(path.join(here, 'servers', script), args, {
+      execArgv: (process.env.BENCH_NODE_FLAGS ?? SERVER_NODE_FLAGS).split(' ').filter(Boolean),
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     child.once('message', (message: { url: string }) => resolve({ url: message.url, child }));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)));
   });
@@ -152,7 +163,16 @@ async function main() {
         const b = await load(baseline.url, urlPath, {}, DURATION_S);
         oursRounds.push(o);
         baselineRounds.push(b);
-        rounds.push({ endpoint: name, round: n, 'ours req/s': Math.round(o.rps), 'ours p50': o.p50, 'ours p99': o.p99, 'baseline req/s': Math.round(b.rps), 'baseline p99': b.p99, ratio: round(o.rps / b.rps, 2) });
+        rounds.push({
+          endpoint: name,
+          round: n,
+          'ours req/s': Math.round(o.rps),
+          'ours p50': o.p50,
+          'ours p99': o.p99,
+          'baseline req/s': Math.round(b.rps),
+          'baseline p99': b.p99,
+          ratio: round(o.rps / b.rps, 2),
+        });
       }
       results[name] = { ours: medianOf(oursRounds), baseline: medianOf(baselineRounds) };
     }
@@ -168,9 +188,33 @@ async function main() {
   printTable(
     `GET endpoints, ${INSIGHTS.toLocaleString('en')} insights, ${CONNECTIONS} connections: median of ${ROUNDS} rounds of ${DURATION_S} s`,
     Object.entries(results).flatMap(([name, r]) => [
-      { endpoint: name, server: 'ours', 'req/s': round(r.ours.rps, 0), 'p50 ms': r.ours.p50, 'p99 ms': r.ours.p99, 'non-2xx': r.ours.non2xx, errors: r.ours.errors },
-      { endpoint: name, server: 'baseline', 'req/s': round(r.baseline.rps, 0), 'p50 ms': r.baseline.p50, 'p99 ms': r.baseline.p99, 'non-2xx': r.baseline.non2xx, errors: r.baseline.errors },
-      { endpoint: name, server: 'ratio', 'req/s': round(r.ours.rps / r.baseline.rps, 2), 'p50 ms': '', 'p99 ms': '', 'non-2xx': '', errors: '' },
+      {
+        endpoint: name,
+        server: 'ours',
+        'req/s': round(r.ours.rps, 0),
+        'p50 ms': r.ours.p50,
+        'p99 ms': r.ours.p99,
+        'non-2xx': r.ours.non2xx,
+        errors: r.ours.errors,
+      },
+      {
+        endpoint: name,
+        server: 'baseline',
+        'req/s': round(r.baseline.rps, 0),
+        'p50 ms': r.baseline.p50,
+        'p99 ms': r.baseline.p99,
+        'non-2xx': r.baseline.non2xx,
+        errors: r.baseline.errors,
+      },
+      {
+        endpoint: name,
+        server: 'ratio',
+        'req/s': round(r.ours.rps / r.baseline.rps, 2),
+        'p50 ms': '',
+        'p99 ms': '',
+        'non-2xx': '',
+        errors: '',
+      },
     ]),
   );
   const list = results.list!;

@@ -27,7 +27,9 @@ import { printJsonLine, printTable } from './lib/report.js';
 
 const given = process.argv[2];
 if (given !== undefined && !existsSync(given)) {
-  process.stderr.write(`bench:evidence: ${given}: no such file or folder (a JSONL file of insights evidence collect, or a folder of recordings)\n`);
+  process.stderr.write(
+    `bench:evidence: ${given}: no such file or folder (a JSONL file of insights evidence collect, or a folder of recordings)\n`,
+  );
   process.exit(1);
 }
 if (given !== undefined && statSync(given).isFile()) {
@@ -47,7 +49,9 @@ if (given !== undefined && statSync(given).isFile()) {
       else unreadable.push(i + 1);
     });
   if (unreadable.length > 0) {
-    process.stderr.write(`bench:evidence: ${unreadable.length} line(s) of ${given} are not records of insights evidence collect (line ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}); left out\n`);
+    process.stderr.write(
+      `bench:evidence: ${unreadable.length} line(s) of ${given} are not records of insights evidence collect (line ${unreadable.slice(0, 5).join(', ')}${unreadable.length > 5 ? ', …' : ''}); left out\n`,
+    );
   }
   if (records.length === 0) {
     process.stderr.write(`bench:evidence: ${given} holds no record of insights evidence collect\n`);
@@ -62,7 +66,7 @@ if (given !== undefined && statSync(given).isFile()) {
         family: f,
         'fit rows': a.fit_rows,
         'check rows': a.check_rows,
-        'saturation: fitted / shipped': `${a.fitted_saturation ?? '–'}${a.fitted_at_edge ? ' (at the grid\'s end: not pinned down)' : ''} / ${a.shipped_saturation}`,
+        'saturation: fitted / shipped': `${a.fitted_saturation ?? '–'}${a.fitted_at_edge ? " (at the grid's end: not pinned down)" : ''} / ${a.shipped_saturation}`,
         'check mean |diff|: fitted / shipped': `${a.check_mae_fitted ?? '–'} / ${a.check_mae_shipped ?? '–'}`,
         'check spearman': a.check_spearman ?? '–',
       };
@@ -70,12 +74,25 @@ if (given !== undefined && statSync(given).isFile()) {
   );
   const simulated = fit.usable - fit.live;
   process.stdout.write(
-    (simulated > 0 ? `\n${simulated} of the usable phrases were collected from a simulated world (replay or synthetic): they show the method works, not that Google's numbers agree, and do not count.` : '') +
+    (simulated > 0
+      ? `\n${simulated} of the usable phrases were collected from a simulated world (replay or synthetic): they show the method works, not that Google's numbers agree, and do not count.`
+      : '') +
       (fit.enough
         ? `\n${fit.live} usable phrases from live Google: enough (${fit.required}) to lift the experimental mark, if the check half agrees; set EVIDENCE_VALIDATION.measured in src/domain/scoring/dimensions.ts and the saturation points with the figures above.\n`
         : `\n${fit.live} usable phrases from live Google, where ${fit.required} are needed: pain and intent stay experimental.\n`),
   );
-  printJsonLine({ bench: 'evidence', mode: 'collected', file: path.basename(given), phrases: fit.phrases, usable: fit.usable, live: fit.live, unreadable_lines: unreadable.length, required: fit.required, enough: fit.enough, families: fit.families });
+  printJsonLine({
+    bench: 'evidence',
+    mode: 'collected',
+    file: path.basename(given),
+    phrases: fit.phrases,
+    usable: fit.usable,
+    live: fit.live,
+    unreadable_lines: unreadable.length,
+    required: fit.required,
+    enough: fit.enough,
+    families: fit.families,
+  });
   process.exit(0);
 }
 
@@ -91,7 +108,13 @@ const figures = measureAgreement(recordings);
 
 printTable(
   `Recorded related-query answers: ${exchanges} exchanges, ${recordings.length} distinct (phrase, day); ${differing} copies differed from the one kept`,
-  recordings.map((r) => ({ phrase: r.keyword, recorded: r.recordedAt, window: r.window, 'top listed': r.top.length, 'rising listed': r.rising.length })),
+  recordings.map((r) => ({
+    phrase: r.keyword,
+    recorded: r.recordedAt,
+    window: r.window,
+    'top listed': r.top.length,
+    'rising listed': r.rising.length,
+  })),
 );
 printTable(
   'Per recording: the related-list reading (baseline) and the modifier reading estimated from the top list',
@@ -120,10 +143,23 @@ printTable(
     };
   }),
 );
-const drift = Math.max(...AGREEMENT_FAMILIES.flatMap((f) => [figures.families[f].retest_abs_difference.list ?? 0, figures.families[f].retest_abs_difference.modifier ?? 0]));
+const drift = Math.max(
+  ...AGREEMENT_FAMILIES.flatMap((f) => [
+    figures.families[f].retest_abs_difference.list ?? 0,
+    figures.families[f].retest_abs_difference.modifier ?? 0,
+  ]),
+);
 process.stdout.write(
   `\n${figures.keywords.length} phrases (${figures.keywords.join(', ')}), recorded on ${figures.days.length} days (${figures.days.join(', ')}), for the window(s) ${figures.windows.join(', ')}. ` +
     `A reading moves by at most ${drift} on average between days for the same phrase, so the days repeat one comparison rather than add new ones: ` +
-    `the sample holds ${figures.keywords.length * (figures.keywords.length - 1) / 2} independent pair(s) of phrases per family.\n`,
+    `the sample holds ${(figures.keywords.length * (figures.keywords.length - 1)) / 2} independent pair(s) of phrases per family.\n`,
 );
-printJsonLine({ bench: 'evidence', recordings: figures.recordings, exchanges, differing, keywords: figures.keywords, days: figures.days, families: figures.families });
+printJsonLine({
+  bench: 'evidence',
+  recordings: figures.recordings,
+  exchanges,
+  differing,
+  keywords: figures.keywords,
+  days: figures.days,
+  families: figures.families,
+});

@@ -42,7 +42,8 @@ async function baseline(prefix: string, beforeNext?: BeforeNext) {
       const { chain, step } = job.data as { chain: number; step: number };
       await beforeNext?.(chain, step);
       // The same enqueue pattern as ours: next step LIFO, completed jobs removed.
-      if (step < STEPS) await queue.add('noop', { chain, step: step + 1 }, { jobId: `c${chain}-s${step + 1}`, removeOnComplete: true, lifo: true });
+      if (step < STEPS)
+        await queue.add('noop', { chain, step: step + 1 }, { jobId: `c${chain}-s${step + 1}`, removeOnComplete: true, lifo: true });
       else {
         durations.push(Date.now() - started.get(chain)!);
         if (durations.length === RUNS) resolveDone();
@@ -68,7 +69,13 @@ async function baseline(prefix: string, beforeNext?: BeforeNext) {
 async function durableSteps(database: BenchDatabase): Promise<BeforeNext> {
   const runs = await Promise.all(
     Array.from({ length: RUNS }, (_, i) =>
-      createRun(database.db, { idea: `durable chain ${i}`, ideaKey: `durable chain ${i}`, hints: [], provider: 'synthetic', source: 'synthetic' }),
+      createRun(database.db, {
+        idea: `durable chain ${i}`,
+        ideaKey: `durable chain ${i}`,
+        hints: [],
+        provider: 'synthetic',
+        source: 'synthetic',
+      }),
     ),
   );
   const recorder = new StepRecorder(database.db);
@@ -94,7 +101,16 @@ async function ours(prefix: string, database: BenchDatabase) {
   const redis = createRedis(REDIS_URL);
   await waitForRedis(redis, REDIS_URL);
   const config = { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic' }), researchConcurrency: CONCURRENCY };
-  const resources: Resources = { db, databaseUrl: database.url, embeddedPostgres: false, redis, redisTarget: { url: REDIS_URL }, redisKeys: redisKeys(prefix), connectRedis: (role) => createRedis(REDIS_URL, role), close: async () => {} };
+  const resources: Resources = {
+    db,
+    databaseUrl: database.url,
+    embeddedPostgres: false,
+    redis,
+    redisTarget: { url: REDIS_URL },
+    redisKeys: redisKeys(prefix),
+    connectRedis: (role) => createRedis(REDIS_URL, role),
+    close: async () => {},
+  };
   const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
   const chain = new ResearchChain(pipeline.queues.research);
   const t0 = Date.now();
@@ -102,7 +118,11 @@ async function ours(prefix: string, database: BenchDatabase) {
     await startRun(db, chain, { idea: `Benchmark idea ${i} for remote teams`, hints: [], provider: 'synthetic', source: 'synthetic' });
   }
   for (;;) {
-    const { n } = await db.selectFrom('research_runs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'in', ['succeeded', 'failed']).executeTakeFirstOrThrow();
+    const { n } = await db
+      .selectFrom('research_runs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', 'in', ['succeeded', 'failed'])
+      .executeTakeFirstOrThrow();
     if (Number(n) >= RUNS) break;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -123,7 +143,9 @@ async function ours(prefix: string, database: BenchDatabase) {
 }
 
 const prefix = `benchflow${process.pid}`;
-process.stdout.write(`${RUNS} runs × ${STEPS} steps, worker concurrency ${CONCURRENCY}, ${ROUNDS} rounds (each: baseline, durable chains, ours)\n`);
+process.stdout.write(
+  `${RUNS} runs × ${STEPS} steps, worker concurrency ${CONCURRENCY}, ${ROUNDS} rounds (each: baseline, durable chains, ours)\n`,
+);
 const database = await createBenchDatabase('flow', 20);
 interface Row {
   stepsPerS: number;
@@ -159,7 +181,10 @@ const med = (pick: (r: (typeof rounds)[number]) => number) => median(rounds.map(
 const tableRow = (flow: string, pick: (r: (typeof rounds)[number]) => Row) => ({
   flow,
   'runs/s': round(med((r) => pick(r).stepsPerS) / STEPS, 1),
-  'steps/s': round(med((r) => pick(r).stepsPerS), 0),
+  'steps/s': round(
+    med((r) => pick(r).stepsPerS),
+    0,
+  ),
   'run p50 ms': med((r) => pick(r).runP50),
   'run p99 ms': med((r) => pick(r).runP99),
   '40 steps p50 ms': pick(rounds[0]!).stepsP50 === undefined ? '–' : med((r) => pick(r).stepsP50!),
@@ -177,8 +202,14 @@ printJsonLine({
   runs: RUNS,
   concurrency: CONCURRENCY,
   rounds: ROUNDS,
-  steps_per_s: round(med((r) => r.mine.stepsPerS), 0),
-  baseline_steps_per_s: round(med((r) => r.base.stepsPerS), 0),
+  steps_per_s: round(
+    med((r) => r.mine.stepsPerS),
+    0,
+  ),
+  baseline_steps_per_s: round(
+    med((r) => r.base.stepsPerS),
+    0,
+  ),
   // Each round's ratio compares two flows measured seconds apart; the median of those is the claim.
   ratio: median(ratios),
   round_ratios: ratios,
@@ -187,7 +218,10 @@ printJsonLine({
   run_p99_ms: med((r) => r.mine.runP99),
   run_steps_p50_ms: med((r) => r.mine.stepsP50!),
   baseline_run_p50_ms: med((r) => r.base.runP50),
-  durable_chain_steps_per_s: round(med((r) => r.durable.stepsPerS), 0),
+  durable_chain_steps_per_s: round(
+    med((r) => r.durable.stepsPerS),
+    0,
+  ),
   failed: rounds.reduce((sum, r) => sum + r.mine.failed, 0),
 });
 process.exit(0);

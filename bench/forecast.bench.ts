@@ -4,12 +4,27 @@
 // a hash of the series id); the held-out half is reported separately.
 import path from 'node:path';
 import { readSeriesCsv } from '../src/demo/demo-seed.js';
-import { normalIntervals, score, seasonalNaiveScale, splitOf, windows, type IntervalForecast, type Scores, type Window } from '../src/domain/forecast/evaluation.js';
+import {
+  normalIntervals,
+  score,
+  seasonalNaiveScale,
+  splitOf,
+  windows,
+  type IntervalForecast,
+  type Scores,
+  type Window,
+} from '../src/domain/forecast/evaluation.js';
 import { forecastValues } from '../src/domain/forecast/forecaster.js';
 import { printJsonLine, printTable, round } from './lib/report.js';
 import { requireDataFile, SHARED_DATA } from './lib/shared-data.js';
 
-const dir = path.dirname(requireDataFile('forecast', path.join(process.argv[2] ?? path.join(SHARED_DATA, 'trends-series'), 'gtab-us-daily.csv'), 'npm run bench:forecast -- DIR (a folder with gtab-us-daily.csv)'));
+const dir = path.dirname(
+  requireDataFile(
+    'forecast',
+    path.join(process.argv[2] ?? path.join(SHARED_DATA, 'trends-series'), 'gtab-us-daily.csv'),
+    'npm run bench:forecast -- DIR (a folder with gtab-us-daily.csv)',
+  ),
+);
 const series = await readSeriesCsv(dir);
 
 const sd = (xs: number[]) => {
@@ -40,7 +55,10 @@ const avg = (acc: Acc) => Object.fromEntries(Object.entries(acc.sum).map(([k, v]
 
 const groups = ['tune', 'holdout', 'all'] as const;
 const methods = ['ours', 'naive', 'seasonal_naive'] as const;
-const acc = Object.fromEntries(groups.map((g) => [g, Object.fromEntries(methods.map((m) => [m, empty()]))])) as Record<(typeof groups)[number], Record<(typeof methods)[number], Acc>>;
+const acc = Object.fromEntries(groups.map((g) => [g, Object.fromEntries(methods.map((m) => [m, empty()]))])) as Record<
+  (typeof groups)[number],
+  Record<(typeof methods)[number], Acc>
+>;
 const withheld = { tune: 0, holdout: 0, all: 0 };
 const total = { tune: 0, holdout: 0, all: 0 };
 let oursNs = 0n;
@@ -92,7 +110,9 @@ const hsn = avg(acc.holdout.seasonal_naive);
 const t = avg(acc.tune.ours);
 const tsn = avg(acc.tune.seasonal_naive);
 const windowsPerS = total.all / (Number(oursNs) / 1e9);
-process.stdout.write(`\nwithheld: tune ${withheld.tune}/${total.tune}, holdout ${withheld.holdout}/${total.holdout}; our forecaster: ${Math.round(windowsPerS)} windows/s in one process\n`);
+process.stdout.write(
+  `\nwithheld: tune ${withheld.tune}/${total.tune}, holdout ${withheld.holdout}/${total.holdout}; our forecaster: ${Math.round(windowsPerS)} windows/s in one process\n`,
+);
 printJsonLine({
   bench: 'forecast',
   split: 'holdout (calibrated on the tune half only)',
@@ -107,6 +127,11 @@ printJsonLine({
   smape: round(h.smape, 1),
   withheld: round(withheld.holdout / total.holdout, 4),
   windows_per_s: Math.round(windowsPerS),
-  tune: { mase_ratio: round(t.mase / tsn.mase, 3), coverage_80: round(t.covered80, 3), coverage_95: round(t.covered95, 3), msis_ratio: round(t.msis / tsn.msis, 3) },
+  tune: {
+    mase_ratio: round(t.mase / tsn.mase, 3),
+    coverage_80: round(t.covered80, 3),
+    coverage_95: round(t.covered95, 3),
+    msis_ratio: round(t.msis / tsn.msis, 3),
+  },
   windows: total.all,
 });

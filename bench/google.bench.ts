@@ -49,17 +49,41 @@ const PROXY_RATE = 120; // HTTPS requests per proxy per minute in the throughput
 const SCALE = Number(process.env.BENCH_TIME_SCALE ?? 20);
 const MINUTE_MS = 60_000 / SCALE;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const BATCHES_FILE = requireDataFile('google', process.env.TRENDS_BATCHES_FILE ?? path.join(SHARED_DATA, 'trends-batches/gtab-us-batches.csv'), 'set TRENDS_BATCHES_FILE to a file in the format of bench/lib/batches.ts');
+const BATCHES_FILE = requireDataFile(
+  'google',
+  process.env.TRENDS_BATCHES_FILE ?? path.join(SHARED_DATA, 'trends-batches/gtab-us-batches.csv'),
+  'set TRENDS_BATCHES_FILE to a file in the format of bench/lib/batches.ts',
+);
 
 const IDEAS = [
-  'Meal planning app for busy parents', 'Standing desk rental for startups', 'Sourdough starter subscription box', 'AI bookkeeping for freelancers',
-  'Dog walking marketplace for apartments', 'Language exchange app for travellers', 'Solar panel cleaning robots', 'Home espresso machine repair',
-  'Sleep tracking ring for athletes', 'Budget travel planner for students', 'Plant care reminders for beginners', 'Remote hiring platform for designers',
-  'Vintage furniture restoration service', 'Kids coding club online', 'Electric bike subscription', 'Meal kit for diabetics',
+  'Meal planning app for busy parents',
+  'Standing desk rental for startups',
+  'Sourdough starter subscription box',
+  'AI bookkeeping for freelancers',
+  'Dog walking marketplace for apartments',
+  'Language exchange app for travellers',
+  'Solar panel cleaning robots',
+  'Home espresso machine repair',
+  'Sleep tracking ring for athletes',
+  'Budget travel planner for students',
+  'Plant care reminders for beginners',
+  'Remote hiring platform for designers',
+  'Vintage furniture restoration service',
+  'Kids coding club online',
+  'Electric bike subscription',
+  'Meal kit for diabetics',
 ];
-const ideas = Array.from({ length: RESEARCH_RUNS }, (_, i) => IDEAS[i % IDEAS.length]! + (i >= IDEAS.length ? ` ${Math.floor(i / IDEAS.length) + 1}` : ''));
+const ideas = Array.from(
+  { length: RESEARCH_RUNS },
+  (_, i) => IDEAS[i % IDEAS.length]! + (i >= IDEAS.length ? ` ${Math.floor(i / IDEAS.length) + 1}` : ''),
+);
 const say = (line: string) => process.stdout.write(`${line}\n`);
-const row = (s: ReturnType<typeof summarize>) => ({ series: s.series, 'median mae': s.median ?? '—', 'p95 mae': s.p95 ?? '—', 'share <= 5': s.within5 ?? '—' });
+const row = (s: ReturnType<typeof summarize>) => ({
+  series: s.series,
+  'median mae': s.median ?? '—',
+  'p95 mae': s.p95 ?? '—',
+  'share <= 5': s.within5 ?? '—',
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number, what: string): Promise<T> {
@@ -140,7 +164,10 @@ async function research(google: GoogleOnLoopback, plan: 'single' | 'batched') {
     const failed = runs.filter((r) => r.status === 'failed');
     if (failed.length > 0) throw new Error(`bench:google: ${failed.length} ${plan} runs failed: ${failed[0]!.error}`);
     const counts = await p.queue(QUEUES.trends).getJobCounts('completed', 'failed');
-    const insights = await p.db.db.selectFrom('insights').select(['idea_key', 'primary_keyword', 'dimensions', 'dimension_scores', 'overall_score']).execute();
+    const insights = await p.db.db
+      .selectFrom('insights')
+      .select(['idea_key', 'primary_keyword', 'dimensions', 'dimension_scores', 'overall_score'])
+      .execute();
     // How far demand and momentum are from what the simulated world really holds (no sampling noise, no rounding of a shared scale).
     const now = new Date();
     const window = (tf: '12m' | '90d' | '30d') => timeRange(tf, now).split(' ') as [string, string];
@@ -152,13 +179,18 @@ async function research(google: GoogleOnLoopback, plan: 'single' | 'batched') {
       const trueDemand = scoreDemand({ anchor: 'weather', phraseMean: mean(0), anchorMean: mean(1) }).score;
       const [m0, m1] = window('30d');
       const [q0, q1] = window('90d');
-      const days = (rows: ReturnType<typeof google.world.timeline>) => rows.map((r) => ({ date: new Date(r.time * 1000).toISOString().slice(0, 10), value: r.values[0]!, isPartial: r.partial }));
+      const days = (rows: ReturnType<typeof google.world.timeline>) =>
+        rows.map((r) => ({ date: new Date(r.time * 1000).toISOString().slice(0, 10), value: r.values[0]!, isPartial: r.partial }));
       const trueMomentum = assessMomentum({
         days30: days(google.world.timeline([i.primary_keyword], m0, m1, 'truth', { noise: false })),
         days90: days(google.world.timeline([i.primary_keyword], q0, q1, 'truth', { noise: false })),
       }).momentum.score;
-      const err = (a: number | null | undefined, b: number | null) => (typeof a === 'number' && typeof b === 'number' ? Math.abs(a - b) : null);
-      truthError.set(i.idea_key, { demand: err(i.dimension_scores.demand, trueDemand), momentum: err(i.dimension_scores.momentum, trueMomentum) });
+      const err = (a: number | null | undefined, b: number | null) =>
+        typeof a === 'number' && typeof b === 'number' ? Math.abs(a - b) : null;
+      truthError.set(i.idea_key, {
+        demand: err(i.dimension_scores.demand, trueDemand),
+        momentum: err(i.dimension_scores.momentum, trueMomentum),
+      });
     }
     return {
       plan,
@@ -194,11 +226,23 @@ async function refresh(google: GoogleOnLoopback) {
   try {
     // Keywords Google has data for: one without data is not refreshed (its previous series is kept), which says nothing about cost.
     const keywords: string[] = [];
-    for (let i = 0; keywords.length < REFRESH_INSIGHTS; i += 1) if (google.world.hasData(`catalog idea ${i}`)) keywords.push(`catalog idea ${i}`);
+    for (let i = 0; keywords.length < REFRESH_INSIGHTS; i += 1)
+      if (google.world.hasData(`catalog idea ${i}`)) keywords.push(`catalog idea ${i}`);
     for (const keyword of keywords) {
       await upsertInsight(p.db.db, {
-        id: newId('insight'), idea_key: keyword, title: keyword, idea: keyword, primary_keyword: keyword, keywords: [keyword], category: 'productivity', source: 'research',
-        overall_score: 0.5, confidence: 0.5, summary: 'bench', status: 'active', interest_level: await levelOf(provider, google, keyword),
+        id: newId('insight'),
+        idea_key: keyword,
+        title: keyword,
+        idea: keyword,
+        primary_keyword: keyword,
+        keywords: [keyword],
+        category: 'productivity',
+        source: 'research',
+        overall_score: 0.5,
+        confidence: 0.5,
+        summary: 'bench',
+        status: 'active',
+        interest_level: await levelOf(provider, google, keyword),
         dimensions: Object.fromEntries(DIMENSIONS.map((d) => [d, { score: 0.5, evidence: {}, explanation: 'bench' }])) as never,
       });
     }
@@ -208,7 +252,11 @@ async function refresh(google: GoogleOnLoopback) {
     const ingest = p.queue(QUEUES.ingest);
     await ingest.add(JOBS.refreshAll, {}, { jobId: 'bench-refresh' });
     const refreshed = () =>
-      p.db.db.selectFrom('trend_points').select((eb) => eb.fn.count<number>('insight_id').distinct().as('n')).where('fetched_at', '>=', new Date(started)).executeTakeFirstOrThrow();
+      p.db.db
+        .selectFrom('trend_points')
+        .select((eb) => eb.fn.count<number>('insight_id').distinct().as('n'))
+        .where('fetched_at', '>=', new Date(started))
+        .executeTakeFirstOrThrow();
     await waitFor(refreshed, (r) => Number(r.n) >= REFRESH_INSIGHTS, 600_000, 'every insight refreshed');
     const counts = await p.queue(QUEUES.trends).getJobCounts('completed', 'failed');
     const ingestCounts = await ingest.getJobCounts('completed', 'failed');
@@ -220,10 +268,18 @@ async function refresh(google: GoogleOnLoopback) {
     const [start, end] = timeRange('30d', now).split(' ') as [string, string];
     const errors: number[] = [];
     for (const row of await p.db.db.selectFrom('insights').select(['id', 'primary_keyword']).execute()) {
-      const served = await p.db.db.selectFrom('trend_points').select(['date', 'value']).where('insight_id', '=', row.id).orderBy('date').execute();
+      const served = await p.db.db
+        .selectFrom('trend_points')
+        .select(['date', 'value'])
+        .where('insight_id', '=', row.id)
+        .orderBy('date')
+        .execute();
       const truth = google.world.timeline([row.primary_keyword], start, end, 'truth', { noise: false }).slice(-served.length);
       const max = Math.max(...truth.map((t) => t.values[0]!));
-      errors.push(served.reduce((s, v, i) => s + Math.abs(v.value - Math.round(((truth[i]?.values[0] ?? 0) * 100) / Math.max(1, max))), 0) / Math.max(1, served.length));
+      errors.push(
+        served.reduce((s, v, i) => s + Math.abs(v.value - Math.round(((truth[i]?.values[0] ?? 0) * 100) / Math.max(1, max))), 0) /
+          Math.max(1, served.length),
+      );
     }
     return {
       insights: REFRESH_INSIGHTS,
@@ -251,7 +307,10 @@ async function throughput(google: GoogleOnLoopback, proxies: number, blocked: nu
   for (const p of google.proxies) google.google.block(p.egressAddress, false);
   for (const p of google.proxies.slice(0, blocked)) google.google.block(p.egressAddress, true);
   const p = await phase(`proxies_${proxies}_${blocked}`, google, {
-    TRENDS_PROXY_URLS: google.proxies.slice(0, proxies).map((x) => x.url).join(','),
+    TRENDS_PROXY_URLS: google.proxies
+      .slice(0, proxies)
+      .map((x) => x.url)
+      .join(','),
     TRENDS_REQUESTS_PER_MINUTE: String(PROXY_RATE),
     TRENDS_COOLDOWN_MS: '60000',
     TRENDS_COOLDOWN_MAX_MS: '60000',
@@ -260,7 +319,11 @@ async function throughput(google: GoogleOnLoopback, proxies: number, blocked: nu
     const trends = p.queue(QUEUES.trends);
     const total = Math.ceil((PROXY_RATE * proxies * PROXY_WINDOW_S) / 60) * 3;
     await trends.addBulk(
-      Array.from({ length: total }, (_, i) => ({ name: JOBS.trendsFetch, data: { request: { kind: 'autocomplete', term: `proxy term ${proxies} ${blocked} ${i}` }, provider: 'google' }, opts: { jobId: `bench-${proxies}-${blocked}-${i}` } })),
+      Array.from({ length: total }, (_, i) => ({
+        name: JOBS.trendsFetch,
+        data: { request: { kind: 'autocomplete', term: `proxy term ${proxies} ${blocked} ${i}` }, provider: 'google' },
+        opts: { jobId: `bench-${proxies}-${blocked}-${i}` },
+      })),
     );
     await sleep(PROXY_WINDOW_S * 1000);
     const counts = await trends.getJobCounts('completed', 'failed');
@@ -289,7 +352,14 @@ const LIMITS = { requestsPerMinute: 12, embedGapS: 6, blockMinutes: 30, embedPen
  * with more runs waiting than it can finish. The pace, the embed gap (s, 0: at the request
  * pace) and the cooldowns are set at Google's scale.
  */
-async function underLimits(google: GoogleOnLoopback, name: string, perMinute: number, embedGapS: number, cooldownMin: number, cooldownMax: number) {
+async function underLimits(
+  google: GoogleOnLoopback,
+  name: string,
+  perMinute: number,
+  embedGapS: number,
+  cooldownMin: number,
+  cooldownMax: number,
+) {
   google.google.resetCounts();
   google.google.resetClients();
   google.google.setLimits({
@@ -316,7 +386,9 @@ async function underLimits(google: GoogleOnLoopback, name: string, perMinute: nu
     const started = Date.now();
     await sleep(hourMs);
     const runs = await p.db.db.selectFrom('research_runs').select(['status', 'finished_at']).execute();
-    const done = runs.filter((r) => r.status === 'succeeded' && r.finished_at !== null && r.finished_at.getTime() <= started + hourMs).length;
+    const done = runs.filter(
+      (r) => r.status === 'succeeded' && r.finished_at !== null && r.finished_at.getTime() <= started + hourMs,
+    ).length;
     const client = google.proxies[0]!.egressAddress;
     const blocks = google.google.blocks(client);
     const blockedMs = blocks.reduce((sum, b) => sum + Math.min(b.until, started + hourMs) - Math.max(b.since, started), 0);
@@ -342,12 +414,23 @@ async function underLimits(google: GoogleOnLoopback, name: string, perMinute: nu
 const real = await measureBatchedSeries(BATCHES_FILE);
 const google = await startGoogleOnLoopback({ proxies: 3 });
 try {
-  say(`bench:google — ${RESEARCH_RUNS} research runs per plan, a refresh of ${REFRESH_INSIGHTS} insights, proxies over ${PROXY_WINDOW_S} s windows`);
+  say(
+    `bench:google — ${RESEARCH_RUNS} research runs per plan, a refresh of ${REFRESH_INSIGHTS} insights, proxies over ${PROXY_WINDOW_S} s windows`,
+  );
   const single = await research(google, 'single');
   const batched = await research(google, 'batched');
-  printTable('Research: trends jobs and HTTPS requests to Google per run (the embed flow: an embed page and its data request)', [single, batched].map((r) => ({
-    plan: r.plan, runs: r.runs, 'jobs/run': round(r.jobs / r.runs, 2), 'https/run': round(r.https / r.runs, 2), 'embed pages/run': round(r.embedPages / r.runs, 2), 'cookie pages': r.cookiePages, seconds: round(r.seconds, 1),
-  })));
+  printTable(
+    'Research: trends jobs and HTTPS requests to Google per run (the embed flow: an embed page and its data request)',
+    [single, batched].map((r) => ({
+      plan: r.plan,
+      runs: r.runs,
+      'jobs/run': round(r.jobs / r.runs, 2),
+      'https/run': round(r.https / r.runs, 2),
+      'embed pages/run': round(r.embedPages / r.runs, 2),
+      'cookie pages': r.cookiePages,
+      seconds: round(r.seconds, 1),
+    })),
+  );
 
   const diffs: Record<string, { max: number; mean: number; compared: number }> = {};
   for (const dim of [...DIMENSIONS, 'overall']) {
@@ -359,29 +442,46 @@ try {
       if (x === null && y === null) continue;
       d.push(typeof x === 'number' && typeof y === 'number' ? Math.abs(x - y) : 1);
     }
-    diffs[dim] = { max: round(Math.max(0, ...d), 3), mean: round(d.reduce((s, v) => s + v, 0) / Math.max(1, d.length), 3), compared: d.length };
+    diffs[dim] = {
+      max: round(Math.max(0, ...d), 3),
+      mean: round(d.reduce((s, v) => s + v, 0) / Math.max(1, d.length), 3),
+      compared: d.length,
+    };
   }
-  printTable('Scores: batched against single, per dimension (absolute difference, same ideas, same simulated world)', Object.entries(diffs).map(([dimension, v]) => ({ dimension, ...v })));
+  printTable(
+    'Scores: batched against single, per dimension (absolute difference, same ideas, same simulated world)',
+    Object.entries(diffs).map(([dimension, v]) => ({ dimension, ...v })),
+  );
 
   const truthRows = (['demand', 'momentum'] as const).map((dim) => {
     const errs = (r: typeof single) => [...r.truthError.values()].map((e) => e[dim]).filter((e): e is number => e !== null);
     const a = errs(single);
     const b = errs(batched);
-    return { dimension: dim, 'single: mean |score − truth|': round(a.reduce((x, y) => x + y, 0) / Math.max(1, a.length), 3), 'batched: mean |score − truth|': round(b.reduce((x, y) => x + y, 0) / Math.max(1, b.length), 3) };
+    return {
+      dimension: dim,
+      'single: mean |score − truth|': round(a.reduce((x, y) => x + y, 0) / Math.max(1, a.length), 3),
+      'batched: mean |score − truth|': round(b.reduce((x, y) => x + y, 0) / Math.max(1, b.length), 3),
+    };
   });
   printTable('Against the simulated world itself (noise-free): which plan is closer to the truth', truthRows);
 
   const fresh = await refresh(google);
   printTable('Refresh: trends jobs and HTTPS requests per insight', [
     { refresh: 'one request per insight (before)', 'jobs/insight': 1, 'https/insight': 2, 'mae vs truth (sim)': '—' },
-    { refresh: `groups of up to 5 (${fresh.knownLevels}/${fresh.insights} levels known; ${fresh.firstRound} groups, ${fresh.leftover} left over, ${fresh.secondRound} regrouped, ${fresh.alone} alone)`, 'jobs/insight': round(fresh.jobs / fresh.insights, 3), 'https/insight': round(fresh.https / fresh.insights, 3), 'mae vs truth (sim)': round(fresh.simMae, 2) },
+    {
+      refresh: `groups of up to 5 (${fresh.knownLevels}/${fresh.insights} levels known; ${fresh.firstRound} groups, ${fresh.leftover} left over, ${fresh.secondRound} regrouped, ${fresh.alone} alone)`,
+      'jobs/insight': round(fresh.jobs / fresh.insights, 3),
+      'https/insight': round(fresh.https / fresh.insights, 3),
+      'mae vs truth (sim)': round(fresh.simMae, 2),
+    },
   ]);
 
   const served = summarize(real.served);
   const blind = summarize(real.blind);
   const one = summarize(real.single);
   const self = summarize(real.selfAgreement);
-  const days = real.requestDays.min === real.requestDays.max ? `${real.requestDays.min}` : `${real.requestDays.min}-${real.requestDays.max}`;
+  const days =
+    real.requestDays.min === real.requestDays.max ? `${real.requestDays.min}` : `${real.requestDays.min}-${real.requestDays.max}`;
   printTable(
     `Served 30-day series on real 5-keyword answers (${path.basename(BATCHES_FILE)}: ${real.requests} requests of ${days} days, ${real.keywords} keywords; ` +
       `mean absolute error against the keyword's precise other answers; ${real.unmeasurable} served series had none)`,
@@ -396,15 +496,26 @@ try {
   const one1 = await throughput(google, 1, 0);
   const three = await throughput(google, 3, 0);
   const threeBlocked = await throughput(google, 3, 1);
-  printTable(`Egress proxies: trends jobs per minute at ${PROXY_RATE} HTTPS requests a minute per proxy (one request per job, and a cookie page per route; jobs done in ${PROXY_WINDOW_S} s × 60 / ${PROXY_WINDOW_S})`, [one1, three, threeBlocked].map((t) => ({ proxies: t.proxies, blocked: t.blocked, 'jobs/min': round(t.perMinute, 1), failed: t.failed })));
+  printTable(
+    `Egress proxies: trends jobs per minute at ${PROXY_RATE} HTTPS requests a minute per proxy (one request per job, and a cookie page per route; jobs done in ${PROXY_WINDOW_S} s × 60 / ${PROXY_WINDOW_S})`,
+    [one1, three, threeBlocked].map((t) => ({
+      proxies: t.proxies,
+      blocked: t.blocked,
+      'jobs/min': round(t.perMinute, 1),
+      failed: t.failed,
+    })),
+  );
 
   // The previous settings first: the baseline, measured in the same run.
   const before = await underLimits(google, 'previous', 12, 0, 10, 60);
   const ours = await underLimits(google, 'ours', 10, 8, 10, 60);
   printTable(
-    `Research runs completed in an hour by one route under Google's limits of late 2026 (a warm address; ${LIMITS.requestsPerMinute} HTTPS requests a minute; embed pages ${LIMITS.embedGapS} s apart; ${LIMITS.blockMinutes}-minute blocks with Retry-After that start over when asked early; clock scaled ×${SCALE}: an hour is ${round(60 * MINUTE_MS / 1000, 0)} s)`,
+    `Research runs completed in an hour by one route under Google's limits of late 2026 (a warm address; ${LIMITS.requestsPerMinute} HTTPS requests a minute; embed pages ${LIMITS.embedGapS} s apart; ${LIMITS.blockMinutes}-minute blocks with Retry-After that start over when asked early; clock scaled ×${SCALE}: an hour is ${round((60 * MINUTE_MS) / 1000, 0)} s)`,
     [before, ours].map((r) => ({
-      settings: r.name === 'ours' ? 'shipped: 10 requests/min, embed pages 8 s apart, cooldowns 10-60 min' : 'previous: 12 requests/min, embed pages at the request pace',
+      settings:
+        r.name === 'ours'
+          ? 'shipped: 10 requests/min, embed pages 8 s apart, cooldowns 10-60 min'
+          : 'previous: 12 requests/min, embed pages at the request pace',
       'runs/hour/route': r.runsPerHour,
       'https sent': r.https,
       'embed pages': r.embedPages,
@@ -443,11 +554,21 @@ try {
     blind_batch_series_mae: blind.median,
     batches_file: path.basename(BATCHES_FILE),
     batches_request_days: real.requestDays,
-    proxy_jobs_per_min: { one: round(one1.perMinute, 1), three: round(three.perMinute, 1), three_one_blocked: round(threeBlocked.perMinute, 1) },
+    proxy_jobs_per_min: {
+      one: round(one1.perMinute, 1),
+      three: round(three.perMinute, 1),
+      three_one_blocked: round(threeBlocked.perMinute, 1),
+    },
     proxies_ratio: round(three.perMinute / Math.max(1, one1.perMinute), 2),
     runs_per_hour_per_route: ours.runsPerHour,
     runs_per_hour_per_route_previous: before.runsPerHour,
-    limits: { requests_per_minute_per_address: LIMITS.requestsPerMinute, embed_gap_s: LIMITS.embedGapS, block_minutes: LIMITS.blockMinutes, warm_address: true, time_scale: SCALE },
+    limits: {
+      requests_per_minute_per_address: LIMITS.requestsPerMinute,
+      embed_gap_s: LIMITS.embedGapS,
+      block_minutes: LIMITS.blockMinutes,
+      warm_address: true,
+      time_scale: SCALE,
+    },
     limits_blocks: { ours: ours.blocks, previous: before.blocks },
     limits_requests_into_blocks: { ours: ours.probes, previous: before.probes },
     limits_embed_over_quota: { ours: ours.overQuota, previous: before.overQuota },

@@ -62,7 +62,10 @@ await waitForRedis(redis, REDIS_URL);
 const prefix = `benchingest${process.pid}`;
 
 // Baseline: the refresh's writes alone, same concurrency.
-const points = Array.from({ length: 30 }, (_, i) => ({ date: new Date(Date.UTC(2026, 9, 1 + i)).toISOString().slice(0, 10), value: (i * 7) % 101 }));
+const points = Array.from({ length: 30 }, (_, i) => ({
+  date: new Date(Date.UTC(2026, 9, 1 + i)).toISOString().slice(0, 10),
+  value: (i * 7) % 101,
+}));
 const ids = (await db.selectFrom('insights').select('id').orderBy('id').execute()).map((r) => r.id);
 const b0 = cpu();
 const bt0 = Date.now();
@@ -73,10 +76,22 @@ await Promise.all(
       const id = ids[next++]!;
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('trend_points').where('insight_id', '=', id).execute();
-        await trx.insertInto('trend_points').values(points.map((p) => ({ insight_id: id, date: p.date, value: p.value, is_partial: false, fetched_at: new Date() }))).execute();
+        await trx
+          .insertInto('trend_points')
+          .values(points.map((p) => ({ insight_id: id, date: p.date, value: p.value, is_partial: false, fetched_at: new Date() })))
+          .execute();
         await trx
           .insertInto('forecasts')
-          .values({ insight_id: id, model: 'baseline', generated_at: new Date(), horizon: 7, withheld: false, reason: null, points: '[]', backtest: null })
+          .values({
+            insight_id: id,
+            model: 'baseline',
+            generated_at: new Date(),
+            horizon: 7,
+            withheld: false,
+            reason: null,
+            points: '[]',
+            backtest: null,
+          })
           .onConflict((oc) => oc.column('insight_id').doUpdateSet({ generated_at: new Date() }))
           .execute();
         await trx.updateTable('insights').set({ overall_score: 0.5, updated_at: new Date() }).where('id', '=', id).execute();
@@ -90,14 +105,30 @@ await sql`delete from forecasts`.execute(db);
 await sql`vacuum (analyze)`.execute(db);
 
 // Ours: the real refresh pipeline.
-const resources: Resources = { db, databaseUrl: database.url, embeddedPostgres: false, redis, redisTarget: { url: REDIS_URL }, redisKeys: redisKeys(prefix), connectRedis: (role) => createRedis(REDIS_URL, role), close: async () => {} };
-const config = { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic' }), researchConcurrency: CONCURRENCY, trendsRatePerMinute: 0 };
+const resources: Resources = {
+  db,
+  databaseUrl: database.url,
+  embeddedPostgres: false,
+  redis,
+  redisTarget: { url: REDIS_URL },
+  redisKeys: redisKeys(prefix),
+  connectRedis: (role) => createRedis(REDIS_URL, role),
+  close: async () => {},
+};
+const config = {
+  ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic' }),
+  researchConcurrency: CONCURRENCY,
+  trendsRatePerMinute: 0,
+};
 const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 const o0 = cpu();
 const ot0 = Date.now();
 await pipeline.queues.ingest.add(JOBS.refreshAll, {}, { jobId: `refresh-all-bench-${Date.now()}` });
 for (;;) {
-  const { n } = await db.selectFrom('forecasts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const { n } = await db
+    .selectFrom('forecasts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   if (Number(n) >= N) break;
   await new Promise((r) => setTimeout(r, 100));
 }

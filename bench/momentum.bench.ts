@@ -8,17 +8,36 @@
 import path from 'node:path';
 import { readSeriesCsv } from '../src/demo/demo-seed.js';
 import { forecastValues } from '../src/domain/forecast/forecaster.js';
-import { classValidity, momentumWindows, publishedFigures, scoreValidity, type MomentumWindow, type ScoreValidity } from '../src/domain/scoring/momentum-backtest.js';
+import {
+  classValidity,
+  momentumWindows,
+  publishedFigures,
+  scoreValidity,
+  type MomentumWindow,
+  type ScoreValidity,
+} from '../src/domain/scoring/momentum-backtest.js';
 import { momentumFeatures, MOMENTUM_MODELS } from '../src/domain/scoring/momentum-features.js';
 import { TREND_CLASSES } from '../src/domain/scoring/trend-class.js';
 import { momentumV1 } from './lib/momentum-v1.js';
 import { printJsonLine, printTable, round } from './lib/report.js';
 import { requireDataFile, SHARED_DATA } from './lib/shared-data.js';
 
-const dir = path.dirname(requireDataFile('momentum', path.join(process.argv[2] ?? path.join(SHARED_DATA, 'trends-series'), 'gtab-us-daily.csv'), 'npm run bench:momentum -- DIR (a folder with gtab-us-daily.csv)'));
+const dir = path.dirname(
+  requireDataFile(
+    'momentum',
+    path.join(process.argv[2] ?? path.join(SHARED_DATA, 'trends-series'), 'gtab-us-daily.csv'),
+    'npm run bench:momentum -- DIR (a folder with gtab-us-daily.csv)',
+  ),
+);
 const series = await readSeriesCsv(dir);
 const windows: MomentumWindow[] = [];
-for (const [id, points] of series) windows.push(...momentumWindows(id, points.map((p) => p.value)));
+for (const [id, points] of series)
+  windows.push(
+    ...momentumWindows(
+      id,
+      points.map((p) => p.value),
+    ),
+  );
 const halves = { tune: windows.filter((w) => w.split === 'tune'), holdout: windows.filter((w) => w.split === 'holdout'), all: windows };
 
 const logRatio = (a: number, b: number) => Math.log((a + 0.5) / (b + 0.5));
@@ -42,7 +61,11 @@ function calibrated(signal: (w: MomentumWindow) => number | null) {
 }
 
 // The rule of thumb: last week against the month (it carries on), less the month against the 60 days before it (it reverts).
-const ruleOfThumb = calibrated((w) => logRatio(meanOf(w.days90.slice(-7)), meanOf(w.days90.slice(-30))) - logRatio(meanOf(w.days90.slice(-30)), meanOf(w.days90.slice(0, 60))));
+const ruleOfThumb = calibrated(
+  (w) =>
+    logRatio(meanOf(w.days90.slice(-7)), meanOf(w.days90.slice(-30))) -
+    logRatio(meanOf(w.days90.slice(-30)), meanOf(w.days90.slice(0, 60))),
+);
 // The forecast's direction: its 7-day mean against the last week's (what today's formula gave a third of its weight).
 const t0 = performance.now();
 const forecastDirection = new Map<MomentumWindow, number | null>();
@@ -90,7 +113,9 @@ function ridgeOnRanks(rows: Array<{ x: number[]; y: number }>): number[] {
   const rank = new Array<number>(rows.length);
   order.forEach((i, r) => (rank[i] = r / rows.length));
   const n = rows[0]!.x.length;
-  const a = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0) + rows.reduce((s, t) => s + t.x[i]! * t.x[j]!, 0)));
+  const a = Array.from({ length: n }, (_, i) =>
+    Array.from({ length: n }, (_, j) => (i === j ? 1 : 0) + rows.reduce((s, t) => s + t.x[i]! * t.x[j]!, 0)),
+  );
   const b = Array.from({ length: n }, (_, i) => rows.reduce((s, t, k) => s + t.x[i]! * rank[k]!, 0));
   for (let i = 0; i < n; i += 1) {
     for (let j = i + 1; j < n; j += 1) {
@@ -152,13 +177,20 @@ printTable(
 
 const ours = results['ours, 90-day model']!;
 const today = results['today (v1, 30-day trend)']!;
-const figures = (v: ScoreValidity) => ({ rank_corr: round(v.rankCorrelation, 3), higher_when_rising: round(v.higherWhenRising, 3), higher_when_falling: round(v.higherWhenFalling, 3), labelled_share: round(v.labelledShare, 3) });
+const figures = (v: ScoreValidity) => ({
+  rank_corr: round(v.rankCorrelation, 3),
+  higher_when_rising: round(v.higherWhenRising, 3),
+  higher_when_falling: round(v.higherWhenFalling, 3),
+  labelled_share: round(v.labelledShare, 3),
+});
 process.stdout.write(
   `\nTargets (held-out half): rank correlation ${round(ours.holdout!.rankCorrelation, 3)} (≥ 0.35), rising higher ${round(ours.holdout!.higherWhenRising, 3)} (≥ 0.65), ` +
     `falling higher ${round(ours.holdout!.higherWhenFalling, 3)} (≤ 0.35), labelled ${round(ours.holdout!.labelledShare, 3)} (≥ 0.333). ` +
     `Forecast directions for ${windows.length} windows took ${Math.round(forecastMs)} ms.\n`,
 );
-process.stdout.write(`\nWhat backtest-results.ts publishes (the unit test checks they match):\n${JSON.stringify(publishedFigures(windows, (w) => momentumV1(w.days30)))}\n`);
+process.stdout.write(
+  `\nWhat backtest-results.ts publishes (the unit test checks they match):\n${JSON.stringify(publishedFigures(windows, (w) => momentumV1(w.days30)))}\n`,
+);
 printJsonLine({
   bench: 'momentum',
   windows: windows.length,
@@ -170,5 +202,14 @@ printJsonLine({
   ours: { tune: figures(ours.tune!), holdout: figures(ours.holdout!), all: figures(ours.all!) },
   rank_corr_ratio_vs_today: round(ours.all!.rankCorrelation / today.all!.rankCorrelation, 2),
   refit_90d: coefficients,
-  classes: Object.fromEntries(TREND_CLASSES.map((c) => [c, { share: round(classes.all![c].share, 3), hit_rate_holdout: classes.holdout![c].hitRate === null ? null : round(classes.holdout![c].hitRate!, 3), base_rate: classes.all![c].baseRate === null ? null : round(classes.all![c].baseRate!, 3) }])),
+  classes: Object.fromEntries(
+    TREND_CLASSES.map((c) => [
+      c,
+      {
+        share: round(classes.all![c].share, 3),
+        hit_rate_holdout: classes.holdout![c].hitRate === null ? null : round(classes.holdout![c].hitRate!, 3),
+        base_rate: classes.all![c].baseRate === null ? null : round(classes.all![c].baseRate!, 3),
+      },
+    ]),
+  ),
 });

@@ -40,7 +40,7 @@ const categories = CATEGORY_VALUES.filter((c) => c !== 'uncategorized');
 
 // A seeded PRNG so every run publishes the same insights.
 let seed = 42;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const word = () => `kw${Math.floor(rand() * VOCAB)}`;
 
 const receiver = fork(path.join(here, 'servers', 'receiver.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
@@ -105,7 +105,16 @@ for (const e of events) {
 const redis = createRedis(REDIS_URL);
 await waitForRedis(redis, REDIS_URL);
 const prefix = `benchwh${process.pid}`;
-const resources: Resources = { db, databaseUrl: database.url, embeddedPostgres: false, redis, redisTarget: { url: REDIS_URL }, redisKeys: redisKeys(prefix), connectRedis: (role) => createRedis(REDIS_URL, role), close: async () => {} };
+const resources: Resources = {
+  db,
+  databaseUrl: database.url,
+  embeddedPostgres: false,
+  redis,
+  redisTarget: { url: REDIS_URL },
+  redisKeys: redisKeys(prefix),
+  connectRedis: (role) => createRedis(REDIS_URL, role),
+  close: async () => {},
+};
 const config = { ...loadConfig({ REDIS_PREFIX: prefix, WEBHOOK_ENCRYPTION_KEY: key, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }) };
 const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 
@@ -116,9 +125,19 @@ async function publish(i: number, phase: string): Promise<void> {
   const eventId = newId('event');
   await db.transaction().execute(async (trx) => {
     await upsertInsight(trx, {
-      id: insightId, idea_key: `${phase}-${i}`, title: e.text, idea: e.text, primary_keyword: 'bench', keywords: [],
-      category: e.category as never, source: 'synthetic', overall_score: Math.round(e.score * 1000) / 1000, confidence: 0.5,
-      dimensions: {} as never, summary: '', status: 'active',
+      id: insightId,
+      idea_key: `${phase}-${i}`,
+      title: e.text,
+      idea: e.text,
+      primary_keyword: 'bench',
+      keywords: [],
+      category: e.category as never,
+      source: 'synthetic',
+      overall_score: Math.round(e.score * 1000) / 1000,
+      confidence: 0.5,
+      dimensions: {} as never,
+      summary: '',
+      status: 'active',
     });
     await trx.insertInto('outbox_events').values({ id: eventId, type: 'insight.created', insight_id: insightId, payload: '{}' }).execute();
   });
@@ -126,7 +145,11 @@ async function publish(i: number, phase: string): Promise<void> {
   await pipeline.queues.webhooks.add(JOBS.webhookMatch, { eventId }, { jobId: `match-${eventId}`, removeOnComplete: true });
 }
 async function deliveredCount(): Promise<number> {
-  const { n } = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'succeeded').executeTakeFirstOrThrow();
+  const { n } = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'succeeded')
+    .executeTakeFirstOrThrow();
   return Number(n);
 }
 async function allDelivered(): Promise<number> {
@@ -134,7 +157,18 @@ async function allDelivered(): Promise<number> {
     const { pending } = await db
       .selectFrom('outbox_events')
       .select((eb) => eb.fn.countAll<number>().as('pending'))
-      .where((eb) => eb.or([eb('relayed_at', 'is', null), eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'outbox_events.id').where('d.status', '=', 'pending'))]))
+      .where((eb) =>
+        eb.or([
+          eb('relayed_at', 'is', null),
+          eb.exists(
+            eb
+              .selectFrom('webhook_deliveries as d')
+              .select('d.id')
+              .whereRef('d.event_id', '=', 'outbox_events.id')
+              .where('d.status', '=', 'pending'),
+          ),
+        ]),
+      )
       .executeTakeFirstOrThrow();
     if (Number(pending) === 0) return deliveredCount();
     await new Promise((r) => setTimeout(r, 50));
@@ -185,14 +219,35 @@ redis.disconnect();
 receiver.disconnect();
 await database.drop();
 
-printTable(`Matching ${INSIGHTS} insights against ${SUBS.toLocaleString('en')} subscriptions (index built in ${round(buildMs, 0)} ms; ${round(matchedTotal / INSIGHTS, 1)} matches per insight)`, [
-  { matcher: 'ours (index)', 'p50 ms': round(median(oursMs), 3), 'p99 ms': round(pct(oursMs, 0.99), 3) },
-  { matcher: 'naive full scan', 'p50 ms': round(median(naiveMs), 3), 'p99 ms': round(pct(naiveMs, 0.99), 3) },
-]);
+printTable(
+  `Matching ${INSIGHTS} insights against ${SUBS.toLocaleString('en')} subscriptions (index built in ${round(buildMs, 0)} ms; ${round(matchedTotal / INSIGHTS, 1)} matches per insight)`,
+  [
+    { matcher: 'ours (index)', 'p50 ms': round(median(oursMs), 3), 'p99 ms': round(pct(oursMs, 0.99), 3) },
+    { matcher: 'naive full scan', 'p50 ms': round(median(naiveMs), 3), 'p99 ms': round(pct(naiveMs, 0.99), 3) },
+  ],
+);
 printTable('Delivery to a loopback receiver', [
-  { phase: `steady ${RATE} insights/s`, deliveries: steadyDelivered, 'latency p50 ms': median(latencies), 'latency p99 ms': pct(latencies, 0.99), 'deliveries/s': '' },
-  { phase: `burst of ${INSIGHTS}`, deliveries: burstDelivered, 'latency p50 ms': '', 'latency p99 ms': '', 'deliveries/s': round(burstDelivered / burstSeconds, 0) },
-  { phase: 'baseline: bare POST loop', deliveries: burstDelivered, 'latency p50 ms': '', 'latency p99 ms': '', 'deliveries/s': round(burstDelivered / baseSeconds, 0) },
+  {
+    phase: `steady ${RATE} insights/s`,
+    deliveries: steadyDelivered,
+    'latency p50 ms': median(latencies),
+    'latency p99 ms': pct(latencies, 0.99),
+    'deliveries/s': '',
+  },
+  {
+    phase: `burst of ${INSIGHTS}`,
+    deliveries: burstDelivered,
+    'latency p50 ms': '',
+    'latency p99 ms': '',
+    'deliveries/s': round(burstDelivered / burstSeconds, 0),
+  },
+  {
+    phase: 'baseline: bare POST loop',
+    deliveries: burstDelivered,
+    'latency p50 ms': '',
+    'latency p99 ms': '',
+    'deliveries/s': round(burstDelivered / baseSeconds, 0),
+  },
 ]);
 printJsonLine({
   bench: 'webhooks',

@@ -11,7 +11,13 @@ import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { startRun, type ResearchChain } from '../src/research/chain.js';
 import { insightExistsForIdeaKey } from '../src/insights/insight.repository.js';
 import { countRunsStartedToday, liveRunExistsForIdeaKey } from '../src/research/run.repository.js';
-import { sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../src/research/trends-gateway.js';
+import {
+  sleepFor,
+  TrendsFailedError,
+  WaitingForTrendsError,
+  type TrendsGateway,
+  type TrendsPurpose,
+} from '../src/research/trends-gateway.js';
 
 export interface DiscoverDeps {
   db: Db;

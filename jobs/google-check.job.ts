@@ -23,11 +23,20 @@ export function googleCheckProcessor(deps: GoogleCheckDeps) {
   return async (job: { id?: string }) => {
     const route = deps.pool.routes[0]!;
     const jobId = `google-check-${job.id ?? Date.now()}`;
-    const result = await checkGoogle({ route, geo: deps.geo, term: deps.term, timeoutMs: deps.timeoutMs, pacers: deps.pool.pacers(route, jobId) });
+    const result = await checkGoogle({
+      route,
+      geo: deps.geo,
+      term: deps.term,
+      timeoutMs: deps.timeoutMs,
+      pacers: deps.pool.pacers(route, jobId),
+    });
     if (result.blocked) await deps.pool.blocked(route, jobId, Date.now(), result.blocked);
     if (result.overQuota) await deps.pool.embedOverQuota(route, jobId);
     if (result.kinds.every((k) => k.outcome === 'not_asked')) {
-      deps.logger.info({ queue: 'maintenance', route: route.name, reason: result.stopped }, 'The Google canary asked nothing: the route is not free now; the last check stands');
+      deps.logger.info(
+        { queue: 'maintenance', route: route.name, reason: result.stopped },
+        'The Google canary asked nothing: the route is not free now; the last check stands',
+      );
       return { skipped: result.stopped ?? 'nothing asked' };
     }
     await deps.pool.saveCheck(result);

@@ -34,7 +34,10 @@ export async function planRefresh(db: Db, provider: string): Promise<RefreshPlan
     const p = providerOf(r, provider);
     byProvider.set(p, [...(byProvider.get(p) ?? []), { id: r.id, level: r.interest_level }]);
   }
-  const grouped = [...byProvider.entries()].map(([p, items]) => ({ provider: p, groups: groupByLevel(items).map((g) => g.map((i) => i.id)) }));
+  const grouped = [...byProvider.entries()].map(([p, items]) => ({
+    provider: p,
+    groups: groupByLevel(items).map((g) => g.map((i) => i.id)),
+  }));
   const groups = grouped.flatMap((g) => g.groups);
   const google = grouped.find((g) => g.provider === 'google');
   return {

@@ -10,7 +10,15 @@ import type { Static } from '@sinclair/typebox';
 import { levelsFromBatch, servableFromBatch, UNMEASURED_LEVEL } from '../src/domain/trends/batching.js';
 import { findActiveInsights, type InsightRow } from '../src/insights/insight.repository.js';
 import { INGEST_JOB_OPTIONS, JOBS, type RefreshGroupPayload } from '../src/queue/queues.js';
-import { columnOf, fetchInterest, freshSeriesOf, providerOf, writeFreshSeries, type FreshSeries, type RefreshDeps } from './refresh-insight.job.js';
+import {
+  columnOf,
+  fetchInterest,
+  freshSeriesOf,
+  providerOf,
+  writeFreshSeries,
+  type FreshSeries,
+  type RefreshDeps,
+} from './refresh-insight.job.js';
 
 export function refreshGroupProcessor(deps: RefreshDeps & { ingest: Queue }) {
   return async (job: Job<Static<typeof RefreshGroupPayload>>, token?: string) => {
@@ -20,7 +28,8 @@ export function refreshGroupProcessor(deps: RefreshDeps & { ingest: Queue }) {
     const provider = providerOf(insights[0]!, deps.provider);
     const keywords = [...new Set(insights.map((i) => i.primary_keyword))];
     const answer = await fetchInterest(deps, job, token, provider, keywords, `refresh of ${insightIds.length} insights`);
-    if (answer.keywords.length !== keywords.length) throw new UnrecoverableError(`asked for ${keywords.length} keywords, got ${answer.keywords.length}`);
+    if (answer.keywords.length !== keywords.length)
+      throw new UnrecoverableError(`asked for ${keywords.length} keywords, got ${answer.keywords.length}`);
 
     const columns = keywords.map((_, i) => columnOf(answer, i));
     const means = columns.map((c) => c.points.reduce((s, p) => s + (p.values[0] ?? 0), 0) / Math.max(1, c.points.length));
@@ -36,7 +45,12 @@ export function refreshGroupProcessor(deps: RefreshDeps & { ingest: Queue }) {
     const leftover: string[] = [];
     for (const insight of insights) {
       const k = keywords.indexOf(insight.primary_keyword);
-      if (!servableFromBatch(columns[k]!.points.map((p) => p.values[0] ?? 0), keywords.length)) {
+      if (
+        !servableFromBatch(
+          columns[k]!.points.map((p) => p.values[0] ?? 0),
+          keywords.length,
+        )
+      ) {
         leftover.push(insight.id);
         // What the answer measured is still worth keeping: the second round groups by it.
         if (levels[k] !== null) measured.push({ insightId: insight.id, level: levels[k]! });
@@ -49,7 +63,13 @@ export function refreshGroupProcessor(deps: RefreshDeps & { ingest: Queue }) {
     const served = fresh.map((f) => f.insight.id);
     if (round === 2 && leftover.length > 0) {
       const day = new Date().toISOString().slice(0, 10).replaceAll('-', '');
-      await deps.ingest.addBulk(leftover.map((id) => ({ name: JOBS.refreshInsight, data: { insightId: id }, opts: { ...INGEST_JOB_OPTIONS, jobId: `refresh-${id}-${day}-alone` } })));
+      await deps.ingest.addBulk(
+        leftover.map((id) => ({
+          name: JOBS.refreshInsight,
+          data: { insightId: id },
+          opts: { ...INGEST_JOB_OPTIONS, jobId: `refresh-${id}-${day}-alone` },
+        })),
+      );
     }
     // Round 1 hands its leftovers to the parent (refresh-leftovers), which regroups them.
     return { served, leftover, keywords: keywords.length };

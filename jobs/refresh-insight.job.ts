@@ -25,7 +25,13 @@ import type { Static } from '@sinclair/typebox';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { forecastMase } from '../src/observability/metrics.js';
 import type { RedisKeys } from '../src/redis/keys.js';
-import { sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../src/research/trends-gateway.js';
+import {
+  sleepFor,
+  TrendsFailedError,
+  WaitingForTrendsError,
+  type TrendsGateway,
+  type TrendsPurpose,
+} from '../src/research/trends-gateway.js';
 
 export interface RefreshDeps {
   db: Db;
@@ -45,17 +51,32 @@ export function refreshInsightProcessor(deps: RefreshDeps) {
     const insight = await findInsight(deps.db, insightId);
     if (!insight || insight.status !== 'active') return { skipped: 'no such active insight' };
     if (insight.source === 'demo') return { skipped: 'demo data is static' };
-    const answer = await fetchInterest(deps, job, token, providerOf(insight, deps.provider), [insight.primary_keyword], `refresh of ${insightId}`);
+    const answer = await fetchInterest(
+      deps,
+      job,
+      token,
+      providerOf(insight, deps.provider),
+      [insight.primary_keyword],
+      `refresh of ${insightId}`,
+    );
     const [written] = await writeFreshSeries(deps, [freshSeriesOf(insight, columnOf(answer, 0), undefined)]);
     return written;
   };
 }
 
 /** Synthetic insights refresh from synthetic data; every other one from the configured provider. */
-export const providerOf = (insight: Pick<InsightRow, 'source'>, configured: string) => (insight.source === 'synthetic' ? 'synthetic' : configured);
+export const providerOf = (insight: Pick<InsightRow, 'source'>, configured: string) =>
+  insight.source === 'synthetic' ? 'synthetic' : configured;
 
 /** The 90 days of interest for these keywords (one request), waiting on Google without spending an attempt. */
-export async function fetchInterest(deps: RefreshDeps, job: Job, token: string | undefined, provider: string, keywords: string[], what: string): Promise<InterestOverTime> {
+export async function fetchInterest(
+  deps: RefreshDeps,
+  job: Job,
+  token: string | undefined,
+  provider: string,
+  keywords: string[],
+  what: string,
+): Promise<InterestOverTime> {
   let answer;
   try {
     answer = await deps.trendsFor(provider, 'background').fetch({ kind: 'interestOverTime', keywords, timeframe: '90d', geo: deps.geo });
@@ -73,7 +94,12 @@ export function columnOf(answer: InterestOverTime, index: number): InterestOverT
   return {
     kind: 'interestOverTime',
     keywords: [answer.keywords[index] ?? ''],
-    points: answer.points.map((p) => ({ date: p.date, values: [p.values[index] ?? 0], hasData: [p.hasData[index] ?? false], isPartial: p.isPartial })),
+    points: answer.points.map((p) => ({
+      date: p.date,
+      values: [p.values[index] ?? 0],
+      hasData: [p.hasData[index] ?? false],
+      isPartial: p.isPartial,
+    })),
   };
 }
 
@@ -94,12 +120,22 @@ export interface FreshSeries {
 }
 
 export function freshSeriesOf(insight: InsightRow, answer90: InterestOverTime, level: number | null | undefined): FreshSeries {
-  const points90 = answer90.points.map((p) => ({ date: p.date, value: p.values[0] ?? 0, hasData: p.hasData[0] ?? false, isPartial: p.isPartial }));
+  const points90 = answer90.points.map((p) => ({
+    date: p.date,
+    value: p.values[0] ?? 0,
+    hasData: p.hasData[0] ?? false,
+    isPartial: p.isPartial,
+  }));
   if (points90.length === 0 || points90.every((p) => !p.hasData)) {
     throw new UnrecoverableError(`Google returned no data for "${insight.primary_keyword}"; previous series kept`);
   }
   const answer30 = lastDaysRescaled(answer90, 31); // the window of a 30-day request: today and the 30 days before
-  const points = answer30.points.map((p) => ({ date: p.date, value: p.values[0] ?? 0, hasData: p.hasData[0] ?? false, isPartial: p.isPartial }));
+  const points = answer30.points.map((p) => ({
+    date: p.date,
+    value: p.values[0] ?? 0,
+    hasData: p.hasData[0] ?? false,
+    isPartial: p.isPartial,
+  }));
 
   const clean90 = cleanSeries(points90);
   const forecast = fitForecast(clean90.dates, clean90.values, 7);
@@ -113,9 +149,16 @@ export function freshSeriesOf(insight: InsightRow, answer90: InterestOverTime, l
   });
   const dimensions = { ...insight.dimensions, momentum };
   const clean30 = cleanSeries(points);
-  const quality = seriesQuality(clean30.values.map((value, i) => ({ date: clean30.dates[i]!, value })), 30).quality;
+  const quality = seriesQuality(
+    clean30.values.map((value, i) => ({ date: clean30.dates[i]!, value })),
+    30,
+  ).quality;
   // Stored on its own scale (a batch scales every column by the batch's maximum), as research stores it.
-  const own90 = lastDaysRescaled(answer90, answer90.points.length).points.map((p) => ({ date: p.date, value: p.values[0] ?? 0, isPartial: p.isPartial }));
+  const own90 = lastDaysRescaled(answer90, answer90.points.length).points.map((p) => ({
+    date: p.date,
+    value: p.values[0] ?? 0,
+    isPartial: p.isPartial,
+  }));
   return { insight, points, points90: own90, forecast, dimensions, overall: combineScores(dimensions, quality), level };
 }
 
@@ -128,19 +171,40 @@ export function freshSeriesOf(insight: InsightRow, answer90: InterestOverTime, l
  * transaction. If anything fails, nothing is written: every insight keeps its
  * previous series, forecast and scores, and the job is retried.
  */
-export async function writeFreshSeries(deps: RefreshDeps, fresh: readonly FreshSeries[], levels: ReadonlyArray<{ insightId: string; level: number }> = []) {
+export async function writeFreshSeries(
+  deps: RefreshDeps,
+  fresh: readonly FreshSeries[],
+  levels: ReadonlyArray<{ insightId: string; level: number }> = [],
+) {
   const now = new Date();
   const events: NewOutboxEvent[] = fresh
     .filter((f) => f.overall.score !== f.insight.overall_score)
     .map((f) => ({
       type: 'insight.updated',
       insightId: f.insight.id,
-      payload: { insight_id: f.insight.id, previous_score: f.insight.overall_score, overall_score: f.overall.score, reason: 'daily refresh' },
+      payload: {
+        insight_id: f.insight.id,
+        previous_score: f.insight.overall_score,
+        overall_score: f.overall.score,
+        reason: 'daily refresh',
+      },
     }));
   const eventIds = await deps.db.transaction().execute(async (trx) => {
-    await replaceTrendPointsOf(trx, fresh.map((f) => ({ insightId: f.insight.id, points: f.points })), now);
-    await upsertInsightSeriesOf(trx, fresh.map((f) => ({ insightId: f.insight.id, timeframe: '90d' as const, points: f.points90 })), now);
-    await upsertForecasts(trx, fresh.map((f) => ({ insightId: f.insight.id, forecast: f.forecast })), now);
+    await replaceTrendPointsOf(
+      trx,
+      fresh.map((f) => ({ insightId: f.insight.id, points: f.points })),
+      now,
+    );
+    await upsertInsightSeriesOf(
+      trx,
+      fresh.map((f) => ({ insightId: f.insight.id, timeframe: '90d' as const, points: f.points90 })),
+      now,
+    );
+    await upsertForecasts(
+      trx,
+      fresh.map((f) => ({ insightId: f.insight.id, forecast: f.forecast })),
+      now,
+    );
     for (const f of fresh) {
       await updateInsightScores(trx, f.insight.id, {
         dimensions: f.dimensions,
@@ -154,5 +218,10 @@ export async function writeFreshSeries(deps: RefreshDeps, fresh: readonly FreshS
   });
   if (fresh.length > 0) await bumpReadModelVersion(deps.redis, deps.redisKeys, deps.db);
   if (eventIds.length > 0) await deps.announce?.(...eventIds);
-  return fresh.map((f) => ({ insightId: f.insight.id, points: f.points.length, score: f.overall.score, previous: f.insight.overall_score }));
+  return fresh.map((f) => ({
+    insightId: f.insight.id,
+    points: f.points.length,
+    score: f.overall.score,
+    previous: f.insight.overall_score,
+  }));
 }

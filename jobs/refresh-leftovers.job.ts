@@ -17,8 +17,16 @@ export function refreshLeftoversProcessor(deps: { db: Db; ingest: Queue }) {
     await deps.ingest.addBulk(
       groups.map((group, i) =>
         group.length === 1
-          ? { name: JOBS.refreshInsight, data: { insightId: group[0]!.id }, opts: { ...INGEST_JOB_OPTIONS, jobId: `${job.id}-alone-${group[0]!.id}` } }
-          : { name: JOBS.refreshGroup, data: { insightIds: group.map((g) => g.id), round: 2 }, opts: { ...INGEST_JOB_OPTIONS, jobId: `${job.id}-round2-${i}` } },
+          ? {
+              name: JOBS.refreshInsight,
+              data: { insightId: group[0]!.id },
+              opts: { ...INGEST_JOB_OPTIONS, jobId: `${job.id}-alone-${group[0]!.id}` },
+            }
+          : {
+              name: JOBS.refreshGroup,
+              data: { insightIds: group.map((g) => g.id), round: 2 },
+              opts: { ...INGEST_JOB_OPTIONS, jobId: `${job.id}-round2-${i}` },
+            },
       ),
     );
     return { leftover: ids.length, groups: groups.length };

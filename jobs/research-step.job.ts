@@ -31,7 +31,13 @@ import type { TrendsPlanName } from '../src/config.js';
 import { trendsPlan } from '../src/research/trends-plan.js';
 import { STEPS } from '../src/research/steps.js';
 import { STEP_COUNT, STEP_NAMES, type StepContext, type StepName, type StepOutput } from '../src/research/step-contract.js';
-import { researchPriority, sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../src/research/trends-gateway.js';
+import {
+  researchPriority,
+  sleepFor,
+  TrendsFailedError,
+  WaitingForTrendsError,
+  type TrendsGateway,
+} from '../src/research/trends-gateway.js';
 
 export interface ResearchStepDeps {
   db: Db;
@@ -89,7 +95,8 @@ class RunCache {
     }
     const { outputs } = entry;
     const missing = Array.from({ length: upTo - 1 }, (_, i) => i + 1).filter((n) => !outputs.has(n));
-    if (missing.length > 0) for (const [n, value] of await doneOutputs(db, run.id, missing)) outputs.set(n, { value, json: JSON.stringify(value) });
+    if (missing.length > 0)
+      for (const [n, value] of await doneOutputs(db, run.id, missing)) outputs.set(n, { value, json: JSON.stringify(value) });
     return outputs;
   }
 
@@ -159,13 +166,20 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
       out: <T>(name: StepName) => {
         const index = STEP_NAMES.indexOf(name);
         read.add(index + 1);
-        if (!outputs.has(index + 1)) throw new Error(`step ${step} (${definition.name}) needs the output of step ${index + 1} (${name}), which is not recorded`);
+        if (!outputs.has(index + 1))
+          throw new Error(`step ${step} (${definition.name}) needs the output of step ${index + 1} (${name}), which is not recorded`);
         return outputs.get(index + 1)!.value as T;
       },
-      plan: trendsPlan(deps.plan ?? 'batched', (request) => deps.trendsFor(run.provider).fetch(request, { priority: researchPriority(step, STEP_COUNT) }), deps.geo, {
-        secondary: () => (outputs.get(STEP_NAMES.indexOf('choose_primary') + 1)?.value as { secondary?: string[] } | undefined)?.secondary ?? [],
-        anchor: deps.anchorFor(run.provider),
-      }),
+      plan: trendsPlan(
+        deps.plan ?? 'batched',
+        (request) => deps.trendsFor(run.provider).fetch(request, { priority: researchPriority(step, STEP_COUNT) }),
+        deps.geo,
+        {
+          secondary: () =>
+            (outputs.get(STEP_NAMES.indexOf('choose_primary') + 1)?.value as { secondary?: string[] } | undefined)?.secondary ?? [],
+          anchor: deps.anchorFor(run.provider),
+        },
+      ),
       findExistingInsight: (ideaKey, keyword) => findInsightForIdea(deps.db, ideaKey, keyword),
       anchorTerm: deps.anchorFor(run.provider),
       geo: deps.geo,

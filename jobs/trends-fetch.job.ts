@@ -27,7 +27,15 @@ import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { RouteWaitError, type EgressPool } from '../src/trends/egress-pool.js';
 import type { EgressRoute } from '../src/trends/egress.js';
 import type { GoogleTrendsProvider } from '../src/trends/google.provider.js';
-import { describeRequest, EmbedOverQuotaError, MalformedResponseError, NotRecordedError, RateLimitedError, RefusedError, type TrendsRequest } from '../src/trends/types.js';
+import {
+  describeRequest,
+  EmbedOverQuotaError,
+  MalformedResponseError,
+  NotRecordedError,
+  RateLimitedError,
+  RefusedError,
+  type TrendsRequest,
+} from '../src/trends/types.js';
 
 export interface TrendsFetchDeps {
   provider: GoogleTrendsProvider;
@@ -100,32 +108,62 @@ export function trendsFetchProcessor(deps: TrendsFetchDeps) {
       if (error instanceof RateLimitedError) {
         trendsRequests.inc({ outcome: 'blocked', route: route.name });
         googleBlocks.inc({ route: route.name, kind: error.block, retry_after: error.retryAfterMs === undefined ? 'no' : 'yes' });
-        const { cooldownMs, started } = await deps.pool.blocked(route, jobId, Date.now(), { kind: error.block, retryAfterMs: error.retryAfterMs });
+        const { cooldownMs, started } = await deps.pool.blocked(route, jobId, Date.now(), {
+          kind: error.block,
+          retryAfterMs: error.retryAfterMs,
+        });
         if (started) {
           deps.logger.warn(
-            { queue: 'trends', jobId, route: route.name, cooldownMs, block: error.block, retryAfterMs: error.retryAfterMs, probe: lease.probe },
+            {
+              queue: 'trends',
+              jobId,
+              route: route.name,
+              cooldownMs,
+              block: error.block,
+              retryAfterMs: error.retryAfterMs,
+              probe: lease.probe,
+            },
             'Google Trends blocked this route; it cools down, then one request probes',
           );
         }
-        throw await waitWithoutAttempt(job, token, cooldownMs, `route ${route.name} is cooling down after a block until ${clock(cooldownMs)} UTC`);
+        throw await waitWithoutAttempt(
+          job,
+          token,
+          cooldownMs,
+          `route ${route.name} is cooling down after a block until ${clock(cooldownMs)} UTC`,
+        );
       }
       if (error instanceof EmbedOverQuotaError) {
         trendsRequests.inc({ outcome: 'over_quota', route: route.name });
         const waitMs = await deps.pool.embedOverQuota(route, jobId);
-        deps.logger.info({ queue: 'trends', jobId, route: route.name, waitMs }, "Google Trends' embed quota is spent on this route: its related lists wait");
-        throw await waitWithoutAttempt(job, token, waitMs, `route ${route.name}'s embed pages are over Google's embed quota until ${clock(waitMs)} UTC`);
+        deps.logger.info(
+          { queue: 'trends', jobId, route: route.name, waitMs },
+          "Google Trends' embed quota is spent on this route: its related lists wait",
+        );
+        throw await waitWithoutAttempt(
+          job,
+          token,
+          waitMs,
+          `route ${route.name}'s embed pages are over Google's embed quota until ${clock(waitMs)} UTC`,
+        );
       }
       if (error instanceof RefusedError) {
         trendsRequests.inc({ outcome: 'refused', route: route.name });
         await deps.pool.refused(route, jobId);
         await job.updateData({ ...payload, refusedBy: [...refusedBy, route.name] });
-        deps.logger.warn({ queue: 'trends', jobId, route: route.name, err: error }, 'Google Trends refused a request on this route (400); the route pauses and the request goes to another');
+        deps.logger.warn(
+          { queue: 'trends', jobId, route: route.name, err: error },
+          'Google Trends refused a request on this route (400); the route pauses and the request goes to another',
+        );
         throw await waitWithoutAttempt(job, token, 0, `route ${route.name} refused it; trying another route`);
       }
       if (error instanceof MalformedResponseError) {
         trendsRequests.inc({ outcome: 'changed_shape', route: route.name });
         await deps.pool.answered(route, jobId, 'changed', { embed });
-        deps.logger.error({ queue: 'trends', jobId, route: route.name, err: error }, 'Google Trends answered in a shape we do not know: the request fails for good');
+        deps.logger.error(
+          { queue: 'trends', jobId, route: route.name, err: error },
+          'Google Trends answered in a shape we do not know: the request fails for good',
+        );
         throw new UnrecoverableError(error.message);
       }
       if (error instanceof NotRecordedError) throw new UnrecoverableError(error.message);

@@ -36,7 +36,6 @@ export interface DeliverDeps {
   gate?: DeliveryGate;
 }
 
-
 /**
  * Rendered bodies by event id: every delivery of an event sends the same
  * bytes. The deliveries of a new event arrive together, so the first one's
@@ -103,7 +102,12 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
     // The event id is the webhook-id: identical across retries and replays, so receivers can deduplicate.
     let result: Awaited<ReturnType<typeof send>>;
     try {
-      result = await send(row.url!, { id: row.event_id, body, secrets: signingSecrets(deps.box, subscription) }, deps.policy, deps.timeoutMs);
+      result = await send(
+        row.url!,
+        { id: row.event_id, body, secrets: signingSecrets(deps.box, subscription) },
+        deps.policy,
+        deps.timeoutMs,
+      );
     } catch (error) {
       await deps.gate?.leave(owner, row.sub_id, jobId, 'other');
       throw error;
@@ -113,10 +117,26 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
     await deps.gate?.leave(owner, row.sub_id, jobId, ok ? 'ok' : receiverFailing(code, result.refused) ? 'failing' : 'other');
     if (code !== null) webhookLatency.observe(result.latencyMs / 1000);
     webhookDeliveries.inc({
-      outcome: ok ? 'delivered' : code === 410 ? 'gone' : result.refused ? 'blocked' : job.attemptsMade + 1 >= (job.opts.attempts ?? MAX_ATTEMPTS) ? 'failed' : 'retry',
+      outcome: ok
+        ? 'delivered'
+        : code === 410
+          ? 'gone'
+          : result.refused
+            ? 'blocked'
+            : job.attemptsMade + 1 >= (job.opts.attempts ?? MAX_ATTEMPTS)
+              ? 'failed'
+              : 'retry',
     });
     // One write (shared with the other deliveries finishing now): the attempt log and the delivery's new state.
-    await attempts.submit({ deliveryId: row.id, attempt, at, statusCode: code, latencyMs: result.latencyMs, error: result.error, succeeded: ok });
+    await attempts.submit({
+      deliveryId: row.id,
+      attempt,
+      at,
+      statusCode: code,
+      latencyMs: result.latencyMs,
+      error: result.error,
+      succeeded: ok,
+    });
 
     if (ok) {
       if (row.failing_since) await setFailingSince(deps.db, row.sub_id, false);

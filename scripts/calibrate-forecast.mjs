@@ -16,7 +16,11 @@ const rows = new Map();
 for (const [id, points] of series) {
   if (splitOf(id) !== 'tune') continue;
   for (const contextDays of [30, 90]) {
-    for (const w of windows(id, points.map((p) => p.value), contextDays)) {
+    for (const w of windows(
+      id,
+      points.map((p) => p.value),
+      contextDays,
+    )) {
       const f = forecastValues(w.context, 7);
       if ('withheld' in f) continue;
       const key = calibrationBucket(w.context);

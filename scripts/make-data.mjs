@@ -51,13 +51,13 @@ const recordedFrom = path.join(shared, 'google-trends-recorded');
 // provider opens during `TRENDS_PROVIDER=replay insights research pizza --wait`;
 // test/integration/quick-start.test.ts runs that command on this copy).
 const REPLAY = {
-  'test_suggestions__5327811ae3': ['02_GET_trends_api_autocomplete_pizza_200.json.txt'],
-  'test_interest_over_time__52e446fcdd': ['03_GET_trends_api_widgetdata_multiline_200.json.txt'],
-  'test_interest_over_time_multiple_regions__1ba164b058': ['03_GET_trends_api_widgetdata_multiline_200.json.txt'],
-  'test_related_queries_result_keys__022e5a92f6': ['02_GET_trends_api_widgetdata_relatedsearches_200.json.txt'],
-  'test_related_topics_result_keys__022e5a92f6': ['02_GET_trends_api_widgetdata_relatedsearches_200.json.txt'],
-  'test_interest_by_region__8c15afc64a': ['03_GET_trends_api_widgetdata_comparedgeo_200.json.txt'],
-  'test_interest_by_region_city_resolution__022e5a92f6': ['02_GET_trends_api_widgetdata_comparedgeo_200.json.txt'],
+  test_suggestions__5327811ae3: ['02_GET_trends_api_autocomplete_pizza_200.json.txt'],
+  test_interest_over_time__52e446fcdd: ['03_GET_trends_api_widgetdata_multiline_200.json.txt'],
+  test_interest_over_time_multiple_regions__1ba164b058: ['03_GET_trends_api_widgetdata_multiline_200.json.txt'],
+  test_related_queries_result_keys__022e5a92f6: ['02_GET_trends_api_widgetdata_relatedsearches_200.json.txt'],
+  test_related_topics_result_keys__022e5a92f6: ['02_GET_trends_api_widgetdata_relatedsearches_200.json.txt'],
+  test_interest_by_region__8c15afc64a: ['03_GET_trends_api_widgetdata_comparedgeo_200.json.txt'],
+  test_interest_by_region_city_resolution__022e5a92f6: ['02_GET_trends_api_widgetdata_comparedgeo_200.json.txt'],
 };
 const replayTo = path.join(root, 'data/google-trends-recorded');
 rmSync(path.join(replayTo, 'pytrends'), { recursive: true, force: true });
@@ -70,7 +70,8 @@ for (const [cassette, files] of Object.entries(REPLAY)) {
   // interactions whose bodies are here, and say that the file was changed.
   const index = JSON.parse(readFileSync(path.join(from, 'index.json'), 'utf8'));
   const trimmed = {
-    modified: 'Trimmed for Startup Insights: only the interactions whose bodies are in this folder are listed (see data/google-trends-recorded/README.md).',
+    modified:
+      'Trimmed for Startup Insights: only the interactions whose bodies are in this folder are listed (see data/google-trends-recorded/README.md).',
     ...index,
     interactions: index.interactions.filter((i) => files.includes(i.file)),
   };
@@ -83,22 +84,42 @@ console.log(`data/google-trends-recorded: ${Object.values(REPLAY).flat().length}
 // parsers, the refresh's fault handling and the reach score read them.
 const FIXTURES = {
   pytrends: {
-    'test_interest_over_time_ok__f6b2d0c230': ['00_GET_trends_explore_404.html', '01_POST_trends_api_explore_200.json.txt', '02_GET_trends_api_widgetdata_multiline_200.json.txt'],
-    'test_interest_over_time_partial__022e5a92f6': ['02_GET_trends_api_widgetdata_multiline_200.json.txt'],
-    'test_interest_by_region_ok__f6b2d0c230': ['01_POST_trends_api_explore_200.json.txt', '02_GET_trends_api_widgetdata_comparedgeo_200.json.txt'],
-    'test_interest_by_region_city_resolution__f6b2d0c230': ['01_POST_trends_api_explore_200.json.txt', '02_GET_trends_api_widgetdata_comparedgeo_200.json.txt'],
-    'test_related_queries_result_rising__f6b2d0c230': ['01_POST_trends_api_explore_200.json.txt', '02_GET_trends_api_widgetdata_relatedsearches_200.json.txt'],
-    'test_related_queries_result_top__f6b2d0c230': ['02_GET_trends_api_widgetdata_relatedsearches_200.json.txt'],
-    'test_related_topics_result_top__f6b2d0c230': ['01_POST_trends_api_explore_200.json.txt', '02_GET_trends_api_widgetdata_relatedsearches_200.json.txt'],
-    'test_suggestions_ok__f6b2d0c230': ['01_GET_trends_api_autocomplete_pizza_200.json.txt'],
+    test_interest_over_time_ok__f6b2d0c230: [
+      '00_GET_trends_explore_404.html',
+      '01_POST_trends_api_explore_200.json.txt',
+      '02_GET_trends_api_widgetdata_multiline_200.json.txt',
+    ],
+    test_interest_over_time_partial__022e5a92f6: ['02_GET_trends_api_widgetdata_multiline_200.json.txt'],
+    test_interest_by_region_ok__f6b2d0c230: [
+      '01_POST_trends_api_explore_200.json.txt',
+      '02_GET_trends_api_widgetdata_comparedgeo_200.json.txt',
+    ],
+    test_interest_by_region_city_resolution__f6b2d0c230: [
+      '01_POST_trends_api_explore_200.json.txt',
+      '02_GET_trends_api_widgetdata_comparedgeo_200.json.txt',
+    ],
+    test_related_queries_result_rising__f6b2d0c230: [
+      '01_POST_trends_api_explore_200.json.txt',
+      '02_GET_trends_api_widgetdata_relatedsearches_200.json.txt',
+    ],
+    test_related_queries_result_top__f6b2d0c230: ['02_GET_trends_api_widgetdata_relatedsearches_200.json.txt'],
+    test_related_topics_result_top__f6b2d0c230: [
+      '01_POST_trends_api_explore_200.json.txt',
+      '02_GET_trends_api_widgetdata_relatedsearches_200.json.txt',
+    ],
+    test_suggestions_ok__f6b2d0c230: ['01_GET_trends_api_autocomplete_pizza_200.json.txt'],
   },
   // What a blocked client got in 2025: the cookie page's 404, the 302 to "sorry" and its 429 page
   // (the Google client's classification and the loopback Google's pages read them).
   'rate-limited-2025': {
-    'test_interest_over_time_ok__18c9392ff6': ['00_GET_trends_explore_404.html', '01_POST_trends_api_explore_302.html', '02_GET_sorry_index_429.html'],
-    'test_suggestions_ok__18c9392ff6': ['02_GET_sorry_index_429.html'],
-    'test_tokens__18c9392ff6': ['01_POST_trends_api_explore_302.html'],
-    'test_initial_data__18c9392ff6': ['00_GET_trends_explore_404.html'],
+    test_interest_over_time_ok__18c9392ff6: [
+      '00_GET_trends_explore_404.html',
+      '01_POST_trends_api_explore_302.html',
+      '02_GET_sorry_index_429.html',
+    ],
+    test_suggestions_ok__18c9392ff6: ['02_GET_sorry_index_429.html'],
+    test_tokens__18c9392ff6: ['01_POST_trends_api_explore_302.html'],
+    test_initial_data__18c9392ff6: ['00_GET_trends_explore_404.html'],
   },
 };
 const fixturesTo = path.join(root, 'test/fixtures/google-trends-recorded');

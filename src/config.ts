@@ -165,9 +165,15 @@ export const TRENDS_PLANS = ['batched', 'single'] as const;
 export type TrendsPlanName = (typeof TRENDS_PLANS)[number];
 
 /** Variables an older release read, and what replaces them (reported, so an old .env cannot mean something else silently). */
-const RETIRED_VARIABLES: ReadonlyArray<[string, string]> = [
-  ['TRENDS_RATE_PER_MINUTE', 'it counted trends jobs, each up to seven HTTPS requests; set TRENDS_REQUESTS_PER_MINUTE (HTTPS requests per egress route, default 12)'],
-  ['TRENDS_PAUSE_MS', 'a route now cools down after a block from TRENDS_COOLDOWN_MS (default 600000) up to TRENDS_COOLDOWN_MAX_MS (default 3600000)'],
+export const RETIRED_VARIABLES: ReadonlyArray<[string, string]> = [
+  [
+    'TRENDS_RATE_PER_MINUTE',
+    'it counted trends jobs, each up to seven HTTPS requests; set TRENDS_REQUESTS_PER_MINUTE (HTTPS requests per egress route, default 12)',
+  ],
+  [
+    'TRENDS_PAUSE_MS',
+    'a route now cools down after a block from TRENDS_COOLDOWN_MS (default 600000) up to TRENDS_COOLDOWN_MAX_MS (default 3600000)',
+  ],
 ];
 
 export class ConfigError extends Error {
@@ -176,7 +182,9 @@ export class ConfigError extends Error {
     /** The env file read together with the environment, if any. */
     readonly envFile?: string,
   ) {
-    super(`Invalid configuration${envFile ? ` (the environment and ${envFile})` : ''}:\n  - ${problems.join('\n  - ')}\nSee .env.example for every variable.`);
+    super(
+      `Invalid configuration${envFile ? ` (the environment and ${envFile})` : ''}:\n  - ${problems.join('\n  - ')}\nSee .env.example for every variable.`,
+    );
     this.name = 'ConfigError';
   }
 }
@@ -278,7 +286,9 @@ export function loadConfig(env: Env = process.env): Config {
       // The parser BullMQ's schedulers use: what passes here, they accept.
       CronExpressionParser.parse(value, { tz: 'UTC' });
     } catch (error) {
-      problems.push(`${name} must be a 5-field cron expression in UTC such as "0 3 * * *" (got "${value}": ${error instanceof Error ? error.message : String(error)})`);
+      problems.push(
+        `${name} must be a 5-field cron expression in UTC such as "0 3 * * *" (got "${value}": ${error instanceof Error ? error.message : String(error)})`,
+      );
     }
     return value;
   };
@@ -299,7 +309,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (trustProxyText !== undefined && trustProxyText !== 'false') {
     for (const cidr of trustProxyText.split(',').map((c) => c.trim())) {
       if (cidr === 'true' || cidr === '*') {
-        problems.push('TRUST_PROXY must list the proxies (addresses or CIDRs such as 10.0.0.0/8); trusting every sender would let any client choose the address it is limited by');
+        problems.push(
+          'TRUST_PROXY must list the proxies (addresses or CIDRs such as 10.0.0.0/8); trusting every sender would let any client choose the address it is limited by',
+        );
         continue;
       }
       try {
@@ -315,7 +327,8 @@ export function loadConfig(env: Env = process.env): Config {
   const publicBaseUrl = (text('PUBLIC_BASE_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/$/, '');
   try {
     const base = new URL(publicBaseUrl);
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') problems.push(`PUBLIC_BASE_URL must be http:// or https:// (got ${base.protocol})`);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:')
+      problems.push(`PUBLIC_BASE_URL must be http:// or https:// (got ${base.protocol})`);
   } catch {
     problems.push(`PUBLIC_BASE_URL is not a valid URL (got ${shownValue(publicBaseUrl)})`);
   }
@@ -327,14 +340,18 @@ export function loadConfig(env: Env = process.env): Config {
     redisClusterNodes: (() => {
       const raw = text('REDIS_CLUSTER_NODES');
       if (raw === undefined) return undefined;
-      const nodes = raw.split(',').map((n) => n.trim()).filter(Boolean).map((n) => {
-        const m = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(n);
-        if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) {
-          problems.push(`REDIS_CLUSTER_NODES: "${n}" is not host:port (e.g. 10.0.0.5:7000)`);
-          return undefined;
-        }
-        return { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
-      });
+      const nodes = raw
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean)
+        .map((n) => {
+          const m = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(n);
+          if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) {
+            problems.push(`REDIS_CLUSTER_NODES: "${n}" is not host:port (e.g. 10.0.0.5:7000)`);
+            return undefined;
+          }
+          return { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+        });
       if (nodes.length === 0) problems.push('REDIS_CLUSTER_NODES is set but names no node (host:port,host:port)');
       return nodes.filter((n): n is { host: string; port: number } => n !== undefined);
     })(),
@@ -356,11 +373,17 @@ export function loadConfig(env: Env = process.env): Config {
     trendsAnchor: text('TRENDS_ANCHOR'),
     trendsGeo: text('TRENDS_GEO') ?? '',
     trendsRequestPlan: oneOf('TRENDS_REQUEST_PLAN', TRENDS_PLANS, 'batched'),
-    trendsProxyUrls: (text('TRENDS_PROXY_URLS') ?? '').split(',').map((u) => u.trim()).filter(Boolean),
+    trendsProxyUrls: (text('TRENDS_PROXY_URLS') ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean),
     recordedTrendsDir: path.resolve(PROJECT_ROOT, text('RECORDED_TRENDS_DIR') ?? 'data/google-trends-recorded'),
     researchConcurrency: integer('RESEARCH_CONCURRENCY', 20, 1, 500),
     webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 100, 1, 1_000),
-    webhookFairness: { ...DEFAULT_DELIVERY_FAIRNESS, perAccount: integer('WEBHOOK_ACCOUNT_CONCURRENCY', DEFAULT_DELIVERY_FAIRNESS.perAccount, 1, 1_000) },
+    webhookFairness: {
+      ...DEFAULT_DELIVERY_FAIRNESS,
+      perAccount: integer('WEBHOOK_ACCOUNT_CONCURRENCY', DEFAULT_DELIVERY_FAIRNESS.perAccount, 1, 1_000),
+    },
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
     syntheticLatencyMs: integer('SYNTHETIC_LATENCY_MS', 0, 0, 60_000),
     jobLockMs: integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
@@ -375,10 +398,16 @@ export function loadConfig(env: Env = process.env): Config {
     googleCheckCron: text('GOOGLE_CHECK_CRON') === undefined ? '' : cron('GOOGLE_CHECK_CRON', ''),
     refreshCron: cron('REFRESH_CRON', '0 3 * * *'),
     discoveryCron: cron('DISCOVERY_CRON', '0 4 * * *'),
-    discoveryGeos: (text('DISCOVERY_GEOS') ?? 'US').split(',').map((g) => g.trim().toUpperCase()).filter(Boolean),
+    discoveryGeos: (text('DISCOVERY_GEOS') ?? 'US')
+      .split(',')
+      .map((g) => g.trim().toUpperCase())
+      .filter(Boolean),
     discoveryDailyCap: integer('DISCOVERY_DAILY_CAP', 10, 0, 1_000),
     webhookAllowPrivate: oneOf('WEBHOOK_ALLOW_PRIVATE', ['true', 'false'] as const, 'false') === 'true',
-    webhookAllowedCidrs: (text('WEBHOOK_ALLOWED_CIDRS') ?? '').split(',').map((c) => c.trim()).filter(Boolean),
+    webhookAllowedCidrs: (text('WEBHOOK_ALLOWED_CIDRS') ?? '')
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean),
     webhookDisableAfterHours: integer('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
     webhookSecretOverlapHours: integer('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
     webhookMaxSubscriptions: {
@@ -442,7 +471,9 @@ export function loadConfig(env: Env = process.env): Config {
     } catch (error) {
       const where = `entry ${i + 1} of ${config.trendsProxyUrls.length}`;
       if (!(error instanceof ProxyUrlError)) throw error;
-      problems.push(`TRENDS_PROXY_URLS: ${where} (${error.shown ?? 'not shown: it may hold a password'}) is not an HTTP CONNECT proxy URL: ${error.reason}`);
+      problems.push(
+        `TRENDS_PROXY_URLS: ${where} (${error.shown ?? 'not shown: it may hold a password'}) is not an HTTP CONNECT proxy URL: ${error.reason}`,
+      );
     }
   });
   if (new Set(proxyNames).size !== proxyNames.length) problems.push('TRENDS_PROXY_URLS lists the same proxy twice');
@@ -453,17 +484,23 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`TRENDS_GEO must be empty (worldwide) or a country code such as US or US-CA (got "${config.trendsGeo}")`);
   }
   if (config.trendsCooldownMaxMs < config.trendsCooldownMs) {
-    problems.push(`TRENDS_COOLDOWN_MAX_MS (${config.trendsCooldownMaxMs}) must not be below TRENDS_COOLDOWN_MS (${config.trendsCooldownMs})`);
+    problems.push(
+      `TRENDS_COOLDOWN_MAX_MS (${config.trendsCooldownMaxMs}) must not be below TRENDS_COOLDOWN_MS (${config.trendsCooldownMs})`,
+    );
   }
   // Settings that counted jobs, not requests: an old .env would silently mean something else now.
   for (const [retired, instead] of RETIRED_VARIABLES) {
     if (env[retired] !== undefined) problems.push(`${retired} is no longer read: ${instead}`);
   }
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(config.redisPrefix)) {
-    problems.push(`REDIS_PREFIX must be 1–32 letters, digits, "-" or "_" (got "${config.redisPrefix}"); the cluster hash tags are added per key (see src/redis/keys.ts)`);
+    problems.push(
+      `REDIS_PREFIX must be 1–32 letters, digits, "-" or "_" (got "${config.redisPrefix}"); the cluster hash tags are added per key (see src/redis/keys.ts)`,
+    );
   }
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
-    problems.push(`HTTP_HEADERS_TIMEOUT_MS (${config.http.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.http.requestTimeoutMs})`);
+    problems.push(
+      `HTTP_HEADERS_TIMEOUT_MS (${config.http.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.http.requestTimeoutMs})`,
+    );
   }
   if (config.databaseReadUrl !== undefined && config.databaseUrl === undefined) {
     problems.push('DATABASE_READ_URL needs DATABASE_URL (the primary it replicates); the embedded Postgres has no replica');

@@ -33,11 +33,22 @@ const POSTGRES_OUTAGE_CODES: Record<string, string> = {
 const PG_CLIENT_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|Query read timeout|Cannot use a pool after calling end on the pool)/;
 
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'ECONNABORTED']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'ECONNABORTED',
+]);
 
 // ioredis: its connection errors, and server replies that mean "not now".
 const IOREDIS_ERROR_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
-const IOREDIS_MESSAGES = /^(Connection is closed|Stream isn't writeable and enableOfflineQueue options is false|Reached the max retries per request limit|None of startup nodes is available|Failed to refresh slots cache|Command timed out)/;
+const IOREDIS_MESSAGES =
+  /^(Connection is closed|Stream isn't writeable and enableOfflineQueue options is false|Reached the max retries per request limit|None of startup nodes is available|Failed to refresh slots cache|Command timed out)/;
 const REDIS_REPLY_PREFIXES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|NOREPLICAS|MOVED|ASK)\b/;
 
 interface ErrorLike {

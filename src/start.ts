@@ -77,10 +77,14 @@ try {
     const topics = demo.named === demo.inserted ? `${demo.inserted} named topics` : `${demo.inserted} topics (${demo.named} of them named)`;
     say(`  Demo:  recorded US Google Trends series for ${topics} (source "demo": only momentum is scored from a bare series)`);
   } else if (demo) {
-    say(`  Demo:  no demo series loaded from ${config.demoSeriesDir} (DEMO_SERIES_DIR); \`npx insights seed --demo --from DIR\` loads them`);
+    say(
+      `  Demo:  no demo series loaded from ${config.demoSeriesDir} (DEMO_SERIES_DIR); \`npx insights seed --demo --from DIR\` loads them`,
+    );
   }
   if (demoRuns.length > 0) {
-    say(`  Demo research: ${demoRuns.length} ideas being researched now, all 40 steps, in a simulated world (source "synthetic", never live Google data):`);
+    say(
+      `  Demo research: ${demoRuns.length} ideas being researched now, all 40 steps, in a simulated world (source "synthetic", never live Google data):`,
+    );
     say(`         npx insights runs list`);
   }
   const provider = {
@@ -89,7 +93,9 @@ try {
     synthetic: 'synthetic: a simulated world, never live Google data',
   }[config.trendsProvider];
   say(`  Research a real idea: npx insights research "your idea" --wait   (Trends provider: ${provider})`);
-  say(`  Data:  ${resources.embeddedPostgres ? `embedded Postgres under ${path.join(config.dataDir, 'pglite')}` : 'DATABASE_URL'}, Redis at ${describeTarget(resources.redisTarget)}`);
+  say(
+    `  Data:  ${resources.embeddedPostgres ? `embedded Postgres under ${path.join(config.dataDir, 'pglite')}` : 'DATABASE_URL'}, Redis at ${describeTarget(resources.redisTarget)}`,
+  );
   if (firstKey) {
     say();
     say('First run: a development API key (Pro plan) was created. It is shown only this once:');

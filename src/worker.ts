@@ -18,7 +18,8 @@ try {
   const egress = egressPoolFor(resources, config);
   reportBudget(() => budgetReport(resources.db, egress, config));
   // A worker has no web server: it can serve its own /metrics for Prometheus.
-  const metricsServer = config.metricsPort && config.adminToken ? await serveMetrics(config.metricsPort, config.adminToken, config.host) : undefined;
+  const metricsServer =
+    config.metricsPort && config.adminToken ? await serveMetrics(config.metricsPort, config.adminToken, config.host) : undefined;
   logger.info({ provider: config.trendsProvider, concurrency: config.researchConcurrency }, 'workers started');
   onShutdown(logger, async () => {
     metricsServer?.close();

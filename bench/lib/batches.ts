@@ -96,11 +96,20 @@ export async function readBatches(file: string): Promise<Request[]> {
   const requests = new Map<string, { geo: string; keywords: string[]; days: Map<string, Map<string, number>> }>();
   for (const row of index.slice(1)) {
     const keywords = keywordCols.map((c) => row[c] ?? '').filter(Boolean);
-    requests.set(row[idCol]!, { geo: geoCol >= 0 ? (row[geoCol] ?? '') : '', keywords, days: new Map(keywords.map((k) => [k, new Map()])) });
+    requests.set(row[idCol]!, {
+      geo: geoCol >= 0 ? (row[geoCol] ?? '') : '',
+      keywords,
+      days: new Map(keywords.map((k) => [k, new Map()])),
+    });
   }
   const rows = csvRows(valuesText);
   const vh = rows[0]!;
-  const [rq, kw, dt, vl] = ['request_id', 'keyword_mid', 'date', 'value'].map((c) => columnIndex(vh, c, file)) as [number, number, number, number];
+  const [rq, kw, dt, vl] = ['request_id', 'keyword_mid', 'date', 'value'].map((c) => columnIndex(vh, c, file)) as [
+    number,
+    number,
+    number,
+    number,
+  ];
   for (const row of rows.slice(1)) {
     const request = requests.get(row[rq]!);
     const value = Number(row[vl]);
@@ -114,11 +123,14 @@ export async function readBatches(file: string): Promise<Request[]> {
     if (dates.length === 0) continue;
     for (let i = 1; i < dates.length; i += 1) {
       if (dayNumber(dates[i]!) - dayNumber(dates[i - 1]!) !== 1) {
-        throw new Error(`bench:google: request ${id} in ${file} is not daily (${dates[i - 1]} then ${dates[i]}); 30-day series are measured on daily answers`);
+        throw new Error(
+          `bench:google: request ${id} in ${file} is not daily (${dates[i - 1]} then ${dates[i]}); 30-day series are measured on daily answers`,
+        );
       }
     }
     const values = r.keywords.map((k) => dates.map((d) => r.days.get(k)!.get(d) ?? NaN));
-    if (values.some((v) => v.some((x) => Number.isNaN(x)))) throw new Error(`bench:google: request ${id} in ${file} lacks a value for some keyword on some day`);
+    if (values.some((v) => v.some((x) => Number.isNaN(x))))
+      throw new Error(`bench:google: request ${id} in ${file} lacks a value for some keyword on some day`);
     out.push({ id, geo: r.geo, keywords: r.keywords, dates, values });
   }
   return out;
@@ -144,8 +156,13 @@ export async function measureBatchedSeries(file: string): Promise<SeriesErrors> 
   }
   const lengths = requests.map((r) => r.dates.length);
   const out: SeriesErrors = {
-    served: [], blind: [], single: [], selfAgreement: [], unmeasurable: 0,
-    requests: requests.length, keywords: appearances.size,
+    served: [],
+    blind: [],
+    single: [],
+    selfAgreement: [],
+    unmeasurable: 0,
+    requests: requests.length,
+    keywords: appearances.size,
     requestDays: { min: Math.min(...lengths), max: Math.max(...lengths) },
   };
   const selfPairsSeen = new Set<string>();
@@ -156,7 +173,8 @@ export async function measureBatchedSeries(file: string): Promise<SeriesErrors> 
     if (n < SERVED_DAYS) continue;
     const top = topOf.get(r.id)!;
     if (top === 0) continue;
-    const ends = n >= WINDOW_DAYS ? Array.from({ length: Math.floor((n - WINDOW_DAYS) / SERVED_DAYS) + 1 }, (_, i) => n - i * SERVED_DAYS) : [n];
+    const ends =
+      n >= WINDOW_DAYS ? Array.from({ length: Math.floor((n - WINDOW_DAYS) / SERVED_DAYS) + 1 }, (_, i) => n - i * SERVED_DAYS) : [n];
     for (const end of ends) {
       const start = Math.max(0, end - WINDOW_DAYS);
       if (Math.max(...r.values.map((v) => Math.max(...v.slice(start, end)))) !== top) continue; // not what a request for this window says

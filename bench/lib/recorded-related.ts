@@ -34,7 +34,10 @@ export function readRecordedRelated(recordedDir: string): RecordedRelatedSet {
     if (!existsSync(index)) continue;
     for (const i of (JSON.parse(readFileSync(index, 'utf8')) as { interactions: Interaction[] }).interactions) {
       if (!i.uri.includes('/widgetdata/relatedsearches') || i.status.code !== 200 || !i.query.req) continue;
-      const req = JSON.parse(i.query.req) as { keywordType?: string; restriction?: { time?: string; complexKeywordsRestriction?: { keyword?: Array<{ value: string }> } } };
+      const req = JSON.parse(i.query.req) as {
+        keywordType?: string;
+        restriction?: { time?: string; complexKeywordsRestriction?: { keyword?: Array<{ value: string }> } };
+      };
       if (req.keywordType !== 'QUERY') continue; // topics carry no query text to match
       const keyword = req.restriction?.complexKeywordsRestriction?.keyword?.[0]?.value;
       if (!keyword || !i.date) continue;

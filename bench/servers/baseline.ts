@@ -53,5 +53,8 @@ server.listen(0, '127.0.0.1', () => {
 });
 process.on('disconnect', () => {
   server.close();
-  void pool.end().then(() => db.destroy()).then(() => process.exit(0));
+  void pool
+    .end()
+    .then(() => db.destroy())
+    .then(() => process.exit(0));
 });

@@ -11,5 +11,8 @@ const resources = await openResources(config, logger, { role: 'bench' });
 const web = await startWebServer(resources, config, logger);
 process.send?.({ url: web.url });
 process.on('disconnect', () => {
-  void web.close().then(() => resources.close()).then(() => process.exit(0));
+  void web
+    .close()
+    .then(() => resources.close())
+    .then(() => process.exit(0));
 });

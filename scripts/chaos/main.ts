@@ -41,16 +41,34 @@ try {
   const result = await runSoak({ seed, durationMs: durationS * 1000, targetFaults, runs, settleMs: settleS * 1000, log: say });
   clearTimeout(watchdog);
   say('');
-  say(`faults injected: ${result.faults} (${Object.entries(result.faults_by_kind).map(([k, n]) => `${k} ${n}`).join(', ')})`);
-  say(`research runs: ${result.runs_succeeded}/${result.runs} succeeded, ${result.steps_recorded} steps recorded, ${result.insights} insights`);
-  say(`webhooks: ${result.deliveries_succeeded}/${result.deliveries_expected} deliveries succeeded, ${result.webhook_requests} requests received`);
-  say(`API: ${result.api_requests} answers ${JSON.stringify(result.api_status)}, ${result.api_transport_errors} transport errors (processes being killed), Free key max ${result.free_key_max_granted}/100`);
+  say(
+    `faults injected: ${result.faults} (${Object.entries(result.faults_by_kind)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')})`,
+  );
+  say(
+    `research runs: ${result.runs_succeeded}/${result.runs} succeeded, ${result.steps_recorded} steps recorded, ${result.insights} insights`,
+  );
+  say(
+    `webhooks: ${result.deliveries_succeeded}/${result.deliveries_expected} deliveries succeeded, ${result.webhook_requests} requests received`,
+  );
+  say(
+    `API: ${result.api_requests} answers ${JSON.stringify(result.api_status)}, ${result.api_transport_errors} transport errors (processes being killed), Free key max ${result.free_key_max_granted}/100`,
+  );
   const w = result.webhook_api;
-  say(`webhook API: ${w.requests} answers ${JSON.stringify(w.status)}, ${w.creates} creates (${w.replayed} answered from before, ${w.limitRefusals} at the plan's limit, ${w.quotaRefusals} past the quota), ${w.updates} updates (${w.preconditionFailures} 412), ${w.deletes} deletes, ${w.transportErrors} transport errors`);
+  say(
+    `webhook API: ${w.requests} answers ${JSON.stringify(w.status)}, ${w.creates} creates (${w.replayed} answered from before, ${w.limitRefusals} at the plan's limit, ${w.quotaRefusals} past the quota), ${w.updates} updates (${w.preconditionFailures} 412), ${w.deletes} deletes, ${w.transportErrors} transport errors`,
+  );
   const f = result.webhook_flood;
-  say(`webhook flood (Free and Starter at a silent receiver): ${f.requests} answers ${JSON.stringify(f.status)}, ${f.pings} pings and ${f.replayed} replays sent, ${f.sendsRefused} refused past the plan's sends, ${f.quotaRefused} past the quota; the receiver held at most ${JSON.stringify(f.silent_receiver_most_at_once)} at once (${f.silent_receiver_connections} connections)`);
+  say(
+    `webhook flood (Free and Starter at a silent receiver): ${f.requests} answers ${JSON.stringify(f.status)}, ${f.pings} pings and ${f.replayed} replays sent, ${f.sendsRefused} refused past the plan's sends, ${f.quotaRefused} past the quota; the receiver held at most ${JSON.stringify(f.silent_receiver_most_at_once)} at once (${f.silent_receiver_connections} connections)`,
+  );
   say(`recovery: /readyz 200 ${result.readyz_recovery_ms ?? '—'} ms after the last fault, all work done ${result.settle_ms} ms after it`);
-  say(result.violations.length === 0 ? 'violations: none' : `violations (${result.violations.length}):\n  - ${result.violations.join('\n  - ')}`);
+  say(
+    result.violations.length === 0
+      ? 'violations: none'
+      : `violations (${result.violations.length}):\n  - ${result.violations.join('\n  - ')}`,
+  );
   say(JSON.stringify({ chaos: 'soak', ...result, ok: result.violations.length === 0 }));
   process.exit(result.violations.length === 0 ? 0 : 1);
 } catch (error) {

@@ -70,7 +70,8 @@ export class WebhookReceiver {
       type: parsed.type ?? '(unparseable)',
       insightId: parsed.data?.id,
       signatureValid:
-        secret !== undefined && verify(secret, id, String(req.headers['webhook-timestamp'] ?? ''), body, String(req.headers['webhook-signature'] ?? '')),
+        secret !== undefined &&
+        verify(secret, id, String(req.headers['webhook-timestamp'] ?? ''), body, String(req.headers['webhook-signature'] ?? '')),
       answered: this.mode === 'hang' ? 'hung' : this.mode === 'error500' ? 500 : 200,
     };
     this.receipts.push(receipt);

@@ -80,7 +80,10 @@ export async function emergencyStop(): Promise<void> {
 async function cli(env: Record<string, string>, args: string[]): Promise<string> {
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
   const bin = path.join(path.basename(root) === 'dist' ? path.resolve(root, '..') : root, 'bin/insights.js');
-  const { stdout } = await exec(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ENV_FILE: NO_ENV_FILE, ...env }, timeout: 60_000 });
+  const { stdout } = await exec(process.execPath, [bin, ...args], {
+    env: { PATH: process.env.PATH ?? '', ENV_FILE: NO_ENV_FILE, ...env },
+    timeout: 60_000,
+  });
   return stdout;
 }
 
@@ -118,7 +121,14 @@ function startReaders(
   const etags = new Map<string, string>();
   const routes = () => {
     const id = insightIds[Math.floor(random() * insightIds.length)];
-    const list = ['/api/insights?limit=5', '/api/insights?limit=3&min_score=0.2&sort=newest', '/api/categories', '/api/sources', '/api/usage', '/readyz'];
+    const list = [
+      '/api/insights?limit=5',
+      '/api/insights?limit=3&min_score=0.2&sort=newest',
+      '/api/categories',
+      '/api/sources',
+      '/api/usage',
+      '/readyz',
+    ];
     if (id) list.push(`/api/insights/${id}`, `/api/insights/${id}/trend-data`, `/api/insights/${id}/research`);
     return list;
   };
@@ -150,7 +160,8 @@ function startReaders(
         const tag = res.headers.get('etag');
         if (tag) etags.set(`${key}|${route}`, tag);
         if (res.status === 200 && route === '/api/insights?limit=5') {
-          for (const item of (JSON.parse(body) as { data: Array<{ id: string }> }).data) if (!insightIds.includes(item.id)) insightIds.push(item.id);
+          for (const item of (JSON.parse(body) as { data: Array<{ id: string }> }).data)
+            if (!insightIds.includes(item.id)) insightIds.push(item.id);
         }
       } catch (error) {
         if ((error as Error).name === 'TimeoutError') stats.timeouts += 1;
@@ -215,7 +226,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const subscriptions = ['alpha', 'beta'];
     const subscriptionIds: string[] = [];
     for (const name of subscriptions) {
-      const out = JSON.parse(await cli(env, ['webhooks', 'add', '--url', receiver.urlFor(name), '--event', 'insight.created', '--json'])) as { id: string; secret: string };
+      const out = JSON.parse(
+        await cli(env, ['webhooks', 'add', '--url', receiver.urlFor(name), '--event', 'insight.created', '--json']),
+      ) as { id: string; secret: string };
       receiver.setSecret(name, out.secret);
       subscriptionIds.push(out.id);
     }
@@ -242,7 +255,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const supervisor = new Supervisor((name, line) => {
       if (!/"level":(40|50|60)/.test(line) && !line.startsWith('node:') && !/Error/.test(line)) return;
       logFile.write(`${name} ${line}\n`);
-      if (name.startsWith('web') && errorLines.length < 50 && /"level":(50|60)/.test(line)) errorLines.push(`${name}: ${line.slice(0, 2_000)}`);
+      if (name.startsWith('web') && errorLines.length < 50 && /"level":(50|60)/.test(line))
+        errorLines.push(`${name}: ${line.slice(0, 2_000)}`);
     });
     log(`process warnings and errors: ${logPath}`);
     cleanups.unshift(async () => supervisor.killAllNow());
@@ -274,7 +288,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         return { plan, accountId: created.accountId, key: created.key };
       }),
     );
-    const writers = startWebhookWriters(webs, writerAccounts, receiver.urlFor('api-made'), options.seed, seededRandom(options.seed ^ 0x3b1));
+    const writers = startWebhookWriters(
+      webs,
+      writerAccounts,
+      receiver.urlFor('api-made'),
+      options.seed,
+      seededRandom(options.seed ^ 0x3b1),
+    );
     const floodAccounts: FloodAccount[] = await Promise.all(
       (['free', 'starter'] as const).map(async (plan) => {
         const created = await createApiKey(adminDb, `chaos flooder ${plan}`, plan, null, ['insights:read', 'webhooks:write']);
@@ -326,7 +346,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       stepsActive: async () => (await researchQueue.getActiveCount()) > 0,
     };
     // Until the duration is over, and at least the target count (within twice the duration: bounded either way).
-    const faultsWanted = () => Date.now() - soakStart < options.durationMs || (faults.length < options.targetFaults && Date.now() - soakStart < 2 * options.durationMs);
+    const faultsWanted = () =>
+      Date.now() - soakStart < options.durationMs ||
+      (faults.length < options.targetFaults && Date.now() - soakStart < 2 * options.durationMs);
     while (faultsWanted()) {
       await sleep(Math.round(meanGapMs * (0.3 + random() * 1.4)));
       if (!faultsWanted()) break;
@@ -390,11 +412,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           select d.status, count(distinct d.id)::int as n, count(a.*)::int as attempts, max(a.at)::text as last
           from webhook_deliveries d left join webhook_attempts a on a.delivery_id = d.id
           where d.subscription_id in (${sql.join(subscriptionIds)}) group by d.status`.execute(adminDb);
-        const circuits = await Promise.all(subscriptionIds.map(async (id) => JSON.stringify(await adminRedis.hgetall(redisKeys('si').webhookCircuit(id)))));
+        const circuits = await Promise.all(
+          subscriptionIds.map(async (id) => JSON.stringify(await adminRedis.hgetall(redisKeys('si').webhookCircuit(id)))),
+        );
         waitingOn = `deliveries outstanding (${pairs.length} expected): ${JSON.stringify(byStatus.rows)}; circuits ${circuits.join(' ')}`;
         if (!receiver.delivered(pairs)) throw new Error(waitingOn);
         // The flooders' deliveries go to a receiver that never answers: only the soak's own subscriptions must all succeed.
-        const open = await adminDb.selectFrom('webhook_deliveries').select('id').where('status', '<>', 'succeeded').where('subscription_id', 'in', subscriptionIds).execute();
+        const open = await adminDb
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('status', '<>', 'succeeded')
+          .where('subscription_id', 'in', subscriptionIds)
+          .execute();
         waitingOn = `${open.length} deliveries not succeeded`;
         if (open.length > 0) throw new Error(waitingOn);
         return true;
@@ -424,18 +453,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const stepCounts = new Map(perRun.rows.map((r) => [r.run_id, r]));
     for (const run of runs) {
       const c = stepCounts.get(run.id);
-      if (!c || c.n !== 40 || c.distinct_steps !== 40) violations.push(`run ${run.id} has ${c?.n ?? 0} done steps (${c?.distinct_steps ?? 0} distinct), not 40`);
+      if (!c || c.n !== 40 || c.distinct_steps !== 40)
+        violations.push(`run ${run.id} has ${c?.n ?? 0} done steps (${c?.distinct_steps ?? 0} distinct), not 40`);
     }
     const insightIds = new Set(succeeded.map((r) => r.insight_id));
-    if (insightIds.has(null) || insightIds.size !== succeeded.length) violations.push(`runs made ${insightIds.size} distinct insights for ${succeeded.length} runs`);
+    if (insightIds.has(null) || insightIds.size !== succeeded.length)
+      violations.push(`runs made ${insightIds.size} distinct insights for ${succeeded.length} runs`);
     const insightCount = (await sql<{ n: number }>`select count(*)::int as n from insights`.execute(adminDb)).rows[0]!.n;
     if (insightCount !== runs.length) violations.push(`${insightCount} insights for ${runs.length} distinct ideas`);
 
     const pairs = await expectedPairs();
     if (!receiver.delivered(pairs)) violations.push('some (event, subscription) pairs were never delivered');
-    const deliveries = await adminDb.selectFrom('webhook_deliveries').select(['event_id', 'status']).where('subscription_id', 'in', subscriptionIds).execute();
+    const deliveries = await adminDb
+      .selectFrom('webhook_deliveries')
+      .select(['event_id', 'status'])
+      .where('subscription_id', 'in', subscriptionIds)
+      .execute();
     const deliveredOk = deliveries.filter((d) => d.status === 'succeeded').length;
-    if (deliveries.length !== pairs.length) violations.push(`${deliveries.length} delivery rows for ${pairs.length} (event, subscription) pairs`);
+    if (deliveries.length !== pairs.length)
+      violations.push(`${deliveries.length} delivery rows for ${pairs.length} (event, subscription) pairs`);
     // Every retry keeps its webhook-id: all receipts of one insight.created at one subscription carry one id.
     const idsByInsight = new Map<string, Set<string>>();
     for (const r of receiver.receipts) {
@@ -446,7 +482,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     for (const [k, ids] of idsByInsight) if (ids.size > 1) violations.push(`${k} was sent with ${ids.size} different webhook-ids`);
 
     const allowed = new Set(['200', '304', '429', '503']);
-    for (const [status, n] of Object.entries(api.status)) if (!allowed.has(status)) violations.push(`${n} API answers with status ${status}`);
+    for (const [status, n] of Object.entries(api.status))
+      if (!allowed.has(status)) violations.push(`${n} API answers with status ${status}`);
     if (violations.length > 0) for (const line of errorLines.slice(0, 10)) log(`error logged by ${line}`);
     if (api.timeouts > 0) violations.push(`${api.timeouts} API requests got no answer within 20 s`);
     const freeMax = Math.max(0, ...api.grantedByFreeKey.values());
@@ -479,7 +516,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       api_transport_errors: api.transportErrors,
       free_key_max_granted: freeMax,
       webhook_api: writers.stats,
-      webhook_flood: { ...flooders.stats, silent_receiver_connections: silent.accepted, silent_receiver_most_at_once: Object.fromEntries(silent.most) },
+      webhook_flood: {
+        ...flooders.stats,
+        silent_receiver_connections: silent.accepted,
+        silent_receiver_most_at_once: Object.fromEntries(silent.most),
+      },
       unexpected_exits: unexpected,
       readyz_recovery_ms: readyzRecoveryMs,
       settle_ms: settleMs,

@@ -84,10 +84,21 @@ const HISTORY = 300;
 async function failedHistory(db: Db, subscriptionId: string): Promise<void> {
   const start = Date.now() - 3_000_000;
   await db.transaction().execute(async (trx) => {
-    const events = await recordEvents(trx, Array.from({ length: HISTORY }, () => ({ type: 'ping' as const, insightId: null, payload: {}, relayedAt: new Date() })));
+    const events = await recordEvents(
+      trx,
+      Array.from({ length: HISTORY }, () => ({ type: 'ping' as const, insightId: null, payload: {}, relayedAt: new Date() })),
+    );
     await trx
       .insertInto('webhook_deliveries')
-      .values(events.map((eventId, i) => ({ id: newId('delivery'), event_id: eventId, subscription_id: subscriptionId, status: 'failed' as const, created_at: new Date(start + i * 1_000) })))
+      .values(
+        events.map((eventId, i) => ({
+          id: newId('delivery'),
+          event_id: eventId,
+          subscription_id: subscriptionId,
+          status: 'failed' as const,
+          created_at: new Date(start + i * 1_000),
+        })),
+      )
       .execute();
   });
 }
@@ -167,10 +178,17 @@ export function startWebhookFlooders(
     async check(db: Db): Promise<string[]> {
       const violations: string[] = [];
       for (const account of accounts) {
-        const days = await db.selectFrom('webhook_sends_daily').select(['day', 'replays', 'pings']).where('account_id', '=', account.accountId).execute();
+        const days = await db
+          .selectFrom('webhook_sends_daily')
+          .select(['day', 'replays', 'pings'])
+          .where('account_id', '=', account.accountId)
+          .execute();
         for (const day of days) {
           const sent = day.replays + day.pings;
-          if (sent > DEFAULT_WEBHOOK_SENDS.perDay[account.plan]) violations.push(`the ${account.plan} flooder sent ${sent} replays and pings on ${String(day.day)} (plan allows ${DEFAULT_WEBHOOK_SENDS.perDay[account.plan]})`);
+          if (sent > DEFAULT_WEBHOOK_SENDS.perDay[account.plan])
+            violations.push(
+              `the ${account.plan} flooder sent ${sent} replays and pings on ${String(day.day)} (plan allows ${DEFAULT_WEBHOOK_SENDS.perDay[account.plan]})`,
+            );
         }
         const id = subscriptions.get(account.accountId);
         if (!id) {
@@ -183,9 +201,15 @@ export function startWebhookFlooders(
           where d.subscription_id = ${id}
           group by d.id, d.replays
           having count(a.*) > ${MAX_ATTEMPTS} * (1 + d.replays)`.execute(db);
-        for (const row of over.rows) violations.push(`delivery ${row.id} of the ${account.plan} flooder was attempted ${row.attempts} times for ${1 + row.replays} sends (at most ${MAX_ATTEMPTS} each)`);
+        for (const row of over.rows)
+          violations.push(
+            `delivery ${row.id} of the ${account.plan} flooder was attempted ${row.attempts} times for ${1 + row.replays} sends (at most ${MAX_ATTEMPTS} each)`,
+          );
         const most = silent.most.get(new URL(silent.urlFor(`flood-${account.plan}`)).pathname) ?? 0;
-        if (most > DEFAULT_DELIVERY_FAIRNESS.perAccount) violations.push(`the silent receiver held ${most} deliveries of the ${account.plan} flooder at once (its slots: ${DEFAULT_DELIVERY_FAIRNESS.perAccount})`);
+        if (most > DEFAULT_DELIVERY_FAIRNESS.perAccount)
+          violations.push(
+            `the silent receiver held ${most} deliveries of the ${account.plan} flooder at once (its slots: ${DEFAULT_DELIVERY_FAIRNESS.perAccount})`,
+          );
       }
       for (const [status, n] of Object.entries(stats.status)) {
         if (/^5/.test(status) && status !== '503') violations.push(`${n} flooder answers with status ${status}`);

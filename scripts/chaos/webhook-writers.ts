@@ -59,7 +59,19 @@ export function startWebhookWriters(
   let stopped = false;
   let serial = 0;
   const created: Created[] = [];
-  const stats: WebhookWriterStats = { requests: 0, status: {}, transportErrors: 0, creates: 0, replayed: 0, limitRefusals: 0, quotaRefusals: 0, updates: 0, preconditionFailures: 0, deletes: 0, unexpectedCreateAnswers: [] };
+  const stats: WebhookWriterStats = {
+    requests: 0,
+    status: {},
+    transportErrors: 0,
+    creates: 0,
+    replayed: 0,
+    limitRefusals: 0,
+    quotaRefusals: 0,
+    updates: 0,
+    preconditionFailures: 0,
+    deletes: 0,
+    unexpectedCreateAnswers: [],
+  };
 
   /** One request, sent again (same headers, same body) until it gets an answer it need not retry. */
   const send = async (account: WriterAccount, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -74,7 +86,11 @@ export function startWebhookWriters(
       try {
         const res = await fetch(`http://127.0.0.1:${web.env.PORT}${path}`, {
           method,
-          headers: { authorization: `Bearer ${account.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+          headers: {
+            authorization: `Bearer ${account.key}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...headers,
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: AbortSignal.timeout(20_000),
         });
@@ -97,9 +113,21 @@ export function startWebhookWriters(
 
   const createOne = async (account: WriterAccount) => {
     serial += 1;
-    const entry: Created = { account, idempotencyKey: `chaos-${seed}-${serial}-${Math.floor(random() * 1e9)}`, marker: `zqx${seed}x${serial}`, outcome: 'unanswered', deleted: false };
+    const entry: Created = {
+      account,
+      idempotencyKey: `chaos-${seed}-${serial}-${Math.floor(random() * 1e9)}`,
+      marker: `zqx${seed}x${serial}`,
+      outcome: 'unanswered',
+      deleted: false,
+    };
     created.push(entry);
-    const answer = await send(account, 'POST', '/api/webhooks', { url: receiverUrl, keywords: [entry.marker], events: ['insight.created'] }, { 'idempotency-key': entry.idempotencyKey });
+    const answer = await send(
+      account,
+      'POST',
+      '/api/webhooks',
+      { url: receiverUrl, keywords: [entry.marker], events: ['insight.created'] },
+      { 'idempotency-key': entry.idempotencyKey },
+    );
     stats.creates += 1;
     if (answer?.status === 201) {
       entry.outcome = 'created';
@@ -121,7 +149,13 @@ export function startWebhookWriters(
     const read = await send(entry.account, 'GET', `/api/webhooks/${entry.id}`);
     const etag = read?.status === 200 ? read.headers.get('etag') : null;
     if (!etag) return;
-    const answer = await send(entry.account, 'PATCH', `/api/webhooks/${entry.id}`, { min_score: Math.round(random() * 100) / 100 }, { 'if-match': etag });
+    const answer = await send(
+      entry.account,
+      'PATCH',
+      `/api/webhooks/${entry.id}`,
+      { min_score: Math.round(random() * 100) / 100 },
+      { 'if-match': etag },
+    );
     stats.updates += 1;
     if (answer?.status === 412) stats.preconditionFailures += 1;
   };
@@ -157,19 +191,31 @@ export function startWebhookWriters(
     },
     async check(db: Db): Promise<string[]> {
       const violations: string[] = [];
-      const rows = await db.selectFrom('webhook_subscriptions').select(['id', 'account_id', 'keywords']).where('account_id', 'in', accounts.map((a) => a.accountId)).execute();
+      const rows = await db
+        .selectFrom('webhook_subscriptions')
+        .select(['id', 'account_id', 'keywords'])
+        .where(
+          'account_id',
+          'in',
+          accounts.map((a) => a.accountId),
+        )
+        .execute();
       for (const entry of created) {
         const made = rows.filter((r) => r.keywords.includes(entry.marker));
         if (made.length > 1) violations.push(`the create with Idempotency-Key ${entry.idempotencyKey} made ${made.length} subscriptions`);
         if (entry.outcome === 'created' && !entry.deleted && (made.length !== 1 || made[0]!.id !== entry.id)) {
-          violations.push(`subscription ${entry.id}, answered 201, is ${made.length === 0 ? 'missing' : `stored as ${made.map((m) => m.id).join(', ')}`}`);
+          violations.push(
+            `subscription ${entry.id}, answered 201, is ${made.length === 0 ? 'missing' : `stored as ${made.map((m) => m.id).join(', ')}`}`,
+          );
         }
         if (entry.deleted && made.length > 0) violations.push(`subscription ${entry.id} was deleted (answered 204) and is still there`);
-        if (entry.outcome === 'refused' && made.length > 0) violations.push(`the create with Idempotency-Key ${entry.idempotencyKey} was refused, and made ${made[0]!.id}`);
+        if (entry.outcome === 'refused' && made.length > 0)
+          violations.push(`the create with Idempotency-Key ${entry.idempotencyKey} was refused, and made ${made[0]!.id}`);
       }
       for (const account of accounts) {
         const n = rows.filter((r) => r.account_id === account.accountId).length;
-        if (n > PLAN_LIMITS[account.plan]) violations.push(`the ${account.plan} account holds ${n} subscriptions (limit ${PLAN_LIMITS[account.plan]})`);
+        if (n > PLAN_LIMITS[account.plan])
+          violations.push(`the ${account.plan} account holds ${n} subscriptions (limit ${PLAN_LIMITS[account.plan]})`);
       }
       const unanswered = created.filter((c) => c.outcome === 'unanswered').length;
       if (unanswered > 0) violations.push(`${unanswered} webhook creates got no answer within ${RETRY_FOR_MS / 1000} s of retrying`);

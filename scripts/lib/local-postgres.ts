@@ -139,7 +139,21 @@ export class LocalPostgres {
     const root = await mkdtemp(path.join(tmpdir(), 'si-pg-replica-'));
     await ownedByPostgres(root);
     const dataDir = path.join(root, 'data');
-    await run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'postgres', '-D', dataDir, '-R', '-X', 'stream', '--no-sync', '--checkpoint=fast']);
+    await run('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(this.port),
+      '-U',
+      'postgres',
+      '-D',
+      dataDir,
+      '-R',
+      '-X',
+      'stream',
+      '--no-sync',
+      '--checkpoint=fast',
+    ]);
     const port = await freePort();
     const replica = new LocalPostgres(root, dataDir, port);
     await replica.configure({

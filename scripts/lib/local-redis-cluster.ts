@@ -40,17 +40,42 @@ export class LocalRedisCluster {
         await mkdir(nodeDir);
         const child = spawn(
           'redis-server',
-          ['--port', String(port), '--bind', '127.0.0.1', '--dir', nodeDir, '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
-            '--cluster-node-timeout', String(nodeTimeoutMs),
+          [
+            '--port',
+            String(port),
+            '--bind',
+            '127.0.0.1',
+            '--dir',
+            nodeDir,
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            'nodes.conf',
+            '--cluster-node-timeout',
+            String(nodeTimeoutMs),
             // A replica of a freshly made cluster may not have heard from its master lately: let it take over anyway.
-            '--cluster-replica-validity-factor', '0', '--appendonly', 'no', '--save', '', '--maxmemory-policy', 'noeviction', '--logfile', path.join(nodeDir, 'redis.log')],
+            '--cluster-replica-validity-factor',
+            '0',
+            '--appendonly',
+            'no',
+            '--save',
+            '',
+            '--maxmemory-policy',
+            'noeviction',
+            '--logfile',
+            path.join(nodeDir, 'redis.log'),
+          ],
           { stdio: 'ignore' },
         );
         child.on('error', () => {});
         nodes.push({ port, process: child });
       }
       await Promise.all(ports.map((p) => waitForPort(p, 30_000)));
-      await exec('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', String(replicasPerMaster), '--cluster-yes'], { timeout: 60_000 });
+      await exec(
+        'redis-cli',
+        ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', String(replicasPerMaster), '--cluster-yes'],
+        { timeout: 60_000 },
+      );
       await cluster.waitUntilHealthy();
       return cluster;
     } catch (error) {

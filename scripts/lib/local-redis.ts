@@ -34,13 +34,20 @@ export class LocalRedis {
     const dir = await mkdtemp(path.join(tmpdir(), 'si-redis-'));
     const port = options.port ?? (await freePort());
     const args = [
-      '--port', String(port),
-      '--bind', '127.0.0.1',
-      '--dir', dir,
-      '--save', '',
-      '--appendonly', options.appendOnly === false ? 'no' : 'yes',
-      '--maxmemory-policy', 'noeviction',
-      '--logfile', path.join(dir, 'redis.log'),
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      options.appendOnly === false ? 'no' : 'yes',
+      '--maxmemory-policy',
+      'noeviction',
+      '--logfile',
+      path.join(dir, 'redis.log'),
       ...(options.extraArgs ?? []),
     ];
     return new LocalRedis(dir, port, args);

@@ -19,9 +19,15 @@ export type ServiceKind = 'web' | 'worker';
 
 /** Node's own flags the Procfile gives a process (`web: node --flag … dist/src/web.js`): tests and benchmarks run it as production does. */
 export function procfileNodeFlags(kind: ServiceKind): string[] {
-  const line = readFileSync(path.join(ROOT, 'Procfile'), 'utf8').split('\n').find((l) => l.startsWith(`${kind}:`));
+  const line = readFileSync(path.join(ROOT, 'Procfile'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${kind}:`));
   if (!line) throw new Error(`the Procfile has no ${kind} process`);
-  return line.slice(kind.length + 1).trim().split(/\s+/).filter((word) => word.startsWith('--'));
+  return line
+    .slice(kind.length + 1)
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word.startsWith('--'));
 }
 
 const ENTRY: Record<ServiceKind, string> = { web: 'dist/src/web.js', worker: 'dist/src/worker.js' };
@@ -45,7 +51,11 @@ export class ServiceProcess {
   constructor(
     readonly kind: ServiceKind,
     env: Record<string, string>,
-    options: { readyTimeoutMs?: number; onLine?: (line: string) => void; /** Node's own flags, as the Procfile gives them. */ nodeFlags?: readonly string[] } = {},
+    options: {
+      readyTimeoutMs?: number;
+      onLine?: (line: string) => void;
+      /** Node's own flags, as the Procfile gives them. */ nodeFlags?: readonly string[];
+    } = {},
   ) {
     this.child = spawn(process.execPath, [...(options.nodeFlags ?? []), path.join(ROOT, ENTRY[kind])], {
       cwd: ROOT,
@@ -74,7 +84,10 @@ export class ServiceProcess {
     const lines = createInterface({ input: this.child.stdout! });
     const timeoutMs = options.readyTimeoutMs ?? 120_000;
     this.ready = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${kind} did not report ready within ${timeoutMs} ms:\n${this.tail.join('\n')}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${kind} did not report ready within ${timeoutMs} ms:\n${this.tail.join('\n')}`)),
+        timeoutMs,
+      );
       lines.on('line', (line) => {
         remember(line);
         if (!line.includes(READY_MESSAGE[kind])) return;

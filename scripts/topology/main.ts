@@ -13,7 +13,9 @@ say(`  web processes:  ${topology.webUrls.join('  ')}`);
 say(`  workers:        ${topology.workers.length}`);
 say('');
 say('Use the CLI against it with the same environment, e.g.:');
-say(`  REDIS_CLUSTER_NODES=${topology.env.REDIS_CLUSTER_NODES} REDIS_PREFIX=${topology.env.REDIS_PREFIX} DATABASE_URL=${topology.env.DATABASE_URL} WEBHOOK_ENCRYPTION_KEY=${topology.env.WEBHOOK_ENCRYPTION_KEY} npx insights doctor`);
+say(
+  `  REDIS_CLUSTER_NODES=${topology.env.REDIS_CLUSTER_NODES} REDIS_PREFIX=${topology.env.REDIS_PREFIX} DATABASE_URL=${topology.env.DATABASE_URL} WEBHOOK_ENCRYPTION_KEY=${topology.env.WEBHOOK_ENCRYPTION_KEY} npx insights doctor`,
+);
 say('Ctrl-C stops everything.');
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

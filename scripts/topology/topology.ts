@@ -37,7 +37,9 @@ const ROOT = (() => {
   return path.basename(up) === 'dist' ? path.resolve(up, '..') : up;
 })();
 
-export async function startTopology(options: { webs?: number; workers?: number; extraEnv?: Record<string, string> } = {}): Promise<Topology> {
+export async function startTopology(
+  options: { webs?: number; workers?: number; extraEnv?: Record<string, string> } = {},
+): Promise<Topology> {
   const stops: Array<() => Promise<void>> = [];
   try {
     const cluster = await LocalRedisCluster.start(3, 0);
@@ -57,7 +59,10 @@ export async function startTopology(options: { webs?: number; workers?: number; 
     };
     const cli = async (args: string[]) => {
       try {
-        const { stdout, stderr } = await exec(process.execPath, [path.join(ROOT, 'bin/insights.js'), ...args], { env: { PATH: process.env.PATH ?? '', ENV_FILE: NO_ENV_FILE, ...env }, timeout: 120_000 });
+        const { stdout, stderr } = await exec(process.execPath, [path.join(ROOT, 'bin/insights.js'), ...args], {
+          env: { PATH: process.env.PATH ?? '', ENV_FILE: NO_ENV_FILE, ...env },
+          timeout: 120_000,
+        });
         return { code: 0, stdout, stderr };
       } catch (error) {
         const e = error as { code?: number; stdout?: string; stderr?: string };

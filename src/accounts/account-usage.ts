@@ -33,7 +33,15 @@ export async function accountUsage(
   const total = live?.total ?? todayFallback?.requests ?? 0;
   const todayRow =
     total > 0 || todayFallback
-      ? [{ day: today, requests: total, keys: [...shares].map(([keyId, requests]) => ({ key_id: keyId, name: nameOf.get(keyId) ?? null, requests })).sort((a, b) => b.requests - a.requests) }]
+      ? [
+          {
+            day: today,
+            requests: total,
+            keys: [...shares]
+              .map(([keyId, requests]) => ({ key_id: keyId, name: nameOf.get(keyId) ?? null, requests }))
+              .sort((a, b) => b.requests - a.requests),
+          },
+        ]
       : [];
   return [...todayRow, ...stored.filter((d) => d.day !== today)];
 }

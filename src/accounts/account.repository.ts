@@ -9,7 +9,11 @@ import type { Plan } from '../domain/quota.js';
 export type AccountRow = Selectable<AccountsTable>;
 
 export async function createAccount(db: Db, name: string, plan: Plan): Promise<AccountRow> {
-  return db.insertInto('accounts').values({ id: newId('account'), name, plan }).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('accounts')
+    .values({ id: newId('account'), name, plan })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function findAccount(db: Db, id: string): Promise<AccountRow | undefined> {

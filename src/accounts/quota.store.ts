@@ -60,9 +60,26 @@ return 1
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    siConsumeQuota(counterKey: string, sharesKey: string, limit: number, ttlSeconds: number, apiKeyId: string): Result<[number, number], Context>;
-    siCountRequests(counterKey: string, sharesKey: string, ttlSeconds: number, ...keyCounts: Array<string | number>): Result<number, Context>;
-    siSeedQuota(counterKey: string, sharesKey: string, ttlSeconds: number, total: number, ...keyCounts: Array<string | number>): Result<number, Context>;
+    siConsumeQuota(
+      counterKey: string,
+      sharesKey: string,
+      limit: number,
+      ttlSeconds: number,
+      apiKeyId: string,
+    ): Result<[number, number], Context>;
+    siCountRequests(
+      counterKey: string,
+      sharesKey: string,
+      ttlSeconds: number,
+      ...keyCounts: Array<string | number>
+    ): Result<number, Context>;
+    siSeedQuota(
+      counterKey: string,
+      sharesKey: string,
+      ttlSeconds: number,
+      total: number,
+      ...keyCounts: Array<string | number>
+    ): Result<number, Context>;
   }
 }
 
@@ -111,7 +128,13 @@ export class QuotaStore {
     for (let attempt = 0; ; attempt += 1) {
       // Read after (or with) the count: a read issued after a bump still sees the bump.
       const [[allowed, used], state] = await Promise.all([
-        this.redis.siConsumeQuota(this.keys.quota(key.accountId, day), this.keys.quotaKeys(key.accountId, day), limit ?? -1, COUNTER_TTL_SECONDS, key.id),
+        this.redis.siConsumeQuota(
+          this.keys.quota(key.accountId, day),
+          this.keys.quotaKeys(key.accountId, day),
+          limit ?? -1,
+          COUNTER_TTL_SECONDS,
+          key.id,
+        ),
         readReadModel(this.redis, this.keys),
       ]);
       if (allowed === -1 && attempt < 3) {
@@ -162,7 +185,12 @@ export class QuotaStore {
   private async countNow(accountId: string, day: string, counts: Map<string, number>): Promise<void> {
     const pairs = [...counts].flat();
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const total = await this.redis.siCountRequests(this.keys.quota(accountId, day), this.keys.quotaKeys(accountId, day), COUNTER_TTL_SECONDS, ...pairs);
+      const total = await this.redis.siCountRequests(
+        this.keys.quota(accountId, day),
+        this.keys.quotaKeys(accountId, day),
+        COUNTER_TTL_SECONDS,
+        ...pairs,
+      );
       if (total !== -1) return;
       await this.seed(accountId, day);
     }
@@ -182,16 +210,27 @@ export class QuotaStore {
   private async seedNow(accountId: string, day: string): Promise<void> {
     const { byKey, keyIds } = await storedUsageOfDay(this.db, accountId, day);
     // Counters of the version before accounts were per key (same layout, the key id in the tag).
-    const legacy = await Promise.all(keyIds.map(async (keyId) => [keyId, Number((await this.redis.get(this.keys.quota(keyId, day))) ?? 0)] as const));
+    const legacy = await Promise.all(
+      keyIds.map(async (keyId) => [keyId, Number((await this.redis.get(this.keys.quota(keyId, day))) ?? 0)] as const),
+    );
     for (const [keyId, n] of legacy) if (n > 0) byKey.set(keyId, (byKey.get(keyId) ?? 0) + n);
     const total = [...byKey.values()].reduce((a, b) => a + b, 0);
-    await this.redis.siSeedQuota(this.keys.quota(accountId, day), this.keys.quotaKeys(accountId, day), COUNTER_TTL_SECONDS, total, ...[...byKey].flat());
+    await this.redis.siSeedQuota(
+      this.keys.quota(accountId, day),
+      this.keys.quotaKeys(accountId, day),
+      COUNTER_TTL_SECONDS,
+      total,
+      ...[...byKey].flat(),
+    );
   }
 
   /** Today's count of an account and each key's share, as Redis holds it (null: no counter yet today). */
   async today(accountId: string, now = new Date()): Promise<{ total: number; byKey: Map<string, number> } | null> {
     const day = utcDay(now);
-    const [total, shares] = await Promise.all([this.redis.get(this.keys.quota(accountId, day)), this.redis.hgetall(this.keys.quotaKeys(accountId, day))]);
+    const [total, shares] = await Promise.all([
+      this.redis.get(this.keys.quota(accountId, day)),
+      this.redis.hgetall(this.keys.quotaKeys(accountId, day)),
+    ]);
     if (total === null) return null;
     return { total: Number(total), byKey: new Map(Object.entries(shares).map(([k, v]) => [k, Number(v)])) };
   }

@@ -15,7 +15,9 @@ export async function addUsage(db: Db, deltas: readonly UsageDelta[]): Promise<v
   await db
     .insertInto('usage_daily')
     .values(deltas.map((d) => ({ account_id: d.accountId, day: d.day, api_key_id: d.apiKeyId, requests: d.requests })))
-    .onConflict((oc) => oc.columns(['account_id', 'day', 'api_key_id']).doUpdateSet({ requests: sql<number>`usage_daily.requests + excluded.requests` }))
+    .onConflict((oc) =>
+      oc.columns(['account_id', 'day', 'api_key_id']).doUpdateSet({ requests: sql<number>`usage_daily.requests + excluded.requests` }),
+    )
     .execute();
 }
 

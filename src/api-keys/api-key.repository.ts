@@ -33,7 +33,15 @@ export async function createKeyForAccount(
   const keyScopes = [...new Set(scopes)];
   await db
     .insertInto('api_keys')
-    .values({ id, account_id: account.id, name, display_prefix: displayPrefix(key), key_hash: hashApiKey(key), expires_at: expiresAt, scopes: keyScopes })
+    .values({
+      id,
+      account_id: account.id,
+      name,
+      display_prefix: displayPrefix(key),
+      key_hash: hashApiKey(key),
+      expires_at: expiresAt,
+      scopes: keyScopes,
+    })
     .execute();
   return { id, key, accountId: account.id, plan: account.plan, name, expiresAt, scopes: keyScopes };
 }
@@ -77,7 +85,10 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyWithAcc
  * their hashes and ids, for the set of keys the failed-authentication limit
  * never holds up. `createdAfter` reads only the keys made since.
  */
-export async function listUsableKeyHashes(db: Db, options: { createdAfter?: Date; limit: number }): Promise<Array<{ id: string; key_hash: string; created_at: Date }>> {
+export async function listUsableKeyHashes(
+  db: Db,
+  options: { createdAfter?: Date; limit: number },
+): Promise<Array<{ id: string; key_hash: string; created_at: Date }>> {
   let query = db
     .selectFrom('api_keys')
     .select(['id', 'key_hash', 'created_at'])
@@ -120,7 +131,15 @@ export async function rotateApiKey(db: Db, old: ApiKeyRow, plan: Plan, overlapEn
     const id = newId('apiKey');
     await trx
       .insertInto('api_keys')
-      .values({ id, account_id: old.account_id, name: old.name, display_prefix: displayPrefix(key), key_hash: hashApiKey(key), expires_at: null, scopes: old.scopes })
+      .values({
+        id,
+        account_id: old.account_id,
+        name: old.name,
+        display_prefix: displayPrefix(key),
+        key_hash: hashApiKey(key),
+        expires_at: null,
+        scopes: old.scopes,
+      })
       .execute();
     await trx
       .updateTable('api_keys')

@@ -26,7 +26,11 @@ export interface JsonlSummary {
 export class LineError extends Error {}
 
 /** Runs `handle` on each line's object; a LineError (or bad JSON) becomes that line's error. */
-export async function runJsonl(input: Readable, output: Writable, handle: (row: Record<string, unknown>) => LineResult): Promise<JsonlSummary> {
+export async function runJsonl(
+  input: Readable,
+  output: Writable,
+  handle: (row: Record<string, unknown>) => LineResult,
+): Promise<JsonlSummary> {
   const summary: JsonlSummary = { lines: 0, errors: 0, outcomes: {} };
   const lines = createInterface({ input, crlfDelay: Infinity });
   const write = async (value: unknown) => {

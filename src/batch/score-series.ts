@@ -32,7 +32,10 @@ export async function scoreSeriesJsonl(input: Readable, output: Writable): Promi
     if (momentum.score === null) {
       return { outcome: 'unscored', value: { id, momentum: null, trend_class: null, reason: momentum.explanation } };
     }
-    return { outcome: 'scored', value: { id, momentum: momentum.score, trend_class: trend?.trendClass ?? null, model: momentum.evidence.model } };
+    return {
+      outcome: 'scored',
+      value: { id, momentum: momentum.score, trend_class: trend?.trendClass ?? null, model: momentum.evidence.model },
+    };
   });
   return { lines: summary.lines, scored: summary.outcomes.scored ?? 0, unscored: summary.outcomes.unscored ?? 0, errors: summary.errors };
 }

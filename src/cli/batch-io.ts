@@ -5,7 +5,10 @@ import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { UsageError } from './output.js';
 
-export async function withBatchStreams<T>(options: { input: string; output: string }, run: (input: Readable, output: Writable) => Promise<T>): Promise<T> {
+export async function withBatchStreams<T>(
+  options: { input: string; output: string },
+  run: (input: Readable, output: Writable) => Promise<T>,
+): Promise<T> {
   if (options.input !== '-') {
     await access(options.input).catch(() => {
       throw new UsageError(`cannot read --input ${options.input}`);

@@ -17,7 +17,10 @@ export function print(line = ''): void {
 
 /** JSON escapes C0 controls itself; C1 controls and bidi overrides it leaves raw, so escape those too. */
 export function printJson(value: unknown): void {
-  const json = JSON.stringify(value).replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const json = JSON.stringify(value).replace(
+    /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   process.stdout.write(`${json}\n`);
 }
 
@@ -26,6 +29,10 @@ export function table(rows: Array<Record<string, string | number | null>>): stri
   const columns = Object.keys(rows[0]!);
   rows = rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? forTerminal(v) : v])));
   const width = (c: string) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(width(columns[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(width(columns[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(columns), ...rows.map((r) => line(columns.map((c) => String(r[c] ?? ''))))].join('\n');
 }

@@ -168,7 +168,16 @@ export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT):
       await replaceTrendPoints(trx, id, window, fetchedAt);
       await upsertInsightSeries(trx, id, '90d', window90, fetchedAt);
       // Fitted on the 90 days, as the refresh does: the same forecaster, over real data.
-      await upsertForecast(trx, id, fitForecast(window90.map((p) => p.date), window90.map((p) => p.value), 7), fetchedAt);
+      await upsertForecast(
+        trx,
+        id,
+        fitForecast(
+          window90.map((p) => p.date),
+          window90.map((p) => p.value),
+          7,
+        ),
+        fetchedAt,
+      );
     }
   });
   return { inserted: chosen.length, named: chosen.filter((id) => names.has(topicOf(id))).length, dir };

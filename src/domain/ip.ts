@@ -89,7 +89,7 @@ export function formatIp(ip: IpAddress): string {
   if (ip.family === 4) return [...ip.bytes].join('.');
   const groups = Array.from({ length: 8 }, (_, i) => (ip.bytes[i * 2]! << 8) | ip.bytes[i * 2 + 1]!);
   let best = { at: -1, length: 1 };
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i += 1;
       continue;
@@ -106,7 +106,8 @@ export function formatIp(ip: IpAddress): string {
 
 /** The IPv4 address an IPv4-mapped IPv6 address (::ffff:a.b.c.d) is; other addresses as they are. */
 export function unmapped(ip: IpAddress): IpAddress {
-  if (ip.family === 6 && ip.bytes.subarray(0, 10).every((b) => b === 0) && ip.bytes[10] === 0xff && ip.bytes[11] === 0xff) return ipv4(ip.bytes.subarray(12));
+  if (ip.family === 6 && ip.bytes.subarray(0, 10).every((b) => b === 0) && ip.bytes[10] === 0xff && ip.bytes[11] === 0xff)
+    return ipv4(ip.bytes.subarray(12));
   return ip;
 }
 

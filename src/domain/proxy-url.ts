@@ -32,7 +32,10 @@ export function parseProxyUrl(raw: string): ProxyUrl {
     url = new URL(raw);
   } catch {
     // Not shown: a password with a "/" or "@" in it ends up anywhere in a value that does not parse.
-    throw new ProxyUrlError(`it is not a URL like ${EXAMPLE} (a "/", "@" or ":" in a user name or password must be written %2F, %40, %3A)`, undefined);
+    throw new ProxyUrlError(
+      `it is not a URL like ${EXAMPLE} (a "/", "@" or ":" in a user name or password must be written %2F, %40, %3A)`,
+      undefined,
+    );
   }
   const shown = `${url.protocol}//${url.host}`;
   const fail = (reason: string): never => {
@@ -40,7 +43,8 @@ export function parseProxyUrl(raw: string): ProxyUrl {
   };
   if (url.protocol !== 'http:') fail(`it must use http:// (an HTTP CONNECT proxy), like ${EXAMPLE}`);
   if (!url.hostname) fail('it names no host');
-  if (url.pathname.length > 1 || url.search || url.hash) fail('it must be only http://user:pass@host:port, with no path, query or fragment');
+  if (url.pathname.length > 1 || url.search || url.hash)
+    fail('it must be only http://user:pass@host:port, with no path, query or fragment');
   let username = '';
   let password = '';
   try {

@@ -82,9 +82,12 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
         const wait = failedAuth.take(request.ip);
         if (wait === 0) tookTry = true;
         else if (!(await deps.apiKeys.isKnownAfterRead(token))) {
-          throw new ProblemError(problem('authThrottled', `Too many requests with unknown keys from your address; retry in ${wait} s with a valid key.`), {
-            'retry-after': String(wait),
-          });
+          throw new ProblemError(
+            problem('authThrottled', `Too many requests with unknown keys from your address; retry in ${wait} s with a valid key.`),
+            {
+              'retry-after': String(wait),
+            },
+          );
         }
       }
       apiKey = (await deps.apiKeys.resolve(token)) ?? undefined;
@@ -93,12 +96,23 @@ export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void
     }
     // A key that exists but may not be used says why: expired (a rotation's overlap ended), or its account suspended.
     if (apiKey.expiresAt !== null && apiKey.expiresAt <= Date.now()) {
-      throw new ProblemError(problem('keyExpired', `This API key (${apiKey.id}) expired at ${new Date(apiKey.expiresAt).toISOString()}. Use the key that replaced it, or ask for a new one.`), {
-        'www-authenticate': 'Bearer realm="api", error="invalid_token", error_description="expired"',
-      });
+      throw new ProblemError(
+        problem(
+          'keyExpired',
+          `This API key (${apiKey.id}) expired at ${new Date(apiKey.expiresAt).toISOString()}. Use the key that replaced it, or ask for a new one.`,
+        ),
+        {
+          'www-authenticate': 'Bearer realm="api", error="invalid_token", error_description="expired"',
+        },
+      );
     }
     if (apiKey.status === 'suspended') {
-      throw new ProblemError(problem('accountSuspended', `Account ${apiKey.accountId} is suspended: its keys are valid but may not be used until it is resumed.`));
+      throw new ProblemError(
+        problem(
+          'accountSuspended',
+          `Account ${apiKey.accountId} is suspended: its keys are valid but may not be used until it is resumed.`,
+        ),
+      );
     }
     // Checked before the quota: a request the key may not make is not counted.
     const needed = request.routeOptions.config.requiredScope === undefined ? 'insights:read' : request.routeOptions.config.requiredScope;

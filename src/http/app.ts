@@ -122,13 +122,24 @@ function collaborators(deps: AppDeps) {
   return {
     limits,
     apiKeys: deps.apiKeys ?? new ApiKeyCache(deps.db),
-    quota: new QuotaStore(deps.redis, deps.redisKeys, deps.db, (error) => deps.logger.warn({ err: error }, 'requests of an unlimited plan could not be counted for /api/usage')),
-    usage: new UsageRecorder(deps.db, (error) => deps.logger.warn({ err: error }, 'usage could not be written to Postgres; kept for the next write'), deps.usageFlushMs),
+    quota: new QuotaStore(deps.redis, deps.redisKeys, deps.db, (error) =>
+      deps.logger.warn({ err: error }, 'requests of an unlimited plan could not be counted for /api/usage'),
+    ),
+    usage: new UsageRecorder(
+      deps.db,
+      (error) => deps.logger.warn({ err: error }, 'usage could not be written to Postgres; kept for the next write'),
+      deps.usageFlushMs,
+    ),
     responseCache: new ResponseCache((deps.cacheTtlSeconds ?? 60) * 1000, deps.cacheMaxBytes),
     trustedProxies: (deps.trustProxy ?? []).map((cidr) => parseCidr(cidr)),
     // What a connection may make the process hold for a client that does not read (see connection-guard.ts).
     connections: new ConnectionGuard(
-      { maxPipelined: limits.maxPipelined, maxQueuedBytes: limits.maxQueuedBytes, maxQueuedTotalBytes: limits.maxQueuedTotalBytes, stallTimeoutMs: limits.requestTimeoutMs },
+      {
+        maxPipelined: limits.maxPipelined,
+        maxQueuedBytes: limits.maxQueuedBytes,
+        maxQueuedTotalBytes: limits.maxQueuedTotalBytes,
+        stallTimeoutMs: limits.requestTimeoutMs,
+      },
       (event) => deps.logger.warn({ connection: event }, 'closing a connection that does not read its answers'),
     ),
   };
@@ -138,7 +149,9 @@ function collaborators(deps: AppDeps) {
 function webhookCollaborators(deps: AppDeps): { routes: WebhookRoutesDeps; ownQueue: Queue | undefined } | undefined {
   const settings = deps.webhooks;
   if (!settings) return undefined;
-  const ownQueue = settings.queue ? undefined : new Queue(QUEUES.webhooks, { connection: deps.redis, prefix: deps.redisKeys.queuePrefix(QUEUES.webhooks) });
+  const ownQueue = settings.queue
+    ? undefined
+    : new Queue(QUEUES.webhooks, { connection: deps.redis, prefix: deps.redisKeys.queuePrefix(QUEUES.webhooks) });
   const service = new WebhookService({
     db: deps.db,
     redis: deps.redis,
@@ -151,7 +164,8 @@ function webhookCollaborators(deps: AppDeps): { routes: WebhookRoutesDeps; ownQu
     ...(settings.sends ? { sends: settings.sends } : {}),
     pingRateKey: deps.redisKeys.webhookPings,
     ...(settings.resolve ? { resolve: settings.resolve } : {}),
-    onVersionBumpError: (error) => deps.logger.warn({ err: error }, 'webhook subscriptions changed, but workers could not be told (they reload within 30 s)'),
+    onVersionBumpError: (error) =>
+      deps.logger.warn({ err: error }, 'webhook subscriptions changed, but workers could not be told (they reload within 30 s)'),
   });
   return { routes: { service, idempotency: { redis: deps.redis, keyOf: deps.redisKeys.idempotency, box: settings.box } }, ownQueue };
 }
@@ -168,15 +182,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // made here (not by Fastify) so that every request passes the connection guard.
     serverFactory: (handler) => {
       const server = http.createServer(
-        { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs / 2) },
+        {
+          headersTimeout: limits.headersTimeoutMs,
+          requestTimeout: limits.requestTimeoutMs,
+          connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs / 2),
+        },
         connections.wrap(handler),
       );
       server.keepAliveTimeout = limits.keepAliveTimeoutMs;
       server.setTimeout(limits.requestTimeoutMs);
       server.maxConnections = limits.maxConnections;
       connections.attach(server);
-      new ConnectionsPerClient(limits.maxConnections, limits.maxConnectionsPerClient, (address) => isTrustedProxy(address, trustedProxies), (event) =>
-        deps.logger.warn({ connection: event }, 'refusing connections past HTTP_MAX_CONNECTIONS_PER_CLIENT'),
+      new ConnectionsPerClient(
+        limits.maxConnections,
+        limits.maxConnectionsPerClient,
+        (address) => isTrustedProxy(address, trustedProxies),
+        (event) => deps.logger.warn({ connection: event }, 'refusing connections past HTTP_MAX_CONNECTIONS_PER_CLIENT'),
       ).attach(server);
       return server;
     },
@@ -213,18 +234,33 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addSchema(ProblemSchema);
   const otherMethods = methodNotAllowed();
   await app.register(otherMethods.collect);
-  await app.register(overloadPlugin, { maxEventLoopDelayMs: deps.overloadMaxEventLoopDelayMs, sampleIntervalMs: deps.overloadSampleIntervalMs });
+  await app.register(overloadPlugin, {
+    maxEventLoopDelayMs: deps.overloadMaxEventLoopDelayMs,
+    sampleIntervalMs: deps.overloadSampleIntervalMs,
+  });
   await app.register(errorsPlugin);
   await app.register(inputHygienePlugin);
   app.addHook('onResponse', async (request, reply) => {
-    httpDuration.observe({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    httpDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
   });
   await app.register(adminPlugin, { adminToken: deps.adminToken, queues: deps.queues });
   await app.register(openApiPlugin, { publicBaseUrl: deps.publicBaseUrl });
   await app.register(healthRoutes, { db: deps.db, redis: deps.redis, draining: deps.draining });
   await app.register(apiPlugin, {
     prefix: '/api',
-    guard: { redis: deps.redis, redisKeys: deps.redisKeys, apiKeys, quota, usage, responseCache, readModel: deps.readModel, readRouter: deps.readRouter },
+    guard: {
+      redis: deps.redis,
+      redisKeys: deps.redisKeys,
+      apiKeys,
+      quota,
+      usage,
+      responseCache,
+      readModel: deps.readModel,
+      readRouter: deps.readRouter,
+    },
     routes: { db: deps.db, quota, ...(webhooks ? { webhooks: webhooks.routes } : {}) },
   });
   await app.register(otherMethods.answer);

@@ -80,8 +80,16 @@ export class ConnectionsPerClient {
 }
 
 const PARSER_ERRORS: Record<string, { kind: ProblemKind; reason: string; detail: string }> = {
-  ERR_HTTP_REQUEST_TIMEOUT: { kind: 'requestTimeout', reason: 'Request Timeout', detail: 'The request did not arrive in time (HTTP_REQUEST_TIMEOUT_MS, HTTP_HEADERS_TIMEOUT_MS).' },
-  HPE_HEADER_OVERFLOW: { kind: 'headersTooLarge', reason: 'Request Header Fields Too Large', detail: 'The request headers are larger than this server reads.' },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    kind: 'requestTimeout',
+    reason: 'Request Timeout',
+    detail: 'The request did not arrive in time (HTTP_REQUEST_TIMEOUT_MS, HTTP_HEADERS_TIMEOUT_MS).',
+  },
+  HPE_HEADER_OVERFLOW: {
+    kind: 'headersTooLarge',
+    reason: 'Request Header Fields Too Large',
+    detail: 'The request headers are larger than this server reads.',
+  },
 };
 
 /** Fastify's clientErrorHandler: answers what Node's parser refused, then closes the connection. */
@@ -89,7 +97,13 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const known = PARSER_ERRORS[error.code ?? ''];
   const kind: ProblemKind = known?.kind ?? 'badRequest';
-  const body = JSON.stringify(problem(kind, known?.detail ?? 'The request is not valid HTTP/1.1 (a control character, a malformed header, or a body both chunked and of a stated length).'));
+  const body = JSON.stringify(
+    problem(
+      kind,
+      known?.detail ??
+        'The request is not valid HTTP/1.1 (a control character, a malformed header, or a body both chunked and of a stated length).',
+    ),
+  );
   const status = problem(kind, '').status;
   if (socket.writable) {
     socket.write(

@@ -114,7 +114,12 @@ export class ConnectionGuard {
         // waiting for answers, so it is closed at once and they are let go with it.
         state.dropped += 1;
         if (state.dropped === this.limits.maxPipelined) {
-          this.onClose({ reason: 'flooding', address: socket.remoteAddress, inFlight: state.inFlight.size, queuedBytes: this.queuedBytes(socket, state) });
+          this.onClose({
+            reason: 'flooding',
+            address: socket.remoteAddress,
+            inFlight: state.inFlight.size,
+            queuedBytes: this.queuedBytes(socket, state),
+          });
           reset(socket);
         }
         return;
@@ -122,7 +127,8 @@ export class ConnectionGuard {
       const queued = this.queuedBytes(socket, state);
       if (state.inFlight.size >= this.limits.maxPipelined) return this.refuse(res, socket, state, 'too-many-pipelined', queued);
       if (queued >= this.limits.maxQueuedBytes) return this.refuse(res, socket, state, 'too-much-unread', queued);
-      if (queued > 0 && this.queuedTotal >= this.limits.maxQueuedTotalBytes) return this.refuse(res, socket, state, 'process-budget', queued);
+      if (queued > 0 && this.queuedTotal >= this.limits.maxQueuedTotalBytes)
+        return this.refuse(res, socket, state, 'process-budget', queued);
       if (state.inFlight.size === 0) state.lastProgress = this.now();
       state.inFlight.add(res);
       this.watched.add(socket);
@@ -172,7 +178,14 @@ export class ConnectionGuard {
   private stateOf(socket: Socket): ConnectionState {
     let state = this.states.get(socket);
     if (!state) {
-      const created: ConnectionState = { inFlight: new Set(), closing: false, dropped: 0, running: null, waiting: [], lastProgress: this.now() };
+      const created: ConnectionState = {
+        inFlight: new Set(),
+        closing: false,
+        dropped: 0,
+        running: null,
+        waiting: [],
+        lastProgress: this.now(),
+      };
       socket.on('drain', () => (created.lastProgress = this.now()));
       socket.once('close', () => {
         this.watched.delete(socket);

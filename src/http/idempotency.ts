@@ -71,14 +71,16 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
   const { redis, box } = options;
   const waitMs = options.waitMs ?? 10_000;
 
-  const claim = (redisKey: string, fingerprint: string) => redis.set(redisKey, JSON.stringify({ fingerprint } satisfies Stored), 'PX', CLAIM_MS, 'NX');
+  const claim = (redisKey: string, fingerprint: string) =>
+    redis.set(redisKey, JSON.stringify({ fingerprint } satisfies Stored), 'PX', CLAIM_MS, 'NX');
 
   // After validation: a request refused for its body never takes a key.
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'POST') return;
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
-    if (typeof header !== 'string' || !KEY_SHAPE.test(header)) throw invalidParam('Idempotency-Key', 'must be 1–255 visible ASCII characters (a UUID is a good choice)');
+    if (typeof header !== 'string' || !KEY_SHAPE.test(header))
+      throw invalidParam('Idempotency-Key', 'must be 1–255 visible ASCII characters (a UUID is a good choice)');
     const keyHash = sha256(header);
     const redisKey = options.keyOf(request.apiKey!.accountId, keyHash);
     const fingerprint = sha256(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`);
@@ -94,7 +96,10 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
       const stored: Stored = raw === null ? { fingerprint } : (JSON.parse(raw) as Stored);
       if (stored.fingerprint !== fingerprint) {
         throw new ProblemError(
-          problem('idempotencyKeyReused', 'This Idempotency-Key was used in the last 24 h for another request (another path or body). Use a new key for a new request.'),
+          problem(
+            'idempotencyKeyReused',
+            'This Idempotency-Key was used in the last 24 h for another request (another path or body). Use a new key for a new request.',
+          ),
         );
       }
       if (stored.answer !== undefined) {
@@ -103,7 +108,10 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
       }
       if (Date.now() >= deadline) {
         throw new ProblemError(
-          problem('idempotencyInProgress', `The first request with this Idempotency-Key is still being answered after ${Math.round(waitMs / 1000)} s; retry shortly with the same key.`),
+          problem(
+            'idempotencyInProgress',
+            `The first request with this Idempotency-Key is still being answered after ${Math.round(waitMs / 1000)} s; retry shortly with the same key.`,
+          ),
           { 'retry-after': '1' },
         );
       }
@@ -126,7 +134,12 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
         if (value !== undefined) headers[name] = String(value);
       }
       const answer: Answer = { status: reply.statusCode, headers, body: typeof payload === 'string' ? payload : '' };
-      await redis.set(held.redisKey, JSON.stringify({ fingerprint: held.fingerprint, answer: box.seal(JSON.stringify(answer)) } satisfies Stored), 'EX', KEEP_SECONDS);
+      await redis.set(
+        held.redisKey,
+        JSON.stringify({ fingerprint: held.fingerprint, answer: box.seal(JSON.stringify(answer)) } satisfies Stored),
+        'EX',
+        KEEP_SECONDS,
+      );
     } catch (error) {
       // The write is done and answered; a retry will run again once the claim expires. Said, not hidden.
       request.log.warn({ err: error }, 'the answer to an Idempotency-Key request could not be kept');

@@ -39,24 +39,40 @@ function describe(schema: Record<string, unknown>): string {
 }
 
 /** TypeBox's errors in the shape Fastify's validation errors carry (and errors.plugin.ts reads), one per field. */
-function asValidationErrors(errors: Iterable<ValueError>): Array<{ instancePath: string; keyword: string; message: string; params: Record<string, unknown> }> {
+function asValidationErrors(
+  errors: Iterable<ValueError>,
+): Array<{ instancePath: string; keyword: string; message: string; params: Record<string, unknown> }> {
   const seen = new Set<string>();
   const out = [];
   for (const e of errors) {
     const segments = e.path.split('/').filter(Boolean);
     if (e.type === ValueErrorType.ObjectAdditionalProperties) {
-      out.push({ instancePath: e.path, keyword: 'additionalProperties', message: 'is not a known field', params: { additionalProperty: e.path.replace(/^\//, '') } });
+      out.push({
+        instancePath: e.path,
+        keyword: 'additionalProperties',
+        message: 'is not a known field',
+        params: { additionalProperty: e.path.replace(/^\//, '') },
+      });
       continue;
     }
     if (seen.has(e.path)) continue;
     seen.add(e.path);
     if (e.type === ValueErrorType.ObjectRequiredProperty) {
-      out.push({ instancePath: e.path, keyword: 'required', message: `is required: ${describe(e.schema as Record<string, unknown>)}`, params: { missingProperty: segments.join('.') } });
+      out.push({
+        instancePath: e.path,
+        keyword: 'required',
+        message: `is required: ${describe(e.schema as Record<string, unknown>)}`,
+        params: { missingProperty: segments.join('.') },
+      });
       continue;
     }
     const schema = e.schema as Record<string, unknown>;
-    const allowed = Array.isArray(schema.anyOf) && (schema.anyOf as Array<Record<string, unknown>>).every((o) => 'const' in o) ? (schema.anyOf as Array<{ const: string }>).map((o) => o.const) : undefined;
-    const message = e.type === ValueErrorType.ObjectMinProperties ? 'must name at least one field to change' : `must be ${describe(schema)}`;
+    const allowed =
+      Array.isArray(schema.anyOf) && (schema.anyOf as Array<Record<string, unknown>>).every((o) => 'const' in o)
+        ? (schema.anyOf as Array<{ const: string }>).map((o) => o.const)
+        : undefined;
+    const message =
+      e.type === ValueErrorType.ObjectMinProperties ? 'must name at least one field to change' : `must be ${describe(schema)}`;
     out.push({ instancePath: e.path, keyword: 'type', message, params: allowed ? { allowedValues: allowed } : {} });
   }
   return out;
@@ -71,7 +87,12 @@ export const strictJsonValidator: FastifySchemaCompiler<TSchema> = ({ schema, ht
     // Headers are checked, never replaced: the request keeps Node's own header object.
     if (check.Check(value)) return httpPart === 'headers' ? true : { value };
     const errors = asValidationErrors(check.Errors(value));
-    return { error: Object.assign(new Error(errors.map((e) => `${e.instancePath || httpPart} ${e.message}`).join('; ')), { validation: errors, validationContext: httpPart }) };
+    return {
+      error: Object.assign(new Error(errors.map((e) => `${e.instancePath || httpPart} ${e.message}`).join('; ')), {
+        validation: errors,
+        validationContext: httpPart,
+      }),
+    };
   };
   return validate;
 };

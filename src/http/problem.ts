@@ -32,7 +32,11 @@ export const PROBLEM_TYPES = {
   methodNotAllowed: { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 },
   subscriptionLimit: { type: '/problems/subscription-limit', title: 'Webhook subscription limit reached', status: 409 },
   idempotencyKeyReused: { type: '/problems/idempotency-key-reused', title: 'Idempotency-Key reused with another request', status: 409 },
-  idempotencyInProgress: { type: '/problems/idempotency-request-in-progress', title: 'A request with this Idempotency-Key is still being answered', status: 409 },
+  idempotencyInProgress: {
+    type: '/problems/idempotency-request-in-progress',
+    title: 'A request with this Idempotency-Key is still being answered',
+    status: 409,
+  },
   disabledByOperator: { type: '/problems/disabled-by-operator', title: 'Disabled by an operator', status: 409 },
   preconditionFailed: { type: '/problems/precondition-failed', title: 'Precondition failed', status: 412 },
   payloadTooLarge: { type: '/problems/payload-too-large', title: 'Request body too large', status: 413 },

@@ -44,11 +44,15 @@ export const DimensionSchema = Type.Object({
     Type.Number({
       minimum: 0,
       maximum: 1,
-      description: "How much of the dimension's weight its evidence carries in the confidence; absent means all of it (below 1: thin evidence, e.g. only autocomplete topics, or a source whose numbers contradicted each other)",
+      description:
+        "How much of the dimension's weight its evidence carries in the confidence; absent means all of it (below 1: thin evidence, e.g. only autocomplete topics, or a source whose numbers contradicted each other)",
     }),
   ),
   experimental: Type.Optional(
-    Type.Boolean({ description: 'The dimension\'s evidence is not validated yet: it weighs less in the overall score (GET /api/methodology, "validation")' }),
+    Type.Boolean({
+      description:
+        'The dimension\'s evidence is not validated yet: it weighs less in the overall score (GET /api/methodology, "validation")',
+    }),
   ),
 });
 
@@ -56,7 +60,8 @@ const TrendClassValue = Type.Union([stringEnum(TREND_CLASSES), Type.Null()], {
   description: 'The shape of the interest (rules and hit rates: GET /api/methodology); null when the series has no data',
 });
 const HitRate = Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
-  description: "How often the class's claim about the next month held on held-out real series; null when it makes no claim the data can check",
+  description:
+    "How often the class's claim about the next month held on held-out real series; null when it makes no claim the data can check",
 });
 
 const RelatedItemSchema = Type.Object({
@@ -78,14 +83,15 @@ const RelatedListsSchema = Type.Object({
 });
 export const RelatedSchema = Type.Union(
   [Type.Object({ keyword: Type.String(), queries: RelatedListsSchema, topics: RelatedListsSchema }), Type.Null()],
-  { description: 'The research run\'s related queries and topics (up to 25 each); null when no run researched this insight' },
+  { description: "The research run's related queries and topics (up to 25 each); null when no run researched this insight" },
 );
 export const GeographySchema = Type.Union(
   [
     Type.Object({
       keyword: Type.String(),
       map: Type.Union([Type.Literal('own'), Type.Literal('against_anchor')], {
-        description: "own: the phrase's own map (strongest country = 100); against_anchor: its share of the searches for it and the anchor term",
+        description:
+          "own: the phrase's own map (strongest country = 100); against_anchor: its share of the searches for it and the anchor term",
       }),
       compared_with: Type.Union([Type.String(), Type.Null()]),
       reason: Type.String({ description: 'Why this map was used' }),
@@ -94,7 +100,7 @@ export const GeographySchema = Type.Union(
           code: Type.String(),
           name: Type.String(),
           relative: Type.Number({ description: 'Interest relative to the strongest country, 0–100' }),
-          share: Type.Union([Type.Number(), Type.Null()], { description: 'against_anchor maps: the phrase\'s share in percent' }),
+          share: Type.Union([Type.Number(), Type.Null()], { description: "against_anchor maps: the phrase's share in percent" }),
         }),
       ),
       countries_with_data: Type.Integer(),
@@ -165,7 +171,8 @@ export const InsightListQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 200,
-        description: 'Full-text search over title, idea and keywords (English stemming; "quoted phrases", -excluded, or). Combines with every filter, sort and cursor.',
+        description:
+          'Full-text search over title, idea and keywords (English stemming; "quoted phrases", -excluded, or). Combines with every filter, sort and cursor.',
       }),
     ),
     sort: stringEnum(INSIGHT_SORTS, {
@@ -184,7 +191,7 @@ export const InsightSummarySchema = Type.Object(
     ...Type.Omit(InsightSchema, ['keywords', 'dimensions', 'trend_class_evidence', 'related', 'geography']).properties,
     dimension_scores: Type.Object(
       Object.fromEntries(DIMENSIONS.map((d) => [d, Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])])),
-      { description: 'Each dimension\'s score (null: not enough evidence). Evidence and explanations are on the insight itself.' },
+      { description: "Each dimension's score (null: not enough evidence). Evidence and explanations are on the insight itself." },
     ),
   },
   { $id: 'InsightSummary' },
@@ -205,7 +212,8 @@ export const TrendWindowQuery = Type.Object(
   {
     window: stringEnum(TREND_WINDOWS, {
       default: '30d',
-      description: '30d: the last 30 days (refreshed daily); 90d: daily (refreshed daily); 12m and 5y: weekly, as the research run fetched them',
+      description:
+        '30d: the last 30 days (refreshed daily); 90d: daily (refreshed daily); 12m and 5y: weekly, as the research run fetched them',
     }),
   },
   { additionalProperties: false },
@@ -235,20 +243,35 @@ const FamilyAgreementSchema = Type.Object({
   rows: Type.Integer(),
   both_zero: Type.Integer(),
   mean_abs_difference: Type.Number(),
-  rank_correlation: Type.Union([Type.Number(), Type.Null()], { description: 'Spearman over the rows; null when a reading is the same on every row' }),
+  rank_correlation: Type.Union([Type.Number(), Type.Null()], {
+    description: 'Spearman over the rows; null when a reading is the same on every row',
+  }),
   keyword_order: Type.Object({ pairs: Type.Integer(), same: Type.Integer(), opposite: Type.Integer(), tied: Type.Integer() }),
-  retest_abs_difference: Type.Object({ list: Type.Union([Type.Number(), Type.Null()]), modifier: Type.Union([Type.Number(), Type.Null()]) }),
+  retest_abs_difference: Type.Object({
+    list: Type.Union([Type.Number(), Type.Null()]),
+    modifier: Type.Union([Type.Number(), Type.Null()]),
+  }),
 });
 
 export const MethodologySchema = Type.Object(
   {
     measured_on: Type.String({ format: 'date' }),
-    overall: Type.Object({ formula: Type.String(), weights: Type.Record(Type.String(), Type.Number()), designed_weights: Type.Record(Type.String(), Type.Number()) }),
+    overall: Type.Object({
+      formula: Type.String(),
+      weights: Type.Record(Type.String(), Type.Number()),
+      designed_weights: Type.Record(Type.String(), Type.Number()),
+    }),
     dimensions: Type.Object(
       Object.fromEntries(
         DIMENSIONS.map((d) => [
           d,
-          Type.Object({ weight: Type.Number(), experimental: Type.Boolean(), why_experimental: Type.Optional(Type.String()), formula: Type.String(), evidence: Type.String() }),
+          Type.Object({
+            weight: Type.Number(),
+            experimental: Type.Boolean(),
+            why_experimental: Type.Optional(Type.String()),
+            formula: Type.String(),
+            evidence: Type.String(),
+          }),
         ]),
       ),
     ),
@@ -291,7 +314,10 @@ export const MethodologySchema = Type.Object(
         live_recording_needs: Type.String(),
         reproduce: Type.String(),
       },
-      { description: 'How the pain and intent evidence read today (the modifier comparison) agrees with the related-list evidence, on the recorded answers that hold related lists' },
+      {
+        description:
+          'How the pain and intent evidence read today (the modifier comparison) agrees with the related-list evidence, on the recorded answers that hold related lists',
+      },
     ),
     trend_classes: Type.Array(
       Type.Object({
@@ -374,46 +400,78 @@ export const ForecastSchema = Type.Union(
     }),
     Type.Object({ withheld: Type.Literal(true), reason: Type.String(), generated_at: Type.String({ format: 'date-time' }) }),
   ],
-  { $id: 'Forecast', description: '7 days ahead with 80% and 95% intervals (clipped to 0–100), with its own backtest; or withheld with the reason' },
+  {
+    $id: 'Forecast',
+    description: '7 days ahead with 80% and 95% intervals (clipped to 0–100), with its own backtest; or withheld with the reason',
+  },
 );
 
 // The /api/webhooks bodies are checked strictly (no type coercion; see
 // json-body.ts), by TypeBox itself, so they use plain TypeBox kinds: literal
 // unions rather than the Unsafe enums above.
 const literalUnion = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
-  Type.Union(values.map((v) => Type.Literal(v)), options);
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  );
 
 const WebhookCriteria = {
   min_score: Type.Optional(
-    Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'Only insights whose overall score is at least this (0–1); null: any score' }),
+    Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+      description: 'Only insights whose overall score is at least this (0–1); null: any score',
+    }),
   ),
-  categories: Type.Optional(Type.Array(literalUnion(CATEGORY_VALUES), { maxItems: CATEGORY_VALUES.length, description: 'Only these categories; empty: any' })),
-  sources: Type.Optional(Type.Array(literalUnion(SOURCE_VALUES), { maxItems: SOURCE_VALUES.length, description: 'Only these sources; empty: any' })),
+  categories: Type.Optional(
+    Type.Array(literalUnion(CATEGORY_VALUES), { maxItems: CATEGORY_VALUES.length, description: 'Only these categories; empty: any' }),
+  ),
+  sources: Type.Optional(
+    Type.Array(literalUnion(SOURCE_VALUES), { maxItems: SOURCE_VALUES.length, description: 'Only these sources; empty: any' }),
+  ),
   keywords: Type.Optional(
     Type.Array(Type.String({ minLength: 1, maxLength: SUBSCRIPTION_LIMITS.keywordLength }), {
       maxItems: SUBSCRIPTION_LIMITS.keywords,
       description:
-        "The text criterion: only insights whose title, idea or keywords contain one of these as a whole word or phrase (case-insensitive); empty: any. There is no free-text query beyond this.",
+        'The text criterion: only insights whose title, idea or keywords contain one of these as a whole word or phrase (case-insensitive); empty: any. There is no free-text query beyond this.',
     }),
   ),
   events: Type.Optional(
-    Type.Array(literalUnion(WEBHOOK_EVENT_TYPES), { maxItems: WEBHOOK_EVENT_TYPES.length, description: 'Only these event types; empty: all (insight.created, insight.updated, ping)' }),
+    Type.Array(literalUnion(WEBHOOK_EVENT_TYPES), {
+      maxItems: WEBHOOK_EVENT_TYPES.length,
+      description: 'Only these event types; empty: all (insight.created, insight.updated, ping)',
+    }),
   ),
 };
 
-const WebhookUrl = Type.String({ minLength: 1, maxLength: SUBSCRIPTION_LIMITS.urlLength, description: 'http:// or https://, no credentials; must not resolve to a private, loopback or link-local address unless the operator allows it' });
+const WebhookUrl = Type.String({
+  minLength: 1,
+  maxLength: SUBSCRIPTION_LIMITS.urlLength,
+  description:
+    'http:// or https://, no credentials; must not resolve to a private, loopback or link-local address unless the operator allows it',
+});
 
 export const WebhookCreateBody = Type.Object(
   { url: WebhookUrl, ...WebhookCriteria },
   {
     additionalProperties: false,
-    examples: [{ url: 'https://example.com/hooks/insights', min_score: 0.6, categories: ['ai-ml', 'devtools'], keywords: ['agent'], events: ['insight.created'] }],
+    examples: [
+      {
+        url: 'https://example.com/hooks/insights',
+        min_score: 0.6,
+        categories: ['ai-ml', 'devtools'],
+        keywords: ['agent'],
+        events: ['insight.created'],
+      },
+    ],
   },
 );
 export type WebhookCreateBody = Static<typeof WebhookCreateBody>;
 
 export const WebhookUpdateBody = Type.Object(
-  { url: Type.Optional(WebhookUrl), ...WebhookCriteria, enabled: Type.Optional(Type.Boolean({ description: 'false pauses deliveries; true resumes them (and ends a failure streak)' })) },
+  {
+    url: Type.Optional(WebhookUrl),
+    ...WebhookCriteria,
+    enabled: Type.Optional(Type.Boolean({ description: 'false pauses deliveries; true resumes them (and ends a failure streak)' })),
+  },
   { additionalProperties: false, minProperties: 1, examples: [{ min_score: 0.75, enabled: true }] },
 );
 export type WebhookUpdateBody = Static<typeof WebhookUpdateBody>;
@@ -421,7 +479,12 @@ export type WebhookUpdateBody = Static<typeof WebhookUpdateBody>;
 export const WebhookRotateBody = Type.Object(
   {
     overlap_hours: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 720, description: 'How long the previous secret keeps signing beside the new one (default: the server\'s WEBHOOK_SECRET_OVERLAP_HOURS, 24)' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 720,
+        description:
+          "How long the previous secret keeps signing beside the new one (default: the server's WEBHOOK_SECRET_OVERLAP_HOURS, 24)",
+      }),
     ),
   },
   { additionalProperties: false, examples: [{ overlap_hours: 24 }] },
@@ -430,14 +493,18 @@ export const WebhookRotateBody = Type.Object(
 export const WebhookReplayBody = Type.Object(
   {
     since: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601 time: deliveries made at or after it' }),
-    until: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601 time: deliveries made before it (default: now)' })),
+    until: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601 time: deliveries made before it (default: now)' }),
+    ),
   },
   { additionalProperties: false, examples: [{ since: '2026-11-24T00:00:00Z', until: '2026-11-24T12:00:00Z' }] },
 );
 
 export const NoBody = Type.Object({}, { additionalProperties: false, description: 'No fields: send {} or no body' });
 
-export const WebhookIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'The subscription id (sub_…)' }) });
+export const WebhookIdParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, description: 'The subscription id (sub_…)' }),
+});
 export const WebhookDeliveryParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'The subscription id (sub_…)' }),
   deliveryId: Type.String({ minLength: 1, maxLength: 64, description: 'The delivery id (dlv_…)' }),
@@ -454,37 +521,40 @@ const dateTime = (description?: string) => Type.String({ format: 'date-time', ..
 const nullableDateTime = (description: string) => Type.Union([dateTime(), Type.Null()], { description });
 
 const WebhookSubscriptionFields = {
-    id: Type.String({ description: 'Opaque id, prefixed sub_' }),
-    url: Type.String(),
-    enabled: Type.Boolean(),
-    disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is disabled: by you, by an operator, 410 Gone, or a long failure streak' }),
-    disabled_by: Type.Union([literalUnion(['operator', 'account', 'system'] as const), Type.Null()], {
-      description: 'Who disabled it: you (account), an operator (only an operator can enable it again: a PATCH enabled=true answers 409), or the system (410 Gone, a failure streak: enable it again once your endpoint works)',
-    }),
-    failing_since: nullableDateTime('Start of the current failure streak; null when the last delivery got through'),
-    min_score: Type.Union([Type.Number(), Type.Null()]),
-    categories: Type.Array(Type.String()),
-    sources: Type.Array(Type.String()),
-    keywords: Type.Array(Type.String()),
-    events: Type.Array(Type.String()),
-    previous_secret_expires_at: nullableDateTime('After a rotation, until when the previous secret still signs too'),
-    created_at: dateTime(),
-    updated_at: dateTime(),
-    links: Type.Object({ self: Type.String(), deliveries: Type.String() }),
+  id: Type.String({ description: 'Opaque id, prefixed sub_' }),
+  url: Type.String(),
+  enabled: Type.Boolean(),
+  disabled_reason: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why it is disabled: by you, by an operator, 410 Gone, or a long failure streak',
+  }),
+  disabled_by: Type.Union([literalUnion(['operator', 'account', 'system'] as const), Type.Null()], {
+    description:
+      'Who disabled it: you (account), an operator (only an operator can enable it again: a PATCH enabled=true answers 409), or the system (410 Gone, a failure streak: enable it again once your endpoint works)',
+  }),
+  failing_since: nullableDateTime('Start of the current failure streak; null when the last delivery got through'),
+  min_score: Type.Union([Type.Number(), Type.Null()]),
+  categories: Type.Array(Type.String()),
+  sources: Type.Array(Type.String()),
+  keywords: Type.Array(Type.String()),
+  events: Type.Array(Type.String()),
+  previous_secret_expires_at: nullableDateTime('After a rotation, until when the previous secret still signs too'),
+  created_at: dateTime(),
+  updated_at: dateTime(),
+  links: Type.Object({ self: Type.String(), deliveries: Type.String() }),
 };
 export const WebhookSubscriptionSchema = Type.Object(WebhookSubscriptionFields);
 export type WebhookSubscriptionDto = Static<typeof WebhookSubscriptionSchema>;
 
 export const WebhookDeliverySchema = Type.Object({
-    id: Type.String({ description: 'Opaque id, prefixed dlv_' }),
-    event_id: Type.String({ description: 'The webhook-id header of every attempt (evt_…)' }),
-    event_type: Type.String(),
-    status: literalUnion(['pending', 'succeeded', 'failed'] as const),
-    attempts: Type.Integer(),
-    last_status_code: Type.Union([Type.Integer(), Type.Null()]),
-    last_error: Type.Union([Type.String(), Type.Null()]),
-    created_at: dateTime(),
-    finished_at: nullableDateTime('When it succeeded or was given up on'),
+  id: Type.String({ description: 'Opaque id, prefixed dlv_' }),
+  event_id: Type.String({ description: 'The webhook-id header of every attempt (evt_…)' }),
+  event_type: Type.String(),
+  status: literalUnion(['pending', 'succeeded', 'failed'] as const),
+  attempts: Type.Integer(),
+  last_status_code: Type.Union([Type.Integer(), Type.Null()]),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  created_at: dateTime(),
+  finished_at: nullableDateTime('When it succeeded or was given up on'),
 });
 
 const Warnings = Type.Array(Type.String(), { description: 'What may fail later, e.g. a host that does not resolve now' });
@@ -501,7 +571,10 @@ export const WebhookCreatedSchema = Type.Object({
 });
 export const WebhookListSchema = Type.Object({ data: Type.Array(WebhookSubscriptionSchema), next_cursor: Type.Null() });
 export const WebhookShowSchema = Type.Object({
-  data: Type.Object({ ...WebhookSubscriptionFields, recent_deliveries: Type.Array(WebhookDeliverySchema, { description: 'The 20 newest' }) }),
+  data: Type.Object({
+    ...WebhookSubscriptionFields,
+    recent_deliveries: Type.Array(WebhookDeliverySchema, { description: 'The 20 newest' }),
+  }),
 });
 export const WebhookUpdatedSchema = Type.Object({ data: WebhookSubscriptionSchema, warnings: Warnings });
 export const WebhookPingSchema = Type.Object({ data: Type.Object({ event_id: Type.String(), delivery_id: Type.String() }) });
@@ -512,14 +585,23 @@ export const WebhookRotatedSchema = Type.Object({
     previous_secret_expires_at: dateTime('Until then the previous secret signs too (webhook-signature carries both)'),
   }),
 });
-export const WebhookDeliveryListSchema = Type.Object({ data: Type.Array(WebhookDeliverySchema), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const WebhookDeliveryListSchema = Type.Object({
+  data: Type.Array(WebhookDeliverySchema),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
 export const WebhookReplayedSchema = Type.Object({
   data: Type.Object({
     replayed: Type.Array(Type.String(), { description: 'The deliveries sent again, each with its original webhook-id' }),
     truncated: Type.Boolean({
-      description: "More deliveries fell in the window than this replay sends (the per-call cap, or what was left of the day's replays and pings): replay the rest with a later since",
+      description:
+        "More deliveries fell in the window than this replay sends (the per-call cap, or what was left of the day's replays and pings): replay the rest with a later since",
     }),
-    pending: Type.Integer({ minimum: 0, description: 'Deliveries of the window still on their way (new, retrying, or replayed already): not sent twice' }),
-    remaining_today: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "Replays and pings your plan allows for the rest of today (UTC); null for an operator's replay" }),
+    pending: Type.Integer({
+      minimum: 0,
+      description: 'Deliveries of the window still on their way (new, retrying, or replayed already): not sent twice',
+    }),
+    remaining_today: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: "Replays and pings your plan allows for the rest of today (UTC); null for an operator's replay",
+    }),
   }),
 });

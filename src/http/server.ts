@@ -40,7 +40,10 @@ export async function startWebServer(resources: Resources, config: Config, logge
   try {
     webhookBox = SecretBox.fromConfig(config);
   } catch (error) {
-    logger.warn({ err: error }, 'no webhook encryption key (set WEBHOOK_ENCRYPTION_KEY, or let DATA_DIR be written): /api/webhooks answers 503');
+    logger.warn(
+      { err: error },
+      'no webhook encryption key (set WEBHOOK_ENCRYPTION_KEY, or let DATA_DIR be written): /api/webhooks answers 503',
+    );
   }
   let listening = config.publicBaseUrl;
   const app = await buildApp({

@@ -11,11 +11,24 @@ export async function upsertForecast(trx: Transaction<Database>, insightId: stri
 }
 
 /** Several insights' forecasts in one statement (a refresh group writes its members together). */
-export async function upsertForecasts(trx: Transaction<Database>, forecasts: ReadonlyArray<{ insightId: string; forecast: Forecast }>, generatedAt: Date): Promise<void> {
+export async function upsertForecasts(
+  trx: Transaction<Database>,
+  forecasts: ReadonlyArray<{ insightId: string; forecast: Forecast }>,
+  generatedAt: Date,
+): Promise<void> {
   if (forecasts.length === 0) return;
   const rows = forecasts.map(({ insightId, forecast }) =>
     forecast.withheld
-      ? { insight_id: insightId, model: null, generated_at: generatedAt, horizon: 7, withheld: true, reason: forecast.reason, points: '[]', backtest: null }
+      ? {
+          insight_id: insightId,
+          model: null,
+          generated_at: generatedAt,
+          horizon: 7,
+          withheld: true,
+          reason: forecast.reason,
+          points: '[]',
+          backtest: null,
+        }
       : {
           insight_id: insightId,
           model: forecast.model,

@@ -34,7 +34,10 @@ export const INSIGHT_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof InsightRow>;
-export type NewInsight = Omit<Insertable<InsightsTable>, 'keywords' | 'dimensions' | 'dimension_scores' | 'related' | 'geography' | 'trend_class' | 'created_at' | 'updated_at'> & {
+export type NewInsight = Omit<
+  Insertable<InsightsTable>,
+  'keywords' | 'dimensions' | 'dimension_scores' | 'related' | 'geography' | 'trend_class' | 'created_at' | 'updated_at'
+> & {
   keywords: string[];
   dimensions: DimensionScores;
   related?: RelatedSummary | null;
@@ -65,9 +68,7 @@ export async function upsertInsightRow(db: DbOrTrx, insight: NewInsight): Promis
     geography: insight.geography ? JSON.stringify(insight.geography) : null,
     keywords: JSON.stringify(insight.keywords),
     dimensions: JSON.stringify(insight.dimensions),
-    dimension_scores: JSON.stringify(
-      Object.fromEntries(Object.entries(insight.dimensions).map(([name, d]) => [name, d.score])),
-    ),
+    dimension_scores: JSON.stringify(Object.fromEntries(Object.entries(insight.dimensions).map(([name, d]) => [name, d.score]))),
   };
   return db
     .insertInto('insights')
@@ -181,7 +182,10 @@ export function buildListQuery(db: DbOrTrx, filter: InsightFilter) {
     // The dimension's score, -1 when unscored (a generated column, migration 0008): unscored last.
     const column = `sort_${filter.sort}` as const;
     if (after) query = query.where((eb) => eb(eb.refTuple(column, 'id'), '<', eb.tuple(after.value as number, after.id)));
-    return query.orderBy(column, 'desc').orderBy('id', 'desc').limit(filter.limit + 1);
+    return query
+      .orderBy(column, 'desc')
+      .orderBy('id', 'desc')
+      .limit(filter.limit + 1);
   }
   switch (filter.sort) {
     case 'score':
@@ -248,7 +252,13 @@ export async function updateInsightScores(
 
 /** What the daily refresh plans from: every active insight that is not static demo data, by id. */
 export async function listRefreshable(db: DbOrTrx): Promise<Array<Pick<InsightRow, 'id' | 'source' | 'interest_level'>>> {
-  return db.selectFrom('insights').select(['id', 'source', 'interest_level']).where('status', '=', 'active').where('source', '<>', 'demo').orderBy('id').execute();
+  return db
+    .selectFrom('insights')
+    .select(['id', 'source', 'interest_level'])
+    .where('status', '=', 'active')
+    .where('source', '<>', 'demo')
+    .orderBy('id')
+    .execute();
 }
 
 /** The active insights among these ids (a refresh group's members still worth refreshing). */
@@ -265,8 +275,12 @@ export async function interestLevelsOf(db: DbOrTrx, ids: readonly string[]): Pro
 }
 
 /** Popularities a refresh batch measured for members it could not serve, kept with the batch's other writes. */
-export async function setInterestLevels(trx: Transaction<Database>, levels: ReadonlyArray<{ insightId: string; level: number }>): Promise<void> {
-  for (const { insightId, level } of levels) await trx.updateTable('insights').set({ interest_level: level }).where('id', '=', insightId).execute();
+export async function setInterestLevels(
+  trx: Transaction<Database>,
+  levels: ReadonlyArray<{ insightId: string; level: number }>,
+): Promise<void> {
+  for (const { insightId, level } of levels)
+    await trx.updateTable('insights').set({ interest_level: level }).where('id', '=', insightId).execute();
 }
 
 /** Whether an insight already holds this idea (its normalised key). */

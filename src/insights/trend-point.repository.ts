@@ -25,7 +25,14 @@ export async function replaceTrendPointsOf(
   fetchedAt: Date,
 ): Promise<void> {
   if (series.length === 0) return;
-  await trx.deleteFrom('trend_points').where('insight_id', 'in', series.map((s) => s.insightId)).execute();
+  await trx
+    .deleteFrom('trend_points')
+    .where(
+      'insight_id',
+      'in',
+      series.map((s) => s.insightId),
+    )
+    .execute();
   const rows = series.flatMap((s) =>
     s.points.map((p) => ({
       insight_id: s.insightId,
@@ -76,10 +83,19 @@ export async function upsertInsightSeriesOf(
         fetched_at: fetchedAt,
       })),
     )
-    .onConflict((oc) => oc.columns(['insight_id', 'timeframe']).doUpdateSet((eb) => ({ points: eb.ref('excluded.points'), fetched_at: eb.ref('excluded.fetched_at') })))
+    .onConflict((oc) =>
+      oc
+        .columns(['insight_id', 'timeframe'])
+        .doUpdateSet((eb) => ({ points: eb.ref('excluded.points'), fetched_at: eb.ref('excluded.fetched_at') })),
+    )
     .execute();
 }
 
 export async function findInsightSeries(db: Db | Transaction<Database>, insightId: string, timeframe: StoredTimeframe) {
-  return db.selectFrom('insight_series').select(['points', 'fetched_at']).where('insight_id', '=', insightId).where('timeframe', '=', timeframe).executeTakeFirst();
+  return db
+    .selectFrom('insight_series')
+    .select(['points', 'fetched_at'])
+    .where('insight_id', '=', insightId)
+    .where('timeframe', '=', timeframe)
+    .executeTakeFirst();
 }

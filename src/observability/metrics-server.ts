@@ -9,7 +9,8 @@ export async function serveMetrics(port: number, adminToken: string, host: strin
     res.setHeader('x-frame-options', 'DENY');
     res.setHeader('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
     if (req.url !== '/metrics') return void res.writeHead(404).end();
-    if (!isAdmin(req.headers.authorization, adminToken)) return void res.writeHead(401, { 'www-authenticate': 'Basic realm="admin", Bearer' }).end();
+    if (!isAdmin(req.headers.authorization, adminToken))
+      return void res.writeHead(401, { 'www-authenticate': 'Basic realm="admin", Bearer' }).end();
     // A failing collector answers 500 for this scrape; it must not become an unhandled rejection.
     registry.metrics().then(
       (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),

@@ -46,7 +46,7 @@ export const trendsRequests = new client.Counter({
 });
 export const googleAnswers = new client.Counter({
   name: 'google_trends_answers_total',
-  help: "HTTPS exchanges with Google by kind (home_page, cookie_page, explore, multiline, comparedgeo, relatedsearches, embed_page, embed_relatedsearches, autocomplete, trending_rss) and how Google answered (served, empty, no_data, blocked, over_quota, refused, changed_shape, error)",
+  help: 'HTTPS exchanges with Google by kind (home_page, cookie_page, explore, multiline, comparedgeo, relatedsearches, embed_page, embed_relatedsearches, autocomplete, trending_rss) and how Google answered (served, empty, no_data, blocked, over_quota, refused, changed_shape, error)',
   labelNames: ['kind', 'outcome'] as const,
   registers: [registry],
 });
@@ -58,7 +58,7 @@ export const googleBlocks = new client.Counter({
 });
 export const googleUserTypes = new client.Counter({
   name: 'google_trends_user_type_total',
-  help: "Answers whose token labelled the client (userConfig.userType: USER_TYPE_SCRAPER, USER_TYPE_LEGIT_USER, USER_TYPE_EMBED, USER_TYPE_EMBED_OVER_QUOTA …), by egress route and label",
+  help: 'Answers whose token labelled the client (userConfig.userType: USER_TYPE_SCRAPER, USER_TYPE_LEGIT_USER, USER_TYPE_EMBED, USER_TYPE_EMBED_OVER_QUOTA …), by egress route and label',
   labelNames: ['route', 'user_type'] as const,
   registers: [registry],
 });
@@ -133,16 +133,27 @@ interface BudgetFigures {
   requestsPerHourPerRoute: number;
   researchRunsWaiting: number;
   refresh: { requests: number; minutesNeeded: number; minutesAvailable: number; fits: boolean };
-  check: { checkedAt: string; kinds: Array<{ kind: string; outcome: string; broken: boolean }>; userType: { explore: string | null; embed: string | null } } | null;
+  check: {
+    checkedAt: string;
+    kinds: Array<{ kind: string; outcome: string; broken: boolean }>;
+    userType: { explore: string | null; embed: string | null };
+  } | null;
 }
 let budgetSource: (() => Promise<BudgetFigures>) | undefined;
 let budgetScrape: Promise<BudgetFigures | undefined> | undefined;
 /** One read per scrape, shared by every budget gauge. */
 function budgetNow(): Promise<BudgetFigures | undefined> {
-  budgetScrape ??= (budgetSource?.() ?? Promise.resolve(undefined)).catch(() => undefined).finally(() => setImmediate(() => (budgetScrape = undefined)));
+  budgetScrape ??= (budgetSource?.() ?? Promise.resolve(undefined))
+    .catch(() => undefined)
+    .finally(() => setImmediate(() => (budgetScrape = undefined)));
   return budgetScrape;
 }
-const budgetGauge = (name: string, help: string, read: (b: BudgetFigures, set: (value: number, labels?: Record<string, string>) => void) => void, labelNames: string[] = []) =>
+const budgetGauge = (
+  name: string,
+  help: string,
+  read: (b: BudgetFigures, set: (value: number, labels?: Record<string, string>) => void) => void,
+  labelNames: string[] = [],
+) =>
   new client.Gauge({
     name,
     help,
@@ -154,28 +165,111 @@ const budgetGauge = (name: string, help: string, read: (b: BudgetFigures, set: (
       if (b) read(b, (value, labels) => (labels === undefined ? this.set(value) : this.set(labels, value)));
     },
   });
-budgetGauge('google_trends_route_requests_last_hour', 'HTTPS requests sent to Google in the last 60 minutes per egress route', (b, set) => b.routes.forEach((r) => set(r.requestsLastHour, { route: r.route })), ['route']);
-budgetGauge('google_trends_route_requests_per_hour_allowed', 'HTTPS requests per hour each egress route may send (TRENDS_REQUESTS_PER_MINUTE × 60; 0: not paced)', (b, set) => set(b.requestsPerHourPerRoute));
-budgetGauge('google_trends_route_requests_today', 'HTTPS requests sent to Google today (UTC) per egress route', (b, set) => b.routes.forEach((r) => set(r.requests, { route: r.route })), ['route']);
-budgetGauge('google_trends_route_answers_today', 'Trends jobs Google answered today (UTC) per egress route', (b, set) => b.routes.forEach((r) => set(r.answers, { route: r.route })), ['route']);
-budgetGauge('google_trends_route_blocked_today', "Google's blocks (302 to its sorry page, a 429 page, a 403, an unusual-traffic page) today (UTC) per egress route", (b, set) => b.routes.forEach((r) => set(r.blocked, { route: r.route })), ['route']);
-budgetGauge('google_trends_route_blocks_today', "Google's blocks today (UTC) per egress route and how they came (sorry_302, too_many_429, forbidden_403, unusual_traffic)", (b, set) => b.routes.forEach((r) => Object.entries(r.blocksByKind).forEach(([kind, n]) => set(n, { route: r.route, kind }))), ['route', 'kind']);
-budgetGauge('google_trends_route_embed_requests_today', 'Embed pages (related lists) sent to Google today (UTC) per egress route', (b, set) => b.routes.forEach((r) => set(r.embedRequests, { route: r.route })), ['route']);
-budgetGauge('google_trends_route_embed_over_quota_today', 'Embed tokens over the embed quota (USER_TYPE_EMBED_OVER_QUOTA) today (UTC) per egress route', (b, set) => b.routes.forEach((r) => set(r.overQuota, { route: r.route })), ['route']);
-budgetGauge('google_trends_route_embed_paused_seconds', "Seconds until an egress route's embed pages may ask again after an over-quota token (0: open)", (b, set) => b.routes.forEach((r) => set(r.embedWaitMs / 1000, { route: r.route })), ['route']);
-budgetGauge('google_trends_route_user_type', "How Google labelled each egress route's client in its latest token: 1 for the label (userConfig.userType)", (b, set) => b.routes.forEach((r) => (r.userType ? set(1, { route: r.route, user_type: r.userType }) : undefined)), ['route', 'user_type']);
-budgetGauge('google_trends_route_state', "Each egress route's state: 1 for the one it is in (open, cooling, probing, refused)", (b, set) => b.routes.forEach((r) => set(1, { route: r.route, state: r.state })), ['route', 'state']);
-budgetGauge('google_trends_route_paused_seconds', 'Seconds until a cooling or refused egress route may ask Google again (0: open or probing)', (b, set) => b.routes.forEach((r) => set(r.stateForMs / 1000, { route: r.route })), ['route']);
-budgetGauge('google_trends_check_timestamp_seconds', 'When the scheduled Google canary (GOOGLE_CHECK_CRON) last ran, in Unix seconds (absent: none this week)', (b, set) => (b.check ? set(Date.parse(b.check.checkedAt) / 1000) : undefined));
-budgetGauge('google_trends_check_ok', "The scheduled Google canary's verdict per kind: 1 answered as expected, 0 broken", (b, set) => b.check?.kinds.forEach((k) => set(k.broken ? 0 : 1, { kind: k.kind, outcome: k.outcome })), ['kind', 'outcome']);
-budgetGauge('google_trends_check_user_type', 'How Google labelled the client in the canary\'s tokens: 1 for the label, per token kind (explore, embed)', (b, set) => {
-  for (const [token, label] of Object.entries(b.check?.userType ?? {})) if (label) set(1, { token, user_type: label });
-}, ['token', 'user_type']);
+budgetGauge(
+  'google_trends_route_requests_last_hour',
+  'HTTPS requests sent to Google in the last 60 minutes per egress route',
+  (b, set) => b.routes.forEach((r) => set(r.requestsLastHour, { route: r.route })),
+  ['route'],
+);
+budgetGauge(
+  'google_trends_route_requests_per_hour_allowed',
+  'HTTPS requests per hour each egress route may send (TRENDS_REQUESTS_PER_MINUTE × 60; 0: not paced)',
+  (b, set) => set(b.requestsPerHourPerRoute),
+);
+budgetGauge(
+  'google_trends_route_requests_today',
+  'HTTPS requests sent to Google today (UTC) per egress route',
+  (b, set) => b.routes.forEach((r) => set(r.requests, { route: r.route })),
+  ['route'],
+);
+budgetGauge(
+  'google_trends_route_answers_today',
+  'Trends jobs Google answered today (UTC) per egress route',
+  (b, set) => b.routes.forEach((r) => set(r.answers, { route: r.route })),
+  ['route'],
+);
+budgetGauge(
+  'google_trends_route_blocked_today',
+  "Google's blocks (302 to its sorry page, a 429 page, a 403, an unusual-traffic page) today (UTC) per egress route",
+  (b, set) => b.routes.forEach((r) => set(r.blocked, { route: r.route })),
+  ['route'],
+);
+budgetGauge(
+  'google_trends_route_blocks_today',
+  "Google's blocks today (UTC) per egress route and how they came (sorry_302, too_many_429, forbidden_403, unusual_traffic)",
+  (b, set) => b.routes.forEach((r) => Object.entries(r.blocksByKind).forEach(([kind, n]) => set(n, { route: r.route, kind }))),
+  ['route', 'kind'],
+);
+budgetGauge(
+  'google_trends_route_embed_requests_today',
+  'Embed pages (related lists) sent to Google today (UTC) per egress route',
+  (b, set) => b.routes.forEach((r) => set(r.embedRequests, { route: r.route })),
+  ['route'],
+);
+budgetGauge(
+  'google_trends_route_embed_over_quota_today',
+  'Embed tokens over the embed quota (USER_TYPE_EMBED_OVER_QUOTA) today (UTC) per egress route',
+  (b, set) => b.routes.forEach((r) => set(r.overQuota, { route: r.route })),
+  ['route'],
+);
+budgetGauge(
+  'google_trends_route_embed_paused_seconds',
+  "Seconds until an egress route's embed pages may ask again after an over-quota token (0: open)",
+  (b, set) => b.routes.forEach((r) => set(r.embedWaitMs / 1000, { route: r.route })),
+  ['route'],
+);
+budgetGauge(
+  'google_trends_route_user_type',
+  "How Google labelled each egress route's client in its latest token: 1 for the label (userConfig.userType)",
+  (b, set) => b.routes.forEach((r) => (r.userType ? set(1, { route: r.route, user_type: r.userType }) : undefined)),
+  ['route', 'user_type'],
+);
+budgetGauge(
+  'google_trends_route_state',
+  "Each egress route's state: 1 for the one it is in (open, cooling, probing, refused)",
+  (b, set) => b.routes.forEach((r) => set(1, { route: r.route, state: r.state })),
+  ['route', 'state'],
+);
+budgetGauge(
+  'google_trends_route_paused_seconds',
+  'Seconds until a cooling or refused egress route may ask Google again (0: open or probing)',
+  (b, set) => b.routes.forEach((r) => set(r.stateForMs / 1000, { route: r.route })),
+  ['route'],
+);
+budgetGauge(
+  'google_trends_check_timestamp_seconds',
+  'When the scheduled Google canary (GOOGLE_CHECK_CRON) last ran, in Unix seconds (absent: none this week)',
+  (b, set) => (b.check ? set(Date.parse(b.check.checkedAt) / 1000) : undefined),
+);
+budgetGauge(
+  'google_trends_check_ok',
+  "The scheduled Google canary's verdict per kind: 1 answered as expected, 0 broken",
+  (b, set) => b.check?.kinds.forEach((k) => set(k.broken ? 0 : 1, { kind: k.kind, outcome: k.outcome })),
+  ['kind', 'outcome'],
+);
+budgetGauge(
+  'google_trends_check_user_type',
+  "How Google labelled the client in the canary's tokens: 1 for the label, per token kind (explore, embed)",
+  (b, set) => {
+    for (const [token, label] of Object.entries(b.check?.userType ?? {})) if (label) set(1, { token, user_type: label });
+  },
+  ['token', 'user_type'],
+);
 budgetGauge('google_trends_research_runs_waiting', 'Research runs on live Google not finished yet', (b, set) => set(b.researchRunsWaiting));
-budgetGauge('google_trends_refresh_requests', 'HTTPS requests the daily refresh needs (an explore and a series per group of up to 5 insights)', (b, set) => set(b.refresh.requests));
-budgetGauge('google_trends_refresh_minutes_needed', 'Minutes the daily refresh needs at the current request rate', (b, set) => set(b.refresh.minutesNeeded));
-budgetGauge('google_trends_refresh_minutes_available', 'Minutes between two refreshes (REFRESH_CRON)', (b, set) => set(b.refresh.minutesAvailable));
-budgetGauge('google_trends_refresh_fits', '1 when the daily refresh finishes before the next one starts, else 0', (b, set) => set(b.refresh.fits ? 1 : 0));
+budgetGauge(
+  'google_trends_refresh_requests',
+  'HTTPS requests the daily refresh needs (an explore and a series per group of up to 5 insights)',
+  (b, set) => set(b.refresh.requests),
+);
+budgetGauge('google_trends_refresh_minutes_needed', 'Minutes the daily refresh needs at the current request rate', (b, set) =>
+  set(b.refresh.minutesNeeded),
+);
+budgetGauge('google_trends_refresh_minutes_available', 'Minutes between two refreshes (REFRESH_CRON)', (b, set) =>
+  set(b.refresh.minutesAvailable),
+);
+budgetGauge('google_trends_refresh_fits', '1 when the daily refresh finishes before the next one starts, else 0', (b, set) =>
+  set(b.refresh.fits ? 1 : 0),
+);
 
 /** Where /metrics reads Google's budget from (the web process and a worker's metrics server). */
 export function reportBudget(source: () => Promise<BudgetFigures>): void {

@@ -7,7 +7,12 @@ import type { JobsOptions, Queue } from 'bullmq';
  * alone. The careful path of sweepers and relays: the work it stands for must
  * itself be idempotent, since a completed job is run a second time.
  */
-export async function ensureJob(queue: Queue, name: string, data: unknown, opts: JobsOptions & { jobId: string }): Promise<'added' | 'retried' | 'present'> {
+export async function ensureJob(
+  queue: Queue,
+  name: string,
+  data: unknown,
+  opts: JobsOptions & { jobId: string },
+): Promise<'added' | 'retried' | 'present'> {
   const existing = await queue.getJob(opts.jobId);
   if (existing) {
     const state = await existing.getState();

@@ -54,7 +54,8 @@ export const matchJobId = (eventId: string) => `match-${eventId}`;
  * A delivery's job id: from the delivery and its replay count (Postgres), never
  * the clock, so a replay asked twice while one is pending is one job.
  */
-export const deliveryJobId = (deliveryId: string, replay = 0) => (replay > 0 ? `deliver-${deliveryId}-replay-${replay}` : `deliver-${deliveryId}`);
+export const deliveryJobId = (deliveryId: string, replay = 0) =>
+  replay > 0 ? `deliver-${deliveryId}-replay-${replay}` : `deliver-${deliveryId}`;
 
 /**
  * A replay waits behind fresh deliveries (new events, pings): BullMQ takes a
@@ -70,7 +71,11 @@ export const deliveryJob = (delivery: { id: string; replays?: number }) => {
   return {
     name: JOBS.webhookDeliver,
     data: { deliveryId: delivery.id },
-    opts: { ...WEBHOOK_DELIVERY_OPTIONS, jobId: deliveryJobId(delivery.id, replays), ...(replays > 0 ? { priority: REPLAY_PRIORITY } : {}) },
+    opts: {
+      ...WEBHOOK_DELIVERY_OPTIONS,
+      jobId: deliveryJobId(delivery.id, replays),
+      ...(replays > 0 ? { priority: REPLAY_PRIORITY } : {}),
+    },
   };
 };
 
@@ -93,7 +98,10 @@ export const INGEST_JOB_OPTIONS: DefaultJobOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
-export const ResearchStepPayload = Type.Object({ runId: Type.String({ pattern: '^run_' }), step: Type.Integer({ minimum: 1, maximum: 40 }) });
+export const ResearchStepPayload = Type.Object({
+  runId: Type.String({ pattern: '^run_' }),
+  step: Type.Integer({ minimum: 1, maximum: 40 }),
+});
 export type ResearchStepPayload = Static<typeof ResearchStepPayload>;
 
 export const TrendsFetchPayload = Type.Object({

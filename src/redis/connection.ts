@@ -9,7 +9,9 @@ export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 export type RedisTarget = { url: string } | { cluster: Array<{ host: string; port: number }> };
 
 export function describeTarget(target: RedisTarget): string {
-  return 'url' in target ? target.url.replace(/\/\/[^@/]*@/, '//***@') : `cluster ${target.cluster.map((n) => `${n.host}:${n.port}`).join(',')}`;
+  return 'url' in target
+    ? target.url.replace(/\/\/[^@/]*@/, '//***@')
+    : `cluster ${target.cluster.map((n) => `${n.host}:${n.port}`).join(',')}`;
 }
 
 /**

@@ -24,7 +24,11 @@ export class ResearchChain {
    * sooner, and fewer runs' outputs held in memory.
    */
   async enqueueNext(runId: string, step: number): Promise<void> {
-    await this.queue.add(JOBS.researchStep, { runId, step }, { ...RESEARCH_JOB_OPTIONS, jobId: researchStepJobId(runId, step), lifo: true });
+    await this.queue.add(
+      JOBS.researchStep,
+      { runId, step },
+      { ...RESEARCH_JOB_OPTIONS, jobId: researchStepJobId(runId, step), lifo: true },
+    );
   }
 
   /** The careful path (sweeper, retry, duplicate delivery): revives a failed or finished job for the step. */

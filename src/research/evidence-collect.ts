@@ -24,7 +24,10 @@ export function parsePhrases(text: string): { phrases: string[]; problems: strin
     if (phrase === '' || phrase.startsWith('#')) return;
     if (phrase.length > MAX_PHRASE_CHARS) problems.push(`line ${i + 1}: longer than ${MAX_PHRASE_CHARS} characters`);
     else if (/[\p{Cc}\p{Cf}\uFFFD]/u.test(phrase)) problems.push(`line ${i + 1}: a control, invisible or undecodable character`);
-    else if (/[\u0027\u2019]/.test(phrase)) problems.push(`line ${i + 1}: an apostrophe (Google Trends leaves queries with one out of its data: write "womens shoes", not "women's shoes")`);
+    else if (/[\u0027\u2019]/.test(phrase))
+      problems.push(
+        `line ${i + 1}: an apostrophe (Google Trends leaves queries with one out of its data: write "womens shoes", not "women's shoes")`,
+      );
     else if (phrase.includes('+')) problems.push(`line ${i + 1}: a "+" (Google's OR: one phrase per line)`);
     else if (!seen.has(phrase.toLowerCase())) {
       seen.add(phrase.toLowerCase());
@@ -79,14 +82,29 @@ export async function collectEvidence(phrase: string, options: CollectOptions): 
             rising: related.rising.map((i) => ({ label: i.label, value: i.value })),
             provenance: related.provenance ?? null,
           };
-  if (!request) return { ...base, related_queries: relatedOut, modifier_comparison: { outcome: 'not_asked', reason: 'the phrase leaves no room for a modifier', keywords: [phrase], points: [] } };
+  if (!request)
+    return {
+      ...base,
+      related_queries: relatedOut,
+      modifier_comparison: { outcome: 'not_asked', reason: 'the phrase leaves no room for a modifier', keywords: [phrase], points: [] },
+    };
   const answer = await ask({ kind: 'explore', keywords: request.keywords, timeframe: '12m', geo: options.geo, parts: ['series'] }, options);
   const series = 'failed' in answer || answer.kind !== 'explore' ? undefined : answer.series;
   return {
     ...base,
     related_queries: relatedOut,
     modifier_comparison: series
-      ? { outcome: series.outcome === 'no_data' ? 'no_data' : 'served', keywords: request.keywords, points: series.points, provenance: (answer as TrendsResponse).provenance ?? (series as TrendsResponse).provenance ?? null }
-      : { outcome: 'failed', reason: 'failed' in answer ? answer.failed : 'the explore answer had no series', keywords: request.keywords, points: [] },
+      ? {
+          outcome: series.outcome === 'no_data' ? 'no_data' : 'served',
+          keywords: request.keywords,
+          points: series.points,
+          provenance: (answer as TrendsResponse).provenance ?? (series as TrendsResponse).provenance ?? null,
+        }
+      : {
+          outcome: 'failed',
+          reason: 'failed' in answer ? answer.failed : 'the explore answer had no series',
+          keywords: request.keywords,
+          points: [],
+        },
   };
 }

@@ -32,7 +32,12 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
     status: 'active',
     interest_level: anchorMean > 0 && phraseMean > 0 ? phraseMean / anchorMean : null,
     related: (() => {
-      const [queriesTop, queriesRising, topicsTop, topicsRising] = [ctx.out('related_queries_top'), ctx.out('related_queries_rising'), ctx.out('related_topics_top'), ctx.out('related_topics_rising')];
+      const [queriesTop, queriesRising, topicsTop, topicsRising] = [
+        ctx.out('related_queries_top'),
+        ctx.out('related_queries_rising'),
+        ctx.out('related_topics_top'),
+        ctx.out('related_topics_rising'),
+      ];
       return relatedSummary(
         primary,
         { queriesTop: queriesTop.items, queriesRising: queriesRising.items, topicsTop: topicsTop.items, topicsRising: topicsRising.items },
@@ -54,7 +59,11 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
     now,
   );
   // The longer series, as the run fetched them (the refresh keeps the 90 days fresh).
-  for (const [step, timeframe] of [['interest_90d', '90d'], ['interest_12m', '12m'], ['interest_5y', '5y']] as const) {
+  for (const [step, timeframe] of [
+    ['interest_90d', '90d'],
+    ['interest_12m', '12m'],
+    ['interest_5y', '5y'],
+  ] as const) {
     const s = ctx.out(step);
     const points = s.dates.map((date, i) => ({ date, value: Math.round(s.values[i]!), isPartial: s.partial[i] ?? false }));
     await upsertInsightSeries(trx, insightId, timeframe, points, now);
@@ -78,4 +87,3 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
   ]);
   return { insightId, eventId: eventId! };
 }
-

@@ -11,7 +11,15 @@ type DbOrTrx = Db | Transaction<Database>;
 
 export async function createRun(
   db: DbOrTrx,
-  input: { idea: string; ideaKey: string; hints: string[]; provider: string; source: Source; startedBy?: 'cli' | 'discovery' | 'demo'; discovery?: DiscoveryEvidence },
+  input: {
+    idea: string;
+    ideaKey: string;
+    hints: string[];
+    provider: string;
+    source: Source;
+    startedBy?: 'cli' | 'discovery' | 'demo';
+    discovery?: DiscoveryEvidence;
+  },
 ): Promise<RunRow> {
   return db
     .insertInto('research_runs')
@@ -231,7 +239,16 @@ export async function recordStepAttemptFailed(
 ): Promise<void> {
   await db
     .insertInto('research_steps')
-    .values({ run_id: row.runId, step: row.step, name: row.name, status: 'failed', attempts: row.attempt, error: row.error.slice(0, 2000), started_at: row.startedAt, finished_at: new Date() })
+    .values({
+      run_id: row.runId,
+      step: row.step,
+      name: row.name,
+      status: 'failed',
+      attempts: row.attempt,
+      error: row.error.slice(0, 2000),
+      started_at: row.startedAt,
+      finished_at: new Date(),
+    })
     .onConflict((oc) =>
       oc
         .columns(['run_id', 'step'])
@@ -244,7 +261,14 @@ export async function recordStepAttemptFailed(
 export async function markRunFailed(db: DbOrTrx, runId: string, step: number, error: string): Promise<void> {
   await db
     .updateTable('research_runs')
-    .set({ status: 'failed', error: error.slice(0, 2000), failed_step: step, waiting_reason: null, updated_at: sql<Date>`now()`, finished_at: new Date() })
+    .set({
+      status: 'failed',
+      error: error.slice(0, 2000),
+      failed_step: step,
+      waiting_reason: null,
+      updated_at: sql<Date>`now()`,
+      finished_at: new Date(),
+    })
     .where('id', '=', runId)
     .where('status', '<>', 'succeeded')
     .execute();
@@ -309,7 +333,14 @@ export async function countRunsStartedToday(db: DbOrTrx, startedBy: RunRow['star
 
 /** Whether a run for this idea (its normalised key) is under way or succeeded: a failed one may be tried again. */
 export async function liveRunExistsForIdeaKey(db: DbOrTrx, ideaKey: string): Promise<boolean> {
-  return (await db.selectFrom('research_runs').select('id').where('idea_key', '=', ideaKey).where('status', '<>', 'failed').executeTakeFirst()) !== undefined;
+  return (
+    (await db
+      .selectFrom('research_runs')
+      .select('id')
+      .where('idea_key', '=', ideaKey)
+      .where('status', '<>', 'failed')
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 /** Whether research has ever been run here (the demo runs start only on a fresh machine). */

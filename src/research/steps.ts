@@ -5,12 +5,35 @@
 // step), over the rate-limited `trends` queue. What each step hands on, and
 // what it is run with, is declared in step-contract.ts.
 import { classifyCategory } from '../domain/research/category.js';
-import { COMPARABLE_RATIO, geographicReach, INTEREST_THRESHOLD, mapAgainstAnchor, placesFromMap, type PlaceInterest } from '../domain/research/geography.js';
+import {
+  COMPARABLE_RATIO,
+  geographicReach,
+  INTEREST_THRESHOLD,
+  mapAgainstAnchor,
+  placesFromMap,
+  type PlaceInterest,
+} from '../domain/research/geography.js';
 import { extractPhrases, normalizeIdea } from '../domain/research/idea.js';
 import { familyShares, tooLittleData, type FamilyShare, type ModifierFamily } from '../domain/research/modifier-evidence.js';
-import { brandShare, COMPETITION_TERMS, INTENT_TERMS, PAIN_TERMS, termShare, vocabulary, type TermShare } from '../domain/research/query-signals.js';
+import {
+  brandShare,
+  COMPETITION_TERMS,
+  INTENT_TERMS,
+  PAIN_TERMS,
+  termShare,
+  vocabulary,
+  type TermShare,
+} from '../domain/research/query-signals.js';
 import { topicSignals, type TopicSignals } from '../domain/research/topic-signals.js';
-import { acceleration, autocorrelation, cleanSeries, growth, seriesBreakout, trajectory, volatility } from '../domain/research/series-analysis.js';
+import {
+  acceleration,
+  autocorrelation,
+  cleanSeries,
+  growth,
+  seriesBreakout,
+  trajectory,
+  volatility,
+} from '../domain/research/series-analysis.js';
 import { forecast as fitForecast } from '../domain/forecast/forecaster.js';
 import {
   scoreBreadth,
@@ -23,7 +46,15 @@ import {
   type BreadthInput,
   type SignalInput,
 } from '../domain/scoring/dimension-scores.js';
-import { DIMENSIONS, isAvailable, type Dimension, type DimensionScore, type DimensionScores, type Reading, type Unavailable } from '../domain/scoring/dimensions.js';
+import {
+  DIMENSIONS,
+  isAvailable,
+  type Dimension,
+  type DimensionScore,
+  type DimensionScores,
+  type Reading,
+  type Unavailable,
+} from '../domain/scoring/dimensions.js';
 import { assessMomentum } from '../domain/scoring/momentum.js';
 import { yearlySeasonality } from '../domain/scoring/trend-class.js';
 import { combineScores } from '../domain/scoring/overall.js';
@@ -76,7 +107,13 @@ async function relatedFor(ctx: StepContext, kind: 'relatedQueries' | 'relatedTop
     keyword,
     served,
     ...(reason ? { reason } : {}),
-    items: (answer?.[list] ?? []).map((i) => ({ label: i.label, value: i.value, breakout: i.breakout, formattedValue: i.formattedValue, ...(i.topic ? { mid: i.topic.mid } : {}) })),
+    items: (answer?.[list] ?? []).map((i) => ({
+      label: i.label,
+      value: i.value,
+      breakout: i.breakout,
+      formattedValue: i.formattedValue,
+      ...(i.topic ? { mid: i.topic.mid } : {}),
+    })),
     provenance: answer?.provenance ?? null,
   };
 }
@@ -133,7 +170,8 @@ async function modifierComparison(ctx: StepContext): Promise<ModifierComparison>
   const primary = ctx.out('choose_primary').primary;
   const result = await ctx.plan.modifiers(primary);
   const base = { keywords: result.request?.keywords ?? [primary], provenance: result.answer?.provenance ?? null };
-  if (result.outcome !== 'served' || !result.request || !result.answer) return { outcome: result.outcome, ...(result.reason ? { reason: result.reason } : {}), ...base };
+  if (result.outcome !== 'served' || !result.request || !result.answer)
+    return { outcome: result.outcome, ...(result.reason ? { reason: result.reason } : {}), ...base };
   const shares = familyShares(result.request, result.answer);
   return shares.ok ? { outcome: 'served', shares: shares.shares, ...base } : { outcome: 'no_data', reason: shares.reason, ...base };
 }
@@ -145,10 +183,15 @@ function familyReading(m: ModifierComparison, family: ModifierFamily): Reading<F
 }
 
 /** One line for a reading a step recorded (the reason's first clause: the output has all of it). */
-const describeReading = <T extends object>(r: Reading<T>, say: (t: T) => string) => (isAvailable(r) ? say(r) : `not read (${r.unavailable.replace(/\s*\(.*$/, '')})`);
+const describeReading = <T extends object>(r: Reading<T>, say: (t: T) => string) =>
+  isAvailable(r) ? say(r) : `not read (${r.unavailable.replace(/\s*\(.*$/, '')})`;
 const pct1 = (x: number) => `${Math.round(x * 1000) / 10}%`;
 const describeFamily = (r: Reading<FamilyShare>) =>
-  describeReading(r, (f) => (f.contradictory ? `contradictory (${f.ratio}× the phrase: not read)` : `${f.share === 0 ? `under ${pct1(f.resolution)}` : pct1(f.share)} of the phrase's searches`));
+  describeReading(r, (f) =>
+    f.contradictory
+      ? `contradictory (${f.ratio}× the phrase: not read)`
+      : `${f.share === 0 ? `under ${pct1(f.resolution)}` : pct1(f.share)} of the phrase's searches`,
+  );
 const describeList = (r: Reading<TermShare>) => describeReading(r, (t) => `${t.matched} of ${t.total} related queries`);
 
 /** The comparison as steps 27-29 record it: each keeps its own family's share, not all of them. */
@@ -181,7 +224,15 @@ async function mapOf(ctx: StepContext, resolution: 'COUNTRY' | 'CITY', comparedW
   const keywords = comparedWith ? [keyword, comparedWith] : [keyword];
   const answer = await ctx.plan.map(keywords, resolution);
   const { places, withoutData } = placesFromMap(answer);
-  return { keyword, compared_with: comparedWith, reason, resolution, places, without_data: withoutData, provenance: answer.provenance ?? null };
+  return {
+    keyword,
+    compared_with: comparedWith,
+    reason,
+    resolution,
+    places,
+    without_data: withoutData,
+    provenance: answer.provenance ?? null,
+  };
 }
 
 const describePlace = (p: PlaceInterest) => `${p.name} ${p.share === null ? p.relative : `${p.share}%`}`;
@@ -201,7 +252,10 @@ function summarizeRelated(o: RelatedOutput): string {
     case 'listed':
       return o.items.length === 0
         ? 'none listed'
-        : `${o.items.length}${o.provenance?.via === 'embed' ? ' (embed flow)' : ''}: ${o.items.slice(0, 3).map((i) => i.label).join(', ')}${o.items.length > 3 ? ', …' : ''}`;
+        : `${o.items.length}${o.provenance?.via === 'embed' ? ' (embed flow)' : ''}: ${o.items
+            .slice(0, 3)
+            .map((i) => i.label)
+            .join(', ')}${o.items.length > 3 ? ', …' : ''}`;
   }
 }
 
@@ -229,7 +283,9 @@ const DEFINITIONS: readonly NamedStep[] = [
     name: 'autocomplete_phrases',
     run: async (ctx) => ctx.plan.autocomplete(ctx.out('extract_phrases').phrases, ctx.run.hints.length > 0),
     summarize: (o) =>
-      Object.entries(o.topics).map(([p, t]) => `${p} → ${t[0]?.title ?? '–'}`).join('; ') + (o.not_asked?.length ? `; not asked: ${o.not_asked.join(', ')}` : ''),
+      Object.entries(o.topics)
+        .map(([p, t]) => `${p} → ${t[0]?.title ?? '–'}`)
+        .join('; ') + (o.not_asked?.length ? `; not asked: ${o.not_asked.join(', ')}` : ''),
   },
   /* 4 */ {
     name: 'choose_primary',
@@ -241,7 +297,11 @@ const DEFINITIONS: readonly NamedStep[] = [
       const hinted = ctx.run.hints.length > 0 ? phrases[0]! : undefined;
       const known = phrases.find((p) => (topics[p]?.length ?? 0) > 0);
       const primary = hinted ?? known ?? phrases[0]!;
-      const reason = hinted ? 'operator keyword' : known ? 'first phrase Google autocompletes to a topic' : 'first phrase (no autocomplete topics)';
+      const reason = hinted
+        ? 'operator keyword'
+        : known
+          ? 'first phrase Google autocompletes to a topic'
+          : 'first phrase (no autocomplete topics)';
       return { primary, secondary: phrases.filter((p) => p !== primary).slice(0, 4), reason };
     },
     summarize: (o) => `"${o.primary}" (${o.reason}); secondary: ${o.secondary.join(', ') || 'none'}`,
@@ -250,7 +310,13 @@ const DEFINITIONS: readonly NamedStep[] = [
     name: 'classify_category',
     run: async (ctx) => {
       const topics: Record<string, Array<{ title: string; type: string }>> = ctx.out('autocomplete_phrases').topics;
-      const texts = [ctx.run.idea, ...ctx.out('extract_phrases').phrases, ...Object.values(topics).flat().map((t) => `${t.title} ${t.type}`)];
+      const texts = [
+        ctx.run.idea,
+        ...ctx.out('extract_phrases').phrases,
+        ...Object.values(topics)
+          .flat()
+          .map((t) => `${t.title} ${t.type}`),
+      ];
       return classifyCategory(texts);
     },
     summarize: (o) => `${o.category}${o.matched.length ? ` (matched: ${o.matched.join(', ')})` : ''}`,
@@ -262,10 +328,14 @@ const DEFINITIONS: readonly NamedStep[] = [
       if (!existing) return { existing_insight_id: null, matched_on: null, action: 'create' };
       return existing.sameIdea
         ? { existing_insight_id: existing.id, matched_on: 'idea', action: 'update' }
-        : { existing_insight_id: existing.id, matched_on: 'primary_keyword', similar_idea: existing.idea, action: 'create (a different idea on the same phrase)' };
+        : {
+            existing_insight_id: existing.id,
+            matched_on: 'primary_keyword',
+            similar_idea: existing.idea,
+            action: 'create (a different idea on the same phrase)',
+          };
     },
-    summarize: (o) =>
-      o.existing_insight_id ? `${o.matched_on} matches ${o.existing_insight_id}: ${o.action}` : 'new idea',
+    summarize: (o) => (o.existing_insight_id ? `${o.matched_on} matches ${o.existing_insight_id}: ${o.action}` : 'new idea'),
   },
   /* 7 */ { name: 'interest_30d', run: (ctx) => seriesFor(ctx, '30d'), summarize: summarizeSeries },
   /* 8 */ { name: 'interest_90d', run: (ctx) => seriesFor(ctx, '90d'), summarize: summarizeSeries },
@@ -279,7 +349,12 @@ const DEFINITIONS: readonly NamedStep[] = [
       // The same request as step 12's (one trends job): the plan may ask both in one comparison.
       return (await ctx.plan.comparison(primary, secondary, ctx.anchorTerm)).secondary;
     },
-    summarize: (o) => ('note' in o ? o.note : `${Object.entries(o.means).map(([k, m]) => `${k} ${m}`).join(', ')} (${o.timeframe})`),
+    summarize: (o) =>
+      'note' in o
+        ? o.note
+        : `${Object.entries(o.means)
+            .map(([k, m]) => `${k} ${m}`)
+            .join(', ')} (${o.timeframe})`,
   },
   /* 12 */ {
     name: 'compare_anchor',
@@ -315,24 +390,43 @@ const DEFINITIONS: readonly NamedStep[] = [
       // Google lists a few hundred cities, most without data; keep the ones that carry evidence.
       return { ...map, places: map.places.slice(0, 25) };
     },
-    summarize: (o) => (o.places.length === 0 ? `no city has data for "${o.keyword}"` : `top cities: ${o.places.slice(0, 3).map(describePlace).join(', ')}`),
+    summarize: (o) =>
+      o.places.length === 0 ? `no city has data for "${o.keyword}"` : `top cities: ${o.places.slice(0, 3).map(describePlace).join(', ')}`,
   },
   /* 19 */ {
     name: 'clean_series',
     run: async (ctx) => {
       const coverage = (name: 'interest_30d' | 'interest_90d' | 'interest_12m' | 'interest_5y'): SeriesCoverage => {
         const c = cleaned(ctx.out(name));
-        const q = seriesQuality(c.values.map((value, i) => ({ date: c.dates[i]!, value })), c.values.length + c.missing + (c.droppedPartial ? 1 : 0));
-        return { points: c.values.length, dropped_partial: c.droppedPartial, missing: c.missing, zero_share: Math.round(q.zeroShare * 1000) / 1000 };
+        const q = seriesQuality(
+          c.values.map((value, i) => ({ date: c.dates[i]!, value })),
+          c.values.length + c.missing + (c.droppedPartial ? 1 : 0),
+        );
+        return {
+          points: c.values.length,
+          dropped_partial: c.droppedPartial,
+          missing: c.missing,
+          zero_share: Math.round(q.zeroShare * 1000) / 1000,
+        };
       };
-      return { interest_30d: coverage('interest_30d'), interest_90d: coverage('interest_90d'), interest_12m: coverage('interest_12m'), interest_5y: coverage('interest_5y') };
+      return {
+        interest_30d: coverage('interest_30d'),
+        interest_90d: coverage('interest_90d'),
+        interest_12m: coverage('interest_12m'),
+        interest_5y: coverage('interest_5y'),
+      };
     },
     summarize: (o) =>
-      Object.entries(o).map(([k, v]) => `${k.replace('interest_', '')}: ${v.points} pts, ${Math.round(v.zero_share * 100)}% zero`).join('; '),
+      Object.entries(o)
+        .map(([k, v]) => `${k.replace('interest_', '')}: ${v.points} pts, ${Math.round(v.zero_share * 100)}% zero`)
+        .join('; '),
   },
   /* 20 */ {
     name: 'growth',
-    run: async (ctx) => ({ growth_30d: growth(cleaned(ctx.out('interest_30d')).values), growth_90d: growth(cleaned(ctx.out('interest_90d')).values) }),
+    run: async (ctx) => ({
+      growth_30d: growth(cleaned(ctx.out('interest_30d')).values),
+      growth_90d: growth(cleaned(ctx.out('interest_90d')).values),
+    }),
     summarize: (o) => `30d ${fmtPct(o.growth_30d)}, 90d ${fmtPct(o.growth_90d)}`,
   },
   /* 21 */ {
@@ -342,7 +436,10 @@ const DEFINITIONS: readonly NamedStep[] = [
   },
   /* 22 */ {
     name: 'trajectory',
-    run: async (ctx) => ({ five_year: trajectory(cleaned(ctx.out('interest_5y')).values), points: cleaned(ctx.out('interest_5y')).values.length }),
+    run: async (ctx) => ({
+      five_year: trajectory(cleaned(ctx.out('interest_5y')).values),
+      points: cleaned(ctx.out('interest_5y')).values.length,
+    }),
     summarize: (o) => (o.five_year ? `${o.five_year.trajectory} (${fmtPct(o.five_year.change)})` : 'not enough points'),
   },
   /* 23 */ {
@@ -358,7 +455,10 @@ const DEFINITIONS: readonly NamedStep[] = [
   },
   /* 24 */ {
     name: 'volatility',
-    run: async (ctx) => ({ days_90: volatility(cleaned(ctx.out('interest_90d')).values), years_5: volatility(cleaned(ctx.out('interest_5y')).values) }),
+    run: async (ctx) => ({
+      days_90: volatility(cleaned(ctx.out('interest_90d')).values),
+      years_5: volatility(cleaned(ctx.out('interest_5y')).values),
+    }),
     summarize: (o) => `cv ${o.days_90?.cv ?? '–'}${o.years_5?.fad ? ', fad-like spikes' : ''}`,
   },
   /* 25 */ {
@@ -383,7 +483,11 @@ const DEFINITIONS: readonly NamedStep[] = [
       const topics = topicLists.flatMap((o) => o.items.map((i) => i.label));
       const lists: BreadthInput['lists'] =
         isAvailable(queries) || topicLists.length > 0
-          ? { queries: isAvailable(queries) ? queries.queries.length : 0, topics: new Set(topics).size, vocabulary: vocabulary(primary, [...(isAvailable(queries) ? queries.queries : []), ...topics]) }
+          ? {
+              queries: isAvailable(queries) ? queries.queries.length : 0,
+              topics: new Set(topics).size,
+              vocabulary: vocabulary(primary, [...(isAvailable(queries) ? queries.queries : []), ...topics]),
+            }
           : queries;
       // This step records the whole comparison, every family's share with it.
       const comparison = await modifierComparison(ctx);
@@ -394,7 +498,12 @@ const DEFINITIONS: readonly NamedStep[] = [
       const little = families[0] ? tooLittleData(primary, families[0].phrase_mean) : null;
       const modifiers: BreadthInput['modifiers'] =
         comparison.outcome === 'served' && families.length > 0 && !little
-          ? { registering: families.filter((f) => f.share > 0).length, families: families.length, phrase_mean: families[0]!.phrase_mean, ...(contradictory ? { contradictory } : {}) }
+          ? {
+              registering: families.filter((f) => f.share > 0).length,
+              families: families.length,
+              phrase_mean: families[0]!.phrase_mean,
+              ...(contradictory ? { contradictory } : {}),
+            }
           : {
               unavailable:
                 comparison.outcome !== 'served'
@@ -402,8 +511,8 @@ const DEFINITIONS: readonly NamedStep[] = [
                   : little
                     ? little
                     : contradictory > 0
-                    ? `every family's numbers contradict the phrase's (an OR-group above its phrase): Google's sample of it is too thin`
-                    : 'no family fitted the request',
+                      ? `every family's numbers contradict the phrase's (an OR-group above its phrase): Google's sample of it is too thin`
+                      : 'no family fitted the request',
               ...(contradictory > 0 ? { contradictory: true } : {}),
             };
       return { lists, autocomplete: autocompleteOf(ctx), modifiers, modifier_comparison: comparison };
@@ -426,7 +535,11 @@ const DEFINITIONS: readonly NamedStep[] = [
       const queries = listedQueries(ctx);
       const comparison = await modifierComparison(ctx);
       return {
-        comparisons: { modifiers: familyReading(comparison, 'competition'), lists: listShare(queries, (qs) => termShare(qs, COMPETITION_TERMS)), ...listsFrom(queries) },
+        comparisons: {
+          modifiers: familyReading(comparison, 'competition'),
+          lists: listShare(queries, (qs) => termShare(qs, COMPETITION_TERMS)),
+          ...listsFrom(queries),
+        },
         brands: { autocomplete: autocompleteOf(ctx), lists: listShare(queries, (qs) => brandShare(primary, qs)) },
         modifier_comparison: asked(comparison),
       };
@@ -452,7 +565,9 @@ const DEFINITIONS: readonly NamedStep[] = [
       return fitForecast(c.dates, c.values, 7);
     },
     summarize: (o) =>
-      o.withheld ? `withheld: ${o.reason}` : `${o.model}, next 7 days ${o.points[0]?.value}…${o.points.at(-1)?.value}, MASE ${o.backtest.mase ?? '–'}`,
+      o.withheld
+        ? `withheld: ${o.reason}`
+        : `${o.model}, next 7 days ${o.points[0]?.value}…${o.points.at(-1)?.value}, MASE ${o.backtest.mase ?? '–'}`,
   },
   /* 32 */ scoreStep('demand', (ctx) => scoreDemand(ctx.out('compare_anchor'))),
   /* 33 */ scoreStep('momentum', (ctx) => {
@@ -467,9 +582,13 @@ const DEFINITIONS: readonly NamedStep[] = [
   /* 34 */ scoreStep('durability', (ctx) => {
     const t = ctx.out('trajectory');
     const v = ctx.out('volatility');
-    return scoreDurability(t.five_year ? { ...t.five_year, fad: v.years_5?.fad ?? false, years: Math.round((t.points / 52) * 10) / 10 } : null);
+    return scoreDurability(
+      t.five_year ? { ...t.five_year, fad: v.years_5?.fad ?? false, years: Math.round((t.points / 52) * 10) / 10 } : null,
+    );
   }),
-  /* 35 */ scoreStep('reach', (ctx) => scoreReach({ ...ctx.out('geographic_reach'), comparedWith: ctx.out('interest_by_country').compared_with })),
+  /* 35 */ scoreStep('reach', (ctx) =>
+    scoreReach({ ...ctx.out('geographic_reach'), comparedWith: ctx.out('interest_by_country').compared_with }),
+  ),
   /* 36 */ scoreStep('breadth', (ctx) => {
     const o = ctx.out('demand_breadth');
     return scoreBreadth('lists' in o ? o : { lists: o, autocomplete: notAsked, modifiers: notAsked });
@@ -478,7 +597,11 @@ const DEFINITIONS: readonly NamedStep[] = [
   /* 38 */ scoreStep('intent', (ctx) => scoreIntent(signalInput(ctx.out('buyer_intent')))),
   /* 39 */ scoreStep('whitespace', (ctx) => {
     const o = ctx.out('competition_signals');
-    if (listsOnly(o)) return scoreWhitespace({ comparisons: { modifiers: notAsked, lists: o.comparisons }, brands: { autocomplete: notAsked, lists: o.brands } });
+    if (listsOnly(o))
+      return scoreWhitespace({
+        comparisons: { modifiers: notAsked, lists: o.comparisons },
+        brands: { autocomplete: notAsked, lists: o.brands },
+      });
     return scoreWhitespace(o);
   }),
   /* 40 */ {
@@ -486,7 +609,10 @@ const DEFINITIONS: readonly NamedStep[] = [
     run: async (ctx) => {
       const dimensions = Object.fromEntries(DIMENSIONS.map((d) => [d, ctx.out(`score_${d}`)])) as DimensionScores;
       const s30 = cleaned(ctx.out('interest_30d'));
-      const quality = seriesQuality(s30.values.map((value, i) => ({ date: s30.dates[i]!, value })), 30).quality;
+      const quality = seriesQuality(
+        s30.values.map((value, i) => ({ date: s30.dates[i]!, value })),
+        30,
+      ).quality;
       const overall = combineScores(dimensions, quality);
       const category = ctx.out('classify_category').category;
       const strongest = Object.entries(dimensions)

@@ -5,7 +5,14 @@ import { createHash } from 'node:crypto';
 import type { Queue, QueueEvents } from 'bullmq';
 import { isOutage } from '../outage.js';
 import { JOBS, TRENDS_JOB_OPTIONS } from '../queue/queues.js';
-import { describeRequest, NotRecordedError, requestKey, type TrendsProvider, type TrendsRequest, type TrendsResponse } from '../trends/types.js';
+import {
+  describeRequest,
+  NotRecordedError,
+  requestKey,
+  type TrendsProvider,
+  type TrendsRequest,
+  type TrendsResponse,
+} from '../trends/types.js';
 
 /** The answer has not come yet (Google is throttling us, or the queue is long). The step waits; it does not fail. */
 export class WaitingForTrendsError extends Error {
@@ -37,7 +44,9 @@ export class TrendsFailedError extends Error {
 }
 
 export function trendsJobId(provider: string, request: TrendsRequest, now = new Date()): string {
-  const hash = createHash('sha1').update(`${provider}|${requestKey(request)}|${now.toISOString().slice(0, 10)}`).digest('hex');
+  const hash = createHash('sha1')
+    .update(`${provider}|${requestKey(request)}|${now.toISOString().slice(0, 10)}`)
+    .digest('hex');
   return `trends-${hash.slice(0, 32)}`;
 }
 
@@ -83,7 +92,9 @@ export class DirectTrendsGateway implements TrendsGateway {
 /** The wait a trends job announced in its progress (see jobs/trends-fetch.job.ts), if any. */
 function waitOf(progress: unknown): { until: number; reason: string } | undefined {
   const p = progress as { until?: unknown; reason?: unknown } | null | undefined;
-  return typeof p === 'object' && p !== null && typeof p.until === 'number' && typeof p.reason === 'string' ? { until: p.until, reason: p.reason } : undefined;
+  return typeof p === 'object' && p !== null && typeof p.until === 'number' && typeof p.reason === 'string'
+    ? { until: p.until, reason: p.reason }
+    : undefined;
 }
 
 /** Live Google: through the `trends` queue, paced per egress route. */
@@ -100,11 +111,17 @@ export class QueuedTrendsGateway implements TrendsGateway {
     const jobId = trendsJobId(this.provider, request);
     let job = await this.queue.getJob(jobId);
     if (job && (await job.isFailed())) await job.retry('failed');
-    if (!job) job = await this.queue.add(JOBS.trendsFetch, { request, provider: this.provider }, { ...TRENDS_JOB_OPTIONS, jobId, priority: options.priority ?? this.priority });
+    if (!job)
+      job = await this.queue.add(
+        JOBS.trendsFetch,
+        { request, provider: this.provider },
+        { ...TRENDS_JOB_OPTIONS, jobId, priority: options.priority ?? this.priority },
+      );
     else if (await job.isCompleted()) return job.returnvalue as TrendsResponse;
     // A job waiting out a long cooldown says until when: sleep that long rather than hold a worker waiting for it.
     const waiting = waitOf(job.progress);
-    if (waiting && waiting.until - Date.now() > this.waitMs) throw new WaitingForTrendsError(`${describeRequest(request)}: ${waiting.reason}`, waiting.until - Date.now());
+    if (waiting && waiting.until - Date.now() > this.waitMs)
+      throw new WaitingForTrendsError(`${describeRequest(request)}: ${waiting.reason}`, waiting.until - Date.now());
     try {
       return (await job.waitUntilFinished(this.events, this.waitMs)) as TrendsResponse;
     } catch (error) {
@@ -112,7 +129,10 @@ export class QueuedTrendsGateway implements TrendsGateway {
       const message = error instanceof Error ? error.message : String(error);
       if (/timed out before finishing/i.test(message)) {
         const waiting = waitOf((await this.queue.getJob(jobId))?.progress);
-        throw new WaitingForTrendsError(`${describeRequest(request)}${waiting ? `: ${waiting.reason}` : ''}`, waiting ? waiting.until - Date.now() : undefined);
+        throw new WaitingForTrendsError(
+          `${describeRequest(request)}${waiting ? `: ${waiting.reason}` : ''}`,
+          waiting ? waiting.until - Date.now() : undefined,
+        );
       }
       throw new TrendsFailedError(message);
     }

@@ -30,7 +30,16 @@
 // for one keyword per request ("single", kept as the
 // baseline bench:google measures against). bench:google reports what it comes
 // to on a simulated world.
-import type { ExploreAnswer, InterestByRegion, InterestOverTime, RelatedList, ResponseProvenance, Timeframe, TrendsRequest, TrendsResponse } from '../trends/types.js';
+import type {
+  ExploreAnswer,
+  InterestByRegion,
+  InterestOverTime,
+  RelatedList,
+  ResponseProvenance,
+  Timeframe,
+  TrendsRequest,
+  TrendsResponse,
+} from '../trends/types.js';
 
 import { mapAgainstAnchor } from '../domain/research/geography.js';
 import type { RelatedServed } from '../domain/research/served-evidence.js';
@@ -40,7 +49,6 @@ import { TrendsFailedError } from './trends-gateway.js';
 
 /** An answer with where it came from (shown with the step's output). */
 type Sourced<T> = T & { provenance?: ResponseProvenance };
-
 
 export type Topic = { mid: string; title: string; type: string };
 
@@ -105,7 +113,8 @@ function expectKind<K extends TrendsResponse['kind']>(response: TrendsResponse, 
   return response as Extract<TrendsResponse, { kind: K }>;
 }
 
-const mean = (answer: InterestOverTime, i: number) => answer.points.reduce((s, p) => s + (p.values[i] ?? 0), 0) / Math.max(1, answer.points.length);
+const mean = (answer: InterestOverTime, i: number) =>
+  answer.points.reduce((s, p) => s + (p.values[i] ?? 0), 0) / Math.max(1, answer.points.length);
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 /**
@@ -146,7 +155,10 @@ export interface PlanRun {
   anchor: string;
 }
 
-const served = (list: Sourced<RelatedList>): RelatedResult => ({ served: list.outcome === 'empty' || list.outcome === 'no_data' ? 'empty' : 'listed', list });
+const served = (list: Sourced<RelatedList>): RelatedResult => ({
+  served: list.outcome === 'empty' || list.outcome === 'no_data' ? 'empty' : 'listed',
+  list,
+});
 
 /** Evidence a run can do without: a request that failed for good is recorded with its reason, and the research goes on. */
 async function orFailed<T>(ask: () => Promise<T>, failed: (reason: string, error: TrendsFailedError) => T): Promise<T> {
@@ -161,8 +173,14 @@ async function orFailed<T>(ask: () => Promise<T>, failed: (reason: string, error
 const part = <P extends keyof ExploreAnswer>(answer: ExploreAnswer, name: P) => {
   const value = answer[name];
   // Not there for good (replay has no recording of it): the step fails at once, as for any unanswerable request.
-  if (value === undefined) throw new TrendsFailedError(answer.missing?.[String(name)] ?? `the explore answer has no ${String(name)}`, answer.missing?.[String(name)] !== undefined);
-  return { ...(value as object), provenance: (answer as TrendsResponse).provenance } as NonNullable<ExploreAnswer[P]> & { provenance: TrendsResponse['provenance'] };
+  if (value === undefined)
+    throw new TrendsFailedError(
+      answer.missing?.[String(name)] ?? `the explore answer has no ${String(name)}`,
+      answer.missing?.[String(name)] !== undefined,
+    );
+  return { ...(value as object), provenance: (answer as TrendsResponse).provenance } as NonNullable<ExploreAnswer[P]> & {
+    provenance: TrendsResponse['provenance'];
+  };
 };
 
 export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?: PlanRun): TrendsPlan {
@@ -174,14 +192,23 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
       async () => served(expectKind(await fetch({ kind, keyword, timeframe: '12m', geo }), kind)),
       (reason, error) => ({ served: error.notRecorded ? 'not_recorded' : 'failed', list: null, reason }),
     );
-  const autocompleteOne = async (term: string) => expectKind(await fetch({ kind: 'autocomplete', term }), 'autocomplete').topics.slice(0, 5);
+  const autocompleteOne = async (term: string) =>
+    expectKind(await fetch({ kind: 'autocomplete', term }), 'autocomplete').topics.slice(0, 5);
   // One explore of the series alone: replay leaves out what it has no recording of, instead of failing.
   const modifiers = async (keyword: string): Promise<ModifierResult> => {
     const request = modifierRequest(keyword);
-    if (!request) return { request, outcome: 'not_asked', reason: `"${keyword}" leaves no room for a modifier within Google's ${MAX_ITEM_CHARS} characters per comparison item` };
+    if (!request)
+      return {
+        request,
+        outcome: 'not_asked',
+        reason: `"${keyword}" leaves no room for a modifier within Google's ${MAX_ITEM_CHARS} characters per comparison item`,
+      };
     return orFailed<ModifierResult>(
       async () => {
-        const answer = expectKind(await fetch({ kind: 'explore', keywords: request.keywords, timeframe: '12m', geo, parts: ['series'] }), 'explore');
+        const answer = expectKind(
+          await fetch({ kind: 'explore', keywords: request.keywords, timeframe: '12m', geo, parts: ['series'] }),
+          'explore',
+        );
         const missing = answer.missing?.series;
         if (missing !== undefined) return { request, outcome: 'not_recorded', reason: missing };
         const series = part(answer, 'series');
@@ -204,13 +231,23 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
         const secondaryAnswer = secondary.length > 0 ? await interest(keywords, '30d') : undefined;
         const anchorAnswer = await interest([primary, anchor], '12m');
         return {
-          secondary: { keywords, timeframe: '30d', means: Object.fromEntries(keywords.map((k, i) => [k, secondaryAnswer ? round(mean(secondaryAnswer, i), 1) : 0])) },
-          anchor: { phraseMean: round(mean(anchorAnswer, 0), 2), anchorMean: round(mean(anchorAnswer, 1), 2), points: anchorAnswer.points.length, provenance: anchorAnswer.provenance ?? null },
+          secondary: {
+            keywords,
+            timeframe: '30d',
+            means: Object.fromEntries(keywords.map((k, i) => [k, secondaryAnswer ? round(mean(secondaryAnswer, i), 1) : 0])),
+          },
+          anchor: {
+            phraseMean: round(mean(anchorAnswer, 0), 2),
+            anchorMean: round(mean(anchorAnswer, 1), 2),
+            points: anchorAnswer.points.length,
+            provenance: anchorAnswer.provenance ?? null,
+          },
         };
       },
       related: (keyword, kind) => relatedList(keyword, kind),
       modifiers,
-      map: async (keywords, resolution) => expectKind(await fetch({ kind: 'interestByRegion', keywords, timeframe: '12m', geo: '', resolution }), 'interestByRegion'),
+      map: async (keywords, resolution) =>
+        expectKind(await fetch({ kind: 'interestByRegion', keywords, timeframe: '12m', geo: '', resolution }), 'interestByRegion'),
     };
   }
 
@@ -231,7 +268,8 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
     const [phraseMean, anchorMean] = pair ? pairMeans(pair, 0, 1) : pairMeans(answer, 0, keywords.length - 1);
     return !mapAgainstAnchor(round(phraseMean, 2), round(anchorMean, 2));
   };
-  const ownMaps = async (keyword: string) => expectKind(await fetch({ kind: 'explore', keywords: [keyword], timeframe: '12m', geo, parts: [...MAP_PARTS] }), 'explore');
+  const ownMaps = async (keyword: string) =>
+    expectKind(await fetch({ kind: 'explore', keywords: [keyword], timeframe: '12m', geo, parts: [...MAP_PARTS] }), 'explore');
   return {
     name,
     async autocomplete(phrases, hinted) {
@@ -245,19 +283,37 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
     },
     async series(keyword, timeframe) {
       // The window a 30-day request covers: today and the 30 days before it (31 daily points).
-      if (timeframe === '30d') return { answer: lastDaysRescaled(await interest([keyword], '90d'), 31, 2), derived_from: 'the last 30 days of the 90-day answer, rescaled by their own maximum' };
-      if (timeframe === '12m') return { answer: lastDaysRescaled(await interest([keyword], '5y'), 53, 2), derived_from: 'the last 53 weeks of the 5-year answer, rescaled by their own maximum' };
+      if (timeframe === '30d')
+        return {
+          answer: lastDaysRescaled(await interest([keyword], '90d'), 31, 2),
+          derived_from: 'the last 30 days of the 90-day answer, rescaled by their own maximum',
+        };
+      if (timeframe === '12m')
+        return {
+          answer: lastDaysRescaled(await interest([keyword], '5y'), 53, 2),
+          derived_from: 'the last 53 weeks of the 5-year answer, rescaled by their own maximum',
+        };
       return { answer: await interest([keyword], timeframe) };
     },
     async comparison(primary, secondary, anchor) {
       const { keywords, answer, pair } = await comparison(primary, secondary, anchor);
       const last = keywords.length - 1;
       return {
-        secondary: { keywords: keywords.slice(0, last), timeframe: '12m', means: Object.fromEntries(keywords.slice(0, last).map((k, i) => [k, round(mean(answer, i), 1)])) },
+        secondary: {
+          keywords: keywords.slice(0, last),
+          timeframe: '12m',
+          means: Object.fromEntries(keywords.slice(0, last).map((k, i) => [k, round(mean(answer, i), 1)])),
+        },
         anchor: (() => {
           const [phraseMean, anchorMean] = pair ? pairMeans(pair, 0, 1) : pairMeans(answer, 0, last);
           const source = pair ?? answer;
-          return { phraseMean: round(phraseMean, 2), anchorMean: round(anchorMean, 2), points: source.points.length, provenance: source.provenance ?? null, ...(pair ? { asked_as_pair: true } : {}) };
+          return {
+            phraseMean: round(phraseMean, 2),
+            anchorMean: round(anchorMean, 2),
+            points: source.points.length,
+            provenance: source.provenance ?? null,
+            ...(pair ? { asked_as_pair: true } : {}),
+          };
         })(),
       };
     },
@@ -265,8 +321,12 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
     modifiers,
     async map(keywords, resolution) {
       // Maps are worldwide; the explore bundle is, too, unless runs look at one country (TRENDS_GEO).
-      if (keywords.length === 1 && (await ownMapsRead(keywords[0]!))) return part(await ownMaps(keywords[0]!), resolution === 'COUNTRY' ? 'mapCountry' : 'mapCity');
-      const answer = expectKind(await fetch({ kind: 'explore', keywords, timeframe: '12m', geo: '', parts: ['mapCountry', 'mapCity'] }), 'explore');
+      if (keywords.length === 1 && (await ownMapsRead(keywords[0]!)))
+        return part(await ownMaps(keywords[0]!), resolution === 'COUNTRY' ? 'mapCountry' : 'mapCity');
+      const answer = expectKind(
+        await fetch({ kind: 'explore', keywords, timeframe: '12m', geo: '', parts: ['mapCountry', 'mapCity'] }),
+        'explore',
+      );
       return part(answer, resolution === 'COUNTRY' ? 'mapCountry' : 'mapCity');
     },
   };

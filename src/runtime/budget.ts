@@ -37,7 +37,12 @@ export async function budgetReport(db: Db, pool: EgressPool, config: Config, now
     requestsPerMinutePerRoute: config.trendsRequestsPerMinute,
     requestsPerHourPerRoute: config.trendsRequestsPerMinute * 60,
     researchRunsWaiting: waiting,
-    refresh: refreshEstimate(plan, config.trendsProvider, { routes: pool.routes.length, requestsPerMinute: config.trendsRequestsPerMinute, cron: config.refreshCron }, now),
+    refresh: refreshEstimate(
+      plan,
+      config.trendsProvider,
+      { routes: pool.routes.length, requestsPerMinute: config.trendsRequestsPerMinute, cron: config.refreshCron },
+      now,
+    ),
     check,
   };
 }

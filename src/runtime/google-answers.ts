@@ -13,12 +13,20 @@ export function watchGoogleAnswers(logger: Logger): ExchangeObserver {
   return (report) => {
     googleAnswers.inc({ kind: report.kind, outcome: report.outcome });
     googleAnswerSeconds.observe({ kind: report.kind }, report.ms / 1000);
-    if (report.userType && (report.kind === 'explore' || report.kind === 'embed_page')) googleUserTypes.inc({ route: report.route, user_type: report.userType });
+    if (report.userType && (report.kind === 'explore' || report.kind === 'embed_page'))
+      googleUserTypes.inc({ route: report.route, user_type: report.userType });
     const shift = watch.record(report.kind, report.outcome);
     if (shift) {
       const pct = (x: number) => `${Math.round(x * 100)} %`;
       logger.warn(
-        { kind: shift.kind, recentShare: shift.recentShare, baselineShare: shift.baselineShare, recent: shift.recent, baseline: shift.baseline, route: report.route },
+        {
+          kind: shift.kind,
+          recentShare: shift.recentShare,
+          baselineShare: shift.baselineShare,
+          recent: shift.recent,
+          baseline: shift.baseline,
+          route: report.route,
+        },
         `Google's answers to ${shift.kind} changed: ${pct(shift.recentShare)} of the last ${shift.recent} were empty, without data or in an unknown shape, against ${pct(shift.baselineShare)} of the ${shift.baseline} before. Google may have changed what it serves: run \`insights google check\``,
       );
     }

@@ -38,7 +38,10 @@ export function checkJobTable(entries: readonly JobEntry[]): void {
     if (typeof e.processor !== 'function') problems.push(`job "${e.job}" has no processor function`);
     if (typeof e.payload !== 'object' || e.payload === null || !(Kind in e.payload)) problems.push(`job "${e.job}" has no payload schema`);
   }
-  if (problems.length > 0) throw new Error(`The job table (src/runtime/job-table.ts) is not consistent: ${problems.join('; ')}. Fix the table before starting workers.`);
+  if (problems.length > 0)
+    throw new Error(
+      `The job table (src/runtime/job-table.ts) is not consistent: ${problems.join('; ')}. Fix the table before starting workers.`,
+    );
 }
 
 /** The one processor of `queue`: checks the payload, then runs the job's processor; a name it does not know fails that job. */

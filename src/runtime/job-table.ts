@@ -98,7 +98,11 @@ export function jobTable(p: PipelineParts): JobEntry[] {
       queue: QUEUES.trends,
       job: JOBS.trendsFetch,
       payload: TrendsFetchPayload,
-      processor: trendsFetchProcessor({ provider: new GoogleTrendsProvider({ timeoutMs: config.trendsRequestTimeoutMs, observe: watchGoogleAnswers(p.logger) }), pool: p.egress, logger: p.logger }),
+      processor: trendsFetchProcessor({
+        provider: new GoogleTrendsProvider({ timeoutMs: config.trendsRequestTimeoutMs, observe: watchGoogleAnswers(p.logger) }),
+        pool: p.egress,
+        logger: p.logger,
+      }),
     }),
     jobEntry({
       queue: QUEUES.ingest,
@@ -113,14 +117,36 @@ export function jobTable(p: PipelineParts): JobEntry[] {
         pacing: { routes: p.egress.routes.length, requestsPerMinute: config.trendsRequestsPerMinute, cron: config.refreshCron },
       }),
     }),
-    jobEntry({ queue: QUEUES.ingest, job: JOBS.refreshGroup, payload: RefreshGroupPayload, processor: refreshGroupProcessor({ ...refreshDeps, ingest: p.queues.ingest }) }),
-    jobEntry({ queue: QUEUES.ingest, job: JOBS.refreshLeftovers, payload: NoPayload, processor: refreshLeftoversProcessor({ db: p.db, ingest: p.queues.ingest }) }),
-    jobEntry({ queue: QUEUES.ingest, job: JOBS.refreshInsight, payload: RefreshInsightPayload, processor: refreshInsightProcessor(refreshDeps) }),
+    jobEntry({
+      queue: QUEUES.ingest,
+      job: JOBS.refreshGroup,
+      payload: RefreshGroupPayload,
+      processor: refreshGroupProcessor({ ...refreshDeps, ingest: p.queues.ingest }),
+    }),
+    jobEntry({
+      queue: QUEUES.ingest,
+      job: JOBS.refreshLeftovers,
+      payload: NoPayload,
+      processor: refreshLeftoversProcessor({ db: p.db, ingest: p.queues.ingest }),
+    }),
+    jobEntry({
+      queue: QUEUES.ingest,
+      job: JOBS.refreshInsight,
+      payload: RefreshInsightPayload,
+      processor: refreshInsightProcessor(refreshDeps),
+    }),
     jobEntry({
       queue: QUEUES.ingest,
       job: JOBS.discover,
       payload: NoPayload,
-      processor: discoverProcessor({ db: p.db, chain: p.chain, trendsFor: p.trendsFor, provider: config.trendsProvider, geos: config.discoveryGeos, dailyCap: config.discoveryDailyCap }),
+      processor: discoverProcessor({
+        db: p.db,
+        chain: p.chain,
+        trendsFor: p.trendsFor,
+        provider: config.trendsProvider,
+        geos: config.discoveryGeos,
+        dailyCap: config.discoveryDailyCap,
+      }),
     }),
     jobEntry({
       queue: QUEUES.webhooks,
@@ -141,12 +167,32 @@ export function jobTable(p: PipelineParts): JobEntry[] {
         disableAfterMs: config.webhookDisableAfterHours * 3_600_000,
         onChange: () => bumpSubscriptionsVersion(p.redis, p.redisKeys.subscriptionsVersion),
         // A slot is held at most an attempt's deadline and a little: a crashed worker's slots free themselves.
-        gate: new DeliveryGate(p.redis, { inFlight: p.redisKeys.webhookInFlight, circuit: p.redisKeys.webhookCircuit }, config.webhookFairness, config.webhookTimeoutMs + 5_000),
+        gate: new DeliveryGate(
+          p.redis,
+          { inFlight: p.redisKeys.webhookInFlight, circuit: p.redisKeys.webhookCircuit },
+          config.webhookFairness,
+          config.webhookTimeoutMs + 5_000,
+        ),
       }),
     }),
-    jobEntry({ queue: QUEUES.maintenance, job: JOBS.sweep, payload: NoPayload, processor: sweepProcessor({ db: p.db, chain: p.chain, webhooks: p.queues.webhooks }) }),
-    jobEntry({ queue: QUEUES.maintenance, job: JOBS.relay, payload: NoPayload, processor: outboxRelayProcessor({ db: p.db, webhooks: p.queues.webhooks }) }),
-    jobEntry({ queue: QUEUES.maintenance, job: JOBS.prune, payload: NoPayload, processor: pruneProcessor({ db: p.db, attemptsKeepDays: config.webhookAttemptsKeepDays }) }),
+    jobEntry({
+      queue: QUEUES.maintenance,
+      job: JOBS.sweep,
+      payload: NoPayload,
+      processor: sweepProcessor({ db: p.db, chain: p.chain, webhooks: p.queues.webhooks }),
+    }),
+    jobEntry({
+      queue: QUEUES.maintenance,
+      job: JOBS.relay,
+      payload: NoPayload,
+      processor: outboxRelayProcessor({ db: p.db, webhooks: p.queues.webhooks }),
+    }),
+    jobEntry({
+      queue: QUEUES.maintenance,
+      job: JOBS.prune,
+      payload: NoPayload,
+      processor: pruneProcessor({ db: p.db, attemptsKeepDays: config.webhookAttemptsKeepDays }),
+    }),
     jobEntry({
       queue: QUEUES.maintenance,
       job: JOBS.googleCheck,
@@ -170,7 +216,10 @@ export function workerOptions(config: Config, egressRoutes: number): Record<Queu
     trends: { concurrency: Math.max(2, 2 * egressRoutes) },
     ingest: { concurrency: config.researchConcurrency },
     // Retries follow the webhook schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (± jitter).
-    webhooks: { concurrency: config.webhookConcurrency, settings: { backoffStrategy: (attemptsMade: number) => Math.round(retryDelayMs(attemptsMade + 1) * config.webhookRetryScale) } },
+    webhooks: {
+      concurrency: config.webhookConcurrency,
+      settings: { backoffStrategy: (attemptsMade: number) => Math.round(retryDelayMs(attemptsMade + 1) * config.webhookRetryScale) },
+    },
     maintenance: {},
   };
 }

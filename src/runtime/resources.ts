@@ -107,7 +107,11 @@ export async function openResources(config: Config, logger: Logger, options: Ope
     // A replica is for the API's reads; it may be away at start (reads then go to the primary).
     let readDb: Db | undefined;
     if (config.databaseReadUrl && options.role === 'web') {
-      const replica = createDb(config.databaseReadUrl, { maxConnections: config.databasePoolSize, onConnectionError, applicationName: `${applicationName}-read` });
+      const replica = createDb(config.databaseReadUrl, {
+        maxConnections: config.databasePoolSize,
+        onConnectionError,
+        applicationName: `${applicationName}-read`,
+      });
       closers.unshift(() => replica.destroy());
       readDb = replica;
     }

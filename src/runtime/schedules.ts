@@ -51,7 +51,8 @@ export async function upsertSchedulers(queues: Record<QueueName, Queue>, config:
   for (const { id, queue } of RETIRED) await queues[queue].removeJobScheduler(id);
   const on = SCHEDULES.filter((s) => s.enabled?.(config) ?? true);
   for (const s of SCHEDULES.filter((x) => !on.includes(x))) await queues[s.queue].removeJobScheduler(s.id);
-  for (const s of on) await queues[s.queue].upsertJobScheduler(s.id, s.repeat(config), { name: s.job, data: {}, opts: SCHEDULED_JOB_RETENTION });
+  for (const s of on)
+    await queues[s.queue].upsertJobScheduler(s.id, s.repeat(config), { name: s.job, data: {}, opts: SCHEDULED_JOB_RETENTION });
   return on.map((s) => s.id);
 }
 
@@ -65,8 +66,16 @@ export const SCHEDULER_KEEPALIVE_MS = 60_000;
  * discover until the next deploy. Upserting is idempotent, so every worker keeps them.
  * Answers a function that stops the keeping.
  */
-export async function keepSchedulers(queues: Record<QueueName, Queue>, config: Config, logger: Logger, everyMs = SCHEDULER_KEEPALIVE_MS): Promise<() => void> {
-  const keep = () => upsertSchedulers(queues, config).catch((error: unknown) => logger.warn({ err: error }, 'could not upsert the job schedulers; trying again in a minute'));
+export async function keepSchedulers(
+  queues: Record<QueueName, Queue>,
+  config: Config,
+  logger: Logger,
+  everyMs = SCHEDULER_KEEPALIVE_MS,
+): Promise<() => void> {
+  const keep = () =>
+    upsertSchedulers(queues, config).catch((error: unknown) =>
+      logger.warn({ err: error }, 'could not upsert the job schedulers; trying again in a minute'),
+    );
   await keep();
   const timer = setInterval(() => void keep(), everyMs);
   timer.unref();

@@ -10,7 +10,13 @@ import { classifyOutage } from '../outage.js';
 import { JOBS, MATCH_JOB_OPTIONS, matchJobId, QUEUES, type QueueName } from '../queue/queues.js';
 import { sleepWithoutAttempt } from '../queue/wait.js';
 import { ResearchChain } from '../research/chain.js';
-import { DirectTrendsGateway, QueuedTrendsGateway, TRENDS_PRIORITY, type TrendsGateway, type TrendsPurpose } from '../research/trends-gateway.js';
+import {
+  DirectTrendsGateway,
+  QueuedTrendsGateway,
+  TRENDS_PRIORITY,
+  type TrendsGateway,
+  type TrendsPurpose,
+} from '../research/trends-gateway.js';
 import { createTrendsProvider } from '../trends/provider-factory.js';
 import { SecretBox } from '../webhooks/secret-box.js';
 import { SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
@@ -43,7 +49,10 @@ function retryOutages(queue: string, processor: Processor, logger: Logger): Proc
       const outage = classifyOutage(error);
       if (!outage || error instanceof DelayedError) throw error;
       const delayMs = OUTAGE_RETRY_MS + Math.floor(Math.random() * OUTAGE_RETRY_MS);
-      logger.warn({ queue, jobName: job.name, jobId: job.id, dependency: outage.dependency, reason: outage.reason, delayMs }, 'backing service unavailable; job will run again');
+      logger.warn(
+        { queue, jobName: job.name, jobId: job.id, dependency: outage.dependency, reason: outage.reason, delayMs },
+        'backing service unavailable; job will run again',
+      );
       throw await sleepWithoutAttempt(job, token, delayMs);
     }
   };
@@ -61,7 +70,10 @@ export async function startWorkers(resources: Resources, config: Config, logger:
   const { queues, close: closeQueues } = openQueues(resources, config);
   reportQueueDepth(Object.values(queues));
   const eventsConnection = resources.connectRedis('worker');
-  const trendsEvents = new QueueEvents(QUEUES.trends, { connection: eventsConnection, prefix: resources.redisKeys.queuePrefix(QUEUES.trends) });
+  const trendsEvents = new QueueEvents(QUEUES.trends, {
+    connection: eventsConnection,
+    prefix: resources.redisKeys.queuePrefix(QUEUES.trends),
+  });
   await trendsEvents.waitUntilReady();
   const chain = new ResearchChain(queues.research);
   // Research goes ahead of the refresh and discovery when both wait for Google.
@@ -75,7 +87,11 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     if (provider === 'google') return google[purpose];
     if (!(TRENDS_PROVIDERS as readonly string[]).includes(provider)) throw new Error(`unknown trends provider "${provider}"`);
     let gateway = local.get(provider);
-    if (!gateway) local.set(provider, (gateway = new DirectTrendsGateway(createTrendsProvider({ ...config, trendsProvider: provider as TrendsProviderName }))));
+    if (!gateway)
+      local.set(
+        provider,
+        (gateway = new DirectTrendsGateway(createTrendsProvider({ ...config, trendsProvider: provider as TrendsProviderName }))),
+      );
     return gateway;
   };
   const egress = egressPoolFor(resources, config);
@@ -105,7 +121,13 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     box: SecretBox.fromConfig(config),
     subscriptionsIndex: new SubscriptionIndexCache(resources.db, resources.redis, resources.redisKeys.subscriptionsVersion),
     async announce(...eventIds) {
-      await queues.webhooks.addBulk(eventIds.map((eventId) => ({ name: JOBS.webhookMatch, data: { eventId }, opts: { ...MATCH_JOB_OPTIONS, jobId: matchJobId(eventId) } })));
+      await queues.webhooks.addBulk(
+        eventIds.map((eventId) => ({
+          name: JOBS.webhookMatch,
+          data: { eventId },
+          opts: { ...MATCH_JOB_OPTIONS, jobId: matchJobId(eventId) },
+        })),
+      );
     },
   });
   try {
@@ -144,7 +166,9 @@ export async function startWorkers(resources: Resources, config: Config, logger:
   for (const queue of Object.values(queues)) queue.on('error', (error) => logger.error({ err: error, queue: queue.name }, 'queue error'));
   trendsEvents.on('error', (error) => logger.error({ err: error }, 'queue events error'));
 
-  const stopKeeping = options.keepSchedulers ? await keepSchedulers(queues, config, logger, options.schedulerKeepaliveMs ?? SCHEDULER_KEEPALIVE_MS) : undefined;
+  const stopKeeping = options.keepSchedulers
+    ? await keepSchedulers(queues, config, logger, options.schedulerKeepaliveMs ?? SCHEDULER_KEEPALIVE_MS)
+    : undefined;
 
   return {
     queues,

@@ -264,7 +264,7 @@ const REASONS: Record<RouteWait, string> = {
   cooling: 'cooling down after Google blocked it',
   probe: 'another job is probing whether Google blocks it still',
   busy: 'its next request slot is taken',
-  embed_quota: "its embed pages (related lists) wait after Google said their quota was spent",
+  embed_quota: 'its embed pages (related lists) wait after Google said their quota was spent',
 };
 
 /** A route's state as ops see it. */
@@ -321,7 +321,6 @@ export class RedisCookieJar implements CookieJar {
     // Google's NID lasts about six months; a route unused for a month warms up again.
     await this.redis.set(this.key(route), cookie, 'EX', 30 * 86_400);
   }
-
 }
 
 export class EgressPool {
@@ -441,7 +440,14 @@ export class EgressPool {
     if (slot < 0) throw new RouteWaitError(route.name, waitMs, reason as RouteWait);
     if (slot > now) {
       await new Promise((resolve) => setTimeout(resolve, slot - now));
-      const [refused, cool, needsProbe, probeJob, embedCool] = await this.redis.hmget(this.routeKey(route), 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'embed_cool_until');
+      const [refused, cool, needsProbe, probeJob, embedCool] = await this.redis.hmget(
+        this.routeKey(route),
+        'refused_until',
+        'cool_until',
+        'needs_probe',
+        'probe_job',
+        'embed_cool_until',
+      );
       const at = Date.now();
       if (Number(refused ?? 0) > at) throw new RouteWaitError(route.name, Number(refused) - at, 'refused');
       if (Number(cool ?? 0) > at) throw new RouteWaitError(route.name, Number(cool) - at, 'cooling');
@@ -457,7 +463,12 @@ export class EgressPool {
   }
 
   /** Google answered `route` (served, empty, no data, changed shape): a probe is over and the route open. */
-  async answered(route: EgressRoute, jobId: string, outcome: Exclude<BookedOutcome, 'blocked' | 'refused' | 'errors' | 'over_quota'>, options: { embed?: boolean } = {}): Promise<void> {
+  async answered(
+    route: EgressRoute,
+    jobId: string,
+    outcome: Exclude<BookedOutcome, 'blocked' | 'refused' | 'errors' | 'over_quota'>,
+    options: { embed?: boolean } = {},
+  ): Promise<void> {
     await this.redis.eval(ANSWERED, 1, this.routeKey(route), jobId);
     // An embed page within the quota: the next over-quota wait starts from the shortest again.
     if (options.embed && outcome === 'answers') await this.redis.hset(this.routeKey(route), 'embed_streak', 0);
@@ -469,13 +480,25 @@ export class EgressPool {
    * long as Google's Retry-After. Returns how long the job should wait, and
    * whether a new cooldown started.
    */
-  async blocked(route: EgressRoute, jobId: string, now = Date.now(), block: { kind?: BlockKind; retryAfterMs?: number } = {}): Promise<{ cooldownMs: number; started: boolean }> {
+  async blocked(
+    route: EgressRoute,
+    jobId: string,
+    now = Date.now(),
+    block: { kind?: BlockKind; retryAfterMs?: number } = {},
+  ): Promise<{ cooldownMs: number; started: boolean }> {
     const jitter = 0.9 + 0.2 * this.random();
     const asked = Math.max(0, Math.round(block.retryAfterMs ?? 0));
-    const [started, cooldownMs] = (await this.redis.eval(BLOCKED, 1, this.routeKey(route), now, jobId, this.options.cooldownMs, this.options.cooldownMaxMs, jitter, asked)) as [
-      number,
-      number,
-    ];
+    const [started, cooldownMs] = (await this.redis.eval(
+      BLOCKED,
+      1,
+      this.routeKey(route),
+      now,
+      jobId,
+      this.options.cooldownMs,
+      this.options.cooldownMaxMs,
+      jitter,
+      asked,
+    )) as [number, number];
     await this.book(route, 'blocked');
     if (block.kind) await this.bookField(route, `blocked_${block.kind}`);
     return { cooldownMs, started: started === 1 };
@@ -484,7 +507,16 @@ export class EgressPool {
   /** A token over the embed quota on `route`: its embed pages wait (its other requests do not). Returns how long. */
   async embedOverQuota(route: EgressRoute, jobId: string, now = Date.now()): Promise<number> {
     await this.redis.eval(RELEASE, 1, this.routeKey(route), jobId);
-    const waitMs = Number(await this.redis.eval(EMBED_OVER_QUOTA, 1, this.routeKey(route), now, this.options.embedCooldownMs ?? 300_000, Math.max(this.options.cooldownMaxMs, this.options.embedCooldownMs ?? 300_000)));
+    const waitMs = Number(
+      await this.redis.eval(
+        EMBED_OVER_QUOTA,
+        1,
+        this.routeKey(route),
+        now,
+        this.options.embedCooldownMs ?? 300_000,
+        Math.max(this.options.cooldownMaxMs, this.options.embedCooldownMs ?? 300_000),
+      ),
+    );
     await this.book(route, 'over_quota');
     return waitMs;
   }
@@ -535,7 +567,11 @@ export class EgressPool {
 
   private async bookField(route: EgressRoute, field: string, now = new Date()): Promise<void> {
     const day = this.budgetKey(now.toISOString().slice(0, 10));
-    await this.redis.multi().hincrby(day, `${route.name}|${field}`, 1).expire(day, 8 * 86_400).exec();
+    await this.redis
+      .multi()
+      .hincrby(day, `${route.name}|${field}`, 1)
+      .expire(day, 8 * 86_400)
+      .exec();
   }
 
   /** Each route's requests (last hour, and `day`), Google's answers that day and its state now. */

@@ -75,7 +75,12 @@ class EgressAgent extends https.Agent {
       raw.off('data', onData);
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]);
       if (status !== 200) return fail(new Error(`proxy ${this.route.name} refused CONNECT ${host}:${port} (${status || 'no status'})`));
-      const secure = tls.connect({ ...options, socket: raw, servername: options.servername ?? host, ...(this.extra.ca ? { ca: this.extra.ca } : {}) });
+      const secure = tls.connect({
+        ...options,
+        socket: raw,
+        servername: options.servername ?? host,
+        ...(this.extra.ca ? { ca: this.extra.ca } : {}),
+      });
       this.track(secure);
       done(null, secure);
     };
@@ -129,10 +134,13 @@ export async function withEgress<T>(
   const arm = () => {
     if (settled) return;
     armedAt = Date.now();
-    timer = setTimeout(() => {
-      expire(new EgressTimeoutError(`Google Trends did not answer within ${timeoutMs} ms (via ${route.name})`));
-      agent.destroy();
-    }, Math.max(0, remaining));
+    timer = setTimeout(
+      () => {
+        expire(new EgressTimeoutError(`Google Trends did not answer within ${timeoutMs} ms (via ${route.name})`));
+        agent.destroy();
+      },
+      Math.max(0, remaining),
+    );
   };
   const outsideDeadline: OutsideDeadline = async (wait) => {
     clearTimeout(timer);

@@ -14,7 +14,13 @@ export function partRequest(request: Extract<TrendsRequest, { kind: 'explore' }>
       return { kind: part, keyword, timeframe: request.timeframe, geo: request.geo };
     case 'mapCountry':
     case 'mapCity':
-      return { kind: 'interestByRegion', keywords: request.keywords, timeframe: request.timeframe, geo: request.geo, resolution: part === 'mapCountry' ? 'COUNTRY' : 'CITY' };
+      return {
+        kind: 'interestByRegion',
+        keywords: request.keywords,
+        timeframe: request.timeframe,
+        geo: request.geo,
+        resolution: part === 'mapCountry' ? 'COUNTRY' : 'CITY',
+      };
   }
 }
 
@@ -23,7 +29,10 @@ export function partRequest(request: Extract<TrendsRequest, { kind: 'explore' }>
  * left out, and a step that needs one fails with replay's message then, not
  * the steps that need only the others.
  */
-export async function explorePartByPart(request: Extract<TrendsRequest, { kind: 'explore' }>, fetch: (r: TrendsRequest) => Promise<TrendsResponse>): Promise<ExploreAnswer> {
+export async function explorePartByPart(
+  request: Extract<TrendsRequest, { kind: 'explore' }>,
+  fetch: (r: TrendsRequest) => Promise<TrendsResponse>,
+): Promise<ExploreAnswer> {
   const answer: ExploreAnswer = { kind: 'explore', keywords: request.keywords };
   const missing: Record<string, string> = {};
   for (const part of request.parts) {

@@ -6,29 +6,65 @@
 // without notice; this is how an operator learns it did, before research and
 // discovery start failing.
 import { withEgress, type EgressRoute } from './egress.js';
-import { GoogleSession, MemoryCookieJar, wasNotSent, type CookieJar, type ExchangeKind, type ExchangeOutcome, type ExchangeReport, type Pacer, type Widget } from './google-client.js';
+import {
+  GoogleSession,
+  MemoryCookieJar,
+  wasNotSent,
+  type CookieJar,
+  type ExchangeKind,
+  type ExchangeOutcome,
+  type ExchangeReport,
+  type Pacer,
+  type Widget,
+} from './google-client.js';
 import { EmbedOverQuotaError, RateLimitedError, type BlockKind } from './types.js';
 import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './google-format.js';
 import { timeRange } from './google.provider.js';
 
 /** Who needs each kind, and which answers are expected rather than broken. */
-export const CHECKED_KINDS: ReadonlyArray<{ kind: ExchangeKind; neededBy: 'research' | 'discovery'; fine: readonly CheckOutcome[]; note?: Partial<Record<CheckOutcome, string>> }> = [
-  { kind: 'home_page', neededBy: 'research', fine: ['served'], note: { empty: 'the home page handed out no NID cookie (Google moved the cookie again)' } },
+export const CHECKED_KINDS: ReadonlyArray<{
+  kind: ExchangeKind;
+  neededBy: 'research' | 'discovery';
+  fine: readonly CheckOutcome[];
+  note?: Partial<Record<CheckOutcome, string>>;
+}> = [
+  {
+    kind: 'home_page',
+    neededBy: 'research',
+    fine: ['served'],
+    note: { empty: 'the home page handed out no NID cookie (Google moved the cookie again)' },
+  },
   {
     kind: 'cookie_page',
     neededBy: 'research',
     fine: ['served', 'not_asked'],
-    note: { served: 'the explore page handed out the cookie the home page did not', not_asked: 'not needed: the home page handed out the cookie' },
+    note: {
+      served: 'the explore page handed out the cookie the home page did not',
+      not_asked: 'not needed: the home page handed out the cookie',
+    },
   },
   { kind: 'explore', neededBy: 'research', fine: ['served'] },
   // No data for a term as searched as the anchor means Google may be feeding this client zeros.
-  { kind: 'multiline', neededBy: 'research', fine: ['served'], note: { no_data: 'no data for a term everyone searches: Google may have flagged this client' } },
-  { kind: 'comparedgeo', neededBy: 'research', fine: ['served'], note: { no_data: 'no place has data for a term everyone searches: Google may have flagged this client' } },
+  {
+    kind: 'multiline',
+    neededBy: 'research',
+    fine: ['served'],
+    note: { no_data: 'no data for a term everyone searches: Google may have flagged this client' },
+  },
+  {
+    kind: 'comparedgeo',
+    neededBy: 'research',
+    fine: ['served'],
+    note: { no_data: 'no place has data for a term everyone searches: Google may have flagged this client' },
+  },
   {
     kind: 'relatedsearches',
     neededBy: 'research',
     fine: ['served', 'empty'],
-    note: { empty: "expected: the explore page's own widgets serve automated clients empty related lists since 2024-08-20", served: "the explore page's widgets serve related lists again" },
+    note: {
+      empty: "expected: the explore page's own widgets serve automated clients empty related lists since 2024-08-20",
+      served: "the explore page's widgets serve related lists again",
+    },
   },
   {
     kind: 'embed_page',
@@ -41,7 +77,8 @@ export const CHECKED_KINDS: ReadonlyArray<{ kind: ExchangeKind; neededBy: 'resea
     neededBy: 'research',
     fine: ['served'],
     note: {
-      empty: 'the embed flow serves related queries empty: pain, intent, breadth and whitespace fall back to the modifier comparison and autocomplete',
+      empty:
+        'the embed flow serves related queries empty: pain, intent, breadth and whitespace fall back to the modifier comparison and autocomplete',
       not_asked: 'not asked: the embed page gave no token to use',
     },
   },
@@ -112,22 +149,33 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
     reports.set(r.kind, r);
   };
   // Each kind gets a deadline of its own, so one that hangs does not hide the others.
-  const ask = async <T>(kind: ExchangeKind, run: (session: GoogleSession) => Promise<T>, describe: (result: T) => string): Promise<T | undefined> => {
+  const ask = async <T>(
+    kind: ExchangeKind,
+    run: (session: GoogleSession) => Promise<T>,
+    describe: (result: T) => string,
+  ): Promise<T | undefined> => {
     if (stopped) return undefined;
     const before = observed;
     try {
-      const result = await withEgress(route, options.timeoutMs, (agent, outsideDeadline) => run(new GoogleSession(agent, route.name, { jar, ...options.pacers, outsideDeadline, observe })), {
-        ca: options.ca,
-      });
+      const result = await withEgress(
+        route,
+        options.timeoutMs,
+        (agent, outsideDeadline) => run(new GoogleSession(agent, route.name, { jar, ...options.pacers, outsideDeadline, observe })),
+        {
+          ca: options.ca,
+        },
+      );
       details.set(kind, describe(result));
       return result;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof RateLimitedError) blockedBy ??= { kind: error.block, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) };
+      if (error instanceof RateLimitedError)
+        blockedBy ??= { kind: error.block, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) };
       if (error instanceof EmbedOverQuotaError) overQuota = true;
       // The route's pace or cooldown stopped the request before it went: the check stops there
       // (only its embed kinds, when it is the route's embed pages that wait).
-      if (wasNotSent(error) && kind === 'embed_relatedsearches' && (error as { reason?: string }).reason === 'embed_quota') embedWaiting = message;
+      if (wasNotSent(error) && kind === 'embed_relatedsearches' && (error as { reason?: string }).reason === 'embed_quota')
+        embedWaiting = message;
       else if (wasNotSent(error)) {
         stopped = message;
         stoppedAt = kind;
@@ -141,34 +189,68 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
   const what = 'insights google check';
   const time = timeRange('12m', now());
 
-  await ask('home_page', (s) => s.warmUp(geo, what), () => 'NID cookie handed out');
+  await ask(
+    'home_page',
+    (s) => s.warmUp(geo, what),
+    () => 'NID cookie handed out',
+  );
   const cookie = reports.get('cookie_page')?.outcome === 'served' || reports.get('home_page')?.outcome === 'served';
   let widgets: Widget[] | undefined;
   if (cookie && !blocked()) {
-    widgets = await ask('explore', (s) => s.explore([{ keyword: term, geo, time }], `explore for "${term}"`), (w) => `${w.length} widgets: ${w.map((x) => x.id).join(', ')}`);
+    widgets = await ask(
+      'explore',
+      (s) => s.explore([{ keyword: term, geo, time }], `explore for "${term}"`),
+      (w) => `${w.length} widgets: ${w.map((x) => x.id).join(', ')}`,
+    );
   }
   if (widgets && !blocked()) {
-    await ask('multiline', (s) => s.widget(widgets, 'TIMESERIES', `interest over time for "${term}"`, (j) => parseMultiline(j, [term], what)), (a) => `${a.points.length} points`);
-    await ask('comparedgeo', (s) => s.widget(widgets, 'GEO_MAP', `interest by region for "${term}"`, (j) => parseComparedGeo(j, [term], what)), (a) => `${a.regions.filter((r) => r.hasData[0]).length} of ${a.regions.length} places with data`);
-    await ask('relatedsearches', (s) => s.widget(widgets, 'RELATED_QUERIES', `related queries for "${term}"`, (j) => parseRelated(j, 'relatedQueries', what)), (a) => `${a.top.length} top, ${a.rising.length} rising`);
+    await ask(
+      'multiline',
+      (s) => s.widget(widgets, 'TIMESERIES', `interest over time for "${term}"`, (j) => parseMultiline(j, [term], what)),
+      (a) => `${a.points.length} points`,
+    );
+    await ask(
+      'comparedgeo',
+      (s) => s.widget(widgets, 'GEO_MAP', `interest by region for "${term}"`, (j) => parseComparedGeo(j, [term], what)),
+      (a) => `${a.regions.filter((r) => r.hasData[0]).length} of ${a.regions.length} places with data`,
+    );
+    await ask(
+      'relatedsearches',
+      (s) => s.widget(widgets, 'RELATED_QUERIES', `related queries for "${term}"`, (j) => parseRelated(j, 'relatedQueries', what)),
+      (a) => `${a.top.length} top, ${a.rising.length} rising`,
+    );
   }
   if (cookie && !blocked()) {
     await ask(
       'embed_relatedsearches',
-      (s) => s.embedRelated({ keyword: term, geo, time }, 'RELATED_QUERIES', `related queries for "${term}" (embed)`, (j) => parseRelated(j, 'relatedQueries', what)),
+      (s) =>
+        s.embedRelated({ keyword: term, geo, time }, 'RELATED_QUERIES', `related queries for "${term}" (embed)`, (j) =>
+          parseRelated(j, 'relatedQueries', what),
+        ),
       (a) => `${a.top.length} top, ${a.rising.length} rising`,
     );
-    if (reports.get('embed_page')?.outcome === 'served') details.set('embed_page', `a token labelled ${reports.get('embed_page')?.userType ?? '(no label)'}`);
+    if (reports.get('embed_page')?.outcome === 'served')
+      details.set('embed_page', `a token labelled ${reports.get('embed_page')?.userType ?? '(no label)'}`);
   }
   if (cookie && !blocked()) {
-    await ask('autocomplete', (s) => s.autocomplete(term, `autocomplete for "${term}"`, (j) => parseAutocomplete(j, what)), (a) => `${a.topics.length} topics`);
+    await ask(
+      'autocomplete',
+      (s) => s.autocomplete(term, `autocomplete for "${term}"`, (j) => parseAutocomplete(j, what)),
+      (a) => `${a.topics.length} topics`,
+    );
   }
-  if (!blocked()) await ask('trending_rss', (s) => s.trendingFeed(geo || 'US', `the trending feed for ${geo || 'US'}`, (x) => parseTrendingFeed(x, what)), (f) => `${f.items.length} trending searches`);
+  if (!blocked())
+    await ask(
+      'trending_rss',
+      (s) => s.trendingFeed(geo || 'US', `the trending feed for ${geo || 'US'}`, (x) => parseTrendingFeed(x, what)),
+      (f) => `${f.items.length} trending searches`,
+    );
 
   const kinds = CHECKED_KINDS.map(({ kind, neededBy, fine, note }): CheckedKind => {
     const report = reports.get(kind);
     const outcome: CheckOutcome = report?.outcome ?? 'not_asked';
-    const reason = report?.outcome === 'served' || report?.outcome === 'empty' || report?.outcome === 'no_data' ? details.get(kind) : report?.detail;
+    const reason =
+      report?.outcome === 'served' || report?.outcome === 'empty' || report?.outcome === 'no_data' ? details.get(kind) : report?.detail;
     const overQuota = kind === 'embed_relatedsearches' && reports.get('embed_page')?.outcome === 'over_quota';
     const embedKind = kind === 'embed_page' || kind === 'embed_relatedsearches';
     const because =
@@ -177,12 +259,12 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
         : embedKind && embedWaiting
           ? `not asked: ${embedWaiting}`
           : stopped
-          ? `not asked: ${stopped}`
-          : overQuota
-            ? "not asked: the route's embed quota is spent"
-            : blocked()
-              ? 'not asked: Google blocked an earlier request'
-              : 'not asked: an earlier request it depends on failed';
+            ? `not asked: ${stopped}`
+            : overQuota
+              ? "not asked: the route's embed quota is spent"
+              : blocked()
+                ? 'not asked: Google blocked an earlier request'
+                : 'not asked: an earlier request it depends on failed';
     return {
       kind,
       outcome,
@@ -190,7 +272,8 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
       neededBy,
       broken: !(
         ((stopped !== undefined || (embedKind && embedWaiting !== undefined)) && outcome === 'not_asked') ||
-        (fine.includes(outcome) && !(kind === 'cookie_page' && outcome === 'not_asked' && reports.get('home_page')?.outcome !== 'served')) ||
+        (fine.includes(outcome) &&
+          !(kind === 'cookie_page' && outcome === 'not_asked' && reports.get('home_page')?.outcome !== 'served')) ||
         overQuota ||
         (kind === 'home_page' && reports.get('cookie_page')?.outcome === 'served')
       ),

@@ -48,7 +48,8 @@ const MAX_ANSWER_BYTES = 5 * 1024 * 1024;
 const MAX_RETRY_AFTER_MS = 86_400_000;
 
 /** What a desktop Chrome sends; Google serves browsers, and a bare client stands out (pytrends #602, trendspy #4). */
-export const BROWSER_USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+export const BROWSER_USER_AGENT =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const EXPLORE_PAGE = `https://${GOOGLE_HOST}/trends/explore`;
 /** The home page: `https://trends.google.com/` answers 301 to it, and it hands out the NID cookie. */
 export const HOME_PATH = '/trends/';
@@ -219,24 +220,50 @@ export function classifyAnswer(kind: ExchangeKind, answer: RawAnswer, what: stri
   const asked = retry === undefined ? '' : `; it asks for ${Math.ceil(retry / 1000)} s`;
   if (status >= 300 && status < 400) {
     if (answer.location?.includes('/sorry/') || isSorryPage(answer.body)) {
-      throw new RateLimitedError(`Google Trends blocked this client: ${status} to its "sorry" page while fetching ${what}${asked}`, 'sorry_302', retry);
+      throw new RateLimitedError(
+        `Google Trends blocked this client: ${status} to its "sorry" page while fetching ${what}${asked}`,
+        'sorry_302',
+        retry,
+      );
     }
-    throw new MalformedResponseError(`Google Trends redirected ${what} to ${(answer.location ?? '(nowhere)').slice(0, 120)}: not how it answers; Google may have changed (run \`insights google check\`)`);
+    throw new MalformedResponseError(
+      `Google Trends redirected ${what} to ${(answer.location ?? '(nowhere)').slice(0, 120)}: not how it answers; Google may have changed (run \`insights google check\`)`,
+    );
   }
-  if (status === 429) throw new RateLimitedError(`Google Trends blocked this client: 429${isSorryPage(answer.body) ? ' (its "sorry" page)' : ''} while fetching ${what}${asked}`, 'too_many_429', retry);
-  if (status === 403) throw new RateLimitedError(`Google Trends blocked this client: 403${isSorryPage(answer.body) ? ' ("unusual traffic")' : ''} while fetching ${what}${asked}`, 'forbidden_403', retry);
+  if (status === 429)
+    throw new RateLimitedError(
+      `Google Trends blocked this client: 429${isSorryPage(answer.body) ? ' (its "sorry" page)' : ''} while fetching ${what}${asked}`,
+      'too_many_429',
+      retry,
+    );
+  if (status === 403)
+    throw new RateLimitedError(
+      `Google Trends blocked this client: 403${isSorryPage(answer.body) ? ' ("unusual traffic")' : ''} while fetching ${what}${asked}`,
+      'forbidden_403',
+      retry,
+    );
   // Google has served its "sorry" page under other statuses too, a 503 among them: a block, not Google unwell.
   if (status !== 200 && (isSorryPage(answer.body) || answer.location?.includes('/sorry/'))) {
-    throw new RateLimitedError(`Google Trends blocked this client: ${status} with its "unusual traffic" page while fetching ${what}${asked}`, 'unusual_traffic', retry);
+    throw new RateLimitedError(
+      `Google Trends blocked this client: ${status} with its "unusual traffic" page while fetching ${what}${asked}`,
+      'unusual_traffic',
+      retry,
+    );
   }
-  if (status === 400 || status === 401) throw new RefusedError(`Google Trends refused ${what} (HTTP ${status}): the request, or a proxy in the way, is at fault`);
+  if (status === 400 || status === 401)
+    throw new RefusedError(`Google Trends refused ${what} (HTTP ${status}): the request, or a proxy in the way, is at fault`);
   if (status >= 500) throw new GoogleUnavailableError(`Google Trends answered ${status} to ${what}; will retry`);
   if (kind === 'home_page' || kind === 'cookie_page') {
-    if (!answer.nid) throw new MalformedResponseError(`Google's page for ${what} (HTTP ${status}) handed out no NID cookie: Google has changed how it identifies clients (run \`insights google check\`)`);
+    if (!answer.nid)
+      throw new MalformedResponseError(
+        `Google's page for ${what} (HTTP ${status}) handed out no NID cookie: Google has changed how it identifies clients (run \`insights google check\`)`,
+      );
     return answer.body;
   }
-  if (status === 404) throw new MalformedResponseError(`Google Trends answered 404 to ${what}: the endpoint is gone (run \`insights google check\`)`);
-  if (status !== 200) throw new MalformedResponseError(`Google Trends answered ${status} to ${what}: not how it answers (run \`insights google check\`)`);
+  if (status === 404)
+    throw new MalformedResponseError(`Google Trends answered 404 to ${what}: the endpoint is gone (run \`insights google check\`)`);
+  if (status !== 200)
+    throw new MalformedResponseError(`Google Trends answered ${status} to ${what}: not how it answers (run \`insights google check\`)`);
   return answer.body;
 }
 
@@ -343,10 +370,20 @@ export class GoogleSession {
   /** One explore: the widgets (with tokens) for these comparison items. */
   async explore(items: ComparisonItem[], what: string): Promise<Widget[]> {
     return this.exchange('explore', what, async (w) => {
-      const json = parseGuardedJson(await this.api('explore', PATHS.explore, { hl: this.hl, tz: '0', req: JSON.stringify({ comparisonItem: items, category: 0, property: '' }) }, w, items[0]?.geo ?? ''), w) as { widgets?: unknown };
+      const json = parseGuardedJson(
+        await this.api(
+          'explore',
+          PATHS.explore,
+          { hl: this.hl, tz: '0', req: JSON.stringify({ comparisonItem: items, category: 0, property: '' }) },
+          w,
+          items[0]?.geo ?? '',
+        ),
+        w,
+      ) as { widgets?: unknown };
       if (!Array.isArray(json?.widgets)) throw new MalformedResponseError(`Google Trends' explore answer for ${w} has no widgets`);
       const widgets = (json.widgets as Array<Record<string, unknown>>).filter(
-        (x): x is Record<string, unknown> & Widget => typeof x.id === 'string' && typeof x.token === 'string' && typeof x.request === 'object' && x.request !== null,
+        (x): x is Record<string, unknown> & Widget =>
+          typeof x.id === 'string' && typeof x.token === 'string' && typeof x.request === 'object' && x.request !== null,
       );
       this.userType = widgets.map((x) => userTypeOf(x.request)).find((label) => label !== null) ?? this.userType;
       return widgets;
@@ -354,14 +391,22 @@ export class GoogleSession {
   }
 
   /** One widget's data, parsed by `parse`; `overrides` change its request (e.g. a map's resolution). */
-  async widget<T>(widgets: Widget[], id: WidgetId, what: string, parse: (json: unknown) => T, overrides: Record<string, unknown> = {}): Promise<T> {
+  async widget<T>(
+    widgets: Widget[],
+    id: WidgetId,
+    what: string,
+    parse: (json: unknown) => T,
+    overrides: Record<string, unknown> = {},
+  ): Promise<T> {
     const kind = WIDGET_KIND[id];
     return this.exchange(kind, what, async (w) => {
       // Several keywords: per-keyword widgets are suffixed (_0, _1); the combined ones are not.
       const widget = widgets.find((x) => x.id === id) ?? widgets.find((x) => x.id === `${id}_0`);
       if (!widget) throw new MalformedResponseError(`Google Trends' explore answer for ${w} has no ${id} widget`);
       const req = JSON.stringify({ ...widget.request, ...overrides });
-      return parse(parseGuardedJson(await this.api(kind, PATHS[kind as 'multiline'], { hl: this.hl, tz: '0', req, token: widget.token }, w, ''), w));
+      return parse(
+        parseGuardedJson(await this.api(kind, PATHS[kind as 'multiline'], { hl: this.hl, tz: '0', req, token: widget.token }, w, ''), w),
+      );
     });
   }
 
@@ -370,25 +415,51 @@ export class GoogleSession {
    * whose token `widgetdata/relatedsearches` serves the lists the explore
    * widgets no longer do. An over-quota token stops here (no data request).
    */
-  async embedRelated<T>(item: ComparisonItem, id: 'RELATED_QUERIES' | 'RELATED_TOPICS', what: string, parse: (json: unknown) => T): Promise<T> {
+  async embedRelated<T>(
+    item: ComparisonItem,
+    id: 'RELATED_QUERIES' | 'RELATED_TOPICS',
+    what: string,
+    parse: (json: unknown) => T,
+  ): Promise<T> {
     const widget = await this.exchange('embed_page', `the embed page of ${what}`, async (w) => {
       const req = JSON.stringify({ comparisonItem: [item], category: 0, property: '' });
       const query = { req, tz: '0', hl: this.hl.split('-')[0] ?? 'en' };
-      const page = parseEmbedPage(await this.withCookie('embed_page', `${PATHS.embed}${id}?${new URLSearchParams(query).toString()}`, 'embed', w, item.geo), w);
+      const page = parseEmbedPage(
+        await this.withCookie('embed_page', `${PATHS.embed}${id}?${new URLSearchParams(query).toString()}`, 'embed', w, item.geo),
+        w,
+      );
       if (page.userType) this.userType = page.userType;
       if (page.userType === 'USER_TYPE_EMBED_OVER_QUOTA') {
-        throw new EmbedOverQuotaError(`Google Trends' embed quota is spent on route ${this.route} (its token for ${w} says USER_TYPE_EMBED_OVER_QUOTA): the route's related lists wait`);
+        throw new EmbedOverQuotaError(
+          `Google Trends' embed quota is spent on route ${this.route} (its token for ${w} says USER_TYPE_EMBED_OVER_QUOTA): the route's related lists wait`,
+        );
       }
       return { ...page, outcome: 'served' as const };
     });
     return this.exchange('embed_relatedsearches', what, async (w) =>
-      parse(parseGuardedJson(await this.api('embed_relatedsearches', PATHS.embed_relatedsearches, { hl: this.hl, tz: '0', req: JSON.stringify(widget.request), token: widget.token }, w, item.geo), w)),
+      parse(
+        parseGuardedJson(
+          await this.api(
+            'embed_relatedsearches',
+            PATHS.embed_relatedsearches,
+            { hl: this.hl, tz: '0', req: JSON.stringify(widget.request), token: widget.token },
+            w,
+            item.geo,
+          ),
+          w,
+        ),
+      ),
     );
   }
 
   async autocomplete<T>(term: string, what: string, parse: (json: unknown) => T): Promise<T> {
     return this.exchange('autocomplete', what, async (w) =>
-      parse(parseGuardedJson(await this.api('autocomplete', `${PATHS.autocomplete}${encodeURIComponent(term)}`, { hl: this.hl, tz: '0' }, w, ''), w)),
+      parse(
+        parseGuardedJson(
+          await this.api('autocomplete', `${PATHS.autocomplete}${encodeURIComponent(term)}`, { hl: this.hl, tz: '0' }, w, ''),
+          w,
+        ),
+      ),
     );
   }
 
@@ -413,7 +484,14 @@ export class GoogleSession {
       // A request the route's pace stopped was never sent at all: nothing to report.
       if (typeof error === 'object' && error !== null && !reported.has(error) && !notSent.has(error)) {
         reported.add(error);
-        this.options.observe?.({ kind, outcome: outcomeOfError(error), ms: Date.now() - started, route: this.route, detail: error instanceof Error ? error.message : String(error), ...labelled() });
+        this.options.observe?.({
+          kind,
+          outcome: outcomeOfError(error),
+          ms: Date.now() - started,
+          route: this.route,
+          detail: error instanceof Error ? error.message : String(error),
+          ...labelled(),
+        });
       }
       throw error;
     }
@@ -462,7 +540,11 @@ export class GoogleSession {
       'user-agent': BROWSER_USER_AGENT,
       'accept-language': language === this.hl ? this.hl : `${this.hl},${language};q=0.9`,
       accept:
-        as === 'api' ? 'application/json, text/plain, */*' : as === 'feed' ? 'application/rss+xml, application/xml;q=0.9, */*;q=0.8' : 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+        as === 'api'
+          ? 'application/json, text/plain, */*'
+          : as === 'feed'
+            ? 'application/rss+xml, application/xml;q=0.9, */*;q=0.8'
+            : 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
       ...(as === 'api' || as === 'embed' ? { referer: EXPLORE_PAGE } : {}),
       ...(cookie ? { cookie } : {}),
     };
@@ -472,7 +554,8 @@ export class GoogleSession {
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > MAX_ANSWER_BYTES) return req.destroy(new MalformedResponseError(`Google Trends answered more than ${MAX_ANSWER_BYTES} bytes`));
+          if (size > MAX_ANSWER_BYTES)
+            return req.destroy(new MalformedResponseError(`Google Trends answered more than ${MAX_ANSWER_BYTES} bytes`));
           chunks.push(chunk);
         });
         res.once('end', () => {

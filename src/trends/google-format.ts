@@ -85,8 +85,14 @@ export function parseEmbedPage(html: string, what: string): EmbedWidget {
       return { id: String(widget.id ?? ''), token: widget.token, request: widget.request, userType: userTypeOf(widget.request) };
     }
   }
-  if (isSorryPage(html)) throw new RateLimitedError(`Google Trends is rate limiting us (its "sorry" page) while fetching ${what}`, 'unusual_traffic');
-  fail(what, seen === 0 ? "the embed page holds no JSON.parse('…') widget" : "the embed page's JSON.parse('…') holds no widget with a token and a request");
+  if (isSorryPage(html))
+    throw new RateLimitedError(`Google Trends is rate limiting us (its "sorry" page) while fetching ${what}`, 'unusual_traffic');
+  fail(
+    what,
+    seen === 0
+      ? "the embed page holds no JSON.parse('…') widget"
+      : "the embed page's JSON.parse('…') holds no widget with a token and a request",
+  );
 }
 
 /** `userConfig.userType` of a widget's request (every token carries how Google labels the client), or null. */
@@ -225,7 +231,8 @@ export function parseTrendingFeed(xml: string, what: string): TrendingFeed {
   let item: TrendingItem | undefined;
   let news: { title: string; source: string; url: string } | undefined;
   let failure: Error | undefined;
-  const name = (tag: SaxesTagNS) => (tag.uri === TRENDING_RSS_NAMESPACE ? `ht:${tag.local}` : tag.uri === '' ? tag.local : `{${tag.uri}}${tag.local}`);
+  const name = (tag: SaxesTagNS) =>
+    tag.uri === TRENDING_RSS_NAMESPACE ? `ht:${tag.local}` : tag.uri === '' ? tag.local : `{${tag.uri}}${tag.local}`;
   parser.on('error', (error) => {
     failure ??= error;
   });

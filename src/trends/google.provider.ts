@@ -7,7 +7,15 @@
 // through the embed flow (the explore page's widgets serve them empty); as
 // parts of an explore they are the explore widgets, as asked.
 import { withEgress, type EgressRoute } from './egress.js';
-import { GoogleSession, type ComparisonItem, type CookieJar, type ExchangeObserver, type Pacer, type Widget, type WidgetId } from './google-client.js';
+import {
+  GoogleSession,
+  type ComparisonItem,
+  type CookieJar,
+  type ExchangeObserver,
+  type Pacer,
+  type Widget,
+  type WidgetId,
+} from './google-client.js';
 import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './google-format.js';
 import { partRequest } from './explore-parts.js';
 import {
@@ -80,17 +88,29 @@ export class GoogleTrendsProvider implements TrendsProvider {
         async (agent, outsideDeadline) => {
           session = new GoogleSession(agent, route.name, { ...fetchOptions, observe: this.options.observe, outsideDeadline });
           const answer = await this.answer(session, request, what);
-          const via = request.kind === 'relatedQueries' || request.kind === 'relatedTopics' ? 'embed' : request.kind === 'autocomplete' || request.kind === 'trendingFeed' ? undefined : 'explore';
+          const via =
+            request.kind === 'relatedQueries' || request.kind === 'relatedTopics'
+              ? 'embed'
+              : request.kind === 'autocomplete' || request.kind === 'trendingFeed'
+                ? undefined
+                : 'explore';
           return {
             ...answer,
-            provenance: { provider: 'google' as const, requests: session.requests, route: route.name, ...(via ? { via } : {}), ...(session.userType ? { userType: session.userType } : {}) },
+            provenance: {
+              provider: 'google' as const,
+              requests: session.requests,
+              route: route.name,
+              ...(via ? { via } : {}),
+              ...(session.userType ? { userType: session.userType } : {}),
+            },
           };
         },
         { ca: this.options.ca },
       );
     } catch (error) {
       // What it spent before failing still counts against the budget.
-      if (error instanceof Error) Object.assign(error, { requests: session?.requests ?? 0, ...(session?.userType ? { userType: session.userType } : {}) });
+      if (error instanceof Error)
+        Object.assign(error, { requests: session?.requests ?? 0, ...(session?.userType ? { userType: session.userType } : {}) });
       throw error;
     }
   }
@@ -105,14 +125,22 @@ export class GoogleTrendsProvider implements TrendsProvider {
         const widgets = await session.explore(this.items(request.keywords, request.timeframe, request.geo), what);
         const answer: ExploreAnswer = { kind: 'explore', keywords: request.keywords };
         for (const part of request.parts) {
-          (answer as unknown as Record<string, TrendsResponse>)[part] = await this.widgetAnswer(session, widgets, partRequest(request, part), PART_WIDGET[part], what);
+          (answer as unknown as Record<string, TrendsResponse>)[part] = await this.widgetAnswer(
+            session,
+            widgets,
+            partRequest(request, part),
+            PART_WIDGET[part],
+            what,
+          );
         }
         return answer;
       }
       case 'relatedQueries':
       case 'relatedTopics': {
         const [item] = this.items([request.keyword], request.timeframe, request.geo);
-        return session.embedRelated(item!, request.kind === 'relatedQueries' ? 'RELATED_QUERIES' : 'RELATED_TOPICS', what, (json) => parseRelated(json, request.kind, what));
+        return session.embedRelated(item!, request.kind === 'relatedQueries' ? 'RELATED_QUERIES' : 'RELATED_TOPICS', what, (json) =>
+          parseRelated(json, request.kind, what),
+        );
       }
       case 'interestOverTime':
       case 'interestByRegion': {
@@ -122,7 +150,13 @@ export class GoogleTrendsProvider implements TrendsProvider {
     }
   }
 
-  private async widgetAnswer(session: GoogleSession, widgets: Widget[], request: TrendsRequest, id: WidgetId, what: string): Promise<TrendsResponse> {
+  private async widgetAnswer(
+    session: GoogleSession,
+    widgets: Widget[],
+    request: TrendsRequest,
+    id: WidgetId,
+    what: string,
+  ): Promise<TrendsResponse> {
     switch (request.kind) {
       case 'interestOverTime':
         return session.widget(widgets, id, what, (json) => parseMultiline(json, request.keywords, what));
@@ -130,7 +164,9 @@ export class GoogleTrendsProvider implements TrendsProvider {
       case 'relatedTopics':
         return session.widget(widgets, id, what, (json) => parseRelated(json, request.kind, what));
       case 'interestByRegion':
-        return session.widget(widgets, id, what, (json) => parseComparedGeo(json, request.keywords, what), { resolution: request.resolution });
+        return session.widget(widgets, id, what, (json) => parseComparedGeo(json, request.keywords, what), {
+          resolution: request.resolution,
+        });
       default:
         throw new Error(`${request.kind} is not an explore widget`);
     }

@@ -7,7 +7,14 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { explorePartByPart } from './explore-parts.js';
 import { parseAutocomplete, parseComparedGeo, parseGuardedJson, parseMultiline, parseRelated } from './google-format.js';
-import { describeRequest, NotRecordedError, type Timeframe, type TrendsProvider, type TrendsRequest, type TrendsResponse } from './types.js';
+import {
+  describeRequest,
+  NotRecordedError,
+  type Timeframe,
+  type TrendsProvider,
+  type TrendsRequest,
+  type TrendsResponse,
+} from './types.js';
 
 interface Recording {
   kind: TrendsRequest['kind'];
@@ -41,7 +48,11 @@ function keywordsOf(req: Record<string, unknown>): { keywords: string[]; geo: st
     const geo = (restriction.geo ?? {}) as { country?: string };
     return { keywords: complex.keyword.map((k) => k.value), geo: geo.country ?? '', time: String(restriction.time ?? '') };
   }
-  const items = (req.comparisonItem ?? []) as Array<{ complexKeywordsRestriction?: { keyword?: Array<{ value: string }> }; geo?: { country?: string }; time?: string }>;
+  const items = (req.comparisonItem ?? []) as Array<{
+    complexKeywordsRestriction?: { keyword?: Array<{ value: string }> };
+    geo?: { country?: string };
+    time?: string;
+  }>;
   return {
     keywords: items.flatMap((i) => i.complexKeywordsRestriction?.keyword?.map((k) => k.value) ?? []),
     geo: items[0]?.geo?.country ?? '',
@@ -62,7 +73,14 @@ export function indexRecordings(root: string): Recording[] {
       const file = path.join(collection, cassette, interaction.file);
       const autocomplete = /\/api\/autocomplete\/([^?]+)/.exec(interaction.uri);
       if (autocomplete) {
-        recordings.push({ kind: 'autocomplete', keywords: [decodeURIComponent(autocomplete[1]!)], geo: '', timeRange: '', recordedAt: interaction.date ?? '', file });
+        recordings.push({
+          kind: 'autocomplete',
+          keywords: [decodeURIComponent(autocomplete[1]!)],
+          geo: '',
+          timeRange: '',
+          recordedAt: interaction.date ?? '',
+          file,
+        });
         continue;
       }
       const widget = WIDGET_KINDS.find(([pattern]) => pattern.test(interaction.uri));
@@ -73,8 +91,19 @@ export function indexRecordings(root: string): Recording[] {
       const { keywords, geo, time } = keywordsOf(req);
       if (keywords.length === 0) continue;
       // A map request names its area and resolution at the top level ("geo": {} is worldwide).
-      const map = kind === 'interestByRegion' ? { geo: String((req.geo as { country?: string } | undefined)?.country ?? geo), resolution: String(req.resolution ?? '') } : undefined;
-      recordings.push({ kind, keywords, geo: map?.geo ?? geo, ...(map ? { resolution: map.resolution } : {}), timeRange: time, recordedAt: interaction.date ?? '', file });
+      const map =
+        kind === 'interestByRegion'
+          ? { geo: String((req.geo as { country?: string } | undefined)?.country ?? geo), resolution: String(req.resolution ?? '') }
+          : undefined;
+      recordings.push({
+        kind,
+        keywords,
+        geo: map?.geo ?? geo,
+        ...(map ? { resolution: map.resolution } : {}),
+        timeRange: time,
+        recordedAt: interaction.date ?? '',
+        file,
+      });
     }
   }
   return recordings;
@@ -167,7 +196,9 @@ export class ReplayTrendsProvider implements TrendsProvider {
       case 'autocomplete':
         return { ...parseAutocomplete(json, what), provenance };
       case 'trendingFeed':
-        throw new NotRecordedError(`replay has no recording of ${what}: the trending feed was never recorded. Use TRENDS_PROVIDER=google for live data.`);
+        throw new NotRecordedError(
+          `replay has no recording of ${what}: the trending feed was never recorded. Use TRENDS_PROVIDER=google for live data.`,
+        );
     }
   }
 }

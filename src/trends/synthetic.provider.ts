@@ -26,7 +26,28 @@ const TOPIC_SUFFIXES = ['', 'Pro', 'Hub', 'Online', 'Club'];
 /** A refinement's share of its keyword's searches: log-uniform between these. */
 const REFINEMENT_SHARE = { min: 0.0005, max: 0.03 } as const;
 /** Words people add to a phrase, of which the related queries are made (the research's modifier words among them). */
-const RELATED_WORDS = ['app', 'price', 'best', 'how to', 'near me', 'review', 'free', 'online', 'ideas', 'fix', 'not working', 'problem', 'vs', 'alternative', 'cost', 'buy', 'software', 'cheap', 'help', 'for beginners'];
+const RELATED_WORDS = [
+  'app',
+  'price',
+  'best',
+  'how to',
+  'near me',
+  'review',
+  'free',
+  'online',
+  'ideas',
+  'fix',
+  'not working',
+  'problem',
+  'vs',
+  'alternative',
+  'cost',
+  'buy',
+  'software',
+  'cheap',
+  'help',
+  'for beginners',
+];
 /** A refinement holding at least this share of its phrase's searches is listed among its related queries. */
 const RELATED_LIST_MIN_SHARE = 0.004;
 /** A term's share of the keyword it narrows (the same for a comparison item and a related query). */
@@ -46,8 +67,16 @@ function narrowed(term: string, plain: readonly string[]): number {
 }
 
 const COUNTRIES: Array<[string, string]> = [
-  ['US', 'United States'], ['GB', 'United Kingdom'], ['IN', 'India'], ['CA', 'Canada'], ['AU', 'Australia'],
-  ['DE', 'Germany'], ['FR', 'France'], ['BR', 'Brazil'], ['NG', 'Nigeria'], ['JP', 'Japan'],
+  ['US', 'United States'],
+  ['GB', 'United Kingdom'],
+  ['IN', 'India'],
+  ['CA', 'Canada'],
+  ['AU', 'Australia'],
+  ['DE', 'Germany'],
+  ['FR', 'France'],
+  ['BR', 'Brazil'],
+  ['NG', 'Nigeria'],
+  ['JP', 'Japan'],
 ];
 
 /** A tiny seeded PRNG (mulberry32): same request, same numbers. */
@@ -91,7 +120,13 @@ export class SyntheticTrendsProvider implements TrendsProvider {
           const r = rng(`${k}|shape`);
           const s = { level: 20 + r() * 60, slope: (r() - 0.4) * 0.02, weekly: r() * 0.3, noise: rng(`${k}|${request.timeframe}`) };
           return Array.from({ length: count }, (_, i) =>
-            Math.max(0, s.level * (1 + s.slope * i * stepDays) * (1 + s.weekly * Math.sin((2 * Math.PI * i * stepDays) / 7)) * (0.85 + 0.3 * s.noise())),
+            Math.max(
+              0,
+              s.level *
+                (1 + s.slope * i * stepDays) *
+                (1 + s.weekly * Math.sin((2 * Math.PI * i * stepDays) / 7)) *
+                (0.85 + 0.3 * s.noise()),
+            ),
           );
         };
         // Plain keywords have a shape of their own; a term that narrows one of them is a share of it
@@ -109,7 +144,10 @@ export class SyntheticTrendsProvider implements TrendsProvider {
         const columns = request.keywords.map((k) => {
           const i = plain.indexOf(k);
           if (i >= 0) return plainSeries[i]!;
-          const parts = k.split(' + ').map((t) => t.trim()).map(termSeries);
+          const parts = k
+            .split(' + ')
+            .map((t) => t.trim())
+            .map(termSeries);
           return parts[0]!.map((_, p) => parts.reduce((sum, series) => sum + series[p]!, 0));
         });
         const raw = Array.from({ length: count }, (_, i) => columns.map((c) => c[i]!));
@@ -135,17 +173,26 @@ export class SyntheticTrendsProvider implements TrendsProvider {
         const listed = RELATED_WORDS.map((word) => ({ query: `${base} ${word}`, share: refinementShare(`${base} ${word}`) }))
           .filter((x) => x.share >= RELATED_LIST_MIN_SHARE)
           .sort((a, b) => b.share - a.share);
-        if (listed.length === 0) return { kind: request.kind, provenance: { ...provenance, via: 'embed' }, top: [], rising: [], outcome: 'empty' };
+        if (listed.length === 0)
+          return { kind: request.kind, provenance: { ...provenance, via: 'embed' }, top: [], rising: [], outcome: 'empty' };
         const r = rng(`${base}|rising`);
         const top = listed.map((x) => {
           const value = Math.max(1, Math.round((100 * x.share) / listed[0]!.share));
           return { label: x.query, value, breakout: false, formattedValue: String(value) };
         });
-        const rising = listed.filter(() => r() < 0.4).slice(0, 5).map((x, i) => {
-          const breakout = i === 0 && r() < 0.3;
-          const growth = breakout ? 5000 : 40 + Math.round(r() * 800);
-          return { label: x.query, value: growth, breakout, formattedValue: breakout ? 'Breakout' : `+${growth.toLocaleString('en-US')}%` };
-        });
+        const rising = listed
+          .filter(() => r() < 0.4)
+          .slice(0, 5)
+          .map((x, i) => {
+            const breakout = i === 0 && r() < 0.3;
+            const growth = breakout ? 5000 : 40 + Math.round(r() * 800);
+            return {
+              label: x.query,
+              value: growth,
+              breakout,
+              formattedValue: breakout ? 'Breakout' : `+${growth.toLocaleString('en-US')}%`,
+            };
+          });
         return { kind: request.kind, provenance: { ...provenance, via: 'embed' }, top, rising, outcome: 'served' };
       }
       case 'interestByRegion': {

@@ -61,7 +61,12 @@ export class DeliveryGate {
   ) {}
 
   /** Takes a slot for `job` of `owner`'s subscription, or says how long (and why) to wait. */
-  async enter(owner: string, subscriptionId: string, job: string, now = Date.now()): Promise<{ go: true } | { go: false; waitMs: number; why: GateRefusal }> {
+  async enter(
+    owner: string,
+    subscriptionId: string,
+    job: string,
+    now = Date.now(),
+  ): Promise<{ go: true } | { go: false; waitMs: number; why: GateRefusal }> {
     const [go, waitMs, why] = (await this.redis.eval(
       ENTER,
       2,
@@ -79,6 +84,19 @@ export class DeliveryGate {
   /** Gives the slot back and tells the circuit how the receiver answered; answers how long it is now open (0: closed). */
   async leave(owner: string, subscriptionId: string, job: string, outcome: 'ok' | 'failing' | 'other', now = Date.now()): Promise<number> {
     const { failures, openMs, maxOpenMs } = this.fairness.circuit;
-    return Number(await this.redis.eval(LEAVE, 2, this.keys.inFlight(owner), this.keys.circuit(subscriptionId), now, job, outcome, failures, openMs, maxOpenMs));
+    return Number(
+      await this.redis.eval(
+        LEAVE,
+        2,
+        this.keys.inFlight(owner),
+        this.keys.circuit(subscriptionId),
+        now,
+        job,
+        outcome,
+        failures,
+        openMs,
+        maxOpenMs,
+      ),
+    );
   }
 }

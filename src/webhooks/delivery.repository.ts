@@ -105,7 +105,14 @@ export async function createPendingDeliveries(db: Db, eventId: string, subscript
           .with('inserted', (qb) =>
             qb
               .insertInto('webhook_deliveries')
-              .values(subscriptionIds.map((subscription_id) => ({ id: newId('delivery'), event_id: eventId, subscription_id, status: 'pending' as const })))
+              .values(
+                subscriptionIds.map((subscription_id) => ({
+                  id: newId('delivery'),
+                  event_id: eventId,
+                  subscription_id,
+                  status: 'pending' as const,
+                })),
+              )
               .onConflict((oc) => oc.columns(['event_id', 'subscription_id']).doNothing())
               .returning('id'),
           )
@@ -198,7 +205,11 @@ export async function listDeliveries(
 }
 
 /** One delivery, only if it belongs to the subscription. */
-export async function findDeliveryOf(db: Db, deliveryId: string, subscriptionId: string | null): Promise<{ id: string; subscription_id: string } | undefined> {
+export async function findDeliveryOf(
+  db: Db,
+  deliveryId: string,
+  subscriptionId: string | null,
+): Promise<{ id: string; subscription_id: string } | undefined> {
   let query = db.selectFrom('webhook_deliveries').select(['id', 'subscription_id']).where('id', '=', deliveryId);
   if (subscriptionId !== null) query = query.where('subscription_id', '=', subscriptionId);
   return query.executeTakeFirst();
@@ -220,7 +231,10 @@ export async function replayableBetween(
   if (until) query = query.where('created_at', '<', until);
   const [rows, pending] = await Promise.all([
     query.select('id').where('status', '<>', 'pending').orderBy('created_at').orderBy('id').limit(limit).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow(),
+    query
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow(),
   ]);
   return { ids: rows.map((r) => r.id), pending: Number(pending.n) };
 }
@@ -231,7 +245,10 @@ export async function replayableBetween(
  * or replayed and not done) is left as it is: it is never replayed twice at once.
  * Answers the reopened ones with their new replay count.
  */
-export async function reopenForReplay(db: Db | Transaction<Database>, ids: readonly string[]): Promise<Array<{ id: string; replays: number }>> {
+export async function reopenForReplay(
+  db: Db | Transaction<Database>,
+  ids: readonly string[],
+): Promise<Array<{ id: string; replays: number }>> {
   if (ids.length === 0) return [];
   return db
     .updateTable('webhook_deliveries')
@@ -247,10 +264,17 @@ export async function reopenForReplay(db: Db | Transaction<Database>, ids: reado
  * other (already relayed: it is sent to this subscription directly, never
  * matched) and its delivery is created in the same transaction.
  */
-export async function createPingDelivery(trx: Transaction<Database>, subscriptionId: string, payload: Record<string, unknown>): Promise<{ eventId: string; deliveryId: string }> {
+export async function createPingDelivery(
+  trx: Transaction<Database>,
+  subscriptionId: string,
+  payload: Record<string, unknown>,
+): Promise<{ eventId: string; deliveryId: string }> {
   const [eventId] = await recordEvents(trx, [{ type: 'ping', insightId: null, payload, relayedAt: new Date() }]);
   const deliveryId = newId('delivery');
-  await trx.insertInto('webhook_deliveries').values({ id: deliveryId, event_id: eventId!, subscription_id: subscriptionId, status: 'pending' }).execute();
+  await trx
+    .insertInto('webhook_deliveries')
+    .values({ id: deliveryId, event_id: eventId!, subscription_id: subscriptionId, status: 'pending' })
+    .execute();
   return { eventId: eventId!, deliveryId };
 }
 
@@ -269,6 +293,9 @@ export async function pruneAttempts(db: Db, keepDays: number): Promise<number> {
 
 /** Deletes the daily counts of replays and pings older than `keepDays`. */
 export async function pruneSendCounts(db: Db, keepDays: number): Promise<number> {
-  const result = await db.deleteFrom('webhook_sends_daily').where('day', '<', sql<string>`(now() - make_interval(days => ${keepDays}))::date`).executeTakeFirst();
+  const result = await db
+    .deleteFrom('webhook_sends_daily')
+    .where('day', '<', sql<string>`(now() - make_interval(days => ${keepDays}))::date`)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

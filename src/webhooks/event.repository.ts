@@ -40,7 +40,11 @@ export async function recordEvents(trx: Transaction<Database>, events: readonly 
 
 /** Matching is done for this event: the relay stops offering it. */
 export async function markEventRelayed(db: Db, id: string): Promise<void> {
-  await db.updateTable('outbox_events').set({ relayed_at: sql<Date>`now()` }).where('id', '=', id).execute();
+  await db
+    .updateTable('outbox_events')
+    .set({ relayed_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 /**
@@ -62,7 +66,17 @@ export async function unrelayedEvents(db: Db, limit = 500): Promise<string[]> {
 /** What webhook matching and bodies need of an insight (read as JSON, so no timestamps). */
 export type AnnouncedInsight = Pick<
   Selectable<InsightsTable>,
-  'id' | 'title' | 'idea' | 'keywords' | 'category' | 'source' | 'overall_score' | 'confidence' | 'dimension_scores' | 'summary' | 'trend_class'
+  | 'id'
+  | 'title'
+  | 'idea'
+  | 'keywords'
+  | 'category'
+  | 'source'
+  | 'overall_score'
+  | 'confidence'
+  | 'dimension_scores'
+  | 'summary'
+  | 'trend_class'
 >;
 
 export type EventWithInsight = Selectable<OutboxEventsTable> & { insight: AnnouncedInsight | null };
@@ -76,7 +90,19 @@ export async function loadEventsWithInsights(db: Db, ids: string[]): Promise<Arr
       jsonObjectFrom(
         eb
           .selectFrom('insights as i')
-          .select(['i.id', 'i.title', 'i.idea', 'i.keywords', 'i.category', 'i.source', 'i.overall_score', 'i.confidence', 'i.dimension_scores', 'i.summary', 'i.trend_class'])
+          .select([
+            'i.id',
+            'i.title',
+            'i.idea',
+            'i.keywords',
+            'i.category',
+            'i.source',
+            'i.overall_score',
+            'i.confidence',
+            'i.dimension_scores',
+            'i.summary',
+            'i.trend_class',
+          ])
           .whereRef('i.id', '=', 'e.insight_id'),
       ).as('insight'),
     )

@@ -17,7 +17,9 @@ export function webhookBody(event: Selectable<OutboxEventsTable>, insight: Annou
         trend_class: insight.trend_class,
         trend_class_hit_rate: insight.trend_class ? trendClassFacts(insight.trend_class).hit_rate : null,
         summary: insight.summary,
-        ...(event.type === 'insight.updated' ? { previous_score: (event.payload as { previous_score?: number }).previous_score ?? null } : {}),
+        ...(event.type === 'insight.updated'
+          ? { previous_score: (event.payload as { previous_score?: number }).previous_score ?? null }
+          : {}),
         links: {
           self: `${baseUrl}/api/insights/${insight.id}`,
           trend_data: `${baseUrl}/api/insights/${insight.id}/trend-data`,

@@ -39,7 +39,8 @@ export class SecretBox {
   open(sealed: string): string {
     if (!sealed.startsWith('v1.')) throw new Error('unknown secret format');
     const raw = Buffer.from(sealed.slice(3), 'base64');
-    if (raw.length < IV_BYTES + TAG_BYTES) throw new Error('the sealed secret is too short to hold its nonce and a full authentication tag');
+    if (raw.length < IV_BYTES + TAG_BYTES)
+      throw new Error('the sealed secret is too short to hold its nonce and a full authentication tag');
     // The tag length is fixed: GCM would otherwise accept a tag cut to 4 bytes, which a forger can guess.
     const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
     decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));

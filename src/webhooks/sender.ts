@@ -55,7 +55,12 @@ export function send(
   resolve = dnsLookupAll,
 ): Promise<SendResult> {
   const started = Date.now();
-  const done = (statusCode: number | null, error: string | null, refused = false): SendResult => ({ statusCode, latencyMs: Date.now() - started, error, refused });
+  const done = (statusCode: number | null, error: string | null, refused = false): SendResult => ({
+    statusCode,
+    latencyMs: Date.now() - started,
+    error,
+    refused,
+  });
   let target: URL;
   try {
     target = new URL(url);
@@ -70,7 +75,11 @@ export function send(
     const refused = refusal(host, policy, allowed);
     if (refused) return Promise.resolve(done(null, refused, true));
   }
-  const lookup = (hostname: string, options: object, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+  const lookup = (
+    hostname: string,
+    options: object,
+    callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     resolve(hostname).then(
       (list) => {
         if (list.length === 0) return callback(new Error(`${hostname} resolves to no address`), '', 0);

@@ -51,7 +51,11 @@ function subscriptionValues(box: SecretBox, input: NewSubscription, creationKey?
 }
 
 /** Returns the row and the secret in clear: the only time it is shown. */
-export async function createSubscription(db: Db, box: SecretBox, input: NewSubscription): Promise<{ id: string; secret: string; row: SubscriptionRow }> {
+export async function createSubscription(
+  db: Db,
+  box: SecretBox,
+  input: NewSubscription,
+): Promise<{ id: string; secret: string; row: SubscriptionRow }> {
   const { id, secret, values } = subscriptionValues(box, input);
   const row = await db.insertInto('webhook_subscriptions').values(values).returningAll().executeTakeFirstOrThrow();
   return { id, secret, row };
@@ -86,7 +90,12 @@ export async function createSubscriptionWithinLimit(
   creationKey?: CreationKey,
 ): Promise<LimitedCreation> {
   return db.transaction().execute(async (trx): Promise<LimitedCreation> => {
-    const account = await trx.selectFrom('accounts').select(['id', 'plan']).where('id', '=', input.accountId).forUpdate().executeTakeFirst();
+    const account = await trx
+      .selectFrom('accounts')
+      .select(['id', 'plan'])
+      .where('id', '=', input.accountId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!account) return { noAccount: true };
     if (creationKey) {
       const before = await trx
@@ -98,7 +107,10 @@ export async function createSubscriptionWithinLimit(
         .orderBy('created_at', 'desc')
         .executeTakeFirst();
       if (before && before.idempotency_fingerprint !== creationKey.fingerprint) return { keyReused: true };
-      if (before) return { madeBefore: { id: before.id, secret: before.secret_rotated_at === null ? box.open(before.secret_encrypted) : null, row: before } };
+      if (before)
+        return {
+          madeBefore: { id: before.id, secret: before.secret_rotated_at === null ? box.open(before.secret_encrypted) : null, row: before },
+        };
     }
     const { count } = await trx
       .selectFrom('webhook_subscriptions')
@@ -192,7 +204,8 @@ export async function removeSubscriptionOf(db: Db, id: string, accountId: string
   return Number(r.numDeletedRows) > 0;
 }
 
-export const findSubscription = (db: Db, id: string) => db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
+export const findSubscription = (db: Db, id: string) =>
+  db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
 
 export async function enabledCriteria(db: Db): Promise<SubscriptionCriteria[]> {
   const rows = await db
@@ -200,7 +213,14 @@ export async function enabledCriteria(db: Db): Promise<SubscriptionCriteria[]> {
     .select(['id', 'min_score', 'categories', 'sources', 'keywords', 'event_types'])
     .where('state', '=', 'enabled')
     .execute();
-  return rows.map((r) => ({ id: r.id, minScore: r.min_score, categories: r.categories, sources: r.sources, keywords: r.keywords, eventTypes: r.event_types }));
+  return rows.map((r) => ({
+    id: r.id,
+    minScore: r.min_score,
+    categories: r.categories,
+    sources: r.sources,
+    keywords: r.keywords,
+    eventTypes: r.event_types,
+  }));
 }
 
 /** The deliver job's own disabling (a 410, a long failure streak): the system's, which the account may undo. */

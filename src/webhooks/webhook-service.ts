@@ -27,7 +27,14 @@ import { deliveryJob } from '../queue/queues.js';
 import type { Redis } from '../redis/connection.js';
 import type { Database } from '../db/database.js';
 import type { Transaction } from 'kysely';
-import { createPingDelivery, findDeliveryOf, listDeliveries, reopenForReplay, replayableBetween, type DeliveryLogRow } from './delivery.repository.js';
+import {
+  createPingDelivery,
+  findDeliveryOf,
+  listDeliveries,
+  reopenForReplay,
+  replayableBetween,
+  type DeliveryLogRow,
+} from './delivery.repository.js';
 import { addSends, lockSendsToday } from './sends.repository.js';
 import { policyRefusal } from './sender.js';
 import type { SecretBox } from './secret-box.js';
@@ -74,21 +81,27 @@ export class SubscriptionLimitError extends Error {
     readonly plan: Plan,
     readonly limit: number,
   ) {
-    super(`The ${plan} plan allows ${limit} webhook subscriptions per account, and account ${accountId} has ${limit}: delete one, or move to a larger plan.`);
+    super(
+      `The ${plan} plan allows ${limit} webhook subscriptions per account, and account ${accountId} has ${limit}: delete one, or move to a larger plan.`,
+    );
   }
 }
 
 /** An Idempotency-Key that already made a subscription from another request. */
 export class IdempotencyKeyReusedError extends Error {
   constructor() {
-    super('This Idempotency-Key made a subscription in the last 24 h from another request (another body). Use a new key for a new request.');
+    super(
+      'This Idempotency-Key made a subscription in the last 24 h from another request (another body). Use a new key for a new request.',
+    );
   }
 }
 
 /** The account tried to enable a subscription an operator disabled: only an operator enables it again. */
 export class DisabledByOperatorError extends Error {
   constructor(readonly reason: string | null) {
-    super(`An operator disabled this subscription${reason && reason !== 'disabled by an operator' ? ` (${reason})` : ''}: only an operator can enable it again. Ask your operator (support), saying its id.`);
+    super(
+      `An operator disabled this subscription${reason && reason !== 'disabled by an operator' ? ` (${reason})` : ''}: only an operator can enable it again. Ask your operator (support), saying its id.`,
+    );
   }
 }
 
@@ -106,7 +119,9 @@ export class SendsExhaustedError extends Error {
 /** An If-Match that names another version of the subscription. */
 export class PreconditionFailedError extends Error {
   constructor(readonly currentEtag: string) {
-    super(`The subscription changed since you read it (its ETag is now ${currentEtag}): read it again, then send your change with the new ETag in If-Match.`);
+    super(
+      `The subscription changed since you read it (its ETag is now ${currentEtag}): read it again, then send your change with the new ETag in If-Match.`,
+    );
   }
 }
 
@@ -261,7 +276,12 @@ export class WebhookService {
    * the subscription is still the version that ETag names (checked under the
    * row lock the change is made with).
    */
-  async update(scope: WebhookScope, id: string, input: UpdateSubscriptionInput, ifMatch?: string): Promise<{ row: SubscriptionRow; warnings: string[] }> {
+  async update(
+    scope: WebhookScope,
+    id: string,
+    input: UpdateSubscriptionInput,
+    ifMatch?: string,
+  ): Promise<{ row: SubscriptionRow; warnings: string[] }> {
     const criteria = checkCriteria(input);
     const changes: SubscriptionChanges = { ...criteria };
     let warnings: string[] = [];
@@ -281,7 +301,8 @@ export class WebhookService {
     const result = await updateSubscription(this.deps.db, id, scope, changes, (row) => {
       const etag = subscriptionEtag(row);
       if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etag)) return `etag:${etag}`;
-      if (scope !== null && input.enabled === true && row.state === 'disabled' && row.disabled_by === 'operator') return `operator:${row.disabled_reason ?? ''}`;
+      if (scope !== null && input.enabled === true && row.state === 'disabled' && row.disabled_by === 'operator')
+        return `operator:${row.disabled_reason ?? ''}`;
       return null;
     });
     if (result === 'missing') throw new WebhookNotFoundError('subscription', id);
@@ -299,12 +320,17 @@ export class WebhookService {
 
   /** Deletes the subscription and its delivery log. */
   async remove(scope: WebhookScope, id: string): Promise<void> {
-    if (!isId('subscription', id) || !(await removeSubscriptionOf(this.deps.db, id, scope))) throw new WebhookNotFoundError('subscription', id);
+    if (!isId('subscription', id) || !(await removeSubscriptionOf(this.deps.db, id, scope)))
+      throw new WebhookNotFoundError('subscription', id);
     await this.changed();
   }
 
   /** A new secret now; the previous one keeps signing for `overlapHours` (default: WEBHOOK_SECRET_OVERLAP_HOURS). */
-  async rotate(scope: WebhookScope, id: string, overlapHours = this.deps.secretOverlapHours): Promise<{ row: SubscriptionRow; secret: string }> {
+  async rotate(
+    scope: WebhookScope,
+    id: string,
+    overlapHours = this.deps.secretOverlapHours,
+  ): Promise<{ row: SubscriptionRow; secret: string }> {
     const rotated = isId('subscription', id) ? await rotateSecret(this.deps.db, this.deps.box, id, scope, overlapHours) : undefined;
     if (!rotated) throw new WebhookNotFoundError('subscription', id);
     return rotated;
@@ -324,7 +350,10 @@ export class WebhookService {
     if (scope !== null) await this.pingRate(scope);
     const sent = await this.deps.db.transaction().execute(async (trx) => {
       if (scope !== null) await this.spend(trx, scope, 'pings', 1);
-      return createPingDelivery(trx, row.id, { subscription_id: row.id, message: 'a test event: your endpoint is reachable and can verify our signature' });
+      return createPingDelivery(trx, row.id, {
+        subscription_id: row.id,
+        message: 'a test event: your endpoint is reachable and can verify our signature',
+      });
     });
     await this.deps.enqueue([{ id: sent.deliveryId }]);
     return sent;
@@ -336,7 +365,10 @@ export class WebhookService {
     const key = (this.deps.pingRateKey ?? ((a, m) => `{webhooks:pings:${a}}:${m}`))(accountId, minute);
     const [[, count]] = (await this.deps.redis.multi().incr(key).expire(key, 120).exec()) as [[unknown, number], unknown];
     if (count > this.sends.pingsPerMinute) {
-      throw new SendsExhaustedError(`At most ${this.sends.pingsPerMinute} pings a minute per account: send the next after the minute is over.`, (minute + 1) * 60_000 - now);
+      throw new SendsExhaustedError(
+        `At most ${this.sends.pingsPerMinute} pings a minute per account: send the next after the minute is over.`,
+        (minute + 1) * 60_000 - now,
+      );
     }
   }
 
@@ -345,7 +377,13 @@ export class WebhookService {
    * answers how many it may send (fewer when the budget is nearly spent), or
    * refuses with when it resets when none is left.
    */
-  private async spend(trx: Transaction<Database>, accountId: string, kind: 'replays' | 'pings', wanted: number, grant = true): Promise<{ granted: number; remaining: number }> {
+  private async spend(
+    trx: Transaction<Database>,
+    accountId: string,
+    kind: 'replays' | 'pings',
+    wanted: number,
+    grant = true,
+  ): Promise<{ granted: number; remaining: number }> {
     const account = await trx.selectFrom('accounts').select('plan').where('id', '=', accountId).executeTakeFirst();
     if (!account) throw new WebhookNotFoundError('subscription', '(the account is gone)');
     const limit = this.sends.perDay[account.plan];
@@ -386,7 +424,10 @@ export class WebhookService {
     });
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    return { rows: page, nextCursor: rows.length > limit && last ? encodeDeliveryCursor({ createdKey: last.created_key, id: last.id }) : null };
+    return {
+      rows: page,
+      nextCursor: rows.length > limit && last ? encodeDeliveryCursor({ createdKey: last.created_key, id: last.id }) : null,
+    };
   }
 
   /**
@@ -400,7 +441,12 @@ export class WebhookService {
     const delivery = isId('delivery', deliveryId) ? await findDeliveryOf(this.deps.db, deliveryId, subscriptionId) : undefined;
     if (!delivery) throw new WebhookNotFoundError('delivery', deliveryId);
     return this.replay(scope, 1, async (trx) => {
-      const current = await trx.selectFrom('webhook_deliveries').select('status').where('id', '=', delivery.id).forUpdate().executeTakeFirstOrThrow();
+      const current = await trx
+        .selectFrom('webhook_deliveries')
+        .select('status')
+        .where('id', '=', delivery.id)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
       return current.status === 'pending' ? { ids: [], pending: 1 } : { ids: [delivery.id], pending: 0 };
     });
   }
@@ -423,14 +469,23 @@ export class WebhookService {
    * `pick` finds (one more than may go, to know there were more), reopened
    * with their replay count one up, and the sends spent; then their jobs.
    */
-  private async replay(scope: WebhookScope, perCall: number, pick: (trx: Transaction<Database>, max: number) => Promise<{ ids: string[]; pending: number }>): Promise<ReplayOutcome> {
+  private async replay(
+    scope: WebhookScope,
+    perCall: number,
+    pick: (trx: Transaction<Database>, max: number) => Promise<{ ids: string[]; pending: number }>,
+  ): Promise<ReplayOutcome> {
     const { reopened, truncated, pending, remaining } = await this.deps.db.transaction().execute(async (trx) => {
       const budget = scope === null ? null : await this.spend(trx, scope, 'replays', perCall, false);
       const max = budget === null ? perCall : budget.granted;
       const picked = await pick(trx, max + 1);
       const reopened = await reopenForReplay(trx, picked.ids.slice(0, max));
       if (scope !== null) await addSends(trx, scope, 'replays', reopened.length);
-      return { reopened, truncated: picked.ids.length > max, pending: picked.pending, remaining: budget === null ? null : budget.granted + budget.remaining - reopened.length };
+      return {
+        reopened,
+        truncated: picked.ids.length > max,
+        pending: picked.pending,
+        remaining: budget === null ? null : budget.granted + budget.remaining - reopened.length,
+      };
     });
     await this.deps.enqueue(reopened);
     return { replayed: reopened.map((d) => d.id), truncated, pending, remainingToday: remaining };
@@ -451,7 +506,9 @@ export class WebhookService {
     try {
       refused = await Promise.race([policyRefusal(url, this.deps.policy, this.deps.resolve), deadline]);
     } catch (error) {
-      return [`${new URL(url).hostname} does not resolve now (${error instanceof Error ? error.message : String(error)}); deliveries fail until it does`];
+      return [
+        `${new URL(url).hostname} does not resolve now (${error instanceof Error ? error.message : String(error)}); deliveries fail until it does`,
+      ];
     } finally {
       clearTimeout(timer);
     }

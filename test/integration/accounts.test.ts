@@ -40,7 +40,8 @@ afterAll(async () => {
   await database?.destroy();
 });
 
-const get = (base: string, path: string, key: string) => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(30_000) });
+const get = (base: string, path: string, key: string) =>
+  fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(30_000) });
 // Response bodies are checked field by field below.
 const body = (r: Response): Promise<any> => r.json();
 const statusOf = (base: string, key: string) => get(base, '/api/sources', key).then((r) => r.status);
@@ -50,13 +51,32 @@ async function cli<T = unknown>(args: string[]): Promise<T> {
   expect(out.code, `${args.join(' ')}: ${out.stderr}`).toBe(0);
   return (args.includes('--json') ? JSON.parse(out.stdout) : out.stdout) as T;
 }
-const newAccount = (plan: string, name = `account ${plan}`) => cli<{ id: string; plan: string; status: string }>(['accounts', 'create', '--name', name, '--plan', plan, '--json']);
+const newAccount = (plan: string, name = `account ${plan}`) =>
+  cli<{ id: string; plan: string; status: string }>(['accounts', 'create', '--name', name, '--plan', plan, '--json']);
 const newKey = (accountId: string, name: string, extra: string[] = []) =>
-  cli<{ id: string; key: string; account_id: string; expires_at: string | null }>(['keys', 'create', '--account', accountId, '--name', name, '--json', ...extra]);
+  cli<{ id: string; key: string; account_id: string; expires_at: string | null }>([
+    'keys',
+    'create',
+    '--account',
+    accountId,
+    '--name',
+    name,
+    '--json',
+    ...extra,
+  ]);
 
 /** Resolves when every web process answers `status` for the key; returns how long that took after `since`. */
 async function everyProcessAnswers(key: string, status: number, since: number): Promise<number> {
-  await Promise.all(urls.map((base) => until(() => statusOf(base, key), (s) => s === status, 10_000, `${status} from ${base}`)));
+  await Promise.all(
+    urls.map((base) =>
+      until(
+        () => statusOf(base, key),
+        (s) => s === status,
+        10_000,
+        `${status} from ${base}`,
+      ),
+    ),
+  );
   return Date.now() - since;
 }
 
@@ -67,7 +87,9 @@ describe('accounts own the quota', () => {
     // One request with each key first, so each is sure to have a share: in a concurrent burst alone,
     // one key's lookup can finish first and its requests take the whole day (a loaded machine did).
     const first = [await get(urls[0]!, '/api/sources', keys[0]!.key), await get(urls[1]!, '/api/sources', keys[1]!.key)];
-    const burst = await Promise.all(Array.from({ length: 198 }, (_, i) => get(urls[i % 2]!, '/api/sources', keys[Math.floor(i / 2) % 2]!.key)));
+    const burst = await Promise.all(
+      Array.from({ length: 198 }, (_, i) => get(urls[i % 2]!, '/api/sources', keys[Math.floor(i / 2) % 2]!.key)),
+    );
     const responses = [...first, ...burst];
     const statuses = responses.map((r) => r.status);
     expect(first.map((r) => r.status)).toEqual([200, 200]);
@@ -80,7 +102,12 @@ describe('accounts own the quota', () => {
     expect((await body(refused)).detail).toContain(`account ${account.id}`);
 
     // Each key's share of the account's day, as operators see it.
-    const shown = await cli<{ today: { used: number; limit: number; by_key: Record<string, number> } }>(['accounts', 'show', account.id, '--json']);
+    const shown = await cli<{ today: { used: number; limit: number; by_key: Record<string, number> } }>([
+      'accounts',
+      'show',
+      account.id,
+      '--json',
+    ]);
     expect(shown.today.used).toBe(100);
     expect(shown.today.limit).toBe(100);
     expect(Object.values(shown.today.by_key).reduce((a, b) => a + b, 0)).toBe(100);
@@ -117,7 +144,12 @@ describe('accounts own the quota', () => {
     expect(await body(res)).toMatchObject({ type: '/problems/account-suspended', status: 403 });
     expect((await cli<{ status: string }>(['accounts', 'show', account.id, '--json'])).status).toBe('suspended');
 
-    const resumed = await cli<{ status: string; previous_status: string; released_deliveries: number }>(['accounts', 'resume', account.id, '--json']);
+    const resumed = await cli<{ status: string; previous_status: string; released_deliveries: number }>([
+      'accounts',
+      'resume',
+      account.id,
+      '--json',
+    ]);
     expect(resumed).toEqual(expect.objectContaining({ status: 'active', previous_status: 'suspended', released_deliveries: 0 }));
     expect(await everyProcessAnswers(key, 200, Date.now())).toBeLessThan(1_000);
   });
@@ -131,7 +163,12 @@ describe('key lifecycle', () => {
     // Seen alive first (unless the machine is slow enough for it to have expired already).
     const first = await statusOf(urls[0]!, created.key);
     expect([200, 401]).toContain(first);
-    const res = await until(() => get(urls[0]!, '/api/sources', created.key), (r) => r.status === 401, 10_000, 'the key to expire');
+    const res = await until(
+      () => get(urls[0]!, '/api/sources', created.key),
+      (r) => r.status === 401,
+      10_000,
+      'the key to expire',
+    );
     const problem = await body(res);
     expect(problem.type).toBe('/problems/api-key-expired');
     expect(problem.detail).toMatch(/expired at/);
@@ -144,7 +181,14 @@ describe('key lifecycle', () => {
     const account = await newAccount('starter', 'rotating');
     const old = await newKey(account.id, 'v1');
     expect(await statusOf(urls[0]!, old.key)).toBe(200);
-    const rotated = await cli<{ id: string; key: string; replaces: string; old_key_stops_at: string }>(['keys', 'rotate', old.id, '--overlap', '4s', '--json']);
+    const rotated = await cli<{ id: string; key: string; replaces: string; old_key_stops_at: string }>([
+      'keys',
+      'rotate',
+      old.id,
+      '--overlap',
+      '4s',
+      '--json',
+    ]);
     expect(rotated.replaces).toBe(old.id);
     expect(rotated.key).not.toBe(old.key);
     const stopsAt = Date.parse(rotated.old_key_stops_at);
@@ -157,12 +201,20 @@ describe('key lifecycle', () => {
     expect(usage.account_id).toBe(account.id);
     expect(usage.used).toBe(oldStatus === 200 ? 4 : 3); // both keys count against the one account
 
-    const expired = await until(() => get(urls[0]!, '/api/sources', old.key), (r) => r.status === 401, 15_000, 'the overlap to end');
+    const expired = await until(
+      () => get(urls[0]!, '/api/sources', old.key),
+      (r) => r.status === 401,
+      15_000,
+      'the overlap to end',
+    );
     expect((await body(expired)).detail).toMatch(/expired/);
     expect(Date.now()).toBeGreaterThanOrEqual(stopsAt);
     expect(await statusOf(urls[0]!, rotated.key)).toBe(200);
 
-    const keys = (await runCli(['keys', 'list', '--account', account.id, '--json'], env)).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const keys = (await runCli(['keys', 'list', '--account', account.id, '--json'], env)).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(keys.find((k) => k.id === old.id)).toMatchObject({ status: 'expired', replaced_by: rotated.id });
     expect(keys.find((k) => k.id === rotated.id)).toMatchObject({ status: 'active' });
   });
@@ -189,7 +241,7 @@ describe('key lifecycle', () => {
 });
 
 describe('usage is kept by day', () => {
-  it('GET /api/usage?days=3 gives the account by day with each key\'s share; days outside 1–90 is a 400 naming the range', async () => {
+  it("GET /api/usage?days=3 gives the account by day with each key's share; days outside 1–90 is a 400 naming the range", async () => {
     const account = await newAccount('starter', 'historian');
     const a = await newKey(account.id, 'alpha');
     const b = await newKey(account.id, 'beta');
@@ -224,7 +276,10 @@ describe('usage is kept by day', () => {
       expect((await body(bad)).detail).toMatch(/1.*90/);
     }
 
-    const lines = (await runCli(['accounts', 'usage', account.id, '--days', '3', '--json'], env)).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await runCli(['accounts', 'usage', account.id, '--days', '3', '--json'], env)).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.day)).toEqual([utcDay(new Date()), yesterday]);
     expect(lines[1].requests).toBe(42);
   });
@@ -257,11 +312,17 @@ describe('bad input changes nothing', () => {
     [['keys', 'create', '--plan', 'free', '--name', 'x', '--expires-in', '0s'], /--expires-in must be longer than 0/],
     [['accounts', 'usage', 'acc_doesnotexist', '--days', '91'], /--days must be a whole number from 1 to 90/],
   ])('rejects %j with exit 2 and a message', async (args, message) => {
-    const before = await database.db.selectFrom('accounts').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+    const before = await database.db
+      .selectFrom('accounts')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
     const out = await runCli(args, env);
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(message);
-    const after = await database.db.selectFrom('accounts').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+    const after = await database.db
+      .selectFrom('accounts')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
   });
 
@@ -291,7 +352,13 @@ describe('bad input changes nothing', () => {
 describe('a Redis that restarts with nothing on disk', () => {
   it('resumes counting from the stored figure: 60 spent, then at most 40 more', async () => {
     const bare = await LocalRedis.create({ appendOnly: false });
-    const web = new ServiceProcess('web', { ...database.env, REDIS_URL: bare.url, REDIS_PREFIX: 'restart', PORT: '0', USAGE_FLUSH_MS: '200' });
+    const web = new ServiceProcess('web', {
+      ...database.env,
+      REDIS_URL: bare.url,
+      REDIS_PREFIX: 'restart',
+      PORT: '0',
+      USAGE_FLUSH_MS: '200',
+    });
     try {
       const { url } = await web.ready;
       const account = await newAccount('free', 'restart survivor');
@@ -299,11 +366,20 @@ describe('a Redis that restarts with nothing on disk', () => {
       const spent = await Promise.all(Array.from({ length: 60 }, () => statusOf(url!, key)));
       expect(spent.every((s) => s === 200)).toBe(true);
       const stored = () =>
-        database.db.selectFrom('usage_daily').select(sql<number>`coalesce(sum(requests), 0)::int`.as('n')).where('account_id', '=', account.id).executeTakeFirstOrThrow();
+        database.db
+          .selectFrom('usage_daily')
+          .select(sql<number>`coalesce(sum(requests), 0)::int`.as('n'))
+          .where('account_id', '=', account.id)
+          .executeTakeFirstOrThrow();
       await until(stored, (r) => r.n === 60, 10_000, 'the 60 requests to be stored');
 
       await bare.restart('SIGKILL'); // no AOF, no RDB: every counter is gone
-      await until(() => fetch(`${url}/readyz`).then((r) => r.status), (s) => s === 200, 30_000, 'the web process to reconnect');
+      await until(
+        () => fetch(`${url}/readyz`).then((r) => r.status),
+        (s) => s === 200,
+        30_000,
+        'the web process to reconnect',
+      );
       const after = await Promise.all(Array.from({ length: 100 }, () => statusOf(url!, key)));
       expect(after.filter((s) => s === 200)).toHaveLength(40);
       expect(after.filter((s) => s === 429)).toHaveLength(60);
@@ -315,7 +391,7 @@ describe('a Redis that restarts with nothing on disk', () => {
 });
 
 describe('the upgrade from keys with their own plans', () => {
-  it('puts each existing key in an account of its own: it still answers 200, with the day\'s count kept', async () => {
+  it("puts each existing key in an account of its own: it still answers 200, with the day's count kept", async () => {
     const old = await createTestDatabase();
     const app = { close: async () => {} };
     try {
@@ -334,7 +410,14 @@ describe('the upgrade from keys with their own plans', () => {
       const account = await old.db.selectFrom('accounts').selectAll().executeTakeFirstOrThrow();
       expect(account).toMatchObject({ id: `acc_${id.slice(4)}`, name: 'made before accounts', plan: 'free', status: 'active' });
 
-      const served = await buildApp({ db: old.db, redis: redis.redis, redisKeys: redis.keys, logger: pino({ level: 'silent' }), apiKeys: new ApiKeyCache(old.db), overloadMaxEventLoopDelayMs: 0 });
+      const served = await buildApp({
+        db: old.db,
+        redis: redis.redis,
+        redisKeys: redis.keys,
+        logger: pino({ level: 'silent' }),
+        apiKeys: new ApiKeyCache(old.db),
+        overloadMaxEventLoopDelayMs: 0,
+      });
       app.close = () => served.close();
       const res = await served.inject({ url: '/api/usage', headers: { authorization: `Bearer ${key}` } });
       expect(res.statusCode).toBe(200);

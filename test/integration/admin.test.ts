@@ -22,7 +22,15 @@ beforeAll(async () => {
   redis = await createTestRedis();
   const resources: Resources = testResources(database, redis);
   pipeline = await startWorkers(resources, loadConfig({ REDIS_PREFIX: redis.prefix }), pino({ level: 'silent' }));
-  app = await buildApp({ db: database.db, redis: redis.redis, redisKeys: redis.keys, logger: pino({ level: 'silent' }), adminToken: TOKEN, queues: Object.values(pipeline.queues), overloadMaxEventLoopDelayMs: 0 });
+  app = await buildApp({
+    db: database.db,
+    redis: redis.redis,
+    redisKeys: redis.keys,
+    logger: pino({ level: 'silent' }),
+    adminToken: TOKEN,
+    queues: Object.values(pipeline.queues),
+    overloadMaxEventLoopDelayMs: 0,
+  });
   await app.ready();
 });
 afterAll(async () => {
@@ -40,17 +48,31 @@ describe('/metrics', () => {
     expect(res.statusCode).toBe(401);
     expect(res.headers['content-type']).toMatch(/problem\+json/);
     // The admin token, not an API key (the outside review found the title speaking of API keys).
-    expect(res.json()).toMatchObject({ type: '/problems/admin-unauthorized', title: 'Missing or invalid admin token', detail: expect.stringMatching(/ADMIN_TOKEN/) });
+    expect(res.json()).toMatchObject({
+      type: '/problems/admin-unauthorized',
+      title: 'Missing or invalid admin token',
+      detail: expect.stringMatching(/ADMIN_TOKEN/),
+    });
     expect((await app.inject({ url: '/metrics', headers: { authorization: 'Bearer wrong-token-wrong-token' } })).statusCode).toBe(401);
   });
 
   it('reports HTTP, quota, job, queue and forecast metrics during a research run', async () => {
     const { key } = await createApiKey(database.db, 'metrics', 'free');
     for (let i = 0; i < 101; i += 1) await app.inject({ url: '/api/usage', headers: { authorization: `Bearer ${key}` } });
-    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), { idea: 'Metrics idea for coffee roasters', hints: [], provider: 'synthetic', source: 'synthetic' });
+    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+      idea: 'Metrics idea for coffee roasters',
+      hints: [],
+      provider: 'synthetic',
+      source: 'synthetic',
+    });
     const during = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
     expect(during.body).toMatch(/queue_jobs\{queue="research",state="(waiting|active|completed)"\}/);
-    await until(() => database.db.selectFrom('research_runs').select('status').where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded', 60_000, 'the run');
+    await until(
+      () => database.db.selectFrom('research_runs').select('status').where('id', '=', run.id).executeTakeFirstOrThrow(),
+      (r) => r.status === 'succeeded',
+      60_000,
+      'the run',
+    );
     // The last step's "completed" event lands just after the run is recorded as done.
     const res = await until(
       () => app.inject({ url: '/metrics', headers: basic(TOKEN) }),
@@ -73,7 +95,7 @@ describe('/metrics', () => {
 });
 
 describe('/admin/queues (Bull Board)', () => {
-  it('a control character in the query is a 400 problem, not a 500 from Bull Board\'s error handler', async () => {
+  it("a control character in the query is a 400 problem, not a 500 from Bull Board's error handler", async () => {
     for (const url of ['/admin/queues?x=%00', '/admin/queues/api/queues?x=%0D', '/admin/queues/static/x.js?%E2%80%AE=1']) {
       const res = await app.inject({ url, headers: basic(TOKEN) });
       expect(res.statusCode, `${url}: ${res.body}`).toBe(400);
@@ -101,10 +123,24 @@ describe('/admin/queues (Bull Board)', () => {
 
     // A job that fails for good (no handler has its name), retried from the dashboard.
     const broken = await pipeline.queues.maintenance.add('no-such-job', {}, { jobId: 'dashboard-retry-me', attempts: 1 });
-    await until(() => broken.getState(), (s) => s === 'failed', 60_000, 'the job to fail');
+    await until(
+      () => broken.getState(),
+      (s) => s === 'failed',
+      60_000,
+      'the job to fail',
+    );
     const before = (await pipeline.queues.maintenance.getJob(broken.id!))!.processedOn;
-    const retried = await app.inject({ method: 'PUT', url: `/admin/queues/api/queues/maintenance/${broken.id}/retry`, headers: basic(TOKEN) });
+    const retried = await app.inject({
+      method: 'PUT',
+      url: `/admin/queues/api/queues/maintenance/${broken.id}/retry`,
+      headers: basic(TOKEN),
+    });
     expect(retried.statusCode).toBeLessThan(300);
-    await until(async () => (await pipeline.queues.maintenance.getJob(broken.id!))!.processedOn, (p) => p !== before, 60_000, 'the retried job to run again');
+    await until(
+      async () => (await pipeline.queues.maintenance.getJob(broken.id!))!.processedOn,
+      (p) => p !== before,
+      60_000,
+      'the retried job to run again',
+    );
   });
 });

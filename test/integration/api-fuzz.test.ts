@@ -74,8 +74,18 @@ const hostileScalar = fc.oneof(
   fc.double({ noNaN: true }),
   fc.constantFrom(1e308, -1e308, 5e-324, 0, -0, 1, 1.0000001, Number.MAX_SAFE_INTEGER + 2, null, true, false),
   fc.constantFrom(
-    '-271821-04-20T00:00:00.000Z', '+275760-09-13T00:00:00.000Z', '2026-02-31T00:00:00.000Z', '0000-01-01T00:00:00.000Z',
-    '2026-11-22T10:00:00.000Z\u0000', 'ins_\u0000', '\u001b[31m', '\u0085\u009b', 'Infinity', 'NaN', '1e400', '',
+    '-271821-04-20T00:00:00.000Z',
+    '+275760-09-13T00:00:00.000Z',
+    '2026-02-31T00:00:00.000Z',
+    '0000-01-01T00:00:00.000Z',
+    '2026-11-22T10:00:00.000Z\u0000',
+    'ins_\u0000',
+    '\u001b[31m',
+    '\u0085\u009b',
+    'Infinity',
+    'NaN',
+    '1e400',
+    '',
   ),
   fc.string({ maxLength: 80 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
@@ -84,9 +94,29 @@ const hostileScalar = fc.oneof(
 );
 const hostileCursor = fc
   .tuple(fc.constantFrom('score', 'newest', 'oldest', 'x', null), hostileScalar, hostileScalar, fc.boolean())
-  .map(([sort, value, cursorId, extra]) => Buffer.from(JSON.stringify(extra ? [sort, value, cursorId, 0] : [sort, value, cursorId])).toString('base64url'));
+  .map(([sort, value, cursorId, extra]) =>
+    Buffer.from(JSON.stringify(extra ? [sort, value, cursorId, 0] : [sort, value, cursorId])).toString('base64url'),
+  );
 const extremeNumber = fc.oneof(
-  fc.constantFrom('Infinity', '-Infinity', 'NaN', '1e308', '-1e308', '1e-400', '1e400', '0x10', '0b1', '1_000', ' 1', '1 ', '+1', '.5', '5.', '00000000000000000000001', '9'.repeat(400)),
+  fc.constantFrom(
+    'Infinity',
+    '-Infinity',
+    'NaN',
+    '1e308',
+    '-1e308',
+    '1e-400',
+    '1e400',
+    '0x10',
+    '0b1',
+    '1_000',
+    ' 1',
+    '1 ',
+    '+1',
+    '.5',
+    '5.',
+    '00000000000000000000001',
+    '9'.repeat(400),
+  ),
   fc.double().map(String),
   fc.bigInt().map(String),
 );
@@ -109,7 +139,12 @@ describe('every value is validated where it enters', () => {
       const res = await t.app.inject({ url: `/api/insights?sort=${sort}&limit=1`, headers: bearer(key) });
       cursors.push({ sort, cursor: (res.json() as { next_cursor: string }).next_cursor });
     }
-    const mutation = fc.tuple(fc.nat(), fc.nat(), fc.constantFrom('flip', 'cut', 'append', 'swap-json'), fc.string({ unit: 'binary', maxLength: 8 }));
+    const mutation = fc.tuple(
+      fc.nat(),
+      fc.nat(),
+      fc.constantFrom('flip', 'cut', 'append', 'swap-json'),
+      fc.string({ unit: 'binary', maxLength: 8 }),
+    );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...cursors), mutation, async ({ sort, cursor }, [i, j, kind, text]) => {
         let mutated = cursor;

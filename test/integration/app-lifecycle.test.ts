@@ -9,7 +9,7 @@ import { bearer, createTestApp, type TestApp } from '../support/app.js';
 
 const cacheBytes = async () => Number(/^api_response_cache_bytes (\d+)/m.exec(await registry.metrics())![1]);
 
-describe('the app\'s lifetime', () => {
+describe("the app's lifetime", () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();
@@ -26,7 +26,13 @@ describe('the app\'s lifetime', () => {
     expect(serving).toBeGreaterThan(0);
 
     // Built, never made ready, closed: it must not take over or end the first app's report.
-    const idle = await buildApp({ db: t.database.db, redis: t.redis.redis, redisKeys: t.redis.keys, logger: pino({ level: 'silent' }), overloadMaxEventLoopDelayMs: 0 });
+    const idle = await buildApp({
+      db: t.database.db,
+      redis: t.redis.redis,
+      redisKeys: t.redis.keys,
+      logger: pino({ level: 'silent' }),
+      overloadMaxEventLoopDelayMs: 0,
+    });
     expect(await cacheBytes()).toBe(serving);
     await idle.close();
     expect(await cacheBytes()).toBe(serving);

@@ -25,12 +25,31 @@ beforeAll(async () => {
   key = await t.key('enterprise');
   const series = [...(await demoSeries()).values()][3]!.slice(-30);
   await upsertInsight(t.database.db, {
-    id, idea_key: 'chart test', title: 'Chart test: a real GTAB series', idea: 'Chart test', primary_keyword: 'x', keywords: [],
-    category: 'productivity', source: 'research', overall_score: 0.6, confidence: 0.5, dimensions: dimensionsWith(0.6), summary: '', status: 'active',
+    id,
+    idea_key: 'chart test',
+    title: 'Chart test: a real GTAB series',
+    idea: 'Chart test',
+    primary_keyword: 'x',
+    keywords: [],
+    category: 'productivity',
+    source: 'research',
+    overall_score: 0.6,
+    confidence: 0.5,
+    dimensions: dimensionsWith(0.6),
+    summary: '',
+    status: 'active',
   });
   await t.database.db.transaction().execute(async (trx) => {
     await replaceTrendPoints(trx, id, series, new Date());
-    await upsertForecast(trx, id, forecast(series.map((p) => p.date), series.map((p) => p.value)), new Date());
+    await upsertForecast(
+      trx,
+      id,
+      forecast(
+        series.map((p) => p.date),
+        series.map((p) => p.value),
+      ),
+      new Date(),
+    );
   });
 });
 afterAll(() => t.close());
@@ -43,40 +62,58 @@ describe('GET /api/insights/{id}/chart.svg', () => {
       expect(res.headers['content-type']).toMatch(/^image\/svg\+xml/);
       expect(res.headers['x-cache']).toBe(i === 0 ? 'miss' : 'hit');
       expect(res.body).toMatch(/^<svg /);
-      for (const text of ['Chart test: a real GTAB series', '80% interval', '95% interval', '7-day forecast', '30-day interest', 'Jul']) expect(res.body).toContain(text);
+      for (const text of ['Chart test: a real GTAB series', '80% interval', '95% interval', '7-day forecast', '30-day interest', 'Jul'])
+        expect(res.body).toContain(text);
     }
     expect((await t.app.inject({ url: `/api/insights/${id}/chart.svg` })).statusCode).toBe(401);
   });
 
-  it.skipIf(!CHROMIUM && process.env.CI !== 'true')('renders in headless Chromium to a picture that is not blank', async () => {
-    expect(CHROMIUM, 'chromium is not installed (apt-get install chromium)').toBeDefined();
-    const res = await t.app.inject({ url: `/api/insights/${id}/chart.svg`, headers: bearer(key) });
-    // Render only a real chart: Chromium's own error page for a bad document is not blank either.
-    expect(res.statusCode).toBe(200);
-    expect(res.body).toMatch(/^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-    const svg = res.body;
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'si-chart-'));
-    const file = path.join(dir, 'chart.svg');
-    const shot = path.join(dir, 'chart.png');
-    writeFileSync(file, svg);
-    execFileSync(
-      CHROMIUM!,
-      ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${path.join(dir, 'profile')}`, `--screenshot=${shot}`, '--window-size=860,420', `file://${file}`],
-      { stdio: 'ignore', timeout: 60_000 },
-    );
-    const png = PNG.sync.read(readFileSync(shot));
-    let ink = 0;
-    const colours = new Set<number>();
-    for (let i = 0; i < png.data.length; i += 4) {
-      const [r, g, b] = [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
-      if (r < 235 || g < 235 || b < 235) ink += 1;
-      colours.add(((r >> 4) << 8) | ((g >> 4) << 4) | (b >> 4));
-    }
-    const share = ink / (png.width * png.height);
-    expect(png.width).toBe(860);
-    expect(share).toBeGreaterThan(0.02); // lines, bands, text
-    expect(colours.size).toBeGreaterThan(8); // the series, the bands, the axes are different colours
-  }, 180_000);
+  it.skipIf(!CHROMIUM && process.env.CI !== 'true')(
+    'renders in headless Chromium to a picture that is not blank',
+    async () => {
+      expect(CHROMIUM, 'chromium is not installed (apt-get install chromium)').toBeDefined();
+      const res = await t.app.inject({ url: `/api/insights/${id}/chart.svg`, headers: bearer(key) });
+      // Render only a real chart: Chromium's own error page for a bad document is not blank either.
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toMatch(/^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+      const svg = res.body;
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'si-chart-'));
+      const file = path.join(dir, 'chart.svg');
+      const shot = path.join(dir, 'chart.png');
+      writeFileSync(file, svg);
+      execFileSync(
+        CHROMIUM!,
+        [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          `--user-data-dir=${path.join(dir, 'profile')}`,
+          `--screenshot=${shot}`,
+          '--window-size=860,420',
+          `file://${file}`,
+        ],
+        { stdio: 'ignore', timeout: 60_000 },
+      );
+      const png = PNG.sync.read(readFileSync(shot));
+      let ink = 0;
+      const colours = new Set<number>();
+      for (let i = 0; i < png.data.length; i += 4) {
+        const [r, g, b] = [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
+        if (r < 235 || g < 235 || b < 235) ink += 1;
+        colours.add(((r >> 4) << 8) | ((g >> 4) << 4) | (b >> 4));
+      }
+      const share = ink / (png.width * png.height);
+      expect(png.width).toBe(860);
+      expect(share).toBeGreaterThan(0.02); // lines, bands, text
+      expect(colours.size).toBeGreaterThan(8); // the series, the bands, the axes are different colours
+    },
+    180_000,
+  );
 });
 
 describe('insights show', () => {

@@ -43,7 +43,10 @@ describe('insights keys', () => {
   });
 
   it('creates a key with the scopes asked (--scope, repeatable), and rotation keeps them', async () => {
-    const result = await runCli(['keys', 'create', '--name', 'hooks', '--plan', 'pro', '--scope', 'insights:read', '--scope', 'webhooks:write', '--json'], env);
+    const result = await runCli(
+      ['keys', 'create', '--name', 'hooks', '--plan', 'pro', '--scope', 'insights:read', '--scope', 'webhooks:write', '--json'],
+      env,
+    );
     expect(result.code, result.stderr).toBe(0);
     const created = JSON.parse(result.stdout);
     expect(created.scopes).toEqual(['insights:read', 'webhooks:write']);
@@ -75,7 +78,10 @@ describe('insights keys', () => {
 
   it.each([
     [['keys', 'create', '--name', 'x', '--plan', 'platinum'], /--plan must be one of free, starter, pro, enterprise/],
-    [['keys', 'create', '--name', 'x', '--plan', 'free', '--scope', 'webhooks:admin'], /--scope must be one of insights:read, webhooks:write/],
+    [
+      ['keys', 'create', '--name', 'x', '--plan', 'free', '--scope', 'webhooks:admin'],
+      /--scope must be one of insights:read, webhooks:write/,
+    ],
     [['keys', 'create', '--plan', 'free'], /--name/],
     [['keys', 'revoke', 'key_doesnotexist'], /No API key has the id/],
     [['seed'], /--demo/],

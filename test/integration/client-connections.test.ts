@@ -58,7 +58,11 @@ describe('connection slots per client, and errors of the HTTP parser', () => {
     opened.push(...sockets);
     const closed = sockets.map((socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())));
     for (const socket of sockets) socket.on('error', () => {});
-    await Promise.all(sockets.map((socket) => new Promise<void>((resolve) => (socket.readyState === 'open' ? resolve() : socket.once('connect', () => resolve())))));
+    await Promise.all(
+      sockets.map(
+        (socket) => new Promise<void>((resolve) => (socket.readyState === 'open' ? resolve() : socket.once('connect', () => resolve()))),
+      ),
+    );
     return { sockets, closed };
   }
 
@@ -97,8 +101,18 @@ describe('connection slots per client, and errors of the HTTP parser', () => {
 
   it.each([
     ['a control character in the request line', 'GET /\x01 HTTP/1.1\r\nHost: x\r\n\r\n', 400, '/problems/bad-request'],
-    ['a body both chunked and of a stated length', 'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, '/problems/bad-request'],
-    ['headers past what the server reads', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(20_000)}\r\n\r\n`, 431, '/problems/request-headers-too-large'],
+    [
+      'a body both chunked and of a stated length',
+      'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+      '/problems/bad-request',
+    ],
+    [
+      'headers past what the server reads',
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(20_000)}\r\n\r\n`,
+      431,
+      '/problems/request-headers-too-large',
+    ],
   ])('%s: a problem+json answer with the API security headers', async (_name, request, status, type) => {
     const [socket] = (await idle(ports.roomy, 1, '127.0.0.1')).sockets;
     const answer = await ask(socket!, request);

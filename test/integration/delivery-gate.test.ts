@@ -13,7 +13,12 @@ afterAll(() => redis.destroy());
 
 const LEASE_MS = 20_000;
 const gate = (perAccount = 3) =>
-  new DeliveryGate(redis.redis, { inFlight: redis.keys.webhookInFlight, circuit: redis.keys.webhookCircuit }, { ...DEFAULT_DELIVERY_FAIRNESS, perAccount }, LEASE_MS);
+  new DeliveryGate(
+    redis.redis,
+    { inFlight: redis.keys.webhookInFlight, circuit: redis.keys.webhookCircuit },
+    { ...DEFAULT_DELIVERY_FAIRNESS, perAccount },
+    LEASE_MS,
+  );
 
 describe('an account holds at most its slots', () => {
   it('lets in perAccount jobs of one account, refuses the next until one leaves, and never counts another account', async () => {

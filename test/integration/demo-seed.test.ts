@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => database.destroy());
 
 describe('insights seed --demo', () => {
-  it('loads the repository\'s 48 named topics, whose 30 points are real rescaled windows of their series', async () => {
+  it("loads the repository's 48 named topics, whose 30 points are real rescaled windows of their series", async () => {
     const { inserted, named: namedCount } = await seedDemo(database.db, DEMO_SERIES_DIR);
     expect(inserted).toBe(48);
     expect(namedCount).toBe(48);

@@ -28,7 +28,14 @@ afterAll(async () => {
 describe('daily discovery', () => {
   it('starts research runs for new trending searches, deduplicated and capped per day, with the feed as their evidence', async () => {
     const gateway = new DirectTrendsGateway(new SyntheticTrendsProvider());
-    const discover = discoverProcessor({ db: t.database.db, chain: new ResearchChain(queue), trendsFor: () => gateway, provider: 'synthetic', geos: ['US', 'GB'], dailyCap: 12 });
+    const discover = discoverProcessor({
+      db: t.database.db,
+      chain: new ResearchChain(queue),
+      trendsFor: () => gateway,
+      provider: 'synthetic',
+      geos: ['US', 'GB'],
+      dailyCap: 12,
+    });
     const first = await discover({} as never);
     expect(first.started).toHaveLength(12); // 10 from US, 2 from GB: the cap
     const runs = await t.database.db.selectFrom('research_runs').selectAll().orderBy('created_at').execute();
@@ -38,14 +45,26 @@ describe('daily discovery', () => {
     expect(await queue.getJob(`${runs[0]!.id}-step-1`)).toBeDefined();
     // What the feed said about each search travels with its run.
     expect(runs.map((r) => r.discovery?.geo)).toEqual([...Array(10).fill('US'), 'GB', 'GB']);
-    expect(runs[0]!.discovery).toMatchObject({ source: 'google-trending-rss', query: runs[0]!.idea, approx_traffic: '1000+', news: [{ title: expect.stringContaining(runs[0]!.idea), source: 'Synthetic News' }] });
+    expect(runs[0]!.discovery).toMatchObject({
+      source: 'google-trending-rss',
+      query: runs[0]!.idea,
+      approx_traffic: '1000+',
+      news: [{ title: expect.stringContaining(runs[0]!.idea), source: 'Synthetic News' }],
+    });
 
     const again = await discover({} as never);
     expect(again.started).toHaveLength(0); // the cap is per UTC day
     expect(await t.database.db.selectFrom('research_runs').select('id').execute()).toHaveLength(12);
 
     // A higher cap the same day: the ideas already started are skipped as duplicates.
-    const more = discoverProcessor({ db: t.database.db, chain: new ResearchChain(queue), trendsFor: () => gateway, provider: 'synthetic', geos: ['US', 'GB'], dailyCap: 30 });
+    const more = discoverProcessor({
+      db: t.database.db,
+      chain: new ResearchChain(queue),
+      trendsFor: () => gateway,
+      provider: 'synthetic',
+      geos: ['US', 'GB'],
+      dailyCap: 30,
+    });
     const third = await more({} as never);
     expect(third.skipped).toBeGreaterThanOrEqual(12);
     expect(third.started).toHaveLength(8);
@@ -54,12 +73,19 @@ describe('daily discovery', () => {
     const run = runs[0]!;
     const shown = await runCli(['runs', 'show', run.id], { ...t.database.env, REDIS_URL: t.redis.url, REDIS_PREFIX: t.redis.prefix });
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toContain(`discovered: trending in US, 1000+ searches; news: Why "${run.idea}" is trending (simulated) (Synthetic News)`);
+    expect(shown.stdout).toContain(
+      `discovered: trending in US, 1000+ searches; news: Why "${run.idea}" is trending (simulated) (Synthetic News)`,
+    );
     const api = await t.app.inject({ url: `/api/research-runs/${run.id}`, headers: bearer(await t.key()) });
     expect(api.statusCode).toBe(200);
     expect(api.json().data.discovery).toEqual(run.discovery);
     // An operator's run has none.
-    const mine = await startRun(t.database.db, new ResearchChain(queue), { idea: 'Bicycle repair vans', hints: [], provider: 'synthetic', source: 'synthetic' });
+    const mine = await startRun(t.database.db, new ResearchChain(queue), {
+      idea: 'Bicycle repair vans',
+      hints: [],
+      provider: 'synthetic',
+      source: 'synthetic',
+    });
     expect((await t.app.inject({ url: `/api/research-runs/${mine.id}`, headers: bearer(await t.key()) })).json().data.discovery).toBeNull();
   }, 120_000);
 });

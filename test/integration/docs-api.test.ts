@@ -80,7 +80,9 @@ describe('the OpenAPI document', () => {
     expect(document.servers).toEqual([{ url: base, description: 'This deployment' }]);
     expect((document.info as { license?: { name?: string } }).license?.name).toBeTruthy();
     expect((document.info as { version?: string }).version).toMatch(/^\d+\.\d+\.\d+$/);
-    const operations = Object.values(document.paths as Record<string, Record<string, { operationId?: string; summary?: string; responses: Record<string, unknown> }>>).flatMap((p) => Object.values(p));
+    const operations = Object.values(
+      document.paths as Record<string, Record<string, { operationId?: string; summary?: string; responses: Record<string, unknown> }>>,
+    ).flatMap((p) => Object.values(p));
     expect(operations.length).toBeGreaterThanOrEqual(13);
     for (const operation of operations) {
       expect(operation.operationId).toMatch(/^[a-z][A-Za-z]+$/);
@@ -92,16 +94,24 @@ describe('the OpenAPI document', () => {
     // The page documents every route the document has, with each of its methods.
     const page = await readFile(API_DOC, 'utf8');
     for (const [route, methods] of Object.entries(document.paths as Record<string, object>)) {
-      for (const method of Object.keys(methods)) expect(page, `docs/api.md names ${method.toUpperCase()} ${route}`).toContain(`${method.toUpperCase()} ${route}`);
+      for (const method of Object.keys(methods))
+        expect(page, `docs/api.md names ${method.toUpperCase()} ${route}`).toContain(`${method.toUpperCase()} ${route}`);
     }
 
     const file = path.join(work, 'openapi.json');
     await writeFile(file, JSON.stringify(document));
-    const lint = await run(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', '--extends=recommended', '--format=json', file], {
-      cwd: work,
-      env: { PATH: process.env.PATH ?? '', REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }));
-    const report = JSON.parse(lint.stdout) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; severity: string; message: string }> };
+    const lint = await run(
+      process.execPath,
+      [path.join(PROJECT_ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', '--extends=recommended', '--format=json', file],
+      {
+        cwd: work,
+        env: { PATH: process.env.PATH ?? '', REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      },
+    ).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }));
+    const report = JSON.parse(lint.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: Array<{ ruleId: string; severity: string; message: string }>;
+    };
     const errors = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message}`);
     expect(errors).toEqual([]);
     const warnings = report.problems.filter((p) => p.severity === 'warn').map((p) => `${p.ruleId}: ${p.message}`);
@@ -124,20 +134,42 @@ describe('the OpenAPI document', () => {
     await writeFile(
       path.join(work, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', outDir: 'out', types: ['node'], skipLibCheck: true },
+        compilerOptions: {
+          strict: true,
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          outDir: 'out',
+          types: ['node'],
+          skipLibCheck: true,
+        },
         files: ['client.ts', 'hooks.ts'],
       }),
     );
     // Type-checks against the generated types: a required parameter the API defaults would fail here.
-    const compiled = await run(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc'), '-p', work], { cwd: work }).catch(
-      (error: { stdout?: string }) => ({ stdout: error.stdout ?? 'tsc failed', failed: true }),
-    );
+    const compiled = await run(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc'), '-p', work], {
+      cwd: work,
+    }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? 'tsc failed', failed: true }));
     expect('failed' in compiled ? compiled.stdout : '').toBe('');
-    const out = await run(process.execPath, [path.join(work, 'out/client.js')], { cwd: work, env: { PATH: process.env.PATH ?? '', INSIGHTS_URL: base, INSIGHTS_KEY: key } });
+    const out = await run(process.execPath, [path.join(work, 'out/client.js')], {
+      cwd: work,
+      env: { PATH: process.env.PATH ?? '', INSIGHTS_URL: base, INSIGHTS_KEY: key },
+    });
     const result = JSON.parse(out.stdout.trim().split('\n').at(-1)!);
     expect(result).toEqual({ listed: 6, error: null, one: expect.stringMatching(/^ins_/), usagePlan: 'pro', days: 1 });
-    const hooksOut = await run(process.execPath, [path.join(work, 'out/hooks.js')], { cwd: work, env: { PATH: process.env.PATH ?? '', INSIGHTS_URL: base, INSIGHTS_KEY: hooksKey, RECEIVER_URL } });
-    expect(JSON.parse(hooksOut.stdout.trim().split('\n').at(-1)!)).toEqual({ created: 201, secret: 'whsec_', updated: 200, minScore: 0.8, enabled: false, removed: 204, gone: 404 });
+    const hooksOut = await run(process.execPath, [path.join(work, 'out/hooks.js')], {
+      cwd: work,
+      env: { PATH: process.env.PATH ?? '', INSIGHTS_URL: base, INSIGHTS_KEY: hooksKey, RECEIVER_URL },
+    });
+    expect(JSON.parse(hooksOut.stdout.trim().split('\n').at(-1)!)).toEqual({
+      created: 201,
+      secret: 'whsec_',
+      updated: 200,
+      minScore: 0.8,
+      enabled: false,
+      removed: 204,
+      gone: 404,
+    });
   }, 120_000);
 });
 
@@ -150,7 +182,10 @@ describe('the curl examples in docs/api.md', () => {
     expect(lines.length).toBeGreaterThanOrEqual(10);
     for (const line of lines) {
       expect(line, 'examples fail on HTTP errors').toContain(' -fsS ');
-      const failure = await run('bash', ['--noprofile', '--norc', '-c', line], { cwd: work, env: { PATH: process.env.PATH ?? '', INSIGHTS_URL: base, INSIGHTS_KEY: key, INSIGHT_ID: insightId } }).then(
+      const failure = await run('bash', ['--noprofile', '--norc', '-c', line], {
+        cwd: work,
+        env: { PATH: process.env.PATH ?? '', INSIGHTS_URL: base, INSIGHTS_KEY: key, INSIGHT_ID: insightId },
+      }).then(
         () => null,
         (error: { code?: number; stderr?: string }) => `exit ${error.code}: ${error.stderr}`,
       );
@@ -179,7 +214,14 @@ describe('the curl examples in docs/api.md', () => {
       expect(line, 'examples fail on HTTP errors').toContain(' -fsS ');
       const failure = await run('bash', ['--noprofile', '--norc', '-c', line], {
         cwd: work,
-        env: { PATH: process.env.PATH ?? '', INSIGHTS_URL: base, INSIGHTS_KEY: hooksKey, SUB_ID: subId, DELIVERY_ID: deliveryId, RECEIVER_URL },
+        env: {
+          PATH: process.env.PATH ?? '',
+          INSIGHTS_URL: base,
+          INSIGHTS_KEY: hooksKey,
+          SUB_ID: subId,
+          DELIVERY_ID: deliveryId,
+          RECEIVER_URL,
+        },
       }).then(
         () => null,
         (error: { code?: number; stderr?: string }) => `exit ${error.code}: ${error.stderr}`,

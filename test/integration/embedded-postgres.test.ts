@@ -35,10 +35,14 @@ describe('embedded Postgres', () => {
     // connection refused by the server reads "Connection terminated unexpectedly".
     const processes = Array.from({ length: 12 }, () => createDb(embedded.url, { maxConnections: 1 }));
     try {
-      const answers = await Promise.all(processes.map((p, i) => sql<{ n: number }>`select ${i}::int as n`.execute(p).then((r) => r.rows[0]!.n)));
+      const answers = await Promise.all(
+        processes.map((p, i) => sql<{ n: number }>`select ${i}::int as n`.execute(p).then((r) => r.rows[0]!.n)),
+      );
       expect(answers).toEqual(processes.map((_, i) => i));
       // All twelve still connected: a second round on the same sockets answers too.
-      const again = await Promise.all(processes.map((p) => sql<{ n: number }>`select count(*)::int as n from insights`.execute(p).then((r) => r.rows[0]!.n)));
+      const again = await Promise.all(
+        processes.map((p) => sql<{ n: number }>`select count(*)::int as n from insights`.execute(p).then((r) => r.rows[0]!.n)),
+      );
       expect(again).toEqual(processes.map(() => 3));
     } finally {
       await Promise.all(processes.map((p) => p.destroy()));

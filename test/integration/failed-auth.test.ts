@@ -62,7 +62,9 @@ describe('a valid key beside a junk-key flood from the same address', () => {
   it('50 concurrent junk keys from one address cost at most the burst of lookups, not 50', async () => {
     const before = t.apiKeys.stats.lookups;
     const statuses = await Promise.all(
-      Array.from({ length: 50 }, () => t.app.inject({ url: '/api/sources', headers: bearer(generateApiKey()), remoteAddress: '198.51.100.77' }).then((r) => r.statusCode)),
+      Array.from({ length: 50 }, () =>
+        t.app.inject({ url: '/api/sources', headers: bearer(generateApiKey()), remoteAddress: '198.51.100.77' }).then((r) => r.statusCode),
+      ),
     );
     const lookups = t.apiKeys.stats.lookups - before;
     expect(lookups).toBeLessThanOrEqual(20);
@@ -75,7 +77,9 @@ describe('a valid key beside a junk-key flood from the same address', () => {
     const key = await t.key('enterprise');
     const before = t.apiKeys.stats.lookups;
     const statuses = await Promise.all(
-      Array.from({ length: 100 }, () => t.app.inject({ url: '/api/sources', headers: bearer(key), remoteAddress: '198.51.100.78' }).then((r) => r.statusCode)),
+      Array.from({ length: 100 }, () =>
+        t.app.inject({ url: '/api/sources', headers: bearer(key), remoteAddress: '198.51.100.78' }).then((r) => r.statusCode),
+      ),
     );
     expect(statuses).toEqual(Array(100).fill(200));
     expect(t.apiKeys.stats.lookups - before).toBe(1);
@@ -84,7 +88,11 @@ describe('a valid key beside a junk-key flood from the same address', () => {
   it('IPv6 clients are counted by their /64, so rotating addresses within it gains nothing', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 40; i += 1) {
-      const res = await t.app.inject({ url: '/api/sources', headers: bearer(generateApiKey()), remoteAddress: `2001:db8:1:2::${(i + 1).toString(16)}` });
+      const res = await t.app.inject({
+        url: '/api/sources',
+        headers: bearer(generateApiKey()),
+        remoteAddress: `2001:db8:1:2::${(i + 1).toString(16)}`,
+      });
       statuses.push(res.statusCode);
     }
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(19);
@@ -101,10 +109,19 @@ describe('TRUST_PROXY, behind a reverse proxy on loopback', () => {
   async function startProxy(targetPort: number): Promise<number> {
     const server = http.createServer((req, res) => {
       const forwarded = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
-      const upstream = http.request({ host: '127.0.0.1', port: targetPort, path: req.url, method: req.method, headers: { ...req.headers, 'x-forwarded-for': forwarded } }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const upstream = http.request(
+        {
+          host: '127.0.0.1',
+          port: targetPort,
+          path: req.url,
+          method: req.method,
+          headers: { ...req.headers, 'x-forwarded-for': forwarded },
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       upstream.on('error', () => res.writeHead(502).end());
       req.pipe(upstream);
     });
@@ -116,10 +133,13 @@ describe('TRUST_PROXY, behind a reverse proxy on loopback', () => {
   /** A GET from a given loopback address (Linux answers on all of 127.0.0.0/8). */
   function get(port: number, from: string, key: string, headers: Record<string, string> = {}): Promise<number> {
     return new Promise((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port, path: '/api/sources', localAddress: from, agent: false, headers: { ...bearer(key), ...headers } }, (res) => {
-        res.resume();
-        res.once('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = http.request(
+        { host: '127.0.0.1', port, path: '/api/sources', localAddress: from, agent: false, headers: { ...bearer(key), ...headers } },
+        (res) => {
+          res.resume();
+          res.once('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.once('error', reject);
       req.end();
     });
@@ -144,14 +164,16 @@ describe('TRUST_PROXY, behind a reverse proxy on loopback', () => {
   it('the limit counts each client behind the proxy, not the proxy, and a client cannot choose its address', async () => {
     // 127.0.0.2 floods junk through the proxy, writing a new X-Forwarded-For each time to pass for someone else.
     const attacker: number[] = [];
-    for (let i = 0; i < 30; i += 1) attacker.push(await get(proxyPort, '127.0.0.2', generateApiKey(), { 'x-forwarded-for': `192.0.2.${i}` }));
+    for (let i = 0; i < 30; i += 1)
+      attacker.push(await get(proxyPort, '127.0.0.2', generateApiKey(), { 'x-forwarded-for': `192.0.2.${i}` }));
     expect(attacker.slice(-5)).toEqual(Array(5).fill(429));
     // 127.0.0.3, through the same proxy, is another client: a wrong key is a 401, not a 429.
     expect(await get(proxyPort, '127.0.0.3', generateApiKey())).toBe(401);
     // A client that connects directly is not a proxy: its X-Forwarded-For is not believed.
     const direct = (t.app.server.address() as AddressInfo).port;
     const spoofed: number[] = [];
-    for (let i = 0; i < 30; i += 1) spoofed.push(await get(direct, '127.0.0.4', generateApiKey(), { 'x-forwarded-for': `192.0.2.${100 + i}` }));
+    for (let i = 0; i < 30; i += 1)
+      spoofed.push(await get(direct, '127.0.0.4', generateApiKey(), { 'x-forwarded-for': `192.0.2.${100 + i}` }));
     expect(spoofed.slice(-5)).toEqual(Array(5).fill(429));
   });
 

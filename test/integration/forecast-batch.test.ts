@@ -16,7 +16,10 @@ function recordedSeries() {
   const parsed = parseMultiline(parseGuardedJson(body, 'recorded'), ['pizza', 'bagel'], 'recorded');
   return ['pizza', 'bagel'].map((name, k) => ({
     id: name,
-    points: parsed.points.map((p, i) => ({ date: new Date(Date.UTC(2025, 0, 1) + i * 86_400_000).toISOString().slice(0, 10), value: p.values[k]! })),
+    points: parsed.points.map((p, i) => ({
+      date: new Date(Date.UTC(2025, 0, 1) + i * 86_400_000).toISOString().slice(0, 10),
+      value: p.values[k]!,
+    })),
   }));
 }
 
@@ -25,7 +28,14 @@ async function run(lines: string[], horizon = 7) {
   const chunks: string[] = [];
   out.on('data', (c) => chunks.push(String(c)));
   const summary = await forecastJsonl(Readable.from(lines.map((l) => `${l}\n`)), out, horizon);
-  return { summary, rows: chunks.join('').trim().split('\n').map((l) => JSON.parse(l)) };
+  return {
+    summary,
+    rows: chunks
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l)),
+  };
 }
 
 describe('insights forecast (batch JSONL)', () => {
@@ -49,7 +59,13 @@ describe('insights forecast (batch JSONL)', () => {
   it('reports a bad line with its number and goes on; honours per-line and default horizons', async () => {
     const [pizza] = recordedSeries();
     const { summary, rows } = await run(
-      ['{"id": "broken"', JSON.stringify({ ...pizza, horizon: 3 }), JSON.stringify({ id: 'x', points: [{ date: '2026-01-01', value: 101 }] }), JSON.stringify({ id: 'short', points: pizza!.points.slice(0, 5) }), JSON.stringify(pizza)],
+      [
+        '{"id": "broken"',
+        JSON.stringify({ ...pizza, horizon: 3 }),
+        JSON.stringify({ id: 'x', points: [{ date: '2026-01-01', value: 101 }] }),
+        JSON.stringify({ id: 'short', points: pizza!.points.slice(0, 5) }),
+        JSON.stringify(pizza),
+      ],
       14,
     );
     expect(summary).toEqual({ lines: 5, forecast: 2, withheld: 1, errors: 2 });
@@ -64,7 +80,12 @@ describe('insights forecast (batch JSONL)', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'si-forecast-'));
     const input = path.join(dir, 'in.jsonl');
     const output = path.join(dir, 'out.jsonl');
-    await writeFile(input, `${recordedSeries().map((s) => JSON.stringify(s)).join('\n')}\n`);
+    await writeFile(
+      input,
+      `${recordedSeries()
+        .map((s) => JSON.stringify(s))
+        .join('\n')}\n`,
+    );
     const ok = await runCli(['forecast', '--input', input, '--output', output], {});
     expect(ok.code, ok.stderr).toBe(0);
     expect((await readFile(output, 'utf8')).trim().split('\n')).toHaveLength(2);

@@ -28,10 +28,23 @@ beforeAll(async () => {
   g = await startGoogleOnLoopback({ proxies: 1, requestsPerMinute: 0, embedMinGapMs: 0 });
   database = await createTestDatabase();
   redis = await createTestRedis();
-  env = { ...database.env, ...g.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'google', TRENDS_REQUESTS_PER_MINUTE: '0', TRENDS_EMBED_GAP_MS: '0' };
-  worker = new ServiceProcess('worker', env, { onLine: (line) => (/"level":40/.test(line) && /canary/.test(line) ? warnings.push(line) : undefined) });
+  env = {
+    ...database.env,
+    ...g.env,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: redis.prefix,
+    TRENDS_PROVIDER: 'google',
+    TRENDS_REQUESTS_PER_MINUTE: '0',
+    TRENDS_EMBED_GAP_MS: '0',
+  };
+  worker = new ServiceProcess('worker', env, {
+    onLine: (line) => (/"level":40/.test(line) && /canary/.test(line) ? warnings.push(line) : undefined),
+  });
   await worker.ready;
-  queue = new Queue(QUEUES.maintenance, { connection: createRedis(redis.url, 'worker'), prefix: redis.keys.queuePrefix(QUEUES.maintenance) });
+  queue = new Queue(QUEUES.maintenance, {
+    connection: createRedis(redis.url, 'worker'),
+    prefix: redis.keys.queuePrefix(QUEUES.maintenance),
+  });
 });
 afterAll(async () => {
   await worker.kill('SIGTERM');
@@ -41,13 +54,23 @@ afterAll(async () => {
   await g.stop();
 });
 
-const pool = () => new EgressPool(redis.redis, redis.keys.trendsPool, routesFrom(g.env.TRENDS_PROXY_URLS!.split(',')), {
-  requestsPerMinute: 0, cooldownMs: 600_000, cooldownMaxMs: 3_600_000, refusedPauseMs: 600_000, requestTimeoutMs: 20_000,
-});
+const pool = () =>
+  new EgressPool(redis.redis, redis.keys.trendsPool, routesFrom(g.env.TRENDS_PROXY_URLS!.split(',')), {
+    requestsPerMinute: 0,
+    cooldownMs: 600_000,
+    cooldownMaxMs: 3_600_000,
+    refusedPauseMs: 600_000,
+    requestTimeoutMs: 20_000,
+  });
 let n = 0;
 async function runCanary(): Promise<Record<string, unknown>> {
   const job = await queue.add(JOBS.googleCheck, {}, { jobId: `canary-test-${(n += 1)}` });
-  await until(() => job.getState(), (s) => s === 'completed' || s === 'failed', 60_000, 'the canary to finish');
+  await until(
+    () => job.getState(),
+    (s) => s === 'completed' || s === 'failed',
+    60_000,
+    'the canary to finish',
+  );
   const done = await queue.getJob(job.id!);
   expect(done?.failedReason).toBeUndefined();
   return done!.returnvalue as Record<string, unknown>;
@@ -60,7 +83,9 @@ describe('the scheduled Google canary', () => {
     const [route] = await pool().budget();
     expect(route).toMatchObject({ requests: 9, embedRequests: 1 }); // its requests were paced, and counted, as the route's
     const budget = await runCli(['budget'], env);
-    expect(budget.stdout).toMatch(/Canary \(.*\): every kind answered as expected; labelled USER_TYPE_SCRAPER \(explore\), USER_TYPE_EMBED \(embed\)/);
+    expect(budget.stdout).toMatch(
+      /Canary \(.*\): every kind answered as expected; labelled USER_TYPE_SCRAPER \(explore\), USER_TYPE_EMBED \(embed\)/,
+    );
     expect(warnings).toEqual([]);
   });
 

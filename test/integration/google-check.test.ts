@@ -23,7 +23,11 @@ afterAll(async () => {
 });
 const pool = () =>
   new EgressPool(redis.redis, redis.keys.trendsPool, routesFrom(g.env.TRENDS_PROXY_URLS!.split(',')), {
-    requestsPerMinute: 0, cooldownMs: 600_000, cooldownMaxMs: 3_600_000, refusedPauseMs: 600_000, requestTimeoutMs: 20_000,
+    requestsPerMinute: 0,
+    cooldownMs: 600_000,
+    cooldownMaxMs: 3_600_000,
+    refusedPauseMs: 600_000,
+    requestTimeoutMs: 20_000,
   });
 beforeEach(async () => {
   // Each test starts from a free route: no cooldown, no embed wait, no counts of the day.
@@ -47,24 +51,47 @@ const check = async (...args: string[]) => {
 };
 
 describe('insights google check', () => {
-  it('reports each kind as Google answers it today, with its latency and the labels Google gives the client: the cookie from the home page, the embed flow\'s related queries, the explore widgets\' empty lists expected', async () => {
+  it("reports each kind as Google answers it today, with its latency and the labels Google gives the client: the cookie from the home page, the embed flow's related queries, the explore widgets' empty lists expected", async () => {
     const { code, json, stderr } = await check('--geo', 'US', '--json');
     expect(code, stderr).toBe(0);
     expect(json!.route).toBe(new URL(g.proxies[0]!.url).host);
     const byKind = Object.fromEntries(json!.kinds.map((k) => [k.kind, k]));
-    expect(Object.keys(byKind)).toEqual(['home_page', 'cookie_page', 'explore', 'multiline', 'comparedgeo', 'relatedsearches', 'embed_page', 'embed_relatedsearches', 'autocomplete', 'trending_rss']);
+    expect(Object.keys(byKind)).toEqual([
+      'home_page',
+      'cookie_page',
+      'explore',
+      'multiline',
+      'comparedgeo',
+      'relatedsearches',
+      'embed_page',
+      'embed_relatedsearches',
+      'autocomplete',
+      'trending_rss',
+    ]);
     for (const kind of ['home_page', 'explore', 'multiline', 'comparedgeo', 'embed_page', 'embed_relatedsearches', 'trending_rss']) {
       expect(byKind[kind], kind).toMatchObject({ outcome: 'served', broken: false, ms: expect.any(Number) });
     }
-    expect(byKind.cookie_page).toMatchObject({ outcome: 'not_asked', broken: false, detail: expect.stringMatching(/not needed: the home page handed out the cookie/) });
-    expect(byKind.relatedsearches).toMatchObject({ outcome: 'empty', broken: false, detail: expect.stringMatching(/expected: the explore page's own widgets serve automated clients empty related lists/) });
+    expect(byKind.cookie_page).toMatchObject({
+      outcome: 'not_asked',
+      broken: false,
+      detail: expect.stringMatching(/not needed: the home page handed out the cookie/),
+    });
+    expect(byKind.relatedsearches).toMatchObject({
+      outcome: 'empty',
+      broken: false,
+      detail: expect.stringMatching(/expected: the explore page's own widgets serve automated clients empty related lists/),
+    });
     expect(byKind.embed_relatedsearches).toMatchObject({ detail: expect.stringMatching(/^\d+ top, \d+ rising$/) });
     expect(byKind.trending_rss).toMatchObject({ neededBy: 'discovery', detail: '20 trending searches' });
     expect(json!.userType).toEqual({ explore: 'USER_TYPE_SCRAPER', embed: 'USER_TYPE_EMBED' });
     expect(json!.broken).toEqual([]);
     // The check's own cookie: nothing sent without one after the home page.
     const log = g.google.log.slice(-10);
-    expect(log.map((r) => r.kind)).toEqual(['home', 'explore', 'multiline', 'comparedgeo', 'relatedsearches', 'embed', 'relatedsearches', 'autocomplete', 'trending_rss'].slice(-10));
+    expect(log.map((r) => r.kind)).toEqual(
+      ['home', 'explore', 'multiline', 'comparedgeo', 'relatedsearches', 'embed', 'relatedsearches', 'autocomplete', 'trending_rss'].slice(
+        -10,
+      ),
+    );
 
     const human = await check();
     expect(human.code, human.stderr).toBe(0);
@@ -82,14 +109,26 @@ describe('insights google check', () => {
     const byKind = Object.fromEntries(json!.kinds.map((k) => [k.kind, k]));
     expect(byKind.home_page).toMatchObject({ outcome: 'empty', broken: false, detail: expect.stringMatching(/handed out no NID cookie/) });
     expect(byKind.cookie_page).toMatchObject({ outcome: 'served', broken: false });
-    expect(byKind.embed_page).toMatchObject({ outcome: 'over_quota', broken: false, detail: expect.stringMatching(/embed quota is spent/) });
-    expect(byKind.embed_relatedsearches).toMatchObject({ outcome: 'not_asked', broken: false, detail: expect.stringMatching(/embed quota is spent/) });
+    expect(byKind.embed_page).toMatchObject({
+      outcome: 'over_quota',
+      broken: false,
+      detail: expect.stringMatching(/embed quota is spent/),
+    });
+    expect(byKind.embed_relatedsearches).toMatchObject({
+      outcome: 'not_asked',
+      broken: false,
+      detail: expect.stringMatching(/embed quota is spent/),
+    });
     expect(json!.userType.embed).toBe('USER_TYPE_EMBED_OVER_QUOTA');
     // The route's embed pages now wait (the pool was told, as for any job): the next check leaves only them out.
     const next = await check('--json');
     expect(next.code).toBe(0);
     const nextByKind = Object.fromEntries(next.json!.kinds.map((k) => [k.kind, k]));
-    expect(nextByKind.embed_page).toMatchObject({ outcome: 'not_asked', broken: false, detail: expect.stringMatching(/embed pages .* wait/) });
+    expect(nextByKind.embed_page).toMatchObject({
+      outcome: 'not_asked',
+      broken: false,
+      detail: expect.stringMatching(/embed pages .* wait/),
+    });
     expect(nextByKind.autocomplete).toMatchObject({ outcome: 'served' });
     expect(nextByKind.trending_rss).toMatchObject({ outcome: 'served' });
   });
@@ -99,7 +138,11 @@ describe('insights google check', () => {
     const { code, json } = await check('--json');
     expect(code).toBe(1);
     expect(json!.broken).toEqual(['multiline']);
-    expect(json!.kinds.find((k) => k.kind === 'multiline')).toMatchObject({ outcome: 'changed_shape', broken: true, detail: expect.stringMatching(/no default.timelineData array/) });
+    expect(json!.kinds.find((k) => k.kind === 'multiline')).toMatchObject({
+      outcome: 'changed_shape',
+      broken: true,
+      detail: expect.stringMatching(/no default.timelineData array/),
+    });
     const human = await check();
     expect(human.code).toBe(1);
     expect(human.stdout).toMatch(/multiline\s+changed shape\s+\d+\s+research\s+BROKEN/);
@@ -125,8 +168,22 @@ describe('insights google check', () => {
     const before = g.google.totalRequests();
     const { code, json } = await check('--json');
     expect(code).toBe(1);
-    expect(json!.kinds.map((k) => k.outcome)).toEqual(['blocked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked', 'not_asked']);
-    expect(json!.kinds.find((k) => k.kind === 'cookie_page')).toMatchObject({ broken: true, detail: expect.stringMatching(/Google blocked an earlier request/) });
+    expect(json!.kinds.map((k) => k.outcome)).toEqual([
+      'blocked',
+      'not_asked',
+      'not_asked',
+      'not_asked',
+      'not_asked',
+      'not_asked',
+      'not_asked',
+      'not_asked',
+      'not_asked',
+      'not_asked',
+    ]);
+    expect(json!.kinds.find((k) => k.kind === 'cookie_page')).toMatchObject({
+      broken: true,
+      detail: expect.stringMatching(/Google blocked an earlier request/),
+    });
     expect(g.google.totalRequests() - before).toBe(1);
     expect((await pool().budget())[0]).toMatchObject({ state: 'cooling', blocked: 1 });
     await redis.redis.del(`${redis.keys.trendsPool}:route:${pool().routes[0]!.name}`);

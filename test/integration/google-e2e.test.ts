@@ -40,7 +40,14 @@ let clients: string[];
 
 beforeAll(async () => {
   // As Google answered in late 2026: warm addresses (the default), 12 requests a minute, embed pages 6 s apart.
-  google = await startGoogleOnLoopback({ proxies: 2, requestsPerMinute: 12, windowMs: MINUTE, blockMs: 30 * MINUTE, embedMinGapMs: MINUTE / 10, embedPenaltyMs: 2 * MINUTE });
+  google = await startGoogleOnLoopback({
+    proxies: 2,
+    requestsPerMinute: 12,
+    windowMs: MINUTE,
+    blockMs: 30 * MINUTE,
+    embedMinGapMs: MINUTE / 10,
+    embedPenaltyMs: 2 * MINUTE,
+  });
   client = google.proxies[0]!.egressAddress;
   clients = google.proxies.map((p) => p.egressAddress);
   database = await createTestDatabase();
@@ -68,15 +75,23 @@ afterAll(async () => {
 });
 
 const stepsOf = async (runId: string) =>
-  (await sql<{ n: number; failed: number }>`
+  (
+    await sql<{ n: number; failed: number }>`
     select count(*) filter (where status = 'done')::int as n, count(*) filter (where status = 'failed')::int as failed
-    from research_steps where run_id = ${runId}`.execute(database.db)).rows[0]!;
+    from research_steps where run_id = ${runId}`.execute(database.db)
+  ).rows[0]!;
 /** The environment with one egress route (the first proxy): the block and priority tests watch one address. */
 const oneRoute = () => ({ ...env, TRENDS_PROXY_URLS: google.proxies[0]!.url });
-const runsOf = () => database.db.selectFrom('research_runs').select(['id', 'status', 'error', 'started_by', 'discovery', 'insight_id']).execute();
-const pool = () => new EgressPool(redis.redis, redis.keys.trendsPool, routesFrom(google.env.TRENDS_PROXY_URLS!.split(',').slice(0, 1)), {
-  requestsPerMinute: 0, cooldownMs: 0, cooldownMaxMs: 0, refusedPauseMs: 0, requestTimeoutMs: 0,
-});
+const runsOf = () =>
+  database.db.selectFrom('research_runs').select(['id', 'status', 'error', 'started_by', 'discovery', 'insight_id']).execute();
+const pool = () =>
+  new EgressPool(redis.redis, redis.keys.trendsPool, routesFrom(google.env.TRENDS_PROXY_URLS!.split(',').slice(0, 1)), {
+    requestsPerMinute: 0,
+    cooldownMs: 0,
+    cooldownMaxMs: 0,
+    refusedPauseMs: 0,
+    requestTimeoutMs: 0,
+  });
 
 describe('research and discovery on (loopback) Google as it answers today', () => {
   it('finishes three research runs and a discovery run against warm addresses, 12 requests a minute, embed pages 6 s apart and blocks of all three kinds with Retry-After: the cookie from the home page before every API call, the related queries Google serves read, at most one probe per block', async () => {
@@ -96,7 +111,12 @@ describe('research and discovery on (loopback) Google as it answers today', () =
         const sent = () => google.google.dataRequests();
         const at = sent();
         for (const [i, answer] of (['sorry-302', 'too-many-429', 'unusual-403'] as const).entries()) {
-          await until(async () => sent(), (n) => n >= at + 8 * (i + 1), 240_000, `Google to have answered ${8 * (i + 1)} requests`);
+          await until(
+            async () => sent(),
+            (n) => n >= at + 8 * (i + 1),
+            240_000,
+            `Google to have answered ${8 * (i + 1)} requests`,
+          );
           google.google.blockFor(clients[i % 2]!, answer, 2 * MINUTE);
         }
       })();
@@ -105,16 +125,35 @@ describe('research and discovery on (loopback) Google as it answers today', () =
       expect(JSON.parse(done.stdout)).toMatchObject({ status: 'succeeded' });
       await blocks;
 
-      const runs = await until(runsOf, (rows) => rows.length === 4 && rows.every((r) => r.status === 'succeeded' || r.status === 'failed'), 400_000, 'the four runs to finish');
+      const runs = await until(
+        runsOf,
+        (rows) => rows.length === 4 && rows.every((r) => r.status === 'succeeded' || r.status === 'failed'),
+        400_000,
+        'the four runs to finish',
+      );
       expect(runs.map((r) => [r.status, r.error])).toEqual(runs.map(() => ['succeeded', null]));
       for (const run of runs) expect(await stepsOf(run.id)).toEqual({ n: 40, failed: 0 });
       const discovered = runs.find((r) => r.started_by === 'discovery')!;
-      expect(discovered.discovery).toMatchObject({ source: 'google-trending-rss', geo: 'US', approx_traffic: expect.stringMatching(/\+$/), news: expect.any(Array) });
+      expect(discovered.discovery).toMatchObject({
+        source: 'google-trending-rss',
+        geo: 'US',
+        approx_traffic: expect.stringMatching(/\+$/),
+        news: expect.any(Array),
+      });
 
       // Every research run read the related queries Google serves (the embed flow); topics are recorded empty.
       for (const run of runs) {
-        const related = await database.db.selectFrom('research_steps').select(['name', 'output', 'summary']).where('run_id', '=', run.id).where('step', 'in', [13, 15]).orderBy('step').execute();
-        expect(related[0]!.output, `${run.id} related queries`).toMatchObject({ served: 'listed', provenance: { provider: 'google', via: 'embed' } });
+        const related = await database.db
+          .selectFrom('research_steps')
+          .select(['name', 'output', 'summary'])
+          .where('run_id', '=', run.id)
+          .where('step', 'in', [13, 15])
+          .orderBy('step')
+          .execute();
+        expect(related[0]!.output, `${run.id} related queries`).toMatchObject({
+          served: 'listed',
+          provenance: { provider: 'google', via: 'embed' },
+        });
         expect(related[1]!.summary).toMatch(/^empty: Google's embed flow served no list/);
       }
       const insights = await database.db.selectFrom('insights').select(['id', 'primary_keyword', 'dimension_scores']).execute();
@@ -127,14 +166,29 @@ describe('research and discovery on (loopback) Google as it answers today', () =
       // OR-group's true share of its phrase in the simulated world, within one rounding step and the sample's noise.
       let compared = 0;
       for (const run of runs) {
-        const [signals] = await database.db.selectFrom('research_steps').select('output').where('run_id', '=', run.id).where('name', '=', 'demand_breadth').execute();
-        const comparison = (signals!.output as { modifier_comparison: { keywords: string[]; shares?: Record<string, { share: number; resolution: number; contradictory?: boolean }> } }).modifier_comparison;
+        const [signals] = await database.db
+          .selectFrom('research_steps')
+          .select('output')
+          .where('run_id', '=', run.id)
+          .where('name', '=', 'demand_breadth')
+          .execute();
+        const comparison = (
+          signals!.output as {
+            modifier_comparison: {
+              keywords: string[];
+              shares?: Record<string, { share: number; resolution: number; contradictory?: boolean }>;
+            };
+          }
+        ).modifier_comparison;
         for (const [i, family] of MODIFIER_FAMILY_NAMES.entries()) {
           const reported = comparison.shares?.[family];
           if (!reported) continue;
           expect(reported.contradictory, `${family} of "${comparison.keywords[0]}"`).toBe(false);
           const truth = google.world.orGroupShare(comparison.keywords[0]!, comparison.keywords[i + 1]!);
-          expect(Math.abs(reported.share - truth), `${family} of "${comparison.keywords[0]}": ${reported.share} against ${truth}`).toBeLessThanOrEqual(reported.resolution + 0.02);
+          expect(
+            Math.abs(reported.share - truth),
+            `${family} of "${comparison.keywords[0]}": ${reported.share} against ${truth}`,
+          ).toBeLessThanOrEqual(reported.resolution + 0.02);
           compared += 1;
         }
       }
@@ -145,7 +199,9 @@ describe('research and discovery on (loopback) Google as it answers today', () =
       // Each address warmed up on the home page first (the feed needs no cookie), and no API call or embed page went without the cookie.
       for (const c of clients) {
         const mine = log.filter((r) => r.client === c);
-        expect(mine.findIndex((r) => r.kind === 'home')).toBeLessThan(mine.findIndex((r) => r.kind === 'explore' || r.kind === 'autocomplete' || r.kind === 'embed'));
+        expect(mine.findIndex((r) => r.kind === 'home')).toBeLessThan(
+          mine.findIndex((r) => r.kind === 'explore' || r.kind === 'autocomplete' || r.kind === 'embed'),
+        );
       }
       expect(api.length).toBeGreaterThan(40);
       expect(api.every((r) => r.cookie)).toBe(true);
@@ -158,7 +214,9 @@ describe('research and discovery on (loopback) Google as it answers today', () =
       const met = clients.flatMap((c) => google.google.blocks(c));
       expect(met.map((b) => b.answer).sort()).toEqual(['sorry-302', 'too-many-429', 'unusual-403']);
       for (const b of met) expect(b.probes.length, `probes into the ${b.answer} block`).toBeLessThanOrEqual(1);
-      const report = JSON.parse((await runCli(['budget', '--json'], env)).stdout) as { routes: Array<{ blocksByKind: Record<string, number>; embedRequests: number; userType: string | null }> };
+      const report = JSON.parse((await runCli(['budget', '--json'], env)).stdout) as {
+        routes: Array<{ blocksByKind: Record<string, number>; embedRequests: number; userType: string | null }>;
+      };
       const byKind = (k: string) => report.routes.reduce((n, r) => n + r.blocksByKind[k]!, 0);
       expect([byKind('sorry_302'), byKind('too_many_429'), byKind('forbidden_403')].every((n) => n >= 1)).toBe(true);
       expect(report.routes.reduce((n, r) => n + r.embedRequests, 0)).toBeGreaterThanOrEqual(8); // queries and topics, for each of the four runs
@@ -190,15 +248,31 @@ describe('research and discovery on (loopback) Google as it answers today', () =
     try {
       await worker.ready;
       const asked = google.google.dataRequests();
-      const run = await startRun(database.db, new ResearchChain(queue), { idea: 'Electric bike subscription for commuters', hints: [], provider: 'google', source: 'research' });
-      await until(async () => google.google.dataRequests(), (n) => n >= asked + 2, 120_000, 'the run to ask Google');
+      const run = await startRun(database.db, new ResearchChain(queue), {
+        idea: 'Electric bike subscription for commuters',
+        hints: [],
+        provider: 'google',
+        source: 'research',
+      });
+      await until(
+        async () => google.google.dataRequests(),
+        (n) => n >= asked + 2,
+        120_000,
+        'the run to ask Google',
+      );
       const blocksBefore = google.google.blocks(client).length;
       google.google.blockAll(true);
       // Three probes refused: three cooldowns over (4.5, 9 and 18 s), each ended by one request.
-      await until(async () => google.google.blocks(client).at(-1)?.probes.length ?? 0, (n) => n >= 3, 120_000, 'three probes into the block');
+      await until(
+        async () => google.google.blocks(client).at(-1)?.probes.length ?? 0,
+        (n) => n >= 3,
+        120_000,
+        'three probes into the block',
+      );
       // The run says why it waits: its trends job is waiting out the route's cooldown (or the probe's answer).
       await until(
-        () => database.db.selectFrom('research_runs').select(['status', 'waiting_reason']).where('id', '=', run.id).executeTakeFirstOrThrow(),
+        () =>
+          database.db.selectFrom('research_runs').select(['status', 'waiting_reason']).where('id', '=', run.id).executeTakeFirstOrThrow(),
         (r) => r.status === 'waiting' && /waiting for Google Trends .*(cooling down|probe)/.test(r.waiting_reason ?? ''),
         60_000,
         'the run to say it waits for a cooldown',
@@ -206,7 +280,10 @@ describe('research and discovery on (loopback) Google as it answers today', () =
       // What ops see meanwhile: the route's state and its requests in the last hour.
       const budget = await runCli(['budget', '--json'], oneRoute());
       expect(budget.code, budget.stderr).toBe(0);
-      const report = JSON.parse(budget.stdout) as { routes: Array<{ state: string; requestsLastHour: number; blocked: number }>; requestsPerHourPerRoute: number };
+      const report = JSON.parse(budget.stdout) as {
+        routes: Array<{ state: string; requestsLastHour: number; blocked: number }>;
+        requestsPerHourPerRoute: number;
+      };
       expect(report.requestsPerHourPerRoute).toBe(10 * SCALE * 60);
       expect(['cooling', 'probing']).toContain(report.routes[0]!.state);
       expect(report.routes[0]!.requestsLastHour).toBeGreaterThan(0);
@@ -214,7 +291,12 @@ describe('research and discovery on (loopback) Google as it answers today', () =
       const shown = await runCli(['budget'], oneRoute());
       expect(shown.stdout).toMatch(/last hour[\s\S]*(cooling \d+ min \(block \d+ in a row\)|probing)/);
       google.google.blockAll(false);
-      const finished = await until(() => database.db.selectFrom('research_runs').select(['status', 'error']).where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded' || r.status === 'failed', 180_000, 'the blocked run to finish');
+      const finished = await until(
+        () => database.db.selectFrom('research_runs').select(['status', 'error']).where('id', '=', run.id).executeTakeFirstOrThrow(),
+        (r) => r.status === 'succeeded' || r.status === 'failed',
+        180_000,
+        'the blocked run to finish',
+      );
       expect(finished).toEqual({ status: 'succeeded', error: null });
       expect(await stepsOf(run.id)).toEqual({ n: 40, failed: 0 }); // nothing failed, nothing lost
       expect(await trends.getJobCounts('failed')).toEqual({ failed: 0 });
@@ -243,8 +325,19 @@ describe('research and discovery on (loopback) Google as it answers today', () =
     // 200 insights of unknown popularity: 40 refresh requests of two HTTPS requests each; at 120 a minute, 40 s of Google.
     for (let i = 0; i < 200; i += 1) {
       await upsertInsight(database.db, {
-        id: newId('insight'), idea_key: `refresh filler ${i}`, title: `Filler ${i}`, idea: `Filler ${i}`, primary_keyword: `filler phrase ${i}`, keywords: [`filler phrase ${i}`],
-        category: 'productivity', source: 'research', overall_score: 0.5, confidence: 0.5, dimensions: dimensionsWith(0.5), summary: 'fixture', status: 'active',
+        id: newId('insight'),
+        idea_key: `refresh filler ${i}`,
+        title: `Filler ${i}`,
+        idea: `Filler ${i}`,
+        primary_keyword: `filler phrase ${i}`,
+        keywords: [`filler phrase ${i}`],
+        category: 'productivity',
+        source: 'research',
+        overall_score: 0.5,
+        confidence: 0.5,
+        dimensions: dimensionsWith(0.5),
+        summary: 'fixture',
+        status: 'active',
       });
     }
     // Steps wait for their answer (the default 20 s) rather than sleeping when it takes more than a second at this pace.
@@ -258,11 +351,28 @@ describe('research and discovery on (loopback) Google as it answers today', () =
       await ingest.add(JOBS.refreshAll, {}, { jobId: 'priority-refresh' });
       const refreshGroups = () => ingest.getJobCounts('waiting', 'active', 'delayed', 'completed', 'prioritized');
       // The refresh is under way: its groups are queued and some trends jobs are waiting for the pace.
-      await until(refreshGroups, (c) => (c.completed ?? 0) >= 2 && (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) >= 10, 120_000, 'the refresh to be under way');
-      const run = await startRun(database.db, new ResearchChain(research), { idea: 'Vintage furniture restoration service', hints: [], provider: 'google', source: 'research' });
-      await until(() => database.db.selectFrom('research_runs').select('status').where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded', 180_000, 'the run');
+      await until(
+        refreshGroups,
+        (c) => (c.completed ?? 0) >= 2 && (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) >= 10,
+        120_000,
+        'the refresh to be under way',
+      );
+      const run = await startRun(database.db, new ResearchChain(research), {
+        idea: 'Vintage furniture restoration service',
+        hints: [],
+        provider: 'google',
+        source: 'research',
+      });
+      await until(
+        () => database.db.selectFrom('research_runs').select('status').where('id', '=', run.id).executeTakeFirstOrThrow(),
+        (r) => r.status === 'succeeded',
+        180_000,
+        'the run',
+      );
       // Finished while much of the refresh still waited for Google: it went ahead, it did not queue behind.
-      const refreshRequests = (await trends.getJobs(['waiting', 'prioritized', 'active', 'delayed', 'completed'], 0, 1000)).filter((j) => j.opts.priority === TRENDS_PRIORITY.background);
+      const refreshRequests = (await trends.getJobs(['waiting', 'prioritized', 'active', 'delayed', 'completed'], 0, 1000)).filter(
+        (j) => j.opts.priority === TRENDS_PRIORITY.background,
+      );
       const pending = await Promise.all(refreshRequests.map(async (j) => !(await j.isCompleted())));
       expect(pending.filter(Boolean).length).toBeGreaterThanOrEqual(10); // of 40
 

@@ -68,12 +68,24 @@ describe('slow peers and hostile URLs against the real web process', () => {
     for (let i = 0; i < 100; i += 1) await insertInsight(database.db, { score: i / 100, title: `Insight ${i} ${'x'.repeat(300)}` });
     key = (await createApiKey(database.db, 'hostile', 'enterprise')).key;
     hooksKey = (await createApiKey(database.db, 'hostile webhooks', 'enterprise', null, ['webhooks:write'])).key;
-    const env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: '0', ADMIN_TOKEN, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
+    const env = {
+      ...database.env,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: redis.prefix,
+      PORT: '0',
+      ADMIN_TOKEN,
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    };
     // Two web processes: one with short connection bounds for the slow clients, one with
     // the defaults and a 4 MB cache for the memory test (where a loaded test machine must
     // not turn a slow answer into a timeout).
     // 200 slow connections from one address: more than a client's share of connection slots by default.
-    web = new ServiceProcess('web', { ...env, HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), HTTP_HEADERS_TIMEOUT_MS: '3000', HTTP_MAX_CONNECTIONS_PER_CLIENT: '1000' });
+    web = new ServiceProcess('web', {
+      ...env,
+      HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+      HTTP_HEADERS_TIMEOUT_MS: '3000',
+      HTTP_MAX_CONNECTIONS_PER_CLIENT: '1000',
+    });
     cacheWeb = new ServiceProcess('web', { ...env, API_CACHE_MAX_MB: '4' });
     base = (await web.ready).url!;
     cacheBase = (await cacheWeb.ready).url!;
@@ -106,7 +118,10 @@ describe('slow peers and hostile URLs against the real web process', () => {
   }
 
   it('a slow body on a route that takes none: answered at once and closed, never read', async () => {
-    const { answer, closedAfterMs } = await slowClient('POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n', 'a'.repeat(1000));
+    const { answer, closedAfterMs } = await slowClient(
+      'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n',
+      'a'.repeat(1000),
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 405/);
     expect(answer).toMatch(/connection: close/i);
     expect(closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 5_000);
@@ -138,7 +153,11 @@ describe('slow peers and hostile URLs against the real web process', () => {
   it('200 slow connections held open at once do not stop normal reads', async () => {
     const slow = Array.from({ length: 200 }, () => slowClient('GET /api/insights HTTP/1.1\r\nHost: x\r\n', 'X-Slow: '.padEnd(200, 'y')));
     const reads = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => fetch(`${base}/api/insights?limit=${(i % 10) + 1}`, { headers: bearer(key), signal: AbortSignal.timeout(30_000) }).then((r) => r.status)),
+      Array.from({ length: 50 }, (_, i) =>
+        fetch(`${base}/api/insights?limit=${(i % 10) + 1}`, { headers: bearer(key), signal: AbortSignal.timeout(30_000) }).then(
+          (r) => r.status,
+        ),
+      ),
     );
     expect(reads).toEqual(Array(50).fill(200));
     const closed = await Promise.all(slow);
@@ -171,7 +190,9 @@ describe('slow peers and hostile URLs against the real web process', () => {
       hits += caches.filter((c) => c === 'hit').length;
     }
     const after = rss();
-    process.stdout.write(`web RSS before 5,000 spellings of one list ${before.toFixed(0)} MB, after ${after.toFixed(0)} MB; ${hits} cache hits\n`);
+    process.stdout.write(
+      `web RSS before 5,000 spellings of one list ${before.toFixed(0)} MB, after ${after.toFixed(0)} MB; ${hits} cache hits\n`,
+    );
     // Each spelling was an entry of its own before (and a query, and a 60 KB page): the
     // hits and the cache's own size are what prove one entry. RSS is a loose sanity bound:
     // on a loaded machine V8 grows its heap by tens of MB under 5,000 requests whatever
@@ -197,7 +218,9 @@ describe('slow peers and hostile URLs against the real web process', () => {
       let ok = 0;
       for (let batch = from; batch < from + count; batch += 50) {
         const statuses = await Promise.all(
-          Array.from({ length: 50 }, (_, j) => fetch(`${cacheBase}/api/insights?limit=100&${spelling(batch + j)}`, { headers: bearer(key) }).then((r) => r.status)),
+          Array.from({ length: 50 }, (_, j) =>
+            fetch(`${cacheBase}/api/insights?limit=100&${spelling(batch + j)}`, { headers: bearer(key) }).then((r) => r.status),
+          ),
         );
         ok += statuses.filter((s) => s === 200).length;
         const odd = statuses.filter((s) => s !== 200);
@@ -241,7 +264,11 @@ describe("the web process under the Procfile's flags and the default 64 MB cache
     redis = await createTestRedis();
     for (let i = 0; i < 100; i += 1) await insertInsight(database.db, { score: i / 100, title: `Insight ${i} ${'x'.repeat(300)}` });
     key = (await createApiKey(database.db, 'distinct queries', 'enterprise')).key;
-    web = new ServiceProcess('web', { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: '0', ADMIN_TOKEN, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' }, { nodeFlags: procfileNodeFlags('web') });
+    web = new ServiceProcess(
+      'web',
+      { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: '0', ADMIN_TOKEN, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' },
+      { nodeFlags: procfileNodeFlags('web') },
+    );
     await web.ready;
   });
   afterAll(async () => {
@@ -259,7 +286,9 @@ describe("the web process under the Procfile's flags and the default 64 MB cache
     for (let batch = 0; batch < 5_000; batch += 50) {
       const statuses = await Promise.all(
         Array.from({ length: 50 }, async (_, j) => {
-          const res = await fetch(`${base}/api/insights?limit=100&min_score=0.${String(batch + j).padStart(7, '0')}1`, { headers: bearer(key) });
+          const res = await fetch(`${base}/api/insights?limit=100&min_score=0.${String(batch + j).padStart(7, '0')}1`, {
+            headers: bearer(key),
+          });
           await res.arrayBuffer();
           return res.status;
         }),
@@ -270,7 +299,9 @@ describe("the web process under the Procfile's flags and the default 64 MB cache
     const metrics = await (await fetch(`${base}/metrics`, { headers: bearer(ADMIN_TOKEN) })).text();
     const cacheMb = Number(/^api_response_cache_bytes (\d+)/m.exec(metrics)![1]) / 2 ** 20;
     const heapMb = Number(/^nodejs_heap_size_total_bytes (\d+)/m.exec(metrics)![1]) / 2 ** 20;
-    process.stdout.write(`web RSS before ${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB over 5,000 distinct queries; cache ${cacheMb.toFixed(1)} MB (budget 64), V8 heap ${heapMb.toFixed(0)} MB\n`);
+    process.stdout.write(
+      `web RSS before ${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB over 5,000 distinct queries; cache ${cacheMb.toFixed(1)} MB (budget 64), V8 heap ${heapMb.toFixed(0)} MB\n`,
+    );
     expect(cacheMb).toBeLessThanOrEqual(64);
     expect(cacheMb).toBeGreaterThan(60); // the cache was filled, not bypassed
     expect(peak - before).toBeLessThan(64 + OVERHEAD_MB);

@@ -92,7 +92,9 @@ describe('ingestion faults', () => {
     // The refresh asks for 90 days (the 30-day series is their last 30, rescaled).
     const series = [...(await demoSeries()).values()][7]!.slice(-90);
     // The cookie from a page, five blocks (redirects to Google's "sorry" page: each a cooldown, then one probe), then a normal exchange.
-    nock(GOOGLE).get('/trends/').reply(200, '<html>Google Trends</html>', { 'set-cookie': 'NID=511=storm; expires=Fri, 01-Jan-2100 00:00:00 GMT; path=/; domain=.google.com' });
+    nock(GOOGLE).get('/trends/').reply(200, '<html>Google Trends</html>', {
+      'set-cookie': 'NID=511=storm; expires=Fri, 01-Jan-2100 00:00:00 GMT; path=/; domain=.google.com',
+    });
     nock(GOOGLE).get('/trends/api/explore').query(true).times(5).reply(302, sorry(), { location: 'https://www.google.com/sorry/index' });
     nock(GOOGLE).get('/trends/api/explore').query(true).reply(200, explore());
     nock(GOOGLE).get('/trends/api/widgetdata/multiline').query(true).reply(200, multilineBody(series));
@@ -106,10 +108,19 @@ describe('ingestion faults', () => {
     const forecast = await forecastOf();
     expect(forecast).toBeDefined();
     // The 90 days stay fresh too (GET /trend-data?window=90d), on their own scale, with momentum and the class read from them.
-    const stored90 = await database.db.selectFrom('insight_series').select('points').where('insight_id', '=', insightId).where('timeframe', '=', '90d').executeTakeFirstOrThrow();
+    const stored90 = await database.db
+      .selectFrom('insight_series')
+      .select('points')
+      .where('insight_id', '=', insightId)
+      .where('timeframe', '=', '90d')
+      .executeTakeFirstOrThrow();
     const max90 = Math.max(...series.map((p) => p.value));
     expect(stored90.points.map((p) => p.value)).toEqual(series.map((p) => Math.round((p.value * 100) / max90)));
-    const refreshed = await database.db.selectFrom('insights').select(['dimensions', 'trend_class']).where('id', '=', insightId).executeTakeFirstOrThrow();
+    const refreshed = await database.db
+      .selectFrom('insights')
+      .select(['dimensions', 'trend_class'])
+      .where('id', '=', insightId)
+      .executeTakeFirstOrThrow();
     expect(refreshed.dimensions.momentum.evidence.model).toBe('90d');
     expect(refreshed.trend_class).toBe(refreshed.dimensions.momentum.evidence.trend_class);
     const [direct] = await egressPoolFor(resources, config).budget();
@@ -122,23 +133,52 @@ describe('ingestion faults', () => {
     // Another phrase (today's "pizza" answer is already fetched and would be reused), with data in place.
     const other = newId('insight');
     await upsertInsight(database.db, {
-      id: other, idea_key: 'bagel subscription', title: 'Bagel subscription', idea: 'Bagel subscription', primary_keyword: 'bagel',
-      keywords: ['bagel'], category: 'food-drink', source: 'research', overall_score: 0.4, confidence: 0.5, dimensions: dimensionsWith(0.4), summary: 'fixture', status: 'active',
+      id: other,
+      idea_key: 'bagel subscription',
+      title: 'Bagel subscription',
+      idea: 'Bagel subscription',
+      primary_keyword: 'bagel',
+      keywords: ['bagel'],
+      category: 'food-drink',
+      source: 'research',
+      overall_score: 0.4,
+      confidence: 0.5,
+      dimensions: dimensionsWith(0.4),
+      summary: 'fixture',
+      status: 'active',
     });
     const previous = [...(await demoSeries()).values()][9]!.slice(-30);
     await database.db.transaction().execute(async (trx) => {
       await replaceTrendPoints(trx, other, previous, new Date('2026-11-01T00:00:00Z'));
-      await upsertForecast(trx, other, forecast(previous.map((p) => p.date), previous.map((p) => p.value)), new Date('2026-11-01T00:00:00Z'));
+      await upsertForecast(
+        trx,
+        other,
+        forecast(
+          previous.map((p) => p.date),
+          previous.map((p) => p.value),
+        ),
+        new Date('2026-11-01T00:00:00Z'),
+      );
     });
-    const pointsOfOther = () => database.db.selectFrom('trend_points').selectAll().where('insight_id', '=', other).orderBy('date').execute();
+    const pointsOfOther = () =>
+      database.db.selectFrom('trend_points').selectAll().where('insight_id', '=', other).orderBy('date').execute();
     const forecastOfOther = () => database.db.selectFrom('forecasts').selectAll().where('insight_id', '=', other).executeTakeFirst();
     const before = await pointsOfOther();
     const forecastBefore = await forecastOfOther();
     expect(before).toHaveLength(30);
     nock(GOOGLE).get('/trends/api/explore').query(true).reply(200, '<html><body>Something changed</body></html>');
 
-    const job = await pipeline.queues.ingest.add(JOBS.refreshInsight, { insightId: other }, { jobId: `refresh-${other}-broken`, attempts: 1 });
-    await until(() => job.getState(), (s) => s === 'failed', 60_000, 'the refresh to fail');
+    const job = await pipeline.queues.ingest.add(
+      JOBS.refreshInsight,
+      { insightId: other },
+      { jobId: `refresh-${other}-broken`, attempts: 1 },
+    );
+    await until(
+      () => job.getState(),
+      (s) => s === 'failed',
+      60_000,
+      'the refresh to fail',
+    );
     const failed = await pipeline.queues.ingest.getJob(job.id!);
     expect(failed?.failedReason).toMatch(/previous data kept.*not its JSON/);
     expect(await pointsOfOther()).toEqual(before);

@@ -21,7 +21,7 @@ beforeAll(async () => {
   const categories = ['ai-ml', 'fintech', 'health'] as const;
   const sources = ['research', 'discovery'] as const;
   for (let i = 0; i < 45; i += 1) {
-    const score = Math.round(((i * 37) % 100) / 100 * 1000) / 1000;
+    const score = Math.round((((i * 37) % 100) / 100) * 1000) / 1000;
     const id = await insertInsight(t.database.db, {
       score,
       category: categories[i % 3],
@@ -35,7 +35,9 @@ afterAll(() => t.close());
 
 const get = (url: string, headers: Record<string, string> = bearer(key)) => t.app.inject({ method: 'GET', url, headers });
 
-async function walk(url: string): Promise<Array<{ id: string; overall_score: number; created_at: string; category: string; source: string }>> {
+async function walk(
+  url: string,
+): Promise<Array<{ id: string; overall_score: number; created_at: string; category: string; source: string }>> {
   const seen = [];
   let next: string | null = null;
   do {
@@ -74,7 +76,13 @@ describe('GET /api/insights', () => {
       const rows = await walk(`/api/insights?limit=7&sort=${sort}`);
       expect(rows).toHaveLength(45);
       expect(new Set(rows.map((r) => r.id)).size).toBe(45);
-      if (sort === 'newest') expect(rows.map((r) => r.created_at)).toEqual(rows.map((r) => r.created_at).sort().reverse());
+      if (sort === 'newest')
+        expect(rows.map((r) => r.created_at)).toEqual(
+          rows
+            .map((r) => r.created_at)
+            .sort()
+            .reverse(),
+        );
       if (sort === 'oldest') expect(rows.map((r) => r.created_at)).toEqual(rows.map((r) => r.created_at).sort());
     }
   });
@@ -209,7 +217,14 @@ describe('authentication', () => {
     const { pino } = await import('pino');
     const cache = new ApiKeyCache(t.database.db);
     const stop = await cache.listen(subscriber, t.redis.keys.apiKeyChangesChannel);
-    const app = await buildApp({ db: t.database.db, redis: t.redis.redis, redisKeys: t.redis.keys, logger: pino({ level: 'silent' }), apiKeys: cache, overloadMaxEventLoopDelayMs: 0 });
+    const app = await buildApp({
+      db: t.database.db,
+      redis: t.redis.redis,
+      redisKeys: t.redis.keys,
+      logger: pino({ level: 'silent' }),
+      apiKeys: cache,
+      overloadMaxEventLoopDelayMs: 0,
+    });
     const call = () => app.inject({ method: 'GET', url: '/api/usage', headers: bearer(created.key) });
     expect((await call()).statusCode).toBe(200); // now cached as valid
     await revokeApiKey(t.database.db, created.id);
@@ -327,7 +342,14 @@ describe('catalog, usage, health and docs', () => {
     expect(ready.json().checks).toEqual({ postgres: { ok: true }, redis: { ok: true } });
     const spec = (await get('/openapi.json', {})).json();
     expect(spec.openapi).toBe('3.1.0');
-    for (const path of ['/api/insights', '/api/insights/{id}', '/api/insights/{id}/trend-data', '/api/categories', '/api/sources', '/api/usage']) {
+    for (const path of [
+      '/api/insights',
+      '/api/insights/{id}',
+      '/api/insights/{id}/trend-data',
+      '/api/categories',
+      '/api/sources',
+      '/api/usage',
+    ]) {
       expect(spec.paths[path]?.get?.responses?.['200'], path).toBeDefined();
     }
     const docs = await get('/docs', {});

@@ -12,7 +12,12 @@ import { insertInsight } from '../support/fixtures.js';
 let t: TestApp;
 let key: string;
 const COUNT = 48;
-const topics = ['Coffee subscription for offices', 'Dog walking marketplace', 'Invoice reminders for freelancers', 'Restaurant booking widget'];
+const topics = [
+  'Coffee subscription for offices',
+  'Dog walking marketplace',
+  'Invoice reminders for freelancers',
+  'Restaurant booking widget',
+];
 const fixtures: Array<{ id: string; momentum: number | null; pain: number; trendClass: TrendClass; topic: string }> = [];
 
 beforeAll(async () => {
@@ -76,7 +81,10 @@ describe('q= full-text search', () => {
 
     const dogs = await walk('/api/insights?q=%22dog%20walking%22&trend_class=rising,peaked&sort=newest', 2);
     expect(dogs.map((r) => r.id).sort()).toEqual(
-      fixtures.filter((f) => f.topic.startsWith('Dog') && ['rising', 'peaked'].includes(f.trendClass)).map((f) => f.id).sort(),
+      fixtures
+        .filter((f) => f.topic.startsWith('Dog') && ['rising', 'peaked'].includes(f.trendClass))
+        .map((f) => f.id)
+        .sort(),
     );
     expect((await get('/api/insights?q=zeppelin')).json()).toEqual({ data: [], next_cursor: null });
   });
@@ -95,7 +103,12 @@ describe('trend_class', () => {
   it('filters by one class or several, and every item carries its class and hit rate', async () => {
     for (const c of TREND_CLASSES) {
       const rows = await walk(`/api/insights?trend_class=${c}&sort=score`, 4);
-      expect(rows.map((r) => r.id).sort(), c).toEqual(fixtures.filter((f) => f.trendClass === c).map((f) => f.id).sort());
+      expect(rows.map((r) => r.id).sort(), c).toEqual(
+        fixtures
+          .filter((f) => f.trendClass === c)
+          .map((f) => f.id)
+          .sort(),
+      );
       for (const r of rows) {
         expect(r.trend_class).toBe(c);
         expect(r.trend_class_hit_rate).toBe(BACKTEST.trendClasses[c].hit_rate);
@@ -154,14 +167,30 @@ describe('GET /api/methodology', () => {
     expect(Object.keys(m.dimensions).sort()).toEqual([...DIMENSIONS].sort());
     // The designed weights sum to 1; pain and intent weigh half of theirs until validated, and say so.
     expect(Object.values(m.overall.designed_weights as Record<string, number>).reduce((s, w) => s + w, 0)).toBeCloseTo(1, 10);
-    expect(m.dimensions.pain).toMatchObject({ weight: 0.075, experimental: true, why_experimental: expect.stringMatching(/not been validated .* on 30 phrases/) });
+    expect(m.dimensions.pain).toMatchObject({
+      weight: 0.075,
+      experimental: true,
+      why_experimental: expect.stringMatching(/not been validated .* on 30 phrases/),
+    });
     expect(m.dimensions.demand).toMatchObject({ weight: 0.2, experimental: false });
-    expect(m.validation).toMatchObject({ dimensions: ['pain', 'intent'], required_phrases: 30, measured_phrases: 0, reproduce: expect.stringContaining('insights evidence collect') });
+    expect(m.validation).toMatchObject({
+      dimensions: ['pain', 'intent'],
+      required_phrases: 30,
+      measured_phrases: 0,
+      reproduce: expect.stringContaining('insights evidence collect'),
+    });
     for (const d of Object.values(m.dimensions) as Array<{ formula: string }>) expect(d.formula.length).toBeGreaterThan(20);
     expect(m.measured_on).toBe('2026-11-23');
-    expect(m.momentum.backtest).toMatchObject({ data: expect.stringMatching(/466 real daily Google Trends series/), held_out: BACKTEST.momentum.held_out, reproduce: 'npm run bench:momentum' });
+    expect(m.momentum.backtest).toMatchObject({
+      data: expect.stringMatching(/466 real daily Google Trends series/),
+      held_out: BACKTEST.momentum.held_out,
+      reproduce: 'npm run bench:momentum',
+    });
     expect(m.trend_classes.map((c: { class: string }) => c.class).sort()).toEqual([...TREND_CLASSES].sort());
-    expect(m.trend_classes.find((c: { class: string }) => c.class === 'seasonal')).toMatchObject({ hit_rate: null, note: expect.stringMatching(/242 days/) });
+    expect(m.trend_classes.find((c: { class: string }) => c.class === 'seasonal')).toMatchObject({
+      hit_rate: null,
+      note: expect.stringMatching(/242 days/),
+    });
     // Pain and intent read today's evidence; how it agrees with the related-list evidence, and on how little data.
     expect(m.dimensions.pain.evidence).toMatch(/compared over 12 months, in one request/);
     expect(m.evidence_agreement).toMatchObject({ ...EVIDENCE_AGREEMENT, reproduce: 'npm run bench:evidence' });

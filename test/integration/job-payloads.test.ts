@@ -39,8 +39,18 @@ describe('a job with a payload its processor does not accept', () => {
     const cases = [
       { queue: pipeline.queues.webhooks, name: JOBS.webhookMatch, data: { eventId: 7 }, message: /^match: invalid payload at \/eventId: / },
       { queue: pipeline.queues.webhooks, name: JOBS.webhookDeliver, data: {}, message: /^deliver: invalid payload at \/deliveryId: / },
-      { queue: pipeline.queues.ingest, name: JOBS.refreshInsight, data: { insightId: 'not-an-insight' }, message: /^refresh-insight: invalid payload at \/insightId: / },
-      { queue: pipeline.queues.ingest, name: JOBS.refreshGroup, data: { insightIds: [] }, message: /^refresh-group: invalid payload at \/insightIds: / },
+      {
+        queue: pipeline.queues.ingest,
+        name: JOBS.refreshInsight,
+        data: { insightId: 'not-an-insight' },
+        message: /^refresh-insight: invalid payload at \/insightId: /,
+      },
+      {
+        queue: pipeline.queues.ingest,
+        name: JOBS.refreshGroup,
+        data: { insightIds: [] },
+        message: /^refresh-group: invalid payload at \/insightIds: /,
+      },
     ];
     for (const c of cases) {
       const job = await c.queue.add(c.name, c.data, { attempts: 3 });

@@ -31,15 +31,17 @@ beforeAll(async () => {
             // One idea in 400 mentions raclette: a rare word, which the GIN index finds fastest.
             idea: `an idea about ${words[(i * 7) % words.length]} and ${words[(i * 3) % words.length]}${i % 400 === 0 ? ' with raclette' : ''}`,
             primary_keyword: 'k',
-            keywords: "[]",
-            summary: "",
-            status: "active",
+            keywords: '[]',
+            summary: '',
+            status: 'active',
             category: CATEGORY_VALUES[i % CATEGORY_VALUES.length]!,
             source: SOURCE_VALUES[i % SOURCE_VALUES.length]!,
             overall_score: ((i * 7919) % 1000) / 1000,
             confidence: 0.5,
             dimensions: dims,
-            dimension_scores: JSON.stringify(Object.fromEntries(DIMENSIONS.map((d, k) => [d, (i + k) % 11 === 0 ? null : (((i + k) * 7919) % 1000) / 1000]))),
+            dimension_scores: JSON.stringify(
+              Object.fromEntries(DIMENSIONS.map((d, k) => [d, (i + k) % 11 === 0 ? null : (((i + k) * 7919) % 1000) / 1000])),
+            ),
             trend_class: TREND_CLASSES[i % TREND_CLASSES.length]!,
             created_at: new Date(Date.UTC(2026, 0, 1) + i * 60_000),
           };
@@ -77,21 +79,43 @@ const cases: Array<[string, InsightFilter, RegExp]> = [
     [`sort=${d} category`, { limit: 20, sort: d, categories: ['fintech'] }, /insights_\w+_idx/],
     [`sort=${d} source`, { limit: 20, sort: d, source: 'discovery' }, /insights_\w+_idx/],
     [`sort=${d} min_score`, { limit: 20, sort: d, minScore: 0.8 }, /insights_\w+_idx/],
-    [`sort=${d} cursor`, { limit: 20, sort: d, after: { sort: d, value: 0.5, id: 'ins_zzzzzzzzzzzzzzzzzzzz' } }, new RegExp(`insights_${d}_idx`)],
+    [
+      `sort=${d} cursor`,
+      { limit: 20, sort: d, after: { sort: d, value: 0.5, id: 'ins_zzzzzzzzzzzzzzzzzzzz' } },
+      new RegExp(`insights_${d}_idx`),
+    ],
   ]),
   // trend_class with every sort.
   ['trend_class sort=score', { limit: 20, sort: 'score', trendClasses: ['rising'] }, /insights_trend_class_score_idx/],
   ['trend_class sort=newest', { limit: 20, sort: 'newest', trendClasses: ['rising'] }, /insights_trend_class_created_idx/],
   ['trend_class sort=oldest', { limit: 20, sort: 'oldest', trendClasses: ['rising'] }, /insights_trend_class_created_idx/],
-  ['two trend classes sort=score', { limit: 20, sort: 'score', trendClasses: ['rising', 'exploding'] }, /insights_(trend_class_)?score_idx/],
-  ...DIMENSIONS.map((d): [string, InsightFilter, RegExp] => [`trend_class sort=${d}`, { limit: 20, sort: d, trendClasses: ['peaked'] }, /insights_\w+_idx/]),
+  [
+    'two trend classes sort=score',
+    { limit: 20, sort: 'score', trendClasses: ['rising', 'exploding'] },
+    /insights_(trend_class_)?score_idx/,
+  ],
+  ...DIMENSIONS.map((d): [string, InsightFilter, RegExp] => [
+    `trend_class sort=${d}`,
+    { limit: 20, sort: d, trendClasses: ['peaked'] },
+    /insights_\w+_idx/,
+  ]),
   // q= with every sort: a rare word is found through the GIN index; for a common one,
   // walking the sort's index and checking each row stops sooner, and the planner says so.
   ...(['score', 'newest', 'oldest', ...DIMENSIONS] as const).flatMap((sort): Array<[string, InsightFilter, RegExp]> => [
     [`q (rare) sort=${sort}`, { limit: 20, sort, text: 'raclette' }, /insights_search_idx/],
     [`q (common) sort=${sort}`, { limit: 20, sort, text: 'tutoring payments' }, /insights_\w+_idx/],
   ]),
-  ['q with trend_class and cursor', { limit: 20, sort: 'momentum', text: 'garden', trendClasses: ['stable'], after: { sort: 'momentum', value: 0.4, id: 'ins_zzzzzzzzzzzzzzzzzzzz' } }, /insights_\w+_idx/],
+  [
+    'q with trend_class and cursor',
+    {
+      limit: 20,
+      sort: 'momentum',
+      text: 'garden',
+      trendClasses: ['stable'],
+      after: { sort: 'momentum', value: 0.4, id: 'ins_zzzzzzzzzzzzzzzzzzzz' },
+    },
+    /insights_\w+_idx/,
+  ],
 ];
 
 describe('list queries use their index', () => {

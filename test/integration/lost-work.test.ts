@@ -42,12 +42,21 @@ describe('job schedulers', () => {
   it('come back after Redis loses them: every worker upserts them again', async () => {
     const database = await createTestDatabase();
     const resources = testResources(database, redis);
-    const pipeline = await startWorkers(resources, loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'synthetic' }), pino({ level: 'silent' }), {
-      keepSchedulers: true,
-      schedulerKeepaliveMs: 200,
-    });
+    const pipeline = await startWorkers(
+      resources,
+      loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'synthetic' }),
+      pino({ level: 'silent' }),
+      {
+        keepSchedulers: true,
+        schedulerKeepaliveMs: 200,
+      },
+    );
     try {
-      const names = async () => (await Promise.all([pipeline.queues.maintenance.getJobSchedulers(), pipeline.queues.ingest.getJobSchedulers()])).flat().map((s) => s.key).sort();
+      const names = async () =>
+        (await Promise.all([pipeline.queues.maintenance.getJobSchedulers(), pipeline.queues.ingest.getJobSchedulers()]))
+          .flat()
+          .map((s) => s.key)
+          .sort();
       expect(await names()).toEqual(['discover-daily', 'prune-daily', 'refresh-daily', 'relay-every-5s', 'sweep-every-15s']);
       // What a restart without persistence leaves: nothing.
       for (const key of ['sweep-every-15s', 'relay-every-5s', 'prune-daily']) await pipeline.queues.maintenance.removeJobScheduler(key);
@@ -57,7 +66,10 @@ describe('job schedulers', () => {
       // every 5 s stayed in Redis for good.
       for (const queue of [pipeline.queues.maintenance, pipeline.queues.ingest]) {
         for (const scheduler of await queue.getJobSchedulers()) {
-          expect(scheduler.template?.opts, scheduler.key).toMatchObject({ removeOnComplete: { age: 86_400, count: 100 }, removeOnFail: { age: 604_800, count: 1_000 } });
+          expect(scheduler.template?.opts, scheduler.key).toMatchObject({
+            removeOnComplete: { age: 86_400, count: 100 },
+            removeOnFail: { age: 604_800, count: 1_000 },
+          });
         }
       }
     } finally {

@@ -48,7 +48,12 @@ describe('overload', () => {
     });
     await app.ready();
     // Building the app lags the loop too: wait until it is calm, then make it lag.
-    await until(async () => (await app.inject({ url: '/healthz' })).statusCode, (s) => s === 200, 60_000, 'a calm event loop');
+    await until(
+      async () => (await app.inject({ url: '/healthz' })).statusCode,
+      (s) => s === 200,
+      60_000,
+      'a calm event loop',
+    );
     // Every route sheds, the health routes included (their own 503 body has another shape: both must serialise).
     for (const url of ['/healthz', '/readyz']) {
       // The sample taken right after a lag (every 100 ms) flags it until the next calm sample.
@@ -84,25 +89,35 @@ describe('logs', () => {
     await app.inject({ url: '/api/insights?limit=1', headers: { authorization: `Bearer ${key}` } });
     await app.inject({ url: '/api/nope', headers: { authorization: `Bearer ${key}` } });
     await app.inject({ url: '/api/insights?limit=abc', headers: { authorization: `Bearer ${key}x` } });
-    logger.info({ req: { headers: { authorization: `Bearer ${key}` } }, secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0', apiKey: key }, 'an object carrying secrets');
+    logger.info(
+      { req: { headers: { authorization: `Bearer ${key}` } }, secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0', apiKey: key },
+      'an object carrying secrets',
+    );
     await app.close();
     const all = lines.join('');
     expect(lines.length).toBeGreaterThan(3);
     expect(all).not.toContain(key.slice(4));
     expect(all).not.toContain('whsec_');
     expect(all).toContain('[redacted]');
-    const requestLine = lines.map((l) => JSON.parse(l) as { msg: string; url?: string; key_id?: string }).find((l) => l.msg === 'request' && l.url === '/api/insights?limit=1');
+    const requestLine = lines
+      .map((l) => JSON.parse(l) as { msg: string; url?: string; key_id?: string })
+      .find((l) => l.msg === 'request' && l.url === '/api/insights?limit=1');
     expect(requestLine?.key_id).toBe(id);
   });
 });
 
 describe('graceful shutdown', () => {
   it('SIGTERM lets active research steps finish; a new worker completes every run, nothing lost or doubled', async () => {
-    const queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.keys.queuePrefix(QUEUES.research) });
+    const queue = new Queue(QUEUES.research, {
+      connection: createRedis(redis.url, 'worker'),
+      prefix: redis.keys.queuePrefix(QUEUES.research),
+    });
     const chain = new ResearchChain(queue);
-    for (let i = 0; i < 8; i += 1) await startRun(database.db, chain, { idea: `Graceful shutdown idea ${i}`, hints: [], provider: 'synthetic', source: 'synthetic' });
+    for (let i = 0; i < 8; i += 1)
+      await startRun(database.db, chain, { idea: `Graceful shutdown idea ${i}`, hints: [], provider: 'synthetic', source: 'synthetic' });
     const env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, RESEARCH_CONCURRENCY: '2' };
-    const done = async () => Number((await sql<{ n: string }>`select count(*) as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n);
+    const done = async () =>
+      Number((await sql<{ n: string }>`select count(*) as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n);
 
     const first = startWorkerProcess(env);
     await until(done, (n) => n >= 40, 60_000, 'some steps');
@@ -114,7 +129,12 @@ describe('graceful shutdown', () => {
 
     const second = startWorkerProcess(env);
     try {
-      await until(() => database.db.selectFrom('research_runs').select('status').execute(), (rows) => rows.every((r) => r.status === 'succeeded'), 60_000, 'all runs');
+      await until(
+        () => database.db.selectFrom('research_runs').select('status').execute(),
+        (rows) => rows.every((r) => r.status === 'succeeded'),
+        60_000,
+        'all runs',
+      );
     } finally {
       second.kill('SIGTERM');
       await new Promise((r) => second.once('exit', r));

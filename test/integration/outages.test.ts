@@ -27,7 +27,13 @@ describe('outages are 503, never 500', () => {
   it('a Redis that is not there: /api is 503 with Retry-After, /readyz names Redis and nothing else', async () => {
     const { key } = await createApiKey(database.db, 'outage', 'free');
     const nowhere = createRedis(`redis://127.0.0.1:${await freePort()}`);
-    const app = await buildApp({ db: database.db, redis: nowhere, redisKeys: redis.keys, logger: pino({ level: 'silent' }), overloadMaxEventLoopDelayMs: 0 });
+    const app = await buildApp({
+      db: database.db,
+      redis: nowhere,
+      redisKeys: redis.keys,
+      logger: pino({ level: 'silent' }),
+      overloadMaxEventLoopDelayMs: 0,
+    });
     try {
       const res = await app.inject({ url: '/api/insights', headers: { authorization: `Bearer ${key}` } });
       expect(res.statusCode).toBe(503);
@@ -42,27 +48,37 @@ describe('outages are 503, never 500', () => {
     }
   });
 
-  it.runIf(realPostgres)('a dropped database (SQLSTATE 3D000, 57P01): /api is 503, /readyz names Postgres, no database name leaks', async () => {
-    const doomed = await createTestDatabase();
-    const { key } = await createApiKey(doomed.db, 'outage', 'enterprise');
-    const app = await buildApp({ db: doomed.db, redis: redis.redis, redisKeys: redis.keys, logger: pino({ level: 'silent' }), overloadMaxEventLoopDelayMs: 0, cacheTtlSeconds: 0 });
-    try {
-      expect((await app.inject({ url: '/api/insights', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
-      const name = new URL(doomed.url).pathname.slice(1);
-      await sql`drop database ${sql.id(name)} with (force)`.execute(database.db);
-      for (const url of ['/api/insights', '/api/categories', '/api/insights?limit=3&sort=newest']) {
-        const res = await app.inject({ url, headers: { authorization: `Bearer ${key}` } });
-        expect(res.statusCode, url).toBe(503);
-        expect(res.headers['retry-after']).toBe('5');
-        expect(res.body).not.toContain(name);
+  it.runIf(realPostgres)(
+    'a dropped database (SQLSTATE 3D000, 57P01): /api is 503, /readyz names Postgres, no database name leaks',
+    async () => {
+      const doomed = await createTestDatabase();
+      const { key } = await createApiKey(doomed.db, 'outage', 'enterprise');
+      const app = await buildApp({
+        db: doomed.db,
+        redis: redis.redis,
+        redisKeys: redis.keys,
+        logger: pino({ level: 'silent' }),
+        overloadMaxEventLoopDelayMs: 0,
+        cacheTtlSeconds: 0,
+      });
+      try {
+        expect((await app.inject({ url: '/api/insights', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
+        const name = new URL(doomed.url).pathname.slice(1);
+        await sql`drop database ${sql.id(name)} with (force)`.execute(database.db);
+        for (const url of ['/api/insights', '/api/categories', '/api/insights?limit=3&sort=newest']) {
+          const res = await app.inject({ url, headers: { authorization: `Bearer ${key}` } });
+          expect(res.statusCode, url).toBe(503);
+          expect(res.headers['retry-after']).toBe('5');
+          expect(res.body).not.toContain(name);
+        }
+        const ready = await app.inject({ url: '/readyz' });
+        expect(ready.statusCode).toBe(503);
+        expect(ready.json()).toEqual({ status: 'unavailable', checks: { postgres: { ok: false }, redis: { ok: true } } });
+        expect(ready.body).not.toContain(name);
+      } finally {
+        await app.close();
+        await doomed.destroy();
       }
-      const ready = await app.inject({ url: '/readyz' });
-      expect(ready.statusCode).toBe(503);
-      expect(ready.json()).toEqual({ status: 'unavailable', checks: { postgres: { ok: false }, redis: { ok: true } } });
-      expect(ready.body).not.toContain(name);
-    } finally {
-      await app.close();
-      await doomed.destroy();
-    }
-  });
+    },
+  );
 });

@@ -110,7 +110,9 @@ describe('pipelined requests whose answers are never read', () => {
     let received = 0;
     socket.on('data', (chunk: Buffer) => (received += chunk.length));
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    socket.once('connect', () => socket.write(`GET /api/insights?limit=100 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`.repeat(count)));
+    socket.once('connect', () =>
+      socket.write(`GET /api/insights?limit=100 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`.repeat(count)),
+    );
     return { socket, closed, received: () => received };
   }
 
@@ -142,7 +144,11 @@ describe('pipelined requests whose answers are never read', () => {
       const socket = net.connect(Number(port), '127.0.0.1');
       socket.pause();
       socket.on('error', () => {});
-      socket.once('connect', () => socket.write(`GET ${route} HTTP/1.1\r\nHost: x\r\n${route.startsWith('/api/') ? `Authorization: Bearer ${key}\r\n` : ''}\r\n`.repeat(1_500)));
+      socket.once('connect', () =>
+        socket.write(
+          `GET ${route} HTTP/1.1\r\nHost: x\r\n${route.startsWith('/api/') ? `Authorization: Bearer ${key}\r\n` : ''}\r\n`.repeat(1_500),
+        ),
+      );
       return socket;
     });
     await Promise.all(sockets.map((s) => new Promise((resolve) => (s.localPort ? resolve(null) : s.once('connect', resolve)))));
@@ -151,7 +157,12 @@ describe('pipelined requests whose answers are never read', () => {
     // What the kernel holds for these connections, on either side (TIME_WAIT holds nothing of the process's).
     const open = () => tcpConnections(Number(port)).filter((c) => ends.includes(c.clientPort) && c.state !== 'TIME_WAIT');
     try {
-      const left = await until(async () => open(), (c) => c.length === 0, 60_000, 'the pipelining connections to be gone at both ends');
+      const left = await until(
+        async () => open(),
+        (c) => c.length === 0,
+        60_000,
+        'the pipelining connections to be gone at both ends',
+      );
       expect(left).toEqual([]);
       process.stdout.write(`all ${routes.length} pipelining connections gone at both ends after ${Date.now() - started} ms\n`);
       // HTTP_REQUEST_TIMEOUT_MS is 3 s here: gone well before the 90 s the review saw them open.
@@ -164,7 +175,12 @@ describe('pipelined requests whose answers are never read', () => {
   it('over the process-wide budget for unread answers, the connections holding the most are closed first', async () => {
     // A connection is worked on one request at a time, so each holds about one page (60 KB) in the
     // process once the kernel's buffers for it are full: 40 of them hold more than 1 MB.
-    const budgetWeb = new ServiceProcess('web', { ...env(), HTTP_MAX_PIPELINED: '400', HTTP_MAX_UNREAD_TOTAL_MB: '1', HTTP_REQUEST_TIMEOUT_MS: '60000' });
+    const budgetWeb = new ServiceProcess('web', {
+      ...env(),
+      HTTP_MAX_PIPELINED: '400',
+      HTTP_MAX_UNREAD_TOTAL_MB: '1',
+      HTTP_REQUEST_TIMEOUT_MS: '60000',
+    });
     try {
       const url = (await budgetWeb.ready).url!;
       const clients = Array.from({ length: 40 }, () => unreadPages(url, 300));
@@ -214,7 +230,12 @@ describe('pipelined requests whose answers are never read', () => {
     const overBound = new Promise<never>((_, reject) => {
       sampler = setInterval(() => {
         peak = Math.max(peak, rssMb());
-        if (peak - before > MEMORY_BOUND_MB) reject(new Error(`the web process grew by ${(peak - before).toFixed(0)} MB (bound ${MEMORY_BOUND_MB} MB) with the connections still open`));
+        if (peak - before > MEMORY_BOUND_MB)
+          reject(
+            new Error(
+              `the web process grew by ${(peak - before).toFixed(0)} MB (bound ${MEMORY_BOUND_MB} MB) with the connections still open`,
+            ),
+          );
       }, 100);
     });
     try {
@@ -222,7 +243,9 @@ describe('pipelined requests whose answers are never read', () => {
     } finally {
       clearInterval(sampler);
     }
-    process.stdout.write(`web RSS before ${before.toFixed(0)} MB, peak while pipelining ${peak.toFixed(0)} MB; all ${CONNECTIONS} connections closed by the server\n`);
+    process.stdout.write(
+      `web RSS before ${before.toFixed(0)} MB, peak while pipelining ${peak.toFixed(0)} MB; all ${CONNECTIONS} connections closed by the server\n`,
+    );
     expect(peak - before).toBeLessThan(MEMORY_BOUND_MB);
     // The process is still there and answering.
     expect((await fetch(`${base}/healthz`)).status).toBe(200);

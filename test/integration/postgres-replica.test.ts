@@ -49,9 +49,17 @@ describe('the API on a lagging read replica', () => {
   it('shows a finished run at once (from the primary), and reads the replica once it has caught up', async () => {
     const env = { DATABASE_URL: primary.urlFor('app'), REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'synthetic' };
     // Replica routing is tested, not load shedding: a busy CI machine must not turn reads into 503s.
-    const web = new ServiceProcess('web', { ...env, DATABASE_READ_URL: replica.urlFor('app'), PORT: '0', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' });
+    const web = new ServiceProcess('web', {
+      ...env,
+      DATABASE_READ_URL: replica.urlFor('app'),
+      PORT: '0',
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    });
     const worker = new ServiceProcess('worker', env);
-    const queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.keys.queuePrefix(QUEUES.research) });
+    const queue = new Queue(QUEUES.research, {
+      connection: createRedis(redis.url, 'worker'),
+      prefix: redis.keys.queuePrefix(QUEUES.research),
+    });
     try {
       const base = (await web.ready).url!;
       await worker.ready;
@@ -64,9 +72,20 @@ describe('the API on a lagging read replica', () => {
       // No write announced yet: no version says how far a replica must be, so the primary answers.
       expect((await list()).from).toBe('primary');
 
-      const run = await startRun(db, new ResearchChain(queue), { idea: 'Replica lag test idea for bakers', hints: [], provider: 'synthetic', source: 'synthetic' });
-      const done = await until(() => db.selectFrom('research_runs').select(['status', 'insight_id']).where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded', 120_000, 'the run');
-      const onReplica = async () => (await replicaDb.selectFrom('insights').select('id').where('id', '=', done.insight_id!).executeTakeFirst()) !== undefined;
+      const run = await startRun(db, new ResearchChain(queue), {
+        idea: 'Replica lag test idea for bakers',
+        hints: [],
+        provider: 'synthetic',
+        source: 'synthetic',
+      });
+      const done = await until(
+        () => db.selectFrom('research_runs').select(['status', 'insight_id']).where('id', '=', run.id).executeTakeFirstOrThrow(),
+        (r) => r.status === 'succeeded',
+        120_000,
+        'the run',
+      );
+      const onReplica = async () =>
+        (await replicaDb.selectFrom('insights').select('id').where('id', '=', done.insight_id!).executeTakeFirst()) !== undefined;
       const atOnce = await list();
       expect(await onReplica()).toBe(false); // the replica really lags behind the run's writes
       expect(atOnce.ids).toContain(done.insight_id); // yet the API shows the insight: it read the primary
@@ -93,11 +112,22 @@ describe('insights doctor', () => {
     }
     expect(behind).toBeGreaterThan(0);
 
-    const env = { DATABASE_URL: primary.urlFor('app'), DATABASE_READ_URL: replica.urlFor('app'), REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix };
+    const env = {
+      DATABASE_URL: primary.urlFor('app'),
+      DATABASE_READ_URL: replica.urlFor('app'),
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: redis.prefix,
+    };
     const json = await runCli(['doctor', '--json'], env);
     expect(json.code, json.stderr).toBe(0);
-    const shown = JSON.parse(json.stdout) as { replica: { reachable: boolean; bytesBehind: number; replayedLsn: string; primaryLsn: string } };
-    expect(shown.replica).toMatchObject({ reachable: true, replayedLsn: expect.stringMatching(/^[0-9A-F]+\/[0-9A-F]+$/), primaryLsn: expect.stringMatching(/^[0-9A-F]+\/[0-9A-F]+$/) });
+    const shown = JSON.parse(json.stdout) as {
+      replica: { reachable: boolean; bytesBehind: number; replayedLsn: string; primaryLsn: string };
+    };
+    expect(shown.replica).toMatchObject({
+      reachable: true,
+      replayedLsn: expect.stringMatching(/^[0-9A-F]+\/[0-9A-F]+$/),
+      primaryLsn: expect.stringMatching(/^[0-9A-F]+\/[0-9A-F]+$/),
+    });
     expect(shown.replica.bytesBehind).toBeGreaterThanOrEqual(0);
     const text = await runCli(['doctor'], env);
     expect(text.stdout).toMatch(/Replica: +\d+ bytes of WAL behind the primary/);

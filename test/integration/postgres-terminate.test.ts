@@ -77,7 +77,10 @@ describe.runIf(realPostgres)('a terminated Postgres backend never crashes the pr
           error = w.nextError();
           expect(await terminate(app)).toBeGreaterThan(0);
           await error;
-          const failed = await sql`select 1`.execute(conn).then(() => undefined, (e: unknown) => e);
+          const failed = await sql`select 1`.execute(conn).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
           expect(isOutage(failed), String(failed)).toBe(true);
         });
 
@@ -91,7 +94,10 @@ describe.runIf(realPostgres)('a terminated Postgres backend never crashes the pr
             await error;
             await sql`insert into terminate_probe values (${round})`.execute(trx);
           })
-          .then(() => undefined, (e: unknown) => e);
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
         expect(isOutage(outcome), String(outcome)).toBe(true);
       }
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from terminate_probe`.execute(w.db);
@@ -103,7 +109,10 @@ describe.runIf(realPostgres)('a terminated Postgres backend never crashes the pr
   });
 
   it('the worker process lives through 25 terminations of all its connections and finishes every run', async () => {
-    const queue = new Queue(QUEUES.research, { connection: createRedis(redis.url, 'worker'), prefix: redis.keys.queuePrefix(QUEUES.research) });
+    const queue = new Queue(QUEUES.research, {
+      connection: createRedis(redis.url, 'worker'),
+      prefix: redis.keys.queuePrefix(QUEUES.research),
+    });
     const chain = new ResearchChain(queue);
     const worker = new ServiceProcess('worker', {
       ...database.env,
@@ -117,9 +126,17 @@ describe.runIf(realPostgres)('a terminated Postgres backend never crashes the pr
       await worker.ready;
       const runs = [];
       for (let i = 0; i < 12; i += 1) {
-        runs.push(await startRun(database.db, chain, { idea: `Terminated backend idea ${i} for dog walkers`, hints: [], provider: 'synthetic', source: 'synthetic' }));
+        runs.push(
+          await startRun(database.db, chain, {
+            idea: `Terminated backend idea ${i} for dog walkers`,
+            hints: [],
+            provider: 'synthetic',
+            source: 'synthetic',
+          }),
+        );
       }
-      const doneSteps = async () => (await sql<{ n: number }>`select count(*)::int as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n;
+      const doneSteps = async () =>
+        (await sql<{ n: number }>`select count(*)::int as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n;
       let terminations = 0;
       while (terminations < 25) {
         const before = await doneSteps();
@@ -141,7 +158,9 @@ describe.runIf(realPostgres)('a terminated Postgres backend never crashes the pr
       const finished = await database.db.selectFrom('research_runs').select(['status', 'insight_id']).execute();
       expect(finished.map((r) => r.status)).toEqual(Array(runs.length).fill('succeeded'));
       const perRun = await sql<{ n: number; distinct_steps: number }>`
-        select count(*)::int as n, count(distinct step)::int as distinct_steps from research_steps where status = 'done' group by run_id`.execute(database.db);
+        select count(*)::int as n, count(distinct step)::int as distinct_steps from research_steps where status = 'done' group by run_id`.execute(
+        database.db,
+      );
       expect(perRun.rows.map((r) => [r.n, r.distinct_steps])).toEqual(Array(runs.length).fill([40, 40]));
       expect(new Set(finished.map((r) => r.insight_id)).size).toBe(runs.length);
     } finally {

@@ -35,7 +35,12 @@ async function quickStartCommands(): Promise<string[]> {
 
 /** A command as the user types it, in a shell, with what the quick start needs and nothing configured. */
 function shell(command: string, extraEnv: Record<string, string> = {}) {
-  return run('bash', ['--noprofile', '--norc', '-c', command], { cwd: PROJECT_ROOT, env: { ...env, ...extraEnv }, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
+  return run('bash', ['--noprofile', '--norc', '-c', command], {
+    cwd: PROJECT_ROOT,
+    env: { ...env, ...extraEnv },
+    timeout: 300_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
 }
 
 beforeAll(async () => {
@@ -75,7 +80,12 @@ describe("the README's quick start", () => {
     expect(commands).toContain('npm test');
 
     // npm start: ready when it has printed its curl line.
-    start = spawn('bash', ['--noprofile', '--norc', '-c', 'npm start'], { cwd: PROJECT_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    start = spawn('bash', ['--noprofile', '--norc', '-c', 'npm start'], {
+      cwd: PROJECT_ROOT,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const ready = new Promise<void>((resolve, reject) => {
       createInterface({ input: start!.stdout! }).on('line', (line) => {
         printed.push(line);
@@ -108,13 +118,20 @@ describe("the README's quick start", () => {
 
     // The commands it prints for the demo research.
     const runsList = printed.map((l) => l.trim()).find((l) => l.startsWith('npx insights runs list'))!;
-    await until(async () => (await shell(runsList)).stdout, (out) => (out.match(/succeeded\s+40\/40\s+synthetic/g) ?? []).length === 3, 120_000, 'the three demo runs');
+    await until(
+      async () => (await shell(runsList)).stdout,
+      (out) => (out.match(/succeeded\s+40\/40\s+synthetic/g) ?? []).length === 3,
+      120_000,
+      'the three demo runs',
+    );
 
     for (const command of commands.slice(1)) {
       if (command === 'npm test') continue; // this very suite
       const typed = command.replaceAll('sik_…', key).replaceAll('http://127.0.0.1:3000', url);
       if (typed.startsWith('curl ')) {
-        const body = JSON.parse((await shell(typed)).stdout) as { data: Array<{ source: string; title: string; dimension_scores: Record<string, number | null> }> };
+        const body = JSON.parse((await shell(typed)).stdout) as {
+          data: Array<{ source: string; title: string; dimension_scores: Record<string, number | null> }>;
+        };
         if (typed.includes('source=synthetic')) {
           // Complete insights, labelled as simulated in every item.
           expect(body.data).toHaveLength(3);

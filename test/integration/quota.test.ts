@@ -38,7 +38,9 @@ describe('daily quotas', () => {
       expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(JSON.parse(r.body)).toMatchObject({ type: '/problems/quota-exceeded', status: 429 });
       const retryAfter = Number(r.headers.get('retry-after'));
-      const expected = Math.ceil((Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1) - Date.now()) / 1000);
+      const expected = Math.ceil(
+        (Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1) - Date.now()) / 1000,
+      );
       expect(retryAfter).toBeGreaterThan(0);
       expect(Math.abs(retryAfter - expected)).toBeLessThanOrEqual(5);
       expect(r.headers.get('ratelimit')).toMatch(/^"free";r=0;t=\d+$/);

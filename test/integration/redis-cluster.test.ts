@@ -27,15 +27,34 @@ async function clusterResources(cluster: LocalRedisCluster, database: TestDataba
   const target = { cluster: cluster.seeds };
   const redis = createRedis(target, 'client');
   await waitForRedis(redis, target, 30_000);
-  return { db: database.db, databaseUrl: database.url, embeddedPostgres: false, redis, redisTarget: target, redisKeys: redisKeys(prefix), connectRedis: (role) => createRedis(target, role), close: async () => redis.disconnect() };
+  return {
+    db: database.db,
+    databaseUrl: database.url,
+    embeddedPostgres: false,
+    redis,
+    redisTarget: target,
+    redisKeys: redisKeys(prefix),
+    connectRedis: (role) => createRedis(target, role),
+    close: async () => redis.disconnect(),
+  };
 }
 
 // A job lost in a failover comes back with the sweep (every 15 s, for runs quiet 30 s), then runs its remaining steps.
 const allDone = (database: TestDatabase, count: number) =>
-  until(() => database.db.selectFrom('research_runs').select('status').execute(), (rows) => rows.length === count && rows.every((r) => r.status === 'succeeded' || r.status === 'failed'), 180_000, 'every run to finish');
+  until(
+    () => database.db.selectFrom('research_runs').select('status').execute(),
+    (rows) => rows.length === count && rows.every((r) => r.status === 'succeeded' || r.status === 'failed'),
+    180_000,
+    'every run to finish',
+  );
 
 async function expectFortyStepsEach(database: TestDatabase) {
-  const { rows } = await sql<{ n: number; steps: number }>`select count(*)::int as n, count(distinct step)::int as steps from research_steps where status = 'done' group by run_id`.execute(database.db);
+  const { rows } = await sql<{
+    n: number;
+    steps: number;
+  }>`select count(*)::int as n, count(distinct step)::int as steps from research_steps where status = 'done' group by run_id`.execute(
+    database.db,
+  );
   for (const r of rows) expect([r.n, r.steps]).toEqual([40, 40]);
   expect((await database.db.selectFrom('research_runs').select('status').execute()).every((r) => r.status === 'succeeded')).toBe(true);
 }
@@ -52,7 +71,19 @@ describe('on a 3-master Redis Cluster', () => {
     cluster = await LocalRedisCluster.start(3, 0);
     database = await createTestDatabase();
     resources = await clusterResources(cluster, database, prefix);
-    pipeline = await startWorkers(resources, { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_ENCRYPTION_KEY: encryptionKey.toString('base64') }), webhookRetryScale: 0.0002 }, pino({ level: 'silent' }));
+    pipeline = await startWorkers(
+      resources,
+      {
+        ...loadConfig({
+          REDIS_PREFIX: prefix,
+          TRENDS_PROVIDER: 'synthetic',
+          WEBHOOK_ALLOW_PRIVATE: 'true',
+          WEBHOOK_ENCRYPTION_KEY: encryptionKey.toString('base64'),
+        }),
+        webhookRetryScale: 0.0002,
+      },
+      pino({ level: 'silent' }),
+    );
   }, 120_000);
   afterAll(async () => {
     await pipeline?.close();
@@ -65,11 +96,15 @@ describe('on a 3-master Redis Cluster', () => {
     const keys = redisKeys(prefix);
     const masters = new Set(await Promise.all(Object.values(QUEUES).map((q) => cluster.masterOf(`${keys.queuePrefix(q)}:${q}:wait`))));
     expect(masters.size).toBeGreaterThanOrEqual(2);
-    const quotaMasters = new Set(await Promise.all(Array.from({ length: 12 }, (_, i) => cluster.masterOf(keys.quota(`acc_${i}`, '2026-11-23')))));
+    const quotaMasters = new Set(
+      await Promise.all(Array.from({ length: 12 }, (_, i) => cluster.masterOf(keys.quota(`acc_${i}`, '2026-11-23')))),
+    );
     expect(quotaMasters.size).toBe(3);
     // One account's counter and its per-key shares share a hash tag, so one script updates both.
     for (let i = 0; i < 12; i++) {
-      expect(await cluster.masterOf(keys.quotaKeys(`acc_${i}`, '2026-11-23'))).toBe(await cluster.masterOf(keys.quota(`acc_${i}`, '2026-11-23')));
+      expect(await cluster.masterOf(keys.quotaKeys(`acc_${i}`, '2026-11-23'))).toBe(
+        await cluster.masterOf(keys.quota(`acc_${i}`, '2026-11-23')),
+      );
     }
   });
 
@@ -86,13 +121,29 @@ describe('on a 3-master Redis Cluster', () => {
     const { createSubscription } = await import('../../src/webhooks/subscription.repository.js');
     const { SecretBox } = await import('../../src/webhooks/secret-box.js');
     await createSubscription(database.db, new SecretBox(encryptionKey), {
-      url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`, minScore: null, categories: [], sources: [], keywords: [], eventTypes: ['insight.created'],
+      url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`,
+      minScore: null,
+      categories: [],
+      sources: [],
+      keywords: [],
+      eventTypes: ['insight.created'],
     });
     const chain = new ResearchChain(pipeline.queues.research);
-    for (let i = 0; i < 4; i += 1) await startRun(database.db, chain, { idea: `Cluster idea ${i} for tiny homes`, hints: [], provider: 'synthetic', source: 'synthetic' });
+    for (let i = 0; i < 4; i += 1)
+      await startRun(database.db, chain, {
+        idea: `Cluster idea ${i} for tiny homes`,
+        hints: [],
+        provider: 'synthetic',
+        source: 'synthetic',
+      });
     await allDone(database, 4);
     await expectFortyStepsEach(database);
-    await until(async () => new Set(received).size, (n) => n === 4, 60_000, 'four deliveries');
+    await until(
+      async () => new Set(received).size,
+      (n) => n === 4,
+      60_000,
+      'four deliveries',
+    );
     receiver.closeAllConnections();
     receiver.close();
   }, 180_000);
@@ -103,24 +154,49 @@ describe('on a 3-master Redis Cluster', () => {
     const subscriber = resources.connectRedis('worker');
     const stopRevocations = await apiKeys.listen(subscriber, resources.redisKeys.apiKeyChangesChannel);
     const stopVersions = await readModel.listen(subscriber);
-    const app = await buildApp({ db: database.db, redis: resources.redis, redisKeys: resources.redisKeys, logger: pino({ level: 'silent' }), apiKeys, readModel, overloadMaxEventLoopDelayMs: 0 });
+    const app = await buildApp({
+      db: database.db,
+      redis: resources.redis,
+      redisKeys: resources.redisKeys,
+      logger: pino({ level: 'silent' }),
+      apiKeys,
+      readModel,
+      overloadMaxEventLoopDelayMs: 0,
+    });
     try {
       const free = await createApiKey(database.db, 'cluster free', 'free');
-      const statuses = await Promise.all(Array.from({ length: 200 }, () => app.inject({ url: '/api/sources', headers: { authorization: `Bearer ${free.key}` } }).then((r) => r.statusCode)));
+      const statuses = await Promise.all(
+        Array.from({ length: 200 }, () =>
+          app.inject({ url: '/api/sources', headers: { authorization: `Bearer ${free.key}` } }).then((r) => r.statusCode),
+        ),
+      );
       expect(statuses.filter((s) => s === 200)).toHaveLength(100);
       expect(statuses.filter((s) => s === 429)).toHaveLength(100);
 
       const pro = await createApiKey(database.db, 'cluster pro', 'pro');
-      const list = () => app.inject({ url: '/api/insights?limit=100', headers: { authorization: `Bearer ${pro.key}` } }).then((r) => r.json().data.length as number);
+      const list = () =>
+        app
+          .inject({ url: '/api/insights?limit=100', headers: { authorization: `Bearer ${pro.key}` } })
+          .then((r) => r.json().data.length as number);
       const before = await list();
-      await startRun(database.db, new ResearchChain(pipeline.queues.research), { idea: 'Cluster idea after the cache', hints: [], provider: 'synthetic', source: 'synthetic' });
+      await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+        idea: 'Cluster idea after the cache',
+        hints: [],
+        provider: 'synthetic',
+        source: 'synthetic',
+      });
       await allDone(database, 5);
       expect(await list()).toBe(before + 1); // the version bump reached the cache
 
       await revokeApiKey(database.db, pro.id);
       const revokedAt = Date.now();
       await announceKeyChange(resources.redis, resources.redisKeys.apiKeyChangesChannel, pro.id);
-      await until(() => app.inject({ url: '/api/sources', headers: { authorization: `Bearer ${pro.key}` } }).then((r) => r.statusCode), (s) => s === 401, 5_000, 'the revoked key to be refused');
+      await until(
+        () => app.inject({ url: '/api/sources', headers: { authorization: `Bearer ${pro.key}` } }).then((r) => r.statusCode),
+        (s) => s === 401,
+        5_000,
+        'the revoked key to be refused',
+      );
       expect(Date.now() - revokedAt).toBeLessThan(1_000);
     } finally {
       await app.close();
@@ -138,11 +214,18 @@ describe('a Redis Cluster failover (3 masters, 3 replicas)', () => {
     const prefix = `f${randomBytes(3).toString('hex')}`;
     const resources = await clusterResources(cluster, database, prefix);
     // As a worker process runs: with the job schedulers, so the sweep brings back a job the failover lost.
-    const pipeline = await startWorkers(resources, { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', SYNTHETIC_LATENCY_MS: '50', JOB_LOCK_MS: '5000' }) }, pino({ level: 'silent' }), { keepSchedulers: true });
+    const pipeline = await startWorkers(
+      resources,
+      { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', SYNTHETIC_LATENCY_MS: '50', JOB_LOCK_MS: '5000' }) },
+      pino({ level: 'silent' }),
+      { keepSchedulers: true },
+    );
     try {
       const chain = new ResearchChain(pipeline.queues.research);
-      for (let i = 0; i < 10; i += 1) await startRun(database.db, chain, { idea: `Failover idea ${i} for vans`, hints: [], provider: 'synthetic', source: 'synthetic' });
-      const steps = async () => (await sql<{ n: number }>`select count(*)::int as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n;
+      for (let i = 0; i < 10; i += 1)
+        await startRun(database.db, chain, { idea: `Failover idea ${i} for vans`, hints: [], provider: 'synthetic', source: 'synthetic' });
+      const steps = async () =>
+        (await sql<{ n: number }>`select count(*)::int as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n;
       await until(steps, (n) => n >= 60, 60_000, 'the runs to be under way');
       const master = await cluster.masterOf(`${redisKeys(prefix).queuePrefix(QUEUES.research)}:${QUEUES.research}:wait`);
       await cluster.crash(master);
@@ -151,11 +234,17 @@ describe('a Redis Cluster failover (3 masters, 3 replicas)', () => {
       try {
         await allDone(database, 10);
       } catch (error) {
-        const stuck = await database.db.selectFrom('research_runs').select(['id', 'next_step', 'status', 'updated_at']).where('status', '<>', 'succeeded').execute();
-        const states = await Promise.all(stuck.map(async (r) => {
-          const job = await pipeline.queues.research.getJob(`${r.id}-step-${r.next_step}`);
-          return { ...r, job: job ? await job.getState() : 'missing' };
-        }));
+        const stuck = await database.db
+          .selectFrom('research_runs')
+          .select(['id', 'next_step', 'status', 'updated_at'])
+          .where('status', '<>', 'succeeded')
+          .execute();
+        const states = await Promise.all(
+          stuck.map(async (r) => {
+            const job = await pipeline.queues.research.getJob(`${r.id}-step-${r.next_step}`);
+            return { ...r, job: job ? await job.getState() : 'missing' };
+          }),
+        );
         const schedulers = await pipeline.queues.maintenance.getJobSchedulers();
         const sweeps = await pipeline.queues.maintenance.getJobCounts();
         throw new Error(`${(error as Error).message}\n${JSON.stringify({ states, schedulers, sweeps })}`);

@@ -49,7 +49,8 @@ function answer(keywords: string[]) {
 describe('a refresh group', () => {
   it('writes what it served together, bumps the version once, and leaves the others as they were', async () => {
     const ids: Record<string, string> = {};
-    for (const k of ['a', 'b', 'c', 'tiny', 'gone']) ids[k] = await insertInsight(database.db, { score: 0.5, keywords: [k], title: `Insight ${k}` });
+    for (const k of ['a', 'b', 'c', 'tiny', 'gone'])
+      ids[k] = await insertInsight(database.db, { score: 0.5, keywords: [k], title: `Insight ${k}` });
     const previous = Array.from({ length: 30 }, (_, i) => ({ date: day(i), value: i }));
     await database.db.transaction().execute((trx) => replaceTrendPoints(trx, ids.gone!, previous, new Date('2026-11-01T00:00:00Z')));
 
@@ -71,7 +72,9 @@ describe('a refresh group', () => {
       provider: 'google',
       geo: 'US',
       announce: async (...eventIds) => void announced.push(...eventIds),
-      ingest: { addBulk: async (jobs: Array<{ data: { insightId: string } }>) => void enqueued.push(...jobs.map((j) => j.data.insightId)) } as never,
+      ingest: {
+        addBulk: async (jobs: Array<{ data: { insightId: string } }>) => void enqueued.push(...jobs.map((j) => j.data.insightId)),
+      } as never,
     });
     const result = await process({ data: { insightIds: Object.values(ids), round: 2 }, name: 'refresh-group' } as unknown as Job);
 
@@ -81,20 +84,41 @@ describe('a refresh group', () => {
       const points = await database.db.selectFrom('trend_points').select('value').where('insight_id', '=', ids[k]!).execute();
       expect(points, k).toHaveLength(31);
       expect(Math.max(...points.map((p) => p.value)), k).toBe(100); // rescaled to its own maximum
-      const series = await database.db.selectFrom('insight_series').select('points').where('insight_id', '=', ids[k]!).where('timeframe', '=', '90d').executeTakeFirstOrThrow();
+      const series = await database.db
+        .selectFrom('insight_series')
+        .select('points')
+        .where('insight_id', '=', ids[k]!)
+        .where('timeframe', '=', '90d')
+        .executeTakeFirstOrThrow();
       expect(series.points).toHaveLength(90);
-      expect(await database.db.selectFrom('forecasts').select('model').where('insight_id', '=', ids[k]!).executeTakeFirst(), k).toBeDefined();
+      expect(
+        await database.db.selectFrom('forecasts').select('model').where('insight_id', '=', ids[k]!).executeTakeFirst(),
+        k,
+      ).toBeDefined();
     }
     // Those it could not serve keep their series and get a request of their own; the one it
     // measured keeps that measure (the one with no data has none to keep).
-    const kept = await database.db.selectFrom('trend_points').select(['date', 'value']).where('insight_id', '=', ids.gone!).orderBy('date').execute();
+    const kept = await database.db
+      .selectFrom('trend_points')
+      .select(['date', 'value'])
+      .where('insight_id', '=', ids.gone!)
+      .orderBy('date')
+      .execute();
     expect(kept).toEqual(previous);
-    const levels = await database.db.selectFrom('insights').select(['id', 'interest_level']).where('id', 'in', [ids.tiny!, ids.gone!]).execute();
+    const levels = await database.db
+      .selectFrom('insights')
+      .select(['id', 'interest_level'])
+      .where('id', 'in', [ids.tiny!, ids.gone!])
+      .execute();
     expect(levels.find((l) => l.id === ids.tiny)!.interest_level).toBeGreaterThan(0);
     expect(levels.find((l) => l.id === ids.gone)!.interest_level).toBeNull();
     expect(enqueued).toEqual([ids.tiny, ids.gone]);
     // One insight.updated event per moved score, each announced; one version bump for the group.
-    const events = await database.db.selectFrom('outbox_events').select(['id', 'insight_id']).where('type', '=', 'insight.updated').execute();
+    const events = await database.db
+      .selectFrom('outbox_events')
+      .select(['id', 'insight_id'])
+      .where('type', '=', 'insight.updated')
+      .execute();
     expect(events.map((e) => e.insight_id).sort()).toEqual([ids.a, ids.b, ids.c].sort());
     expect(announced.sort()).toEqual(events.map((e) => e.id).sort());
     const after = await readReadModel(redis.redis, redis.keys);

@@ -25,7 +25,10 @@ describe('insights research', () => {
   });
 
   it('runs 40 steps with --wait --json and the reports show all of them', async () => {
-    const result = await runCli(['research', 'Budget app for freelance designers', '--keyword', 'freelance budget', '--wait', '--json'], env);
+    const result = await runCli(
+      ['research', 'Budget app for freelance designers', '--keyword', 'freelance budget', '--wait', '--json'],
+      env,
+    );
     expect(result.code, result.stderr).toBe(0);
     const out = JSON.parse(result.stdout.trim().split('\n').at(-1)!);
     expect(out).toMatchObject({ status: 'succeeded', run_id: expect.stringMatching(/^run_/), insight_id: expect.stringMatching(/^ins_/) });
@@ -43,9 +46,17 @@ describe('insights research', () => {
     // topics empty. The steps say so, and the dimensions read the lists beside the modifier comparison.
     expect(report.steps[12].summary).toMatch(/^\d+ \(embed flow\): freelance budget /);
     for (const n of [14, 15]) expect(report.steps[n].summary).toMatch(/^empty: the simulated embed flow served no list/);
-    expect(report.steps[26]).toMatchObject({ name: 'pain_signals', summary: expect.stringMatching(/^modifier comparison: (under )?[\d.]+% of the phrase's searches; related queries: \d+ of \d+ related queries/) });
+    expect(report.steps[26]).toMatchObject({
+      name: 'pain_signals',
+      summary: expect.stringMatching(
+        /^modifier comparison: (under )?[\d.]+% of the phrase's searches; related queries: \d+ of \d+ related queries/,
+      ),
+    });
     expect(Object.values(report.dimensions).filter((d: any) => d.score !== null).length).toBeGreaterThanOrEqual(7);
-    expect(report.dimensions.pain).toMatchObject({ experimental: true, evidence: { sources: 'modifier comparison + related queries', modifier_terms: expect.stringContaining('how to') } });
+    expect(report.dimensions.pain).toMatchObject({
+      experimental: true,
+      evidence: { sources: 'modifier comparison + related queries', modifier_terms: expect.stringContaining('how to') },
+    });
 
     const byInsight = await t.app.inject({ url: `/api/insights/${out.insight_id}/research`, headers: bearer(key) });
     expect(byInsight.json().data.id).toBe(out.run_id);
@@ -58,7 +69,9 @@ describe('insights research', () => {
     expect(d90.data.length).toBeGreaterThanOrEqual(90);
     expect(insight.dimensions.momentum.evidence.model).toBe('90d');
     expect(insight.trend_class).toEqual(expect.any(String));
-    expect((await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data?window=5y`, headers: bearer(key) })).json()).toMatchObject({ window: '5y', interval: 'week' });
+    expect(
+      (await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data?window=5y`, headers: bearer(key) })).json(),
+    ).toMatchObject({ window: '5y', interval: 'week' });
 
     const forecast = await t.app.inject({ url: `/api/insights/${out.insight_id}/forecast`, headers: bearer(key) });
     expect(forecast.statusCode).toBe(200);
@@ -67,7 +80,8 @@ describe('insights research', () => {
       expect(f.horizon).toBe(7);
       expect(f.points).toHaveLength(7);
       expect(Object.keys(f.backtest).sort()).toEqual(['coverage_80', 'coverage_95', 'mase', 'mase_seasonal_naive']);
-      for (const p of f.points) expect(p.lower_95 <= p.lower_80 && p.lower_80 <= p.value && p.value <= p.upper_80 && p.upper_80 <= p.upper_95).toBe(true);
+      for (const p of f.points)
+        expect(p.lower_95 <= p.lower_80 && p.lower_80 <= p.value && p.value <= p.upper_80 && p.upper_80 <= p.upper_95).toBe(true);
     } else {
       expect(f.reason).toEqual(expect.any(String));
     }
@@ -89,14 +103,26 @@ describe('insights research', () => {
     // Step 12 compares with the recorded anchor; pizza and bagel are 40× apart, within 50×, so
     // steps 17 and 18 read the recorded maps of the two, and reach comes from the country map.
     expect(report.steps[11].summary).toMatch(/vs "bagel"/);
-    expect(report.steps[16]).toMatchObject({ name: 'interest_by_country', summary: expect.stringMatching(/^35 countries with data \(shares vs "bagel"\)/) });
+    expect(report.steps[16]).toMatchObject({
+      name: 'interest_by_country',
+      summary: expect.stringMatching(/^35 countries with data \(shares vs "bagel"\)/),
+    });
     expect(report.steps[17]).toMatchObject({ name: 'interest_by_city', summary: expect.stringMatching(/^top cities: /) });
-    expect(report.dimensions.reach).toMatchObject({ evidence: { countries_with_data: 35, countries_with_interest: 33, compared_with: 'bagel' } });
+    expect(report.dimensions.reach).toMatchObject({
+      evidence: { countries_with_data: 35, countries_with_interest: 33, compared_with: 'bagel' },
+    });
     expect(report.dimensions.demand).toMatchObject({ evidence: { anchor: 'bagel' } });
     // No modifier comparison was ever recorded: the steps say so, and pain, intent and whitespace read
     // the recorded related queries instead (never an invented answer).
-    expect(report.steps[26]).toMatchObject({ name: 'pain_signals', summary: expect.stringMatching(/^modifier comparison: not read \(replay has no recording of it/) });
-    for (const d of ['pain', 'intent']) expect(report.dimensions[d]).toMatchObject({ score: expect.any(Number), evidence: { sources: 'related queries', not_read: expect.stringMatching(/^modifier comparison: replay has no recording/) } });
+    expect(report.steps[26]).toMatchObject({
+      name: 'pain_signals',
+      summary: expect.stringMatching(/^modifier comparison: not read \(replay has no recording of it/),
+    });
+    for (const d of ['pain', 'intent'])
+      expect(report.dimensions[d]).toMatchObject({
+        score: expect.any(Number),
+        evidence: { sources: 'related queries', not_read: expect.stringMatching(/^modifier comparison: replay has no recording/) },
+      });
     expect(Object.values(report.dimensions).every((d: any) => d.score !== null)).toBe(true);
     const insight = (await t.app.inject({ url: `/api/insights/${out.insight_id}`, headers: bearer(key) })).json();
     expect(insight).toMatchObject({ source: 'research', primary_keyword: 'pizza' });
@@ -106,28 +132,41 @@ describe('insights research', () => {
     const steps = Object.fromEntries(stepRows.map((s) => [s.name, s.output])) as Record<string, any>;
     expect(insight.related.keyword).toBe('pizza');
     expect(insight.related.queries.served).toBe('listed');
-    expect(insight.related.queries.top.map((i: { label: string }) => i.label)).toEqual(steps.related_queries_top.items.slice(0, 25).map((i: { label: string }) => i.label));
+    expect(insight.related.queries.top.map((i: { label: string }) => i.label)).toEqual(
+      steps.related_queries_top.items.slice(0, 25).map((i: { label: string }) => i.label),
+    );
     expect(insight.related.queries.top.length).toBeGreaterThan(0);
     const rising = [...insight.related.queries.rising, ...insight.related.topics.rising];
     expect(rising.filter((i: { breakout: boolean }) => i.breakout).map((i: { formatted_value: string }) => i.formatted_value)).toEqual(
       rising.filter((i: { formatted_value: string }) => i.formatted_value === 'Breakout').map(() => 'Breakout'),
     );
     expect(insight.geography).toMatchObject({ keyword: 'pizza', map: 'against_anchor', compared_with: 'bagel', countries_with_data: 35 });
-    expect(insight.geography.countries[0]).toMatchObject({ code: expect.any(String), name: expect.any(String), relative: 100, share: expect.any(Number) });
+    expect(insight.geography.countries[0]).toMatchObject({
+      code: expect.any(String),
+      name: expect.any(String),
+      relative: 100,
+      share: expect.any(Number),
+    });
     expect(insight.trend_class).toBe(insight.dimensions.momentum.evidence.trend_class);
     expect(insight.dimensions.momentum.evidence).toMatchObject({ methodology: '/api/methodology#momentum' });
 
     // Every window the run fetched (replay serves the recording nearest each window, daily or weekly).
-    const windowOf = async (w: string) => (await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data?window=${w}`, headers: bearer(key) })).json();
+    const windowOf = async (w: string) =>
+      (await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data?window=${w}`, headers: bearer(key) })).json();
     const d30 = await windowOf('30d');
     expect(d30.window).toBe('30d');
     expect(d30.data).toEqual((await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data`, headers: bearer(key) })).json().data);
     const d90 = await windowOf('90d');
     // Replay serves the recording closest to 90 days, which for pizza is a weekly year: the interval says so.
-    expect(d90).toMatchObject({ window: '90d', interval: Date.parse(d90.data[1].date) - Date.parse(d90.data[0].date) === 86_400_000 ? 'day' : 'week' });
+    expect(d90).toMatchObject({
+      window: '90d',
+      interval: Date.parse(d90.data[1].date) - Date.parse(d90.data[0].date) === 86_400_000 ? 'day' : 'week',
+    });
     expect(d90.data.map((p: { value: number }) => p.value)).toEqual(steps.interest_90d.values.map((v: number) => Math.round(v)));
     // Replay serves the recording closest to 90 days; momentum uses it when it has 80 complete days.
-    expect(insight.dimensions.momentum.evidence.model).toBe(d90.data.filter((p: { is_partial: boolean }) => !p.is_partial).length >= 80 ? '90d' : '30d');
+    expect(insight.dimensions.momentum.evidence.model).toBe(
+      d90.data.filter((p: { is_partial: boolean }) => !p.is_partial).length >= 80 ? '90d' : '30d',
+    );
     for (const w of ['12m', '5y']) {
       const body = await windowOf(w);
       expect(body).toMatchObject({ window: w, interval: 'week' });

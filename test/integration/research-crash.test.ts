@@ -44,7 +44,8 @@ describe('research runs survive kill -9 of the worker', () => {
     const chain = new ResearchChain(queue);
     const ideas = Array.from({ length: 20 }, (_, i) => `Crash test idea number ${i} for pet owners`);
     const runs = [];
-    for (const idea of ideas) runs.push(await startRun(database.db, chain, { idea, hints: [], provider: 'synthetic', source: 'synthetic' }));
+    for (const idea of ideas)
+      runs.push(await startRun(database.db, chain, { idea, hints: [], provider: 'synthetic', source: 'synthetic' }));
 
     const first = startWorkerProcess(env);
     await until(doneSteps, (n) => n >= 150, 60_000, 'the first worker to record 150 steps');
@@ -84,12 +85,26 @@ describe('research runs survive kill -9 of the worker', () => {
 
   it('updates the insight when the same idea is researched again, and the sweeper resumes a stalled chain', async () => {
     const chain = new ResearchChain(queue);
-    const before = await database.db.selectFrom('insights').select(['id', 'updated_at']).where('idea_key', '=', 'crash test idea number 3 for pet owners').executeTakeFirstOrThrow();
-    const again = await startRun(database.db, chain, { idea: '  Crash test idea NUMBER 3 for pet owners ', hints: [], provider: 'synthetic', source: 'synthetic' });
+    const before = await database.db
+      .selectFrom('insights')
+      .select(['id', 'updated_at'])
+      .where('idea_key', '=', 'crash test idea number 3 for pet owners')
+      .executeTakeFirstOrThrow();
+    const again = await startRun(database.db, chain, {
+      idea: '  Crash test idea NUMBER 3 for pet owners ',
+      hints: [],
+      provider: 'synthetic',
+      source: 'synthetic',
+    });
 
     const worker = startWorkerProcess({ ...env, RESEARCH_CONCURRENCY: '1' });
     try {
-      await until(() => database.db.selectFrom('research_runs').select('status').where('id', '=', again.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded', 60_000, 'the re-research');
+      await until(
+        () => database.db.selectFrom('research_runs').select('status').where('id', '=', again.id).executeTakeFirstOrThrow(),
+        (r) => r.status === 'succeeded',
+        60_000,
+        'the re-research',
+      );
     } finally {
       worker.kill('SIGTERM');
       await new Promise((r) => worker.once('exit', r));
@@ -101,9 +116,18 @@ describe('research runs survive kill -9 of the worker', () => {
     expect(updated).toHaveLength(1);
 
     // The sweeper: a run whose next step is recorded but whose job is gone (a crash between commit and enqueue).
-    const orphan = await startRun(database.db, chain, { idea: 'Orphaned chain idea', hints: [], provider: 'synthetic', source: 'synthetic' });
+    const orphan = await startRun(database.db, chain, {
+      idea: 'Orphaned chain idea',
+      hints: [],
+      provider: 'synthetic',
+      source: 'synthetic',
+    });
     await queue.obliterate({ force: true });
-    await database.db.updateTable('research_runs').set({ updated_at: new Date(Date.now() - 10 * 60_000) }).where('id', '=', orphan.id).execute();
+    await database.db
+      .updateTable('research_runs')
+      .set({ updated_at: new Date(Date.now() - 10 * 60_000) })
+      .where('id', '=', orphan.id)
+      .execute();
     const { sweepProcessor } = await import('../../jobs/sweep.job.js');
     const webhooks = new Queue(QUEUES.webhooks, { connection: connection(), prefix: redis.keys.queuePrefix(QUEUES.webhooks) });
     const result = await sweepProcessor({ db: database.db, chain, webhooks })();

@@ -37,8 +37,21 @@ let env: Record<string, string>;
 beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
-  google = await startGoogleOnLoopback({ proxies: 1, requestsPerMinute: 0, embedMinGapMs: 0, world: { thinSample: Object.fromEntries(THIN.map((p) => [p, 30])) } });
-  env = { ...database.env, ...google.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'google', ...UNPACED, TRENDS_WAIT_MS: '1000' };
+  google = await startGoogleOnLoopback({
+    proxies: 1,
+    requestsPerMinute: 0,
+    embedMinGapMs: 0,
+    world: { thinSample: Object.fromEntries(THIN.map((p) => [p, 30])) },
+  });
+  env = {
+    ...database.env,
+    ...google.env,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: redis.prefix,
+    TRENDS_PROVIDER: 'google',
+    ...UNPACED,
+    TRENDS_WAIT_MS: '1000',
+  };
   // One worker runs both kinds of run: each run names its provider (live Google goes through the trends queue).
   worker = new ServiceProcess('worker', env);
   await worker.ready;
@@ -51,7 +64,11 @@ afterAll(async () => {
 });
 
 async function stepsOf(runId: string): Promise<Record<string, { status: string; output: any }>> {
-  const rows = await sql<{ name: string; status: string; output: any }>`select name, status, output from research_steps where run_id = ${runId}`.execute(database.db);
+  const rows = await sql<{
+    name: string;
+    status: string;
+    output: any;
+  }>`select name, status, output from research_steps where run_id = ${runId}`.execute(database.db);
   return Object.fromEntries(rows.rows.map((r) => [r.name, r]));
 }
 
@@ -70,17 +87,27 @@ describe('research against the loopback Google through the real client', () => {
   it('completes 40 steps with at least 7 of 8 dimensions, reading the related queries the embed flow lists and the modifier comparison Google answered', async () => {
     const { steps, scored } = await research('Meal planning app for busy parents', env);
     expect(scored).toBeGreaterThanOrEqual(7);
-    expect(steps.related_queries_top!.output).toMatchObject({ served: 'listed', provenance: { provider: 'google', via: 'embed', userType: 'USER_TYPE_EMBED' } });
-    for (const name of ['related_topics_top', 'related_topics_rising']) expect(steps[name]!.output).toMatchObject({ served: 'empty', provenance: { via: 'embed' } });
+    expect(steps.related_queries_top!.output).toMatchObject({
+      served: 'listed',
+      provenance: { provider: 'google', via: 'embed', userType: 'USER_TYPE_EMBED' },
+    });
+    for (const name of ['related_topics_top', 'related_topics_rising'])
+      expect(steps[name]!.output).toMatchObject({ served: 'empty', provenance: { via: 'embed' } });
     // The comparison went to Google with the OR syntax, and Google answered it; its token labelled the client.
     const comparison = steps.pain_signals!.output.modifier_comparison;
-    expect(comparison).toMatchObject({ outcome: 'served', provenance: { provider: 'google', via: 'explore', userType: 'USER_TYPE_SCRAPER' } });
+    expect(comparison).toMatchObject({
+      outcome: 'served',
+      provenance: { provider: 'google', via: 'explore', userType: 'USER_TYPE_SCRAPER' },
+    });
     expect(comparison.keywords.slice(1).every((k: string) => k.includes(' + '))).toBe(true);
-    expect(steps.score_pain!.output.evidence).toMatchObject({ sources: 'modifier comparison + related queries', list_source: "related queries listed by Google's embed flow" });
+    expect(steps.score_pain!.output.evidence).toMatchObject({
+      sources: 'modifier comparison + related queries',
+      list_source: "related queries listed by Google's embed flow",
+    });
     expect(google.google.log.filter((r) => r.kind === 'embed')).toHaveLength(2); // queries and topics, one embed page each
   }, 300_000);
 
-  it("on the noisy low-volume scenario, an OR-group above its phrase gives no score: pain and intent say why, and the run completes", async () => {
+  it('on the noisy low-volume scenario, an OR-group above its phrase gives no score: pain and intent say why, and the run completes', async () => {
     // The phrase whose comparison, as the loopback Google answers it today, puts a family above the phrase.
     const today = new Date();
     const time = timeRange('12m', today);
@@ -88,7 +115,9 @@ describe('research against the loopback Google through the real client', () => {
     const phrase = THIN.find((p) => {
       const request = modifierRequest(p)!;
       const rows = google.world.timeline(request.keywords, start, end, `${request.keywords.join('|')}|${time}|`);
-      const shares = familyShares(request, { points: rows.map((r) => ({ date: '', values: r.values, hasData: r.hasData, isPartial: r.partial })) });
+      const shares = familyShares(request, {
+        points: rows.map((r) => ({ date: '', values: r.values, hasData: r.hasData, isPartial: r.partial })),
+      });
       return shares.ok && shares.shares.pain?.contradictory && shares.shares.intent?.contradictory;
     });
     expect(phrase, 'a phrase of the scenario with contradictory pain and intent families').toBeDefined();
@@ -124,23 +153,47 @@ describe('validation evidence: insights evidence collect, then npm run bench:evi
     try {
       const phrases = path.join(dir, 'phrases.txt');
       const output = path.join(dir, 'evidence.jsonl');
-      await writeFile(phrases, '# a validation set (a real one has 30 or more)\nmeal kits\nsolar panels\n\ndog training\nMeal Kits\nhome espresso\n');
+      await writeFile(
+        phrases,
+        '# a validation set (a real one has 30 or more)\nmeal kits\nsolar panels\n\ndog training\nMeal Kits\nhome espresso\n',
+      );
       const before = google.google.log.filter((r) => r.kind === 'embed').length;
       const done = await runCli(['evidence', 'collect', '--phrases', phrases, '--output', output], env);
       expect(done.code, done.stderr).toBe(0);
       expect(done.stderr).toMatch(/evidence: 4 phrases, \d with related queries listed, 4 with the comparison served/);
-      const lines = (await readFile(output, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { phrase: string; related_queries: { served: string; provenance: { via?: string } }; modifier_comparison: { outcome: string; keywords: string[]; points: unknown[] } });
+      const lines = (await readFile(output, 'utf8'))
+        .trim()
+        .split('\n')
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              phrase: string;
+              related_queries: { served: string; provenance: { via?: string } };
+              modifier_comparison: { outcome: string; keywords: string[]; points: unknown[] };
+            },
+        );
       expect(lines.map((l) => l.phrase)).toEqual(['meal kits', 'solar panels', 'dog training', 'home espresso']); // the duplicate once
       for (const line of lines) {
-        expect(line.modifier_comparison).toMatchObject({ outcome: 'served', keywords: [line.phrase, expect.stringContaining(' + '), expect.any(String), expect.any(String)] });
+        expect(line.modifier_comparison).toMatchObject({
+          outcome: 'served',
+          keywords: [line.phrase, expect.stringContaining(' + '), expect.any(String), expect.any(String)],
+        });
         expect(line.modifier_comparison.points.length).toBeGreaterThan(50);
       }
       expect(lines.some((l) => l.related_queries.served === 'listed' && l.related_queries.provenance.via === 'embed')).toBe(true);
       // Asked through Google's embed flow (the queue's workers keep its pace), one embed page per phrase.
       expect(google.google.log.filter((r) => r.kind === 'embed').length - before).toBe(4);
 
-      const bench = await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'dist/bench/evidence.bench.js'), output], { cwd: PROJECT_ROOT });
-      const result = JSON.parse(bench.stdout.trim().split('\n').at(-1)!) as { mode: string; phrases: number; usable: number; enough: boolean; families: Record<string, { fit_rows: number; check_rows: number }> };
+      const bench = await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'dist/bench/evidence.bench.js'), output], {
+        cwd: PROJECT_ROOT,
+      });
+      const result = JSON.parse(bench.stdout.trim().split('\n').at(-1)!) as {
+        mode: string;
+        phrases: number;
+        usable: number;
+        enough: boolean;
+        families: Record<string, { fit_rows: number; check_rows: number }>;
+      };
       expect(result).toMatchObject({ mode: 'collected', phrases: 4, enough: false });
       expect(result.usable).toBe(lines.filter((l) => l.related_queries.served === 'listed').length);
       expect(bench.stdout).toContain('pain and intent stay experimental');
@@ -158,12 +211,19 @@ describe('validation evidence: insights evidence collect, then npm run bench:evi
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/line 2: an apostrophe \(Google Trends leaves queries with one out of its data/);
       await writeFile(phrases, 'pizza\nzero\u200bwidth\n');
-      expect((await runCli(['evidence', 'collect', '--phrases', phrases], env)).stderr).toMatch(/line 2: a control, invisible or undecodable character/);
-      expect((await runCli(['evidence', 'collect', '--phrases', path.join(dir, 'none.txt')], env)).stderr).toMatch(/cannot read --phrases .*none\.txt: no such file/);
+      expect((await runCli(['evidence', 'collect', '--phrases', phrases], env)).stderr).toMatch(
+        /line 2: a control, invisible or undecodable character/,
+      );
+      expect((await runCli(['evidence', 'collect', '--phrases', path.join(dir, 'none.txt')], env)).stderr).toMatch(
+        /cannot read --phrases .*none\.txt: no such file/,
+      );
       // An output that cannot be written fails before Google is asked anything.
       await writeFile(phrases, 'pizza\n');
       const asked = google.google.totalRequests();
-      const unwritable = await runCli(['evidence', 'collect', '--phrases', phrases, '--output', path.join(dir, 'no', 'such', 'out.jsonl')], env);
+      const unwritable = await runCli(
+        ['evidence', 'collect', '--phrases', phrases, '--output', path.join(dir, 'no', 'such', 'out.jsonl')],
+        env,
+      );
       expect(unwritable.code).toBe(2);
       expect(unwritable.stderr).toMatch(/^insights: cannot write --output .*: no such folder\n$/);
       expect(google.google.totalRequests()).toBe(asked);

@@ -36,7 +36,13 @@ const insight = (ideaKey: string, primaryKeyword: string, source: Source = 'rese
 
 describe('research run repository', () => {
   it('takes up a run only at its next step and while it is unfinished', async () => {
-    const run = await createRun(database.db, { idea: 'claim me', ideaKey: 'claim me', hints: [], provider: 'synthetic', source: 'synthetic' });
+    const run = await createRun(database.db, {
+      idea: 'claim me',
+      ideaKey: 'claim me',
+      hints: [],
+      provider: 'synthetic',
+      source: 'synthetic',
+    });
     expect(await claimRun(database.db, run.id, 2)).toBeUndefined();
     expect(await claimRun(database.db, run.id, 1)).toMatchObject({ id: run.id, status: 'running', next_step: 1 });
     await markRunFailed(database.db, run.id, 1, 'boom');
@@ -55,7 +61,11 @@ describe('research run repository', () => {
     const demo = await insight('demo idea', 'shared phrase', 'demo');
     expect(await findInsightForIdea(database.db, 'new idea', 'shared phrase')).toBeUndefined();
     const other = await insight('other idea', 'shared phrase');
-    expect(await findInsightForIdea(database.db, 'new idea', 'shared phrase')).toEqual({ id: other.id, idea: 'other idea', sameIdea: false });
+    expect(await findInsightForIdea(database.db, 'new idea', 'shared phrase')).toEqual({
+      id: other.id,
+      idea: 'other idea',
+      sameIdea: false,
+    });
     const same = await insight('new idea', 'different phrase');
     expect(await findInsightForIdea(database.db, 'new idea', 'shared phrase')).toEqual({ id: same.id, idea: 'new idea', sameIdea: true });
     // A demo insight still counts when it is the same idea.

@@ -56,8 +56,18 @@ beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
   const resources = { ...testResources(database, redis), redis: controlledBumps(redis.redis, redis.keys.readModelVersion) };
-  pipeline = await startWorkers(resources, loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'synthetic' }), pino({ level: 'silent' }));
-  app = await buildApp({ db: database.db, redis: redis.redis, redisKeys: redis.keys, logger: pino({ level: 'silent' }), overloadMaxEventLoopDelayMs: 0 });
+  pipeline = await startWorkers(
+    resources,
+    loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'synthetic' }),
+    pino({ level: 'silent' }),
+  );
+  app = await buildApp({
+    db: database.db,
+    redis: redis.redis,
+    redisKeys: redis.keys,
+    logger: pino({ level: 'silent' }),
+    overloadMaxEventLoopDelayMs: 0,
+  });
   key = (await createApiKey(database.db, 'run-published', 'pro')).key;
 });
 afterAll(async () => {
@@ -68,8 +78,11 @@ afterAll(async () => {
 });
 
 const listed = () =>
-  app.inject({ url: '/api/insights?limit=100', headers: { authorization: `Bearer ${key}` } }).then((r) => (r.json() as { data: Array<{ title: string }> }).data.length);
-const runStatus = (id: string) => database.db.selectFrom('research_runs').select(['status', 'next_step']).where('id', '=', id).executeTakeFirstOrThrow();
+  app
+    .inject({ url: '/api/insights?limit=100', headers: { authorization: `Bearer ${key}` } })
+    .then((r) => (r.json() as { data: Array<{ title: string }> }).data.length);
+const runStatus = (id: string) =>
+  database.db.selectFrom('research_runs').select(['status', 'next_step']).where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('a research run reads succeeded only once the API shows its insight', () => {
   it('is not succeeded while the read-model bump is held, and is listed the moment it is', async () => {
@@ -79,7 +92,12 @@ describe('a research run reads succeeded only once the API shows its insight', (
     let release!: () => void;
     nextBump = { kind: 'hold', reached, release: new Promise<void>((r) => (release = r)) };
 
-    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), { idea: 'Published run for balcony gardens', hints: [], provider: 'synthetic', source: 'synthetic' });
+    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+      idea: 'Published run for balcony gardens',
+      hints: [],
+      provider: 'synthetic',
+      source: 'synthetic',
+    });
     try {
       await bumpReached; // step 40 has committed its insight and is publishing it
       const whileHeld = await runStatus(run.id);
@@ -89,29 +107,66 @@ describe('a research run reads succeeded only once the API shows its insight', (
     } finally {
       release();
     }
-    await until(() => runStatus(run.id), (r) => r.status === 'succeeded', 30_000, 'the run to be published');
+    await until(
+      () => runStatus(run.id),
+      (r) => r.status === 'succeeded',
+      30_000,
+      'the run to be published',
+    );
     expect(await listed()).toBe(before + 1);
   });
 
-  it('is published by the step job\'s retry when the bump fails', async () => {
+  it("is published by the step job's retry when the bump fails", async () => {
     nextBump = { kind: 'fail' };
     const before = await listed();
-    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), { idea: 'Published run for rooftop beekeeping', hints: [], provider: 'synthetic', source: 'synthetic' });
-    await until(() => runStatus(run.id), (r) => r.status === 'succeeded', 60_000, 'the retried step 40 to publish the run');
+    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+      idea: 'Published run for rooftop beekeeping',
+      hints: [],
+      provider: 'synthetic',
+      source: 'synthetic',
+    });
+    await until(
+      () => runStatus(run.id),
+      (r) => r.status === 'succeeded',
+      60_000,
+      'the retried step 40 to publish the run',
+    );
     expect(await listed()).toBe(before + 1);
   });
 
   it('is published by the sweeper when the worker died between the commit and the bump', async () => {
     // A run whose 40 steps are recorded but which was never published, as a kill -9 at that moment leaves it.
-    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), { idea: 'Published run for tiny libraries', hints: [], provider: 'synthetic', source: 'synthetic' });
-    await until(() => runStatus(run.id), (r) => r.status === 'succeeded', 60_000, 'the run');
-    await sql`update research_runs set status = 'running', finished_at = null, updated_at = now() - interval '1 hour' where id = ${run.id}`.execute(database.db);
+    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+      idea: 'Published run for tiny libraries',
+      hints: [],
+      provider: 'synthetic',
+      source: 'synthetic',
+    });
+    await until(
+      () => runStatus(run.id),
+      (r) => r.status === 'succeeded',
+      60_000,
+      'the run',
+    );
+    await sql`update research_runs set status = 'running', finished_at = null, updated_at = now() - interval '1 hour' where id = ${run.id}`.execute(
+      database.db,
+    );
     const versionBefore = BigInt((await redis.redis.get(redis.keys.readModelVersion)) ?? '0');
 
-    const sweep = sweepProcessor({ db: database.db, chain: new ResearchChain(pipeline.queues.research), webhooks: pipeline.queues.webhooks, quietMs: 60_000 });
+    const sweep = sweepProcessor({
+      db: database.db,
+      chain: new ResearchChain(pipeline.queues.research),
+      webhooks: pipeline.queues.webhooks,
+      quietMs: 60_000,
+    });
     const swept = await sweep();
     expect(swept.resumed).toBe(1);
-    await until(() => runStatus(run.id), (r) => r.status === 'succeeded', 30_000, 'the swept run to be published');
+    await until(
+      () => runStatus(run.id),
+      (r) => r.status === 'succeeded',
+      30_000,
+      'the swept run to be published',
+    );
     // Published means announced to every web process: the version moved past the one of the unpublished state.
     expect(BigInt((await redis.redis.get(redis.keys.readModelVersion)) ?? '0')).toBeGreaterThan(versionBefore);
   });

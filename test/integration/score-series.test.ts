@@ -22,13 +22,26 @@ async function run(lines: string[]) {
   const chunks: string[] = [];
   out.on('data', (c) => chunks.push(String(c)));
   const summary = await scoreSeriesJsonl(Readable.from(lines.map((l) => `${l}\n`)), out);
-  return { summary, rows: chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    summary,
+    rows: chunks
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 describe('insights score-series', () => {
   itWithSharedData('scores the backtest windows to the published held-out rank correlation', async () => {
     const windows: MomentumWindow[] = [];
-    for (const [id, points] of await realSeries()) windows.push(...momentumWindows(id, points.map((p) => p.value)));
+    for (const [id, points] of await realSeries())
+      windows.push(
+        ...momentumWindows(
+          id,
+          points.map((p) => p.value),
+        ),
+      );
     const held = windows.filter((w) => w.split === 'holdout');
     const { summary, rows } = await run(held.map((w, i) => lineOf(`w${i}`, w)));
     expect(summary).toEqual({ lines: held.length, scored: held.length, unscored: 0, errors: 0 });
@@ -37,7 +50,10 @@ describe('insights score-series', () => {
       expect(Object.keys(r).sort()).toEqual(['id', 'model', 'momentum', 'trend_class']);
       expect(TREND_CLASSES).toContain(r.trend_class);
     }
-    const rho = spearman(rows.map((r) => r.momentum as number), held.map((w) => w.nextMean / w.monthMean));
+    const rho = spearman(
+      rows.map((r) => r.momentum as number),
+      held.map((w) => w.nextMean / w.monthMean),
+    );
     expect(Math.round(rho * 1000) / 1000).toBe(BACKTEST.momentum.held_out.rank_correlation);
   });
 
@@ -58,7 +74,13 @@ describe('insights score-series', () => {
     const ok = { id: 'ok', points: asPoints(Array.from({ length: 30 }, (_, i) => 40 + i)) };
     const { rows, summary } = await run([
       '{"id":',
-      JSON.stringify({ id: 'gap', points: [{ date: '2026-01-01', value: 1 }, { date: '2026-01-03', value: 1 }] }),
+      JSON.stringify({
+        id: 'gap',
+        points: [
+          { date: '2026-01-01', value: 1 },
+          { date: '2026-01-03', value: 1 },
+        ],
+      }),
       JSON.stringify({ ...ok, points_90d: asPoints(Array(90).fill(5), 5) }),
       JSON.stringify(ok),
     ]);

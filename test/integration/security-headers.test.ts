@@ -37,7 +37,15 @@ beforeAll(async () => {
   queues = Object.values(QUEUES).map((name) => new Queue(name, { connection, prefix: redis.keys.queuePrefix(name) }));
   // Something for the dashboard to show.
   await queues[0]!.add('shown-in-the-dashboard', { n: 1 });
-  app = await buildApp({ db: database.db, redis: redis.redis, redisKeys: redis.keys, logger: pino({ level: 'silent' }), adminToken: TOKEN, queues, overloadMaxEventLoopDelayMs: 0 });
+  app = await buildApp({
+    db: database.db,
+    redis: redis.redis,
+    redisKeys: redis.keys,
+    logger: pino({ level: 'silent' }),
+    adminToken: TOKEN,
+    queues,
+    overloadMaxEventLoopDelayMs: 0,
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 });
@@ -147,20 +155,26 @@ describe.skipIf(!CHROMIUM && process.env.CI !== 'true')('the pages under their p
     expect(dom).not.toMatch(/>\s*Loading\s*</);
   }, 120_000);
 
-  it.each(['/admin/queues/', '/docs/'])('another site cannot frame %s', async (page) => {
-    // An origin of its own (another host name and port): a page that frames ours.
-    const framer = http.createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      // Without credentials (a browser refuses them in a frame's URL); the dashboard's policy is the same with or without a login.
-      res.end(`<!doctype html><title>framer</title><iframe src="${base}${page}"></iframe>`);
-    });
-    await new Promise<void>((resolve) => framer.listen(0, '127.0.0.1', resolve));
-    try {
-      const { log } = await chromium(`http://localhost:${(framer.address() as AddressInfo).port}/`);
-      expect(log, log).toMatch(/Framing '[^']*' violates the following Content Security Policy directive: "frame-ancestors 'none'"\. The request has been blocked/);
-    } finally {
-      framer.closeAllConnections();
-      await new Promise((r) => framer.close(r));
-    }
-  }, 120_000);
+  it.each(['/admin/queues/', '/docs/'])(
+    'another site cannot frame %s',
+    async (page) => {
+      // An origin of its own (another host name and port): a page that frames ours.
+      const framer = http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        // Without credentials (a browser refuses them in a frame's URL); the dashboard's policy is the same with or without a login.
+        res.end(`<!doctype html><title>framer</title><iframe src="${base}${page}"></iframe>`);
+      });
+      await new Promise<void>((resolve) => framer.listen(0, '127.0.0.1', resolve));
+      try {
+        const { log } = await chromium(`http://localhost:${(framer.address() as AddressInfo).port}/`);
+        expect(log, log).toMatch(
+          /Framing '[^']*' violates the following Content Security Policy directive: "frame-ancestors 'none'"\. The request has been blocked/,
+        );
+      } finally {
+        framer.closeAllConnections();
+        await new Promise((r) => framer.close(r));
+      }
+    },
+    120_000,
+  );
 });

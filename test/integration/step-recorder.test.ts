@@ -15,7 +15,13 @@ afterAll(async () => {
 });
 
 const newRun = (n: number) =>
-  createRun(database.db, { idea: `recorder idea ${n}`, ideaKey: `recorder idea ${n}`, hints: [], provider: 'synthetic', source: 'synthetic' });
+  createRun(database.db, {
+    idea: `recorder idea ${n}`,
+    ideaKey: `recorder idea ${n}`,
+    hints: [],
+    provider: 'synthetic',
+    source: 'synthetic',
+  });
 const row = (runId: string, step: number, output: unknown = { step }): StepDoneRow => ({
   runId,
   step,
@@ -64,7 +70,11 @@ describe('StepRecorder', () => {
     await database.db.updateTable('research_runs').set({ next_step: 41, status: 'running' }).where('id', '=', runs[1]!.id).execute();
     const recorder = new StepRecorder(database.db);
     const blocker = recorder.record(row(runs[2]!.id, 1)); // in flight, so the next three form one batch
-    const outcomes = await Promise.allSettled([recorder.record(row(runs[0]!.id, 1)), recorder.record(row(runs[1]!.id, 41)), recorder.record(row(runs[2]!.id, 2))]);
+    const outcomes = await Promise.allSettled([
+      recorder.record(row(runs[0]!.id, 1)),
+      recorder.record(row(runs[1]!.id, 41)),
+      recorder.record(row(runs[2]!.id, 2)),
+    ]);
     expect(await blocker).toBe(true);
     expect(outcomes[0]).toEqual({ status: 'fulfilled', value: true });
     expect(outcomes[1]!.status).toBe('rejected');

@@ -18,7 +18,15 @@ import { runCli } from '../support/cli.js';
 import { dimensionsWith } from '../support/fixtures.js';
 
 // ESC sequences, BEL, NUL, C1 CSI, a bidi override, a lone surrogate, markup.
-const HOSTILE = ['\u001b[31mred\u001b[0m', 'bell\u0007', 'nul\u0000', 'csi\u009b2J', 'bidi\u202egnp.exe', 'half\ud800', '</text><script>x</script>&amp;'];
+const HOSTILE = [
+  '\u001b[31mred\u001b[0m',
+  'bell\u0007',
+  'nul\u0000',
+  'csi\u009b2J',
+  'bidi\u202egnp.exe',
+  'half\ud800',
+  '</text><script>x</script>&amp;',
+];
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
 
 let t: TestApp;
@@ -62,15 +70,28 @@ describe('text from outside', () => {
   }, 300_000);
 
   it('is refused by discovery, which says which queries it dropped', async () => {
-    const queue = new Queue(QUEUES.research, { connection: createRedis(t.redis.url, 'worker'), prefix: t.redis.keys.queuePrefix(QUEUES.research) });
+    const queue = new Queue(QUEUES.research, {
+      connection: createRedis(t.redis.url, 'worker'),
+      prefix: t.redis.keys.queuePrefix(QUEUES.research),
+    });
     const gateway: TrendsGateway = {
       fetch: async () => ({
         kind: 'trendingFeed' as const,
-        items: [{ query: 'Sourdough starter kits', approxTraffic: '1000+', published: null, news: [] }, ...HOSTILE.slice(0, 5).map((q) => ({ query: `trend ${q}`, approxTraffic: '500+', published: null, news: [] }))],
+        items: [
+          { query: 'Sourdough starter kits', approxTraffic: '1000+', published: null, news: [] },
+          ...HOSTILE.slice(0, 5).map((q) => ({ query: `trend ${q}`, approxTraffic: '500+', published: null, news: [] })),
+        ],
         provenance: { provider: 'synthetic' as const },
       }),
     };
-    const discover = discoverProcessor({ db: t.database.db, chain: new ResearchChain(queue), trendsFor: () => gateway, provider: 'synthetic', geos: ['US'], dailyCap: 10 });
+    const discover = discoverProcessor({
+      db: t.database.db,
+      chain: new ResearchChain(queue),
+      trendsFor: () => gateway,
+      provider: 'synthetic',
+      geos: ['US'],
+      dailyCap: 10,
+    });
     const result = await discover({} as never);
     expect(result.started).toEqual(['Sourdough starter kits']);
     expect(result.rejected).toHaveLength(5);
@@ -85,13 +106,39 @@ describe('text from outside', () => {
     for (const bad of HOSTILE.filter((h) => !h.includes('\u0000'))) {
       const id = newId('insight');
       await upsertInsight(t.database.db, {
-        id, idea_key: `hostile ${id}`, title: `Title ${bad}`, idea: `Idea ${bad}`, primary_keyword: `kw ${bad}`, keywords: [`kw`],
-        category: 'productivity', source: 'research', overall_score: 0.5, confidence: 0.5, dimensions: dimensionsWith(0.5), summary: `Summary ${bad}`, status: 'active',
+        id,
+        idea_key: `hostile ${id}`,
+        title: `Title ${bad}`,
+        idea: `Idea ${bad}`,
+        primary_keyword: `kw ${bad}`,
+        keywords: [`kw`],
+        category: 'productivity',
+        source: 'research',
+        overall_score: 0.5,
+        confidence: 0.5,
+        dimensions: dimensionsWith(0.5),
+        summary: `Summary ${bad}`,
+        status: 'active',
       });
-      const series = Array.from({ length: 30 }, (_, i) => ({ date: new Date(Date.UTC(2026, 9, 1 + i)).toISOString().slice(0, 10), value: 40 + (i % 7) }));
+      const series = Array.from({ length: 30 }, (_, i) => ({
+        date: new Date(Date.UTC(2026, 9, 1 + i)).toISOString().slice(0, 10),
+        value: 40 + (i % 7),
+      }));
       await t.database.db.transaction().execute(async (trx) => {
         await replaceTrendPoints(trx, id, series, new Date());
-        await upsertForecast(trx, id, { ...forecast(series.map((p) => p.date), series.map((p) => p.value)), withheld: true, reason: `reason ${bad}` } as never, new Date());
+        await upsertForecast(
+          trx,
+          id,
+          {
+            ...forecast(
+              series.map((p) => p.date),
+              series.map((p) => p.value),
+            ),
+            withheld: true,
+            reason: `reason ${bad}`,
+          } as never,
+          new Date(),
+        );
       });
       const svg = await t.app.inject({ url: `/api/insights/${id}/chart.svg`, headers: bearer(key) });
       expect(svg.statusCode).toBe(200);
@@ -106,9 +153,21 @@ describe('text from outside', () => {
     const runId = newId('run');
     await t.database.db
       .insertInto('research_runs')
-      .values({ id: runId, idea: `Run ${HOSTILE[0]}${HOSTILE[3]}`, idea_key: `run ${runId}`, keyword_hints: JSON.stringify([`hint ${HOSTILE[1]}`]), provider: 'synthetic', source: 'synthetic', status: 'failed', error: `error ${HOSTILE[4]}` })
+      .values({
+        id: runId,
+        idea: `Run ${HOSTILE[0]}${HOSTILE[3]}`,
+        idea_key: `run ${runId}`,
+        keyword_hints: JSON.stringify([`hint ${HOSTILE[1]}`]),
+        provider: 'synthetic',
+        source: 'synthetic',
+        status: 'failed',
+        error: `error ${HOSTILE[4]}`,
+      })
       .execute();
-    for (const args of [['runs', 'show', runId], ['runs', 'list']]) {
+    for (const args of [
+      ['runs', 'show', runId],
+      ['runs', 'list'],
+    ]) {
       const out = await runCli(args, env);
       expect(out.code, out.stderr).toBe(0);
       expect(out.stdout).toContain('\\u{1b}');

@@ -16,7 +16,9 @@ let topology: Topology;
 let db: Db;
 
 beforeAll(async () => {
-  topology = await startTopology({ extraEnv: { SYNTHETIC_LATENCY_MS: '20', JOB_LOCK_MS: '4000', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001' } });
+  topology = await startTopology({
+    extraEnv: { SYNTHETIC_LATENCY_MS: '20', JOB_LOCK_MS: '4000', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001' },
+  });
   db = createDb(topology.env.DATABASE_URL!);
 }, 240_000);
 afterAll(async () => {
@@ -24,7 +26,8 @@ afterAll(async () => {
   await topology?.stop();
 });
 
-const get = (base: string, path: string, key: string) => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(30_000) });
+const get = (base: string, path: string, key: string) =>
+  fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(30_000) });
 
 async function newKey(plan: string): Promise<{ id: string; key: string }> {
   const out = await topology.cli(['keys', 'create', '--name', `topology ${plan}`, '--plan', plan, '--json']);
@@ -62,7 +65,16 @@ describe('2 web and 2 worker processes on a Redis Cluster and a Postgres replica
     const revoked = await topology.cli(['keys', 'revoke', id]);
     expect(revoked.code, revoked.stderr).toBe(0);
     const at = Date.now();
-    await Promise.all(topology.webUrls.map((base) => until(() => get(base, '/api/sources', key).then((r) => r.status), (s) => s === 401, 10_000, `401 from ${base}`)));
+    await Promise.all(
+      topology.webUrls.map((base) =>
+        until(
+          () => get(base, '/api/sources', key).then((r) => r.status),
+          (s) => s === 401,
+          10_000,
+          `401 from ${base}`,
+        ),
+      ),
+    );
     // The CLI returns after announcing; both processes have dropped the key by then or moments after.
     expect(Date.now() - at).toBeLessThan(1_000);
   });
@@ -70,7 +82,8 @@ describe('2 web and 2 worker processes on a Redis Cluster and a Postgres replica
   it('completes 20 research runs, 40 steps each, through a kill -9 of one worker', async () => {
     // Enqueued one CLI process at a time, each run would finish before the next is
     // enqueued; held until all 20 are in, they run together and the kill lands mid-way.
-    const done = async () => (await sql<{ n: number }>`select count(*)::int as n from research_steps where status = 'done'`.execute(db)).rows[0]!.n;
+    const done = async () =>
+      (await sql<{ n: number }>`select count(*)::int as n from research_steps where status = 'done'`.execute(db)).rows[0]!.n;
     const connection = createRedis({ cluster: topology.cluster.seeds }, 'worker');
     const research = new Queue(QUEUES.research, { connection, prefix: redisKeys(topology.env.REDIS_PREFIX!).queuePrefix(QUEUES.research) });
     try {
@@ -88,8 +101,16 @@ describe('2 web and 2 worker processes on a Redis Cluster and a Postgres replica
     await until(done, (n) => n >= 200, 120_000, 'the runs to be under way');
     topology.workers[0]!.child.kill('SIGKILL');
     expect(await done()).toBeLessThan(800); // its runs' locked jobs cannot finish before their lock (4 s) runs out
-    await until(() => db.selectFrom('research_runs').select('status').execute(), (rows) => rows.length === 20 && rows.every((r) => r.status === 'succeeded'), 180_000, 'every run');
-    const { rows } = await sql<{ n: number; steps: number }>`select count(*)::int as n, count(distinct step)::int as steps from research_steps where status = 'done' group by run_id`.execute(db);
+    await until(
+      () => db.selectFrom('research_runs').select('status').execute(),
+      (rows) => rows.length === 20 && rows.every((r) => r.status === 'succeeded'),
+      180_000,
+      'every run',
+    );
+    const { rows } = await sql<{
+      n: number;
+      steps: number;
+    }>`select count(*)::int as n, count(distinct step)::int as steps from research_steps where status = 'done' group by run_id`.execute(db);
     expect(rows.map((r) => [r.n, r.steps])).toEqual(Array(20).fill([40, 40]));
     topology.workers[0] = await topology.startWorker();
   }, 300_000);
@@ -113,13 +134,32 @@ describe('2 web and 2 worker processes on a Redis Cluster and a Postgres replica
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const port = (receiver.address() as { port: number }).port;
     for (const name of ['a', 'b']) {
-      const out = await topology.cli(['webhooks', 'add', '--url', `http://127.0.0.1:${port}/${name}`, '--event', 'insight.created', '--json']);
+      const out = await topology.cli([
+        'webhooks',
+        'add',
+        '--url',
+        `http://127.0.0.1:${port}/${name}`,
+        '--event',
+        'insight.created',
+        '--json',
+      ]);
       expect(out.code, out.stderr).toBe(0);
     }
     const before = await db.selectFrom('research_runs').select('id').execute();
-    for (let i = 0; i < 5; i += 1) expect((await topology.cli(['research', `Topology webhook idea ${i} for anglers`, '--json'])).code).toBe(0);
-    await until(() => db.selectFrom('research_runs').select('status').execute(), (rows) => rows.length === before.length + 5 && rows.every((r) => r.status === 'succeeded'), 180_000, 'the runs');
-    await until(async () => [...seen.values()].filter((e) => e.ok > 0).length, (n) => n === 10, 120_000, '10 delivered pairs');
+    for (let i = 0; i < 5; i += 1)
+      expect((await topology.cli(['research', `Topology webhook idea ${i} for anglers`, '--json'])).code).toBe(0);
+    await until(
+      () => db.selectFrom('research_runs').select('status').execute(),
+      (rows) => rows.length === before.length + 5 && rows.every((r) => r.status === 'succeeded'),
+      180_000,
+      'the runs',
+    );
+    await until(
+      async () => [...seen.values()].filter((e) => e.ok > 0).length,
+      (n) => n === 10,
+      120_000,
+      '10 delivered pairs',
+    );
     for (const [pair, entry] of seen) {
       expect(entry.ok, pair).toBe(1); // delivered exactly once
       expect(entry.attempts, pair).toBe(2); // after one retry

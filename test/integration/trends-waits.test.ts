@@ -59,9 +59,22 @@ afterAll(async () => {
 describe('a trends job waiting out a cooldown longer than its lock', () => {
   it('is delayed, not left holding a lock it cannot renew: asked once when the cooldown ends, answered, nothing logged as an error', async () => {
     nock(GOOGLE).get('/trends/').reply(200, '<html>Google Trends</html>', { 'set-cookie': 'NID=511=waits; path=/; domain=.google.com' });
-    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).once().reply(200, recordedBody('pytrends', 'test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
-    const job = await pipeline.queues.trends.add(JOBS.trendsFetch, { request: { kind: 'autocomplete', term: 'pizza' }, provider: 'google' }, { jobId: 'trends-waits-1' });
-    const state = await until(() => job.getState(), (s) => s === 'completed' || s === 'failed', 60_000, 'the job to finish');
+    nock(GOOGLE)
+      .get('/trends/api/autocomplete/pizza')
+      .query(true)
+      .once()
+      .reply(200, recordedBody('pytrends', 'test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    const job = await pipeline.queues.trends.add(
+      JOBS.trendsFetch,
+      { request: { kind: 'autocomplete', term: 'pizza' }, provider: 'google' },
+      { jobId: 'trends-waits-1' },
+    );
+    const state = await until(
+      () => job.getState(),
+      (s) => s === 'completed' || s === 'failed',
+      60_000,
+      'the job to finish',
+    );
     expect(state).toBe('completed');
     const done = await pipeline.queues.trends.getJob(job.id!);
     expect(done?.attemptsMade).toBe(1);

@@ -61,7 +61,12 @@ describe('web process shutdown', () => {
     await Promise.all(inflight.map((r) => r.sent));
     web.child.kill('SIGTERM');
     // Draining: the load balancer sees unready and stops sending traffic.
-    await until(() => get(`${url}/readyz`).status, (s) => s === 503, 60_000, '/readyz to answer 503 while draining');
+    await until(
+      () => get(`${url}/readyz`).status,
+      (s) => s === 503,
+      60_000,
+      '/readyz to answer 503 while draining',
+    );
     expect(await Promise.all(inflight.map((r) => r.status))).toEqual(Array(100).fill(200)); // everything sent before the signal is answered
     expect((await web.exited).code).toBe(0);
     expect(await get(`${url}/healthz`).status).toMatch(/^error/); // and then it is gone

@@ -39,7 +39,11 @@ const encryptionKey = randomBytes(32).toString('base64');
 
 /** Starts a receiver as the docs say (WEBHOOK_SECRET, PORT) and resolves once it says where it listens. */
 function startReceiver(spec: (typeof RECEIVERS)[number], secret: string, port: number): Promise<Receiver> {
-  const child = spawn(spec.command, spec.args, { cwd: EXAMPLES, env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRET: secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(spec.command, spec.args, {
+    cwd: EXAMPLES,
+    env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRET: secret, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const stderr: string[] = [];
   createInterface({ input: child.stderr! }).on('line', (l) => stderr.push(l));
   return new Promise((resolve, reject) => {
@@ -58,8 +62,17 @@ function startReceiver(spec: (typeof RECEIVERS)[number], secret: string, port: n
 beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
-  env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' };
-  const config = { ...loadConfig({ REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }), webhookRetryScale: 0.0002 };
+  env = {
+    ...database.env,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: redis.prefix,
+    WEBHOOK_ENCRYPTION_KEY: encryptionKey,
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+  };
+  const config = {
+    ...loadConfig({ REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }),
+    webhookRetryScale: 0.0002,
+  };
   pipeline = await startWorkers(testResources(database, redis), config, pino({ level: 'silent' }));
 }, 60_000);
 afterAll(async () => {
@@ -80,17 +93,37 @@ describe('the receivers in docs/webhooks.md', () => {
       receivers.push(await startReceiver(spec, secret, port));
     }
 
-    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), { idea: 'Harp lessons online', hints: [], provider: 'synthetic', source: 'synthetic' });
-    const done = await until(() => database.db.selectFrom('research_runs').selectAll().where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded', 120_000, 'the run');
+    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+      idea: 'Harp lessons online',
+      hints: [],
+      provider: 'synthetic',
+      source: 'synthetic',
+    });
+    const done = await until(
+      () => database.db.selectFrom('research_runs').selectAll().where('id', '=', run.id).executeTakeFirstOrThrow(),
+      (r) => r.status === 'succeeded',
+      120_000,
+      'the run',
+    );
     for (const receiver of receivers) {
-      await until(async () => receiver.events.length, (n) => n >= 1, 60_000, `a delivery to the ${receiver.name} receiver`);
+      await until(
+        async () => receiver.events.length,
+        (n) => n >= 1,
+        60_000,
+        `a delivery to the ${receiver.name} receiver`,
+      );
       expect(receiver.events[0], receiver.name).toMatchObject({ verified: true, type: 'insight.created', insight: done.insight_id });
     }
 
     for (const receiver of receivers) {
       const forged = await fetch(`http://127.0.0.1:${receiver.port}/hooks`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'webhook-id': 'evt_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': `v1,${randomBytes(32).toString('base64')}` },
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': 'evt_forged',
+          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+          'webhook-signature': `v1,${randomBytes(32).toString('base64')}`,
+        },
         body: JSON.stringify({ type: 'insight.created', data: { id: 'ins_forged' } }),
       });
       expect(forged.status, receiver.name).toBe(400);

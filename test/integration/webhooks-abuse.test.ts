@@ -23,7 +23,12 @@ afterAll(() => t.close());
 
 const json = (key: string, extra: Record<string, string> = {}) => ({ ...bearer(key), 'content-type': 'application/json', ...extra });
 const post = (key: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'POST', url, headers: body === undefined ? bearer(key) : json(key, headers), ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+  t.app.inject({
+    method: 'POST',
+    url,
+    headers: body === undefined ? bearer(key) : json(key, headers),
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
 
 async function subscription(key: string): Promise<string> {
   const res = await post(key, '/api/webhooks', { url: receiverUrl });
@@ -59,7 +64,7 @@ describe('replays and pings are bounded', () => {
     expect((await jobsOf([ids[0]!])).some((k) => k.endsWith(`deliver-${ids[0]}-replay-2`))).toBe(true);
   });
 
-  it('a Free account sends at most its plan\'s replays and pings a day, whatever it asks: 50 by default, each a delivery of at most 8 attempts; past it, 429 with Retry-After', async () => {
+  it("a Free account sends at most its plan's replays and pings a day, whatever it asks: 50 by default, each a delivery of at most 8 attempts; past it, 429 with Retry-After", async () => {
     const a = await t.webhookKey('free');
     const sub = await subscription(a.key);
     await pastDeliveries(sub, 300);
@@ -81,11 +86,20 @@ describe('replays and pings are bounded', () => {
     }
     // The pings: at most 10 a minute went through (the 11th and later answer 429), all counted in the day's sends.
     expect(answers.slice(0, 30).filter((s) => s === 202)).toHaveLength(10);
-    const sends = await t.database.db.selectFrom('webhook_sends_daily').select(['replays', 'pings']).where('account_id', '=', a.accountId).executeTakeFirstOrThrow();
+    const sends = await t.database.db
+      .selectFrom('webhook_sends_daily')
+      .select(['replays', 'pings'])
+      .where('account_id', '=', a.accountId)
+      .executeTakeFirstOrThrow();
     expect(sends).toEqual({ replays: 40, pings: 10 });
     expect(reopened).toBe(40);
     // Deliveries the account caused on request today: 50, so at most 400 POSTs with every retry.
-    const replayedRows = await t.database.db.selectFrom('webhook_deliveries').select('id').where('subscription_id', '=', sub).where('replays', '>', 0).execute();
+    const replayedRows = await t.database.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('subscription_id', '=', sub)
+      .where('replays', '>', 0)
+      .execute();
     expect(replayedRows).toHaveLength(40);
   });
 
@@ -93,12 +107,24 @@ describe('replays and pings are bounded', () => {
     const a = await t.webhookKey('starter'); // 500 a day, 100 a call
     const sub = await subscription(a.key);
     await pastDeliveries(sub, 2_000);
-    const answers = await Promise.all(Array.from({ length: 20 }, () => post(a.key, `/api/webhooks/${sub}/replay`, { since: '2020-01-01T00:00:00Z' })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => post(a.key, `/api/webhooks/${sub}/replay`, { since: '2020-01-01T00:00:00Z' })),
+    );
     const replayed = answers.filter((r) => r.statusCode === 202).flatMap((r) => r.json().data.replayed as string[]);
     expect(new Set(replayed).size).toBe(replayed.length);
     expect(replayed).toHaveLength(500);
-    expect(answers.every((r) => r.statusCode === 202 || (r.statusCode === 429 && r.json().type === '/problems/webhook-sends-exceeded'))).toBe(true);
-    expect((await t.database.db.selectFrom('webhook_sends_daily').select('replays').where('account_id', '=', a.accountId).executeTakeFirstOrThrow()).replays).toBe(500);
+    expect(
+      answers.every((r) => r.statusCode === 202 || (r.statusCode === 429 && r.json().type === '/problems/webhook-sends-exceeded')),
+    ).toBe(true);
+    expect(
+      (
+        await t.database.db
+          .selectFrom('webhook_sends_daily')
+          .select('replays')
+          .where('account_id', '=', a.accountId)
+          .executeTakeFirstOrThrow()
+      ).replays,
+    ).toBe(500);
   });
 });
 
@@ -107,25 +133,73 @@ describe("the operator's switch", () => {
     const a = await t.webhookKey('pro');
     const sub = await subscription(a.key);
     const operator = new WebhookService({
-      db: t.database.db, redis: t.redis.redis, subscriptionsVersionKey: t.redis.keys.subscriptionsVersion, box: undefined as never, enqueue: async () => {},
-      policy: { allowPrivate: false, allowedCidrs: ['127.0.0.1/32'] }, secretOverlapHours: 24, maxSubscriptions: { free: 2, starter: 10, pro: 50, enterprise: 500 },
+      db: t.database.db,
+      redis: t.redis.redis,
+      subscriptionsVersionKey: t.redis.keys.subscriptionsVersion,
+      box: undefined as never,
+      enqueue: async () => {},
+      policy: { allowPrivate: false, allowedCidrs: ['127.0.0.1/32'] },
+      secretOverlapHours: 24,
+      maxSubscriptions: { free: 2, starter: 10, pro: 50, enterprise: 500 },
     });
     await operator.setEnabled(null, sub, false);
     const shown = await t.app.inject({ url: `/api/webhooks/${sub}`, headers: bearer(a.key) });
     expect(shown.json().data).toMatchObject({ enabled: false, disabled_by: 'operator', disabled_reason: 'disabled by an operator' });
-    const undo = await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${sub}`, headers: json(a.key), payload: JSON.stringify({ enabled: true }) });
+    const undo = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/webhooks/${sub}`,
+      headers: json(a.key),
+      payload: JSON.stringify({ enabled: true }),
+    });
     expect(undo.statusCode, undo.body).toBe(409);
-    expect(undo.json()).toMatchObject({ type: '/problems/disabled-by-operator', detail: expect.stringMatching(/only an operator can enable it again/) });
-    expect((await t.app.inject({ url: `/api/webhooks/${sub}`, headers: bearer(a.key) })).json().data).toMatchObject({ enabled: false, disabled_by: 'operator' });
+    expect(undo.json()).toMatchObject({
+      type: '/problems/disabled-by-operator',
+      detail: expect.stringMatching(/only an operator can enable it again/),
+    });
+    expect((await t.app.inject({ url: `/api/webhooks/${sub}`, headers: bearer(a.key) })).json().data).toMatchObject({
+      enabled: false,
+      disabled_by: 'operator',
+    });
     // Its other fields are still the account's to change; and the operator's enable is the operator's.
-    expect((await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${sub}`, headers: json(a.key), payload: JSON.stringify({ keywords: ['lute'] }) })).statusCode).toBe(200);
+    expect(
+      (
+        await t.app.inject({
+          method: 'PATCH',
+          url: `/api/webhooks/${sub}`,
+          headers: json(a.key),
+          payload: JSON.stringify({ keywords: ['lute'] }),
+        })
+      ).statusCode,
+    ).toBe(200);
     await operator.setEnabled(null, sub, true);
     // A disable by the account, or by the system (410, a failure streak), the account may undo.
     await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${sub}`, headers: json(a.key), payload: JSON.stringify({ enabled: false }) });
     expect((await t.app.inject({ url: `/api/webhooks/${sub}`, headers: bearer(a.key) })).json().data.disabled_by).toBe('account');
-    expect((await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${sub}`, headers: json(a.key), payload: JSON.stringify({ enabled: true }) })).statusCode).toBe(200);
-    await t.database.db.updateTable('webhook_subscriptions').set({ state: 'disabled', disabled_by: 'system', disabled_reason: 'the endpoint answered 410 Gone' }).where('id', '=', sub).execute();
-    expect((await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${sub}`, headers: json(a.key), payload: JSON.stringify({ enabled: true }) })).statusCode).toBe(200);
+    expect(
+      (
+        await t.app.inject({
+          method: 'PATCH',
+          url: `/api/webhooks/${sub}`,
+          headers: json(a.key),
+          payload: JSON.stringify({ enabled: true }),
+        })
+      ).statusCode,
+    ).toBe(200);
+    await t.database.db
+      .updateTable('webhook_subscriptions')
+      .set({ state: 'disabled', disabled_by: 'system', disabled_reason: 'the endpoint answered 410 Gone' })
+      .where('id', '=', sub)
+      .execute();
+    expect(
+      (
+        await t.app.inject({
+          method: 'PATCH',
+          url: `/api/webhooks/${sub}`,
+          headers: json(a.key),
+          payload: JSON.stringify({ enabled: true }),
+        })
+      ).statusCode,
+    ).toBe(200);
   });
 });
 
@@ -150,7 +224,13 @@ describe('no input reaches a 500', () => {
   it('a forged delivery cursor with a well-formed but impossible date, and replay times out of range, answer 400 naming the field', async () => {
     const a = await t.webhookKey('pro');
     const sub = await subscription(a.key);
-    for (const createdKey of ['2026-02-30 10:00:00+00', '2026-04-31 00:00:00.5+00', '2025-02-29 00:00:00+00', '2026-11-22 24:00:00+00', '0001-01-01 00:00:00+00']) {
+    for (const createdKey of [
+      '2026-02-30 10:00:00+00',
+      '2026-04-31 00:00:00.5+00',
+      '2025-02-29 00:00:00+00',
+      '2026-11-22 24:00:00+00',
+      '0001-01-01 00:00:00+00',
+    ]) {
       const cursor = encodeDeliveryCursor({ createdKey, id: newId('delivery') });
       const res = await t.app.inject({ url: `/api/webhooks/${sub}/deliveries?cursor=${cursor}`, headers: bearer(a.key) });
       expect(res.statusCode, createdKey).toBe(400);
@@ -186,13 +266,14 @@ describe('no input reaches a 500', () => {
         const replay = await post(a.key, `/api/webhooks/${sub}/replay`, { since: since.slice(0, 40) || 'x' });
         const insightCursor = encodeCursor({ sort: sort as 'score', value: sort === 'newest' ? since : 0.5, id: newId('insight') });
         const insights = await t.app.inject({ url: `/api/insights?sort=${sort}&cursor=${insightCursor}`, headers: bearer(reader) });
-        for (const res of [deliveries, replay, insights]) expect([200, 202, 400], `${res.statusCode} ${res.body.slice(0, 200)}`).toContain(res.statusCode);
+        for (const res of [deliveries, replay, insights])
+          expect([200, 202, 400], `${res.statusCode} ${res.body.slice(0, 200)}`).toContain(res.statusCode);
       }),
       { numRuns: 120 },
     );
   });
 
-  it("says what is wrong once and rightly: a key with a bad checksum is told so", async () => {
+  it('says what is wrong once and rightly: a key with a bad checksum is told so', async () => {
     const good = await t.key('pro');
     const bad = `${good.slice(0, -1)}${good.endsWith('A') ? 'B' : 'A'}`;
     const res = await t.app.inject({ url: '/api/insights', headers: bearer(bad) });
@@ -211,7 +292,14 @@ describe('what grows with use is kept for a bounded time', () => {
     await t.database.db
       .insertInto('webhook_attempts')
       .values([
-        ...Array.from({ length: 3 }, (_, i) => ({ delivery_id: oldDelivery!, attempt: i + 1, at: daysAgo(31 + i), status_code: 500, latency_ms: 5, error: null })),
+        ...Array.from({ length: 3 }, (_, i) => ({
+          delivery_id: oldDelivery!,
+          attempt: i + 1,
+          at: daysAgo(31 + i),
+          status_code: 500,
+          latency_ms: 5,
+          error: null,
+        })),
         { delivery_id: newDelivery!, attempt: 1, at: daysAgo(29), status_code: 500, latency_ms: 5, error: null },
       ])
       .execute();
@@ -224,10 +312,16 @@ describe('what grows with use is kept for a bounded time', () => {
       .execute();
     const pruned = await pruneProcessor({ db: t.database.db, attemptsKeepDays: 30 })();
     expect(pruned.attempts).toBeGreaterThanOrEqual(3); // other tests' rows are all recent
-    const left = await t.database.db.selectFrom('webhook_attempts').select(['delivery_id', 'attempt']).where('delivery_id', 'in', [oldDelivery!, newDelivery!]).execute();
+    const left = await t.database.db
+      .selectFrom('webhook_attempts')
+      .select(['delivery_id', 'attempt'])
+      .where('delivery_id', 'in', [oldDelivery!, newDelivery!])
+      .execute();
     expect(left).toEqual([{ delivery_id: newDelivery, attempt: 1 }]);
     const days = await t.database.db.selectFrom('webhook_sends_daily').select('day').where('account_id', '=', a.accountId).execute();
     expect(days.map((d) => String(d.day).slice(0, 10))).toEqual([daysAgo(39).toISOString().slice(0, 10)]);
-    expect(await t.database.db.selectFrom('webhook_deliveries').select('id').where('id', 'in', [oldDelivery!, newDelivery!]).execute()).toHaveLength(2);
+    expect(
+      await t.database.db.selectFrom('webhook_deliveries').select('id').where('id', 'in', [oldDelivery!, newDelivery!]).execute(),
+    ).toHaveLength(2);
   });
 });

@@ -49,7 +49,13 @@ function receiver() {
       res.writeHead(status).end();
     });
   });
-  return new Promise<{ url: string; secrets: string[]; received: Received[]; answer: (fn: (n: number) => number) => void; close: () => void }>((resolve) =>
+  return new Promise<{
+    url: string;
+    secrets: string[];
+    received: Received[];
+    answer: (fn: (n: number) => number) => void;
+    close: () => void;
+  }>((resolve) =>
     server.listen(0, '127.0.0.1', () =>
       resolve({
         url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`,
@@ -81,7 +87,12 @@ afterAll(async () => {
 
 /** A research run, as an operator starts one: the insight it makes is announced to the webhooks. */
 async function research(idea: string): Promise<string> {
-  const run = await startRun(t.database.db, new ResearchChain(pipeline.queues.research), { idea, hints: [], provider: 'synthetic', source: 'synthetic' });
+  const run = await startRun(t.database.db, new ResearchChain(pipeline.queues.research), {
+    idea,
+    hints: [],
+    provider: 'synthetic',
+    source: 'synthetic',
+  });
   const done = await until(
     () => t.database.db.selectFrom('research_runs').selectAll().where('id', '=', run.id).executeTakeFirstOrThrow(),
     (r) => r.status === 'succeeded' || r.status === 'failed',
@@ -101,7 +112,12 @@ describe('a subscription managed through /api/webhooks', () => {
     const mine = await receiver();
     const theirs = await receiver();
     const api = (key: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) =>
-      t.app.inject({ method, url, headers: body === undefined ? bearer(key) : { ...bearer(key), 'content-type': 'application/json' }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+      t.app.inject({
+        method,
+        url,
+        headers: body === undefined ? bearer(key) : { ...bearer(key), 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      });
 
     // Create: the secret comes once, in this answer.
     const created = await api(a.key, 'POST', '/api/webhooks', { url: mine.url, keywords: KEYWORDS });
@@ -115,19 +131,36 @@ describe('a subscription managed through /api/webhooks', () => {
     // A test event, signed.
     const ping = await api(a.key, 'POST', `/api/webhooks/${id}/test`);
     expect(ping.statusCode, ping.body).toBe(202);
-    await until(async () => mine.received.length, (n) => n >= 1, 60_000, 'the ping');
+    await until(
+      async () => mine.received.length,
+      (n) => n >= 1,
+      60_000,
+      'the ping',
+    );
     expect(mine.received[0]).toMatchObject({ type: 'ping', id: ping.json().data.event_id, verifiedBy: [0] });
 
     // A real matching insight: the receiver answers 500 once, and the retry carries the same webhook-id.
     mine.answer((n) => (n === 2 ? 500 : 200));
     const cello = await research('Cello lessons marketplace');
-    await until(async () => mine.received.filter((r) => r.insightId === cello).length, (n) => n >= 2, 60_000, 'the delivery and its retry');
+    await until(
+      async () => mine.received.filter((r) => r.insightId === cello).length,
+      (n) => n >= 2,
+      60_000,
+      'the delivery and its retry',
+    );
     const celloDeliveries = mine.received.filter((r) => r.insightId === cello);
     expect(celloDeliveries.map((r) => r.status)).toEqual([500, 200]);
     expect(new Set(celloDeliveries.map((r) => r.id)).size).toBe(1);
     expect(celloDeliveries.every((r) => r.type === 'insight.created' && r.verifiedBy.length === 1)).toBe(true);
     const log = await until(
-      async () => (await api(a.key, 'GET', `/api/webhooks/${id}/deliveries`)).json().data as Array<{ id: string; event_id: string; status: string; attempts: number; last_status_code: number }>,
+      async () =>
+        (await api(a.key, 'GET', `/api/webhooks/${id}/deliveries`)).json().data as Array<{
+          id: string;
+          event_id: string;
+          status: string;
+          attempts: number;
+          last_status_code: number;
+        }>,
       (rows) => rows.some((d) => d.event_id === celloDeliveries[0]!.id && d.status === 'succeeded'),
       60_000,
       'the delivery log to say succeeded',
@@ -140,20 +173,35 @@ describe('a subscription managed through /api/webhooks', () => {
     expect(disabled.json().data.enabled).toBe(false);
     const seenBefore = mine.received.length;
     const banjo = await research('Banjo tuning app');
-    await until(async () => theirs.received.some((r) => r.insightId === banjo), (seen) => seen, 60_000, "the other account's delivery of the banjo insight");
+    await until(
+      async () => theirs.received.some((r) => r.insightId === banjo),
+      (seen) => seen,
+      60_000,
+      "the other account's delivery of the banjo insight",
+    );
     expect(mine.received.length).toBe(seenBefore);
 
     // Enabled again: deliveries resume.
     expect((await api(a.key, 'PATCH', `/api/webhooks/${id}`, { enabled: true })).json().data.enabled).toBe(true);
     const sitar = await research('Sitar repair service');
-    await until(async () => mine.received.some((r) => r.insightId === sitar), (seen) => seen, 60_000, 'the sitar insight after re-enabling');
+    await until(
+      async () => mine.received.some((r) => r.insightId === sitar),
+      (seen) => seen,
+      60_000,
+      'the sitar insight after re-enabling',
+    );
 
     // Rotated: during the overlap every delivery verifies with the old secret and with the new one.
     const rotated = await api(a.key, 'POST', `/api/webhooks/${id}/rotate`, { overlap_hours: 1 });
     expect(rotated.statusCode, rotated.body).toBe(200);
     mine.secrets.push(rotated.json().data.secret);
     const afterRotation = await api(a.key, 'POST', `/api/webhooks/${id}/test`);
-    await until(async () => mine.received.some((r) => r.id === afterRotation.json().data.event_id), (seen) => seen, 60_000, 'the ping after rotation');
+    await until(
+      async () => mine.received.some((r) => r.id === afterRotation.json().data.event_id),
+      (seen) => seen,
+      60_000,
+      'the ping after rotation',
+    );
     expect(mine.received.find((r) => r.id === afterRotation.json().data.event_id)!.verifiedBy).toEqual([0, 1]);
     expect((await api(a.key, 'GET', `/api/webhooks/${id}`)).json().data.previous_secret_expires_at).not.toBeNull();
 
@@ -163,7 +211,12 @@ describe('a subscription managed through /api/webhooks', () => {
     const before = count(celloEvent);
     const one = await api(a.key, 'POST', `/api/webhooks/${id}/deliveries/${celloDelivery.id}/replay`);
     expect(one.statusCode, one.body).toBe(202);
-    await until(async () => count(celloEvent), (n) => n === before + 1, 60_000, 'the replayed delivery');
+    await until(
+      async () => count(celloEvent),
+      (n) => n === before + 1,
+      60_000,
+      'the replayed delivery',
+    );
     const replayedAt = mine.received.filter((r) => r.id === celloEvent).at(-1)!;
     expect(replayedAt.verifiedBy).toEqual([0, 1]);
     const window = await api(a.key, 'POST', `/api/webhooks/${id}/replay`, { since: new Date(Date.now() - 3600_000).toISOString() });
@@ -171,12 +224,18 @@ describe('a subscription managed through /api/webhooks', () => {
     const windowIds = window.json().data.replayed as string[];
     expect(windowIds).toContain(celloDelivery.id);
     const total = mine.received.length;
-    await until(async () => mine.received.length, (n) => n >= total + windowIds.length, 60_000, 'every delivery of the window again');
+    await until(
+      async () => mine.received.length,
+      (n) => n >= total + windowIds.length,
+      60_000,
+      'every delivery of the window again',
+    );
     expect(count(celloEvent)).toBe(before + 2);
 
     // The other account's key sees none of it.
     expect((await api(b.key, 'GET', '/api/webhooks')).json().data.map((s: { id: string }) => s.id)).toEqual([other.json().data.id]);
-    for (const url of [`/api/webhooks/${id}`, `/api/webhooks/${id}/deliveries`]) expect((await api(b.key, 'GET', url)).statusCode).toBe(404);
+    for (const url of [`/api/webhooks/${id}`, `/api/webhooks/${id}/deliveries`])
+      expect((await api(b.key, 'GET', url)).statusCode).toBe(404);
     expect((await api(b.key, 'POST', `/api/webhooks/${id}/deliveries/${celloDelivery.id}/replay`)).statusCode).toBe(404);
     expect((await api(b.key, 'DELETE', `/api/webhooks/${id}`)).statusCode).toBe(404);
 
@@ -186,7 +245,12 @@ describe('a subscription managed through /api/webhooks', () => {
     expect((await api(a.key, 'GET', '/api/webhooks')).json().data).toEqual([]);
     const seenAtDelete = mine.received.length;
     const zither = await research('Zither sheet music shop');
-    await until(async () => theirs.received.some((r) => r.insightId === zither), (seen) => seen, 60_000, "the other account's delivery of the zither insight");
+    await until(
+      async () => theirs.received.some((r) => r.insightId === zither),
+      (seen) => seen,
+      60_000,
+      "the other account's delivery of the zither insight",
+    );
     expect(mine.received.length).toBe(seenAtDelete);
     expect(theirs.received.every((r) => r.verifiedBy.length === 1)).toBe(true);
 

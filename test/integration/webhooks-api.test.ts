@@ -35,7 +35,12 @@ afterAll(() => t.close());
 const json = (key: string, extra: Record<string, string> = {}) => ({ ...bearer(key), 'content-type': 'application/json', ...extra });
 
 async function create(key: string, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  return t.app.inject({ method: 'POST', url: '/api/webhooks', headers: json(key, headers), payload: JSON.stringify({ url: receiverUrl, ...body }) });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/webhooks',
+    headers: json(key, headers),
+    payload: JSON.stringify({ url: receiverUrl, ...body }),
+  });
 }
 
 const subscriptionCount = async (accountId: string) =>
@@ -49,7 +54,12 @@ describe('scopes', () => {
       ['POST', '/api/webhooks'],
       ['GET', `/api/webhooks/${newId('subscription')}`],
     ] as const) {
-      const res = await t.app.inject({ method, url, headers: json(reader), ...(method === 'POST' ? { payload: JSON.stringify({ url: receiverUrl }) } : {}) });
+      const res = await t.app.inject({
+        method,
+        url,
+        headers: json(reader),
+        ...(method === 'POST' ? { payload: JSON.stringify({ url: receiverUrl }) } : {}),
+      });
       expect(res.statusCode, `${method} ${url}`).toBe(403);
       expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
       expect(res.json()).toMatchObject({ type: '/problems/missing-scope', status: 403 });
@@ -72,9 +82,19 @@ describe('scopes', () => {
     // No scopes column given: the migration's default is what old keys got.
     await t.database.db
       .insertInto('api_keys')
-      .values({ id: newId('apiKey'), account_id: account.id, name: 'old', display_prefix: displayPrefix(key), key_hash: hashApiKey(key), expires_at: null })
+      .values({
+        id: newId('apiKey'),
+        account_id: account.id,
+        name: 'old',
+        display_prefix: displayPrefix(key),
+        key_hash: hashApiKey(key),
+        expires_at: null,
+      })
       .execute();
-    expect((await t.database.db.selectFrom('api_keys').select('scopes').where('key_hash', '=', hashApiKey(key)).executeTakeFirstOrThrow()).scopes).toEqual(['insights:read']);
+    expect(
+      (await t.database.db.selectFrom('api_keys').select('scopes').where('key_hash', '=', hashApiKey(key)).executeTakeFirstOrThrow())
+        .scopes,
+    ).toEqual(['insights:read']);
     expect((await t.app.inject({ url: '/api/insights', headers: bearer(key) })).statusCode).toBe(200);
     const write = await create(key);
     expect(write.statusCode).toBe(403);
@@ -115,7 +135,12 @@ describe('one account never sees another', () => {
     expect(still.json().data).toMatchObject({ id, enabled: true, previous_secret_expires_at: null });
     // A's delivery is not replayable under another of A's subscriptions either.
     const other = (await create(a.key)).json().data.id as string;
-    const crossed = await t.app.inject({ method: 'POST', url: `/api/webhooks/${other}/deliveries/${deliveryId}/replay`, headers: json(a.key), payload: '{}' });
+    const crossed = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/${other}/deliveries/${deliveryId}/replay`,
+      headers: json(a.key),
+      payload: '{}',
+    });
     expect(crossed.statusCode).toBe(404);
   });
 });
@@ -123,11 +148,25 @@ describe('one account never sees another', () => {
 describe('the lifecycle answers', () => {
   it('create shows the secret once; show, list, patch, rotate, deliveries and delete answer as documented, never cached', async () => {
     const a = await t.webhookKey('pro');
-    const made = await create(a.key, { min_score: 0.5, categories: ['ai-ml'], sources: ['research'], keywords: ['Agent'], events: ['insight.created'] });
+    const made = await create(a.key, {
+      min_score: 0.5,
+      categories: ['ai-ml'],
+      sources: ['research'],
+      keywords: ['Agent'],
+      events: ['insight.created'],
+    });
     expect(made.statusCode, made.body).toBe(201);
     const sub = made.json().data;
     expect(sub.secret).toMatch(/^whsec_/);
-    expect(sub).toMatchObject({ url: receiverUrl, enabled: true, min_score: 0.5, categories: ['ai-ml'], sources: ['research'], keywords: ['agent'], events: ['insight.created'] });
+    expect(sub).toMatchObject({
+      url: receiverUrl,
+      enabled: true,
+      min_score: 0.5,
+      categories: ['ai-ml'],
+      sources: ['research'],
+      keywords: ['agent'],
+      events: ['insight.created'],
+    });
     expect(made.headers.location).toBe(`/api/webhooks/${sub.id}`);
     expect(made.headers['cache-control']).toBe('no-store');
     const stored = await t.database.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow();
@@ -149,13 +188,28 @@ describe('the lifecycle answers', () => {
     expect(after.json().data.map((s: { id: string }) => s.id)).toEqual([sub.id, second]);
     expect(after.headers['cache-control']).toBe('no-store');
 
-    const paused = await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${sub.id}`, headers: json(a.key), payload: JSON.stringify({ enabled: false, keywords: [] }) });
+    const paused = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/webhooks/${sub.id}`,
+      headers: json(a.key),
+      payload: JSON.stringify({ enabled: false, keywords: [] }),
+    });
     expect(paused.statusCode, paused.body).toBe(200);
     expect(paused.json().data).toMatchObject({ enabled: false, disabled_reason: 'disabled by the account', keywords: [], min_score: 0.5 });
-    const resumed = await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${sub.id}`, headers: json(a.key), payload: JSON.stringify({ enabled: true }) });
+    const resumed = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/webhooks/${sub.id}`,
+      headers: json(a.key),
+      payload: JSON.stringify({ enabled: true }),
+    });
     expect(resumed.json().data).toMatchObject({ enabled: true, disabled_reason: null });
 
-    const rotated = await t.app.inject({ method: 'POST', url: `/api/webhooks/${sub.id}/rotate`, headers: json(a.key), payload: JSON.stringify({ overlap_hours: 2 }) });
+    const rotated = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/${sub.id}/rotate`,
+      headers: json(a.key),
+      payload: JSON.stringify({ overlap_hours: 2 }),
+    });
     expect(rotated.statusCode, rotated.body).toBe(200);
     expect(rotated.json().data.secret).toMatch(/^whsec_/);
     expect(rotated.json().data.secret).not.toBe(sub.secret);
@@ -165,29 +219,54 @@ describe('the lifecycle answers', () => {
 
     // Pings make a delivery log, paged newest first by cursor.
     const pings = [];
-    for (let i = 0; i < 3; i += 1) pings.push((await t.app.inject({ method: 'POST', url: `/api/webhooks/${sub.id}/test`, headers: bearer(a.key) })).json().data.delivery_id);
+    for (let i = 0; i < 3; i += 1)
+      pings.push(
+        (await t.app.inject({ method: 'POST', url: `/api/webhooks/${sub.id}/test`, headers: bearer(a.key) })).json().data.delivery_id,
+      );
     const page1 = await t.app.inject({ url: `/api/webhooks/${sub.id}/deliveries?limit=2`, headers: bearer(a.key) });
     expect(page1.statusCode, page1.body).toBe(200);
     expect(page1.json().data.map((d: { id: string }) => d.id)).toEqual([pings[2], pings[1]]);
     expect(page1.json().data[0]).toMatchObject({ event_type: 'ping', status: 'pending' });
-    const page2 = await t.app.inject({ url: `/api/webhooks/${sub.id}/deliveries?limit=2&cursor=${page1.json().next_cursor}`, headers: bearer(a.key) });
+    const page2 = await t.app.inject({
+      url: `/api/webhooks/${sub.id}/deliveries?limit=2&cursor=${page1.json().next_cursor}`,
+      headers: bearer(a.key),
+    });
     expect(page2.json()).toEqual({ data: [expect.objectContaining({ id: pings[0] })], next_cursor: null });
     const badCursor = await t.app.inject({ url: `/api/webhooks/${sub.id}/deliveries?cursor=bm9wZQ`, headers: bearer(a.key) });
     expect(badCursor.statusCode).toBe(400);
     expect(badCursor.json().invalid_params[0].name).toBe('cursor');
     // The ping went through the outbox, already relayed (never matched to other subscriptions).
-    const event = await t.database.db.selectFrom('outbox_events').selectAll().where('id', '=', page1.json().data[0].event_id).executeTakeFirstOrThrow();
+    const event = await t.database.db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('id', '=', page1.json().data[0].event_id)
+      .executeTakeFirstOrThrow();
     expect(event.type).toBe('ping');
     expect(event.relayed_at).not.toBeNull();
 
-    const replayed = await t.app.inject({ method: 'POST', url: `/api/webhooks/${sub.id}/replay`, headers: json(a.key), payload: JSON.stringify({ since: '2020-01-01T00:00:00Z' }) });
+    const replayed = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/${sub.id}/replay`,
+      headers: json(a.key),
+      payload: JSON.stringify({ since: '2020-01-01T00:00:00Z' }),
+    });
     expect(replayed.statusCode, replayed.body).toBe(202);
     // Still pending (no worker runs here): on their way already, so not sent twice. The pings counted in the day's sends.
     expect(replayed.json().data).toEqual({ replayed: [], truncated: false, pending: 3, remaining_today: 4997 });
     await t.database.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', 'in', pings).execute();
-    const again = await t.app.inject({ method: 'POST', url: `/api/webhooks/${sub.id}/replay`, headers: json(a.key), payload: JSON.stringify({ since: '2020-01-01T00:00:00Z' }) });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/${sub.id}/replay`,
+      headers: json(a.key),
+      payload: JSON.stringify({ since: '2020-01-01T00:00:00Z' }),
+    });
     expect(again.json().data).toEqual({ replayed: [pings[0], pings[1], pings[2]], truncated: false, pending: 0, remaining_today: 4994 });
-    const badWindow = await t.app.inject({ method: 'POST', url: `/api/webhooks/${sub.id}/replay`, headers: json(a.key), payload: JSON.stringify({ since: '2026-11-24T00:00:00Z', until: '2026-11-23T00:00:00Z' }) });
+    const badWindow = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/${sub.id}/replay`,
+      headers: json(a.key),
+      payload: JSON.stringify({ since: '2026-11-24T00:00:00Z', until: '2026-11-23T00:00:00Z' }),
+    });
     expect(badWindow.statusCode).toBe(400);
     expect(badWindow.json().invalid_params[0].name).toBe('until');
 
@@ -235,10 +314,20 @@ describe('bodies', () => {
 
   it('415 for another content type, 413 past 16 KB, 400 for broken JSON and a PATCH naming nothing', async () => {
     const a = await t.webhookKey('pro');
-    const text = await t.app.inject({ method: 'POST', url: '/api/webhooks', headers: { ...bearer(a.key), 'content-type': 'text/plain' }, payload: JSON.stringify({ url: receiverUrl }) });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: { ...bearer(a.key), 'content-type': 'text/plain' },
+      payload: JSON.stringify({ url: receiverUrl }),
+    });
     expect(text.statusCode).toBe(415);
     expect(text.json().type).toBe('/problems/unsupported-media-type');
-    const form = await t.app.inject({ method: 'POST', url: '/api/webhooks', headers: { ...bearer(a.key), 'content-type': 'application/x-www-form-urlencoded' }, payload: 'url=x' });
+    const form = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: { ...bearer(a.key), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'url=x',
+    });
     expect(form.statusCode).toBe(415);
     const huge = await create(a.key, { keywords: Array.from({ length: 40 }, (_, i) => `${'k'.repeat(450)}${i}`) });
     expect(huge.statusCode).toBe(413);
@@ -250,7 +339,10 @@ describe('bodies', () => {
     const empty = await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${id}`, headers: json(a.key), payload: '{}' });
     expect(empty.statusCode).toBe(400);
     // Clients that send "Content-Type: application/json" with every request, bodiless ones too.
-    for (const [method, url] of [['POST', `/api/webhooks/${id}/test`], ['DELETE', `/api/webhooks/${id}`]] as const) {
+    for (const [method, url] of [
+      ['POST', `/api/webhooks/${id}/test`],
+      ['DELETE', `/api/webhooks/${id}`],
+    ] as const) {
       const bodiless = await t.app.inject({ method, url, headers: json(a.key) });
       expect(bodiless.statusCode, `${method} ${url}: ${bodiless.body}`).toBeLessThan(300);
     }
@@ -291,7 +383,13 @@ describe('bodies', () => {
       '{"url": "http://127.0.0.1:9/x", "\\u0007": 1}',
       '{"since": 12}',
     ];
-    for (const url of ['/api/webhooks', `/api/webhooks/${id}`, `/api/webhooks/${id}/rotate`, `/api/webhooks/${id}/replay`, `/api/webhooks/${id}/test`]) {
+    for (const url of [
+      '/api/webhooks',
+      `/api/webhooks/${id}`,
+      `/api/webhooks/${id}/rotate`,
+      `/api/webhooks/${id}/replay`,
+      `/api/webhooks/${id}/test`,
+    ]) {
       for (const payload of bodies) {
         const method = url === `/api/webhooks/${id}` ? 'PATCH' : 'POST';
         const res = await t.app.inject({ method, url, headers: json(a.key), payload });
@@ -347,7 +445,9 @@ describe('Idempotency-Key', () => {
 
   it('20 concurrent sends of one key create exactly one subscription, and all get its answer', async () => {
     const a = await t.webhookKey('enterprise');
-    const answers = await Promise.all(Array.from({ length: 20 }, () => create(a.key, { keywords: ['tuba'] }, { 'idempotency-key': 'burst-1' })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => create(a.key, { keywords: ['tuba'] }, { 'idempotency-key': 'burst-1' })),
+    );
     expect(answers.map((r) => r.statusCode)).toEqual(Array(20).fill(201));
     expect(new Set(answers.map((r) => r.json().data.id)).size).toBe(1);
     expect(new Set(answers.map((r) => r.json().data.secret)).size).toBe(1);
@@ -402,18 +502,33 @@ describe('If-Match', () => {
     const a = await t.webhookKey('pro');
     const id = (await create(a.key, { min_score: 0.2 })).json().data.id as string;
     const etag = (await t.app.inject({ url: `/api/webhooks/${id}`, headers: bearer(a.key) })).headers.etag as string;
-    const changed = await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${id}`, headers: json(a.key, { 'if-match': etag }), payload: JSON.stringify({ min_score: 0.4 }) });
+    const changed = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/webhooks/${id}`,
+      headers: json(a.key, { 'if-match': etag }),
+      payload: JSON.stringify({ min_score: 0.4 }),
+    });
     expect(changed.statusCode, changed.body).toBe(200);
     const newEtag = changed.headers.etag as string;
     expect(newEtag).not.toBe(etag);
 
-    const stale = await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${id}`, headers: json(a.key, { 'if-match': etag }), payload: JSON.stringify({ min_score: 0.9 }) });
+    const stale = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/webhooks/${id}`,
+      headers: json(a.key, { 'if-match': etag }),
+      payload: JSON.stringify({ min_score: 0.9 }),
+    });
     expect(stale.statusCode).toBe(412);
     expect(stale.json().type).toBe('/problems/precondition-failed');
     expect(stale.headers.etag).toBe(newEtag);
     expect((await t.app.inject({ url: `/api/webhooks/${id}`, headers: bearer(a.key) })).json().data.min_score).toBe(0.4);
     // Without If-Match the change is made (last write wins), as documented.
-    const blind = await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${id}`, headers: json(a.key), payload: JSON.stringify({ min_score: 0.6 }) });
+    const blind = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/webhooks/${id}`,
+      headers: json(a.key),
+      payload: JSON.stringify({ min_score: 0.6 }),
+    });
     expect(blind.statusCode).toBe(200);
     expect(blind.json().data.min_score).toBe(0.6);
   });
@@ -436,7 +551,12 @@ describe('limits, quota and audit', () => {
     const remaining = (res: { headers: Record<string, unknown> }) => Number(/r=(\d+)/.exec(String(res.headers.ratelimit))![1]);
     const created = await create(a.key);
     const id = created.json().data.id as string;
-    const patched = await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${id}`, headers: json(a.key), payload: '{"enabled": false}' });
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/webhooks/${id}`,
+      headers: json(a.key),
+      payload: '{"enabled": false}',
+    });
     const tested = await t.app.inject({ method: 'POST', url: `/api/webhooks/${id}/test`, headers: bearer(a.key) });
     const removed = await t.app.inject({ method: 'DELETE', url: `/api/webhooks/${id}`, headers: bearer(a.key) });
     expect([created, patched, tested, removed].map(remaining)).toEqual([999, 998, 997, 996]);
@@ -447,11 +567,18 @@ describe('limits, quota and audit', () => {
   it('logs one audit line per write: account, key, action, subscription, time; never the secret or the URL', async () => {
     const a = await t.webhookKey('pro');
     const secretUrl = 'http://127.0.0.1:9/hooks?token=do-not-log-me';
-    const made = await t.app.inject({ method: 'POST', url: '/api/webhooks', headers: json(a.key), payload: JSON.stringify({ url: secretUrl }) });
+    const made = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: json(a.key),
+      payload: JSON.stringify({ url: secretUrl }),
+    });
     const id = made.json().data.id as string;
     const rotated = await t.app.inject({ method: 'POST', url: `/api/webhooks/${id}/rotate`, headers: bearer(a.key) });
     await t.app.inject({ method: 'DELETE', url: `/api/webhooks/${id}`, headers: bearer(a.key) });
-    const mine = logLines.filter((l) => (l.audit as { subscription_id?: string } | undefined)?.subscription_id === id).map((l) => l.audit as Record<string, unknown>);
+    const mine = logLines
+      .filter((l) => (l.audit as { subscription_id?: string } | undefined)?.subscription_id === id)
+      .map((l) => l.audit as Record<string, unknown>);
     expect(mine.map((l) => l.action)).toEqual(['create', 'rotate-secret', 'delete']);
     for (const line of mine) {
       expect(line).toMatchObject({ account_id: a.accountId, key_id: a.keyId });

@@ -55,16 +55,38 @@ describe('webhook delivery survives kill -9', () => {
 
     const insightId = newId('insight');
     await upsertInsight(database.db, {
-      id: insightId, idea_key: 'harp tuning app', title: 'Harp tuning app', idea: 'Harp tuning app', primary_keyword: 'harp', keywords: ['harp'],
-      category: 'entertainment', source: 'research', overall_score: 0.6, confidence: 0.5, dimensions: dimensionsWith(0.6), summary: '', status: 'active',
+      id: insightId,
+      idea_key: 'harp tuning app',
+      title: 'Harp tuning app',
+      idea: 'Harp tuning app',
+      primary_keyword: 'harp',
+      keywords: ['harp'],
+      category: 'entertainment',
+      source: 'research',
+      overall_score: 0.6,
+      confidence: 0.5,
+      dimensions: dimensionsWith(0.6),
+      summary: '',
+      status: 'active',
     });
     const eventId = newId('event');
-    await database.db.insertInto('outbox_events').values({ id: eventId, type: 'insight.created', insight_id: insightId, payload: '{}' }).execute();
-    const queue = new Queue(QUEUES.webhooks, { connection: createRedis(redis.url, 'worker'), prefix: redis.keys.queuePrefix(QUEUES.webhooks) });
+    await database.db
+      .insertInto('outbox_events')
+      .values({ id: eventId, type: 'insight.created', insight_id: insightId, payload: '{}' })
+      .execute();
+    const queue = new Queue(QUEUES.webhooks, {
+      connection: createRedis(redis.url, 'worker'),
+      prefix: redis.keys.queuePrefix(QUEUES.webhooks),
+    });
     await queue.add(JOBS.webhookMatch, { eventId }, { jobId: `match-${eventId}` });
 
     const worker = startWorkerProcess(env);
-    await until(async () => ids.length, (n) => n >= 1, 60_000, 'the first (held) request');
+    await until(
+      async () => ids.length,
+      (n) => n >= 1,
+      60_000,
+      'the first (held) request',
+    );
     worker.kill('SIGKILL');
     await new Promise((r) => worker.once('exit', r));
 

@@ -33,19 +33,20 @@ function silentReceiver() {
     socket.on('error', () => {});
     socket.resume(); // reads the request, answers nothing
   });
-  return new Promise<{ url: string; open: () => number; most: () => number; accepted: () => number; close: () => Promise<void> }>((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`,
-        open: () => sockets.size,
-        most: () => most,
-        accepted: () => accepted,
-        close: () => {
-          for (const s of sockets) s.destroy();
-          return new Promise((done) => server.close(() => done()));
-        },
-      }),
-    ),
+  return new Promise<{ url: string; open: () => number; most: () => number; accepted: () => number; close: () => Promise<void> }>(
+    (resolve) =>
+      server.listen(0, '127.0.0.1', () =>
+        resolve({
+          url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`,
+          open: () => sockets.size,
+          most: () => most,
+          accepted: () => accepted,
+          close: () => {
+            for (const s of sockets) s.destroy();
+            return new Promise((done) => server.close(() => done()));
+          },
+        }),
+      ),
   );
 }
 
@@ -110,21 +111,35 @@ describe('fair delivery between accounts', () => {
       const flooder = await t.webhookKey('enterprise');
       const floodSub = await subscribe(flooder.key, silent.url);
       await pastDeliveries(t.database.db, floodSub, 2_000);
-      const answers = await Promise.all(Array.from({ length: 20 }, () => post(flooder.key, `/api/webhooks/${floodSub}/replay`, { since: '2020-01-01T00:00:00Z' })));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => post(flooder.key, `/api/webhooks/${floodSub}/replay`, { since: '2020-01-01T00:00:00Z' })),
+      );
       expect(answers.map((r) => r.statusCode)).toEqual(Array(20).fill(202));
       expect(answers.reduce((n, r) => n + (r.json().data.replayed as string[]).length, 0)).toBe(2_000);
 
       // The flood holds its slots at the silent receiver before the other account asks.
-      await until(async () => silent.open(), (n) => n >= slots, 60_000, `${slots} deliveries held open by the silent receiver`);
+      await until(
+        async () => silent.open(),
+        (n) => n >= slots,
+        60_000,
+        `${slots} deliveries held open by the silent receiver`,
+      );
 
       const other = await t.webhookKey('pro');
       const otherSub = await subscribe(other.key, healthy.url);
       const asked = performance.now();
       const ping = await post(other.key, `/api/webhooks/${otherSub}/test`);
       expect(ping.statusCode, ping.body).toBe(202);
-      await until(async () => healthy.arrivals.length, (n) => n >= 1, 60_000, "the other account's ping");
+      await until(
+        async () => healthy.arrivals.length,
+        (n) => n >= 1,
+        60_000,
+        "the other account's ping",
+      );
       const waitedMs = healthy.arrivals[0]!.at - asked;
-      console.log(`other account's ping arrived after ${Math.round(waitedMs)} ms; the flood held at most ${silent.most()} connections at once (${silent.accepted()} accepted)`);
+      console.log(
+        `other account's ping arrived after ${Math.round(waitedMs)} ms; the flood held at most ${silent.most()} connections at once (${silent.accepted()} accepted)`,
+      );
       expect(healthy.arrivals[0]!.type).toBe('ping');
       expect(waitedMs).toBeLessThan(5_000);
       expect(silent.most()).toBeLessThanOrEqual(PER_ACCOUNT);

@@ -63,7 +63,13 @@ function receiver(secret: () => string, script: (n: number) => number = () => 20
 beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
-  env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' };
+  env = {
+    ...database.env,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: redis.prefix,
+    WEBHOOK_ENCRYPTION_KEY: encryptionKey,
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+  };
   const resources: Resources = testResources(database, redis);
   const config = {
     ...loadConfig({ REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }),
@@ -85,8 +91,18 @@ async function subscribe(url: string, extra: string[] = []): Promise<{ id: strin
 }
 
 async function research(idea: string) {
-  const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), { idea, hints: [], provider: 'synthetic', source: 'synthetic' });
-  return until(() => database.db.selectFrom('research_runs').selectAll().where('id', '=', run.id).executeTakeFirstOrThrow(), (r) => r.status === 'succeeded', 60_000, 'the run');
+  const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+    idea,
+    hints: [],
+    provider: 'synthetic',
+    source: 'synthetic',
+  });
+  return until(
+    () => database.db.selectFrom('research_runs').selectAll().where('id', '=', run.id).executeTakeFirstOrThrow(),
+    (r) => r.status === 'succeeded',
+    60_000,
+    'the run',
+  );
 }
 
 describe('webhooks', () => {
@@ -100,28 +116,49 @@ describe('webhooks', () => {
     expect(JSON.stringify(stored)).not.toContain(sub.secret.slice(6));
 
     const run = await research('Webhook test idea for plant lovers');
-    await until(async () => r.received.length, (n) => n >= 1, 60_000, 'a delivery');
+    await until(
+      async () => r.received.length,
+      (n) => n >= 1,
+      60_000,
+      'a delivery',
+    );
     const [got] = r.received;
     expect(got!.verified).toBe(true);
     expect(got!.body.type).toBe('insight.created');
     expect(got!.body.data.id).toBe(run.insight_id);
     // The body says the trend class and how often its claim came true (published at /api/methodology).
-    const insight = await database.db.selectFrom('insights').select('trend_class').where('id', '=', run.insight_id!).executeTakeFirstOrThrow();
+    const insight = await database.db
+      .selectFrom('insights')
+      .select('trend_class')
+      .where('id', '=', run.insight_id!)
+      .executeTakeFirstOrThrow();
     expect(insight.trend_class).not.toBeNull();
     expect(got!.body.data.trend_class).toBe(insight.trend_class);
     expect(got!.body.data.trend_class_hit_rate).toBe(BACKTEST.trendClasses[insight.trend_class!].hit_rate);
-    const event = await database.db.selectFrom('outbox_events').select('id').where('insight_id', '=', run.insight_id!).executeTakeFirstOrThrow();
+    const event = await database.db
+      .selectFrom('outbox_events')
+      .select('id')
+      .where('insight_id', '=', run.insight_id!)
+      .executeTakeFirstOrThrow();
     expect(got!.id).toBe(event.id);
     r.server.close();
   }, 180_000);
 
   it('retries a receiver that answers 500 twice, with the same webhook-id each time', async () => {
     let secret = '';
-    const r = await receiver(() => secret, (n) => (n <= 2 ? 500 : 200));
+    const r = await receiver(
+      () => secret,
+      (n) => (n <= 2 ? 500 : 200),
+    );
     const sub = await subscribe(r.url, ['--keyword', 'violin']);
     secret = sub.secret;
     await research('Violin lessons marketplace');
-    await until(async () => r.received.length, (n) => n >= 3, 60_000, 'three attempts');
+    await until(
+      async () => r.received.length,
+      (n) => n >= 3,
+      60_000,
+      'three attempts',
+    );
     expect(new Set(r.received.map((x) => x.id)).size).toBe(1);
     expect(r.received.every((x) => x.verified)).toBe(true);
     const delivery = await database.db
@@ -130,8 +167,20 @@ describe('webhooks', () => {
       .where('event_id', '=', r.received[0]!.id)
       .where('subscription_id', '=', sub.id)
       .executeTakeFirstOrThrow();
-    await until(async () => (await database.db.selectFrom('webhook_deliveries').select('status').where('id', '=', delivery.id).executeTakeFirstOrThrow()).status, (s) => s === 'succeeded', 60_000, 'success');
-    const attempts = await database.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', delivery.id).orderBy('attempt').execute();
+    await until(
+      async () =>
+        (await database.db.selectFrom('webhook_deliveries').select('status').where('id', '=', delivery.id).executeTakeFirstOrThrow())
+          .status,
+      (s) => s === 'succeeded',
+      60_000,
+      'success',
+    );
+    const attempts = await database.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('delivery_id', '=', delivery.id)
+      .orderBy('attempt')
+      .execute();
     expect(attempts.map((a) => a.status_code)).toEqual([500, 500, 200]);
     // The schedule as documented: the first retry after about 5 s, the second after about 5 min (here × 0.0002: 1 ms, then 60 ms; jitter ±10 %).
     expect(r.received[2]!.at - r.received[1]!.at).toBeGreaterThanOrEqual(0.9 * 300_000 * 0.0002);
@@ -146,9 +195,19 @@ describe('webhooks', () => {
     await research('Kayak rental app');
     await research('Kayak repair service');
     // Let a few attempts fail against the closed port, then bring the receiver back on it.
-    await until(() => database.db.selectFrom('webhook_attempts').select('delivery_id').execute(), (rows) => rows.length >= 8, 60_000, 'failed attempts');
+    await until(
+      () => database.db.selectFrom('webhook_attempts').select('delivery_id').execute(),
+      (rows) => rows.length >= 8,
+      60_000,
+      'failed attempts',
+    );
     r.server.listen(r.port, '127.0.0.1');
-    await until(async () => new Set(r.received.map((x) => x.id)).size, (n) => n === 2, 60_000, 'both events after the receiver came back');
+    await until(
+      async () => new Set(r.received.map((x) => x.id)).size,
+      (n) => n === 2,
+      60_000,
+      'both events after the receiver came back',
+    );
     expect(r.received.every((x) => x.verified)).toBe(true);
     r.server.close();
   }, 180_000);
@@ -172,16 +231,32 @@ describe('webhooks', () => {
       'the delivery to be planned',
     );
     // Held: its job looked, found the account suspended and went back to sleep.
-    await until(async () => (await pipeline.queues.webhooks.getJob(deliveryJobId(delivery!.id)))?.getState(), (s) => s === 'delayed', 60_000, 'the delivery to be held');
+    await until(
+      async () => (await pipeline.queues.webhooks.getJob(deliveryJobId(delivery!.id)))?.getState(),
+      (s) => s === 'delayed',
+      60_000,
+      'the delivery to be held',
+    );
     expect(r.received).toHaveLength(0);
-    const held = await database.db.selectFrom('webhook_deliveries').select('status').where('id', '=', delivery!.id).executeTakeFirstOrThrow();
+    const held = await database.db
+      .selectFrom('webhook_deliveries')
+      .select('status')
+      .where('id', '=', delivery!.id)
+      .executeTakeFirstOrThrow();
     expect(held.status).toBe('pending');
-    expect(await database.db.selectFrom('webhook_attempts').select('delivery_id').where('delivery_id', '=', delivery!.id).execute()).toHaveLength(0);
+    expect(
+      await database.db.selectFrom('webhook_attempts').select('delivery_id').where('delivery_id', '=', delivery!.id).execute(),
+    ).toHaveLength(0);
 
     const resumed = await runCli(['accounts', 'resume', accountId], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(/1 held webhook deliveries released/);
-    await until(async () => r.received.length, (n) => n >= 1, 60_000, 'the held delivery after resume');
+    await until(
+      async () => r.received.length,
+      (n) => n >= 1,
+      60_000,
+      'the held delivery after resume',
+    );
     expect(r.received[0]!.verified).toBe(true);
     expect(r.received[0]!.body.type).toBe('insight.created');
     r.server.close();
@@ -189,24 +264,44 @@ describe('webhooks', () => {
 
   it('disables the subscription on 410 Gone', async () => {
     let secret = '';
-    const r = await receiver(() => secret, () => 410);
+    const r = await receiver(
+      () => secret,
+      () => 410,
+    );
     const sub = await subscribe(r.url, ['--keyword', 'tuba']);
     secret = sub.secret;
     await research('Tuba sheet music app');
-    await until(() => database.db.selectFrom('webhook_subscriptions').select('state').where('id', '=', sub.id).executeTakeFirstOrThrow(), (s) => s.state === 'disabled', 60_000, 'the subscription to be disabled');
+    await until(
+      () => database.db.selectFrom('webhook_subscriptions').select('state').where('id', '=', sub.id).executeTakeFirstOrThrow(),
+      (s) => s.state === 'disabled',
+      60_000,
+      'the subscription to be disabled',
+    );
     r.server.close();
   }, 180_000);
 
   it('refuses a hostname that resolves to a private address unless allowed', async () => {
     const r = await receiver(() => 'whsec_' + Buffer.alloc(24).toString('base64'));
     const url = `http://localhost:${r.port}/hook`;
-    const blocked = await send(url, { id: 'evt_x', body: '{}', secrets: ['whsec_' + Buffer.alloc(24).toString('base64')] }, { allowPrivate: false, allowedCidrs: [] });
+    const blocked = await send(
+      url,
+      { id: 'evt_x', body: '{}', secrets: ['whsec_' + Buffer.alloc(24).toString('base64')] },
+      { allowPrivate: false, allowedCidrs: [] },
+    );
     expect(blocked.statusCode).toBeNull();
     expect(blocked.error).toMatch(/resolves to a blocked address.*loopback/);
     expect(r.received).toHaveLength(0);
-    const literal = await send(`http://127.0.0.1:${r.port}/`, { id: 'e', body: '{}', secrets: [] }, { allowPrivate: false, allowedCidrs: [] });
+    const literal = await send(
+      `http://127.0.0.1:${r.port}/`,
+      { id: 'e', body: '{}', secrets: [] },
+      { allowPrivate: false, allowedCidrs: [] },
+    );
     expect(literal.error).toMatch(/loopback address/);
-    const allowed = await send(url, { id: 'evt_y', body: '{}', secrets: ['whsec_' + Buffer.alloc(24).toString('base64')] }, { allowPrivate: true, allowedCidrs: [] });
+    const allowed = await send(
+      url,
+      { id: 'evt_y', body: '{}', secrets: ['whsec_' + Buffer.alloc(24).toString('base64')] },
+      { allowPrivate: true, allowedCidrs: [] },
+    );
     expect(allowed.statusCode).toBe(200);
     r.server.close();
   });
@@ -214,11 +309,19 @@ describe('webhooks', () => {
   it('refuses at registration a URL the address guard would refuse, and says how to allow it', async () => {
     const refused = await runCli(['webhooks', 'add', '--url', 'http://127.0.0.2:8080/hook'], env);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/would be refused: refusing to connect to 127\.0\.0\.2 \(loopback address\); the operator may allow it with WEBHOOK_ALLOWED_CIDRS or WEBHOOK_ALLOW_PRIVATE=true/);
-    const metadata = await runCli(['webhooks', 'add', '--url', 'http://169.254.169.254/latest/meta-data'], { ...env, WEBHOOK_ALLOW_PRIVATE: 'true' });
+    expect(refused.stderr).toMatch(
+      /would be refused: refusing to connect to 127\.0\.0\.2 \(loopback address\); the operator may allow it with WEBHOOK_ALLOWED_CIDRS or WEBHOOK_ALLOW_PRIVATE=true/,
+    );
+    const metadata = await runCli(['webhooks', 'add', '--url', 'http://169.254.169.254/latest/meta-data'], {
+      ...env,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+    });
     expect(metadata.code).toBe(2);
     expect(metadata.stderr).toMatch(/metadata address/);
-    const allowed = await runCli(['webhooks', 'add', '--url', 'http://127.0.0.2:8080/hook', '--json'], { ...env, WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' });
+    const allowed = await runCli(['webhooks', 'add', '--url', 'http://127.0.0.2:8080/hook', '--json'], {
+      ...env,
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    });
     expect(allowed.code, allowed.stderr).toBe(0);
     await runCli(['webhooks', 'remove', JSON.parse(allowed.stdout).id], env);
   });
@@ -231,14 +334,25 @@ describe('webhooks', () => {
     const eventId = newId('event');
     const deliveryId = newId('delivery');
     await database.db.insertInto('outbox_events').values({ id: eventId, type: 'ping', insight_id: null, payload: '{}' }).execute();
-    await database.db.insertInto('webhook_deliveries').values({ id: deliveryId, event_id: eventId, subscription_id: sub.id, status: 'pending' }).execute();
+    await database.db
+      .insertInto('webhook_deliveries')
+      .values({ id: deliveryId, event_id: eventId, subscription_id: sub.id, status: 'pending' })
+      .execute();
     // The operator narrowed the allow-list after the subscription was made.
-    const deliver = webhookDeliverProcessor({ db: database.db, box: new SecretBox(Buffer.from(encryptionKey, 'base64')), policy: { allowPrivate: false, allowedCidrs: [] }, baseUrl: 'http://x', disableAfterMs: 3_600_000 });
+    const deliver = webhookDeliverProcessor({
+      db: database.db,
+      box: new SecretBox(Buffer.from(encryptionKey, 'base64')),
+      policy: { allowPrivate: false, allowedCidrs: [] },
+      baseUrl: 'http://x',
+      disableAfterMs: 3_600_000,
+    });
     await expect(deliver({ data: { deliveryId }, attemptsMade: 0, opts: { attempts: 8 } } as never)).rejects.toThrow(UnrecoverableError);
     const row = await database.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirstOrThrow();
     expect(row.status).toBe('failed');
     expect(row.last_error).toMatch(/refusing to connect to 127\.0\.0\.1 \(loopback address\)/);
-    expect(await database.db.selectFrom('webhook_attempts').select('attempt').where('delivery_id', '=', deliveryId).execute()).toHaveLength(1);
+    expect(await database.db.selectFrom('webhook_attempts').select('attempt').where('delivery_id', '=', deliveryId).execute()).toHaveLength(
+      1,
+    );
     await runCli(['webhooks', 'remove', sub.id], env);
   });
 
@@ -261,8 +375,18 @@ describe('webhooks', () => {
     const ping = await runCli(['webhooks', 'test', sub.id], env);
     expect(ping.code, ping.stderr).toBe(0);
     const deliveryId = /delivery (dlv_[0-9a-z]+)/.exec(ping.stdout)![1]!;
-    await until(() => database.db.selectFrom('webhook_deliveries').select('status').where('id', '=', deliveryId).executeTakeFirstOrThrow(), (d) => d.status === 'succeeded', 60_000, 'the retried delivery');
-    const attempts = await database.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').execute();
+    await until(
+      () => database.db.selectFrom('webhook_deliveries').select('status').where('id', '=', deliveryId).executeTakeFirstOrThrow(),
+      (d) => d.status === 'succeeded',
+      60_000,
+      'the retried delivery',
+    );
+    const attempts = await database.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('delivery_id', '=', deliveryId)
+      .orderBy('attempt')
+      .execute();
     expect(attempts[0]!.error).toMatch(/timed out: no complete answer within 1500 ms/);
     expect(attempts[0]!.latency_ms).toBeLessThan(1_500 + 5_000);
     expect(attempts.at(-1)!.status_code).toBe(200);
@@ -317,7 +441,12 @@ describe('webhook operations', () => {
 
     const ping = await runCli(['webhooks', 'test', sub.id], env);
     expect(ping.code, ping.stderr).toBe(0);
-    await until(async () => received.length, (n) => n >= 1, 60_000, 'the ping');
+    await until(
+      async () => received.length,
+      (n) => n >= 1,
+      60_000,
+      'the ping',
+    );
     expect(received[0]!.verifiedBy).toEqual([0, 1]); // old and new secret both sign during the overlap
 
     const deliveryId = /delivery (dlv_[0-9a-z]+)/.exec(ping.stdout)![1]!;
@@ -325,7 +454,12 @@ describe('webhook operations', () => {
     expect(list.stdout).toContain(deliveryId);
     const replay = await runCli(['webhooks', 'replay', deliveryId], env);
     expect(replay.code, replay.stderr).toBe(0);
-    await until(async () => received.length, (n) => n >= 2, 60_000, 'the replay');
+    await until(
+      async () => received.length,
+      (n) => n >= 2,
+      60_000,
+      'the replay',
+    );
     expect(received[1]!.id).toBe(received[0]!.id);
 
     const show = await runCli(['webhooks', 'show', sub.id], env);
@@ -342,11 +476,18 @@ describe('webhook operations', () => {
     const { SecretBox } = await import('../../src/webhooks/secret-box.js');
     const { newId } = await import('../../src/domain/ids.js');
     const sub = await subscribe('http://127.0.0.1:9/unreachable', ['--event', 'ping']);
-    await database.db.updateTable('webhook_subscriptions').set({ failing_since: new Date(Date.now() - 6 * 24 * 3_600_000) }).where('id', '=', sub.id).execute();
+    await database.db
+      .updateTable('webhook_subscriptions')
+      .set({ failing_since: new Date(Date.now() - 6 * 24 * 3_600_000) })
+      .where('id', '=', sub.id)
+      .execute();
     const eventId = newId('event');
     const deliveryId = newId('delivery');
     await database.db.insertInto('outbox_events').values({ id: eventId, type: 'ping', insight_id: null, payload: '{}' }).execute();
-    await database.db.insertInto('webhook_deliveries').values({ id: deliveryId, event_id: eventId, subscription_id: sub.id, status: 'pending' }).execute();
+    await database.db
+      .insertInto('webhook_deliveries')
+      .values({ id: deliveryId, event_id: eventId, subscription_id: sub.id, status: 'pending' })
+      .execute();
     const deliver = webhookDeliverProcessor({
       db: database.db,
       box: new SecretBox(Buffer.from(encryptionKey, 'base64')),
@@ -355,7 +496,11 @@ describe('webhook operations', () => {
       disableAfterMs: 5 * 24 * 3_600_000,
     });
     await expect(deliver({ data: { deliveryId }, attemptsMade: 0, opts: { attempts: 8 } } as never)).rejects.toThrow();
-    const row = await database.db.selectFrom('webhook_subscriptions').select(['state', 'disabled_reason']).where('id', '=', sub.id).executeTakeFirstOrThrow();
+    const row = await database.db
+      .selectFrom('webhook_subscriptions')
+      .select(['state', 'disabled_reason'])
+      .where('id', '=', sub.id)
+      .executeTakeFirstOrThrow();
     expect(row.state).toBe('disabled');
     expect(row.disabled_reason).toMatch(/failing without a break/);
   });

@@ -14,8 +14,10 @@ export function dimensionsWith(score: number | null): DimensionScores {
 
 function fixtureDimensions(f: FixtureInsight): DimensionScores {
   const dims = dimensionsWith(f.score);
-  for (const [d, score] of Object.entries(f.dimensionScores ?? {})) dims[d as Dimension] = { ...dims[d as Dimension], score: score ?? null };
-  if (f.trendClass) dims.momentum = { ...dims.momentum, evidence: { ...dims.momentum.evidence, trend_class: f.trendClass, trend_class_reason: 'fixture' } };
+  for (const [d, score] of Object.entries(f.dimensionScores ?? {}))
+    dims[d as Dimension] = { ...dims[d as Dimension], score: score ?? null };
+  if (f.trendClass)
+    dims.momentum = { ...dims.momentum, evidence: { ...dims.momentum.evidence, trend_class: f.trendClass, trend_class_reason: 'fixture' } };
   return dims;
 }
 

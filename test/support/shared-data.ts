@@ -26,7 +26,9 @@ export const SHARED_DATA_PRESENT =
  * else the repository's replay answers (what a research of "pizza" reads). A
  * test that needs more than "pizza" uses itWithSharedData.
  */
-export const RECORDED_DIR = existsSync(path.join(SHARED_DATA, 'google-trends-recorded', 'pytrends')) ? path.join(SHARED_DATA, 'google-trends-recorded') : REPLAY_DIR;
+export const RECORDED_DIR = existsSync(path.join(SHARED_DATA, 'google-trends-recorded', 'pytrends'))
+  ? path.join(SHARED_DATA, 'google-trends-recorded')
+  : REPLAY_DIR;
 export const WITHOUT_SHARED_DATA = `skipped: needs the full real data sets (466 series, every recorded Google exchange) in ${SHARED_DATA}, which are not in the repository (see data/README.md)`;
 
 let full: Promise<Map<string, SeriesPoint[]>> | undefined;

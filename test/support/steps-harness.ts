@@ -62,7 +62,13 @@ export function planOf(answers: Partial<Omit<TrendsPlan, 'name'>>): TrendsPlan {
 /** A small hand-built context: the earlier steps' outputs, the run, and the plan's answers. */
 export function stepContext(
   outputs: Partial<StepOutputs>,
-  options: { idea?: string; hints?: string[]; anchor?: string; plan?: Partial<Omit<TrendsPlan, 'name'>>; findExistingInsight?: StepContext['findExistingInsight'] } = {},
+  options: {
+    idea?: string;
+    hints?: string[];
+    anchor?: string;
+    plan?: Partial<Omit<TrendsPlan, 'name'>>;
+    findExistingInsight?: StepContext['findExistingInsight'];
+  } = {},
 ): StepContext {
   const recordedOutputs = new RecordedOutputs(recorded(outputs));
   return {
@@ -102,7 +108,10 @@ export async function runSteps(
     requests.push(request);
     return gateway.fetch(request);
   };
-  const plan = trendsPlan('batched', counted, options.geo ?? '', { secondary: () => (outputs.has('choose_primary') ? outputs.get('choose_primary').secondary : []), anchor });
+  const plan = trendsPlan('batched', counted, options.geo ?? '', {
+    secondary: () => (outputs.has('choose_primary') ? outputs.get('choose_primary').secondary : []),
+    anchor,
+  });
   const ctx: StepContext = {
     run: { id: 'run_harness', idea, hints: options.hints ?? [], source: 'research' },
     out: (name) => outputs.get(name),

@@ -10,10 +10,21 @@ export async function pastDeliveries(db: Db, subscriptionId: string, n: number):
     const batch = ids.slice(i, i + 500);
     await db.transaction().execute(async (trx) => {
       // One event each: a subscription gets one delivery of an event.
-      const events = await recordEvents(trx, batch.map(() => ({ type: 'ping' as const, insightId: null, payload: {}, relayedAt: new Date() })));
+      const events = await recordEvents(
+        trx,
+        batch.map(() => ({ type: 'ping' as const, insightId: null, payload: {}, relayedAt: new Date() })),
+      );
       await trx
         .insertInto('webhook_deliveries')
-        .values(batch.map((id, j) => ({ id, event_id: events[j]!, subscription_id: subscriptionId, status: 'failed' as const, created_at: new Date(start + (i + j) * 10) })))
+        .values(
+          batch.map((id, j) => ({
+            id,
+            event_id: events[j]!,
+            subscription_id: subscriptionId,
+            status: 'failed' as const,
+            created_at: new Date(start + (i + j) * 10),
+          })),
+        )
         .execute();
     });
   }

@@ -9,8 +9,8 @@ import { registry } from '../../src/observability/metrics.js';
 import { watchGoogleAnswers } from '../../src/runtime/google-answers.js';
 import type { ExchangeOutcome } from '../../src/trends/google-client.js';
 
-describe('watching Google\'s answers', () => {
-  it('counts each exchange per kind and outcome, and warns once when a kind\'s share of answers without data jumps', async () => {
+describe("watching Google's answers", () => {
+  it("counts each exchange per kind and outcome, and warns once when a kind's share of answers without data jumps", async () => {
     const lines: Array<Record<string, unknown>> = [];
     const logs = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -19,7 +19,8 @@ describe('watching Google\'s answers', () => {
       },
     });
     const observe = watchGoogleAnswers(pino({ level: 'warn' }, logs));
-    const report = (kind: 'multiline' | 'relatedsearches', outcome: ExchangeOutcome) => observe({ kind, outcome, ms: 120, route: 'proxy-a:3128' });
+    const report = (kind: 'multiline' | 'relatedsearches', outcome: ExchangeOutcome) =>
+      observe({ kind, outcome, ms: 120, route: 'proxy-a:3128' });
     for (let i = 0; i < 60; i += 1) report('multiline', 'served');
     for (let i = 0; i < 60; i += 1) report('relatedsearches', 'empty'); // empty all along (today's related lists): no jump
     expect(lines).toEqual([]);
@@ -31,6 +32,8 @@ describe('watching Google\'s answers', () => {
     expect(metrics).toMatch(/google_trends_answer_seconds_count\{kind="multiline"\} 85/);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 40, kind: 'multiline', recent: 20, baselineShare: 0 });
-    expect(String(lines[0]!.msg)).toMatch(/^Google's answers to multiline changed: \d+ % of the last 20 were empty, without data or in an unknown shape, against 0 % of the \d+ before\..*insights google check/);
+    expect(String(lines[0]!.msg)).toMatch(
+      /^Google's answers to multiline changed: \d+ % of the last 20 were empty, without data or in an unknown shape, against 0 % of the \d+ before\..*insights google check/,
+    );
   });
 });

@@ -17,9 +17,17 @@ afterAll(() => redis.destroy());
 
 const A: EgressRoute = { name: 'proxy-a:3128' };
 const B: EgressRoute = { name: 'proxy-b:3128' };
-const options: EgressPoolOptions = { requestsPerMinute: 0, cooldownMs: 60_000, cooldownMaxMs: 400_000, refusedPauseMs: 120_000, requestTimeoutMs: 10_000, random: () => 0.5 };
+const options: EgressPoolOptions = {
+  requestsPerMinute: 0,
+  cooldownMs: 60_000,
+  cooldownMaxMs: 400_000,
+  refusedPauseMs: 120_000,
+  requestTimeoutMs: 10_000,
+  random: () => 0.5,
+};
 /** A pool with keys of its own (each test starts from fresh routes). */
-const pool = (routes: EgressRoute[], extra: Partial<EgressPoolOptions> = {}) => new EgressPool(redis.redis, `{${redis.prefix}:trends:${(n += 1)}}`, routes, { ...options, ...extra });
+const pool = (routes: EgressRoute[], extra: Partial<EgressPoolOptions> = {}) =>
+  new EgressPool(redis.redis, `{${redis.prefix}:trends:${(n += 1)}}`, routes, { ...options, ...extra });
 const routeOf = (lease: Lease) => ('route' in lease ? lease.route.name : undefined);
 
 describe('the egress pool', () => {
@@ -38,7 +46,14 @@ describe('the egress pool', () => {
 
   it('does not let a job wait inside its request for a slot further than paceWaitSlots intervals: it waits outside, without an attempt', async () => {
     const p = pool([A], { requestsPerMinute: 60, jitter: 0, paceWaitSlots: 2, embedGapMs: 0 }); // 1 s apart: slots now, +1 s, +2 s may be waited for
-    const results = await Promise.all([1, 2, 3, 4].map((j) => p.pace(A, `job-${j}`).then(() => 'sent', (e: unknown) => e)));
+    const results = await Promise.all(
+      [1, 2, 3, 4].map((j) =>
+        p.pace(A, `job-${j}`).then(
+          () => 'sent',
+          (e: unknown) => e,
+        ),
+      ),
+    );
     expect(results.filter((r) => r === 'sent')).toHaveLength(3);
     const busy = results.find((r) => r !== 'sent');
     expect(busy).toBeInstanceOf(RouteWaitError);
@@ -110,13 +125,23 @@ describe('the egress pool', () => {
     const t0 = 2_000_000;
     await p.acquire('job-1', [], t0);
     // Google asks for 30 minutes where the first cooldown is one: 30 it is.
-    expect(await p.blocked(A, 'job-1', t0, { kind: 'too_many_429', retryAfterMs: 1_800_000 })).toEqual({ cooldownMs: 1_800_000, started: true });
+    expect(await p.blocked(A, 'job-1', t0, { kind: 'too_many_429', retryAfterMs: 1_800_000 })).toEqual({
+      cooldownMs: 1_800_000,
+      started: true,
+    });
     expect(await p.acquire('job-2', [], t0 + 1_000_000)).toMatchObject({ reason: 'cooling', waitMs: 800_000 });
     // A request in flight meets a block asking for longer still: the running cooldown is made that long.
-    expect(await p.blocked(A, 'job-2', t0 + 1_000_000, { kind: 'forbidden_403', retryAfterMs: 3_600_000 })).toEqual({ cooldownMs: 3_600_000, started: false });
+    expect(await p.blocked(A, 'job-2', t0 + 1_000_000, { kind: 'forbidden_403', retryAfterMs: 3_600_000 })).toEqual({
+      cooldownMs: 3_600_000,
+      started: false,
+    });
     expect(await p.acquire('job-3', [], t0 + 4_000_000)).toMatchObject({ reason: 'cooling', waitMs: 600_000 });
     const [state] = await p.budget(undefined, t0 + 4_000_000);
-    expect(state).toMatchObject({ blocked: 2, blocksByKind: { sorry_302: 0, too_many_429: 1, forbidden_403: 1, unusual_traffic: 0 }, cooldowns: 1 });
+    expect(state).toMatchObject({
+      blocked: 2,
+      blocksByKind: { sorry_302: 0, too_many_429: 1, forbidden_403: 1, unusual_traffic: 0 },
+      cooldowns: 1,
+    });
   });
 
   it('paces embed pages by their own gap on top of the request pace, and closes only the embed pages after an over-quota token, longer each time in a row', async () => {
@@ -151,7 +176,10 @@ describe('the egress pool', () => {
     const p = pool([A], { requestsPerMinute: 6_000, jitter: 0, embedGapMs: 400, embedCooldownMs: 60_000 });
     await p.pace(A, 'embed-1', true);
     // The next embed page's slot is 400 ms away; Google says the quota is spent before it comes.
-    const waiting = p.pace(A, 'embed-2', true).then(() => 'sent', (e: unknown) => e);
+    const waiting = p.pace(A, 'embed-2', true).then(
+      () => 'sent',
+      (e: unknown) => e,
+    );
     await p.embedOverQuota(A, 'embed-1');
     expect(await waiting).toMatchObject({ reason: 'embed_quota' });
     await p.pace(A, 'plain-1'); // the route's other requests go on

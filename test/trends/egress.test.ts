@@ -35,7 +35,10 @@ describe('Google egress deadline', () => {
     const peer = await silentPeer(answerConnect);
     const provider = new GoogleTrendsProvider({ timeoutMs: 300 });
     const started = Date.now();
-    const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }, { name: 'silent', proxy: peer.url }).then(() => undefined, (e: unknown) => e);
+    const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }, { name: 'silent', proxy: peer.url }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(EgressTimeoutError);
     expect(String(error)).toMatch(/did not answer within 300 ms \(via silent\)/);
     expect(Date.now() - started).toBeLessThan(10_000);

@@ -37,22 +37,44 @@ const as = <K extends TrendsResponse['kind']>(answer: TrendsResponse, kind: K) =
 const logOf = (proxy: number) => g.google.log.filter((r) => r.client === g.proxies[proxy]!.egressAddress);
 
 /** A raw HTTPS request to the loopback Google from 127.0.0.1 (no proxy): what a bare client gets. */
-function raw(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port: g.google.port, servername: 'trends.google.com', ca: g.certificates.ca, path, headers: { host: 'trends.google.com', ...headers } }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = https.request(
+      {
+        host: '127.0.0.1',
+        port: g.google.port,
+        servername: 'trends.google.com',
+        ca: g.certificates.ca,
+        path,
+        headers: { host: 'trends.google.com', ...headers },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.once('error', reject);
     req.end();
   });
 }
 
-describe('the Google client against today\'s Google (loopback)', () => {
+describe("the Google client against today's Google (loopback)", () => {
   it('warms up on the home page before its first API call, sends every request as a browser, and classifies each answer', async () => {
     const answer = as(
-      await provider.fetch({ kind: 'explore', keywords: ['meal planning'], timeframe: '12m', geo: '', parts: ['series', 'relatedQueries', 'relatedTopics', 'mapCountry', 'mapCity'] }, routes[0]),
+      await provider.fetch(
+        {
+          kind: 'explore',
+          keywords: ['meal planning'],
+          timeframe: '12m',
+          geo: '',
+          parts: ['series', 'relatedQueries', 'relatedTopics', 'mapCountry', 'mapCity'],
+        },
+        routes[0],
+      ),
       'explore',
     );
     expect(answer.series!.outcome).toBe('served');
@@ -66,17 +88,34 @@ describe('the Google client against today\'s Google (loopback)', () => {
     expect(g.proxies[0]!.tunnels).toBe(1);
 
     const log = logOf(0);
-    expect(log.map((r) => r.kind)).toEqual(['home', 'explore', 'multiline', 'relatedsearches', 'relatedsearches', 'comparedgeo', 'comparedgeo']);
+    expect(log.map((r) => r.kind)).toEqual([
+      'home',
+      'explore',
+      'multiline',
+      'relatedsearches',
+      'relatedsearches',
+      'comparedgeo',
+      'comparedgeo',
+    ]);
     expect(log.slice(1).every((r) => r.cookie)).toBe(true); // after the home page, no API call without the cookie
     expect(log.every((r) => /Chrome\/\d+/.test(r.userAgent ?? ''))).toBe(true);
     expect(g.google.counts.get('no-cookie-429')).toBeUndefined();
     expect(g.google.counts.get('warm-page-429')).toBeUndefined();
     expect(reports.map((r) => `${r.kind}:${r.outcome}`)).toEqual([
-      'home_page:served', 'explore:served', 'multiline:served', 'relatedsearches:empty', 'relatedsearches:empty', 'comparedgeo:served', 'comparedgeo:served',
+      'home_page:served',
+      'explore:served',
+      'multiline:served',
+      'relatedsearches:empty',
+      'relatedsearches:empty',
+      'comparedgeo:served',
+      'comparedgeo:served',
     ]);
 
     // The cookie is the route's: the next request needs no page.
-    const two = as(await provider.fetch({ kind: 'interestOverTime', keywords: ['meal planning', 'weather'], timeframe: '90d', geo: '' }, routes[0]), 'interestOverTime');
+    const two = as(
+      await provider.fetch({ kind: 'interestOverTime', keywords: ['meal planning', 'weather'], timeframe: '90d', geo: '' }, routes[0]),
+      'interestOverTime',
+    );
     expect(two.provenance?.requests).toBe(2);
   });
 
@@ -109,7 +148,10 @@ describe('the Google client against today\'s Google (loopback)', () => {
 
   it('reads related queries through the embed flow (the page, then its token), topics empty, and an embed page too soon after the last is over quota: a wait, not an empty list', async () => {
     g.google.setLimits({ requestsPerMinute: 0, embedMinGapMs: 60_000, embedPenaltyMs: 60_000 });
-    const queries = as(await provider.fetch({ kind: 'relatedQueries', keyword: 'meal planning', timeframe: '12m', geo: '' }, routes[1]), 'relatedQueries');
+    const queries = as(
+      await provider.fetch({ kind: 'relatedQueries', keyword: 'meal planning', timeframe: '12m', geo: '' }, routes[1]),
+      'relatedQueries',
+    );
     expect(queries.outcome).toBe('served');
     expect(queries.top.length).toBeGreaterThan(3);
     expect(queries.top.every((i) => i.label.startsWith('meal planning '))).toBe(true);
@@ -117,7 +159,9 @@ describe('the Google client against today\'s Google (loopback)', () => {
     expect(logOf(1).map((r) => r.kind)).toEqual(['home', 'embed', 'relatedsearches']);
 
     // The next embed page within a minute is over the address's embed quota: no data request follows.
-    const error = await provider.fetch({ kind: 'relatedTopics', keyword: 'meal planning', timeframe: '12m', geo: '' }, routes[1]).catch((e: unknown) => e);
+    const error = await provider
+      .fetch({ kind: 'relatedTopics', keyword: 'meal planning', timeframe: '12m', geo: '' }, routes[1])
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbedOverQuotaError);
     expect(logOf(1).map((r) => r.kind)).toEqual(['home', 'embed', 'relatedsearches', 'embed']);
     expect(logOf(1).at(-1)).toMatchObject({ overQuota: true, status: 200 });
@@ -127,12 +171,18 @@ describe('the Google client against today\'s Google (loopback)', () => {
     g.google.resetClients();
     forgetGoogleCookies(routes[1]!.name);
     g.google.setLimits({ requestsPerMinute: 0, embedMinGapMs: 0 });
-    const topics = as(await provider.fetch({ kind: 'relatedTopics', keyword: 'meal planning', timeframe: '12m', geo: '' }, routes[1]), 'relatedTopics');
+    const topics = as(
+      await provider.fetch({ kind: 'relatedTopics', keyword: 'meal planning', timeframe: '12m', geo: '' }, routes[1]),
+      'relatedTopics',
+    );
     expect(topics).toMatchObject({ top: [], rising: [], outcome: 'empty', provenance: { via: 'embed' } });
 
     // The scenario of every list empty (as from 2024-08 until the embed flow was found): an answer, not an error.
     g.google.setLimits({ requestsPerMinute: 0, embedMinGapMs: 0, everyListEmpty: true });
-    const none = as(await provider.fetch({ kind: 'relatedQueries', keyword: 'solar panels', timeframe: '12m', geo: '' }, routes[1]), 'relatedQueries');
+    const none = as(
+      await provider.fetch({ kind: 'relatedQueries', keyword: 'solar panels', timeframe: '12m', geo: '' }, routes[1]),
+      'relatedQueries',
+    );
     expect(none).toMatchObject({ top: [], rising: [], outcome: 'empty', provenance: { via: 'embed', userType: 'USER_TYPE_EMBED' } });
   });
 
@@ -147,24 +197,41 @@ describe('the Google client against today\'s Google (loopback)', () => {
     }
   });
 
-  it('says no data for a keyword with too little of it (zeros kept), on the map too; empty autocomplete; Google\'s OR syntax sums the terms', async () => {
-    const none = as(await provider.fetch({ kind: 'interestOverTime', keywords: [NO_DATA], timeframe: '90d', geo: '' }, routes[0]), 'interestOverTime');
+  it("says no data for a keyword with too little of it (zeros kept), on the map too; empty autocomplete; Google's OR syntax sums the terms", async () => {
+    const none = as(
+      await provider.fetch({ kind: 'interestOverTime', keywords: [NO_DATA], timeframe: '90d', geo: '' }, routes[0]),
+      'interestOverTime',
+    );
     expect(none.outcome).toBe('no_data');
     expect(none.points.length).toBeGreaterThanOrEqual(90);
     expect(none.points.every((p) => p.values[0] === 0 && p.hasData[0] === false)).toBe(true);
     // One keyword with data makes the answer served; the other keeps hasData false.
-    const mixed = as(await provider.fetch({ kind: 'interestOverTime', keywords: ['meal planning', NO_DATA], timeframe: '90d', geo: '' }, routes[0]), 'interestOverTime');
+    const mixed = as(
+      await provider.fetch({ kind: 'interestOverTime', keywords: ['meal planning', NO_DATA], timeframe: '90d', geo: '' }, routes[0]),
+      'interestOverTime',
+    );
     expect(mixed.outcome).toBe('served');
     expect(mixed.points.every((p) => p.hasData[0] === true && p.hasData[1] === false)).toBe(true);
-    const map = as(await provider.fetch({ kind: 'interestByRegion', keywords: [NO_DATA], timeframe: '12m', geo: '', resolution: 'COUNTRY' }, routes[0]), 'interestByRegion');
+    const map = as(
+      await provider.fetch({ kind: 'interestByRegion', keywords: [NO_DATA], timeframe: '12m', geo: '', resolution: 'COUNTRY' }, routes[0]),
+      'interestByRegion',
+    );
     expect(map.outcome).toBe('no_data');
 
-    const unknown = ['knitting robots', 'yak shaving', 'quantum soup', 'glacier tours', 'pocket lint', 'moss walls'].find((t) => g.world.autocomplete(t).length === 0)!;
-    expect(as(await provider.fetch({ kind: 'autocomplete', term: unknown }, routes[0]), 'autocomplete')).toMatchObject({ topics: [], outcome: 'empty' });
+    const unknown = ['knitting robots', 'yak shaving', 'quantum soup', 'glacier tours', 'pocket lint', 'moss walls'].find(
+      (t) => g.world.autocomplete(t).length === 0,
+    )!;
+    expect(as(await provider.fetch({ kind: 'autocomplete', term: unknown }, routes[0]), 'autocomplete')).toMatchObject({
+      topics: [],
+      outcome: 'empty',
+    });
 
     // "tea + coffee" is searched as either: its volume is the sum of the two.
     expect(g.world.volume('tea + coffee', 10)).toBeCloseTo(g.world.volume('tea', 10) + g.world.volume('coffee', 10), 6);
-    const or = as(await provider.fetch({ kind: 'interestOverTime', keywords: ['tea + coffee', 'tea', 'coffee'], timeframe: '90d', geo: '' }, routes[0]), 'interestOverTime');
+    const or = as(
+      await provider.fetch({ kind: 'interestOverTime', keywords: ['tea + coffee', 'tea', 'coffee'], timeframe: '90d', geo: '' }, routes[0]),
+      'interestOverTime',
+    );
     const mean = (i: number) => or.points.reduce((s, p) => s + p.values[i]!, 0) / or.points.length;
     expect(Math.abs(mean(0) - (mean(1) + mean(2)))).toBeLessThan(3); // sampling noise and rounding
 
@@ -173,7 +240,10 @@ describe('the Google client against today\'s Google (loopback)', () => {
     for (const group of request.keywords.slice(1)) {
       for (const day of [0, 40, 200]) expect(g.world.volume(group, day)).toBeLessThan(g.world.volume('solar generator', day));
     }
-    const families = as(await provider.fetch({ kind: 'interestOverTime', keywords: request.keywords, timeframe: '12m', geo: '' }, routes[0]), 'interestOverTime');
+    const families = as(
+      await provider.fetch({ kind: 'interestOverTime', keywords: request.keywords, timeframe: '12m', geo: '' }, routes[0]),
+      'interestOverTime',
+    );
     const col = (i: number) => families.points.reduce((s, p) => s + p.values[i]!, 0) / families.points.length;
     for (let i = 1; i < request.keywords.length; i += 1) {
       expect(col(i)).toBeLessThan(col(0));
@@ -184,7 +254,9 @@ describe('the Google client against today\'s Google (loopback)', () => {
 
   it('refuses more than five comparison items with a 400, which the client reports as refused', async () => {
     const six = ['a1', 'b2', 'c3', 'd4', 'e5', 'f6'].map((k) => `${k} meal`);
-    await expect(provider.fetch({ kind: 'interestOverTime', keywords: six, timeframe: '30d', geo: '' }, routes[0])).rejects.toBeInstanceOf(RefusedError);
+    await expect(provider.fetch({ kind: 'interestOverTime', keywords: six, timeframe: '30d', geo: '' }, routes[0])).rejects.toBeInstanceOf(
+      RefusedError,
+    );
     expect(g.google.counts.get('bad-request-400')).toBe(1);
     expect(reports.at(-1)).toMatchObject({ kind: 'explore', outcome: 'refused' });
   });
@@ -200,7 +272,11 @@ describe('the Google client against today\'s Google (loopback)', () => {
       expect(item.approxTraffic).toMatch(/^\d+K?\+$/);
       expect(item.published).toMatch(/^\d{4}-\d\d-\d\dT/);
       expect(item.news.length).toBeGreaterThanOrEqual(1);
-      expect(item.news[0]).toMatchObject({ title: expect.stringContaining(item.query), source: expect.any(String), url: expect.stringMatching(/^https:\/\//) });
+      expect(item.news[0]).toMatchObject({
+        title: expect.stringContaining(item.query),
+        source: expect.any(String),
+        url: expect.stringMatching(/^https:\/\//),
+      });
     }
     expect(logOf(1).at(-1)).toMatchObject({ kind: 'trending_rss', cookie: false });
   });
@@ -210,14 +286,22 @@ describe('the Google client against today\'s Google (loopback)', () => {
     g.google.revokeCookies();
     const again = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }, routes[2]);
     expect(again.provenance?.requests).toBe(3); // refused, the home page, asked again
-    expect(logOf(2).slice(-3).map((r) => `${r.kind}:${r.status}`)).toEqual(['autocomplete:429', 'home:200', 'autocomplete:200']);
+    expect(
+      logOf(2)
+        .slice(-3)
+        .map((r) => `${r.kind}:${r.status}`),
+    ).toEqual(['autocomplete:429', 'home:200', 'autocomplete:200']);
 
     // Google taking no cookie at all: one fresh cookie, then a block.
     g.google.setLimits({ requestsPerMinute: 0, cookieLifetimeMs: 0 });
     const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }, routes[2]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as { requests: number }).requests).toBe(3);
-    expect(logOf(2).slice(-3).map((r) => `${r.kind}:${r.status}`)).toEqual(['autocomplete:429', 'home:200', 'autocomplete:429']);
+    expect(
+      logOf(2)
+        .slice(-3)
+        .map((r) => `${r.kind}:${r.status}`),
+    ).toEqual(['autocomplete:429', 'home:200', 'autocomplete:429']);
   });
 
   it("still reads yesterday's Google: a cookie set on the 429 is taken without a page, and explore widgets' served lists are served", async () => {
@@ -225,7 +309,13 @@ describe('the Google client against today\'s Google (loopback)', () => {
     as(await provider.fetch({ kind: 'autocomplete', term: 'pizza' }, routes[0]), 'autocomplete');
     g.google.revokeCookies(); // the route has a cookie, which Google no longer takes
     const pagesBefore = g.google.counts.get('home') ?? 0;
-    const answer = as(await provider.fetch({ kind: 'explore', keywords: ['meal planning'], timeframe: '12m', geo: '', parts: ['relatedQueries'] }, routes[0]), 'explore');
+    const answer = as(
+      await provider.fetch(
+        { kind: 'explore', keywords: ['meal planning'], timeframe: '12m', geo: '', parts: ['relatedQueries'] },
+        routes[0],
+      ),
+      'explore',
+    );
     expect(answer.relatedQueries?.outcome).toBe('served');
     expect(answer.relatedQueries?.top.length).toBeGreaterThan(0);
     expect(answer.provenance?.requests).toBe(3); // explore refused with a cookie, explore again, the widget

@@ -20,7 +20,8 @@ beforeEach(() => forgetGoogleCookies());
 const recorded = (cassette: string, file: RegExp) => recordedBody('pytrends', cassette, file);
 const recorded2025 = (cassette: string, file: RegExp) => recordedBody('rate-limited-2025', `${cassette}__18c9392ff6`, file);
 /** The NID cookie as Google set it in the September 2025 re-recording (on a 404 of the explore page). */
-const NID_2025 = 'NID=525=fdpP1RK0btQ0y0-jLQM5OdG0RDD2xpMjbzXwyN2kgqV0Its7iZ02DwtYvJc3A0Vwy3GSm7PVy2n43X9e2zAk00riDuh8-E7xK24SsY_6zkmQY8TsIP4eOjNKNv5ldEXorcmFAMRd8EYGT3Q4Xt2PKI1WaBdbbokWEVL6OMJYChw';
+const NID_2025 =
+  'NID=525=fdpP1RK0btQ0y0-jLQM5OdG0RDD2xpMjbzXwyN2kgqV0Its7iZ02DwtYvJc3A0Vwy3GSm7PVy2n43X9e2zAk00riDuh8-E7xK24SsY_6zkmQY8TsIP4eOjNKNv5ldEXorcmFAMRd8EYGT3Q4Xt2PKI1WaBdbbokWEVL6OMJYChw';
 
 /** The page the client takes its cookie from: the home page, as in 2026 (200, with Set-Cookie: NID=…; the value is 2025's). */
 function cookiePage() {
@@ -32,11 +33,16 @@ function cookiePage() {
 }
 
 /** JSON as Google writes it into a page's JSON.parse('…'): quotes, brackets and markup as \xHH. */
-const inPage = (json: unknown) => JSON.stringify(json).replace(/\\/g, '\\\\').replace(/["'{}[\]<>=&]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+const inPage = (json: unknown) =>
+  JSON.stringify(json)
+    .replace(/\\/g, '\\\\')
+    .replace(/["'{}[\]<>=&]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 /** An embed page for `id`, holding the recorded explore answer's widget of that id, labelled `userType`. */
 function embedPage(cassette: string, id: 'RELATED_QUERIES' | 'RELATED_TOPICS', userType = 'USER_TYPE_EMBED') {
-  const explore = JSON.parse(recorded(cassette, /_explore_200\.json\.txt$/).replace(/^\)\]\}',?\s*/, '')) as { widgets: Array<{ id: string; request: Record<string, unknown> }> };
+  const explore = JSON.parse(recorded(cassette, /_explore_200\.json\.txt$/).replace(/^\)\]\}',?\s*/, '')) as {
+    widgets: Array<{ id: string; request: Record<string, unknown> }>;
+  };
   const widget = explore.widgets.find((w) => w.id === id || w.id === `${id}_0`)!;
   const page = `<html><body><script>var widget = JSON.parse('${inPage({ ...widget, request: { ...widget.request, userConfig: { userType } } })}');</script></body></html>`;
   return nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
@@ -61,7 +67,10 @@ function explore(cassette: string, keyword: string) {
   cookiePage();
   return nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
     .get('/trends/api/explore')
-    .query((q) => typeof q.req === 'string' && (JSON.parse(q.req).comparisonItem as Array<{ keyword: string }>).some((c) => c.keyword === keyword))
+    .query(
+      (q) =>
+        typeof q.req === 'string' && (JSON.parse(q.req).comparisonItem as Array<{ keyword: string }>).some((c) => c.keyword === keyword),
+    )
     .reply(200, recorded(cassette, /_explore_200\.json\.txt$/));
 }
 
@@ -85,7 +94,10 @@ describe('google provider over recorded HTTP', () => {
     nock(GOOGLE, { reqheaders: { cookie: NID_2025, referer: 'https://trends.google.com/trends/explore' } })
       .get('/trends/api/widgetdata/relatedsearches')
       // The token and the request the embed page held, echoed as Google signed them.
-      .query((q) => typeof q.token === 'string' && q.token.startsWith('APP6_') && JSON.parse(String(q.req)).userConfig.userType === 'USER_TYPE_EMBED')
+      .query(
+        (q) =>
+          typeof q.token === 'string' && q.token.startsWith('APP6_') && JSON.parse(String(q.req)).userConfig.userType === 'USER_TYPE_EMBED',
+      )
       .reply(200, recorded('test_related_queries_result_rising__f6b2d0c230', /02_GET_trends_api_widgetdata_relatedsearches/));
     const result = await provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' });
     if (result.kind !== 'relatedQueries') throw new Error(result.kind);
@@ -121,10 +133,26 @@ describe('google provider over recorded HTTP', () => {
       .get('/trends/api/widgetdata/comparedgeo')
       .query((q) => typeof q.req === 'string' && JSON.parse(q.req).resolution === 'COUNTRY')
       .reply(200, recorded('test_interest_by_region_ok__f6b2d0c230', /comparedgeo_200/));
-    const result = await provider.fetch({ kind: 'interestByRegion', keywords: ['pizza', 'bagel'], timeframe: '12m', geo: '', resolution: 'COUNTRY' });
+    const result = await provider.fetch({
+      kind: 'interestByRegion',
+      keywords: ['pizza', 'bagel'],
+      timeframe: '12m',
+      geo: '',
+      resolution: 'COUNTRY',
+    });
     if (result.kind !== 'interestByRegion') throw new Error(result.kind);
-    expect(result.regions.find((r) => r.geoCode === 'CA')).toEqual({ geoCode: 'CA', geoName: 'Canada', values: [98, 2], hasData: [true, true] });
-    expect(result.regions.find((r) => r.geoCode === 'PR')).toEqual({ geoCode: 'PR', geoName: 'Puerto Rico', values: [0, 0], hasData: [false, false] });
+    expect(result.regions.find((r) => r.geoCode === 'CA')).toEqual({
+      geoCode: 'CA',
+      geoName: 'Canada',
+      values: [98, 2],
+      hasData: [true, true],
+    });
+    expect(result.regions.find((r) => r.geoCode === 'PR')).toEqual({
+      geoCode: 'PR',
+      geoName: 'Puerto Rico',
+      values: [0, 0],
+      hasData: [false, false],
+    });
   });
 
   it('asks for cities worldwide and parses places named without a code', async () => {
@@ -133,7 +161,13 @@ describe('google provider over recorded HTTP', () => {
       .get('/trends/api/widgetdata/comparedgeo')
       .query((q) => typeof q.req === 'string' && JSON.parse(q.req).resolution === 'CITY')
       .reply(200, recorded('test_interest_by_region_city_resolution__f6b2d0c230', /comparedgeo_200/));
-    const result = await provider.fetch({ kind: 'interestByRegion', keywords: ['pizza', 'bagel'], timeframe: '12m', geo: '', resolution: 'CITY' });
+    const result = await provider.fetch({
+      kind: 'interestByRegion',
+      keywords: ['pizza', 'bagel'],
+      timeframe: '12m',
+      geo: '',
+      resolution: 'CITY',
+    });
     if (result.kind !== 'interestByRegion') throw new Error(result.kind);
     expect(result.regions.length).toBe(200);
     const withData = result.regions.filter((r) => r.hasData[0]);
@@ -147,14 +181,21 @@ describe('google provider over recorded HTTP', () => {
       .get('/trends/api/widgetdata/comparedgeo')
       .query(true)
       .reply(200, recorded('test_interest_by_region_ok__f6b2d0c230', /comparedgeo_200/));
-    await expect(provider.fetch({ kind: 'interestByRegion', keywords: ['pizza'], timeframe: '12m', geo: '', resolution: 'COUNTRY' })).rejects.toThrow(
-      /malformed: a place has 2 values for 1 keywords/,
-    );
+    await expect(
+      provider.fetch({ kind: 'interestByRegion', keywords: ['pizza'], timeframe: '12m', geo: '', resolution: 'COUNTRY' }),
+    ).rejects.toThrow(/malformed: a place has 2 values for 1 keywords/);
   });
 
   it('parses autocomplete with one request after the cookie page (no explore, as pytrends asks it), sent as a browser', async () => {
     cookiePage();
-    nock(GOOGLE, { reqheaders: { cookie: NID_2025, 'user-agent': BROWSER_USER_AGENT, 'accept-language': 'en-US,en;q=0.9', referer: 'https://trends.google.com/trends/explore' } })
+    nock(GOOGLE, {
+      reqheaders: {
+        cookie: NID_2025,
+        'user-agent': BROWSER_USER_AGENT,
+        'accept-language': 'en-US,en;q=0.9',
+        referer: 'https://trends.google.com/trends/explore',
+      },
+    })
       .get('/trends/api/autocomplete/pizza')
       .query(true)
       .reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
@@ -171,7 +212,10 @@ describe('google provider over recorded HTTP', () => {
       .get('/trends/api/explore')
       .query(true)
       .reply(200, recorded('test_related_topics_result_top__f6b2d0c230', /_explore_200\.json\.txt$/));
-    nock(GOOGLE).get('/trends/api/widgetdata/multiline').query(true).reply(200, recorded('test_interest_over_time_ok__f6b2d0c230', /multiline_200/));
+    nock(GOOGLE)
+      .get('/trends/api/widgetdata/multiline')
+      .query(true)
+      .reply(200, recorded('test_interest_over_time_ok__f6b2d0c230', /multiline_200/));
     nock(GOOGLE)
       .get('/trends/api/widgetdata/relatedsearches')
       .query((q) => JSON.parse(String(q.req)).keywordType === 'QUERY')
@@ -183,12 +227,28 @@ describe('google provider over recorded HTTP', () => {
     nock(GOOGLE)
       .get('/trends/api/widgetdata/comparedgeo')
       .query((q) => JSON.parse(String(q.req)).resolution === 'COUNTRY')
-      .reply(200, recorded('test_interest_by_region_city_resolution__f6b2d0c230', /comparedgeo_200/).replace(/"value":\[(\d+),\d+\]/g, '"value":[$1]').replace(/"hasData":\[(true|false),(true|false)\]/g, '"hasData":[$1]'));
+      .reply(
+        200,
+        recorded('test_interest_by_region_city_resolution__f6b2d0c230', /comparedgeo_200/)
+          .replace(/"value":\[(\d+),\d+\]/g, '"value":[$1]')
+          .replace(/"hasData":\[(true|false),(true|false)\]/g, '"hasData":[$1]'),
+      );
     nock(GOOGLE)
       .get('/trends/api/widgetdata/comparedgeo')
       .query((q) => JSON.parse(String(q.req)).resolution === 'CITY')
-      .reply(200, recorded('test_interest_by_region_city_resolution__f6b2d0c230', /comparedgeo_200/).replace(/"value":\[(\d+),\d+\]/g, '"value":[$1]').replace(/"hasData":\[(true|false),(true|false)\]/g, '"hasData":[$1]'));
-    const result = await provider.fetch({ kind: 'explore', keywords: ['pizza'], timeframe: '12m', geo: '', parts: ['series', 'relatedQueries', 'relatedTopics', 'mapCountry', 'mapCity'] });
+      .reply(
+        200,
+        recorded('test_interest_by_region_city_resolution__f6b2d0c230', /comparedgeo_200/)
+          .replace(/"value":\[(\d+),\d+\]/g, '"value":[$1]')
+          .replace(/"hasData":\[(true|false),(true|false)\]/g, '"hasData":[$1]'),
+      );
+    const result = await provider.fetch({
+      kind: 'explore',
+      keywords: ['pizza'],
+      timeframe: '12m',
+      geo: '',
+      parts: ['series', 'relatedQueries', 'relatedTopics', 'mapCountry', 'mapCity'],
+    });
     if (result.kind !== 'explore') throw new Error(result.kind);
     expect(result.series?.points.length).toBeGreaterThan(0);
     expect(result.relatedQueries?.top.length).toBeGreaterThan(0);
@@ -208,19 +268,28 @@ describe('google provider over recorded HTTP', () => {
 
   it('fetches a fresh cookie from the home page when Google stops taking the one it kept, and asks once more', async () => {
     cookiePage();
-    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    nock(GOOGLE)
+      .get('/trends/api/autocomplete/pizza')
+      .query(true)
+      .reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
     await provider.fetch({ kind: 'autocomplete', term: 'pizza' });
     // Google no longer takes the kept cookie: a plain 429 (no Set-Cookie, no Retry-After).
     nock(GOOGLE).get('/trends/api/autocomplete/bagel').query(true).reply(429, 'Too many requests');
     nock(GOOGLE).get('/trends/').reply(200, '<html>Google Trends</html>', { 'set-cookie': 'NID=511=fresh; path=/; domain=.google.com' });
-    nock(GOOGLE, { reqheaders: { cookie: 'NID=511=fresh' } }).get('/trends/api/autocomplete/bagel').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    nock(GOOGLE, { reqheaders: { cookie: 'NID=511=fresh' } })
+      .get('/trends/api/autocomplete/bagel')
+      .query(true)
+      .reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
     const result = await provider.fetch({ kind: 'autocomplete', term: 'bagel' });
     expect(result.provenance?.requests).toBe(3);
   });
 
   it('a plain 429 to a kept cookie, then a plain 429 from the home page, is a block: no other page is sent into it', async () => {
     cookiePage();
-    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    nock(GOOGLE)
+      .get('/trends/api/autocomplete/pizza')
+      .query(true)
+      .reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
     await provider.fetch({ kind: 'autocomplete', term: 'pizza' });
     nock(GOOGLE).get('/trends/api/autocomplete/bagel').query(true).reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
     nock(GOOGLE).get('/trends/').reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
@@ -228,25 +297,41 @@ describe('google provider over recorded HTTP', () => {
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ requests: 2 });
     // The block did not cost the route its cookie: the next request (after the cooldown) carries it.
-    nock(GOOGLE, { reqheaders: { cookie: NID_2025 } }).get('/trends/api/autocomplete/waffle').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
+      .get('/trends/api/autocomplete/waffle')
+      .query(true)
+      .reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
     expect((await provider.fetch({ kind: 'autocomplete', term: 'waffle' })).provenance?.requests).toBe(1);
   });
 
   it('a block that sets a cookie is still a block: nothing is sent into it on that cookie', async () => {
-    nock(GOOGLE).get('/trends/').reply(302, recorded2025('test_tokens', /01_POST_trends_api_explore_302/), {
-      location: 'https://www.google.com/sorry/index?continue=x',
-      'set-cookie': 'NID=511=blocked; path=/; domain=.google.com',
-    });
+    nock(GOOGLE)
+      .get('/trends/')
+      .reply(302, recorded2025('test_tokens', /01_POST_trends_api_explore_302/), {
+        location: 'https://www.google.com/sorry/index?continue=x',
+        'set-cookie': 'NID=511=blocked; path=/; domain=.google.com',
+      });
     const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ block: 'sorry_302', requests: 1 });
   });
 
   it('a "sorry" page under a 503 is a block, not Google being unwell (which would be retried into it)', async () => {
     cookiePage();
-    nock(GOOGLE).get('/trends/api/explore').query(true).reply(503, recorded2025('test_suggestions_ok', /02_GET_sorry_index_429/));
-    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toMatchObject({ name: 'RateLimitedError', block: 'unusual_traffic' });
-    nock(GOOGLE).get('/trends/api/explore').query(true).reply(503, 'Service Unavailable', { location: 'https://www.google.com/sorry/index?continue=x' });
-    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toMatchObject({ name: 'RateLimitedError' });
+    nock(GOOGLE)
+      .get('/trends/api/explore')
+      .query(true)
+      .reply(503, recorded2025('test_suggestions_ok', /02_GET_sorry_index_429/));
+    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toMatchObject({
+      name: 'RateLimitedError',
+      block: 'unusual_traffic',
+    });
+    nock(GOOGLE)
+      .get('/trends/api/explore')
+      .query(true)
+      .reply(503, 'Service Unavailable', { location: 'https://www.google.com/sorry/index?continue=x' });
+    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toMatchObject({
+      name: 'RateLimitedError',
+    });
   });
 
   it('takes the cookie from the explore page (the 2025 recording: a 404 that sets it) when the home page refuses one without blocking', async () => {
@@ -254,17 +339,28 @@ describe('google provider over recorded HTTP', () => {
     nock(GOOGLE)
       .get('/trends/explore')
       .query(true)
-      .reply(404, recorded2025('test_interest_over_time_ok', /00_GET_trends_explore_404/), { 'set-cookie': `${NID_2025}; path=/; domain=.google.com; HttpOnly` });
-    nock(GOOGLE, { reqheaders: { cookie: NID_2025 } }).get('/trends/api/autocomplete/pizza').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+      .reply(404, recorded2025('test_interest_over_time_ok', /00_GET_trends_explore_404/), {
+        'set-cookie': `${NID_2025}; path=/; domain=.google.com; HttpOnly`,
+      });
+    nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
+      .get('/trends/api/autocomplete/pizza')
+      .query(true)
+      .reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
     const result = await provider.fetch({ kind: 'autocomplete', term: 'pizza' });
     expect(result.provenance?.requests).toBe(3);
   });
 
   it('a 429 that carries Retry-After is a block at once, even to a kept cookie: no new cookie, nothing sent again, the wait Google asked for', async () => {
     cookiePage();
-    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    nock(GOOGLE)
+      .get('/trends/api/autocomplete/pizza')
+      .query(true)
+      .reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
     await provider.fetch({ kind: 'autocomplete', term: 'pizza' });
-    nock(GOOGLE).get('/trends/api/autocomplete/bagel').query(true).reply(429, '<title>Error 429 (Too Many Requests)!!1</title>', { 'retry-after': '1800' });
+    nock(GOOGLE)
+      .get('/trends/api/autocomplete/bagel')
+      .query(true)
+      .reply(429, '<title>Error 429 (Too Many Requests)!!1</title>', { 'retry-after': '1800' });
     const error = await provider.fetch({ kind: 'autocomplete', term: 'bagel' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ block: 'too_many_429', retryAfterMs: 1_800_000, requests: 1 });
@@ -273,8 +369,13 @@ describe('google provider over recorded HTTP', () => {
   it('reads a 403 "unusual traffic" page as a block, with the Retry-After it carries as an HTTP date', async () => {
     cookiePage();
     const at = new Date(Date.now() + 600_000).toUTCString();
-    nock(GOOGLE).get('/trends/api/explore').query(true).reply(403, recorded2025('test_suggestions_ok', /02_GET_sorry_index_429/), { 'retry-after': at });
-    const error = await provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' }).catch((e: unknown) => e);
+    nock(GOOGLE)
+      .get('/trends/api/explore')
+      .query(true)
+      .reply(403, recorded2025('test_suggestions_ok', /02_GET_sorry_index_429/), { 'retry-after': at });
+    const error = await provider
+      .fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).block).toBe('forbidden_403');
     expect((error as RateLimitedError).retryAfterMs).toBeGreaterThan(590_000);
@@ -289,16 +390,25 @@ describe('google provider over recorded HTTP', () => {
       .reply(302, recorded2025('test_interest_over_time_ok', /01_POST_trends_api_explore_302/), {
         location: 'https://www.google.com/sorry/index?continue=https://trends.google.com/trends/api/explore',
       });
-    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toMatchObject({ block: 'sorry_302' });
+    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toMatchObject({
+      block: 'sorry_302',
+    });
 
-    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(429, recorded2025('test_suggestions_ok', /02_GET_sorry_index_429/));
+    nock(GOOGLE)
+      .get('/trends/api/autocomplete/pizza')
+      .query(true)
+      .reply(429, recorded2025('test_suggestions_ok', /02_GET_sorry_index_429/));
     const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as { requests: number }).requests).toBe(1); // the sorry page is a block at once: no cookie retry
   });
 
   it('classifies a block of the home page itself as blocked, and asks no other page', async () => {
-    nock(GOOGLE).get('/trends/').reply(302, recorded2025('test_tokens', /01_POST_trends_api_explore_302/), { location: 'https://www.google.com/sorry/index?continue=x' });
+    nock(GOOGLE)
+      .get('/trends/')
+      .reply(302, recorded2025('test_tokens', /01_POST_trends_api_explore_302/), {
+        location: 'https://www.google.com/sorry/index?continue=x',
+      });
     const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ requests: 1 });
@@ -315,10 +425,17 @@ describe('google provider over recorded HTTP', () => {
   it('reports a 400 as refused, a 5xx as Google unavailable, and a page without the cookie or a 404 endpoint as a changed shape', async () => {
     cookiePage();
     nock(GOOGLE).get('/trends/api/explore').query(true).reply(400, '<html>Error 400 (Bad Request)!!1</html>');
-    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toBeInstanceOf(RefusedError);
+    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toBeInstanceOf(
+      RefusedError,
+    );
     nock(GOOGLE).get('/trends/api/explore').query(true).reply(503, 'Service Unavailable');
-    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toBeInstanceOf(GoogleUnavailableError);
-    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(404, recorded2025('test_initial_data', /00_GET_trends_explore_404/));
+    await expect(provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '30d', geo: '' })).rejects.toBeInstanceOf(
+      GoogleUnavailableError,
+    );
+    nock(GOOGLE)
+      .get('/trends/api/autocomplete/pizza')
+      .query(true)
+      .reply(404, recorded2025('test_initial_data', /00_GET_trends_explore_404/));
     await expect(provider.fetch({ kind: 'autocomplete', term: 'pizza' })).rejects.toThrow(/answered 404 .*the endpoint is gone/);
 
     forgetGoogleCookies();
@@ -338,7 +455,10 @@ describe('google provider over recorded HTTP', () => {
 <ht:news_item><ht:news_item_title>Fim da 5ª rodada do Campeonato Carioca</ht:news_item_title><ht:news_item_snippet/><ht:news_item_url>https://theplayoffs.news/noticias/fim</ht:news_item_url><ht:news_item_picture>https://encrypted-tbn3.gstatic.com/images?q=tbn:1</ht:news_item_picture><ht:news_item_source>The Playoffs</ht:news_item_source></ht:news_item>
 <ht:news_item><ht:news_item_title>Puma perde p&#234;nalti &amp; Brenner vacila</ht:news_item_title><ht:news_item_snippet/><ht:news_item_url>javascript:alert(1)</ht:news_item_url><ht:news_item_source>OneFootball</ht:news_item_source></ht:news_item>
 </item></channel></rss>`;
-    nock(GOOGLE, { badheaders: ['cookie'] }).get('/trending/rss').query({ geo: 'US' }).reply(200, feed, { 'content-type': 'application/rss+xml; charset=utf-8' });
+    nock(GOOGLE, { badheaders: ['cookie'] })
+      .get('/trending/rss')
+      .query({ geo: 'US' })
+      .reply(200, feed, { 'content-type': 'application/rss+xml; charset=utf-8' });
     const result = await provider.fetch({ kind: 'trendingFeed', geo: 'US' });
     expect(result).toMatchObject({
       kind: 'trendingFeed',
@@ -359,15 +479,22 @@ describe('google provider over recorded HTTP', () => {
 
   it('reports a malformed answer as MalformedResponseError with a clear message', async () => {
     cookiePage();
-    nock(GOOGLE).get('/trends/api/explore').query(true).reply(200, recorded('test_interest_over_time_ok__f6b2d0c230', /00_GET_trends_explore_404/));
-    const error = await provider.fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '12m', geo: '' }).catch((e: unknown) => e);
+    nock(GOOGLE)
+      .get('/trends/api/explore')
+      .query(true)
+      .reply(200, recorded('test_interest_over_time_ok__f6b2d0c230', /00_GET_trends_explore_404/));
+    const error = await provider
+      .fetch({ kind: 'interestOverTime', keywords: ['pizza'], timeframe: '12m', geo: '' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect((error as Error).message).toMatch(/interest over time for "pizza".*not its JSON/);
 
     nock(GOOGLE).get('/trends/embed/explore/RELATED_QUERIES').query(true).reply(200, '<html><body>Google Trends</body></html>');
-    await expect(provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' })).rejects.toThrow(/embed page of related queries for "pizza".*holds no JSON.parse/);
+    await expect(provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' })).rejects.toThrow(
+      /embed page of related queries for "pizza".*holds no JSON.parse/,
+    );
 
-    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, ")]}',\n{\"default\":{\"nothing\":1}}");
+    nock(GOOGLE).get('/trends/api/autocomplete/pizza').query(true).reply(200, ')]}\',\n{"default":{"nothing":1}}');
     await expect(provider.fetch({ kind: 'autocomplete', term: 'pizza' })).rejects.toThrow(/malformed: no default.topics/);
   });
 });

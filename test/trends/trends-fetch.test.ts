@@ -37,7 +37,11 @@ function fakeJob(data: Record<string, unknown> = { request: { kind: 'autocomplet
   return { job, calls };
 }
 
-function fakePool(lease: Lease, blocked = { cooldownMs: 600_000, started: true }, label: { changed: boolean; before: string | null } = { changed: false, before: null }) {
+function fakePool(
+  lease: Lease,
+  blocked = { cooldownMs: 600_000, started: true },
+  label: { changed: boolean; before: string | null } = { changed: false, before: null },
+) {
   const calls: string[] = [];
   const pool = {
     acquire: async (_j: string, _skip: string[], _now: number, embed: boolean) => (embed && calls.push('acquire:embed'), lease),
@@ -69,7 +73,11 @@ describe('the trends job', () => {
     const { job, calls } = fakeJob();
     const { pool } = fakePool({ waitMs: 120_000, reason: 'cooling' });
     const before = Date.now();
-    const result = await run(pool, provider(async () => ({})), job);
+    const result = await run(
+      pool,
+      provider(async () => ({})),
+      job,
+    );
     expect((result as { error: unknown }).error).toBeInstanceOf(DelayedError);
     expect(calls).toEqual(['moveToDelayed']);
     expect(job.delayedUntil).toBeGreaterThanOrEqual(before + 120_000);
@@ -80,18 +88,28 @@ describe('the trends job', () => {
     const { job, calls } = fakeJob();
     const { pool, calls: poolCalls } = fakePool({ route: ROUTE, probe: true }, { cooldownMs: 900_000, started: true });
     const before = Date.now();
-    const result = await run(pool, provider(async () => Promise.reject(new RateLimitedError('302 to sorry', 'sorry_302', 900_000))), job);
+    const result = await run(
+      pool,
+      provider(async () => Promise.reject(new RateLimitedError('302 to sorry', 'sorry_302', 900_000))),
+      job,
+    );
     expect((result as { error: unknown }).error).toBeInstanceOf(DelayedError);
     expect(poolCalls).toEqual(['blocked:sorry_302:900000']); // the kind and Google's Retry-After go to the pool
     expect(calls).toEqual(['moveToDelayed']);
     expect(job.delayedUntil).toBeGreaterThanOrEqual(before + 900_000);
-    expect(job.progress).toMatchObject({ reason: `route ${ROUTE.name} is cooling down after a block until ${new Date(before + 900_000).toISOString().slice(11, 16)} UTC` });
+    expect(job.progress).toMatchObject({
+      reason: `route ${ROUTE.name} is cooling down after a block until ${new Date(before + 900_000).toISOString().slice(11, 16)} UTC`,
+    });
   });
 
   it('waits, releasing the route, when the route closes between its requests', async () => {
     const { job } = fakeJob();
     const { pool, calls } = fakePool({ route: ROUTE, probe: false });
-    const result = await run(pool, provider(async () => Promise.reject(new RouteWaitError(ROUTE.name, 5_000, 'cooling'))), job);
+    const result = await run(
+      pool,
+      provider(async () => Promise.reject(new RouteWaitError(ROUTE.name, 5_000, 'cooling'))),
+      job,
+    );
     expect((result as { error: unknown }).error).toBeInstanceOf(DelayedError);
     expect(calls).toEqual(['release:false']);
   });
@@ -99,43 +117,74 @@ describe('the trends job', () => {
   it('sends a refused request to another route, and fails it with a clear message once every route refused it', async () => {
     const { job } = fakeJob();
     const { pool, calls } = fakePool({ route: ROUTE, probe: false });
-    const result = await run(pool, provider(async () => Promise.reject(new RefusedError('400'))), job);
+    const result = await run(
+      pool,
+      provider(async () => Promise.reject(new RefusedError('400'))),
+      job,
+    );
     expect((result as { error: unknown }).error).toBeInstanceOf(DelayedError);
     expect(calls).toEqual(['refused']);
     expect(job.data).toMatchObject({ refusedBy: [ROUTE.name] });
 
     const everywhere = fakePool({ refusedEverywhere: true });
-    const failed = await run(everywhere.pool, provider(async () => ({})), job);
+    const failed = await run(
+      everywhere.pool,
+      provider(async () => ({})),
+      job,
+    );
     expect((failed as { error: unknown }).error).toBeInstanceOf(UnrecoverableError);
-    expect(String((failed as { error: Error }).error.message)).toMatch(/refused autocomplete for "pizza" \(HTTP 400\) on every egress route \(proxy-a:3128\)/);
+    expect(String((failed as { error: Error }).error.message)).toMatch(
+      /refused autocomplete for "pizza" \(HTTP 400\) on every egress route \(proxy-a:3128\)/,
+    );
     expect(everywhere.calls).toEqual([`clear:${ROUTE.name}`]);
   });
 
   it('fails a changed shape for good, and lets a network error take the normal retry', async () => {
     const changed = fakePool({ route: ROUTE, probe: false });
-    const a = await run(changed.pool, provider(async () => Promise.reject(new MalformedResponseError('not its JSON'))), fakeJob().job);
+    const a = await run(
+      changed.pool,
+      provider(async () => Promise.reject(new MalformedResponseError('not its JSON'))),
+      fakeJob().job,
+    );
     expect((a as { error: unknown }).error).toBeInstanceOf(UnrecoverableError);
     expect(changed.calls).toEqual(['answered:changed']);
 
     const network = fakePool({ route: ROUTE, probe: true });
     const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-    const b = await run(network.pool, provider(async () => Promise.reject(reset)), fakeJob().job);
+    const b = await run(
+      network.pool,
+      provider(async () => Promise.reject(reset)),
+      fakeJob().job,
+    );
     expect((b as { error: unknown }).error).toBe(reset);
     expect(network.calls).toEqual(['release:true']);
   });
 
   it('returns what Google served and tells the pool', async () => {
     const { pool, calls } = fakePool({ route: ROUTE, probe: true });
-    const result = await run(pool, provider(async () => ({ kind: 'autocomplete', topics: [], outcome: 'empty' })), fakeJob().job);
+    const result = await run(
+      pool,
+      provider(async () => ({ kind: 'autocomplete', topics: [], outcome: 'empty' })),
+      fakeJob().job,
+    );
     expect(result).toEqual({ value: { kind: 'autocomplete', topics: [], outcome: 'empty' } });
     expect(calls).toEqual(['answered:answers']);
   });
 
-  it('a token over the embed quota waits on the route\'s embed pages, spending nothing, and is never an answer', async () => {
-    const { job, calls } = fakeJob({ request: { kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' }, provider: 'google' });
+  it("a token over the embed quota waits on the route's embed pages, spending nothing, and is never an answer", async () => {
+    const { job, calls } = fakeJob({
+      request: { kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' },
+      provider: 'google',
+    });
     const { pool, calls: poolCalls } = fakePool({ route: ROUTE, probe: false });
     const before = Date.now();
-    const result = await run(pool, provider(async () => Promise.reject(Object.assign(new EmbedOverQuotaError('over quota'), { userType: 'USER_TYPE_EMBED_OVER_QUOTA' }))), job);
+    const result = await run(
+      pool,
+      provider(async () =>
+        Promise.reject(Object.assign(new EmbedOverQuotaError('over quota'), { userType: 'USER_TYPE_EMBED_OVER_QUOTA' })),
+      ),
+      job,
+    );
     expect((result as { error: unknown }).error).toBeInstanceOf(DelayedError);
     expect(poolCalls).toEqual(['acquire:embed', 'over_quota']); // an embed job asks for a route whose embed pages are open; embed labels are not the route's
     expect(calls).toEqual(['moveToDelayed']);
@@ -147,11 +196,19 @@ describe('the trends job', () => {
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
     const { pool, calls } = fakePool({ route: ROUTE, probe: false }, undefined, { changed: true, before: 'USER_TYPE_LEGIT_USER' });
-    const answer = { kind: 'autocomplete', topics: [], outcome: 'empty', provenance: { provider: 'google', userType: 'USER_TYPE_SCRAPER' } };
+    const answer = {
+      kind: 'autocomplete',
+      topics: [],
+      outcome: 'empty',
+      provenance: { provider: 'google', userType: 'USER_TYPE_SCRAPER' },
+    };
     await trendsFetchProcessor({ pool, provider: provider(async () => answer), logger })(fakeJob().job as unknown as Job, 'token');
     expect(calls).toEqual(['answered:answers', 'label:USER_TYPE_SCRAPER']);
     expect(lines.map((l) => JSON.parse(l) as { level: number; msg: string })).toEqual([
-      expect.objectContaining({ level: 40, msg: expect.stringMatching(/Google now labels route proxy-a:3128's client USER_TYPE_SCRAPER \(was USER_TYPE_LEGIT_USER\)/) }),
+      expect.objectContaining({
+        level: 40,
+        msg: expect.stringMatching(/Google now labels route proxy-a:3128's client USER_TYPE_SCRAPER \(was USER_TYPE_LEGIT_USER\)/),
+      }),
     ]);
   });
 });

@@ -51,7 +51,17 @@ interface Form {
 }
 
 /** Most dangerous first, as the policy names an address that carries several. */
-const SEVERITY: AddressClass[] = ['metadata', 'loopback', 'private', 'link-local', 'cgnat', 'multicast', 'reserved', 'unspecified', 'public'];
+const SEVERITY: AddressClass[] = [
+  'metadata',
+  'loopback',
+  'private',
+  'link-local',
+  'cgnat',
+  'multicast',
+  'reserved',
+  'unspecified',
+  'public',
+];
 
 const FORMS: Form[] = [
   { name: 'IPv4-mapped ::ffff:0:0/96', build: (ip) => [...Array(10).fill(0), 0xff, 0xff, ...ip], whenPublic: 'public' },
@@ -59,14 +69,42 @@ const FORMS: Form[] = [
   { name: 'IPv4-translated ::ffff:0:0:0/96', build: (ip) => [...Array(8).fill(0), 0xff, 0xff, 0, 0, ...ip], whenPublic: 'reserved' },
   { name: 'NAT64 64:ff9b::/96', build: (ip) => [0, 0x64, 0xff, 0x9b, ...Array(8).fill(0), ...ip], whenPublic: 'public' },
   // RFC 8215's local-use prefix, with the IPv4 where RFC 6052 puts it for each prefix length an operator may pick.
-  { name: 'NAT64 local 64:ff9b:1::/96', build: (ip) => [0, 0x64, 0xff, 0x9b, 0, 1, ...Array(6).fill(0), ...ip], whenPublic: 'reserved', ambiguous: true },
-  { name: 'NAT64 local 64:ff9b:1::/64', build: (ip) => [0, 0x64, 0xff, 0x9b, 0, 1, 0, 0, 0, ...ip, 0, 0, 0], whenPublic: 'reserved', ambiguous: true },
-  { name: 'NAT64 local 64:ff9b:1:xx00::/56', build: (ip) => [0, 0x64, 0xff, 0x9b, 0, 1, 0xab, ip[0]!, 0, ip[1]!, ip[2]!, ip[3]!, 0, 0, 0, 0], whenPublic: 'reserved', ambiguous: true },
-  { name: 'NAT64 local 64:ff9b:1::/48', build: (ip) => [0, 0x64, 0xff, 0x9b, 0, 1, ip[0]!, ip[1]!, 0, ip[2]!, ip[3]!, 0, 0, 0, 0, 0], whenPublic: 'reserved', ambiguous: true },
+  {
+    name: 'NAT64 local 64:ff9b:1::/96',
+    build: (ip) => [0, 0x64, 0xff, 0x9b, 0, 1, ...Array(6).fill(0), ...ip],
+    whenPublic: 'reserved',
+    ambiguous: true,
+  },
+  {
+    name: 'NAT64 local 64:ff9b:1::/64',
+    build: (ip) => [0, 0x64, 0xff, 0x9b, 0, 1, 0, 0, 0, ...ip, 0, 0, 0],
+    whenPublic: 'reserved',
+    ambiguous: true,
+  },
+  {
+    name: 'NAT64 local 64:ff9b:1:xx00::/56',
+    build: (ip) => [0, 0x64, 0xff, 0x9b, 0, 1, 0xab, ip[0]!, 0, ip[1]!, ip[2]!, ip[3]!, 0, 0, 0, 0],
+    whenPublic: 'reserved',
+    ambiguous: true,
+  },
+  {
+    name: 'NAT64 local 64:ff9b:1::/48',
+    build: (ip) => [0, 0x64, 0xff, 0x9b, 0, 1, ip[0]!, ip[1]!, 0, ip[2]!, ip[3]!, 0, 0, 0, 0, 0],
+    whenPublic: 'reserved',
+    ambiguous: true,
+  },
   { name: '6to4 2002::/16', build: (ip) => [0x20, 0x02, ...ip, 0, 7, ...Array(7).fill(0), 1], whenPublic: 'public' },
   // Teredo: the server's IPv4 in bits 32–63, the client's (where packets go) in the last 32 bits, inverted.
-  { name: 'Teredo 2001::/32 (client)', build: (ip) => [0x20, 0x01, 0, 0, ...PUBLIC_V4, 0x80, 0, 0xfb, 0xf5, ...ip.map((b) => b ^ 0xff)], whenPublic: 'public' },
-  { name: 'Teredo 2001::/32 (server)', build: (ip) => [0x20, 0x01, 0, 0, ...ip, 0x80, 0, 0xfb, 0xf5, ...PUBLIC_V4.map((b) => b ^ 0xff)], whenPublic: 'public' },
+  {
+    name: 'Teredo 2001::/32 (client)',
+    build: (ip) => [0x20, 0x01, 0, 0, ...PUBLIC_V4, 0x80, 0, 0xfb, 0xf5, ...ip.map((b) => b ^ 0xff)],
+    whenPublic: 'public',
+  },
+  {
+    name: 'Teredo 2001::/32 (server)',
+    build: (ip) => [0x20, 0x01, 0, 0, ...ip, 0x80, 0, 0xfb, 0xf5, ...PUBLIC_V4.map((b) => b ^ 0xff)],
+    whenPublic: 'public',
+  },
   // ISATAP (RFC 5214): the IPv4 in the interface identifier, behind any prefix.
   { name: 'ISATAP ::0:5efe:a.b.c.d', build: (ip) => [0x26, 0x00, 0x1f, 0x18, 0, 0, 0, 0, 0, 0, 0x5e, 0xfe, ...ip], whenPublic: 'public' },
   { name: 'ISATAP ::200:5efe:a.b.c.d', build: (ip) => [0x26, 0x00, 0x1f, 0x18, 0, 0, 0, 0, 2, 0, 0x5e, 0xfe, ...ip], whenPublic: 'public' },
@@ -78,7 +116,7 @@ const groupsOf = (bytes: Bytes) => Array.from({ length: 8 }, (_, i) => be16(byte
 function compressed(groups: number[], tail = 8): string {
   const hex = groups.slice(0, tail).map((g) => g.toString(16));
   let best = { at: -1, length: 1 };
-  for (let i = 0; i < hex.length; ) {
+  for (let i = 0; i < hex.length;) {
     if (hex[i] !== '0') {
       i += 1;
       continue;
@@ -103,9 +141,17 @@ function spellings(bytes: Bytes) {
     expanded: groups.map((g) => g.toString(16).padStart(4, '0')).join(':'),
     'expanded, no leading zeros': groups.map((g) => g.toString(16)).join(':'),
     'upper case': compressed(groups).toUpperCase(),
-    'leading zeros': compressed(groups).split(':').map((g) => (g === '' ? g : g.padStart(4, '0'))).join(':'),
+    'leading zeros': compressed(groups)
+      .split(':')
+      .map((g) => (g === '' ? g : g.padStart(4, '0')))
+      .join(':'),
     'dotted quad': withQuad(compressed(groups, 6)),
-    'dotted quad, expanded': withQuad(groups.slice(0, 6).map((g) => g.toString(16).padStart(4, '0')).join(':')),
+    'dotted quad, expanded': withQuad(
+      groups
+        .slice(0, 6)
+        .map((g) => g.toString(16).padStart(4, '0'))
+        .join(':'),
+    ),
     'dotted quad, upper case': withQuad(compressed(groups, 6)).toUpperCase(),
   };
 }
@@ -124,7 +170,8 @@ describe('IPv6 forms carrying an IPv4 address', () => {
     for (const [how, text] of Object.entries(spellings(c.bytes))) {
       for (const written of [text, `${text}%eth0`]) {
         const kind = classifyAddress(written);
-        if (c.ambiguous && c.expected !== 'metadata') expect(SEVERITY.indexOf(kind), `${how}: ${written} is ${kind}`).toBeLessThanOrEqual(SEVERITY.indexOf(c.expected));
+        if (c.ambiguous && c.expected !== 'metadata')
+          expect(SEVERITY.indexOf(kind), `${how}: ${written} is ${kind}`).toBeLessThanOrEqual(SEVERITY.indexOf(c.expected));
         else expect(kind, `${how}: ${written}`).toBe(c.expected);
         if (c.expected === 'public') expect(refusal(written, policy), written).toBeNull();
         else expect(refusal(written, policy), written).toMatch(new RegExp(`\\(${kind} address\\)`));
@@ -147,8 +194,16 @@ describe('IPv6 forms carrying an IPv4 address', () => {
     async (_, c) => {
       const address = spellings(c.bytes).compressed!;
       const resolve = async () => [{ address, family: 6 }];
-      expect(await policyRefusal('http://hooks.example.test/in', policy, resolve)).toMatch(new RegExp(`resolves to ${address.replace(/[.]/g, '\\.')}`));
-      const result = await send('http://hooks.example.test:9/in', { id: 'msg_1', body: '{}', secrets: ['whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ='] }, policy, 5_000, resolve);
+      expect(await policyRefusal('http://hooks.example.test/in', policy, resolve)).toMatch(
+        new RegExp(`resolves to ${address.replace(/[.]/g, '\\.')}`),
+      );
+      const result = await send(
+        'http://hooks.example.test:9/in',
+        { id: 'msg_1', body: '{}', secrets: ['whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ='] },
+        policy,
+        5_000,
+        resolve,
+      );
       expect(result.refused, result.error ?? '').toBe(true);
       expect(result.error).toMatch(/address\)/);
     },
@@ -161,7 +216,18 @@ describe('IPv6 forms carrying an IPv4 address', () => {
   });
 
   it('a dotted quad with leading zeros, or anything that is not an address, is refused rather than guessed at', () => {
-    for (const text of ['::ffff:127.000.000.001', '::ffff:0177.0.0.1', '1.2.3', '::ffff:1.2.3.4.5', 'fe80::1%', '[::1]', '1::2::3', '12345::1', 'g::1', '']) {
+    for (const text of [
+      '::ffff:127.000.000.001',
+      '::ffff:0177.0.0.1',
+      '1.2.3',
+      '::ffff:1.2.3.4.5',
+      'fe80::1%',
+      '[::1]',
+      '1::2::3',
+      '12345::1',
+      'g::1',
+      '',
+    ]) {
       expect(classifyAddress(text), text).toBe('reserved');
     }
   });
@@ -214,21 +280,37 @@ describe('allow-lists', () => {
     expect(refusal('64:ff9b::7f00:1', { allowPrivate: false, allowedCidrs: ['64:ff9b::/96', '127.0.0.1/32'] })).toBeNull();
   });
 
-  it.each(['64:ff9b:1:1::a9fe:a9fe', '64:ff9b:1:0:0:ffff:a9fe:a9fe', '64:ff9b:1:a9fe:a9:fe00:0:1', '64:ff9b:1:ffa9:fe:a9fe::1', '64:ff9b:1:ffff:ffa9:fea9:fe00:0'])(
-    'NAT64 local-use %s carries metadata at some layout and is refused even with WEBHOOK_ALLOW_PRIVATE',
-    (address) => {
-      expect(refusal(address, { allowPrivate: true, allowedCidrs: [] })).toMatch(/metadata/);
-    },
-  );
-
-  it.each(['10.0.0.0/8/99', '10.0.0.0/', '10.0.0.0/33', '10.0.0.0/08', '10.0.0.0/8 ', '10.0.0.1/8', '::/129', 'fe80::/10%eth0', '10.0.0.0/-1', '10.0.0.0/+8', '010.0.0.0/8', 'example.com/8'])(
-    '%j is refused, not read as something else',
-    (cidr) => {
-      expect(() => parseCidrs([cidr])).toThrow(/CIDR/);
-    },
-  );
-
-  it.each(['10.0.0.0/8', '127.0.0.1', '127.0.0.1/32', '::1/128', '2001:db8::/32', 'FD00::/8', '::ffff:10.0.0.0/104'])('%j is a CIDR', (cidr) => {
-    expect(() => parseCidrs([cidr])).not.toThrow();
+  it.each([
+    '64:ff9b:1:1::a9fe:a9fe',
+    '64:ff9b:1:0:0:ffff:a9fe:a9fe',
+    '64:ff9b:1:a9fe:a9:fe00:0:1',
+    '64:ff9b:1:ffa9:fe:a9fe::1',
+    '64:ff9b:1:ffff:ffa9:fea9:fe00:0',
+  ])('NAT64 local-use %s carries metadata at some layout and is refused even with WEBHOOK_ALLOW_PRIVATE', (address) => {
+    expect(refusal(address, { allowPrivate: true, allowedCidrs: [] })).toMatch(/metadata/);
   });
+
+  it.each([
+    '10.0.0.0/8/99',
+    '10.0.0.0/',
+    '10.0.0.0/33',
+    '10.0.0.0/08',
+    '10.0.0.0/8 ',
+    '10.0.0.1/8',
+    '::/129',
+    'fe80::/10%eth0',
+    '10.0.0.0/-1',
+    '10.0.0.0/+8',
+    '010.0.0.0/8',
+    'example.com/8',
+  ])('%j is refused, not read as something else', (cidr) => {
+    expect(() => parseCidrs([cidr])).toThrow(/CIDR/);
+  });
+
+  it.each(['10.0.0.0/8', '127.0.0.1', '127.0.0.1/32', '::1/128', '2001:db8::/32', 'FD00::/8', '::ffff:10.0.0.0/104'])(
+    '%j is a CIDR',
+    (cidr) => {
+      expect(() => parseCidrs([cidr])).not.toThrow();
+    },
+  );
 });

@@ -3,10 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { AnswerShiftWatch } from '../../src/domain/trends/answer-shift.js';
 
-const feed = (watch: AnswerShiftWatch, kind: string, outcomes: string[]) => outcomes.map((o) => watch.record(kind, o)).filter((s) => s !== undefined);
+const feed = (watch: AnswerShiftWatch, kind: string, outcomes: string[]) =>
+  outcomes.map((o) => watch.record(kind, o)).filter((s) => s !== undefined);
 const times = (n: number, outcome: string) => Array.from({ length: n }, () => outcome);
 /** n answers of which `share` (rounded down, spread evenly) are `bad`. */
-const mix = (n: number, share: number, bad = 'empty') => Array.from({ length: n }, (_, i) => (Math.floor((i + 1) * share) > Math.floor(i * share) ? bad : 'served'));
+const mix = (n: number, share: number, bad = 'empty') =>
+  Array.from({ length: n }, (_, i) => (Math.floor((i + 1) * share) > Math.floor(i * share) ? bad : 'served'));
 
 describe('the answer shift watch', () => {
   it('warns once when the recent share jumps 30 points above the baseline, and names the kind and both shares', () => {

@@ -18,7 +18,12 @@ afterAll(async () => {
 const day = (start: string, i: number) => new Date(Date.parse(`${start}T00:00:00Z`) + i * 86_400_000).toISOString().slice(0, 10);
 
 /** Writes a batches file and its index: each request is its keywords' truths, normalised together and rounded as Google does. */
-async function batchesFile(name: string, start: string, requests: Array<Record<string, number[]>>, options: { everyOtherDay?: boolean } = {}) {
+async function batchesFile(
+  name: string,
+  start: string,
+  requests: Array<Record<string, number[]>>,
+  options: { everyOtherDay?: boolean } = {},
+) {
   const index = ['request_id,set,geo,keyword_1,keyword_2,keyword_3,keyword_4,keyword_5'];
   const rows = ['request_id,keyword_mid,date,value'];
   requests.forEach((req, r) => {
@@ -26,7 +31,8 @@ async function batchesFile(name: string, start: string, requests: Array<Record<s
     const keywords = Object.keys(req);
     index.push([id, 'test', 'US', ...keywords, ...Array(5 - keywords.length).fill('')].join(','));
     const top = Math.max(...Object.values(req).flat());
-    for (const k of keywords) req[k]!.forEach((v, i) => rows.push(`${id},${k},${day(start, options.everyOtherDay ? 2 * i : i)},${Math.round((v * 100) / top)}`));
+    for (const k of keywords)
+      req[k]!.forEach((v, i) => rows.push(`${id},${k},${day(start, options.everyOtherDay ? 2 * i : i)},${Math.round((v * 100) / top)}`));
   });
   const file = path.join(dir, `${name}.csv`);
   await writeFile(file, rows.join('\n') + '\n');

@@ -5,11 +5,7 @@ describe('batching keywords into one Google request', () => {
   it('groups neighbours in popularity, five at a time, the unmeasured last', () => {
     const items = [0.5, 3, null, 0.01, 40, 2, 0.9, null, 7, 0.02, 0.03].map((level, i) => ({ id: `k${i}`, level }));
     const groups = groupByLevel(items);
-    expect(groups.map((g) => g.map((i) => i.level))).toEqual([
-      [40, 7, 3, 2, 0.9],
-      [0.5, 0.03, 0.02, 0.01, null],
-      [null],
-    ]);
+    expect(groups.map((g) => g.map((i) => i.level))).toEqual([[40, 7, 3, 2, 0.9], [0.5, 0.03, 0.02, 0.01, null], [null]]);
     expect(groupByLevel([])).toEqual([]);
   });
 

@@ -5,7 +5,13 @@ describe("the refresh's share of Google's budget", () => {
   const now = new Date('2026-11-23T12:00:00Z');
   it('fits when the requests take less than the time between refreshes', () => {
     const e = estimateRefresh(2_000, 10_000, 1, 10, '0 3 * * *', now);
-    expect(e).toMatchObject({ requests: 2_000, minutesNeeded: 200, minutesAvailable: 1440, nextRefreshAt: '2026-11-24T03:00:00.000Z', fits: true });
+    expect(e).toMatchObject({
+      requests: 2_000,
+      minutesNeeded: 200,
+      minutesAvailable: 1440,
+      nextRefreshAt: '2026-11-24T03:00:00.000Z',
+      fits: true,
+    });
   });
 
   it('says when it cannot, and what to do: more proxies, a lower frequency, or fewer insights', () => {
@@ -20,7 +26,12 @@ describe("the refresh's share of Google's budget", () => {
   it('counts what a plan asks of live Google only: a group is an explore and its series; synthetic insights cost nothing', () => {
     const plan = { googleGroups: 1_000, googleInsights: 5_000 };
     const pacing = { routes: 1, requestsPerMinute: 10, cron: '0 3 * * *' };
-    expect(refreshEstimate(plan, 'google', pacing, now)).toMatchObject({ insights: 5_000, requests: 1_000 * HTTPS_PER_REFRESH_GROUP, minutesNeeded: 200, fits: true });
+    expect(refreshEstimate(plan, 'google', pacing, now)).toMatchObject({
+      insights: 5_000,
+      requests: 1_000 * HTTPS_PER_REFRESH_GROUP,
+      minutesNeeded: 200,
+      fits: true,
+    });
     expect(refreshEstimate(plan, 'synthetic', pacing, now)).toMatchObject({ requests: 0, minutesNeeded: 0, fits: true });
   });
 });

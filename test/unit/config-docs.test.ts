@@ -16,7 +16,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-import { loadConfig, PROJECT_ROOT } from '../../src/config.js';
+import { loadConfig, PROJECT_ROOT, RETIRED_VARIABLES } from '../../src/config.js';
 
 const read = (file: string) => readFile(path.join(PROJECT_ROOT, file), 'utf8');
 
@@ -24,7 +24,9 @@ async function variablesRead(): Promise<Set<string>> {
   const source = await read('src/config.ts');
   // Every variable goes through one of the typed readers: text('X'), url('X', …), integer('X', …), cron('X', …), oneOf('X', …),
   // or is read from the raw environment before them (env.X).
-  return new Set([...source.matchAll(/\b(?:(?:text|url|integer|cron|oneOf)\('([A-Z][A-Z0-9_]+)'|env\.([A-Z][A-Z0-9_]+))/g)].map((m) => (m[1] ?? m[2])!));
+  return new Set(
+    [...source.matchAll(/\b(?:(?:text|url|integer|cron|oneOf)\('([A-Z][A-Z0-9_]+)'|env\.([A-Z][A-Z0-9_]+))/g)].map((m) => (m[1] ?? m[2])!),
+  );
 }
 
 async function variablesDocumented(): Promise<Set<string>> {
@@ -41,7 +43,9 @@ async function variablesDocumented(): Promise<Set<string>> {
 async function pages(): Promise<Array<{ page: string; text: string }>> {
   const docs = (await readdir(path.join(PROJECT_ROOT, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
   const data = ['data/README.md', 'data/trends-series/README.md', 'data/google-trends-recorded/README.md'];
-  return Promise.all(['README.md', 'SECURITY.md', '.env.example', ...docs, ...data].map(async (page) => ({ page, text: await read(page) })));
+  return Promise.all(
+    ['README.md', 'SECURITY.md', '.env.example', ...docs, ...data].map(async (page) => ({ page, text: await read(page) })),
+  );
 }
 
 /** Every file of a folder, recursively, with the given endings. */
@@ -61,7 +65,9 @@ async function variablesReadElsewhere(): Promise<Set<string>> {
   ];
   const names = new Set<string>();
   for (const text of texts) {
-    for (const m of text.matchAll(/process\.env\.([A-Z][A-Z0-9_]+)|process\.env\[['"]([A-Z][A-Z0-9_]+)['"]\]|os\.environ(?:\.get)?[[(]["']([A-Z][A-Z0-9_]+)["']/g)) {
+    for (const m of text.matchAll(
+      /process\.env\.([A-Z][A-Z0-9_]+)|process\.env\[['"]([A-Z][A-Z0-9_]+)['"]\]|os\.environ(?:\.get)?[[(]["']([A-Z][A-Z0-9_]+)["']/g,
+    )) {
       names.add((m[1] ?? m[2] ?? m[3])!);
     }
     // Variables handed to processes the harnesses start (NODE_EXTRA_CA_CERTS for the loopback Google's authority, …).
@@ -72,15 +78,15 @@ async function variablesReadElsewhere(): Promise<Set<string>> {
 
 /** Variables config.ts refuses at start because an older release read them (RETIRED_VARIABLES). */
 async function variablesRetired(): Promise<Set<string>> {
-  const source = await read('src/config.ts');
-  const list = /RETIRED_VARIABLES[^=]*=\s*\[([\s\S]*?)\n\];/.exec(source)?.[1] ?? '';
-  return new Set([...list.matchAll(/^\s*\['([A-Z][A-Z0-9_]+)'/gm)].map((m) => m[1]!));
+  return new Set(RETIRED_VARIABLES.map(([name]) => name));
 }
 
 /** UPPER_SNAKE names declared in the code (constants a page may cite, such as MIN_PEAK_IN_BATCH). */
 async function constantsDeclared(): Promise<Set<string>> {
   const texts = [...(await sources('src', /\.ts$/)), ...(await sources('jobs', /\.ts$/))];
-  return new Set(texts.flatMap((t) => [...t.matchAll(/\b(?:const|let|function|class)\s+([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b/g)].map((m) => m[1]!)));
+  return new Set(
+    texts.flatMap((t) => [...t.matchAll(/\b(?:const|let|function|class)\s+([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b/g)].map((m) => m[1]!)),
+  );
 }
 
 /** Names a page states as variables: in backticks, or assigned (`NAME=value`, `export NAME=`). */
@@ -97,7 +103,8 @@ function statedVariables(text: string): Array<{ name: string; exported: boolean 
 function commandLines(text: string): string[] {
   const lines: string[] = [];
   // Fences are taken in pairs from the start of a line, so a closing fence is never read as an opening one.
-  for (const block of text.matchAll(/^```(\w*)\n([\s\S]*?)^```/gm)) if (['', 'sh', 'bash'].includes(block[1]!)) lines.push(...block[2]!.split('\n'));
+  for (const block of text.matchAll(/^```(\w*)\n([\s\S]*?)^```/gm))
+    if (['', 'sh', 'bash'].includes(block[1]!)) lines.push(...block[2]!.split('\n'));
   for (const span of text.replace(/```[\s\S]*?```/g, '').matchAll(/`([^`\n]+)`/g)) lines.push(span[1]!);
   return lines
     .map((l) => l.replace(/\s+#\s.*$/, '').trim())
@@ -118,7 +125,11 @@ function checkCommandLine(program: Command, rest: string, shown?: Set<Command>):
   const problems: string[] = [];
   let parent: Command = program;
   rest.split(/\s+\|\s+/).forEach((alternative, i) => {
-    const tokens = alternative.replace(/[[\]]/g, ' ').replace(/\.\.\./g, ' ').split(/\s+/).filter(Boolean);
+    const tokens = alternative
+      .replace(/[[\]]/g, ' ')
+      .replace(/\.\.\./g, ' ')
+      .split(/\s+/)
+      .filter(Boolean);
     let command: Command | undefined = i === 0 ? program : parent;
     let k = 0;
     if (i > 0 && tokens[0] && !subcommand(parent, tokens[0]) && subcommand(program, tokens[0])) command = program;
@@ -140,7 +151,8 @@ function checkCommandLine(program: Command, rest: string, shown?: Set<Command>):
     const longs = new Set([...command.options.map((o) => o.long), '--help']);
     for (const flag of tokens.slice(k).filter((t) => t.startsWith('--'))) {
       const name = flag.split('=')[0]!;
-      if (!longs.has(name)) problems.push(`"insights ${rest}": "${command.name()}" has no option ${name} (it has ${[...longs].join(', ')})`);
+      if (!longs.has(name))
+        problems.push(`"insights ${rest}": "${command.name()}" has no option ${name} (it has ${[...longs].join(', ')})`);
     }
   });
   return problems;
@@ -237,7 +249,8 @@ describe('what the pages say', () => {
     const missing: string[] = [];
     for (const { page, text } of await pages()) {
       // `npm run bench:<name>` stands for every benchmark: placeholders are not names.
-      for (const m of text.matchAll(/npm run ([a-z][\w:-]*)(?![\w:<-])/g)) if (!scripts.has(m[1]!)) missing.push(`${page}: npm run ${m[1]}`);
+      for (const m of text.matchAll(/npm run ([a-z][\w:-]*)(?![\w:<-])/g))
+        if (!scripts.has(m[1]!)) missing.push(`${page}: npm run ${m[1]}`);
     }
     expect(missing).toEqual([]);
   });
@@ -248,7 +261,9 @@ describe('.env.example', () => {
     const example = await read('.env.example');
     const refused: string[] = [];
     // What a value needs beside it to be valid (a replica needs its primary).
-    const partners: Record<string, Record<string, string>> = { DATABASE_READ_URL: { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/insights' } };
+    const partners: Record<string, Record<string, string>> = {
+      DATABASE_READ_URL: { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/insights' },
+    };
     for (const m of example.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=(.*)$/gm)) {
       const [, name, value] = m as unknown as [string, string, string];
       if (value.trim() === '') continue; // "unset" is the default

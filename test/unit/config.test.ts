@@ -11,7 +11,15 @@ describe('config', () => {
     expect(config.logLevel).toBe('info');
     expect(Object.isFrozen(config)).toBe(true);
     // Google is paced in HTTPS requests per route; a block cools a route down 10 minutes, doubling up to an hour.
-    expect(config).toMatchObject({ trendsRequestsPerMinute: 10, trendsEmbedGapMs: 8_000, trendsEmbedCooldownMs: 300_000, googleCheckCron: '', trendsCooldownMs: 600_000, trendsCooldownMaxMs: 3_600_000, trendsRefusedPauseMs: 600_000 });
+    expect(config).toMatchObject({
+      trendsRequestsPerMinute: 10,
+      trendsEmbedGapMs: 8_000,
+      trendsEmbedCooldownMs: 300_000,
+      googleCheckCron: '',
+      trendsCooldownMs: 600_000,
+      trendsCooldownMaxMs: 3_600_000,
+      trendsRefusedPauseMs: 600_000,
+    });
   });
 
   it('reports every bad variable in one error', () => {
@@ -42,13 +50,19 @@ describe('config', () => {
       [{ TRENDS_GEO: 'usa' }, /TRENDS_GEO/],
       [{ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '9000' }, /HTTP_HEADERS_TIMEOUT_MS/],
       [{ WEBHOOK_TIMEOUT_MS: '0' }, /WEBHOOK_TIMEOUT_MS/],
-      [{ TRENDS_PROXY_URLS: 'http://10.0.0.5:3128,socks5://10.0.0.6:1080' }, /TRENDS_PROXY_URLS: entry 2 of 2 \(socks5:\/\/10.0.0.6:1080\) is not an HTTP CONNECT proxy URL: it must use http:\/\//],
+      [
+        { TRENDS_PROXY_URLS: 'http://10.0.0.5:3128,socks5://10.0.0.6:1080' },
+        /TRENDS_PROXY_URLS: entry 2 of 2 \(socks5:\/\/10.0.0.6:1080\) is not an HTTP CONNECT proxy URL: it must use http:\/\//,
+      ],
       [{ TRENDS_PROXY_URLS: 'http://user:secret@' }, /TRENDS_PROXY_URLS: entry 1 of 1 \(not shown: it may hold a password\)/],
       // Read as /8 before: everything after the second "/" was ignored.
       [{ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0/8/99' }, /WEBHOOK_ALLOWED_CIDRS: "10.0.0.0\/8\/99" is not a CIDR/],
       [{ WEBHOOK_ALLOWED_CIDRS: '10.0.0.1/8' }, /bits set past \/8; the network is 10.0.0.0\/8/],
       // Accepted before, and then every request through the proxy failed on decoding its password.
-      [{ TRENDS_PROXY_URLS: 'http://user:p%zzw@10.0.0.5:3128' }, /entry 1 of 1 \(http:\/\/10.0.0.5:3128\) is not an HTTP CONNECT proxy URL: its user name or password has a bad %-escape/],
+      [
+        { TRENDS_PROXY_URLS: 'http://user:p%zzw@10.0.0.5:3128' },
+        /entry 1 of 1 \(http:\/\/10.0.0.5:3128\) is not an HTTP CONNECT proxy URL: its user name or password has a bad %-escape/,
+      ],
       [{ TRUST_PROXY: '10.0.0.0/8/99' }, /TRUST_PROXY: "10.0.0.0\/8\/99" is not a CIDR/],
       [{ TRUST_PROXY: 'true' }, /TRUST_PROXY must list the proxies/],
       [{ TRUST_PROXY: '0.0.0.0/0' }, /TRUST_PROXY: 0.0.0.0\/0 is wider than a \/8/],
@@ -58,10 +72,16 @@ describe('config', () => {
       [{ TRUST_PROXY: '2000::/3' }, /TRUST_PROXY: 2000::\/3 is wider than a \/8/],
       [{ TRENDS_PROXY_URLS: 'http://10.0.0.5:3128,http://10.0.0.5:3128' }, /same proxy twice/],
       [{ TRENDS_REQUEST_PLAN: 'greedy' }, /TRENDS_REQUEST_PLAN/],
-      [{ TRENDS_COOLDOWN_MS: '900000', TRENDS_COOLDOWN_MAX_MS: '600000' }, /TRENDS_COOLDOWN_MAX_MS \(600000\) must not be below TRENDS_COOLDOWN_MS \(900000\)/],
+      [
+        { TRENDS_COOLDOWN_MS: '900000', TRENDS_COOLDOWN_MAX_MS: '600000' },
+        /TRENDS_COOLDOWN_MAX_MS \(600000\) must not be below TRENDS_COOLDOWN_MS \(900000\)/,
+      ],
       [{ TRENDS_REQUESTS_PER_MINUTE: '-1' }, /TRENDS_REQUESTS_PER_MINUTE/],
       // Settings that counted jobs: an old .env is refused, saying what replaces them.
-      [{ TRENDS_RATE_PER_MINUTE: '10' }, /TRENDS_RATE_PER_MINUTE is no longer read: it counted trends jobs.*set TRENDS_REQUESTS_PER_MINUTE/],
+      [
+        { TRENDS_RATE_PER_MINUTE: '10' },
+        /TRENDS_RATE_PER_MINUTE is no longer read: it counted trends jobs.*set TRENDS_REQUESTS_PER_MINUTE/,
+      ],
       [{ TRENDS_PAUSE_MS: '30000' }, /TRENDS_PAUSE_MS is no longer read: .*TRENDS_COOLDOWN_MS/],
     ];
     for (const [env, message] of cases) expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
@@ -73,7 +93,11 @@ describe('config', () => {
     // old message masked only up to the first "/", printing the rest of the password.
     const secrets = ['Qx7tz/Wm3ka@Jd9', 'Rk4pv/Ty8', 'Vb2n@Hq5:Lz6/Pw1', 'Zc8%zzMn4'];
     for (const secret of secrets) {
-      for (const value of [`http://user:${secret}@10.0.0.5:3128`, `http://10.0.0.5:3128,http://u:${secret}@10.0.0.6:3128/`, `http://u:${secret}@`]) {
+      for (const value of [
+        `http://user:${secret}@10.0.0.5:3128`,
+        `http://10.0.0.5:3128,http://u:${secret}@10.0.0.6:3128/`,
+        `http://u:${secret}@`,
+      ]) {
         let message = '';
         try {
           loadConfig({ TRENDS_PROXY_URLS: value, PUBLIC_BASE_URL: `http://user:${secret}@` });

@@ -20,7 +20,10 @@ describe('keyset cursors', () => {
 
   it('refuse garbage, tampered values and well-formed cursors with hostile contents', () => {
     const forScore = [
-      '', '!!!', 'e30', 'a'.repeat(600),
+      '',
+      '!!!',
+      'e30',
+      'a'.repeat(600),
       craft(['score', 'DROP TABLE', id]),
       craft(['score', 1e308 * 10, id]),
       craft(['score', -0.5, id]),

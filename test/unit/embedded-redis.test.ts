@@ -16,7 +16,9 @@ describe('the embedded Redis default', () => {
     try {
       const attempt = ensureLocalRedis(dataDir, port);
       await expect(attempt).rejects.toBeInstanceOf(RedisUnavailableError);
-      await expect(attempt).rejects.toThrow(`No Redis answers on 127.0.0.1:${port} and redis-server is not on PATH — install it (apt-get install redis-server, or brew install redis) or set REDIS_URL`);
+      await expect(attempt).rejects.toThrow(
+        `No Redis answers on 127.0.0.1:${port} and redis-server is not on PATH — install it (apt-get install redis-server, or brew install redis) or set REDIS_URL`,
+      );
     } finally {
       process.env.PATH = savedPath;
       await rm(dataDir, { recursive: true, force: true });

@@ -41,7 +41,9 @@ describe('the .env file', () => {
       await writeFile(bad, 'PORT=eighty\n');
       process.env.ENV_FILE = bad;
       expect(() => loadConfig()).toThrow(ConfigError);
-      expect(() => loadConfig()).toThrow(new RegExp(`Invalid configuration \\(the environment and ${bad.replace(/[.]/g, '\\.')}\\)[\\s\\S]*PORT must be a whole number`));
+      expect(() => loadConfig()).toThrow(
+        new RegExp(`Invalid configuration \\(the environment and ${bad.replace(/[.]/g, '\\.')}\\)[\\s\\S]*PORT must be a whole number`),
+      );
     } finally {
       process.env = saved;
     }

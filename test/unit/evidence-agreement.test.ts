@@ -45,12 +45,29 @@ describe('the evidence agreement on recorded answers', () => {
   });
 
   it('tells rank agreement from ties, and the same phrase on other days from other phrases', () => {
-    const answer = (keyword: string, day: string, top: Array<[string, number]>) => ({ keyword, recordedAt: day, window: 'w', top: top.map(([label, value]) => ({ label, value })), rising: [] });
+    const answer = (keyword: string, day: string, top: Array<[string, number]>) => ({
+      keyword,
+      recordedAt: day,
+      window: 'w',
+      top: top.map(([label, value]) => ({ label, value })),
+      rising: [],
+    });
     const figures = measureAgreement([
-      answer('a', 'd1', [['a price', 50], ['a x', 50]]),
+      answer('a', 'd1', [
+        ['a price', 50],
+        ['a x', 50],
+      ]),
       answer('b', 'd1', [['b y', 100]]),
-      answer('a', 'd2', [['a price', 40], ['a x', 60]]),
-      answer('b', 'd2', [['b best', 10], ['b y', 30], ['b z', 30], ['b w', 30]]),
+      answer('a', 'd2', [
+        ['a price', 40],
+        ['a x', 60],
+      ]),
+      answer('b', 'd2', [
+        ['b best', 10],
+        ['b y', 30],
+        ['b z', 30],
+        ['b w', 30],
+      ]),
     ]);
     // d1: a 1 / 1, b 0 / 0 (list / modifier score); d2: a 1 / 1, b 0.758 / 0.4. Both put a first both days.
     expect(figures.families.intent.keyword_order).toEqual({ pairs: 2, same: 2, opposite: 0, tied: 0 });

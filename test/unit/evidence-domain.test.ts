@@ -15,7 +15,14 @@ import {
 } from '../../src/domain/research/modifier-evidence.js';
 import { termShare, type TermShare } from '../../src/domain/research/query-signals.js';
 import { topicSignals } from '../../src/domain/research/topic-signals.js';
-import { AUTOCOMPLETE_STRENGTH, scoreBreadth, scoreIntent, scorePain, scoreWhitespace, SIGNAL_SATURATION } from '../../src/domain/scoring/dimension-scores.js';
+import {
+  AUTOCOMPLETE_STRENGTH,
+  scoreBreadth,
+  scoreIntent,
+  scorePain,
+  scoreWhitespace,
+  SIGNAL_SATURATION,
+} from '../../src/domain/scoring/dimension-scores.js';
 import { DIMENSIONS, type DimensionScores } from '../../src/domain/scoring/dimensions.js';
 import { combineScores } from '../../src/domain/scoring/overall.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
@@ -47,7 +54,9 @@ describe('the modifier comparison', () => {
       keyword: 'pizza how to + pizza fix + pizza not working + pizza problem + pizza error + pizza broken',
       terms: ['how to', 'fix', 'not working', 'problem', 'error', 'broken'],
     });
-    expect(familyQuery('  Meal   Planner ', 'competition')!.keyword).toBe('meal planner vs + meal planner alternative + meal planner alternatives + meal planner competitors');
+    expect(familyQuery('  Meal   Planner ', 'competition')!.keyword).toBe(
+      'meal planner vs + meal planner alternative + meal planner alternatives + meal planner competitors',
+    );
   });
 
   it(`keeps every comparison item within Google's ${MAX_ITEM_CHARS} characters, dropping the last modifiers first`, () => {
@@ -76,16 +85,38 @@ describe('the modifier comparison', () => {
     const result = familyShares(request, { points: points([phrase, pain, intent, competition], { partialLast: true, noDataAt: [2] }) });
     if (!result.ok) throw new Error(result.reason);
     // phrase mean (80 + 100 + 40) / 3; pain (2 + 3 + 2) / 3
-    expect(result.shares.pain).toMatchObject({ share: Math.round((7 / 220) * 10_000) / 10_000, points: 3, phrase_mean: 73.333, family_mean: 2.333, terms: request.families[0]!.terms });
+    expect(result.shares.pain).toMatchObject({
+      share: Math.round((7 / 220) * 10_000) / 10_000,
+      points: 3,
+      phrase_mean: 73.333,
+      family_mean: 2.333,
+      terms: request.families[0]!.terms,
+    });
     expect(result.shares.intent!.share).toBeCloseTo(55 / 220, 4);
     expect(result.shares.competition).toMatchObject({ share: 0, resolution: Math.round((0.5 / (220 / 3)) * 10_000) / 10_000 });
   });
 
   it('never reads a share above 1 (rounding can put a part a hair above its whole), and refuses a phrase without data', () => {
     const request = modifierRequest('pizza')!;
-    const r = familyShares(request, { points: points([[1, 1], [2, 1], [0, 0], [0, 0]]) });
+    const r = familyShares(request, {
+      points: points([
+        [1, 1],
+        [2, 1],
+        [0, 0],
+        [0, 0],
+      ]),
+    });
     expect(r.ok && r.shares.pain!.share).toBe(1);
-    expect(familyShares(request, { points: points([[0, 0], [0, 0], [0, 0], [0, 0]]) })).toEqual({ ok: false, reason: expect.stringMatching(/no data for "pizza"/) });
+    expect(
+      familyShares(request, {
+        points: points([
+          [0, 0],
+          [0, 0],
+          [0, 0],
+          [0, 0],
+        ]),
+      }),
+    ).toEqual({ ok: false, reason: expect.stringMatching(/no data for "pizza"/) });
     expect(familyShares(request, { points: [] }).ok).toBe(false);
   });
 
@@ -128,7 +159,12 @@ describe('pain and intent', () => {
     const pain = scorePain({ modifiers: share(0.04, 60), lists: none('Google served them empty') });
     expect(pain.score).toBeCloseTo(0.04 / SIGNAL_SATURATION.pain.modifiers, 3);
     expect(pain.strength).toBe(1);
-    expect(pain.evidence).toMatchObject({ sources: 'modifier comparison', modifier_share: 0.04, modifier_terms: 'how to | fix', not_read: 'related queries: Google served them empty' });
+    expect(pain.evidence).toMatchObject({
+      sources: 'modifier comparison',
+      modifier_share: 0.04,
+      modifier_terms: 'how to | fix',
+      not_read: 'related queries: Google served them empty',
+    });
     expect(pain.explanation).toMatch(/^4% of searches for the phrase carry a problem word \(how to, fix\)\.$/);
     expect(scoreIntent({ modifiers: { ...share(0.5), family: 'intent' }, lists: none() }).score).toBe(1);
   });
@@ -187,8 +223,14 @@ describe('breadth', () => {
 describe('whitespace', () => {
   const brands: TermShare = termShare(['pizza hut', 'dominos pizza', 'pizza near me', 'pizza dough'], ['hut', 'dominos']);
   it('is 1 − the mean of comparison and brand pressure', () => {
-    const ac = topicSignals([{ title: 'Pizza', type: 'Dish' }, { title: 'Pizza Hut', type: 'Restaurant chain' }]);
-    const w = scoreWhitespace({ comparisons: { modifiers: { ...share(0.01), family: 'competition' }, lists: none() }, brands: { autocomplete: ac, lists: none() } });
+    const ac = topicSignals([
+      { title: 'Pizza', type: 'Dish' },
+      { title: 'Pizza Hut', type: 'Restaurant chain' },
+    ]);
+    const w = scoreWhitespace({
+      comparisons: { modifiers: { ...share(0.01), family: 'competition' }, lists: none() },
+      brands: { autocomplete: ac, lists: none() },
+    });
     const comparison = 0.01 / SIGNAL_SATURATION.competition.modifiers; // 0.2
     const brand = Math.min(1, 0.5 / 0.4); // 1 of 2 topics names a business
     expect(w.score).toBeCloseTo(1 - (comparison + brand) / 2, 3);
@@ -201,13 +243,17 @@ describe('whitespace', () => {
     const w = scoreWhitespace({ comparisons: { modifiers: none(), lists: none() }, brands: { autocomplete: none(), lists: brands } });
     expect(w.score).toBeCloseTo(1 - Math.min(1, 0.5 / 0.4), 3);
     expect(w.strength).toBe(0.5);
-    expect(scoreWhitespace({ comparisons: { modifiers: none(), lists: none() }, brands: { autocomplete: none(), lists: none() } }).score).toBeNull();
+    expect(
+      scoreWhitespace({ comparisons: { modifiers: none(), lists: none() }, brands: { autocomplete: none(), lists: none() } }).score,
+    ).toBeNull();
   });
 });
 
 describe('confidence', () => {
   it('counts each scored dimension by the strength of its evidence', () => {
-    const dims = Object.fromEntries(DIMENSIONS.map((d) => [d, { score: 0.5, evidence: {}, explanation: '' }])) as unknown as DimensionScores;
+    const dims = Object.fromEntries(
+      DIMENSIONS.map((d) => [d, { score: 0.5, evidence: {}, explanation: '' }]),
+    ) as unknown as DimensionScores;
     expect(combineScores(dims, 1).confidence).toBe(1);
     dims.breadth = { ...dims.breadth, strength: 0.5 }; // weight 0.10
     dims.pain = { ...dims.pain, strength: 0 }; // weight 0.075 (experimental: half of 0.15)
@@ -217,19 +263,32 @@ describe('confidence', () => {
   });
 });
 
-describe('the synthetic provider answers like today\'s Google', () => {
+describe("the synthetic provider answers like today's Google", () => {
   const synthetic = new SyntheticTrendsProvider(() => new Date(Date.UTC(2026, 10, 24)));
 
   it("serves the explore page's related lists empty, related queries asked on their own (the embed flow) listed, and related topics empty", async () => {
-    const explore = await synthetic.fetch({ kind: 'explore', keywords: ['meal planner'], timeframe: '12m', geo: '', parts: ['relatedQueries', 'relatedTopics'] });
-    expect(explore).toMatchObject({ relatedQueries: { top: [], rising: [], outcome: 'empty' }, relatedTopics: { top: [], rising: [], outcome: 'empty' } });
+    const explore = await synthetic.fetch({
+      kind: 'explore',
+      keywords: ['meal planner'],
+      timeframe: '12m',
+      geo: '',
+      parts: ['relatedQueries', 'relatedTopics'],
+    });
+    expect(explore).toMatchObject({
+      relatedQueries: { top: [], rising: [], outcome: 'empty' },
+      relatedTopics: { top: [], rising: [], outcome: 'empty' },
+    });
     const queries = await synthetic.fetch({ kind: 'relatedQueries', keyword: 'meal planner', timeframe: '12m', geo: '' });
     if (queries.kind !== 'relatedQueries') throw new Error(queries.kind);
     expect(queries.outcome).toBe('served');
     expect(queries.top.length).toBeGreaterThan(2);
     expect(queries.top[0]).toMatchObject({ value: 100 });
     expect(queries.top.every((i) => i.label.startsWith('meal planner '))).toBe(true);
-    expect(await synthetic.fetch({ kind: 'relatedTopics', keyword: 'meal planner', timeframe: '12m', geo: '' })).toMatchObject({ top: [], rising: [], outcome: 'empty' });
+    expect(await synthetic.fetch({ kind: 'relatedTopics', keyword: 'meal planner', timeframe: '12m', geo: '' })).toMatchObject({
+      top: [],
+      rising: [],
+      outcome: 'empty',
+    });
   });
 
   it('answers a modifier comparison: each OR item is the sum of its terms, each a small part of the phrase', async () => {

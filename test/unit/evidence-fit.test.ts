@@ -28,7 +28,12 @@ function record(phrase: string, pain: number, intent: number, truth = { pain: 0.
     modifier_comparison: {
       outcome: 'served',
       keywords: request.keywords,
-      points: Array.from({ length: 52 }, (_, w) => ({ date: `2026-${String(1 + Math.floor(w / 5)).padStart(2, '0')}-01`, values: shares.map((s) => Math.round(60 * s)), hasData: shares.map(() => true), isPartial: false })),
+      points: Array.from({ length: 52 }, (_, w) => ({
+        date: `2026-${String(1 + Math.floor(w / 5)).padStart(2, '0')}-01`,
+        values: shares.map((s) => Math.round(60 * s)),
+        hasData: shares.map(() => true),
+        isPartial: false,
+      })),
     },
   };
 }
@@ -60,12 +65,16 @@ describe('fitting pain and intent on collected evidence', () => {
     const simulated = records.map((r) => ({ ...r, provider: 'synthetic' }));
     expect(fitEvidence(simulated)).toMatchObject({ usable: 40, live: 0, enough: false });
     expect(isCollectedEvidence(records[0])).toBe(true);
-    for (const junk of [null, 1, { phrase: 1 }, { phrase: 'x', provider: 'google', related_queries: {} }]) expect(isCollectedEvidence(junk)).toBe(false);
+    for (const junk of [null, 1, { phrase: 1 }, { phrase: 'x', provider: 'google', related_queries: {} }])
+      expect(isCollectedEvidence(junk)).toBe(false);
   });
 
   it('sets aside a phrase with nothing listed, a comparison not served, or numbers that contradict each other, saying why; under 30 usable it is not enough', () => {
     const empty = { ...records[0]!, related_queries: { served: 'empty', top: [], rising: [] } };
-    const failed = { ...records[1]!, modifier_comparison: { ...records[1]!.modifier_comparison, outcome: 'failed', reason: 'refused (400)' } };
+    const failed = {
+      ...records[1]!,
+      modifier_comparison: { ...records[1]!.modifier_comparison, outcome: 'failed', reason: 'refused (400)' },
+    };
     const contradicting = record('idea number 2', 3, 3); // families three times the phrase (capped at 100)
     expect(fitRows(empty).reason).toBe('related queries empty');
     expect(fitRows(failed).reason).toBe('modifier comparison failed: refused (400)');

@@ -10,19 +10,38 @@ const point = (time: number, value: number[], hasData: boolean[]) => ({ time: St
 
 describe('answer outcomes', () => {
   it('related lists: no list, or two empty lists, are empty; lists with items are served; one list alone is a changed shape', () => {
-    expect(parseRelated({ default: { rankedList: [] } }, 'relatedQueries', 'x')).toEqual({ kind: 'relatedQueries', top: [], rising: [], outcome: 'empty' });
-    expect(parseRelated({ default: { rankedList: [{ rankedKeyword: [] }, { rankedKeyword: [] }] } }, 'relatedTopics', 'x').outcome).toBe('empty');
-    expect(parseRelated({ default: { rankedList: [{ rankedKeyword: [{ query: 'a', value: 100 }] }, { rankedKeyword: [] }] } }, 'relatedQueries', 'x').outcome).toBe('served');
+    expect(parseRelated({ default: { rankedList: [] } }, 'relatedQueries', 'x')).toEqual({
+      kind: 'relatedQueries',
+      top: [],
+      rising: [],
+      outcome: 'empty',
+    });
+    expect(parseRelated({ default: { rankedList: [{ rankedKeyword: [] }, { rankedKeyword: [] }] } }, 'relatedTopics', 'x').outcome).toBe(
+      'empty',
+    );
+    expect(
+      parseRelated(
+        { default: { rankedList: [{ rankedKeyword: [{ query: 'a', value: 100 }] }, { rankedKeyword: [] }] } },
+        'relatedQueries',
+        'x',
+      ).outcome,
+    ).toBe('served');
     expect(() => parseRelated({ default: { rankedList: [{ rankedKeyword: [] }] } }, 'relatedQueries', 'x')).toThrow(MalformedResponseError);
     expect(() => parseRelated({ default: {} }, 'relatedQueries', 'x')).toThrow(MalformedResponseError);
   });
 
   it('a series with no data for any keyword (or no points) is no data, its points kept; one keyword with data is served', () => {
-    const none = parseMultiline({ default: { timelineData: [point(1700000000, [0, 0], [false, false]), point(1700086400, [0, 0], [false, false])] } }, ['a', 'b'], 'x');
+    const none = parseMultiline(
+      { default: { timelineData: [point(1700000000, [0, 0], [false, false]), point(1700086400, [0, 0], [false, false])] } },
+      ['a', 'b'],
+      'x',
+    );
     expect(none).toMatchObject({ outcome: 'no_data' });
     expect(none.points).toHaveLength(2);
     expect(parseMultiline({ default: { timelineData: [] } }, ['a'], 'x').outcome).toBe('no_data');
-    expect(parseMultiline({ default: { timelineData: [point(1700000000, [50, 0], [true, false])] } }, ['a', 'b'], 'x').outcome).toBe('served');
+    expect(parseMultiline({ default: { timelineData: [point(1700000000, [50, 0], [true, false])] } }, ['a', 'b'], 'x').outcome).toBe(
+      'served',
+    );
   });
 
   it('a map with no place having data is no data', () => {
@@ -70,10 +89,15 @@ describe('the trending RSS feed', () => {
 
   it('keeps each search with its approximate traffic, publication time and news, and drops what is not a link', () => {
     const parsed = parseTrendingFeed(
-      feed('<item><title> solar  panels </title><ht:approx_traffic>10K+</ht:approx_traffic><pubDate>not a date</pubDate><ht:news_item><ht:news_item_title>Panels</ht:news_item_title><ht:news_item_source>Wire</ht:news_item_source><ht:news_item_url>ftp://x</ht:news_item_url></ht:news_item></item>'),
+      feed(
+        '<item><title> solar  panels </title><ht:approx_traffic>10K+</ht:approx_traffic><pubDate>not a date</pubDate><ht:news_item><ht:news_item_title>Panels</ht:news_item_title><ht:news_item_source>Wire</ht:news_item_source><ht:news_item_url>ftp://x</ht:news_item_url></ht:news_item></item>',
+      ),
       'x',
     );
-    expect(parsed).toEqual({ kind: 'trendingFeed', items: [{ query: 'solar panels', approxTraffic: '10K+', published: null, news: [{ title: 'Panels', source: 'Wire', url: '' }] }] });
+    expect(parsed).toEqual({
+      kind: 'trendingFeed',
+      items: [{ query: 'solar panels', approxTraffic: '10K+', published: null, news: [{ title: 'Panels', source: 'Wire', url: '' }] }],
+    });
     expect(parseTrendingFeed(feed(''), 'x').items).toEqual([]);
   });
 
@@ -93,7 +117,10 @@ describe('the trending RSS feed', () => {
 
 describe("the embed page's widget", () => {
   const widget = { id: 'RELATED_QUERIES', token: 'APP6_x', request: { keywordType: 'QUERY', userConfig: { userType: 'USER_TYPE_EMBED' } } };
-  const escaped = (json: unknown) => JSON.stringify(json).replace(/\\/g, '\\\\').replace(/["'{}[\]<>=&]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const escaped = (json: unknown) =>
+    JSON.stringify(json)
+      .replace(/\\/g, '\\\\')
+      .replace(/["'{}[\]<>=&]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
   it("reads the widget Google writes into JSON.parse('…') with \\xHH escapes, and its label", () => {
     const page = `<script>var w = JSON.parse('${escaped(widget)}'); render(w);</script>`;
@@ -101,7 +128,7 @@ describe("the embed page's widget", () => {
   });
 
   it('passes over another JSON.parse before the widget, and reads \\u and one-letter escapes and quotes inside strings', () => {
-    const tricky = { ...widget, request: { ...widget.request, note: "it's \"quoted\"\n\u00e9" } };
+    const tricky = { ...widget, request: { ...widget.request, note: 'it\'s "quoted"\n\u00e9' } };
     const body = escaped(tricky).replace('\\x27', "\\'");
     const page = `<script>var cfg = JSON.parse('{\\x22theme\\x22:1}'); var w = JSON.parse('${body}');</script>`;
     expect(parseEmbedPage(page, 'x').request).toMatchObject({ note: 'it\'s "quoted"\né' });

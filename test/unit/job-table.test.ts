@@ -12,7 +12,14 @@ import { loadConfig } from '../../src/config.js';
 /** The real table, built from collaborators that are never called: building it runs no job. */
 function realTable(): JobEntry[] {
   const config = loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/unused', REDIS_URL: 'redis://127.0.0.1:6379' });
-  const never = new Proxy({}, { get: () => () => { throw new Error('not called while building the table'); } });
+  const never = new Proxy(
+    {},
+    {
+      get: () => () => {
+        throw new Error('not called while building the table');
+      },
+    },
+  );
   const queues = Object.fromEntries(Object.values(QUEUES).map((q) => [q, never])) as PipelineParts['queues'];
   return jobTable({
     db: never as PipelineParts['db'],
@@ -44,7 +51,11 @@ describe('the job table', () => {
     const table = realTable();
     const withoutMatch = table.filter((e) => e.job !== JOBS.webhookMatch);
     const sweep = table.find((e) => e.job === JOBS.sweep)!;
-    const broken = [...withoutMatch, { ...sweep, queue: QUEUES.ingest as QueueName }, { ...table.find((e) => e.job === JOBS.relay)!, payload: undefined as never }];
+    const broken = [
+      ...withoutMatch,
+      { ...sweep, queue: QUEUES.ingest as QueueName },
+      { ...table.find((e) => e.job === JOBS.relay)!, payload: undefined as never },
+    ];
     let message = '';
     try {
       checkJobTable(broken);
@@ -62,8 +73,18 @@ describe('the job table', () => {
 describe('a job with a payload that does not match its schema', () => {
   const ran: unknown[] = [];
   const table = [
-    jobEntry({ queue: QUEUES.webhooks, job: JOBS.webhookMatch, payload: WebhookMatchPayload, processor: async (job) => void ran.push(job.data.eventId) }),
-    jobEntry({ queue: QUEUES.webhooks, job: JOBS.webhookDeliver, payload: WebhookDeliverPayload, processor: async (job) => void ran.push(job.data.deliveryId) }),
+    jobEntry({
+      queue: QUEUES.webhooks,
+      job: JOBS.webhookMatch,
+      payload: WebhookMatchPayload,
+      processor: async (job) => void ran.push(job.data.eventId),
+    }),
+    jobEntry({
+      queue: QUEUES.webhooks,
+      job: JOBS.webhookDeliver,
+      payload: WebhookDeliverPayload,
+      processor: async (job) => void ran.push(job.data.deliveryId),
+    }),
     jobEntry({ queue: QUEUES.maintenance, job: JOBS.sweep, payload: NoPayload, processor: async () => void ran.push('sweep') }),
   ];
   const webhooks = dispatcher(QUEUES.webhooks, table);

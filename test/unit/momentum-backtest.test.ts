@@ -13,7 +13,13 @@ let windows: MomentumWindow[];
 beforeAll(async () => {
   windows = [];
   if (!SHARED_DATA_PRESENT) return; // the test that reads them is skipped, saying why
-  for (const [id, points] of await realSeries()) windows.push(...momentumWindows(id, points.map((p) => p.value)));
+  for (const [id, points] of await realSeries())
+    windows.push(
+      ...momentumWindows(
+        id,
+        points.map((p) => p.value),
+      ),
+    );
 });
 
 describe('the momentum backtest', () => {
@@ -36,7 +42,7 @@ describe('the momentum backtest', () => {
     expect(m.rank_correlation).toBeGreaterThan(BACKTEST.momentum.previous_formula_held_out.rank_correlation);
   });
 
-  it('gives every class with a checkable claim a hit rate above the claim\'s base rate', () => {
+  it("gives every class with a checkable claim a hit rate above the claim's base rate", () => {
     for (const c of TREND_CLASSES) {
       const f = BACKTEST.trendClasses[c];
       if (f.hit_rate === null) continue;

@@ -15,12 +15,18 @@ describe('outages are told apart from bugs and bad input', () => {
   it("by pg's and ioredis's own error types and by socket codes", () => {
     expect(classifyOutage(new Error('Connection terminated unexpectedly'))?.dependency).toBe('postgres');
     expect(classifyOutage(new Error('timeout exceeded when trying to connect'))?.dependency).toBe('postgres');
-    expect(classifyOutage(Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' }))?.dependency).toBe('redis');
+    expect(
+      classifyOutage(
+        Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' }),
+      )?.dependency,
+    ).toBe('redis');
     expect(classifyOutage(new Error('Connection is closed.'))?.dependency).toBe('redis');
     expect(classifyOutage(replyError('LOADING Redis is loading the dataset in memory'))?.dependency).toBe('redis');
     expect(classifyOutage(replyError('CLUSTERDOWN The cluster is down'))?.dependency).toBe('redis');
     expect(classifyOutage(replyError('ERR wrong number of arguments'))).toBeUndefined();
-    expect(classifyOutage(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))?.dependency).toBe('network');
+    expect(classifyOutage(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))?.dependency).toBe(
+      'network',
+    );
     expect(classifyOutage(new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]))).toBeDefined();
     expect(classifyOutage(new TypeError('cannot read properties of undefined'))).toBeUndefined();
     expect(classifyOutage('a string')).toBeUndefined();

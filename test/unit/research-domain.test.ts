@@ -62,7 +62,10 @@ describe('query signals on real related queries for "pizza" (recorded from Googl
     const none = { unavailable: 'not asked' };
     expect(scoreIntent({ modifiers: none, lists: intent }).score).toBeCloseTo(Math.min(1, intent.share / 0.33), 3);
     expect(scorePain({ modifiers: none, lists: pain }).score).toBeCloseTo(Math.min(1, pain.share / 0.25), 3);
-    const whitespace = scoreWhitespace({ comparisons: { modifiers: none, lists: comparisons }, brands: { autocomplete: none, lists: brands } }).score!;
+    const whitespace = scoreWhitespace({
+      comparisons: { modifiers: none, lists: comparisons },
+      brands: { autocomplete: none, lists: brands },
+    }).score!;
     expect(whitespace).toBeLessThan(1);
     expect(whitespace).toBeCloseTo(1 - (0.5 * Math.min(1, comparisons.share / 0.25) + 0.5 * Math.min(1, brands.share / 0.4)), 3);
   });
@@ -156,11 +159,25 @@ describe('reach from the recorded country map of "pizza" against "bagel"', () =>
       withoutData: 1,
     });
     // 100 / (100 + 64 + 7) = 0.585
-    expect(geographicReach(own.places, own.places)).toMatchObject({ countriesWithInterest: 2, countriesWithData: 3, topShare: 0.585, citiesWithInterest: 3 });
+    expect(geographicReach(own.places, own.places)).toMatchObject({
+      countriesWithInterest: 2,
+      countriesWithData: 3,
+      topShare: 0.585,
+      citiesWithInterest: 3,
+    });
   });
 
   it('has no score without data by country, and refuses a map of more than the phrase and the anchor', () => {
-    expect(scoreReach({ countriesWithInterest: 0, countriesWithData: 0, topCountry: null, topShare: 0, citiesWithInterest: 0, comparedWith: null }).score).toBeNull();
+    expect(
+      scoreReach({
+        countriesWithInterest: 0,
+        countriesWithData: 0,
+        topCountry: null,
+        topShare: 0,
+        citiesWithInterest: 0,
+        comparedWith: null,
+      }).score,
+    ).toBeNull();
     expect(() => placesFromMap({ kind: 'interestByRegion', keywords: ['a', 'b', 'c'], regions: [] })).toThrow(/alone or with the anchor/);
   });
 });
@@ -181,7 +198,10 @@ describe('step-31 forecaster', () => {
     const sample = [...(await anyRealSeries()).values()].slice(0, 100);
     for (const points of sample) {
       const window = lastWindowRescaled(points, 90);
-      const f = forecast(window.map((p) => p.date), window.map((p) => p.value));
+      const f = forecast(
+        window.map((p) => p.date),
+        window.map((p) => p.value),
+      );
       if (f.withheld) {
         expect(f.reason).toMatch(/zero|needs|week on week/);
         continue;

@@ -47,11 +47,20 @@ const primary = (phrase = 'meal planner', secondary: string[] = []): Pick<StepOu
 const related = (labels: string[], served: RelatedOutput['served'] = 'listed', breakout: string[] = []): RelatedOutput => ({
   keyword: 'meal planner',
   served,
-  items: labels.map((label, i) => ({ label, value: 100 - i, breakout: breakout.includes(label), formattedValue: breakout.includes(label) ? 'Breakout' : String(100 - i) })),
+  items: labels.map((label, i) => ({
+    label,
+    value: 100 - i,
+    breakout: breakout.includes(label),
+    formattedValue: breakout.includes(label) ? 'Breakout' : String(100 - i),
+  })),
   provenance: null,
 });
 
-const relatedLists = (queries: { top: string[]; rising?: string[] }, topics: { top: string[]; rising?: string[] }, served: RelatedOutput['served'] = 'listed') => ({
+const relatedLists = (
+  queries: { top: string[]; rising?: string[] },
+  topics: { top: string[]; rising?: string[] },
+  served: RelatedOutput['served'] = 'listed',
+) => ({
   related_queries_top: related(queries.top, served),
   related_queries_rising: related(queries.rising ?? [], served),
   related_topics_top: related(topics.top, served),
@@ -75,22 +84,42 @@ function modifiersServed(phrase: string, means: { phrase: number; pain: number; 
 }
 
 /** An answer that records the arguments it was asked with. */
-const asks = <A extends unknown[], R>(calls: A[], answer: (...args: NoInfer<A>) => R) => (...args: A) => {
-  calls.push(args);
-  return Promise.resolve(answer(...args));
-};
+const asks =
+  <A extends unknown[], R>(calls: A[], answer: (...args: NoInfer<A>) => R) =>
+  (...args: A) => {
+    calls.push(args);
+    return Promise.resolve(answer(...args));
+  };
 
-const score = (value: number | null, strength?: number): DimensionScore => ({ score: value, evidence: {}, explanation: 'hand-built', ...(strength === undefined ? {} : { strength }) });
+const score = (value: number | null, strength?: number): DimensionScore => ({
+  score: value,
+  evidence: {},
+  explanation: 'hand-built',
+  ...(strength === undefined ? {} : { strength }),
+});
 
 describe('steps 1-6: the idea, its phrases, the primary phrase, the category, duplicates', () => {
   it('1 normalize_idea: collapses spaces, lowercases and strips accents for the key and words', async () => {
     const o = await runStep('normalize_idea', stepContext({}, { idea: '  Café  Finder for   Dog-Owners ' }));
-    expect(o).toEqual({ text: 'Café Finder for Dog-Owners', key: 'cafe finder for dog owners', words: ['cafe', 'finder', 'for', 'dog', 'owners'] });
+    expect(o).toEqual({
+      text: 'Café Finder for Dog-Owners',
+      key: 'cafe finder for dog owners',
+      words: ['cafe', 'finder', 'for', 'dog', 'owners'],
+    });
     expect(summarize('normalize_idea', o)).toBe('"cafe finder for dog owners" (5 words)');
   });
 
   it('2 extract_phrases: hints first, then 2-word then 1-word phrases of the content words, five at most', async () => {
-    const ctx = stepContext({ normalize_idea: { text: 'AI meal planner for busy parents', key: 'ai meal planner for busy parents', words: ['ai', 'meal', 'planner', 'for', 'busy', 'parents'] } }, { hints: ['Meal Prep'] });
+    const ctx = stepContext(
+      {
+        normalize_idea: {
+          text: 'AI meal planner for busy parents',
+          key: 'ai meal planner for busy parents',
+          words: ['ai', 'meal', 'planner', 'for', 'busy', 'parents'],
+        },
+      },
+      { hints: ['Meal Prep'] },
+    );
     const o = await runStep('extract_phrases', ctx);
     expect(o).toEqual({ phrases: ['meal prep', 'ai meal', 'meal planner', 'planner busy', 'busy parents'] });
     expect(summarize('extract_phrases', o)).toBe('meal prep, ai meal, meal planner, planner busy, busy parents');
@@ -98,7 +127,10 @@ describe('steps 1-6: the idea, its phrases, the primary phrase, the category, du
 
   it('3 autocomplete_phrases: asks the plan for the phrases, saying whether an operator hint decides', async () => {
     const calls: Array<[string[], boolean]> = [];
-    const autocomplete = asks(calls, () => ({ topics: { 'meal planner': [{ mid: '/m/1', title: 'Meal planning', type: 'Topic' }] }, not_asked: ['busy parents'] }));
+    const autocomplete = asks(calls, () => ({
+      topics: { 'meal planner': [{ mid: '/m/1', title: 'Meal planning', type: 'Topic' }] },
+      not_asked: ['busy parents'],
+    }));
     const outputs = { extract_phrases: { phrases: ['meal planner', 'busy parents'] } };
     const o = await runStep('autocomplete_phrases', stepContext(outputs, { plan: { autocomplete } }));
     await runStep('autocomplete_phrases', stepContext(outputs, { plan: { autocomplete }, hints: ['meal planner'] }));
@@ -118,13 +150,25 @@ describe('steps 1-6: the idea, its phrases, the primary phrase, the category, du
 
     it('takes the first phrase Google knows as a topic; the other phrases, four at most, are secondary', async () => {
       const o = await runStep('choose_primary', ctx({ 'dog walking': [], dog: [topic], walking: [topic] }));
-      expect(o).toEqual({ primary: 'dog', secondary: ['dog walking', 'walking app', 'walking', 'marketplace'], reason: 'first phrase Google autocompletes to a topic' });
-      expect(summarize('choose_primary', o)).toBe('"dog" (first phrase Google autocompletes to a topic); secondary: dog walking, walking app, walking, marketplace');
+      expect(o).toEqual({
+        primary: 'dog',
+        secondary: ['dog walking', 'walking app', 'walking', 'marketplace'],
+        reason: 'first phrase Google autocompletes to a topic',
+      });
+      expect(summarize('choose_primary', o)).toBe(
+        '"dog" (first phrase Google autocompletes to a topic); secondary: dog walking, walking app, walking, marketplace',
+      );
     });
 
     it('an operator hint (the first phrase) wins over a topic; without topics the first phrase is chosen', async () => {
-      expect(await runStep('choose_primary', ctx({ dog: [topic] }, ['dog walking']))).toMatchObject({ primary: 'dog walking', reason: 'operator keyword' });
-      expect(await runStep('choose_primary', ctx({}))).toMatchObject({ primary: 'dog walking', reason: 'first phrase (no autocomplete topics)' });
+      expect(await runStep('choose_primary', ctx({ dog: [topic] }, ['dog walking']))).toMatchObject({
+        primary: 'dog walking',
+        reason: 'operator keyword',
+      });
+      expect(await runStep('choose_primary', ctx({}))).toMatchObject({
+        primary: 'dog walking',
+        reason: 'first phrase (no autocomplete topics)',
+      });
     });
 
     it('fails the run when the idea gave no phrase at all, and says what to do', async () => {
@@ -137,10 +181,22 @@ describe('steps 1-6: the idea, its phrases, the primary phrase, the category, du
     const outputs = { extract_phrases: { phrases: ['dog walking', 'dog'] }, autocomplete_phrases: { topics: {}, not_asked: [] } };
     const withoutTopics = await runStep('classify_category', stepContext(outputs, { idea: 'Dog walking for busy owners' }));
     expect(withoutTopics).toMatchObject({ category: 'home-living', matched: ['dog'] });
-    const topics = { dog: [{ mid: '/m/1', title: 'Pizza Hut', type: 'Restaurant chain' }, { mid: '/m/2', title: 'Bakery', type: 'Shop' }] };
-    const withTopics = await runStep('classify_category', stepContext({ ...outputs, autocomplete_phrases: { topics, not_asked: [] } }, { idea: 'Dog walking for busy owners' }));
+    const topics = {
+      dog: [
+        { mid: '/m/1', title: 'Pizza Hut', type: 'Restaurant chain' },
+        { mid: '/m/2', title: 'Bakery', type: 'Shop' },
+      ],
+    };
+    const withTopics = await runStep(
+      'classify_category',
+      stepContext({ ...outputs, autocomplete_phrases: { topics, not_asked: [] } }, { idea: 'Dog walking for busy owners' }),
+    );
     // Topics add food-drink's restaurant, pizza and bakery (3) and ecommerce's shop (1) to home-living's dog (1).
-    expect(withTopics).toMatchObject({ category: 'food-drink', matched: ['restaurant', 'pizza', 'bakery'], scores: { 'home-living': 1, ecommerce: 1, 'food-drink': 3 } });
+    expect(withTopics).toMatchObject({
+      category: 'food-drink',
+      matched: ['restaurant', 'pizza', 'bakery'],
+      scores: { 'home-living': 1, ecommerce: 1, 'food-drink': 3 },
+    });
     expect(summarize('classify_category', withTopics)).toBe('food-drink (matched: restaurant, pizza, bakery)');
   });
 
@@ -156,10 +212,21 @@ describe('steps 1-6: the idea, its phrases, the primary phrase, the category, du
     });
 
     it('updates the insight of the same idea; creates beside one that only shares the phrase', async () => {
-      const same = await runStep('detect_duplicate', stepContext(outputs, { findExistingInsight: async () => ({ id: 'insight_1', idea: 'Dog walking', sameIdea: true }) }));
+      const same = await runStep(
+        'detect_duplicate',
+        stepContext(outputs, { findExistingInsight: async () => ({ id: 'insight_1', idea: 'Dog walking', sameIdea: true }) }),
+      );
       expect(same).toEqual({ existing_insight_id: 'insight_1', matched_on: 'idea', action: 'update' });
-      const other = await runStep('detect_duplicate', stepContext(outputs, { findExistingInsight: async () => ({ id: 'insight_2', idea: 'Dog walk tracker', sameIdea: false }) }));
-      expect(other).toEqual({ existing_insight_id: 'insight_2', matched_on: 'primary_keyword', similar_idea: 'Dog walk tracker', action: 'create (a different idea on the same phrase)' });
+      const other = await runStep(
+        'detect_duplicate',
+        stepContext(outputs, { findExistingInsight: async () => ({ id: 'insight_2', idea: 'Dog walk tracker', sameIdea: false }) }),
+      );
+      expect(other).toEqual({
+        existing_insight_id: 'insight_2',
+        matched_on: 'primary_keyword',
+        similar_idea: 'Dog walk tracker',
+        action: 'create (a different idea on the same phrase)',
+      });
       expect(summarize('detect_duplicate', other)).toBe('primary_keyword matches insight_2: create (a different idea on the same phrase)');
     });
   });
@@ -231,7 +298,13 @@ describe('steps 7-12: the series and the comparisons', () => {
 });
 
 describe('steps 13-16: related lists', () => {
-  const ranked = (label: string, value: number, topic?: string): RankedItem => ({ label, value, breakout: value >= 5000, formattedValue: value >= 5000 ? 'Breakout' : String(value), ...(topic ? { topic: { mid: topic, type: 'Topic' } } : {}) });
+  const ranked = (label: string, value: number, topic?: string): RankedItem => ({
+    label,
+    value,
+    breakout: value >= 5000,
+    formattedValue: value >= 5000 ? 'Breakout' : String(value),
+    ...(topic ? { topic: { mid: topic, type: 'Topic' } } : {}),
+  });
   const lists = {
     relatedQueries: { top: [ranked('meal planner app', 100)], rising: [ranked('ai meal planner', 5000)] },
     relatedTopics: { top: [ranked('Meal planning', 100, '/m/mp')], rising: [ranked('Meal prep', 120, '/m/prep')] },
@@ -244,7 +317,10 @@ describe('steps 13-16: related lists', () => {
     ['related_topics_rising', 'relatedTopics', { label: 'Meal prep', value: 120, breakout: false, formattedValue: '120', mid: '/m/prep' }],
   ] as const)('%s records its own list of the %s answer (with topic ids)', async (name, kind, item) => {
     const calls: Array<[string, 'relatedQueries' | 'relatedTopics']> = [];
-    const relatedAnswer = asks(calls, (_keyword: string, k: 'relatedQueries' | 'relatedTopics') => ({ served: 'listed' as const, list: { kind: k, ...lists[k] } }));
+    const relatedAnswer = asks(calls, (_keyword: string, k: 'relatedQueries' | 'relatedTopics') => ({
+      served: 'listed' as const,
+      list: { kind: k, ...lists[k] },
+    }));
     const o = await runStep(name, stepContext(primary(), { plan: { related: relatedAnswer } }));
     expect(calls).toEqual([['meal planner', kind]]);
     expect(o).toEqual({ keyword: 'meal planner', served: 'listed', items: [item], provenance: null });
@@ -252,17 +328,36 @@ describe('steps 13-16: related lists', () => {
   });
 
   it('records what Google served when there is no list, with the reason', async () => {
-    const failed = await runStep('related_queries_top', stepContext(primary(), { plan: { related: async () => ({ served: 'failed', list: null, reason: 'Google refused the request (400)' }) } }));
-    expect(failed).toEqual({ keyword: 'meal planner', served: 'failed', reason: 'Google refused the request (400)', items: [], provenance: null });
+    const failed = await runStep(
+      'related_queries_top',
+      stepContext(primary(), {
+        plan: { related: async () => ({ served: 'failed', list: null, reason: 'Google refused the request (400)' }) },
+      }),
+    );
+    expect(failed).toEqual({
+      keyword: 'meal planner',
+      served: 'failed',
+      reason: 'Google refused the request (400)',
+      items: [],
+      provenance: null,
+    });
     expect(summarize('related_queries_top', failed)).toBe('not read: Google refused the request (400)');
-    const empty = await runStep('related_topics_rising', stepContext(primary(), { plan: { related: async (_k, kind) => ({ served: 'empty', list: { kind, top: [], rising: [] } }) } }));
+    const empty = await runStep(
+      'related_topics_rising',
+      stepContext(primary(), { plan: { related: async (_k, kind) => ({ served: 'empty', list: { kind, top: [], rising: [] } }) } }),
+    );
     expect(empty).toMatchObject({ served: 'empty', items: [] });
     expect(summarize('related_topics_rising', empty)).toMatch(/^empty: Google served no list/);
   });
 });
 
 describe('steps 17-18: maps', () => {
-  const region = (geoCode: string, geoName: string, values: number[], hasData = true) => ({ geoCode, geoName, values, hasData: values.map(() => hasData) });
+  const region = (geoCode: string, geoName: string, values: number[], hasData = true) => ({
+    geoCode,
+    geoName,
+    values,
+    hasData: values.map(() => hasData),
+  });
 
   it('17 interest_by_country: against the anchor when step 12 found the two within 50x; shares become relative strengths', async () => {
     const calls: Array<[string[], string]> = [];
@@ -272,7 +367,10 @@ describe('steps 17-18: maps', () => {
       regions: [region('US', 'United States', [20, 80]), region('GB', 'United Kingdom', [50, 50]), region('FR', 'France', [0, 0], false)],
     });
     const map = asks(calls, (keywords: string[], _resolution: string) => answer(keywords));
-    const ctx = stepContext({ ...primary('dog'), compare_anchor: { anchor: 'bagel', phraseMean: 10, anchorMean: 40, points: 52, provenance: null } }, { plan: { map } });
+    const ctx = stepContext(
+      { ...primary('dog'), compare_anchor: { anchor: 'bagel', phraseMean: 10, anchorMean: 40, points: 52, provenance: null } },
+      { plan: { map } },
+    );
     const o = await runStep('interest_by_country', ctx);
     expect(calls).toEqual([[['dog', 'bagel'], 'COUNTRY']]);
     expect(o).toMatchObject({
@@ -286,24 +384,52 @@ describe('steps 17-18: maps', () => {
       ],
       without_data: 1,
     });
-    expect(summarize('interest_by_country', o)).toBe('2 countries with data (shares vs "bagel"); strongest: United Kingdom 50%, United States 20%');
+    expect(summarize('interest_by_country', o)).toBe(
+      '2 countries with data (shares vs "bagel"); strongest: United Kingdom 50%, United States 20%',
+    );
   });
 
   it("17 interest_by_country: the phrase's own map when the anchor is more than 50x apart", async () => {
     const calls: Array<[string[], string]> = [];
-    const map = asks(calls, (keywords: string[], _resolution: string): InterestByRegion => ({ kind: 'interestByRegion', keywords, regions: [region('US', 'United States', [100]), region('DE', 'Germany', [30])] }));
-    const ctx = stepContext({ ...primary('dog'), compare_anchor: { anchor: 'bagel', phraseMean: 1, anchorMean: 80, points: 52, provenance: null } }, { plan: { map } });
+    const map = asks(calls, (keywords: string[], _resolution: string): InterestByRegion => ({
+      kind: 'interestByRegion',
+      keywords,
+      regions: [region('US', 'United States', [100]), region('DE', 'Germany', [30])],
+    }));
+    const ctx = stepContext(
+      { ...primary('dog'), compare_anchor: { anchor: 'bagel', phraseMean: 1, anchorMean: 80, points: 52, provenance: null } },
+      { plan: { map } },
+    );
     const o = await runStep('interest_by_country', ctx);
     expect(calls).toEqual([[['dog'], 'COUNTRY']]);
-    expect(o).toMatchObject({ compared_with: null, reason: `the phrase's own map: "bagel" is not within 50× of it (1 vs 80)`, places: [{ code: 'US', relative: 100, share: null }, { code: 'DE', relative: 30 }] });
+    expect(o).toMatchObject({
+      compared_with: null,
+      reason: `the phrase's own map: "bagel" is not within 50× of it (1 vs 80)`,
+      places: [
+        { code: 'US', relative: 100, share: null },
+        { code: 'DE', relative: 30 },
+      ],
+    });
     expect(summarize('interest_by_country', o)).toBe('2 countries with data; strongest: United States 100, Germany 30');
   });
 
   it('18 interest_by_city: the same kind of map as step 17, by city, the 25 strongest kept', async () => {
     const calls: Array<[string[], string]> = [];
     const cities = Array.from({ length: 30 }, (_, i) => region('', `City ${i}`, [60 - i, 40]));
-    const map = asks(calls, (keywords: string[], _resolution: string): InterestByRegion => ({ kind: 'interestByRegion', keywords, regions: cities }));
-    const country: MapOutput = { keyword: 'dog', compared_with: 'bagel', reason: 'r', resolution: 'COUNTRY', places: [], without_data: 0, provenance: null };
+    const map = asks(calls, (keywords: string[], _resolution: string): InterestByRegion => ({
+      kind: 'interestByRegion',
+      keywords,
+      regions: cities,
+    }));
+    const country: MapOutput = {
+      keyword: 'dog',
+      compared_with: 'bagel',
+      reason: 'r',
+      resolution: 'COUNTRY',
+      places: [],
+      without_data: 0,
+      provenance: null,
+    };
     const o = await runStep('interest_by_city', stepContext({ ...primary('dog'), interest_by_country: country }, { plan: { map } }));
     expect(calls).toEqual([[['dog', 'bagel'], 'CITY']]);
     expect(o.places).toHaveLength(25);
@@ -316,7 +442,10 @@ describe('steps 17-18: maps', () => {
 describe('steps 19-25: the series read', () => {
   it('19 clean_series: per series, the points kept, the trailing partial dropped, points without data and the zero share', async () => {
     const thirty = series([0, 10, 20, 30, 5], { has_data: [true, false, true, true, true], partial: [false, false, false, false, true] });
-    const o = await runStep('clean_series', stepContext({ interest_30d: thirty, interest_90d: series([1, 2, 3]), interest_12m: series([0, 0, 4, 4]), interest_5y: series([7]) }));
+    const o = await runStep(
+      'clean_series',
+      stepContext({ interest_30d: thirty, interest_90d: series([1, 2, 3]), interest_12m: series([0, 0, 4, 4]), interest_5y: series([7]) }),
+    );
     expect(o).toEqual({
       interest_30d: { points: 3, dropped_partial: true, missing: 1, zero_share: 0.333 },
       interest_90d: { points: 3, dropped_partial: false, missing: 0, zero_share: 0 },
@@ -336,7 +465,10 @@ describe('steps 19-25: the series read', () => {
 
   it('21 acceleration: the 90 days, second half against the first', async () => {
     // Flat at 20, then 20, 22 … 46 (slope 2 over a mean of 33): 0.061 a day faster.
-    const o = await runStep('acceleration', stepContext({ interest_90d: series([...Array(14).fill(20), ...Array.from({ length: 14 }, (_, i) => 20 + 2 * i)]) }));
+    const o = await runStep(
+      'acceleration',
+      stepContext({ interest_90d: series([...Array(14).fill(20), ...Array.from({ length: 14 }, (_, i) => 20 + 2 * i)]) }),
+    );
     expect(o).toEqual({ acceleration_90d: 0.061 });
     expect(summarize('acceleration', o)).toBe('slope change 0.061');
   });
@@ -353,7 +485,11 @@ describe('steps 19-25: the series read', () => {
     const ninety = Array.from({ length: 28 }, (_, i) => (i % 7 >= 5 ? 50 : 10)); // weekends high
     const fiveYears = Array.from({ length: 208 }, (_, i) => Math.round(50 + 30 * Math.sin((2 * Math.PI * i) / 52) + i / 10)); // a yearly wave on a slow rise
     const o = await runStep('seasonality', stepContext({ interest_90d: series(ninety), interest_5y: series(fiveYears) }));
-    expect(o).toEqual({ weekly_acf_lag7: autocorrelation(ninety, 7), yearly_acf_lag52: autocorrelation(fiveYears, 52), yearly_seasonality: yearlySeasonality(fiveYears) });
+    expect(o).toEqual({
+      weekly_acf_lag7: autocorrelation(ninety, 7),
+      yearly_acf_lag52: autocorrelation(fiveYears, 52),
+      yearly_seasonality: yearlySeasonality(fiveYears),
+    });
     expect(o.weekly_acf_lag7).toBeGreaterThan(0.7);
     expect(o.yearly_seasonality).toBeGreaterThan(0.9);
     // The 90 days are too short for a yearly lag, the 5 years' weekly lag is weaker: mixing them up shows.
@@ -376,18 +512,36 @@ describe('steps 19-25: the series read', () => {
     // 14 days alternating 9 and 11 (mean 10, sd 1), then a week at 20: z = 10.
     const ninety = [...Array.from({ length: 14 }, (_, i) => (i % 2 ? 11 : 9)), ...Array(7).fill(20)];
     const o = await runStep('breakout', stepContext({ related_queries_rising: rising, interest_90d: series(ninety) }));
-    expect(o).toEqual({ rising_queries: 'listed', breakout_queries: ['ai meal planner', 'mealime'], series: { zScore: 10, breakout: true } });
+    expect(o).toEqual({
+      rising_queries: 'listed',
+      breakout_queries: ['ai meal planner', 'mealime'],
+      series: { zScore: 10, breakout: true },
+    });
     expect(summarize('breakout', o)).toBe('2 breakout queries; series z 10 (breakout)');
-    const empty = await runStep('breakout', stepContext({ related_queries_rising: related([], 'empty'), interest_90d: series(Array(21).fill(10)) }));
+    const empty = await runStep(
+      'breakout',
+      stepContext({ related_queries_rising: related([], 'empty'), interest_90d: series(Array(21).fill(10)) }),
+    );
     expect(empty).toEqual({ rising_queries: 'empty', breakout_queries: [], series: { zScore: 0, breakout: false } });
   });
 });
 
 describe('steps 26-29: breadth, pain, intent and competition', () => {
   const phrase = 'meal planner';
-  const queries = { top: ['meal planner app', 'how to meal plan', 'mealime vs meal planner'], rising: ['meal planner app', 'cheap meal planner'] };
+  const queries = {
+    top: ['meal planner app', 'how to meal plan', 'mealime vs meal planner'],
+    rising: ['meal planner app', 'cheap meal planner'],
+  };
   const topics = { top: ['Meal planning', 'Recipe'], rising: ['Mealime'] };
-  const autocomplete = { topics: { [phrase]: [{ mid: '/m/1', title: 'Mealime', type: 'Software' }, { mid: '/m/2', title: 'Meal planning', type: 'Topic' }] }, not_asked: [] };
+  const autocomplete = {
+    topics: {
+      [phrase]: [
+        { mid: '/m/1', title: 'Mealime', type: 'Software' },
+        { mid: '/m/2', title: 'Meal planning', type: 'Topic' },
+      ],
+    },
+    not_asked: [],
+  };
   const served = modifiersServed(phrase, { phrase: 40, pain: 4, intent: 10, competition: 0 });
   const context = (plan: Plan = { modifiers: async () => served }, lists = relatedLists(queries, topics)) =>
     stepContext({ ...primary(phrase), ...lists, autocomplete_phrases: autocomplete }, { plan });
@@ -399,16 +553,33 @@ describe('steps 26-29: breadth, pain, intent and competition', () => {
     expect(o.lists).toEqual({ queries: 4, topics: 3, vocabulary: 7 });
     expect(o.autocomplete).toEqual({ topics: 2, types: ['Software', 'Topic'], brand_topics: 1, brand_examples: ['Mealime (Software)'] });
     expect(o.modifiers).toEqual({ registering: 2, families: 3, phrase_mean: 40 });
-    expect(o.modifier_comparison).toMatchObject({ outcome: 'served', keywords: served.request!.keywords, shares: { pain: { share: 0.1 }, intent: { share: 0.25 }, competition: { share: 0 } } });
-    expect(summarize('demand_breadth', o)).toBe('related lists: 4 queries, 3 topics, 7 distinct words; autocomplete: 2 topics of 2 types; modifiers: 2 of 3 families searched');
+    expect(o.modifier_comparison).toMatchObject({
+      outcome: 'served',
+      keywords: served.request!.keywords,
+      shares: { pain: { share: 0.1 }, intent: { share: 0.25 }, competition: { share: 0 } },
+    });
+    expect(summarize('demand_breadth', o)).toBe(
+      'related lists: 4 queries, 3 topics, 7 distinct words; autocomplete: 2 topics of 2 types; modifiers: 2 of 3 families searched',
+    );
   });
 
   it('26 demand_breadth: says why each source is missing (lists served empty, comparison not recorded)', async () => {
-    const o = await runStep('demand_breadth', context({ modifiers: async () => ({ request: null, outcome: 'not_recorded', reason: 'replay has no recording' }) }, relatedLists({ top: [] }, { top: [] }, 'empty')));
+    const o = await runStep(
+      'demand_breadth',
+      context(
+        { modifiers: async () => ({ request: null, outcome: 'not_recorded', reason: 'replay has no recording' }) },
+        relatedLists({ top: [] }, { top: [] }, 'empty'),
+      ),
+    );
     if (!('modifier_comparison' in o)) throw new Error('expected the current shape');
     expect(o.lists).toEqual({ unavailable: 'Google served them empty (its answer to automated clients since 2024-08-20)' });
     expect(o.modifiers).toEqual({ unavailable: 'replay has no recording of it (it never invents one)' });
-    expect(o.modifier_comparison).toEqual({ outcome: 'not_recorded', reason: 'replay has no recording', keywords: [phrase], provenance: null });
+    expect(o.modifier_comparison).toEqual({
+      outcome: 'not_recorded',
+      reason: 'replay has no recording',
+      keywords: [phrase],
+      provenance: null,
+    });
   });
 
   it.each([
@@ -420,15 +591,22 @@ describe('steps 26-29: breadth, pain, intent and competition', () => {
     expect(o.lists).toEqual({ share: Math.round((lists.matched / 4) * 1000) / 1000, total: 4, ...lists });
     // The comparison is recorded without the other families' shares.
     expect(o.modifier_comparison).toEqual({ outcome: 'served', keywords: served.request!.keywords, provenance: null });
-    expect(summarize(name, o)).toBe(`modifier comparison: ${share * 100}% of the phrase's searches; related queries: ${lists.matched} of 4 related queries`);
+    expect(summarize(name, o)).toBe(
+      `modifier comparison: ${share * 100}% of the phrase's searches; related queries: ${lists.matched} of 4 related queries`,
+    );
   });
 
   it('27 pain_signals: a family Google rounds to 0 reads as under its resolution; an unread source says why', async () => {
     const none = modifiersServed(phrase, { phrase: 40, pain: 0, intent: 10, competition: 0 });
-    const o = (await runStep('pain_signals', context({ modifiers: async () => none }, relatedLists({ top: [] }, { top: [] }, 'not_recorded')))) as SignalOutput;
+    const o = (await runStep(
+      'pain_signals',
+      context({ modifiers: async () => none }, relatedLists({ top: [] }, { top: [] }, 'not_recorded')),
+    )) as SignalOutput;
     expect(o.modifiers).toMatchObject({ share: 0, resolution: 0.0125 });
     expect(o.lists).toEqual({ unavailable: 'replay has no recording of them' });
-    expect(summarize('pain_signals', o)).toBe("modifier comparison: under 1.3% of the phrase's searches; related queries: not read (replay has no recording of them)");
+    expect(summarize('pain_signals', o)).toBe(
+      "modifier comparison: under 1.3% of the phrase's searches; related queries: not read (replay has no recording of them)",
+    );
   });
 
   it('29 competition_signals: comparison searches from both sources, brands from autocomplete and listed queries', async () => {
@@ -440,26 +618,50 @@ describe('steps 26-29: breadth, pain, intent and competition', () => {
     // "cheap" and "app" are buying words, "how to meal plan" has three extra words: none of them names a brand.
     expect(o.brands.lists).toEqual({ share: 0, matched: 0, total: 4, examples: [] });
     expect(o).toHaveProperty('modifier_comparison.outcome', 'served');
-    expect(summarize('competition_signals', o)).toBe("comparisons: under 1.3% of the phrase's searches, 1 of 4 related queries; brands: 1 of 2 autocomplete topics, 0 of 4 related queries");
+    expect(summarize('competition_signals', o)).toBe(
+      "comparisons: under 1.3% of the phrase's searches, 1 of 4 related queries; brands: 1 of 2 autocomplete topics, 0 of 4 related queries",
+    );
   });
 });
 
 describe('steps 30-31: reach and forecast', () => {
-  const place = (name: string, relative: number, share: number | null = null): PlaceInterest => ({ code: name.slice(0, 2).toUpperCase(), name, relative, share });
-  const map = (places: PlaceInterest[], resolution: 'COUNTRY' | 'CITY'): MapOutput => ({ keyword: 'dog', compared_with: null, reason: 'r', resolution, places, without_data: 0, provenance: null });
+  const place = (name: string, relative: number, share: number | null = null): PlaceInterest => ({
+    code: name.slice(0, 2).toUpperCase(),
+    name,
+    relative,
+    share,
+  });
+  const map = (places: PlaceInterest[], resolution: 'COUNTRY' | 'CITY'): MapOutput => ({
+    keyword: 'dog',
+    compared_with: null,
+    reason: 'r',
+    resolution,
+    places,
+    without_data: 0,
+    provenance: null,
+  });
 
   it('30 geographic_reach: countries at a tenth of the strongest or more, its share of them all, cities that register', async () => {
     const countries = map([place('United States', 100), place('Germany', 50), place('Chile', 5)], 'COUNTRY');
     const cities = map([place('Berlin', 3), place('Austin', 0, 0), place('Lima', 0, 2)], 'CITY');
     const o = await runStep('geographic_reach', stepContext({ interest_by_country: countries, interest_by_city: cities }));
-    expect(o).toEqual({ countriesWithInterest: 2, countriesWithData: 3, topCountry: 'United States', topShare: 0.645, citiesWithInterest: 2 });
+    expect(o).toEqual({
+      countriesWithInterest: 2,
+      countriesWithData: 3,
+      topCountry: 'United States',
+      topShare: 0.645,
+      citiesWithInterest: 2,
+    });
     expect(summarize('geographic_reach', o)).toBe('2 of 3 countries ≥ 10, top United States; 2 cities');
   });
 
   it('31 forecast: the next 7 days after the last clean 90-day point; withheld on too short a series', async () => {
     // A weekly pattern (40 … 58) with a little noise, so that week-on-week errors exist to size intervals from.
     const values = Array.from({ length: 63 }, (_, i) => 40 + (i % 7) * 3 + (i % 5 === 0 ? 2 : 0));
-    const o = await runStep('forecast', stepContext({ interest_90d: series([...values, 1], { partial: [...values.map(() => false), true] }) }));
+    const o = await runStep(
+      'forecast',
+      stepContext({ interest_90d: series([...values, 1], { partial: [...values.map(() => false), true] }) }),
+    );
     if (o.withheld) throw new Error(`withheld: ${o.reason}`);
     expect(o.horizon).toBe(7);
     // The partial day (62 + 1) is dropped: the forecast starts the day after day 62.
@@ -469,7 +671,9 @@ describe('steps 30-31: reach and forecast', () => {
     expect(o.points[0]!.value).toBeLessThan(44);
     expect(o.points[6]!.value).toBeGreaterThan(54);
     expect(o.points[6]!.value).toBeLessThan(61);
-    expect(summarize('forecast', o)).toBe(`${o.model}, next 7 days ${o.points[0]!.value}…${o.points[6]!.value}, MASE ${o.backtest.mase ?? '–'}`);
+    expect(summarize('forecast', o)).toBe(
+      `${o.model}, next 7 days ${o.points[0]!.value}…${o.points[6]!.value}, MASE ${o.backtest.mase ?? '–'}`,
+    );
     const short = await runStep('forecast', stepContext({ interest_90d: series(Array(10).fill(30)) }));
     expect(short).toEqual({ withheld: true, reason: 'needs at least 21 daily points, got 10' });
     expect(summarize('forecast', short)).toMatch(/^withheld: /);
@@ -478,9 +682,15 @@ describe('steps 30-31: reach and forecast', () => {
 
 describe('steps 32-39: the eight dimension scores', () => {
   it('32 score_demand: the phrase against the anchor from step 12 (as popular: 0.5; four times: 0.83)', async () => {
-    const even = await runStep('score_demand', stepContext({ compare_anchor: { anchor: 'bagel', phraseMean: 40, anchorMean: 40, points: 52, provenance: null } }));
+    const even = await runStep(
+      'score_demand',
+      stepContext({ compare_anchor: { anchor: 'bagel', phraseMean: 40, anchorMean: 40, points: 52, provenance: null } }),
+    );
     expect(even).toMatchObject({ score: 0.5, evidence: { anchor: 'bagel', ratio: 1 } });
-    const four = await runStep('score_demand', stepContext({ compare_anchor: { anchor: 'bagel', phraseMean: 79.5, anchorMean: 19.5, points: 52, provenance: null } }));
+    const four = await runStep(
+      'score_demand',
+      stepContext({ compare_anchor: { anchor: 'bagel', phraseMean: 79.5, anchorMean: 19.5, points: 52, provenance: null } }),
+    );
     expect(four.score).toBeCloseTo(0.832, 3);
     expect(summarize('score_demand', four)).toBe(`${four.score!.toFixed(3)} — ${four.explanation}`);
   });
@@ -494,34 +704,64 @@ describe('steps 32-39: the eight dimension scores', () => {
       { has_data: ninetyValues.map((_, i) => i !== 87), partial: ninetyValues.map((_, i) => i === 89) },
     );
     const thirty = series(thirtyValues, { partial: thirtyValues.map((_, i) => i === 29) });
-    const o = await runStep('score_momentum', stepContext({ interest_30d: thirty, interest_90d: ninety, seasonality: { weekly_acf_lag7: null, yearly_acf_lag52: null, yearly_seasonality: 0.2 } }));
-    const points = (s: SeriesOutput, skip: number) => s.dates.flatMap((date, i) => (i === skip ? [] : [{ date, value: s.values[i]!, isPartial: s.partial[i] }]));
+    const o = await runStep(
+      'score_momentum',
+      stepContext({
+        interest_30d: thirty,
+        interest_90d: ninety,
+        seasonality: { weekly_acf_lag7: null, yearly_acf_lag52: null, yearly_seasonality: 0.2 },
+      }),
+    );
+    const points = (s: SeriesOutput, skip: number) =>
+      s.dates.flatMap((date, i) => (i === skip ? [] : [{ date, value: s.values[i]!, isPartial: s.partial[i] }]));
     expect(o).toEqual(assessMomentum({ days30: points(thirty, -1), days90: points(ninety, 87), yearlySeasonality: 0.2 }).momentum);
     expect(o).not.toEqual(assessMomentum({ days30: points(thirty, -1), days90: points(ninety, -1), yearlySeasonality: 0.2 }).momentum);
     // The 90-day model on 88 days: the partial last day and the day without data left out.
     expect(o.evidence).toMatchObject({ model: '90d', points: 88, yearly_seasonality: 0.2 });
     // Runs whose step 23 predates yearly_seasonality read it as unknown.
-    const older = await runStep('score_momentum', stepContext({ interest_30d: thirty, interest_90d: ninety, seasonality: { weekly_acf_lag7: null, yearly_acf_lag52: null } }));
+    const older = await runStep(
+      'score_momentum',
+      stepContext({ interest_30d: thirty, interest_90d: ninety, seasonality: { weekly_acf_lag7: null, yearly_acf_lag52: null } }),
+    );
     expect(older.evidence.yearly_seasonality).toBeNull();
   });
 
   it('34 score_durability: the 5-year trajectory with the years it covers, less for fad-like spikes', async () => {
-    const trajectory: StepOutputs['trajectory'] = { five_year: { trajectory: 'rising', change: 0.5, peakPosition: 1, lastVsPeak: 1 }, points: 260 };
+    const trajectory: StepOutputs['trajectory'] = {
+      five_year: { trajectory: 'rising', change: 0.5, peakPosition: 1, lastVsPeak: 1 },
+      points: 260,
+    };
     const calm = { days_90: null, years_5: { cv: 0.2, spikiness: 1.5, fad: false } };
     const o = await runStep('score_durability', stepContext({ trajectory, volatility: calm }));
     // 0.85 for rising, + 0.1 tanh(0.5).
     expect(o).toMatchObject({ score: 0.896, evidence: { trajectory: 'rising', years: 5, fad: false } });
-    const fad = await runStep('score_durability', stepContext({ trajectory, volatility: { ...calm, years_5: { cv: 1.2, spikiness: 9, fad: true } } }));
+    const fad = await runStep(
+      'score_durability',
+      stepContext({ trajectory, volatility: { ...calm, years_5: { cv: 1.2, spikiness: 9, fad: true } } }),
+    );
     expect(fad.score).toBe(0.646);
-    expect((await runStep('score_durability', stepContext({ trajectory: { five_year: null, points: 10 }, volatility: calm }))).score).toBeNull();
+    expect(
+      (await runStep('score_durability', stepContext({ trajectory: { five_year: null, points: 10 }, volatility: calm }))).score,
+    ).toBeNull();
   });
 
   it('35 score_reach: step 30 reach, naming the anchor the country map was drawn against', async () => {
     const reach = { countriesWithInterest: 40, countriesWithData: 60, topCountry: 'United States', topShare: 0, citiesWithInterest: 12 };
-    const country: MapOutput = { keyword: 'dog', compared_with: 'bagel', reason: 'r', resolution: 'COUNTRY', places: [], without_data: 0, provenance: null };
+    const country: MapOutput = {
+      keyword: 'dog',
+      compared_with: 'bagel',
+      reason: 'r',
+      resolution: 'COUNTRY',
+      places: [],
+      without_data: 0,
+      provenance: null,
+    };
     const o = await runStep('score_reach', stepContext({ geographic_reach: reach, interest_by_country: country }));
     expect(o).toMatchObject({ score: 1, evidence: { countries_with_interest: 40, compared_with: 'bagel' } });
-    const concentrated = await runStep('score_reach', stepContext({ geographic_reach: { ...reach, topShare: 1 }, interest_by_country: country }));
+    const concentrated = await runStep(
+      'score_reach',
+      stepContext({ geographic_reach: { ...reach, topShare: 1 }, interest_by_country: country }),
+    );
     expect(concentrated.score).toBe(0.7);
   });
 
@@ -534,23 +774,44 @@ describe('steps 32-39: the eight dimension scores', () => {
     };
     const o = await runStep('score_breadth', stepContext({ demand_breadth: breadth }));
     // Lists saturate (1), no family registers (0), each at full strength: 0.5.
-    expect(o).toMatchObject({ score: 0.5, evidence: { sources: 'related lists + modifier comparison', not_read: 'autocomplete: autocomplete was not asked for the phrase' } });
+    expect(o).toMatchObject({
+      score: 0.5,
+      evidence: { sources: 'related lists + modifier comparison', not_read: 'autocomplete: autocomplete was not asked for the phrase' },
+    });
   });
 
   const comparison: ModifierComparison = { outcome: 'served', keywords: ['x'], provenance: null };
-  const familyShare = (family: 'pain' | 'intent' | 'competition', share: number) => ({ family, terms: ['how to'], share, family_mean: share * 40, phrase_mean: 40, points: 12, resolution: 0.0125 });
+  const familyShare = (family: 'pain' | 'intent' | 'competition', share: number) => ({
+    family,
+    terms: ['how to'],
+    share,
+    family_mean: share * 40,
+    phrase_mean: 40,
+    points: 12,
+    resolution: 0.0125,
+  });
 
   it('37 score_pain and 38 score_intent: each from its own step (pain saturates at a tenth of searches, intent at a quarter)', async () => {
-    const signal = (share: number): SignalOutput => ({ modifiers: familyShare('pain', share), lists: { unavailable: 'Google served them empty' }, modifier_comparison: comparison });
+    const signal = (share: number): SignalOutput => ({
+      modifiers: familyShare('pain', share),
+      lists: { unavailable: 'Google served them empty' },
+      modifier_comparison: comparison,
+    });
     const ctx = stepContext({ pain_signals: signal(0.05), buyer_intent: signal(0.2) });
-    expect(await runStep('score_pain', ctx)).toMatchObject({ score: 0.5, evidence: { sources: 'modifier comparison', modifier_share: 0.05 } });
+    expect(await runStep('score_pain', ctx)).toMatchObject({
+      score: 0.5,
+      evidence: { sources: 'modifier comparison', modifier_share: 0.05 },
+    });
     expect(await runStep('score_intent', ctx)).toMatchObject({ score: 0.8, evidence: { modifier_share: 0.2 } });
   });
 
   it('39 score_whitespace: one minus the pressure of comparisons and brands', async () => {
     const competition: StepOutputs['competition_signals'] = {
       comparisons: { modifiers: familyShare('competition', 0.025), lists: { unavailable: 'Google served them empty' } },
-      brands: { autocomplete: { topics: 4, types: ['Software'], brand_topics: 4, brand_examples: [] }, lists: { unavailable: 'Google served them empty' } },
+      brands: {
+        autocomplete: { topics: 4, types: ['Software'], brand_topics: 4, brand_examples: [] },
+        lists: { unavailable: 'Google served them empty' },
+      },
       modifier_comparison: comparison,
     };
     const o = await runStep('score_whitespace', stepContext({ competition_signals: competition }));
@@ -571,13 +832,19 @@ describe('step 40: aggregate', () => {
       score_intent: score(0.4),
       score_whitespace: score(0.3),
     };
-    const outputs = { ...scores, interest_30d: series(Array(30).fill(50)), classify_category: { category: 'food-drink' as const, matched: ['meal'], scores: { 'food-drink': 1 } } };
+    const outputs = {
+      ...scores,
+      interest_30d: series(Array(30).fill(50)),
+      classify_category: { category: 'food-drink' as const, matched: ['meal'], scores: { 'food-drink': 1 } },
+    };
     const o = await runStep('aggregate', stepContext(outputs));
     expect(Object.keys(o.dimensions)).toEqual(['demand', 'momentum', 'durability', 'reach', 'breadth', 'pain', 'intent', 'whitespace']);
     expect(o.dimensions.reach).toEqual(score(0.95));
     expect(o.category).toBe('food-drink');
     expect(o.overall.scoredDimensions).toBe(7);
-    expect(o.summary).toBe(`Overall ${o.overall.score.toFixed(2)} (confidence ${o.overall.confidence.toFixed(2)}, 7/8 dimensions scored); strongest: reach 0.95, demand 0.80.`);
+    expect(o.summary).toBe(
+      `Overall ${o.overall.score.toFixed(2)} (confidence ${o.overall.confidence.toFixed(2)}, 7/8 dimensions scored); strongest: reach 0.95, demand 0.80.`,
+    );
     expect(summarize('aggregate', o)).toBe(o.summary);
     // A 30-day series of zeros leaves nothing to be confident in.
     const zeros = await runStep('aggregate', stepContext({ ...outputs, interest_30d: series(Array(30).fill(0)) }));

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { DESIGNED_WEIGHTS, DIMENSIONS, DIMENSION_WEIGHTS, EXPERIMENTAL_DIMENSIONS, TOTAL_WEIGHT, unsupported, type DimensionScores } from '../../src/domain/scoring/dimensions.js';
+import {
+  DESIGNED_WEIGHTS,
+  DIMENSIONS,
+  DIMENSION_WEIGHTS,
+  EXPERIMENTAL_DIMENSIONS,
+  TOTAL_WEIGHT,
+  unsupported,
+  type DimensionScores,
+} from '../../src/domain/scoring/dimensions.js';
 import { assessMomentum, FALLING_AT, RISING_AT } from '../../src/domain/scoring/momentum.js';
 import { combineScores } from '../../src/domain/scoring/overall.js';
 
@@ -27,7 +35,10 @@ describe('momentum', () => {
   });
 
   it('withholds a score, with the reason, when the series cannot support one', () => {
-    expect(assessMomentum({ days30: seriesOf(Array(10).fill(50)) }).momentum).toMatchObject({ score: null, explanation: expect.stringMatching(/at least 14/) });
+    expect(assessMomentum({ days30: seriesOf(Array(10).fill(50)) }).momentum).toMatchObject({
+      score: null,
+      explanation: expect.stringMatching(/at least 14/),
+    });
     expect(assessMomentum({ days30: seriesOf(Array(30).fill(0)), days90: seriesOf(Array(90).fill(0)) })).toMatchObject({
       momentum: { score: null, explanation: expect.stringMatching(/all zeros/) },
       trend: null,
@@ -50,7 +61,9 @@ describe('momentum', () => {
 
 describe('overall score', () => {
   const all = (score: number | null): DimensionScores =>
-    Object.fromEntries(DIMENSIONS.map((d) => [d, score === null ? unsupported('x') : { score, evidence: {}, explanation: '' }])) as unknown as DimensionScores;
+    Object.fromEntries(
+      DIMENSIONS.map((d) => [d, score === null ? unsupported('x') : { score, evidence: {}, explanation: '' }]),
+    ) as unknown as DimensionScores;
 
   it('has designed weights that sum to 1, and weighs the experimental dimensions (pain, intent: not validated yet) at half', () => {
     expect(Object.values(DESIGNED_WEIGHTS).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 10);

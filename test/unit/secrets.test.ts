@@ -51,7 +51,14 @@ describe('the admin token comparison', () => {
   it('accepts the token as Bearer or as the Basic password, and nothing else', () => {
     expect(isAdmin(`Bearer ${token}`, token)).toBe(true);
     expect(isAdmin(`Basic ${Buffer.from(`ops:${token}`).toString('base64')}`, token)).toBe(true);
-    for (const wrong of ['Bearer x', `Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, `Bearer ${token.toUpperCase()}`, 'Bearer ', `Basic ${Buffer.from(token).toString('base64')}`]) {
+    for (const wrong of [
+      'Bearer x',
+      `Bearer ${token}x`,
+      `Bearer ${token.slice(0, -1)}`,
+      `Bearer ${token.toUpperCase()}`,
+      'Bearer ',
+      `Basic ${Buffer.from(token).toString('base64')}`,
+    ]) {
       expect(isAdmin(wrong, token), wrong).toBe(false);
     }
     expect(isAdmin(undefined, token)).toBe(false);

@@ -46,7 +46,14 @@ describe('checkWebhookUrl', () => {
 describe('checkCriteria', () => {
   it('leaves out what was not given (an update changes only those) and cleans what was', () => {
     expect(checkCriteria({})).toEqual({});
-    expect(checkCriteria({ min_score: null, keywords: [' Violin ', 'violin', '', 'Sheet Music'], categories: ['ai-ml', 'ai-ml'], events: ['ping'] })).toEqual({
+    expect(
+      checkCriteria({
+        min_score: null,
+        keywords: [' Violin ', 'violin', '', 'Sheet Music'],
+        categories: ['ai-ml', 'ai-ml'],
+        events: ['ping'],
+      }),
+    ).toEqual({
       minScore: null,
       keywords: ['violin', 'sheet music'],
       categories: ['ai-ml'],
@@ -94,7 +101,12 @@ describe('delivery cursors', () => {
   it('round-trip, and refuse anything else naming cursor', () => {
     const position = { createdKey: '2026-11-24 13:20:01.123456+00', id: newId('delivery') };
     expect(decodeDeliveryCursor(encodeDeliveryCursor(position))).toEqual(position);
-    for (const bad of ['', 'x', Buffer.from('[1,2]').toString('base64url'), Buffer.from(JSON.stringify(["2026-11-24'; drop table x", position.id])).toString('base64url')]) {
+    for (const bad of [
+      '',
+      'x',
+      Buffer.from('[1,2]').toString('base64url'),
+      Buffer.from(JSON.stringify(["2026-11-24'; drop table x", position.id])).toString('base64url'),
+    ]) {
       expect(refusal(() => decodeDeliveryCursor(bad)).field).toBe('cursor');
     }
   });

@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { classifyAddress, refusal } from '../../src/domain/webhooks/address-policy.js';
-import { eventText, matches, SubscriptionIndex, type MatchableEvent, type SubscriptionCriteria } from '../../src/domain/webhooks/matching.js';
+import {
+  eventText,
+  matches,
+  SubscriptionIndex,
+  type MatchableEvent,
+  type SubscriptionCriteria,
+} from '../../src/domain/webhooks/matching.js';
 import { MAX_ATTEMPTS, retryDelayMs } from '../../src/domain/webhooks/retry.js';
 import { generateWebhookSecret, isWebhookSecret, signatureHeader } from '../../src/domain/webhooks/signing.js';
 
@@ -12,7 +18,11 @@ describe('Standard Webhooks signing', () => {
     expect(isWebhookSecret(secret)).toBe(true);
     const body = JSON.stringify({ type: 'insight.created', data: { id: 'ins_x', score: 0.8 } });
     const timestamp = Math.floor(Date.now() / 1000);
-    const headers = { 'webhook-id': 'evt_123', 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader([secret], 'evt_123', timestamp, body) };
+    const headers = {
+      'webhook-id': 'evt_123',
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader([secret], 'evt_123', timestamp, body),
+    };
     expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => new Webhook(generateWebhookSecret()).verify(body, headers)).toThrow();
     expect(() => new Webhook(secret).verify(`${body} `, headers)).toThrow();
@@ -25,7 +35,9 @@ describe('Standard Webhooks signing', () => {
     const header = signatureHeader([newSecret, oldSecret], 'evt_1', ts, body);
     expect(header.split(' ')).toHaveLength(2);
     for (const s of [oldSecret, newSecret]) {
-      expect(new Webhook(s).verify(body, { 'webhook-id': 'evt_1', 'webhook-timestamp': String(ts), 'webhook-signature': header })).toEqual({ a: 1 });
+      expect(new Webhook(s).verify(body, { 'webhook-id': 'evt_1', 'webhook-timestamp': String(ts), 'webhook-signature': header })).toEqual({
+        a: 1,
+      });
     }
   });
 });
@@ -69,7 +81,9 @@ describe('outbound address policy', () => {
 describe('retry schedule', () => {
   it('is immediate, then about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, with ±10 % jitter', () => {
     expect(MAX_ATTEMPTS).toBe(8);
-    expect([1, 2, 3, 4, 5, 6, 7, 8].map((a) => retryDelayMs(a, () => 0.5))).toEqual([0, 5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((a) => retryDelayMs(a, () => 0.5))).toEqual([
+      0, 5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000,
+    ]);
     expect(retryDelayMs(2, () => 0)).toBe(4500);
     expect(retryDelayMs(2, () => 1)).toBe(5500);
   });
@@ -84,7 +98,15 @@ describe('subscription matching', () => {
     text: eventText(['Budget app for freelance designers', 'freelance budget']),
     ...over,
   });
-  const sub = (over: Partial<SubscriptionCriteria> = {}): SubscriptionCriteria => ({ id: 's', minScore: null, categories: [], sources: [], keywords: [], eventTypes: [], ...over });
+  const sub = (over: Partial<SubscriptionCriteria> = {}): SubscriptionCriteria => ({
+    id: 's',
+    minScore: null,
+    categories: [],
+    sources: [],
+    keywords: [],
+    eventTypes: [],
+    ...over,
+  });
 
   it('applies every criterion, empty meaning any', () => {
     expect(matches(sub(), event())).toBe(true);
@@ -116,7 +138,10 @@ describe('subscription matching', () => {
     });
     fc.assert(
       fc.property(fc.uniqueArray(subArb, { maxLength: 60, selector: (s) => s.id }), eventArb, (subs, e) => {
-        const naive = subs.filter((s) => matches(s, e)).map((s) => s.id).sort();
+        const naive = subs
+          .filter((s) => matches(s, e))
+          .map((s) => s.id)
+          .sort();
         expect(new SubscriptionIndex(subs).match(e).sort()).toEqual(naive);
       }),
       { numRuns: 1000 },

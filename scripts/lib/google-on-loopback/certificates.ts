@@ -23,10 +23,40 @@ export async function makeCertificates(hosts = ['trends.google.com', 'www.google
   const dir = await mkdtemp(path.join(tmpdir(), 'si-google-tls-'));
   const file = (name: string) => path.join(dir, name);
   const openssl = (args: string[]) => exec('openssl', args, { cwd: dir });
-  await openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=Startup Insights test CA', '-keyout', 'ca.key', '-out', 'ca.pem']);
+  await openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Startup Insights test CA',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+  ]);
   await openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${hosts[0]}`, '-keyout', 'server.key', '-out', 'server.csr']);
   await writeFile(file('san.ext'), `subjectAltName=${hosts.map((h) => `DNS:${h}`).join(',')}\n`);
-  await openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-extfile', 'san.ext', '-out', 'server.pem']);
+  await openssl([
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    'san.ext',
+    '-out',
+    'server.pem',
+  ]);
   return {
     dir,
     caPath: file('ca.pem'),

@@ -20,7 +20,9 @@ export interface GoogleOnLoopback {
   stop(): Promise<void>;
 }
 
-export async function startGoogleOnLoopback(options: LoopbackGoogleOptions & { proxies?: number; world?: WorldOptions } = {}): Promise<GoogleOnLoopback> {
+export async function startGoogleOnLoopback(
+  options: LoopbackGoogleOptions & { proxies?: number; world?: WorldOptions } = {},
+): Promise<GoogleOnLoopback> {
   const world = await SimulatedWorld.load(options.world);
   const certificates = await makeCertificates();
   const google = new LoopbackGoogle(world, certificates, options);

@@ -71,7 +71,20 @@ import { PROJECT_ROOT } from '../../../src/config.js';
 import type { TestCertificates } from './certificates.js';
 import type { SimulatedWorld } from './world.js';
 
-export const REQUEST_KINDS = ['home', 'page', 'embed', 'explore', 'multiline', 'relatedsearches', 'comparedgeo', 'autocomplete', 'trending_rss', 'dailytrends', 'sorry', 'other'] as const;
+export const REQUEST_KINDS = [
+  'home',
+  'page',
+  'embed',
+  'explore',
+  'multiline',
+  'relatedsearches',
+  'comparedgeo',
+  'autocomplete',
+  'trending_rss',
+  'dailytrends',
+  'sorry',
+  'other',
+] as const;
 export type RequestKind = (typeof REQUEST_KINDS)[number];
 export const BLOCK_ANSWERS = ['sorry-302', 'too-many-429', 'unusual-403'] as const;
 export type BlockAnswer = (typeof BLOCK_ANSWERS)[number];
@@ -163,22 +176,34 @@ function recorded(): { redirect: string; sorry: string; notFound: string } {
   const dir = path.resolve(PROJECT_ROOT, 'test/fixtures/google-trends-recorded/rate-limited-2025/test_interest_over_time_ok__18c9392ff6');
   try {
     const files = readdirSync(dir);
-    const read = (pattern: RegExp) => readFileSync(path.join(dir, files.find((f) => pattern.test(f))!), 'utf8');
+    const read = (pattern: RegExp) =>
+      readFileSync(
+        path.join(
+          dir,
+          files.find((f) => pattern.test(f))!,
+        ),
+        'utf8',
+      );
     return { redirect: read(/_302\./), sorry: read(/sorry_index_429/), notFound: read(/trends_explore_404/) };
   } catch {
     return {
       redirect: '<HTML><HEAD><TITLE>302 Moved</TITLE></HEAD><BODY>https://www.google.com/sorry/index</BODY></HTML>',
-      sorry: '<html><title>Sorry</title><form id="captcha-form">Our systems have detected unusual traffic from your computer network.</form></html>',
+      sorry:
+        '<html><title>Sorry</title><form id="captcha-form">Our systems have detected unusual traffic from your computer network.</form></html>',
       notFound: '<html><title>Error 404 (Not Found)!!1</title>404. That’s an error.</html>',
     };
   }
 }
 
 // Google's own error pages, short (the 429 as gtrends captured it in 2026: mixed apostrophes and all).
-const TOO_MANY = '<!DOCTYPE html><html lang=en><meta charset=utf-8><title>Error 429 (Too Many Requests)!!1</title><div id="af-error-container"><p><b>429.</b> <ins>That’s an error.</ins><p>We\'re sorry, but you have sent too many requests to us recently. <ins>That’s all we know.</ins></div>';
-const BAD_REQUEST = '<!DOCTYPE html><html lang=en><meta charset=utf-8><title>Error 400 (Bad Request)!!1</title><p><b>400.</b> <ins>That’s an error.</ins><p>Your client has issued a malformed or illegal request. <ins>That’s all we know.</ins>';
-const BAD_TOKEN = '<!DOCTYPE html><html lang=en><meta charset=utf-8><title>Error 401 (Bad Request)!!1</title><p><b>401.</b> <ins>That’s an error.</ins><p>There was an error in your request. <ins>That’s all we know.</ins>';
-const PAGE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Google Trends</title></head><body><div id="trends-root"></div></body></html>';
+const TOO_MANY =
+  '<!DOCTYPE html><html lang=en><meta charset=utf-8><title>Error 429 (Too Many Requests)!!1</title><div id="af-error-container"><p><b>429.</b> <ins>That’s an error.</ins><p>We\'re sorry, but you have sent too many requests to us recently. <ins>That’s all we know.</ins></div>';
+const BAD_REQUEST =
+  '<!DOCTYPE html><html lang=en><meta charset=utf-8><title>Error 400 (Bad Request)!!1</title><p><b>400.</b> <ins>That’s an error.</ins><p>Your client has issued a malformed or illegal request. <ins>That’s all we know.</ins>';
+const BAD_TOKEN =
+  '<!DOCTYPE html><html lang=en><meta charset=utf-8><title>Error 401 (Bad Request)!!1</title><p><b>401.</b> <ins>That’s an error.</ins><p>There was an error in your request. <ins>That’s all we know.</ins>';
+const PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Google Trends</title></head><body><div id="trends-root"></div></body></html>';
 
 const guard = (json: unknown) => `)]}',\n${JSON.stringify(json)}`;
 const keywordRestriction = (value: string) => ({ keyword: [{ type: 'BROAD', value }] });
@@ -288,7 +313,10 @@ export class LoopbackGoogle {
 
   /** Requests answered with data (refusals, pages and the sorry page not included). */
   dataRequests(): number {
-    return (['explore', 'multiline', 'relatedsearches', 'comparedgeo', 'autocomplete', 'trending_rss'] as const).reduce((n, k) => n + (this.counts.get(k) ?? 0), 0);
+    return (['explore', 'multiline', 'relatedsearches', 'comparedgeo', 'autocomplete', 'trending_rss'] as const).reduce(
+      (n, k) => n + (this.counts.get(k) ?? 0),
+      0,
+    );
   }
 
   /** Every HTTPS request received, refusals included. */
@@ -380,7 +408,13 @@ export class LoopbackGoogle {
     state.recent = state.recent.filter((t) => t > now - windowMs);
     if (state.recent.length >= limit) {
       const answers = this.options.blockAnswers ?? BLOCK_ANSWERS;
-      const block: Block = { since: now, until: now + blockMs, answer: answers[state.blocks.length % answers.length]!, length: blockMs, probes: [] };
+      const block: Block = {
+        since: now,
+        until: now + blockMs,
+        answer: answers[state.blocks.length % answers.length]!,
+        length: blockMs,
+        probes: [],
+      };
       state.blocks.push(block);
       state.recent = [];
       return block;
@@ -427,7 +461,16 @@ export class LoopbackGoogle {
     this.byClient.set(client, (this.byClient.get(client) ?? 0) + 1);
     const answer = (status: number, body: string, headers: Record<string, string>, refusal?: Refusal) => {
       this.count(refusal ?? kind);
-      this.log.push({ at: now, client, kind, status, ...(refusal ? { refusal } : {}), cookie, userAgent: req.headers['user-agent'], ...extra });
+      this.log.push({
+        at: now,
+        client,
+        kind,
+        status,
+        ...(refusal ? { refusal } : {}),
+        cookie,
+        userAgent: req.headers['user-agent'],
+        ...extra,
+      });
       if (this.log.length > 20_000) this.log.splice(0, this.log.length - 20_000);
       res.writeHead(status, headers).end(body);
     };
@@ -438,7 +481,9 @@ export class LoopbackGoogle {
     if (block) {
       // A block by hand (blockAll, block) has no end Google could announce: no Retry-After.
       const retry: Record<string, string> =
-        this.options.retryAfter === false || block.until === Infinity ? {} : { 'retry-after': String(Math.max(1, Math.ceil((block.until - now) / 1000))) };
+        this.options.retryAfter === false || block.until === Infinity
+          ? {}
+          : { 'retry-after': String(Math.max(1, Math.ceil((block.until - now) / 1000))) };
       if (block.answer === 'too-many-429') return answer(429, TOO_MANY, { ...html, ...retry }, block.answer);
       if (block.answer === 'unusual-403') return answer(403, this.pages.sorry, { ...html, ...retry }, block.answer);
       const location = `https://www.google.com/sorry/index?continue=${encodeURIComponent(url.toString())}&q=${randomBytes(12).toString('base64url')}`;
@@ -478,17 +523,25 @@ export class LoopbackGoogle {
       const body = this.body(kind, url);
       if (body === 'bad-token') return answer(401, BAD_TOKEN, html, 'bad-token-401');
       if (body === undefined) return answer(400, BAD_REQUEST, html, 'bad-request-400');
-      return answer(200, body, { 'content-type': kind === 'trending_rss' ? 'application/rss+xml; charset=utf-8' : 'application/json; charset=utf-8' });
+      return answer(200, body, {
+        'content-type': kind === 'trending_rss' ? 'application/rss+xml; charset=utf-8' : 'application/json; charset=utf-8',
+      });
     } catch (error) {
       return answer(500, String(error), { 'content-type': 'text/plain' });
     }
   }
 
   /** An embed page: one related-searches widget in `JSON.parse('…')`, its token labelled by the address's embed quota. */
-  private embedPage(widget: keyof typeof EMBED_WIDGETS, url: URL, client: string, now: number): { body: string; overQuota: boolean } | undefined {
+  private embedPage(
+    widget: keyof typeof EMBED_WIDGETS,
+    url: URL,
+    client: string,
+    now: number,
+  ): { body: string; overQuota: boolean } | undefined {
     let items: Array<{ keyword: string; geo: string; time: string }>;
     try {
-      items = (JSON.parse(url.searchParams.get('req') ?? '') as { comparisonItem: Array<{ keyword: string; geo: string; time: string }> }).comparisonItem;
+      items = (JSON.parse(url.searchParams.get('req') ?? '') as { comparisonItem: Array<{ keyword: string; geo: string; time: string }> })
+        .comparisonItem;
     } catch {
       return undefined;
     }
@@ -502,7 +555,12 @@ export class LoopbackGoogle {
       title: widget === 'RELATED_QUERIES' ? 'Related queries' : 'Related topics',
       token: this.token({ id: widget, keywords: [keyword], time, geo, embed: true, overQuota }),
       request: {
-        restriction: { geo: geoRestriction, time, originalTimeRangeForExploreUrl: time, complexKeywordsRestriction: keywordRestriction(keyword) },
+        restriction: {
+          geo: geoRestriction,
+          time,
+          originalTimeRangeForExploreUrl: time,
+          complexKeywordsRestriction: keywordRestriction(keyword),
+        },
         keywordType: EMBED_WIDGETS[widget],
         metric: ['TOP', 'RISING'],
         trendinessSettings: { compareTime: time },
@@ -540,19 +598,58 @@ trends.embed.renderWidget(widget, {guestPath: 'https://trends.google.com:443/tre
         const geoRestriction = geo ? { country: geo } : {};
         const widgets: unknown[] = [
           {
-            id: 'TIMESERIES', title: 'Interest over time', type: 'fe_line_chart', token: this.token({ id: 'TIMESERIES', keywords, time, geo }),
-            request: { time, resolution: weekly ? 'WEEK' : 'DAY', locale: 'en-US', comparisonItem: keywords.map((k) => ({ geo: geoRestriction, complexKeywordsRestriction: keywordRestriction(k) })), requestOptions: { property: '', backend: 'IZG', category: 0 }, userConfig },
+            id: 'TIMESERIES',
+            title: 'Interest over time',
+            type: 'fe_line_chart',
+            token: this.token({ id: 'TIMESERIES', keywords, time, geo }),
+            request: {
+              time,
+              resolution: weekly ? 'WEEK' : 'DAY',
+              locale: 'en-US',
+              comparisonItem: keywords.map((k) => ({ geo: geoRestriction, complexKeywordsRestriction: keywordRestriction(k) })),
+              requestOptions: { property: '', backend: 'IZG', category: 0 },
+              userConfig,
+            },
           },
           {
-            id: 'GEO_MAP', title: 'Compared breakdown by region', type: 'fe_geo_chart_explore', token: this.token({ id: 'GEO_MAP', keywords, time, geo }),
-            request: { geo: geoRestriction, comparisonItem: keywords.map((k) => ({ time, complexKeywordsRestriction: keywordRestriction(k) })), resolution: geo ? 'REGION' : 'COUNTRY', locale: 'en-US', requestOptions: { property: '', backend: 'IZG', category: 0 }, dataMode: 'PERCENTAGES', userConfig },
+            id: 'GEO_MAP',
+            title: 'Compared breakdown by region',
+            type: 'fe_geo_chart_explore',
+            token: this.token({ id: 'GEO_MAP', keywords, time, geo }),
+            request: {
+              geo: geoRestriction,
+              comparisonItem: keywords.map((k) => ({ time, complexKeywordsRestriction: keywordRestriction(k) })),
+              resolution: geo ? 'REGION' : 'COUNTRY',
+              locale: 'en-US',
+              requestOptions: { property: '', backend: 'IZG', category: 0 },
+              dataMode: 'PERCENTAGES',
+              userConfig,
+            },
           },
         ];
         const related = (id: string, keyword: string, keywordType: 'QUERY' | 'ENTITY') => ({
-          id, title: keywordType === 'QUERY' ? 'Related queries' : 'Related topics', type: 'fe_related_searches', token: this.token({ id, keywords: [keyword], time, geo }),
-          request: { restriction: { geo: geoRestriction, time, originalTimeRangeForExploreUrl: time, complexKeywordsRestriction: keywordRestriction(keyword) }, keywordType, metric: ['TOP', 'RISING'], trendinessSettings: { compareTime: time }, requestOptions: { property: '', backend: 'IZG', category: 0 }, language: 'en', userCountryCode: 'US', userConfig },
+          id,
+          title: keywordType === 'QUERY' ? 'Related queries' : 'Related topics',
+          type: 'fe_related_searches',
+          token: this.token({ id, keywords: [keyword], time, geo }),
+          request: {
+            restriction: {
+              geo: geoRestriction,
+              time,
+              originalTimeRangeForExploreUrl: time,
+              complexKeywordsRestriction: keywordRestriction(keyword),
+            },
+            keywordType,
+            metric: ['TOP', 'RISING'],
+            trendinessSettings: { compareTime: time },
+            requestOptions: { property: '', backend: 'IZG', category: 0 },
+            language: 'en',
+            userCountryCode: 'US',
+            userConfig,
+          },
         });
-        if (keywords.length === 1) widgets.push(related('RELATED_TOPICS', keywords[0]!, 'ENTITY'), related('RELATED_QUERIES', keywords[0]!, 'QUERY'));
+        if (keywords.length === 1)
+          widgets.push(related('RELATED_TOPICS', keywords[0]!, 'ENTITY'), related('RELATED_QUERIES', keywords[0]!, 'QUERY'));
         else keywords.forEach((k, i) => widgets.push(related(`RELATED_QUERIES_${i}`, k, 'QUERY')));
         return guard({ widgets });
       }
@@ -595,7 +692,11 @@ trends.embed.renderWidget(widget, {guestPath: 'https://trends.google.com:443/tre
         const emptyLists = topics ? { rankedList: [] } : { rankedList: [{ rankedKeyword: [] }, { rankedKeyword: [] }] };
         // Served through the embed flow within its quota (queries only); explore widgets' lists are empty for
         // every automated client (pytrends #628), unless yesterday's Google is asked for.
-        const served = this.options.everyListEmpty ? false : token.embed ? !token.overQuota && !topics : this.options.yesterday?.relatedLists === true;
+        const served = this.options.everyListEmpty
+          ? false
+          : token.embed
+            ? !token.overQuota && !topics
+            : this.options.yesterday?.relatedLists === true;
         if (!served) return guard({ default: token.embed ? emptyLists : { rankedList: [] } });
         return guard({ default: { rankedList: this.world.related(token.keywords[0]!, topics ? 'ENTITY' : 'QUERY') } });
       }

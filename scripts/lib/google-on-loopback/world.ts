@@ -54,15 +54,81 @@ function rng(seedText: string): () => number {
 }
 
 const COUNTRIES: Array<[string, string]> = [
-  ['US', 'United States'], ['GB', 'United Kingdom'], ['IN', 'India'], ['CA', 'Canada'], ['AU', 'Australia'], ['DE', 'Germany'],
-  ['FR', 'France'], ['BR', 'Brazil'], ['NG', 'Nigeria'], ['JP', 'Japan'], ['MX', 'Mexico'], ['ES', 'Spain'], ['IT', 'Italy'],
-  ['NL', 'Netherlands'], ['SE', 'Sweden'], ['ZA', 'South Africa'], ['PH', 'Philippines'], ['ID', 'Indonesia'], ['KE', 'Kenya'],
-  ['PL', 'Poland'], ['AR', 'Argentina'], ['SG', 'Singapore'], ['IE', 'Ireland'], ['NZ', 'New Zealand'], ['PK', 'Pakistan'],
+  ['US', 'United States'],
+  ['GB', 'United Kingdom'],
+  ['IN', 'India'],
+  ['CA', 'Canada'],
+  ['AU', 'Australia'],
+  ['DE', 'Germany'],
+  ['FR', 'France'],
+  ['BR', 'Brazil'],
+  ['NG', 'Nigeria'],
+  ['JP', 'Japan'],
+  ['MX', 'Mexico'],
+  ['ES', 'Spain'],
+  ['IT', 'Italy'],
+  ['NL', 'Netherlands'],
+  ['SE', 'Sweden'],
+  ['ZA', 'South Africa'],
+  ['PH', 'Philippines'],
+  ['ID', 'Indonesia'],
+  ['KE', 'Kenya'],
+  ['PL', 'Poland'],
+  ['AR', 'Argentina'],
+  ['SG', 'Singapore'],
+  ['IE', 'Ireland'],
+  ['NZ', 'New Zealand'],
+  ['PK', 'Pakistan'],
 ];
-const CITIES = ['New York', 'London', 'Mumbai', 'Toronto', 'Sydney', 'Berlin', 'Paris', 'São Paulo', 'Lagos', 'Tokyo', 'Mexico City',
-  'Madrid', 'Milan', 'Amsterdam', 'Stockholm', 'Cape Town', 'Manila', 'Jakarta', 'Nairobi', 'Warsaw', 'Buenos Aires', 'Singapore',
-  'Dublin', 'Auckland', 'Karachi', 'Chicago', 'Los Angeles', 'Houston', 'Bangalore', 'Melbourne'];
-const QUERY_SUFFIXES = ['app', 'price', 'best', 'how to', 'alternative to', 'vs', 'not working', 'free', 'software', 'near me', 'review', 'fix', 'for beginners', 'online', 'ideas'];
+const CITIES = [
+  'New York',
+  'London',
+  'Mumbai',
+  'Toronto',
+  'Sydney',
+  'Berlin',
+  'Paris',
+  'São Paulo',
+  'Lagos',
+  'Tokyo',
+  'Mexico City',
+  'Madrid',
+  'Milan',
+  'Amsterdam',
+  'Stockholm',
+  'Cape Town',
+  'Manila',
+  'Jakarta',
+  'Nairobi',
+  'Warsaw',
+  'Buenos Aires',
+  'Singapore',
+  'Dublin',
+  'Auckland',
+  'Karachi',
+  'Chicago',
+  'Los Angeles',
+  'Houston',
+  'Bangalore',
+  'Melbourne',
+];
+const QUERY_SUFFIXES = [
+  'app',
+  'price',
+  'best',
+  'how to',
+  'alternative to',
+  'vs',
+  'not working',
+  'free',
+  'software',
+  'near me',
+  'review',
+  'fix',
+  'for beginners',
+  'online',
+  'ideas',
+];
 /**
  * Words people add to a phrase. A term made of a phrase and one of these is a
  * part of the phrase's searches (the research's modifier words are among them,
@@ -102,7 +168,10 @@ export interface WorldOptions {
 
 /** The terms of a keyword written with Google's OR syntax ("a + b + c"); one term for any other keyword. */
 export function orTerms(keyword: string): string[] {
-  const terms = keyword.split(/\s*\+\s*/).map((t) => t.trim()).filter(Boolean);
+  const terms = keyword
+    .split(/\s*\+\s*/)
+    .map((t) => t.trim())
+    .filter(Boolean);
   return terms.length > 1 ? terms : [keyword];
 }
 
@@ -150,7 +219,12 @@ export class SimulatedWorld {
 
   static async load(options: WorldOptions = {}): Promise<SimulatedWorld> {
     // The 466 series beside a checkout where they are; on a clone, the repository's 48 (data/trends-series).
-    const dir = options.seriesDir ?? [path.resolve(PROJECT_ROOT, '../shared/data/trends-series'), path.join(PROJECT_ROOT, 'data/trends-series')].find((d) => existsSync(path.join(d, 'gtab-us-daily.csv'))) ?? path.join(PROJECT_ROOT, 'data/trends-series');
+    const dir =
+      options.seriesDir ??
+      [path.resolve(PROJECT_ROOT, '../shared/data/trends-series'), path.join(PROJECT_ROOT, 'data/trends-series')].find((d) =>
+        existsSync(path.join(d, 'gtab-us-daily.csv')),
+      ) ??
+      path.join(PROJECT_ROOT, 'data/trends-series');
     const all = await readSeriesCsv(dir);
     const series = [...all.keys()].sort().map((id) => all.get(id)!.map((p) => p.value));
     if (series.length === 0) throw new Error(`no series in ${dir}`);
@@ -199,7 +273,11 @@ export class SimulatedWorld {
     if (terms.length > 1) return terms.reduce((sum, t) => sum + this.volume(t, daysAgo), 0);
     if (!this.hasData(keyword)) return 0;
     const refined = refinementOf(keyword);
-    if (refined) return this.volume(refined.phrase, daysAgo) * (this.thin.has(refined.phrase) ? this.thinLevel(refined.phrase, refined.word) : this.refinementShare(refined.phrase, refined.word));
+    if (refined)
+      return (
+        this.volume(refined.phrase, daysAgo) *
+        (this.thin.has(refined.phrase) ? this.thinLevel(refined.phrase, refined.word) : this.refinementShare(refined.phrase, refined.word))
+      );
     const s = this.series[hash(keyword.toLowerCase()) % this.series.length]!;
     const i = s.length - 1 - (daysAgo % s.length);
     return s[i]! * this.popularity(keyword);
@@ -260,7 +338,8 @@ export class SimulatedWorld {
         // A thin sample: few searchers (f of the searches' worth), each with a burst of searches, 1/f on
         // average but heavy-tailed (Pareto, α = 1.2): one searcher's burst can outweigh everyone else's.
         let count = 0;
-        for (let n = poisson(sum * f, noise); n > 0; n -= 1) count += (((BURST_ALPHA - 1) / BURST_ALPHA) * (1 / f)) / Math.pow(1 - noise(), 1 / BURST_ALPHA);
+        for (let n = poisson(sum * f, noise); n > 0; n -= 1)
+          count += (((BURST_ALPHA - 1) / BURST_ALPHA) * (1 / f)) / Math.pow(1 - noise(), 1 / BURST_ALPHA);
         return count;
       });
       rows.push({ time: t, raw, partial: t + step * DAY_MS > today });
@@ -289,7 +368,9 @@ export class SimulatedWorld {
       .slice(0, 25);
     const label = (word: string) => (kind === 'QUERY' ? `${base} ${word}` : `${base} ${word}`.replace(/\b\w/g, (c) => c.toUpperCase()));
     const item = (word: string, value: number, formatted: string) => ({
-      ...(kind === 'QUERY' ? { query: label(word) } : { topic: { mid: `/g/11${hash(`${base}|${word}`).toString(36)}`, title: label(word), type: 'Topic' } }),
+      ...(kind === 'QUERY'
+        ? { query: label(word) }
+        : { topic: { mid: `/g/11${hash(`${base}|${word}`).toString(36)}`, title: label(word), type: 'Topic' } }),
       value,
       formattedValue: formatted,
       hasData: true,
@@ -297,11 +378,14 @@ export class SimulatedWorld {
     });
     const first = listed[0]?.share ?? 1;
     const top = listed.map((x) => item(x.word, Math.max(1, Math.round((100 * x.share) / first)), ''));
-    const rising = listed.filter(() => r() < 0.4).slice(0, 5).map((x, i) => {
-      const breakout = i === 0 && r() < 0.35;
-      const growth = breakout ? 5000 : 40 + Math.round(r() * 800);
-      return item(x.word, growth, breakout ? 'Breakout' : `+${growth.toLocaleString('en-US')}%`);
-    });
+    const rising = listed
+      .filter(() => r() < 0.4)
+      .slice(0, 5)
+      .map((x, i) => {
+        const breakout = i === 0 && r() < 0.35;
+        const growth = breakout ? 5000 : 40 + Math.round(r() * 800);
+        return item(x.word, growth, breakout ? 'Breakout' : `+${growth.toLocaleString('en-US')}%`);
+      });
     for (const t of top) t.formattedValue = String(t.value);
     return [{ rankedKeyword: top }, { rankedKeyword: rising }];
   }
@@ -351,9 +435,28 @@ export class SimulatedWorld {
    */
   trending(geo: string, date: string) {
     const r = rng(`${geo}|${date}|trending`);
-    const topics = ['meal kit delivery', 'standing desk', 'home espresso', 'budget travel', 'language learning', 'pet insurance', 'solar panels', 'sleep tracking',
-      'sourdough starter', 'remote hiring', 'electric bikes', 'indoor plants', 'tiny homes', 'noise cancelling', 'meal prep', 'dog training', 'home gym',
-      'coffee subscription', 'fountain pens', 'air purifiers'];
+    const topics = [
+      'meal kit delivery',
+      'standing desk',
+      'home espresso',
+      'budget travel',
+      'language learning',
+      'pet insurance',
+      'solar panels',
+      'sleep tracking',
+      'sourdough starter',
+      'remote hiring',
+      'electric bikes',
+      'indoor plants',
+      'tiny homes',
+      'noise cancelling',
+      'meal prep',
+      'dog training',
+      'home gym',
+      'coffee subscription',
+      'fountain pens',
+      'air purifiers',
+    ];
     const sources = ['The Daily Ledger', 'Metro Wire', 'Signal News', 'Harbor Times', 'Northern Post'];
     const buckets = ['200+', '500+', '1000+', '2000+', '5000+', '10K+', '20K+', '50K+', '100K+'];
     return topics.map((topic, i) => {

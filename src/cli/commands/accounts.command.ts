@@ -45,7 +45,10 @@ export function registerAccountCommands(program: Command, context: () => CliCont
       await withResources(context, async (resources) => {
         const account = await createAccount(resources.db, name, plan);
         if (options.json) printJson(accountView(account));
-        else print(`Created ${account.id} "${account.name}" (${describePlan(account.plan)}). Next: insights keys create --account ${account.id} --name NAME`);
+        else
+          print(
+            `Created ${account.id} "${account.name}" (${describePlan(account.plan)}). Next: insights keys create --account ${account.id} --name NAME`,
+          );
       });
     });
 
@@ -128,7 +131,11 @@ export function registerAccountCommands(program: Command, context: () => CliCont
           await announceKeyChange(resources.redis, resources.redisKeys.apiKeyChangesChannel, account.id);
           const released = status === 'active' ? await releaseHeldDeliveries(resources, ctx.config, account.id) : 0;
           if (options.json) {
-            printJson({ ...accountView(account), previous_status: before.status, ...(status === 'active' ? { released_deliveries: released } : {}) });
+            printJson({
+              ...accountView(account),
+              previous_status: before.status,
+              ...(status === 'active' ? { released_deliveries: released } : {}),
+            });
             return;
           }
           print(
@@ -148,7 +155,8 @@ export function registerAccountCommands(program: Command, context: () => CliCont
     .option('--json', 'print JSON lines, one per day')
     .action(async (id: string, options: { days: string; json?: boolean }) => {
       const days = Number(options.days);
-      if (!Number.isInteger(days) || days < 1 || days > 90) throw new UsageError(`--days must be a whole number from 1 to 90 (got "${options.days.slice(0, 20)}")`);
+      if (!Number.isInteger(days) || days < 1 || days > 90)
+        throw new UsageError(`--days must be a whole number from 1 to 90 (got "${options.days.slice(0, 20)}")`);
       await withResources(context, async (resources) => {
         const account = await requireAccount(resources, id);
         const rows = await accountUsage(resources.db, quotaOf(resources), account.id, days);
@@ -157,7 +165,17 @@ export function registerAccountCommands(program: Command, context: () => CliCont
           return;
         }
         print(`${account.id} "${account.name}" (${account.plan}), last ${days} days:`);
-        print(rows.length === 0 ? 'No requests.' : table(rows.map((r) => ({ day: r.day, requests: r.requests, keys: r.keys.map((k) => `${k.name ?? k.key_id} ${k.requests}`).join(', ') }))));
+        print(
+          rows.length === 0
+            ? 'No requests.'
+            : table(
+                rows.map((r) => ({
+                  day: r.day,
+                  requests: r.requests,
+                  keys: r.keys.map((k) => `${k.name ?? k.key_id} ${k.requests}`).join(', '),
+                })),
+              ),
+        );
       });
     });
 }

@@ -24,7 +24,9 @@ const STATE: Record<RouteBudget['state'], (r: RouteBudget) => string> = {
 export function registerBudgetCommand(program: Command, context: () => CliContext): void {
   program
     .command('budget')
-    .description("Google Trends' request budget: HTTPS requests per egress route in the last hour and today, each route's state, research waiting, and whether the daily refresh fits")
+    .description(
+      "Google Trends' request budget: HTTPS requests per egress route in the last hour and today, each route's state, research waiting, and whether the daily refresh fits",
+    )
     .option('--json', 'print the figures as one JSON object')
     .action(async (options: { json?: boolean }) => {
       await withResources(context, async (resources, { config }) => {
@@ -62,7 +64,9 @@ export function registerBudgetCommand(program: Command, context: () => CliContex
           );
         }
         const f = report.refresh;
-        print(`Refresh: ${f.insights} insights on live Google in ${f.requests} HTTPS requests (groups of up to 5), needs ${f.minutesNeeded} min at this pace; next at ${f.nextRefreshAt}`);
+        print(
+          `Refresh: ${f.insights} insights on live Google in ${f.requests} HTTPS requests (groups of up to 5), needs ${f.minutesNeeded} min at this pace; next at ${f.nextRefreshAt}`,
+        );
         print(f.fits ? `  ${f.advice}` : `  WARNING: ${f.advice}`);
       });
     });

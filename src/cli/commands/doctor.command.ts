@@ -13,7 +13,7 @@ export function registerDoctorCommand(program: Command, context: () => CliContex
   program
     .command('doctor')
     .description('Where things are: Postgres (and how far its replica is behind), Redis, and which Redis shard holds which keys')
-    .option('--json', 'print the replica\'s lag and the key layout as JSON')
+    .option('--json', "print the replica's lag and the key layout as JSON")
     .action(async (options: { json?: boolean }) => {
       await withResources(context, async (resources, { config }) => {
         const keys = resources.redisKeys;
@@ -43,15 +43,27 @@ export function registerDoctorCommand(program: Command, context: () => CliContex
             await replicaDb.destroy();
           }
         }
-        if (options.json) return printJson({ redis: describeTarget(resources.redisTarget), cluster: Boolean(cluster), ...(replica ? { replica } : {}), layout: rows });
-        print(`Postgres: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded (PGlite)'}${config.databaseReadUrl ? '; API reads from DATABASE_READ_URL once it has replayed what a response needs' : ''}`);
+        if (options.json)
+          return printJson({
+            redis: describeTarget(resources.redisTarget),
+            cluster: Boolean(cluster),
+            ...(replica ? { replica } : {}),
+            layout: rows,
+          });
+        print(
+          `Postgres: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded (PGlite)'}${config.databaseReadUrl ? '; API reads from DATABASE_READ_URL once it has replayed what a response needs' : ''}`,
+        );
         if (replica?.reachable) {
           const age = replica.lastReplaySecondsAgo === null ? '' : `; last transaction replayed ${replica.lastReplaySecondsAgo} s ago`;
-          print(`Replica:  ${replica.bytesBehind} bytes of WAL behind the primary (replayed ${replica.replayedLsn} of ${replica.primaryLsn})${age}`);
+          print(
+            `Replica:  ${replica.bytesBehind} bytes of WAL behind the primary (replayed ${replica.replayedLsn} of ${replica.primaryLsn})${age}`,
+          );
         } else if (replica) {
           print(`Replica:  not reachable (${replica.error}); the API reads the primary until it answers`);
         }
-        print(`Redis:    ${describeTarget(resources.redisTarget)}${cluster ? ` (${new Set(rows.map((r) => r.node)).size} masters hold these keys)` : ''}`);
+        print(
+          `Redis:    ${describeTarget(resources.redisTarget)}${cluster ? ` (${new Set(rows.map((r) => r.node)).size} masters hold these keys)` : ''}`,
+        );
         print('');
         print(table(rows.map((r) => ({ ...r, slot: String(r.slot) }))));
       });

@@ -12,35 +12,50 @@ import { withResources } from '../resources.js';
 import { UsageError } from '../output.js';
 
 export function registerEvidenceCommands(program: Command, context: () => CliContext): void {
-  const evidence = program.command('evidence').description('Evidence for validating the pain and intent readings (docs/research.md, "Validating pain and intent")');
+  const evidence = program
+    .command('evidence')
+    .description('Evidence for validating the pain and intent readings (docs/research.md, "Validating pain and intent")');
   evidence
     .command('collect')
     .description(
       "For each phrase of a file (one per line), the related queries Google lists (its embed flow) and the modifier comparison the research asks, through the trends queue inside the routes' pace: one JSON line per phrase, for `npm run bench:evidence -- FILE`",
     )
-    .requiredOption('--phrases <file>', 'the phrases, one per line (# starts a comment); at least 30 of different kinds make a validation set')
+    .requiredOption(
+      '--phrases <file>',
+      'the phrases, one per line (# starts a comment); at least 30 of different kinds make a validation set',
+    )
     .option('--output <file>', 'where the JSON lines go (- for stdout)', '-')
     .option('--geo <country>', "Google's geography for both requests ('' worldwide, the research's default)", '')
     .option('--deadline-minutes <n>', 'give up waiting for Google after this many minutes', '240')
     .action(async (options: { phrases: string; output: string; geo: string; deadlineMinutes: string }) => {
       const text = await readFile(options.phrases, 'utf8').catch((error: NodeJS.ErrnoException) => {
-        throw new UsageError(`cannot read --phrases ${options.phrases}: ${error.code === 'ENOENT' ? 'no such file' : error.code === 'EISDIR' ? 'a folder, not a file' : (error.code ?? error.message)}`);
+        throw new UsageError(
+          `cannot read --phrases ${options.phrases}: ${error.code === 'ENOENT' ? 'no such file' : error.code === 'EISDIR' ? 'a folder, not a file' : (error.code ?? error.message)}`,
+        );
       });
       const { phrases, problems } = parsePhrases(text);
-      if (problems.length > 0) throw new UsageError(`--phrases ${options.phrases}: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`);
+      if (problems.length > 0)
+        throw new UsageError(
+          `--phrases ${options.phrases}: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`,
+        );
       if (phrases.length === 0) throw new UsageError(`--phrases ${options.phrases} lists no phrase`);
       const geo = options.geo.trim().toUpperCase();
-      if (geo !== '' && !/^[A-Z]{2}$/.test(geo)) throw new UsageError(`--geo must be empty (worldwide) or a two-letter country code (got "${options.geo}")`);
+      if (geo !== '' && !/^[A-Z]{2}$/.test(geo))
+        throw new UsageError(`--geo must be empty (worldwide) or a two-letter country code (got "${options.geo}")`);
       const minutes = Number(options.deadlineMinutes);
-      if (!Number.isInteger(minutes) || minutes < 1 || minutes > 7 * 24 * 60) throw new UsageError('--deadline-minutes must be a whole number from 1 to 10080');
+      if (!Number.isInteger(minutes) || minutes < 1 || minutes > 7 * 24 * 60)
+        throw new UsageError('--deadline-minutes must be a whole number from 1 to 10080');
       // The output is opened before Google is asked anything: a path that cannot be written fails now, not after the requests.
       let file: FileHandle | undefined;
       if (options.output !== '-') {
         file = await open(options.output, 'w').catch((error: NodeJS.ErrnoException) => {
-          throw new UsageError(`cannot write --output ${options.output}: ${error.code === 'ENOENT' ? 'no such folder' : (error.code ?? error.message)}`);
+          throw new UsageError(
+            `cannot write --output ${options.output}: ${error.code === 'ENOENT' ? 'no such folder' : (error.code ?? error.message)}`,
+          );
         });
       }
-      const write = (line: string) => (file ? file.write(line).then(() => undefined) : new Promise<void>((resolve) => process.stdout.write(line, () => resolve())));
+      const write = (line: string) =>
+        file ? file.write(line).then(() => undefined) : new Promise<void>((resolve) => process.stdout.write(line, () => resolve()));
 
       await withResources(context, async (resources, { config, logger }) => {
         let pipeline: Pipeline | undefined;
@@ -70,13 +85,23 @@ export function registerEvidenceCommands(program: Command, context: () => CliCon
           const deadline = Date.now() + minutes * 60_000;
           const counts = { listed: 0, compared: 0 };
           for (const [i, phrase] of phrases.entries()) {
-            const record = await collectEvidence(phrase, { gateway, provider: config.trendsProvider, geo, deadline, sleepMs: Math.min(30_000, config.trendsWaitMs) });
+            const record = await collectEvidence(phrase, {
+              gateway,
+              provider: config.trendsProvider,
+              geo,
+              deadline,
+              sleepMs: Math.min(30_000, config.trendsWaitMs),
+            });
             if (record.related_queries.served === 'listed') counts.listed += 1;
             if (record.modifier_comparison.outcome === 'served') counts.compared += 1;
             await write(`${JSON.stringify(record)}\n`);
-            process.stderr.write(`evidence: ${i + 1}/${phrases.length} "${phrase}": related queries ${record.related_queries.served}, comparison ${record.modifier_comparison.outcome}\n`);
+            process.stderr.write(
+              `evidence: ${i + 1}/${phrases.length} "${phrase}": related queries ${record.related_queries.served}, comparison ${record.modifier_comparison.outcome}\n`,
+            );
           }
-          process.stderr.write(`evidence: ${phrases.length} phrases, ${counts.listed} with related queries listed, ${counts.compared} with the comparison served\n`);
+          process.stderr.write(
+            `evidence: ${phrases.length} phrases, ${counts.listed} with related queries listed, ${counts.compared} with the comparison served\n`,
+          );
         } finally {
           await file?.close();
           for (const close of closers.reverse()) await close();

@@ -12,7 +12,8 @@ export function registerForecastCommand(program: Command): void {
     .option('--horizon <days>', `default horizon for lines without one (1–${MAX_HORIZON})`, '7')
     .action(async (options: { input: string; output: string; horizon: string }) => {
       const horizon = Number(options.horizon);
-      if (!Number.isInteger(horizon) || horizon < 1 || horizon > MAX_HORIZON) throw new UsageError(`--horizon must be a whole number from 1 to ${MAX_HORIZON}`);
+      if (!Number.isInteger(horizon) || horizon < 1 || horizon > MAX_HORIZON)
+        throw new UsageError(`--horizon must be a whole number from 1 to ${MAX_HORIZON}`);
       const summary = await withBatchStreams(options, (input, output) => forecastJsonl(input, output, horizon));
       process.stderr.write(
         `forecast: ${summary.lines} lines — ${summary.forecast} forecast, ${summary.withheld} withheld, ${summary.errors} errors\n`,

@@ -16,7 +16,7 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
   google
     .command('check')
     .description(
-      'A live canary: one request of each kind the product sends (the home page for the cookie, the explore widgets, the embed flow\'s related queries, autocomplete, the trending feed), through the first egress route, each with how Google answered, its latency and the label Google gives the client; exits 1 when a kind research or discovery needs is broken',
+      "A live canary: one request of each kind the product sends (the home page for the cookie, the explore widgets, the embed flow's related queries, autocomplete, the trending feed), through the first egress route, each with how Google answered, its latency and the label Google gives the client; exits 1 when a kind research or discovery needs is broken",
     )
     .option('--geo <country>', 'country of the explore and of the trending feed', 'US')
     .option('--json', 'print the result as one JSON object')
@@ -28,7 +28,13 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
       const paced = await pacersFor(config, route!);
       let result;
       try {
-        result = await checkGoogle({ route: route!, geo, term: anchorTermFor('google', config.trendsAnchor), timeoutMs: config.trendsRequestTimeoutMs, pacers: paced.pacers });
+        result = await checkGoogle({
+          route: route!,
+          geo,
+          term: anchorTermFor('google', config.trendsAnchor),
+          timeoutMs: config.trendsRequestTimeoutMs,
+          pacers: paced.pacers,
+        });
         // A block the check met is the route's, as for any job: the workers wait it out instead of following it in.
         if (result.blocked) await paced.pool?.blocked(route!, paced.jobId, Date.now(), result.blocked);
         if (result.overQuota) await paced.pool?.embedOverQuota(route!, paced.jobId);
@@ -39,7 +45,9 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
         printJson(result);
       } else {
         print(`Google Trends, ${result.checkedAt}, via ${result.route}, geo ${result.geo}, term "${result.term}"; ${paced.how}`);
-        print(`How Google labels this client: ${result.userType.explore ?? '(no explore token)'} (explore), ${result.userType.embed ?? '(no embed token)'} (embed)`);
+        print(
+          `How Google labels this client: ${result.userType.explore ?? '(no explore token)'} (explore), ${result.userType.embed ?? '(no embed token)'} (embed)`,
+        );
         print(
           table(
             result.kinds.map((k) => ({
@@ -70,7 +78,10 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
  * (a route cooling down stops the check before it sends anything); else this process's own pace
  * at the configured rate, so the check alone never bursts at Google.
  */
-async function pacersFor(config: Config, route: EgressRoute): Promise<{ pacers?: { pace: Pacer; paceEmbed: Pacer }; pool?: EgressPool; redis?: Redis; jobId: string; how: string }> {
+async function pacersFor(
+  config: Config,
+  route: EgressRoute,
+): Promise<{ pacers?: { pace: Pacer; paceEmbed: Pacer }; pool?: EgressPool; redis?: Redis; jobId: string; how: string }> {
   const jobId = `cli-google-check-${Date.now()}`;
   const target = config.redisClusterNodes ? { cluster: config.redisClusterNodes } : (config.redisUrl ?? DEFAULT_REDIS_URL);
   const redis = createRedis(target, 'client');
@@ -89,7 +100,13 @@ async function pacersFor(config: Config, route: EgressRoute): Promise<{ pacers?:
     };
     const pace = wait(gap);
     return {
-      pacers: { pace, paceEmbed: async () => { await pace(); await new Promise((r) => setTimeout(r, Math.max(0, config.trendsEmbedGapMs - gap))); } },
+      pacers: {
+        pace,
+        paceEmbed: async () => {
+          await pace();
+          await new Promise((r) => setTimeout(r, Math.max(0, config.trendsEmbedGapMs - gap)));
+        },
+      },
       jobId,
       how: `Redis not reachable: paced by this process alone (${config.trendsRequestsPerMinute} requests a minute)`,
     };

@@ -16,8 +16,14 @@ export function registerIngestCommands(program: Command, context: () => CliConte
       const resources = await openResources(config, logger);
       const { queues, close } = openQueues(resources, config);
       try {
-        const job = await queues.ingest.add(JOBS.refreshAll, {}, { jobId: `refresh-all-manual-${Date.now()}`, removeOnComplete: { age: 86_400 } });
-        print(`Enqueued ${job.id}: researched insights refreshed in groups of up to 5 per Google request (demo insights are static). Workers run it; see \`insights budget\`.`);
+        const job = await queues.ingest.add(
+          JOBS.refreshAll,
+          {},
+          { jobId: `refresh-all-manual-${Date.now()}`, removeOnComplete: { age: 86_400 } },
+        );
+        print(
+          `Enqueued ${job.id}: researched insights refreshed in groups of up to 5 per Google request (demo insights are static). Workers run it; see \`insights budget\`.`,
+        );
       } finally {
         await close();
         await resources.close();
@@ -35,7 +41,14 @@ export function registerIngestCommands(program: Command, context: () => CliConte
         const rows = [];
         for (const queue of Object.values(queues)) {
           for (const s of await queue.getJobSchedulers()) {
-            rows.push({ scheduler: s.key, queue: queue.name, job: s.name, cron: s.pattern ?? '', tz: s.tz ?? 'UTC', next: s.next ? new Date(s.next).toISOString() : '' });
+            rows.push({
+              scheduler: s.key,
+              queue: queue.name,
+              job: s.name,
+              cron: s.pattern ?? '',
+              tz: s.tz ?? 'UTC',
+              next: s.next ? new Date(s.next).toISOString() : '',
+            });
           }
         }
         print(rows.length > 0 ? table(rows) : 'No schedulers yet: `insights release` (or `npm start`) creates them.');

@@ -1,6 +1,14 @@
 import type { Command } from 'commander';
 import { announceKeyChange } from '../../api-keys/api-key-cache.js';
-import { createApiKey, createKeyForAccount, findApiKey, listApiKeys, revokeApiKey, rotateApiKey, type CreatedApiKey } from '../../api-keys/api-key.repository.js';
+import {
+  createApiKey,
+  createKeyForAccount,
+  findApiKey,
+  listApiKeys,
+  revokeApiKey,
+  rotateApiKey,
+  type CreatedApiKey,
+} from '../../api-keys/api-key.repository.js';
 import { findAccount } from '../../accounts/account.repository.js';
 import { DURATION_FORMAT, parseDuration } from '../../domain/duration.js';
 import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPES, isApiKeyScope, type ApiKeyScope } from '../../domain/api-key.js';
@@ -31,11 +39,20 @@ function checkScopes(raw: string[]): ApiKeyScope[] {
 
 function printCreated(created: CreatedApiKey, json: boolean | undefined, what: string): void {
   if (json) {
-    printJson({ id: created.id, key: created.key, account_id: created.accountId, plan: created.plan, expires_at: created.expiresAt?.toISOString() ?? null, scopes: created.scopes });
+    printJson({
+      id: created.id,
+      key: created.key,
+      account_id: created.accountId,
+      plan: created.plan,
+      expires_at: created.expiresAt?.toISOString() ?? null,
+      scopes: created.scopes,
+    });
     return;
   }
   const limit = PLANS[created.plan].dailyLimit;
-  print(`${what} ${created.id} in account ${created.accountId} (${created.plan}: ${limit === null ? 'unlimited' : `${limit} requests`} per UTC day for the account)`);
+  print(
+    `${what} ${created.id} in account ${created.accountId} (${created.plan}: ${limit === null ? 'unlimited' : `${limit} requests`} per UTC day for the account)`,
+  );
   print(`Scopes: ${created.scopes.join(', ')}`);
   if (created.expiresAt) print(`Expires at ${created.expiresAt.toISOString()}`);
   print(`Key: ${created.key}`);
@@ -52,7 +69,12 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
     .option('--account <account-id>', 'the account the key belongs to (acc_…; see insights accounts list)')
     .option('--plan <plan>', `shorthand without --account: a new account of its own on this plan (${PLAN_VALUES.join('|')})`)
     .option('--expires-in <duration>', `the key stops working after this long (${DURATION_FORMAT})`)
-    .option('--scope <scope>', `what the key may do (repeatable): ${API_KEY_SCOPES.join(', ')}; default ${DEFAULT_API_KEY_SCOPES.join(', ')}`, collect, [])
+    .option(
+      '--scope <scope>',
+      `what the key may do (repeatable): ${API_KEY_SCOPES.join(', ')}; default ${DEFAULT_API_KEY_SCOPES.join(', ')}`,
+      collect,
+      [],
+    )
     .option('--json', 'print {"id","key","account_id","plan","expires_at","scopes"}')
     .action(async (options: { name: string; account?: string; plan?: string; expiresIn?: string; scope: string[]; json?: boolean }) => {
       const name = checkName(options.name);
@@ -60,7 +82,8 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
       if (options.account !== undefined && options.plan !== undefined) {
         throw new UsageError('--plan belongs to the account: give --account alone (change its plan with insights accounts set-plan)');
       }
-      if (options.account === undefined && options.plan === undefined) throw new UsageError('give --account ACC_ID, or --plan PLAN for a key with an account of its own');
+      if (options.account === undefined && options.plan === undefined)
+        throw new UsageError('give --account ACC_ID, or --plan PLAN for a key with an account of its own');
       const plan = options.plan === undefined ? undefined : checkPlan(options.plan);
       const lifetime = durationOption('--expires-in', options.expiresIn);
       if (lifetime === 0) throw new UsageError('--expires-in must be longer than 0');
@@ -124,15 +147,30 @@ export function registerKeyCommands(program: Command, context: () => CliContext)
       await withResources(context, async (resources) => {
         const old = isId('apiKey', id) ? await findApiKey(resources.db, id) : undefined;
         if (!old) throw new UsageError(`No API key has the id "${id.slice(0, 64)}" (see: insights keys list)`);
-        if (old.revoked_at) throw new UsageError(`${old.id} was revoked at ${old.revoked_at.toISOString()}: a revoked key cannot be rotated (create a new one: insights keys create --account ${old.account_id} --name NAME)`);
-        if (old.expires_at && old.expires_at.getTime() <= Date.now()) throw new UsageError(`${old.id} expired at ${old.expires_at.toISOString()}: create a new key instead (insights keys create --account ${old.account_id} --name NAME)`);
+        if (old.revoked_at)
+          throw new UsageError(
+            `${old.id} was revoked at ${old.revoked_at.toISOString()}: a revoked key cannot be rotated (create a new one: insights keys create --account ${old.account_id} --name NAME)`,
+          );
+        if (old.expires_at && old.expires_at.getTime() <= Date.now())
+          throw new UsageError(
+            `${old.id} expired at ${old.expires_at.toISOString()}: create a new key instead (insights keys create --account ${old.account_id} --name NAME)`,
+          );
         const account = (await findAccount(resources.db, old.account_id))!;
         const stopsAt = new Date(Math.min(Date.now() + overlap, old.expires_at?.getTime() ?? Infinity));
         const created = await rotateApiKey(resources.db, old, account.plan, stopsAt);
         // Every web process drops the old key's cached entry, so its new expiry bites on time.
         await announceKeyChange(resources.redis, resources.redisKeys.apiKeyChangesChannel, old.id);
         if (options.json) {
-          printJson({ id: created.id, key: created.key, account_id: created.accountId, plan: created.plan, expires_at: null, scopes: created.scopes, replaces: old.id, old_key_stops_at: stopsAt.toISOString() });
+          printJson({
+            id: created.id,
+            key: created.key,
+            account_id: created.accountId,
+            plan: created.plan,
+            expires_at: null,
+            scopes: created.scopes,
+            replaces: old.id,
+            old_key_stops_at: stopsAt.toISOString(),
+          });
           return;
         }
         printCreated(created, false, 'Rotated: created');

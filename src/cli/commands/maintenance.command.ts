@@ -34,7 +34,7 @@ export function registerMaintenanceCommands(program: Command, context: () => Cli
     .command('seed')
     .description('Load demo insights from real Google Trends series')
     .option('--demo', 'load the demo data set (required: the only seed there is)')
-    .option('--from <dir>', 'folder holding gtab-us-daily.csv (default: DEMO_SERIES_DIR, the repository\'s data/trends-series)')
+    .option('--from <dir>', "folder holding gtab-us-daily.csv (default: DEMO_SERIES_DIR, the repository's data/trends-series)")
     .option('--count <n>', 'how many series to load', String(DEFAULT_DEMO_COUNT))
     .action(async (options: { demo?: boolean; from?: string; count: string }) => {
       if (!options.demo) throw new UsageError('say --demo: demo data is the only seed (real insights come from `insights research`)');

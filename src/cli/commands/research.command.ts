@@ -31,7 +31,9 @@ async function waitForRun(resources: Resources, runId: string, quiet: boolean): 
       const filled = Math.round((done / STEP_COUNT) * width);
       const name = run.next_step <= STEP_COUNT ? STEP_NAMES[run.next_step - 1] : 'done';
       const note = run.status === 'waiting' ? ` — ${run.waiting_reason}` : '';
-      const line = forTerminal(`[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] step ${done}/${STEP_COUNT} ${name} ${((Date.now() - started) / 1000).toFixed(1)}s${note}`);
+      const line = forTerminal(
+        `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] step ${done}/${STEP_COUNT} ${name} ${((Date.now() - started) / 1000).toFixed(1)}s${note}`,
+      );
       if (tty) process.stderr.write(`\r${line.padEnd(lastLine.length)}`);
       else if (line.replace(/ [\d.]+s/, '') !== lastLine.replace(/ [\d.]+s/, '')) process.stderr.write(`${line}\n`);
       lastLine = line;
@@ -97,16 +99,25 @@ Trends data comes from TRENDS_PROVIDER:
         const finished = await waitForRun(resources, run.id, false);
         const insight = finished.insight_id ? await findInsight(resources.db, finished.insight_id) : undefined;
         if (options.json) {
-          printJson({ run_id: finished.id, status: finished.status, insight_id: finished.insight_id, score: insight?.overall_score ?? null });
+          printJson({
+            run_id: finished.id,
+            status: finished.status,
+            insight_id: finished.insight_id,
+            score: insight?.overall_score ?? null,
+          });
         } else if (finished.status === 'succeeded' && insight) {
-          print(`Insight ${insight.id}: overall ${insight.overall_score.toFixed(3)} (confidence ${insight.confidence.toFixed(2)}), category ${insight.category}`);
+          print(
+            `Insight ${insight.id}: overall ${insight.overall_score.toFixed(3)} (confidence ${insight.confidence.toFixed(2)}), category ${insight.category}`,
+          );
           for (const d of DIMENSIONS) {
             const dim = insight.dimensions[d];
             print(`  ${d.padEnd(11)} ${dim.score === null ? '  —  ' : dim.score.toFixed(3)}  ${dim.explanation}`);
           }
         }
         if (finished.status === 'failed') {
-          throw new Error(`run ${finished.id} failed at step ${finished.failed_step} (${STEP_NAMES[(finished.failed_step ?? 1) - 1]}): ${finished.error}`);
+          throw new Error(
+            `run ${finished.id} failed at step ${finished.failed_step} (${STEP_NAMES[(finished.failed_step ?? 1) - 1]}): ${finished.error}`,
+          );
         }
       } finally {
         await pipeline?.close();

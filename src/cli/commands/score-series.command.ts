@@ -12,7 +12,9 @@ export function registerScoreSeriesCommand(program: Command): void {
     .requiredOption('--output <file>', 'output JSONL file, or - for stdout')
     .action(async (options: { input: string; output: string }) => {
       const summary = await withBatchStreams(options, scoreSeriesJsonl);
-      process.stderr.write(`score-series: ${summary.lines} lines — ${summary.scored} scored, ${summary.unscored} without enough data, ${summary.errors} errors\n`);
+      process.stderr.write(
+        `score-series: ${summary.lines} lines — ${summary.scored} scored, ${summary.unscored} without enough data, ${summary.errors} errors\n`,
+      );
       // Any failed line makes the exit code 1; the other lines are still written.
       if (summary.errors > 0) process.exitCode = 1;
     });

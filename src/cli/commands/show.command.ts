@@ -23,11 +23,15 @@ export function registerShowCommand(program: Command, context: () => CliContext)
         print(`overall ${insight.overall_score.toFixed(3)}  confidence ${insight.confidence.toFixed(2)}`);
         for (const d of DIMENSIONS) {
           const dim = insight.dimensions[d];
-          print(`  ${d.padEnd(11)} ${dim.score === null ? '  —  ' : dim.score.toFixed(3)}  ${dim.explanation}${dim.experimental ? ' (experimental: not validated yet, weighted at half)' : ''}`);
+          print(
+            `  ${d.padEnd(11)} ${dim.score === null ? '  —  ' : dim.score.toFixed(3)}  ${dim.explanation}${dim.experimental ? ' (experimental: not validated yet, weighted at half)' : ''}`,
+          );
         }
         if (points.length > 0) {
           const values = points.map((p) => p.value);
-          print(`series   ${sparkline(values)}  ${points[0]!.date} … ${points.at(-1)!.date}  (min ${Math.min(...values)}, max ${Math.max(...values)})`);
+          print(
+            `series   ${sparkline(values)}  ${points[0]!.date} … ${points.at(-1)!.date}  (min ${Math.min(...values)}, max ${Math.max(...values)})`,
+          );
         } else {
           print('series   (none yet)');
         }
@@ -35,7 +39,9 @@ export function registerShowCommand(program: Command, context: () => CliContext)
         else if (forecast.withheld) print(`forecast withheld: ${forecast.reason}`);
         else {
           const fc = forecast.points as Array<{ date: string; value: number; lower_80: number; upper_80: number }>;
-          print(`forecast ${sparkline(fc.map((p) => p.value))}  ${fc[0]!.date} … ${fc.at(-1)!.date}  (${forecast.model}; 80% band ${Math.min(...fc.map((p) => p.lower_80))}–${Math.max(...fc.map((p) => p.upper_80))}; backtest MASE ${forecast.backtest?.mase ?? '–'})`);
+          print(
+            `forecast ${sparkline(fc.map((p) => p.value))}  ${fc[0]!.date} … ${fc.at(-1)!.date}  (${forecast.model}; 80% band ${Math.min(...fc.map((p) => p.lower_80))}–${Math.max(...fc.map((p) => p.upper_80))}; backtest MASE ${forecast.backtest?.mase ?? '–'})`,
+          );
         }
       });
     });

@@ -49,7 +49,9 @@ function withService<T>(context: () => CliContext, fn: (service: WebhookService,
       return await fn(service, r, ctx);
     } catch (error) {
       if (error instanceof SubscriptionInputError) {
-        throw new UsageError(`${FLAGS[error.field] ?? error.field} ${error.reason}${error.allowed ? ` (allowed: ${error.allowed.join(', ')})` : ''}`);
+        throw new UsageError(
+          `${FLAGS[error.field] ?? error.field} ${error.reason}${error.allowed ? ` (allowed: ${error.allowed.join(', ')})` : ''}`,
+        );
       }
       if (error instanceof WebhookNotFoundError) {
         throw new UsageError(`${error.message} (see: insights webhooks ${error.what === 'delivery' ? 'deliveries' : 'list'})`);
@@ -66,7 +68,9 @@ function warn(warnings: readonly string[]): void {
 }
 
 export function registerWebhookCommands(program: Command, context: () => CliContext): void {
-  const webhooks = program.command('webhooks').description('Webhook subscriptions, deliveries and replays (clients manage their own through /api/webhooks)');
+  const webhooks = program
+    .command('webhooks')
+    .description('Webhook subscriptions, deliveries and replays (clients manage their own through /api/webhooks)');
 
   webhooks
     .command('add')
@@ -77,24 +81,44 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .option('--source <s>', 'only these sources (repeatable)', collect, [])
     .option('--keyword <k>', 'only insights mentioning one of these (repeatable)', collect, [])
     .option('--event <type>', `only these events (repeatable): ${WEBHOOK_EVENT_TYPES.join(', ')}`, collect, [])
-    .option('--account <account-id>', "the account it belongs to: deliveries are held while it is suspended (acc_…); the plan's subscription limit does not bind operators")
+    .option(
+      '--account <account-id>',
+      "the account it belongs to: deliveries are held while it is suspended (acc_…); the plan's subscription limit does not bind operators",
+    )
     .option('--json', 'print {"id","secret"}')
-    .action((o: { url: string; minScore?: string; category: string[]; source: string[]; keyword: string[]; event: string[]; account?: string; json?: boolean }) =>
-      withService(context, async (service, r) => {
-        const owner = o.account === undefined ? null : (await requireAccount(r, o.account)).id;
-        const created = await service.create(
-          null,
-          { url: o.url, min_score: o.minScore === undefined ? null : Number(o.minScore), categories: o.category, sources: o.source, keywords: o.keyword, events: o.event },
-          owner,
-        );
-        warn(created.warnings);
-        if (o.json) printJson({ id: created.row.id, secret: created.secret });
-        else {
-          print(`Subscribed ${created.row.id} → ${created.row.url}`);
-          print(`Secret: ${created.secret}`);
-          print('Store it now: it is shown only once. Verify deliveries with any Standard Webhooks library.');
-        }
-      }),
+    .action(
+      (o: {
+        url: string;
+        minScore?: string;
+        category: string[];
+        source: string[];
+        keyword: string[];
+        event: string[];
+        account?: string;
+        json?: boolean;
+      }) =>
+        withService(context, async (service, r) => {
+          const owner = o.account === undefined ? null : (await requireAccount(r, o.account)).id;
+          const created = await service.create(
+            null,
+            {
+              url: o.url,
+              min_score: o.minScore === undefined ? null : Number(o.minScore),
+              categories: o.category,
+              sources: o.source,
+              keywords: o.keyword,
+              events: o.event,
+            },
+            owner,
+          );
+          warn(created.warnings);
+          if (o.json) printJson({ id: created.row.id, secret: created.secret });
+          else {
+            print(`Subscribed ${created.row.id} → ${created.row.url}`);
+            print(`Secret: ${created.secret}`);
+            print('Store it now: it is shown only once. Verify deliveries with any Standard Webhooks library.');
+          }
+        }),
     );
 
   webhooks
@@ -129,10 +153,25 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
       withService(context, async (service) => {
         const { row: s, deliveries } = await service.show(null, id);
         print(`${s.id}  ${s.state}${s.disabled_reason ? ` (${s.disabled_reason})` : ''}  ${s.url}`);
-        print(`criteria: min_score ${s.min_score ?? 'any'}; categories ${s.categories.join(',') || 'any'}; sources ${s.sources.join(',') || 'any'}; keywords ${s.keywords.join(',') || 'any'}; events ${s.event_types.join(',') || 'any'}`);
+        print(
+          `criteria: min_score ${s.min_score ?? 'any'}; categories ${s.categories.join(',') || 'any'}; sources ${s.sources.join(',') || 'any'}; keywords ${s.keywords.join(',') || 'any'}; events ${s.event_types.join(',') || 'any'}`,
+        );
         if (s.failing_since) print(`failing since ${s.failing_since.toISOString()}`);
-        if (s.previous_secret_expires_at && s.previous_secret_expires_at > new Date()) print(`previous secret still signs until ${s.previous_secret_expires_at.toISOString()}`);
-        print(table(deliveries.map((d) => ({ delivery: d.id, event: d.event_id, status: d.status, attempts: d.attempts, code: d.last_status_code, error: (d.last_error ?? '').slice(0, 60), created: d.created_at.toISOString() }))));
+        if (s.previous_secret_expires_at && s.previous_secret_expires_at > new Date())
+          print(`previous secret still signs until ${s.previous_secret_expires_at.toISOString()}`);
+        print(
+          table(
+            deliveries.map((d) => ({
+              delivery: d.id,
+              event: d.event_id,
+              status: d.status,
+              attempts: d.attempts,
+              code: d.last_status_code,
+              error: (d.last_error ?? '').slice(0, 60),
+              created: d.created_at.toISOString(),
+            })),
+          ),
+        );
       }),
     );
 
@@ -198,17 +237,34 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .option('--limit <n>', 'how many (up to 1000)', '50')
     .action((o: { subscription?: string; status?: string; limit: string }) =>
       withService(context, async (service) => {
-        if (o.status && !['pending', 'succeeded', 'failed'].includes(o.status)) throw new UsageError('--status must be pending, succeeded or failed');
+        if (o.status && !['pending', 'succeeded', 'failed'].includes(o.status))
+          throw new UsageError('--status must be pending, succeeded or failed');
         const status = o.status as 'pending' | 'succeeded' | 'failed' | undefined;
         const wanted = Math.min(1000, Math.max(1, Number(o.limit) || 50));
         const rows = [];
         let cursor: string | undefined;
         do {
-          const page = await service.deliveries(null, o.subscription, { limit: wanted - rows.length, ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) });
+          const page = await service.deliveries(null, o.subscription, {
+            limit: wanted - rows.length,
+            ...(status ? { status } : {}),
+            ...(cursor ? { cursor } : {}),
+          });
           rows.push(...page.rows);
           cursor = page.nextCursor ?? undefined;
         } while (cursor && rows.length < wanted);
-        print(table(rows.map((d) => ({ delivery: d.id, subscription: d.subscription_id, event: d.event_id, status: d.status, attempts: d.attempts, code: d.last_status_code, error: (d.last_error ?? '').slice(0, 60) }))));
+        print(
+          table(
+            rows.map((d) => ({
+              delivery: d.id,
+              subscription: d.subscription_id,
+              event: d.event_id,
+              status: d.status,
+              attempts: d.attempts,
+              code: d.last_status_code,
+              error: (d.last_error ?? '').slice(0, 60),
+            })),
+          ),
+        );
       }),
     );
 

@@ -12,9 +12,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('keywords', 'jsonb', (c) => c.notNull().defaultTo(sql`'[]'::jsonb`))
     .addColumn('category', 'text', (c) => c.notNull())
     .addColumn('source', 'text', (c) => c.notNull())
-    .addColumn('overall_score', 'double precision', (c) =>
-      c.notNull().check(sql`overall_score >= 0 and overall_score <= 1`),
-    )
+    .addColumn('overall_score', 'double precision', (c) => c.notNull().check(sql`overall_score >= 0 and overall_score <= 1`))
     .addColumn('confidence', 'double precision', (c) => c.notNull().check(sql`confidence >= 0 and confidence <= 1`))
     .addColumn('dimensions', 'jsonb', (c) => c.notNull())
     .addColumn('summary', 'text', (c) => c.notNull().defaultTo(''))

@@ -3,7 +3,10 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('research_runs').addColumn('started_by', 'text', (c) => c.notNull().defaultTo('cli')).execute();
+  await db.schema
+    .alterTable('research_runs')
+    .addColumn('started_by', 'text', (c) => c.notNull().defaultTo('cli'))
+    .execute();
   await db.schema.createIndex('research_runs_started_by_idx').on('research_runs').columns(['started_by', 'created_at']).execute();
 }
 

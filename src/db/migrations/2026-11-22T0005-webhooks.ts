@@ -35,7 +35,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     // One delivery per (event, subscription), whatever the retries and replays.
     .addUniqueConstraint('webhook_deliveries_event_subscription_key', ['event_id', 'subscription_id'])
     .execute();
-  await db.schema.createIndex('webhook_deliveries_subscription_idx').on('webhook_deliveries').columns(['subscription_id', 'created_at desc']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_subscription_idx')
+    .on('webhook_deliveries')
+    .columns(['subscription_id', 'created_at desc'])
+    .execute();
   await db.schema.createIndex('webhook_deliveries_status_idx').on('webhook_deliveries').columns(['status', 'created_at desc']).execute();
 
   await db.schema

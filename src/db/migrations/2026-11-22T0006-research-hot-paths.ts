@@ -15,7 +15,12 @@ const UNFINISHED = ['queued', 'running', 'waiting'];
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('research_runs_unfinished_idx').execute();
-  await db.schema.createIndex('research_runs_unfinished_idx').on('research_runs').columns(['created_at']).where(sql.ref('status'), 'in', UNFINISHED).execute();
+  await db.schema
+    .createIndex('research_runs_unfinished_idx')
+    .on('research_runs')
+    .columns(['created_at'])
+    .where(sql.ref('status'), 'in', UNFINISHED)
+    .execute();
   await sql`alter table research_runs set (fillfactor = 70)`.execute(db);
   await db.schema.createIndex('insights_primary_keyword_idx').on('insights').columns(['primary_keyword']).execute();
 }
@@ -24,5 +29,10 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('insights_primary_keyword_idx').execute();
   await sql`alter table research_runs reset (fillfactor)`.execute(db);
   await db.schema.dropIndex('research_runs_unfinished_idx').execute();
-  await db.schema.createIndex('research_runs_unfinished_idx').on('research_runs').columns(['updated_at']).where(sql.ref('status'), 'in', UNFINISHED).execute();
+  await db.schema
+    .createIndex('research_runs_unfinished_idx')
+    .on('research_runs')
+    .columns(['updated_at'])
+    .where(sql.ref('status'), 'in', UNFINISHED)
+    .execute();
 }

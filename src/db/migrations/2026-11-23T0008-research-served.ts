@@ -23,13 +23,25 @@ export async function up(db: Kysely<any>): Promise<void> {
   for (const d of DIMENSIONS) {
     await sql`alter table insights add column ${sql.ref(`sort_${d}`)} double precision
       generated always as (coalesce((dimension_scores ->> ${sql.lit(d)})::double precision, -1)) stored`.execute(db);
-    await db.schema.createIndex(`insights_${d}_idx`).on('insights').columns([`sort_${d} desc`, 'id desc']).execute();
+    await db.schema
+      .createIndex(`insights_${d}_idx`)
+      .on('insights')
+      .columns([`sort_${d} desc`, 'id desc'])
+      .execute();
   }
   await sql`alter table insights add column search tsvector
     generated always as (to_tsvector('english', title || ' ' || idea || ' ' || (keywords::text))) stored`.execute(db);
   await sql`create index insights_search_idx on insights using gin (search)`.execute(db);
-  await db.schema.createIndex('insights_trend_class_score_idx').on('insights').columns(['trend_class', 'overall_score desc', 'id desc']).execute();
-  await db.schema.createIndex('insights_trend_class_created_idx').on('insights').columns(['trend_class', 'created_at desc', 'id desc']).execute();
+  await db.schema
+    .createIndex('insights_trend_class_score_idx')
+    .on('insights')
+    .columns(['trend_class', 'overall_score desc', 'id desc'])
+    .execute();
+  await db.schema
+    .createIndex('insights_trend_class_created_idx')
+    .on('insights')
+    .columns(['trend_class', 'created_at desc', 'id desc'])
+    .execute();
 
   await db.schema
     .createTable('insight_series')

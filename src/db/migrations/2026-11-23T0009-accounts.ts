@@ -17,7 +17,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('plan', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull().defaultTo('active').check(sql`status in ('active', 'suspended')`))
+    .addColumn('status', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('active')
+        .check(sql`status in ('active', 'suspended')`),
+    )
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('status_changed_at', 'timestamptz')
     .execute();
@@ -32,7 +37,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`insert into accounts (id, name, plan, created_at)
     select 'acc_' || substr(id, 5), name, plan, created_at from api_keys`.execute(db);
   await sql`update api_keys set account_id = 'acc_' || substr(id, 5)`.execute(db);
-  await db.schema.alterTable('api_keys').alterColumn('account_id', (c) => c.setNotNull()).execute();
+  await db.schema
+    .alterTable('api_keys')
+    .alterColumn('account_id', (c) => c.setNotNull())
+    .execute();
   await db.schema.alterTable('api_keys').dropColumn('plan').execute();
   await db.schema.createIndex('api_keys_account_idx').on('api_keys').column('account_id').execute();
 
@@ -45,7 +53,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('usage_daily_pk', ['account_id', 'day', 'api_key_id'])
     .execute();
 
-  await db.schema.alterTable('webhook_subscriptions').addColumn('account_id', 'text', (c) => c.references('accounts.id')).execute();
+  await db.schema
+    .alterTable('webhook_subscriptions')
+    .addColumn('account_id', 'text', (c) => c.references('accounts.id'))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
@@ -53,8 +64,17 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('usage_daily').execute();
   await db.schema.alterTable('api_keys').addColumn('plan', 'text').execute();
   await sql`update api_keys k set plan = a.plan from accounts a where a.id = k.account_id`.execute(db);
-  await db.schema.alterTable('api_keys').alterColumn('plan', (c) => c.setNotNull()).execute();
+  await db.schema
+    .alterTable('api_keys')
+    .alterColumn('plan', (c) => c.setNotNull())
+    .execute();
   await db.schema.dropIndex('api_keys_account_idx').execute();
-  await db.schema.alterTable('api_keys').dropColumn('account_id').dropColumn('expires_at').dropColumn('last_used_at').dropColumn('replaced_by').execute();
+  await db.schema
+    .alterTable('api_keys')
+    .dropColumn('account_id')
+    .dropColumn('expires_at')
+    .dropColumn('last_used_at')
+    .dropColumn('replaced_by')
+    .execute();
   await db.schema.dropTable('accounts').execute();
 }

@@ -10,7 +10,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('scopes', sql`text[]`, (c) => c.notNull().defaultTo(sql`'{insights:read}'::text[]`))
     .execute();
   // The subscription limit counts an account's subscriptions: an index keeps that count cheap.
-  await db.schema.createIndex('webhook_subscriptions_account_idx').on('webhook_subscriptions').columns(['account_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhook_subscriptions_account_idx')
+    .on('webhook_subscriptions')
+    .columns(['account_id', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -16,8 +16,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('queued_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
   await sql`update webhook_deliveries set queued_at = created_at`.execute(db);
-  await db.schema.createIndex('webhook_deliveries_pending_queued_idx').on('webhook_deliveries').column('queued_at').where(sql.ref('status'), '=', sql.lit('pending')).execute();
-  await db.schema.alterTable('webhook_subscriptions').addColumn('disabled_by', 'text').addColumn('secret_rotated_at', 'timestamptz').execute();
+  await db.schema
+    .createIndex('webhook_deliveries_pending_queued_idx')
+    .on('webhook_deliveries')
+    .column('queued_at')
+    .where(sql.ref('status'), '=', sql.lit('pending'))
+    .execute();
+  await db.schema
+    .alterTable('webhook_subscriptions')
+    .addColumn('disabled_by', 'text')
+    .addColumn('secret_rotated_at', 'timestamptz')
+    .execute();
   // Subscriptions disabled before: by the operator when the reason says so, else by the system (410, a failure streak) or the account.
   await sql`update webhook_subscriptions set disabled_by = case
       when disabled_reason = 'disabled by an operator' then 'operator'

@@ -18,9 +18,15 @@ const H = 420;
 const M = { top: 56, right: 24, bottom: 64, left: 48 };
 
 const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
-const label = (date: string) => new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+const label = (date: string) =>
+  new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
-export function renderInsightChart(input: { title: string; series: ChartPoint[]; forecast: ChartForecastPoint[] | null; note?: string }): string {
+export function renderInsightChart(input: {
+  title: string;
+  series: ChartPoint[];
+  forecast: ChartForecastPoint[] | null;
+  note?: string;
+}): string {
   const all = [...input.series.map((p) => p.date), ...(input.forecast ?? []).map((p) => p.date)];
   const first = all.length ? Math.min(...all.map(dayOf)) : 0;
   const last = all.length ? Math.max(...all.map(dayOf)) : 1;
@@ -52,7 +58,9 @@ export function renderInsightChart(input: { title: string; series: ChartPoint[];
     parts.push(`<text x="${x(d)}" y="${H - M.bottom + 18}" font-size="11" text-anchor="middle" fill="#6b7280">${label(d)}</text>`);
   });
   parts.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#9ca3af"/>`);
-  parts.push(`<text x="14" y="${M.top + (H - M.top - M.bottom) / 2}" font-size="11" fill="#6b7280" transform="rotate(-90 14 ${M.top + (H - M.top - M.bottom) / 2})" text-anchor="middle">Search interest (0–100)</text>`);
+  parts.push(
+    `<text x="14" y="${M.top + (H - M.top - M.bottom) / 2}" font-size="11" fill="#6b7280" transform="rotate(-90 14 ${M.top + (H - M.top - M.bottom) / 2})" text-anchor="middle">Search interest (0–100)</text>`,
+  );
 
   const fc = input.forecast && input.forecast.length > 0 ? input.forecast : null;
   if (fc) {
@@ -72,9 +80,12 @@ export function renderInsightChart(input: { title: string; series: ChartPoint[];
     ['<rect x="0" y="-6" width="22" height="12" fill="#93c5fd" fill-opacity="0.35"/>', '95% interval'],
   ];
   legend.forEach(([mark, text], i) => {
-    parts.push(`<g transform="translate(${M.left + i * 170},${ly})">${mark}<text x="28" y="4" font-size="12" fill="#374151">${text}</text></g>`);
+    parts.push(
+      `<g transform="translate(${M.left + i * 170},${ly})">${mark}<text x="28" y="4" font-size="12" fill="#374151">${text}</text></g>`,
+    );
   });
-  if (input.note) parts.push(`<text x="${W - M.right}" y="28" font-size="11" text-anchor="end" fill="#b45309">${escapeXml(input.note)}</text>`);
+  if (input.note)
+    parts.push(`<text x="${W - M.right}" y="28" font-size="11" text-anchor="end" fill="#b45309">${escapeXml(input.note)}</text>`);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" role="img" aria-label="${escapeXml(input.title)}">${parts.join('')}</svg>`;
 }
 

@@ -17,7 +17,13 @@ export interface Window {
 }
 
 /** Windows of `contextDays` every `everyDays`, each rescaled by its context's max (as Google does per request). */
-export function* windows(seriesId: string, values: readonly number[], contextDays: number, everyDays = 7, horizon = HORIZON): Generator<Window> {
+export function* windows(
+  seriesId: string,
+  values: readonly number[],
+  contextDays: number,
+  everyDays = 7,
+  horizon = HORIZON,
+): Generator<Window> {
   for (let start = 0; start + contextDays + horizon <= values.length; start += everyDays) {
     const raw = values.slice(start, start + contextDays + horizon);
     const max = Math.max(...raw.slice(0, contextDays));

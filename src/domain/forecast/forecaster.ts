@@ -76,8 +76,7 @@ export interface Backtest {
   coverage_95: number | null;
 }
 export type Forecast =
-  | { withheld: false; model: string; horizon: number; points: ForecastPoint[]; backtest: Backtest }
-  | { withheld: true; reason: string };
+  { withheld: false; model: string; horizon: number; points: ForecastPoint[]; backtest: Backtest } | { withheld: true; reason: string };
 
 export const MIN_POINTS = 21;
 

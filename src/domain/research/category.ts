@@ -5,7 +5,10 @@ const RULES: Array<[Category, string[]]> = [
   ['ai-ml', ['ai', 'gpt', 'llm', 'chatbot', 'machine learning', 'neural', 'artificial intelligence', 'copilot', 'agent']],
   ['devtools', ['api', 'developer', 'code', 'coding', 'github', 'devops', 'database', 'sdk', 'debug', 'deploy', 'programming']],
   ['fintech', ['bank', 'payment', 'invoice', 'finance', 'budget', 'loan', 'crypto', 'tax', 'accounting', 'invest', 'insurance', 'payroll']],
-  ['health', ['health', 'fitness', 'diet', 'diabetes', 'medical', 'doctor', 'therapy', 'mental', 'sleep', 'workout', 'nutrition', 'clinic']],
+  [
+    'health',
+    ['health', 'fitness', 'diet', 'diabetes', 'medical', 'doctor', 'therapy', 'mental', 'sleep', 'workout', 'nutrition', 'clinic'],
+  ],
   ['education', ['learn', 'course', 'tutor', 'school', 'student', 'teacher', 'exam', 'language learning', 'education', 'homework']],
   ['ecommerce', ['shop', 'store', 'ecommerce', 'marketplace', 'resale', 'dropshipping', 'retail', 'shopify']],
   ['marketing', ['marketing', 'seo', 'ads', 'social media', 'newsletter', 'crm', 'leads', 'sales', 'influencer']],
@@ -27,7 +30,10 @@ export interface CategoryChoice {
 
 /** The category whose terms occur most (whole words) in the texts; `uncategorized` when none does. */
 export function classifyCategory(texts: readonly string[]): CategoryChoice {
-  const haystack = ` ${texts.join(' ').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ')} `;
+  const haystack = ` ${texts
+    .join(' ')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')} `;
   let best: CategoryChoice = { category: 'uncategorized', matched: [], scores: {} };
   let bestScore = 0;
   const scores: Partial<Record<Category, number>> = {};

@@ -45,7 +45,8 @@ const SMALLEST_ANCHOR_SHARE = 0.5;
  */
 export function placesFromMap(answer: InterestByRegion): { places: PlaceInterest[]; withoutData: number } {
   const pair = answer.keywords.length === 2;
-  if (!pair && answer.keywords.length !== 1) throw new Error(`expected a map of the phrase, alone or with the anchor; got ${answer.keywords.length} keywords`);
+  if (!pair && answer.keywords.length !== 1)
+    throw new Error(`expected a map of the phrase, alone or with the anchor; got ${answer.keywords.length} keywords`);
   const withData = answer.regions.filter((r) => r.hasData.some(Boolean));
   const strength = withData.map((r) => (pair ? r.values[0]! / Math.max(SMALLEST_ANCHOR_SHARE, r.values[1]!) : r.values[0]!));
   const best = Math.max(0, ...strength);

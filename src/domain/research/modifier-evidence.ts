@@ -109,9 +109,7 @@ export interface FamilyShare {
   resolution: number;
 }
 
-export type FamilySharesResult =
-  | { ok: true; shares: Partial<Record<ModifierFamily, FamilyShare>> }
-  | { ok: false; reason: string };
+export type FamilySharesResult = { ok: true; shares: Partial<Record<ModifierFamily, FamilyShare>> } | { ok: false; reason: string };
 
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
 
@@ -119,7 +117,8 @@ const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 *
 export function familyShares(request: ModifierRequest, answer: Pick<InterestOverTime, 'points'>): FamilySharesResult {
   const points = answer.points.filter((p, i) => p.hasData[0] !== false && !(p.isPartial && i === answer.points.length - 1));
   const phraseMean = points.reduce((s, p) => s + (p.values[0] ?? 0), 0) / Math.max(1, points.length);
-  if (points.length === 0 || phraseMean === 0) return { ok: false, reason: `Google has no data for "${request.phrase}" over the weeks compared` };
+  if (points.length === 0 || phraseMean === 0)
+    return { ok: false, reason: `Google has no data for "${request.phrase}" over the weeks compared` };
   const shares: Partial<Record<ModifierFamily, FamilyShare>> = {};
   request.families.forEach((query, i) => {
     const familyMean = points.reduce((s, p) => s + (p.values[i + 1] ?? 0), 0) / points.length;
@@ -151,7 +150,17 @@ export function familyStrength(share: Pick<FamilyShare, 'phrase_mean'>): number 
  * whole words, in any order.
  */
 export function carriesFamily(query: string, phrase: string, family: ModifierFamily): boolean {
-  const words = new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean));
-  const all = (text: string) => text.toLowerCase().split(/\s+/).filter(Boolean).every((w) => words.has(w));
+  const words = new Set(
+    query
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean),
+  );
+  const all = (text: string) =>
+    text
+      .toLowerCase()
+      .split(/\s+/)
+      .filter(Boolean)
+      .every((w) => words.has(w));
   return all(phrase) && MODIFIER_FAMILIES[family].some((m) => all(m));
 }

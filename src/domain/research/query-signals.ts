@@ -1,8 +1,42 @@
 // What related queries say about pain, buying intent, competition and breadth.
 // Each signal is the share of related queries containing one of its terms.
 
-export const PAIN_TERMS = ['how to', 'fix', 'problem', 'not working', 'error', 'alternative to', 'alternatives', 'without', 'help', 'broken', 'issue', 'stop', 'cant', "can't", 'why is'];
-export const INTENT_TERMS = ['price', 'pricing', 'cost', 'best', 'buy', 'software', 'app', 'tool', 'service', 'subscription', 'cheap', 'near me', 'review', 'reviews', 'free trial', 'deal', 'order'];
+export const PAIN_TERMS = [
+  'how to',
+  'fix',
+  'problem',
+  'not working',
+  'error',
+  'alternative to',
+  'alternatives',
+  'without',
+  'help',
+  'broken',
+  'issue',
+  'stop',
+  'cant',
+  "can't",
+  'why is',
+];
+export const INTENT_TERMS = [
+  'price',
+  'pricing',
+  'cost',
+  'best',
+  'buy',
+  'software',
+  'app',
+  'tool',
+  'service',
+  'subscription',
+  'cheap',
+  'near me',
+  'review',
+  'reviews',
+  'free trial',
+  'deal',
+  'order',
+];
 export const COMPETITION_TERMS = ['vs', 'versus', 'alternative', 'alternatives', 'competitor', 'compare', 'comparison'];
 
 export interface TermShare {
@@ -32,9 +66,28 @@ export function termShare(queries: readonly string[], terms: readonly string[]):
  */
 export function brandShare(phrase: string, queries: readonly string[]): TermShare {
   const own = new Set(phrase.toLowerCase().split(/\s+/));
-  const generic = new Set([...PAIN_TERMS, ...INTENT_TERMS, 'near', 'me', 'online', 'recipe', 'the', 'a', 'for', 'of', 'in', 'and', 'to', 'is', 'what']);
+  const generic = new Set([
+    ...PAIN_TERMS,
+    ...INTENT_TERMS,
+    'near',
+    'me',
+    'online',
+    'recipe',
+    'the',
+    'a',
+    'for',
+    'of',
+    'in',
+    'and',
+    'to',
+    'is',
+    'what',
+  ]);
   const hits = queries.filter((q) => {
-    const extra = q.toLowerCase().split(/\s+/).filter((w) => !own.has(w) && !generic.has(w));
+    const extra = q
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((w) => !own.has(w) && !generic.has(w));
     return extra.length === 1 && extra[0]!.length > 2;
   });
   return {

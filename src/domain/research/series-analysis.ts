@@ -36,7 +36,9 @@ export function acceleration(values: readonly number[]): number | null {
 export type Trajectory = 'rising' | 'stable' | 'declining' | 'peaked';
 
 /** Long-term shape: a peak well inside the window that has since fallen away is "peaked". */
-export function trajectory(values: readonly number[]): { trajectory: Trajectory; change: number; peakPosition: number; lastVsPeak: number } | null {
+export function trajectory(
+  values: readonly number[],
+): { trajectory: Trajectory; change: number; peakPosition: number; lastVsPeak: number } | null {
   if (values.length < 26 || values.every((v) => v === 0)) return null;
   const change = relativeSlopePerDay(values) * (values.length - 1);
   const peakIndex = values.indexOf(Math.max(...values));

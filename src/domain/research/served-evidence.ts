@@ -74,7 +74,12 @@ export function relatedSummary(
   };
 }
 
-export function geographySummary(map: { keyword: string; compared_with: string | null; reason: string; places: PlaceInterest[] }): GeographySummary {
+export function geographySummary(map: {
+  keyword: string;
+  compared_with: string | null;
+  reason: string;
+  places: PlaceInterest[];
+}): GeographySummary {
   return {
     keyword: map.keyword,
     map: map.compared_with === null ? 'own' : 'against_anchor',

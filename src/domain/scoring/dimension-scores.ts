@@ -1,7 +1,17 @@
 // The 8 dimensions (momentum lives in momentum.ts). Each takes the evidence a
 // research run gathered and returns a score in [0,1], the numbers it came from
 // and one line saying why — or null with the reason when evidence is missing.
-import { clamp01, EXPERIMENTAL_DIMENSIONS, isAvailable, round3, unsupported, type Dimension, type DimensionScore, type Evidence, type Reading } from './dimensions.js';
+import {
+  clamp01,
+  EXPERIMENTAL_DIMENSIONS,
+  isAvailable,
+  round3,
+  unsupported,
+  type Dimension,
+  type DimensionScore,
+  type Evidence,
+  type Reading,
+} from './dimensions.js';
 import { familyStrength, tooLittleData, type FamilyShare } from '../research/modifier-evidence.js';
 import type { TermShare } from '../research/query-signals.js';
 import { AUTOCOMPLETE_TOPICS_MAX, type TopicSignals } from '../research/topic-signals.js';
@@ -20,7 +30,7 @@ export function scoreDemand(input: { anchor: string; phraseMean: number; anchorM
   const { anchor, phraseMean, anchorMean } = input;
   if (phraseMean === 0 && anchorMean === 0) return unsupported('Google has no data for the phrase or the anchor', { anchor });
   const ratio = (phraseMean + 0.5) / (anchorMean + 0.5);
-  const score = 1 / (1 + Math.exp(-Math.log(ratio) / Math.log(4) * 1.6));
+  const score = 1 / (1 + Math.exp((-Math.log(ratio) / Math.log(4)) * 1.6));
   return {
     score: round3(score),
     evidence: { anchor, phrase_mean: round3(phraseMean), anchor_mean: round3(anchorMean), ratio: round3(ratio) },
@@ -29,7 +39,9 @@ export function scoreDemand(input: { anchor: string; phraseMean: number; anchorM
 }
 
 /** Durability: a rising or stable 5-year trajectory beats a peaked or declining one; a fad loses. */
-export function scoreDurability(input: { trajectory: Trajectory; change: number; lastVsPeak: number; fad: boolean; years: number } | null): DimensionScore {
+export function scoreDurability(
+  input: { trajectory: Trajectory; change: number; lastVsPeak: number; fad: boolean; years: number } | null,
+): DimensionScore {
   if (!input) return unsupported('needs at least half a year of weekly points from the 5-year series');
   const base: Record<Trajectory, number> = { rising: 0.85, stable: 0.65, declining: 0.3, peaked: 0.2 };
   const score = clamp01(base[input.trajectory] + 0.1 * Math.tanh(input.change) - (input.fad ? 0.25 : 0));
@@ -48,7 +60,8 @@ export function scoreDurability(input: { trajectory: Trajectory; change: number;
  */
 export function scoreReach(input: (GeographicReach & { comparedWith: string | null }) | null): DimensionScore {
   if (!input) return unsupported('needs interest by country');
-  if (input.countriesWithData === 0) return unsupported('Google has no data by country for the phrase', { countries_with_data: 0, compared_with: input.comparedWith });
+  if (input.countriesWithData === 0)
+    return unsupported('Google has no data by country for the phrase', { countries_with_data: 0, compared_with: input.comparedWith });
   const score = clamp01(Math.log1p(input.countriesWithInterest) / Math.log1p(40)) * (1 - 0.3 * input.topShare);
   return {
     score: round3(score),
@@ -113,7 +126,12 @@ interface Part {
 
 const pct1 = (x: number) => `${Math.round(x * 1000) / 10}%`;
 /** Readings combine weighted by their strength: a handful of autocomplete topics counts half as much as a list or a comparison. */
-const weighted = (parts: Part[]) => parts.reduce((s, p) => s + p.score * p.strength, 0) / Math.max(1e-9, parts.reduce((s, p) => s + p.strength, 0));
+const weighted = (parts: Part[]) =>
+  parts.reduce((s, p) => s + p.score * p.strength, 0) /
+  Math.max(
+    1e-9,
+    parts.reduce((s, p) => s + p.strength, 0),
+  );
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /**
@@ -140,14 +158,21 @@ export function readableFamily(family: SignalFamily, modifiers: Reading<FamilySh
   return modifiers;
 }
 
-function signalParts(family: SignalFamily, input: SignalInput): { parts: Part[]; notRead: string[]; evidence: Evidence; contradicted: boolean } {
+function signalParts(
+  family: SignalFamily,
+  input: SignalInput,
+): { parts: Part[]; notRead: string[]; evidence: Evidence; contradicted: boolean } {
   const parts: Part[] = [];
   const notRead: string[] = [];
   const evidence: Evidence = {};
   const { lists } = input;
   const modifiers = readableFamily(family, input.modifiers);
   const contradicted = !isAvailable(modifiers) && modifiers.contradictory === true;
-  if (contradicted) Object.assign(evidence, { modifier_contradictory: true, modifier_ratio: isAvailable(input.modifiers) ? (input.modifiers.ratio ?? null) : null });
+  if (contradicted)
+    Object.assign(evidence, {
+      modifier_contradictory: true,
+      modifier_ratio: isAvailable(input.modifiers) ? (input.modifiers.ratio ?? null) : null,
+    });
   if (isAvailable(modifiers)) {
     parts.push({
       source: 'modifier comparison',
@@ -187,7 +212,14 @@ function signalParts(family: SignalFamily, input: SignalInput): { parts: Part[];
  * strength of the best one, less when a source contradicted itself; marked
  * experimental where the dimension is.
  */
-function combined(dimension: Dimension, parts: Part[], notRead: string[], evidence: Evidence, explanation: string, contradicted = false): DimensionScore {
+function combined(
+  dimension: Dimension,
+  parts: Part[],
+  notRead: string[],
+  evidence: Evidence,
+  explanation: string,
+  contradicted = false,
+): DimensionScore {
   return {
     score: round3(weighted(parts)),
     evidence: { sources: parts.map((p) => p.source).join(' + '), ...evidence, ...(notRead.length ? { not_read: notRead.join('; ') } : {}) },
@@ -201,9 +233,20 @@ function signalScore(family: 'pain' | 'intent', input: SignalInput | null): Dime
   const experimental = EXPERIMENTAL_DIMENSIONS[family] ? { experimental: true } : {};
   if (!input) return { ...unsupported(`needs the modifier comparison or related queries to measure ${family}`), ...experimental };
   const { parts, notRead, evidence, contradicted } = signalParts(family, input);
-  if (parts.length === 0) return { ...unsupported(`Nothing to read ${family} from: ${notRead.join('; ')}.`, { ...evidence, not_read: notRead.join('; ') }), ...experimental };
+  if (parts.length === 0)
+    return {
+      ...unsupported(`Nothing to read ${family} from: ${notRead.join('; ')}.`, { ...evidence, not_read: notRead.join('; ') }),
+      ...experimental,
+    };
   const caveat = contradicted ? ` The modifier comparison was not read: its numbers contradict each other (see not_read).` : '';
-  return combined(family, parts, notRead, evidence, `${parts.map((p) => p.says).join('; ')}.${caveat}`.replace(/^./, (c) => c.toUpperCase()), contradicted);
+  return combined(
+    family,
+    parts,
+    notRead,
+    evidence,
+    `${parts.map((p) => p.says).join('; ')}.${caveat}`.replace(/^./, (c) => c.toUpperCase()),
+    contradicted,
+  );
 }
 
 /**
@@ -259,10 +302,21 @@ export function scoreBreadth(input: BreadthInput | null): DimensionScore {
       strength: familyStrength(modifiers),
       says: `searched with ${modifiers.registering} of ${modifiers.families} kinds of modifier`,
     });
-    Object.assign(evidence, { families_registering: modifiers.registering, families_asked: modifiers.families, ...(modifiers.contradictory ? { families_contradictory: modifiers.contradictory } : {}) });
+    Object.assign(evidence, {
+      families_registering: modifiers.registering,
+      families_asked: modifiers.families,
+      ...(modifiers.contradictory ? { families_contradictory: modifiers.contradictory } : {}),
+    });
   } else notRead.push(`modifier comparison: ${isAvailable(modifiers) ? 'no family fitted the request' : modifiers.unavailable}`);
   if (parts.length === 0) return unsupported(`Nothing to read breadth from: ${notRead.join('; ')}.`, { not_read: notRead.join('; ') });
-  return combined('breadth', parts, notRead, evidence, `${parts.map((p) => p.says).join('; ')}.`.replace(/^./, (c) => c.toUpperCase()), isAvailable(modifiers) ? (modifiers.contradictory ?? 0) > 0 : modifiers.contradictory === true);
+  return combined(
+    'breadth',
+    parts,
+    notRead,
+    evidence,
+    `${parts.map((p) => p.says).join('; ')}.`.replace(/^./, (c) => c.toUpperCase()),
+    isAvailable(modifiers) ? (modifiers.contradictory ?? 0) > 0 : modifiers.contradictory === true,
+  );
 }
 
 export interface WhitespaceInput {
@@ -284,8 +338,17 @@ export function scoreWhitespace(input: WhitespaceInput | null): DimensionScore {
   const evidence: Evidence = { ...compared.evidence };
   const { autocomplete, lists } = input.brands;
   if (isAvailable(lists) && lists.total > 0) {
-    brandParts.push({ source: 'related queries', score: clamp01(lists.share / BRAND_SATURATION), strength: 1, says: `${pct(lists.share)} of related queries name a brand` });
-    Object.assign(evidence, { brand_list_source: `related queries listed by ${input.comparisons.listsFrom ?? 'Google'}`, brand_share: lists.share, brand_examples: lists.examples.join(' | ') || null });
+    brandParts.push({
+      source: 'related queries',
+      score: clamp01(lists.share / BRAND_SATURATION),
+      strength: 1,
+      says: `${pct(lists.share)} of related queries name a brand`,
+    });
+    Object.assign(evidence, {
+      brand_list_source: `related queries listed by ${input.comparisons.listsFrom ?? 'Google'}`,
+      brand_share: lists.share,
+      brand_examples: lists.examples.join(' | ') || null,
+    });
   }
   if (isAvailable(autocomplete) && autocomplete.topics > 0) {
     const share = autocomplete.brand_topics / autocomplete.topics;
@@ -302,13 +365,20 @@ export function scoreWhitespace(input: WhitespaceInput | null): DimensionScore {
   // With one half unread, its pressure is unknown, not zero: the score is 1 − the other half's.
   const pressure = mean(halves.map(weighted));
   // The unread half counts as no evidence in the strength; a source that contradicted itself lowers it.
-  const strength = (halves.reduce((s, p) => s + Math.max(...p.map((x) => x.strength)), 0) / 2) * (compared.contradicted ? CONTRADICTION_STRENGTH : 1);
+  const strength =
+    (halves.reduce((s, p) => s + Math.max(...p.map((x) => x.strength)), 0) / 2) * (compared.contradicted ? CONTRADICTION_STRENGTH : 1);
   const all = [...compared.parts, ...brandParts];
   const caveat = compared.contradicted ? ' The modifier comparison was not read: its numbers contradict each other (see not_read).' : '';
   return {
     score: round3(1 - pressure),
-    evidence: { sources: [...new Set(all.map((p) => p.source))].join(' + '), ...evidence, ...(notRead.length ? { not_read: notRead.join('; ') } : {}) },
-    explanation: `${all.map((p) => p.says).join('; ')}${pressure > 0.5 ? ': a crowded space' : ''}.${caveat}`.replace(/^./, (c) => c.toUpperCase()),
+    evidence: {
+      sources: [...new Set(all.map((p) => p.source))].join(' + '),
+      ...evidence,
+      ...(notRead.length ? { not_read: notRead.join('; ') } : {}),
+    },
+    explanation: `${all.map((p) => p.says).join('; ')}${pressure > 0.5 ? ': a crowded space' : ''}.${caveat}`.replace(/^./, (c) =>
+      c.toUpperCase(),
+    ),
     strength: round3(strength),
   };
 }

@@ -1,15 +1,6 @@
 // The 8 dimensions every insight is scored on, and how they combine.
 
-export const DIMENSIONS = [
-  'demand',
-  'momentum',
-  'durability',
-  'reach',
-  'breadth',
-  'pain',
-  'intent',
-  'whitespace',
-] as const;
+export const DIMENSIONS = ['demand', 'momentum', 'durability', 'reach', 'breadth', 'pain', 'intent', 'whitespace'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
 /**
@@ -53,7 +44,10 @@ export const EXPERIMENTAL_DIMENSIONS: Partial<Record<Dimension, string>> =
 
 /** The weights the overall score uses: the designed ones, experimental dimensions at a fraction. */
 export const DIMENSION_WEIGHTS: Record<Dimension, number> = Object.fromEntries(
-  DIMENSIONS.map((d) => [d, Math.round(DESIGNED_WEIGHTS[d] * (EXPERIMENTAL_DIMENSIONS[d] ? EVIDENCE_VALIDATION.experimentalWeightFactor : 1) * 1e6) / 1e6]),
+  DIMENSIONS.map((d) => [
+    d,
+    Math.round(DESIGNED_WEIGHTS[d] * (EXPERIMENTAL_DIMENSIONS[d] ? EVIDENCE_VALIDATION.experimentalWeightFactor : 1) * 1e6) / 1e6,
+  ]),
 ) as Record<Dimension, number>;
 /** Their sum: confidence is the share of it the scored dimensions' evidence carries. */
 export const TOTAL_WEIGHT = DIMENSIONS.reduce((s, d) => s + DIMENSION_WEIGHTS[d], 0);

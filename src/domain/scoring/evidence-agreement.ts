@@ -137,6 +137,9 @@ export function measureAgreement(recordings: readonly RecordedRelated[]): Agreem
     keywords: [...new Set(recordings.map((r) => r.keyword))].sort(),
     days: [...new Set(recordings.map((r) => r.recordedAt))].sort(),
     windows: [...new Set(recordings.map((r) => r.window))].sort(),
-    families: Object.fromEntries(AGREEMENT_FAMILIES.map((f) => [f, familyAgreement(rows.filter((r) => r.family === f))])) as Record<AgreementFamily, FamilyAgreement>,
+    families: Object.fromEntries(AGREEMENT_FAMILIES.map((f) => [f, familyAgreement(rows.filter((r) => r.family === f))])) as Record<
+      AgreementFamily,
+      FamilyAgreement
+    >,
   };
 }

@@ -24,7 +24,13 @@ export interface CollectedEvidence {
   geo: string;
   collected_at: string;
   provider: string;
-  related_queries: { served: string; reason?: string; top: Array<{ label: string; value: number }>; rising: Array<{ label: string; value: number }>; provenance?: unknown };
+  related_queries: {
+    served: string;
+    reason?: string;
+    top: Array<{ label: string; value: number }>;
+    rising: Array<{ label: string; value: number }>;
+    provenance?: unknown;
+  };
   modifier_comparison: { outcome: string; reason?: string; keywords: string[]; points: TimelinePoint[]; provenance?: unknown };
 }
 
@@ -97,7 +103,8 @@ const halfOf = (phrase: string): 'fit' | 'check' => {
   return h % 2 === 0 ? 'fit' : 'check';
 };
 const GRID = { from: 0.01, to: 1, steps: 200 } as const;
-const meanAbs = (rows: FitRow[], saturation: number) => rows.reduce((s, r) => s + Math.abs(clamp01(r.modifier_share / saturation) - r.list_score), 0) / rows.length;
+const meanAbs = (rows: FitRow[], saturation: number) =>
+  rows.reduce((s, r) => s + Math.abs(clamp01(r.modifier_share / saturation) - r.list_score), 0) / rows.length;
 
 /** Every family row a collected record can give, or why none. */
 export function fitRows(record: CollectedEvidence): { rows: FitRow[]; reason?: string } {
@@ -106,9 +113,11 @@ export function fitRows(record: CollectedEvidence): { rows: FitRow[]; reason?: s
   const queries = [...new Set([...lists.top, ...lists.rising].map((i) => i.label))];
   if (queries.length === 0) return { rows: [], reason: 'no related query listed' };
   const comparison = record.modifier_comparison;
-  if (comparison.outcome !== 'served') return { rows: [], reason: `modifier comparison ${comparison.outcome}${comparison.reason ? `: ${comparison.reason}` : ''}` };
+  if (comparison.outcome !== 'served')
+    return { rows: [], reason: `modifier comparison ${comparison.outcome}${comparison.reason ? `: ${comparison.reason}` : ''}` };
   const request: ModifierRequest | null = modifierRequest(record.phrase);
-  if (!request || request.keywords.join('|') !== comparison.keywords.join('|')) return { rows: [], reason: 'the comparison recorded is not the one this version of the research asks' };
+  if (!request || request.keywords.join('|') !== comparison.keywords.join('|'))
+    return { rows: [], reason: 'the comparison recorded is not the one this version of the research asks' };
   const shares = familyShares(request, { points: comparison.points });
   if (!shares.ok) return { rows: [], reason: shares.reason };
   const rows: FitRow[] = [];
@@ -166,7 +175,13 @@ export function fitEvidence(records: readonly CollectedEvidence[]): EvidenceFit 
       const check = mine.filter((r) => r.half === 'check');
       const fitted = fitSaturation(fit);
       const shipped = SIGNAL_SATURATION[family].modifiers;
-      const rho = check.length >= 3 ? spearman(check.map((r) => r.modifier_share), check.map((r) => r.list_share)) : null;
+      const rho =
+        check.length >= 3
+          ? spearman(
+              check.map((r) => r.modifier_share),
+              check.map((r) => r.list_share),
+            )
+          : null;
       return [
         family,
         {
@@ -183,5 +198,13 @@ export function fitEvidence(records: readonly CollectedEvidence[]): EvidenceFit 
       ];
     }),
   ) as Record<FitFamily, FamilyFit>;
-  return { phrases: records.length, usable: usable.size, live: live.size, skipped, families, required: EVIDENCE_VALIDATION.required, enough: live.size >= EVIDENCE_VALIDATION.required };
+  return {
+    phrases: records.length,
+    usable: usable.size,
+    live: live.size,
+    skipped,
+    families,
+    required: EVIDENCE_VALIDATION.required,
+    enough: live.size >= EVIDENCE_VALIDATION.required,
+  };
 }

@@ -10,7 +10,14 @@ import { BRAND_TOPIC_TYPES } from '../research/topic-signals.js';
 import { EVIDENCE_AGREEMENT } from './agreement-results.js';
 import { BACKTEST } from './backtest-results.js';
 import { AUTOCOMPLETE_STRENGTH, BRAND_SATURATION, BREADTH_SCALES, SIGNAL_SATURATION } from './dimension-scores.js';
-import { DESIGNED_WEIGHTS, DIMENSION_WEIGHTS, DIMENSIONS, EVIDENCE_VALIDATION, EXPERIMENTAL_DIMENSIONS, type Dimension } from './dimensions.js';
+import {
+  DESIGNED_WEIGHTS,
+  DIMENSION_WEIGHTS,
+  DIMENSIONS,
+  EVIDENCE_VALIDATION,
+  EXPERIMENTAL_DIMENSIONS,
+  type Dimension,
+} from './dimensions.js';
 import { MIN_READABLE_PHRASE_MEAN, SUBSET_TOLERANCE } from '../research/modifier-evidence.js';
 import { FALLING_AT, RISING_AT } from './momentum.js';
 import { MIN_POINTS_30D, MIN_POINTS_90D, MOMENTUM_MODELS } from './momentum-features.js';
@@ -25,7 +32,8 @@ const signalFormula = (family: 'pain' | 'intent', word: string) =>
 
 const FORMULAS: Record<Dimension, { formula: string; evidence: string }> = {
   demand: {
-    formula: 'r = (phrase mean + 0.5) / (anchor mean + 0.5) over 12 months in one request; score = 1 / (1 + exp(−1.6 · ln r / ln 4)): as searched as the anchor ⇒ 0.5, 4× ⇒ 0.83, ¼ ⇒ 0.17.',
+    formula:
+      'r = (phrase mean + 0.5) / (anchor mean + 0.5) over 12 months in one request; score = 1 / (1 + exp(−1.6 · ln r / ln 4)): as searched as the anchor ⇒ 0.5, 4× ⇒ 0.83, ¼ ⇒ 0.17.',
     evidence: 'Steps 11–12: the phrase compared with a fixed anchor term.',
   },
   momentum: {
@@ -33,11 +41,13 @@ const FORMULAS: Record<Dimension, { formula: string; evidence: string }> = {
     evidence: 'Steps 7–8: the 30- and 90-day daily series (a trailing partial day is dropped).',
   },
   durability: {
-    formula: 'By the 5-year trajectory: rising 0.85, stable 0.65, declining 0.30, peaked 0.20; + 0.1·tanh(trend change); − 0.25 for a fad (one burst over 4× the median with a coefficient of variation above 0.8).',
+    formula:
+      'By the 5-year trajectory: rising 0.85, stable 0.65, declining 0.30, peaked 0.20; + 0.1·tanh(trend change); − 0.25 for a fad (one burst over 4× the median with a coefficient of variation above 0.8).',
     evidence: 'Steps 10, 22, 24: the 5-year weekly series.',
   },
   reach: {
-    formula: 'n = countries with at least a tenth of the strongest country\'s interest; score = min(1, ln(1 + n) / ln 41) · (1 − 0.3 · the strongest country\'s share).',
+    formula:
+      "n = countries with at least a tenth of the strongest country's interest; score = min(1, ln(1 + n) / ln 41) · (1 − 0.3 · the strongest country's share).",
     evidence: 'Steps 17–18, 30: interest by country and city.',
   },
   breadth: {
@@ -63,12 +73,20 @@ export function methodology() {
     measured_on: BACKTEST.measured_on,
     overall: {
       formula:
-        'overall = Σ wᵢ·sᵢ / Σ wᵢ over the dimensions that have a score; confidence = (Σ wᵢ·eᵢ over scored dimensions / Σ wᵢ over all) × data quality (coverage of the 30 days × share of non-zero days), eᵢ the strength of dimension i\'s evidence (1 unless it says less). A dimension without evidence, or with thin evidence, lowers the confidence, not the score. An experimental dimension weighs a fraction of its designed weight until its evidence is validated.',
+        "overall = Σ wᵢ·sᵢ / Σ wᵢ over the dimensions that have a score; confidence = (Σ wᵢ·eᵢ over scored dimensions / Σ wᵢ over all) × data quality (coverage of the 30 days × share of non-zero days), eᵢ the strength of dimension i's evidence (1 unless it says less). A dimension without evidence, or with thin evidence, lowers the confidence, not the score. An experimental dimension weighs a fraction of its designed weight until its evidence is validated.",
       weights: { ...DIMENSION_WEIGHTS },
       designed_weights: { ...DESIGNED_WEIGHTS },
     },
     dimensions: Object.fromEntries(
-      DIMENSIONS.map((d) => [d, { weight: DIMENSION_WEIGHTS[d], experimental: EXPERIMENTAL_DIMENSIONS[d] !== undefined, ...(EXPERIMENTAL_DIMENSIONS[d] ? { why_experimental: EXPERIMENTAL_DIMENSIONS[d] } : {}), ...FORMULAS[d] }]),
+      DIMENSIONS.map((d) => [
+        d,
+        {
+          weight: DIMENSION_WEIGHTS[d],
+          experimental: EXPERIMENTAL_DIMENSIONS[d] !== undefined,
+          ...(EXPERIMENTAL_DIMENSIONS[d] ? { why_experimental: EXPERIMENTAL_DIMENSIONS[d] } : {}),
+          ...FORMULAS[d],
+        },
+      ]),
     ) as Record<Dimension, { weight: number; experimental: boolean; why_experimental?: string; formula: string; evidence: string }>,
     validation: {
       dimensions: ['pain', 'intent'],
@@ -76,7 +94,7 @@ export function methodology() {
       measured_phrases: EVIDENCE_VALIDATION.measured,
       experimental_weight_factor: EVIDENCE_VALIDATION.experimentalWeightFactor,
       method:
-        'For each phrase of a set of at least 30 (products, services, problems, brands), `insights evidence collect --phrases FILE` records on one day, within the routes\' pace, the related queries Google lists through its embed flow and the modifier comparison the research asks; `npm run bench:evidence -- FILE` fits the modifier saturation points on one half of the phrases (against the related-list reading) and reports agreement on the other.',
+        "For each phrase of a set of at least 30 (products, services, problems, brands), `insights evidence collect --phrases FILE` records on one day, within the routes' pace, the related queries Google lists through its embed flow and the modifier comparison the research asks; `npm run bench:evidence -- FILE` fits the modifier saturation points on one half of the phrases (against the related-list reading) and reports agreement on the other.",
       reproduce: 'npx insights evidence collect --phrases phrases.txt --output evidence.jsonl && npm run bench:evidence -- evidence.jsonl',
     },
     momentum: {

@@ -84,7 +84,10 @@ export function scoreValidity(windows: readonly MomentumWindow[], scoreOf: (w: M
   const falling = scored.filter((x) => x.s <= FALLING_AT);
   return {
     windows: scored.length,
-    rankCorrelation: spearman(scored.map((x) => x.s), scored.map((x) => x.ratio)),
+    rankCorrelation: spearman(
+      scored.map((x) => x.s),
+      scored.map((x) => x.ratio),
+    ),
     higherAll: share(scored),
     higherWhenRising: share(rising),
     higherWhenFalling: share(falling),
@@ -179,6 +182,9 @@ export function publishedFigures(windows: readonly MomentumWindow[], previous: (
           windows: classesAll[c].windows,
         },
       ]),
-    ) as Record<TrendClass, { hit_rate: number | null; hit_rate_tuning: number | null; base_rate: number | null; share: number; windows: number }>,
+    ) as Record<
+      TrendClass,
+      { hit_rate: number | null; hit_rate_tuning: number | null; base_rate: number | null; share: number; windows: number }
+    >,
   };
 }

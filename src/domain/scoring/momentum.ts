@@ -83,7 +83,9 @@ export function assessMomentum(input: MomentumInput): MomentumAssessment {
       },
       explanation:
         `The last week ran ${pct(f.weekVsMonth)} against this month's mean` +
-        (f.monthTwoBeforeMean === null ? ' (30 days of data: the 30-day model)' : `, and the month ${pct(f.monthVsTwoBefore)} against the month two months before`) +
+        (f.monthTwoBeforeMean === null
+          ? ' (30 days of data: the 30-day model)'
+          : `, and the month ${pct(f.monthVsTwoBefore)} against the month two months before`) +
         `: ${label} (rising ≥ ${RISING_AT}, falling ≤ ${FALLING_AT}; hit rates at ${MOMENTUM_METHODOLOGY_LINK}).`,
     },
     trend,

@@ -51,7 +51,13 @@ export class AnswerShiftWatch {
     const baselineAnswers = history.answers.slice(0, -recent);
     if (recentAnswers.length < recent || baselineAnswers.length < minBaseline) return undefined;
     const share = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const shift = { kind, recentShare: share(recentAnswers), baselineShare: share(baselineAnswers), recent: recentAnswers.length, baseline: baselineAnswers.length };
+    const shift = {
+      kind,
+      recentShare: share(recentAnswers),
+      baselineShare: share(baselineAnswers),
+      recent: recentAnswers.length,
+      baseline: baselineAnswers.length,
+    };
     if (history.warned) {
       if (shift.recentShare - shift.baselineShare < jump / 2) history.warned = false;
       return undefined;

@@ -14,7 +14,14 @@ export interface DiscoveryEvidence {
 }
 
 export function discoveryEvidence(item: TrendingItem, geo: string): DiscoveryEvidence {
-  return { source: 'google-trending-rss', geo, query: item.query, approx_traffic: item.approxTraffic, published: item.published, news: item.news };
+  return {
+    source: 'google-trending-rss',
+    geo,
+    query: item.query,
+    approx_traffic: item.approxTraffic,
+    published: item.published,
+    news: item.news,
+  };
 }
 
 /** One line for a terminal or a summary: "US, 10K+ searches; news: Title (Source), …". */

@@ -25,7 +25,14 @@ function refreshWindow(cron: string, now: Date): { next: Date; minutes: number }
   return { next, minutes: (after.getTime() - next.getTime()) / 60_000 };
 }
 
-export function estimateRefresh(requests: number, insights: number, routes: number, ratePerMinute: number, cron: string, now = new Date()): RefreshEstimate {
+export function estimateRefresh(
+  requests: number,
+  insights: number,
+  routes: number,
+  ratePerMinute: number,
+  cron: string,
+  now = new Date(),
+): RefreshEstimate {
   const { next, minutes } = refreshWindow(cron, now);
   const perMinute = routes * ratePerMinute;
   const minutesNeeded = perMinute === 0 ? 0 : requests / perMinute;
@@ -34,7 +41,15 @@ export function estimateRefresh(requests: number, insights: number, routes: numb
   const advice = fits
     ? `fits: ${Math.round(minutesNeeded)} of ${Math.round(minutes)} minutes between refreshes`
     : `needs ${Math.round(minutesNeeded)} minutes but refreshes start every ${Math.round(minutes)}: add ${routesNeeded - routes} egress prox${routesNeeded - routes === 1 ? 'y' : 'ies'} (TRENDS_PROXY_URLS), refresh less often (REFRESH_CRON), or refresh fewer insights`;
-  return { insights, requests, minutesNeeded: Math.round(minutesNeeded * 10) / 10, minutesAvailable: Math.round(minutes), nextRefreshAt: next.toISOString(), fits, advice };
+  return {
+    insights,
+    requests,
+    minutesNeeded: Math.round(minutesNeeded * 10) / 10,
+    minutesAvailable: Math.round(minutes),
+    nextRefreshAt: next.toISOString(),
+    fits,
+    advice,
+  };
 }
 
 /** How fast the egress routes may ask Google, and when refreshes start. */
@@ -47,7 +62,19 @@ export interface RefreshPacing {
 }
 
 /** The estimate for one refresh plan: only groups that ask live Google spend its budget (synthetic insights refresh from generated data). */
-export function refreshEstimate(plan: { googleGroups: number; googleInsights: number }, provider: string, pacing: RefreshPacing, now = new Date()): RefreshEstimate {
+export function refreshEstimate(
+  plan: { googleGroups: number; googleInsights: number },
+  provider: string,
+  pacing: RefreshPacing,
+  now = new Date(),
+): RefreshEstimate {
   const googleGroups = provider === 'google' ? plan.googleGroups : 0;
-  return estimateRefresh(googleGroups * HTTPS_PER_REFRESH_GROUP, plan.googleInsights, pacing.routes, pacing.requestsPerMinute, pacing.cron, now);
+  return estimateRefresh(
+    googleGroups * HTTPS_PER_REFRESH_GROUP,
+    plan.googleInsights,
+    pacing.routes,
+    pacing.requestsPerMinute,
+    pacing.cron,
+    now,
+  );
 }

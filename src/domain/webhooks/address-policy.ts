@@ -14,7 +14,8 @@
 // for global use, so it is refused as reserved.
 import { formatIp, ipv4, matchesAny, parseCidr, parseIp, type Cidr, type IpAddress } from '../ip.js';
 
-export type AddressClass = 'public' | 'private' | 'loopback' | 'link-local' | 'cgnat' | 'multicast' | 'metadata' | 'unspecified' | 'reserved';
+export type AddressClass =
+  'public' | 'private' | 'loopback' | 'link-local' | 'cgnat' | 'multicast' | 'metadata' | 'unspecified' | 'reserved';
 type Refused = Exclude<AddressClass, 'public'>;
 
 /** When an address carries several IPv4 addresses, the most dangerous one names it. */
@@ -32,7 +33,10 @@ const IPV4_CLASSES: ReadonlyArray<readonly [Refused, readonly Cidr[]]> = [
   ['multicast', ranges(['224.0.0.0/4'])],
   ['unspecified', ranges(['0.0.0.0/8'])],
   // IETF protocol assignments, documentation, the old 6to4 relay anycast, benchmarking, class E and broadcast.
-  ['reserved', ranges(['192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '240.0.0.0/4'])],
+  [
+    'reserved',
+    ranges(['192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '240.0.0.0/4']),
+  ],
 ];
 
 const IPV6_EXACT: ReadonlyArray<readonly [Refused, readonly Cidr[]]> = [

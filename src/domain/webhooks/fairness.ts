@@ -26,12 +26,16 @@ export const DEFAULT_DELIVERY_FAIRNESS: DeliveryFairness = {
  * receiver is not met by the whole backlog at once); behind the probe, at most
  * 5 s at a time, so a probe that succeeds at once lets the rest go soon.
  */
-export function gateSleep(refusal: { why: 'account' | 'circuit' | 'probe'; waitMs: number }, timesHeldBefore: number): { baseMs: number; spreadMs: number } {
+export function gateSleep(
+  refusal: { why: 'account' | 'circuit' | 'probe'; waitMs: number },
+  timesHeldBefore: number,
+): { baseMs: number; spreadMs: number } {
   if (refusal.why === 'account') {
     const baseMs = 1_000 * 2 ** Math.min(5, Math.max(0, timesHeldBefore));
     return { baseMs, spreadMs: baseMs };
   }
-  if (refusal.why === 'circuit') return { baseMs: Math.max(1_000, refusal.waitMs), spreadMs: Math.max(1_000, Math.floor(refusal.waitMs / 4)) };
+  if (refusal.why === 'circuit')
+    return { baseMs: Math.max(1_000, refusal.waitMs), spreadMs: Math.max(1_000, Math.floor(refusal.waitMs / 4)) };
   return { baseMs: Math.min(5_000, Math.max(1_000, refusal.waitMs)), spreadMs: 1_000 };
 }
 

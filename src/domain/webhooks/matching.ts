@@ -36,7 +36,11 @@ export function matches(c: Criteria, e: MatchableEvent): boolean {
 }
 
 export function eventText(parts: ReadonlyArray<string>): string {
-  return parts.join(' ').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return parts
+    .join(' ')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 const MAX_PHRASE_WORDS = 3;

@@ -45,7 +45,8 @@ export interface CheckedCriteria {
 
 /** An http(s) URL without credentials, as the receiver will be called. */
 export function checkWebhookUrl(raw: string): string {
-  if (raw.length === 0 || raw.length > SUBSCRIPTION_LIMITS.urlLength) throw new SubscriptionInputError('url', `must be 1–${SUBSCRIPTION_LIMITS.urlLength} characters`);
+  if (raw.length === 0 || raw.length > SUBSCRIPTION_LIMITS.urlLength)
+    throw new SubscriptionInputError('url', `must be 1–${SUBSCRIPTION_LIMITS.urlLength} characters`);
   const control = controlCharacterProblem(raw);
   if (control) throw new SubscriptionInputError('url', control);
   let url: URL;
@@ -82,9 +83,11 @@ export function checkCriteria(input: CriteriaInput): CheckedCriteria {
   if (input.events !== undefined) out.eventTypes = checkList('events', input.events, WEBHOOK_EVENT_TYPES);
   if (input.keywords !== undefined) {
     const keywords = [...new Set(input.keywords.map((k) => k.trim().toLowerCase()).filter(Boolean))];
-    if (keywords.length > SUBSCRIPTION_LIMITS.keywords) throw new SubscriptionInputError('keywords', `may hold at most ${SUBSCRIPTION_LIMITS.keywords} keywords`);
+    if (keywords.length > SUBSCRIPTION_LIMITS.keywords)
+      throw new SubscriptionInputError('keywords', `may hold at most ${SUBSCRIPTION_LIMITS.keywords} keywords`);
     for (const k of keywords) {
-      if (k.length > SUBSCRIPTION_LIMITS.keywordLength) throw new SubscriptionInputError('keywords', `has a keyword longer than ${SUBSCRIPTION_LIMITS.keywordLength} characters`);
+      if (k.length > SUBSCRIPTION_LIMITS.keywordLength)
+        throw new SubscriptionInputError('keywords', `has a keyword longer than ${SUBSCRIPTION_LIMITS.keywordLength} characters`);
       const control = controlCharacterProblem(k);
       if (control) throw new SubscriptionInputError('keywords', `"${printable(k)}" ${control}`);
     }
@@ -99,7 +102,16 @@ export const TIME_YEARS = { from: 1970, to: 2999 } as const;
 const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
 
 /** Whether these parts make a real instant: a date of the calendar, a time of the day, an offset Postgres takes. */
-function realParts(p: { year: number; month: number; day: number; hour: number; minute: number; second: number; offsetHours: number; offsetMinutes: number }): boolean {
+function realParts(p: {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  offsetHours: number;
+  offsetMinutes: number;
+}): boolean {
   return (
     p.year >= TIME_YEARS.from &&
     p.year <= TIME_YEARS.to &&
@@ -125,7 +137,10 @@ export function checkTime(field: string, text: string): Date {
   const parts = m && { year: n(1), month: n(2), day: n(3), hour: n(4), minute: n(5), second: n(6), offsetHours: n(8), offsetMinutes: n(9) };
   const time = m ? new Date(m[4] === undefined ? `${text}T00:00:00Z` : text) : undefined;
   if (!parts || !realParts(parts) || !time || Number.isNaN(time.getTime())) {
-    throw new SubscriptionInputError(field, `is not a time: a real date of the years ${TIME_YEARS.from}–${TIME_YEARS.to} in ISO 8601, e.g. 2026-11-22T00:00:00Z or 2026-11-22`);
+    throw new SubscriptionInputError(
+      field,
+      `is not a time: a real date of the years ${TIME_YEARS.from}–${TIME_YEARS.to} in ISO 8601, e.g. 2026-11-22T00:00:00Z or 2026-11-22`,
+    );
   }
   return time;
 }
@@ -148,7 +163,10 @@ function realCreatedKey(text: string): boolean {
   const m = CREATED_KEY.exec(text);
   if (!m) return false;
   const n = (i: number) => Number(m[i] ?? 0);
-  return realParts({ year: n(1), month: n(2), day: n(3), hour: n(4), minute: n(5), second: n(6), offsetHours: n(8), offsetMinutes: n(9) }) && n(10) <= 59;
+  return (
+    realParts({ year: n(1), month: n(2), day: n(3), hour: n(4), minute: n(5), second: n(6), offsetHours: n(8), offsetMinutes: n(9) }) &&
+    n(10) <= 59
+  );
 }
 
 export function encodeDeliveryCursor(position: { createdKey: string; id: string }): string {

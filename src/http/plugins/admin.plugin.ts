@@ -25,7 +25,10 @@ export async function adminPlugin(app: FastifyInstance, { adminToken, queues }: 
       admin.addHook('onRequest', async (request, reply) => {
         if (!isAdmin(request.headers.authorization, adminToken)) {
           reply.header('www-authenticate', 'Basic realm="admin"');
-          return sendProblem(reply, problem('adminUnauthorized', 'The queue dashboard needs ADMIN_TOKEN (HTTP Basic with it as password, or Bearer).'));
+          return sendProblem(
+            reply,
+            problem('adminUnauthorized', 'The queue dashboard needs ADMIN_TOKEN (HTTP Basic with it as password, or Bearer).'),
+          );
         }
         // Bull Board's own error handler answers what a hook throws with a 500,
         // so input hygiene's refusal is sent here instead of thrown.

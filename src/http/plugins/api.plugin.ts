@@ -20,7 +20,13 @@ export interface ApiRouteOptions {
   webhooks?: WebhookRoutesDeps;
 }
 
-const API_ROUTES: ReadonlyArray<FastifyPluginAsyncTypebox<ApiRouteOptions>> = [insightRoutes, catalogRoutes, usageRoutes, researchRoutes, webhookRoutes];
+const API_ROUTES: ReadonlyArray<FastifyPluginAsyncTypebox<ApiRouteOptions>> = [
+  insightRoutes,
+  catalogRoutes,
+  usageRoutes,
+  researchRoutes,
+  webhookRoutes,
+];
 
 export async function apiPlugin(api: FastifyInstance, options: { guard: ApiGuardDeps; routes: ApiRouteOptions }): Promise<void> {
   registerApiGuard(api, options.guard);

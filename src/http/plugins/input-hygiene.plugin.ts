@@ -60,39 +60,42 @@ function bodyProblem(value: unknown, where: string, depth = 0): { name: string; 
   return null;
 }
 
-export const inputHygienePlugin = fp(async (app: FastifyInstance) => {
-  // No text parameter may hold a control character: Postgres refuses NUL
-  // outright, and the others have no place in any parameter and end up in logs
-  // and terminals. Checked as sent, before any route trims or splits it.
-  app.addHook('preValidation', async (request) => {
-    sentAs.set(request, { ...(request.query as object), ...(request.params as object) });
-    // A URL of visible ASCII without a percent sign can carry no control
-    // character (Node's parser refuses raw ones), so most requests skip the walk.
-    if (!PLAIN_URL.test(request.url)) {
-      const refusal = controlCharacterRefusal(request);
-      if (refusal) throw refusal;
-    }
-    // JSON bodies too (the webhook writes): Postgres refuses NUL in text and jsonb alike.
-    if (request.body !== undefined) {
-      const found = bodyProblem(request.body, '');
-      if (found) throw invalidParam(found.name || 'body', found.reason);
-    }
-  });
-
-  // Ajv coerces "Infinity" and "1e400" to Infinity and then skips minimum and
-  // maximum for non-finite numbers, so a validated number can still be one
-  // Postgres rejects. Every number that passed validation must also be finite,
-  // and must have been sent as a decimal number.
-  app.addHook('preHandler', async (request) => {
-    const sent = sentAs.get(request);
-    for (const part of [request.query, request.params] as unknown[]) {
-      if (typeof part !== 'object' || part === null) continue;
-      for (const [name, value] of Object.entries(part)) {
-        if (typeof value !== 'number') continue;
-        if (!Number.isFinite(value)) throw invalidParam(name, 'must be a finite number');
-        const raw = sent?.[name];
-        if (typeof raw === 'string' && !DECIMAL.test(raw)) throw invalidParam(name, 'must be a decimal number such as 0.5');
+export const inputHygienePlugin = fp(
+  async (app: FastifyInstance) => {
+    // No text parameter may hold a control character: Postgres refuses NUL
+    // outright, and the others have no place in any parameter and end up in logs
+    // and terminals. Checked as sent, before any route trims or splits it.
+    app.addHook('preValidation', async (request) => {
+      sentAs.set(request, { ...(request.query as object), ...(request.params as object) });
+      // A URL of visible ASCII without a percent sign can carry no control
+      // character (Node's parser refuses raw ones), so most requests skip the walk.
+      if (!PLAIN_URL.test(request.url)) {
+        const refusal = controlCharacterRefusal(request);
+        if (refusal) throw refusal;
       }
-    }
-  });
-}, { name: 'input-hygiene' });
+      // JSON bodies too (the webhook writes): Postgres refuses NUL in text and jsonb alike.
+      if (request.body !== undefined) {
+        const found = bodyProblem(request.body, '');
+        if (found) throw invalidParam(found.name || 'body', found.reason);
+      }
+    });
+
+    // Ajv coerces "Infinity" and "1e400" to Infinity and then skips minimum and
+    // maximum for non-finite numbers, so a validated number can still be one
+    // Postgres rejects. Every number that passed validation must also be finite,
+    // and must have been sent as a decimal number.
+    app.addHook('preHandler', async (request) => {
+      const sent = sentAs.get(request);
+      for (const part of [request.query, request.params] as unknown[]) {
+        if (typeof part !== 'object' || part === null) continue;
+        for (const [name, value] of Object.entries(part)) {
+          if (typeof value !== 'number') continue;
+          if (!Number.isFinite(value)) throw invalidParam(name, 'must be a finite number');
+          const raw = sent?.[name];
+          if (typeof raw === 'string' && !DECIMAL.test(raw)) throw invalidParam(name, 'must be a decimal number such as 0.5');
+        }
+      }
+    });
+  },
+  { name: 'input-hygiene' },
+);

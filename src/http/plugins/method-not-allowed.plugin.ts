@@ -21,35 +21,42 @@ export function methodNotAllowed() {
   const methodsByUrl = new Map<string, Set<string>>();
   let collecting = true;
 
-  const collect = fp(async (app: FastifyInstance) => {
-    app.addHook('onRoute', (route) => {
-      // The docs UI and the dashboard manage their own routes (and their trailing-slash twins).
-      if (!collecting || route.url.startsWith('/docs') || route.url.startsWith('/admin')) return;
-      const methods = methodsByUrl.get(route.url) ?? new Set<string>();
-      for (const m of [route.method].flat()) methods.add(m);
-      methodsByUrl.set(route.url, methods);
-    });
+  const collect = fp(
+    async (app: FastifyInstance) => {
+      app.addHook('onRoute', (route) => {
+        // The docs UI and the dashboard manage their own routes (and their trailing-slash twins).
+        if (!collecting || route.url.startsWith('/docs') || route.url.startsWith('/admin')) return;
+        const methods = methodsByUrl.get(route.url) ?? new Set<string>();
+        for (const m of [route.method].flat()) methods.add(m);
+        methodsByUrl.set(route.url, methods);
+      });
 
-    // Only the routes that declare a body read one (bounded by their bodyLimit and
-    // the server's request timeout). Any other request that carries one is answered
-    // before anything reads it, and its connection closes after the answer, so a
-    // client trickling a body cannot hold it open.
-    app.addHook('onRequest', async (request, reply) => {
-      const length = request.headers['content-length'];
-      if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return;
-      if (request.routeOptions.config?.acceptsBody === true) return;
-      reply.header('connection', 'close');
-      if (request.method === 'GET' || request.method === 'HEAD') return; // answered as usual; the body is never parsed
-      const methods = request.routeOptions.url === undefined ? undefined : methodsByUrl.get(request.routeOptions.url);
-      if (methods && !methods.has(request.method)) {
-        const allow = [...methods].sort().join(', ');
-        reply.header('allow', allow);
-        return sendProblem(reply, problem('methodNotAllowed', `${request.method} is not allowed here; use ${allow}.`));
-      }
-      if (methods) return sendProblem(reply, problem('badRequest', `${request.method} ${request.routeOptions.url} takes no request body; send none.`));
-      return sendProblem(reply, problem('notFound', `No route ${request.method} ${request.url.split('?')[0]}. See /docs.`));
-    });
-  }, { name: 'method-not-allowed-collect' });
+      // Only the routes that declare a body read one (bounded by their bodyLimit and
+      // the server's request timeout). Any other request that carries one is answered
+      // before anything reads it, and its connection closes after the answer, so a
+      // client trickling a body cannot hold it open.
+      app.addHook('onRequest', async (request, reply) => {
+        const length = request.headers['content-length'];
+        if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return;
+        if (request.routeOptions.config?.acceptsBody === true) return;
+        reply.header('connection', 'close');
+        if (request.method === 'GET' || request.method === 'HEAD') return; // answered as usual; the body is never parsed
+        const methods = request.routeOptions.url === undefined ? undefined : methodsByUrl.get(request.routeOptions.url);
+        if (methods && !methods.has(request.method)) {
+          const allow = [...methods].sort().join(', ');
+          reply.header('allow', allow);
+          return sendProblem(reply, problem('methodNotAllowed', `${request.method} is not allowed here; use ${allow}.`));
+        }
+        if (methods)
+          return sendProblem(
+            reply,
+            problem('badRequest', `${request.method} ${request.routeOptions.url} takes no request body; send none.`),
+          );
+        return sendProblem(reply, problem('notFound', `No route ${request.method} ${request.url.split('?')[0]}. See /docs.`));
+      });
+    },
+    { name: 'method-not-allowed-collect' },
+  );
 
   const answer = async (app: FastifyInstance) => {
     collecting = false;

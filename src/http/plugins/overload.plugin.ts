@@ -14,14 +14,20 @@ export interface OverloadOptions {
   sampleIntervalMs?: number;
 }
 
-export const overloadPlugin = fp(async (app: FastifyInstance, options: OverloadOptions) => {
-  await app.register(underPressure, {
-    maxEventLoopDelay: options.maxEventLoopDelayMs ?? 500,
-    sampleInterval: options.sampleIntervalMs ?? 250,
-    retryAfter: 5,
-    pressureHandler: (_request, reply, type, value) => {
-      reply.header('retry-after', '5');
-      void sendProblem(reply, problem('unavailable', `The service is overloaded (${type}: ${Math.round(Number(value))}); retry in a few seconds.`));
-    },
-  });
-}, { name: 'overload' });
+export const overloadPlugin = fp(
+  async (app: FastifyInstance, options: OverloadOptions) => {
+    await app.register(underPressure, {
+      maxEventLoopDelay: options.maxEventLoopDelayMs ?? 500,
+      sampleInterval: options.sampleIntervalMs ?? 250,
+      retryAfter: 5,
+      pressureHandler: (_request, reply, type, value) => {
+        reply.header('retry-after', '5');
+        void sendProblem(
+          reply,
+          problem('unavailable', `The service is overloaded (${type}: ${Math.round(Number(value))}); retry in a few seconds.`),
+        );
+      },
+    });
+  },
+  { name: 'overload' },
+);

@@ -29,7 +29,10 @@ async function check(name: string, probe: () => Promise<unknown>, timeoutMs = 2_
   }
 }
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db; redis: Redis; draining?: () => boolean }> = async (app, { db, redis, draining }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db; redis: Redis; draining?: () => boolean }> = async (
+  app,
+  { db, redis, draining },
+) => {
   app.get(
     '/healthz',
     {
@@ -61,10 +64,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db; redis: Redis; dra
     async (request, reply) => {
       // Shutting down: tell the load balancer to stop routing here while in-flight work finishes.
       if (draining?.()) return reply.code(503).send({ status: 'unavailable', checks: { shutdown: { ok: false } } });
-      const [postgres, redisFailure] = await Promise.all([
-        check('Postgres', () => pingDatabase(db)),
-        check('Redis', () => redis.ping()),
-      ]);
+      const [postgres, redisFailure] = await Promise.all([check('Postgres', () => pingDatabase(db)), check('Redis', () => redis.ping())]);
       if (postgres) request.log.warn({ err: postgres }, 'readiness: Postgres is not answering');
       if (redisFailure) request.log.warn({ err: redisFailure }, 'readiness: Redis is not answering');
       const ok = !postgres && !redisFailure;

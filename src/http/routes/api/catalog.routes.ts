@@ -21,7 +21,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
         operationId: 'getMethodology',
         summary: 'How every score is computed, its weight, and the measurements behind them',
         description:
-          'Each dimension\'s formula, evidence and weight; for momentum and the trend classes, the figures measured on real Google Trends series (data, method, date) and how to reproduce them (npm run bench:momentum); for pain and intent, how the evidence read today agrees with the related-list evidence on recorded answers (npm run bench:evidence).',
+          "Each dimension's formula, evidence and weight; for momentum and the trend classes, the figures measured on real Google Trends series (data, method, date) and how to reproduce them (npm run bench:momentum); for pain and intent, how the evidence read today agrees with the related-list evidence on recorded answers (npm run bench:evidence).",
         querystring: NoQuery,
         response: { 200: MethodologySchema, ...errorResponses(400, 401, 403, 429) },
       },

@@ -143,10 +143,16 @@ async function seriesOf(reader: Db, insightId: string, window: TrendWindow): Pro
   const row = await findInsightSeries(reader, insightId, window);
   if (!row) {
     throw new ProblemError(
-      problem('notFound', `Insight ${insightId} has no ${window} series: it was not researched with one (demo insights carry 30 and 90 days; insights researched before 2026-11-23 only 30).`),
+      problem(
+        'notFound',
+        `Insight ${insightId} has no ${window} series: it was not researched with one (demo insights carry 30 and 90 days; insights researched before 2026-11-23 only 30).`,
+      ),
     );
   }
-  return { points: row.points.map((p) => ({ date: p.date, value: Math.round(p.value), is_partial: p.is_partial })), fetchedAt: row.fetched_at };
+  return {
+    points: row.points.map((p) => ({ date: p.date, value: Math.round(p.value), is_partial: p.is_partial })),
+    fetchedAt: row.fetched_at,
+  };
 }
 
 export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
@@ -227,7 +233,9 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       const insight = await requireInsight(request.readDb ?? db, request.params.id);
       const row = await findForecast(request.readDb ?? db, insight.id);
       if (!row) {
-        throw new ProblemError(problem('notFound', `Insight ${insight.id} has no forecast yet (demo insights are not forecast; research and refresh make one).`));
+        throw new ProblemError(
+          problem('notFound', `Insight ${insight.id} has no forecast yet (demo insights are not forecast; research and refresh make one).`),
+        );
       }
       if (row.withheld) return { withheld: true as const, reason: row.reason ?? 'withheld', generated_at: row.generated_at.toISOString() };
       const backtest = row.backtest ?? {};
@@ -236,7 +244,14 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
         model: row.model ?? 'unknown',
         generated_at: row.generated_at.toISOString(),
         horizon: row.horizon,
-        points: row.points as Array<{ date: string; value: number; lower_80: number; upper_80: number; lower_95: number; upper_95: number }>,
+        points: row.points as Array<{
+          date: string;
+          value: number;
+          lower_80: number;
+          upper_80: number;
+          lower_95: number;
+          upper_95: number;
+        }>,
         backtest: {
           mase: backtest.mase ?? null,
           mase_seasonal_naive: backtest.mase_seasonal_naive ?? null,
@@ -306,7 +321,12 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       return {
         window,
         interval: intervalOf(points),
-        data: points.map((p) => ({ date: p.date, value: p.value, is_partial: p.is_partial, fetched_at: (p.fetched_at ?? fetchedAt)!.toISOString() })),
+        data: points.map((p) => ({
+          date: p.date,
+          value: p.value,
+          is_partial: p.is_partial,
+          fetched_at: (p.fetched_at ?? fetchedAt)!.toISOString(),
+        })),
         next_cursor: null,
       };
     },

@@ -31,7 +31,9 @@ const ResearchReportSchema = Type.Object(
       provider: Type.String(),
       insight_id: Type.Union([Type.String(), Type.Null()]),
       waiting_reason: Type.Union([Type.String(), Type.Null()]),
-      error: Type.Union([Type.String(), Type.Null()], { description: 'Which step failed and what kind of failure it was; the full error (upstream text included) is kept for operators' }),
+      error: Type.Union([Type.String(), Type.Null()], {
+        description: 'Which step failed and what kind of failure it was; the full error (upstream text included) is kept for operators',
+      }),
       failed_step: Type.Union([Type.Integer(), Type.Null()]),
       created_at: Type.String({ format: 'date-time' }),
       finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -68,7 +70,10 @@ async function report(db: Db, run: RunRow) {
       provider: run.provider,
       insight_id: run.insight_id,
       waiting_reason: publicWaitingReason(run.waiting_reason),
-      error: publicRunError(run.error, run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' }),
+      error: publicRunError(
+        run.error,
+        run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' },
+      ),
       failed_step: run.failed_step,
       created_at: run.created_at.toISOString(),
       finished_at: run.finished_at?.toISOString() ?? null,
@@ -132,7 +137,10 @@ export const researchRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
       const run = await latestRunForInsight(request.readDb ?? db, insight.id);
       if (!run) {
         throw new ProblemError(
-          problem('notFound', `Insight ${insight.id} has no research run (source "${insight.source}": ${insight.source === 'demo' ? 'demo data is loaded, not researched' : 'its run was removed'}).`),
+          problem(
+            'notFound',
+            `Insight ${insight.id} has no research run (source "${insight.source}": ${insight.source === 'demo' ? 'demo data is loaded, not researched' : 'its run was removed'}).`,
+          ),
         );
       }
       return report(request.readDb ?? db, run);

@@ -14,7 +14,8 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; quota: QuotaStore 
       schema: {
         tags: ['account'],
         operationId: 'getUsage',
-        summary: "Your account's plan and usage: today (this request included) and, with ?days=N, the days before, each with its keys' shares",
+        summary:
+          "Your account's plan and usage: today (this request included) and, with ?days=N, the days before, each with its keys' shares",
         querystring: UsageQuery,
         response: { 200: UsageSchema, ...errorResponses(400, 401, 403, 429) },
       },

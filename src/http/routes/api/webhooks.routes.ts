@@ -67,7 +67,8 @@ export function subscriptionDto(row: SubscriptionRow): WebhookSubscriptionDto {
     sources: row.sources,
     keywords: row.keywords,
     events: row.event_types,
-    previous_secret_expires_at: row.previous_secret_expires_at && row.previous_secret_expires_at > new Date() ? row.previous_secret_expires_at.toISOString() : null,
+    previous_secret_expires_at:
+      row.previous_secret_expires_at && row.previous_secret_expires_at > new Date() ? row.previous_secret_expires_at.toISOString() : null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     links: { self: `/api/webhooks/${row.id}`, deliveries: `/api/webhooks/${row.id}/deliveries` },
@@ -94,9 +95,13 @@ function asProblem(error: unknown): unknown {
   if (error instanceof WebhookNotFoundError) return new ProblemError(problem('notFound', `${error.message}.`));
   if (error instanceof SubscriptionLimitError) return new ProblemError(problem('subscriptionLimit', error.message));
   if (error instanceof IdempotencyKeyReusedError) return new ProblemError(problem('idempotencyKeyReused', error.message));
-  if (error instanceof PreconditionFailedError) return new ProblemError(problem('preconditionFailed', error.message), { etag: error.currentEtag });
+  if (error instanceof PreconditionFailedError)
+    return new ProblemError(problem('preconditionFailed', error.message), { etag: error.currentEtag });
   if (error instanceof DisabledByOperatorError) return new ProblemError(problem('disabledByOperator', error.message));
-  if (error instanceof SendsExhaustedError) return new ProblemError(problem('webhookSendsExceeded', error.message), { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))) });
+  if (error instanceof SendsExhaustedError)
+    return new ProblemError(problem('webhookSendsExceeded', error.message), {
+      'retry-after': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))),
+    });
   return error;
 }
 
@@ -107,7 +112,16 @@ function asProblem(error: unknown): unknown {
  */
 function audit(request: FastifyRequest, action: string, subscriptionId: string, extra: Record<string, unknown> = {}): void {
   request.log.info(
-    { audit: { account_id: request.apiKey!.accountId, key_id: request.apiKey!.id, action, subscription_id: subscriptionId, at: new Date().toISOString(), ...extra } },
+    {
+      audit: {
+        account_id: request.apiKey!.accountId,
+        key_id: request.apiKey!.id,
+        action,
+        subscription_id: subscriptionId,
+        at: new Date().toISOString(),
+        ...extra,
+      },
+    },
     'webhook subscription change',
   );
 }
@@ -127,7 +141,11 @@ const readConfig = { requiredScope: 'webhooks:write' as const };
 const idempotencyHeader = {
   headers: Type.Object({
     'idempotency-key': Type.Optional(
-      Type.String({ minLength: 1, maxLength: 255, description: 'Any unique string (a UUID): the same key and body within 24 h get the first answer again' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'Any unique string (a UUID): the same key and body within 24 h get the first answer again',
+      }),
     ),
   }),
 };
@@ -179,7 +197,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
     },
     async (request, reply) => {
       const claim = request.idempotencyClaim;
-      const created = await service().create(scope(request), request.body, scope(request), claim && { keyHash: claim.keyHash, fingerprint: claim.fingerprint });
+      const created = await service().create(
+        scope(request),
+        request.body,
+        scope(request),
+        claim && { keyHash: claim.keyHash, fingerprint: claim.fingerprint },
+      );
       // A retry whose first answer was lost gets what the first made, as a kept answer would be sent.
       if (created.madeBefore) reply.header('idempotent-replayed', 'true');
       else audit(request, 'create', created.row.id);
@@ -209,7 +232,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
       schema: {
         tags: ['webhooks'],
         operationId: 'getWebhook',
-        summary: 'One subscription: criteria, state (enabled, why disabled, failing since) and its 20 newest deliveries; the ETag is for If-Match',
+        summary:
+          'One subscription: criteria, state (enabled, why disabled, failing since) and its 20 newest deliveries; the ETag is for If-Match',
         params: WebhookIdParams,
         response: { 200: WebhookShowSchema, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -229,10 +253,17 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
       schema: {
         tags: ['webhooks'],
         operationId: 'updateWebhook',
-        summary: 'Change the criteria, the URL, or pause and resume (enabled); the fields sent replace theirs, the others stay. With If-Match, only if unchanged since',
+        summary:
+          'Change the criteria, the URL, or pause and resume (enabled); the fields sent replace theirs, the others stay. With If-Match, only if unchanged since',
         params: WebhookIdParams,
         headers: Type.Object({
-          'if-match': Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'The ETag you read: the change is made only if the subscription is still that version (else 412)' })),
+          'if-match': Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 1024,
+              description: 'The ETag you read: the change is made only if the subscription is still that version (else 412)',
+            }),
+          ),
         }),
         body: WebhookUpdateBody,
         response: { 200: WebhookUpdatedSchema, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 415, 429) },
@@ -240,7 +271,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
     },
     async (request, reply) => {
       const ifMatch = request.headers['if-match'];
-      const updated = await service().update(scope(request), request.params.id, request.body, typeof ifMatch === 'string' ? ifMatch : undefined);
+      const updated = await service().update(
+        scope(request),
+        request.params.id,
+        request.body,
+        typeof ifMatch === 'string' ? ifMatch : undefined,
+      );
       audit(request, 'update', updated.row.id, { fields: Object.keys(request.body) });
       reply.header('etag', subscriptionEtag(updated.row));
       return { data: subscriptionDto(updated.row), warnings: updated.warnings };
@@ -295,7 +331,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
       schema: {
         tags: ['webhooks'],
         operationId: 'rotateWebhookSecret',
-        summary: 'A new signing secret, shown only in this answer; during the overlap every delivery is signed with both, so switch your receiver within it',
+        summary:
+          'A new signing secret, shown only in this answer; during the overlap every delivery is signed with both, so switch your receiver within it',
         params: WebhookIdParams,
         body: WebhookRotateBody,
         ...idempotencyHeader,
@@ -349,7 +386,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
       const result = await service().replayOne(scope(request), request.params.id, request.params.deliveryId);
       audit(request, 'replay', request.params.id, { deliveries: result.replayed.length });
       reply.code(202);
-      return { data: { replayed: result.replayed, truncated: result.truncated, pending: result.pending, remaining_today: result.remainingToday } };
+      return {
+        data: { replayed: result.replayed, truncated: result.truncated, pending: result.pending, remaining_today: result.remainingToday },
+      };
     },
   );
 
@@ -373,7 +412,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
       const result = await service().replayRange(scope(request), request.params.id, request.body.since, request.body.until);
       audit(request, 'replay', request.params.id, { deliveries: result.replayed.length });
       reply.code(202);
-      return { data: { replayed: result.replayed, truncated: result.truncated, pending: result.pending, remaining_today: result.remainingToday } };
+      return {
+        data: { replayed: result.replayed, truncated: result.truncated, pending: result.pending, remaining_today: result.remainingToday },
+      };
     },
   );
 };
