@@ -41,6 +41,8 @@ import { createBenchDatabase, type BenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
 import { requireDataFile, SHARED_DATA } from './lib/shared-data.js';
+import { enqueue, enqueueMany } from '../src/queue/enqueue.js';
+import { JOB } from '../src/queue/job-catalogue.js';
 
 const RESEARCH_RUNS = Number(process.env.BENCH_RESEARCH_RUNS ?? 12);
 const REFRESH_INSIGHTS = Number(process.env.BENCH_REFRESH_INSIGHTS ?? 100);
@@ -250,7 +252,7 @@ async function refresh(google: GoogleOnLoopback) {
     google.google.resetCounts();
     const started = Date.now();
     const ingest = p.queue(QUEUES.ingest);
-    await ingest.add(JOBS.refreshAll, {}, { jobId: 'bench-refresh' });
+    await enqueue(ingest, JOB.refreshAll, {});
     const refreshed = () =>
       p.db.db
         .selectFrom('trend_points')
@@ -318,11 +320,13 @@ async function throughput(google: GoogleOnLoopback, proxies: number, blocked: nu
   try {
     const trends = p.queue(QUEUES.trends);
     const total = Math.ceil((PROXY_RATE * proxies * PROXY_WINDOW_S) / 60) * 3;
-    await trends.addBulk(
+    const now = new Date();
+    await enqueueMany(
+      trends,
+      JOB.trendsFetch,
       Array.from({ length: total }, (_, i) => ({
-        name: JOBS.trendsFetch,
-        data: { request: { kind: 'autocomplete', term: `proxy term ${proxies} ${blocked} ${i}` }, provider: 'google' },
-        opts: { jobId: `bench-${proxies}-${blocked}-${i}` },
+        data: { request: { kind: 'autocomplete' as const, term: `proxy term ${proxies} ${blocked} ${i}` }, provider: 'google' },
+        key: [now] as [Date],
       })),
     );
     await sleep(PROXY_WINDOW_S * 1000);

@@ -9,7 +9,6 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/connection.js';
-import { JOBS } from '../src/queue/queues.js';
 import { createRedis, waitForRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
 import type { Resources } from '../src/runtime/resources.js';
@@ -18,6 +17,8 @@ import { DIMENSIONS } from '../src/domain/scoring/dimensions.js';
 import { createBenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { printJsonLine, printTable, round } from './lib/report.js';
+import { enqueue } from '../src/queue/enqueue.js';
+import { JOB } from '../src/queue/job-catalogue.js';
 
 const N = Number(process.env.BENCH_INSIGHTS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
@@ -123,7 +124,7 @@ const config = {
 const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 const o0 = cpu();
 const ot0 = Date.now();
-await pipeline.queues.ingest.add(JOBS.refreshAll, {}, { jobId: `refresh-all-bench-${Date.now()}` });
+await enqueue(pipeline.queues.ingest, JOB.refreshAll, {});
 for (;;) {
   const { n } = await db
     .selectFrom('forecasts')

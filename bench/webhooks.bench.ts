@@ -17,7 +17,6 @@ import { CATEGORY_VALUES } from '../src/domain/catalog.js';
 import { newId } from '../src/domain/ids.js';
 import { eventText, matches, SubscriptionIndex, type MatchableEvent } from '../src/domain/webhooks/matching.js';
 import { upsertInsight } from '../src/insights/insight.repository.js';
-import { JOBS } from '../src/queue/queues.js';
 import { createRedis, waitForRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
 import type { Resources } from '../src/runtime/resources.js';
@@ -28,6 +27,8 @@ import { generateWebhookSecret } from '../src/domain/webhooks/signing.js';
 import { createBenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
+import { enqueue } from '../src/queue/enqueue.js';
+import { JOB } from '../src/queue/job-catalogue.js';
 
 const SUBS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 100_000);
 const INSIGHTS = Number(process.env.BENCH_INSIGHTS ?? 1_000);
@@ -142,7 +143,7 @@ async function publish(i: number, phase: string): Promise<void> {
     await trx.insertInto('outbox_events').values({ id: eventId, type: 'insight.created', insight_id: insightId, payload: '{}' }).execute();
   });
   published.set(eventId, Date.now());
-  await pipeline.queues.webhooks.add(JOBS.webhookMatch, { eventId }, { jobId: `match-${eventId}`, removeOnComplete: true });
+  await enqueue(pipeline.queues.webhooks, JOB.webhookMatch, { eventId });
 }
 async function deliveredCount(): Promise<number> {
   const { n } = await db

@@ -6,14 +6,14 @@
 // up, and the same request the same day is never asked twice (trends job ids).
 // If the plan cannot finish before the next refresh at the current rate, the
 // log says so.
-import { createHash } from 'node:crypto';
 import type { FlowProducer, Job } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { groupByLevel } from '../src/domain/trends/batching.js';
 import { refreshEstimate, type RefreshPacing } from '../src/domain/trends/refresh-estimate.js';
 import { listRefreshable } from '../src/insights/insight.repository.js';
 import type { Logger } from '../src/logger.js';
-import { INGEST_JOB_OPTIONS, JOBS } from '../src/queue/queues.js';
+import { flowJob } from '../src/queue/enqueue.js';
+import { JOB } from '../src/queue/job-catalogue.js';
 import { providerOf } from './refresh-insight.job.js';
 
 export interface RefreshPlan {
@@ -52,8 +52,8 @@ export async function planRefresh(db: Db, provider: string): Promise<RefreshPlan
 export interface RefreshAllDeps {
   db: Db;
   flows: FlowProducer;
-  /** The ingest queue's name and key prefix (flows name their queues). */
-  ingestQueue: { name: string; prefix: string };
+  /** The ingest queue's key prefix (flows name their queues). */
+  ingestPrefix: string;
   provider: string;
   logger?: Logger;
   /** When set, the job warns if the plan cannot finish before the next refresh at this rate. */
@@ -62,25 +62,15 @@ export interface RefreshAllDeps {
 
 export function refreshAllProcessor(deps: RefreshAllDeps) {
   return async (job: Job) => {
-    const day = new Date().toISOString().slice(0, 10);
+    const now = new Date();
+    const day = now.toISOString().slice(0, 10);
     const plan = await planRefresh(deps.db, deps.provider);
     // One parent per trigger (the scheduler's job id is unique per run); the groups are its children.
-    const parentId = `refresh-${day.replaceAll('-', '')}-${createHash('sha1').update(String(job.id)).digest('hex').slice(0, 10)}`;
-    const { name: queueName, prefix } = deps.ingestQueue;
+    const parent = flowJob(JOB.refreshLeftovers, {}, [now, String(job.id)], deps.ingestPrefix);
+    const parentId = parent.opts!.jobId!;
     await deps.flows.add({
-      name: JOBS.refreshLeftovers,
-      queueName,
-      prefix,
-      data: {},
-      opts: { ...INGEST_JOB_OPTIONS, jobId: parentId },
-      children: plan.groups.map((insightIds, i) => ({
-        name: JOBS.refreshGroup,
-        queueName,
-        prefix,
-        data: { insightIds, round: 1 },
-        // A group that fails for good must not hold the leftovers back.
-        opts: { ...INGEST_JOB_OPTIONS, jobId: `${parentId}-g${i}`, ignoreDependencyOnFailure: true },
-      })),
+      ...parent,
+      children: plan.groups.map((insightIds, i) => flowJob(JOB.refreshGroup, { insightIds, round: 1 }, [parentId, i], deps.ingestPrefix)),
     });
     const check = deps.pacing === undefined ? undefined : refreshEstimate(plan, deps.provider, deps.pacing);
     if (check && !check.fits) {

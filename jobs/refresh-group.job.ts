@@ -9,7 +9,8 @@ import { UnrecoverableError, type Job, type Queue } from 'bullmq';
 import type { Static } from '@sinclair/typebox';
 import { levelsFromBatch, servableFromBatch, UNMEASURED_LEVEL } from '../src/domain/trends/batching.js';
 import { findActiveInsights, type InsightRow } from '../src/insights/insight.repository.js';
-import { INGEST_JOB_OPTIONS, JOBS, type RefreshGroupPayload } from '../src/queue/queues.js';
+import { enqueueMany } from '../src/queue/enqueue.js';
+import { JOB, type RefreshGroupPayload } from '../src/queue/job-catalogue.js';
 import {
   columnOf,
   fetchInterest,
@@ -62,13 +63,10 @@ export function refreshGroupProcessor(deps: RefreshDeps & { ingest: Queue }) {
     await writeFreshSeries(deps, fresh, measured);
     const served = fresh.map((f) => f.insight.id);
     if (round === 2 && leftover.length > 0) {
-      const day = new Date().toISOString().slice(0, 10).replaceAll('-', '');
-      await deps.ingest.addBulk(
-        leftover.map((id) => ({
-          name: JOBS.refreshInsight,
-          data: { insightId: id },
-          opts: { ...INGEST_JOB_OPTIONS, jobId: `refresh-${id}-${day}-alone` },
-        })),
+      await enqueueMany(
+        deps.ingest,
+        JOB.refreshInsight,
+        leftover.map((id) => ({ data: { insightId: id }, key: [String(job.id)] })),
       );
     }
     // Round 1 hands its leftovers to the parent (refresh-leftovers), which regroups them.

@@ -20,7 +20,7 @@ import { recordEvents, type NewOutboxEvent } from '../src/webhooks/event.reposit
 import { lastDaysRescaled } from '../src/research/trends-plan.js';
 import type { InterestOverTime } from '../src/trends/types.js';
 import { replaceTrendPointsOf, upsertInsightSeriesOf } from '../src/insights/trend-point.repository.js';
-import type { RefreshInsightPayload } from '../src/queue/queues.js';
+import type { RefreshInsightPayload } from '../src/queue/job-catalogue.js';
 import type { Static } from '@sinclair/typebox';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { forecastMase } from '../src/observability/metrics.js';

@@ -6,7 +6,8 @@ import type { Job, Queue } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { groupByLevel } from '../src/domain/trends/batching.js';
 import { interestLevelsOf } from '../src/insights/insight.repository.js';
-import { INGEST_JOB_OPTIONS, JOBS } from '../src/queue/queues.js';
+import { enqueueMany } from '../src/queue/enqueue.js';
+import { JOB } from '../src/queue/job-catalogue.js';
 
 export function refreshLeftoversProcessor(deps: { db: Db; ingest: Queue }) {
   return async (job: Job) => {
@@ -14,20 +15,17 @@ export function refreshLeftoversProcessor(deps: { db: Db; ingest: Queue }) {
     const ids = [...new Set(results.flatMap((r) => r?.leftover ?? []))];
     if (ids.length === 0) return { leftover: 0, groups: 0 };
     const groups = groupByLevel(await interestLevelsOf(deps.db, ids));
-    await deps.ingest.addBulk(
-      groups.map((group, i) =>
-        group.length === 1
-          ? {
-              name: JOBS.refreshInsight,
-              data: { insightId: group[0]!.id },
-              opts: { ...INGEST_JOB_OPTIONS, jobId: `${job.id}-alone-${group[0]!.id}` },
-            }
-          : {
-              name: JOBS.refreshGroup,
-              data: { insightIds: group.map((g) => g.id), round: 2 },
-              opts: { ...INGEST_JOB_OPTIONS, jobId: `${job.id}-round2-${i}` },
-            },
-      ),
+    const parent = String(job.id);
+    const alone = groups.filter((g) => g.length === 1);
+    await enqueueMany(
+      deps.ingest,
+      JOB.refreshInsight,
+      alone.map((g) => ({ data: { insightId: g[0]!.id }, key: [parent] })),
+    );
+    await enqueueMany(
+      deps.ingest,
+      JOB.refreshGroup,
+      groups.flatMap((g, i) => (g.length > 1 ? [{ data: { insightIds: g.map((m) => m.id), round: 2 as const }, key: [parent, i] }] : [])),
     );
     return { leftover: ids.length, groups: groups.length };
   };

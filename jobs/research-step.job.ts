@@ -10,7 +10,7 @@ import { bumpReadModelVersion } from '../src/redis/read-model-version.js';
 import type { Db } from '../src/db/connection.js';
 import type { Logger } from '../src/logger.js';
 import { isOutage } from '../src/outage.js';
-import type { ResearchStepPayload } from '../src/queue/queues.js';
+import type { ResearchStepPayload } from '../src/queue/job-catalogue.js';
 import type { RedisKeys } from '../src/redis/keys.js';
 import type { ResearchChain } from '../src/research/chain.js';
 import { findInsightForIdea } from '../src/insights/insight.repository.js';

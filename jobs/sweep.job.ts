@@ -7,8 +7,8 @@
 // Both kinds of work are idempotent, so a job that was merely slow costs nothing.
 import type { Queue } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
-import { ensureJob } from '../src/queue/ensure-job.js';
-import { deliveryJob } from '../src/queue/queues.js';
+import { ensureEnqueued } from '../src/queue/enqueue.js';
+import { deliveryPayload, JOB } from '../src/queue/job-catalogue.js';
 import type { ResearchChain } from '../src/research/chain.js';
 import { quietUnfinishedRuns } from '../src/research/run.repository.js';
 import { quietPendingDeliveries } from '../src/webhooks/delivery.repository.js';
@@ -35,8 +35,7 @@ export function sweepProcessor(deps: SweepDeps) {
     const deliveries = await quietPendingDeliveries(deps.db, quietMs);
     let revivedDeliveries = 0;
     for (const delivery of deliveries) {
-      const job = deliveryJob(delivery);
-      const outcome = await ensureJob(deps.webhooks, job.name, job.data, job.opts);
+      const outcome = await ensureEnqueued(deps.webhooks, JOB.webhookDeliver, deliveryPayload(delivery));
       if (outcome !== 'present') revivedDeliveries += 1;
     }
     return { checked: runs.length, resumed, pendingDeliveries: deliveries.length, revivedDeliveries };

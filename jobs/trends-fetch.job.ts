@@ -22,7 +22,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from '../src/logger.js';
 import { googleBlocks, trendsRequests } from '../src/observability/metrics.js';
-import type { TrendsFetchPayload } from '../src/queue/queues.js';
+import type { TrendsFetchPayload } from '../src/queue/job-catalogue.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { RouteWaitError, type EgressPool } from '../src/trends/egress-pool.js';
 import type { EgressRoute } from '../src/trends/egress.js';

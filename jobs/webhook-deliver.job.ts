@@ -17,7 +17,7 @@ import { webhookDeliveries, webhookLatency } from '../src/observability/metrics.
 import { disableBySystem, setFailingSince, signingSecrets } from '../src/webhooks/subscription.repository.js';
 import { Batcher } from '../src/db/batcher.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
-import type { WebhookDeliverPayload } from '../src/queue/queues.js';
+import type { WebhookDeliverPayload } from '../src/queue/job-catalogue.js';
 import { finishDelivery, loadDeliveries, recordAttempts, type AttemptRecord } from '../src/webhooks/delivery.repository.js';
 import type { DeliveryGate } from '../src/webhooks/delivery-gate.js';
 import { gateSleep, receiverFailing } from '../src/domain/webhooks/fairness.js';

@@ -9,8 +9,8 @@ import { Batcher } from '../src/db/batcher.js';
 import { loadEventsWithInsights, markEventRelayed, unrelayedEvents } from '../src/webhooks/event.repository.js';
 import { createPendingDeliveries } from '../src/webhooks/delivery.repository.js';
 import { minScoresOf } from '../src/webhooks/subscription.repository.js';
-import { ensureJob } from '../src/queue/ensure-job.js';
-import { deliveryJob, JOBS, MATCH_JOB_OPTIONS, matchJobId, type WebhookMatchPayload } from '../src/queue/queues.js';
+import { enqueueMany, ensureEnqueued } from '../src/queue/enqueue.js';
+import { deliveryPayload, JOB, type WebhookMatchPayload } from '../src/queue/job-catalogue.js';
 import type { SubscriptionIndexCache } from '../src/webhooks/subscription-index.cache.js';
 
 export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: SubscriptionIndexCache }) {
@@ -41,9 +41,11 @@ export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: Su
     // Every pending delivery of the event gets its job, new or left by a crash before its job
     // was enqueued (job ids make that idempotent).
     const pending = await createPendingDeliveries(deps.db, event.id, subscriptionIds);
-    if (pending.length > 0) {
-      await deps.webhooks.addBulk(pending.map((id) => deliveryJob({ id })));
-    }
+    await enqueueMany(
+      deps.webhooks,
+      JOB.webhookDeliver,
+      pending.map((id) => ({ data: deliveryPayload({ id }), key: [] })),
+    );
     await markEventRelayed(deps.db, event.id);
     return { matched: subscriptionIds.length, enqueued: pending.length };
   };
@@ -59,7 +61,7 @@ export function outboxRelayProcessor(deps: { db: Db; webhooks: Queue }) {
     const events = await unrelayedEvents(deps.db);
     let revived = 0;
     for (const eventId of events) {
-      const outcome = await ensureJob(deps.webhooks, JOBS.webhookMatch, { eventId }, { ...MATCH_JOB_OPTIONS, jobId: matchJobId(eventId) });
+      const outcome = await ensureEnqueued(deps.webhooks, JOB.webhookMatch, { eventId });
       if (outcome !== 'present') revived += 1;
     }
     return { unmatched: events.length, revived };

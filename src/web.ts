@@ -15,7 +15,7 @@ try {
   logger = createLogger(config.logLevel);
   const resources = await openResources(config, logger, { role: 'web' });
   // The dashboard and /metrics' queue depths need the queues (not workers).
-  const { queues, close: closeQueues } = openQueues(resources, config);
+  const { queues, close: closeQueues } = openQueues(resources);
   reportQueueDepth(Object.values(queues));
   const egress = egressPoolFor(resources, config);
   reportBudget(() => budgetReport(resources.db, egress, config));

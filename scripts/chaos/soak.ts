@@ -15,8 +15,8 @@ import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { NO_ENV_FILE } from '../../src/config.js';
-import { createDb, type Db } from '../../src/db/connection.js';
-import { JOBS, QUEUES } from '../../src/queue/queues.js';
+import { createDb } from '../../src/db/connection.js';
+import { QUEUES } from '../../src/queue/queues.js';
 import { createRedis, type Redis } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/redis/keys.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
@@ -28,6 +28,8 @@ import { WebhookReceiver } from './receiver.js';
 import { Supervisor, type Slot } from './supervisor.js';
 import { startWebhookWriters, type WebhookWriterStats, type WriterAccount } from './webhook-writers.js';
 import { SilentReceiver, startWebhookFlooders, type FloodAccount, type FloodStats } from './webhook-flooder.js';
+import { enqueue } from '../../src/queue/enqueue.js';
+import { JOB } from '../../src/queue/job-catalogue.js';
 
 const exec = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -328,7 +330,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const refresher = (async () => {
       for (const at of [0.4, 0.8]) {
         await sleep(Math.max(0, options.durationMs * at - elapsedInSoak()));
-        await persist('enqueuing a refresh', () => ingestQueue.add(JOBS.refreshAll, {}, { removeOnComplete: true }));
+        await persist('enqueuing a refresh', () => enqueue(ingestQueue, JOB.refreshAll, {}));
       }
     })();
 

@@ -6,8 +6,8 @@ import type { Db } from '../db/connection.js';
 import type { Source } from '../domain/catalog.js';
 import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
 import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
-import { ensureJob } from '../queue/ensure-job.js';
-import { JOBS, RESEARCH_JOB_OPTIONS, researchStepJobId } from '../queue/queues.js';
+import { enqueue, ensureEnqueued } from '../queue/enqueue.js';
+import { JOB } from '../queue/job-catalogue.js';
 import { createRun, type RunRow } from './run.repository.js';
 
 export class InvalidIdeaError extends Error {}
@@ -24,17 +24,13 @@ export class ResearchChain {
    * sooner, and fewer runs' outputs held in memory.
    */
   async enqueueNext(runId: string, step: number): Promise<void> {
-    await this.queue.add(
-      JOBS.researchStep,
-      { runId, step },
-      { ...RESEARCH_JOB_OPTIONS, jobId: researchStepJobId(runId, step), lifo: true },
-    );
+    await enqueue(this.queue, JOB.researchStep, { runId, step });
   }
 
   /** The careful path (sweeper, retry, duplicate delivery): revives a failed or finished job for the step. */
   async enqueueStep(runId: string, step: number): Promise<void> {
     // A completed job that did not move the run on (the run was failed then) runs again.
-    await ensureJob(this.queue, JOBS.researchStep, { runId, step }, { ...RESEARCH_JOB_OPTIONS, jobId: researchStepJobId(runId, step) });
+    await ensureEnqueued(this.queue, JOB.researchStep, { runId, step });
   }
 }
 

@@ -1,18 +1,11 @@
 // How research steps get Google Trends data: as a job on the `trends` queue
 // (one global rate limit for all workers), awaited by the step. The job id is
 // derived from the request, so the same request within a UTC day is fetched once.
-import { createHash } from 'node:crypto';
 import type { Queue, QueueEvents } from 'bullmq';
 import { isOutage } from '../outage.js';
-import { JOBS, TRENDS_JOB_OPTIONS } from '../queue/queues.js';
-import {
-  describeRequest,
-  NotRecordedError,
-  requestKey,
-  type TrendsProvider,
-  type TrendsRequest,
-  type TrendsResponse,
-} from '../trends/types.js';
+import { enqueueWith, jobIdOf } from '../queue/enqueue.js';
+import { JOB } from '../queue/job-catalogue.js';
+import { describeRequest, NotRecordedError, type TrendsProvider, type TrendsRequest, type TrendsResponse } from '../trends/types.js';
 
 /** The answer has not come yet (Google is throttling us, or the queue is long). The step waits; it does not fail. */
 export class WaitingForTrendsError extends Error {
@@ -41,13 +34,6 @@ export class TrendsFailedError extends Error {
   ) {
     super(message);
   }
-}
-
-export function trendsJobId(provider: string, request: TrendsRequest, now = new Date()): string {
-  const hash = createHash('sha1')
-    .update(`${provider}|${requestKey(request)}|${now.toISOString().slice(0, 10)}`)
-    .digest('hex');
-  return `trends-${hash.slice(0, 32)}`;
 }
 
 /**
@@ -108,15 +94,12 @@ export class QueuedTrendsGateway implements TrendsGateway {
   ) {}
 
   async fetch(request: TrendsRequest, options: { priority?: number } = {}): Promise<TrendsResponse> {
-    const jobId = trendsJobId(this.provider, request);
+    const data = { request, provider: this.provider };
+    const now = new Date();
+    const jobId = jobIdOf(JOB.trendsFetch, data, now)!;
     let job = await this.queue.getJob(jobId);
     if (job && (await job.isFailed())) await job.retry('failed');
-    if (!job)
-      job = await this.queue.add(
-        JOBS.trendsFetch,
-        { request, provider: this.provider },
-        { ...TRENDS_JOB_OPTIONS, jobId, priority: options.priority ?? this.priority },
-      );
+    if (!job) job = await enqueueWith(this.queue, JOB.trendsFetch, { priority: options.priority ?? this.priority }, data, now);
     else if (await job.isCompleted()) return job.returnvalue as TrendsResponse;
     // A job waiting out a long cooldown says until when: sleep that long rather than hold a worker waiting for it.
     const waiting = waitOf(job.progress);

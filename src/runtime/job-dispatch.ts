@@ -4,7 +4,8 @@
 // code may have enqueued them). No job module is imported here.
 import { Kind, type Static, type TSchema } from '@sinclair/typebox';
 import { UnrecoverableError, type Job, type Processor } from 'bullmq';
-import { checkPayload, JOBS, QUEUES, type JobName, type QueueName } from '../queue/queues.js';
+import { JOB, type JobDeclaration } from '../queue/job-catalogue.js';
+import { checkPayload, QUEUES, type JobName, type QueueName } from '../queue/queues.js';
 
 /** One row of the job table: which queue runs the job, what it accepts, what runs it. */
 export interface JobEntry<S extends TSchema = TSchema> {
@@ -14,9 +15,12 @@ export interface JobEntry<S extends TSchema = TSchema> {
   processor: (job: Job<Static<S>>, token?: string) => Promise<unknown>;
 }
 
-/** A row whose processor is typed by its payload schema. */
-export function jobEntry<S extends TSchema>(entry: JobEntry<S>): JobEntry {
-  return entry as unknown as JobEntry;
+/** The row of a declared job (job-catalogue.ts): its processor typed by the declaration's payload. */
+export function handle<S extends TSchema, K extends unknown[]>(
+  declaration: JobDeclaration<S, K>,
+  processor: (job: Job<Static<S>>, token?: string) => Promise<unknown>,
+): JobEntry {
+  return { queue: declaration.queue, job: declaration.name, payload: declaration.payload, processor } as unknown as JobEntry;
 }
 
 /**
@@ -26,14 +30,16 @@ export function jobEntry<S extends TSchema>(entry: JobEntry<S>): JobEntry {
 export function checkJobTable(entries: readonly JobEntry[]): void {
   const problems: string[] = [];
   const queues = new Set<string>(Object.values(QUEUES));
-  for (const name of Object.values(JOBS)) {
+  const declared = new Map<string, JobDeclaration>(Object.values(JOB).map((d) => [d.name, d as unknown as JobDeclaration]));
+  for (const { name } of declared.values()) {
     const rows = entries.filter((e) => e.job === name);
     if (rows.length === 0) problems.push(`job "${name}" has no processor`);
     if (rows.length > 1) problems.push(`job "${name}" has ${rows.length} processors (queues ${rows.map((r) => r.queue).join(', ')})`);
   }
-  const known = new Set<string>(Object.values(JOBS));
   for (const e of entries) {
-    if (!known.has(e.job)) problems.push(`job "${e.job}" is not declared in JOBS (src/queue/queues.ts)`);
+    const declaration = declared.get(e.job);
+    if (!declaration) problems.push(`job "${e.job}" is not declared in JOB (src/queue/job-catalogue.ts)`);
+    else if (declaration.queue !== e.queue) problems.push(`job "${e.job}" is declared on queue "${declaration.queue}", not "${e.queue}"`);
     if (!queues.has(e.queue)) problems.push(`job "${e.job}" names queue "${e.queue}", which is not declared in QUEUES`);
     if (typeof e.processor !== 'function') problems.push(`job "${e.job}" has no processor function`);
     if (typeof e.payload !== 'object' || e.payload === null || !(Kind in e.payload)) problems.push(`job "${e.job}" has no payload schema`);

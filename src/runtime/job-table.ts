@@ -19,18 +19,8 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { retryDelayMs } from '../domain/webhooks/retry.js';
 import type { Logger } from '../logger.js';
-import {
-  JOBS,
-  NoPayload,
-  QUEUES,
-  RefreshGroupPayload,
-  RefreshInsightPayload,
-  ResearchStepPayload,
-  TrendsFetchPayload,
-  WebhookDeliverPayload,
-  WebhookMatchPayload,
-  type QueueName,
-} from '../queue/queues.js';
+import { JOB } from '../queue/job-catalogue.js';
+import { QUEUES, type QueueName } from '../queue/queues.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import type { ResearchChain } from '../research/chain.js';
@@ -41,7 +31,7 @@ import { anchorTermFor } from '../trends/provider-factory.js';
 import { bumpSubscriptionsVersion, type SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import { DeliveryGate } from '../webhooks/delivery-gate.js';
-import { jobEntry, type JobEntry } from './job-dispatch.js';
+import { handle, type JobEntry } from './job-dispatch.js';
 import { watchGoogleAnswers } from './google-answers.js';
 
 /** What the processors are made of; startWorkers builds each once. */
@@ -77,11 +67,9 @@ export function jobTable(p: PipelineParts): JobEntry[] {
     announce: p.announce,
   };
   return [
-    jobEntry({
-      queue: QUEUES.research,
-      job: JOBS.researchStep,
-      payload: ResearchStepPayload,
-      processor: researchStepProcessor({
+    handle(
+      JOB.researchStep,
+      researchStepProcessor({
         db: p.db,
         redis: p.redis,
         redisKeys: p.redisKeys,
@@ -93,53 +81,32 @@ export function jobTable(p: PipelineParts): JobEntry[] {
         plan: config.trendsRequestPlan,
         announce: p.announce,
       }),
-    }),
-    jobEntry({
-      queue: QUEUES.trends,
-      job: JOBS.trendsFetch,
-      payload: TrendsFetchPayload,
-      processor: trendsFetchProcessor({
+    ),
+    handle(
+      JOB.trendsFetch,
+      trendsFetchProcessor({
         provider: new GoogleTrendsProvider({ timeoutMs: config.trendsRequestTimeoutMs, observe: watchGoogleAnswers(p.logger) }),
         pool: p.egress,
         logger: p.logger,
       }),
-    }),
-    jobEntry({
-      queue: QUEUES.ingest,
-      job: JOBS.refreshAll,
-      payload: NoPayload,
-      processor: refreshAllProcessor({
+    ),
+    handle(
+      JOB.refreshAll,
+      refreshAllProcessor({
         db: p.db,
         flows: p.flows,
-        ingestQueue: { name: QUEUES.ingest, prefix: p.redisKeys.queuePrefix(QUEUES.ingest) },
+        ingestPrefix: p.redisKeys.queuePrefix(QUEUES.ingest),
         provider: config.trendsProvider,
         logger: p.logger,
         pacing: { routes: p.egress.routes.length, requestsPerMinute: config.trendsRequestsPerMinute, cron: config.refreshCron },
       }),
-    }),
-    jobEntry({
-      queue: QUEUES.ingest,
-      job: JOBS.refreshGroup,
-      payload: RefreshGroupPayload,
-      processor: refreshGroupProcessor({ ...refreshDeps, ingest: p.queues.ingest }),
-    }),
-    jobEntry({
-      queue: QUEUES.ingest,
-      job: JOBS.refreshLeftovers,
-      payload: NoPayload,
-      processor: refreshLeftoversProcessor({ db: p.db, ingest: p.queues.ingest }),
-    }),
-    jobEntry({
-      queue: QUEUES.ingest,
-      job: JOBS.refreshInsight,
-      payload: RefreshInsightPayload,
-      processor: refreshInsightProcessor(refreshDeps),
-    }),
-    jobEntry({
-      queue: QUEUES.ingest,
-      job: JOBS.discover,
-      payload: NoPayload,
-      processor: discoverProcessor({
+    ),
+    handle(JOB.refreshGroup, refreshGroupProcessor({ ...refreshDeps, ingest: p.queues.ingest })),
+    handle(JOB.refreshLeftovers, refreshLeftoversProcessor({ db: p.db, ingest: p.queues.ingest })),
+    handle(JOB.refreshInsight, refreshInsightProcessor(refreshDeps)),
+    handle(
+      JOB.discover,
+      discoverProcessor({
         db: p.db,
         chain: p.chain,
         trendsFor: p.trendsFor,
@@ -147,18 +114,11 @@ export function jobTable(p: PipelineParts): JobEntry[] {
         geos: config.discoveryGeos,
         dailyCap: config.discoveryDailyCap,
       }),
-    }),
-    jobEntry({
-      queue: QUEUES.webhooks,
-      job: JOBS.webhookMatch,
-      payload: WebhookMatchPayload,
-      processor: webhookMatchProcessor({ db: p.db, webhooks: p.queues.webhooks, index: p.subscriptionsIndex }),
-    }),
-    jobEntry({
-      queue: QUEUES.webhooks,
-      job: JOBS.webhookDeliver,
-      payload: WebhookDeliverPayload,
-      processor: webhookDeliverProcessor({
+    ),
+    handle(JOB.webhookMatch, webhookMatchProcessor({ db: p.db, webhooks: p.queues.webhooks, index: p.subscriptionsIndex })),
+    handle(
+      JOB.webhookDeliver,
+      webhookDeliverProcessor({
         db: p.db,
         box: p.box,
         policy: { allowPrivate: config.webhookAllowPrivate, allowedCidrs: config.webhookAllowedCidrs },
@@ -174,37 +134,20 @@ export function jobTable(p: PipelineParts): JobEntry[] {
           config.webhookTimeoutMs + 5_000,
         ),
       }),
-    }),
-    jobEntry({
-      queue: QUEUES.maintenance,
-      job: JOBS.sweep,
-      payload: NoPayload,
-      processor: sweepProcessor({ db: p.db, chain: p.chain, webhooks: p.queues.webhooks }),
-    }),
-    jobEntry({
-      queue: QUEUES.maintenance,
-      job: JOBS.relay,
-      payload: NoPayload,
-      processor: outboxRelayProcessor({ db: p.db, webhooks: p.queues.webhooks }),
-    }),
-    jobEntry({
-      queue: QUEUES.maintenance,
-      job: JOBS.prune,
-      payload: NoPayload,
-      processor: pruneProcessor({ db: p.db, attemptsKeepDays: config.webhookAttemptsKeepDays }),
-    }),
-    jobEntry({
-      queue: QUEUES.maintenance,
-      job: JOBS.googleCheck,
-      payload: NoPayload,
-      processor: googleCheckProcessor({
+    ),
+    handle(JOB.sweep, sweepProcessor({ db: p.db, chain: p.chain, webhooks: p.queues.webhooks })),
+    handle(JOB.relay, outboxRelayProcessor({ db: p.db, webhooks: p.queues.webhooks })),
+    handle(JOB.prune, pruneProcessor({ db: p.db, attemptsKeepDays: config.webhookAttemptsKeepDays })),
+    handle(
+      JOB.googleCheck,
+      googleCheckProcessor({
         pool: p.egress,
         geo: config.trendsGeo.slice(0, 2) || 'US',
         term: anchorTermFor('google', config.trendsAnchor),
         timeoutMs: config.trendsRequestTimeoutMs,
         logger: p.logger,
       }),
-    }),
+    ),
   ];
 }
 

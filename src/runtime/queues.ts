@@ -1,7 +1,6 @@
 // What producers need (the CLI, the web process, release): the queues, opened
 // without loading any job module.
 import { Queue } from 'bullmq';
-import type { Config } from '../config.js';
 import { QUEUES, type QueueName } from '../queue/queues.js';
 import type { Resources } from './resources.js';
 
@@ -10,7 +9,7 @@ export interface OpenQueues {
   close(): Promise<void>;
 }
 
-export function openQueues(resources: Resources, _config: Config): OpenQueues {
+export function openQueues(resources: Resources): OpenQueues {
   const connection = resources.connectRedis('worker');
   const queues = Object.fromEntries(
     Object.values(QUEUES).map((name) => [name, new Queue(name, { connection, prefix: resources.redisKeys.queuePrefix(name) })]),

@@ -8,7 +8,7 @@ import { upsertSchedulers } from './schedules.js';
 export async function release(resources: Resources, config: Config): Promise<string> {
   const result = await migrateToLatest(resources.db);
   const applied = result.results?.filter((r) => r.status === 'Success').length ?? 0;
-  const { queues, close } = openQueues(resources, config);
+  const { queues, close } = openQueues(resources);
   try {
     const schedulers = await upsertSchedulers(queues, config);
     return `Migrations: ${applied === 0 ? 'up to date' : `${applied} applied`}. Schedulers: ${schedulers.join(', ')}.`;

@@ -2,12 +2,14 @@
 import type { Queue } from 'bullmq';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { JOBS, type QueueName } from '../queue/queues.js';
+import { jobRequest } from '../queue/enqueue.js';
+import { JOB, type JobDeclaration, type NoPayload } from '../queue/job-catalogue.js';
+import type { QueueName } from '../queue/queues.js';
 
 interface Schedule {
   id: string;
-  queue: QueueName;
-  job: (typeof JOBS)[keyof typeof JOBS];
+  /** A job without an id rule: the scheduler names each run. */
+  job: JobDeclaration<typeof NoPayload>;
   repeat: (config: Config) => { every: number } | { pattern: string; tz: 'UTC' };
   /** A schedule that is off is removed on upsert (default: always on). */
   enabled?: (config: Config) => boolean;
@@ -17,31 +19,19 @@ export const SCHEDULES: readonly Schedule[] = [
   // Every 15 s, for work quiet for 30 s: a job lost with a Redis failover (replication is
   // asynchronous) is back within about 45 s. Sweeping is one indexed query, and re-enqueueing
   // work whose job still exists is a no-op.
-  { id: 'sweep-every-15s', queue: 'maintenance', job: JOBS.sweep, repeat: () => ({ every: 15_000 }) },
-  { id: 'refresh-daily', queue: 'ingest', job: JOBS.refreshAll, repeat: (config) => ({ pattern: config.refreshCron, tz: 'UTC' }) },
-  { id: 'discover-daily', queue: 'ingest', job: JOBS.discover, repeat: (config) => ({ pattern: config.discoveryCron, tz: 'UTC' }) },
-  { id: 'relay-every-5s', queue: 'maintenance', job: JOBS.relay, repeat: () => ({ every: 5_000 }) },
-  { id: 'prune-daily', queue: 'maintenance', job: JOBS.prune, repeat: () => ({ pattern: '30 2 * * *', tz: 'UTC' }) },
+  { id: 'sweep-every-15s', job: JOB.sweep, repeat: () => ({ every: 15_000 }) },
+  { id: 'refresh-daily', job: JOB.refreshAll, repeat: (config) => ({ pattern: config.refreshCron, tz: 'UTC' }) },
+  { id: 'discover-daily', job: JOB.discover, repeat: (config) => ({ pattern: config.discoveryCron, tz: 'UTC' }) },
+  { id: 'relay-every-5s', job: JOB.relay, repeat: () => ({ every: 5_000 }) },
+  { id: 'prune-daily', job: JOB.prune, repeat: () => ({ pattern: '30 2 * * *', tz: 'UTC' }) },
   // The live Google canary spends a route's requests (about ten), so it runs only where asked for, on live Google.
   {
     id: 'google-check',
-    queue: 'maintenance',
-    job: JOBS.googleCheck,
+    job: JOB.googleCheck,
     repeat: (config) => ({ pattern: config.googleCheckCron, tz: 'UTC' }),
     enabled: (config) => config.googleCheckCron !== '' && config.trendsProvider === 'google',
   },
 ];
-
-/**
- * What Redis keeps of a scheduled job once it has run. Without it every run
- * stayed: the relay (every 5 s) and the sweep (every 15 s) alone left about
- * 23,000 jobs a day, some 28 MB a day, for good. Failed runs stay a week, for
- * `insights doctor` and the dashboard.
- */
-export const SCHEDULED_JOB_RETENTION = {
-  removeOnComplete: { age: 24 * 3600, count: 100 },
-  removeOnFail: { age: 7 * 24 * 3600, count: 1_000 },
-} as const;
 
 /** Schedulers of earlier releases, removed on upsert. */
 const RETIRED: ReadonlyArray<{ id: string; queue: QueueName }> = [{ id: 'sweep-every-minute', queue: 'maintenance' }];
@@ -50,9 +40,11 @@ const RETIRED: ReadonlyArray<{ id: string; queue: QueueName }> = [{ id: 'sweep-e
 export async function upsertSchedulers(queues: Record<QueueName, Queue>, config: Config): Promise<string[]> {
   for (const { id, queue } of RETIRED) await queues[queue].removeJobScheduler(id);
   const on = SCHEDULES.filter((s) => s.enabled?.(config) ?? true);
-  for (const s of SCHEDULES.filter((x) => !on.includes(x))) await queues[s.queue].removeJobScheduler(s.id);
-  for (const s of on)
-    await queues[s.queue].upsertJobScheduler(s.id, s.repeat(config), { name: s.job, data: {}, opts: SCHEDULED_JOB_RETENTION });
+  for (const s of SCHEDULES.filter((x) => !on.includes(x))) await queues[s.job.queue].removeJobScheduler(s.id);
+  for (const s of on) {
+    const { name, data, opts } = jobRequest(s.job, {}, []);
+    await queues[s.job.queue].upsertJobScheduler(s.id, s.repeat(config), { name, data, opts });
+  }
   return on.map((s) => s.id);
 }
 

@@ -3,11 +3,13 @@
 // (job-table.ts); this file builds its collaborators, checks the table and
 // starts one worker per queue.
 import { DelayedError, FlowProducer, QueueEvents, Worker, type Processor, type Queue } from 'bullmq';
-import { TRENDS_PROVIDERS, type Config, type TrendsProviderName } from '../config.js';
+import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { jobDuration, jobFailures, reportQueueDepth } from '../observability/metrics.js';
 import { classifyOutage } from '../outage.js';
-import { JOBS, MATCH_JOB_OPTIONS, matchJobId, QUEUES, type QueueName } from '../queue/queues.js';
+import { enqueueMany } from '../queue/enqueue.js';
+import { JOB } from '../queue/job-catalogue.js';
+import { QUEUES, type QueueName } from '../queue/queues.js';
 import { sleepWithoutAttempt } from '../queue/wait.js';
 import { ResearchChain } from '../research/chain.js';
 import {
@@ -17,7 +19,7 @@ import {
   type TrendsGateway,
   type TrendsPurpose,
 } from '../research/trends-gateway.js';
-import { createTrendsProvider } from '../trends/provider-factory.js';
+import { createLocalTrendsProvider } from '../trends/provider-factory.js';
 import { SecretBox } from '../webhooks/secret-box.js';
 import { SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
 import { egressPoolFor } from './egress.js';
@@ -67,7 +69,7 @@ export interface StartOptions {
 }
 
 export async function startWorkers(resources: Resources, config: Config, logger: Logger, options: StartOptions = {}): Promise<Pipeline> {
-  const { queues, close: closeQueues } = openQueues(resources, config);
+  const { queues, close: closeQueues } = openQueues(resources);
   reportQueueDepth(Object.values(queues));
   const eventsConnection = resources.connectRedis('worker');
   const trendsEvents = new QueueEvents(QUEUES.trends, {
@@ -85,13 +87,9 @@ export async function startWorkers(resources: Resources, config: Config, logger:
   // Each run names its provider; only live Google goes through the trends queue.
   const trendsFor = (provider: string, purpose: TrendsPurpose = 'research'): TrendsGateway => {
     if (provider === 'google') return google[purpose];
-    if (!(TRENDS_PROVIDERS as readonly string[]).includes(provider)) throw new Error(`unknown trends provider "${provider}"`);
+    if (provider !== 'replay' && provider !== 'synthetic') throw new Error(`unknown trends provider "${provider}"`);
     let gateway = local.get(provider);
-    if (!gateway)
-      local.set(
-        provider,
-        (gateway = new DirectTrendsGateway(createTrendsProvider({ ...config, trendsProvider: provider as TrendsProviderName }))),
-      );
+    if (!gateway) local.set(provider, (gateway = new DirectTrendsGateway(createLocalTrendsProvider(provider, config))));
     return gateway;
   };
   const egress = egressPoolFor(resources, config);
@@ -121,12 +119,10 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     box: SecretBox.fromConfig(config),
     subscriptionsIndex: new SubscriptionIndexCache(resources.db, resources.redis, resources.redisKeys.subscriptionsVersion),
     async announce(...eventIds) {
-      await queues.webhooks.addBulk(
-        eventIds.map((eventId) => ({
-          name: JOBS.webhookMatch,
-          data: { eventId },
-          opts: { ...MATCH_JOB_OPTIONS, jobId: matchJobId(eventId) },
-        })),
+      await enqueueMany(
+        queues.webhooks,
+        JOB.webhookMatch,
+        eventIds.map((eventId) => ({ data: { eventId }, key: [] })),
       );
     },
   });

@@ -1,13 +1,11 @@
 import type { Config } from '../config.js';
-import { GoogleTrendsProvider } from './google.provider.js';
 import { RECORDED_ANCHOR, ReplayTrendsProvider } from './replay.provider.js';
 import { SyntheticTrendsProvider } from './synthetic.provider.js';
 import type { TrendsProvider } from './types.js';
 
-export function createTrendsProvider(config: Config): TrendsProvider {
-  switch (config.trendsProvider) {
-    case 'google':
-      return new GoogleTrendsProvider({ timeoutMs: config.trendsRequestTimeoutMs });
+/** A provider of local data, asked directly. Live Google is never made here: it goes through the trends queue (trends-fetch). */
+export function createLocalTrendsProvider(name: 'replay' | 'synthetic', config: Config): TrendsProvider {
+  switch (name) {
     case 'replay':
       return new ReplayTrendsProvider(config.recordedTrendsDir);
     case 'synthetic':

@@ -59,12 +59,6 @@ export class NotRecordedError extends Error {
   override name = 'NotRecordedError';
 }
 
-/** A stable key for a request: same request, same key (used for job ids and replay lookups). */
-export function requestKey(request: TrendsRequest): string {
-  const sorted = Object.fromEntries(Object.entries(request).sort(([a], [b]) => a.localeCompare(b)));
-  return JSON.stringify(sorted);
-}
-
 export function describeRequest(request: TrendsRequest): string {
   switch (request.kind) {
     case 'interestOverTime':

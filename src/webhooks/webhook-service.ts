@@ -23,7 +23,8 @@ import {
   type CriteriaInput,
 } from '../domain/webhooks/subscription-input.js';
 import { DEFAULT_WEBHOOK_SENDS, msUntilNextUtcDay, type WebhookSendLimits } from '../domain/webhooks/sends.js';
-import { deliveryJob } from '../queue/queues.js';
+import { enqueueMany } from '../queue/enqueue.js';
+import { deliveryPayload, JOB } from '../queue/job-catalogue.js';
 import type { Redis } from '../redis/connection.js';
 import type { Database } from '../db/database.js';
 import type { Transaction } from 'kysely';
@@ -129,10 +130,13 @@ export class PreconditionFailedError extends Error {
 export type DeliveryEnqueuer = (deliveries: ReadonlyArray<{ id: string; replays?: number }>) => Promise<void>;
 
 /** The enqueuer over the webhooks queue, as the match job and the sweeper enqueue. */
-export function queueDeliveries(webhooks: Pick<Queue, 'addBulk'>): DeliveryEnqueuer {
+export function queueDeliveries(webhooks: Queue): DeliveryEnqueuer {
   return async (deliveries) => {
-    if (deliveries.length === 0) return;
-    await webhooks.addBulk(deliveries.map(deliveryJob));
+    await enqueueMany(
+      webhooks,
+      JOB.webhookDeliver,
+      deliveries.map((d) => ({ data: deliveryPayload(d), key: [] })),
+    );
   };
 }
 

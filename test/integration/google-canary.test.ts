@@ -8,7 +8,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/google-on-loopback/index.js';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
-import { JOBS, QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queues.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { routesFrom } from '../../src/trends/egress.js';
 import { EgressPool } from '../../src/trends/egress-pool.js';
@@ -16,6 +16,8 @@ import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { enqueue } from '../../src/queue/enqueue.js';
+import { JOB } from '../../src/queue/job-catalogue.js';
 
 let g: GoogleOnLoopback;
 let database: TestDatabase;
@@ -62,9 +64,8 @@ const pool = () =>
     refusedPauseMs: 600_000,
     requestTimeoutMs: 20_000,
   });
-let n = 0;
 async function runCanary(): Promise<Record<string, unknown>> {
-  const job = await queue.add(JOBS.googleCheck, {}, { jobId: `canary-test-${(n += 1)}` });
+  const job = await enqueue(queue, JOB.googleCheck, {});
   await until(
     () => job.getState(),
     (s) => s === 'completed' || s === 'failed',

@@ -16,7 +16,7 @@ import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { newId } from '../../src/domain/ids.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { upsertInsight } from '../../src/insights/insight.repository.js';
-import { JOBS, QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queues.js';
 import { MODIFIER_FAMILY_NAMES } from '../../src/domain/research/modifier-evidence.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
@@ -28,6 +28,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { dimensionsWith } from '../support/fixtures.js';
 import { until } from '../support/pipeline.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { enqueue } from '../../src/queue/enqueue.js';
+import { JOB } from '../../src/queue/job-catalogue.js';
 
 const SCALE = Number(process.env.GOOGLE_TIME_SCALE ?? 10);
 const MINUTE = 60_000 / SCALE;
@@ -105,7 +107,7 @@ describe('research and discovery on (loopback) Google as it answers today', () =
       const chain = new ResearchChain(research);
       await startRun(database.db, chain, { idea: 'Sourdough starter subscription box', hints: [], provider: 'google', source: 'research' });
       await startRun(database.db, chain, { idea: 'Standing desk rental for startups', hints: [], provider: 'google', source: 'research' });
-      await ingest.add(JOBS.discover, {}, { jobId: 'discover-e2e' });
+      await enqueue(ingest, JOB.discover, {});
       // Google blocks each address in turn while the runs go on: a 302 to /sorry, then a 429 page, then a 403, each with Retry-After.
       const blocks = (async () => {
         const sent = () => google.google.dataRequests();
@@ -348,7 +350,7 @@ describe('research and discovery on (loopback) Google as it answers today', () =
     const trends = new Queue(QUEUES.trends, { connection, prefix: redis.keys.queuePrefix(QUEUES.trends) });
     try {
       await worker.ready;
-      await ingest.add(JOBS.refreshAll, {}, { jobId: 'priority-refresh' });
+      await enqueue(ingest, JOB.refreshAll, {});
       const refreshGroups = () => ingest.getJobCounts('waiting', 'active', 'delayed', 'completed', 'prioritized');
       // The refresh is under way: its groups are queued and some trends jobs are waiting for the pace.
       await until(

@@ -7,7 +7,6 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { newId } from '../../src/domain/ids.js';
-import { JOBS } from '../../src/queue/queues.js';
 import type { Resources } from '../../src/runtime/resources.js';
 import { egressPoolFor } from '../../src/runtime/egress.js';
 import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
@@ -21,6 +20,8 @@ import { until } from '../support/pipeline.js';
 import { recordedBody } from '../support/recorded.js';
 import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
 import { demoSeries } from '../support/shared-data.js';
+import { enqueue } from '../../src/queue/enqueue.js';
+import { JOB } from '../../src/queue/job-catalogue.js';
 
 const GOOGLE = 'https://trends.google.com';
 let database: TestDatabase;
@@ -99,7 +100,7 @@ describe('ingestion faults', () => {
     nock(GOOGLE).get('/trends/api/explore').query(true).reply(200, explore());
     nock(GOOGLE).get('/trends/api/widgetdata/multiline').query(true).reply(200, multilineBody(series));
 
-    await pipeline.queues.ingest.add(JOBS.refreshAll, {}, { jobId: 'refresh-all-storm' });
+    await enqueue(pipeline.queues.ingest, JOB.refreshAll, {});
     // The 30-day window: today and the 30 days before it, as a 30-day request answers.
     const points = await until(pointsOf, (p) => p.length === 31, 60_000, 'the refreshed series');
     const last30 = series.slice(-31);
@@ -168,11 +169,8 @@ describe('ingestion faults', () => {
     expect(before).toHaveLength(30);
     nock(GOOGLE).get('/trends/api/explore').query(true).reply(200, '<html><body>Something changed</body></html>');
 
-    const job = await pipeline.queues.ingest.add(
-      JOBS.refreshInsight,
-      { insightId: other },
-      { jobId: `refresh-${other}-broken`, attempts: 1 },
-    );
+    // A changed answer fails the refresh for good at its first attempt (UnrecoverableError).
+    const job = await enqueue(pipeline.queues.ingest, JOB.refreshInsight, { insightId: other }, 'broken');
     await until(
       () => job.getState(),
       (s) => s === 'failed',

@@ -1,11 +1,12 @@
 // What a Redis failover or a restart without persistence can lose, and how it
-// comes back: a job's place in its list (ensureJob, the sweeper's way back),
+// comes back: a job's place in its list (ensureEnqueued, the sweeper's way back),
 // and the job schedulers themselves (every worker keeps them).
 import { Queue } from 'bullmq';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ensureJob } from '../../src/queue/ensure-job.js';
+import { ensureEnqueued } from '../../src/queue/enqueue.js';
+import { JOB } from '../../src/queue/job-catalogue.js';
 import { startWorkers } from '../../src/runtime/workers.js';
 import { createTestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
@@ -15,26 +16,27 @@ let redis: TestRedis;
 let queue: Queue;
 beforeAll(async () => {
   redis = await createTestRedis();
-  queue = new Queue('orphans', { connection: redis.redis.duplicate(), prefix: redis.keys.queuePrefix('orphans') });
+  // The research queue of a prefix no worker serves: jobs stay where they are put.
+  queue = new Queue(JOB.researchStep.queue, { connection: redis.redis.duplicate(), prefix: redis.keys.queuePrefix('orphans') });
 });
 afterAll(async () => {
   await queue.close();
   await redis.destroy();
 });
 
-describe('ensureJob', () => {
+describe('ensureEnqueued', () => {
   it('re-adds a job whose hash survived but whose place in the wait list was lost', async () => {
-    await queue.add('step', { n: 1 }, { jobId: 'run-x-step-7' });
+    expect(await ensureEnqueued(queue, JOB.researchStep, { runId: 'run_x', step: 7 })).toBe('added');
     // What an asynchronous replica can hold after a failover: the job's hash, not the list entry.
-    await redis.redis.lrem(`${redis.keys.queuePrefix('orphans')}:orphans:wait`, 0, 'run-x-step-7');
-    expect(await (await queue.getJob('run-x-step-7'))!.getState()).toBe('unknown');
-    expect(await ensureJob(queue, 'step', { n: 1 }, { jobId: 'run-x-step-7' })).toBe('added');
-    expect(await (await queue.getJob('run-x-step-7'))!.getState()).toBe('waiting');
+    await redis.redis.lrem(`${redis.keys.queuePrefix('orphans')}:${JOB.researchStep.queue}:wait`, 0, 'run_x-step-7');
+    expect(await (await queue.getJob('run_x-step-7'))!.getState()).toBe('unknown');
+    expect(await ensureEnqueued(queue, JOB.researchStep, { runId: 'run_x', step: 7 })).toBe('added');
+    expect(await (await queue.getJob('run_x-step-7'))!.getState()).toBe('waiting');
   });
 
   it('leaves a waiting job alone and adds a missing one', async () => {
-    expect(await ensureJob(queue, 'step', { n: 2 }, { jobId: 'run-x-step-7' })).toBe('present');
-    expect(await ensureJob(queue, 'step', { n: 3 }, { jobId: 'run-y-step-1' })).toBe('added');
+    expect(await ensureEnqueued(queue, JOB.researchStep, { runId: 'run_x', step: 7 })).toBe('present');
+    expect(await ensureEnqueued(queue, JOB.researchStep, { runId: 'run_y', step: 1 })).toBe('added');
   });
 });
 

@@ -10,13 +10,14 @@ import nock from 'nock';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { JOBS } from '../../src/queue/queues.js';
 import { egressPoolFor } from '../../src/runtime/egress.js';
 import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
 import { recordedBody } from '../support/recorded.js';
 import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
+import { enqueue } from '../../src/queue/enqueue.js';
+import { JOB } from '../../src/queue/job-catalogue.js';
 
 const GOOGLE = 'https://trends.google.com';
 const LOCK_MS = 1_000;
@@ -64,10 +65,11 @@ describe('a trends job waiting out a cooldown longer than its lock', () => {
       .query(true)
       .once()
       .reply(200, recordedBody('pytrends', 'test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
-    const job = await pipeline.queues.trends.add(
-      JOBS.trendsFetch,
+    const job = await enqueue(
+      pipeline.queues.trends,
+      JOB.trendsFetch,
       { request: { kind: 'autocomplete', term: 'pizza' }, provider: 'google' },
-      { jobId: 'trends-waits-1' },
+      new Date(),
     );
     const state = await until(
       () => job.getState(),

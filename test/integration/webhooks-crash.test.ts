@@ -6,13 +6,15 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { upsertInsight } from '../../src/insights/insight.repository.js';
-import { JOBS, QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queues.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { dimensionsWith } from '../support/fixtures.js';
 import { startWorkerProcess, until } from '../support/pipeline.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { enqueue } from '../../src/queue/enqueue.js';
+import { JOB } from '../../src/queue/job-catalogue.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
@@ -78,7 +80,7 @@ describe('webhook delivery survives kill -9', () => {
       connection: createRedis(redis.url, 'worker'),
       prefix: redis.keys.queuePrefix(QUEUES.webhooks),
     });
-    await queue.add(JOBS.webhookMatch, { eventId }, { jobId: `match-${eventId}` });
+    await enqueue(queue, JOB.webhookMatch, { eventId });
 
     const worker = startWorkerProcess(env);
     await until(

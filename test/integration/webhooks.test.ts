@@ -223,7 +223,8 @@ describe('webhooks', () => {
     expect((await runCli(['accounts', 'suspend', accountId], env)).code).toBe(0);
 
     await research('Oboe reed subscription box');
-    const { deliveryJobId } = await import('../../src/queue/queues.js');
+    const { jobIdOf } = await import('../../src/queue/enqueue.js');
+    const { JOB } = await import('../../src/queue/job-catalogue.js');
     const delivery = await until(
       () => database.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', sub.id).executeTakeFirst(),
       (d) => d !== undefined,
@@ -232,7 +233,7 @@ describe('webhooks', () => {
     );
     // Held: its job looked, found the account suspended and went back to sleep.
     await until(
-      async () => (await pipeline.queues.webhooks.getJob(deliveryJobId(delivery!.id)))?.getState(),
+      async () => (await pipeline.queues.webhooks.getJob(jobIdOf(JOB.webhookDeliver, { deliveryId: delivery!.id })!))?.getState(),
       (s) => s === 'delayed',
       60_000,
       'the delivery to be held',

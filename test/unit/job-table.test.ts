@@ -4,8 +4,9 @@
 import { pino } from 'pino';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { JOBS, NoPayload, QUEUES, WebhookDeliverPayload, WebhookMatchPayload, type QueueName } from '../../src/queue/queues.js';
-import { checkJobTable, dispatcher, jobEntry, type JobEntry } from '../../src/runtime/job-dispatch.js';
+import { JOB } from '../../src/queue/job-catalogue.js';
+import { JOBS, QUEUES, type QueueName } from '../../src/queue/queues.js';
+import { checkJobTable, dispatcher, handle, type JobEntry } from '../../src/runtime/job-dispatch.js';
 import { jobTable, type PipelineParts } from '../../src/runtime/job-table.js';
 import { loadConfig } from '../../src/config.js';
 
@@ -73,19 +74,9 @@ describe('the job table', () => {
 describe('a job with a payload that does not match its schema', () => {
   const ran: unknown[] = [];
   const table = [
-    jobEntry({
-      queue: QUEUES.webhooks,
-      job: JOBS.webhookMatch,
-      payload: WebhookMatchPayload,
-      processor: async (job) => void ran.push(job.data.eventId),
-    }),
-    jobEntry({
-      queue: QUEUES.webhooks,
-      job: JOBS.webhookDeliver,
-      payload: WebhookDeliverPayload,
-      processor: async (job) => void ran.push(job.data.deliveryId),
-    }),
-    jobEntry({ queue: QUEUES.maintenance, job: JOBS.sweep, payload: NoPayload, processor: async () => void ran.push('sweep') }),
+    handle(JOB.webhookMatch, async (job) => void ran.push(job.data.eventId)),
+    handle(JOB.webhookDeliver, async (job) => void ran.push(job.data.deliveryId)),
+    handle(JOB.sweep, async () => void ran.push('sweep')),
   ];
   const webhooks = dispatcher(QUEUES.webhooks, table);
 

@@ -10,9 +10,9 @@ import { ReplayTrendsProvider } from '../../src/trends/replay.provider.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
 import { explorePartByPart } from '../../src/trends/explore-parts.js';
 import { NotRecordedError, requestKey, type RankedItem, type TrendsRequest, type TrendsResponse } from '../../src/trends/types.js';
-import type { SignalOutput, StepName, StepOutputs } from '../../src/research/step-contract.js';
+import type { SignalOutput, StepOutputs } from '../../src/research/step-contract.js';
 import { TrendsFailedError } from '../../src/research/trends-gateway.js';
-import { DIMENSIONS, type DimensionScore } from '../../src/domain/scoring/dimensions.js';
+import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { RecordedOutputs, runStep, runSteps, stepContext, summarize } from '../support/steps-harness.js';
 import { RECORDED_DIR } from '../support/shared-data.js';
 

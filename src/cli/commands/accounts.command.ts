@@ -125,11 +125,11 @@ export function registerAccountCommands(program: Command, context: () => CliCont
       .argument('<account-id>', 'acc_…')
       .option('--json', 'print the account as JSON (resume: with the held deliveries it released)')
       .action(async (id: string, options: { json?: boolean }) => {
-        await withResources(context, async (resources, ctx) => {
+        await withResources(context, async (resources) => {
           const before = await requireAccount(resources, id);
           const account = (await setAccountStatus(resources.db, before.id, status))!;
           await announceKeyChange(resources.redis, resources.redisKeys.apiKeyChangesChannel, account.id);
-          const released = status === 'active' ? await releaseHeldDeliveries(resources, ctx.config, account.id) : 0;
+          const released = status === 'active' ? await releaseHeldDeliveries(resources, account.id) : 0;
           if (options.json) {
             printJson({
               ...accountView(account),

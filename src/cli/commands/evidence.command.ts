@@ -6,7 +6,7 @@ import { collectEvidence, parsePhrases } from '../../research/evidence-collect.j
 import { DirectTrendsGateway, QueuedTrendsGateway, TRENDS_PRIORITY, type TrendsGateway } from '../../research/trends-gateway.js';
 import { openQueues } from '../../runtime/queues.js';
 import { startWorkers, type Pipeline } from '../../runtime/workers.js';
-import { createTrendsProvider } from '../../trends/provider-factory.js';
+import { createLocalTrendsProvider } from '../../trends/provider-factory.js';
 import type { CliContext } from '../context.js';
 import { withResources } from '../resources.js';
 import { UsageError } from '../output.js';
@@ -64,7 +64,7 @@ export function registerEvidenceCommands(program: Command, context: () => CliCon
         try {
           let gateway: TrendsGateway;
           if (config.trendsProvider === 'google') {
-            const { queues, close } = openQueues(resources, config);
+            const { queues, close } = openQueues(resources);
             closers.push(close);
             // Google is asked by workers only (they keep the routes' pace): start them here if none runs.
             if ((await queues.trends.getWorkers()).length === 0) {
@@ -80,7 +80,7 @@ export function registerEvidenceCommands(program: Command, context: () => CliCon
             await events.waitUntilReady();
             gateway = new QueuedTrendsGateway(queues.trends, events, 'google', config.trendsWaitMs, TRENDS_PRIORITY.background);
           } else {
-            gateway = new DirectTrendsGateway(createTrendsProvider(config));
+            gateway = new DirectTrendsGateway(createLocalTrendsProvider(config.trendsProvider, config));
           }
           const deadline = Date.now() + minutes * 60_000;
           const counts = { listed: 0, compared: 0 };

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { JOBS } from '../../queue/queues.js';
+import { enqueue } from '../../queue/enqueue.js';
+import { JOB } from '../../queue/job-catalogue.js';
 import { openResources } from '../../runtime/resources.js';
 import { openQueues } from '../../runtime/queues.js';
 import type { CliContext } from '../context.js';
@@ -14,13 +15,9 @@ export function registerIngestCommands(program: Command, context: () => CliConte
     .action(async () => {
       const { config, logger } = context();
       const resources = await openResources(config, logger);
-      const { queues, close } = openQueues(resources, config);
+      const { queues, close } = openQueues(resources);
       try {
-        const job = await queues.ingest.add(
-          JOBS.refreshAll,
-          {},
-          { jobId: `refresh-all-manual-${Date.now()}`, removeOnComplete: { age: 86_400 } },
-        );
+        const job = await enqueue(queues.ingest, JOB.refreshAll, {});
         print(
           `Enqueued ${job.id}: researched insights refreshed in groups of up to 5 per Google request (demo insights are static). Workers run it; see \`insights budget\`.`,
         );
@@ -36,7 +33,7 @@ export function registerIngestCommands(program: Command, context: () => CliConte
     .action(async () => {
       const { config, logger } = context();
       const resources = await openResources(config, logger);
-      const { queues, close } = openQueues(resources, config);
+      const { queues, close } = openQueues(resources);
       try {
         const rows = [];
         for (const queue of Object.values(queues)) {

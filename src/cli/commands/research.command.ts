@@ -47,7 +47,7 @@ async function waitForRun(resources: Resources, runId: string, quiet: boolean): 
 }
 
 async function ensureWorkers(resources: Resources, config: Config, logger: Logger): Promise<Pipeline | undefined> {
-  const { queues, close } = openQueues(resources, config);
+  const { queues, close } = openQueues(resources);
   try {
     if ((await queues.research.getWorkers()).length > 0) return undefined;
   } finally {
@@ -77,7 +77,7 @@ Trends data comes from TRENDS_PROVIDER:
     .action(async (idea: string, options: { keyword: string[]; wait?: boolean; json?: boolean }) => {
       const { config, logger } = context();
       const resources = await openResources(config, logger);
-      const { queues, close } = openQueues(resources, config);
+      const { queues, close } = openQueues(resources);
       let pipeline: Pipeline | undefined;
       try {
         const run = await startRun(resources.db, new ResearchChain(queues.research), {
@@ -197,7 +197,7 @@ Trends data comes from TRENDS_PROVIDER:
     .action(async (id: string) => {
       const { config, logger } = context();
       const resources = await openResources(config, logger);
-      const { queues, close } = openQueues(resources, config);
+      const { queues, close } = openQueues(resources);
       try {
         const run = await findRun(resources.db, id);
         if (!run) throw new UsageError(`No research run has the id "${id}" (see: insights runs list)`);

@@ -36,7 +36,7 @@ function withService<T>(context: () => CliContext, fn: (service: WebhookService,
       subscriptionsVersionKey: r.redisKeys.subscriptionsVersion,
       box: SecretBox.fromConfig(ctx.config),
       enqueue: async (deliveries) => {
-        opened ??= openQueues(r, ctx.config);
+        opened ??= openQueues(r);
         await queueDeliveries(opened.queues.webhooks)(deliveries);
       },
       policy: { allowPrivate: ctx.config.webhookAllowPrivate, allowedCidrs: ctx.config.webhookAllowedCidrs },

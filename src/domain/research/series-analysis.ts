@@ -1,5 +1,5 @@
 // Statistics of Google Trends series used by steps 19–25. Pure functions.
-import { linearRegression, mean, median, standardDeviation } from 'simple-statistics';
+import { mean, median, standardDeviation } from 'simple-statistics';
 import { relativeSlopePerDay } from '../scoring/series.js';
 
 export interface CleanSeries {
@@ -83,9 +83,4 @@ export function seriesBreakout(values: readonly number[]): { zScore: number; bre
   const sd = standardDeviation(history as number[]);
   const z = sd === 0 ? 0 : (mean(values.slice(-7) as number[]) - mean(history as number[])) / sd;
   return { zScore: round3(z), breakout: z > 3 };
-}
-
-export function linearTrendPerPeriod(values: readonly number[]): number {
-  if (values.length < 2) return 0;
-  return linearRegression(values.map((v, i) => [i, v])).m;
 }

@@ -148,3 +148,9 @@ export interface ResponseProvenance {
 export type TrendsResponse = (InterestOverTime | RelatedList | InterestByRegion | AutocompleteTopics | TrendingFeed | ExploreAnswer) & {
   provenance?: ResponseProvenance;
 };
+
+/** A stable key for a request: same request, same key (used for job ids and replay lookups). */
+export function requestKey(request: TrendsRequest): string {
+  const sorted = Object.fromEntries(Object.entries(request).sort(([a], [b]) => a.localeCompare(b)));
+  return JSON.stringify(sorted);
+}
