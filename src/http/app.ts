@@ -21,6 +21,7 @@ import { httpDuration, reportResponseCache } from '../observability/metrics.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
+import { expectationFailed, requireHost } from './node-answers.js';
 import { ConnectionGuard } from './connection-guard.js';
 import { adminPlugin } from './plugins/admin.plugin.js';
 import { apiPlugin } from './plugins/api.plugin.js';
@@ -186,9 +187,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           headersTimeout: limits.headersTimeoutMs,
           requestTimeout: limits.requestTimeoutMs,
           connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs / 2),
+          // Node's own answers would bypass the guard (node-answers.ts): they are made here instead.
+          requireHostHeader: false,
         },
-        connections.wrap(handler),
+        connections.wrap(requireHost(handler)),
       );
+      server.on('checkExpectation', connections.wrap(expectationFailed));
       server.keepAliveTimeout = limits.keepAliveTimeoutMs;
       server.setTimeout(limits.requestTimeoutMs);
       server.maxConnections = limits.maxConnections;

@@ -38,6 +38,7 @@ export const PROBLEM_TYPES = {
     status: 409,
   },
   disabledByOperator: { type: '/problems/disabled-by-operator', title: 'Disabled by an operator', status: 409 },
+  subscriptionDisabled: { type: '/problems/subscription-disabled', title: 'Subscription disabled', status: 409 },
   preconditionFailed: { type: '/problems/precondition-failed', title: 'Precondition failed', status: 412 },
   payloadTooLarge: { type: '/problems/payload-too-large', title: 'Request body too large', status: 413 },
   unsupportedMediaType: { type: '/problems/unsupported-media-type', title: 'Unsupported media type', status: 415 },

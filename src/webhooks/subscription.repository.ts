@@ -196,13 +196,37 @@ async function applyChanges(trx: Transaction<Database>, id: string, c: Subscript
     .executeTakeFirstOrThrow();
 }
 
-/** Deletes a subscription of `accountId` (null: any) and, by cascade, its delivery log. */
-export async function removeSubscriptionOf(db: Db, id: string, accountId: string | null): Promise<boolean> {
+/**
+ * Deletes a subscription of `accountId` (null: any, an operator) and, by
+ * cascade, its delivery log. An account's delete leaves one an operator
+ * disabled where it is, and says so (with the operator's reason).
+ */
+export async function removeSubscriptionOf(
+  db: Db,
+  id: string,
+  accountId: string | null,
+): Promise<'removed' | 'missing' | { operatorDisabled: string | null }> {
   let query = db.deleteFrom('webhook_subscriptions').where('id', '=', id);
-  if (accountId !== null) query = query.where('account_id', '=', accountId);
+  if (accountId !== null)
+    query = query
+      .where('account_id', '=', accountId)
+      .where((eb) => eb.or([eb('state', '!=', 'disabled'), eb('disabled_by', 'is', null), eb('disabled_by', '!=', 'operator')]));
   const r = await query.executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
+  if (Number(r.numDeletedRows) > 0) return 'removed';
+  if (accountId === null) return 'missing';
+  const kept = await findSubscriptionOf(db, id, accountId);
+  return kept ? { operatorDisabled: kept.disabled_reason } : 'missing';
 }
+
+/** The account's subscriptions an operator disabled: their receivers are closed to it. */
+export const operatorDisabledOf = (db: Db, accountId: string) =>
+  db
+    .selectFrom('webhook_subscriptions')
+    .select(['id', 'url', 'disabled_reason'])
+    .where('account_id', '=', accountId)
+    .where('state', '=', 'disabled')
+    .where('disabled_by', '=', 'operator')
+    .execute();
 
 export const findSubscription = (db: Db, id: string) =>
   db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();

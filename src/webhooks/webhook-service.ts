@@ -45,6 +45,7 @@ import {
   createSubscriptionWithinLimit,
   findSubscriptionOf,
   listSubscriptionsOf,
+  operatorDisabledOf,
   removeSubscriptionOf,
   rotateSecret,
   updateSubscription,
@@ -97,13 +98,41 @@ export class IdempotencyKeyReusedError extends Error {
   }
 }
 
-/** The account tried to enable a subscription an operator disabled: only an operator enables it again. */
+const why = (reason: string | null) => (reason && reason !== 'disabled by an operator' ? ` (${reason})` : '');
+
+/**
+ * The account tried to undo an operator's disable: enable, delete, ping or
+ * replay the subscription, or subscribe the same receiver again. Only an
+ * operator enables it again.
+ */
 export class DisabledByOperatorError extends Error {
-  constructor(readonly reason: string | null) {
+  constructor(
+    readonly reason: string | null,
+    /** Set when the account asked for a new subscription to the receiver of this disabled one. */
+    disabledId?: string,
+  ) {
     super(
-      `An operator disabled this subscription${reason && reason !== 'disabled by an operator' ? ` (${reason})` : ''}: only an operator can enable it again. Ask your operator (support), saying its id.`,
+      disabledId === undefined
+        ? `An operator disabled this subscription${why(reason)}: only an operator can enable it again, or delete it. Ask your operator (support), saying its id.`
+        : `An operator disabled your subscription ${disabledId} to this receiver${why(reason)}: no other subscription of the account may send to it until an operator enables that one again. Ask your operator (support), saying its id.`,
     );
   }
+}
+
+/** A ping or replay of a subscription the account (or the system) disabled: nothing would be sent. */
+export class SubscriptionDisabledError extends Error {
+  constructor(readonly reason: string | null) {
+    super(
+      `This subscription is disabled${reason ? ` (${reason})` : ''}: nothing would be sent to it. Enable it first (PATCH with {"enabled": true}), then send again.`,
+    );
+  }
+}
+
+/** Pings and replays go only to an enabled subscription (a disabled one's deliveries are never sent, yet would spend the day's sends). */
+function checkSendable(row: SubscriptionRow): void {
+  if (row.state !== 'disabled') return;
+  if (row.disabled_by === 'operator') throw new DisabledByOperatorError(row.disabled_reason);
+  throw new SubscriptionDisabledError(row.disabled_reason);
 }
 
 /** The account's replays and pings of the day are spent (its plan's budget), or it pings faster than it may. */
@@ -228,6 +257,7 @@ export class WebhookService {
   ): Promise<{ row: SubscriptionRow; secret: string | null; warnings: string[]; madeBefore: boolean }> {
     const url = checkWebhookUrl(input.url);
     const criteria = checkCriteria(input);
+    if (scope !== null) await this.refuseOperatorDisabledReceiver(scope, url);
     const warnings = await this.checkAddress(url);
     const values = {
       url,
@@ -259,6 +289,20 @@ export class WebhookService {
     return { row: created.row, secret: created.secret, warnings, madeBefore: false };
   }
 
+  /**
+   * An operator's disable is of a receiver as much as of a subscription: the
+   * account may not subscribe the same host again (any path, any port spelling
+   * the URL parser normalises) while the disabled one stands. A host under
+   * another name is another receiver; an operator who wants every receiver of
+   * the account stopped suspends the account.
+   */
+  private async refuseOperatorDisabledReceiver(accountId: string, url: string): Promise<void> {
+    const host = new URL(url).host;
+    const disabled = await operatorDisabledOf(this.deps.db, accountId);
+    const same = disabled.find((d) => new URL(d.url).host === host);
+    if (same) throw new DisabledByOperatorError(same.disabled_reason, same.id);
+  }
+
   list(scope: WebhookScope): Promise<SubscriptionRow[]> {
     return listSubscriptionsOf(this.deps.db, scope);
   }
@@ -285,6 +329,8 @@ export class WebhookService {
     id: string,
     input: UpdateSubscriptionInput,
     ifMatch?: string,
+    /** An operator's disable: why, shown to the account (default: "disabled by an operator"). */
+    operatorReason?: string,
   ): Promise<{ row: SubscriptionRow; warnings: string[] }> {
     const criteria = checkCriteria(input);
     const changes: SubscriptionChanges = { ...criteria };
@@ -297,7 +343,7 @@ export class WebhookService {
       changes.state = input.enabled
         ? { state: 'enabled', reason: null }
         : scope === null
-          ? { state: 'disabled', reason: 'disabled by an operator', by: 'operator' }
+          ? { state: 'disabled', reason: operatorReason?.trim() || 'disabled by an operator', by: 'operator' }
           : { state: 'disabled', reason: 'disabled by the account', by: 'account' };
     }
     if (!isId('subscription', id)) throw new WebhookNotFoundError('subscription', id);
@@ -318,14 +364,16 @@ export class WebhookService {
     return { row: result, warnings };
   }
 
-  async setEnabled(scope: WebhookScope, id: string, enabled: boolean): Promise<SubscriptionRow> {
-    return (await this.update(scope, id, { enabled })).row;
+  async setEnabled(scope: WebhookScope, id: string, enabled: boolean, operatorReason?: string): Promise<SubscriptionRow> {
+    return (await this.update(scope, id, { enabled }, undefined, operatorReason)).row;
   }
 
-  /** Deletes the subscription and its delivery log. */
+  /** Deletes the subscription and its delivery log. An account cannot delete one an operator disabled (that would undo the switch). */
   async remove(scope: WebhookScope, id: string): Promise<void> {
-    if (!isId('subscription', id) || !(await removeSubscriptionOf(this.deps.db, id, scope)))
-      throw new WebhookNotFoundError('subscription', id);
+    if (!isId('subscription', id)) throw new WebhookNotFoundError('subscription', id);
+    const outcome = await removeSubscriptionOf(this.deps.db, id, scope);
+    if (outcome === 'missing') throw new WebhookNotFoundError('subscription', id);
+    if (outcome !== 'removed') throw new DisabledByOperatorError(outcome.operatorDisabled);
     await this.changed();
   }
 
@@ -351,9 +399,14 @@ export class WebhookService {
    */
   async ping(scope: WebhookScope, id: string): Promise<{ eventId: string; deliveryId: string }> {
     const row = await this.get(scope, id);
-    if (scope !== null) await this.pingRate(scope);
+    checkSendable(row);
     const sent = await this.deps.db.transaction().execute(async (trx) => {
-      if (scope !== null) await this.spend(trx, scope, 'pings', 1);
+      if (scope !== null) {
+        // The day's budget first: when it is spent, the answer names its reset, not the minute's.
+        await this.spend(trx, scope, 'pings', 1, false);
+        await this.pingRate(scope);
+        await addSends(trx, scope, 'pings', 1);
+      }
       return createPingDelivery(trx, row.id, {
         subscription_id: row.id,
         message: 'a test event: your endpoint is reachable and can verify our signature',
@@ -440,7 +493,7 @@ export class WebhookService {
    * A delivery still pending is on its way already: it is not sent twice.
    */
   async replayOne(scope: WebhookScope, subscriptionId: string | null, deliveryId: string): Promise<ReplayOutcome> {
-    if (subscriptionId !== null) await this.get(scope, subscriptionId);
+    if (subscriptionId !== null) checkSendable(await this.get(scope, subscriptionId));
     else if (scope !== null) throw new SubscriptionInputError('subscription', 'must be given');
     const delivery = isId('delivery', deliveryId) ? await findDeliveryOf(this.deps.db, deliveryId, subscriptionId) : undefined;
     if (!delivery) throw new WebhookNotFoundError('delivery', deliveryId);
@@ -464,6 +517,7 @@ export class WebhookService {
   async replayRange(scope: WebhookScope, subscriptionId: string, since: string, until?: string): Promise<ReplayOutcome> {
     const window = checkTimeRange(since, until);
     const row = await this.get(scope, subscriptionId);
+    checkSendable(row);
     const perCall = scope === null ? MAX_REPLAY : this.sends.replayPerCall;
     return this.replay(scope, perCall, (trx, max) => replayableBetween(trx, row.id, window.since, window.until, max));
   }

@@ -10,7 +10,9 @@ import { procfileNodeFlags, ServiceProcess } from '../../scripts/lib/service-pro
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { insertInsight } from '../support/fixtures.js';
+import { until } from '../support/pipeline.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { tcpConnections } from '../support/tcp.js';
 
 describe('unauthenticated traffic has a bounded cost', () => {
   let t: TestApp;
@@ -306,4 +308,82 @@ describe("the web process under the Procfile's flags and the default 64 MB cache
     expect(cacheMb).toBeGreaterThan(60); // the cache was filled, not bypassed
     expect(peak - before).toBeLessThan(64 + OVERHEAD_MB);
   }, 300_000);
+  it('300 connections each pipelining 3,640 requests in one read and never reading: the process lives and answers', async () => {
+    // The second outside review (issue 35): with the heap bounded to 384 MB, 100 such connections
+    // (6.5 MB sent in all, from one address) ran the process out of heap and killed it.
+    const { port } = new URL((await web.ready).url!);
+    // Without a Host header, as the review sent them: Node answers those itself (400), before the app sees them.
+    const request = 'GET / HTTP/1.1\r\n\r\n';
+    const chunk = request.repeat(Math.floor(65_536 / request.length));
+    const sockets = await Promise.all(
+      Array.from(
+        { length: 300 },
+        () =>
+          new Promise<net.Socket>((resolve, reject) => {
+            const socket = net.connect(Number(port), '127.0.0.1', () => resolve(socket));
+            socket.once('error', reject);
+          }),
+      ),
+    );
+    const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${web.pid}/status`, 'utf8'))![1]) / 1024;
+    const before = rss();
+    let peak = before;
+    const sampler = setInterval(() => {
+      try {
+        peak = Math.max(peak, rss());
+      } catch {
+        // the process is gone: the test says so below
+      }
+    }, 20);
+    for (const socket of sockets) {
+      socket.removeAllListeners('error');
+      socket.on('error', () => {});
+      socket.pause(); // never reads
+      socket.write(chunk);
+    }
+    // The server gives up on every one of them with a reset: gone at both ends in the kernel
+    // (a paused client socket never notices), waited for with a deadline.
+    const ends = sockets.map((s) => s.localPort!);
+    const open = () => tcpConnections(Number(port)).filter((c) => ends.includes(c.clientPort) && c.state !== 'TIME_WAIT');
+    expect(
+      await until(
+        async () => open(),
+        (c) => c.length === 0,
+        60_000,
+        'the pipelining connections to be gone at both ends',
+      ),
+    ).toEqual([]);
+    expect(web.running, web.tail.slice(-5).join('\n')).toBe(true);
+    process.stdout.write(`300 pipelining connections: web RSS peak ${peak.toFixed(0)} MB (before ${before.toFixed(0)} MB)\n`);
+    clearInterval(sampler);
+    const health = await fetch(`${(await web.ready).url!}/healthz`, { signal: AbortSignal.timeout(10_000) });
+    expect(health.status).toBe(200);
+  }, 120_000);
+
+  it('a request without a Host header, or with an Expect the server does not meet, is answered through the guard as Node would', async () => {
+    const { port } = new URL((await web.ready).url!);
+    const ask = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(request));
+        let text = '';
+        socket.on('data', (d: Buffer) => {
+          text += d.toString('latin1');
+          if (text.includes('\r\n\r\n{') && text.endsWith('}')) {
+            socket.destroy();
+            resolve(text);
+          }
+        });
+        socket.once('error', reject);
+        socket.setTimeout(10_000, () => reject(new Error(`no answer to ${JSON.stringify(request)}: ${text}`)));
+      });
+    const noHost = await ask('GET /healthz HTTP/1.1\r\n\r\n');
+    expect(noHost).toMatch(/^HTTP\/1\.1 400 /);
+    expect(noHost).toContain('application/problem+json');
+    expect(noHost).toContain('needs a Host header');
+    const expectation = await ask('GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: tea\r\n\r\n');
+    expect(expectation).toMatch(/^HTTP\/1\.1 417 /);
+    // HTTP/1.0 has no Host header to require.
+    const old = await ask('GET /healthz HTTP/1.0\r\n\r\n');
+    expect(old).toMatch(/^HTTP\/1\.1 200 /);
+  }, 60_000);
 });

@@ -38,6 +38,19 @@ async function subscription(key: string): Promise<string> {
 
 const pastDeliveries = (subscriptionId: string, n: number) => pastDeliveriesOf(t.database.db, subscriptionId, n);
 
+/** The operators' service (the CLI's): scope null. */
+const operatorService = () =>
+  new WebhookService({
+    db: t.database.db,
+    redis: t.redis.redis,
+    subscriptionsVersionKey: t.redis.keys.subscriptionsVersion,
+    box: undefined as never,
+    enqueue: async () => {},
+    policy: { allowPrivate: false, allowedCidrs: ['127.0.0.1/32'] },
+    secretOverlapHours: 24,
+    maxSubscriptions: { free: 2, starter: 10, pro: 50, enterprise: 500 },
+  });
+
 const jobsOf = async (ids: readonly string[]) => {
   const jobs = await t.redis.redis.keys(`${t.redis.keys.queuePrefix('webhooks')}:webhooks:deliver-*`);
   return jobs.filter((k) => ids.some((id) => k.includes(id)) && !/:(logs|lock)$/.test(k));
@@ -200,6 +213,70 @@ describe("the operator's switch", () => {
         })
       ).statusCode,
     ).toBe(200);
+  });
+
+  it("survives the account's delete and re-create, and a disabled subscription is not pinged or replayed at the budget's cost (second review)", async () => {
+    const a = await t.webhookKey('pro');
+    const sub = await subscription(a.key);
+    await pastDeliveries(sub, 3);
+    await operatorService().update(null, sub, { enabled: false }, undefined, 'its receiver answered with spam');
+    // Deleting it would undo the switch: refused, naming the reason.
+    const del = await t.app.inject({ method: 'DELETE', url: `/api/webhooks/${sub}`, headers: bearer(a.key) });
+    expect(del.statusCode, del.body).toBe(409);
+    expect(del.json()).toMatchObject({
+      type: '/problems/disabled-by-operator',
+      detail: expect.stringContaining('its receiver answered with spam'),
+    });
+    // A new subscription to the same receiver (any path) would undo it as well.
+    for (const url of [receiverUrl, 'http://127.0.0.1:9/other?x=1']) {
+      const again = await post(a.key, '/api/webhooks', { url });
+      expect(again.statusCode, again.body).toBe(409);
+      expect(again.json().type).toBe('/problems/disabled-by-operator');
+    }
+    // Pinging or replaying it would only spend the day's sends on deliveries never sent.
+    const ping = await post(a.key, `/api/webhooks/${sub}/test`);
+    expect(ping.statusCode, ping.body).toBe(409);
+    const replay = await post(a.key, `/api/webhooks/${sub}/replay`, { since: '2000-01-01T00:00:00Z' });
+    expect(replay.statusCode, replay.body).toBe(409);
+    // Another receiver (another host name) is the account's to add.
+    const other = await post(a.key, '/api/webhooks', { url: 'http://localhost:9/hooks' });
+    expect(other.statusCode, other.body).toBe(201);
+    const otherId = other.json().data.id as string;
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/api/webhooks/${otherId}`,
+      headers: json(a.key),
+      payload: JSON.stringify({ enabled: false }),
+    });
+    const pingDisabled = await post(a.key, `/api/webhooks/${otherId}/test`);
+    expect(pingDisabled.statusCode, pingDisabled.body).toBe(409);
+    expect(pingDisabled.json()).toMatchObject({
+      type: '/problems/subscription-disabled',
+      detail: expect.stringContaining('Enable it first'),
+    });
+    const sends = await t.database.db.selectFrom('webhook_sends_daily').selectAll().where('account_id', '=', a.accountId).execute();
+    expect(sends.reduce((n, r) => n + r.pings + r.replays, 0)).toBe(0);
+    // The operator's own delete still works.
+    await operatorService().remove(null, sub);
+  });
+});
+
+describe('Retry-After of a refused ping', () => {
+  it("names the day's reset, not the minute, when the day is spent (second review)", async () => {
+    const a = await t.webhookKey('free');
+    const sub = await subscription(a.key);
+    // The day's 50 spent by replays; then 12 pings in the same minute.
+    await t.database.db
+      .insertInto('webhook_sends_daily')
+      .values({ account_id: a.accountId, day: new Date().toISOString().slice(0, 10), replays: 50, pings: 0 })
+      .execute();
+    const answers = [];
+    for (let i = 0; i < 12; i += 1) answers.push(await post(a.key, `/api/webhooks/${sub}/test`));
+    for (const res of answers) {
+      expect(res.statusCode).toBe(429);
+      expect(res.json().detail).toMatch(/replays and pings a day/);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(60);
+    }
   });
 });
 

@@ -175,21 +175,31 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
       }),
     );
 
-  for (const [name, enabled, verb] of [
-    ['disable', false, 'Disabled'],
-    ['enable', true, 'Enabled'],
-  ] as const) {
-    webhooks
-      .command(name)
-      .description(`${verb.replace(/d$/, '')} a subscription`)
-      .argument('<id>')
-      .action((id: string) =>
-        withService(context, async (service) => {
-          await service.setEnabled(null, id, enabled);
-          print(`${verb} ${id}.`);
-        }),
-      );
-  }
+  webhooks
+    .command('disable')
+    .description(
+      "Disable a subscription (the operator's switch: the account cannot enable, delete, ping or replay it, nor subscribe its receiver again)",
+    )
+    .argument('<id>')
+    .option('--reason <text>', 'why, shown to the account in the subscription and in its 409 answers (default: "disabled by an operator")')
+    .action((id: string, options: { reason?: string }) =>
+      withService(context, async (service) => {
+        if (options.reason !== undefined && (options.reason.trim() === '' || options.reason.length > 200))
+          throw new UsageError('--reason must be 1 to 200 characters');
+        await service.setEnabled(null, id, false, options.reason);
+        print(`Disabled ${id}.`);
+      }),
+    );
+  webhooks
+    .command('enable')
+    .description('Enable a subscription')
+    .argument('<id>')
+    .action((id: string) =>
+      withService(context, async (service) => {
+        await service.setEnabled(null, id, true);
+        print(`Enabled ${id}.`);
+      }),
+    );
 
   webhooks
     .command('remove')

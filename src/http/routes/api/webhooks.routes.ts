@@ -11,6 +11,7 @@ import type { DeliveryLogRow } from '../../../webhooks/delivery.repository.js';
 import type { SubscriptionRow } from '../../../webhooks/subscription.repository.js';
 import {
   DisabledByOperatorError,
+  SubscriptionDisabledError,
   IdempotencyKeyReusedError,
   PreconditionFailedError,
   SendsExhaustedError,
@@ -98,6 +99,7 @@ function asProblem(error: unknown): unknown {
   if (error instanceof PreconditionFailedError)
     return new ProblemError(problem('preconditionFailed', error.message), { etag: error.currentEtag });
   if (error instanceof DisabledByOperatorError) return new ProblemError(problem('disabledByOperator', error.message));
+  if (error instanceof SubscriptionDisabledError) return new ProblemError(problem('subscriptionDisabled', error.message));
   if (error instanceof SendsExhaustedError)
     return new ProblemError(problem('webhookSendsExceeded', error.message), {
       'retry-after': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))),
@@ -292,7 +294,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
         operationId: 'deleteWebhook',
         summary: 'Delete a subscription and its delivery log; nothing more is sent to it',
         params: WebhookIdParams,
-        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 401, 403, 404, 429) },
+        response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request, reply) => {
