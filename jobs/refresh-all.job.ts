@@ -8,46 +8,11 @@
 // log says so.
 import type { FlowProducer, Job } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
-import { groupByLevel } from '../src/domain/trends/batching.js';
 import { refreshEstimate, type RefreshPacing } from '../src/domain/trends/refresh-estimate.js';
-import { listRefreshable } from '../src/insights/insight.repository.js';
 import type { Logger } from '../src/logger.js';
 import { flowJob } from '../src/queue/enqueue.js';
 import { JOB } from '../src/queue/job-catalogue.js';
-import { providerOf } from './refresh-insight.job.js';
-
-export interface RefreshPlan {
-  insights: number;
-  /** Requests the refresh needs (one per group, before any member needs one of its own). */
-  requests: number;
-  groups: string[][];
-  /** What of it asks live Google (synthetic insights refresh from generated data). */
-  googleInsights: number;
-  googleGroups: number;
-}
-
-/** Every active, researched insight in groups of comparable popularity, per provider. */
-export async function planRefresh(db: Db, provider: string): Promise<RefreshPlan> {
-  const rows = await listRefreshable(db);
-  const byProvider = new Map<string, Array<{ id: string; level: number | null }>>();
-  for (const r of rows) {
-    const p = providerOf(r, provider);
-    byProvider.set(p, [...(byProvider.get(p) ?? []), { id: r.id, level: r.interest_level }]);
-  }
-  const grouped = [...byProvider.entries()].map(([p, items]) => ({
-    provider: p,
-    groups: groupByLevel(items).map((g) => g.map((i) => i.id)),
-  }));
-  const groups = grouped.flatMap((g) => g.groups);
-  const google = grouped.find((g) => g.provider === 'google');
-  return {
-    insights: rows.length,
-    requests: groups.length,
-    groups,
-    googleInsights: byProvider.get('google')?.length ?? 0,
-    googleGroups: google?.groups.length ?? 0,
-  };
-}
+import { planRefresh } from '../src/refresh/plan.js';
 
 export interface RefreshAllDeps {
   db: Db;

@@ -4,7 +4,7 @@
 // research runs waiting on Google, and whether the daily refresh fits before
 // the next one at the current rate. Read by `insights budget`, /metrics and the
 // refresh itself (which warns when not).
-import { planRefresh } from '../../jobs/refresh-all.job.js';
+import { planRefresh } from '../refresh/plan.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { refreshEstimate, type RefreshEstimate } from '../domain/trends/refresh-estimate.js';
