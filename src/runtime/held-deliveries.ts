@@ -1,5 +1,5 @@
 // Deliveries of a suspended account's subscriptions sleep without spending an
-// attempt (webhook-deliver.job.ts). When the account is resumed they are woken
+// attempt (src/webhooks/delivery-runner.ts). When the account is resumed they are woken
 // at once rather than at their next look.
 import { ensureEnqueued, jobIdOf } from '../queue/enqueue.js';
 import { deliveryPayload, JOB } from '../queue/job-catalogue.js';
