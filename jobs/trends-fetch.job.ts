@@ -1,188 +1,29 @@
-// trends / trends-fetch: the only code that asks Google anything (with
-// `insights google check`). Each job takes an egress route from the pool,
-// asks through it at the route's pace, and hands what Google answered to the
-// pool. Each outcome has its own handling:
-//
-//   served, empty, no data  returned (the steps record what Google served);
-//   blocked                 the route cools down (at least as long as Google's
-//                           Retry-After); the job waits it out, and when the
-//                           cooldown ends one job probes;
-//   over the embed quota    the route's embed pages wait; the job waits with
-//                           them (its other requests are not held up);
-//   refused (400)           the route pauses and the job goes to another route;
-//                           refused on every route, it fails with a clear message;
-//   changed shape           fails for good with a clear message (Google changed);
-//   no answer (network)     retried with backoff, spending an attempt.
-//
-// Waiting is a normal state, never a failure: a job that must wait moves itself
-// to `delayed` (no attempt spent, no lock held) and says why in its progress,
-// which the research step reads to sleep as long. It never rate-limits the
-// worker: a worker rate limit left jobs it had already taken waiting past their
-// lock ("Missing lock for job trends-… moveJobFromActiveToWait").
+// trends / trends-fetch: one request to live Google through the egress pool
+// (src/trends/paced-fetch.ts says what each answer means). Waiting is a normal
+// state, never a failure: a job that must wait moves itself to `delayed` (no
+// attempt spent, no lock held) and says why in its progress, which the research
+// step reads to sleep as long. It never rate-limits the worker: a worker rate
+// limit left jobs it had already taken waiting past their lock ("Missing lock
+// for job trends-… moveJobFromActiveToWait").
 import { UnrecoverableError, type Job } from 'bullmq';
-import type { Logger } from '../src/logger.js';
-import { googleBlocks, trendsRequests } from '../src/observability/metrics.js';
 import type { TrendsFetchPayload } from '../src/queue/job-catalogue.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
-import { RouteWaitError, type EgressPool } from '../src/trends/egress-pool.js';
-import type { EgressRoute } from '../src/trends/egress.js';
-import type { GoogleTrendsProvider } from '../src/trends/google.provider.js';
-import {
-  describeRequest,
-  EmbedOverQuotaError,
-  MalformedResponseError,
-  NotRecordedError,
-  RateLimitedError,
-  RefusedError,
-  type TrendsRequest,
-} from '../src/trends/types.js';
-
-export interface TrendsFetchDeps {
-  provider: GoogleTrendsProvider;
-  pool: EgressPool;
-  logger: Logger;
-}
-
-/** What a waiting trends job says in its progress: until when, and why (shown with the waiting research run). */
-export interface TrendsWait {
-  until: number;
-  reason: string;
-}
+import { fetchThroughPool, type PacedFetchDeps, type TrendsWait } from '../src/trends/paced-fetch.js';
 
 /** Jobs that wake at the same moment (a cooldown's end) are spread over this much. */
 const WAKE_SPREAD_MS = 500;
 
-async function waitWithoutAttempt(job: Job, token: string | undefined, waitMs: number, reason: string): Promise<Error> {
-  const until = Date.now() + waitMs;
-  await job.updateProgress({ until, reason } satisfies TrendsWait);
-  return sleepWithoutAttempt(job, token, waitMs + Math.floor(Math.random() * WAKE_SPREAD_MS));
-}
-
-const clock = (ms: number) => new Date(Date.now() + ms).toISOString().slice(11, 16);
-/** Requests that send embed pages (the google provider asks related lists through the embed flow). */
-const sendsEmbedPages = (request: TrendsRequest) => request.kind === 'relatedQueries' || request.kind === 'relatedTopics';
-
-export function trendsFetchProcessor(deps: TrendsFetchDeps) {
+export function trendsFetchProcessor(deps: PacedFetchDeps) {
   return async (job: Job<TrendsFetchPayload>, token?: string) => {
-    const payload = job.data;
-    const request = payload.request as unknown as TrendsRequest;
-    const refusedBy = payload.refusedBy ?? [];
-    const jobId = String(job.id);
-    const embed = sendsEmbedPages(request);
-    const lease = await deps.pool.acquire(jobId, refusedBy, Date.now(), embed);
-    if ('refusedEverywhere' in lease) {
-      // Every route refused the same request: it is the request, not the routes.
-      await deps.pool.clearRefusals(refusedBy);
-      throw new UnrecoverableError(
-        `Google Trends refused ${describeRequest(request)} (HTTP 400) on every egress route (${refusedBy.join(', ')}): the request itself is at fault, or every proxy alters it. Check the proxies (pytrends #602), then \`insights runs retry\`.`,
-      );
-    }
-    if ('waitMs' in lease) {
-      const why =
-        lease.reason === 'cooling'
-          ? `every route is cooling down after a block (next ends ${clock(lease.waitMs)} UTC)`
-          : lease.reason === 'probe'
-            ? 'a probe is asking whether Google still blocks us'
-            : lease.reason === 'refused'
-              ? 'routes are paused after a refusal'
-              : lease.reason === 'embed_quota'
-                ? `every route's embed pages (related lists) are over Google's embed quota (next opens ${clock(lease.waitMs)} UTC)`
-                : "at the routes' request rate";
-      throw await waitWithoutAttempt(job, token, lease.waitMs, why);
-    }
-    const { route } = lease;
-    try {
-      const response = await deps.provider.fetch(request, route, { ...deps.pool.pacers(route, jobId), jar: deps.pool.cookies });
-      await deps.pool.answered(route, jobId, 'answers', { embed });
-      trendsRequests.inc({ outcome: 'served', route: route.name });
-      await noteLabel(deps, route, response.provenance?.userType);
+    const { request, refusedBy = [] } = job.data;
+    const outcome = await fetchThroughPool(deps, String(job.id), request, refusedBy);
+    if (outcome.kind === 'fail') throw new UnrecoverableError(outcome.message);
+    if (outcome.kind === 'answer') {
       if (job.progress) await job.updateProgress(0);
-      return response;
-    } catch (error) {
-      if (error instanceof RouteWaitError) {
-        // The route closed (a block another job met) or its slot is far: wait, spending nothing.
-        await deps.pool.release(route, jobId, false);
-        throw await waitWithoutAttempt(job, token, error.waitMs, error.message);
-      }
-      await noteLabel(deps, route, (error as { userType?: string }).userType);
-      if (error instanceof RateLimitedError) {
-        trendsRequests.inc({ outcome: 'blocked', route: route.name });
-        googleBlocks.inc({ route: route.name, kind: error.block, retry_after: error.retryAfterMs === undefined ? 'no' : 'yes' });
-        const { cooldownMs, started } = await deps.pool.blocked(route, jobId, Date.now(), {
-          kind: error.block,
-          retryAfterMs: error.retryAfterMs,
-        });
-        if (started) {
-          deps.logger.warn(
-            {
-              queue: 'trends',
-              jobId,
-              route: route.name,
-              cooldownMs,
-              block: error.block,
-              retryAfterMs: error.retryAfterMs,
-              probe: lease.probe,
-            },
-            'Google Trends blocked this route; it cools down, then one request probes',
-          );
-        }
-        throw await waitWithoutAttempt(
-          job,
-          token,
-          cooldownMs,
-          `route ${route.name} is cooling down after a block until ${clock(cooldownMs)} UTC`,
-        );
-      }
-      if (error instanceof EmbedOverQuotaError) {
-        trendsRequests.inc({ outcome: 'over_quota', route: route.name });
-        const waitMs = await deps.pool.embedOverQuota(route, jobId);
-        deps.logger.info(
-          { queue: 'trends', jobId, route: route.name, waitMs },
-          "Google Trends' embed quota is spent on this route: its related lists wait",
-        );
-        throw await waitWithoutAttempt(
-          job,
-          token,
-          waitMs,
-          `route ${route.name}'s embed pages are over Google's embed quota until ${clock(waitMs)} UTC`,
-        );
-      }
-      if (error instanceof RefusedError) {
-        trendsRequests.inc({ outcome: 'refused', route: route.name });
-        await deps.pool.refused(route, jobId);
-        await job.updateData({ ...payload, refusedBy: [...refusedBy, route.name] });
-        deps.logger.warn(
-          { queue: 'trends', jobId, route: route.name, err: error },
-          'Google Trends refused a request on this route (400); the route pauses and the request goes to another',
-        );
-        throw await waitWithoutAttempt(job, token, 0, `route ${route.name} refused it; trying another route`);
-      }
-      if (error instanceof MalformedResponseError) {
-        trendsRequests.inc({ outcome: 'changed_shape', route: route.name });
-        await deps.pool.answered(route, jobId, 'changed', { embed });
-        deps.logger.error(
-          { queue: 'trends', jobId, route: route.name, err: error },
-          'Google Trends answered in a shape we do not know: the request fails for good',
-        );
-        throw new UnrecoverableError(error.message);
-      }
-      if (error instanceof NotRecordedError) throw new UnrecoverableError(error.message);
-      trendsRequests.inc({ outcome: 'error', route: route.name });
-      await deps.pool.release(route, jobId, true);
-      throw error;
+      return outcome.response;
     }
+    if (outcome.refusedBy) await job.updateData({ ...job.data, refusedBy: outcome.refusedBy });
+    await job.updateProgress({ until: Date.now() + outcome.ms, reason: outcome.reason } satisfies TrendsWait);
+    throw await sleepWithoutAttempt(job, token, outcome.ms + Math.floor(Math.random() * WAKE_SPREAD_MS));
   };
-}
-
-/** Keeps how Google labelled the route's client, and warns when the label changes: the earliest sign of degraded answers. */
-async function noteLabel(deps: TrendsFetchDeps, route: EgressRoute, userType: string | undefined): Promise<void> {
-  // Embed tokens carry labels of their own (USER_TYPE_EMBED …): the route's label is the explore tokens'.
-  if (!userType || userType.startsWith('USER_TYPE_EMBED')) return;
-  const { changed, before } = await deps.pool.labelled(route, userType);
-  if (changed) {
-    deps.logger.warn(
-      { queue: 'trends', route: route.name, userType, before },
-      `Google now labels route ${route.name}'s client ${userType} (was ${before}): its answers may be degraded from here on; run \`insights google check\``,
-    );
-  }
 }

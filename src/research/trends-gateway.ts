@@ -75,7 +75,7 @@ export class DirectTrendsGateway implements TrendsGateway {
   }
 }
 
-/** The wait a trends job announced in its progress (see jobs/trends-fetch.job.ts), if any. */
+/** The wait a trends job announced in its progress (see src/trends/paced-fetch.ts), if any. */
 function waitOf(progress: unknown): { until: number; reason: string } | undefined {
   const p = progress as { until?: unknown; reason?: unknown } | null | undefined;
   return typeof p === 'object' && p !== null && typeof p.until === 'number' && typeof p.reason === 'string'

@@ -1,0 +1,173 @@
+// One request to live Google through the egress pool: the only code that asks
+// Google anything (with `insights google check`). The trends-fetch job
+// (jobs/trends-fetch.job.ts) runs it and turns its outcome into BullMQ's terms.
+// Each request takes an egress route from the pool, asks through it at the
+// route's pace, and hands what Google answered to the pool. Each outcome has
+// its own handling:
+//
+//   served, empty, no data  returned (the steps record what Google served);
+//   blocked                 the route cools down (at least as long as Google's
+//                           Retry-After); the job waits it out, and when the
+//                           cooldown ends one job probes;
+//   over the embed quota    the route's embed pages wait; the job waits with
+//                           them (its other requests are not held up);
+//   refused (400)           the route pauses and the job goes to another route;
+//                           refused on every route, it fails with a clear message;
+//   changed shape           fails for good with a clear message (Google changed);
+//   no answer (network)     thrown: retried with backoff, spending an attempt.
+import type { Logger } from '../logger.js';
+import { googleBlocks, trendsRequests } from '../observability/metrics.js';
+import { RouteWaitError, type EgressPool } from './egress-pool.js';
+import type { EgressRoute } from './egress.js';
+import type { GoogleTrendsProvider } from './google.provider.js';
+import {
+  describeRequest,
+  EmbedOverQuotaError,
+  MalformedResponseError,
+  NotRecordedError,
+  RateLimitedError,
+  RefusedError,
+  type TrendsRequest,
+  type TrendsResponse,
+} from './types.js';
+
+export interface PacedFetchDeps {
+  provider: GoogleTrendsProvider;
+  pool: EgressPool;
+  logger: Logger;
+}
+
+/** What a waiting trends job says in its progress: until when, and why (shown with the waiting research run). */
+export interface TrendsWait {
+  until: number;
+  reason: string;
+}
+
+export type PacedFetchOutcome =
+  | { kind: 'answer'; response: TrendsResponse }
+  /** Wait this long, spending no attempt (a route refused it: `refusedBy` is the new list to keep). */
+  | { kind: 'wait'; ms: number; reason: string; refusedBy?: string[] }
+  /** Fails for good: asking again cannot help. */
+  | { kind: 'fail'; message: string };
+
+const clock = (ms: number) => new Date(Date.now() + ms).toISOString().slice(11, 16);
+/** Requests that send embed pages (the google provider asks related lists through the embed flow). */
+const sendsEmbedPages = (request: TrendsRequest) => request.kind === 'relatedQueries' || request.kind === 'relatedTopics';
+
+/** Asks once, through a route the pool leases to `jobId`. An error not listed above (no answer: the network) is thrown, to be retried. */
+export async function fetchThroughPool(
+  deps: PacedFetchDeps,
+  jobId: string,
+  request: TrendsRequest,
+  refusedBy: readonly string[],
+): Promise<PacedFetchOutcome> {
+  const embed = sendsEmbedPages(request);
+  const lease = await deps.pool.acquire(jobId, refusedBy, Date.now(), embed);
+  if ('refusedEverywhere' in lease) {
+    // Every route refused the same request: it is the request, not the routes.
+    await deps.pool.clearRefusals(refusedBy);
+    return {
+      kind: 'fail',
+      message: `Google Trends refused ${describeRequest(request)} (HTTP 400) on every egress route (${refusedBy.join(', ')}): the request itself is at fault, or every proxy alters it. Check the proxies (pytrends #602), then \`insights runs retry\`.`,
+    };
+  }
+  if ('waitMs' in lease) {
+    const why =
+      lease.reason === 'cooling'
+        ? `every route is cooling down after a block (next ends ${clock(lease.waitMs)} UTC)`
+        : lease.reason === 'probe'
+          ? 'a probe is asking whether Google still blocks us'
+          : lease.reason === 'refused'
+            ? 'routes are paused after a refusal'
+            : lease.reason === 'embed_quota'
+              ? `every route's embed pages (related lists) are over Google's embed quota (next opens ${clock(lease.waitMs)} UTC)`
+              : "at the routes' request rate";
+    return { kind: 'wait', ms: lease.waitMs, reason: why };
+  }
+  const { route } = lease;
+  try {
+    const response = await deps.provider.fetch(request, route, { ...deps.pool.pacers(route, jobId), jar: deps.pool.cookies });
+    await deps.pool.answered(route, jobId, 'answers', { embed });
+    trendsRequests.inc({ outcome: 'served', route: route.name });
+    await noteLabel(deps, route, response.provenance?.userType);
+    return { kind: 'answer', response };
+  } catch (error) {
+    if (error instanceof RouteWaitError) {
+      // The route closed (a block another job met) or its slot is far: wait, spending nothing.
+      await deps.pool.release(route, jobId, false);
+      return { kind: 'wait', ms: error.waitMs, reason: error.message };
+    }
+    await noteLabel(deps, route, (error as { userType?: string }).userType);
+    if (error instanceof RateLimitedError) {
+      trendsRequests.inc({ outcome: 'blocked', route: route.name });
+      googleBlocks.inc({ route: route.name, kind: error.block, retry_after: error.retryAfterMs === undefined ? 'no' : 'yes' });
+      const { cooldownMs, started } = await deps.pool.blocked(route, jobId, Date.now(), {
+        kind: error.block,
+        retryAfterMs: error.retryAfterMs,
+      });
+      if (started) {
+        deps.logger.warn(
+          {
+            queue: 'trends',
+            jobId,
+            route: route.name,
+            cooldownMs,
+            block: error.block,
+            retryAfterMs: error.retryAfterMs,
+            probe: lease.probe,
+          },
+          'Google Trends blocked this route; it cools down, then one request probes',
+        );
+      }
+      return { kind: 'wait', ms: cooldownMs, reason: `route ${route.name} is cooling down after a block until ${clock(cooldownMs)} UTC` };
+    }
+    if (error instanceof EmbedOverQuotaError) {
+      trendsRequests.inc({ outcome: 'over_quota', route: route.name });
+      const waitMs = await deps.pool.embedOverQuota(route, jobId);
+      deps.logger.info(
+        { queue: 'trends', jobId, route: route.name, waitMs },
+        "Google Trends' embed quota is spent on this route: its related lists wait",
+      );
+      return {
+        kind: 'wait',
+        ms: waitMs,
+        reason: `route ${route.name}'s embed pages are over Google's embed quota until ${clock(waitMs)} UTC`,
+      };
+    }
+    if (error instanceof RefusedError) {
+      trendsRequests.inc({ outcome: 'refused', route: route.name });
+      await deps.pool.refused(route, jobId);
+      deps.logger.warn(
+        { queue: 'trends', jobId, route: route.name, err: error },
+        'Google Trends refused a request on this route (400); the route pauses and the request goes to another',
+      );
+      return { kind: 'wait', ms: 0, reason: `route ${route.name} refused it; trying another route`, refusedBy: [...refusedBy, route.name] };
+    }
+    if (error instanceof MalformedResponseError) {
+      trendsRequests.inc({ outcome: 'changed_shape', route: route.name });
+      await deps.pool.answered(route, jobId, 'changed', { embed });
+      deps.logger.error(
+        { queue: 'trends', jobId, route: route.name, err: error },
+        'Google Trends answered in a shape we do not know: the request fails for good',
+      );
+      return { kind: 'fail', message: error.message };
+    }
+    if (error instanceof NotRecordedError) return { kind: 'fail', message: error.message };
+    trendsRequests.inc({ outcome: 'error', route: route.name });
+    await deps.pool.release(route, jobId, true);
+    throw error;
+  }
+}
+
+/** Keeps how Google labelled the route's client, and warns when the label changes: the earliest sign of degraded answers. */
+async function noteLabel(deps: PacedFetchDeps, route: EgressRoute, userType: string | undefined): Promise<void> {
+  // Embed tokens carry labels of their own (USER_TYPE_EMBED …): the route's label is the explore tokens'.
+  if (!userType || userType.startsWith('USER_TYPE_EMBED')) return;
+  const { changed, before } = await deps.pool.labelled(route, userType);
+  if (changed) {
+    deps.logger.warn(
+      { queue: 'trends', route: route.name, userType, before },
+      `Google now labels route ${route.name}'s client ${userType} (was ${before}): its answers may be degraded from here on; run \`insights google check\``,
+    );
+  }
+}
