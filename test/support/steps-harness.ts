@@ -1,10 +1,12 @@
 // Runs the 40 research steps in order, in memory, against any Trends fetch:
 // what each step reads and records, without the queues and Postgres around
 // them (step 6 finds no existing insight; step 40's writes are not made).
-// Outputs go through JSON between steps, as they do through Postgres.
+// Outputs go through JSON between steps, as they do through Postgres. The
+// steps' context is built as the worker builds it (src/research/step-context.ts).
 import { STEPS } from '../../src/research/steps.js';
 import { STEP_NAMES, type StepContext, type StepName, type StepOutput, type StepOutputs } from '../../src/research/step-contract.js';
-import { trendsPlan, type TrendsPlan } from '../../src/research/trends-plan.js';
+import { buildStepContext } from '../../src/research/step-context.js';
+import type { TrendsPlan } from '../../src/research/trends-plan.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import type { TrendsRequest, TrendsResponse } from '../../src/trends/types.js';
 
@@ -22,6 +24,11 @@ export class RecordedOutputs {
 
   has(name: StepName): boolean {
     return this.byName.has(name);
+  }
+
+  /** The output of step `n` (1-based), or undefined: what the step context reads. */
+  byNumber(n: number): unknown {
+    return this.byName.get(STEP_NAMES[n - 1]!);
   }
 
   /** Throws, as the job does, when a step reads an output that was not recorded. */
@@ -71,14 +78,17 @@ export function stepContext(
   } = {},
 ): StepContext {
   const recordedOutputs = new RecordedOutputs(recorded(outputs));
-  return {
+  const { ctx } = buildStepContext({
     run: { id: 'run_unit', idea: options.idea ?? 'an idea', hints: options.hints ?? [], source: 'research' },
-    out: (name) => recordedOutputs.get(name),
-    plan: planOf(options.plan ?? {}),
-    findExistingInsight: options.findExistingInsight ?? (async () => undefined),
-    anchorTerm: options.anchor ?? 'weather',
+    output: (n) => recordedOutputs.byNumber(n),
+    missing: (_n, name) => `${name} has not run`,
+    fetch: () => Promise.reject(new Error('a hand-built context asks its plan, not Trends')),
+    plan: 'batched',
     geo: '',
-  };
+    anchor: options.anchor ?? 'weather',
+    findExistingInsight: options.findExistingInsight ?? (async () => undefined),
+  });
+  return { ...ctx, plan: planOf(options.plan ?? {}) };
 }
 
 /** Runs one step by name; its output comes back through JSON, as the next step would read it. */
@@ -108,18 +118,16 @@ export async function runSteps(
     requests.push(request);
     return gateway.fetch(request);
   };
-  const plan = trendsPlan('batched', counted, options.geo ?? '', {
-    secondary: () => (outputs.has('choose_primary') ? outputs.get('choose_primary').secondary : []),
-    anchor,
-  });
-  const ctx: StepContext = {
+  const { ctx } = buildStepContext({
     run: { id: 'run_harness', idea, hints: options.hints ?? [], source: 'research' },
-    out: (name) => outputs.get(name),
-    plan,
-    findExistingInsight: async () => undefined,
-    anchorTerm: anchor,
+    output: (n) => outputs.byNumber(n),
+    missing: (_n, name) => `${name} has not run`,
+    fetch: counted,
+    plan: 'batched',
     geo: options.geo ?? '',
-  };
+    anchor,
+    findExistingInsight: async () => undefined,
+  });
   for (const [i, step] of STEPS.entries()) {
     const output = recorded(await step.run(ctx));
     outputs.set(STEP_NAMES[i]!, output);

@@ -1,0 +1,46 @@
+// What a research step sees: its run, the earlier steps' recorded outputs (by
+// name, typed), the Trends plan it asks through, and the existing-insight
+// lookup. Built the same way by the worker (step-runner.ts) and by the tests'
+// in-memory harness (test/support/steps-harness.ts).
+import type { TrendsPlanName } from '../config.js';
+import type { TrendsRequest, TrendsResponse } from '../trends/types.js';
+import { STEP_NAMES, type StepContext, type StepName, type StepOutputs } from './step-contract.js';
+import { trendsPlan } from './trends-plan.js';
+
+export interface StepContextInput {
+  run: StepContext['run'];
+  /** The recorded output of step `n` (1-based), as a later step reads it; undefined when not recorded. */
+  output(n: number): unknown;
+  /** Says, in the error a step gets, which step asked for what is not recorded. */
+  missing(n: number, name: StepName): string;
+  fetch(request: TrendsRequest): Promise<TrendsResponse>;
+  plan: TrendsPlanName;
+  geo: string;
+  anchor: string;
+  findExistingInsight: StepContext['findExistingInsight'];
+}
+
+/** The context, and the steps whose outputs it handed out (the step's inputs, for its input hash). */
+export function buildStepContext(input: StepContextInput): { ctx: StepContext; read: ReadonlySet<number> } {
+  const read = new Set<number>();
+  const outputOf = (name: StepName): unknown => {
+    const n = STEP_NAMES.indexOf(name) + 1;
+    read.add(n);
+    const value = input.output(n);
+    if (value === undefined) throw new Error(input.missing(n, name));
+    return value;
+  };
+  const ctx: StepContext = {
+    run: input.run,
+    out: <N extends StepName>(name: N) => outputOf(name) as StepOutputs[N],
+    plan: trendsPlan(input.plan, input.fetch, input.geo, {
+      // The phrases step 4 chose besides the primary (none before it ran).
+      secondary: () => (input.output(STEP_NAMES.indexOf('choose_primary') + 1) as { secondary?: string[] } | undefined)?.secondary ?? [],
+      anchor: input.anchor,
+    }),
+    findExistingInsight: input.findExistingInsight,
+    anchorTerm: input.anchor,
+    geo: input.geo,
+  };
+  return { ctx, read };
+}

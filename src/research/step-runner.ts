@@ -1,0 +1,279 @@
+// Runs one research step of a run, in a worker: takes the run up, hands the
+// step its context (step-context.ts), records its output and "done" in one
+// transaction (group-committed with other runs' steps where it can be), then
+// enqueues the next step after the commit. What it answers, the research-step
+// job (jobs/research-step.job.ts) turns into BullMQ's terms. Postgres, not the
+// job, decides whether a step runs: a duplicate delivery, a crash between
+// commit and enqueue, a run that moved on are each answered from the run.
+import { createHash } from 'node:crypto';
+import type { TrendsPlanName } from '../config.js';
+import type { Db } from '../db/connection.js';
+import { findInsightForIdea } from '../insights/insight.repository.js';
+import type { Logger } from '../logger.js';
+import { forecastMase } from '../observability/metrics.js';
+import { isOutage } from '../outage.js';
+import type { Redis } from '../redis/connection.js';
+import type { RedisKeys } from '../redis/keys.js';
+import { bumpReadModelVersion } from '../redis/read-model-version.js';
+import type { ResearchChain } from './chain.js';
+import {
+  claimRun,
+  doneOutputs,
+  findRun,
+  markRunFailed,
+  markRunSucceeded,
+  recordStepAttemptFailed,
+  recordStepDone,
+  setRunInsight,
+  setRunState,
+  type RunRow,
+} from './run.repository.js';
+import { STEP_COUNT, type StepOutput } from './step-contract.js';
+import { buildStepContext } from './step-context.js';
+import { StepRecorder } from './step-recorder.js';
+import { STEPS } from './steps.js';
+import { researchPriority, sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from './trends-gateway.js';
+
+export interface ResearchStepDeps {
+  db: Db;
+  redis: Redis;
+  redisKeys: RedisKeys;
+  chain: ResearchChain;
+  /** The gateway for a run's provider (google goes through the rate-limited queue). */
+  trendsFor(provider: string): TrendsGateway;
+  logger: Logger;
+  /** The anchor term for a run's provider (replay can only compare with what was recorded). */
+  anchorFor(provider: string): string;
+  geo: string;
+  /** How runs ask Google Trends (TRENDS_REQUEST_PLAN): batched by default, single for the baseline. */
+  plan?: TrendsPlanName;
+  /** How long a step waiting for Google Trends sleeps before looking again. */
+  waitRetryMs?: number;
+  /** Tells webhook matching about a committed outbox event at once (the relay is the safety net). */
+  announce?: (eventId: string) => Promise<void>;
+}
+
+/**
+ * A recorded output as later steps see it (parsed back from its JSON, so
+ * exactly what a worker that reads it from Postgres would see) and its JSON,
+ * serialised once and reused for the input hash and the write.
+ */
+interface RecordedOutput {
+  value: unknown;
+  json: string;
+}
+
+/** What a step needs of its run; none of it changes once the run exists. */
+type RunFacts = Pick<RunRow, 'id' | 'idea' | 'keyword_hints' | 'source' | 'provider'>;
+
+/**
+ * A run's facts and recorded outputs never change, so each worker process
+ * keeps the ones it has seen: step N of a run it has been running then needs
+ * no read at all, instead of re-reading the run and re-parsing every earlier
+ * output. Whether the run is still at step N is checked by the write itself
+ * (recordStepsDone), which is where it has to be checked anyway. Bounded: the
+ * oldest runs are dropped first.
+ */
+class RunCache {
+  private readonly runs = new Map<string, { facts: RunFacts; outputs: Map<number, RecordedOutput> }>();
+  constructor(private readonly maxRuns = 2_000) {}
+
+  get(runId: string) {
+    return this.runs.get(runId);
+  }
+
+  async load(db: Db, run: RunFacts, upTo: number): Promise<Map<number, RecordedOutput>> {
+    let entry = this.runs.get(run.id);
+    if (!entry) {
+      if (this.runs.size >= this.maxRuns) this.runs.delete(this.runs.keys().next().value!);
+      this.runs.set(run.id, (entry = { facts: run, outputs: new Map() }));
+    }
+    const { outputs } = entry;
+    const missing = Array.from({ length: upTo - 1 }, (_, i) => i + 1).filter((n) => !outputs.has(n));
+    if (missing.length > 0)
+      for (const [n, value] of await doneOutputs(db, run.id, missing)) outputs.set(n, { value, json: JSON.stringify(value) });
+    return outputs;
+  }
+
+  remember(runId: string, step: number, output: RecordedOutput): void {
+    this.runs.get(runId)?.outputs.set(step, output);
+  }
+
+  forget(runId: string): void {
+    this.runs.delete(runId);
+  }
+}
+
+/** The job's side of a step: which, and its attempts. */
+export interface StepJob {
+  runId: string;
+  step: number;
+  /** This attempt's number (1: the first), and how many the job may make. */
+  attempt: number;
+  maxAttempts: number;
+}
+
+export type StepOutcome =
+  | { kind: 'done'; result: { step: number; name: string } | { skipped: string } }
+  /** Waiting on Google: sleep this long, spending no attempt. */
+  | { kind: 'wait'; ms: number }
+  /** Failed: retried with backoff, or (`final`) the run has failed. */
+  | { kind: 'failed'; error: unknown; final: boolean };
+
+/** An error the step threw that retrying cannot mend (the job's UnrecoverableError is one; see isFinal). */
+export type FinalErrorTest = (error: unknown) => boolean;
+
+export class StepRunner {
+  private readonly cache = new RunCache();
+  private readonly recorder: StepRecorder;
+
+  constructor(
+    private readonly deps: ResearchStepDeps,
+    /** Whether an error is final whatever the attempts left (BullMQ's UnrecoverableError, which this folder does not import). */
+    private readonly isFinal: FinalErrorTest = () => false,
+  ) {
+    this.recorder = new StepRecorder(deps.db);
+  }
+
+  /**
+   * A run whose 40 steps are recorded succeeds only after the API has been told
+   * (the read-model version bump): a client that sees it succeeded and then
+   * lists insights gets the new one, never a page cached from before. If the
+   * bump fails or the worker dies first, the run stays running past its last
+   * step until a retry of step 40 or the sweeper gets here again.
+   */
+  private async publish(runId: string): Promise<void> {
+    await bumpReadModelVersion(this.deps.redis, this.deps.redisKeys, this.deps.db);
+    await markRunSucceeded(this.deps.db, runId, STEP_COUNT);
+  }
+
+  /** Reads the run and decides whether this delivery should run the step at all. */
+  private async checkRun(runId: string, step: number): Promise<RunRow | { skipped: string }> {
+    const run = await findRun(this.deps.db, runId);
+    if (!run) throw new RunGoneError(`research run ${runId} does not exist`);
+    if (run.status === 'succeeded' || run.status === 'failed') return { skipped: `run is ${run.status}` };
+    if (run.next_step > STEP_COUNT) {
+      // Every step recorded, but not yet published (a failed bump, or a crash just after the commit).
+      await this.publish(run.id);
+      return { skipped: 'all steps recorded; published the run' };
+    }
+    if (run.next_step > step) {
+      // A duplicate delivery, or a crash between commit and enqueue: make sure the chain goes on.
+      await this.deps.chain.enqueueStep(run.id, run.next_step);
+      return { skipped: 'step already recorded' };
+    }
+    if (run.next_step < step) throw new RunGoneError(`run ${runId} is at step ${run.next_step}, not ${step}`);
+    return run;
+  }
+
+  async run(job: StepJob): Promise<StepOutcome> {
+    const { deps } = this;
+    const { runId, step } = job;
+    let run: RunFacts | undefined = this.cache.get(runId)?.facts;
+    if (!run) {
+      // First step of this run in this process (step 1, a retry, another worker's run):
+      // take the run up if it is at this step, else find out why not.
+      run = await claimRun(deps.db, runId, step);
+      if (!run) {
+        const checked = await this.checkRun(runId, step);
+        if ('skipped' in checked) return { kind: 'done', result: checked };
+        throw new Error(`run ${runId} was at step ${step} but could not be taken up; will retry`);
+      }
+    }
+    const facts = run;
+    const definition = STEPS[step - 1]!;
+    const outputs = await this.cache.load(deps.db, facts, step);
+    const { ctx, read } = buildStepContext({
+      run: { id: facts.id, idea: facts.idea, hints: facts.keyword_hints, source: facts.source },
+      output: (n) => outputs.get(n)?.value,
+      missing: (n, name) => `step ${step} (${definition.name}) needs the output of step ${n} (${name}), which is not recorded`,
+      fetch: (request) => deps.trendsFor(facts.provider).fetch(request, { priority: researchPriority(step, STEP_COUNT) }),
+      plan: deps.plan ?? 'batched',
+      geo: deps.geo,
+      anchor: deps.anchorFor(facts.provider),
+      findExistingInsight: (ideaKey, keyword) => findInsightForIdea(deps.db, ideaKey, keyword),
+    });
+
+    const startedAt = new Date();
+    let output: StepOutput;
+    try {
+      output = await definition.run(ctx);
+    } catch (error) {
+      // Postgres or Redis away is not the step's failure: retried without an attempt (see retryOutages).
+      if (isOutage(error)) throw error;
+      if (error instanceof WaitingForTrendsError) {
+        // Waiting on Google is not a failure: sleep without spending an attempt, as long as the trends job said it waits.
+        await setRunState(deps.db, facts.id, { status: 'waiting', waitingReason: `waiting for Google Trends (${error.message})` });
+        return { kind: 'wait', ms: sleepFor(error, deps.waitRetryMs ?? 5_000) };
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      const final = this.isFinal(error) || error instanceof TrendsFailedError || job.attempt >= job.maxAttempts;
+      await recordStepAttemptFailed(deps.db, { runId, step, name: definition.name, error: message, attempt: job.attempt, startedAt });
+      if (final) {
+        await markRunFailed(deps.db, runId, step, `step ${step} (${definition.name}) failed: ${message}`);
+        deps.logger.warn({ queue: 'research', runId, step, err: error }, 'research run failed');
+      }
+      return { kind: 'failed', error, final };
+    }
+
+    if (definition.name === 'forecast') {
+      const mase = (output as { withheld?: boolean; backtest?: { mase: number | null } }).backtest?.mase;
+      if (typeof mase === 'number') forecastMase.observe(mase);
+    }
+    // The step's inputs: the idea and the earlier outputs it actually read.
+    const hash = createHash('sha1').update(JSON.stringify([facts.idea, facts.keyword_hints]));
+    for (const n of [...read].sort((a, b) => a - b)) hash.update(`\n${n}:`).update(outputs.get(n)!.json);
+    const isLast = step === STEP_COUNT;
+    const outputJson = JSON.stringify(output ?? null);
+    const record = {
+      runId,
+      step,
+      name: definition.name,
+      output,
+      outputJson,
+      summary: definition.summarize(output),
+      inputHash: hash.digest('hex'),
+      durationMs: Date.now() - startedAt.getTime(),
+      startedAt,
+      attempt: job.attempt,
+    };
+    let eventId: string | undefined;
+    // Three ways to record: with the step's own writes (step 40's insight) in one transaction; the
+    // last step alone; any other step group-committed with the steps of other runs finishing now.
+    const committed = definition.commit
+      ? await deps.db.transaction().execute(async (trx) => {
+          const recorded = await recordStepDone(trx, record);
+          if (recorded) {
+            const result = await definition.commit!(trx, ctx, output);
+            await setRunInsight(trx, runId, result.insightId);
+            eventId = result.eventId;
+          }
+          return recorded;
+        })
+      : isLast
+        ? await deps.db.transaction().execute((trx) => recordStepDone(trx, record))
+        : await this.recorder.record(record);
+    if (!committed) {
+      // Recorded by another delivery, or the run moved on (failed, retried elsewhere):
+      // the run decides, as for a delivery that found it so before running the step.
+      this.cache.forget(runId);
+      const checked = await this.checkRun(runId, step);
+      if ('skipped' in checked) return { kind: 'done', result: checked };
+      throw new Error(`step ${step} of run ${runId} was not recorded although the run is at it; will retry`);
+    }
+    if (isLast) {
+      this.cache.forget(runId);
+      await this.publish(runId);
+      if (eventId) await deps.announce?.(eventId);
+    } else {
+      this.cache.remember(runId, step, { value: JSON.parse(outputJson), json: outputJson });
+      await deps.chain.enqueueNext(runId, step + 1);
+    }
+    return { kind: 'done', result: { step, name: definition.name } };
+  }
+}
+
+/** The run is gone or elsewhere: this delivery of the step can never run (the job fails for good). */
+export class RunGoneError extends Error {
+  override name = 'RunGoneError';
+}
