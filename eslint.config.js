@@ -1,5 +1,5 @@
 // `npm run lint` (after tsc): type-aware rules that guard a long-running Node
-// process, and the house rules of STYLE.md. Deliberately short: tsc --strict
+// process, and the house rules (docs/internals.md). Deliberately short: tsc --strict
 // does the rest.
 import tseslint from 'typescript-eslint';
 
@@ -63,7 +63,7 @@ export default tseslint.config(
     },
   },
   {
-    // House rules for the product code (STYLE.md 4 and 6).
+    // House rules for the product code: settings come from config.ts only, logs from pino only.
     files: ['src/**/*.ts', 'jobs/**/*.ts'],
     rules: {
       'no-restricted-properties': [
@@ -71,6 +71,25 @@ export default tseslint.config(
         { object: 'process', property: 'env', message: 'Only src/config.ts reads process.env: add a setting there.' },
       ],
       'no-console': ['error'],
+    },
+  },
+  {
+    // jobs/ holds the worker's thin handlers; only the worker's composition loads them, so the web
+    // process and the CLI never do (docs/internals.md).
+    files: ['src/**/*.ts'],
+    ignores: ['src/runtime/job-table.ts', 'src/worker.ts', 'src/start.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)jobs/',
+              message: 'Only the job table (src/runtime/job-table.ts) imports jobs/: put the logic in its feature under src/.',
+            },
+          ],
+        },
+      ],
     },
   },
   { files: ['src/config.ts'], rules: { 'no-restricted-properties': 'off' } },
