@@ -256,6 +256,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(apiPlugin, {
     prefix: '/api',
     guard: {
+      db: deps.db,
       redis: deps.redis,
       redisKeys: deps.redisKeys,
       apiKeys,

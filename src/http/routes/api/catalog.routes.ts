@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Db } from '../../../db/connection.js';
 import { CATEGORIES, SOURCE_DESCRIPTIONS } from '../../../domain/catalog.js';
 import { countInsightsBy } from '../../../insights/insight.repository.js';
 import { methodology } from '../../../domain/scoring/methodology.js';
@@ -10,7 +9,7 @@ import { CatalogSchema, errorResponses, MethodologySchema, NoQuery } from '../..
  * insights each has; and the methodology: what the scores and trend classes
  * mean and how often they came true.
  */
-export const catalogRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const published = methodology();
   app.get(
     '/methodology',
@@ -42,7 +41,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       },
     },
     async (request) => {
-      const counts = await countInsightsBy(request.readDb ?? db, 'category');
+      const counts = await countInsightsBy(request.db, 'category');
       return {
         data: Object.entries(CATEGORIES).map(([id, description]) => ({ id, description, insights: counts.get(id) ?? 0 })),
         next_cursor: null,
@@ -63,7 +62,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       },
     },
     async (request) => {
-      const counts = await countInsightsBy(request.readDb ?? db, 'source');
+      const counts = await countInsightsBy(request.db, 'source');
       return {
         data: Object.entries(SOURCE_DESCRIPTIONS).map(([id, description]) => ({
           id,

@@ -155,7 +155,7 @@ async function seriesOf(reader: Db, insightId: string, window: TrendWindow): Pro
   };
 }
 
-export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/insights',
     {
@@ -184,7 +184,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       }
       const text = q.q?.trim();
       if (q.q !== undefined && !text) throw invalidParam('q', 'is blank: give at least one word to search for');
-      const { rows, hasMore } = await listInsights(request.readDb ?? db, {
+      const { rows, hasMore } = await listInsights(request.db, {
         limit: q.limit,
         minScore: q.min_score,
         source: q.source,
@@ -213,7 +213,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
         response: { 200: InsightSchema, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => toInsightDto(await requireInsight(request.readDb ?? db, request.params.id)),
+    async (request) => toInsightDto(await requireInsight(request.db, request.params.id)),
   );
 
   app.get(
@@ -230,8 +230,8 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       },
     },
     async (request) => {
-      const insight = await requireInsight(request.readDb ?? db, request.params.id);
-      const row = await findForecast(request.readDb ?? db, insight.id);
+      const insight = await requireInsight(request.db, request.params.id);
+      const row = await findForecast(request.db, insight.id);
       if (!row) {
         throw new ProblemError(
           problem('notFound', `Insight ${insight.id} has no forecast yet (demo insights are not forecast; research and refresh make one).`),
@@ -277,7 +277,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       },
     },
     async (request, reply) => {
-      const reader = request.readDb ?? db;
+      const reader = request.db;
       const insight = await requireInsight(reader, request.params.id);
       const { window } = request.query;
       const { points } = await seriesOf(reader, insight.id, window);
@@ -314,7 +314,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       },
     },
     async (request) => {
-      const reader = request.readDb ?? db;
+      const reader = request.db;
       const insight = await requireInsight(reader, request.params.id);
       const { window } = request.query;
       const { points, fetchedAt } = await seriesOf(reader, insight.id, window);

@@ -98,7 +98,7 @@ async function report(db: Db, run: RunRow) {
   };
 }
 
-export const researchRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+export const researchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/research-runs/:id',
     {
@@ -113,9 +113,9 @@ export const researchRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
       },
     },
     async (request) => {
-      const run = isId('run', request.params.id) ? await findRun(request.readDb ?? db, request.params.id) : undefined;
+      const run = isId('run', request.params.id) ? await findRun(request.db, request.params.id) : undefined;
       if (!run) throw new ProblemError(problem('notFound', `No research run has the id "${request.params.id.slice(0, 64)}".`));
-      return report(request.readDb ?? db, run);
+      return report(request.db, run);
     },
   );
 
@@ -133,8 +133,8 @@ export const researchRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
       },
     },
     async (request) => {
-      const insight = await requireInsight(request.readDb ?? db, request.params.id);
-      const run = await latestRunForInsight(request.readDb ?? db, insight.id);
+      const insight = await requireInsight(request.db, request.params.id);
+      const run = await latestRunForInsight(request.db, insight.id);
       if (!run) {
         throw new ProblemError(
           problem(
@@ -143,7 +143,7 @@ export const researchRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app,
           ),
         );
       }
-      return report(request.readDb ?? db, run);
+      return report(request.db, run);
     },
   );
 };

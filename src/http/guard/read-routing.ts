@@ -1,0 +1,26 @@
+// Where a request's reads go: the replica once it has replayed the writes of
+// the read-model version the request is answered under, else the primary.
+// `request.db` is always set: routes read from it and never choose.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../../db/connection.js';
+import type { ReadRouter } from '../../db/read-router.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Where this request's reads go (the primary, or a replica far enough along). */
+    db: Db;
+  }
+}
+
+export function routeReads(app: FastifyInstance, deps: { db: Db; readRouter?: ReadRouter }): void {
+  app.decorateRequest('db', null as unknown as Db);
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!deps.readRouter) {
+      request.db = deps.db;
+      return;
+    }
+    const choice = await deps.readRouter.choose(request.readModelLsn ?? '');
+    request.db = choice.db;
+    reply.header('x-read-from', choice.from);
+  });
+}
