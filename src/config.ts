@@ -139,6 +139,18 @@ export interface Config {
   readonly trustProxy: readonly string[];
 }
 
+/** The HTTP limits' defaults, written once: loadConfig's and an app built without settings (tests). */
+export const HTTP_DEFAULTS: HttpLimits = Object.freeze({
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 2_000,
+  maxConnectionsPerClient: 256,
+  maxPipelined: 16,
+  maxQueuedBytes: 1024 * 1024,
+  maxQueuedTotalBytes: 64 * 1024 * 1024,
+});
+
 export interface HttpLimits {
   /** A whole request (headers and any body) must arrive within this. */
   readonly requestTimeoutMs: number;
@@ -437,16 +449,16 @@ export function loadConfig(env: Env = process.env): Config {
     overloadMaxEventLoopDelayMs: integer('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 500, 0, 60_000),
     adminToken: text('ADMIN_TOKEN'),
     shutdownDrainMs: integer('SHUTDOWN_DRAIN_MS', 1_000, 0, 60_000),
-    http: {
-      requestTimeoutMs: integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
-      headersTimeoutMs: integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000),
-      keepAliveTimeoutMs: integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 600_000),
-      maxConnections: integer('HTTP_MAX_CONNECTIONS', 2_000, 1, 1_000_000),
-      maxConnectionsPerClient: integer('HTTP_MAX_CONNECTIONS_PER_CLIENT', 256, 1, 1_000_000),
-      maxPipelined: integer('HTTP_MAX_PIPELINED', 16, 1, 1_000),
-      maxQueuedBytes: integer('HTTP_MAX_UNREAD_KB', 1_024, 64, 1_048_576) * 1024,
-      maxQueuedTotalBytes: integer('HTTP_MAX_UNREAD_TOTAL_MB', 64, 1, 65_536) * 1024 * 1024,
-    },
+    http: Object.freeze({
+      requestTimeoutMs: integer('HTTP_REQUEST_TIMEOUT_MS', HTTP_DEFAULTS.requestTimeoutMs, 1_000, 600_000),
+      headersTimeoutMs: integer('HTTP_HEADERS_TIMEOUT_MS', HTTP_DEFAULTS.headersTimeoutMs, 1_000, 600_000),
+      keepAliveTimeoutMs: integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', HTTP_DEFAULTS.keepAliveTimeoutMs, 1_000, 600_000),
+      maxConnections: integer('HTTP_MAX_CONNECTIONS', HTTP_DEFAULTS.maxConnections, 1, 1_000_000),
+      maxConnectionsPerClient: integer('HTTP_MAX_CONNECTIONS_PER_CLIENT', HTTP_DEFAULTS.maxConnectionsPerClient, 1, 1_000_000),
+      maxPipelined: integer('HTTP_MAX_PIPELINED', HTTP_DEFAULTS.maxPipelined, 1, 1_000),
+      maxQueuedBytes: integer('HTTP_MAX_UNREAD_KB', HTTP_DEFAULTS.maxQueuedBytes / 1024, 64, 1_048_576) * 1024,
+      maxQueuedTotalBytes: integer('HTTP_MAX_UNREAD_TOTAL_MB', HTTP_DEFAULTS.maxQueuedTotalBytes / 2 ** 20, 1, 65_536) * 2 ** 20,
+    }),
     metricsPort: text('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 9464, 1, 65535),
     publicBaseUrl,
     trustProxy,

@@ -11,7 +11,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import { defineQuotaCommands, QuotaStore } from '../accounts/quota.store.js';
 import { UsageRecorder } from '../accounts/usage-recorder.js';
-import type { HttpLimits } from '../config.js';
+import { HTTP_DEFAULTS, type HttpLimits } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { ReadRouter } from '../db/read-router.js';
 import { answerClientError, ConnectionsPerClient } from './client-connections.js';
@@ -100,17 +100,6 @@ const ROUTER_ERRORS: Readonly<Record<string, string>> = {
   FST_ERR_MAX_PARAM_LENGTH: 'A path parameter is longer than 200 characters; no id here is that long.',
 };
 
-const DEFAULT_HTTP_LIMITS: HttpLimits = {
-  requestTimeoutMs: 30_000,
-  headersTimeoutMs: 10_000,
-  keepAliveTimeoutMs: 5_000,
-  maxConnections: 2_000,
-  maxConnectionsPerClient: 256,
-  maxPipelined: 16,
-  maxQueuedBytes: 1024 * 1024,
-  maxQueuedTotalBytes: 64 * 1024 * 1024,
-};
-
 function isTrustedProxy(address: string, trusted: readonly Cidr[]): boolean {
   const ip = parseIp(address);
   return ip !== null && matchesAny(ip, trusted);
@@ -119,7 +108,7 @@ function isTrustedProxy(address: string, trusted: readonly Cidr[]): boolean {
 /** The collaborators of the API, built once; none of them starts anything. */
 function collaborators(deps: AppDeps) {
   defineQuotaCommands(deps.redis);
-  const limits = deps.http ?? DEFAULT_HTTP_LIMITS;
+  const limits = deps.http ?? HTTP_DEFAULTS;
   return {
     limits,
     apiKeys: deps.apiKeys ?? new ApiKeyCache(deps.db),
