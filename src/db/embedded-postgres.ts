@@ -15,7 +15,7 @@ export interface EmbeddedPostgres {
 
 /**
  * @param dataDir a folder for the database files, or undefined for an in-memory database (tests).
- * @param port 0 picks a free port.
+ * @param port the port to serve on if it is free (0, or taken: any free port).
  */
 export async function startEmbeddedPostgres(dataDir: string | undefined, port = 0): Promise<EmbeddedPostgres> {
   if (dataDir) await mkdir(dataDir, { recursive: true });
@@ -27,8 +27,14 @@ export async function startEmbeddedPostgres(dataDir: string | undefined, port = 
   // npm start, each web process and each CLI command. A socket past the
   // server's cap is hung up on, which clients report only as "Connection
   // terminated unexpectedly", so the cap is far above what one machine runs.
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: EMBEDDED_MAX_CONNECTIONS });
-  await server.start();
+  let server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: EMBEDDED_MAX_CONNECTIONS });
+  try {
+    await server.start();
+  } catch (error) {
+    if (port === 0) throw error;
+    server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: EMBEDDED_MAX_CONNECTIONS });
+    await server.start();
+  }
   const conn = server.getServerConn(); // "host:port"
   return {
     url: `postgres://postgres@${conn}/postgres?sslmode=disable`,

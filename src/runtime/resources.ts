@@ -1,6 +1,6 @@
 // Finds (or starts) the Postgres and Redis this process should use: the
 // configured URLs in production, the embedded defaults on a single machine.
-import { readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { createDb, describeConnectionError, pingDatabase, type Db } from '../db/connection.js';
@@ -28,6 +28,8 @@ export interface Resources {
 interface EmbeddedMarker {
   url: string;
   pid: number;
+  /** Its process stopped it: the next start serves on its port again. */
+  stopped?: boolean;
 }
 
 function isAlive(pid: number): boolean {
@@ -46,32 +48,52 @@ function isAlive(pid: number): boolean {
  */
 async function resolveEmbeddedPostgres(config: Config, logger: Logger, serve: boolean) {
   const markerPath = path.join(config.dataDir, 'embedded-postgres.json');
+  let previousPort = 0;
   try {
     const marker = JSON.parse(await readFile(markerPath, 'utf8')) as EmbeddedMarker;
-    if (marker.pid !== process.pid && isAlive(marker.pid)) {
+    previousPort = Number(new URL(marker.url).port) || 0;
+    if (marker.stopped !== true && marker.pid !== process.pid && isAlive(marker.pid)) {
       const probe = createDb(marker.url, { maxConnections: 1 });
       try {
         await pingDatabase(probe);
-        return { url: marker.url, stop: async () => {}, probe };
       } catch {
         await probe.destroy();
+        throw new Error('stale');
       }
+      if (serve) {
+        // A second `npm start` would run a second set of workers and schedulers on the first one's
+        // database, and its web server would fight for the port: say so instead of sharing silently.
+        await probe.destroy();
+        throw new SecondStartError(
+          `Another \`npm start\` (pid ${marker.pid}) is running in this folder and serves its embedded Postgres (${config.dataDir}). Use that one (its banner shows the URL and key), stop it first (Ctrl-C in its terminal, or kill ${marker.pid}), or give this one its own DATABASE_URL and REDIS_URL.`,
+        );
+      }
+      return { url: marker.url, stop: async () => {}, probe };
     }
-  } catch {
+  } catch (error) {
+    if (error instanceof SecondStartError) throw error;
     // No marker, or a stale one: start our own.
   }
   await mkdir(config.dataDir, { recursive: true });
-  const embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'pglite'), 0);
+  // On the port it had last time where it is free: a process still connected to it (a web process,
+  // a CLI waiting) reconnects when it is back, instead of holding an address nothing answers on.
+  const embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'pglite'), previousPort);
   logger.debug({ url: embedded.url }, 'embedded Postgres started');
   if (serve) await writeFile(markerPath, JSON.stringify({ url: embedded.url, pid: process.pid }));
   return {
     url: embedded.url,
     probe: undefined,
     stop: async () => {
-      if (serve) await rm(markerPath, { force: true });
+      // Kept, marked stopped: the next start serves on the same port, where connected processes look again.
+      if (serve) await writeFile(markerPath, JSON.stringify({ url: embedded.url, pid: process.pid, stopped: true }));
       await embedded.stop();
     },
   };
+}
+
+/** `npm start` found another one serving this folder's embedded Postgres. */
+export class SecondStartError extends Error {
+  override name = 'SecondStartError';
 }
 
 export interface OpenOptions {

@@ -1,6 +1,9 @@
 // The embedded default (PGlite on a loopback socket) runs the same pg + kysely
 // code path: migrations, upserts, the list query; and it serves every process
 // of a single machine at once (npm start, web processes, CLI commands).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/connection.js';
@@ -8,6 +11,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embed
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { listInsights } from '../../src/insights/insight.repository.js';
 import { insertInsight } from '../support/fixtures.js';
+import { until } from '../support/pipeline.js';
 
 let embedded: EmbeddedPostgres;
 let db: Db;
@@ -46,6 +50,39 @@ describe('embedded Postgres', () => {
       expect(again).toEqual(processes.map(() => 3));
     } finally {
       await Promise.all(processes.map((p) => p.destroy()));
+    }
+  });
+
+  it('comes back on its port after a restart, and a process that was connected reconnects instead of failing for good', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'si-embedded-'));
+    let first: EmbeddedPostgres | undefined = await startEmbeddedPostgres(dir, 0);
+    const port = Number(new URL(first.url).port);
+    const client = createDb(first.url, { maxConnections: 1 });
+    let second: EmbeddedPostgres | undefined;
+    try {
+      await migrateToLatest(client);
+      await first.stop();
+      first = undefined;
+      await expect(sql`select 1`.execute(client)).rejects.toThrow();
+      second = await startEmbeddedPostgres(dir, port);
+      expect(Number(new URL(second.url).port)).toBe(port);
+      // The pool drops the dead connection and opens a new one to the same address.
+      const n = await until(
+        () =>
+          sql<{ n: number }>`select count(*)::int as n from insights`
+            .execute(client)
+            .then((r) => r.rows[0]!.n)
+            .catch(() => -1),
+        (v) => v === 0,
+        30_000,
+        'the connected process to read again',
+      );
+      expect(n).toBe(0);
+    } finally {
+      await client.destroy();
+      await first?.stop();
+      await second?.stop();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -147,4 +147,16 @@ describe("the README's quick start", () => {
       if (typed.includes('research pizza')) expect(result.stdout).toMatch(/Insight ins_\w+: overall/);
     }
   }, 600_000);
+
+  it('a second npm start in the same folder refuses, saying which one runs and what to do', async () => {
+    // Without the first one's process dead: the first test's npm start is still running.
+    expect(start?.exitCode).toBeNull();
+    const second = await shell('node dist/src/start.js').then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/Another `npm start` \(pid \d+\) is running in this folder/);
+    expect(second.stderr).toMatch(/stop it first/);
+  }, 120_000);
 });
