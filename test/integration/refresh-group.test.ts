@@ -73,6 +73,7 @@ describe('a refresh group', () => {
       geo: 'US',
       announce: async (...eventIds) => void announced.push(...eventIds),
       ingest: {
+        name: 'ingest',
         addBulk: async (jobs: Array<{ data: { insightId: string } }>) => void enqueued.push(...jobs.map((j) => j.data.insightId)),
       } as never,
     });
