@@ -94,8 +94,18 @@ export class ConnectionGuard {
   /** Connections with answers in flight or closing: the ones the sweep looks at. */
   private readonly watched = new Set<Socket>();
   private sweeper: NodeJS.Timeout | undefined;
-  /** The waiting bytes over all watched connections, as of the last sweep. */
+  /**
+   * The waiting bytes over all connections, kept as each connection's answers
+   * are handed to its socket and as it drains (`account`), and made exact by
+   * every sweep. A bound read from the last sweep alone was a second late: a
+   * request with a body is taken up only once the one before it is answered,
+   * so pipelined requests with bodies never met the pipelining bound, and 200
+   * connections piled up their 401s (each ten times the request's size) far
+   * past the budget within that second, and ran the heap out (the second
+   * outside review).
+   */
   private queuedTotal = 0;
+  private readonly counted = new WeakMap<Socket, number>();
   readonly stats = { refused: 0, stalled: 0, shed: 0 };
 
   constructor(
@@ -126,7 +136,7 @@ export class ConnectionGuard {
         }
         return;
       }
-      const queued = this.queuedBytes(socket, state);
+      const queued = this.account(socket, state);
       if (state.inFlight.size >= this.limits.maxPipelined) return this.refuse(res, socket, state, 'too-many-pipelined', queued);
       if (queued >= this.limits.maxQueuedBytes) return this.refuse(res, socket, state, 'too-much-unread', queued);
       if (queued > 0 && this.queuedTotal >= this.limits.maxQueuedTotalBytes)
@@ -137,6 +147,7 @@ export class ConnectionGuard {
       const done = () => {
         if (!state.inFlight.delete(res)) return;
         state.lastProgress = this.now();
+        this.account(socket, state);
         if (state.running === res) {
           state.running = null;
           this.startNext(socket, state, handler);
@@ -188,15 +199,28 @@ export class ConnectionGuard {
         waiting: [],
         lastProgress: this.now(),
       };
-      socket.on('drain', () => (created.lastProgress = this.now()));
+      socket.on('drain', () => {
+        created.lastProgress = this.now();
+        this.account(socket, created);
+      });
       socket.once('close', () => {
         this.watched.delete(socket);
         created.waiting.length = 0;
+        this.queuedTotal -= this.counted.get(socket) ?? 0;
+        this.counted.delete(socket);
       });
       this.states.set(socket, created);
       state = created;
     }
     return state;
+  }
+
+  /** The connection's waiting bytes now, kept in the process's total; answers them. */
+  private account(socket: Socket, state: ConnectionState): number {
+    const bytes = socket.destroyed ? 0 : this.queuedBytes(socket, state);
+    this.queuedTotal += bytes - (this.counted.get(socket) ?? 0);
+    this.counted.set(socket, bytes);
+    return bytes;
   }
 
   /** Bytes made for this connection that it has not taken yet: in its socket's buffer, and in answers queued behind the one being written. */
@@ -221,6 +245,21 @@ export class ConnectionGuard {
       'x-content-type-options': 'nosniff',
     });
     res.end(TOO_MANY_BODY);
+  }
+
+  /**
+   * The answer being made is the connection's last: nothing more is read or
+   * taken up from it, and once the answer is written it is closed (reset after
+   * CLOSE_GRACE_MS for a client that does not read). The answer must say
+   * `Connection: close`.
+   */
+  closeAfterAnswer(socket: Socket): void {
+    // Only a connection of Node's HTTP server (an injected request has no parser to stop, and nothing to close).
+    if (typeof (socket as Socket & { parser?: HttpParserLike | null }).parser?.pause !== 'function') return;
+    const state = this.stateOf(socket);
+    if (state.closing) return;
+    this.watched.add(socket);
+    this.stopReading(socket, state);
   }
 
   private stopReading(socket: Socket, state: ConnectionState): void {
@@ -264,6 +303,7 @@ export class ConnectionGuard {
         continue;
       }
       const bytes = this.queuedBytes(socket, state);
+      this.counted.set(socket, bytes);
       if (bytes === 0 && state.inFlight.size === 0 && !state.closing) {
         this.watched.delete(socket);
         continue;
@@ -274,6 +314,7 @@ export class ConnectionGuard {
         this.stats.stalled += 1;
         this.onClose({ reason: 'stalled', address: socket.remoteAddress, inFlight: state.inFlight.size, queuedBytes: bytes });
         reset(socket);
+        this.counted.set(socket, 0);
         this.watched.delete(socket);
         continue;
       }
@@ -289,6 +330,7 @@ export class ConnectionGuard {
         this.stats.shed += 1;
         this.onClose({ reason: 'process-budget', address: socket.remoteAddress, inFlight: state.inFlight.size, queuedBytes: bytes });
         reset(socket);
+        this.counted.set(socket, 0);
         this.watched.delete(socket);
         total -= bytes;
       }

@@ -12,6 +12,7 @@ import type { Queue } from 'bullmq';
 import type { Db } from '../db/connection.js';
 import type { Plan } from '../domain/quota.js';
 import { isId } from '../domain/ids.js';
+import { formatIp, parseIp, unmapped } from '../domain/ip.js';
 import type { AddressPolicy } from '../domain/webhooks/address-policy.js';
 import {
   checkCriteria,
@@ -96,6 +97,22 @@ export class IdempotencyKeyReusedError extends Error {
       'This Idempotency-Key made a subscription in the last 24 h from another request (another body). Use a new key for a new request.',
     );
   }
+}
+
+/**
+ * A receiver as the operator's block compares it: the host (an IP literal in
+ * its one canonical form, an IPv4-mapped IPv6 address as its IPv4 one; a name
+ * in lower case without a trailing dot) and the port.
+ */
+function receiverOf(url: string): string {
+  const parsed = new URL(url);
+  const bare = parsed.hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
+  const ip = parseIp(bare);
+  const host = ip ? formatIp(unmapped(ip)) : bare;
+  return `${host}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
 }
 
 const why = (reason: string | null) => (reason && reason !== 'disabled by an operator' ? ` (${reason})` : '');
@@ -297,9 +314,9 @@ export class WebhookService {
    * the account stopped suspends the account.
    */
   private async refuseOperatorDisabledReceiver(accountId: string, url: string): Promise<void> {
-    const host = new URL(url).host;
+    const receiver = receiverOf(url);
     const disabled = await operatorDisabledOf(this.deps.db, accountId);
-    const same = disabled.find((d) => new URL(d.url).host === host);
+    const same = disabled.find((d) => receiverOf(d.url) === receiver);
     if (same) throw new DisabledByOperatorError(same.disabled_reason, same.id);
   }
 
@@ -337,6 +354,7 @@ export class WebhookService {
     let warnings: string[] = [];
     if (input.url !== undefined) {
       changes.url = checkWebhookUrl(input.url);
+      if (scope !== null) await this.refuseOperatorDisabledReceiver(scope, changes.url);
       warnings = await this.checkAddress(changes.url);
     }
     if (input.enabled !== undefined) {
@@ -351,7 +369,13 @@ export class WebhookService {
     const result = await updateSubscription(this.deps.db, id, scope, changes, (row) => {
       const etag = subscriptionEtag(row);
       if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etag)) return `etag:${etag}`;
-      if (scope !== null && input.enabled === true && row.state === 'disabled' && row.disabled_by === 'operator')
+      // The account may not enable it, nor move it to another receiver (which would lift the block on this one).
+      if (
+        scope !== null &&
+        (input.enabled === true || input.url !== undefined) &&
+        row.state === 'disabled' &&
+        row.disabled_by === 'operator'
+      )
         return `operator:${row.disabled_reason ?? ''}`;
       return null;
     });

@@ -228,11 +228,22 @@ describe("the operator's switch", () => {
       detail: expect.stringContaining('its receiver answered with spam'),
     });
     // A new subscription to the same receiver (any path) would undo it as well.
-    for (const url of [receiverUrl, 'http://127.0.0.1:9/other?x=1']) {
+    // (third review: IPv6 spellings of the same address got through)
+    for (const url of [receiverUrl, 'http://127.0.0.1:9/other?x=1', 'http://[::ffff:127.0.0.1]:9/', 'http://[0:0:0:0:0:ffff:7f00:1]:9/x']) {
       const again = await post(a.key, '/api/webhooks', { url });
-      expect(again.statusCode, again.body).toBe(409);
+      expect(again.statusCode, `${url}: ${again.body}`).toBe(409);
       expect(again.json().type).toBe('/problems/disabled-by-operator');
     }
+    // Nor by moving another subscription to it, or moving the disabled one away (third review).
+    const other0 = await post(a.key, '/api/webhooks', { url: 'http://localhost:9/elsewhere' });
+    expect(other0.statusCode, other0.body).toBe(201);
+    const patch = (id: string, body: unknown) =>
+      t.app.inject({ method: 'PATCH', url: `/api/webhooks/${id}`, headers: json(a.key), payload: JSON.stringify(body) });
+    const moved = await patch(other0.json().data.id as string, { url: 'http://127.0.0.1:9/patched' });
+    expect(moved.statusCode, moved.body).toBe(409);
+    const away = await patch(sub, { url: 'http://127.0.0.1:10/moved' });
+    expect(away.statusCode, away.body).toBe(409);
+    await t.app.inject({ method: 'DELETE', url: `/api/webhooks/${other0.json().data.id as string}`, headers: bearer(a.key) });
     // Pinging or replaying it would only spend the day's sends on deliveries never sent.
     const ping = await post(a.key, `/api/webhooks/${sub}/test`);
     expect(ping.statusCode, ping.body).toBe(409);
