@@ -19,44 +19,14 @@ import { PLANS, QUOTA_WINDOW_SECONDS, secondsUntilUtcMidnight, utcDay, type Plan
 import type { RedisKeys } from '../redis/keys.js';
 import { readReadModel } from '../redis/read-model-version.js';
 import { storedUsageOfDay } from './usage.repository.js';
+import { lua } from '../redis/lua.js';
 
-// KEYS: the account's counter, its keys' shares. ARGV: limit (-1: none), ttl, key id.
-// Returns {allowed, used}; {-1, 0} when the counter does not exist (seed, then ask again).
-const CONSUME_SCRIPT = `
-local used = redis.call('GET', KEYS[1])
-if not used then return {-1, 0} end
-used = tonumber(used)
-local limit = tonumber(ARGV[1])
-if limit >= 0 and used >= limit then return {0, used} end
-used = redis.call('INCR', KEYS[1])
-redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
-if redis.call('TTL', KEYS[2]) < 0 then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
-return {1, used}
-`;
+// The Redis scripts, each in its .lua file with its KEYS, ARGV and answer at the top.
+const CONSUME_SCRIPT = lua(import.meta.url, 'lua/quota.consume.lua');
 
-// Counting only (plans without a limit). KEYS as above; ARGV: ttl, then key id, n pairs.
-// Returns the new total, or -1 when the counter does not exist (nothing counted).
-const COUNT_SCRIPT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-local total = 0
-for i = 2, #ARGV, 2 do
-  local n = tonumber(ARGV[i + 1])
-  total = redis.call('INCRBY', KEYS[1], n)
-  redis.call('HINCRBY', KEYS[2], ARGV[i], n)
-end
-if redis.call('TTL', KEYS[2]) < 0 then redis.call('EXPIRE', KEYS[2], ARGV[1]) end
-return total
-`;
+const COUNT_SCRIPT = lua(import.meta.url, 'lua/quota.count.lua');
 
-// Creates the counter (and the shares) from stored figures unless it exists: two
-// processes seeding at once leave one seed. ARGV: ttl, total, then key id, n pairs.
-const SEED_SCRIPT = `
-if not redis.call('SET', KEYS[1], ARGV[2], 'NX', 'EX', ARGV[1]) then return 0 end
-redis.call('DEL', KEYS[2])
-for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
-if #ARGV >= 3 then redis.call('EXPIRE', KEYS[2], ARGV[1]) end
-return 1
-`;
+const SEED_SCRIPT = lua(import.meta.url, 'lua/quota.seed.lua');
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {

@@ -36,179 +36,22 @@ import type { EgressRoute } from './egress.js';
 import type { CookieJar } from './google-client.js';
 import type { GoogleCheck } from './google-check.js';
 import { BLOCK_KINDS, type BlockKind } from './types.js';
+import { lua } from '../redis/lua.js';
 
-// Grants a route to a job: the first (from a rotating offset, so load spreads)
-// that is neither refused, cooling nor waiting on another job's probe, and whose
-// next slot is near. After a cooldown the route needs a probe: the first job
-// gets it (a lease, renewed as it sends), the others wait for its answer.
-// A job for embed pages also needs the route's embed pages open and their next slot near.
-// ARGV: now, job, lease ms, lookahead ms, offset, skip flags ("0101"), poll ms, embed ("1" or "0").
-const ACQUIRE = `
-local now = tonumber(ARGV[1])
-local job = ARGV[2]
-local lease = tonumber(ARGV[3])
-local lookahead = tonumber(ARGV[4])
-local offset = tonumber(ARGV[5])
-local skip = ARGV[6]
-local poll = tonumber(ARGV[7])
-local embed = ARGV[8] == '1'
-local n = #KEYS
-local best = -1
-local reason = ''
-for j = 0, n - 1 do
-  local i = ((offset + j) % n) + 1
-  if string.sub(skip, i, i) ~= '1' then
-    local k = KEYS[i]
-    local f = redis.call('HMGET', k, 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'probe_until', 'next_at', 'embed_cool_until', 'embed_next_at')
-    local refused = tonumber(f[1] or '0')
-    local cool = tonumber(f[2] or '0')
-    local pjob = f[4]
-    local puntil = tonumber(f[5] or '0')
-    local nextAt = tonumber(f[6] or '0')
-    local embedCool = tonumber(f[7] or '0')
-    if embed then nextAt = math.max(nextAt, tonumber(f[8] or '0')) end
-    local wait = -1
-    local why = ''
-    if refused > now then
-      wait = refused - now
-      why = 'refused'
-    elseif cool > now then
-      wait = cool - now
-      why = 'cooling'
-    elseif embed and embedCool > now then
-      wait = embedCool - now
-      why = 'embed_quota'
-    elseif f[3] == '1' then
-      if pjob and pjob ~= job and puntil > now then
-        wait = math.min(poll, puntil - now)
-        why = 'probe'
-      else
-        if pjob ~= job then redis.call('HINCRBY', k, 'probes', 1) end
-        redis.call('HSET', k, 'probe_job', job, 'probe_until', now + lease)
-        return {i, 1, 0, ''}
-      end
-    elseif nextAt - now > lookahead then
-      wait = nextAt - now - lookahead
-      why = 'busy'
-    else
-      return {i, 0, 0, ''}
-    end
-    if best < 0 or wait < best then
-      best = wait
-      reason = why
-    end
-  end
-end
-return {0, 0, best, reason}
-`;
+// The Redis scripts, each in its .lua file with its KEYS, ARGV and answer at the top.
+const ACQUIRE = lua(import.meta.url, 'lua/egress-pool.acquire.lua');
 
-// The next request slot of a route for a job that holds it: refused when the
-// route is cooling, refused, or being probed by another job; `busy` when the
-// slot is further than the job may wait inside its request. A probe's lease is
-// renewed with each request. An embed page (embed gap > 0) also takes the
-// route's next embed slot, and is refused while the embed pages cool down.
-// KEYS: route, sent log, today's budget.
-// ARGV: now, job, interval ms (jittered by the caller), max wait ms, lease ms, member, route name, embed gap ms, embed page ('1' or '0').
-const RESERVE = `
-local now = tonumber(ARGV[1])
-local job = ARGV[2]
-local embedGap = tonumber(ARGV[8])
-local embed = ARGV[9] == '1'
-local f = redis.call('HMGET', KEYS[1], 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'next_at', 'embed_cool_until', 'embed_next_at')
-local refused = tonumber(f[1] or '0')
-local cool = tonumber(f[2] or '0')
-if refused > now then return {-1, refused - now, 'refused'} end
-if cool > now then return {-1, cool - now, 'cooling'} end
-local embedCool = tonumber(f[6] or '0')
-if embed and embedCool > now then return {-1, embedCool - now, 'embed_quota'} end
-if f[3] == '1' then
-  if f[4] ~= job then return {-1, 1000, 'probe'} end
-  redis.call('HSET', KEYS[1], 'probe_until', now + tonumber(ARGV[5]))
-end
-local slot = math.max(now, tonumber(f[5] or '0'))
-if embed then slot = math.max(slot, tonumber(f[7] or '0')) end
-if slot - now > tonumber(ARGV[4]) then return {-1, slot - now, 'busy'} end
-redis.call('HSET', KEYS[1], 'next_at', slot + tonumber(ARGV[3]))
-if embed then
-  redis.call('HSET', KEYS[1], 'embed_next_at', slot + embedGap)
-  redis.call('HINCRBY', KEYS[3], ARGV[7] .. '|embed_requests', 1)
-end
-redis.call('ZADD', KEYS[2], slot, ARGV[6])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - 3600000)
-redis.call('PEXPIRE', KEYS[2], 7200000)
-redis.call('HINCRBY', KEYS[3], ARGV[7] .. '|requests', 1)
-redis.call('EXPIRE', KEYS[3], 691200)
-return {slot, 0, ''}
-`;
+const RESERVE = lua(import.meta.url, 'lua/egress-pool.reserve.lua');
 
-// Google blocked a route. A new cooldown, twice as long as the last in a row,
-// unless one is already running or another job holds the probe (a request that
-// was in flight when the block began must not lengthen it).
-// Google's Retry-After, when it sent one, is a floor: no request before it,
-// and a running cooldown is made that long if it was shorter.
-// ARGV: now, job, base ms, max ms, jitter factor, Retry-After ms (0: none).
-const BLOCKED = `
-local now = tonumber(ARGV[1])
-local job = ARGV[2]
-local asked = tonumber(ARGV[6])
-local f = redis.call('HMGET', KEYS[1], 'cool_until', 'needs_probe', 'probe_job', 'streak')
-local cool = tonumber(f[1] or '0')
-if cool > now then
-  if now + asked > cool then
-    redis.call('HSET', KEYS[1], 'cool_until', now + asked)
-    return {0, asked}
-  end
-  return {0, cool - now}
-end
-if f[2] == '1' and f[3] ~= job then return {0, 0} end
-local streak = tonumber(f[4] or '0') + 1
-local cooldown = math.max(asked, math.floor(math.min(tonumber(ARGV[4]), tonumber(ARGV[3]) * 2 ^ math.min(20, streak - 1)) * tonumber(ARGV[5])))
-redis.call('HSET', KEYS[1], 'streak', streak, 'cool_until', now + cooldown, 'needs_probe', 1, 'blocked_at', now, 'last_cooldown_ms', cooldown)
-redis.call('HDEL', KEYS[1], 'probe_job', 'probe_until')
-redis.call('HINCRBY', KEYS[1], 'cooldowns', 1)
-return {1, cooldown}
-`;
+const BLOCKED = lua(import.meta.url, 'lua/egress-pool.blocked.lua');
 
-// Google answered a route (anything but a block): a probe that was waited for is over, and the route is open.
-const ANSWERED = `
-local f = redis.call('HMGET', KEYS[1], 'needs_probe', 'probe_job')
-if f[1] == '1' and f[2] == ARGV[1] then
-  redis.call('HSET', KEYS[1], 'needs_probe', 0, 'streak', 0)
-  redis.call('HDEL', KEYS[1], 'probe_job', 'probe_until')
-  return 1
-end
-return 0
-`;
+const ANSWERED = lua(import.meta.url, 'lua/egress-pool.answered.lua');
 
-// The embed pages of a route are over Google's quota: they wait, each time in a row twice as long (up to ARGV[3]).
-// An over-quota answer while they already wait (a page that was on its way) does not lengthen it.
-// ARGV: now, base ms, max ms.
-const EMBED_OVER_QUOTA = `
-local now = tonumber(ARGV[1])
-local f = redis.call('HMGET', KEYS[1], 'embed_cool_until', 'embed_streak')
-local cool = tonumber(f[1] or '0')
-if cool > now then return cool - now end
-local streak = tonumber(f[2] or '0') + 1
-local wait = math.floor(math.min(tonumber(ARGV[3]), tonumber(ARGV[2]) * 2 ^ math.min(20, streak - 1)))
-redis.call('HSET', KEYS[1], 'embed_cool_until', now + wait, 'embed_streak', streak)
-return wait
-`;
+const EMBED_OVER_QUOTA = lua(import.meta.url, 'lua/egress-pool.embed-over-quota.lua');
 
-// The label Google gave the route's client in its latest token; returns the one before.
-const LABEL = `
-local before = redis.call('HGET', KEYS[1], 'user_type')
-if before ~= ARGV[1] then redis.call('HSET', KEYS[1], 'user_type', ARGV[1], 'user_type_since', ARGV[2]) end
-return before
-`;
+const LABEL = lua(import.meta.url, 'lua/egress-pool.label.lua');
 
-// A job leaves a route without an answer (a network error, a slot too far): its probe, if it held one, goes to the next job.
-const RELEASE = `
-if redis.call('HGET', KEYS[1], 'probe_job') == ARGV[1] then
-  redis.call('HDEL', KEYS[1], 'probe_job', 'probe_until')
-  return 1
-end
-return 0
-`;
+const RELEASE = lua(import.meta.url, 'lua/egress-pool.release.lua');
 
 export interface EgressPoolOptions {
   /** HTTPS requests per minute each route may send; 0 = no pacing. */

@@ -1,0 +1,62 @@
+-- Grants a route to a job: the first (from a rotating offset, so load spreads)
+-- that is neither refused, cooling nor waiting on another job's probe, and whose
+-- next slot is near. After a cooldown the route needs a probe: the first job
+-- gets it (a lease, renewed as it sends), the others wait for its answer.
+-- A job for embed pages also needs the route's embed pages open and their next slot near.
+-- ARGV: now, job, lease ms, lookahead ms, offset, skip flags ("0101"), poll ms, embed ("1" or "0").
+local now = tonumber(ARGV[1])
+local job = ARGV[2]
+local lease = tonumber(ARGV[3])
+local lookahead = tonumber(ARGV[4])
+local offset = tonumber(ARGV[5])
+local skip = ARGV[6]
+local poll = tonumber(ARGV[7])
+local embed = ARGV[8] == '1'
+local n = #KEYS
+local best = -1
+local reason = ''
+for j = 0, n - 1 do
+  local i = ((offset + j) % n) + 1
+  if string.sub(skip, i, i) ~= '1' then
+    local k = KEYS[i]
+    local f = redis.call('HMGET', k, 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'probe_until', 'next_at', 'embed_cool_until', 'embed_next_at')
+    local refused = tonumber(f[1] or '0')
+    local cool = tonumber(f[2] or '0')
+    local pjob = f[4]
+    local puntil = tonumber(f[5] or '0')
+    local nextAt = tonumber(f[6] or '0')
+    local embedCool = tonumber(f[7] or '0')
+    if embed then nextAt = math.max(nextAt, tonumber(f[8] or '0')) end
+    local wait = -1
+    local why = ''
+    if refused > now then
+      wait = refused - now
+      why = 'refused'
+    elseif cool > now then
+      wait = cool - now
+      why = 'cooling'
+    elseif embed and embedCool > now then
+      wait = embedCool - now
+      why = 'embed_quota'
+    elseif f[3] == '1' then
+      if pjob and pjob ~= job and puntil > now then
+        wait = math.min(poll, puntil - now)
+        why = 'probe'
+      else
+        if pjob ~= job then redis.call('HINCRBY', k, 'probes', 1) end
+        redis.call('HSET', k, 'probe_job', job, 'probe_until', now + lease)
+        return {i, 1, 0, ''}
+      end
+    elseif nextAt - now > lookahead then
+      wait = nextAt - now - lookahead
+      why = 'busy'
+    else
+      return {i, 0, 0, ''}
+    end
+    if best < 0 or wait < best then
+      best = wait
+      reason = why
+    end
+  end
+end
+return {0, 0, best, reason}
