@@ -15,6 +15,7 @@
 //   {<prefix>:idem:<account>}:<hash>   an Idempotency-Key's claim and first answer (24 h)
 //   {<prefix>:trends}:…                the egress routes' rates, pauses and budget
 //                                      (the route script touches all routes)
+//   {<prefix>:trends-waiters}:<job>    the jobs asleep until a trends job answers
 //   <prefix>:read-model:changed        pub/sub channels: not keys, no slot
 //   <prefix>:api-keys:changed
 //
@@ -45,6 +46,8 @@ export function redisKeys(prefix: string) {
     idempotency: (accountId: string, keyHash: string) => `{${prefix}:idem:${accountId}}:${keyHash}`,
     /** Egress routes to Google and their daily budget (see egress-pool.ts). */
     trendsPool: `{${prefix}:trends}`,
+    /** The jobs asleep until a trends job answers ("queue|job id"), woken when it does (see trends-gateway.ts). */
+    trendsWaiters: (trendsJobId: string) => `{${prefix}:trends-waiters}:${trendsJobId}`,
   };
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;

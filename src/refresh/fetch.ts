@@ -31,7 +31,12 @@ export async function fetchInterest(
 ): Promise<InterestOverTime> {
   let answer;
   try {
-    answer = await deps.trendsFor(provider, 'background').fetch({ kind: 'interestOverTime', keywords, timeframe: '90d', geo: deps.geo });
+    answer = await deps
+      .trendsFor(provider, 'background')
+      .fetch(
+        { kind: 'interestOverTime', keywords, timeframe: '90d', geo: deps.geo },
+        { waiter: { queue: job.queueName, jobId: String(job.id) } },
+      );
   } catch (error) {
     if (error instanceof WaitingForTrendsError) throw await sleepWithoutAttempt(job, token, sleepFor(error, deps.waitRetryMs ?? 30_000));
     if (error instanceof TrendsFailedError) throw new UnrecoverableError(`${what} failed, previous data kept: ${error.message}`);

@@ -12,6 +12,8 @@ import { findInsightForIdea } from '../insights/insight.repository.js';
 import type { Logger } from '../logger.js';
 import { forecastMase } from '../observability/metrics.js';
 import { isOutage } from '../outage.js';
+import { jobIdOf } from '../queue/enqueue.js';
+import { JOB } from '../queue/job-catalogue.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { bumpReadModelVersion } from '../redis/read-model-version.js';
@@ -187,7 +189,12 @@ export class StepRunner {
       run: { id: facts.id, idea: facts.idea, hints: facts.keyword_hints, source: facts.source },
       output: (n) => outputs.get(n)?.value,
       missing: (n, name) => `step ${step} (${definition.name}) needs the output of step ${n} (${name}), which is not recorded`,
-      fetch: (request) => deps.trendsFor(facts.provider).fetch(request, { priority: researchPriority(step, STEP_COUNT) }),
+      // The step never holds its slot waiting for Google: it sleeps, and the answer wakes it.
+      fetch: (request) =>
+        deps.trendsFor(facts.provider).fetch(request, {
+          priority: researchPriority(step, STEP_COUNT),
+          waiter: { queue: JOB.researchStep.queue, jobId: jobIdOf(JOB.researchStep, { runId, step })! },
+        }),
       plan: deps.plan ?? 'batched',
       geo: deps.geo,
       anchor: deps.anchorFor(facts.provider),

@@ -1,7 +1,8 @@
 // How research steps get Google Trends data: as a job on the `trends` queue
 // (one global rate limit for all workers), awaited by the step. The job id is
 // derived from the request, so the same request within a UTC day is fetched once.
-import type { Queue, QueueEvents } from 'bullmq';
+import type { Job, Queue, QueueEvents } from 'bullmq';
+import type { Redis } from '../redis/connection.js';
 import { isOutage } from '../outage.js';
 import { enqueueWith, jobIdOf } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
@@ -56,7 +57,8 @@ export function researchPriority(step: number, steps: number): number {
 }
 
 export interface TrendsGateway {
-  fetch(request: TrendsRequest, options?: { priority?: number }): Promise<TrendsResponse>;
+  /** `waiter`: the job asking, which sleeps (its slot freed) rather than wait when the answer is not there yet. */
+  fetch(request: TrendsRequest, options?: { priority?: number; waiter?: TrendsWaiter }): Promise<TrendsResponse>;
 }
 
 /**
@@ -83,7 +85,51 @@ function waitOf(progress: unknown): { until: number; reason: string } | undefine
     : undefined;
 }
 
-/** Live Google: through the `trends` queue, paced per egress route. */
+/** A job asleep until a trends answer comes: which queue, which job. */
+export interface TrendsWaiter {
+  queue: string;
+  jobId: string;
+}
+
+/** What the gateway records of who waits for which trends job. */
+export interface TrendsWaiters {
+  add(trendsJobId: string, waiter: TrendsWaiter): Promise<void>;
+  /** Why the trends job failed while jobs waited on it (kept ten minutes), if it did. */
+  failedWhileWaited(trendsJobId: string): Promise<string | null>;
+}
+
+/** How a wait of our own ends: the job answered, failed, or the deadline came (a type, not a message to match). */
+type Finished = { answered: TrendsResponse } | { failed: string } | { timedOut: true };
+
+async function waitForJob(job: Job, events: QueueEvents, ms: number): Promise<Finished> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<Finished>((resolve) => (timer = setTimeout(() => resolve({ timedOut: true }), ms)));
+  const finished = job.waitUntilFinished(events).then(
+    (value) => ({ answered: value as TrendsResponse }),
+    (error: unknown) => {
+      if (isOutage(error)) throw error; // Redis away: the caller retries, the request is not at fault
+      return { failed: error instanceof Error ? error.message : String(error) };
+    },
+  );
+  try {
+    return await Promise.race([finished, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Live Google: through the `trends` queue, paced per egress route.
+ *
+ * A job that asks (a research step, a refresh) says who it is (`waiter`): it
+ * never holds its worker slot waiting for Google. If the answer is not there
+ * yet, the gateway records the job as a waiter of the trends job and throws
+ * WaitingForTrendsError; the job goes to sleep without spending an attempt,
+ * and is woken (promoted) the moment the trends job answers or fails
+ * (wakeTrendsWaiters, from the trends queue's events), or at the latest when
+ * its sleep ends. Asked again, the answer is there (kept a day). A caller
+ * without a worker slot to free (the CLI) waits up to `waitMs` instead.
+ */
 export class QueuedTrendsGateway implements TrendsGateway {
   constructor(
     private readonly queue: Queue,
@@ -91,33 +137,85 @@ export class QueuedTrendsGateway implements TrendsGateway {
     private readonly provider: string,
     private readonly waitMs = 20_000,
     private readonly priority: number = TRENDS_PRIORITY.research,
+    private readonly waiters?: TrendsWaiters,
   ) {}
 
-  async fetch(request: TrendsRequest, options: { priority?: number } = {}): Promise<TrendsResponse> {
+  async fetch(request: TrendsRequest, options: { priority?: number; waiter?: TrendsWaiter } = {}): Promise<TrendsResponse> {
     const data = { request, provider: this.provider };
     const now = new Date();
     const jobId = jobIdOf(JOB.trendsFetch, data, now)!;
     let job = await this.queue.getJob(jobId);
-    if (job && (await job.isFailed())) await job.retry('failed');
+    if (job && (await job.isFailed())) {
+      // A waiter woken by the failure it waited for fails with it; any other ask tries the request once more.
+      const failed = options.waiter ? await this.waiters?.failedWhileWaited(jobId) : null;
+      if (failed) throw new TrendsFailedError(failed);
+      await job.retry('failed');
+    }
     if (!job) job = await enqueueWith(this.queue, JOB.trendsFetch, { priority: options.priority ?? this.priority }, data, now);
     else if (await job.isCompleted()) return job.returnvalue as TrendsResponse;
+    const waiting = () => waitOf(job.progress);
+    const asleep = (announced = waiting()) =>
+      new WaitingForTrendsError(
+        `${describeRequest(request)}${announced ? `: ${announced.reason}` : ''}`,
+        announced ? announced.until - Date.now() : undefined,
+      );
+    if (options.waiter && this.waiters) {
+      await this.waiters.add(jobId, options.waiter);
+      // It may have answered between the look above and the record: then the wake-up was missed, and the answer is here.
+      const now = await this.queue.getJob(jobId);
+      if (now && (await now.isCompleted())) return now.returnvalue as TrendsResponse;
+      throw asleep(waitOf(now?.progress));
+    }
     // A job waiting out a long cooldown says until when: sleep that long rather than hold a worker waiting for it.
-    const waiting = waitOf(job.progress);
-    if (waiting && waiting.until - Date.now() > this.waitMs)
-      throw new WaitingForTrendsError(`${describeRequest(request)}: ${waiting.reason}`, waiting.until - Date.now());
-    try {
-      return (await job.waitUntilFinished(this.events, this.waitMs)) as TrendsResponse;
-    } catch (error) {
-      if (isOutage(error)) throw error; // Redis away: the step retries, the request is not at fault
-      const message = error instanceof Error ? error.message : String(error);
-      if (/timed out before finishing/i.test(message)) {
-        const waiting = waitOf((await this.queue.getJob(jobId))?.progress);
-        throw new WaitingForTrendsError(
-          `${describeRequest(request)}${waiting ? `: ${waiting.reason}` : ''}`,
-          waiting ? waiting.until - Date.now() : undefined,
-        );
-      }
-      throw new TrendsFailedError(message);
+    const announced = waiting();
+    if (announced && announced.until - Date.now() > this.waitMs) throw asleep(announced);
+    const finished = await waitForJob(job, this.events, this.waitMs);
+    if ('answered' in finished) return finished.answered;
+    if ('failed' in finished) throw new TrendsFailedError(finished.failed);
+    throw asleep(waitOf((await this.queue.getJob(jobId))?.progress));
+  }
+}
+
+/** Records waiters in Redis (kept a day, as the trends job's answer is). */
+export function redisTrendsWaiters(redis: Redis, keyOf: (trendsJobId: string) => string): TrendsWaiters {
+  return {
+    async add(trendsJobId, waiter) {
+      const key = keyOf(trendsJobId);
+      await redis
+        .multi()
+        .sadd(key, `${waiter.queue}|${waiter.jobId}`)
+        .pexpire(key, 24 * 3_600_000)
+        .exec();
+    },
+    failedWhileWaited: (trendsJobId) => redis.get(`${keyOf(trendsJobId)}:failed`),
+  };
+}
+
+/**
+ * Wakes the jobs asleep on a trends job that has answered or failed: each one
+ * still delayed is promoted, to run now and find the answer. Every worker
+ * process hears the event; the first to take the set wakes them, the others
+ * find it empty.
+ */
+export async function wakeTrendsWaiters(
+  redis: Redis,
+  keyOf: (trendsJobId: string) => string,
+  trendsJobId: string,
+  queues: Readonly<Record<string, Queue>>,
+  /** Why it failed for good, when it did: the woken jobs fail with it rather than ask again. */
+  failedReason?: string,
+): Promise<number> {
+  const key = keyOf(trendsJobId);
+  const [[, members]] = (await redis.multi().smembers(key).del(key).exec()) as [[unknown, string[]], unknown];
+  if (members.length > 0 && failedReason !== undefined) await redis.set(`${key}:failed`, failedReason, 'PX', 600_000);
+  let woken = 0;
+  for (const member of members) {
+    const [queue, id] = member.split('|') as [string, string];
+    const waiter = await queues[queue]?.getJob(id);
+    if (waiter && (await waiter.isDelayed())) {
+      await waiter.promote().catch(() => undefined); // it woke by itself meanwhile
+      woken += 1;
     }
   }
+  return woken;
 }

@@ -15,6 +15,8 @@ import { ResearchChain } from '../research/chain.js';
 import {
   DirectTrendsGateway,
   QueuedTrendsGateway,
+  redisTrendsWaiters,
+  wakeTrendsWaiters,
   TRENDS_PRIORITY,
   type TrendsGateway,
   type TrendsPurpose,
@@ -78,10 +80,26 @@ export async function startWorkers(resources: Resources, config: Config, logger:
   });
   await trendsEvents.waitUntilReady();
   const chain = new ResearchChain(queues.research);
+  // Jobs asleep on a trends answer are woken as soon as it comes (see QueuedTrendsGateway).
+  const waiters = redisTrendsWaiters(resources.redis, resources.redisKeys.trendsWaiters);
+  const wake = (jobId: string, failedReason?: string) =>
+    void wakeTrendsWaiters(resources.redis, resources.redisKeys.trendsWaiters, jobId, queues, failedReason).catch((error: unknown) =>
+      logger.warn({ err: error, jobId }, 'could not wake the jobs waiting on a trends answer; they wake when their sleep ends'),
+    );
+  trendsEvents.on('completed', ({ jobId }) => wake(jobId));
+  // Failed for good only (a failed attempt that will be retried moves the job back to waiting, not to failed).
+  trendsEvents.on(
+    'failed',
+    ({ jobId, failedReason }) =>
+      void queues.trends
+        .getJob(jobId)
+        .then(async (job) => (job && (await job.isFailed()) ? wake(jobId, failedReason) : undefined))
+        .catch(() => undefined),
+  );
   // Research goes ahead of the refresh and discovery when both wait for Google.
   const google = {
-    research: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trendsWaitMs, TRENDS_PRIORITY.research),
-    background: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trendsWaitMs, TRENDS_PRIORITY.background),
+    research: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trendsWaitMs, TRENDS_PRIORITY.research, waiters),
+    background: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trendsWaitMs, TRENDS_PRIORITY.background, waiters),
   };
   const local = new Map<string, TrendsGateway>();
   // Each run names its provider; only live Google goes through the trends queue.

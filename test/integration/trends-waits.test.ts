@@ -16,7 +16,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
 import { recordedBody } from '../support/recorded.js';
 import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
-import { enqueue } from '../../src/queue/enqueue.js';
+import { enqueue, enqueueWith } from '../../src/queue/enqueue.js';
+import { QueuedTrendsGateway, redisTrendsWaiters, TRENDS_PRIORITY, WaitingForTrendsError } from '../../src/research/trends-gateway.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
 
 const GOOGLE = 'https://trends.google.com';
@@ -81,6 +82,48 @@ describe('a trends job waiting out a cooldown longer than its lock', () => {
     const done = await pipeline.queues.trends.getJob(job.id!);
     expect(done?.attemptsMade).toBe(1);
     expect(nock.isDone()).toBe(true); // asked once: a second ask would find no answer left
+    expect(errors).toEqual([]);
+  }, 90_000);
+
+  it('a research step never holds its slot waiting for Google: it sleeps at once and the answer wakes it', async () => {
+    const resources = testResources(database, redis);
+    const config = {
+      ...loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'google' }),
+      trendsCooldownMs: 3 * LOCK_MS,
+      trendsCooldownMaxMs: 3 * LOCK_MS,
+    };
+    await egressPoolFor(resources, config).blocked({ name: 'direct' }, 'an earlier job');
+    nock(GOOGLE)
+      .get('/trends/api/autocomplete/pasta')
+      .query(true)
+      .once()
+      .reply(200, recordedBody('pytrends', 'test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    // The step that asks, asleep for an hour unless something wakes it.
+    const step = await enqueueWith(pipeline.queues.research, JOB.researchStep, { delay: 3_600_000 }, { runId: 'run_asleep', step: 3 });
+    const gateway = new QueuedTrendsGateway(
+      pipeline.queues.trends,
+      undefined as never, // a waiter never waits, so it needs no events
+      'google',
+      20_000,
+      TRENDS_PRIORITY.research,
+      redisTrendsWaiters(redis.redis, redis.keys.trendsWaiters),
+    );
+    const asked = gateway.fetch({ kind: 'autocomplete', term: 'pasta' }, { waiter: { queue: JOB.researchStep.queue, jobId: step.id! } });
+    // Before, the step waited here up to TRENDS_WAIT_MS (20 s) holding its worker slot, and got the answer.
+    await expect(asked).rejects.toBeInstanceOf(WaitingForTrendsError);
+    expect(await step.getState()).toBe('delayed');
+    // The answer comes once the route's cooldown ends, and wakes the step (it then finds no such run and fails: not the point here).
+    const woken = await until(
+      () => step.getState(),
+      (s) => s !== 'delayed',
+      30_000,
+      'the step to be woken by the answer',
+    );
+    expect(woken).not.toBe('delayed');
+    // Asked again, the answer is there.
+    expect(await gateway.fetch({ kind: 'autocomplete', term: 'pasta' }, { waiter: { queue: 'research', jobId: step.id! } })).toMatchObject({
+      kind: 'autocomplete',
+    });
     expect(errors).toEqual([]);
   }, 90_000);
 });
