@@ -22,7 +22,7 @@ import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import { expectationFailed, requireHost } from './node-answers.js';
-import { ConnectionGuard } from './connection-guard.js';
+import { ConnectionGuard, hasBody } from './connection-guard.js';
 import { adminPlugin } from './plugins/admin.plugin.js';
 import { apiPlugin } from './plugins/api.plugin.js';
 import { errorsPlugin } from './plugins/errors.plugin.js';
@@ -102,8 +102,7 @@ const ROUTER_ERRORS: Readonly<Record<string, string>> = {
 
 /** The request announced a body that has not been read to its end. */
 function hasUnreadBody(req: http.IncomingMessage): boolean {
-  const announced = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  return announced && !req.readableEnded;
+  return hasBody(req) && !req.readableEnded;
 }
 
 function isTrustedProxy(address: string, trusted: readonly Cidr[]): boolean {

@@ -72,6 +72,11 @@ type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 /** How long a refused connection has, once its last answer is handed to the kernel, before it is reset. */
 export const CLOSE_GRACE_MS = 1_000;
 
+/** The request announces a body. */
+export function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
 /** Closes the connection at once with a reset: both ends are gone, whatever the client reads. */
 function reset(socket: Socket): void {
   if (socket.destroyed) return;
@@ -138,6 +143,12 @@ export class ConnectionGuard {
       }
       const queued = this.account(socket, state);
       if (state.inFlight.size >= this.limits.maxPipelined) return this.refuse(res, socket, state, 'too-many-pipelined', queued);
+      // A request with a body is never taken up behind another: Node has read its body into it
+      // already, and sixteen 16 KB bodies waiting their turn on each of 1,900 connections held
+      // 486 MB outside the heap (the fourth outside review). No client pipelines a write
+      // (RFC 9112, section 9.3.2: only idempotent requests); one that does is answered the
+      // requests before it, then a 429, and closed.
+      if (state.inFlight.size > 0 && hasBody(req)) return this.refuse(res, socket, state, 'too-many-pipelined', queued);
       if (queued >= this.limits.maxQueuedBytes) return this.refuse(res, socket, state, 'too-much-unread', queued);
       if (queued > 0 && this.queuedTotal >= this.limits.maxQueuedTotalBytes)
         return this.refuse(res, socket, state, 'process-budget', queued);
