@@ -1,4 +1,4 @@
-// The gate in front of every /api route, as small hooks in order: who is
+// The gate in front of every /api route, as small steps in order (one hook): who is
 // asking (guard/authenticate.ts), what the key may do (guard/authorize.ts),
 // the account's quota and usage (guard/quota.ts), where the request's reads go
 // (guard/read-routing.ts); then the response cache (a hit never reaches the
@@ -28,9 +28,12 @@ export interface ApiGuardDeps extends QuotaDeps {
 }
 
 export function registerApiGuard(app: FastifyInstance, deps: ApiGuardDeps): void {
-  authenticate(app, deps);
-  authorize(app);
-  enforceQuota(app, deps);
-  routeReads(app, deps);
+  const steps = [authenticate(deps), authorize(), enforceQuota(deps), routeReads(app, deps)];
+  app.addHook('onRequest', async (request, reply) => {
+    for (const step of steps) {
+      const waiting = step(request, reply);
+      if (waiting) await waiting;
+    }
+  });
   responseCachePlugin(app, deps);
 }

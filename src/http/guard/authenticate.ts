@@ -2,7 +2,8 @@
 // lookup (garbage never costs one), resolved through the key cache, refused
 // when expired or its account suspended. Lookups of keys not known to exist
 // are throttled per address (failed-auth-limiter.ts).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { GuardStep } from './step.js';
 import type { ApiKeyCache, ResolvedApiKey } from '../../api-keys/api-key-cache.js';
 import { apiKeyFormProblem, isWellFormedApiKey } from '../../domain/api-key.js';
 import { FailedAuthLimiter } from '../failed-auth-limiter.js';
@@ -20,9 +21,10 @@ function unauthorized(detail: string): ProblemError {
   return new ProblemError(problem('unauthorized', detail), { 'www-authenticate': 'Bearer realm="api"' });
 }
 
-export function authenticate(app: FastifyInstance, deps: { apiKeys: ApiKeyCache; failedAuth?: FailedAuthLimiter }): void {
+/** Step 1 of the guard: who is asking. */
+export function authenticate(deps: { apiKeys: ApiKeyCache; failedAuth?: FailedAuthLimiter }): GuardStep {
   const failedAuth = deps.failedAuth ?? new FailedAuthLimiter();
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+  return async (request: FastifyRequest) => {
     const header = request.headers.authorization;
     if (!header) throw unauthorized('Send your API key as "Authorization: Bearer <key>".');
     const token = BEARER.exec(header)?.[1];
@@ -73,5 +75,5 @@ export function authenticate(app: FastifyInstance, deps: { apiKeys: ApiKeyCache;
       );
     }
     request.apiKey = apiKey;
-  });
+  };
 }

@@ -1,7 +1,8 @@
 // What the key may do: each route names the scope it needs (insights:read
 // unless it says otherwise; null: any valid key). Checked before the quota: a
 // request the key may not make is not counted.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { GuardStep } from './step.js';
 import { hasScope, type ApiKeyScope } from '../../domain/api-key.js';
 import { problem, ProblemError } from '../problem.js';
 
@@ -12,8 +13,9 @@ declare module 'fastify' {
   }
 }
 
-export function authorize(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+/** Step 2 of the guard: what the key may do (synchronous: no promise to wait for). */
+export function authorize(): GuardStep {
+  return (request: FastifyRequest) => {
     const apiKey = request.apiKey!;
     const needed = request.routeOptions.config.requiredScope === undefined ? 'insights:read' : request.routeOptions.config.requiredScope;
     if (needed !== null && !hasScope(apiKey.scopes, needed)) {
@@ -24,5 +26,5 @@ export function authorize(app: FastifyInstance): void {
         ),
       );
     }
-  });
+  };
 }

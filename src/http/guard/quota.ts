@@ -5,7 +5,8 @@
 // waiting and the version comes from the in-process watcher: a cache hit then
 // costs no round trip at all (counts are summed per event-loop turn and sent
 // without waiting).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GuardStep } from './step.js';
 import type { QuotaDecision, QuotaStore } from '../../accounts/quota.store.js';
 import type { UsageRecorder } from '../../accounts/usage-recorder.js';
 import { PLANS, rateLimitHeaders } from '../../domain/quota.js';
@@ -37,8 +38,9 @@ export interface QuotaDeps {
   readModel?: ReadModelVersionWatcher;
 }
 
-export function enforceQuota(app: FastifyInstance, deps: QuotaDeps): void {
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+/** Step 3 of the guard: the account's quota and usage. */
+export function enforceQuota(deps: QuotaDeps): GuardStep {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     const apiKey = request.apiKey!;
     const cacheable = request.routeOptions.config.cacheable === true && request.method === 'GET';
     const knownVersion =
@@ -67,5 +69,5 @@ export function enforceQuota(app: FastifyInstance, deps: QuotaDeps): void {
     }
     deps.usage.record(apiKey);
     request.readModelLsn = lsn;
-  });
+  };
 }

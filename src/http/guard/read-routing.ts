@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/connection.js';
 import type { ReadRouter } from '../../db/read-router.js';
+import type { GuardStep } from './step.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -12,15 +13,18 @@ declare module 'fastify' {
   }
 }
 
-export function routeReads(app: FastifyInstance, deps: { db: Db; readRouter?: ReadRouter }): void {
+/** Step 4 of the guard: where the request's reads go (synchronous without a replica). */
+export function routeReads(app: FastifyInstance, deps: { db: Db; readRouter?: ReadRouter }): GuardStep {
   app.decorateRequest('db', null as unknown as Db);
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!deps.readRouter) {
+  const router = deps.readRouter;
+  if (!router) {
+    return (request: FastifyRequest) => {
       request.db = deps.db;
-      return;
-    }
-    const choice = await deps.readRouter.choose(request.readModelLsn ?? '');
+    };
+  }
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const choice = await router.choose(request.readModelLsn ?? '');
     request.db = choice.db;
     reply.header('x-read-from', choice.from);
-  });
+  };
 }
