@@ -24,37 +24,8 @@ function unauthorized(detail: string): ProblemError {
 /** Step 1 of the guard: who is asking. */
 export function authenticate(deps: { apiKeys: ApiKeyCache; failedAuth?: FailedAuthLimiter }): GuardStep {
   const failedAuth = deps.failedAuth ?? new FailedAuthLimiter();
-  return async (request: FastifyRequest) => {
-    const header = request.headers.authorization;
-    if (!header) throw unauthorized('Send your API key as "Authorization: Bearer <key>".');
-    const token = BEARER.exec(header)?.[1];
-    if (!token) throw unauthorized('The Authorization header must be "Bearer <key>".');
-    // Shape and checksum first: garbage never costs a database lookup.
-    if (!isWellFormedApiKey(token)) throw unauthorized(`That is not a valid API key: ${apiKeyFormProblem(token)}.`);
-    let apiKey = deps.apiKeys.peek(token);
-    if (!apiKey) {
-      // A lookup of a key not known to exist takes a try from the client's budget
-      // first (taken now, so concurrent junk cannot all pass); a valid key gives it
-      // back. Requests that would cost no lookup (the key's answer is cached, or its
-      // lookup is under way, as for a burst of one new key) take nothing.
-      let tookTry = false;
-      if (deps.apiKeys.wouldLookUp(token) && !deps.apiKeys.isKnown(token)) {
-        const wait = failedAuth.take(request.ip);
-        if (wait === 0) tookTry = true;
-        else if (!(await deps.apiKeys.isKnownAfterRead(token))) {
-          throw new ProblemError(
-            problem('authThrottled', `Too many requests with unknown keys from your address; retry in ${wait} s with a valid key.`),
-            {
-              'retry-after': String(wait),
-            },
-          );
-        }
-      }
-      apiKey = (await deps.apiKeys.resolve(token)) ?? undefined;
-      if (!apiKey) throw unauthorized('Unknown or revoked API key.');
-      if (tookTry) failedAuth.refund(request.ip);
-    }
-    // A key that exists but may not be used says why: expired (a rotation's overlap ended), or its account suspended.
+  /** A key that exists but may not be used says why: expired (a rotation's overlap ended), or its account suspended. */
+  const admit = (request: FastifyRequest, apiKey: ResolvedApiKey): void => {
     if (apiKey.expiresAt !== null && apiKey.expiresAt <= Date.now()) {
       throw new ProblemError(
         problem(
@@ -75,5 +46,44 @@ export function authenticate(deps: { apiKeys: ApiKeyCache; failedAuth?: FailedAu
       );
     }
     request.apiKey = apiKey;
+  };
+
+  /** A key not in the cache: looked up (throttled per address while unknown keys keep coming). */
+  const lookUp = async (request: FastifyRequest, token: string): Promise<void> => {
+    // A lookup of a key not known to exist takes a try from the client's budget
+    // first (taken now, so concurrent junk cannot all pass); a valid key gives it
+    // back. Requests that would cost no lookup (the key's answer is cached, or its
+    // lookup is under way, as for a burst of one new key) take nothing.
+    let tookTry = false;
+    if (deps.apiKeys.wouldLookUp(token) && !deps.apiKeys.isKnown(token)) {
+      const wait = failedAuth.take(request.ip);
+      if (wait === 0) tookTry = true;
+      else if (!(await deps.apiKeys.isKnownAfterRead(token))) {
+        throw new ProblemError(
+          problem('authThrottled', `Too many requests with unknown keys from your address; retry in ${wait} s with a valid key.`),
+          {
+            'retry-after': String(wait),
+          },
+        );
+      }
+    }
+    const apiKey = (await deps.apiKeys.resolve(token)) ?? undefined;
+    if (!apiKey) throw unauthorized('Unknown or revoked API key.');
+    if (tookTry) failedAuth.refund(request.ip);
+    admit(request, apiKey);
+  };
+
+  // Synchronous for a key in the cache (nearly every request): no promise to wait for.
+  return (request: FastifyRequest) => {
+    const header = request.headers.authorization;
+    if (!header) throw unauthorized('Send your API key as "Authorization: Bearer <key>".');
+    const token = BEARER.exec(header)?.[1];
+    if (!token) throw unauthorized('The Authorization header must be "Bearer <key>".');
+    // Shape and checksum first: garbage never costs a database lookup.
+    if (!isWellFormedApiKey(token)) throw unauthorized(`That is not a valid API key: ${apiKeyFormProblem(token)}.`);
+    const cached = deps.apiKeys.peek(token);
+    if (!cached) return lookUp(request, token);
+    admit(request, cached);
+    return undefined;
   };
 }
