@@ -145,16 +145,7 @@ describe("the operator's switch", () => {
   it('a subscription the operator disabled cannot be enabled by the account: 409 naming why; the account sees who disabled it', async () => {
     const a = await t.webhookKey('pro');
     const sub = await subscription(a.key);
-    const operator = new WebhookService({
-      db: t.database.db,
-      redis: t.redis.redis,
-      subscriptionsVersionKey: t.redis.keys.subscriptionsVersion,
-      box: undefined as never,
-      enqueue: async () => {},
-      policy: { allowPrivate: false, allowedCidrs: ['127.0.0.1/32'] },
-      secretOverlapHours: 24,
-      maxSubscriptions: { free: 2, starter: 10, pro: 50, enterprise: 500 },
-    });
+    const operator = operatorService();
     await operator.setEnabled(null, sub, false);
     const shown = await t.app.inject({ url: `/api/webhooks/${sub}`, headers: bearer(a.key) });
     expect(shown.json().data).toMatchObject({ enabled: false, disabled_by: 'operator', disabled_reason: 'disabled by an operator' });
