@@ -100,7 +100,7 @@ async function ours(prefix: string, database: BenchDatabase) {
   const { db } = database;
   const redis = createRedis(REDIS_URL);
   await waitForRedis(redis, REDIS_URL);
-  const config = { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic' }), researchConcurrency: CONCURRENCY };
+  const config = loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', RESEARCH_CONCURRENCY: String(CONCURRENCY) });
   const resources: Resources = {
     db,
     databaseUrl: database.url,

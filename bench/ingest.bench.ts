@@ -116,11 +116,7 @@ const resources: Resources = {
   connectRedis: (role) => createRedis(REDIS_URL, role),
   close: async () => {},
 };
-const config = {
-  ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic' }),
-  researchConcurrency: CONCURRENCY,
-  trendsRatePerMinute: 0,
-};
+const config = loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', RESEARCH_CONCURRENCY: String(CONCURRENCY) });
 const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 const o0 = cpu();
 const ot0 = Date.now();

@@ -116,7 +116,7 @@ const resources: Resources = {
   connectRedis: (role) => createRedis(REDIS_URL, role),
   close: async () => {},
 };
-const config = { ...loadConfig({ REDIS_PREFIX: prefix, WEBHOOK_ENCRYPTION_KEY: key, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }) };
+const config = loadConfig({ REDIS_PREFIX: prefix, WEBHOOK_ENCRYPTION_KEY: key, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' });
 const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 
 const published = new Map<string, number>();

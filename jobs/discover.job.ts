@@ -24,7 +24,7 @@ export interface DiscoverDeps {
   chain: ResearchChain;
   trendsFor(provider: string, purpose?: TrendsPurpose): TrendsGateway;
   provider: string;
-  geos: string[];
+  geos: readonly string[];
   dailyCap: number;
 }
 

@@ -21,76 +21,123 @@ export const PROJECT_ROOT = (() => {
   return path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '../..') : path.resolve(here, '..');
 })();
 
+/**
+ * The whole configuration: a few process-wide settings and one section per
+ * part of the service, each read by its own function below and frozen.
+ */
 export interface Config {
-  /** Unset means: start the embedded Postgres (PGlite) under dataDir. */
-  readonly databaseUrl: string | undefined;
-  /** A streaming replica web processes read from, once it has replayed what a response needs (see db/read-router.ts). */
-  readonly databaseReadUrl: string | undefined;
-  /** Connections per process. 1 when DATABASE_URL points at an embedded (PGlite) server: it has one session. */
-  readonly databasePoolSize: number;
-  /** Unset means: Redis on 127.0.0.1:6379, else a redis-server started under dataDir. */
-  readonly redisUrl: string | undefined;
-  /** Seed nodes of a Redis Cluster (REDIS_CLUSTER_NODES=host:port,…); replaces REDIS_URL. */
-  readonly redisClusterNodes: Array<{ host: string; port: number }> | undefined;
-  readonly host: string;
-  readonly port: number;
   readonly logLevel: LogLevel;
   /** Where embedded Postgres and Redis keep their files. */
   readonly dataDir: string;
-  /** Prefix for every Redis key (queues, quotas, caches): a plain name; the Redis Cluster hash tags are added per key (redis/keys.ts). */
-  readonly redisPrefix: string;
   /** Folder of real Google Trends series the demo is loaded from (`npm start`'s first run, `insights seed --demo`); the repository's own by default. */
   readonly demoSeriesDir: string;
+  readonly database: DatabaseConfig;
+  readonly redis: RedisConfig;
+  readonly web: WebConfig;
+  readonly admin: AdminConfig;
+  readonly trends: TrendsConfig;
+  readonly worker: WorkerConfig;
+  readonly schedules: ScheduleConfig;
+  readonly webhooks: WebhookConfig;
+}
+
+export interface DatabaseConfig {
+  /** Unset means: start the embedded Postgres (PGlite) under dataDir. */
+  readonly url: string | undefined;
+  /** A streaming replica web processes read from, once it has replayed what a response needs (see db/read-router.ts). */
+  readonly readUrl: string | undefined;
+  /** Connections per process. 1 when the URL points at an embedded (PGlite) server: it has one session. */
+  readonly poolSize: number;
+}
+
+export interface RedisConfig {
+  /** Unset means: Redis on 127.0.0.1:6379, else a redis-server started under dataDir. */
+  readonly url: string | undefined;
+  /** Seed nodes of a Redis Cluster (REDIS_CLUSTER_NODES=host:port,…); replaces REDIS_URL. */
+  readonly clusterNodes: ReadonlyArray<{ host: string; port: number }> | undefined;
+  /** Prefix for every Redis key (queues, quotas, caches): a plain name; the Redis Cluster hash tags are added per key (redis/keys.ts). */
+  readonly prefix: string;
+}
+
+export interface WebConfig {
+  readonly host: string;
+  readonly port: number;
+  /** Base of the links in webhook bodies and pages. */
+  readonly publicBaseUrl: string;
+  /**
+   * Addresses or CIDRs of the reverse proxies in front of the web process
+   * (TRUST_PROXY). Only from these is X-Forwarded-For believed; empty: the
+   * client is whoever connected.
+   */
+  readonly trustProxy: readonly string[];
+  /** The HTTP server's bounds on every inbound connection (see SECURITY.md). */
+  readonly http: HttpLimits;
   /** Seconds a cached read-model response may live even if no write invalidates it. */
-  readonly apiCacheTtlSeconds: number;
+  readonly cacheTtlSeconds: number;
   /** The response cache's budget per web process, in bytes (least recently used pages go first). */
-  readonly apiCacheMaxBytes: number;
+  readonly cacheMaxBytes: number;
   /** How often each web process writes counted usage and keys' last use to Postgres (ms). */
   readonly usageFlushMs: number;
+  /** Event-loop delay (ms) above which the API sheds load with 503 + Retry-After. */
+  readonly overloadMaxEventLoopDelayMs: number;
+  /** On SIGTERM the web process reports unready and keeps serving this long before closing. */
+  readonly shutdownDrainMs: number;
+}
+
+export interface AdminConfig {
+  /** Guards /metrics and /admin/queues (Bearer, or Basic with it as password); both are off when unset. */
+  readonly token: string | undefined;
+  /** A worker process serves /metrics on this port when set (and token is set). */
+  readonly metricsPort: number | undefined;
+}
+
+export interface TrendsConfig {
   /** Where Google Trends data comes from: live Google, recorded answers, or generated data (load tests only). */
-  readonly trendsProvider: TrendsProviderName;
+  readonly provider: TrendsProviderName;
   /** HTTPS requests to live Google per minute per egress route, across all workers (pages included); 0 = no pacing. */
-  readonly trendsRequestsPerMinute: number;
+  readonly requestsPerMinute: number;
   /** HTTP CONNECT proxies requests to Google leave through, each with its own rate and pause; empty = direct. */
-  readonly trendsProxyUrls: string[];
+  readonly proxyUrls: readonly string[];
   /**
    * The fixed term every idea is compared with to calibrate demand (step 12),
    * and its maps when the two are comparable (17, 18). Unset: "weather", or
    * "bagel" for replay (see anchorTermFor).
    */
-  readonly trendsAnchor: string | undefined;
+  readonly anchor: string | undefined;
   /** How research runs ask Google Trends: "batched" (few requests, the default) or "single" (one keyword per request, the baseline). */
-  readonly trendsRequestPlan: TrendsPlanName;
+  readonly requestPlan: TrendsPlanName;
   /** Geography of interest-over-time requests ('' = worldwide). */
-  readonly trendsGeo: string;
+  readonly geo: string;
   /** Recorded Google Trends exchanges served by the replay provider; the repository's own by default. */
-  readonly recordedTrendsDir: string;
-  /** Research steps one worker process runs at once. */
-  readonly researchConcurrency: number;
-  /** Webhook deliveries one worker process has in flight (I/O-bound: a slow receiver holds one for at most webhookTimeoutMs). */
-  readonly webhookConcurrency: number;
-  /** Deliveries of one account in flight at once over every worker, and each subscription's circuit (domain/webhooks/fairness.ts). */
-  readonly webhookFairness: DeliveryFairness;
-  /** Overall deadline of one webhook delivery attempt, from connect to the end of the answer. */
-  readonly webhookTimeoutMs: number;
+  readonly recordedDir: string;
   /** Each synthetic Trends answer takes this long (load and chaos tests: runs then last as long as real ones, in proportion). */
   readonly syntheticLatencyMs: number;
+  /** First cooldown of a route after Google blocks it; doubles per block in a row. */
+  readonly cooldownMs: number;
+  /** The longest cooldown. */
+  readonly cooldownMaxMs: number;
+  /** How long a route that got a 400 from Google is left alone (its requests go to other routes). */
+  readonly refusedPauseMs: number;
+  /** How long a step or refresh waits for a trends answer before sleeping (without spending an attempt). */
+  readonly waitMs: number;
+  /** Overall deadline of one Google Trends request, all its HTTPS exchanges included. */
+  readonly requestTimeoutMs: number;
+  /** Gap between two embed pages (related lists) of one egress route: the embed flow's own quota. */
+  readonly embedGapMs: number;
+  /** How long a route's embed pages wait after a token over the embed quota; doubles while it keeps happening. */
+  readonly embedCooldownMs: number;
+}
+
+export interface WorkerConfig {
+  /** Research steps one worker process runs at once. */
+  readonly researchConcurrency: number;
+  /** Webhook deliveries one worker process has in flight (I/O-bound: a slow receiver holds one for at most webhooks.timeoutMs). */
+  readonly webhookConcurrency: number;
   /** How long a worker's job lock lasts; a crashed worker's jobs are retried after about this long. */
   readonly jobLockMs: number;
-  /** First cooldown of a route after Google blocks it; doubles per block in a row. */
-  readonly trendsCooldownMs: number;
-  /** The longest cooldown. */
-  readonly trendsCooldownMaxMs: number;
-  /** How long a route that got a 400 from Google is left alone (its requests go to other routes). */
-  readonly trendsRefusedPauseMs: number;
-  /** How long a step or refresh waits for a trends answer before sleeping (without spending an attempt). */
-  readonly trendsWaitMs: number;
-  /** Overall deadline of one Google Trends request, all its HTTPS exchanges included. */
-  readonly trendsRequestTimeoutMs: number;
-  /** Gap between two embed pages (related lists) of one egress route: the embed flow's own quota. */
-  readonly trendsEmbedGapMs: number;
-  /** How long a route's embed pages wait after a token over the embed quota; doubles while it keeps happening. */
-  readonly trendsEmbedCooldownMs: number;
+}
+
+export interface ScheduleConfig {
   /** Cron (UTC) of the scheduled Google canary (`insights google check` inside the first route's pace), or '' for none. */
   readonly googleCheckCron: string;
   /** Cron (UTC) of the daily refresh of every researched insight's series, forecast and scores. */
@@ -98,45 +145,34 @@ export interface Config {
   /** Cron (UTC) of the daily discovery of candidate ideas from Google's trending searches feed. */
   readonly discoveryCron: string;
   /** Geographies discovery reads the trending feed of. */
-  readonly discoveryGeos: string[];
+  readonly discoveryGeos: readonly string[];
   /** At most this many discovery research runs per UTC day. */
   readonly discoveryDailyCap: number;
+}
+
+export interface WebhookConfig {
+  /** Deliveries of one account in flight at once over every worker, and each subscription's circuit (domain/webhooks/fairness.ts). */
+  readonly fairness: DeliveryFairness;
+  /** Overall deadline of one webhook delivery attempt, from connect to the end of the answer. */
+  readonly timeoutMs: number;
   /** Outbound webhooks may reach private, loopback and link-local addresses (never cloud metadata unless listed). */
-  readonly webhookAllowPrivate: boolean;
+  readonly allowPrivate: boolean;
   /** CIDRs webhooks may always reach, e.g. 10.1.0.0/16. */
-  readonly webhookAllowedCidrs: string[];
+  readonly allowedCidrs: readonly string[];
   /** A subscription failing without a break for this long is disabled. */
-  readonly webhookDisableAfterHours: number;
+  readonly disableAfterHours: number;
   /** After rotate-secret, the old secret keeps signing this long. */
-  readonly webhookSecretOverlapHours: number;
+  readonly secretOverlapHours: number;
   /** Webhook subscriptions one account may have through /api/webhooks, by plan (operators are not limited). */
-  readonly webhookMaxSubscriptions: Readonly<Record<Plan, number>>;
+  readonly maxSubscriptions: Readonly<Record<Plan, number>>;
   /** How many days webhook attempt rows are kept (the prune job deletes older ones; deliveries stay). */
-  readonly webhookAttemptsKeepDays: number;
+  readonly attemptsKeepDays: number;
   /** What an account may have sent on request: replays and pings a day by plan, a replay's cap, pings a minute. */
-  readonly webhookSends: WebhookSendLimits;
+  readonly sends: WebhookSendLimits;
   /** base64 of 32 bytes that encrypt webhook secrets at rest; unset: a key generated once under DATA_DIR. */
-  readonly webhookEncryptionKey: string | undefined;
-  /** Base of the links in webhook bodies. */
-  readonly publicBaseUrl: string;
+  readonly encryptionKey: string | undefined;
   /** Multiplies the webhook retry schedule (1 in production; tests and staging shrink it). */
-  readonly webhookRetryScale: number;
-  /** Event-loop delay (ms) above which the API sheds load with 503 + Retry-After. */
-  readonly overloadMaxEventLoopDelayMs: number;
-  /** Guards /metrics and /admin/queues (Bearer, or Basic with it as password); both are off when unset. */
-  readonly adminToken: string | undefined;
-  /** A worker process serves /metrics on this port when set. */
-  readonly metricsPort: number | undefined;
-  /** On SIGTERM the web process reports unready and keeps serving this long before closing. */
-  readonly shutdownDrainMs: number;
-  /** The HTTP server's bounds on every inbound connection (see SECURITY.md). */
-  readonly http: HttpLimits;
-  /**
-   * Addresses or CIDRs of the reverse proxies in front of the web process
-   * (TRUST_PROXY). Only from these is X-Forwarded-For believed; empty: the
-   * client is whoever connected.
-   */
-  readonly trustProxy: readonly string[];
+  readonly retryScale: number;
 }
 
 /** The HTTP limits' defaults, written once: loadConfig's and an app built without settings (tests). */
@@ -236,11 +272,6 @@ function shownValue(value: string): string {
 }
 
 /**
- * Reads the configuration. From the process environment (the default), the
- * .env file is read as well (see withEnvFile); an explicit `env` is taken as it
- * is, so tests never depend on a file on the developer's machine.
- */
-/**
  * Why a TRUST_PROXY network is too wide to be a set of proxies, if it is:
  * 0.0.0.0/0, ::/0 or ::ffff:0:0/96 would let every sender choose the address
  * it is limited by. No network wider than a /8 of its family (IPv4 written
@@ -255,271 +286,346 @@ function tooWideToTrust({ address, prefix }: Cidr): string | undefined {
   return undefined;
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const problems: string[] = [];
-  let envFile: string | undefined;
-  if (env === process.env) {
-    const loaded = withEnvFile(env);
-    env = loaded.env;
-    envFile = loaded.file;
-    if (loaded.problem) problems.push(loaded.problem);
-  }
-  const text = (name: string): string | undefined => {
-    const value = env[name]?.trim();
+/**
+ * Reads the environment for the section loaders: each problem is collected,
+ * not thrown, so one error can list them all.
+ */
+class EnvReader {
+  readonly problems: string[] = [];
+  constructor(readonly env: Env) {}
+
+  text(name: string): string | undefined {
+    const value = this.env[name]?.trim();
     return value === '' ? undefined : value;
-  };
-  const url = (name: string, protocols: readonly string[]): string | undefined => {
-    const value = text(name);
+  }
+
+  list(name: string, fallback = ''): string[] {
+    return (this.text(name) ?? fallback)
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+  }
+
+  url(name: string, protocols: readonly string[]): string | undefined {
+    const value = this.text(name);
     if (value === undefined) return undefined;
     try {
       const parsed = new URL(value);
-      if (!protocols.includes(parsed.protocol)) {
-        problems.push(`${name} must use ${protocols.join(' or ')} (got ${parsed.protocol})`);
-      }
+      if (!protocols.includes(parsed.protocol)) this.problems.push(`${name} must use ${protocols.join(' or ')} (got ${parsed.protocol})`);
     } catch {
-      problems.push(`${name} is not a valid URL`);
+      this.problems.push(`${name} is not a valid URL`);
     }
     return value;
-  };
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const value = text(name);
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.text(name);
     if (value === undefined) return fallback;
     const parsed = Number(value);
     if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
       return fallback;
     }
     return parsed;
-  };
-  const cron = (name: string, fallback: string): string => {
-    const value = text(name) ?? fallback;
+  }
+
+  cron(name: string, fallback: string): string {
+    const value = this.text(name) ?? fallback;
     try {
       if (!/^(\S+\s+){4}\S+$/.test(value)) throw new Error('not 5 fields');
       // The parser BullMQ's schedulers use: what passes here, they accept.
       CronExpressionParser.parse(value, { tz: 'UTC' });
     } catch (error) {
-      problems.push(
+      this.problems.push(
         `${name} must be a 5-field cron expression in UTC such as "0 3 * * *" (got "${value}": ${error instanceof Error ? error.message : String(error)})`,
       );
     }
     return value;
-  };
-  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
-    const value = text(name);
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.text(name);
     if (value === undefined) return fallback;
     if (!(allowed as readonly string[]).includes(value)) {
-      problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
       return fallback;
     }
     return value as T;
-  };
+  }
 
-  const host = text('HOST') ?? '127.0.0.1';
-  const port = integer('PORT', 3000, 0, 65535);
-  const trustProxy: string[] = [];
-  const trustProxyText = text('TRUST_PROXY');
-  if (trustProxyText !== undefined && trustProxyText !== 'false') {
-    for (const cidr of trustProxyText.split(',').map((c) => c.trim())) {
-      if (cidr === 'true' || cidr === '*') {
-        problems.push(
-          'TRUST_PROXY must list the proxies (addresses or CIDRs such as 10.0.0.0/8); trusting every sender would let any client choose the address it is limited by',
-        );
-        continue;
-      }
-      try {
-        const wide = tooWideToTrust(parseCidr(cidr));
-        if (wide) problems.push(`TRUST_PROXY: ${cidr} ${wide}`);
-        else trustProxy.push(cidr);
-      } catch (error) {
-        problems.push(`TRUST_PROXY: ${error instanceof Error ? error.message : String(error)}`);
-      }
+  /** Problems that concern more than one variable. */
+  check(ok: boolean, problem: string): void {
+    if (!ok) this.problems.push(problem);
+  }
+}
+
+function loadDatabaseSection(read: EnvReader): DatabaseConfig {
+  const section = {
+    url: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    readUrl: read.url('DATABASE_READ_URL', ['postgres:', 'postgresql:']),
+    poolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 200),
+  };
+  read.check(
+    section.readUrl === undefined || section.url !== undefined,
+    'DATABASE_READ_URL needs DATABASE_URL (the primary it replicates); the embedded Postgres has no replica',
+  );
+  return Object.freeze(section);
+}
+
+function loadRedisSection(read: EnvReader): RedisConfig {
+  const clusterText = read.text('REDIS_CLUSTER_NODES');
+  let clusterNodes: Array<{ host: string; port: number }> | undefined;
+  if (clusterText !== undefined) {
+    clusterNodes = [];
+    for (const node of read.list('REDIS_CLUSTER_NODES')) {
+      const m = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(node);
+      if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535)
+        read.check(false, `REDIS_CLUSTER_NODES: "${node}" is not host:port (e.g. 10.0.0.5:7000)`);
+      else clusterNodes.push(Object.freeze({ host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) }));
+    }
+    read.check(clusterNodes.length > 0 || read.problems.length > 0, 'REDIS_CLUSTER_NODES is set but names no node (host:port,host:port)');
+  }
+  const section = {
+    url: read.url('REDIS_URL', ['redis:', 'rediss:']),
+    clusterNodes: clusterNodes && Object.freeze(clusterNodes),
+    prefix: read.text('REDIS_PREFIX') ?? 'si',
+  };
+  read.check(
+    section.url === undefined || section.clusterNodes === undefined,
+    'REDIS_URL and REDIS_CLUSTER_NODES are both set: a cluster replaces REDIS_URL, set one of them',
+  );
+  read.check(
+    /^[A-Za-z0-9_-]{1,32}$/.test(section.prefix),
+    `REDIS_PREFIX must be 1–32 letters, digits, "-" or "_" (got "${section.prefix}"); the cluster hash tags are added per key (see src/redis/keys.ts)`,
+  );
+  return Object.freeze(section);
+}
+
+function loadTrustProxy(read: EnvReader): string[] {
+  const trusted: string[] = [];
+  const raw = read.text('TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return trusted;
+  for (const cidr of raw.split(',').map((c) => c.trim())) {
+    if (cidr === 'true' || cidr === '*') {
+      read.check(
+        false,
+        'TRUST_PROXY must list the proxies (addresses or CIDRs such as 10.0.0.0/8); trusting every sender would let any client choose the address it is limited by',
+      );
+      continue;
+    }
+    try {
+      const wide = tooWideToTrust(parseCidr(cidr));
+      if (wide) read.check(false, `TRUST_PROXY: ${cidr} ${wide}`);
+      else trusted.push(cidr);
+    } catch (error) {
+      read.check(false, `TRUST_PROXY: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  return trusted;
+}
+
+function loadHttpLimits(read: EnvReader): HttpLimits {
+  const limits = {
+    requestTimeoutMs: read.integer('HTTP_REQUEST_TIMEOUT_MS', HTTP_DEFAULTS.requestTimeoutMs, 1_000, 600_000),
+    headersTimeoutMs: read.integer('HTTP_HEADERS_TIMEOUT_MS', HTTP_DEFAULTS.headersTimeoutMs, 1_000, 600_000),
+    keepAliveTimeoutMs: read.integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', HTTP_DEFAULTS.keepAliveTimeoutMs, 1_000, 600_000),
+    maxConnections: read.integer('HTTP_MAX_CONNECTIONS', HTTP_DEFAULTS.maxConnections, 1, 1_000_000),
+    maxConnectionsPerClient: read.integer('HTTP_MAX_CONNECTIONS_PER_CLIENT', HTTP_DEFAULTS.maxConnectionsPerClient, 1, 1_000_000),
+    maxPipelined: read.integer('HTTP_MAX_PIPELINED', HTTP_DEFAULTS.maxPipelined, 1, 1_000),
+    maxQueuedBytes: read.integer('HTTP_MAX_UNREAD_KB', HTTP_DEFAULTS.maxQueuedBytes / 1024, 64, 1_048_576) * 1024,
+    maxQueuedTotalBytes: read.integer('HTTP_MAX_UNREAD_TOTAL_MB', HTTP_DEFAULTS.maxQueuedTotalBytes / 2 ** 20, 1, 65_536) * 2 ** 20,
+  };
+  read.check(
+    limits.headersTimeoutMs <= limits.requestTimeoutMs,
+    `HTTP_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`,
+  );
+  return Object.freeze(limits);
+}
+
+function loadWebSection(read: EnvReader): WebConfig {
+  const host = read.text('HOST') ?? '127.0.0.1';
+  const port = read.integer('PORT', 3000, 0, 65535);
   // Links in webhook bodies point here; by default at this process's own address.
-  const publicBaseUrl = (text('PUBLIC_BASE_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/$/, '');
+  const publicBaseUrl = (read.text('PUBLIC_BASE_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/$/, '');
   try {
     const base = new URL(publicBaseUrl);
-    if (base.protocol !== 'http:' && base.protocol !== 'https:')
-      problems.push(`PUBLIC_BASE_URL must be http:// or https:// (got ${base.protocol})`);
+    read.check(
+      base.protocol === 'http:' || base.protocol === 'https:',
+      `PUBLIC_BASE_URL must be http:// or https:// (got ${base.protocol})`,
+    );
   } catch {
-    problems.push(`PUBLIC_BASE_URL is not a valid URL (got ${shownValue(publicBaseUrl)})`);
+    read.check(false, `PUBLIC_BASE_URL is not a valid URL (got ${shownValue(publicBaseUrl)})`);
   }
-
-  const config: Config = {
-    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
-    databaseReadUrl: url('DATABASE_READ_URL', ['postgres:', 'postgresql:']),
-    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
-    redisClusterNodes: (() => {
-      const raw = text('REDIS_CLUSTER_NODES');
-      if (raw === undefined) return undefined;
-      const nodes = raw
-        .split(',')
-        .map((n) => n.trim())
-        .filter(Boolean)
-        .map((n) => {
-          const m = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(n);
-          if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) {
-            problems.push(`REDIS_CLUSTER_NODES: "${n}" is not host:port (e.g. 10.0.0.5:7000)`);
-            return undefined;
-          }
-          return { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
-        });
-      if (nodes.length === 0) problems.push('REDIS_CLUSTER_NODES is set but names no node (host:port,host:port)');
-      return nodes.filter((n): n is { host: string; port: number } => n !== undefined);
-    })(),
-    databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 200),
+  return Object.freeze({
     host,
     port,
-    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
-    dataDir: path.resolve(PROJECT_ROOT, text('DATA_DIR') ?? '.data'),
-    redisPrefix: text('REDIS_PREFIX') ?? 'si',
-    demoSeriesDir: path.resolve(PROJECT_ROOT, text('DEMO_SERIES_DIR') ?? 'data/trends-series'),
-    apiCacheTtlSeconds: integer('API_CACHE_TTL_SECONDS', 60, 0, 86_400),
-    apiCacheMaxBytes: integer('API_CACHE_MAX_MB', 64, 1, 65_536) * 1024 * 1024,
-    usageFlushMs: integer('USAGE_FLUSH_MS', 30_000, 100, 60_000),
-    trendsProvider: oneOf('TRENDS_PROVIDER', TRENDS_PROVIDERS, 'google'),
+    publicBaseUrl,
+    trustProxy: Object.freeze(loadTrustProxy(read)),
+    http: loadHttpLimits(read),
+    cacheTtlSeconds: read.integer('API_CACHE_TTL_SECONDS', 60, 0, 86_400),
+    cacheMaxBytes: read.integer('API_CACHE_MAX_MB', 64, 1, 65_536) * 1024 * 1024,
+    usageFlushMs: read.integer('USAGE_FLUSH_MS', 30_000, 100, 60_000),
+    overloadMaxEventLoopDelayMs: read.integer('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 500, 0, 60_000),
+    shutdownDrainMs: read.integer('SHUTDOWN_DRAIN_MS', 1_000, 0, 60_000),
+  });
+}
+
+function loadAdminSection(read: EnvReader): AdminConfig {
+  const token = read.text('ADMIN_TOKEN');
+  read.check(token === undefined || token.length >= 16, 'ADMIN_TOKEN must be at least 16 characters (openssl rand -hex 24)');
+  return Object.freeze({
+    token,
+    metricsPort: read.text('METRICS_PORT') === undefined ? undefined : read.integer('METRICS_PORT', 9464, 1, 65535),
+  });
+}
+
+function loadTrendsSection(read: EnvReader): TrendsConfig {
+  const section = {
+    provider: read.oneOf('TRENDS_PROVIDER', TRENDS_PROVIDERS, 'google'),
     // Live Google only (replay and synthetic are local). 10 a minute, one request every 6 s: under the
     // 10–15 a minute peers report before a block since 2025-03 (trendspy #13), where 500 requests 5 s
     // apart passed in 2024 (trendspy #4). docs/operations.md, "Pacing Google".
-    trendsRequestsPerMinute: integer('TRENDS_REQUESTS_PER_MINUTE', 10, 0, 100_000),
-    trendsAnchor: text('TRENDS_ANCHOR'),
-    trendsGeo: text('TRENDS_GEO') ?? '',
-    trendsRequestPlan: oneOf('TRENDS_REQUEST_PLAN', TRENDS_PLANS, 'batched'),
-    trendsProxyUrls: (text('TRENDS_PROXY_URLS') ?? '')
-      .split(',')
-      .map((u) => u.trim())
-      .filter(Boolean),
-    recordedTrendsDir: path.resolve(PROJECT_ROOT, text('RECORDED_TRENDS_DIR') ?? 'data/google-trends-recorded'),
-    researchConcurrency: integer('RESEARCH_CONCURRENCY', 20, 1, 500),
-    webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 100, 1, 1_000),
-    webhookFairness: {
-      ...DEFAULT_DELIVERY_FAIRNESS,
-      perAccount: integer('WEBHOOK_ACCOUNT_CONCURRENCY', DEFAULT_DELIVERY_FAIRNESS.perAccount, 1, 1_000),
-    },
-    webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
-    syntheticLatencyMs: integer('SYNTHETIC_LATENCY_MS', 0, 0, 60_000),
-    jobLockMs: integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
-    trendsCooldownMs: integer('TRENDS_COOLDOWN_MS', 600_000, 100, 86_400_000),
-    trendsCooldownMaxMs: integer('TRENDS_COOLDOWN_MAX_MS', 3_600_000, 100, 86_400_000),
-    trendsRefusedPauseMs: integer('TRENDS_REFUSED_PAUSE_MS', 600_000, 100, 86_400_000),
-    trendsWaitMs: integer('TRENDS_WAIT_MS', 20_000, 100, 600_000),
-    trendsRequestTimeoutMs: integer('TRENDS_REQUEST_TIMEOUT_MS', 20_000, 100, 300_000),
+    requestsPerMinute: read.integer('TRENDS_REQUESTS_PER_MINUTE', 10, 0, 100_000),
+    proxyUrls: Object.freeze(read.list('TRENDS_PROXY_URLS')),
+    anchor: read.text('TRENDS_ANCHOR'),
+    requestPlan: read.oneOf('TRENDS_REQUEST_PLAN', TRENDS_PLANS, 'batched'),
+    geo: read.text('TRENDS_GEO') ?? '',
+    recordedDir: path.resolve(PROJECT_ROOT, read.text('RECORDED_TRENDS_DIR') ?? 'data/google-trends-recorded'),
+    syntheticLatencyMs: read.integer('SYNTHETIC_LATENCY_MS', 0, 0, 60_000),
+    cooldownMs: read.integer('TRENDS_COOLDOWN_MS', 600_000, 100, 86_400_000),
+    cooldownMaxMs: read.integer('TRENDS_COOLDOWN_MAX_MS', 3_600_000, 100, 86_400_000),
+    refusedPauseMs: read.integer('TRENDS_REFUSED_PAUSE_MS', 600_000, 100, 86_400_000),
+    waitMs: read.integer('TRENDS_WAIT_MS', 20_000, 100, 600_000),
+    requestTimeoutMs: read.integer('TRENDS_REQUEST_TIMEOUT_MS', 20_000, 100, 300_000),
     // Embed pages 3 s apart were refused, 6–8 s apart served (trendspy #17, 2025-10-22).
-    trendsEmbedGapMs: integer('TRENDS_EMBED_GAP_MS', 8_000, 0, 3_600_000),
-    trendsEmbedCooldownMs: integer('TRENDS_EMBED_COOLDOWN_MS', 300_000, 100, 86_400_000),
-    googleCheckCron: text('GOOGLE_CHECK_CRON') === undefined ? '' : cron('GOOGLE_CHECK_CRON', ''),
-    refreshCron: cron('REFRESH_CRON', '0 3 * * *'),
-    discoveryCron: cron('DISCOVERY_CRON', '0 4 * * *'),
-    discoveryGeos: (text('DISCOVERY_GEOS') ?? 'US')
-      .split(',')
-      .map((g) => g.trim().toUpperCase())
-      .filter(Boolean),
-    discoveryDailyCap: integer('DISCOVERY_DAILY_CAP', 10, 0, 1_000),
-    webhookAllowPrivate: oneOf('WEBHOOK_ALLOW_PRIVATE', ['true', 'false'] as const, 'false') === 'true',
-    webhookAllowedCidrs: (text('WEBHOOK_ALLOWED_CIDRS') ?? '')
-      .split(',')
-      .map((c) => c.trim())
-      .filter(Boolean),
-    webhookDisableAfterHours: integer('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
-    webhookSecretOverlapHours: integer('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
-    webhookMaxSubscriptions: {
-      free: integer('WEBHOOK_MAX_SUBSCRIPTIONS_FREE', 2, 0, 100_000),
-      starter: integer('WEBHOOK_MAX_SUBSCRIPTIONS_STARTER', 10, 0, 100_000),
-      pro: integer('WEBHOOK_MAX_SUBSCRIPTIONS_PRO', 50, 0, 100_000),
-      enterprise: integer('WEBHOOK_MAX_SUBSCRIPTIONS_ENTERPRISE', 500, 0, 100_000),
-    },
-    webhookAttemptsKeepDays: integer('WEBHOOK_ATTEMPTS_KEEP_DAYS', 30, 1, 3_650),
-    webhookSends: {
-      perDay: {
-        free: integer('WEBHOOK_SENDS_PER_DAY_FREE', DEFAULT_WEBHOOK_SENDS.perDay.free, 0, 10_000_000),
-        starter: integer('WEBHOOK_SENDS_PER_DAY_STARTER', DEFAULT_WEBHOOK_SENDS.perDay.starter, 0, 10_000_000),
-        pro: integer('WEBHOOK_SENDS_PER_DAY_PRO', DEFAULT_WEBHOOK_SENDS.perDay.pro, 0, 10_000_000),
-        enterprise: integer('WEBHOOK_SENDS_PER_DAY_ENTERPRISE', DEFAULT_WEBHOOK_SENDS.perDay.enterprise, 0, 10_000_000),
-      },
-      replayPerCall: integer('WEBHOOK_REPLAY_MAX_PER_CALL', DEFAULT_WEBHOOK_SENDS.replayPerCall, 1, 1_000),
-      pingsPerMinute: integer('WEBHOOK_PINGS_PER_MINUTE', DEFAULT_WEBHOOK_SENDS.pingsPerMinute, 1, 10_000),
-    },
-    webhookEncryptionKey: text('WEBHOOK_ENCRYPTION_KEY'),
-    webhookRetryScale: (() => {
-      const raw = text('WEBHOOK_RETRY_SCALE');
-      const v = raw === undefined ? 1 : Number(raw);
-      if (!(v > 0 && v <= 10)) problems.push(`WEBHOOK_RETRY_SCALE must be a number above 0 and at most 10 (got "${raw}")`);
-      return v > 0 && v <= 10 ? v : 1;
-    })(),
-    overloadMaxEventLoopDelayMs: integer('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 500, 0, 60_000),
-    adminToken: text('ADMIN_TOKEN'),
-    shutdownDrainMs: integer('SHUTDOWN_DRAIN_MS', 1_000, 0, 60_000),
-    http: Object.freeze({
-      requestTimeoutMs: integer('HTTP_REQUEST_TIMEOUT_MS', HTTP_DEFAULTS.requestTimeoutMs, 1_000, 600_000),
-      headersTimeoutMs: integer('HTTP_HEADERS_TIMEOUT_MS', HTTP_DEFAULTS.headersTimeoutMs, 1_000, 600_000),
-      keepAliveTimeoutMs: integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', HTTP_DEFAULTS.keepAliveTimeoutMs, 1_000, 600_000),
-      maxConnections: integer('HTTP_MAX_CONNECTIONS', HTTP_DEFAULTS.maxConnections, 1, 1_000_000),
-      maxConnectionsPerClient: integer('HTTP_MAX_CONNECTIONS_PER_CLIENT', HTTP_DEFAULTS.maxConnectionsPerClient, 1, 1_000_000),
-      maxPipelined: integer('HTTP_MAX_PIPELINED', HTTP_DEFAULTS.maxPipelined, 1, 1_000),
-      maxQueuedBytes: integer('HTTP_MAX_UNREAD_KB', HTTP_DEFAULTS.maxQueuedBytes / 1024, 64, 1_048_576) * 1024,
-      maxQueuedTotalBytes: integer('HTTP_MAX_UNREAD_TOTAL_MB', HTTP_DEFAULTS.maxQueuedTotalBytes / 2 ** 20, 1, 65_536) * 2 ** 20,
-    }),
-    metricsPort: text('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 9464, 1, 65535),
-    publicBaseUrl,
-    trustProxy,
+    embedGapMs: read.integer('TRENDS_EMBED_GAP_MS', 8_000, 0, 3_600_000),
+    embedCooldownMs: read.integer('TRENDS_EMBED_COOLDOWN_MS', 300_000, 100, 86_400_000),
   };
-  if (config.adminToken !== undefined && config.adminToken.length < 16) {
-    problems.push('ADMIN_TOKEN must be at least 16 characters (openssl rand -hex 24)');
-  }
-  if (config.webhookEncryptionKey !== undefined && Buffer.from(config.webhookEncryptionKey, 'base64').length !== 32) {
-    problems.push('WEBHOOK_ENCRYPTION_KEY must be base64 of exactly 32 bytes (openssl rand -base64 32)');
-  }
-  for (const cidr of config.webhookAllowedCidrs) {
-    try {
-      parseCidr(cidr);
-    } catch (error) {
-      problems.push(`WEBHOOK_ALLOWED_CIDRS: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
   const proxyNames: string[] = [];
-  config.trendsProxyUrls.forEach((proxy, i) => {
+  section.proxyUrls.forEach((proxy, i) => {
     try {
       proxyNames.push(parseProxyUrl(proxy).name);
     } catch (error) {
-      const where = `entry ${i + 1} of ${config.trendsProxyUrls.length}`;
       if (!(error instanceof ProxyUrlError)) throw error;
-      problems.push(
-        `TRENDS_PROXY_URLS: ${where} (${error.shown ?? 'not shown: it may hold a password'}) is not an HTTP CONNECT proxy URL: ${error.reason}`,
+      read.check(
+        false,
+        `TRENDS_PROXY_URLS: entry ${i + 1} of ${section.proxyUrls.length} (${error.shown ?? 'not shown: it may hold a password'}) is not an HTTP CONNECT proxy URL: ${error.reason}`,
       );
     }
   });
-  if (new Set(proxyNames).size !== proxyNames.length) problems.push('TRENDS_PROXY_URLS lists the same proxy twice');
-  for (const geo of config.discoveryGeos) {
-    if (!/^[A-Z]{2}$/.test(geo)) problems.push(`DISCOVERY_GEOS: "${geo}" is not a two-letter country code such as US`);
+  read.check(new Set(proxyNames).size === proxyNames.length, 'TRENDS_PROXY_URLS lists the same proxy twice');
+  read.check(
+    section.geo === '' || /^[A-Z]{2}(-[A-Z0-9]{1,3})?$/.test(section.geo),
+    `TRENDS_GEO must be empty (worldwide) or a country code such as US or US-CA (got "${section.geo}")`,
+  );
+  read.check(
+    section.cooldownMaxMs >= section.cooldownMs,
+    `TRENDS_COOLDOWN_MAX_MS (${section.cooldownMaxMs}) must not be below TRENDS_COOLDOWN_MS (${section.cooldownMs})`,
+  );
+  return Object.freeze(section);
+}
+
+function loadWorkerSection(read: EnvReader): WorkerConfig {
+  return Object.freeze({
+    researchConcurrency: read.integer('RESEARCH_CONCURRENCY', 20, 1, 500),
+    webhookConcurrency: read.integer('WEBHOOK_CONCURRENCY', 100, 1, 1_000),
+    jobLockMs: read.integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
+  });
+}
+
+function loadScheduleSection(read: EnvReader): ScheduleConfig {
+  const discoveryGeos = read.list('DISCOVERY_GEOS', 'US').map((geo) => geo.toUpperCase());
+  for (const geo of discoveryGeos)
+    read.check(/^[A-Z]{2}$/.test(geo), `DISCOVERY_GEOS: "${geo}" is not a two-letter country code such as US`);
+  return Object.freeze({
+    googleCheckCron: read.text('GOOGLE_CHECK_CRON') === undefined ? '' : read.cron('GOOGLE_CHECK_CRON', ''),
+    refreshCron: read.cron('REFRESH_CRON', '0 3 * * *'),
+    discoveryCron: read.cron('DISCOVERY_CRON', '0 4 * * *'),
+    discoveryGeos: Object.freeze(discoveryGeos),
+    discoveryDailyCap: read.integer('DISCOVERY_DAILY_CAP', 10, 0, 1_000),
+  });
+}
+
+function loadWebhookSection(read: EnvReader): WebhookConfig {
+  const retryText = read.text('WEBHOOK_RETRY_SCALE');
+  const retryScale = retryText === undefined ? 1 : Number(retryText);
+  read.check(retryScale > 0 && retryScale <= 10, `WEBHOOK_RETRY_SCALE must be a number above 0 and at most 10 (got "${retryText}")`);
+  const section = {
+    fairness: Object.freeze({
+      ...DEFAULT_DELIVERY_FAIRNESS,
+      perAccount: read.integer('WEBHOOK_ACCOUNT_CONCURRENCY', DEFAULT_DELIVERY_FAIRNESS.perAccount, 1, 1_000),
+    }),
+    timeoutMs: read.integer('WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+    allowPrivate: read.oneOf('WEBHOOK_ALLOW_PRIVATE', ['true', 'false'] as const, 'false') === 'true',
+    allowedCidrs: Object.freeze(read.list('WEBHOOK_ALLOWED_CIDRS')),
+    disableAfterHours: read.integer('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
+    secretOverlapHours: read.integer('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
+    maxSubscriptions: Object.freeze({
+      free: read.integer('WEBHOOK_MAX_SUBSCRIPTIONS_FREE', 2, 0, 100_000),
+      starter: read.integer('WEBHOOK_MAX_SUBSCRIPTIONS_STARTER', 10, 0, 100_000),
+      pro: read.integer('WEBHOOK_MAX_SUBSCRIPTIONS_PRO', 50, 0, 100_000),
+      enterprise: read.integer('WEBHOOK_MAX_SUBSCRIPTIONS_ENTERPRISE', 500, 0, 100_000),
+    }),
+    attemptsKeepDays: read.integer('WEBHOOK_ATTEMPTS_KEEP_DAYS', 30, 1, 3_650),
+    sends: Object.freeze({
+      perDay: Object.freeze({
+        free: read.integer('WEBHOOK_SENDS_PER_DAY_FREE', DEFAULT_WEBHOOK_SENDS.perDay.free, 0, 10_000_000),
+        starter: read.integer('WEBHOOK_SENDS_PER_DAY_STARTER', DEFAULT_WEBHOOK_SENDS.perDay.starter, 0, 10_000_000),
+        pro: read.integer('WEBHOOK_SENDS_PER_DAY_PRO', DEFAULT_WEBHOOK_SENDS.perDay.pro, 0, 10_000_000),
+        enterprise: read.integer('WEBHOOK_SENDS_PER_DAY_ENTERPRISE', DEFAULT_WEBHOOK_SENDS.perDay.enterprise, 0, 10_000_000),
+      }),
+      replayPerCall: read.integer('WEBHOOK_REPLAY_MAX_PER_CALL', DEFAULT_WEBHOOK_SENDS.replayPerCall, 1, 1_000),
+      pingsPerMinute: read.integer('WEBHOOK_PINGS_PER_MINUTE', DEFAULT_WEBHOOK_SENDS.pingsPerMinute, 1, 10_000),
+    }),
+    encryptionKey: read.text('WEBHOOK_ENCRYPTION_KEY'),
+    retryScale: retryScale > 0 && retryScale <= 10 ? retryScale : 1,
+  };
+  read.check(
+    section.encryptionKey === undefined || Buffer.from(section.encryptionKey, 'base64').length === 32,
+    'WEBHOOK_ENCRYPTION_KEY must be base64 of exactly 32 bytes (openssl rand -base64 32)',
+  );
+  for (const cidr of section.allowedCidrs) {
+    try {
+      parseCidr(cidr);
+    } catch (error) {
+      read.check(false, `WEBHOOK_ALLOWED_CIDRS: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
-  if (config.trendsGeo !== '' && !/^[A-Z]{2}(-[A-Z0-9]{1,3})?$/.test(config.trendsGeo)) {
-    problems.push(`TRENDS_GEO must be empty (worldwide) or a country code such as US or US-CA (got "${config.trendsGeo}")`);
+  return Object.freeze(section);
+}
+
+/**
+ * Reads the configuration. From the process environment (the default), the
+ * .env file is read as well (see withEnvFile); an explicit `env` is taken as it
+ * is, so tests never depend on a file on the developer's machine. Every
+ * problem of every section is reported in one ConfigError.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  let envFile: string | undefined;
+  let fileProblem: string | undefined;
+  if (env === process.env) {
+    const loaded = withEnvFile(env);
+    env = loaded.env;
+    envFile = loaded.file;
+    fileProblem = loaded.problem;
   }
-  if (config.trendsCooldownMaxMs < config.trendsCooldownMs) {
-    problems.push(
-      `TRENDS_COOLDOWN_MAX_MS (${config.trendsCooldownMaxMs}) must not be below TRENDS_COOLDOWN_MS (${config.trendsCooldownMs})`,
-    );
-  }
+  const read = new EnvReader(env);
+  if (fileProblem) read.check(false, fileProblem);
+  const config: Config = {
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    dataDir: path.resolve(PROJECT_ROOT, read.text('DATA_DIR') ?? '.data'),
+    demoSeriesDir: path.resolve(PROJECT_ROOT, read.text('DEMO_SERIES_DIR') ?? 'data/trends-series'),
+    database: loadDatabaseSection(read),
+    redis: loadRedisSection(read),
+    web: loadWebSection(read),
+    admin: loadAdminSection(read),
+    trends: loadTrendsSection(read),
+    worker: loadWorkerSection(read),
+    schedules: loadScheduleSection(read),
+    webhooks: loadWebhookSection(read),
+  };
   // Settings that counted jobs, not requests: an old .env would silently mean something else now.
-  for (const [retired, instead] of RETIRED_VARIABLES) {
-    if (env[retired] !== undefined) problems.push(`${retired} is no longer read: ${instead}`);
-  }
-  if (!/^[A-Za-z0-9_-]{1,32}$/.test(config.redisPrefix)) {
-    problems.push(
-      `REDIS_PREFIX must be 1–32 letters, digits, "-" or "_" (got "${config.redisPrefix}"); the cluster hash tags are added per key (see src/redis/keys.ts)`,
-    );
-  }
-  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
-    problems.push(
-      `HTTP_HEADERS_TIMEOUT_MS (${config.http.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.http.requestTimeoutMs})`,
-    );
-  }
-  if (config.databaseReadUrl !== undefined && config.databaseUrl === undefined) {
-    problems.push('DATABASE_READ_URL needs DATABASE_URL (the primary it replicates); the embedded Postgres has no replica');
-  }
-  if (config.redisUrl !== undefined && config.redisClusterNodes !== undefined) {
-    problems.push('REDIS_URL and REDIS_CLUSTER_NODES are both set: a cluster replaces REDIS_URL, set one of them');
-  }
-  if (problems.length > 0) throw new ConfigError(problems, envFile);
+  for (const [retired, instead] of RETIRED_VARIABLES) read.check(env[retired] === undefined, `${retired} is no longer read: ${instead}`);
+  if (read.problems.length > 0) throw new ConfigError(read.problems, envFile);
   return Object.freeze(config);
 }

@@ -89,9 +89,9 @@ try {
   }
   const provider = {
     google: 'google; Google must be reachable',
-    replay: `replay: recorded answers only, such as "pizza" (${config.recordedTrendsDir})`,
+    replay: `replay: recorded answers only, such as "pizza" (${config.trends.recordedDir})`,
     synthetic: 'synthetic: a simulated world, never live Google data',
-  }[config.trendsProvider];
+  }[config.trends.provider];
   say(`  Research a real idea: npx insights research "your idea" --wait   (Trends provider: ${provider})`);
   say(
     `  Data:  ${resources.embeddedPostgres ? `embedded Postgres under ${path.join(config.dataDir, 'pglite')}` : 'DATABASE_URL'}, Redis at ${describeTarget(resources.redisTarget)}`,
@@ -105,7 +105,7 @@ try {
   } else {
     say('  Keys:  `npx insights keys create --name NAME --plan free|starter|pro|enterprise`');
   }
-  if (config.adminToken) {
+  if (config.admin.token) {
     say(`  Admin: ${url.replace('/api/insights', '')}/admin/queues and /metrics (ADMIN_TOKEN)`);
   }
   say();

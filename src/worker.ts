@@ -19,8 +19,10 @@ try {
   reportBudget(() => budgetReport(resources.db, egress, config));
   // A worker has no web server: it can serve its own /metrics for Prometheus.
   const metricsServer =
-    config.metricsPort && config.adminToken ? await serveMetrics(config.metricsPort, config.adminToken, config.host) : undefined;
-  logger.info({ provider: config.trendsProvider, concurrency: config.researchConcurrency }, 'workers started');
+    config.admin.metricsPort && config.admin.token
+      ? await serveMetrics(config.admin.metricsPort, config.admin.token, config.web.host)
+      : undefined;
+  logger.info({ provider: config.trends.provider, concurrency: config.worker.researchConcurrency }, 'workers started');
   onShutdown(logger, async () => {
     metricsServer?.close();
     await pipeline.close();

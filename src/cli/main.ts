@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { forTerminal, UsageError } from './output.js';
 import type { CliContext } from './context.js';
-import { buildProgram } from './program.js';
+import { buildProgramFor } from './program.js';
 
 const context = (): CliContext => {
   const config = loadConfig();
@@ -13,7 +13,7 @@ const context = (): CliContext => {
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never);
   return { config, logger };
 };
-const program = buildProgram(context);
+const program = await buildProgramFor(process.argv.slice(2), context);
 
 // A reader that stops reading (`insights budget | head -3`) is not a failure of the command.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -45,7 +45,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
       'no webhook encryption key (set WEBHOOK_ENCRYPTION_KEY, or let DATA_DIR be written): /api/webhooks answers 503',
     );
   }
-  let listening = config.publicBaseUrl;
+  let listening = config.web.publicBaseUrl;
   const app = await buildApp({
     draining: () => draining,
     db: resources.db,
@@ -54,24 +54,24 @@ export async function startWebServer(resources: Resources, config: Config, logge
     logger,
     apiKeys,
     readModel,
-    cacheTtlSeconds: config.apiCacheTtlSeconds,
-    cacheMaxBytes: config.apiCacheMaxBytes,
-    usageFlushMs: config.usageFlushMs,
+    cacheTtlSeconds: config.web.cacheTtlSeconds,
+    cacheMaxBytes: config.web.cacheMaxBytes,
+    usageFlushMs: config.web.usageFlushMs,
     // PORT=0 picks a free port: without PUBLIC_BASE_URL the document then names the one it got.
-    publicBaseUrl: () => (config.publicBaseUrl.endsWith(':0') ? listening : config.publicBaseUrl),
-    overloadMaxEventLoopDelayMs: config.overloadMaxEventLoopDelayMs,
-    adminToken: config.adminToken,
+    publicBaseUrl: () => (config.web.publicBaseUrl.endsWith(':0') ? listening : config.web.publicBaseUrl),
+    overloadMaxEventLoopDelayMs: config.web.overloadMaxEventLoopDelayMs,
+    adminToken: config.admin.token,
     queues,
-    http: config.http,
-    trustProxy: config.trustProxy,
+    http: config.web.http,
+    trustProxy: config.web.trustProxy,
     ...(webhookBox
       ? {
           webhooks: {
             box: webhookBox,
-            policy: { allowPrivate: config.webhookAllowPrivate, allowedCidrs: config.webhookAllowedCidrs },
-            secretOverlapHours: config.webhookSecretOverlapHours,
-            maxSubscriptions: config.webhookMaxSubscriptions,
-            sends: config.webhookSends,
+            policy: { allowPrivate: config.webhooks.allowPrivate, allowedCidrs: config.webhooks.allowedCidrs },
+            secretOverlapHours: config.webhooks.secretOverlapHours,
+            maxSubscriptions: config.webhooks.maxSubscriptions,
+            sends: config.webhooks.sends,
             ...(webhookQueue ? { queue: webhookQueue } : {}),
           },
         }
@@ -79,19 +79,19 @@ export async function startWebServer(resources: Resources, config: Config, logge
     ...(readRouter ? { readRouter } : {}),
   });
   try {
-    await app.listen({ host: config.host, port: config.port });
+    await app.listen({ host: config.web.host, port: config.web.port });
   } catch (error) {
     await stopListening().catch(() => {});
     subscriber.disconnect();
     const code = (error as { code?: string }).code;
     if (code === 'EADDRINUSE') {
-      throw new Error(`Port ${config.port} on ${config.host} is already in use — stop the other process or set PORT`);
+      throw new Error(`Port ${config.web.port} on ${config.web.host} is already in use — stop the other process or set PORT`);
     }
     throw error;
   }
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const port = typeof address === 'object' && address ? address.port : config.web.port;
+  const host = config.web.host.includes(':') ? `[${config.web.host}]` : config.web.host;
   listening = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   return {
     app,
@@ -100,7 +100,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
       // First report unready and keep serving, so a load balancer stops sending
       // traffic; then stop accepting, let in-flight requests finish, drop the subscriber.
       draining = true;
-      await new Promise((r) => setTimeout(r, config.shutdownDrainMs));
+      await new Promise((r) => setTimeout(r, config.web.shutdownDrainMs));
       await app.close();
       readRouter?.stop();
       await stopListening().catch(() => {});

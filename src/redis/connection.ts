@@ -6,7 +6,7 @@ export type Redis = SingleRedis | Cluster;
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 /** Where Redis is: one server (REDIS_URL), or the seed nodes of a cluster (REDIS_CLUSTER_NODES). */
-export type RedisTarget = { url: string } | { cluster: Array<{ host: string; port: number }> };
+export type RedisTarget = { url: string } | { cluster: ReadonlyArray<{ host: string; port: number }> };
 
 export function describeTarget(target: RedisTarget): string {
   return 'url' in target
@@ -41,7 +41,7 @@ export function createRedis(target: RedisTarget | string, role: 'client' | 'work
   const redis: Redis =
     'url' in resolved
       ? new SingleRedis(resolved.url, options)
-      : new Cluster(resolved.cluster as ClusterNode[], {
+      : new Cluster([...resolved.cluster] as ClusterNode[], {
           redisOptions: options,
           enableOfflineQueue: role === 'worker',
           enableAutoPipelining: role === 'client',

@@ -27,20 +27,20 @@ export interface BudgetReport {
 export async function budgetReport(db: Db, pool: EgressPool, config: Config, now = new Date()): Promise<BudgetReport> {
   const [routes, plan, waiting, check] = await Promise.all([
     pool.budget(now.toISOString().slice(0, 10), now.getTime()),
-    planRefresh(db, config.trendsProvider),
+    planRefresh(db, config.trends.provider),
     countUnfinishedRuns(db, 'google'),
     pool.lastCheck(),
   ]);
   return {
     day: now.toISOString().slice(0, 10),
     routes,
-    requestsPerMinutePerRoute: config.trendsRequestsPerMinute,
-    requestsPerHourPerRoute: config.trendsRequestsPerMinute * 60,
+    requestsPerMinutePerRoute: config.trends.requestsPerMinute,
+    requestsPerHourPerRoute: config.trends.requestsPerMinute * 60,
     researchRunsWaiting: waiting,
     refresh: refreshEstimate(
       plan,
-      config.trendsProvider,
-      { routes: pool.routes.length, requestsPerMinute: config.trendsRequestsPerMinute, cron: config.refreshCron },
+      config.trends.provider,
+      { routes: pool.routes.length, requestsPerMinute: config.trends.requestsPerMinute, cron: config.schedules.refreshCron },
       now,
     ),
     check,

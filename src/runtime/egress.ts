@@ -7,18 +7,18 @@ import type { Resources } from './resources.js';
 
 /** The routes to Google and their shared pace, cooldowns and probes (direct, or the proxies of TRENDS_PROXY_URLS). */
 export function egressPoolFor(resources: Resources, config: Config): EgressPool {
-  return new EgressPool(resources.redis, resources.redisKeys.trendsPool, routesFrom(config.trendsProxyUrls), egressPoolOptions(config));
+  return new EgressPool(resources.redis, resources.redisKeys.trendsPool, routesFrom(config.trends.proxyUrls), egressPoolOptions(config));
 }
 
 /** The pool's settings, from the configuration. */
 export function egressPoolOptions(config: Config): EgressPoolOptions {
   return {
-    requestsPerMinute: config.trendsRequestsPerMinute,
-    cooldownMs: config.trendsCooldownMs,
-    cooldownMaxMs: config.trendsCooldownMaxMs,
-    refusedPauseMs: config.trendsRefusedPauseMs,
-    requestTimeoutMs: config.trendsRequestTimeoutMs,
-    embedGapMs: config.trendsEmbedGapMs,
-    embedCooldownMs: config.trendsEmbedCooldownMs,
+    requestsPerMinute: config.trends.requestsPerMinute,
+    cooldownMs: config.trends.cooldownMs,
+    cooldownMaxMs: config.trends.cooldownMaxMs,
+    refusedPauseMs: config.trends.refusedPauseMs,
+    requestTimeoutMs: config.trends.requestTimeoutMs,
+    embedGapMs: config.trends.embedGapMs,
+    embedCooldownMs: config.trends.embedCooldownMs,
   };
 }

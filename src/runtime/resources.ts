@@ -109,7 +109,7 @@ export async function openResources(config: Config, logger: Logger, options: Ope
   const onConnectionError = (error: Error) => logger.warn({ err: error }, 'Postgres connection lost');
   const applicationName = `si-${options.role ?? 'cli'}`;
   try {
-    let databaseUrl = config.databaseUrl;
+    let databaseUrl = config.database.url;
     let db: Db;
     const embeddedPostgres = databaseUrl === undefined;
     if (databaseUrl === undefined) {
@@ -118,7 +118,7 @@ export async function openResources(config: Config, logger: Logger, options: Ope
       databaseUrl = embedded.url;
       db = embedded.probe ?? createDb(databaseUrl, { maxConnections: 1, onConnectionError, applicationName });
     } else {
-      db = createDb(databaseUrl, { maxConnections: config.databasePoolSize, onConnectionError, applicationName });
+      db = createDb(databaseUrl, { maxConnections: config.database.poolSize, onConnectionError, applicationName });
     }
     closers.unshift(() => db.destroy());
     try {
@@ -128,9 +128,9 @@ export async function openResources(config: Config, logger: Logger, options: Ope
     }
     // A replica is for the API's reads; it may be away at start (reads then go to the primary).
     let readDb: Db | undefined;
-    if (config.databaseReadUrl && options.role === 'web') {
-      const replica = createDb(config.databaseReadUrl, {
-        maxConnections: config.databasePoolSize,
+    if (config.database.readUrl && options.role === 'web') {
+      const replica = createDb(config.database.readUrl, {
+        maxConnections: config.database.poolSize,
         onConnectionError,
         applicationName: `${applicationName}-read`,
       });
@@ -139,8 +139,8 @@ export async function openResources(config: Config, logger: Logger, options: Ope
     }
 
     let redisTarget: RedisTarget;
-    if (config.redisClusterNodes) redisTarget = { cluster: config.redisClusterNodes };
-    else if (config.redisUrl !== undefined) redisTarget = { url: config.redisUrl };
+    if (config.redis.clusterNodes) redisTarget = { cluster: config.redis.clusterNodes };
+    else if (config.redis.url !== undefined) redisTarget = { url: config.redis.url };
     else {
       const local = await ensureLocalRedis(config.dataDir);
       closers.push(local.stop);
@@ -160,7 +160,7 @@ export async function openResources(config: Config, logger: Logger, options: Ope
       embeddedPostgres,
       redis,
       redisTarget,
-      redisKeys: redisKeys(config.redisPrefix),
+      redisKeys: redisKeys(config.redis.prefix),
       connectRedis: (role) => createRedis(redisTarget, role),
       async close() {
         for (const close of closers) await close().catch(() => {});

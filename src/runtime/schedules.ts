@@ -20,16 +20,16 @@ export const SCHEDULES: readonly Schedule[] = [
   // asynchronous) is back within about 45 s. Sweeping is one indexed query, and re-enqueueing
   // work whose job still exists is a no-op.
   { id: 'sweep-every-15s', job: JOB.sweep, repeat: () => ({ every: 15_000 }) },
-  { id: 'refresh-daily', job: JOB.refreshAll, repeat: (config) => ({ pattern: config.refreshCron, tz: 'UTC' }) },
-  { id: 'discover-daily', job: JOB.discover, repeat: (config) => ({ pattern: config.discoveryCron, tz: 'UTC' }) },
+  { id: 'refresh-daily', job: JOB.refreshAll, repeat: (config) => ({ pattern: config.schedules.refreshCron, tz: 'UTC' }) },
+  { id: 'discover-daily', job: JOB.discover, repeat: (config) => ({ pattern: config.schedules.discoveryCron, tz: 'UTC' }) },
   { id: 'relay-every-5s', job: JOB.relay, repeat: () => ({ every: 5_000 }) },
   { id: 'prune-daily', job: JOB.prune, repeat: () => ({ pattern: '30 2 * * *', tz: 'UTC' }) },
   // The live Google canary spends a route's requests (about ten), so it runs only where asked for, on live Google.
   {
     id: 'google-check',
     job: JOB.googleCheck,
-    repeat: (config) => ({ pattern: config.googleCheckCron, tz: 'UTC' }),
-    enabled: (config) => config.googleCheckCron !== '' && config.trendsProvider === 'google',
+    repeat: (config) => ({ pattern: config.schedules.googleCheckCron, tz: 'UTC' }),
+    enabled: (config) => config.schedules.googleCheckCron !== '' && config.trends.provider === 'google',
   },
 ];
 

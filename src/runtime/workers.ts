@@ -98,8 +98,8 @@ export async function startWorkers(resources: Resources, config: Config, logger:
   );
   // Research goes ahead of the refresh and discovery when both wait for Google.
   const google = {
-    research: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trendsWaitMs, TRENDS_PRIORITY.research, waiters),
-    background: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trendsWaitMs, TRENDS_PRIORITY.background, waiters),
+    research: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trends.waitMs, TRENDS_PRIORITY.research, waiters),
+    background: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trends.waitMs, TRENDS_PRIORITY.background, waiters),
   };
   const local = new Map<string, TrendsGateway>();
   // Each run names its provider; only live Google goes through the trends queue.
@@ -160,8 +160,8 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     const worker = new Worker(name, processor, {
       connection,
       prefix: resources.redisKeys.queuePrefix(name),
-      lockDuration: config.jobLockMs,
-      stalledInterval: Math.max(1_000, Math.floor(config.jobLockMs / 2)),
+      lockDuration: config.worker.jobLockMs,
+      stalledInterval: Math.max(1_000, Math.floor(config.worker.jobLockMs / 2)),
       // Every job here is idempotent, and workers get killed (deploys, crashes, OOM):
       // a job whose worker died a few times in a row is run again, not failed.
       maxStalledCount: 10,

@@ -7,9 +7,9 @@ import type { TrendsProvider } from './types.js';
 export function createLocalTrendsProvider(name: 'replay' | 'synthetic', config: Config): TrendsProvider {
   switch (name) {
     case 'replay':
-      return new ReplayTrendsProvider(config.recordedTrendsDir);
+      return new ReplayTrendsProvider(config.trends.recordedDir);
     case 'synthetic':
-      return new SyntheticTrendsProvider(undefined, config.syntheticLatencyMs);
+      return new SyntheticTrendsProvider(undefined, config.trends.syntheticLatencyMs);
   }
 }
 

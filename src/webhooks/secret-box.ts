@@ -15,7 +15,7 @@ export class SecretBox {
   }
 
   static fromConfig(config: Config): SecretBox {
-    if (config.webhookEncryptionKey) return new SecretBox(Buffer.from(config.webhookEncryptionKey, 'base64'));
+    if (config.webhooks.encryptionKey) return new SecretBox(Buffer.from(config.webhooks.encryptionKey, 'base64'));
     const file = path.join(config.dataDir, 'webhook-encryption.key');
     if (!existsSync(file)) {
       mkdirSync(config.dataDir, { recursive: true });

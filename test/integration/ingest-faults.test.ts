@@ -71,13 +71,14 @@ beforeAll(async () => {
     status: 'active',
   });
   resources = testResources(database, redis);
-  config = {
-    ...loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'google' }),
-    trendsCooldownMs: 200,
-    trendsCooldownMaxMs: 2_000,
-    trendsWaitMs: 500,
-    trendsRequestsPerMinute: 0,
-  };
+  config = loadConfig({
+    REDIS_PREFIX: redis.prefix,
+    TRENDS_PROVIDER: 'google',
+    TRENDS_COOLDOWN_MS: '200',
+    TRENDS_COOLDOWN_MAX_MS: '2000',
+    TRENDS_WAIT_MS: '500',
+    TRENDS_REQUESTS_PER_MINUTE: '0',
+  });
   pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 });
 afterAll(async () => {

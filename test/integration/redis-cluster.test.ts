@@ -79,8 +79,8 @@ describe('on a 3-master Redis Cluster', () => {
           TRENDS_PROVIDER: 'synthetic',
           WEBHOOK_ALLOW_PRIVATE: 'true',
           WEBHOOK_ENCRYPTION_KEY: encryptionKey.toString('base64'),
+          WEBHOOK_RETRY_SCALE: '0.0002',
         }),
-        webhookRetryScale: 0.0002,
       },
       pino({ level: 'silent' }),
     );
@@ -216,7 +216,7 @@ describe('a Redis Cluster failover (3 masters, 3 replicas)', () => {
     // As a worker process runs: with the job schedulers, so the sweep brings back a job the failover lost.
     const pipeline = await startWorkers(
       resources,
-      { ...loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', SYNTHETIC_LATENCY_MS: '50', JOB_LOCK_MS: '5000' }) },
+      loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', SYNTHETIC_LATENCY_MS: '50', JOB_LOCK_MS: '5000' }),
       pino({ level: 'silent' }),
       { keepSchedulers: true },
     );

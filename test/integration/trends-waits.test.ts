@@ -32,13 +32,14 @@ beforeAll(async () => {
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
   database = await createTestDatabase();
   redis = await createTestRedis();
-  const config = {
-    ...loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'google' }),
-    trendsRequestsPerMinute: 0,
-    trendsCooldownMs: 3 * LOCK_MS,
-    trendsCooldownMaxMs: 3 * LOCK_MS,
-    jobLockMs: LOCK_MS,
-  };
+  const config = loadConfig({
+    REDIS_PREFIX: redis.prefix,
+    TRENDS_PROVIDER: 'google',
+    TRENDS_REQUESTS_PER_MINUTE: '0',
+    TRENDS_COOLDOWN_MS: String(3 * LOCK_MS),
+    TRENDS_COOLDOWN_MAX_MS: String(3 * LOCK_MS),
+    JOB_LOCK_MS: String(LOCK_MS),
+  });
   const logs = new Writable({
     write(chunk: Buffer, _encoding, done) {
       for (const line of chunk.toString().split('\n')) if (/"level":(50|60)/.test(line)) errors.push(line);
@@ -87,11 +88,12 @@ describe('a trends job waiting out a cooldown longer than its lock', () => {
 
   it('a research step never holds its slot waiting for Google: it sleeps at once and the answer wakes it', async () => {
     const resources = testResources(database, redis);
-    const config = {
-      ...loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'google' }),
-      trendsCooldownMs: 3 * LOCK_MS,
-      trendsCooldownMaxMs: 3 * LOCK_MS,
-    };
+    const config = loadConfig({
+      REDIS_PREFIX: redis.prefix,
+      TRENDS_PROVIDER: 'google',
+      TRENDS_COOLDOWN_MS: String(3 * LOCK_MS),
+      TRENDS_COOLDOWN_MAX_MS: String(3 * LOCK_MS),
+    });
     await egressPoolFor(resources, config).blocked({ name: 'direct' }, 'an earlier job');
     nock(GOOGLE)
       .get('/trends/api/autocomplete/pasta')

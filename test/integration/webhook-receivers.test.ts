@@ -69,10 +69,12 @@ beforeAll(async () => {
     WEBHOOK_ENCRYPTION_KEY: encryptionKey,
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
   };
-  const config = {
-    ...loadConfig({ REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }),
-    webhookRetryScale: 0.0002,
-  };
+  const config = loadConfig({
+    REDIS_PREFIX: redis.prefix,
+    WEBHOOK_ENCRYPTION_KEY: encryptionKey,
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    WEBHOOK_RETRY_SCALE: '0.0002',
+  });
   pipeline = await startWorkers(testResources(database, redis), config, pino({ level: 'silent' }));
 }, 60_000);
 afterAll(async () => {

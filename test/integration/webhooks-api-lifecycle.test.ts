@@ -73,11 +73,13 @@ let pipeline: Pipeline;
 
 beforeAll(async () => {
   t = await createTestApp({ cacheTtlSeconds: 0, webhookAllowedCidrs: ['127.0.0.1/32'] });
-  const config = {
-    ...loadConfig({ REDIS_PREFIX: t.redis.prefix, WEBHOOK_ENCRYPTION_KEY: t.webhookEncryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }),
-    webhookRetryScale: 0.0002, // 5 s → 1 ms: the schedule's shape, in test time
-    webhookTimeoutMs: 1_500,
-  };
+  const config = loadConfig({
+    REDIS_PREFIX: t.redis.prefix,
+    WEBHOOK_ENCRYPTION_KEY: t.webhookEncryptionKey,
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    WEBHOOK_RETRY_SCALE: '0.0002', // 5 s → 1 ms: the schedule's shape, in test time
+    WEBHOOK_TIMEOUT_MS: '1500',
+  });
   pipeline = await startWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
 });
 afterAll(async () => {

@@ -80,8 +80,8 @@ beforeAll(async () => {
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     WEBHOOK_ACCOUNT_CONCURRENCY: String(PER_ACCOUNT),
   });
-  expect(config.webhookTimeoutMs).toBe(15_000); // a silent receiver holds a slot this long, as in the review
-  slots = Math.min(PER_ACCOUNT, config.webhookConcurrency);
+  expect(config.webhooks.timeoutMs).toBe(15_000); // a silent receiver holds a slot this long, as in the review
+  slots = Math.min(PER_ACCOUNT, config.worker.webhookConcurrency);
   pipeline = await startWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
 });
 afterAll(async () => {

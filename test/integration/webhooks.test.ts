@@ -71,11 +71,13 @@ beforeAll(async () => {
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
   };
   const resources: Resources = testResources(database, redis);
-  const config = {
-    ...loadConfig({ REDIS_PREFIX: redis.prefix, WEBHOOK_ENCRYPTION_KEY: encryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }),
-    webhookRetryScale: 0.0002, // 5 s → 1 ms, 5 min → 60 ms: the schedule's shape, in test time
-    webhookTimeoutMs: 1_500,
-  };
+  const config = loadConfig({
+    REDIS_PREFIX: redis.prefix,
+    WEBHOOK_ENCRYPTION_KEY: encryptionKey,
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    WEBHOOK_RETRY_SCALE: '0.0002', // 5 s → 1 ms, 5 min → 60 ms: the schedule's shape, in test time
+    WEBHOOK_TIMEOUT_MS: '1500',
+  });
   pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 });
 afterAll(async () => {

@@ -22,10 +22,12 @@ const read = (file: string) => readFile(path.join(PROJECT_ROOT, file), 'utf8');
 
 async function variablesRead(): Promise<Set<string>> {
   const source = await read('src/config.ts');
-  // Every variable goes through one of the typed readers: text('X'), url('X', …), integer('X', …), cron('X', …), oneOf('X', …),
-  // or is read from the raw environment before them (env.X).
+  // Every variable goes through one of the section loaders' readers: read.text('X'), read.url('X', …), read.integer('X', …),
+  // read.cron('X', …), read.oneOf('X', …), read.list('X', …), or is read from the raw environment before them (env.X).
   return new Set(
-    [...source.matchAll(/\b(?:(?:text|url|integer|cron|oneOf)\('([A-Z][A-Z0-9_]+)'|env\.([A-Z][A-Z0-9_]+))/g)].map((m) => (m[1] ?? m[2])!),
+    [...source.matchAll(/\b(?:read\.(?:text|url|integer|cron|oneOf|list)\('([A-Z][A-Z0-9_]+)'|env\.([A-Z][A-Z0-9_]+))/g)].map(
+      (m) => (m[1] ?? m[2])!,
+    ),
   );
 }
 
@@ -201,7 +203,7 @@ describe('what the pages say', () => {
   });
 
   it('shows only insights commands and options that exist', async () => {
-    const program = buildProgram(() => {
+    const program = await buildProgram(() => {
       throw new Error('no command runs here');
     });
     const problems: string[] = [];
@@ -217,7 +219,7 @@ describe('what the pages say', () => {
   });
 
   it('shows every command of the CLI somewhere', async () => {
-    const program = buildProgram(() => {
+    const program = await buildProgram(() => {
       throw new Error('no command runs here');
     });
     const shown = new Set<Command>();
@@ -232,8 +234,8 @@ describe('what the pages say', () => {
     expect(all.filter(([, c]) => !shown.has(c)).map(([name]) => `insights ${name}`)).toEqual([]);
   });
 
-  it('catches a command or an option that does not exist (the check itself)', () => {
-    const program = buildProgram(() => {
+  it('catches a command or an option that does not exist (the check itself)', async () => {
+    const program = await buildProgram(() => {
       throw new Error('no command runs here');
     });
     expect(checkCommandLine(program, 'accounts list | show ACC_ID [--json]')).toEqual([]);

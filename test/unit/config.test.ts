@@ -4,22 +4,37 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 describe('config', () => {
   it('has working defaults with an empty environment', () => {
     const config = loadConfig({});
-    expect(config.databaseUrl).toBeUndefined();
-    expect(config.redisUrl).toBeUndefined();
-    expect(config.host).toBe('127.0.0.1');
-    expect(config.port).toBe(3000);
+    expect(config.database.url).toBeUndefined();
+    expect(config.redis.url).toBeUndefined();
+    expect(config.web.host).toBe('127.0.0.1');
+    expect(config.web.port).toBe(3000);
     expect(config.logLevel).toBe('info');
-    expect(Object.isFrozen(config)).toBe(true);
     // Google is paced in HTTPS requests per route; a block cools a route down 10 minutes, doubling up to an hour.
-    expect(config).toMatchObject({
-      trendsRequestsPerMinute: 10,
-      trendsEmbedGapMs: 8_000,
-      trendsEmbedCooldownMs: 300_000,
-      googleCheckCron: '',
-      trendsCooldownMs: 600_000,
-      trendsCooldownMaxMs: 3_600_000,
-      trendsRefusedPauseMs: 600_000,
+    expect(config.trends).toMatchObject({
+      requestsPerMinute: 10,
+      embedGapMs: 8_000,
+      embedCooldownMs: 300_000,
+      cooldownMs: 600_000,
+      cooldownMaxMs: 3_600_000,
+      refusedPauseMs: 600_000,
     });
+    expect(config.schedules.googleCheckCron).toBe('');
+  });
+
+  it('is one frozen section per part of the service, frozen all the way down', () => {
+    const config = loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000', TRENDS_PROXY_URLS: 'http://10.0.0.5:3128' });
+    expect(Object.keys(config).sort()).toEqual(
+      ['admin', 'dataDir', 'database', 'demoSeriesDir', 'logLevel', 'redis', 'schedules', 'trends', 'web', 'webhooks', 'worker'].sort(),
+    );
+    const frozenThrough = (value: unknown, where: string): void => {
+      if (value === null || typeof value !== 'object') return;
+      expect(Object.isFrozen(value), `${where} is frozen`).toBe(true);
+      for (const [key, inner] of Object.entries(value)) frozenThrough(inner, `${where}.${key}`);
+    };
+    frozenThrough(config, 'config');
+    expect(() => {
+      (config.webhooks.sends.perDay as { free: number }).free = 1_000_000;
+    }).toThrow(TypeError);
   });
 
   it('reports every bad variable in one error', () => {
@@ -85,7 +100,7 @@ describe('config', () => {
       [{ TRENDS_PAUSE_MS: '30000' }, /TRENDS_PAUSE_MS is no longer read: .*TRENDS_COOLDOWN_MS/],
     ];
     for (const [env, message] of cases) expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
-    expect(loadConfig({ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0/8, 127.0.0.1/32, fd00::/8, 192.168.1.5' }).webhookAllowedCidrs).toHaveLength(4);
+    expect(loadConfig({ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0/8, 127.0.0.1/32, fd00::/8, 192.168.1.5' }).webhooks.allowedCidrs).toHaveLength(4);
   });
 
   it('never repeats a password in its messages, however the URL is written', () => {
@@ -112,15 +127,15 @@ describe('config', () => {
   });
 
   it('TRUST_PROXY is off by default and a strict list of addresses and CIDRs when on', () => {
-    expect(loadConfig({}).trustProxy).toEqual([]);
-    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toEqual([]);
-    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,fd00::/8' }).trustProxy).toEqual(['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
-    expect(loadConfig({ TRUST_PROXY: '::ffff:10.0.0.0/104' }).trustProxy).toEqual(['::ffff:10.0.0.0/104']);
+    expect(loadConfig({}).web.trustProxy).toEqual([]);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).web.trustProxy).toEqual([]);
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,fd00::/8' }).web.trustProxy).toEqual(['127.0.0.1', '10.0.0.0/8', 'fd00::/8']);
+    expect(loadConfig({ TRUST_PROXY: '::ffff:10.0.0.0/104' }).web.trustProxy).toEqual(['::ffff:10.0.0.0/104']);
   });
 
   it('PUBLIC_BASE_URL defaults to the address this process listens on, brackets around an IPv6 host, no trailing slash', () => {
-    expect(loadConfig({}).publicBaseUrl).toBe('http://127.0.0.1:3000');
-    expect(loadConfig({ HOST: '::1', PORT: '8080' }).publicBaseUrl).toBe('http://[::1]:8080');
-    expect(loadConfig({ PUBLIC_BASE_URL: 'https://insights.example.com/' }).publicBaseUrl).toBe('https://insights.example.com');
+    expect(loadConfig({}).web.publicBaseUrl).toBe('http://127.0.0.1:3000');
+    expect(loadConfig({ HOST: '::1', PORT: '8080' }).web.publicBaseUrl).toBe('http://[::1]:8080');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://insights.example.com/' }).web.publicBaseUrl).toBe('https://insights.example.com');
   });
 });

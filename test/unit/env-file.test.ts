@@ -35,7 +35,7 @@ describe('the .env file', () => {
     try {
       for (const name of ['PORT', 'TRENDS_PROVIDER', 'LOG_LEVEL']) delete process.env[name];
       process.env.ENV_FILE = path.join(root, '.env');
-      expect(loadConfig()).toMatchObject({ port: 4321, trendsProvider: 'replay', logLevel: 'warn' });
+      expect(loadConfig()).toMatchObject({ web: { port: 4321 }, trends: { provider: 'replay' }, logLevel: 'warn' });
 
       const bad = path.join(root, 'bad.env');
       await writeFile(bad, 'PORT=eighty\n');
@@ -50,6 +50,6 @@ describe('the .env file', () => {
   });
 
   it('is never read when the configuration is given explicitly (as tests do)', () => {
-    expect(loadConfig({ ENV_FILE: path.join(root, '.env') }).port).toBe(3000);
+    expect(loadConfig({ ENV_FILE: path.join(root, '.env') }).web.port).toBe(3000);
   });
 });

@@ -9,6 +9,7 @@ import type { Resources } from '../../runtime/resources.js';
 import { releaseHeldDeliveries } from '../../runtime/held-deliveries.js';
 import { checkName, checkPlan, keyStatus, requireAccount } from '../account-arguments.js';
 import type { CliContext } from '../context.js';
+import { describeCommand } from '../command-index.js';
 import { print, printJson, table, UsageError } from '../output.js';
 import { withResources } from '../resources.js';
 
@@ -31,7 +32,7 @@ function quotaOf(resources: Resources): QuotaStore {
 }
 
 export function registerAccountCommands(program: Command, context: () => CliContext): void {
-  const accounts = program.command('accounts').description('Accounts own API keys, a plan and its daily quota');
+  const accounts = program.command('accounts').description(describeCommand('accounts'));
 
   accounts
     .command('create')

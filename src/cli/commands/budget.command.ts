@@ -1,3 +1,4 @@
+import { describeCommand } from '../command-index.js';
 import type { Command } from 'commander';
 import { budgetReport } from '../../runtime/budget.js';
 import { egressPoolFor } from '../../runtime/egress.js';
@@ -24,9 +25,7 @@ const STATE: Record<RouteBudget['state'], (r: RouteBudget) => string> = {
 export function registerBudgetCommand(program: Command, context: () => CliContext): void {
   program
     .command('budget')
-    .description(
-      "Google Trends' request budget: HTTPS requests per egress route in the last hour and today, each route's state, research waiting, and whether the daily refresh fits",
-    )
+    .description(describeCommand('budget'))
     .option('--json', 'print the figures as one JSON object')
     .action(async (options: { json?: boolean }) => {
       await withResources(context, async (resources, { config }) => {

@@ -6,13 +6,14 @@ import { QUEUES } from '../../queue/queues.js';
 import { describeTarget } from '../../redis/connection.js';
 import { keySlot } from '../../redis/slots.js';
 import type { CliContext } from '../context.js';
+import { describeCommand } from '../command-index.js';
 import { withResources } from '../resources.js';
 import { print, printJson, table } from '../output.js';
 
 export function registerDoctorCommand(program: Command, context: () => CliContext): void {
   program
     .command('doctor')
-    .description('Where things are: Postgres (and how far its replica is behind), Redis, and which Redis shard holds which keys')
+    .description(describeCommand('doctor'))
     .option('--json', "print the replica's lag and the key layout as JSON")
     .action(async (options: { json?: boolean }) => {
       await withResources(context, async (resources, { config }) => {
@@ -33,8 +34,8 @@ export function registerDoctorCommand(program: Command, context: () => CliContex
           return { what, key, slot, node };
         });
         let replica: ({ reachable: true } & ReplicaLag) | { reachable: false; error: string } | undefined;
-        if (config.databaseReadUrl) {
-          const replicaDb = createDb(config.databaseReadUrl, { maxConnections: 1, applicationName: 'si-cli' });
+        if (config.database.readUrl) {
+          const replicaDb = createDb(config.database.readUrl, { maxConnections: 1, applicationName: 'si-cli' });
           try {
             replica = { reachable: true, ...(await measureReplicaLag(resources.db, replicaDb)) };
           } catch (error) {
@@ -51,7 +52,7 @@ export function registerDoctorCommand(program: Command, context: () => CliContex
             layout: rows,
           });
         print(
-          `Postgres: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded (PGlite)'}${config.databaseReadUrl ? '; API reads from DATABASE_READ_URL once it has replayed what a response needs' : ''}`,
+          `Postgres: ${config.database.url ? 'DATABASE_URL' : 'embedded (PGlite)'}${config.database.readUrl ? '; API reads from DATABASE_READ_URL once it has replayed what a response needs' : ''}`,
         );
         if (replica?.reachable) {
           const age = replica.lastReplaySecondsAgo === null ? '' : `; last transaction replayed ${replica.lastReplaySecondsAgo} s ago`;

@@ -8,13 +8,12 @@ import { openQueues } from '../../runtime/queues.js';
 import { startWorkers, type Pipeline } from '../../runtime/workers.js';
 import { createLocalTrendsProvider } from '../../trends/provider-factory.js';
 import type { CliContext } from '../context.js';
+import { describeCommand } from '../command-index.js';
 import { withResources } from '../resources.js';
 import { UsageError } from '../output.js';
 
 export function registerEvidenceCommands(program: Command, context: () => CliContext): void {
-  const evidence = program
-    .command('evidence')
-    .description('Evidence for validating the pain and intent readings (docs/research.md, "Validating pain and intent")');
+  const evidence = program.command('evidence').description(describeCommand('evidence'));
   evidence
     .command('collect')
     .description(
@@ -63,7 +62,7 @@ export function registerEvidenceCommands(program: Command, context: () => CliCon
         const closers: Array<() => Promise<void>> = [];
         try {
           let gateway: TrendsGateway;
-          if (config.trendsProvider === 'google') {
+          if (config.trends.provider === 'google') {
             const { queues, close } = openQueues(resources);
             closers.push(close);
             // Google is asked by workers only (they keep the routes' pace): start them here if none runs.
@@ -78,19 +77,19 @@ export function registerEvidenceCommands(program: Command, context: () => CliCon
               connection.disconnect();
             });
             await events.waitUntilReady();
-            gateway = new QueuedTrendsGateway(queues.trends, events, 'google', config.trendsWaitMs, TRENDS_PRIORITY.background);
+            gateway = new QueuedTrendsGateway(queues.trends, events, 'google', config.trends.waitMs, TRENDS_PRIORITY.background);
           } else {
-            gateway = new DirectTrendsGateway(createLocalTrendsProvider(config.trendsProvider, config));
+            gateway = new DirectTrendsGateway(createLocalTrendsProvider(config.trends.provider, config));
           }
           const deadline = Date.now() + minutes * 60_000;
           const counts = { listed: 0, compared: 0 };
           for (const [i, phrase] of phrases.entries()) {
             const record = await collectEvidence(phrase, {
               gateway,
-              provider: config.trendsProvider,
+              provider: config.trends.provider,
               geo,
               deadline,
-              sleepMs: Math.min(30_000, config.trendsWaitMs),
+              sleepMs: Math.min(30_000, config.trends.waitMs),
             });
             if (record.related_queries.served === 'listed') counts.listed += 1;
             if (record.modifier_comparison.outcome === 'served') counts.compared += 1;

@@ -1,3 +1,4 @@
+import { describeCommand } from '../command-index.js';
 import type { Command } from 'commander';
 import { forecastJsonl, MAX_HORIZON } from '../../forecast/batch.js';
 import { withBatchStreams } from '../batch-io.js';
@@ -6,7 +7,7 @@ import { UsageError } from '../output.js';
 export function registerForecastCommand(program: Command): void {
   program
     .command('forecast')
-    .description('Forecast series in batch: JSONL in ({"id","points":[{"date","value"}],"horizon"?}), JSONL out, same order')
+    .description(describeCommand('forecast'))
     .requiredOption('--input <file>', 'input JSONL file, or - for stdin')
     .requiredOption('--output <file>', 'output JSONL file, or - for stdout')
     .option('--horizon <days>', `default horizon for lines without one (1–${MAX_HORIZON})`, '7')

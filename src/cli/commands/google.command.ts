@@ -9,10 +9,11 @@ import type { Pacer } from '../../trends/google-client.js';
 import { checkGoogle } from '../../trends/google-check.js';
 import { anchorTermFor } from '../../trends/provider-factory.js';
 import type { CliContext } from '../context.js';
+import { describeCommand } from '../command-index.js';
 import { print, printJson, table, UsageError } from '../output.js';
 
 export function registerGoogleCommands(program: Command, context: () => CliContext): void {
-  const google = program.command('google').description('Google Trends itself, as it answers now');
+  const google = program.command('google').description(describeCommand('google'));
   google
     .command('check')
     .description(
@@ -24,15 +25,15 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
       const geo = options.geo.trim().toUpperCase();
       if (!/^[A-Z]{2}$/.test(geo)) throw new UsageError(`--geo must be a two-letter country code such as US (got "${options.geo}")`);
       const { config } = context();
-      const [route] = routesFrom(config.trendsProxyUrls);
+      const [route] = routesFrom(config.trends.proxyUrls);
       const paced = await pacersFor(config, route!);
       let result;
       try {
         result = await checkGoogle({
           route: route!,
           geo,
-          term: anchorTermFor('google', config.trendsAnchor),
-          timeoutMs: config.trendsRequestTimeoutMs,
+          term: anchorTermFor('google', config.trends.anchor),
+          timeoutMs: config.trends.requestTimeoutMs,
           pacers: paced.pacers,
         });
         // A block the check met is the route's, as for any job: the workers wait it out instead of following it in.
@@ -83,15 +84,15 @@ async function pacersFor(
   route: EgressRoute,
 ): Promise<{ pacers?: { pace: Pacer; paceEmbed: Pacer }; pool?: EgressPool; redis?: Redis; jobId: string; how: string }> {
   const jobId = `cli-google-check-${Date.now()}`;
-  const target = config.redisClusterNodes ? { cluster: config.redisClusterNodes } : (config.redisUrl ?? DEFAULT_REDIS_URL);
+  const target = config.redis.clusterNodes ? { cluster: config.redis.clusterNodes } : (config.redis.url ?? DEFAULT_REDIS_URL);
   const redis = createRedis(target, 'client');
   try {
     await waitForRedis(redis, target, 1_500);
-    const pool = new EgressPool(redis, redisKeys(config.redisPrefix).trendsPool, [route], egressPoolOptions(config));
+    const pool = new EgressPool(redis, redisKeys(config.redis.prefix).trendsPool, [route], egressPoolOptions(config));
     return { pacers: pool.pacers(route, jobId), pool, redis, jobId, how: "inside the route's pace (shared with the workers)" };
   } catch {
     redis.disconnect();
-    const gap = config.trendsRequestsPerMinute > 0 ? 60_000 / config.trendsRequestsPerMinute : 0;
+    const gap = config.trends.requestsPerMinute > 0 ? 60_000 / config.trends.requestsPerMinute : 0;
     let next = 0;
     const wait = (ms: number) => async () => {
       const at = Math.max(Date.now(), next);
@@ -104,11 +105,11 @@ async function pacersFor(
         pace,
         paceEmbed: async () => {
           await pace();
-          await new Promise((r) => setTimeout(r, Math.max(0, config.trendsEmbedGapMs - gap)));
+          await new Promise((r) => setTimeout(r, Math.max(0, config.trends.embedGapMs - gap)));
         },
       },
       jobId,
-      how: `Redis not reachable: paced by this process alone (${config.trendsRequestsPerMinute} requests a minute)`,
+      how: `Redis not reachable: paced by this process alone (${config.trends.requestsPerMinute} requests a minute)`,
     };
   }
 }

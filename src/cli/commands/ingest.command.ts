@@ -4,12 +4,13 @@ import { JOB } from '../../queue/job-catalogue.js';
 import { openResources } from '../../runtime/resources.js';
 import { openQueues } from '../../runtime/queues.js';
 import type { CliContext } from '../context.js';
+import { describeCommand } from '../command-index.js';
 import { print, table } from '../output.js';
 
 export function registerIngestCommands(program: Command, context: () => CliContext): void {
   program
     .command('ingest')
-    .description('Trend ingestion')
+    .description(describeCommand('ingest'))
     .command('now')
     .description("Refresh every researched insight's series, forecast and scores now (the daily job, run at once)")
     .action(async () => {
@@ -29,7 +30,7 @@ export function registerIngestCommands(program: Command, context: () => CliConte
 
   program
     .command('schedules')
-    .description('The job schedulers (cron, UTC) and their next run')
+    .description(describeCommand('schedules'))
     .action(async () => {
       const { config, logger } = context();
       const resources = await openResources(config, logger);

@@ -15,6 +15,7 @@ import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPES, isApiKeyScope, type ApiKeyScope
 import { isId } from '../../domain/ids.js';
 import { PLAN_VALUES, PLANS } from '../../domain/quota.js';
 import type { CliContext } from '../context.js';
+import { describeCommand } from '../command-index.js';
 import { withResources } from '../resources.js';
 import { print, printJson, table, UsageError } from '../output.js';
 import { checkName, checkPlan, keyStatus, requireAccount } from '../account-arguments.js';
@@ -60,7 +61,7 @@ function printCreated(created: CreatedApiKey, json: boolean | undefined, what: s
 }
 
 export function registerKeyCommands(program: Command, context: () => CliContext): void {
-  const keys = program.command('keys').description('Manage API keys (shown once, stored only as a hash)');
+  const keys = program.command('keys').description(describeCommand('keys'));
 
   keys
     .command('create')

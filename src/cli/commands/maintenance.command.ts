@@ -4,6 +4,7 @@ import { migrateToLatest } from '../../db/migrate.js';
 import { DEFAULT_DEMO_COUNT, seedDemo } from '../../demo/demo-seed.js';
 import { release } from '../../runtime/release.js';
 import type { CliContext } from '../context.js';
+import { describeCommand } from '../command-index.js';
 import { withResources } from '../resources.js';
 import { print, UsageError } from '../output.js';
 import path from 'node:path';
@@ -11,7 +12,7 @@ import path from 'node:path';
 export function registerMaintenanceCommands(program: Command, context: () => CliContext): void {
   program
     .command('migrate')
-    .description('Bring the database schema up to date (idempotent)')
+    .description(describeCommand('migrate'))
     .action(async () => {
       await withResources(context, async (resources) => {
         const result = await migrateToLatest(resources.db);
@@ -22,7 +23,7 @@ export function registerMaintenanceCommands(program: Command, context: () => Cli
 
   program
     .command('release')
-    .description('Release phase: migrate and upsert the job schedulers (idempotent)')
+    .description(describeCommand('release'))
     .action(async () => {
       await withResources(context, async (resources, { config }) => {
         const summary = await release(resources, config);
@@ -32,7 +33,7 @@ export function registerMaintenanceCommands(program: Command, context: () => Cli
 
   program
     .command('seed')
-    .description('Load demo insights from real Google Trends series')
+    .description(describeCommand('seed'))
     .option('--demo', 'load the demo data set (required: the only seed there is)')
     .option('--from <dir>', "folder holding gtab-us-daily.csv (default: DEMO_SERIES_DIR, the repository's data/trends-series)")
     .option('--count <n>', 'how many series to load', String(DEFAULT_DEMO_COUNT))

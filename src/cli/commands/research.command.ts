@@ -12,6 +12,7 @@ import { openQueues } from '../../runtime/queues.js';
 import { startWorkers, type Pipeline } from '../../runtime/workers.js';
 import type { Logger } from '../../logger.js';
 import type { CliContext } from '../context.js';
+import { describeCommand } from '../command-index.js';
 import { withResources } from '../resources.js';
 import { forTerminal, print, printJson, table, UsageError } from '../output.js';
 
@@ -60,7 +61,7 @@ async function ensureWorkers(resources: Resources, config: Config, logger: Logge
 export function registerResearchCommands(program: Command, context: () => CliContext): void {
   program
     .command('research')
-    .description('Research an idea: a 40-step run that ends in a scored insight')
+    .description(describeCommand('research'))
     .argument('<idea>', 'the idea, e.g. "AI meal planner for diabetics" (1–500 characters)')
     .option('--keyword <keyword>', 'a search phrase to use (repeatable; the first becomes the primary phrase)', collect, [])
     .option('--wait', 'wait for the run to finish, showing progress')
@@ -83,8 +84,8 @@ Trends data comes from TRENDS_PROVIDER:
         const run = await startRun(resources.db, new ResearchChain(queues.research), {
           idea,
           hints: options.keyword,
-          provider: config.trendsProvider,
-          source: config.trendsProvider === 'synthetic' ? SOURCES.synthetic : SOURCES.research,
+          provider: config.trends.provider,
+          source: config.trends.provider === 'synthetic' ? SOURCES.synthetic : SOURCES.research,
         }).catch((error: unknown) => {
           if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
           throw error;
@@ -126,7 +127,7 @@ Trends data comes from TRENDS_PROVIDER:
       }
     });
 
-  const runs = program.command('runs').description('Inspect and resume research runs');
+  const runs = program.command('runs').description(describeCommand('runs'));
 
   runs
     .command('list')

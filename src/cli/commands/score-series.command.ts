@@ -1,3 +1,4 @@
+import { describeCommand } from '../command-index.js';
 import type { Command } from 'commander';
 import { scoreSeriesJsonl } from '../../batch/score-series.js';
 import { withBatchStreams } from '../batch-io.js';
@@ -5,9 +6,7 @@ import { withBatchStreams } from '../batch-io.js';
 export function registerScoreSeriesCommand(program: Command): void {
   program
     .command('score-series')
-    .description(
-      'Momentum and trend class of series in batch: JSONL in ({"id","points":[{"date","value"}],"points_90d"?}), JSONL out ({"id","momentum","trend_class","model"}), same order',
-    )
+    .description(describeCommand('score-series'))
     .requiredOption('--input <file>', 'input JSONL file, or - for stdin')
     .requiredOption('--output <file>', 'output JSONL file, or - for stdout')
     .action(async (options: { input: string; output: string }) => {

@@ -5,13 +5,14 @@ import { findForecast } from '../../insights/forecast.repository.js';
 import { findInsight } from '../../insights/insight.repository.js';
 import { latestTrendPoints } from '../../insights/trend-point.repository.js';
 import type { CliContext } from '../context.js';
+import { describeCommand } from '../command-index.js';
 import { withResources } from '../resources.js';
 import { print, UsageError } from '../output.js';
 
 export function registerShowCommand(program: Command, context: () => CliContext): void {
   program
     .command('show')
-    .description('An insight: scores, the 30-day series and the 7-day forecast as sparklines')
+    .description(describeCommand('show'))
     .argument('<id>', 'insight id (ins_…)')
     .action(async (id: string) => {
       await withResources(context, async (resources) => {

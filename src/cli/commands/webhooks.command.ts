@@ -7,6 +7,7 @@ import { openQueues } from '../../runtime/queues.js';
 import { SecretBox } from '../../webhooks/secret-box.js';
 import { queueDeliveries, SubscriptionInputError, WebhookNotFoundError, WebhookService } from '../../webhooks/webhook-service.js';
 import type { CliContext } from '../context.js';
+import { describeCommand } from '../command-index.js';
 import { forTerminal, print, printJson, table, UsageError } from '../output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -39,10 +40,10 @@ function withService<T>(context: () => CliContext, fn: (service: WebhookService,
         opened ??= openQueues(r);
         await queueDeliveries(opened.queues.webhooks)(deliveries);
       },
-      policy: { allowPrivate: ctx.config.webhookAllowPrivate, allowedCidrs: ctx.config.webhookAllowedCidrs },
-      secretOverlapHours: ctx.config.webhookSecretOverlapHours,
-      maxSubscriptions: ctx.config.webhookMaxSubscriptions,
-      sends: ctx.config.webhookSends,
+      policy: { allowPrivate: ctx.config.webhooks.allowPrivate, allowedCidrs: ctx.config.webhooks.allowedCidrs },
+      secretOverlapHours: ctx.config.webhooks.secretOverlapHours,
+      maxSubscriptions: ctx.config.webhooks.maxSubscriptions,
+      sends: ctx.config.webhooks.sends,
       pingRateKey: r.redisKeys.webhookPings,
     });
     try {
@@ -68,9 +69,7 @@ function warn(warnings: readonly string[]): void {
 }
 
 export function registerWebhookCommands(program: Command, context: () => CliContext): void {
-  const webhooks = program
-    .command('webhooks')
-    .description('Webhook subscriptions, deliveries and replays (clients manage their own through /api/webhooks)');
+  const webhooks = program.command('webhooks').description(describeCommand('webhooks'));
 
   webhooks
     .command('add')
@@ -223,7 +222,7 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
         if (o.json) printJson({ id, secret });
         else {
           print(`New secret for ${id}: ${secret}`);
-          print(`Both secrets sign for ${ctx.config.webhookSecretOverlapHours} h; switch your receiver within that window.`);
+          print(`Both secrets sign for ${ctx.config.webhooks.secretOverlapHours} h; switch your receiver within that window.`);
         }
       }),
     );

@@ -11,10 +11,10 @@ export interface DeliveryFairness {
   circuit: { failures: number; openMs: number; maxOpenMs: number };
 }
 
-export const DEFAULT_DELIVERY_FAIRNESS: DeliveryFairness = {
+export const DEFAULT_DELIVERY_FAIRNESS: DeliveryFairness = Object.freeze({
   perAccount: 10,
-  circuit: { failures: 5, openMs: 30_000, maxOpenMs: 600_000 },
-};
+  circuit: Object.freeze({ failures: 5, openMs: 30_000, maxOpenMs: 600_000 }),
+});
 
 /**
  * How long a delivery the gate held back sleeps before it asks again: a base,

@@ -18,11 +18,11 @@ export interface WebhookSendLimits {
 }
 
 /** The defaults (WEBHOOK_SENDS_PER_DAY_*, WEBHOOK_REPLAY_MAX_PER_CALL, WEBHOOK_PINGS_PER_MINUTE). */
-export const DEFAULT_WEBHOOK_SENDS: WebhookSendLimits = {
-  perDay: { free: 50, starter: 500, pro: 5_000, enterprise: 50_000 },
+export const DEFAULT_WEBHOOK_SENDS: WebhookSendLimits = Object.freeze({
+  perDay: Object.freeze({ free: 50, starter: 500, pro: 5_000, enterprise: 50_000 }),
   replayPerCall: 100,
   pingsPerMinute: 10,
-};
+});
 
 /** The most POSTs an account can cause in a day on request: its sends, each retried at most MAX_ATTEMPTS times. */
 export const maxRequestedPostsPerDay = (limits: WebhookSendLimits, plan: Plan) => limits.perDay[plan] * MAX_ATTEMPTS;
