@@ -1,14 +1,13 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
-import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
-import type { Resources } from '../../src/runtime/resources.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { type Pipeline } from '../../src/runtime/workers.js';
+import { type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
+import { type TestRedis } from '../support/redis.js';
 import type { FastifyInstance } from 'fastify';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
@@ -17,11 +16,11 @@ let redis: TestRedis;
 let pipeline: Pipeline;
 let app: FastifyInstance;
 
+let stack: TestStack;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
-  const resources: Resources = testResources(database, redis);
-  pipeline = await startWorkers(resources, loadConfig({ REDIS_PREFIX: redis.prefix }), pino({ level: 'silent' }));
+  stack = await createTestStack({ workers: true });
+  ({ database, redis } = stack);
+  pipeline = stack.pipeline!;
   app = await buildApp({
     db: database.db,
     redis: redis.redis,
@@ -35,9 +34,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app.close();
-  await pipeline.close();
-  await redis.destroy();
-  await database.destroy();
+  await stack.close();
 });
 
 const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`ops:${password}`).toString('base64')}` });

@@ -5,7 +5,7 @@
 import nock from 'nock';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import { newId } from '../../src/domain/ids.js';
 import type { Resources } from '../../src/runtime/resources.js';
 import { egressPoolFor } from '../../src/runtime/egress.js';
@@ -14,22 +14,22 @@ import { upsertInsight } from '../../src/insights/insight.repository.js';
 import { replaceTrendPoints } from '../../src/insights/trend-point.repository.js';
 import { upsertForecast } from '../../src/insights/forecast.repository.js';
 import { forecast } from '../../src/domain/forecast/forecaster.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { dimensionsWith } from '../support/fixtures.js';
 import { until } from '../support/pipeline.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 import { recordedBody } from '../support/recorded.js';
-import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
 import { demoSeries } from '../support/shared-data.js';
 import { enqueue } from '../../src/queue/enqueue.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
 
 const GOOGLE = 'https://trends.google.com';
 let database: TestDatabase;
-let redis: TestRedis;
 let pipeline: Pipeline;
 let insightId: string;
 let resources: Resources;
-let config: ReturnType<typeof loadConfig>;
+let config: Config;
+let stack: TestStack;
 
 function multilineBody(values: Array<{ date: string; value: number }>): string {
   const timelineData = values.map((p) => ({
@@ -52,8 +52,16 @@ const forecastOf = () => database.db.selectFrom('forecasts').selectAll().where('
 beforeAll(async () => {
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack({
+    env: {
+      TRENDS_PROVIDER: 'google',
+      TRENDS_COOLDOWN_MS: '200',
+      TRENDS_COOLDOWN_MAX_MS: '2000',
+      TRENDS_WAIT_MS: '500',
+      TRENDS_REQUESTS_PER_MINUTE: '0',
+    },
+  });
+  ({ database, resources, config } = stack);
   insightId = newId('insight');
   await upsertInsight(database.db, {
     id: insightId,
@@ -70,23 +78,14 @@ beforeAll(async () => {
     summary: 'fixture',
     status: 'active',
   });
-  resources = testResources(database, redis);
-  config = loadConfig({
-    REDIS_PREFIX: redis.prefix,
-    TRENDS_PROVIDER: 'google',
-    TRENDS_COOLDOWN_MS: '200',
-    TRENDS_COOLDOWN_MAX_MS: '2000',
-    TRENDS_WAIT_MS: '500',
-    TRENDS_REQUESTS_PER_MINUTE: '0',
-  });
+  // Started after the insight exists: the workers' first refresh finds it.
   pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
 });
 afterAll(async () => {
   await pipeline.close();
   nock.cleanAll();
   nock.enableNetConnect();
-  await redis.destroy();
-  await database.destroy();
+  await stack.close();
 });
 
 describe('ingestion faults', () => {

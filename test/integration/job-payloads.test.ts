@@ -1,30 +1,21 @@
 // A job whose payload is not what its processor accepts (enqueued by older or
 // newer code, or by hand) fails that job for good with a message saying what
 // is wrong, and the workers go on with the next job.
-import { pino } from 'pino';
 import { Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { JOBS } from '../../src/queue/queues.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { type Pipeline } from '../../src/runtime/workers.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
-let database: TestDatabase;
-let redis: TestRedis;
 let pipeline: Pipeline;
 
+let stack: TestStack;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
-  pipeline = await startWorkers(testResources(database, redis), loadConfig({ REDIS_PREFIX: redis.prefix }), pino({ level: 'silent' }));
+  stack = await createTestStack({ workers: true });
+  pipeline = stack.pipeline!;
 });
-afterAll(async () => {
-  await pipeline.close();
-  await redis.destroy();
-  await database.destroy();
-});
+afterAll(() => stack.close());
 
 const settled = (queue: Queue, job: Job) =>
   until(

@@ -6,16 +6,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/free-port.js';
-import { loadConfig, PROJECT_ROOT } from '../../src/config.js';
+import { PROJECT_ROOT } from '../../src/config.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import { type Pipeline } from '../../src/runtime/workers.js';
 import { runCli } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 interface Receiver {
   name: string;
@@ -31,7 +30,6 @@ const RECEIVERS = [
 ];
 
 let database: TestDatabase;
-let redis: TestRedis;
 let pipeline: Pipeline;
 let env: Record<string, string>;
 const receivers: Receiver[] = [];
@@ -59,29 +57,18 @@ function startReceiver(spec: (typeof RECEIVERS)[number], secret: string, port: n
   });
 }
 
+let stack: TestStack | undefined;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
-  env = {
-    ...database.env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
-    WEBHOOK_ENCRYPTION_KEY: encryptionKey,
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-  };
-  const config = loadConfig({
-    REDIS_PREFIX: redis.prefix,
-    WEBHOOK_ENCRYPTION_KEY: encryptionKey,
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-    WEBHOOK_RETRY_SCALE: '0.0002',
+  stack = await createTestStack({
+    env: { WEBHOOK_ENCRYPTION_KEY: encryptionKey, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_SCALE: '0.0002' },
+    workers: true,
   });
-  pipeline = await startWorkers(testResources(database, redis), config, pino({ level: 'silent' }));
+  ({ database, env } = stack);
+  pipeline = stack.pipeline!;
 }, 60_000);
 afterAll(async () => {
   for (const r of receivers) r.child.kill('SIGTERM');
-  await pipeline?.close();
-  await redis?.destroy();
-  await database?.destroy();
+  await stack?.close();
 });
 
 describe('the receivers in docs/webhooks.md', () => {

@@ -4,19 +4,16 @@
 import { UnrecoverableError } from 'bullmq';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { BACKTEST } from '../../src/domain/scoring/backtest-results.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
-import type { Resources } from '../../src/runtime/resources.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import { type Pipeline } from '../../src/runtime/workers.js';
 import { send } from '../../src/webhooks/sender.js';
 import { runCli } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 interface Received {
   id: string;
@@ -27,9 +24,9 @@ interface Received {
 }
 
 let database: TestDatabase;
-let redis: TestRedis;
 let pipeline: Pipeline;
 let env: Record<string, string>;
+let stack: TestStack;
 const encryptionKey = randomBytes(32).toString('base64');
 
 /** A receiver that verifies with standardwebhooks; `script` decides the status per request. */
@@ -61,30 +58,19 @@ function receiver(secret: () => string, script: (n: number) => number = () => 20
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
-  env = {
-    ...database.env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
-    WEBHOOK_ENCRYPTION_KEY: encryptionKey,
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-  };
-  const resources: Resources = testResources(database, redis);
-  const config = loadConfig({
-    REDIS_PREFIX: redis.prefix,
-    WEBHOOK_ENCRYPTION_KEY: encryptionKey,
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-    WEBHOOK_RETRY_SCALE: '0.0002', // 5 s → 1 ms, 5 min → 60 ms: the schedule's shape, in test time
-    WEBHOOK_TIMEOUT_MS: '1500',
+  stack = await createTestStack({
+    env: {
+      WEBHOOK_ENCRYPTION_KEY: encryptionKey,
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+      WEBHOOK_RETRY_SCALE: '0.0002', // 5 s → 1 ms, 5 min → 60 ms: the schedule's shape, in test time
+      WEBHOOK_TIMEOUT_MS: '1500',
+    },
+    workers: true,
   });
-  pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
+  ({ database, env } = stack);
+  pipeline = stack.pipeline!;
 });
-afterAll(async () => {
-  await pipeline.close();
-  await redis.destroy();
-  await database.destroy();
-});
+afterAll(() => stack.close());
 
 async function subscribe(url: string, extra: string[] = []): Promise<{ id: string; secret: string }> {
   const result = await runCli(['webhooks', 'add', '--url', url, '--json', ...extra], env);
