@@ -13,9 +13,12 @@ import { fetchThroughPool, type PacedFetchDeps, type TrendsWait } from '../src/t
 /** Jobs that wake at the same moment (a cooldown's end) are spread over this much. */
 const WAKE_SPREAD_MS = 500;
 
-export function trendsFetchProcessor(deps: PacedFetchDeps) {
+export function trendsFetchProcessor(deps: PacedFetchDeps & { wanted?: (jobId: string) => Promise<boolean> }) {
   return async (job: Job<TrendsFetchPayload>, token?: string) => {
     const { request, refusedBy = [] } = job.data;
+    // Every run that waited for it was cancelled: Google's budget is not spent on it.
+    if (deps.wanted && !(await deps.wanted(String(job.id))))
+      throw new UnrecoverableError('nobody waits for it any more: its research runs were cancelled');
     const outcome = await fetchThroughPool(deps, String(job.id), request, refusedBy);
     if (outcome.kind === 'fail') throw new UnrecoverableError(outcome.message);
     if (outcome.kind === 'answer') {

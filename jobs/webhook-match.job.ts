@@ -8,7 +8,7 @@ import { eventText } from '../src/domain/webhooks/matching.js';
 import { Batcher } from '../src/db/batcher.js';
 import { loadEventsWithInsights, markEventRelayed, unrelayedEvents } from '../src/webhooks/event.repository.js';
 import { createPendingDeliveries } from '../src/webhooks/delivery.repository.js';
-import { minScoresOf } from '../src/webhooks/subscription.repository.js';
+import { accountSubscriptionsTaking, minScoresOf, subscriptionsOfAccount } from '../src/webhooks/subscription.repository.js';
 import { enqueueMany, ensureEnqueued } from '../src/queue/enqueue.js';
 import { deliveryPayload, JOB, type WebhookMatchPayload } from '../src/queue/job-catalogue.js';
 import type { SubscriptionIndexCache } from '../src/webhooks/subscription-index.cache.js';
@@ -21,7 +21,11 @@ export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: Su
     if (!event) return { skipped: 'no such event' };
     let subscriptionIds: string[] = [];
     const { insight } = event;
-    if (insight) {
+    const runAccount = (event.payload as { account_id?: unknown }).account_id;
+    if (event.type === 'research.completed' || event.type === 'research.failed') {
+      // The account's own research: its subscriptions alone.
+      subscriptionIds = typeof runAccount === 'string' ? await accountSubscriptionsTaking(deps.db, runAccount, event.type) : [];
+    } else if (insight) {
       const index = await deps.index.get();
       const matched = index.match({
         type: event.type,
@@ -37,6 +41,9 @@ export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: Su
         const thresholds = await minScoresOf(deps.db, matched);
         subscriptionIds = thresholds.filter((s) => s.minScore !== null && previous < s.minScore).map((s) => s.id);
       }
+      // A private insight is matched against its account's subscriptions only.
+      if (insight.owner_account_id !== null)
+        subscriptionIds = await subscriptionsOfAccount(deps.db, subscriptionIds, insight.owner_account_id);
     }
     // Every pending delivery of the event gets its job, new or left by a crash before its job
     // was enqueued (job ids make that idempotent).

@@ -3,6 +3,7 @@
 // the result is frozen.
 import { DEFAULT_DELIVERY_FAIRNESS, type DeliveryFairness } from './domain/webhooks/fairness.js';
 import { DEFAULT_WEBHOOK_SENDS, type WebhookSendLimits } from './domain/webhooks/sends.js';
+import { DEFAULT_RESEARCH_ALLOWANCE, type ResearchAllowance } from './domain/research/allowance.js';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +40,14 @@ export interface Config {
   readonly worker: WorkerConfig;
   readonly schedules: ScheduleConfig;
   readonly webhooks: WebhookConfig;
+  readonly research: ResearchConfig;
+}
+
+export interface ResearchConfig {
+  /** Research runs an account may start through the API per UTC day, by plan (domain/research/allowance.ts says why daily). */
+  readonly allowancePerDay: ResearchAllowance;
+  /** A submission of an idea researched for the same market within this many days is answered with that insight (unless refresh). */
+  readonly reuseDays: number;
 }
 
 export interface DatabaseConfig {
@@ -594,6 +603,18 @@ function loadWebhookSection(read: EnvReader): WebhookConfig {
   return Object.freeze(section);
 }
 
+function loadResearchSection(read: EnvReader): ResearchConfig {
+  return Object.freeze({
+    allowancePerDay: Object.freeze({
+      free: read.integer('RESEARCH_RUNS_PER_DAY_FREE', DEFAULT_RESEARCH_ALLOWANCE.free, 0, 1_000_000),
+      starter: read.integer('RESEARCH_RUNS_PER_DAY_STARTER', DEFAULT_RESEARCH_ALLOWANCE.starter, 0, 1_000_000),
+      pro: read.integer('RESEARCH_RUNS_PER_DAY_PRO', DEFAULT_RESEARCH_ALLOWANCE.pro, 0, 1_000_000),
+      enterprise: read.integer('RESEARCH_RUNS_PER_DAY_ENTERPRISE', DEFAULT_RESEARCH_ALLOWANCE.enterprise, 0, 1_000_000),
+    }),
+    reuseDays: read.integer('RESEARCH_REUSE_DAYS', 7, 0, 365),
+  });
+}
+
 /**
  * Reads the configuration. From the process environment (the default), the
  * .env file is read as well (see withEnvFile); an explicit `env` is taken as it
@@ -623,6 +644,7 @@ export function loadConfig(env: Env = process.env): Config {
     worker: loadWorkerSection(read),
     schedules: loadScheduleSection(read),
     webhooks: loadWebhookSection(read),
+    research: loadResearchSection(read),
   };
   // Settings that counted jobs, not requests: an old .env would silently mean something else now.
   for (const [retired, instead] of RETIRED_VARIABLES) read.check(env[retired] === undefined, `${retired} is no longer read: ${instead}`);

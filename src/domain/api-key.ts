@@ -60,9 +60,11 @@ export function displayPrefix(key: string): string {
  * What a key may do. `insights:read` reads the API's insights, research,
  * catalog and usage; `webhooks:write` manages the account's own webhook
  * subscriptions and may read them too (there is no separate read scope: the
- * list of subscriptions is only useful to whoever manages them).
+ * list of subscriptions is only useful to whoever manages them);
+ * `research:write` starts and cancels the account's research runs (each spends
+ * its daily research allowance); reading runs needs only `insights:read`.
  */
-export const API_KEY_SCOPES = ['insights:read', 'webhooks:write'] as const;
+export const API_KEY_SCOPES = ['insights:read', 'webhooks:write', 'research:write'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 /** A key created without a scope named, and every key made before scopes existed. */
 export const DEFAULT_API_KEY_SCOPES: readonly ApiKeyScope[] = ['insights:read'];

@@ -40,6 +40,8 @@ import type { AddressPolicy } from '../domain/webhooks/address-policy.js';
 import { QUEUES } from '../queue/queues.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import { queueDeliveries, WebhookService } from '../webhooks/webhook-service.js';
+import { ResearchChain } from '../research/chain.js';
+import { ResearchService, type ResearchSettings } from '../research/research-service.js';
 import { ProblemSchema } from './schemas.js';
 import { API_ERROR_HEADERS, registerSecurityHeaders } from './security-headers.js';
 
@@ -78,6 +80,8 @@ export interface AppDeps {
   trustProxy?: readonly string[];
   /** What /api/webhooks needs (the web process passes its configuration); without it those routes answer 503. */
   webhooks?: AppWebhookDeps;
+  /** Research on demand: the settings of ResearchService, and the research queue (else the app opens one, closed with it). */
+  research?: { settings: ResearchSettings; queue?: Queue };
 }
 
 export interface AppWebhookDeps {
@@ -165,9 +169,20 @@ function webhookCollaborators(deps: AppDeps): { routes: WebhookRoutesDeps; ownQu
   return { routes: { service, idempotency: { redis: deps.redis, keyOf: deps.redisKeys.idempotency, box: settings.box } }, ownQueue };
 }
 
+/** The research service the API's submissions go through (the CLI builds the same one), and the queue it enqueues on. */
+function researchCollaborators(deps: AppDeps): { service: ResearchService; ownQueue: Queue | undefined } | undefined {
+  const research = deps.research;
+  if (!research) return undefined;
+  const ownQueue = research.queue
+    ? undefined
+    : new Queue(QUEUES.research, { connection: deps.redis, prefix: deps.redisKeys.queuePrefix(QUEUES.research) });
+  return { service: new ResearchService(deps.db, new ResearchChain((research.queue ?? ownQueue)!), research.settings), ownQueue };
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { limits, apiKeys, quota, usage, responseCache, trustedProxies, connections } = collaborators(deps);
   const webhooks = webhookCollaborators(deps);
+  const research = researchCollaborators(deps);
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Every inbound wait has a deadline. Fastify leaves requestTimeout at 0, which
@@ -226,6 +241,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     stopReportingCache?.();
     await usage.close();
     await webhooks?.ownQueue?.close();
+    await research?.ownQueue?.close();
   });
 
   await registerSecurityHeaders(app);
@@ -273,7 +289,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       readModel: deps.readModel,
       readRouter: deps.readRouter,
     },
-    routes: { db: deps.db, quota, ...(webhooks ? { webhooks: webhooks.routes } : {}) },
+    routes: {
+      db: deps.db,
+      quota,
+      ...(webhooks ? { webhooks: webhooks.routes } : {}),
+      ...(research ? { research: { service: research.service } } : {}),
+    },
   });
   await app.register(otherMethods.answer);
   return app;

@@ -44,6 +44,8 @@ export const PROBLEM_TYPES = {
   unsupportedMediaType: { type: '/problems/unsupported-media-type', title: 'Unsupported media type', status: 415 },
   quotaExceeded: { type: '/problems/quota-exceeded', title: 'Daily quota exceeded', status: 429 },
   webhookSendsExceeded: { type: '/problems/webhook-sends-exceeded', title: 'Replays and pings exceeded', status: 429 },
+  researchAllowanceExceeded: { type: '/problems/research-allowance-exceeded', title: 'Research allowance spent for today', status: 429 },
+  runNotCancellable: { type: '/problems/run-not-cancellable', title: 'Research run already finished', status: 409 },
   authThrottled: { type: '/problems/too-many-failed-authentications', title: 'Too many failed authentications', status: 429 },
   requestTimeout: { type: '/problems/request-timeout', title: 'Request timeout', status: 408 },
   headersTooLarge: { type: '/problems/request-headers-too-large', title: 'Request headers too large', status: 431 },

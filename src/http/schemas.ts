@@ -9,7 +9,7 @@ import { TREND_CLASSES } from '../domain/scoring/trend-class.js';
 import { PLAN_VALUES } from '../domain/quota.js';
 import { SUBSCRIPTION_LIMITS, WEBHOOK_EVENT_TYPES } from '../domain/webhooks/subscription-input.js';
 
-const stringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
+export const stringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 
 export const ProblemSchema = Type.Object(
@@ -148,6 +148,12 @@ export const InsightSchema = Type.Object(
     geography: GeographySchema,
     summary: Type.String(),
     status: Type.String(),
+    geo: Type.String({
+      description: "The market the insight describes: a country code such as US (or a region, US-CA), or '' for worldwide",
+    }),
+    visibility: Type.Union([Type.Literal('public'), Type.Literal('private')], {
+      description: "private: researched for your account and seen by no other; public: the catalogue's",
+    }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     links: InsightLinks,
@@ -161,6 +167,13 @@ export const InsightListQuery = Type.Object(
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1–100' }),
     min_score: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Only insights scoring at least this' })),
     source: Type.Optional(stringEnum(SOURCE_VALUES)),
+    geo: Type.Optional(
+      Type.String({
+        pattern: '^([A-Z]{2}(-[A-Z0-9]{1,3})?)?$',
+        maxLength: 6,
+        description: "Only insights of this market (US, US-CA); '' for worldwide ones",
+      }),
+    ),
     category: Type.Optional(
       Type.String({ maxLength: 1000, description: `One category or a comma list of: ${CATEGORY_VALUES.join(', ')}` }),
     ),
@@ -357,6 +370,18 @@ export const UsageSchema = Type.Object({
     used: Type.Integer({ description: "Today's requests of the account, over all its keys, this one included" }),
     remaining: Type.Union([Type.Integer(), Type.Null()]),
     resets_at: Type.String({ format: 'date-time' }),
+    research: Type.Union(
+      [
+        Type.Object({
+          limit: Type.Integer({ description: 'Research runs the plan allows a UTC day (POST /api/research-runs)' }),
+          used: Type.Integer(),
+          remaining: Type.Integer(),
+          resets_at: Type.String({ format: 'date-time' }),
+        }),
+        Type.Null(),
+      ],
+      { description: "Today's research allowance; null where research on demand is not configured" },
+    ),
     days: Type.Array(
       Type.Object({
         day: Type.String({ format: 'date' }),

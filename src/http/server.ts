@@ -9,6 +9,7 @@ import { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import type { Resources } from '../runtime/resources.js';
 import { QUEUES } from '../queue/queues.js';
 import { SecretBox } from '../webhooks/secret-box.js';
+import { researchSettings } from '../research/research-service.js';
 import { buildApp } from './app.js';
 
 export interface WebServer {
@@ -35,6 +36,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
   readRouter?.start();
   let draining = false;
   const webhookQueue = queues.find((q) => q.name === QUEUES.webhooks);
+  const researchQueue = queues.find((q) => q.name === QUEUES.research);
   // Without a readable secret box the API still serves reads; /api/webhooks says it is not configured.
   let webhookBox: SecretBox | undefined;
   try {
@@ -77,6 +79,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
         }
       : {}),
     ...(readRouter ? { readRouter } : {}),
+    research: { settings: researchSettings(config), ...(researchQueue ? { queue: researchQueue } : {}) },
   });
   try {
     await app.listen({ host: config.web.host, port: config.web.port });

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { Database, InsightsTable } from '../db/database.js';
 import { isDimensionSort, type Category, type InsightSort, type Source } from '../domain/catalog.js';
@@ -31,6 +31,8 @@ export const INSIGHT_COLUMNS = [
   'trend_class',
   'related',
   'geography',
+  'owner_account_id',
+  'geo',
   'created_at',
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof InsightRow>;
@@ -46,8 +48,28 @@ export type NewInsight = Omit<
 type DbOrTrx = Db | Transaction<Database>;
 
 /**
- * Inserts the insight, or updates the existing one for the same idea_key
- * (researching an idea again refreshes it instead of duplicating it).
+ * Who may see an insight: the operator sees every one (undefined); an account
+ * sees the public catalogue and what it researched privately.
+ */
+export type InsightViewer = { accountId: string } | undefined;
+
+/**
+ * The insights an account may see: public ones, and its own private ones.
+ * Every API read of an insight filters by it.
+ */
+export const visibleTo = (accountId: string) => (eb: ExpressionBuilder<Database, 'insights'>) =>
+  eb.or([eb('owner_account_id', 'is', null), eb('owner_account_id', '=', accountId)]);
+
+/** An idea is one insight per market and owner (public ones have none). */
+export interface IdeaScope {
+  geo: string;
+  ownerAccountId: string | null;
+}
+
+/**
+ * Inserts the insight, or updates the existing one for the same idea key,
+ * market and owner (researching an idea again refreshes it instead of
+ * duplicating it).
  * Returns the id that is stored — the existing one on update.
  */
 export async function upsertInsight(db: DbOrTrx, insight: NewInsight): Promise<string> {
@@ -74,7 +96,8 @@ export async function upsertInsightRow(db: DbOrTrx, insight: NewInsight): Promis
     .insertInto('insights')
     .values(row)
     .onConflict((oc) =>
-      oc.column('idea_key').doUpdateSet((eb) => ({
+      // The unique index of migration 0014: idea key, market, owner ('' for public).
+      oc.expression(sql`idea_key, geo, (coalesce(owner_account_id, ''))`).doUpdateSet((eb) => ({
         title: eb.ref('excluded.title'),
         idea: eb.ref('excluded.idea'),
         primary_keyword: eb.ref('excluded.primary_keyword'),
@@ -101,19 +124,47 @@ export async function upsertInsightRow(db: DbOrTrx, insight: NewInsight): Promis
 /**
  * The insight a new research of this idea should update (same idea key), else
  * one researched on the same primary keyword (a different idea; demo insights
- * do not count), in one query.
+ * do not count), in one query; both in the same market and of the same owner.
  */
 export async function findInsightForIdea(
   db: DbOrTrx,
   ideaKey: string,
   primaryKeyword: string,
+  scope: IdeaScope = { geo: '', ownerAccountId: null },
 ): Promise<{ id: string; idea: string; sameIdea: boolean } | undefined> {
   const sameIdea = sql<boolean>`${sql.ref('idea_key')} = ${ideaKey}`;
   return db
     .selectFrom('insights')
     .select(['id', 'idea', sameIdea.as('sameIdea')])
+    .where('geo', '=', scope.geo)
+    .where((eb) => (scope.ownerAccountId === null ? eb('owner_account_id', 'is', null) : eb('owner_account_id', '=', scope.ownerAccountId)))
     .where((eb) => eb.or([eb('idea_key', '=', ideaKey), eb.and([eb('primary_keyword', '=', primaryKeyword), eb('source', '<>', 'demo')])]))
     .orderBy(sameIdea, 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * The insight that already answers this idea for this market and viewer: its
+ * own private one, else the public one; researched within `since` (a
+ * duplicate submission is answered with it instead of a new run).
+ */
+export async function findRecentInsightForIdea(
+  db: DbOrTrx,
+  ideaKey: string,
+  geo: string,
+  viewer: { accountId: string },
+  since: Date,
+): Promise<InsightRow | undefined> {
+  return db
+    .selectFrom('insights')
+    .select(INSIGHT_COLUMNS)
+    .where(visibleTo(viewer.accountId))
+    .where('idea_key', '=', ideaKey)
+    .where('geo', '=', geo)
+    .where('status', '=', 'active')
+    .where('updated_at', '>=', since)
+    .orderBy(sql`owner_account_id is null`)
     .limit(1)
     .executeTakeFirst();
 }
@@ -122,8 +173,9 @@ export function findInsightQuery(db: DbOrTrx, id: string) {
   return db.selectFrom('insights').select(INSIGHT_COLUMNS).where('id', '=', id);
 }
 
-export async function findInsight(db: DbOrTrx, id: string): Promise<InsightRow | undefined> {
-  return findInsightQuery(db, id).executeTakeFirst();
+export async function findInsight(db: DbOrTrx, id: string, viewer?: InsightViewer): Promise<InsightRow | undefined> {
+  const query = findInsightQuery(db, id);
+  return (viewer ? query.where(visibleTo(viewer.accountId)) : query).executeTakeFirst();
 }
 
 export interface InsightFilter {
@@ -134,8 +186,12 @@ export interface InsightFilter {
   trendClasses?: TrendClass[];
   /** Full-text search over title, idea and keywords (Postgres websearch syntax: words, "phrases", -not, or). */
   text?: string;
+  /** Only insights of this market ('' worldwide). */
+  geo?: string;
   sort: InsightSort;
   after?: InsightCursor;
+  /** Whose list: an account sees the public catalogue and its own private insights; undefined, every insight. */
+  viewer?: InsightViewer;
 }
 
 /** What a list page shows of each insight: scores, not evidence. */
@@ -152,6 +208,8 @@ export const LIST_COLUMNS = [
   'trend_class',
   'summary',
   'status',
+  'geo',
+  'owner_account_id',
   'created_at',
   'updated_at',
 ] as const;
@@ -160,6 +218,8 @@ export type InsightListRow = Pick<InsightRow, (typeof LIST_COLUMNS)[number]>;
 /** The page query, built but not run: listInsights runs it, and a test EXPLAINs it. */
 export function buildListQuery(db: DbOrTrx, filter: InsightFilter) {
   let query = db.selectFrom('insights').select(LIST_COLUMNS).where('status', '=', 'active');
+  if (filter.viewer) query = query.where(visibleTo(filter.viewer.accountId));
+  if (filter.geo !== undefined) query = query.where('geo', '=', filter.geo);
   if (filter.minScore !== undefined) query = query.where('overall_score', '>=', filter.minScore);
   if (filter.source !== undefined) query = query.where('source', '=', filter.source);
   if (filter.categories !== undefined && filter.categories.length > 0) {
@@ -211,13 +271,10 @@ export async function listInsights(db: DbOrTrx, filter: InsightFilter): Promise<
   return { rows: hasMore ? rows.slice(0, filter.limit) : rows, hasMore };
 }
 
-export async function countInsightsBy(db: DbOrTrx, column: 'category' | 'source'): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom('insights')
-    .select([column, (eb) => eb.fn.countAll<number>().as('count')])
-    .where('status', '=', 'active')
-    .groupBy(column)
-    .execute();
+export async function countInsightsBy(db: DbOrTrx, column: 'category' | 'source', viewer?: InsightViewer): Promise<Map<string, number>> {
+  let query = db.selectFrom('insights').select([column, (eb) => eb.fn.countAll<number>().as('count')]);
+  if (viewer) query = query.where(visibleTo(viewer.accountId));
+  const rows = await query.where('status', '=', 'active').groupBy(column).execute();
   return new Map(rows.map((r) => [r[column] as string, Number(r.count)]));
 }
 
@@ -283,7 +340,15 @@ export async function setInterestLevels(
     await trx.updateTable('insights').set({ interest_level: level }).where('id', '=', insightId).execute();
 }
 
-/** Whether an insight already holds this idea (its normalised key). */
+/** Whether a public, worldwide insight already holds this idea (its normalised key): what discovery skips. */
 export async function insightExistsForIdeaKey(db: DbOrTrx, ideaKey: string): Promise<boolean> {
-  return (await db.selectFrom('insights').select('id').where('idea_key', '=', ideaKey).executeTakeFirst()) !== undefined;
+  return (
+    (await db
+      .selectFrom('insights')
+      .select('id')
+      .where('idea_key', '=', ideaKey)
+      .where('geo', '=', '')
+      .where('owner_account_id', 'is', null)
+      .executeTakeFirst()) !== undefined
+  );
 }

@@ -47,6 +47,8 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
       );
     })(),
     geography: geographySummary(ctx.out('interest_by_country')),
+    geo: ctx.geo,
+    owner_account_id: ctx.run.ownerAccountId,
   });
 
   const s30 = ctx.out('interest_30d');

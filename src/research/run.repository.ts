@@ -1,6 +1,6 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
-import type { Database, ResearchRunsTable, ResearchStepsTable } from '../db/database.js';
+import type { Database, ResearchRunsTable, ResearchStepsTable, ResearchVisibility } from '../db/database.js';
 import type { Source } from '../domain/catalog.js';
 import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
 import { newId } from '../domain/ids.js';
@@ -17,8 +17,15 @@ export async function createRun(
     hints: string[];
     provider: string;
     source: Source;
-    startedBy?: 'cli' | 'discovery' | 'demo';
+    startedBy?: 'cli' | 'discovery' | 'demo' | 'api';
     discovery?: DiscoveryEvidence;
+    /** The account that submitted it through the API (and its Idempotency-Key, if any). */
+    accountId?: string;
+    idempotency?: { keyHash: string; fingerprint: string };
+    /** The market ('' worldwide); unset: TRENDS_GEO when the run's steps ask. */
+    geo?: string;
+    language?: string;
+    visibility?: ResearchVisibility;
   },
 ): Promise<RunRow> {
   return db
@@ -33,6 +40,12 @@ export async function createRun(
       started_by: input.startedBy ?? 'cli',
       discovery: input.discovery ? JSON.stringify(input.discovery) : null,
       status: 'queued',
+      account_id: input.accountId ?? null,
+      geo: input.geo ?? null,
+      ...(input.language ? { language: input.language } : {}),
+      visibility: input.visibility ?? 'public',
+      idempotency_key_hash: input.idempotency?.keyHash ?? null,
+      idempotency_fingerprint: input.idempotency?.fingerprint ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -258,20 +271,24 @@ export async function recordStepAttemptFailed(
     .execute();
 }
 
-export async function markRunFailed(db: DbOrTrx, runId: string, step: number, error: string): Promise<void> {
-  await db
-    .updateTable('research_runs')
-    .set({
-      status: 'failed',
-      error: error.slice(0, 2000),
-      failed_step: step,
-      waiting_reason: null,
-      updated_at: sql<Date>`now()`,
-      finished_at: new Date(),
-    })
-    .where('id', '=', runId)
-    .where('status', '<>', 'succeeded')
-    .execute();
+export async function markRunFailed(db: DbOrTrx, runId: string, step: number, error: string): Promise<RunRow | undefined> {
+  return (
+    db
+      .updateTable('research_runs')
+      .set({
+        status: 'failed',
+        error: error.slice(0, 2000),
+        failed_step: step,
+        waiting_reason: null,
+        updated_at: sql<Date>`now()`,
+        finished_at: new Date(),
+      })
+      .where('id', '=', runId)
+      // Neither a succeeded nor a cancelled run becomes failed.
+      .where('status', 'in', ['queued', 'running', 'waiting'])
+      .returningAll()
+      .executeTakeFirst()
+  );
 }
 
 /**
@@ -280,16 +297,15 @@ export async function markRunFailed(db: DbOrTrx, runId: string, step: number, er
  * read-model version bump), so a client that sees the run succeeded and then
  * asks the API never gets an answer cached from before them.
  */
-export async function markRunSucceeded(db: DbOrTrx, runId: string, lastStep: number): Promise<boolean> {
-  const row = await db
+export async function markRunSucceeded(db: DbOrTrx, runId: string, lastStep: number): Promise<RunRow | undefined> {
+  return db
     .updateTable('research_runs')
     .set({ status: 'succeeded', waiting_reason: null, updated_at: sql<Date>`now()`, finished_at: new Date() })
     .where('id', '=', runId)
     .where('next_step', '>', lastStep)
     .where('status', 'in', ['queued', 'running', 'waiting'])
-    .returning('id')
+    .returningAll()
     .executeTakeFirst();
-  return row !== undefined;
 }
 
 export async function setRunInsight(trx: Transaction<Database>, runId: string, insightId: string): Promise<void> {

@@ -175,6 +175,8 @@ export interface RunInfo {
   idea: string;
   hints: string[];
   source: Source;
+  /** The account whose private insight the run makes; null: a public one. */
+  ownerAccountId: string | null;
 }
 
 export interface StepContext {
@@ -186,6 +188,7 @@ export interface StepContext {
   /** An insight with the same idea key, else one on the same primary keyword (not demo). */
   findExistingInsight(ideaKey: string, primaryKeyword: string): Promise<{ id: string; idea: string; sameIdea: boolean } | undefined>;
   anchorTerm: string;
+  /** The market the run asks about: a country code, '' worldwide. */
   geo: string;
 }
 

@@ -22,8 +22,6 @@ import {
   claimRun,
   doneOutputs,
   findRun,
-  markRunFailed,
-  markRunSucceeded,
   recordStepAttemptFailed,
   recordStepDone,
   setRunInsight,
@@ -33,6 +31,7 @@ import {
 import { STEP_COUNT, type StepOutput } from './step-contract.js';
 import { buildStepContext } from './step-context.js';
 import { StepRecorder } from './step-recorder.js';
+import { failRun, succeedRun } from './run-outcome.js';
 import { STEPS } from './steps.js';
 import { researchPriority, sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from './trends-gateway.js';
 
@@ -66,7 +65,7 @@ interface RecordedOutput {
 }
 
 /** What a step needs of its run; none of it changes once the run exists. */
-type RunFacts = Pick<RunRow, 'id' | 'idea' | 'keyword_hints' | 'source' | 'provider'>;
+type RunFacts = Pick<RunRow, 'id' | 'idea' | 'keyword_hints' | 'source' | 'provider' | 'geo' | 'account_id' | 'visibility'>;
 
 /**
  * A run's facts and recorded outputs never change, so each worker process
@@ -146,14 +145,15 @@ export class StepRunner {
    */
   private async publish(runId: string): Promise<void> {
     await bumpReadModelVersion(this.deps.redis, this.deps.redisKeys, this.deps.db);
-    await markRunSucceeded(this.deps.db, runId, STEP_COUNT);
+    const eventId = await succeedRun(this.deps.db, runId, STEP_COUNT);
+    if (eventId) await this.deps.announce?.(eventId);
   }
 
   /** Reads the run and decides whether this delivery should run the step at all. */
   private async checkRun(runId: string, step: number): Promise<RunRow | { skipped: string }> {
     const run = await findRun(this.deps.db, runId);
     if (!run) throw new RunGoneError(`research run ${runId} does not exist`);
-    if (run.status === 'succeeded' || run.status === 'failed') return { skipped: `run is ${run.status}` };
+    if (run.status === 'succeeded' || run.status === 'failed' || run.status === 'cancelled') return { skipped: `run is ${run.status}` };
     if (run.next_step > STEP_COUNT) {
       // Every step recorded, but not yet published (a failed bump, or a crash just after the commit).
       await this.publish(run.id);
@@ -185,8 +185,11 @@ export class StepRunner {
     const facts = run;
     const definition = STEPS[step - 1]!;
     const outputs = await this.cache.load(deps.db, facts, step);
+    // Runs from before markets existed (geo null) ask about TRENDS_GEO, as they did.
+    const geo = facts.geo ?? deps.geo;
+    const ownerAccountId = facts.visibility === 'private' ? facts.account_id : null;
     const { ctx, read } = buildStepContext({
-      run: { id: facts.id, idea: facts.idea, hints: facts.keyword_hints, source: facts.source },
+      run: { id: facts.id, idea: facts.idea, hints: facts.keyword_hints, source: facts.source, ownerAccountId },
       output: (n) => outputs.get(n)?.value,
       missing: (n, name) => `step ${step} (${definition.name}) needs the output of step ${n} (${name}), which is not recorded`,
       // The step never holds its slot waiting for Google: it sleeps, and the answer wakes it.
@@ -196,9 +199,9 @@ export class StepRunner {
           waiter: { queue: JOB.researchStep.queue, jobId: jobIdOf(JOB.researchStep, { runId, step })! },
         }),
       plan: deps.plan ?? 'batched',
-      geo: deps.geo,
+      geo,
       anchor: deps.anchorFor(facts.provider),
-      findExistingInsight: (ideaKey, keyword) => findInsightForIdea(deps.db, ideaKey, keyword),
+      findExistingInsight: (ideaKey, keyword) => findInsightForIdea(deps.db, ideaKey, keyword, { geo, ownerAccountId }),
     });
 
     const startedAt = new Date();
@@ -217,7 +220,8 @@ export class StepRunner {
       const final = this.isFinal(error) || error instanceof TrendsFailedError || job.attempt >= job.maxAttempts;
       await recordStepAttemptFailed(deps.db, { runId, step, name: definition.name, error: message, attempt: job.attempt, startedAt });
       if (final) {
-        await markRunFailed(deps.db, runId, step, `step ${step} (${definition.name}) failed: ${message}`);
+        const eventId = await failRun(deps.db, runId, step, `step ${step} (${definition.name}) failed: ${message}`);
+        if (eventId) await deps.announce?.(eventId);
         deps.logger.warn({ queue: 'research', runId, step, err: error }, 'research run failed');
       }
       return { kind: 'failed', error, final };

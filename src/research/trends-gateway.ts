@@ -192,6 +192,36 @@ export function redisTrendsWaiters(redis: Redis, keyOf: (trendsJobId: string) =>
 }
 
 /**
+ * Whether anyone still waits for a trends job: false only when every job that
+ * recorded itself as its waiter is a step of a research run since cancelled.
+ * Then the request is not worth Google's budget; the waiters' record is
+ * dropped with it, so nobody is woken by its end and no later run inherits
+ * its failure. A job nobody recorded waiting for (the refresh, the CLI) is
+ * wanted.
+ */
+export async function trendsJobWanted(
+  redis: Redis,
+  keyOf: (trendsJobId: string) => string,
+  cancelled: (runIds: readonly string[]) => Promise<Set<string>>,
+  trendsJobId: string,
+): Promise<boolean> {
+  const key = keyOf(trendsJobId);
+  const members = await redis.smembers(key);
+  if (members.length === 0) return true;
+  const runIds: string[] = [];
+  for (const member of members) {
+    const [queue, jobId] = member.split('|') as [string, string];
+    const runId = queue === JOB.researchStep.queue ? /^(run_[A-Za-z0-9]+)-step-\d+$/.exec(jobId)?.[1] : undefined;
+    if (!runId) return true;
+    runIds.push(runId);
+  }
+  const gone = await cancelled(runIds);
+  if (!runIds.every((id) => gone.has(id))) return true;
+  await redis.del(key);
+  return false;
+}
+
+/**
  * Wakes the jobs asleep on a trends job that has answered or failed: each one
  * still delayed is promoted, to run now and find the answer. Every worker
  * process hears the event; the first to take the set wakes them, the others

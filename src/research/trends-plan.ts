@@ -184,6 +184,12 @@ const part = <P extends keyof ExploreAnswer>(answer: ExploreAnswer, name: P) => 
 };
 
 export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?: PlanRun): TrendsPlan {
+  // A run about one market reads its regions where a worldwide run reads countries (reach, step 17).
+  const marketMap = async (keywords: string[], resolution: 'COUNTRY' | 'CITY') =>
+    expectKind(
+      await fetch({ kind: 'interestByRegion', keywords, timeframe: '12m', geo, resolution: resolution === 'COUNTRY' ? 'REGION' : 'CITY' }),
+      'interestByRegion',
+    );
   const interest = async (keywords: string[], timeframe: Timeframe, where = geo) =>
     expectKind(await fetch({ kind: 'interestOverTime', keywords, timeframe, geo: where }), 'interestOverTime');
   // A related list on its own (Google: the embed flow); a recording replay does not have is not_recorded, never failed.
@@ -247,7 +253,9 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
       related: (keyword, kind) => relatedList(keyword, kind),
       modifiers,
       map: async (keywords, resolution) =>
-        expectKind(await fetch({ kind: 'interestByRegion', keywords, timeframe: '12m', geo: '', resolution }), 'interestByRegion'),
+        geo
+          ? marketMap(keywords, resolution)
+          : expectKind(await fetch({ kind: 'interestByRegion', keywords, timeframe: '12m', geo: '', resolution }), 'interestByRegion'),
     };
   }
 
@@ -320,7 +328,8 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
     related: (keyword, kind) => relatedList(keyword, kind),
     modifiers,
     async map(keywords, resolution) {
-      // Maps are worldwide; the explore bundle is, too, unless runs look at one country (TRENDS_GEO).
+      // A worldwide run's maps are of countries and cities; a market's, of its regions and cities.
+      if (geo) return marketMap(keywords, resolution);
       if (keywords.length === 1 && (await ownMapsRead(keywords[0]!)))
         return part(await ownMaps(keywords[0]!), resolution === 'COUNTRY' ? 'mapCountry' : 'mapCity');
       const answer = expectKind(

@@ -16,6 +16,8 @@ import { trendsFetchProcessor } from '../../jobs/trends-fetch.job.js';
 import { webhookDeliverProcessor } from '../../jobs/webhook-deliver.job.js';
 import { outboxRelayProcessor, webhookMatchProcessor } from '../../jobs/webhook-match.job.js';
 import type { Config } from '../config.js';
+import { trendsJobWanted } from '../research/trends-gateway.js';
+import { cancelledRunIds } from '../research/account-runs.repository.js';
 import type { Db } from '../db/connection.js';
 import { retryDelayMs } from '../domain/webhooks/retry.js';
 import type { Logger } from '../logger.js';
@@ -88,6 +90,7 @@ export function jobTable(p: PipelineParts): JobEntry[] {
         provider: new GoogleTrendsProvider({ timeoutMs: config.trends.requestTimeoutMs, observe: watchGoogleAnswers(p.logger) }),
         pool: p.egress,
         logger: p.logger,
+        wanted: (jobId) => trendsJobWanted(p.redis, p.redisKeys.trendsWaiters, (runIds) => cancelledRunIds(p.db, runIds), jobId),
       }),
     ),
     handle(

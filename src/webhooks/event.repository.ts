@@ -77,6 +77,7 @@ export type AnnouncedInsight = Pick<
   | 'dimension_scores'
   | 'summary'
   | 'trend_class'
+  | 'owner_account_id'
 >;
 
 export type EventWithInsight = Selectable<OutboxEventsTable> & { insight: AnnouncedInsight | null };
@@ -102,6 +103,7 @@ export async function loadEventsWithInsights(db: Db, ids: string[]): Promise<Arr
             'i.dimension_scores',
             'i.summary',
             'i.trend_class',
+            'i.owner_account_id',
           ])
           .whereRef('i.id', '=', 'e.insight_id'),
       ).as('insight'),

@@ -1,32 +1,57 @@
-// The JSON body receivers get: the insight's summary, scores and links (< 20 KB).
+// The JSON body receivers get: the insight's summary, scores and links (< 20 KB);
+// for research.completed and research.failed, the run (what was asked, how it
+// ended, its links) with the insight it made, if any.
 import type { Selectable } from 'kysely';
 import type { OutboxEventsTable } from '../db/database.js';
 import { trendClassFacts } from '../domain/scoring/trend-class.js';
 import type { AnnouncedInsight } from './event.repository.js';
 
+function insightData(event: Selectable<OutboxEventsTable>, insight: AnnouncedInsight, baseUrl: string) {
+  return {
+    id: insight.id,
+    title: insight.title,
+    category: insight.category,
+    source: insight.source,
+    overall_score: insight.overall_score,
+    confidence: insight.confidence,
+    dimension_scores: insight.dimension_scores,
+    trend_class: insight.trend_class,
+    trend_class_hit_rate: insight.trend_class ? trendClassFacts(insight.trend_class).hit_rate : null,
+    summary: insight.summary,
+    ...(event.type === 'insight.updated' ? { previous_score: (event.payload as { previous_score?: number }).previous_score ?? null } : {}),
+    links: {
+      self: `${baseUrl}/api/insights/${insight.id}`,
+      trend_data: `${baseUrl}/api/insights/${insight.id}/trend-data`,
+      forecast: `${baseUrl}/api/insights/${insight.id}/forecast`,
+      research: `${baseUrl}/api/insights/${insight.id}/research`,
+    },
+  };
+}
+
+interface RunEventPayload {
+  run_id: string;
+  idea: string;
+  geo: string | null;
+  status: string;
+  insight_id: string | null;
+  failed_step: number | null;
+}
+
 export function webhookBody(event: Selectable<OutboxEventsTable>, insight: AnnouncedInsight | null | undefined, baseUrl: string): string {
-  const data = insight
-    ? {
-        id: insight.id,
-        title: insight.title,
-        category: insight.category,
-        source: insight.source,
-        overall_score: insight.overall_score,
-        confidence: insight.confidence,
-        dimension_scores: insight.dimension_scores,
-        trend_class: insight.trend_class,
-        trend_class_hit_rate: insight.trend_class ? trendClassFacts(insight.trend_class).hit_rate : null,
-        summary: insight.summary,
-        ...(event.type === 'insight.updated'
-          ? { previous_score: (event.payload as { previous_score?: number }).previous_score ?? null }
-          : {}),
-        links: {
-          self: `${baseUrl}/api/insights/${insight.id}`,
-          trend_data: `${baseUrl}/api/insights/${insight.id}/trend-data`,
-          forecast: `${baseUrl}/api/insights/${insight.id}/forecast`,
-          research: `${baseUrl}/api/insights/${insight.id}/research`,
-        },
-      }
-    : event.payload;
+  let data: unknown;
+  if (event.type === 'research.completed' || event.type === 'research.failed') {
+    const run = event.payload as unknown as RunEventPayload;
+    data = {
+      run_id: run.run_id,
+      idea: run.idea,
+      geo: run.geo,
+      status: run.status,
+      failed_step: run.failed_step,
+      links: { run: `${baseUrl}/api/research-runs/${run.run_id}`, events: `${baseUrl}/api/research-runs/${run.run_id}/events` },
+      insight: insight ? insightData(event, insight, baseUrl) : null,
+    };
+  } else {
+    data = insight ? insightData(event, insight, baseUrl) : event.payload;
+  }
   return JSON.stringify({ type: event.type, timestamp: event.created_at.toISOString(), data });
 }

@@ -247,6 +247,35 @@ export async function enabledCriteria(db: Db): Promise<SubscriptionCriteria[]> {
   }));
 }
 
+/** Of these subscriptions, the ones of this account: a private insight goes to its account's subscriptions only. */
+export async function subscriptionsOfAccount(db: Db, ids: readonly string[], accountId: string): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('webhook_subscriptions')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('account_id', '=', accountId)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The account's enabled subscriptions that take this event type (an empty list
+ * of types takes every type): where its research.completed and research.failed
+ * go, whatever their insight criteria (the account asked for the research).
+ */
+export async function accountSubscriptionsTaking(db: Db, accountId: string, type: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhook_subscriptions')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('state', '=', 'enabled')
+    .where((eb) => eb.or([sql<boolean>`${sql.ref('event_types')} = '[]'::jsonb`, sql<boolean>`${sql.ref('event_types')} ? ${type}`]))
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 /** The deliver job's own disabling (a 410, a long failure streak): the system's, which the account may undo. */
 export async function disableBySystem(db: Db, id: string, reason: string): Promise<boolean> {
   const r = await db

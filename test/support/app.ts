@@ -7,6 +7,7 @@ import { createRedis } from '../../src/redis/connection.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import type { Plan } from '../../src/domain/quota.js';
 import { buildApp } from '../../src/http/app.js';
+import type { ResearchSettings } from '../../src/research/research-service.js';
 import { ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { createTestRedis, type TestRedis } from './redis.js';
@@ -21,6 +22,8 @@ export interface TestApp {
   key(plan?: Plan): Promise<string>;
   /** A key with webhooks:write (and insights:read) in an account of its own; its account id too. */
   webhookKey(plan?: Plan): Promise<{ key: string; accountId: string; keyId: string }>;
+  /** A key with research:write, webhooks:write and insights:read in an account of its own. */
+  researchKey(plan?: Plan): Promise<{ key: string; accountId: string; keyId: string }>;
   /** WEBHOOK_ENCRYPTION_KEY of this app's secret box (a worker or CLI sharing its database needs it). */
   webhookEncryptionKey: string;
   close(): Promise<void>;
@@ -40,6 +43,8 @@ export async function createTestApp(
     webhookAllowedCidrs?: string[];
     /** WEBHOOK_MAX_SUBSCRIPTIONS_* for /api/webhooks. */
     webhookMaxSubscriptions?: Record<Plan, number>;
+    /** Research on demand (POST /api/research-runs): its settings over synthetic data, unpaced, reusing nothing. */
+    research?: Partial<ResearchSettings>;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -71,6 +76,20 @@ export async function createTestApp(
     // busy machine starves the loop for a whole sample (under-pressure then reads Infinity).
     overloadMaxEventLoopDelayMs: 0,
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
+    ...(options.research
+      ? {
+          research: {
+            settings: {
+              provider: 'synthetic',
+              defaultGeo: '',
+              allowance: { free: 3, starter: 20, pro: 100, enterprise: 500 },
+              reuseDays: 7,
+              google: { requestsPerMinute: 10, routes: 1, plan: 'batched' },
+              ...options.research,
+            } satisfies ResearchSettings,
+          },
+        }
+      : {}),
   });
   await app.ready();
   return {
@@ -80,6 +99,14 @@ export async function createTestApp(
     readModel,
     apiKeys,
     key: async (plan: Plan = 'enterprise') => (await createApiKey(database.db, `test ${plan}`, plan)).key,
+    researchKey: async (plan: Plan = 'free') => {
+      const created = await createApiKey(database.db, `test research ${plan}`, plan, null, [
+        'insights:read',
+        'webhooks:write',
+        'research:write',
+      ]);
+      return { key: created.key, accountId: created.accountId, keyId: created.id };
+    },
     webhookKey: async (plan: Plan = 'enterprise') => {
       const created = await createApiKey(database.db, `test webhooks ${plan}`, plan, null, ['insights:read', 'webhooks:write']);
       return { key: created.key, accountId: created.accountId, keyId: created.id };

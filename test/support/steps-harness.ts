@@ -79,7 +79,7 @@ export function stepContext(
 ): StepContext {
   const recordedOutputs = new RecordedOutputs(recorded(outputs));
   const { ctx } = buildStepContext({
-    run: { id: 'run_unit', idea: options.idea ?? 'an idea', hints: options.hints ?? [], source: 'research' },
+    run: { id: 'run_unit', idea: options.idea ?? 'an idea', hints: options.hints ?? [], source: 'research', ownerAccountId: null },
     output: (n) => recordedOutputs.byNumber(n),
     missing: (_n, name) => `${name} has not run`,
     fetch: () => Promise.reject(new Error('a hand-built context asks its plan, not Trends')),
@@ -119,7 +119,7 @@ export async function runSteps(
     return gateway.fetch(request);
   };
   const { ctx } = buildStepContext({
-    run: { id: 'run_harness', idea, hints: options.hints ?? [], source: 'research' },
+    run: { id: 'run_harness', idea, hints: options.hints ?? [], source: 'research', ownerAccountId: null },
     output: (n) => outputs.byNumber(n),
     missing: (_n, name) => `${name} has not run`,
     fetch: counted,

@@ -24,7 +24,20 @@ describe('config', () => {
   it('is one frozen section per part of the service, frozen all the way down', () => {
     const config = loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000', TRENDS_PROXY_URLS: 'http://10.0.0.5:3128' });
     expect(Object.keys(config).sort()).toEqual(
-      ['admin', 'dataDir', 'database', 'demoSeriesDir', 'logLevel', 'redis', 'schedules', 'trends', 'web', 'webhooks', 'worker'].sort(),
+      [
+        'admin',
+        'dataDir',
+        'database',
+        'demoSeriesDir',
+        'logLevel',
+        'redis',
+        'research',
+        'schedules',
+        'trends',
+        'web',
+        'webhooks',
+        'worker',
+      ].sort(),
     );
     const frozenThrough = (value: unknown, where: string): void => {
       if (value === null || typeof value !== 'object') return;

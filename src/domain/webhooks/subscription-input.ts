@@ -6,7 +6,7 @@ import { isId } from '../ids.js';
 import { controlCharacterProblem, escapeForTerminal } from '../text.js';
 
 /** The events a subscription can ask for (empty: all of them). */
-export const WEBHOOK_EVENT_TYPES = ['insight.created', 'insight.updated', 'ping'] as const;
+export const WEBHOOK_EVENT_TYPES = ['insight.created', 'insight.updated', 'research.completed', 'research.failed', 'ping'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const SUBSCRIPTION_LIMITS = {

@@ -27,6 +27,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The response depends only on the URL and the read model: cache it and give it an ETag. */
     cacheable?: boolean;
+    /**
+     * Answered even when the day's quota is spent (uncounted): /api/usage, the
+     * route a client asks to learn when the quota resets.
+     */
+    answersWhenSpent?: boolean;
   }
 }
 
@@ -56,6 +61,11 @@ export function enforceQuota(deps: QuotaDeps): GuardStep {
       request.readModelVersion = decision.readModelVersion;
       lsn = decision.readModelLsn;
       reply.headers(rateLimitHeaders(decision));
+      if (!decision.allowed && request.routeOptions.config.answersWhenSpent === true) {
+        // Not counted (the script counts only what it allows), and not recorded as used.
+        request.readModelLsn = lsn;
+        return;
+      }
       if (!decision.allowed) {
         quotaRejections.inc({ plan: decision.plan });
         throw new ProblemError(

@@ -8,7 +8,7 @@ import type { Db } from '../../db/connection.js';
 import { registerApiGuard, type ApiGuardDeps } from '../api-guard.js';
 import { catalogRoutes } from '../routes/api/catalog.routes.js';
 import { insightRoutes } from '../routes/api/insights.routes.js';
-import { researchRoutes } from '../routes/api/research.routes.js';
+import { researchRoutes, type ResearchRoutesOptions } from '../routes/api/research.routes.js';
 import { usageRoutes } from '../routes/api/usage.routes.js';
 import { webhookRoutes, type WebhookRoutesDeps } from '../routes/api/webhooks.routes.js';
 
@@ -18,6 +18,8 @@ export interface ApiRouteOptions {
   quota: QuotaStore;
   /** /api/webhooks; without it those routes answer 503. */
   webhooks?: WebhookRoutesDeps;
+  /** Research on demand (POST and DELETE /api/research-runs); without it those answer 503. */
+  research?: ResearchRoutesOptions['research'];
 }
 
 const API_ROUTES: ReadonlyArray<FastifyPluginAsyncTypebox<ApiRouteOptions>> = [

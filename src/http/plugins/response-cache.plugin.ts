@@ -1,6 +1,7 @@
-// The response cache of cacheable GET routes: keyed by the read-model version
-// and the request's meaning (route and validated parameters, so its spelling
-// does not matter), with ETags and 304s. A hit never reaches the handler.
+// The response cache of cacheable GET routes: keyed by the read-model version,
+// the account asking (an answer may hold its private insights) and the
+// request's meaning (route and validated parameters, so its spelling does not
+// matter), with ETags and 304s. A hit never reaches the handler.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canonicalKey, etagOf, matchesIfNoneMatch, type ResponseCache } from '../response-cache.js';
 
@@ -16,7 +17,8 @@ export function responseCachePlugin(app: FastifyInstance, deps: { responseCache:
   // key is the request's meaning, not its spelling.
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.routeOptions.config.cacheable !== true || request.method !== 'GET' || request.readModelVersion === undefined) return;
-    request.cacheKey = canonicalKey(request.routeOptions.url ?? '', request.params, request.query);
+    // Per account: an answer may hold the account's private insights and runs, which no other account may be served.
+    request.cacheKey = `${request.apiKey?.accountId ?? '-'}|${canonicalKey(request.routeOptions.url ?? '', request.params, request.query)}`;
     const hit = deps.responseCache.get(request.readModelVersion, request.cacheKey);
     if (hit) {
       reply.header('etag', hit.etag).header('x-cache', 'hit');

@@ -41,7 +41,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const counts = await countInsightsBy(request.db, 'category');
+      const counts = await countInsightsBy(request.db, 'category', request.apiKey!);
       return {
         data: Object.entries(CATEGORIES).map(([id, description]) => ({ id, description, insights: counts.get(id) ?? 0 })),
         next_cursor: null,
@@ -62,7 +62,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const counts = await countInsightsBy(request.db, 'source');
+      const counts = await countInsightsBy(request.db, 'source', request.apiKey!);
       return {
         data: Object.entries(SOURCE_DESCRIPTIONS).map(([id, description]) => ({
           id,

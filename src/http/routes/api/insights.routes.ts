@@ -55,6 +55,8 @@ function sharedFieldsOf(row: Omit<InsightListRow, 'dimension_scores'>) {
     trend_class_hit_rate: hitRateOf(row.trend_class),
     summary: row.summary,
     status: row.status,
+    geo: row.geo,
+    visibility: row.owner_account_id === null ? ('public' as const) : ('private' as const),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     links: linksOf(row.id),
@@ -191,8 +193,10 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
         categories: parseList('category', q.category, CATEGORY_VALUES),
         trendClasses: parseList('trend_class', q.trend_class, TREND_CLASSES),
         text,
+        ...(q.geo !== undefined ? { geo: q.geo } : {}),
         sort: q.sort,
         after,
+        viewer: { accountId: request.apiKey!.accountId },
       });
       const last = rows.at(-1);
       const nextCursor = hasMore && last ? encodeCursor({ sort: q.sort, value: sortValueOf(last, q.sort), id: last.id }) : null;
@@ -213,7 +217,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: InsightSchema, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => toInsightDto(await requireInsight(request.db, request.params.id)),
+    async (request) => toInsightDto(await requireInsight(request.db, request.params.id, request.apiKey!)),
   );
 
   app.get(
@@ -230,7 +234,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const insight = await requireInsight(request.db, request.params.id);
+      const insight = await requireInsight(request.db, request.params.id, request.apiKey!);
       const row = await findForecast(request.db, insight.id);
       if (!row) {
         throw new ProblemError(
@@ -278,7 +282,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const reader = request.db;
-      const insight = await requireInsight(reader, request.params.id);
+      const insight = await requireInsight(reader, request.params.id, request.apiKey!);
       const { window } = request.query;
       const { points } = await seriesOf(reader, insight.id, window);
       // The forecast continues the daily series; on a weekly chart its 7 days would be a dot.
@@ -315,7 +319,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const reader = request.db;
-      const insight = await requireInsight(reader, request.params.id);
+      const insight = await requireInsight(reader, request.params.id, request.apiKey!);
       const { window } = request.query;
       const { points, fetchedAt } = await seriesOf(reader, insight.id, window);
       return {

@@ -1,12 +1,14 @@
-// The insight an /api/insights/:id route is about, or the 404 every such route answers.
+// The insight an /api/insights/:id route is about, or the 404 every such route
+// answers: also for another account's private insight (whether it exists is
+// not the asker's to learn).
 import type { Db } from '../../../db/connection.js';
 import { isId } from '../../../domain/ids.js';
 import { findInsight, type InsightRow } from '../../../insights/insight.repository.js';
 import { problem, ProblemError } from '../../problem.js';
 
-export async function requireInsight(db: Db, id: string): Promise<InsightRow> {
+export async function requireInsight(db: Db, id: string, viewer: { accountId: string }): Promise<InsightRow> {
   // Ids that cannot exist are answered without a query.
-  const row = isId('insight', id) ? await findInsight(db, id) : undefined;
+  const row = isId('insight', id) ? await findInsight(db, id, { accountId: viewer.accountId }) : undefined;
   if (!row) throw new ProblemError(problem('notFound', `No insight has the id "${id.slice(0, 64)}".`));
   return row;
 }

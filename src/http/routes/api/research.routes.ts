@@ -1,11 +1,29 @@
+// /api/research-runs: an account's research on demand (submit, follow, cancel,
+// a stream of its progress) through the same ResearchService the CLI uses; and
+// the report of any run the asker may see (its own, or an operator's).
+import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../../db/connection.js';
+import { RESEARCH_VISIBILITIES, RUN_STATUSES, type RunStatus } from '../../../db/database.js';
 import { isId } from '../../../domain/ids.js';
+import { MAX_IDEA_LENGTH } from '../../../domain/research/idea.js';
+import { InvalidIdeaError } from '../../../research/chain.js';
+import {
+  IdempotencyKeyReusedError,
+  ResearchAllowanceSpentError,
+  RunNotCancellableError,
+  type ResearchService,
+  type RunSchedule,
+} from '../../../research/research-service.js';
+import { invalidParam } from '../../problem.js';
+import { toInsightDto } from './insights.routes.js';
+import { InsightSchema, stringEnum } from '../../schemas.js';
 import { publicFailure, publicRunError, publicWaitingReason } from '../../../domain/public-error.js';
 import { findInsight } from '../../../insights/insight.repository.js';
 import { findRun, latestRunForInsight, stepsOf, type RunRow } from '../../../research/run.repository.js';
-import { STEP_NAMES } from '../../../research/step-contract.js';
+import { STEP_COUNT, STEP_NAMES } from '../../../research/step-contract.js';
 import { problem, ProblemError } from '../../problem.js';
 import { requireInsight } from './require-insight.js';
 import { DimensionSchema, errorResponses, IdParams, NoQuery } from '../../schemas.js';
@@ -22,6 +40,21 @@ const DiscoverySchema = Type.Object(
   { description: "What discovery saw in Google's trending feed when it started the run" },
 );
 
+const ProgressSchema = Type.Object(
+  {
+    done: Type.Integer({ minimum: 0, maximum: STEP_COUNT, description: 'Steps recorded done' }),
+    total: Type.Integer({ description: `Always ${STEP_COUNT}` }),
+    current: Type.Union([Type.String(), Type.Null()], { description: 'The step under way or next, while the run is unfinished' }),
+  },
+  { description: 'Step n of 40' },
+);
+
+function progressOf(run: RunRow) {
+  const done = Math.min(STEP_COUNT, run.next_step - 1);
+  const unfinished = run.status === 'queued' || run.status === 'running' || run.status === 'waiting';
+  return { done, total: STEP_COUNT, current: unfinished ? (STEP_NAMES[run.next_step - 1] ?? null) : null };
+}
+
 const ResearchReportSchema = Type.Object(
   {
     data: Type.Object({
@@ -35,6 +68,11 @@ const ResearchReportSchema = Type.Object(
         description: 'Which step failed and what kind of failure it was; the full error (upstream text included) is kept for operators',
       }),
       failed_step: Type.Union([Type.Integer(), Type.Null()]),
+      geo: Type.Union([Type.String(), Type.Null()], {
+        description: "The market asked about ('' worldwide); null: the service's default (runs from before markets)",
+      }),
+      visibility: stringEnum(RESEARCH_VISIBILITIES),
+      progress: ProgressSchema,
       created_at: Type.String({ format: 'date-time' }),
       finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
       discovery: Type.Union([DiscoverySchema, Type.Null()], { description: 'Set for runs discovery started from the trending feed' }),
@@ -59,9 +97,9 @@ const ResearchReportSchema = Type.Object(
   { $id: 'ResearchReport' },
 );
 
-async function report(db: Db, run: RunRow) {
+async function report(db: Db, run: RunRow, viewer: { accountId: string }) {
   const steps = new Map((await stepsOf(db, run.id)).map((s) => [s.step, s]));
-  const insight = run.insight_id ? await findInsight(db, run.insight_id) : undefined;
+  const insight = run.insight_id ? await findInsight(db, run.insight_id, viewer) : undefined;
   return {
     data: {
       id: run.id,
@@ -75,6 +113,9 @@ async function report(db: Db, run: RunRow) {
         run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' },
       ),
       failed_step: run.failed_step,
+      geo: run.geo,
+      visibility: run.visibility,
+      progress: progressOf(run),
       created_at: run.created_at.toISOString(),
       finished_at: run.finished_at?.toISOString() ?? null,
       discovery: run.discovery ?? null,
@@ -98,7 +139,369 @@ async function report(db: Db, run: RunRow) {
   };
 }
 
-export const researchRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const ScheduleSchema = Type.Object(
+  {
+    position: Type.Integer({
+      minimum: 0,
+      description: 'Runs submitted before it still to finish, plus one (1: next); 0 once it has started',
+    }),
+    estimated_start_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    estimated_finish_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    basis: Type.String({ description: 'What the estimate rests on: the Google budget (requests a run, pace, routes) and the runs ahead' }),
+  },
+  { description: 'Where the run stands in the queue and when it should start and finish; estimates, not promises' },
+);
+
+const RunSummarySchema = Type.Object(
+  {
+    id: Type.String(),
+    idea: Type.String(),
+    geo: Type.Union([Type.String(), Type.Null()]),
+    language: Type.String(),
+    visibility: stringEnum(RESEARCH_VISIBILITIES),
+    status: stringEnum(RUN_STATUSES),
+    progress: ProgressSchema,
+    waiting_reason: Type.Union([Type.String(), Type.Null()], { description: 'What the run waits for, and until when if known' }),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed, in plain words' }),
+    insight_id: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+    finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    cancelled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    links: Type.Object({ self: Type.String(), events: Type.String(), insight: Type.Union([Type.String(), Type.Null()]) }),
+  },
+  { $id: 'ResearchRunSummary' },
+);
+type RunSummary = Static<typeof RunSummarySchema>;
+
+function summaryOf(run: RunRow): RunSummary {
+  const self = `/api/research-runs/${run.id}`;
+  return {
+    id: run.id,
+    idea: run.idea,
+    geo: run.geo,
+    language: run.language,
+    visibility: run.visibility,
+    status: run.status,
+    progress: progressOf(run),
+    waiting_reason: publicWaitingReason(run.waiting_reason),
+    error: publicRunError(
+      run.error,
+      run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' },
+    ),
+    insight_id: run.insight_id,
+    created_at: run.created_at.toISOString(),
+    finished_at: run.finished_at?.toISOString() ?? null,
+    cancelled_at: run.cancelled_at?.toISOString() ?? null,
+    links: { self, events: `${self}/events`, insight: run.insight_id ? `/api/insights/${run.insight_id}` : null },
+  };
+}
+
+const scheduleDto = (s: RunSchedule) => ({
+  position: s.position,
+  estimated_start_at: s.estimatedStartAt?.toISOString() ?? null,
+  estimated_finish_at: s.estimatedFinishAt?.toISOString() ?? null,
+  basis: s.basis,
+});
+
+const SubmitBody = Type.Object(
+  {
+    idea: Type.String({
+      minLength: 1,
+      maxLength: MAX_IDEA_LENGTH,
+      description: 'The idea in a few words, e.g. "AI meal planner for busy parents"',
+    }),
+    geo: Type.Optional(
+      Type.String({
+        maxLength: 6,
+        pattern: '^([A-Za-z]{2}(-[A-Za-z0-9]{1,3})?)?$',
+        description: "The market: a country code (US), a region (US-CA), or '' for worldwide; default: the service's (usually worldwide)",
+      }),
+    ),
+    language: Type.Optional(
+      Type.String({ pattern: '^[a-z]{2}(-[A-Z]{2})?$', maxLength: 5, description: 'Language of the idea (en, de, pt-BR); default en' }),
+    ),
+    visibility: Type.Optional(
+      stringEnum(RESEARCH_VISIBILITIES, {
+        description: "private (default): the insight is your account's alone; public: it joins the catalogue",
+      }),
+    ),
+    refresh: Type.Optional(Type.Boolean({ description: 'Research again even if this idea was researched for this market recently' })),
+  },
+  { additionalProperties: false },
+);
+
+const SubmittedSchema = Type.Object({ data: RunSummarySchema, queue: ScheduleSchema }, { $id: 'ResearchRunSubmitted' });
+const ReusedSchema = Type.Object(
+  {
+    reused: Type.Literal(true),
+    detail: Type.String({ description: 'Why no run was started, and how to start one anyway' }),
+    data: InsightSchema,
+  },
+  { $id: 'ResearchReused' },
+);
+const RunListSchema = Type.Object({ data: Type.Array(RunSummarySchema), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+const RunListQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    state: Type.Optional(Type.String({ maxLength: 100, description: `One state or a comma list of: ${RUN_STATUSES.join(', ')}` })),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+const encodeRunCursor = (run: RunRow) => Buffer.from(JSON.stringify([run.created_at.toISOString(), run.id])).toString('base64url');
+
+function decodeRunCursor(raw: string): { createdAt: Date; id: string } {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as [unknown, unknown];
+    if (typeof at !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at) || typeof id !== 'string' || !isId('run', id)) {
+      throw new Error('not ours');
+    }
+    const createdAt = new Date(at);
+    if (Number.isNaN(createdAt.getTime())) throw new Error('not a time');
+    return { createdAt, id };
+  } catch {
+    throw invalidParam('cursor', 'is not a value returned as next_cursor');
+  }
+}
+
+function statesOf(raw: string | undefined): RunStatus[] | undefined {
+  if (raw === undefined) return undefined;
+  const states = [...new Set(raw.split(',').map((s) => s.trim()))];
+  for (const state of states) {
+    if (!(RUN_STATUSES as readonly string[]).includes(state))
+      throw invalidParam('state', `has an unknown value "${state.slice(0, 40)}"`, RUN_STATUSES);
+  }
+  return states as RunStatus[];
+}
+
+/** A run the asker may see: its account's, or one no account owns (an operator's, discovery's); else the 404. */
+async function visibleRun(db: Db, id: string, accountId: string): Promise<RunRow> {
+  const run = isId('run', id) ? await findRun(db, id) : undefined;
+  if (!run || (run.account_id !== null && run.account_id !== accountId)) {
+    throw new ProblemError(problem('notFound', `No research run has the id "${id.slice(0, 64)}".`));
+  }
+  return run;
+}
+
+function researchProblem(error: unknown): never {
+  if (error instanceof InvalidIdeaError) throw invalidParam('idea', `cannot be researched: ${error.message}`);
+  if (error instanceof ResearchAllowanceSpentError) {
+    const seconds = Math.max(1, Math.ceil((error.state.resetsAt.getTime() - Date.now()) / 1000));
+    throw new ProblemError(problem('researchAllowanceExceeded', error.message), { 'retry-after': String(seconds) });
+  }
+  if (error instanceof IdempotencyKeyReusedError) throw new ProblemError(problem('idempotencyKeyReused', error.message));
+  if (error instanceof RunNotCancellableError) throw new ProblemError(problem('runNotCancellable', error.message));
+  throw error;
+}
+
+/** How often the event stream looks at the run, and how long one stream lasts before the client reconnects. */
+const EVENTS_POLL_MS = 1_000;
+const EVENTS_MAX_MS = 15 * 60_000;
+const EVENTS_HEARTBEAT_MS = 15_000;
+
+/**
+ * Server-sent events of a run's progress: `progress` on every change of its
+ * state or step, then one of `completed`, `failed` or `cancelled`, and the
+ * stream ends. A stream lasts at most EVENTS_MAX_MS (then `reconnect`); a
+ * client reconnecting is sent the state as it is now.
+ */
+async function streamRun(request: FastifyRequest, reply: FastifyReply, db: Db, first: RunRow): Promise<void> {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-accel-buffering': 'no',
+    connection: 'keep-alive',
+  });
+  let eventId = 0;
+  const send = (event: string, data: unknown) => {
+    eventId += 1;
+    raw.write(`id: ${eventId}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  let closed = false;
+  request.raw.once('close', () => (closed = true));
+  const deadline = Date.now() + EVENTS_MAX_MS;
+  let lastBeat = Date.now();
+  let last = '';
+  let run = first;
+  try {
+    for (;;) {
+      const summary = summaryOf(run);
+      const shown = JSON.stringify([summary.status, summary.progress.done, summary.waiting_reason]);
+      if (shown !== last) {
+        last = shown;
+        send('progress', summary);
+      }
+      if (run.status === 'succeeded' || run.status === 'failed' || run.status === 'cancelled') {
+        send(run.status === 'succeeded' ? 'completed' : run.status, summary);
+        break;
+      }
+      if (Date.now() >= deadline) {
+        send('reconnect', { detail: 'This stream has lasted its 15 minutes: connect again to follow the run.' });
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, EVENTS_POLL_MS));
+      if (closed) return;
+      if (Date.now() - lastBeat >= EVENTS_HEARTBEAT_MS) {
+        raw.write(': still here\n\n');
+        lastBeat = Date.now();
+      }
+      run = (await findRun(db, run.id)) ?? run;
+    }
+  } catch (error) {
+    request.log.warn({ err: error, runId: first.id }, 'the research event stream stopped');
+    if (!closed) send('error', { detail: 'The stream stopped on an error of ours; connect again.' });
+  } finally {
+    raw.end();
+  }
+}
+
+export interface ResearchRoutesOptions {
+  /** Research on demand; without it the routes that start or cancel runs answer 503. */
+  research?: { service: ResearchService };
+}
+
+const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+/**
+ * The request's Idempotency-Key, hashed, and its fingerprint (the body): kept
+ * with the run in Postgres, so a retry of a submission, however late within a
+ * day and whichever process it reaches, gets the run the first one made.
+ */
+function idempotencyOf(request: FastifyRequest): { keyHash: string; fingerprint: string } | undefined {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || !IDEMPOTENCY_KEY_SHAPE.test(header)) {
+    throw invalidParam('Idempotency-Key', 'must be 1–255 visible ASCII characters (a UUID is a good choice)');
+  }
+  return { keyHash: sha256(header), fingerprint: sha256(JSON.stringify(request.body ?? null)) };
+}
+
+export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = async (app, { research }) => {
+  const service = (): ResearchService => {
+    if (!research) throw new ProblemError(problem('unavailable', 'Research on demand is not configured on this web process.'));
+    return research.service;
+  };
+  const writeConfig = { requiredScope: 'research:write' as const, acceptsBody: true };
+
+  app.post(
+    '/research-runs',
+    {
+      config: writeConfig,
+      bodyLimit: 4 * 1024,
+      schema: {
+        tags: ['research'],
+        operationId: 'submitResearchRun',
+        summary:
+          'Research an idea for a market: 202 with the run, its place in the queue and when it should finish; 200 with the insight when the idea was researched for the market recently (unless refresh)',
+        body: SubmitBody,
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({ maxLength: 255, description: 'Retry safely: the same key and body within 24 h make one run' }),
+          ),
+        }),
+        response: { 200: ReusedSchema, 202: SubmittedSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const key = request.apiKey!;
+      const idempotency = idempotencyOf(request);
+      const body = request.body;
+      const submitted = await service()
+        .submit(
+          { accountId: key.accountId, plan: key.plan },
+          {
+            idea: body.idea,
+            ...(body.geo !== undefined ? { geo: body.geo } : {}),
+            ...(body.language !== undefined ? { language: body.language } : {}),
+            ...(body.visibility !== undefined ? { visibility: body.visibility } : {}),
+            ...(body.refresh !== undefined ? { refresh: body.refresh } : {}),
+            ...(idempotency ? { idempotency } : {}),
+          },
+        )
+        .catch(researchProblem);
+      if (submitted.kind === 'reused') {
+        const insight = submitted.insight;
+        return reply.code(200).send({
+          reused: true as const,
+          detail: `"${insight.idea}" was researched for ${insight.geo || 'the world'} on ${insight.updated_at.toISOString().slice(0, 10)}: this is that insight, and no run was started (none of your allowance spent). Send "refresh": true to research it again.`,
+          data: toInsightDto(insight),
+        });
+      }
+      const { run, madeBefore } = submitted;
+      if (madeBefore) reply.header('idempotent-replayed', 'true');
+      reply.code(202).header('location', `/api/research-runs/${run.id}`);
+      return { data: summaryOf(run), queue: scheduleDto(await service().schedule(run)) };
+    },
+  );
+
+  app.get(
+    '/research-runs',
+    {
+      schema: {
+        tags: ['research'],
+        operationId: 'listResearchRuns',
+        summary: "Your account's research runs, newest first; filter by state",
+        querystring: RunListQuery,
+        response: { 200: RunListSchema, ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = await service().list(request.apiKey!.accountId, {
+        limit: q.limit,
+        ...(q.state !== undefined ? { states: statesOf(q.state) } : {}),
+        ...(q.cursor !== undefined ? { after: decodeRunCursor(q.cursor) } : {}),
+      });
+      const last = page.rows.at(-1);
+      return { data: page.rows.map(summaryOf), next_cursor: page.hasMore && last ? encodeRunCursor(last) : null };
+    },
+  );
+
+  app.delete(
+    '/research-runs/:id',
+    {
+      config: { requiredScope: 'research:write' as const },
+      schema: {
+        tags: ['research'],
+        operationId: 'cancelResearchRun',
+        summary: 'Cancel a queued, running or waiting run: no further step runs and its Google requests not yet sent are not sent',
+        params: IdParams,
+        response: { 200: Type.Object({ data: RunSummarySchema }), ...errorResponses(400, 401, 403, 404, 409, 429) },
+      },
+    },
+    async (request) => {
+      const id = request.params.id;
+      const run = isId('run', id) ? await service().cancel(request.apiKey!.accountId, id).catch(researchProblem) : undefined;
+      if (!run) throw new ProblemError(problem('notFound', `No research run of your account has the id "${id.slice(0, 64)}".`));
+      return { data: summaryOf(run) };
+    },
+  );
+
+  app.get(
+    '/research-runs/:id/events',
+    {
+      schema: {
+        tags: ['research'],
+        operationId: 'streamResearchRun',
+        summary: 'Server-sent events of the run: progress on every change, then completed, failed or cancelled',
+        params: IdParams,
+        querystring: NoQuery,
+        response: {
+          200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          ...errorResponses(400, 401, 403, 404, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const run = await visibleRun(request.db, request.params.id, request.apiKey!.accountId);
+      await streamRun(request, reply, request.db, run);
+    },
+  );
+
   app.get(
     '/research-runs/:id',
     {
@@ -113,9 +516,8 @@ export const researchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const run = isId('run', request.params.id) ? await findRun(request.db, request.params.id) : undefined;
-      if (!run) throw new ProblemError(problem('notFound', `No research run has the id "${request.params.id.slice(0, 64)}".`));
-      return report(request.db, run);
+      const run = await visibleRun(request.db, request.params.id, request.apiKey!.accountId);
+      return report(request.db, run, request.apiKey!);
     },
   );
 
@@ -133,7 +535,7 @@ export const researchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const insight = await requireInsight(request.db, request.params.id);
+      const insight = await requireInsight(request.db, request.params.id, request.apiKey!);
       const run = await latestRunForInsight(request.db, insight.id);
       if (!run) {
         throw new ProblemError(
@@ -143,7 +545,7 @@ export const researchRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
         );
       }
-      return report(request.db, run);
+      return report(request.db, run, request.apiKey!);
     },
   );
 };

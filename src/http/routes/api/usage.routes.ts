@@ -3,14 +3,18 @@ import type { QuotaStore } from '../../../accounts/quota.store.js';
 import { accountUsage } from '../../../accounts/account-usage.js';
 import type { Db } from '../../../db/connection.js';
 import { utcDay } from '../../../domain/quota.js';
+import type { ResearchService } from '../../../research/research-service.js';
 import { errorResponses, UsageQuery, UsageSchema } from '../../schemas.js';
 
-export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; quota: QuotaStore }> = async (app, { db, quota }) => {
+export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; quota: QuotaStore; research?: { service: ResearchService } }> = async (
+  app,
+  { db, quota, research },
+) => {
   app.get(
     '/usage',
     {
-      // Any key may see its own account's usage, whatever it is for.
-      config: { requiredScope: null },
+      // Any key may see its own account's usage, whatever it is for, and even with the day's quota spent: it is how a client learns when it resets.
+      config: { requiredScope: null, answersWhenSpent: true },
       schema: {
         tags: ['account'],
         operationId: 'getUsage',
@@ -25,6 +29,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; quota: QuotaStore 
       const key = request.apiKey!;
       const decision = request.quota!;
       const now = new Date();
+      const allowance = research ? await research.service.allowance(key.accountId, key.plan) : undefined;
       const days = await accountUsage(db, quota, key.accountId, request.query.days, now, { keyId: key.id, requests: decision.used });
       return {
         data: {
@@ -37,6 +42,9 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; quota: QuotaStore 
           used: decision.used,
           remaining: decision.remaining,
           resets_at: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString(),
+          research: allowance
+            ? { limit: allowance.limit, used: allowance.used, remaining: allowance.remaining, resets_at: allowance.resetsAt.toISOString() }
+            : null,
           days,
         },
       };

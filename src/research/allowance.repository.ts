@@ -1,0 +1,48 @@
+// The research allowance, counted in Postgres: one row per account and UTC
+// day. Spending one run is a single statement that adds one only while the
+// count is under the limit, so concurrent submissions from any number of web
+// processes get exactly `limit` runs between them (the row lock orders them).
+import { sql, type Transaction } from 'kysely';
+import type { Db } from '../db/connection.js';
+import type { Database } from '../db/database.js';
+import { utcDay } from '../domain/quota.js';
+
+type DbOrTrx = Db | Transaction<Database>;
+
+/** Spends one run of the account's allowance for `now`'s day; false (nothing spent) when it is spent already. */
+export async function spendResearchRun(trx: DbOrTrx, accountId: string, limit: number, now: Date): Promise<boolean> {
+  if (limit <= 0) return false;
+  const row = await trx
+    .insertInto('research_allowance_daily')
+    .values({ account_id: accountId, day: utcDay(now), runs: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'day'])
+        .doUpdateSet({ runs: sql<number>`research_allowance_daily.runs + 1` })
+        .where('research_allowance_daily.runs', '<', limit),
+    )
+    .returning('runs')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Gives back a run (one cancelled before it started) to the day it was spent on. */
+export async function refundResearchRun(trx: DbOrTrx, accountId: string, spentAt: Date): Promise<void> {
+  await trx
+    .updateTable('research_allowance_daily')
+    .set({ runs: sql<number>`greatest(runs - 1, 0)` })
+    .where('account_id', '=', accountId)
+    .where('day', '=', utcDay(spentAt))
+    .execute();
+}
+
+/** Runs the account has spent on `now`'s day. */
+export async function researchRunsSpent(db: DbOrTrx, accountId: string, now: Date): Promise<number> {
+  const row = await db
+    .selectFrom('research_allowance_daily')
+    .select('runs')
+    .where('account_id', '=', accountId)
+    .where('day', '=', utcDay(now))
+    .executeTakeFirst();
+  return row?.runs ?? 0;
+}

@@ -1,0 +1,280 @@
+// Research on demand: what an API client (and the operator's CLI) does with
+// research runs, in one place. Submitting validates the idea and the market,
+// answers with a recent insight of the same idea and market where there is one
+// (unless asked to refresh), joins a run of the account already under way for
+// it, honours an Idempotency-Key, and otherwise spends one run of the
+// account's daily allowance and records the run in one transaction, then
+// enqueues its first step (the sweeper enqueues it if this process dies first).
+import type { Kysely } from 'kysely';
+import type { Config, TrendsPlanName, TrendsProviderName } from '../config.js';
+import type { Db } from '../db/connection.js';
+import type { Database, ResearchVisibility, RunStatus } from '../db/database.js';
+import { SOURCES } from '../domain/catalog.js';
+import {
+  allowanceState,
+  GOOGLE_REQUESTS_PER_RUN,
+  MARKET_SHAPE,
+  type AllowanceState,
+  type ResearchAllowance,
+} from '../domain/research/allowance.js';
+import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
+import type { Plan } from '../domain/quota.js';
+import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
+import {
+  cancelRun,
+  countRunsAhead,
+  findAccountRun,
+  findLiveAccountRun,
+  findRunByIdempotencyKey,
+  listAccountRuns,
+  medianRunMs,
+  type AccountRunsPage,
+} from './account-runs.repository.js';
+import { refundResearchRun, researchRunsSpent, spendResearchRun } from './allowance.repository.js';
+import { InvalidIdeaError, type ResearchChain } from './chain.js';
+import { createRun, type RunRow } from './run.repository.js';
+
+export class ResearchAllowanceSpentError extends Error {
+  constructor(readonly state: AllowanceState) {
+    super(
+      `Your account has started its ${state.limit} research run${state.limit === 1 ? '' : 's'} for today (UTC); the allowance resets at ${state.resetsAt.toISOString()}.`,
+    );
+  }
+}
+
+export class IdempotencyKeyReusedError extends Error {}
+
+export class RunNotCancellableError extends Error {
+  constructor(readonly run: RunRow) {
+    super(`Research run ${run.id} is ${run.status}: only a queued, running or waiting run can be cancelled.`);
+  }
+}
+
+/** Who submits: an account through the API, or an operator (no account, no allowance). */
+export type Submitter = { accountId: string; plan: Plan } | { operator: true };
+
+export interface SubmitRequest {
+  idea: string;
+  /** Search phrases to use (the first becomes the primary); operators' runs only today. */
+  hints?: string[];
+  /** A country code (US), a region (US-CA) or '' for worldwide; unset: the configured TRENDS_GEO. */
+  geo?: string;
+  language?: string;
+  /** Private (the default for an account): the insight is the account's alone. Operators' runs are public. */
+  visibility?: ResearchVisibility;
+  /** Research again even if the idea was researched for this market recently. */
+  refresh?: boolean;
+  idempotency?: { keyHash: string; fingerprint: string };
+}
+
+export type Submitted =
+  /** A recent insight of the same idea and market answers it; no run, nothing spent. */
+  | { kind: 'reused'; insight: InsightRow }
+  /** A run: new, or (madeBefore) the one this Idempotency-Key or an earlier submission of the idea already made. */
+  | { kind: 'run'; run: RunRow; madeBefore: boolean };
+
+/** Where a run stands in the queue and when it is expected to start and finish. */
+export interface RunSchedule {
+  /** Runs submitted before it and still to finish (1: it is next). 0 once it has started. */
+  position: number;
+  estimatedStartAt: Date | null;
+  estimatedFinishAt: Date | null;
+  /** What the estimate rests on, in words. */
+  basis: string;
+}
+
+export interface ResearchSettings {
+  provider: TrendsProviderName;
+  /** TRENDS_GEO: the market of a run that names none. */
+  defaultGeo: string;
+  allowance: ResearchAllowance;
+  reuseDays: number;
+  /** Google's pace: requests a minute per route (0: unpaced), the number of routes, and the request plan. */
+  google: { requestsPerMinute: number; routes: number; plan: TrendsPlanName };
+}
+
+export class ResearchService {
+  constructor(
+    private readonly db: Db,
+    private readonly chain: ResearchChain,
+    private readonly settings: ResearchSettings,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** Checks the request; throws InvalidIdeaError with the reason. */
+  private check(request: SubmitRequest): { text: string; key: string; geo: string } {
+    const problem = validateIdea(request.idea);
+    if (problem) throw new InvalidIdeaError(problem);
+    for (const hint of request.hints ?? []) {
+      const hintProblem = validateIdea(hint);
+      if (hintProblem) throw new InvalidIdeaError(`keyword "${hint.slice(0, 40)}": ${hintProblem}`);
+      if (hint.length > 100) throw new InvalidIdeaError(`keyword "${hint.slice(0, 20)}…" is longer than 100 characters`);
+    }
+    const geo = (request.geo ?? this.settings.defaultGeo).trim().toUpperCase();
+    if (!MARKET_SHAPE.test(geo)) {
+      throw new InvalidIdeaError(
+        `geo "${geo.slice(0, 12)}" is not a market: use a country code such as US, a region such as US-CA, or "" for worldwide`,
+      );
+    }
+    const { text, key } = normalizeIdea(request.idea);
+    return { text, key, geo };
+  }
+
+  async submit(who: Submitter, request: SubmitRequest): Promise<Submitted> {
+    const { text, key, geo } = this.check(request);
+    const now = this.now();
+    if ('operator' in who) {
+      const run = await createRun(this.db, {
+        idea: text,
+        ideaKey: key,
+        hints: request.hints ?? [],
+        provider: this.settings.provider,
+        source: this.settings.provider === 'synthetic' ? SOURCES.synthetic : SOURCES.research,
+        startedBy: 'cli',
+        geo,
+        ...(request.language ? { language: request.language } : {}),
+        visibility: 'public',
+      });
+      await this.chain.enqueueStep(run.id, 1);
+      return { kind: 'run', run, madeBefore: false };
+    }
+
+    const { accountId, plan } = who;
+    const visibility = request.visibility ?? 'private';
+    if (request.idempotency) {
+      const earlier = await findRunByIdempotencyKey(this.db, accountId, request.idempotency.keyHash);
+      if (earlier) return this.replayed(earlier, request.idempotency.fingerprint);
+    }
+    if (!request.refresh && this.settings.reuseDays > 0) {
+      const since = new Date(now.getTime() - this.settings.reuseDays * 86_400_000);
+      const insight = await findRecentInsightForIdea(this.db, key, geo, { accountId }, since);
+      // A public submission is not answered with the account's private insight, nor the other way round.
+      if (insight && (insight.owner_account_id === null) === (visibility === 'public')) return { kind: 'reused', insight };
+    }
+    const live = await findLiveAccountRun(this.db, accountId, key, geo);
+    if (live) return { kind: 'run', run: live, madeBefore: true };
+
+    const limit = this.settings.allowance[plan];
+    // The allowance's run and the run itself, together or not at all.
+    const made = (this.db as Kysely<Database>).transaction().execute(async (trx) => {
+      if (!(await spendResearchRun(trx, accountId, limit, now))) return undefined;
+      return createRun(trx, {
+        idea: text,
+        ideaKey: key,
+        hints: request.hints ?? [],
+        provider: this.settings.provider,
+        source: this.settings.provider === 'synthetic' ? SOURCES.synthetic : SOURCES.research,
+        startedBy: 'api',
+        accountId,
+        geo,
+        ...(request.language ? { language: request.language } : {}),
+        visibility,
+        ...(request.idempotency ? { idempotency: request.idempotency } : {}),
+      });
+    });
+    const run = await made.catch(async (error: unknown) => {
+      // Another request with the same Idempotency-Key made its run first (the unique index; this
+      // transaction, its allowance's run included, rolled back): answer with that one.
+      if (request.idempotency && (error as { code?: string }).code === '23505') {
+        const earlier = await findRunByIdempotencyKey(this.db, accountId, request.idempotency.keyHash);
+        if (earlier) return this.replayed(earlier, request.idempotency.fingerprint);
+      }
+      throw error;
+    });
+    if (run === undefined) throw new ResearchAllowanceSpentError(allowanceState(limit, limit, now));
+    if ('kind' in run) return run;
+    await this.chain.enqueueStep(run.id, 1);
+    return { kind: 'run', run, madeBefore: false };
+  }
+
+  private replayed(run: RunRow, fingerprint: string): Submitted {
+    if (run.idempotency_fingerprint !== fingerprint) {
+      throw new IdempotencyKeyReusedError(
+        'This Idempotency-Key was used for another research submission (another idea, market or option). Use a new key for a new request.',
+      );
+    }
+    return { kind: 'run', run, madeBefore: true };
+  }
+
+  find(accountId: string, id: string): Promise<RunRow | undefined> {
+    return findAccountRun(this.db, accountId, id);
+  }
+
+  list(
+    accountId: string,
+    options: { limit: number; states?: readonly RunStatus[]; after?: { createdAt: Date; id: string } },
+  ): Promise<AccountRunsPage> {
+    return listAccountRuns(this.db, accountId, options);
+  }
+
+  /**
+   * Cancels the account's run: no further step is taken up, and a trends
+   * request only it waits for is dropped before it is sent (trends-fetch asks
+   * whether anyone still waits). A run cancelled before its first step gives
+   * its run of the allowance back. Undefined: no such run of the account.
+   */
+  async cancel(accountId: string, id: string): Promise<RunRow | undefined> {
+    const outcome = await (this.db as Kysely<Database>).transaction().execute(async (trx) => {
+      const cancelled = await cancelRun(trx, accountId, id);
+      if (!cancelled) return undefined;
+      if (!cancelled.started) await refundResearchRun(trx, accountId, cancelled.run.created_at);
+      return cancelled.run;
+    });
+    if (outcome) return outcome;
+    const run = await findAccountRun(this.db, accountId, id);
+    if (run) throw new RunNotCancellableError(run);
+    return undefined;
+  }
+
+  async allowance(accountId: string, plan: Plan): Promise<AllowanceState> {
+    const now = this.now();
+    return allowanceState(this.settings.allowance[plan], await researchRunsSpent(this.db, accountId, now), now);
+  }
+
+  /**
+   * Where the run stands and when it should start and finish: from the runs
+   * ahead of it and, for live Google, the pace (a run makes about
+   * GOOGLE_REQUESTS_PER_RUN requests, each route RPM a minute); for local
+   * providers, the median duration of recent runs.
+   */
+  async schedule(run: RunRow): Promise<RunSchedule> {
+    const finished = !['queued', 'running', 'waiting'].includes(run.status);
+    if (finished) return { position: 0, estimatedStartAt: null, estimatedFinishAt: null, basis: `the run is ${run.status}` };
+    const started = run.status !== 'queued' || run.next_step > 1;
+    const ahead = started ? 0 : await countRunsAhead(this.db, run);
+    const now = this.now();
+    const google = this.settings.google;
+    let perRunMs: number;
+    let basis: string;
+    if (run.provider === 'google' && google.requestsPerMinute > 0) {
+      const requests = GOOGLE_REQUESTS_PER_RUN[google.plan];
+      perRunMs = (requests / (google.requestsPerMinute * Math.max(1, google.routes))) * 60_000;
+      basis = `${requests} Google requests a run at ${google.requestsPerMinute} a minute on ${google.routes} route${google.routes === 1 ? '' : 's'}, ${ahead} run${ahead === 1 ? '' : 's'} ahead`;
+    } else {
+      const median = await medianRunMs(this.db, run.provider);
+      perRunMs = median ?? 60_000;
+      basis =
+        median === undefined
+          ? `no ${run.provider} run has finished yet: a minute a run assumed, ${ahead} ahead`
+          : `the median ${run.provider} run of late took ${Math.round(median / 1000)} s, ${ahead} ahead`;
+    }
+    const startAt = started ? run.created_at : new Date(now.getTime() + ahead * perRunMs);
+    const finishAt = new Date(Math.max(now.getTime(), startAt.getTime() + perRunMs));
+    return { position: started ? 0 : ahead + 1, estimatedStartAt: startAt, estimatedFinishAt: finishAt, basis };
+  }
+}
+
+/** The service's settings from the configuration (the web process and the CLI read the same). */
+export function researchSettings(config: Config): ResearchSettings {
+  return {
+    provider: config.trends.provider,
+    defaultGeo: config.trends.geo,
+    allowance: config.research.allowancePerDay,
+    reuseDays: config.research.reuseDays,
+    google: {
+      requestsPerMinute: config.trends.requestsPerMinute,
+      routes: Math.max(1, config.trends.proxyUrls.length),
+      plan: config.trends.requestPlan,
+    },
+  };
+}

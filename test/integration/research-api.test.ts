@@ -1,0 +1,293 @@
+// Research on demand, through HTTP only: an account's key submits an idea for
+// a market, follows it by polling and by the event stream, receives
+// research.completed signed at its receiver, and reads the insight, which no
+// other account can see; the allowance, reuse, Idempotency-Key and cancel.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { until } from '../support/pipeline.js';
+import { testResources } from '../support/redis.js';
+
+let t: TestApp;
+let pipeline: Pipeline;
+let base: string;
+
+beforeAll(async () => {
+  t = await createTestApp({ cacheTtlSeconds: 60, webhookAllowedCidrs: ['127.0.0.1/32'], research: {} });
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  const config = loadConfig({
+    REDIS_PREFIX: t.redis.prefix,
+    TRENDS_PROVIDER: 'synthetic',
+    WEBHOOK_ENCRYPTION_KEY: t.webhookEncryptionKey,
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    WEBHOOK_RETRY_SCALE: '0.0002',
+  });
+  pipeline = await startWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
+});
+afterAll(async () => {
+  await pipeline?.close();
+  await t?.close();
+});
+
+const api = (key: string, method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, headers: Record<string, string> = {}) =>
+  t.app.inject({
+    method,
+    url,
+    headers: { ...bearer(key), ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+
+/** A loopback receiver that keeps what it was sent and whether the signature verified. */
+function receiver() {
+  const received: Array<{ type: string; data: Record<string, unknown>; verified: boolean }> = [];
+  let secret = '';
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      let verified = false;
+      try {
+        new Webhook(secret).verify(body, req.headers as Record<string, string>);
+        verified = true;
+      } catch {
+        verified = false;
+      }
+      const parsed = JSON.parse(body) as { type: string; data: Record<string, unknown> };
+      received.push({ type: parsed.type, data: parsed.data, verified });
+      res.writeHead(200).end();
+    });
+  });
+  return new Promise<{ url: string; received: typeof received; setSecret: (s: string) => void; close: () => void }>((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+        received,
+        setSecret: (s) => (secret = s),
+        close: () => server.close(),
+      }),
+    ),
+  );
+}
+
+/** The run's server-sent events, read over real HTTP until the stream ends. */
+async function eventsOf(
+  key: string,
+  runId: string,
+): Promise<Array<{ event: string; data: { status: string; progress: { done: number } } }>> {
+  const response = await fetch(`${base}/api/research-runs/${runId}/events`, { headers: bearer(key), signal: AbortSignal.timeout(120_000) });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .filter((block) => block.includes('event: '))
+    .map((block) => ({
+      event: /event: (\S+)/.exec(block)![1]!,
+      data: JSON.parse(/data: (.*)/.exec(block)![1]!) as { status: string; progress: { done: number } },
+    }));
+}
+
+describe('research on demand', () => {
+  it('submits, follows by polling and by events, is told by webhook, and keeps the insight private', async () => {
+    const a = await t.researchKey('free');
+    const b = await t.researchKey('free');
+    const hook = await receiver();
+    try {
+      const subscribed = await api(a.key, 'POST', '/api/webhooks', { url: hook.url, events: ['research.completed', 'research.failed'] });
+      expect(subscribed.statusCode, subscribed.body).toBe(201);
+      hook.setSecret(subscribed.json().data.secret);
+
+      const submitted = await api(a.key, 'POST', '/api/research-runs', { idea: 'Tide tables for kayak anglers', geo: 'US' });
+      expect(submitted.statusCode, submitted.body).toBe(202);
+      const run = submitted.json().data;
+      expect(submitted.headers.location).toBe(`/api/research-runs/${run.id}`);
+      expect(run).toMatchObject({ geo: 'US', visibility: 'private', progress: { total: 40 } });
+      expect(['queued', 'running', 'waiting', 'succeeded']).toContain(run.status);
+      const queue = submitted.json().queue;
+      expect(queue.basis).toMatch(/synthetic/);
+      expect(Date.parse(queue.estimated_finish_at)).toBeGreaterThanOrEqual(Date.parse(queue.estimated_start_at));
+
+      // Another account: no such run, not in its list.
+      expect((await api(b.key, 'GET', `/api/research-runs/${run.id}`)).statusCode).toBe(404);
+      expect((await api(b.key, 'GET', `/api/research-runs/${run.id}/events`)).statusCode).toBe(404);
+      expect((await api(b.key, 'DELETE', `/api/research-runs/${run.id}`)).statusCode).toBe(404);
+      expect((await api(b.key, 'GET', '/api/research-runs')).json().data).toEqual([]);
+
+      const events = await eventsOf(a.key, run.id);
+      expect(events.at(-1)!.event, JSON.stringify(events.at(-1))).toBe('completed');
+      expect(events.filter((e) => e.event === 'progress').length).toBeGreaterThan(0);
+      const done = events.map((e) => e.data.progress.done);
+      expect(done).toEqual([...done].sort((x, y) => x - y));
+      expect(done.at(-1)).toBe(40);
+
+      const polled = await until(
+        async () =>
+          (await api(a.key, 'GET', `/api/research-runs/${run.id}`)).json().data as {
+            status: string;
+            progress: unknown;
+            insight_id: string;
+          },
+        (r) => r.status === 'succeeded',
+        60_000,
+        'the run to succeed',
+      );
+      expect(polled.progress).toEqual({ done: 40, total: 40, current: null });
+      const insightId = polled.insight_id as string;
+
+      const mine = await api(a.key, 'GET', `/api/insights/${insightId}`);
+      expect(mine.statusCode).toBe(200);
+      expect(mine.json()).toMatchObject({ geo: 'US', visibility: 'private' });
+      expect((await api(b.key, 'GET', `/api/insights/${insightId}`)).statusCode).toBe(404);
+      expect((await api(b.key, 'GET', `/api/insights/${insightId}/trend-data`)).statusCode).toBe(404);
+      expect((await api(b.key, 'GET', `/api/insights/${insightId}/research`)).statusCode).toBe(404);
+      const listedForB = (await api(b.key, 'GET', '/api/insights?limit=100&geo=US')).json().data as Array<{ id: string }>;
+      expect(listedForB.map((i) => i.id)).not.toContain(insightId);
+      const listedForA = (await api(a.key, 'GET', '/api/insights?limit=100&geo=US')).json().data as Array<{ id: string }>;
+      expect(listedForA.map((i) => i.id)).toContain(insightId);
+
+      const told = await until(
+        async () => hook.received.filter((r) => r.type === 'research.completed'),
+        (r) => r.length > 0,
+        60_000,
+        'research.completed at the receiver',
+      );
+      expect(told[0]!.verified).toBe(true);
+      expect(told[0]!.data).toMatchObject({ run_id: run.id, status: 'succeeded', geo: 'US' });
+      expect((told[0]!.data.insight as { id: string }).id).toBe(insightId);
+
+      // The same idea for the same market: that insight, no run, nothing spent; unless refresh.
+      const again = await api(a.key, 'POST', '/api/research-runs', { idea: 'tide tables  for Kayak anglers', geo: 'us' });
+      expect(again.statusCode, again.body).toBe(200);
+      expect(again.json()).toMatchObject({ reused: true, data: { id: insightId } });
+      const usage = (await api(a.key, 'GET', '/api/usage')).json().data;
+      expect(usage.research).toMatchObject({ limit: 3, used: 1, remaining: 2 });
+      // B asking the same idea is not answered with A's private insight.
+      const theirs = await api(b.key, 'POST', '/api/research-runs', { idea: 'Tide tables for kayak anglers', geo: 'US' });
+      expect(theirs.statusCode, theirs.body).toBe(202);
+      await api(b.key, 'DELETE', `/api/research-runs/${theirs.json().data.id}`);
+    } finally {
+      hook.close();
+    }
+  }, 180_000);
+
+  it('spends the allowance exactly under 20 concurrent submissions over two web processes, then answers 429 with Retry-After', async () => {
+    const second = await createTestApp({ research: {} });
+    try {
+      // The second app shares the first one's database: a web process of its own (pool, Redis connection).
+      const other = await (
+        await import('../../src/http/app.js')
+      ).buildApp({
+        db: t.database.db,
+        redis: second.redis.redis,
+        redisKeys: second.redis.keys,
+        logger: pino({ level: 'silent' }),
+        overloadMaxEventLoopDelayMs: 0,
+        research: {
+          settings: {
+            provider: 'synthetic',
+            defaultGeo: '',
+            allowance: { free: 3, starter: 20, pro: 100, enterprise: 500 },
+            reuseDays: 7,
+            google: { requestsPerMinute: 10, routes: 1, plan: 'batched' },
+          },
+        },
+      });
+      const a = await t.researchKey('free');
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 === 0 ? t.app : other).inject({
+            method: 'POST',
+            url: '/api/research-runs',
+            headers: { ...bearer(a.key), 'content-type': 'application/json' },
+            payload: JSON.stringify({ idea: `Concurrent idea number ${i} about otters`, visibility: 'private' }),
+          }),
+        ),
+      );
+      await other.close();
+      const statuses = answers.map((r) => r.statusCode).sort();
+      expect(statuses.filter((s) => s === 202)).toHaveLength(3);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(17);
+      const refused = answers.find((r) => r.statusCode === 429)!;
+      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(refused.json().type).toBe('/problems/research-allowance-exceeded');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(86_400);
+      const runs = await t.database.db.selectFrom('research_runs').select('id').where('account_id', '=', a.accountId).execute();
+      expect(runs).toHaveLength(3);
+      for (const { id } of runs) await api(a.key, 'DELETE', `/api/research-runs/${id}`);
+    } finally {
+      await second.close();
+    }
+  }, 60_000);
+
+  it('makes one run of a retried submission (Idempotency-Key), and refuses the key for another body', async () => {
+    const a = await t.researchKey('starter');
+    const send = (idea: string) =>
+      api(a.key, 'POST', '/api/research-runs', { idea, refresh: true }, { 'idempotency-key': 'retry-me-7f3a' });
+    const answers = await Promise.all([send('Seaweed snacks for cats'), send('Seaweed snacks for cats'), send('Seaweed snacks for cats')]);
+    expect(answers.map((r) => r.statusCode)).toEqual([202, 202, 202]);
+    expect(new Set(answers.map((r) => r.json().data.id)).size).toBe(1);
+    expect(answers.filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(2);
+    const other = await send('Seaweed snacks for dogs');
+    expect(other.statusCode).toBe(409);
+    expect(other.json().type).toBe('/problems/idempotency-key-reused');
+    expect((await api(a.key, 'GET', '/api/usage')).json().data.research.used).toBe(1);
+    await api(a.key, 'DELETE', `/api/research-runs/${answers[0]!.json().data.id}`);
+  });
+
+  it('cancels a queued run for good: no step runs, its run of the allowance comes back, and a finished run is not cancelled', async () => {
+    const a = await t.researchKey('free');
+    // The research queue paused: the run is queued, no worker has it.
+    await pipeline.queues.research.pause();
+    let id: string;
+    try {
+      const submitted = await api(a.key, 'POST', '/api/research-runs', { idea: 'Heated insoles for ice fishing' });
+      expect(submitted.statusCode, submitted.body).toBe(202);
+      id = submitted.json().data.id as string;
+      expect(await (await pipeline.queues.research.getJob(`${id}-step-1`))?.getState()).toBe('waiting');
+      expect((await api(a.key, 'GET', '/api/usage')).json().data.research.used).toBe(1);
+      const cancelled = await api(a.key, 'DELETE', `/api/research-runs/${id}`);
+      expect(cancelled.statusCode, cancelled.body).toBe(200);
+      expect(cancelled.json().data).toMatchObject({ status: 'cancelled', progress: { done: 0, current: null } });
+      expect(cancelled.json().data.cancelled_at).not.toBeNull();
+      // Cancelled before its first step: the allowance's run is given back.
+      expect((await api(a.key, 'GET', '/api/usage')).json().data.research.used).toBe(0);
+    } finally {
+      await pipeline.queues.research.resume();
+    }
+    // Its first step's job runs now, finds the run cancelled, and does nothing (its job then goes, as a done step's does).
+    await until(
+      async () => {
+        const job = await pipeline.queues.research.getJob(`${id}-step-1`);
+        return job === undefined ? 'gone' : await job.getState();
+      },
+      (state) => state === 'gone' || state === 'completed',
+      30_000,
+      "the cancelled run's first step job to finish",
+    );
+    expect(await t.database.db.selectFrom('research_steps').select('step').where('run_id', '=', id).execute()).toEqual([]);
+    expect((await api(a.key, 'DELETE', `/api/research-runs/${id}`)).json().type).toBe('/problems/run-not-cancellable');
+    const listed = (await api(a.key, 'GET', '/api/research-runs?state=cancelled')).json().data as Array<{ id: string }>;
+    expect(listed.map((r) => r.id)).toEqual([id]);
+    expect((await api(a.key, 'GET', '/api/research-runs?state=done')).statusCode).toBe(400);
+  });
+
+  it('refuses what cannot be researched with a 400 that says why, and a key without research:write with a 403', async () => {
+    const a = await t.researchKey('free');
+    const badMarket = await api(a.key, 'POST', '/api/research-runs', { idea: 'Pickles', geo: 'USA' });
+    expect(badMarket.statusCode).toBe(400);
+    expect(badMarket.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect((await api(a.key, 'POST', '/api/research-runs', { idea: '   ' })).statusCode).toBe(400);
+    expect((await api(a.key, 'POST', '/api/research-runs', { idea: 'Pickles', extra: 1 })).statusCode).toBe(400);
+    const reader = await t.key('pro');
+    const refused = await api(reader, 'POST', '/api/research-runs', { idea: 'Pickles' });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().detail).toMatch(/research:write/);
+  });
+});
