@@ -42,17 +42,27 @@ export interface StartRunInput {
   startedBy?: 'cli' | 'discovery' | 'demo';
   /** What discovery saw (runs it starts). */
   discovery?: DiscoveryEvidence;
+  /** The market ('' worldwide); unset: TRENDS_GEO. */
+  geo?: string;
+  language?: string;
+}
+
+/** Throws InvalidIdeaError when the idea or a search phrase cannot be researched; answers the idea normalised. */
+export function checkIdea(idea: string, hints: readonly string[]): { text: string; key: string } {
+  const problem = validateIdea(idea);
+  if (problem) throw new InvalidIdeaError(problem);
+  for (const hint of hints) {
+    const hintProblem = validateIdea(hint);
+    if (hintProblem) throw new InvalidIdeaError(`keyword "${hint.slice(0, 40)}": ${hintProblem}`);
+    if (hint.length > 100) throw new InvalidIdeaError(`keyword "${hint.slice(0, 20)}…" is longer than 100 characters`);
+  }
+  const { text, key } = normalizeIdea(idea);
+  return { text, key };
 }
 
 /** Validates, records the run, then enqueues step 1 (after the insert has committed). */
 export async function startRun(db: Db, chain: ResearchChain, input: StartRunInput): Promise<RunRow> {
-  const problem = validateIdea(input.idea);
-  if (problem) throw new InvalidIdeaError(problem);
-  for (const hint of input.hints) {
-    if (validateIdea(hint)) throw new InvalidIdeaError(`--keyword "${hint}": ${validateIdea(hint)}`);
-    if (hint.length > 100) throw new InvalidIdeaError(`--keyword "${hint.slice(0, 20)}…" is longer than 100 characters`);
-  }
-  const normalized = normalizeIdea(input.idea);
+  const normalized = checkIdea(input.idea, input.hints);
   const run = await createRun(db, {
     idea: normalized.text,
     ideaKey: normalized.key,
@@ -61,6 +71,8 @@ export async function startRun(db: Db, chain: ResearchChain, input: StartRunInpu
     source: input.source,
     startedBy: input.startedBy ?? 'cli',
     ...(input.discovery ? { discovery: input.discovery } : {}),
+    ...(input.geo !== undefined ? { geo: input.geo } : {}),
+    ...(input.language ? { language: input.language } : {}),
   });
   await chain.enqueueStep(run.id, 1);
   return run;

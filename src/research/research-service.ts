@@ -17,7 +17,6 @@ import {
   type AllowanceState,
   type ResearchAllowance,
 } from '../domain/research/allowance.js';
-import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
 import type { Plan } from '../domain/quota.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
 import {
@@ -31,7 +30,7 @@ import {
   type AccountRunsPage,
 } from './account-runs.repository.js';
 import { refundResearchRun, researchRunsSpent, spendResearchRun } from './allowance.repository.js';
-import { InvalidIdeaError, type ResearchChain } from './chain.js';
+import { checkIdea, InvalidIdeaError, startRun, type ResearchChain } from './chain.js';
 import { createRun, type RunRow } from './run.repository.js';
 
 export class ResearchAllowanceSpentError extends Error {
@@ -103,20 +102,13 @@ export class ResearchService {
 
   /** Checks the request; throws InvalidIdeaError with the reason. */
   private check(request: SubmitRequest): { text: string; key: string; geo: string } {
-    const problem = validateIdea(request.idea);
-    if (problem) throw new InvalidIdeaError(problem);
-    for (const hint of request.hints ?? []) {
-      const hintProblem = validateIdea(hint);
-      if (hintProblem) throw new InvalidIdeaError(`keyword "${hint.slice(0, 40)}": ${hintProblem}`);
-      if (hint.length > 100) throw new InvalidIdeaError(`keyword "${hint.slice(0, 20)}…" is longer than 100 characters`);
-    }
+    const { text, key } = checkIdea(request.idea, request.hints ?? []);
     const geo = (request.geo ?? this.settings.defaultGeo).trim().toUpperCase();
     if (!MARKET_SHAPE.test(geo)) {
       throw new InvalidIdeaError(
         `geo "${geo.slice(0, 12)}" is not a market: use a country code such as US, a region such as US-CA, or "" for worldwide`,
       );
     }
-    const { text, key } = normalizeIdea(request.idea);
     return { text, key, geo };
   }
 
@@ -124,18 +116,16 @@ export class ResearchService {
     const { text, key, geo } = this.check(request);
     const now = this.now();
     if ('operator' in who) {
-      const run = await createRun(this.db, {
+      // An operator's run: public, not counted against any allowance, as discovery's and the demo's.
+      const run = await startRun(this.db, this.chain, {
         idea: text,
-        ideaKey: key,
         hints: request.hints ?? [],
         provider: this.settings.provider,
         source: this.settings.provider === 'synthetic' ? SOURCES.synthetic : SOURCES.research,
         startedBy: 'cli',
         geo,
         ...(request.language ? { language: request.language } : {}),
-        visibility: 'public',
       });
-      await this.chain.enqueueStep(run.id, 1);
       return { kind: 'run', run, madeBefore: false };
     }
 

@@ -55,7 +55,7 @@ describe('/metrics', () => {
 
   it('reports HTTP, quota, job, queue and forecast metrics during a research run', async () => {
     const { key } = await createApiKey(database.db, 'metrics', 'free');
-    for (let i = 0; i < 101; i += 1) await app.inject({ url: '/api/usage', headers: { authorization: `Bearer ${key}` } });
+    for (let i = 0; i < 101; i += 1) await app.inject({ url: '/api/categories', headers: { authorization: `Bearer ${key}` } });
     const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), {
       idea: 'Metrics idea for coffee roasters',
       hints: [],
@@ -80,8 +80,8 @@ describe('/metrics', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/plain/);
     const body = res.body;
-    expect(body).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/usage",status="200"\} 100/);
-    expect(body).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/usage",status="429"\} 1/);
+    expect(body).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/categories",status="200"\} 100/);
+    expect(body).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/categories",status="429"\} 1/);
     expect(body).toMatch(/api_quota_rejections_total\{plan="free"\} 1/);
     const steps = Number(/job_duration_seconds_count\{queue="research",job="research-step"\} (\d+)/.exec(body)?.[1]);
     expect(steps).toBeGreaterThanOrEqual(40);

@@ -31,6 +31,9 @@ let web: ServiceProcess;
 let base: string;
 let key: string;
 let hooksKey: string;
+let researchKey: string;
+let runId: string;
+let worker: ServiceProcess;
 let insightId: string;
 let work: string;
 
@@ -41,21 +44,35 @@ beforeAll(async () => {
   insightId = (await database.db.selectFrom('insights').select('id').executeTakeFirstOrThrow()).id;
   key = (await createApiKey(database.db, 'docs', 'pro')).key;
   hooksKey = (await createApiKey(database.db, 'docs webhooks', 'pro', null, ['insights:read', 'webhooks:write'])).key;
-  web = new ServiceProcess('web', {
+  researchKey = (await createApiKey(database.db, 'docs research', 'pro', null, ['insights:read', 'research:write'])).key;
+  const env = {
     ...database.env,
     REDIS_URL: redis.url,
     REDIS_PREFIX: redis.prefix,
-    PORT: '0',
-    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    TRENDS_PROVIDER: 'synthetic',
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  });
+  };
+  web = new ServiceProcess('web', { ...env, PORT: '0', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' });
+  // Research on demand runs on a worker, over generated data (the typed client's example follows a run to its end).
+  worker = new ServiceProcess('worker', env);
   base = (await web.ready).url!;
+  await worker.ready;
+  // A finished run for the event-stream example: its stream ends at once.
+  const submitted = await fetch(`${base}/api/research-runs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${researchKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ idea: 'Sourdough starters by mail' }),
+  });
+  expect(submitted.status).toBe(202);
+  runId = ((await submitted.json()) as { data: { id: string } }).data.id;
+  await fetch(`${base}/api/research-runs/${runId}`, { method: 'DELETE', headers: { authorization: `Bearer ${researchKey}` } });
   // Inside the project, so the generated client resolves openapi-fetch and @types/node from its node_modules.
   await mkdir(path.join(PROJECT_ROOT, '.data'), { recursive: true });
   work = await mkdtemp(path.join(PROJECT_ROOT, '.data', 'docs-api-'));
 }, 120_000);
 afterAll(async () => {
+  await worker?.kill('SIGTERM');
   await web?.kill('SIGTERM');
   if (work) await rm(work, { recursive: true, force: true });
   await redis?.destroy();
@@ -122,7 +139,7 @@ describe('the OpenAPI document', () => {
   it("generates a typed client that compiles and runs docs/api.md's example as written, defaults left out", async () => {
     const types = astToString(await openapiTS(JSON.stringify(await openApiDocument())));
     await writeFile(path.join(work, 'insights-api.d.ts'), types);
-    const [example, hooksExample] = blocks(await readFile(API_DOC, 'utf8'), 'ts');
+    const [example, hooksExample, researchExample] = blocks(await readFile(API_DOC, 'utf8'), 'ts');
     expect(example).toContain("client.GET('/api/insights', {})");
     const program = `${example}\nconsole.log(JSON.stringify({ listed: data?.data.length ?? null, error: error ?? null, one: one.data?.id ?? null, usagePlan: usage.data?.data.plan ?? null, days: usage.data?.data.days.length ?? null }));\n`;
     await writeFile(path.join(work, 'client.ts'), program);
@@ -130,6 +147,10 @@ describe('the OpenAPI document', () => {
     expect(hooksExample).not.toMatch(/\bas [A-Za-z{]/);
     const hooksProgram = `${hooksExample}\nconsole.log(JSON.stringify({ created: created.response.status, secret: created.data?.data.secret?.slice(0, 6) ?? null, updated: updated.response.status, minScore: updated.data?.data.min_score ?? null, enabled: updated.data?.data.enabled ?? null, removed: removed.response.status, gone: (await hooks.GET('/api/webhooks/{id}', { params: { path: { id } } })).response.status }));\n`;
     await writeFile(path.join(work, 'hooks.ts'), hooksProgram);
+    expect(researchExample).toContain("api.POST('/api/research-runs'");
+    expect(researchExample).not.toMatch(/\bas [A-Za-z{]/);
+    const researchProgram = `${researchExample}\nconsole.log(JSON.stringify({ submitted: submitted.response.status, insight: insight?.data?.id ?? null, geo: insight?.data?.geo ?? null, visibility: insight?.data?.visibility ?? null }));\n`;
+    await writeFile(path.join(work, 'research.ts'), researchProgram);
     await writeFile(path.join(work, 'package.json'), JSON.stringify({ type: 'module' }));
     await writeFile(
       path.join(work, 'tsconfig.json'),
@@ -143,7 +164,7 @@ describe('the OpenAPI document', () => {
           types: ['node'],
           skipLibCheck: true,
         },
-        files: ['client.ts', 'hooks.ts'],
+        files: ['client.ts', 'hooks.ts', 'research.ts'],
       }),
     );
     // Type-checks against the generated types: a required parameter the API defaults would fail here.
@@ -170,6 +191,16 @@ describe('the OpenAPI document', () => {
       removed: 204,
       gone: 404,
     });
+    const researchOut = await run(process.execPath, [path.join(work, 'out/research.js')], {
+      cwd: work,
+      env: { PATH: process.env.PATH ?? '', INSIGHTS_URL: base, INSIGHTS_KEY: researchKey, IDEA: 'Typed client test idea about harps' },
+    });
+    expect(JSON.parse(researchOut.stdout.trim().split('\n').at(-1)!)).toEqual({
+      submitted: 202,
+      insight: expect.stringMatching(/^ins_/),
+      geo: 'US',
+      visibility: 'private',
+    });
   }, 120_000);
 });
 
@@ -184,7 +215,8 @@ describe('the curl examples in docs/api.md', () => {
       expect(line, 'examples fail on HTTP errors').toContain(' -fsS ');
       const failure = await run('bash', ['--noprofile', '--norc', '-c', line], {
         cwd: work,
-        env: { PATH: process.env.PATH ?? '', INSIGHTS_URL: base, INSIGHTS_KEY: key, INSIGHT_ID: insightId },
+        // A key that reads and researches: the page's research examples run too.
+        env: { PATH: process.env.PATH ?? '', INSIGHTS_URL: base, INSIGHTS_KEY: researchKey, INSIGHT_ID: insightId, RUN_ID: runId },
       }).then(
         () => null,
         (error: { code?: number; stderr?: string }) => `exit ${error.code}: ${error.stderr}`,

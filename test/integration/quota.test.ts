@@ -49,9 +49,15 @@ describe('daily quotas', () => {
     expect(remaining).toEqual(Array.from({ length: 100 }, (_, i) => i));
     for (const r of ok) expect(r.headers.get('ratelimit-policy')).toBe('"free";q=100;w=86400');
 
-    // Refused requests are not counted: usage stays at the limit.
-    const usage = await burst(key, 1, '/api/usage');
-    expect(usage[0]!.status).toBe(429);
+    // /api/usage still answers (it is how a client learns when the quota resets), uncounted:
+    // refused requests were not counted either, so usage stays at the limit.
+    const usage = await burst(key, 2, '/api/usage');
+    for (const answer of usage) {
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body).data).toMatchObject({ limit: 100, used: 100, remaining: 0 });
+      expect(answer.headers.get('ratelimit')).toMatch(/^"free";r=0;t=\d+$/);
+    }
+    expect((await burst(key, 1, '/api/categories'))[0]!.status).toBe(429);
   });
 
   it('holds Starter at 1,000 per day', async () => {

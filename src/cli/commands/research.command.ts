@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import type { Config } from '../../config.js';
-import { SOURCES } from '../../domain/catalog.js';
 import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
 import { describeDiscovery } from '../../domain/trends/discovery.js';
 import { findInsight } from '../../insights/insight.repository.js';
-import { InvalidIdeaError, ResearchChain, startRun } from '../../research/chain.js';
+import { InvalidIdeaError, ResearchChain } from '../../research/chain.js';
+import { ResearchService, researchSettings } from '../../research/research-service.js';
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
 import { STEP_COUNT, STEP_NAMES } from '../../research/step-contract.js';
 import { openResources, type Resources } from '../../runtime/resources.js';
@@ -64,6 +64,7 @@ export function registerResearchCommands(program: Command, context: () => CliCon
     .description(describeCommand('research'))
     .argument('<idea>', 'the idea, e.g. "AI meal planner for diabetics" (1–500 characters)')
     .option('--keyword <keyword>', 'a search phrase to use (repeatable; the first becomes the primary phrase)', collect, [])
+    .option('--geo <market>', "the market: a country code (US), a region (US-CA), or '' for worldwide; default TRENDS_GEO")
     .option('--wait', 'wait for the run to finish, showing progress')
     .option('--json', 'print {"run_id","status","insight_id","score"}')
     .addHelpText(
@@ -75,21 +76,22 @@ Trends data comes from TRENDS_PROVIDER:
              TRENDS_PROVIDER=replay insights research pizza --wait
   synthetic  generated data, for load tests; its insights have source "synthetic"`,
     )
-    .action(async (idea: string, options: { keyword: string[]; wait?: boolean; json?: boolean }) => {
+    .action(async (idea: string, options: { keyword: string[]; geo?: string; wait?: boolean; json?: boolean }) => {
       const { config, logger } = context();
       const resources = await openResources(config, logger);
       const { queues, close } = openQueues(resources);
       let pipeline: Pipeline | undefined;
       try {
-        const run = await startRun(resources.db, new ResearchChain(queues.research), {
-          idea,
-          hints: options.keyword,
-          provider: config.trends.provider,
-          source: config.trends.provider === 'synthetic' ? SOURCES.synthetic : SOURCES.research,
-        }).catch((error: unknown) => {
-          if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
-          throw error;
-        });
+        // The service the API submits through: an operator's run is public and spends no allowance.
+        const service = new ResearchService(resources.db, new ResearchChain(queues.research), researchSettings(config));
+        const submitted = await service
+          .submit({ operator: true }, { idea, hints: options.keyword, ...(options.geo !== undefined ? { geo: options.geo } : {}) })
+          .catch((error: unknown) => {
+            if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
+            throw error;
+          });
+        if (submitted.kind !== 'run') throw new Error('an operator submission always starts a run');
+        const run = submitted.run;
         if (!options.wait) {
           if (options.json) printJson({ run_id: run.id, status: run.status, insight_id: null, score: null });
           else print(`Enqueued ${run.id} (provider ${run.provider}). Follow it: insights runs show ${run.id}`);
