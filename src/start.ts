@@ -4,6 +4,7 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { createApiKey, countApiKeys } from './api-keys/api-key.repository.js';
+import { API_KEY_SCOPES } from './domain/api-key.js';
 import { bumpReadModelVersion } from './redis/read-model-version.js';
 import { loadConfig } from './config.js';
 import { describeTarget } from './redis/connection.js';
@@ -66,7 +67,8 @@ try {
   // Only once the API is up: a key created by a start that then failed would never be shown.
   let firstKey: string | undefined;
   if ((await countApiKeys(resources.db)) === 0) {
-    firstKey = (await createApiKey(resources.db, 'development (created by npm start)', 'pro')).key;
+    // Every scope: the developer reads, researches and manages webhooks with the one key.
+    firstKey = (await createApiKey(resources.db, 'development (created by npm start)', 'pro', null, [...API_KEY_SCOPES])).key;
   }
   say();
   say(`Startup Insights is running.`);
@@ -98,10 +100,13 @@ try {
   );
   if (firstKey) {
     say();
-    say('First run: a development API key (Pro plan) was created. It is shown only this once:');
+    say(`First run: a development API key (Pro plan; scopes ${API_KEY_SCOPES.join(', ')}) was created. It is shown only this once:`);
     say(`  ${firstKey}`);
     say('Try it:');
     say(`  curl -H "Authorization: Bearer ${firstKey}" "${url}/api/insights?limit=3"`);
+    say(
+      `  curl -X POST -H "Authorization: Bearer ${firstKey}" -H 'Content-Type: application/json' -d '{"idea":"your idea","geo":"US"}' "${url}/api/research-runs"`,
+    );
   } else {
     say('  Keys:  `npx insights keys create --name NAME --plan free|starter|pro|enterprise`');
   }

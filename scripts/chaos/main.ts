@@ -59,6 +59,10 @@ try {
   say(
     `webhook API: ${w.requests} answers ${JSON.stringify(w.status)}, ${w.creates} creates (${w.replayed} answered from before, ${w.limitRefusals} at the plan's limit, ${w.quotaRefusals} past the quota), ${w.updates} updates (${w.preconditionFailures} 412), ${w.deletes} deletes, ${w.transportErrors} transport errors`,
   );
+  const r = result.research_api;
+  say(
+    `research API: ${r.accepted} runs accepted (${r.replayed} answered from before), ${r.requests} answers ${JSON.stringify(r.status)}, ${r.transportErrors} transport errors, ${r.unanswered} unanswered, ${r.unexpected} unexpected`,
+  );
   const f = result.webhook_flood;
   say(
     `webhook flood (Free and Starter at a silent receiver): ${f.requests} answers ${JSON.stringify(f.status)}, ${f.pings} pings and ${f.replayed} replays sent, ${f.sendsRefused} refused past the plan's sends, ${f.quotaRefused} past the quota; the receiver held at most ${JSON.stringify(f.silent_receiver_most_at_once)} at once (${f.silent_receiver_connections} connections)`,

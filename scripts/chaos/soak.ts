@@ -26,6 +26,7 @@ import { LocalRedis } from '../lib/local-redis.js';
 import { FAULT_KINDS, inject, seededRandom, type FaultKind, type InjectedFault } from './faults.js';
 import { WebhookReceiver } from './receiver.js';
 import { Supervisor, type Slot } from './supervisor.js';
+import { researchSubmitter, type SubmitterStats } from './research-submitters.js';
 import { startWebhookWriters, type WebhookWriterStats, type WriterAccount } from './webhook-writers.js';
 import { SilentReceiver, startWebhookFlooders, type FloodAccount, type FloodStats } from './webhook-flooder.js';
 import { enqueue } from '../../src/queue/enqueue.js';
@@ -64,6 +65,8 @@ export interface SoakResult {
   free_key_max_granted: number;
   /** Clients managing their own subscriptions through /api/webhooks during the faults. */
   webhook_api: WebhookWriterStats;
+  /** Research submitted through POST /api/research-runs during the faults. */
+  research_api: Omit<SubmitterStats, 'unanswered' | 'unexpected'> & { unanswered: number; unexpected: number };
   webhook_flood: FloodStats & { silent_receiver_connections: number; silent_receiver_most_at_once: Record<string, number> };
   unexpected_exits: number;
   readyz_recovery_ms: number | null;
@@ -156,7 +159,8 @@ function startReaders(
         const body = await res.text();
         stats.requests += 1;
         stats.status[res.status] = (stats.status[res.status] ?? 0) + 1;
-        if ((res.status === 200 || res.status === 304) && keys.free.includes(key) && route.startsWith('/api/')) {
+        // /api/usage answers with the quota spent too, uncounted (it says when the quota resets): not a grant.
+        if ((res.status === 200 || res.status === 304) && keys.free.includes(key) && route.startsWith('/api/') && route !== '/api/usage') {
           stats.grantedByFreeKey.set(key, (stats.grantedByFreeKey.get(key) ?? 0) + 1);
         }
         const tag = res.headers.get('etag');
@@ -307,6 +311,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
     // Research runs in bursts over the first 70% of the soak, so many are in flight
     // when faults land; a fresh Free key with each burst, so quotas are spent during faults.
+    // Every other run is submitted through the API (POST /api/research-runs, retried with
+    // its Idempotency-Key through the faults), the rest as an operator starts them.
+    const researcher = await createApiKey(adminDb, 'chaos research', 'pro', null, ['insights:read', 'research:write']);
+    const submitter = researchSubmitter(webs, researcher.key, options.seed, seededRandom(options.seed ^ 0x7e5));
+    let submitted = 0;
     const runIdeas: string[] = [];
     const bursts = 7;
     const runStarter = (async () => {
@@ -318,6 +327,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           Array.from({ length: count }, async (_, j) => {
             const idea = `Chaos soak ${options.seed} idea ${burst}-${j} for busy remote teams`;
             runIdeas.push(idea);
+            if (j % 2 === 0) {
+              submitted += 1;
+              await submitter.submit(idea, submitted);
+              return;
+            }
             await persist(`starting a run`, async () => {
               // Recorded but never enqueued (Redis was away)? The sweeper enqueues it; never start it twice.
               const existing = await adminDb.selectFrom('research_runs').select('id').where('idea', '=', idea).executeTakeFirst();
@@ -443,6 +457,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     violations.push(...(await writers.check(adminDb)));
     await flooders.stop();
     violations.push(...(await flooders.check(adminDb)));
+    violations.push(...(await submitter.check(adminDb)));
 
     // The invariants.
     const runs = await adminDb.selectFrom('research_runs').select(['id', 'status', 'insight_id', 'idea']).execute();
@@ -518,6 +533,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       api_transport_errors: api.transportErrors,
       free_key_max_granted: freeMax,
       webhook_api: writers.stats,
+      research_api: { ...submitter.stats, unanswered: submitter.stats.unanswered.length, unexpected: submitter.stats.unexpected.length },
       webhook_flood: {
         ...flooders.stats,
         silent_receiver_connections: silent.accepted,
