@@ -19,6 +19,11 @@ import { createTestRedis, testResources, type TestRedis } from '../support/redis
 import { enqueue, enqueueWith } from '../../src/queue/enqueue.js';
 import { QueuedTrendsGateway, redisTrendsWaiters, TRENDS_PRIORITY, WaitingForTrendsError } from '../../src/research/trends-gateway.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
+import { jobIdOf } from '../../src/queue/enqueue.js';
+import { createApiKey } from '../../src/api-keys/api-key.repository.js';
+import { ResearchChain } from '../../src/research/chain.js';
+import { ResearchService } from '../../src/research/research-service.js';
+import { createRun } from '../../src/research/run.repository.js';
 
 const GOOGLE = 'https://trends.google.com';
 const LOCK_MS = 1_000;
@@ -127,5 +132,78 @@ describe('a trends job waiting out a cooldown longer than its lock', () => {
       kind: 'autocomplete',
     });
     expect(errors).toEqual([]);
+  }, 90_000);
+
+  it('drops a request every run waiting for it cancelled: Google is never asked, and a later run asking the same is not failed by it', async () => {
+    const resources = testResources(database, redis);
+    const config = loadConfig({
+      REDIS_PREFIX: redis.prefix,
+      TRENDS_PROVIDER: 'google',
+      TRENDS_COOLDOWN_MS: String(3 * LOCK_MS),
+      TRENDS_COOLDOWN_MAX_MS: String(3 * LOCK_MS),
+    });
+    await egressPoolFor(resources, config).blocked({ name: 'direct' }, 'an earlier job');
+    const asked: string[] = [];
+    nock(GOOGLE)
+      .get('/trends/api/autocomplete/lasagna')
+      .query(true)
+      .reply(200, () => {
+        asked.push('lasagna');
+        return recordedBody('pytrends', 'test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/);
+      });
+    const { accountId } = await createApiKey(database.db, 'cancelling', 'pro', null, ['insights:read', 'research:write']);
+    const run = await createRun(database.db, {
+      idea: 'Lasagna by the slice',
+      ideaKey: 'lasagna by the slice',
+      hints: [],
+      provider: 'google',
+      source: 'research',
+      startedBy: 'api',
+      accountId,
+    });
+    const step = await enqueueWith(pipeline.queues.research, JOB.researchStep, { delay: 3_600_000 }, { runId: run.id, step: 3 });
+    const gateway = new QueuedTrendsGateway(
+      pipeline.queues.trends,
+      undefined as never,
+      'google',
+      20_000,
+      TRENDS_PRIORITY.research,
+      redisTrendsWaiters(redis.redis, redis.keys.trendsWaiters),
+    );
+    await expect(
+      gateway.fetch({ kind: 'autocomplete', term: 'lasagna' }, { waiter: { queue: JOB.researchStep.queue, jobId: step.id! } }),
+    ).rejects.toBeInstanceOf(WaitingForTrendsError);
+    // Cancelled while its request waits out the route's cooldown.
+    const service = new ResearchService(database.db, new ResearchChain(pipeline.queues.research), {
+      provider: 'google',
+      defaultGeo: '',
+      allowance: { free: 3, starter: 20, pro: 100, enterprise: 500 },
+      reuseDays: 7,
+      google: { requestsPerMinute: 0, routes: 1, plan: 'batched' },
+    });
+    expect((await service.cancel(accountId, run.id))?.status).toBe('cancelled');
+    const trendsJobId = jobIdOf(JOB.trendsFetch, { request: { kind: 'autocomplete', term: 'lasagna' }, provider: 'google' }, new Date())!;
+    const ended = await until(
+      async () => pipeline.queues.trends.getJob(trendsJobId),
+      (job) => job !== undefined && job.finishedOn !== undefined,
+      30_000,
+      'the trends job to end',
+    );
+    expect(ended!.failedReason).toMatch(/nobody waits for it any more/);
+    expect(asked).toEqual([]);
+    // Nobody is told it failed: a run asking the same later gets it asked, not the cancelled run's failure.
+    expect(await redis.redis.exists(`${redis.keys.trendsWaiters(trendsJobId)}:failed`)).toBe(0);
+    const later = await enqueueWith(pipeline.queues.research, JOB.researchStep, { delay: 3_600_000 }, { runId: 'run_later', step: 3 });
+    await expect(
+      gateway.fetch({ kind: 'autocomplete', term: 'lasagna' }, { waiter: { queue: JOB.researchStep.queue, jobId: later.id! } }),
+    ).rejects.toBeInstanceOf(WaitingForTrendsError);
+    await until(
+      async () => (await pipeline.queues.trends.getJob(trendsJobId))?.getState(),
+      (state) => state === 'completed',
+      30_000,
+      'the request asked again for the later run',
+    );
+    expect(asked).toEqual(['lasagna']);
+    nock.cleanAll();
   }, 90_000);
 });
