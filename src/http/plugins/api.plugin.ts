@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { QuotaStore } from '../../accounts/quota.store.js';
 import type { Db } from '../../db/connection.js';
 import { registerApiGuard, type ApiGuardDeps } from '../api-guard.js';
+import { checkQuery } from '../query-rules.js';
 import { catalogRoutes } from '../routes/api/catalog.routes.js';
 import { insightRoutes } from '../routes/api/insights.routes.js';
 import { researchRoutes, type ResearchRoutesOptions } from '../routes/api/research.routes.js';
@@ -32,5 +33,7 @@ const API_ROUTES: ReadonlyArray<FastifyPluginAsyncTypebox<ApiRouteOptions>> = [
 
 export async function apiPlugin(api: FastifyInstance, options: { guard: ApiGuardDeps; routes: ApiRouteOptions }): Promise<void> {
   registerApiGuard(api, options.guard);
+  // Before any route's own validation: one reading of query strings for all of them.
+  api.addHook('preValidation', async (request) => checkQuery(request));
   for (const routes of API_ROUTES) await api.register(routes, options.routes);
 }
