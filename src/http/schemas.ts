@@ -394,8 +394,9 @@ export const UsageSchema = Type.Object({
 });
 
 /** The problem+json answers a route documents: the 4xx it names, and on every route 500 (a bug) and 503 (a dependency away, or overload). */
+/** A route's problem answers: the codes given, and 400 (a parameter it does not document, or a malformed one), 500 and 503 for every route. */
 export const errorResponses = (...codes: number[]) =>
-  Object.fromEntries([...codes, 500, 503].map((code) => [code, Type.Ref(ProblemSchema)]));
+  Object.fromEntries([...new Set([400, ...codes, 500, 503])].sort().map((code) => [code, Type.Ref(ProblemSchema)]));
 
 const nullableNumber = Type.Union([Type.Number(), Type.Null()]);
 
