@@ -42,6 +42,7 @@ import type { SecretBox } from '../webhooks/secret-box.js';
 import { queueDeliveries, WebhookService } from '../webhooks/webhook-service.js';
 import { ResearchChain } from '../research/chain.js';
 import { ResearchService, type ResearchSettings } from '../research/research-service.js';
+import { ComparisonService, type SeriesSource } from '../research/comparison-service.js';
 import { ProblemSchema } from './schemas.js';
 import { API_ERROR_HEADERS, registerSecurityHeaders } from './security-headers.js';
 
@@ -80,8 +81,8 @@ export interface AppDeps {
   trustProxy?: readonly string[];
   /** What /api/webhooks needs (the web process passes its configuration); without it those routes answer 503. */
   webhooks?: AppWebhookDeps;
-  /** Research on demand: the settings of ResearchService, and the research queue (else the app opens one, closed with it). */
-  research?: { settings: ResearchSettings; queue?: Queue };
+  /** Research on demand: the settings of ResearchService, and the research queue (else the app opens one, closed with it); with `series`, comparisons too. */
+  research?: { settings: ResearchSettings; queue?: Queue; series?: SeriesSource };
 }
 
 export interface AppWebhookDeps {
@@ -170,13 +171,22 @@ function webhookCollaborators(deps: AppDeps): { routes: WebhookRoutesDeps; ownQu
 }
 
 /** The research service the API's submissions go through (the CLI builds the same one), and the queue it enqueues on. */
-function researchCollaborators(deps: AppDeps): { service: ResearchService; ownQueue: Queue | undefined } | undefined {
+function researchCollaborators(
+  deps: AppDeps,
+): { service: ResearchService; comparisons: ComparisonService | undefined; ownQueue: Queue | undefined } | undefined {
   const research = deps.research;
   if (!research) return undefined;
   const ownQueue = research.queue
     ? undefined
     : new Queue(QUEUES.research, { connection: deps.redis, prefix: deps.redisKeys.queuePrefix(QUEUES.research) });
-  return { service: new ResearchService(deps.db, new ResearchChain((research.queue ?? ownQueue)!), research.settings), ownQueue };
+  const comparisons = research.series
+    ? new ComparisonService(deps.db, deps.redis, deps.redisKeys.comparisonCharged, research.series, research.settings.allowance)
+    : undefined;
+  return {
+    service: new ResearchService(deps.db, new ResearchChain((research.queue ?? ownQueue)!), research.settings),
+    comparisons,
+    ownQueue,
+  };
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -294,6 +304,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       quota,
       ...(webhooks ? { webhooks: webhooks.routes } : {}),
       ...(research ? { research: { service: research.service } } : {}),
+      ...(research?.comparisons ? { comparisons: { service: research.comparisons, defaultGeo: deps.research!.settings.defaultGeo } } : {}),
     },
   });
   await app.register(otherMethods.answer);

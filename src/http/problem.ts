@@ -46,6 +46,7 @@ export const PROBLEM_TYPES = {
   webhookSendsExceeded: { type: '/problems/webhook-sends-exceeded', title: 'Replays and pings exceeded', status: 429 },
   researchAllowanceExceeded: { type: '/problems/research-allowance-exceeded', title: 'Research allowance spent for today', status: 429 },
   runNotCancellable: { type: '/problems/run-not-cancellable', title: 'Research run already finished', status: 409 },
+  notResearched: { type: '/problems/not-researched', title: 'Idea not researched for this market', status: 409 },
   authThrottled: { type: '/problems/too-many-failed-authentications', title: 'Too many failed authentications', status: 429 },
   requestTimeout: { type: '/problems/request-timeout', title: 'Request timeout', status: 408 },
   headersTooLarge: { type: '/problems/request-headers-too-large', title: 'Request headers too large', status: 431 },

@@ -10,6 +10,9 @@ import type { Resources } from '../runtime/resources.js';
 import { QUEUES } from '../queue/queues.js';
 import { SecretBox } from '../webhooks/secret-box.js';
 import { researchSettings } from '../research/research-service.js';
+import { localSeries, type SeriesSource } from '../research/comparison-service.js';
+import { askWithoutWaiting } from '../research/trends-gateway.js';
+import { createLocalTrendsProvider } from '../trends/provider-factory.js';
 import { buildApp } from './app.js';
 
 export interface WebServer {
@@ -37,6 +40,12 @@ export async function startWebServer(resources: Resources, config: Config, logge
   let draining = false;
   const webhookQueue = queues.find((q) => q.name === QUEUES.webhooks);
   const researchQueue = queues.find((q) => q.name === QUEUES.research);
+  const trendsQueue = queues.find((q) => q.name === QUEUES.trends);
+  // Comparisons ask Google through the trends queue, never waiting in a request; local data directly.
+  const series: SeriesSource | undefined =
+    config.trends.provider === 'google'
+      ? trendsQueue && { fetch: (request) => askWithoutWaiting(trendsQueue, 'google', request) }
+      : localSeries(() => createLocalTrendsProvider(config.trends.provider as 'replay' | 'synthetic', config));
   // Without a readable secret box the API still serves reads; /api/webhooks says it is not configured.
   let webhookBox: SecretBox | undefined;
   try {
@@ -79,7 +88,11 @@ export async function startWebServer(resources: Resources, config: Config, logge
         }
       : {}),
     ...(readRouter ? { readRouter } : {}),
-    research: { settings: researchSettings(config), ...(researchQueue ? { queue: researchQueue } : {}) },
+    research: {
+      settings: researchSettings(config),
+      ...(researchQueue ? { queue: researchQueue } : {}),
+      ...(series ? { series } : {}),
+    },
   });
   try {
     await app.listen({ host: config.web.host, port: config.web.port });

@@ -176,6 +176,28 @@ export class QueuedTrendsGateway implements TrendsGateway {
   }
 }
 
+/**
+ * Asks without waiting (a web request never holds on Google): the answer when
+ * the day's trends job for the request has one; else the job is made (or a
+ * failed one tried again) and the caller is told how long to wait before
+ * asking again.
+ */
+export async function askWithoutWaiting(
+  queue: Queue,
+  provider: string,
+  request: TrendsRequest,
+): Promise<{ answered: TrendsResponse } | { pendingMs: number }> {
+  const data = { request, provider };
+  const now = new Date();
+  const jobId = jobIdOf(JOB.trendsFetch, data, now)!;
+  let job = await queue.getJob(jobId);
+  if (job && (await job.isCompleted())) return { answered: job.returnvalue as TrendsResponse };
+  if (job && (await job.isFailed())) await job.retry('failed');
+  if (!job) job = await enqueueWith(queue, JOB.trendsFetch, { priority: TRENDS_PRIORITY.research }, data, now);
+  const announced = waitOf(job.progress);
+  return { pendingMs: Math.max(2_000, Math.min(5 * 60_000, announced ? announced.until - Date.now() : 5_000)) };
+}
+
 /** Records waiters in Redis (kept a day, as the trends job's answer is). */
 export function redisTrendsWaiters(redis: Redis, keyOf: (trendsJobId: string) => string): TrendsWaiters {
   return {

@@ -16,6 +16,7 @@ import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { PROJECT_ROOT } from '../../src/config.js';
 import { seedDemo } from '../../src/demo/demo-seed.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { until } from '../support/pipeline.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 import { DEMO_SERIES_DIR } from '../support/shared-data.js';
 
@@ -67,6 +68,20 @@ beforeAll(async () => {
   expect(submitted.status).toBe(202);
   runId = ((await submitted.json()) as { data: { id: string } }).data.id;
   await fetch(`${base}/api/research-runs/${runId}`, { method: 'DELETE', headers: { authorization: `Bearer ${researchKey}` } });
+  // The comparison example compares two ideas researched for the US: researched here first.
+  for (const idea of ['AI meal planner for busy parents', 'Recipe swaps for student flats']) {
+    const made = await fetch(`${base}/api/research-runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${researchKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ idea, geo: 'US' }),
+    });
+    const id = ((await made.json()) as { data: { id: string } }).data.id;
+    const status = async () => {
+      const res = await fetch(`${base}/api/research-runs/${id}`, { headers: { authorization: `Bearer ${researchKey}` } });
+      return ((await res.json()) as { data: { status: string } }).data.status;
+    };
+    await until(status, (s) => s === 'succeeded', 60_000, `the research of "${idea}"`);
+  }
   // Inside the project, so the generated client resolves openapi-fetch and @types/node from its node_modules.
   await mkdir(path.join(PROJECT_ROOT, '.data'), { recursive: true });
   work = await mkdtemp(path.join(PROJECT_ROOT, '.data', 'docs-api-'));

@@ -233,6 +233,24 @@ describe('the OpenAPI document, through Prism as a validating proxy', () => {
       'the contract run to succeed',
     );
     await call(all, 'GET', `/api/research-runs/${runId}/events`);
+    // Comparisons: a second idea researched for the market, then side by side; and refusals.
+    const cellos = await call(all, 'POST', '/api/research-runs', { idea: 'Rental cellos for adult beginners', geo: 'US' });
+    const cellosId = (JSON.parse(cellos.body) as { data: { id: string } }).data.id;
+    await until(
+      async () => JSON.parse((await call(all, 'GET', `/api/research-runs/${cellosId}`)).body) as { data: { status: string } },
+      (r) => r.data.status === 'succeeded',
+      90_000,
+      'the second contract run to succeed',
+    );
+    const compared = await call(all, 'POST', '/api/comparisons', {
+      ideas: ['Contract test idea about violins', 'Rental cellos for adult beginners'],
+      geo: 'US',
+    });
+    expect(compared.status, compared.body).toBe(200);
+    await call(all, 'POST', '/api/comparisons', { ideas: ['Contract test idea about violins', 'Never researched'], geo: 'US' });
+    await call(all, 'POST', '/api/comparisons', { ideas: ['Only one'] });
+    await call(all, 'POST', '/api/comparisons', { ideas: ['a', 'b'], geo: 'USA' });
+    await call(reader, 'POST', '/api/comparisons', { ideas: ['a', 'b'] });
     await call(all, 'POST', '/api/research-runs', { idea: 'contract test idea about violins', geo: 'US' });
     const second = await call(all, 'POST', '/api/research-runs', {
       idea: 'Contract test idea to cancel',

@@ -278,6 +278,45 @@ describe('research on demand', () => {
     expect((await api(a.key, 'GET', '/api/research-runs?state=done')).statusCode).toBe(400);
   });
 
+  it('compares researched ideas on one scale, charging the allowance once, and says which idea is not researched yet', async () => {
+    const a = await t.researchKey('starter');
+    const ideas = ['Mushroom jerky for hikers', 'Solar kettles for campers'];
+    for (const idea of ideas) {
+      const submitted = await api(a.key, 'POST', '/api/research-runs', { idea });
+      expect(submitted.statusCode, submitted.body).toBe(202);
+      await until(
+        async () => (await api(a.key, 'GET', `/api/research-runs/${submitted.json().data.id}`)).json().data.status as string,
+        (status) => status === 'succeeded',
+        60_000,
+        `the run of "${idea}"`,
+      );
+    }
+    const usedBefore = (await api(a.key, 'GET', '/api/usage')).json().data.research.used as number;
+    const compared = await api(a.key, 'POST', '/api/comparisons', { ideas });
+    expect(compared.statusCode, compared.body).toBe(200);
+    const data = compared.json().data;
+    expect(data.status).toBe('done');
+    expect(data.ideas.map((i: { idea: string }) => i.idea)).toEqual(ideas);
+    expect(data.series.length).toBeGreaterThan(40);
+    for (const point of data.series) expect(point.values).toHaveLength(2);
+    // One scale: the highest point of any of them is 100.
+    expect(Math.max(...data.series.flatMap((p: { values: number[] }) => p.values))).toBe(100);
+    for (const idea of data.ideas) expect(Object.keys(idea.dimension_scores)).toHaveLength(8);
+    expect((await api(a.key, 'GET', '/api/usage')).json().data.research.used).toBe(usedBefore + 1);
+    // Asked again (a client polling): the same answer, not charged again.
+    expect((await api(a.key, 'POST', '/api/comparisons', { ideas })).statusCode).toBe(200);
+    expect((await api(a.key, 'GET', '/api/usage')).json().data.research.used).toBe(usedBefore + 1);
+
+    const missing = await api(a.key, 'POST', '/api/comparisons', { ideas: [ideas[0], 'Never researched moon cheese'] });
+    expect(missing.statusCode).toBe(409);
+    expect(missing.json()).toMatchObject({ type: '/problems/not-researched' });
+    expect(missing.json().detail).toMatch(/moon cheese/);
+    expect((await api(a.key, 'POST', '/api/comparisons', { ideas: [ideas[0]] })).statusCode).toBe(400);
+    // Another account cannot compare on this account's private insights.
+    const b = await t.researchKey('starter');
+    expect((await api(b.key, 'POST', '/api/comparisons', { ideas })).statusCode).toBe(409);
+  }, 120_000);
+
   it('refuses what cannot be researched with a 400 that says why, and a key without research:write with a 403', async () => {
     const a = await t.researchKey('free');
     const badMarket = await api(a.key, 'POST', '/api/research-runs', { idea: 'Pickles', geo: 'USA' });

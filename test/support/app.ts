@@ -8,6 +8,8 @@ import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import type { Plan } from '../../src/domain/quota.js';
 import { buildApp } from '../../src/http/app.js';
 import type { ResearchSettings } from '../../src/research/research-service.js';
+import { localSeries } from '../../src/research/comparison-service.js';
+import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
 import { ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { createTestRedis, type TestRedis } from './redis.js';
@@ -87,6 +89,7 @@ export async function createTestApp(
               google: { requestsPerMinute: 10, routes: 1, plan: 'batched' },
               ...options.research,
             } satisfies ResearchSettings,
+            series: localSeries(() => new SyntheticTrendsProvider()),
           },
         }
       : {}),

@@ -10,6 +10,8 @@ import { checkQuery } from '../query-rules.js';
 import { catalogRoutes } from '../routes/api/catalog.routes.js';
 import { insightRoutes } from '../routes/api/insights.routes.js';
 import { researchRoutes, type ResearchRoutesOptions } from '../routes/api/research.routes.js';
+import { comparisonRoutes } from '../routes/api/comparisons.routes.js';
+import type { ComparisonService } from '../../research/comparison-service.js';
 import { usageRoutes } from '../routes/api/usage.routes.js';
 import { webhookRoutes, type WebhookRoutesDeps } from '../routes/api/webhooks.routes.js';
 
@@ -21,6 +23,8 @@ export interface ApiRouteOptions {
   webhooks?: WebhookRoutesDeps;
   /** Research on demand (POST and DELETE /api/research-runs); without it those answer 503. */
   research?: ResearchRoutesOptions['research'];
+  /** POST /api/comparisons; without it, 503. */
+  comparisons?: { service: ComparisonService; defaultGeo: string };
 }
 
 const API_ROUTES: ReadonlyArray<FastifyPluginAsyncTypebox<ApiRouteOptions>> = [
@@ -28,6 +32,7 @@ const API_ROUTES: ReadonlyArray<FastifyPluginAsyncTypebox<ApiRouteOptions>> = [
   catalogRoutes,
   usageRoutes,
   researchRoutes,
+  comparisonRoutes,
   webhookRoutes,
 ];
 

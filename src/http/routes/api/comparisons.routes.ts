@@ -1,0 +1,126 @@
+// POST /api/comparisons: 2 to 5 researched ideas on one scale (see
+// research/comparison-service.ts): one series per idea from one Google Trends
+// request, beside each idea's 8 dimension scores.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { DIMENSIONS } from '../../../domain/scoring/dimensions.js';
+import { InvalidIdeaError } from '../../../research/chain.js';
+import {
+  MAX_COMPARED,
+  MIN_COMPARED,
+  NotResearchedError,
+  type ComparisonService,
+  type Comparison,
+} from '../../../research/comparison-service.js';
+import { ResearchAllowanceSpentError } from '../../../research/research-service.js';
+import { invalidParam, problem, ProblemError } from '../../problem.js';
+import { errorResponses } from '../../schemas.js';
+
+const CompareBody = Type.Object(
+  {
+    ideas: Type.Array(Type.String({ minLength: 1, maxLength: 500 }), {
+      minItems: MIN_COMPARED,
+      maxItems: MAX_COMPARED,
+      description: 'The ideas, each researched for the market before (as submitted to POST /api/research-runs)',
+    }),
+    geo: Type.Optional(
+      Type.String({ maxLength: 6, pattern: '^([A-Za-z]{2}(-[A-Za-z0-9]{1,3})?)?$', description: "The market; default the service's" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ComparedSchema = Type.Object({
+  idea: Type.String(),
+  insight_id: Type.String(),
+  phrase: Type.String({ description: 'The primary search phrase its research chose: what is asked' }),
+  researched_at: Type.String({ format: 'date-time' }),
+  overall_score: Type.Number(),
+  confidence: Type.Number(),
+  dimension_scores: Type.Object(Object.fromEntries(DIMENSIONS.map((d) => [d, Type.Union([Type.Number(), Type.Null()])]))),
+  mean: Type.Union([Type.Number(), Type.Null()], { description: 'Mean interest over the 12 months, on the shared 0–100 scale' }),
+  peak: Type.Union([Type.Number(), Type.Null()]),
+});
+
+const ComparisonSchema = Type.Object(
+  {
+    data: Type.Object({
+      status: Type.Union([Type.Literal('done'), Type.Literal('pending')], {
+        description: 'pending: Google has not answered yet; ask again with the same body after Retry-After (it is not charged again)',
+      }),
+      geo: Type.String(),
+      timeframe: Type.Literal('12m'),
+      ideas: Type.Array(ComparedSchema),
+      series: Type.Array(
+        Type.Object({ date: Type.String({ format: 'date' }), values: Type.Array(Type.Number()), is_partial: Type.Boolean() }),
+        { description: 'One point a week; values in the order of ideas, all on one 0–100 scale (100: the highest of any of them)' },
+      ),
+    }),
+  },
+  { $id: 'Comparison' },
+);
+
+function dto(comparison: Comparison, geo: string) {
+  const series = comparison.kind === 'done' ? comparison.series.points : [];
+  return {
+    data: {
+      status: comparison.kind,
+      geo,
+      timeframe: '12m' as const,
+      ideas: comparison.ideas.map((c, i) => {
+        const values = series.map((p) => p.values[i] ?? 0);
+        return {
+          idea: c.idea,
+          insight_id: c.insight.id,
+          phrase: c.phrase,
+          researched_at: c.insight.updated_at.toISOString(),
+          overall_score: c.insight.overall_score,
+          confidence: c.insight.confidence,
+          dimension_scores: c.insight.dimension_scores,
+          mean: values.length > 0 ? Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 10) / 10 : null,
+          peak: values.length > 0 ? Math.max(...values) : null,
+        };
+      }),
+      series: series.map((p) => ({ date: p.date, values: p.values, is_partial: p.isPartial })),
+    },
+  };
+}
+
+export const comparisonRoutes: FastifyPluginAsyncTypebox<{ comparisons?: { service: ComparisonService; defaultGeo: string } }> = async (
+  app,
+  { comparisons },
+) => {
+  app.post(
+    '/comparisons',
+    {
+      config: { requiredScope: 'research:write' as const, acceptsBody: true },
+      bodyLimit: 8 * 1024,
+      schema: {
+        tags: ['research'],
+        operationId: 'compareIdeas',
+        summary:
+          "2 to 5 researched ideas on one scale: their search interest from one Google Trends request, and each one's 8 dimensions; 202 while Google has not answered (ask again after Retry-After)",
+        body: CompareBody,
+        response: { 200: ComparisonSchema, 202: ComparisonSchema, ...errorResponses(401, 403, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      if (!comparisons) throw new ProblemError(problem('unavailable', 'Comparisons are not configured on this web process.'));
+      const key = request.apiKey!;
+      const comparison = await comparisons.service
+        .compare({ accountId: key.accountId, plan: key.plan }, request.body.ideas, request.body.geo, comparisons.defaultGeo)
+        .catch((error: unknown) => {
+          if (error instanceof InvalidIdeaError) throw invalidParam('ideas', error.message);
+          if (error instanceof NotResearchedError) throw new ProblemError(problem('notResearched', error.message));
+          if (error instanceof ResearchAllowanceSpentError) {
+            const seconds = Math.max(1, Math.ceil((error.state.resetsAt.getTime() - Date.now()) / 1000));
+            throw new ProblemError(problem('researchAllowanceExceeded', error.message), { 'retry-after': String(seconds) });
+          }
+          throw error;
+        });
+      const geo = (request.body.geo ?? comparisons.defaultGeo).toUpperCase();
+      if (comparison.kind === 'pending') reply.code(202).header('retry-after', String(Math.ceil(comparison.retryAfterMs / 1000)));
+      return dto(comparison, geo);
+    },
+  );
+};

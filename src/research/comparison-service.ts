@@ -1,0 +1,133 @@
+// Comparing 2 to 5 researched ideas on one scale: their primary phrases asked
+// together in one Google Trends request (the GTAB lesson: magnitudes are only
+// comparable inside one request), returned as one series per idea on the same
+// 0–100 scale, beside each idea's 8 dimension scores.
+//
+// Each idea must have been researched for the market (publicly, or privately
+// by the asking account): its insight gives the primary phrase and the
+// dimensions. Live Google is never waited on in a web request: the request goes
+// to the trends queue and the answer is 202 with Retry-After; the same
+// comparison asked again (its request is the trends job's id for the day) is
+// answered once Google has. The first ask of a comparison a day spends one run
+// of the account's research allowance; asking again does not.
+import type { Redis } from '../redis/connection.js';
+import type { Db } from '../db/connection.js';
+import { createHash } from 'node:crypto';
+import { MARKET_SHAPE } from '../domain/research/allowance.js';
+import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
+import { utcDay, type Plan } from '../domain/quota.js';
+import type { InterestOverTime, TrendsProvider, TrendsRequest, TrendsResponse } from '../trends/types.js';
+import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
+import { allowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
+import { spendResearchRun } from './allowance.repository.js';
+import { InvalidIdeaError } from './chain.js';
+import { ResearchAllowanceSpentError } from './research-service.js';
+
+export const MIN_COMPARED = 2;
+export const MAX_COMPARED = 5;
+
+/** Some ideas were never researched for the market: research them first. */
+export class NotResearchedError extends Error {
+  constructor(readonly ideas: string[]) {
+    super(
+      `Not researched for this market yet: ${ideas.map((i) => `"${i.slice(0, 80)}"`).join(', ')}. Research each first (POST /api/research-runs), then compare.`,
+    );
+  }
+}
+
+/** Where the series comes from: answered now, or asked and not answered yet (then how long to wait). */
+export interface SeriesSource {
+  fetch(request: TrendsRequest): Promise<{ answered: TrendsResponse } | { pendingMs: number }>;
+}
+
+/** Local data (replay, synthetic): asked directly, answered at once; the provider made on the first comparison. */
+export function localSeries(make: () => TrendsProvider): SeriesSource {
+  let provider: TrendsProvider | undefined;
+  return { fetch: async (request) => ({ answered: await (provider ??= make()).fetch(request) }) };
+}
+
+export interface ComparedIdea {
+  idea: string;
+  insight: InsightRow;
+  phrase: string;
+}
+
+export type Comparison =
+  | { kind: 'pending'; retryAfterMs: number; ideas: ComparedIdea[] }
+  | { kind: 'done'; ideas: ComparedIdea[]; series: InterestOverTime; geo: string };
+
+export class ComparisonService {
+  constructor(
+    private readonly db: Db,
+    private readonly redis: Redis,
+    /** The Redis key marking a comparison already charged to an account that day. */
+    private readonly chargedKey: (accountId: string, comparison: string) => string,
+    private readonly series: SeriesSource,
+    private readonly allowance: ResearchAllowance,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async compare(
+    who: { accountId: string; plan: Plan },
+    ideas: string[],
+    geoAsked: string | undefined,
+    defaultGeo: string,
+  ): Promise<Comparison> {
+    if (ideas.length < MIN_COMPARED || ideas.length > MAX_COMPARED) {
+      throw new InvalidIdeaError(`compare ${MIN_COMPARED} to ${MAX_COMPARED} ideas (got ${ideas.length})`);
+    }
+    const geo = (geoAsked ?? defaultGeo).trim().toUpperCase();
+    if (!MARKET_SHAPE.test(geo))
+      throw new InvalidIdeaError(`geo "${geo.slice(0, 12)}" is not a market: a country code such as US, a region such as US-CA, or ""`);
+    const keys = new Set<string>();
+    const compared: ComparedIdea[] = [];
+    const missing: string[] = [];
+    for (const idea of ideas) {
+      const problem = validateIdea(idea);
+      if (problem) throw new InvalidIdeaError(`"${idea.slice(0, 40)}": ${problem}`);
+      const { key, text } = normalizeIdea(idea);
+      if (keys.has(key)) throw new InvalidIdeaError(`"${text.slice(0, 40)}" is given twice`);
+      keys.add(key);
+      // Any age: a comparison reads today's series; the dimensions are as last researched (their date is in the insight).
+      const insight = await findRecentInsightForIdea(this.db, key, geo, { accountId: who.accountId }, new Date(0));
+      if (!insight) missing.push(text);
+      else compared.push({ idea: text, insight, phrase: insight.primary_keyword });
+    }
+    if (missing.length > 0) throw new NotResearchedError(missing);
+    const phrases = compared.map((c) => c.phrase);
+    if (new Set(phrases).size !== phrases.length) {
+      throw new InvalidIdeaError('two of these ideas were researched on the same search phrase: their series would be one');
+    }
+    const request: TrendsRequest = { kind: 'interestOverTime', keywords: phrases, timeframe: '12m', geo };
+    await this.charge(who, request);
+    const answer = await this.series.fetch(request);
+    if ('pendingMs' in answer) return { kind: 'pending', retryAfterMs: answer.pendingMs, ideas: compared };
+    if (answer.answered.kind !== 'interestOverTime') throw new Error(`the comparison's request was answered with ${answer.answered.kind}`);
+    return { kind: 'done', ideas: compared, series: answer.answered, geo };
+  }
+
+  /** The first ask of this comparison today spends one run of the allowance; a repeat (a poll) does not. */
+  private async charge(who: { accountId: string; plan: Plan }, request: TrendsRequest): Promise<void> {
+    const now = this.now();
+    const comparison = createHash('sha256')
+      .update(`${utcDay(now)}|${JSON.stringify(request)}`)
+      .digest('base64url')
+      .slice(0, 32);
+    const key = this.chargedKey(who.accountId, comparison);
+    const first = (await this.redis.set(key, '1', 'EX', 2 * 86_400, 'NX')) === 'OK';
+    if (!first) return;
+    const limit = this.allowance[who.plan];
+    let spent: boolean;
+    try {
+      spent = await spendResearchRun(this.db, who.accountId, limit, now);
+    } catch (error) {
+      // The statement failed (Postgres away): nothing was spent; the next ask charges it.
+      await this.redis.del(key).catch(() => undefined);
+      throw error;
+    }
+    if (!spent) {
+      await this.redis.del(key);
+      throw new ResearchAllowanceSpentError(allowanceState(limit, limit, now));
+    }
+  }
+}
