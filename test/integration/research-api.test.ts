@@ -317,6 +317,44 @@ describe('research on demand', () => {
     expect((await api(b.key, 'POST', '/api/comparisons', { ideas })).statusCode).toBe(409);
   }, 120_000);
 
+  it('holds at most 5 event streams of an account open on a web process, with the security headers', async () => {
+    const a = await t.researchKey('pro');
+    await pipeline.queues.research.pause();
+    const aborts: AbortController[] = [];
+    try {
+      const submitted = await api(a.key, 'POST', '/api/research-runs', { idea: 'Stream cap test about kites' });
+      const id = submitted.json().data.id as string;
+      const open = async () => {
+        const controller = new AbortController();
+        aborts.push(controller);
+        return fetch(`${base}/api/research-runs/${id}/events`, { headers: bearer(a.key), signal: controller.signal });
+      };
+      const first = await Promise.all(Array.from({ length: 5 }, open));
+      expect(first.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(first[0]!.headers.get('x-content-type-options')).toBe('nosniff');
+      const sixth = await open();
+      expect(sixth.status).toBe(429);
+      expect(((await sixth.json()) as { type: string }).type).toBe('/problems/too-many-event-streams');
+      // One closed: another may open (the server sees the close and lets its slot go).
+      aborts[0]!.abort();
+      const again = await until(
+        async () => {
+          const res = await open();
+          if (res.status !== 200) await res.text();
+          return res.status;
+        },
+        (status) => status === 200,
+        10_000,
+        'a slot freed by the closed stream',
+      );
+      expect(again).toBe(200);
+      await api(a.key, 'DELETE', `/api/research-runs/${id}`);
+    } finally {
+      for (const controller of aborts) controller.abort();
+      await pipeline.queues.research.resume();
+    }
+  });
+
   it('refuses what cannot be researched with a 400 that says why, and a key without research:write with a 403', async () => {
     const a = await t.researchKey('free');
     const badMarket = await api(a.key, 'POST', '/api/research-runs', { idea: 'Pickles', geo: 'USA' });

@@ -297,6 +297,9 @@ function researchProblem(error: unknown): never {
 
 /** How often the event stream looks at the run, and how long one stream lasts before the client reconnects. */
 const EVENTS_POLL_MS = 1_000;
+/** Event streams one account may hold open on one web process, and all accounts together (each looks at Postgres once a second). */
+export const STREAMS_PER_ACCOUNT = 5;
+export const STREAMS_PER_PROCESS = 500;
 const EVENTS_MAX_MS = 15 * 60_000;
 const EVENTS_HEARTBEAT_MS = 15_000;
 
@@ -310,6 +313,8 @@ async function streamRun(request: FastifyRequest, reply: FastifyReply, db: Db, f
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, {
+    // What the hooks set already: the security headers, RateLimit.
+    ...(reply.getHeaders() as Record<string, string>),
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
     'x-accel-buffering': 'no',
@@ -386,6 +391,9 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
     return research.service;
   };
   const writeConfig = { requiredScope: 'research:write' as const, acceptsBody: true };
+  // Event streams open on this process, by account and in all.
+  const streams = new Map<string, number>();
+  let openStreams = 0;
 
   app.post(
     '/research-runs',
@@ -497,8 +505,30 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
       },
     },
     async (request, reply) => {
-      const run = await visibleRun(request.db, request.params.id, request.apiKey!.accountId);
-      await streamRun(request, reply, request.db, run);
+      const accountId = request.apiKey!.accountId;
+      const run = await visibleRun(request.db, request.params.id, accountId);
+      const mine = streams.get(accountId) ?? 0;
+      if (mine >= STREAMS_PER_ACCOUNT || openStreams >= STREAMS_PER_PROCESS) {
+        throw new ProblemError(
+          problem(
+            'tooManyStreams',
+            mine >= STREAMS_PER_ACCOUNT
+              ? `Your account has ${mine} event streams open here, the most it may: close one, or poll GET /api/research-runs/{id}.`
+              : 'This web process holds as many event streams as it may: poll GET /api/research-runs/{id}, or try again shortly.',
+          ),
+          { 'retry-after': '10' },
+        );
+      }
+      streams.set(accountId, mine + 1);
+      openStreams += 1;
+      try {
+        await streamRun(request, reply, request.db, run);
+      } finally {
+        openStreams -= 1;
+        const left = (streams.get(accountId) ?? 1) - 1;
+        if (left > 0) streams.set(accountId, left);
+        else streams.delete(accountId);
+      }
     },
   );
 
