@@ -161,6 +161,13 @@ export interface ResearchRunsTable {
 export const RESEARCH_VISIBILITIES = ['private', 'public'] as const;
 export type ResearchVisibility = (typeof RESEARCH_VISIBILITIES)[number];
 
+/** A comparison (its request's hash) charged to an account's research allowance on a UTC day. */
+export interface ComparisonChargesTable {
+  account_id: string;
+  day: string; // YYYY-MM-DD
+  comparison: string;
+}
+
 /** Research runs an account started on a UTC day, against its plan's research allowance. */
 export interface ResearchAllowanceDailyTable {
   account_id: string;
@@ -262,6 +269,7 @@ export interface Database {
   webhook_sends_daily: WebhookSendsDailyTable;
   research_runs: ResearchRunsTable;
   research_allowance_daily: ResearchAllowanceDailyTable;
+  comparison_charges: ComparisonChargesTable;
   research_steps: ResearchStepsTable;
   outbox_events: OutboxEventsTable;
   insights: InsightsTable;

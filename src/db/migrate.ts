@@ -14,6 +14,7 @@ import * as apiKeyScopes from './migrations/2026-11-24T0011-api-key-scopes.js';
 import * as subscriptionIdempotency from './migrations/2026-11-24T0012-subscription-idempotency.js';
 import * as webhookSends from './migrations/2026-11-26T0013-webhook-sends.js';
 import * as researchOnDemand from './migrations/2026-11-27T0014-research-on-demand.js';
+import * as researchOnce from './migrations/2026-11-27T0015-research-once.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T0012-subscription-idempotency': subscriptionIdempotency,
   '2026-11-26T0013-webhook-sends': webhookSends,
   '2026-11-27T0014-research-on-demand': researchOnDemand,
+  '2026-11-27T0015-research-once': researchOnce,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

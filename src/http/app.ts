@@ -179,9 +179,7 @@ function researchCollaborators(
   const ownQueue = research.queue
     ? undefined
     : new Queue(QUEUES.research, { connection: deps.redis, prefix: deps.redisKeys.queuePrefix(QUEUES.research) });
-  const comparisons = research.series
-    ? new ComparisonService(deps.db, deps.redis, deps.redisKeys.comparisonCharged, research.series, research.settings.allowance)
-    : undefined;
+  const comparisons = research.series ? new ComparisonService(deps.db, research.series, research.settings.allowance) : undefined;
   return {
     service: new ResearchService(deps.db, new ResearchChain((research.queue ?? ownQueue)!), research.settings),
     comparisons,

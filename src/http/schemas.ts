@@ -169,7 +169,7 @@ export const InsightListQuery = Type.Object(
     source: Type.Optional(stringEnum(SOURCE_VALUES)),
     geo: Type.Optional(
       Type.String({
-        pattern: '^([A-Z]{2}(-[A-Z0-9]{1,3})?)?$',
+        pattern: '^([A-Za-z]{2}(-[A-Za-z0-9]{1,3})?)?$',
         maxLength: 6,
         description: "Only insights of this market (US, US-CA); '' for worldwide ones",
       }),

@@ -44,8 +44,6 @@ export function redisKeys(prefix: string) {
     webhookCircuit: (subscriptionId: string) => `{${prefix}:webhooks}:circuit:${subscriptionId}`,
     /** An account's Idempotency-Key (by its hash): the request's fingerprint and, once answered, the sealed answer. */
     idempotency: (accountId: string, keyHash: string) => `{${prefix}:idem:${accountId}}:${keyHash}`,
-    /** A comparison (POST /api/comparisons) already charged to the account's research allowance that day. */
-    comparisonCharged: (accountId: string, comparison: string) => `{${prefix}:cmp:${accountId}}:${comparison}`,
     /** Egress routes to Google and their daily budget (see egress-pool.ts). */
     trendsPool: `{${prefix}:trends}`,
     /** The jobs asleep until a trends job answers ("queue|job id"), woken when it does (see trends-gateway.ts). */

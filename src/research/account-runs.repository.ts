@@ -39,14 +39,29 @@ export async function listAccountRuns(
   return { rows: hasMore ? rows.slice(0, options.limit) : rows, hasMore };
 }
 
-/** The account's run made with this Idempotency-Key (hashed), if any. */
+/** How long an Idempotency-Key binds a submission to its run. */
+export const IDEMPOTENCY_KEEP_MS = 24 * 3_600_000;
+
+/** The account's run made with this Idempotency-Key (hashed) in the last day, if any. */
 export async function findRunByIdempotencyKey(db: DbOrTrx, accountId: string, keyHash: string): Promise<RunRow | undefined> {
   return db
     .selectFrom('research_runs')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('idempotency_key_hash', '=', keyHash)
+    .where('created_at', '>', new Date(Date.now() - IDEMPOTENCY_KEEP_MS))
     .executeTakeFirst();
+}
+
+/** Frees a key its run took more than a day ago (the unique index would refuse it otherwise). */
+export async function releaseOldIdempotencyKey(db: DbOrTrx, accountId: string, keyHash: string): Promise<void> {
+  await db
+    .updateTable('research_runs')
+    .set({ idempotency_key_hash: null, idempotency_fingerprint: null })
+    .where('account_id', '=', accountId)
+    .where('idempotency_key_hash', '=', keyHash)
+    .where('created_at', '<=', new Date(Date.now() - IDEMPOTENCY_KEEP_MS))
+    .execute();
 }
 
 /** The account's run of this idea for this market that is still under way, if any: a second submission joins it. */

@@ -46,3 +46,37 @@ export async function researchRunsSpent(db: DbOrTrx, accountId: string, now: Dat
     .executeTakeFirst();
   return row?.runs ?? 0;
 }
+
+/**
+ * Charges a comparison once a day: in one transaction, its row and (if the row
+ * is new) one run of the allowance. 'charged' the first time, 'free' for a
+ * repeat, 'spent' when the allowance is (nothing written). A concurrent repeat
+ * waits on the row's index for the first to commit or roll back.
+ */
+export async function chargeComparison(
+  db: Db,
+  accountId: string,
+  comparison: string,
+  limit: number,
+  now: Date,
+): Promise<'charged' | 'free' | 'spent'> {
+  return db
+    .transaction()
+    .execute(async (trx) => {
+      const row = await trx
+        .insertInto('comparison_charges')
+        .values({ account_id: accountId, day: utcDay(now), comparison })
+        .onConflict((oc) => oc.doNothing())
+        .returning('comparison')
+        .executeTakeFirst();
+      if (!row) return 'free' as const;
+      if (!(await spendResearchRun(trx, accountId, limit, now))) throw new AllowanceSpent();
+      return 'charged' as const;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof AllowanceSpent) return 'spent' as const;
+      throw error;
+    });
+}
+
+class AllowanceSpent extends Error {}

@@ -10,16 +10,15 @@
 // comparison asked again (its request is the trends job's id for the day) is
 // answered once Google has. The first ask of a comparison a day spends one run
 // of the account's research allowance; asking again does not.
-import type { Redis } from '../redis/connection.js';
 import type { Db } from '../db/connection.js';
 import { createHash } from 'node:crypto';
-import { MARKET_SHAPE } from '../domain/research/allowance.js';
+import { marketProblem } from '../domain/research/market.js';
 import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
-import { utcDay, type Plan } from '../domain/quota.js';
+import type { Plan } from '../domain/quota.js';
 import type { InterestOverTime, TrendsProvider, TrendsRequest, TrendsResponse } from '../trends/types.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
 import { allowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
-import { spendResearchRun } from './allowance.repository.js';
+import { chargeComparison } from './allowance.repository.js';
 import { InvalidIdeaError } from './chain.js';
 import { ResearchAllowanceSpentError } from './research-service.js';
 
@@ -59,9 +58,6 @@ export type Comparison =
 export class ComparisonService {
   constructor(
     private readonly db: Db,
-    private readonly redis: Redis,
-    /** The Redis key marking a comparison already charged to an account that day. */
-    private readonly chargedKey: (accountId: string, comparison: string) => string,
     private readonly series: SeriesSource,
     private readonly allowance: ResearchAllowance,
     private readonly now: () => Date = () => new Date(),
@@ -77,8 +73,8 @@ export class ComparisonService {
       throw new InvalidIdeaError(`compare ${MIN_COMPARED} to ${MAX_COMPARED} ideas (got ${ideas.length})`);
     }
     const geo = (geoAsked ?? defaultGeo).trim().toUpperCase();
-    if (!MARKET_SHAPE.test(geo))
-      throw new InvalidIdeaError(`geo "${geo.slice(0, 12)}" is not a market: a country code such as US, a region such as US-CA, or ""`);
+    const market = marketProblem(geo);
+    if (market) throw new InvalidIdeaError(`geo ${market}`);
     const keys = new Set<string>();
     const compared: ComparedIdea[] = [];
     const missing: string[] = [];
@@ -98,35 +94,33 @@ export class ComparisonService {
     if (new Set(phrases).size !== phrases.length) {
       throw new InvalidIdeaError('two of these ideas were researched on the same search phrase: their series would be one');
     }
-    const request: TrendsRequest = { kind: 'interestOverTime', keywords: phrases, timeframe: '12m', geo };
+    // Asked in one order whatever the order given: the same ideas are the same request (one trends job, one charge).
+    const asked = [...phrases].sort();
+    const request: TrendsRequest = { kind: 'interestOverTime', keywords: asked, timeframe: '12m', geo };
     await this.charge(who, request);
     const answer = await this.series.fetch(request);
     if ('pendingMs' in answer) return { kind: 'pending', retryAfterMs: answer.pendingMs, ideas: compared };
     if (answer.answered.kind !== 'interestOverTime') throw new Error(`the comparison's request was answered with ${answer.answered.kind}`);
-    return { kind: 'done', ideas: compared, series: answer.answered, geo };
+    // Back in the order of the ideas given.
+    const position = phrases.map((phrase) => asked.indexOf(phrase));
+    const series: InterestOverTime = {
+      ...answer.answered,
+      keywords: phrases,
+      points: answer.answered.points.map((point) => ({
+        ...point,
+        values: position.map((i) => point.values[i] ?? 0),
+        hasData: position.map((i) => point.hasData[i] ?? false),
+      })),
+    };
+    return { kind: 'done', ideas: compared, series, geo };
   }
 
-  /** The first ask of this comparison today spends one run of the allowance; a repeat (a poll) does not. */
+  /** The first ask of this comparison today spends one run of the allowance; a repeat (a poll) does not (allowance.repository.ts). */
   private async charge(who: { accountId: string; plan: Plan }, request: TrendsRequest): Promise<void> {
     const now = this.now();
-    const comparison = createHash('sha256')
-      .update(`${utcDay(now)}|${JSON.stringify(request)}`)
-      .digest('base64url')
-      .slice(0, 32);
-    const key = this.chargedKey(who.accountId, comparison);
-    const first = (await this.redis.set(key, '1', 'EX', 2 * 86_400, 'NX')) === 'OK';
-    if (!first) return;
+    const comparison = createHash('sha256').update(JSON.stringify(request)).digest('base64url').slice(0, 32);
     const limit = this.allowance[who.plan];
-    let spent: boolean;
-    try {
-      spent = await spendResearchRun(this.db, who.accountId, limit, now);
-    } catch (error) {
-      // The statement failed (Postgres away): nothing was spent; the next ask charges it.
-      await this.redis.del(key).catch(() => undefined);
-      throw error;
-    }
-    if (!spent) {
-      await this.redis.del(key);
+    if ((await chargeComparison(this.db, who.accountId, comparison, limit, now)) === 'spent') {
       throw new ResearchAllowanceSpentError(allowanceState(limit, limit, now));
     }
   }

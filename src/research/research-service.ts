@@ -10,13 +10,8 @@ import type { Config, TrendsPlanName, TrendsProviderName } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { Database, ResearchVisibility, RunStatus } from '../db/database.js';
 import { SOURCES } from '../domain/catalog.js';
-import {
-  allowanceState,
-  GOOGLE_REQUESTS_PER_RUN,
-  MARKET_SHAPE,
-  type AllowanceState,
-  type ResearchAllowance,
-} from '../domain/research/allowance.js';
+import { allowanceState, GOOGLE_REQUESTS_PER_RUN, type AllowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
+import { languageProblem, marketProblem } from '../domain/research/market.js';
 import type { Plan } from '../domain/quota.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
 import {
@@ -25,6 +20,7 @@ import {
   findAccountRun,
   findLiveAccountRun,
   findRunByIdempotencyKey,
+  releaseOldIdempotencyKey,
   listAccountRuns,
   medianRunMs,
   type AccountRunsPage,
@@ -104,10 +100,11 @@ export class ResearchService {
   private check(request: SubmitRequest): { text: string; key: string; geo: string } {
     const { text, key } = checkIdea(request.idea, request.hints ?? []);
     const geo = (request.geo ?? this.settings.defaultGeo).trim().toUpperCase();
-    if (!MARKET_SHAPE.test(geo)) {
-      throw new InvalidIdeaError(
-        `geo "${geo.slice(0, 12)}" is not a market: use a country code such as US, a region such as US-CA, or "" for worldwide`,
-      );
+    const market = marketProblem(geo);
+    if (market) throw new InvalidIdeaError(`geo ${market}`);
+    if (request.language !== undefined) {
+      const language = languageProblem(request.language);
+      if (language) throw new InvalidIdeaError(`language ${language}`);
     }
     return { text, key, geo };
   }
@@ -134,6 +131,8 @@ export class ResearchService {
     if (request.idempotency) {
       const earlier = await findRunByIdempotencyKey(this.db, accountId, request.idempotency.keyHash);
       if (earlier) return this.replayed(earlier, request.idempotency.fingerprint);
+      // A key is kept a day: one used before that is free again.
+      await releaseOldIdempotencyKey(this.db, accountId, request.idempotency.keyHash);
     }
     if (!request.refresh && this.settings.reuseDays > 0) {
       const since = new Date(now.getTime() - this.settings.reuseDays * 86_400_000);
@@ -163,11 +162,16 @@ export class ResearchService {
       });
     });
     const run = await made.catch(async (error: unknown) => {
-      // Another request with the same Idempotency-Key made its run first (the unique index; this
-      // transaction, its allowance's run included, rolled back): answer with that one.
-      if (request.idempotency && (error as { code?: string }).code === '23505') {
-        const earlier = await findRunByIdempotencyKey(this.db, accountId, request.idempotency.keyHash);
-        if (earlier) return this.replayed(earlier, request.idempotency.fingerprint);
+      // A concurrent request made the run first: one with the same Idempotency-Key, or of the same
+      // idea for the same market (the unique indexes; this transaction, its allowance's run
+      // included, rolled back). Answer with that one.
+      if ((error as { code?: string }).code === '23505') {
+        if (request.idempotency) {
+          const earlier = await findRunByIdempotencyKey(this.db, accountId, request.idempotency.keyHash);
+          if (earlier) return this.replayed(earlier, request.idempotency.fingerprint);
+        }
+        const live = await findLiveAccountRun(this.db, accountId, key, geo);
+        if (live) return { kind: 'run' as const, run: live, madeBefore: true };
       }
       throw error;
     });

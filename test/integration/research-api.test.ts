@@ -3,6 +3,7 @@
 // research.completed signed at its receiver, and reads the insight, which no
 // other account can see; the allowance, reuse, Idempotency-Key and cancel.
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
@@ -354,6 +355,141 @@ describe('research on demand', () => {
       await pipeline.queues.research.resume();
     }
   });
+
+  it('holds under what an outside review tried (each of these got through before)', async () => {
+    // 20 identical submissions at once: one run, one of the allowance (7 runs were made).
+    const a = await t.researchKey('pro');
+    await pipeline.queues.research.pause();
+    try {
+      const same = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          api(a.key, 'POST', '/api/research-runs', { idea: 'Concurrent twin idea about herons', geo: 'DE' }),
+        ),
+      );
+      expect(same.map((r) => r.statusCode)).toEqual(Array.from({ length: 20 }, () => 202));
+      expect(new Set(same.map((r) => r.json().data.id)).size).toBe(1);
+      expect((await api(a.key, 'GET', '/api/usage')).json().data.research.used).toBe(1);
+      const id = same[0]!.json().data.id as string;
+      // Read (and, before, cached), cancelled, read again: cancelled at once (it stayed "queued" for the cache's minute).
+      expect((await api(a.key, 'GET', `/api/research-runs/${id}`)).json().data.status).toBe('queued');
+      await api(a.key, 'DELETE', `/api/research-runs/${id}`);
+      expect((await api(a.key, 'GET', `/api/research-runs/${id}`)).json().data.status).toBe('cancelled');
+      // The same body with its fields in another order is the same request for its Idempotency-Key.
+      const first = await api(
+        a.key,
+        'POST',
+        '/api/research-runs',
+        { idea: 'Ordered fields idea about owls', geo: 'FR' },
+        { 'idempotency-key': 'order-1' },
+      );
+      const reordered = await t.app.inject({
+        method: 'POST',
+        url: '/api/research-runs',
+        headers: { ...bearer(a.key), 'content-type': 'application/json', 'idempotency-key': 'order-1' },
+        payload: '{"geo":"FR","idea":"Ordered fields idea about owls"}',
+      });
+      expect(reordered.statusCode, reordered.body).toBe(202);
+      expect(reordered.json().data.id).toBe(first.json().data.id);
+      await api(a.key, 'DELETE', `/api/research-runs/${first.json().data.id}`);
+    } finally {
+      await pipeline.queues.research.resume();
+    }
+
+    // What cannot be researched is a 400, not a charged run that fails at step 4; nor a market or language that does not exist.
+    for (const body of [
+      { idea: 'the and of' },
+      { idea: 'x' },
+      { idea: 'Pickles', geo: 'ZZ' },
+      { idea: 'Pickles', geo: 'EU' },
+      { idea: 'Pickles', language: 'xx' },
+    ]) {
+      const refused = await api(a.key, 'POST', '/api/research-runs', body);
+      expect(refused.statusCode, JSON.stringify(body)).toBe(400);
+    }
+    // Fields of the wrong type are refused, not converted; a body that is not JSON is a 415.
+    for (const body of [{ idea: 'Pickles', refresh: 'true' }, { idea: 12345 }, { idea: 'Pickles', refresh: 1 }]) {
+      expect((await api(a.key, 'POST', '/api/research-runs', body)).statusCode, JSON.stringify(body)).toBe(400);
+    }
+    const plain = await t.app.inject({
+      method: 'POST',
+      url: '/api/research-runs',
+      headers: { ...bearer(a.key), 'content-type': 'text/plain' },
+      payload: 'Pickles',
+    });
+    expect(plain.statusCode).toBe(415);
+    // A cursor of an impossible date.
+    const impossible = Buffer.from(JSON.stringify(['2026-02-30T00:00:00.000Z', 'run_0123456789abcdefghjk'])).toString('base64url');
+    expect((await api(a.key, 'GET', `/api/research-runs?cursor=${impossible}`)).statusCode).toBe(400);
+
+    // Streams: a HEAD is answered at once (it hung, holding a slot); clients gone within a millisecond free their slots (they leaked).
+    const b = await t.researchKey('pro');
+    await pipeline.queues.research.pause();
+    try {
+      const run = (await api(b.key, 'POST', '/api/research-runs', { idea: 'Stream leak test about terns' })).json().data.id as string;
+      const head = await fetch(`${base}/api/research-runs/${run}/events`, {
+        method: 'HEAD',
+        headers: bearer(b.key),
+        signal: AbortSignal.timeout(5_000),
+      });
+      expect(head.status).toBeGreaterThanOrEqual(400);
+      const { port } = new URL(base);
+      for (let i = 0; i < 10; i += 1) {
+        const socket = net.connect(Number(port), '127.0.0.1', () => {
+          socket.write(`GET /api/research-runs/${run}/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${b.key}\r\n\r\n`);
+          setTimeout(() => socket.destroy(), 1);
+        });
+        socket.on('error', () => {});
+      }
+      const opened: AbortController[] = [];
+      try {
+        const statuses = await until(
+          async () => {
+            for (const c of opened.splice(0)) c.abort();
+            const answers = await Promise.all(
+              Array.from({ length: 5 }, async () => {
+                const controller = new AbortController();
+                opened.push(controller);
+                const res = await fetch(`${base}/api/research-runs/${run}/events`, { headers: bearer(b.key), signal: controller.signal });
+                if (res.status !== 200) await res.text();
+                return res.status;
+              }),
+            );
+            return answers;
+          },
+          (answers) => answers.every((status) => status === 200),
+          10_000,
+          "five streams once the gone clients' slots are free",
+        );
+        expect(statuses).toEqual([200, 200, 200, 200, 200]);
+      } finally {
+        for (const c of opened) c.abort();
+      }
+      await api(b.key, 'DELETE', `/api/research-runs/${run}`);
+    } finally {
+      await pipeline.queues.research.resume();
+    }
+  }, 60_000);
+
+  it('charges a new comparison once even when 20 copies come at once past a spent allowance (15 of 20 got through)', async () => {
+    const c = await t.researchKey('free');
+    const ideas = ['Tandem kayaks for couples', 'Folding canoes for vans', 'Paddle boards for dogs'];
+    for (const idea of ideas) {
+      const made = await api(c.key, 'POST', '/api/research-runs', { idea });
+      expect(made.statusCode, made.body).toBe(202);
+      await until(
+        async () => (await api(c.key, 'GET', `/api/research-runs/${made.json().data.id}`)).json().data.status as string,
+        (status) => status === 'succeeded',
+        60_000,
+        `the run of "${idea}"`,
+      );
+    }
+    expect((await api(c.key, 'GET', '/api/usage')).json().data.research.remaining).toBe(0);
+    const copies = await Promise.all(
+      Array.from({ length: 20 }, () => api(c.key, 'POST', '/api/comparisons', { ideas: ideas.slice(0, 2) })),
+    );
+    expect(copies.map((r) => r.statusCode)).toEqual(Array.from({ length: 20 }, () => 429));
+    expect((await api(c.key, 'GET', '/api/usage')).json().data.research.used).toBe(3);
+  }, 120_000);
 
   it('refuses what cannot be researched with a 400 that says why, and a key without research:write with a 403', async () => {
     const a = await t.researchKey('free');

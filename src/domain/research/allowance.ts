@@ -43,6 +43,3 @@ export function allowanceState(limit: number, used: number, now: Date): Allowanc
  * batched and 27.17 one keyword per request, rounded up.
  */
 export const GOOGLE_REQUESTS_PER_RUN = { batched: 17, single: 28 } as const;
-
-/** Market codes a run may ask about: '' (worldwide), a country (US), or a country's region (US-CA). */
-export const MARKET_SHAPE = /^(?:[A-Z]{2}(?:-[A-Z0-9]{1,3})?)?$/;

@@ -2,7 +2,8 @@
 // research/comparison-service.ts): one series per idea from one Google Trends
 // request, beside each idea's 8 dimension scores.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { strictJsonValidator } from '../../json-body.js';
 import { DIMENSIONS } from '../../../domain/scoring/dimensions.js';
 import { InvalidIdeaError } from '../../../research/chain.js';
 import {
@@ -90,6 +91,10 @@ export const comparisonRoutes: FastifyPluginAsyncTypebox<{ comparisons?: { servi
   app,
   { comparisons },
 ) => {
+  // As /api/research-runs reads bodies: JSON only, each field of its own type.
+  app.removeContentTypeParser('text/plain');
+  app.setValidatorCompiler<TSchema>(strictJsonValidator);
+
   app.post(
     '/comparisons',
     {

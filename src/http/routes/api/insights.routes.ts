@@ -112,7 +112,8 @@ function parseList<T extends string>(name: string, raw: string | undefined, allo
  */
 function normaliseListQuery(query: InsightListQueryT): void {
   // Not yet validated: a parameter given twice is an array here, and the schema refuses it next.
-  const q = query as { category?: unknown; trend_class?: unknown; q?: unknown };
+  const q = query as { category?: unknown; trend_class?: unknown; q?: unknown; geo?: unknown };
+  if (typeof q.geo === 'string') q.geo = q.geo.toUpperCase();
   if (typeof q.category === 'string') q.category = parseList('category', q.category, CATEGORY_VALUES)!.join(',');
   if (typeof q.trend_class === 'string') q.trend_class = parseList('trend_class', q.trend_class, TREND_CLASSES)!.join(',');
   // A blank search stays as it is, for the handler to say so.
@@ -193,7 +194,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
         categories: parseList('category', q.category, CATEGORY_VALUES),
         trendClasses: parseList('trend_class', q.trend_class, TREND_CLASSES),
         text,
-        ...(q.geo !== undefined ? { geo: q.geo } : {}),
+        ...(q.geo !== undefined ? { geo: q.geo.toUpperCase() } : {}),
         sort: q.sort,
         after,
         viewer: { accountId: request.apiKey!.accountId },

@@ -3,7 +3,8 @@
 // the report of any run the asker may see (its own, or an operator's).
 import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { strictJsonValidator } from '../../json-body.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../../db/connection.js';
 import { RESEARCH_VISIBILITIES, RUN_STATUSES, type RunStatus } from '../../../db/database.js';
@@ -221,9 +222,10 @@ const SubmitBody = Type.Object(
       Type.String({ pattern: '^[a-z]{2}(-[A-Z]{2})?$', maxLength: 5, description: 'Language of the idea (en, de, pt-BR); default en' }),
     ),
     visibility: Type.Optional(
-      stringEnum(RESEARCH_VISIBILITIES, {
-        description: "private (default): the insight is your account's alone; public: it joins the catalogue",
-      }),
+      Type.Union(
+        RESEARCH_VISIBILITIES.map((v) => Type.Literal(v)),
+        { description: "private (default): the insight is your account's alone; public: it joins the catalogue" },
+      ),
     ),
     refresh: Type.Optional(Type.Boolean({ description: 'Research again even if this idea was researched for this market recently' })),
   },
@@ -254,11 +256,17 @@ const encodeRunCursor = (run: RunRow) => Buffer.from(JSON.stringify([run.created
 function decodeRunCursor(raw: string): { createdAt: Date; id: string } {
   try {
     const [at, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof at !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at) || typeof id !== 'string' || !isId('run', id)) {
+    if (
+      typeof at !== 'string' ||
+      !/^(19[7-9]\d|2\d{3})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at) ||
+      typeof id !== 'string' ||
+      !isId('run', id)
+    ) {
       throw new Error('not ours');
     }
     const createdAt = new Date(at);
-    if (Number.isNaN(createdAt.getTime())) throw new Error('not a time');
+    // 2026-02-30 parses as 2026-03-02: only a time we could have written comes back the same.
+    if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at) throw new Error('not a time');
     return { createdAt, id };
   } catch {
     throw invalidParam('cursor', 'is not a value returned as next_cursor');
@@ -278,7 +286,8 @@ function statesOf(raw: string | undefined): RunStatus[] | undefined {
 /** A run the asker may see: its account's, or one no account owns (an operator's, discovery's); else the 404. */
 async function visibleRun(db: Db, id: string, accountId: string): Promise<RunRow> {
   const run = isId('run', id) ? await findRun(db, id) : undefined;
-  if (!run || (run.account_id !== null && run.account_id !== accountId)) {
+  // An account's public research is public with its run (its insight's /research shows it).
+  if (!run || (run.account_id !== null && run.account_id !== accountId && run.visibility !== 'public')) {
     throw new ProblemError(problem('notFound', `No research run has the id "${id.slice(0, 64)}".`));
   }
   return run;
@@ -325,8 +334,10 @@ async function streamRun(request: FastifyRequest, reply: FastifyReply, db: Db, f
     eventId += 1;
     raw.write(`id: ${eventId}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
-  let closed = false;
-  request.raw.once('close', () => (closed = true));
+  // The client may have gone already (while the run was read): then the socket is destroyed and no 'close' will come.
+  let closed = request.raw.socket?.destroyed ?? false;
+  request.raw.socket?.once('close', () => (closed = true));
+  raw.once('close', () => (closed = true));
   const deadline = Date.now() + EVENTS_MAX_MS;
   let lastBeat = Date.now();
   let last = '';
@@ -348,7 +359,7 @@ async function streamRun(request: FastifyRequest, reply: FastifyReply, db: Db, f
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, EVENTS_POLL_MS));
-      if (closed) return;
+      if (closed || raw.destroyed) return;
       if (Date.now() - lastBeat >= EVENTS_HEARTBEAT_MS) {
         raw.write(': still here\n\n');
         lastBeat = Date.now();
@@ -382,7 +393,16 @@ function idempotencyOf(request: FastifyRequest): { keyHash: string; fingerprint:
   if (typeof header !== 'string' || !IDEMPOTENCY_KEY_SHAPE.test(header)) {
     throw invalidParam('Idempotency-Key', 'must be 1–255 visible ASCII characters (a UUID is a good choice)');
   }
-  return { keyHash: sha256(header), fingerprint: sha256(JSON.stringify(request.body ?? null)) };
+  // The body's meaning, not its spelling: its fields in one order.
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const canonical = JSON.stringify(
+    Object.fromEntries(
+      Object.keys(body)
+        .sort()
+        .map((name) => [name, body[name]]),
+    ),
+  );
+  return { keyHash: sha256(header), fingerprint: sha256(canonical) };
 }
 
 export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = async (app, { research }) => {
@@ -390,6 +410,9 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
     if (!research) throw new ProblemError(problem('unavailable', 'Research on demand is not configured on this web process.'));
     return research.service;
   };
+  // Bodies as /api/webhooks reads them: JSON only (any other content type is a 415), each field of its own type ("true" is no boolean).
+  app.removeContentTypeParser('text/plain');
+  app.setValidatorCompiler<TSchema>(strictJsonValidator);
   const writeConfig = { requiredScope: 'research:write' as const, acceptsBody: true };
   // Event streams open on this process, by account and in all.
   const streams = new Map<string, number>();
@@ -440,7 +463,8 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
         });
       }
       const { run, madeBefore } = submitted;
-      if (madeBefore) reply.header('idempotent-replayed', 'true');
+      // The answer to an earlier request with this key; a submission that joined a run under way says so in the run it answers.
+      if (madeBefore && idempotency) reply.header('idempotent-replayed', 'true');
       reply.code(202).header('location', `/api/research-runs/${run.id}`);
       return { data: summaryOf(run), queue: scheduleDto(await service().schedule(run)) };
     },
@@ -492,6 +516,8 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
   app.get(
     '/research-runs/:id/events',
     {
+      // A HEAD would open a stream with nowhere to write it.
+      exposeHeadRoute: false,
       schema: {
         tags: ['research'],
         operationId: 'streamResearchRun',
@@ -535,7 +561,7 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
   app.get(
     '/research-runs/:id',
     {
-      config: { cacheable: true },
+      // Not cached: a run moves on (a step, a wait, a cancel) without the read model changing.
       schema: {
         tags: ['research'],
         operationId: 'getResearchRun',
@@ -554,7 +580,7 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
   app.get(
     '/insights/:id/research',
     {
-      config: { cacheable: true },
+      // Not cached: a run moves on (a step, a wait, a cancel) without the read model changing.
       schema: {
         tags: ['research'],
         operationId: 'getInsightResearch',
