@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { loadConfig } from '../../src/config.js';
 import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
@@ -178,54 +179,45 @@ describe('research on demand', () => {
   }, 180_000);
 
   it('spends the allowance exactly under 20 concurrent submissions over two web processes, then answers 429 with Retry-After', async () => {
-    const second = await createTestApp({ research: {} });
+    // Two web processes of their own (as the Procfile runs them) over this file's database and Redis.
+    const env = {
+      ...t.database.env,
+      REDIS_URL: t.redis.url,
+      REDIS_PREFIX: t.redis.prefix,
+      TRENDS_PROVIDER: 'synthetic',
+      PORT: '0',
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+      WEBHOOK_ENCRYPTION_KEY: t.webhookEncryptionKey,
+    };
+    const webs = [new ServiceProcess('web', env), new ServiceProcess('web', env)];
     try {
-      // The second app shares the first one's database: a web process of its own (pool, Redis connection).
-      const other = await (
-        await import('../../src/http/app.js')
-      ).buildApp({
-        db: t.database.db,
-        redis: second.redis.redis,
-        redisKeys: second.redis.keys,
-        logger: pino({ level: 'silent' }),
-        overloadMaxEventLoopDelayMs: 0,
-        research: {
-          settings: {
-            provider: 'synthetic',
-            defaultGeo: '',
-            allowance: { free: 3, starter: 20, pro: 100, enterprise: 500 },
-            reuseDays: 7,
-            google: { requestsPerMinute: 10, routes: 1, plan: 'batched' },
-          },
-        },
-      });
+      const urls = await Promise.all(webs.map(async (w) => (await w.ready).url!));
       const a = await t.researchKey('free');
       const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          (i % 2 === 0 ? t.app : other).inject({
+        Array.from({ length: 20 }, async (_, i) => {
+          const res = await fetch(`${urls[i % 2]}/api/research-runs`, {
             method: 'POST',
-            url: '/api/research-runs',
             headers: { ...bearer(a.key), 'content-type': 'application/json' },
-            payload: JSON.stringify({ idea: `Concurrent idea number ${i} about otters`, visibility: 'private' }),
-          }),
-        ),
+            body: JSON.stringify({ idea: `Concurrent idea number ${i} about otters`, visibility: 'private' }),
+          });
+          return { status: res.status, headers: res.headers, body: (await res.json()) as { type?: string } };
+        }),
       );
-      await other.close();
-      const statuses = answers.map((r) => r.statusCode).sort();
+      const statuses = answers.map((r) => r.status);
       expect(statuses.filter((s) => s === 202)).toHaveLength(3);
       expect(statuses.filter((s) => s === 429)).toHaveLength(17);
-      const refused = answers.find((r) => r.statusCode === 429)!;
-      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(refused.json().type).toBe('/problems/research-allowance-exceeded');
-      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(86_400);
+      const refused = answers.find((r) => r.status === 429)!;
+      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(refused.body.type).toBe('/problems/research-allowance-exceeded');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(86_400);
       const runs = await t.database.db.selectFrom('research_runs').select('id').where('account_id', '=', a.accountId).execute();
       expect(runs).toHaveLength(3);
       for (const { id } of runs) await api(a.key, 'DELETE', `/api/research-runs/${id}`);
     } finally {
-      await second.close();
+      await Promise.all(webs.map((w) => w.kill('SIGTERM')));
     }
-  }, 60_000);
+  }, 90_000);
 
   it('makes one run of a retried submission (Idempotency-Key), and refuses the key for another body', async () => {
     const a = await t.researchKey('starter');

@@ -39,6 +39,14 @@ const API_ROUTES: ReadonlyArray<FastifyPluginAsyncTypebox<ApiRouteOptions>> = [
 export async function apiPlugin(api: FastifyInstance, options: { guard: ApiGuardDeps; routes: ApiRouteOptions }): Promise<void> {
   registerApiGuard(api, options.guard);
   // Before any route's own validation: one reading of query strings for all of them.
-  api.addHook('preValidation', async (request) => checkQuery(request));
+  // A callback, not a promise: it awaits nothing, and every request passes it.
+  api.addHook('preValidation', (request, _reply, done) => {
+    try {
+      checkQuery(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
   for (const routes of API_ROUTES) await api.register(routes, options.routes);
 }
