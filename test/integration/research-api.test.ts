@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { loadConfig } from '../../src/config.js';
 import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
-import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { buildApp } from '../../src/http/app.js';
+import { bearer, createTestApp, TEST_RESEARCH, type TestApp } from '../support/app.js';
 import { until } from '../support/pipeline.js';
 import { testResources } from '../support/redis.js';
 
@@ -189,9 +190,26 @@ describe('research on demand', () => {
       OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
       WEBHOOK_ENCRYPTION_KEY: t.webhookEncryptionKey,
     };
-    const webs = [new ServiceProcess('web', env), new ServiceProcess('web', env)];
+    // The embedded Postgres (npm test without DATABASE_URL) has one session: processes of their own
+    // would mix their statements on it. There, the second web process is a second app in this one.
+    const separate = process.env.DATABASE_URL !== undefined;
+    const webs = separate ? [new ServiceProcess('web', env), new ServiceProcess('web', env)] : [];
+    const second = separate ? undefined : await createTestApp({ research: {} });
+    const secondApp = second
+      ? await buildApp({
+          db: t.database.db,
+          redis: second.redis.redis,
+          redisKeys: t.redis.keys,
+          logger: pino({ level: 'silent' }),
+          overloadMaxEventLoopDelayMs: 0,
+          research: { settings: { ...TEST_RESEARCH, provider: 'synthetic' } },
+        })
+      : undefined;
+    if (secondApp) await secondApp.listen({ host: '127.0.0.1', port: 0 });
     try {
-      const urls = await Promise.all(webs.map(async (w) => (await w.ready).url!));
+      const urls = separate
+        ? await Promise.all(webs.map(async (w) => (await w.ready).url!))
+        : [base, `http://127.0.0.1:${(secondApp!.server.address() as AddressInfo).port}`];
       const a = await t.researchKey('free');
       const answers = await Promise.all(
         Array.from({ length: 20 }, async (_, i) => {
@@ -204,6 +222,14 @@ describe('research on demand', () => {
         }),
       );
       const statuses = answers.map((r) => r.status);
+      expect(
+        statuses.filter((s) => s !== 202 && s !== 429),
+        JSON.stringify(answers.filter((r) => r.status !== 202 && r.status !== 429).map((r) => r.body)) +
+          webs
+            .flatMap((w) => w.tail.filter((l) => /"level":(40|50)/.test(l)))
+            .join('\n')
+            .slice(0, 3000),
+      ).toEqual([]);
       expect(statuses.filter((s) => s === 202)).toHaveLength(3);
       expect(statuses.filter((s) => s === 429)).toHaveLength(17);
       const refused = answers.find((r) => r.status === 429)!;
@@ -216,6 +242,8 @@ describe('research on demand', () => {
       for (const { id } of runs) await api(a.key, 'DELETE', `/api/research-runs/${id}`);
     } finally {
       await Promise.all(webs.map((w) => w.kill('SIGTERM')));
+      await secondApp?.close();
+      await second?.close();
     }
   }, 90_000);
 

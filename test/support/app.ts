@@ -81,14 +81,7 @@ export async function createTestApp(
     ...(options.research
       ? {
           research: {
-            settings: {
-              provider: 'synthetic',
-              defaultGeo: '',
-              allowance: { free: 3, starter: 20, pro: 100, enterprise: 500 },
-              reuseDays: 7,
-              google: { requestsPerMinute: 10, routes: 1, plan: 'batched' },
-              ...options.research,
-            } satisfies ResearchSettings,
+            settings: { ...TEST_RESEARCH, ...options.research } satisfies ResearchSettings,
             series: localSeries(() => new SyntheticTrendsProvider()),
           },
         }
@@ -125,5 +118,14 @@ export async function createTestApp(
     },
   };
 }
+
+/** Research on demand in tests: generated data, the default allowances, unpaced estimates. */
+export const TEST_RESEARCH: ResearchSettings = {
+  provider: 'synthetic',
+  defaultGeo: '',
+  allowance: { free: 3, starter: 20, pro: 100, enterprise: 500 },
+  reuseDays: 7,
+  google: { requestsPerMinute: 10, routes: 1, plan: 'batched' },
+};
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
