@@ -153,9 +153,16 @@ export interface ResearchRunsTable {
   /** private: its insight is the account's alone; public: it joins the catalogue. */
   visibility: ColumnType<ResearchVisibility, ResearchVisibility | undefined, ResearchVisibility>;
   cancelled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  /** Set when the account submitted it with an Idempotency-Key: the key (hashed) and the request's fingerprint. */
-  idempotency_key_hash: ColumnType<string | null, string | null | undefined, string | null>;
-  idempotency_fingerprint: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** An Idempotency-Key (hashed) of a submission, bound for a day to the run its request made or joined. */
+export interface ResearchIdempotencyKeysTable {
+  account_id: string;
+  key_hash: string;
+  /** The request's body, canonical and hashed: the same key with another body is refused. */
+  fingerprint: string;
+  run_id: string;
+  created_at: Generated<Date>;
 }
 
 export const RESEARCH_VISIBILITIES = ['private', 'public'] as const;
@@ -270,6 +277,7 @@ export interface Database {
   research_runs: ResearchRunsTable;
   research_allowance_daily: ResearchAllowanceDailyTable;
   comparison_charges: ComparisonChargesTable;
+  research_idempotency_keys: ResearchIdempotencyKeysTable;
   research_steps: ResearchStepsTable;
   outbox_events: OutboxEventsTable;
   insights: InsightsTable;

@@ -28,10 +28,13 @@ export async function listAccountRuns(
 ): Promise<AccountRunsPage> {
   let query = db.selectFrom('research_runs').selectAll().where('account_id', '=', accountId);
   if (options.states && options.states.length > 0) query = query.where('status', 'in', options.states);
+  // Pages by the time to the millisecond (what a cursor carries; Postgres keeps microseconds, and
+  // rows in the boundary row's millisecond fell between two pages), then by id.
+  const createdMs = sql<Date>`date_trunc('milliseconds', ${sql.ref('created_at')})`;
   const after = options.after;
-  if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.createdAt, after.id)));
+  if (after) query = query.where(sql<boolean>`(${createdMs}, ${sql.ref('id')}) < (${after.createdAt}, ${after.id})`);
   const rows = await query
-    .orderBy('created_at', 'desc')
+    .orderBy(createdMs, 'desc')
     .orderBy('id', 'desc')
     .limit(options.limit + 1)
     .execute();
@@ -42,24 +45,43 @@ export async function listAccountRuns(
 /** How long an Idempotency-Key binds a submission to its run. */
 export const IDEMPOTENCY_KEEP_MS = 24 * 3_600_000;
 
-/** The account's run made with this Idempotency-Key (hashed) in the last day, if any. */
-export async function findRunByIdempotencyKey(db: DbOrTrx, accountId: string, keyHash: string): Promise<RunRow | undefined> {
-  return db
-    .selectFrom('research_runs')
-    .selectAll()
+/** The run this Idempotency-Key (hashed) of the account was bound to in the last day, with the fingerprint of its request. */
+export async function findRunByIdempotencyKey(
+  db: DbOrTrx,
+  accountId: string,
+  keyHash: string,
+): Promise<{ run: RunRow; fingerprint: string } | undefined> {
+  const bound = await db
+    .selectFrom('research_idempotency_keys')
+    .select(['run_id', 'fingerprint'])
     .where('account_id', '=', accountId)
-    .where('idempotency_key_hash', '=', keyHash)
+    .where('key_hash', '=', keyHash)
     .where('created_at', '>', new Date(Date.now() - IDEMPOTENCY_KEEP_MS))
     .executeTakeFirst();
+  if (!bound) return undefined;
+  const run = await db.selectFrom('research_runs').selectAll().where('id', '=', bound.run_id).executeTakeFirst();
+  return run && { run, fingerprint: bound.fingerprint };
 }
 
-/** Frees a key its run took more than a day ago (the unique index would refuse it otherwise). */
+/** Binds the key to the run: throws on a key bound already (the unique key: 23505), for the caller to answer with that one. */
+export async function bindIdempotencyKey(
+  db: DbOrTrx,
+  accountId: string,
+  key: { keyHash: string; fingerprint: string },
+  runId: string,
+): Promise<void> {
+  await db
+    .insertInto('research_idempotency_keys')
+    .values({ account_id: accountId, key_hash: key.keyHash, fingerprint: key.fingerprint, run_id: runId })
+    .execute();
+}
+
+/** Frees a key bound more than a day ago: it may be used again. */
 export async function releaseOldIdempotencyKey(db: DbOrTrx, accountId: string, keyHash: string): Promise<void> {
   await db
-    .updateTable('research_runs')
-    .set({ idempotency_key_hash: null, idempotency_fingerprint: null })
+    .deleteFrom('research_idempotency_keys')
     .where('account_id', '=', accountId)
-    .where('idempotency_key_hash', '=', keyHash)
+    .where('key_hash', '=', keyHash)
     .where('created_at', '<=', new Date(Date.now() - IDEMPOTENCY_KEEP_MS))
     .execute();
 }

@@ -19,6 +19,7 @@ import {
   countRunsAhead,
   findAccountRun,
   findLiveAccountRun,
+  bindIdempotencyKey,
   findRunByIdempotencyKey,
   releaseOldIdempotencyKey,
   listAccountRuns,
@@ -65,8 +66,11 @@ export interface SubmitRequest {
 export type Submitted =
   /** A recent insight of the same idea and market answers it; no run, nothing spent. */
   | { kind: 'reused'; insight: InsightRow }
-  /** A run: new, or (madeBefore) the one this Idempotency-Key or an earlier submission of the idea already made. */
-  | { kind: 'run'; run: RunRow; madeBefore: boolean };
+  /**
+   * A run: new, or (madeBefore) one made before: the answer to this Idempotency-Key used
+   * before (replayed), or the account's run of the idea under way, which this one joined.
+   */
+  | { kind: 'run'; run: RunRow; madeBefore: boolean; replayed: boolean };
 
 /** Where a run stands in the queue and when it is expected to start and finish. */
 export interface RunSchedule {
@@ -123,16 +127,17 @@ export class ResearchService {
         geo,
         ...(request.language ? { language: request.language } : {}),
       });
-      return { kind: 'run', run, madeBefore: false };
+      return { kind: 'run', run, madeBefore: false, replayed: false };
     }
 
     const { accountId, plan } = who;
     const visibility = request.visibility ?? 'private';
-    if (request.idempotency) {
-      const earlier = await findRunByIdempotencyKey(this.db, accountId, request.idempotency.keyHash);
-      if (earlier) return this.replayed(earlier, request.idempotency.fingerprint);
+    const idempotency = request.idempotency;
+    if (idempotency) {
+      const earlier = await findRunByIdempotencyKey(this.db, accountId, idempotency.keyHash);
+      if (earlier) return this.replayed(earlier, idempotency.fingerprint);
       // A key is kept a day: one used before that is free again.
-      await releaseOldIdempotencyKey(this.db, accountId, request.idempotency.keyHash);
+      await releaseOldIdempotencyKey(this.db, accountId, idempotency.keyHash);
     }
     if (!request.refresh && this.settings.reuseDays > 0) {
       const since = new Date(now.getTime() - this.settings.reuseDays * 86_400_000);
@@ -141,13 +146,13 @@ export class ResearchService {
       if (insight && (insight.owner_account_id === null) === (visibility === 'public')) return { kind: 'reused', insight };
     }
     const live = await findLiveAccountRun(this.db, accountId, key, geo);
-    if (live) return { kind: 'run', run: live, madeBefore: true };
+    if (live) return this.joined(accountId, live, idempotency);
 
     const limit = this.settings.allowance[plan];
-    // The allowance's run and the run itself, together or not at all.
+    // The allowance's run, the run itself and its key, together or not at all.
     const made = (this.db as Kysely<Database>).transaction().execute(async (trx) => {
       if (!(await spendResearchRun(trx, accountId, limit, now))) return undefined;
-      return createRun(trx, {
+      const run = await createRun(trx, {
         idea: text,
         ideaKey: key,
         hints: request.hints ?? [],
@@ -158,36 +163,53 @@ export class ResearchService {
         geo,
         ...(request.language ? { language: request.language } : {}),
         visibility,
-        ...(request.idempotency ? { idempotency: request.idempotency } : {}),
       });
+      if (idempotency) await bindIdempotencyKey(trx, accountId, idempotency, run.id);
+      return run;
     });
     const run = await made.catch(async (error: unknown) => {
       // A concurrent request made the run first: one with the same Idempotency-Key, or of the same
-      // idea for the same market (the unique indexes; this transaction, its allowance's run
+      // idea for the same market (the unique keys; this transaction, its allowance's run
       // included, rolled back). Answer with that one.
       if ((error as { code?: string }).code === '23505') {
-        if (request.idempotency) {
-          const earlier = await findRunByIdempotencyKey(this.db, accountId, request.idempotency.keyHash);
-          if (earlier) return this.replayed(earlier, request.idempotency.fingerprint);
+        if (idempotency) {
+          const earlier = await findRunByIdempotencyKey(this.db, accountId, idempotency.keyHash);
+          if (earlier) return this.replayed(earlier, idempotency.fingerprint);
         }
         const live = await findLiveAccountRun(this.db, accountId, key, geo);
-        if (live) return { kind: 'run' as const, run: live, madeBefore: true };
+        if (live) return this.joined(accountId, live, idempotency);
       }
       throw error;
     });
     if (run === undefined) throw new ResearchAllowanceSpentError(allowanceState(limit, limit, now));
     if ('kind' in run) return run;
     await this.chain.enqueueStep(run.id, 1);
-    return { kind: 'run', run, madeBefore: false };
+    return { kind: 'run', run, madeBefore: false, replayed: false };
   }
 
-  private replayed(run: RunRow, fingerprint: string): Submitted {
-    if (run.idempotency_fingerprint !== fingerprint) {
+  /** The answer to a key used before: its run, if the request is the same. */
+  private replayed(earlier: { run: RunRow; fingerprint: string }, fingerprint: string): Submitted {
+    if (earlier.fingerprint !== fingerprint) {
       throw new IdempotencyKeyReusedError(
         'This Idempotency-Key was used for another research submission (another idea, market or option). Use a new key for a new request.',
       );
     }
-    return { kind: 'run', run, madeBefore: true };
+    return { kind: 'run', run: earlier.run, madeBefore: true, replayed: true };
+  }
+
+  /** A submission joining the account's run under way; its key, if any, is bound to that run, so a retry answers with it. */
+  private async joined(accountId: string, run: RunRow, idempotency: SubmitRequest['idempotency']): Promise<Submitted> {
+    if (idempotency) {
+      try {
+        await bindIdempotencyKey(this.db, accountId, idempotency, run.id);
+      } catch (error) {
+        if ((error as { code?: string }).code !== '23505') throw error;
+        // The same key, bound by a concurrent request meanwhile.
+        const earlier = await findRunByIdempotencyKey(this.db, accountId, idempotency.keyHash);
+        if (earlier) return this.replayed(earlier, idempotency.fingerprint);
+      }
+    }
+    return { kind: 'run', run, madeBefore: true, replayed: false };
   }
 
   find(accountId: string, id: string): Promise<RunRow | undefined> {

@@ -19,9 +19,8 @@ export async function createRun(
     source: Source;
     startedBy?: 'cli' | 'discovery' | 'demo' | 'api';
     discovery?: DiscoveryEvidence;
-    /** The account that submitted it through the API (and its Idempotency-Key, if any). */
+    /** The account that submitted it through the API. */
     accountId?: string;
-    idempotency?: { keyHash: string; fingerprint: string };
     /** The market ('' worldwide); unset: TRENDS_GEO when the run's steps ask. */
     geo?: string;
     language?: string;
@@ -44,8 +43,6 @@ export async function createRun(
       geo: input.geo ?? null,
       ...(input.language ? { language: input.language } : {}),
       visibility: input.visibility ?? 'public',
-      idempotency_key_hash: input.idempotency?.keyHash ?? null,
-      idempotency_fingerprint: input.idempotency?.fingerprint ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

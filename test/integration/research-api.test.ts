@@ -7,6 +7,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { loadConfig } from '../../src/config.js';
@@ -489,6 +490,76 @@ describe('research on demand', () => {
       await pipeline.queues.research.resume();
     }
   }, 60_000);
+
+  it('binds a key that joined a run under way to it (a retry after the run ended made and charged another), and pages runs of one millisecond', async () => {
+    const a = await t.researchKey('pro');
+    await pipeline.queues.research.pause();
+    let first: string;
+    try {
+      first = (
+        await api(a.key, 'POST', '/api/research-runs', { idea: 'Bamboo toothbrush subscription', geo: 'GB' }, { 'idempotency-key': 'k1' })
+      ).json().data.id;
+      const joined = await api(
+        a.key,
+        'POST',
+        '/api/research-runs',
+        { idea: 'Bamboo toothbrush subscription', geo: 'GB' },
+        { 'idempotency-key': 'k2' },
+      );
+      expect(joined.json().data.id).toBe(first);
+      expect(joined.headers['idempotent-replayed']).toBeUndefined();
+      await api(a.key, 'DELETE', `/api/research-runs/${first}`);
+    } finally {
+      await pipeline.queues.research.resume();
+    }
+    // The run has ended: the retry of k2 answers with it, and spends nothing.
+    const used = (await api(a.key, 'GET', '/api/usage')).json().data.research.used as number;
+    const retried = await api(
+      a.key,
+      'POST',
+      '/api/research-runs',
+      { idea: 'Bamboo toothbrush subscription', geo: 'GB' },
+      { 'idempotency-key': 'k2' },
+    );
+    expect(retried.json().data.id).toBe(first);
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    expect((await api(a.key, 'GET', '/api/usage')).json().data.research.used).toBe(used);
+
+    // Runs made in one millisecond: every one is on some page.
+    const b = await t.researchKey('pro');
+    const now = new Date();
+    const ids = Array.from({ length: 6 }, (_, i) => `run_${'0123456789abcdefghj'}${'kmnpqr'[i]}`);
+    await t.database.db
+      .insertInto('research_runs')
+      .values(
+        ids.map((id, i) => ({
+          id,
+          idea: `Same millisecond idea ${i}`,
+          idea_key: `same millisecond idea ${i}`,
+          keyword_hints: JSON.stringify([]),
+          provider: 'synthetic',
+          source: 'synthetic' as const,
+          started_by: 'api',
+          status: 'cancelled' as const,
+          account_id: b.accountId,
+          geo: '',
+          // Microseconds apart, all in one millisecond.
+          created_at: sql<Date>`${now.toISOString()}::timestamptz + make_interval(secs => ${i} / 1000000.0)`,
+        })),
+      )
+      .execute();
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = (await api(b.key, 'GET', `/api/research-runs?limit=1${cursor ? `&cursor=${cursor}` : ''}`)).json() as {
+        data: Array<{ id: string }>;
+        next_cursor: string | null;
+      };
+      seen.push(...page.data.map((r) => r.id));
+      cursor = page.next_cursor;
+    } while (cursor && seen.length < 20);
+    expect(seen.sort()).toEqual([...ids].sort());
+  });
 
   it('charges a new comparison once even when 20 copies come at once past a spent allowance (15 of 20 got through)', async () => {
     const c = await t.researchKey('free');

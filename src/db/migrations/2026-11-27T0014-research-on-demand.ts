@@ -2,7 +2,7 @@
 // - a run belongs to an account (null: an operator's, discovery's or the
 //   demo's), asks about a market (geo; null: TRENDS_GEO, as runs before did)
 //   and a language, says whether its insight is private to the account, can
-//   be cancelled, and remembers the Idempotency-Key it was submitted with;
+//   be cancelled;
 // - an insight researched privately belongs to its account, and describes a
 //   market: the same idea researched for another market, or privately by
 //   another account, is another insight (the unique idea key becomes idea key,
@@ -19,21 +19,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('language', 'text', (c) => c.notNull().defaultTo('en'))
     .addColumn('visibility', 'text', (c) => c.notNull().defaultTo('public'))
     .addColumn('cancelled_at', 'timestamptz')
-    .addColumn('idempotency_key_hash', 'text')
-    .addColumn('idempotency_fingerprint', 'text')
     .execute();
   await db.schema
     .createIndex('research_runs_account_created_idx')
     .on('research_runs')
     .columns(['account_id', 'created_at', 'id'])
     .where(sql.ref('account_id'), 'is not', null)
-    .execute();
-  await db.schema
-    .createIndex('research_runs_account_idempotency_idx')
-    .on('research_runs')
-    .columns(['account_id', 'idempotency_key_hash'])
-    .unique()
-    .where(sql.ref('idempotency_key_hash'), 'is not', null)
     .execute();
 
   await db.schema
@@ -67,12 +58,9 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`delete from insights where owner_account_id is not null or geo <> ''`.execute(db);
   await sql`alter table insights add constraint insights_idea_key_key unique (idea_key)`.execute(db);
   await db.schema.alterTable('insights').dropColumn('geo').dropColumn('owner_account_id').execute();
-  await db.schema.dropIndex('research_runs_account_idempotency_idx').execute();
   await db.schema.dropIndex('research_runs_account_created_idx').execute();
   await db.schema
     .alterTable('research_runs')
-    .dropColumn('idempotency_fingerprint')
-    .dropColumn('idempotency_key_hash')
     .dropColumn('cancelled_at')
     .dropColumn('visibility')
     .dropColumn('language')

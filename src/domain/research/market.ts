@@ -5,8 +5,12 @@
 // runtime's own ICU data, so no list is kept here to go stale.
 const REGIONS = new Intl.DisplayNames(['en'], { type: 'region' });
 const LANGUAGES = new Intl.DisplayNames(['en'], { type: 'language' });
-/** Codes ICU names that are not countries Google Trends answers for. */
-const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'QO', 'ZZ', 'XA', 'XB']);
+/**
+ * Codes ICU names that are no country Google Trends answers for: unions and
+ * groupings, pseudo-regions, codes of countries that no longer exist, and
+ * exceptionally reserved ones (UK: Google uses GB).
+ */
+const NOT_COUNTRIES = new Set('EU EZ UN QO ZZ XA XB UK SU DD YU CS BU TP ZR FX AN AC CP DG EA IC TA'.split(' '));
 
 export const MARKET_SHAPE = /^(?:[A-Z]{2}(?:-[A-Z0-9]{1,3})?)?$/;
 

@@ -219,7 +219,8 @@ const SubmitBody = Type.Object(
       }),
     ),
     language: Type.Optional(
-      Type.String({ pattern: '^[a-z]{2}(-[A-Z]{2})?$', maxLength: 5, description: 'Language of the idea (en, de, pt-BR); default en' }),
+      // Checked by the service, which says what is wrong with a tag (a pattern here only said "must be text").
+      Type.String({ maxLength: 35, description: 'Language of the idea: ISO 639-1, optionally with a country (en, de, pt-BR); default en' }),
     ),
     visibility: Type.Optional(
       Type.Union(
@@ -462,9 +463,9 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
           data: toInsightDto(insight),
         });
       }
-      const { run, madeBefore } = submitted;
-      // The answer to an earlier request with this key; a submission that joined a run under way says so in the run it answers.
-      if (madeBefore && idempotency) reply.header('idempotent-replayed', 'true');
+      const { run, replayed } = submitted;
+      // The answer to an earlier request with this key (a submission that joined a run under way is no replay).
+      if (replayed) reply.header('idempotent-replayed', 'true');
       reply.code(202).header('location', `/api/research-runs/${run.id}`);
       return { data: summaryOf(run), queue: scheduleDto(await service().schedule(run)) };
     },
