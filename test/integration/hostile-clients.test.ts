@@ -262,7 +262,10 @@ describe("the web process under the Procfile's flags and the default 64 MB cache
   // rest was V8's heap, sized to the machine's memory and to a 64 MB young generation
   // (--max-semi-space-size=64): the garbage of 5,000 60 KB pages was kept, not collected. The
   // Procfile now bounds the heap (--max-semi-space-size=16 --max-old-space-size=384).
-  const OVERHEAD_MB = 48;
+  // What is left over the cache is garbage not yet collected, so it depends on when V8 collects:
+  // four CI runs of the same code on 2026-11-27 grew 93, 94, 106 and 113 MB (the last failed a
+  // 48 MB allowance). 56 MB over the cache stays far below the 275 MB the review found.
+  const OVERHEAD_MB = 56;
   let database: TestDatabase;
   let redis: TestRedis;
   let web: ServiceProcess;
