@@ -392,7 +392,7 @@ function loadRedisSection(read: EnvReader): RedisConfig {
         read.check(false, `REDIS_CLUSTER_NODES: "${node}" is not host:port (e.g. 10.0.0.5:7000)`);
       else clusterNodes.push(Object.freeze({ host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) }));
     }
-    read.check(clusterNodes.length > 0 || read.problems.length > 0, 'REDIS_CLUSTER_NODES is set but names no node (host:port,host:port)');
+    read.check(read.list('REDIS_CLUSTER_NODES').length > 0, 'REDIS_CLUSTER_NODES is set but names no node (host:port,host:port)');
   }
   const section = {
     url: read.url('REDIS_URL', ['redis:', 'rediss:']),

@@ -48,7 +48,8 @@ const KEEP_SECONDS = 24 * 3600;
 /** A claim outlives the longest request (HTTP_REQUEST_TIMEOUT_MS, 30 s) but not a crash by long. */
 const CLAIM_MS = 60_000;
 const POLL_MS = 25;
-const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+/** What an Idempotency-Key may be: 1–255 visible ASCII characters (research submissions read it too). */
+export const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 /** The headers an answer is replayed with. */
 const KEPT_HEADERS = ['content-type', 'etag', 'location'] as const;
 
@@ -64,7 +65,7 @@ interface Answer {
   body: string;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+export const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function registerIdempotency(app: FastifyInstance, options: IdempotencyOptions): void {

@@ -212,10 +212,6 @@ export class ResearchService {
     return { kind: 'run', run, madeBefore: true, replayed: false };
   }
 
-  find(accountId: string, id: string): Promise<RunRow | undefined> {
-    return findAccountRun(this.db, accountId, id);
-  }
-
   list(
     accountId: string,
     options: { limit: number; states?: readonly RunStatus[]; after?: { createdAt: Date; id: string } },

@@ -16,6 +16,7 @@ import {
 import { ResearchAllowanceSpentError } from '../../../research/research-service.js';
 import { invalidParam, problem, ProblemError } from '../../problem.js';
 import { errorResponses } from '../../schemas.js';
+import { allowanceProblem } from './research.routes.js';
 
 const CompareBody = Type.Object(
   {
@@ -117,10 +118,7 @@ export const comparisonRoutes: FastifyPluginAsyncTypebox<{ comparisons?: { servi
         .catch((error: unknown) => {
           if (error instanceof InvalidIdeaError) throw invalidParam('ideas', error.message);
           if (error instanceof NotResearchedError) throw new ProblemError(problem('notResearched', error.message));
-          if (error instanceof ResearchAllowanceSpentError) {
-            const seconds = Math.max(1, Math.ceil((error.state.resetsAt.getTime() - Date.now()) / 1000));
-            throw new ProblemError(problem('researchAllowanceExceeded', error.message), { 'retry-after': String(seconds) });
-          }
+          if (error instanceof ResearchAllowanceSpentError) throw allowanceProblem(error);
           throw error;
         });
       const geo = (request.body.geo ?? comparisons.defaultGeo).toUpperCase();

@@ -1,10 +1,10 @@
 // /api/research-runs: an account's research on demand (submit, follow, cancel,
 // a stream of its progress) through the same ResearchService the CLI uses; and
 // the report of any run the asker may see (its own, or an operator's).
-import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { strictJsonValidator } from '../../json-body.js';
+import { KEY_SHAPE, sha256 } from '../../idempotency.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../../db/connection.js';
 import { RESEARCH_VISIBILITIES, RUN_STATUSES, type RunStatus } from '../../../db/database.js';
@@ -294,12 +294,15 @@ async function visibleRun(db: Db, id: string, accountId: string): Promise<RunRow
   return run;
 }
 
+/** The 429 of a spent research allowance, with Retry-After to its reset (submissions and comparisons alike). */
+export function allowanceProblem(error: ResearchAllowanceSpentError): ProblemError {
+  const seconds = Math.max(1, Math.ceil((error.state.resetsAt.getTime() - Date.now()) / 1000));
+  return new ProblemError(problem('researchAllowanceExceeded', error.message), { 'retry-after': String(seconds) });
+}
+
 function researchProblem(error: unknown): never {
   if (error instanceof InvalidIdeaError) throw invalidParam('idea', `cannot be researched: ${error.message}`);
-  if (error instanceof ResearchAllowanceSpentError) {
-    const seconds = Math.max(1, Math.ceil((error.state.resetsAt.getTime() - Date.now()) / 1000));
-    throw new ProblemError(problem('researchAllowanceExceeded', error.message), { 'retry-after': String(seconds) });
-  }
+  if (error instanceof ResearchAllowanceSpentError) throw allowanceProblem(error);
   if (error instanceof IdempotencyKeyReusedError) throw new ProblemError(problem('idempotencyKeyReused', error.message));
   if (error instanceof RunNotCancellableError) throw new ProblemError(problem('runNotCancellable', error.message));
   throw error;
@@ -380,9 +383,6 @@ export interface ResearchRoutesOptions {
   research?: { service: ResearchService };
 }
 
-const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
-const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
-
 /**
  * The request's Idempotency-Key, hashed, and its fingerprint (the body): kept
  * with the run in Postgres, so a retry of a submission, however late within a
@@ -391,7 +391,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('base6
 function idempotencyOf(request: FastifyRequest): { keyHash: string; fingerprint: string } | undefined {
   const header = request.headers['idempotency-key'];
   if (header === undefined) return undefined;
-  if (typeof header !== 'string' || !IDEMPOTENCY_KEY_SHAPE.test(header)) {
+  if (typeof header !== 'string' || !KEY_SHAPE.test(header)) {
     throw invalidParam('Idempotency-Key', 'must be 1–255 visible ASCII characters (a UUID is a good choice)');
   }
   // The body's meaning, not its spelling: its fields in one order.
