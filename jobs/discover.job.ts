@@ -42,6 +42,9 @@ export function discoverProcessor(deps: DiscoverDeps) {
         answer = await deps.trendsFor(deps.provider, 'background').fetch({ kind: 'trendingFeed', geo });
       } catch (error) {
         if (error instanceof WaitingForTrendsError) throw await sleepWithoutAttempt(job, token, sleepFor(error, 60_000));
+        // No configured provider has a trending feed (DataForSEO alone): nothing to discover, and nothing wrong.
+        if (error instanceof TrendsFailedError && error.notAvailable)
+          return { started, skipped: skipped.length, rejected, remainingToday: Math.max(0, budget), notAvailable: error.message };
         if (error instanceof TrendsFailedError) throw new UnrecoverableError(error.message);
         throw error;
       }

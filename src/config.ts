@@ -12,6 +12,7 @@ import { CronExpressionParser } from 'cron-parser';
 import { parseCidr, type Cidr } from './domain/ip.js';
 import type { Plan } from './domain/quota.js';
 import { parseProxyUrl, ProxyUrlError } from './domain/proxy-url.js';
+import { PROVIDER_NAMES, providerLabel, type ProviderName } from './domain/trends/capabilities.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -37,6 +38,7 @@ export interface Config {
   readonly web: WebConfig;
   readonly admin: AdminConfig;
   readonly trends: TrendsConfig;
+  readonly dataforseo: DataForSeoConfig;
   readonly worker: WorkerConfig;
   readonly schedules: ScheduleConfig;
   readonly webhooks: WebhookConfig;
@@ -93,6 +95,22 @@ export interface WebConfig {
   readonly shutdownDrainMs: number;
 }
 
+export interface DataForSeoConfig {
+  /** The API login and password (app.dataforseo.com/api-access), sent as Basic auth; never logged. */
+  readonly login: string | undefined;
+  readonly password: string | undefined;
+  /** Without a trailing slash; tests point it at the loopback DataForSEO. */
+  readonly apiUrl: string;
+  /** Tasks a minute across all workers (its Trends live endpoint allows 250). */
+  readonly requestsPerMinute: number;
+  /** Language of search-volume requests (two letters). */
+  readonly language: string;
+  /** Deadline of one request to it, answer included. */
+  readonly requestTimeoutMs: number;
+  /** How long a job waits before asking again when the account is refused or it is down; the longest wait for its pace. */
+  readonly retryMs: number;
+}
+
 export interface AdminConfig {
   /** Guards /metrics and /admin/queues (Bearer, or Basic with it as password); both are off when unset. */
   readonly token: string | undefined;
@@ -101,8 +119,14 @@ export interface AdminConfig {
 }
 
 export interface TrendsConfig {
-  /** Where Google Trends data comes from: live Google, recorded answers, or generated data (load tests only). */
-  readonly provider: TrendsProviderName;
+  /**
+   * Where search data comes from, in order of preference (TRENDS_PROVIDER, a
+   * comma list): each request goes to the first that has its capability
+   * (domain/trends/capabilities.ts). `provider` is the same list as a run
+   * records it, e.g. "google+dataforseo".
+   */
+  readonly providers: readonly ProviderName[];
+  readonly provider: string;
   /** HTTPS requests to live Google per minute per egress route, across all workers (pages included); 0 = no pacing. */
   readonly requestsPerMinute: number;
   /** HTTP CONNECT proxies requests to Google leave through, each with its own rate and pause; empty = direct. */
@@ -215,8 +239,6 @@ export interface HttpLimits {
   readonly maxQueuedTotalBytes: number;
 }
 
-export const TRENDS_PROVIDERS = ['google', 'replay', 'synthetic'] as const;
-export type TrendsProviderName = (typeof TRENDS_PROVIDERS)[number];
 /** How a research run asks Google for what its steps need (research/trends-plan.ts builds each). */
 export const TRENDS_PLANS = ['batched', 'single'] as const;
 export type TrendsPlanName = (typeof TRENDS_PLANS)[number];
@@ -489,8 +511,18 @@ function loadAdminSection(read: EnvReader): AdminConfig {
 }
 
 function loadTrendsSection(read: EnvReader): TrendsConfig {
+  const providers = read.list('TRENDS_PROVIDER', 'google').filter((name, i, all) => {
+    read.check(
+      (PROVIDER_NAMES as readonly string[]).includes(name),
+      `TRENDS_PROVIDER must list providers among ${PROVIDER_NAMES.join(', ')}, in order of preference, e.g. "google" or "google,dataforseo" (got "${name}")`,
+    );
+    read.check(all.indexOf(name) === i, `TRENDS_PROVIDER lists "${name}" twice`);
+    return (PROVIDER_NAMES as readonly string[]).includes(name) && all.indexOf(name) === i;
+  }) as ProviderName[];
+  if (providers.length === 0) providers.push('google');
   const section = {
-    provider: read.oneOf('TRENDS_PROVIDER', TRENDS_PROVIDERS, 'google'),
+    providers: Object.freeze(providers),
+    provider: providerLabel(providers),
     // Live Google only (replay and synthetic are local). 10 a minute, one request every 6 s: under the
     // 10–15 a minute peers report before a block since 2025-03 (trendspy #13), where 500 requests 5 s
     // apart passed in 2024 (trendspy #4). docs/operations.md, "Pacing Google".
@@ -530,6 +562,35 @@ function loadTrendsSection(read: EnvReader): TrendsConfig {
   read.check(
     section.cooldownMaxMs >= section.cooldownMs,
     `TRENDS_COOLDOWN_MAX_MS (${section.cooldownMaxMs}) must not be below TRENDS_COOLDOWN_MS (${section.cooldownMs})`,
+  );
+  return Object.freeze(section);
+}
+
+function loadDataForSeoSection(read: EnvReader, trends: TrendsConfig): DataForSeoConfig {
+  const section = {
+    login: read.text('DATAFORSEO_LOGIN'),
+    password: read.text('DATAFORSEO_PASSWORD'),
+    apiUrl: (read.url('DATAFORSEO_API_URL', ['https:', 'http:']) ?? 'https://api.dataforseo.com').replace(/\/+$/, ''),
+    // Its Trends live endpoint takes 250 tasks a minute per account (issue 38's reading of its docs); a margin under it.
+    requestsPerMinute: read.integer('DATAFORSEO_REQUESTS_PER_MINUTE', 200, 1, 2_000),
+    language: read.text('DATAFORSEO_LANGUAGE') ?? 'en',
+    requestTimeoutMs: read.integer('DATAFORSEO_REQUEST_TIMEOUT_MS', 60_000, 100, 300_000),
+    // How long a job waits before asking again when the account is refused or DataForSEO is down (and at most for its pace).
+    retryMs: read.integer('DATAFORSEO_RETRY_MS', 300_000, 100, 3_600_000),
+  };
+  // The password goes in every request's header: plain HTTP only to this machine (the loopback DataForSEO of tests).
+  const url = new URL(section.apiUrl);
+  read.check(
+    url.protocol === 'https:' || ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname),
+    `DATAFORSEO_API_URL must use https: (plain http only to this machine; got ${url.protocol}//${url.hostname})`,
+  );
+  read.check(
+    !trends.providers.includes('dataforseo') || (section.login !== undefined && section.password !== undefined),
+    'TRENDS_PROVIDER names dataforseo: set DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD (the API login and password of app.dataforseo.com/api-access, not the account e-mail)',
+  );
+  read.check(
+    /^[a-z]{2}$/.test(section.language),
+    `DATAFORSEO_LANGUAGE must be a two-letter language code such as en (got "${section.language}")`,
   );
   return Object.freeze(section);
 }
@@ -632,6 +693,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const read = new EnvReader(env);
   if (fileProblem) read.check(false, fileProblem);
+  const trends = loadTrendsSection(read);
   const config: Config = {
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     dataDir: path.resolve(PROJECT_ROOT, read.text('DATA_DIR') ?? '.data'),
@@ -640,7 +702,8 @@ export function loadConfig(env: Env = process.env): Config {
     redis: loadRedisSection(read),
     web: loadWebSection(read),
     admin: loadAdminSection(read),
-    trends: loadTrendsSection(read),
+    trends,
+    dataforseo: loadDataForSeoSection(read, trends),
     worker: loadWorkerSection(read),
     schedules: loadScheduleSection(read),
     webhooks: loadWebhookSection(read),

@@ -14,6 +14,8 @@ export const REDACTED_PATHS = [
   'key',
   'apiKey',
   'secret',
+  'password',
+  '*.password',
   '*.key',
   '*.apiKey',
   '*.secret',

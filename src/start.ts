@@ -89,11 +89,17 @@ try {
     );
     say(`         npx insights runs list`);
   }
-  const provider = {
-    google: 'google; Google must be reachable',
-    replay: `replay: recorded answers only, such as "pizza" (${config.trends.recordedDir})`,
-    synthetic: 'synthetic: a simulated world, never live Google data',
-  }[config.trends.provider];
+  const provider = config.trends.providers
+    .map(
+      (name) =>
+        ({
+          google: 'google; Google must be reachable',
+          replay: `replay: recorded answers only, such as "pizza" (${config.trends.recordedDir})`,
+          synthetic: 'synthetic: a simulated world, never live Google data',
+          dataforseo: `dataforseo: paid, at ${config.dataforseo.apiUrl}`,
+        })[name],
+    )
+    .join(', then ');
   say(`  Research a real idea: npx insights research "your idea" --wait   (Trends provider: ${provider})`);
   say(
     `  Data:  ${resources.embeddedPostgres ? `embedded Postgres under ${path.join(config.dataDir, 'pglite')}` : 'DATABASE_URL'}, Redis at ${describeTarget(resources.redisTarget)}`,

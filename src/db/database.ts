@@ -3,6 +3,7 @@ import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { Category, InsightStatus, Source } from '../domain/catalog.js';
 import type { Plan } from '../domain/quota.js';
 import type { GeographySummary, RelatedSummary } from '../domain/research/served-evidence.js';
+import type { SearchVolumeSummary } from '../domain/research/search-volume.js';
 import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
 import type { DimensionScores } from '../domain/scoring/dimensions.js';
 import type { TrendClass } from '../domain/scoring/trend-class.js';
@@ -34,6 +35,8 @@ export interface InsightsTable {
   related: ColumnType<RelatedSummary | null, string | null | undefined, string | null>;
   /** The run's top countries and the map they come from; null as for `related`. */
   geography: ColumnType<GeographySummary | null, string | null | undefined, string | null>;
+  /** Monthly searches and cost per click in the insight's market (step 12), when a provider had them; else null. */
+  search_volume: ColumnType<SearchVolumeSummary | null, string | null | undefined, string | null>;
   /** The account it was researched for, privately; null: public (the catalogue every key reads). */
   owner_account_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The market it describes: a country code, or '' for worldwide. */

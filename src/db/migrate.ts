@@ -15,6 +15,7 @@ import * as subscriptionIdempotency from './migrations/2026-11-24T0012-subscript
 import * as webhookSends from './migrations/2026-11-26T0013-webhook-sends.js';
 import * as researchOnDemand from './migrations/2026-11-27T0014-research-on-demand.js';
 import * as researchOnce from './migrations/2026-11-27T0015-research-once.js';
+import * as searchVolume from './migrations/2026-11-27T0016-search-volume.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-26T0013-webhook-sends': webhookSends,
   '2026-11-27T0014-research-on-demand': researchOnDemand,
   '2026-11-27T0015-research-once': researchOnce,
+  '2026-11-27T0016-search-volume': searchVolume,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -39,9 +39,11 @@ export function publicRunError(internal: string | null, step: { number: number; 
 
 /**
  * Why a run waits, for clients: the one reason research writes ("waiting for
- * Google Trends (<the request, in the idea's own words>)"), else just "waiting".
+ * Google Trends (<the request, in the idea's own words>)", or DataForSEO), else just "waiting".
  */
 export function publicWaitingReason(internal: string | null): string | null {
   if (internal === null) return null;
-  return /^waiting for Google Trends \((interest|related|autocomplete|daily|trending|explore)/.test(internal) ? internal : 'waiting';
+  return /^waiting for (Google Trends|DataForSEO) \((interest|related|autocomplete|daily|trending|explore|monthly)/.test(internal)
+    ? internal
+    : 'waiting';
 }

@@ -77,13 +77,43 @@ const RelatedListsSchema = Type.Object({
   served: Type.Optional(
     stringEnum(RELATED_SERVED, {
       description:
-        'What Google served: listed; empty (its answer to automated clients since 2024-08-20); not_recorded (replay has no recording); failed (the request failed, the research went on). Absent on insights researched before it was kept.',
+        'What Google served: listed; empty (its answer to automated clients since 2024-08-20); not_recorded (replay has no recording); not_available (no configured provider lists them); failed (the request failed, the research went on). Absent on insights researched before it was kept.',
     }),
   ),
 });
 export const RelatedSchema = Type.Union(
   [Type.Object({ keyword: Type.String(), queries: RelatedListsSchema, topics: RelatedListsSchema }), Type.Null()],
   { description: "The research run's related queries and topics (up to 25 each); null when no run researched this insight" },
+);
+const Money = Type.Union([Type.Number(), Type.Null()], { description: 'US dollars; null when no advertiser bid' });
+export const SearchVolumeSchema = Type.Union(
+  [
+    Type.Object({
+      provider: Type.String({ description: 'Who answered (dataforseo: Google Ads figures)' }),
+      geo: Type.String({ description: "The market asked ('' worldwide)" }),
+      location: Type.String({ description: "The provider's name for it, e.g. United States" }),
+      language: Type.String(),
+      keywords: Type.Array(
+        Type.Object({
+          keyword: Type.String(),
+          monthly_searches: Type.Union([Type.Integer(), Type.Null()], {
+            description: 'Average monthly searches over the last 12 months; null when Google Ads has too little data',
+          }),
+          history: Type.Array(Type.Object({ month: Type.String({ description: 'YYYY-MM' }), searches: Type.Integer() })),
+          cpc_usd: Money,
+          bid_low_usd: Money,
+          bid_high_usd: Money,
+          competition: Type.Union([Type.Literal('LOW'), Type.Literal('MEDIUM'), Type.Literal('HIGH'), Type.Null()]),
+          competition_index: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()]),
+        }),
+      ),
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'Absolute demand: monthly searches, their history, cost per click and competition of the primary phrase (first) and its variants in the market, when a provider with search volume answered; null otherwise',
+  },
 );
 export const GeographySchema = Type.Union(
   [
@@ -146,6 +176,7 @@ export const InsightSchema = Type.Object(
     ]),
     related: RelatedSchema,
     geography: GeographySchema,
+    search_volume: SearchVolumeSchema,
     summary: Type.String(),
     status: Type.String(),
     geo: Type.String({
@@ -201,7 +232,7 @@ export type InsightListQueryT = Static<typeof InsightListQuery>;
 /** A list entry: the insight without its evidence (keywords, related, geography, the trend class's rule), and each dimension's score alone. */
 export const InsightSummarySchema = Type.Object(
   {
-    ...Type.Omit(InsightSchema, ['keywords', 'dimensions', 'trend_class_evidence', 'related', 'geography']).properties,
+    ...Type.Omit(InsightSchema, ['keywords', 'dimensions', 'trend_class_evidence', 'related', 'geography', 'search_volume']).properties,
     dimension_scores: Type.Object(
       Object.fromEntries(DIMENSIONS.map((d) => [d, Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])])),
       { description: "Each dimension's score (null: not enough evidence). Evidence and explanations are on the insight itself." },

@@ -10,9 +10,10 @@ import type { Resources } from '../runtime/resources.js';
 import { QUEUES } from '../queue/queues.js';
 import { SecretBox } from '../webhooks/secret-box.js';
 import { researchSettings } from '../research/research-service.js';
-import { localSeries, type SeriesSource } from '../research/comparison-service.js';
+import { directSeries, type SeriesSource } from '../research/comparison-service.js';
 import { askWithoutWaiting } from '../research/trends-gateway.js';
-import { createLocalTrendsProvider } from '../trends/provider-factory.js';
+import { providerGateways } from '../research/provider-gateways.js';
+import { answeringProvider } from '../domain/trends/capabilities.js';
 import { buildApp } from './app.js';
 
 export interface WebServer {
@@ -43,9 +44,11 @@ export async function startWebServer(resources: Resources, config: Config, logge
   const trendsQueue = queues.find((q) => q.name === QUEUES.trends);
   // Comparisons ask Google through the trends queue, never waiting in a request; local data directly.
   const series: SeriesSource | undefined =
-    config.trends.provider === 'google'
+    answeringProvider(config.trends.providers, 'series') === 'google'
       ? trendsQueue && { fetch: (request) => askWithoutWaiting(trendsQueue, 'google', request) }
-      : localSeries(() => createLocalTrendsProvider(config.trends.provider as 'replay' | 'synthetic', config));
+      : directSeries(
+          providerGateways({ config, logger, redis: resources.redis, keys: resources.redisKeys })(config.trends.provider, 'research'),
+        );
   // Without a readable secret box the API still serves reads; /api/webhooks says it is not configured.
   let webhookBox: SecretBox | undefined;
   try {

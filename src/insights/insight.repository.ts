@@ -4,6 +4,7 @@ import type { Database, InsightsTable } from '../db/database.js';
 import { isDimensionSort, type Category, type InsightSort, type Source } from '../domain/catalog.js';
 import type { InsightCursor } from '../domain/cursor.js';
 import type { GeographySummary, RelatedSummary } from '../domain/research/served-evidence.js';
+import type { SearchVolumeSummary } from '../domain/research/search-volume.js';
 import type { Dimension, DimensionScores } from '../domain/scoring/dimensions.js';
 import { trendClassOf, type TrendClass } from '../domain/scoring/trend-class.js';
 
@@ -31,6 +32,7 @@ export const INSIGHT_COLUMNS = [
   'trend_class',
   'related',
   'geography',
+  'search_volume',
   'owner_account_id',
   'geo',
   'created_at',
@@ -38,12 +40,13 @@ export const INSIGHT_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof InsightRow>;
 export type NewInsight = Omit<
   Insertable<InsightsTable>,
-  'keywords' | 'dimensions' | 'dimension_scores' | 'related' | 'geography' | 'trend_class' | 'created_at' | 'updated_at'
+  'keywords' | 'dimensions' | 'dimension_scores' | 'related' | 'geography' | 'search_volume' | 'trend_class' | 'created_at' | 'updated_at'
 > & {
   keywords: string[];
   dimensions: DimensionScores;
   related?: RelatedSummary | null;
   geography?: GeographySummary | null;
+  search_volume?: SearchVolumeSummary | null;
 };
 type DbOrTrx = Db | Transaction<Database>;
 
@@ -88,6 +91,7 @@ export async function upsertInsightRow(db: DbOrTrx, insight: NewInsight): Promis
     trend_class: trendClassOf(insight.dimensions.momentum?.evidence),
     related: insight.related ? JSON.stringify(insight.related) : null,
     geography: insight.geography ? JSON.stringify(insight.geography) : null,
+    search_volume: insight.search_volume ? JSON.stringify(insight.search_volume) : null,
     keywords: JSON.stringify(insight.keywords),
     dimensions: JSON.stringify(insight.dimensions),
     dimension_scores: JSON.stringify(Object.fromEntries(Object.entries(insight.dimensions).map(([name, d]) => [name, d.score]))),
@@ -114,6 +118,7 @@ export async function upsertInsightRow(db: DbOrTrx, insight: NewInsight): Promis
         trend_class: eb.ref('excluded.trend_class'),
         related: eb.ref('excluded.related'),
         geography: eb.ref('excluded.geography'),
+        search_volume: eb.ref('excluded.search_volume'),
         updated_at: sql<Date>`now()`,
       })),
     )

@@ -50,6 +50,24 @@ export const googleAnswers = new client.Counter({
   labelNames: ['kind', 'outcome'] as const,
   registers: [registry],
 });
+export const providerRequests = new client.Counter({
+  name: 'trends_provider_requests_total',
+  help: 'Requests to a paid search-data provider, by provider, endpoint (explore, searchVolume), purpose (research, background) and outcome (answered, cached, refused, account, paced, unavailable)',
+  labelNames: ['provider', 'endpoint', 'purpose', 'outcome'] as const,
+  registers: [registry],
+});
+export const providerCost = new client.Counter({
+  name: 'trends_provider_cost_usd_total',
+  help: 'What a paid search-data provider billed, in US dollars, by provider and purpose (research, background: the refresh and discovery)',
+  labelNames: ['provider', 'purpose'] as const,
+  registers: [registry],
+});
+export const providerAccountProblem = new client.Gauge({
+  name: 'trends_provider_account_problem',
+  help: 'A paid provider refuses the account (1) until an answer comes again (0), by provider and problem (credentials, balance)',
+  labelNames: ['provider', 'problem'] as const,
+  registers: [registry],
+});
 export const googleBlocks = new client.Counter({
   name: 'google_trends_blocks_total',
   help: "Google's blocks of an egress route by how they came (sorry_302, too_many_429, forbidden_403, unusual_traffic), and whether they asked for a wait (Retry-After)",

@@ -16,6 +16,7 @@
 //   {<prefix>:trends}:…                the egress routes' rates, pauses and budget
 //                                      (the route script touches all routes)
 //   {<prefix>:trends-waiters}:<job>    the jobs asleep until a trends job answers
+//   {<prefix>:providers}:…             paid providers' pace, spend, day's answers and account problem
 //   <prefix>:read-model:changed        pub/sub channels: not keys, no slot
 //   <prefix>:api-keys:changed
 //
@@ -48,6 +49,14 @@ export function redisKeys(prefix: string) {
     trendsPool: `{${prefix}:trends}`,
     /** The jobs asleep until a trends job answers ("queue|job id"), woken when it does (see trends-gateway.ts). */
     trendsWaiters: (trendsJobId: string) => `{${prefix}:trends-waiters}:${trendsJobId}`,
+    /** A paid provider's tasks in one minute, per endpoint (a fixed window, kept two minutes). */
+    providerPace: (provider: string, endpoint: string, minute: number) => `{${prefix}:providers}:pace:${provider}:${endpoint}:${minute}`,
+    /** A paid provider's requests and spend on a UTC day, by purpose (a hash, kept 40 days). */
+    providerSpend: (provider: string, day: string) => `{${prefix}:providers}:spend:${provider}:${day}`,
+    /** A paid provider's answer to one request on a UTC day (asked once a day, as Google's trends jobs are). */
+    providerAnswer: (provider: string, requestHash: string) => `{${prefix}:providers}:answer:${provider}:${requestHash}`,
+    /** The account problem a paid provider last reported (wrong password, no money), until an answer clears it. */
+    providerProblem: (provider: string) => `{${prefix}:providers}:problem:${provider}`,
   };
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;

@@ -15,7 +15,8 @@ import { createHash } from 'node:crypto';
 import { marketProblem } from '../domain/research/market.js';
 import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
 import type { Plan } from '../domain/quota.js';
-import type { InterestOverTime, TrendsProvider, TrendsRequest, TrendsResponse } from '../trends/types.js';
+import type { InterestOverTime, TrendsRequest, TrendsResponse } from '../trends/types.js';
+import { sleepFor, WaitingForTrendsError, type TrendsGateway } from './trends-gateway.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
 import { allowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
 import { chargeComparison } from './allowance.repository.js';
@@ -39,10 +40,22 @@ export interface SeriesSource {
   fetch(request: TrendsRequest): Promise<{ answered: TrendsResponse } | { pendingMs: number }>;
 }
 
-/** Local data (replay, synthetic): asked directly, answered at once; the provider made on the first comparison. */
-export function localSeries(make: () => TrendsProvider): SeriesSource {
-  let provider: TrendsProvider | undefined;
-  return { fetch: async (request) => ({ answered: await (provider ??= make()).fetch(request) }) };
+/**
+ * Providers asked directly (replay, synthetic, DataForSEO): answered at once,
+ * or told to wait (a paid provider's pace or account problem) without holding
+ * the request.
+ */
+export function directSeries(gateway: TrendsGateway): SeriesSource {
+  return {
+    fetch: async (request) => {
+      try {
+        return { answered: await gateway.fetch(request) };
+      } catch (error) {
+        if (error instanceof WaitingForTrendsError) return { pendingMs: sleepFor(error, 2_000) };
+        throw error;
+      }
+    },
+  };
 }
 
 export interface ComparedIdea {

@@ -7,6 +7,7 @@ import { newId } from '../domain/ids.js';
 import { upsertInsightRow } from '../insights/insight.repository.js';
 import { replaceTrendPoints, upsertInsightSeries } from '../insights/trend-point.repository.js';
 import { geographySummary, relatedSummary } from '../domain/research/served-evidence.js';
+import { searchVolumeSummary } from '../domain/research/search-volume.js';
 import { upsertForecast } from '../insights/forecast.repository.js';
 import { recordEvents } from '../webhooks/event.repository.js';
 import type { AggregateOutput, CommitResult, StepContext } from './step-contract.js';
@@ -47,6 +48,7 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
       );
     })(),
     geography: geographySummary(ctx.out('interest_by_country')),
+    search_volume: searchVolumeSummary(ctx.out('compare_anchor').volume),
     geo: ctx.geo,
     owner_account_id: ctx.run.ownerAccountId,
   });

@@ -6,7 +6,8 @@
 // account's daily allowance and records the run in one transaction, then
 // enqueues its first step (the sweeper enqueues it if this process dies first).
 import type { Kysely } from 'kysely';
-import type { Config, TrendsPlanName, TrendsProviderName } from '../config.js';
+import type { Config, TrendsPlanName } from '../config.js';
+import { answeringProvider, providersOf } from '../domain/trends/capabilities.js';
 import type { Db } from '../db/connection.js';
 import type { Database, ResearchVisibility, RunStatus } from '../db/database.js';
 import { SOURCES } from '../domain/catalog.js';
@@ -83,7 +84,8 @@ export interface RunSchedule {
 }
 
 export interface ResearchSettings {
-  provider: TrendsProviderName;
+  /** The configured providers as a run records them (e.g. "google+dataforseo"). */
+  provider: string;
   /** TRENDS_GEO: the market of a run that names none. */
   defaultGeo: string;
   allowance: ResearchAllowance;
@@ -258,7 +260,8 @@ export class ResearchService {
     const google = this.settings.google;
     let perRunMs: number;
     let basis: string;
-    if (run.provider === 'google' && google.requestsPerMinute > 0) {
+    // Google's pace bounds a run whose series come from it; a run on other providers takes what recent runs took.
+    if (answeringProvider(providersOf(run.provider), 'series') === 'google' && google.requestsPerMinute > 0) {
       const requests = GOOGLE_REQUESTS_PER_RUN[google.plan];
       perRunMs = (requests / (google.requestsPerMinute * Math.max(1, google.routes))) * 60_000;
       basis = `${requests} Google requests a run at ${google.requestsPerMinute} a minute on ${google.routes} route${google.routes === 1 ? '' : 's'}, ${ahead} run${ahead === 1 ? '' : 's'} ahead`;

@@ -16,6 +16,8 @@ export interface StepContextInput {
   fetch(request: TrendsRequest): Promise<TrendsResponse>;
   plan: TrendsPlanName;
   geo: string;
+  /** Two-letter language of search-volume requests (default en). */
+  language?: string;
   anchor: string;
   findExistingInsight: StepContext['findExistingInsight'];
 }
@@ -33,11 +35,17 @@ export function buildStepContext(input: StepContextInput): { ctx: StepContext; r
   const ctx: StepContext = {
     run: input.run,
     out: <N extends StepName>(name: N) => outputOf(name) as StepOutputs[N],
-    plan: trendsPlan(input.plan, input.fetch, input.geo, {
-      // The phrases step 4 chose besides the primary (none before it ran).
-      secondary: () => (input.output(STEP_NAMES.indexOf('choose_primary') + 1) as { secondary?: string[] } | undefined)?.secondary ?? [],
-      anchor: input.anchor,
-    }),
+    plan: trendsPlan(
+      input.plan,
+      input.fetch,
+      input.geo,
+      {
+        // The phrases step 4 chose besides the primary (none before it ran).
+        secondary: () => (input.output(STEP_NAMES.indexOf('choose_primary') + 1) as { secondary?: string[] } | undefined)?.secondary ?? [],
+        anchor: input.anchor,
+      },
+      input.language,
+    ),
     findExistingInsight: input.findExistingInsight,
     anchorTerm: input.anchor,
     geo: input.geo,

@@ -16,6 +16,7 @@ import type { CategoryChoice } from '../domain/research/category.js';
 import type { GeographicReach, PlaceInterest } from '../domain/research/geography.js';
 import type { FamilyShare, ModifierFamily } from '../domain/research/modifier-evidence.js';
 import type { TermShare } from '../domain/research/query-signals.js';
+import type { VolumeOutput } from '../domain/research/search-volume.js';
 import type { RelatedServed } from '../domain/research/served-evidence.js';
 import type { Trajectory } from '../domain/research/series-analysis.js';
 import type { BreadthInput, SignalInput, WhitespaceInput } from '../domain/scoring/dimension-scores.js';
@@ -56,6 +57,8 @@ export interface RelatedOutput {
 /** Steps 17-18: the phrase's map, by country or city. */
 export interface MapOutput {
   keyword: string;
+  /** Set when no configured provider draws this map: why (places is then empty). */
+  unavailable?: string;
   /** The anchor the map was drawn against, or null for the phrase's own map. */
   compared_with: string | null;
   reason: string;
@@ -130,7 +133,8 @@ export interface StepOutputs extends ScoreSteps {
   interest_12m: SeriesOutput;
   interest_5y: SeriesOutput;
   compare_secondary: ComparisonResult['secondary'] | { keywords: string[]; means: Record<string, null>; note: string };
-  compare_anchor: ComparisonResult['anchor'] & { anchor: string };
+  /** `volume`: absent on runs recorded before step 12 asked for absolute figures. */
+  compare_anchor: ComparisonResult['anchor'] & { anchor: string; volume?: VolumeOutput };
   related_queries_top: RelatedOutput;
   related_queries_rising: RelatedOutput;
   related_topics_top: RelatedOutput;

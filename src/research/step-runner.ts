@@ -65,7 +65,7 @@ interface RecordedOutput {
 }
 
 /** What a step needs of its run; none of it changes once the run exists. */
-type RunFacts = Pick<RunRow, 'id' | 'idea' | 'keyword_hints' | 'source' | 'provider' | 'geo' | 'account_id' | 'visibility'>;
+type RunFacts = Pick<RunRow, 'id' | 'idea' | 'keyword_hints' | 'source' | 'provider' | 'geo' | 'language' | 'account_id' | 'visibility'>;
 
 /**
  * A run's facts and recorded outputs never change, so each worker process
@@ -200,6 +200,8 @@ export class StepRunner {
         }),
       plan: deps.plan ?? 'batched',
       geo,
+      // Search volume is asked in the run's language (two letters: "en-GB" asks "en").
+      language: (facts.language ?? 'en').slice(0, 2).toLowerCase(),
       anchor: deps.anchorFor(facts.provider),
       findExistingInsight: (ideaKey, keyword) => findInsightForIdea(deps.db, ideaKey, keyword, { geo, ownerAccountId }),
     });
@@ -213,7 +215,7 @@ export class StepRunner {
       if (isOutage(error)) throw error;
       if (error instanceof WaitingForTrendsError) {
         // Waiting on Google is not a failure: sleep without spending an attempt, as long as the trends job said it waits.
-        await setRunState(deps.db, facts.id, { status: 'waiting', waitingReason: `waiting for Google Trends (${error.message})` });
+        await setRunState(deps.db, facts.id, { status: 'waiting', waitingReason: `waiting for ${error.source} (${error.message})` });
         return { kind: 'wait', ms: sleepFor(error, deps.waitRetryMs ?? 5_000) };
       }
       const message = error instanceof Error ? error.message : String(error);

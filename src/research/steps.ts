@@ -63,6 +63,8 @@ import type { Timeframe } from '../trends/types.js';
 import type { RelatedServed } from '../domain/research/served-evidence.js';
 import type { ModifierOutcome } from './trends-plan.js';
 import { commitResearchResult } from './research-result.js';
+import { absoluteDemand, describeVolume, volumeOutput } from '../domain/research/search-volume.js';
+import { TrendsFailedError } from './trends-gateway.js';
 import {
   STEP_NAMES,
   type AskedComparison,
@@ -124,6 +126,7 @@ const servedOf = (o: RelatedOutput): RelatedServed => o.served ?? 'listed';
 const UNLISTED: Record<Exclude<RelatedServed, 'listed'>, string> = {
   empty: 'Google served them empty (its answer to automated clients since 2024-08-20)',
   not_recorded: 'replay has no recording of them',
+  not_available: 'no configured provider lists them',
   failed: 'their request failed',
 };
 const UNLISTED_EMBED = "Google's embed flow served them empty";
@@ -133,6 +136,7 @@ function listedBy(o: RelatedOutput): string {
   const p = o.provenance;
   if (p?.provider === 'replay') return `answers Google gave in ${p.recordedAt?.slice(0, 4) ?? 'the past'} (replay)`;
   if (p?.provider === 'synthetic') return 'the simulated world (synthetic)';
+  if (p?.provider === 'dataforseo') return "DataForSEO's Google Trends explore";
   return p?.via === 'embed' ? "Google's embed flow" : "Google's explore page";
 }
 
@@ -155,12 +159,15 @@ const listsFrom = (queries: Reading<{ from: string }>) => (isAvailable(queries) 
 /** What step 3's autocomplete said about the primary phrase. */
 function autocompleteOf(ctx: StepContext): Reading<TopicSignals> {
   const primary = ctx.out('choose_primary').primary;
-  const topics = ctx.out('autocomplete_phrases').topics[primary];
-  return topics ? topicSignals(topics) : { unavailable: 'autocomplete was not asked for the phrase' };
+  const autocomplete = ctx.out('autocomplete_phrases');
+  const topics = autocomplete.topics[primary];
+  if (topics) return topicSignals(topics);
+  return { unavailable: autocomplete.unavailable ?? 'autocomplete was not asked for the phrase' };
 }
 
 const MODIFIERS_UNREAD: Record<Exclude<ModifierOutcome, 'served'>, string> = {
   not_recorded: 'replay has no recording of it (it never invents one)',
+  not_available: 'no configured provider answers interest over time',
   no_data: 'Google has too little data for the phrase',
   not_asked: 'the phrase is too long to carry modifiers',
   failed: 'its request failed',
@@ -222,7 +229,23 @@ const signalInput = (o: SignalOutput | TermShare): SignalInput => ('share' in o 
 async function mapOf(ctx: StepContext, resolution: 'COUNTRY' | 'CITY', comparedWith: string | null, reason: string): Promise<MapOutput> {
   const keyword = ctx.out('choose_primary').primary;
   const keywords = comparedWith ? [keyword, comparedWith] : [keyword];
-  const answer = await ctx.plan.map(keywords, resolution);
+  let answer;
+  try {
+    answer = await ctx.plan.map(keywords, resolution);
+  } catch (error) {
+    // No configured provider draws this map (DataForSEO has no city map): recorded as not available, not a failure.
+    if (!(error instanceof TrendsFailedError && error.notAvailable)) throw error;
+    return {
+      keyword,
+      compared_with: comparedWith,
+      reason,
+      resolution,
+      places: [],
+      without_data: 0,
+      provenance: null,
+      unavailable: error.message,
+    };
+  }
   const { places, withoutData } = placesFromMap(answer);
   return {
     keyword,
@@ -247,6 +270,8 @@ function summarizeRelated(o: RelatedOutput): string {
           : "empty: Google's embed flow served no list (its answer for related topics in 2026)";
     case 'not_recorded':
       return 'not recorded by replay';
+    case 'not_available':
+      return `not available: ${o.reason ?? 'no configured provider lists them'}`;
     case 'failed':
       return `not read: ${o.reason ?? 'the request failed'}`;
     case 'listed':
@@ -283,9 +308,11 @@ const DEFINITIONS: readonly NamedStep[] = [
     name: 'autocomplete_phrases',
     run: async (ctx) => ctx.plan.autocomplete(ctx.out('extract_phrases').phrases, ctx.run.hints.length > 0),
     summarize: (o) =>
-      Object.entries(o.topics)
-        .map(([p, t]) => `${p} → ${t[0]?.title ?? '–'}`)
-        .join('; ') + (o.not_asked?.length ? `; not asked: ${o.not_asked.join(', ')}` : ''),
+      o.unavailable
+        ? `not available: ${o.unavailable}`
+        : Object.entries(o.topics)
+            .map(([p, t]) => `${p} → ${t[0]?.title ?? '–'}`)
+            .join('; ') + (o.not_asked?.length ? `; not asked: ${o.not_asked.join(', ')}` : ''),
   },
   /* 4 */ {
     name: 'choose_primary',
@@ -297,11 +324,14 @@ const DEFINITIONS: readonly NamedStep[] = [
       const hinted = ctx.run.hints.length > 0 ? phrases[0]! : undefined;
       const known = phrases.find((p) => (topics[p]?.length ?? 0) > 0);
       const primary = hinted ?? known ?? phrases[0]!;
+      const autocompleteUnavailable = ctx.out('autocomplete_phrases').unavailable;
       const reason = hinted
         ? 'operator keyword'
         : known
           ? 'first phrase Google autocompletes to a topic'
-          : 'first phrase (no autocomplete topics)';
+          : autocompleteUnavailable
+            ? 'first phrase (topic autocomplete not available)'
+            : 'first phrase (no autocomplete topics)';
       return { primary, secondary: phrases.filter((p) => p !== primary).slice(0, 4), reason };
     },
     summarize: (o) => `"${o.primary}" (${o.reason}); secondary: ${o.secondary.join(', ') || 'none'}`,
@@ -361,9 +391,11 @@ const DEFINITIONS: readonly NamedStep[] = [
     run: async (ctx) => {
       const { primary, secondary } = ctx.out('choose_primary');
       const { anchor } = await ctx.plan.comparison(primary, secondary, ctx.anchorTerm);
-      return { anchor: ctx.anchorTerm, ...anchor };
+      // Absolute demand beside the relative: monthly searches of the phrase and its variants, when a provider has them.
+      const volume = await ctx.plan.volume([primary, ...secondary]);
+      return { anchor: ctx.anchorTerm, ...anchor, volume: volumeOutput(volume) };
     },
-    summarize: (o) => `mean ${o.phraseMean} vs "${o.anchor}" ${o.anchorMean}`,
+    summarize: (o) => `mean ${o.phraseMean} vs "${o.anchor}" ${o.anchorMean}${o.volume ? `; ${describeVolume(o.volume)}` : ''}`,
   },
   /* 13 */ { name: 'related_queries_top', run: (ctx) => relatedFor(ctx, 'relatedQueries', 'top'), summarize: summarizeRelated },
   /* 14 */ { name: 'related_queries_rising', run: (ctx) => relatedFor(ctx, 'relatedQueries', 'rising'), summarize: summarizeRelated },
@@ -569,7 +601,11 @@ const DEFINITIONS: readonly NamedStep[] = [
         ? `withheld: ${o.reason}`
         : `${o.model}, next 7 days ${o.points[0]?.value}…${o.points.at(-1)?.value}, MASE ${o.backtest.mase ?? '–'}`,
   },
-  /* 32 */ scoreStep('demand', (ctx) => scoreDemand(ctx.out('compare_anchor'))),
+  /* 32 */ scoreStep('demand', (ctx) => {
+    const comparison = ctx.out('compare_anchor');
+    const primary = ctx.out('choose_primary').primary;
+    return scoreDemand(comparison, absoluteDemand(comparison.volume, primary));
+  }),
   /* 33 */ scoreStep('momentum', (ctx) => {
     const points = (name: 'interest_30d' | 'interest_90d') => {
       const s = ctx.out(name);

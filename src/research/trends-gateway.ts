@@ -15,6 +15,8 @@ export class WaitingForTrendsError extends Error {
     message: string,
     /** When the trends job said it will be waiting a while (a route cooling down): how long. */
     readonly retryAfterMs?: number,
+    /** Who is waited for, in the run's waiting reason. */
+    readonly source = 'Google Trends',
   ) {
     super(message);
   }
@@ -32,6 +34,8 @@ export class TrendsFailedError extends Error {
     message: string,
     /** Replay has no recording of the request (it never invents one): evidence not recorded, not a failure of Google. */
     readonly notRecorded = false,
+    /** No configured provider has the capability the request needs: evidence not available, not a failure. */
+    readonly notAvailable = false,
   ) {
     super(message);
   }

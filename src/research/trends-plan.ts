@@ -36,6 +36,7 @@ import type {
   InterestOverTime,
   RelatedList,
   ResponseProvenance,
+  SearchVolume,
   Timeframe,
   TrendsRequest,
   TrendsResponse,
@@ -56,6 +57,15 @@ export interface AutocompleteResult {
   topics: Record<string, Topic[]>;
   /** Phrases not asked: an earlier phrase was already a topic (or an operator hint decided). */
   not_asked: string[];
+  /** Set when no configured provider has topic autocomplete: why (no phrase was asked). */
+  unavailable?: string;
+}
+
+/** Absolute figures of the primary phrase and its variants (step 12), when a provider has them. */
+export interface VolumeResult {
+  outcome: 'served' | 'not_available' | 'failed';
+  reason?: string;
+  answer?: Sourced<SearchVolume>;
 }
 
 export interface SeriesResult {
@@ -82,10 +92,11 @@ export interface RelatedResult {
  *   served        the series of the phrase and each family
  *   no_data       Google has too little data for the phrase (every point hasData false)
  *   not_recorded  replay has no recording of it: the steps read the recorded related lists instead
+ *   not_available no configured provider answers interest over time
  *   not_asked     the phrase is too long to carry any modifier in one comparison item
  *   failed        the request failed for good (the reason says why)
  */
-export const MODIFIER_OUTCOMES = ['served', 'no_data', 'not_recorded', 'not_asked', 'failed'] as const;
+export const MODIFIER_OUTCOMES = ['served', 'no_data', 'not_recorded', 'not_available', 'not_asked', 'failed'] as const;
 export type ModifierOutcome = (typeof MODIFIER_OUTCOMES)[number];
 export interface ModifierResult {
   request: ModifierRequest | null;
@@ -104,6 +115,8 @@ export interface TrendsPlan {
   modifiers(keyword: string): Promise<ModifierResult>;
   /** Worldwide, by country or city; two keywords give each one's share per place. */
   map(keywords: string[], resolution: 'COUNTRY' | 'CITY'): Promise<Sourced<InterestByRegion>>;
+  /** Monthly searches and cost per click of the phrases in the run's country (worldwide when it has none). */
+  volume(keywords: string[]): Promise<VolumeResult>;
 }
 
 type Fetch = (request: TrendsRequest) => Promise<TrendsResponse>;
@@ -176,14 +189,17 @@ const part = <P extends keyof ExploreAnswer>(answer: ExploreAnswer, name: P) => 
   if (value === undefined)
     throw new TrendsFailedError(
       answer.missing?.[String(name)] ?? `the explore answer has no ${String(name)}`,
-      answer.missing?.[String(name)] !== undefined,
+      answer.missing?.[String(name)] !== undefined && !answer.unavailable?.includes(String(name)),
+      answer.unavailable?.includes(String(name)) ?? false,
     );
-  return { ...(value as object), provenance: (answer as TrendsResponse).provenance } as NonNullable<ExploreAnswer[P]> & {
+  // A part merged from another provider's answer keeps its own provenance (provider-router.ts).
+  const own = (value as { provenance?: ResponseProvenance }).provenance;
+  return { ...(value as object), provenance: own ?? (answer as TrendsResponse).provenance } as NonNullable<ExploreAnswer[P]> & {
     provenance: TrendsResponse['provenance'];
   };
 };
 
-export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?: PlanRun): TrendsPlan {
+export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?: PlanRun, language = 'en'): TrendsPlan {
   // A run about one market reads its regions where a worldwide run reads countries (reach, step 17).
   const marketMap = async (keywords: string[], resolution: 'COUNTRY' | 'CITY') =>
     expectKind(
@@ -196,10 +212,31 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
   const relatedList = (keyword: string, kind: 'relatedQueries' | 'relatedTopics') =>
     orFailed<RelatedResult>(
       async () => served(expectKind(await fetch({ kind, keyword, timeframe: '12m', geo }), kind)),
-      (reason, error) => ({ served: error.notRecorded ? 'not_recorded' : 'failed', list: null, reason }),
+      (reason, error) => ({
+        served: error.notRecorded ? 'not_recorded' : error.notAvailable ? 'not_available' : 'failed',
+        list: null,
+        reason,
+      }),
     );
   const autocompleteOne = async (term: string) =>
     expectKind(await fetch({ kind: 'autocomplete', term }), 'autocomplete').topics.slice(0, 5);
+  // No provider with topic autocomplete: nothing asked, step 4 takes the first phrase and says why.
+  const withAutocomplete = async (phrases: string[], ask: () => Promise<AutocompleteResult>): Promise<AutocompleteResult> => {
+    try {
+      return await ask();
+    } catch (error) {
+      if (error instanceof TrendsFailedError && error.notAvailable) return { topics: {}, not_asked: phrases, unavailable: error.message };
+      throw error;
+    }
+  };
+  const volume = (keywords: string[]) =>
+    orFailed<VolumeResult>(
+      async () => ({
+        outcome: 'served',
+        answer: expectKind(await fetch({ kind: 'searchVolume', keywords, geo, language }), 'searchVolume'),
+      }),
+      (reason, error) => ({ outcome: error.notAvailable ? 'not_available' : 'failed', reason }),
+    );
   // One explore of the series alone: replay leaves out what it has no recording of, instead of failing.
   const modifiers = async (keyword: string): Promise<ModifierResult> => {
     const request = modifierRequest(keyword);
@@ -220,17 +257,19 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
         const series = part(answer, 'series');
         return { request, outcome: series.outcome === 'no_data' ? 'no_data' : 'served', answer: series };
       },
-      (reason) => ({ request, outcome: 'failed', reason }),
+      (reason, error) => ({ request, outcome: error.notAvailable ? 'not_available' : 'failed', reason }),
     );
   };
 
   if (name === 'single') {
     return {
       name,
-      async autocomplete(phrases) {
-        const answers = await Promise.all(phrases.map(autocompleteOne));
-        return { topics: Object.fromEntries(phrases.map((p, i) => [p, answers[i]!])), not_asked: [] };
-      },
+      autocomplete: (phrases) =>
+        withAutocomplete(phrases, async () => {
+          const answers = await Promise.all(phrases.map(autocompleteOne));
+          return { topics: Object.fromEntries(phrases.map((p, i) => [p, answers[i]!])), not_asked: [] };
+        }),
+      volume,
       series: async (keyword, timeframe) => ({ answer: await interest([keyword], timeframe) }),
       async comparison(primary, secondary, anchor) {
         const keywords = [primary, ...secondary.slice(0, 4)];
@@ -280,15 +319,17 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
     expectKind(await fetch({ kind: 'explore', keywords: [keyword], timeframe: '12m', geo, parts: [...MAP_PARTS] }), 'explore');
   return {
     name,
-    async autocomplete(phrases, hinted) {
-      const topics: Record<string, Topic[]> = {};
-      // Step 4 takes the hint, or else the first phrase that is a topic: the phrases after it cannot be chosen.
-      for (const [i, phrase] of phrases.entries()) {
-        topics[phrase] = await autocompleteOne(phrase);
-        if (hinted || topics[phrase]!.length > 0) return { topics, not_asked: phrases.slice(i + 1) };
-      }
-      return { topics, not_asked: [] };
-    },
+    autocomplete: (phrases, hinted) =>
+      withAutocomplete(phrases, async () => {
+        const topics: Record<string, Topic[]> = {};
+        // Step 4 takes the hint, or else the first phrase that is a topic: the phrases after it cannot be chosen.
+        for (const [i, phrase] of phrases.entries()) {
+          topics[phrase] = await autocompleteOne(phrase);
+          if (hinted || topics[phrase]!.length > 0) return { topics, not_asked: phrases.slice(i + 1) };
+        }
+        return { topics, not_asked: [] };
+      }),
+    volume,
     async series(keyword, timeframe) {
       // The window a 30-day request covers: today and the 30 days before it (31 daily points).
       if (timeframe === '30d')

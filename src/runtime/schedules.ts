@@ -29,7 +29,7 @@ export const SCHEDULES: readonly Schedule[] = [
     id: 'google-check',
     job: JOB.googleCheck,
     repeat: (config) => ({ pattern: config.schedules.googleCheckCron, tz: 'UTC' }),
-    enabled: (config) => config.schedules.googleCheckCron !== '' && config.trends.provider === 'google',
+    enabled: (config) => config.schedules.googleCheckCron !== '' && config.trends.providers.includes('google'),
   },
 ];
 

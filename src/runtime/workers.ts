@@ -12,16 +12,8 @@ import { JOB } from '../queue/job-catalogue.js';
 import { QUEUES, type QueueName } from '../queue/queues.js';
 import { sleepWithoutAttempt } from '../queue/wait.js';
 import { ResearchChain } from '../research/chain.js';
-import {
-  DirectTrendsGateway,
-  QueuedTrendsGateway,
-  redisTrendsWaiters,
-  wakeTrendsWaiters,
-  TRENDS_PRIORITY,
-  type TrendsGateway,
-  type TrendsPurpose,
-} from '../research/trends-gateway.js';
-import { createLocalTrendsProvider } from '../trends/provider-factory.js';
+import { QueuedTrendsGateway, redisTrendsWaiters, wakeTrendsWaiters, TRENDS_PRIORITY } from '../research/trends-gateway.js';
+import { providerGateways } from '../research/provider-gateways.js';
 import { SecretBox } from '../webhooks/secret-box.js';
 import { SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
 import { egressPoolFor } from './egress.js';
@@ -101,15 +93,14 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     research: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trends.waitMs, TRENDS_PRIORITY.research, waiters),
     background: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trends.waitMs, TRENDS_PRIORITY.background, waiters),
   };
-  const local = new Map<string, TrendsGateway>();
-  // Each run names its provider; only live Google goes through the trends queue.
-  const trendsFor = (provider: string, purpose: TrendsPurpose = 'research'): TrendsGateway => {
-    if (provider === 'google') return google[purpose];
-    if (provider !== 'replay' && provider !== 'synthetic') throw new Error(`unknown trends provider "${provider}"`);
-    let gateway = local.get(provider);
-    if (!gateway) local.set(provider, (gateway = new DirectTrendsGateway(createLocalTrendsProvider(provider, config))));
-    return gateway;
-  };
+  // Each run names its providers; each request goes to the first that can answer it (only live Google through the trends queue).
+  const trendsFor = providerGateways({
+    config,
+    logger,
+    redis: resources.redis,
+    keys: resources.redisKeys,
+    google: (purpose) => google[purpose],
+  });
   const egress = egressPoolFor(resources, config);
   // The refresh is a flow (groups, then their leftovers): a producer of its own on the queues' connection kind.
   const flowsConnection = resources.connectRedis('worker');

@@ -20,6 +20,7 @@ import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, pars
 import { partRequest } from './explore-parts.js';
 import {
   describeRequest,
+  NotAvailableError,
   type ExploreAnswer,
   type ExplorePart,
   type Timeframe,
@@ -117,6 +118,8 @@ export class GoogleTrendsProvider implements TrendsProvider {
 
   private async answer(session: GoogleSession, request: TrendsRequest, what: string): Promise<TrendsResponse> {
     switch (request.kind) {
+      case 'searchVolume':
+        throw new NotAvailableError('google', request);
       case 'autocomplete':
         return session.autocomplete(request.term, what, (json) => parseAutocomplete(json, what));
       case 'trendingFeed':

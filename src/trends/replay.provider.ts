@@ -9,6 +9,7 @@ import { explorePartByPart } from './explore-parts.js';
 import { parseAutocomplete, parseComparedGeo, parseGuardedJson, parseMultiline, parseRelated } from './google-format.js';
 import {
   describeRequest,
+  NotAvailableError,
   NotRecordedError,
   type Timeframe,
   type TrendsProvider,
@@ -132,6 +133,7 @@ export class ReplayTrendsProvider implements TrendsProvider {
 
   async fetch(request: TrendsRequest): Promise<TrendsResponse> {
     if (request.kind === 'explore') return explorePartByPart(request, (part) => this.fetch(part));
+    if (request.kind === 'searchVolume') throw new NotAvailableError('replay', request);
     const what = describeRequest(request);
     const wanted =
       request.kind === 'interestOverTime' || request.kind === 'interestByRegion'

@@ -12,7 +12,7 @@
 // one phrase agree.
 import { createHash } from 'node:crypto';
 import { explorePartByPart } from './explore-parts.js';
-import type { Timeframe, TrendsProvider, TrendsRequest, TrendsResponse } from './types.js';
+import { NotAvailableError, type Timeframe, type TrendsProvider, type TrendsRequest, type TrendsResponse } from './types.js';
 
 const POINTS: Record<Timeframe, { count: number; stepDays: number }> = {
   '30d': { count: 30, stepDays: 1 },
@@ -235,6 +235,8 @@ export class SyntheticTrendsProvider implements TrendsProvider {
           ],
         };
       }
+      case 'searchVolume':
+        throw new NotAvailableError('synthetic', request);
       case 'trendingFeed': {
         // Today's feed for the country: the same ideas all day, as Google's feed changes over a day, not per request.
         const today = this.today().toISOString().slice(0, 10);

@@ -2,11 +2,12 @@
 // provider (google, replay, synthetic) returns the normalised shapes of
 // domain/trends/answers.ts (re-exported here for the adapters).
 import type { TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
+import { capabilityOf, CAPABILITY_WORDS, type ProviderName } from '../domain/trends/capabilities.js';
 
 export * from '../domain/trends/answers.js';
 
 export interface TrendsProvider {
-  readonly name: 'google' | 'replay' | 'synthetic';
+  readonly name: ProviderName;
   fetch(request: TrendsRequest): Promise<TrendsResponse>;
 }
 
@@ -54,6 +55,34 @@ export class MalformedResponseError extends Error {
   override name = 'MalformedResponseError';
 }
 
+/** The provider has no such capability (domain/trends/capabilities.ts); the router never asks it, so this is a bug caught. */
+export class NotAvailableError extends Error {
+  override name = 'NotAvailableError';
+  constructor(provider: ProviderName, request: Exclude<TrendsRequest, { kind: 'explore' }>) {
+    super(`${provider} does not answer ${CAPABILITY_WORDS[capabilityOf(request)]}`);
+  }
+}
+
+/**
+ * A paid provider refused the account, not the request: wrong login or
+ * password, or no money left. Nothing a retry of the request changes until an
+ * operator acts, so the run waits (with this message) instead of failing.
+ */
+export class ProviderAccountError extends Error {
+  override name = 'ProviderAccountError';
+  constructor(
+    message: string,
+    readonly problem: 'credentials' | 'balance',
+  ) {
+    super(message);
+  }
+}
+
+/** The provider is down or erred on its side (5xx, a timeout, a dropped connection): try again later. */
+export class ProviderUnavailableError extends Error {
+  override name = 'ProviderUnavailableError';
+}
+
 /** The replay provider has no recording of this request, and never invents one. */
 export class NotRecordedError extends Error {
   override name = 'NotRecordedError';
@@ -72,6 +101,8 @@ export function describeRequest(request: TrendsRequest): string {
       return `autocomplete for "${request.term}"`;
     case 'trendingFeed':
       return `trending searches feed for ${request.geo}`;
+    case 'searchVolume':
+      return `monthly searches and cost per click for ${request.keywords.map((k) => `"${k}"`).join(', ')} in ${request.geo || 'the world'}`;
     case 'explore':
       return `${request.parts.join(', ')} for ${request.keywords.map((k) => `"${k}"`).join(', ')} (${request.timeframe}${request.geo ? `, ${request.geo}` : ''})`;
   }

@@ -8,7 +8,8 @@ import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import type { Plan } from '../../src/domain/quota.js';
 import { buildApp } from '../../src/http/app.js';
 import type { ResearchSettings } from '../../src/research/research-service.js';
-import { localSeries } from '../../src/research/comparison-service.js';
+import { directSeries } from '../../src/research/comparison-service.js';
+import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
 import { ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -82,7 +83,7 @@ export async function createTestApp(
       ? {
           research: {
             settings: { ...TEST_RESEARCH, ...options.research } satisfies ResearchSettings,
-            series: localSeries(() => new SyntheticTrendsProvider()),
+            series: directSeries(new DirectTrendsGateway(new SyntheticTrendsProvider())),
           },
         }
       : {}),

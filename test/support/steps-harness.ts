@@ -63,6 +63,8 @@ export function planOf(answers: Partial<Omit<TrendsPlan, 'name'>>): TrendsPlan {
     related: answers.related ?? unexpected('related'),
     modifiers: answers.modifiers ?? unexpected('modifiers'),
     map: answers.map ?? unexpected('map'),
+    // As with Google alone: no provider has search volume.
+    volume: answers.volume ?? (() => Promise.resolve({ outcome: 'not_available', reason: 'no provider of this test has search volume' })),
   };
 }
 

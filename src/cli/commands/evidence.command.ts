@@ -3,10 +3,10 @@ import { QueueEvents } from 'bullmq';
 import type { Command } from 'commander';
 import { QUEUES } from '../../queue/queues.js';
 import { collectEvidence, parsePhrases } from '../../research/evidence-collect.js';
-import { DirectTrendsGateway, QueuedTrendsGateway, TRENDS_PRIORITY, type TrendsGateway } from '../../research/trends-gateway.js';
+import { QueuedTrendsGateway, TRENDS_PRIORITY, type TrendsGateway } from '../../research/trends-gateway.js';
+import { providerGateways } from '../../research/provider-gateways.js';
 import { openQueues } from '../../runtime/queues.js';
 import { startWorkers, type Pipeline } from '../../runtime/workers.js';
-import { createLocalTrendsProvider } from '../../trends/provider-factory.js';
 import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
 import { withResources } from '../resources.js';
@@ -61,8 +61,8 @@ export function registerEvidenceCommands(program: Command, context: () => CliCon
         let events: QueueEvents | undefined;
         const closers: Array<() => Promise<void>> = [];
         try {
-          let gateway: TrendsGateway;
-          if (config.trends.provider === 'google') {
+          let google: TrendsGateway | undefined;
+          if (config.trends.providers.includes('google')) {
             const { queues, close } = openQueues(resources);
             closers.push(close);
             // Google is asked by workers only (they keep the routes' pace): start them here if none runs.
@@ -77,10 +77,15 @@ export function registerEvidenceCommands(program: Command, context: () => CliCon
               connection.disconnect();
             });
             await events.waitUntilReady();
-            gateway = new QueuedTrendsGateway(queues.trends, events, 'google', config.trends.waitMs, TRENDS_PRIORITY.background);
-          } else {
-            gateway = new DirectTrendsGateway(createLocalTrendsProvider(config.trends.provider, config));
+            google = new QueuedTrendsGateway(queues.trends, events, 'google', config.trends.waitMs, TRENDS_PRIORITY.background);
           }
+          const gateway = providerGateways({
+            config,
+            logger,
+            redis: resources.redis,
+            keys: resources.redisKeys,
+            ...(google ? { google: () => google } : {}),
+          })(config.trends.provider, 'background');
           const deadline = Date.now() + minutes * 60_000;
           const counts = { listed: 0, compared: 0 };
           for (const [i, phrase] of phrases.entries()) {

@@ -7,9 +7,10 @@ import type { PlaceInterest } from './geography.js';
  *   listed        Google listed items (maybe none in one of top and rising)
  *   empty         it answered with no list: its answer to automated clients since 2024-08-20
  *   not_recorded  replay has no recording of it (it never invents one)
+ *   not_available no configured provider lists them (a capability none has)
  *   failed        the request failed for good; the research went on without it
  */
-export const RELATED_SERVED = ['listed', 'empty', 'not_recorded', 'failed'] as const;
+export const RELATED_SERVED = ['listed', 'empty', 'not_recorded', 'not_available', 'failed'] as const;
 export type RelatedServed = (typeof RELATED_SERVED)[number];
 
 export interface RelatedItem {

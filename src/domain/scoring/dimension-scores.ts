@@ -17,6 +17,7 @@ import type { TermShare } from '../research/query-signals.js';
 import { AUTOCOMPLETE_TOPICS_MAX, type TopicSignals } from '../research/topic-signals.js';
 import type { Trajectory } from '../research/series-analysis.js';
 import type { GeographicReach } from '../research/geography.js';
+import type { AbsoluteDemand } from '../research/search-volume.js';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -25,16 +26,55 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
  * term in the same request (Google scales per request, so only a comparison
  * gives an absolute level). ratio 1 ⇒ 0.5; 4× the anchor ⇒ ~0.83; ¼ ⇒ ~0.17.
  */
-export function scoreDemand(input: { anchor: string; phraseMean: number; anchorMean: number } | null): DimensionScore {
+export function scoreDemand(
+  input: { anchor: string; phraseMean: number; anchorMean: number } | null,
+  absolute: AbsoluteDemand | null = null,
+): DimensionScore {
+  const relative =
+    input && !(input.phraseMean === 0 && input.anchorMean === 0) ? (input.phraseMean + 0.5) / (input.anchorMean + 0.5) : null;
+  const relativeEvidence = input
+    ? {
+        anchor: input.anchor,
+        phrase_mean: round3(input.phraseMean),
+        anchor_mean: round3(input.anchorMean),
+        ...(relative ? { ratio: round3(relative) } : {}),
+      }
+    : null;
+  if (absolute) return scoreAbsoluteDemand(absolute, relativeEvidence);
   if (!input) return unsupported('needs a comparison with the anchor term');
-  const { anchor, phraseMean, anchorMean } = input;
-  if (phraseMean === 0 && anchorMean === 0) return unsupported('Google has no data for the phrase or the anchor', { anchor });
-  const ratio = (phraseMean + 0.5) / (anchorMean + 0.5);
-  const score = 1 / (1 + Math.exp((-Math.log(ratio) / Math.log(4)) * 1.6));
+  if (relative === null) return unsupported('Google has no data for the phrase or the anchor', { anchor: input.anchor, basis: 'relative' });
+  const score = 1 / (1 + Math.exp((-Math.log(relative) / Math.log(4)) * 1.6));
   return {
     score: round3(score),
-    evidence: { anchor, phrase_mean: round3(phraseMean), anchor_mean: round3(anchorMean), ratio: round3(ratio) },
-    explanation: `Searched ${round3(ratio)}× as much as the anchor term "${anchor}" over 12 months.`,
+    evidence: { basis: 'relative', ...relativeEvidence },
+    explanation: `Searched ${round3(relative)}× as much as the anchor term "${input.anchor}" over 12 months (relative: no provider gave monthly searches).`,
+  };
+}
+
+/** Monthly searches a demand score of 0 and of 1 stand for: 10 and a million, on a log scale between (decades 0.2 apart). */
+export const ABSOLUTE_DEMAND_RANGE = { zero: 10, one: 1_000_000 } as const;
+
+/**
+ * Demand from absolute monthly searches (Google Ads through DataForSEO): each
+ * tenfold more searches adds 0.2, from 10 a month (0) to a million (1). The
+ * anchor comparison stays in the evidence, so relative scores remain comparable.
+ */
+function scoreAbsoluteDemand(a: AbsoluteDemand, relative: { anchor: string; ratio?: number } | null): DimensionScore {
+  const { zero, one } = ABSOLUTE_DEMAND_RANGE;
+  const score = clamp01((Math.log10(Math.max(1, a.monthlySearches)) - Math.log10(zero)) / (Math.log10(one) - Math.log10(zero)));
+  const months = a.months ? `, ${a.months.from} to ${a.months.to}` : '';
+  return {
+    score: round3(score),
+    evidence: {
+      basis: 'absolute',
+      keyword: a.keyword,
+      monthly_searches: a.monthlySearches,
+      location: a.location,
+      ...(a.months ? { months_from: a.months.from, months_to: a.months.to } : {}),
+      // The relative reading beside it: the same anchor and method for every provider.
+      ...(relative ? { anchor: relative.anchor, ...(relative.ratio !== undefined ? { anchor_ratio: relative.ratio } : {}) } : {}),
+    },
+    explanation: `About ${a.monthlySearches.toLocaleString('en-US')} searches a month for "${a.keyword}" in ${a.location} (Google Ads${months}); scored on a log scale from ${zero.toLocaleString('en-US')} a month (0) to ${one.toLocaleString('en-US')} (1).`,
   };
 }
 

@@ -32,7 +32,13 @@ export type TrendsRequest =
   /** Google's trending searches for a country, from its RSS feed (/trending/rss?geo=XX). */
   | { kind: 'trendingFeed'; geo: string }
   /** Several answers for one keyword set and window, from one explore (Google answers them with one token each). */
-  | { kind: 'explore'; keywords: string[]; timeframe: Timeframe; geo: string; parts: ExplorePart[] };
+  | { kind: 'explore'; keywords: string[]; timeframe: Timeframe; geo: string; parts: ExplorePart[] }
+  /**
+   * Absolute monthly searches, cost per click and competition of each keyword in
+   * a country, from advertising data (Google Ads through DataForSEO): what
+   * Google Trends, relative by construction, never answers.
+   */
+  | { kind: 'searchVolume'; keywords: string[]; geo: string; language: string };
 
 /** What an explore request can carry: the widgets of Google's explore page. Maps are by country or city. */
 export const EXPLORE_PARTS = ['series', 'relatedQueries', 'relatedTopics', 'mapCountry', 'mapCity'] as const;
@@ -107,6 +113,34 @@ export interface ExploreAnswer {
   mapCity?: InterestByRegion;
   /** Parts the provider could not answer (replay: not recorded), with its reason. */
   missing?: Record<string, string>;
+  /** Of the missing parts, those no configured provider can answer at all (a capability none has). */
+  unavailable?: string[];
+}
+
+/** One keyword's advertising data in one country: Google Ads' figures, as DataForSEO relays them. */
+export interface KeywordVolume {
+  keyword: string;
+  /** Average monthly searches over the last 12 months; null when Google Ads has too little data. */
+  monthlySearches: number | null;
+  /** The last months, oldest first (`YYYY-MM`). */
+  history: Array<{ month: string; searches: number }>;
+  /** Average cost per click, in US dollars; null when no advertiser bid. */
+  cpcUsd: number | null;
+  /** Top-of-page bid range (20th and 80th percentiles), in US dollars. */
+  bidLowUsd: number | null;
+  bidHighUsd: number | null;
+  /** Google Ads' competition for ad slots: level, and index 0–100. */
+  competition: 'LOW' | 'MEDIUM' | 'HIGH' | null;
+  competitionIndex: number | null;
+}
+export interface SearchVolume {
+  kind: 'searchVolume';
+  /** The country the figures are for (ISO code), as asked. */
+  geo: string;
+  /** The provider's name for it (e.g. "United States") and its location code. */
+  location: { name: string; code: number };
+  language: string;
+  keywords: KeywordVolume[];
 }
 
 /** One trending search of the RSS feed, with Google's approximate traffic and the news it links. */
@@ -125,7 +159,11 @@ export interface TrendingFeed {
 
 /** Where an answer came from, shown with the step's output. */
 export interface ResponseProvenance {
-  provider: 'google' | 'replay' | 'synthetic';
+  provider: 'google' | 'replay' | 'synthetic' | 'dataforseo';
+  /** Paid providers: what the answer cost, in US dollars, as the provider billed it (0 when served from the day's cache). */
+  costUsd?: number;
+  /** Paid providers: the provider's id of the task that answered (for a support request). */
+  taskId?: string;
   /** Replay only: the window and date of the recorded exchange (it may differ from the requested window). */
   recordedTimeRange?: string;
   recordedAt?: string;
@@ -145,7 +183,9 @@ export interface ResponseProvenance {
   userType?: string;
 }
 
-export type TrendsResponse = (InterestOverTime | RelatedList | InterestByRegion | AutocompleteTopics | TrendingFeed | ExploreAnswer) & {
+export type TrendsResponse = (
+  InterestOverTime | RelatedList | InterestByRegion | AutocompleteTopics | TrendingFeed | ExploreAnswer | SearchVolume
+) & {
   provenance?: ResponseProvenance;
 };
 

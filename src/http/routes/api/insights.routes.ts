@@ -75,6 +75,7 @@ export function toInsightDto(row: InsightRow): InsightDto {
     trend_class_evidence: trendEvidence(row),
     related: row.related,
     geography: row.geography,
+    search_volume: row.search_volume ?? null,
   };
 }
 

@@ -1,0 +1,176 @@
+// A paid provider (DataForSEO) asked directly, without the trends queue: its
+// answers come in seconds and it has no egress routes to protect. What the
+// queue gives Google, this gives it, in Redis, across all processes:
+//   once a day   the same request on the same UTC day is answered from the
+//                day's answer (steps 13 and 14 share one related-queries task);
+//   its pace     tasks per minute per endpoint under its documented limits
+//                (Trends live 250, Google Ads live 12): past them the asking
+//                job sleeps to the next minute without spending an attempt;
+//   its refusals a wrong password, no money, its per-minute limit, its own
+//                outage: the job waits with the operator's message (the run
+//                says why it waits, `insights budget` and /metrics too); only
+//                a request at fault or a changed shape fails;
+//   its bill     requests and dollars per UTC day and purpose, for
+//                `insights budget` and /metrics.
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Redis } from '../redis/connection.js';
+import type { RedisKeys } from '../redis/keys.js';
+import { providerAccountProblem, providerCost, providerRequests } from '../observability/metrics.js';
+import { untilNextMinute } from '../trends/dataforseo/client.js';
+import {
+  describeRequest,
+  MalformedResponseError,
+  ProviderAccountError,
+  ProviderUnavailableError,
+  RateLimitedError,
+  RefusedError,
+  requestKey,
+  type TrendsProvider,
+  type TrendsRequest,
+  type TrendsResponse,
+} from '../trends/types.js';
+import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from './trends-gateway.js';
+
+/** Tasks a minute per endpoint. */
+export interface PaidPace {
+  explore: number;
+  searchVolume: number;
+}
+const DAY_MS = 24 * 3_600_000;
+
+const endpointOf = (request: TrendsRequest) => (request.kind === 'searchVolume' ? 'searchVolume' : 'explore');
+const utcDay = (at = new Date()) => at.toISOString().slice(0, 10);
+const MICRO = 1_000_000;
+
+export interface PaidGatewayDeps {
+  provider: TrendsProvider;
+  redis: Redis;
+  keys: RedisKeys;
+  pace: PaidPace;
+  logger: Logger;
+  purpose: TrendsPurpose;
+  /** How long a job waits when the account is refused (an operator must act) or the provider is down; the cap of a pace wait. */
+  retryMs: number;
+}
+
+export class PaidTrendsGateway implements TrendsGateway {
+  constructor(private readonly deps: PaidGatewayDeps) {}
+
+  async fetch(request: TrendsRequest): Promise<TrendsResponse> {
+    const { provider, redis, keys, purpose } = this.deps;
+    const name = provider.name;
+    const endpoint = endpointOf(request);
+    const counted = (outcome: string) => providerRequests.inc({ provider: name, endpoint, purpose, outcome });
+    const day = utcDay();
+    const answerKey = keys.providerAnswer(
+      name,
+      createHash('sha256')
+        .update(`${day}|${requestKey(request)}`)
+        .digest('hex')
+        .slice(0, 32),
+    );
+    const cached = await redis.get(answerKey);
+    if (cached !== null) {
+      counted('cached');
+      const answer = JSON.parse(cached) as TrendsResponse;
+      // Paid for once: the second reader spent nothing.
+      return { ...answer, provenance: { ...answer.provenance!, costUsd: 0, requests: 0 } };
+    }
+    const minute = Math.floor(Date.now() / 60_000);
+    const paceKey = keys.providerPace(name, endpoint, minute);
+    const [[, taken]] = (await redis.multi().incr(paceKey).pexpire(paceKey, 120_000).exec()) as [[unknown, number], unknown];
+    if (taken > this.deps.pace[endpoint]) {
+      counted('paced');
+      throw new WaitingForTrendsError(
+        `${describeRequest(request)}: ${name}'s pace of ${this.deps.pace[endpoint]} ${endpoint} tasks a minute is taken`,
+        Math.min(untilNextMinute(), this.deps.retryMs),
+        'DataForSEO',
+      );
+    }
+    let answer: TrendsResponse;
+    try {
+      answer = await provider.fetch(request);
+    } catch (error) {
+      throw await this.classified(error, request, counted);
+    }
+    const cost = answer.provenance?.costUsd ?? 0;
+    counted('answered');
+    providerCost.inc({ provider: name, purpose }, cost);
+    const spendKey = keys.providerSpend(name, day);
+    await redis
+      .multi()
+      .set(answerKey, JSON.stringify(answer), 'PX', DAY_MS)
+      .hincrby(spendKey, `${purpose}:requests`, 1)
+      .hincrby(spendKey, `${purpose}:micro_usd`, Math.round(cost * MICRO))
+      .pexpire(spendKey, 40 * DAY_MS)
+      .del(keys.providerProblem(name))
+      .exec();
+    for (const problem of ['credentials', 'balance']) providerAccountProblem.set({ provider: name, problem }, 0);
+    return answer;
+  }
+
+  /** The error the asking job gets: a wait (with the reason it shows) unless retrying cannot help. */
+  private async classified(error: unknown, request: TrendsRequest, counted: (outcome: string) => void): Promise<Error> {
+    const { provider, redis, keys, logger } = this.deps;
+    const what = describeRequest(request);
+    if (error instanceof ProviderAccountError) {
+      counted('account');
+      providerAccountProblem.set({ provider: provider.name, problem: error.problem }, 1);
+      // Said once per problem and 5 minutes to the operator's log, and kept for `insights budget`.
+      const said = await redis.set(
+        keys.providerProblem(provider.name),
+        JSON.stringify({ problem: error.problem, message: error.message, at: new Date().toISOString() }),
+        'PX',
+        DAY_MS,
+        'GET',
+      );
+      if (said === null || !said.includes(error.message)) logger.error({ provider: provider.name, problem: error.problem }, error.message);
+      return new WaitingForTrendsError(`${what}: ${error.message}; waiting until it is fixed`, this.deps.retryMs, 'DataForSEO');
+    }
+    if (error instanceof RateLimitedError) {
+      counted('paced');
+      return new WaitingForTrendsError(
+        `${what}: ${error.message}`,
+        Math.min(error.retryAfterMs ?? untilNextMinute(), this.deps.retryMs),
+        'DataForSEO',
+      );
+    }
+    if (error instanceof ProviderUnavailableError) {
+      counted('unavailable');
+      logger.warn({ provider: provider.name, err: error }, 'paid provider unavailable; the job waits');
+      return new WaitingForTrendsError(`${what}: ${error.message}`, this.deps.retryMs, 'DataForSEO');
+    }
+    if (error instanceof RefusedError || error instanceof MalformedResponseError) {
+      counted('refused');
+      return new TrendsFailedError(error.message);
+    }
+    // Anything else is a bug of ours, not the provider's: fail loudly.
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/** A paid provider's requests and spend on a UTC day, by purpose (from the hash the gateway keeps). */
+export async function spendOn(
+  redis: Redis,
+  keys: RedisKeys,
+  provider: string,
+  day = utcDay(),
+): Promise<Record<TrendsPurpose, { requests: number; usd: number }>> {
+  const hash = await redis.hgetall(keys.providerSpend(provider, day));
+  const of = (purpose: TrendsPurpose) => ({
+    requests: Number(hash[`${purpose}:requests`] ?? 0),
+    usd: Number(hash[`${purpose}:micro_usd`] ?? 0) / MICRO,
+  });
+  return { research: of('research'), background: of('background') };
+}
+
+/** The account problem a paid provider last reported, if it has not answered since. */
+export async function accountProblemOf(
+  redis: Redis,
+  keys: RedisKeys,
+  provider: string,
+): Promise<{ problem: string; message: string; at: string } | null> {
+  const raw = await redis.get(keys.providerProblem(provider));
+  return raw === null ? null : (JSON.parse(raw) as { problem: string; message: string; at: string });
+}

@@ -1,0 +1,131 @@
+// One task to DataForSEO's v3 API and back: Basic auth (the login and password
+// are never logged), one deadline for the whole exchange, and every answer
+// classified as DataForSEO documents its codes (docs.dataforseo.com/v3/appendix/errors):
+//   HTTP 401, 40100, 40201, 40204, 40207   the account: login, block, subscription, IP allow-list
+//   HTTP 402, 40200, 40203, 40210          money: balance, or the daily cost limit the owner set
+//   40202, 40209, HTTP 429                 its per-minute pace: wait for the next minute
+//   40205, 40206                           duplicate-task limits (an hour, a day): wait
+//   HTTP 5xx, 40101, 40103, 50xxx          its side: try again later
+//   40501, 40503, 40506 …                  the request is at fault: refused
+//   anything not in its docs' shape        changed shape
+import http from 'node:http';
+import https from 'node:https';
+import { MalformedResponseError, ProviderAccountError, ProviderUnavailableError, RateLimitedError, RefusedError } from '../types.js';
+import { EnvelopeSchema, expectShape, type DataForSeoTask } from './format.js';
+
+export interface DataForSeoSettings {
+  login: string;
+  password: string;
+  /** e.g. https://api.dataforseo.com (no trailing slash). */
+  apiUrl: string;
+  requestTimeoutMs: number;
+  /** Extra certificate authority to trust (tests: the loopback DataForSEO's). */
+  ca?: string;
+}
+
+/** Until the start of the next minute: when a per-minute limit has room again. */
+export const untilNextMinute = (now = Date.now()) => 60_000 - (now % 60_000) + 250;
+
+const ACCOUNT_CODES: Record<number, string> = {
+  40100: 'refused the login: check DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD (the API password of app.dataforseo.com/api-access)',
+  40201: 'has blocked the account for suspicious activity: contact its support',
+  40204: 'has no subscription for this API on the account: activate it under Plans and Subscriptions',
+  40207: "refuses this machine's address: add it to the account's IP allow-list",
+};
+const MONEY_CODES = new Set([40200, 40203, 40210]);
+const PACE_CODES = new Set([40202, 40209]);
+const DUPLICATE_CODES: Record<number, number> = { 40205: 3_600_000, 40206: 24 * 3_600_000 };
+const THEIR_SIDE = (code: number) => code === 40101 || code === 40103 || (code >= 50000 && code < 60000);
+
+/** What a status code means for us: nothing (20000, 20100), or the error to throw. */
+export function classifyStatus(code: number, message: string, what: string): Error | null {
+  if (code === 20000 || code === 20100) return null;
+  const said = `DataForSEO ${code} "${message}"`;
+  if (ACCOUNT_CODES[code]) return new ProviderAccountError(`DataForSEO ${ACCOUNT_CODES[code]} (${said})`, 'credentials');
+  if (MONEY_CODES.has(code))
+    return new ProviderAccountError(
+      `DataForSEO refused to bill the account: add funds, or raise the daily cost limit, at app.dataforseo.com (${said})`,
+      'balance',
+    );
+  if (PACE_CODES.has(code)) return new RateLimitedError(`${said} for ${what}`, 'too_many_429', untilNextMinute());
+  if (DUPLICATE_CODES[code]) return new RateLimitedError(`${said} for ${what}`, 'too_many_429', DUPLICATE_CODES[code]);
+  if (THEIR_SIDE(code)) return new ProviderUnavailableError(`${said} for ${what}: its side, tried again later`);
+  if (code >= 40000 && code < 50000) return new RefusedError(`${said} for ${what}`);
+  return new MalformedResponseError(`${said} for ${what}: a status its docs do not list`);
+}
+
+function classifyHttp(status: number, what: string): Error | null {
+  if (status === 200) return null;
+  if (status === 401) return classifyStatus(40100, 'Unauthorized', what);
+  if (status === 402) return classifyStatus(40200, 'Payment Required', what);
+  if (status === 429) return classifyStatus(40202, 'Too Many Requests', what);
+  if (status === 404)
+    return new ProviderAccountError(
+      `DataForSEO answered 404 for ${what}: check DATAFORSEO_API_URL (the endpoint was not found)`,
+      'credentials',
+    );
+  if (status >= 500) return new ProviderUnavailableError(`DataForSEO answered HTTP ${status} for ${what}: its side, tried again later`);
+  return new MalformedResponseError(`DataForSEO answered HTTP ${status} for ${what}, which its docs do not list`);
+}
+
+/** Sends one task and returns it answered, with what DataForSEO billed for it; throws the classified error otherwise. */
+export async function postTask(settings: DataForSeoSettings, path: string, task: object, what: string): Promise<DataForSeoTask> {
+  const url = new URL(`${settings.apiUrl}${path}`);
+  const body = JSON.stringify([task]);
+  const transport = url.protocol === 'https:' ? https : http;
+  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const request = transport.request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${settings.login}:${settings.password}`).toString('base64')}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+        ...(settings.ca ? { ca: settings.ca } : {}),
+        timeout: settings.requestTimeoutMs,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+      },
+    );
+    // One deadline for the whole exchange, the answer's body included.
+    const deadline = setTimeout(
+      () => request.destroy(new ProviderUnavailableError(`DataForSEO did not answer ${what} within ${settings.requestTimeoutMs} ms`)),
+      settings.requestTimeoutMs,
+    );
+    request.on('close', () => clearTimeout(deadline));
+    request.on('timeout', () => request.destroy(new ProviderUnavailableError(`DataForSEO went quiet answering ${what}`)));
+    request.on('error', (error) =>
+      reject(
+        error instanceof ProviderUnavailableError
+          ? error
+          : new ProviderUnavailableError(`DataForSEO could not be reached for ${what}: ${error.message}`),
+      ),
+    );
+    request.end(body);
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  // An error status with a JSON envelope says more (its code); without one, the HTTP status alone.
+  const envelope = json === undefined ? undefined : expectShape(EnvelopeSchema, json, what);
+  if (envelope && envelope.status_code !== 20000) throw classifyStatus(envelope.status_code, envelope.status_message, what)!;
+  const httpError = classifyHttp(status, what);
+  if (httpError) throw httpError;
+  if (!envelope) throw new MalformedResponseError(`DataForSEO answered ${what} with something other than JSON`);
+  const answered = envelope.tasks?.[0];
+  if (!answered) throw new MalformedResponseError(`DataForSEO answered ${what} without its task`);
+  // "No Search Results": a well-formed answer with nothing in it.
+  if (answered.status_code === 40102) return { ...answered, result: [] };
+  const taskError = classifyStatus(answered.status_code, answered.status_message, what);
+  if (taskError) throw taskError;
+  return answered;
+}

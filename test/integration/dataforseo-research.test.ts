@@ -1,0 +1,146 @@
+// Research with DataForSEO as the only provider (no route to Google), against
+// the loopback DataForSEO: all 40 steps, the dimensions its capabilities allow,
+// absolute monthly searches and cost per click on the insight; and its
+// refusals (a wrong password, money running out, its per-minute limit, a task
+// that fails on its side) leave the run waiting with the operator's message,
+// never failed, until they clear.
+import { pino } from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { STEP_COUNT } from '../../src/research/step-contract.js';
+import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import { spendOn } from '../../src/research/paid-gateway.js';
+import { startDataForSeoOnLoopback, type DataForSeoOnLoopback, FAKE_PASSWORD } from '../../scripts/lib/dataforseo-on-loopback.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { until } from '../support/pipeline.js';
+import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
+
+let database: TestDatabase;
+let redis: TestRedis;
+let pipeline: Pipeline;
+let fake: DataForSeoOnLoopback;
+let chain: ResearchChain;
+
+beforeAll(async () => {
+  fake = await startDataForSeoOnLoopback();
+  database = await createTestDatabase();
+  redis = await createTestRedis();
+  pipeline = await startWorkers(
+    testResources(database, redis),
+    loadConfig({
+      REDIS_PREFIX: redis.prefix,
+      TRENDS_PROVIDER: 'dataforseo',
+      ...fake.env,
+      // A refused account or a pace wait is looked at again after 300 ms here (5 minutes by default).
+      DATAFORSEO_RETRY_MS: '300',
+    }),
+    pino({ level: 'silent' }),
+  );
+  chain = new ResearchChain(pipeline.queues.research);
+});
+afterAll(async () => {
+  await pipeline?.close();
+  await redis?.destroy();
+  await database?.destroy();
+  await fake?.stop();
+});
+beforeEach(() => {
+  fake.password = FAKE_PASSWORD;
+  fake.balanceUsd = 100;
+});
+
+const runOf = (id: string) => database.db.selectFrom('research_runs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const stepsOf = (id: string) => database.db.selectFrom('research_steps').selectAll().where('run_id', '=', id).orderBy('step').execute();
+const finished = (id: string) =>
+  until(
+    () => runOf(id),
+    (r) => r.status === 'succeeded' || r.status === 'failed',
+    60_000,
+    `run ${id} to finish`,
+  );
+const research = (idea: string, geo = 'US') =>
+  startRun(database.db, chain, { idea, hints: [], provider: 'dataforseo', source: 'research', geo });
+
+describe('research with DataForSEO alone', () => {
+  it('completes all 40 steps, with monthly searches and cost per click for the market on the insight', async () => {
+    const before = fake.requests.length;
+    const run = await research('Meal planner for busy parents');
+    const done = await finished(run.id);
+    expect(done.status, done.error ?? '').toBe('succeeded');
+    const steps = await stepsOf(run.id);
+    expect(steps.filter((s) => s.status === 'done')).toHaveLength(STEP_COUNT);
+
+    const insight = await database.db.selectFrom('insights').selectAll().where('id', '=', done.insight_id!).executeTakeFirstOrThrow();
+    const available = Object.values(insight.dimensions).filter((d) => d.score !== null);
+    expect(available.length).toBeGreaterThanOrEqual(7);
+    const volume = insight.search_volume!;
+    expect(volume).toMatchObject({ provider: 'dataforseo', geo: 'US', location: 'United States' });
+    expect(volume.keywords[0]!.keyword).toBe(insight.primary_keyword);
+    expect(volume.keywords.some((k) => k.monthly_searches !== null && k.cpc_usd !== null && k.history.length === 12)).toBe(true);
+    // Demand says which basis it used.
+    const demand = insight.dimensions.demand!;
+    const primary = volume.keywords[0]!;
+    if (primary.monthly_searches !== null) {
+      expect(demand.evidence.basis).toBe('absolute');
+      expect(demand.evidence.monthly_searches).toBe(primary.monthly_searches);
+      expect(demand.explanation).toContain('United States');
+    } else expect(demand.evidence.basis).toBe('relative');
+
+    // What DataForSEO cannot answer is recorded as not available, with the reason, never failed.
+    const byName = new Map(steps.map((s) => [s.name, s]));
+    expect(byName.get('autocomplete_phrases')!.output).toMatchObject({ unavailable: expect.stringContaining('topic autocomplete') });
+    expect(byName.get('interest_by_city')!.output).toMatchObject({ unavailable: expect.stringContaining('interest by city') });
+    // Every answer names its provider; the related lists' second step read the day's answer, unbilled.
+    for (const name of ['interest_90d', 'interest_5y', 'compare_anchor', 'related_queries_top', 'interest_by_country'] as const) {
+      expect((byName.get(name)!.output as { provenance: { provider: string } }).provenance.provider, name).toBe('dataforseo');
+    }
+    expect((byName.get('related_queries_rising')!.output as { provenance: { costUsd: number } }).provenance.costUsd).toBe(0);
+    const asked = fake.requests.slice(before);
+    expect(asked.filter((r) => r.endpoint === 'searchVolume')).toHaveLength(1);
+    // The bill: as many research requests as answered tasks, their cost as billed.
+    const spend = await spendOn(redis.redis, redis.keys, 'dataforseo');
+    expect(spend.research.requests).toBeGreaterThanOrEqual(asked.filter((r) => r.status === 200 && r.code === 20000).length);
+    expect(spend.research.usd).toBeGreaterThan(0);
+  });
+
+  it.each([
+    [
+      'a wrong password',
+      (): void => void (fake.password = 'rotated-elsewhere'),
+      (): void => void (fake.password = FAKE_PASSWORD),
+      /refused the login: check DATAFORSEO_LOGIN/,
+    ],
+    [
+      'money running out',
+      (): void => void (fake.balanceUsd = 0),
+      (): void => void (fake.balanceUsd = 100),
+      /refused to bill the account: add funds/,
+    ],
+  ] as const)('%s: the run waits with the operator message, and finishes once it is fixed', async (_, breakIt, fixIt, message) => {
+    breakIt();
+    const run = await research(`Dog walking marketplace ${Math.random().toString(36).slice(2, 6)}`);
+    const waiting = await until(
+      () => runOf(run.id),
+      (r) => r.status === 'waiting',
+      30_000,
+      'the run to wait',
+    );
+    expect(waiting.waiting_reason).toMatch(/^waiting for DataForSEO \(/);
+    expect(waiting.waiting_reason).toMatch(message);
+    expect((await stepsOf(run.id)).filter((s) => s.status === 'failed')).toHaveLength(0);
+    fixIt();
+    const done = await finished(run.id);
+    expect(done.status, done.error ?? '').toBe('succeeded');
+  });
+
+  it('its per-minute limit and a task that fails on its side: waited out, no failed step', async () => {
+    fake.failNext(2, 40202);
+    fake.failNext(1, 50000);
+    const run = await research(`Bike repair subscription ${Math.random().toString(36).slice(2, 6)}`);
+    const done = await finished(run.id);
+    expect(done.status, done.error ?? '').toBe('succeeded');
+    // No attempt of any step failed: the waits spent none.
+    expect((await stepsOf(run.id)).filter((s) => s.error !== null)).toHaveLength(0);
+  });
+});
