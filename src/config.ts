@@ -103,8 +103,6 @@ export interface DataForSeoConfig {
   readonly apiUrl: string;
   /** Tasks a minute across all workers (its Trends live endpoint allows 250). */
   readonly requestsPerMinute: number;
-  /** Language of search-volume requests (two letters). */
-  readonly language: string;
   /** Deadline of one request to it, answer included. */
   readonly requestTimeoutMs: number;
   /** How long a job waits before asking again when the account is refused or it is down; the longest wait for its pace. */
@@ -573,7 +571,6 @@ function loadDataForSeoSection(read: EnvReader, trends: TrendsConfig): DataForSe
     apiUrl: (read.url('DATAFORSEO_API_URL', ['https:', 'http:']) ?? 'https://api.dataforseo.com').replace(/\/+$/, ''),
     // Its Trends live endpoint takes 250 tasks a minute per account (issue 38's reading of its docs); a margin under it.
     requestsPerMinute: read.integer('DATAFORSEO_REQUESTS_PER_MINUTE', 200, 1, 2_000),
-    language: read.text('DATAFORSEO_LANGUAGE') ?? 'en',
     requestTimeoutMs: read.integer('DATAFORSEO_REQUEST_TIMEOUT_MS', 60_000, 100, 300_000),
     // How long a job waits before asking again when the account is refused or DataForSEO is down (and at most for its pace).
     retryMs: read.integer('DATAFORSEO_RETRY_MS', 300_000, 100, 3_600_000),
@@ -587,10 +584,6 @@ function loadDataForSeoSection(read: EnvReader, trends: TrendsConfig): DataForSe
   read.check(
     !trends.providers.includes('dataforseo') || (section.login !== undefined && section.password !== undefined),
     'TRENDS_PROVIDER names dataforseo: set DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD (the API login and password of app.dataforseo.com/api-access, not the account e-mail)',
-  );
-  read.check(
-    /^[a-z]{2}$/.test(section.language),
-    `DATAFORSEO_LANGUAGE must be a two-letter language code such as en (got "${section.language}")`,
   );
   return Object.freeze(section);
 }

@@ -603,8 +603,9 @@ const DEFINITIONS: readonly NamedStep[] = [
   },
   /* 32 */ scoreStep('demand', (ctx) => {
     const comparison = ctx.out('compare_anchor');
-    const primary = ctx.out('choose_primary').primary;
-    return scoreDemand(comparison, absoluteDemand(comparison.volume, primary));
+    // Absolute when a provider gave the primary phrase's monthly searches; else relative to the anchor.
+    const absolute = comparison.volume?.outcome === 'served' ? absoluteDemand(comparison.volume, ctx.out('choose_primary').primary) : null;
+    return scoreDemand(comparison, absolute);
   }),
   /* 33 */ scoreStep('momentum', (ctx) => {
     const points = (name: 'interest_30d' | 'interest_90d') => {

@@ -6,7 +6,14 @@ import type { Redis } from '../redis/connection.js';
 import { isOutage } from '../outage.js';
 import { enqueueWith, jobIdOf } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
-import { describeRequest, NotRecordedError, type TrendsProvider, type TrendsRequest, type TrendsResponse } from '../trends/types.js';
+import {
+  describeRequest,
+  NotAvailableError,
+  NotRecordedError,
+  type TrendsProvider,
+  type TrendsRequest,
+  type TrendsResponse,
+} from '../trends/types.js';
 
 /** The answer has not come yet (Google is throttling us, or the queue is long). The step waits; it does not fail. */
 export class WaitingForTrendsError extends Error {
@@ -76,7 +83,11 @@ export class DirectTrendsGateway implements TrendsGateway {
     try {
       return await this.provider.fetch(request);
     } catch (error) {
-      throw new TrendsFailedError(error instanceof Error ? error.message : String(error), error instanceof NotRecordedError);
+      throw new TrendsFailedError(
+        error instanceof Error ? error.message : String(error),
+        error instanceof NotRecordedError,
+        error instanceof NotAvailableError,
+      );
     }
   }
 }

@@ -9,6 +9,8 @@ import { buildStepContext } from '../../src/research/step-context.js';
 import type { TrendsPlan } from '../../src/research/trends-plan.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import type { TrendsRequest, TrendsResponse } from '../../src/trends/types.js';
+import { RoutedTrendsGateway } from '../../src/research/provider-router.js';
+import type { ProviderName } from '../../src/domain/trends/capabilities.js';
 
 /** The outputs steps recorded, each with its step's output type. */
 export class RecordedOutputs {
@@ -108,18 +110,23 @@ export function summarize<N extends StepName>(name: N, output: StepOutputs[N]): 
 export async function runSteps(
   idea: string,
   fetch: (request: TrendsRequest) => Promise<TrendsResponse>,
-  options: { anchor?: string; geo?: string; hints?: string[]; until?: StepName } = {},
+  options: { anchor?: string; geo?: string; hints?: string[]; until?: StepName; providers?: ProviderName[] } = {},
 ): Promise<HarnessRun> {
   const outputs = new RecordedOutputs();
   const summaries = new Map<StepName, string>();
   const requests: TrendsRequest[] = [];
   const anchor = options.anchor ?? 'weather';
-  // As a run asks a local provider: through the direct gateway, whose errors the plan reads (not recorded, failed).
-  const gateway = new DirectTrendsGateway({ name: 'synthetic', fetch });
-  const counted = async (request: TrendsRequest) => {
-    requests.push(request);
-    return gateway.fetch(request);
-  };
+  // As a run asks a local provider: through the router (what no provider can answer is not asked) and the
+  // direct gateway, whose errors the plan reads (not recorded, not available, failed).
+  const gateway = new DirectTrendsGateway({
+    name: 'synthetic',
+    fetch: (request) => {
+      requests.push(request);
+      return fetch(request);
+    },
+  });
+  const routed = new RoutedTrendsGateway(options.providers ?? ['synthetic'], () => gateway);
+  const counted = (request: TrendsRequest) => routed.fetch(request);
   const { ctx } = buildStepContext({
     run: { id: 'run_harness', idea, hints: options.hints ?? [], source: 'research', ownerAccountId: null },
     output: (n) => outputs.byNumber(n),

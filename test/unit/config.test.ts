@@ -21,6 +21,24 @@ describe('config', () => {
     expect(config.schedules.googleCheckCron).toBe('');
   });
 
+  it('reads TRENDS_PROVIDER as providers in order of preference, and wants what dataforseo needs', () => {
+    const both = loadConfig({ TRENDS_PROVIDER: 'google, dataforseo', DATAFORSEO_LOGIN: 'l', DATAFORSEO_PASSWORD: 'p' });
+    expect(both.trends.providers).toEqual(['google', 'dataforseo']);
+    expect(both.trends.provider).toBe('google+dataforseo');
+    expect(() => loadConfig({ TRENDS_PROVIDER: 'dataforseo' })).toThrow(/set DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD/);
+    expect(() => loadConfig({ TRENDS_PROVIDER: 'google,bing' })).toThrow(/among google, replay, synthetic, dataforseo.*got "bing"/);
+    expect(() => loadConfig({ TRENDS_PROVIDER: 'google,google' })).toThrow(/lists "google" twice/);
+    // The password travels in every request's header: plain http only to this machine.
+    const remote = {
+      TRENDS_PROVIDER: 'dataforseo',
+      DATAFORSEO_LOGIN: 'l',
+      DATAFORSEO_PASSWORD: 'p',
+      DATAFORSEO_API_URL: 'http://api.example.com',
+    };
+    expect(() => loadConfig(remote)).toThrow(/DATAFORSEO_API_URL must use https:/);
+    expect(loadConfig({ ...remote, DATAFORSEO_API_URL: 'http://127.0.0.1:9000/' }).dataforseo.apiUrl).toBe('http://127.0.0.1:9000');
+  });
+
   it('is one frozen section per part of the service, frozen all the way down', () => {
     const config = loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000', TRENDS_PROXY_URLS: 'http://10.0.0.5:3128' });
     expect(Object.keys(config).sort()).toEqual(
@@ -28,6 +46,7 @@ describe('config', () => {
         'admin',
         'dataDir',
         'database',
+        'dataforseo',
         'demoSeriesDir',
         'logLevel',
         'redis',

@@ -292,8 +292,26 @@ describe('steps 7-12: the series and the comparisons', () => {
     }));
     const o = await runStep('compare_anchor', stepContext(primary('dog', ['dog walking']), { anchor: 'bagel', plan: { comparison } }));
     expect(calls).toEqual([['dog', ['dog walking'], 'bagel']]);
-    expect(o).toEqual({ anchor: 'bagel', phraseMean: 12.5, anchorMean: 50, points: 52, provenance: null });
-    expect(summarize('compare_anchor', o)).toBe('mean 12.5 vs "bagel" 50');
+    // No provider of this plan has search volume: said so beside the relative means.
+    expect(o).toEqual({
+      anchor: 'bagel',
+      phraseMean: 12.5,
+      anchorMean: 50,
+      points: 52,
+      provenance: null,
+      volume: {
+        outcome: 'not_available',
+        reason: 'no provider of this test has search volume',
+        geo: '',
+        location: null,
+        language: '',
+        keywords: [],
+        provenance: null,
+      },
+    });
+    expect(summarize('compare_anchor', o)).toBe(
+      'mean 12.5 vs "bagel" 50; monthly searches not available: no provider of this test has search volume',
+    );
   });
 });
 
@@ -686,13 +704,55 @@ describe('steps 32-39: the eight dimension scores', () => {
       'score_demand',
       stepContext({ compare_anchor: { anchor: 'bagel', phraseMean: 40, anchorMean: 40, points: 52, provenance: null } }),
     );
-    expect(even).toMatchObject({ score: 0.5, evidence: { anchor: 'bagel', ratio: 1 } });
+    expect(even).toMatchObject({ score: 0.5, evidence: { basis: 'relative', anchor: 'bagel', ratio: 1 } });
     const four = await runStep(
       'score_demand',
       stepContext({ compare_anchor: { anchor: 'bagel', phraseMean: 79.5, anchorMean: 19.5, points: 52, provenance: null } }),
     );
     expect(four.score).toBeCloseTo(0.832, 3);
     expect(summarize('score_demand', four)).toBe(`${four.score!.toFixed(3)} — ${four.explanation}`);
+  });
+
+  it('32 score_demand: from the monthly searches of the primary phrase when a provider gave them (a decade 0.2, 10 → 0, 1M → 1)', async () => {
+    const volume = (searches: number | null) => ({
+      outcome: 'served' as const,
+      geo: 'US',
+      location: { name: 'United States', code: 2840 },
+      language: 'en',
+      keywords: [
+        {
+          keyword: 'dog walking',
+          monthlySearches: searches,
+          history: [{ month: '2026-10', searches: searches ?? 0 }],
+          cpcUsd: 1.2,
+          bidLowUsd: 0.5,
+          bidHighUsd: 2,
+          competition: 'HIGH' as const,
+          competitionIndex: 80,
+        },
+      ],
+      provenance: { provider: 'dataforseo' as const },
+    });
+    const at = (searches: number | null) =>
+      runStep(
+        'score_demand',
+        stepContext({
+          ...primary('dog walking', []),
+          compare_anchor: { anchor: 'weather', phraseMean: 10, anchorMean: 40, points: 52, provenance: null, volume: volume(searches) },
+        }),
+      );
+    const thousand = await at(1_000);
+    expect(thousand).toMatchObject({
+      score: 0.4,
+      evidence: { basis: 'absolute', monthly_searches: 1_000, location: 'United States', anchor: 'weather' },
+    });
+    expect(thousand.explanation).toBe(
+      'About 1,000 searches a month for "dog walking" in United States (Google Ads, 2026-10 to 2026-10); scored on a log scale from 10 a month (0) to 1,000,000 (1).',
+    );
+    expect((await at(10)).score).toBe(0);
+    expect((await at(5_000_000)).score).toBe(1);
+    // Google Ads has too little data for the phrase: relative, and said so.
+    expect(await at(null)).toMatchObject({ evidence: { basis: 'relative', anchor: 'weather' } });
   });
 
   it('33 score_momentum: the 30- and 90-day points with data (partial days as such) and step 23 yearly seasonality', async () => {
