@@ -3,6 +3,7 @@
 // provider. Read by the refresh itself and by `insights budget`.
 import type { Db } from '../db/connection.js';
 import { groupByLevel } from '../domain/trends/batching.js';
+import { answeringProvider, providersOf } from '../domain/trends/capabilities.js';
 import { listRefreshable, type InsightRow } from '../insights/insight.repository.js';
 
 /** Synthetic insights refresh from synthetic data; every other one from the configured provider. */
@@ -17,6 +18,8 @@ export interface RefreshPlan {
   /** What of it asks live Google (synthetic insights refresh from generated data). */
   googleInsights: number;
   googleGroups: number;
+  /** Per provider list (as runs record it): insights and the groups (requests) the refresh asks of it. */
+  byProvider: Array<{ provider: string; insights: number; groups: number }>;
 }
 
 /** Every active, researched insight in groups of comparable popularity, per provider. */
@@ -32,12 +35,14 @@ export async function planRefresh(db: Db, provider: string): Promise<RefreshPlan
     groups: groupByLevel(items).map((g) => g.map((i) => i.id)),
   }));
   const groups = grouped.flatMap((g) => g.groups);
-  const google = grouped.find((g) => g.provider === 'google');
+  // Live Google's share: the insights whose series Google answers (first in their list with the capability).
+  const onGoogle = grouped.filter((g) => answeringProvider(providersOf(g.provider), 'series') === 'google');
   return {
     insights: rows.length,
     requests: groups.length,
     groups,
-    googleInsights: byProvider.get('google')?.length ?? 0,
-    googleGroups: google?.groups.length ?? 0,
+    googleInsights: onGoogle.reduce((n, g) => n + (byProvider.get(g.provider)?.length ?? 0), 0),
+    googleGroups: onGoogle.reduce((n, g) => n + g.groups.length, 0),
+    byProvider: grouped.map((g) => ({ provider: g.provider, insights: byProvider.get(g.provider)?.length ?? 0, groups: g.groups.length })),
   };
 }

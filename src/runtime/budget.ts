@@ -11,6 +11,9 @@ import { refreshEstimate, type RefreshEstimate } from '../domain/trends/refresh-
 import { countUnfinishedRuns } from '../research/run.repository.js';
 import type { EgressPool, RouteBudget } from '../trends/egress-pool.js';
 import type { GoogleCheck } from '../trends/google-check.js';
+import { paidProviderReports, type PaidProviderReport } from '../research/provider-spend.js';
+import type { Redis } from '../redis/connection.js';
+import type { RedisKeys } from '../redis/keys.js';
 
 export interface BudgetReport {
   day: string;
@@ -22,9 +25,17 @@ export interface BudgetReport {
   refresh: RefreshEstimate;
   /** The latest scheduled Google canary (GOOGLE_CHECK_CRON), or null. */
   check: GoogleCheck | null;
+  /** Paid providers configured (DataForSEO): today's bill, an account problem, cost per run and per refreshed insight. */
+  paid: PaidProviderReport[];
 }
 
-export async function budgetReport(db: Db, pool: EgressPool, config: Config, now = new Date()): Promise<BudgetReport> {
+export async function budgetReport(
+  db: Db,
+  pool: EgressPool,
+  config: Config,
+  now = new Date(),
+  redis?: { redis: Redis; keys: RedisKeys },
+): Promise<BudgetReport> {
   const [routes, plan, waiting, check] = await Promise.all([
     pool.budget(now.toISOString().slice(0, 10), now.getTime()),
     planRefresh(db, config.trends.provider),
@@ -44,5 +55,6 @@ export async function budgetReport(db: Db, pool: EgressPool, config: Config, now
       now,
     ),
     check,
+    paid: redis ? await paidProviderReports(db, redis.redis, redis.keys, config.trends.providers, plan) : [],
   };
 }

@@ -22,6 +22,7 @@ import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { TRENDS_PRIORITY } from '../../src/research/trends-gateway.js';
 import { routesFrom } from '../../src/trends/egress.js';
+import { startDataForSeoOnLoopback } from '../../scripts/lib/dataforseo-on-loopback.js';
 import { EgressPool } from '../../src/trends/egress-pool.js';
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -385,6 +386,56 @@ describe('research and discovery on (loopback) Google as it answers today', () =
       await worker.kill('SIGTERM');
       await Promise.all([ingest.close(), research.close(), trends.close()]);
       connection.disconnect();
+    }
+  }, 300_000);
+
+  it('with DataForSEO beside Google (TRENDS_PROVIDER=google,dataforseo): each step names the provider that answered, and the insight has monthly searches', async () => {
+    const fake = await startDataForSeoOnLoopback();
+    const worker = new ServiceProcess('worker', { ...oneRoute(), TRENDS_PROVIDER: 'google,dataforseo', ...fake.env });
+    const connection = createRedis(redis.url, 'worker');
+    const research = new Queue(QUEUES.research, { connection, prefix: redis.keys.queuePrefix(QUEUES.research) });
+    try {
+      await worker.ready;
+      const run = await startRun(database.db, new ResearchChain(research), {
+        idea: 'Language exchange app for travellers',
+        hints: [],
+        provider: 'google+dataforseo',
+        source: 'research',
+        geo: 'US',
+      });
+      const done = await until(
+        () => database.db.selectFrom('research_runs').selectAll().where('id', '=', run.id).executeTakeFirstOrThrow(),
+        (r) => r.status === 'succeeded' || r.status === 'failed',
+        240_000,
+        'the run to finish',
+      );
+      expect(done.status, done.error ?? '').toBe('succeeded');
+      const steps = await database.db.selectFrom('research_steps').select(['name', 'output']).where('run_id', '=', run.id).execute();
+      const output = (name: string) => steps.find((s) => s.name === name)!.output as Record<string, any>;
+      // Google first for what it answers; DataForSEO for what only it has.
+      for (const name of [
+        'autocomplete_phrases',
+        'interest_90d',
+        'interest_5y',
+        'compare_anchor',
+        'interest_by_country',
+        'interest_by_city',
+      ])
+        if (output(name).provenance) expect(output(name).provenance.provider, name).toBe('google');
+      expect(output('interest_90d').provenance.provider).toBe('google');
+      expect(output('compare_anchor').volume).toMatchObject({
+        outcome: 'served',
+        location: { name: 'United States' },
+        provenance: { provider: 'dataforseo' },
+      });
+      expect(fake.requests.map((r) => r.endpoint)).toEqual(['searchVolume']);
+      const insight = await database.db.selectFrom('insights').selectAll().where('id', '=', done.insight_id!).executeTakeFirstOrThrow();
+      expect(insight.search_volume).toMatchObject({ provider: 'dataforseo', location: 'United States' });
+    } finally {
+      await worker.kill('SIGTERM');
+      await research.close();
+      connection.disconnect();
+      await fake.stop();
     }
   }, 300_000);
 });

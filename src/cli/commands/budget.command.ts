@@ -29,7 +29,10 @@ export function registerBudgetCommand(program: Command, context: () => CliContex
     .option('--json', 'print the figures as one JSON object')
     .action(async (options: { json?: boolean }) => {
       await withResources(context, async (resources, { config }) => {
-        const report = await budgetReport(resources.db, egressPoolFor(resources, config), config);
+        const report = await budgetReport(resources.db, egressPoolFor(resources, config), config, new Date(), {
+          redis: resources.redis,
+          keys: resources.redisKeys,
+        });
         if (options.json) return printJson(report);
         const perHour = report.requestsPerHourPerRoute;
         print(`Google Trends budget, ${report.day} (UTC), in HTTPS requests`);
@@ -67,6 +70,22 @@ export function registerBudgetCommand(program: Command, context: () => CliContex
           `Refresh: ${f.insights} insights on live Google in ${f.requests} HTTPS requests (groups of up to 5), needs ${f.minutesNeeded} min at this pace; next at ${f.nextRefreshAt}`,
         );
         print(f.fits ? `  ${f.advice}` : `  WARNING: ${f.advice}`);
+        for (const p of report.paid) {
+          const usd = (n: number | null) => (n === null ? '–' : `$${n.toFixed(4)}`);
+          print(`${p.provider} (paid), ${report.day} (UTC):`);
+          if (p.accountProblem) print(`  WARNING since ${p.accountProblem.at}: ${p.accountProblem.message}; runs wait until it is fixed`);
+          print(
+            `  Today: research ${p.today.research.requests} requests, ${usd(p.today.research.usd)}; refresh and discovery ${p.today.background.requests} requests, ${usd(p.today.background.usd)}`,
+          );
+          print(
+            p.perRun.runs === 0
+              ? '  Per research run: no finished run asked it yet'
+              : `  Per research run (median of the latest ${p.perRun.runs}): ${p.perRun.medianRequests} requests, ${usd(p.perRun.medianUsd)}`,
+          );
+          print(
+            `  Refresh: ${p.refresh.insights} insights in ${p.refresh.requests} tasks a day, ${usd(p.refresh.usdPerDay)} (${usd(p.refresh.usdPerInsight)} per refreshed insight, at the listed price)`,
+          );
+        }
       });
     });
 }

@@ -68,7 +68,7 @@ export function refreshEstimate(
   pacing: RefreshPacing,
   now = new Date(),
 ): RefreshEstimate {
-  const googleGroups = provider === 'google' ? plan.googleGroups : 0;
+  const googleGroups = provider.split('+').includes('google') ? plan.googleGroups : 0;
   return estimateRefresh(
     googleGroups * HTTPS_PER_REFRESH_GROUP,
     plan.googleInsights,
