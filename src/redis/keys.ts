@@ -53,6 +53,8 @@ export function redisKeys(prefix: string) {
     providerPace: (provider: string, endpoint: string, minute: number) => `{${prefix}:providers}:pace:${provider}:${endpoint}:${minute}`,
     /** A paid provider's requests and spend on a UTC day, by purpose (a hash, kept 40 days). */
     providerSpend: (provider: string, day: string) => `{${prefix}:providers}:spend:${provider}:${day}`,
+    /** What a paid provider billed one research run (a hash, kept 40 days): the cost per run in `insights budget`. */
+    providerRunSpend: (provider: string, runId: string) => `{${prefix}:providers}:run:${provider}:${runId}`,
     /** A paid provider's answer to one request on a UTC day (asked once a day, as Google's trends jobs are). */
     providerAnswer: (provider: string, requestHash: string) => `{${prefix}:providers}:answer:${provider}:${requestHash}`,
     /** The account problem a paid provider last reported (wrong password, no money), until an answer clears it. */

@@ -30,7 +30,7 @@ import {
   type TrendsRequest,
   type TrendsResponse,
 } from '../trends/types.js';
-import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from './trends-gateway.js';
+import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose, type TrendsWaiter } from './trends-gateway.js';
 
 /** Tasks a minute per endpoint. */
 export interface PaidPace {
@@ -57,7 +57,7 @@ export interface PaidGatewayDeps {
 export class PaidTrendsGateway implements TrendsGateway {
   constructor(private readonly deps: PaidGatewayDeps) {}
 
-  async fetch(request: TrendsRequest): Promise<TrendsResponse> {
+  async fetch(request: TrendsRequest, options?: { waiter?: TrendsWaiter }): Promise<TrendsResponse> {
     const { provider, redis, keys, purpose } = this.deps;
     const name = provider.name;
     const endpoint = endpointOf(request);
@@ -98,8 +98,17 @@ export class PaidTrendsGateway implements TrendsGateway {
     counted('answered');
     providerCost.inc({ provider: name, purpose }, cost);
     const spendKey = keys.providerSpend(name, day);
-    await redis
-      .multi()
+    // A research step says which run asks (its job id): the run's own bill, for the cost per run.
+    const runId = options?.waiter ? /^(run_[A-Za-z0-9]+)-step-\d+$/.exec(options.waiter.jobId)?.[1] : undefined;
+    const bill = redis.multi();
+    if (runId) {
+      const runKey = keys.providerRunSpend(name, runId);
+      bill
+        .hincrby(runKey, 'requests', 1)
+        .hincrby(runKey, 'micro_usd', Math.round(cost * MICRO))
+        .pexpire(runKey, 40 * DAY_MS);
+    }
+    await bill
       .set(answerKey, JSON.stringify(answer), 'PX', DAY_MS)
       .hincrby(spendKey, `${purpose}:requests`, 1)
       .hincrby(spendKey, `${purpose}:micro_usd`, Math.round(cost * MICRO))
@@ -163,6 +172,17 @@ export async function spendOn(
     usd: Number(hash[`${purpose}:micro_usd`] ?? 0) / MICRO,
   });
   return { research: of('research'), background: of('background') };
+}
+
+/** What a paid provider billed one research run, as its gateway counted it. */
+export async function runSpendOf(
+  redis: Redis,
+  keys: RedisKeys,
+  provider: string,
+  runId: string,
+): Promise<{ requests: number; usd: number }> {
+  const hash = await redis.hgetall(keys.providerRunSpend(provider, runId));
+  return { requests: Number(hash.requests ?? 0), usd: Number(hash.micro_usd ?? 0) / MICRO };
 }
 
 /** The account problem a paid provider last reported, if it has not answered since. */

@@ -1,7 +1,7 @@
 // What paid providers cost, for `insights budget`: today's requests and
 // dollars by purpose (from the bill the paid gateway keeps in Redis), what a
-// research run costs (the sum of what its steps' answers were billed, median
-// of the latest runs), and what the daily refresh of one insight costs (one
+// research run costs (what the gateway counted billed to its steps, median of
+// the latest runs), and what the daily refresh of one insight costs (one
 // series task per group of up to five insights, at the listed price).
 import { sql } from 'kysely';
 import type { Db } from '../db/connection.js';
@@ -9,7 +9,7 @@ import { answeringProvider, PROVIDER_PROFILES, providersOf, type ProviderName } 
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import type { RefreshPlan } from '../refresh/plan.js';
-import { accountProblemOf, spendOn } from './paid-gateway.js';
+import { accountProblemOf, runSpendOf, spendOn } from './paid-gateway.js';
 
 export interface PaidProviderReport {
   provider: ProviderName;
@@ -29,18 +29,6 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
 
-/** Every provenance in a step's output (a step may hold several answers). */
-function provenances(value: unknown, found: Array<{ provider?: string; costUsd?: number; requests?: number }> = []) {
-  if (Array.isArray(value)) for (const v of value) provenances(v, found);
-  else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === 'provenance' && v && typeof v === 'object') found.push(v as { provider?: string; costUsd?: number });
-      else provenances(v, found);
-    }
-  }
-  return found;
-}
-
 export async function paidProviderReports(
   db: Db,
   redis: Redis,
@@ -59,16 +47,7 @@ export async function paidProviderReports(
       .orderBy('finished_at', 'desc')
       .limit(latestRuns)
       .execute();
-    const perRun = await Promise.all(
-      runs.map(async (r) => {
-        const steps = await db.selectFrom('research_steps').select('output').where('run_id', '=', r.id).execute();
-        const billed = steps.flatMap((s) => provenances(s.output)).filter((p) => p.provider === provider);
-        return {
-          requests: billed.reduce((n, p) => n + (p.requests ?? 0), 0),
-          usd: billed.reduce((n, p) => n + (p.costUsd ?? 0), 0),
-        };
-      }),
-    );
+    const perRun = await Promise.all(runs.map((r) => runSpendOf(redis, keys, provider, r.id)));
     const groups = plan.byProvider.find((g) => answeringProvider(providersOf(g.provider), 'series') === provider);
     const price = PROVIDER_PROFILES[provider].priceUsd.explore ?? 0;
     const insights = groups?.insights ?? 0;

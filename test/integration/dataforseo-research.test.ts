@@ -11,7 +11,15 @@ import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
 import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
 import { spendOn } from '../../src/research/paid-gateway.js';
-import { startDataForSeoOnLoopback, type DataForSeoOnLoopback, FAKE_PASSWORD } from '../../scripts/lib/dataforseo-on-loopback.js';
+import { paidProviderReports } from '../../src/research/provider-spend.js';
+import { planRefresh } from '../../src/refresh/plan.js';
+import {
+  startDataForSeoOnLoopback,
+  type DataForSeoOnLoopback,
+  FAKE_LOGIN,
+  FAKE_PASSWORD,
+  FAKE_PRICES,
+} from '../../scripts/lib/dataforseo-on-loopback.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
 import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
@@ -21,6 +29,8 @@ let redis: TestRedis;
 let pipeline: Pipeline;
 let fake: DataForSeoOnLoopback;
 let chain: ResearchChain;
+/** What the workers logged (level warn and up), to read the operator's messages and look for secrets. */
+const logged: string[] = [];
 
 beforeAll(async () => {
   fake = await startDataForSeoOnLoopback();
@@ -35,7 +45,7 @@ beforeAll(async () => {
       // A refused account or a pace wait is looked at again after 300 ms here (5 minutes by default).
       DATAFORSEO_RETRY_MS: '300',
     }),
-    pino({ level: 'silent' }),
+    pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) }),
   );
   chain = new ResearchChain(pipeline.queues.research);
 });
@@ -102,6 +112,21 @@ describe('research with DataForSEO alone', () => {
     const spend = await spendOn(redis.redis, redis.keys, 'dataforseo');
     expect(spend.research.requests).toBeGreaterThanOrEqual(asked.filter((r) => r.status === 200 && r.code === 20000).length);
     expect(spend.research.usd).toBeGreaterThan(0);
+    // `insights budget`: what a run cost, as billed, and what refreshing the insight will cost a day.
+    const [report] = await paidProviderReports(
+      database.db,
+      redis.redis,
+      redis.keys,
+      ['dataforseo'],
+      await planRefresh(database.db, 'dataforseo'),
+    );
+    const billed = asked.filter((r) => r.code === 20000);
+    expect(report!.perRun).toEqual({
+      runs: 1,
+      medianRequests: billed.length,
+      medianUsd: Math.round(billed.reduce((usd, r) => usd + FAKE_PRICES[r.endpoint as 'explore' | 'searchVolume'], 0) * 1e6) / 1e6,
+    });
+    expect(report!.refresh).toMatchObject({ insights: 1, requests: 1, usdPerDay: 0.009 });
   });
 
   it.each([
@@ -132,6 +157,10 @@ describe('research with DataForSEO alone', () => {
     fixIt();
     const done = await finished(run.id);
     expect(done.status, done.error ?? '').toBe('succeeded');
+    // The operator is told in the log too, and the account's secret is never written.
+    expect(logged.some((line) => message.test(line))).toBe(true);
+    const secrets = [FAKE_PASSWORD, Buffer.from(`${FAKE_LOGIN}:${FAKE_PASSWORD}`).toString('base64')];
+    expect(logged.filter((line) => secrets.some((s) => line.includes(s)))).toEqual([]);
   });
 
   it('its per-minute limit and a task that fails on its side: waited out, no failed step', async () => {
