@@ -28,6 +28,14 @@ export function registerShowCommand(program: Command, context: () => CliContext)
             `  ${d.padEnd(11)} ${dim.score === null ? '  —  ' : dim.score.toFixed(3)}  ${dim.explanation}${dim.experimental ? ' (experimental: not validated yet, weighted at half)' : ''}`,
           );
         }
+        // Absolute demand, when a provider of search volume answered (docs/providers.md).
+        for (const k of insight.search_volume?.keywords ?? []) {
+          const figures =
+            k.monthly_searches === null
+              ? 'too little data in Google Ads'
+              : `${k.monthly_searches.toLocaleString('en-US')} searches a month${k.cpc_usd !== null ? `, $${k.cpc_usd.toFixed(2)} a click` : ''}${k.competition ? `, ${k.competition.toLowerCase()} competition` : ''}`;
+          print(`volume   "${k.keyword}" in ${insight.search_volume!.location}: ${figures} (${insight.search_volume!.provider})`);
+        }
         if (points.length > 0) {
           const values = points.map((p) => p.value);
           print(

@@ -38,9 +38,12 @@ export interface ProviderProfile {
   /** Whether its answers cost money (then counted per run and per refresh). */
   paid: boolean;
   /**
-   * Price per request in US dollars, by what is asked, as the provider lists it
-   * (DataForSEO: docs.dataforseo.com pricing, 2026-11). Used for estimates only:
-   * what a run spent is what the provider billed, read from its answers.
+   * Assumed price per request in US dollars, by what is asked, for estimates
+   * only (the refresh's cost per insight in `insights budget`). What a run
+   * spent is what the provider billed, read from each answer's `cost`.
+   * DataForSEO: $0.009 per Trends live task is what answers seen by other
+   * clients carried; $0.075 per Google Ads live task is its listed live price
+   * for the Ads family, not confirmed for search volume (2026-11).
    */
   priceUsd: Partial<Record<'explore' | 'searchVolume', number>>;
 }
