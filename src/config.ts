@@ -518,6 +518,11 @@ function loadTrendsSection(read: EnvReader): TrendsConfig {
     return (PROVIDER_NAMES as readonly string[]).includes(name) && all.indexOf(name) === i;
   }) as ProviderName[];
   if (providers.length === 0) providers.push('google');
+  // A simulated world beside real data would publish simulated research as real (and pay for its search volume).
+  read.check(
+    !providers.includes('synthetic') || providers.length === 1,
+    'TRENDS_PROVIDER: synthetic is a simulated world and cannot be combined with other providers',
+  );
   const section = {
     providers: Object.freeze(providers),
     provider: providerLabel(providers),
@@ -576,11 +581,18 @@ function loadDataForSeoSection(read: EnvReader, trends: TrendsConfig): DataForSe
     retryMs: read.integer('DATAFORSEO_RETRY_MS', 300_000, 100, 3_600_000),
   };
   // The password goes in every request's header: plain HTTP only to this machine (the loopback DataForSEO of tests).
-  const url = new URL(section.apiUrl);
-  read.check(
-    url.protocol === 'https:' || ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname),
-    `DATAFORSEO_API_URL must use https: (plain http only to this machine; got ${url.protocol}//${url.hostname})`,
-  );
+  const url = URL.canParse(section.apiUrl) ? new URL(section.apiUrl) : undefined;
+  if (url) {
+    read.check(
+      url.protocol === 'https:' || ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname),
+      `DATAFORSEO_API_URL must use https: (plain http only to this machine; got ${url.protocol}//${url.hostname})`,
+    );
+    // A login in the address would be printed wherever the address is (the start banner): it goes in DATAFORSEO_LOGIN.
+    read.check(
+      url.username === '' && url.password === '',
+      'DATAFORSEO_API_URL must not carry a login: set DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD',
+    );
+  }
   read.check(
     !trends.providers.includes('dataforseo') || (section.login !== undefined && section.password !== undefined),
     'TRENDS_PROVIDER names dataforseo: set DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD (the API login and password of app.dataforseo.com/api-access, not the account e-mail)',

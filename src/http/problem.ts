@@ -52,6 +52,7 @@ export const PROBLEM_TYPES = {
   requestTimeout: { type: '/problems/request-timeout', title: 'Request timeout', status: 408 },
   headersTooLarge: { type: '/problems/request-headers-too-large', title: 'Request headers too large', status: 431 },
   tooManyPipelined: { type: '/problems/too-many-pipelined-requests', title: 'Too many pipelined requests', status: 429 },
+  searchDataUnavailable: { type: '/problems/search-data-unavailable', title: 'Search data could not be read', status: 502 },
   unavailable: { type: '/problems/unavailable', title: 'Service unavailable', status: 503 },
   internal: { type: '/problems/internal', title: 'Internal error', status: 500 },
 } as const;

@@ -64,7 +64,7 @@ export const providerCost = new client.Counter({
 });
 export const providerAccountProblem = new client.Gauge({
   name: 'trends_provider_account_problem',
-  help: 'A paid provider refuses the account (1) until an answer comes again (0), by provider and problem (credentials, balance)',
+  help: 'A paid provider refuses the account (1) until an answer comes again (0), by provider and problem (credentials, balance, configuration)',
   labelNames: ['provider', 'problem'] as const,
   registers: [registry],
 });

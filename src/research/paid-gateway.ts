@@ -21,6 +21,7 @@ import { untilNextMinute } from '../trends/dataforseo/client.js';
 import {
   describeRequest,
   MalformedResponseError,
+  NotAvailableError,
   ProviderAccountError,
   ProviderUnavailableError,
   RateLimitedError,
@@ -52,6 +53,10 @@ export interface PaidGatewayDeps {
   purpose: TrendsPurpose;
   /** How long a job waits when the account is refused (an operator must act) or the provider is down; the cap of a pace wait. */
   retryMs: number;
+  /** What the day's answers are kept under besides the request: the API address and login (a sandbox's answers are not production's). */
+  scope: string;
+  /** How long one job holds a request as being asked (longer than a request's deadline). */
+  askingMs: number;
 }
 
 export class PaidTrendsGateway implements TrendsGateway {
@@ -63,10 +68,11 @@ export class PaidTrendsGateway implements TrendsGateway {
     const endpoint = endpointOf(request);
     const counted = (outcome: string) => providerRequests.inc({ provider: name, endpoint, purpose, outcome });
     const day = utcDay();
+    // The day's answer of this account at this address (a sandbox's answers are not production's).
     const answerKey = keys.providerAnswer(
       name,
       createHash('sha256')
-        .update(`${day}|${requestKey(request)}`)
+        .update(`${this.deps.scope}|${day}|${requestKey(request)}`)
         .digest('hex')
         .slice(0, 32),
     );
@@ -77,15 +83,37 @@ export class PaidTrendsGateway implements TrendsGateway {
       // Paid for once: the second reader spent nothing.
       return { ...answer, provenance: { ...answer.provenance!, costUsd: 0, requests: 0 } };
     }
+    // One asker at a time per request: a job that finds it being asked sleeps and reads the answer (paid once).
+    const askingKey = `${answerKey}:asking`;
+    if ((await redis.set(askingKey, '1', 'PX', this.deps.askingMs, 'NX')) === null) {
+      counted('joined');
+      throw new WaitingForTrendsError(describeRequest(request), 1_000, 'DataForSEO', 'the same request is being asked by another job');
+    }
+    try {
+      return await this.ask(request, options, { answerKey, day, counted });
+    } finally {
+      await redis.del(askingKey);
+    }
+  }
+
+  private async ask(
+    request: TrendsRequest,
+    options: { waiter?: TrendsWaiter } | undefined,
+    { answerKey, day, counted }: { answerKey: string; day: string; counted: (outcome: string) => void },
+  ): Promise<TrendsResponse> {
+    const { provider, redis, keys, purpose } = this.deps;
+    const name = provider.name;
+    const endpoint = endpointOf(request);
     const minute = Math.floor(Date.now() / 60_000);
     const paceKey = keys.providerPace(name, endpoint, minute);
     const [[, taken]] = (await redis.multi().incr(paceKey).pexpire(paceKey, 120_000).exec()) as [[unknown, number], unknown];
     if (taken > this.deps.pace[endpoint]) {
       counted('paced');
       throw new WaitingForTrendsError(
-        `${describeRequest(request)}: ${name}'s pace of ${this.deps.pace[endpoint]} ${endpoint} tasks a minute is taken`,
+        describeRequest(request),
         Math.min(untilNextMinute(), this.deps.retryMs),
         'DataForSEO',
+        `${name}'s pace of ${this.deps.pace[endpoint]} ${endpoint} tasks a minute is taken`,
       );
     }
     let answer: TrendsResponse;
@@ -95,6 +123,8 @@ export class PaidTrendsGateway implements TrendsGateway {
       throw await this.classified(error, request, counted);
     }
     const cost = answer.provenance?.costUsd ?? 0;
+    // What was sent: a request the provider answered without asking (nothing it could ask) costs none.
+    const sent = answer.provenance?.requests ?? 1;
     counted('answered');
     providerCost.inc({ provider: name, purpose }, cost);
     const spendKey = keys.providerSpend(name, day);
@@ -104,18 +134,18 @@ export class PaidTrendsGateway implements TrendsGateway {
     if (runId) {
       const runKey = keys.providerRunSpend(name, runId);
       bill
-        .hincrby(runKey, 'requests', 1)
+        .hincrby(runKey, 'requests', sent)
         .hincrby(runKey, 'micro_usd', Math.round(cost * MICRO))
         .pexpire(runKey, 40 * DAY_MS);
     }
     await bill
       .set(answerKey, JSON.stringify(answer), 'PX', DAY_MS)
-      .hincrby(spendKey, `${purpose}:requests`, 1)
+      .hincrby(spendKey, `${purpose}:requests`, sent)
       .hincrby(spendKey, `${purpose}:micro_usd`, Math.round(cost * MICRO))
       .pexpire(spendKey, 40 * DAY_MS)
       .del(keys.providerProblem(name))
       .exec();
-    for (const problem of ['credentials', 'balance']) providerAccountProblem.set({ provider: name, problem }, 0);
+    for (const problem of ['credentials', 'balance', 'configuration']) providerAccountProblem.set({ provider: name, problem }, 0);
     return answer;
   }
 
@@ -126,7 +156,7 @@ export class PaidTrendsGateway implements TrendsGateway {
     if (error instanceof ProviderAccountError) {
       counted('account');
       providerAccountProblem.set({ provider: provider.name, problem: error.problem }, 1);
-      // Said once per problem and 5 minutes to the operator's log, and kept for `insights budget`.
+      // Said to the operator's log once per problem (until an answer clears it), and kept for `insights budget`.
       const said = await redis.set(
         keys.providerProblem(provider.name),
         JSON.stringify({ problem: error.problem, message: error.message, at: new Date().toISOString() }),
@@ -134,22 +164,26 @@ export class PaidTrendsGateway implements TrendsGateway {
         DAY_MS,
         'GET',
       );
-      if (said === null || !said.includes(error.message)) logger.error({ provider: provider.name, problem: error.problem }, error.message);
-      return new WaitingForTrendsError(`${what}: ${error.message}; waiting until it is fixed`, this.deps.retryMs, 'DataForSEO');
+      if (said === null || (JSON.parse(said) as { message?: string }).message !== error.message)
+        logger.error({ provider: provider.name, problem: error.problem }, error.message);
+      return new WaitingForTrendsError(what, this.deps.retryMs, 'DataForSEO', `${error.message}; waiting until it is fixed`);
     }
     if (error instanceof RateLimitedError) {
       counted('paced');
       return new WaitingForTrendsError(
-        `${what}: ${error.message}`,
+        what,
         Math.min(error.retryAfterMs ?? untilNextMinute(), this.deps.retryMs),
         'DataForSEO',
+        error.message,
       );
     }
     if (error instanceof ProviderUnavailableError) {
       counted('unavailable');
       logger.warn({ provider: provider.name, err: error }, 'paid provider unavailable; the job waits');
-      return new WaitingForTrendsError(`${what}: ${error.message}`, this.deps.retryMs, 'DataForSEO');
+      return new WaitingForTrendsError(what, this.deps.retryMs, 'DataForSEO', error.message);
     }
+    // What it cannot answer for this request (a region's search volume): evidence not available, not a failure.
+    if (error instanceof NotAvailableError) return new TrendsFailedError(error.message, false, true);
     if (error instanceof RefusedError || error instanceof MalformedResponseError) {
       counted('refused');
       return new TrendsFailedError(error.message);

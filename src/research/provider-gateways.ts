@@ -51,6 +51,8 @@ export function providerGateways(deps: ProviderGatewayDeps): GatewayFor {
         logger: deps.logger,
         purpose,
         retryMs,
+        scope: `${apiUrl}|${login}`,
+        askingMs: requestTimeoutMs + 5_000,
       });
     } else {
       gateway = new DirectTrendsGateway(createLocalTrendsProvider(provider, deps.config));

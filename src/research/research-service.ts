@@ -8,6 +8,7 @@
 import type { Kysely } from 'kysely';
 import type { Config, TrendsPlanName } from '../config.js';
 import { answeringProvider, providersOf } from '../domain/trends/capabilities.js';
+import { DATAFORSEO_COUNTRIES } from '../trends/dataforseo/provider.js';
 import type { Db } from '../db/connection.js';
 import type { Database, ResearchVisibility, RunStatus } from '../db/database.js';
 import { SOURCES } from '../domain/catalog.js';
@@ -106,13 +107,20 @@ export class ResearchService {
   private check(request: SubmitRequest): { text: string; key: string; geo: string } {
     const { text, key } = checkIdea(request.idea, request.hints ?? []);
     const geo = (request.geo ?? this.settings.defaultGeo).trim().toUpperCase();
-    const market = marketProblem(geo);
+    const market = marketProblem(geo) ?? this.providerMarketProblem(geo);
     if (market) throw new InvalidIdeaError(`geo ${market}`);
     if (request.language !== undefined) {
       const language = languageProblem(request.language);
       if (language) throw new InvalidIdeaError(`language ${language}`);
     }
     return { text, key, geo };
+  }
+
+  /** A market the provider of the series cannot ask about (DataForSEO asks by country): refused now, not at step 7. */
+  private providerMarketProblem(geo: string): string | null {
+    if (geo === '' || answeringProvider(providersOf(this.settings.provider), 'series') !== 'dataforseo' || DATAFORSEO_COUNTRIES[geo])
+      return null;
+    return `"${geo}" cannot be researched with this service's search data (DataForSEO, asked by country): use worldwide ("") or one of ${Object.keys(DATAFORSEO_COUNTRIES).join(', ')}`;
   }
 
   async submit(who: Submitter, request: SubmitRequest): Promise<Submitted> {

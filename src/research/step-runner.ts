@@ -215,7 +215,10 @@ export class StepRunner {
       if (isOutage(error)) throw error;
       if (error instanceof WaitingForTrendsError) {
         // Waiting on Google is not a failure: sleep without spending an attempt, as long as the trends job said it waits.
-        await setRunState(deps.db, facts.id, { status: 'waiting', waitingReason: `waiting for ${error.source} (${error.message})` });
+        await setRunState(deps.db, facts.id, {
+          status: 'waiting',
+          waitingReason: `waiting for ${error.source} (${error.message})${error.operatorDetail ? ` — ${error.operatorDetail}` : ''}`,
+        });
         return { kind: 'wait', ms: sleepFor(error, deps.waitRetryMs ?? 5_000) };
       }
       const message = error instanceof Error ? error.message : String(error);

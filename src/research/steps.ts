@@ -412,7 +412,9 @@ const DEFINITIONS: readonly NamedStep[] = [
       return mapOf(ctx, 'COUNTRY', against ? anchor : null, reason);
     },
     summarize: (o) =>
-      `${o.places.length} countries with data${o.compared_with ? ` (shares vs "${o.compared_with}")` : ''}; strongest: ${o.places.slice(0, 3).map(describePlace).join(', ') || '–'}`,
+      o.unavailable
+        ? `not available: ${o.unavailable}`
+        : `${o.places.length} countries with data${o.compared_with ? ` (shares vs "${o.compared_with}")` : ''}; strongest: ${o.places.slice(0, 3).map(describePlace).join(', ') || '–'}`,
   },
   /* 18 */ {
     name: 'interest_by_city',
@@ -423,7 +425,11 @@ const DEFINITIONS: readonly NamedStep[] = [
       return { ...map, places: map.places.slice(0, 25) };
     },
     summarize: (o) =>
-      o.places.length === 0 ? `no city has data for "${o.keyword}"` : `top cities: ${o.places.slice(0, 3).map(describePlace).join(', ')}`,
+      o.unavailable
+        ? `not available: ${o.unavailable}`
+        : o.places.length === 0
+          ? `no city has data for "${o.keyword}"`
+          : `top cities: ${o.places.slice(0, 3).map(describePlace).join(', ')}`,
   },
   /* 19 */ {
     name: 'clean_series',

@@ -24,6 +24,8 @@ export class WaitingForTrendsError extends Error {
     readonly retryAfterMs?: number,
     /** Who is waited for, in the run's waiting reason. */
     readonly source = 'Google Trends',
+    /** For the operator only (`insights runs show`): what they must do; never shown to API clients. */
+    readonly operatorDetail?: string,
   ) {
     super(message);
   }

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { answeringProvider, providersOf } from '../domain/trends/capabilities.js';
 import { RECORDED_ANCHOR, ReplayTrendsProvider } from './replay.provider.js';
 import { SyntheticTrendsProvider } from './synthetic.provider.js';
 import type { TrendsProvider } from './types.js';
@@ -16,6 +17,7 @@ export function createLocalTrendsProvider(name: 'replay' | 'synthetic', config: 
 /** The term every idea is compared with (step 12, and steps 17–18 when comparable) unless TRENDS_ANCHOR names one. */
 export const DEFAULT_ANCHOR = 'weather';
 
-export function anchorTermFor(provider: string, configured: string | undefined): string {
-  return configured ?? (provider === 'replay' ? RECORDED_ANCHOR : DEFAULT_ANCHOR);
+/** `providers`: a run's list (e.g. "replay+dataforseo"); the anchor is the one its series provider can answer. */
+export function anchorTermFor(providers: string, configured: string | undefined): string {
+  return configured ?? (answeringProvider(providersOf(providers), 'series') === 'replay' ? RECORDED_ANCHOR : DEFAULT_ANCHOR);
 }

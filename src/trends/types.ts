@@ -58,8 +58,8 @@ export class MalformedResponseError extends Error {
 /** The provider has no such capability (domain/trends/capabilities.ts); the router never asks it, so this is a bug caught. */
 export class NotAvailableError extends Error {
   override name = 'NotAvailableError';
-  constructor(provider: ProviderName, request: Exclude<TrendsRequest, { kind: 'explore' }>) {
-    super(`${provider} does not answer ${CAPABILITY_WORDS[capabilityOf(request)]}`);
+  constructor(provider: ProviderName, request: Exclude<TrendsRequest, { kind: 'explore' }>, why?: string) {
+    super(`${provider} does not answer ${CAPABILITY_WORDS[capabilityOf(request)]}${why ? ` ${why}` : ''}`);
   }
 }
 
@@ -72,7 +72,8 @@ export class ProviderAccountError extends Error {
   override name = 'ProviderAccountError';
   constructor(
     message: string,
-    readonly problem: 'credentials' | 'balance',
+    /** credentials: the login, or the account's access; balance: money; configuration: DATAFORSEO_API_URL. */
+    readonly problem: 'credentials' | 'balance' | 'configuration',
   ) {
     super(message);
   }

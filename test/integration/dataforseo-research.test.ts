@@ -6,7 +6,14 @@
 // never failed, until they clear.
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { buildApp } from '../../src/http/app.js';
+import { createApiKey } from '../../src/api-keys/api-key.repository.js';
+import { publicWaitingReason } from '../../src/domain/public-error.js';
+import { directSeries } from '../../src/research/comparison-service.js';
+import { providerGateways } from '../../src/research/provider-gateways.js';
+import { ResearchService, researchSettings } from '../../src/research/research-service.js';
+import { WaitingForTrendsError } from '../../src/research/trends-gateway.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
 import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
@@ -29,6 +36,7 @@ let redis: TestRedis;
 let pipeline: Pipeline;
 let fake: DataForSeoOnLoopback;
 let chain: ResearchChain;
+let config: Config;
 /** What the workers logged (level warn and up), to read the operator's messages and look for secrets. */
 const logged: string[] = [];
 
@@ -38,13 +46,13 @@ beforeAll(async () => {
   redis = await createTestRedis();
   pipeline = await startWorkers(
     testResources(database, redis),
-    loadConfig({
+    (config = loadConfig({
       REDIS_PREFIX: redis.prefix,
       TRENDS_PROVIDER: 'dataforseo',
       ...fake.env,
       // A refused account or a pace wait is looked at again after 300 ms here (5 minutes by default).
       DATAFORSEO_RETRY_MS: '300',
-    }),
+    })),
     pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) }),
   );
   chain = new ResearchChain(pipeline.queues.research);
@@ -171,5 +179,105 @@ describe('research with DataForSEO alone', () => {
     expect(done.status, done.error ?? '').toBe('succeeded');
     // No attempt of any step failed: the waits spent none.
     expect((await stepsOf(run.id)).filter((s) => s.error !== null)).toHaveLength(0);
+  });
+});
+
+describe('what the review of issue 38 found', () => {
+  it('API clients see the request a run waits for, never the operator message about the account', async () => {
+    fake.password = 'rotated-elsewhere';
+    const run = await research(`Rooftop garden kits ${Math.random().toString(36).slice(2, 6)}`);
+    const waiting = await until(
+      () => runOf(run.id),
+      (r) => r.status === 'waiting',
+      30_000,
+      'the run to wait',
+    );
+    expect(waiting.waiting_reason).toMatch(/refused the login/);
+    const shown = publicWaitingReason(waiting.waiting_reason)!;
+    expect(shown).toMatch(/^waiting for DataForSEO \(/);
+    expect(shown).not.toMatch(/DATAFORSEO_|login|password|40100|add funds/);
+    fake.password = FAKE_PASSWORD;
+    expect((await finished(run.id)).status).toBe('succeeded');
+    // Said to the operator once per problem, not on every look.
+    expect(logged.filter((line) => line.includes('"level":50') && line.includes('refused the login')).length).toBeGreaterThanOrEqual(1);
+    const before = logged.filter((line) => line.includes('"level":50')).length;
+    fake.password = 'rotated-elsewhere';
+    const again = await research(`Rooftop garden kits ${Math.random().toString(36).slice(2, 6)}`);
+    await until(
+      () => runOf(again.id),
+      (r) => r.status === 'waiting',
+      30_000,
+      'the second run to wait',
+    );
+    // Several looks while it waits (each ~5 s apart here), one line.
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    expect(logged.filter((line) => line.includes('"level":50')).length - before).toBe(1);
+    fake.password = FAKE_PASSWORD;
+    expect((await finished(again.id)).status).toBe('succeeded');
+  }, 90_000);
+
+  it('a market DataForSEO cannot ask is refused at submission, and a region gets no search volume (not an empty answer, not billed)', async () => {
+    const service = new ResearchService(database.db, chain, { ...researchSettings(config), provider: 'dataforseo' });
+    await expect(service.submit({ operator: true }, { idea: 'Kayak rental app', geo: 'US-CA' })).rejects.toThrow(
+      /cannot be researched with this service's search data \(DataForSEO, asked by country\)/,
+    );
+    const gateway = providerGateways({ config, logger: pino({ level: 'silent' }), redis: redis.redis, keys: redis.keys })('dataforseo');
+    const sent = fake.requests.length;
+    const spend = await spendOn(redis.redis, redis.keys, 'dataforseo');
+    await expect(gateway.fetch({ kind: 'searchVolume', keywords: ['kayak rental'], geo: 'US-CA', language: 'en' })).rejects.toMatchObject({
+      notAvailable: true,
+      message: expect.stringMatching(/monthly search volume for US-CA: it is asked by country/),
+    });
+    expect(fake.requests.length).toBe(sent);
+    expect(await spendOn(redis.redis, redis.keys, 'dataforseo')).toEqual(spend);
+  });
+
+  it('the same request asked at once by three jobs is sent and billed once; the others wait for its answer', async () => {
+    const gateway = providerGateways({ config, logger: pino({ level: 'silent' }), redis: redis.redis, keys: redis.keys })('dataforseo');
+    const request = { kind: 'interestOverTime' as const, keywords: [`concurrent ${Math.random()}`], timeframe: '90d' as const, geo: 'US' };
+    const sent = fake.requests.length;
+    const results = await Promise.allSettled([gateway.fetch(request), gateway.fetch(request), gateway.fetch(request)]);
+    expect(fake.requests.length - sent).toBe(1);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === 'rejected'))
+      expect((r as PromiseRejectedResult).reason).toBeInstanceOf(WaitingForTrendsError);
+    // Asked again: the day's answer, unbilled.
+    expect((await gateway.fetch(request)).provenance).toMatchObject({ provider: 'dataforseo', costUsd: 0, requests: 0 });
+    expect(fake.requests.length - sent).toBe(1);
+  });
+
+  it('a comparison DataForSEO refuses for good is a 502 problem, not a 500', async () => {
+    const gateway = providerGateways({ config, logger: pino({ level: 'silent' }), redis: redis.redis, keys: redis.keys })('dataforseo');
+    const app = await buildApp({
+      db: database.db,
+      redis: redis.redis,
+      redisKeys: redis.keys,
+      logger: pino({ level: 'silent' }),
+      overloadMaxEventLoopDelayMs: 0,
+      research: { settings: { ...researchSettings(config), provider: 'dataforseo' }, series: directSeries(gateway) },
+    });
+    try {
+      // Two public insights researched above (the catalogue's, in market US).
+      const ideas = await Promise.all(
+        ['Meal planner for busy parents', 'Dog walking marketplace'].map(
+          async (start) =>
+            (await database.db.selectFrom('insights').select('idea').where('idea', 'like', `${start}%`).executeTakeFirstOrThrow()).idea,
+        ),
+      );
+      const { key } = await createApiKey(database.db, 'comparisons', 'pro', null, ['insights:read', 'research:write']);
+      fake.failNext(1, 40501);
+      const refused = await app.inject({
+        method: 'POST',
+        url: '/api/comparisons',
+        headers: { authorization: `Bearer ${key}` },
+        payload: { ideas, geo: 'US' },
+      });
+      expect(refused.statusCode, refused.body).toBe(502);
+      expect(refused.headers['content-type']).toMatch(/problem\+json/);
+      expect(refused.json()).toMatchObject({ type: '/problems/search-data-unavailable' });
+      expect(refused.body).not.toMatch(/40501|Invalid Field/);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -163,6 +163,27 @@ describe('answers as the docs describe them', () => {
     await expect(refused).rejects.toThrow(/check DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD/);
   });
 
+  it('a proxy in front of it answering 502 or 408 with a body of its own is its side (wait), a 403 the account; a top-level 20100 is an answer (found by review)', async () => {
+    const ask = () => provider().fetch({ kind: 'interestOverTime', keywords: ['x'], timeframe: '90d', geo: '' });
+    answers = [[502, JSON.stringify({ message: 'Bad Gateway' })]];
+    await expect(ask()).rejects.toThrow(ProviderUnavailableError);
+    answers = [[408, '<html>timeout</html>']];
+    await expect(ask()).rejects.toThrow(ProviderUnavailableError);
+    answers = [[403, '<html>forbidden</html>']];
+    await expect(ask()).rejects.toMatchObject({ name: 'ProviderAccountError', problem: 'credentials' });
+    answers = [[404, '<html>no such page</html>']];
+    await expect(ask()).rejects.toMatchObject({
+      name: 'ProviderAccountError',
+      problem: 'configuration',
+      message: expect.stringMatching(/DATAFORSEO_API_URL/),
+    });
+    const created = JSON.parse(fixture('explore-live.json'));
+    created.status_code = 20100;
+    created.status_message = 'Task Created.';
+    answers = [[200, JSON.stringify(created)]];
+    await expect(ask()).resolves.toMatchObject({ kind: 'interestOverTime' });
+  });
+
   it('a shape its docs do not describe is a changed shape, never data', async () => {
     const changed = JSON.parse(fixture('explore-live.json'));
     changed.tasks[0].result[0].items[0].data[0].values = ['71'];

@@ -37,6 +37,17 @@ describe('config', () => {
     };
     expect(() => loadConfig(remote)).toThrow(/DATAFORSEO_API_URL must use https:/);
     expect(loadConfig({ ...remote, DATAFORSEO_API_URL: 'http://127.0.0.1:9000/' }).dataforseo.apiUrl).toBe('http://127.0.0.1:9000');
+    // Found by review: a malformed address crashed without naming the variable; one with a login would be printed at start.
+    expect(() => loadConfig({ ...remote, DATAFORSEO_API_URL: 'https//api.dataforseo.com' })).toThrow(
+      /DATAFORSEO_API_URL is not a valid URL/,
+    );
+    expect(() => loadConfig({ ...remote, DATAFORSEO_API_URL: 'https://me:secret@api.dataforseo.com' })).toThrow(
+      /DATAFORSEO_API_URL must not carry a login/,
+    );
+    // A simulated world beside real data would publish simulated research as real.
+    expect(() => loadConfig({ TRENDS_PROVIDER: 'synthetic,dataforseo', DATAFORSEO_LOGIN: 'l', DATAFORSEO_PASSWORD: 'p' })).toThrow(
+      /synthetic is a simulated world and cannot be combined/,
+    );
   });
 
   it('is one frozen section per part of the service, frozen all the way down', () => {

@@ -4,6 +4,8 @@
 // can act on, and is never sent.
 import { describe, expect, it } from 'vitest';
 import { RoutedTrendsGateway } from '../../src/research/provider-router.js';
+import { anchorTermFor, DEFAULT_ANCHOR } from '../../src/trends/provider-factory.js';
+import { RECORDED_ANCHOR } from '../../src/trends/replay.provider.js';
 import { TrendsFailedError, type TrendsGateway } from '../../src/research/trends-gateway.js';
 import type { ProviderName } from '../../src/domain/trends/capabilities.js';
 import type { ExploreAnswer, TrendsRequest, TrendsResponse } from '../../src/trends/types.js';
@@ -29,6 +31,16 @@ function routed(providers: ProviderName[]) {
   });
   return { gateway: new RoutedTrendsGateway(providers, gatewayOf), asked };
 }
+
+describe('the anchor of a provider list', () => {
+  it("is the one its series provider can answer: replay's recorded anchor for replay+dataforseo (found by review: every such run failed at step 12)", () => {
+    expect(anchorTermFor('replay+dataforseo', undefined)).toBe(RECORDED_ANCHOR);
+    expect(anchorTermFor('replay', undefined)).toBe(RECORDED_ANCHOR);
+    expect(anchorTermFor('dataforseo', undefined)).toBe(DEFAULT_ANCHOR);
+    expect(anchorTermFor('google+dataforseo', undefined)).toBe(DEFAULT_ANCHOR);
+    expect(anchorTermFor('replay+dataforseo', 'coffee')).toBe('coffee');
+  });
+});
 
 describe('routing by capability', () => {
   it('each request to the first provider that has its capability', async () => {

@@ -70,11 +70,13 @@ export function registerResearchCommands(program: Command, context: () => CliCon
     .addHelpText(
       'after',
       `
-Trends data comes from TRENDS_PROVIDER:
-  google     live Google Trends (default), rate limited through the trends queue
-  replay     recorded real answers only; the recorded idea is "pizza" (anchor "bagel"):
-             TRENDS_PROVIDER=replay insights research pizza --wait
-  synthetic  generated data, for load tests; its insights have source "synthetic"`,
+Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/providers.md):
+  google      live Google Trends (default), rate limited through the trends queue
+  replay      recorded real answers only; the recorded idea is "pizza" (anchor "bagel"):
+              TRENDS_PROVIDER=replay insights research pizza --wait
+  synthetic   generated data, for load tests; its insights have source "synthetic"
+  dataforseo  DataForSEO's paid APIs (DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD): Trends data,
+              and monthly searches and cost per click; e.g. TRENDS_PROVIDER=google,dataforseo`,
     )
     .action(async (idea: string, options: { keyword: string[]; geo?: string; wait?: boolean; json?: boolean }) => {
       const { config, logger } = context();

@@ -11,7 +11,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { MalformedResponseError, ProviderAccountError, ProviderUnavailableError, RateLimitedError, RefusedError } from '../types.js';
-import { EnvelopeSchema, expectShape, type DataForSeoTask } from './format.js';
+import { EnvelopeSchema, expectShape, isEnvelope, type DataForSeoTask } from './format.js';
 
 export interface DataForSeoSettings {
   login: string;
@@ -59,12 +59,16 @@ function classifyHttp(status: number, what: string): Error | null {
   if (status === 401) return classifyStatus(40100, 'Unauthorized', what);
   if (status === 402) return classifyStatus(40200, 'Payment Required', what);
   if (status === 429) return classifyStatus(40202, 'Too Many Requests', what);
+  // Not in its docs, but what a firewall in front of it answers: the account's address is not let through.
+  if (status === 403) return classifyStatus(40207, 'Forbidden', what);
   if (status === 404)
     return new ProviderAccountError(
       `DataForSEO answered 404 for ${what}: check DATAFORSEO_API_URL (the endpoint was not found)`,
-      'credentials',
+      'configuration',
     );
-  if (status >= 500) return new ProviderUnavailableError(`DataForSEO answered HTTP ${status} for ${what}: its side, tried again later`);
+  // Its side, or a proxy or load balancer before it (whatever body they send): try again later.
+  if (status === 408 || status >= 500)
+    return new ProviderUnavailableError(`DataForSEO answered HTTP ${status} for ${what}: its side, tried again later`);
   return new MalformedResponseError(`DataForSEO answered HTTP ${status} for ${what}, which its docs do not list`);
 }
 
@@ -115,12 +119,14 @@ export async function postTask(settings: DataForSeoSettings, path: string, task:
   } catch {
     json = undefined;
   }
-  // An error status with a JSON envelope says more (its code); without one, the HTTP status alone.
-  const envelope = json === undefined ? undefined : expectShape(EnvelopeSchema, json, what);
-  if (envelope && envelope.status_code !== 20000) throw classifyStatus(envelope.status_code, envelope.status_message, what)!;
+  // An error status with DataForSEO's envelope says more (its code); with any other body (a proxy's), the HTTP status alone.
   const httpError = classifyHttp(status, what);
+  if (httpError && !(json !== undefined && isEnvelope(json))) throw httpError;
+  if (json === undefined) throw new MalformedResponseError(`DataForSEO answered ${what} with something other than JSON`);
+  const envelope = expectShape(EnvelopeSchema, json, what);
+  const requestError = classifyStatus(envelope.status_code, envelope.status_message, what);
+  if (requestError) throw requestError;
   if (httpError) throw httpError;
-  if (!envelope) throw new MalformedResponseError(`DataForSEO answered ${what} with something other than JSON`);
   const answered = envelope.tasks?.[0];
   if (!answered) throw new MalformedResponseError(`DataForSEO answered ${what} without its task`);
   // "No Search Results": a well-formed answer with nothing in it.

@@ -106,10 +106,18 @@ export const VolumeResultSchema = Type.Object({
 });
 
 const compiled = new Map<TSchema, ReturnType<typeof TypeCompiler.Compile>>();
-/** The value as the schema says, or a MalformedResponseError naming where it differs. */
-export function expectShape<T extends TSchema>(schema: T, value: unknown, what: string): Static<T> {
+const checkerOf = (schema: TSchema) => {
   let check = compiled.get(schema);
   if (!check) compiled.set(schema, (check = TypeCompiler.Compile(schema)));
+  return check;
+};
+
+/** Whether a body is DataForSEO's envelope at all (a proxy's error page is not). */
+export const isEnvelope = (value: unknown) => checkerOf(EnvelopeSchema).Check(value);
+
+/** The value as the schema says, or a MalformedResponseError naming where it differs. */
+export function expectShape<T extends TSchema>(schema: T, value: unknown, what: string): Static<T> {
+  const check = checkerOf(schema);
   if (check.Check(value)) return value as Static<T>;
   const first = check.Errors(value).First();
   throw new MalformedResponseError(

@@ -154,21 +154,20 @@ export class DataForSeoProvider implements TrendsProvider {
   private async volume(keywords: string[], geo: string, language: string, what: string): Promise<TrendsResponse> {
     const asked = [...new Set(keywords.map((k) => k.toLowerCase()))].filter(adsAccepts).slice(0, 1000);
     const location = geo === '' ? { name: 'the world', code: 0 } : DATAFORSEO_COUNTRIES[geo];
+    // Google Ads figures are asked by country here: a region's are not asked, and said so (never an empty answer).
+    if (!location)
+      throw new NotAvailableError(
+        'dataforseo',
+        { kind: 'searchVolume', keywords, geo, language },
+        `for ${geo}: it is asked by country (${Object.keys(DATAFORSEO_COUNTRIES).join(', ')})`,
+      );
     const provenanceOf = (cost: number, taskId?: string) => ({
       provider: 'dataforseo' as const,
       requests: taskId ? 1 : 0,
       costUsd: cost,
       ...(taskId ? { taskId } : {}),
     });
-    if (asked.length === 0 || !location)
-      return {
-        kind: 'searchVolume',
-        geo,
-        location: location ?? { name: geo, code: 0 },
-        language,
-        keywords: [],
-        provenance: provenanceOf(0),
-      };
+    if (asked.length === 0) return { kind: 'searchVolume', geo, location, language, keywords: [], provenance: provenanceOf(0) };
     const task = await postTask(
       this.settings,
       VOLUME_PATH,

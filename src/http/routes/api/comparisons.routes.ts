@@ -14,6 +14,7 @@ import {
   type Comparison,
 } from '../../../research/comparison-service.js';
 import { ResearchAllowanceSpentError } from '../../../research/research-service.js';
+import { TrendsFailedError } from '../../../research/trends-gateway.js';
 import { invalidParam, problem, ProblemError } from '../../problem.js';
 import { errorResponses } from '../../schemas.js';
 import { allowanceProblem } from './research.routes.js';
@@ -107,7 +108,7 @@ export const comparisonRoutes: FastifyPluginAsyncTypebox<{ comparisons?: { servi
         summary:
           "2 to 5 researched ideas on one scale: their search interest from one Google Trends request, and each one's 8 dimensions; 202 while Google has not answered (ask again after Retry-After)",
         body: CompareBody,
-        response: { 200: ComparisonSchema, 202: ComparisonSchema, ...errorResponses(401, 403, 409, 413, 415, 429) },
+        response: { 200: ComparisonSchema, 202: ComparisonSchema, ...errorResponses(401, 403, 409, 413, 415, 429, 502) },
       },
     },
     async (request, reply) => {
@@ -119,6 +120,16 @@ export const comparisonRoutes: FastifyPluginAsyncTypebox<{ comparisons?: { servi
           if (error instanceof InvalidIdeaError) throw invalidParam('ideas', error.message);
           if (error instanceof NotResearchedError) throw new ProblemError(problem('notResearched', error.message));
           if (error instanceof ResearchAllowanceSpentError) throw allowanceProblem(error);
+          // The provider refused the request for good (what it said stays in the operator's log): not the client's fault, nor a bug.
+          if (error instanceof TrendsFailedError) {
+            request.log.warn({ err: error }, 'comparison: the search-data provider refused the series');
+            throw new ProblemError(
+              problem(
+                'searchDataUnavailable',
+                'The search-data provider could not answer this comparison. Asking again today spends no more of your allowance.',
+              ),
+            );
+          }
           throw error;
         });
       const geo = (request.body.geo ?? comparisons.defaultGeo).toUpperCase();
