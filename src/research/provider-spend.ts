@@ -8,7 +8,6 @@ import type { Db } from '../db/connection.js';
 import { answeringProvider, PROVIDER_PROFILES, providersOf, type ProviderName } from '../domain/trends/capabilities.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
-import type { RefreshPlan } from '../refresh/plan.js';
 import { accountProblemOf, runSpendOf, spendOn } from './paid-gateway.js';
 
 export interface PaidProviderReport {
@@ -34,7 +33,8 @@ export async function paidProviderReports(
   redis: Redis,
   keys: RedisKeys,
   providers: readonly ProviderName[],
-  plan: RefreshPlan,
+  /** The refresh's plan (refresh/plan.ts): insights and groups per provider list. */
+  plan: { byProvider: ReadonlyArray<{ provider: string; insights: number; groups: number }> },
   latestRuns = 20,
 ): Promise<PaidProviderReport[]> {
   const reports: PaidProviderReport[] = [];
