@@ -178,6 +178,11 @@ export function findInsightQuery(db: DbOrTrx, id: string) {
   return db.selectFrom('insights').select(INSIGHT_COLUMNS).where('id', '=', id);
 }
 
+/** The insight's id when it exists and the account may see it (a public one, or its own private one). */
+export async function visibleInsightId(db: DbOrTrx, id: string, accountId: string): Promise<string | undefined> {
+  return (await db.selectFrom('insights').select('id').where('id', '=', id).where(visibleTo(accountId)).executeTakeFirst())?.id;
+}
+
 export async function findInsight(db: DbOrTrx, id: string, viewer?: InsightViewer): Promise<InsightRow | undefined> {
   const query = findInsightQuery(db, id);
   return (viewer ? query.where(visibleTo(viewer.accountId)) : query).executeTakeFirst();

@@ -3,7 +3,7 @@ import type { Db } from '../../../db/connection.js';
 import { CATEGORY_VALUES, isDimensionSort, type InsightSort } from '../../../domain/catalog.js';
 import { decodeCursor, encodeCursor, InvalidCursorError, type InsightCursor } from '../../../domain/cursor.js';
 import { listInsights, type InsightListRow, type InsightRow } from '../../../insights/insight.repository.js';
-import { requireInsight } from './require-insight.js';
+import { requireInsight, requireVisibleInsightId } from './require-insight.js';
 import { findInsightSeries, latestTrendPoints } from '../../../insights/trend-point.repository.js';
 import { trendClassFacts, TREND_CLASSES, type TrendClass } from '../../../domain/scoring/trend-class.js';
 import { findForecast } from '../../../insights/forecast.repository.js';
@@ -236,11 +236,11 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const insight = await requireInsight(request.db, request.params.id, request.apiKey!);
-      const row = await findForecast(request.db, insight.id);
+      const insightId = await requireVisibleInsightId(request.db, request.params.id, request.apiKey!);
+      const row = await findForecast(request.db, insightId);
       if (!row) {
         throw new ProblemError(
-          problem('notFound', `Insight ${insight.id} has no forecast yet (demo insights are not forecast; research and refresh make one).`),
+          problem('notFound', `Insight ${insightId} has no forecast yet (demo insights are not forecast; research and refresh make one).`),
         );
       }
       if (row.withheld) return { withheld: true as const, reason: row.reason ?? 'withheld', generated_at: row.generated_at.toISOString() };
@@ -321,9 +321,9 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const reader = request.db;
-      const insight = await requireInsight(reader, request.params.id, request.apiKey!);
+      const insightId = await requireVisibleInsightId(reader, request.params.id, request.apiKey!);
       const { window } = request.query;
-      const { points, fetchedAt } = await seriesOf(reader, insight.id, window);
+      const { points, fetchedAt } = await seriesOf(reader, insightId, window);
       return {
         window,
         interval: intervalOf(points),
