@@ -79,4 +79,22 @@ export async function chargeComparison(
     });
 }
 
+/**
+ * Gives a comparison's charge back (the provider refused its series for good):
+ * its row goes, and with it the run of the allowance, in one transaction; a
+ * charge already given back (a concurrent refusal) gives nothing twice.
+ */
+export async function refundComparison(db: Db, accountId: string, comparison: string, chargedAt: Date): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const removed = await trx
+      .deleteFrom('comparison_charges')
+      .where('account_id', '=', accountId)
+      .where('day', '=', utcDay(chargedAt))
+      .where('comparison', '=', comparison)
+      .returning('comparison')
+      .executeTakeFirst();
+    if (removed) await refundResearchRun(trx, accountId, chargedAt);
+  });
+}
+
 class AllowanceSpent extends Error {}

@@ -16,10 +16,10 @@ import { marketProblem } from '../domain/research/market.js';
 import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
 import type { Plan } from '../domain/quota.js';
 import type { InterestOverTime, TrendsRequest, TrendsResponse } from '../trends/types.js';
-import { sleepFor, WaitingForTrendsError, type TrendsGateway } from './trends-gateway.js';
+import { sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from './trends-gateway.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
 import { allowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
-import { chargeComparison } from './allowance.repository.js';
+import { chargeComparison, refundComparison } from './allowance.repository.js';
 import { InvalidIdeaError } from './chain.js';
 import { ResearchAllowanceSpentError } from './research-service.js';
 
@@ -110,8 +110,15 @@ export class ComparisonService {
     // Asked in one order whatever the order given: the same ideas are the same request (one trends job, one charge).
     const asked = [...phrases].sort();
     const request: TrendsRequest = { kind: 'interestOverTime', keywords: asked, timeframe: '12m', geo };
-    await this.charge(who, request);
-    const answer = await this.series.fetch(request);
+    const charged = await this.charge(who, request);
+    let answer;
+    try {
+      answer = await this.series.fetch(request);
+    } catch (error) {
+      // Refused for good by the provider: the client got nothing, so it pays nothing.
+      if (error instanceof TrendsFailedError && charged) await refundComparison(this.db, who.accountId, charged.comparison, charged.at);
+      throw error;
+    }
     if ('pendingMs' in answer) return { kind: 'pending', retryAfterMs: answer.pendingMs, ideas: compared };
     if (answer.answered.kind !== 'interestOverTime') throw new Error(`the comparison's request was answered with ${answer.answered.kind}`);
     // Back in the order of the ideas given.
@@ -129,12 +136,12 @@ export class ComparisonService {
   }
 
   /** The first ask of this comparison today spends one run of the allowance; a repeat (a poll) does not (allowance.repository.ts). */
-  private async charge(who: { accountId: string; plan: Plan }, request: TrendsRequest): Promise<void> {
+  private async charge(who: { accountId: string; plan: Plan }, request: TrendsRequest): Promise<{ comparison: string; at: Date } | null> {
     const now = this.now();
     const comparison = createHash('sha256').update(JSON.stringify(request)).digest('base64url').slice(0, 32);
     const limit = this.allowance[who.plan];
-    if ((await chargeComparison(this.db, who.accountId, comparison, limit, now)) === 'spent') {
-      throw new ResearchAllowanceSpentError(allowanceState(limit, limit, now));
-    }
+    const charged = await chargeComparison(this.db, who.accountId, comparison, limit, now);
+    if (charged === 'spent') throw new ResearchAllowanceSpentError(allowanceState(limit, limit, now));
+    return charged === 'charged' ? { comparison, at: now } : null;
   }
 }

@@ -12,7 +12,8 @@
 //                a request at fault or a changed shape fails;
 //   its bill     requests and dollars per UTC day and purpose, for
 //                `insights budget` and /metrics.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { lua } from '../redis/lua.js';
 import type { Logger } from 'pino';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
@@ -43,9 +44,11 @@ const DAY_MS = 24 * 3_600_000;
 const endpointOf = (request: TrendsRequest) => (request.kind === 'searchVolume' ? 'searchVolume' : 'explore');
 const utcDay = (at = new Date()) => at.toISOString().slice(0, 10);
 const MICRO = 1_000_000;
+const RELEASE = lua(import.meta.url, 'lua/paid-gateway.release.lua');
 
 export interface PaidGatewayDeps {
-  provider: TrendsProvider;
+  /** `unanswerable`: what it would refuse without sending anything, checked before its pace is spent. */
+  provider: TrendsProvider & { unanswerable?(request: TrendsRequest): Error | null };
   redis: Redis;
   keys: RedisKeys;
   pace: PaidPace;
@@ -85,14 +88,15 @@ export class PaidTrendsGateway implements TrendsGateway {
     }
     // One asker at a time per request: a job that finds it being asked sleeps and reads the answer (paid once).
     const askingKey = `${answerKey}:asking`;
-    if ((await redis.set(askingKey, '1', 'PX', this.deps.askingMs, 'NX')) === null) {
+    const token = randomUUID();
+    if ((await redis.set(askingKey, token, 'PX', this.deps.askingMs, 'NX')) === null) {
       counted('joined');
       throw new WaitingForTrendsError(describeRequest(request), 1_000, 'DataForSEO', 'the same request is being asked by another job');
     }
     try {
       return await this.ask(request, options, { answerKey, day, counted });
     } finally {
-      await redis.del(askingKey);
+      await redis.eval(RELEASE, 1, askingKey, token);
     }
   }
 
@@ -104,6 +108,9 @@ export class PaidTrendsGateway implements TrendsGateway {
     const { provider, redis, keys, purpose } = this.deps;
     const name = provider.name;
     const endpoint = endpointOf(request);
+    // What it would refuse without asking (a market it has no code for) spends none of its pace.
+    const early = provider.unanswerable?.(request);
+    if (early) throw await this.classified(early, request, counted);
     const minute = Math.floor(Date.now() / 60_000);
     const paceKey = keys.providerPace(name, endpoint, minute);
     const [[, taken]] = (await redis.multi().incr(paceKey).pexpire(paceKey, 120_000).exec()) as [[unknown, number], unknown];

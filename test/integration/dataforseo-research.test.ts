@@ -18,6 +18,7 @@ import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
 import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
 import { spendOn } from '../../src/research/paid-gateway.js';
+import { researchRunsSpent } from '../../src/research/allowance.repository.js';
 import { paidProviderReports } from '../../src/research/provider-spend.js';
 import { planRefresh } from '../../src/refresh/plan.js';
 import {
@@ -230,6 +231,12 @@ describe('what the review of issue 38 found', () => {
     });
     expect(fake.requests.length).toBe(sent);
     expect(await spendOn(redis.redis, redis.keys, 'dataforseo')).toEqual(spend);
+    // Refused without asking: none of its per-minute pace spent (it would hold back real requests).
+    const minute = Math.floor(Date.now() / 60_000);
+    const paced = await redis.redis.get(redis.keys.providerPace('dataforseo', 'searchVolume', minute));
+    await gateway.fetch({ kind: 'searchVolume', keywords: ['kayak rental'], geo: 'US-CA', language: 'en' }).catch(() => undefined);
+    if (Math.floor(Date.now() / 60_000) === minute)
+      expect(await redis.redis.get(redis.keys.providerPace('dataforseo', 'searchVolume', minute))).toBe(paced);
   });
 
   it('the same request asked at once by three jobs is sent and billed once; the others wait for its answer', async () => {
@@ -264,7 +271,7 @@ describe('what the review of issue 38 found', () => {
             (await database.db.selectFrom('insights').select('idea').where('idea', 'like', `${start}%`).executeTakeFirstOrThrow()).idea,
         ),
       );
-      const { key } = await createApiKey(database.db, 'comparisons', 'pro', null, ['insights:read', 'research:write']);
+      const { key, accountId } = await createApiKey(database.db, 'comparisons', 'pro', null, ['insights:read', 'research:write']);
       fake.failNext(1, 40501);
       const refused = await app.inject({
         method: 'POST',
@@ -276,6 +283,8 @@ describe('what the review of issue 38 found', () => {
       expect(refused.headers['content-type']).toMatch(/problem\+json/);
       expect(refused.json()).toMatchObject({ type: '/problems/search-data-unavailable' });
       expect(refused.body).not.toMatch(/40501|Invalid Field/);
+      // The client got nothing: the comparison is not charged to its allowance.
+      expect(await researchRunsSpent(database.db, accountId, new Date())).toBe(0);
     } finally {
       await app.close();
     }

@@ -84,6 +84,25 @@ export class DataForSeoProvider implements TrendsProvider {
     private readonly today = () => new Date(),
   ) {}
 
+  /** What it would refuse without sending anything: a market it has no location code for. */
+  unanswerable(request: TrendsRequest): Error | null {
+    if (request.kind === 'autocomplete' || request.kind === 'trendingFeed' || request.geo === '' || DATAFORSEO_COUNTRIES[request.geo])
+      return null;
+    const what = describeRequest(request);
+    if (request.kind === 'searchVolume')
+      return new NotAvailableError(
+        'dataforseo',
+        request,
+        `for ${request.geo}: it is asked by country (${Object.keys(DATAFORSEO_COUNTRIES).join(', ')})`,
+      );
+    try {
+      locationOf(request.geo, what);
+      return null;
+    } catch (error) {
+      return error as Error;
+    }
+  }
+
   async fetch(request: TrendsRequest): Promise<TrendsResponse> {
     const what = describeRequest(request);
     switch (request.kind) {
@@ -155,12 +174,8 @@ export class DataForSeoProvider implements TrendsProvider {
     const asked = [...new Set(keywords.map((k) => k.toLowerCase()))].filter(adsAccepts).slice(0, 1000);
     const location = geo === '' ? { name: 'the world', code: 0 } : DATAFORSEO_COUNTRIES[geo];
     // Google Ads figures are asked by country here: a region's are not asked, and said so (never an empty answer).
-    if (!location)
-      throw new NotAvailableError(
-        'dataforseo',
-        { kind: 'searchVolume', keywords, geo, language },
-        `for ${geo}: it is asked by country (${Object.keys(DATAFORSEO_COUNTRIES).join(', ')})`,
-      );
+    const refused = this.unanswerable({ kind: 'searchVolume', keywords, geo, language });
+    if (refused || !location) throw refused ?? new RefusedError(`no location for ${geo}, for ${what}`);
     const provenanceOf = (cost: number, taskId?: string) => ({
       provider: 'dataforseo' as const,
       requests: taskId ? 1 : 0,

@@ -126,7 +126,7 @@ export const comparisonRoutes: FastifyPluginAsyncTypebox<{ comparisons?: { servi
             throw new ProblemError(
               problem(
                 'searchDataUnavailable',
-                'The search-data provider could not answer this comparison. Asking again today spends no more of your allowance.',
+                'The search-data provider could not answer this comparison; it was not charged to your research allowance.',
               ),
             );
           }
