@@ -95,15 +95,16 @@ export const JOB = {
     name: JOBS.researchStep,
     payload: ResearchStepPayload,
     purpose: 'one of the 40 steps of a research run; the run moves on when it is recorded',
-    // LIFO: a run's next step goes ahead of runs not yet started, so runs in flight finish
-    // first (depth-first) instead of every queued run advancing a step at a time.
-    options: {
+    // A run's next step LIFO, its first step FIFO: a run in flight goes ahead of runs not yet
+    // started, so runs finish depth-first instead of every queued run advancing a step at a time;
+    // and a run just submitted waits behind those, not in front of them.
+    options: (d) => ({
       attempts: 4,
       backoff: { type: 'exponential', delay: 2_000 },
       removeOnComplete: true,
       removeOnFail: { age: 7 * 24 * 3600 },
-      lifo: true,
-    },
+      lifo: d.step > 1,
+    }),
     // Postgres, not the id, guards against running a step twice (ids stop deduplicating once a job is removed).
     id: (d) => `${d.runId}-step-${d.step}`,
   }),

@@ -67,11 +67,19 @@ describe('the job catalogue', () => {
       'job "research-step" runs on queue "research", not "webhooks"',
     );
     await enqueue(research.queue, JOB.researchStep, { runId: 'run_1', step: 1 });
+    await enqueue(research.queue, JOB.researchStep, { runId: 'run_1', step: 2 });
+    // A run's first step waits its turn (FIFO); its next steps go ahead of runs not started (LIFO), as
+    // before the catalogue: every step LIFO made a run's 40 steps take ~60 % longer in bench:flow.
     expect(research.added).toEqual([
       {
         name: 'research-step',
         data: { runId: 'run_1', step: 1 },
-        opts: expect.objectContaining({ jobId: 'run_1-step-1', lifo: true, attempts: 4 }),
+        opts: expect.objectContaining({ jobId: 'run_1-step-1', lifo: false, attempts: 4 }),
+      },
+      {
+        name: 'research-step',
+        data: { runId: 'run_1', step: 2 },
+        opts: expect.objectContaining({ jobId: 'run_1-step-2', lifo: true, attempts: 4 }),
       },
     ]);
   });
