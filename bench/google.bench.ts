@@ -40,6 +40,7 @@ import { measureBatchedSeries, summarize } from './lib/batches.js';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
+import { researchIdeas, waitFor as waitForIn } from './lib/research-ideas.js';
 import { requireDataFile, SHARED_DATA } from './lib/shared-data.js';
 import { enqueue, enqueueMany } from '../src/queue/enqueue.js';
 import { JOB } from '../src/queue/job-catalogue.js';
@@ -57,28 +58,7 @@ const BATCHES_FILE = requireDataFile(
   'set TRENDS_BATCHES_FILE to a file in the format of bench/lib/batches.ts',
 );
 
-const IDEAS = [
-  'Meal planning app for busy parents',
-  'Standing desk rental for startups',
-  'Sourdough starter subscription box',
-  'AI bookkeeping for freelancers',
-  'Dog walking marketplace for apartments',
-  'Language exchange app for travellers',
-  'Solar panel cleaning robots',
-  'Home espresso machine repair',
-  'Sleep tracking ring for athletes',
-  'Budget travel planner for students',
-  'Plant care reminders for beginners',
-  'Remote hiring platform for designers',
-  'Vintage furniture restoration service',
-  'Kids coding club online',
-  'Electric bike subscription',
-  'Meal kit for diabetics',
-];
-const ideas = Array.from(
-  { length: RESEARCH_RUNS },
-  (_, i) => IDEAS[i % IDEAS.length]! + (i >= IDEAS.length ? ` ${Math.floor(i / IDEAS.length) + 1}` : ''),
-);
+const ideas = researchIdeas(RESEARCH_RUNS);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const row = (s: ReturnType<typeof summarize>) => ({
   series: s.series,
@@ -88,15 +68,8 @@ const row = (s: ReturnType<typeof summarize>) => ({
 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`bench:google: timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
+const waitFor = <T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number, what: string) =>
+  waitForIn('bench:google', probe, ok, timeoutMs, what);
 
 interface Phase {
   db: BenchDatabase;

@@ -21,37 +21,16 @@ import { JOB } from '../src/queue/job-catalogue.js';
 import { createBenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
+import { researchIdeas, waitFor as waitForIn } from './lib/research-ideas.js';
 
 const RUNS = Number(process.env.BENCH_RESEARCH_RUNS ?? 10);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CONFIGS = ['google', 'dataforseo', 'google,dataforseo'] as const;
-const IDEAS = [
-  'Meal planning app for busy parents',
-  'Standing desk rental for startups',
-  'Sourdough starter subscription box',
-  'AI bookkeeping for freelancers',
-  'Dog walking marketplace for apartments',
-  'Language exchange app for travellers',
-  'Solar panel cleaning robots',
-  'Home espresso machine repair',
-  'Sleep tracking ring for athletes',
-  'Plant care reminders for beginners',
-];
-const ideas = Array.from(
-  { length: RUNS },
-  (_, i) => IDEAS[i % IDEAS.length]! + (i >= IDEAS.length ? ` ${Math.floor(i / IDEAS.length) + 1}` : ''),
-);
+const ideas = researchIdeas(RUNS);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`bench:providers: timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const waitFor = <T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number, what: string) =>
+  waitForIn('bench:providers', probe, ok, timeoutMs, what);
 
 /** What the loopback DataForSEO answered (and billed) since `from`. */
 function billed(fake: DataForSeoOnLoopback, from: number) {

@@ -6,7 +6,7 @@
 import {
   capabilityOf,
   capabilityOfPart,
-  PROVIDER_PROFILES,
+  answeringProvider,
   unavailableReason,
   type Capability,
   type ProviderName,
@@ -23,7 +23,7 @@ export class RoutedTrendsGateway implements TrendsGateway {
   ) {}
 
   private answering(capability: Capability): ProviderName | undefined {
-    return this.providers.find((p) => PROVIDER_PROFILES[p].capabilities.includes(capability));
+    return answeringProvider(this.providers, capability);
   }
 
   async fetch(request: TrendsRequest, options?: Options): Promise<TrendsResponse> {
