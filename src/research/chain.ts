@@ -5,7 +5,8 @@ import type { Queue } from 'bullmq';
 import type { Db } from '../db/connection.js';
 import type { Source } from '../domain/catalog.js';
 import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
-import { extractPhrases, normalizeIdea, validateIdea } from '../domain/research/idea.js';
+import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
+import { phraseCandidates } from '../domain/research/phrase-choice.js';
 import { enqueue, ensureEnqueued } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
 import { createRun, type RunRow } from './run.repository.js';
@@ -56,9 +57,9 @@ export function checkIdea(idea: string, hints: readonly string[]): { text: strin
     if (hintProblem) throw new InvalidIdeaError(`keyword "${hint.slice(0, 40)}": ${hintProblem}`);
     if (hint.length > 100) throw new InvalidIdeaError(`keyword "${hint.slice(0, 20)}…" is longer than 100 characters`);
   }
-  const { text, key, words } = normalizeIdea(idea);
+  const { text, key } = normalizeIdea(idea);
   // The run's step 4 needs a search phrase: an idea of stopwords alone ("the and of") would fail there, its allowance spent.
-  if (extractPhrases(words, hints).length === 0) {
+  if (phraseCandidates(idea, hints).length === 0) {
     throw new InvalidIdeaError('no search phrase can be made of it: name what it is in a word or two that people search for');
   }
   return { text, key };

@@ -42,6 +42,9 @@ export function buildStepContext(input: StepContextInput): { ctx: StepContext; r
       {
         // The phrases step 4 chose besides the primary (none before it ran).
         secondary: () => (input.output(STEP_NAMES.indexOf('choose_primary') + 1) as { secondary?: string[] } | undefined)?.secondary ?? [],
+        measured: () =>
+          (input.output(STEP_NAMES.indexOf('choose_primary') + 1) as { measured?: { keywords: string[] } } | undefined)?.measured
+            ?.keywords ?? [],
         anchor: input.anchor,
       },
       input.language,

@@ -23,7 +23,8 @@ import type { BreadthInput, SignalInput, WhitespaceInput } from '../domain/scori
 import type { Dimension, DimensionScore, DimensionScores } from '../domain/scoring/dimensions.js';
 import type { OverallScore } from '../domain/scoring/overall.js';
 import type { RankedItem, RegionResolution, Timeframe, TrendsResponse } from '../trends/types.js';
-import type { AutocompleteResult, ComparisonResult, ModifierOutcome, TrendsPlan } from './trends-plan.js';
+import type { AutocompleteResult, ComparisonResult, Measurement, ModifierOutcome, Topic, TrendsPlan } from './trends-plan.js';
+import type { MeasuredCandidate, PhraseCandidate } from '../domain/research/phrase-choice.js';
 
 export { STEP_COUNT, STEP_NAMES, type StepName } from '../domain/research/step-names.js';
 import type { StepName } from '../domain/research/step-names.js';
@@ -117,9 +118,19 @@ type ScoreSteps = { [D in Dimension as `score_${D}`]: DimensionScore };
 /** What each step hands the steps after it (and records): ctx.out(name) has this type. */
 export interface StepOutputs extends ScoreSteps {
   normalize_idea: { text: string; key: string; words: string[] };
-  extract_phrases: { phrases: string[] };
+  /** `candidates`: absent on runs recorded before step 2 weighed them. */
+  extract_phrases: { phrases: string[]; candidates?: PhraseCandidate[] };
   autocomplete_phrases: AutocompleteResult;
-  choose_primary: { primary: string; secondary: string[]; reason: string };
+  /** `candidates`, `measured`: absent on runs recorded before step 4 measured its candidates. */
+  choose_primary: {
+    primary: string;
+    secondary: string[];
+    reason: string;
+    candidates?: MeasuredCandidate[];
+    measured?: (Measurement & { anchor: string }) | null;
+    /** The chosen phrase's autocomplete topics, when step 3 had not asked for it. */
+    primary_topics?: Topic[];
+  };
   classify_category: CategoryChoice;
   detect_duplicate: {
     existing_insight_id: string | null;

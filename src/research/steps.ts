@@ -13,7 +13,8 @@ import {
   placesFromMap,
   type PlaceInterest,
 } from '../domain/research/geography.js';
-import { extractPhrases, normalizeIdea } from '../domain/research/idea.js';
+import { normalizeIdea } from '../domain/research/idea.js';
+import { choosePrimary, measuredPhrases, phraseCandidates, recordedCandidates } from '../domain/research/phrase-choice.js';
 import { familyShares, tooLittleData, type FamilyShare, type ModifierFamily } from '../domain/research/modifier-evidence.js';
 import {
   brandShare,
@@ -61,7 +62,7 @@ import { combineScores } from '../domain/scoring/overall.js';
 import { seriesQuality } from '../domain/scoring/series.js';
 import type { Timeframe } from '../trends/types.js';
 import type { RelatedServed } from '../domain/research/served-evidence.js';
-import type { ModifierOutcome } from './trends-plan.js';
+import type { Measurement, ModifierOutcome } from './trends-plan.js';
 import { commitResearchResult } from './research-result.js';
 import { absoluteDemand, describeVolume, volumeOutput } from '../domain/research/search-volume.js';
 import { TrendsFailedError } from './trends-gateway.js';
@@ -160,7 +161,7 @@ const listsFrom = (queries: Reading<{ from: string }>) => (isAvailable(queries) 
 function autocompleteOf(ctx: StepContext): Reading<TopicSignals> {
   const primary = ctx.out('choose_primary').primary;
   const autocomplete = ctx.out('autocomplete_phrases');
-  const topics = autocomplete.topics[primary];
+  const topics = autocomplete.topics[primary] ?? ctx.out('choose_primary').primary_topics;
   if (topics) return topicSignals(topics);
   return { unavailable: autocomplete.unavailable ?? 'autocomplete was not asked for the phrase' };
 }
@@ -301,8 +302,15 @@ const DEFINITIONS: readonly NamedStep[] = [
   },
   /* 2 */ {
     name: 'extract_phrases',
-    run: async (ctx) => ({ phrases: extractPhrases(ctx.out('normalize_idea').words, ctx.run.hints) }),
-    summarize: (o) => o.phrases.join(', ') || 'no phrases',
+    run: async (ctx) => {
+      const candidates = phraseCandidates(ctx.run.idea, ctx.run.hints);
+      return { phrases: candidates.map((c) => c.phrase), candidates };
+    },
+    summarize: (o) =>
+      o.candidates
+        ? o.candidates.map((c) => `${c.phrase} (${c.hint ? 'operator keyword' : `covers ${Math.round(c.coverage * 100)}%`})`).join(', ') ||
+          'no phrases'
+        : o.phrases.join(', ') || 'no phrases',
   },
   /* 3 */ {
     name: 'autocomplete_phrases',
@@ -317,22 +325,39 @@ const DEFINITIONS: readonly NamedStep[] = [
   /* 4 */ {
     name: 'choose_primary',
     run: async (ctx) => {
-      const phrases: string[] = ctx.out('extract_phrases').phrases;
-      if (phrases.length === 0) throw new Error('no search phrase could be extracted from the idea; pass --keyword');
-      const topics: Record<string, unknown[]> = ctx.out('autocomplete_phrases').topics;
-      // An operator hint wins; else the first phrase Google knows as a topic; else the first phrase.
-      const hinted = ctx.run.hints.length > 0 ? phrases[0]! : undefined;
-      const known = phrases.find((p) => (topics[p]?.length ?? 0) > 0);
-      const primary = hinted ?? known ?? phrases[0]!;
-      const autocompleteUnavailable = ctx.out('autocomplete_phrases').unavailable;
-      const reason = hinted
-        ? 'operator keyword'
-        : known
-          ? 'first phrase Google autocompletes to a topic'
-          : autocompleteUnavailable
-            ? 'first phrase (topic autocomplete not available)'
-            : 'first phrase (no autocomplete topics)';
-      return { primary, secondary: phrases.filter((p) => p !== primary).slice(0, 4), reason };
+      const extracted = ctx.out('extract_phrases');
+      // Runs whose step 2 predates candidates: the same candidates, from the idea.
+      const candidates = extracted.candidates ?? recordedCandidates(ctx.run.idea, ctx.run.hints, extracted.phrases);
+      if (candidates.length === 0) throw new Error('no search phrase could be extracted from the idea; pass --keyword');
+      // How much the best candidates are searched: one comparison with the anchor (the request steps 11-12 read again).
+      const asked = measuredPhrases(candidates);
+      let measurement: Measurement | null = null;
+      let unmeasured = candidates[0]!.hint ? 'an operator keyword' : 'a single candidate';
+      if (!candidates[0]!.hint && asked.length > 1) {
+        try {
+          measurement = await ctx.plan.measure(asked, ctx.anchorTerm);
+        } catch (error) {
+          if (!(error instanceof TrendsFailedError)) throw error;
+          unmeasured = error.message;
+        }
+      }
+      const choice = choosePrimary(candidates, measurement?.means ?? null, unmeasured);
+      const order = [...(measurement?.keywords ?? []), ...candidates.map((c) => c.phrase)];
+      const secondary = [...new Set(order)].filter((p) => p !== choice.primary).slice(0, 4);
+      // Step 3 asked autocomplete until a phrase was a topic: the chosen phrase may not be among those asked.
+      const autocomplete = ctx.out('autocomplete_phrases');
+      const primaryTopics =
+        !autocomplete.unavailable && autocomplete.topics[choice.primary] === undefined
+          ? (await ctx.plan.autocomplete([choice.primary], true)).topics[choice.primary]
+          : undefined;
+      return {
+        primary: choice.primary,
+        secondary,
+        reason: choice.reason,
+        candidates: choice.candidates,
+        measured: measurement ? { ...measurement, anchor: ctx.anchorTerm } : null,
+        ...(primaryTopics ? { primary_topics: primaryTopics } : {}),
+      };
     },
     summarize: (o) => `"${o.primary}" (${o.reason}); secondary: ${o.secondary.join(', ') || 'none'}`,
   },

@@ -110,6 +110,8 @@ export interface TrendsPlan {
   autocomplete(phrases: string[], hinted: boolean): Promise<AutocompleteResult>;
   series(keyword: string, timeframe: Timeframe): Promise<SeriesResult>;
   comparison(primary: string, secondary: string[], anchor: string): Promise<ComparisonResult>;
+  /** How much each candidate phrase is searched, on one scale with the anchor (step 4): the request the comparison asks again. */
+  measure(phrases: string[], anchor: string): Promise<Measurement>;
   related(keyword: string, kind: 'relatedQueries' | 'relatedTopics'): Promise<RelatedResult>;
   /** The phrase compared with its pain, buying and comparison phrases over 12 months, in one request. */
   modifiers(keyword: string): Promise<ModifierResult>;
@@ -162,9 +164,21 @@ const PAIR_PEAK_FLOOR = 25;
 /** What one explore for the primary phrase over 12 months answers when its own maps are read: steps 17 and 18 share its trends job. */
 const MAP_PARTS = ['mapCountry', 'mapCity'] as const;
 
+/** Step 4's measurement of the candidate phrases: their 12-month means in one comparison with the anchor. */
+export interface Measurement {
+  /** The phrases in the order asked (the comparison of steps 11-12 asks them in this order again). */
+  keywords: string[];
+  means: Record<string, number>;
+  anchorMean: number;
+  timeframe: '12m';
+  provenance: ResponseProvenance | null;
+}
+
 /** What the plan needs to know of its run: the phrases to compare and the anchor (steps 4 and 12). */
 export interface PlanRun {
   secondary(): string[];
+  /** The phrases step 4 measured, in the order it asked them (none on runs recorded before it measured). */
+  measured(): string[];
   anchor: string;
 }
 
@@ -229,6 +243,17 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
       throw error;
     }
   };
+  const measure = async (phrases: string[], anchor: string): Promise<Measurement> => {
+    const keywords = [...new Set(phrases.filter((p) => p !== anchor))].slice(0, 4);
+    const answer = await interest([...keywords, anchor], '12m');
+    return {
+      keywords,
+      means: Object.fromEntries(keywords.map((k, i) => [k, round(mean(answer, i), 1)])),
+      anchorMean: round(mean(answer, keywords.length), 1),
+      timeframe: '12m',
+      provenance: answer.provenance ?? null,
+    };
+  };
   const volume = (keywords: string[]) =>
     orFailed<VolumeResult>(
       async () => ({
@@ -270,6 +295,7 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
           return { topics: Object.fromEntries(phrases.map((p, i) => [p, answers[i]!])), not_asked: [] };
         }),
       volume,
+      measure,
       series: async (keyword, timeframe) => ({ answer: await interest([keyword], timeframe) }),
       async comparison(primary, secondary, anchor) {
         const keywords = [primary, ...secondary.slice(0, 4)];
@@ -299,20 +325,26 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
   }
 
   const comparison = async (primary: string, secondary: string[], anchor: string) => {
-    // One request: the primary, up to three secondary phrases and the anchor (Google takes five terms).
-    const keywords = [primary, ...secondary.filter((s) => s !== anchor && s !== primary).slice(0, 3), anchor];
+    // One request: the primary, up to three secondary phrases and the anchor (Google takes five terms),
+    // in the order step 4 measured them, so that this is the request step 4 asked (one trends job).
+    const measured = run?.measured() ?? [];
+    const at = (p: string) => (measured.includes(p) ? measured.indexOf(p) : measured.length);
+    const terms = [primary, ...secondary.filter((s) => s !== anchor && s !== primary).slice(0, 3)].sort((a, b) => at(a) - at(b));
+    const keywords = [...terms, anchor];
+    const index = terms.indexOf(primary);
     const answer = await interest(keywords, '12m');
     // A secondary phrase far more popular than both leaves the primary and the anchor a few coarse
     // integers: then (and only then) the two are asked on their own, as demand needs them precise.
-    const pairPeak = Math.max(0, ...answer.points.flatMap((p) => [p.values[0] ?? 0, p.values[keywords.length - 1] ?? 0]));
-    if (keywords.length > 2 && pairPeak < PAIR_PEAK_FLOOR) return { keywords, answer, pair: await interest([primary, anchor], '12m') };
-    return { keywords, answer, pair: undefined };
+    const pairPeak = Math.max(0, ...answer.points.flatMap((p) => [p.values[index] ?? 0, p.values[keywords.length - 1] ?? 0]));
+    if (keywords.length > 2 && pairPeak < PAIR_PEAK_FLOOR)
+      return { keywords, index, answer, pair: await interest([primary, anchor], '12m') };
+    return { keywords, index, answer, pair: undefined };
   };
   // Steps 17-18 read the phrase's own maps unless it is comparable to the anchor; then the two together.
   const ownMapsRead = async (keyword: string) => {
     if (geo !== '' || !run) return false;
-    const { keywords, answer, pair } = await comparison(keyword, run.secondary(), run.anchor);
-    const [phraseMean, anchorMean] = pair ? pairMeans(pair, 0, 1) : pairMeans(answer, 0, keywords.length - 1);
+    const { keywords, index, answer, pair } = await comparison(keyword, run.secondary(), run.anchor);
+    const [phraseMean, anchorMean] = pair ? pairMeans(pair, 0, 1) : pairMeans(answer, index, keywords.length - 1);
     return !mapAgainstAnchor(round(phraseMean, 2), round(anchorMean, 2));
   };
   const ownMaps = async (keyword: string) =>
@@ -330,6 +362,7 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
         return { topics, not_asked: [] };
       }),
     volume,
+    measure,
     async series(keyword, timeframe) {
       // The window a 30-day request covers: today and the 30 days before it (31 daily points).
       if (timeframe === '30d')
@@ -345,7 +378,7 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
       return { answer: await interest([keyword], timeframe) };
     },
     async comparison(primary, secondary, anchor) {
-      const { keywords, answer, pair } = await comparison(primary, secondary, anchor);
+      const { keywords, index, answer, pair } = await comparison(primary, secondary, anchor);
       const last = keywords.length - 1;
       return {
         secondary: {
@@ -354,7 +387,7 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
           means: Object.fromEntries(keywords.slice(0, last).map((k, i) => [k, round(mean(answer, i), 1)])),
         },
         anchor: (() => {
-          const [phraseMean, anchorMean] = pair ? pairMeans(pair, 0, 1) : pairMeans(answer, 0, last);
+          const [phraseMean, anchorMean] = pair ? pairMeans(pair, 0, 1) : pairMeans(answer, index, last);
           const source = pair ?? answer;
           return {
             phraseMean: round(phraseMean, 2),

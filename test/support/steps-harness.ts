@@ -62,6 +62,7 @@ export function planOf(answers: Partial<Omit<TrendsPlan, 'name'>>): TrendsPlan {
     autocomplete: answers.autocomplete ?? unexpected('autocomplete'),
     series: answers.series ?? unexpected('series'),
     comparison: answers.comparison ?? unexpected('comparison'),
+    measure: answers.measure ?? unexpected('measure'),
     related: answers.related ?? unexpected('related'),
     modifiers: answers.modifiers ?? unexpected('modifiers'),
     map: answers.map ?? unexpected('map'),

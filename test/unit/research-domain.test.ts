@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { lastWindowRescaled } from '../../src/demo/demo-seed.js';
 import { classifyCategory } from '../../src/domain/research/category.js';
-import { extractPhrases, normalizeIdea, validateIdea } from '../../src/domain/research/idea.js';
+import { normalizeIdea, validateIdea } from '../../src/domain/research/idea.js';
+import { ideaParts, phraseCandidates } from '../../src/domain/research/phrase-choice.js';
 import { brandShare, COMPETITION_TERMS, INTENT_TERMS, PAIN_TERMS, termShare } from '../../src/domain/research/query-signals.js';
 import { autocorrelation, cleanSeries, trajectory, volatility } from '../../src/domain/research/series-analysis.js';
 import { geographicReach, mapAgainstAnchor, placesFromMap } from '../../src/domain/research/geography.js';
@@ -30,10 +31,12 @@ describe('ideas', () => {
     expect(normalizeIdea('  AI   Meal-Planner for Diabétics! ').key).toBe(normalizeIdea('ai meal planner for diabetics').key);
   });
 
-  it('extracts short search phrases, operator hints first', () => {
-    const { words } = normalizeIdea('An AI meal planner app for people with diabetes');
-    expect(extractPhrases(words, [])).toEqual(['ai meal', 'meal planner', 'planner diabetes', 'ai', 'meal']);
-    expect(extractPhrases(words, ['Diabetic meal plan'])[0]).toBe('diabetic meal plan');
+  it('extracts short search phrases within the parts of the idea, operator hints first', () => {
+    const idea = 'An AI meal planner app for people with diabetes';
+    expect(phraseCandidates(idea, []).map((c) => c.phrase)).toEqual(['meal planner', 'meal', 'planner', 'diabetes']);
+    expect(phraseCandidates(idea, ['Diabetic meal plan'])[0]).toMatchObject({ phrase: 'diabetic meal plan', hint: true });
+    // Punctuation and asides end a part; hyphenated words stay together.
+    expect(ideaParts('Meal-planner, for diabetics (beta)')).toEqual([['meal', 'planner'], ['diabetics']]);
   });
 
   it('classifies by whole-word rules and says which words matched', () => {

@@ -22,6 +22,7 @@ import type { PlaceInterest } from '../../src/domain/research/geography.js';
 import type { DimensionScore } from '../../src/domain/scoring/dimensions.js';
 import type { InterestByRegion, InterestOverTime, RankedItem } from '../../src/trends/types.js';
 import { runStep, stepContext, summarize } from '../support/steps-harness.js';
+import { TrendsFailedError } from '../../src/research/trends-gateway.js';
 
 type Plan = Partial<Omit<TrendsPlan, 'name'>>;
 
@@ -109,20 +110,15 @@ describe('steps 1-6: the idea, its phrases, the primary phrase, the category, du
     expect(summarize('normalize_idea', o)).toBe('"cafe finder for dog owners" (5 words)');
   });
 
-  it('2 extract_phrases: hints first, then 2-word then 1-word phrases of the content words, five at most', async () => {
-    const ctx = stepContext(
-      {
-        normalize_idea: {
-          text: 'AI meal planner for busy parents',
-          key: 'ai meal planner for busy parents',
-          words: ['ai', 'meal', 'planner', 'for', 'busy', 'parents'],
-        },
-      },
-      { hints: ['Meal Prep'] },
-    );
+  it('2 extract_phrases: hints first, then runs of subject words within a part of the idea, by the share of the idea they cover', async () => {
+    const ctx = stepContext({}, { idea: 'AI meal planner for busy parents (simulated demo)', hints: ['Meal Prep'] });
     const o = await runStep('extract_phrases', ctx);
-    expect(o).toEqual({ phrases: ['meal prep', 'ai meal', 'meal planner', 'planner busy', 'busy parents'] });
-    expect(summarize('extract_phrases', o)).toBe('meal prep, ai meal, meal planner, planner busy, busy parents');
+    expect(o.phrases.slice(0, 2)).toEqual(['meal prep', 'meal planner']);
+    // Never across "for" ("planner busy"), never from an aside ("parents simulated"), never a word of how it is built ("ai").
+    expect(o.phrases).not.toContain('planner busy');
+    expect(o.phrases.some((p) => /simulated|demo|\bai\b/.test(p))).toBe(false);
+    expect(o.candidates![1]).toEqual({ phrase: 'meal planner', coverage: 0.741, names_product: true, prior: 1.041 });
+    expect(summarize('extract_phrases', o)).toMatch(/^meal prep \(operator keyword\), meal planner \(covers 74%\), /);
   });
 
   it('3 autocomplete_phrases: asks the plan for the phrases, saying whether an operator hint decides', async () => {
@@ -143,36 +139,57 @@ describe('steps 1-6: the idea, its phrases, the primary phrase, the category, du
   });
 
   describe('4 choose_primary', () => {
-    const phrases = ['dog walking', 'walking app', 'dog', 'walking', 'marketplace', 'walkers'];
-    const topic = { mid: '/m/dog', title: 'Dog', type: 'Animal' };
-    const ctx = (topics: Record<string, (typeof topic)[]>, hints: string[] = []) =>
-      stepContext({ extract_phrases: { phrases }, autocomplete_phrases: { topics, not_asked: [] } }, { hints });
+    const idea = 'Plant care reminder app for renters';
+    const topic = { mid: '/m/pc', title: 'Houseplant care', type: 'Topic' };
+    const measureWith = (means: Record<string, number>, asked: string[][] = []) => ({
+      measure: async (phrases: string[], anchor: string) => {
+        asked.push([...phrases, anchor]);
+        const known = Object.fromEntries(phrases.map((p) => [p, means[p] ?? 0]));
+        return { keywords: phrases, means: known, anchorMean: 40, timeframe: '12m' as const, provenance: null };
+      },
+      autocomplete: async (phrases: string[]) => ({ topics: Object.fromEntries(phrases.map((p) => [p, [topic]])), not_asked: [] }),
+    });
+    const ctx = async (plan: Partial<Omit<TrendsPlan, 'name'>>, hints: string[] = []) => {
+      const extracted = await runStep('extract_phrases', stepContext({}, { idea, hints }));
+      const autocomplete = { topics: { [extracted.phrases[0]!]: [] }, not_asked: extracted.phrases.slice(1) };
+      return stepContext({ extract_phrases: extracted, autocomplete_phrases: autocomplete }, { idea, hints, plan });
+    };
 
-    it('takes the first phrase Google knows as a topic; the other phrases, four at most, are secondary', async () => {
-      const o = await runStep('choose_primary', ctx({ 'dog walking': [], dog: [topic], walking: [topic] }));
-      expect(o).toEqual({
-        primary: 'dog',
-        secondary: ['dog walking', 'walking app', 'walking', 'marketplace'],
-        reason: 'first phrase Google autocompletes to a topic',
-      });
-      expect(summarize('choose_primary', o)).toBe(
-        '"dog" (first phrase Google autocompletes to a topic); secondary: dog walking, walking app, walking, marketplace',
+    it('measures the four best-covering phrases in one comparison and takes the phrase that says the idea and is searched', async () => {
+      const asked: string[][] = [];
+      const plan = measureWith({ 'plant care': 20, 'care reminder': 0.4, 'plant care reminder': 0.2, plant: 90 }, asked);
+      const o = await runStep('choose_primary', await ctx(plan));
+      expect(asked).toEqual([['plant care', 'care reminder', 'plant care reminder', 'plant', 'weather']]);
+      expect(o.primary).toBe('plant care');
+      // The comparison of steps 11-12 asks the measured phrases again, in the same order (one trends job).
+      expect(o.secondary.slice(0, 3)).toEqual(['care reminder', 'plant care reminder', 'plant']);
+      expect(o.measured).toMatchObject({ keywords: ['plant care', 'care reminder', 'plant care reminder', 'plant'], anchor: 'weather' });
+      expect(o.reason).toBe(
+        'covers 60% of the idea and names its subject, searched 20 (popularity 0.67); runner-up "plant" covers 30% of the idea, searched 90 (popularity 1.00)',
       );
+      expect(o.candidates!.map((c) => c.phrase).slice(0, 4)).toEqual(['plant care', 'care reminder', 'plant care reminder', 'plant']);
+      // Step 3 stopped at the first phrase: the chosen phrase's topics are read from there (nothing more asked).
+      expect(o.primary_topics).toBeUndefined();
+      expect(summarize('choose_primary', o)).toMatch(/^"plant care" \(covers 60%/);
     });
 
-    it('an operator hint (the first phrase) wins over a topic; without topics the first phrase is chosen', async () => {
-      expect(await runStep('choose_primary', ctx({ dog: [topic] }, ['dog walking']))).toMatchObject({
-        primary: 'dog walking',
-        reason: 'operator keyword',
-      });
-      expect(await runStep('choose_primary', ctx({}))).toMatchObject({
-        primary: 'dog walking',
-        reason: 'first phrase (no autocomplete topics)',
-      });
+    it('never takes a phrase nobody measurably searches while another is searched; asks autocomplete for a phrase step 3 did not', async () => {
+      const o = await runStep('choose_primary', await ctx(measureWith({ 'plant care': 0.5, 'care reminder': 2, plant: 80 })));
+      expect(o.primary).toBe('care reminder');
+      expect(o.primary_topics).toEqual([topic]);
+    });
+
+    it('an operator hint wins without a measurement; a measurement that cannot be had leaves coverage to decide, and says so', async () => {
+      const hinted = await runStep('choose_primary', await ctx({ autocomplete: measureWith({}).autocomplete }, ['Houseplant care']));
+      expect(hinted).toMatchObject({ primary: 'houseplant care', reason: 'operator keyword', measured: null });
+      const failing = { measure: () => Promise.reject(new TrendsFailedError('replay has no recording of it', true)) };
+      const o = await runStep('choose_primary', await ctx(failing));
+      expect(o.primary).toBe('plant care');
+      expect(o.reason).toMatch(/popularity not measured: replay has no recording of it/);
     });
 
     it('fails the run when the idea gave no phrase at all, and says what to do', async () => {
-      const empty = stepContext({ extract_phrases: { phrases: [] }, autocomplete_phrases: { topics: {}, not_asked: [] } });
+      const empty = stepContext({ extract_phrases: { phrases: [], candidates: [] }, autocomplete_phrases: { topics: {}, not_asked: [] } });
       await expect(runStep('choose_primary', empty)).rejects.toThrow(/no search phrase .* pass --keyword/);
     });
   });
