@@ -53,7 +53,7 @@ async function prepareDatabase(): Promise<{ url: string; ids: string[]; dropData
     select 'ins_' || lpad(to_hex(g), 20, '0'), 'bench:' || g, 'Benchmark insight ' || g,
            'An idea used only by the API benchmark, number ' || g, 'keyword ' || g,
            jsonb_build_array('keyword ' || g, 'other ' || g),
-           (array['ai-ml','devtools','fintech','health','education','productivity'])[1 + g % 6],
+           (array['computers-electronics','finance','health','jobs-education','shopping','travel'])[1 + g % 6],
            'synthetic', round((abs(hashtext(g::text)) % 1000)::numeric / 1000, 3), 0.7,
            ${JSON.stringify(dimensions)}::jsonb,
            ${JSON.stringify(Object.fromEntries(DIMENSIONS.map((d) => [d, 0.5])))}::jsonb, 'Synthetic insight for the API benchmark.', 'active',

@@ -211,7 +211,7 @@ async function refresh(google: GoogleOnLoopback) {
         idea: keyword,
         primary_keyword: keyword,
         keywords: [keyword],
-        category: 'productivity',
+        category: 'computers-electronics',
         source: 'research',
         overall_score: 0.5,
         confidence: 0.5,

@@ -51,7 +51,7 @@ async function seed(db: Db) {
   await sql`
     insert into insights (id, idea_key, title, idea, primary_keyword, keywords, category, source, overall_score, confidence, dimensions, dimension_scores, summary, status)
     select 'ins_' || lpad(to_hex(g), 20, '0'), 'bench-ingest ' || g, 'Ingest benchmark ' || g, 'Ingest benchmark idea ' || g, 'keyword ' || g,
-           '[]'::jsonb, 'productivity', 'synthetic', 0.5, 0.5, ${JSON.stringify(dims)}::jsonb, '{}'::jsonb, '', 'active'
+           '[]'::jsonb, 'computers-electronics', 'synthetic', 0.5, 0.5, ${JSON.stringify(dims)}::jsonb, '{}'::jsonb, '', 'active'
     from generate_series(1, ${N}) g`.execute(db);
 }
 

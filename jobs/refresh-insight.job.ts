@@ -17,14 +17,10 @@ export function refreshInsightProcessor(deps: RefreshDeps) {
     const insight = await findInsight(deps.db, insightId);
     if (!insight || insight.status !== 'active') return { skipped: 'no such active insight' };
     if (insight.source === 'demo') return { skipped: 'demo data is static' };
-    const answer = await fetchInterest(
-      deps,
-      job,
-      token,
-      providerOf(insight, deps.provider),
-      [insight.primary_keyword],
-      `refresh of ${insightId}`,
-    );
+    const provider = providerOf(insight, deps.provider);
+    if (provider === null)
+      return { skipped: `researched with ${insight.provider ?? 'a live provider'}: refreshed only from that kind of source` };
+    const answer = await fetchInterest(deps, job, token, provider, [insight.primary_keyword], `refresh of ${insightId}`);
     const [written] = await writeFreshSeries(deps, [freshSeriesOf(insight, columnOf(answer, 0), undefined)]);
     return written;
   };

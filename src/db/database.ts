@@ -4,6 +4,8 @@ import type { Category, InsightStatus, Source } from '../domain/catalog.js';
 import type { Plan } from '../domain/quota.js';
 import type { GeographySummary, RelatedSummary } from '../domain/research/served-evidence.js';
 import type { SearchVolumeSummary } from '../domain/research/search-volume.js';
+import type { PrimaryChoiceSummary } from '../domain/research/phrase-choice.js';
+import type { OutlookSummary } from '../domain/forecast/outlook-summary.js';
 import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
 import type { DimensionScores } from '../domain/scoring/dimensions.js';
 import type { TrendClass } from '../domain/scoring/trend-class.js';
@@ -37,6 +39,14 @@ export interface InsightsTable {
   geography: ColumnType<GeographySummary | null, string | null | undefined, string | null>;
   /** Monthly searches and cost per click in the insight's market (step 12), when a provider had them; else null. */
   search_volume: ColumnType<SearchVolumeSummary | null, string | null | undefined, string | null>;
+  /** The provider list it was researched with (a run's `provider`: google, google+dataforseo, replay, synthetic); null for the demo. The refresh asks only that kind of source. */
+  provider: ColumnType<string | null, string | null | undefined, string | null>;
+  /** How step 4 chose the primary phrase: the candidates, their coverage and popularity (null before migration 0018). */
+  primary_choice: ColumnType<PrimaryChoiceSummary | null, string | null | undefined, string | null>;
+  /** The 3-12 month outlook of step 31, or why it is withheld (null before migration 0018, or for insights no run researched). */
+  outlook: ColumnType<OutlookSummary | null, string | null | undefined, string | null>;
+  /** Generated (migration 0018): the default order's key, domain/scoring/overall.ts rankKey. Never written. */
+  rank_key: ColumnType<number, never, never>;
   /** The account it was researched for, privately; null: public (the catalogue every key reads). */
   owner_account_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The market it describes: a country code, or '' for worldwide. */

@@ -16,6 +16,8 @@ import * as webhookSends from './migrations/2026-11-26T0013-webhook-sends.js';
 import * as researchOnDemand from './migrations/2026-11-27T0014-research-on-demand.js';
 import * as researchOnce from './migrations/2026-11-27T0015-research-once.js';
 import * as searchVolume from './migrations/2026-11-27T0016-search-volume.js';
+import * as googleCategories from './migrations/2026-11-27T0017-google-categories.js';
+import * as trustedAnswers from './migrations/2026-11-27T0018-trusted-answers.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -36,6 +38,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-27T0014-research-on-demand': researchOnDemand,
   '2026-11-27T0015-research-once': researchOnce,
   '2026-11-27T0016-search-volume': searchVolume,
+  '2026-11-27T0017-google-categories': googleCategories,
+  '2026-11-27T0018-trusted-answers': trustedAnswers,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Db } from '../db/connection.js';
 import { newId } from '../domain/ids.js';
+import { classifyCategory, type CategoryChoice } from '../domain/research/category.js';
 import { DIMENSIONS, type DimensionScores, unsupported } from '../domain/scoring/dimensions.js';
 import { assessMomentum } from '../domain/scoring/momentum.js';
 import { combineScores } from '../domain/scoring/overall.js';
@@ -21,7 +22,7 @@ import { replaceTrendPoints, upsertInsightSeries } from '../insights/trend-point
 export const DEMO_WINDOW_DAYS = 30;
 export const DEFAULT_DEMO_COUNT = 48;
 const DAILY_FILE = 'gtab-us-daily.csv';
-/** Google topic id → its name (455 of the 466 topics), beside the series. */
+/** Google topic id → its name and Freebase types (455 of the 466 topics), beside the series. */
 const NAMES_FILE = 'keyword-names.tsv';
 
 export class DemoDataMissingError extends Error {}
@@ -59,21 +60,48 @@ export async function readSeriesCsv(dir: string): Promise<Map<string, SeriesPoin
   return series;
 }
 
-/** Topic names by Google topic id ("/m/01245r" → "Raclette"); empty when the file is absent. */
-export async function readKeywordNames(dir: string): Promise<Map<string, string>> {
-  const names = new Map<string, string>();
+/** A demo topic as keyword-names.tsv describes it: its name and its Freebase types ("Dish", "Ingredient"). */
+export interface KeywordTopic {
+  name: string;
+  types: string[];
+}
+
+/** Topic names and Freebase types by Google topic id ("/m/01245r" → Raclette, Dish and Food); empty when the file is absent. */
+export async function readKeywordTopics(dir: string): Promise<Map<string, KeywordTopic>> {
+  const topics = new Map<string, KeywordTopic>();
   try {
     await access(path.join(dir, NAMES_FILE));
   } catch {
-    return names;
+    return topics;
   }
   const lines = createInterface({ input: createReadStream(path.join(dir, NAMES_FILE)), crlfDelay: Infinity });
   for await (const line of lines) {
-    const [mid, name] = line.split('\t');
+    const [mid, name, types] = line.split('\t');
     if (!mid || !name || mid === 'keyword_mid') continue;
-    names.set(mid.trim(), name.trim());
+    topics.set(mid.trim(), {
+      name: name.trim(),
+      types: (types ?? '')
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    });
   }
-  return names;
+  return topics;
+}
+
+/** Topic names by Google topic id ("/m/01245r" → "Raclette"); empty when the file is absent. */
+export async function readKeywordNames(dir: string): Promise<Map<string, string>> {
+  return new Map([...(await readKeywordTopics(dir))].map(([mid, topic]) => [mid, topic.name]));
+}
+
+/**
+ * A demo topic's category: its name and its Freebase types are all the
+ * evidence a bare series has (the types decide: "Dish", "Ingredient" are
+ * Food & Drink). A topic without a name stays uncategorized.
+ */
+export function categoryOfDemoTopic(name: string | undefined, freebaseTypes: readonly string[]): CategoryChoice {
+  if (name === undefined) return classifyCategory({ idea: '', phrases: [], topics: [] });
+  return classifyCategory({ idea: name, phrases: [], topics: [], freebaseTypes });
 }
 
 /** Cuts the last `days` and rescales them by the window's own maximum, as Google does per request. */
@@ -136,7 +164,8 @@ export interface DemoSeedResult {
 
 export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT): Promise<DemoSeedResult> {
   const all = await readSeriesCsv(dir);
-  const names = await readKeywordNames(dir);
+  const topics = await readKeywordTopics(dir);
+  const names = new Map([...topics].map(([mid, topic]) => [mid, topic.name]));
   const chosen = chooseDemoSeries(all, count, names);
   if (chosen.length === 0) throw new DemoDataMissingError(`${path.join(dir, DAILY_FILE)} has no usable series`);
   const fetchedAt = new Date();
@@ -157,7 +186,7 @@ export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT):
         idea: `Demo: recorded US search interest in ${name ? `${name} (Google topic ${topic})` : `the Google topic ${topic}`}, ${first} to ${last} (the last ${window.length} days shown, all ${window90.length} kept)`,
         primary_keyword: topic,
         keywords: name ? [topic, name] : [topic],
-        category: 'uncategorized',
+        category: categoryOfDemoTopic(name, topics.get(topic)?.types ?? []).category,
         source: 'demo',
         overall_score: overall.score,
         confidence: overall.confidence,

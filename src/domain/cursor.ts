@@ -45,6 +45,9 @@ export function decodeCursor(raw: string, sort: InsightSort): InsightCursor {
   }
   if (typeof id !== 'string' || !isId('insight', id)) throw notOurs();
   if (sort === 'score') {
+    // The rank key: 0-1 for partial insights, 1-2 for complete ones.
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 2) throw notOurs();
+  } else if (sort === 'overall') {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) throw notOurs();
   } else if (isDimensionSort(sort)) {
     if (typeof value !== 'number' || !Number.isFinite(value) || (value !== -1 && (value < 0 || value > 1))) throw notOurs();

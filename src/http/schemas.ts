@@ -385,6 +385,20 @@ export const CatalogSchema = Type.Object({
   next_cursor: Type.Null(),
 });
 
+export const CategoryCatalogSchema = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      id: Type.String({ description: "The slug the category filter takes: Google's category name, lower case" }),
+      description: Type.String({ description: "Google's name of the category" }),
+      google_id: Type.Union([Type.Integer(), Type.Null()], {
+        description: "Google's id of the category (the cat parameter of a Google Trends request); null for uncategorized",
+      }),
+      insights: Type.Integer(),
+    }),
+  ),
+  next_cursor: Type.Null(),
+});
+
 export const UsageQuery = Type.Object(
   { days: Type.Integer({ minimum: 1, maximum: 90, default: 1, description: 'How many UTC days, today included (1–90)' }) },
   { additionalProperties: false },
@@ -478,8 +492,12 @@ const WebhookCriteria = {
       description: 'Only insights whose overall score is at least this (0–1); null: any score',
     }),
   ),
+  // Checked by checkCriteria, not here, so that a retired slug ("fintech") is refused naming its replacement.
   categories: Type.Optional(
-    Type.Array(literalUnion(CATEGORY_VALUES), { maxItems: CATEGORY_VALUES.length, description: 'Only these categories; empty: any' }),
+    Type.Array(Type.String({ minLength: 1, maxLength: 60, description: `One of: ${CATEGORY_VALUES.join(', ')}` }), {
+      maxItems: CATEGORY_VALUES.length,
+      description: 'Only these categories (GET /api/categories); empty: any',
+    }),
   ),
   sources: Type.Optional(
     Type.Array(literalUnion(SOURCE_VALUES), { maxItems: SOURCE_VALUES.length, description: 'Only these sources; empty: any' }),
@@ -514,7 +532,7 @@ export const WebhookCreateBody = Type.Object(
       {
         url: 'https://example.com/hooks/insights',
         min_score: 0.6,
-        categories: ['ai-ml', 'devtools'],
+        categories: ['computers-electronics', 'finance'],
         keywords: ['agent'],
         events: ['insight.created'],
       },

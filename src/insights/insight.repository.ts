@@ -5,6 +5,8 @@ import { isDimensionSort, type Category, type InsightSort, type Source } from '.
 import type { InsightCursor } from '../domain/cursor.js';
 import type { GeographySummary, RelatedSummary } from '../domain/research/served-evidence.js';
 import type { SearchVolumeSummary } from '../domain/research/search-volume.js';
+import type { PrimaryChoiceSummary } from '../domain/research/phrase-choice.js';
+import type { OutlookSummary } from '../domain/forecast/outlook-summary.js';
 import type { Dimension, DimensionScores } from '../domain/scoring/dimensions.js';
 import { trendClassOf, type TrendClass } from '../domain/scoring/trend-class.js';
 
@@ -33,6 +35,10 @@ export const INSIGHT_COLUMNS = [
   'related',
   'geography',
   'search_volume',
+  'provider',
+  'primary_choice',
+  'outlook',
+  'rank_key',
   'owner_account_id',
   'geo',
   'created_at',
@@ -40,8 +46,20 @@ export const INSIGHT_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof InsightRow>;
 export type NewInsight = Omit<
   Insertable<InsightsTable>,
-  'keywords' | 'dimensions' | 'dimension_scores' | 'related' | 'geography' | 'search_volume' | 'trend_class' | 'created_at' | 'updated_at'
+  | 'keywords'
+  | 'dimensions'
+  | 'dimension_scores'
+  | 'related'
+  | 'geography'
+  | 'search_volume'
+  | 'primary_choice'
+  | 'outlook'
+  | 'trend_class'
+  | 'created_at'
+  | 'updated_at'
 > & {
+  primary_choice?: PrimaryChoiceSummary | null;
+  outlook?: OutlookSummary | null;
   keywords: string[];
   dimensions: DimensionScores;
   related?: RelatedSummary | null;
@@ -92,6 +110,8 @@ export async function upsertInsightRow(db: DbOrTrx, insight: NewInsight): Promis
     related: insight.related ? JSON.stringify(insight.related) : null,
     geography: insight.geography ? JSON.stringify(insight.geography) : null,
     search_volume: insight.search_volume ? JSON.stringify(insight.search_volume) : null,
+    primary_choice: insight.primary_choice ? JSON.stringify(insight.primary_choice) : null,
+    outlook: insight.outlook ? JSON.stringify(insight.outlook) : null,
     keywords: JSON.stringify(insight.keywords),
     dimensions: JSON.stringify(insight.dimensions),
     dimension_scores: JSON.stringify(Object.fromEntries(Object.entries(insight.dimensions).map(([name, d]) => [name, d.score]))),
@@ -119,6 +139,9 @@ export async function upsertInsightRow(db: DbOrTrx, insight: NewInsight): Promis
         related: eb.ref('excluded.related'),
         geography: eb.ref('excluded.geography'),
         search_volume: eb.ref('excluded.search_volume'),
+        provider: eb.ref('excluded.provider'),
+        primary_choice: eb.ref('excluded.primary_choice'),
+        outlook: eb.ref('excluded.outlook'),
         updated_at: sql<Date>`now()`,
       })),
     )
@@ -215,6 +238,7 @@ export const LIST_COLUMNS = [
   'overall_score',
   'confidence',
   'dimension_scores',
+  'rank_key',
   'trend_class',
   'summary',
   'status',
@@ -259,6 +283,11 @@ export function buildListQuery(db: DbOrTrx, filter: InsightFilter) {
   }
   switch (filter.sort) {
     case 'score':
+      // Complete insights first, each by the score its evidence guarantees (a generated column, migration 0018).
+      if (after) query = query.where((eb) => eb(eb.refTuple('rank_key', 'id'), '<', eb.tuple(after.value as number, after.id)));
+      query = query.orderBy('rank_key', 'desc').orderBy('id', 'desc');
+      break;
+    case 'overall':
       if (after) query = query.where((eb) => eb(eb.refTuple('overall_score', 'id'), '<', eb.tuple(after.value as number, after.id)));
       query = query.orderBy('overall_score', 'desc').orderBy('id', 'desc');
       break;
@@ -318,10 +347,10 @@ export async function updateInsightScores(
 }
 
 /** What the daily refresh plans from: every active insight that is not static demo data, by id. */
-export async function listRefreshable(db: DbOrTrx): Promise<Array<Pick<InsightRow, 'id' | 'source' | 'interest_level'>>> {
+export async function listRefreshable(db: DbOrTrx): Promise<Array<Pick<InsightRow, 'id' | 'source' | 'provider' | 'interest_level'>>> {
   return db
     .selectFrom('insights')
-    .select(['id', 'source', 'interest_level'])
+    .select(['id', 'source', 'provider', 'interest_level'])
     .where('status', '=', 'active')
     .where('source', '<>', 'demo')
     .orderBy('id')

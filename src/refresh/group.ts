@@ -18,7 +18,9 @@ export async function refreshGroup(
   insights: readonly InsightRow[],
   fetch: (provider: string, keywords: string[]) => Promise<InterestOverTime>,
 ): Promise<{ served: string[]; leftover: string[]; keywords: number }> {
+  // Grouped by provider (plan.ts): every member refreshes from the same one.
   const provider = providerOf(insights[0]!, deps.provider);
+  if (provider === null) return { served: [], leftover: [], keywords: 0 };
   const keywords = [...new Set(insights.map((i) => i.primary_keyword))];
   const answer = await fetch(provider, keywords);
   if (answer.keywords.length !== keywords.length)

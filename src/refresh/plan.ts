@@ -6,9 +6,22 @@ import { groupByLevel } from '../domain/trends/batching.js';
 import { answeringProvider, providersOf } from '../domain/trends/capabilities.js';
 import { listRefreshable, type InsightRow } from '../insights/insight.repository.js';
 
-/** Synthetic insights refresh from synthetic data; every other one from the configured provider. */
-export const providerOf = (insight: Pick<InsightRow, 'source'>, configured: string) =>
-  insight.source === 'synthetic' ? 'synthetic' : configured;
+/** Providers whose answers are not today's live searches: recorded (replay) or simulated (synthetic). */
+const NOT_LIVE = new Set(['replay', 'synthetic']);
+
+/**
+ * Which provider refreshes an insight: the kind of source it was researched
+ * with, never another. Simulated insights refresh from the simulated world;
+ * insights researched on recorded answers (replay) are not refreshed (they
+ * describe the recorded days); live insights (researched with a live provider,
+ * or before migration 0018 kept the provider) refresh from the configured list
+ * when it is live, and not at all when it is replay or synthetic. Null: not refreshed.
+ */
+export function providerOf(insight: Pick<InsightRow, 'source' | 'provider'>, configured: string): string | null {
+  if (insight.source === 'synthetic' || insight.provider === 'synthetic') return 'synthetic';
+  if (insight.provider === 'replay') return null;
+  return NOT_LIVE.has(configured) ? null : configured;
+}
 
 export interface RefreshPlan {
   insights: number;
@@ -28,6 +41,7 @@ export async function planRefresh(db: Db, provider: string): Promise<RefreshPlan
   const byProvider = new Map<string, Array<{ id: string; level: number | null }>>();
   for (const r of rows) {
     const p = providerOf(r, provider);
+    if (p === null) continue;
     byProvider.set(p, [...(byProvider.get(p) ?? []), { id: r.id, level: r.interest_level }]);
   }
   const grouped = [...byProvider.entries()].map(([p, items]) => ({
@@ -38,7 +52,7 @@ export async function planRefresh(db: Db, provider: string): Promise<RefreshPlan
   // Live Google's share: the insights whose series Google answers (first in their list with the capability).
   const onGoogle = grouped.filter((g) => answeringProvider(providersOf(g.provider), 'series') === 'google');
   return {
-    insights: rows.length,
+    insights: [...byProvider.values()].reduce((n, items) => n + items.length, 0),
     requests: groups.length,
     groups,
     googleInsights: onGoogle.reduce((n, g) => n + (byProvider.get(g.provider)?.length ?? 0), 0),

@@ -10,7 +10,26 @@ import { geographySummary, relatedSummary } from '../domain/research/served-evid
 import { searchVolumeSummary } from '../domain/research/search-volume.js';
 import { upsertForecast } from '../insights/forecast.repository.js';
 import { recordEvents } from '../webhooks/event.repository.js';
-import type { AggregateOutput, CommitResult, StepContext } from './step-contract.js';
+import type { AggregateOutput, CommitResult, StepContext, StepOutputs } from './step-contract.js';
+import type { PrimaryChoiceSummary } from '../domain/research/phrase-choice.js';
+
+/** What the insight keeps of step 4 (null for runs recorded before it measured its candidates). */
+function primaryChoiceSummary(o: StepOutputs['choose_primary']): PrimaryChoiceSummary | null {
+  if (!o.candidates) return null;
+  return {
+    primary: o.primary,
+    reason: o.reason,
+    candidates: o.candidates.map(({ phrase, coverage, names_product, mean, popularity, score }) => ({
+      phrase,
+      coverage,
+      names_product,
+      mean,
+      popularity,
+      score,
+    })),
+    measured: o.measured ? { timeframe: '12m', anchor: o.measured.anchor, anchor_mean: o.measured.anchorMean } : null,
+  };
+}
 
 export async function commitResearchResult(trx: Transaction<Database>, ctx: StepContext, o: AggregateOutput): Promise<CommitResult> {
   const normalized = ctx.out('normalize_idea');
@@ -49,6 +68,9 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
     })(),
     geography: geographySummary(ctx.out('interest_by_country')),
     search_volume: searchVolumeSummary(ctx.out('compare_anchor').volume),
+    primary_choice: primaryChoiceSummary(ctx.out('choose_primary')),
+    outlook: ctx.out('forecast').outlook ?? null,
+    provider: ctx.run.provider ?? null,
     geo: ctx.geo,
     owner_account_id: ctx.run.ownerAccountId,
   });

@@ -12,6 +12,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Category, Source } from '../domain/catalog.js';
 import type { Forecast } from '../domain/forecast/forecaster.js';
+import type { Outlook } from '../domain/forecast/outlook.js';
 import type { CategoryChoice } from '../domain/research/category.js';
 import type { GeographicReach, PlaceInterest } from '../domain/research/geography.js';
 import type { FamilyShare, ModifierFamily } from '../domain/research/modifier-evidence.js';
@@ -181,7 +182,8 @@ export interface StepOutputs extends ScoreSteps {
   buyer_intent: SignalOutput | TermShare;
   competition_signals: (WhitespaceInput & { modifier_comparison: AskedComparison }) | ListsOnlyCompetition;
   geographic_reach: GeographicReach;
-  forecast: Forecast;
+  /** `outlook`: the 3-12 month outlook from the 5 years (absent on runs recorded before it). */
+  forecast: Forecast & { outlook?: Outlook };
   aggregate: AggregateOutput;
 }
 
@@ -192,6 +194,8 @@ export interface RunInfo {
   source: Source;
   /** The account whose private insight the run makes; null: a public one. */
   ownerAccountId: string | null;
+  /** The provider list the run researches with (google, google+dataforseo, replay, synthetic): the insight keeps it. */
+  provider?: string;
 }
 
 export interface StepContext {

@@ -189,7 +189,7 @@ export class StepRunner {
     const geo = facts.geo ?? deps.geo;
     const ownerAccountId = facts.visibility === 'private' ? facts.account_id : null;
     const { ctx, read } = buildStepContext({
-      run: { id: facts.id, idea: facts.idea, hints: facts.keyword_hints, source: facts.source, ownerAccountId },
+      run: { id: facts.id, idea: facts.idea, hints: facts.keyword_hints, source: facts.source, ownerAccountId, provider: facts.provider },
       output: (n) => outputs.get(n)?.value,
       missing: (n, name) => `step ${step} (${definition.name}) needs the output of step ${n} (${name}), which is not recorded`,
       // The step never holds its slot waiting for Google: it sleeps, and the answer wakes it.

@@ -4,7 +4,7 @@
 // comes only through ctx.plan (trends-plan.ts: which requests answer which
 // step), over the rate-limited `trends` queue. What each step hands on, and
 // what it is run with, is declared in step-contract.ts.
-import { classifyCategory } from '../domain/research/category.js';
+import { classifyCategory, type CategoryEvidence } from '../domain/research/category.js';
 import {
   COMPARABLE_RATIO,
   geographicReach,
@@ -36,6 +36,7 @@ import {
   volatility,
 } from '../domain/research/series-analysis.js';
 import { forecast as fitForecast } from '../domain/forecast/forecaster.js';
+import { outlook as fitOutlook, type Outlook } from '../domain/forecast/outlook.js';
 import {
   scoreBreadth,
   scoreDemand,
@@ -285,6 +286,30 @@ function summarizeRelated(o: RelatedOutput): string {
   }
 }
 
+/** What a category is read from: the idea, its phrases, the autocomplete topics and, once listed (step 40), the related lists. */
+function categoryEvidence(ctx: StepContext, withLists: boolean): CategoryEvidence {
+  const topics = [
+    ...Object.values(ctx.out('autocomplete_phrases').topics).flat(),
+    ...(withLists ? (ctx.out('choose_primary').primary_topics ?? []) : []),
+  ];
+  const lists = (names: Array<'related_queries_top' | 'related_queries_rising' | 'related_topics_top' | 'related_topics_rising'>) =>
+    names
+      .map((n) => ctx.out(n))
+      .filter((o) => servedOf(o) === 'listed')
+      .flatMap((o) => o.items.map((i) => i.label));
+  return {
+    idea: ctx.run.idea,
+    phrases: ctx.out('extract_phrases').phrases,
+    topics,
+    ...(withLists
+      ? {
+          relatedQueries: lists(['related_queries_top', 'related_queries_rising']),
+          relatedTopics: lists(['related_topics_top', 'related_topics_rising']).map((label) => ({ label })),
+        }
+      : {}),
+  };
+}
+
 const cleaned = (s: SeriesOutput) =>
   cleanSeries(s.dates.map((date, i) => ({ date, value: s.values[i]!, hasData: s.has_data[i], isPartial: s.partial[i] })));
 
@@ -363,17 +388,8 @@ const DEFINITIONS: readonly NamedStep[] = [
   },
   /* 5 */ {
     name: 'classify_category',
-    run: async (ctx) => {
-      const topics: Record<string, Array<{ title: string; type: string }>> = ctx.out('autocomplete_phrases').topics;
-      const texts = [
-        ctx.run.idea,
-        ...ctx.out('extract_phrases').phrases,
-        ...Object.values(topics)
-          .flat()
-          .map((t) => `${t.title} ${t.type}`),
-      ];
-      return classifyCategory(texts);
-    },
+    // From the idea and its autocomplete topics; step 40 files it again with the related lists (what research measured).
+    run: async (ctx) => classifyCategory(categoryEvidence(ctx, false)),
     summarize: (o) => `${o.category}${o.matched.length ? ` (matched: ${o.matched.join(', ')})` : ''}`,
   },
   /* 6 */ {
@@ -625,12 +641,15 @@ const DEFINITIONS: readonly NamedStep[] = [
     name: 'forecast',
     run: async (ctx) => {
       const c = cleaned(ctx.out('interest_90d'));
-      return fitForecast(c.dates, c.values, 7);
+      const long = cleaned(ctx.out('interest_5y'));
+      return { ...fitForecast(c.dates, c.values, 7), outlook: fitOutlook(long.dates, long.values) };
     },
     summarize: (o) =>
-      o.withheld
-        ? `withheld: ${o.reason}`
-        : `${o.model}, next 7 days ${o.points[0]?.value}…${o.points.at(-1)?.value}, MASE ${o.backtest.mase ?? '–'}`,
+      `${
+        o.withheld
+          ? `7 days withheld: ${o.reason}`
+          : `${o.model}, next 7 days ${o.points[0]?.value}…${o.points.at(-1)?.value}, MASE ${o.backtest.mase ?? '–'}`
+      }; ${describeOutlook(o.outlook)}`,
   },
   /* 32 */ scoreStep('demand', (ctx) => {
     const comparison = ctx.out('compare_anchor');
@@ -682,7 +701,7 @@ const DEFINITIONS: readonly NamedStep[] = [
         30,
       ).quality;
       const overall = combineScores(dimensions, quality);
-      const category = ctx.out('classify_category').category;
+      const category = classifyCategory(categoryEvidence(ctx, true)).category;
       const strongest = Object.entries(dimensions)
         .filter(([, d]) => d.score !== null)
         .sort((a, b) => b[1].score! - a[1].score!)
@@ -709,6 +728,13 @@ STEP_NAMES.forEach((name, i) => {
   if (STEPS[i]?.name !== name) throw new Error(`research step ${i + 1} should be "${name}", found "${STEPS[i]?.name ?? 'nothing'}"`);
 });
 if (STEPS.length !== STEP_NAMES.length) throw new Error(`expected ${STEP_NAMES.length} research steps, found ${STEPS.length}`);
+
+function describeOutlook(o: Outlook | undefined): string {
+  if (!o) return 'no outlook (recorded before it was made)';
+  if (o.withheld) return `outlook withheld: ${o.reason}`;
+  const horizons = o.horizons.map((h) => (h.withheld ? `${h.months} months withheld` : `${h.months} months ${h.value}`));
+  return `outlook (${o.model}): ${horizons.join(', ')}`;
+}
 
 function fmtPct(x: number | null): string {
   return x === null ? '–' : `${x >= 0 ? '+' : ''}${Math.round(x * 100)}%`;

@@ -31,7 +31,7 @@ beforeAll(async () => {
     idea: 'Chart test',
     primary_keyword: 'x',
     keywords: [],
-    category: 'productivity',
+    category: 'computers-electronics',
     source: 'research',
     overall_score: 0.6,
     confidence: 0.5,

@@ -334,7 +334,7 @@ describe('research and discovery on (loopback) Google as it answers today', () =
         idea: `Filler ${i}`,
         primary_keyword: `filler phrase ${i}`,
         keywords: [`filler phrase ${i}`],
-        category: 'productivity',
+        category: 'computers-electronics',
         source: 'research',
         overall_score: 0.5,
         confidence: 0.5,

@@ -13,7 +13,7 @@ let id: string;
 beforeAll(async () => {
   t = await createTestApp();
   key = await t.key('enterprise');
-  id = await insertInsight(t.database.db, { score: 0.5, category: 'productivity', title: 'Hygiene fixture' });
+  id = await insertInsight(t.database.db, { score: 0.5, category: 'finance', title: 'Hygiene fixture' });
 });
 afterAll(() => t.close());
 
@@ -22,7 +22,7 @@ const CONTROLS = ['%00', '%0D', '%1B', '%7F', '%C2%85', '%E2%80%AE', '%08'];
 describe('control characters in text parameters', () => {
   it.each([
     ['q', (c: string) => `/api/insights?q=a${c}b`],
-    ['category', (c: string) => `/api/insights?category=productivity${c}`],
+    ['category', (c: string) => `/api/insights?category=finance${c}`],
     ['trend_class', (c: string) => `/api/insights?trend_class=${c}rising`],
     ['cursor', (c: string) => `/api/insights?cursor=abc${c}`],
     ['id', (c: string) => `/api/insights/ins_${c}x`],
@@ -93,7 +93,7 @@ describe('numbers are sent as decimal numbers', () => {
 
 describe('spellings of one request share one response-cache entry', () => {
   it('lists in any order, repeated, with spaces; search text with any spacing', async () => {
-    const [a, b, c] = ['productivity', CATEGORY_VALUES.find((v) => v !== 'productivity')!, 'uncategorized'];
+    const [a, b, c] = ['finance', CATEGORY_VALUES.find((v) => v !== 'finance')!, 'uncategorized'];
     const spellings = [
       `category=${a},${b},${c}`,
       `category=${c},${b},${a}`,
@@ -116,7 +116,7 @@ describe('spellings of one request share one response-cache entry', () => {
   });
 
   it('an unknown value in a list is still named in the 400', async () => {
-    const res = await t.app.inject({ url: '/api/insights?category=productivity,nope', headers: bearer(key) });
+    const res = await t.app.inject({ url: '/api/insights?category=finance,nope', headers: bearer(key) });
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toMatch(/category has an unknown value "nope"/);
   });

@@ -18,7 +18,7 @@ const scores = new Map<string, number>();
 beforeAll(async () => {
   t = await createTestApp();
   key = await t.key('enterprise');
-  const categories = ['ai-ml', 'fintech', 'health'] as const;
+  const categories = ['computers-electronics', 'finance', 'health'] as const;
   const sources = ['research', 'discovery'] as const;
   for (let i = 0; i < 45; i += 1) {
     const score = Math.round((((i * 37) % 100) / 100) * 1000) / 1000;
@@ -96,14 +96,14 @@ describe('GET /api/insights', () => {
     expect(discovery.length).toBe(22);
     expect(discovery.every((r) => r.source === 'discovery')).toBe(true);
 
-    const one = await walk('/api/insights?category=fintech');
+    const one = await walk('/api/insights?category=finance');
     expect(one.length).toBe(15);
-    const two = await walk('/api/insights?category=fintech,health&sort=newest&limit=4');
+    const two = await walk('/api/insights?category=finance,health&sort=newest&limit=4');
     expect(two.length).toBe(30);
-    expect(new Set(two.map((r) => r.category))).toEqual(new Set(['fintech', 'health']));
+    expect(new Set(two.map((r) => r.category))).toEqual(new Set(['finance', 'health']));
 
-    const combined = await walk('/api/insights?category=ai-ml&source=research&min_score=0.3');
-    expect(combined.every((r) => r.category === 'ai-ml' && r.source === 'research' && r.overall_score >= 0.3)).toBe(true);
+    const combined = await walk('/api/insights?category=computers-electronics&source=research&min_score=0.3');
+    expect(combined.every((r) => r.category === 'computers-electronics' && r.source === 'research' && r.overall_score >= 0.3)).toBe(true);
   });
 
   it.each([
@@ -116,7 +116,7 @@ describe('GET /api/insights', () => {
     ['min_score=high', 'min_score'],
     ['sort=random', 'sort'],
     ['source=twitter', 'source'],
-    ['category=fintech,spaceships', 'category'],
+    ['category=finance,spaceships', 'category'],
     ['cursor=garbage!', 'cursor'],
     ['limt=5', 'limt'],
   ])('rejects %s with a 400 problem naming %s', async (query, name) => {
@@ -321,7 +321,7 @@ describe('catalog, usage, health and docs', () => {
   it('lists categories and sources with counts', async () => {
     const categories = (await get('/api/categories')).json().data;
     expect(categories.map((c: { id: string }) => c.id)).toEqual(CATEGORY_VALUES);
-    expect(categories.find((c: { id: string }) => c.id === 'fintech').insights).toBe(15);
+    expect(categories.find((c: { id: string }) => c.id === 'finance').insights).toBe(15);
     const sources = (await get('/api/sources')).json().data;
     expect(sources.map((s: { id: string }) => s.id)).toEqual(SOURCE_VALUES);
   });

@@ -63,11 +63,11 @@ const cases: Array<[string, InsightFilter, RegExp]> = [
   ['min_score=0.8 sort=score', { limit: 20, sort: 'score', minScore: 0.8 }, /insights_score_idx/],
   ['sort=newest', { limit: 20, sort: 'newest' }, /insights_created_idx/],
   ['sort=oldest', { limit: 20, sort: 'oldest' }, /insights_created_idx/],
-  ['category sort=score', { limit: 20, sort: 'score', categories: ['fintech'] }, /insights_category_score_idx/],
-  ['category sort=newest', { limit: 20, sort: 'newest', categories: ['fintech'] }, /insights_category_created_idx/],
+  ['category sort=score', { limit: 20, sort: 'score', categories: ['finance'] }, /insights_category_score_idx/],
+  ['category sort=newest', { limit: 20, sort: 'newest', categories: ['finance'] }, /insights_category_created_idx/],
   ['source sort=score', { limit: 20, sort: 'score', source: 'discovery' }, /insights_source_score_idx/],
   ['source sort=newest', { limit: 20, sort: 'newest', source: 'discovery' }, /insights_(source_)?created_idx/],
-  ['two categories', { limit: 20, sort: 'score', categories: ['fintech', 'health'] }, /insights_(category_)?score_idx/],
+  ['two categories', { limit: 20, sort: 'score', categories: ['finance', 'health'] }, /insights_(category_)?score_idx/],
   [
     'score cursor',
     { limit: 20, sort: 'score', after: { sort: 'score', value: 0.5, id: 'ins_zzzzzzzzzzzzzzzzzzzz' } },
@@ -76,7 +76,7 @@ const cases: Array<[string, InsightFilter, RegExp]> = [
   // Every dimension as a sort, alone, with each older filter, and with a cursor.
   ...DIMENSIONS.flatMap((d): Array<[string, InsightFilter, RegExp]> => [
     [`sort=${d}`, { limit: 20, sort: d }, new RegExp(`insights_${d}_idx`)],
-    [`sort=${d} category`, { limit: 20, sort: d, categories: ['fintech'] }, /insights_\w+_idx/],
+    [`sort=${d} category`, { limit: 20, sort: d, categories: ['finance'] }, /insights_\w+_idx/],
     [`sort=${d} source`, { limit: 20, sort: d, source: 'discovery' }, /insights_\w+_idx/],
     [`sort=${d} min_score`, { limit: 20, sort: d, minScore: 0.8 }, /insights_\w+_idx/],
     [

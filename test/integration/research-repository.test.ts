@@ -25,7 +25,7 @@ const insight = (ideaKey: string, primaryKeyword: string, source: Source = 'rese
     idea: ideaKey,
     primary_keyword: primaryKeyword,
     keywords: [primaryKeyword],
-    category: 'productivity',
+    category: 'computers-electronics',
     source,
     overall_score: 0.5,
     confidence: 0.5,

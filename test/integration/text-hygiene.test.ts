@@ -112,7 +112,7 @@ describe('text from outside', () => {
         idea: `Idea ${bad}`,
         primary_keyword: `kw ${bad}`,
         keywords: [`kw`],
-        category: 'productivity',
+        category: 'computers-electronics',
         source: 'research',
         overall_score: 0.5,
         confidence: 0.5,

@@ -63,7 +63,7 @@ describe('webhook delivery survives kill -9', () => {
       idea: 'Harp tuning app',
       primary_keyword: 'harp',
       keywords: ['harp'],
-      category: 'entertainment',
+      category: 'arts-entertainment',
       source: 'research',
       overall_score: 0.6,
       confidence: 0.5,

@@ -43,7 +43,7 @@ export async function insertInsight(db: Db, f: FixtureInsight): Promise<string> 
     idea: f.idea ?? `Fixture idea ${id}`,
     primary_keyword: f.keywords?.[0] ?? 'fixture',
     keywords: f.keywords ?? ['fixture'],
-    category: f.category ?? 'productivity',
+    category: f.category ?? 'computers-electronics',
     source: f.source ?? 'research',
     overall_score: f.score,
     confidence: 0.5,

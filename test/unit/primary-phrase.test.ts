@@ -41,7 +41,7 @@ function firstBigram(idea: string): string {
 
 describe('the primary phrase on a labelled set of ideas', () => {
   it('hits the expected phrase on at least 70% of the held-in ideas and all of the quick-start ones', async () => {
-    const results = [];
+    const results: Array<(typeof rows)[number] & { chosen: string; hit: boolean; prior: boolean; before: boolean }> = [];
     for (const row of rows) {
       const chosen = await measuredChoice(row.idea);
       const unmeasured = choosePrimary(phraseCandidates(row.idea, []), null).primary;

@@ -39,13 +39,14 @@ describe('ideas', () => {
     expect(ideaParts('Meal-planner, for diabetics (beta)')).toEqual([['meal', 'planner'], ['diabetics']]);
   });
 
-  it('classifies by whole-word rules and says which words matched', () => {
-    expect(classifyCategory(['Budget app for freelance designers'])).toMatchObject({ category: 'fintech', matched: ['budget'] });
-    expect(classifyCategory(['AI chatbot for dentists'])).toMatchObject({ category: 'ai-ml' });
-    expect(classifyCategory(['pizza'])).toMatchObject({ category: 'food-drink' });
-    expect(classifyCategory(['quantum knitting']).category).toBe('uncategorized');
+  it('classifies by whole words of the lexicon and says which terms decided (test/unit/category.test.ts measures it)', () => {
+    const idea = (text: string) => classifyCategory({ idea: text, phrases: [], topics: [] });
+    expect(idea('Budget app for freelance designers')).toMatchObject({ category: 'finance', google_id: 7, matched: ['idea:budget'] });
+    expect(idea('AI chatbot for dentists')).toMatchObject({ category: 'health', google_id: 45 });
+    expect(idea('pizza')).toMatchObject({ category: 'food-drink', google_id: 71 });
+    expect(idea('quantum flux').category).toBe('uncategorized');
     // "email" must not match "ai".
-    expect(classifyCategory(['email newsletter tool']).category).toBe('marketing');
+    expect(idea('email newsletter tool').scores['computers-electronics']).toBeUndefined();
   });
 });
 

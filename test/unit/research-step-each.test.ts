@@ -194,27 +194,24 @@ describe('steps 1-6: the idea, its phrases, the primary phrase, the category, du
     });
   });
 
-  it("5 classify_category: reads the idea, the phrases and the autocomplete topics' titles and types", async () => {
+  it("5 classify_category: files the idea in Google's category tree from the idea, its phrases and the autocomplete topics' types", async () => {
     const outputs = { extract_phrases: { phrases: ['dog walking', 'dog'] }, autocomplete_phrases: { topics: {}, not_asked: [] } };
     const withoutTopics = await runStep('classify_category', stepContext(outputs, { idea: 'Dog walking for busy owners' }));
-    expect(withoutTopics).toMatchObject({ category: 'home-living', matched: ['dog'] });
+    expect(withoutTopics).toMatchObject({ category: 'pets-animals', google_id: 66 });
     const topics = {
       dog: [
         { mid: '/m/1', title: 'Pizza Hut', type: 'Restaurant chain' },
-        { mid: '/m/2', title: 'Bakery', type: 'Shop' },
+        { mid: '/m/2', title: 'Bakery', type: 'Dish' },
       ],
     };
     const withTopics = await runStep(
       'classify_category',
       stepContext({ ...outputs, autocomplete_phrases: { topics, not_asked: [] } }, { idea: 'Dog walking for busy owners' }),
     );
-    // Topics add food-drink's restaurant, pizza and bakery (3) and ecommerce's shop (1) to home-living's dog (1).
-    expect(withTopics).toMatchObject({
-      category: 'food-drink',
-      matched: ['restaurant', 'pizza', 'bakery'],
-      scores: { 'home-living': 1, ecommerce: 1, 'food-drink': 3 },
-    });
-    expect(summarize('classify_category', withTopics)).toBe('food-drink (matched: restaurant, pizza, bakery)');
+    // Topic types weigh three times the idea's words: what Google knows of the phrase outweighs how the idea is worded.
+    expect(withTopics.category).toBe('food-drink');
+    expect(withTopics.matched.some((m) => m.startsWith('topic-type:'))).toBe(true);
+    expect(summarize('classify_category', withTopics)).toMatch(/^food-drink \(matched: /);
   });
 
   describe('6 detect_duplicate', () => {
@@ -491,11 +488,14 @@ describe('steps 19-25: the series read', () => {
   });
 
   it('20 growth: the change across each window on its least-squares line, 30 days and 90 days each from its own series', async () => {
-    // 10, 12 … 68: slope 2 a day over a mean of 39, for 29 days: +149 %. The 90 days are flat.
+    // 10, 12 … 68: the line runs from 10 to 68, +580 %. The 90 days are flat.
     const rising = series(Array.from({ length: 30 }, (_, i) => 10 + 2 * i));
     const o = await runStep('growth', stepContext({ interest_30d: rising, interest_90d: series(Array(90).fill(50)) }));
-    expect(o).toEqual({ growth_30d: 1.487, growth_90d: 0 });
-    expect(summarize('growth', o)).toBe('30d +149%, 90d +0%');
+    expect(o).toEqual({ growth_30d: 5.8, growth_90d: 0 });
+    expect(summarize('growth', o)).toBe('30d +580%, 90d +0%');
+    // Interest that peaked early and fell to nothing: the line ends below zero, the change at −100 % (it read −564 % as slope × length / mean).
+    const fell = series([...Array.from({ length: 10 }, () => 90), ...Array.from({ length: 20 }, () => 0)]);
+    expect((await runStep('growth', stepContext({ interest_30d: fell, interest_90d: fell }))).growth_30d).toBe(-1);
   });
 
   it('21 acceleration: the 90 days, second half against the first', async () => {
@@ -509,10 +509,10 @@ describe('steps 19-25: the series read', () => {
   });
 
   it('22 trajectory: the 5-year shape and how many weeks it read', async () => {
-    // 10 … 39: up 29 over a mean of 24.5 (+118 %), peak at the end, the last 4 weeks at 37.5/39 of it.
+    // 10 … 39: the line runs from 10 to 39 (+290 %), peak at the end, the last 4 weeks at 37.5/39 of it.
     const o = await runStep('trajectory', stepContext({ interest_5y: series(Array.from({ length: 30 }, (_, i) => 10 + i)) }));
-    expect(o).toEqual({ five_year: { trajectory: 'rising', change: 1.184, peakPosition: 1, lastVsPeak: 0.962 }, points: 30 });
-    expect(summarize('trajectory', o)).toBe('rising (+118%)');
+    expect(o).toEqual({ five_year: { trajectory: 'rising', change: 2.9, peakPosition: 1, lastVsPeak: 0.962 }, points: 30 });
+    expect(summarize('trajectory', o)).toBe('rising (+290%)');
     expect(await runStep('trajectory', stepContext({ interest_5y: series([5, 6, 7]) }))).toEqual({ five_year: null, points: 3 });
   });
 
@@ -695,7 +695,7 @@ describe('steps 30-31: reach and forecast', () => {
     const values = Array.from({ length: 63 }, (_, i) => 40 + (i % 7) * 3 + (i % 5 === 0 ? 2 : 0));
     const o = await runStep(
       'forecast',
-      stepContext({ interest_90d: series([...values, 1], { partial: [...values.map(() => false), true] }) }),
+      stepContext({ interest_90d: series([...values, 1], { partial: [...values.map(() => false), true] }), interest_5y: series([]) }),
     );
     if (o.withheld) throw new Error(`withheld: ${o.reason}`);
     expect(o.horizon).toBe(7);
@@ -706,12 +706,14 @@ describe('steps 30-31: reach and forecast', () => {
     expect(o.points[0]!.value).toBeLessThan(44);
     expect(o.points[6]!.value).toBeGreaterThan(54);
     expect(o.points[6]!.value).toBeLessThan(61);
-    expect(summarize('forecast', o)).toBe(
-      `${o.model}, next 7 days ${o.points[0]!.value}…${o.points[6]!.value}, MASE ${o.backtest.mase ?? '–'}`,
+    expect(summarize('forecast', o)).toMatch(
+      new RegExp(
+        `^${o.model}, next 7 days ${o.points[0]!.value}…${o.points[6]!.value}, MASE ${o.backtest.mase ?? '–'}; outlook withheld: `,
+      ),
     );
-    const short = await runStep('forecast', stepContext({ interest_90d: series(Array(10).fill(30)) }));
-    expect(short).toEqual({ withheld: true, reason: 'needs at least 21 daily points, got 10' });
-    expect(summarize('forecast', short)).toMatch(/^withheld: /);
+    const short = await runStep('forecast', stepContext({ interest_90d: series(Array(10).fill(30)), interest_5y: series([]) }));
+    expect(short).toMatchObject({ withheld: true, reason: 'needs at least 21 daily points, got 10', outlook: { withheld: true } });
+    expect(summarize('forecast', short)).toMatch(/^7 days withheld: /);
   });
 });
 
@@ -912,9 +914,13 @@ describe('step 40: aggregate', () => {
     const outputs = {
       ...scores,
       interest_30d: series(Array(30).fill(50)),
-      classify_category: { category: 'food-drink' as const, matched: ['meal'], scores: { 'food-drink': 1 } },
+      extract_phrases: { phrases: ['meal planner'] },
+      autocomplete_phrases: { topics: {}, not_asked: [] },
+      ...primary(),
+      // Step 40 files the insight again with what the related lists say.
+      ...relatedLists({ top: ['meal prep recipes', 'healthy dinner recipes'] }, { top: ['Recipe'] }),
     };
-    const o = await runStep('aggregate', stepContext(outputs));
+    const o = await runStep('aggregate', stepContext(outputs, { idea: 'Meal planner for busy parents' }));
     expect(Object.keys(o.dimensions)).toEqual(['demand', 'momentum', 'durability', 'reach', 'breadth', 'pain', 'intent', 'whitespace']);
     expect(o.dimensions.reach).toEqual(score(0.95));
     expect(o.category).toBe('food-drink');
@@ -924,7 +930,10 @@ describe('step 40: aggregate', () => {
     );
     expect(summarize('aggregate', o)).toBe(o.summary);
     // A 30-day series of zeros leaves nothing to be confident in.
-    const zeros = await runStep('aggregate', stepContext({ ...outputs, interest_30d: series(Array(30).fill(0)) }));
+    const zeros = await runStep(
+      'aggregate',
+      stepContext({ ...outputs, interest_30d: series(Array(30).fill(0)) }, { idea: 'Meal planner for busy parents' }),
+    );
     expect(zeros.overall.confidence).toBeLessThan(o.overall.confidence);
   });
 });

@@ -50,13 +50,13 @@ describe('checkCriteria', () => {
       checkCriteria({
         min_score: null,
         keywords: [' Violin ', 'violin', '', 'Sheet Music'],
-        categories: ['ai-ml', 'ai-ml'],
+        categories: ['computers-electronics', 'computers-electronics'],
         events: ['ping'],
       }),
     ).toEqual({
       minScore: null,
       keywords: ['violin', 'sheet music'],
-      categories: ['ai-ml'],
+      categories: ['computers-electronics'],
       eventTypes: ['ping'],
     });
     expect(checkCriteria({ min_score: 0 }).minScore).toBe(0);
@@ -78,7 +78,7 @@ describe('checkCriteria', () => {
   });
   it('lists what is allowed and never echoes a control character', () => {
     const error = refusal(() => checkCriteria({ categories: ['\u001b[31mred'] }));
-    expect(error.allowed).toContain('ai-ml');
+    expect(error.allowed).toContain('computers-electronics');
     expect(error.message).not.toMatch(/\u001b/);
   });
 });

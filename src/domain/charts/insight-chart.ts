@@ -26,6 +26,8 @@ export function renderInsightChart(input: {
   series: ChartPoint[];
   forecast: ChartForecastPoint[] | null;
   note?: string;
+  /** What the line is, for the legend ("90-day interest", "5-year interest, weekly"); the 30 days by default. */
+  seriesLabel?: string;
 }): string {
   const all = [...input.series.map((p) => p.date), ...(input.forecast ?? []).map((p) => p.date)];
   const first = all.length ? Math.min(...all.map(dayOf)) : 0;
@@ -74,7 +76,7 @@ export function renderInsightChart(input: {
   // Legend.
   const ly = H - 18;
   const legend: Array<[string, string]> = [
-    ['<line x1="0" x2="22" y1="0" y2="0" stroke="#111827" stroke-width="2.5"/>', '30-day interest'],
+    ['<line x1="0" x2="22" y1="0" y2="0" stroke="#111827" stroke-width="2.5"/>', input.seriesLabel ?? '30-day interest'],
     ['<line x1="0" x2="22" y1="0" y2="0" stroke="#1d4ed8" stroke-width="2" stroke-dasharray="6 4"/>', '7-day forecast'],
     ['<rect x="0" y="-6" width="22" height="12" fill="#3b82f6" fill-opacity="0.35"/>', '80% interval'],
     ['<rect x="0" y="-6" width="22" height="12" fill="#93c5fd" fill-opacity="0.35"/>', '95% interval'],

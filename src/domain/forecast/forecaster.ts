@@ -198,6 +198,10 @@ function addDays(date: string, days: number): string {
 }
 
 export function forecast(dates: readonly string[], values: readonly number[], horizon = 7): Forecast {
+  // The models and their calibration are daily: a weekly series (a replayed recording) would be dated as days.
+  const spacing = dates.length > 1 ? (Date.parse(dates[1]!) - Date.parse(dates[0]!)) / 86_400_000 : 1;
+  if (spacing >= 7)
+    return { withheld: true, reason: `the series is weekly (a point every ${spacing} days): the forecast reads daily points` };
   const raw = forecastValues(values, horizon);
   if ('withheld' in raw) return raw;
   const last = dates.at(-1)!;

@@ -142,6 +142,16 @@ export interface MeasuredCandidate extends PhraseCandidate {
   score: number;
 }
 
+/** What the insight keeps of the choice (API: `primary_choice`). */
+export interface PrimaryChoiceSummary {
+  primary: string;
+  reason: string;
+  /** The candidates measured (best first), then the others, each with what decided. */
+  candidates: Array<Pick<MeasuredCandidate, 'phrase' | 'coverage' | 'names_product' | 'mean' | 'popularity' | 'score'>>;
+  /** The comparison the means come from: 12 months, beside the anchor; null when nothing was measured. */
+  measured: { timeframe: '12m'; anchor: string; anchor_mean: number } | null;
+}
+
 export interface PrimaryChoice {
   primary: string;
   /** The measured candidates, best first, then the rest in their prior order. */

@@ -20,10 +20,27 @@ export function cleanSeries(points: ReadonlyArray<{ date: string; value: number;
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Relative change across the window on the least-squares trend (0.2 = +20 %). */
+/**
+ * Change across the window on the least-squares line, from where the line
+ * starts to where it ends (0.2 = +20 %). Interest cannot fall below zero, so
+ * neither can the line's end: a change is never below −100 %. A line that
+ * starts under 1 (Google's resolution) has no ratio to speak of: it is
+ * measured from 1, as growing from almost nothing. (The slope times the
+ * window's length, over the mean, read −564 % for a series that peaked early.)
+ */
+export function trendChange(values: readonly number[]): number {
+  const n = values.length;
+  const level = mean(values as number[]);
+  const slope = relativeSlopePerDay(values) * level;
+  const start = level - (slope * (n - 1)) / 2;
+  const end = Math.max(0, level + (slope * (n - 1)) / 2);
+  return round3(end / Math.max(1, start) - 1);
+}
+
+/** Relative change across the window on the least-squares trend (0.2 = +20 %; never below −100 %). */
 export function growth(values: readonly number[]): number | null {
   if (values.length < 7 || values.every((v) => v === 0)) return null;
-  return round3(relativeSlopePerDay(values) * (values.length - 1));
+  return trendChange(values);
 }
 
 /** Change of slope: second half's relative slope minus the first half's, per period. */
@@ -40,7 +57,7 @@ export function trajectory(
   values: readonly number[],
 ): { trajectory: Trajectory; change: number; peakPosition: number; lastVsPeak: number } | null {
   if (values.length < 26 || values.every((v) => v === 0)) return null;
-  const change = relativeSlopePerDay(values) * (values.length - 1);
+  const change = trendChange(values);
   const peakIndex = values.indexOf(Math.max(...values));
   const peakPosition = peakIndex / (values.length - 1);
   const recent = mean(values.slice(-Math.max(4, Math.floor(values.length / 10))));

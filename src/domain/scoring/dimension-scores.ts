@@ -20,6 +20,11 @@ import type { GeographicReach } from '../research/geography.js';
 import type { AbsoluteDemand } from '../research/search-volume.js';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
+/** A change as a signed whole percent, rounded before it is signed (−0.4 % reads "0%", not "-0%"). */
+export const signedPct = (x: number) => {
+  const r = Math.round(x * 100);
+  return `${r > 0 ? '+' : r < 0 ? '-' : ''}${Math.abs(r)}%`;
+};
 
 /**
  * Demand: the phrase's average 12-month interest relative to a fixed anchor
@@ -88,7 +93,7 @@ export function scoreDurability(
   return {
     score: round3(score),
     evidence: { trajectory: input.trajectory, change: input.change, last_vs_peak: input.lastVsPeak, fad: input.fad, years: input.years },
-    explanation: `${input.trajectory[0]!.toUpperCase()}${input.trajectory.slice(1)} over ${input.years} years (trend ${input.change >= 0 ? '+' : ''}${pct(input.change)}${input.fad ? '; spiky like a fad' : ''}).`,
+    explanation: `${input.trajectory[0]!.toUpperCase()}${input.trajectory.slice(1)} over ${input.years} years (trend ${signedPct(input.change)}${input.fad ? '; spiky like a fad' : ''}).`,
   };
 }
 

@@ -3,6 +3,18 @@
 export const DIMENSIONS = ['demand', 'momentum', 'durability', 'reach', 'breadth', 'pain', 'intent', 'whitespace'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
+/** Each dimension's name as a sentence begins it. */
+export const DIMENSION_LABELS: Record<Dimension, string> = {
+  demand: 'Demand',
+  momentum: 'Momentum',
+  durability: 'Durability',
+  reach: 'Reach',
+  breadth: 'Breadth',
+  pain: 'Pain',
+  intent: 'Buyer intent',
+  whitespace: 'Whitespace',
+};
+
 /**
  * The weights the overall score is designed with. They sum to 1. Demand, pain
  * and intent weigh most: a startup needs people searching, hurting and ready

@@ -14,6 +14,15 @@ import { round3, unsupported, type DimensionScore } from './dimensions.js';
 import { completePoints, type SeriesPoint } from './series.js';
 import { classifyTrend, type TrendAssessment } from './trend-class.js';
 import { MIN_POINTS_30D, MIN_POINTS_90D, momentumFeatures } from './momentum-features.js';
+import { BACKTEST } from './backtest-results.js';
+import type { TrendClass } from './trend-class.js';
+
+/** A rising prediction beside a falling shape (or the reverse): the text says why both hold. */
+function disagrees(label: string, trendClass: TrendClass): boolean {
+  if (label === 'rising') return trendClass === 'declining' || trendClass === 'peaked';
+  if (label === 'falling') return trendClass === 'rising' || trendClass === 'exploding';
+  return false;
+}
 
 /** Published with the backtest: where the figures on GET /api/methodology come from. */
 export const MOMENTUM_METHODOLOGY_LINK = '/api/methodology#momentum';
@@ -35,10 +44,46 @@ export interface MomentumAssessment {
   trend: TrendAssessment | null;
 }
 
-const pct = (logChange: number) => `${logChange >= 0 ? '+' : '−'}${Math.abs(Math.round((Math.exp(logChange) - 1) * 100))}%`;
+/** A log ratio as the change it is (ln 0.54 → −46 %): a change is never below −100 %. */
+const change = (logChange: number) => Math.round((Math.exp(logChange) - 1) * 1000) / 1000;
+const pct = (logChange: number) => `${logChange >= 0 ? '+' : '−'}${Math.abs(Math.round(change(logChange) * 100))}%`;
+const asPercent = (share: number) => `${Math.round(share * 100)}%`;
+
+/** Days between consecutive points, as most of them are (a replayed 30-day recording may be weekly). */
+export function pointSpacingDays(points: ReadonlyArray<{ date: string }>): number {
+  const gaps: number[] = [];
+  for (let i = 1; i < points.length; i += 1) gaps.push((Date.parse(points[i]!.date) - Date.parse(points[i - 1]!.date)) / 86_400_000);
+  gaps.sort((a, b) => a - b);
+  return gaps.length === 0 ? 1 : gaps[Math.floor(gaps.length / 2)]!;
+}
+
+/** What the prediction says, by its label. */
+const PREDICTION: Record<'rising' | 'falling' | 'neither rising nor falling', string> = {
+  rising: "predicts next month's interest above this month's",
+  falling: "predicts next month's interest below this month's",
+  'neither rising nor falling': 'predicts neither a rise nor a fall next month',
+};
+
+/** How often the prediction held on held-out series (the backtest of GET /api/methodology). */
+function hitRateOf(label: keyof typeof PREDICTION, thirtyDayModel: boolean): string {
+  const figures = thirtyDayModel ? BACKTEST.momentum.held_out_30_day_model : BACKTEST.momentum.held_out;
+  if (label === 'rising') return `when it says so, the next month was higher ${asPercent(figures.higher_when_rising)} of the time`;
+  if (label === 'falling') return `when it says so, the next month was higher only ${asPercent(figures.higher_when_falling)} of the time`;
+  return `it says rising or falling for ${asPercent(figures.labelled_share)} of series`;
+}
 
 /** Momentum and the trend class of one insight, from the series it has. */
 export function assessMomentum(input: MomentumInput): MomentumAssessment {
+  // The model reads daily points: a weekly series (a replayed recording) would be read as days.
+  const spacing = Math.max(pointSpacingDays(input.days30), input.days90 ? pointSpacingDays(input.days90) : 1);
+  if (spacing >= 7)
+    return {
+      momentum: unsupported(`the series is weekly (a point every ${spacing} days): the momentum model reads daily points`, {
+        points: input.days30.length,
+        interval: 'week',
+      }),
+      trend: null,
+    };
   const days30 = completePoints(input.days30).map((p) => p.value);
   const days90 = input.days90 ? completePoints(input.days90).map((p) => p.value) : undefined;
   const f = momentumFeatures(days30, days90);
@@ -68,8 +113,11 @@ export function assessMomentum(input: MomentumInput): MomentumAssessment {
         last_week_mean: round3(f.lastWeekMean),
         month_mean: round3(f.monthMean),
         month_two_before_mean: f.monthTwoBeforeMean === null ? null : round3(f.monthTwoBeforeMean),
+        // Log ratios (what the model reads), and the same as changes (−0.46: 46 % lower), which the text quotes.
         week_vs_month: round3(f.weekVsMonth),
         month_vs_two_before: f.monthTwoBeforeMean === null ? null : round3(f.monthVsTwoBefore),
+        week_vs_month_change: change(f.weekVsMonth),
+        month_vs_two_before_change: f.monthTwoBeforeMean === null ? null : change(f.monthVsTwoBefore),
         spike: round3(f.spike),
         peak_days_ago: f.peakDaysAgo,
         peak_over_median: round3(f.peakOverMedian),
@@ -82,11 +130,16 @@ export function assessMomentum(input: MomentumInput): MomentumAssessment {
         methodology: MOMENTUM_METHODOLOGY_LINK,
       },
       explanation:
-        `The last week ran ${pct(f.weekVsMonth)} against this month's mean` +
+        `A prediction: the model ${PREDICTION[label]} (score ${score.toFixed(2)}; rising ≥ ${RISING_AT}, falling ≤ ${FALLING_AT}; ` +
+        `${hitRateOf(label, f.monthTwoBeforeMean === null)} on held-out series, ${MOMENTUM_METHODOLOGY_LINK}). ` +
+        `It reads the last week, ${pct(f.weekVsMonth)} against the month's mean (a lift that tends to carry on)` +
         (f.monthTwoBeforeMean === null
-          ? ' (30 days of data: the 30-day model)'
-          : `, and the month ${pct(f.monthVsTwoBefore)} against the month two months before`) +
-        `: ${label} (rising ≥ ${RISING_AT}, falling ≤ ${FALLING_AT}; hit rates at ${MOMENTUM_METHODOLOGY_LINK}).`,
+          ? `, from ${f.points} days of data (the 30-day model)`
+          : `, and the month, ${pct(f.monthVsTwoBefore)} against the month two months before (a change that tends to reverse)`) +
+        '.' +
+        (disagrees(label, trend.trendClass)
+          ? ` The trend class, ${trend.trendClass}, describes the shape of the last 90 days; this predicts the month ahead.`
+          : ''),
     },
     trend,
   };

@@ -1,5 +1,27 @@
 import { DIMENSIONS, DIMENSION_WEIGHTS, round3, TOTAL_WEIGHT, type DimensionScores } from './dimensions.js';
 
+/** An insight with fewer dimensions scored than this is partial: listed after the complete ones by default. */
+export const MIN_COMPLETE_DIMENSIONS = 5;
+
+/** How many of the 8 dimensions have a score. */
+export const scoredCount = (scores: Readonly<Record<string, number | null | undefined>>) =>
+  Object.values(scores).filter((s) => s !== null && s !== undefined).length;
+
+export const isPartial = (scores: Readonly<Record<string, number | null | undefined>>) => scoredCount(scores) < MIN_COMPLETE_DIMENSIONS;
+
+/**
+ * The score the evidence guarantees: overall × confidence, the overall score
+ * with every unscored or thinly supported dimension's weight counted as zero
+ * (a lower bound when the unknown dimensions could score anything from 0 to 1,
+ * scaled by the series' quality). A fully evidenced 0.62 ranks above a 0.83
+ * read from 1 of 8 dimensions (0.83 × 0.11 = 0.09).
+ */
+export const guaranteedScore = (overall: number, confidence: number) => Math.round(overall * confidence * 1000) / 1000;
+
+/** The default order's key, as migration 0018 generates it: 1 + overall × confidence for complete insights, overall × confidence for partial ones. */
+export const rankKey = (overall: number, confidence: number, scores: Readonly<Record<string, number | null | undefined>>) =>
+  (isPartial(scores) ? 0 : 1) + overall * confidence;
+
 export interface OverallScore {
   /** Weighted mean of the dimensions that have a score, in [0,1]. */
   score: number;

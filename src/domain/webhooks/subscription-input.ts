@@ -1,7 +1,7 @@
 // What a webhook subscription may be, checked where it enters (the API's JSON
 // body or the CLI's flags) by one set of rules. A refusal names the field in
 // the API's spelling; the CLI translates it to its flag.
-import { CATEGORY_VALUES, SOURCE_VALUES } from '../catalog.js';
+import { CATEGORY_VALUES, retiredCategoryReason, SOURCE_VALUES } from '../catalog.js';
 import { isId } from '../ids.js';
 import { controlCharacterProblem, escapeForTerminal } from '../text.js';
 
@@ -78,7 +78,11 @@ export function checkCriteria(input: CriteriaInput): CheckedCriteria {
     }
     out.minScore = score;
   }
-  if (input.categories !== undefined) out.categories = checkList('categories', input.categories, CATEGORY_VALUES);
+  if (input.categories !== undefined) {
+    const retired = input.categories.map(retiredCategoryReason).find((reason) => reason !== undefined);
+    if (retired) throw new SubscriptionInputError('categories', retired, CATEGORY_VALUES);
+    out.categories = checkList('categories', input.categories, CATEGORY_VALUES);
+  }
   if (input.sources !== undefined) out.sources = checkList('sources', input.sources, SOURCE_VALUES);
   if (input.events !== undefined) out.eventTypes = checkList('events', input.events, WEBHOOK_EVENT_TYPES);
   if (input.keywords !== undefined) {

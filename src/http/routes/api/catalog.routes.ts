@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CATEGORIES, SOURCE_DESCRIPTIONS } from '../../../domain/catalog.js';
 import { countInsightsBy } from '../../../insights/insight.repository.js';
 import { methodology } from '../../../domain/scoring/methodology.js';
-import { CatalogSchema, errorResponses, MethodologySchema, NoQuery } from '../../schemas.js';
+import { CatalogSchema, CategoryCatalogSchema, errorResponses, MethodologySchema, NoQuery } from '../../schemas.js';
 
 /**
  * The allowed values of the `category` and `source` filters, with how many
@@ -36,14 +36,20 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['catalog'],
         operationId: 'listCategories',
         summary: 'Allowed values of the category filter',
+        description: "Google's top-level categories, as Google Trends files searches, each with Google's id; and uncategorized.",
         querystring: NoQuery,
-        response: { 200: CatalogSchema, ...errorResponses(400, 401, 403, 429) },
+        response: { 200: CategoryCatalogSchema, ...errorResponses(400, 401, 403, 429) },
       },
     },
     async (request) => {
       const counts = await countInsightsBy(request.db, 'category', request.apiKey!);
       return {
-        data: Object.entries(CATEGORIES).map(([id, description]) => ({ id, description, insights: counts.get(id) ?? 0 })),
+        data: Object.entries(CATEGORIES).map(([id, { google_id, name }]) => ({
+          id,
+          description: name,
+          google_id,
+          insights: counts.get(id) ?? 0,
+        })),
         next_cursor: null,
       };
     },

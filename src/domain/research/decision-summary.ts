@@ -1,0 +1,149 @@
+// The insight's conclusion: its strongest signals, its main risks, what to
+// validate first and why now. Every sentence is made from the dimensions and
+// names the evidence it rests on as JSON Pointers into the insight as the API
+// serves it (GET /api/insights/{id}); a sentence whose evidence is missing is
+// not said. Computed when the insight is read, so it always agrees with the
+// scores it summarises (a refresh changes momentum). Pure.
+import { DIMENSION_LABELS, DIMENSIONS, type Dimension, type DimensionScore } from '../scoring/dimensions.js';
+import { isPartial, MIN_COMPLETE_DIMENSIONS, scoredCount } from '../scoring/overall.js';
+
+export interface DecisionSentence {
+  text: string;
+  /** JSON Pointers (RFC 6901) into the insight: the fields the sentence rests on. */
+  evidence: string[];
+}
+
+export interface DecisionSummary {
+  signals: DecisionSentence[];
+  risks: DecisionSentence[];
+  validate_first: DecisionSentence[];
+  why_now: DecisionSentence[];
+}
+
+/** What of the insight the summary reads (its API shape). */
+export interface DecisionInput {
+  primary_keyword: string;
+  confidence: number;
+  dimensions: Record<Dimension, DimensionScore>;
+  trend_class: string | null;
+  outlook?: unknown;
+}
+
+/** A signal at or above this score is a strength; at or below RISK_AT, a risk. */
+const SIGNAL_AT = 0.6;
+const RISK_AT = 0.35;
+
+const ptr = (d: Dimension, ...path: string[]) => `/dimensions/${d}/${path.join('/')}`;
+const has = (d: DimensionScore, key: string) => d.evidence[key] !== undefined && d.evidence[key] !== null;
+const two = (x: number) => x.toFixed(2);
+const lower = (s: string) => s.replace(/^./, (c) => c.toLowerCase()).replace(/\.$/, '');
+
+/** What a dimension says, with its score and the explanation that carries its evidence. */
+function reading(d: Dimension, s: DimensionScore): DecisionSentence {
+  return {
+    text: `${DIMENSION_LABELS[d]} ${two(s.score!)}${s.experimental ? ' (experimental)' : ''}: ${lower(s.explanation)}.`,
+    evidence: [ptr(d, 'score'), ptr(d, 'explanation')],
+  };
+}
+
+/** A served outlook horizon, when the insight has one (domain/forecast/outlook.ts). */
+function outlookHorizon(outlook: unknown): { months: number; value: number; recent: number; index: number } | null {
+  const o = outlook as {
+    withheld?: boolean;
+    horizons?: Array<{ withheld: boolean; months: number; value?: number; recent?: number }>;
+  } | null;
+  if (!o || o.withheld !== false || !Array.isArray(o.horizons)) return null;
+  const index = o.horizons.findIndex((h) => !h.withheld && typeof h.value === 'number' && typeof h.recent === 'number');
+  if (index < 0) return null;
+  const h = o.horizons[index]!;
+  return { months: h.months, value: h.value!, recent: h.recent!, index };
+}
+
+export function decisionSummary(insight: DecisionInput): DecisionSummary {
+  const dims = insight.dimensions;
+  const scored = DIMENSIONS.filter((d) => dims[d]?.score !== null && dims[d]?.score !== undefined);
+  const byScore = [...scored].sort((a, b) => dims[b].score! - dims[a].score!);
+
+  const signals = byScore.filter((d) => dims[d].score! >= SIGNAL_AT && !dims[d].experimental).slice(0, 3);
+  const weak = [...byScore].reverse().filter((d) => dims[d].score! <= RISK_AT);
+
+  const risks: DecisionSentence[] = weak.slice(0, 3).map((d) => reading(d, dims[d]));
+  const scores = Object.fromEntries(DIMENSIONS.map((d) => [d, dims[d]?.score ?? null]));
+  if (isPartial(scores))
+    risks.unshift({
+      text: `Thin evidence: ${scoredCount(scores)} of 8 dimensions could be scored (confidence ${two(insight.confidence)}); fewer than ${MIN_COMPLETE_DIMENSIONS} makes the insight partial, and its score says little.`,
+      evidence: ['/confidence', ...DIMENSIONS.filter((d) => dims[d]?.score === null).map((d) => ptr(d, 'explanation'))],
+    });
+  const durability = dims.durability;
+  if (durability?.score !== null && durability && has(durability, 'fad') && durability.evidence.fad === true)
+    risks.push({
+      text: 'The 5-year series bursts like a fad: one spike far above a low baseline.',
+      evidence: [ptr('durability', 'evidence', 'fad')],
+    });
+
+  // What to validate first: what a founder asks first ("how many search for this, and will they pay?") where the evidence is weakest.
+  const validate: DecisionSentence[] = [];
+  const demand = dims.demand;
+  if (demand && demand.score !== null && demand.evidence.basis === 'relative')
+    validate.push({
+      text: `How many people search for "${insight.primary_keyword}": demand is relative to "${String(demand.evidence.anchor)}" (${String(demand.evidence.ratio ?? '–')}×), not a count of searches; monthly searches need a provider with search volume (DataForSEO).`,
+      evidence: [ptr('demand', 'evidence', 'basis'), ...(has(demand, 'ratio') ? [ptr('demand', 'evidence', 'ratio')] : [])],
+    });
+  else if (demand && demand.score === null)
+    validate.push({
+      text: `How many people search for "${insight.primary_keyword}": demand could not be read (${lower(demand.explanation)}).`,
+      evidence: [ptr('demand', 'explanation')],
+    });
+  for (const d of ['intent', 'pain'] as const) {
+    const s = dims[d];
+    if (!s) continue;
+    const question = d === 'intent' ? 'Whether people will pay' : 'Whether the problem hurts';
+    if (s.score === null)
+      validate.push({
+        text: `${question}: ${DIMENSION_LABELS[d].toLowerCase()} could not be read (${lower(s.explanation)}).`,
+        evidence: [ptr(d, 'explanation')],
+      });
+    else if (s.score <= RISK_AT || (s.strength ?? 1) < 1 || s.experimental)
+      validate.push({
+        text: `${question}: ${DIMENSION_LABELS[d].toLowerCase()} scored ${two(s.score)}${s.experimental ? ', an experimental reading' : ''}${(s.strength ?? 1) < 1 ? ` from thin evidence (strength ${two(s.strength!)})` : ''}; talk to buyers before building.`,
+        evidence: [ptr(d, 'score'), ...((s.strength ?? 1) < 1 ? [ptr(d, 'strength')] : []), ptr(d, 'explanation')],
+      });
+  }
+
+  const whyNow: DecisionSentence[] = [];
+  const momentum = dims.momentum;
+  if (momentum && momentum.score !== null)
+    whyNow.push({
+      text: `${lower(momentum.explanation).replace(/^a prediction/, 'Momentum is a prediction')}.`,
+      evidence: [ptr('momentum', 'evidence', 'label'), ptr('momentum', 'explanation')],
+    });
+  else if (momentum)
+    whyNow.push({ text: `No prediction of the month ahead: ${lower(momentum.explanation)}.`, evidence: [ptr('momentum', 'explanation')] });
+  if (insight.trend_class)
+    whyNow.push({ text: `The shape of the interest so far: ${insight.trend_class}.`, evidence: ['/trend_class', '/trend_class_evidence'] });
+  if (durability && durability.score !== null && has(durability, 'trajectory'))
+    whyNow.push({
+      text: `Over ${String(durability.evidence.years)} years the interest is ${String(durability.evidence.trajectory)}.`,
+      evidence: [ptr('durability', 'evidence', 'trajectory'), ptr('durability', 'evidence', 'change')],
+    });
+  const horizon = outlookHorizon(insight.outlook);
+  if (horizon)
+    whyNow.push({
+      text: `In ${horizon.months} months interest is expected to average ${horizon.value} (the last ${horizon.months} months averaged ${horizon.recent}; its bands are in the outlook).`,
+      evidence: [`/outlook/horizons/${horizon.index}/value`, `/outlook/horizons/${horizon.index}/recent`],
+    });
+
+  return { signals: signals.map((d) => reading(d, dims[d])), risks, validate_first: validate.slice(0, 3), why_now: whyNow };
+}
+
+/** Resolves a JSON Pointer in a value (for tests and the report's links): undefined when it names nothing. */
+export function resolvePointer(value: unknown, pointer: string): unknown {
+  if (pointer === '') return value;
+  let at: unknown = value;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
+}
