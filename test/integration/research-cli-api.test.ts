@@ -61,7 +61,7 @@ describe('insights research', () => {
     const byInsight = await t.app.inject({ url: `/api/insights/${out.insight_id}/research`, headers: bearer(key) });
     expect(byInsight.json().data.id).toBe(out.run_id);
     const insight = (await t.app.inject({ url: `/api/insights/${out.insight_id}`, headers: bearer(key) })).json();
-    expect(insight).toMatchObject({ source: 'synthetic', category: 'fintech', primary_keyword: 'freelance budget' });
+    expect(insight).toMatchObject({ source: 'synthetic', category: 'finance', primary_keyword: 'freelance budget' });
     const points = (await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data`, headers: bearer(key) })).json().data;
     expect(points).toHaveLength(30);
     const d90 = (await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data?window=90d`, headers: bearer(key) })).json();
@@ -123,7 +123,13 @@ describe('insights research', () => {
         score: expect.any(Number),
         evidence: { sources: 'related queries', not_read: expect.stringMatching(/^modifier comparison: replay has no recording/) },
       });
-    expect(Object.values(report.dimensions).every((d: any) => d.score !== null)).toBe(true);
+    // Every dimension but momentum: the recordings of "pizza" are weekly, and the momentum model reads days (it says so).
+    expect(
+      Object.entries(report.dimensions)
+        .filter(([, d]: [string, any]) => d.score === null)
+        .map(([name]) => name),
+    ).toEqual(['momentum']);
+    expect(report.dimensions.momentum.explanation).toMatch(/the series is weekly/);
     const insight = (await t.app.inject({ url: `/api/insights/${out.insight_id}`, headers: bearer(key) })).json();
     expect(insight).toMatchObject({ source: 'research', primary_keyword: 'pizza' });
 
@@ -147,8 +153,9 @@ describe('insights research', () => {
       relative: 100,
       share: expect.any(Number),
     });
-    expect(insight.trend_class).toBe(insight.dimensions.momentum.evidence.trend_class);
-    expect(insight.dimensions.momentum.evidence).toMatchObject({ methodology: '/api/methodology#momentum' });
+    // Weekly recordings: no momentum, so no trend class (the 90 days would have been read as days).
+    expect(insight.trend_class).toBeNull();
+    expect(insight.dimensions.momentum.evidence).toMatchObject({ interval: 'week' });
 
     // Every window the run fetched (replay serves the recording nearest each window, daily or weekly).
     const windowOf = async (w: string) =>
@@ -163,10 +170,9 @@ describe('insights research', () => {
       interval: Date.parse(d90.data[1].date) - Date.parse(d90.data[0].date) === 86_400_000 ? 'day' : 'week',
     });
     expect(d90.data.map((p: { value: number }) => p.value)).toEqual(steps.interest_90d.values.map((v: number) => Math.round(v)));
-    // Replay serves the recording closest to 90 days; momentum uses it when it has 80 complete days.
-    expect(insight.dimensions.momentum.evidence.model).toBe(
-      d90.data.filter((p: { is_partial: boolean }) => !p.is_partial).length >= 80 ? '90d' : '30d',
-    );
+    expect(d90.interval).toBe('week');
+    // Nor a 7-day forecast dated as days after weekly points.
+    expect(steps.forecast).toMatchObject({ withheld: true, reason: expect.stringMatching(/the series is weekly/) });
     for (const w of ['12m', '5y']) {
       const body = await windowOf(w);
       expect(body).toMatchObject({ window: w, interval: 'week' });

@@ -222,7 +222,7 @@ describe('breadth', () => {
 
 describe('whitespace', () => {
   const brands: TermShare = termShare(['pizza hut', 'dominos pizza', 'pizza near me', 'pizza dough'], ['hut', 'dominos']);
-  it('is 1 − the mean of comparison and brand pressure', () => {
+  it('is 1 − the stronger of comparison and brand pressure', () => {
     const ac = topicSignals([
       { title: 'Pizza', type: 'Dish' },
       { title: 'Pizza Hut', type: 'Restaurant chain' },
@@ -233,7 +233,8 @@ describe('whitespace', () => {
     });
     const comparison = 0.01 / SIGNAL_SATURATION.competition.modifiers; // 0.2
     const brand = Math.min(1, 0.5 / 0.4); // 1 of 2 topics names a business
-    expect(w.score).toBeCloseTo(1 - (comparison + brand) / 2, 3);
+    // The stronger pressure decides: a space crowded by brands is crowded whatever the comparisons say.
+    expect(w.score).toBeCloseTo(1 - Math.max(comparison, brand), 3);
     expect(w.strength).toBeCloseTo((1 + AUTOCOMPLETE_STRENGTH) / 2, 3);
     expect(w.evidence).toMatchObject({ sources: 'modifier comparison + autocomplete', brand_topics: 1, autocomplete_topics: 2 });
     expect(w.explanation).toMatch(/1 of 2 autocomplete topics name a business \(Pizza Hut \(Restaurant chain\)\): a crowded space\.$/);

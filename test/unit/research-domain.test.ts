@@ -71,7 +71,14 @@ describe('query signals on real related queries for "pizza" (recorded from Googl
       brands: { autocomplete: none, lists: brands },
     }).score!;
     expect(whitespace).toBeLessThan(1);
-    expect(whitespace).toBeCloseTo(1 - (0.5 * Math.min(1, comparisons.share / 0.25) + 0.5 * Math.min(1, brands.share / 0.4)), 3);
+    expect(whitespace).toBeCloseTo(1 - Math.max(Math.min(1, comparisons.share / 0.25), Math.min(1, brands.share / 0.4)), 3);
+  });
+
+  it('counts "pizza hut" as a brand, not "pizza delivery" or "pizza places"', () => {
+    expect(brandShare('pizza', ['pizza hut', 'pizza delivery', 'pizza places', 'dominos pizza']).examples).toEqual([
+      'pizza hut',
+      'dominos pizza',
+    ]);
   });
 
   it('matches whole words only', () => {

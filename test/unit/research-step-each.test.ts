@@ -894,8 +894,8 @@ describe('steps 32-39: the eight dimension scores', () => {
       modifier_comparison: comparison,
     };
     const o = await runStep('score_whitespace', stepContext({ competition_signals: competition }));
-    // Comparisons: 0.025 of 0.05 = 0.5; brands: every topic a business = 1; pressure 0.75.
-    expect(o).toMatchObject({ score: 0.25, strength: 0.75, evidence: { sources: 'modifier comparison + autocomplete' } });
+    // Comparisons: 0.025 of 0.05 = 0.5; brands: every topic a business = 1; the stronger pressure, 1, decides.
+    expect(o).toMatchObject({ score: 0, strength: 0.75, evidence: { sources: 'modifier comparison + autocomplete' } });
   });
 });
 

@@ -341,7 +341,8 @@ describe('runs recorded before these steps read the modifier comparison', () => 
       evidence: { not_read: expect.stringMatching(/not asked by this run/) },
     });
     expect((await runStep('score_intent', ctx)).score).toBe(1);
-    expect((await runStep('score_whitespace', ctx)).score).toBe(0.75);
+    // Brands 0.2 of 0.4 saturation: pressure 0.5, the stronger of the two (comparisons 0).
+    expect((await runStep('score_whitespace', ctx)).score).toBe(0.5);
     expect(summarize('pain_signals', old.pain_signals!)).toBe('3 of 30 queries (e.g. "x how to")');
   });
 });

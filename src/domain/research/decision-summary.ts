@@ -115,7 +115,7 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
   if (momentum && momentum.score !== null)
     whyNow.push({
       text: `${lower(momentum.explanation).replace(/^a prediction/, 'Momentum is a prediction')}.`,
-      evidence: [ptr('momentum', 'evidence', 'label'), ptr('momentum', 'explanation')],
+      evidence: [has(momentum, 'label') ? ptr('momentum', 'evidence', 'label') : ptr('momentum', 'score'), ptr('momentum', 'explanation')],
     });
   else if (momentum)
     whyNow.push({ text: `No prediction of the month ahead: ${lower(momentum.explanation)}.`, evidence: [ptr('momentum', 'explanation')] });

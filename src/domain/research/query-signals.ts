@@ -61,8 +61,19 @@ export function termShare(queries: readonly string[], terms: readonly string[]):
 }
 
 /**
+ * Words that name what is bought or done, not who sells it: "pizza delivery" and
+ * "pizza places" are searches for the thing, not for a brand.
+ */
+const SERVICE_WORDS = new Set(
+  'delivery deliveries places place restaurant restaurants shop shops store stores menu menus sauce dough oven ovens toppings topping sizes size calories nutrition coupon coupons deals deal hours open nearby local recipes ideas near me order ordering takeout catering party buffet slice crust homemade frozen making make maker machine kit kits class classes course courses jobs job salary careers certification training school schools app apps software tool tools service services company companies business website online cost costs price prices types history definition meaning images pictures'.split(
+    ' ',
+  ),
+);
+
+/**
  * Brand-like queries: a related query whose extra words (beyond the phrase's own)
- * are a single word not in any signal list, e.g. "pizza hut" for "pizza".
+ * are a single word not in any signal list nor a word for the thing or service
+ * itself, e.g. "pizza hut" for "pizza" (but not "pizza delivery").
  */
 export function brandShare(phrase: string, queries: readonly string[]): TermShare {
   const own = new Set(phrase.toLowerCase().split(/\s+/));
@@ -88,7 +99,7 @@ export function brandShare(phrase: string, queries: readonly string[]): TermShar
       .toLowerCase()
       .split(/\s+/)
       .filter((w) => !own.has(w) && !generic.has(w));
-    return extra.length === 1 && extra[0]!.length > 2;
+    return extra.length === 1 && extra[0]!.length > 2 && !SERVICE_WORDS.has(extra[0]!);
   });
   return {
     share: queries.length === 0 ? 0 : Math.round((hits.length / queries.length) * 1000) / 1000,
