@@ -14,7 +14,7 @@ import {
   type PlaceInterest,
 } from '../domain/research/geography.js';
 import { normalizeIdea } from '../domain/research/idea.js';
-import { choosePrimary, measuredPhrases, phraseCandidates, recordedCandidates } from '../domain/research/phrase-choice.js';
+import { choosePrimary, MEASURED, measuredPhrases, phraseCandidates, recordedCandidates } from '../domain/research/phrase-choice.js';
 import { familyShares, tooLittleData, type FamilyShare, type ModifierFamily } from '../domain/research/modifier-evidence.js';
 import {
   brandShare,
@@ -339,7 +339,8 @@ const DEFINITIONS: readonly NamedStep[] = [
   },
   /* 3 */ {
     name: 'autocomplete_phrases',
-    run: async (ctx) => ctx.plan.autocomplete(ctx.out('extract_phrases').phrases, ctx.run.hints.length > 0),
+    // Only the phrases step 4 may choose (the best four by coverage): the others are never researched.
+    run: async (ctx) => ctx.plan.autocomplete(ctx.out('extract_phrases').phrases.slice(0, MEASURED), ctx.run.hints.length > 0),
     summarize: (o) =>
       o.unavailable
         ? `not available: ${o.unavailable}`
