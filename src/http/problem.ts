@@ -41,6 +41,7 @@ export const PROBLEM_TYPES = {
   subscriptionDisabled: { type: '/problems/subscription-disabled', title: 'Subscription disabled', status: 409 },
   preconditionFailed: { type: '/problems/precondition-failed', title: 'Precondition failed', status: 412 },
   payloadTooLarge: { type: '/problems/payload-too-large', title: 'Request body too large', status: 413 },
+  notAcceptable: { type: '/problems/not-acceptable', title: 'Not acceptable', status: 406 },
   unsupportedMediaType: { type: '/problems/unsupported-media-type', title: 'Unsupported media type', status: 415 },
   quotaExceeded: { type: '/problems/quota-exceeded', title: 'Daily quota exceeded', status: 429 },
   webhookSendsExceeded: { type: '/problems/webhook-sends-exceeded', title: 'Replays and pings exceeded', status: 429 },

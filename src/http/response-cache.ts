@@ -17,6 +17,8 @@ export interface CachedResponse {
   etag: string;
   statusCode: number;
   contentType: string;
+  /** Headers that go with the body (a list page's Link to the next page). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 interface Entry {

@@ -5,6 +5,7 @@ import { CATEGORY_VALUES, INSIGHT_SORTS, SOURCE_VALUES } from '../domain/catalog
 import { RELATED_SERVED } from '../domain/research/served-evidence.js';
 import { AGREEMENT_FAMILIES } from '../domain/scoring/evidence-agreement.js';
 import { DIMENSIONS } from '../domain/scoring/dimensions.js';
+import { MIN_COMPLETE_DIMENSIONS } from '../domain/scoring/overall.js';
 import { TREND_CLASSES } from '../domain/scoring/trend-class.js';
 import { PLAN_VALUES } from '../domain/quota.js';
 import { SUBSCRIPTION_LIMITS, WEBHOOK_EVENT_TYPES } from '../domain/webhooks/subscription-input.js';
@@ -149,6 +150,14 @@ const InsightLinks = Type.Object({
   methodology: Type.String(),
 });
 
+/** Sentences of the decision summary, each with the JSON Pointers into the insight it rests on. */
+const DecisionSentences = Type.Array(
+  Type.Object({
+    text: Type.String(),
+    evidence: Type.Array(Type.String(), { description: 'JSON Pointers (RFC 6901) into this insight: what the sentence rests on' }),
+  }),
+);
+
 export const InsightSchema = Type.Object(
   {
     id: Type.String({ description: 'Opaque id, prefixed ins_' }),
@@ -160,6 +169,19 @@ export const InsightSchema = Type.Object(
     source: stringEnum(SOURCE_VALUES),
     overall_score: Type.Number({ minimum: 0, maximum: 1 }),
     confidence: Type.Number({ minimum: 0, maximum: 1 }),
+    rank_score: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description:
+        'overall_score × confidence: the score its evidence guarantees (unscored or thin dimensions counted as 0); the default order',
+    }),
+    partial: Type.Boolean({
+      description: `Fewer than ${MIN_COMPLETE_DIMENSIONS} of the 8 dimensions scored: listed after complete insights by default`,
+    }),
+    provider: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The providers it was researched with (google, google+dataforseo, replay, synthetic); null for the demo. The refresh asks only that kind of source.',
+    }),
     dimensions: Type.Object(Object.fromEntries(DIMENSIONS.map((d) => [d, DimensionSchema]))),
     trend_class: TrendClassValue,
     trend_class_hit_rate: HitRate,
@@ -177,6 +199,40 @@ export const InsightSchema = Type.Object(
     related: RelatedSchema,
     geography: GeographySchema,
     search_volume: SearchVolumeSchema,
+    primary_choice: Type.Union(
+      [
+        Type.Object({
+          primary: Type.String(),
+          reason: Type.String(),
+          candidates: Type.Array(
+            Type.Object({
+              phrase: Type.String(),
+              coverage: Type.Number({ description: "Share of the idea's weighted words the phrase holds (0-1)" }),
+              names_product: Type.Boolean({ description: "The product part's first two words (its subject)" }),
+              mean: Type.Union([Type.Number(), Type.Null()], {
+                description: 'Mean 12-month interest in the comparison; null: not measured',
+              }),
+              popularity: Type.Union([Type.Number(), Type.Null()], { description: '0-1, log scale against the most searched candidate' }),
+              score: Type.Number(),
+            }),
+          ),
+          measured: Type.Union([
+            Type.Object({ timeframe: Type.Literal('12m'), anchor: Type.String(), anchor_mean: Type.Number() }),
+            Type.Null(),
+          ]),
+        }),
+        Type.Null(),
+      ],
+      { description: 'How the researched phrase was chosen (step 4); null for insights researched before 2026-11-27' },
+    ),
+    outlook: Type.Union([Type.Object({ withheld: Type.Boolean() }, { additionalProperties: true }), Type.Null()], {
+      description:
+        'The 3-12 month outlook from the 5-year series (docs/forecasts.md): horizons of 3, 6 and 12 months, each served with bands and its backtest or withheld with the reason; null before 2026-11-27',
+    }),
+    decision: Type.Object(
+      { signals: DecisionSentences, risks: DecisionSentences, validate_first: DecisionSentences, why_now: DecisionSentences },
+      { description: 'Strongest signals, main risks, what to validate first and why now; every sentence names its evidence' },
+    ),
     summary: Type.String(),
     status: Type.String(),
     geo: Type.String({
@@ -221,7 +277,7 @@ export const InsightListQuery = Type.Object(
     ),
     sort: stringEnum(INSIGHT_SORTS, {
       default: 'score',
-      description: `score (high first), newest, oldest, or a dimension (${DIMENSIONS.join(', ')}): its score high first, unscored last`,
+      description: `score (the default: complete insights first, each by rank_score = overall × confidence, then partial ones), overall (the overall score alone), newest, oldest, or a dimension (${DIMENSIONS.join(', ')}): its score high first, unscored last`,
     }),
     cursor: Type.Optional(Type.String({ maxLength: 512, description: 'next_cursor from the previous page' })),
   },
@@ -232,7 +288,17 @@ export type InsightListQueryT = Static<typeof InsightListQuery>;
 /** A list entry: the insight without its evidence (keywords, related, geography, the trend class's rule), and each dimension's score alone. */
 export const InsightSummarySchema = Type.Object(
   {
-    ...Type.Omit(InsightSchema, ['keywords', 'dimensions', 'trend_class_evidence', 'related', 'geography', 'search_volume']).properties,
+    ...Type.Omit(InsightSchema, [
+      'keywords',
+      'dimensions',
+      'trend_class_evidence',
+      'related',
+      'geography',
+      'search_volume',
+      'primary_choice',
+      'outlook',
+      'decision',
+    ]).properties,
     dimension_scores: Type.Object(
       Object.fromEntries(DIMENSIONS.map((d) => [d, Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])])),
       { description: "Each dimension's score (null: not enough evidence). Evidence and explanations are on the insight itself." },

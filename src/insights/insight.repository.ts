@@ -239,6 +239,7 @@ export const LIST_COLUMNS = [
   'confidence',
   'dimension_scores',
   'rank_key',
+  'provider',
   'trend_class',
   'summary',
   'status',

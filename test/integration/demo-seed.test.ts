@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoDataMissingError, lastWindowRescaled, readKeywordNames, seedDemo } from '../../src/demo/demo-seed.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { assessMomentum } from '../../src/domain/scoring/momentum.js';
+import { insightExplanationProblems } from '../../src/domain/scoring/explanation-check.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { DEMO_SERIES_DIR, demoSeries } from '../support/shared-data.js';
 
@@ -51,6 +52,8 @@ describe('insights seed --demo', () => {
         expect(row.dimensions[d].score).toBeNull();
         expect(row.dimensions[d].explanation).toMatch(/needs/);
       }
+      // No explanation says a number its evidence contradicts.
+      expect(insightExplanationProblems(row.dimensions)).toEqual([]);
     }
     expect(named).toBe(rows.length);
   });

@@ -131,7 +131,7 @@ describe('GET /api/insights', () => {
 
   it('lists the allowed values for enumerated parameters', async () => {
     const sort = (await get('/api/insights?sort=random')).json();
-    expect(sort.invalid_params[0].allowed).toEqual(['score', 'newest', 'oldest', ...DIMENSIONS]);
+    expect(sort.invalid_params[0].allowed).toEqual(['score', 'overall', 'newest', 'oldest', ...DIMENSIONS]);
     const source = (await get('/api/insights?source=x')).json();
     expect(source.invalid_params[0].allowed).toEqual(SOURCE_VALUES);
     const category = (await get('/api/insights?category=x')).json();

@@ -59,20 +59,20 @@ async function planOf(filter: InsightFilter): Promise<string> {
 }
 
 const cases: Array<[string, InsightFilter, RegExp]> = [
-  ['sort=score', { limit: 20, sort: 'score' }, /insights_score_idx/],
-  ['min_score=0.8 sort=score', { limit: 20, sort: 'score', minScore: 0.8 }, /insights_score_idx/],
+  ['sort=score', { limit: 20, sort: 'score' }, /insights_rank_idx/],
+  ['sort=overall', { limit: 20, sort: 'overall' }, /insights_score_idx/],
+  ['min_score=0.8 sort=score', { limit: 20, sort: 'score', minScore: 0.8 }, /insights_(rank|score)_idx/],
+  ['min_score=0.8 sort=overall', { limit: 20, sort: 'overall', minScore: 0.8 }, /insights_score_idx/],
   ['sort=newest', { limit: 20, sort: 'newest' }, /insights_created_idx/],
   ['sort=oldest', { limit: 20, sort: 'oldest' }, /insights_created_idx/],
-  ['category sort=score', { limit: 20, sort: 'score', categories: ['finance'] }, /insights_category_score_idx/],
+  ['category sort=score', { limit: 20, sort: 'score', categories: ['finance'] }, /insights_category_rank_idx/],
+  ['category sort=overall', { limit: 20, sort: 'overall', categories: ['finance'] }, /insights_category_score_idx/],
   ['category sort=newest', { limit: 20, sort: 'newest', categories: ['finance'] }, /insights_category_created_idx/],
-  ['source sort=score', { limit: 20, sort: 'score', source: 'discovery' }, /insights_source_score_idx/],
+  ['source sort=score', { limit: 20, sort: 'score', source: 'discovery' }, /insights_source_rank_idx/],
+  ['source sort=overall', { limit: 20, sort: 'overall', source: 'discovery' }, /insights_source_score_idx/],
   ['source sort=newest', { limit: 20, sort: 'newest', source: 'discovery' }, /insights_(source_)?created_idx/],
-  ['two categories', { limit: 20, sort: 'score', categories: ['finance', 'health'] }, /insights_(category_)?score_idx/],
-  [
-    'score cursor',
-    { limit: 20, sort: 'score', after: { sort: 'score', value: 0.5, id: 'ins_zzzzzzzzzzzzzzzzzzzz' } },
-    /insights_score_idx/,
-  ],
+  ['two categories', { limit: 20, sort: 'score', categories: ['finance', 'health'] }, /insights_(category_)?rank_idx/],
+  ['score cursor', { limit: 20, sort: 'score', after: { sort: 'score', value: 1.5, id: 'ins_zzzzzzzzzzzzzzzzzzzz' } }, /insights_rank_idx/],
   // Every dimension as a sort, alone, with each older filter, and with a cursor.
   ...DIMENSIONS.flatMap((d): Array<[string, InsightFilter, RegExp]> => [
     [`sort=${d}`, { limit: 20, sort: d }, new RegExp(`insights_${d}_idx`)],
@@ -86,14 +86,10 @@ const cases: Array<[string, InsightFilter, RegExp]> = [
     ],
   ]),
   // trend_class with every sort.
-  ['trend_class sort=score', { limit: 20, sort: 'score', trendClasses: ['rising'] }, /insights_trend_class_score_idx/],
+  ['trend_class sort=score', { limit: 20, sort: 'score', trendClasses: ['rising'] }, /insights_trend_class_rank_idx/],
   ['trend_class sort=newest', { limit: 20, sort: 'newest', trendClasses: ['rising'] }, /insights_trend_class_created_idx/],
   ['trend_class sort=oldest', { limit: 20, sort: 'oldest', trendClasses: ['rising'] }, /insights_trend_class_created_idx/],
-  [
-    'two trend classes sort=score',
-    { limit: 20, sort: 'score', trendClasses: ['rising', 'exploding'] },
-    /insights_(trend_class_)?score_idx/,
-  ],
+  ['two trend classes sort=score', { limit: 20, sort: 'score', trendClasses: ['rising', 'exploding'] }, /insights_(trend_class_)?rank_idx/],
   ...DIMENSIONS.map((d): [string, InsightFilter, RegExp] => [
     `trend_class sort=${d}`,
     { limit: 20, sort: d, trendClasses: ['peaked'] },

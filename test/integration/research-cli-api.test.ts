@@ -1,3 +1,4 @@
+import { insightExplanationProblems } from '../../src/domain/scoring/explanation-check.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { runCli } from '../support/cli.js';
@@ -61,6 +62,8 @@ describe('insights research', () => {
     const byInsight = await t.app.inject({ url: `/api/insights/${out.insight_id}/research`, headers: bearer(key) });
     expect(byInsight.json().data.id).toBe(out.run_id);
     const insight = (await t.app.inject({ url: `/api/insights/${out.insight_id}`, headers: bearer(key) })).json();
+    // No explanation says a number its evidence contradicts (the synthetic world, then a replay).
+    expect(insightExplanationProblems(insight.dimensions)).toEqual([]);
     expect(insight).toMatchObject({ source: 'synthetic', category: 'finance', primary_keyword: 'freelance budget' });
     const points = (await t.app.inject({ url: `/api/insights/${out.insight_id}/trend-data`, headers: bearer(key) })).json().data;
     expect(points).toHaveLength(30);
@@ -131,6 +134,8 @@ describe('insights research', () => {
     ).toEqual(['momentum']);
     expect(report.dimensions.momentum.explanation).toMatch(/the series is weekly/);
     const insight = (await t.app.inject({ url: `/api/insights/${out.insight_id}`, headers: bearer(key) })).json();
+    // No explanation says a number its evidence contradicts (the synthetic world, then a replay).
+    expect(insightExplanationProblems(insight.dimensions)).toEqual([]);
     expect(insight).toMatchObject({ source: 'research', primary_keyword: 'pizza' });
 
     // What the run learned, served: related lists with Breakout marked, the map used, the trend class.

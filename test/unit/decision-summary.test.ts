@@ -2,7 +2,8 @@
 // (each JSON Pointer resolves to a value), and what it says follows the scores.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decisionSummary, resolvePointer, type DecisionInput } from '../../src/domain/research/decision-summary.js';
+import { decisionSummary, type DecisionInput } from '../../src/domain/research/decision-summary.js';
+import { resolvePointer } from '../../src/domain/reports/json-pointer.js';
 import { DIMENSIONS, type DimensionScore } from '../../src/domain/scoring/dimensions.js';
 import { scoreDemand, scoreDurability } from '../../src/domain/scoring/dimension-scores.js';
 import { assessMomentum } from '../../src/domain/scoring/momentum.js';

@@ -135,15 +135,3 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
 
   return { signals: signals.map((d) => reading(d, dims[d])), risks, validate_first: validate.slice(0, 3), why_now: whyNow };
 }
-
-/** Resolves a JSON Pointer in a value (for tests and the report's links): undefined when it names nothing. */
-export function resolvePointer(value: unknown, pointer: string): unknown {
-  if (pointer === '') return value;
-  let at: unknown = value;
-  for (const raw of pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (at === null || typeof at !== 'object') return undefined;
-    at = (at as Record<string, unknown>)[key];
-  }
-  return at;
-}

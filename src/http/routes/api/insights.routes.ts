@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../../../db/connection.js';
-import { CATEGORY_VALUES, isDimensionSort, type InsightSort } from '../../../domain/catalog.js';
+import { CATEGORY_VALUES, isDimensionSort, retiredCategoryReason, type InsightSort } from '../../../domain/catalog.js';
 import { decodeCursor, encodeCursor, InvalidCursorError, type InsightCursor } from '../../../domain/cursor.js';
 import { listInsights, type InsightListRow, type InsightRow } from '../../../insights/insight.repository.js';
 import { requireInsight, requireVisibleInsightId } from './require-insight.js';
@@ -8,8 +8,23 @@ import { findInsightSeries, latestTrendPoints } from '../../../insights/trend-po
 import { trendClassFacts, TREND_CLASSES, type TrendClass } from '../../../domain/scoring/trend-class.js';
 import { findForecast } from '../../../insights/forecast.repository.js';
 import { renderInsightChart, type ChartForecastPoint } from '../../../domain/charts/insight-chart.js';
+import { renderReportHtml } from '../../../domain/reports/report-html.js';
+import { renderReportMarkdown } from '../../../domain/reports/report-markdown.js';
 import { Type } from '@sinclair/typebox';
+import { guaranteedScore, isPartial } from '../../../domain/scoring/overall.js';
+import { decisionSummary } from '../../../domain/research/decision-summary.js';
+import { negotiate } from '../../negotiate.js';
 import { invalidParam, problem, ProblemError } from '../../problem.js';
+import {
+  CONTENT_TYPES,
+  insightListCsv,
+  LIST_MEDIA_TYPES,
+  MEDIA,
+  nextPageLink,
+  REPORT_CSP,
+  REPORT_MEDIA_TYPES,
+  reportInputOf,
+} from './insight-exports.js';
 import {
   errorResponses,
   ForecastSchema,
@@ -41,7 +56,7 @@ function linksOf(id: string) {
 const hitRateOf = (trendClass: TrendClass | null) => (trendClass ? trendClassFacts(trendClass).hit_rate : null);
 
 /** What a list entry and the insight itself answer alike (a list entry is the insight without its evidence). */
-function sharedFieldsOf(row: Omit<InsightListRow, 'dimension_scores'>) {
+function sharedFieldsOf(row: InsightListRow) {
   return {
     id: row.id,
     title: row.title,
@@ -51,6 +66,9 @@ function sharedFieldsOf(row: Omit<InsightListRow, 'dimension_scores'>) {
     source: row.source,
     overall_score: row.overall_score,
     confidence: row.confidence,
+    rank_score: guaranteedScore(row.overall_score, row.confidence),
+    partial: isPartial(row.dimension_scores),
+    provider: row.provider,
     trend_class: row.trend_class,
     trend_class_hit_rate: hitRateOf(row.trend_class),
     summary: row.summary,
@@ -76,6 +94,16 @@ export function toInsightDto(row: InsightRow): InsightDto {
     related: row.related,
     geography: row.geography,
     search_volume: row.search_volume ?? null,
+    primary_choice: row.primary_choice ?? null,
+    outlook: row.outlook ?? null,
+    // Made when read, from the scores served beside it: it always agrees with them.
+    decision: decisionSummary({
+      primary_keyword: row.primary_keyword,
+      confidence: row.confidence,
+      dimensions: row.dimensions,
+      trend_class: row.trend_class,
+      outlook: row.outlook,
+    }),
   };
 }
 
@@ -99,7 +127,9 @@ function parseList<T extends string>(name: string, raw: string | undefined, allo
   const values = raw.split(',').map((c) => c.trim());
   for (const value of values) {
     if (!(allowed as readonly string[]).includes(value)) {
-      throw invalidParam(name, `has an unknown value "${value.slice(0, 60)}"`, allowed);
+      // A retired category slug ("fintech") is refused naming the one that replaced it.
+      const retired = name === 'category' ? retiredCategoryReason(value) : undefined;
+      throw invalidParam(name, retired ?? `has an unknown value "${value.slice(0, 60)}"`, allowed);
     }
   }
   return [...new Set(values)].sort() as T[];
@@ -121,9 +151,19 @@ function normaliseListQuery(query: InsightListQueryT): void {
   if (typeof q.q === 'string' && q.q.trim() !== '') q.q = q.q.trim().replace(/\s+/g, ' ');
 }
 
+/** What the chart's line is, by window (its legend). */
+const SERIES_LABELS: Record<TrendWindow, string> = {
+  '30d': '30-day interest',
+  '90d': '90-day interest',
+  '12m': '12-month interest, weekly',
+  '5y': '5-year interest, weekly',
+};
+
 /** The sort key of a row, as its cursor carries it. */
 function sortValueOf(row: InsightListRow, sort: InsightSort): number | string {
-  if (sort === 'score') return row.overall_score;
+  // The repository orders `score` by rank_key (complete insights first), `overall` by the overall score alone.
+  if (sort === 'score') return row.rank_key;
+  if (sort === 'overall') return row.overall_score;
   if (isDimensionSort(sort)) return row.dimension_scores[sort] ?? -1;
   return row.created_at.toISOString();
 }
@@ -164,18 +204,38 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/insights',
     {
       config: { cacheable: true },
-      // Runs before any preHandler, so the response cache's key (api-guard.ts) is made of the normalised values.
-      preValidation: async (request) => normaliseListQuery(request.query as InsightListQueryT),
+      // Both run before any preHandler, so the response cache's key (api-guard.ts) is made of the
+      // normalised values and the media type negotiated.
+      preValidation: [negotiate(LIST_MEDIA_TYPES), async (request) => normaliseListQuery(request.query as InsightListQueryT)],
       schema: {
         tags: ['insights'],
         operationId: 'listInsights',
         summary: 'List insights',
-        description: 'Filtered, sorted, keyset-paginated. Follow next_cursor until it is null.',
+        description:
+          'Filtered, sorted, keyset-paginated. Follow next_cursor (or the Link header) until it is null. ' +
+          'As CSV with Accept: text/csv: a header record and one record per insight of the page (RFC 4180; a text cell starting with = + - @, a tab or CR is prefixed with a quote).',
         querystring: InsightListQuery,
-        response: { 200: InsightListSchema, ...errorResponses(400, 401, 403, 429) },
+        response: {
+          200: {
+            description: 'A page of insights: JSON, or CSV when the request asks for text/csv',
+            headers: {
+              Link: Type.String({ description: 'The next page, when there is one: </api/insights?…&cursor=…>; rel="next"' }),
+              Vary: Type.String({ description: 'Accept: the answer depends on it' }),
+            },
+            content: {
+              [MEDIA.json]: { schema: InsightListSchema },
+              [MEDIA.csv]: {
+                schema: Type.String({
+                  description: `Columns: id, title, idea, category, overall_score, confidence, rank_score, partial, dimensions_scored, the 8 dimensions' scores, trend_class, source, geo, provider, visibility, created_at, updated_at`,
+                }),
+              },
+            },
+          },
+          ...errorResponses(400, 401, 403, 406, 429),
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       let after: InsightCursor | undefined;
       if (q.cursor !== undefined) {
@@ -202,7 +262,10 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
       });
       const last = rows.at(-1);
       const nextCursor = hasMore && last ? encodeCursor({ sort: q.sort, value: sortValueOf(last, q.sort), id: last.id }) : null;
-      return { data: rows.map(toInsightSummaryDto), next_cursor: nextCursor };
+      if (nextCursor !== null) reply.header('link', nextPageLink(request.url, nextCursor));
+      const data = rows.map(toInsightSummaryDto);
+      if (request.representation === MEDIA.csv) return reply.type(CONTENT_TYPES.csv).send(insightListCsv(data));
+      return { data, next_cursor: nextCursor };
     },
   );
 
@@ -290,6 +353,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // The forecast continues the daily series; on a weekly chart its 7 days would be a dot.
       const forecast = window === '12m' || window === '5y' ? undefined : await findForecast(reader, insight.id);
       const svg = renderInsightChart({
+        seriesLabel: SERIES_LABELS[window],
         title: insight.title,
         series: points.map((p) => ({ date: p.date, value: p.value })),
         forecast: forecast && !forecast.withheld ? (forecast.points as ChartForecastPoint[]) : null,
@@ -303,6 +367,46 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 : 'no forecast yet',
       });
       return reply.type('image/svg+xml; charset=utf-8').send(svg);
+    },
+  );
+
+  app.get(
+    '/insights/:id/report',
+    {
+      // Not cached: the run behind an insight moves on (its last steps, a cancel) without the read model changing.
+      preValidation: negotiate(REPORT_MEDIA_TYPES),
+      schema: {
+        tags: ['insights'],
+        operationId: 'getInsightReport',
+        summary:
+          'The insight as a report: a printable HTML page (text/html, the default) or Markdown (text/markdown): summary, chart, the 8 dimensions with their evidence, the forecast and the research trace',
+        params: IdParams,
+        querystring: NoQuery,
+        response: {
+          200: {
+            description: 'The report, in the media type the Accept header asks for',
+            headers: { Vary: Type.String({ description: 'Accept: the answer depends on it' }) },
+            content: {
+              [MEDIA.html]: {
+                schema: Type.String({
+                  description: 'A self-contained page (inline styles and SVG, no script), with a print stylesheet',
+                }),
+              },
+              [MEDIA.markdown]: { schema: Type.String({ description: 'GitHub-flavoured Markdown' }) },
+            },
+          },
+          ...errorResponses(400, 401, 403, 404, 406, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const row = await requireInsight(request.db, request.params.id, request.apiKey!);
+      // What research stored beside the insight shows even before the insight's JSON carries it; once it does, the JSON's wins.
+      const insight = toInsightDto(row);
+      const input = await reportInputOf(request.db, insight, new Date());
+      if (request.representation === MEDIA.markdown) return reply.type(CONTENT_TYPES.markdown).send(renderReportMarkdown(input));
+      // The API's policy loads nothing at all; the page needs its own stylesheet (allowed by its hash, nothing else).
+      return reply.header('content-security-policy', REPORT_CSP).type(CONTENT_TYPES.html).send(renderReportHtml(input));
     },
   );
 

@@ -1,0 +1,458 @@
+// An insight's report, as one printable page (report-html.ts) or as Markdown
+// (report-markdown.ts): what the insight says, the chart of its series, the 8
+// dimensions with their evidence, the forecast, and the research run's 40
+// steps. Both renderers write the same prepared report, so they cannot drift
+// apart; text is escaped by each renderer, never here.
+//
+// Fields the insight may carry or not yet (a decision, an outlook, how its
+// search phrase was chosen, whether it is partial) are read when present and
+// checked here, not trusted: an entry of the wrong shape is left out.
+import { DIMENSIONS, type Dimension } from '../scoring/dimensions.js';
+import type { ChartForecastPoint } from '../charts/insight-chart.js';
+import { anchorId, pointerOf, pointerTokens, resolvePointer } from './json-pointer.js';
+
+type EvidenceValue = number | string | boolean | null;
+
+export interface ReportDimension {
+  score: number | null;
+  evidence: Record<string, EvidenceValue>;
+  explanation: string;
+  strength?: number;
+  experimental?: boolean;
+}
+
+/** The insight as GET /api/insights/{id} answers it (the fields a report reads). Evidence pointers resolve against it. */
+export interface ReportInsight {
+  id: string;
+  title: string;
+  idea: string;
+  primary_keyword: string;
+  category: string;
+  source: string;
+  overall_score: number;
+  confidence: number;
+  dimensions: Partial<Record<Dimension, ReportDimension>>;
+  trend_class: string | null;
+  trend_class_hit_rate: number | null;
+  trend_class_evidence?: { rule: string; reason: string | null; claim: string } | null;
+  summary: string;
+  geo: string;
+  visibility: string;
+  created_at: string;
+  updated_at: string;
+  search_volume?: {
+    location: string;
+    keywords: Array<{ keyword: string; monthly_searches: number | null; cpc_usd: number | null; competition: string | null }>;
+  } | null;
+  /** `{ signals, risks, validate_first, why_now }`, each `[{ text, evidence: [JSON Pointer] }]`. */
+  decision?: unknown;
+  /** The 3–12 month outlook (domain/forecast/outlook.ts): a table of its horizons; any other shape as its fields. */
+  outlook?: unknown;
+  /** `{ primary, reason, candidates: [{ phrase, coverage, mean, score }] }`. */
+  primary_choice?: unknown;
+  partial?: unknown;
+}
+
+export type ReportForecast =
+  | {
+      withheld: false;
+      model: string;
+      generated_at: string;
+      points: ChartForecastPoint[];
+      backtest: { mase: number | null; mase_seasonal_naive: number | null; coverage_80: number | null; coverage_95: number | null };
+    }
+  | { withheld: true; reason: string; generated_at: string };
+
+export interface ReportRun {
+  id: string;
+  status: string;
+  provider: string;
+  created_at: string;
+  finished_at: string | null;
+  /** Why it failed, in the public words. */
+  error: string | null;
+  /** All 40, in order; a step not reached is `pending`. */
+  steps: Array<{ step: number; name: string; status: string; summary: string | null; error: string | null }>;
+}
+
+export interface InsightReportInput {
+  insight: ReportInsight;
+  /** The 30 most recent days (the chart's default window). */
+  series: Array<{ date: string; value: number }>;
+  forecast: ReportForecast | null;
+  /** The latest run behind the insight; null when none is (demo insights are seeded, not researched). */
+  run: ReportRun | null;
+  generatedAt: string;
+}
+
+export interface Fact {
+  label: string;
+  value: string;
+  /** The element id of a fact a citation may point at. */
+  anchor?: string;
+}
+/** A cited place in the insight: where it is shown in the report (an element id), or null when the report does not show it. */
+export interface Citation {
+  pointer: string;
+  anchor: string | null;
+}
+export interface GenericTable {
+  title: string;
+  header: string[];
+  rows: string[][];
+}
+/** A value of unknown shape as a reader sees it: its plain fields, and a table for each list of records. */
+export interface GenericBlock {
+  facts: Fact[];
+  tables: GenericTable[];
+}
+
+export interface PreparedReport {
+  id: string;
+  title: string;
+  idea: string;
+  summary: string;
+  facts: Fact[];
+  partial: boolean;
+  /** The element ids of the title, the idea and the summary. */
+  anchors: { title: string; idea: string; summary: string };
+  trendReason: { text: string; anchor: string } | null;
+  decision: Array<{ key: string; title: string; items: Array<{ text: string; citations: Citation[] }> }> | null;
+  chart: { points: number; first: string | null; last: string | null; latest: number | null; min: number | null; max: number | null };
+  dimensions: Array<{
+    name: Dimension;
+    title: string;
+    anchor: string;
+    score: string;
+    marks: string[];
+    explanation: string;
+    evidence: Array<{ key: string; value: string; anchor: string }>;
+  }>;
+  searchVolume: { anchor: string; location: string; rows: Array<{ anchor: string; cells: string[] }> } | null;
+  forecast:
+    | { kind: 'served'; model: string; generatedAt: string; rows: string[][]; backtest: Fact[] }
+    | { kind: 'withheld'; reason: string; generatedAt: string }
+    | { kind: 'none' };
+  outlook: (GenericBlock & { anchor: string }) | null;
+  primaryChoice: {
+    anchor: string;
+    primary: string;
+    reason: string;
+    /** Where the candidates' means come from (the comparison they were measured in). */
+    measured: Fact[];
+    header: string[];
+    /** The columns holding numbers. */
+    numeric: number[];
+    rows: Array<{ primary: boolean; cells: string[] }>;
+  } | null;
+  trace: { run: Fact[]; error: string | null; steps: string[][] } | null;
+  generatedAt: string;
+}
+
+export const DECISION_GROUPS = [
+  ['signals', 'Signals'],
+  ['risks', 'Risks'],
+  ['validate_first', 'Validate first'],
+  ['why_now', 'Why now'],
+] as const;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A number as a reader wants it: whole numbers as they are, others to 3 decimals at most. */
+export function formatNumber(n: number): string {
+  if (!Number.isFinite(n)) return '–';
+  if (Number.isInteger(n)) return String(n);
+  return String(Math.round(n * 1000) / 1000);
+}
+
+export function formatValue(v: unknown): string {
+  if (v === null || v === undefined) return '–';
+  if (typeof v === 'number') return formatNumber(v);
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v) && v.every((x) => x === null || ['string', 'number', 'boolean'].includes(typeof x)))
+    return v.map(formatValue).join(', ');
+  return JSON.stringify(v);
+}
+
+const score2 = (n: number | null | undefined) => (typeof n === 'number' ? n.toFixed(2) : '–');
+/** A timestamp to the minute, as a reader wants it ("2026-11-27 14:26 UTC"); anything else as it is. */
+export const formatTime = (iso: string) =>
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso;
+const label = (key: string) => key.replace(/_/g, ' ');
+const titleOf = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+/** The decision's sentences, each group an array of `{ text, evidence }`; null when the insight has none to show. */
+function decisionOf(value: unknown, cite: (pointer: string) => Citation): PreparedReport['decision'] {
+  if (!isRecord(value)) return null;
+  const groups = DECISION_GROUPS.map(([key, title]) => {
+    const entries = Array.isArray(value[key]) ? (value[key] as unknown[]) : [];
+    const items = entries.flatMap((entry) => {
+      if (typeof entry === 'string') return [{ text: entry, citations: [] }];
+      if (!isRecord(entry) || typeof entry.text !== 'string') return [];
+      const evidence = Array.isArray(entry.evidence) ? entry.evidence.filter((p): p is string => typeof p === 'string') : [];
+      return [{ text: entry.text, citations: evidence.map(cite) }];
+    });
+    return { key, title, items };
+  }).filter((g) => g.items.length > 0);
+  return groups.length > 0 ? groups : null;
+}
+
+/** Scalar fields of a record, one level of nested records flattened ("backtest mae"). */
+function scalarFields(record: Record<string, unknown>): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = [];
+  for (const [key, v] of Object.entries(record)) {
+    if (isRecord(v)) {
+      for (const [sub, w] of Object.entries(v)) if (!isRecord(w) && !Array.isArray(w)) out.push([`${key} ${sub}`, w]);
+    } else if (!(Array.isArray(v) && v.some((x) => isRecord(x)))) {
+      out.push([key, v]);
+    }
+  }
+  return out;
+}
+
+function tableOf(title: string, records: Array<Record<string, unknown>>): GenericTable {
+  const columns: string[] = [];
+  const rows = records.map((r) => new Map(scalarFields(r)));
+  for (const row of rows) for (const key of row.keys()) if (!columns.includes(key)) columns.push(key);
+  return { title, header: columns.map(label), rows: rows.map((row) => columns.map((c) => formatValue(row.get(c)))) };
+}
+
+/** Any JSON value as facts and tables: how a field of a shape the report does not know is shown. */
+export function genericBlock(value: unknown): GenericBlock {
+  if (Array.isArray(value)) {
+    const records = value.filter(isRecord);
+    return records.length
+      ? { facts: [], tables: [tableOf('', records)] }
+      : { facts: [{ label: 'value', value: formatValue(value) }], tables: [] };
+  }
+  if (!isRecord(value)) return { facts: [{ label: 'value', value: formatValue(value) }], tables: [] };
+  const facts = scalarFields(value).map(([key, v]) => ({ label: label(key), value: formatValue(v) }));
+  const tables = Object.entries(value)
+    .filter(([, v]) => Array.isArray(v) && v.some(isRecord))
+    .map(([key, v]) => tableOf(label(key), (v as unknown[]).filter(isRecord)));
+  return { facts, tables };
+}
+
+/** The candidates' columns: these first when present (in this order and with these names), then any other plain field. */
+const CANDIDATE_COLUMNS: ReadonlyArray<[string, string]> = [
+  ['phrase', 'Phrase'],
+  ['coverage', 'Coverage'],
+  ['names_product', 'Names the product'],
+  ['mean', 'Mean interest'],
+  ['popularity', 'Popularity'],
+  ['score', 'Score'],
+];
+
+function primaryChoiceOf(value: unknown, anchor: string): PreparedReport['primaryChoice'] {
+  if (!isRecord(value) || typeof value.primary !== 'string') return null;
+  const candidates = Array.isArray(value.candidates) ? value.candidates.filter(isRecord) : [];
+  const present = new Set(candidates.flatMap((c) => Object.keys(c).filter((k) => !isRecord(c[k]) && !Array.isArray(c[k]))));
+  const known = CANDIDATE_COLUMNS.filter(([key]) => present.has(key) || key === 'phrase');
+  const others = [...present].filter((key) => !CANDIDATE_COLUMNS.some(([k]) => k === key));
+  const columns = [...known, ...others.map((key): [string, string] => [key, label(key)])];
+  return {
+    anchor,
+    primary: value.primary,
+    reason: typeof value.reason === 'string' ? value.reason : '',
+    measured: isRecord(value.measured) ? genericBlock(value.measured).facts : [],
+    header: columns.map(([, title]) => title),
+    numeric: columns.flatMap(([key], i) => (candidates.some((c) => typeof c[key] === 'number') ? [i] : [])),
+    rows: candidates.map((c) => ({ primary: c.phrase === value.primary, cells: columns.map(([key]) => formatValue(c[key])) })),
+  };
+}
+
+const range = (lo: unknown, hi: unknown) =>
+  typeof lo === 'number' && typeof hi === 'number' ? `${formatNumber(lo)}–${formatNumber(hi)}` : '–';
+
+/**
+ * The outlook as outlook.ts makes it (`{ withheld, model, reason?, horizons: [{ months, first_week,
+ * last_week, withheld, value, recent, lower_80 … upper_95, backtest, reason }] }`) as one row per
+ * horizon; anything else, field by field.
+ */
+export function outlookOf(value: unknown): GenericBlock {
+  const horizons = isRecord(value) && Array.isArray(value.horizons) ? value.horizons : null;
+  if (!isRecord(value) || !horizons || !horizons.every((h) => isRecord(h) && typeof h.months === 'number')) return genericBlock(value);
+  const facts: Fact[] = [];
+  if (typeof value.model === 'string') facts.push({ label: 'Model', value: value.model });
+  if (value.withheld === true && typeof value.reason === 'string') facts.push({ label: 'Withheld', value: value.reason });
+  const rows = (horizons as Array<Record<string, unknown>>).map((h) => {
+    const backtest = isRecord(h.backtest) ? h.backtest : null;
+    return [
+      `${formatNumber(h.months as number)} months`,
+      typeof h.first_week === 'string' && typeof h.last_week === 'string' ? `${h.first_week} to ${h.last_week}` : '–',
+      h.withheld === true ? `withheld: ${typeof h.reason === 'string' ? h.reason : 'no reason given'}` : formatValue(h.value),
+      formatValue(h.recent),
+      range(h.lower_80, h.upper_80),
+      range(h.lower_95, h.upper_95),
+      backtest
+        ? `MAE ${formatValue(backtest.mae)} against ${formatValue(backtest.mae_seasonal_naive)} for seasonal naive, ${formatValue(backtest.origins)} origins`
+        : '–',
+    ];
+  });
+  return {
+    facts,
+    tables: [
+      {
+        title: '',
+        header: ['Horizon', 'Weeks', 'Mean weekly interest', 'Recent mean', '80 % interval', '95 % interval', 'Backtest'],
+        rows,
+      },
+    ],
+  };
+}
+
+function marksOf(d: ReportDimension): string[] {
+  const marks: string[] = [];
+  if (d.score === null) marks.push('unscored');
+  if (d.experimental) marks.push('experimental');
+  if (typeof d.strength === 'number' && d.strength < 1) marks.push(`thin evidence: strength ${d.strength.toFixed(2)}`);
+  return marks;
+}
+
+export function prepareReport(input: InsightReportInput): PreparedReport {
+  const { insight, series, forecast, run } = input;
+  // Pointers the report shows a place for; a citation links to the nearest of them.
+  const shown = new Set<string>();
+  const place = (...tokens: string[]) => {
+    shown.add(pointerOf(tokens));
+    return anchorId(tokens);
+  };
+
+  const dimensions = DIMENSIONS.flatMap((name) => {
+    const d = insight.dimensions[name];
+    if (!d) return [];
+    return [
+      {
+        name,
+        title: titleOf(name),
+        anchor: place('dimensions', name),
+        score: score2(d.score),
+        marks: marksOf(d),
+        explanation: d.explanation,
+        evidence: Object.entries(d.evidence).map(([key, v]) => ({
+          key,
+          value: formatValue(v),
+          anchor: place('dimensions', name, 'evidence', key),
+        })),
+      },
+    ];
+  });
+
+  const volume = insight.search_volume;
+  const searchVolume = volume
+    ? {
+        anchor: place('search_volume'),
+        location: volume.location,
+        rows: volume.keywords.map((k, i) => ({
+          anchor: place('search_volume', 'keywords', String(i)),
+          cells: [k.keyword, formatValue(k.monthly_searches), formatValue(k.cpc_usd), formatValue(k.competition)],
+        })),
+      }
+    : null;
+  const outlook =
+    insight.outlook === undefined || insight.outlook === null ? null : { ...outlookOf(insight.outlook), anchor: place('outlook') };
+  const primaryChoice = primaryChoiceOf(insight.primary_choice, anchorId(['primary_choice']));
+  if (primaryChoice) shown.add('/primary_choice');
+  const trendReason = insight.trend_class_evidence?.reason
+    ? { text: insight.trend_class_evidence.reason, anchor: place('trend_class_evidence') }
+    : null;
+  const heading = { title: place('title'), idea: place('idea'), summary: place('summary') };
+
+  const facts: Fact[] = [
+    { label: 'Overall score', value: score2(insight.overall_score), anchor: place('overall_score') },
+    { label: 'Confidence', value: score2(insight.confidence), anchor: place('confidence') },
+    {
+      label: 'Trend class',
+      value: insight.trend_class
+        ? `${insight.trend_class}${insight.trend_class_hit_rate === null ? '' : ` (hit rate ${Math.round(insight.trend_class_hit_rate * 100)} %)`}`
+        : '–',
+      anchor: place('trend_class'),
+    },
+    { label: 'Category', value: insight.category },
+    { label: 'Market', value: insight.geo || 'worldwide' },
+    { label: 'Search phrase', value: insight.primary_keyword },
+    { label: 'Source', value: insight.source },
+    { label: 'Visibility', value: insight.visibility },
+    { label: 'Created', value: formatTime(insight.created_at) },
+    { label: 'Updated', value: formatTime(insight.updated_at) },
+    { label: 'Id', value: insight.id },
+  ];
+
+  // Every place is known by now: a citation links to the nearest one shown, or to none.
+  const cite = (pointer: string): Citation => {
+    const tokens = pointerTokens(pointer);
+    if (tokens === null || resolvePointer(insight, pointer) === undefined) return { pointer, anchor: null };
+    for (let n = tokens.length; n > 0; n -= 1) {
+      if (shown.has(pointerOf(tokens.slice(0, n)))) return { pointer, anchor: anchorId(tokens.slice(0, n)) };
+    }
+    return { pointer, anchor: null };
+  };
+
+  const values = series.map((p) => p.value);
+  return {
+    id: insight.id,
+    title: insight.title,
+    idea: insight.idea,
+    summary: insight.summary,
+    anchors: heading,
+    facts,
+    partial: insight.partial === true,
+    trendReason,
+    decision: decisionOf(insight.decision, cite),
+    chart: {
+      points: series.length,
+      first: series[0]?.date ?? null,
+      last: series.at(-1)?.date ?? null,
+      latest: series.at(-1)?.value ?? null,
+      min: values.length ? Math.min(...values) : null,
+      max: values.length ? Math.max(...values) : null,
+    },
+    dimensions,
+    searchVolume,
+    forecast: forecastOf(forecast),
+    outlook,
+    primaryChoice,
+    trace: run
+      ? {
+          run: [
+            { label: 'Run', value: run.id },
+            { label: 'Status', value: run.status },
+            { label: 'Provider', value: run.provider },
+            { label: 'Started', value: formatTime(run.created_at) },
+            { label: 'Finished', value: run.finished_at ? formatTime(run.finished_at) : '–' },
+          ],
+          error: run.error,
+          steps: run.steps.map((s) => [String(s.step), s.name, s.status, s.summary ?? (s.error ? `failed: ${s.error}` : '')]),
+        }
+      : null,
+    generatedAt: formatTime(input.generatedAt),
+  };
+}
+
+function forecastOf(forecast: ReportForecast | null): PreparedReport['forecast'] {
+  if (!forecast) return { kind: 'none' };
+  if (forecast.withheld) return { kind: 'withheld', reason: forecast.reason, generatedAt: formatTime(forecast.generated_at) };
+  return {
+    kind: 'served',
+    model: forecast.model,
+    generatedAt: formatTime(forecast.generated_at),
+    rows: forecast.points.map((p) => [
+      p.date,
+      formatNumber(p.value),
+      `${formatNumber(p.lower_80)}–${formatNumber(p.upper_80)}`,
+      `${formatNumber(p.lower_95)}–${formatNumber(p.upper_95)}`,
+    ]),
+    backtest: [
+      { label: 'MASE', value: formatValue(forecast.backtest.mase) },
+      { label: 'MASE of seasonal naive', value: formatValue(forecast.backtest.mase_seasonal_naive) },
+      { label: '80 % interval coverage', value: formatValue(forecast.backtest.coverage_80) },
+      { label: '95 % interval coverage', value: formatValue(forecast.backtest.coverage_95) },
+    ],
+  };
+}
+
+/** What a report says where an insight has no research run. */
+export const NO_RUN =
+  'No research run is behind this insight (demo insights are seeded, not researched): there is no trace of steps to show.';
+export const NO_FORECAST = 'No forecast yet: demo insights are not forecast; research and the daily refresh make one.';

@@ -1,0 +1,225 @@
+// An insight's report as one printable HTML page: self-contained (the chart is
+// inline SVG, the styles one <style> element), no script, nothing loaded from
+// anywhere. The stylesheet is a constant, so the route can allow exactly it
+// in its Content-Security-Policy by its hash; no element carries a style
+// attribute (a hash does not cover those). Every text is escaped.
+import { renderInsightChart } from '../charts/insight-chart.js';
+import { escapeXml as esc } from '../text.js';
+import {
+  NO_FORECAST,
+  NO_RUN,
+  prepareReport,
+  type Citation,
+  type Fact,
+  type GenericBlock,
+  type InsightReportInput,
+} from './insight-report.js';
+
+export const REPORT_STYLESHEET = `
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #111827; background: #fff; margin: 0 auto; max-width: 980px; padding: 24px; }
+header .kicker { color: #6b7280; text-transform: uppercase; letter-spacing: .06em; font-size: 11px; margin: 0; }
+h1 { font-size: 26px; line-height: 1.2; margin: 4px 0 8px; overflow-wrap: break-word; }
+h2 { font-size: 19px; margin: 28px 0 8px; padding-bottom: 4px; border-bottom: 1px solid #e5e7eb; }
+h3 { font-size: 15px; margin: 18px 0 6px; }
+p { margin: 6px 0; overflow-wrap: break-word; }
+.idea { font-size: 16px; color: #374151; }
+dl.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 6px 16px; margin: 12px 0; }
+dl.facts dt { color: #6b7280; font-size: 11px; text-transform: uppercase; letter-spacing: .04em; }
+dl.facts dd { margin: 0; font-weight: 600; overflow-wrap: break-word; }
+.notice { border-left: 4px solid #f59e0b; background: #fffbeb; padding: 8px 12px; margin: 12px 0; }
+table { border-collapse: collapse; width: 100%; margin: 8px 0 12px; font-size: 13px; }
+th, td { border-bottom: 1px solid #e5e7eb; padding: 4px 8px; text-align: left; vertical-align: top; overflow-wrap: break-word; }
+thead th { background: #f3f4f6; font-weight: 600; }
+tbody th { font-weight: 500; color: #374151; width: 34%; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+#dimensions td:first-child, #research-trace td:nth-child(2) { white-space: nowrap; }
+tr.primary td { font-weight: 600; }
+.mark { display: inline-block; border: 1px solid #fcd34d; border-radius: 3px; padding: 0 4px; margin: 0 4px 2px 0; font-size: 11px; color: #92400e; background: #fffbeb; white-space: nowrap; }
+.status-failed { color: #b91c1c; font-weight: 600; }
+.status-pending { color: #6b7280; }
+ul.decision li { margin: 4px 0; }
+a.cite { font-size: 11px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; color: #1d4ed8; margin-left: 4px; }
+span.cite { font-size: 11px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; color: #6b7280; margin-left: 4px; }
+:target { background: #fef9c3; }
+figure { margin: 8px 0; }
+figure svg { display: block; max-width: 100%; height: auto; }
+figcaption { color: #6b7280; font-size: 12px; }
+footer { margin-top: 32px; color: #6b7280; font-size: 12px; }
+@page { size: A4; margin: 14mm; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 11px; }
+  h2 { break-after: avoid; }
+  tr, figure, .notice, dl.facts { break-inside: avoid; }
+  thead { display: table-header-group; }
+  a { color: inherit; text-decoration: none; }
+  :target { background: none; }
+  #research-trace { break-before: page; }
+  thead th, .mark, .notice { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+}
+`;
+
+const attr = (id: string) => ` id="${esc(id)}"`;
+
+function factsList(facts: Fact[]): string {
+  return `<dl class="facts">${facts.map((f) => `<div${f.anchor ? attr(f.anchor) : ''}><dt>${esc(f.label)}</dt><dd>${esc(f.value)}</dd></div>`).join('')}</dl>`;
+}
+
+function table(header: string[], rows: string[][], options: { numeric?: number[]; rowAttrs?: string[] } = {}): string {
+  const cell = (tag: 'th' | 'td', text: string, i: number) =>
+    `<${tag}${options.numeric?.includes(i) ? ' class="num"' : ''}>${esc(text)}</${tag}>`;
+  return `<table><thead><tr>${header.map((h, i) => cell('th', h, i)).join('')}</tr></thead><tbody>${rows
+    .map((r, n) => `<tr${options.rowAttrs?.[n] ?? ''}>${r.map((c, i) => cell('td', c, i)).join('')}</tr>`)
+    .join('')}</tbody></table>`;
+}
+
+function citation(c: Citation): string {
+  return c.anchor
+    ? `<a class="cite" href="#${esc(c.anchor)}">${esc(c.pointer)}</a>`
+    : `<span class="cite" title="not shown in this report">${esc(c.pointer)}</span>`;
+}
+
+function genericBlock(block: GenericBlock): string {
+  return [
+    block.facts.length ? factsList(block.facts) : '',
+    ...block.tables.map((t) => `${t.title ? `<h3>${esc(t.title)}</h3>` : ''}${table(t.header, t.rows)}`),
+  ].join('');
+}
+
+export function renderReportHtml(input: InsightReportInput): string {
+  const r = prepareReport(input);
+  const { insight } = input;
+  const parts: string[] = [];
+
+  parts.push(
+    `<header id="top"><p class="kicker">Startup Insights · insight report</p><h1${attr(r.anchors.title)}>${esc(r.title)}</h1>`,
+    `<p class="idea"${attr(r.anchors.idea)}>${esc(r.idea)}</p>${factsList(r.facts)}`,
+    r.trendReason ? `<p${attr(r.trendReason.anchor)}>Why this trend class: ${esc(r.trendReason.text)}</p>` : '',
+    r.partial
+      ? '<p class="notice"><strong>Partial.</strong> The research behind this insight did not read every source it asks; the dimensions say which of their evidence is missing.</p>'
+      : '',
+    '</header>',
+  );
+
+  parts.push(`<section id="summary"><h2>Summary</h2><p${attr(r.anchors.summary)}>${esc(r.summary)}</p></section>`);
+
+  if (r.decision) {
+    parts.push(
+      `<section id="decision"><h2>Decision</h2>${r.decision
+        .map(
+          (g) =>
+            `<h3>${esc(g.title)}</h3><ul class="decision">${g.items.map((i) => `<li>${esc(i.text)}${i.citations.map(citation).join('')}</li>`).join('')}</ul>`,
+        )
+        .join('')}</section>`,
+    );
+  }
+
+  const svg = renderInsightChart({
+    title: insight.title,
+    series: input.series,
+    forecast: input.forecast && !input.forecast.withheld ? input.forecast.points : null,
+    note: input.forecast ? (input.forecast.withheld ? `forecast withheld: ${input.forecast.reason}` : undefined) : 'no forecast yet',
+  });
+  const caption =
+    r.chart.first && r.chart.last
+      ? `Google Trends interest (0–100) on the ${r.chart.points} most recent days, ${r.chart.first} to ${r.chart.last}, and the 7-day forecast with its 80 % and 95 % intervals.`
+      : 'No days of search interest yet.';
+  parts.push(`<section id="chart"><h2>Search interest</h2><figure>${svg}<figcaption>${esc(caption)}</figcaption></figure></section>`);
+
+  parts.push(
+    `<section id="dimensions"><h2>The 8 dimensions</h2><table><thead><tr><th>Dimension</th><th class="num">Score</th><th>Explanation</th></tr></thead><tbody>${r.dimensions
+      .map(
+        (d) =>
+          `<tr><td><a href="#${esc(d.anchor)}">${esc(d.title)}</a></td><td class="num">${esc(d.score)}</td><td>${d.marks
+            .map((m) => `<span class="mark">${esc(m)}</span>`)
+            .join('')}${esc(d.explanation)}</td></tr>`,
+      )
+      .join('')}</tbody></table></section>`,
+  );
+
+  const evidence = r.dimensions.map(
+    (d) =>
+      `<h3${attr(d.anchor)}>${esc(d.title)} <span class="cite">${esc(d.score)}</span></h3>${
+        d.evidence.length
+          ? `<table><tbody>${d.evidence.map((e) => `<tr${attr(e.anchor)}><th>${esc(e.key)}</th><td>${esc(e.value)}</td></tr>`).join('')}</tbody></table>`
+          : '<p>No evidence recorded.</p>'
+      }`,
+  );
+  if (r.searchVolume) {
+    const v = r.searchVolume;
+    evidence.push(
+      `<h3${attr(v.anchor)}>Search volume, ${esc(v.location)}</h3>${table(
+        ['Phrase', 'Monthly searches', 'Cost per click (USD)', 'Competition'],
+        v.rows.map((row) => row.cells),
+        { numeric: [1, 2], rowAttrs: v.rows.map((row) => attr(row.anchor)) },
+      )}`,
+    );
+  }
+  parts.push(`<section id="evidence"><h2>Evidence</h2>${evidence.join('')}</section>`);
+
+  const f = r.forecast;
+  parts.push(
+    `<section id="forecast"><h2>Forecast</h2>${
+      f.kind === 'served'
+        ? `<p>The next 7 days (model ${esc(f.model)}, made ${esc(f.generatedAt)}).</p>${table(['Date', 'Forecast', '80 % interval', '95 % interval'], f.rows, { numeric: [1, 2, 3] })}<h3>Backtest</h3>${factsList(f.backtest)}`
+        : f.kind === 'withheld'
+          ? `<p>Withheld (${esc(f.generatedAt)}): ${esc(f.reason)}</p>`
+          : `<p>${esc(NO_FORECAST)}</p>`
+    }</section>`,
+  );
+
+  if (r.outlook)
+    parts.push(`<section id="outlook"><h2${attr(r.outlook.anchor)}>Outlook, 3 to 12 months</h2>${genericBlock(r.outlook)}</section>`);
+
+  if (r.primaryChoice) {
+    const c = r.primaryChoice;
+    parts.push(
+      `<section id="primary-choice"><h2${attr(c.anchor)}>How the search phrase was chosen</h2><p>Researched: <strong>${esc(c.primary)}</strong></p>${
+        c.reason ? `<p>${esc(c.reason)}</p>` : ''
+      }${
+        c.rows.length
+          ? table(
+              c.header,
+              c.rows.map((row) => row.cells),
+              { numeric: c.numeric, rowAttrs: c.rows.map((row) => (row.primary ? ' class="primary"' : '')) },
+            )
+          : ''
+      }${c.measured.length ? factsList(c.measured) : ''}</section>`,
+    );
+  }
+
+  const trace = r.trace;
+  parts.push(
+    `<section id="research-trace"><h2>Research trace</h2>${
+      trace
+        ? `${factsList(trace.run)}${trace.error ? `<p class="status-failed">${esc(trace.error)}</p>` : ''}${table(
+            ['#', 'Step', 'Status', 'Summary'],
+            trace.steps,
+            {
+              numeric: [0],
+              rowAttrs: trace.steps.map((s) => (s[2] === 'failed' || s[2] === 'pending' ? ` class="status-${s[2]}"` : '')),
+            },
+          )}`
+        : `<p>${esc(NO_RUN)}</p>`
+    }</section>`,
+  );
+
+  parts.push(
+    `<footer>Made ${esc(r.generatedAt)} from GET /api/insights/${esc(r.id)}/report. Scores and their methods: GET /api/methodology.</footer>`,
+  );
+
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(r.title)} · insight report</title>
+<style>${REPORT_STYLESHEET}</style>
+</head>
+<body>
+${parts.filter(Boolean).join('\n')}
+</body>
+</html>
+`;
+}

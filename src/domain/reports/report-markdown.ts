@@ -1,0 +1,156 @@
+// An insight's report as Markdown (GFM): the same sections as the HTML page,
+// the chart as a sparkline (Markdown has no picture of its own: the SVG is one
+// request away). Every text from the insight is escaped (markdown.ts), so an
+// idea cannot add a link, an image or HTML. The only HTML is the report's own
+// anchors, <a id="ev/…"></a>, whose ids are made of safe characters alone
+// (json-pointer.ts): a cited sentence links to them.
+import { sparkline } from '../charts/insight-chart.js';
+import { escapeMarkdown as md, markdownTable } from './markdown.js';
+import {
+  NO_FORECAST,
+  NO_RUN,
+  prepareReport,
+  type Citation,
+  type Fact,
+  type GenericBlock,
+  type InsightReportInput,
+} from './insight-report.js';
+
+const anchor = (id: string) => `<a id="${id}"></a>`;
+
+function factsTable(facts: Fact[]): string {
+  return markdownTable(
+    ['', ''],
+    facts.map((f) => [`${f.anchor ? anchor(f.anchor) : ''}${md(f.label)}`, md(f.value)]),
+  );
+}
+
+function table(header: string[], rows: string[][], align?: Array<'l' | 'r'>): string {
+  return markdownTable(
+    header.map(md),
+    rows.map((r) => r.map(md)),
+    align,
+  );
+}
+
+const citation = (c: Citation) => (c.anchor ? `[${md(c.pointer)}](#${c.anchor})` : `${md(c.pointer)} (not shown in this report)`);
+
+function genericBlock(block: GenericBlock): string[] {
+  return [
+    ...(block.facts.length ? [factsTable(block.facts)] : []),
+    ...block.tables.flatMap((t) => [...(t.title ? [`### ${md(t.title)}`] : []), table(t.header, t.rows)]),
+  ];
+}
+
+export function renderReportMarkdown(input: InsightReportInput): string {
+  const r = prepareReport(input);
+  const out: string[] = [];
+
+  out.push(`# ${anchor(r.anchors.title)}${md(r.title)}`, `**Idea:** ${anchor(r.anchors.idea)}${md(r.idea)}`, factsTable(r.facts));
+  if (r.trendReason) out.push(`**Why this trend class:** ${anchor(r.trendReason.anchor)}${md(r.trendReason.text)}`);
+  if (r.partial) {
+    out.push(
+      '> **Partial.** The research behind this insight did not read every source it asks; the dimensions say which of their evidence is missing.',
+    );
+  }
+
+  out.push('## Summary', `${anchor(r.anchors.summary)}${md(r.summary)}`);
+
+  if (r.decision) {
+    out.push('## Decision');
+    for (const group of r.decision) {
+      out.push(
+        `### ${md(group.title)}`,
+        group.items.map((i) => `- ${md(i.text)}${i.citations.map((c) => ` (${citation(c)})`).join('')}`).join('\n'),
+      );
+    }
+  }
+
+  const values = input.series.map((p) => p.value);
+  out.push(
+    '## Search interest',
+    r.chart.points
+      ? `\`${sparkline(values)}\` Google Trends interest (0–100), ${r.chart.points} days from ${md(r.chart.first ?? '')} to ${md(r.chart.last ?? '')}: lowest ${r.chart.min}, highest ${r.chart.max}, latest ${r.chart.latest}.`
+      : 'No days of search interest yet.',
+    `The chart with the forecast: \`GET /api/insights/${r.id}/chart.svg\`.`,
+  );
+
+  out.push(
+    '## The 8 dimensions',
+    markdownTable(
+      ['Dimension', 'Score', 'Marks', 'Explanation'],
+      r.dimensions.map((d) => [`[${md(d.title)}](#${d.anchor})`, md(d.score), d.marks.map(md).join('; '), md(d.explanation)]),
+      ['l', 'r', 'l', 'l'],
+    ),
+  );
+
+  out.push('## Evidence');
+  for (const d of r.dimensions) {
+    out.push(`### ${anchor(d.anchor)}${md(d.title)} (${md(d.score)})`);
+    out.push(
+      d.evidence.length
+        ? markdownTable(
+            ['Evidence', 'Value'],
+            d.evidence.map((e) => [`${anchor(e.anchor)}${md(e.key)}`, md(e.value)]),
+          )
+        : 'No evidence recorded.',
+    );
+  }
+  if (r.searchVolume) {
+    const v = r.searchVolume;
+    out.push(
+      `### ${anchor(v.anchor)}Search volume, ${md(v.location)}`,
+      markdownTable(
+        ['Phrase', 'Monthly searches', 'Cost per click (USD)', 'Competition'],
+        v.rows.map((row) => [`${anchor(row.anchor)}${md(row.cells[0] ?? '')}`, ...row.cells.slice(1).map(md)]),
+        ['l', 'r', 'r', 'l'],
+      ),
+    );
+  }
+
+  out.push('## Forecast');
+  const f = r.forecast;
+  if (f.kind === 'served') {
+    out.push(
+      `The next 7 days (model ${md(f.model)}, made ${md(f.generatedAt)}).`,
+      table(['Date', 'Forecast', '80 % interval', '95 % interval'], f.rows, ['l', 'r', 'r', 'r']),
+      '**Backtest**',
+      factsTable(f.backtest),
+    );
+  } else {
+    out.push(f.kind === 'withheld' ? `Withheld (${md(f.generatedAt)}): ${md(f.reason)}` : md(NO_FORECAST));
+  }
+
+  if (r.outlook) out.push(`## ${anchor(r.outlook.anchor)}Outlook, 3 to 12 months`, ...genericBlock(r.outlook));
+
+  if (r.primaryChoice) {
+    const c = r.primaryChoice;
+    out.push(`## ${anchor(c.anchor)}How the search phrase was chosen`, `Researched: **${md(c.primary)}**`);
+    if (c.reason) out.push(md(c.reason));
+    if (c.rows.length) {
+      out.push(
+        markdownTable(
+          c.header.map(md),
+          c.rows.map((row) => row.cells.map((cell, i) => (i === 0 && row.primary ? `**${md(cell)}**` : md(cell)))),
+          c.header.map((_, i) => (c.numeric.includes(i) ? 'r' : 'l')),
+        ),
+      );
+    }
+    if (c.measured.length) out.push(factsTable(c.measured));
+  }
+
+  out.push('## Research trace');
+  if (r.trace) {
+    out.push(factsTable(r.trace.run));
+    if (r.trace.error) out.push(`**Failed:** ${md(r.trace.error)}`);
+    out.push(table(['#', 'Step', 'Status', 'Summary'], r.trace.steps, ['r', 'l', 'l', 'l']));
+  } else {
+    out.push(md(NO_RUN));
+  }
+
+  out.push(
+    `---`,
+    `Made ${md(r.generatedAt)} from \`GET /api/insights/${r.id}/report\`. Scores and their methods: \`GET /api/methodology\`.`,
+  );
+  return `${out.join('\n\n')}\n`;
+}

@@ -1,0 +1,170 @@
+// The insights in other media types than JSON: a list page as CSV, and an
+// insight's report as a printable HTML page or as Markdown (the rendering is
+// in src/domain/reports/; what is read for it, and the page's own
+// Content-Security-Policy, are here).
+import { createHash } from 'node:crypto';
+import type { Db } from '../../../db/connection.js';
+import { toCsv } from '../../../domain/reports/csv.js';
+import type { InsightReportInput, ReportForecast, ReportInsight, ReportRun } from '../../../domain/reports/insight-report.js';
+import { REPORT_STYLESHEET } from '../../../domain/reports/report-html.js';
+import { publicFailure, publicRunError } from '../../../domain/public-error.js';
+import { DIMENSIONS } from '../../../domain/scoring/dimensions.js';
+import type { ChartForecastPoint } from '../../../domain/charts/insight-chart.js';
+import { findForecast } from '../../../insights/forecast.repository.js';
+import { latestTrendPoints } from '../../../insights/trend-point.repository.js';
+import { latestRunForInsight, stepsOf } from '../../../research/run.repository.js';
+import { STEP_NAMES } from '../../../research/step-contract.js';
+import type { InsightSummaryDto } from '../../schemas.js';
+
+export const MEDIA = {
+  json: 'application/json',
+  csv: 'text/csv',
+  html: 'text/html',
+  markdown: 'text/markdown',
+} as const;
+
+/** What GET /api/insights answers in, the first when the request does not say. */
+export const LIST_MEDIA_TYPES = [MEDIA.json, MEDIA.csv] as const;
+/** What GET /api/insights/{id}/report answers in. */
+export const REPORT_MEDIA_TYPES = [MEDIA.html, MEDIA.markdown] as const;
+
+export const CONTENT_TYPES = {
+  csv: 'text/csv; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  markdown: 'text/markdown; charset=utf-8',
+} as const;
+
+/** The columns of a list page as CSV, in order. */
+export const INSIGHT_CSV_COLUMNS = [
+  'id',
+  'title',
+  'idea',
+  'category',
+  'overall_score',
+  'confidence',
+  'rank_score',
+  'partial',
+  'dimensions_scored',
+  ...DIMENSIONS,
+  'trend_class',
+  'source',
+  'geo',
+  'provider',
+  'visibility',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** A list page as CSV: a header record and one record per insight, in the page's order. */
+export function insightListCsv(items: readonly InsightSummaryDto[]): string {
+  return toCsv(
+    INSIGHT_CSV_COLUMNS,
+    items.map((item) => {
+      const scores = DIMENSIONS.map((d) => item.dimension_scores[d] ?? null);
+      return [
+        item.id,
+        item.title,
+        item.idea,
+        item.category,
+        item.overall_score,
+        item.confidence,
+        item.rank_score,
+        item.partial,
+        scores.filter((s) => s !== null).length,
+        ...scores,
+        item.trend_class,
+        item.source,
+        item.geo,
+        item.provider,
+        item.visibility,
+        item.created_at,
+        item.updated_at,
+      ];
+    }),
+  );
+}
+
+/** The next page as an RFC 8288 Link: this request's URL with the new cursor, parameters as the client spelled them. */
+export function nextPageLink(requestUrl: string, cursor: string): string {
+  const url = new URL(requestUrl, 'http://localhost');
+  url.searchParams.set('cursor', cursor);
+  return `<${url.pathname}${url.search}>; rel="next"`;
+}
+
+/**
+ * The report page's policy: the API's (nothing loads, nothing runs, no one
+ * frames it), except its one stylesheet, allowed by its SHA-256. The
+ * stylesheet is a constant, so the hash is computed once; a nonce would
+ * change on every answer for nothing. No script, image, font or connection
+ * is allowed, so a text that escaped its escaping still could not run or
+ * fetch anything.
+ */
+export const REPORT_CSP = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(REPORT_STYLESHEET).digest('base64')}'`,
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** What a report shows of an insight beside the insight itself: its 30 days, its forecast and the run behind it. */
+export async function reportInputOf(db: Db, insight: ReportInsight, now: Date): Promise<InsightReportInput> {
+  const [points, forecast, run] = await Promise.all([
+    latestTrendPoints(db, insight.id, 30),
+    findForecast(db, insight.id),
+    latestRunForInsight(db, insight.id),
+  ]);
+  return {
+    insight,
+    series: points.map((p) => ({ date: p.date, value: p.value })),
+    forecast: !forecast
+      ? null
+      : forecast.withheld
+        ? ({
+            withheld: true,
+            reason: forecast.reason ?? 'withheld',
+            generated_at: forecast.generated_at.toISOString(),
+          } satisfies ReportForecast)
+        : {
+            withheld: false,
+            model: forecast.model ?? 'unknown',
+            generated_at: forecast.generated_at.toISOString(),
+            points: forecast.points as ChartForecastPoint[],
+            backtest: {
+              mase: forecast.backtest?.mase ?? null,
+              mase_seasonal_naive: forecast.backtest?.mase_seasonal_naive ?? null,
+              coverage_80: forecast.backtest?.coverage_80 ?? null,
+              coverage_95: forecast.backtest?.coverage_95 ?? null,
+            },
+          },
+    run: run ? await traceOf(db, run) : null,
+    generatedAt: now.toISOString(),
+  };
+}
+
+/** A run's 40 steps as GET /api/research-runs/{id} shows them: a step not recorded is the run's state if it is under way, else pending. */
+async function traceOf(db: Db, run: NonNullable<Awaited<ReturnType<typeof latestRunForInsight>>>): Promise<ReportRun> {
+  const steps = new Map((await stepsOf(db, run.id)).map((s) => [s.step, s]));
+  return {
+    id: run.id,
+    status: run.status,
+    provider: run.provider,
+    created_at: run.created_at.toISOString(),
+    finished_at: run.finished_at?.toISOString() ?? null,
+    error: publicRunError(
+      run.error,
+      run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' },
+    ),
+    steps: STEP_NAMES.map((name, i) => {
+      const s = steps.get(i + 1);
+      const current = i + 1 === run.next_step && (run.status === 'running' || run.status === 'waiting');
+      return {
+        step: i + 1,
+        name,
+        status: s?.status ?? (current ? run.status : 'pending'),
+        summary: s?.summary ?? null,
+        error: s?.error ? publicFailure(s.error) : null,
+      };
+    }),
+  };
+}
