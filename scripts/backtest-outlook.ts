@@ -291,11 +291,10 @@ function calibrationSource(calibration: OutlookCalibration, notes: Record<number
 // Per horizon (weeks): the interval scale with the lowest MSIS on those windows and
 // the quantiles of (actual − point) ÷ scale. Do not edit by hand: regenerate after
 // changing the models or the scales. docs/forecasts.md has the held-out figures.
-import type { OutlookCalibration } from './outlook.js';
-
-export const OUTLOOK_CALIBRATION: OutlookCalibration = {
+// Plain data (outlook.ts checks its shape where it takes it), so that it imports nothing.
+export const OUTLOOK_CALIBRATION = {
 ${entries.join('\n')}
-};
+} as const;
 `;
 }
 

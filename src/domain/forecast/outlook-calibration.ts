@@ -4,13 +4,12 @@
 // Per horizon (weeks): the interval scale with the lowest MSIS on those windows and
 // the quantiles of (actual − point) ÷ scale. Do not edit by hand: regenerate after
 // changing the models or the scales. docs/forecasts.md has the held-out figures.
-import type { OutlookCalibration } from './outlook.js';
-
-export const OUTLOOK_CALIBRATION: OutlookCalibration = {
+// Plain data (outlook.ts checks its shape where it takes it), so that it imports nothing.
+export const OUTLOOK_CALIBRATION = {
   // 332 tuning windows from 3 series; MSIS by scale: sn_horizon 4.39, sn_weekly 4.38, level 4.34
   13: { scale: 'level', q80: [-0.0585, 0.0905], q95: [-0.0963, 0.1602] },
   // 254 tuning windows from 3 series; MSIS by scale: sn_horizon 3.96, sn_weekly 3.93, level 3.43
   26: { scale: 'level', q80: [-0.0529, 0.0854], q95: [-0.0764, 0.1145] },
   // 98 tuning windows from 3 series; MSIS by scale: sn_horizon 3.76, sn_weekly 3.61, level 3.48
   52: { scale: 'level', q80: [-0.0623, 0.0939], q95: [-0.0718, 0.1172] },
-};
+} as const;

@@ -18,7 +18,7 @@
 // measured on the tuning half of the real long series (outlook-calibration.ts,
 // written by scripts/backtest-outlook.ts): calibrated, not assumed normal.
 // Nested (95 % ⊇ 80 %) and clipped to 0–100.
-import { OUTLOOK_CALIBRATION } from './outlook-calibration.js';
+import { OUTLOOK_CALIBRATION as MEASURED_CALIBRATION } from './outlook-calibration.js';
 
 export const OUTLOOK_HORIZONS = [
   { months: 3, weeks: 13 },
@@ -183,6 +183,8 @@ export interface OutlookCalibrationEntry {
   q95: readonly [number, number];
 }
 export type OutlookCalibration = Readonly<Record<OutlookWeeks, OutlookCalibrationEntry>>;
+/** The calibration measured on the tuning half (generated data, typed here). */
+export const OUTLOOK_CALIBRATION: OutlookCalibration = MEASURED_CALIBRATION;
 
 /** The 80 % and 95 % bands around a horizon mean, from the history it was made from: nested and clipped. */
 export function outlookBands(
