@@ -134,7 +134,7 @@ describe('trend_class', () => {
 
 describe('400s name what is allowed', () => {
   it.each([
-    ['/api/insights?sort=popularity', 'sort', ['score', 'newest', 'oldest', ...DIMENSIONS]],
+    ['/api/insights?sort=popularity', 'sort', ['score', 'overall', 'newest', 'oldest', ...DIMENSIONS]],
     ['/api/insights?trend_class=booming', 'trend_class', [...TREND_CLASSES]],
     ['/api/insights?trend_class=rising,booming', 'trend_class', [...TREND_CLASSES]],
     ['/api/insights/ins_00000000000000000000/trend-data?window=7d', 'window', ['30d', '90d', '12m', '5y']],
