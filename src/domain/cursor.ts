@@ -13,8 +13,16 @@ export interface InsightCursor {
   id: string;
 }
 
+/**
+ * What a cursor names its sort: `score` pages by the rank key since 2026-11-27
+ * (complete insights first), so its cursors say so, and one made before (the
+ * overall score) is refused instead of starting mid-list.
+ */
+const SORT_TAGS: Partial<Record<InsightSort, string>> = { score: 'score:rank' };
+const tagOf = (sort: InsightSort) => SORT_TAGS[sort] ?? sort;
+
 export function encodeCursor(cursor: InsightCursor): string {
-  return Buffer.from(JSON.stringify([cursor.sort, cursor.value, cursor.id])).toString('base64url');
+  return Buffer.from(JSON.stringify([tagOf(cursor.sort), cursor.value, cursor.id])).toString('base64url');
 }
 
 /** Why a cursor is refused, worded to follow the parameter's name ("cursor is not …"). */
@@ -40,8 +48,10 @@ export function decodeCursor(raw: string, sort: InsightSort): InsightCursor {
   }
   if (!Array.isArray(parsed) || parsed.length !== 3) throw notOurs();
   const [cursorSort, value, id] = parsed as unknown[];
-  if (cursorSort !== sort) {
-    throw new InvalidCursorError(`was made for sort=${String(cursorSort).slice(0, 20)}, not sort=${sort}`);
+  if (sort === 'score' && cursorSort === 'score')
+    throw new InvalidCursorError('was made before sort=score listed complete insights first (2026-11-27): start again from the first page');
+  if (cursorSort !== tagOf(sort)) {
+    throw new InvalidCursorError(`was made for sort=${String(cursorSort).replace(':rank', '').slice(0, 20)}, not sort=${sort}`);
   }
   if (typeof id !== 'string' || !isId('insight', id)) throw notOurs();
   if (sort === 'score') {

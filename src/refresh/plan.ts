@@ -18,8 +18,10 @@ const NOT_LIVE = new Set(['replay', 'synthetic']);
  * when it is live, and not at all when it is replay or synthetic. Null: not refreshed.
  */
 export function providerOf(insight: Pick<InsightRow, 'source' | 'provider'>, configured: string): string | null {
-  if (insight.source === 'synthetic' || insight.provider === 'synthetic') return 'synthetic';
-  if (insight.provider === 'replay') return null;
+  // A run records its provider list joined by "+" (replay+dataforseo): any recorded or simulated part decides.
+  const researchedWith = (insight.provider ?? '').split('+');
+  if (insight.source === 'synthetic' || researchedWith.includes('synthetic')) return 'synthetic';
+  if (researchedWith.includes('replay')) return null;
   return NOT_LIVE.has(configured) ? null : configured;
 }
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceKeyChange } from '../../src/api-keys/api-key-cache.js';
 import { createApiKey, revokeApiKey } from '../../src/api-keys/api-key.repository.js';
@@ -85,6 +86,27 @@ describe('GET /api/insights', () => {
         );
       if (sort === 'oldest') expect(rows.map((r) => r.created_at)).toEqual(rows.map((r) => r.created_at).sort());
     }
+  });
+
+  it('keeps created_at to the millisecond a cursor carries: rows of one millisecond page exactly once, newest and oldest', async () => {
+    // Postgres kept microseconds: 48 demo rows of one insert shared 14:41:51.527376, and sort=oldest served one page for ever.
+    const { count } = await sql<{ count: number }>`select count(*)::int as count from insights
+      where created_at <> date_trunc('milliseconds', created_at)`
+      .execute(t.database.db)
+      .then((r) => r.rows[0]!);
+    expect(count).toBe(0);
+    const ids = (await walk('/api/insights?limit=100&sort=newest')).map((r) => r.id);
+    const before = await t.database.db.selectFrom('insights').select(['id', 'created_at']).execute();
+    await sql`update insights set created_at = ${'2026-11-27T14:41:51.527Z'}::timestamptz where id in (${sql.join(ids.slice(0, 20))})`.execute(
+      t.database.db,
+    );
+    for (const sort of ['newest', 'oldest']) {
+      const rows = await walk(`/api/insights?limit=3&sort=${sort}`);
+      expect(new Set(rows.map((r) => r.id)).size, sort).toBe(45);
+      expect(rows).toHaveLength(45);
+    }
+    for (const row of before)
+      await t.database.db.updateTable('insights').set({ created_at: row.created_at }).where('id', '=', row.id).execute();
   });
 
   it('filters by min_score, source and one or several categories', async () => {

@@ -113,7 +113,11 @@ describe('outlook: served', () => {
 
   it('beats seasonal naive on a trending, seasonal series, on its backtest and on the year that followed', () => {
     expect(o.withheld).toBe(false);
-    expect(served(o).map((h) => h.months)).toEqual([3, 6, 12]);
+    // The bands are calibrated on real series without such a trend: at 6 and 12 months they missed on this
+    // series' own backtest, so those horizons are withheld, saying so, rather than served with misleading bands.
+    expect(served(o).map((h) => h.months)).toEqual([3]);
+    for (const h of o.horizons.filter((x) => x.withheld))
+      expect(h.withheld && h.reason).toMatch(/its bands did not hold on this series' history/);
     for (const h of served(o)) {
       expect(h.backtest.mae_ratio!).toBeLessThan(0.8);
       const future = all.slice(260, 260 + h.weeks).reduce((a, b) => a + b, 0) / h.weeks;

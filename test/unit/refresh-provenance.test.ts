@@ -13,6 +13,8 @@ describe('which provider refreshes an insight', () => {
     // Recorded answers describe the recorded days: "Refresh: 1 insights on live Google" was wrong.
     expect(providerOf({ source: 'research', provider: 'replay' }, 'google')).toBeNull();
     expect(providerOf({ source: 'research', provider: 'replay' }, 'replay')).toBeNull();
+    // Recorded answers beside a paid provider are still recorded answers (an outside review found this refreshed from Google).
+    expect(providerOf({ source: 'research', provider: 'replay+dataforseo' }, 'google')).toBeNull();
     // A live insight is not refreshed from recordings or the simulated world.
     expect(providerOf({ source: 'research', provider: 'google' }, 'replay')).toBeNull();
     expect(providerOf({ source: 'research', provider: 'google' }, 'synthetic')).toBeNull();

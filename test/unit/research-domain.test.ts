@@ -81,6 +81,18 @@ describe('query signals on real related queries for "pizza" (recorded from Googl
     ]);
   });
 
+  it('counts no modifier word as a brand: "how" of "how to", "alternative", "free", "beginners"', () => {
+    const modifiers = [
+      'meal planner how to',
+      'meal planner alternative',
+      'meal planner free',
+      'meal planner for beginners',
+      'how to meal plan',
+    ];
+    expect(brandShare('meal planner', modifiers).matched).toBe(0);
+    expect(brandShare('meal planner', ['mealime vs meal planner']).matched).toBe(1);
+  });
+
   it('matches whole words only', () => {
     expect(termShare(['apple pie', 'snapple'], ['app']).matched).toBe(0);
     expect(termShare(['pizza app', 'best pizza'], INTENT_TERMS).matched).toBe(2);

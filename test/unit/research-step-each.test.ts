@@ -650,11 +650,11 @@ describe('steps 26-29: breadth, pain, intent and competition', () => {
     expect(o.comparisons.modifiers).toMatchObject({ family: 'competition', share: 0 });
     expect(o.comparisons.lists).toEqual({ share: 0.25, matched: 1, total: 4, examples: ['mealime vs meal planner'] });
     expect(o.brands).toMatchObject({ autocomplete: { topics: 2, brand_topics: 1 } });
-    // "cheap" and "app" are buying words, "how to meal plan" has three extra words: none of them names a brand.
-    expect(o.brands.lists).toEqual({ share: 0, matched: 0, total: 4, examples: [] });
+    // "cheap" and "app" are buying words, "how to meal plan" only modifies the phrase: Mealime alone names a brand.
+    expect(o.brands.lists).toEqual({ share: 0.25, matched: 1, total: 4, examples: ['mealime vs meal planner'] });
     expect(o).toHaveProperty('modifier_comparison.outcome', 'served');
     expect(summarize('competition_signals', o)).toBe(
-      "comparisons: under 1.3% of the phrase's searches, 1 of 4 related queries; brands: 1 of 2 autocomplete topics, 0 of 4 related queries",
+      "comparisons: under 1.3% of the phrase's searches, 1 of 4 related queries; brands: 1 of 2 autocomplete topics, 1 of 4 related queries",
     );
   });
 });

@@ -36,6 +36,8 @@ export const ORIGIN_STEP = 4;
 /** A horizon's backtest needs at least this many origins to be worth publishing. */
 export const MIN_ORIGINS = 6;
 /** Weeks needed before a horizon of `weeks` can be backtested and so published. */
+/** Below this share of its own backtest inside the 95 % band, a horizon is withheld (its bands would mislead). */
+export const MIN_COVERAGE_95 = 0.8;
 export const minWeeksFor = (weeks: number): number => MIN_HISTORY + weeks + (MIN_ORIGINS - 1) * ORIGIN_STEP;
 
 // ---------------------------------------------------------------------------
@@ -391,6 +393,18 @@ export function outlookValues(values: readonly number[], calibration: OutlookCal
           `its ${months}-month mean was off by ${r1(mae)} on average, ${by} seasonal naive's ${r1(maeSn)}`,
       };
     }
+    // Bands that missed the outcome far more often than they claim on this very series say nothing
+    // (an outside review found 95 % bands holding 38 % of their backtest): the horizon is withheld.
+    if (backtest.coverage_95 < MIN_COVERAGE_95)
+      return {
+        months,
+        weeks,
+        backtest,
+        served: null,
+        reason:
+          `its bands did not hold on this series' history: the 95 % band held the outcome at ${Math.round(backtest.coverage_95 * 100)} % ` +
+          `of ${s.origins.length} origins (at least ${Math.round(MIN_COVERAGE_95 * 100)} % needed), the 80 % band at ${Math.round(backtest.coverage_80 * 100)} %`,
+      };
     const point = horizonMean(model, values, weeks);
     const b = outlookBands(point, values, weeks, calibration);
     return { months, weeks, backtest, served: { point, recent: mean(values.slice(-weeks)), ...b }, reason: null };

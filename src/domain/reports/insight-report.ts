@@ -75,6 +75,10 @@ export interface ReportRun {
   steps: Array<{ step: number; name: string; status: string; summary: string | null; error: string | null }>;
 }
 
+/** What a partial insight's report says of it (fewer than 5 of 8 dimensions scored, whether researched or seeded). */
+export const PARTIAL_NOTICE =
+  'Fewer than 5 of the 8 dimensions could be scored, so the overall score rests on thin evidence; the dimensions say what each is missing.';
+
 export interface InsightReportInput {
   insight: ReportInsight;
   /** The 30 most recent days (the chart's default window). */
@@ -118,7 +122,16 @@ export interface PreparedReport {
   anchors: { title: string; idea: string; summary: string };
   trendReason: { text: string; anchor: string } | null;
   decision: Array<{ key: string; title: string; items: Array<{ text: string; citations: Citation[] }> }> | null;
-  chart: { points: number; first: string | null; last: string | null; latest: number | null; min: number | null; max: number | null };
+  chart: {
+    points: number;
+    /** What a point is: a day, or a week (a replayed recording may be weekly). */
+    unit: 'days' | 'weeks';
+    first: string | null;
+    last: string | null;
+    latest: number | null;
+    min: number | null;
+    max: number | null;
+  };
   dimensions: Array<{
     name: Dimension;
     title: string;
@@ -402,6 +415,7 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
     decision: decisionOf(insight.decision, cite),
     chart: {
       points: series.length,
+      unit: series.length > 1 && Date.parse(series[1]!.date) - Date.parse(series[0]!.date) >= 7 * 86_400_000 ? 'weeks' : 'days',
       first: series[0]?.date ?? null,
       last: series.at(-1)?.date ?? null,
       latest: series.at(-1)?.value ?? null,

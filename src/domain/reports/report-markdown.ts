@@ -9,6 +9,7 @@ import { escapeMarkdown as md, markdownTable } from './markdown.js';
 import {
   NO_FORECAST,
   NO_RUN,
+  PARTIAL_NOTICE,
   prepareReport,
   type Citation,
   type Fact,
@@ -49,9 +50,7 @@ export function renderReportMarkdown(input: InsightReportInput): string {
   out.push(`# ${anchor(r.anchors.title)}${md(r.title)}`, `**Idea:** ${anchor(r.anchors.idea)}${md(r.idea)}`, factsTable(r.facts));
   if (r.trendReason) out.push(`**Why this trend class:** ${anchor(r.trendReason.anchor)}${md(r.trendReason.text)}`);
   if (r.partial) {
-    out.push(
-      '> **Partial.** The research behind this insight did not read every source it asks; the dimensions say which of their evidence is missing.',
-    );
+    out.push(`> **Partial.** ${md(PARTIAL_NOTICE)}`);
   }
 
   out.push('## Summary', `${anchor(r.anchors.summary)}${md(r.summary)}`);
@@ -70,7 +69,7 @@ export function renderReportMarkdown(input: InsightReportInput): string {
   out.push(
     '## Search interest',
     r.chart.points
-      ? `\`${sparkline(values)}\` Google Trends interest (0–100), ${r.chart.points} days from ${md(r.chart.first ?? '')} to ${md(r.chart.last ?? '')}: lowest ${r.chart.min}, highest ${r.chart.max}, latest ${r.chart.latest}.`
+      ? `\`${sparkline(values)}\` Google Trends interest (0–100), ${r.chart.points} ${r.chart.unit} from ${md(r.chart.first ?? '')} to ${md(r.chart.last ?? '')}: lowest ${r.chart.min}, highest ${r.chart.max}, latest ${r.chart.latest}.`
       : 'No days of search interest yet.',
     `The chart with the forecast: \`GET /api/insights/${r.id}/chart.svg\`.`,
   );

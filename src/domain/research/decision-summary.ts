@@ -23,6 +23,7 @@ export interface DecisionSummary {
 /** What of the insight the summary reads (its API shape). */
 export interface DecisionInput {
   primary_keyword: string;
+  title?: string;
   confidence: number;
   dimensions: Record<Dimension, DimensionScore>;
   trend_class: string | null;
@@ -61,11 +62,19 @@ function outlookHorizon(outlook: unknown): { months: number; value: number; rece
 
 export function decisionSummary(insight: DecisionInput): DecisionSummary {
   const dims = insight.dimensions;
+  // A demo topic's keyword is a Google topic id ("/m/02p52fy"): people read its title.
+  const phrase = /^\/[mg]\//.test(insight.primary_keyword) ? (insight.title ?? insight.primary_keyword) : insight.primary_keyword;
   const scored = DIMENSIONS.filter((d) => dims[d]?.score !== null && dims[d]?.score !== undefined);
   const byScore = [...scored].sort((a, b) => dims[b].score! - dims[a].score!);
 
   const signals = byScore.filter((d) => dims[d].score! >= SIGNAL_AT && !dims[d].experimental).slice(0, 3);
-  const weak = [...byScore].reverse().filter((d) => dims[d].score! <= RISK_AT);
+  // A low momentum that predicts neither a rise nor a fall is no risk; one that predicts a fall is.
+  const weak = [...byScore]
+    .reverse()
+    .filter(
+      (d) =>
+        dims[d].score! <= RISK_AT && (d !== 'momentum' || dims[d].evidence.label === undefined || dims[d].evidence.label === 'falling'),
+    );
 
   const risks: DecisionSentence[] = weak.slice(0, 3).map((d) => reading(d, dims[d]));
   const scores = Object.fromEntries(DIMENSIONS.map((d) => [d, dims[d]?.score ?? null]));
@@ -86,12 +95,12 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
   const demand = dims.demand;
   if (demand && demand.score !== null && demand.evidence.basis === 'relative')
     validate.push({
-      text: `How many people search for "${insight.primary_keyword}": demand is relative to "${String(demand.evidence.anchor)}" (${String(demand.evidence.ratio ?? '–')}×), not a count of searches; monthly searches need a provider with search volume (DataForSEO).`,
+      text: `How many people search for "${phrase}": demand is relative to "${String(demand.evidence.anchor)}" (${String(demand.evidence.ratio ?? '–')}×), not a count of searches; monthly searches need a provider with search volume (DataForSEO).`,
       evidence: [ptr('demand', 'evidence', 'basis'), ...(has(demand, 'ratio') ? [ptr('demand', 'evidence', 'ratio')] : [])],
     });
   else if (demand && demand.score === null)
     validate.push({
-      text: `How many people search for "${insight.primary_keyword}": demand could not be read (${lower(demand.explanation)}).`,
+      text: `How many people search for "${phrase}": demand could not be read (${lower(demand.explanation)}).`,
       evidence: [ptr('demand', 'explanation')],
     });
   for (const d of ['intent', 'pain'] as const) {
@@ -120,7 +129,10 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
   else if (momentum)
     whyNow.push({ text: `No prediction of the month ahead: ${lower(momentum.explanation)}.`, evidence: [ptr('momentum', 'explanation')] });
   if (insight.trend_class)
-    whyNow.push({ text: `The shape of the interest so far: ${insight.trend_class}.`, evidence: ['/trend_class', '/trend_class_evidence'] });
+    whyNow.push({
+      text: `Trend class: ${insight.trend_class}, a claim about the month ahead (its rule and how often it held are in trend_class_evidence).`,
+      evidence: ['/trend_class', '/trend_class_evidence'],
+    });
   if (durability && durability.score !== null && has(durability, 'trajectory'))
     whyNow.push({
       text: `Over ${String(durability.evidence.years)} years the interest is ${String(durability.evidence.trajectory)}.`,

@@ -77,9 +77,10 @@ const SERVICE_WORDS = new Set(
  */
 export function brandShare(phrase: string, queries: readonly string[]): TermShare {
   const own = new Set(phrase.toLowerCase().split(/\s+/));
+  // Every word of the signal terms ("how" of "how to", "alternative"): a modifier is no brand.
   const generic = new Set([
-    ...PAIN_TERMS,
-    ...INTENT_TERMS,
+    ...[...PAIN_TERMS, ...INTENT_TERMS, ...COMPETITION_TERMS].flatMap((t) => t.split(/\s+/)),
+    'beginners',
     'near',
     'me',
     'online',
@@ -99,7 +100,9 @@ export function brandShare(phrase: string, queries: readonly string[]): TermShar
       .toLowerCase()
       .split(/\s+/)
       .filter((w) => !own.has(w) && !generic.has(w));
-    return extra.length === 1 && extra[0]!.length > 2 && !SERVICE_WORDS.has(extra[0]!);
+    // A word of the phrase in another form ("plan" beside "planner") is the phrase, not a brand.
+    const ownForm = (w: string) => [...own].some((o) => o.startsWith(w) || w === `${o}s` || w === `${o}es`);
+    return extra.length === 1 && extra[0]!.length > 2 && !SERVICE_WORDS.has(extra[0]!) && !ownForm(extra[0]!);
   });
   return {
     share: queries.length === 0 ? 0 : Math.round((hits.length / queries.length) * 1000) / 1000,

@@ -35,7 +35,8 @@ export function explanationProblems(dimension: string, d: DimensionScore): strin
     const label = String(e.label);
     if (PREDICTED[label] && !PREDICTED[label].test(text)) say(`a prediction other than its label "${label}"`);
     if (!/prediction/i.test(text)) say('momentum not called a prediction');
-    if (!/of the time|of series/.test(text)) say('momentum without its hit rate');
+    if (!/of the time/.test(text)) say('momentum without its hit rate');
+    if (/a lift/.test(text) && /last week, [−-]/.test(text)) say('a fall called a lift');
     const change = e.month_vs_two_before_change;
     if (typeof change === 'number' && !text.includes(`${change >= 0 ? '+' : '−'}${Math.abs(Math.round(change * 100))}%`))
       say(`the month's change (${change}) not as its evidence has it`);

@@ -69,7 +69,7 @@ function hitRateOf(label: keyof typeof PREDICTION, thirtyDayModel: boolean): str
   const figures = thirtyDayModel ? BACKTEST.momentum.held_out_30_day_model : BACKTEST.momentum.held_out;
   if (label === 'rising') return `when it says so, the next month was higher ${asPercent(figures.higher_when_rising)} of the time`;
   if (label === 'falling') return `when it says so, the next month was higher only ${asPercent(figures.higher_when_falling)} of the time`;
-  return `it says rising or falling for ${asPercent(figures.labelled_share)} of series`;
+  return `it makes no call here; when it calls a rise, the next month was higher ${asPercent(figures.higher_when_rising)} of the time, and it calls one way or the other for ${asPercent(figures.labelled_share)} of series`;
 }
 
 /** Momentum and the trend class of one insight, from the series it has. */
@@ -132,13 +132,13 @@ export function assessMomentum(input: MomentumInput): MomentumAssessment {
       explanation:
         `A prediction: the model ${PREDICTION[label]} (score ${score.toFixed(2)}; rising ≥ ${RISING_AT}, falling ≤ ${FALLING_AT}; ` +
         `${hitRateOf(label, f.monthTwoBeforeMean === null)} on held-out series, ${MOMENTUM_METHODOLOGY_LINK}). ` +
-        `It reads the last week, ${pct(f.weekVsMonth)} against the month's mean (a lift that tends to carry on)` +
+        `It reads the last week, ${pct(f.weekVsMonth)} against the month's mean (a change that tends to carry on)` +
         (f.monthTwoBeforeMean === null
           ? `, from ${f.points} days of data (the 30-day model)`
           : `, and the month, ${pct(f.monthVsTwoBefore)} against the month two months before (a change that tends to reverse)`) +
         '.' +
         (disagrees(label, trend.trendClass)
-          ? ` The trend class, ${trend.trendClass}, describes the shape of the last 90 days; this predicts the month ahead.`
+          ? ` The trend class, ${trend.trendClass}, comes from its own rule over the 90 days (trend_class_evidence); this score predicts the month ahead from the last week and month.`
           : ''),
     },
     trend,

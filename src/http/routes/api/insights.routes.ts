@@ -99,6 +99,7 @@ export function toInsightDto(row: InsightRow): InsightDto {
     // Made when read, from the scores served beside it: it always agrees with them.
     decision: decisionSummary({
       primary_keyword: row.primary_keyword,
+      title: row.title,
       confidence: row.confidence,
       dimensions: row.dimensions,
       trend_class: row.trend_class,
@@ -353,7 +354,11 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // The forecast continues the daily series; on a weekly chart its 7 days would be a dot.
       const forecast = window === '12m' || window === '5y' ? undefined : await findForecast(reader, insight.id);
       const svg = renderInsightChart({
-        seriesLabel: SERIES_LABELS[window],
+        // What the line is: a replayed recording may answer a daily window by week.
+        seriesLabel:
+          intervalOf(points) === 'week' && (window === '30d' || window === '90d')
+            ? `${points.length} weeks of interest (as recorded)`
+            : SERIES_LABELS[window],
         title: insight.title,
         series: points.map((p) => ({ date: p.date, value: p.value })),
         forecast: forecast && !forecast.withheld ? (forecast.points as ChartForecastPoint[]) : null,
