@@ -5,6 +5,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { createApiKey, countApiKeys } from './api-keys/api-key.repository.js';
 import { API_KEY_SCOPES } from './domain/api-key.js';
+import { createInvitation } from './account/invitations.js';
 import { bumpReadModelVersion } from './redis/read-model-version.js';
 import { loadConfig } from './config.js';
 import { describeTarget } from './redis/connection.js';
@@ -22,6 +23,8 @@ import { startWorkers, type Pipeline } from './runtime/workers.js';
 import { budgetReport } from './runtime/budget.js';
 import { reportBudget } from './observability/metrics.js';
 
+/** The development account's owner, invited on the first run. */
+const DEV_OWNER = 'dev@localhost';
 const say = (line = '') => process.stdout.write(`${line}\n`);
 
 let logger: Logger | undefined;
@@ -66,9 +69,13 @@ try {
   web = await startWebServer(resources, config, logger, Object.values(pipeline.queues));
   // Only once the API is up: a key created by a start that then failed would never be shown.
   let firstKey: string | undefined;
+  let signInLink: string | undefined;
   if ((await countApiKeys(resources.db)) === 0) {
     // Every scope: the developer reads, researches and manages webhooks with the one key.
-    firstKey = (await createApiKey(resources.db, 'development (created by npm start)', 'pro', null, [...API_KEY_SCOPES])).key;
+    const created = await createApiKey(resources.db, 'development (created by npm start)', 'pro', null, [...API_KEY_SCOPES]);
+    firstKey = created.key;
+    // And an owner of that account, to see it in the account pages (a one-time link, like the key).
+    signInLink = (await createInvitation(resources.db, { accountId: created.accountId, email: DEV_OWNER, role: 'owner' }, web.url)).link;
   }
   say();
   say(`Startup Insights is running.`);
@@ -108,6 +115,12 @@ try {
     say();
     say(`First run: a development API key (Pro plan; scopes ${API_KEY_SCOPES.join(', ')}) was created. It is shown only this once:`);
     say(`  ${firstKey}`);
+    if (signInLink) {
+      say(
+        `The account's pages ("API Keys", usage): set a password for ${DEV_OWNER} at this one-time link, then sign in at ${url}/account/sign-in:`,
+      );
+      say(`  ${signInLink}`);
+    }
     say('Try it:');
     say(`  curl -H "Authorization: Bearer ${firstKey}" "${url}/api/insights?limit=3"`);
     say(

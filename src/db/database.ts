@@ -135,6 +135,48 @@ export interface UsageDailyTable {
   requests: ColumnType<number, number, number>;
 }
 
+export const MEMBER_ROLES = ['owner', 'member'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+
+/** A person of an account, who signs in to the account's pages. */
+export interface AccountMembersTable {
+  id: string;
+  account_id: string;
+  /** Lower case; one member per address over the whole service. */
+  email: string;
+  role: MemberRole;
+  /** scrypt (see account/password.ts); null until the invitation is used. */
+  password_hash: string | null;
+  created_at: Generated<Date>;
+}
+
+/** A one-time link to set a password, kept as the SHA-256 of its token. */
+export interface AccountInvitationsTable {
+  id: string;
+  member_id: string;
+  token_hash: string;
+  created_at: Generated<Date>;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+/** A signed-in browser, kept as the SHA-256 of its cookie's value. */
+export interface AccountSessionsTable {
+  id_hash: string;
+  member_id: string;
+  created_at: Generated<Date>;
+  last_seen_at: Generated<Date>;
+  /** The absolute end; the idle end is last_seen_at + the idle lifetime. */
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+/** The member who made a key from the account's pages. */
+export interface ApiKeyCreatorsTable {
+  api_key_id: string;
+  member_id: string;
+}
+
 export const RUN_STATUSES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
@@ -300,4 +342,8 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   usage_daily: UsageDailyTable;
+  account_members: AccountMembersTable;
+  account_invitations: AccountInvitationsTable;
+  account_sessions: AccountSessionsTable;
+  api_key_creators: ApiKeyCreatorsTable;
 }

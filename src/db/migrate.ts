@@ -18,6 +18,7 @@ import * as researchOnce from './migrations/2026-11-27T0015-research-once.js';
 import * as searchVolume from './migrations/2026-11-27T0016-search-volume.js';
 import * as googleCategories from './migrations/2026-11-27T0017-google-categories.js';
 import * as trustedAnswers from './migrations/2026-11-27T0018-trusted-answers.js';
+import * as accountPages from './migrations/2026-11-27T0019-account-pages.js';
 import * as millisecondTimes from './migrations/2026-11-27T0020-millisecond-times.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-27T0016-search-volume': searchVolume,
   '2026-11-27T0017-google-categories': googleCategories,
   '2026-11-27T0018-trusted-answers': trustedAnswers,
+  '2026-11-27T0019-account-pages': accountPages,
   '2026-11-27T0020-millisecond-times': millisecondTimes,
 };
 

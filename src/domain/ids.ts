@@ -9,6 +9,8 @@ export const ID_PREFIXES = {
   subscription: 'sub',
   event: 'evt',
   delivery: 'dlv',
+  member: 'mem',
+  invitation: 'inv',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -34,6 +34,7 @@ import { problem, sendProblem } from './problem.js';
 import { OneLinePerRequest } from './request-log.js';
 import { ResponseCache } from './response-cache.js';
 import { healthRoutes } from './routes/health.routes.js';
+import { accountPages } from './pages/account.pages.js';
 import type { WebhookRoutesDeps } from './routes/api/webhooks.routes.js';
 import type { Plan } from '../domain/quota.js';
 import type { AddressPolicy } from '../domain/webhooks/address-policy.js';
@@ -304,6 +305,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ...(research ? { research: { service: research.service } } : {}),
       ...(research?.comparisons ? { comparisons: { service: research.comparisons, defaultGeo: deps.research!.settings.defaultGeo } } : {}),
     },
+  });
+  // The account's own pages (sign-in sessions, never Bearer keys): see pages/account.pages.ts.
+  await app.register(accountPages, {
+    db: deps.db,
+    redis: deps.redis,
+    redisKeys: deps.redisKeys,
+    logger: deps.logger,
+    quota,
+    forgetKey: (keyId) => apiKeys.forget(keyId),
+    ...(webhooks ? { webhooks: webhooks.routes.service } : {}),
+    ...(research ? { research: research.service } : {}),
+    ...(deps.research ? { researchAllowance: deps.research.settings.allowance } : {}),
+    ...(deps.publicBaseUrl ? { publicBaseUrl: deps.publicBaseUrl } : {}),
   });
   await app.register(otherMethods.answer);
   return app;

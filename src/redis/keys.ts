@@ -17,6 +17,7 @@
 //                                      (the route script touches all routes)
 //   {<prefix>:trends-waiters}:<job>    the jobs asleep until a trends job answers
 //   {<prefix>:providers}:…             paid providers' pace, spend, day's answers and account problem
+//   {<prefix>:signin}:…                the account pages' sign-in attempts per address and client
 //   <prefix>:read-model:changed        pub/sub channels: not keys, no slot
 //   <prefix>:api-keys:changed
 //
@@ -45,6 +46,9 @@ export function redisKeys(prefix: string) {
     webhookCircuit: (subscriptionId: string) => `{${prefix}:webhooks}:circuit:${subscriptionId}`,
     /** An account's Idempotency-Key (by its hash): the request's fingerprint and, once answered, the sealed answer. */
     idempotency: (accountId: string, keyHash: string) => `{${prefix}:idem:${accountId}}:${keyHash}`,
+    /** Wrong passwords given for one address (its SHA-256) in the account pages' window, and one client's sign-in attempts (see account/sign-in-limiter.ts). */
+    signInEmail: (emailHash: string) => `{${prefix}:signin}:email:${emailHash}`,
+    signInClient: (client: string) => `{${prefix}:signin}:client:${client}`,
     /** Egress routes to Google and their daily budget (see egress-pool.ts). */
     trendsPool: `{${prefix}:trends}`,
     /** The jobs asleep until a trends job answers ("queue|job id"), woken when it does (see trends-gateway.ts). */

@@ -98,6 +98,8 @@ describe("the README's quick start", () => {
     const output = printed.join('\n');
     const key = /sik_[A-Za-z0-9]+/.exec(output)![0];
     const url = /API:\s+(http:\/\/[\d.:]+)\/api\/insights/.exec(output)![1]!;
+    // Beside the key, the one-time link that makes the development owner of the account pages.
+    expect(output).toMatch(new RegExp(`${url.replace(/[.]/g, '\\.')}/account/invite/[A-Za-z0-9_-]{43}`));
     expect(output).toMatch(/simulated world/);
     expect(output).toMatch(/never live Google data/);
     // The demo the banner announces is what the API serves: that many named topics, from the repository's own data.

@@ -12,6 +12,8 @@ import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
 import { print, printJson, table, UsageError } from '../output.js';
 import { withResources } from '../resources.js';
+import { createInvitation, normaliseEmail } from '../../account/invitations.js';
+import { MemberOfAnotherAccount } from '../../account/member.repository.js';
 
 const describePlan = (plan: Plan) => {
   const limit = PLANS[plan].dailyLimit;
@@ -147,6 +149,48 @@ export function registerAccountCommands(program: Command, context: () => CliCont
         });
       });
   }
+
+  accounts
+    .command('invite')
+    .description("Invite a person to the account's pages: prints a one-time link (72 hours) to set a password; no mail is sent")
+    .requiredOption('--account <account-id>', 'acc_…')
+    .requiredOption('--email <address>', 'who signs in with it')
+    .option('--role <role>', 'owner (manages people and every key) or member', 'member')
+    .option('--json', 'print {"account_id","member_id","email","role","link","expires_at"}')
+    .action(async (options: { account: string; email: string; role: string; json?: boolean }) => {
+      const email = normaliseEmail(options.email);
+      if (!email) throw new UsageError(`--email must be an email address (got "${options.email.slice(0, 80)}")`);
+      if (options.role !== 'owner' && options.role !== 'member')
+        throw new UsageError(`--role must be owner or member (got "${options.role.slice(0, 20)}")`);
+      const role = options.role;
+      await withResources(context, async (resources) => {
+        const account = await requireAccount(resources, options.account);
+        const invitation = await createInvitation(
+          resources.db,
+          { accountId: account.id, email, role },
+          context().config.web.publicBaseUrl,
+        ).catch((error: unknown) => {
+          if (error instanceof MemberOfAnotherAccount) throw new UsageError(`${email} is a member of another account already`);
+          throw error;
+        });
+        if (options.json) {
+          printJson({
+            account_id: account.id,
+            member_id: invitation.memberId,
+            email,
+            role: invitation.role,
+            link: invitation.link,
+            expires_at: invitation.expiresAt.toISOString(),
+          });
+          return;
+        }
+        print(
+          `Invited ${email} to ${account.id} "${account.name}" as ${invitation.role}${invitation.created ? '' : ' (already a member: a new link)'}.`,
+        );
+        print(`One-time link (until ${invitation.expiresAt.toISOString()}; shown only now):`);
+        print(`  ${invitation.link}`);
+      });
+    });
 
   accounts
     .command('usage')

@@ -3,6 +3,7 @@
 // read the insights of the demo, the synthetic world and a replay. Pure.
 import type { DimensionScore } from './dimensions.js';
 import { signedPct } from './dimension-scores.js';
+import { signedChange } from './momentum.js';
 
 /** Each "+12%", "−46%" or "-564%" of a text, as a signed number of percent. */
 function signedPercents(text: string): number[] {
@@ -38,7 +39,7 @@ export function explanationProblems(dimension: string, d: DimensionScore): strin
     if (!/of the time/.test(text)) say('momentum without its hit rate');
     if (/a lift/.test(text) && /last week, [−-]/.test(text)) say('a fall called a lift');
     const change = e.month_vs_two_before_change;
-    if (typeof change === 'number' && !text.includes(`${change >= 0 ? '+' : '−'}${Math.abs(Math.round(change * 100))}%`))
+    if (typeof change === 'number' && !text.includes(signedChange(change)))
       say(`the month's change (${change}) not as its evidence has it`);
     const trendClass = String(e.trend_class);
     const contrary =

@@ -46,7 +46,12 @@ export interface MomentumAssessment {
 
 /** A log ratio as the change it is (ln 0.54 → −46 %): a change is never below −100 %. */
 const change = (logChange: number) => Math.round((Math.exp(logChange) - 1) * 1000) / 1000;
-const pct = (logChange: number) => `${logChange >= 0 ? '+' : '−'}${Math.abs(Math.round(change(logChange) * 100))}%`;
+/** A change as the explanation says it: rounded to a whole percent first, then signed ("±0%" when it rounds to nothing). */
+export const signedChange = (x: number) => {
+  const r = Math.round(x * 100);
+  return `${r > 0 ? '+' : r < 0 ? '−' : '±'}${Math.abs(r)}%`;
+};
+const pct = (logChange: number) => signedChange(change(logChange));
 const asPercent = (share: number) => `${Math.round(share * 100)}%`;
 
 /** Days between consecutive points, as most of them are (a replayed 30-day recording may be weekly). */
@@ -67,9 +72,11 @@ const PREDICTION: Record<'rising' | 'falling' | 'neither rising nor falling', st
 /** How often the prediction held on held-out series (the backtest of GET /api/methodology). */
 function hitRateOf(label: keyof typeof PREDICTION, thirtyDayModel: boolean): string {
   const figures = thirtyDayModel ? BACKTEST.momentum.held_out_30_day_model : BACKTEST.momentum.held_out;
-  if (label === 'rising') return `when it says so, the next month was higher ${asPercent(figures.higher_when_rising)} of the time`;
-  if (label === 'falling') return `when it says so, the next month was higher only ${asPercent(figures.higher_when_falling)} of the time`;
-  return `it makes no call here; when it calls a rise, the next month was higher ${asPercent(figures.higher_when_rising)} of the time, and it calls one way or the other for ${asPercent(figures.labelled_share)} of series`;
+  if (label === 'rising')
+    return `on held-out series, when it says so, the next month was higher ${asPercent(figures.higher_when_rising)} of the time`;
+  if (label === 'falling')
+    return `on held-out series, when it says so, the next month was higher only ${asPercent(figures.higher_when_falling)} of the time`;
+  return `it makes no call here (on held-out series it called a rise or a fall for ${asPercent(figures.labelled_share)} of them, and after a rise it called, the next month was higher ${asPercent(figures.higher_when_rising)} of the time)`;
 }
 
 /** Momentum and the trend class of one insight, from the series it has. */
@@ -131,7 +138,7 @@ export function assessMomentum(input: MomentumInput): MomentumAssessment {
       },
       explanation:
         `A prediction: the model ${PREDICTION[label]} (score ${score.toFixed(2)}; rising ≥ ${RISING_AT}, falling ≤ ${FALLING_AT}; ` +
-        `${hitRateOf(label, f.monthTwoBeforeMean === null)} on held-out series, ${MOMENTUM_METHODOLOGY_LINK}). ` +
+        `${hitRateOf(label, f.monthTwoBeforeMean === null)}, ${MOMENTUM_METHODOLOGY_LINK}). ` +
         `It reads the last week, ${pct(f.weekVsMonth)} against the month's mean (a change that tends to carry on)` +
         (f.monthTwoBeforeMean === null
           ? `, from ${f.points} days of data (the 30-day model)`

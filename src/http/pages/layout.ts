@@ -1,0 +1,96 @@
+// The frame of every account page: one h1, landmarks (header, nav, main), the tabs
+// with aria-current on the one shown, and the one same-origin stylesheet (the pages'
+// Content-Security-Policy allows nothing inline). Text is escaped where it enters markup.
+import { escapeXml } from '../../domain/text.js';
+
+export const esc = (text: string | number | null | undefined): string => escapeXml(String(text ?? ''));
+
+export const STYLESHEET_PATH = '/account/assets/account.css';
+/** The pages' icon (else a browser asks for /favicon.ico, which this service does not have). */
+export const ICON_PATH = '/account/assets/icon.svg';
+export const ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0645ad"/><path d="M3 12l3-4 3 2 4-6" stroke="#fff" stroke-width="2" fill="none"/></svg>';
+
+export const TABS = [
+  { id: 'overview', label: 'Overview', href: '/account' },
+  { id: 'keys', label: 'API Keys', href: '/account/keys' },
+  { id: 'webhooks', label: 'Webhooks', href: '/account/webhooks' },
+  { id: 'research', label: 'Research', href: '/account/research' },
+  { id: 'people', label: 'People', href: '/account/people' },
+] as const;
+export type TabId = (typeof TABS)[number]['id'];
+
+export interface PageFrame {
+  title: string;
+  /** The signed-in person and their form token: the tabs and the sign-out button. */
+  signedIn?: { email: string; role: string; accountName: string; csrf: string; tab: TabId };
+  body: string;
+}
+
+export function renderPage(frame: PageFrame): string {
+  const s = frame.signedIn;
+  const nav = s
+    ? `<nav aria-label="Account settings"><ul class="tabs">${TABS.map(
+        (t) => `<li><a href="${t.href}"${t.id === s.tab ? ' aria-current="page"' : ''}>${esc(t.label)}</a></li>`,
+      ).join('')}</ul></nav>`
+    : '';
+  const who = s
+    ? `<form method="post" action="/account/sign-out" class="who"><span>${esc(s.email)} (${esc(s.role)}) · ${esc(s.accountName)}</span><input type="hidden" name="csrf" value="${esc(s.csrf)}"><button type="submit">Sign out</button></form>`
+    : '';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(frame.title)} · Startup Insights</title>
+<link rel="stylesheet" href="${STYLESHEET_PATH}">
+<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
+</head>
+<body>
+<header><p class="brand">Startup Insights · account</p>${who}${nav}</header>
+<main>
+<h1>${esc(frame.title)}</h1>
+${frame.body}
+</main>
+</body>
+</html>`;
+}
+
+/** A short notice: an error (role alert) or a confirmation (role status). */
+export const notice = (kind: 'error' | 'ok', text: string): string =>
+  `<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${esc(text)}</p>`;
+
+export const hidden = (name: string, value: string): string => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`;
+
+export const STYLESHEET = `
+:root { color-scheme: light; font-family: system-ui, sans-serif; line-height: 1.5; }
+body { margin: 0; color: #1a1a1a; background: #fafafa; }
+header { background: #fff; border-bottom: 1px solid #ccc; padding: 0.5rem 1.5rem; }
+.brand { margin: 0; font-weight: 600; }
+.who { float: right; display: flex; gap: 0.5rem; align-items: center; }
+.tabs { list-style: none; display: flex; gap: 1rem; padding: 0; margin: 0.5rem 0 0; }
+.tabs a { display: inline-block; padding: 0.25rem 0.5rem; color: #0645ad; }
+.tabs a[aria-current="page"] { font-weight: 700; border-bottom: 3px solid #0645ad; text-decoration: none; }
+main { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible { outline: 3px solid #d35400; outline-offset: 2px; }
+label { display: block; margin: 0.5rem 0 0.2rem; font-weight: 600; }
+fieldset label { display: inline; font-weight: 400; margin-right: 1rem; }
+input[type="text"], input[type="email"], input[type="password"], select { padding: 0.35rem; font-size: 1rem; min-width: 18rem; }
+input.secret { font-family: ui-monospace, monospace; width: 100%; max-width: 40rem; }
+button { margin-top: 0.75rem; padding: 0.4rem 0.9rem; font-size: 1rem; cursor: pointer; }
+table { border-collapse: collapse; width: 100%; margin: 1rem 0; background: #fff; }
+th, td { border: 1px solid #ccc; padding: 0.35rem 0.5rem; text-align: left; vertical-align: top; }
+td form { display: inline; }
+td button { margin: 0 0.25rem 0 0; padding: 0.15rem 0.5rem; }
+.notice { padding: 0.5rem 0.75rem; border-radius: 4px; }
+.notice.error { background: #fdecea; border: 1px solid #b3261e; }
+.notice.ok { background: #e8f5e9; border: 1px solid #2e7d32; }
+.usage-chart { width: 100%; max-width: 40rem; height: auto; background: #fff; border: 1px solid #ccc; }
+.usage-chart .bar { fill: #0645ad; }
+.usage-chart .axis { stroke: #555; }
+.usage-chart .quota { stroke: #b3261e; stroke-dasharray: 4 3; }
+.usage-chart .label { font-size: 11px; fill: #333; }
+dl.facts { display: grid; grid-template-columns: max-content auto; gap: 0.25rem 1rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; }
+`;

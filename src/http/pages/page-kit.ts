@@ -1,0 +1,180 @@
+// What every account page module is handed: the page's dependencies and the few helpers
+// that make a page safe (signed in, from this origin, with the session's form token),
+// set up once for the /account scope: the form parser, the no-store hook and the HTML error page.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { announceKeyChange } from '../../api-keys/api-key-cache.js';
+import type { QuotaStore } from '../../accounts/quota.store.js';
+import { SignInLimiter } from '../../account/sign-in-limiter.js';
+import type { Db } from '../../db/connection.js';
+import { DEFAULT_RESEARCH_ALLOWANCE, type ResearchAllowance } from '../../domain/research/allowance.js';
+import type { Logger } from '../../logger.js';
+import type { Redis } from '../../redis/connection.js';
+import type { RedisKeys } from '../../redis/keys.js';
+import type { WebhookService } from '../../webhooks/webhook-service.js';
+import type { ResearchService } from '../../research/research-service.js';
+import { ProblemError } from '../problem.js';
+import { notice, renderPage, type TabId } from './layout.js';
+import { currentSession, formTokenMatches, sameOrigin, type Session } from './session.js';
+
+export interface AccountPagesOptions {
+  db: Db;
+  redis: Redis;
+  redisKeys: RedisKeys;
+  logger: Logger;
+  quota: QuotaStore;
+  /** The research allowance per plan (RESEARCH_RUNS_PER_DAY_*); default DEFAULT_RESEARCH_ALLOWANCE. */
+  researchAllowance?: ResearchAllowance;
+  /** The webhook service /api/webhooks uses (the Webhooks page reads through it); without it the page says webhooks are not configured. */
+  webhooks?: WebhookService;
+  /** Research on demand, as POST /api/research-runs submits it; without it the Research page says it is not configured. */
+  research?: ResearchService;
+  /** Drops a key from this process's key cache at once (the others hear of it through Redis). */
+  forgetKey?: (keyId: string) => void;
+  /** PUBLIC_BASE_URL: its origin is accepted as a form's Origin too, and invitation links start with it. */
+  publicBaseUrl?: () => string;
+}
+
+/** How long a rotated key keeps working beside its successor (the CLI's default overlap too). */
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+export const EXPIRY_CHOICES = { never: null, '7d': 7, '30d': 30, '90d': 90, '365d': 365 } as const;
+export type ExpiryChoice = keyof typeof EXPIRY_CHOICES;
+export type Form = Record<string, string | string[] | undefined>;
+
+export const field = (body: unknown, name: string): string => {
+  const value = (body as Form | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+};
+export const fields = (body: unknown, name: string): string[] => {
+  const value = (body as Form | undefined)?.[name];
+  return value === undefined ? [] : [value].flat();
+};
+export const date = (d: Date | null | undefined) => (d ? d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—');
+
+function parseForm(body: string): Form {
+  const form: Form = Object.create(null) as Form;
+  for (const [name, value] of new URLSearchParams(body)) {
+    const before = form[name];
+    form[name] = before === undefined ? value : [...[before].flat(), value];
+  }
+  return form;
+}
+
+export type PageKit = ReturnType<typeof pageKit>;
+
+/** Sets up the /account scope and returns the helpers its page modules share. */
+export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
+  const { db, logger } = options;
+  const limiter = new SignInLimiter(options.redis, { email: options.redisKeys.signInEmail, client: options.redisKeys.signInClient });
+  const allowance = options.researchAllowance ?? DEFAULT_RESEARCH_ALLOWANCE;
+  const publicOrigin = () => {
+    try {
+      return options.publicBaseUrl ? new URL(options.publicBaseUrl()).origin : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const baseUrl = (request: FastifyRequest) => options.publicBaseUrl?.() ?? `${request.protocol}://${request.host}`;
+  const audit = (session: Session | { memberId: string; accountId: string }, action: string, details: Record<string, unknown> = {}) => {
+    const who =
+      'row' in session
+        ? { member_id: session.row.id, account_id: session.row.account_id }
+        : { member_id: session.memberId, account_id: session.accountId };
+    logger.info({ audit: { action, ...who, ...details } }, `account pages: ${action}`);
+  };
+
+  const keyChanged = async (keyId: string) => {
+    options.forgetKey?.(keyId);
+    await announceKeyChange(options.redis, options.redisKeys.apiKeyChangesChannel, keyId);
+  };
+
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_request, body, done) =>
+    done(null, parseForm(body as string)),
+  );
+  // Pages may hold a key shown once or a form token: never stored by a cache.
+  // Referrer-Policy same-origin, not the API's no-referrer: under no-referrer a browser sends `Origin: null` with
+  // a form, and the origin check below needs the real one. Nothing here links to another origin.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('cache-control', 'no-store');
+    reply.header('referrer-policy', 'same-origin');
+    return payload;
+  });
+  // A page's errors are pages too. A client's fault (a body too large, a control character refused by
+  // input-hygiene) is its 4xx; anything else a logged 500.
+  app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
+    const code = error instanceof ProblemError ? error.body.status : error.statusCode;
+    const status = code && code >= 400 && code < 500 ? code : 500;
+    if (status === 500) request.log.error({ err: error }, 'account page failed');
+    return html(reply.code(status), {
+      title: status === 500 ? 'Something went wrong' : 'The request was refused',
+      body: notice(
+        'error',
+        status === 500
+          ? 'The page could not be made; try again in a moment.'
+          : 'The form could not be read; go back, reload the page and try again.',
+      ),
+    });
+  });
+
+  // HTML pages: no response schema and out of the OpenAPI document (it describes /api).
+  const hide = { schema: { hide: true } };
+  // A form's body is read only by the routes that take one (see method-not-allowed.plugin.ts), and only this big.
+  const form = { ...hide, bodyLimit: 16_384, config: { acceptsBody: true } };
+  function html(reply: FastifyReply, frame: Parameters<typeof renderPage>[0]): FastifyReply {
+    return reply.type('text/html; charset=utf-8').send(renderPage(frame));
+  }
+  const refused = (reply: FastifyReply) =>
+    html(reply.code(403), {
+      title: 'Refused',
+      body: `${notice('error', 'This form did not come from a page of this service, or the page was too old. Nothing was changed.')}<p><a href="/account">Back to your account</a></p>`,
+    });
+  const frame = (session: Session, tab: TabId) => ({
+    email: session.row.email,
+    role: session.row.role,
+    accountName: session.row.account_name,
+    csrf: session.csrf,
+    tab,
+  });
+
+  /** The session, or a redirect to sign in (undefined: answered). */
+  async function page(request: FastifyRequest, reply: FastifyReply): Promise<Session | undefined> {
+    const session = await currentSession(db, request);
+    if (!session) void reply.redirect('/account/sign-in', 303);
+    return session;
+  }
+  /** As page, for a form that changes something: from this origin, with the session's token. */
+  async function change(request: FastifyRequest, reply: FastifyReply): Promise<Session | undefined> {
+    if (!sameOrigin(request, publicOrigin())) {
+      void refused(reply);
+      return undefined;
+    }
+    const session = await currentSession(db, request);
+    if (!session) {
+      void reply.redirect('/account/sign-in', 303);
+      return undefined;
+    }
+    if (!formTokenMatches(session.secret, request.body)) {
+      void refused(reply);
+      return undefined;
+    }
+    return session;
+  }
+
+  return {
+    db,
+    logger,
+    options,
+    limiter,
+    allowance,
+    publicOrigin,
+    baseUrl,
+    audit,
+    keyChanged,
+    hide,
+    form,
+    html,
+    refused,
+    frame,
+    page,
+    change,
+  };
+}

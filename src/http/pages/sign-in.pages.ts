@@ -1,0 +1,160 @@
+// Signing in and out, and setting a password from an invitation: the forms sent before there is a
+// session, guarded by the pre-session cookie's token; a new session id on every sign-in.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { normaliseEmail } from '../../account/invitations.js';
+import { findInvitation, findMemberByEmail, insertSession, revokeSession, useInvitation } from '../../account/member.repository.js';
+import { hashPassword, passwordProblem, verifyNothing, verifyPassword, PASSWORD_MIN_LENGTH } from '../../account/password.js';
+import { csrfTokenOf, hashToken, isTokenShaped, newToken } from '../../account/tokens.js';
+import { clientKey } from '../failed-auth-limiter.js';
+import { esc, hidden, notice } from './layout.js';
+import {
+  cookieName,
+  currentSession,
+  formTokenMatches,
+  preSession,
+  preSessionSecret,
+  sameOrigin,
+  SESSION_ABSOLUTE_MS,
+  setCookie,
+} from './session.js';
+import { field, type PageKit } from './page-kit.js';
+
+export function signInPages(app: FastifyInstance, kit: PageKit): void {
+  const { db, logger, limiter, publicOrigin, audit, hide, form, html, refused, change } = kit;
+  // Sign in and out
+
+  const signInForm = (csrf: string, email = '', message = '') =>
+    `${message}<form method="post" action="/account/sign-in">${hidden('csrf', csrf)}
+<label for="email">Email address</label><input id="email" name="email" type="email" autocomplete="username" required value="${esc(email)}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<div><button type="submit">Sign in</button></div></form>
+<p>No password yet? Use the invitation link an owner of your account sent you.</p>`;
+
+  app.get('/account/sign-in', hide, async (request, reply) => {
+    const query = request.query as Record<string, string | undefined>;
+    const signedIn = await currentSession(db, request);
+    const message = signedIn
+      ? notice('ok', `You are signed in as ${signedIn.row.email}. Signing in again ends that session.`)
+      : query.signed_out !== undefined
+        ? notice('ok', 'You are signed out.')
+        : query.password_set !== undefined
+          ? notice('ok', 'Your password is set. Sign in with it.')
+          : '';
+    return html(reply, { title: 'Sign in', body: signInForm(csrfTokenOf(preSession(request, reply)), '', message) });
+  });
+
+  app.post('/account/sign-in', form, async (request, reply) => {
+    const pre = preSessionSecret(request);
+    if (!sameOrigin(request, publicOrigin()) || !formTokenMatches(pre, request.body)) return refused(reply);
+    const rawEmail = field(request.body, 'email').slice(0, 300);
+    const email = normaliseEmail(rawEmail) ?? rawEmail.trim().toLowerCase();
+    const password = field(request.body, 'password').slice(0, 1_000);
+    const emailHash = hashToken(email);
+    const held = await limiter.attempt(emailHash, clientKey(request.ip));
+    if (held) {
+      logger.warn(
+        { audit: { action: 'sign-in held', email_hash: emailHash.slice(0, 16), client: clientKey(request.ip) } },
+        'account pages: sign-in attempts held',
+      );
+      const minutes = Math.ceil(held.retryAfterSeconds / 60);
+      return html(reply.code(429).header('retry-after', String(held.retryAfterSeconds)), {
+        title: 'Sign in',
+        body: signInForm(
+          csrfTokenOf(pre!),
+          email,
+          notice(
+            'error',
+            `Too many sign-in attempts for this address or from your network. Sign-in is locked: try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+          ),
+        ),
+      });
+    }
+    const member = await findMemberByEmail(db, email);
+    const ok = member?.password_hash ? await verifyPassword(password, member.password_hash) : await verifyNothing(password);
+    if (!member || !ok) {
+      await limiter.failed(emailHash);
+      logger.info(
+        { audit: { action: 'sign-in failed', email_hash: emailHash.slice(0, 16), client: clientKey(request.ip) } },
+        'account pages: sign-in failed',
+      );
+      return html(reply.code(401), {
+        title: 'Sign in',
+        body: signInForm(csrfTokenOf(pre!), email, notice('error', 'The email address or the password is wrong.')),
+      });
+    }
+    await limiter.succeeded(emailHash);
+    // Never keep a session id that existed before sign-in (fixation): end whatever the browser held, make a new one.
+    const before = await currentSession(db, request);
+    if (before) await revokeSession(db, before.row.id_hash);
+    const secret = newToken();
+    await insertSession(db, { idHash: hashToken(secret), memberId: member.id, expiresAt: new Date(Date.now() + SESSION_ABSOLUTE_MS) });
+    setCookie(request, reply, cookieName(request, 'session'), secret, SESSION_ABSOLUTE_MS / 1000);
+    setCookie(request, reply, cookieName(request, 'pre'), '', 0);
+    audit({ memberId: member.id, accountId: member.account_id }, 'signed in', { client: clientKey(request.ip) });
+    return reply.redirect('/account', 303);
+  });
+
+  app.post('/account/sign-out', form, async (request, reply) => {
+    const session = await change(request, reply);
+    if (!session) return reply;
+    await revokeSession(db, session.row.id_hash);
+    setCookie(request, reply, cookieName(request, 'session'), '', 0);
+    audit(session, 'signed out');
+    return reply.redirect('/account/sign-in?signed_out', 303);
+  });
+
+  // Invitations
+
+  const invitationGone = (reply: FastifyReply) =>
+    html(reply.code(410), {
+      title: 'Invitation',
+      body: notice(
+        'error',
+        'This invitation link was already used, has expired or does not exist. Ask an owner of your account for a new one.',
+      ),
+    });
+  const passwordForm = (token: string, csrf: string, email: string, message = '') =>
+    `${message}<p>Set the password you will sign in with as <strong>${esc(email)}</strong>. At least ${PASSWORD_MIN_LENGTH} characters.</p>
+<form method="post" action="/account/invite/${esc(token)}">${hidden('csrf', csrf)}
+<label for="username">Email address</label><input id="username" name="username" type="email" autocomplete="username" readonly value="${esc(email)}">
+<label for="password">New password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required>
+<label for="confirm">The same password again</label><input id="confirm" name="confirm" type="password" autocomplete="new-password" required>
+<div><button type="submit">Set password</button></div></form>`;
+
+  async function liveInvitation(token: string) {
+    if (!isTokenShaped(token)) return undefined;
+    const invitation = await findInvitation(db, hashToken(token));
+    if (!invitation || invitation.used_at || invitation.expires_at.getTime() <= Date.now()) return undefined;
+    return invitation;
+  }
+
+  app.get('/account/invite/:token', hide, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const invitation = await liveInvitation(token);
+    if (!invitation) return invitationGone(reply);
+    return html(reply, {
+      title: `Join ${invitation.account_name}`,
+      body: passwordForm(token, csrfTokenOf(preSession(request, reply)), invitation.email),
+    });
+  });
+
+  app.post('/account/invite/:token', form, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const pre = preSessionSecret(request);
+    if (!sameOrigin(request, publicOrigin()) || !formTokenMatches(pre, request.body)) return refused(reply);
+    const invitation = await liveInvitation(token);
+    if (!invitation) return invitationGone(reply);
+    const password = field(request.body, 'password');
+    const problem = passwordProblem(password) ?? (password === field(request.body, 'confirm') ? null : 'The two passwords differ.');
+    if (problem) {
+      return html(reply.code(400), {
+        title: `Join ${invitation.account_name}`,
+        body: passwordForm(token, csrfTokenOf(pre!), invitation.email, notice('error', problem)),
+      });
+    }
+    const memberId = await useInvitation(db, invitation.id, await hashPassword(password));
+    if (!memberId) return invitationGone(reply);
+    logger.info({ audit: { action: 'password set', member_id: memberId } }, 'account pages: password set from an invitation');
+    return reply.redirect('/account/sign-in?password_set', 303);
+  });
+}
