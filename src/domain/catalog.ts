@@ -91,7 +91,7 @@ export type InsightStatus = (typeof INSIGHT_STATUSES)[keyof typeof INSIGHT_STATU
 
 /**
  * Sort orders of GET /api/insights: `score` (the default: complete insights
- * first, each by the score its evidence guarantees, domain/scoring/overall.ts),
+ * first, each by overall × confidence, domain/scoring/overall.ts rankScore),
  * `overall` (the overall score alone, however thin its evidence), the dates, and
  * each dimension's score (high first, unscored last). Each is served by an index
  * (migrations 0001, 0008 and 0018).

@@ -173,7 +173,7 @@ export const InsightSchema = Type.Object(
       minimum: 0,
       maximum: 1,
       description:
-        'overall_score × confidence: the score its evidence guarantees (unscored or thin dimensions counted as 0); the default order',
+        'overall_score × confidence: a conservative score (every unscored dimension counted as 0, thin evidence and gappy series discounting it); the default order',
     }),
     partial: Type.Boolean({
       description: `Fewer than ${MIN_COMPLETE_DIMENSIONS} of the 8 dimensions scored: listed after complete insights by default`,

@@ -284,7 +284,7 @@ export function buildListQuery(db: DbOrTrx, filter: InsightFilter) {
   }
   switch (filter.sort) {
     case 'score':
-      // Complete insights first, each by the score its evidence guarantees (a generated column, migration 0018).
+      // Complete insights first, each by overall × confidence (a generated column, migration 0018).
       if (after) query = query.where((eb) => eb(eb.refTuple('rank_key', 'id'), '<', eb.tuple(after.value as number, after.id)));
       query = query.orderBy('rank_key', 'desc').orderBy('id', 'desc');
       break;

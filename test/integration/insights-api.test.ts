@@ -1,3 +1,4 @@
+import { rankKey } from '../../src/domain/scoring/overall.js';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceKeyChange } from '../../src/api-keys/api-key-cache.js';
@@ -38,7 +39,7 @@ const get = (url: string, headers: Record<string, string> = bearer(key)) => t.ap
 
 async function walk(
   url: string,
-): Promise<Array<{ id: string; overall_score: number; created_at: string; category: string; source: string }>> {
+): Promise<Array<{ id: string; overall_score: number; created_at: string; category: string; source: string; partial: boolean }>> {
   const seen = [];
   let next: string | null = null;
   do {
@@ -107,6 +108,17 @@ describe('GET /api/insights', () => {
     }
     for (const row of before)
       await t.database.db.updateTable('insights').set({ created_at: row.created_at }).where('id', '=', row.id).execute();
+  });
+
+  it('orders sort=score by the rank key Postgres generates as the domain code defines it: complete insights first', async () => {
+    const rows = await t.database.db
+      .selectFrom('insights')
+      .select(['rank_key', 'overall_score', 'confidence', 'dimension_scores'])
+      .execute();
+    for (const r of rows) expect(r.rank_key).toBeCloseTo(rankKey(r.overall_score, r.confidence, r.dimension_scores), 12);
+    const listed = await walk('/api/insights?limit=100&sort=score');
+    const firstPartial = listed.findIndex((r) => r.partial);
+    if (firstPartial >= 0) expect(listed.slice(firstPartial).every((r) => r.partial)).toBe(true);
   });
 
   it('filters by min_score, source and one or several categories', async () => {

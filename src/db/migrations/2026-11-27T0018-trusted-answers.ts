@@ -1,6 +1,6 @@
 // Answers a founder can trust (issue 39):
 // - rank_key: the default order's key, complete insights before partial ones,
-//   each by the score its evidence guarantees (domain/scoring/overall.ts,
+//   each by overall × confidence (domain/scoring/overall.ts,
 //   rankKey): 1 + overall × confidence when at least 5 of the 8 dimensions are
 //   scored, else overall × confidence. One number, so the keyset cursor stays a
 //   (value, id) pair; indexed alone and with each filter the list has.

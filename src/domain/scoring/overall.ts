@@ -10,13 +10,14 @@ export const scoredCount = (scores: Readonly<Record<string, number | null | unde
 export const isPartial = (scores: Readonly<Record<string, number | null | undefined>>) => scoredCount(scores) < MIN_COMPLETE_DIMENSIONS;
 
 /**
- * The score the evidence guarantees: overall × confidence, the overall score
- * with every unscored or thinly supported dimension's weight counted as zero
- * (a lower bound when the unknown dimensions could score anything from 0 to 1,
- * scaled by the series' quality). A fully evidenced 0.62 ranks above a 0.83
- * read from 1 of 8 dimensions (0.83 × 0.11 = 0.09).
+ * A conservative score: overall × confidence. With full evidence and a clean
+ * series it is the weighted mean of all 8 dimensions with every unscored one
+ * counted as 0 (the least the unknown dimensions could add); thin evidence and
+ * gaps in the series discount it further. It is not a statistical bound on the
+ * scored dimensions' own error. A fully evidenced 0.62 ranks above a 0.83 read
+ * from 1 of 8 dimensions (0.83 × 0.11 = 0.09).
  */
-export const guaranteedScore = (overall: number, confidence: number) => Math.round(overall * confidence * 1000) / 1000;
+export const rankScore = (overall: number, confidence: number) => Math.round(overall * confidence * 1000) / 1000;
 
 /** The default order's key, as migration 0018 generates it: 1 + overall × confidence for complete insights, overall × confidence for partial ones. */
 export const rankKey = (overall: number, confidence: number, scores: Readonly<Record<string, number | null | undefined>>) =>

@@ -11,7 +11,7 @@ import { renderInsightChart, type ChartForecastPoint } from '../../../domain/cha
 import { renderReportHtml } from '../../../domain/reports/report-html.js';
 import { renderReportMarkdown } from '../../../domain/reports/report-markdown.js';
 import { Type } from '@sinclair/typebox';
-import { guaranteedScore, isPartial } from '../../../domain/scoring/overall.js';
+import { rankScore, isPartial } from '../../../domain/scoring/overall.js';
 import { decisionSummary } from '../../../domain/research/decision-summary.js';
 import { negotiate } from '../../negotiate.js';
 import { invalidParam, problem, ProblemError } from '../../problem.js';
@@ -66,7 +66,7 @@ function sharedFieldsOf(row: InsightListRow) {
     source: row.source,
     overall_score: row.overall_score,
     confidence: row.confidence,
-    rank_score: guaranteedScore(row.overall_score, row.confidence),
+    rank_score: rankScore(row.overall_score, row.confidence),
     partial: isPartial(row.dimension_scores),
     provider: row.provider,
     trend_class: row.trend_class,
