@@ -291,6 +291,11 @@ describe('against replay (recorded lists, no modifier comparison ever recorded)'
       evidence: { sources: 'related queries', list_matched: 6, not_read: expect.stringMatching(/^modifier comparison: replay/) },
     });
     expect(outputs.get('score_pain')).toMatchObject({ score: 0, strength: 1 });
+    // Whitespace reads the crowding it cites: it scored 0.667, "room to enter", beside 68 % of related queries naming a brand.
+    const whitespace = outputs.get('score_whitespace');
+    expect(whitespace.score).toBeLessThan(0.4);
+    expect(whitespace.explanation).toMatch(/45% of related queries name a brand.*: a crowded space\.$/);
+    expect(whitespace.evidence.brand_examples).not.toMatch(/pizza delivery/);
     expect(outputs.get('score_breadth').evidence.sources).toBe('related lists + autocomplete');
     expect(outputs.get('breakout').breakout_queries).toEqual(['licorice pizza']);
     // The recordings of "pizza" are weekly: the momentum model reads days, so it says so instead of reading weeks as days.
