@@ -75,7 +75,8 @@ try {
     const created = await createApiKey(resources.db, 'development (created by npm start)', 'pro', null, [...API_KEY_SCOPES]);
     firstKey = created.key;
     // And an owner of that account, to see it in the account pages (a one-time link, like the key).
-    signInLink = (await createInvitation(resources.db, { accountId: created.accountId, email: DEV_OWNER, role: 'owner' }, web.url)).link;
+    const invitation = await createInvitation(resources.db, { accountId: created.accountId, email: DEV_OWNER, role: 'owner' }, web.url);
+    if (invitation.kind === 'invited') signInLink = invitation.link;
   }
   say();
   say(`Startup Insights is running.`);
@@ -128,6 +129,9 @@ try {
     );
   } else {
     say('  Keys:  `npx insights keys create --name NAME --plan free|starter|pro|enterprise`');
+    say(
+      `  Pages: sign in at ${url}/account/sign-in (a person without a password: \`npx insights accounts invite --account ACC --email ADDRESS\`)`,
+    );
   }
   if (config.admin.token) {
     say(`  Admin: ${url.replace('/api/insights', '')}/admin/queues and /metrics (ADMIN_TOKEN)`);

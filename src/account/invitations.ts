@@ -3,7 +3,7 @@
 // is printed (or shown) once; no mail is sent (SMTP is not part of this service yet).
 import type { Db } from '../db/connection.js';
 import type { MemberRole } from '../db/database.js';
-import { inviteMember } from './member.repository.js';
+import { inviteMember, type InviteOutcome } from './member.repository.js';
 import { hashToken, newToken } from './tokens.js';
 
 export const INVITATION_LIFETIME_MS = 72 * 3_600_000;
@@ -16,6 +16,7 @@ export function normaliseEmail(raw: string): string | null {
 }
 
 export interface CreatedInvitation {
+  kind: 'invited';
   memberId: string;
   email: string;
   role: MemberRole;
@@ -25,21 +26,28 @@ export interface CreatedInvitation {
   created: boolean;
 }
 
+export type InvitationOutcome = CreatedInvitation | Exclude<InviteOutcome, { kind: 'invited' }>;
+
+export const invitationLink = (baseUrl: string, token: string): string => `${baseUrl.replace(/\/$/, '')}/account/invite/${token}`;
+
+/** A new one-time link, or why none was made (see InviteOutcome). `reset`: the operators' explicit password reset of a member. */
 export async function createInvitation(
   db: Db,
-  input: { accountId: string; email: string; role: MemberRole },
+  input: { accountId: string; email: string; role: MemberRole; reset?: boolean },
   baseUrl: string,
   now = new Date(),
-): Promise<CreatedInvitation> {
+): Promise<InvitationOutcome> {
   const token = newToken();
   const expiresAt = new Date(now.getTime() + INVITATION_LIFETIME_MS);
-  const member = await inviteMember(db, { ...input, tokenHash: hashToken(token), expiresAt });
+  const outcome = await inviteMember(db, { ...input, tokenHash: hashToken(token), expiresAt });
+  if (outcome.kind !== 'invited') return outcome;
   return {
-    memberId: member.memberId,
+    kind: 'invited',
+    memberId: outcome.memberId,
     email: input.email,
-    role: member.role,
-    link: `${baseUrl.replace(/\/$/, '')}/account/invite/${token}`,
+    role: outcome.role,
+    link: invitationLink(baseUrl, token),
     expiresAt,
-    created: member.created,
+    created: outcome.created,
   };
 }

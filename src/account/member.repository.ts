@@ -29,25 +29,51 @@ const memberColumns = [
   'a.status',
 ] as const;
 
-export class MemberOfAnotherAccount extends Error {}
+/**
+ * What inviting an address came to. Nothing is written unless `invited`:
+ * - `already-member`: a person of this account who has set a password (a new link would reset it:
+ *   only with `reset`, which only the operators' CLI passes);
+ * - `role-differs`: the person is this account's with another role (inviting never changes a role);
+ * - `elsewhere`: the address is another account's (an address signs in to one account only).
+ */
+export type InviteOutcome =
+  | { kind: 'invited'; memberId: string; role: MemberRole; created: boolean }
+  | { kind: 'already-member'; memberId: string; role: MemberRole }
+  | { kind: 'role-differs'; memberId: string; role: MemberRole }
+  | { kind: 'elsewhere' };
 
 /**
- * The member with this address in the account (made with `role` when new), and a new
- * invitation for them. An address belongs to one account only.
+ * The member with this address in the account (made with `role` when new), and a new invitation for them.
+ * A person of another account who never set a password and holds no live invitation holds the address no
+ * longer: their row is dropped and the address is this account's (an invitation reserves it only while it lives).
  */
 export async function inviteMember(
   db: Db,
-  input: { accountId: string; email: string; role: MemberRole; tokenHash: string; expiresAt: Date },
-): Promise<{ memberId: string; role: MemberRole; created: boolean }> {
+  input: { accountId: string; email: string; role: MemberRole; tokenHash: string; expiresAt: Date; reset?: boolean },
+): Promise<InviteOutcome> {
   return db.transaction().execute(async (trx) => {
-    const existing = await trx
+    let existing = await trx
       .selectFrom('account_members')
-      .select(['id', 'account_id', 'role'])
+      .select(['id', 'account_id', 'role', 'password_hash'])
       .where('email', '=', input.email)
+      .forUpdate()
       .executeTakeFirst();
     if (existing && existing.account_id !== input.accountId) {
-      throw new MemberOfAnotherAccount(`${input.email} is already a member of another account`);
+      const live = await trx
+        .selectFrom('account_invitations')
+        .select('id')
+        .where('member_id', '=', existing.id)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', sql<Date>`now()`)
+        .executeTakeFirst();
+      if (existing.password_hash !== null || live) return { kind: 'elsewhere' };
+      await trx.deleteFrom('account_members').where('id', '=', existing.id).execute();
+      existing = undefined;
     }
+    if (existing && existing.password_hash !== null && !input.reset) {
+      return { kind: 'already-member', memberId: existing.id, role: existing.role };
+    }
+    if (existing && existing.role !== input.role) return { kind: 'role-differs', memberId: existing.id, role: existing.role };
     const memberId = existing?.id ?? newId('member');
     if (!existing) {
       await trx
@@ -59,7 +85,7 @@ export async function inviteMember(
       .insertInto('account_invitations')
       .values({ id: newId('invitation'), member_id: memberId, token_hash: input.tokenHash, expires_at: input.expiresAt, used_at: null })
       .execute();
-    return { memberId, role: existing?.role ?? input.role, created: !existing };
+    return { kind: 'invited', memberId, role: input.role, created: !existing };
   });
 }
 
@@ -83,8 +109,9 @@ export async function findInvitation(db: Db, tokenHash: string): Promise<Invitat
 }
 
 /**
- * Uses the invitation once: sets the member's password and ends every session they had
- * (a password set anew is also how a person is let back in). False when it was used or expired meanwhile.
+ * Uses the invitation once: sets the member's password, ends every session they had (a password set anew,
+ * from an operator's `invite --reset`, is how a person is let back in) and every other unused invitation of
+ * theirs. Undefined when it was used or expired meanwhile.
  */
 export async function useInvitation(db: Db, invitationId: string, passwordHash: string): Promise<string | undefined> {
   return db.transaction().execute(async (trx) => {
@@ -97,6 +124,13 @@ export async function useInvitation(db: Db, invitationId: string, passwordHash: 
       .returning('member_id')
       .executeTakeFirst();
     if (!used) return undefined;
+    // Every other unused link of this person dies with it: an older link passed on, or leaked, sets nothing afterwards.
+    await trx
+      .updateTable('account_invitations')
+      .set({ used_at: sql<Date>`now()` })
+      .where('member_id', '=', used.member_id)
+      .where('used_at', 'is', null)
+      .execute();
     await trx.updateTable('account_members').set({ password_hash: passwordHash }).where('id', '=', used.member_id).execute();
     await trx
       .updateTable('account_sessions')

@@ -1,14 +1,23 @@
-// Sign-in attempts, limited in Redis so every web process counts together:
-// - per address (email): 10 wrong passwords in a 15-minute window lock it until the
-//   window ends, the right password included (a guesser who found it learns nothing);
+// Sign-in attempts, limited in Redis so every web process counts together. Every attempt is
+// counted BEFORE its password is checked, in one Lua script (atomic: 50 concurrent guesses
+// cannot all read "9 so far"), and a right password gives its count back afterwards:
+// - per address (email): 10 attempts in a 15-minute window lock it until the window ends,
+//   the right password included (a guesser who found it learns nothing); a right password
+//   (checked while not locked) resets the address's count;
+// - per account: 30 attempts in 15 minutes over all its members' addresses (so walking
+//   through an account's people is limited too); a right password gives back its one attempt;
 // - per client (IPv4 address or IPv6 /64): 20 attempts a minute, right or wrong, so one
-//   client cannot walk through many addresses.
-// Fixed windows (INCR, EXPIRE on the first): the limits may be met twice around a window's edge, never more.
+//   client cannot walk through many addresses. A client over its limit is refused without
+//   spending the address's or the account's count.
+// Fixed windows (the expiry set by the script on a window's first attempt): the limits may be met
+// twice around a window's edge, never more.
 import type { Redis } from '../redis/connection.js';
 
 export const SIGN_IN_LIMITS = {
-  failuresPerEmail: 10,
+  attemptsPerEmail: 10,
   emailWindowSeconds: 900,
+  attemptsPerAccount: 30,
+  accountWindowSeconds: 900,
   attemptsPerClient: 20,
   clientWindowSeconds: 60,
 } as const;
@@ -16,7 +25,25 @@ export const SIGN_IN_LIMITS = {
 export interface SignInKeys {
   email: (emailHash: string) => string;
   client: (client: string) => string;
+  account: (accountId: string) => string;
 }
+
+// KEYS: client, then the held keys (address, account when known). ARGV: client limit, client window,
+// then limit and window per held key. Returns 0 (counted, go on) or the seconds to wait.
+const RESERVE = `
+local function ttl(key) local t = redis.call('TTL', key) if t < 1 then return 1 end return t end
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+if n > tonumber(ARGV[1]) then return ttl(KEYS[1]) end
+for i = 2, #KEYS do
+  local count = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if count >= tonumber(ARGV[i * 2 - 1]) then return ttl(KEYS[i]) end
+end
+for i = 2, #KEYS do
+  if redis.call('INCR', KEYS[i]) == 1 then redis.call('EXPIRE', KEYS[i], ARGV[i * 2]) end
+end
+return 0
+`;
 
 export class SignInLimiter {
   constructor(
@@ -24,34 +51,33 @@ export class SignInLimiter {
     private readonly keys: SignInKeys,
   ) {}
 
-  /** Counts an attempt from this client and says how long to wait when the client or the address is held. */
-  async attempt(emailHash: string, client: string): Promise<{ retryAfterSeconds: number } | null> {
-    const clientKey = this.keys.client(client);
-    const emailKey = this.keys.email(emailHash);
-    // The window starts with its first attempt: SET NX with the expiry, then INCR, in one MULTI (no key is ever left without an expiry).
-    const replies = (await this.redis
+  /**
+   * Counts this attempt (client, address and, when the address is a member's, the account) before the
+   * password is checked; says how long to wait when any of them is over its limit (then nothing is checked).
+   */
+  async reserve(emailHash: string, client: string, accountId: string | undefined): Promise<{ retryAfterSeconds: number } | null> {
+    const keys = [this.keys.client(client), this.keys.email(emailHash)];
+    const args: number[] = [
+      SIGN_IN_LIMITS.attemptsPerClient,
+      SIGN_IN_LIMITS.clientWindowSeconds,
+      SIGN_IN_LIMITS.attemptsPerEmail,
+      SIGN_IN_LIMITS.emailWindowSeconds,
+    ];
+    if (accountId !== undefined) {
+      keys.push(this.keys.account(accountId));
+      args.push(SIGN_IN_LIMITS.attemptsPerAccount, SIGN_IN_LIMITS.accountWindowSeconds);
+    }
+    const wait = Number(await this.redis.eval(RESERVE, keys.length, ...keys, ...args));
+    return wait > 0 ? { retryAfterSeconds: wait } : null;
+  }
+
+  /** A right password: the address starts afresh and the account gets its one attempt back. */
+  async succeeded(emailHash: string, accountId: string): Promise<void> {
+    const accountKey = this.keys.account(accountId);
+    await this.redis
       .multi()
-      .set(clientKey, 0, 'EX', SIGN_IN_LIMITS.clientWindowSeconds, 'NX')
-      .incr(clientKey)
-      .ttl(clientKey)
-      .get(emailKey)
-      .ttl(emailKey)
-      .exec())!.map(([error, value]) => {
-      if (error) throw error;
-      return value;
-    });
-    const [, attempts, clientTtl, failures, emailTtl] = replies as [unknown, number, number, string | null, number];
-    if (Number(failures ?? 0) >= SIGN_IN_LIMITS.failuresPerEmail) return { retryAfterSeconds: Math.max(1, emailTtl) };
-    if (attempts > SIGN_IN_LIMITS.attemptsPerClient) return { retryAfterSeconds: Math.max(1, clientTtl) };
-    return null;
-  }
-
-  async failed(emailHash: string): Promise<void> {
-    const key = this.keys.email(emailHash);
-    await this.redis.multi().set(key, 0, 'EX', SIGN_IN_LIMITS.emailWindowSeconds, 'NX').incr(key).exec();
-  }
-
-  async succeeded(emailHash: string): Promise<void> {
-    await this.redis.del(this.keys.email(emailHash));
+      .del(this.keys.email(emailHash))
+      .eval("if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end", 1, accountKey)
+      .exec();
   }
 }

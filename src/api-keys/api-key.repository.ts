@@ -120,12 +120,25 @@ export async function revokeApiKey(db: Db, id: string): Promise<ApiKeyRow | unde
   return updated ?? findApiKey(db, id);
 }
 
+/** A second rotation of a key already replaced (a double submit, two owners at once): nothing was made. */
+export class KeyAlreadyRotated extends Error {}
+
 /**
  * A new key in the same account, with the same scopes; the old one keeps working until `overlapEnds`
  * (or its own earlier expiry) and then stops. One transaction: never two keys
  * without the link between them, never the old one cut short without the new.
+ * `expiresAt`: the new key's expiry (default none, as `keys rotate` has always made it; the account pages
+ * pass the old key's, so a rotation never lengthens a key's life). `once`: refuse (KeyAlreadyRotated)
+ * when the old key was replaced already, checked in the same UPDATE so two concurrent rotations make one key.
  */
-export async function rotateApiKey(db: Db, old: ApiKeyRow, plan: Plan, overlapEnds: Date): Promise<CreatedApiKey> {
+export async function rotateApiKey(
+  db: Db,
+  old: ApiKeyRow,
+  plan: Plan,
+  overlapEnds: Date,
+  options: { expiresAt?: Date | null; once?: boolean } = {},
+): Promise<CreatedApiKey> {
+  const expiresAt = options.expiresAt ?? null;
   return db.transaction().execute(async (trx) => {
     const key = generateApiKey();
     const id = newId('apiKey');
@@ -137,16 +150,18 @@ export async function rotateApiKey(db: Db, old: ApiKeyRow, plan: Plan, overlapEn
         name: old.name,
         display_prefix: displayPrefix(key),
         key_hash: hashApiKey(key),
-        expires_at: null,
+        expires_at: expiresAt,
         scopes: old.scopes,
       })
       .execute();
-    await trx
+    let update = trx
       .updateTable('api_keys')
       .set({ replaced_by: id, expires_at: sql<Date>`least(coalesce(expires_at, ${overlapEnds}), ${overlapEnds})` })
-      .where('id', '=', old.id)
-      .execute();
-    return { id, key, accountId: old.account_id, plan, name: old.name, expiresAt: null, scopes: old.scopes };
+      .where('id', '=', old.id);
+    if (options.once) update = update.where('replaced_by', 'is', null);
+    const updated = await update.executeTakeFirst();
+    if (options.once && updated.numUpdatedRows === 0n) throw new KeyAlreadyRotated(`${old.id} was rotated already`);
+    return { id, key, accountId: old.account_id, plan, name: old.name, expiresAt, scopes: old.scopes };
   });
 }
 

@@ -3,13 +3,16 @@
 import { LogController } from 'fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+/** The URL as logged: an invitation link's token is a password-setting secret and never reaches a log. */
+export const loggedUrl = (url: string): string => url.replace(/\/account\/invite\/[^/?#]+/g, '/account/invite/[token]');
+
 export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const line = {
       method: request.method,
-      url: request.url,
+      url: loggedUrl(request.url),
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       // The key's id, never the key: `key` itself is a redacted path.

@@ -46,9 +46,15 @@ export function redisKeys(prefix: string) {
     webhookCircuit: (subscriptionId: string) => `{${prefix}:webhooks}:circuit:${subscriptionId}`,
     /** An account's Idempotency-Key (by its hash): the request's fingerprint and, once answered, the sealed answer. */
     idempotency: (accountId: string, keyHash: string) => `{${prefix}:idem:${accountId}}:${keyHash}`,
-    /** Wrong passwords given for one address (its SHA-256) in the account pages' window, and one client's sign-in attempts (see account/sign-in-limiter.ts). */
+    /** Sign-in attempts for one address (its SHA-256) in the account pages' window, and one client's sign-in attempts (see account/sign-in-limiter.ts). */
     signInEmail: (emailHash: string) => `{${prefix}:signin}:email:${emailHash}`,
     signInClient: (client: string) => `{${prefix}:signin}:client:${client}`,
+    /** Sign-in attempts against the members of one account (same slot as the two above: one script counts all three). */
+    signInAccount: (accountId: string) => `{${prefix}:signin}:account:${accountId}`,
+    /** What an account page shows once after a form that changed something redirected to it (POST/Redirect/GET): per session (its id's hash) and page. */
+    pageFlash: (sessionHash: string, tab: string) => `{${prefix}:pages}:flash:${sessionHash}:${tab}`,
+    /** A link the People page showed for an address of another account (its token's hash; 72 hours): it sets nothing and tells the invitee why. */
+    invitationElsewhere: (tokenHash: string) => `{${prefix}:invite-elsewhere}:${tokenHash}`,
     /** Egress routes to Google and their daily budget (see egress-pool.ts). */
     trendsPool: `{${prefix}:trends}`,
     /** The jobs asleep until a trends job answers ("queue|job id"), woken when it does (see trends-gateway.ts). */

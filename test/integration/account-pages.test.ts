@@ -31,6 +31,11 @@ const keyCount = async () =>
         .executeTakeFirstOrThrow()
     ).n,
   );
+/** The link of an invitation that was made (fails the test when it was refused). */
+const linkOf = (outcome: Awaited<ReturnType<typeof createInvitation>>): string => {
+  if (outcome.kind !== 'invited') throw new Error(`no invitation was made: ${outcome.kind}`);
+  return outcome.link;
+};
 const keyFrom = (html: string) => /id="new-key"[^>]*value="(sik_[A-Za-z0-9]+)"/.exec(html)?.[1];
 const keyIdOf = async (key: string) =>
   (await t.database.db.selectFrom('api_keys').select('id').where('key_hash', '=', hashApiKey(key)).executeTakeFirstOrThrow()).id;
@@ -47,7 +52,8 @@ async function invite(email: string, role: 'owner' | 'member'): Promise<string> 
 
 async function createKey(agent: PageAgent, name: string): Promise<{ key: string; id: string }> {
   const page = await agent.get('/account/keys');
-  const res = await agent.post('/account/keys', { csrf: csrfOf(page.body), name, scopes: ['insights:read'], expiry: 'never' });
+  const res = await agent.submit('/account/keys', { csrf: csrfOf(page.body), name, scopes: ['insights:read'], expiry: 'never' });
+  expect(res.posted.statusCode, res.posted.body).toBe(303);
   expect(res.statusCode, res.body).toBe(200);
   const key = keyFrom(res.body)!;
   return { key, id: await keyIdOf(key) };
@@ -187,33 +193,34 @@ describe('cross-site forms', () => {
     });
     expect(login.statusCode).toBe(403);
     // The same form, from the page, with its token: created.
-    expect((await owner.post('/account/keys', form, { origin: undefined, 'sec-fetch-site': 'same-origin' })).statusCode).toBe(200);
-    expect((await owner.post('/account/keys', form)).statusCode).toBe(200);
+    expect((await owner.post('/account/keys', form, { origin: undefined, 'sec-fetch-site': 'same-origin' })).statusCode).toBe(303);
+    expect((await owner.post('/account/keys', form)).statusCode).toBe(303);
     expect(await keyCount()).toBe(before + 2);
     // A control character in a form is the client's fault: a 400 page, nothing created.
     const control = await owner.post('/account/keys', { ...form, name: 'bell\u0007' });
     expect(control.statusCode).toBe(400);
     expect(control.headers['content-type']).toMatch(/^text\/html/);
+    expect(control.body).toMatch(/control character/);
     expect(await keyCount()).toBe(before + 2);
   });
 });
 
 describe('sign-in attempts', () => {
-  it(`50 wrong passwords in a minute: refused from the ${SIGN_IN_LIMITS.failuresPerEmail + 1}th, whatever the client, and the right password refused during the lockout`, async () => {
+  it(`50 concurrent wrong passwords from 50 clients: ${SIGN_IN_LIMITS.attemptsPerEmail} are checked (401), the rest refused (429); the right password refused during the lockout`, async () => {
     const email = 'locked@example.com';
     const password = 'the right password, at last';
     await new PageAgent(t.app).acceptInvitation(await invite(email, 'member'), password);
-    const answers: number[] = [];
-    let lastRetryAfter: string | undefined;
-    for (let i = 0; i < 50; i += 1) {
-      // A client of its own each time: the address is what is limited, not only the client.
-      const agent = new PageAgent(t.app, { remoteAddress: `198.51.100.${i + 1}` });
-      const res = await agent.signIn(email, `wrong guess ${i}`);
-      answers.push(res.statusCode);
-      if (res.statusCode === 429) lastRetryAfter = res.headers['retry-after'] as string;
-    }
-    expect(answers.slice(0, SIGN_IN_LIMITS.failuresPerEmail)).toEqual(Array(SIGN_IN_LIMITS.failuresPerEmail).fill(401));
-    expect(answers.slice(SIGN_IN_LIMITS.failuresPerEmail)).toEqual(Array(50 - SIGN_IN_LIMITS.failuresPerEmail).fill(429));
+    // A client of its own each time: the address is what is limited, not only the client. All at once:
+    // a count read before the check and written after it let every one of them through.
+    const agents = Array.from({ length: 50 }, (_, i) => new PageAgent(t.app, { remoteAddress: `198.51.100.${i + 1}` }));
+    const pages = await Promise.all(agents.map((agent) => agent.get('/account/sign-in')));
+    const answers = await Promise.all(
+      agents.map((agent, i) => agent.post('/account/sign-in', { csrf: csrfOf(pages[i]!.body), email, password: `wrong guess ${i}` })),
+    );
+    const codes = answers.map((res) => res.statusCode);
+    expect(codes.filter((c) => c === 401)).toHaveLength(SIGN_IN_LIMITS.attemptsPerEmail);
+    expect(codes.filter((c) => c === 429)).toHaveLength(50 - SIGN_IN_LIMITS.attemptsPerEmail);
+    const lastRetryAfter = answers.find((res) => res.statusCode === 429)!.headers['retry-after'] as string;
     expect(Number(lastRetryAfter)).toBeGreaterThan(0);
     expect(Number(lastRetryAfter)).toBeLessThanOrEqual(SIGN_IN_LIMITS.emailWindowSeconds);
     const right = await new PageAgent(t.app, { remoteAddress: '198.51.100.200' }).signIn(email, password);
@@ -223,6 +230,31 @@ describe('sign-in attempts', () => {
     expect(right.headers['set-cookie'] ?? '').not.toMatch(/si_session=[^;]/);
     // Another address is not locked out by it.
     expect((await new PageAgent(t.app, { remoteAddress: '198.51.100.201' }).signIn(MEMBER.email, MEMBER.password)).statusCode).toBe(303);
+  }, 60_000);
+
+  it(`an account's people together get ${SIGN_IN_LIMITS.attemptsPerAccount} attempts in the window, then the account is held; a right password is not counted`, async () => {
+    const other = await createApiKey(t.database.db, 'walked account', 'free');
+    const emails = Array.from({ length: 4 }, (_, i) => `walked${i}@example.com`);
+    const rightOne = { email: 'walked-right@example.com', password: 'walked account password' };
+    for (const email of emails) await createInvitation(t.database.db, { accountId: other.accountId, email, role: 'member' }, ORIGIN);
+    await new PageAgent(t.app).acceptInvitation(
+      linkOf(await createInvitation(t.database.db, { accountId: other.accountId, email: rightOne.email, role: 'member' }, ORIGIN)),
+      rightOne.password,
+    );
+    // Right passwords before the walk give their attempt back.
+    for (let i = 0; i < 3; i += 1)
+      expect(
+        (await new PageAgent(t.app, { remoteAddress: `192.0.2.${200 + i}` }).signIn(rightOne.email, rightOne.password)).statusCode,
+      ).toBe(303);
+    const codes: number[] = [];
+    for (let i = 0; i < SIGN_IN_LIMITS.attemptsPerAccount + 5; i += 1) {
+      const agent = new PageAgent(t.app, { remoteAddress: `192.0.2.${i + 1}` });
+      codes.push((await agent.signIn(emails[i % emails.length]!, `wrong ${i}`)).statusCode);
+    }
+    expect(codes.filter((c) => c === 401)).toHaveLength(SIGN_IN_LIMITS.attemptsPerAccount);
+    expect(codes.slice(SIGN_IN_LIMITS.attemptsPerAccount)).toEqual([429, 429, 429, 429, 429]);
+    // Every address of the account is held now, the right password of an untouched one too.
+    expect((await new PageAgent(t.app, { remoteAddress: '192.0.2.250' }).signIn(rightOne.email, rightOne.password)).statusCode).toBe(429);
   }, 60_000);
 
   it(`one client may try ${SIGN_IN_LIMITS.attemptsPerClient} times a minute, over any addresses`, async () => {
@@ -262,7 +294,8 @@ describe('roles', () => {
 
   it('an owner invites from the People page: a one-time link', async () => {
     const page = await owner.get('/account/people');
-    const res = await owner.post('/account/people', { csrf: csrfOf(page.body), email: 'friend@example.com', role: 'member' });
+    const res = await owner.submit('/account/people', { csrf: csrfOf(page.body), email: 'friend@example.com', role: 'member' });
+    expect(res.posted.statusCode).toBe(303);
     expect(res.statusCode).toBe(200);
     expect(res.body).toMatch(new RegExp(`value="${ORIGIN}/account/invite/[A-Za-z0-9_-]{43}"`));
   });
@@ -328,7 +361,8 @@ describe('research', () => {
     expect(bad.body).toContain('This idea cannot be researched');
     const badGeo = await member.post('/account/research', { csrf, idea: 'pet insurance for ferrets', geo: 'XX-NOPE' });
     expect(badGeo.statusCode).toBe(400);
-    const started = await member.post('/account/research', { csrf, idea: 'pet insurance for ferrets', geo: 'US' });
+    const started = await member.submit('/account/research', { csrf, idea: 'pet insurance for ferrets', geo: 'US' });
+    expect(started.posted.statusCode).toBe(303);
     expect(started.statusCode, started.body).toBe(200);
     const runId = /Started run (run_[a-z0-9]+)\./.exec(started.body)?.[1];
     expect(runId).toBeDefined();
@@ -336,7 +370,7 @@ describe('research', () => {
     expect(run).toMatchObject({ account_id: accountId, idea: 'pet insurance for ferrets', geo: 'US', status: 'queued' });
     expect(started.body).toMatch(/<td>pet insurance for ferrets<\/td><td>US<\/td><td>queued<\/td><td>0 of 40<\/td>/);
     // The same idea again joins the run under way (nothing more spent).
-    const again = await member.post('/account/research', { csrf, idea: 'pet insurance for ferrets', geo: 'US' });
+    const again = await member.submit('/account/research', { csrf, idea: 'pet insurance for ferrets', geo: 'US' });
     expect(again.body).toContain(`researching this idea already: run ${runId}`);
     expect((await owner.get('/account')).body).toMatch(/<dt>Research runs<\/dt><dd>1 of 100 \(99 left\)/);
     // Cross-site, it starts nothing.
@@ -401,9 +435,9 @@ describe('audit', () => {
 
 it('an expired or unknown invitation says so (410), and invitations over another account are refused', async () => {
   const other = await createApiKey(t.database.db, 'other account', 'free');
-  await expect(createInvitation(t.database.db, { accountId: other.accountId, email: OWNER.email, role: 'owner' }, ORIGIN)).rejects.toThrow(
-    /another account/,
-  );
+  expect(await createInvitation(t.database.db, { accountId: other.accountId, email: OWNER.email, role: 'owner' }, ORIGIN)).toEqual({
+    kind: 'elsewhere',
+  });
   expect((await new PageAgent(t.app).get(`/account/invite/${'x'.repeat(43)}`)).statusCode).toBe(410);
   const old = await createInvitation(
     t.database.db,
@@ -411,5 +445,262 @@ it('an expired or unknown invitation says so (410), and invitations over another
     ORIGIN,
     new Date(Date.now() - 100 * 3_600_000),
   );
-  expect((await new PageAgent(t.app).get(new URL(old.link).pathname)).statusCode).toBe(410);
+  expect((await new PageAgent(t.app).get(new URL(linkOf(old)).pathname)).statusCode).toBe(410);
+});
+
+describe('a suspended account', () => {
+  it('may sign in and look, but changes nothing from the pages (403): no key, rotation, revocation, invitation or research run', async () => {
+    const paused = await createApiKey(t.database.db, 'paused account', 'pro');
+    const person = { email: 'paused-owner@example.com', password: 'paused account owner pass' };
+    const agent = new PageAgent(t.app);
+    await agent.acceptInvitation(
+      linkOf(await createInvitation(t.database.db, { accountId: paused.accountId, email: person.email, role: 'owner' }, ORIGIN)),
+      person.password,
+    );
+    expect((await agent.signIn(person.email, person.password)).statusCode).toBe(303);
+    const existing = await createKey(agent, 'made while active');
+    const runsBefore = await t.database.db.selectFrom('research_runs').select('id').where('account_id', '=', paused.accountId).execute();
+    await runCliInProcess(['accounts', 'suspend', paused.accountId], {
+      ...t.database.env,
+      REDIS_URL: t.redis.url,
+      REDIS_PREFIX: t.redis.prefix,
+    });
+    expect((await t.app.inject({ url: '/api/insights', headers: bearer(existing.key) })).statusCode).toBe(403);
+
+    const overview = await agent.get('/account');
+    expect(overview.statusCode).toBe(200);
+    expect(overview.body).toContain('<dd>suspended</dd>');
+    const csrf = csrfOf((await agent.get('/account/keys')).body);
+    const keysBefore = await keyCount();
+    const attempts = [
+      await agent.post('/account/keys', { csrf, name: 'while suspended', scopes: ['insights:read'], expiry: 'never' }),
+      await agent.post(`/account/keys/${existing.id}/rotate`, { csrf }),
+      await agent.post(`/account/keys/${existing.id}/revoke`, { csrf }),
+      await agent.post('/account/people', { csrf, email: 'recruit@example.com', role: 'member' }),
+      await agent.post('/account/research', { csrf, idea: 'bamboo toothbrushes', geo: 'US' }),
+    ];
+    for (const res of attempts) {
+      expect(res.statusCode).toBe(403);
+      expect(res.body).toContain('is suspended: its pages are read-only and nothing was changed');
+    }
+    expect(await keyCount()).toBe(keysBefore);
+    const key = await t.database.db.selectFrom('api_keys').selectAll().where('id', '=', existing.id).executeTakeFirstOrThrow();
+    expect(key).toMatchObject({ revoked_at: null, replaced_by: null });
+    expect(
+      await t.database.db.selectFrom('account_members').select('id').where('email', '=', 'recruit@example.com').executeTakeFirst(),
+    ).toBeUndefined();
+    expect(await t.database.db.selectFrom('research_runs').select('id').where('account_id', '=', paused.accountId).execute()).toEqual(
+      runsBefore,
+    );
+    // Signing out still works.
+    expect((await agent.post('/account/sign-out', { csrf })).statusCode).toBe(303);
+  });
+});
+
+describe('inviting someone who is a person of an account already', () => {
+  const linkOnPage = (html: string) => /id="invite-link"[^>]*value="([^"]+)"/.exec(html)?.[1];
+  const invitationRows = async (email: string) =>
+    t.database.db
+      .selectFrom('account_invitations as i')
+      .innerJoin('account_members as m', 'm.id', 'i.member_id')
+      .select(['i.id', 'm.role'])
+      .where('m.email', '=', email)
+      .execute();
+
+  it("the People page refuses a member who has a password (no reset of their sign-in), and never changes a pending person's role", async () => {
+    const csrf = csrfOf((await owner.get('/account/people')).body);
+    const before = (await invitationRows(MEMBER.email)).length;
+    for (const role of ['member', 'owner']) {
+      const res = await owner.post('/account/people', { csrf, email: MEMBER.email, role });
+      expect(res.statusCode).toBe(409);
+      expect(res.body).toContain('is a member of this account already and has a password; no link was made');
+      expect(linkOnPage(res.body)).toBeUndefined();
+    }
+    expect(await invitationRows(MEMBER.email)).toHaveLength(before);
+    expect((await new PageAgent(t.app).signIn(MEMBER.email, MEMBER.password)).statusCode).toBe(303);
+
+    const pending = 'pending-person@example.com';
+    expect((await owner.post('/account/people', { csrf, email: pending, role: 'member' })).statusCode).toBe(303);
+    const promoted = await owner.post('/account/people', { csrf, email: pending, role: 'owner' });
+    expect(promoted.statusCode).toBe(409);
+    expect(promoted.body).toContain('inviting again does not change a role');
+    expect((await invitationRows(pending)).map((r) => r.role)).toEqual(['member']);
+  });
+
+  it('the operator CLI resets a password only with --reset', async () => {
+    await expect(invite(MEMBER.email, 'member')).rejects.toThrow(/add --reset/);
+    const out = await runCliInProcess(
+      ['accounts', 'invite', '--account', accountId, '--email', MEMBER.email, '--role', 'member', '--reset', '--json'],
+      { ...t.database.env, REDIS_URL: t.redis.url, REDIS_PREFIX: t.redis.prefix, PUBLIC_BASE_URL: ORIGIN },
+    );
+    const link = (JSON.parse(out) as { link: string }).link;
+    expect(link).toMatch(/\/account\/invite\/[A-Za-z0-9_-]{43}$/);
+    // Not used: the member's password stands.
+    expect((await new PageAgent(t.app).signIn(MEMBER.email, MEMBER.password)).statusCode).toBe(303);
+  });
+
+  it("using one of a person's links ends every other unused one", async () => {
+    const email = 'two-links@example.com';
+    const first = linkOf(await createInvitation(t.database.db, { accountId, email, role: 'member' }, ORIGIN));
+    const second = linkOf(await createInvitation(t.database.db, { accountId, email, role: 'member' }, ORIGIN));
+    const third = linkOf(await createInvitation(t.database.db, { accountId, email, role: 'member' }, ORIGIN));
+    expect((await new PageAgent(t.app).acceptInvitation(second, 'the second link password')).statusCode).toBe(303);
+    for (const link of [first, third]) expect((await new PageAgent(t.app).get(new URL(link).pathname)).statusCode).toBe(410);
+    expect((await new PageAgent(t.app).signIn(email, 'the second link password')).statusCode).toBe(303);
+  });
+});
+
+describe("another account's addresses", () => {
+  it("an owner's invitation is answered alike whether or not the address is another account's; that link sets nothing and says why", async () => {
+    const other = await createApiKey(t.database.db, 'prober account', 'free');
+    const prober = new PageAgent(t.app);
+    await prober.acceptInvitation(
+      linkOf(await createInvitation(t.database.db, { accountId: other.accountId, email: 'prober@example.com', role: 'owner' }, ORIGIN)),
+      'prober owner password',
+    );
+    expect((await prober.signIn('prober@example.com', 'prober owner password')).statusCode).toBe(303);
+    const csrf = csrfOf((await prober.get('/account/people')).body);
+    const taken = await prober.submit('/account/people', { csrf, email: OWNER.email, role: 'member' });
+    const free = await prober.submit('/account/people', { csrf, email: 'nobody-yet@example.com', role: 'member' });
+    expect([taken.posted.statusCode, taken.posted.headers.location]).toEqual([free.posted.statusCode, free.posted.headers.location]);
+    expect(taken.posted.statusCode).toBe(303);
+    expect(taken.statusCode).toBe(200);
+    // The same page but for the address, the one-time link and the list of people (which gained the free address).
+    const shape = (html: string, email: string) =>
+      html
+        .slice(0, html.indexOf('<table>'))
+        .replaceAll(email, 'ADDRESS')
+        .replace(/invite\/[A-Za-z0-9_-]{43}/, 'invite/TOKEN')
+        .replace(/valid until [^)]+\)/, 'valid until T)');
+    expect(shape(taken.body, OWNER.email)).toBe(shape(free.body, 'nobody-yet@example.com'));
+
+    const link = new URL(/id="invite-link"[^>]*value="([^"]+)"/.exec(taken.body)![1]!).pathname;
+    const opened = await new PageAgent(t.app).get(link);
+    expect(opened.statusCode).toBe(409);
+    expect(opened.body).toContain('Your address already signs in to another account of this service');
+    expect(opened.body).not.toContain('name="password"');
+    // The owner's sign-in is untouched and the address still theirs.
+    expect((await new PageAgent(t.app).signIn(OWNER.email, OWNER.password)).statusCode).toBe(303);
+  });
+
+  it('an invitation holds an address only while it lives', async () => {
+    const a = await createApiKey(t.database.db, 'first holder', 'free');
+    const b = await createApiKey(t.database.db, 'second holder', 'free');
+    const email = 'held-for-a-while@example.com';
+    const long = new Date(Date.now() - 100 * 3_600_000);
+    linkOf(await createInvitation(t.database.db, { accountId: a.accountId, email, role: 'member' }, ORIGIN, long));
+    const link = linkOf(await createInvitation(t.database.db, { accountId: b.accountId, email, role: 'member' }, ORIGIN));
+    expect((await new PageAgent(t.app).acceptInvitation(link, 'second holder password')).statusCode).toBe(303);
+    const row = await t.database.db.selectFrom('account_members').select('account_id').where('email', '=', email).executeTakeFirstOrThrow();
+    expect(row.account_id).toBe(b.accountId);
+    // A live invitation holds it.
+    linkOf(await createInvitation(t.database.db, { accountId: a.accountId, email: 'live-hold@example.com', role: 'member' }, ORIGIN));
+    expect(
+      await createInvitation(t.database.db, { accountId: b.accountId, email: 'live-hold@example.com', role: 'member' }, ORIGIN),
+    ).toEqual({
+      kind: 'elsewhere',
+    });
+  });
+});
+
+it("the request log never holds an invitation's token: its URL is logged as /account/invite/[token]", async () => {
+  const link = linkOf(await createInvitation(t.database.db, { accountId, email: 'logged-link@example.com', role: 'member' }, ORIGIN));
+  const token = link.split('/').at(-1)!;
+  const from = log.lines.length;
+  expect((await new PageAgent(t.app).acceptInvitation(link, 'logged link password')).statusCode).toBe(303);
+  expect((await new PageAgent(t.app).get(`/account/invite/${token}?again=1`)).statusCode).toBe(410);
+  const requests = log.lines
+    .slice(from)
+    .map((l) => JSON.parse(l) as { msg?: string; url?: string })
+    .filter((l) => l.msg === 'request');
+  expect(requests.filter((l) => l.url === '/account/invite/[token]')).toHaveLength(2);
+  expect(requests.some((l) => l.url === '/account/invite/[token]?again=1')).toBe(true);
+  expect(log.lines.join('\n')).not.toContain(token);
+});
+
+describe('keys: rotation, reloads and odd forms', () => {
+  const keyRow = (id: string) => t.database.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+  it("a rotated key keeps the old key's expiry (the same end date), never none", async () => {
+    const page = await owner.get('/account/keys');
+    const created = await owner.submit('/account/keys', {
+      csrf: csrfOf(page.body),
+      name: 'expiring',
+      scopes: ['insights:read'],
+      expiry: '30d',
+    });
+    const old = await keyRow(await keyIdOf(keyFrom(created.body)!));
+    expect(old.expires_at).not.toBeNull();
+    const rotated = await owner.submit(`/account/keys/${old.id}/rotate`, { csrf: csrfOf(created.body) });
+    expect(rotated.posted.statusCode).toBe(303);
+    const successor = await keyRow(await keyIdOf(keyFrom(rotated.body)!));
+    expect(successor.expires_at?.toISOString()).toBe(old.expires_at!.toISOString());
+    expect(rotated.body).toContain('The new one expires when the old one would have');
+  });
+
+  it('a reload after creating, rotating or inviting repeats nothing and shows the secret no more; a second rotation is refused (409)', async () => {
+    const page = await owner.get('/account/keys');
+    const csrf = csrfOf(page.body);
+    const before = await keyCount();
+    const created = await owner.submit('/account/keys', { csrf, name: 'reloaded', scopes: ['insights:read'], expiry: 'never' });
+    expect(created.posted.statusCode).toBe(303);
+    expect(created.posted.headers.location).toBe('/account/keys');
+    expect(created.posted.body).not.toMatch(/sik_/);
+    const key = keyFrom(created.body)!;
+    expect(key).toBeDefined();
+    // The reload is a GET: no key made, the secret not shown again.
+    const reload = await owner.get('/account/keys');
+    expect(keyFrom(reload.body)).toBeUndefined();
+    expect(reload.body).not.toContain(key);
+    expect(await keyCount()).toBe(before + 1);
+
+    const id = await keyIdOf(key);
+    const first = await owner.submit(`/account/keys/${id}/rotate`, { csrf });
+    expect(first.posted.statusCode).toBe(303);
+    expect(keyFrom(first.body)).toBeDefined();
+    expect(first.body).not.toContain(`/account/keys/${id}/rotate`);
+    const second = await owner.post(`/account/keys/${id}/rotate`, { csrf });
+    expect(second.statusCode).toBe(409);
+    expect(second.body).toContain('was rotated already');
+    expect(keyFrom(second.body)).toBeUndefined();
+    expect(await keyCount()).toBe(before + 2);
+    // Two at once make one successor.
+    const { id: racing } = await createKey(owner, 'raced rotation');
+    const codes = (await Promise.all([1, 2, 3].map(() => owner.post(`/account/keys/${racing}/rotate`, { csrf })))).map((r) => r.statusCode);
+    expect(codes.sort()).toEqual([303, 409, 409]);
+    expect(await t.database.db.selectFrom('api_keys').select('id').where('name', '=', 'raced rotation').execute()).toHaveLength(2);
+
+    const invited = await owner.submit('/account/people', {
+      csrf: csrfOf((await owner.get('/account/people')).body),
+      email: 'reload@example.com',
+      role: 'member',
+    });
+    expect(invited.body).toMatch(/id="invite-link"/);
+    expect((await owner.get('/account/people')).body).not.toMatch(/id="invite-link"/);
+  });
+
+  it('odd forms and addresses are 400 pages, never 500s', async () => {
+    const csrf = csrfOf((await owner.get('/account/keys')).body);
+    const before = await keyCount();
+    for (const expiry of ['toString', '__proto__', 'constructor', 'valueOf', 'hasOwnProperty']) {
+      const res = await owner.post('/account/keys', { csrf, name: `odd ${expiry}`, scopes: ['insights:read'], expiry });
+      expect(res.statusCode, expiry).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.body).toContain('Choose when the key expires from the list.');
+    }
+    expect(await keyCount()).toBe(before);
+    const twice = await owner.get('/account/keys?revoked=a&revoked=b');
+    expect(twice.statusCode).toBe(400);
+    expect(twice.headers['content-type']).toMatch(/^text\/html/);
+  });
+});
+
+it("an unknown /account address is an HTML 404 page, not the API's JSON", async () => {
+  for (const url of ['/account/nope', '/account/keys/extra/deep']) {
+    const res = await owner.get(url);
+    expect(res.statusCode, url).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toContain('There is no such account page.');
+  }
+  expect((await owner.get('/account/keys')).statusCode).toBe(200);
 });

@@ -77,6 +77,22 @@ export class PageAgent {
     );
   }
 
+  /**
+   * As post, then, as a browser does, follows a 303 to a page of the account (POST/Redirect/GET): the page that
+   * shows what the form did, with the POST's answer as `posted`.
+   */
+  async submit(
+    url: string,
+    form: Record<string, string | string[]>,
+    extra: Record<string, string | undefined> = {},
+  ): Promise<LightMyRequestResponse & { posted: LightMyRequestResponse }> {
+    const posted = await this.post(url, form, extra);
+    const location = posted.headers.location;
+    if (posted.statusCode !== 303 || typeof location !== 'string' || location.startsWith('/account/sign-in'))
+      return Object.assign(posted, { posted });
+    return Object.assign(await this.get(location), { posted });
+  }
+
   /** Opens an invitation link and sets the password. */
   async acceptInvitation(link: string, password: string): Promise<LightMyRequestResponse> {
     const path = new URL(link).pathname;

@@ -13,7 +13,6 @@ import { describeCommand } from '../command-index.js';
 import { print, printJson, table, UsageError } from '../output.js';
 import { withResources } from '../resources.js';
 import { createInvitation, normaliseEmail } from '../../account/invitations.js';
-import { MemberOfAnotherAccount } from '../../account/member.repository.js';
 
 const describePlan = (plan: Plan) => {
   const limit = PLANS[plan].dailyLimit;
@@ -156,8 +155,12 @@ export function registerAccountCommands(program: Command, context: () => CliCont
     .requiredOption('--account <account-id>', 'acc_…')
     .requiredOption('--email <address>', 'who signs in with it')
     .option('--role <role>', 'owner (manages people and every key) or member', 'member')
+    .option(
+      '--reset',
+      'for a person who has set a password already: a link that sets a new one (their sessions end when it is used); without it such a person is refused',
+    )
     .option('--json', 'print {"account_id","member_id","email","role","link","expires_at"}')
-    .action(async (options: { account: string; email: string; role: string; json?: boolean }) => {
+    .action(async (options: { account: string; email: string; role: string; reset?: boolean; json?: boolean }) => {
       const email = normaliseEmail(options.email);
       if (!email) throw new UsageError(`--email must be an email address (got "${options.email.slice(0, 80)}")`);
       if (options.role !== 'owner' && options.role !== 'member')
@@ -165,14 +168,21 @@ export function registerAccountCommands(program: Command, context: () => CliCont
       const role = options.role;
       await withResources(context, async (resources) => {
         const account = await requireAccount(resources, options.account);
+        const baseUrl = context().config.web.publicBaseUrl;
         const invitation = await createInvitation(
           resources.db,
-          { accountId: account.id, email, role },
-          context().config.web.publicBaseUrl,
-        ).catch((error: unknown) => {
-          if (error instanceof MemberOfAnotherAccount) throw new UsageError(`${email} is a member of another account already`);
-          throw error;
-        });
+          { accountId: account.id, email, role, reset: options.reset === true },
+          baseUrl,
+        );
+        if (invitation.kind === 'elsewhere') throw new UsageError(`${email} is a member of another account already`);
+        if (invitation.kind === 'already-member')
+          throw new UsageError(
+            `${email} is a member of ${account.id} with a password already; to let them set a new one (a reset), add --reset`,
+          );
+        if (invitation.kind === 'role-differs')
+          throw new UsageError(
+            `${email} is ${invitation.role} of ${account.id}: inviting does not change a role (give --role ${invitation.role})`,
+          );
         if (options.json) {
           printJson({
             account_id: account.id,
@@ -185,7 +195,7 @@ export function registerAccountCommands(program: Command, context: () => CliCont
           return;
         }
         print(
-          `Invited ${email} to ${account.id} "${account.name}" as ${invitation.role}${invitation.created ? '' : ' (already a member: a new link)'}.`,
+          `Invited ${email} to ${account.id} "${account.name}" as ${invitation.role}${invitation.created ? '' : options.reset ? ' (a password reset: their sessions end when it is used)' : ' (invited before: a new link; the older ones stop working once one is used)'}.`,
         );
         print(`One-time link (until ${invitation.expiresAt.toISOString()}; shown only now):`);
         print(`  ${invitation.link}`);

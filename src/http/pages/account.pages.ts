@@ -4,7 +4,7 @@
 // under /api reads these cookies (the API's guard knows only Bearer keys). Every change made here
 // writes one audit line (pino, `audit` field; never a key, token, password or cookie).
 import type { FastifyInstance } from 'fastify';
-import { ICON, ICON_PATH, STYLESHEET, STYLESHEET_PATH } from './layout.js';
+import { ICON, ICON_PATH, notice, STYLESHEET, STYLESHEET_PATH } from './layout.js';
 import { keysPages } from './keys.pages.js';
 import { overviewPage } from './overview.pages.js';
 import { pageKit, type AccountPagesOptions } from './page-kit.js';
@@ -33,4 +33,12 @@ export async function accountPages(app: FastifyInstance, options: AccountPagesOp
   webhooksPage(app, kit);
   researchPages(app, kit);
   peoplePages(app, kit);
+
+  // Any other /account address is a page too: an HTML 404, not the API's problem+json.
+  app.get('/account/*', hide, async (_request, reply) =>
+    kit.html(reply.code(404), {
+      title: 'Not found',
+      body: `${notice('error', 'There is no such account page.')}<p><a href="/account">Back to your account</a></p>`,
+    }),
+  );
 }

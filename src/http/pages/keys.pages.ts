@@ -6,6 +6,7 @@ import {
   findApiKey,
   listApiKeys,
   revokeApiKey,
+  KeyAlreadyRotated,
   rotateApiKey,
   type CreatedApiKey,
 } from '../../api-keys/api-key.repository.js';
@@ -18,7 +19,7 @@ import type { Session } from './session.js';
 import { field, fields, date, EXPIRY_CHOICES, ROTATION_OVERLAP_MS, type ExpiryChoice, type PageKit } from './page-kit.js';
 
 export function keysPages(app: FastifyInstance, kit: PageKit): void {
-  const { db, audit, keyChanged, hide, form, html, frame, page, change } = kit;
+  const { db, audit, keyChanged, hide, form, html, frame, page, change, redirectWith, takeShown } = kit;
 
   const mayManage = (session: Session, creator: string | undefined) => session.row.role === 'owner' || creator === session.row.id;
 
@@ -28,9 +29,13 @@ export function keysPages(app: FastifyInstance, kit: PageKit): void {
     const rows = [...keys].reverse().map((k) => {
       const status = k.revoked_at ? 'revoked' : k.expires_at && k.expires_at.getTime() <= now ? 'expired' : 'active';
       const creator = creators.get(k.id);
+      // A key replaced already (its overlap running) may be revoked, not rotated again.
+      const rotate = k.replaced_by
+        ? ''
+        : `<form method="post" action="/account/keys/${esc(k.id)}/rotate">${hidden('csrf', session.csrf)}<button type="submit" aria-label="Rotate ${esc(k.name)} (${esc(k.display_prefix)})">Rotate</button></form>`;
       const actions =
         status === 'active' && mayManage(session, creator?.memberId)
-          ? `<form method="post" action="/account/keys/${esc(k.id)}/rotate">${hidden('csrf', session.csrf)}<button type="submit" aria-label="Rotate ${esc(k.name)} (${esc(k.display_prefix)})">Rotate</button></form><form method="post" action="/account/keys/${esc(k.id)}/revoke">${hidden('csrf', session.csrf)}<button type="submit" aria-label="Revoke ${esc(k.name)} (${esc(k.display_prefix)})">Revoke</button></form>`
+          ? `${rotate}<form method="post" action="/account/keys/${esc(k.id)}/revoke">${hidden('csrf', session.csrf)}<button type="submit" aria-label="Revoke ${esc(k.name)} (${esc(k.display_prefix)})">Revoke</button></form>`
           : '';
       return `<tr data-key-id="${esc(k.id)}"><td>${esc(k.name)}</td><td><code>${esc(k.display_prefix)}…</code></td><td>${esc(k.scopes.join(', '))}</td><td>${esc(date(k.created_at))}</td><td>${esc(date(k.last_used_at))}</td><td>${esc(date(k.expires_at))}</td><td>${status}${k.revoked_at ? ` ${esc(date(k.revoked_at))}` : ''}</td><td>${esc(creator?.email ?? 'operator')}</td><td>${actions}</td></tr>`;
     });
@@ -67,9 +72,19 @@ ${
   app.get('/account/keys', hide, async (request, reply) => {
     const session = await page(request, reply);
     if (!session) return reply;
-    const query = request.query as Record<string, string | undefined>;
+    const query = request.query as Record<string, unknown>;
+    if (query.revoked !== undefined && typeof query.revoked !== 'string') {
+      return html(reply.code(400), {
+        title: 'API Keys',
+        signedIn: frame(session, 'keys'),
+        body: await keysPage(session, notice('error', 'The address names "revoked" more than once; open the API Keys tab again.')),
+      });
+    }
     const message =
-      query.revoked && isId('apiKey', query.revoked) ? notice('ok', `Revoked ${query.revoked}: requests with it are refused now.`) : '';
+      (await takeShown(session, 'keys')) +
+      (typeof query.revoked === 'string' && isId('apiKey', query.revoked)
+        ? notice('ok', `Revoked ${query.revoked}: requests with it are refused now.`)
+        : '');
     return html(reply, { title: 'API Keys', signedIn: frame(session, 'keys'), body: await keysPage(session, message) });
   });
 
@@ -86,7 +101,7 @@ ${
           ? 'The name holds a control character.'
           : rawScopes.length === 0 || !rawScopes.every(isApiKeyScope)
             ? `Choose at least one scope of ${API_KEY_SCOPES.join(', ')}.`
-            : !(expiry in EXPIRY_CHOICES)
+            : !Object.hasOwn(EXPIRY_CHOICES, expiry)
               ? 'Choose when the key expires from the list.'
               : null;
     if (problem)
@@ -106,11 +121,7 @@ ${
     );
     await recordKeyCreator(db, created.id, session.row.id);
     audit(session, 'key created', { key_id: created.id, scopes: created.scopes, expires_at: expiresAt?.toISOString() ?? null });
-    return html(reply, {
-      title: 'API Keys',
-      signedIn: frame(session, 'keys'),
-      body: await keysPage(session, shownOnce(created, 'Your new key')),
-    });
+    return redirectWith(reply, session, 'keys', '/account/keys', shownOnce(created, 'Your new key'));
   });
 
   /** The key of this account that the member may manage, or an answered refusal (undefined). */
@@ -152,17 +163,39 @@ ${
         body: await keysPage(session, notice('error', 'A revoked or expired key cannot be rotated: create a new one.')),
       });
     }
+    const rotatedAgain = async () =>
+      html(reply.code(409), {
+        title: 'API Keys',
+        signedIn: frame(session, 'keys'),
+        body: await keysPage(
+          session,
+          notice(
+            'error',
+            `${old.display_prefix}… was rotated already (a second submit, or someone else): no new key was made. Use the key that replaced it.`,
+          ),
+        ),
+      });
+    if (old.replaced_by) return rotatedAgain();
     const stopsAt = new Date(Math.min(Date.now() + ROTATION_OVERLAP_MS, old.expires_at?.getTime() ?? Infinity));
-    const created = await rotateApiKey(db, old, session.row.plan, stopsAt);
+    // The new key ends when the old one would have: a rotation replaces a secret, it does not lengthen its life.
+    let created: CreatedApiKey;
+    try {
+      created = await rotateApiKey(db, old, session.row.plan, stopsAt, { expiresAt: old.expires_at, once: true });
+    } catch (error) {
+      if (error instanceof KeyAlreadyRotated) return rotatedAgain();
+      throw error;
+    }
     await recordKeyCreator(db, created.id, session.row.id);
     // Every web process drops the old key's cached entry, so its new expiry bites on time.
     await keyChanged(old.id);
     audit(session, 'key rotated', { key_id: old.id, new_key_id: created.id, old_key_stops_at: stopsAt.toISOString() });
-    const body = await keysPage(
+    return redirectWith(
+      reply,
       session,
-      `${shownOnce(created, 'The rotated key')}${notice('ok', `The old key (${old.display_prefix}…) keeps working until ${date(stopsAt)}, then stops.`)}`,
+      'keys',
+      '/account/keys',
+      `${shownOnce(created, 'The rotated key')}${notice('ok', `The old key (${old.display_prefix}…) keeps working until ${date(stopsAt)}, then stops.${created.expiresAt ? ` The new one expires when the old one would have: ${date(created.expiresAt)}.` : ''}`)}`,
     );
-    return html(reply, { title: 'API Keys', signedIn: frame(session, 'keys'), body });
   });
 
   app.post('/account/keys/:id/revoke', form, async (request, reply) => {

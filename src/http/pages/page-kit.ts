@@ -34,6 +34,8 @@ export interface AccountPagesOptions {
   publicBaseUrl?: () => string;
 }
 
+/** How long what a form's answer shows waits for the page it redirected to (redirectWith). */
+const FLASH_SECONDS = 300;
 /** How long a rotated key keeps working beside its successor (the CLI's default overlap too). */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 export const EXPIRY_CHOICES = { never: null, '7d': 7, '30d': 30, '90d': 90, '365d': 365 } as const;
@@ -64,7 +66,11 @@ export type PageKit = ReturnType<typeof pageKit>;
 /** Sets up the /account scope and returns the helpers its page modules share. */
 export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
   const { db, logger } = options;
-  const limiter = new SignInLimiter(options.redis, { email: options.redisKeys.signInEmail, client: options.redisKeys.signInClient });
+  const limiter = new SignInLimiter(options.redis, {
+    email: options.redisKeys.signInEmail,
+    client: options.redisKeys.signInClient,
+    account: options.redisKeys.signInAccount,
+  });
   const allowance = options.researchAllowance ?? DEFAULT_RESEARCH_ALLOWANCE;
   const publicOrigin = () => {
     try {
@@ -104,13 +110,15 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
     const code = error instanceof ProblemError ? error.body.status : error.statusCode;
     const status = code && code >= 400 && code < 500 ? code : 500;
     if (status === 500) request.log.error({ err: error }, 'account page failed');
+    // A refusal that says why (input-hygiene's "name … holds a control character") shows its reason; the rest the generic text.
+    const why = error instanceof ProblemError && status < 500 && error.body.detail ? ` ${error.body.detail}` : '';
     return html(reply.code(status), {
       title: status === 500 ? 'Something went wrong' : 'The request was refused',
       body: notice(
         'error',
         status === 500
           ? 'The page could not be made; try again in a moment.'
-          : 'The form could not be read; go back, reload the page and try again.',
+          : `The form could not be read and nothing was changed.${why} Go back, correct it and try again.`,
       ),
     });
   });
@@ -141,8 +149,16 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
     if (!session) void reply.redirect('/account/sign-in', 303);
     return session;
   }
-  /** As page, for a form that changes something: from this origin, with the session's token. */
-  async function change(request: FastifyRequest, reply: FastifyReply): Promise<Session | undefined> {
+  /**
+   * As page, for a form that changes something: from this origin, with the session's token, and (unless
+   * `whileSuspended`, as signing out is) not while the account is suspended: the pages refuse what the
+   * API refuses its keys (403), so a suspended account's people may look but change nothing.
+   */
+  async function change(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    { whileSuspended = false }: { whileSuspended?: boolean } = {},
+  ): Promise<Session | undefined> {
     if (!sameOrigin(request, publicOrigin())) {
       void refused(reply);
       return undefined;
@@ -156,12 +172,35 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
       void refused(reply);
       return undefined;
     }
+    if (session.row.status === 'suspended' && !whileSuspended) {
+      void html(reply.code(403), {
+        title: 'Account suspended',
+        signedIn: frame(session, 'overview'),
+        body: `${notice('error', `Account ${session.row.account_name} is suspended: its pages are read-only and nothing was changed. Its API keys are refused too until the operators resume it.`)}<p><a href="/account">Back to your account</a></p>`,
+      });
+      return undefined;
+    }
     return session;
+  }
+
+  /**
+   * POST/Redirect/GET: a form that changed something answers 303 to its page, and what it has to show (a key
+   * or a link shown once, a notice) waits in Redis for that page's next GET in the same session, read once
+   * (GETDEL) and kept at most FLASH_SECONDS: a reload or a second submit repeats nothing and shows no secret again.
+   */
+  async function redirectWith(reply: FastifyReply, session: Session, tab: TabId, path: string, shown: string): Promise<FastifyReply> {
+    await options.redis.set(options.redisKeys.pageFlash(session.row.id_hash, tab), shown, 'EX', FLASH_SECONDS);
+    return reply.redirect(path, 303);
+  }
+  async function takeShown(session: Session, tab: TabId): Promise<string> {
+    return (await options.redis.getdel(options.redisKeys.pageFlash(session.row.id_hash, tab))) ?? '';
   }
 
   return {
     db,
     logger,
+    redirectWith,
+    takeShown,
     options,
     limiter,
     allowance,

@@ -1,13 +1,14 @@
 // The People tab: the account's members; owners invite people (a one-time link shown once).
 import type { FastifyInstance } from 'fastify';
-import { createInvitation, normaliseEmail } from '../../account/invitations.js';
-import { listMembers, MemberOfAnotherAccount } from '../../account/member.repository.js';
+import { createInvitation, INVITATION_LIFETIME_MS, invitationLink, normaliseEmail } from '../../account/invitations.js';
+import { listMembers } from '../../account/member.repository.js';
+import { hashToken, newToken } from '../../account/tokens.js';
 import { esc, hidden, notice } from './layout.js';
 import type { Session } from './session.js';
 import { field, date, type PageKit } from './page-kit.js';
 
 export function peoplePages(app: FastifyInstance, kit: PageKit): void {
-  const { db, baseUrl, audit, hide, form, html, frame, page, change } = kit;
+  const { db, options, baseUrl, audit, hide, form, html, frame, page, change, redirectWith, takeShown } = kit;
 
   async function peoplePage(session: Session, message = ''): Promise<string> {
     const members = await listMembers(db, session.row.account_id);
@@ -32,7 +33,11 @@ export function peoplePages(app: FastifyInstance, kit: PageKit): void {
   app.get('/account/people', hide, async (request, reply) => {
     const session = await page(request, reply);
     if (!session) return reply;
-    return html(reply, { title: 'People', signedIn: frame(session, 'people'), body: await peoplePage(session) });
+    return html(reply, {
+      title: 'People',
+      signedIn: frame(session, 'people'),
+      body: await peoplePage(session, await takeShown(session, 'people')),
+    });
   });
 
   app.post('/account/people', form, async (request, reply) => {
@@ -54,20 +59,40 @@ export function peoplePages(app: FastifyInstance, kit: PageKit): void {
         body: await peoplePage(session, notice('error', 'Give an email address and a role (owner or member).')),
       });
     }
-    try {
-      const invitation = await createInvitation(db, { accountId: session.row.account_id, email, role }, baseUrl(request));
-      audit(session, 'person invited', { invited_member_id: invitation.memberId, role: invitation.role });
-      const shown = `<section aria-labelledby="link-heading" class="notice ok"><h2 id="link-heading">Invitation for ${esc(email)}</h2>
-<label for="invite-link">One-time link (valid until ${esc(date(invitation.expiresAt))}); shown only now</label>
-<input id="invite-link" class="secret" type="text" readonly value="${esc(invitation.link)}"></section>`;
-      return html(reply, { title: 'People', signedIn: frame(session, 'people'), body: await peoplePage(session, shown) });
-    } catch (error) {
-      if (!(error instanceof MemberOfAnotherAccount)) throw error;
-      return html(reply.code(409), {
+    const refuse = async (text: string) =>
+      html(reply.code(409), {
         title: 'People',
         signedIn: frame(session, 'people'),
-        body: await peoplePage(session, notice('error', 'That address belongs to a member of another account.')),
+        body: await peoplePage(session, notice('error', text)),
       });
+    const invitation = await createInvitation(db, { accountId: session.row.account_id, email, role }, baseUrl(request));
+    if (invitation.kind === 'already-member') {
+      return refuse(
+        `${email} is a member of this account already and has a password; no link was made. An owner cannot set another person's password from these pages: the operators can (insights accounts invite --reset).`,
+      );
     }
+    if (invitation.kind === 'role-differs') {
+      return refuse(
+        `${email} was invited already as ${invitation.role}; inviting again does not change a role. Invite them as ${invitation.role} for a new link.`,
+      );
+    }
+    let link: string;
+    let expiresAt: Date;
+    if (invitation.kind === 'elsewhere') {
+      // The same answer as for an address nobody has (an owner must not learn which addresses other accounts
+      // hold): a link that sets nothing and tells the invitee, when opened, that their address is another account's.
+      const token = newToken();
+      expiresAt = new Date(Date.now() + INVITATION_LIFETIME_MS);
+      await options.redis.set(options.redisKeys.invitationElsewhere(hashToken(token)), '1', 'PX', INVITATION_LIFETIME_MS);
+      link = invitationLink(baseUrl(request), token);
+      audit(session, 'person invited', { invited_member_id: null, role, address_elsewhere: true });
+    } else {
+      ({ link, expiresAt } = invitation);
+      audit(session, 'person invited', { invited_member_id: invitation.memberId, role: invitation.role });
+    }
+    const shown = `<section aria-labelledby="link-heading" class="notice ok"><h2 id="link-heading">Invitation for ${esc(email)}</h2>
+<label for="invite-link">One-time link (valid until ${esc(date(expiresAt))}); shown only now</label>
+<input id="invite-link" class="secret" type="text" readonly value="${esc(link)}"></section>`;
+    return redirectWith(reply, session, 'people', '/account/people', shown);
   });
 }

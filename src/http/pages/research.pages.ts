@@ -9,7 +9,7 @@ import type { Session } from './session.js';
 import { field, date, type PageKit } from './page-kit.js';
 
 export function researchPages(app: FastifyInstance, kit: PageKit): void {
-  const { db, options, audit, hide, form, html, frame, page, change } = kit;
+  const { db, options, audit, hide, form, html, frame, page, change, redirectWith, takeShown } = kit;
 
   async function researchPage(session: Session, message = '', idea = '', geo = ''): Promise<string> {
     const { rows } = await listAccountRuns(db, session.row.account_id, { limit: 20 });
@@ -39,7 +39,7 @@ ${
   app.get('/account/research', hide, async (request, reply) => {
     const session = await page(request, reply);
     if (!session) return reply;
-    const body = options.research ? await researchPage(session) : researchOff;
+    const body = options.research ? await researchPage(session, await takeShown(session, 'research')) : researchOff;
     return html(reply, { title: 'Research', signedIn: frame(session, 'research'), body });
   });
 
@@ -62,13 +62,13 @@ ${
       if (submitted.kind === 'reused') {
         audit(session, 'research answered from a recent insight', { insight_id: submitted.insight.id });
         const text = `“${submitted.insight.idea}” was researched recently: insight ${submitted.insight.id}. No run was started and none of the allowance was spent.`;
-        return html(reply, { title: 'Research', signedIn, body: await researchPage(session, notice('ok', text)) });
+        return redirectWith(reply, session, 'research', '/account/research', notice('ok', text));
       }
       audit(session, 'research submitted', { run_id: submitted.run.id });
       const text = submitted.madeBefore
         ? `Your account is researching this idea already: run ${submitted.run.id}.`
         : `Started run ${submitted.run.id}.`;
-      return html(reply, { title: 'Research', signedIn, body: await researchPage(session, notice('ok', text)) });
+      return redirectWith(reply, session, 'research', '/account/research', notice('ok', text));
     } catch (error) {
       if (error instanceof InvalidIdeaError) return again(400, `This idea cannot be researched: ${error.message}`);
       if (error instanceof ResearchAllowanceSpentError) {

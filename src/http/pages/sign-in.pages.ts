@@ -50,7 +50,9 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
     const email = normaliseEmail(rawEmail) ?? rawEmail.trim().toLowerCase();
     const password = field(request.body, 'password').slice(0, 1_000);
     const emailHash = hashToken(email);
-    const held = await limiter.attempt(emailHash, clientKey(request.ip));
+    const member = await findMemberByEmail(db, email);
+    // Counted before the password is checked (atomic: concurrent guesses cannot slip past the count).
+    const held = await limiter.reserve(emailHash, clientKey(request.ip), member?.account_id);
     if (held) {
       logger.warn(
         { audit: { action: 'sign-in held', email_hash: emailHash.slice(0, 16), client: clientKey(request.ip) } },
@@ -69,10 +71,8 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
         ),
       });
     }
-    const member = await findMemberByEmail(db, email);
     const ok = member?.password_hash ? await verifyPassword(password, member.password_hash) : await verifyNothing(password);
     if (!member || !ok) {
-      await limiter.failed(emailHash);
       logger.info(
         { audit: { action: 'sign-in failed', email_hash: emailHash.slice(0, 16), client: clientKey(request.ip) } },
         'account pages: sign-in failed',
@@ -82,7 +82,7 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
         body: signInForm(csrfTokenOf(pre!), email, notice('error', 'The email address or the password is wrong.')),
       });
     }
-    await limiter.succeeded(emailHash);
+    await limiter.succeeded(emailHash, member.account_id);
     // Never keep a session id that existed before sign-in (fixation): end whatever the browser held, make a new one.
     const before = await currentSession(db, request);
     if (before) await revokeSession(db, before.row.id_hash);
@@ -95,7 +95,7 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
   });
 
   app.post('/account/sign-out', form, async (request, reply) => {
-    const session = await change(request, reply);
+    const session = await change(request, reply, { whileSuspended: true });
     if (!session) return reply;
     await revokeSession(db, session.row.id_hash);
     setCookie(request, reply, cookieName(request, 'session'), '', 0);
@@ -105,6 +105,19 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
 
   // Invitations
 
+  /** A link the People page made for an address of another account (people.pages.ts): it says so, and sets nothing. */
+  const invitationElsewhere = async (token: string, reply: FastifyReply) => {
+    if (!isTokenShaped(token) || (await kit.options.redis.exists(kit.options.redisKeys.invitationElsewhere(hashToken(token)))) === 0) {
+      return undefined;
+    }
+    return html(reply.code(409), {
+      title: 'Invitation',
+      body: notice(
+        'error',
+        'Your address already signs in to another account of this service, and an address belongs to one account only, so this invitation cannot be used. Ask the person who invited you to invite another of your addresses.',
+      ),
+    });
+  };
   const invitationGone = (reply: FastifyReply) =>
     html(reply.code(410), {
       title: 'Invitation',
@@ -131,7 +144,7 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
   app.get('/account/invite/:token', hide, async (request, reply) => {
     const { token } = request.params as { token: string };
     const invitation = await liveInvitation(token);
-    if (!invitation) return invitationGone(reply);
+    if (!invitation) return (await invitationElsewhere(token, reply)) ?? invitationGone(reply);
     return html(reply, {
       title: `Join ${invitation.account_name}`,
       body: passwordForm(token, csrfTokenOf(preSession(request, reply)), invitation.email),
@@ -143,7 +156,7 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
     const pre = preSessionSecret(request);
     if (!sameOrigin(request, publicOrigin()) || !formTokenMatches(pre, request.body)) return refused(reply);
     const invitation = await liveInvitation(token);
-    if (!invitation) return invitationGone(reply);
+    if (!invitation) return (await invitationElsewhere(token, reply)) ?? invitationGone(reply);
     const password = field(request.body, 'password');
     const problem = passwordProblem(password) ?? (password === field(request.body, 'confirm') ? null : 'The two passwords differ.');
     if (problem) {
