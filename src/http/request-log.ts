@@ -4,7 +4,17 @@ import { LogController } from 'fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The URL as logged: an invitation link's token is a password-setting secret and never reaches a log. */
-export const loggedUrl = (url: string): string => url.replace(/\/account\/invite\/[^/?#]+/g, '/account/invite/[token]');
+export const loggedUrl = (url: string): string => {
+  // Decoded and case-folded first: "/account/%69nvite/<token>" and "/Account/invite//<token>" reach the
+  // same handler (or a 404) and must not carry a live token into the log either.
+  let path = url;
+  try {
+    path = decodeURIComponent(url);
+  } catch {
+    // Not decodable: judged as it is.
+  }
+  return /\/invite\//i.test(path) ? path.replace(/(\/invite\/+)(?:\.?\/)*[^?#]*/gi, '$1[token]') : url;
+};
 
 export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}

@@ -615,7 +615,26 @@ it("the request log never holds an invitation's token: its URL is logged as /acc
     .filter((l) => l.msg === 'request');
   expect(requests.filter((l) => l.url === '/account/invite/[token]')).toHaveLength(2);
   expect(requests.some((l) => l.url === '/account/invite/[token]?again=1')).toBe(true);
+  // Nor spelled otherwise (a second review had "/account/%69nvite/<token>" served and logged in clear).
+  for (const spelling of [
+    `/account/%69nvite/${token}`,
+    `/Account/invite/${token}`,
+    `/account/invite//${token}`,
+    `/account/./invite/${token}`,
+  ])
+    await new PageAgent(t.app).get(spelling);
   expect(log.lines.join('\n')).not.toContain(token);
+});
+
+it('keeps what a page shows once (a new key) sealed in Redis: only the session that made it can open it', async () => {
+  const page = await owner.get('/account/keys');
+  const posted = await owner.post('/account/keys', { csrf: csrfOf(page.body), name: 'sealed', scopes: ['insights:read'], expiry: 'never' });
+  expect(posted.statusCode).toBe(303);
+  const flashes = await t.redis.redis.keys(`{${t.redis.prefix}:pages}:flash:*`);
+  expect(flashes.length).toBeGreaterThan(0);
+  for (const k of flashes) expect(await t.redis.redis.get(k)).not.toMatch(/sik_/);
+  const shown = await owner.get('/account/keys');
+  expect(shown.body).toMatch(/sik_/);
 });
 
 describe('keys: rotation, reloads and odd forms', () => {

@@ -1,6 +1,7 @@
 // What every account page module is handed: the page's dependencies and the few helpers
 // that make a page safe (signed in, from this origin, with the session's form token),
 // set up once for the /account scope: the form parser, the no-store hook and the HTML error page.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { announceKeyChange } from '../../api-keys/api-key-cache.js';
 import type { QuotaStore } from '../../accounts/quota.store.js';
@@ -32,6 +33,30 @@ export interface AccountPagesOptions {
   forgetKey?: (keyId: string) => void;
   /** PUBLIC_BASE_URL: its origin is accepted as a form's Origin too, and invitation links start with it. */
   publicBaseUrl?: () => string;
+}
+
+/**
+ * What waits in Redis for the next page (a new key, an invitation link) is sealed (AES-256-GCM) with a key
+ * derived from the session's cookie, which neither Redis nor Postgres holds: Redis never keeps a secret in
+ * clear (an outside review read a working key there), and only the browser holding the cookie can open it.
+ */
+const flashKey = (sessionSecret: string) => createHash('sha256').update(`account-page-flash\u0000${sessionSecret}`).digest();
+export function sealFlash(sessionSecret: string, text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', flashKey(sessionSecret), iv);
+  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+/** The sealed text, or '' when it cannot be opened with this session (another session's, or tampered). */
+export function openFlash(sessionSecret: string, sealed: string): string {
+  try {
+    const raw = Buffer.from(sealed, 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', flashKey(sessionSecret), raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** How long what a form's answer shows waits for the page it redirected to (redirectWith). */
@@ -189,11 +214,12 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
    * (GETDEL) and kept at most FLASH_SECONDS: a reload or a second submit repeats nothing and shows no secret again.
    */
   async function redirectWith(reply: FastifyReply, session: Session, tab: TabId, path: string, shown: string): Promise<FastifyReply> {
-    await options.redis.set(options.redisKeys.pageFlash(session.row.id_hash, tab), shown, 'EX', FLASH_SECONDS);
+    await options.redis.set(options.redisKeys.pageFlash(session.row.id_hash, tab), sealFlash(session.secret, shown), 'EX', FLASH_SECONDS);
     return reply.redirect(path, 303);
   }
   async function takeShown(session: Session, tab: TabId): Promise<string> {
-    return (await options.redis.getdel(options.redisKeys.pageFlash(session.row.id_hash, tab))) ?? '';
+    const sealed = await options.redis.getdel(options.redisKeys.pageFlash(session.row.id_hash, tab));
+    return sealed ? openFlash(session.secret, sealed) : '';
   }
 
   return {
