@@ -3,7 +3,7 @@
 // command's own code, in process), they open the link, set a password, sign in, open
 // the "API Keys" tab by its name, create a key and read it off the page, call the API
 // with it, rotate it, revoke the old one (refused within a second) and sign out (the
-// cookie they had is refused after); the Webhooks tab shows a subscription made through the API, and the Research tab starts a run. Every page passes axe-core's WCAG 2 A/AA rules and
+// cookie they had is refused after); the Webhooks tab shows a subscription made through the API, the Research tab starts a run, whose page and insight report open from it. Every page passes axe-core's WCAG 2 A/AA rules and
 // a few checks of this project's own (one h1, lang, landmarks, the current tab marked),
 // loads under its Content-Security-Policy with no violation, and fetches nothing but
 // this service.
@@ -16,6 +16,7 @@ import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { hashApiKey } from '../../src/domain/api-key.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { runCliInProcess } from '../support/account-pages.js';
+import { insertInsight } from '../support/fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const EMAIL = 'person@example.com';
@@ -227,6 +228,24 @@ describe('the account pages in headless Chromium', () => {
     expect(await page.$eval('main [role="status"]', (p) => p.textContent)).toMatch(/^Started run run_/);
     audit.research = await accessibilityProblems(page);
 
+    // The run's page (finished here, so it does not reload itself under axe) and its insight's report.
+    const runId = (await page.$eval('main [role="status"]', (p) => p.textContent))!.match(/run_[a-z0-9]+/)![0];
+    const insightId = await insertInsight(t.database.db, { score: 0.7, title: 'Subscription boxes for houseplants' });
+    await t.database.db.updateTable('insights').set({ owner_account_id: account.accountId }).where('id', '=', insightId).execute();
+    await t.database.db
+      .updateTable('research_runs')
+      .set({ status: 'succeeded', next_step: 41, insight_id: insightId, finished_at: new Date() })
+      .where('id', '=', runId)
+      .execute();
+    expect(await submit(page, `main a[href="/account/research/${runId}"]`)).toBe(200);
+    expect(await page.$$eval('main tbody tr', (rows) => rows.length)).toBe(40);
+    audit.run = await accessibilityProblems(page);
+    expect(await submit(page, `main dd a[href="/account/insights/${insightId}/report"]`)).toBe(200);
+    expect(await page.$eval('h1', (h) => h.textContent)).toBe('Subscription boxes for houseplants');
+    // The report is the API's own document (GET /api/insights/{id}/report): it passes the same checks as the pages.
+    audit.report = await accessibilityProblems(page);
+    await page.goBack({ waitUntil: 'load' });
+
     expect(await submit(page, '::-p-aria([name="People"][role="link"])')).toBe(200);
     audit.people = await accessibilityProblems(page);
 
@@ -241,7 +260,18 @@ describe('the account pages in headless Chromium', () => {
     expect(stolen.headers.get('location')).toBe('/account/sign-in');
     expect((await page.goto(`${base}/account/keys`, { waitUntil: 'load' }))?.url()).toBe(`${base}/account/sign-in`);
 
-    expect(audit).toEqual({ invite: [], 'sign-in': [], overview: [], keys: [], created: [], webhooks: [], research: [], people: [] });
+    expect(audit).toEqual({
+      invite: [],
+      'sign-in': [],
+      overview: [],
+      keys: [],
+      created: [],
+      webhooks: [],
+      research: [],
+      run: [],
+      report: [],
+      people: [],
+    });
     expect(problems).toEqual([]);
     expect(offsite).toEqual([]);
     await page.close();

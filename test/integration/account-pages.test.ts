@@ -11,6 +11,7 @@ import { hashToken } from '../../src/account/tokens.js';
 import { hashApiKey } from '../../src/domain/api-key.js';
 import { SIGN_IN_LIMITS } from '../../src/account/sign-in-limiter.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { insertInsight } from '../support/fixtures.js';
 import { csrfOf, HOST, ORIGIN, PageAgent, recordingLogger, runCliInProcess } from '../support/account-pages.js';
 
 let t: TestApp;
@@ -380,6 +381,100 @@ describe('research', () => {
   });
 });
 
+describe('a run and its report', () => {
+  it("shows the 40 steps of an own run, reloading itself while it runs and not after; links its insight; another account's run is 404", async () => {
+    const page = await owner.get('/account/research');
+    const started = await owner.submit('/account/research', { csrf: csrfOf(page.body), idea: 'standing desks for kids', geo: 'US' });
+    const runId = /Started run (run_[a-z0-9]+)\./.exec(started.body)?.[1];
+    expect(runId, started.body).toBeDefined();
+    expect(started.body).toContain(`<a href="/account/research/${runId}">${runId}</a>`);
+    const refresh = '<meta http-equiv="refresh" content="3">';
+
+    const queued = await member.get(`/account/research/${runId}`);
+    expect(queued.statusCode, queued.body).toBe(200);
+    expect(queued.body).toContain(refresh);
+    expect(queued.body).toContain('reloads itself every 3 seconds');
+    expect(queued.body.match(/<tr><td>\d+<\/td>/g)).toHaveLength(40);
+
+    await t.database.db
+      .insertInto('research_steps')
+      .values(
+        [1, 2].map((step) => ({ run_id: runId!, step, name: `step ${step}`, status: 'done' as const, summary: `did step ${step}\nmore` })),
+      )
+      .execute();
+    await t.database.db.updateTable('research_runs').set({ status: 'running', next_step: 3 }).where('id', '=', runId!).execute();
+    const running = await member.get(`/account/research/${runId}`);
+    expect(running.body).toContain(refresh);
+    expect(running.body).toMatch(
+      /<tr><td>2<\/td><td>[^<]+<\/td><td>done<\/td><td>did step 2<\/td><\/tr><tr><td>3<\/td><td>[^<]+<\/td><td>running<\/td><td>—<\/td><\/tr>/,
+    );
+    expect(running.body).toContain('<dt>Steps done</dt><dd>2 of 40</dd>');
+
+    const insightId = await insertInsight(t.database.db, { score: 0.7, title: 'Standing desks for kids' });
+    await t.database.db.updateTable('insights').set({ owner_account_id: accountId }).where('id', '=', insightId).execute();
+    await t.database.db
+      .updateTable('research_runs')
+      .set({ status: 'succeeded', next_step: 41, insight_id: insightId, finished_at: new Date() })
+      .where('id', '=', runId!)
+      .execute();
+    const finished = await member.get(`/account/research/${runId}`);
+    expect(finished.statusCode).toBe(200);
+    expect(finished.body).not.toContain('http-equiv="refresh"');
+    expect(finished.body).toContain('This run is succeeded');
+    expect(finished.body).toContain(`<a href="/account/insights/${insightId}/report">`);
+    expect((await member.get('/account/research')).body).toContain(`<a href="/account/insights/${insightId}/report">${insightId}</a>`);
+
+    // Another account's run, or no run at all: the 404 page.
+    const stranger = new PageAgent(t.app);
+    const elsewhere = await createApiKey(t.database.db, 'a stranger account', 'pro');
+    await stranger.acceptInvitation(
+      linkOf(
+        await createInvitation(t.database.db, { accountId: elsewhere.accountId, email: 'stranger@example.com', role: 'owner' }, ORIGIN),
+      ),
+      'a stranger of another account',
+    );
+    expect((await stranger.signIn('stranger@example.com', 'a stranger of another account')).statusCode).toBe(303);
+    for (const path of [`/account/research/${runId}`, '/account/research/run_nope', `/account/insights/${insightId}/report`]) {
+      const res = await stranger.get(path);
+      expect(res.statusCode, path).toBe(404);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.body).not.toContain('standing desks for kids');
+      expect(res.body).not.toContain('Standing desks for kids');
+    }
+    // Signed out: to sign in.
+    expect((await new PageAgent(t.app).get(`/account/research/${runId}`)).headers.location).toBe('/account/sign-in');
+  });
+
+  it("renders the API's printable report, with the report's own CSP, for an own or public insight; another account's private one is 404", async () => {
+    const own = await insertInsight(t.database.db, { score: 0.8, title: 'Own private insight' });
+    await t.database.db.updateTable('insights').set({ owner_account_id: accountId }).where('id', '=', own).execute();
+    const pub = await insertInsight(t.database.db, { score: 0.6, title: 'A public insight' });
+    const theirs = await insertInsight(t.database.db, { score: 0.9, title: 'Someone else private insight' });
+    const other = await createApiKey(t.database.db, 'report owner elsewhere', 'pro');
+    await t.database.db.updateTable('insights').set({ owner_account_id: other.accountId }).where('id', '=', theirs).execute();
+
+    for (const [id, title] of [
+      [own, 'Own private insight'],
+      [pub, 'A public insight'],
+    ] as const) {
+      const res = await member.get(`/account/insights/${id}/report`);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.body).toContain(title);
+      const api = await t.app.inject({ url: `/api/insights/${id}/report`, headers: bearer(operatorKey) });
+      expect(api.statusCode).toBe(200);
+      expect(res.headers['content-security-policy']).toBe(api.headers['content-security-policy']);
+      expect(res.headers['content-security-policy']).toMatch(/style-src 'sha256-/);
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+    const hidden = await member.get(`/account/insights/${theirs}/report`);
+    expect(hidden.statusCode).toBe(404);
+    expect(hidden.body).not.toContain('Someone else private insight');
+    expect((await member.get('/account/insights/ins_nope/report')).statusCode).toBe(404);
+    expect((await new PageAgent(t.app).get(`/account/insights/${pub}/report`)).headers.location).toBe('/account/sign-in');
+  });
+});
+
 describe('webhooks', () => {
   it("lists the account's own subscriptions, their criteria and recent deliveries, through the API's service; no other account's", async () => {
     const hooks = await createKeyForAccount(t.database.db, { id: accountId, plan: 'pro' }, 'hooks', null, [
@@ -412,6 +507,101 @@ describe('webhooks', () => {
     expect(res.body).toMatch(/<td>ping<\/td><td>pending<\/td>/);
     expect(res.body).not.toContain('someone-else');
     expect(res.body).toMatch(/<a href="\/account\/webhooks" aria-current="page">Webhooks<\/a>/);
+  });
+  it("sends a test and replays a delivery through the API's service; refused cross-site, for another account's ids (404) and past the day's sends (429)", async () => {
+    const hooks = await createKeyForAccount(t.database.db, { id: accountId, plan: 'pro' }, 'hooks 2', null, ['webhooks:write']);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: { ...bearer(hooks.key), 'content-type': 'application/json' },
+      payload: JSON.stringify({ url: 'http://127.0.0.1:9/pages-test-hook' }),
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().data.id as string;
+    const deliveriesOf = (subscriptionId: string) =>
+      t.database.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', subscriptionId).execute();
+    const other = await t.webhookKey();
+    const foreign = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: { ...bearer(other.key), 'content-type': 'application/json' },
+      payload: JSON.stringify({ url: 'http://127.0.0.1:9/not-yours' }),
+    });
+    const foreignId = foreign.json().data.id as string;
+    expect((await t.app.inject({ method: 'POST', url: `/api/webhooks/${foreignId}/test`, headers: bearer(other.key) })).statusCode).toBe(
+      202,
+    );
+    const foreignDelivery = (await deliveriesOf(foreignId))[0]!;
+
+    const page = await member.get('/account/webhooks');
+    expect(page.body).toContain(`action="/account/webhooks/${id}/test"`);
+    const csrf = csrfOf(page.body);
+    // A member may test (the API asks webhooks:write, which members' keys may hold).
+    const tested = await member.submit(`/account/webhooks/${id}/test`, { csrf });
+    expect(tested.posted.statusCode, tested.posted.body).toBe(303);
+    expect(tested.statusCode).toBe(200);
+    const [ping] = await deliveriesOf(id);
+    expect(ping).toMatchObject({ status: 'pending' });
+    expect(tested.body).toContain(`Sent a test to subscription ${id} (delivery ${ping!.id}).`);
+    expect(tested.body).toContain(`action="/account/webhooks/${id}/deliveries/${ping!.id}/replay"`);
+
+    // Pending: the service does not send it twice; once failed, a replay reopens it.
+    const early = await member.submit(`/account/webhooks/${id}/deliveries/${ping!.id}/replay`, { csrf });
+    expect(early.body).toContain('is still on its way: it was not sent twice');
+    await t.database.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', ping!.id).execute();
+    const replayed = await owner.submit(`/account/webhooks/${id}/deliveries/${ping!.id}/replay`, {
+      csrf: csrfOf((await owner.get('/account/webhooks')).body),
+    });
+    expect(replayed.posted.statusCode).toBe(303);
+    expect(replayed.body).toContain(`Delivery ${ping!.id} is sent again`);
+    expect((await deliveriesOf(id)).find((d) => d.id === ping!.id)).toMatchObject({ status: 'pending', replays: 1 });
+    await t.database.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', ping!.id).execute();
+
+    const before = await deliveriesOf(id);
+    // Cross-site or without the token: nothing sent.
+    expect((await member.post(`/account/webhooks/${id}/test`, { csrf }, { origin: 'https://evil.example' })).statusCode).toBe(403);
+    expect((await member.post(`/account/webhooks/${id}/test`, { csrf: 'x' })).statusCode).toBe(403);
+    expect(
+      (await member.post(`/account/webhooks/${id}/deliveries/${ping!.id}/replay`, { csrf }, { origin: 'https://evil.example' })).statusCode,
+    ).toBe(403);
+    expect(await deliveriesOf(id)).toEqual(before);
+    // Another account's subscription or delivery: 404, nothing sent.
+    const foreignBefore = await deliveriesOf(foreignId);
+    for (const path of [
+      `/account/webhooks/${foreignId}/test`,
+      `/account/webhooks/${foreignId}/deliveries/${foreignDelivery.id}/replay`,
+      `/account/webhooks/${id}/deliveries/${foreignDelivery.id}/replay`,
+      `/account/webhooks/whsub_nope/test`,
+    ]) {
+      const res = await member.post(path, { csrf });
+      expect(res.statusCode, path).toBe(404);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.body).toContain('Your account has no such webhook');
+    }
+    expect(await deliveriesOf(foreignId)).toEqual(foreignBefore);
+    expect(await deliveriesOf(id)).toEqual(before);
+
+    // The day's replays and pings spent: a 429 page that says so, not a 500.
+    const day = new Date().toISOString().slice(0, 10);
+    await t.database.db
+      .insertInto('webhook_sends_daily')
+      .values({ account_id: accountId, day, pings: 1_000_000 })
+      .onConflict((oc) => oc.columns(['account_id', 'day']).doUpdateSet({ pings: 1_000_000 }))
+      .execute();
+    try {
+      for (const path of [`/account/webhooks/${id}/test`, `/account/webhooks/${id}/deliveries/${ping!.id}/replay`]) {
+        const spent = await member.post(path, { csrf });
+        expect(spent.statusCode, path).toBe(429);
+        expect(Number(spent.headers['retry-after'])).toBeGreaterThan(0);
+        expect(spent.body).toContain('replays and pings a day');
+      }
+      expect(await deliveriesOf(id)).toEqual(before);
+    } finally {
+      await t.database.db.updateTable('webhook_sends_daily').set({ pings: 0 }).where('account_id', '=', accountId).execute();
+    }
+    const audits = log.lines.map((l) => JSON.parse(l) as { audit?: Record<string, unknown> }).filter((l) => l.audit);
+    expect(audits.some((l) => l.audit!.action === 'webhook test sent' && l.audit!.subscription_id === id)).toBe(true);
+    expect(audits.some((l) => l.audit!.action === 'webhook delivery replayed' && l.audit!.delivery_id === ping!.id)).toBe(true);
   });
 });
 
@@ -449,7 +639,7 @@ it('an expired or unknown invitation says so (410), and invitations over another
 });
 
 describe('a suspended account', () => {
-  it('may sign in and look, but changes nothing from the pages (403): no key, rotation, revocation, invitation or research run', async () => {
+  it('may sign in and look, but changes nothing from the pages (403): no key, rotation, revocation, invitation, research run, webhook test or replay', async () => {
     const paused = await createApiKey(t.database.db, 'paused account', 'pro');
     const person = { email: 'paused-owner@example.com', password: 'paused account owner pass' };
     const agent = new PageAgent(t.app);
@@ -460,6 +650,20 @@ describe('a suspended account', () => {
     expect((await agent.signIn(person.email, person.password)).statusCode).toBe(303);
     const existing = await createKey(agent, 'made while active');
     const runsBefore = await t.database.db.selectFrom('research_runs').select('id').where('account_id', '=', paused.accountId).execute();
+    const hooks = await createKeyForAccount(t.database.db, { id: paused.accountId, plan: 'pro' }, 'hooks', null, ['webhooks:write']);
+    const hookId = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/webhooks',
+        headers: { ...bearer(hooks.key), 'content-type': 'application/json' },
+        payload: JSON.stringify({ url: 'http://127.0.0.1:9/paused-hook' }),
+      })
+    ).json().data.id as string;
+    expect((await t.app.inject({ method: 'POST', url: `/api/webhooks/${hookId}/test`, headers: bearer(hooks.key) })).statusCode).toBe(202);
+    const deliveries = () => t.database.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', hookId).execute();
+    const [delivery] = await deliveries();
+    await t.database.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', delivery!.id).execute();
+    const deliveriesBefore = await deliveries();
     await runCliInProcess(['accounts', 'suspend', paused.accountId], {
       ...t.database.env,
       REDIS_URL: t.redis.url,
@@ -478,6 +682,8 @@ describe('a suspended account', () => {
       await agent.post(`/account/keys/${existing.id}/revoke`, { csrf }),
       await agent.post('/account/people', { csrf, email: 'recruit@example.com', role: 'member' }),
       await agent.post('/account/research', { csrf, idea: 'bamboo toothbrushes', geo: 'US' }),
+      await agent.post(`/account/webhooks/${hookId}/test`, { csrf }),
+      await agent.post(`/account/webhooks/${hookId}/deliveries/${delivery!.id}/replay`, { csrf }),
     ];
     for (const res of attempts) {
       expect(res.statusCode).toBe(403);
@@ -492,6 +698,7 @@ describe('a suspended account', () => {
     expect(await t.database.db.selectFrom('research_runs').select('id').where('account_id', '=', paused.accountId).execute()).toEqual(
       runsBefore,
     );
+    expect(await deliveries()).toEqual(deliveriesBefore);
     // Signing out still works.
     expect((await agent.post('/account/sign-out', { csrf })).statusCode).toBe(303);
   });

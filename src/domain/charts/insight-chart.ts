@@ -88,7 +88,7 @@ export function renderInsightChart(input: {
   });
   if (input.note)
     parts.push(`<text x="${W - M.right}" y="28" font-size="11" text-anchor="end" fill="#b45309">${escapeXml(input.note)}</text>`);
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" role="img" aria-label="${escapeXml(input.title)}">${parts.join('')}</svg>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" role="img" aria-label="${escapeXml(input.title)}"><title>${escapeXml(input.title)}</title>${parts.join('')}</svg>`;
 }
 
 const BLOCKS = '▁▂▃▄▅▆▇█';

@@ -220,7 +220,9 @@ export function renderReportHtml(input: InsightReportInput): string {
 <style>${REPORT_STYLESHEET}</style>
 </head>
 <body>
+<main>
 ${parts.filter(Boolean).join('\n')}
+</main>
 </body>
 </html>
 `;

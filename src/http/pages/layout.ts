@@ -25,6 +25,8 @@ export interface PageFrame {
   /** The signed-in person and their form token: the tabs and the sign-out button. */
   signedIn?: { email: string; role: string; accountName: string; csrf: string; tab: TabId };
   body: string;
+  /** Reloads the page every so many seconds (a run under way): a meta refresh, as the pages' policy allows no script. */
+  refreshSeconds?: number;
 }
 
 export function renderPage(frame: PageFrame): string {
@@ -43,7 +45,7 @@ export function renderPage(frame: PageFrame): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(frame.title)} · Startup Insights</title>
-<link rel="stylesheet" href="${STYLESHEET_PATH}">
+${frame.refreshSeconds ? `<meta http-equiv="refresh" content="${frame.refreshSeconds}">\n` : ''}<link rel="stylesheet" href="${STYLESHEET_PATH}">
 <link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
 </head>
 <body>

@@ -1,6 +1,12 @@
 // The Research tab: start research through the service POST /api/research-runs uses, and list the account's runs.
 import type { FastifyInstance } from 'fastify';
 import { listAccountRuns } from '../../research/account-runs.repository.js';
+import { findRun, stepsOf } from '../../research/run.repository.js';
+import { findInsight } from '../../insights/insight.repository.js';
+import { isId } from '../../domain/ids.js';
+import { renderReportHtml } from '../../domain/reports/report-html.js';
+import { REPORT_CSP, reportInputOf } from '../routes/api/insight-exports.js';
+import { toInsightDto } from '../routes/api/insights.routes.js';
 import { InvalidIdeaError } from '../../research/chain.js';
 import { ResearchAllowanceSpentError } from '../../research/research-service.js';
 import { STEP_COUNT, STEP_NAMES } from '../../domain/research/step-names.js';
@@ -17,16 +23,16 @@ export function researchPages(app: FastifyInstance, kit: PageKit): void {
       const done = Math.min(STEP_COUNT, run.next_step - 1);
       const live = run.status === 'running' || run.status === 'waiting';
       const step = `${done} of ${STEP_COUNT}${live ? ` (now: ${STEP_NAMES[run.next_step - 1] ?? ''})` : ''}`;
-      return `<tr><td>${esc(run.idea)}</td><td>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</td><td>${esc(run.status)}${run.failed_step ? ` at step ${run.failed_step}` : ''}</td><td>${esc(step)}</td><td>${run.insight_id ? `<code>${esc(run.insight_id)}</code>` : '—'}</td><td><code>${esc(run.id)}</code></td><td>${esc(date(run.created_at))}</td></tr>`;
+      return `<tr><td>${esc(run.idea)}</td><td>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</td><td>${esc(run.status)}${run.failed_step ? ` at step ${run.failed_step}` : ''}</td><td>${esc(step)}</td><td>${run.insight_id ? `<a href="/account/insights/${esc(run.insight_id)}/report">${esc(run.insight_id)}</a>` : '—'}</td><td><a href="/account/research/${esc(run.id)}">${esc(run.id)}</a></td><td>${esc(date(run.created_at))}</td></tr>`;
     });
     return `${message}<section aria-labelledby="submit-heading"><h2 id="submit-heading">Research an idea</h2>
-<p>A run takes 40 steps and spends one of the account's research runs for today. Reload this page to see it progress.</p>
+<p>A run takes 40 steps and spends one of the account's research runs for today. Open a run to watch its steps: its page reloads itself until the run ends.</p>
 <form method="post" action="/account/research">${hidden('csrf', session.csrf)}
 <label for="idea">Idea</label><input id="idea" name="idea" type="text" maxlength="500" required value="${esc(idea)}">
 <label for="geo">Market (a country code such as US, a region such as US-CA; empty: the service's default)</label><input id="geo" name="geo" type="text" maxlength="10" value="${esc(geo)}">
 <div><button type="submit">Start research</button></div></form></section>
 <section aria-labelledby="runs-heading"><h2 id="runs-heading">Your account's runs</h2>
-<p>With a key, follow a run at <code>/api/research-runs/{id}</code> (or its <code>/events</code>) and read the insight's report at <code>/api/insights/{id}/report</code>.</p>
+<p>Open a run for its 40 steps, and its insight for the printable report. With a key, the same are at <code>/api/research-runs/{id}</code> and <code>/api/insights/{id}/report</code>.</p>
 ${
   runs.length === 0
     ? '<p>No runs yet.</p>'
@@ -77,5 +83,62 @@ ${
       }
       throw error;
     }
+  });
+
+  const notFound = (session: Session, text: string) => ({
+    title: 'Not found',
+    signedIn: frame(session, 'research'),
+    body: `${notice('error', text)}<p><a href="/account/research">Back to research</a></p>`,
+  });
+  /** Seconds between reloads of a run's page while the run is under way. */
+  const REFRESH_SECONDS = 3;
+  const oneLine = (text: string | null) => {
+    const line = (text ?? '').split('\n', 1)[0]!.trim();
+    return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+  };
+
+  // A run of the account's own, step by step, from the repository GET /api/research-runs/{id} reads.
+  app.get('/account/research/:id', hide, async (request, reply) => {
+    const session = await page(request, reply);
+    if (!session) return reply;
+    const { id } = request.params as { id: string };
+    const run = isId('run', id) ? await findRun(db, id) : undefined;
+    if (!run || run.account_id !== session.row.account_id)
+      return html(reply.code(404), notFound(session, 'Your account has no such research run.'));
+    const recorded = new Map((await stepsOf(db, run.id)).map((s) => [s.step, s]));
+    const live = run.status === 'queued' || run.status === 'running' || run.status === 'waiting';
+    const rows = STEP_NAMES.map((name, i) => {
+      const s = recorded.get(i + 1);
+      const current = i + 1 === run.next_step && (run.status === 'running' || run.status === 'waiting');
+      const status = s?.status ?? (current ? run.status : 'pending');
+      return `<tr><td>${i + 1}</td><td>${esc(name)}</td><td>${esc(status)}</td><td>${esc(oneLine(s?.summary ?? null)) || '—'}</td></tr>`;
+    });
+    const done = [...recorded.values()].filter((s) => s.status === 'done').length;
+    const state = live
+      ? `<p role="status">This run is ${esc(run.status)}: this page reloads itself every ${REFRESH_SECONDS} seconds until it ends.</p>`
+      : `<p>This run is ${esc(run.status)}${run.failed_step ? ` at step ${run.failed_step}` : ''}${run.finished_at ? ` (ended ${esc(date(run.finished_at))})` : ''}.</p>`;
+    const body = `${state}<dl class="facts"><dt>Idea</dt><dd>${esc(run.idea)}</dd><dt>Market</dt><dd>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</dd>
+<dt>Steps done</dt><dd>${done} of ${STEP_COUNT}</dd><dt>Started</dt><dd>${esc(date(run.created_at))}</dd>
+<dt>Insight</dt><dd>${run.insight_id ? `<a href="/account/insights/${esc(run.insight_id)}/report">report of ${esc(run.insight_id)}</a>` : '—'}</dd></dl>
+<table><caption>The ${STEP_COUNT} steps of run ${esc(run.id)}</caption><thead><tr><th scope="col">Step</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Summary</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+<p><a href="/account/research">Back to research</a></p>`;
+    return html(reply, {
+      title: `Run ${run.id}`,
+      signedIn: frame(session, 'research'),
+      body,
+      ...(live ? { refreshSeconds: REFRESH_SECONDS } : {}),
+    });
+  });
+
+  // The printable report GET /api/insights/{id}/report renders, for an insight the account may see (public, or its own).
+  app.get('/account/insights/:id/report', hide, async (request, reply) => {
+    const session = await page(request, reply);
+    if (!session) return reply;
+    const { id } = request.params as { id: string };
+    const row = isId('insight', id) ? await findInsight(db, id, { accountId: session.row.account_id }) : undefined;
+    if (!row) return html(reply.code(404), notFound(session, 'Your account has no such insight.'));
+    const input = await reportInputOf(db, toInsightDto(row), new Date());
+    // The report's own policy (its stylesheet by hash, nothing else), not the pages'.
+    return reply.header('content-security-policy', REPORT_CSP).type('text/html; charset=utf-8').send(renderReportHtml(input));
   });
 }
