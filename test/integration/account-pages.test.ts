@@ -476,29 +476,27 @@ describe('a run and its report', () => {
 });
 
 describe('webhooks', () => {
+  /** A subscription made through the API with this key (the pages read and act on it through the same service). */
+  async function subscribe(key: string, body: Record<string, unknown>): Promise<string> {
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/webhooks',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    return created.json().data.id as string;
+  }
+
   it("lists the account's own subscriptions, their criteria and recent deliveries, through the API's service; no other account's", async () => {
     const hooks = await createKeyForAccount(t.database.db, { id: accountId, plan: 'pro' }, 'hooks', null, [
       'insights:read',
       'webhooks:write',
     ]);
     const json = { ...bearer(hooks.key), 'content-type': 'application/json' };
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/webhooks',
-      headers: json,
-      payload: JSON.stringify({ url: 'http://127.0.0.1:9/pages-hook', min_score: 0.6, categories: ['finance'] }),
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const id = created.json().data.id as string;
+    const id = await subscribe(hooks.key, { url: 'http://127.0.0.1:9/pages-hook', min_score: 0.6, categories: ['finance'] });
     expect((await t.app.inject({ method: 'POST', url: `/api/webhooks/${id}/test`, headers: json })).statusCode).toBe(202);
-    const other = await t.webhookKey();
-    const foreign = await t.app.inject({
-      method: 'POST',
-      url: '/api/webhooks',
-      headers: { ...bearer(other.key), 'content-type': 'application/json' },
-      payload: JSON.stringify({ url: 'http://127.0.0.1:9/someone-else' }),
-    });
-    expect(foreign.statusCode, foreign.body).toBe(201);
+    await subscribe((await t.webhookKey()).key, { url: 'http://127.0.0.1:9/someone-else' });
 
     const res = await member.get('/account/webhooks');
     expect(res.statusCode).toBe(200);
@@ -510,14 +508,7 @@ describe('webhooks', () => {
   });
   it("sends a test and replays a delivery through the API's service; refused cross-site, for another account's ids (404) and past the day's sends (429)", async () => {
     const hooks = await createKeyForAccount(t.database.db, { id: accountId, plan: 'pro' }, 'hooks 2', null, ['webhooks:write']);
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/api/webhooks',
-      headers: { ...bearer(hooks.key), 'content-type': 'application/json' },
-      payload: JSON.stringify({ url: 'http://127.0.0.1:9/pages-test-hook' }),
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const id = created.json().data.id as string;
+    const id = await subscribe(hooks.key, { url: 'http://127.0.0.1:9/pages-test-hook' });
     const deliveriesOf = (subscriptionId: string) =>
       t.database.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', subscriptionId).execute();
     const other = await t.webhookKey();
