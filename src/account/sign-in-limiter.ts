@@ -5,7 +5,9 @@
 //   the right password included (a guesser who found it learns nothing); a right password
 //   (checked while not locked) resets the address's count;
 // - per account: 30 attempts in 15 minutes over all its members' addresses (so walking
-//   through an account's people is limited too); a right password gives back its one attempt;
+//   through an account's people is limited too); a right password gives back its one attempt.
+//   A browser that signed in to the account before (its device cookie, 30 days) is not held by
+//   this limit, so someone who knows three addresses cannot keep the account's people out;
 // - per client (IPv4 address or IPv6 /64): 20 attempts a minute, right or wrong, so one
 //   client cannot walk through many addresses. A client over its limit is refused without
 //   spending the address's or the account's count.
@@ -55,7 +57,12 @@ export class SignInLimiter {
    * Counts this attempt (client, address and, when the address is a member's, the account) before the
    * password is checked; says how long to wait when any of them is over its limit (then nothing is checked).
    */
-  async reserve(emailHash: string, client: string, accountId: string | undefined): Promise<{ retryAfterSeconds: number } | null> {
+  async reserve(
+    emailHash: string,
+    client: string,
+    accountId: string | undefined,
+    knownDevice = false,
+  ): Promise<{ retryAfterSeconds: number } | null> {
     const keys = [this.keys.client(client), this.keys.email(emailHash)];
     const args: number[] = [
       SIGN_IN_LIMITS.attemptsPerClient,
@@ -63,7 +70,7 @@ export class SignInLimiter {
       SIGN_IN_LIMITS.attemptsPerEmail,
       SIGN_IN_LIMITS.emailWindowSeconds,
     ];
-    if (accountId !== undefined) {
+    if (accountId !== undefined && !knownDevice) {
       keys.push(this.keys.account(accountId));
       args.push(SIGN_IN_LIMITS.attemptsPerAccount, SIGN_IN_LIMITS.accountWindowSeconds);
     }
@@ -71,13 +78,18 @@ export class SignInLimiter {
     return wait > 0 ? { retryAfterSeconds: wait } : null;
   }
 
-  /** A right password: the address starts afresh and the account gets its one attempt back. */
-  async succeeded(emailHash: string, accountId: string): Promise<void> {
-    const accountKey = this.keys.account(accountId);
-    await this.redis
-      .multi()
-      .del(this.keys.email(emailHash))
-      .eval("if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end", 1, accountKey)
-      .exec();
+  /**
+   * A right password: the address starts afresh and, when this attempt counted against the account
+   * (not from a browser known to it), the account gets its one attempt back.
+   */
+  async succeeded(emailHash: string, accountId: string, countedOnAccount = true): Promise<void> {
+    const steps = this.redis.multi().del(this.keys.email(emailHash));
+    if (countedOnAccount)
+      steps.eval(
+        "if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end",
+        1,
+        this.keys.account(accountId),
+      );
+    await steps.exec();
   }
 }

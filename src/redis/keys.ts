@@ -51,6 +51,8 @@ export function redisKeys(prefix: string) {
     signInClient: (client: string) => `{${prefix}:signin}:client:${client}`,
     /** Sign-in attempts against the members of one account (same slot as the two above: one script counts all three). */
     signInAccount: (accountId: string) => `{${prefix}:signin}:account:${accountId}`,
+    /** A browser that signed in to the account before (its device cookie's hash; 30 days): not held by the account's limit. */
+    signInDevice: (accountId: string, deviceHash: string) => `{${prefix}:signin}:device:${accountId}:${deviceHash}`,
     /** What an account page shows once after a form that changed something redirected to it (POST/Redirect/GET): per session (its id's hash) and page. */
     pageFlash: (sessionHash: string, tab: string) => `{${prefix}:pages}:flash:${sessionHash}:${tab}`,
     /** A link the People page showed for an address of another account (its token's hash; 72 hours): it sets nothing and tells the invitee why. */

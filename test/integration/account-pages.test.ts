@@ -242,11 +242,9 @@ describe('sign-in attempts', () => {
       linkOf(await createInvitation(t.database.db, { accountId: other.accountId, email: rightOne.email, role: 'member' }, ORIGIN)),
       rightOne.password,
     );
-    // Right passwords before the walk give their attempt back.
-    for (let i = 0; i < 3; i += 1)
-      expect(
-        (await new PageAgent(t.app, { remoteAddress: `192.0.2.${200 + i}` }).signIn(rightOne.email, rightOne.password)).statusCode,
-      ).toBe(303);
+    // Right passwords before the walk give their attempt back; each of these browsers is known to the account from then on.
+    const known = Array.from({ length: 3 }, (_, i) => new PageAgent(t.app, { remoteAddress: `192.0.2.${200 + i}` }));
+    for (const agent of known) expect((await agent.signIn(rightOne.email, rightOne.password)).statusCode).toBe(303);
     const codes: number[] = [];
     for (let i = 0; i < SIGN_IN_LIMITS.attemptsPerAccount + 5; i += 1) {
       const agent = new PageAgent(t.app, { remoteAddress: `192.0.2.${i + 1}` });
@@ -254,8 +252,14 @@ describe('sign-in attempts', () => {
     }
     expect(codes.filter((c) => c === 401)).toHaveLength(SIGN_IN_LIMITS.attemptsPerAccount);
     expect(codes.slice(SIGN_IN_LIMITS.attemptsPerAccount)).toEqual([429, 429, 429, 429, 429]);
-    // Every address of the account is held now, the right password of an untouched one too.
+    // Every address of the account is held now, the right password of an untouched one too, from a new browser;
+    // but not from a browser that signed in to the account before (its device cookie): the walk cannot lock its people out.
     expect((await new PageAgent(t.app, { remoteAddress: '192.0.2.250' }).signIn(rightOne.email, rightOne.password)).statusCode).toBe(429);
+    expect((await known[0]!.signIn(rightOne.email, rightOne.password)).statusCode).toBe(303);
+    // A device cookie of another account's browser, or a made-up one, counts for nothing.
+    const stranger = new PageAgent(t.app, { remoteAddress: '192.0.2.251' });
+    stranger.cookies.set('si_device', 'x'.repeat(43));
+    expect((await stranger.signIn(rightOne.email, rightOne.password)).statusCode).toBe(429);
   }, 60_000);
 
   it(`one client may try ${SIGN_IN_LIMITS.attemptsPerClient} times a minute, over any addresses`, async () => {

@@ -13,11 +13,15 @@ import {
   formTokenMatches,
   preSession,
   preSessionSecret,
+  readCookie,
   sameOrigin,
   SESSION_ABSOLUTE_MS,
   setCookie,
 } from './session.js';
 import { field, type PageKit } from './page-kit.js';
+
+/** How long a browser that signed in stays known to its account's sign-in limit (its device cookie). */
+const DEVICE_SECONDS = 30 * 86_400;
 
 export function signInPages(app: FastifyInstance, kit: PageKit): void {
   const { db, logger, limiter, publicOrigin, audit, hide, form, html, refused, change } = kit;
@@ -52,7 +56,14 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
     const emailHash = hashToken(email);
     const member = await findMemberByEmail(db, email);
     // Counted before the password is checked (atomic: concurrent guesses cannot slip past the count).
-    const held = await limiter.reserve(emailHash, clientKey(request.ip), member?.account_id);
+    // A browser that signed in to this account before is not held by the account's limit (only the address's and its own).
+    const deviceCookie = readCookie(request, cookieName(request, 'device'));
+    const deviceKey =
+      member && deviceCookie && isTokenShaped(deviceCookie)
+        ? kit.options.redisKeys.signInDevice(member.account_id, hashToken(deviceCookie))
+        : undefined;
+    const knownDevice = deviceKey !== undefined && (await kit.options.redis.exists(deviceKey)) === 1;
+    const held = await limiter.reserve(emailHash, clientKey(request.ip), member?.account_id, knownDevice);
     if (held) {
       logger.warn(
         { audit: { action: 'sign-in held', email_hash: emailHash.slice(0, 16), client: clientKey(request.ip) } },
@@ -82,7 +93,7 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
         body: signInForm(csrfTokenOf(pre!), email, notice('error', 'The email address or the password is wrong.')),
       });
     }
-    await limiter.succeeded(emailHash, member.account_id);
+    await limiter.succeeded(emailHash, member.account_id, !knownDevice);
     // Never keep a session id that existed before sign-in (fixation): end whatever the browser held, make a new one.
     const before = await currentSession(db, request);
     if (before) await revokeSession(db, before.row.id_hash);
@@ -90,6 +101,11 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
     await insertSession(db, { idHash: hashToken(secret), memberId: member.id, expiresAt: new Date(Date.now() + SESSION_ABSOLUTE_MS) });
     setCookie(request, reply, cookieName(request, 'session'), secret, SESSION_ABSOLUTE_MS / 1000);
     setCookie(request, reply, cookieName(request, 'pre'), '', 0);
+    if (!knownDevice) {
+      const device = newToken();
+      await kit.options.redis.set(kit.options.redisKeys.signInDevice(member.account_id, hashToken(device)), '1', 'EX', DEVICE_SECONDS);
+      setCookie(request, reply, cookieName(request, 'device'), device, DEVICE_SECONDS);
+    }
     audit({ memberId: member.id, accountId: member.account_id }, 'signed in', { client: clientKey(request.ip) });
     return reply.redirect('/account', 303);
   });
