@@ -9,6 +9,15 @@ export type RunRow = Selectable<ResearchRunsTable>;
 export type StepRow = Selectable<ResearchStepsTable>;
 type DbOrTrx = Db | Transaction<Database>;
 
+/**
+ * A step's status as the API, the pages and the report show it: what the step recorded, else the
+ * run's own status (running, waiting) for the step it is on, else pending.
+ */
+export function shownStepStatus(run: Pick<RunRow, 'next_step' | 'status'>, step: number, recorded: string | undefined): string {
+  if (recorded !== undefined) return recorded;
+  return step === run.next_step && (run.status === 'running' || run.status === 'waiting') ? run.status : 'pending';
+}
+
 export async function createRun(
   db: DbOrTrx,
   input: {

@@ -10,15 +10,15 @@
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { hashApiKey } from '../../src/domain/api-key.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { runCliInProcess } from '../support/account-pages.js';
 import { insertInsight } from '../support/fixtures.js';
+import { launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const EMAIL = 'person@example.com';
 const PASSWORD = 'a passphrase of some length';
 
@@ -52,21 +52,7 @@ beforeAll(async () => {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    timeout: 30_000,
-    protocolTimeout: 60_000,
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -1,7 +1,7 @@
 // The chart as a person sees it: rendered by headless Chromium (Debian's
 // chromium; .ci/run installs it), screenshotted, and checked not to be blank.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
@@ -14,8 +14,8 @@ import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { runCli } from '../support/cli.js';
 import { dimensionsWith } from '../support/fixtures.js';
 import { demoSeries } from '../support/shared-data.js';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../support/chromium.js';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 let t: TestApp;
 let key: string;
 const id = 'ins_chart000000000000000'; // 20 characters after the prefix, like every id
@@ -85,13 +85,7 @@ describe('GET /api/insights/{id}/chart.svg', () => {
         CHROMIUM!,
         [
           '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
+          ...CHROMIUM_FLAGS,
           `--user-data-dir=${path.join(dir, 'profile')}`,
           `--screenshot=${shot}`,
           '--window-size=860,420',

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { marked } from 'marked';
 import { pino } from 'pino';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { loadConfig } from '../../src/config.js';
@@ -31,8 +31,7 @@ import { insertInsight } from '../support/fixtures.js';
 import { until } from '../support/pipeline.js';
 import { testResources } from '../support/redis.js';
 import { parseCsv } from '../support/csv.js';
-
-const CHROMIUM = '/usr/bin/chromium';
+import { launchChromium } from '../support/chromium.js';
 
 // What the functions evaluated in Chromium use of the page (the project compiles without the DOM library).
 interface PageElement {
@@ -403,21 +402,7 @@ async function openInChromium(
 
 describe('the HTML report in headless Chromium', () => {
   beforeAll(async () => {
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: 30_000,
-      protocolTimeout: 60_000,
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   it('renders its sections and its chart under its policy with no error or violation, and prints to a PDF', async () => {

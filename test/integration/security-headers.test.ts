@@ -5,7 +5,7 @@
 // were no security headers at all: the dashboard, with its obliterate, empty
 // and clean buttons and a remembered Basic login, could be framed by any site.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -19,8 +19,8 @@ import { QUEUES } from '../../src/queue/queues.js';
 import { createRedis, type Redis } from '../../src/redis/connection.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../support/chromium.js';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 const TOKEN = 'security-headers-admin-token-0123456789';
 
 let database: TestDatabase;
@@ -111,13 +111,7 @@ function chromium(url: string): Promise<{ dom: string; log: string }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'si-csp-'));
   const args = [
     '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
+    ...CHROMIUM_FLAGS,
     '--enable-logging=stderr',
     '--v=0',
     `--user-data-dir=${path.join(dir, 'profile')}`,

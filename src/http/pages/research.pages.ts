@@ -1,7 +1,7 @@
 // The Research tab: start research through the service POST /api/research-runs uses, and list the account's runs.
 import type { FastifyInstance } from 'fastify';
 import { listAccountRuns } from '../../research/account-runs.repository.js';
-import { findRun, stepsOf } from '../../research/run.repository.js';
+import { findRun, shownStepStatus, stepsOf } from '../../research/run.repository.js';
 import { findInsight } from '../../insights/insight.repository.js';
 import { isId } from '../../domain/ids.js';
 import { renderReportHtml } from '../../domain/reports/report-html.js';
@@ -109,8 +109,7 @@ ${
     const live = run.status === 'queued' || run.status === 'running' || run.status === 'waiting';
     const rows = STEP_NAMES.map((name, i) => {
       const s = recorded.get(i + 1);
-      const current = i + 1 === run.next_step && (run.status === 'running' || run.status === 'waiting');
-      const status = s?.status ?? (current ? run.status : 'pending');
+      const status = shownStepStatus(run, i + 1, s?.status);
       return `<tr><td>${i + 1}</td><td>${esc(name)}</td><td>${esc(status)}</td><td>${esc(oneLine(s?.summary ?? null)) || '—'}</td></tr>`;
     });
     const done = [...recorded.values()].filter((s) => s.status === 'done').length;

@@ -12,7 +12,7 @@ import { DIMENSIONS } from '../../../domain/scoring/dimensions.js';
 import type { ChartForecastPoint } from '../../../domain/charts/insight-chart.js';
 import { findForecast } from '../../../insights/forecast.repository.js';
 import { latestTrendPoints } from '../../../insights/trend-point.repository.js';
-import { latestRunForInsight, stepsOf } from '../../../research/run.repository.js';
+import { latestRunForInsight, shownStepStatus, stepsOf } from '../../../research/run.repository.js';
 import { STEP_NAMES } from '../../../research/step-contract.js';
 import type { InsightSummaryDto } from '../../schemas.js';
 
@@ -157,11 +157,10 @@ async function traceOf(db: Db, run: NonNullable<Awaited<ReturnType<typeof latest
     ),
     steps: STEP_NAMES.map((name, i) => {
       const s = steps.get(i + 1);
-      const current = i + 1 === run.next_step && (run.status === 'running' || run.status === 'waiting');
       return {
         step: i + 1,
         name,
-        status: s?.status ?? (current ? run.status : 'pending'),
+        status: shownStepStatus(run, i + 1, s?.status),
         summary: s?.summary ?? null,
         error: s?.error ? publicFailure(s.error) : null,
       };

@@ -23,7 +23,7 @@ import { toInsightDto } from './insights.routes.js';
 import { InsightSchema, stringEnum } from '../../schemas.js';
 import { publicFailure, publicRunError, publicWaitingReason } from '../../../domain/public-error.js';
 import { findInsight } from '../../../insights/insight.repository.js';
-import { findRun, latestRunForInsight, stepsOf, type RunRow } from '../../../research/run.repository.js';
+import { findRun, latestRunForInsight, shownStepStatus, stepsOf, type RunRow } from '../../../research/run.repository.js';
 import { STEP_COUNT, STEP_NAMES } from '../../../research/step-contract.js';
 import { problem, ProblemError } from '../../problem.js';
 import { requireInsight } from './require-insight.js';
@@ -122,11 +122,10 @@ async function report(db: Db, run: RunRow, viewer: { accountId: string }) {
       discovery: run.discovery ?? null,
       steps: STEP_NAMES.map((name, i) => {
         const s = steps.get(i + 1);
-        const current = i + 1 === run.next_step && (run.status === 'running' || run.status === 'waiting');
         return {
           step: i + 1,
           name,
-          status: s?.status ?? (current ? run.status : 'pending'),
+          status: shownStepStatus(run, i + 1, s?.status),
           attempts: s?.attempts ?? 0,
           duration_ms: s?.duration_ms ?? null,
           started_at: s?.started_at?.toISOString() ?? null,
