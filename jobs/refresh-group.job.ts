@@ -17,7 +17,7 @@ import { refreshGroup } from '../src/refresh/group.js';
 export function refreshGroupProcessor(deps: RefreshDeps & { ingest: Queue }) {
   return async (job: Job<Static<typeof RefreshGroupPayload>>, token?: string) => {
     const { insightIds, round = 2 } = job.data;
-    const insights: InsightRow[] = (await findActiveInsights(deps.db, insightIds)).filter((r) => r.source !== 'demo');
+    const insights: InsightRow[] = (await findActiveInsights(deps.db, insightIds)).filter((r) => r.source !== 'recorded-series');
     if (insights.length === 0) return { skipped: 'no active insights left in the group' };
     const { served, leftover, keywords } = await refreshGroup(deps, insights, (provider, keywords) =>
       fetchInterest(deps, job, token, provider, keywords, `refresh of ${insightIds.length} insights`),

@@ -16,7 +16,7 @@ export function refreshInsightProcessor(deps: RefreshDeps) {
     const { insightId } = job.data;
     const insight = await findInsight(deps.db, insightId);
     if (!insight || insight.status !== 'active') return { skipped: 'no such active insight' };
-    if (insight.source === 'demo') return { skipped: 'demo data is static' };
+    if (insight.source === 'recorded-series') return { skipped: 'a recorded series is static' };
     const provider = providerOf(insight, deps.provider);
     if (provider === null)
       return { skipped: `researched with ${insight.provider ?? 'a live provider'}: refreshed only from that kind of source` };

@@ -85,7 +85,9 @@ try {
   say(`  Docs:  ${url}/docs`);
   if (demo && 'inserted' in demo) {
     const topics = demo.named === demo.inserted ? `${demo.inserted} named topics` : `${demo.inserted} topics (${demo.named} of them named)`;
-    say(`  Demo:  recorded US Google Trends series for ${topics} (source "demo": only momentum is scored from a bare series)`);
+    say(
+      `  Recorded: real US Google Trends series of 2020 for ${topics} (source "recorded-series", labelled "recorded" with their dates: only momentum is scored from a bare series)`,
+    );
   } else if (demo) {
     say(
       `  Demo:  no demo series loaded from ${config.demoSeriesDir} (DEMO_SERIES_DIR); \`npx insights seed --demo --from DIR\` loads them`,
@@ -93,7 +95,7 @@ try {
   }
   if (demoRuns.length > 0) {
     say(
-      `  Demo research: ${demoRuns.length} ideas being researched now, all 40 steps, in a simulated world (source "synthetic", never live Google data):`,
+      `  Demo research: ${demoRuns.length} startup ideas being researched now, all 40 steps, in a simulated world (source "synthetic", labelled "simulated", never live Google data):`,
     );
     say(`         npx insights runs list`);
   }

@@ -45,8 +45,11 @@ export interface InsightsTable {
   primary_choice: ColumnType<PrimaryChoiceSummary | null, string | null | undefined, string | null>;
   /** The 3-12 month outlook of step 31, or why it is withheld (null before migration 0018, or for insights no run researched). */
   outlook: ColumnType<OutlookSummary | null, string | null | undefined, string | null>;
-  /** Generated (migration 0018): the default order's key, domain/scoring/overall.ts rankKey. Never written. */
+  /** Generated (migrations 0018, 0021): the default order's key, domain/provenance.ts provenanceTier × TIER_STEP + overall.ts rankKey. Never written. */
   rank_key: ColumnType<number, never, never>;
+  /** First and last day of the data it rests on (YYYY-MM-DD, every series it keeps); kept by trend-point.repository.ts (migration 0021). */
+  data_from: ColumnType<string | null, never, string | null>;
+  data_as_of: ColumnType<string | null, never, string | null>;
   /** The account it was researched for, privately; null: public (the catalogue every key reads). */
   owner_account_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The market it describes: a country code, or '' for worldwide. */

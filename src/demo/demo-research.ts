@@ -1,17 +1,33 @@
 // What a researched insight looks like, on a fresh machine without Google: on
-// the first `npm start`, a few ideas are researched by the real pipeline (all
-// 40 steps, 8 dimensions with evidence, a forecast) against the synthetic
-// provider's simulated world. Every such insight has source "synthetic" and
-// says "simulated" in its title, so it is never taken for live Google data.
+// the first `npm start`, named startup ideas are researched by the real
+// pipeline (all 40 steps, 8 dimensions with evidence, a forecast) against the
+// synthetic provider's simulated world. They lead the quick start's catalogue
+// (above the recorded 2020 series of demo-seed.ts, below any research on live
+// data). Every such insight has source "synthetic" and provider "synthetic",
+// so every place its title is read says "simulated" (domain/provenance.ts),
+// and it is never taken for live Google data.
 import type { Db } from '../db/connection.js';
 import { SOURCES } from '../domain/catalog.js';
 import { ResearchChain, startRun } from '../research/chain.js';
 import { anyRunExists } from '../research/run.repository.js';
 
 export const DEMO_IDEAS = [
-  'AI meal planner for busy parents (simulated demo)',
-  'Dog walking marketplace (simulated demo)',
-  'Budget travel app for students (simulated demo)',
+  'AI meal planner for busy parents',
+  'Dog walking marketplace',
+  'Budget travel app for students',
+  'Invoice automation for freelancers',
+  'Online tutoring for adult learners',
+  'Plant care reminder app',
+  'Secondhand furniture marketplace',
+  'Remote team standup bot',
+  'Home workout subscription',
+  'Local farmers market delivery',
+  'Language exchange app',
+  'Senior care scheduling software',
+  'Carbon footprint tracker for small businesses',
+  'Wedding planning checklist app',
+  'Subscription box for coffee lovers',
+  'Personal finance coach for teenagers',
 ] as const;
 
 /** Starts the demo runs unless research has been run here before; returns the run ids started. */

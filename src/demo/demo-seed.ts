@@ -2,12 +2,17 @@
 // bank (data/trends-series in the repository, or any folder in its format),
 // read in place. Every score shown is computed by the same domain code as real
 // research, over that real data; what a bare series cannot support is null
-// with the reason.
+// with the reason. They are recorded real series of 2020, not startup ideas:
+// source `recorded-series`, in the US market they were recorded in, asked by
+// the topic's name, and dated (their title and every answer say "recorded"
+// with their first and last day). The quick start's startup ideas are the
+// simulated ones of demo-research.ts, which rank above them.
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Db } from '../db/connection.js';
+import { SOURCES } from '../domain/catalog.js';
 import { newId } from '../domain/ids.js';
 import { classifyCategory, type CategoryChoice } from '../domain/research/category.js';
 import { DIMENSIONS, type DimensionScores, unsupported } from '../domain/scoring/dimensions.js';
@@ -177,21 +182,22 @@ export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT):
       const topic = topicOf(seriesId);
       const first = window90[0]!.date;
       const last = window.at(-1)!.date;
-      // The topic id stays the keyword (it is what Google was asked); the name is for people.
+      // People search by the topic's name (Google's own topic id is kept in the idea, for provenance).
       const name = names.get(topic);
       const id = await upsertInsight(trx, {
         id: newId('insight'),
         idea_key: `demo:${seriesId}`,
-        title: name ? `${name} (US search interest, recorded)` : `Google topic ${topic} (US search interest, recorded)`,
-        idea: `Demo: recorded US search interest in ${name ? `${name} (Google topic ${topic})` : `the Google topic ${topic}`}, ${first} to ${last} (the last ${window.length} days shown, all ${window90.length} kept)`,
-        primary_keyword: topic,
-        keywords: name ? [topic, name] : [topic],
+        title: `${name ?? `Google topic ${topic}`} — US search interest`,
+        idea: `Recorded real US Google Trends interest in ${name ? `${name} (Google topic ${topic})` : `the Google topic ${topic}`}, ${first} to ${last} (the last ${window.length} days shown, all ${window90.length} kept): a real series of ${first.slice(0, 4)}, not a startup idea`,
+        primary_keyword: name ?? topic,
+        keywords: [name ?? topic],
         category: categoryOfDemoTopic(name, topics.get(topic)?.types ?? []).category,
-        source: 'demo',
+        source: SOURCES.recordedSeries,
+        geo: 'US',
         overall_score: overall.score,
         confidence: overall.confidence,
         dimensions,
-        summary: `${dimensions.momentum.explanation} Demo data: only momentum can be scored from a bare series; the other dimensions say what evidence they need.`,
+        summary: `${dimensions.momentum.explanation} A recorded series (${first} to ${last}): only momentum can be scored from a bare series; the other dimensions say what evidence they need.`,
         status: 'active',
       });
       await replaceTrendPoints(trx, id, window, fetchedAt);

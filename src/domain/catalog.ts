@@ -2,11 +2,11 @@
 // once; everything else imports it.
 import { DIMENSIONS, type Dimension } from './scoring/dimensions.js';
 
-/** Where an insight came from. `demo` and `synthetic` are never real research. */
+/** Where an insight came from. `recorded-series` and `synthetic` are never live research (`demo` until 2026-11-28). */
 export const SOURCES = {
   research: 'research',
   discovery: 'discovery',
-  demo: 'demo',
+  recordedSeries: 'recorded-series',
   synthetic: 'synthetic',
 } as const;
 export type Source = (typeof SOURCES)[keyof typeof SOURCES];
@@ -15,8 +15,9 @@ export const SOURCE_VALUES = Object.values(SOURCES) as Source[];
 export const SOURCE_DESCRIPTIONS: Record<Source, string> = {
   research: 'A 40-step research run enqueued by an operator',
   discovery: 'A research run started by daily discovery from Google daily trends',
-  demo: 'Demo data: recorded US Google Trends windows (GTAB anchor bank) named by their topic; only momentum can be scored from a bare series',
-  synthetic: 'A simulated world: the demo research on first start, load tests and benchmarks; never real Google data',
+  'recorded-series':
+    "The quick start's recorded real series: US Google Trends interest in named topics from 2020-04-28 to 2020-07-26 (GTAB anchor bank); only momentum can be scored from a bare series",
+  synthetic: "A simulated world: the quick start's startup ideas, load tests and benchmarks; never real Google data",
 };
 
 /**

@@ -5,6 +5,7 @@
 // would reject (an out-of-range date, a NUL byte, a non-finite number).
 import { isDimensionSort, type InsightSort } from './catalog.js';
 import { isId } from './ids.js';
+import { MAX_RANK_KEY } from './provenance.js';
 
 export interface InsightCursor {
   sort: InsightSort;
@@ -15,10 +16,11 @@ export interface InsightCursor {
 
 /**
  * What a cursor names its sort: `score` pages by the rank key since 2026-11-27
- * (complete insights first), so its cursors say so, and one made before (the
- * overall score) is refused instead of starting mid-list.
+ * (complete insights first) and by provenance above it since 2026-11-28 (live
+ * research first), so its cursors say so, and one made before either is
+ * refused instead of starting mid-list.
  */
-const SORT_TAGS: Partial<Record<InsightSort, string>> = { score: 'score:rank' };
+const SORT_TAGS: Partial<Record<InsightSort, string>> = { score: 'score:tier' };
 const tagOf = (sort: InsightSort) => SORT_TAGS[sort] ?? sort;
 
 export function encodeCursor(cursor: InsightCursor): string {
@@ -50,13 +52,21 @@ export function decodeCursor(raw: string, sort: InsightSort): InsightCursor {
   const [cursorSort, value, id] = parsed as unknown[];
   if (sort === 'score' && cursorSort === 'score')
     throw new InvalidCursorError('was made before sort=score listed complete insights first (2026-11-27): start again from the first page');
+  if (sort === 'score' && cursorSort === 'score:rank')
+    throw new InvalidCursorError(
+      'was made before sort=score listed research on live data first (2026-11-28): start again from the first page',
+    );
   if (cursorSort !== tagOf(sort)) {
-    throw new InvalidCursorError(`was made for sort=${String(cursorSort).replace(':rank', '').slice(0, 20)}, not sort=${sort}`);
+    throw new InvalidCursorError(
+      `was made for sort=${String(cursorSort)
+        .replace(/:(rank|tier)$/, '')
+        .slice(0, 20)}, not sort=${sort}`,
+    );
   }
   if (typeof id !== 'string' || !isId('insight', id)) throw notOurs();
   if (sort === 'score') {
-    // The rank key: 0-1 for partial insights, 1-2 for complete ones.
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 2) throw notOurs();
+    // The rank key: a provenance tier (0, 2, 4 or 6), plus 1 when complete, plus overall × confidence.
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_RANK_KEY) throw notOurs();
   } else if (sort === 'overall') {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) throw notOurs();
   } else if (isDimensionSort(sort)) {

@@ -8,6 +8,7 @@ import { DIMENSIONS } from '../domain/scoring/dimensions.js';
 import { MIN_COMPLETE_DIMENSIONS } from '../domain/scoring/overall.js';
 import { TREND_CLASSES } from '../domain/scoring/trend-class.js';
 import { PLAN_VALUES } from '../domain/quota.js';
+import { PROVENANCE_KINDS } from '../domain/provenance.js';
 import { SUBSCRIPTION_LIMITS, WEBHOOK_EVENT_TYPES } from '../domain/webhooks/subscription-input.js';
 
 export const stringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
@@ -158,10 +159,29 @@ const DecisionSentences = Type.Array(
   }),
 );
 
+/** What an insight rests on (issue 47): live research, recorded real answers or a simulation, and the days of its data. */
+export const ProvenanceSchema = Type.Object(
+  {
+    kind: stringEnum(PROVENANCE_KINDS, {
+      description:
+        'live: asked of live Google Trends or DataForSEO; recorded: real Google answers recorded in the past (replay, or a recorded series); simulated: the synthetic provider, never real data',
+    }),
+    label: Type.String({
+      description: 'What the title carries: "simulated", "recorded 2017-10-29 to 2022-10-23"; empty for live research',
+    }),
+    source: Type.String({ description: 'The source in words, with its dates' }),
+  },
+  { description: 'What the insight rests on' },
+);
+
+export const DataDate = (description: string) => Type.Union([Type.String({ format: 'date' }), Type.Null()], { description });
+
 export const InsightSchema = Type.Object(
   {
     id: Type.String({ description: 'Opaque id, prefixed ins_' }),
-    title: Type.String(),
+    title: Type.String({
+      description: 'The idea as a person reads it: a simulated insight says "(simulated)", a recorded one "(recorded FIRST to LAST)"',
+    }),
     idea: Type.String(),
     primary_keyword: Type.String(),
     keywords: Type.Array(Type.String()),
@@ -180,8 +200,11 @@ export const InsightSchema = Type.Object(
     }),
     provider: Type.Union([Type.String(), Type.Null()], {
       description:
-        'The providers it was researched with (google, google+dataforseo, replay, synthetic); null for the demo. The refresh asks only that kind of source.',
+        'The providers it was researched with (google, google+dataforseo, replay, synthetic); null for a recorded series. The refresh asks only that kind of source.',
     }),
+    provenance: ProvenanceSchema,
+    data_from: DataDate('The first day of the data it rests on (every series it keeps); null before any series was stored'),
+    data_as_of: DataDate('The last day of the data it rests on: the last date of its series; null before any series was stored'),
     dimensions: Type.Object(Object.fromEntries(DIMENSIONS.map((d) => [d, DimensionSchema]))),
     trend_class: TrendClassValue,
     trend_class_hit_rate: HitRate,
@@ -277,7 +300,7 @@ export const InsightListQuery = Type.Object(
     ),
     sort: stringEnum(INSIGHT_SORTS, {
       default: 'score',
-      description: `score (the default: complete insights first, each by rank_score = overall × confidence, then partial ones), overall (the overall score alone), newest, oldest, or a dimension (${DIMENSIONS.join(', ')}): its score high first, unscored last`,
+      description: `score (the default: research on live data first, then on recorded answers, then simulated, then recorded series; within each, complete insights first, each by rank_score = overall × confidence, then partial ones), overall (the overall score alone), newest, oldest, or a dimension (${DIMENSIONS.join(', ')}): its score high first, unscored last`,
     }),
     cursor: Type.Optional(Type.String({ maxLength: 512, description: 'next_cursor from the previous page' })),
   },

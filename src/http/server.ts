@@ -45,9 +45,10 @@ export async function startWebServer(resources: Resources, config: Config, logge
   // Comparisons ask Google through the trends queue, never waiting in a request; local data directly.
   const series: SeriesSource | undefined =
     answeringProvider(config.trends.providers, 'series') === 'google'
-      ? trendsQueue && { fetch: (request) => askWithoutWaiting(trendsQueue, 'google', request) }
+      ? trendsQueue && { fetch: (request) => askWithoutWaiting(trendsQueue, 'google', request), provider: 'google' }
       : directSeries(
           providerGateways({ config, logger, redis: resources.redis, keys: resources.redisKeys })(config.trends.provider, 'research'),
+          answeringProvider(config.trends.providers, 'series'),
         );
   // Without a readable secret box the API still serves reads; /api/webhooks says it is not configured.
   let webhookBox: SecretBox | undefined;

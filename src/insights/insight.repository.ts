@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Insertable, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { Database, InsightsTable } from '../db/database.js';
-import { isDimensionSort, type Category, type InsightSort, type Source } from '../domain/catalog.js';
+import { isDimensionSort, SOURCES, type Category, type InsightSort, type Source } from '../domain/catalog.js';
 import type { InsightCursor } from '../domain/cursor.js';
 import type { GeographySummary, RelatedSummary } from '../domain/research/served-evidence.js';
 import type { SearchVolumeSummary } from '../domain/research/search-volume.js';
@@ -41,6 +41,8 @@ export const INSIGHT_COLUMNS = [
   'rank_key',
   'owner_account_id',
   'geo',
+  'data_from',
+  'data_as_of',
   'created_at',
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof InsightRow>;
@@ -55,6 +57,8 @@ export type NewInsight = Omit<
   | 'primary_choice'
   | 'outlook'
   | 'trend_class'
+  | 'data_from'
+  | 'data_as_of'
   | 'created_at'
   | 'updated_at'
 > & {
@@ -166,7 +170,12 @@ export async function findInsightForIdea(
     .select(['id', 'idea', sameIdea.as('sameIdea')])
     .where('geo', '=', scope.geo)
     .where((eb) => (scope.ownerAccountId === null ? eb('owner_account_id', 'is', null) : eb('owner_account_id', '=', scope.ownerAccountId)))
-    .where((eb) => eb.or([eb('idea_key', '=', ideaKey), eb.and([eb('primary_keyword', '=', primaryKeyword), eb('source', '<>', 'demo')])]))
+    .where((eb) =>
+      eb.or([
+        eb('idea_key', '=', ideaKey),
+        eb.and([eb('primary_keyword', '=', primaryKeyword), eb('source', '<>', SOURCES.recordedSeries)]),
+      ]),
+    )
     .orderBy(sameIdea, 'desc')
     .limit(1)
     .executeTakeFirst();
@@ -245,6 +254,8 @@ export const LIST_COLUMNS = [
   'status',
   'geo',
   'owner_account_id',
+  'data_from',
+  'data_as_of',
   'created_at',
   'updated_at',
 ] as const;
@@ -284,7 +295,8 @@ export function buildListQuery(db: DbOrTrx, filter: InsightFilter) {
   }
   switch (filter.sort) {
     case 'score':
-      // Complete insights first, each by overall × confidence (a generated column, migration 0018).
+      // Live research first, then recorded, simulated and bare series (domain/provenance.ts); within each,
+      // complete insights first, each by overall × confidence (a generated column, migrations 0018 and 0021).
       if (after) query = query.where((eb) => eb(eb.refTuple('rank_key', 'id'), '<', eb.tuple(after.value as number, after.id)));
       query = query.orderBy('rank_key', 'desc').orderBy('id', 'desc');
       break;
@@ -326,6 +338,34 @@ export async function countInsights(db: DbOrTrx): Promise<number> {
   return Number(count);
 }
 
+/**
+ * Dates the insights by the data they rest on: the first and last day of
+ * every series they keep. Called by every write of a series (trend-point.repository.ts),
+ * in its transaction, so the dates never disagree with the series.
+ */
+export async function stampDataDates(trx: Transaction<Database>, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`update insights i set
+      data_from = least(
+        (select min(t.date) from trend_points t where t.insight_id = i.id),
+        (select min((p ->> 'date')::date) from insight_series s, jsonb_array_elements(s.points) p where s.insight_id = i.id)),
+      data_as_of = greatest(
+        (select max(t.date) from trend_points t where t.insight_id = i.id),
+        (select max((p ->> 'date')::date) from insight_series s, jsonb_array_elements(s.points) p where s.insight_id = i.id))
+    where i.id in (${sql.join([...new Set(ids)])})`.execute(trx);
+}
+
+/** The days of data these insights rest on, by id (what a list of runs shows beside each run's insight). */
+export async function dataDatesOf(db: DbOrTrx, ids: readonly string[]): Promise<Map<string, Pick<InsightRow, 'data_from' | 'data_as_of'>>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('insights')
+    .select(['id', 'data_from', 'data_as_of'])
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((r) => [r.id, { data_from: r.data_from, data_as_of: r.data_as_of }]));
+}
+
 /** A refresh: new scores for an existing insight (its identity and text stay). */
 export async function updateInsightScores(
   trx: Transaction<Database>,
@@ -353,7 +393,7 @@ export async function listRefreshable(db: DbOrTrx): Promise<Array<Pick<InsightRo
     .selectFrom('insights')
     .select(['id', 'source', 'provider', 'interest_level'])
     .where('status', '=', 'active')
-    .where('source', '<>', 'demo')
+    .where('source', '<>', SOURCES.recordedSeries)
     .orderBy('id')
     .execute();
 }

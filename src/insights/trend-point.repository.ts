@@ -2,6 +2,7 @@ import type { Selectable, Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { Database, StoredTimeframe, TrendPointsTable } from '../db/database.js';
 import type { SeriesPoint } from '../domain/scoring/series.js';
+import { stampDataDates } from './insight.repository.js';
 
 export type TrendPointRow = Selectable<TrendPointsTable>;
 
@@ -43,6 +44,10 @@ export async function replaceTrendPointsOf(
     })),
   );
   if (rows.length > 0) await trx.insertInto('trend_points').values(rows).execute();
+  await stampDataDates(
+    trx,
+    series.map((s) => s.insightId),
+  );
 }
 
 /** Newest first; latestTrendPoints reverses. Exported so the API benchmark's baseline runs the same SQL. */
@@ -89,6 +94,10 @@ export async function upsertInsightSeriesOf(
         .doUpdateSet((eb) => ({ points: eb.ref('excluded.points'), fetched_at: eb.ref('excluded.fetched_at') })),
     )
     .execute();
+  await stampDataDates(
+    trx,
+    series.map((s) => s.insightId),
+  );
 }
 
 export async function findInsightSeries(db: Db | Transaction<Database>, insightId: string, timeframe: StoredTimeframe) {

@@ -38,6 +38,8 @@ export class NotResearchedError extends Error {
 /** Where the series comes from: answered now, or asked and not answered yet (then how long to wait). */
 export interface SeriesSource {
   fetch(request: TrendsRequest): Promise<{ answered: TrendsResponse } | { pendingMs: number }>;
+  /** Who answers (google, replay, synthetic, dataforseo): a comparison says what its series rests on. */
+  readonly provider?: string;
 }
 
 /**
@@ -45,8 +47,9 @@ export interface SeriesSource {
  * or told to wait (a paid provider's pace or account problem) without holding
  * the request.
  */
-export function directSeries(gateway: TrendsGateway): SeriesSource {
+export function directSeries(gateway: TrendsGateway, provider?: string): SeriesSource {
   return {
+    provider,
     fetch: async (request) => {
       try {
         return { answered: await gateway.fetch(request) };
@@ -65,8 +68,8 @@ export interface ComparedIdea {
 }
 
 export type Comparison =
-  | { kind: 'pending'; retryAfterMs: number; ideas: ComparedIdea[] }
-  | { kind: 'done'; ideas: ComparedIdea[]; series: InterestOverTime; geo: string };
+  | { kind: 'pending'; retryAfterMs: number; ideas: ComparedIdea[]; provider: string | null }
+  | { kind: 'done'; ideas: ComparedIdea[]; series: InterestOverTime; geo: string; provider: string | null };
 
 export class ComparisonService {
   constructor(
@@ -119,7 +122,8 @@ export class ComparisonService {
       if (error instanceof TrendsFailedError && charged) await refundComparison(this.db, who.accountId, charged.comparison, charged.at);
       throw error;
     }
-    if ('pendingMs' in answer) return { kind: 'pending', retryAfterMs: answer.pendingMs, ideas: compared };
+    const provider = this.series.provider ?? null;
+    if ('pendingMs' in answer) return { kind: 'pending', retryAfterMs: answer.pendingMs, ideas: compared, provider };
     if (answer.answered.kind !== 'interestOverTime') throw new Error(`the comparison's request was answered with ${answer.answered.kind}`);
     // Back in the order of the ideas given.
     const position = phrases.map((phrase) => asked.indexOf(phrase));
@@ -132,7 +136,7 @@ export class ComparisonService {
         hasData: position.map((i) => point.hasData[i] ?? false),
       })),
     };
-    return { kind: 'done', ideas: compared, series, geo };
+    return { kind: 'done', ideas: compared, series, geo, provider };
   }
 
   /** The first ask of this comparison today spends one run of the allowance; a repeat (a poll) does not (allowance.repository.ts). */

@@ -136,7 +136,11 @@ const UNLISTED_EMBED = "Google's embed flow served them empty";
 /** Where a related list was read from, as the dimensions' evidence names it. */
 function listedBy(o: RelatedOutput): string {
   const p = o.provenance;
-  if (p?.provider === 'replay') return `answers Google gave in ${p.recordedAt?.slice(0, 4) ?? 'the past'} (replay)`;
+  if (p?.provider === 'replay') {
+    // A recording's date is an HTTP date ("Sat, 12 Nov 2022 00:00:24 GMT"): said as the day it was recorded.
+    const at = Date.parse(p.recordedAt ?? '');
+    return `Google Trends answers recorded on ${Number.isFinite(at) ? new Date(at).toISOString().slice(0, 10) : 'an unknown day'} (replay)`;
+  }
   if (p?.provider === 'synthetic') return 'the simulated world (synthetic)';
   if (p?.provider === 'dataforseo') return "DataForSEO's Google Trends explore";
   return p?.via === 'embed' ? "Google's embed flow" : "Google's explore page";

@@ -78,6 +78,9 @@ export type AnnouncedInsight = Pick<
   | 'summary'
   | 'trend_class'
   | 'owner_account_id'
+  | 'provider'
+  | 'data_from'
+  | 'data_as_of'
 >;
 
 export type EventWithInsight = Selectable<OutboxEventsTable> & { insight: AnnouncedInsight | null };
@@ -104,6 +107,9 @@ export async function loadEventsWithInsights(db: Db, ids: string[]): Promise<Arr
             'i.summary',
             'i.trend_class',
             'i.owner_account_id',
+            'i.provider',
+            'i.data_from',
+            'i.data_as_of',
           ])
           .whereRef('i.id', '=', 'e.insight_id'),
       ).as('insight'),

@@ -4,14 +4,27 @@
 import type { Selectable } from 'kysely';
 import type { OutboxEventsTable } from '../db/database.js';
 import { trendClassFacts } from '../domain/scoring/trend-class.js';
+import { displayTitle, provenanceOf } from '../domain/provenance.js';
 import type { AnnouncedInsight } from './event.repository.js';
 
 function insightData(event: Selectable<OutboxEventsTable>, insight: AnnouncedInsight, baseUrl: string) {
+  // Events recorded before migration 0021 read their insight now, so every body carries these.
+  const facts = {
+    source: insight.source,
+    provider: insight.provider ?? null,
+    data_from: insight.data_from ?? null,
+    data_as_of: insight.data_as_of ?? null,
+  };
+  const { kind, label, source } = provenanceOf(facts);
   return {
     id: insight.id,
-    title: insight.title,
+    title: displayTitle(insight.title, facts),
     category: insight.category,
     source: insight.source,
+    provider: facts.provider,
+    provenance: { kind, label, source },
+    data_from: facts.data_from,
+    data_as_of: facts.data_as_of,
     overall_score: insight.overall_score,
     confidence: insight.confidence,
     dimension_scores: insight.dimension_scores,

@@ -111,6 +111,6 @@ describe('insights keys', () => {
     expect(bad.stderr).toMatch(/No demo data at/);
     const good = await runCli(['seed', '--demo', '--count', '31'], env);
     expect(good.code, good.stderr).toBe(0);
-    expect(good.stdout).toMatch(/Loaded 31 demo insights/);
+    expect(good.stdout).toMatch(/Loaded 31 recorded series/);
   });
 });

@@ -27,12 +27,23 @@ describe('insights seed --demo', () => {
     expect(names.get('/m/01245r')).toBe('Raclette');
     let named = 0;
     for (const row of rows) {
-      expect(row.source).toBe('demo');
-      // People read the topic's name; the topic id stays the keyword Google was asked.
-      const name = names.get(row.primary_keyword);
+      // Recorded real series of 2020, not startup ideas: their own source, their real market, asked by name.
+      expect(row).toMatchObject({
+        source: 'recorded-series',
+        geo: 'US',
+        provider: null,
+        data_from: '2020-04-28',
+        data_as_of: '2020-07-26',
+      });
+      const topic = /\(Google topic (\/[mg]\/[^)]+)\)/.exec(row.idea)![1]!;
+      const name = names.get(topic);
       if (name) named += 1;
-      expect(row.title).toBe(`${name ?? `Google topic ${row.primary_keyword}`} (US search interest, recorded)`);
-      expect(row.primary_keyword).toMatch(/^\/[mg]\//);
+      expect(row.title).toBe(`${name} — US search interest`);
+      expect(row.primary_keyword).toBe(name);
+      expect(row.keywords).toEqual([name]);
+      expect(row.idea).toMatch(
+        /^Recorded real US Google Trends interest in .*, 2020-04-28 to 2020-07-26 .*: a real series of 2020, not a startup idea$/,
+      );
       const forecast = await database.db.selectFrom('forecasts').select('insight_id').where('insight_id', '=', row.id).executeTakeFirst();
       expect(forecast).toBeDefined();
       const points = await database.db
@@ -42,7 +53,7 @@ describe('insights seed --demo', () => {
         .orderBy('date')
         .execute();
       expect(points).toHaveLength(30);
-      const original = series.get(`gtab_US:${row.primary_keyword}`)!;
+      const original = series.get(`gtab_US:${topic}`)!;
       expect(points).toEqual(lastWindowRescaled(original, 30).map((p) => ({ date: p.date, value: p.value })));
       // The stored score is what the domain code computes from those very points.
       const { momentum, trend } = assessMomentum({ days30: points, days90: lastWindowRescaled(original, 90) });

@@ -1,4 +1,4 @@
-import { rankKey } from '../../src/domain/scoring/overall.js';
+import { rankKeyOf } from '../../src/domain/provenance.js';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceKeyChange } from '../../src/api-keys/api-key-cache.js';
@@ -110,12 +110,12 @@ describe('GET /api/insights', () => {
       await t.database.db.updateTable('insights').set({ created_at: row.created_at }).where('id', '=', row.id).execute();
   });
 
-  it('orders sort=score by the rank key Postgres generates as the domain code defines it: complete insights first', async () => {
+  it('orders sort=score by the rank key Postgres generates as the domain code defines it: live research, then complete insights first', async () => {
     const rows = await t.database.db
       .selectFrom('insights')
-      .select(['rank_key', 'overall_score', 'confidence', 'dimension_scores'])
+      .select(['rank_key', 'overall_score', 'confidence', 'dimension_scores', 'source', 'provider'])
       .execute();
-    for (const r of rows) expect(r.rank_key).toBeCloseTo(rankKey(r.overall_score, r.confidence, r.dimension_scores), 12);
+    for (const r of rows) expect(r.rank_key).toBeCloseTo(rankKeyOf(r, r.overall_score, r.confidence, r.dimension_scores), 12);
     const listed = await walk('/api/insights?limit=100&sort=score');
     const firstPartial = listed.findIndex((r) => r.partial);
     if (firstPartial >= 0) expect(listed.slice(firstPartial).every((r) => r.partial)).toBe(true);

@@ -58,7 +58,7 @@ describe('research run repository', () => {
   });
 
   it('finds the same idea first, else another idea on the same primary keyword, never a demo one', async () => {
-    const demo = await insight('demo idea', 'shared phrase', 'demo');
+    const demo = await insight('demo idea', 'shared phrase', 'recorded-series');
     expect(await findInsightForIdea(database.db, 'new idea', 'shared phrase')).toBeUndefined();
     const other = await insight('other idea', 'shared phrase');
     expect(await findInsightForIdea(database.db, 'new idea', 'shared phrase')).toEqual({

@@ -83,7 +83,7 @@ export async function createTestApp(
       ? {
           research: {
             settings: { ...TEST_RESEARCH, ...options.research } satisfies ResearchSettings,
-            series: directSeries(new DirectTrendsGateway(new SyntheticTrendsProvider())),
+            series: directSeries(new DirectTrendsGateway(new SyntheticTrendsProvider()), 'synthetic'),
           },
         }
       : {}),

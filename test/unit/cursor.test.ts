@@ -13,9 +13,12 @@ describe('keyset cursors', () => {
     expect(decodeCursor(encodeCursor(newest), 'newest')).toEqual(newest);
   });
 
-  it('refuse a sort=score cursor made before it listed complete insights first (it would start mid-list)', () => {
+  it('refuse a sort=score cursor made before it listed complete insights, then live research, first (it would start mid-list)', () => {
     expect(() => decodeCursor(craft(['score', 0.793, id]), 'score')).toThrow(/made before sort=score listed complete insights first/);
-    expect(decodeCursor(craft(['score:rank', 1.5, id]), 'score')).toEqual({ sort: 'score', value: 1.5, id });
+    expect(() => decodeCursor(craft(['score:rank', 1.5, id]), 'score')).toThrow(
+      /made before sort=score listed research on live data first/,
+    );
+    expect(decodeCursor(craft(['score:tier', 7.5, id]), 'score')).toEqual({ sort: 'score', value: 7.5, id });
   });
 
   it('refuse a cursor made for another sort', () => {
@@ -29,14 +32,14 @@ describe('keyset cursors', () => {
       '!!!',
       'e30',
       'a'.repeat(600),
-      craft(['score:rank', 'DROP TABLE', id]),
-      craft(['score:rank', 1e308 * 10, id]),
-      craft(['score:rank', -0.5, id]),
-      craft(['score:rank', 7, id]),
-      craft(['score:rank', 0.5, 'ins_\u0000aaaaaaaaaaaaaaaaaaa']),
-      craft(['score:rank', 0.5, 'ins_abc']),
-      craft(['score:rank', 0.5, 42]),
-      craft(['score:rank', 0.5, id, 'extra']),
+      craft(['score:tier', 'DROP TABLE', id]),
+      craft(['score:tier', 1e308 * 10, id]),
+      craft(['score:tier', -0.5, id]),
+      craft(['score:tier', 9, id]),
+      craft(['score:tier', 0.5, 'ins_\u0000aaaaaaaaaaaaaaaaaaa']),
+      craft(['score:tier', 0.5, 'ins_abc']),
+      craft(['score:tier', 0.5, 42]),
+      craft(['score:tier', 0.5, id, 'extra']),
     ];
     const forNewest = [
       craft(['newest', 'not a date', id]),

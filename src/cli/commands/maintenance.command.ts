@@ -46,7 +46,7 @@ export function registerMaintenanceCommands(program: Command, context: () => Cli
         await migrateToLatest(resources.db);
         const { inserted, named } = await seedDemo(resources.db, dir, count);
         await bumpReadModelVersion(resources.redis, resources.redisKeys, resources.db);
-        print(`Loaded ${inserted} demo insights (source "demo", ${named} of them named topics) from ${dir}`);
+        print(`Loaded ${inserted} recorded series (source "recorded-series", ${named} of them named topics) from ${dir}`);
       });
     });
 }

@@ -28,6 +28,8 @@ export function renderInsightChart(input: {
   note?: string;
   /** What the line is, for the legend ("90-day interest", "5-year interest, weekly"); the 30 days by default. */
   seriesLabel?: string;
+  /** What the values are and whose, under the title ("Simulated interest, 2026-10-30 to 2026-11-28"): a simulation never reads as Google's. */
+  caption?: string;
 }): string {
   const all = [...input.series.map((p) => p.date), ...(input.forecast ?? []).map((p) => p.date)];
   const first = all.length ? Math.min(...all.map(dayOf)) : 0;
@@ -45,6 +47,8 @@ export function renderInsightChart(input: {
   const parts: string[] = [];
   parts.push(`<rect x="0" y="0" width="${W}" height="${H}" fill="#ffffff"/>`);
   parts.push(`<text x="${M.left}" y="28" font-size="18" font-weight="600" fill="#1f2937">${escapeXml(input.title.slice(0, 90))}</text>`);
+  if (input.caption)
+    parts.push(`<text x="${M.left}" y="46" font-size="12" fill="#4b5563">${escapeXml(input.caption.slice(0, 120))}</text>`);
   // Axes and gridlines: 0–100 in steps of 25; a date label about every 5 days.
   for (const v of [0, 25, 50, 75, 100]) {
     parts.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e7eb"/>`);
@@ -61,7 +65,7 @@ export function renderInsightChart(input: {
   });
   parts.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#9ca3af"/>`);
   parts.push(
-    `<text x="14" y="${M.top + (H - M.top - M.bottom) / 2}" font-size="11" fill="#6b7280" transform="rotate(-90 14 ${M.top + (H - M.top - M.bottom) / 2})" text-anchor="middle">Search interest (0–100)</text>`,
+    `<text x="14" y="${M.top + (H - M.top - M.bottom) / 2}" font-size="11" fill="#6b7280" transform="rotate(-90 14 ${M.top + (H - M.top - M.bottom) / 2})" text-anchor="middle">${input.caption?.startsWith('Simulated') ? 'Simulated interest' : 'Search interest'} (0–100)</text>`,
   );
 
   const fc = input.forecast && input.forecast.length > 0 ? input.forecast : null;

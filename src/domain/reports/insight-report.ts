@@ -10,6 +10,7 @@
 import { DIMENSIONS, type Dimension } from '../scoring/dimensions.js';
 import type { ChartForecastPoint } from '../charts/insight-chart.js';
 import { anchorId, pointerOf, pointerTokens, resolvePointer } from './json-pointer.js';
+import { interestNoun, provenanceOf, type ProvenanceKind } from '../provenance.js';
 
 type EvidenceValue = number | string | boolean | null;
 
@@ -40,6 +41,11 @@ export interface ReportInsight {
   visibility: string;
   created_at: string;
   updated_at: string;
+  /** The providers it was researched with; null for a recorded series. */
+  provider?: string | null;
+  /** First and last day of the data it rests on (YYYY-MM-DD). */
+  data_from?: string | null;
+  data_as_of?: string | null;
   search_volume?: {
     location: string;
     keywords: Array<{ keyword: string; monthly_searches: number | null; cpc_usd: number | null; competition: string | null }>;
@@ -118,6 +124,8 @@ export interface PreparedReport {
   summary: string;
   facts: Fact[];
   partial: boolean;
+  /** What the insight rests on; `notice` is said first when it is not live research. */
+  provenance: { kind: ProvenanceKind; notice: string | null };
   /** The element ids of the title, the idea and the summary. */
   anchors: { title: string; idea: string; summary: string };
   trendReason: { text: string; anchor: string } | null;
@@ -131,6 +139,8 @@ export interface PreparedReport {
     latest: number | null;
     min: number | null;
     max: number | null;
+    /** Whose interest and which dates, e.g. "Recorded Google Trends interest (0–100), 30 weeks from 2021-06-06 to 2021-12-26 (its data runs to 2022-10-23)". */
+    caption: string | null;
   };
   dimensions: Array<{
     name: Dimension;
@@ -371,6 +381,12 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
     ? { text: insight.trend_class_evidence.reason, anchor: place('trend_class_evidence') }
     : null;
   const heading = { title: place('title'), idea: place('idea'), summary: place('summary') };
+  const provenance = provenanceOf({
+    source: insight.source,
+    provider: insight.provider ?? null,
+    data_from: insight.data_from ?? null,
+    data_as_of: insight.data_as_of ?? null,
+  });
 
   const facts: Fact[] = [
     { label: 'Overall score', value: score2(insight.overall_score), anchor: place('overall_score') },
@@ -385,7 +401,9 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
     { label: 'Category', value: insight.category },
     { label: 'Market', value: insight.geo || 'worldwide' },
     { label: 'Search phrase', value: insight.primary_keyword },
-    { label: 'Source', value: insight.source },
+    { label: 'Source', value: `${provenance.source} (${insight.source})`, anchor: place('provenance') },
+    { label: 'Provider', value: insight.provider ?? '–', anchor: place('provider') },
+    { label: 'Data as of', value: provenance.data_as_of ?? '–', anchor: place('data_as_of') },
     { label: 'Visibility', value: insight.visibility },
     { label: 'Created', value: formatTime(insight.created_at) },
     { label: 'Updated', value: formatTime(insight.updated_at) },
@@ -403,6 +421,9 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
   };
 
   const values = series.map((p) => p.value);
+  const unit = series.length > 1 && Date.parse(series[1]!.date) - Date.parse(series[0]!.date) >= 7 * 86_400_000 ? 'weeks' : 'days';
+  const first = series[0]?.date ?? null;
+  const last = series.at(-1)?.date ?? null;
   return {
     id: insight.id,
     title: insight.title,
@@ -411,16 +432,23 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
     anchors: heading,
     facts,
     partial: insight.partial === true,
+    provenance: { kind: provenance.kind, notice: noticeOf(provenance) },
     trendReason,
     decision: decisionOf(insight.decision, cite),
     chart: {
       points: series.length,
-      unit: series.length > 1 && Date.parse(series[1]!.date) - Date.parse(series[0]!.date) >= 7 * 86_400_000 ? 'weeks' : 'days',
-      first: series[0]?.date ?? null,
-      last: series.at(-1)?.date ?? null,
+      unit,
+      first,
+      last,
       latest: series.at(-1)?.value ?? null,
       min: values.length ? Math.min(...values) : null,
       max: values.length ? Math.max(...values) : null,
+      caption:
+        first && last
+          ? `${interestNoun(provenance.kind)} (0–100), ${series.length} ${unit} from ${first} to ${last}${
+              provenance.data_as_of && provenance.data_as_of > last ? ` (its data runs to ${provenance.data_as_of})` : ''
+            }`
+          : null,
     },
     dimensions,
     searchVolume,
@@ -442,6 +470,15 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
       : null,
     generatedAt: formatTime(input.generatedAt),
   };
+}
+
+/** What a report says first of an insight that is not live research. */
+function noticeOf(p: ReturnType<typeof provenanceOf>): string | null {
+  if (p.kind === 'simulated')
+    return 'Simulated: researched in a simulated world (the synthetic provider). Its numbers show what a report looks like; they are not real search data.';
+  if (p.kind === 'recorded')
+    return `Recorded: it rests on ${p.source}. The data ends ${p.data_as_of ?? 'on an unknown day'}: every window and outlook below is dated from it, not from today.`;
+  return null;
 }
 
 function forecastOf(forecast: ReportForecast | null): PreparedReport['forecast'] {

@@ -97,6 +97,7 @@ export function renderReportHtml(input: InsightReportInput): string {
     `<header id="top"><p class="kicker">Startup Insights · insight report</p><h1${attr(r.anchors.title)}>${esc(r.title)}</h1>`,
     `<p class="idea"${attr(r.anchors.idea)}>${esc(r.idea)}</p>${factsList(r.facts)}`,
     r.trendReason ? `<p${attr(r.trendReason.anchor)}>Why this trend class: ${esc(r.trendReason.text)}</p>` : '',
+    r.provenance.notice ? `<p class="notice" id="provenance-notice">${esc(r.provenance.notice)}</p>` : '',
     r.partial ? `<p class="notice"><strong>Partial.</strong> ${esc(PARTIAL_NOTICE)}</p>` : '',
     '</header>',
   );
@@ -117,16 +118,14 @@ export function renderReportHtml(input: InsightReportInput): string {
   const svg = renderInsightChart({
     seriesLabel: r.chart.unit === 'weeks' ? `${r.chart.points} weeks of interest` : `${r.chart.points}-day interest`,
     title: insight.title,
+    caption: r.chart.caption ?? undefined,
     series: input.series,
     forecast: input.forecast && !input.forecast.withheld ? input.forecast.points : null,
     note: input.forecast ? (input.forecast.withheld ? `forecast withheld: ${input.forecast.reason}` : undefined) : 'no forecast yet',
   });
-  const caption =
-    r.chart.first && r.chart.last
-      ? `Google Trends interest (0–100) in the ${r.chart.points} most recent ${r.chart.unit}, ${r.chart.first} to ${r.chart.last}${
-          input.forecast && !input.forecast.withheld ? ', and the 7-day forecast with its 80 % and 95 % intervals' : ''
-        }.`
-      : 'No days of search interest yet.';
+  const caption = r.chart.caption
+    ? `${r.chart.caption}${input.forecast && !input.forecast.withheld ? ', and the 7-day forecast with its 80 % and 95 % intervals' : ''}.`
+    : 'No days of search interest yet.';
   parts.push(`<section id="chart"><h2>Search interest</h2><figure>${svg}<figcaption>${esc(caption)}</figcaption></figure></section>`);
 
   parts.push(

@@ -49,6 +49,7 @@ export function renderReportMarkdown(input: InsightReportInput): string {
 
   out.push(`# ${anchor(r.anchors.title)}${md(r.title)}`, `**Idea:** ${anchor(r.anchors.idea)}${md(r.idea)}`, factsTable(r.facts));
   if (r.trendReason) out.push(`**Why this trend class:** ${anchor(r.trendReason.anchor)}${md(r.trendReason.text)}`);
+  if (r.provenance.notice) out.push(`> ${md(r.provenance.notice)}`);
   if (r.partial) {
     out.push(`> **Partial.** ${md(PARTIAL_NOTICE)}`);
   }
@@ -69,7 +70,7 @@ export function renderReportMarkdown(input: InsightReportInput): string {
   out.push(
     '## Search interest',
     r.chart.points
-      ? `\`${sparkline(values)}\` Google Trends interest (0–100), ${r.chart.points} ${r.chart.unit} from ${md(r.chart.first ?? '')} to ${md(r.chart.last ?? '')}: lowest ${r.chart.min}, highest ${r.chart.max}, latest ${r.chart.latest}.`
+      ? `\`${sparkline(values)}\` ${md(r.chart.caption ?? '')}: lowest ${r.chart.min}, highest ${r.chart.max}, latest ${r.chart.latest}.`
       : 'No days of search interest yet.',
     `The chart with the forecast: \`GET /api/insights/${r.id}/chart.svg\`.`,
   );

@@ -28,6 +28,8 @@ export interface DecisionInput {
   dimensions: Record<Dimension, DimensionScore>;
   trend_class: string | null;
   outlook?: unknown;
+  /** The last day of the data the insight rests on: the outlook's months count from it, not from today (a recording may be years old). */
+  data_as_of?: string | null;
 }
 
 /** A signal at or above this score is a strength; at or below RISK_AT, a risk. */
@@ -141,8 +143,12 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
   const horizon = outlookHorizon(insight.outlook);
   if (horizon)
     whyNow.push({
-      text: `In ${horizon.months} months interest is expected to average ${horizon.value} (the last ${horizon.months} months averaged ${horizon.recent}; its bands are in the outlook).`,
-      evidence: [`/outlook/horizons/${horizon.index}/value`, `/outlook/horizons/${horizon.index}/recent`],
+      text: `${insight.data_as_of ? `In the ${horizon.months} months after ${insight.data_as_of} (the last day of data), interest` : `In ${horizon.months} months interest`} is expected to average ${horizon.value} (the ${horizon.months} months before averaged ${horizon.recent}; its bands are in the outlook).`,
+      evidence: [
+        `/outlook/horizons/${horizon.index}/value`,
+        `/outlook/horizons/${horizon.index}/recent`,
+        ...(insight.data_as_of ? ['/data_as_of'] : []),
+      ],
     });
 
   return { signals: signals.map((d) => reading(d, dims[d])), risks, validate_first: validate.slice(0, 3), why_now: whyNow };

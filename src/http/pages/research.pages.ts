@@ -2,7 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { listAccountRuns } from '../../research/account-runs.repository.js';
 import { findRun, shownStepStatus, stepsOf } from '../../research/run.repository.js';
-import { findInsight } from '../../insights/insight.repository.js';
+import { dataDatesOf, findInsight } from '../../insights/insight.repository.js';
+import { displayTitle, provenanceOf, type ProvenanceFacts } from '../../domain/provenance.js';
+import type { RunRow } from '../../research/run.repository.js';
 import { isId } from '../../domain/ids.js';
 import { renderReportHtml } from '../../domain/reports/report-html.js';
 import { REPORT_CSP, reportInputOf } from '../routes/api/insight-exports.js';
@@ -14,16 +16,32 @@ import { esc, hidden, notice } from './layout.js';
 import type { Session } from './session.js';
 import { field, date, type PageKit } from './page-kit.js';
 
+/** A run's idea as a person reads it (labelled "simulated" or "recorded …"), and what it rests on: its provider and the last day of data. */
+function runProvenance(run: RunRow, dates: Pick<ProvenanceFacts, 'data_from' | 'data_as_of'> | undefined) {
+  const facts = { source: run.source, provider: run.provider, data_from: dates?.data_from ?? null, data_as_of: dates?.data_as_of ?? null };
+  const { kind } = provenanceOf(facts);
+  return {
+    idea: displayTitle(run.idea, facts),
+    source: `${run.provider} (${kind === 'live' ? 'live data' : kind})`,
+    dataAsOf: facts.data_as_of ?? '—',
+  };
+}
+
 export function researchPages(app: FastifyInstance, kit: PageKit): void {
   const { db, options, audit, hide, form, html, frame, page, change, redirectWith, takeShown } = kit;
 
   async function researchPage(session: Session, message = '', idea = '', geo = ''): Promise<string> {
     const { rows } = await listAccountRuns(db, session.row.account_id, { limit: 20 });
+    const dates = await dataDatesOf(
+      db,
+      rows.flatMap((r) => (r.insight_id ? [r.insight_id] : [])),
+    );
     const runs = rows.map((run) => {
+      const shown = runProvenance(run, run.insight_id ? dates.get(run.insight_id) : undefined);
       const done = Math.min(STEP_COUNT, run.next_step - 1);
       const live = run.status === 'running' || run.status === 'waiting';
       const step = `${done} of ${STEP_COUNT}${live ? ` (now: ${STEP_NAMES[run.next_step - 1] ?? ''})` : ''}`;
-      return `<tr><td>${esc(run.idea)}</td><td>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</td><td>${esc(run.status)}${run.failed_step ? ` at step ${run.failed_step}` : ''}</td><td>${esc(step)}</td><td>${run.insight_id ? `<a href="/account/insights/${esc(run.insight_id)}/report">${esc(run.insight_id)}</a>` : '—'}</td><td><a href="/account/research/${esc(run.id)}">${esc(run.id)}</a></td><td>${esc(date(run.created_at))}</td></tr>`;
+      return `<tr><td>${esc(shown.idea)}</td><td>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</td><td>${esc(shown.source)}</td><td>${esc(shown.dataAsOf)}</td><td>${esc(run.status)}${run.failed_step ? ` at step ${run.failed_step}` : ''}</td><td>${esc(step)}</td><td>${run.insight_id ? `<a href="/account/insights/${esc(run.insight_id)}/report">${esc(run.insight_id)}</a>` : '—'}</td><td><a href="/account/research/${esc(run.id)}">${esc(run.id)}</a></td><td>${esc(date(run.created_at))}</td></tr>`;
     });
     return `${message}<section aria-labelledby="submit-heading"><h2 id="submit-heading">Research an idea</h2>
 <p>A run takes 40 steps and spends one of the account's research runs for today. Open a run to watch its steps: its page reloads itself until the run ends.</p>
@@ -36,7 +54,7 @@ export function researchPages(app: FastifyInstance, kit: PageKit): void {
 ${
   runs.length === 0
     ? '<p>No runs yet.</p>'
-    : `<table><caption>The 20 newest runs</caption><thead><tr><th scope="col">Idea</th><th scope="col">Market</th><th scope="col">Status</th><th scope="col">Steps done</th><th scope="col">Insight</th><th scope="col">Run</th><th scope="col">Started</th></tr></thead><tbody>${runs.join('')}</tbody></table>`
+    : `<table><caption>The 20 newest runs</caption><thead><tr><th scope="col">Idea</th><th scope="col">Market</th><th scope="col">Source</th><th scope="col">Data as of</th><th scope="col">Status</th><th scope="col">Steps done</th><th scope="col">Insight</th><th scope="col">Run</th><th scope="col">Started</th></tr></thead><tbody>${runs.join('')}</tbody></table>`
 }</section>`;
   }
 
@@ -106,6 +124,7 @@ ${
     if (!run || run.account_id !== session.row.account_id)
       return html(reply.code(404), notFound(session, 'Your account has no such research run.'));
     const recorded = new Map((await stepsOf(db, run.id)).map((s) => [s.step, s]));
+    const shown = runProvenance(run, run.insight_id ? (await dataDatesOf(db, [run.insight_id])).get(run.insight_id) : undefined);
     const live = run.status === 'queued' || run.status === 'running' || run.status === 'waiting';
     const rows = STEP_NAMES.map((name, i) => {
       const s = recorded.get(i + 1);
@@ -116,7 +135,8 @@ ${
     const state = live
       ? `<p role="status">This run is ${esc(run.status)}: this page reloads itself every ${REFRESH_SECONDS} seconds until it ends.</p>`
       : `<p>This run is ${esc(run.status)}${run.failed_step ? ` at step ${run.failed_step}` : ''}${run.finished_at ? ` (ended ${esc(date(run.finished_at))})` : ''}.</p>`;
-    const body = `${state}<dl class="facts"><dt>Idea</dt><dd>${esc(run.idea)}</dd><dt>Market</dt><dd>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</dd>
+    const body = `${state}<dl class="facts"><dt>Idea</dt><dd>${esc(shown.idea)}</dd><dt>Market</dt><dd>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</dd>
+<dt>Source</dt><dd>${esc(shown.source)}</dd><dt>Data as of</dt><dd>${esc(shown.dataAsOf)}</dd>
 <dt>Steps done</dt><dd>${done} of ${STEP_COUNT}</dd><dt>Started</dt><dd>${esc(date(run.created_at))}</dd>
 <dt>Insight</dt><dd>${run.insight_id ? `<a href="/account/insights/${esc(run.insight_id)}/report">report of ${esc(run.insight_id)}</a>` : '—'}</dd></dl>
 <table><caption>The ${STEP_COUNT} steps of run ${esc(run.id)}</caption><thead><tr><th scope="col">Step</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Summary</th></tr></thead><tbody>${rows.join('')}</tbody></table>

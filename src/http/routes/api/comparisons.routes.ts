@@ -16,7 +16,8 @@ import {
 import { ResearchAllowanceSpentError } from '../../../research/research-service.js';
 import { TrendsFailedError } from '../../../research/trends-gateway.js';
 import { invalidParam, problem, ProblemError } from '../../problem.js';
-import { errorResponses } from '../../schemas.js';
+import { DataDate, errorResponses, stringEnum } from '../../schemas.js';
+import { PROVENANCE_KINDS, provenanceKind } from '../../../domain/provenance.js';
 import { allowanceProblem } from './research.routes.js';
 
 const CompareBody = Type.Object(
@@ -38,6 +39,11 @@ const ComparedSchema = Type.Object({
   insight_id: Type.String(),
   phrase: Type.String({ description: 'The primary search phrase its research chose: what is asked' }),
   researched_at: Type.String({ format: 'date-time' }),
+  provider: Type.Union([Type.String(), Type.Null()], {
+    description: 'The providers its insight was researched with (as the insight says)',
+  }),
+  provenance: stringEnum(PROVENANCE_KINDS, { description: "live, recorded or simulated: what its insight's dimensions rest on" }),
+  data_as_of: DataDate("The last day of the data its insight's dimensions rest on"),
   overall_score: Type.Number(),
   confidence: Type.Number(),
   dimension_scores: Type.Object(Object.fromEntries(DIMENSIONS.map((d) => [d, Type.Union([Type.Number(), Type.Null()])]))),
@@ -52,6 +58,13 @@ const ComparisonSchema = Type.Object(
         description: 'pending: Google has not answered yet; ask again with the same body after Retry-After (it is not charged again)',
       }),
       geo: Type.String(),
+      provider: Type.Union([Type.String(), Type.Null()], {
+        description:
+          'Who answers the shared series (google, dataforseo, replay, synthetic): a replayed or simulated comparison is not live data',
+      }),
+      provenance: Type.Union([stringEnum(PROVENANCE_KINDS), Type.Null()], {
+        description: 'What the shared series is: live, recorded or simulated',
+      }),
       timeframe: Type.Literal('12m'),
       ideas: Type.Array(ComparedSchema),
       series: Type.Array(
@@ -69,6 +82,8 @@ function dto(comparison: Comparison, geo: string) {
     data: {
       status: comparison.kind,
       geo,
+      provider: comparison.provider,
+      provenance: comparison.provider ? provenanceKind({ source: '', provider: comparison.provider }) : null,
       timeframe: '12m' as const,
       ideas: comparison.ideas.map((c, i) => {
         const values = series.map((p) => p.values[i] ?? 0);
@@ -77,6 +92,9 @@ function dto(comparison: Comparison, geo: string) {
           insight_id: c.insight.id,
           phrase: c.phrase,
           researched_at: c.insight.updated_at.toISOString(),
+          provider: c.insight.provider,
+          provenance: provenanceKind(c.insight),
+          data_as_of: c.insight.data_as_of,
           overall_score: c.insight.overall_score,
           confidence: c.insight.confidence,
           dimension_scores: c.insight.dimension_scores,

@@ -11,12 +11,15 @@ import { renderInsightChart, type ChartForecastPoint } from '../../../domain/cha
 import { renderReportHtml } from '../../../domain/reports/report-html.js';
 import { renderReportMarkdown } from '../../../domain/reports/report-markdown.js';
 import { Type } from '@sinclair/typebox';
+import { DIMENSIONS } from '../../../domain/scoring/dimensions.js';
 import { rankScore, isPartial } from '../../../domain/scoring/overall.js';
+import { displayTitle, interestNoun, provenanceOf } from '../../../domain/provenance.js';
 import { decisionSummary } from '../../../domain/research/decision-summary.js';
 import { negotiate } from '../../negotiate.js';
 import { invalidParam, problem, ProblemError } from '../../problem.js';
 import {
   CONTENT_TYPES,
+  INSIGHT_CSV_COLUMNS,
   insightListCsv,
   LIST_MEDIA_TYPES,
   MEDIA,
@@ -57,9 +60,11 @@ const hitRateOf = (trendClass: TrendClass | null) => (trendClass ? trendClassFac
 
 /** What a list entry and the insight itself answer alike (a list entry is the insight without its evidence). */
 function sharedFieldsOf(row: InsightListRow) {
+  const { kind, label, source } = provenanceOf(row);
   return {
     id: row.id,
-    title: row.title,
+    // As a person reads it: a simulated or recorded insight says so wherever its title is shown.
+    title: displayTitle(row.title, row),
     idea: row.idea,
     primary_keyword: row.primary_keyword,
     category: row.category,
@@ -69,6 +74,9 @@ function sharedFieldsOf(row: InsightListRow) {
     rank_score: rankScore(row.overall_score, row.confidence),
     partial: isPartial(row.dimension_scores),
     provider: row.provider,
+    provenance: { kind, label, source },
+    data_from: row.data_from,
+    data_as_of: row.data_as_of,
     trend_class: row.trend_class,
     trend_class_hit_rate: hitRateOf(row.trend_class),
     summary: row.summary,
@@ -100,6 +108,7 @@ export function toInsightDto(row: InsightRow): InsightDto {
     decision: decisionSummary({
       primary_keyword: row.primary_keyword,
       title: row.title,
+      data_as_of: row.data_as_of,
       confidence: row.confidence,
       dimensions: row.dimensions,
       trend_class: row.trend_class,
@@ -227,7 +236,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
               [MEDIA.json]: { schema: InsightListSchema },
               [MEDIA.csv]: {
                 schema: Type.String({
-                  description: `Columns: id, title, idea, category, overall_score, confidence, rank_score, partial, dimensions_scored, the 8 dimensions' scores, trend_class, source, geo, provider, visibility, created_at, updated_at`,
+                  description: `Columns: ${INSIGHT_CSV_COLUMNS.join(', ').replace(DIMENSIONS.join(', '), "the 8 dimensions' scores")}`,
                 }),
               },
             },
@@ -359,7 +368,8 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
           intervalOf(points) === 'week' && (window === '30d' || window === '90d')
             ? `${points.length} weeks of interest (as recorded)`
             : SERIES_LABELS[window],
-        title: insight.title,
+        title: displayTitle(insight.title, insight),
+        caption: `${interestNoun(provenanceOf(insight).kind)}, ${points[0]?.date ?? '–'} to ${points.at(-1)?.date ?? '–'}`,
         series: points.map((p) => ({ date: p.date, value: p.value })),
         forecast: forecast && !forecast.withheld ? (forecast.points as ChartForecastPoint[]) : null,
         note:

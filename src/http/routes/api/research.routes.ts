@@ -597,7 +597,7 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
         throw new ProblemError(
           problem(
             'notFound',
-            `Insight ${insight.id} has no research run (source "${insight.source}": ${insight.source === 'demo' ? 'demo data is loaded, not researched' : 'its run was removed'}).`,
+            `Insight ${insight.id} has no research run (source "${insight.source}": ${insight.source === 'recorded-series' ? 'a recorded series is loaded, not researched' : 'its run was removed'}).`,
           ),
         );
       }

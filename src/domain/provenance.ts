@@ -1,0 +1,106 @@
+// What an answer rests on (issue 47): live research, recorded real answers, or
+// a simulation; and the days of data behind it. Every place a person reads an
+// insight (the API, the CSV, the report, the chart, the pages, the webhooks)
+// takes its label from here, so a simulated insight can never pass for
+// research and a recorded one never hides its age.
+import { SOURCES } from './catalog.js';
+import { rankKey } from './scoring/overall.js';
+
+export const PROVENANCE_KINDS = ['live', 'recorded', 'simulated'] as const;
+export type ProvenanceKind = (typeof PROVENANCE_KINDS)[number];
+
+/** The fields of an insight its provenance is read from. */
+export interface ProvenanceFacts {
+  source: string;
+  /** The providers it was researched with (`google`, `google+dataforseo`, `replay`, `synthetic`); null for seeded series. */
+  provider: string | null;
+  /** First and last day of the data it rests on (every series it keeps), YYYY-MM-DD; null before any series was stored. */
+  data_from: string | null;
+  data_as_of: string | null;
+}
+
+export interface Provenance {
+  kind: ProvenanceKind;
+  /** What a person reads beside the title: "simulated", "recorded 2017-10-29 to 2022-10-23"; '' for live research. */
+  label: string;
+  /** The source in words, for a report's header and a chart's caption. */
+  source: string;
+  data_from: string | null;
+  data_as_of: string | null;
+}
+
+const names = (provider: string | null) => (provider ?? '').split('+');
+
+/**
+ * Simulated: the synthetic provider or its source. Recorded: the replay
+ * provider, or a seeded recorded series. Anything else was asked of a live
+ * source (Google, DataForSEO). A list mixing a simulation in is a simulation.
+ */
+export function provenanceKind(facts: Pick<ProvenanceFacts, 'source' | 'provider'>): ProvenanceKind {
+  if (facts.source === SOURCES.synthetic || names(facts.provider).includes('synthetic')) return 'simulated';
+  if (facts.source === SOURCES.recordedSeries || names(facts.provider).includes('replay')) return 'recorded';
+  return 'live';
+}
+
+const dates = (from: string | null, to: string | null) =>
+  from && to ? (from === to ? from : `${from} to ${to}`) : to ? `to ${to}` : 'dates unknown';
+
+export function provenanceOf(facts: ProvenanceFacts): Provenance {
+  const kind = provenanceKind(facts);
+  const span = dates(facts.data_from, facts.data_as_of);
+  const base = { kind, data_from: facts.data_from, data_as_of: facts.data_as_of };
+  if (kind === 'simulated')
+    return { ...base, label: 'simulated', source: 'a simulated world (synthetic provider), never real search data' };
+  if (kind === 'recorded') {
+    return {
+      ...base,
+      label: `recorded ${span}`,
+      source:
+        facts.source === SOURCES.recordedSeries
+          ? `a recorded real Google Trends series (GTAB anchor bank), ${span}`
+          : `recorded real Google Trends answers (replay), ${span}`,
+    };
+  }
+  const live = names(facts.provider).includes('dataforseo')
+    ? `${facts.provider?.includes('google') ? 'live Google Trends and ' : ''}DataForSEO`
+    : 'live Google Trends';
+  return { ...base, label: '', source: `${live}, data to ${facts.data_as_of ?? 'an unknown day'}` };
+}
+
+/** The title as a person reads it: a simulated or recorded insight says so (once, even when its idea already did). */
+export function displayTitle(title: string, facts: ProvenanceFacts): string {
+  const { kind, label } = provenanceOf(facts);
+  if (kind === 'live') return title;
+  if (kind === 'simulated' && /\bsimulated\b/i.test(title)) return title;
+  return `${title} (${label})`;
+}
+
+/** What a chart's line is: simulated interest is not Google's. */
+export function interestNoun(kind: ProvenanceKind): string {
+  if (kind === 'simulated') return 'Simulated interest';
+  if (kind === 'recorded') return 'Recorded Google Trends interest';
+  return 'Google Trends interest';
+}
+
+/**
+ * The default order's tier, as migration 0021 generates it in rank_key: live
+ * research first, then research on recorded real answers, then the simulated
+ * world, then bare recorded series (one dimension of eight).
+ */
+export function provenanceTier(facts: Pick<ProvenanceFacts, 'source' | 'provider'>): number {
+  if (facts.source === SOURCES.recordedSeries) return 0;
+  const kind = provenanceKind(facts);
+  return kind === 'simulated' ? 1 : kind === 'recorded' ? 2 : 3;
+}
+
+/** How far apart the tiers sit in rank_key: more than the 0-2 of completeness and overall × confidence. */
+export const TIER_STEP = 2;
+export const MAX_RANK_KEY = 3 * TIER_STEP + 2;
+
+/** The default order's key, as migration 0021 generates it: the provenance tier, then overall.ts rankKey. */
+export const rankKeyOf = (
+  facts: Pick<ProvenanceFacts, 'source' | 'provider'>,
+  overall: number,
+  confidence: number,
+  scores: Readonly<Record<string, number | null | undefined>>,
+) => TIER_STEP * provenanceTier(facts) + rankKey(overall, confidence, scores);
