@@ -154,7 +154,7 @@ describe('the OpenAPI document, through Prism as a validating proxy', () => {
       '?sort=demand&min_score=0.1',
       '?category=food-drink,ai-ml',
       '?trend_class=seasonal,stable',
-      '?source=demo',
+      '?source=recorded-series',
       '?q=coffee',
       '?geo=US',
       '?geo=',

@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_ENV_FILE, PROJECT_ROOT } from '../../src/config.js';
+import { DEMO_IDEAS } from '../../src/demo/demo-research.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { until } from '../support/pipeline.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
@@ -103,11 +104,11 @@ describe("the README's quick start", () => {
     expect(output).toMatch(/simulated world/);
     expect(output).toMatch(/never live Google data/);
     // The demo the banner announces is what the API serves: that many named topics, from the repository's own data.
-    const announced = Number(/Demo:\s+recorded US Google Trends series for (\d+) named topics/.exec(output)?.[1]);
+    const announced = Number(/Recorded:\s+real US Google Trends series of 2020 for (\d+) named topics/.exec(output)?.[1]);
     expect(announced).toBeGreaterThanOrEqual(40);
-    const demoList = await fetch(`${url}/api/insights?source=demo&limit=100`, { headers: { authorization: `Bearer ${key}` } });
+    const demoList = await fetch(`${url}/api/insights?source=recorded-series&limit=100`, { headers: { authorization: `Bearer ${key}` } });
     const demoBody = await demoList.text();
-    expect(demoList.status, `GET /api/insights?source=demo answered ${demoList.status}: ${demoBody}`).toBe(200);
+    expect(demoList.status, `GET /api/insights?source=recorded-series answered ${demoList.status}: ${demoBody}`).toBe(200);
     const demo = JSON.parse(demoBody) as { data: Array<{ title: string }> };
     expect(demo.data).toHaveLength(announced);
     expect(demo.data.filter((i) => /^Google topic/.test(i.title))).toEqual([]);
@@ -122,10 +123,21 @@ describe("the README's quick start", () => {
     const runsList = printed.map((l) => l.trim()).find((l) => l.startsWith('npx insights runs list'))!;
     await until(
       async () => (await shell(runsList)).stdout,
-      (out) => (out.match(/succeeded\s+40\/40\s+synthetic/g) ?? []).length === 3,
-      120_000,
-      'the three demo runs',
+      (out) => (out.match(/succeeded\s+40\/40\s+synthetic/g) ?? []).length === DEMO_IDEAS.length,
+      300_000,
+      'the demo runs',
     );
+    // The catalogue leads with the named startup ideas, labelled simulated; no search phrase is a Google topic id.
+    const catalogue = (await (await fetch(`${url}/api/insights?limit=100`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      data: Array<{ title: string; idea: string; primary_keyword: string; provenance: { kind: string } }>;
+    };
+    expect(
+      catalogue.data
+        .slice(0, DEMO_IDEAS.length)
+        .map((i) => i.title)
+        .sort(),
+    ).toEqual(DEMO_IDEAS.map((idea) => `${idea} (simulated)`).sort());
+    expect(catalogue.data.filter((i) => /^\/[mg]\//.test(i.primary_keyword))).toEqual([]);
 
     for (const command of commands.slice(1)) {
       if (command === 'npm test') continue; // this very suite
@@ -136,7 +148,7 @@ describe("the README's quick start", () => {
         };
         if (typed.includes('source=synthetic')) {
           // Complete insights, labelled as simulated in every item.
-          expect(body.data).toHaveLength(3);
+          expect(body.data).toHaveLength(DEMO_IDEAS.length);
           for (const insight of body.data) {
             expect(insight.source).toBe('synthetic');
             expect(insight.title).toMatch(/simulated/);
