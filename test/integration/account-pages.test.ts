@@ -373,7 +373,10 @@ describe('research', () => {
     expect(runId).toBeDefined();
     const run = await t.database.db.selectFrom('research_runs').selectAll().where('id', '=', runId!).executeTakeFirstOrThrow();
     expect(run).toMatchObject({ account_id: accountId, idea: 'pet insurance for ferrets', geo: 'US', status: 'queued' });
-    expect(started.body).toMatch(/<td>pet insurance for ferrets<\/td><td>US<\/td><td>queued<\/td><td>0 of 40<\/td>/);
+    // The synthetic provider's run: labelled simulated, its source named; no data yet.
+    expect(started.body).toMatch(
+      /<td>pet insurance for ferrets \(simulated\)<\/td><td>US<\/td><td>synthetic \(simulated\)<\/td><td>—<\/td><td>queued<\/td><td>0 of 40<\/td>/,
+    );
     // The same idea again joins the run under way (nothing more spent).
     const again = await member.submit('/account/research', { csrf, idea: 'pet insurance for ferrets', geo: 'US' });
     expect(again.body).toContain(`researching this idea already: run ${runId}`);
