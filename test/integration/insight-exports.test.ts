@@ -534,7 +534,7 @@ describe('the HTML report in headless Chromium', () => {
         return { text: a.textContent, exists: target !== null, target: target?.closest('section')?.id ?? null };
       }),
       unlinked: [...document.querySelectorAll('#decision span.cite')].map((s) => s.textContent),
-      notice: document.querySelector('.notice')?.textContent ?? null,
+      notices: [...document.querySelectorAll('.notice')].map((n) => n.textContent),
     }));
     expect(dom.sections).toEqual([
       'summary',
@@ -558,7 +558,8 @@ describe('the HTML report in headless Chromium', () => {
     expect(made('/outlook/horizons/0')).toBe('outlook');
     expect(dom.citations.some((c) => c.text === '/trend_class')).toBe(true);
     expect(dom.unlinked).toEqual(['/not/here']);
-    expect(dom.notice).toMatch(/^Partial\./);
+    // What it rests on first (a simulated insight says so), then that it is partial.
+    expect(dom.notices).toEqual([expect.stringMatching(/^Simulated: /), expect.stringMatching(/^Partial\./)]);
     // Clicking a citation goes to its evidence.
     await page.click('#decision a.cite[href^="#ev/dimensions/demand/evidence/"]');
     expect(await page.evaluate(() => decodeURIComponent(location.hash))).toMatch(/^#ev\/dimensions\/demand\/evidence\//);
