@@ -6,10 +6,12 @@
 // live data first; the quick start's catalogue leads with named startup ideas
 // labelled simulated, and its recorded series are asked by name, in the US,
 // dated 2020.
+import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInvitation } from '../../src/account/invitations.js';
 import { loadConfig } from '../../src/config.js';
+import { migrateTo, migrateToLatest } from '../../src/db/migrate.js';
 import { DEMO_IDEAS, startDemoResearch } from '../../src/demo/demo-research.js';
 import { seedDemo } from '../../src/demo/demo-seed.js';
 import { SOURCES } from '../../src/domain/catalog.js';
@@ -19,6 +21,7 @@ import { loadEventsWithInsights } from '../../src/webhooks/event.repository.js';
 import { webhookBody } from '../../src/webhooks/payload.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { PageAgent, ORIGIN } from '../support/account-pages.js';
+import { createTestDatabase } from '../support/database.js';
 import { parseCsv } from '../support/csv.js';
 import { insertInsight } from '../support/fixtures.js';
 import { until } from '../support/pipeline.js';
@@ -298,5 +301,50 @@ describe('the default order', () => {
         provenance: 'simulated',
         data_as_of: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
       });
+  });
+});
+
+describe('migration 2026-11-28T0021-provenance', () => {
+  it('dates stored insights by their series, moves the seeded series to recorded-series (US, asked by name) and ranks by provenance', async () => {
+    const old = await createTestDatabase();
+    try {
+      await migrateTo(old.db, '2026-11-27T0020-millisecond-times');
+      const insert = (id: string, source: string, provider: string | null, keywords: string[]) =>
+        sql`insert into insights (id, idea_key, title, idea, primary_keyword, keywords, category, source, provider, overall_score, confidence, dimensions)
+            values (${id}, ${`key ${id}`}, 't', 'i', ${keywords[0]!}, ${JSON.stringify(keywords)}::jsonb, 'food-drink', ${source}, ${provider}, 0.9, 0.9, '{}'::jsonb)`.execute(
+          old.db,
+        );
+      await insert('ins_seeded', 'demo', null, ['/m/06v628', 'Cookie Crisp']);
+      await insert('ins_live', 'research', 'google', ['live']);
+      await insert('ins_replay', 'research', 'replay', ['pizza']);
+      for (const date of ['2020-07-25', '2020-07-26'])
+        await sql`insert into trend_points (insight_id, date, value, is_partial, fetched_at) values ('ins_seeded', ${date}, 50, false, now())`.execute(
+          old.db,
+        );
+      await sql`insert into insight_series (insight_id, timeframe, points, fetched_at)
+                values ('ins_replay', '5y', ${JSON.stringify([
+                  { date: '2017-11-05', value: 1, is_partial: false },
+                  { date: '2022-10-23', value: 2, is_partial: false },
+                ])}::jsonb, now())`.execute(old.db);
+
+      await migrateToLatest(old.db);
+      const rows = await old.db
+        .selectFrom('insights')
+        .select(['id', 'source', 'geo', 'primary_keyword', 'keywords', 'data_from', 'data_as_of', 'rank_key'])
+        .orderBy('rank_key', 'desc')
+        .execute();
+      expect(rows.map((r) => r.id)).toEqual(['ins_live', 'ins_replay', 'ins_seeded']);
+      expect(rows[1]).toMatchObject({ data_from: '2017-11-05', data_as_of: '2022-10-23' });
+      expect(rows[2]).toMatchObject({
+        source: 'recorded-series',
+        geo: 'US',
+        primary_keyword: 'Cookie Crisp',
+        keywords: ['Cookie Crisp'],
+        data_from: '2020-07-25',
+        data_as_of: '2020-07-26',
+      });
+    } finally {
+      await old.destroy();
+    }
   });
 });
