@@ -216,7 +216,9 @@ describe('slow peers and hostile URLs against the real web process', () => {
     // Spellings of one value share an entry; distinct values each make one (about 60 KB).
     const spelling = (i: number) => {
       const n = `0.${String(i).padStart(6, '0')}`;
-      return [`min_score=${n}`, `min_score=${n}0000`, `sort=score&min_score=${n}`, `min_score=${n}&sort=score&source=recorded-series`][i % 4];
+      return [`min_score=${n}`, `min_score=${n}0000`, `sort=score&min_score=${n}`, `min_score=${n}&sort=score&source=recorded-series`][
+        i % 4
+      ];
     };
     const hammer = async (from: number, count: number) => {
       let ok = 0;
