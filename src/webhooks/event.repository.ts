@@ -78,6 +78,7 @@ export type AnnouncedInsight = Pick<
   | 'summary'
   | 'trend_class'
   | 'owner_account_id'
+  | 'publisher_account_id'
 >;
 
 export type EventWithInsight = Selectable<OutboxEventsTable> & { insight: AnnouncedInsight | null };
@@ -104,6 +105,7 @@ export async function loadEventsWithInsights(db: Db, ids: string[]): Promise<Arr
             'i.summary',
             'i.trend_class',
             'i.owner_account_id',
+            'i.publisher_account_id',
           ])
           .whereRef('i.id', '=', 'e.insight_id'),
       ).as('insight'),

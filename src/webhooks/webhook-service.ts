@@ -470,11 +470,12 @@ export class WebhookService {
     if (!account) throw new WebhookNotFoundError('subscription', '(the account is gone)');
     const limit = this.sends.perDay[account.plan];
     const spent = await lockSendsToday(trx, accountId);
-    const left = Math.max(0, limit - spent.replays - spent.pings);
+    const left = Math.max(0, limit - spent.replays - spent.pings - spent.shared);
     if (left === 0) {
       const wait = msUntilNextUtcDay(new Date());
+      const shared = spent.shared > 0 ? `, ${spent.shared} deliveries of its public research to other accounts` : '';
       throw new SendsExhaustedError(
-        `The ${account.plan} plan allows ${limit} replays and pings a day, and this account has sent them all today (${spent.replays} replays, ${spent.pings} pings); they reset at 00:00 UTC, in ${Math.ceil(wait / 60_000)} min.`,
+        `The ${account.plan} plan allows ${limit} replays and pings a day, and this account has sent them all today (${spent.replays} replays, ${spent.pings} pings${shared}); they reset at 00:00 UTC, in ${Math.ceil(wait / 60_000)} min.`,
         wait,
       );
     }
