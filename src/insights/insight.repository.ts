@@ -194,6 +194,7 @@ export async function findRecentInsightForIdea(
   viewer: { accountId: string },
   since: Date,
 ): Promise<InsightRow | undefined> {
+  // Its own private one first; of the public ones, its own (which it may refresh) before another's (which it only reads).
   return db
     .selectFrom('insights')
     .select(INSIGHT_COLUMNS)
@@ -203,7 +204,6 @@ export async function findRecentInsightForIdea(
     .where('status', '=', 'active')
     .where('updated_at', '>=', since)
     .orderBy(sql`owner_account_id is null`)
-    // Of the public ones, the account's own first (it may refresh that one; another's it only reads).
     .orderBy(sql`publisher_account_id is distinct from ${viewer.accountId}`)
     .limit(1)
     .executeTakeFirst();

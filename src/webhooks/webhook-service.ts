@@ -146,7 +146,8 @@ export class SubscriptionDisabledError extends Error {
 }
 
 /** The operator's switch: only an operator changes, enables or deletes such a subscription. */
-const isOperatorDisabled = (row: Pick<SubscriptionRow, 'state' | 'disabled_by'>) => row.state === 'disabled' && row.disabled_by === 'operator';
+const isOperatorDisabled = (row: Pick<SubscriptionRow, 'state' | 'disabled_by'>) =>
+  row.state === 'disabled' && row.disabled_by === 'operator';
 
 /** Pings and replays go only to an enabled subscription (a disabled one's deliveries are never sent, yet would spend the day's sends). */
 function checkSendable(row: SubscriptionRow): void {
