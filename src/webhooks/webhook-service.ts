@@ -33,11 +33,13 @@ import {
   createPingDelivery,
   findDeliveryOf,
   listDeliveries,
+  lockDeliveryStatus,
   reopenForReplay,
   replayableBetween,
   type DeliveryLogRow,
 } from './delivery.repository.js';
 import { addSends, lockSendsToday } from './sends.repository.js';
+import { findAccount } from '../accounts/account.repository.js';
 import { policyRefusal } from './sender.js';
 import type { SecretBox } from './secret-box.js';
 import { bumpSubscriptionsVersion } from './subscription-index.cache.js';
@@ -467,7 +469,7 @@ export class WebhookService {
     wanted: number,
     grant = true,
   ): Promise<{ granted: number; remaining: number }> {
-    const account = await trx.selectFrom('accounts').select('plan').where('id', '=', accountId).executeTakeFirst();
+    const account = await findAccount(trx, accountId);
     if (!account) throw new WebhookNotFoundError('subscription', '(the account is gone)');
     const limit = this.sends.perDay[account.plan];
     const spent = await lockSendsToday(trx, accountId);
@@ -524,15 +526,9 @@ export class WebhookService {
     else if (scope !== null) throw new SubscriptionInputError('subscription', 'must be given');
     const delivery = isId('delivery', deliveryId) ? await findDeliveryOf(this.deps.db, deliveryId, subscriptionId) : undefined;
     if (!delivery) throw new WebhookNotFoundError('delivery', deliveryId);
-    return this.replay(scope, 1, async (trx) => {
-      const current = await trx
-        .selectFrom('webhook_deliveries')
-        .select('status')
-        .where('id', '=', delivery.id)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
-      return current.status === 'pending' ? { ids: [], pending: 1 } : { ids: [delivery.id], pending: 0 };
-    });
+    return this.replay(scope, 1, async (trx) =>
+      (await lockDeliveryStatus(trx, delivery.id)) === 'pending' ? { ids: [], pending: 1 } : { ids: [delivery.id], pending: 0 },
+    );
   }
 
   /**
