@@ -43,6 +43,13 @@ const domainFloor = (depth) => ({
   },
 });
 
+// Where queries may be written in src/ and jobs/: repositories (one per table) and src/db/ (the connection,
+// the read router, the batcher, the migrations). No other file needs one today; tests, scripts and bench/ are
+// outside the rule (they set up and inspect rows directly).
+const REPOSITORY_FILES = ['src/**/*.repository.ts', 'src/db/**'];
+const QUERY_BUILDERS = ['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'mergeInto', 'selectNoFrom', 'executeQuery'];
+const SQL_MESSAGE = 'Queries live in a repository (src/<feature>/<table>.repository.ts): call a function there (docs/internals.md).';
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', '**/*.js', '**/*.mjs'] },
   {
@@ -100,6 +107,26 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         { patterns: [{ regex: '^\\.\\./|^\\./(?!domain/)', message: 'src/config.ts imports only from src/domain/ (docs/internals.md).' }] },
+      ],
+    },
+  },
+  {
+    // SQL lives in repositories (docs/internals.md): a service that queries a table skips the one place that
+    // table's rules (ownership, locks, scopes) are kept. Elsewhere, kysely's types and db.transaction() are fine.
+    files: ['src/**/*.ts', 'jobs/**/*.ts'],
+    ignores: REPOSITORY_FILES,
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "ImportDeclaration[source.value='kysely'][importKind!='type'] > ImportSpecifier[imported.name='sql'][importKind!='type']",
+          message: SQL_MESSAGE,
+        },
+        {
+          selector: `CallExpression > MemberExpression.callee[property.name=/^(${QUERY_BUILDERS.join('|')})$/]`,
+          message: SQL_MESSAGE,
+        },
       ],
     },
   },

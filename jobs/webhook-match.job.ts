@@ -12,14 +12,24 @@ import { accountSubscriptionsTaking, minScoresOf, subscriptionsOfAccount } from 
 import { enqueueMany, ensureEnqueued } from '../src/queue/enqueue.js';
 import { deliveryPayload, JOB, type WebhookMatchPayload } from '../src/queue/job-catalogue.js';
 import type { SubscriptionIndexCache } from '../src/webhooks/subscription-index.cache.js';
+import { spendSharedDeliveries } from '../src/webhooks/sends.repository.js';
+import { DEFAULT_WEBHOOK_SENDS, type WebhookSendLimits } from '../src/domain/webhooks/sends.js';
 
-export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: SubscriptionIndexCache }) {
+export function webhookMatchProcessor(deps: {
+  db: Db;
+  webhooks: Queue;
+  index: SubscriptionIndexCache;
+  /** The day's sends by plan (WEBHOOK_SENDS_PER_DAY_*): what an account's public research may send to other accounts. */
+  sends?: WebhookSendLimits;
+}) {
+  const sends = deps.sends ?? DEFAULT_WEBHOOK_SENDS;
   // Events matched at the same time share one read (see Batcher).
   const events = new Batcher((ids: string[]) => loadEventsWithInsights(deps.db, ids));
   return async (job: Job<Static<typeof WebhookMatchPayload>>) => {
     const event = await events.submit(job.data.eventId);
     if (!event) return { skipped: 'no such event' };
     let subscriptionIds: string[] = [];
+    let withheld = 0;
     const { insight } = event;
     const runAccount = (event.payload as { account_id?: unknown }).account_id;
     if (event.type === 'research.completed' || event.type === 'research.failed') {
@@ -44,6 +54,15 @@ export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: Su
       // A private insight is matched against its account's subscriptions only.
       if (insight.owner_account_id !== null)
         subscriptionIds = await subscriptionsOfAccount(deps.db, subscriptionIds, insight.owner_account_id);
+      // An account's public research reaches other accounts' receivers on its day's sends, not on no one's.
+      const publisher = insight.publisher_account_id;
+      if (publisher && typeof (event.payload as { run_id?: unknown }).run_id === 'string' && subscriptionIds.length > 0) {
+        const own = await subscriptionsOfAccount(deps.db, subscriptionIds, publisher);
+        const others = subscriptionIds.filter((id) => !own.includes(id));
+        const shared = await spendSharedDeliveries(deps.db, event.id, publisher, others, (plan) => sends.perDay[plan]);
+        subscriptionIds = [...own, ...shared.allowed];
+        withheld = shared.withheld;
+      }
     }
     // Every pending delivery of the event gets its job, new or left by a crash before its job
     // was enqueued (job ids make that idempotent).
@@ -54,7 +73,7 @@ export function webhookMatchProcessor(deps: { db: Db; webhooks: Queue; index: Su
       pending.map((id) => ({ data: deliveryPayload({ id }), key: [] })),
     );
     await markEventRelayed(deps.db, event.id);
-    return { matched: subscriptionIds.length, enqueued: pending.length };
+    return { matched: subscriptionIds.length, enqueued: pending.length, ...(withheld > 0 ? { withheld } : {}) };
   };
 }
 

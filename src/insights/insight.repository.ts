@@ -40,6 +40,7 @@ export const INSIGHT_COLUMNS = [
   'outlook',
   'rank_key',
   'owner_account_id',
+  'publisher_account_id',
   'geo',
   'data_from',
   'data_as_of',
@@ -85,10 +86,15 @@ export type InsightViewer = { accountId: string } | undefined;
 export const visibleTo = (accountId: string) => (eb: ExpressionBuilder<Database, 'insights'>) =>
   eb.or([eb('owner_account_id', 'is', null), eb('owner_account_id', '=', accountId)]);
 
-/** An idea is one insight per market and owner (public ones have none). */
+/**
+ * An idea is one insight per market and owner: a private one's account, or a
+ * public one's publisher (the account whose public research made it; null: the operator).
+ */
 export interface IdeaScope {
   geo: string;
   ownerAccountId: string | null;
+  /** Of a public insight (ownerAccountId null): its publisher; unset or null, the operator's. */
+  publisherAccountId?: string | null;
 }
 
 /**
@@ -124,8 +130,9 @@ export async function upsertInsightRow(db: DbOrTrx, insight: NewInsight): Promis
     .insertInto('insights')
     .values(row)
     .onConflict((oc) =>
-      // The unique index of migration 0014: idea key, market, owner ('' for public).
-      oc.expression(sql`idea_key, geo, (coalesce(owner_account_id, ''))`).doUpdateSet((eb) => ({
+      // The unique index of migration 0022: idea key, market, private owner, public publisher ('' for none):
+      // research rewrites only the insight its own owner holds, never another account's or the operator's.
+      oc.expression(sql`idea_key, geo, (coalesce(owner_account_id, '')), (coalesce(publisher_account_id, ''))`).doUpdateSet((eb) => ({
         title: eb.ref('excluded.title'),
         idea: eb.ref('excluded.idea'),
         primary_keyword: eb.ref('excluded.primary_keyword'),
@@ -171,6 +178,9 @@ export async function findInsightForIdea(
     .where('geo', '=', scope.geo)
     .where((eb) => (scope.ownerAccountId === null ? eb('owner_account_id', 'is', null) : eb('owner_account_id', '=', scope.ownerAccountId)))
     .where((eb) =>
+      scope.publisherAccountId ? eb('publisher_account_id', '=', scope.publisherAccountId) : eb('publisher_account_id', 'is', null),
+    )
+    .where((eb) =>
       eb.or([
         eb('idea_key', '=', ideaKey),
         eb.and([eb('primary_keyword', '=', primaryKeyword), eb('source', '<>', SOURCES.recordedSeries)]),
@@ -193,6 +203,7 @@ export async function findRecentInsightForIdea(
   viewer: { accountId: string },
   since: Date,
 ): Promise<InsightRow | undefined> {
+  // Its own private one first; of the public ones, its own (which it may refresh) before another's (which it only reads).
   return db
     .selectFrom('insights')
     .select(INSIGHT_COLUMNS)
@@ -202,6 +213,7 @@ export async function findRecentInsightForIdea(
     .where('status', '=', 'active')
     .where('updated_at', '>=', since)
     .orderBy(sql`owner_account_id is null`)
+    .orderBy(sql`publisher_account_id is distinct from ${viewer.accountId}`)
     .limit(1)
     .executeTakeFirst();
 }

@@ -3,12 +3,12 @@
 // research run costs (what the gateway counted billed to its steps, median of
 // the latest runs), and what the daily refresh of one insight costs (one
 // series task per group of up to five insights, at the listed price).
-import { sql } from 'kysely';
 import type { Db } from '../db/connection.js';
 import { answeringProvider, PROVIDER_PROFILES, providersOf, type ProviderName } from '../domain/trends/capabilities.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { accountProblemOf, runSpendOf, spendOn } from './paid-gateway.js';
+import { latestSucceededRunsAsking } from './run.repository.js';
 
 export interface PaidProviderReport {
   provider: ProviderName;
@@ -39,15 +39,8 @@ export async function paidProviderReports(
 ): Promise<PaidProviderReport[]> {
   const reports: PaidProviderReport[] = [];
   for (const provider of providers.filter((p) => PROVIDER_PROFILES[p].paid)) {
-    const runs = await db
-      .selectFrom('research_runs')
-      .select('id')
-      .where('status', '=', 'succeeded')
-      .where(sql<boolean>`position(${provider} in provider) > 0`)
-      .orderBy('finished_at', 'desc')
-      .limit(latestRuns)
-      .execute();
-    const perRun = await Promise.all(runs.map((r) => runSpendOf(redis, keys, provider, r.id)));
+    const runs = await latestSucceededRunsAsking(db, provider, latestRuns);
+    const perRun = await Promise.all(runs.map((id) => runSpendOf(redis, keys, provider, id)));
     const groups = plan.byProvider.find((g) => answeringProvider(providersOf(g.provider), 'series') === provider);
     const price = PROVIDER_PROFILES[provider].priceUsd.explore ?? 0;
     const insights = groups?.insights ?? 0;

@@ -4,6 +4,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { newId } from '../domain/ids.js';
+import { stripInvisible } from '../domain/research/idea.js';
 import { upsertInsightRow } from '../insights/insight.repository.js';
 import { replaceTrendPoints, upsertInsightSeries } from '../insights/trend-point.repository.js';
 import { geographySummary, relatedSummary } from '../domain/research/served-evidence.js';
@@ -36,11 +37,13 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
   const { primary, secondary } = ctx.out('choose_primary');
   // Popularity against the anchor: how the refresh groups this insight with others of its size.
   const { phraseMean, anchorMean } = ctx.out('compare_anchor');
+  // Runs submitted before invisible characters were stripped at submission may still carry them.
+  const text = stripInvisible(normalized.text);
   const { id: insightId, created } = await upsertInsightRow(trx, {
     id: newId('insight'), // kept only if the idea is new; an update keeps the insight's id
     idea_key: normalized.key,
-    title: normalized.text.length > 120 ? `${normalized.text.slice(0, 117)}…` : normalized.text,
-    idea: normalized.text,
+    title: text.length > 120 ? `${text.slice(0, 117)}…` : text,
+    idea: text,
     primary_keyword: primary,
     keywords: [primary, ...secondary],
     category: o.category,
@@ -72,7 +75,10 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
     outlook: ctx.out('forecast').outlook ?? null,
     provider: ctx.run.provider ?? null,
     geo: ctx.geo,
+    // Its owner: the account of a private run, or the publisher of a public one (null: the operator). The upsert's
+    // key includes both, so a run rewrites only its owner's insight, never another account's or the operator's.
     owner_account_id: ctx.run.ownerAccountId,
+    publisher_account_id: ctx.run.ownerAccountId === null ? (ctx.run.publisherAccountId ?? null) : null,
   });
 
   const s30 = ctx.out('interest_30d');
@@ -103,7 +109,7 @@ export async function commitResearchResult(trx: Transaction<Database>, ctx: Step
       payload: {
         insight_id: insightId,
         run_id: ctx.run.id,
-        title: normalized.text,
+        title: text,
         category: o.category,
         source: ctx.run.source,
         overall_score: o.overall.score,

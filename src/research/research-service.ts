@@ -14,6 +14,7 @@ import type { Database, ResearchVisibility, RunStatus } from '../db/database.js'
 import { SOURCES } from '../domain/catalog.js';
 import { allowanceState, GOOGLE_REQUESTS_PER_RUN, type AllowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
 import { languageProblem, marketProblem } from '../domain/research/market.js';
+import { stripInvisible, validateIdea } from '../domain/research/idea.js';
 import type { Plan } from '../domain/quota.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
 import {
@@ -105,7 +106,11 @@ export class ResearchService {
 
   /** Checks the request; throws InvalidIdeaError with the reason. */
   private check(request: SubmitRequest): { text: string; key: string; geo: string } {
-    const { text, key } = checkIdea(request.idea, request.hints ?? []);
+    // Controls and bidi overrides are refused with their name (checkIdea); what else no one sees (zero-width
+    // characters, joiners, the BOM) is dropped, so the title is what was typed, less what could disguise it.
+    const refused = validateIdea(request.idea);
+    if (refused) throw new InvalidIdeaError(refused);
+    const { text, key } = checkIdea(stripInvisible(request.idea), request.hints ?? []);
     const geo = (request.geo ?? this.settings.defaultGeo).trim().toUpperCase();
     const market = marketProblem(geo) ?? this.providerMarketProblem(geo);
     if (market) throw new InvalidIdeaError(`geo ${market}`);

@@ -353,6 +353,19 @@ export async function countRunsStartedToday(db: DbOrTrx, startedBy: RunRow['star
   return Number(row.n);
 }
 
+/** The latest runs that succeeded asking this provider (named in their provider list), newest first: what a run costs is priced on them. */
+export async function latestSucceededRunsAsking(db: DbOrTrx, provider: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('research_runs')
+    .select('id')
+    .where('status', '=', 'succeeded')
+    .where(sql<boolean>`position(${provider} in provider) > 0`)
+    .orderBy('finished_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 /** Whether a run for this idea (its normalised key) is under way or succeeded: a failed one may be tried again. */
 export async function liveRunExistsForIdeaKey(db: DbOrTrx, ideaKey: string): Promise<boolean> {
   return (

@@ -194,6 +194,8 @@ export interface RunInfo {
   source: Source;
   /** The account whose private insight the run makes; null: a public one. */
   ownerAccountId: string | null;
+  /** Of a public run: the account that published it (it owns the insight); null: the operator's. */
+  publisherAccountId?: string | null;
   /** The provider list the run researches with (google, google+dataforseo, replay, synthetic): the insight keeps it. */
   provider?: string;
 }

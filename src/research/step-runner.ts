@@ -188,8 +188,17 @@ export class StepRunner {
     // Runs from before markets existed (geo null) ask about TRENDS_GEO, as they did.
     const geo = facts.geo ?? deps.geo;
     const ownerAccountId = facts.visibility === 'private' ? facts.account_id : null;
+    const publisherAccountId = facts.visibility === 'private' ? null : facts.account_id;
     const { ctx, read } = buildStepContext({
-      run: { id: facts.id, idea: facts.idea, hints: facts.keyword_hints, source: facts.source, ownerAccountId, provider: facts.provider },
+      run: {
+        id: facts.id,
+        idea: facts.idea,
+        hints: facts.keyword_hints,
+        source: facts.source,
+        ownerAccountId,
+        publisherAccountId,
+        provider: facts.provider,
+      },
       output: (n) => outputs.get(n)?.value,
       missing: (n, name) => `step ${step} (${definition.name}) needs the output of step ${n} (${name}), which is not recorded`,
       // The step never holds its slot waiting for Google: it sleeps, and the answer wakes it.
@@ -203,7 +212,7 @@ export class StepRunner {
       // Search volume is asked in the run's language (two letters: "en-GB" asks "en").
       language: (facts.language ?? 'en').slice(0, 2).toLowerCase(),
       anchor: deps.anchorFor(facts.provider),
-      findExistingInsight: (ideaKey, keyword) => findInsightForIdea(deps.db, ideaKey, keyword, { geo, ownerAccountId }),
+      findExistingInsight: (ideaKey, keyword) => findInsightForIdea(deps.db, ideaKey, keyword, { geo, ownerAccountId, publisherAccountId }),
     });
 
     const startedAt = new Date();

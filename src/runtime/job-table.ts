@@ -118,7 +118,10 @@ export function jobTable(p: PipelineParts): JobEntry[] {
         dailyCap: config.schedules.discoveryDailyCap,
       }),
     ),
-    handle(JOB.webhookMatch, webhookMatchProcessor({ db: p.db, webhooks: p.queues.webhooks, index: p.subscriptionsIndex })),
+    handle(
+      JOB.webhookMatch,
+      webhookMatchProcessor({ db: p.db, webhooks: p.queues.webhooks, index: p.subscriptionsIndex, sends: config.webhooks.sends }),
+    ),
     handle(
       JOB.webhookDeliver,
       webhookDeliverProcessor({

@@ -215,6 +215,17 @@ export async function findDeliveryOf(
   return query.executeTakeFirst();
 }
 
+/** A delivery's status under a row lock (for a replay deciding whether it is still on its way). */
+export async function lockDeliveryStatus(trx: Transaction<Database>, deliveryId: string): Promise<'pending' | 'succeeded' | 'failed'> {
+  const row = await trx
+    .selectFrom('webhook_deliveries')
+    .select('status')
+    .where('id', '=', deliveryId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  return row.status;
+}
+
 /**
  * A subscription's deliveries made in [since, until), oldest first: at most
  * `limit` of those not pending (the ones a replay may send), and how many are

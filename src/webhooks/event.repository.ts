@@ -81,6 +81,7 @@ export type AnnouncedInsight = Pick<
   | 'provider'
   | 'data_from'
   | 'data_as_of'
+  | 'publisher_account_id'
 >;
 
 export type EventWithInsight = Selectable<OutboxEventsTable> & { insight: AnnouncedInsight | null };
@@ -110,6 +111,7 @@ export async function loadEventsWithInsights(db: Db, ids: string[]): Promise<Arr
             'i.provider',
             'i.data_from',
             'i.data_as_of',
+            'i.publisher_account_id',
           ])
           .whereRef('i.id', '=', 'e.insight_id'),
       ).as('insight'),

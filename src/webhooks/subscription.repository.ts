@@ -298,12 +298,18 @@ export async function rotateSecret(
   id: string,
   accountId: string | null,
   overlapHours: number,
-): Promise<{ secret: string; row: SubscriptionRow } | undefined> {
+  /** Seen under the row lock: true keeps the secret (an operator's switch the account may not touch). */
+  refuse: (row: Pick<SubscriptionRow, 'state' | 'disabled_by' | 'disabled_reason'>) => boolean = () => false,
+): Promise<{ secret: string; row: SubscriptionRow } | { refused: Pick<SubscriptionRow, 'disabled_reason'> } | undefined> {
   return db.transaction().execute(async (trx) => {
-    let query = trx.selectFrom('webhook_subscriptions').select(['id', 'secret_encrypted']).where('id', '=', id);
+    let query = trx
+      .selectFrom('webhook_subscriptions')
+      .select(['id', 'secret_encrypted', 'state', 'disabled_by', 'disabled_reason'])
+      .where('id', '=', id);
     if (accountId !== null) query = query.where('account_id', '=', accountId);
     const current = await query.forUpdate().executeTakeFirst();
     if (!current) return undefined;
+    if (refuse(current)) return { refused: { disabled_reason: current.disabled_reason } };
     const secret = generateWebhookSecret();
     const row = await trx
       .updateTable('webhook_subscriptions')

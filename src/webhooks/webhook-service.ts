@@ -33,11 +33,13 @@ import {
   createPingDelivery,
   findDeliveryOf,
   listDeliveries,
+  lockDeliveryStatus,
   reopenForReplay,
   replayableBetween,
   type DeliveryLogRow,
 } from './delivery.repository.js';
 import { addSends, lockSendsToday } from './sends.repository.js';
+import { findAccount } from '../accounts/account.repository.js';
 import { policyRefusal } from './sender.js';
 import type { SecretBox } from './secret-box.js';
 import { bumpSubscriptionsVersion } from './subscription-index.cache.js';
@@ -118,9 +120,9 @@ function receiverOf(url: string): string {
 const why = (reason: string | null) => (reason && reason !== 'disabled by an operator' ? ` (${reason})` : '');
 
 /**
- * The account tried to undo an operator's disable: enable, delete, ping or
- * replay the subscription, or subscribe the same receiver again. Only an
- * operator enables it again.
+ * The account tried to change a subscription an operator disabled (enable or
+ * disable it, its URL, criteria or secret), delete, ping or replay it, or
+ * subscribe the same receiver again. Only an operator enables it again.
  */
 export class DisabledByOperatorError extends Error {
   constructor(
@@ -130,7 +132,7 @@ export class DisabledByOperatorError extends Error {
   ) {
     super(
       disabledId === undefined
-        ? `An operator disabled this subscription${why(reason)}: only an operator can enable it again, or delete it. Ask your operator (support), saying its id.`
+        ? `An operator disabled this subscription${why(reason)}: the account can no longer change it (enable, disable, URL, criteria, secret), delete, test or replay it; only an operator can enable it again, or delete it. To appeal, ask your operator (support), saying its id.`
         : `An operator disabled your subscription ${disabledId} to this receiver${why(reason)}: no other subscription of the account may send to it until an operator enables that one again. Ask your operator (support), saying its id.`,
     );
   }
@@ -145,10 +147,14 @@ export class SubscriptionDisabledError extends Error {
   }
 }
 
+/** The operator's switch: only an operator changes, enables or deletes such a subscription. */
+const isOperatorDisabled = (row: Pick<SubscriptionRow, 'state' | 'disabled_by'>) =>
+  row.state === 'disabled' && row.disabled_by === 'operator';
+
 /** Pings and replays go only to an enabled subscription (a disabled one's deliveries are never sent, yet would spend the day's sends). */
 function checkSendable(row: SubscriptionRow): void {
   if (row.state !== 'disabled') return;
-  if (row.disabled_by === 'operator') throw new DisabledByOperatorError(row.disabled_reason);
+  if (isOperatorDisabled(row)) throw new DisabledByOperatorError(row.disabled_reason);
   throw new SubscriptionDisabledError(row.disabled_reason);
 }
 
@@ -369,14 +375,9 @@ export class WebhookService {
     const result = await updateSubscription(this.deps.db, id, scope, changes, (row) => {
       const etag = subscriptionEtag(row);
       if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etag)) return `etag:${etag}`;
-      // The account may not enable it, nor move it to another receiver (which would lift the block on this one).
-      if (
-        scope !== null &&
-        (input.enabled === true || input.url !== undefined) &&
-        row.state === 'disabled' &&
-        row.disabled_by === 'operator'
-      )
-        return `operator:${row.disabled_reason ?? ''}`;
+      // The account changes nothing of it: not its state (a disable "by the account" would replace the operator's
+      // reason, and the account may undo its own), not its receiver (which would lift the block), not its criteria.
+      if (scope !== null && isOperatorDisabled(row)) return `operator:${row.disabled_reason ?? ''}`;
       return null;
     });
     if (result === 'missing') throw new WebhookNotFoundError('subscription', id);
@@ -407,8 +408,11 @@ export class WebhookService {
     id: string,
     overlapHours = this.deps.secretOverlapHours,
   ): Promise<{ row: SubscriptionRow; secret: string }> {
-    const rotated = isId('subscription', id) ? await rotateSecret(this.deps.db, this.deps.box, id, scope, overlapHours) : undefined;
+    const rotated = isId('subscription', id)
+      ? await rotateSecret(this.deps.db, this.deps.box, id, scope, overlapHours, (row) => scope !== null && isOperatorDisabled(row))
+      : undefined;
     if (!rotated) throw new WebhookNotFoundError('subscription', id);
+    if ('refused' in rotated) throw new DisabledByOperatorError(rotated.refused.disabled_reason);
     return rotated;
   }
 
@@ -465,15 +469,16 @@ export class WebhookService {
     wanted: number,
     grant = true,
   ): Promise<{ granted: number; remaining: number }> {
-    const account = await trx.selectFrom('accounts').select('plan').where('id', '=', accountId).executeTakeFirst();
+    const account = await findAccount(trx, accountId);
     if (!account) throw new WebhookNotFoundError('subscription', '(the account is gone)');
     const limit = this.sends.perDay[account.plan];
     const spent = await lockSendsToday(trx, accountId);
-    const left = Math.max(0, limit - spent.replays - spent.pings);
+    const left = Math.max(0, limit - spent.replays - spent.pings - spent.shared);
     if (left === 0) {
       const wait = msUntilNextUtcDay(new Date());
+      const shared = spent.shared > 0 ? `, ${spent.shared} deliveries of its public research to other accounts` : '';
       throw new SendsExhaustedError(
-        `The ${account.plan} plan allows ${limit} replays and pings a day, and this account has sent them all today (${spent.replays} replays, ${spent.pings} pings); they reset at 00:00 UTC, in ${Math.ceil(wait / 60_000)} min.`,
+        `The ${account.plan} plan allows ${limit} replays and pings a day, and this account has sent them all today (${spent.replays} replays, ${spent.pings} pings${shared}); they reset at 00:00 UTC, in ${Math.ceil(wait / 60_000)} min.`,
         wait,
       );
     }
@@ -521,15 +526,9 @@ export class WebhookService {
     else if (scope !== null) throw new SubscriptionInputError('subscription', 'must be given');
     const delivery = isId('delivery', deliveryId) ? await findDeliveryOf(this.deps.db, deliveryId, subscriptionId) : undefined;
     if (!delivery) throw new WebhookNotFoundError('delivery', deliveryId);
-    return this.replay(scope, 1, async (trx) => {
-      const current = await trx
-        .selectFrom('webhook_deliveries')
-        .select('status')
-        .where('id', '=', delivery.id)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
-      return current.status === 'pending' ? { ids: [], pending: 1 } : { ids: [delivery.id], pending: 0 };
-    });
+    return this.replay(scope, 1, async (trx) =>
+      (await lockDeliveryStatus(trx, delivery.id)) === 'pending' ? { ids: [], pending: 1 } : { ids: [delivery.id], pending: 0 },
+    );
   }
 
   /**

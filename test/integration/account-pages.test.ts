@@ -601,6 +601,38 @@ describe('webhooks', () => {
     expect(audits.some((l) => l.audit!.action === 'webhook test sent' && l.audit!.subscription_id === id)).toBe(true);
     expect(audits.some((l) => l.audit!.action === 'webhook delivery replayed' && l.audit!.delivery_id === ping!.id)).toBe(true);
   });
+
+  it("a subscription the operator disabled is neither tested nor replayed from the tab: 409 naming the operator's reason, nothing sent (issue 48)", async () => {
+    const hooks = await createKeyForAccount(t.database.db, { id: accountId, plan: 'pro' }, 'hooks 3', null, ['webhooks:write']);
+    const id = await subscribe(hooks.key, { url: 'http://127.0.0.1:9/pages-operator-hook' });
+    expect((await t.app.inject({ method: 'POST', url: `/api/webhooks/${id}/test`, headers: bearer(hooks.key) })).statusCode).toBe(202);
+    const deliveriesOf = () =>
+      t.database.db.selectFrom('webhook_deliveries').select(['id', 'status', 'replays']).where('subscription_id', '=', id).execute();
+    const [ping] = await deliveriesOf();
+    await t.database.db.updateTable('webhook_deliveries').set({ status: 'failed' }).where('id', '=', ping!.id).execute();
+    // What `insights webhooks disable --reason` writes.
+    await t.database.db
+      .updateTable('webhook_subscriptions')
+      .set({ state: 'disabled', disabled_by: 'operator', disabled_reason: 'spam complaints' })
+      .where('id', '=', id)
+      .execute();
+    const before = await deliveriesOf();
+    const csrf = csrfOf((await member.get('/account/webhooks')).body);
+    for (const path of [`/account/webhooks/${id}/test`, `/account/webhooks/${id}/deliveries/${ping!.id}/replay`]) {
+      const res = await member.post(path, { csrf });
+      expect(res.statusCode, path).toBe(409);
+      expect(res.body).toContain('An operator disabled this subscription (spam complaints)');
+      expect(res.body).toContain('To appeal, ask your operator');
+    }
+    expect(await deliveriesOf()).toEqual(before);
+    expect(
+      await t.database.db
+        .selectFrom('webhook_subscriptions')
+        .select(['state', 'disabled_by', 'disabled_reason'])
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    ).toEqual({ state: 'disabled', disabled_by: 'operator', disabled_reason: 'spam complaints' });
+  });
 });
 
 describe('audit', () => {

@@ -164,17 +164,7 @@ describe("the operator's switch", () => {
       enabled: false,
       disabled_by: 'operator',
     });
-    // Its other fields are still the account's to change; and the operator's enable is the operator's.
-    expect(
-      (
-        await t.app.inject({
-          method: 'PATCH',
-          url: `/api/webhooks/${sub}`,
-          headers: json(a.key),
-          payload: JSON.stringify({ keywords: ['lute'] }),
-        })
-      ).statusCode,
-    ).toBe(200);
+    // The operator's enable is the operator's; then the account has its subscription back.
     await operator.setEnabled(null, sub, true);
     // A disable by the account, or by the system (410, a failure streak), the account may undo.
     await t.app.inject({ method: 'PATCH', url: `/api/webhooks/${sub}`, headers: json(a.key), payload: JSON.stringify({ enabled: false }) });
@@ -260,6 +250,83 @@ describe("the operator's switch", () => {
     expect(sends.reduce((n, r) => n + r.pings + r.replays, 0)).toBe(0);
     // The operator's own delete still works.
     await operatorService().remove(null, sub);
+  });
+});
+
+describe("the operator's switch holds against every change (issue 48)", () => {
+  it('PATCH {"enabled": false} then {"enabled": true} is refused at both steps: the reason, who disabled it and the receiver block stay', async () => {
+    const a = await t.webhookKey('pro');
+    const sub = await subscription(a.key);
+    await operatorService().update(null, sub, { enabled: false }, undefined, 'its receiver is a third party that never asked');
+    const patch = (body: unknown) =>
+      t.app.inject({ method: 'PATCH', url: `/api/webhooks/${sub}`, headers: json(a.key), payload: JSON.stringify(body) });
+    const off = await patch({ enabled: false });
+    expect(off.statusCode, off.body).toBe(409);
+    expect(off.json()).toMatchObject({
+      type: '/problems/disabled-by-operator',
+      detail: expect.stringMatching(
+        /An operator disabled this subscription \(its receiver is a third party that never asked\).*To appeal, ask your operator/,
+      ),
+    });
+    const on = await patch({ enabled: true });
+    expect(on.statusCode, on.body).toBe(409);
+    expect((await t.app.inject({ url: `/api/webhooks/${sub}`, headers: bearer(a.key) })).json().data).toMatchObject({
+      enabled: false,
+      disabled_by: 'operator',
+      disabled_reason: 'its receiver is a third party that never asked',
+    });
+    // The receiver stays closed to the account's other subscriptions.
+    expect((await post(a.key, '/api/webhooks', { url: receiverUrl })).statusCode).toBe(409);
+    expect((await post(a.key, `/api/webhooks/${sub}/test`)).statusCode).toBe(409);
+  });
+
+  it('every change, in every order of two, through the API: each 409, and the row (state, reason, URL, criteria, secret) never moves', async () => {
+    const a = await t.webhookKey('pro');
+    const sub = await subscription(a.key);
+    const [delivery] = await pastDeliveries(sub, 1);
+    await operatorService().update(null, sub, { enabled: false }, undefined, 'spam complaints');
+    const patch = (body: unknown) => () =>
+      t.app.inject({ method: 'PATCH', url: `/api/webhooks/${sub}`, headers: json(a.key), payload: JSON.stringify(body) });
+    const operations: Record<string, () => ReturnType<typeof post>> = {
+      disable: patch({ enabled: false }),
+      enable: patch({ enabled: true }),
+      'enable with criteria': patch({ enabled: true, min_score: 0 }),
+      url: patch({ url: 'http://localhost:9/moved' }),
+      'url on the same receiver': patch({ url: `${receiverUrl}/deeper` }),
+      events: patch({ events: ['insight.created'] }),
+      'min score': patch({ min_score: 0.1 }),
+      categories: patch({ categories: ['finance'] }),
+      keywords: patch({ keywords: ['lute'] }),
+      rotate: () => post(a.key, `/api/webhooks/${sub}/rotate`),
+      delete: () => t.app.inject({ method: 'DELETE', url: `/api/webhooks/${sub}`, headers: bearer(a.key) }),
+      test: () => post(a.key, `/api/webhooks/${sub}/test`),
+      replay: () => post(a.key, `/api/webhooks/${sub}/replay`, { since: '2000-01-01T00:00:00Z' }),
+      'replay one': () => post(a.key, `/api/webhooks/${sub}/deliveries/${delivery}/replay`),
+    };
+    const rowOf = () => t.database.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', sub).executeTakeFirstOrThrow();
+    const before = await rowOf();
+    expect(before).toMatchObject({ state: 'disabled', disabled_by: 'operator', disabled_reason: 'spam complaints' });
+    const names = Object.keys(operations);
+    for (const first of names)
+      for (const second of names) {
+        for (const name of [first, second]) {
+          const res = await operations[name]!();
+          expect(res.statusCode, `${first} then ${second}: ${name} answered ${res.body}`).toBe(409);
+          expect(res.json().type, `${first} then ${second}: ${name}`).toBe('/problems/disabled-by-operator');
+        }
+        expect(await rowOf(), `${first} then ${second}`).toEqual(before);
+      }
+    // Nothing was sent, nothing spent, nothing reopened.
+    expect(
+      await t.database.db.selectFrom('webhook_deliveries').select(['id', 'status', 'replays']).where('subscription_id', '=', sub).execute(),
+    ).toEqual([{ id: delivery, status: 'failed', replays: 0 }]);
+    const sends = await t.database.db.selectFrom('webhook_sends_daily').selectAll().where('account_id', '=', a.accountId).execute();
+    expect(sends.reduce((n, r) => n + r.pings + r.replays, 0)).toBe(0);
+    // The operator's enable gives it back: the account changes it again.
+    await operatorService().setEnabled(null, sub, true);
+    expect((await operations.keywords!()).statusCode).toBe(200);
+    expect((await operations.disable!()).statusCode).toBe(200);
+    expect((await operations.enable!()).statusCode).toBe(200);
   });
 });
 

@@ -453,7 +453,8 @@ describe('webhook operations', () => {
 
     const show = await runCli(['webhooks', 'show', sub.id], env);
     expect(show.stdout).toMatch(/previous secret still signs until/);
-    expect((await runCli(['webhooks', 'disable', sub.id], env)).code).toBe(0);
+    expect((await runCli(['webhooks', 'disable', sub.id, '--reason', 'spam complaints'], env)).code).toBe(0);
+    expect((await runCli(['webhooks', 'show', sub.id], env)).stdout).toContain('disabled by operator (spam complaints)');
     expect((await runCli(['webhooks', 'enable', sub.id], env)).code).toBe(0);
     expect((await runCli(['webhooks', 'remove', sub.id], env)).code).toBe(0);
     expect((await runCli(['webhooks', 'show', sub.id], env)).code).toBe(2);

@@ -151,7 +151,8 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
     .action((id: string) =>
       withService(context, async (service) => {
         const { row: s, deliveries } = await service.show(null, id);
-        print(`${s.id}  ${s.state}${s.disabled_reason ? ` (${s.disabled_reason})` : ''}  ${s.url}`);
+        const by = s.state === 'disabled' ? ` by ${s.disabled_by ?? 'system'}` : '';
+        print(`${s.id}  ${s.state}${by}${s.disabled_reason ? ` (${s.disabled_reason})` : ''}  ${s.url}`);
         print(
           `criteria: min_score ${s.min_score ?? 'any'}; categories ${s.categories.join(',') || 'any'}; sources ${s.sources.join(',') || 'any'}; keywords ${s.keywords.join(',') || 'any'}; events ${s.event_types.join(',') || 'any'}`,
         );
@@ -177,7 +178,7 @@ export function registerWebhookCommands(program: Command, context: () => CliCont
   webhooks
     .command('disable')
     .description(
-      "Disable a subscription (the operator's switch: the account cannot enable, delete, ping or replay it, nor subscribe its receiver again)",
+      "Disable a subscription (the operator's switch: its account can no longer change, enable, delete, ping or replay it, nor subscribe its receiver again)",
     )
     .argument('<id>')
     .option('--reason <text>', 'why, shown to the account in the subscription and in its 409 answers (default: "disabled by an operator")')

@@ -24,3 +24,20 @@ export function normalizeIdea(idea: string): { text: string; key: string; words:
     .filter(Boolean);
   return { text, key: words.join(' '), words };
 }
+
+// Control (Cc) and format (Cf) characters: C0 and C1 controls, DEL, soft hyphen, the zero-width space,
+// joiners and marks (U+200B-U+200F), bidi embeddings, overrides and isolates (U+202A-U+202E,
+// U+2066-U+2069), word joiner, invisible operators, the byte-order mark (U+FEFF), tag characters.
+// Nothing a reader sees, so a title made of them can look like another's, or reorder what is shown after it.
+const INVISIBLE = /[\p{Cc}\p{Cf}]/gu;
+// Whitespace among the controls separates words: it becomes a space, so "dog\twalking" stays two words.
+const CONTROL_SPACE = /[\t\n\v\f\r\u0085]/g;
+
+/**
+ * The idea as typed, less what no one can see: controls, bidi and zero-width
+ * characters removed (tabs and line breaks become spaces). What is left
+ * (letters, digits, punctuation, symbols, emoji) is kept as it was typed.
+ */
+export function stripInvisible(idea: string): string {
+  return idea.replace(CONTROL_SPACE, ' ').replace(INVISIBLE, '');
+}

@@ -5,11 +5,13 @@
 // attempts, so an account can cause at most perDay × MAX_ATTEMPTS POSTs a day
 // on request, whatever it sends (the deliveries of new insights come on top,
 // one per matching subscription, which the plan's subscription limit bounds).
+// What its public research sends to other accounts' subscriptions comes out of
+// the same day's budget (issue 48): past it, those deliveries are not made.
 import type { Plan } from '../quota.js';
 import { MAX_ATTEMPTS } from './retry.js';
 
 export interface WebhookSendLimits {
-  /** Replays and pings an account may ask a day (UTC), by plan. */
+  /** Replays, pings and deliveries of its public research to other accounts an account may cause a day (UTC), by plan. */
   perDay: Readonly<Record<Plan, number>>;
   /** The most deliveries one replay of a window sends. */
   replayPerCall: number;
