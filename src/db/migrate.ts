@@ -20,6 +20,7 @@ import * as googleCategories from './migrations/2026-11-27T0017-google-categorie
 import * as trustedAnswers from './migrations/2026-11-27T0018-trusted-answers.js';
 import * as accountPages from './migrations/2026-11-27T0019-account-pages.js';
 import * as millisecondTimes from './migrations/2026-11-27T0020-millisecond-times.js';
+import * as people from './migrations/2026-11-28T0023-people.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-27T0018-trusted-answers': trustedAnswers,
   '2026-11-27T0019-account-pages': accountPages,
   '2026-11-27T0020-millisecond-times': millisecondTimes,
+  '2026-11-28T0023-people': people,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
