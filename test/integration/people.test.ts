@@ -86,7 +86,9 @@ describe('an invitation goes to the address by mail, never to who invites', () =
     expect((await owners.a.get('/account/people')).body).not.toContain(token);
     // The person reads the mail and sets a password.
     const person = new PageAgent(t.app);
-    expect((await person.acceptInvitation(`${ORIGIN}/account/invite/${token}`, PASSWORD)).headers.location).toBe('/account/sign-in?password_set');
+    expect((await person.acceptInvitation(`${ORIGIN}/account/invite/${token}`, PASSWORD)).headers.location).toBe(
+      '/account/sign-in?password_set',
+    );
   });
 
   it('the CLI mails it too and prints no link (text or --json); --print-link only without SMTP_URL', async () => {
@@ -130,7 +132,11 @@ describe('a person belongs to several accounts', () => {
     expect(page.body).toContain('Join account b');
     expect(page.body).not.toContain('name="password"');
     // A password sent along anyway sets nothing: the invitation proves the address, it does not reset a password.
-    const joined = await person.post(new URL(link).pathname, { csrf: csrfOf(page.body), password: 'another password entirely', confirm: 'another password entirely' });
+    const joined = await person.post(new URL(link).pathname, {
+      csrf: csrfOf(page.body),
+      password: 'another password entirely',
+      confirm: 'another password entirely',
+    });
     expect(joined.headers.location).toBe('/account/sign-in?joined');
     expect((await new PageAgent(t.app).signIn('shared@example.com', 'another password entirely')).statusCode).toBe(401);
 
