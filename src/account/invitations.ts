@@ -66,7 +66,10 @@ export async function createInvitation(
   const made = { invitationId: outcome.invitationId, role: outcome.role, reset: outcome.reset, expiresAt };
   if ('printTo' in delivery) return { kind: 'printed', ...made, link };
   try {
-    await delivery.mailer.send({ to: input.email, ...invitationMail({ ...input, role: outcome.role, reset: outcome.reset, link, expiresAt }) });
+    await delivery.mailer.send({
+      to: input.email,
+      ...invitationMail({ ...input, role: outcome.role, reset: outcome.reset, link, expiresAt }),
+    });
   } catch (error) {
     await dropInvitation(db, outcome.invitationId);
     return { kind: 'not-sent', reason: error instanceof Error ? error.message : String(error) };
@@ -90,7 +93,9 @@ export function invitationMail(input: {
       text: `The operators of Startup Insights made you a link to set a new password (it ends every session you have):\n\n${input.link}\n\nIt works once, until ${until}. If you did not ask for it, ignore this mail.\n`,
     };
   }
-  const who = input.invitedBy ? `${input.invitedBy.email}, an owner of the account "${input.accountName}",` : `The operators of Startup Insights`;
+  const who = input.invitedBy
+    ? `${input.invitedBy.email}, an owner of the account "${input.accountName}",`
+    : `The operators of Startup Insights`;
   return {
     subject: `You are invited to ${input.accountName} on Startup Insights`,
     text: `${who} invited you to join "${input.accountName}" as ${input.role === 'owner' ? 'an owner' : 'a member'}.\n\nOpen this link to accept (and, if you have no password with us yet, to set one):\n\n${input.link}\n\nIt works once, until ${until}. If you did not expect it, ignore this mail: nothing happens unless the link is used.\n`,

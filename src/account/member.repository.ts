@@ -171,60 +171,63 @@ export type AcceptOutcome =
  * invitation only proves the address. Every other unused link of the address in that account dies with it.
  */
 export async function acceptInvitation(db: Db, invitationId: string, passwordHash: string | null): Promise<AcceptOutcome> {
-  return db.transaction().execute(async (trx): Promise<AcceptOutcome> => {
-    const used = await trx
-      .updateTable('account_invitations')
-      .set({ used_at: sql<Date>`now()` })
-      .where('id', '=', invitationId)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', sql<Date>`now()`)
-      .returning(['account_id', 'email', 'role', 'reset'])
-      .executeTakeFirst();
-    if (!used) return { kind: 'gone' };
-    await trx
-      .updateTable('account_invitations')
-      .set({ used_at: sql<Date>`now()` })
-      .where('account_id', '=', used.account_id)
-      .where('email', '=', used.email)
-      .where('used_at', 'is', null)
-      .execute();
-    let person = await trx.selectFrom('people').select('id').where('email', '=', used.email).forUpdate().executeTakeFirst();
-    let passwordSet = false;
-    if (!person) {
-      if (passwordHash === null) throw new PasswordNeeded();
-      person = await trx
-        .insertInto('people')
-        .values({ id: newId('person'), email: used.email, password_hash: passwordHash })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      passwordSet = true;
-    } else if (used.reset && passwordHash !== null) {
-      await trx.updateTable('people').set({ password_hash: passwordHash }).where('id', '=', person.id).execute();
+  return db
+    .transaction()
+    .execute(async (trx): Promise<AcceptOutcome> => {
+      const used = await trx
+        .updateTable('account_invitations')
+        .set({ used_at: sql<Date>`now()` })
+        .where('id', '=', invitationId)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', sql<Date>`now()`)
+        .returning(['account_id', 'email', 'role', 'reset'])
+        .executeTakeFirst();
+      if (!used) return { kind: 'gone' };
       await trx
-        .updateTable('account_sessions')
-        .set({ revoked_at: sql<Date>`now()` })
-        .where('member_id', 'in', trx.selectFrom('account_members').select('id').where('person_id', '=', person.id))
-        .where('revoked_at', 'is', null)
+        .updateTable('account_invitations')
+        .set({ used_at: sql<Date>`now()` })
+        .where('account_id', '=', used.account_id)
+        .where('email', '=', used.email)
+        .where('used_at', 'is', null)
         .execute();
-      passwordSet = true;
-    }
-    await trx
-      .insertInto('account_members')
-      .values({ id: newId('member'), account_id: used.account_id, person_id: person.id, role: used.role })
-      .onConflict((oc) => oc.columns(['person_id', 'account_id']).doNothing())
-      .execute();
-    const member = await trx
-      .selectFrom('account_members')
-      .select('id')
-      .where('person_id', '=', person.id)
-      .where('account_id', '=', used.account_id)
-      .executeTakeFirstOrThrow();
-    return { kind: 'joined', personId: person.id, memberId: member.id, accountId: used.account_id, passwordSet };
-  }).catch((error: unknown): AcceptOutcome => {
-    // Rolled back: the link is unused still, and the page asks for a password.
-    if (error instanceof PasswordNeeded) return { kind: 'password-needed' };
-    throw error;
-  });
+      let person = await trx.selectFrom('people').select('id').where('email', '=', used.email).forUpdate().executeTakeFirst();
+      let passwordSet = false;
+      if (!person) {
+        if (passwordHash === null) throw new PasswordNeeded();
+        person = await trx
+          .insertInto('people')
+          .values({ id: newId('person'), email: used.email, password_hash: passwordHash })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        passwordSet = true;
+      } else if (used.reset && passwordHash !== null) {
+        await trx.updateTable('people').set({ password_hash: passwordHash }).where('id', '=', person.id).execute();
+        await trx
+          .updateTable('account_sessions')
+          .set({ revoked_at: sql<Date>`now()` })
+          .where('member_id', 'in', trx.selectFrom('account_members').select('id').where('person_id', '=', person.id))
+          .where('revoked_at', 'is', null)
+          .execute();
+        passwordSet = true;
+      }
+      await trx
+        .insertInto('account_members')
+        .values({ id: newId('member'), account_id: used.account_id, person_id: person.id, role: used.role })
+        .onConflict((oc) => oc.columns(['person_id', 'account_id']).doNothing())
+        .execute();
+      const member = await trx
+        .selectFrom('account_members')
+        .select('id')
+        .where('person_id', '=', person.id)
+        .where('account_id', '=', used.account_id)
+        .executeTakeFirstOrThrow();
+      return { kind: 'joined', personId: person.id, memberId: member.id, accountId: used.account_id, passwordSet };
+    })
+    .catch((error: unknown): AcceptOutcome => {
+      // Rolled back: the link is unused still, and the page asks for a password.
+      if (error instanceof PasswordNeeded) return { kind: 'password-needed' };
+      throw error;
+    });
 }
 
 class PasswordNeeded extends Error {}

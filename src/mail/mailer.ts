@@ -40,7 +40,13 @@ export function smtpMailer(settings: MailSettings): Mailer {
   return {
     async send(message) {
       // Base64 keeps a long link on one unbroken line for any reader (quoted-printable would fold it).
-      await transport.sendMail({ from: settings.from, to: message.to, subject: message.subject, text: message.text, textEncoding: 'base64' });
+      await transport.sendMail({
+        from: settings.from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        textEncoding: 'base64',
+      });
     },
     close: () => transport.close(),
   };

@@ -125,12 +125,15 @@ const callApi = (key: string) => fetch(`${base}/api/insights?limit=1`, { headers
 describe('the account pages in headless Chromium', () => {
   it('invite → set a password → sign in → "API Keys" → create, use, rotate, revoke → sign out', async () => {
     const account = await createApiKey(t.database.db, 'browser account', 'starter', null, ['insights:read', 'webhooks:write']);
-    const out = await runCliInProcess(['accounts', 'invite', '--account', account.accountId, '--email', EMAIL, '--role', 'owner', '--print-link'], {
-      ...t.database.env,
-      REDIS_URL: t.redis.url,
-      REDIS_PREFIX: t.redis.prefix,
-      PUBLIC_BASE_URL: base,
-    });
+    const out = await runCliInProcess(
+      ['accounts', 'invite', '--account', account.accountId, '--email', EMAIL, '--role', 'owner', '--print-link'],
+      {
+        ...t.database.env,
+        REDIS_URL: t.redis.url,
+        REDIS_PREFIX: t.redis.prefix,
+        PUBLIC_BASE_URL: base,
+      },
+    );
     const link = /(http:\/\/\S+\/account\/invite\/\S+)/.exec(out)![1]!;
     const page = await openPage();
     const audit: Record<string, string[]> = {};

@@ -195,7 +195,8 @@ export function registerAccountCommands(program: Command, context: () => CliCont
           );
           if (outcome.kind === 'already-member')
             throw new UsageError(`${email} is a member of ${account.id} already; to let them set a new password (a reset), add --reset`);
-          if (outcome.kind === 'not-sent') throw new Error(`The mail server did not take the invitation to ${email} (${outcome.reason}); nothing was made`);
+          if (outcome.kind === 'not-sent')
+            throw new Error(`The mail server did not take the invitation to ${email} (${outcome.reason}); nothing was made`);
           if (outcome.kind === 'day-cap' || outcome.kind === 'pending-cap') throw new Error(`${outcome.kind}: operators are not capped`);
           const view = {
             account_id: account.id,
@@ -227,9 +228,11 @@ export function registerAccountCommands(program: Command, context: () => CliCont
 
   accounts
     .command('remove-person')
-    .description("Remove a person (or their pending invitations) from an account: their sessions of this account end at once; the account's last owner stays")
+    .description(
+      "Remove a person (or their pending invitations) from an account: their sessions of this account end at once; the account's last owner stays",
+    )
     .requiredOption('--account <account-id>', 'acc_…')
-    .requiredOption('--email <address>', 'the person\'s address')
+    .requiredOption('--email <address>', "the person's address")
     .option('--json', 'print {"account_id","email","member_id","sessions_revoked","invitations_cancelled"}')
     .action(async (options: { account: string; email: string; json?: boolean }) => {
       const checked = checkEmailAddress(options.email);

@@ -17,7 +17,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
   await sql`insert into people (id, email, password_hash, created_at)
-            select 'per_' || substr(id, 5), email, password_hash, created_at from account_members where password_hash is not null`.execute(db);
+            select 'per_' || substr(id, 5), email, password_hash, created_at from account_members where password_hash is not null`.execute(
+    db,
+  );
 
   await db.schema
     .alterTable('account_invitations')
@@ -31,9 +33,18 @@ export async function up(db: Kysely<any>): Promise<void> {
             set account_id = m.account_id, email = m.email, role = m.role, reset = m.password_hash is not null
             from account_members m where m.id = i.member_id`.execute(db);
   await db.schema.alterTable('account_invitations').dropColumn('member_id').execute();
-  await db.schema.alterTable('account_invitations').alterColumn('account_id', (c) => c.setNotNull()).execute();
-  await db.schema.alterTable('account_invitations').alterColumn('email', (c) => c.setNotNull()).execute();
-  await db.schema.alterTable('account_invitations').alterColumn('role', (c) => c.setNotNull()).execute();
+  await db.schema
+    .alterTable('account_invitations')
+    .alterColumn('account_id', (c) => c.setNotNull())
+    .execute();
+  await db.schema
+    .alterTable('account_invitations')
+    .alterColumn('email', (c) => c.setNotNull())
+    .execute();
+  await db.schema
+    .alterTable('account_invitations')
+    .alterColumn('role', (c) => c.setNotNull())
+    .execute();
   // The day's and the pending invitations of an account are counted on every invitation (the caps).
   await db.schema.createIndex('account_invitations_account_idx').on('account_invitations').columns(['account_id', 'created_at']).execute();
 
@@ -43,9 +54,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('person_id', 'text', (c) => c.references('people.id').onDelete('cascade'))
     .execute();
   await sql`update account_members set person_id = 'per_' || substr(id, 5)`.execute(db);
-  await db.schema.alterTable('account_members').alterColumn('person_id', (c) => c.setNotNull()).execute();
+  await db.schema
+    .alterTable('account_members')
+    .alterColumn('person_id', (c) => c.setNotNull())
+    .execute();
   await db.schema.alterTable('account_members').dropColumn('email').dropColumn('password_hash').execute();
-  await db.schema.alterTable('account_members').addUniqueConstraint('account_members_person_account_key', ['person_id', 'account_id']).execute();
+  await db.schema
+    .alterTable('account_members')
+    .addUniqueConstraint('account_members_person_account_key', ['person_id', 'account_id'])
+    .execute();
   await db.schema
     .alterTable('account_invitations')
     .addForeignKeyConstraint('account_invitations_invited_by_fkey', ['invited_by'], 'account_members', ['id'])
@@ -60,8 +77,13 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('account_members').addColumn('email', 'text').addColumn('password_hash', 'text').execute();
   await sql`delete from account_members m using account_members earlier
             where earlier.person_id = m.person_id and (earlier.created_at, earlier.id) < (m.created_at, m.id)`.execute(db);
-  await sql`update account_members m set email = p.email, password_hash = p.password_hash from people p where p.id = m.person_id`.execute(db);
-  await db.schema.alterTable('account_members').alterColumn('email', (c) => c.setNotNull()).execute();
+  await sql`update account_members m set email = p.email, password_hash = p.password_hash from people p where p.id = m.person_id`.execute(
+    db,
+  );
+  await db.schema
+    .alterTable('account_members')
+    .alterColumn('email', (c) => c.setNotNull())
+    .execute();
   await db.schema.alterTable('account_members').addUniqueConstraint('account_members_email_key', ['email']).execute();
   await db.schema.alterTable('account_members').dropColumn('person_id').execute();
 
@@ -73,7 +95,10 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`update account_invitations i set member_id = m.id from account_members m
             where m.email = i.email and m.account_id = i.account_id`.execute(db);
   await sql`delete from account_invitations where member_id is null`.execute(db);
-  await db.schema.alterTable('account_invitations').alterColumn('member_id', (c) => c.setNotNull()).execute();
+  await db.schema
+    .alterTable('account_invitations')
+    .alterColumn('member_id', (c) => c.setNotNull())
+    .execute();
   await db.schema
     .alterTable('account_invitations')
     .dropColumn('account_id')

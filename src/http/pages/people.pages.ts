@@ -90,7 +90,12 @@ export function peoplePages(app: FastifyInstance, kit: PageKit): void {
     if (!session) return reply;
     if (session.row.role !== 'owner') return answer(reply, session, 403, 'Only an owner of the account invites people.');
     if (!mailer) {
-      return answer(reply, session, 503, 'Invitations cannot be sent: no mail server is configured. Ask the operators to invite the person.');
+      return answer(
+        reply,
+        session,
+        503,
+        'Invitations cannot be sent: no mail server is configured. Ask the operators to invite the person.',
+      );
     }
     const checked = checkEmailAddress(field(request.body, 'email'));
     if (!checked.ok) return answer(reply, session, 400, checked.problem);
@@ -161,7 +166,13 @@ export function peoplePages(app: FastifyInstance, kit: PageKit): void {
     });
     // Removing oneself ends this session too: to the sign-in page.
     if (outcome.memberId === session.row.id) return reply.redirect('/account/sign-in', 303);
-    return redirectWith(reply, session, 'people', '/account/people', notice('ok', `${checked.email} was removed from ${session.row.account_name}.`));
+    return redirectWith(
+      reply,
+      session,
+      'people',
+      '/account/people',
+      notice('ok', `${checked.email} was removed from ${session.row.account_name}.`),
+    );
   });
 
   // Switching accounts: a new session of the same person, bound to the other account (the old one is revoked).
