@@ -43,6 +43,14 @@ export interface Config {
   readonly schedules: ScheduleConfig;
   readonly webhooks: WebhookConfig;
   readonly research: ResearchConfig;
+  readonly mail: MailConfig;
+}
+
+export interface MailConfig {
+  /** SMTP_URL: where invitations are mailed (smtp://host:port, smtps://host:465, credentials in the URL); unset: no mail, and owners cannot invite. */
+  readonly smtpUrl: string | undefined;
+  /** MAIL_FROM: the From: of invitations. */
+  readonly from: string;
 }
 
 export interface ResearchConfig {
@@ -681,6 +689,22 @@ function loadResearchSection(read: EnvReader): ResearchConfig {
   });
 }
 
+function loadMailSection(read: EnvReader, web: WebConfig): MailConfig {
+  const smtpUrl = read.url('SMTP_URL', ['smtp:', 'smtps:']);
+  let host = 'localhost';
+  try {
+    host = new URL(web.publicBaseUrl).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    // PUBLIC_BASE_URL's own problem is reported already.
+  }
+  const from = read.text('MAIL_FROM') ?? `Startup Insights <no-reply@${host}>`;
+  read.check(
+    !/[\r\n]/.test(from) && /^[^<>@]*<[^<>@\s]+@[^<>@\s]+>$|^[^<>@\s]+@[^<>@\s]+$/.test(from),
+    `MAIL_FROM must be an address, or a name and <address>, e.g. "Startup Insights <insights@example.com>" (got "${from.slice(0, 80)}")`,
+  );
+  return Object.freeze({ smtpUrl, from });
+}
+
 /**
  * Reads the configuration. From the process environment (the default), the
  * .env file is read as well (see withEnvFile); an explicit `env` is taken as it
@@ -699,13 +723,14 @@ export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
   if (fileProblem) read.check(false, fileProblem);
   const trends = loadTrendsSection(read);
+  const web = loadWebSection(read);
   const config: Config = {
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     dataDir: path.resolve(PROJECT_ROOT, read.text('DATA_DIR') ?? '.data'),
     demoSeriesDir: path.resolve(PROJECT_ROOT, read.text('DEMO_SERIES_DIR') ?? 'data/trends-series'),
     database: loadDatabaseSection(read),
     redis: loadRedisSection(read),
-    web: loadWebSection(read),
+    web,
     admin: loadAdminSection(read),
     trends,
     dataforseo: loadDataForSeoSection(read, trends),
@@ -713,6 +738,7 @@ export function loadConfig(env: Env = process.env): Config {
     schedules: loadScheduleSection(read),
     webhooks: loadWebhookSection(read),
     research: loadResearchSection(read),
+    mail: loadMailSection(read, web),
   };
   // Settings that counted jobs, not requests: an old .env would silently mean something else now.
   for (const [retired, instead] of RETIRED_VARIABLES) read.check(env[retired] === undefined, `${retired} is no longer read: ${instead}`);

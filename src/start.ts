@@ -75,8 +75,14 @@ try {
     const created = await createApiKey(resources.db, 'development (created by npm start)', 'pro', null, [...API_KEY_SCOPES]);
     firstKey = created.key;
     // And an owner of that account, to see it in the account pages (a one-time link, like the key).
-    const invitation = await createInvitation(resources.db, { accountId: created.accountId, email: DEV_OWNER, role: 'owner' }, web.url);
-    if (invitation.kind === 'invited') signInLink = invitation.link;
+    // The operator's own first owner, printed like the key (never mailed): invitations made by owners are mailed only.
+    const invitation = await createInvitation(
+      resources.db,
+      { accountId: created.accountId, accountName: created.name, email: DEV_OWNER, role: 'owner', invitedBy: null },
+      web.url,
+      { printTo: 'operator' },
+    );
+    if (invitation.kind === 'printed') signInLink = invitation.link;
   }
   say();
   say(`Startup Insights is running.`);

@@ -143,22 +143,35 @@ export interface UsageDailyTable {
 export const MEMBER_ROLES = ['owner', 'member'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
-/** A person of an account, who signs in to the account's pages. */
-export interface AccountMembersTable {
+/** A person: one identity (an address and a password) that may belong to several accounts (migration 2026-11-28T0023). */
+export interface PeopleTable {
   id: string;
-  account_id: string;
-  /** Lower case; one member per address over the whole service. */
+  /** Lower case, ASCII (domain/email-address.ts); one person per address over the whole service. */
   email: string;
-  role: MemberRole;
-  /** scrypt (see account/password.ts); null until the invitation is used. */
-  password_hash: string | null;
+  /** scrypt (see account/password.ts). */
+  password_hash: string;
   created_at: Generated<Date>;
 }
 
-/** A one-time link to set a password, kept as the SHA-256 of its token. */
+/** A membership: a person in an account with a role. Sessions and key creators point at it. */
+export interface AccountMembersTable {
+  id: string;
+  account_id: string;
+  person_id: string;
+  role: MemberRole;
+  created_at: Generated<Date>;
+}
+
+/** A one-time link mailed to an address, kept as the SHA-256 of its token; it makes a membership when used. */
 export interface AccountInvitationsTable {
   id: string;
-  member_id: string;
+  account_id: string;
+  email: string;
+  role: MemberRole;
+  /** An operator's password reset (`insights accounts invite --reset`): the link sets a new password. */
+  reset: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The member who sent it from the People page; null: the operators (CLI, `npm start`). */
+  invited_by: string | null;
   token_hash: string;
   created_at: Generated<Date>;
   expires_at: Date;
@@ -349,6 +362,7 @@ export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   usage_daily: UsageDailyTable;
+  people: PeopleTable;
   account_members: AccountMembersTable;
   account_invitations: AccountInvitationsTable;
   account_sessions: AccountSessionsTable;

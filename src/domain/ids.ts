@@ -10,6 +10,7 @@ export const ID_PREFIXES = {
   event: 'evt',
   delivery: 'dlv',
   member: 'mem',
+  person: 'per',
   invitation: 'inv',
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;

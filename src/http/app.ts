@@ -44,6 +44,7 @@ import { queueDeliveries, WebhookService } from '../webhooks/webhook-service.js'
 import { ResearchChain } from '../research/chain.js';
 import { ResearchService, type ResearchSettings } from '../research/research-service.js';
 import { ComparisonService, type SeriesSource } from '../research/comparison-service.js';
+import type { Mailer } from '../mail/mailer.js';
 import { ProblemSchema } from './schemas.js';
 import { API_ERROR_HEADERS, registerSecurityHeaders } from './security-headers.js';
 
@@ -84,6 +85,8 @@ export interface AppDeps {
   webhooks?: AppWebhookDeps;
   /** Research on demand: the settings of ResearchService, and the research queue (else the app opens one, closed with it); with `series`, comparisons too. */
   research?: { settings: ResearchSettings; queue?: Queue; series?: SeriesSource };
+  /** Mails the People page's invitations (SMTP_URL); without it owners cannot invite (the operators' CLI can). */
+  mailer?: Mailer;
 }
 
 export interface AppWebhookDeps {
@@ -318,6 +321,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(research ? { research: research.service } : {}),
     ...(deps.research ? { researchAllowance: deps.research.settings.allowance } : {}),
     ...(deps.publicBaseUrl ? { publicBaseUrl: deps.publicBaseUrl } : {}),
+    ...(deps.mailer ? { mailer: deps.mailer } : {}),
   });
   await app.register(otherMethods.answer);
   return app;

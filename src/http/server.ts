@@ -9,6 +9,7 @@ import { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import type { Resources } from '../runtime/resources.js';
 import { QUEUES } from '../queue/queues.js';
 import { SecretBox } from '../webhooks/secret-box.js';
+import { mailerFromConfig } from '../mail/mailer.js';
 import { researchSettings } from '../research/research-service.js';
 import { directSeries, type SeriesSource } from '../research/comparison-service.js';
 import { askWithoutWaiting } from '../research/trends-gateway.js';
@@ -61,6 +62,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
     );
   }
   let listening = config.web.publicBaseUrl;
+  const mailer = mailerFromConfig(config.mail);
   const app = await buildApp({
     draining: () => draining,
     db: resources.db,
@@ -92,6 +94,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
         }
       : {}),
     ...(readRouter ? { readRouter } : {}),
+    ...(mailer ? { mailer } : {}),
     research: {
       settings: researchSettings(config),
       ...(researchQueue ? { queue: researchQueue } : {}),
@@ -122,6 +125,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
       draining = true;
       await new Promise((r) => setTimeout(r, config.web.shutdownDrainMs));
       await app.close();
+      mailer?.close();
       readRouter?.stop();
       await stopListening().catch(() => {});
       subscriber.disconnect();

@@ -1,5 +1,5 @@
 // The account pages in headless Chromium (Debian's chromium; .ci/run installs it), as
-// a person uses them: the operator invites them with `insights accounts invite` (the
+// a person uses them: the operator invites them with `insights accounts invite --print-link` (the
 // command's own code, in process), they open the link, set a password, sign in, open
 // the "API Keys" tab by its name, create a key and read it off the page, call the API
 // with it, rotate it, revoke the old one (refused within a second) and sign out (the
@@ -125,12 +125,15 @@ const callApi = (key: string) => fetch(`${base}/api/insights?limit=1`, { headers
 describe('the account pages in headless Chromium', () => {
   it('invite → set a password → sign in → "API Keys" → create, use, rotate, revoke → sign out', async () => {
     const account = await createApiKey(t.database.db, 'browser account', 'starter', null, ['insights:read', 'webhooks:write']);
-    const out = await runCliInProcess(['accounts', 'invite', '--account', account.accountId, '--email', EMAIL, '--role', 'owner'], {
-      ...t.database.env,
-      REDIS_URL: t.redis.url,
-      REDIS_PREFIX: t.redis.prefix,
-      PUBLIC_BASE_URL: base,
-    });
+    const out = await runCliInProcess(
+      ['accounts', 'invite', '--account', account.accountId, '--email', EMAIL, '--role', 'owner', '--print-link'],
+      {
+        ...t.database.env,
+        REDIS_URL: t.redis.url,
+        REDIS_PREFIX: t.redis.prefix,
+        PUBLIC_BASE_URL: base,
+      },
+    );
     const link = /(http:\/\/\S+\/account\/invite\/\S+)/.exec(out)![1]!;
     const page = await openPage();
     const audit: Record<string, string[]> = {};

@@ -7,6 +7,7 @@ import { createRedis } from '../../src/redis/connection.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import type { Plan } from '../../src/domain/quota.js';
 import { buildApp } from '../../src/http/app.js';
+import type { Mailer } from '../../src/mail/mailer.js';
 import type { ResearchSettings } from '../../src/research/research-service.js';
 import { directSeries } from '../../src/research/comparison-service.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
@@ -48,6 +49,8 @@ export async function createTestApp(
     webhookMaxSubscriptions?: Record<Plan, number>;
     /** Research on demand (POST /api/research-runs): its settings over synthetic data, unpaced, reusing nothing. */
     research?: Partial<ResearchSettings>;
+    /** Mails the People page's invitations (a loopback SMTP server's mailer: test/support/smtp.ts). */
+    mailer?: Mailer;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -79,6 +82,7 @@ export async function createTestApp(
     // busy machine starves the loop for a whole sample (under-pressure then reads Infinity).
     overloadMaxEventLoopDelayMs: 0,
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
+    ...(options.mailer ? { mailer: options.mailer } : {}),
     ...(options.research
       ? {
           research: {

@@ -60,6 +60,7 @@ describe('config', () => {
         'dataforseo',
         'demoSeriesDir',
         'logLevel',
+        'mail',
         'redis',
         'research',
         'schedules',
@@ -167,6 +168,24 @@ describe('config', () => {
       }
     }
     expect(() => loadConfig({ TRENDS_PROXY_URLS: 'http://user:pa/ss@10.0.0.5:3128' })).toThrow(/not shown: it may hold a password/);
+  });
+
+  it('SMTP_URL is smtp:// or smtps:// (its password never repeated); MAIL_FROM defaults to no-reply at PUBLIC_BASE_URL', () => {
+    expect(loadConfig({}).mail).toEqual({ smtpUrl: undefined, from: 'Startup Insights <no-reply@127.0.0.1>' });
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://insights.example.com' }).mail.from).toBe(
+      'Startup Insights <no-reply@insights.example.com>',
+    );
+    expect(loadConfig({ SMTP_URL: 'smtps://u:p@mail.example.com:465' }).mail.smtpUrl).toBe('smtps://u:p@mail.example.com:465');
+    expect(() => loadConfig({ SMTP_URL: 'http://u:Secret123@mail.example.com' })).toThrow(/SMTP_URL must use smtp: or smtps:/);
+    let message = '';
+    try {
+      loadConfig({ SMTP_URL: 'smtp://u:Secret123@mail example.com:25' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/SMTP_URL is not a valid URL/);
+    expect(message).not.toContain('Secret123');
+    expect(() => loadConfig({ MAIL_FROM: 'Insights <a@b.c>\r\nBcc: x@y.z' })).toThrow(/MAIL_FROM must be an address/);
   });
 
   it('TRUST_PROXY is off by default and a strict list of addresses and CIDRs when on', () => {

@@ -12,7 +12,10 @@ import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
 import { print, printJson, table, UsageError } from '../output.js';
 import { withResources } from '../resources.js';
-import { createInvitation, normaliseEmail } from '../../account/invitations.js';
+import { createInvitation } from '../../account/invitations.js';
+import { removeFromAccount } from '../../account/member.repository.js';
+import { checkEmailAddress } from '../../domain/email-address.js';
+import { mailerFromConfig } from '../../mail/mailer.js';
 
 const describePlan = (plan: Plan) => {
   const limit = PLANS[plan].dailyLimit;
@@ -151,54 +154,108 @@ export function registerAccountCommands(program: Command, context: () => CliCont
 
   accounts
     .command('invite')
-    .description("Invite a person to the account's pages: prints a one-time link (72 hours) to set a password; no mail is sent")
+    .description(
+      "Invite a person to the account's pages: a one-time link (72 hours) is mailed to the address (SMTP_URL); an address that is a person already joins this account too, keeping their password",
+    )
     .requiredOption('--account <account-id>', 'acc_…')
-    .requiredOption('--email <address>', 'who signs in with it')
+    .requiredOption('--email <address>', 'who signs in with it (ASCII; look-alike characters are refused)')
     .option('--role <role>', 'owner (manages people and every key) or member', 'member')
     .option(
       '--reset',
-      'for a person who has set a password already: a link that sets a new one (their sessions end when it is used); without it such a person is refused',
+      'for a person of this account: a link that sets a new password (every session of theirs ends when it is used); without it such a person is refused',
     )
-    .option('--json', 'print {"account_id","member_id","email","role","link","expires_at"}')
-    .action(async (options: { account: string; email: string; role: string; reset?: boolean; json?: boolean }) => {
-      const email = normaliseEmail(options.email);
-      if (!email) throw new UsageError(`--email must be an email address (got "${options.email.slice(0, 80)}")`);
+    .option(
+      '--print-link',
+      'only without SMTP_URL: print the link instead of mailing it, for you to pass on to the address yourself (refused when mail is configured)',
+    )
+    .option('--json', 'print {"account_id","invitation_id","email","role","reset","delivery","expires_at"} (and "link" with --print-link)')
+    .action(async (options: { account: string; email: string; role: string; reset?: boolean; printLink?: boolean; json?: boolean }) => {
+      const checked = checkEmailAddress(options.email);
+      if (!checked.ok) throw new UsageError(`--email: ${checked.problem}`);
+      const email = checked.email;
       if (options.role !== 'owner' && options.role !== 'member')
         throw new UsageError(`--role must be owner or member (got "${options.role.slice(0, 20)}")`);
       const role = options.role;
+      const config = context().config;
+      if (config.mail.smtpUrl !== undefined && options.printLink)
+        throw new UsageError('--print-link is for a service without mail: SMTP_URL is set, so the link goes to the address only');
+      if (config.mail.smtpUrl === undefined && !options.printLink)
+        throw new UsageError(
+          'No mail server is configured (SMTP_URL), so the invitation cannot be mailed. Set SMTP_URL, or add --print-link to print the link and pass it on to the address yourself',
+        );
+      const mailer = mailerFromConfig(config.mail);
+      try {
+        await withResources(context, async (resources) => {
+          const account = await requireAccount(resources, options.account);
+          const outcome = await createInvitation(
+            resources.db,
+            { accountId: account.id, accountName: account.name, email, role, invitedBy: null, reset: options.reset === true },
+            config.web.publicBaseUrl,
+            mailer ? { mailer } : { printTo: 'operator' },
+          );
+          if (outcome.kind === 'already-member')
+            throw new UsageError(`${email} is a member of ${account.id} already; to let them set a new password (a reset), add --reset`);
+          if (outcome.kind === 'not-sent')
+            throw new Error(`The mail server did not take the invitation to ${email} (${outcome.reason}); nothing was made`);
+          if (outcome.kind === 'day-cap' || outcome.kind === 'pending-cap') throw new Error(`${outcome.kind}: operators are not capped`);
+          const view = {
+            account_id: account.id,
+            invitation_id: outcome.invitationId,
+            email,
+            role: outcome.role,
+            reset: outcome.reset,
+            delivery: outcome.kind,
+            expires_at: outcome.expiresAt.toISOString(),
+            ...(outcome.kind === 'printed' ? { link: outcome.link } : {}),
+          };
+          if (options.json) {
+            printJson(view);
+            return;
+          }
+          print(
+            `Invited ${email} to ${account.id} "${account.name}" as ${outcome.role}${outcome.reset ? ' (a password reset: their sessions end when it is used)' : ''}; older unused links of this address in the account stop working.`,
+          );
+          if (outcome.kind === 'mailed') print(`The one-time link was mailed to ${email} (valid until ${view.expires_at}).`);
+          else {
+            print(`One-time link (until ${view.expires_at}; shown only now; give it to ${email} alone):`);
+            print(`  ${outcome.link}`);
+          }
+        });
+      } finally {
+        mailer?.close();
+      }
+    });
+
+  accounts
+    .command('remove-person')
+    .description(
+      "Remove a person (or their pending invitations) from an account: their sessions of this account end at once; the account's last owner stays",
+    )
+    .requiredOption('--account <account-id>', 'acc_…')
+    .requiredOption('--email <address>', "the person's address")
+    .option('--json', 'print {"account_id","email","member_id","sessions_revoked","invitations_cancelled"}')
+    .action(async (options: { account: string; email: string; json?: boolean }) => {
+      const checked = checkEmailAddress(options.email);
+      if (!checked.ok) throw new UsageError(`--email: ${checked.problem}`);
       await withResources(context, async (resources) => {
         const account = await requireAccount(resources, options.account);
-        const baseUrl = context().config.web.publicBaseUrl;
-        const invitation = await createInvitation(
-          resources.db,
-          { accountId: account.id, email, role, reset: options.reset === true },
-          baseUrl,
-        );
-        if (invitation.kind === 'elsewhere') throw new UsageError(`${email} is a member of another account already`);
-        if (invitation.kind === 'already-member')
-          throw new UsageError(
-            `${email} is a member of ${account.id} with a password already; to let them set a new one (a reset), add --reset`,
-          );
-        if (invitation.kind === 'role-differs')
-          throw new UsageError(
-            `${email} is ${invitation.role} of ${account.id}: inviting does not change a role (give --role ${invitation.role})`,
-          );
+        const outcome = await removeFromAccount(resources.db, account.id, checked.email);
+        if (outcome.kind === 'not-found') throw new UsageError(`${checked.email} is not a person of ${account.id}, nor invited to it`);
+        if (outcome.kind === 'last-owner')
+          throw new UsageError(`${checked.email} is the last owner of ${account.id} and stays: invite another owner first`);
         if (options.json) {
           printJson({
             account_id: account.id,
-            member_id: invitation.memberId,
-            email,
-            role: invitation.role,
-            link: invitation.link,
-            expires_at: invitation.expiresAt.toISOString(),
+            email: checked.email,
+            member_id: outcome.memberId,
+            sessions_revoked: outcome.sessionsRevoked,
+            invitations_cancelled: outcome.invitationsCancelled,
           });
           return;
         }
         print(
-          `Invited ${email} to ${account.id} "${account.name}" as ${invitation.role}${invitation.created ? '' : options.reset ? ' (a password reset: their sessions end when it is used)' : ' (invited before: a new link; the older ones stop working once one is used)'}.`,
+          `Removed ${checked.email} from ${account.id} "${account.name}": ${outcome.sessionsRevoked} session(s) ended, ${outcome.invitationsCancelled} unused invitation(s) cancelled.`,
         );
-        print(`One-time link (until ${invitation.expiresAt.toISOString()}; shown only now):`);
-        print(`  ${invitation.link}`);
       });
     });
 

@@ -5,6 +5,7 @@
 // writes one audit line (pino, `audit` field; never a key, token, password or cookie).
 import type { FastifyInstance } from 'fastify';
 import { ICON, ICON_PATH, notice, STYLESHEET, STYLESHEET_PATH } from './layout.js';
+import { invitationPages } from './invitation.pages.js';
 import { keysPages } from './keys.pages.js';
 import { overviewPage } from './overview.pages.js';
 import { pageKit, type AccountPagesOptions } from './page-kit.js';
@@ -28,6 +29,7 @@ export async function accountPages(app: FastifyInstance, options: AccountPagesOp
   );
 
   signInPages(app, kit);
+  invitationPages(app, kit);
   overviewPage(app, kit);
   keysPages(app, kit);
   webhooksPage(app, kit);

@@ -9,6 +9,7 @@ import { SignInLimiter } from '../../account/sign-in-limiter.js';
 import type { Db } from '../../db/connection.js';
 import { DEFAULT_RESEARCH_ALLOWANCE, type ResearchAllowance } from '../../domain/research/allowance.js';
 import type { Logger } from '../../logger.js';
+import type { Mailer } from '../../mail/mailer.js';
 import type { Redis } from '../../redis/connection.js';
 import type { RedisKeys } from '../../redis/keys.js';
 import type { WebhookService } from '../../webhooks/webhook-service.js';
@@ -33,6 +34,8 @@ export interface AccountPagesOptions {
   forgetKey?: (keyId: string) => void;
   /** PUBLIC_BASE_URL: its origin is accepted as a form's Origin too, and invitation links start with it. */
   publicBaseUrl?: () => string;
+  /** Mails invitations (SMTP_URL); without it the People page says invitations cannot be sent and the operators invite. */
+  mailer?: Mailer;
 }
 
 /**

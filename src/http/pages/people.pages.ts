@@ -1,34 +1,79 @@
-// The People tab: the account's members; owners invite people (a one-time link shown once).
-import type { FastifyInstance } from 'fastify';
-import { createInvitation, INVITATION_LIFETIME_MS, invitationLink, normaliseEmail } from '../../account/invitations.js';
-import { listMembers } from '../../account/member.repository.js';
+// The People tab: the account's members and pending invitations; owners invite (the link is mailed to the
+// address, never shown here) and remove people; everyone sees the accounts they belong to and switches between them.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { createInvitation, INVITATION_CAPS } from '../../account/invitations.js';
+import {
+  findMembership,
+  insertSession,
+  listMembers,
+  listMemberships,
+  listPendingInvitations,
+  removeFromAccount,
+  revokeSession,
+} from '../../account/member.repository.js';
 import { hashToken, newToken } from '../../account/tokens.js';
+import { checkEmailAddress } from '../../domain/email-address.js';
+import { isId } from '../../domain/ids.js';
 import { esc, hidden, notice } from './layout.js';
-import type { Session } from './session.js';
+import { cookieName, SESSION_ABSOLUTE_MS, setCookie, type Session } from './session.js';
 import { field, date, type PageKit } from './page-kit.js';
 
 export function peoplePages(app: FastifyInstance, kit: PageKit): void {
   const { db, options, baseUrl, audit, hide, form, html, frame, page, change, redirectWith, takeShown } = kit;
+  const mailer = options.mailer;
 
   async function peoplePage(session: Session, message = ''): Promise<string> {
-    const members = await listMembers(db, session.row.account_id);
-    const list = `<table><caption>People of ${esc(session.row.account_name)}</caption><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Since</th><th scope="col">Password set</th></tr></thead><tbody>${members
+    const owner = session.row.role === 'owner';
+    const [members, pending, memberships] = await Promise.all([
+      listMembers(db, session.row.account_id),
+      listPendingInvitations(db, session.row.account_id),
+      listMemberships(db, session.row.person_id),
+    ]);
+    const remove = (email: string) =>
+      owner
+        ? `<form method="post" action="/account/people/remove">${hidden('csrf', session.csrf)}${hidden('email', email)}<button type="submit" aria-label="Remove ${esc(email)}">Remove</button></form>`
+        : '';
+    const list = `<table><caption>People of ${esc(session.row.account_name)}</caption><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Since</th>${owner ? '<th scope="col">Actions</th>' : ''}</tr></thead><tbody>${members
       .map(
         (m) =>
-          `<tr><td>${esc(m.email)}</td><td>${esc(m.role)}</td><td>${esc(date(m.created_at))}</td><td>${m.active ? 'yes' : 'not yet'}</td></tr>`,
+          `<tr><td>${esc(m.email)}</td><td>${esc(m.role)}</td><td>${esc(date(m.created_at))}</td>${owner ? `<td>${remove(m.email)}</td>` : ''}</tr>`,
       )
       .join('')}</tbody></table>`;
-    const invite =
-      session.row.role === 'owner'
-        ? `<section aria-labelledby="invite-heading"><h2 id="invite-heading">Invite a person</h2>
-<p>The page shows a one-time link (valid 72 hours) to pass on; no mail is sent.</p>
+    const invited =
+      owner && pending.length > 0
+        ? `<table><caption>Invitations not used yet</caption><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Sent</th><th scope="col">Valid until</th><th scope="col">Actions</th></tr></thead><tbody>${pending
+            .map(
+              (i) =>
+                `<tr><td>${esc(i.email)}</td><td>${esc(i.role)}</td><td>${esc(date(i.created_at))}</td><td>${esc(date(i.expires_at))}</td><td>${remove(i.email)}</td></tr>`,
+            )
+            .join('')}</tbody></table>`
+        : '';
+    const invite = !owner
+      ? '<p>Only an owner of the account invites and removes people.</p>'
+      : !mailer
+        ? `<section aria-labelledby="invite-heading"><h2 id="invite-heading">Invite a person</h2>${notice('error', 'Invitations cannot be sent: this service has no mail server configured (SMTP_URL). Ask the operators to invite the person (insights accounts invite).')}</section>`
+        : `<section aria-labelledby="invite-heading"><h2 id="invite-heading">Invite a person</h2>
+<p>The invitation is mailed to the address (a one-time link, valid 72 hours); nobody else sees the link. Someone who already has a password with us keeps it and joins this account too. At most ${INVITATION_CAPS.perDay} invitations a day (UTC) and ${INVITATION_CAPS.pending} waiting at once.</p>
 <form method="post" action="/account/people">${hidden('csrf', session.csrf)}
 <label for="invite-email">Email address</label><input id="invite-email" name="email" type="email" required>
 <label for="invite-role">Role</label><select id="invite-role" name="role"><option value="member">member</option><option value="owner">owner</option></select>
-<div><button type="submit">Invite</button></div></form></section>`
-        : '<p>Only an owner of the account invites people.</p>';
-    return `${message}${list}${invite}`;
+<div><button type="submit">Invite</button></div></form></section>`;
+    const others = memberships.filter((m) => m.account_id !== session.row.account_id);
+    const accounts =
+      others.length === 0
+        ? ''
+        : `<section aria-labelledby="accounts-heading"><h2 id="accounts-heading">Your accounts</h2>
+<p>You are signed in to ${esc(session.row.account_name)}. You belong to these accounts too:</p><ul>${others
+            .map(
+              (m) =>
+                `<li><form method="post" action="/account/switch">${hidden('csrf', session.csrf)}${hidden('account', m.account_id)}${esc(m.account_name)} (${esc(m.role)}) <button type="submit" aria-label="Switch to ${esc(m.account_name)}">Switch</button></form></li>`,
+            )
+            .join('')}</ul></section>`;
+    return `${message}${list}${invited}${invite}${accounts}`;
   }
+
+  const answer = async (reply: FastifyReply, session: Session, code: number, text: string) =>
+    html(reply.code(code), { title: 'People', signedIn: frame(session, 'people'), body: await peoplePage(session, notice('error', text)) });
 
   app.get('/account/people', hide, async (request, reply) => {
     const session = await page(request, reply);
@@ -43,56 +88,105 @@ export function peoplePages(app: FastifyInstance, kit: PageKit): void {
   app.post('/account/people', form, async (request, reply) => {
     const session = await change(request, reply);
     if (!session) return reply;
-    if (session.row.role !== 'owner') {
-      return html(reply.code(403), {
-        title: 'People',
-        signedIn: frame(session, 'people'),
-        body: await peoplePage(session, notice('error', 'Only an owner of the account invites people.')),
-      });
+    if (session.row.role !== 'owner') return answer(reply, session, 403, 'Only an owner of the account invites people.');
+    if (!mailer) {
+      return answer(
+        reply,
+        session,
+        503,
+        'Invitations cannot be sent: no mail server is configured. Ask the operators to invite the person.',
+      );
     }
-    const email = normaliseEmail(field(request.body, 'email'));
+    const checked = checkEmailAddress(field(request.body, 'email'));
+    if (!checked.ok) return answer(reply, session, 400, checked.problem);
     const role = field(request.body, 'role');
-    if (!email || (role !== 'owner' && role !== 'member')) {
-      return html(reply.code(400), {
-        title: 'People',
-        signedIn: frame(session, 'people'),
-        body: await peoplePage(session, notice('error', 'Give an email address and a role (owner or member).')),
-      });
+    if (role !== 'owner' && role !== 'member') return answer(reply, session, 400, 'Choose a role: owner or member.');
+    const email = checked.email;
+    const outcome = await createInvitation(
+      db,
+      {
+        accountId: session.row.account_id,
+        accountName: session.row.account_name,
+        email,
+        role,
+        invitedBy: { memberId: session.row.id, email: session.row.email },
+      },
+      baseUrl(request),
+      { mailer },
+    );
+    switch (outcome.kind) {
+      case 'already-member':
+        return answer(reply, session, 409, `${email} is a member of this account already; nothing was sent.`);
+      case 'day-cap':
+        return answer(
+          reply,
+          session,
+          429,
+          `This account has sent its ${outcome.cap} invitations for today (UTC); nothing was sent. Try again tomorrow, or ask the operators.`,
+        );
+      case 'pending-cap':
+        return answer(
+          reply,
+          session,
+          429,
+          `This account has ${outcome.cap} invitations not used yet; nothing was sent. Remove some of them, or wait until they are used or expire.`,
+        );
+      case 'not-sent':
+        request.log.warn({ reason: outcome.reason }, 'account pages: an invitation mail was not sent');
+        return answer(reply, session, 502, `The mail server did not take the invitation to ${email}; nothing was sent. Try again later.`);
+      case 'printed':
+        throw new Error('the People page never prints a link');
+      case 'mailed':
+        audit(session, 'person invited', { invitation_id: outcome.invitationId, role: outcome.role });
+        return redirectWith(
+          reply,
+          session,
+          'people',
+          '/account/people',
+          notice('ok', `An invitation was mailed to ${email} (as ${outcome.role}); its link works once, until ${date(outcome.expiresAt)}.`),
+        );
     }
-    const refuse = async (text: string) =>
-      html(reply.code(409), {
-        title: 'People',
-        signedIn: frame(session, 'people'),
-        body: await peoplePage(session, notice('error', text)),
-      });
-    const invitation = await createInvitation(db, { accountId: session.row.account_id, email, role }, baseUrl(request));
-    if (invitation.kind === 'already-member') {
-      return refuse(
-        `${email} is a member of this account already and has a password; no link was made. An owner cannot set another person's password from these pages: the operators can (insights accounts invite --reset).`,
-      );
+  });
+
+  app.post('/account/people/remove', form, async (request, reply) => {
+    const session = await change(request, reply);
+    if (!session) return reply;
+    if (session.row.role !== 'owner') return answer(reply, session, 403, 'Only an owner of the account removes people.');
+    const checked = checkEmailAddress(field(request.body, 'email'));
+    if (!checked.ok) return answer(reply, session, 400, checked.problem);
+    const outcome = await removeFromAccount(db, session.row.account_id, checked.email);
+    if (outcome.kind === 'not-found') return answer(reply, session, 404, `${checked.email} is not a person of this account.`);
+    if (outcome.kind === 'last-owner') {
+      return answer(reply, session, 409, `${checked.email} is the account's last owner and stays: make another person an owner first.`);
     }
-    if (invitation.kind === 'role-differs') {
-      return refuse(
-        `${email} was invited already as ${invitation.role}; inviting again does not change a role. Invite them as ${invitation.role} for a new link.`,
-      );
-    }
-    let link: string;
-    let expiresAt: Date;
-    if (invitation.kind === 'elsewhere') {
-      // The same answer as for an address nobody has (an owner must not learn which addresses other accounts
-      // hold): a link that sets nothing and tells the invitee, when opened, that their address is another account's.
-      const token = newToken();
-      expiresAt = new Date(Date.now() + INVITATION_LIFETIME_MS);
-      await options.redis.set(options.redisKeys.invitationElsewhere(hashToken(token)), '1', 'PX', INVITATION_LIFETIME_MS);
-      link = invitationLink(baseUrl(request), token);
-      audit(session, 'person invited', { invited_member_id: null, role, address_elsewhere: true });
-    } else {
-      ({ link, expiresAt } = invitation);
-      audit(session, 'person invited', { invited_member_id: invitation.memberId, role: invitation.role });
-    }
-    const shown = `<section aria-labelledby="link-heading" class="notice ok"><h2 id="link-heading">Invitation for ${esc(email)}</h2>
-<label for="invite-link">One-time link (valid until ${esc(date(expiresAt))}); shown only now</label>
-<input id="invite-link" class="secret" type="text" readonly value="${esc(link)}"></section>`;
-    return redirectWith(reply, session, 'people', '/account/people', shown);
+    audit(session, 'person removed', {
+      removed_member_id: outcome.memberId,
+      sessions_revoked: outcome.sessionsRevoked,
+      invitations_cancelled: outcome.invitationsCancelled,
+    });
+    // Removing oneself ends this session too: to the sign-in page.
+    if (outcome.memberId === session.row.id) return reply.redirect('/account/sign-in', 303);
+    return redirectWith(
+      reply,
+      session,
+      'people',
+      '/account/people',
+      notice('ok', `${checked.email} was removed from ${session.row.account_name}.`),
+    );
+  });
+
+  // Switching accounts: a new session of the same person, bound to the other account (the old one is revoked).
+  app.post('/account/switch', form, async (request, reply) => {
+    const session = await change(request, reply, { whileSuspended: true });
+    if (!session) return reply;
+    const accountId = field(request.body, 'account');
+    const target = isId('account', accountId) ? await findMembership(db, session.row.person_id, accountId) : undefined;
+    if (!target) return answer(reply, session, 404, 'You do not belong to that account.');
+    await revokeSession(db, session.row.id_hash);
+    const secret = newToken();
+    await insertSession(db, { idHash: hashToken(secret), memberId: target.id, expiresAt: new Date(Date.now() + SESSION_ABSOLUTE_MS) });
+    setCookie(request, reply, cookieName(request, 'session'), secret, SESSION_ABSOLUTE_MS / 1000);
+    audit({ memberId: target.id, accountId: target.account_id }, 'switched account', { from_account_id: session.row.account_id });
+    return reply.redirect('/account', 303);
   });
 }

@@ -1,9 +1,9 @@
-// Signing in and out, and setting a password from an invitation: the forms sent before there is a
+// Signing in and out (an invitation's link is invitation.pages.ts): the forms sent before there is a
 // session, guarded by the pre-session cookie's token; a new session id on every sign-in.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { normaliseEmail } from '../../account/invitations.js';
-import { findInvitation, findMemberByEmail, insertSession, revokeSession, useInvitation } from '../../account/member.repository.js';
-import { hashPassword, passwordProblem, verifyNothing, verifyPassword, PASSWORD_MIN_LENGTH } from '../../account/password.js';
+import { findMemberByEmail, insertSession, revokeSession } from '../../account/member.repository.js';
+import { verifyNothing, verifyPassword } from '../../account/password.js';
 import { csrfTokenOf, hashToken, isTokenShaped, newToken } from '../../account/tokens.js';
 import { clientKey } from '../failed-auth-limiter.js';
 import { esc, hidden, notice } from './layout.js';
@@ -117,73 +117,5 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
     setCookie(request, reply, cookieName(request, 'session'), '', 0);
     audit(session, 'signed out');
     return reply.redirect('/account/sign-in?signed_out', 303);
-  });
-
-  // Invitations
-
-  /** A link the People page made for an address of another account (people.pages.ts): it says so, and sets nothing. */
-  const invitationElsewhere = async (token: string, reply: FastifyReply) => {
-    if (!isTokenShaped(token) || (await kit.options.redis.exists(kit.options.redisKeys.invitationElsewhere(hashToken(token)))) === 0) {
-      return undefined;
-    }
-    return html(reply.code(409), {
-      title: 'Invitation',
-      body: notice(
-        'error',
-        'Your address already signs in to another account of this service, and an address belongs to one account only, so this invitation cannot be used. Ask the person who invited you to invite another of your addresses.',
-      ),
-    });
-  };
-  const invitationGone = (reply: FastifyReply) =>
-    html(reply.code(410), {
-      title: 'Invitation',
-      body: notice(
-        'error',
-        'This invitation link was already used, has expired or does not exist. Ask an owner of your account for a new one.',
-      ),
-    });
-  const passwordForm = (token: string, csrf: string, email: string, message = '') =>
-    `${message}<p>Set the password you will sign in with as <strong>${esc(email)}</strong>. At least ${PASSWORD_MIN_LENGTH} characters.</p>
-<form method="post" action="/account/invite/${esc(token)}">${hidden('csrf', csrf)}
-<label for="username">Email address</label><input id="username" name="username" type="email" autocomplete="username" readonly value="${esc(email)}">
-<label for="password">New password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required>
-<label for="confirm">The same password again</label><input id="confirm" name="confirm" type="password" autocomplete="new-password" required>
-<div><button type="submit">Set password</button></div></form>`;
-
-  async function liveInvitation(token: string) {
-    if (!isTokenShaped(token)) return undefined;
-    const invitation = await findInvitation(db, hashToken(token));
-    if (!invitation || invitation.used_at || invitation.expires_at.getTime() <= Date.now()) return undefined;
-    return invitation;
-  }
-
-  app.get('/account/invite/:token', hide, async (request, reply) => {
-    const { token } = request.params as { token: string };
-    const invitation = await liveInvitation(token);
-    if (!invitation) return (await invitationElsewhere(token, reply)) ?? invitationGone(reply);
-    return html(reply, {
-      title: `Join ${invitation.account_name}`,
-      body: passwordForm(token, csrfTokenOf(preSession(request, reply)), invitation.email),
-    });
-  });
-
-  app.post('/account/invite/:token', form, async (request, reply) => {
-    const { token } = request.params as { token: string };
-    const pre = preSessionSecret(request);
-    if (!sameOrigin(request, publicOrigin()) || !formTokenMatches(pre, request.body)) return refused(reply);
-    const invitation = await liveInvitation(token);
-    if (!invitation) return (await invitationElsewhere(token, reply)) ?? invitationGone(reply);
-    const password = field(request.body, 'password');
-    const problem = passwordProblem(password) ?? (password === field(request.body, 'confirm') ? null : 'The two passwords differ.');
-    if (problem) {
-      return html(reply.code(400), {
-        title: `Join ${invitation.account_name}`,
-        body: passwordForm(token, csrfTokenOf(pre!), invitation.email, notice('error', problem)),
-      });
-    }
-    const memberId = await useInvitation(db, invitation.id, await hashPassword(password));
-    if (!memberId) return invitationGone(reply);
-    logger.info({ audit: { action: 'password set', member_id: memberId } }, 'account pages: password set from an invitation');
-    return reply.redirect('/account/sign-in?password_set', 303);
   });
 }
