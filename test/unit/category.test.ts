@@ -1,10 +1,11 @@
-// How often the category is right, on three labelled sets
-// (test/fixtures/categories/labelled.tsv): ideas the lexicon was tuned on,
-// ideas written before it and never tuned on, and the quick-start catalogue
-// (the 48 demo topics with their Freebase types, and the 3 ideas researched on
-// first start, with the evidence the synthetic provider gives a run). Each set
-// has a floor a little under today's figure (docs/categories.md), so a
-// regression fails here.
+// How often the category is right, on labelled sets
+// (test/fixtures/categories/labelled.tsv): founders' ideas, the idea alone
+// (founders-tuning, looked at while building; founders-held-out, written
+// before the classifier changed and measured once); ideas with the evidence a
+// run measures (tuning, held-out); and the quick-start catalogue (the 48 demo
+// topics with their Freebase types, and the 3 ideas researched on first start,
+// with the evidence the synthetic provider gives a run). Each set has a floor
+// a little under today's figure (docs/categories.md), so a regression fails here.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ const LABELLED = path.join(ROOT, 'test/fixtures/categories/labelled.tsv');
 const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
 
 /** Today's accuracy minus a little: the lowest each set may fall to. */
-const FLOORS = { tuning: 0.95, 'held-out': 0.7, demo: 0.9 } as const;
+const FLOORS = { 'founders-tuning': 0.95, 'founders-held-out': 0.925, tuning: 0.95, 'held-out': 0.7, demo: 0.9 } as const;
 type SetName = keyof typeof FLOORS;
 
 interface Row {
@@ -29,7 +30,8 @@ interface Row {
   relatedQueries: string[];
   relatedTopics: Array<{ label: string; type?: string }>;
   freebaseTypes: string[];
-  expected: string;
+  /** Every acceptable category: Google's tree overlaps (camping gear is Hobbies & Leisure and Sports). */
+  expected: string[];
 }
 
 const list = (cell: string | undefined) =>
@@ -55,7 +57,7 @@ function readRows(): Row[] {
       relatedQueries: list(related),
       relatedTopics: list(relatedTopics).map((t) => ({ label: pair(t).title, type: pair(t).type || undefined })),
       freebaseTypes: (freebase ?? '').split(',').filter(Boolean),
-      expected: expected!,
+      expected: expected!.split(','),
     };
   });
 }
@@ -86,7 +88,9 @@ async function syntheticEvidence(idea: string): Promise<CategoryEvidence> {
   return { idea, phrases, topics, relatedQueries };
 }
 
-async function classify(row: Row): Promise<CategoryChoice> {
+async function classify(row: Row, withPhrases = false): Promise<CategoryChoice> {
+  if (row.set === 'founders-tuning' || row.set === 'founders-held-out')
+    return classifyCategory({ idea: row.idea, phrases: withPhrases ? phrasesOf(row.idea) : [], topics: [] });
   if (row.set === 'demo') {
     return row.freebaseTypes.length > 0
       ? categoryOfDemoTopic(row.idea, row.freebaseTypes)
@@ -104,12 +108,20 @@ async function classify(row: Row): Promise<CategoryChoice> {
 describe('the labelled set', () => {
   const rows = readRows();
 
-  it('has at least 30 ideas in each of tuning and held-out, and labels every row with a category of the taxonomy', () => {
+  it("has at least 150 founders' ideas, half of them held out, and labels every row with categories of the taxonomy", () => {
+    const founders = rows.filter((r) => r.set === 'founders-tuning' || r.set === 'founders-held-out');
+    expect(founders.length).toBeGreaterThanOrEqual(150);
+    expect(rows.filter((r) => r.set === 'founders-held-out').length).toBeGreaterThanOrEqual(75);
     expect(rows.filter((r) => r.set === 'tuning').length).toBeGreaterThanOrEqual(30);
     expect(rows.filter((r) => r.set === 'held-out').length).toBeGreaterThanOrEqual(30);
+    // An idea is in one set only, and founders' ideas are not the demo's topics.
+    expect(new Set(founders.map((r) => r.idea.toLowerCase())).size).toBe(founders.length);
+    const demo = new Set(rows.filter((r) => r.set === 'demo').map((r) => r.idea.toLowerCase()));
+    expect(founders.filter((r) => demo.has(r.idea.toLowerCase()))).toEqual([]);
     for (const row of rows) {
       expect(Object.keys(FLOORS), row.idea).toContain(row.set);
-      expect(CATEGORY_VALUES, row.idea).toContain(row.expected);
+      expect(row.expected.length, row.idea).toBeGreaterThan(0);
+      for (const category of row.expected) expect(CATEGORY_VALUES, row.idea).toContain(category);
     }
   });
 
@@ -129,22 +141,28 @@ describe('the labelled set', () => {
     ]);
   });
 
+  async function measure(set: SetName, withPhrases: boolean): Promise<number> {
+    const ofSet = rows.filter((r) => r.set === set);
+    const misses: string[] = [];
+    for (const row of ofSet) {
+      const choice = await classify(row, withPhrases);
+      if (!row.expected.includes(choice.category))
+        misses.push(`  ${row.idea}: ${choice.category} (expected ${row.expected.join(' or ')}; ${choice.matched.slice(0, 3).join(', ')})`);
+    }
+    const hits = ofSet.length - misses.length;
+    const accuracy = hits / ofSet.length;
+    // The figure docs/categories.md publishes.
+    process.stdout.write(
+      `category accuracy, ${set}${withPhrases ? ' (idea + phrases)' : ''}: ${hits}/${ofSet.length} = ${(accuracy * 100).toFixed(1)}%${misses.length ? `\n${misses.join('\n')}` : ''}\n`,
+    );
+    return accuracy;
+  }
+
   for (const set of Object.keys(FLOORS) as SetName[]) {
-    it(`files at least ${FLOORS[set] * 100}% of the ${set} set in its labelled category`, async () => {
-      const ofSet = rows.filter((r) => r.set === set);
-      const misses: string[] = [];
-      for (const row of ofSet) {
-        const choice = await classify(row);
-        if (choice.category !== row.expected)
-          misses.push(`  ${row.idea}: ${choice.category} (expected ${row.expected}; ${choice.matched.slice(0, 3).join(', ')})`);
-      }
-      const hits = ofSet.length - misses.length;
-      const accuracy = hits / ofSet.length;
-      // The figure docs/categories.md publishes.
-      process.stdout.write(
-        `category accuracy, ${set}: ${hits}/${ofSet.length} = ${(accuracy * 100).toFixed(1)}%${misses.length ? `\n${misses.join('\n')}` : ''}\n`,
-      );
-      expect(accuracy).toBeGreaterThanOrEqual(FLOORS[set]);
+    it(`files at least ${FLOORS[set] * 100}% of the ${set} set in an acceptable category`, async () => {
+      expect(await measure(set, false)).toBeGreaterThanOrEqual(FLOORS[set]);
+      // Founders' ideas again with step 2's phrases beside the idea: they must not move the figure below the floor.
+      if (set.startsWith('founders-')) expect(await measure(set, true)).toBeGreaterThanOrEqual(FLOORS[set]);
     });
   }
 });
