@@ -21,6 +21,9 @@ import {
 import { normalizeIdea } from '../../src/domain/research/idea.js';
 import { WordNetNouns } from '../../src/domain/research/wordnet-hypernyms.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
+import { explorePartByPart } from '../../src/trends/explore-parts.js';
+import type { RankedItem, TrendsRequest, TrendsResponse } from '../../src/trends/types.js';
+import { runSteps } from '../support/steps-harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LABELLED = path.join(ROOT, 'test/fixtures/categories/labelled.tsv');
@@ -273,6 +276,50 @@ describe('the head noun decides, a modifier only confirms', () => {
     const perIdea = (performance.now() - started) / (10 * ideas.length);
     process.stdout.write(`classifyCategory: ${(perIdea * 1000).toFixed(0)} µs an idea\n`);
     expect(perIdea).toBeLessThan(2);
+  });
+});
+
+describe('the insight is filed under step 5\'s choice (research steps 5 and 40, run in order)', () => {
+  // The searches around "vegan pet food" as Google lists them: the brands and shops people buy it from,
+  // and vegan food for people. Read alone they are Shopping and Food & Drink, not Pets & Animals.
+  const listed = (labels: string[]): RankedItem[] =>
+    labels.map((label, i) => ({ label, value: 100 - i * 10, breakout: false, formattedValue: String(100 - i * 10) }));
+  const lists = {
+    relatedQueries: {
+      top: listed(['vegan food near me', 'v dog food amazon', 'vegan store', 'vegan shop online', 'wild earth discount code']),
+      rising: listed(['vegan grocery delivery', 'vegan gift box']),
+    },
+    relatedTopics: { top: listed(['Veganism', 'Online shopping', 'Amazon']), rising: listed(['Retail']) },
+  };
+  const synthetic = new SyntheticTrendsProvider(() => new Date('2026-11-28T00:00:00Z'));
+  const fetch = async (request: TrendsRequest): Promise<TrendsResponse> => {
+    if (request.kind === 'explore') return explorePartByPart(request, fetch);
+    if (request.kind === 'relatedQueries' || request.kind === 'relatedTopics')
+      return { kind: request.kind, ...lists[request.kind], provenance: { provider: 'google', via: 'embed' } };
+    return synthetic.fetch(request);
+  };
+
+  it('keeps the vegan pet food idea in Pets & Animals, though the related lists alone say otherwise', async () => {
+    const { outputs } = await runSteps('Vegan pet food subscription box', fetch);
+    const first = outputs.get('classify_category');
+    expect(first.category).toBe('pets-animals');
+    expect(first.confidence).toBeGreaterThanOrEqual(FIRM_CONFIDENCE);
+    expect(outputs.get('aggregate').category).toBe(first.category);
+    // What step 40 filed it under before 2026-11-28, reading the lists over the idea.
+    const withLists = classifyCategory({
+      idea: 'Vegan pet food subscription box',
+      phrases: outputs.get('extract_phrases').phrases,
+      topics: [],
+      relatedQueries: [...lists.relatedQueries.top, ...lists.relatedQueries.rising].map((i) => i.label),
+      relatedTopics: [...lists.relatedTopics.top, ...lists.relatedTopics.rising].map((i) => ({ label: i.label })),
+    });
+    expect(withLists.category).not.toBe('pets-animals');
+  });
+
+  it('files an idea step 5 could not place by the related lists', async () => {
+    const { outputs } = await runSteps('Zyxo for everyone', fetch);
+    expect(outputs.get('classify_category').category).toBe('uncategorized');
+    expect(outputs.get('aggregate').category).toBe('shopping');
   });
 });
 
