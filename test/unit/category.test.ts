@@ -253,10 +253,19 @@ describe('the head noun decides, a modifier only confirms', () => {
     expect(idea('Dog daycare')).toMatchObject({ category: 'pets-animals', matched: ['compound:dog'] });
     expect(idea('Marketplace for used motorcycles')).toMatchObject({ category: 'autos-vehicles', matched: ['head:motorcycle'] });
     expect(idea('Budget travel app for students').matched).toEqual(['head:budget travel']);
+    // How it is built (AI, a chatbot) decides only when the idea names no subject.
+    expect(idea('AI chatbot for dentists')).toMatchObject({ category: 'health', matched: ['head:dentist'] });
+    expect(idea('Chatbot builder')).toMatchObject({ category: 'computers-electronics', matched: ['head:chatbot'] });
   });
 
-  it('files the insight under step 5\'s choice unless that choice was a guess', () => {
-    const relatedLists = () => classifyCategory({ idea: 'Vegan pet food', phrases: [], topics: [], relatedQueries: ['vegan food', 'vegan recipes', 'vegan protein'] });
+  it("files the insight under step 5's choice unless that choice was a guess", () => {
+    const relatedLists = () =>
+      classifyCategory({
+        idea: 'Vegan pet food',
+        phrases: [],
+        topics: [],
+        relatedQueries: ['vegan food', 'vegan recipes', 'vegan protein'],
+      });
     const first = idea('Vegan pet food subscription box');
     expect(relatedLists().category).toBe('food-drink');
     expect(insightCategory(first, relatedLists)).toBe(first);
@@ -279,7 +288,7 @@ describe('the head noun decides, a modifier only confirms', () => {
   });
 });
 
-describe('the insight is filed under step 5\'s choice (research steps 5 and 40, run in order)', () => {
+describe("the insight is filed under step 5's choice (research steps 5 and 40, run in order)", () => {
   // The searches around "vegan pet food" as Google lists them: the brands and shops people buy it from,
   // and vegan food for people. Read alone they are Shopping and Food & Drink, not Pets & Animals.
   const listed = (labels: string[]): RankedItem[] =>
@@ -332,7 +341,7 @@ function wordNet(): WordNetNouns {
 }
 
 describe('WordNet, measured (docs/categories.md says why the classifier does not read it)', () => {
-  it('reads a noun\'s senses and hypernym chain from the shipped files', () => {
+  it("reads a noun's senses and hypernym chain from the shipped files", () => {
     const [kayak] = wordNet().offsetsOf('kayak');
     const chain = wordNet()
       .ancestry(kayak!)

@@ -164,6 +164,24 @@ const MODIFIERS = new Set([
   'house',
 ]);
 
+/**
+ * How an idea is built rather than what it is about: the subject decides when
+ * the idea names one ("AI chatbot for dentists" is Health), the technique only
+ * when it is all there is ("Chatbot builder").
+ */
+const TECHNIQUES = new Set([
+  'ai',
+  'artificial intelligence',
+  'chatbot',
+  'llm',
+  'large language model',
+  'gpt',
+  'chatgpt',
+  'software',
+  'api',
+  'automation',
+]);
+
 /** Words after which an idea says who or what it is for, not what it is ("Budget travel app for students"). */
 const BOUNDARIES = new Set(['for', 'with', 'by', 'via', 'at', 'in', 'on', 'to', 'from', 'near', 'without', 'per', 'through', 'among']);
 
@@ -225,7 +243,7 @@ interface Found {
 /** The lexicon's terms in a run of words, each word used by at most one term (the longest that fits), in order. */
 function termsInWords(words: readonly string[]): Found[] {
   const found: Found[] = [];
-  for (let i = 0; i < words.length; ) {
+  for (let i = 0; i < words.length;) {
     const hit = FIRST_TOKEN.get(words[i]!)?.find((t) => t.tokens.every((w, k) => words[i + k] === w));
     if (hit) {
       found.push({ term: hit, start: i, end: i + hit.tokens.length });
@@ -253,11 +271,14 @@ function ideaTerms(idea: string): Array<[EvidenceSource, Term]> {
     else parts[parts.length - 1]!.push(word);
   }
   const found = parts.map(termsInWords);
+  const subject = (f: Found) => !f.term.modifier && !TECHNIQUES.has(f.term.term);
+  const technique = (f: Found) => !f.term.modifier;
+  const about = found.some((terms) => terms.some(subject)) ? subject : technique;
   const main = Math.max(
     0,
-    found.findIndex((terms) => terms.some((f) => !f.term.modifier)),
+    found.findIndex((terms) => terms.some(about)),
   );
-  const subjects = found[main]!.filter((f) => !f.term.modifier);
+  const subjects = found[main]!.filter(about);
   const head = subjects.at(-1);
   const compound = new Set<Found>();
   for (let k = subjects.length - 2; k >= 0 && subjects[k]!.end === subjects[k + 1]!.start; k--) compound.add(subjects[k]!);

@@ -84,8 +84,7 @@ export class WordNetNouns {
     // synset_offset lex_filenum ss_type w_cnt(hex) [word lex_id]… p_cnt [ptr offset pos source/target]… | gloss
     const wordCount = parseInt(f[3]!, 16);
     const words = Array.from({ length: wordCount }, (_, i) =>
-      f[4 + 2 * i]!
-        .replace(/\(.*\)$/, '')
+      f[4 + 2 * i]!.replace(/\(.*\)$/, '')
         .replace(/_/g, ' ')
         .toLowerCase(),
     );
@@ -110,7 +109,7 @@ export class WordNetNouns {
   ancestry(offset: number): NounSense[] {
     const seen = new Set<number>();
     const out: NounSense[] = [];
-    for (let queue = [offset]; queue.length > 0; ) {
+    for (let queue = [offset]; queue.length > 0;) {
       const next: number[] = [];
       for (const o of queue) {
         if (seen.has(o)) continue;
