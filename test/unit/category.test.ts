@@ -30,7 +30,14 @@ const LABELLED = path.join(ROOT, 'test/fixtures/categories/labelled.tsv');
 const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
 
 /** Today's accuracy minus a little: the lowest each set may fall to. */
-const FLOORS = { 'founders-tuning': 0.95, 'founders-held-out': 0.925, tuning: 0.95, 'held-out': 0.7, demo: 0.9 } as const;
+const FLOORS = {
+  'founders-tuning': 0.95,
+  'founders-tuning-2': 0.95,
+  'founders-held-out': 0.925,
+  tuning: 0.95,
+  'held-out': 0.7,
+  demo: 0.9,
+} as const;
 type SetName = keyof typeof FLOORS;
 
 interface Row {
@@ -99,7 +106,7 @@ async function syntheticEvidence(idea: string): Promise<CategoryEvidence> {
 }
 
 async function classify(row: Row, withPhrases = false): Promise<CategoryChoice> {
-  if (row.set === 'founders-tuning' || row.set === 'founders-held-out')
+  if (row.set.startsWith('founders-'))
     return classifyCategory({ idea: row.idea, phrases: withPhrases ? phrasesOf(row.idea) : [], topics: [] });
   if (row.set === 'demo') {
     return row.freebaseTypes.length > 0
@@ -119,7 +126,7 @@ describe('the labelled set', () => {
   const rows = readRows();
 
   it("has at least 150 founders' ideas, half of them held out, and labels every row with categories of the taxonomy", () => {
-    const founders = rows.filter((r) => r.set === 'founders-tuning' || r.set === 'founders-held-out');
+    const founders = rows.filter((r) => r.set.startsWith('founders-'));
     expect(founders.length).toBeGreaterThanOrEqual(150);
     expect(rows.filter((r) => r.set === 'founders-held-out').length).toBeGreaterThanOrEqual(75);
     expect(rows.filter((r) => r.set === 'tuning').length).toBeGreaterThanOrEqual(30);
@@ -170,9 +177,9 @@ describe('the labelled set', () => {
 
   for (const set of Object.keys(FLOORS) as SetName[]) {
     it(`files at least ${FLOORS[set] * 100}% of the ${set} set in an acceptable category`, async () => {
-      expect(await measure(set, false)).toBeGreaterThanOrEqual(FLOORS[set]);
+      expect.soft(await measure(set, false)).toBeGreaterThanOrEqual(FLOORS[set]);
       // Founders' ideas again with step 2's phrases beside the idea: they must not move the figure below the floor.
-      if (set.startsWith('founders-')) expect(await measure(set, true)).toBeGreaterThanOrEqual(FLOORS[set]);
+      if (set.startsWith('founders-')) expect.soft(await measure(set, true)).toBeGreaterThanOrEqual(FLOORS[set]);
     });
   }
 });
