@@ -4,7 +4,7 @@
 // comes only through ctx.plan (trends-plan.ts: which requests answer which
 // step), over the rate-limited `trends` queue. What each step hands on, and
 // what it is run with, is declared in step-contract.ts.
-import { classifyCategory, type CategoryEvidence } from '../domain/research/category.js';
+import { classifyCategory, insightCategory, type CategoryEvidence } from '../domain/research/category.js';
 import {
   COMPARABLE_RATIO,
   geographicReach,
@@ -393,7 +393,8 @@ const DEFINITIONS: readonly NamedStep[] = [
   },
   /* 5 */ {
     name: 'classify_category',
-    // From the idea and its autocomplete topics; step 40 files it again with the related lists (what research measured).
+    // From the idea and its autocomplete topics: the idea's own meaning. Step 40 files the insight under this
+    // choice, and reads the related lists only when it was uncategorized or a guess (insightCategory).
     run: async (ctx) => classifyCategory(categoryEvidence(ctx, false)),
     summarize: (o) => `${o.category}${o.matched.length ? ` (matched: ${o.matched.join(', ')})` : ''}`,
   },
@@ -706,7 +707,9 @@ const DEFINITIONS: readonly NamedStep[] = [
         30,
       ).quality;
       const overall = combineScores(dimensions, quality);
-      const category = classifyCategory(categoryEvidence(ctx, true)).category;
+      // Step 5's choice, unless it was uncategorized or a guess: the related lists drift from the idea
+      // ("vegan pet food" → "vegan recipes"), so they fill a gap, they do not overrule (docs/categories.md).
+      const category = insightCategory(ctx.out('classify_category'), () => classifyCategory(categoryEvidence(ctx, true))).category;
       const strongest = Object.entries(dimensions)
         .filter(([, d]) => d.score !== null)
         .sort((a, b) => b[1].score! - a[1].score!)

