@@ -41,8 +41,13 @@ beforeAll(async () => {
   const config = loadConfig({ REDIS_PREFIX: t.redis.prefix, TRENDS_PROVIDER: 'synthetic', WEBHOOK_ENCRYPTION_KEY: t.webhookEncryptionKey });
   pipeline = await startWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
   agent = new PageAgent(t.app);
-  const invited = await createInvitation(t.database.db, { accountId, email: owner.email, role: 'owner' }, ORIGIN);
-  if (invited.kind !== 'invited') throw new Error(`no invitation: ${invited.kind}`);
+  const invited = await createInvitation(
+    t.database.db,
+    { accountId, accountName: 'an account', email: owner.email, role: 'owner', invitedBy: null },
+    ORIGIN,
+    { printTo: 'operator' },
+  );
+  if (invited.kind !== 'printed') throw new Error(`no invitation: ${invited.kind}`);
   expect((await agent.acceptInvitation(invited.link, owner.password)).statusCode).toBe(303);
   expect((await agent.signIn(owner.email, owner.password)).headers.location).toBe('/account');
 });
