@@ -119,6 +119,7 @@ export function renderReportHtml(input: InsightReportInput): string {
     title: insight.title,
     series: input.series,
     forecast: input.forecast && !input.forecast.withheld ? input.forecast.points : null,
+    ...(input.forecastFittedOn ? { forecastFittedOn: input.forecastFittedOn } : {}),
     note: input.forecast ? (input.forecast.withheld ? `forecast withheld: ${input.forecast.reason}` : undefined) : 'no forecast yet',
   });
   const caption =
