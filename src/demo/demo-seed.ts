@@ -127,8 +127,12 @@ const MISSING_IN_DEMO: Record<Exclude<(typeof DIMENSIONS)[number], 'momentum'>, 
   whitespace: 'needs the modifier comparison, autocomplete topics or related queries; the demo series has none',
 };
 
-export function scoreDemoSeries(window: readonly SeriesPoint[], window90?: readonly SeriesPoint[]) {
-  const dimensions = { momentum: assessMomentum({ days30: window, days90: window90 }).momentum } as DimensionScores;
+export function scoreDemoSeries(
+  window: readonly SeriesPoint[],
+  window90?: readonly SeriesPoint[],
+  forecast7?: ReadonlyArray<{ value: number }> | null,
+) {
+  const dimensions = { momentum: assessMomentum({ days30: window, days90: window90, forecast7 }).momentum } as DimensionScores;
   for (const [name, reason] of Object.entries(MISSING_IN_DEMO)) {
     dimensions[name as keyof typeof MISSING_IN_DEMO] = unsupported(reason);
   }
@@ -178,7 +182,13 @@ export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT):
     for (const seriesId of chosen) {
       const window = lastWindowRescaled(all.get(seriesId)!, DEMO_WINDOW_DAYS);
       const window90 = lastWindowRescaled(all.get(seriesId)!, 90);
-      const { dimensions, overall } = scoreDemoSeries(window, window90);
+      // Fitted on the 90 days, as the refresh does: the same forecaster, over real data.
+      const forecast = fitForecast(
+        window90.map((p) => p.date),
+        window90.map((p) => p.value),
+        7,
+      );
+      const { dimensions, overall } = scoreDemoSeries(window, window90, forecast.withheld ? null : forecast.points);
       const topic = topicOf(seriesId);
       const first = window90[0]!.date;
       const last = window.at(-1)!.date;
@@ -202,17 +212,7 @@ export async function seedDemo(db: Db, dir: string, count = DEFAULT_DEMO_COUNT):
       });
       await replaceTrendPoints(trx, id, window, fetchedAt);
       await upsertInsightSeries(trx, id, '90d', window90, fetchedAt);
-      // Fitted on the 90 days, as the refresh does: the same forecaster, over real data.
-      await upsertForecast(
-        trx,
-        id,
-        fitForecast(
-          window90.map((p) => p.date),
-          window90.map((p) => p.value),
-          7,
-        ),
-        fetchedAt,
-      );
+      await upsertForecast(trx, id, forecast, fetchedAt);
     }
   });
   return { inserted: chosen.length, named: chosen.filter((id) => names.has(topicOf(id))).length, dir };

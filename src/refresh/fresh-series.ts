@@ -60,15 +60,23 @@ export function freshSeriesOf(insight: InsightRow, answer90: InterestOverTime, l
     isPartial: p.isPartial,
   }));
 
-  const clean90 = cleanSeries(points90);
+  // Stored on its own scale (a batch scales every column by the batch's maximum), as research stores it;
+  // the forecast is fitted on that same scale, so a chart can put it beside the stored 90 days.
+  const own90 = lastDaysRescaled(answer90, answer90.points.length).points.map((p) => ({
+    date: p.date,
+    value: p.values[0] ?? 0,
+    isPartial: p.isPartial,
+  }));
+  const clean90 = cleanSeries(own90.map((p, i) => ({ ...p, hasData: points90[i]!.hasData })));
   const forecast = fitForecast(clean90.dates, clean90.values, 7);
   if (!forecast.withheld && forecast.backtest.mase !== null) forecastMase.observe(forecast.backtest.mase);
   const seasonality = insight.dimensions.momentum?.evidence.yearly_seasonality;
   const { momentum } = assessMomentum({
     days30: points.filter((p) => p.hasData),
-    days90: points90.filter((p) => p.hasData),
+    days90: own90.filter((_, i) => points90[i]!.hasData),
     // The 5 years are not refetched daily: the run's reading of them stands.
     yearlySeasonality: typeof seasonality === 'number' ? seasonality : null,
+    forecast7: forecast.withheld ? null : forecast.points,
   });
   const dimensions = { ...insight.dimensions, momentum };
   const clean30 = cleanSeries(points);
@@ -76,11 +84,5 @@ export function freshSeriesOf(insight: InsightRow, answer90: InterestOverTime, l
     clean30.values.map((value, i) => ({ date: clean30.dates[i]!, value })),
     30,
   ).quality;
-  // Stored on its own scale (a batch scales every column by the batch's maximum), as research stores it.
-  const own90 = lastDaysRescaled(answer90, answer90.points.length).points.map((p) => ({
-    date: p.date,
-    value: p.values[0] ?? 0,
-    isPartial: p.isPartial,
-  }));
   return { insight, points, points90: own90, forecast, dimensions, overall: combineScores(dimensions, quality), level };
 }

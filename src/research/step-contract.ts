@@ -19,7 +19,7 @@ import type { FamilyShare, ModifierFamily } from '../domain/research/modifier-ev
 import type { TermShare } from '../domain/research/query-signals.js';
 import type { VolumeOutput } from '../domain/research/search-volume.js';
 import type { RelatedServed } from '../domain/research/served-evidence.js';
-import type { Trajectory } from '../domain/research/series-analysis.js';
+import type { TrajectoryReading } from '../domain/research/series-analysis.js';
 import type { BreadthInput, SignalInput, WhitespaceInput } from '../domain/scoring/dimension-scores.js';
 import type { Dimension, DimensionScore, DimensionScores } from '../domain/scoring/dimensions.js';
 import type { OverallScore } from '../domain/scoring/overall.js';
@@ -157,7 +157,7 @@ export interface StepOutputs extends ScoreSteps {
   growth: { growth_30d: number | null; growth_90d: number | null };
   acceleration: { acceleration_90d: number | null };
   trajectory: {
-    five_year: { trajectory: Trajectory; change: number; peakPosition: number; lastVsPeak: number } | null;
+    five_year: TrajectoryReading | null;
     /** Weeks read, for the years the durability score states. */
     points: number;
   };

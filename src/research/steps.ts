@@ -124,6 +124,9 @@ async function relatedFor(ctx: StepContext, kind: 'relatedQueries' | 'relatedTop
 
 const servedOf = (o: RelatedOutput): RelatedServed => o.served ?? 'listed';
 
+/** The idea and its primary phrase: a signal word of theirs is never counted (query-signals.ts termShare). */
+const ownTexts = (ctx: StepContext) => [ctx.run.idea, ctx.out('choose_primary').primary];
+
 /** Why a related list gives nothing to read (for the dimensions' evidence). */
 const UNLISTED: Record<Exclude<RelatedServed, 'listed'>, string> = {
   empty: 'Google served them empty (its answer to automated clients since 2024-08-20)',
@@ -181,7 +184,8 @@ const MODIFIERS_UNREAD: Record<Exclude<ModifierOutcome, 'served'>, string> = {
 
 async function modifierComparison(ctx: StepContext): Promise<ModifierComparison> {
   const primary = ctx.out('choose_primary').primary;
-  const result = await ctx.plan.modifiers(primary);
+  // The idea's own words are not asked as modifiers (modifier-evidence.ts familyQuery).
+  const result = await ctx.plan.modifiers(primary, [ctx.run.idea]);
   const base = { keywords: result.request?.keywords ?? [primary], provenance: result.answer?.provenance ?? null };
   if (result.outcome !== 'served' || !result.request || !result.answer)
     return { outcome: result.outcome, ...(result.reason ? { reason: result.reason } : {}), ...base };
@@ -218,7 +222,7 @@ async function signalFor(ctx: StepContext, family: 'pain' | 'intent', terms: rea
   const queries = listedQueries(ctx);
   return {
     modifiers: familyReading(comparison, family),
-    lists: listShare(queries, (qs) => termShare(qs, terms)),
+    lists: listShare(queries, (qs) => termShare(qs, terms, ownTexts(ctx))),
     ...listsFrom(queries),
     modifier_comparison: asked(comparison),
   };
@@ -580,6 +584,7 @@ const DEFINITIONS: readonly NamedStep[] = [
       const all = Object.values(comparison.shares ?? {});
       const families = all.filter((f) => !f.contradictory);
       const contradictory = all.length - families.length;
+      const leftOut = [...new Set(all.flatMap((f) => f.left_out ?? []))];
       const little = families[0] ? tooLittleData(primary, families[0].phrase_mean) : null;
       const modifiers: BreadthInput['modifiers'] =
         comparison.outcome === 'served' && families.length > 0 && !little
@@ -588,6 +593,7 @@ const DEFINITIONS: readonly NamedStep[] = [
               families: families.length,
               phrase_mean: families[0]!.phrase_mean,
               ...(contradictory ? { contradictory } : {}),
+              ...(leftOut.length ? { left_out: leftOut } : {}),
             }
           : {
               unavailable:
@@ -622,10 +628,10 @@ const DEFINITIONS: readonly NamedStep[] = [
       return {
         comparisons: {
           modifiers: familyReading(comparison, 'competition'),
-          lists: listShare(queries, (qs) => termShare(qs, COMPETITION_TERMS)),
+          lists: listShare(queries, (qs) => termShare(qs, COMPETITION_TERMS, ownTexts(ctx))),
           ...listsFrom(queries),
         },
-        brands: { autocomplete: autocompleteOf(ctx), lists: listShare(queries, (qs) => brandShare(primary, qs)) },
+        brands: { autocomplete: autocompleteOf(ctx), lists: listShare(queries, (qs) => brandShare(primary, qs, ctx.run.idea)) },
         modifier_comparison: asked(comparison),
       };
     },
@@ -670,7 +676,14 @@ const DEFINITIONS: readonly NamedStep[] = [
     };
     // Runs whose step 23 predates yearly_seasonality read it as unknown.
     const seasonality = ctx.out('seasonality').yearly_seasonality ?? null;
-    return assessMomentum({ days30: points('interest_30d'), days90: points('interest_90d'), yearlySeasonality: seasonality }).momentum;
+    const forecast = ctx.out('forecast');
+    return assessMomentum({
+      days30: points('interest_30d'),
+      days90: points('interest_90d'),
+      yearlySeasonality: seasonality,
+      // Fitted on the same 90 days (step 31): its direction is recorded beside the prediction's.
+      forecast7: forecast.withheld ? null : forecast.points,
+    }).momentum;
   }),
   /* 34 */ scoreStep('durability', (ctx) => {
     const t = ctx.out('trajectory');

@@ -114,7 +114,8 @@ export interface TrendsPlan {
   measure(phrases: string[], anchor: string): Promise<Measurement>;
   related(keyword: string, kind: 'relatedQueries' | 'relatedTopics'): Promise<RelatedResult>;
   /** The phrase compared with its pain, buying and comparison phrases over 12 months, in one request. */
-  modifiers(keyword: string): Promise<ModifierResult>;
+  /** `own`: the idea, whose words are not asked as modifiers. */
+  modifiers(keyword: string, own?: readonly string[]): Promise<ModifierResult>;
   /** Worldwide, by country or city; two keywords give each one's share per place. */
   map(keywords: string[], resolution: 'COUNTRY' | 'CITY'): Promise<Sourced<InterestByRegion>>;
   /** Monthly searches and cost per click of the phrases in the run's country (worldwide when it has none). */
@@ -263,8 +264,8 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
       (reason, error) => ({ outcome: error.notAvailable ? 'not_available' : 'failed', reason }),
     );
   // One explore of the series alone: replay leaves out what it has no recording of, instead of failing.
-  const modifiers = async (keyword: string): Promise<ModifierResult> => {
-    const request = modifierRequest(keyword);
+  const modifiers = async (keyword: string, own: readonly string[] = []): Promise<ModifierResult> => {
+    const request = modifierRequest(keyword, own);
     if (!request)
       return {
         request,

@@ -61,7 +61,9 @@ describe('the decision summary', () => {
     expect(s.risks[0]!.text).toMatch(/^Pain 0\.20 \(experimental\)|^Whitespace 0\.25/);
     expect(s.validate_first[0]!.text).toMatch(/^How many people search for "meal planner": demand is relative to "weather"/);
     expect(s.validate_first.some((x) => /^Whether people will pay: buyer intent scored 0\.30 from thin evidence/.test(x.text))).toBe(true);
-    expect(s.why_now[0]!.text).toMatch(/^Momentum is a prediction/);
+    // First the one statement of direction over every reading, then the readings themselves.
+    expect(s.why_now[0]!.text).toMatch(/^Direction: /);
+    expect(s.why_now[1]!.text).toMatch(/^Momentum is a prediction/);
     for (const sentence of everySentence(s)) {
       expect(sentence.evidence.length, sentence.text).toBeGreaterThan(0);
       for (const pointer of sentence.evidence)

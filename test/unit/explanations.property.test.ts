@@ -4,9 +4,13 @@
 // explanationProblems (growth never below −100 %, shares within 0-100, a
 // prediction called one with its hit rate, labels agreeing with the trend class
 // or saying why not, durability's shape and trend as its evidence has them).
+// And what issue 47 found (every number agrees with its evidence): no word of
+// the idea counted as a signal, "crowded" only with brands or businesses in
+// the evidence, no fad or decline while the recent level is above the long-run
+// mean, and one statement of direction that says when its readings disagree.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { trajectory, volatility } from '../../src/domain/research/series-analysis.js';
+import { RECENT_ABOVE_MEAN, trajectory, volatility } from '../../src/domain/research/series-analysis.js';
 import {
   scoreBreadth,
   scoreDemand,
@@ -17,10 +21,18 @@ import {
   scoreWhitespace,
   type SignalInput,
 } from '../../src/domain/scoring/dimension-scores.js';
-import { explanationProblems } from '../../src/domain/scoring/explanation-check.js';
+import { directionProblems, explanationProblems } from '../../src/domain/scoring/explanation-check.js';
 import { assessMomentum } from '../../src/domain/scoring/momentum.js';
-import type { FamilyShare } from '../../src/domain/research/modifier-evidence.js';
-import type { TermShare } from '../../src/domain/research/query-signals.js';
+import { familyShares, MODIFIER_FAMILIES, modifierRequest, type FamilyShare } from '../../src/domain/research/modifier-evidence.js';
+import {
+  COMPETITION_TERMS,
+  INTENT_TERMS,
+  PAIN_TERMS,
+  termShare as shareOfTerms,
+  type TermShare,
+} from '../../src/domain/research/query-signals.js';
+import { topicSignals } from '../../src/domain/research/topic-signals.js';
+import { TREND_CLASSES } from '../../src/domain/scoring/trend-class.js';
 
 const RUNS = 400;
 const day = (start: number, i: number, step: number) =>
@@ -84,8 +96,8 @@ const topics = fc.record({
   brand_examples: fc.constant([] as string[]),
 });
 
-function check(dimension: string, score: Parameters<typeof explanationProblems>[1]) {
-  const problems = explanationProblems(dimension, score);
+function check(dimension: string, score: Parameters<typeof explanationProblems>[1], own: string[] = []) {
+  const problems = explanationProblems(dimension, score, { own });
   expect(problems, problems.join('\n')).toEqual([]);
 }
 
@@ -171,5 +183,171 @@ describe('every explanation template reads true of its evidence', () => {
       evidence: { ...momentum.evidence, label: momentum.evidence.label === 'rising' ? 'falling' : 'rising' },
     };
     expect(explanationProblems('momentum', relabelled).join()).toMatch(/a prediction other than its label/);
+  });
+
+  it('no explanation counts a word of the idea: a signal word of the idea or its phrase is left out, and said so', () => {
+    const words = fc.constantFrom(...INTENT_TERMS, ...PAIN_TERMS, ...COMPETITION_TERMS, 'for beginners', 'online');
+    fc.assert(
+      fc.property(
+        fc.constantFrom('accounting', 'meal planner', 'pizza', 'dog walking'),
+        fc.constantFrom(...INTENT_TERMS, ...PAIN_TERMS, ...COMPETITION_TERMS),
+        fc.boolean(),
+        fc.array(words, { minLength: 1, maxLength: 12 }),
+        fc.double({ min: 0, max: 0.9, noNaN: true }),
+        (head, ownWord, inPhrase, modifiers, shareOfOthers) => {
+          // The founder's case: "accounting software" and related queries "… software", "… software vs", "… price".
+          const phrase = inPhrase ? `${head} ${ownWord}` : head;
+          const idea = `${head} ${ownWord} for small firms`;
+          const own = [idea, phrase];
+          const queries = modifiers.map((m) => `${phrase} ${m}`);
+          for (const [dimension, terms] of [
+            ['intent', INTENT_TERMS],
+            ['pain', PAIN_TERMS],
+            ['whitespace', COMPETITION_TERMS],
+          ] as const) {
+            const lists = shareOfTerms(queries, terms, own);
+            // What may be counted: a query carrying a term that is not a word of the idea.
+            const ideaWords = idea.split(' ');
+            const ofIdea = (w: string) => ideaWords.some((x) => x === w || x === `${w}s` || x === `${w}es`);
+            const otherTerms = terms.filter((t) => !t.split(' ').every(ofIdea));
+            const expected = queries.filter((q) => otherTerms.some((t) => ` ${q} `.includes(` ${t} `))).length;
+            expect(lists.matched, `${dimension} of ${JSON.stringify(queries)} for "${idea}"`).toBe(expected);
+            if ((terms as readonly string[]).includes(ownWord)) expect(lists.left_out).toContain(ownWord);
+          }
+          // The modifier comparison never asks the phrase with its own word ("accounting software software").
+          const request = modifierRequest(phrase, [idea]);
+          if (!request) return;
+          for (const f of request.families) expect(f.terms, f.keyword).not.toContain(ownWord);
+          const columns = request.keywords.map((_, i) => (i === 0 ? 60 : Math.round(60 * shareOfOthers)));
+          const answer = {
+            points: Array.from({ length: 52 }, (_, w) => ({
+              date: day(0, w, 7),
+              values: columns,
+              hasData: columns.map(() => true),
+              isPartial: false,
+            })),
+          };
+          const shares = familyShares(request, answer);
+          if (!shares.ok) return;
+          const lists = { unavailable: 'not listed' };
+          if (shares.shares.intent) check('intent', scoreIntent({ modifiers: shares.shares.intent, lists }), own);
+          if (shares.shares.pain) check('pain', scorePain({ modifiers: shares.shares.pain, lists }), own);
+          if (shares.shares.competition)
+            check(
+              'whitespace',
+              scoreWhitespace({ comparisons: { modifiers: shares.shares.competition, lists }, brands: { autocomplete: lists, lists } }),
+              own,
+            );
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    // And the check itself catches an idea word counted.
+    const counted = scoreIntent({
+      modifiers: {
+        family: 'intent',
+        terms: ['software', 'price'],
+        share: 0.9,
+        family_mean: 54,
+        phrase_mean: 60,
+        points: 52,
+        resolution: 0.01,
+      },
+      lists: { unavailable: 'not listed' },
+    });
+    expect(explanationProblems('intent', counted, { own: ['accounting software'] }).join()).toMatch(
+      /"software", a word of the idea, counted/,
+    );
+    expect(MODIFIER_FAMILIES.intent).toContain('software');
+  });
+
+  it('"crowded" only where brands or businesses show it: never with 0 brand queries and 0 business topics', () => {
+    fc.assert(
+      fc.property(
+        signal('competition'),
+        fc.integer({ min: 0, max: 5 }),
+        fc.integer({ min: 0, max: 60 }),
+        (comparisons, topicCount, listTotal) => {
+          const autocomplete = topicSignals(Array.from({ length: topicCount }, (_, i) => ({ title: `t${i}`, type: 'Topic' })));
+          const lists: TermShare = { share: 0, matched: 0, total: listTotal, examples: [] };
+          const w = scoreWhitespace({ comparisons, brands: { autocomplete, lists } });
+          check('whitespace', w);
+          expect(w.explanation).not.toMatch(/a crowded space/);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    // The founder's pizza: comparison words everywhere, no brand named by 5 topics.
+    const pizza = scoreWhitespace({
+      comparisons: { modifiers: { unavailable: 'not asked' }, lists: { share: 0.5, matched: 4, total: 8, examples: ['pizza vs'] } },
+      brands: { autocomplete: topicSignals([{ title: 'Pizza', type: 'Dish' }]), lists: { share: 0, matched: 0, total: 8, examples: [] } },
+    });
+    expect(pizza.explanation).not.toMatch(/crowded space/);
+    expect(pizza.explanation).toMatch(/not called crowded/);
+  });
+
+  it('no fad and no decline while the recent level is above the long-run mean by a margin', () => {
+    fc.assert(
+      fc.property(seriesValues(26, 262), (values) => {
+        const t = trajectory(values);
+        if (!t) return;
+        const d = scoreDurability({ ...t, fad: volatility(values)?.fad ?? false, years: Math.round((values.length / 52) * 10) / 10 });
+        check('durability', d);
+        const recent = values.slice(-Math.max(4, Math.floor(values.length / 10)));
+        const recentMean = recent.reduce((a, b) => a + b, 0) / recent.length;
+        const mean = values.reduce((a, b) => a + b, 0) / values.length;
+        if (recentMean >= RECENT_ABOVE_MEAN * mean) {
+          expect(d.explanation, JSON.stringify(values)).not.toMatch(/like a fad|^Declining|^Peaked/);
+          expect(d.evidence.fad).toBe(false);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+    // The founder's case: a year at 90, years near 10, and a recent surge: not "−100 %, a fad".
+    const weeks = [...Array(52).fill(90), ...Array(190).fill(10), ...Array(20).fill(72)];
+    const t = trajectory(weeks)!;
+    const d = scoreDurability({ ...t, fad: volatility(weeks)!.fad, years: 5 });
+    expect(d.explanation).not.toMatch(/-100%|like a fad/);
+    expect(d.explanation).toMatch(/^Recovering/);
+  });
+
+  it('the direction statement never asserts a rise and a fall at once without saying they disagree', async () => {
+    const { directionStatement } = await import('../../src/domain/scoring/direction.js');
+    fc.assert(
+      fc.property(
+        seriesValues(60, 91),
+        fc.option(fc.constantFrom(...TREND_CLASSES), { nil: null }),
+        fc.option(fc.double({ min: -0.6, max: 0.6, noNaN: true }), { nil: null }),
+        fc.option(fc.double({ min: -0.6, max: 0.6, noNaN: true }), { nil: null }),
+        (values, trendClass, forecastChange, outlookChange) => {
+          const points = values.map((value, i) => ({ date: day(0, i, 1), value }));
+          const last = values.slice(-7).reduce((a, b) => a + b, 0) / 7;
+          const forecast7 =
+            forecastChange === null ? null : Array.from({ length: 7 }, () => ({ value: Math.max(0, last * (1 + forecastChange)) }));
+          const { momentum } = assessMomentum({ days30: points.slice(-31), days90: points, forecast7 });
+          const outlook =
+            outlookChange === null
+              ? null
+              : { withheld: false, horizons: [{ withheld: false, months: 3, value: Math.round(40 * (1 + outlookChange)), recent: 40 }] };
+          const s = directionStatement({ momentum, trend_class: trendClass, outlook });
+          if (!s) return;
+          expect(directionProblems(s), s.text).toEqual([]);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    // The founder's page: momentum predicts a rise, the class says peaked, the forecast falls.
+    const s = directionStatement({
+      momentum: {
+        score: 0.8,
+        evidence: { label: 'rising', forecast_7d_change: -0.4, forecast_7d_mean: 13.5, forecast_7d_last_week: 22.5 },
+        explanation: 'A prediction',
+      },
+      trend_class: 'peaked',
+    })!;
+    expect(s.agree).toBe(false);
+    expect(s.text).toMatch(/disagree/);
+    expect(s.text).toMatch(/momentum predicts interest rises/);
+    expect(s.text).toMatch(/7-day forecast falls/);
   });
 });

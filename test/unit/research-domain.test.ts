@@ -105,7 +105,7 @@ describe('series analytics on real GTAB series', () => {
     for (const points of (await realSeries()).values()) {
       const values = points.map((p) => p.value);
       const t = trajectory(values);
-      if (t) expect(['rising', 'stable', 'declining', 'peaked']).toContain(t.trajectory);
+      if (t) expect(['rising', 'stable', 'recovering', 'declining', 'peaked']).toContain(t.trajectory);
       const acf = autocorrelation(values, 7);
       if (acf !== null) expect(Math.abs(acf)).toBeLessThanOrEqual(1);
       const v = volatility(values);

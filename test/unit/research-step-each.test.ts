@@ -14,6 +14,7 @@ import type {
   StepOutputs,
 } from '../../src/research/step-contract.js';
 import type { ModifierResult, TrendsPlan } from '../../src/research/trends-plan.js';
+import { forecast as fitForecast } from '../../src/domain/forecast/forecaster.js';
 import { modifierRequest } from '../../src/domain/research/modifier-evidence.js';
 import { autocorrelation, volatility } from '../../src/domain/research/series-analysis.js';
 import { yearlySeasonality } from '../../src/domain/scoring/trend-class.js';
@@ -511,8 +512,21 @@ describe('steps 19-25: the series read', () => {
   it('22 trajectory: the 5-year shape and how many weeks it read', async () => {
     // 10 … 39: the line runs from 10 to 39 (+290 %), peak at the end, the last 4 weeks at 37.5/39 of it.
     const o = await runStep('trajectory', stepContext({ interest_5y: series(Array.from({ length: 30 }, (_, i) => 10 + i)) }));
-    expect(o).toEqual({ five_year: { trajectory: 'rising', change: 2.9, peakPosition: 1, lastVsPeak: 0.962 }, points: 30 });
-    expect(summarize('trajectory', o)).toBe('rising (+290%)');
+    // The last fifth (6 weeks, mean 36.5) against the first (12.5): +192 %; the last 4 weeks at 37.5, 1.53× the mean of 24.5.
+    expect(o).toEqual({
+      five_year: {
+        trajectory: 'rising',
+        change: 1.92,
+        peakPosition: 1,
+        lastVsPeak: 0.962,
+        firstMean: 12.5,
+        lastMean: 36.5,
+        recentVsMean: 1.531,
+        recentPoints: 4,
+      },
+      points: 30,
+    });
+    expect(summarize('trajectory', o)).toBe('rising (+192%)');
     expect(await runStep('trajectory', stepContext({ interest_5y: series([5, 6, 7]) }))).toEqual({ five_year: null, points: 3 });
   });
 
@@ -534,7 +548,8 @@ describe('steps 19-25: the series read', () => {
 
   it('24 volatility: the 90 days and the 5 years each; one burst over a low baseline reads as a fad', async () => {
     const calm = Array.from({ length: 90 }, (_, i) => 50 + (i % 2));
-    const burst = [...Array(51).fill(5), 100];
+    // The burst has passed (the last weeks are back at 5): a burst still under way is not yet a fad.
+    const burst = [...Array(25).fill(5), 100, ...Array(26).fill(5)];
     const o = await runStep('volatility', stepContext({ interest_90d: series(calm), interest_5y: series(burst) }));
     expect(o).toEqual({ days_90: volatility(calm), years_5: volatility(burst) });
     expect(o.days_90).toMatchObject({ fad: false, spikiness: 1.01 });
@@ -783,26 +798,40 @@ describe('steps 32-39: the eight dimension scores', () => {
       { has_data: ninetyValues.map((_, i) => i !== 87), partial: ninetyValues.map((_, i) => i === 89) },
     );
     const thirty = series(thirtyValues, { partial: thirtyValues.map((_, i) => i === 29) });
+    // Step 31's forecast, fitted on the same 90 days: its direction is recorded beside the prediction.
+    const forecast = fitForecast(ninety.dates.slice(0, -1), ninetyValues.slice(0, -1), 7);
     const o = await runStep(
       'score_momentum',
       stepContext({
         interest_30d: thirty,
         interest_90d: ninety,
         seasonality: { weekly_acf_lag7: null, yearly_acf_lag52: null, yearly_seasonality: 0.2 },
+        forecast,
       }),
     );
     const points = (s: SeriesOutput, skip: number) =>
       s.dates.flatMap((date, i) => (i === skip ? [] : [{ date, value: s.values[i]!, isPartial: s.partial[i] }]));
-    expect(o).toEqual(assessMomentum({ days30: points(thirty, -1), days90: points(ninety, 87), yearlySeasonality: 0.2 }).momentum);
+    const forecast7 = forecast.withheld ? null : forecast.points;
+    expect(forecast7).toHaveLength(7);
+    expect(o).toEqual(
+      assessMomentum({ days30: points(thirty, -1), days90: points(ninety, 87), yearlySeasonality: 0.2, forecast7 }).momentum,
+    );
+    expect(o.evidence.forecast_7d_change).toEqual(expect.any(Number));
     expect(o).not.toEqual(assessMomentum({ days30: points(thirty, -1), days90: points(ninety, -1), yearlySeasonality: 0.2 }).momentum);
     // The 90-day model on 88 days: the partial last day and the day without data left out.
     expect(o.evidence).toMatchObject({ model: '90d', points: 88, yearly_seasonality: 0.2 });
     // Runs whose step 23 predates yearly_seasonality read it as unknown.
     const older = await runStep(
       'score_momentum',
-      stepContext({ interest_30d: thirty, interest_90d: ninety, seasonality: { weekly_acf_lag7: null, yearly_acf_lag52: null } }),
+      stepContext({
+        interest_30d: thirty,
+        interest_90d: ninety,
+        seasonality: { weekly_acf_lag7: null, yearly_acf_lag52: null },
+        forecast: { withheld: true, reason: 'needs at least 21 daily points' },
+      }),
     );
     expect(older.evidence.yearly_seasonality).toBeNull();
+    expect(older.evidence.forecast_7d_change).toBeUndefined();
   });
 
   it('34 score_durability: the 5-year trajectory with the years it covers, less for fad-like spikes', async () => {

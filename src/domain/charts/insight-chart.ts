@@ -13,6 +13,74 @@ export interface ChartForecastPoint extends ChartPoint {
   upper_95: number;
 }
 
+/** Common days a rescale needs; fewer and the forecast is not drawn on another series' scale. */
+export const MIN_OVERLAP_DAYS = 7;
+/** Scales within this of each other are one scale (Google's integer rounding). */
+const SAME_SCALE = 0.02;
+
+export interface ForecastOnSeries {
+  /** The forecast on the drawn series' scale; null when it cannot be put there (not drawn). */
+  forecast: ChartForecastPoint[] | null;
+  /** The drawn series' scale over the fitted series' (1: the same scale); null when not drawn. */
+  factor: number | null;
+  /** Days the two series share, over which the factor was measured. */
+  overlap: number;
+  /** What the chart says of it; null when the forecast continues the very series it was fitted on. */
+  note: string | null;
+}
+
+/**
+ * The forecast as it may be joined to `series`. Google scales every request to
+ * its own peak, so a forecast fitted on the 90 days is on the 90 days' scale,
+ * not the 30 days' (a demo chart joined a 30-day line ending at 59 to a
+ * forecast starting at 13.5: a cliff the data does not have). Over the days the
+ * two series share, the ratio of their sums is the one factor between the two
+ * scales; the forecast is redrawn by it and the chart says so. Without the
+ * fitted series, or with too few common days, the forecast is not drawn.
+ */
+export function forecastOnSeries(
+  series: readonly ChartPoint[],
+  forecast: readonly ChartForecastPoint[] | null,
+  fittedOn: readonly ChartPoint[] | undefined,
+  fittedLabel = 'the 90-day series',
+): ForecastOnSeries {
+  if (!forecast || forecast.length === 0) return { forecast: null, factor: null, overlap: 0, note: null };
+  if (!fittedOn)
+    return {
+      forecast: null,
+      factor: null,
+      overlap: 0,
+      note: '7-day forecast not drawn: the series it was fitted on is not stored, so its scale is unknown',
+    };
+  const fitted = new Map(fittedOn.map((p) => [p.date, p.value]));
+  const common = series.filter((p) => fitted.has(p.date));
+  const shown = common.reduce((a, p) => a + p.value, 0);
+  const base = common.reduce((a, p) => a + fitted.get(p.date)!, 0);
+  if (common.length < MIN_OVERLAP_DAYS || !(shown > 0) || !(base > 0))
+    return {
+      forecast: null,
+      factor: null,
+      overlap: common.length,
+      note: `7-day forecast not drawn: it is on the scale of ${fittedLabel}, which shares too few days with this one (${common.length}) to rescale it`,
+    };
+  const factor = shown / base;
+  if (Math.abs(factor - 1) <= SAME_SCALE) return { forecast: [...forecast], factor: 1, overlap: common.length, note: null };
+  const r1 = (v: number) => Math.round(v * factor * 10) / 10;
+  return {
+    forecast: forecast.map((p) => ({
+      date: p.date,
+      value: r1(p.value),
+      lower_80: r1(p.lower_80),
+      upper_80: r1(p.upper_80),
+      lower_95: r1(p.lower_95),
+      upper_95: r1(p.upper_95),
+    })),
+    factor: Math.round(factor * 1000) / 1000,
+    overlap: common.length,
+    note: `7-day forecast fitted on ${fittedLabel}, rescaled to this one through their ${common.length} common days (×${factor.toFixed(2)})`,
+  };
+}
+
 const W = 860;
 const H = 420;
 const M = { top: 56, right: 24, bottom: 64, left: 48 };
@@ -30,8 +98,13 @@ export function renderInsightChart(input: {
   seriesLabel?: string;
   /** What the values are and whose, under the title ("Simulated interest, 2026-10-30 to 2026-11-28"): a simulation never reads as Google's. */
   caption?: string;
+  /** The series the forecast was fitted on (its scale), and what it is; see forecastOnSeries. */
+  forecastFittedOn?: ChartPoint[];
+  forecastFittedLabel?: string;
 }): string {
-  const all = [...input.series.map((p) => p.date), ...(input.forecast ?? []).map((p) => p.date)];
+  const onScale = forecastOnSeries(input.series, input.forecast, input.forecastFittedOn, input.forecastFittedLabel);
+  const forecast = onScale.forecast;
+  const all = [...input.series.map((p) => p.date), ...(forecast ?? []).map((p) => p.date)];
   const first = all.length ? Math.min(...all.map(dayOf)) : 0;
   const last = all.length ? Math.max(...all.map(dayOf)) : 1;
   const span = Math.max(1, last - first);
@@ -68,7 +141,7 @@ export function renderInsightChart(input: {
     `<text x="14" y="${M.top + (H - M.top - M.bottom) / 2}" font-size="11" fill="#6b7280" transform="rotate(-90 14 ${M.top + (H - M.top - M.bottom) / 2})" text-anchor="middle">${input.caption?.startsWith('Simulated') ? 'Simulated interest' : 'Search interest'} (0–100)</text>`,
   );
 
-  const fc = input.forecast && input.forecast.length > 0 ? input.forecast : null;
+  const fc = forecast && forecast.length > 0 ? forecast : null;
   if (fc) {
     parts.push(`<path d="${band(fc, 'lower_95', 'upper_95')}" fill="#93c5fd" fill-opacity="0.35"/>`);
     parts.push(`<path d="${band(fc, 'lower_80', 'upper_80')}" fill="#3b82f6" fill-opacity="0.35"/>`);
@@ -81,10 +154,14 @@ export function renderInsightChart(input: {
   const ly = H - 18;
   const legend: Array<[string, string]> = [
     ['<line x1="0" x2="22" y1="0" y2="0" stroke="#111827" stroke-width="2.5"/>', input.seriesLabel ?? '30-day interest'],
-    ['<line x1="0" x2="22" y1="0" y2="0" stroke="#1d4ed8" stroke-width="2" stroke-dasharray="6 4"/>', '7-day forecast'],
-    ['<rect x="0" y="-6" width="22" height="12" fill="#3b82f6" fill-opacity="0.35"/>', '80% interval'],
-    ['<rect x="0" y="-6" width="22" height="12" fill="#93c5fd" fill-opacity="0.35"/>', '95% interval'],
   ];
+  // The forecast's marks only when it is drawn (it is left out when its scale is unknown).
+  if (fc)
+    legend.push(
+      ['<line x1="0" x2="22" y1="0" y2="0" stroke="#1d4ed8" stroke-width="2" stroke-dasharray="6 4"/>', '7-day forecast'],
+      ['<rect x="0" y="-6" width="22" height="12" fill="#3b82f6" fill-opacity="0.35"/>', '80% interval'],
+      ['<rect x="0" y="-6" width="22" height="12" fill="#93c5fd" fill-opacity="0.35"/>', '95% interval'],
+    );
   legend.forEach(([mark, text], i) => {
     parts.push(
       `<g transform="translate(${M.left + i * 170},${ly})">${mark}<text x="28" y="4" font-size="12" fill="#374151">${text}</text></g>`,
@@ -92,6 +169,10 @@ export function renderInsightChart(input: {
   });
   if (input.note)
     parts.push(`<text x="${W - M.right}" y="28" font-size="11" text-anchor="end" fill="#b45309">${escapeXml(input.note)}</text>`);
+  // Under the legend (the caption holds the line under the title): how the forecast was put on
+  // this series' scale, or why it was not drawn.
+  if (onScale.note)
+    parts.push(`<text x="${W - M.right}" y="${H - 2}" font-size="11" text-anchor="end" fill="#b45309">${escapeXml(onScale.note)}</text>`);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" role="img" aria-label="${escapeXml(input.title)}"><title>${escapeXml(input.title)}</title>${parts.join('')}</svg>`;
 }
 

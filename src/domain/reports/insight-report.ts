@@ -89,6 +89,8 @@ export interface InsightReportInput {
   insight: ReportInsight;
   /** The 30 most recent days (the chart's default window). */
   series: Array<{ date: string; value: number }>;
+  /** The series the forecast was fitted on (the 90 days), when stored: the chart puts the forecast on the series' scale through it. */
+  forecastFittedOn?: Array<{ date: string; value: number }>;
   forecast: ReportForecast | null;
   /** The latest run behind the insight; null when none is (demo insights are seeded, not researched). */
   run: ReportRun | null;

@@ -121,6 +121,7 @@ export function renderReportHtml(input: InsightReportInput): string {
     caption: r.chart.caption ?? undefined,
     series: input.series,
     forecast: input.forecast && !input.forecast.withheld ? input.forecast.points : null,
+    ...(input.forecastFittedOn ? { forecastFittedOn: input.forecastFittedOn } : {}),
     note: input.forecast ? (input.forecast.withheld ? `forecast withheld: ${input.forecast.reason}` : undefined) : 'no forecast yet',
   });
   const caption = r.chart.caption

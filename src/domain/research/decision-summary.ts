@@ -6,6 +6,7 @@
 // scores it summarises (a refresh changes momentum). Pure.
 import { DIMENSION_LABELS, DIMENSIONS, type Dimension, type DimensionScore } from '../scoring/dimensions.js';
 import { isPartial, MIN_COMPLETE_DIMENSIONS, scoredCount } from '../scoring/overall.js';
+import { directionStatement } from '../scoring/direction.js';
 
 export interface DecisionSentence {
   text: string;
@@ -122,6 +123,9 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
   }
 
   const whyNow: DecisionSentence[] = [];
+  // First, the one statement of direction: the sentences after it are its parts, each with its own window.
+  const direction = directionStatement({ momentum: dims.momentum, trend_class: insight.trend_class, outlook: insight.outlook });
+  if (direction) whyNow.push({ text: direction.text, evidence: direction.evidence });
   const momentum = dims.momentum;
   if (momentum && momentum.score !== null)
     whyNow.push({

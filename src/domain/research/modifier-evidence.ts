@@ -9,6 +9,7 @@
 // two means over the same weeks is the share of the phrase's searches that
 // carry the family's words.
 import type { InterestOverTime } from '../trends/answers.js';
+import { ownTerms } from './query-signals.js';
 
 /**
  * The words appended to the phrase for each signal, most telling first: a long
@@ -41,20 +42,29 @@ export interface FamilyQuery {
   keyword: string;
   /** The modifiers that fit in it, in order. */
   terms: string[];
+  /** Modifiers not asked: words of the phrase or the idea ("accounting software software" is just the phrase). Absent when none. */
+  left_out?: string[];
 }
 
-/** The phrase with as many of the family's words as fit in one comparison item; null when not even one does. */
-export function familyQuery(phrase: string, family: ModifierFamily): FamilyQuery | null {
+/**
+ * The phrase with as many of the family's words as fit in one comparison item;
+ * null when not even one does. A modifier that is a word of the phrase or of
+ * the idea (`own`) is left out: "accounting software software" counts every
+ * search for "accounting software", and would read as 100 % buying intent.
+ */
+export function familyQuery(phrase: string, family: ModifierFamily, own: readonly string[] = []): FamilyQuery | null {
   const base = phrase.trim().toLowerCase().replace(/\s+/g, ' ');
+  const leftOut = ownTerms(MODIFIER_FAMILIES[family], [base, ...own]);
   const terms: string[] = [];
   let keyword = '';
   for (const modifier of MODIFIER_FAMILIES[family]) {
+    if (leftOut.includes(modifier)) continue;
     const next = keyword === '' ? `${base} ${modifier}` : `${keyword}${OR}${base} ${modifier}`;
     if (next.length > MAX_ITEM_CHARS) break;
     keyword = next;
     terms.push(modifier);
   }
-  return terms.length === 0 ? null : { family, keyword, terms };
+  return terms.length === 0 ? null : { family, keyword, terms, ...(leftOut.length ? { left_out: leftOut } : {}) };
 }
 
 export interface ModifierRequest {
@@ -64,9 +74,9 @@ export interface ModifierRequest {
   families: FamilyQuery[];
 }
 
-/** The comparison for a phrase (four items, under Google's five); null when the phrase is too long for any family. */
-export function modifierRequest(phrase: string): ModifierRequest | null {
-  const families = MODIFIER_FAMILY_NAMES.map((f) => familyQuery(phrase, f)).filter((q): q is FamilyQuery => q !== null);
+/** The comparison for a phrase (four items, under Google's five); null when the phrase is too long for any family. `own`: the idea, whose words are not asked either. */
+export function modifierRequest(phrase: string, own: readonly string[] = []): ModifierRequest | null {
+  const families = MODIFIER_FAMILY_NAMES.map((f) => familyQuery(phrase, f, own)).filter((q): q is FamilyQuery => q !== null);
   if (families.length === 0) return null;
   return { phrase, keywords: [phrase, ...families.map((f) => f.keyword)], families };
 }
@@ -95,6 +105,8 @@ export function tooLittleData(phrase: string, phraseMean: number): string | null
 export interface FamilyShare {
   family: ModifierFamily;
   terms: string[];
+  /** Modifiers not asked because they are words of the phrase or the idea (see familyQuery). */
+  left_out?: string[];
   /** The family's searches as a share of the phrase's over the same weeks, 0–1 (the ratio, capped; see contradictory). */
   share: number;
   /** The family's mean over the phrase's, as Google's numbers gave it (absent in runs recorded before it was kept). */
@@ -126,6 +138,7 @@ export function familyShares(request: ModifierRequest, answer: Pick<InterestOver
     shares[query.family] = {
       family: query.family,
       terms: query.terms,
+      ...(query.left_out ? { left_out: query.left_out } : {}),
       // Rounding and noise can put a subset a hair above its whole; it is never more than all of it.
       share: round(Math.min(1, ratio), 4),
       ratio: round(ratio, 4),

@@ -44,19 +44,56 @@ export interface TermShare {
   matched: number;
   total: number;
   examples: string[];
+  /** Terms not counted: words of the idea or its primary phrase (see ownTerms). Absent when none were. */
+  left_out?: string[];
 }
 
-export function termShare(queries: readonly string[], terms: readonly string[]): TermShare {
+/** Why a term of the idea is not counted, as the evidence says it. */
+export const LEFT_OUT_REASON =
+  'a word of the idea or its primary phrase: every search for the idea carries it, so it says nothing of who searches';
+
+const wordsOf = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}']+/u)
+    .filter(Boolean);
+
+/** The words of the idea and its primary phrase, each also as its singular ("apps" gives "app"). */
+export function ownWords(texts: readonly string[]): Set<string> {
+  const own = new Set<string>();
+  for (const w of texts.flatMap(wordsOf)) {
+    own.add(w);
+    if (w.endsWith('es')) own.add(w.slice(0, -2));
+    if (w.endsWith('s')) own.add(w.slice(0, -1));
+  }
+  return own;
+}
+
+/** The terms every word of which is a word of the idea or its phrase ("software" of "accounting software"). */
+export function ownTerms(terms: readonly string[], own: readonly string[]): string[] {
+  const words = ownWords(own);
+  return terms.filter((t) => wordsOf(t).every((w) => words.has(w)));
+}
+
+/**
+ * The share of queries carrying one of the terms, whole words. `own` is the
+ * idea and its primary phrase: a term of theirs is never counted (every related
+ * query of "accounting software" carries "software"), and is listed as left out.
+ */
+export function termShare(queries: readonly string[], terms: readonly string[], own: readonly string[] = []): TermShare {
+  const leftOut = ownTerms(terms, own);
+  const counted = terms.filter((t) => !leftOut.includes(t));
   // Whole words only: "app" must not match "apple".
   const hits = queries.filter((q) => {
     const padded = ` ${q.toLowerCase().replace(/[^\p{L}\p{N}']+/gu, ' ')} `;
-    return terms.some((t) => padded.includes(` ${t.trim()} `));
+    return counted.some((t) => padded.includes(` ${t.trim()} `));
   });
   return {
     share: queries.length === 0 ? 0 : Math.round((hits.length / queries.length) * 1000) / 1000,
     matched: hits.length,
     total: queries.length,
     examples: hits.slice(0, 5),
+    ...(leftOut.length ? { left_out: leftOut } : {}),
   };
 }
 
@@ -75,8 +112,9 @@ const SERVICE_WORDS = new Set(
  * are a single word not in any signal list nor a word for the thing or service
  * itself, e.g. "pizza hut" for "pizza" (but not "pizza delivery").
  */
-export function brandShare(phrase: string, queries: readonly string[]): TermShare {
-  const own = new Set(phrase.toLowerCase().split(/\s+/));
+export function brandShare(phrase: string, queries: readonly string[], idea = ''): TermShare {
+  // The idea's own words name no brand either ("pizza oven home" for "a pizza oven for home").
+  const own = new Set([...phrase.toLowerCase().split(/\s+/), ...(idea ? ownWords([idea]) : [])]);
   // Every word of the signal terms ("how" of "how to", "alternative"): a modifier is no brand.
   const generic = new Set([
     ...[...PAIN_TERMS, ...INTENT_TERMS, ...COMPETITION_TERMS].flatMap((t) => t.split(/\s+/)),

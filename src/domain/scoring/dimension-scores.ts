@@ -13,13 +13,14 @@ import {
   type Reading,
 } from './dimensions.js';
 import { familyStrength, tooLittleData, type FamilyShare } from '../research/modifier-evidence.js';
-import type { TermShare } from '../research/query-signals.js';
+import { LEFT_OUT_REASON, type TermShare } from '../research/query-signals.js';
 import { AUTOCOMPLETE_TOPICS_MAX, type TopicSignals } from '../research/topic-signals.js';
-import type { Trajectory } from '../research/series-analysis.js';
+import { RECENT_ABOVE_MEAN, type Trajectory, type TrajectoryReading } from '../research/series-analysis.js';
 import type { GeographicReach } from '../research/geography.js';
 import type { AbsoluteDemand } from '../research/search-volume.js';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
+const round1 = (x: number) => Math.round(x * 10) / 10;
 /** A change as a signed whole percent, rounded before it is signed (−0.4 % reads "0%", not "-0%"). */
 export const signedPct = (x: number) => {
   const r = Math.round(x * 100);
@@ -83,17 +84,43 @@ function scoreAbsoluteDemand(a: AbsoluteDemand, relative: { anchor: string; rati
   };
 }
 
-/** Durability: a rising or stable 5-year trajectory beats a peaked or declining one; a fad loses. */
-export function scoreDurability(
-  input: { trajectory: Trajectory; change: number; lastVsPeak: number; fad: boolean; years: number } | null,
-): DimensionScore {
+/**
+ * Durability: a rising or stable 5-year trajectory beats a peaked or declining
+ * one; a fad loses. The trend is the last year's level against the first's
+ * (series-analysis.ts trajectory), said beside the recent level, so a fall
+ * from an early peak never reads as a fad while interest is above its usual
+ * level.
+ */
+export function scoreDurability(input: (Omit<TrajectoryReading, 'peakPosition'> & { fad: boolean; years: number }) | null): DimensionScore {
   if (!input) return unsupported('needs at least half a year of weekly points from the 5-year series');
-  const base: Record<Trajectory, number> = { rising: 0.85, stable: 0.65, declining: 0.3, peaked: 0.2 };
-  const score = clamp01(base[input.trajectory] + 0.1 * Math.tanh(input.change) - (input.fad ? 0.25 : 0));
+  const base: Record<Trajectory, number> = { rising: 0.85, stable: 0.65, recovering: 0.55, declining: 0.3, peaked: 0.2 };
+  const aboveUsual = input.recentVsMean !== undefined && input.recentVsMean >= RECENT_ABOVE_MEAN;
+  // A burst the recent level still holds has not faded (volatility() says so for new runs; recorded ones may not have).
+  const fad = input.fad && !aboveUsual;
+  const score = clamp01(base[input.trajectory] + 0.1 * Math.tanh(input.change) - (fad ? 0.25 : 0));
+  const levels =
+    input.firstMean !== undefined && input.lastMean !== undefined
+      ? `the last fifth averaged ${round1(input.lastMean)} against ${round1(input.firstMean)} in the first, `
+      : '';
+  const recent =
+    input.recentVsMean !== undefined
+      ? `; the last ${input.recentPoints ?? 'few'} weeks are at ${round1(input.recentVsMean)}× the ${input.years}-year mean`
+      : '';
+  const spiky = input.fad && !fad ? '; spiky, but not a fad: the recent level holds above the mean' : fad ? '; spiky like a fad' : '';
   return {
     score: round3(score),
-    evidence: { trajectory: input.trajectory, change: input.change, last_vs_peak: input.lastVsPeak, fad: input.fad, years: input.years },
-    explanation: `${input.trajectory[0]!.toUpperCase()}${input.trajectory.slice(1)} over ${input.years} years (trend ${signedPct(input.change)}${input.fad ? '; spiky like a fad' : ''}).`,
+    evidence: {
+      trajectory: input.trajectory,
+      change: input.change,
+      last_vs_peak: input.lastVsPeak,
+      fad,
+      ...(input.fad && !fad ? { spiky: true } : {}),
+      ...(input.firstMean !== undefined ? { first_mean: input.firstMean } : {}),
+      ...(input.lastMean !== undefined ? { last_mean: input.lastMean } : {}),
+      ...(input.recentVsMean !== undefined ? { recent_vs_mean: input.recentVsMean } : {}),
+      years: input.years,
+    },
+    explanation: `${input.trajectory[0]!.toUpperCase()}${input.trajectory.slice(1)} over ${input.years} years (${levels}trend ${signedPct(input.change)}${recent}${spiky}).`,
   };
 }
 
@@ -248,6 +275,14 @@ function signalParts(
       examples: lists.examples.join(' | ') || null,
     });
   } else notRead.push(`related queries: ${isAvailable(lists) ? 'Google listed none' : lists.unavailable}`);
+  const leftOut = [
+    ...new Set([...((isAvailable(input.modifiers) && input.modifiers.left_out) || []), ...((isAvailable(lists) && lists.left_out) || [])]),
+  ];
+  if (leftOut.length) {
+    Object.assign(evidence, { left_out: leftOut.join(' | '), left_out_reason: LEFT_OUT_REASON });
+    const last = parts.at(-1);
+    if (last) last.says += `; not counted: ${leftOut.map((w) => `"${w}"`).join(', ')}, words of the idea itself`;
+  }
   return { parts, notRead, evidence, contradicted };
 }
 
@@ -307,7 +342,7 @@ export interface BreadthInput {
   lists: Reading<{ queries: number; topics: number; vocabulary: number }>;
   autocomplete: Reading<TopicSignals>;
   /** How many of the families asked register any searches at all; families whose numbers contradicted the phrase's are left out and counted. */
-  modifiers: Reading<{ registering: number; families: number; phrase_mean: number; contradictory?: number }>;
+  modifiers: Reading<{ registering: number; families: number; phrase_mean: number; contradictory?: number; left_out?: string[] }>;
 }
 
 /**
@@ -350,7 +385,10 @@ export function scoreBreadth(input: BreadthInput | null): DimensionScore {
       families_registering: modifiers.registering,
       families_asked: modifiers.families,
       ...(modifiers.contradictory ? { families_contradictory: modifiers.contradictory } : {}),
+      ...(modifiers.left_out?.length ? { left_out: modifiers.left_out.join(' | '), left_out_reason: LEFT_OUT_REASON } : {}),
     });
+    if (modifiers.left_out?.length)
+      parts.at(-1)!.says += ` (not asked: ${modifiers.left_out.map((w) => `"${w}"`).join(', ')}, words of the idea itself)`;
   } else notRead.push(`modifier comparison: ${isAvailable(modifiers) ? 'no family fitted the request' : modifiers.unavailable}`);
   if (parts.length === 0) return unsupported(`Nothing to read breadth from: ${notRead.join('; ')}.`, { not_read: notRead.join('; ') });
   return combined(
@@ -361,6 +399,28 @@ export function scoreBreadth(input: BreadthInput | null): DimensionScore {
     `${parts.map((p) => p.says).join('; ')}.`.replace(/^./, (c) => c.toUpperCase()),
     isAvailable(modifiers) ? (modifiers.contradictory ?? 0) > 0 : modifiers.contradictory === true,
   );
+}
+
+/** Fewer autocomplete topics than this, with no brand list beside them, are too few to call a space open or crowded. */
+export const FEW_TOPICS = 3;
+
+/**
+ * What the pressure says of the space. "Crowded" is said only when brands or
+ * businesses show it (their pressure above half): comparison words alone
+ * ("vs", "alternative") say people weigh options, not who offers them. With no
+ * brand named, the sentence says what the evidence does show, or that it is
+ * too thin to tell.
+ */
+function crowding(brandParts: Part[], comparisonParts: Part[], fewTopicsOnly: boolean): string {
+  const brand = brandParts.length ? weighted(brandParts) : null;
+  const comparison = comparisonParts.length ? weighted(comparisonParts) : null;
+  if (brand !== null && brand > 0.5) return ': a crowded space';
+  if (comparison !== null && comparison > 0.5)
+    return brand === null
+      ? ': many searches compare options, but no brand evidence was read, so the space is not called crowded'
+      : ': many searches compare options, yet few name a brand or business: not called crowded';
+  if (fewTopicsOnly) return ` (fewer than ${FEW_TOPICS} topics: too few to tell whether businesses serve it)`;
+  return '';
 }
 
 export interface WhitespaceInput {
@@ -404,6 +464,8 @@ export function scoreWhitespace(input: WhitespaceInput | null): DimensionScore {
     });
     Object.assign(evidence, { brand_topics: autocomplete.brand_topics, autocomplete_topics: autocomplete.topics });
   } else notRead.push(`autocomplete: ${isAvailable(autocomplete) ? 'Google knows no topic for the phrase' : autocomplete.unavailable}`);
+  const fewTopicsOnly =
+    brandParts.length === 1 && brandParts[0]!.source === 'autocomplete' && isAvailable(autocomplete) && autocomplete.topics < FEW_TOPICS;
   const halves = [compared.parts, brandParts].filter((p) => p.length > 0);
   if (halves.length === 0) return unsupported(`Nothing to read competition from: ${notRead.join('; ')}.`, { not_read: notRead.join('; ') });
   // A space crowded by brands is crowded whatever the comparisons say (and the reverse): the stronger
@@ -422,7 +484,7 @@ export function scoreWhitespace(input: WhitespaceInput | null): DimensionScore {
       ...evidence,
       ...(notRead.length ? { not_read: notRead.join('; ') } : {}),
     },
-    explanation: `${all.map((p) => p.says).join('; ')}${pressure > 0.5 ? ': a crowded space' : ''}.${caveat}`.replace(/^./, (c) =>
+    explanation: `${all.map((p) => p.says).join('; ')}${crowding(brandParts, compared.parts, fewTopicsOnly)}.${caveat}`.replace(/^./, (c) =>
       c.toUpperCase(),
     ),
     strength: round3(strength),

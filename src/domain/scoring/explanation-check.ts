@@ -4,6 +4,16 @@
 import type { DimensionScore } from './dimensions.js';
 import { signedPct } from './dimension-scores.js';
 import { signedChange } from './momentum.js';
+import type { DirectionStatement } from './direction.js';
+import { ownTerms } from '../research/query-signals.js';
+import { RECENT_ABOVE_MEAN } from '../research/series-analysis.js';
+
+/** What an explanation is checked against beyond its own evidence: the idea and its primary phrase. */
+export interface ExplanationContext {
+  own?: readonly string[];
+}
+
+const SIGNAL_DIMENSIONS = new Set(['pain', 'intent', 'whitespace', 'breadth']);
 
 /** Each "+12%", "−46%" or "-564%" of a text, as a signed number of percent. */
 function signedPercents(text: string): number[] {
@@ -22,7 +32,7 @@ const PREDICTED: Record<string, RegExp> = {
 };
 
 /** The problems of one dimension's score and explanation against its evidence; none: it reads true. */
-export function explanationProblems(dimension: string, d: DimensionScore): string[] {
+export function explanationProblems(dimension: string, d: DimensionScore, context: ExplanationContext = {}): string[] {
   const problems: string[] = [];
   const text = d.explanation;
   const say = (p: string) => problems.push(`${dimension}: ${p} in "${text}"`);
@@ -53,6 +63,38 @@ export function explanationProblems(dimension: string, d: DimensionScore): strin
     const change = Number(e.change);
     if (!text.includes(`trend ${signedPct(change)}`)) say(`a trend other than its change (${change})`);
   }
+  if (SIGNAL_DIMENSIONS.has(dimension)) {
+    // A word of the idea is carried by every search for it: counted, it reads as 100 % of anything.
+    const counted = typeof e.modifier_terms === 'string' ? e.modifier_terms.split(' | ') : [];
+    for (const term of ownTerms(counted, context.own ?? [])) say(`"${term}", a word of the idea, counted`);
+    if (typeof e.left_out === 'string')
+      for (const term of e.left_out.split(' | ')) if (!text.includes(`"${term}"`)) say(`"${term}" left out without saying so`);
+  }
+  if (dimension === 'whitespace' && /a crowded space/.test(text)) {
+    const brands = Number(e.brand_share ?? 0) + Number(e.brand_topics ?? 0);
+    if (!(brands > 0)) say('"crowded" with no brand or business in the evidence');
+  }
+  if (dimension === 'durability' && d.score !== null) {
+    const recent = Number(e.recent_vs_mean);
+    if (recent >= RECENT_ABOVE_MEAN && (/like a fad/.test(text) || e.fad === true || /^(declining|peaked)/i.test(text)))
+      say(`a fad or a decline while the recent level is ${recent}× the long-run mean`);
+  }
+  return problems;
+}
+
+const RISE = /\b(rises|rising|up)\b/;
+const FALL = /\b(falls|falling|down)\b/;
+
+/** The problems of a direction statement: a rise and a fall asserted at once must be called a disagreement, and only then. */
+export function directionProblems(s: DirectionStatement): string[] {
+  const problems: string[] = [];
+  const ups = s.readings.some((r) => r.heading === 'up');
+  const downs = s.readings.some((r) => r.heading === 'down');
+  const disagree = /disagree/.test(s.text);
+  if (ups && downs && !disagree) problems.push(`a rise and a fall without saying they disagree: "${s.text}"`);
+  if (!(ups && downs) && disagree) problems.push(`a disagreement where there is none: "${s.text}"`);
+  if (!disagree && RISE.test(s.text) && FALL.test(s.text)) problems.push(`a rise and a fall asserted at once: "${s.text}"`);
+  if (s.agree === (ups && downs)) problems.push(`agree=${s.agree} beside its readings`);
   return problems;
 }
 

@@ -37,6 +37,20 @@ export interface MomentumInput {
   days90?: readonly SeriesPoint[];
   /** Yearly seasonality of the 5-year series (trend-class.ts yearlySeasonality), when known. */
   yearlySeasonality?: number | null;
+  /**
+   * The 7-day forecast fitted on `days90` (same scale), when the caller has one:
+   * its mean against the last week is recorded beside the prediction, so one
+   * statement of direction can read both (direction.ts).
+   */
+  forecast7?: ReadonlyArray<{ value: number }> | null;
+}
+
+/** The 7-day forecast's mean against the last 7 days of the series it was fitted on; null without both. */
+function forecastChange(days90: readonly number[] | undefined, forecast7: ReadonlyArray<{ value: number }> | null | undefined) {
+  if (!days90 || days90.length < 7 || !forecast7 || forecast7.length === 0) return null;
+  const lastWeek = days90.slice(-7).reduce((a, b) => a + b, 0) / 7;
+  const ahead = forecast7.reduce((a, p) => a + p.value, 0) / forecast7.length;
+  return { mean: round3(ahead), lastWeek: round3(lastWeek), change: round3(ahead / Math.max(1, lastWeek) - 1) };
 }
 
 export interface MomentumAssessment {
@@ -109,6 +123,7 @@ export function assessMomentum(input: MomentumInput): MomentumAssessment {
   }
   const seasonality = input.yearlySeasonality ?? null;
   const trend = classifyTrend(f, seasonality);
+  const ahead = forecastChange(days90, input.forecast7);
   const score = round3(f.score);
   const label = score >= RISING_AT ? 'rising' : score <= FALLING_AT ? 'falling' : 'neither rising nor falling';
   return {
@@ -134,6 +149,7 @@ export function assessMomentum(input: MomentumInput): MomentumAssessment {
         label,
         trend_class: trend.trendClass,
         trend_class_reason: trend.reason,
+        ...(ahead ? { forecast_7d_mean: ahead.mean, forecast_7d_last_week: ahead.lastWeek, forecast_7d_change: ahead.change } : {}),
         methodology: MOMENTUM_METHODOLOGY_LINK,
       },
       explanation:

@@ -11,7 +11,7 @@ import { publicFailure, publicRunError } from '../../../domain/public-error.js';
 import { DIMENSIONS } from '../../../domain/scoring/dimensions.js';
 import type { ChartForecastPoint } from '../../../domain/charts/insight-chart.js';
 import { findForecast } from '../../../insights/forecast.repository.js';
-import { latestTrendPoints } from '../../../insights/trend-point.repository.js';
+import { findInsightSeries, latestTrendPoints } from '../../../insights/trend-point.repository.js';
 import { latestRunForInsight, shownStepStatus, stepsOf } from '../../../research/run.repository.js';
 import { STEP_NAMES } from '../../../research/step-contract.js';
 import type { InsightSummaryDto } from '../../schemas.js';
@@ -115,14 +115,17 @@ export const REPORT_CSP = [
 
 /** What a report shows of an insight beside the insight itself: its 30 days, its forecast and the run behind it. */
 export async function reportInputOf(db: Db, insight: ReportInsight, now: Date): Promise<InsightReportInput> {
-  const [points, forecast, run] = await Promise.all([
+  const [points, forecast, run, days90] = await Promise.all([
     latestTrendPoints(db, insight.id, 30),
     findForecast(db, insight.id),
     latestRunForInsight(db, insight.id),
+    findInsightSeries(db, insight.id, '90d'),
   ]);
   return {
     insight,
     series: points.map((p) => ({ date: p.date, value: p.value })),
+    // The series the forecast was fitted on, so the chart draws it on the 30 days' scale.
+    ...(days90 ? { forecastFittedOn: days90.points.map((p) => ({ date: p.date, value: p.value })) } : {}),
     forecast: !forecast
       ? null
       : forecast.withheld

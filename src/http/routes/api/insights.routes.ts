@@ -362,7 +362,15 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { points } = await seriesOf(reader, insight.id, window);
       // The forecast continues the daily series; on a weekly chart its 7 days would be a dot.
       const forecast = window === '12m' || window === '5y' ? undefined : await findForecast(reader, insight.id);
+      // Every forecast is fitted on the 90 days: drawn on that scale (see forecastOnSeries).
+      const fittedOn =
+        !forecast || forecast.withheld
+          ? undefined
+          : window === '90d'
+            ? points
+            : (await findInsightSeries(reader, insight.id, '90d'))?.points;
       const svg = renderInsightChart({
+        forecastFittedOn: fittedOn?.map((p) => ({ date: p.date, value: p.value })),
         // What the line is: a replayed recording may answer a daily window by week.
         seriesLabel:
           intervalOf(points) === 'week' && (window === '30d' || window === '90d')

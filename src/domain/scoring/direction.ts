@@ -1,0 +1,139 @@
+// One statement of where interest is heading, from every reading an insight has
+// of it: momentum's prediction (the month ahead), the trend class (its rule over
+// the 90 days), the 7-day forecast (fitted on the 90 days) and the outlook
+// (months ahead, from the 5 years). They read different windows with different
+// models, so they may disagree; the statement then says so and why, instead of
+// letting a page say "a rise" and "peaked" and "falls" in three places. Pure.
+import type { DimensionScore } from './dimensions.js';
+
+export type Heading = 'up' | 'down' | 'flat' | 'no call';
+
+/** A forecast or outlook within this share of the level it starts from is "about level". */
+export const FLAT_WITHIN = 0.1;
+
+export interface DirectionReading {
+  source: 'momentum' | 'trend class' | '7-day forecast' | 'outlook';
+  heading: Heading;
+  /** What it says, in words that carry its heading ("rises", "falls", "holds", "makes no call"). */
+  says: string;
+  /** JSON Pointer into the insight as the API serves it. */
+  evidence: string;
+}
+
+export interface DirectionStatement {
+  text: string;
+  /** False when some reading rises and another falls. */
+  agree: boolean;
+  readings: DirectionReading[];
+  evidence: string[];
+}
+
+export interface DirectionInput {
+  momentum?: DimensionScore | null;
+  trend_class: string | null;
+  outlook?: unknown;
+}
+
+const pct = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(Math.round(x * 100))}%`;
+const headingOf = (change: number): Heading => (change > FLAT_WITHIN ? 'up' : change < -FLAT_WITHIN ? 'down' : 'flat');
+const VERB: Record<Heading, string> = { up: 'rises', down: 'falls', flat: 'holds level', 'no call': 'makes no call' };
+
+const TREND_HEADING: Record<string, Heading> = {
+  exploding: 'up',
+  rising: 'up',
+  stable: 'flat',
+  declining: 'down',
+  peaked: 'down',
+  seasonal: 'no call',
+};
+
+function outlookReading(outlook: unknown): DirectionReading | null {
+  const o = outlook as {
+    withheld?: boolean;
+    horizons?: Array<{ withheld: boolean; months: number; value?: number; recent?: number }>;
+  } | null;
+  if (!o || o.withheld !== false || !Array.isArray(o.horizons)) return null;
+  const index = o.horizons.findIndex((h) => !h.withheld && typeof h.value === 'number' && typeof h.recent === 'number');
+  if (index < 0) return null;
+  const h = o.horizons[index]!;
+  const change = h.value! / Math.max(1, h.recent!) - 1;
+  const heading = headingOf(change);
+  return {
+    source: 'outlook',
+    heading,
+    says: `the ${h.months}-month outlook ${VERB[heading]} (${h.value} against the last ${h.months} months' ${h.recent}, ${pct(change)})`,
+    evidence: `/outlook/horizons/${index}/value`,
+  };
+}
+
+/** Every reading of direction the insight has, in the order of their horizons (7 days, the month, months). */
+export function directionReadings(input: DirectionInput): DirectionReading[] {
+  const readings: DirectionReading[] = [];
+  const m = input.momentum;
+  const e = m?.score !== null && m?.score !== undefined ? m.evidence : null;
+  const forecastChange = e?.forecast_7d_change;
+  if (typeof forecastChange === 'number') {
+    const heading = headingOf(forecastChange);
+    readings.push({
+      source: '7-day forecast',
+      heading,
+      says: `the 7-day forecast ${VERB[heading]} (its mean ${String(e!.forecast_7d_mean)} against the last week's ${String(e!.forecast_7d_last_week)} on the 90-day series, ${pct(forecastChange)})`,
+      evidence: '/dimensions/momentum/evidence/forecast_7d_change',
+    });
+  }
+  if (e && typeof e.label === 'string') {
+    const heading: Heading = e.label === 'rising' ? 'up' : e.label === 'falling' ? 'down' : 'no call';
+    readings.push({
+      source: 'momentum',
+      heading,
+      says: `momentum ${heading === 'no call' ? 'makes no call on' : `predicts interest ${heading === 'up' ? 'rises' : 'falls'} in`} the month ahead (from the last week and month)`,
+      evidence: '/dimensions/momentum/evidence/label',
+    });
+  }
+  if (input.trend_class && TREND_HEADING[input.trend_class]) {
+    const heading = TREND_HEADING[input.trend_class]!;
+    readings.push({
+      source: 'trend class',
+      heading,
+      says: `the trend class, ${input.trend_class}, ${heading === 'no call' ? 'follows the season and makes no call' : `says the month ahead ${VERB[heading]}`} (its rule over the 90 days)`,
+      evidence: '/trend_class',
+    });
+  }
+  const outlook = outlookReading(input.outlook);
+  if (outlook) readings.push(outlook);
+  return readings;
+}
+
+const list = (xs: string[]) => (xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
+
+/** The one statement of direction; null when the insight has no reading of it. */
+export function directionStatement(input: DirectionInput): DirectionStatement | null {
+  const readings = directionReadings(input);
+  if (readings.length === 0) return null;
+  const ups = readings.filter((r) => r.heading === 'up');
+  const downs = readings.filter((r) => r.heading === 'down');
+  const evidence = readings.map((r) => r.evidence);
+  const says = (rs: DirectionReading[]) => list(rs.map((r) => r.says));
+  if (ups.length && downs.length) {
+    const rest = readings.filter((r) => r.heading !== 'up' && r.heading !== 'down');
+    return {
+      agree: false,
+      readings,
+      evidence,
+      text:
+        `Direction: the readings disagree. Up: ${says(ups)}. Down: ${says(downs)}.${rest.length ? ` Neither: ${says(rest)}.` : ''}` +
+        ' They read different windows with different models (the forecast the next 7 days, momentum and the trend class the month ahead, the outlook months ahead), so none settles it: watch the next weeks before counting on either.',
+    };
+  }
+  const heading: Heading = ups.length ? 'up' : downs.length ? 'down' : readings.some((r) => r.heading === 'flat') ? 'flat' : 'no call';
+  const lead =
+    heading === 'up' ? 'rising' : heading === 'down' ? 'falling' : heading === 'flat' ? 'about level' : 'no reading makes a call';
+  const others = readings.filter((r) => r.heading !== heading);
+  const same = readings.filter((r) => r.heading === heading);
+  return {
+    agree: true,
+    readings,
+    evidence,
+    text: `Direction: ${lead}${heading === 'no call' ? '' : ` (${says(same)})`}${others.length ? `; ${says(others)}, which does not contradict it` : ''}.`,
+  };
+}

@@ -1,0 +1,61 @@
+// The insight chart joins its series to the 7-day forecast only on one scale:
+// Google scales each request to its own peak, so the 30 days and the 90 days the
+// forecast is fitted on are two scales (a demo chart joined a 30-day line ending
+// at 59 to a forecast starting at 13.5). Read back from the SVG it draws.
+import { describe, expect, it } from 'vitest';
+import { forecastOnSeries, renderInsightChart, type ChartForecastPoint } from '../../src/domain/charts/insight-chart.js';
+import { forecast as fitForecast } from '../../src/domain/forecast/forecaster.js';
+
+const day = (i: number) => new Date(Date.UTC(2026, 8, 1) + i * 86_400_000).toISOString().slice(0, 10);
+const rescaled = (values: number[]) => {
+  const max = Math.max(...values);
+  return values.map((v) => Math.round((v * 100) / max));
+};
+
+// 90 days with an early peak: the last 30, scaled to their own peak, read much higher than on the 90 days' scale.
+const raw = Array.from({ length: 90 }, (_, i) => (i < 20 ? 300 - i * 10 : 40 + 8 * Math.sin(i / 2) + (i % 7 === 5 ? 10 : 0)));
+const days90 = rescaled(raw).map((value, i) => ({ date: day(i), value }));
+const days30 = rescaled(raw.slice(-30)).map((value, i) => ({ date: day(60 + i), value }));
+const fitted = fitForecast(
+  days90.map((p) => p.date),
+  days90.map((p) => p.value),
+  7,
+);
+const points = (fitted.withheld ? [] : fitted.points) as ChartForecastPoint[];
+
+/** The dashed line's points, as values on the chart's 0–100 axis. */
+function dashedValues(svg: string): number[] {
+  const d = /<path d="([^"]+)" fill="none" stroke="#1d4ed8" stroke-width="2" stroke-dasharray="6 4"\/>/.exec(svg)?.[1];
+  if (!d) return [];
+  return [...d.matchAll(/[ML][\d.]+,([\d.]+)/g)].map((m) => Math.round((1 - (Number(m[1]) - 56) / (420 - 56 - 64)) * 1000) / 10);
+}
+
+describe('the insight chart', () => {
+  it('draws a 90-day forecast beside the 30 days on the 30 days’ scale, and says how', () => {
+    expect(points).toHaveLength(7);
+    const svg = renderInsightChart({ title: 't', series: days30, forecast: points, forecastFittedOn: days90 });
+    const line = dashedValues(svg);
+    // The joined segment starts at the series' last point…
+    expect(line[0]).toBeCloseTo(days30.at(-1)!.value, 0);
+    // …and continues on the same scale: the forecast times the ratio of the two series over their common days.
+    const common = days30.map((p) => [p.value, days90.find((q) => q.date === p.date)!.value] as const);
+    const factor = common.reduce((a, [s]) => a + s, 0) / common.reduce((a, [, f]) => a + f, 0);
+    expect(factor).toBeGreaterThan(1.5);
+    for (const [i, p] of points.entries()) expect(Math.abs(line[i + 1]! - Math.min(100, p.value * factor))).toBeLessThan(0.6);
+    expect(svg).toMatch(/rescaled to this one through their 30 common days/);
+  });
+
+  it('joins the forecast to the series it was fitted on as it is', () => {
+    const svg = renderInsightChart({ title: 't', series: days90, forecast: points, forecastFittedOn: days90 });
+    expect(dashedValues(svg).slice(1)).toEqual(points.map((p) => Math.round(Math.min(100, p.value) * 10) / 10));
+    expect(forecastOnSeries(days90, points, days90).note).toBeNull();
+  });
+
+  it('does not draw a forecast whose scale it cannot know', () => {
+    const unknown = renderInsightChart({ title: 't', series: days30, forecast: points });
+    expect(dashedValues(unknown)).toEqual([]);
+    expect(unknown).toMatch(/7-day forecast not drawn: the series it was fitted on is not stored/);
+    const apart = forecastOnSeries(days30, points, days90.slice(0, 58));
+    expect(apart).toMatchObject({ forecast: null, overlap: 0 });
+  });
+});
