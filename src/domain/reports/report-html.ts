@@ -3,7 +3,7 @@
 // anywhere. The stylesheet is a constant, so the route can allow exactly it
 // in its Content-Security-Policy by its hash; no element carries a style
 // attribute (a hash does not cover those). Every text is escaped.
-import { renderInsightChart } from '../charts/insight-chart.js';
+import { forecastOnSeries, renderInsightChart } from '../charts/insight-chart.js';
 import { escapeXml as esc } from '../text.js';
 import {
   NO_FORECAST,
@@ -124,8 +124,13 @@ export function renderReportHtml(input: InsightReportInput): string {
     ...(input.forecastFittedOn ? { forecastFittedOn: input.forecastFittedOn } : {}),
     note: input.forecast ? (input.forecast.withheld ? `forecast withheld: ${input.forecast.reason}` : undefined) : 'no forecast yet',
   });
+  // The caption names the forecast only when the chart drew it (it is left out when its scale is unknown).
+  const drawn =
+    input.forecast && !input.forecast.withheld
+      ? forecastOnSeries(input.series, input.forecast.points, input.forecastFittedOn, undefined)
+      : null;
   const caption = r.chart.caption
-    ? `${r.chart.caption}${input.forecast && !input.forecast.withheld ? ', and the 7-day forecast with its 80 % and 95 % intervals' : ''}.`
+    ? `${r.chart.caption}${drawn?.forecast ? ', and the 7-day forecast with its 80 % and 95 % intervals' : drawn?.note ? ` (${drawn.note})` : ''}.`
     : 'No days of search interest yet.';
   parts.push(`<section id="chart"><h2>Search interest</h2><figure>${svg}<figcaption>${esc(caption)}</figcaption></figure></section>`);
 
