@@ -65,7 +65,10 @@ interface RecordedOutput {
 }
 
 /** What a step needs of its run; none of it changes once the run exists. */
-type RunFacts = Pick<RunRow, 'id' | 'idea' | 'keyword_hints' | 'source' | 'provider' | 'geo' | 'language' | 'account_id' | 'visibility'>;
+type RunFacts = Pick<
+  RunRow,
+  'id' | 'idea' | 'keyword_hints' | 'source' | 'provider' | 'geo' | 'language' | 'account_id' | 'visibility' | 'discovery'
+>;
 
 /**
  * A run's facts and recorded outputs never change, so each worker process
@@ -189,7 +192,15 @@ export class StepRunner {
     const geo = facts.geo ?? deps.geo;
     const ownerAccountId = facts.visibility === 'private' ? facts.account_id : null;
     const { ctx, read } = buildStepContext({
-      run: { id: facts.id, idea: facts.idea, hints: facts.keyword_hints, source: facts.source, ownerAccountId, provider: facts.provider },
+      run: {
+        id: facts.id,
+        idea: facts.idea,
+        hints: facts.keyword_hints,
+        source: facts.source,
+        ownerAccountId,
+        provider: facts.provider,
+        ...(facts.discovery ? { trending: facts.discovery.query } : {}),
+      },
       output: (n) => outputs.get(n)?.value,
       missing: (n, name) => `step ${step} (${definition.name}) needs the output of step ${n} (${name}), which is not recorded`,
       // The step never holds its slot waiting for Google: it sleeps, and the answer wakes it.
