@@ -133,7 +133,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     else if (isGerund(w)) {
       // A gerund before an adjective, a name or an acronym takes an object: a verb ("using AI", "hiring local handymen").
       const takesObject = next !== undefined && (looksAcronym(next) || next.tags.has('ProperNoun') || (isModifier(next) && !isNoun(next)));
-      role = !takesObject && (current.length > 0 || (i === 0 && nounLike(next))) ? 'noun' : null;
+      // Opening the idea, it is a noun only where the tagger reads it as one ("parking spot", not "renting camping gear").
+      role = !takesObject && (current.length > 0 || (i === 0 && nounLike(next) && canBeNoun(word))) ? 'noun' : null;
     } else if (isVerb(w) && !isNoun(w)) {
       const inPhrase = (current.length > 0 || i === 0) && nounLike(next);
       // Between nouns, a word that can be a noun is one ("farmers market delivery", "herb garden kit").
@@ -161,4 +162,20 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
   });
   close();
   return chunks;
+}
+
+/**
+ * How a phrase reads as a search: a `name` is one noun phrase of nouns
+ * ("padel court", "dog grooming"), `modified` one that opens with a modifier
+ * ("online piano"), a `fragment` anything else: a verb, a function word or an
+ * adjective at either end, or words from two phrases ("finds last",
+ * "renting camping").
+ */
+export function phraseForm(phrase: string): 'name' | 'modified' | 'fragment' {
+  const words = stripMarkup(phrase).trim().split(/\s+/).filter(Boolean);
+  const chunks = nounChunks(phrase);
+  if (words.length === 0 || chunks.length !== 1 || chunks[0]!.tokens.length !== words.length) return 'fragment';
+  const tokens = chunks[0]!.tokens;
+  if (tokens.at(-1)!.role !== 'noun') return 'fragment';
+  return tokens[0]!.role === 'modifier' ? 'modified' : 'name';
 }
