@@ -22,8 +22,6 @@ export interface PhraseToken {
 /** A run of words the tagger reads as one noun phrase, in the idea's order. */
 export interface NounChunk {
   tokens: PhraseToken[];
-  /** The word before the chunk when it is a preposition ("for", "between"): the chunk is then an object or an audience. */
-  after: string | null;
 }
 
 /** Markup is never part of an idea: script and style elements go with their content, other tags and entities go. */
@@ -61,7 +59,7 @@ function tagged(text: string): Tagged[] {
     const parts = [t];
     while (parts.at(-1)!.post.trim() === '-' && i + 1 < terms.length) parts.push(terms[(i += 1)]!);
     const last = parts.at(-1)!;
-    // A hyphenated word is the head's modifier ("last-minute", "plant-based") unless its last part is a noun ending the phrase.
+    // One word, with its last part's tags: nounChunks decides whether it modifies ("last-minute") or names ("co-working").
     const tags = new Set<string>(parts.length > 1 ? [...last.tags, 'Hyphenated'] : t.tags);
     out.push({ text: parts.map((p) => p.text).join('-'), tags, post: last.post });
   }
@@ -108,9 +106,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
   const words = tagged(stripMarkup(idea).replace(/\([^)]*\)/g, ' '));
   const chunks: NounChunk[] = [];
   let current: PhraseToken[] = [];
-  let after: string | null = null;
   const close = () => {
-    if (current.some((t) => t.role === 'noun')) chunks.push({ tokens: current, after });
+    if (current.some((t) => t.role === 'noun')) chunks.push({ tokens: current });
     current = [];
   };
   words.forEach((w, i) => {
@@ -121,7 +118,6 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     if (word === '' || /^\d+$/.test(word)) role = null;
     else if (boundaries.has(word)) {
       close();
-      after = null;
       return;
     } else if (w.tags.has('Hyphenated')) {
       // A hyphenated word before a noun of the phrase modifies it; last in its phrase, it is the noun ("e-bike").
@@ -147,7 +143,6 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       role = next !== undefined && boundaries.has(plain(next.text)) && current.length > 0 && canBeNoun(word) ? 'noun' : 'modifier';
     if (role === null) {
       close();
-      after = w.tags.has('Preposition') ? word : null;
       return;
     }
     const acronym = looksAcronym(w);
@@ -155,10 +150,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     if (acronym && current.length > 0 && current.at(-1)!.role === 'noun' && !current.at(-1)!.acronym)
       current = current.map((t) => ({ ...t, role: 'modifier' }));
     current.push({ word, role, acronym, people: w.tags.has('Actor') && w.tags.has('Plural') });
-    if (/[,.;:!?|/–—()]/.test(w.post)) {
-      close();
-      after = null;
-    }
+    // A comma, a full stop or a bracket ends the phrase.
+    if (/[,.;:!?|/–—()]/.test(w.post)) close();
   });
   close();
   return chunks;
