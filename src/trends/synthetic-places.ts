@@ -3,7 +3,7 @@
 // subdivision codes, as Google's geoCode gives them: US-CA, GB-SCT) and its
 // largest cities (named only: Google gives cities no code). A market the table
 // does not hold has no regions here, as Google answers a region it has no data
-// for; docs/providers.md says which markets the simulation draws.
+// for; docs/research.md (Trends providers) says which markets it draws.
 export type Place = readonly [code: string, name: string];
 
 export const SYNTHETIC_COUNTRIES: readonly Place[] = [
