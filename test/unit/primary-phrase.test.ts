@@ -104,6 +104,9 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     expect(nounChunks('Last-minute flights').map((c) => c.tokens.map((t) => `${t.word}/${t.role}`))).toEqual([
       ['last-minute/modifier', 'flights/noun'],
     ]);
+    // Nothing a search could be made of: the run is refused before it starts.
+    expect(phraseCandidates('x', [])).toEqual([]);
+    expect(phraseCandidates('the and of', [])).toEqual([]);
     expect(phraseForm('padel court')).toBe('name');
     expect(phraseForm('online piano')).toBe('modified');
     expect(phraseForm('finds last')).toBe('fragment');

@@ -115,7 +115,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     const next = words[i + 1];
     const endsPhrase = next === undefined || isFunction(next) || boundaries.has(plain(next.text)) || /[,.;:!?|/–—()]/.test(w.post);
     let role: Role | null = null;
-    if (word === '' || /^\d+$/.test(word)) role = null;
+    // A bare number or a single letter is nobody's search ("x").
+    if (word.length < 2 || /^\d+$/.test(word)) role = null;
     else if (boundaries.has(word)) {
       close();
       return;
