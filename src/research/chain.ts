@@ -49,7 +49,7 @@ export interface StartRunInput {
 }
 
 /** Throws InvalidIdeaError when the idea or a search phrase cannot be researched; answers the idea normalised. */
-export function checkIdea(idea: string, hints: readonly string[]): { text: string; key: string } {
+export function checkIdea(idea: string, hints: readonly string[], trending?: string): { text: string; key: string } {
   const problem = validateIdea(idea);
   if (problem) throw new InvalidIdeaError(problem);
   for (const hint of hints) {
@@ -59,7 +59,7 @@ export function checkIdea(idea: string, hints: readonly string[]): { text: strin
   }
   const { text, key } = normalizeIdea(idea);
   // The run's step 4 needs a search phrase: an idea of stopwords alone ("the and of") would fail there, its allowance spent.
-  if (phraseCandidates(idea, hints).length === 0) {
+  if (phraseCandidates(idea, hints, trending ? { trending } : {}).length === 0) {
     throw new InvalidIdeaError('no search phrase can be made of it: name what it is in a word or two that people search for');
   }
   return { text, key };
@@ -67,7 +67,7 @@ export function checkIdea(idea: string, hints: readonly string[]): { text: strin
 
 /** Validates, records the run, then enqueues step 1 (after the insert has committed). */
 export async function startRun(db: Db, chain: ResearchChain, input: StartRunInput): Promise<RunRow> {
-  const normalized = checkIdea(input.idea, input.hints);
+  const normalized = checkIdea(input.idea, input.hints, input.discovery?.query);
   const run = await createRun(db, {
     idea: normalized.text,
     ideaKey: normalized.key,

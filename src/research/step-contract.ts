@@ -198,6 +198,8 @@ export interface RunInfo {
   publisherAccountId?: string | null;
   /** The provider list the run researches with (google, google+dataforseo, replay, synthetic): the insight keeps it. */
   provider?: string;
+  /** The search Google listed as trending that discovery started the run for: its primary phrase as it is. */
+  trending?: string;
 }
 
 export interface StepContext {

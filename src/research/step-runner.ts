@@ -65,7 +65,10 @@ interface RecordedOutput {
 }
 
 /** What a step needs of its run; none of it changes once the run exists. */
-type RunFacts = Pick<RunRow, 'id' | 'idea' | 'keyword_hints' | 'source' | 'provider' | 'geo' | 'language' | 'account_id' | 'visibility'>;
+type RunFacts = Pick<
+  RunRow,
+  'id' | 'idea' | 'keyword_hints' | 'source' | 'provider' | 'geo' | 'language' | 'account_id' | 'visibility' | 'discovery'
+>;
 
 /**
  * A run's facts and recorded outputs never change, so each worker process
@@ -198,6 +201,7 @@ export class StepRunner {
         ownerAccountId,
         publisherAccountId,
         provider: facts.provider,
+        ...(facts.discovery ? { trending: facts.discovery.query } : {}),
       },
       output: (n) => outputs.get(n)?.value,
       missing: (n, name) => `step ${step} (${definition.name}) needs the output of step ${n} (${name}), which is not recorded`,

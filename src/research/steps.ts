@@ -336,19 +336,28 @@ const DEFINITIONS: readonly NamedStep[] = [
   /* 2 */ {
     name: 'extract_phrases',
     run: async (ctx) => {
-      const candidates = phraseCandidates(ctx.run.idea, ctx.run.hints);
+      // A trending search discovery found is a search already: it is the phrase, not re-derived from its words.
+      const candidates = phraseCandidates(ctx.run.idea, ctx.run.hints, ctx.run.trending ? { trending: ctx.run.trending } : {});
       return { phrases: candidates.map((c) => c.phrase), candidates };
     },
     summarize: (o) =>
       o.candidates
-        ? o.candidates.map((c) => `${c.phrase} (${c.hint ? 'operator keyword' : `covers ${Math.round(c.coverage * 100)}%`})`).join(', ') ||
-          'no phrases'
+        ? o.candidates
+            .map(
+              (c) =>
+                `${c.phrase} (${c.hint ? 'operator keyword' : c.trending ? 'trending search' : `covers ${Math.round(c.coverage * 100)}%`})`,
+            )
+            .join(', ') || 'no phrases'
         : o.phrases.join(', ') || 'no phrases',
   },
   /* 3 */ {
     name: 'autocomplete_phrases',
     // Only the phrases step 4 may choose (the best four by coverage): the others are never researched.
-    run: async (ctx) => ctx.plan.autocomplete(ctx.out('extract_phrases').phrases.slice(0, MEASURED), ctx.run.hints.length > 0),
+    run: async (ctx) =>
+      ctx.plan.autocomplete(
+        ctx.out('extract_phrases').phrases.slice(0, MEASURED),
+        ctx.run.hints.length > 0 || ctx.run.trending !== undefined,
+      ),
     summarize: (o) =>
       o.unavailable
         ? `not available: ${o.unavailable}`
@@ -366,8 +375,9 @@ const DEFINITIONS: readonly NamedStep[] = [
       // How much the best candidates are searched: one comparison with the anchor (the request steps 11-12 read again).
       const asked = measuredPhrases(candidates);
       let measurement: Measurement | null = null;
-      let unmeasured = candidates[0]!.hint ? 'an operator keyword' : 'a single candidate';
-      if (!candidates[0]!.hint && asked.length > 1) {
+      const given = candidates[0]!.hint ? 'an operator keyword' : candidates[0]!.trending ? "Google's trending search" : null;
+      let unmeasured = given ?? 'a single candidate';
+      if (!given && asked.length > 1) {
         try {
           measurement = await ctx.plan.measure(asked, ctx.anchorTerm);
         } catch (error) {

@@ -11,7 +11,9 @@
 // listed when its share is large enough, so the lists and the comparisons of
 // one phrase agree.
 import { createHash } from 'node:crypto';
+import { phraseForm } from '../domain/research/noun-phrases.js';
 import { explorePartByPart } from './explore-parts.js';
+import { SYNTHETIC_CITIES, SYNTHETIC_COUNTRIES, SYNTHETIC_REGIONS, SYNTHETIC_WORLD_CITIES, type Place } from './synthetic-places.js';
 import { NotAvailableError, type Timeframe, type TrendsProvider, type TrendsRequest, type TrendsResponse } from './types.js';
 
 const POINTS: Record<Timeframe, { count: number; stepDays: number }> = {
@@ -66,18 +68,35 @@ function narrowed(term: string, plain: readonly string[]): number {
   });
 }
 
-const COUNTRIES: Array<[string, string]> = [
-  ['US', 'United States'],
-  ['GB', 'United Kingdom'],
-  ['IN', 'India'],
-  ['CA', 'Canada'],
-  ['AU', 'Australia'],
-  ['DE', 'Germany'],
-  ['FR', 'France'],
-  ['BR', 'Brazil'],
-  ['NG', 'Nigeria'],
-  ['JP', 'Japan'],
-];
+/** How much a phrase's words are searched, by their number: a longer phrase is searched less than its head. */
+const BY_LENGTH = [1, 1, 0.35, 0.1, 0.03] as const;
+/** How much a phrase is searched, by how it reads (noun-phrases.ts): people type names, seldom fragments. */
+const BY_FORM = { name: 1, modified: 0.3, fragment: 0.01 } as const;
+
+/**
+ * A phrase's level of search in the simulated world (its series' level before
+ * a request scales it; about 40 for a one-word name): plausible, so a
+ * simulated research picks the phrase a real one would. A phrase of nouns
+ * that names a thing ("padel court") is searched more than one that opens with
+ * a modifier ("online piano"), and far more than a fragment nobody types
+ * ("finds last", "renting camping"); each extra word divides it by more than
+ * the factor of 0.6-1.6 per phrase that keeps phrases of one shape apart. Same phrase, same level.
+ */
+export function syntheticLevel(phrase: string): number {
+  const words = wordsOf(phrase).length;
+  const r = rng(`${phrase.toLowerCase()}|level`);
+  return 40 * BY_LENGTH[Math.min(BY_LENGTH.length - 1, words)]! * BY_FORM[phraseForm(phrase)] * (0.6 + r());
+}
+
+/** The places a map of the request draws: a market's regions or cities, else the world's countries or cities. */
+function placesOf(geo: string, resolution: 'COUNTRY' | 'REGION' | 'CITY'): Place[] {
+  const country = geo.slice(0, 2);
+  if (resolution === 'CITY') return (geo ? (SYNTHETIC_CITIES[country] ?? []) : SYNTHETIC_WORLD_CITIES).map((name) => ['', name] as const);
+  if (!geo) return [...SYNTHETIC_COUNTRIES];
+  const regions = SYNTHETIC_REGIONS[country] ?? [];
+  // A region's own map (US-CA): that region.
+  return geo.length > 2 ? regions.filter(([code]) => code === geo) : [...regions];
+}
 
 /** A tiny seeded PRNG (mulberry32): same request, same numbers. */
 function rng(seedText: string): () => number {
@@ -118,7 +137,7 @@ export class SyntheticTrendsProvider implements TrendsProvider {
         const end = Date.UTC(this.today().getUTCFullYear(), this.today().getUTCMonth(), this.today().getUTCDate());
         const own = (k: string) => {
           const r = rng(`${k}|shape`);
-          const s = { level: 20 + r() * 60, slope: (r() - 0.4) * 0.02, weekly: r() * 0.3, noise: rng(`${k}|${request.timeframe}`) };
+          const s = { level: syntheticLevel(k), slope: (r() - 0.4) * 0.02, weekly: r() * 0.3, noise: rng(`${k}|${request.timeframe}`) };
           return Array.from({ length: count }, (_, i) =>
             Math.max(
               0,
@@ -197,21 +216,24 @@ export class SyntheticTrendsProvider implements TrendsProvider {
       }
       case 'interestByRegion': {
         // Like Google: one keyword is scaled so the strongest place is 100; several are shares summing to 100 in each place.
-        const levels = COUNTRIES.map(() => request.keywords.map(() => 0));
+        // The places are the market's own: a US run's regions are US states (US-CA California), its cities American.
+        const places = placesOf(request.geo, request.resolution);
+        const levels = places.map(() => request.keywords.map(() => 0));
         request.keywords.forEach((keyword, k) => {
           const r = rng(`${keyword}|${request.resolution}|${request.geo}`);
-          COUNTRIES.forEach((_, i) => (levels[i]![k] = i === 0 ? 1 : 0.05 + r() * 0.75));
+          // Worldwide, the United States leads (as for most English phrases); within a market, any region may.
+          places.forEach((_, i) => (levels[i]![k] = i === 0 && !request.geo ? 1 : 0.05 + r() * (request.geo ? 0.95 : 0.75)));
         });
-        const max = Math.max(...levels.map((l) => l[0]!));
+        const max = Math.max(0, ...levels.map((l) => l[0]!));
         return {
           kind: 'interestByRegion',
           keywords: request.keywords,
           provenance,
-          regions: COUNTRIES.map(([geoCode, geoName], i) => {
+          regions: places.map(([geoCode, geoName], i) => {
             const total = levels[i]!.reduce((a, b) => a + b, 0);
             return {
-              geoCode: request.resolution === 'COUNTRY' ? geoCode : request.resolution === 'REGION' ? `${request.geo}-${i}` : '',
-              geoName: request.resolution === 'CITY' ? `${geoName} city` : geoName,
+              geoCode,
+              geoName,
               values: levels[i]!.map((v) => Math.round(request.keywords.length === 1 ? (v / max) * 100 : (v / total) * 100)),
               hasData: levels[i]!.map(() => true),
             };

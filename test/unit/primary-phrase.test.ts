@@ -1,12 +1,17 @@
-// The primary phrase against a labelled set: the quick-start catalogue's ideas
-// and 32 held-in ideas, each with the phrase (or phrases) a person would search
-// to find such a product. Popularity is measured in the synthetic world (the
-// quick start's), so this measures the coverage rule and how well it holds up
-// against popularity it cannot foresee; docs/research.md publishes the figures.
+// The primary phrase against a labelled set (test/fixtures/research/primary-phrases.tsv):
+//   held-out     40 founders' ideas written before the method was tuned (2026-11-28)
+//   fresh        20 more, written after the first held-out measurement, before tuning on it
+//   held-in, tuning, quick-start: the ideas the method was built on, the issue's among them
+// each with the phrases (any of) a person would search to find such a product.
+// Two figures: an acceptable phrase among the four step 4 measures, and FIRST
+// by prior (what is chosen where popularity cannot be measured: a single
+// candidate, a provider without comparisons). docs/research.md publishes them.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { choosePrimary, measuredPhrases, phraseCandidates } from '../../src/domain/research/phrase-choice.js';
+import { nounChunks, phraseForm, stripMarkup } from '../../src/domain/research/noun-phrases.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
+import { runSteps } from '../support/steps-harness.js';
 
 const rows = readFileSync(new URL('../fixtures/research/primary-phrases.tsv', import.meta.url), 'utf8')
   .split('\n')
@@ -16,60 +21,127 @@ const rows = readFileSync(new URL('../fixtures/research/primary-phrases.tsv', im
     return { set: set!, idea: idea!, expected: expected!.split(' | ') };
   });
 
-const world = new SyntheticTrendsProvider(() => new Date('2026-11-27T00:00:00Z'));
-async function measuredChoice(idea: string) {
+function measure(set: string) {
+  const of = rows.filter((r) => r.set === set);
+  const results = of.map((r) => {
+    const candidates = phraseCandidates(r.idea, []);
+    const first = choosePrimary(candidates, null).primary;
+    return { ...r, first, measured: measuredPhrases(candidates), hitFirst: r.expected.includes(first) };
+  });
+  return {
+    of: of.length,
+    among_measured: results.filter((r) => r.measured.some((p) => r.expected.includes(p))).length,
+    first_by_prior: results.filter((r) => r.hitFirst).length,
+    misses: results.filter((r) => !r.hitFirst).map((r) => `${r.idea} → ${r.first} (expected ${r.expected.join(' | ')})`),
+  };
+}
+
+const world = new SyntheticTrendsProvider(() => new Date('2026-11-28T00:00:00Z'));
+/** Step 4's choice with the synthetic world's popularity: one comparison of the four with the anchor. */
+async function simulatedChoice(idea: string): Promise<string> {
   const candidates = phraseCandidates(idea, []);
   const asked = measuredPhrases(candidates);
   const answer = await world.fetch({ kind: 'interestOverTime', keywords: [...asked, 'weather'], timeframe: '12m', geo: '' });
   if (answer.kind !== 'interestOverTime') throw new Error('expected interest over time');
-  const means = Object.fromEntries(
-    asked.map((p, i) => [p, answer.points.reduce((s, pt) => s + (pt.values[i] ?? 0), 0) / answer.points.length]),
-  );
+  const means = Object.fromEntries(asked.map((p, i) => [p, answer.points.reduce((s, pt) => s + pt.values[i]!, 0) / answer.points.length]));
   return choosePrimary(candidates, asked.length > 1 ? means : null).primary;
 }
 
-/** What runs chose before: the first two content words of the idea (its first bigram, which autocomplete usually knew). */
-function firstBigram(idea: string): string {
-  const stop = new Set('a an and app for the of to with in on by from using that platform service tool marketplace'.split(' '));
-  const words = idea
-    .toLowerCase()
-    .replace(/\([^)]*\)/g, ' ')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 1 && !stop.has(w));
-  return words.length > 1 ? `${words[0]} ${words[1]}` : (words[0] ?? '');
-}
-
-describe('the primary phrase on a labelled set of ideas', () => {
-  it('hits the expected phrase on at least 70% of the held-in ideas and all of the quick-start ones', async () => {
-    const results: Array<(typeof rows)[number] & { chosen: string; hit: boolean; prior: boolean; before: boolean }> = [];
-    for (const row of rows) {
-      const chosen = await measuredChoice(row.idea);
-      const unmeasured = choosePrimary(phraseCandidates(row.idea, []), null).primary;
-      results.push({
-        ...row,
-        chosen,
-        hit: row.expected.includes(chosen),
-        prior: row.expected.includes(unmeasured),
-        before: row.expected.includes(firstBigram(row.idea)),
-      });
+describe('the primary phrase on a labelled set of founders’ ideas', () => {
+  it('held-out: an acceptable phrase among the four measured for ≥ 39/40, first by prior for ≥ 36/40', async () => {
+    const held = measure('held-out');
+    let simulated = 0;
+    const simulatedMisses: string[] = [];
+    for (const r of rows.filter((x) => x.set === 'held-out')) {
+      const chosen = await simulatedChoice(r.idea);
+      if (r.expected.includes(chosen)) simulated += 1;
+      else simulatedMisses.push(`${r.idea} → ${chosen}`);
     }
-    const rate = (set: string, key: 'hit' | 'prior' | 'before') => {
-      const of = results.filter((r) => r.set === set);
-      return { hits: of.filter((r) => r[key]).length, of: of.length };
-    };
-    const summary = {
-      held_in: rate('held-in', 'hit'),
-      quick_start: rate('quick-start', 'hit'),
-      held_in_unmeasured: rate('held-in', 'prior'),
-      held_in_first_bigram: rate('held-in', 'before'),
-      quick_start_first_bigram: rate('quick-start', 'before'),
-      misses: results.filter((r) => !r.hit).map((r) => `${r.idea} → ${r.chosen} (expected ${r.expected.join(' | ')})`),
-    };
-    console.log(JSON.stringify(summary, null, 1));
-    expect(summary.held_in.of).toBeGreaterThanOrEqual(30);
-    // Measured 24 of 32 (2026-11-27) with the synthetic world's popularity, which is random per phrase.
-    expect(summary.held_in.hits / summary.held_in.of).toBeGreaterThanOrEqual(0.7);
-    expect(summary.held_in_unmeasured.hits / summary.held_in_unmeasured.of).toBeGreaterThanOrEqual(0.7);
-    expect(summary.quick_start.hits).toBe(summary.quick_start.of);
+    const fresh = measure('fresh');
+    const tuning = ['held-in', 'tuning', 'quick-start'].map(measure);
+    console.log(
+      JSON.stringify(
+        {
+          held_out: { ...held, chosen_in_the_synthetic_world: simulated, simulated_misses: simulatedMisses },
+          fresh,
+          tuning: tuning.map(({ misses: _, ...t }) => t),
+        },
+        null,
+        1,
+      ),
+    );
+    expect(held.of).toBe(40);
+    expect(held.among_measured).toBeGreaterThanOrEqual(39);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(36);
+    // A simulated research chooses about as well (its popularity follows how people type): 36/40 on 2026-11-28.
+    expect(simulated).toBeGreaterThanOrEqual(35);
+    // The fresh ideas were never tuned on: the figure to expect of a new idea (16/20 on 2026-11-28).
+    expect(fresh.first_by_prior / fresh.of).toBeGreaterThanOrEqual(0.75);
+    expect(tuning[2]!.first_by_prior).toBe(tuning[2]!.of);
   });
+
+  it('the issue’s ideas: the product, not a modifier, a verb or markup', () => {
+    const first = (idea: string) => phraseCandidates(idea, [])[0]!.phrase;
+    expect(first('App that finds last-minute padel court bookings')).toBe('padel court');
+    expect(first('Marketplace for renting camping gear between neighbours')).toBe('camping gear');
+    expect(first('Subscription box for vegan pet food')).toBe('pet food');
+    expect(first('Online piano lessons for kids')).toBe('piano lessons');
+    expect(first('Mobile dog grooming van')).toBe('dog grooming');
+    expect(first('Virtual interior design consultations')).toBe('interior design');
+    expect(first('Home EV charger installation')).toBe('ev charger');
+    expect(first('Second-hand furniture resale')).toBe('furniture resale');
+    const script = phraseCandidates('<script>alert(1)</script> Meal prep delivery for athletes', []);
+    expect(script[0]!.phrase).toBe('meal prep');
+    expect(script.some((c) => /script|alert/.test(c.phrase))).toBe(false);
+    // No candidate starts or ends with a verb, a determiner or an adverb.
+    const phrases = phraseCandidates('App that quickly finds the cheapest last-minute padel court bookings', [], 50).map((c) => c.phrase);
+    expect(phrases.filter((p) => /\b(finds|that|the|quickly)\b/.test(p))).toEqual([]);
+    expect(phrases).toContain('last-minute padel court');
+  });
+
+  it('reads markup out and keeps hyphenated modifiers whole', () => {
+    expect(stripMarkup('<b>Dog</b> walking <script>alert("x")</script>&amp; more')).not.toMatch(/[<>&]|alert/);
+    expect(nounChunks('Last-minute flights').map((c) => c.tokens.map((t) => `${t.word}/${t.role}`))).toEqual([
+      ['last-minute/modifier', 'flights/noun'],
+    ]);
+    // Nothing a search could be made of: the run is refused before it starts.
+    expect(phraseCandidates('x', [])).toEqual([]);
+    expect(phraseCandidates('the and of', [])).toEqual([]);
+    expect(phraseForm('padel court')).toBe('name');
+    expect(phraseForm('online piano')).toBe('modified');
+    expect(phraseForm('finds last')).toBe('fragment');
+    expect(phraseForm('renting camping')).toBe('fragment');
+  });
+
+  it('an operator keyword, then a trending search, is the phrase as given', () => {
+    expect(phraseCandidates('AI receptionist', [], { trending: 'AI Receptionist' })[0]).toMatchObject({
+      phrase: 'ai receptionist',
+      trending: true,
+    });
+    const chosen = choosePrimary(phraseCandidates('AI receptionist', [], { trending: 'ai receptionist' }), { receptionist: 90 });
+    expect(chosen.primary).toBe('ai receptionist');
+    expect(chosen.reason).toMatch(/trending search/);
+    // Without it, "AI" names how it is built and is no part of a phrase.
+    expect(phraseCandidates('AI receptionist', [])[0]!.phrase).toBe('receptionist');
+  });
+});
+
+describe('a simulated research (the synthetic world) picks a fair phrase', () => {
+  const world = new SyntheticTrendsProvider(() => new Date('2026-11-28T00:00:00Z'));
+  const expected = new Map(rows.map((r) => [r.idea, r.expected]));
+  for (const idea of [
+    'App that finds last-minute padel court bookings',
+    'Marketplace for renting camping gear between neighbours',
+    'Subscription box for vegan pet food',
+    '<script>alert(1)</script> Meal prep delivery for athletes',
+  ])
+    it(`"${idea}"`, async () => {
+      const run = await runSteps(idea, (r) => world.fetch(r), { until: 'choose_primary' });
+      const chosen = run.outputs.get('choose_primary');
+      const prior = phraseCandidates(idea, [])[0]!.phrase;
+      // Measured, and the same as the prior's choice or another acceptable phrase.
+      expect(chosen.measured).not.toBeNull();
+      expect(chosen.primary === prior || expected.get(idea)!.includes(chosen.primary), `${chosen.primary} (prior: ${prior})`).toBe(true);
+      expect(expected.get(idea)).toContain(chosen.primary);
+    });
 });

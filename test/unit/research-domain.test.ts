@@ -33,10 +33,10 @@ describe('ideas', () => {
 
   it('extracts short search phrases within the parts of the idea, operator hints first', () => {
     const idea = 'An AI meal planner app for people with diabetes';
-    expect(phraseCandidates(idea, []).map((c) => c.phrase)).toEqual(['meal planner', 'meal', 'planner', 'diabetes']);
+    expect(phraseCandidates(idea, []).map((c) => c.phrase)).toEqual(['meal planner', 'meal', 'planner', 'people', 'diabetes']);
     expect(phraseCandidates(idea, ['Diabetic meal plan'])[0]).toMatchObject({ phrase: 'diabetic meal plan', hint: true });
-    // Punctuation and asides end a part; hyphenated words stay together.
-    expect(ideaParts('Meal-planner, for diabetics (beta)')).toEqual([['meal', 'planner'], ['diabetics']]);
+    // Punctuation and asides end a part; hyphenated words stay whole.
+    expect(ideaParts('Meal-planner, for diabetics (beta)').map((p) => p.map((t) => t.word))).toEqual([['meal-planner'], ['diabetics']]);
   });
 
   it('classifies by whole words of the lexicon and says which terms decided (test/unit/category.test.ts measures it)', () => {

@@ -118,8 +118,8 @@ describe('steps 1-6: the idea, its phrases, the primary phrase, the category, du
     // Never across "for" ("planner busy"), never from an aside ("parents simulated"), never a word of how it is built ("ai").
     expect(o.phrases).not.toContain('planner busy');
     expect(o.phrases.some((p) => /simulated|demo|\bai\b/.test(p))).toBe(false);
-    expect(o.candidates![1]).toEqual({ phrase: 'meal planner', coverage: 0.741, names_product: true, prior: 1.041 });
-    expect(summarize('extract_phrases', o)).toMatch(/^meal prep \(operator keyword\), meal planner \(covers 74%\), /);
+    expect(o.candidates![1]).toEqual({ phrase: 'meal planner', coverage: 0.809, names_product: true, prior: 1.209 });
+    expect(summarize('extract_phrases', o)).toMatch(/^meal prep \(operator keyword\), meal planner \(covers 81%\), /);
   });
 
   it('3 autocomplete_phrases: asks the plan for the phrases, saying whether an operator hint decides', async () => {
@@ -160,18 +160,18 @@ describe('steps 1-6: the idea, its phrases, the primary phrase, the category, du
       const asked: string[][] = [];
       const plan = measureWith({ 'plant care': 20, 'care reminder': 0.4, 'plant care reminder': 0.2, plant: 90 }, asked);
       const o = await runStep('choose_primary', await ctx(plan));
-      expect(asked).toEqual([['plant care', 'care reminder', 'plant care reminder', 'plant', 'weather']]);
+      expect(asked).toEqual([['plant care', 'plant care reminder', 'care reminder', 'plant', 'weather']]);
       expect(o.primary).toBe('plant care');
       // The comparison of steps 11-12 asks the measured phrases again, in the same order (one trends job).
-      expect(o.secondary.slice(0, 3)).toEqual(['care reminder', 'plant care reminder', 'plant']);
-      expect(o.measured).toMatchObject({ keywords: ['plant care', 'care reminder', 'plant care reminder', 'plant'], anchor: 'weather' });
+      expect(o.secondary.slice(0, 3)).toEqual(['plant care reminder', 'care reminder', 'plant']);
+      expect(o.measured).toMatchObject({ keywords: ['plant care', 'plant care reminder', 'care reminder', 'plant'], anchor: 'weather' });
       expect(o.reason).toBe(
-        'covers 60% of the idea and names its subject, searched 20 (popularity 0.67); runner-up "plant" covers 30% of the idea, searched 90 (popularity 1.00)',
+        'covers 74% of the idea and names its subject, searched 20 (popularity 0.67); runner-up "plant" covers 37% of the idea, searched 90 (popularity 1.00)',
       );
-      expect(o.candidates!.map((c) => c.phrase).slice(0, 4)).toEqual(['plant care', 'care reminder', 'plant care reminder', 'plant']);
+      expect(o.candidates!.map((c) => c.phrase).slice(0, 4)).toEqual(['plant care', 'plant care reminder', 'care reminder', 'plant']);
       // Step 3 stopped at the first phrase: the chosen phrase's topics are read from there (nothing more asked).
       expect(o.primary_topics).toBeUndefined();
-      expect(summarize('choose_primary', o)).toMatch(/^"plant care" \(covers 60%/);
+      expect(summarize('choose_primary', o)).toMatch(/^"plant care" \(covers 74%/);
     });
 
     it('never takes a phrase nobody measurably searches while another is searched; asks autocomplete for a phrase step 3 did not', async () => {

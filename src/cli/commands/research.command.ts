@@ -3,7 +3,10 @@ import type { Config } from '../../config.js';
 import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
 import { describeDiscovery } from '../../domain/trends/discovery.js';
 import { findInsight } from '../../insights/insight.repository.js';
+import { marketProblem } from '../../domain/research/market.js';
 import { InvalidIdeaError, ResearchChain } from '../../research/chain.js';
+import { dryRun, type DryRun } from '../../research/dry-run.js';
+import { anchorTermFor } from '../../trends/provider-factory.js';
 import { ResearchService, researchSettings } from '../../research/research-service.js';
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
 import { STEP_COUNT, STEP_NAMES } from '../../research/step-contract.js';
@@ -58,6 +61,48 @@ async function ensureWorkers(resources: Resources, config: Config, logger: Logge
   return startWorkers(resources, config, logger);
 }
 
+/** The dry run for a person: the candidates, what step 4 measures, the category and the requests. */
+function printDryRun(d: DryRun): void {
+  print(
+    `Dry run of "${d.idea}" (${d.geo || 'worldwide'}, providers ${d.providers.join(',')}, plan ${d.plan}): nothing asked, nothing started.`,
+  );
+  print(
+    table(
+      d.candidates.map((c, i) => ({
+        '#': i + 1,
+        phrase: c.phrase,
+        prior: c.given ?? c.prior.toFixed(3),
+        covers: `${Math.round(c.coverage * 100)}%`,
+        subject: c.names_product ? 'yes' : '',
+        measured: d.measure.includes(c.phrase) ? 'yes' : '',
+      })),
+    ),
+  );
+  print(
+    `primary by prior: "${d.primary_by_prior}"; step 4 measures: ${d.measure.map((p) => `"${p}"`).join(', ') || 'nothing (operator keyword)'}`,
+  );
+  print(`in the simulated world step 4 chooses: "${d.simulated_primary}"`);
+  print(
+    `category from the idea alone: ${d.category.category}${d.category.matched.length ? ` (matched: ${d.category.matched.join(', ')})` : ''}`,
+  );
+  print(
+    `requests the run would make: ${Object.values(d.request_kinds).reduce((a, b) => a + b, 0)} (${Object.entries(d.request_kinds)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ')}); after step 4 they follow the simulated answers`,
+  );
+  print(
+    table(
+      d.requests.map((r) => ({
+        step: `${r.number} ${r.step}`,
+        kind: r.kind,
+        terms: ((t) => (t.length > 70 ? `${t.slice(0, 69)}…` : t))(r.terms.join(' | ')),
+        timeframe: r.timeframe ?? '',
+        detail: [r.detail, r.same_as_step ? `same as step ${r.same_as_step}` : ''].filter(Boolean).join(', '),
+      })),
+    ),
+  );
+}
+
 export function registerResearchCommands(program: Command, context: () => CliContext): void {
   program
     .command('research')
@@ -66,7 +111,11 @@ export function registerResearchCommands(program: Command, context: () => CliCon
     .option('--keyword <keyword>', 'a search phrase to use (repeatable; the first becomes the primary phrase)', collect, [])
     .option('--geo <market>', "the market: a country code (US), a region (US-CA), or '' for worldwide; default TRENDS_GEO")
     .option('--wait', 'wait for the run to finish, showing progress')
-    .option('--json', 'print {"run_id","status","insight_id","score"}')
+    .option('--json', 'print {"run_id","status","insight_id","score"} (with --dry-run: the dry run as one JSON object)')
+    .option(
+      '--dry-run',
+      'ask nothing and start nothing: print the candidate phrases, what step 4 would measure, the category and the requests',
+    )
     .addHelpText(
       'after',
       `
@@ -78,8 +127,29 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
   dataforseo  DataForSEO's paid APIs (DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD): Trends data,
               and monthly searches and cost per click; e.g. TRENDS_PROVIDER=google,dataforseo`,
     )
-    .action(async (idea: string, options: { keyword: string[]; geo?: string; wait?: boolean; json?: boolean }) => {
+    .action(async (idea: string, options: { keyword: string[]; geo?: string; wait?: boolean; json?: boolean; dryRun?: boolean }) => {
       const { config, logger } = context();
+      if (options.dryRun) {
+        // No Redis, no Postgres, no provider: the steps run in memory against the simulated world.
+        if (options.wait) throw new UsageError('--dry-run starts no run, so there is nothing to --wait for');
+        const geo = options.geo ?? config.trends.geo;
+        const problem = marketProblem(geo);
+        if (problem) throw new UsageError(problem);
+        const result = await dryRun({
+          idea,
+          hints: options.keyword,
+          geo,
+          anchor: anchorTermFor(config.trends.provider, config.trends.anchor),
+          providers: config.trends.providers,
+          plan: config.trends.requestPlan,
+        }).catch((error: unknown) => {
+          if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
+          throw error;
+        });
+        if (options.json) printJson(result);
+        else printDryRun(result);
+        return;
+      }
       const resources = await openResources(config, logger);
       const { queues, close } = openQueues(resources);
       let pipeline: Pipeline | undefined;

@@ -1,33 +1,45 @@
 // Which search phrase a research run studies: the one that says the idea and
 // that people search. Steps 2 and 4. Pure functions.
 //
-// An idea reads "<product> for <audience>" ("AI meal planner for busy
-// parents"): the words before the first joining word name what is built, the
-// words after it who it is for. So candidates never cross a joining word
-// ("planner busy" is nobody's search), the product's words weigh three times
-// the audience's, and words that say how it is built or sold ("app", "platform",
-// "AI", "smart") weigh nothing and end a part. A candidate's coverage is the
-// share of the idea's weight it holds. People search a product in about two
-// words ("meal planner", "plant care"): two words of the product part get a
-// bonus, its first two a little more (the subject comes first, the format last:
-// "plant care reminder"), and three words a penalty (Google seldom has enough
-// searches of them to draw a series). That is the prior, known before any
-// request. Step 4 then measures how much the best four are searched (one
-// comparison, the request steps 11-12 read again) and adds popularity on a log
-// scale (a phrase searched a tenth as much as the most searched candidate
-// gets half of it); a phrase with no measurable search is never chosen while
-// another has some. docs/research.md has the hit rate on a labelled set.
-import { normalizeIdea } from './idea.js';
+// Candidates are the idea's noun phrases as an English part-of-speech tagger
+// reads them (noun-phrases.ts): a verb, determiner, adverb, preposition or
+// markup never starts or ends one, so "App that finds last-minute padel court
+// bookings" gives "padel court", never "finds last". An idea reads "<product>
+// for <audience>": the first noun phrase that names more than a kind of
+// business ("app", "platform", "subscription box") is the product, the later
+// ones weigh a third as much. Words that name the kind of business weigh
+// nothing and end a phrase. A candidate is 1-3 words of one noun phrase,
+// ending with a noun; its coverage is the share of the idea's weight it holds.
+// People search a product in about two words: two words of the product get a
+// bonus, and the most its first two nouns (its subject, after any modifier:
+// "piano lessons" of "online piano lessons", "dog grooming" of "mobile dog
+// grooming van"); a phrase opening with a modifier ("online piano") loses a
+// little, three words a little more (Google seldom has enough searches of them
+// to draw a series). That is the prior, known before any request. Step 4 then
+// measures how much the best four are searched (one comparison, the request
+// steps 11-12 read again) and adds popularity on a log scale (a phrase
+// searched a tenth as much as the most searched candidate gets half of it); a
+// phrase with no measurable search is never chosen while another has some. A
+// phrase discovery found among Google's trending searches is a search already:
+// it is its own primary phrase. docs/research.md has the hit rate on a
+// labelled set.
+import { nounChunks, type PhraseToken } from './noun-phrases.js';
 
-/** Words that join an idea's parts or carry no subject: never part of a phrase. */
-const JOINING = new Set(
-  'a an and are as at be by for from get help helps in into is it its my of on or our that the their them this to using via we which with your you lets people who where when how what so than then like just more most very can will'.split(
+/** Nouns that name the kind of business, not its subject: they end a phrase and weigh nothing. */
+const GENERIC = new Set(
+  'app apps application applications platform platforms service services startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business ai'.split(
     ' ',
   ),
 );
-/** Words that name the kind of business, not its subject: they end a part and weigh nothing. */
-const GENERIC = new Set(
-  'app apps application platform platforms service services startup tool tools software saas website site marketplace solution solutions system company business simple smart new better powered based driven ai automated personalized'.split(
+/**
+ * Nouns that say in what form a product comes, not what it is about: at the
+ * end of the product's phrase they are not its head ("padel court bookings",
+ * "mobile dog grooming van": the subject is "padel court", "dog grooming"),
+ * and a phrase of nothing else is not the product ("subscription box for …").
+ * They stay in the candidates; only the subject is read past them.
+ */
+const FORMAT = new Set(
+  'subscription subscriptions box boxes membership kit kits van vans booking bookings reminder reminders checklist tracker checker finder comparison help delivery installation installations quote quotes consultation consultations coaching chatbot store ordering tour tours course courses'.split(
     ' ',
   ),
 );
@@ -38,8 +50,12 @@ const AUDIENCE_WEIGHT = 0.35;
 const TWO_WORDS_BONUS = 0.25;
 /** What being three words long takes away: Google seldom has enough searches of a three-word phrase to draw a series. */
 const THREE_WORDS_PENALTY = 0.1;
-/** What being the product part's first two words adds besides (its subject, before its format). */
-const SUBJECT_BONUS = 0.05;
+/** What being the product's first two nouns adds besides (its subject, before its format). */
+const SUBJECT_BONUS = 0.15;
+/** What opening with a modifier takes away ("online piano" before "piano lessons"). */
+const MODIFIER_START_PENALTY = 0.2;
+/** How much a modifier weighs against a noun ("online", "last-minute": they say which kind, the nouns say what). */
+const MODIFIER_WEIGHT = 0.35;
 /** What the most searched candidate adds; a tenth as searched adds half of it (log scale, two decades). */
 const POPULARITY_WEIGHT = 0.3;
 /** Below this mean (0-100, the comparison's scale) a phrase counts as not measurably searched. */
@@ -51,81 +67,109 @@ export interface PhraseCandidate {
   phrase: string;
   /** Share of the idea's weighted words the phrase holds (0-1). */
   coverage: number;
-  /** True when it is the first two words of the product part (its subject). */
+  /** True when it is the product's first two nouns (its subject). */
   names_product: boolean;
   /** coverage and the length bonuses: the order before measuring. */
   prior: number;
   /** An operator's keyword: chosen without measuring. */
   hint?: true;
+  /** A search Google listed as trending (discovery): chosen without measuring. */
+  trending?: true;
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/** The idea's parts: runs of subject words between joining and generic words, parenthesised asides left out. */
-export function ideaParts(idea: string): string[][] {
-  const text = idea.replace(/\([^)]*\)/g, ' ');
-  const parts: string[][] = [];
-  let current: string[] = [];
-  // Punctuation ends a part as a joining word does.
-  for (const token of normalizeIdea(text.replace(/[,;:.!?/|–—]+/g, ' | ')).text.split(/\s+/)) {
-    const word = normalizeIdea(token).key;
-    const stop = token === '|' || word === '' || JOINING.has(word) || GENERIC.has(word) || word.length < 2;
-    if (stop) {
-      if (current.length) parts.push(current);
-      current = [];
-      continue;
-    }
-    // A hyphenated word ("meal-planner") stays one part of two words.
-    current.push(...word.split(' '));
-  }
-  if (current.length) parts.push(current);
+/** The idea's parts: its noun phrases cut at the words that name a kind of business, in order. */
+export function ideaParts(idea: string): PhraseToken[][] {
+  const parts: PhraseToken[][] = [];
+  // Words that name a kind of business end a phrase: what follows starts anew ("platform connecting …" is a verb).
+  for (const chunk of nounChunks(idea, { boundaries: GENERIC })) parts.push(chunk.tokens);
   return parts;
 }
 
+/** A phrase an operator or Google gave, as a search: lower case, single spaces. */
+const asSearch = (text: string) => text.trim().toLowerCase().replace(/\s+/g, ' ');
+
+export interface CandidateOptions {
+  /** A search Google listed as trending that started this run (discovery): it is the phrase. */
+  trending?: string;
+  max?: number;
+}
+
 /**
- * Candidate phrases of an idea, best first by coverage: operator hints first
- * (as given), then every run of 1-3 consecutive subject words within a part.
+ * Candidate phrases of an idea, best first by prior: operator hints first (as
+ * given), or the trending search discovery found, then every run of 1-3 words
+ * of a noun phrase that ends with a noun.
  */
-export function phraseCandidates(idea: string, hints: readonly string[], max = 8): PhraseCandidate[] {
+export function phraseCandidates(idea: string, hints: readonly string[], options: CandidateOptions | number = {}): PhraseCandidate[] {
+  const { trending, max = 8 } = typeof options === 'number' ? { max: options } : options;
   const parts = ideaParts(idea);
-  const product = parts[0] ?? [];
+  const productAt = parts.findIndex((p) => p.some((t) => t.role === 'noun' && !FORMAT.has(t.word)));
+  // Each part's head: its last noun that is not a format or people ("craft beer lovers": the beer; "padel court bookings": the court).
+  const heads = parts.map((part) => {
+    let head = part.length - 1;
+    while (head > 0 && (FORMAT.has(part[head]!.word) || part[head]!.people) && part.slice(0, head).some((t) => t.role === 'noun'))
+      head -= 1;
+    while (head > 0 && part[head]!.role !== 'noun') head -= 1;
+    return head;
+  });
+  // Modifiers and the words after the head say which kind or in what form: they weigh less than the subject's nouns.
   const weight = new Map<string, number>();
-  parts.forEach((part, i) => part.forEach((w) => weight.set(w, Math.max(weight.get(w) ?? 0, i === 0 ? 1 : AUDIENCE_WEIGHT))));
+  parts.forEach((part, i) => {
+    const w = i < productAt ? 0 : i === productAt ? 1 : AUDIENCE_WEIGHT;
+    part.forEach((t, k) =>
+      weight.set(t.word, Math.max(weight.get(t.word) ?? 0, w * (t.role === 'modifier' || k > heads[i]! ? MODIFIER_WEIGHT : 1))),
+    );
+  });
   const total = [...weight.values()].reduce((a, b) => a + b, 0);
   const found = new Map<string, PhraseCandidate>();
-  for (const part of parts)
+  parts.forEach((part, p) => {
+    if (p < productAt) return;
+    const product = p === productAt;
+    const head = heads[p]!;
+    // The subject: the head and the noun before it. A modifier is not part of it ("local handymen": "handymen"),
+    // except before an activity, which it names a kind of ("online tutoring", "vertical farming"; not "automated").
+    const before = part[head - 1];
+    const activity = part[head]!.word.endsWith('ing') && !before?.word.endsWith('ed');
+    const subjectAt = before && (before.role === 'noun' || activity) ? head - 1 : head;
     for (let n = Math.min(3, part.length); n >= 1; n -= 1)
       for (let i = 0; i + n <= part.length; i += 1) {
-        const words = part.slice(i, i + n);
-        const phrase = words.join(' ');
+        const tokens = part.slice(i, i + n);
+        if (tokens.at(-1)!.role !== 'noun') continue;
+        const phrase = tokens.map((t) => t.word).join(' ');
         if (found.has(phrase)) continue;
-        const coverage = total > 0 ? [...new Set(words)].reduce((a, w) => a + (weight.get(w) ?? 0), 0) / total : 0;
-        const subject = part === product && i === 0 && n === Math.min(2, part.length);
+        const words = new Set(tokens.map((t) => t.word));
+        const coverage = total > 0 ? [...words].reduce((a, w) => a + (weight.get(w) ?? 0), 0) / total : 0;
+        const subject = product && i === subjectAt && i + n - 1 === head;
         found.set(phrase, {
           phrase,
           coverage: round3(coverage),
           names_product: subject,
           prior: round3(
             coverage +
-              (n === 2 && part === product ? TWO_WORDS_BONUS : 0) +
+              (n === 2 && product && (subject || tokens[0]!.role === 'noun') ? TWO_WORDS_BONUS : 0) +
               (subject ? SUBJECT_BONUS : 0) -
+              (tokens[0]!.role === 'modifier' && !subject ? MODIFIER_START_PENALTY : 0) -
               (n === 3 ? THREE_WORDS_PENALTY : 0),
           ),
         });
       }
-  // On a tie, the longer phrase first: it says more of the idea ("ai meal" before "planner").
+  });
+  // On a tie, the longer phrase first: it says more of the idea.
   const ranked = [...found.values()].sort((a, b) => b.prior - a.prior || b.phrase.split(' ').length - a.phrase.split(' ').length);
-  const hinted: PhraseCandidate[] = [];
+  const given: PhraseCandidate[] = [];
   for (const h of hints) {
-    const phrase = h.trim().toLowerCase().replace(/\s+/g, ' ');
-    if (phrase && !hinted.some((c) => c.phrase === phrase)) hinted.push({ phrase, coverage: 1, names_product: true, prior: 1, hint: true });
+    const phrase = asSearch(h);
+    if (phrase && !given.some((c) => c.phrase === phrase)) given.push({ phrase, coverage: 1, names_product: true, prior: 1, hint: true });
   }
-  return [...hinted, ...ranked.filter((c) => !hinted.some((h) => h.phrase === c.phrase))].slice(0, max);
+  if (given.length === 0 && trending && asSearch(trending))
+    given.push({ phrase: asSearch(trending), coverage: 1, names_product: true, prior: 1, trending: true });
+  return [...given, ...ranked.filter((c) => !given.some((h) => h.phrase === c.phrase))].slice(0, max);
 }
 
 /** The phrases a run's step 2 recorded before it weighed them, weighed now (in their recorded order). */
 export function recordedCandidates(idea: string, hints: readonly string[], phrases: readonly string[]): PhraseCandidate[] {
-  const weighed = new Map(phraseCandidates(idea, hints, Infinity).map((c) => [c.phrase, c]));
+  const weighed = new Map(phraseCandidates(idea, hints, { max: Infinity }).map((c) => [c.phrase, c]));
   return phrases.map((phrase) => weighed.get(phrase) ?? { phrase, coverage: 0, names_product: false, prior: 0 });
 }
 
@@ -170,7 +214,8 @@ export function popularity(mean: number, best: number): number {
 
 /**
  * Step 4's choice from the candidates and, when measured, their means in one
- * comparison. An operator's hint wins; without measurements the best coverage does.
+ * comparison. An operator's hint wins, and a trending search that started the
+ * run; without measurements the best prior does.
  */
 export function choosePrimary(
   candidates: readonly PhraseCandidate[],
@@ -178,7 +223,7 @@ export function choosePrimary(
   unmeasured?: string,
 ): PrimaryChoice {
   if (candidates.length === 0) throw new Error('no candidate phrase');
-  const hint = candidates.find((c) => c.hint);
+  const hint = candidates.find((c) => c.hint || c.trending);
   const best = means ? Math.max(0, ...Object.values(means)) : 0;
   const scored: MeasuredCandidate[] = candidates.map((c) => {
     const mean = means && c.phrase in means ? means[c.phrase]! : null;
@@ -204,7 +249,9 @@ export function choosePrimary(
           : `, searched ${c.mean} (popularity ${c.popularity!.toFixed(2)})`
     }`;
   const reason = hint
-    ? 'operator keyword'
+    ? hint.hint
+      ? 'operator keyword'
+      : "Google's trending search itself (discovery): already a search, not re-derived"
     : `${describe(chosen)}${runnerUp ? `; runner-up "${runnerUp.phrase}" ${describe(runnerUp)}` : ''}${
         means ? '' : ` (popularity not measured: ${unmeasured ?? 'a single candidate'})`
       }`;

@@ -1,0 +1,175 @@
+// The noun phrases of an idea, found by an English part-of-speech tagger
+// (compromise: maintained, its lexicon and rules ship inside the package, no
+// network, no model to download). A hand-kept list of "stop words" cannot say
+// that "finds" in "App that finds last-minute padel court bookings" is a verb
+// and "last-minute" a modifier; the tagger can, so a verb, determiner, adverb
+// or preposition never starts or ends a phrase. Pure: text in, tokens out.
+import nlp from 'compromise';
+
+/** What a word does in its noun phrase. */
+export type Role = 'noun' | 'modifier';
+
+export interface PhraseToken {
+  /** Lower-cased, accents off; a hyphenated word stays whole ("last-minute"). */
+  word: string;
+  role: Role;
+  /** True for a word the tagger knows as an acronym (EV, CRM). */
+  acronym: boolean;
+  /** People in the plural ("lovers", "parents"): who it is for, when it ends a phrase. */
+  people: boolean;
+}
+
+/** A run of words the tagger reads as one noun phrase, in the idea's order. */
+export interface NounChunk {
+  tokens: PhraseToken[];
+}
+
+/** Markup is never part of an idea: script and style elements go with their content, other tags and entities go. */
+export function stripMarkup(text: string): string {
+  return text
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?(<\/\1\s*>|$)/gi, ' ')
+    .replace(/<\/?[a-z!][^>]*>?/gi, ' ')
+    .replace(/&(?:[a-z]+|#\d+|#x[0-9a-f]+);/gi, ' ');
+}
+
+const plain = (text: string) =>
+  text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\p{L}\p{N}-]+/gu, ' ')
+    .trim()
+    .replace(/^-+|-+$/g, '');
+
+interface Tagged {
+  text: string;
+  tags: Set<string>;
+  /** The punctuation after the word: a comma or a full stop ends a phrase. */
+  post: string;
+}
+
+/** Tagged words, a hyphenated word joined back into one (the tagger splits "last-minute" in two). */
+function tagged(text: string): Tagged[] {
+  const terms = nlp(text)
+    .json()
+    .flatMap((s: { terms: Array<{ text: string; tags: string[]; post: string }> }) => s.terms);
+  const out: Tagged[] = [];
+  for (let i = 0; i < terms.length; i += 1) {
+    const t = terms[i]!;
+    const parts = [t];
+    while (parts.at(-1)!.post.trim() === '-' && i + 1 < terms.length) parts.push(terms[(i += 1)]!);
+    const last = parts.at(-1)!;
+    // One word, with its last part's tags: nounChunks decides whether it modifies ("last-minute") or names ("co-working").
+    const tags = new Set<string>(parts.length > 1 ? [...last.tags, 'Hyphenated'] : t.tags);
+    out.push({ text: parts.map((p) => p.text).join('-'), tags, post: last.post });
+  }
+  return out;
+}
+
+const isNoun = (t: Tagged) => t.tags.has('Noun') || t.tags.has('Acronym') || t.tags.has('Value');
+const isModifier = (t: Tagged) => t.tags.has('Adjective');
+const isGerund = (t: Tagged) => t.tags.has('Gerund');
+const isVerb = (t: Tagged) => t.tags.has('Verb');
+/** Words that close a phrase whatever else they are: pronouns ("your"), determiners, prepositions, conjunctions, adverbs. */
+const isFunction = (t: Tagged) =>
+  ['Pronoun', 'Determiner', 'Preposition', 'Conjunction', 'Adverb', 'QuestionWord', 'Copula', 'Auxiliary', 'Modal', 'Negative'].some(
+    (tag) => t.tags.has(tag),
+  );
+
+/** Whether the tagger reads the word as a noun where a noun must stand ("the tax", "a plant"). */
+const canBeNoun = (word: string) => tagged(`the ${word}`)[1]?.tags.has('Noun') ?? false;
+
+/** A word written in capitals (EV, CRM, SAT, 3D): an acronym, whatever the tagger makes of it ("SAT" is not a weekday). */
+const looksAcronym = (t: Tagged) =>
+  t.tags.has('Acronym') || (/^[A-Z0-9]{2,5}$/.test(t.text) && /[A-Z]/.test(t.text) && !t.tags.has('Hyphenated'));
+/** "Kids'" or "kid's": the owner of what follows, so its modifier. */
+const isPossessive = (t: Tagged) => /^['’]/.test(t.post) || /['’]s$/i.test(t.text);
+const nounLike = (t: Tagged | undefined) => t !== undefined && !isFunction(t) && (isNoun(t) || isGerund(t) || looksAcronym(t) || isVerb(t));
+
+export interface ChunkOptions {
+  /** Nouns that end a phrase as a preposition does ("platform", "app"): what follows them starts anew. */
+  boundaries?: ReadonlySet<string>;
+}
+
+/**
+ * The idea's noun phrases in order. Inside a phrase, a gerund after a noun
+ * or a modifier is a noun ("dog grooming", "online tutoring"); after a
+ * preposition, a verb or a boundary it is a verb ("for renting", "platform
+ * connecting"). An idea names a thing, so a verb opening it or between nouns
+ * is read as the noun it can also be ("Plant care reminder", "Tax filing
+ * help", "herb garden kit"), a past participle before a noun as its modifier ("Automated
+ * bookkeeping"), and a word the tagger took for a verb after a noun at the
+ * end of a phrase as a noun ("Shopify stores").
+ */
+export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[] {
+  const boundaries = options.boundaries ?? new Set<string>();
+  const words = tagged(stripMarkup(idea).replace(/\([^)]*\)/g, ' '));
+  const chunks: NounChunk[] = [];
+  let current: PhraseToken[] = [];
+  const close = () => {
+    if (current.some((t) => t.role === 'noun')) chunks.push({ tokens: current });
+    current = [];
+  };
+  words.forEach((w, i) => {
+    const word = plain(w.text);
+    const next = words[i + 1];
+    const endsPhrase = next === undefined || isFunction(next) || boundaries.has(plain(next.text)) || /[,.;:!?|/–—()]/.test(w.post);
+    let role: Role | null = null;
+    // A bare number or a single letter is nobody's search ("x").
+    if (word.length < 2 || /^\d+$/.test(word)) role = null;
+    else if (boundaries.has(word)) {
+      close();
+      return;
+    } else if (w.tags.has('Hyphenated')) {
+      // A hyphenated word before a noun of the phrase modifies it; last in its phrase, it is the noun ("e-bike").
+      // One ending in a gerund is a noun of its own ("co-working space", "team-building").
+      role = isGerund(w) || /ing$/.test(word) ? 'noun' : !endsPhrase && nounLike(next) ? 'modifier' : isNoun(w) ? 'noun' : 'modifier';
+    } else if (looksAcronym(w)) role = 'noun';
+    else if (isPossessive(w) && (isNoun(w) || isVerb(w))) role = 'modifier';
+    else if (isFunction(w) && !(isNoun(w) && !w.tags.has('Pronoun'))) role = null;
+    else if (isGerund(w)) {
+      // A gerund before an adjective, a name or an acronym takes an object: a verb ("using AI", "hiring local handymen").
+      const takesObject = next !== undefined && (looksAcronym(next) || next.tags.has('ProperNoun') || (isModifier(next) && !isNoun(next)));
+      // Opening the idea, it is a noun only where the tagger reads it as one ("parking spot", not "renting camping gear").
+      role = !takesObject && (current.length > 0 || (i === 0 && nounLike(next) && canBeNoun(word))) ? 'noun' : null;
+    } else if (isVerb(w) && !isNoun(w)) {
+      const inPhrase = (current.length > 0 || i === 0) && nounLike(next);
+      // Between nouns, a word that can be a noun is one ("farmers market delivery", "herb garden kit").
+      if (inPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
+      else if (inPhrase && w.tags.has('PastTense')) role = 'modifier';
+      else if (current.some((t) => t.role === 'noun') && endsPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
+    } else if (isNoun(w)) role = 'noun';
+    else if (isModifier(w))
+      // An adjective that closes its phrase before a boundary names the thing ("boat rental marketplace").
+      role = next !== undefined && boundaries.has(plain(next.text)) && current.length > 0 && canBeNoun(word) ? 'noun' : 'modifier';
+    if (role === null) {
+      close();
+      return;
+    }
+    const acronym = looksAcronym(w);
+    // An acronym after nouns starts the compound ("home EV charger": the EV charger, at home).
+    if (acronym && current.length > 0 && current.at(-1)!.role === 'noun' && !current.at(-1)!.acronym)
+      current = current.map((t) => ({ ...t, role: 'modifier' }));
+    current.push({ word, role, acronym, people: w.tags.has('Actor') && w.tags.has('Plural') });
+    // A comma, a full stop or a bracket ends the phrase.
+    if (/[,.;:!?|/–—()]/.test(w.post)) close();
+  });
+  close();
+  return chunks;
+}
+
+/**
+ * How a phrase reads as a search: a `name` is one noun phrase of nouns
+ * ("padel court", "dog grooming"), `modified` one that opens with a modifier
+ * ("online piano"), a `fragment` anything else: a verb, a function word or an
+ * adjective at either end, or words from two phrases ("finds last",
+ * "renting camping").
+ */
+export function phraseForm(phrase: string): 'name' | 'modified' | 'fragment' {
+  const words = stripMarkup(phrase).trim().split(/\s+/).filter(Boolean);
+  const chunks = nounChunks(phrase);
+  if (words.length === 0 || chunks.length !== 1 || chunks[0]!.tokens.length !== words.length) return 'fragment';
+  const tokens = chunks[0]!.tokens;
+  if (tokens.at(-1)!.role !== 'noun') return 'fragment';
+  return tokens[0]!.role === 'modifier' ? 'modified' : 'name';
+}

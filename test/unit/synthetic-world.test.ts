@@ -1,0 +1,64 @@
+// The simulated Google (`npm start`, the demo, tests) answers plausibly: how
+// much a phrase is searched follows how people type (names more than
+// fragments, longer phrases less than their heads), and its maps keep the
+// run's market (a US run's regions are US states, its cities American).
+import { describe, expect, it } from 'vitest';
+import { SyntheticTrendsProvider, syntheticLevel } from '../../src/trends/synthetic.provider.js';
+import { runSteps } from '../support/steps-harness.js';
+
+const world = new SyntheticTrendsProvider(() => new Date('2026-11-28T00:00:00Z'));
+
+describe('the synthetic world’s popularity', () => {
+  it('barely searches a phrase no one would type, searches a name more than a modified phrase, a longer phrase less than its head', () => {
+    expect(syntheticLevel('finds last')).toBeLessThan(syntheticLevel('padel court') / 20);
+    expect(syntheticLevel('renting camping')).toBeLessThan(syntheticLevel('camping gear') / 20);
+    expect(syntheticLevel('online piano')).toBeLessThan(syntheticLevel('piano lessons'));
+    for (const [longer, head] of [
+      ['padel court booking', 'padel court'],
+      ['padel court', 'padel'],
+      ['vegan pet food', 'pet food'],
+      ['dog grooming van', 'dog grooming'],
+    ])
+      expect(syntheticLevel(longer!), `${longer} vs ${head}`).toBeLessThan(syntheticLevel(head!));
+    // Deterministic per phrase, as before.
+    expect(syntheticLevel('padel court')).toBe(syntheticLevel('padel court'));
+  });
+
+  it('measures "finds last" as not measurably searched beside "padel court"', async () => {
+    const answer = await world.fetch({ kind: 'interestOverTime', keywords: ['padel court', 'finds last'], timeframe: '12m', geo: '' });
+    if (answer.kind !== 'interestOverTime') throw new Error('expected interest over time');
+    const mean = (i: number) => answer.points.reduce((s, p) => s + p.values[i]!, 0) / answer.points.length;
+    expect(mean(1)).toBeLessThan(mean(0) / 20);
+  });
+});
+
+describe('the synthetic world’s maps keep the market', () => {
+  it('a US run lists US states as regions, with their ISO 3166-2 codes and names, and American cities', async () => {
+    const run = await runSteps('Mobile dog grooming van', (r) => world.fetch(r), { geo: 'US', until: 'interest_by_city' });
+    const regions = run.outputs.get('interest_by_country');
+    expect(regions.places.length).toBe(51);
+    for (const p of regions.places) expect(p.code).toMatch(/^US-[A-Z]{2}$/);
+    expect(regions.places.find((p) => p.code === 'US-CA')?.name).toBe('California');
+    expect(regions.places.map((p) => p.name)).not.toContain('India');
+    expect(run.summaries.get('interest_by_country')).not.toMatch(/India|United Kingdom|US-\d/);
+    const cities = run.outputs.get('interest_by_city').places.map((p) => p.name);
+    expect(cities).toContain('New York');
+    expect(cities.some((c) => /city$|France|India/.test(c))).toBe(false);
+  });
+
+  it('a GB run lists the United Kingdom’s nations and British cities; a worldwide run lists countries', async () => {
+    const gb = await runSteps('Mobile dog grooming van', (r) => world.fetch(r), { geo: 'GB', until: 'interest_by_city' });
+    expect(
+      gb.outputs
+        .get('interest_by_country')
+        .places.map((p) => p.code)
+        .sort(),
+    ).toEqual(['GB-ENG', 'GB-NIR', 'GB-SCT', 'GB-WLS']);
+    expect(gb.outputs.get('interest_by_city').places.map((p) => p.name)).toContain('London');
+    expect(gb.summaries.get('interest_by_city')).not.toMatch(/France|United Kingdom city/);
+    const world2 = await runSteps('Mobile dog grooming van', (r) => world.fetch(r), { geo: '', until: 'interest_by_country' });
+    const countries = world2.outputs.get('interest_by_country').places.map((p) => p.code);
+    expect(countries).toContain('US');
+    for (const c of countries) expect(c).toMatch(/^[A-Z]{2}$/);
+  });
+});
