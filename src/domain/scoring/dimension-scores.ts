@@ -95,9 +95,19 @@ export function scoreDurability(input: (Omit<TrajectoryReading, 'peakPosition'> 
   if (!input) return unsupported('needs at least half a year of weekly points from the 5-year series');
   const base: Record<Trajectory, number> = { rising: 0.85, stable: 0.65, recovering: 0.55, declining: 0.3, peaked: 0.2 };
   const aboveUsual = input.recentVsMean !== undefined && input.recentVsMean >= RECENT_ABOVE_MEAN;
+  // A shape recorded before the recent-level rule (or by another reader) is read again under it:
+  // interest above its usual level is never a peak or a decline.
+  const shape: Trajectory =
+    aboveUsual && (input.trajectory === 'peaked' || input.trajectory === 'declining')
+      ? input.change > 0.25
+        ? 'rising'
+        : input.change < -0.25
+          ? 'recovering'
+          : 'stable'
+      : input.trajectory;
   // A burst the recent level still holds has not faded (volatility() says so for new runs; recorded ones may not have).
   const fad = input.fad && !aboveUsual;
-  const score = clamp01(base[input.trajectory] + 0.1 * Math.tanh(input.change) - (fad ? 0.25 : 0));
+  const score = clamp01(base[shape] + 0.1 * Math.tanh(input.change) - (fad ? 0.25 : 0));
   const levels =
     input.firstMean !== undefined && input.lastMean !== undefined
       ? `the last fifth averaged ${round1(input.lastMean)} against ${round1(input.firstMean)} in the first, `
@@ -110,7 +120,7 @@ export function scoreDurability(input: (Omit<TrajectoryReading, 'peakPosition'> 
   return {
     score: round3(score),
     evidence: {
-      trajectory: input.trajectory,
+      trajectory: shape,
       change: input.change,
       last_vs_peak: input.lastVsPeak,
       fad,
@@ -120,7 +130,7 @@ export function scoreDurability(input: (Omit<TrajectoryReading, 'peakPosition'> 
       ...(input.recentVsMean !== undefined ? { recent_vs_mean: input.recentVsMean } : {}),
       years: input.years,
     },
-    explanation: `${input.trajectory[0]!.toUpperCase()}${input.trajectory.slice(1)} over ${input.years} years (${levels}trend ${signedPct(input.change)}${recent}${spiky}).`,
+    explanation: `${shape[0]!.toUpperCase()}${shape.slice(1)} over ${input.years} years (${levels}trend ${signedPct(input.change)}${recent}${spiky}).`,
   };
 }
 
