@@ -101,7 +101,7 @@ describe('research runs take turns by account', () => {
     for (let i = 0; i < 5; i += 1) runs.push(await submit(alone.accountId, 'enterprise', `Lone account idea ${i} for bakers`));
     const counts = await queue.getJobCounts('delayed', 'prioritized', 'wait');
     expect(counts.delayed).toBe(0);
-    expect(counts.prioritized + counts.wait).toBe(5);
+    expect((counts.prioritized ?? 0) + (counts.wait ?? 0)).toBe(5);
     const first = await t.database.db.selectFrom('research_runs').selectAll().where('id', '=', runs[0]!).executeTakeFirstOrThrow();
     expect((await service.schedule(first)).position).toBe(1);
     expect(await take(5)).toEqual(runs);
