@@ -14,8 +14,14 @@ export interface DeliveryFairness {
   circuit: { failures: number; openMs: number; maxOpenMs: number };
 }
 
+/**
+ * Half a worker's 100 slots (WEBHOOK_CONCURRENCY): an account alone is served by 50 deliveries at
+ * once (with 10, one account's deliveries were bound by the round trips of 10: 51 a second in
+ * bench:webhooks on 2026-11-28), and a receiver that never answers still leaves the other half to
+ * the other accounts, whose deliveries take their turns first (src/queue/fair-share.ts).
+ */
 export const DEFAULT_DELIVERY_FAIRNESS: DeliveryFairness = Object.freeze({
-  perAccount: 10,
+  perAccount: 50,
   circuit: Object.freeze({ failures: 5, openMs: 30_000, maxOpenMs: 600_000 }),
 });
 
