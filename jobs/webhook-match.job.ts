@@ -17,7 +17,7 @@ import { queueTurns } from '../src/queue/fair-share.js';
 import { PARKED_SLEEP_MS } from '../src/domain/webhooks/fairness.js';
 import { accountSubscriptionsTaking, minScoresOf, subscriptionsOfAccount } from '../src/webhooks/subscription.repository.js';
 import { enqueueMany, ensureEnqueued } from '../src/queue/enqueue.js';
-import { deliveryPayload, JOB, REPLAY_PRIORITY, type WebhookMatchPayload } from '../src/queue/job-catalogue.js';
+import { deliveryPayload, FIRST_DELIVERY_TURN, JOB, REPLAY_PRIORITY, type WebhookMatchPayload } from '../src/queue/job-catalogue.js';
 import type { SubscriptionIndexCache } from '../src/webhooks/subscription-index.cache.js';
 
 export interface MatchDeps {
@@ -38,7 +38,9 @@ export async function enqueueDeliveries(deps: Omit<MatchDeps, 'index'>, ids: rea
   const owners = await deliveryOwners(deps.db, ids);
   const jobIds = ids.map((id) => jobIdOf(JOB.webhookDeliver, deliveryPayload({ id }))!);
   // Fresh deliveries' turns stay below the replays' priority: replays wait behind every account's new events.
-  const turns = await queueTurns(deps.webhooks, REPLAY_PRIORITY).take(owners.map((owner, i) => ({ owner, member: jobIds[i]! })));
+  const turns = await queueTurns(deps.webhooks, REPLAY_PRIORITY, FIRST_DELIVERY_TURN).take(
+    owners.map((owner, i) => ({ owner, member: jobIds[i]! })),
+  );
   const admitted = new Map<string, boolean>();
   if (deps.gate) {
     const byOwner = new Map<string, string[]>();

@@ -44,13 +44,14 @@ export interface Turns {
  * the virtual time back. Turns stay below `largest`: a job at that priority
  * waits behind every account (replays).
  */
-export function queueTurns(queue: Queue, largest = MAX_PRIORITY): Turns {
+export function queueTurns(queue: Queue, largest = MAX_PRIORITY, first = 1): Turns {
   return {
     async take(items) {
       if (items.length === 0) return [];
       const redis = await clientOf(queue);
       const args = items.flatMap((i) => [i.owner, i.member]);
-      return (await redis.eval(TURNS, 2, queue.keys.prioritized!, fairKey(queue, 'last'), BULLMQ_SCALE, largest, 0, ...args)) as number[];
+      const keys = [queue.keys.prioritized!, fairKey(queue, 'last')];
+      return (await redis.eval(TURNS, 2, ...keys, BULLMQ_SCALE, largest, 0, first, ...args)) as number[];
     },
   };
 }
@@ -75,7 +76,7 @@ export class HeldTurns implements Turns {
     if (items.length === 0) return [];
     const redis = await clientOf(this.queue);
     const args = items.flatMap((i) => [i.owner, i.member]);
-    return (await redis.eval(TURNS, 2, this.waitingKey, fairKey(this.queue, 'last'), 1, this.largest, 1, ...args)) as number[];
+    return (await redis.eval(TURNS, 2, this.waitingKey, fairKey(this.queue, 'last'), 1, this.largest, 1, 1, ...args)) as number[];
   }
 
   /** The member's turn, if it holds one. */

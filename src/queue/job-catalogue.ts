@@ -70,6 +70,14 @@ export const WebhookDeliverPayload = Type.Object({
  */
 export const REPLAY_PRIORITY = 2 ** 21 - 1;
 
+/**
+ * Matching an event goes ahead of every delivery (a delivery's turn is at
+ * least FIRST_DELIVERY_TURN) but behind jobs without a priority: a ping, or a
+ * delivery revived by the sweeper, is not queued behind a burst of events.
+ */
+export const MATCH_PRIORITY = 1;
+export const FIRST_DELIVERY_TURN = MATCH_PRIORITY + 1;
+
 /** Kept three days when done, a week when failed; four tries, 10 s apart and doubling. */
 const INGEST_OPTIONS: JobsOptions = {
   attempts: 4,
@@ -172,6 +180,7 @@ export const JOB = {
     purpose: 'matches one outbox event against the subscriptions and records its deliveries',
     // Kept an hour so a second announce of the event is a no-op.
     options: {
+      priority: MATCH_PRIORITY,
       attempts: 5,
       backoff: { type: 'exponential', delay: 1_000 },
       removeOnComplete: { age: 3600 },

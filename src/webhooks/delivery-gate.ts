@@ -117,9 +117,4 @@ export class DeliveryGate {
     if (jobs.length === 0) return [];
     return (await this.redis.eval(CLAIM_WAKES, 1, this.keys.wakes, now, ...jobs)) as string[];
   }
-
-  /** A woken job is awake: its wake-up need not be kept for it. */
-  async woke(job: string): Promise<void> {
-    await this.redis.zrem(this.keys.wakes, job);
-  }
 }

@@ -95,7 +95,8 @@ export class DeliveryRunner {
     if (!gate) return;
     const { woken } = await gate.leaveAndWake(owner, subscriptionId, jobId, outcome);
     // Not asleep yet (still lying down): it finds the wake-up itself (wokenWhileParking).
-    if (woken && wake && (await wake(woken))) await gate.woke(woken);
+    // Once awake, its wake-up is left to lapse (60 s): one write less a delivery; found again, it would only wake a parked job once more.
+    if (woken && wake) await wake(woken);
   }
 
   /** After a parked job has gone to sleep: whether a slot was handed to it meanwhile (then it wakes itself). */

@@ -2,7 +2,8 @@
 -- KEYS: the waiting set (member -> score), the hash of each owner's last turn.
 -- ARGV: scale (what a turn is multiplied by in the waiting set's scores: 2^32 in
 --       BullMQ's prioritized set, 1 in a set of our own), the largest turn,
---       record (1: add each member to the waiting set at its turn), then
+--       record (1: add each member to the waiting set at its turn), the first
+--       turn (below it are jobs that are no account's, e.g. webhook matching), then
 --       owner, member pairs.
 -- Returns each member's turn, in order.
 -- The virtual time is the turn of the first still waiting (below the largest
@@ -13,15 +14,16 @@
 local scale = tonumber(ARGV[1])
 local largest = tonumber(ARGV[2])
 local record = ARGV[3] == '1'
-local head = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. tostring(largest * scale), 'WITHSCORES', 'LIMIT', 0, 1)
-local now = 0
+local first = tonumber(ARGV[4])
+local head = redis.call('ZRANGEBYSCORE', KEYS[1], tostring(first * scale), '(' .. tostring(largest * scale), 'WITHSCORES', 'LIMIT', 0, 1)
+local now = first - 1
 if head[2] then
   now = math.floor(tonumber(head[2]) / scale) - 1
 else
   redis.call('DEL', KEYS[2])
 end
 local turns = {}
-for i = 4, #ARGV, 2 do
+for i = 5, #ARGV, 2 do
   local owner, member = ARGV[i], ARGV[i + 1]
   local known = record and redis.call('ZSCORE', KEYS[1], member)
   if known then
