@@ -11,10 +11,16 @@ export function researchStepProcessor(deps: ResearchStepDeps) {
   const runner = new StepRunner(deps, (error) => error instanceof UnrecoverableError);
   // The payload was checked against ResearchStepPayload before this runs (runtime/job-dispatch.ts).
   return async (job: Job<ResearchStepPayload>, token?: string) => {
-    const { runId, step } = job.data;
+    const { runId, step, turn } = job.data;
     let outcome;
     try {
-      outcome = await runner.run({ runId, step, attempt: job.attemptsMade + 1, maxAttempts: job.opts.attempts ?? 1 });
+      outcome = await runner.run({
+        runId,
+        step,
+        attempt: job.attemptsMade + 1,
+        maxAttempts: job.opts.attempts ?? 1,
+        ...(turn === undefined ? {} : { turn }),
+      });
     } catch (error) {
       if (error instanceof RunGoneError) throw new UnrecoverableError(error.message);
       throw error;

@@ -9,8 +9,8 @@ import type { Queue } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { ensureEnqueued } from '../src/queue/enqueue.js';
 import { deliveryPayload, JOB } from '../src/queue/job-catalogue.js';
-import type { ResearchChain } from '../src/research/chain.js';
-import { quietUnfinishedRuns } from '../src/research/run.repository.js';
+import { runOwner, type ResearchChain } from '../src/research/chain.js';
+import { quietUnfinishedRuns, unfinishedRunIds } from '../src/research/run.repository.js';
 import { quietPendingDeliveries } from '../src/webhooks/delivery.repository.js';
 import { STEP_COUNT } from '../src/research/step-contract.js';
 
@@ -29,9 +29,14 @@ export function sweepProcessor(deps: SweepDeps) {
     let resumed = 0;
     for (const run of runs) {
       // Past the last step: every step is recorded but the run was never published; step 40's job publishes it.
-      await deps.chain.enqueueStep(run.id, Math.min(run.next_step, STEP_COUNT));
+      await deps.chain.enqueueStep(run.id, Math.min(run.next_step, STEP_COUNT), runOwner(run));
       resumed += 1;
     }
+    // Turns of runs that ended without giving theirs back (a crash, a cancel): the first ones hold
+    // the others' turns back, so they are the ones checked.
+    const first = await deps.chain.turns.first(100);
+    const live = new Set(await unfinishedRunIds(deps.db, first));
+    await deps.chain.turns.leave(...first.filter((id) => !live.has(id)));
     const deliveries = await quietPendingDeliveries(deps.db, quietMs);
     let revivedDeliveries = 0;
     for (const delivery of deliveries) {

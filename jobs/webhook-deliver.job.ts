@@ -26,6 +26,11 @@ export function webhookDeliverProcessor(deps: DeliverDeps) {
     });
     if (outcome.kind === 'done') return outcome.result;
     if (outcome.kind === 'sleep') throw await sleepWithoutAttempt(job, token, outcome.ms);
+    if (outcome.kind === 'park') {
+      const asleep = await sleepWithoutAttempt(job, token, outcome.ms);
+      if (await runner.wokenWhileParking(String(job.id))) await job.promote();
+      throw asleep;
+    }
     throw outcome.final ? new UnrecoverableError(outcome.message) : new Error(outcome.message);
   };
 }

@@ -1,27 +1,70 @@
 // webhooks / match: one job per outbox event. Finds the matching subscriptions,
 // records one delivery per (event, subscription) — unique in the database —
-// and enqueues their delivery jobs. Safe to run twice.
+// and enqueues their delivery jobs, each at its account's fair turn
+// (src/queue/fair-share.ts); those its account's slots cannot take now are
+// enqueued parked, asleep until a slot is theirs (webhooks/delivery-gate.ts).
+// Safe to run twice.
 import type { Static } from '@sinclair/typebox';
 import type { Job, Queue } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { eventText } from '../src/domain/webhooks/matching.js';
 import { Batcher } from '../src/db/batcher.js';
 import { loadEventsWithInsights, markEventRelayed, unrelayedEvents } from '../src/webhooks/event.repository.js';
-import { createPendingDeliveries } from '../src/webhooks/delivery.repository.js';
+import { createPendingDeliveries, deliveryOwners } from '../src/webhooks/delivery.repository.js';
+import type { DeliveryGate } from '../src/webhooks/delivery-gate.js';
+import { jobIdOf } from '../src/queue/enqueue.js';
+import { queueTurns } from '../src/queue/fair-share.js';
+import { PARKED_SLEEP_MS } from '../src/domain/webhooks/fairness.js';
 import { accountSubscriptionsTaking, minScoresOf, subscriptionsOfAccount } from '../src/webhooks/subscription.repository.js';
 import { enqueueMany, ensureEnqueued } from '../src/queue/enqueue.js';
-import { deliveryPayload, JOB, type WebhookMatchPayload } from '../src/queue/job-catalogue.js';
+import { deliveryPayload, FIRST_DELIVERY_TURN, JOB, REPLAY_PRIORITY, type WebhookMatchPayload } from '../src/queue/job-catalogue.js';
 import type { SubscriptionIndexCache } from '../src/webhooks/subscription-index.cache.js';
 import { spendSharedDeliveries } from '../src/webhooks/sends.repository.js';
 import { DEFAULT_WEBHOOK_SENDS, type WebhookSendLimits } from '../src/domain/webhooks/sends.js';
 
-export function webhookMatchProcessor(deps: {
+export interface MatchDeps {
   db: Db;
   webhooks: Queue;
   index: SubscriptionIndexCache;
+  /** Parks what an account's slots cannot take now (none: every delivery is enqueued to run, as before issue 48). */
+  gate?: DeliveryGate;
   /** The day's sends by plan (WEBHOOK_SENDS_PER_DAY_*): what an account's public research may send to other accounts. */
   sends?: WebhookSendLimits;
-}) {
+}
+
+/**
+ * Enqueues the deliveries at their accounts' turns; with a gate, the ones
+ * their account's slots cannot take now asleep (woken by the gate when a slot
+ * is theirs; woken now if a slot was handed to one before it was enqueued).
+ */
+export async function enqueueDeliveries(deps: Omit<MatchDeps, 'index'>, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const owners = await deliveryOwners(deps.db, ids);
+  const jobIds = ids.map((id) => jobIdOf(JOB.webhookDeliver, deliveryPayload({ id }))!);
+  // Fresh deliveries' turns stay below the replays' priority: replays wait behind every account's new events.
+  const turns = await queueTurns(deps.webhooks, REPLAY_PRIORITY, FIRST_DELIVERY_TURN).take(
+    owners.map((owner, i) => ({ owner, member: jobIds[i]! })),
+  );
+  const admitted = new Map<string, boolean>();
+  if (deps.gate) {
+    const byOwner = new Map<string, string[]>();
+    owners.forEach((owner, i) => byOwner.set(owner, [...(byOwner.get(owner) ?? []), jobIds[i]!]));
+    for (const [owner, jobs] of byOwner) (await deps.gate.admit(owner, jobs)).forEach((go, i) => admitted.set(jobs[i]!, go));
+  }
+  const parked = jobIds.filter((id) => admitted.get(id) === false);
+  await enqueueMany(
+    deps.webhooks,
+    JOB.webhookDeliver,
+    ids.map((id, i) => ({
+      data: deliveryPayload({ id }),
+      key: [],
+      choice: { priority: turns[i]!, ...(admitted.get(jobIds[i]!) === false ? { delay: PARKED_SLEEP_MS } : {}) },
+    })),
+  );
+  for (const jobId of await (deps.gate?.claimWakes(parked) ?? [])) await (await deps.webhooks.getJob(jobId))?.promote();
+}
+
+export function webhookMatchProcessor(deps: MatchDeps) {
   const sends = deps.sends ?? DEFAULT_WEBHOOK_SENDS;
   // Events matched at the same time share one read (see Batcher).
   const events = new Batcher((ids: string[]) => loadEventsWithInsights(deps.db, ids));
@@ -67,11 +110,7 @@ export function webhookMatchProcessor(deps: {
     // Every pending delivery of the event gets its job, new or left by a crash before its job
     // was enqueued (job ids make that idempotent).
     const pending = await createPendingDeliveries(deps.db, event.id, subscriptionIds);
-    await enqueueMany(
-      deps.webhooks,
-      JOB.webhookDeliver,
-      pending.map((id) => ({ data: deliveryPayload({ id }), key: [] })),
-    );
+    await enqueueDeliveries(deps, pending);
     await markEventRelayed(deps.db, event.id);
     return { matched: subscriptionIds.length, enqueued: pending.length, ...(withheld > 0 ? { withheld } : {}) };
   };

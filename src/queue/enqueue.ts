@@ -89,11 +89,11 @@ export async function enqueueWith<P extends TSchema, K extends unknown[]>(
 export async function enqueueMany<P extends TSchema, K extends unknown[]>(
   queue: Target,
   job: JobDeclaration<P, K>,
-  items: ReadonlyArray<{ data: Static<P>; key: K }>,
+  items: ReadonlyArray<{ data: Static<P>; key: K; choice?: EnqueueChoice }>,
 ): Promise<void> {
   if (items.length === 0) return;
   checkTarget(queue, job as unknown as JobDeclaration<TSchema, never>);
-  await queue.addBulk(items.map(({ data, key }) => jobRequest(job, data, key)));
+  await queue.addBulk(items.map(({ data, key, choice }) => jobRequest(job, data, key, choice)));
 }
 
 /**
@@ -110,8 +110,19 @@ export async function ensureEnqueued<P extends TSchema, K extends unknown[]>(
   data: Static<P>,
   ...key: K
 ): Promise<'added' | 'retried' | 'present'> {
+  return ensureEnqueuedWith(queue, job, {}, data, ...key);
+}
+
+/** ensureEnqueued, adding (if it must) with a delay or priority of the producer's choosing (a fair turn). */
+export async function ensureEnqueuedWith<P extends TSchema, K extends unknown[]>(
+  queue: Target,
+  job: JobDeclaration<P, K>,
+  choice: EnqueueChoice,
+  data: Static<P>,
+  ...key: K
+): Promise<'added' | 'retried' | 'present'> {
   checkTarget(queue, job as unknown as JobDeclaration<TSchema, never>);
-  const request = jobRequest(job, data, key);
+  const request = jobRequest(job, data, key, choice);
   const jobId = request.opts.jobId;
   if (jobId === undefined) throw new Error(`job "${job.name}" has no id rule: it cannot be ensured, only enqueued`);
   const existing = await queue.getJob(jobId);

@@ -34,6 +34,8 @@ export const NoPayload = Type.Object({});
 export const ResearchStepPayload = Type.Object({
   runId: Type.String({ pattern: '^run_' }),
   step: Type.Integer({ minimum: 1, maximum: STEP_COUNT }),
+  /** The run's fair turn (src/queue/fair-share.ts): its first step's priority, and its Google requests'. Absent in jobs of older code. */
+  turn: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 export type ResearchStepPayload = Static<typeof ResearchStepPayload>;
 
@@ -61,11 +63,20 @@ export const WebhookDeliverPayload = Type.Object({
 
 /**
  * A replay waits behind fresh deliveries (new events, pings): BullMQ takes a
- * job without a priority before any with one, so an account's backlog of
+ * job without a priority before any with one, and fresh deliveries' fair turns
+ * (src/queue/fair-share.ts) stay below this, so an account's backlog of
  * thousands of replays is not a queue every other account's new event stands
- * behind.
+ * behind. BullMQ's largest priority.
  */
-export const REPLAY_PRIORITY = 10;
+export const REPLAY_PRIORITY = 2 ** 21 - 1;
+
+/**
+ * Matching an event goes ahead of every delivery (a delivery's turn is at
+ * least FIRST_DELIVERY_TURN) but behind jobs without a priority: a ping, or a
+ * delivery revived by the sweeper, is not queued behind a burst of events.
+ */
+export const MATCH_PRIORITY = 1;
+export const FIRST_DELIVERY_TURN = MATCH_PRIORITY + 1;
 
 /** Kept three days when done, a week when failed; four tries, 10 s apart and doubling. */
 const INGEST_OPTIONS: JobsOptions = {
@@ -95,9 +106,9 @@ export const JOB = {
     name: JOBS.researchStep,
     payload: ResearchStepPayload,
     purpose: 'one of the 40 steps of a research run; the run moves on when it is recorded',
-    // A run's next step LIFO, its first step FIFO: a run in flight goes ahead of runs not yet
-    // started, so runs finish depth-first instead of every queued run advancing a step at a time;
-    // and a run just submitted waits behind those, not in front of them.
+    // A run's next step LIFO, its first step at the run's fair turn (ResearchChain.start): a run in
+    // flight goes ahead of runs not yet started, so runs finish depth-first instead of every queued
+    // run advancing a step at a time; and a run just submitted waits its account's turn.
     options: (d) => ({
       attempts: 4,
       backoff: { type: 'exponential', delay: 2_000 },
@@ -169,6 +180,7 @@ export const JOB = {
     purpose: 'matches one outbox event against the subscriptions and records its deliveries',
     // Kept an hour so a second announce of the event is a no-op.
     options: {
+      priority: MATCH_PRIORITY,
       attempts: 5,
       backoff: { type: 'exponential', delay: 1_000 },
       removeOnComplete: { age: 3600 },

@@ -44,6 +44,9 @@ export function redisKeys(prefix: string) {
     /** Deliveries in flight per account, and each subscription's circuit (see webhooks/delivery-gate.ts). */
     webhookInFlight: (owner: string) => `{${prefix}:webhooks}:in-flight:${owner}`,
     webhookCircuit: (subscriptionId: string) => `{${prefix}:webhooks}:circuit:${subscriptionId}`,
+    /** An account's deliveries asleep until it frees a slot, in arrival order; and the parked jobs handed a slot (see webhooks/delivery-gate.ts). */
+    webhookParked: (owner: string) => `{${prefix}:webhooks}:parked:${owner}`,
+    webhookWakes: `{${prefix}:webhooks}:wakes`,
     /** An account's Idempotency-Key (by its hash): the request's fingerprint and, once answered, the sealed answer. */
     idempotency: (accountId: string, keyHash: string) => `{${prefix}:idem:${accountId}}:${keyHash}`,
     /** Sign-in attempts for one address (its SHA-256) in the account pages' window, and one client's sign-in attempts (see account/sign-in-limiter.ts). */

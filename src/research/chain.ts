@@ -1,20 +1,56 @@
 // Enqueuing research steps. Job ids are deterministic (`run_…-step-N`) so a
 // double enqueue is harmless; Postgres, not the id, is the guard against
 // running a step twice (ids stop deduplicating once a job is removed).
+// Runs take turns by account (src/queue/fair-share.ts): a run's turn is its
+// first step's priority and its Google requests' (step-runner.ts), so one
+// account's backlog delays another account's run by about a run, not by the
+// backlog; the turn is held until the run ends.
 import type { Queue } from 'bullmq';
 import type { Db } from '../db/connection.js';
 import type { Source } from '../domain/catalog.js';
 import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
 import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
 import { phraseCandidates } from '../domain/research/phrase-choice.js';
-import { enqueue, ensureEnqueued } from '../queue/enqueue.js';
+import { enqueue, ensureEnqueuedWith } from '../queue/enqueue.js';
+import { HeldTurns } from '../queue/fair-share.js';
 import { JOB } from '../queue/job-catalogue.js';
 import { createRun, type RunRow } from './run.repository.js';
 
 export class InvalidIdeaError extends Error {}
 
+/**
+ * The largest turn of a run: its Google requests' priority is the turn
+ * (researchTurnPriority), and the daily refresh and discovery ask Google at a
+ * priority above every run's (TRENDS_PRIORITY.background).
+ */
+export const RUN_TURN_LIMIT = 1_000_000;
+
+/** Whose turn a run takes: its account's, or the operators' (CLI, discovery, demo). */
+export function runOwner(run: Pick<RunRow, 'account_id'>): string {
+  return run.account_id ?? 'operators';
+}
+
 export class ResearchChain {
-  constructor(readonly queue: Queue) {}
+  /** Each unfinished run's turn (src/queue/fair-share.ts), in the research queue's hash tag. */
+  readonly turns: HeldTurns;
+
+  constructor(readonly queue: Queue) {
+    this.turns = new HeldTurns(queue, RUN_TURN_LIMIT);
+  }
+
+  /**
+   * A run just recorded: it takes its account's next turn and its first step
+   * waits at that priority. A run that holds a turn already (a retry, the
+   * sweeper) keeps it.
+   */
+  async start(run: Pick<RunRow, 'id' | 'account_id'>): Promise<void> {
+    await this.enqueueStep(run.id, 1, runOwner(run));
+  }
+
+  /** The run has ended (succeeded, failed): its turn no longer holds anyone back. */
+  async finished(runId: string): Promise<void> {
+    await this.turns.leave(runId);
+  }
 
   /**
    * The normal path: the previous step has just been recorded, so no job for
@@ -24,14 +60,20 @@ export class ResearchChain {
    * step at a time and all finishing at the end. Same throughput, results
    * sooner, and fewer runs' outputs held in memory.
    */
-  async enqueueNext(runId: string, step: number): Promise<void> {
-    await enqueue(this.queue, JOB.researchStep, { runId, step });
+  async enqueueNext(runId: string, step: number, turn?: number): Promise<void> {
+    await enqueue(this.queue, JOB.researchStep, { runId, step, ...(turn === undefined ? {} : { turn }) });
   }
 
-  /** The careful path (sweeper, retry, duplicate delivery): revives a failed or finished job for the step. */
-  async enqueueStep(runId: string, step: number): Promise<void> {
+  /**
+   * The careful path (sweeper, retry, duplicate delivery): revives a failed or
+   * finished job for the step. A first step takes (or keeps) the run's turn;
+   * `owner` is whose (runOwner), the operators' if not said.
+   */
+  async enqueueStep(runId: string, step: number, owner = 'operators'): Promise<void> {
     // A completed job that did not move the run on (the run was failed then) runs again.
-    await ensureEnqueued(this.queue, JOB.researchStep, { runId, step });
+    // A turn lost with Redis's data is taken again: the run is not left out of the turns.
+    const [turn] = await this.turns.take([{ owner, member: runId }]);
+    await ensureEnqueuedWith(this.queue, JOB.researchStep, step === 1 ? { priority: turn! } : {}, { runId, step, turn: turn! });
   }
 }
 
@@ -79,6 +121,6 @@ export async function startRun(db: Db, chain: ResearchChain, input: StartRunInpu
     ...(input.geo !== undefined ? { geo: input.geo } : {}),
     ...(input.language ? { language: input.language } : {}),
   });
-  await chain.enqueueStep(run.id, 1);
+  await chain.start(run);
   return run;
 }

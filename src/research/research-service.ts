@@ -198,7 +198,7 @@ export class ResearchService {
     });
     if (run === undefined) throw new ResearchAllowanceSpentError(allowanceState(limit, limit, now));
     if ('kind' in run) return run;
-    await this.chain.enqueueStep(run.id, 1);
+    await this.chain.start(run);
     return { kind: 'run', run, madeBefore: false, replayed: false };
   }
 
@@ -260,15 +260,19 @@ export class ResearchService {
 
   /**
    * Where the run stands and when it should start and finish: from the runs
-   * ahead of it and, for live Google, the pace (a run makes about
-   * GOOGLE_REQUESTS_PER_RUN requests, each route RPM a minute); for local
-   * providers, the median duration of recent runs.
+   * ahead of it in turn (runs take turns by account: ResearchChain) and, for
+   * live Google, the pace (a run makes about GOOGLE_REQUESTS_PER_RUN requests,
+   * each route RPM a minute); for local providers, the median duration of
+   * recent runs. A run that holds no turn (queued by older code) counts the
+   * runs submitted before it.
    */
   async schedule(run: RunRow): Promise<RunSchedule> {
     const finished = !['queued', 'running', 'waiting'].includes(run.status);
     if (finished) return { position: 0, estimatedStartAt: null, estimatedFinishAt: null, basis: `the run is ${run.status}` };
-    const started = run.status !== 'queued' || run.next_step > 1;
-    const ahead = started ? 0 : await countRunsAhead(this.db, run);
+    // Runs holding an earlier turn are answered by Google first, even once this one's first step has run.
+    const inTurn = await this.chain.turns.ahead(run.id);
+    const started = (run.status !== 'queued' || run.next_step > 1) && (inTurn ?? 0) === 0;
+    const ahead = started ? 0 : (inTurn ?? (await countRunsAhead(this.db, run)));
     const now = this.now();
     const google = this.settings.google;
     let perRunMs: number;
@@ -277,7 +281,7 @@ export class ResearchService {
     if (answeringProvider(providersOf(run.provider), 'series') === 'google' && google.requestsPerMinute > 0) {
       const requests = GOOGLE_REQUESTS_PER_RUN[google.plan];
       perRunMs = (requests / (google.requestsPerMinute * Math.max(1, google.routes))) * 60_000;
-      basis = `${requests} Google requests a run at ${google.requestsPerMinute} a minute on ${google.routes} route${google.routes === 1 ? '' : 's'}, ${ahead} run${ahead === 1 ? '' : 's'} ahead`;
+      basis = `${requests} Google requests a run at ${google.requestsPerMinute} a minute on ${google.routes} route${google.routes === 1 ? '' : 's'}, ${ahead} run${ahead === 1 ? '' : 's'} ahead in turn`;
     } else {
       const median = await medianRunMs(this.db, run.provider);
       perRunMs = median ?? 60_000;

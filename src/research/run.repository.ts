@@ -342,6 +342,18 @@ export async function quietUnfinishedRuns(db: DbOrTrx, olderThanMs: number, limi
     .execute();
 }
 
+/** Of these runs, the ones not yet finished (queued, running or waiting). */
+export async function unfinishedRunIds(db: DbOrTrx, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('research_runs')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('status', 'in', ['queued', 'running', 'waiting'])
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 /** Runs started today (UTC) by this starter: discovery's daily cap counts them. */
 export async function countRunsStartedToday(db: DbOrTrx, startedBy: RunRow['started_by']): Promise<number> {
   const row = await db

@@ -17,7 +17,7 @@ import { JOB } from '../queue/job-catalogue.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { bumpReadModelVersion } from '../redis/read-model-version.js';
-import type { ResearchChain } from './chain.js';
+import { runOwner, type ResearchChain } from './chain.js';
 import {
   claimRun,
   doneOutputs,
@@ -33,7 +33,14 @@ import { buildStepContext } from './step-context.js';
 import { StepRecorder } from './step-recorder.js';
 import { failRun, succeedRun } from './run-outcome.js';
 import { STEPS } from './steps.js';
-import { researchPriority, sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from './trends-gateway.js';
+import {
+  researchPriority,
+  researchTurnPriority,
+  sleepFor,
+  TrendsFailedError,
+  WaitingForTrendsError,
+  type TrendsGateway,
+} from './trends-gateway.js';
 
 export interface ResearchStepDeps {
   db: Db;
@@ -115,6 +122,8 @@ export interface StepJob {
   /** This attempt's number (1: the first), and how many the job may make. */
   attempt: number;
   maxAttempts: number;
+  /** The run's fair turn (ResearchChain), carried from step to step; absent in jobs of older code. */
+  turn?: number;
 }
 
 export type StepOutcome =
@@ -149,6 +158,7 @@ export class StepRunner {
   private async publish(runId: string): Promise<void> {
     await bumpReadModelVersion(this.deps.redis, this.deps.redisKeys, this.deps.db);
     const eventId = await succeedRun(this.deps.db, runId, STEP_COUNT);
+    await this.deps.chain.finished(runId);
     if (eventId) await this.deps.announce?.(eventId);
   }
 
@@ -164,7 +174,7 @@ export class StepRunner {
     }
     if (run.next_step > step) {
       // A duplicate delivery, or a crash between commit and enqueue: make sure the chain goes on.
-      await this.deps.chain.enqueueStep(run.id, run.next_step);
+      await this.deps.chain.enqueueStep(run.id, run.next_step, runOwner(run));
       return { skipped: 'step already recorded' };
     }
     if (run.next_step < step) throw new RunGoneError(`run ${runId} is at step ${run.next_step}, not ${step}`);
@@ -208,7 +218,8 @@ export class StepRunner {
       // The step never holds its slot waiting for Google: it sleeps, and the answer wakes it.
       fetch: (request) =>
         deps.trendsFor(facts.provider).fetch(request, {
-          priority: researchPriority(step, STEP_COUNT),
+          // The run's turn: Google answers the accounts' runs in turn (ResearchChain), each run's requests together.
+          priority: job.turn === undefined ? researchPriority(step, STEP_COUNT) : researchTurnPriority(job.turn),
           waiter: { queue: JOB.researchStep.queue, jobId: jobIdOf(JOB.researchStep, { runId, step })! },
         }),
       plan: deps.plan ?? 'batched',
@@ -239,6 +250,7 @@ export class StepRunner {
       await recordStepAttemptFailed(deps.db, { runId, step, name: definition.name, error: message, attempt: job.attempt, startedAt });
       if (final) {
         const eventId = await failRun(deps.db, runId, step, `step ${step} (${definition.name}) failed: ${message}`);
+        await deps.chain.finished(runId);
         if (eventId) await deps.announce?.(eventId);
         deps.logger.warn({ queue: 'research', runId, step, err: error }, 'research run failed');
       }
@@ -296,7 +308,7 @@ export class StepRunner {
       if (eventId) await deps.announce?.(eventId);
     } else {
       this.cache.remember(runId, step, { value: JSON.parse(outputJson), json: outputJson });
-      await deps.chain.enqueueNext(runId, step + 1);
+      await deps.chain.enqueueNext(runId, step + 1, job.turn);
     }
     return { kind: 'done', result: { step, name: definition.name } };
   }

@@ -56,7 +56,7 @@ export class TrendsFailedError extends Error {
  * during a long refresh finishes in about its own budget. Among research
  * requests, those of runs further along go first (see researchPriority).
  */
-export const TRENDS_PRIORITY = { research: 1, background: 100 } as const;
+export const TRENDS_PRIORITY = { research: 1, background: 1_000_100 } as const;
 export type TrendsPurpose = keyof typeof TRENDS_PRIORITY;
 
 /**
@@ -67,6 +67,16 @@ export type TrendsPurpose = keyof typeof TRENDS_PRIORITY;
  */
 export function researchPriority(step: number, steps: number): number {
   return TRENDS_PRIORITY.research + Math.max(0, steps - step);
+}
+
+/**
+ * The priority of a research request of the run holding fair turn `turn`
+ * (src/research/chain.ts): the accounts' runs are answered in turn, each
+ * run's requests together (so runs still finish one after another), and every
+ * run before the daily refresh and discovery.
+ */
+export function researchTurnPriority(turn: number): number {
+  return TRENDS_PRIORITY.research + Math.min(Math.max(1, turn), TRENDS_PRIORITY.background - 2);
 }
 
 export interface TrendsGateway {

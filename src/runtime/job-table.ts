@@ -68,6 +68,18 @@ export function jobTable(p: PipelineParts): JobEntry[] {
     waitRetryMs: Math.min(30_000, config.trends.waitMs),
     announce: p.announce,
   };
+  // A slot is held at most an attempt's deadline and a little: a crashed worker's slots free themselves.
+  const gate = new DeliveryGate(
+    p.redis,
+    {
+      inFlight: p.redisKeys.webhookInFlight,
+      circuit: p.redisKeys.webhookCircuit,
+      parked: p.redisKeys.webhookParked,
+      wakes: p.redisKeys.webhookWakes,
+    },
+    config.webhooks.fairness,
+    config.webhooks.timeoutMs + 5_000,
+  );
   return [
     handle(
       JOB.researchStep,
@@ -120,7 +132,7 @@ export function jobTable(p: PipelineParts): JobEntry[] {
     ),
     handle(
       JOB.webhookMatch,
-      webhookMatchProcessor({ db: p.db, webhooks: p.queues.webhooks, index: p.subscriptionsIndex, sends: config.webhooks.sends }),
+      webhookMatchProcessor({ db: p.db, webhooks: p.queues.webhooks, index: p.subscriptionsIndex, gate, sends: config.webhooks.sends }),
     ),
     handle(
       JOB.webhookDeliver,
@@ -132,13 +144,17 @@ export function jobTable(p: PipelineParts): JobEntry[] {
         baseUrl: config.web.publicBaseUrl,
         disableAfterMs: config.webhooks.disableAfterHours * 3_600_000,
         onChange: () => bumpSubscriptionsVersion(p.redis, p.redisKeys.subscriptionsVersion),
-        // A slot is held at most an attempt's deadline and a little: a crashed worker's slots free themselves.
-        gate: new DeliveryGate(
-          p.redis,
-          { inFlight: p.redisKeys.webhookInFlight, circuit: p.redisKeys.webhookCircuit },
-          config.webhooks.fairness,
-          config.webhooks.timeoutMs + 5_000,
-        ),
+        gate,
+        // A job not asleep (yet, or any more) is not an error: it finds its wake-up or its slot itself.
+        wake: async (jobId) => {
+          const job = await p.queues.webhooks.getJob(jobId);
+          return job
+            ? job.promote().then(
+                () => true,
+                () => false,
+              )
+            : false;
+        },
       }),
     ),
     handle(JOB.sweep, sweepProcessor({ db: p.db, chain: p.chain, webhooks: p.queues.webhooks })),

@@ -1,28 +1,44 @@
 // The gate every delivery attempt passes (domain/webhooks/fairness.ts): one
 // account's slots, and its subscription's circuit, kept in Redis so every
-// worker sees them. A delivery that may not go now waits without spending an
-// attempt; what it waits for is the answer.
+// worker sees them. A delivery its account's slots refuse is parked: it sleeps
+// until the account frees a slot, and the slot is handed to it then (the
+// account's parked jobs go in arrival order); nothing asks again on a timer.
+// Deliveries enqueued while their account's slots are full are parked as they
+// are enqueued (admit), so workers take only deliveries that may go. What the
+// circuit refuses waits without spending an attempt; what it waits for is the
+// answer. Every key is in the webhooks queue's hash tag.
 import type { Redis } from '../redis/connection.js';
 import type { DeliveryFairness } from '../domain/webhooks/fairness.js';
 import { lua } from '../redis/lua.js';
 
 // The Redis scripts, each in its .lua file with its KEYS, ARGV and answer at the top.
 const ENTER = lua(import.meta.url, 'lua/delivery-gate.enter.lua');
-
 const LEAVE = lua(import.meta.url, 'lua/delivery-gate.leave.lua');
+const ADMIT = lua(import.meta.url, 'lua/delivery-gate.admit.lua');
+const CLAIM_WAKES = lua(import.meta.url, 'lua/delivery-gate.claim-wakes.lua');
 
 export type GateRefusal = 'account' | 'circuit' | 'probe';
+
+export interface GateKeys {
+  inFlight: (owner: string) => string;
+  circuit: (subscriptionId: string) => string;
+  parked: (owner: string) => string;
+  wakes: string;
+}
+
+/** How long a slot handed to a parked job is kept for it: it is woken at once and asks within milliseconds. */
+export const WAKE_LEASE_MS = 10_000;
 
 export class DeliveryGate {
   constructor(
     private readonly redis: Redis,
-    private readonly keys: { inFlight: (owner: string) => string; circuit: (subscriptionId: string) => string },
+    private readonly keys: GateKeys,
     private readonly fairness: DeliveryFairness,
     /** How long a slot is held at most: an attempt's deadline and some (a crashed worker's slot frees itself). */
     private readonly leaseMs: number,
   ) {}
 
-  /** Takes a slot for `job` of `owner`'s subscription, or says how long (and why) to wait. */
+  /** Takes a slot for `job` of `owner`'s subscription, or says how long (and why) to wait; a job the account's slots refuse is parked. */
   async enter(
     owner: string,
     subscriptionId: string,
@@ -31,9 +47,10 @@ export class DeliveryGate {
   ): Promise<{ go: true } | { go: false; waitMs: number; why: GateRefusal }> {
     const [go, waitMs, why] = (await this.redis.eval(
       ENTER,
-      2,
+      3,
       this.keys.inFlight(owner),
       this.keys.circuit(subscriptionId),
+      this.keys.parked(owner),
       now,
       job,
       this.leaseMs,
@@ -43,22 +60,61 @@ export class DeliveryGate {
     return go === 1 ? { go: true } : { go: false, waitMs, why: why as GateRefusal };
   }
 
-  /** Gives the slot back and tells the circuit how the receiver answered; answers how long it is now open (0: closed). */
-  async leave(owner: string, subscriptionId: string, job: string, outcome: 'ok' | 'failing' | 'other', now = Date.now()): Promise<number> {
+  /**
+   * Gives the slot back and tells the circuit how the receiver answered:
+   * answers how long it is now open (0: closed), and the account's parked job
+   * the slot was handed to, if any (the caller wakes it).
+   */
+  async leaveAndWake(
+    owner: string,
+    subscriptionId: string,
+    job: string,
+    outcome: 'ok' | 'failing' | 'other',
+    now = Date.now(),
+  ): Promise<{ openMs: number; woken: string | undefined }> {
     const { failures, openMs, maxOpenMs } = this.fairness.circuit;
-    return Number(
-      await this.redis.eval(
-        LEAVE,
-        2,
-        this.keys.inFlight(owner),
-        this.keys.circuit(subscriptionId),
-        now,
-        job,
-        outcome,
-        failures,
-        openMs,
-        maxOpenMs,
-      ),
-    );
+    const [open, woken] = (await this.redis.eval(
+      LEAVE,
+      4,
+      this.keys.inFlight(owner),
+      this.keys.circuit(subscriptionId),
+      this.keys.parked(owner),
+      this.keys.wakes,
+      now,
+      job,
+      outcome,
+      failures,
+      openMs,
+      maxOpenMs,
+      WAKE_LEASE_MS,
+    )) as [number, string];
+    return { openMs: Number(open), woken: woken === '' ? undefined : woken };
+  }
+
+  /** leaveAndWake, for callers that wake nobody (tests of the circuit). */
+  async leave(owner: string, subscriptionId: string, job: string, outcome: 'ok' | 'failing' | 'other', now = Date.now()): Promise<number> {
+    return (await this.leaveAndWake(owner, subscriptionId, job, outcome, now)).openMs;
+  }
+
+  /** For jobs about to be enqueued: which get a slot now (true) and which are parked, asleep until a slot is theirs (false). */
+  async admit(owner: string, jobs: readonly string[], now = Date.now()): Promise<boolean[]> {
+    if (jobs.length === 0) return [];
+    const answer = (await this.redis.eval(
+      ADMIT,
+      2,
+      this.keys.inFlight(owner),
+      this.keys.parked(owner),
+      now,
+      this.leaseMs,
+      this.fairness.perAccount,
+      ...jobs,
+    )) as number[];
+    return answer.map((a) => a === 1);
+  }
+
+  /** Of these jobs, just put to sleep, the ones a slot was handed to before they slept: they wake themselves. */
+  async claimWakes(jobs: readonly string[], now = Date.now()): Promise<string[]> {
+    if (jobs.length === 0) return [];
+    return (await this.redis.eval(CLAIM_WAKES, 1, this.keys.wakes, now, ...jobs)) as string[];
   }
 }

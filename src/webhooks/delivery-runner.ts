@@ -29,6 +29,8 @@ export interface DeliverDeps {
   onChange?: () => Promise<void>;
   /** Slots per account and circuits per subscription (none: every attempt goes, as in tests of the sender alone). */
   gate?: DeliveryGate;
+  /** Wakes a parked delivery's job (its account handed it a slot); false if it is not asleep (yet). */
+  wake?: (jobId: string) => Promise<boolean>;
 }
 
 /** How long a held delivery (its account suspended) sleeps before it looks again; `accounts resume` wakes it at once. */
@@ -47,6 +49,8 @@ export type DeliveryOutcome =
   | { kind: 'done'; result: Record<string, unknown> }
   /** Sleep this long without spending an attempt (held, or the gate said not now). */
   | { kind: 'sleep'; ms: number }
+  /** Parked by its account's slots: sleep (without spending an attempt) until woken, `ms` at most; see wokenWhileParking. */
+  | { kind: 'park'; ms: number }
   /** Failed: retried on the schedule, or (`final`) never again. */
   | { kind: 'failed'; message: string; final: boolean };
 
@@ -85,6 +89,21 @@ export class DeliveryRunner {
     this.attempts = new Batcher((rows: AttemptRecord[]) => recordAttempts(deps.db, rows));
   }
 
+  /** Gives the slot back; the account's parked delivery it is handed to is woken now. */
+  private async leave(owner: string, subscriptionId: string, jobId: string, outcome: 'ok' | 'failing' | 'other'): Promise<void> {
+    const { gate, wake } = this.deps;
+    if (!gate) return;
+    const { woken } = await gate.leaveAndWake(owner, subscriptionId, jobId, outcome);
+    // Not asleep yet (still lying down): it finds the wake-up itself (wokenWhileParking).
+    // Once awake, its wake-up is left to lapse (60 s): one write less a delivery; found again, it would only wake a parked job once more.
+    if (woken && wake) await wake(woken);
+  }
+
+  /** After a parked job has gone to sleep: whether a slot was handed to it meanwhile (then it wakes itself). */
+  async wokenWhileParking(jobId: string): Promise<boolean> {
+    return ((await this.deps.gate?.claimWakes([jobId])) ?? []).length > 0;
+  }
+
   async attempt(job: AttemptJob): Promise<DeliveryOutcome> {
     const { deps } = this;
     const row = await this.deliveries.submit(job.deliveryId);
@@ -108,9 +127,8 @@ export class DeliveryRunner {
     if (deps.gate) {
       const entry = await deps.gate.enter(owner, subscriptionId, job.id);
       if (!entry.go) {
-        // Every start but this one that was not a spent attempt was a time it was held back (or held for its suspended account).
-        const { baseMs, spreadMs } = gateSleep(entry, job.attemptsStarted - 1 - job.attemptsMade);
-        return { kind: 'sleep', ms: baseMs + Math.floor(Math.random() * spreadMs) };
+        const { baseMs, spreadMs } = gateSleep(entry);
+        return { kind: entry.why === 'account' ? 'park' : 'sleep', ms: baseMs + Math.floor(Math.random() * spreadMs) };
       }
     }
     const attempt = row.attempts + 1;
@@ -125,7 +143,7 @@ export class DeliveryRunner {
       // The event id is the webhook-id: identical across retries and replays, so receivers can deduplicate.
       result = await send(row.url!, { id: row.event_id, body, secrets }, deps.policy, deps.timeoutMs);
     } catch (error) {
-      await deps.gate?.leave(owner, subscriptionId, job.id, 'other');
+      await this.leave(owner, subscriptionId, job.id, 'other');
       throw error;
     }
     const code = result.statusCode;
@@ -142,7 +160,7 @@ export class DeliveryRunner {
       now: new Date(),
     });
     const delivered = decision.kind === 'delivered';
-    await deps.gate?.leave(owner, subscriptionId, job.id, delivered ? 'ok' : receiverFailing(code, result.refused) ? 'failing' : 'other');
+    await this.leave(owner, subscriptionId, job.id, delivered ? 'ok' : receiverFailing(code, result.refused) ? 'failing' : 'other');
     if (code !== null) webhookLatency.observe(result.latencyMs / 1000);
     webhookDeliveries.inc({ outcome: decision.label });
     // One write (shared with the other deliveries finishing now): the attempt log and the delivery's new state.

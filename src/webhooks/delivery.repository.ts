@@ -96,6 +96,19 @@ export async function finishDelivery(db: Db, id: string, status: 'succeeded' | '
  * With new deliveries this is one statement: its select cannot see its own
  * insert's rows, hence the union with what the insert returns.
  */
+/** Whose each delivery is: its subscription's account, or the operators' (no account); in the order asked. */
+export async function deliveryOwners(db: Db, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('webhook_deliveries as d')
+    .leftJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+    .select(['d.id', 's.account_id'])
+    .where('d.id', 'in', ids)
+    .execute();
+  const owners = new Map(rows.map((r) => [r.id, r.account_id ?? 'operators']));
+  return ids.map((id) => owners.get(id) ?? 'operators');
+}
+
 export async function createPendingDeliveries(db: Db, eventId: string, subscriptionIds: readonly string[]): Promise<string[]> {
   const pendingQuery = db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).where('status', '=', 'pending');
   const rows =

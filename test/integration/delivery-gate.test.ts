@@ -1,7 +1,8 @@
-// The delivery gate in Redis (issue 35): one account's slots over every
-// worker, and a failing receiver's circuit, on a clock the test moves.
+// The delivery gate in Redis (issues 35, 48): one account's slots over every
+// worker, its parked deliveries each handed the next slot it frees, and a
+// failing receiver's circuit, on a clock the test moves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_DELIVERY_FAIRNESS, gateSleep, receiverFailing } from '../../src/domain/webhooks/fairness.js';
+import { DEFAULT_DELIVERY_FAIRNESS, gateSleep, PARKED_SLEEP_MS, receiverFailing } from '../../src/domain/webhooks/fairness.js';
 import { DeliveryGate } from '../../src/webhooks/delivery-gate.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 
@@ -15,7 +16,12 @@ const LEASE_MS = 20_000;
 const gate = (perAccount = 3) =>
   new DeliveryGate(
     redis.redis,
-    { inFlight: redis.keys.webhookInFlight, circuit: redis.keys.webhookCircuit },
+    {
+      inFlight: redis.keys.webhookInFlight,
+      circuit: redis.keys.webhookCircuit,
+      parked: redis.keys.webhookParked,
+      wakes: redis.keys.webhookWakes,
+    },
     { ...DEFAULT_DELIVERY_FAIRNESS, perAccount },
     LEASE_MS,
   );
@@ -31,6 +37,27 @@ describe('an account holds at most its slots', () => {
     expect(await g.enter('acct_a', 'sub_a', 'a1', now)).toEqual({ go: true });
     await g.leave('acct_a', 'sub_a', 'a2', 'ok', now);
     expect(await g.enter('acct_a', 'sub_a2', 'a4', now)).toEqual({ go: true });
+  });
+
+  it('parks what its slots refuse and hands each slot it frees to the first parked job, in arrival order', async () => {
+    const g = gate(2);
+    const now = 1_500_000;
+    expect(await g.admit('acct_p', ['p1', 'p2', 'p3', 'p4'], now)).toEqual([true, true, false, false]);
+    // Parked jobs are refused, and a job that asks again keeps its place; another account is not held.
+    expect(await g.enter('acct_p', 'sub_p', 'p5', now)).toEqual({ go: false, waitMs: 0, why: 'account' });
+    expect(await g.admit('acct_q', ['q1'], now)).toEqual([true]);
+    // A slot freed goes to p3 (parked first), then p4, then p5, each woken; nobody takes it in between.
+    expect(await g.enter('acct_p', 'sub_p', 'p1', now)).toEqual({ go: true });
+    expect(await g.leaveAndWake('acct_p', 'sub_p', 'p1', 'ok', now)).toEqual({ openMs: 0, woken: 'p3' });
+    expect((await g.enter('acct_p', 'sub_p', 'p6', now)).go).toBe(false);
+    expect(await g.enter('acct_p', 'sub_p', 'p3', now)).toEqual({ go: true });
+    expect((await g.leaveAndWake('acct_p', 'sub_p', 'p2', 'ok', now)).woken).toBe('p4');
+    // p4 was woken before it lay down: it finds the wake-up itself, once.
+    expect(await g.claimWakes(['p4', 'p6'], now)).toEqual(['p4']);
+    expect(await g.claimWakes(['p4'], now)).toEqual([]);
+    expect((await g.leaveAndWake('acct_p', 'sub_p', 'p3', 'ok', now)).woken).toBe('p5');
+    // While jobs are parked, new ones queue behind them even with a slot about to free.
+    expect(await g.admit('acct_p', ['p7'], now)).toEqual([false]);
   });
 
   it("frees a crashed worker's slot when its lease runs out", async () => {
@@ -85,12 +112,11 @@ describe("a failing receiver's circuit", () => {
 });
 
 describe('how long a held delivery sleeps', () => {
-  it('backs off 1 s to 32 s as its account keeps it waiting, sleeps until a circuit closes and at most 5 s behind a probe', () => {
-    expect([0, 1, 2, 5, 9].map((n) => gateSleep({ why: 'account', waitMs: 0 }, n).baseMs)).toEqual([1_000, 2_000, 4_000, 32_000, 32_000]);
-    expect(gateSleep({ why: 'account', waitMs: 0 }, 2)).toEqual({ baseMs: 4_000, spreadMs: 4_000 });
-    expect(gateSleep({ why: 'circuit', waitMs: 30_000 }, 3)).toEqual({ baseMs: 30_000, spreadMs: 7_500 });
-    expect(gateSleep({ why: 'probe', waitMs: 10 }, 0)).toEqual({ baseMs: 1_000, spreadMs: 1_000 });
-    expect(gateSleep({ why: 'probe', waitMs: 19_000 }, 0)).toEqual({ baseMs: 5_000, spreadMs: 1_000 });
+  it('parked, sleeps only as a safety net (it is woken); sleeps until a circuit closes and at most 5 s behind a probe', () => {
+    expect(gateSleep({ why: 'account', waitMs: 0 }).baseMs).toBe(PARKED_SLEEP_MS);
+    expect(gateSleep({ why: 'circuit', waitMs: 30_000 })).toEqual({ baseMs: 30_000, spreadMs: 7_500 });
+    expect(gateSleep({ why: 'probe', waitMs: 10 })).toEqual({ baseMs: 1_000, spreadMs: 1_000 });
+    expect(gateSleep({ why: 'probe', waitMs: 19_000 })).toEqual({ baseMs: 5_000, spreadMs: 1_000 });
   });
 
   it('a timeout, a 5xx, 429 and 408 say the receiver is failing; a 4xx or a refused address do not', () => {

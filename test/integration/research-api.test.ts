@@ -272,7 +272,8 @@ describe('research on demand', () => {
       const submitted = await api(a.key, 'POST', '/api/research-runs', { idea: 'Heated insoles for ice fishing' });
       expect(submitted.statusCode, submitted.body).toBe(202);
       id = submitted.json().data.id as string;
-      expect(await (await pipeline.queues.research.getJob(`${id}-step-1`))?.getState()).toBe('waiting');
+      // Waiting its turn (a first step waits at its run's fair turn: BullMQ's 'prioritized').
+      expect(await (await pipeline.queues.research.getJob(`${id}-step-1`))?.getState()).toBe('prioritized');
       expect((await api(a.key, 'GET', '/api/usage')).json().data.research.used).toBe(1);
       const cancelled = await api(a.key, 'DELETE', `/api/research-runs/${id}`);
       expect(cancelled.statusCode, cancelled.body).toBe(200);
