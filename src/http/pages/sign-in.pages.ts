@@ -3,9 +3,17 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { normaliseEmail } from '../../account/invitations.js';
 import { findInvitation, findMemberByEmail, insertSession, revokeSession, useInvitation } from '../../account/member.repository.js';
-import { hashPassword, passwordProblem, verifyNothing, verifyPassword, PASSWORD_MIN_LENGTH } from '../../account/password.js';
+import {
+  HashingBusy,
+  hashPassword,
+  passwordProblem,
+  verifyNothing,
+  verifyPassword,
+  PASSWORD_MIN_LENGTH,
+  type HashLane,
+} from '../../account/password.js';
 import { csrfTokenOf, hashToken, isTokenShaped, newToken } from '../../account/tokens.js';
-import { clientKey } from '../failed-auth-limiter.js';
+import { signInClientKey } from '../failed-auth-limiter.js';
 import { esc, hidden, notice } from './layout.js';
 import {
   cookieName,
@@ -24,7 +32,7 @@ import { field, type PageKit } from './page-kit.js';
 const DEVICE_SECONDS = 30 * 86_400;
 
 export function signInPages(app: FastifyInstance, kit: PageKit): void {
-  const { db, logger, limiter, publicOrigin, audit, hide, form, html, refused, change } = kit;
+  const { db, logger, limiter, hashing, publicOrigin, audit, hide, form, html, refused, change } = kit;
   // Sign in and out
 
   const signInForm = (csrf: string, email = '', message = '') =>
@@ -33,6 +41,19 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <div><button type="submit">Sign in</button></div></form>
 <p>No password yet? Use the invitation link an owner of your account sent you.</p>`;
+
+  /** Hashing is at its bound in this process: a 503 with Retry-After, the form kept, nothing counted or checked. */
+  const busy = (reply: FastifyReply, pre: string, email: string) => {
+    logger.warn({ audit: { action: 'sign-in busy' } }, 'account pages: password hashing at its bound');
+    return html(reply.code(503).header('retry-after', '1'), {
+      title: 'Sign in',
+      body: signInForm(
+        csrfTokenOf(pre),
+        email,
+        notice('error', 'Sign-in is very busy right now and your password was not checked. Please wait a moment and sign in again.'),
+      ),
+    });
+  };
 
   app.get('/account/sign-in', hide, async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
@@ -58,15 +79,20 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
     // Counted before the password is checked (atomic: concurrent guesses cannot slip past the count).
     // A browser that signed in to this account before is not held by the account's limit (only the address's and its own).
     const deviceCookie = readCookie(request, cookieName(request, 'device'));
-    const deviceKey =
-      member && deviceCookie && isTokenShaped(deviceCookie)
-        ? kit.options.redisKeys.signInDevice(member.account_id, hashToken(deviceCookie))
+    const deviceHash = member && deviceCookie && isTokenShaped(deviceCookie) ? hashToken(deviceCookie) : undefined;
+    const knownDevice =
+      deviceHash !== undefined && (await kit.options.redis.exists(kit.options.redisKeys.signInDevice(member!.account_id, deviceHash))) === 1
+        ? deviceHash
         : undefined;
-    const knownDevice = deviceKey !== undefined && (await kit.options.redis.exists(deviceKey)) === 1;
-    const held = await limiter.reserve(emailHash, clientKey(request.ip), member?.account_id, knownDevice);
+    const client = signInClientKey(request.ip);
+    // Known browsers hash in a lane of their own (password.ts HashGate): a flood from everyone else cannot fill it.
+    const lane: HashLane = knownDevice ? 'known' : 'other';
+    // Refused before it is counted when hashing is at its bound: a busy moment spends no one's attempts.
+    if (hashing.full(lane)) return busy(reply, pre!, email);
+    const held = await limiter.reserve(emailHash, client, member?.account_id, knownDevice);
     if (held) {
       logger.warn(
-        { audit: { action: 'sign-in held', email_hash: emailHash.slice(0, 16), client: clientKey(request.ip) } },
+        { audit: { action: 'sign-in held', email_hash: emailHash.slice(0, 16), client } },
         'account pages: sign-in attempts held',
       );
       const minutes = Math.ceil(held.retryAfterSeconds / 60);
@@ -82,18 +108,24 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
         ),
       });
     }
-    const ok = member?.password_hash ? await verifyPassword(password, member.password_hash) : await verifyNothing(password);
-    if (!member || !ok) {
-      logger.info(
-        { audit: { action: 'sign-in failed', email_hash: emailHash.slice(0, 16), client: clientKey(request.ip) } },
-        'account pages: sign-in failed',
+    let ok: boolean;
+    try {
+      // An unknown address hashes against a dummy in the same lane: the same cost and time as a known one.
+      ok = await hashing.run(lane, () =>
+        member?.password_hash ? verifyPassword(password, member.password_hash) : verifyNothing(password),
       );
+    } catch (error) {
+      if (error instanceof HashingBusy) return busy(reply, pre!, email);
+      throw error;
+    }
+    if (!member || !ok) {
+      logger.info({ audit: { action: 'sign-in failed', email_hash: emailHash.slice(0, 16), client } }, 'account pages: sign-in failed');
       return html(reply.code(401), {
         title: 'Sign in',
         body: signInForm(csrfTokenOf(pre!), email, notice('error', 'The email address or the password is wrong.')),
       });
     }
-    await limiter.succeeded(emailHash, member.account_id, !knownDevice);
+    await limiter.succeeded(emailHash, member.account_id, knownDevice);
     // Never keep a session id that existed before sign-in (fixation): end whatever the browser held, make a new one.
     const before = await currentSession(db, request);
     if (before) await revokeSession(db, before.row.id_hash);
@@ -106,12 +138,12 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
       await kit.options.redis.set(kit.options.redisKeys.signInDevice(member.account_id, hashToken(device)), '1', 'EX', DEVICE_SECONDS);
       setCookie(request, reply, cookieName(request, 'device'), device, DEVICE_SECONDS);
     }
-    audit({ memberId: member.id, accountId: member.account_id }, 'signed in', { client: clientKey(request.ip) });
+    audit({ memberId: member.id, accountId: member.account_id }, 'signed in', { client });
     return reply.redirect('/account', 303);
   });
 
   app.post('/account/sign-out', form, async (request, reply) => {
-    const session = await change(request, reply, { whileSuspended: true });
+    const session = await change(request, reply, { whileSuspended: true, counted: false });
     if (!session) return reply;
     await revokeSession(db, session.row.id_hash);
     setCookie(request, reply, cookieName(request, 'session'), '', 0);
@@ -121,18 +153,24 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
 
   // Invitations
 
-  /** A link the People page made for an address of another account (people.pages.ts): it says so, and sets nothing. */
-  const invitationElsewhere = async (token: string, reply: FastifyReply) => {
+  /**
+   * A link the People page made for an address of another account (people.pages.ts): it says so, and sets nothing.
+   * Answers it and says true, or says false and leaves the answer to the caller. (It once returned the reply
+   * itself from an async function: a reply is a thenable that resolves to undefined, so the caller answered
+   * again, and Fastify's "Reply was already sent" warning wrote the link's token to the log.)
+   */
+  const invitationElsewhere = async (token: string, reply: FastifyReply): Promise<boolean> => {
     if (!isTokenShaped(token) || (await kit.options.redis.exists(kit.options.redisKeys.invitationElsewhere(hashToken(token)))) === 0) {
-      return undefined;
+      return false;
     }
-    return html(reply.code(409), {
+    void html(reply.code(409), {
       title: 'Invitation',
       body: notice(
         'error',
         'Your address already signs in to another account of this service, and an address belongs to one account only, so this invitation cannot be used. Ask the person who invited you to invite another of your addresses.',
       ),
     });
+    return true;
   };
   const invitationGone = (reply: FastifyReply) =>
     html(reply.code(410), {
@@ -160,7 +198,7 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
   app.get('/account/invite/:token', hide, async (request, reply) => {
     const { token } = request.params as { token: string };
     const invitation = await liveInvitation(token);
-    if (!invitation) return (await invitationElsewhere(token, reply)) ?? invitationGone(reply);
+    if (!invitation) return (await invitationElsewhere(token, reply)) ? reply : invitationGone(reply);
     return html(reply, {
       title: `Join ${invitation.account_name}`,
       body: passwordForm(token, csrfTokenOf(preSession(request, reply)), invitation.email),
@@ -172,7 +210,7 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
     const pre = preSessionSecret(request);
     if (!sameOrigin(request, publicOrigin()) || !formTokenMatches(pre, request.body)) return refused(reply);
     const invitation = await liveInvitation(token);
-    if (!invitation) return (await invitationElsewhere(token, reply)) ?? invitationGone(reply);
+    if (!invitation) return (await invitationElsewhere(token, reply)) ? reply : invitationGone(reply);
     const password = field(request.body, 'password');
     const problem = passwordProblem(password) ?? (password === field(request.body, 'confirm') ? null : 'The two passwords differ.');
     if (problem) {
@@ -181,7 +219,22 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
         body: passwordForm(token, csrfTokenOf(pre!), invitation.email, notice('error', problem)),
       });
     }
-    const memberId = await useInvitation(db, invitation.id, await hashPassword(password));
+    let hash: string;
+    try {
+      hash = await hashing.run('other', () => hashPassword(password));
+    } catch (error) {
+      if (!(error instanceof HashingBusy)) throw error;
+      return html(reply.code(503).header('retry-after', '1'), {
+        title: `Join ${invitation.account_name}`,
+        body: passwordForm(
+          token,
+          csrfTokenOf(pre!),
+          invitation.email,
+          notice('error', 'The service is very busy right now and your password was not set. Please wait a moment and try again.'),
+        ),
+      });
+    }
+    const memberId = await useInvitation(db, invitation.id, hash);
     if (!memberId) return invitationGone(reply);
     logger.info({ audit: { action: 'password set', member_id: memberId } }, 'account pages: password set from an invitation');
     return reply.redirect('/account/sign-in?password_set', 303);
