@@ -14,7 +14,7 @@ import { UsageRecorder } from '../accounts/usage-recorder.js';
 import { HTTP_DEFAULTS, type HttpLimits, type PagesLimits } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { ReadRouter } from '../db/read-router.js';
-import { answerClientError, ConnectionsPerClient } from './client-connections.js';
+import { answerClientError, closeUnreadConnections, ConnectionsPerClient } from './client-connections.js';
 import { matchesAny, parseCidr, parseIp, type Cidr } from '../domain/ip.js';
 import type { Logger } from '../logger.js';
 import { httpDuration, reportResponseCache } from '../observability/metrics.js';
@@ -217,6 +217,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       server.setTimeout(limits.requestTimeoutMs);
       server.maxConnections = limits.maxConnections;
       connections.attach(server);
+      closeUnreadConnections(server, limits.unreadTimeoutMs);
       new ConnectionsPerClient(
         limits.maxConnections,
         limits.maxConnectionsPerClient,

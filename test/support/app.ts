@@ -6,6 +6,7 @@ import { ApiKeyCache } from '../../src/api-keys/api-key-cache.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import type { Plan } from '../../src/domain/quota.js';
+import type { HttpLimits, PagesLimits } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import type { ResearchSettings } from '../../src/research/research-service.js';
 import { directSeries } from '../../src/research/comparison-service.js';
@@ -48,6 +49,12 @@ export async function createTestApp(
     webhookMaxSubscriptions?: Record<Plan, number>;
     /** Research on demand (POST /api/research-runs): its settings over synthetic data, unpaced, reusing nothing. */
     research?: Partial<ResearchSettings>;
+    /** The HTTP server's bounds (tests of connections that listen on a loopback port). */
+    http?: HttpLimits;
+    /** The account pages' bounds (hashing, pages per session and account). */
+    pages?: PagesLimits;
+    /** PUBLIC_BASE_URL. */
+    publicBaseUrl?: string;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -79,6 +86,9 @@ export async function createTestApp(
     // busy machine starves the loop for a whole sample (under-pressure then reads Infinity).
     overloadMaxEventLoopDelayMs: 0,
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
+    ...(options.http ? { http: options.http } : {}),
+    ...(options.pages ? { pages: options.pages } : {}),
+    ...(options.publicBaseUrl ? { publicBaseUrl: () => options.publicBaseUrl! } : {}),
     ...(options.research
       ? {
           research: {
