@@ -31,7 +31,7 @@ import { methodNotAllowed } from './plugins/method-not-allowed.plugin.js';
 import { openApiPlugin } from './plugins/openapi.plugin.js';
 import { overloadPlugin } from './plugins/overload.plugin.js';
 import { problem, sendProblem } from './problem.js';
-import { loggedError, OneLinePerRequest } from './request-log.js';
+import { loggedError, OneLinePerRequest, withoutTokens } from './request-log.js';
 import { ResponseCache } from './response-cache.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { accountPages } from './pages/account.pages.js';
@@ -233,7 +233,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new OneLinePerRequest(),
     // Every request's logger: an error's message may quote the URL (Fastify's own warnings do), never an invitation token.
     childLoggerFactory: (logger, bindings, options) =>
-      logger.child(bindings, { ...options, serializers: { ...options.serializers, err: loggedError } }),
+      withoutTokens(logger.child(bindings, { ...options, serializers: { ...options.serializers, err: loggedError } })),
     // Report every invalid parameter, and never silently drop unknown ones.
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true } },
     routerOptions: { maxParamLength: 200 },

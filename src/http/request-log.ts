@@ -40,6 +40,31 @@ export function loggedError(error: unknown): unknown {
   return out;
 }
 
+type LogMethod = (this: unknown, ...args: unknown[]) => void;
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
+/**
+ * A request's logger whose lines never carry an invitation token in their message either: pino takes an
+ * error's message as the line's `msg` when none is given (as in Fastify's own warnings), past any serializer.
+ */
+export function withoutTokens<L extends object>(logger: L): L {
+  const methods = logger as unknown as Record<(typeof LEVELS)[number], LogMethod>;
+  for (const level of LEVELS) {
+    const original = methods[level];
+    if (typeof original !== 'function') continue;
+    methods[level] = function (this: unknown, ...args: unknown[]) {
+      const [first, second] = args;
+      if (typeof first === 'string') args[0] = loggedText(first);
+      else if (typeof second === 'string') args[1] = loggedText(second);
+      else if (first instanceof Error) args.splice(1, 0, loggedText(first.message));
+      else if (first && typeof first === 'object' && (first as { err?: unknown }).err instanceof Error)
+        args.splice(1, 0, loggedText((first as { err: Error }).err.message));
+      original.apply(this, args);
+    };
+  }
+  return logger;
+}
+
 export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
 
