@@ -109,10 +109,12 @@ async function measure(mode: string, { app, base }: Awaited<ReturnType<typeof st
     if (invited.kind !== 'invited') throw new Error(`no invitation: ${invited.kind}`);
     const known = new Browser(base, '192.0.2.10');
     const path = new URL(invited.link).pathname;
-    const csrf = Browser.csrf(await known.get(path));
-    await known.post(path, { csrf, password: person.password, confirm: person.password });
+    // Setting up is not measured: a request the loaded machine drops is asked again, as a browser would.
+    const setUp = async <T>(step: () => Promise<T>): Promise<T> => step().catch(step);
+    const csrf = Browser.csrf(await setUp(() => known.get(path)));
+    await setUp(() => known.post(path, { csrf, password: person.password, confirm: person.password }));
     // The first sign-in makes the browser known (its device cookie); the second is the idle reference.
-    if ((await known.signIn(person.email, person.password)) !== 303) throw new Error('the known person could not sign in');
+    if ((await setUp(() => known.signIn(person.email, person.password))) !== 303) throw new Error('the known person could not sign in');
     let started = performance.now();
     if ((await known.signIn(person.email, person.password)) !== 303) throw new Error('the known person could not sign in');
     const idleMs = performance.now() - started;
@@ -126,7 +128,7 @@ async function measure(mode: string, { app, base }: Awaited<ReturnType<typeof st
       const clients = await Promise.all(
         Array.from({ length: CLIENTS }, async (_, i) => {
           const browser = new Browser(base, `198.18.${(mode === 'bounded' ? 100 : 0) + r}.${i + 1}`);
-          return { browser, csrf: Browser.csrf(await browser.get('/account/sign-in')) };
+          return { browser, csrf: Browser.csrf(await setUp(() => browser.get('/account/sign-in'))) };
         }),
       );
       started = performance.now();
