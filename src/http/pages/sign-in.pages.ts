@@ -75,6 +75,10 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
     const email = normaliseEmail(rawEmail) ?? rawEmail.trim().toLowerCase();
     const password = field(request.body, 'password').slice(0, 1_000);
     const emailHash = hashToken(email);
+    // A browser with no device cookie hashes in the shared lane whoever it names: when that lane is full it
+    // is refused before even the address is looked up, so a flood costs no query either.
+    const deviceShaped = readCookie(request, cookieName(request, 'device'));
+    if (!(deviceShaped && isTokenShaped(deviceShaped)) && hashing.full('other')) return busy(reply, pre!, email);
     const member = await findMemberByEmail(db, email);
     // Counted before the password is checked (atomic: concurrent guesses cannot slip past the count).
     // A browser that signed in to this account before is not held by the account's limit (only the address's and its own).
