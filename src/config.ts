@@ -101,7 +101,31 @@ export interface WebConfig {
   readonly overloadMaxEventLoopDelayMs: number;
   /** On SIGTERM the web process reports unready and keeps serving this long before closing. */
   readonly shutdownDrainMs: number;
+  /** The account pages' bounds: password hashing per process, and pages per session and per account. */
+  readonly pages: PagesLimits;
 }
+
+/** The account pages' bounds (see SECURITY.md); the defaults of an app built without settings too. */
+export interface PagesLimits {
+  /** scrypt hashes running at once per web process (SIGN_IN_HASH_CONCURRENCY); 0: unbounded, the benchmark's baseline only. */
+  readonly hashConcurrent: number;
+  /** Of those, the ones kept for browsers that signed in to the account before (SIGN_IN_HASH_RESERVED_KNOWN). */
+  readonly hashReservedForKnown: number;
+  /** Sign-ins that may wait for a hash, per lane (known browsers, everyone else); past it 503 + Retry-After (SIGN_IN_HASH_QUEUE). */
+  readonly hashWaiting: number;
+  /** Account pages one session may open a minute (ACCOUNT_PAGES_PER_MINUTE_SESSION). */
+  readonly perSessionPerMinute: number;
+  /** Account pages all sessions of one account may open a minute (ACCOUNT_PAGES_PER_MINUTE_ACCOUNT). */
+  readonly perAccountPerMinute: number;
+}
+
+export const PAGES_DEFAULTS: PagesLimits = Object.freeze({
+  hashConcurrent: 2,
+  hashReservedForKnown: 1,
+  hashWaiting: 16,
+  perSessionPerMinute: 60,
+  perAccountPerMinute: 240,
+});
 
 export interface DataForSeoConfig {
   /** The API login and password (app.dataforseo.com/api-access), sent as Basic auth; never logged. */
@@ -224,6 +248,7 @@ export const HTTP_DEFAULTS: HttpLimits = Object.freeze({
   maxPipelined: 16,
   maxQueuedBytes: 1024 * 1024,
   maxQueuedTotalBytes: 64 * 1024 * 1024,
+  unreadTimeoutMs: 30_000,
 });
 
 export interface HttpLimits {
@@ -243,6 +268,8 @@ export interface HttpLimits {
   readonly maxQueuedBytes: number;
   /** Bytes of unread answers over all connections; past it, the connections holding the most are closed. */
   readonly maxQueuedTotalBytes: number;
+  /** A connection whose client has read none of its answers for this long is reset (answers in the kernel's buffer count too). */
+  readonly unreadTimeoutMs: number;
 }
 
 /** How a research run asks Google for what its steps need (research/trends-plan.ts builds each). */
@@ -471,6 +498,7 @@ function loadHttpLimits(read: EnvReader): HttpLimits {
     maxPipelined: read.integer('HTTP_MAX_PIPELINED', HTTP_DEFAULTS.maxPipelined, 1, 1_000),
     maxQueuedBytes: read.integer('HTTP_MAX_UNREAD_KB', HTTP_DEFAULTS.maxQueuedBytes / 1024, 64, 1_048_576) * 1024,
     maxQueuedTotalBytes: read.integer('HTTP_MAX_UNREAD_TOTAL_MB', HTTP_DEFAULTS.maxQueuedTotalBytes / 2 ** 20, 1, 65_536) * 2 ** 20,
+    unreadTimeoutMs: read.integer('HTTP_UNREAD_TIMEOUT_MS', HTTP_DEFAULTS.unreadTimeoutMs, 1_000, 600_000),
   };
   read.check(
     limits.headersTimeoutMs <= limits.requestTimeoutMs,
@@ -504,7 +532,23 @@ function loadWebSection(read: EnvReader): WebConfig {
     usageFlushMs: read.integer('USAGE_FLUSH_MS', 30_000, 100, 60_000),
     overloadMaxEventLoopDelayMs: read.integer('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 500, 0, 60_000),
     shutdownDrainMs: read.integer('SHUTDOWN_DRAIN_MS', 1_000, 0, 60_000),
+    pages: loadPagesLimits(read),
   });
+}
+
+function loadPagesLimits(read: EnvReader): PagesLimits {
+  const limits = {
+    hashConcurrent: read.integer('SIGN_IN_HASH_CONCURRENCY', PAGES_DEFAULTS.hashConcurrent, 0, 64),
+    hashReservedForKnown: read.integer('SIGN_IN_HASH_RESERVED_KNOWN', PAGES_DEFAULTS.hashReservedForKnown, 0, 64),
+    hashWaiting: read.integer('SIGN_IN_HASH_QUEUE', PAGES_DEFAULTS.hashWaiting, 0, 10_000),
+    perSessionPerMinute: read.integer('ACCOUNT_PAGES_PER_MINUTE_SESSION', PAGES_DEFAULTS.perSessionPerMinute, 1, 100_000),
+    perAccountPerMinute: read.integer('ACCOUNT_PAGES_PER_MINUTE_ACCOUNT', PAGES_DEFAULTS.perAccountPerMinute, 1, 1_000_000),
+  };
+  read.check(
+    limits.hashConcurrent === 0 || limits.hashReservedForKnown < limits.hashConcurrent,
+    `SIGN_IN_HASH_RESERVED_KNOWN (${limits.hashReservedForKnown}) must be below SIGN_IN_HASH_CONCURRENCY (${limits.hashConcurrent}): everyone else needs a slot too`,
+  );
+  return Object.freeze(limits);
 }
 
 function loadAdminSection(read: EnvReader): AdminConfig {

@@ -49,3 +49,84 @@ export function passwordProblem(password: string): string | null {
   if (password.length > PASSWORD_MAX_LENGTH) return `A password has at most ${PASSWORD_MAX_LENGTH} characters.`;
   return null;
 }
+
+/** Which queue of the hashing gate an attempt waits in: a browser that signed in to the account before, or anyone else. */
+export type HashLane = 'known' | 'other';
+
+export interface HashGateLimits {
+  /** scrypt calls running at once in this process (each holds a libuv thread and 32 MiB); 0: no bound (benchmarks' baseline only). */
+  readonly concurrent: number;
+  /** Of those, the ones only known browsers may use: a flood from everyone else never has them. */
+  readonly reservedForKnown: number;
+  /** Attempts that may wait for a slot, per lane; past it the attempt is refused at once (HashingBusy). */
+  readonly waiting: number;
+}
+
+/** The gate is full: the attempt was refused without hashing; try again after `retryAfterSeconds`. */
+export class HashingBusy extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('password hashing is at its bound');
+  }
+}
+
+/**
+ * Bounds the password hashing of one process. scrypt runs on libuv's thread pool (4 threads by default,
+ * shared with DNS and file reads), so 360 wrong sign-ins queued there held a right one 1.7 to 5.2 s
+ * (an outside review). Here at most `concurrent` run at once, `reservedForKnown` of them only for
+ * known browsers; each lane has `waiting` places, known browsers go first when a slot frees, and an
+ * attempt that finds its lane's queue full is refused at once, never queued behind the flood.
+ * An unknown address hashes against a dummy (verifyNothing) in the same lane as a known address
+ * from an unknown browser: lane and cost say nothing of whether the address exists.
+ */
+export class HashGate {
+  private running = { known: 0, other: 0 };
+  private readonly queues: Record<HashLane, Array<() => void>> = { known: [], other: [] };
+  readonly stats = { refused: 0 };
+
+  constructor(private readonly limits: HashGateLimits) {}
+
+  private get unbounded(): boolean {
+    return this.limits.concurrent === 0;
+  }
+
+  private mayStart(lane: HashLane): boolean {
+    const total = this.running.known + this.running.other;
+    if (total >= this.limits.concurrent) return false;
+    return lane === 'known' || this.running.other < this.limits.concurrent - this.limits.reservedForKnown;
+  }
+
+  /** Whether an attempt in this lane would be refused now (checked before its attempt is counted). */
+  full(lane: HashLane): boolean {
+    return !this.unbounded && !this.mayStart(lane) && this.queues[lane].length >= this.limits.waiting;
+  }
+
+  /** Runs `work` (a hash) when a slot is free; throws HashingBusy when the lane's queue is full. */
+  async run<T>(lane: HashLane, work: () => Promise<T>): Promise<T> {
+    if (this.unbounded) return work();
+    if (!this.mayStart(lane)) {
+      if (this.queues[lane].length >= this.limits.waiting) {
+        this.stats.refused += 1;
+        throw new HashingBusy(1);
+      }
+      await new Promise<void>((resolve) => this.queues[lane].push(resolve));
+    } else {
+      this.running[lane] += 1;
+    }
+    try {
+      return await work();
+    } finally {
+      this.running[lane] -= 1;
+      this.next();
+    }
+  }
+
+  /** A slot freed: known browsers first, then the rest while the reserved slots stay free. */
+  private next(): void {
+    for (const lane of ['known', 'other'] as const) {
+      while (this.queues[lane].length > 0 && this.mayStart(lane)) {
+        this.running[lane] += 1;
+        this.queues[lane].shift()!();
+      }
+    }
+  }
+}

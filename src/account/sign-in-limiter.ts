@@ -8,9 +8,14 @@
 //   through an account's people is limited too); a right password gives back its one attempt.
 //   A browser that signed in to the account before (its device cookie, 30 days) is not held by
 //   this limit, so someone who knows three addresses cannot keep the account's people out;
-// - per client (IPv4 address or IPv6 /64): 20 attempts a minute, right or wrong, so one
+// - per client (IPv4 address or IPv6 /48: one site's usual allocation, 65,536 /64s that would each
+//   have been a client of their own): 20 attempts a minute, right or wrong, so one
 //   client cannot walk through many addresses. A client over its limit is refused without
 //   spending the address's or the account's count.
+// A known browser is held by none of those three: it has a bound of its own, per address and
+// browser (attemptsPerKnownDevice in the address's window, and the client limit counted for that
+// browser alone), so ten wrong passwords from anywhere else no longer lock a person out on the
+// browser they always use, and a guesser without that browser's cookie cannot spend its bound.
 // Fixed windows (the expiry set by the script on a window's first attempt): the limits may be met
 // twice around a window's edge, never more.
 import type { Redis } from '../redis/connection.js';
@@ -22,6 +27,8 @@ export const SIGN_IN_LIMITS = {
   accountWindowSeconds: 900,
   attemptsPerClient: 20,
   clientWindowSeconds: 60,
+  /** Per address, from one browser that signed in to its account before (emailWindowSeconds). */
+  attemptsPerKnownDevice: 20,
 } as const;
 
 export interface SignInKeys {
@@ -53,6 +60,11 @@ export class SignInLimiter {
     private readonly keys: SignInKeys,
   ) {}
 
+  /** The address's count: everyone's, or one known browser's own. */
+  private emailKey(emailHash: string, knownDevice: string | undefined): string {
+    return this.keys.email(knownDevice === undefined ? emailHash : `${emailHash}:device:${knownDevice}`);
+  }
+
   /**
    * Counts this attempt (client, address and, when the address is a member's, the account) before the
    * password is checked; says how long to wait when any of them is over its limit (then nothing is checked).
@@ -61,16 +73,18 @@ export class SignInLimiter {
     emailHash: string,
     client: string,
     accountId: string | undefined,
-    knownDevice = false,
+    /** The hash of the device cookie of a browser known to the account, when it is one. */
+    knownDevice?: string,
   ): Promise<{ retryAfterSeconds: number } | null> {
-    const keys = [this.keys.client(client), this.keys.email(emailHash)];
+    const known = knownDevice !== undefined;
+    const keys = [this.keys.client(known ? `device:${knownDevice}` : client), this.emailKey(emailHash, knownDevice)];
     const args: number[] = [
       SIGN_IN_LIMITS.attemptsPerClient,
       SIGN_IN_LIMITS.clientWindowSeconds,
-      SIGN_IN_LIMITS.attemptsPerEmail,
+      known ? SIGN_IN_LIMITS.attemptsPerKnownDevice : SIGN_IN_LIMITS.attemptsPerEmail,
       SIGN_IN_LIMITS.emailWindowSeconds,
     ];
-    if (accountId !== undefined && !knownDevice) {
+    if (accountId !== undefined && !known) {
       keys.push(this.keys.account(accountId));
       args.push(SIGN_IN_LIMITS.attemptsPerAccount, SIGN_IN_LIMITS.accountWindowSeconds);
     }
@@ -79,12 +93,12 @@ export class SignInLimiter {
   }
 
   /**
-   * A right password: the address starts afresh and, when this attempt counted against the account
-   * (not from a browser known to it), the account gets its one attempt back.
+   * A right password: the address's count (a known browser's: its own) starts afresh and, when this
+   * attempt counted against the account (not from a browser known to it), the account gets its one attempt back.
    */
-  async succeeded(emailHash: string, accountId: string, countedOnAccount = true): Promise<void> {
-    const steps = this.redis.multi().del(this.keys.email(emailHash));
-    if (countedOnAccount)
+  async succeeded(emailHash: string, accountId: string, knownDevice?: string): Promise<void> {
+    const steps = this.redis.multi().del(this.emailKey(emailHash, knownDevice));
+    if (knownDevice === undefined)
       steps.eval(
         "if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end",
         1,

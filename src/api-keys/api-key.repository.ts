@@ -20,7 +20,28 @@ export interface CreatedApiKey {
   scopes: string[];
 }
 
-/** A new key in an existing account. */
+/**
+ * Live keys an account may hold, by plan: keys that are neither revoked, expired nor replaced by a rotation
+ * (a rotation swaps one for one, so it is never refused). Every live key is a row each request may look up
+ * and a hash the key cache keeps; an outside review made 300 in under 3 s from one session. Generous for
+ * real use (one key per service and environment, with room for rotations' overlap).
+ */
+export const API_KEYS_PER_PLAN: Readonly<Record<Plan, number>> = Object.freeze({ free: 5, starter: 20, pro: 100, enterprise: 1000 });
+
+/** The account holds as many live keys as its plan allows: nothing was made. */
+export class KeyLimitReached extends Error {
+  constructor(
+    readonly accountId: string,
+    readonly plan: Plan,
+    readonly limit: number,
+  ) {
+    super(
+      `account ${accountId} already has ${limit} live API keys, the most its ${plan} plan allows — revoke one it no longer uses (insights keys revoke KEY_ID) or move the account to a larger plan (insights accounts set-plan)`,
+    );
+  }
+}
+
+/** A new key in an existing account, unless it holds as many live keys as its plan allows (KeyLimitReached). */
 export async function createKeyForAccount(
   db: Db,
   account: { id: string; plan: Plan },
@@ -31,18 +52,32 @@ export async function createKeyForAccount(
   const key = generateApiKey();
   const id = newId('apiKey');
   const keyScopes = [...new Set(scopes)];
-  await db
-    .insertInto('api_keys')
-    .values({
-      id,
-      account_id: account.id,
-      name,
-      display_prefix: displayPrefix(key),
-      key_hash: hashApiKey(key),
-      expires_at: expiresAt,
-      scopes: keyScopes,
-    })
-    .execute();
+  const limit = API_KEYS_PER_PLAN[account.plan];
+  await db.transaction().execute(async (trx) => {
+    // The account's row is locked, so concurrent creations are counted one after another and cannot all pass the cap.
+    await trx.selectFrom('accounts').select('id').where('id', '=', account.id).forUpdate().executeTakeFirst();
+    const { live } = await trx
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<string>().as('live'))
+      .where('account_id', '=', account.id)
+      .where('revoked_at', 'is', null)
+      .where('replaced_by', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
+      .executeTakeFirstOrThrow();
+    if (Number(live) >= limit) throw new KeyLimitReached(account.id, account.plan, limit);
+    await trx
+      .insertInto('api_keys')
+      .values({
+        id,
+        account_id: account.id,
+        name,
+        display_prefix: displayPrefix(key),
+        key_hash: hashApiKey(key),
+        expires_at: expiresAt,
+        scopes: keyScopes,
+      })
+      .execute();
+  });
   return { id, key, accountId: account.id, plan: account.plan, name, expiresAt, scopes: keyScopes };
 }
 

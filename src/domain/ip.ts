@@ -153,3 +153,15 @@ export function matchesAny(ip: IpAddress, cidrs: readonly Cidr[]): boolean {
   const plain = unmapped(ip);
   return cidrs.some((cidr) => inCidr(ip, cidr) || (plain !== ip && inCidr(plain, cidr)));
 }
+
+/**
+ * The group a limit counts a client under: an IPv4 address as it is (IPv4-mapped IPv6 too), an IPv6
+ * address by its first `ipv6Prefix` bits (a multiple of 8). A subscriber is usually given a /64 and a
+ * site a /48, so counting /64s gives one site 65,536 budgets; limits that a site must not multiply
+ * (sign-in) count /48s.
+ */
+export function clientGroup(ip: IpAddress, ipv6Prefix: 48 | 64): string {
+  const plain = unmapped(ip);
+  if (plain.family === 4) return [...plain.bytes].join('.');
+  return `${Buffer.from(plain.bytes.subarray(0, ipv6Prefix / 8)).toString('hex')}/${ipv6Prefix}`;
+}

@@ -11,10 +11,10 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import { defineQuotaCommands, QuotaStore } from '../accounts/quota.store.js';
 import { UsageRecorder } from '../accounts/usage-recorder.js';
-import { HTTP_DEFAULTS, type HttpLimits } from '../config.js';
+import { HTTP_DEFAULTS, type HttpLimits, type PagesLimits } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { ReadRouter } from '../db/read-router.js';
-import { answerClientError, ConnectionsPerClient } from './client-connections.js';
+import { answerClientError, closeUnreadConnections, ConnectionsPerClient } from './client-connections.js';
 import { matchesAny, parseCidr, parseIp, type Cidr } from '../domain/ip.js';
 import type { Logger } from '../logger.js';
 import { httpDuration, reportResponseCache } from '../observability/metrics.js';
@@ -31,7 +31,7 @@ import { methodNotAllowed } from './plugins/method-not-allowed.plugin.js';
 import { openApiPlugin } from './plugins/openapi.plugin.js';
 import { overloadPlugin } from './plugins/overload.plugin.js';
 import { problem, sendProblem } from './problem.js';
-import { OneLinePerRequest } from './request-log.js';
+import { loggedError, OneLinePerRequest, withoutTokens } from './request-log.js';
 import { ResponseCache } from './response-cache.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { accountPages } from './pages/account.pages.js';
@@ -79,6 +79,8 @@ export interface AppDeps {
   usageFlushMs?: number;
   /** Where clients reach the API (PUBLIC_BASE_URL, or where it listens): the OpenAPI document's server. Asked when the document is first built. */
   publicBaseUrl?: () => string;
+  /** The account pages' bounds (password hashing, pages per session and account); default PAGES_DEFAULTS. */
+  pages?: PagesLimits;
   /** TRUST_PROXY: the reverse proxies whose X-Forwarded-For names the client; empty or unset: none. */
   trustProxy?: readonly string[];
   /** What /api/webhooks needs (the web process passes its configuration); without it those routes answer 503. */
@@ -218,6 +220,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       server.setTimeout(limits.requestTimeoutMs);
       server.maxConnections = limits.maxConnections;
       connections.attach(server);
+      closeUnreadConnections(server, limits.unreadTimeoutMs);
       new ConnectionsPerClient(
         limits.maxConnections,
         limits.maxConnectionsPerClient,
@@ -231,6 +234,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // X-Forwarded-For is believed only from the listed proxies, judged by the same parser as every other address.
     ...(trustedProxies.length > 0 ? { trustProxy: (address: string) => isTrustedProxy(address, trustedProxies) } : {}),
     logController: new OneLinePerRequest(),
+    // Every request's logger: an error's message may quote the URL (Fastify's own warnings do), never an invitation token.
+    childLoggerFactory: (logger, bindings, options) =>
+      withoutTokens(logger.child(bindings, { ...options, serializers: { ...options.serializers, err: loggedError } })),
     // Report every invalid parameter, and never silently drop unknown ones.
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true } },
     routerOptions: { maxParamLength: 200 },
@@ -322,6 +328,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.research ? { researchAllowance: deps.research.settings.allowance } : {}),
     ...(deps.publicBaseUrl ? { publicBaseUrl: deps.publicBaseUrl } : {}),
     ...(deps.mailer ? { mailer: deps.mailer } : {}),
+    ...(deps.pages ? { limits: deps.pages } : {}),
   });
   await app.register(otherMethods.answer);
   return app;

@@ -12,19 +12,20 @@
 // usual allocation: counting single IPv6 addresses would give one attacker 2^64
 // budgets). The buckets themselves sit in a bounded LRU.
 import { Lru } from '../domain/lru.js';
-import { parseIp, unmapped } from '../domain/ip.js';
+import { clientGroup, parseIp } from '../domain/ip.js';
 
-/** The key a client's failures are counted under. */
-export function clientKey(address: string): string {
+/** The key a client's failures are counted under (IPv6: its /64; sign-in counts /48s, see signInClientKey). */
+export function clientKey(address: string, ipv6Prefix: 48 | 64 = 64): string {
   const parsed = parseIp(address);
   // Not an address: a trusted proxy passed on an X-Forwarded-For it did not
   // append to. Such clients share one budget, so made-up values cannot each
   // mint a budget of their own.
   if (!parsed) return 'unparseable';
-  const ip = unmapped(parsed);
-  if (ip.family === 4) return [...ip.bytes].join('.');
-  return `${Buffer.from(ip.bytes.subarray(0, 8)).toString('hex')}/64`;
+  return clientGroup(parsed, ipv6Prefix);
 }
+
+/** The client a sign-in attempt is counted under: an IPv6 /48 is one client there (sign-in-limiter.ts). */
+export const signInClientKey = (address: string): string => clientKey(address, 48);
 
 export class FailedAuthLimiter {
   private readonly buckets = new Lru<string, { tokens: number; at: number }>(50_000);

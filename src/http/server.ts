@@ -81,6 +81,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
     queues,
     http: config.web.http,
     trustProxy: config.web.trustProxy,
+    pages: config.web.pages,
     ...(webhookBox
       ? {
           webhooks: {

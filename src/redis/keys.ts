@@ -58,8 +58,8 @@ export function redisKeys(prefix: string) {
     signInDevice: (accountId: string, deviceHash: string) => `{${prefix}:signin}:device:${accountId}:${deviceHash}`,
     /** What an account page shows once after a form that changed something redirected to it (POST/Redirect/GET): per session (its id's hash) and page. */
     pageFlash: (sessionHash: string, tab: string) => `{${prefix}:pages}:flash:${sessionHash}:${tab}`,
-    /** A link the People page showed for an address of another account (its token's hash; 72 hours): it sets nothing and tells the invitee why. */
-    invitationElsewhere: (tokenHash: string) => `{${prefix}:invite-elsewhere}:${tokenHash}`,
+    /** Account pages opened in the current minute, per session (`session:<id hash>`) and per account (`account:<id>`); see account/page-limiter.ts. */
+    pageRequests: (who: string) => `{${prefix}:pages}:requests:${who}`,
     /** Egress routes to Google and their daily budget (see egress-pool.ts). */
     trendsPool: `{${prefix}:trends}`,
     /** The jobs asleep until a trends job answers ("queue|job id"), woken when it does (see trends-gateway.ts). */

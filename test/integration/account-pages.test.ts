@@ -678,7 +678,7 @@ it('an expired or unknown invitation says so (410)', async () => {
 });
 
 describe('a suspended account', () => {
-  it('may sign in and look, but changes nothing from the pages (403): no key, rotation, revocation, invitation, research run, webhook test or replay', async () => {
+  it('may sign in and look, but changes nothing from the pages (403): no key, rotation, invitation, research run, webhook test or replay; revoking a key and signing out still work', async () => {
     const paused = await createApiKey(t.database.db, 'paused account', 'pro');
     const person = { email: 'paused-owner@example.com', password: 'paused account owner pass' };
     const agent = new PageAgent(t.app);
@@ -715,7 +715,6 @@ describe('a suspended account', () => {
     const attempts = [
       await agent.post('/account/keys', { csrf, name: 'while suspended', scopes: ['insights:read'], expiry: 'never' }),
       await agent.post(`/account/keys/${existing.id}/rotate`, { csrf }),
-      await agent.post(`/account/keys/${existing.id}/revoke`, { csrf }),
       await agent.post('/account/people', { csrf, email: 'recruit@example.com', role: 'member' }),
       await agent.post('/account/research', { csrf, idea: 'bamboo toothbrushes', geo: 'US' }),
       await agent.post(`/account/webhooks/${hookId}/test`, { csrf }),
@@ -735,6 +734,12 @@ describe('a suspended account', () => {
       runsBefore,
     );
     expect(await deliveries()).toEqual(deliveriesBefore);
+    // Revoking only takes access away: an owner can stop a leaked key while the account is suspended.
+    const revoked = await agent.post(`/account/keys/${existing.id}/revoke`, { csrf });
+    expect(revoked.statusCode, revoked.body).toBe(303);
+    expect(
+      (await t.database.db.selectFrom('api_keys').select('revoked_at').where('id', '=', existing.id).executeTakeFirstOrThrow()).revoked_at,
+    ).not.toBeNull();
     // Signing out still works.
     expect((await agent.post('/account/sign-out', { csrf })).statusCode).toBe(303);
   });

@@ -6,6 +6,7 @@ import { ApiKeyCache } from '../../src/api-keys/api-key-cache.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import type { Plan } from '../../src/domain/quota.js';
+import type { HttpLimits, PagesLimits } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import type { Mailer } from '../../src/mail/mailer.js';
 import type { ResearchSettings } from '../../src/research/research-service.js';
@@ -51,6 +52,12 @@ export async function createTestApp(
     research?: Partial<ResearchSettings>;
     /** Mails the People page's invitations (a loopback SMTP server's mailer: test/support/smtp.ts). */
     mailer?: Mailer;
+    /** The HTTP server's bounds (tests of connections that listen on a loopback port). */
+    http?: HttpLimits;
+    /** The account pages' bounds (hashing, pages per session and account). */
+    pages?: PagesLimits;
+    /** PUBLIC_BASE_URL. */
+    publicBaseUrl?: string;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
@@ -83,6 +90,9 @@ export async function createTestApp(
     overloadMaxEventLoopDelayMs: 0,
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
     ...(options.mailer ? { mailer: options.mailer } : {}),
+    ...(options.http ? { http: options.http } : {}),
+    ...(options.pages ? { pages: options.pages } : {}),
+    ...(options.publicBaseUrl ? { publicBaseUrl: () => options.publicBaseUrl! } : {}),
     ...(options.research
       ? {
           research: {

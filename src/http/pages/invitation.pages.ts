@@ -4,7 +4,7 @@
 // Sent before there is a session, the form carries the pre-session cookie's token.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { acceptInvitation, findInvitation, type Invitation } from '../../account/member.repository.js';
-import { hashPassword, passwordProblem, PASSWORD_MIN_LENGTH } from '../../account/password.js';
+import { HashingBusy, hashPassword, passwordProblem, PASSWORD_MIN_LENGTH } from '../../account/password.js';
 import { csrfTokenOf, hashToken, isTokenShaped } from '../../account/tokens.js';
 import { esc, hidden, notice } from './layout.js';
 import { formTokenMatches, preSession, preSessionSecret, sameOrigin } from './session.js';
@@ -69,7 +69,21 @@ export function invitationPages(app: FastifyInstance, kit: PageKit): void {
           body: invitationForm(token, csrfTokenOf(pre!), invitation, notice('error', problem)),
         });
       }
-      passwordHash = await hashPassword(password);
+      try {
+        // The same bound as sign-in (password.ts HashGate): a flood of invitation forms cannot hold the hashing.
+        passwordHash = await kit.hashing.run('other', () => hashPassword(password));
+      } catch (error) {
+        if (!(error instanceof HashingBusy)) throw error;
+        return html(reply.code(503).header('retry-after', '1'), {
+          title: `Join ${invitation.account_name}`,
+          body: invitationForm(
+            token,
+            csrfTokenOf(pre!),
+            invitation,
+            notice('error', 'The service is very busy right now and your password was not set. Please wait a moment and try again.'),
+          ),
+        });
+      }
     }
     const outcome = await acceptInvitation(db, invitation.id, passwordHash);
     if (outcome.kind === 'gone') return invitationGone(reply);

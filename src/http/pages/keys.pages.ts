@@ -7,6 +7,7 @@ import {
   listApiKeys,
   revokeApiKey,
   KeyAlreadyRotated,
+  KeyLimitReached,
   rotateApiKey,
   type CreatedApiKey,
 } from '../../api-keys/api-key.repository.js';
@@ -80,10 +81,12 @@ ${
         body: await keysPage(session, notice('error', 'The address names "revoked" more than once; open the API Keys tab again.')),
       });
     }
+    // Said only of a revoked key of this account: any other id in the address is not this page's to speak of.
+    const revoked = typeof query.revoked === 'string' && isId('apiKey', query.revoked) ? await findApiKey(db, query.revoked) : undefined;
     const message =
       (await takeShown(session, 'keys')) +
-      (typeof query.revoked === 'string' && isId('apiKey', query.revoked)
-        ? notice('ok', `Revoked ${query.revoked}: requests with it are refused now.`)
+      (revoked && revoked.account_id === session.row.account_id && revoked.revoked_at
+        ? notice('ok', `Revoked ${revoked.id}: requests with it are refused now.`)
         : '');
     return html(reply, { title: 'API Keys', signedIn: frame(session, 'keys'), body: await keysPage(session, message) });
   });
@@ -112,13 +115,29 @@ ${
       });
     const days = EXPIRY_CHOICES[expiry as ExpiryChoice];
     const expiresAt = days === null ? null : new Date(Date.now() + days * 86_400_000);
-    const created = await createKeyForAccount(
-      db,
-      { id: session.row.account_id, plan: session.row.plan },
-      name,
-      expiresAt,
-      rawScopes as ApiKeyScope[],
-    );
+    let created: CreatedApiKey;
+    try {
+      created = await createKeyForAccount(
+        db,
+        { id: session.row.account_id, plan: session.row.plan },
+        name,
+        expiresAt,
+        rawScopes as ApiKeyScope[],
+      );
+    } catch (error) {
+      if (!(error instanceof KeyLimitReached)) throw error;
+      return html(reply.code(409), {
+        title: 'API Keys',
+        signedIn: frame(session, 'keys'),
+        body: await keysPage(
+          session,
+          notice(
+            'error',
+            `Your account already has ${error.limit} live keys, the most its ${error.plan} plan allows. Revoke a key it no longer uses, then create the new one.`,
+          ),
+        ),
+      });
+    }
     await recordKeyCreator(db, created.id, session.row.id);
     audit(session, 'key created', { key_id: created.id, scopes: created.scopes, expires_at: expiresAt?.toISOString() ?? null });
     return redirectWith(reply, session, 'keys', '/account/keys', shownOnce(created, 'Your new key'));
@@ -198,8 +217,9 @@ ${
     );
   });
 
+  // Revoking only takes access away, so it works while the account is suspended too: its owners can stop a leaked key.
   app.post('/account/keys/:id/revoke', form, async (request, reply) => {
-    const session = await change(request, reply);
+    const session = await change(request, reply, { whileSuspended: true });
     if (!session) return reply;
     const key = await manageableKey(session, request, reply);
     if (!key) return reply;

@@ -6,6 +6,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { announceKeyChange } from '../../api-keys/api-key-cache.js';
 import type { QuotaStore } from '../../accounts/quota.store.js';
 import { SignInLimiter } from '../../account/sign-in-limiter.js';
+import { PageLimiter } from '../../account/page-limiter.js';
+import { HashGate } from '../../account/password.js';
+import { PAGES_DEFAULTS, type PagesLimits } from '../../config.js';
 import type { Db } from '../../db/connection.js';
 import { DEFAULT_RESEARCH_ALLOWANCE, type ResearchAllowance } from '../../domain/research/allowance.js';
 import type { Logger } from '../../logger.js';
@@ -16,7 +19,7 @@ import type { WebhookService } from '../../webhooks/webhook-service.js';
 import type { ResearchService } from '../../research/research-service.js';
 import { ProblemError } from '../problem.js';
 import { notice, renderPage, type TabId } from './layout.js';
-import { currentSession, formTokenMatches, sameOrigin, type Session } from './session.js';
+import { currentSession, formTokenMatches, markSecure, sameOrigin, type Session } from './session.js';
 
 export interface AccountPagesOptions {
   db: Db;
@@ -32,10 +35,12 @@ export interface AccountPagesOptions {
   research?: ResearchService;
   /** Drops a key from this process's key cache at once (the others hear of it through Redis). */
   forgetKey?: (keyId: string) => void;
-  /** PUBLIC_BASE_URL: its origin is accepted as a form's Origin too, and invitation links start with it. */
+  /** PUBLIC_BASE_URL: its origin is accepted as a form's Origin too, and invitation links start with it; https there makes every cookie Secure. */
   publicBaseUrl?: () => string;
   /** Mails invitations (SMTP_URL); without it the People page says invitations cannot be sent and the operators invite. */
   mailer?: Mailer;
+  /** Password hashing per process and pages per session and account (config.ts); default PAGES_DEFAULTS. */
+  limits?: PagesLimits;
 }
 
 /**
@@ -99,6 +104,13 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
     client: options.redisKeys.signInClient,
     account: options.redisKeys.signInAccount,
   });
+  const limits = options.limits ?? PAGES_DEFAULTS;
+  const hashing = new HashGate({
+    concurrent: limits.hashConcurrent,
+    reservedForKnown: limits.hashReservedForKnown,
+    waiting: limits.hashWaiting,
+  });
+  const pageLimiter = new PageLimiter(options.redis, options.redisKeys.pageRequests, limits);
   const allowance = options.researchAllowance ?? DEFAULT_RESEARCH_ALLOWANCE;
   const publicOrigin = () => {
     try {
@@ -120,6 +132,13 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
     options.forgetKey?.(keyId);
     await announceKeyChange(options.redis, options.redisKeys.apiKeyChangesChannel, keyId);
   };
+
+  // Behind a TLS proxy that TRUST_PROXY does not name the request looks like http, yet the browser is on
+  // https: a PUBLIC_BASE_URL of https makes the cookies Secure (and __Host-) all the same.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (publicOrigin()?.startsWith('https:')) markSecure(request);
+    done();
+  });
 
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_request, body, done) =>
     done(null, parseForm(body as string)),
@@ -171,21 +190,41 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
     tab,
   });
 
-  /** The session, or a redirect to sign in (undefined: answered). */
+  /** Counts a signed-in page against its session and account; false when it was answered with a 429 instead. */
+  async function withinLimits(session: Session, reply: FastifyReply): Promise<boolean> {
+    const held = await pageLimiter.take(session.row.id_hash, session.row.account_id);
+    if (!held) return true;
+    logger.warn(
+      { audit: { action: 'pages held', member_id: session.row.id, account_id: session.row.account_id } },
+      'account pages: too many pages',
+    );
+    void html(reply.code(429).header('retry-after', String(held.retryAfterSeconds)), {
+      title: 'Too many pages',
+      signedIn: frame(session, 'overview'),
+      body: `${notice('error', `Your account has opened more pages this minute than it may. Nothing was changed; try again in ${held.retryAfterSeconds} second${held.retryAfterSeconds === 1 ? '' : 's'}.`)}<p><a href="/account">Back to your account</a></p>`,
+    });
+    return false;
+  }
+
+  /** The session, or a redirect to sign in, or a 429 past the pages' limits (undefined: answered). */
   async function page(request: FastifyRequest, reply: FastifyReply): Promise<Session | undefined> {
     const session = await currentSession(db, request);
-    if (!session) void reply.redirect('/account/sign-in', 303);
-    return session;
+    if (!session) {
+      void reply.redirect('/account/sign-in', 303);
+      return undefined;
+    }
+    return (await withinLimits(session, reply)) ? session : undefined;
   }
   /**
    * As page, for a form that changes something: from this origin, with the session's token, and (unless
    * `whileSuspended`, as signing out is) not while the account is suspended: the pages refuse what the
-   * API refuses its keys (403), so a suspended account's people may look but change nothing.
+   * API refuses its keys (403), so a suspended account's people may look but change nothing (save what only
+   * takes access away: signing out, revoking a key). Counted against the pages' limits unless `counted` is false.
    */
   async function change(
     request: FastifyRequest,
     reply: FastifyReply,
-    { whileSuspended = false }: { whileSuspended?: boolean } = {},
+    { whileSuspended = false, counted = true }: { whileSuspended?: boolean; counted?: boolean } = {},
   ): Promise<Session | undefined> {
     if (!sameOrigin(request, publicOrigin())) {
       void refused(reply);
@@ -200,6 +239,8 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
       void refused(reply);
       return undefined;
     }
+    // Signing out is never held: a person must always be able to end a session.
+    if (counted && !(await withinLimits(session, reply))) return undefined;
     if (session.row.status === 'suspended' && !whileSuspended) {
       void html(reply.code(403), {
         title: 'Account suspended',
@@ -232,6 +273,7 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
     takeShown,
     options,
     limiter,
+    hashing,
     allowance,
     publicOrigin,
     baseUrl,

@@ -1,6 +1,6 @@
 // Who is signed in to the account pages, and whether a form may change anything.
 //
-// The session cookie: `__Host-si_session` over https (the prefix makes the browser
+// The session cookie: `__Host-si_session` over https, or whenever PUBLIC_BASE_URL is https (the prefix makes the browser
 // insist on Secure, Path=/ and no Domain, so no sibling host can plant or read it);
 // on plain http (loopback development, where a browser refuses Secure cookies) the
 // same cookie is named `si_session` without Secure. HttpOnly, SameSite=Strict, Path=/.
@@ -31,7 +31,10 @@ export const COOKIE_NAMES = {
   device: { https: '__Host-si_device', http: 'si_device' },
 } as const;
 
-const secure = (request: FastifyRequest) => request.protocol === 'https';
+/** Requests the page kit found to be on https though they arrived as http (PUBLIC_BASE_URL is https: a TLS proxy not in TRUST_PROXY). */
+const behindHttps = new WeakSet<FastifyRequest>();
+export const markSecure = (request: FastifyRequest): void => void behindHttps.add(request);
+const secure = (request: FastifyRequest) => request.protocol === 'https' || behindHttps.has(request);
 export const cookieName = (request: FastifyRequest, kind: keyof typeof COOKIE_NAMES): string =>
   COOKIE_NAMES[kind][secure(request) ? 'https' : 'http'];
 

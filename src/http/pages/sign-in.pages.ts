@@ -1,11 +1,11 @@
 // Signing in and out (an invitation's link is invitation.pages.ts): the forms sent before there is a
 // session, guarded by the pre-session cookie's token; a new session id on every sign-in.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { normaliseEmail } from '../../account/invitations.js';
 import { findMemberByEmail, insertSession, revokeSession } from '../../account/member.repository.js';
-import { verifyNothing, verifyPassword } from '../../account/password.js';
+import { HashingBusy, verifyNothing, verifyPassword, type HashLane } from '../../account/password.js';
 import { csrfTokenOf, hashToken, isTokenShaped, newToken } from '../../account/tokens.js';
-import { clientKey } from '../failed-auth-limiter.js';
+import { signInClientKey } from '../failed-auth-limiter.js';
 import { esc, hidden, notice } from './layout.js';
 import {
   cookieName,
@@ -24,7 +24,7 @@ import { field, type PageKit } from './page-kit.js';
 const DEVICE_SECONDS = 30 * 86_400;
 
 export function signInPages(app: FastifyInstance, kit: PageKit): void {
-  const { db, logger, limiter, publicOrigin, audit, hide, form, html, refused, change } = kit;
+  const { db, logger, limiter, hashing, publicOrigin, audit, hide, form, html, refused, change } = kit;
   // Sign in and out
 
   const signInForm = (csrf: string, email = '', message = '') =>
@@ -33,6 +33,19 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <div><button type="submit">Sign in</button></div></form>
 <p>No password yet? Use the invitation link an owner of your account sent you.</p>`;
+
+  /** Hashing is at its bound in this process: a 503 with Retry-After, the form kept, nothing counted or checked. */
+  const busy = (reply: FastifyReply, pre: string, email: string) => {
+    logger.warn({ audit: { action: 'sign-in busy' } }, 'account pages: password hashing at its bound');
+    return html(reply.code(503).header('retry-after', '1'), {
+      title: 'Sign in',
+      body: signInForm(
+        csrfTokenOf(pre),
+        email,
+        notice('error', 'Sign-in is very busy right now and your password was not checked. Please wait a moment and sign in again.'),
+      ),
+    });
+  };
 
   app.get('/account/sign-in', hide, async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
@@ -54,19 +67,28 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
     const email = normaliseEmail(rawEmail) ?? rawEmail.trim().toLowerCase();
     const password = field(request.body, 'password').slice(0, 1_000);
     const emailHash = hashToken(email);
+    // A browser with no device cookie hashes in the shared lane whoever it names: when that lane is full it
+    // is refused before even the address is looked up, so a flood costs no query either.
+    const deviceShaped = readCookie(request, cookieName(request, 'device'));
+    if (!(deviceShaped && isTokenShaped(deviceShaped)) && hashing.full('other')) return busy(reply, pre!, email);
     const member = await findMemberByEmail(db, email);
     // Counted before the password is checked (atomic: concurrent guesses cannot slip past the count).
     // A browser that signed in to this account before is not held by the account's limit (only the address's and its own).
     const deviceCookie = readCookie(request, cookieName(request, 'device'));
-    const deviceKey =
-      member && deviceCookie && isTokenShaped(deviceCookie)
-        ? kit.options.redisKeys.signInDevice(member.account_id, hashToken(deviceCookie))
+    const deviceHash = member && deviceCookie && isTokenShaped(deviceCookie) ? hashToken(deviceCookie) : undefined;
+    const knownDevice =
+      deviceHash !== undefined && (await kit.options.redis.exists(kit.options.redisKeys.signInDevice(member!.account_id, deviceHash))) === 1
+        ? deviceHash
         : undefined;
-    const knownDevice = deviceKey !== undefined && (await kit.options.redis.exists(deviceKey)) === 1;
-    const held = await limiter.reserve(emailHash, clientKey(request.ip), member?.account_id, knownDevice);
+    const client = signInClientKey(request.ip);
+    // Known browsers hash in a lane of their own (password.ts HashGate): a flood from everyone else cannot fill it.
+    const lane: HashLane = knownDevice ? 'known' : 'other';
+    // Refused before it is counted when hashing is at its bound: a busy moment spends no one's attempts.
+    if (hashing.full(lane)) return busy(reply, pre!, email);
+    const held = await limiter.reserve(emailHash, client, member?.account_id, knownDevice);
     if (held) {
       logger.warn(
-        { audit: { action: 'sign-in held', email_hash: emailHash.slice(0, 16), client: clientKey(request.ip) } },
+        { audit: { action: 'sign-in held', email_hash: emailHash.slice(0, 16), client } },
         'account pages: sign-in attempts held',
       );
       const minutes = Math.ceil(held.retryAfterSeconds / 60);
@@ -82,18 +104,24 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
         ),
       });
     }
-    const ok = member?.password_hash ? await verifyPassword(password, member.password_hash) : await verifyNothing(password);
-    if (!member || !ok) {
-      logger.info(
-        { audit: { action: 'sign-in failed', email_hash: emailHash.slice(0, 16), client: clientKey(request.ip) } },
-        'account pages: sign-in failed',
+    let ok: boolean;
+    try {
+      // An unknown address hashes against a dummy in the same lane: the same cost and time as a known one.
+      ok = await hashing.run(lane, () =>
+        member?.password_hash ? verifyPassword(password, member.password_hash) : verifyNothing(password),
       );
+    } catch (error) {
+      if (error instanceof HashingBusy) return busy(reply, pre!, email);
+      throw error;
+    }
+    if (!member || !ok) {
+      logger.info({ audit: { action: 'sign-in failed', email_hash: emailHash.slice(0, 16), client } }, 'account pages: sign-in failed');
       return html(reply.code(401), {
         title: 'Sign in',
         body: signInForm(csrfTokenOf(pre!), email, notice('error', 'The email address or the password is wrong.')),
       });
     }
-    await limiter.succeeded(emailHash, member.account_id, !knownDevice);
+    await limiter.succeeded(emailHash, member.account_id, knownDevice);
     // Never keep a session id that existed before sign-in (fixation): end whatever the browser held, make a new one.
     const before = await currentSession(db, request);
     if (before) await revokeSession(db, before.row.id_hash);
@@ -106,12 +134,12 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
       await kit.options.redis.set(kit.options.redisKeys.signInDevice(member.account_id, hashToken(device)), '1', 'EX', DEVICE_SECONDS);
       setCookie(request, reply, cookieName(request, 'device'), device, DEVICE_SECONDS);
     }
-    audit({ memberId: member.id, accountId: member.account_id }, 'signed in', { client: clientKey(request.ip) });
+    audit({ memberId: member.id, accountId: member.account_id }, 'signed in', { client });
     return reply.redirect('/account', 303);
   });
 
   app.post('/account/sign-out', form, async (request, reply) => {
-    const session = await change(request, reply, { whileSuspended: true });
+    const session = await change(request, reply, { whileSuspended: true, counted: false });
     if (!session) return reply;
     await revokeSession(db, session.row.id_hash);
     setCookie(request, reply, cookieName(request, 'session'), '', 0);
