@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEYS_PER_PLAN, createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { createInvitation } from '../../src/account/invitations.js';
 import { SIGN_IN_LIMITS } from '../../src/account/sign-in-limiter.js';
-import { hashToken, newToken } from '../../src/account/tokens.js';
+import { newToken } from '../../src/account/tokens.js';
 import { PAGES_DEFAULTS } from '../../src/config.js';
 import { loggedError, withoutTokens } from '../../src/http/request-log.js';
 import { createTestApp, type TestApp } from '../support/app.js';
