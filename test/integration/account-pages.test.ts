@@ -7,6 +7,7 @@
 // operator without SMTP); the People page mails its invitations to a loopback SMTP server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createKeyForAccount } from '../../src/api-keys/api-key.repository.js';
+import { PAGES_DEFAULTS } from '../../src/config.js';
 import { createInvitation } from '../../src/account/invitations.js';
 import { hashToken } from '../../src/account/tokens.js';
 import { hashApiKey } from '../../src/domain/api-key.js';
@@ -87,6 +88,9 @@ beforeAll(async () => {
     trustProxy: ['127.0.0.1/32'],
     webhookAllowedCidrs: ['127.0.0.1/32'],
     research: {},
+    // This file walks every page with one session, far past a person's 60 pages a minute; the limits
+    // have their own tests (account-pages-limits.test.ts).
+    pages: { ...PAGES_DEFAULTS, perSessionPerMinute: 100_000, perAccountPerMinute: 100_000 },
   });
   const created = await createApiKey(t.database.db, 'pages account', 'pro');
   accountId = created.accountId;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forecast } from '../../src/domain/forecast/forecaster.js';
 import { upsertForecast } from '../../src/insights/forecast.repository.js';
 import { upsertInsight } from '../../src/insights/insight.repository.js';
-import { replaceTrendPoints } from '../../src/insights/trend-point.repository.js';
+import { replaceTrendPoints, upsertInsightSeries } from '../../src/insights/trend-point.repository.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { runCli } from '../support/cli.js';
 import { dimensionsWith } from '../support/fixtures.js';
@@ -41,6 +41,9 @@ beforeAll(async () => {
   });
   await t.database.db.transaction().execute(async (trx) => {
     await replaceTrendPoints(trx, id, series, new Date());
+    // The series the forecast is fitted on (research fits it on the 90 days; here the same 30): a chart
+    // draws a forecast only on a scale it knows (forecastOnSeries).
+    await upsertInsightSeries(trx, id, '90d', series, new Date());
     await upsertForecast(
       trx,
       id,
