@@ -475,7 +475,7 @@ const DEFINITIONS: readonly NamedStep[] = [
     summarize: (o) =>
       o.unavailable
         ? `not available: ${o.unavailable}`
-        : `${o.places.length} countries with data${o.compared_with ? ` (shares vs "${o.compared_with}")` : ''}; strongest: ${o.places.slice(0, 3).map(describePlace).join(', ') || '–'}`,
+        : `${o.places.length} ${o.places.some((p) => p.code.includes('-')) ? 'regions' : 'countries'} with data${o.compared_with ? ` (shares vs "${o.compared_with}")` : ''}; strongest: ${o.places.slice(0, 3).map(describePlace).join(', ') || '–'}`,
   },
   /* 18 */ {
     name: 'interest_by_city',
@@ -703,7 +703,11 @@ const DEFINITIONS: readonly NamedStep[] = [
     );
   }),
   /* 35 */ scoreStep('reach', (ctx) =>
-    scoreReach({ ...ctx.out('geographic_reach'), comparedWith: ctx.out('interest_by_country').compared_with }),
+    scoreReach({
+      ...ctx.out('geographic_reach'),
+      comparedWith: ctx.out('interest_by_country').compared_with,
+      places: ctx.geo ? 'regions' : 'countries',
+    }),
   ),
   /* 36 */ scoreStep('breadth', (ctx) => {
     const o = ctx.out('demand_breadth');

@@ -137,16 +137,21 @@ export class SyntheticTrendsProvider implements TrendsProvider {
         const end = Date.UTC(this.today().getUTCFullYear(), this.today().getUTCMonth(), this.today().getUTCDate());
         const own = (k: string) => {
           const r = rng(`${k}|shape`);
-          const s = { level: syntheticLevel(k), slope: (r() - 0.4) * 0.02, weekly: r() * 0.3, noise: rng(`${k}|${request.timeframe}`) };
-          return Array.from({ length: count }, (_, i) =>
-            Math.max(
+          // One timeline per phrase, anchored at today: every window (30 days to 5 years) shows the
+          // same recent level, and the years before rise or fall to it smoothly (a yearly growth of
+          // about -30 % to +60 %), so the 5-year series never ends at zero beside a lively 30 days.
+          // (A slope per day from each window's own start once did: "a fad, -100 %" beside a mean of 70.)
+          const s = { level: syntheticLevel(k), perYear: (r() - 0.4) * 0.8, weekly: r() * 0.3, noise: rng(`${k}|${request.timeframe}`) };
+          return Array.from({ length: count }, (_, i) => {
+            const daysBefore = (count - 1 - i) * stepDays;
+            return Math.max(
               0,
               s.level *
-                (1 + s.slope * i * stepDays) *
+                Math.exp((-s.perYear * daysBefore) / 365) *
                 (1 + s.weekly * Math.sin((2 * Math.PI * i * stepDays) / 7)) *
                 (0.85 + 0.3 * s.noise()),
-            ),
-          );
+            );
+          });
         };
         // Plain keywords have a shape of their own; a term that narrows one of them is a share of it
         // (an OR item's terms, and a lone term that narrows the request's first keyword).

@@ -62,3 +62,26 @@ describe('the synthetic world’s maps keep the market', () => {
     for (const c of countries) expect(c).toMatch(/^[A-Z]{2}$/);
   });
 });
+
+describe('the synthetic world’s timeline', () => {
+  // A founder's review (2026-11-28) found camping gear's 12 months all 0 and its 5 years ending at
+  // 0 beside a 30-day mean of 70: each window drew its own slope from its own start. One timeline
+  // per phrase, anchored at today, keeps every window's recent level the same.
+  it('ends every window at the same recent level, for any phrase', async () => {
+    const phrases = ['camping gear', 'farmers market', 'home workout', 'wedding planning', 'budget travel', 'padel court', 'meal planner'];
+    const recent = async (phrase: string, timeframe: '30d' | '90d' | '12m' | '5y', days: number) => {
+      const answer = await world.fetch({ kind: 'interestOverTime', keywords: [phrase], timeframe, geo: '' });
+      if (answer.kind !== 'interestOverTime') throw new Error('expected interest over time');
+      const last = answer.points.filter((p) => Date.parse(p.date) > Date.parse('2026-11-28') - days * 86_400_000);
+      return { mean: last.reduce((s, p) => s + p.values[0]!, 0) / last.length };
+    };
+    for (const phrase of phrases) {
+      const days30 = await recent(phrase, '30d', 28);
+      const years5 = await recent(phrase, '5y', 28);
+      expect(years5.mean, `${phrase}: the 5 years' last weeks`).toBeGreaterThan(0);
+      const months12 = await recent(phrase, '12m', 28);
+      expect(months12.mean, `${phrase}: the 12 months' last weeks`).toBeGreaterThan(0);
+      expect(days30.mean, phrase).toBeGreaterThan(0);
+    }
+  });
+});

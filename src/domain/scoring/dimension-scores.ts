@@ -140,7 +140,14 @@ export function scoreDurability(input: (Omit<TrajectoryReading, 'peakPosition'> 
  * holds most of it. `comparedWith` names the anchor when the map was drawn
  * against it (see domain/research/geography.ts).
  */
-export function scoreReach(input: (GeographicReach & { comparedWith: string | null }) | null): DimensionScore {
+export function scoreReach(
+  input:
+    | (GeographicReach & {
+        comparedWith: string | null;
+        /** A market's map is of its regions (a US run's states), the world's of countries. */ places?: 'countries' | 'regions';
+      })
+    | null,
+): DimensionScore {
   if (!input) return unsupported('needs interest by country');
   if (input.countriesWithData === 0)
     return unsupported('Google has no data by country for the phrase', { countries_with_data: 0, compared_with: input.comparedWith });
@@ -155,7 +162,7 @@ export function scoreReach(input: (GeographicReach & { comparedWith: string | nu
       cities_with_interest: input.citiesWithInterest,
       compared_with: input.comparedWith,
     },
-    explanation: `${input.countriesWithInterest} of ${input.countriesWithData} countries show at least a tenth of the top country's interest${input.topCountry ? ` (strongest: ${input.topCountry})` : ''}${input.comparedWith ? `, read against "${input.comparedWith}"` : ''}.`,
+    explanation: `${input.countriesWithInterest} of ${input.countriesWithData} ${input.places ?? 'countries'} show at least a tenth of the top ${input.places === 'regions' ? 'region' : 'country'}'s interest${input.topCountry ? ` (strongest: ${input.topCountry})` : ''}${input.comparedWith ? `, read against "${input.comparedWith}"` : ''}.`,
   };
 }
 

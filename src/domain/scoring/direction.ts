@@ -53,7 +53,8 @@ function outlookReading(outlook: unknown): DirectionReading | null {
     horizons?: Array<{ withheld: boolean; months: number; value?: number; recent?: number }>;
   } | null;
   if (!o || o.withheld !== false || !Array.isArray(o.horizons)) return null;
-  const index = o.horizons.findIndex((h) => !h.withheld && typeof h.value === 'number' && typeof h.recent === 'number');
+  // Below Google's resolution (a mean under 1) the months before give no base to measure a change from.
+  const index = o.horizons.findIndex((h) => !h.withheld && typeof h.value === 'number' && typeof h.recent === 'number' && h.recent >= 1);
   if (index < 0) return null;
   const h = o.horizons[index]!;
   const change = h.value! / Math.max(1, h.recent!) - 1;
@@ -134,6 +135,14 @@ export function directionStatement(input: DirectionInput): DirectionStatement | 
     agree: true,
     readings,
     evidence,
-    text: `Direction: ${lead}${heading === 'no call' ? '' : ` (${says(same)})`}${others.length ? `; ${says(others)}, which does not contradict it` : ''}.`,
+    text: `Direction: ${lead}${heading === 'no call' ? '' : ` (${says(same)})`}${
+      others.length
+        ? `; ${says(others)}${
+            heading === 'up' || heading === 'down'
+              ? `: a window that ${heading === 'up' ? 'rises' : 'falls'} and one that holds level can both be true, as they read different spans`
+              : ', which does not contradict it'
+          }`
+        : ''
+    }.`,
   };
 }
