@@ -14,8 +14,15 @@ export const loggedUrl = (url: string): string => {
   } catch {
     // Not decodable: judged as it is.
   }
-  return /\/invite\//i.test(path) ? path.replace(/(\/invite\/+)(?:\.?\/)*[^?#]*/gi, '$1[token]') : url;
+  const tokenless = /\/invite\//i.test(path) ? path.replace(/(\/invite\/+)(?:\.?\/)*[^?#]*/gi, '$1[token]') : url;
+  // A client that puts its API key or a webhook secret in the query string (`?api_key=sik_…`) is refused,
+  // but its request is still logged: the secret must not be, however it was spelled.
+  return SECRET_SHAPED.test(path) ? redactSecrets(tokenless === url ? path : tokenless) : tokenless;
 };
+
+/** An API key (`sik_…`) or a webhook secret (`whsec_…`) anywhere in a text. */
+const SECRET_SHAPED = /(?:sik|whsec)_[A-Za-z0-9+/=_-]{4,}/i;
+const redactSecrets = (text: string): string => text.replace(/((?:sik|whsec)_)[A-Za-z0-9+/=_-]{4,}/gi, '$1[redacted]');
 
 /** Free text (an error's message or stack) as logged: any invitation token in a URL it quotes is replaced. */
 export const loggedText = (text: string): string => {
