@@ -17,6 +17,8 @@ export interface PhraseToken {
   acronym: boolean;
   /** People in the plural ("lovers", "parents"): who it is for, when it ends a phrase. */
   people: boolean;
+  /** A company the tagger knows ("Uber", "Airbnb"): in "Uber for dog walking" the model, not the subject. */
+  organization?: boolean;
 }
 
 /** A run of words the tagger reads as one noun phrase, in the idea's order. */
@@ -150,7 +152,13 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     // An acronym after nouns starts the compound ("home EV charger": the EV charger, at home).
     if (acronym && current.length > 0 && current.at(-1)!.role === 'noun' && !current.at(-1)!.acronym)
       current = current.map((t) => ({ ...t, role: 'modifier' }));
-    current.push({ word, role, acronym, people: w.tags.has('Actor') && w.tags.has('Plural') });
+    current.push({
+      word,
+      role,
+      acronym,
+      people: w.tags.has('Actor') && w.tags.has('Plural'),
+      ...(w.tags.has('Organization') ? { organization: true } : {}),
+    });
     // A comma, a full stop or a bracket ends the phrase.
     if (/[,.;:!?|/–—()]/.test(w.post)) close();
   });

@@ -27,7 +27,7 @@ import { nounChunks, type PhraseToken } from './noun-phrases.js';
 
 /** Nouns that name the kind of business, not its subject: they end a phrase and weigh nothing. */
 const GENERIC = new Set(
-  'app apps application applications platform platforms service services startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business ai'.split(
+  'app apps application applications platform platforms service services tool tools startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business ai'.split(
     ' ',
   ),
 );
@@ -104,7 +104,13 @@ export interface CandidateOptions {
 export function phraseCandidates(idea: string, hints: readonly string[], options: CandidateOptions | number = {}): PhraseCandidate[] {
   const { trending, max = 8 } = typeof options === 'number' ? { max: options } : options;
   const parts = ideaParts(idea);
-  const productAt = parts.findIndex((p) => p.some((t) => t.role === 'noun' && !FORMAT.has(t.word)));
+  // The product: the first part with a noun that is not a format, past a brand named as a model
+  // ("Uber for dog walking", "Airbnb for boats": the subject follows the brand).
+  const subjectOf = (p: PhraseToken[]) => p.some((t) => t.role === 'noun' && !FORMAT.has(t.word));
+  const firstAt = parts.findIndex(subjectOf);
+  const brandOnly = firstAt >= 0 && parts[firstAt]!.every((t) => t.organization || t.role !== 'noun');
+  const afterBrand = brandOnly ? parts.findIndex((p, i) => i > firstAt && subjectOf(p)) : -1;
+  const productAt = afterBrand >= 0 ? afterBrand : firstAt;
   // Each part's head: its last noun that is not a format or people ("craft beer lovers": the beer; "padel court bookings": the court).
   const heads = parts.map((part) => {
     let head = part.length - 1;
