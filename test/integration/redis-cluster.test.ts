@@ -21,7 +21,7 @@ import { ResearchChain, startRun } from '../../src/research/chain.js';
 import type { Resources } from '../../src/runtime/resources.js';
 import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { until } from '../support/pipeline.js';
+import { until, within } from '../support/pipeline.js';
 
 async function clusterResources(cluster: LocalRedisCluster, database: TestDatabase, prefix: string): Promise<Resources> {
   const target = { cluster: cluster.seeds };
@@ -208,17 +208,23 @@ describe('on a 3-master Redis Cluster', () => {
 });
 
 describe('a Redis Cluster failover (3 masters, 3 replicas)', () => {
+  // Every phase has its own deadline, and their sum stays under the test's, so a run that does not
+  // finish fails with the state of its jobs instead of a bare vitest timeout (as CI saw once, 2026-11-28).
   it('finishes every run when the master holding the research queue is killed mid-way', async () => {
-    const cluster = await LocalRedisCluster.start(3, 1);
+    const cluster = await within(LocalRedisCluster.start(3, 1), 60_000, 'starting the cluster');
     const database = await createTestDatabase();
     const prefix = `f${randomBytes(3).toString('hex')}`;
-    const resources = await clusterResources(cluster, database, prefix);
+    const resources = await within(clusterResources(cluster, database, prefix), 40_000, 'connecting to the cluster');
     // As a worker process runs: with the job schedulers, so the sweep brings back a job the failover lost.
-    const pipeline = await startWorkers(
-      resources,
-      loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', SYNTHETIC_LATENCY_MS: '50', JOB_LOCK_MS: '5000' }),
-      pino({ level: 'silent' }),
-      { keepSchedulers: true },
+    const pipeline = await within(
+      startWorkers(
+        resources,
+        loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', SYNTHETIC_LATENCY_MS: '50', JOB_LOCK_MS: '5000' }),
+        pino({ level: 'silent' }),
+        { keepSchedulers: true },
+      ),
+      30_000,
+      'starting the workers',
     );
     try {
       const chain = new ResearchChain(pipeline.queues.research);
@@ -227,7 +233,11 @@ describe('a Redis Cluster failover (3 masters, 3 replicas)', () => {
       const steps = async () =>
         (await sql<{ n: number }>`select count(*)::int as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n;
       await until(steps, (n) => n >= 60, 60_000, 'the runs to be under way');
-      const master = await cluster.masterOf(`${redisKeys(prefix).queuePrefix(QUEUES.research)}:${QUEUES.research}:wait`);
+      const master = await within(
+        cluster.masterOf(`${redisKeys(prefix).queuePrefix(QUEUES.research)}:${QUEUES.research}:wait`),
+        15_000,
+        'finding the master',
+      );
       await cluster.crash(master);
       expect(await steps()).toBeLessThan(400); // really mid-way
       await cluster.waitUntilHealthy(60_000); // a replica took over
@@ -239,22 +249,28 @@ describe('a Redis Cluster failover (3 masters, 3 replicas)', () => {
           .select(['id', 'next_step', 'status', 'updated_at'])
           .where('status', '<>', 'succeeded')
           .execute();
-        const states = await Promise.all(
-          stuck.map(async (r) => {
-            const job = await pipeline.queues.research.getJob(`${r.id}-step-${r.next_step}`);
-            return { ...r, job: job ? await job.getState() : 'missing' };
-          }),
+        const diagnose = async () => {
+          const states = await Promise.all(
+            stuck.map(async (r) => {
+              const job = await pipeline.queues.research.getJob(`${r.id}-step-${r.next_step}`);
+              return { ...r, job: job ? await job.getState() : 'missing' };
+            }),
+          );
+          const schedulers = await pipeline.queues.maintenance.getJobSchedulers();
+          const sweeps = await pipeline.queues.maintenance.getJobCounts();
+          return JSON.stringify({ states, schedulers, sweeps });
+        };
+        const found = await within(diagnose(), 15_000, 'reading the stuck jobs from Redis').catch(
+          (e: Error) => `${e.message}: ${JSON.stringify(stuck)}`,
         );
-        const schedulers = await pipeline.queues.maintenance.getJobSchedulers();
-        const sweeps = await pipeline.queues.maintenance.getJobCounts();
-        throw new Error(`${(error as Error).message}\n${JSON.stringify({ states, schedulers, sweeps })}`);
+        throw new Error(`${(error as Error).message}\n${found}`);
       }
       await expectFortyStepsEach(database);
     } finally {
-      await pipeline.close();
+      await within(pipeline.close(), 20_000, 'closing the workers').catch(() => {});
       await resources.close();
       await database.destroy();
       await cluster.stop();
     }
-  }, 300_000);
+  }, 480_000);
 });

@@ -12,6 +12,19 @@ export function startWorkerProcess(env: Record<string, string>): ChildProcess {
   return child;
 }
 
+/** `work`, or an error naming `what` once `timeoutMs` has passed (the work itself is left to finish or not). */
+export async function within<T>(work: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function until<T>(probe: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
