@@ -175,6 +175,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
  */
 export function phraseForm(phrase: string): 'name' | 'modified' | 'fragment' {
   const words = stripMarkup(phrase).trim().split(/\s+/).filter(Boolean);
+  // One word alone is typed as a name when it can be one ("weather", "bike"), whatever the tagger makes of it bare.
+  if (words.length === 1 && !/[<>&]/.test(words[0]!) && canBeNoun(plain(words[0]!))) return 'name';
   const chunks = nounChunks(phrase);
   if (words.length === 0 || chunks.length !== 1 || chunks[0]!.tokens.length !== words.length) return 'fragment';
   const tokens = chunks[0]!.tokens;
