@@ -73,14 +73,17 @@ const ONE_WORD_LEVEL = 40;
 /**
  * The standing of the everyday term research compares every idea with (the
  * anchor, TRENDS_ANCHOR, "weather" by default; docs/providers.md), against a
- * one-word name. "weather" is among the most searched words there are: Google
- * Trends has long drawn it an order of magnitude above an everyday one-word
- * name such as "coffee" or "pizza", so a product phrase is searched a few
- * hundredths of it, as a real run reads it. (The tagger once read "weather" as
- * a verb, a fragment, and the demo said an idea was searched 64× as much.)
+ * one-word name. "weather" is among the most searched words there are, so the
+ * simulated world searches it several times as much as an everyday one-word
+ * name and a product phrase a few hundredths to a tenth of it. (The tagger
+ * reads "weather" as a verb: as a fragment it was barely searched, and the
+ * demo said an idea was searched 64× as much as the weather.) In Google it
+ * stands higher still; the simulated world keeps it within reach of two-word
+ * names so that step 4's one comparison of the candidates beside it stays
+ * above Google's rounding (a mean under 1 is "not measurably searched").
  * "bagel", the replay anchor, is an everyday name like any other.
  */
-const EVERYDAY_STANDING: Readonly<Record<string, number>> = { weather: 15 };
+const EVERYDAY_STANDING: Readonly<Record<string, number>> = { weather: 6 };
 
 /** How much a phrase's words are searched, by their number: a longer phrase is searched less than its head. */
 const BY_LENGTH = [1, 1, 0.35, 0.1, 0.03] as const;

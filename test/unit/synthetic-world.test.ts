@@ -3,7 +3,6 @@
 // fragments, longer phrases less than their heads), and its maps keep the
 // run's market (a US run's regions are US states, its cities American).
 import { describe, expect, it } from 'vitest';
-import { phraseForm } from '../../src/domain/research/noun-phrases.js';
 import { directionStatement } from '../../src/domain/scoring/direction.js';
 import { trendClassOf } from '../../src/domain/scoring/trend-class.js';
 import { SyntheticTrendsProvider, syntheticLevel, timelineOf } from '../../src/trends/synthetic.provider.js';
@@ -133,8 +132,7 @@ describe('the synthetic world’s shapes and its anchor', () => {
     expect(matching).toBeGreaterThanOrEqual(ideas.length - 2);
   }, 120_000);
 
-  it('searches the anchor, "weather", an order of magnitude above an everyday word, so a product phrase is a few hundredths of it', async () => {
-    expect(phraseForm('weather')).toBe('name');
+  it('searches the anchor, "weather", several times an everyday word, so a product phrase is a few hundredths to a tenth of it', async () => {
     const answer = await world.fetch({
       kind: 'interestOverTime',
       keywords: ['padel court', 'coffee', 'weather'],
@@ -143,8 +141,8 @@ describe('the synthetic world’s shapes and its anchor', () => {
     });
     if (answer.kind !== 'interestOverTime') throw new Error('expected interest over time');
     const mean = (i: number) => answer.points.reduce((s, p) => s + p.values[i]!, 0) / answer.points.length;
-    expect(mean(2)).toBeGreaterThan(5 * mean(1));
-    expect(mean(0) / mean(2)).toBeLessThan(0.1);
+    expect(mean(2)).toBeGreaterThan(2 * mean(1));
+    expect(mean(0) / mean(2)).toBeLessThan(0.2);
     const run = await runSteps('App that finds last-minute padel court bookings', (r) => world.fetch(r), {
       geo: 'US',
       until: 'compare_anchor',
@@ -152,6 +150,6 @@ describe('the synthetic world’s shapes and its anchor', () => {
     const anchor = run.outputs.get('compare_anchor');
     const ratio = (anchor.phraseMean + 0.5) / (anchor.anchorMean + 0.5);
     expect(ratio, run.summaries.get('compare_anchor')).toBeLessThan(0.2);
-    expect(ratio).toBeGreaterThan(0.001);
+    expect(ratio).toBeGreaterThan(0.005);
   });
 });
