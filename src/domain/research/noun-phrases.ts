@@ -92,8 +92,9 @@ const isPossessive = (t: Tagged) => /^['’]/.test(t.post) || /['’]s$/i.test(t
 const nounLike = (t: Tagged | undefined) => t !== undefined && !isFunction(t) && (isNoun(t) || isGerund(t) || looksAcronym(t) || isVerb(t));
 
 const lexicon = nlp.model().one.lexicon as Record<string, unknown>;
-/** Whether the tagger's own lexicon knows a word that reads as a verb after "to". */
-const knownVerb = (stem: string) => stem.length >= 3 && stem in lexicon && tagged(`to ${stem}`)[1]?.tags.has('Verb') === true;
+/** Whether a word reads as a verb after "to" and the tagger's lexicon knows it, or it ends as verbs are made ("vaccinate", "digitize"). */
+const knownVerb = (stem: string) =>
+  stem.length >= 3 && (stem in lexicon || /..(ate|ize|ise|ify)$/.test(stem)) && tagged(`to ${stem}`)[1]?.tags.has('Verb') === true;
 /** Endings that make a noun of a verb ("rent-al", "manage-ment", "install-ation", "inspect-ion", "deliver-y"). */
 const NOMINAL_ENDINGS = [/ation$/, /ition$/, /(?<=[st])ion$/, /ment$/, /al$/, /ery$/, /y$/];
 
@@ -104,14 +105,18 @@ const NOMINAL_ENDINGS = [/ation$/, /ition$/, /(?<=[st])ion$/, /ment$/, /al$/, /e
  * stem must be a verb the tagger's lexicon knows ("station" is not "st-ation").
  */
 export function madeFromVerb(word: string): boolean {
-  const w = word.toLowerCase();
-  if (w.includes('-')) return false;
+  // A prefix does not change what the noun is made from ("pre-ordering": ordering).
+  const w = word.toLowerCase().split('-').at(-1)!;
   if (/ing$/.test(w))
     return knownVerb(w.replace(/ing$/, '')) || knownVerb(`${w.replace(/ing$/, '')}e`) || knownVerb(w.replace(/(.)\1ing$/, '$1'));
   return NOMINAL_ENDINGS.some((ending) => {
     if (!ending.test(w)) return false;
     const stem = w.replace(ending, '');
-    return [stem, `${stem}e`].some(knownVerb);
+    // "-ion" follows the verb whole ("inspect-ion"; "station" is not "state"); "-ation" may stand for "-ate"
+    // ("vaccination": vaccinate) after a stem long enough to be one.
+    if (ending.source.endsWith('ion$') && ending.source !== 'ation$') return knownVerb(stem);
+    if (stem.length < 4) return false;
+    return [stem, `${stem}e`, ...(ending.source === 'ation$' ? [`${stem}ate`] : [])].some(knownVerb);
   });
 }
 
@@ -163,6 +168,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       // One ending in a gerund is a noun of its own ("co-working space", "team-building").
       role = isGerund(w) || /ing$/.test(word) ? 'noun' : !endsPhrase && nounLike(next) ? 'modifier' : isNoun(w) ? 'noun' : 'modifier';
     } else if (looksAcronym(w)) role = 'noun';
+    // After "to" and before a determiner or a pronoun, a word that can be a verb is one ("to water your plants").
+    else if (plain(words[i - 1]?.text ?? '') === 'to' && next !== undefined && isFunction(next) && knownVerb(word)) role = null;
     else if (isPossessive(w) && (isNoun(w) || isVerb(w))) role = 'modifier';
     else if (isFunction(w) && !(isNoun(w) && !w.tags.has('Pronoun'))) role = null;
     else if (ingAdjective(w) && current.some((t) => t.role === 'noun') && nounLike(next)) role = 'noun';
