@@ -91,7 +91,8 @@ const looksAcronym = (t: Tagged) =>
 const isPossessive = (t: Tagged) => /^['’]/.test(t.post) || /['’]s$/i.test(t.text);
 const nounLike = (t: Tagged | undefined) => t !== undefined && !isFunction(t) && (isNoun(t) || isGerund(t) || looksAcronym(t) || isVerb(t));
 
-const lexicon = nlp.model().one.lexicon as Record<string, unknown>;
+// compromise types its model as `object`; its English lexicon (word → tag) is at `one.lexicon`.
+const lexicon = (nlp.model() as { one: { lexicon: Record<string, unknown> } }).one.lexicon;
 /** Whether a word reads as a verb after "to" and the tagger's lexicon knows it, or it ends as verbs are made ("vaccinate", "digitize"). */
 const knownVerb = (stem: string) =>
   stem.length >= 3 && (stem in lexicon || /..(ate|ize|ise|ify)$/.test(stem)) && tagged(`to ${stem}`)[1]?.tags.has('Verb') === true;
