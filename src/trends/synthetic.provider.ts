@@ -158,12 +158,12 @@ export function timelineOf(phrase: string): Timeline {
   const years = (daysBefore: number, perYear: number) => Math.exp((-perYear * daysBefore) / YEAR_DAYS);
   switch (shape) {
     case 'rising': {
-      const perYear = between(0.2, 0.6);
+      const perYear = between(0.1, 0.35);
       const step = stepOf(between(1.1, 1.5));
       return { shape, weekly, at: (d) => level * years(d, perYear) * (1 + step(d)) };
     }
     case 'falling': {
-      const perYear = between(-0.4, -0.15);
+      const perYear = between(-0.3, -0.1);
       const step = stepOf(between(0.4, 0.5));
       return { shape, weekly, at: (d) => level * years(d, perYear) * (1 - step(d)) };
     }
