@@ -68,6 +68,23 @@ function narrowed(term: string, plain: readonly string[]): number {
   });
 }
 
+/** A one-word name's level before its phrase's factor of 0.6-1.6 (its series' scale before a request rescales it). */
+const ONE_WORD_LEVEL = 40;
+/**
+ * The standing of the everyday term research compares every idea with (the
+ * anchor, TRENDS_ANCHOR, "weather" by default; docs/providers.md), against a
+ * one-word name. "weather" is among the most searched words there are, so the
+ * simulated world searches it several times as much as an everyday one-word
+ * name and a product phrase a few hundredths to a tenth of it. (The tagger
+ * reads "weather" as a verb: as a fragment it was barely searched, and the
+ * demo said an idea was searched 64× as much as the weather.) In Google it
+ * stands higher still; the simulated world keeps it within reach of two-word
+ * names so that step 4's one comparison of the candidates beside it stays
+ * above Google's rounding (a mean under 1 is "not measurably searched").
+ * "bagel", the replay anchor, is an everyday name like any other.
+ */
+const EVERYDAY_STANDING: Readonly<Record<string, number>> = { weather: 6 };
+
 /** How much a phrase's words are searched, by their number: a longer phrase is searched less than its head. */
 const BY_LENGTH = [1, 1, 0.35, 0.1, 0.03] as const;
 /** How much a phrase is searched, by how it reads (noun-phrases.ts): people type names, seldom fragments. */
@@ -83,9 +100,93 @@ const BY_FORM = { name: 1, modified: 0.3, fragment: 0.01 } as const;
  * the factor of 0.6-1.6 per phrase that keeps phrases of one shape apart. Same phrase, same level.
  */
 export function syntheticLevel(phrase: string): number {
+  const standing = EVERYDAY_STANDING[phrase.trim().toLowerCase()];
+  if (standing !== undefined) return ONE_WORD_LEVEL * standing;
   const words = wordsOf(phrase).length;
   const r = rng(`${phrase.toLowerCase()}|level`);
-  return 40 * BY_LENGTH[Math.min(BY_LENGTH.length - 1, words)]! * BY_FORM[phraseForm(phrase)] * (0.6 + r());
+  return ONE_WORD_LEVEL * BY_LENGTH[Math.min(BY_LENGTH.length - 1, words)]! * BY_FORM[phraseForm(phrase)] * (0.6 + r());
+}
+
+/** The shapes a phrase's interest takes in the simulated world, and how often (they sum to 1). */
+export const TIMELINE_SHAPES = { stable: 0.35, rising: 0.25, seasonal: 0.2, falling: 0.2 } as const;
+export type TimelineShape = keyof typeof TIMELINE_SHAPES;
+
+/** A phrase's curve: its level `daysBefore` today (on calendar day `day`, ms), before the weekly rhythm and noise. */
+export interface Timeline {
+  shape: TimelineShape;
+  weekly: number;
+  at(daysBefore: number, day: number): number;
+}
+
+const DAY_MS = 86_400_000;
+const YEAR_DAYS = 365.25;
+
+/**
+ * The shape of a phrase's interest, deterministic per phrase and varied across
+ * phrases as real searches are: most hold level, some rise, some fall, some
+ * follow the calendar. Each is one curve that every window samples, made so
+ * the readings a run takes of it agree: a rising phrase grows over the years
+ * and has stepped up over the last two weeks (momentum reads the last week
+ * against the month: trend class "rising"), a falling one declines over the
+ * years and has stepped down ("declining"); a seasonal one peaks on the same
+ * day each year, strongly enough that the 5 years repeat yearly ("seasonal");
+ * a stable one drifts a little. The forecast and the outlook are fitted on
+ * these same series, so they follow.
+ */
+export function timelineOf(phrase: string): Timeline {
+  const r = rng(`${phrase.toLowerCase()}|timeline`);
+  const level = syntheticLevel(phrase);
+  const pick = r();
+  let cumulative = 0;
+  // The anchor holds level: every idea is measured against it.
+  const everyday = EVERYDAY_STANDING[phrase.trim().toLowerCase()] !== undefined;
+  const shape = everyday
+    ? 'stable'
+    : ((Object.keys(TIMELINE_SHAPES) as TimelineShape[]).find((s) => (cumulative += TIMELINE_SHAPES[s]) > pick) ?? 'stable');
+  const between = (lo: number, hi: number) => lo + r() * (hi - lo);
+  const weekly = r() * 0.3;
+  // A change of `size` that happened about 15 days ago, within a day or two, and has held since: the
+  // last week stands apart from the month (momentum reads it, the trend class with it), and the two
+  // weeks since are level, so the 7-day forecast (a median of the last weeks) holds at the new level
+  // instead of reverting to the old one.
+  const stepOf = (size: number) => {
+    const daysAgo = between(13.5, 15);
+    const width = between(0.6, 1);
+    return (d: number) => size / (1 + Math.exp((d - daysAgo) / width));
+  };
+  // Yearly growth: exp(-perYear × years before), so the curve meets its recent level today.
+  const years = (daysBefore: number, perYear: number) => Math.exp((-perYear * daysBefore) / YEAR_DAYS);
+  switch (shape) {
+    case 'rising': {
+      const perYear = between(0.1, 0.35);
+      const step = stepOf(between(1.1, 1.5));
+      return { shape, weekly, at: (d) => level * years(d, perYear) * (1 + step(d)) };
+    }
+    case 'falling': {
+      const perYear = between(-0.3, -0.1);
+      const step = stepOf(between(0.4, 0.5));
+      return { shape, weekly, at: (d) => level * years(d, perYear) * (1 - step(d)) };
+    }
+    case 'seasonal': {
+      const perYear = between(-0.1, 0.2);
+      const amplitude = between(0.45, 0.7);
+      // The day of the year it peaks (0 = 1 January): the same every year, whatever the window.
+      const peakDay = Math.floor(r() * 365);
+      return {
+        shape,
+        weekly,
+        at: (d, day) => {
+          const start = Date.UTC(new Date(day).getUTCFullYear(), 0, 1);
+          const dayOfYear = (day - start) / DAY_MS;
+          return level * years(d, perYear) * (1 + amplitude * Math.cos((2 * Math.PI * (dayOfYear - peakDay)) / YEAR_DAYS));
+        },
+      };
+    }
+    default: {
+      const perYear = between(-0.08, 0.12);
+      return { shape, weekly, at: (d) => level * years(d, perYear) };
+    }
+  }
 }
 
 /** The places a map of the request draws: a market's regions or cities, else the world's countries or cities. */
@@ -136,20 +237,18 @@ export class SyntheticTrendsProvider implements TrendsProvider {
         const { count, stepDays } = POINTS[request.timeframe];
         const end = Date.UTC(this.today().getUTCFullYear(), this.today().getUTCMonth(), this.today().getUTCDate());
         const own = (k: string) => {
-          const r = rng(`${k}|shape`);
-          // One timeline per phrase, anchored at today: every window (30 days to 5 years) shows the
-          // same recent level, and the years before rise or fall to it smoothly (a yearly growth of
-          // about -30 % to +60 %), so the 5-year series never ends at zero beside a lively 30 days.
-          // (A slope per day from each window's own start once did: "a fad, -100 %" beside a mean of 70.)
-          const s = { level: syntheticLevel(k), perYear: (r() - 0.4) * 0.8, weekly: r() * 0.3, noise: rng(`${k}|${request.timeframe}`) };
+          // One timeline per phrase, anchored at today: every window (30 days to 5 years) samples
+          // the same curve, so each shows the same recent level and the years before rise or fall
+          // to it smoothly. (A slope per day from each window's own start once did not: "a fad,
+          // -100 %" beside a 30-day mean of 70.) The curve's shape is the phrase's own (timelineOf).
+          const t = timelineOf(k);
+          const noise = rng(`${k}|${request.timeframe}`);
           return Array.from({ length: count }, (_, i) => {
             const daysBefore = (count - 1 - i) * stepDays;
+            const day = end - daysBefore * 86_400_000;
             return Math.max(
               0,
-              s.level *
-                Math.exp((-s.perYear * daysBefore) / 365) *
-                (1 + s.weekly * Math.sin((2 * Math.PI * i * stepDays) / 7)) *
-                (0.85 + 0.3 * s.noise()),
+              t.at(daysBefore, day) * (1 + t.weekly * Math.sin((2 * Math.PI * i * stepDays) / 7)) * (0.85 + 0.3 * noise()),
             );
           });
         };

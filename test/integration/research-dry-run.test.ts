@@ -54,6 +54,14 @@ describe('insights research --dry-run', { timeout: 120_000 }, () => {
     expect(hinted.measure).toEqual([]);
   });
 
+  it('researches the product, not the audience after "for" (a founder\'s trial, 2026-11-28)', async () => {
+    const coffee = await dry('Subscription box for coffee lovers');
+    expect(coffee.primary_by_prior).toBe('coffee subscription');
+    expect(coffee.measure).toEqual(expect.arrayContaining(['coffee subscription', 'coffee box']));
+    expect((await dry('Subscription box for vegan pet food')).primary_by_prior).toBe('pet food');
+    expect((await dry('Marketplace for renting camping gear between neighbours')).primary_by_prior).toBe('camping gear');
+  });
+
   it('prints a readable table without --json', async () => {
     const result = await runCli(['research', 'Online piano lessons for kids', '--dry-run'], env);
     expect(result.code, result.stderr).toBe(0);

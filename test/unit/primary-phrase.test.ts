@@ -1,6 +1,9 @@
 // The primary phrase against a labelled set (test/fixtures/research/primary-phrases.tsv):
-//   held-out     40 founders' ideas written before the method was tuned (2026-11-28)
-//   fresh        20 more, written after the first held-out measurement, before tuning on it
+//   held-out     40 founders' ideas written before the method was tuned (2026-11-28; since tuned on)
+//   fresh        20 more, written after the first held-out measurement (since tuned on)
+//   fresh-2-*    40 more, written on 2026-11-28 before the second round of changes and measured
+//                first (37/40 among the measured, 33/40 first by prior); then split: the method was
+//                tuned on fresh-2-tuning only, fresh-2-held-out's misses were never looked at
 //   held-in, tuning, quick-start: the ideas the method was built on, the issue's among them
 // each with the phrases (any of) a person would search to find such a product.
 // Two figures: an acceptable phrase among the four step 4 measures, and FIRST
@@ -9,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { choosePrimary, measuredPhrases, phraseCandidates } from '../../src/domain/research/phrase-choice.js';
-import { nounChunks, phraseForm, stripMarkup } from '../../src/domain/research/noun-phrases.js';
+import { madeFromVerb, nounChunks, phraseForm, stripMarkup } from '../../src/domain/research/noun-phrases.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
 import { runSteps } from '../support/steps-harness.js';
 
@@ -75,9 +78,50 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     expect(held.first_by_prior).toBeGreaterThanOrEqual(36);
     // A simulated research chooses about as well (its popularity follows how people type): 36/40 on 2026-11-28.
     expect(simulated).toBeGreaterThanOrEqual(35);
-    // The fresh ideas were never tuned on: the figure to expect of a new idea (16/20 on 2026-11-28).
+    // The first fresh ideas (16/20 before the second round, 17/20 after it, tuned on).
     expect(fresh.first_by_prior / fresh.of).toBeGreaterThanOrEqual(0.75);
     expect(tuning[2]!.first_by_prior).toBe(tuning[2]!.of);
+  });
+
+  it('fresh-2-held-out (never tuned on): an acceptable phrase among the four measured for ≥ 18/20, first by prior for ≥ 16/20', () => {
+    const held = measure('fresh-2-held-out');
+    const tuned = measure('fresh-2-tuning');
+    // Printed as counts only: the held-out half's misses are not shown, so no one tunes on them.
+    console.log(JSON.stringify({ fresh_2_held_out: { ...held, misses: held.misses.length }, fresh_2_tuning: tuned }, null, 1));
+    expect(held.of).toBe(20);
+    // 2026-11-28: 18/20 and 16/20 (before the second round: 18/20 and 17/20). docs/research.md.
+    expect(held.among_measured).toBeGreaterThanOrEqual(18);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(16);
+    expect(tuned.first_by_prior).toBeGreaterThanOrEqual(19);
+  });
+
+  it('"X for Y": the audience after "for" weighs less; a form-only product is searched with its subject', () => {
+    const first = (idea: string) => phraseCandidates(idea, [])[0]!.phrase;
+    expect(first('Subscription box for coffee lovers')).toBe('coffee subscription');
+    expect(measuredPhrases(phraseCandidates('Subscription box for coffee lovers', []))).toEqual(
+      expect.arrayContaining(['coffee subscription', 'coffee box']),
+    );
+    expect(first('Subscription box for craft beer lovers')).toBe('craft beer');
+    expect(first('Subscription box for dog owners')).toBe('dog subscription');
+    expect(first('Meal kits for busy parents')).toBe('meal kits');
+    expect(first('Laptop rental for students')).toBe('laptop rental');
+    expect(first('Accounting software for small businesses')).toBe('accounting software');
+    expect(first('Yoga classes for seniors')).toBe('yoga classes');
+    // The people after "for" are never the product's phrase while the product has a subject.
+    for (const idea of ['Meal delivery for seniors', 'Budget planner for students', 'Dog walking for busy professionals'])
+      expect(first(idea), idea).not.toMatch(/seniors|students|professionals/);
+  });
+
+  it('a noun made from a verb makes a compound branch left; an -ing word between nouns is a gerund', () => {
+    const first = (idea: string) => phraseCandidates(idea, [])[0]!.phrase;
+    expect(first('Wedding dress rental for brides on a budget')).toBe('wedding dress');
+    expect(first('Restaurant inventory management software')).toBe('inventory management');
+    expect(first('Bike fitting studio for triathletes')).toBe('bike fitting');
+    expect(first('Sleep tracking ring')).toBe('sleep tracking');
+    expect(madeFromVerb('rental')).toBe(true);
+    expect(madeFromVerb('vaccination')).toBe(true);
+    expect(madeFromVerb('station')).toBe(false);
+    expect(madeFromVerb('animal')).toBe(false);
   });
 
   it('the issue’s ideas: the product, not a modifier, a verb or markup', () => {
@@ -134,6 +178,7 @@ describe('a simulated research (the synthetic world) picks a fair phrase', () =>
     'Marketplace for renting camping gear between neighbours',
     'Subscription box for vegan pet food',
     '<script>alert(1)</script> Meal prep delivery for athletes',
+    'Subscription box for coffee lovers',
   ])
     it(`"${idea}"`, async () => {
       const run = await runSteps(idea, (r) => world.fetch(r), { until: 'choose_primary' });

@@ -131,15 +131,15 @@ describe('against Google as it answers automated clients in late 2026 (related q
 
     // What the run asks Google (the steps that share a request ask it once a day): autocomplete, 90 days, 5 years,
     // the anchor comparison, related queries and related topics (each through the embed flow), the modifier
-    // comparison, and one explore for the maps (the phrase's own, or against the anchor). In the synthetic
-    // world a head ("meal") is searched far more than its compound, so the four-candidate comparison rounds
-    // the phrase too low to calibrate and the anchor is asked again beside the phrase alone (the GTAB lesson).
+    // comparison, and one explore for the maps (the phrase's own, or against the anchor). The anchor,
+    // "weather", is searched far more than any candidate (as in Google), so the four-candidate comparison is
+    // the anchor's peak and the phrase is not asked again beside it alone (the GTAB lesson applies when a
+    // candidate, not the anchor, dwarfs the rest).
     const distinct = [...new Map(requests.map((r) => [requestKey(r), r])).values()];
     expect(distinct.map((r) => r.kind).sort()).toEqual([
       'autocomplete',
       'explore',
       'explore',
-      'interestOverTime',
       'interestOverTime',
       'interestOverTime',
       'interestOverTime',

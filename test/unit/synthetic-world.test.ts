@@ -3,7 +3,9 @@
 // fragments, longer phrases less than their heads), and its maps keep the
 // run's market (a US run's regions are US states, its cities American).
 import { describe, expect, it } from 'vitest';
-import { SyntheticTrendsProvider, syntheticLevel } from '../../src/trends/synthetic.provider.js';
+import { directionStatement } from '../../src/domain/scoring/direction.js';
+import { trendClassOf } from '../../src/domain/scoring/trend-class.js';
+import { SyntheticTrendsProvider, syntheticLevel, timelineOf } from '../../src/trends/synthetic.provider.js';
 import { runSteps } from '../support/steps-harness.js';
 
 const world = new SyntheticTrendsProvider(() => new Date('2026-11-28T00:00:00Z'));
@@ -83,5 +85,71 @@ describe('the synthetic world’s timeline', () => {
       expect(months12.mean, `${phrase}: the 12 months' last weeks`).toBeGreaterThan(0);
       expect(days30.mean, phrase).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('the synthetic world’s shapes and its anchor', () => {
+  // A founder's review (2026-11-28, issue 47): every simulated idea trended "stable", and demand read
+  // "64× weather" (the tagger took "weather" for a verb, so the world barely searched the anchor).
+  const ideas = [
+    'Meal planning app for busy parents',
+    'GPS collar for dog owners',
+    'Sourdough starter subscription',
+    'Snow removal booking app',
+    'Lactation consultant marketplace',
+    'Tiny house rental marketplace',
+    'Kayak rentals on city lakes',
+    'Vinyl record subscription box',
+    'Keto meal delivery',
+    'Study room booking for university libraries',
+    'Online chess coaching for kids',
+    'Pool cleaning service for homeowners',
+    'Podcast editing service for small creators',
+    'Gutter cleaning quotes comparison',
+    'Secondhand baby gear marketplace',
+    'Cat sitting app for holiday travellers',
+    'Remote team standup bot',
+    'App that finds last-minute padel court bookings',
+    'Subscription box for coffee lovers',
+    'Marketplace for renting camping gear between neighbours',
+  ];
+
+  it('gives phrases varied shapes, and a run’s trend class, momentum, forecast and outlook agree with the shape', async () => {
+    const classes = new Map<string, number>();
+    let matching = 0;
+    for (const idea of ideas) {
+      const run = await runSteps(idea, (r) => world.fetch(r), { geo: 'US' });
+      const primary = run.outputs.get('choose_primary').primary;
+      const momentum = run.outputs.get('score_momentum');
+      const trendClass = trendClassOf(momentum.evidence);
+      classes.set(String(trendClass), (classes.get(String(trendClass)) ?? 0) + 1);
+      const expected = { stable: 'stable', rising: 'rising', falling: 'declining', seasonal: 'seasonal' }[timelineOf(primary).shape];
+      if (trendClass === expected) matching += 1;
+      const direction = directionStatement({ momentum, trend_class: trendClass, outlook: run.outputs.get('forecast').outlook });
+      expect(direction?.agree, `${idea}: ${direction?.text}`).toBe(true);
+    }
+    for (const c of ['stable', 'rising', 'declining', 'seasonal']) expect(classes.get(c), `${c} among ${[...classes]}`).toBeGreaterThan(0);
+    expect(matching).toBeGreaterThanOrEqual(ideas.length - 2);
+  }, 120_000);
+
+  it('searches the anchor, "weather", several times an everyday word, so a product phrase is a few hundredths to a tenth of it', async () => {
+    const answer = await world.fetch({
+      kind: 'interestOverTime',
+      keywords: ['padel court', 'coffee', 'weather'],
+      timeframe: '12m',
+      geo: '',
+    });
+    if (answer.kind !== 'interestOverTime') throw new Error('expected interest over time');
+    const mean = (i: number) => answer.points.reduce((s, p) => s + p.values[i]!, 0) / answer.points.length;
+    expect(mean(2)).toBeGreaterThan(2 * mean(1));
+    expect(mean(0) / mean(2)).toBeLessThan(0.2);
+    const run = await runSteps('App that finds last-minute padel court bookings', (r) => world.fetch(r), {
+      geo: 'US',
+      until: 'compare_anchor',
+    });
+    const anchor = run.outputs.get('compare_anchor');
+    const ratio = (anchor.phraseMean + 0.5) / (anchor.anchorMean + 0.5);
+    expect(ratio, run.summaries.get('compare_anchor')).toBeLessThan(0.2);
+    expect(ratio).toBeGreaterThan(0.005);
   });
 });

@@ -15,7 +15,7 @@ export interface PhraseToken {
   role: Role;
   /** True for a word the tagger knows as an acronym (EV, CRM). */
   acronym: boolean;
-  /** People in the plural ("lovers", "parents"): who it is for, when it ends a phrase. */
+  /** People in the plural ("lovers", "parents", after "for" also "owners", "students"): who it is for, when it ends a phrase. */
   people: boolean;
   /** A company the tagger knows ("Uber", "Airbnb"): in "Uber for dog walking" the model, not the subject. */
   organization?: boolean;
@@ -71,6 +71,9 @@ function tagged(text: string): Tagged[] {
 const isNoun = (t: Tagged) => t.tags.has('Noun') || t.tags.has('Acronym') || t.tags.has('Value');
 const isModifier = (t: Tagged) => t.tags.has('Adjective');
 const isGerund = (t: Tagged) => t.tags.has('Gerund');
+/** An -ing word the tagger took for an adjective ("fitting", "cancelling"): between nouns, a gerund ("bike fitting studio"). */
+const ingAdjective = (t: Tagged | undefined) =>
+  t !== undefined && t.tags.has('Adjective') && !t.tags.has('Hyphenated') && !isNoun(t) && /[a-z]{3}ing$/i.test(t.text);
 const isVerb = (t: Tagged) => t.tags.has('Verb');
 /** Words that close a phrase whatever else they are: pronouns ("your"), determiners, prepositions, conjunctions, adverbs. */
 const isFunction = (t: Tagged) =>
@@ -87,6 +90,43 @@ const looksAcronym = (t: Tagged) =>
 /** "Kids'" or "kid's": the owner of what follows, so its modifier. */
 const isPossessive = (t: Tagged) => /^['’]/.test(t.post) || /['’]s$/i.test(t.text);
 const nounLike = (t: Tagged | undefined) => t !== undefined && !isFunction(t) && (isNoun(t) || isGerund(t) || looksAcronym(t) || isVerb(t));
+
+// compromise types its model as `object`; its English lexicon (word → tag) is at `one.lexicon`.
+const lexicon = (nlp.model() as { one: { lexicon: Record<string, unknown> } }).one.lexicon;
+/** Whether a word reads as a verb after "to" and the tagger's lexicon knows it, or it ends as verbs are made ("vaccinate", "digitize"). */
+const knownVerb = (stem: string) =>
+  stem.length >= 3 && (stem in lexicon || /..(ate|ize|ise|ify)$/.test(stem)) && tagged(`to ${stem}`)[1]?.tags.has('Verb') === true;
+/** Endings that make a noun of a verb ("rent-al", "manage-ment", "install-ation", "inspect-ion", "deliver-y"). */
+const NOMINAL_ENDINGS = [/ation$/, /ition$/, /(?<=[st])ion$/, /ment$/, /al$/, /ery$/, /y$/];
+
+/**
+ * Whether a noun is made from a verb ("rental", "management", "installation",
+ * "scheduling", "delivery"): such a noun takes the nouns before it as its
+ * object, so in "wedding dress rental" the thing is the wedding dress. The
+ * stem must be a verb the tagger's lexicon knows ("station" is not "st-ation").
+ */
+export function madeFromVerb(word: string): boolean {
+  // A prefix does not change what the noun is made from ("pre-ordering": ordering).
+  const w = word.toLowerCase().split('-').at(-1)!;
+  if (/ing$/.test(w))
+    return knownVerb(w.replace(/ing$/, '')) || knownVerb(`${w.replace(/ing$/, '')}e`) || knownVerb(w.replace(/(.)\1ing$/, '$1'));
+  return NOMINAL_ENDINGS.some((ending) => {
+    if (!ending.test(w)) return false;
+    const stem = w.replace(ending, '');
+    // "-ion" follows the verb whole ("inspect-ion"; "station" is not "state"); "-ation" may stand for "-ate"
+    // ("vaccination": vaccinate) after a stem long enough to be one.
+    if (ending.source.endsWith('ion$') && ending.source !== 'ation$') return knownVerb(stem);
+    if (stem.length < 4) return false;
+    return [stem, `${stem}e`, ...(ending.source === 'ation$' ? [`${stem}ate`] : [])].some(knownVerb);
+  });
+}
+
+/**
+ * A plural agent noun ("owners", "students", "seniors", "renters", "tourists"): the
+ * tagger marks only some people as actors; after "for", where an idea names
+ * its audience, the English agent endings say the rest.
+ */
+const AGENT_PLURAL = /[a-z](er|or|ist|ian|ent)s$/;
 
 export interface ChunkOptions {
   /** Nouns that end a phrase as a preposition does ("platform", "app"): what follows them starts anew. */
@@ -108,6 +148,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
   const words = tagged(stripMarkup(idea).replace(/\([^)]*\)/g, ' '));
   const chunks: NounChunk[] = [];
   let current: PhraseToken[] = [];
+  // The word before the phrase: after "for", a plural agent noun is who it is for ("for dog owners").
+  let opener = '';
   const close = () => {
     if (current.some((t) => t.role === 'noun')) chunks.push({ tokens: current });
     current = [];
@@ -127,15 +169,19 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       // One ending in a gerund is a noun of its own ("co-working space", "team-building").
       role = isGerund(w) || /ing$/.test(word) ? 'noun' : !endsPhrase && nounLike(next) ? 'modifier' : isNoun(w) ? 'noun' : 'modifier';
     } else if (looksAcronym(w)) role = 'noun';
+    // After "to" and before a determiner or a pronoun, a word that can be a verb is one ("to water your plants").
+    else if (plain(words[i - 1]?.text ?? '') === 'to' && next !== undefined && isFunction(next) && knownVerb(word)) role = null;
     else if (isPossessive(w) && (isNoun(w) || isVerb(w))) role = 'modifier';
     else if (isFunction(w) && !(isNoun(w) && !w.tags.has('Pronoun'))) role = null;
+    else if (ingAdjective(w) && current.some((t) => t.role === 'noun') && nounLike(next)) role = 'noun';
     else if (isGerund(w)) {
       // A gerund before an adjective, a name or an acronym takes an object: a verb ("using AI", "hiring local handymen").
       const takesObject = next !== undefined && (looksAcronym(next) || next.tags.has('ProperNoun') || (isModifier(next) && !isNoun(next)));
       // Opening the idea, it is a noun only where the tagger reads it as one ("parking spot", not "renting camping gear").
       role = !takesObject && (current.length > 0 || (i === 0 && nounLike(next) && canBeNoun(word))) ? 'noun' : null;
     } else if (isVerb(w) && !isNoun(w)) {
-      const inPhrase = (current.length > 0 || i === 0) && nounLike(next);
+      // Opening the idea, it may also start a compound through an -ing word ("Bike fitting studio").
+      const inPhrase = (current.length > 0 || i === 0) && (nounLike(next) || (i === 0 && ingAdjective(next) && nounLike(words[i + 2])));
       // Between nouns, a word that can be a noun is one ("farmers market delivery", "herb garden kit").
       if (inPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
       else if (inPhrase && w.tags.has('PastTense')) role = 'modifier';
@@ -152,11 +198,12 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     // An acronym after nouns starts the compound ("home EV charger": the EV charger, at home).
     if (acronym && current.length > 0 && current.at(-1)!.role === 'noun' && !current.at(-1)!.acronym)
       current = current.map((t) => ({ ...t, role: 'modifier' }));
+    if (current.length === 0) opener = i > 0 ? plain(words[i - 1]!.text) : '';
     current.push({
       word,
       role,
       acronym,
-      people: w.tags.has('Actor') && w.tags.has('Plural'),
+      people: w.tags.has('Plural') && (w.tags.has('Actor') || (opener === 'for' && AGENT_PLURAL.test(word))),
       ...(w.tags.has('Organization') ? { organization: true } : {}),
     });
     // A comma, a full stop or a bracket ends the phrase.

@@ -23,7 +23,7 @@
 // phrase discovery found among Google's trending searches is a search already:
 // it is its own primary phrase. docs/research.md has the hit rate on a
 // labelled set.
-import { nounChunks, type PhraseToken } from './noun-phrases.js';
+import { madeFromVerb, nounChunks, type PhraseToken } from './noun-phrases.js';
 
 /** Nouns that name the kind of business, not its subject: they end a phrase and weigh nothing. */
 const GENERIC = new Set(
@@ -117,6 +117,12 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
     while (head > 0 && (FORMAT.has(part[head]!.word) || part[head]!.people) && part.slice(0, head).some((t) => t.role === 'noun'))
       head -= 1;
     while (head > 0 && part[head]!.role !== 'noun') head -= 1;
+    // Three nouns or more, the last or the one before it made from a verb: the compound branches left
+    // ("[wedding dress] rental", "[inventory management] software", "[sleep tracking] ring"), so the
+    // subject is the two nouns before the last, and the last says in what form it comes.
+    const run = (k: number) => k >= 0 && part[k]!.role === 'noun' && !part[k]!.acronym;
+    if (head >= 2 && run(head) && run(head - 1) && run(head - 2) && (madeFromVerb(part[head]!.word) || madeFromVerb(part[head - 1]!.word)))
+      head -= 1;
     return head;
   });
   // Modifiers and the words after the head say which kind or in what form: they weigh less than the subject's nouns.
@@ -129,6 +135,11 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
   });
   const total = [...weight.values()].reduce((a, b) => a + b, 0);
   const found = new Map<string, PhraseCandidate>();
+  // "Subscription box for coffee lovers": the idea names only a form before its subject, and the
+  // subject is one word, too broad to search alone ("coffee"); people search the subject with the
+  // form ("coffee subscription", "coffee box"), so those are candidates, the first form first.
+  const formOnly = productAt > 0 ? parts[productAt - 1]!.filter((t) => t.role === 'noun') : [];
+  const forms = formOnly.length > 0 && formOnly.every((t) => FORMAT.has(t.word)) ? formOnly.map((t) => t.word) : [];
   parts.forEach((part, p) => {
     if (p < productAt) return;
     const product = p === productAt;
@@ -147,19 +158,33 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
         const words = new Set(tokens.map((t) => t.word));
         const coverage = total > 0 ? [...words].reduce((a, w) => a + (weight.get(w) ?? 0), 0) / total : 0;
         const subject = product && i === subjectAt && i + n - 1 === head;
+        // Who it is for, after the subject ("coffee lovers"), is not the product: no bonus for its length.
+        const audience = tokens.at(-1)!.people && i + n - 1 > head;
         found.set(phrase, {
           phrase,
           coverage: round3(coverage),
           names_product: subject,
           prior: round3(
             coverage +
-              (n === 2 && product && (subject || tokens[0]!.role === 'noun') ? TWO_WORDS_BONUS : 0) +
+              (n === 2 && product && !audience && (subject || tokens[0]!.role === 'noun') ? TWO_WORDS_BONUS : 0) +
               (subject ? SUBJECT_BONUS : 0) -
               (tokens[0]!.role === 'modifier' && !subject ? MODIFIER_START_PENALTY : 0) -
               (n === 3 ? THREE_WORDS_PENALTY : 0),
           ),
         });
       }
+    const subjectWords = part.slice(subjectAt, head + 1);
+    if (product && forms.length > 0 && subjectWords.length === 1 && !subjectWords[0]!.people) {
+      const word = subjectWords[0]!.word;
+      const coverage = round3((weight.get(word) ?? 0) / Math.max(total, 1e-9));
+      const withForm = [...forms.map((f) => [word, f]), forms.length > 1 ? [word, ...forms] : []].filter((w) => w.length > 1);
+      for (const words of withForm) {
+        const phrase = words.join(' ');
+        if (found.has(phrase) || words.length > 3) continue;
+        const prior = coverage + SUBJECT_BONUS + (words.length === 2 ? TWO_WORDS_BONUS : -THREE_WORDS_PENALTY);
+        found.set(phrase, { phrase, coverage, names_product: true, prior: round3(prior) });
+      }
+    }
   });
   // On a tie, the longer phrase first: it says more of the idea.
   const ranked = [...found.values()].sort((a, b) => b.prior - a.prior || b.phrase.split(' ').length - a.phrase.split(' ').length);
