@@ -1,6 +1,7 @@
 // An insight's report, as one printable page (report-html.ts) or as Markdown
-// (report-markdown.ts): what the insight says, the chart of its series, the 8
-// dimensions with their evidence, the forecast, and the research run's 40
+// (report-markdown.ts), in the order a founder reads it: the verdict, at most
+// three signals, risks and checks to make first, the chart of its series, the
+// 8 dimensions, then their evidence, the forecast and the research run's 40
 // steps. Both renderers write the same prepared report, so they cannot drift
 // apart; text is escaped by each renderer, never here.
 //
@@ -11,6 +12,7 @@ import { DIMENSIONS, type Dimension } from '../scoring/dimensions.js';
 import type { ChartForecastPoint } from '../charts/insight-chart.js';
 import { anchorId, pointerOf, pointerTokens, resolvePointer } from './json-pointer.js';
 import { interestNoun, provenanceOf, type ProvenanceKind } from '../provenance.js';
+import { verdictOf, type VerdictLabel } from '../research/verdict.js';
 
 type EvidenceValue = number | string | boolean | null;
 
@@ -107,6 +109,8 @@ export interface Fact {
 export interface Citation {
   pointer: string;
   anchor: string | null;
+  /** What the link reads as ("demand score", "demand: ratio"): a reader sees words, the pointer stays its target. */
+  words: string;
 }
 export interface GenericTable {
   title: string;
@@ -130,7 +134,11 @@ export interface PreparedReport {
   provenance: { kind: ProvenanceKind; notice: string | null };
   /** The element ids of the title, the idea and the summary. */
   anchors: { title: string; idea: string; summary: string };
+  /** Why the trend class holds for this insight: said with the momentum's evidence. */
   trendReason: { text: string; anchor: string } | null;
+  /** The line read first (domain/research/verdict.ts): a label, the strongest reason and the biggest risk, cited. */
+  verdict: { label: VerdictLabel; title: string; scores: string; reason: string; risk: string; citations: Citation[] };
+  /** At most three sentences a group, none said twice. */
   decision: Array<{ key: string; title: string; items: Array<{ text: string; citations: Citation[] }> }> | null;
   chart: {
     points: number;
@@ -207,20 +215,64 @@ export const formatTime = (iso: string) =>
 const label = (key: string) => key.replace(/_/g, ' ');
 const titleOf = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
+/** Sentences a group shows at most: the report is read in two minutes. */
+export const MAX_SENTENCES = 3;
+
+/** The same sentence however it is spaced or cased: what "said twice" means. */
+const sameText = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[.\s]+$/, '')
+    .trim();
+
 /** The decision's sentences, each group an array of `{ text, evidence }`; null when the insight has none to show. */
 function decisionOf(value: unknown, cite: (pointer: string) => Citation): PreparedReport['decision'] {
   if (!isRecord(value)) return null;
+  const said = new Set<string>();
   const groups = DECISION_GROUPS.map(([key, title]) => {
     const entries = Array.isArray(value[key]) ? (value[key] as unknown[]) : [];
-    const items = entries.flatMap((entry) => {
-      if (typeof entry === 'string') return [{ text: entry, citations: [] }];
-      if (!isRecord(entry) || typeof entry.text !== 'string') return [];
-      const evidence = Array.isArray(entry.evidence) ? entry.evidence.filter((p): p is string => typeof p === 'string') : [];
-      return [{ text: entry.text, citations: evidence.map(cite) }];
-    });
+    const items = entries
+      .flatMap((entry) => {
+        if (typeof entry === 'string') return [{ text: entry, citations: [] }];
+        if (!isRecord(entry) || typeof entry.text !== 'string') return [];
+        const evidence = Array.isArray(entry.evidence) ? entry.evidence.filter((p): p is string => typeof p === 'string') : [];
+        return [{ text: entry.text, citations: evidence.map(cite) }];
+      })
+      .filter((item) => {
+        const key = sameText(item.text);
+        if (said.has(key)) return false;
+        said.add(key);
+        return true;
+      })
+      .slice(0, MAX_SENTENCES);
     return { key, title, items };
   }).filter((g) => g.items.length > 0);
   return groups.length > 0 ? groups : null;
+}
+
+/**
+ * A pointer as a reader reads it: "/dimensions/demand/evidence/ratio" is
+ * "demand: ratio", "/dimensions/pain/score" "pain score",
+ * "/outlook/horizons/0/value" "outlook horizon 1 value". Never a pointer: the
+ * report shows words, and links to the place the pointer names.
+ */
+export function citationWords(pointer: string): string {
+  const tokens = pointerTokens(pointer);
+  if (tokens === null || tokens.length === 0) return 'the insight';
+  const words = (ts: string[]) =>
+    ts
+      .map((t, i) => (/^\d+$/.test(t) ? String(Number(t) + 1) : label(i > 0 && /^\d+$/.test(ts[i + 1] ?? '') ? t.replace(/s$/, '') : t)))
+      .join(' ')
+      .replace(/\//g, ' ');
+  const [head, name, field, ...rest] = tokens;
+  if (head === 'dimensions' && name !== undefined && (DIMENSIONS as readonly string[]).includes(name)) {
+    const dimension = name === 'intent' ? 'buyer intent' : name;
+    if (field === undefined) return dimension;
+    if (field === 'evidence') return rest.length ? `${dimension}: ${words(rest)}` : `${dimension} evidence`;
+    return `${dimension} ${words([field, ...rest])}`;
+  }
+  return words(tokens);
 }
 
 /** Scalar fields of a record, one level of nested records flattened ("backtest mae"). */
@@ -382,7 +434,9 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
   const trendReason = insight.trend_class_evidence?.reason
     ? { text: insight.trend_class_evidence.reason, anchor: place('trend_class_evidence') }
     : null;
-  const heading = { title: place('title'), idea: place('idea'), summary: place('summary') };
+  // The summary is not shown: the verdict says it (the overall score, the confidence, the strongest dimension), and a
+  // demo insight's summary repeats its momentum, which the decision says; its anchor stays for a link made elsewhere.
+  const heading = { title: place('title'), idea: place('idea'), summary: anchorId(['summary']) };
   const provenance = provenanceOf({
     source: insight.source,
     provider: insight.provider ?? null,
@@ -415,12 +469,14 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
   // Every place is known by now: a citation links to the nearest one shown, or to none.
   const cite = (pointer: string): Citation => {
     const tokens = pointerTokens(pointer);
-    if (tokens === null || resolvePointer(insight, pointer) === undefined) return { pointer, anchor: null };
+    const words = citationWords(pointer);
+    if (tokens === null || resolvePointer(insight, pointer) === undefined) return { pointer, anchor: null, words };
     for (let n = tokens.length; n > 0; n -= 1) {
-      if (shown.has(pointerOf(tokens.slice(0, n)))) return { pointer, anchor: anchorId(tokens.slice(0, n)) };
+      if (shown.has(pointerOf(tokens.slice(0, n)))) return { pointer, anchor: anchorId(tokens.slice(0, n)), words };
     }
-    return { pointer, anchor: null };
+    return { pointer, anchor: null, words };
   };
+  const verdict = verdictOf(insight);
 
   const values = series.map((p) => p.value);
   const unit = series.length > 1 && Date.parse(series[1]!.date) - Date.parse(series[0]!.date) >= 7 * 86_400_000 ? 'weeks' : 'days';
@@ -436,6 +492,14 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
     partial: insight.partial === true,
     provenance: { kind: provenance.kind, notice: noticeOf(provenance) },
     trendReason,
+    verdict: {
+      label: verdict.label,
+      title: titleOf(verdict.label),
+      scores: `overall ${score2(insight.overall_score)}, confidence ${score2(insight.confidence)}`,
+      reason: verdict.reason,
+      risk: verdict.risk,
+      citations: verdict.evidence.map(cite),
+    },
     decision: decisionOf(insight.decision, cite),
     chart: {
       points: series.length,

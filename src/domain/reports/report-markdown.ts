@@ -34,7 +34,10 @@ function table(header: string[], rows: string[][], align?: Array<'l' | 'r'>): st
   );
 }
 
-const citation = (c: Citation) => (c.anchor ? `[${md(c.pointer)}](#${c.anchor})` : `${md(c.pointer)} (not shown in this report)`);
+/** A citation as words linking to its place (the pointer is the target); one the report does not show, as words alone. */
+const citation = (c: Citation) => (c.anchor ? `[${md(c.words)}](#${c.anchor})` : `${md(c.words)} (not shown in this report)`);
+const citations = (cs: Citation[]) => (cs.length ? ` (${cs.map(citation).join(', ')})` : '');
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function genericBlock(block: GenericBlock): string[] {
   return [
@@ -47,22 +50,23 @@ export function renderReportMarkdown(input: InsightReportInput): string {
   const r = prepareReport(input);
   const out: string[] = [];
 
-  out.push(`# ${anchor(r.anchors.title)}${md(r.title)}`, `**Idea:** ${anchor(r.anchors.idea)}${md(r.idea)}`, factsTable(r.facts));
-  if (r.trendReason) out.push(`**Why this trend class:** ${anchor(r.trendReason.anchor)}${md(r.trendReason.text)}`);
+  // The same order as the HTML page: the verdict first, then what it rests on.
+  const v = r.verdict;
+  out.push(
+    `# ${anchor(r.anchors.title)}${md(r.title)}`,
+    `**Idea:** ${anchor(r.anchors.idea)}${md(r.idea)}`,
+    `**Verdict: ${md(v.title)}** (${md(v.scores)}). Strongest reason: ${md(capitalise(v.reason))}. Biggest risk: ${md(v.risk)}.${citations(v.citations)}`,
+  );
   if (r.provenance.notice) out.push(`> ${md(r.provenance.notice)}`);
   if (r.partial) {
     out.push(`> **Partial.** ${md(PARTIAL_NOTICE)}`);
   }
-
-  out.push('## Summary', `${anchor(r.anchors.summary)}${md(r.summary)}`);
+  out.push(factsTable(r.facts));
 
   if (r.decision) {
-    out.push('## Decision');
+    out.push('## Signals, risks and what to validate first');
     for (const group of r.decision) {
-      out.push(
-        `### ${md(group.title)}`,
-        group.items.map((i) => `- ${md(i.text)}${i.citations.map((c) => ` (${citation(c)})`).join('')}`).join('\n'),
-      );
+      out.push(`### ${md(group.title)}`, group.items.map((i) => `- ${md(i.text)}${citations(i.citations)}`).join('\n'));
     }
   }
 
@@ -84,7 +88,7 @@ export function renderReportMarkdown(input: InsightReportInput): string {
     ),
   );
 
-  out.push('## Evidence');
+  out.push('## Evidence, dimension by dimension');
   for (const d of r.dimensions) {
     out.push(`### ${anchor(d.anchor)}${md(d.title)} (${md(d.score)})`);
     out.push(
@@ -95,7 +99,11 @@ export function renderReportMarkdown(input: InsightReportInput): string {
           )
         : 'No evidence recorded.',
     );
+    if (d.name === 'momentum' && r.trendReason)
+      out.push(`**Why this trend class:** ${anchor(r.trendReason.anchor)}${md(r.trendReason.text)}`);
   }
+  if (r.trendReason && !r.dimensions.some((d) => d.name === 'momentum'))
+    out.push(`**Why this trend class:** ${anchor(r.trendReason.anchor)}${md(r.trendReason.text)}`);
   if (r.searchVolume) {
     const v = r.searchVolume;
     out.push(

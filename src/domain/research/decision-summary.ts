@@ -36,6 +36,8 @@ export interface DecisionInput {
 /** A signal at or above this score is a strength; at or below RISK_AT, a risk. */
 const SIGNAL_AT = 0.6;
 const RISK_AT = 0.35;
+/** Sentences per group, at most. */
+export const MAX_PER_GROUP = 3;
 
 const ptr = (d: Dimension, ...path: string[]) => `/dimensions/${d}/${path.join('/')}`;
 const has = (d: DimensionScore, key: string) => d.evidence[key] !== undefined && d.evidence[key] !== null;
@@ -127,7 +129,11 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
   const direction = directionStatement({ momentum: dims.momentum, trend_class: insight.trend_class, outlook: insight.outlook });
   if (direction) whyNow.push({ text: direction.text, evidence: direction.evidence });
   const momentum = dims.momentum;
-  if (momentum && momentum.score !== null)
+  // Said once: a momentum already read as a signal or a risk is not read again here.
+  const momentumSaid = signals.includes('momentum') || weak.slice(0, 3).includes('momentum');
+  if (momentumSaid) {
+    // Its sentence is among the signals or the risks above.
+  } else if (momentum && momentum.score !== null)
     whyNow.push({
       text: `${lower(momentum.explanation).replace(/^a prediction/, 'Momentum is a prediction')}.`,
       evidence: [has(momentum, 'label') ? ptr('momentum', 'evidence', 'label') : ptr('momentum', 'score'), ptr('momentum', 'explanation')],
@@ -155,5 +161,11 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
       ],
     });
 
-  return { signals: signals.map((d) => reading(d, dims[d])), risks, validate_first: validate.slice(0, 3), why_now: whyNow };
+  // At most three of each: what a founder reads in two minutes, the strongest first.
+  return {
+    signals: signals.map((d) => reading(d, dims[d])),
+    risks: risks.slice(0, MAX_PER_GROUP),
+    validate_first: validate.slice(0, MAX_PER_GROUP),
+    why_now: whyNow.slice(0, MAX_PER_GROUP),
+  };
 }
