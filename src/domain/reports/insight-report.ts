@@ -129,6 +129,8 @@ export interface PreparedReport {
   idea: string;
   summary: string;
   facts: Fact[];
+  /** The insight as a record (visibility, dates, id): said at the end, not before the verdict's reasons. */
+  record: Fact[];
   partial: boolean;
   /** What the insight rests on; `notice` is said first when it is not live research. */
   provenance: { kind: ProvenanceKind; notice: string | null };
@@ -460,6 +462,8 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
     { label: 'Source', value: `${provenance.source} (${insight.source})`, anchor: place('provenance') },
     { label: 'Provider', value: insight.provider ?? '–', anchor: place('provider') },
     { label: 'Data as of', value: provenance.data_as_of ?? '–', anchor: place('data_as_of') },
+  ];
+  const record: Fact[] = [
     { label: 'Visibility', value: insight.visibility },
     { label: 'Created', value: formatTime(insight.created_at) },
     { label: 'Updated', value: formatTime(insight.updated_at) },
@@ -489,6 +493,7 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
     summary: insight.summary,
     anchors: heading,
     facts,
+    record,
     partial: insight.partial === true,
     provenance: { kind: provenance.kind, notice: noticeOf(provenance) },
     trendReason,

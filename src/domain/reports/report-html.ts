@@ -24,7 +24,8 @@ header .kicker { color: #6b7280; text-transform: uppercase; letter-spacing: .06e
 h1 { font-size: 26px; line-height: 1.2; margin: 4px 0 8px; overflow-wrap: anywhere; }
 h2 { font-size: 19px; margin: 28px 0 8px; padding-bottom: 4px; border-bottom: 1px solid #e5e7eb; }
 h3 { font-size: 15px; margin: 18px 0 6px; }
-p, li, dd, td, th, figcaption, summary { overflow-wrap: anywhere; }
+p, li, dd, td, th, figcaption, summary { overflow-wrap: break-word; }
+#evidence td, #research-trace td, #verdict p { overflow-wrap: anywhere; }
 p { margin: 6px 0; }
 .idea { font-size: 16px; color: #374151; }
 #verdict { border: 1px solid #d1d5db; border-left-width: 6px; border-radius: 4px; padding: 10px 14px; margin: 12px 0; }
@@ -235,7 +236,7 @@ export function renderReportHtml(input: InsightReportInput): string {
   );
 
   parts.push(
-    `<footer>Made ${esc(r.generatedAt)} from GET /api/insights/${esc(r.id)}/report. Scores and their methods: GET /api/methodology.</footer>`,
+    `<footer>${factsList(r.record)}Made ${esc(r.generatedAt)} from GET /api/insights/${esc(r.id)}/report. Scores and their methods: GET /api/methodology.</footer>`,
   );
 
   return `<!doctype html>

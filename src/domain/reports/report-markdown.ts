@@ -158,6 +158,7 @@ export function renderReportMarkdown(input: InsightReportInput): string {
 
   out.push(
     `---`,
+    factsTable(r.record),
     `Made ${md(r.generatedAt)} from \`GET /api/insights/${r.id}/report\`. Scores and their methods: \`GET /api/methodology\`.`,
   );
   return `${out.join('\n\n')}\n`;

@@ -125,6 +125,11 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
   }
 
   const whyNow: DecisionSentence[] = [];
+  // The parts, said after the direction in this order (the most concrete first): three sentences at most are shown.
+  const outlookPart: DecisionSentence[] = [];
+  const durabilityPart: DecisionSentence[] = [];
+  const momentumPart: DecisionSentence[] = [];
+  const trendPart: DecisionSentence[] = [];
   // First, the one statement of direction: the sentences after it are its parts, each with its own window.
   const direction = directionStatement({ momentum: dims.momentum, trend_class: insight.trend_class, outlook: insight.outlook });
   if (direction) whyNow.push({ text: direction.text, evidence: direction.evidence });
@@ -134,25 +139,28 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
   if (momentumSaid) {
     // Its sentence is among the signals or the risks above.
   } else if (momentum && momentum.score !== null)
-    whyNow.push({
+    momentumPart.push({
       text: `${lower(momentum.explanation).replace(/^a prediction/, 'Momentum is a prediction')}.`,
       evidence: [has(momentum, 'label') ? ptr('momentum', 'evidence', 'label') : ptr('momentum', 'score'), ptr('momentum', 'explanation')],
     });
   else if (momentum)
-    whyNow.push({ text: `No prediction of the month ahead: ${lower(momentum.explanation)}.`, evidence: [ptr('momentum', 'explanation')] });
+    momentumPart.push({
+      text: `No prediction of the month ahead: ${lower(momentum.explanation)}.`,
+      evidence: [ptr('momentum', 'explanation')],
+    });
   if (insight.trend_class)
-    whyNow.push({
+    trendPart.push({
       text: `Trend class: ${insight.trend_class}, a claim about the month ahead (its rule and how often it held are in trend_class_evidence).`,
       evidence: ['/trend_class', '/trend_class_evidence'],
     });
   if (durability && durability.score !== null && has(durability, 'trajectory'))
-    whyNow.push({
+    durabilityPart.push({
       text: `Over ${String(durability.evidence.years)} years the interest is ${String(durability.evidence.trajectory)}.`,
       evidence: [ptr('durability', 'evidence', 'trajectory'), ptr('durability', 'evidence', 'change')],
     });
   const horizon = outlookHorizon(insight.outlook);
   if (horizon)
-    whyNow.push({
+    outlookPart.push({
       text: `${insight.data_as_of ? `In the ${horizon.months} months after ${insight.data_as_of} (the last day of data), interest` : `In ${horizon.months} months interest`} is expected to average ${horizon.value} (the ${horizon.months} months before averaged ${horizon.recent}; its bands are in the outlook).`,
       evidence: [
         `/outlook/horizons/${horizon.index}/value`,
@@ -160,6 +168,8 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
         ...(insight.data_as_of ? ['/data_as_of'] : []),
       ],
     });
+
+  whyNow.push(...outlookPart, ...durabilityPart, ...momentumPart, ...trendPart);
 
   // At most three of each: what a founder reads in two minutes, the strongest first.
   return {
