@@ -271,6 +271,9 @@ describe('the HTML report', () => {
     expect(html.indexOf('<dl class="facts">')).toBeLessThan(html.indexOf('<section id="decision">'));
     expect(html.match(/<details id="ev\/dimensions\/[a-z]+"><summary>/g)).toHaveLength(8);
     expect(html).not.toContain('<section id="summary">');
+    // The table asks each dimension's question; its explanation is said once, with its evidence.
+    expect(html).toContain('<th>What it asks</th>');
+    for (const d of DIMENSIONS) expect(html.split(`${d} because &quot;it is&quot; &lt;i&gt;so&lt;/i&gt;`).length - 1, d).toBe(1);
     expect(html).toMatch(/<figure><svg [^>]*viewBox="0 0 860 420"/);
     expect(html).toContain('<span class="mark">experimental</span><span class="mark">thin evidence: strength 0.40</span>');
     expect(html).toContain('<span class="mark">unscored</span>');
@@ -369,7 +372,7 @@ describe('the Markdown report', () => {
     expect(html).not.toMatch(/<(script|img|iframe|b|i)\b/);
     // The HTML page's order: the verdict first, then signals, risks and what to validate first, the chart, the dimensions.
     expect(markdown).toMatch(
-      /^# .*\n\n\*\*Idea:\*\* .*\n\n\*\*Verdict: (Promising|Mixed|Weak|Unproven)\*\* \(overall 0\.62, confidence 0\.80\)\. Strongest reason: /,
+      /^# .*\n\n\*\*Idea:\*\* .*\n\n\*\*Verdict: (Promising|Mixed|Weak|Unproven)\*\* \(<a id="ev\/overall_score"><\/a>overall 0\.62, <a id="ev\/confidence"><\/a>confidence 0\.80\)\. Strongest reason: /,
     );
     const headings = [...html.matchAll(/<h2>(?:<a id="[^"]+"><\/a>)?([^<]+)<\/h2>/g)].map((m) => m[1]);
     expect(headings).toEqual([

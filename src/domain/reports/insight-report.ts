@@ -139,7 +139,18 @@ export interface PreparedReport {
   /** Why the trend class holds for this insight: said with the momentum's evidence. */
   trendReason: { text: string; anchor: string } | null;
   /** The line read first (domain/research/verdict.ts): a label, the strongest reason and the biggest risk, cited. */
-  verdict: { label: VerdictLabel; title: string; scores: string; reason: string; risk: string; citations: Citation[] };
+  verdict: {
+    /** The element ids of the overall score and the confidence, which the verdict line shows. */
+    anchors: { overall: string; confidence: string };
+    label: VerdictLabel;
+    title: string;
+    /** The overall score and the confidence, to two decimals. */
+    overall: string;
+    confidence: string;
+    reason: string;
+    risk: string;
+    citations: Citation[];
+  };
   /** At most three sentences a group, none said twice. */
   decision: Array<{ key: string; title: string; items: Array<{ text: string; citations: Citation[] }> }> | null;
   chart: {
@@ -153,6 +164,8 @@ export interface PreparedReport {
     max: number | null;
     /** Whose interest and which dates, e.g. "Recorded Google Trends interest (0–100), 30 weeks from 2021-06-06 to 2021-12-26 (its data runs to 2022-10-23)". */
     caption: string | null;
+    /** Where the series comes from, in words with its dates: the caption's provenance. */
+    source: string;
   };
   dimensions: Array<{
     name: Dimension;
@@ -160,6 +173,8 @@ export interface PreparedReport {
     anchor: string;
     score: string;
     marks: string[];
+    /** The question the dimension answers: the dimensions table says it; the explanation is with the evidence, said once. */
+    question: string;
     explanation: string;
     evidence: Array<{ key: string; value: string; anchor: string }>;
   }>;
@@ -183,6 +198,18 @@ export interface PreparedReport {
   trace: { run: Fact[]; error: string | null; steps: string[][] } | null;
   generatedAt: string;
 }
+
+/** What each dimension asks, as docs/research.md ("What a score means") says it. */
+export const DIMENSION_QUESTIONS: Record<Dimension, string> = {
+  demand: 'How many people search for it?',
+  momentum: 'Is interest likely to be higher next month?',
+  durability: 'Has interest held over 5 years, or was it a fad?',
+  reach: 'In how many places is it searched?',
+  breadth: 'How many different searches surround it?',
+  pain: 'How often do its searches carry problem words ("how to", "fix")?',
+  intent: 'How often do its searches carry buying words ("price", "best", "buy")?',
+  whitespace: 'How little do comparisons and brands crowd it?',
+};
 
 export const DECISION_GROUPS = [
   ['signals', 'Signals'],
@@ -408,6 +435,7 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
         anchor: place('dimensions', name),
         score: score2(d.score),
         marks: marksOf(d),
+        question: DIMENSION_QUESTIONS[name],
         explanation: d.explanation,
         evidence: Object.entries(d.evidence).map(([key, v]) => ({
           key,
@@ -447,8 +475,6 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
   });
 
   const facts: Fact[] = [
-    { label: 'Overall score', value: score2(insight.overall_score), anchor: place('overall_score') },
-    { label: 'Confidence', value: score2(insight.confidence), anchor: place('confidence') },
     {
       label: 'Trend class',
       value: insight.trend_class
@@ -463,6 +489,8 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
     { label: 'Provider', value: insight.provider ?? '–', anchor: place('provider') },
     { label: 'Data as of', value: provenance.data_as_of ?? '–', anchor: place('data_as_of') },
   ];
+  // The verdict line shows the overall score and the confidence: a citation of either links there.
+  const verdictAnchors = { overall: place('overall_score'), confidence: place('confidence') };
   const record: Fact[] = [
     { label: 'Visibility', value: insight.visibility },
     { label: 'Created', value: formatTime(insight.created_at) },
@@ -498,9 +526,11 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
     provenance: { kind: provenance.kind, notice: noticeOf(provenance) },
     trendReason,
     verdict: {
+      anchors: verdictAnchors,
       label: verdict.label,
       title: titleOf(verdict.label),
-      scores: `overall ${score2(insight.overall_score)}, confidence ${score2(insight.confidence)}`,
+      overall: score2(insight.overall_score),
+      confidence: score2(insight.confidence),
       reason: verdict.reason,
       risk: verdict.risk,
       citations: verdict.evidence.map(cite),
@@ -514,6 +544,7 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
       latest: series.at(-1)?.value ?? null,
       min: values.length ? Math.min(...values) : null,
       max: values.length ? Math.max(...values) : null,
+      source: provenance.source,
       caption:
         first && last
           ? `${interestNoun(provenance.kind)} (0–100), ${series.length} ${unit} from ${first} to ${last}${

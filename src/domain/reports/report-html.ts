@@ -116,7 +116,7 @@ export function renderReportHtml(input: InsightReportInput): string {
   parts.push(
     `<header id="top"><p class="kicker">Startup Insights · insight report</p><h1${attr(r.anchors.title)}>${esc(r.title)}</h1>`,
     `<p class="idea"${attr(r.anchors.idea)}>${esc(r.idea)}</p>`,
-    `<section id="verdict" class="${esc(v.label)}" aria-label="Verdict"><p class="verdict-line"><strong>${esc(v.title)}</strong> <span class="verdict-scores">${esc(v.scores)}</span></p>`,
+    `<section id="verdict" class="${esc(v.label)}" aria-label="Verdict"><p class="verdict-line"><strong>${esc(v.title)}</strong> <span class="verdict-scores"><span${attr(v.anchors.overall)}>overall ${esc(v.overall)}</span>, <span${attr(v.anchors.confidence)}>confidence ${esc(v.confidence)}</span></span></p>`,
     `<p>Strongest reason: ${esc(capitalise(v.reason))}. Biggest risk: ${esc(v.risk)}.${citations(v.citations)}</p></section>`,
     r.provenance.notice ? `<p class="notice" id="provenance-notice">${esc(r.provenance.notice)}</p>` : '',
     r.partial ? `<p class="notice"><strong>Partial.</strong> ${esc(PARTIAL_NOTICE)}</p>` : '',
@@ -150,17 +150,17 @@ export function renderReportHtml(input: InsightReportInput): string {
       ? forecastOnSeries(input.series, input.forecast.points, input.forecastFittedOn, undefined)
       : null;
   const caption = r.chart.caption
-    ? `${r.chart.caption}${drawn?.forecast ? ', and the 7-day forecast with its 80 % and 95 % intervals' : drawn?.note ? ` (${drawn.note})` : ''}.`
+    ? `${r.chart.caption}${drawn?.forecast ? ', and the 7-day forecast with its 80 % and 95 % intervals' : drawn?.note ? ` (${drawn.note})` : ''}, on one 0–100 scale. Source: ${r.chart.source}.`
     : 'No days of search interest yet.';
   parts.push(`<section id="chart"><h2>Search interest</h2><figure>${svg}<figcaption>${esc(caption)}</figcaption></figure></section>`);
 
   parts.push(
-    `<section id="dimensions"><h2>The 8 dimensions</h2><table><thead><tr><th>Dimension</th><th class="num">Score</th><th>Explanation</th></tr></thead><tbody>${r.dimensions
+    `<section id="dimensions"><h2>The 8 dimensions</h2><table><thead><tr><th>Dimension</th><th class="num">Score</th><th>What it asks</th></tr></thead><tbody>${r.dimensions
       .map(
         (d) =>
           `<tr><td><a href="#${esc(d.anchor)}">${esc(d.title)}</a></td><td class="num">${esc(d.score)}</td><td>${d.marks
             .map((m) => `<span class="mark">${esc(m)}</span>`)
-            .join('')}${esc(d.explanation)}</td></tr>`,
+            .join('')}${esc(d.question)}</td></tr>`,
       )
       .join('')}</tbody></table></section>`,
   );
@@ -168,7 +168,7 @@ export function renderReportHtml(input: InsightReportInput): string {
   // Each dimension's evidence folded away: a link to a place inside opens it (the browser unfolds the target of a fragment).
   const evidence = r.dimensions.map(
     (d) =>
-      `<details${attr(d.anchor)}><summary>${esc(d.title)}<span class="score">${esc(d.score)}</span></summary>${
+      `<details${attr(d.anchor)}><summary>${esc(d.title)}<span class="score">${esc(d.score)}</span></summary><p>${esc(d.explanation)}</p>${
         d.evidence.length
           ? `<table><tbody>${d.evidence.map((e) => `<tr${attr(e.anchor)}><th>${esc(e.key)}</th><td>${esc(e.value)}</td></tr>`).join('')}</tbody></table>`
           : '<p>No evidence recorded.</p>'

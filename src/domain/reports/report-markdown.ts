@@ -55,7 +55,7 @@ export function renderReportMarkdown(input: InsightReportInput): string {
   out.push(
     `# ${anchor(r.anchors.title)}${md(r.title)}`,
     `**Idea:** ${anchor(r.anchors.idea)}${md(r.idea)}`,
-    `**Verdict: ${md(v.title)}** (${md(v.scores)}). Strongest reason: ${md(capitalise(v.reason))}. Biggest risk: ${md(v.risk)}.${citations(v.citations)}`,
+    `**Verdict: ${md(v.title)}** (${anchor(v.anchors.overall)}overall ${md(v.overall)}, ${anchor(v.anchors.confidence)}confidence ${md(v.confidence)}). Strongest reason: ${md(capitalise(v.reason))}. Biggest risk: ${md(v.risk)}.${citations(v.citations)}`,
   );
   if (r.provenance.notice) out.push(`> ${md(r.provenance.notice)}`);
   if (r.partial) {
@@ -74,7 +74,7 @@ export function renderReportMarkdown(input: InsightReportInput): string {
   out.push(
     '## Search interest',
     r.chart.points
-      ? `\`${sparkline(values)}\` ${md(r.chart.caption ?? '')}: lowest ${r.chart.min}, highest ${r.chart.max}, latest ${r.chart.latest}.`
+      ? `\`${sparkline(values)}\` ${md(r.chart.caption ?? '')}: lowest ${r.chart.min}, highest ${r.chart.max}, latest ${r.chart.latest}. Source: ${md(r.chart.source)}.`
       : 'No days of search interest yet.',
     `The chart with the forecast: \`GET /api/insights/${r.id}/chart.svg\`.`,
   );
@@ -82,15 +82,15 @@ export function renderReportMarkdown(input: InsightReportInput): string {
   out.push(
     '## The 8 dimensions',
     markdownTable(
-      ['Dimension', 'Score', 'Marks', 'Explanation'],
-      r.dimensions.map((d) => [`[${md(d.title)}](#${d.anchor})`, md(d.score), d.marks.map(md).join('; '), md(d.explanation)]),
+      ['Dimension', 'Score', 'Marks', 'What it asks'],
+      r.dimensions.map((d) => [`[${md(d.title)}](#${d.anchor})`, md(d.score), d.marks.map(md).join('; '), md(d.question)]),
       ['l', 'r', 'l', 'l'],
     ),
   );
 
   out.push('## Evidence, dimension by dimension');
   for (const d of r.dimensions) {
-    out.push(`### ${anchor(d.anchor)}${md(d.title)} (${md(d.score)})`);
+    out.push(`### ${anchor(d.anchor)}${md(d.title)} (${md(d.score)})`, md(d.explanation));
     out.push(
       d.evidence.length
         ? markdownTable(
