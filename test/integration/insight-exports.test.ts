@@ -23,6 +23,7 @@ import { NO_FORECAST, NO_RUN, type InsightReportInput } from '../../src/domain/r
 import { renderReportHtml } from '../../src/domain/reports/report-html.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { decisionSummary } from '../../src/domain/research/decision-summary.js';
+import { verdictOf } from '../../src/domain/research/verdict.js';
 import { API_ERROR_HEADERS } from '../../src/http/security-headers.js';
 import { INSIGHT_CSV_COLUMNS, REPORT_CSP } from '../../src/http/routes/api/insight-exports.js';
 import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
@@ -324,6 +325,20 @@ describe('GET /api/insights/{id}/report', () => {
     expect(steps.map((m) => Number(m[1]))).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(new Set(steps.map((m) => m[3]))).toEqual(new Set(['done']));
     expect(markdown).not.toContain(NO_RUN);
+  });
+
+  it('serves the verdict it leads with on each list entry and on the insight alike', async () => {
+    const list = (await get('/api/insights?limit=20&sort=newest')).json().data as Array<{ id: string; verdict: { label: string } }>;
+    expect(list.length).toBeGreaterThan(5);
+    const labels = new Set<string>();
+    for (const entry of list) {
+      const detail = (await get(`/api/insights/${entry.id}`)).json();
+      expect(entry.verdict, entry.id).toEqual(detail.verdict);
+      expect(detail.verdict).toEqual(verdictOf(detail));
+      labels.add(entry.verdict.label);
+    }
+    // The fixtures score from 0.95 down: more than one label is said.
+    expect(labels.size).toBeGreaterThan(1);
   });
 
   it('of an insight no run researched: says so, in Markdown and in HTML', async () => {
