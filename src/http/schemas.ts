@@ -9,6 +9,7 @@ import { MIN_COMPLETE_DIMENSIONS } from '../domain/scoring/overall.js';
 import { TREND_CLASSES } from '../domain/scoring/trend-class.js';
 import { PLAN_VALUES } from '../domain/quota.js';
 import { PROVENANCE_KINDS } from '../domain/provenance.js';
+import { VERDICT_LABELS, VERDICT_RULE } from '../domain/research/verdict.js';
 import { SUBSCRIPTION_LIMITS, WEBHOOK_EVENT_TYPES } from '../domain/webhooks/subscription-input.js';
 
 export const stringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) =>
@@ -159,6 +160,24 @@ const DecisionSentences = Type.Array(
   }),
 );
 
+/** The verdict (domain/research/verdict.ts; the rule: docs/research.md, "The verdict"): the line a founder reads first. */
+export const VerdictSchema = Type.Object(
+  {
+    label: stringEnum(VERDICT_LABELS, {
+      description: `promising: overall at least ${VERDICT_RULE.promisingAt} with none of ${VERDICT_RULE.core.join(', ')} at or below ${VERDICT_RULE.riskAt}; weak: overall below ${VERDICT_RULE.weakBelow}; mixed: in between; unproven: fewer than ${MIN_COMPLETE_DIMENSIONS} of 8 dimensions scored or confidence below ${VERDICT_RULE.minConfidence}, whatever the score`,
+    }),
+    text: Type.String({
+      description: 'The verdict as one sentence, with the overall score and confidence, the strongest reason and the biggest risk',
+    }),
+    reason: Type.String({ description: 'The strongest reason, in words, with its score' }),
+    risk: Type.String({ description: 'The biggest risk, in words, with its score or the missing evidence' }),
+    evidence: Type.Array(Type.String(), {
+      description: 'JSON Pointers (RFC 6901) into the insight (GET /api/insights/{id}): what the verdict rests on',
+    }),
+  },
+  { description: 'The verdict, from the scores alone: the same on a list entry and on the insight' },
+);
+
 /** What an insight rests on (issue 47): live research, recorded real answers or a simulation, and the days of its data. */
 export const ProvenanceSchema = Type.Object(
   {
@@ -203,6 +222,7 @@ export const InsightSchema = Type.Object(
         'The providers it was researched with (google, google+dataforseo, replay, synthetic); null for a recorded series. The refresh asks only that kind of source.',
     }),
     provenance: ProvenanceSchema,
+    verdict: VerdictSchema,
     data_from: DataDate('The first day of the data it rests on (every series it keeps); null before any series was stored'),
     data_as_of: DataDate('The last day of the data it rests on: the last date of its series; null before any series was stored'),
     dimensions: Type.Object(Object.fromEntries(DIMENSIONS.map((d) => [d, DimensionSchema]))),

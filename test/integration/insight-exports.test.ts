@@ -23,6 +23,7 @@ import { NO_FORECAST, NO_RUN, type InsightReportInput } from '../../src/domain/r
 import { renderReportHtml } from '../../src/domain/reports/report-html.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { decisionSummary } from '../../src/domain/research/decision-summary.js';
+import { verdictOf } from '../../src/domain/research/verdict.js';
 import { API_ERROR_HEADERS } from '../../src/http/security-headers.js';
 import { INSIGHT_CSV_COLUMNS, REPORT_CSP } from '../../src/http/routes/api/insight-exports.js';
 import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
@@ -32,18 +33,23 @@ import { until } from '../support/pipeline.js';
 import { testResources } from '../support/redis.js';
 import { parseCsv } from '../support/csv.js';
 import { launchChromium } from '../support/chromium.js';
+import { PNG } from 'pngjs';
 
 // What the functions evaluated in Chromium use of the page (the project compiles without the DOM library).
 interface PageElement {
   id: string;
+  open?: boolean;
+  className: string;
   textContent: string | null;
+  innerText: string;
   children: ArrayLike<PageElement>;
   getAttribute(name: string): string | null;
-  getBoundingClientRect(): { width: number; height: number };
+  getBoundingClientRect(): { width: number; height: number; top: number; bottom: number };
   closest(selector: string): PageElement | null;
 }
 declare const document: {
   body: PageElement;
+  documentElement: { scrollWidth: number; scrollHeight: number };
   querySelector(selector: string): PageElement | null;
   querySelectorAll(selector: string): ArrayLike<PageElement> & Iterable<PageElement>;
   getElementById(id: string): PageElement | null;
@@ -52,6 +58,13 @@ declare const document: {
 declare const window: { __violations?: string[] };
 declare const location: { hash: string };
 declare function getComputedStyle(element: PageElement): { borderCollapse: string; maxWidth: string; breakBefore: string };
+/** Text that reads as a JSON Pointer into an insight: the report shows words instead, and links to the place. */
+const POINTER_TEXT =
+  /(^|[\s(,])\/(dimensions|overall_score|confidence|trend_class\w*|outlook|primary_choice|search_volume|data_as_of|provider|provenance|summary|title|idea)(\/|\b)/;
+/** The window a founder reads the report in: the verdict must be in it without scrolling, the page no wider. */
+const WINDOW = { width: 1280, height: 720 };
+/** Where the report's screenshots go: docs/images/ when asked for (UPDATE_SCREENSHOTS=1), else a temporary folder. */
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve('docs/images') : null;
 const HOSTILE_IDEA = `Meal kits <script>alert("pwned")</script> & 'vegan' "boxes" [click](https://evil.example) for parents`;
 
 let t: TestApp;
@@ -61,6 +74,8 @@ let key: string;
 /** The account that researched the insight below (privately): only its keys read it. */
 let owner: { key: string; accountId: string };
 let researched: string;
+/** A plain idea researched the same way: the report the screenshots in docs/ show. */
+let plain: string;
 let demo: string;
 let browser: Browser | undefined;
 
@@ -95,23 +110,26 @@ beforeAll(async () => {
 
   const created = await t.researchKey('enterprise');
   owner = { key: created.key, accountId: created.accountId };
-  const submitted = await t.app.inject({
-    method: 'POST',
-    url: '/api/research-runs',
-    headers: { ...bearer(owner.key), 'content-type': 'application/json' },
-    payload: JSON.stringify({ idea: HOSTILE_IDEA, geo: 'US' }),
-  });
-  expect(submitted.statusCode, submitted.body).toBe(202);
-  const runId = submitted.json().data.id as string;
-  const run = await until<{ status: string; error: string | null; insight_id: string | null }>(
-    async () => (await t.app.inject({ method: 'GET', url: `/api/research-runs/${runId}`, headers: bearer(owner.key) })).json().data,
-    (r) => ['succeeded', 'failed', 'cancelled'].includes(r.status),
-    90_000,
-    'the research run',
-  );
-  expect(run.status, String(run.error)).toBe('succeeded');
-  researched = run.insight_id!;
-}, 120_000);
+  const research = async (idea: string) => {
+    const submitted = await t.app.inject({
+      method: 'POST',
+      url: '/api/research-runs',
+      headers: { ...bearer(owner.key), 'content-type': 'application/json' },
+      payload: JSON.stringify({ idea, geo: 'US' }),
+    });
+    expect(submitted.statusCode, submitted.body).toBe(202);
+    const runId = submitted.json().data.id as string;
+    const run = await until<{ status: string; error: string | null; insight_id: string | null }>(
+      async () => (await t.app.inject({ method: 'GET', url: `/api/research-runs/${runId}`, headers: bearer(owner.key) })).json().data,
+      (r) => ['succeeded', 'failed', 'cancelled'].includes(r.status),
+      90_000,
+      `the research run of "${idea}"`,
+    );
+    expect(run.status, String(run.error)).toBe('succeeded');
+    return run.insight_id!;
+  };
+  [researched, plain] = await Promise.all([research(HOSTILE_IDEA), research('Meal kits for busy parents')]);
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -283,7 +301,14 @@ describe('GET /api/insights/{id}/report', () => {
     expect(res.headers['content-type']).toBe('text/markdown; charset=utf-8');
     expect(res.headers.vary).toBe('Accept');
     const markdown = res.body;
-    for (const heading of ['Summary', 'Search interest', 'The 8 dimensions', 'Evidence', 'Forecast', 'Research trace']) {
+    for (const heading of [
+      'Signals, risks and what to validate first',
+      'Search interest',
+      'The 8 dimensions',
+      'Evidence, dimension by dimension',
+      'Forecast',
+      'Research trace',
+    ]) {
       expect(markdown).toMatch(new RegExp(`^## ${heading}$`, 'm'));
     }
     const html = marked.parse(markdown, { async: false, gfm: true });
@@ -300,6 +325,20 @@ describe('GET /api/insights/{id}/report', () => {
     expect(steps.map((m) => Number(m[1]))).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(new Set(steps.map((m) => m[3]))).toEqual(new Set(['done']));
     expect(markdown).not.toContain(NO_RUN);
+  });
+
+  it('serves the verdict it leads with on each list entry and on the insight alike', async () => {
+    const list = (await get('/api/insights?limit=20&sort=newest')).json().data as Array<{ id: string; verdict: { label: string } }>;
+    expect(list.length).toBeGreaterThan(5);
+    const labels = new Set<string>();
+    for (const entry of list) {
+      const detail = (await get(`/api/insights/${entry.id}`)).json();
+      expect(entry.verdict, entry.id).toEqual(detail.verdict);
+      expect(detail.verdict).toEqual(verdictOf(detail));
+      labels.add(entry.verdict.label);
+    }
+    // The fixtures score from 0.95 down: more than one label is said.
+    expect(labels.size).toBeGreaterThan(1);
   });
 
   it('of an insight no run researched: says so, in Markdown and in HTML', async () => {
@@ -400,6 +439,40 @@ async function openInChromium(
   return { problems, requests, violations };
 }
 
+/**
+ * What a founder sees in a 1,280 × 720 window: the verdict whole without scrolling, no horizontal
+ * scroll, no text that is a JSON Pointer, and no paragraph or list item said twice.
+ */
+async function expectReadable(page: Page): Promise<{ verdict: string }> {
+  const seen = await page.evaluate(() => {
+    const verdict = document.getElementById('verdict');
+    const box = verdict?.getBoundingClientRect();
+    const texts = [...document.querySelectorAll('main p, main li')].map((e) => (e.textContent ?? '').trim()).filter(Boolean);
+    return {
+      verdict: verdict ? verdict.innerText : null,
+      verdictClass: verdict?.className ?? null,
+      top: box?.top ?? null,
+      bottom: box?.bottom ?? null,
+      scrollWidth: document.documentElement.scrollWidth,
+      body: document.body.textContent ?? '',
+      texts,
+    };
+  });
+  expect(seen.verdict, 'the page has a verdict').not.toBeNull();
+  expect(seen.verdict).toMatch(
+    /^(Promising|Mixed|Weak|Unproven) overall \d\.\d\d, confidence \d\.\d\d\s+Strongest reason: .+\. Biggest risk: .+/,
+  );
+  expect(seen.verdictClass).toMatch(/^(promising|mixed|weak|unproven)$/);
+  expect(seen.top).toBeGreaterThanOrEqual(0);
+  expect(seen.bottom).toBeLessThanOrEqual(WINDOW.height);
+  expect(seen.scrollWidth).toBeLessThanOrEqual(WINDOW.width);
+  const pointerLines = seen.body.split('\n').filter((line) => POINTER_TEXT.test(line));
+  expect(pointerLines).toEqual([]);
+  const twice = seen.texts.filter((text, i) => seen.texts.indexOf(text) !== i);
+  expect(twice).toEqual([]);
+  return { verdict: seen.verdict! };
+}
+
 describe('the HTML report in headless Chromium', () => {
   beforeAll(async () => {
     browser = await launchChromium();
@@ -407,6 +480,7 @@ describe('the HTML report in headless Chromium', () => {
 
   it('renders its sections and its chart under its policy with no error or violation, and prints to a PDF', async () => {
     const page = await browser!.newPage();
+    await page.setViewport(WINDOW);
     await page.setExtraHTTPHeaders({ ...bearer(owner.key), accept: 'text/html' });
     const url = `${base}/api/insights/${researched}/report`;
     const { problems, requests, violations } = await openInChromium(page, url);
@@ -427,6 +501,7 @@ describe('the HTML report in headless Chromium', () => {
         paths: document.querySelectorAll('#chart svg path').length,
         dimensions: document.querySelectorAll('#dimensions tbody tr').length,
         evidenceTables: document.querySelectorAll('#evidence table').length,
+        folded: [...document.querySelectorAll('#evidence details')].map((d) => d.open),
         steps: [...document.querySelectorAll('#research-trace tbody tr')].map((tr) => tr.children[2]?.textContent),
         // The stylesheet applied: only then are the tables collapsed and the body a column.
         collapse: getComputedStyle(document.querySelector('table')!).borderCollapse,
@@ -438,7 +513,7 @@ describe('the HTML report in headless Chromium', () => {
     });
     // The decision summary, the outlook and the phrase choice: what research concluded and stored beside the insight.
     expect(dom.sections).toEqual([
-      'summary',
+      'verdict',
       'decision',
       'chart',
       'dimensions',
@@ -448,6 +523,9 @@ describe('the HTML report in headless Chromium', () => {
       'primary-choice',
       'research-trace',
     ]);
+    expect(dom.folded.length).toBeGreaterThanOrEqual(8);
+    expect(dom.folded.every((open) => open === false)).toBe(true);
+    await expectReadable(page);
     expect(dom.h1).toContain('<script>alert("pwned")</script>');
     expect(dom.scripts).toBe(0);
     expect(dom.svg!.width).toBeGreaterThan(300);
@@ -473,11 +551,22 @@ describe('the HTML report in headless Chromium', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'si-report-'));
     try {
       const file = path.join(dir, 'report.pdf');
-      await page.pdf({ path: file, format: 'A4', printBackground: true, timeout: 60_000 });
+      // The page's own @page rule says A4 portrait: the PDF takes its size from it, not from an option.
+      await page.pdf({ path: file, preferCSSPageSize: true, printBackground: true, timeout: 60_000 });
       expect((await stat(file)).size).toBeGreaterThan(10_000);
       const pdf = await readFile(file, 'latin1');
       expect(pdf.startsWith('%PDF-')).toBe(true);
       expect(pdf.match(/\/Type\s*\/Page\b/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      // A4 is 210 × 297 mm: 595 × 842 points, portrait (no wider than tall).
+      const boxes = [...pdf.matchAll(/\/MediaBox\s*\[\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*\]/g)].map((m) => [
+        Number(m[3]) - Number(m[1]),
+        Number(m[4]) - Number(m[2]),
+      ]);
+      expect(boxes.length).toBeGreaterThan(0);
+      for (const [width, height] of boxes) {
+        expect(Math.abs(width! - 595.3)).toBeLessThan(2);
+        expect(Math.abs(height! - 841.9)).toBeLessThan(2);
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -499,7 +588,14 @@ describe('the HTML report in headless Chromium', () => {
       ? stored.primary_choice
       : { primary: 'meal kits', reason: 'named the product', candidates: [{ phrase: 'meal kits', coverage: 0.8, mean: 41, score: 1.2 }] };
     // The decision the insight makes of itself (decision-summary.ts), and one sentence per kind of place a pointer may name.
-    const own = decisionSummary({ ...insight, outlook });
+    // A group shows three sentences at most: two of the insight's own and one made up, first.
+    const full = decisionSummary({ ...insight, outlook });
+    const own = {
+      signals: full.signals.slice(0, 2),
+      risks: full.risks.slice(0, 2),
+      validate_first: full.validate_first.slice(0, 2),
+      why_now: full.why_now.slice(0, 2),
+    };
     const input: InsightReportInput = {
       insight: {
         ...insight,
@@ -508,12 +604,12 @@ describe('the HTML report in headless Chromium', () => {
         primary_choice: primaryChoice,
         decision: {
           signals: [
-            ...own.signals,
             { text: 'Searched <a lot>', evidence: [`/dimensions/demand/evidence/${Object.keys(insight.dimensions.demand.evidence)[0]}`] },
+            ...own.signals,
           ],
-          risks: [...own.risks, { text: 'Crowded', evidence: ['/dimensions/whitespace/explanation', '/not/here'] }],
-          validate_first: [...own.validate_first, { text: 'Ask ten parents', evidence: ['/primary_choice/candidates/0'] }],
-          why_now: [...own.why_now, { text: 'Rising', evidence: ['/trend_class', '/outlook/horizons/0'] }],
+          risks: [{ text: 'Crowded', evidence: ['/dimensions/whitespace/explanation', '/not/here'] }, ...own.risks],
+          validate_first: [{ text: 'Ask ten parents', evidence: ['/primary_choice/candidates/0'] }, ...own.validate_first],
+          why_now: [{ text: 'Rising', evidence: ['/trend_class', '/outlook/horizons/0'] }, ...own.why_now],
         },
       },
       series: (await get(`/api/insights/${researched}/trend-data`, {}, owner.key)).json().data,
@@ -529,15 +625,21 @@ describe('the HTML report in headless Chromium', () => {
     expect(violations).toEqual([]);
     const dom = await page.evaluate(() => ({
       sections: [...document.querySelectorAll('section')].map((s) => s.id),
+      // A citation reads as words; the pointer is its title and, as an anchor, its target.
       citations: [...document.querySelectorAll('#decision a.cite')].map((a) => {
         const target = document.getElementById(a.getAttribute('href')!.slice(1));
-        return { text: a.textContent, exists: target !== null, target: target?.closest('section')?.id ?? null };
+        return {
+          text: a.getAttribute('title'),
+          words: a.textContent,
+          exists: target !== null,
+          target: target?.closest('section')?.id ?? null,
+        };
       }),
-      unlinked: [...document.querySelectorAll('#decision span.cite')].map((s) => s.textContent),
+      unlinked: [...document.querySelectorAll('#decision span.cite')].map((s) => s.getAttribute('title')),
       notices: [...document.querySelectorAll('.notice')].map((n) => n.textContent),
     }));
     expect(dom.sections).toEqual([
-      'summary',
+      'verdict',
       'decision',
       'chart',
       'dimensions',
@@ -557,12 +659,49 @@ describe('the HTML report in headless Chromium', () => {
     expect(made('/primary_choice/candidates/0')).toBe('primary-choice');
     expect(made('/outlook/horizons/0')).toBe('outlook');
     expect(dom.citations.some((c) => c.text === '/trend_class')).toBe(true);
-    expect(dom.unlinked).toEqual(['/not/here']);
+    expect(dom.unlinked).toEqual(['/not/here: not shown in this report']);
+    expect(dom.citations.find((c) => c.text === '/dimensions/whitespace/explanation')?.words).toBe('whitespace explanation');
+    expect(dom.citations.filter((c) => POINTER_TEXT.test(c.words ?? ''))).toEqual([]);
     // What it rests on first (a simulated insight says so), then that it is partial.
     expect(dom.notices).toEqual([expect.stringMatching(/^Simulated: /), expect.stringMatching(/^Partial\./)]);
     // Clicking a citation goes to its evidence.
     await page.click('#decision a.cite[href^="#ev/dimensions/demand/evidence/"]');
     expect(await page.evaluate(() => decodeURIComponent(location.hash))).toMatch(/^#ev\/dimensions\/demand\/evidence\//);
+    // Folded evidence unfolds when a link lands in it (the browser does it: the page has no script).
+    expect(await page.evaluate(() => document.getElementById('ev/dimensions/demand')!.open)).toBe(true);
+    await page.close();
+  }, 120_000);
+
+  it("shows a plain idea's verdict first, in one window, and is screenshotted for docs/research.md", async () => {
+    const page = await browser!.newPage();
+    await page.setViewport(WINDOW);
+    await page.setExtraHTTPHeaders({ ...bearer(owner.key), accept: 'text/html' });
+    const url = `${base}/api/insights/${plain}/report`;
+    const { problems, violations } = await openInChromium(page, url);
+    expect(problems).toEqual([]);
+    expect(violations).toEqual([]);
+    const { verdict } = await expectReadable(page);
+    // The verdict the page shows is the one the API serves.
+    const served = (await get(`/api/insights/${plain}`, {}, owner.key)).json();
+    expect(verdict.toLowerCase()).toContain(served.verdict.label);
+    expect(verdict).toContain(served.verdict.reason.charAt(0).toUpperCase() + served.verdict.reason.slice(1));
+    expect(verdict).toContain(served.verdict.risk);
+
+    const dir = SCREENSHOTS ?? (await mkdtemp(path.join(os.tmpdir(), 'si-report-shots-')));
+    try {
+      const fold = path.join(dir, 'report-verdict.png');
+      await page.screenshot({ path: fold, type: 'png' });
+      const full = path.join(dir, 'report-full.png');
+      await page.screenshot({ path: full, type: 'png', fullPage: true });
+      const top = PNG.sync.read(await readFile(fold));
+      expect([top.width, top.height]).toEqual([WINDOW.width, WINDOW.height]);
+      const whole = PNG.sync.read(await readFile(full));
+      // The whole page is the window's width (nothing to scroll sideways) and longer than one window.
+      expect(whole.width).toBe(WINDOW.width);
+      expect(whole.height).toBeGreaterThan(WINDOW.height);
+    } finally {
+      if (!SCREENSHOTS) await rm(dir, { recursive: true, force: true });
+    }
     await page.close();
   }, 120_000);
 

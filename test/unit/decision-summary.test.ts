@@ -63,7 +63,16 @@ describe('the decision summary', () => {
     expect(s.validate_first.some((x) => /^Whether people will pay: buyer intent scored 0\.30 from thin evidence/.test(x.text))).toBe(true);
     // First the one statement of direction over every reading, then the readings themselves.
     expect(s.why_now[0]!.text).toMatch(/^Direction: /);
-    expect(s.why_now[1]!.text).toMatch(/^Momentum is a prediction/);
+    // No paragraph twice: momentum, read among the signals, is not read again in why now.
+    expect(s.signals.some((x) => x.evidence[0] === '/dimensions/momentum/score')).toBe(true);
+    expect(s.why_now.some((x) => /^Momentum is a prediction/.test(x.text))).toBe(false);
+    const texts = everySentence(s).map((x) => x.text);
+    expect(new Set(texts).size).toBe(texts.length);
+    for (const group of [s.signals, s.risks, s.validate_first, s.why_now]) expect(group.length).toBeLessThanOrEqual(3);
+    // A momentum neither strong nor weak is read in why now, once.
+    const level = decisionSummary({ ...insight, dimensions: { ...insight.dimensions, momentum: { ...momentum, score: 0.5 } } });
+    expect(level.why_now.filter((x) => /^Momentum is a prediction/.test(x.text))).toHaveLength(1);
+    expect(level.signals.concat(level.risks).some((x) => x.evidence[0] === '/dimensions/momentum/score')).toBe(false);
     for (const sentence of everySentence(s)) {
       expect(sentence.evidence.length, sentence.text).toBeGreaterThan(0);
       for (const pointer of sentence.evidence)

@@ -12,6 +12,7 @@ import { escapeMarkdown } from '../../src/domain/reports/markdown.js';
 import { NO_FORECAST, NO_RUN, type InsightReportInput, type ReportInsight } from '../../src/domain/reports/insight-report.js';
 import { REPORT_STYLESHEET, renderReportHtml } from '../../src/domain/reports/report-html.js';
 import { renderReportMarkdown } from '../../src/domain/reports/report-markdown.js';
+import { verdictOf } from '../../src/domain/research/verdict.js';
 import { DIMENSIONS, type Dimension, type DimensionScore } from '../../src/domain/scoring/dimensions.js';
 import { decisionSummary } from '../../src/domain/research/decision-summary.js';
 import { STEP_NAMES } from '../../src/domain/research/step-names.js';
@@ -261,19 +262,18 @@ describe('the HTML report', () => {
 
   it('has its sections, the chart, the 8 dimensions with their marks, the 40 steps', () => {
     const html = renderReportHtml(input(FULL));
-    for (const id of [
-      'summary',
-      'decision',
-      'chart',
-      'dimensions',
-      'evidence',
-      'forecast',
-      'outlook',
-      'primary-choice',
-      'research-trace',
-    ]) {
+    for (const id of ['decision', 'chart', 'dimensions', 'evidence', 'forecast', 'outlook', 'primary-choice', 'research-trace']) {
       expect(html, id).toContain(`<section id="${id}">`);
     }
+    // The verdict first, before the facts and the decision; the evidence folded, one <details> a dimension.
+    expect(html).toMatch(/<section id="verdict" class="(promising|mixed|weak|unproven)"/);
+    expect(html.indexOf('id="verdict"')).toBeLessThan(html.indexOf('<dl class="facts">'));
+    expect(html.indexOf('<dl class="facts">')).toBeLessThan(html.indexOf('<section id="decision">'));
+    expect(html.match(/<details id="ev\/dimensions\/[a-z]+"><summary>/g)).toHaveLength(8);
+    expect(html).not.toContain('<section id="summary">');
+    // The table asks each dimension's question; its explanation is said once, with its evidence.
+    expect(html).toContain('<th>What it asks</th>');
+    for (const d of DIMENSIONS) expect(html.split(`${d} because &quot;it is&quot; &lt;i&gt;so&lt;/i&gt;`).length - 1, d).toBe(1);
     expect(html).toMatch(/<figure><svg [^>]*viewBox="0 0 860 420"/);
     expect(html).toContain('<span class="mark">experimental</span><span class="mark">thin evidence: strength 0.40</span>');
     expect(html).toContain('<span class="mark">unscored</span>');
@@ -289,11 +289,16 @@ describe('the HTML report', () => {
     const html = renderReportHtml(input(FULL));
     const present = ids(html);
     for (const href of hrefs(html)) expect(present.has(href.slice(1)), href).toBe(true);
-    expect(html).toContain('href="#ev/dimensions/demand/evidence/monthly_searches">/dimensions/demand/evidence/monthly_searches</a>');
+    // Words a reader reads; the pointer is the link's target and its title.
+    expect(html).toContain(
+      'href="#ev/dimensions/demand/evidence/monthly_searches" title="/dimensions/demand/evidence/monthly_searches">demand: monthly searches</a>',
+    );
     // explanation is shown with its dimension: the citation goes there.
-    expect(html).toContain('href="#ev/dimensions/whitespace">/dimensions/whitespace/explanation</a>');
-    expect(html).toContain('href="#ev/outlook">/outlook/horizons/0/value</a>');
-    expect(html).toContain('<span class="cite" title="not shown in this report">/nowhere/at/all</span>');
+    expect(html).toContain('href="#ev/dimensions/whitespace" title="/dimensions/whitespace/explanation">whitespace explanation</a>');
+    expect(html).toContain('href="#ev/outlook" title="/outlook/horizons/0/value">outlook horizon 1 value</a>');
+    expect(html).toContain('<span class="cite" title="/nowhere/at/all: not shown in this report">nowhere at all</span>');
+    // No visible text is a pointer: every ">/…<" is gone from the page's text.
+    expect(html.replace(/<[^>]*>/g, ' ')).not.toMatch(/(^|[\s(,])\/(dimensions|outlook|trend_class|nowhere)\//);
     expect(html).toContain('<li>a bare string</li>');
     expect(html).not.toMatch(/<li>42/);
   });
@@ -316,7 +321,8 @@ describe('the HTML report', () => {
       expect(html).not.toContain('not shown in this report');
       const present = ids(html);
       for (const href of hrefs(html)) expect(present.has(href.slice(1)), href).toBe(true);
-      expect((html.match(/<a class="cite"/g) ?? []).length).toBe(cited.length);
+      // The decision's citations and the verdict's, each a link.
+      expect((html.match(/<a class="cite"/g) ?? []).length).toBe(cited.length + verdictOf(base).evidence.length);
     }
   });
 
@@ -364,12 +370,26 @@ describe('the Markdown report', () => {
     const markdown = renderReportMarkdown(input(FULL));
     const html = marked.parse(markdown, { async: false, gfm: true });
     expect(html).not.toMatch(/<(script|img|iframe|b|i)\b/);
-    for (const heading of [
-      'Summary',
-      'Decision',
+    // The HTML page's order: the verdict first, then signals, risks and what to validate first, the chart, the dimensions.
+    expect(markdown).toMatch(
+      /^# .*\n\n\*\*Idea:\*\* .*\n\n\*\*Verdict: (Promising|Mixed|Weak|Unproven)\*\* \(<a id="ev\/overall_score"><\/a>overall 0\.62, <a id="ev\/confidence"><\/a>confidence 0\.80\)\. Strongest reason: /,
+    );
+    const headings = [...html.matchAll(/<h2>(?:<a id="[^"]+"><\/a>)?([^<]+)<\/h2>/g)].map((m) => m[1]);
+    expect(headings).toEqual([
+      'Signals, risks and what to validate first',
       'Search interest',
       'The 8 dimensions',
-      'Evidence',
+      'Evidence, dimension by dimension',
+      'Forecast',
+      'Outlook, 3 to 12 months',
+      'How the search phrase was chosen',
+      'Research trace',
+    ]);
+    for (const heading of [
+      'Signals, risks and what to validate first',
+      'Search interest',
+      'The 8 dimensions',
+      'Evidence, dimension by dimension',
       'Forecast',
       'Outlook, 3 to 12 months',
       'How the search phrase was chosen',
@@ -387,7 +407,10 @@ describe('the Markdown report', () => {
     expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
     expect(html).toContain('[click](https://evil.example)');
     expect(html.match(/<tr>\s*<td align="right">\d+<\/td>/g)).toHaveLength(40);
-    expect(markdown).toContain('/nowhere/at/all (not shown in this report)');
+    expect(markdown).toContain('nowhere at all (not shown in this report)');
+    expect(markdown).toContain('[demand: monthly searches](#ev/dimensions/demand/evidence/monthly_searches)');
+    // No text that is a pointer: the links read as words.
+    expect(html.replace(/<[^>]*>/g, ' ')).not.toMatch(/(^|[\s(,])\/(dimensions|outlook|trend_class|nowhere)\//);
   });
 
   it('says when there is no run and no forecast', () => {

@@ -1,6 +1,7 @@
 // An insight's report, as one printable page (report-html.ts) or as Markdown
-// (report-markdown.ts): what the insight says, the chart of its series, the 8
-// dimensions with their evidence, the forecast, and the research run's 40
+// (report-markdown.ts), in the order a founder reads it: the verdict, at most
+// three signals, risks and checks to make first, the chart of its series, the
+// 8 dimensions, then their evidence, the forecast and the research run's 40
 // steps. Both renderers write the same prepared report, so they cannot drift
 // apart; text is escaped by each renderer, never here.
 //
@@ -11,6 +12,7 @@ import { DIMENSIONS, type Dimension } from '../scoring/dimensions.js';
 import type { ChartForecastPoint } from '../charts/insight-chart.js';
 import { anchorId, pointerOf, pointerTokens, resolvePointer } from './json-pointer.js';
 import { interestNoun, provenanceOf, type ProvenanceKind } from '../provenance.js';
+import { verdictOf, type VerdictLabel } from '../research/verdict.js';
 
 type EvidenceValue = number | string | boolean | null;
 
@@ -107,6 +109,8 @@ export interface Fact {
 export interface Citation {
   pointer: string;
   anchor: string | null;
+  /** What the link reads as ("demand score", "demand: ratio"): a reader sees words, the pointer stays its target. */
+  words: string;
 }
 export interface GenericTable {
   title: string;
@@ -125,12 +129,29 @@ export interface PreparedReport {
   idea: string;
   summary: string;
   facts: Fact[];
+  /** The insight as a record (visibility, dates, id): said at the end, not before the verdict's reasons. */
+  record: Fact[];
   partial: boolean;
   /** What the insight rests on; `notice` is said first when it is not live research. */
   provenance: { kind: ProvenanceKind; notice: string | null };
   /** The element ids of the title, the idea and the summary. */
   anchors: { title: string; idea: string; summary: string };
+  /** Why the trend class holds for this insight: said with the momentum's evidence. */
   trendReason: { text: string; anchor: string } | null;
+  /** The line read first (domain/research/verdict.ts): a label, the strongest reason and the biggest risk, cited. */
+  verdict: {
+    /** The element ids of the overall score and the confidence, which the verdict line shows. */
+    anchors: { overall: string; confidence: string };
+    label: VerdictLabel;
+    title: string;
+    /** The overall score and the confidence, to two decimals. */
+    overall: string;
+    confidence: string;
+    reason: string;
+    risk: string;
+    citations: Citation[];
+  };
+  /** At most three sentences a group, none said twice. */
   decision: Array<{ key: string; title: string; items: Array<{ text: string; citations: Citation[] }> }> | null;
   chart: {
     points: number;
@@ -143,6 +164,8 @@ export interface PreparedReport {
     max: number | null;
     /** Whose interest and which dates, e.g. "Recorded Google Trends interest (0–100), 30 weeks from 2021-06-06 to 2021-12-26 (its data runs to 2022-10-23)". */
     caption: string | null;
+    /** Where the series comes from, in words with its dates: the caption's provenance. */
+    source: string;
   };
   dimensions: Array<{
     name: Dimension;
@@ -150,6 +173,8 @@ export interface PreparedReport {
     anchor: string;
     score: string;
     marks: string[];
+    /** The question the dimension answers: the dimensions table says it; the explanation is with the evidence, said once. */
+    question: string;
     explanation: string;
     evidence: Array<{ key: string; value: string; anchor: string }>;
   }>;
@@ -173,6 +198,18 @@ export interface PreparedReport {
   trace: { run: Fact[]; error: string | null; steps: string[][] } | null;
   generatedAt: string;
 }
+
+/** What each dimension asks, as docs/research.md ("What a score means") says it. */
+export const DIMENSION_QUESTIONS: Record<Dimension, string> = {
+  demand: 'How many people search for it?',
+  momentum: 'Is interest likely to be higher next month?',
+  durability: 'Has interest held over 5 years, or was it a fad?',
+  reach: 'In how many places is it searched?',
+  breadth: 'How many different searches surround it?',
+  pain: 'How often do its searches carry problem words ("how to", "fix")?',
+  intent: 'How often do its searches carry buying words ("price", "best", "buy")?',
+  whitespace: 'How little do comparisons and brands crowd it?',
+};
 
 export const DECISION_GROUPS = [
   ['signals', 'Signals'],
@@ -207,20 +244,64 @@ export const formatTime = (iso: string) =>
 const label = (key: string) => key.replace(/_/g, ' ');
 const titleOf = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
+/** Sentences a group shows at most: the report is read in two minutes. */
+export const MAX_SENTENCES = 3;
+
+/** The same sentence however it is spaced or cased: what "said twice" means. */
+const sameText = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[.\s]+$/, '')
+    .trim();
+
 /** The decision's sentences, each group an array of `{ text, evidence }`; null when the insight has none to show. */
 function decisionOf(value: unknown, cite: (pointer: string) => Citation): PreparedReport['decision'] {
   if (!isRecord(value)) return null;
+  const said = new Set<string>();
   const groups = DECISION_GROUPS.map(([key, title]) => {
     const entries = Array.isArray(value[key]) ? (value[key] as unknown[]) : [];
-    const items = entries.flatMap((entry) => {
-      if (typeof entry === 'string') return [{ text: entry, citations: [] }];
-      if (!isRecord(entry) || typeof entry.text !== 'string') return [];
-      const evidence = Array.isArray(entry.evidence) ? entry.evidence.filter((p): p is string => typeof p === 'string') : [];
-      return [{ text: entry.text, citations: evidence.map(cite) }];
-    });
+    const items = entries
+      .flatMap((entry) => {
+        if (typeof entry === 'string') return [{ text: entry, citations: [] }];
+        if (!isRecord(entry) || typeof entry.text !== 'string') return [];
+        const evidence = Array.isArray(entry.evidence) ? entry.evidence.filter((p): p is string => typeof p === 'string') : [];
+        return [{ text: entry.text, citations: evidence.map(cite) }];
+      })
+      .filter((item) => {
+        const key = sameText(item.text);
+        if (said.has(key)) return false;
+        said.add(key);
+        return true;
+      })
+      .slice(0, MAX_SENTENCES);
     return { key, title, items };
   }).filter((g) => g.items.length > 0);
   return groups.length > 0 ? groups : null;
+}
+
+/**
+ * A pointer as a reader reads it: "/dimensions/demand/evidence/ratio" is
+ * "demand: ratio", "/dimensions/pain/score" "pain score",
+ * "/outlook/horizons/0/value" "outlook horizon 1 value". Never a pointer: the
+ * report shows words, and links to the place the pointer names.
+ */
+export function citationWords(pointer: string): string {
+  const tokens = pointerTokens(pointer);
+  if (tokens === null || tokens.length === 0) return 'the insight';
+  const words = (ts: string[]) =>
+    ts
+      .map((t, i) => (/^\d+$/.test(t) ? String(Number(t) + 1) : label(i > 0 && /^\d+$/.test(ts[i + 1] ?? '') ? t.replace(/s$/, '') : t)))
+      .join(' ')
+      .replace(/\//g, ' ');
+  const [head, name, field, ...rest] = tokens;
+  if (head === 'dimensions' && name !== undefined && (DIMENSIONS as readonly string[]).includes(name)) {
+    const dimension = name === 'intent' ? 'buyer intent' : name;
+    if (field === undefined) return dimension;
+    if (field === 'evidence') return rest.length ? `${dimension}: ${words(rest)}` : `${dimension} evidence`;
+    return `${dimension} ${words([field, ...rest])}`;
+  }
+  return words(tokens);
 }
 
 /** Scalar fields of a record, one level of nested records flattened ("backtest mae"). */
@@ -354,6 +435,7 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
         anchor: place('dimensions', name),
         score: score2(d.score),
         marks: marksOf(d),
+        question: DIMENSION_QUESTIONS[name],
         explanation: d.explanation,
         evidence: Object.entries(d.evidence).map(([key, v]) => ({
           key,
@@ -382,7 +464,9 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
   const trendReason = insight.trend_class_evidence?.reason
     ? { text: insight.trend_class_evidence.reason, anchor: place('trend_class_evidence') }
     : null;
-  const heading = { title: place('title'), idea: place('idea'), summary: place('summary') };
+  // The summary is not shown: the verdict says it (the overall score, the confidence, the strongest dimension), and a
+  // demo insight's summary repeats its momentum, which the decision says; its anchor stays for a link made elsewhere.
+  const heading = { title: place('title'), idea: place('idea'), summary: anchorId(['summary']) };
   const provenance = provenanceOf({
     source: insight.source,
     provider: insight.provider ?? null,
@@ -391,8 +475,6 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
   });
 
   const facts: Fact[] = [
-    { label: 'Overall score', value: score2(insight.overall_score), anchor: place('overall_score') },
-    { label: 'Confidence', value: score2(insight.confidence), anchor: place('confidence') },
     {
       label: 'Trend class',
       value: insight.trend_class
@@ -406,6 +488,10 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
     { label: 'Source', value: `${provenance.source} (${insight.source})`, anchor: place('provenance') },
     { label: 'Provider', value: insight.provider ?? '–', anchor: place('provider') },
     { label: 'Data as of', value: provenance.data_as_of ?? '–', anchor: place('data_as_of') },
+  ];
+  // The verdict line shows the overall score and the confidence: a citation of either links there.
+  const verdictAnchors = { overall: place('overall_score'), confidence: place('confidence') };
+  const record: Fact[] = [
     { label: 'Visibility', value: insight.visibility },
     { label: 'Created', value: formatTime(insight.created_at) },
     { label: 'Updated', value: formatTime(insight.updated_at) },
@@ -415,12 +501,14 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
   // Every place is known by now: a citation links to the nearest one shown, or to none.
   const cite = (pointer: string): Citation => {
     const tokens = pointerTokens(pointer);
-    if (tokens === null || resolvePointer(insight, pointer) === undefined) return { pointer, anchor: null };
+    const words = citationWords(pointer);
+    if (tokens === null || resolvePointer(insight, pointer) === undefined) return { pointer, anchor: null, words };
     for (let n = tokens.length; n > 0; n -= 1) {
-      if (shown.has(pointerOf(tokens.slice(0, n)))) return { pointer, anchor: anchorId(tokens.slice(0, n)) };
+      if (shown.has(pointerOf(tokens.slice(0, n)))) return { pointer, anchor: anchorId(tokens.slice(0, n)), words };
     }
-    return { pointer, anchor: null };
+    return { pointer, anchor: null, words };
   };
+  const verdict = verdictOf(insight);
 
   const values = series.map((p) => p.value);
   const unit = series.length > 1 && Date.parse(series[1]!.date) - Date.parse(series[0]!.date) >= 7 * 86_400_000 ? 'weeks' : 'days';
@@ -433,9 +521,20 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
     summary: insight.summary,
     anchors: heading,
     facts,
+    record,
     partial: insight.partial === true,
     provenance: { kind: provenance.kind, notice: noticeOf(provenance) },
     trendReason,
+    verdict: {
+      anchors: verdictAnchors,
+      label: verdict.label,
+      title: titleOf(verdict.label),
+      overall: score2(insight.overall_score),
+      confidence: score2(insight.confidence),
+      reason: verdict.reason,
+      risk: verdict.risk,
+      citations: verdict.evidence.map(cite),
+    },
     decision: decisionOf(insight.decision, cite),
     chart: {
       points: series.length,
@@ -445,6 +544,7 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
       latest: series.at(-1)?.value ?? null,
       min: values.length ? Math.min(...values) : null,
       max: values.length ? Math.max(...values) : null,
+      source: provenance.source,
       caption:
         first && last
           ? `${interestNoun(provenance.kind)} (0–100), ${series.length} ${unit} from ${first} to ${last}${

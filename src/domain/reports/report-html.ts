@@ -21,17 +21,26 @@ export const REPORT_STYLESHEET = `
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #111827; background: #fff; margin: 0 auto; max-width: 980px; padding: 24px; }
 header .kicker { color: #6b7280; text-transform: uppercase; letter-spacing: .06em; font-size: 11px; margin: 0; }
-h1 { font-size: 26px; line-height: 1.2; margin: 4px 0 8px; overflow-wrap: break-word; }
+h1 { font-size: 26px; line-height: 1.2; margin: 4px 0 8px; overflow-wrap: anywhere; }
 h2 { font-size: 19px; margin: 28px 0 8px; padding-bottom: 4px; border-bottom: 1px solid #e5e7eb; }
 h3 { font-size: 15px; margin: 18px 0 6px; }
-p { margin: 6px 0; overflow-wrap: break-word; }
+p, li, dd, td, th, figcaption, summary { overflow-wrap: break-word; }
+#evidence td, #research-trace td, #verdict p { overflow-wrap: anywhere; }
+p { margin: 6px 0; }
 .idea { font-size: 16px; color: #374151; }
+#verdict { border: 1px solid #d1d5db; border-left-width: 6px; border-radius: 4px; padding: 10px 14px; margin: 12px 0; }
+#verdict.promising { border-color: #16a34a; background: #f0fdf4; }
+#verdict.mixed { border-color: #d97706; background: #fffbeb; }
+#verdict.weak { border-color: #dc2626; background: #fef2f2; }
+#verdict.unproven { border-color: #6b7280; background: #f9fafb; }
+#verdict .verdict-line { font-size: 18px; margin: 0 0 4px; }
+#verdict .verdict-scores { color: #4b5563; font-size: 13px; }
 dl.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 6px 16px; margin: 12px 0; }
 dl.facts dt { color: #6b7280; font-size: 11px; text-transform: uppercase; letter-spacing: .04em; }
-dl.facts dd { margin: 0; font-weight: 600; overflow-wrap: break-word; }
+dl.facts dd { margin: 0; font-weight: 600; }
 .notice { border-left: 4px solid #f59e0b; background: #fffbeb; padding: 8px 12px; margin: 12px 0; }
 table { border-collapse: collapse; width: 100%; margin: 8px 0 12px; font-size: 13px; }
-th, td { border-bottom: 1px solid #e5e7eb; padding: 4px 8px; text-align: left; vertical-align: top; overflow-wrap: break-word; }
+th, td { border-bottom: 1px solid #e5e7eb; padding: 4px 8px; text-align: left; vertical-align: top; }
 thead th { background: #f3f4f6; font-weight: 600; }
 tbody th { font-weight: 500; color: #374151; width: 34%; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -40,28 +49,34 @@ tr.primary td { font-weight: 600; }
 .mark { display: inline-block; border: 1px solid #fcd34d; border-radius: 3px; padding: 0 4px; margin: 0 4px 2px 0; font-size: 11px; color: #92400e; background: #fffbeb; white-space: nowrap; }
 .status-failed { color: #b91c1c; font-weight: 600; }
 .status-pending { color: #6b7280; }
+ul.decision { padding-left: 20px; }
 ul.decision li { margin: 4px 0; }
-a.cite { font-size: 11px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; color: #1d4ed8; margin-left: 4px; }
-span.cite { font-size: 11px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; color: #6b7280; margin-left: 4px; }
+.cites { font-size: 12px; color: #6b7280; }
+a.cite { color: #1d4ed8; }
+span.cite { color: #6b7280; font-style: italic; }
 :target { background: #fef9c3; }
+details { border-bottom: 1px solid #e5e7eb; padding: 4px 0; }
+details > summary { cursor: pointer; font-weight: 600; padding: 4px 0; }
+details > summary .score { font-weight: 400; color: #4b5563; margin-left: 6px; }
 figure { margin: 8px 0; }
 figure svg { display: block; max-width: 100%; height: auto; }
 figcaption { color: #6b7280; font-size: 12px; }
 footer { margin-top: 32px; color: #6b7280; font-size: 12px; }
-@page { size: A4; margin: 14mm; }
+@page { size: A4 portrait; margin: 14mm; }
 @media print {
   body { max-width: none; padding: 0; font-size: 11px; }
   h2 { break-after: avoid; }
-  tr, figure, .notice, dl.facts { break-inside: avoid; }
+  tr, figure, .notice, dl.facts, #verdict { break-inside: avoid; }
   thead { display: table-header-group; }
   a { color: inherit; text-decoration: none; }
   :target { background: none; }
   #research-trace { break-before: page; }
-  thead th, .mark, .notice { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+  thead th, .mark, .notice, #verdict { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
 }
 `;
 
 const attr = (id: string) => ` id="${esc(id)}"`;
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function factsList(facts: Fact[]): string {
   return `<dl class="facts">${facts.map((f) => `<div${f.anchor ? attr(f.anchor) : ''}><dt>${esc(f.label)}</dt><dd>${esc(f.value)}</dd></div>`).join('')}</dl>`;
@@ -75,10 +90,14 @@ function table(header: string[], rows: string[][], options: { numeric?: number[]
     .join('')}</tbody></table>`;
 }
 
-function citation(c: Citation): string {
-  return c.anchor
-    ? `<a class="cite" href="#${esc(c.anchor)}">${esc(c.pointer)}</a>`
-    : `<span class="cite" title="not shown in this report">${esc(c.pointer)}</span>`;
+/** A sentence's evidence as words that link to it: "(demand score, demand: ratio)"; the pointer is the link's target and its title. */
+function citations(cs: Citation[]): string {
+  if (cs.length === 0) return '';
+  const one = (c: Citation) =>
+    c.anchor
+      ? `<a class="cite" href="#${esc(c.anchor)}" title="${esc(c.pointer)}">${esc(c.words)}</a>`
+      : `<span class="cite" title="${esc(c.pointer)}: not shown in this report">${esc(c.words)}</span>`;
+  return ` <span class="cites">(${cs.map(one).join(', ')})</span>`;
 }
 
 function genericBlock(block: GenericBlock): string {
@@ -92,24 +111,25 @@ export function renderReportHtml(input: InsightReportInput): string {
   const r = prepareReport(input);
   const { insight } = input;
   const parts: string[] = [];
+  const v = r.verdict;
 
   parts.push(
     `<header id="top"><p class="kicker">Startup Insights · insight report</p><h1${attr(r.anchors.title)}>${esc(r.title)}</h1>`,
-    `<p class="idea"${attr(r.anchors.idea)}>${esc(r.idea)}</p>${factsList(r.facts)}`,
-    r.trendReason ? `<p${attr(r.trendReason.anchor)}>Why this trend class: ${esc(r.trendReason.text)}</p>` : '',
+    `<p class="idea"${attr(r.anchors.idea)}>${esc(r.idea)}</p>`,
+    `<section id="verdict" class="${esc(v.label)}" aria-label="Verdict"><p class="verdict-line"><strong>${esc(v.title)}</strong> <span class="verdict-scores"><span${attr(v.anchors.overall)}>overall ${esc(v.overall)}</span>, <span${attr(v.anchors.confidence)}>confidence ${esc(v.confidence)}</span></span></p>`,
+    `<p>Strongest reason: ${esc(capitalise(v.reason))}. Biggest risk: ${esc(v.risk)}.${citations(v.citations)}</p></section>`,
     r.provenance.notice ? `<p class="notice" id="provenance-notice">${esc(r.provenance.notice)}</p>` : '',
     r.partial ? `<p class="notice"><strong>Partial.</strong> ${esc(PARTIAL_NOTICE)}</p>` : '',
+    factsList(r.facts),
     '</header>',
   );
 
-  parts.push(`<section id="summary"><h2>Summary</h2><p${attr(r.anchors.summary)}>${esc(r.summary)}</p></section>`);
-
   if (r.decision) {
     parts.push(
-      `<section id="decision"><h2>Decision</h2>${r.decision
+      `<section id="decision"><h2>Signals, risks and what to validate first</h2>${r.decision
         .map(
           (g) =>
-            `<h3>${esc(g.title)}</h3><ul class="decision">${g.items.map((i) => `<li>${esc(i.text)}${i.citations.map(citation).join('')}</li>`).join('')}</ul>`,
+            `<h3>${esc(g.title)}</h3><ul class="decision">${g.items.map((i) => `<li>${esc(i.text)}${citations(i.citations)}</li>`).join('')}</ul>`,
         )
         .join('')}</section>`,
     );
@@ -130,40 +150,43 @@ export function renderReportHtml(input: InsightReportInput): string {
       ? forecastOnSeries(input.series, input.forecast.points, input.forecastFittedOn, undefined)
       : null;
   const caption = r.chart.caption
-    ? `${r.chart.caption}${drawn?.forecast ? ', and the 7-day forecast with its 80 % and 95 % intervals' : drawn?.note ? ` (${drawn.note})` : ''}.`
+    ? `${r.chart.caption}${drawn?.forecast ? ', and the 7-day forecast with its 80 % and 95 % intervals' : drawn?.note ? ` (${drawn.note})` : ''}, on one 0–100 scale. Source: ${r.chart.source}.`
     : 'No days of search interest yet.';
   parts.push(`<section id="chart"><h2>Search interest</h2><figure>${svg}<figcaption>${esc(caption)}</figcaption></figure></section>`);
 
   parts.push(
-    `<section id="dimensions"><h2>The 8 dimensions</h2><table><thead><tr><th>Dimension</th><th class="num">Score</th><th>Explanation</th></tr></thead><tbody>${r.dimensions
+    `<section id="dimensions"><h2>The 8 dimensions</h2><table><thead><tr><th>Dimension</th><th class="num">Score</th><th>What it asks</th></tr></thead><tbody>${r.dimensions
       .map(
         (d) =>
           `<tr><td><a href="#${esc(d.anchor)}">${esc(d.title)}</a></td><td class="num">${esc(d.score)}</td><td>${d.marks
             .map((m) => `<span class="mark">${esc(m)}</span>`)
-            .join('')}${esc(d.explanation)}</td></tr>`,
+            .join('')}${esc(d.question)}</td></tr>`,
       )
       .join('')}</tbody></table></section>`,
   );
 
+  // Each dimension's evidence folded away: a link to a place inside opens it (the browser unfolds the target of a fragment).
   const evidence = r.dimensions.map(
     (d) =>
-      `<h3${attr(d.anchor)}>${esc(d.title)} <span class="cite">${esc(d.score)}</span></h3>${
+      `<details${attr(d.anchor)}><summary>${esc(d.title)}<span class="score">${esc(d.score)}</span></summary><p>${esc(d.explanation)}</p>${
         d.evidence.length
           ? `<table><tbody>${d.evidence.map((e) => `<tr${attr(e.anchor)}><th>${esc(e.key)}</th><td>${esc(e.value)}</td></tr>`).join('')}</tbody></table>`
           : '<p>No evidence recorded.</p>'
-      }`,
+      }${d.name === 'momentum' && r.trendReason ? `<p${attr(r.trendReason.anchor)}>Why this trend class: ${esc(r.trendReason.text)}</p>` : ''}</details>`,
   );
+  if (r.trendReason && !r.dimensions.some((d) => d.name === 'momentum'))
+    evidence.push(`<p${attr(r.trendReason.anchor)}>Why this trend class: ${esc(r.trendReason.text)}</p>`);
   if (r.searchVolume) {
-    const v = r.searchVolume;
+    const sv = r.searchVolume;
     evidence.push(
-      `<h3${attr(v.anchor)}>Search volume, ${esc(v.location)}</h3>${table(
+      `<details${attr(sv.anchor)}><summary>Search volume, ${esc(sv.location)}</summary>${table(
         ['Phrase', 'Monthly searches', 'Cost per click (USD)', 'Competition'],
-        v.rows.map((row) => row.cells),
-        { numeric: [1, 2], rowAttrs: v.rows.map((row) => attr(row.anchor)) },
-      )}`,
+        sv.rows.map((row) => row.cells),
+        { numeric: [1, 2], rowAttrs: sv.rows.map((row) => attr(row.anchor)) },
+      )}</details>`,
     );
   }
-  parts.push(`<section id="evidence"><h2>Evidence</h2>${evidence.join('')}</section>`);
+  parts.push(`<section id="evidence"><h2>Evidence, dimension by dimension</h2>${evidence.join('')}</section>`);
 
   const f = r.forecast;
   parts.push(
@@ -200,20 +223,20 @@ export function renderReportHtml(input: InsightReportInput): string {
   parts.push(
     `<section id="research-trace"><h2>Research trace</h2>${
       trace
-        ? `${factsList(trace.run)}${trace.error ? `<p class="status-failed">${esc(trace.error)}</p>` : ''}${table(
+        ? `${factsList(trace.run)}${trace.error ? `<p class="status-failed">${esc(trace.error)}</p>` : ''}<details><summary>The ${trace.steps.length} steps</summary>${table(
             ['#', 'Step', 'Status', 'Summary'],
             trace.steps,
             {
               numeric: [0],
               rowAttrs: trace.steps.map((s) => (s[2] === 'failed' || s[2] === 'pending' ? ` class="status-${s[2]}"` : '')),
             },
-          )}`
+          )}</details>`
         : `<p>${esc(NO_RUN)}</p>`
     }</section>`,
   );
 
   parts.push(
-    `<footer>Made ${esc(r.generatedAt)} from GET /api/insights/${esc(r.id)}/report. Scores and their methods: GET /api/methodology.</footer>`,
+    `<footer>${factsList(r.record)}Made ${esc(r.generatedAt)} from GET /api/insights/${esc(r.id)}/report. Scores and their methods: GET /api/methodology.</footer>`,
   );
 
   return `<!doctype html>

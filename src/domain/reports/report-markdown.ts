@@ -34,7 +34,10 @@ function table(header: string[], rows: string[][], align?: Array<'l' | 'r'>): st
   );
 }
 
-const citation = (c: Citation) => (c.anchor ? `[${md(c.pointer)}](#${c.anchor})` : `${md(c.pointer)} (not shown in this report)`);
+/** A citation as words linking to its place (the pointer is the target); one the report does not show, as words alone. */
+const citation = (c: Citation) => (c.anchor ? `[${md(c.words)}](#${c.anchor})` : `${md(c.words)} (not shown in this report)`);
+const citations = (cs: Citation[]) => (cs.length ? ` (${cs.map(citation).join(', ')})` : '');
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function genericBlock(block: GenericBlock): string[] {
   return [
@@ -47,22 +50,23 @@ export function renderReportMarkdown(input: InsightReportInput): string {
   const r = prepareReport(input);
   const out: string[] = [];
 
-  out.push(`# ${anchor(r.anchors.title)}${md(r.title)}`, `**Idea:** ${anchor(r.anchors.idea)}${md(r.idea)}`, factsTable(r.facts));
-  if (r.trendReason) out.push(`**Why this trend class:** ${anchor(r.trendReason.anchor)}${md(r.trendReason.text)}`);
+  // The same order as the HTML page: the verdict first, then what it rests on.
+  const v = r.verdict;
+  out.push(
+    `# ${anchor(r.anchors.title)}${md(r.title)}`,
+    `**Idea:** ${anchor(r.anchors.idea)}${md(r.idea)}`,
+    `**Verdict: ${md(v.title)}** (${anchor(v.anchors.overall)}overall ${md(v.overall)}, ${anchor(v.anchors.confidence)}confidence ${md(v.confidence)}). Strongest reason: ${md(capitalise(v.reason))}. Biggest risk: ${md(v.risk)}.${citations(v.citations)}`,
+  );
   if (r.provenance.notice) out.push(`> ${md(r.provenance.notice)}`);
   if (r.partial) {
     out.push(`> **Partial.** ${md(PARTIAL_NOTICE)}`);
   }
-
-  out.push('## Summary', `${anchor(r.anchors.summary)}${md(r.summary)}`);
+  out.push(factsTable(r.facts));
 
   if (r.decision) {
-    out.push('## Decision');
+    out.push('## Signals, risks and what to validate first');
     for (const group of r.decision) {
-      out.push(
-        `### ${md(group.title)}`,
-        group.items.map((i) => `- ${md(i.text)}${i.citations.map((c) => ` (${citation(c)})`).join('')}`).join('\n'),
-      );
+      out.push(`### ${md(group.title)}`, group.items.map((i) => `- ${md(i.text)}${citations(i.citations)}`).join('\n'));
     }
   }
 
@@ -70,7 +74,7 @@ export function renderReportMarkdown(input: InsightReportInput): string {
   out.push(
     '## Search interest',
     r.chart.points
-      ? `\`${sparkline(values)}\` ${md(r.chart.caption ?? '')}: lowest ${r.chart.min}, highest ${r.chart.max}, latest ${r.chart.latest}.`
+      ? `\`${sparkline(values)}\` ${md(r.chart.caption ?? '')}: lowest ${r.chart.min}, highest ${r.chart.max}, latest ${r.chart.latest}. Source: ${md(r.chart.source)}.`
       : 'No days of search interest yet.',
     `The chart with the forecast: \`GET /api/insights/${r.id}/chart.svg\`.`,
   );
@@ -78,15 +82,15 @@ export function renderReportMarkdown(input: InsightReportInput): string {
   out.push(
     '## The 8 dimensions',
     markdownTable(
-      ['Dimension', 'Score', 'Marks', 'Explanation'],
-      r.dimensions.map((d) => [`[${md(d.title)}](#${d.anchor})`, md(d.score), d.marks.map(md).join('; '), md(d.explanation)]),
+      ['Dimension', 'Score', 'Marks', 'What it asks'],
+      r.dimensions.map((d) => [`[${md(d.title)}](#${d.anchor})`, md(d.score), d.marks.map(md).join('; '), md(d.question)]),
       ['l', 'r', 'l', 'l'],
     ),
   );
 
-  out.push('## Evidence');
+  out.push('## Evidence, dimension by dimension');
   for (const d of r.dimensions) {
-    out.push(`### ${anchor(d.anchor)}${md(d.title)} (${md(d.score)})`);
+    out.push(`### ${anchor(d.anchor)}${md(d.title)} (${md(d.score)})`, md(d.explanation));
     out.push(
       d.evidence.length
         ? markdownTable(
@@ -95,7 +99,11 @@ export function renderReportMarkdown(input: InsightReportInput): string {
           )
         : 'No evidence recorded.',
     );
+    if (d.name === 'momentum' && r.trendReason)
+      out.push(`**Why this trend class:** ${anchor(r.trendReason.anchor)}${md(r.trendReason.text)}`);
   }
+  if (r.trendReason && !r.dimensions.some((d) => d.name === 'momentum'))
+    out.push(`**Why this trend class:** ${anchor(r.trendReason.anchor)}${md(r.trendReason.text)}`);
   if (r.searchVolume) {
     const v = r.searchVolume;
     out.push(
@@ -150,6 +158,7 @@ export function renderReportMarkdown(input: InsightReportInput): string {
 
   out.push(
     `---`,
+    factsTable(r.record),
     `Made ${md(r.generatedAt)} from \`GET /api/insights/${r.id}/report\`. Scores and their methods: \`GET /api/methodology\`.`,
   );
   return `${out.join('\n\n')}\n`;

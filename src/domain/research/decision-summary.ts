@@ -36,6 +36,8 @@ export interface DecisionInput {
 /** A signal at or above this score is a strength; at or below RISK_AT, a risk. */
 const SIGNAL_AT = 0.6;
 const RISK_AT = 0.35;
+/** Sentences per group, at most. */
+export const MAX_PER_GROUP = 3;
 
 const ptr = (d: Dimension, ...path: string[]) => `/dimensions/${d}/${path.join('/')}`;
 const has = (d: DimensionScore, key: string) => d.evidence[key] !== undefined && d.evidence[key] !== null;
@@ -123,30 +125,42 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
   }
 
   const whyNow: DecisionSentence[] = [];
+  // The parts, said after the direction in this order (the most concrete first): three sentences at most are shown.
+  const outlookPart: DecisionSentence[] = [];
+  const durabilityPart: DecisionSentence[] = [];
+  const momentumPart: DecisionSentence[] = [];
+  const trendPart: DecisionSentence[] = [];
   // First, the one statement of direction: the sentences after it are its parts, each with its own window.
   const direction = directionStatement({ momentum: dims.momentum, trend_class: insight.trend_class, outlook: insight.outlook });
   if (direction) whyNow.push({ text: direction.text, evidence: direction.evidence });
   const momentum = dims.momentum;
-  if (momentum && momentum.score !== null)
-    whyNow.push({
+  // Said once: a momentum already read as a signal or a risk is not read again here.
+  const momentumSaid = signals.includes('momentum') || weak.slice(0, 3).includes('momentum');
+  if (momentumSaid) {
+    // Its sentence is among the signals or the risks above.
+  } else if (momentum && momentum.score !== null)
+    momentumPart.push({
       text: `${lower(momentum.explanation).replace(/^a prediction/, 'Momentum is a prediction')}.`,
       evidence: [has(momentum, 'label') ? ptr('momentum', 'evidence', 'label') : ptr('momentum', 'score'), ptr('momentum', 'explanation')],
     });
   else if (momentum)
-    whyNow.push({ text: `No prediction of the month ahead: ${lower(momentum.explanation)}.`, evidence: [ptr('momentum', 'explanation')] });
+    momentumPart.push({
+      text: `No prediction of the month ahead: ${lower(momentum.explanation)}.`,
+      evidence: [ptr('momentum', 'explanation')],
+    });
   if (insight.trend_class)
-    whyNow.push({
+    trendPart.push({
       text: `Trend class: ${insight.trend_class}, a claim about the month ahead (its rule and how often it held are in trend_class_evidence).`,
       evidence: ['/trend_class', '/trend_class_evidence'],
     });
   if (durability && durability.score !== null && has(durability, 'trajectory'))
-    whyNow.push({
+    durabilityPart.push({
       text: `Over ${String(durability.evidence.years)} years the interest is ${String(durability.evidence.trajectory)}.`,
       evidence: [ptr('durability', 'evidence', 'trajectory'), ptr('durability', 'evidence', 'change')],
     });
   const horizon = outlookHorizon(insight.outlook);
   if (horizon)
-    whyNow.push({
+    outlookPart.push({
       text: `${insight.data_as_of ? `In the ${horizon.months} months after ${insight.data_as_of} (the last day of data), interest` : `In ${horizon.months} months interest`} is expected to average ${horizon.value} (the ${horizon.months} months before averaged ${horizon.recent}; its bands are in the outlook).`,
       evidence: [
         `/outlook/horizons/${horizon.index}/value`,
@@ -155,5 +169,13 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
       ],
     });
 
-  return { signals: signals.map((d) => reading(d, dims[d])), risks, validate_first: validate.slice(0, 3), why_now: whyNow };
+  whyNow.push(...outlookPart, ...durabilityPart, ...momentumPart, ...trendPart);
+
+  // At most three of each: what a founder reads in two minutes, the strongest first.
+  return {
+    signals: signals.map((d) => reading(d, dims[d])),
+    risks: risks.slice(0, MAX_PER_GROUP),
+    validate_first: validate.slice(0, MAX_PER_GROUP),
+    why_now: whyNow.slice(0, MAX_PER_GROUP),
+  };
 }

@@ -15,6 +15,7 @@ import { DIMENSIONS } from '../../../domain/scoring/dimensions.js';
 import { rankScore, isPartial } from '../../../domain/scoring/overall.js';
 import { displayTitle, interestNoun, provenanceOf } from '../../../domain/provenance.js';
 import { decisionSummary } from '../../../domain/research/decision-summary.js';
+import { verdictOf } from '../../../domain/research/verdict.js';
 import { negotiate } from '../../negotiate.js';
 import { invalidParam, problem, ProblemError } from '../../problem.js';
 import {
@@ -75,6 +76,8 @@ function sharedFieldsOf(row: InsightListRow) {
     partial: isPartial(row.dimension_scores),
     provider: row.provider,
     provenance: { kind, label, source },
+    // From the scores alone, so a list entry and the insight say the same.
+    verdict: verdictOf(row),
     data_from: row.data_from,
     data_as_of: row.data_as_of,
     trend_class: row.trend_class,
