@@ -195,7 +195,8 @@ key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length ==
     const { id } = request.params as { id: string };
     return alter(session, reply, async (service) => {
       const updated = await service.update(session.row.account_id, id, {
-        url: field(request.body, 'url').trim(),
+        // A form without a URL (a hand-made one) leaves the receiver as it is, as a PATCH without url does.
+        ...(field(request.body, 'url').trim() === '' ? {} : { url: field(request.body, 'url').trim() }),
         enabled: field(request.body, 'enabled') === 'yes',
         ...criteriaOf(request.body),
       });
