@@ -115,8 +115,11 @@ const categoryName = (category: string) => (category in CATEGORIES ? CATEGORIES[
 const verdictBadge = (v: ReturnType<typeof verdictFor>) => `<span class="verdict verdict-${v.label}">${esc(v.label)}</span>`;
 const scoreText = (row: Pick<InsightListRow, 'overall_score' | 'confidence'>) =>
   `${pct(row.overall_score)} of 100 (confidence ${pct(row.confidence)})`;
-const providerText = (row: Pick<InsightListRow, 'provider' | 'source' | 'data_from' | 'data_as_of'>) =>
-  `${row.provider ?? row.source} (${provenanceOf(row).label})`;
+/** Who answered its research, and what the data is: live, recorded (when) or simulated. */
+function providerText(row: Pick<InsightListRow, 'provider' | 'source' | 'data_from' | 'data_as_of'>): string {
+  const { kind, label } = provenanceOf(row);
+  return `${row.provider ?? 'none recorded'} (${kind === 'live' ? 'live data' : label})`;
+}
 
 export function insightsPages(app: FastifyInstance, kit: PageKit): void {
   const { db, options, audit, hide, form, html, frame, page, change } = kit;
@@ -185,7 +188,7 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
       const box = `cmp-${row.id}`;
       return `<tr><td><input type="checkbox" id="${esc(box)}" name="id" value="${esc(row.id)}" form="compare-form"><label for="${esc(box)}" class="visually-hidden">Compare ${esc(title)}</label></td>
 <th scope="row"><a href="/account/insights/${esc(row.id)}">${esc(title)}</a>${row.owner_account_id ? ' <span class="tag">private</span>' : ''}</th>
-<td>${verdictBadge(v)}<br><span class="small">${esc(v.reason)}</span></td><td class="num">${esc(scoreText(row))}</td><td>${esc(providerText(row))}</td>
+<td>${verdictBadge(v)}</td><td class="num">${esc(scoreText(row))}</td><td>${esc(providerText(row))}</td>
 <td>${esc(marketOf(row.geo))}</td><td>${esc(categoryName(row.category))}</td><td>${sparkline(series.get(row.id) ?? [], title)}</td></tr>`;
     });
     const paging = `<nav aria-label="Pages of insights" class="paging">${

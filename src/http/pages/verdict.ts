@@ -51,8 +51,10 @@ export function verdictFor(insight: VerdictInput): Verdict {
   const risk =
     insight.confidence < PROMISING.confidence
       ? `the evidence is thin (confidence ${pct(insight.confidence)} of 100${unscored > 0 ? `, ${unscored} of ${DIMENSIONS.length} dimensions unscored` : ''})`
-      : weakest
+      : weakest && strongest && weakest.score < strongest.score
         ? `${DIMENSION_LABELS[weakest.d].toLowerCase()} is its weakest dimension (${pct(weakest.score)} of 100)`
-        : 'nothing could be scored';
+        : weakest
+          ? `no dimension stands out: all score ${pct(weakest.score)} of 100`
+          : 'nothing could be scored';
   return { label, reason, risk };
 }
