@@ -323,6 +323,10 @@ describe('the catalogue in the browser', () => {
     expect(await page.$eval('h1', (h) => h.textContent)).toBe('Budget travel planner (simulated)');
     expect(await page.$eval('#verdict-heading', (h) => h.textContent)).toBe('Verdict: promising');
     expect(await page.$eval('.verdict-box', (p) => p.textContent)).toContain('Demand is its strongest dimension (90 of 100)');
+    // The report's chart, inline in the account's layout (no style attribute for the pages' policy to block).
+    expect(await page.$eval('figure.chart figcaption', (f) => f.textContent)).toBe(
+      'Simulated interest (0–100), 30 days from 2026-10-01 to 2026-10-30.',
+    );
     audit.insight = await accessibilityProblems(page);
     await shot(page, 'insight-page.png');
     const exports = await page.$$eval('.exports a', (links) => links.map((a) => a.getAttribute('href')));

@@ -15,7 +15,8 @@ import {
 } from '../../domain/catalog.js';
 import { decodeCursor, encodeCursor, InvalidCursorError, type InsightCursor } from '../../domain/cursor.js';
 import { isId } from '../../domain/ids.js';
-import { displayTitle, provenanceOf } from '../../domain/provenance.js';
+import { displayTitle, interestNoun, provenanceOf } from '../../domain/provenance.js';
+import { renderInsightChart } from '../../domain/charts/insight-chart.js';
 import { DIMENSION_LABELS, DIMENSIONS } from '../../domain/scoring/dimensions.js';
 import { renderReportHtml } from '../../domain/reports/report-html.js';
 import { renderReportMarkdown } from '../../domain/reports/report-markdown.js';
@@ -273,7 +274,19 @@ ${filterForm(filters)}${table}${paging}`,
     if (!row) return html(reply.code(404), notFound(session));
     const dto = toInsightDto(row);
     const v = verdictFor(row);
-    const points = (await latestTrendPointsOf(db, [row.id], SPARK_DAYS)).get(row.id) ?? [];
+    // The chart the printable report draws (its 30 days and the forecast on their scale), inline: it has no style attribute.
+    const input = await reportInputOf(db, dto, new Date());
+    const first = input.series[0]?.date;
+    const last = input.series.at(-1)?.date;
+    const chart = renderInsightChart({
+      title: displayTitle(row.title, row),
+      seriesLabel: `${input.series.length}-day interest`,
+      ...(first && last ? { caption: `${interestNoun(provenanceOf(row).kind)} (0–100), ${first} to ${last}` } : {}),
+      series: input.series,
+      forecast: input.forecast && !input.forecast.withheld ? input.forecast.points : null,
+      ...(input.forecastFittedOn ? { forecastFittedOn: input.forecastFittedOn } : {}),
+      note: input.forecast ? (input.forecast.withheld ? `forecast withheld: ${input.forecast.reason}` : undefined) : 'no forecast yet',
+    });
     const sentences = (title: string, list: ReadonlyArray<{ text: string }>) =>
       list.length === 0
         ? ''
@@ -293,11 +306,16 @@ ${filterForm(filters)}${table}${paging}`,
 <dl class="facts"><dt>Idea</dt><dd>${esc(row.idea)}</dd><dt>Overall score</dt><dd>${esc(scoreText(row))}</dd>
 <dt>Provider</dt><dd>${esc(providerText(row))}</dd><dt>Market</dt><dd>${esc(marketOf(row.geo))}</dd><dt>Category</dt><dd>${esc(categoryName(row.category))}</dd>
 <dt>Data</dt><dd>${esc(row.data_from ?? '—')} to ${esc(row.data_as_of ?? '—')}</dd><dt>Visibility</dt><dd>${row.owner_account_id ? 'private to your account' : 'public'}</dd>
-<dt>Interest, ${SPARK_DAYS} days</dt><dd>${sparkline(points, displayTitle(row.title, row))}</dd></dl>
+</dl>
 ${row.summary ? `<p>${esc(row.summary)}</p>` : ''}
+<section aria-labelledby="chart-heading"><h2 id="chart-heading">Search interest</h2><figure class="chart">${chart}<figcaption>${
+      first && last
+        ? esc(`${interestNoun(provenanceOf(row).kind)} (0–100), ${input.series.length} days from ${first} to ${last}.`)
+        : 'No days of search interest yet.'
+    }</figcaption></figure></section>
 <section aria-labelledby="decision-heading"><h2 id="decision-heading">What the scores say</h2>${sentences('Signals', dto.decision.signals)}${sentences('Risks', dto.decision.risks)}${sentences('Validate first', dto.decision.validate_first)}</section>
 <table><caption>The 8 dimensions (0–100)</caption><thead><tr><th scope="col">Dimension</th><th scope="col">Score</th><th scope="col">What it rests on</th></tr></thead><tbody>${dims.join('')}</tbody></table>
-<p>The printable report holds the chart, the forecast, every dimension's evidence and the research trace. Updated ${esc(date(row.updated_at))}.</p>`;
+<p>The printable report holds the forecast's figures, every dimension's evidence and the research trace. Updated ${esc(date(row.updated_at))}.</p>`;
     return html(reply, { title: displayTitle(row.title, row), signedIn: frame(session, 'insights'), body });
   });
 

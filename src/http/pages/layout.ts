@@ -113,6 +113,8 @@ dl.facts dd { margin: 0; }
 .spark { display: block; }
 .spark-line { fill: none; stroke: #0645ad; stroke-width: 1.5; }
 .wide { overflow-x: auto; }
+figure.chart { margin: 0; }
+figure.chart svg { max-width: 100%; height: auto; }
 table.compare td, table.compare th { min-width: 8rem; }
 .compare-chart { width: 100%; max-width: 40rem; height: auto; background: #fff; border: 1px solid #ccc; }
 .compare-chart .axis { stroke: #555; }
