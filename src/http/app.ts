@@ -325,6 +325,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forgetKey: (keyId) => apiKeys.forget(keyId),
     ...(webhooks ? { webhooks: webhooks.routes.service } : {}),
     ...(research ? { research: research.service } : {}),
+    ...(research?.comparisons ? { comparisons: { service: research.comparisons, defaultGeo: deps.research!.settings.defaultGeo } } : {}),
     ...(deps.research ? { researchAllowance: deps.research.settings.allowance } : {}),
     ...(deps.publicBaseUrl ? { publicBaseUrl: deps.publicBaseUrl } : {}),
     ...(deps.mailer ? { mailer: deps.mailer } : {}),

@@ -1,4 +1,4 @@
-import type { Selectable, Transaction } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { Database, StoredTimeframe, TrendPointsTable } from '../db/database.js';
 import type { SeriesPoint } from '../domain/scoring/series.js';
@@ -107,4 +107,41 @@ export async function findInsightSeries(db: Db | Transaction<Database>, insightI
     .where('insight_id', '=', insightId)
     .where('timeframe', '=', timeframe)
     .executeTakeFirst();
+}
+
+/**
+ * The most recent `days` points of each of several insights, oldest first, in one statement (a list page's
+ * sparklines: one query for the page, not one per row).
+ */
+export async function latestTrendPointsOf(
+  db: Db | Transaction<Database>,
+  insightIds: readonly string[],
+  days: number,
+): Promise<Map<string, Array<{ date: string; value: number }>>> {
+  const out = new Map<string, Array<{ date: string; value: number }>>();
+  if (insightIds.length === 0) return out;
+  const rows = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('trend_points')
+        .select([
+          'insight_id',
+          'date',
+          'value',
+          sql<number>`row_number() over (partition by ${sql.ref('insight_id')} order by ${sql.ref('date')} desc)`.as('newest'),
+        ])
+        .where('insight_id', 'in', insightIds)
+        .as('recent'),
+    )
+    .select(['insight_id', 'date', 'value'])
+    .where('newest', '<=', days)
+    .orderBy('insight_id')
+    .orderBy('date')
+    .execute();
+  for (const row of rows) {
+    const points = out.get(row.insight_id) ?? [];
+    points.push({ date: row.date, value: row.value });
+    out.set(row.insight_id, points);
+  }
+  return out;
 }

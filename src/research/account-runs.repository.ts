@@ -164,3 +164,19 @@ export async function cancelledRunIds(db: DbOrTrx, runIds: readonly string[]): P
   const rows = await db.selectFrom('research_runs').select('id').where('id', 'in', runIds).where('status', '=', 'cancelled').execute();
   return new Set(rows.map((r) => r.id));
 }
+
+/**
+ * The quick start's demo runs (`npm start` researches named ideas in the simulated world, started by 'demo',
+ * of no account): every account's Research page lists them beside its own, as their insights are public.
+ */
+export async function listDemoRuns(db: DbOrTrx, limit: number): Promise<RunRow[]> {
+  return db
+    .selectFrom('research_runs')
+    .selectAll()
+    .where('started_by', '=', 'demo')
+    .where('account_id', 'is', null)
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .limit(limit)
+    .execute();
+}

@@ -111,6 +111,9 @@ describe('pages', () => {
     expect(Number(held.headers['retry-after'])).toBeGreaterThan(0);
     expect(held.headers['content-type']).toMatch(/^text\/html/);
     expect(held.body).toContain('more pages this minute than it may');
+    // The catalogue's pages and their exports count too (issue 49): held as every other page.
+    for (const url of ['/account/insights', '/account/insights.csv', '/account/insights/ins_x/report.md', '/account/compare?id=a&id=b'])
+      expect((await owner.agent.get(url)).statusCode, url).toBe(429);
     // A form is held too, and changes nothing.
     const keysBefore = await t.database.db.selectFrom('api_keys').select('id').where('account_id', '=', owner.accountId).execute();
     // The held page still carries the session's sign-out form (and so its form token).
@@ -119,6 +122,8 @@ describe('pages', () => {
       429,
     );
     expect(await t.database.db.selectFrom('api_keys').select('id').where('account_id', '=', owner.accountId).execute()).toEqual(keysBefore);
+    expect((await owner.agent.post('/account/webhooks', { csrf, url: 'https://example.com/held' })).statusCode).toBe(429);
+    expect((await owner.agent.post('/account/compare', { csrf, id: ['a', 'b'] })).statusCode).toBe(429);
     // Another session of the same account has what the account has left.
     const second = new PageAgent(t.app, { headers: { 'x-forwarded-for': '198.51.100.250' } });
     expect((await second.signIn(owner.email, owner.password)).statusCode).toBe(303);

@@ -399,7 +399,7 @@ describe('research', () => {
     expect(run).toMatchObject({ account_id: accountId, idea: 'pet insurance for ferrets', geo: 'US', status: 'queued' });
     // The synthetic provider's run: labelled simulated, its source named; no data yet.
     expect(started.body).toMatch(
-      /<td>pet insurance for ferrets \(simulated\)<\/td><td>US<\/td><td>synthetic \(simulated\)<\/td><td>—<\/td><td>queued<\/td><td>0 of 40<\/td>/,
+      /<th scope="row"><a href="\/account\/research\/run_[a-z0-9]+">pet insurance for ferrets \(simulated\)<\/a><\/th><td>US<\/td><td>synthetic \(simulated\)<\/td><td>queued<\/td><td>0 of 40<\/td><td>—<\/td>/,
     );
     // The same idea again joins the run under way (nothing more spent).
     const again = await member.submit('/account/research', { csrf, idea: 'pet insurance for ferrets', geo: 'US' });
@@ -418,7 +418,8 @@ describe('a run and its report', () => {
     const started = await owner.submit('/account/research', { csrf: csrfOf(page.body), idea: 'standing desks for kids', geo: 'US' });
     const runId = /Started run (run_[a-z0-9]+)\./.exec(started.body)?.[1];
     expect(runId, started.body).toBeDefined();
-    expect(started.body).toContain(`<a href="/account/research/${runId}">${runId}</a>`);
+    // Linked by its idea (as a person reads it), not its id.
+    expect(started.body).toContain(`<a href="/account/research/${runId}">standing desks for kids (simulated)</a>`);
     const refresh = '<meta http-equiv="refresh" content="3">';
 
     const queued = await member.get(`/account/research/${runId}`);
@@ -453,7 +454,10 @@ describe('a run and its report', () => {
     expect(finished.body).not.toContain('http-equiv="refresh"');
     expect(finished.body).toContain('This run is succeeded');
     expect(finished.body).toContain(`<a href="/account/insights/${insightId}/report">`);
-    expect((await member.get('/account/research')).body).toContain(`<a href="/account/insights/${insightId}/report">${insightId}</a>`);
+    // Done: its verdict and score, linked to the insight's page.
+    expect((await member.get('/account/research')).body).toContain(
+      `<a href="/account/insights/${insightId}"><span class="verdict verdict-promising">promising</span> 70 of 100</a>`,
+    );
 
     // Another account's run, or no run at all: the 404 page.
     const stranger = new PageAgent(t.app);

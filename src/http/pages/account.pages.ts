@@ -1,10 +1,11 @@
-// The account's own pages (issue 40, docs/account-pages.md): sign in, Overview, the "API Keys" tab,
+// The account's own pages (issue 40, docs/account-pages.md): sign in, Overview, Insights (issue 49), the "API Keys" tab,
 // Webhooks, Research and People. Server-rendered HTML, no script, one same-origin stylesheet.
 // Cookie sessions here only: nothing under /account reads an Authorization header, and nothing
 // under /api reads these cookies (the API's guard knows only Bearer keys). Every change made here
 // writes one audit line (pino, `audit` field; never a key, token, password or cookie).
 import type { FastifyInstance } from 'fastify';
 import { ICON, ICON_PATH, notice, STYLESHEET, STYLESHEET_PATH } from './layout.js';
+import { insightsPages } from './insights.pages.js';
 import { invitationPages } from './invitation.pages.js';
 import { keysPages } from './keys.pages.js';
 import { overviewPage } from './overview.pages.js';
@@ -31,6 +32,7 @@ export async function accountPages(app: FastifyInstance, options: AccountPagesOp
   signInPages(app, kit);
   invitationPages(app, kit);
   overviewPage(app, kit);
+  insightsPages(app, kit);
   keysPages(app, kit);
   webhooksPage(app, kit);
   researchPages(app, kit);

@@ -13,6 +13,7 @@ export const ICON =
 
 export const TABS = [
   { id: 'overview', label: 'Overview', href: '/account' },
+  { id: 'insights', label: 'Insights', href: '/account/insights' },
   { id: 'keys', label: 'API Keys', href: '/account/keys' },
   { id: 'webhooks', label: 'Webhooks', href: '/account/webhooks' },
   { id: 'research', label: 'Research', href: '/account/research' },
@@ -95,4 +96,37 @@ td button { margin: 0 0.25rem 0 0; padding: 0.15rem 0.5rem; }
 dl.facts { display: grid; grid-template-columns: max-content auto; gap: 0.25rem 1rem; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.filters { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: flex-end; }
+.filters input[type="text"], .filters select { min-width: 10rem; }
+.filters button { margin-top: 0; }
+.paging { display: flex; gap: 1.5rem; margin: 0.5rem 0 1rem; }
+.num { text-align: right; white-space: nowrap; }
+.small { font-size: 0.85rem; color: #444; }
+.muted { color: #555; }
+.tag { font-size: 0.75rem; border: 1px solid #555; border-radius: 3px; padding: 0 0.25rem; font-weight: 400; }
+.verdict { display: inline-block; padding: 0 0.4rem; border-radius: 3px; font-weight: 700; }
+.verdict-promising { background: #e8f5e9; color: #1b5e20; border: 1px solid #2e7d32; }
+.verdict-mixed { background: #fff8e1; color: #6d4c00; border: 1px solid #b28704; }
+.verdict-weak { background: #fdecea; color: #8c1d18; border: 1px solid #b3261e; }
+.verdict-box { background: #fff; border: 1px solid #ccc; padding: 0.25rem 1rem; }
+.spark { display: block; }
+.spark-line { fill: none; stroke: #0645ad; stroke-width: 1.5; }
+.wide { overflow-x: auto; }
+figure.chart { margin: 0; }
+figure.chart svg { max-width: 100%; height: auto; }
+table.compare td, table.compare th { min-width: 8rem; }
+.compare-chart { width: 100%; max-width: 40rem; height: auto; background: #fff; border: 1px solid #ccc; }
+.compare-chart .axis { stroke: #555; }
+.compare-chart .series { fill: none; stroke-width: 2; }
+.series-0 { stroke: #0645ad; background: #0645ad; } .series-1 { stroke: #d35400; background: #d35400; } .series-2 { stroke: #2e7d32; background: #2e7d32; }
+.series-3 { stroke: #7b1fa2; background: #7b1fa2; } .series-4 { stroke: #555; background: #555; }
+.key { display: inline-block; width: 0.8rem; height: 0.8rem; border-radius: 2px; }
+fieldset { border: 1px solid #ccc; margin: 0.5rem 0; }
+.choice { display: inline-block; margin-right: 1rem; }
+.choice label { display: inline; font-weight: 400; margin: 0 0 0 0.25rem; }
+select[multiple] { min-width: 18rem; }
+details { margin: 0.5rem 0; }
+summary { cursor: pointer; color: #0645ad; }
+@media print { header, .filters, .paging, form { display: none; } }
 `;

@@ -17,6 +17,7 @@ import type { Redis } from '../../redis/connection.js';
 import type { RedisKeys } from '../../redis/keys.js';
 import type { WebhookService } from '../../webhooks/webhook-service.js';
 import type { ResearchService } from '../../research/research-service.js';
+import type { ComparisonService } from '../../research/comparison-service.js';
 import { ProblemError } from '../problem.js';
 import { notice, renderPage, type TabId } from './layout.js';
 import { currentSession, formTokenMatches, markSecure, sameOrigin, type Session } from './session.js';
@@ -33,6 +34,8 @@ export interface AccountPagesOptions {
   webhooks?: WebhookService;
   /** Research on demand, as POST /api/research-runs submits it; without it the Research page says it is not configured. */
   research?: ResearchService;
+  /** 2 to 5 insights' interest on one scale, as POST /api/comparisons asks it; without it the compare page shows the scores alone. */
+  comparisons?: { service: ComparisonService; defaultGeo: string };
   /** Drops a key from this process's key cache at once (the others hear of it through Redis). */
   forgetKey?: (keyId: string) => void;
   /** PUBLIC_BASE_URL: its origin is accepted as a form's Origin too, and invitation links start with it; https there makes every cookie Secure. */

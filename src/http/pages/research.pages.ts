@@ -1,14 +1,13 @@
 // The Research tab: start research through the service POST /api/research-runs uses, and list the account's runs.
 import type { FastifyInstance } from 'fastify';
-import { listAccountRuns } from '../../research/account-runs.repository.js';
+import { listAccountRuns, listDemoRuns } from '../../research/account-runs.repository.js';
 import { findRun, shownStepStatus, stepsOf } from '../../research/run.repository.js';
-import { dataDatesOf, findInsight } from '../../insights/insight.repository.js';
+import { dataDatesOf, findActiveInsights, type InsightRow } from '../../insights/insight.repository.js';
 import { displayTitle, provenanceOf, type ProvenanceFacts } from '../../domain/provenance.js';
 import type { RunRow } from '../../research/run.repository.js';
 import { isId } from '../../domain/ids.js';
-import { renderReportHtml } from '../../domain/reports/report-html.js';
-import { REPORT_CSP, reportInputOf } from '../routes/api/insight-exports.js';
-import { toInsightDto } from '../routes/api/insights.routes.js';
+import { publicRunError, publicWaitingReason } from '../../domain/public-error.js';
+import { verdictFor } from './verdict.js';
 import { InvalidIdeaError } from '../../research/chain.js';
 import { ResearchAllowanceSpentError } from '../../research/research-service.js';
 import { STEP_COUNT, STEP_NAMES } from '../../domain/research/step-names.js';
@@ -27,22 +26,68 @@ function runProvenance(run: RunRow, dates: Pick<ProvenanceFacts, 'data_from' | '
   };
 }
 
+/** How many of the quick start's demo runs the Research page lists (16 ideas: domain DEMO_IDEAS). */
+const DEMO_SHOWN = 20;
+
+/** A run of the quick start's demo (of no account; its insight public): any account may open it. */
+const isDemoRun = (run: RunRow) => run.started_by === 'demo' && run.account_id === null;
+
+/** A run's status as a sentence fragment reads it. */
+const STATUS_WORDS: Record<string, string> = {
+  queued: 'queued',
+  running: 'running',
+  waiting: 'waiting',
+  succeeded: 'done',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
+
+/** Why a run is where it is, as GET /api/research-runs/{id} tells a client (its words, never the stored error). */
+function statusReason(run: RunRow): string | null {
+  if (run.status === 'failed')
+    return publicRunError(
+      run.error ?? 'failed',
+      run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' },
+    );
+  if (run.status === 'waiting') return publicWaitingReason(run.waiting_reason);
+  return null;
+}
+
 export function researchPages(app: FastifyInstance, kit: PageKit): void {
   const { db, options, audit, hide, form, html, frame, page, change, redirectWith, takeShown } = kit;
 
+  /** A run's row: its idea linked by title to its page, provider, status with its reason, and when done its score and verdict. */
+  function runRow(run: RunRow, insight: InsightRow | undefined): string {
+    const shown = runProvenance(run, insight);
+    const done = Math.min(STEP_COUNT, run.next_step - 1);
+    const live = run.status === 'running' || run.status === 'waiting' || run.status === 'queued';
+    const steps = `${done} of ${STEP_COUNT}${live && run.status !== 'queued' ? ` (now: ${STEP_NAMES[run.next_step - 1] ?? ''})` : ''}`;
+    const reason = statusReason(run);
+    const result = insight
+      ? (() => {
+          const v = verdictFor(insight);
+          return `<a href="/account/insights/${esc(insight.id)}"><span class="verdict verdict-${v.label}">${esc(v.label)}</span> ${Math.round(insight.overall_score * 100)} of 100</a><br><span class="small">confidence ${Math.round(insight.confidence * 100)}</span>`;
+        })()
+      : '—';
+    return `<tr><th scope="row"><a href="/account/research/${esc(run.id)}">${esc(shown.idea)}</a></th><td>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</td><td>${esc(shown.source)}</td><td>${esc(STATUS_WORDS[run.status] ?? run.status)}${reason ? `<br><span class="small">${esc(reason)}</span>` : ''}</td><td>${esc(steps)}</td><td>${result}</td><td>${esc(date(run.created_at))}</td></tr>`;
+  }
+
+  /** The insights of these runs, each one the account may see (its own private ones, or public ones). */
+  async function insightsOf(session: Session, runs: readonly RunRow[]): Promise<Map<string, InsightRow>> {
+    const ids = runs.flatMap((r) => (r.insight_id ? [r.insight_id] : []));
+    const rows = ids.length ? await findActiveInsights(db, ids) : [];
+    return new Map(rows.filter((r) => r.owner_account_id === null || r.owner_account_id === session.row.account_id).map((r) => [r.id, r]));
+  }
+
+  const RUNS_HEAD =
+    '<thead><tr><th scope="col">Idea</th><th scope="col">Market</th><th scope="col">Provider</th><th scope="col">Status</th><th scope="col">Steps done</th><th scope="col">Verdict and score</th><th scope="col">Started</th></tr></thead>';
+
   async function researchPage(session: Session, message = '', idea = '', geo = ''): Promise<string> {
     const { rows } = await listAccountRuns(db, session.row.account_id, { limit: 20 });
-    const dates = await dataDatesOf(
-      db,
-      rows.flatMap((r) => (r.insight_id ? [r.insight_id] : [])),
-    );
-    const runs = rows.map((run) => {
-      const shown = runProvenance(run, run.insight_id ? dates.get(run.insight_id) : undefined);
-      const done = Math.min(STEP_COUNT, run.next_step - 1);
-      const live = run.status === 'running' || run.status === 'waiting';
-      const step = `${done} of ${STEP_COUNT}${live ? ` (now: ${STEP_NAMES[run.next_step - 1] ?? ''})` : ''}`;
-      return `<tr><td>${esc(shown.idea)}</td><td>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</td><td>${esc(shown.source)}</td><td>${esc(shown.dataAsOf)}</td><td>${esc(run.status)}${run.failed_step ? ` at step ${run.failed_step}` : ''}</td><td>${esc(step)}</td><td>${run.insight_id ? `<a href="/account/insights/${esc(run.insight_id)}/report">${esc(run.insight_id)}</a>` : '—'}</td><td><a href="/account/research/${esc(run.id)}">${esc(run.id)}</a></td><td>${esc(date(run.created_at))}</td></tr>`;
-    });
+    const demo = await listDemoRuns(db, DEMO_SHOWN);
+    const insights = await insightsOf(session, [...rows, ...demo]);
+    const runs = rows.map((run) => runRow(run, run.insight_id ? insights.get(run.insight_id) : undefined));
+    const demoRows = demo.map((run) => runRow(run, run.insight_id ? insights.get(run.insight_id) : undefined));
     return `${message}<section aria-labelledby="submit-heading"><h2 id="submit-heading">Research an idea</h2>
 <p>A run takes 40 steps and spends one of the account's research runs for today. Open a run to watch its steps: its page reloads itself until the run ends.</p>
 <form method="post" action="/account/research">${hidden('csrf', session.csrf)}
@@ -50,12 +95,18 @@ export function researchPages(app: FastifyInstance, kit: PageKit): void {
 <label for="geo">Market (a country code such as US, a region such as US-CA; empty: the service's default)</label><input id="geo" name="geo" type="text" maxlength="10" value="${esc(geo)}">
 <div><button type="submit">Start research</button></div></form></section>
 <section aria-labelledby="runs-heading"><h2 id="runs-heading">Your account's runs</h2>
-<p>Open a run for its 40 steps, and its insight for the printable report. With a key, the same are at <code>/api/research-runs/{id}</code> and <code>/api/insights/{id}/report</code>.</p>
+<p>Open a run for its 40 steps, and its verdict for the insight's page (with the printable report). With a key, the same are at <code>/api/research-runs/{id}</code> and <code>/api/insights/{id}</code>.</p>
 ${
   runs.length === 0
     ? '<p>No runs yet.</p>'
-    : `<table><caption>The 20 newest runs</caption><thead><tr><th scope="col">Idea</th><th scope="col">Market</th><th scope="col">Source</th><th scope="col">Data as of</th><th scope="col">Status</th><th scope="col">Steps done</th><th scope="col">Insight</th><th scope="col">Run</th><th scope="col">Started</th></tr></thead><tbody>${runs.join('')}</tbody></table>`
-}</section>`;
+    : `<table><caption>The 20 newest runs</caption>${RUNS_HEAD}<tbody>${runs.join('')}</tbody></table>`
+}</section>${
+      demoRows.length === 0
+        ? ''
+        : `<section aria-labelledby="demo-heading"><h2 id="demo-heading">The quick start's demo runs</h2>
+<p>The startup ideas <code>npm start</code> researched on its first start, in a simulated world (provider synthetic, never live Google data). Their insights are public: every account sees them.</p>
+<table><caption>Demo runs</caption>${RUNS_HEAD}<tbody>${demoRows.join('')}</tbody></table></section>`
+    }`;
   }
 
   const researchOff = '<p>Research on demand is not configured on this service.</p>';
@@ -121,7 +172,7 @@ ${
     if (!session) return reply;
     const { id } = request.params as { id: string };
     const run = isId('run', id) ? await findRun(db, id) : undefined;
-    if (!run || run.account_id !== session.row.account_id)
+    if (!run || !(run.account_id === session.row.account_id || isDemoRun(run)))
       return html(reply.code(404), notFound(session, 'Your account has no such research run.'));
     const recorded = new Map((await stepsOf(db, run.id)).map((s) => [s.step, s]));
     const shown = runProvenance(run, run.insight_id ? (await dataDatesOf(db, [run.insight_id])).get(run.insight_id) : undefined);
@@ -138,7 +189,7 @@ ${
     const body = `${state}<dl class="facts"><dt>Idea</dt><dd>${esc(shown.idea)}</dd><dt>Market</dt><dd>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</dd>
 <dt>Source</dt><dd>${esc(shown.source)}</dd><dt>Data as of</dt><dd>${esc(shown.dataAsOf)}</dd>
 <dt>Steps done</dt><dd>${done} of ${STEP_COUNT}</dd><dt>Started</dt><dd>${esc(date(run.created_at))}</dd>
-<dt>Insight</dt><dd>${run.insight_id ? `<a href="/account/insights/${esc(run.insight_id)}/report">report of ${esc(run.insight_id)}</a>` : '—'}</dd></dl>
+<dt>Insight</dt><dd>${run.insight_id ? `<a href="/account/insights/${esc(run.insight_id)}">${esc(shown.idea)}</a> (<a href="/account/insights/${esc(run.insight_id)}/report">printable report</a>)` : '—'}</dd></dl>
 <table><caption>The ${STEP_COUNT} steps of run ${esc(run.id)}</caption><thead><tr><th scope="col">Step</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Summary</th></tr></thead><tbody>${rows.join('')}</tbody></table>
 <p><a href="/account/research">Back to research</a></p>`;
     return html(reply, {
@@ -147,17 +198,5 @@ ${
       body,
       ...(live ? { refreshSeconds: REFRESH_SECONDS } : {}),
     });
-  });
-
-  // The printable report GET /api/insights/{id}/report renders, for an insight the account may see (public, or its own).
-  app.get('/account/insights/:id/report', hide, async (request, reply) => {
-    const session = await page(request, reply);
-    if (!session) return reply;
-    const { id } = request.params as { id: string };
-    const row = isId('insight', id) ? await findInsight(db, id, { accountId: session.row.account_id }) : undefined;
-    if (!row) return html(reply.code(404), notFound(session, 'Your account has no such insight.'));
-    const input = await reportInputOf(db, toInsightDto(row), new Date());
-    // The report's own policy (its stylesheet by hash, nothing else), not the pages'.
-    return reply.header('content-security-policy', REPORT_CSP).type('text/html; charset=utf-8').send(renderReportHtml(input));
   });
 }

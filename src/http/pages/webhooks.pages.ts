@@ -1,17 +1,65 @@
 // The Webhooks tab: the account's subscriptions and their recent deliveries, read through the service /api/webhooks uses;
-// a test ping per subscription and a replay per delivery, sent through that service too (so its send limits hold).
+// subscriptions created, edited and removed, a test ping per subscription and a replay per delivery, all through that
+// service too (so its limits per plan, its address checks, its send limits and the operator's switch hold as for a key).
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { CATEGORIES, CATEGORY_VALUES, SOURCE_VALUES } from '../../domain/catalog.js';
+import { WEBHOOK_EVENT_TYPES, type CriteriaInput } from '../../domain/webhooks/subscription-input.js';
+import type { SubscriptionRow } from '../../webhooks/subscription.repository.js';
 import {
   DisabledByOperatorError,
   SendsExhaustedError,
   SubscriptionDisabledError,
   SubscriptionInputError,
+  SubscriptionLimitError,
   WebhookNotFoundError,
   type WebhookService,
 } from '../../webhooks/webhook-service.js';
 import { esc, hidden, notice } from './layout.js';
 import type { Session } from './session.js';
-import { date, type PageKit } from './page-kit.js';
+import { date, field, fields, type PageKit } from './page-kit.js';
+
+/** The criteria of a subscription's form, as the API's JSON body names them (each one given: an edit replaces all). */
+function criteriaOf(body: unknown): CriteriaInput {
+  const minScore = field(body, 'min_score').trim();
+  const score = minScore === '' ? null : Number(minScore);
+  if (score !== null && !Number.isFinite(score))
+    throw new SubscriptionInputError('min_score', 'must be a number from 0 to 1, or empty for any score');
+  return {
+    min_score: score,
+    categories: fields(body, 'categories'),
+    sources: fields(body, 'sources'),
+    keywords: field(body, 'keywords')
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean),
+    events: fields(body, 'events'),
+  };
+}
+
+/** What a refusal's field is called on the form. */
+const FIELD_LABELS: Record<string, string> = {
+  url: 'The receiver URL',
+  min_score: 'The minimum score',
+  categories: 'The categories',
+  sources: 'The sources',
+  keywords: 'The keywords',
+  events: 'The events',
+};
+
+/** The subscription's fields as a form: empty for a new one, its own for an edit (`prefix` keeps the ids of several forms apart). */
+function subscriptionFields(prefix: string, row?: SubscriptionRow): string {
+  const id = (name: string) => `${prefix}-${name}`;
+  const checkbox = (name: string, value: string, label: string, checked: boolean) =>
+    `<span class="choice"><input type="checkbox" id="${esc(id(`${name}-${value}`))}" name="${esc(name)}" value="${esc(value)}"${checked ? ' checked' : ''}><label for="${esc(id(`${name}-${value}`))}">${esc(label)}</label></span>`;
+  return `<label for="${esc(id('url'))}">Receiver URL (https://…; the service signs every delivery)</label><input id="${esc(id('url'))}" name="url" type="text" maxlength="2048" required value="${esc(row?.url)}">
+<label for="${esc(id('min'))}">Minimum overall score (0 to 1; empty: any)</label><input id="${esc(id('min'))}" name="min_score" type="text" inputmode="decimal" maxlength="5" value="${esc(row?.min_score ?? '')}">
+<label for="${esc(id('categories'))}">Categories (none chosen: all)</label><select id="${esc(id('categories'))}" name="categories" multiple size="6">${CATEGORY_VALUES.map(
+    (c) => `<option value="${esc(c)}"${row?.categories.includes(c) ? ' selected' : ''}>${esc(CATEGORIES[c].name)}</option>`,
+  ).join('')}</select>
+<fieldset><legend>Sources (none ticked: all)</legend>${SOURCE_VALUES.map((v) => checkbox('sources', v, v, row?.sources.includes(v) ?? false)).join('')}</fieldset>
+<label for="${esc(id('keywords'))}">Keywords (comma-separated; empty: any)</label><input id="${esc(id('keywords'))}" name="keywords" type="text" maxlength="5000" value="${esc(row?.keywords.join(', '))}">
+<fieldset><legend>Events (none ticked: all)</legend>${WEBHOOK_EVENT_TYPES.map((v) => checkbox('events', v, v, row?.event_types.includes(v) ?? false)).join('')}</fieldset>`;
+}
 
 const notConfigured = '<p>Webhooks are not configured on this service (WEBHOOK_ENCRYPTION_KEY).</p>';
 
@@ -32,6 +80,7 @@ export function webhooksPage(app: FastifyInstance, kit: PageKit): void {
         .join('; ');
     const button = (action: string, label: string, name: string) =>
       `<form method="post" action="${esc(action)}">${hidden('csrf', session.csrf)}<button type="submit" aria-label="${esc(`${label} ${name}`)}">${esc(label)}</button></form>`;
+    const operatorDisabled = (row: SubscriptionRow) => row.state === 'disabled' && row.disabled_by === 'operator';
     const sections = await Promise.all(
       subscriptions.map(async (row) => {
         const { deliveries } = await service.show(session.row.account_id, row.id);
@@ -48,13 +97,23 @@ export function webhooksPage(app: FastifyInstance, kit: PageKit): void {
         return `<section aria-labelledby="h-${esc(row.id)}"><h2 id="h-${esc(row.id)}">${esc(row.url)}</h2>
 <dl class="facts"><dt>Id</dt><dd><code>${esc(row.id)}</code></dd><dt>State</dt><dd>${esc(row.state)}${row.disabled_reason ? ` (${esc(row.disabled_reason)})` : ''}</dd>
 <dt>Criteria</dt><dd>${esc(criteria(row))}</dd><dt>Created</dt><dd>${esc(date(row.created_at))}</dd></dl>
-${button(`${base}/test`, 'Send a test', `to ${row.url}`)}${table}</section>`;
+${button(`${base}/test`, 'Send a test', `to ${row.url}`)}${
+          operatorDisabled(row)
+            ? `<p>An operator disabled this subscription: your account can no longer change, enable or remove it. To appeal, ask your operator (support), saying its id <code>${esc(row.id)}</code>.</p>`
+            : `<details><summary>Edit</summary><form method="post" action="${esc(`${base}/edit`)}">${hidden('csrf', session.csrf)}${subscriptionFields(`e-${row.id}`, row)}
+<div class="choice"><input type="checkbox" id="${esc(`e-${row.id}-enabled`)}" name="enabled" value="yes"${row.state === 'enabled' ? ' checked' : ''}><label for="${esc(`e-${row.id}-enabled`)}">Enabled (deliveries are sent)</label></div>
+<div><button type="submit" aria-label="${esc(`Save the subscription to ${row.url}`)}">Save</button></div></form></details>
+<details><summary>Remove</summary><p>Removing deletes the subscription and its delivery log; nothing more is sent to ${esc(row.url)}.</p><form method="post" action="${esc(`${base}/remove`)}">${hidden('csrf', session.csrf)}<button type="submit" aria-label="${esc(`Remove the subscription to ${row.url}`)}">Remove this subscription</button></form></details>`
+        }${table}</section>`;
       }),
     );
     return `${message}<p>The account's webhook subscriptions and their 20 newest deliveries. <strong>Send a test</strong> sends a signed
 ping event to a subscription; <strong>Replay</strong> sends a delivery again with its original webhook-id. Both count in the
-plan's replays and pings of the day, as through the API. Subscribe and change criteria through <code>/api/webhooks</code> with a
-key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length === 0 ? '<p>No subscriptions yet.</p>' : sections.join('')}`;
+plan's replays and pings of the day, as through the API. The same subscriptions are at <code>/api/webhooks</code> with a
+key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length === 0 ? '<p>No subscriptions yet.</p>' : sections.join('')}
+<section aria-labelledby="new-heading"><h2 id="new-heading">New subscription</h2>
+<p>The plan allows a number of subscriptions per account; a receiver an operator disabled cannot be subscribed again. The signing secret is shown once, after it is made.</p>
+<form method="post" action="/account/webhooks">${hidden('csrf', session.csrf)}${subscriptionFields('new')}<div><button type="submit">Subscribe</button></div></form></section>`;
   }
 
   app.get('/account/webhooks', hide, async (request, reply) => {
@@ -91,6 +150,72 @@ key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length ==
       throw error;
     }
   }
+
+  /** Runs a change of a subscription for the page: the service's refusals answer the tab with what happened and nothing changed. */
+  async function alter(session: Session, reply: FastifyReply, act: (service: WebhookService) => Promise<string>): Promise<FastifyReply> {
+    const signedIn = frame(session, 'webhooks');
+    const service = options.webhooks;
+    if (!service) return html(reply.code(503), { title: 'Webhooks', signedIn, body: notConfigured });
+    const again = async (status: number, text: string) =>
+      html(reply.code(status), { title: 'Webhooks', signedIn, body: await webhooksBody(service, session, notice('error', text)) });
+    try {
+      const done = await act(service);
+      return await redirectWith(reply, session, 'webhooks', '/account/webhooks', done);
+    } catch (error) {
+      if (error instanceof WebhookNotFoundError) return again(404, `Your account has no such webhook ${error.what}. Nothing was changed.`);
+      if (error instanceof SubscriptionInputError)
+        return again(
+          400,
+          `Nothing was changed: ${FIELD_LABELS[error.field] ?? error.field} ${error.reason}${error.allowed ? ` (allowed: ${error.allowed.join(', ')})` : ''}.`,
+        );
+      if (error instanceof SubscriptionLimitError) return again(409, `Nothing was changed. ${error.message}`);
+      if (error instanceof DisabledByOperatorError) return again(409, `Nothing was changed. ${error.message}`);
+      throw error;
+    }
+  }
+
+  const warned = (warnings: readonly string[]) => (warnings.length ? warnings.map((w) => notice('error', `Warning: ${w}`)).join('') : '');
+
+  app.post('/account/webhooks', form, async (request, reply) => {
+    const session = await change(request, reply);
+    if (!session) return reply;
+    return alter(session, reply, async (service) => {
+      const created = await service.create(session.row.account_id, { url: field(request.body, 'url').trim(), ...criteriaOf(request.body) });
+      audit(session, 'webhook subscribed', { subscription_id: created.row.id });
+      const secret = created.secret
+        ? `<p><label for="new-secret">Its signing secret, shown this once: copy it to the receiver now</label><input id="new-secret" class="secret" type="text" readonly value="${esc(created.secret)}"></p>`
+        : '';
+      return `${notice('ok', `Subscribed ${created.row.url} (${created.row.id}).`)}${secret}${warned(created.warnings)}`;
+    });
+  });
+
+  app.post('/account/webhooks/:id/edit', form, async (request, reply) => {
+    const session = await change(request, reply);
+    if (!session) return reply;
+    const { id } = request.params as { id: string };
+    return alter(session, reply, async (service) => {
+      const updated = await service.update(session.row.account_id, id, {
+        // A form without a URL (a hand-made one) leaves the receiver as it is, as a PATCH without url does.
+        ...(field(request.body, 'url').trim() === '' ? {} : { url: field(request.body, 'url').trim() }),
+        enabled: field(request.body, 'enabled') === 'yes',
+        ...criteriaOf(request.body),
+      });
+      audit(session, 'webhook changed', { subscription_id: id });
+      return `${notice('ok', `Saved the subscription to ${updated.row.url} (${updated.row.state}).`)}${warned(updated.warnings)}`;
+    });
+  });
+
+  app.post('/account/webhooks/:id/remove', form, async (request, reply) => {
+    const session = await change(request, reply);
+    if (!session) return reply;
+    const { id } = request.params as { id: string };
+    return alter(session, reply, async (service) => {
+      const row = await service.get(session.row.account_id, id);
+      await service.remove(session.row.account_id, id);
+      audit(session, 'webhook removed', { subscription_id: id });
+      return notice('ok', `Removed the subscription to ${row.url}: nothing more is sent to it.`);
+    });
+  });
 
   app.post('/account/webhooks/:id/test', form, async (request, reply) => {
     const session = await change(request, reply);

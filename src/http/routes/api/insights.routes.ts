@@ -173,7 +173,7 @@ const SERIES_LABELS: Record<TrendWindow, string> = {
 };
 
 /** The sort key of a row, as its cursor carries it. */
-function sortValueOf(row: InsightListRow, sort: InsightSort): number | string {
+export function sortValueOf(row: InsightListRow, sort: InsightSort): number | string {
   // The repository orders `score` by rank_key (complete insights first), `overall` by the overall score alone.
   if (sort === 'score') return row.rank_key;
   if (sort === 'overall') return row.overall_score;
