@@ -32,7 +32,7 @@ import { esc, hidden, notice } from './layout.js';
 import type { Session } from './session.js';
 import { date, fields, type PageKit } from './page-kit.js';
 import { multiline, sparkline } from './sparkline.js';
-import { verdictFor } from './verdict.js';
+import { verdictOf } from '../../domain/research/verdict.js';
 
 /** A page of the list: as GET /api/insights's default. */
 const PAGE_SIZE = 20;
@@ -113,7 +113,7 @@ function listHref(filters: ListFilters, cursor: string | undefined, path = '/acc
 const pct = (x: number) => `${Math.round(x * 100)}`;
 const marketOf = (geo: string | null) => (geo === null ? 'default' : geo || 'worldwide');
 const categoryName = (category: string) => (category in CATEGORIES ? CATEGORIES[category as Category].name : category);
-const verdictBadge = (v: ReturnType<typeof verdictFor>) => `<span class="verdict verdict-${v.label}">${esc(v.label)}</span>`;
+const verdictBadge = (v: ReturnType<typeof verdictOf>) => `<span class="verdict verdict-${v.label}">${esc(v.label)}</span>`;
 const scoreText = (row: Pick<InsightListRow, 'overall_score' | 'confidence'>) =>
   `${pct(row.overall_score)} of 100 (confidence ${pct(row.confidence)})`;
 /** Who answered its research, and what the data is: live, recorded (when) or simulated. */
@@ -185,7 +185,7 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
     );
     const trs = rows.map((row) => {
       const title = displayTitle(row.title, row);
-      const v = verdictFor(row);
+      const v = verdictOf(row);
       const box = `cmp-${row.id}`;
       return `<tr><td><input type="checkbox" id="${esc(box)}" name="id" value="${esc(row.id)}" form="compare-form"><label for="${esc(box)}" class="visually-hidden">Compare ${esc(title)}</label></td>
 <th scope="row"><a href="/account/insights/${esc(row.id)}">${esc(title)}</a>${row.owner_account_id ? ' <span class="tag">private</span>' : ''}</th>
@@ -273,7 +273,7 @@ ${filterForm(filters)}${table}${paging}`,
     const row = await visible(session, (request.params as { id: string }).id);
     if (!row) return html(reply.code(404), notFound(session));
     const dto = toInsightDto(row);
-    const v = verdictFor(row);
+    const v = verdictOf(row);
     // The chart the printable report draws (its 30 days and the forecast on their scale), inline: it has no style attribute.
     const input = await reportInputOf(db, dto, new Date());
     const first = input.series[0]?.date;
@@ -392,7 +392,7 @@ ${row.summary ? `<p>${esc(row.summary)}</p>` : ''}
         : '<p>These insights are of different markets: their interest can be compared on one scale only within one market.</p>';
     return `<p>${rows.length} insights side by side: their scores as researched (each insight's own date), from the same insights <code>GET /api/insights/{id}</code> answers.</p>
 <div class="wide"><table class="compare"><caption>Side by side</caption><thead><tr><th scope="col">Insight</th>${head}</tr></thead><tbody>
-${line('Verdict', (r) => `${verdictBadge(verdictFor(r))}<br><span class="small">${esc(verdictFor(r).reason)}; risk: ${esc(verdictFor(r).risk)}</span>`)}
+${line('Verdict', (r) => `${verdictBadge(verdictOf(r))}<br><span class="small">${esc(verdictOf(r).reason)}; risk: ${esc(verdictOf(r).risk)}</span>`)}
 ${line('Overall score', (r) => esc(scoreText(r)))}
 ${line('Provider', (r) => esc(providerText(r)))}
 ${line('Market', (r) => esc(marketOf(r.geo)))}

@@ -109,6 +109,7 @@ dl.facts dd { margin: 0; }
 .verdict-promising { background: #e8f5e9; color: #1b5e20; border: 1px solid #2e7d32; }
 .verdict-mixed { background: #fff8e1; color: #6d4c00; border: 1px solid #b28704; }
 .verdict-weak { background: #fdecea; color: #8c1d18; border: 1px solid #b3261e; }
+.verdict-unproven { background: #eceff1; color: #37474f; border: 1px solid #607d8b; }
 .verdict-box { background: #fff; border: 1px solid #ccc; padding: 0.25rem 1rem; }
 .spark { display: block; }
 .spark-line { fill: none; stroke: #0645ad; stroke-width: 1.5; }

@@ -7,7 +7,7 @@ import { displayTitle, provenanceOf, type ProvenanceFacts } from '../../domain/p
 import type { RunRow } from '../../research/run.repository.js';
 import { isId } from '../../domain/ids.js';
 import { publicRunError, publicWaitingReason } from '../../domain/public-error.js';
-import { verdictFor } from './verdict.js';
+import { verdictOf } from '../../domain/research/verdict.js';
 import { InvalidIdeaError } from '../../research/chain.js';
 import { ResearchAllowanceSpentError } from '../../research/research-service.js';
 import { STEP_COUNT, STEP_NAMES } from '../../domain/research/step-names.js';
@@ -65,7 +65,7 @@ export function researchPages(app: FastifyInstance, kit: PageKit): void {
     const reason = statusReason(run);
     const result = insight
       ? (() => {
-          const v = verdictFor(insight);
+          const v = verdictOf(insight);
           return `<a href="/account/insights/${esc(insight.id)}"><span class="verdict verdict-${v.label}">${esc(v.label)}</span> ${Math.round(insight.overall_score * 100)} of 100</a><br><span class="small">confidence ${Math.round(insight.confidence * 100)}</span>`;
         })()
       : '—';
