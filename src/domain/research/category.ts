@@ -4,6 +4,8 @@
 // back as the terms that made it. How it was built and how often it is right:
 // docs/categories.md.
 import { CATEGORIES, type Category } from '../catalog.js';
+import { nounChunks } from './noun-phrases.js';
+import { WORDNET_CATEGORIES } from './wordnet-categories.js';
 
 /** What research measured about an idea, as the classifier reads it. */
 export interface CategoryEvidence {
@@ -72,9 +74,9 @@ export const STRONG_EVIDENCE = 6;
  */
 const LEXICON: Record<Exclude<Category, 'uncategorized'>, string> = {
   'arts-entertainment':
-    'entertainment:2, movie:2, film:2, cinema:2, music:2, song, musician:2, concert:2, music festival:2, band, album, piano:2, guitar:2, violin:2, drum, singer, karaoke, tv show:2, tv series:2, television, netflix, comedy, theater, theatre, celebrity, anime:2, manga:2, comic, cartoon, animation, painting, art, artist, drawing, photography, museum, ticket:0.5, ticketmaster:2, stubhub:2, musical instrument:2, musical artist:2, dj, dance, orchestra, opera, podcast, video editor:2, video editing:2, videographer:2, videography:2, photographer:2, recording studio:2, record label:2, radio, nightlife:2, nightclub:2, comedy club:2, comedian:2, humor, festival, event listing:2, actor, acting, broadway:2, gallery, art gallery:2, sculpture:2, graphic design:2, illustrator, illustration, streaming:0.5, film festival:2, circus, magician, event:0.5, tv:0.5, theater ticket:2, vinyl record:2, vinyl:2, stand up comedy:2, open mic:2',
+    'photo book:2, photo album:2, photo:1, photo printing:2, entertainment:2, movie:2, film:2, cinema:2, music:2, song, musician:2, concert:2, music festival:2, band, album, piano:2, guitar:2, violin:2, drum, singer, karaoke, tv show:2, tv series:2, television, netflix, comedy, theater, theatre, celebrity, anime:2, manga:2, comic, cartoon, animation, painting, art, artist, drawing, photography, museum, ticket:0.5, ticketmaster:2, stubhub:2, musical instrument:2, musical artist:2, dj, dance, orchestra, opera, podcast, video editor:2, video editing:2, videographer:2, videography:2, photographer:2, recording studio:2, record label:2, radio, nightlife:2, nightclub:2, comedy club:2, comedian:2, humor, festival, event listing:2, actor, acting, broadway:2, gallery, art gallery:2, sculpture:2, graphic design:2, illustrator, illustration, streaming:0.5, film festival:2, circus, magician, event:0.5, tv:0.5, theater ticket:2, vinyl record:2, vinyl:2, stand up comedy:2, open mic:2',
   'autos-vehicles':
-    'car:2, vehicle:2, auto, automobile:2, motorcycle:2, motorbike:2, suv:2, sedan, tire, tyre, car dealer:2, dealership, used car:2, car wash:2, mechanic, oil change, electric vehicle:2, ev charging:2, charging station, kelley blue book:2, carmax:2, truck:0.5, boat, rv, scooter, automobile make:2, car model:2, harley davidson:2, car value:2, bike, bicycle, e bike:2, ebike:2, electric bike:2, moped:2, yacht, sailboat, jet ski:2, watercraft:2, camper:2, motorhome:2, driving, driving school:2, driving lesson:2, traffic, auto repair:2, windshield:2, ev:2, ev charger:2, tesla:2, car sharing:2, ride sharing:2, garage:0.5, dmv:2, towing:2, car seat, e scooter:2, electric scooter:2, campervan:2, van:0.5, parking:2, parking lot:2, car detailing:2, detailing:2',
+    'pothole:2, road:0.5, car:2, vehicle:2, auto, automobile:2, motorcycle:2, motorbike:2, suv:2, sedan, tire, tyre, car dealer:2, dealership, used car:2, car wash:2, mechanic, oil change, electric vehicle:2, ev charging:2, charging station, kelley blue book:2, carmax:2, truck:0.5, boat, rv, scooter, automobile make:2, car model:2, harley davidson:2, car value:2, bike, bicycle, e bike:2, ebike:2, electric bike:2, moped:2, yacht, sailboat, jet ski:2, watercraft:2, camper:2, motorhome:2, driving, driving school:2, driving lesson:2, traffic, auto repair:2, windshield:2, ev:2, ev charger:2, tesla:2, car sharing:2, ride sharing:2, garage:0.5, dmv:2, towing:2, car seat, e scooter:2, electric scooter:2, campervan:2, van:0.5, parking:2, parking lot:2, car detailing:2, detailing:2',
   'beauty-fitness':
     'beauty:2, fitness:2, workout:2, exercise:2, gym:2, yoga:2, pilates:2, crossfit:2, personal trainer:2, weight loss, bodybuilding:2, skincare:2, skin care:2, makeup:2, cosmetic:2, cosmetics:2, hair, hairstyle:2, salon, nail, spa, perfume:2, fragrance, moisturizer:2, face wash:2, push up:2, bodyweight, cardio, fashion, barber, manicure:2, hot yoga:2, tattoo:2, piercing:2, massage:2, hairdresser:2, stylist, eyebrow:2, threading, eyelash:2, lash, waxing:2, nail salon:2, makeup artist:2, personal training:2, protein powder:2, body care, sunscreen:2, deodorant, shaving, beard, gym membership:2, fitness class:2, boxing gym:2, dermatology, anti aging:2, plastic surgery:2, botox:2, haircut:2',
   'books-literature':
@@ -84,15 +86,15 @@ const LEXICON: Record<Exclude<Category, 'uncategorized'>, string> = {
   'computers-electronics':
     'computer:2, laptop:2, pc, programming:2, code:2, coding:2, developer:2, github:2, api, sdk, debug, devops:2, database, cloud computing:2, aws, amazon web services:2, azure:2, server, linux:2, windows, macbook:2, hardware, electronics:2, gadget, ai:0.5, artificial intelligence, machine learning:2, llm, large language model, chatgpt, gpt, copilot, chatbot, neural network, data science, cybersecurity:2, computer security:2, password:2, password manager:2, vpn:2, antivirus:2, encryption, malware:2, backup, 3d printing:2, computer repair:2, it support, programming language:2, operating system:2, code review:2, headphone:2, earbud:2, speaker:0.5, smartwatch:2, tablet, cloud, cloud storage:2, photo backup:2, software:0.5, keyboard, monitor:0.5, printer:2, gpu:2, graphics card:2, raspberry pi:2, arduino:2, robot, robotic, iot:2, smart device, wearable:2, data recovery:2, tech support:2, app development:2, web scraping, automation:0.5, no code:2, open source:2, gaming laptop:2, 3d printer:2, vr:2, virtual reality:2, camera, drone, uptime:2',
   finance:
-    'finance:2, financial:2, bank:2, banking:2, loan:2, mortgage, credit, credit card:2, credit score:2, debt, budget, budgeting:2, saving, savings, invest:2, investing:2, investment:2, stock, stock market:2, trading, portfolio:0.5, crypto:2, cryptocurrency:2, bitcoin:2, ethereum:2, coinbase:2, tax:2, tax return:2, irs:2, 1099:2, turbotax:2, accounting:2, accountant:2, bookkeeping:2, quickbooks:2, xero:2, invoice:2, invoicing:2, billing, payment:2, insurance:2, vehicle insurance:2, car insurance:2, pension, money, fintech:2, payroll, currency:2, paypal, venmo, expense, wealth, 401k:2, forex:2, geico:2, ira, roth ira:2, financing:2, lending:2, lender:2, wallet, crowdfunding:2, donation:0.5, tipping, payout, invoice financing:2, savings account:2, mortgage rate:2, tax preparation:2, financial advisor:2, robo advisor:2, stock trading:2, net worth:2, debt collection, fundraising:0.5, retirement:1, estate planning:1, credit union:2, tax calculator:2, loan comparison:2',
+    'bill:1, utility bill:2, bill splitting:2, split bill:2, finance:2, financial:2, bank:2, banking:2, loan:2, mortgage, credit, credit card:2, credit score:2, debt, budget, budgeting:2, saving, savings, invest:2, investing:2, investment:2, stock, stock market:2, trading, portfolio:0.5, crypto:2, cryptocurrency:2, bitcoin:2, ethereum:2, coinbase:2, tax:2, tax return:2, irs:2, 1099:2, turbotax:2, accounting:2, accountant:2, bookkeeping:2, quickbooks:2, xero:2, invoice:2, invoicing:2, billing, payment:2, insurance:2, vehicle insurance:2, car insurance:2, pension, money, fintech:2, payroll, currency:2, paypal, venmo, expense, wealth, 401k:2, forex:2, geico:2, ira, roth ira:2, financing:2, lending:2, lender:2, wallet, crowdfunding:2, donation:0.5, tipping, payout, invoice financing:2, savings account:2, mortgage rate:2, tax preparation:2, financial advisor:2, robo advisor:2, stock trading:2, net worth:2, debt collection, fundraising:0.5, retirement:1, estate planning:1, credit union:2, tax calculator:2, loan comparison:2',
   'food-drink':
-    'food:2, meal:2, recipe:2, cooking:2, cook, restaurant:2, chef, dinner, lunch, breakfast, snack, coffee:2, tea, beer:2, craft beer:2, brewery:2, ipa, wine:2, cocktail:2, grocery:2, bakery:2, baking, pizza:2, bagel, vegan, vegetarian, meal prep:2, meal preparation:2, meal kit:2, meal planning:2, meal plan:2, meal planner:2, dish:2, ingredient:2, beverage:2, cuisine:2, sauce, dessert, candy, chocolate, cheese, sommelier:2, food pairing:2, catering, cafe, drink, juice, smoothie, soup, salad, pasta, steak, sushi, burger, bbq, protein bar:2, energy bar:2, granola:2, dairy:2, milk, gluten free:2, keto, paleo, grocery store:2, coffee bean:2, coffee shop:2, kombucha:2, winery:2, vineyard:2, distillery:2, whiskey:2, vodka:2, spirit:0.5, bartender:2, food truck:2, meal delivery:2, lunchbox, snack box:2, protein:0.5, bread:2, sourdough:2, cake, cookie, ice cream:2, spice:2, hot sauce:2, olive oil:2, honey, farmers market:2, food waste:2, baby food, plant based:1, tasting:0.5, wine club:2',
+    'cloud kitchen:2, ghost kitchen:2, dark kitchen:2, food:2, meal:2, recipe:2, cooking:2, cook, restaurant:2, chef, dinner, lunch, breakfast, snack, coffee:2, tea, beer:2, craft beer:2, brewery:2, ipa, wine:2, cocktail:2, grocery:2, bakery:2, baking, pizza:2, bagel, vegan, vegetarian, meal prep:2, meal preparation:2, meal kit:2, meal planning:2, meal plan:2, meal planner:2, dish:2, ingredient:2, beverage:2, cuisine:2, sauce, dessert, candy, chocolate, cheese, sommelier:2, food pairing:2, catering, cafe, drink, juice, smoothie, soup, salad, pasta, steak, sushi, burger, bbq, protein bar:2, energy bar:2, granola:2, dairy:2, milk, gluten free:2, keto, paleo, grocery store:2, coffee bean:2, coffee shop:2, kombucha:2, winery:2, vineyard:2, distillery:2, whiskey:2, vodka:2, spirit:0.5, bartender:2, food truck:2, meal delivery:2, lunchbox, snack box:2, protein:0.5, bread:2, sourdough:2, cake, cookie, ice cream:2, spice:2, hot sauce:2, olive oil:2, honey, farmers market:2, food waste:2, baby food, plant based:1, tasting:0.5, wine club:2',
   games:
     'game:2, gaming:2, video game:2, gamer:2, esports:2, speedrun:2, minecraft:2, fortnite:2, roblox:2, playstation:2, xbox:2, nintendo:2, twitch, board game:2, card game:2, puzzle, chess:2, trivia:2, poker, casino, kahoot:2, catan:2, tabletop, miniature:2, wargaming:2, warhammer:2, dungeons dragons:2, dnd:2, rpg:2, role playing game:2, arcade:2, crossword:2, sudoku:2, bingo:2, lottery:2, betting:2, sports betting:2, gambling:2, tabletop game:2, mobile game:2, game night:2, console, steam, escape room:2',
   health:
-    'health:2, medical:2, medicine, doctor:2, clinic:2, hospital:2, patient, symptom:2, disease:2, illness, diagnosis, therapy, therapist, mental health:2, anxiety:2, depression:2, meditation, sleep, insomnia:2, diabetes:2, nutrition, vitamin:2, multivitamin:2, supplement, dietary supplement:2, diet:0.5, pharmacy:2, drug, medication:2, prescription, telehealth:2, telemedicine:2, nurse, dental:2, dentist:2, covid, flu, cancer:2, pregnancy, fertility, webmd:2, medical condition:2, headspace, physiotherapy:2, physical therapy:2, physical therapist:2, counseling:2, counselor, psychologist:2, psychiatrist:2, rehab:2, rehabilitation:2, addiction:2, sobriety:2, sober, allergy:2, asthma:2, vaccine:2, vaccination:2, pediatric, pediatrician:2, optometrist:2, eye exam:2, hearing aid:2, orthodontist:2, chiropractor:2, acupuncture:2, blood pressure:2, heart rate, sleep tracking:2, menstrual:2, period tracker:2, ivf:2, midwife, urgent care:2, health insurance:2, wellness:0.5, dental clinic:2, caregiving, hospice:2, stress, mindfulness, migraine:2, physician:2, skin condition, posture',
+    'smoking:2, quit smoking:2, vaping:2, smoking cessation:2, health:2, medical:2, medicine, doctor:2, clinic:2, hospital:2, patient, symptom:2, disease:2, illness, diagnosis, therapy, therapist, mental health:2, anxiety:2, depression:2, meditation, sleep, insomnia:2, diabetes:2, nutrition, vitamin:2, multivitamin:2, supplement, dietary supplement:2, diet:0.5, pharmacy:2, drug, medication:2, prescription, telehealth:2, telemedicine:2, nurse, dental:2, dentist:2, covid, flu, cancer:2, pregnancy, fertility, webmd:2, medical condition:2, headspace, physiotherapy:2, physical therapy:2, physical therapist:2, counseling:2, counselor, psychologist:2, psychiatrist:2, rehab:2, rehabilitation:2, addiction:2, sobriety:2, sober, allergy:2, asthma:2, vaccine:2, vaccination:2, pediatric, pediatrician:2, optometrist:2, eye exam:2, hearing aid:2, orthodontist:2, chiropractor:2, acupuncture:2, blood pressure:2, heart rate, sleep tracking:2, menstrual:2, period tracker:2, ivf:2, midwife, urgent care:2, health insurance:2, wellness:0.5, dental clinic:2, caregiving, hospice:2, stress, mindfulness, migraine:2, physician:2, skin condition, posture',
   'hobbies-leisure':
-    'hobby:2, craft, knitting:2, knitting pattern:2, crochet:2, sewing:2, quilting:2, scrapbooking:2, woodworking:2, fishing:2, hunting, camping, hiking, outdoors, birdwatching, collecting, collectible, wedding:2, party, birthday, ravelry:2, tide chart, fishing license:2, pottery:2, ceramic, candle making:2, diy:0.5, lego:2, model train:2, model railroad:2, rc car:2, metal detecting:2, tent:2, camping gear:2, hiking trail:2, trail, boating:2, sailing:2, paddleboard:2, party venue:2, party planning:2, event venue:2, wedding planner:2, wedding planning:2, anniversary, halloween:2, christmas, costume, cosplay:2, woodworker:2, embroidery:2, stamp collecting:2, coin collecting:2, magic trick:2, climbing:1, bushcraft:2, astrophotography, birding:2, bird watching:2, fishing gear:2, campsite:2, campground:2, fishing charter:2, fishing trip:2',
+    'coin:1, rare coin:2, hobby:2, craft, knitting:2, knitting pattern:2, crochet:2, sewing:2, quilting:2, scrapbooking:2, woodworking:2, fishing:2, hunting, camping, hiking, outdoors, birdwatching, collecting, collectible, wedding:2, party, birthday, ravelry:2, tide chart, fishing license:2, pottery:2, ceramic, candle making:2, diy:0.5, lego:2, model train:2, model railroad:2, rc car:2, metal detecting:2, tent:2, camping gear:2, hiking trail:2, trail, boating:2, sailing:2, paddleboard:2, party venue:2, party planning:2, event venue:2, wedding planner:2, wedding planning:2, anniversary, halloween:2, christmas, costume, cosplay:2, woodworker:2, embroidery:2, stamp collecting:2, coin collecting:2, magic trick:2, climbing:1, bushcraft:2, astrophotography, birding:2, bird watching:2, fishing gear:2, campsite:2, campground:2, fishing charter:2, fishing trip:2',
   'home-garden':
     'home:0.5, house:0.5, garden:2, gardening:2, gardener:2, plant, houseplant:2, lawn:2, landscaping:2, furniture:2, interior design:2, decor, renovation:2, remodel:2, home improvement:2, contractor, plumbing:2, plumber:2, roofing:2, hvac:2, cleaning, laundry, kitchen:0.5, bathroom:0.5, appliance:2, home appliance:2, smart home:2, pest control:2, tree:0.5, flower, mattress, bedding, home security:2, maid:2, cleaner, handyman:2, electrician:2, house painter:2, flooring:2, carpet:2, rug, lighting, lamp, sofa:2, couch:2, storage:0.5, shelving:2, closet:2, swimming pool:2, pool cleaning:2, patio:2, yard:2, backyard:2, lawn mower:2, mower:2, snow removal:2, gutter:2, window cleaning:2, mover:1, moving company:2, renovate:2, home repair:2, smart thermostat:2, thermostat:2, garden tool:2, compost:2, seed, interior designer:2, kitchen remodel:2, bathroom remodel:2, homeowner:2, home decor:2, furniture assembly:2, house cleaning:2, home cleaning:2',
   'internet-telecom':
@@ -113,11 +115,11 @@ const LEXICON: Record<Exclude<Category, 'uncategorized'>, string> = {
   reference:
     'dictionary:2, urban dictionary:2, encyclopedia:2, translation:2, translate:2, translator:2, google translate:2, thesaurus:2, slang:2, definition, meaning:0.5, wikipedia:2, unit conversion:2, grammar:2, language:0.5, citation:2, citation generator:2, bibliography:2, apa:2, mla:2, glossary:2, word of the day:2, etymology:2, how to:0.5, map:0.5, almanac:2, calculator:0.5, converter:1, time zone:2',
   science:
-    'science:2, scientist, astronomy:2, telescope:2, space, nasa:2, planet, meteor shower:2, meteor, eclipse, full moon, physics:2, chemistry:2, biology:2, laboratory:2, lab, lab notebook:2, experiment, climate change:2, ecology, geology:2, engineering:0.5, citizen science:2, star chart:2, observatory:2, microscope:2, scientific:2, research lab:2, biotech:1, genetics:2, genome:2, dna:1, fossil:2, paleontology:2, periodic table:2, chemical element:2, space exploration:2, rocket:2, satellite:1, mathematics:1, statistics:0.5, weather station:1, environmental science:2, marine biology:2, neuroscience:2, physicist, chemist, biologist, astronaut:2, stargazer:2, stargazing:2, lab equipment:2, laboratory equipment:2',
+    'research paper:2, academic paper:2, scientific paper:2, research:0.5, science:2, scientist, astronomy:2, telescope:2, space, nasa:2, planet, meteor shower:2, meteor, eclipse, full moon, physics:2, chemistry:2, biology:2, laboratory:2, lab, lab notebook:2, experiment, climate change:2, ecology, geology:2, engineering:0.5, citizen science:2, star chart:2, observatory:2, microscope:2, scientific:2, research lab:2, biotech:1, genetics:2, genome:2, dna:1, fossil:2, paleontology:2, periodic table:2, chemical element:2, space exploration:2, rocket:2, satellite:1, mathematics:1, statistics:0.5, weather station:1, environmental science:2, marine biology:2, neuroscience:2, physicist, chemist, biologist, astronaut:2, stargazer:2, stargazing:2, lab equipment:2, laboratory equipment:2',
   shopping:
     'shop:2, shopping:2, store, retail:2, ecommerce:2, e commerce:2, marketplace:0.5, resale:0.5, thrift store:2, thrift, vintage clothing:2, clothing:2, apparel:2, shoe, sneaker:2, jewelry:2, coupon:2, discount:0.5, deal:0.5, gift, subscription box, amazon, ebay:2, etsy:2, depop:2, black friday:2, retail company:2, nike, jordan, dropshipping:2, shopify, used clothing:2, clothing resale:2, consignment:2, outlet:2, price comparison:1, price tracker:2, cashback:2, rebate:2, gift card:2, gift box:1, online store:2, boutique:2, handbag:2, accessory, wardrobe, clothes:2, dress, streetwear:2, personal shopper:2, shopping list:2, haul, authentication:0.5, secondhand:1, second hand:1, kids clothing:2',
   sports:
-    'sport:2, soccer:2, football:2, association football:2, basketball:2, baseball:2, tennis:2, golf:2, running:0.5, marathon:2, cycling, swimming, hockey:2, cricket:2, rugby:2, athlete, team:0.5, league, tournament, fantasy football:2, fantasy sport:2, fantasy premier league:2, fpl:2, nfl:2, nba:2, premier league:2, coach:0.5, coaching:0.5, sports league:2, sports team:2, padel:2, pickleball:2, squash:1, badminton:2, volleyball:2, boxing:2, martial art:2, karate:2, judo:2, jiu jitsu:2, mma:2, wrestling:2, rowing:2, surfing:2, kayaking:2, canoe, skiing:2, snowboard:2, snowboarding:2, ski resort, bouldering:2, rock climbing:2, scuba:2, scuba diving:2, diving, triathlon:2, racket, stadium:2, athletic:2, sports equipment:2, sporting good:2, golf course:2, skateboarding:2, skateboard:2, sports club, referee:2, umpire, sports analytics:2, fantasy:0.5, tennis court:2, bowling:2, lacrosse:2, softball:2, cheerleading:2, gymnastics:2, fencing:1, archery:2, trail running:2, running shoe:2, cyclist:2, sports coach:2, jersey, surf:2, surfboard:2, kayak:1, ski:2, climbing gym:2, tee time:2',
+    'self defense:2, sport:2, soccer:2, football:2, association football:2, basketball:2, baseball:2, tennis:2, golf:2, running:0.5, marathon:2, cycling, swimming, hockey:2, cricket:2, rugby:2, athlete, team:0.5, league, tournament, fantasy football:2, fantasy sport:2, fantasy premier league:2, fpl:2, nfl:2, nba:2, premier league:2, coach:0.5, coaching:0.5, sports league:2, sports team:2, padel:2, pickleball:2, squash:1, badminton:2, volleyball:2, boxing:2, martial art:2, karate:2, judo:2, jiu jitsu:2, mma:2, wrestling:2, rowing:2, surfing:2, kayaking:2, canoe, skiing:2, snowboard:2, snowboarding:2, ski resort, bouldering:2, rock climbing:2, scuba:2, scuba diving:2, diving, triathlon:2, racket, stadium:2, athletic:2, sports equipment:2, sporting good:2, golf course:2, skateboarding:2, skateboard:2, sports club, referee:2, umpire, sports analytics:2, fantasy:0.5, tennis court:2, bowling:2, lacrosse:2, softball:2, cheerleading:2, gymnastics:2, fencing:1, archery:2, trail running:2, running shoe:2, cyclist:2, sports coach:2, jersey, surf:2, surfboard:2, kayak:1, ski:2, climbing gym:2, tee time:2',
   travel:
     'travel:2, traveler, traveller, trip:2, vacation:2, holiday:0.5, flight:2, airline:2, airline ticket:2, airport:2, hotel:2, hostel:2, booking:0.5, backpacking:2, budget travel:3, tourism:2, tourist:2, destination, getaway:2, cruise:2, car rental:2, passport:2, airbnb, road trip:2, itinerary:2, google flights:2, expedia:2, tourist attraction:2, travel itinerary:2, layover:2, visa application:1, travel insurance:2, luggage:2, suitcase:2, tour guide:2, guided tour:2, excursion:2, resort:2, bed and breakfast:2, honeymoon:2, digital nomad:2, travel agent:2, space tourism:2, train ticket:2, train travel:2, rail pass:2, ferry:2, road trip planner:2, staycation:2, travel buddy:2, travel companion:2, campervan rental:2, motorhome rental:2, itinerary planner:2, airport lounge:2, lounge:0.5, tour:1, group travel:2, van life:2, vanlife:2',
 };
@@ -162,6 +164,37 @@ const MODIFIERS = new Set([
   'coaching',
   'home',
   'house',
+  'team',
+]);
+
+/**
+ * Words that name who or what delivers the subject rather than the subject:
+ * "yoga teachers", "retirement planning calculator", "dog training video
+ * courses", "board game rental library". Unlike a modifier they decide when
+ * the idea names nothing else ("Tutoring marketplace" is Jobs & Education),
+ * but when the same part of the idea names a subject, the subject is the head.
+ */
+const DELIVERY = new Set([
+  'teacher',
+  'tutor',
+  'tutoring',
+  'course',
+  'online course',
+  'lecture',
+  'skill',
+  'library',
+  'calculator',
+  'converter',
+  'price comparison',
+  'drone',
+  'camera',
+  'robot',
+  'gadget',
+  'lounge',
+  'mentor',
+  'mentorship',
+  'certification',
+  'consulting',
 ]);
 
 /**
@@ -183,7 +216,36 @@ const TECHNIQUES = new Set([
 ]);
 
 /** Words after which an idea says who or what it is for, not what it is ("Budget travel app for students"). */
-const BOUNDARIES = new Set(['for', 'with', 'by', 'via', 'at', 'in', 'on', 'to', 'from', 'near', 'without', 'per', 'through', 'among']);
+const BOUNDARIES = new Set([
+  'for',
+  'with',
+  'by',
+  'via',
+  'at',
+  'in',
+  'on',
+  'to',
+  'from',
+  'near',
+  'without',
+  'per',
+  'through',
+  'among',
+  // Where a clause or a second thing begins: "a dog sitter while you travel", "car subscription instead of leasing".
+  'while',
+  'when',
+  'whenever',
+  'during',
+  'after',
+  'before',
+  'instead',
+  'using',
+  'between',
+  'across',
+  'into',
+  'over',
+  'within',
+]);
 
 interface Term {
   category: Exclude<Category, 'uncategorized'>;
@@ -256,13 +318,128 @@ function termsInWords(words: readonly string[]): Found[] {
 const termsIn = (text: string): Term[] => termsInWords(tokens(text)).map((f) => f.term);
 
 /**
+ * Words that say what form an idea takes or who uses it, never what it is
+ * about: WordNet is not asked about them ("bot" would be a botfly larva,
+ * "platform" a raised floor), and the last fallback reads some of them as
+ * software (SOFTWARE_FORMS).
+ */
+const FORM_WORDS = new Set(
+  (
+    'app application platform tool bot service marketplace market subscription box kit finder tracker tracking helper assistant ' +
+    'generator planner planning builder manager management checker reminder alert delivery booking matching sharing comparison ' +
+    'site system solution startup company brand product device club pack plan agency quote review guide software saas api ' +
+    'dashboard extension plugin widget network hub directory portal exchange program online people user customer owner buyer ' +
+    'seller lover beginner adult friend member everyone anyone way thing idea place local list checklist analysis analyzer ' +
+    'simulator monitor report reporting summary partner feed experience session consultation class spot time day week month ' +
+    'year service provider startup store shop'
+  ).split(' '),
+);
+
+/** Forms that say an idea is software: what an idea that names no subject is, Google's Computers & Electronics > Software. */
+const SOFTWARE_FORMS = new Set([
+  'app',
+  'application',
+  'platform',
+  'bot',
+  'software',
+  'saas',
+  'tool',
+  'dashboard',
+  'extension',
+  'plugin',
+  'api',
+  'widget',
+]);
+/** Words that say the software is for a workplace: then it is Business & Industrial (Business Operations). */
+const WORKPLACE = new Set([
+  'team',
+  'business',
+  'company',
+  'startup',
+  'employee',
+  'staff',
+  'b2b',
+  'saas',
+  'client',
+  'workplace',
+  'office',
+  'sales',
+  'meeting',
+  'enterprise',
+  'agency',
+  'standup',
+  'coworker',
+  'colleague',
+  'remote',
+]);
+
+/** WordNet's nouns by category (wordnet-categories.ts), read into a map at first use. */
+let wordNetNouns: Map<string, Exclude<Category, 'uncategorized'>> | undefined;
+function wordNetCategory(word: string): Exclude<Category, 'uncategorized'> | undefined {
+  if (!wordNetNouns) {
+    wordNetNouns = new Map();
+    for (const [category, list] of Object.entries(WORDNET_CATEGORIES))
+      for (const noun of list!.split(',')) wordNetNouns.set(noun, category as Exclude<Category, 'uncategorized'>);
+  }
+  // The words are stemmed ("eyeglasses" → "eyeglasse"): WordNet may list the plural as the lemma.
+  return wordNetNouns.get(word) ?? wordNetNouns.get(`${word}s`);
+}
+
+const wordNetTerm = (category: Exclude<Category, 'uncategorized'>, words: string[]): Term => ({
+  category,
+  term: `${words.join(' ')} (WordNet)`,
+  tokens: words,
+  weight: 1,
+  modifier: false,
+});
+
+/**
+ * The idea's nouns the lexicon does not know, filed by WordNet: a two-word
+ * compound WordNet lists first ("blood test"), else a single noun. Only words
+ * the tagger reads as nouns in the idea's noun phrases are asked (not "finds",
+ * "helps"), and never a form word.
+ */
+function wordNetTermsIn(words: readonly string[], known: readonly Found[], nouns: ReadonlySet<string>): Found[] {
+  const taken = new Set(known.flatMap((f) => Array.from({ length: f.end - f.start }, (_, k) => f.start + k)));
+  const open = (i: number) => i < words.length && !taken.has(i) && !FORM_WORDS.has(words[i]!);
+  const out: Found[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (!open(i)) continue;
+    const pair =
+      open(i + 1) && (nouns.has(words[i]!) || nouns.has(words[i + 1]!)) ? wordNetCategory(`${words[i]} ${words[i + 1]}`) : undefined;
+    if (pair) {
+      out.push({ term: wordNetTerm(pair, [words[i]!, words[i + 1]!]), start: i, end: i + 2 });
+      i += 1;
+      continue;
+    }
+    const single = nouns.has(words[i]!) ? wordNetCategory(words[i]!) : undefined;
+    if (single) out.push({ term: wordNetTerm(single, [words[i]!]), start: i, end: i + 1 });
+  }
+  return out;
+}
+
+/** The last resort for an idea that names nothing the lexicon or WordNet knows: its software form. */
+function softwareFormIn(words: readonly string[], all: readonly string[]): Found[] {
+  const at = words.findLastIndex((w) => SOFTWARE_FORMS.has(w));
+  if (at === -1) return [];
+  const category = all.some((w) => WORKPLACE.has(w)) ? 'business-industrial' : 'computers-electronics';
+  return [
+    { term: { category, term: `${words[at]} (software)`, tokens: [words[at]!], weight: 0.5, modifier: false }, start: at, end: at + 1 },
+  ];
+}
+
+/**
  * The idea's terms by the part they play. The idea is cut at its boundary
- * words ("for", "with", …): before the first is what the idea is, after it who
- * or what it is for. The head is the last subject term of the first part that
- * has one (English puts a compound's head last: "camping gear", "pet food"),
- * together with the subject terms right before it with no other word between
- * ("tabletop miniatures painting", "dog daycare"), so "Marketplace for used
- * motorcycles", whose first part is only a form, is about motorcycles.
+ * words ("for", "with", "while", …): before the first is what the idea is,
+ * after it who or what it is for. The head is the last subject term of the
+ * first part that has one (English puts a compound's head last: "camping
+ * gear", "pet food"), passing over a word that only names who delivers it
+ * (DELIVERY: "yoga teachers"), together with the subject terms right before
+ * it with no other word between ("tabletop miniatures painting", "dog
+ * daycare"), so "Marketplace for used motorcycles", whose first part is only a
+ * form, is about motorcycles. An idea with no subject term in the lexicon is
+ * read again with WordNet's nouns (wordnet-categories.ts), and one with none
+ * there either by its software form ("Remote team standup bot").
  */
 function ideaTerms(idea: string): Array<[EvidenceSource, Term]> {
   const parts: string[][] = [[]];
@@ -270,8 +447,21 @@ function ideaTerms(idea: string): Array<[EvidenceSource, Term]> {
     if (BOUNDARIES.has(word)) parts.push([]);
     else parts[parts.length - 1]!.push(word);
   }
-  const found = parts.map(termsInWords);
+  let found = parts.map(termsInWords);
   const subject = (f: Found) => !f.term.modifier && !TECHNIQUES.has(f.term.term);
+  if (!found.some((terms) => terms.some(subject))) {
+    const nouns = new Set(
+      nounChunks(idea)
+        .flatMap((c) => c.tokens)
+        .filter((t) => t.role === 'noun')
+        .flatMap((t) => tokens(t.word)),
+    );
+    const byOrder = (a: Found, b: Found) => a.start - b.start;
+    const fromWordNet = parts.map((words, i) => wordNetTermsIn(words, found[i]!, nouns));
+    if (fromWordNet.some((terms) => terms.length > 0)) found = found.map((terms, i) => [...terms, ...fromWordNet[i]!].sort(byOrder));
+    else if (!found.some((terms) => terms.some((f) => !f.term.modifier)))
+      found = found.map((terms, i) => [...terms, ...softwareFormIn(parts[i]!, parts.flat())].sort(byOrder));
+  }
   const technique = (f: Found) => !f.term.modifier;
   const about = found.some((terms) => terms.some(subject)) ? subject : technique;
   const main = Math.max(
@@ -279,9 +469,10 @@ function ideaTerms(idea: string): Array<[EvidenceSource, Term]> {
     found.findIndex((terms) => terms.some(about)),
   );
   const subjects = found[main]!.filter(about);
-  const head = subjects.at(-1);
+  const heads = subjects.filter((f) => !DELIVERY.has(f.term.term));
+  const head = (heads.length > 0 ? heads : subjects).at(-1);
   const compound = new Set<Found>();
-  for (let k = subjects.length - 2; k >= 0 && subjects[k]!.end === subjects[k + 1]!.start; k--) compound.add(subjects[k]!);
+  for (let k = subjects.indexOf(head!) - 1; k >= 0 && subjects[k]!.end === subjects[k + 1]!.start; k--) compound.add(subjects[k]!);
   const role = (f: Found, part: number): EvidenceSource =>
     f === head ? 'head' : compound.has(f) ? 'compound' : part <= main || f.term.modifier ? 'idea' : 'audience';
   return found.flatMap((terms, i) => terms.map((f): [EvidenceSource, Term] => [role(f, i), f.term]));
