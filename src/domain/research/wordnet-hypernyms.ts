@@ -308,8 +308,11 @@ const LEX_FILE_CATEGORIES: Readonly<Record<string, Exclude<Category, 'uncategori
   'noun.plant': 'home-garden',
 };
 
-/** The category of one sense: the nearest anchor above it, else its lexicographer file's, else none. */
+/** The category of one sense: its file's for food and animals, else the nearest anchor above it, else its lexicographer file's, else none. */
 export function senseCategory(wordnet: WordNetNouns, offset: number): Exclude<Category, 'uncategorized'> | undefined {
+  // The food and animal files say what a noun is more surely than a broad anchor above it (wine is a drug, too).
+  const own = wordnet.sense(offset).lexFile;
+  if (own === 'noun.food' || own === 'noun.animal') return LEX_FILE_CATEGORIES[own];
   for (const s of wordnet.ancestry(offset))
     for (const word of s.words) {
       const category = WORDNET_ANCHORS[`${s.lexFile}:${word}`];
