@@ -211,8 +211,8 @@ describe('classifyCategory', () => {
     });
   });
 
-  it('is uncategorized, with nothing matched, when no term is found', () => {
-    expect(classifyCategory({ idea: 'Google topic /m/0abc', phrases: [], topics: [{ title: 'Zyx', type: 'Topic' }] })).toEqual({
+  it('is uncategorized, with nothing matched, when neither the lexicon nor WordNet knows a word', () => {
+    expect(classifyCategory({ idea: 'Zyxo blorf /m/0abc', phrases: [], topics: [{ title: 'Zyx', type: 'Topic' }] })).toEqual({
       category: 'uncategorized',
       google_id: null,
       confidence: 0,
@@ -256,8 +256,12 @@ describe('the head noun decides, a modifier only confirms', () => {
   });
 
   it('never lets a modifier decide alone, and lets it confirm a category something else chose', () => {
-    for (const text of ['Court booking app', 'Rental marketplace', 'Space rental', 'Online subscription box'])
+    for (const text of ['Court booking', 'Rental marketplace', 'Space rental', 'Online subscription box'])
       expect(idea(text), text).toMatchObject({ category: 'uncategorized', confidence: 0, matched: [] });
+    // An app whose only subject words are modifiers is filed by its form (software), as a guess step 40 replaces.
+    const app = idea('Court booking app');
+    expect(app).toMatchObject({ category: 'computers-electronics', matched: ['head:app (software)'] });
+    expect(app.confidence).toBeLessThan(FIRM_CONFIDENCE);
     expect(idea('Apartment rental')).toMatchObject({ category: 'real-estate', matched: ['head:apartment', 'idea:rental'] });
     // The head of the compound outweighs the word before it, which outweighs who it is for.
     expect(idea('Dog-friendly hotel finder').category).toBe('travel');

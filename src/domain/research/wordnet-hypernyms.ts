@@ -331,7 +331,7 @@ export function wordNetCategoryTable(wordnet: WordNetNouns): Partial<Record<Cate
   const byCategory = new Map<Category, string[]>();
   for (const lemma of wordnet.lemmas()) {
     // One word, or two that WordNet's tagged texts use (a compound founders may type, not a species' name).
-    if (!/^[a-z]+$/.test(lemma) && !(/^[a-z]+ [a-z]+$/.test(lemma) && wordnet.taggedSenses(lemma) > 0)) continue;
+    if (!/^[a-z]{3,}$/.test(lemma) && !(/^[a-z]+ [a-z]+$/.test(lemma) && wordnet.taggedSenses(lemma) > 0)) continue;
     const [first] = wordnet.offsetsOf(lemma);
     // Genera and families (Canis, Rosaceae) are names of groups, not things anyone sells or does.
     if (first === undefined || wordnet.ancestry(first).some((s) => s.words.includes('taxonomic group'))) continue;
