@@ -253,6 +253,7 @@ export const WORDNET_ANCHORS: Readonly<Record<string, Exclude<Category, 'uncateg
   'noun.possession:grant': 'finance',
   'noun.act:insurance': 'finance',
   'noun.group:financial institution': 'finance',
+  'noun.possession:assets': 'finance',
   'noun.person:money handler': 'finance',
   'noun.communication:legal document': 'law-government',
   'noun.group:legal code': 'law-government',
@@ -300,6 +301,52 @@ export const WORDNET_ANCHORS: Readonly<Record<string, Exclude<Category, 'uncateg
   'noun.group:industry': 'business-industrial',
 };
 
+/**
+ * WordNet's topic domains (`;c` pointers: "symptom" is in the domain of
+ * medicine, "bail" of criminal law, "compiler" of computer science), read when
+ * no anchor lies above a noun: the nearest synset with one of these domains
+ * decides.
+ */
+export const WORDNET_DOMAINS: Readonly<Record<string, Exclude<Category, 'uncategorized'>>> = {
+  medicine: 'health',
+  immunology: 'health',
+  pathology: 'health',
+  psychiatry: 'health',
+  dentistry: 'health',
+  pharmacology: 'health',
+  law: 'law-government',
+  'criminal law': 'law-government',
+  military: 'law-government',
+  'computer science': 'computers-electronics',
+  electronics: 'computers-electronics',
+  telecommunication: 'internet-telecom',
+  sport: 'sports',
+  golf: 'sports',
+  tennis: 'sports',
+  baseball: 'sports',
+  basketball: 'sports',
+  football: 'sports',
+  soccer: 'sports',
+  cricket: 'sports',
+  music: 'arts-entertainment',
+  photography: 'arts-entertainment',
+  theater: 'arts-entertainment',
+  painting: 'arts-entertainment',
+  finance: 'finance',
+  banking: 'finance',
+  economics: 'finance',
+  religion: 'people-society',
+  theology: 'people-society',
+  christianity: 'people-society',
+  biology: 'science',
+  chemistry: 'science',
+  physics: 'science',
+  astronomy: 'science',
+  geology: 'science',
+  cooking: 'food-drink',
+  agriculture: 'business-industrial',
+};
+
 /** Lexicographer files whose every noun is one category's subject, for nouns no anchor lies above. */
 const LEX_FILE_CATEGORIES: Readonly<Record<string, Exclude<Category, 'uncategorized'>>> = {
   'noun.food': 'food-drink',
@@ -308,17 +355,24 @@ const LEX_FILE_CATEGORIES: Readonly<Record<string, Exclude<Category, 'uncategori
   'noun.plant': 'home-garden',
 };
 
-/** The category of one sense: its file's for food and animals, else the nearest anchor above it, else its lexicographer file's, else none. */
+/** The category of one sense: its file's for food and animals, else the nearest anchor above it, else the nearest topic domain's, else its lexicographer file's (body, plant), else none. */
 export function senseCategory(wordnet: WordNetNouns, offset: number): Exclude<Category, 'uncategorized'> | undefined {
   // The food and animal files say what a noun is more surely than a broad anchor above it (wine is a drug, too).
   const own = wordnet.sense(offset).lexFile;
   if (own === 'noun.food' || own === 'noun.animal') return LEX_FILE_CATEGORIES[own];
-  for (const s of wordnet.ancestry(offset))
+  const ancestry = wordnet.ancestry(offset);
+  for (const s of ancestry)
     for (const word of s.words) {
       const category = WORDNET_ANCHORS[`${s.lexFile}:${word}`];
       if (category) return category;
     }
-  return LEX_FILE_CATEGORIES[wordnet.sense(offset).lexFile];
+  for (const s of ancestry)
+    for (const domain of s.domains)
+      for (const word of wordnet.sense(domain).words) {
+        const category = WORDNET_DOMAINS[word];
+        if (category) return category;
+      }
+  return LEX_FILE_CATEGORIES[own];
 }
 
 /**
