@@ -213,6 +213,7 @@ export const WORDNET_ANCHORS: Readonly<Record<string, Exclude<Category, 'uncateg
   'noun.artifact:book': 'books-literature',
   'noun.communication:literature': 'books-literature',
   'noun.communication:poem': 'books-literature',
+  'noun.communication:narrative': 'books-literature',
   'noun.person:writer': 'books-literature',
   'noun.artifact:clothing': 'shopping',
   'noun.artifact:footwear': 'shopping',
