@@ -80,7 +80,7 @@ const LEXICON: Record<Exclude<Category, 'uncategorized'>, string> = {
   'beauty-fitness':
     'soap:2, men grooming:2, male grooming:2, beard grooming:2, stretch:1, stretching:2, cold plunge:2, ice bath:2, sauna:2, razor:2, razor blade:2, beauty:2, fitness:2, workout:2, exercise:2, gym:2, yoga:2, pilates:2, crossfit:2, personal trainer:2, weight loss, bodybuilding:2, skincare:2, skin care:2, makeup:2, cosmetic:2, cosmetics:2, hair, hairstyle:2, salon, nail, spa, perfume:2, fragrance, moisturizer:2, face wash:2, push up:2, bodyweight, cardio, fashion, barber, manicure:2, hot yoga:2, tattoo:2, piercing:2, massage:2, hairdresser:2, stylist, eyebrow:2, threading, eyelash:2, lash, waxing:2, nail salon:2, makeup artist:2, personal training:2, protein powder:2, body care, sunscreen:2, deodorant, shaving, beard, gym membership:2, fitness class:2, boxing gym:2, dermatology, anti aging:2, plastic surgery:2, botox:2, haircut:2',
   'books-literature':
-    'story:1, bedtime story:2, short story:2, book:2, novel:2, author, audiobook:2, ebook:2, kindle, poetry:2, poem, literature:2, reading, book club:2, publishing, self publishing:2, writer, audible:2, goodreads:2, fiction, book summary:2, magazine, fan fiction:2, library, bookstore:2, publisher, storytelling, reading list:2, comic book:2, bookshop:2, literary:2, writing:0.5, ghostwriter:2, picture book:2, childrens book:2, manuscript:2, textbook',
+    'ghostwriting:2, story:1, bedtime story:2, short story:2, book:2, novel:2, author, audiobook:2, ebook:2, kindle, poetry:2, poem, literature:2, reading, book club:2, publishing, self publishing:2, writer, audible:2, goodreads:2, fiction, book summary:2, magazine, fan fiction:2, library, bookstore:2, publisher, storytelling, reading list:2, comic book:2, bookshop:2, literary:2, writing:0.5, ghostwriter:2, picture book:2, childrens book:2, manuscript:2, textbook',
   'business-industrial':
     'competitor:1, competitive intelligence:2, price monitoring:2, hr:2, employee:0.5, cold email:2, sales outreach:2, recycling:1, leadership:2, executive coaching:2, management training:2, corporate:0.5, corporate gift:2, corporate gifting:2, business:0.5, b2b, marketing:2, advertising:2, seo:2, email marketing:2, newsletter, lead generation:2, sales:0.5, crm, logistics:2, freight:2, shipping:0.5, supply chain:2, warehouse:2, manufacturing:2, factory, wholesale:2, packaging:2, construction, industrial:2, agriculture, farming, energy, solar:2, solar panel:2, solar power:2, renewable, utility, mining, small business:0.5, entrepreneur, consulting, human resources:2, trucking:2, truck driver, load board:2, freight broker:2, mailchimp:2, hubspot, office supplies, coworking:2, co working:2, office:0.5, office space:2, agritech:2, heavy equipment:2, machinery:2, forklift:2, excavator:2, printing:0.5, print shop:2, staffing:2, supplier:0.5, procurement:2, startup:0.5, hospitality:0.5, trade show:2, courier:2, fleet management:2, pallet:2, last mile:2, crop:2, livestock:2, tractor:2, greenhouse, welding:2, cnc:2, textile, event planning, construction equipment:2, farm:2, farmer:2, drone delivery:2',
   'computers-electronics':
@@ -96,7 +96,7 @@ const LEXICON: Record<Exclude<Category, 'uncategorized'>, string> = {
   'hobbies-leisure':
     'bouncy castle:2, event space:2, coin:1, rare coin:2, hobby:2, craft, knitting:2, knitting pattern:2, crochet:2, sewing:2, quilting:2, scrapbooking:2, woodworking:2, fishing:2, hunting, camping, hiking, outdoors, birdwatching, collecting, collectible, wedding:2, party, birthday, ravelry:2, tide chart, fishing license:2, pottery:2, ceramic, candle making:2, diy:0.5, lego:2, model train:2, model railroad:2, rc car:2, metal detecting:2, tent:2, camping gear:2, hiking trail:2, trail, boating:2, sailing:2, paddleboard:2, party venue:2, party planning:2, event venue:2, wedding planner:2, wedding planning:2, anniversary, halloween:2, christmas, costume, cosplay:2, woodworker:2, embroidery:2, stamp collecting:2, coin collecting:2, magic trick:2, climbing:1, bushcraft:2, astrophotography, birding:2, bird watching:2, fishing gear:2, campsite:2, campground:2, fishing charter:2, fishing trip:2',
   'home-garden':
-    'wood:1, lumber:2, timber:2, reclaimed wood:2, garage door:2, water damage:2, restoration:0.5, repellent:1, insect repellent:2, mosquito repellent:2, holiday light:2, christmas light:2, holiday decoration:2, rodent control:2, exterminator:2, sprinkler:2, irrigation:2, air purifier:2, air quality:1, hot tub:2, smart lock:2, home:0.5, house:0.5, garden:2, gardening:2, gardener:2, plant, houseplant:2, lawn:2, landscaping:2, furniture:2, interior design:2, decor, renovation:2, remodel:2, home improvement:2, contractor, plumbing:2, plumber:2, roofing:2, hvac:2, cleaning, laundry, kitchen:0.5, bathroom:0.5, appliance:2, home appliance:2, smart home:2, pest control:2, tree:0.5, flower, mattress, bedding, home security:2, maid:2, cleaner, handyman:2, electrician:2, house painter:2, flooring:2, carpet:2, rug, lighting, lamp, sofa:2, couch:2, storage:0.5, shelving:2, closet:2, swimming pool:2, pool cleaning:2, patio:2, yard:2, backyard:2, lawn mower:2, mower:2, snow removal:2, gutter:2, window cleaning:2, mover:1, moving company:2, renovate:2, home repair:2, smart thermostat:2, thermostat:2, garden tool:2, compost:2, seed, interior designer:2, kitchen remodel:2, bathroom remodel:2, homeowner:2, home decor:2, furniture assembly:2, house cleaning:2, home cleaning:2',
+    'bed bug:2, bedbug:2, wood:1, lumber:2, timber:2, reclaimed wood:2, garage door:2, water damage:2, restoration:0.5, repellent:1, insect repellent:2, mosquito repellent:2, holiday light:2, christmas light:2, holiday decoration:2, rodent control:2, exterminator:2, sprinkler:2, irrigation:2, air purifier:2, air quality:1, hot tub:2, smart lock:2, home:0.5, house:0.5, garden:2, gardening:2, gardener:2, plant, houseplant:2, lawn:2, landscaping:2, furniture:2, interior design:2, decor, renovation:2, remodel:2, home improvement:2, contractor, plumbing:2, plumber:2, roofing:2, hvac:2, cleaning, laundry, kitchen:0.5, bathroom:0.5, appliance:2, home appliance:2, smart home:2, pest control:2, tree:0.5, flower, mattress, bedding, home security:2, maid:2, cleaner, handyman:2, electrician:2, house painter:2, flooring:2, carpet:2, rug, lighting, lamp, sofa:2, couch:2, storage:0.5, shelving:2, closet:2, swimming pool:2, pool cleaning:2, patio:2, yard:2, backyard:2, lawn mower:2, mower:2, snow removal:2, gutter:2, window cleaning:2, mover:1, moving company:2, renovate:2, home repair:2, smart thermostat:2, thermostat:2, garden tool:2, compost:2, seed, interior designer:2, kitchen remodel:2, bathroom remodel:2, homeowner:2, home decor:2, furniture assembly:2, house cleaning:2, home cleaning:2',
   'internet-telecom':
     'internet:2, broadband:2, wifi:2, fiber internet:2, internet provider:2, internet service provider:2, isp, mobile phone:2, cell phone:2, phone plan:2, data plan:2, sim:2, esim:2, prepaid, 5g, telecom:2, xfinity:2, verizon:2, web hosting:2, domain name, email, messaging, calling:1, international calling:2, phone call:2, voip:2, video call:1, video chat:1, texting:2, sms:2, phone:1, smartphone:2, phone repair:2, router:2, mesh wifi:2, website:1, web design:2, website builder:2, web developer:2, hosting:2, domain:0.5, sim card:2, roaming:2, cable tv:2, video conferencing:2, zoom, chat:0.5, url shortener:2, browser extension:2, browser:2, website monitoring:2, internet plan:2',
   'jobs-education':
@@ -105,7 +105,7 @@ const LEXICON: Record<Exclude<Category, 'uncategorized'>, string> = {
     'law:2, legal:2, lawyer:2, attorney:2, court:2, small claims:2, lawsuit:2, sue:2, contract:2, nda:2, immigration:2, visa:0.5, government:2, policy, regulation, police:2, bail:2, defendant:2, public defender:2, legal document:2, patent:2, trademark:2, copyright, military, voting, permit, parking ticket:2, speeding ticket:2, appeal:1, citizenship:2, green card:2, deportation:2, notary:2, custody:2, child custody:2, eviction:2, legal aid:2, paralegal:2, compliance:1, gdpr:2, crime:2, emergency service:2, firefighter:2, veteran:2, social security:2, welfare:2, election:2, vote:2, politics, public record:2, legal advice:2, last will:2, traffic ticket:2, dispute:0.5, paperwork:0.5, will writing:2',
   news: 'news:2, breaking news:2, headline:2, newspaper:2, journalism:2, journalist, local news:2, news today:2, obituary:2, cnn:2, fox news:2, bbc:2, weather, press, press release:2, local event:1, current event:2, news digest:2, fact check:2, fact checking:2, news aggregator:2',
   'online-communities':
-    'forum:2, internet forum:2, online community:2, community:0.5, social network:2, social media:2, reddit:2, discord:2, dating:2, online dating:2, online dating service:2, dating app:2, tinder:2, hinge:2, bumble:2, blog, blogging, influencer, meme, chat room, facebook, instagram, tiktok, indie hacker, nextdoor:2, meetup:2, matchmaking:2, matchmaker:2, singles:2, friend finder:2, social app:2, group chat:1, fan club:2, online forum:2, message board:2, youtube, creator:0.5, content creator:2, streamer:2, subreddit:2, neighborhood:0.5',
+    'linkedin:2, forum:2, internet forum:2, online community:2, community:0.5, social network:2, social media:2, reddit:2, discord:2, dating:2, online dating:2, online dating service:2, dating app:2, tinder:2, hinge:2, bumble:2, blog, blogging, influencer, meme, chat room, facebook, instagram, tiktok, indie hacker, nextdoor:2, meetup:2, matchmaking:2, matchmaker:2, singles:2, friend finder:2, social app:2, group chat:1, fan club:2, online forum:2, message board:2, youtube, creator:0.5, content creator:2, streamer:2, subreddit:2, neighborhood:0.5',
   'people-society':
     'tarot:2, astrology:2, horoscope:2, psychic:1, eldercare:2, parenting:2, parent:0.5, baby, newborn:2, toddler:2, kid, child, family:0.5, mom:2, dad, relationship, marriage, divorce:2, senior, elderly:2, elderly care:2, caregiver:2, charity:2, volunteer, nonprofit:2, religion:2, church, genealogy:2, ancestry, lgbt, funeral:2, respite care:2, assisted living, babysitter:2, babysitting:2, childcare:2, child care:2, daycare:1, teen:1, teenager, senior citizen:2, retiree:2, aging parent:2, loneliness:2, grief:2, bereavement:2, memorial:2, fundraiser:1, philanthropy:2, volunteering:2, mosque:2, synagogue:2, prayer:2, bible:2, faith, doula:2, adoption:2, foster care:2, elder care:2, home care:1, refugee:2, homeless:2, couple:0.5, coparenting:2, co parenting:2, baby sleep:2, diaper:2, stroller:2, nanny:2, companion:0.5, companionship:2, baby formula:2',
   'pets-animals':
@@ -311,20 +311,39 @@ function tokens(text: string): string[] {
 }
 
 /** Every term, the longest first so that "budget travel" is read before "budget". */
-const TERMS: Term[] = Object.entries(LEXICON)
-  .flatMap(([category, list]) =>
-    list.split(',').map((entry) => {
-      const [term, weight] = entry.trim().split(':');
-      return {
-        category: category as Term['category'],
-        term: term!,
-        tokens: tokens(term!),
-        weight: weight ? Number(weight) : 1,
-        modifier: MODIFIERS.has(term!),
-      };
-    }),
-  )
-  .sort((a, b) => b.tokens.length - a.tokens.length);
+const LEXICON_TERMS: Term[] = Object.entries(LEXICON).flatMap(([category, list]) =>
+  list.split(',').map((entry) => {
+    const [term, weight] = entry.trim().split(':');
+    return {
+      category: category as Term['category'],
+      term: term!,
+      tokens: tokens(term!),
+      weight: weight ? Number(weight) : 1,
+      modifier: MODIFIERS.has(term!),
+    };
+  }),
+);
+
+/** Agent nouns that are other words ("betting" → "better", "towing" → "tower", "drawing" → "drawer"). */
+const NOT_AGENTS = new Set(['better', 'tower', 'drawer', 'sewer', 'parker', 'builder', 'planner', 'booker', 'liner', 'clother', 'houser']);
+
+/**
+ * Who does what a lexicon activity names is about it too: "birdwatchers" for
+ * "birdwatching", "hikers" for "hiking", "roofers" for "roofing" (the
+ * activity's word with -er for -ing), where the lexicon has no such word
+ * already and the activity is a subject (weight 1 or more, not a modifier).
+ */
+function agentTerms(terms: readonly Term[]): Term[] {
+  const known = new Set(terms.map((t) => t.tokens.join(' ')));
+  return terms.flatMap((t) => {
+    const [word] = t.tokens;
+    if (t.modifier || t.weight < 1 || t.tokens.length !== 1 || !word!.endsWith('ing') || word!.length < 6) return [];
+    const agent = `${word!.slice(0, -3)}er`;
+    return known.has(agent) || NOT_AGENTS.has(agent) ? [] : [{ ...t, term: agent, tokens: [agent] }];
+  });
+}
+
+const TERMS: Term[] = [...LEXICON_TERMS, ...agentTerms(LEXICON_TERMS)].sort((a, b) => b.tokens.length - a.tokens.length);
 
 const TERMS_WITH_AND = TERMS.filter((t) => t.tokens.includes('and'));
 
