@@ -3,6 +3,7 @@
 // words WordNet's tagged texts use, whose most frequent sense lies under one of
 // WORDNET_ANCHORS (or in the food, animal, body or plant files), by category.
 // Regenerate with: UPDATE_WORDNET_CATEGORIES=1 npx vitest run -c vitest.unit.config.ts test/unit/category-wordnet.test.ts
+// and then: npx prettier --write src/domain/research/wordnet-categories.ts
 // The classifier reads it only for ideas whose words its lexicon does not know (docs/categories.md).
 import type { Category } from '../catalog.js';
 

@@ -376,11 +376,15 @@ export function senseCategory(wordnet: WordNetNouns, offset: number): Exclude<Ca
  * Every WordNet noun of one or two plain words whose most frequent sense files
  * under a category, grouped by category, each group's nouns sorted and joined
  * by commas: the table `wordnet-categories.ts` holds (generated from this by
- * test/unit/category.test.ts, which fails when the two differ).
+ * test/unit/category-wordnet.test.ts, which fails when the two differ). `lemmas`
+ * narrows it to some nouns (the test checks a sample).
  */
-export function wordNetCategoryTable(wordnet: WordNetNouns): Partial<Record<Category, string>> {
+export function wordNetCategoryTable(
+  wordnet: WordNetNouns,
+  lemmas: Iterable<string> = wordnet.lemmas(),
+): Partial<Record<Category, string>> {
   const byCategory = new Map<Category, string[]>();
-  for (const lemma of wordnet.lemmas()) {
+  for (const lemma of lemmas) {
     // One word, or two that WordNet's tagged texts use (a compound founders may type, not a species' name).
     if (!/^[a-z]{3,}$/.test(lemma) && !(/^[a-z]+ [a-z]+$/.test(lemma) && wordnet.taggedSenses(lemma) > 0)) continue;
     const [first] = wordnet.offsetsOf(lemma);
