@@ -37,8 +37,9 @@ const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
  * [right, rows]: the floor. A change that files one idea fewer right fails
  * here; one that files more should raise the floor. Issue 47 asks 92.5% of
  * founders' ideas never seen: fresh-held-out (75/81 = 92.6%),
- * fresh-after-tuning (45/49 = 91.8%) and fresh-3 (34/39 = 87.2%) are the
- * held-out figures, 154/169 = 91.1% together.
+ * fresh-after-tuning (45/49 = 91.8%) and fresh-3 (34/39 = 87.2% when measured;
+ * 35/39 after the fix of the plural it found, "dresses") are the held-out
+ * figures, 154/169 = 91.1% together as measured.
  */
 const FLOORS = {
   'founders-tuning': [87, 87],
@@ -47,7 +48,7 @@ const FLOORS = {
   'fresh-tuning': [90, 90],
   'fresh-held-out': [75, 81],
   'fresh-after-tuning': [45, 49],
-  'fresh-3': [34, 39],
+  'fresh-3': [35, 39],
   probes: [633, 639],
   tuning: [66, 68],
   'held-out': [46, 49],

@@ -290,6 +290,8 @@ function stem(word: string): string {
   // Irregular plurals of people ("handymen", "craftsmen", "women", "children").
   if (/[^aeiou]men$/.test(word) && word.length > 4) return `${word.slice(0, -3)}man`;
   if (word === 'children') return 'child';
+  // "dresses", "glasses", "classes": the plural of a word in -ss.
+  if (word.endsWith('sses')) return word.slice(0, -2);
   if (word.length <= 3 || word === 'news' || word.endsWith('ss') || word.endsWith('us') || word.endsWith('is')) return word;
   if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
   if (/(ches|shes|xes)$/.test(word)) return word.slice(0, -2);
