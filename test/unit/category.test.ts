@@ -19,6 +19,7 @@ import {
   type CategoryEvidence,
 } from '../../src/domain/research/category.js';
 import { normalizeIdea } from '../../src/domain/research/idea.js';
+import { phraseCandidates } from '../../src/domain/research/phrase-choice.js';
 import { WordNetNouns } from '../../src/domain/research/wordnet-hypernyms.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
 import { explorePartByPart } from '../../src/trends/explore-parts.js';
@@ -27,22 +28,36 @@ import { runSteps } from '../support/steps-harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LABELLED = path.join(ROOT, 'test/fixtures/categories/labelled.tsv');
+const FRESH = path.join(ROOT, 'test/fixtures/categories/fresh-2026-11-28.tsv');
+const PROBES = path.join(ROOT, 'test/fixtures/categories/probes-2026-11-28.tsv');
 const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
 
 /**
- * Today's accuracy minus a little: the lowest each set may fall to. Issue 47
- * asks 92.5% of founders-held-out; it is 81.3% (65/80) from the idea alone on
- * 2026-11-28, so the floor says what is true, not what was asked.
+ * Each set's figure as measured on 2026-11-28 (docs/categories.md), as
+ * [right, rows]: the floor. A change that files one idea fewer right fails
+ * here; one that files more should raise the floor. Issue 47 asks 92.5% of
+ * founders' ideas never seen: fresh-held-out (75/81 = 92.6%),
+ * fresh-after-tuning (45/49 = 91.8%) and fresh-3 (34/39 = 87.2% when measured;
+ * 35/39 after the fix of the plural it found, "dresses") are the held-out
+ * figures, 154/169 = 91.1% together as measured.
  */
 const FLOORS = {
-  'founders-tuning': 0.95,
-  'founders-tuning-2': 0.95,
-  'founders-held-out': 0.8,
-  tuning: 0.95,
-  'held-out': 0.85,
-  demo: 0.9,
-} as const;
+  'founders-tuning': [87, 87],
+  'founders-tuning-2': [80, 80],
+  'founders-held-out': [73, 80],
+  'fresh-tuning': [90, 90],
+  'fresh-held-out': [75, 81],
+  'fresh-after-tuning': [45, 49],
+  'fresh-3': [35, 39],
+  probes: [633, 639],
+  tuning: [66, 68],
+  'held-out': [46, 49],
+  demo: [48, 51],
+} as const satisfies Record<string, readonly [number, number]>;
 type SetName = keyof typeof FLOORS;
+
+/** Sets of founders' ideas, the idea alone: measured twice, alone and as the dry run reads it (with its candidate phrases). */
+const ideaOnly = (set: SetName) => set.startsWith('founders-') || set.startsWith('fresh-') || set === 'probes';
 
 interface Row {
   set: SetName;
@@ -65,11 +80,30 @@ const pair = (item: string) => {
   return { title: title!.trim(), type: (type ?? '').trim() };
 };
 
+/**
+ * The 2026-11-28 sets (fresh-2026-11-28.tsv, probes-2026-11-28.tsv): split, idea, expected, note. An idea an
+ * earlier file already has is not counted again (21 were written twice, three of them in held-out splits: the
+ * classifier had been tuned on them before).
+ */
+function readIdeaRows(file: string, seen: Set<string>): Row[] {
+  const [header, ...rows] = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  expect(header!.split('\t')).toEqual(['split', 'idea', 'expected', 'note']);
+  return rows.flatMap((line) => {
+    const [split, idea, expected] = line.split('\t');
+    if (seen.has(idea!.toLowerCase())) return [];
+    seen.add(idea!.toLowerCase());
+    const set = (split!.startsWith('probe-') ? 'probes' : split) as SetName;
+    return [{ set, idea: idea!, topics: [], relatedQueries: [], relatedTopics: [], freebaseTypes: [], expected: expected!.split(',') }];
+  });
+}
+
 function readRows(): Row[] {
   const lines = readFileSync(LABELLED, 'utf8').split('\n');
   const [header, ...rows] = lines.filter((l) => l.trim() !== '' && !l.startsWith('#'));
   expect(header!.split('\t')).toEqual(['set', 'idea', 'topics', 'related_queries', 'related_topics', 'freebase_types', 'expected', 'note']);
-  return rows.map((line) => {
+  const labelled = rows.map((line): Row => {
     const [set, idea, topics, related, relatedTopics, freebase, expected] = line.split('\t');
     return {
       set: set as SetName,
@@ -81,6 +115,8 @@ function readRows(): Row[] {
       expected: expected!.split(','),
     };
   });
+  const seen = new Set(labelled.filter((r) => r.set.startsWith('founders-')).map((r) => r.idea.toLowerCase()));
+  return [...labelled, ...readIdeaRows(FRESH, seen), ...readIdeaRows(PROBES, seen)];
 }
 
 /**
@@ -109,9 +145,11 @@ async function syntheticEvidence(idea: string): Promise<CategoryEvidence> {
   return { idea, phrases, topics, relatedQueries };
 }
 
-async function classify(row: Row, withPhrases = false): Promise<CategoryChoice> {
-  if (row.set.startsWith('founders-'))
-    return classifyCategory({ idea: row.idea, phrases: withPhrases ? phrasesOf(row.idea) : [], topics: [] });
+/** The phrases `insights research IDEA --dry-run` passes with the idea (src/research/dry-run.ts): step 2's candidates. */
+const dryRunPhrases = (idea: string) => phraseCandidates(idea, []).map((c) => c.phrase);
+
+async function classify(row: Row, asDryRun = false): Promise<CategoryChoice> {
+  if (ideaOnly(row.set)) return classifyCategory({ idea: row.idea, phrases: asDryRun ? dryRunPhrases(row.idea) : [], topics: [] });
   if (row.set === 'demo') {
     return row.freebaseTypes.length > 0
       ? categoryOfDemoTopic(row.idea, row.freebaseTypes)
@@ -130,8 +168,11 @@ describe('the labelled set', () => {
   const rows = readRows();
 
   it("has at least 150 founders' ideas, half of them held out, and labels every row with categories of the taxonomy", () => {
-    const founders = rows.filter((r) => r.set.startsWith('founders-'));
-    expect(founders.length).toBeGreaterThanOrEqual(150);
+    const founders = rows.filter((r) => ideaOnly(r.set));
+    expect(rows.filter((r) => r.set.startsWith('founders-')).length).toBeGreaterThanOrEqual(150);
+    // The fresh set of 2026-11-28: at least 120 ideas, at least 60 of them never tuned on.
+    expect(rows.filter((r) => r.set.startsWith('fresh-')).length).toBeGreaterThanOrEqual(120);
+    expect(rows.filter((r) => ['fresh-held-out', 'fresh-after-tuning', 'fresh-3'].includes(r.set)).length).toBeGreaterThanOrEqual(60);
     expect(rows.filter((r) => r.set === 'founders-held-out').length).toBeGreaterThanOrEqual(75);
     expect(rows.filter((r) => r.set === 'tuning').length).toBeGreaterThanOrEqual(30);
     expect(rows.filter((r) => r.set === 'held-out').length).toBeGreaterThanOrEqual(30);
@@ -162,28 +203,29 @@ describe('the labelled set', () => {
     ]);
   });
 
-  async function measure(set: SetName, withPhrases: boolean): Promise<number> {
+  async function measure(set: SetName, asDryRun: boolean): Promise<number> {
     const ofSet = rows.filter((r) => r.set === set);
     const misses: string[] = [];
     for (const row of ofSet) {
-      const choice = await classify(row, withPhrases);
+      const choice = await classify(row, asDryRun);
       if (!row.expected.includes(choice.category))
         misses.push(`  ${row.idea}: ${choice.category} (expected ${row.expected.join(' or ')}; ${choice.matched.slice(0, 3).join(', ')})`);
     }
     const hits = ofSet.length - misses.length;
-    const accuracy = hits / ofSet.length;
     // The figure docs/categories.md publishes.
     process.stdout.write(
-      `category accuracy, ${set}${withPhrases ? ' (idea + phrases)' : ''}: ${hits}/${ofSet.length} = ${(accuracy * 100).toFixed(1)}%${misses.length ? `\n${misses.join('\n')}` : ''}\n`,
+      `category accuracy, ${set}${asDryRun ? ' (as the dry run reads it)' : ''}: ${hits}/${ofSet.length} = ${((hits / ofSet.length) * 100).toFixed(1)}%${misses.length ? `\n${misses.join('\n')}` : ''}\n`,
     );
-    return accuracy;
+    return hits;
   }
 
   for (const set of Object.keys(FLOORS) as SetName[]) {
-    it(`files at least ${FLOORS[set] * 100}% of the ${set} set in an acceptable category`, async () => {
-      expect.soft(await measure(set, false)).toBeGreaterThanOrEqual(FLOORS[set]);
-      // Founders' ideas again with step 2's phrases beside the idea: they must not move the figure below the floor.
-      if (set.startsWith('founders-')) expect.soft(await measure(set, true)).toBeGreaterThanOrEqual(FLOORS[set]);
+    const [right, of] = FLOORS[set];
+    it(`files at least ${right} of the ${of} ideas of the ${set} set in an acceptable category`, async () => {
+      expect(rows.filter((r) => r.set === set)).toHaveLength(of);
+      expect.soft(await measure(set, false)).toBeGreaterThanOrEqual(right);
+      // Founders' ideas again as `insights research IDEA --dry-run` reads them, with step 2's candidate phrases.
+      if (ideaOnly(set)) expect.soft(await measure(set, true)).toBeGreaterThanOrEqual(right);
     });
   }
 });
@@ -211,8 +253,8 @@ describe('classifyCategory', () => {
     });
   });
 
-  it('is uncategorized, with nothing matched, when no term is found', () => {
-    expect(classifyCategory({ idea: 'Google topic /m/0abc', phrases: [], topics: [{ title: 'Zyx', type: 'Topic' }] })).toEqual({
+  it('is uncategorized, with nothing matched, when neither the lexicon nor WordNet knows a word', () => {
+    expect(classifyCategory({ idea: 'Zyxo blorf /m/0abc', phrases: [], topics: [{ title: 'Zyx', type: 'Topic' }] })).toEqual({
       category: 'uncategorized',
       google_id: null,
       confidence: 0,
@@ -256,8 +298,12 @@ describe('the head noun decides, a modifier only confirms', () => {
   });
 
   it('never lets a modifier decide alone, and lets it confirm a category something else chose', () => {
-    for (const text of ['Court booking app', 'Rental marketplace', 'Space rental', 'Online subscription box'])
+    for (const text of ['Court booking', 'Rental marketplace', 'Space rental', 'Online subscription box'])
       expect(idea(text), text).toMatchObject({ category: 'uncategorized', confidence: 0, matched: [] });
+    // An app whose only subject words are modifiers is filed by its form (software), as a guess step 40 replaces.
+    const app = idea('Court booking app');
+    expect(app).toMatchObject({ category: 'computers-electronics', matched: ['head:app (software)'] });
+    expect(app.confidence).toBeLessThan(FIRM_CONFIDENCE);
     expect(idea('Apartment rental')).toMatchObject({ category: 'real-estate', matched: ['head:apartment', 'idea:rental'] });
     // The head of the compound outweighs the word before it, which outweighs who it is for.
     expect(idea('Dog-friendly hotel finder').category).toBe('travel');
