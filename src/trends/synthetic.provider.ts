@@ -74,6 +74,16 @@ const BY_LENGTH = [1, 1, 0.35, 0.1, 0.03] as const;
 const BY_FORM = { name: 1, modified: 0.3, fragment: 0.01 } as const;
 
 /**
+ * Levels already worked out, by phrase. The tagger behind phraseForm costs
+ * about a millisecond a phrase, and a run asks about the same few phrases in
+ * request after request: worked out anew each time, it took 0.3-0.4 ms of
+ * every research step's CPU, a fifth of bench:flow's throughput (2026-11-28,
+ * docs/benchmarks.md). Bounded: a long-lived worker sees new phrases forever.
+ */
+const LEVELS = new Map<string, number>();
+const LEVELS_KEPT = 10_000;
+
+/**
  * A phrase's level of search in the simulated world (its series' level before
  * a request scales it; about 40 for a one-word name): plausible, so a
  * simulated research picks the phrase a real one would. A phrase of nouns
@@ -83,9 +93,14 @@ const BY_FORM = { name: 1, modified: 0.3, fragment: 0.01 } as const;
  * the factor of 0.6-1.6 per phrase that keeps phrases of one shape apart. Same phrase, same level.
  */
 export function syntheticLevel(phrase: string): number {
+  const known = LEVELS.get(phrase);
+  if (known !== undefined) return known;
   const words = wordsOf(phrase).length;
   const r = rng(`${phrase.toLowerCase()}|level`);
-  return 40 * BY_LENGTH[Math.min(BY_LENGTH.length - 1, words)]! * BY_FORM[phraseForm(phrase)] * (0.6 + r());
+  const level = 40 * BY_LENGTH[Math.min(BY_LENGTH.length - 1, words)]! * BY_FORM[phraseForm(phrase)] * (0.6 + r());
+  if (LEVELS.size >= LEVELS_KEPT) LEVELS.clear();
+  LEVELS.set(phrase, level);
+  return level;
 }
 
 /** The places a map of the request draws: a market's regions or cities, else the world's countries or cities. */
