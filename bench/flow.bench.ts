@@ -26,6 +26,16 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]!;
 
+/**
+ * This process's CPU time since `start`, in ms: the workers run here, so per
+ * step it is the flow's own cost, which a machine shared with other work moves
+ * far less than it moves steps/s (Postgres and Redis are other processes, not counted).
+ */
+const cpuMsSince = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
+
 /** Called by a chain job before it enqueues the next one (the durable row records its step here). */
 type BeforeNext = (chain: number, step: number) => Promise<void>;
 
@@ -52,17 +62,19 @@ async function baseline(prefix: string, beforeNext?: BeforeNext) {
     { connection: createRedis(REDIS_URL, 'worker'), prefix, concurrency: CONCURRENCY },
   );
   const t0 = Date.now();
+  const cpu0 = process.cpuUsage();
   for (let chain = 0; chain < RUNS; chain += 1) {
     started.set(chain, Date.now());
     await queue.add('noop', { chain, step: 1 }, { jobId: `c${chain}-s1`, removeOnComplete: true });
   }
   await done;
   const seconds = (Date.now() - t0) / 1000;
+  const cpuMs = cpuMsSince(cpu0);
   await worker.close();
   await removePrefixKeys(connection, prefix);
   await queue.close();
   connection.disconnect();
-  return { seconds, durations };
+  return { seconds, durations, cpuMs };
 }
 
 /** Runs to record steps against, and the hook that records each chain job's step (empty output). */
@@ -114,6 +126,7 @@ async function ours(prefix: string, database: BenchDatabase) {
   const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
   const chain = new ResearchChain(pipeline.queues.research);
   const t0 = Date.now();
+  const cpu0 = process.cpuUsage();
   for (let i = 0; i < RUNS; i += 1) {
     await startRun(db, chain, { idea: `Benchmark idea ${i} for remote teams`, hints: [], provider: 'synthetic', source: 'synthetic' });
   }
@@ -127,6 +140,7 @@ async function ours(prefix: string, database: BenchDatabase) {
     await new Promise((r) => setTimeout(r, 20));
   }
   const seconds = (Date.now() - t0) / 1000;
+  const cpuMs = cpuMsSince(cpu0);
   const rows = await db
     .selectFrom('research_runs as r')
     .innerJoin('research_steps as s', (join) => join.onRef('s.run_id', '=', 'r.id').on('s.step', '=', 1))
@@ -139,7 +153,7 @@ async function ours(prefix: string, database: BenchDatabase) {
   await pipeline.close();
   await removePrefixKeys(redis, prefix);
   redis.disconnect();
-  return { seconds, durations, stepDurations, failed };
+  return { seconds, durations, stepDurations, failed, cpuMs };
 }
 
 const prefix = `benchflow${process.pid}`;
@@ -153,13 +167,15 @@ interface Row {
   runP99: number;
   stepsP50?: number;
   failed: number;
+  cpuMsPerStep: number;
 }
-const summarize = (r: { seconds: number; durations: number[]; stepDurations?: number[]; failed?: number }): Row => ({
+const summarize = (r: { seconds: number; durations: number[]; stepDurations?: number[]; failed?: number; cpuMs: number }): Row => ({
   stepsPerS: (RUNS * STEPS) / r.seconds,
   runP50: median(r.durations),
   runP99: p99(r.durations),
   ...(r.stepDurations ? { stepsP50: median(r.stepDurations) } : {}),
   failed: r.failed ?? 0,
+  cpuMsPerStep: r.cpuMs / (RUNS * STEPS),
 });
 const rounds: Array<{ base: Row; durable: Row; mine: Row }> = [];
 for (let n = 1; n <= ROUNDS; n += 1) {
@@ -172,7 +188,7 @@ for (let n = 1; n <= ROUNDS; n += 1) {
   await database.db.deleteFrom('insights').execute();
   rounds.push({ base, durable, mine });
   process.stdout.write(
-    `round ${n}: ours ${Math.round(mine.stepsPerS)} steps/s, durable chains ${Math.round(durable.stepsPerS)}, baseline ${Math.round(base.stepsPerS)}: ratio ${round(mine.stepsPerS / base.stepsPerS)}\n`,
+    `round ${n}: ours ${Math.round(mine.stepsPerS)} steps/s, durable chains ${Math.round(durable.stepsPerS)}, baseline ${Math.round(base.stepsPerS)}: ratio ${round(mine.stepsPerS / base.stepsPerS)}; CPU per step ${round(mine.cpuMsPerStep, 3)} ms ours, ${round(base.cpuMsPerStep, 3)} ms baseline\n`,
   );
 }
 await database.drop();
@@ -188,6 +204,10 @@ const tableRow = (flow: string, pick: (r: (typeof rounds)[number]) => Row) => ({
   'run p50 ms': med((r) => pick(r).runP50),
   'run p99 ms': med((r) => pick(r).runP99),
   '40 steps p50 ms': pick(rounds[0]!).stepsP50 === undefined ? '–' : med((r) => pick(r).stepsP50!),
+  'CPU ms/step': round(
+    med((r) => pick(r).cpuMsPerStep),
+    3,
+  ),
   failed: rounds.reduce((sum, r) => sum + pick(r).failed, 0),
 });
 printTable(`Research flow vs bare BullMQ chains (same Redis, same run; medians of ${ROUNDS} rounds)`, [
@@ -218,6 +238,14 @@ printJsonLine({
   run_p99_ms: med((r) => r.mine.runP99),
   run_steps_p50_ms: med((r) => r.mine.stepsP50!),
   baseline_run_p50_ms: med((r) => r.base.runP50),
+  cpu_ms_per_step: round(
+    med((r) => r.mine.cpuMsPerStep),
+    3,
+  ),
+  baseline_cpu_ms_per_step: round(
+    med((r) => r.base.cpuMsPerStep),
+    3,
+  ),
   durable_chain_steps_per_s: round(
     med((r) => r.durable.stepsPerS),
     0,

@@ -91,6 +91,16 @@ const BY_LENGTH = [1, 1, 0.35, 0.1, 0.03] as const;
 const BY_FORM = { name: 1, modified: 0.3, fragment: 0.01 } as const;
 
 /**
+ * Levels already worked out, by phrase. The tagger behind phraseForm costs
+ * about a millisecond a phrase, and a run asks about the same few phrases in
+ * request after request: worked out anew each time, it took 0.3-0.4 ms of
+ * every research step's CPU, a fifth of bench:flow's throughput (2026-11-28,
+ * docs/benchmarks.md). Bounded: a long-lived worker sees new phrases forever.
+ */
+const LEVELS = new Map<string, number>();
+const LEVELS_KEPT = 10_000;
+
+/**
  * A phrase's level of search in the simulated world (its series' level before
  * a request scales it; about 40 for a one-word name): plausible, so a
  * simulated research picks the phrase a real one would. A phrase of nouns
@@ -100,11 +110,18 @@ const BY_FORM = { name: 1, modified: 0.3, fragment: 0.01 } as const;
  * the factor of 0.6-1.6 per phrase that keeps phrases of one shape apart. Same phrase, same level.
  */
 export function syntheticLevel(phrase: string): number {
+  const known = LEVELS.get(phrase);
+  if (known !== undefined) return known;
   const standing = EVERYDAY_STANDING[phrase.trim().toLowerCase()];
-  if (standing !== undefined) return ONE_WORD_LEVEL * standing;
   const words = wordsOf(phrase).length;
   const r = rng(`${phrase.toLowerCase()}|level`);
-  return ONE_WORD_LEVEL * BY_LENGTH[Math.min(BY_LENGTH.length - 1, words)]! * BY_FORM[phraseForm(phrase)] * (0.6 + r());
+  const level =
+    standing !== undefined
+      ? ONE_WORD_LEVEL * standing
+      : ONE_WORD_LEVEL * BY_LENGTH[Math.min(BY_LENGTH.length - 1, words)]! * BY_FORM[phraseForm(phrase)] * (0.6 + r());
+  if (LEVELS.size >= LEVELS_KEPT) LEVELS.clear();
+  LEVELS.set(phrase, level);
+  return level;
 }
 
 /** The shapes a phrase's interest takes in the simulated world, and how often (they sum to 1). */
