@@ -29,7 +29,7 @@ import {
   medianRunMs,
   type AccountRunsPage,
 } from './account-runs.repository.js';
-import { refundResearchRun, researchRunsSpent, spendResearchRun } from './allowance.repository.js';
+import { refundResearchRun, researchRunsRefunded, researchRunsSpent, spendResearchRun } from './allowance.repository.js';
 import { checkIdea, InvalidIdeaError, startRun, type ResearchChain } from './chain.js';
 import { createRun, type RunRow } from './run.repository.js';
 
@@ -255,7 +255,11 @@ export class ResearchService {
 
   async allowance(accountId: string, plan: Plan): Promise<AllowanceState> {
     const now = this.now();
-    return allowanceState(this.settings.allowance[plan], await researchRunsSpent(this.db, accountId, now), now);
+    const [spent, refunded] = await Promise.all([
+      researchRunsSpent(this.db, accountId, now),
+      researchRunsRefunded(this.db, accountId, now),
+    ]);
+    return allowanceState(this.settings.allowance[plan], spent, now, refunded);
   }
 
   /**

@@ -21,7 +21,14 @@ import {
 import { invalidParam } from '../../problem.js';
 import { toInsightDto } from './insights.routes.js';
 import { InsightSchema, stringEnum } from '../../schemas.js';
-import { publicFailure, publicRunError, publicWaitingReason } from '../../../domain/public-error.js';
+import {
+  givesAllowanceBack,
+  publicFailure,
+  publicRunAdvice,
+  publicRunError,
+  publicWaitingReason,
+} from '../../../domain/public-error.js';
+import { runWasRefunded } from '../../../research/allowance.repository.js';
 import { findInsight } from '../../../insights/insight.repository.js';
 import { findRun, latestRunForInsight, shownStepStatus, stepsOf, type RunRow } from '../../../research/run.repository.js';
 import { STEP_COUNT, STEP_NAMES } from '../../../research/step-contract.js';
@@ -56,6 +63,10 @@ function progressOf(run: RunRow) {
   return { done, total: STEP_COUNT, current: unfinished ? (STEP_NAMES[run.next_step - 1] ?? null) : null };
 }
 
+const WhatToDoSchema = Type.Union([Type.String(), Type.Null()], {
+  description: 'For a failed or waiting run: what to do about it, in a sentence; null otherwise',
+});
+
 const ResearchReportSchema = Type.Object(
   {
     data: Type.Object({
@@ -69,6 +80,11 @@ const ResearchReportSchema = Type.Object(
         description: 'Which step failed and what kind of failure it was; the full error (upstream text included) is kept for operators',
       }),
       failed_step: Type.Union([Type.Integer(), Type.Null()]),
+      what_to_do: WhatToDoSchema,
+      allowance_refunded: Type.Boolean({
+        description:
+          'Whether the run of the research allowance this run spent was given back (it failed because the provider could not be reached or refused the requests)',
+      }),
       geo: Type.Union([Type.String(), Type.Null()], {
         description: "The market asked about ('' worldwide); null: the service's default (runs from before markets)",
       }),
@@ -81,7 +97,9 @@ const ResearchReportSchema = Type.Object(
         Type.Object({
           step: Type.Integer(),
           name: Type.String(),
-          status: Type.String({ description: 'done, failed (last attempt failed), running, waiting, or pending' }),
+          status: Type.String({
+            description: 'done, failed (last attempt failed), running, waiting, pending, or not run (the run ended before it)',
+          }),
           attempts: Type.Integer(),
           duration_ms: Type.Union([Type.Integer(), Type.Null()]),
           started_at: Type.Union([Type.String(), Type.Null()]),
@@ -101,6 +119,7 @@ const ResearchReportSchema = Type.Object(
 async function report(db: Db, run: RunRow, viewer: { accountId: string }) {
   const steps = new Map((await stepsOf(db, run.id)).map((s) => [s.step, s]));
   const insight = run.insight_id ? await findInsight(db, run.insight_id, viewer) : undefined;
+  const refunded = run.status === 'failed' && run.account_id !== null && (await runWasRefunded(db, run.id));
   return {
     data: {
       id: run.id,
@@ -114,6 +133,8 @@ async function report(db: Db, run: RunRow, viewer: { accountId: string }) {
         run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' },
       ),
       failed_step: run.failed_step,
+      what_to_do: publicRunAdvice(run, refunded),
+      allowance_refunded: refunded,
       geo: run.geo,
       visibility: run.visibility,
       progress: progressOf(run),
@@ -163,6 +184,7 @@ const RunSummarySchema = Type.Object(
     progress: ProgressSchema,
     waiting_reason: Type.Union([Type.String(), Type.Null()], { description: 'What the run waits for, and until when if known' }),
     error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed, in plain words' }),
+    what_to_do: WhatToDoSchema,
     insight_id: Type.Union([Type.String(), Type.Null()]),
     created_at: Type.String({ format: 'date-time' }),
     finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -188,6 +210,7 @@ function summaryOf(run: RunRow): RunSummary {
       run.error,
       run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' },
     ),
+    what_to_do: publicRunAdvice(run, givesAllowanceBack(run)),
     insight_id: run.insight_id,
     created_at: run.created_at.toISOString(),
     finished_at: run.finished_at?.toISOString() ?? null,
