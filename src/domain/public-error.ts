@@ -49,16 +49,15 @@ export const REFUNDED_FAILURES: ReadonlySet<FailureKind> = new Set<FailureKind>(
 /** What the submitter can do about a failure of this kind, in a sentence. */
 export const FAILURE_ADVICE: Readonly<Record<FailureKind, string>> = {
   rateLimited:
-    'Google is refusing this service\'s requests for now; nothing is wrong with the idea. Submit it again later (an hour or more).',
-  timeout:
-    'Google Trends was too slow to answer; nothing is wrong with the idea. Submit it again later.',
-  unreachable:
-    'This service could not reach Google Trends; nothing is wrong with the idea. Submit it again later.',
+    "Google is refusing this service's requests for now; nothing is wrong with the idea. Submit it again later (an hour or more).",
+  timeout: 'Google Trends was too slow to answer; nothing is wrong with the idea. Submit it again later.',
+  unreachable: 'This service could not reach Google Trends; nothing is wrong with the idea. Submit it again later.',
   unrecognised:
     'Google answered in a form this service does not read yet; the failure is logged for the operator. Submitting again will likely fail the same way until it is fixed.',
   notRecorded:
     'This service answers from recorded Google Trends data, and none was recorded for this idea and market: submit one of the recorded phrases and markets instead.',
-  noPhrase: 'Describe the idea in a few plain words naming the product or the need (e.g. "meal planner for busy parents") and submit it again.',
+  noPhrase:
+    'Describe the idea in a few plain words naming the product or the need (e.g. "meal planner for busy parents") and submit it again.',
   unexpected: 'The error is on our side and is logged; submit the idea again, and if it fails again, tell the operator the run id.',
 };
 

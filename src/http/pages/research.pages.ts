@@ -12,7 +12,7 @@ import { renderReportHtml } from '../../domain/reports/report-html.js';
 import { REPORT_CSP, reportInputOf } from '../routes/api/insight-exports.js';
 import { toInsightDto } from '../routes/api/insights.routes.js';
 import { InvalidIdeaError } from '../../research/chain.js';
-import { ResearchAllowanceSpentError } from '../../research/research-service.js';
+import { NotAnswerableError, ResearchAllowanceSpentError } from '../../research/research-service.js';
 import { STEP_COUNT, STEP_NAMES } from '../../domain/research/step-names.js';
 import { esc, hidden, notice } from './layout.js';
 import type { Session } from './session.js';
@@ -97,6 +97,7 @@ ${
       return redirectWith(reply, session, 'research', '/account/research', notice('ok', text));
     } catch (error) {
       if (error instanceof InvalidIdeaError) return again(400, `This idea cannot be researched: ${error.message}`);
+      if (error instanceof NotAnswerableError) return again(422, error.message);
       if (error instanceof ResearchAllowanceSpentError) {
         reply.header('retry-after', String(Math.max(1, Math.ceil((error.state.resetsAt.getTime() - Date.now()) / 1000))));
         return again(429, error.message);

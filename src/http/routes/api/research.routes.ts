@@ -13,6 +13,7 @@ import { MAX_IDEA_LENGTH } from '../../../domain/research/idea.js';
 import { InvalidIdeaError } from '../../../research/chain.js';
 import {
   IdempotencyKeyReusedError,
+  NotAnswerableError,
   ResearchAllowanceSpentError,
   RunNotCancellableError,
   type ResearchService,
@@ -21,13 +22,7 @@ import {
 import { invalidParam } from '../../problem.js';
 import { toInsightDto } from './insights.routes.js';
 import { InsightSchema, stringEnum } from '../../schemas.js';
-import {
-  givesAllowanceBack,
-  publicFailure,
-  publicRunAdvice,
-  publicRunError,
-  publicWaitingReason,
-} from '../../../domain/public-error.js';
+import { givesAllowanceBack, publicFailure, publicRunAdvice, publicRunError, publicWaitingReason } from '../../../domain/public-error.js';
 import { runWasRefunded } from '../../../research/allowance.repository.js';
 import { findInsight } from '../../../insights/insight.repository.js';
 import { findRun, latestRunForInsight, shownStepStatus, stepsOf, type RunRow } from '../../../research/run.repository.js';
@@ -169,6 +164,10 @@ const ScheduleSchema = Type.Object(
     estimated_start_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     estimated_finish_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     basis: Type.String({ description: 'What the estimate rests on: the Google budget (requests a run, pace, routes) and the runs ahead' }),
+    estimate_note: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Set (and both estimates null) while the canary or the latest run asking Google says Google cannot be reached or is blocking: why no time is promised',
+    }),
   },
   { description: 'Where the run stands in the queue and when it should start and finish; estimates, not promises' },
 );
@@ -224,6 +223,7 @@ const scheduleDto = (s: RunSchedule) => ({
   estimated_start_at: s.estimatedStartAt?.toISOString() ?? null,
   estimated_finish_at: s.estimatedFinishAt?.toISOString() ?? null,
   basis: s.basis,
+  estimate_note: s.estimateNote,
 });
 
 const SubmitBody = Type.Object(
@@ -322,8 +322,18 @@ export function allowanceProblem(error: ResearchAllowanceSpentError): ProblemErr
   return new ProblemError(problem('researchAllowanceExceeded', error.message), { 'retry-after': String(seconds) });
 }
 
+/** The 422 of a submission the configured data cannot answer, naming (in invalid_params) the phrases and markets it can. */
+export function notAnswerableProblem(error: NotAnswerableError): ProblemError {
+  const params = [
+    ...(error.missed.phrase ? [{ name: 'idea', reason: 'names none of the recorded phrases', allowed: [...error.coverage.phrases] }] : []),
+    ...(error.missed.market ? [{ name: 'geo', reason: 'is not a recorded market', allowed: [...error.coverage.markets] }] : []),
+  ];
+  return new ProblemError(problem('notAnswerable', error.message, { invalid_params: params }));
+}
+
 function researchProblem(error: unknown): never {
   if (error instanceof InvalidIdeaError) throw invalidParam('idea', `cannot be researched: ${error.message}`);
+  if (error instanceof NotAnswerableError) throw notAnswerableProblem(error);
   if (error instanceof ResearchAllowanceSpentError) throw allowanceProblem(error);
   if (error instanceof IdempotencyKeyReusedError) throw new ProblemError(problem('idempotencyKeyReused', error.message));
   if (error instanceof RunNotCancellableError) throw new ProblemError(problem('runNotCancellable', error.message));
@@ -457,7 +467,7 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
             Type.String({ maxLength: 255, description: 'Retry safely: the same key and body within 24 h make one run' }),
           ),
         }),
-        response: { 200: ReusedSchema, 202: SubmittedSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+        response: { 200: ReusedSchema, 202: SubmittedSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 422, 429) },
       },
     },
     async (request, reply) => {
