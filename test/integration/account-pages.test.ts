@@ -451,7 +451,7 @@ describe('a run and its report', () => {
     const finished = await member.get(`/account/research/${runId}`);
     expect(finished.statusCode).toBe(200);
     expect(finished.body).not.toContain('http-equiv="refresh"');
-    expect(finished.body).toContain('This run is succeeded');
+    expect(finished.body).toContain('This run succeeded');
     expect(finished.body).toContain(`<a href="/account/insights/${insightId}/report">`);
     expect((await member.get('/account/research')).body).toContain(`<a href="/account/insights/${insightId}/report">${insightId}</a>`);
 
