@@ -306,7 +306,8 @@ export type CheckVerdict = 'ok' | 'unreachable' | 'blocked' | 'changed' | 'stopp
 /** Why Google could not be reached, in the operator's words, from the network error's text. */
 export function unreachableCause(detail: string): string {
   if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(detail)) return 'the name does not resolve (DNS)';
-  if (/\bproxy\b|CONNECT/i.test(detail)) return 'the egress proxy refused or failed the connection';
+  // CONNECT in capitals is the proxy's tunnel; "connect ECONNREFUSED" is Node's own connection failing.
+  if (/\bproxy\b/i.test(detail) || /\bCONNECT\b/.test(detail)) return 'the egress proxy refused or failed the connection';
   if (/did not answer within|timed? ?out|ETIMEDOUT/i.test(detail)) return 'no answer in time';
   if (/ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|socket hang up/i.test(detail)) return 'the connection failed';
   if (/certificate|TLS|SSL/i.test(detail)) return 'the TLS handshake failed';
