@@ -6,6 +6,8 @@
 // and a submission's estimate says so when Google is not answering.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInvitation } from '../../src/account/invitations.js';
+import { createApiKey } from '../../src/api-keys/api-key.repository.js';
+import { insertInsight } from '../support/fixtures.js';
 import { refundFailedRun } from '../../src/research/allowance.repository.js';
 import { ResearchChain } from '../../src/research/chain.js';
 import { ResearchService } from '../../src/research/research-service.js';
@@ -25,7 +27,11 @@ let t: TestApp;
 
 beforeAll(async () => {
   // Live Google as the series provider (no workers: the runs stay where the test puts them), paced as production is.
-  t = await createTestApp({ cacheTtlSeconds: 0, research: { provider: 'google', reuseDays: 0 } });
+  t = await createTestApp({
+    cacheTtlSeconds: 0,
+    research: { provider: 'google', reuseDays: 0 },
+    webhookAllowedCidrs: ['127.0.0.1/32'],
+  });
 });
 afterAll(async () => {
   await t?.close();
@@ -219,7 +225,7 @@ describe('estimates follow the provider', () => {
       new ResearchChain(undefined as never),
       { ...TEST_RESEARCH, provider: 'google' },
       () => new Date(Date.now() + 5_000),
-      async () => ({ checkedAt: new Date(Date.now() + 4_000), verdict: 'blocked', detail: 'Google blocked this client (sorry_page)' }),
+      async () => ({ checkedAt: new Date(Date.now() + 4_000), verdict: 'blocked', detail: 'Google blocked this client (sorry_302)' }),
     );
     expect(await service.googleTrouble()).toMatchObject({ state: 'blocked', evidence: 'the Google canary: blocked' });
   });
@@ -268,6 +274,46 @@ describe('replay refuses at once what it has no recording of', () => {
     const accepted = await post({ idea: 'pizza', geo: '' });
     expect(accepted.statusCode, accepted.body).toBe(202);
     expect(await usageOf()).toBe(1);
+  });
+});
+
+describe('the small things', () => {
+  it("a key without the scope is told the scope it needs in the API's words, not a CLI flag", async () => {
+    const { key } = await createApiKey(t.database.db, 'read only', 'pro', null, ['insights:read']);
+    const res = await api(key, 'POST', '/api/research-runs', { idea: 'portable saunas', geo: 'US' });
+    expect(res.statusCode).toBe(403);
+    const detail = res.json<{ detail: string }>().detail;
+    expect(detail).toContain('lacks the scope research:write that POST /api/research-runs needs');
+    expect(detail).toContain('Use a key with the scope research:write');
+    expect(detail).not.toContain('--scope');
+  });
+
+  it('the Webhooks page names what each delivery was about: the insight (linked) or the idea of a run', async () => {
+    const { key, accountId } = await t.researchKey('pro');
+    const created = await api(key, 'POST', '/api/webhooks', { url: 'http://127.0.0.1:9/about-hook' });
+    expect(created.statusCode, created.body).toBe(201);
+    const subscriptionId = created.json<{ data: { id: string } }>().data.id;
+    const insightId = await insertInsight(t.database.db, { score: 0.8, title: 'Heated bike grips' });
+    const events = await t.database.db
+      .insertInto('outbox_events')
+      .values([
+        { id: 'evt_aboutinsight1', type: 'insight.created', insight_id: insightId, payload: JSON.stringify({ id: insightId }) },
+        { id: 'evt_aboutrun1', type: 'research.failed', insight_id: null, payload: JSON.stringify({ idea: 'heated ski gloves' }) },
+      ])
+      .returning('id')
+      .execute();
+    await t.database.db
+      .insertInto('webhook_deliveries')
+      .values(
+        events.map((e, i) => ({ id: `dlv_about${i}`, event_id: e.id, subscription_id: subscriptionId, status: 'succeeded' as const })),
+      )
+      .execute();
+    const agent = await signedIn(accountId, 'hooks-about@example.com');
+    const page = await agent.get('/account/webhooks');
+    expect(page.statusCode, page.body).toBe(200);
+    expect(page.body).toContain('<th scope="col">About</th>');
+    expect(page.body).toContain(`<td>insight.created</td><td><a href="/account/insights/${insightId}/report">Heated bike grips</a></td>`);
+    expect(page.body).toContain('<td>research.failed</td><td>heated ski gloves</td>');
   });
 });
 

@@ -81,11 +81,11 @@ describe('insights google check: cannot reach Google is not "Google changed"', (
   });
   it('an answer Google gave in another shape is "changed"; a block is "blocked"; all fine is "ok"', () => {
     const changed = {
-      kinds: [kind({ kind: 'home_page', outcome: 'served', broken: false }), kind({ kind: 'multiline', outcome: 'changed' })],
+      kinds: [kind({ kind: 'home_page', outcome: 'served', broken: false }), kind({ kind: 'multiline', outcome: 'changed_shape' })],
       broken: ['multiline'] as CheckedKind['kind'][],
     };
     expect(checkVerdict(changed).verdict).toBe('changed');
-    expect(checkVerdict({ ...changed, blocked: { kind: 'sorry_page' } }).verdict).toBe('blocked');
+    expect(checkVerdict({ ...changed, blocked: { kind: 'sorry_302' } }).verdict).toBe('blocked');
     expect(checkVerdict({ kinds: [kind({ kind: 'home_page', outcome: 'served', broken: false })], broken: [] }).verdict).toBe('ok');
   });
 });
