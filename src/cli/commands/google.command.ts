@@ -49,6 +49,7 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
         print(
           `How Google labels this client: ${result.userType.explore ?? '(no explore token)'} (explore), ${result.userType.embed ?? '(no embed token)'} (embed)`,
         );
+        const { verdict, detail } = checkVerdict(result);
         print(
           table(
             result.kinds.map((k) => ({
@@ -56,12 +57,12 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
               outcome: k.outcome.replace('_', ' '),
               ms: k.ms ?? '',
               'needed by': k.neededBy,
-              '': k.broken ? 'BROKEN' : 'ok',
+              // Nothing of Google's was read when it could not be reached: a kind is unanswered, not broken.
+              '': k.broken ? (verdict === 'unreachable' ? 'no answer' : 'BROKEN') : 'ok',
               detail: k.detail.slice(0, 140),
             })),
           ),
         );
-        const { verdict, detail } = checkVerdict(result);
         // Unreachable and blocked are not "Google changed": the operator's fix is the network, the proxy or patience, not the client.
         print(
           verdict === 'unreachable'
