@@ -255,6 +255,19 @@ export interface ResearchAllowanceDailyTable {
   runs: Generated<number>;
 }
 
+/**
+ * A run of the allowance given back: the run failed because the provider could not be reached or refused it
+ * (migration 2026-11-28T0024). One row per run at most; `day` is the UTC day it was charged to.
+ */
+export interface ResearchAllowanceRefundsTable {
+  run_id: string;
+  account_id: string;
+  day: string; // YYYY-MM-DD
+  /** The kind of failure that gave it back (public-error.ts: unreachable, rateLimited, timeout). */
+  reason: string;
+  refunded_at: Generated<Date>;
+}
+
 export interface ResearchStepsTable {
   run_id: string;
   step: number;
@@ -351,6 +364,7 @@ export interface Database {
   webhook_sends_daily: WebhookSendsDailyTable;
   research_runs: ResearchRunsTable;
   research_allowance_daily: ResearchAllowanceDailyTable;
+  research_allowance_refunds: ResearchAllowanceRefundsTable;
   comparison_charges: ComparisonChargesTable;
   research_idempotency_keys: ResearchIdempotencyKeysTable;
   research_steps: ResearchStepsTable;

@@ -23,6 +23,7 @@ import * as millisecondTimes from './migrations/2026-11-27T0020-millisecond-time
 import * as provenance from './migrations/2026-11-28T0021-provenance.js';
 import * as insightOwners from './migrations/2026-11-28T0022-insight-owners.js';
 import * as people from './migrations/2026-11-28T0023-people.js';
+import * as allowanceRefunds from './migrations/2026-11-28T0024-allowance-refunds.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-28T0021-provenance': provenance,
   '2026-11-28T0022-insight-owners': insightOwners,
   '2026-11-28T0023-people': people,
+  '2026-11-28T0024-allowance-refunds': allowanceRefunds,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -24,10 +24,69 @@ const KINDS: ReadonlyArray<readonly [RegExp, keyof typeof PUBLIC_FAILURES]> = [
   [/no search phrase could be extracted/i, 'noPhrase'],
 ];
 
+export type FailureKind = keyof typeof PUBLIC_FAILURES;
+
+/** The kind of a failure, read from its stored (operator's) text. */
+export function failureKind(internal: string): FailureKind {
+  for (const [pattern, kind] of KINDS) if (pattern.test(internal)) return kind;
+  return 'unexpected';
+}
+
 /** The failure, as a client may read it. */
 export function publicFailure(internal: string): string {
-  for (const [pattern, kind] of KINDS) if (pattern.test(internal)) return PUBLIC_FAILURES[kind];
-  return PUBLIC_FAILURES.unexpected;
+  return PUBLIC_FAILURES[failureKind(internal)];
+}
+
+/**
+ * Failures of the provider, not of the idea: Google (or the proxy in front of
+ * it) could not be reached, or refused the requests. A run that ends so gave
+ * its submitter nothing through no fault of theirs, so it gives its run of the
+ * allowance back (run-outcome.ts). Every other failure still costs: the idea
+ * could not be researched as asked, and asking again the same way fails again.
+ */
+export const REFUNDED_FAILURES: ReadonlySet<FailureKind> = new Set<FailureKind>(['rateLimited', 'timeout', 'unreachable']);
+
+/** What the submitter can do about a failure of this kind, in a sentence. */
+export const FAILURE_ADVICE: Readonly<Record<FailureKind, string>> = {
+  rateLimited:
+    "Google is refusing this service's requests for now; nothing is wrong with the idea. Submit it again later (an hour or more).",
+  timeout: 'Google Trends was too slow to answer; nothing is wrong with the idea. Submit it again later.',
+  unreachable: 'This service could not reach Google Trends; nothing is wrong with the idea. Submit it again later.',
+  unrecognised:
+    'Google answered in a form this service does not read yet; the failure is logged for the operator. Submitting again will likely fail the same way until it is fixed.',
+  notRecorded:
+    'This service answers from recorded Google Trends data, and none was recorded for this idea and market: submit one of the recorded phrases and markets instead.',
+  noPhrase:
+    'Describe the idea in a few plain words naming the product or the need (e.g. "meal planner for busy parents") and submit it again.',
+  unexpected: 'The error is on our side and is logged; submit the idea again, and if it fails again, tell the operator the run id.',
+};
+
+/** What to do while a run waits, for clients. */
+const WAITING_ADVICE = 'Nothing: the run goes on by itself as soon as the provider answers, and waiting costs nothing more.';
+
+/**
+ * Whether a failed run gives its run of the allowance back: one an account submitted (API or
+ * pages: started_by "api", the only runs that spend the allowance) that failed through the provider.
+ */
+export function givesAllowanceBack(run: { status: string; error: string | null; account_id: string | null; started_by: string }): boolean {
+  return (
+    run.status === 'failed' &&
+    run.error !== null &&
+    run.account_id !== null &&
+    run.started_by === 'api' &&
+    REFUNDED_FAILURES.has(failureKind(run.error))
+  );
+}
+
+/**
+ * What to do about a run, for clients: about its failure (and whether its run of the allowance
+ * was given back), or while it waits; null for a run that needs nothing of them.
+ */
+export function publicRunAdvice(run: { status: string; error: string | null }, refunded: boolean): string | null {
+  if (run.status === 'waiting') return WAITING_ADVICE;
+  if (run.status !== 'failed' || run.error === null) return null;
+  const advice = FAILURE_ADVICE[failureKind(run.error)];
+  return refunded ? `${advice} This run's research allowance was given back.` : advice;
 }
 
 /** A run's error for clients: which step failed, and how, in words of our own. */

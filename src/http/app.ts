@@ -42,6 +42,8 @@ import { QUEUES } from '../queue/queues.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import { queueDeliveries, WebhookService } from '../webhooks/webhook-service.js';
 import { ResearchChain } from '../research/chain.js';
+import { readLastCheck } from '../trends/egress-pool.js';
+import { checkVerdict } from '../trends/google-check.js';
 import { ResearchService, type ResearchSettings } from '../research/research-service.js';
 import { ComparisonService, type SeriesSource } from '../research/comparison-service.js';
 import type { Mailer } from '../mail/mailer.js';
@@ -187,7 +189,12 @@ function researchCollaborators(
     : new Queue(QUEUES.research, { connection: deps.redis, prefix: deps.redisKeys.queuePrefix(QUEUES.research) });
   const comparisons = research.series ? new ComparisonService(deps.db, research.series, research.settings.allowance) : undefined;
   return {
-    service: new ResearchService(deps.db, new ResearchChain((research.queue ?? ownQueue)!), research.settings),
+    service: new ResearchService(deps.db, new ResearchChain((research.queue ?? ownQueue)!), research.settings, undefined, async () => {
+      const check = await readLastCheck(deps.redis, deps.redisKeys.trendsPool);
+      if (!check) return null;
+      const { verdict, detail } = checkVerdict(check);
+      return { checkedAt: new Date(check.checkedAt), verdict, detail };
+    }),
     comparisons,
     ownQueue,
   };

@@ -47,6 +47,7 @@ export const PROBLEM_TYPES = {
   webhookSendsExceeded: { type: '/problems/webhook-sends-exceeded', title: 'Replays and pings exceeded', status: 429 },
   researchAllowanceExceeded: { type: '/problems/research-allowance-exceeded', title: 'Research allowance spent for today', status: 429 },
   runNotCancellable: { type: '/problems/run-not-cancellable', title: 'Research run already finished', status: 409 },
+  notAnswerable: { type: '/problems/not-answerable', title: 'The data this service answers from cannot answer this', status: 422 },
   notResearched: { type: '/problems/not-researched', title: 'Idea not researched for this market', status: 409 },
   tooManyStreams: { type: '/problems/too-many-event-streams', title: 'Too many event streams open', status: 429 },
   authThrottled: { type: '/problems/too-many-failed-authentications', title: 'Too many failed authentications', status: 429 },

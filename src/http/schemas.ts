@@ -528,8 +528,12 @@ export const UsageSchema = Type.Object({
       [
         Type.Object({
           limit: Type.Integer({ description: 'Research runs the plan allows a UTC day (POST /api/research-runs)' }),
-          used: Type.Integer(),
+          used: Type.Integer({ description: 'Runs charged today, after any given back' }),
           remaining: Type.Integer(),
+          refunded: Type.Integer({
+            description:
+              "Runs of today's given back because they failed through no fault of the idea: the provider could not be reached or refused the requests",
+          }),
           resets_at: Type.String({ format: 'date-time' }),
         }),
         Type.Null(),

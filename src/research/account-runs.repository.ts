@@ -131,6 +131,23 @@ export async function medianRunMs(db: DbOrTrx, provider: string): Promise<number
   return row?.median === null || row?.median === undefined ? undefined : Number(row.median);
 }
 
+/** The run asking `provider` (named in its provider list) that ended last, since `since`: how the provider answered lately. */
+export async function latestEndedRunAsking(
+  db: DbOrTrx,
+  provider: string,
+  since: Date,
+): Promise<Pick<RunRow, 'id' | 'status' | 'error' | 'finished_at'> | undefined> {
+  return db
+    .selectFrom('research_runs')
+    .select(['id', 'status', 'error', 'finished_at'])
+    .where('status', 'in', ['succeeded', 'failed'])
+    .where('finished_at', '>=', since)
+    .where(sql<boolean>`position(${provider} in provider) > 0`)
+    .orderBy('finished_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 /**
  * Cancels a run still under way: it is not taken up again (claimRun and
  * every write that advances a run ask for an unfinished one). Answers the run

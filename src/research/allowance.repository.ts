@@ -36,6 +36,44 @@ export async function refundResearchRun(trx: DbOrTrx, accountId: string, spentAt
     .execute();
 }
 
+/**
+ * Gives back the run of the allowance a failed run was charged (the provider could not be
+ * reached or refused it), at most once per run: the refund's row is the run's, so a second call
+ * (a failure recorded again, concurrently or after a reopen) writes nothing and gives nothing.
+ * Needs the caller's transaction, so the row and the count change together. True: given back now.
+ */
+export async function refundFailedRun(
+  trx: Transaction<Database>,
+  run: { id: string; accountId: string; chargedAt: Date },
+  reason: string,
+): Promise<boolean> {
+  const row = await trx
+    .insertInto('research_allowance_refunds')
+    .values({ run_id: run.id, account_id: run.accountId, day: utcDay(run.chargedAt), reason })
+    .onConflict((oc) => oc.column('run_id').doNothing())
+    .returning('run_id')
+    .executeTakeFirst();
+  if (!row) return false;
+  await refundResearchRun(trx, run.accountId, run.chargedAt);
+  return true;
+}
+
+/** Runs given back on `now`'s day (failures of the provider): /api/usage and the Overview show them. */
+export async function researchRunsRefunded(db: DbOrTrx, accountId: string, now: Date): Promise<number> {
+  const row = await db
+    .selectFrom('research_allowance_refunds')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('day', '=', utcDay(now))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Whether the run's allowance was given back. */
+export async function runWasRefunded(db: DbOrTrx, runId: string): Promise<boolean> {
+  return (await db.selectFrom('research_allowance_refunds').select('run_id').where('run_id', '=', runId).executeTakeFirst()) !== undefined;
+}
+
 /** Runs the account has spent on `now`'s day. */
 export async function researchRunsSpent(db: DbOrTrx, accountId: string, now: Date): Promise<number> {
   const row = await db

@@ -15,6 +15,10 @@ import { SOURCES } from '../domain/catalog.js';
 import { allowanceState, GOOGLE_REQUESTS_PER_RUN, type AllowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
 import { languageProblem, marketProblem } from '../domain/research/market.js';
 import { stripInvisible, validateIdea } from '../domain/research/idea.js';
+import { phraseCandidates } from '../domain/research/phrase-choice.js';
+import { failureKind, publicFailure } from '../domain/public-error.js';
+import type { ReplayCoverage } from '../trends/replay.provider.js';
+import { ReplayTrendsProvider } from '../trends/replay.provider.js';
 import type { Plan } from '../domain/quota.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
 import {
@@ -25,11 +29,12 @@ import {
   bindIdempotencyKey,
   findRunByIdempotencyKey,
   releaseOldIdempotencyKey,
+  latestEndedRunAsking,
   listAccountRuns,
   medianRunMs,
   type AccountRunsPage,
 } from './account-runs.repository.js';
-import { refundResearchRun, researchRunsSpent, spendResearchRun } from './allowance.repository.js';
+import { refundResearchRun, researchRunsRefunded, researchRunsSpent, spendResearchRun } from './allowance.repository.js';
 import { checkIdea, InvalidIdeaError, startRun, type ResearchChain } from './chain.js';
 import { createRun, type RunRow } from './run.repository.js';
 
@@ -42,6 +47,19 @@ export class ResearchAllowanceSpentError extends Error {
 }
 
 export class IdempotencyKeyReusedError extends Error {}
+
+/** The configured data can never answer this submission (replay has no recording of it): refused before anything is spent. */
+export class NotAnswerableError extends Error {
+  constructor(
+    message: string,
+    /** What it can research: the phrases and the markets ('' worldwide). */
+    readonly coverage: ReplayCoverage,
+    /** Which of the two the submission missed. */
+    readonly missed: { phrase: boolean; market: boolean },
+  ) {
+    super(message);
+  }
+}
 
 export class RunNotCancellableError extends Error {
   constructor(readonly run: RunRow) {
@@ -83,7 +101,27 @@ export interface RunSchedule {
   estimatedFinishAt: Date | null;
   /** What the estimate rests on, in words. */
   basis: string;
+  /** Set when no time can be promised because the provider is not answering now: why, in words. */
+  estimateNote: string | null;
 }
+
+/** The latest scheduled canary's verdict (src/trends/google-check.ts, checkVerdict), as the web process reads it from Redis. */
+export interface CanaryReading {
+  checkedAt: Date;
+  verdict: 'ok' | 'unreachable' | 'blocked' | 'changed' | 'stopped';
+  detail: string;
+}
+
+/** Google not answering now, as the latest evidence says (the canary or the last run asking it), and since when. */
+export interface ProviderTrouble {
+  state: 'unreachable' | 'blocked';
+  at: Date;
+  /** What says so, in words. */
+  evidence: string;
+}
+
+/** Evidence older than this says nothing of Google now. */
+export const PROVIDER_EVIDENCE_MS = 60 * 60_000;
 
 export interface ResearchSettings {
   /** The configured providers as a run records them (e.g. "google+dataforseo"). */
@@ -94,6 +132,8 @@ export interface ResearchSettings {
   reuseDays: number;
   /** Google's pace: requests a minute per route (0: unpaced), the number of routes, and the request plan. */
   google: { requestsPerMinute: number; routes: number; plan: TrendsPlanName };
+  /** When replay answers the series: what it has recordings of. A submission outside them is refused at once. */
+  replay?: ReplayCoverage;
 }
 
 export class ResearchService {
@@ -102,6 +142,8 @@ export class ResearchService {
     private readonly chain: ResearchChain,
     private readonly settings: ResearchSettings,
     private readonly now: () => Date = () => new Date(),
+    /** The latest scheduled Google canary, where the process can read it (Redis); its failure is no evidence. */
+    private readonly canary?: () => Promise<CanaryReading | null>,
   ) {}
 
   /** Checks the request; throws InvalidIdeaError with the reason. */
@@ -118,7 +160,34 @@ export class ResearchService {
       const language = languageProblem(request.language);
       if (language) throw new InvalidIdeaError(`language ${language}`);
     }
+    this.checkAnswerable(request.idea, request.hints ?? [], geo);
     return { text, key, geo };
+  }
+
+  /**
+   * Replay answers only what was recorded: a run's series are asked for one of the idea's
+   * phrases in its market, so an idea none of whose phrases was recorded, or a market none was
+   * recorded for, would fail at step 7 (issue 49: "pizza" with geo US, the recordings being
+   * worldwide). Refused now, naming what can be researched, before the allowance is charged.
+   */
+  private checkAnswerable(idea: string, hints: readonly string[], geo: string): void {
+    const coverage = this.settings.replay;
+    if (!coverage) return;
+    const recorded = new Set(coverage.phrases);
+    const phrase = phraseCandidates(stripInvisible(idea), hints, { max: Infinity }).some((c) => recorded.has(c.phrase.toLowerCase()));
+    const market = coverage.markets.includes(geo);
+    if (phrase && market) return;
+    const phrases = coverage.phrases.map((p) => `"${p}"`).join(', ') || '(none)';
+    const markets = coverage.markets.map((m) => (m === '' ? 'worldwide ("")' : m)).join(', ') || '(none)';
+    const missed = [
+      phrase ? undefined : 'no phrase of this idea',
+      market ? undefined : `no market ${geo === '' ? 'worldwide' : `"${geo}"`}`,
+    ].filter(Boolean);
+    throw new NotAnswerableError(
+      `This service answers from recorded Google Trends data (replay), which has ${missed.join(' and ')}: it can research the phrases ${phrases} in the markets ${markets}. Nothing was charged.`,
+      coverage,
+      { phrase: !phrase, market: !market },
+    );
   }
 
   /** A market the provider of the series cannot ask about (DataForSEO asks by country): refused now, not at step 7. */
@@ -255,7 +324,11 @@ export class ResearchService {
 
   async allowance(accountId: string, plan: Plan): Promise<AllowanceState> {
     const now = this.now();
-    return allowanceState(this.settings.allowance[plan], await researchRunsSpent(this.db, accountId, now), now);
+    const [spent, refunded] = await Promise.all([
+      researchRunsSpent(this.db, accountId, now),
+      researchRunsRefunded(this.db, accountId, now),
+    ]);
+    return allowanceState(this.settings.allowance[plan], spent, now, refunded);
   }
 
   /**
@@ -268,7 +341,8 @@ export class ResearchService {
    */
   async schedule(run: RunRow): Promise<RunSchedule> {
     const finished = !['queued', 'running', 'waiting'].includes(run.status);
-    if (finished) return { position: 0, estimatedStartAt: null, estimatedFinishAt: null, basis: `the run is ${run.status}` };
+    if (finished)
+      return { position: 0, estimatedStartAt: null, estimatedFinishAt: null, basis: `the run is ${run.status}`, estimateNote: null };
     // Runs holding an earlier turn are answered by Google first, even once this one's first step has run.
     const inTurn = await this.chain.turns.ahead(run.id);
     const started = (run.status !== 'queued' || run.next_step > 1) && (inTurn ?? 0) === 0;
@@ -290,9 +364,60 @@ export class ResearchService {
           ? `no ${run.provider} run has finished yet: a minute a run assumed, ${ahead} ahead`
           : `the median ${run.provider} run of late took ${Math.round(median / 1000)} s, ${ahead} ahead`;
     }
+    const position = started ? 0 : ahead + 1;
+    // A time computed from Google's pace assumes Google answers: while the latest evidence says it does not, promise none.
+    const trouble = answeringProvider(providersOf(run.provider), 'series') === 'google' ? await this.googleTrouble(now) : null;
+    if (trouble) {
+      const what =
+        trouble.state === 'unreachable' ? 'Google Trends cannot be reached' : "Google Trends is refusing this service's requests (blocked)";
+      return {
+        position,
+        estimatedStartAt: null,
+        estimatedFinishAt: null,
+        basis,
+        estimateNote: `No time can be promised: ${what} (${trouble.evidence}, ${trouble.at.toISOString()}). The run keeps its turn and goes on when Google answers; if it fails because Google cannot be reached or refuses it, its research allowance is given back.`,
+      };
+    }
     const startAt = started ? run.created_at : new Date(now.getTime() + ahead * perRunMs);
     const finishAt = new Date(Math.max(now.getTime(), startAt.getTime() + perRunMs));
-    return { position: started ? 0 : ahead + 1, estimatedStartAt: startAt, estimatedFinishAt: finishAt, basis };
+    return { position, estimatedStartAt: startAt, estimatedFinishAt: finishAt, basis, estimateNote: null };
+  }
+
+  /**
+   * Whether Google is failing now, by the newest evidence of the last hour: the scheduled canary's
+   * verdict, or how the latest run asking Google ended (failed unreachable or blocked, or
+   * succeeded). The newest decides, so a success after an outage clears it. Null: no sign of trouble.
+   */
+  async googleTrouble(now: Date = this.now()): Promise<ProviderTrouble | null> {
+    const since = new Date(now.getTime() - PROVIDER_EVIDENCE_MS);
+    const [last, canary] = await Promise.all([
+      latestEndedRunAsking(this.db, 'google', since),
+      this.canary ? this.canary().catch(() => null) : Promise.resolve(null),
+    ]);
+    const readings: Array<{ state: ProviderTrouble['state'] | 'answering'; at: Date; evidence: string }> = [];
+    if (last?.finished_at) {
+      const kind = last.status === 'failed' && last.error !== null ? failureKind(last.error) : 'answered';
+      const state =
+        kind === 'answered'
+          ? 'answering'
+          : kind === 'rateLimited'
+            ? 'blocked'
+            : kind === 'unreachable' || kind === 'timeout'
+              ? 'unreachable'
+              : undefined;
+      if (state)
+        readings.push({
+          state,
+          at: last.finished_at,
+          evidence: `the latest run asking Google ${kind === 'answered' ? 'succeeded' : `failed: ${publicFailure(last.error!)}`}`,
+        });
+    }
+    if (canary && canary.checkedAt >= since && canary.verdict !== 'stopped') {
+      const state = canary.verdict === 'unreachable' || canary.verdict === 'blocked' ? canary.verdict : 'answering';
+      readings.push({ state, at: canary.checkedAt, evidence: `the Google canary: ${canary.verdict}` });
+    }
+    const newest = readings.sort((a, b) => b.at.getTime() - a.at.getTime())[0];
+    return newest && newest.state !== 'answering' ? { state: newest.state, at: newest.at, evidence: newest.evidence } : null;
   }
 }
 
@@ -308,5 +433,9 @@ export function researchSettings(config: Config): ResearchSettings {
       routes: Math.max(1, config.trends.proxyUrls.length),
       plan: config.trends.requestPlan,
     },
+    // Read once, where the service is built: the recordings do not change while it runs.
+    ...(answeringProvider(providersOf(config.trends.provider), 'series') === 'replay'
+      ? { replay: new ReplayTrendsProvider(config.trends.recordedDir).coverage() }
+      : {}),
   };
 }

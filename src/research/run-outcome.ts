@@ -7,7 +7,9 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { Database } from '../db/database.js';
+import { failureKind, givesAllowanceBack } from '../domain/public-error.js';
 import { recordEvents } from '../webhooks/event.repository.js';
+import { refundFailedRun } from './allowance.repository.js';
 import { markRunFailed, markRunSucceeded, type RunRow } from './run.repository.js';
 
 export type RunEventType = 'research.completed' | 'research.failed';
@@ -39,11 +41,18 @@ export async function succeedRun(db: Db, runId: string, lastStep: number): Promi
   });
 }
 
-/** Marks the run failed at `step`; answers the event to announce, if one was written. */
+/**
+ * Marks the run failed at `step`; answers the event to announce, if one was written. A run an
+ * account submitted through the API (which spent a run of its allowance) that failed because the
+ * provider could not be reached or refused the requests gets that run back, in the same
+ * transaction, once however often it fails (refundFailedRun).
+ */
 export async function failRun(db: Db, runId: string, step: number, error: string): Promise<string | undefined> {
   return (db as Kysely<Database>).transaction().execute(async (trx) => {
     const run = await markRunFailed(trx, runId, step, error);
     if (!run?.account_id) return undefined;
+    if (givesAllowanceBack(run))
+      await refundFailedRun(trx, { id: run.id, accountId: run.account_id, chargedAt: run.created_at }, failureKind(error));
     const [eventId] = await recordEvents(trx, [eventOf('research.failed', run)]);
     return eventId;
   });

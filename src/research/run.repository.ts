@@ -11,10 +11,12 @@ type DbOrTrx = Db | Transaction<Database>;
 
 /**
  * A step's status as the API, the pages and the report show it: what the step recorded, else the
- * run's own status (running, waiting) for the step it is on, else pending.
+ * run's own status (running, waiting) for the step it is on; else, once the run has ended (failed
+ * or cancelled), "not run": it never will be; else pending.
  */
 export function shownStepStatus(run: Pick<RunRow, 'next_step' | 'status'>, step: number, recorded: string | undefined): string {
   if (recorded !== undefined) return recorded;
+  if (run.status === 'failed' || run.status === 'cancelled' || run.status === 'succeeded') return 'not run';
   return step === run.next_step && (run.status === 'running' || run.status === 'waiting') ? run.status : 'pending';
 }
 

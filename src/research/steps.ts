@@ -98,10 +98,13 @@ async function seriesFor(ctx: StepContext, timeframe: Timeframe): Promise<Series
   };
 }
 
+/** "1 topic", "3 topics": a count and its noun, singular when it is one (a step summary is read by people). */
+const count = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
 const summarizeSeries = (o: SeriesOutput) =>
   o.values.length === 0
     ? `no points for "${o.keyword}"`
-    : `${o.values.length} points for "${o.keyword}", ${o.dates[0]} to ${o.dates.at(-1)}, mean ${Math.round(o.values.reduce((a, b) => a + b, 0) / o.values.length)}`;
+    : `${count(o.values.length, 'point')} for "${o.keyword}", ${o.dates[0]} to ${o.dates.at(-1)}, mean ${Math.round(o.values.reduce((a, b) => a + b, 0) / o.values.length)}`;
 
 async function relatedFor(ctx: StepContext, kind: 'relatedQueries' | 'relatedTopics', list: 'top' | 'rising'): Promise<RelatedOutput> {
   const keyword = ctx.out('choose_primary').primary;
@@ -209,7 +212,8 @@ const describeFamily = (r: Reading<FamilyShare>) =>
       ? `contradictory (${f.ratio}× the phrase: not read)`
       : `${f.share === 0 ? `under ${pct1(f.resolution)}` : pct1(f.share)} of the phrase's searches`,
   );
-const describeList = (r: Reading<TermShare>) => describeReading(r, (t) => `${t.matched} of ${t.total} related queries`);
+const describeList = (r: Reading<TermShare>) =>
+  describeReading(r, (t) => `${t.matched} of ${count(t.total, 'related query', 'related queries')}`);
 
 /** The comparison as steps 27-29 record it: each keeps its own family's share, not all of them. */
 const asked = ({ shares: _shares, ...rest }: ModifierComparison): AskedComparison => rest;
@@ -331,7 +335,7 @@ const DEFINITIONS: readonly NamedStep[] = [
   /* 1 */ {
     name: 'normalize_idea',
     run: async (ctx) => normalizeIdea(ctx.run.idea),
-    summarize: (o) => `"${o.key}" (${o.words.length} words)`,
+    summarize: (o) => `"${o.key}" (${count(o.words.length, 'word')})`,
   },
   /* 2 */ {
     name: 'extract_phrases',
@@ -475,7 +479,7 @@ const DEFINITIONS: readonly NamedStep[] = [
     summarize: (o) =>
       o.unavailable
         ? `not available: ${o.unavailable}`
-        : `${o.places.length} ${o.places.some((p) => p.code.includes('-')) ? 'regions' : 'countries'} with data${o.compared_with ? ` (shares vs "${o.compared_with}")` : ''}; strongest: ${o.places.slice(0, 3).map(describePlace).join(', ') || '–'}`,
+        : `${o.places.some((p) => p.code.includes('-')) ? count(o.places.length, 'region') : count(o.places.length, 'country', 'countries')} with data${o.compared_with ? ` (shares vs "${o.compared_with}")` : ''}; strongest: ${o.places.slice(0, 3).map(describePlace).join(', ') || '–'}`,
   },
   /* 18 */ {
     name: 'interest_by_city',
@@ -571,7 +575,7 @@ const DEFINITIONS: readonly NamedStep[] = [
       };
     },
     summarize: (o) =>
-      `${(o.rising_queries ?? 'listed') === 'listed' ? `${o.breakout_queries.length} breakout queries` : `no rising queries to read (${o.rising_queries})`}; series z ${o.series?.zScore ?? '–'}${o.series?.breakout ? ' (breakout)' : ''}`,
+      `${(o.rising_queries ?? 'listed') === 'listed' ? count(o.breakout_queries.length, 'breakout query', 'breakout queries') : `no rising queries to read (${o.rising_queries})`}; series z ${o.series?.zScore ?? '–'}${o.series?.breakout ? ' (breakout)' : ''}`,
   },
   /* 26 */ {
     name: 'demand_breadth',
@@ -621,11 +625,11 @@ const DEFINITIONS: readonly NamedStep[] = [
     summarize: (o) =>
       'lists' in o
         ? [
-            `related lists: ${describeReading(o.lists, (l) => `${l.queries} queries, ${l.topics} topics, ${l.vocabulary} distinct words`)}`,
-            `autocomplete: ${describeReading(o.autocomplete, (a) => `${a.topics} topics of ${a.types.length} types`)}`,
-            `modifiers: ${describeReading(o.modifiers, (m) => `${m.registering} of ${m.families} families searched`)}`,
+            `related lists: ${describeReading(o.lists, (l) => `${count(l.queries, 'query', 'queries')}, ${count(l.topics, 'topic')}, ${count(l.vocabulary, 'distinct word')}`)}`,
+            `autocomplete: ${describeReading(o.autocomplete, (a) => `${count(a.topics, 'topic')} of ${count(a.types.length, 'type')}`)}`,
+            `modifiers: ${describeReading(o.modifiers, (m) => `${m.registering} of ${count(m.families, 'family', 'families')} searched`)}`,
           ].join('; ')
-        : `${o.queries} queries, ${o.topics} topics, ${o.vocabulary} distinct words`,
+        : `${count(o.queries, 'query', 'queries')}, ${count(o.topics, 'topic')}, ${count(o.vocabulary, 'distinct word')}`,
   },
   /* 27 */ { name: 'pain_signals', run: (ctx) => signalFor(ctx, 'pain', PAIN_TERMS), summarize: summarizeSignal },
   /* 28 */ { name: 'buyer_intent', run: (ctx) => signalFor(ctx, 'intent', INTENT_TERMS), summarize: summarizeSignal },
@@ -650,14 +654,14 @@ const DEFINITIONS: readonly NamedStep[] = [
         ? `${o.brands.matched} brand and ${o.comparisons.matched} comparison queries of ${o.brands.total}`
         : [
             `comparisons: ${describeFamily(o.comparisons.modifiers)}, ${describeList(o.comparisons.lists)}`,
-            `brands: ${describeReading(o.brands.autocomplete, (a) => `${a.brand_topics} of ${a.topics} autocomplete topics`)}, ${describeList(o.brands.lists)}`,
+            `brands: ${describeReading(o.brands.autocomplete, (a) => `${a.brand_topics} of ${count(a.topics, 'autocomplete topic')}`)}, ${describeList(o.brands.lists)}`,
           ].join('; '),
   },
   /* 30 */ {
     name: 'geographic_reach',
     run: async (ctx) => geographicReach(ctx.out('interest_by_country').places, ctx.out('interest_by_city').places),
     summarize: (o) =>
-      `${o.countriesWithInterest} of ${o.countriesWithData} countries ≥ ${INTEREST_THRESHOLD}${o.topCountry ? `, top ${o.topCountry}` : ''}; ${o.citiesWithInterest} cities`,
+      `${o.countriesWithInterest} of ${count(o.countriesWithData, 'country', 'countries')} ≥ ${INTEREST_THRESHOLD}${o.topCountry ? `, top ${o.topCountry}` : ''}; ${count(o.citiesWithInterest, 'city', 'cities')}`,
   },
   /* 31 */ {
     name: 'forecast',
@@ -776,5 +780,5 @@ function fmtPct(x: number | null): string {
 }
 
 function summarizeShare(o: TermShare): string {
-  return `${o.matched} of ${o.total} queries${o.examples[0] ? ` (e.g. "${o.examples[0]}")` : ''}`;
+  return `${o.matched} of ${count(o.total, 'query', 'queries')}${o.examples[0] ? ` (e.g. "${o.examples[0]}")` : ''}`;
 }

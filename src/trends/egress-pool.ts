@@ -371,13 +371,7 @@ export class EgressPool {
 
   /** The latest scheduled canary's result, if one ran this week. */
   async lastCheck(): Promise<GoogleCheck | null> {
-    const raw = await this.redis.get(`${this.prefix}:check`);
-    if (!raw) return null;
-    try {
-      return JSON.parse(raw) as GoogleCheck;
-    } catch {
-      return null;
-    }
+    return readLastCheck(this.redis, this.prefix);
   }
 
   /** Records how Google labelled the route's client; returns the label before it when it changed (null: the first seen). */
@@ -462,5 +456,16 @@ export class EgressPool {
         };
       }),
     );
+  }
+}
+
+/** The latest scheduled canary's result kept under the pool's `prefix`, if one ran this week: readable without the pool (the web process has no routes). */
+export async function readLastCheck(redis: Redis, prefix: string): Promise<GoogleCheck | null> {
+  const raw = await redis.get(`${prefix}:check`);
+  if (!raw) return null;
+  try {
+    return JSON.parse(raw) as GoogleCheck;
+  } catch {
+    return null;
   }
 }

@@ -293,3 +293,38 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
     ...(stopped ? { stopped, ...(stoppedAt ? { stoppedAt } : {}) } : {}),
   };
 }
+
+/**
+ * What a check says of Google, in one word: `unreachable` when no request got an answer at all
+ * (DNS, the connection, the proxy, a timeout: nothing of Google's was read, so nothing says Google
+ * changed); `blocked` when Google refused this client (429, the "sorry" page); `changed` when Google
+ * answered, but not as the product reads it; `stopped` when the route's own pace stopped the check
+ * first; else `ok`.
+ */
+export type CheckVerdict = 'ok' | 'unreachable' | 'blocked' | 'changed' | 'stopped';
+
+/** Why Google could not be reached, in the operator's words, from the network error's text. */
+export function unreachableCause(detail: string): string {
+  if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(detail)) return 'the name does not resolve (DNS)';
+  // CONNECT in capitals is the proxy's tunnel; "connect ECONNREFUSED" is Node's own connection failing.
+  if (/\bproxy\b/i.test(detail) || /\bCONNECT\b/.test(detail)) return 'the egress proxy refused or failed the connection';
+  if (/did not answer within|timed? ?out|ETIMEDOUT/i.test(detail)) return 'no answer in time';
+  if (/ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|socket hang up/i.test(detail)) return 'the connection failed';
+  if (/certificate|TLS|SSL/i.test(detail)) return 'the TLS handshake failed';
+  return 'no answer';
+}
+
+export function checkVerdict(check: Pick<GoogleCheck, 'kinds' | 'broken' | 'blocked' | 'stopped'>): {
+  verdict: CheckVerdict;
+  detail: string;
+} {
+  if (check.blocked) return { verdict: 'blocked', detail: `Google blocked this client (${check.blocked.kind})` };
+  const asked = check.kinds.filter((k) => k.outcome !== 'not_asked');
+  if (asked.length > 0 && asked.every((k) => k.outcome === 'error')) {
+    const first = asked[0]!;
+    return { verdict: 'unreachable', detail: `${unreachableCause(first.detail)}: ${first.kind}: ${first.detail}` };
+  }
+  if (check.broken.length > 0) return { verdict: 'changed', detail: `broken: ${check.broken.join(', ')}` };
+  if (check.stopped) return { verdict: 'stopped', detail: check.stopped };
+  return { verdict: 'ok', detail: 'every kind research and discovery need answers as expected' };
+}

@@ -110,6 +110,12 @@ export function indexRecordings(root: string): Recording[] {
   return recordings;
 }
 
+/** What replay can research: recorded phrases (lower case) and markets ('' worldwide). */
+export interface ReplayCoverage {
+  phrases: readonly string[];
+  markets: readonly string[];
+}
+
 /**
  * The anchor term of replay runs when TRENDS_ANCHOR is not set. The recordings
  * compare "pizza" with "bagel" and nothing else, so "bagel" is the only anchor
@@ -129,6 +135,19 @@ export class ReplayTrendsProvider implements TrendsProvider {
   /** What can be replayed, for error messages and `insights research --help`. */
   recordedKeywords(): string[] {
     return [...new Set(this.recordings.flatMap((r) => r.keywords))].sort();
+  }
+
+  /**
+   * What a research run can be answered for: the phrases whose interest over time was recorded
+   * (a run's series, steps 7–10, are asked for its primary phrase) and the markets they were
+   * recorded for ('' worldwide). A submission outside them is refused before it is charged.
+   */
+  coverage(): ReplayCoverage {
+    const series = this.recordings.filter((r) => r.kind === 'interestOverTime');
+    return {
+      phrases: [...new Set(series.flatMap((r) => r.keywords.map((k) => k.toLowerCase())))].sort(),
+      markets: [...new Set(series.map((r) => r.geo))].sort(),
+    };
   }
 
   async fetch(request: TrendsRequest): Promise<TrendsResponse> {

@@ -175,6 +175,10 @@ export interface DeliveryLogRow {
   created_at: Date;
   finished_at: Date | null;
   created_key: string;
+  /** The insight the event was about, if any. */
+  insight_id: string | null;
+  /** What the event was about, as a person reads it: its insight's title, else the idea a research run was of; null for a ping. */
+  about: string | null;
 }
 
 /** Where a page of the delivery log ends: the last row's created_key and id. */
@@ -195,10 +199,13 @@ export async function listDeliveries(
   let query = db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('outbox_events as e', 'e.id', 'd.event_id')
+    .leftJoin('insights as i', 'i.id', 'e.insight_id')
     .select([
       'd.id',
       'd.event_id',
       'e.type as event_type',
+      'e.insight_id',
+      sql<string | null>`coalesce(i.title, e.payload->>'idea')`.as('about'),
       'd.subscription_id',
       'd.status',
       'd.attempts',

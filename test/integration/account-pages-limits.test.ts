@@ -160,7 +160,7 @@ describe('keys per plan', () => {
     expect(live).toHaveLength(API_KEYS_PER_PLAN.free);
     const csrf = csrfOf((await owner.agent.get('/account/keys')).body);
     expect((await owner.agent.post(`/account/keys/${live[0]!.id}/rotate`, { csrf })).statusCode).toBe(303);
-    expect((await owner.agent.post(`/account/keys/${live[1]!.id}/revoke`, { csrf })).statusCode).toBe(303);
+    expect((await owner.agent.post(`/account/keys/${live[1]!.id}/revoke`, { csrf, confirm: 'yes' })).statusCode).toBe(303);
     expect((await create('after a revocation')).statusCode).toBe(303);
   });
 });
@@ -176,8 +176,9 @@ describe('the keys page', () => {
     expect(alive.body).not.toContain('Revoked ');
     const revoked = await owner.agent.submit(`/account/keys/${owner.operatorKeyId}/revoke`, {
       csrf: csrfOf(alive.body),
+      confirm: 'yes',
     });
-    expect(revoked.body).toContain(`Revoked ${owner.operatorKeyId}: requests with it are refused now.`);
+    expect(revoked.body).toMatch(/Revoked “[^”]+” \(sik_[A-Za-z0-9]+…\): requests with it are refused now\./);
   });
 });
 

@@ -311,11 +311,20 @@ describe('roles', () => {
     expect((await member.post('/account/people', { csrf, email: 'friend@example.com', role: 'owner' })).statusCode).toBe(403);
 
     const own = await createKey(member, 'member key');
-    expect((await member.post(`/account/keys/${own.id}/revoke`, { csrf })).statusCode).toBe(303);
+    // The first submit only asks, naming the key by its name; nothing is revoked until it is confirmed.
+    const asked = await member.post(`/account/keys/${own.id}/revoke`, { csrf });
+    expect(asked.statusCode).toBe(200);
+    expect(asked.body).toContain('Revoke “member key”?');
+    expect(asked.body).toContain('<button type="submit">Yes, revoke “member key”</button>');
+    expect((await t.app.inject({ url: '/api/insights', headers: bearer(own.key) })).statusCode).toBe(200);
+    const confirmed = await member.submit(`/account/keys/${own.id}/revoke`, { csrf, confirm: 'yes' });
+    expect(confirmed.posted.statusCode).toBe(303);
+    expect(confirmed.body).toMatch(/Revoked “member key” \(sik_[A-Za-z0-9]+…\): requests with it are refused now\./);
+    expect(confirmed.body).not.toContain(`Revoked ${own.id}`);
     expect((await t.app.inject({ url: '/api/insights', headers: bearer(own.key) })).statusCode).toBe(401);
     // The owner may revoke anyone's.
     const ownerCsrf = csrfOf((await owner.get('/account/keys')).body);
-    expect((await owner.post(`/account/keys/${ownerKey.id}/revoke`, { csrf: ownerCsrf })).statusCode).toBe(303);
+    expect((await owner.post(`/account/keys/${ownerKey.id}/revoke`, { csrf: ownerCsrf, confirm: 'yes' })).statusCode).toBe(303);
     expect((await t.app.inject({ url: '/api/insights', headers: bearer(ownerKey.key) })).statusCode).toBe(401);
   });
 
@@ -452,7 +461,7 @@ describe('a run and its report', () => {
     const finished = await member.get(`/account/research/${runId}`);
     expect(finished.statusCode).toBe(200);
     expect(finished.body).not.toContain('http-equiv="refresh"');
-    expect(finished.body).toContain('This run is succeeded');
+    expect(finished.body).toContain('This run succeeded');
     expect(finished.body).toContain(`<a href="/account/insights/${insightId}/report">`);
     // Done: its verdict and score, linked to the insight's page.
     expect((await member.get('/account/research')).body).toContain(
@@ -535,7 +544,7 @@ describe('webhooks', () => {
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('http://127.0.0.1:9/pages-hook');
     expect(res.body).toContain('score ≥ 0.6; categories: finance');
-    expect(res.body).toMatch(/<td>ping<\/td><td>pending<\/td>/);
+    expect(res.body).toMatch(/<td>ping<\/td><td>—<\/td><td>pending<\/td>/);
     expect(res.body).not.toContain('someone-else');
     expect(res.body).toMatch(/<a href="\/account\/webhooks" aria-current="page">Webhooks<\/a>/);
   });
@@ -743,7 +752,7 @@ describe('a suspended account', () => {
     );
     expect(await deliveries()).toEqual(deliveriesBefore);
     // Revoking only takes access away: an owner can stop a leaked key while the account is suspended.
-    const revoked = await agent.post(`/account/keys/${existing.id}/revoke`, { csrf });
+    const revoked = await agent.post(`/account/keys/${existing.id}/revoke`, { csrf, confirm: 'yes' });
     expect(revoked.statusCode, revoked.body).toBe(303);
     expect(
       (await t.database.db.selectFrom('api_keys').select('revoked_at').where('id', '=', existing.id).executeTakeFirstOrThrow()).revoked_at,

@@ -1,6 +1,7 @@
 // `insights google check` against the loopback Google, through a CONNECT proxy
 // as in production: each kind the product sends, how Google answered it and
 // its latency; exit 1 when a kind research or discovery needs is broken.
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/google-on-loopback/index.js';
 import { routesFrom } from '../../src/trends/egress.js';
@@ -146,7 +147,27 @@ describe('insights google check', () => {
     const human = await check();
     expect(human.code).toBe(1);
     expect(human.stdout).toMatch(/multiline\s+changed shape\s+\d+\s+research\s+BROKEN/);
-    expect(human.stdout).toContain('BROKEN: multiline.');
+    expect(human.stdout).toContain('BROKEN: multiline: Google answered, but not as this client reads it.');
+    expect(human.stdout).not.toContain('CANNOT REACH GOOGLE');
+  });
+
+  it('tells "cannot reach Google" (the proxy refuses the connection) apart from "Google changed": its own message, exit 4', async () => {
+    // A loopback port nothing listens on: the egress proxy cannot be reached, so nothing of Google's is read.
+    const closed = await new Promise<number>((resolve) => {
+      const server = net.createServer();
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const before = g.google.totalRequests();
+    const result = await runCli(['google', 'check'], { ...env, TRENDS_PROXY_URLS: `http://127.0.0.1:${closed}` });
+    expect(g.google.totalRequests()).toBe(before);
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stdout).toMatch(/CANNOT REACH GOOGLE via 127\.0\.0\.1:\d+: /);
+    expect(result.stdout).toContain('says nothing of whether Google changed');
+    expect(result.stdout).not.toContain('BROKEN');
+    expect(result.stdout).not.toContain('Google changed".');
   });
 
   it("asks nothing while the route cools down (the workers' pace holds for the check too), and says so", async () => {

@@ -190,11 +190,30 @@ describe('insights research', () => {
     expect(chart.body).toMatch(/5 years, weekly/);
   }, 180_000);
 
-  it('fails clearly with replay when a request was never recorded, and exits 1 naming the step', async () => {
+  it('refuses at once with replay an idea none of whose phrases was recorded (issue 49: it failed at step 3 before), naming what is; retries a failed run', async () => {
     const result = await runCli(['research', 'Quantum knitting subscription', '--wait'], { ...env, TRENDS_PROVIDER: 'replay' });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/failed at step 3 \(autocomplete_phrases\).*replay has no recording of autocomplete/);
-    const runId = /run_[0-9a-z]+/.exec(result.stdout)![0];
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /recorded Google Trends data \(replay\), which has no phrase of this idea: it can research the phrases .*"pizza"/,
+    );
+    expect(result.stdout).not.toMatch(/run_[0-9a-z]+/);
+    // A run that failed at step 3 (as such a run did) is resumed there.
+    const runId = 'run_clifailedatthree1';
+    await t.database.db
+      .insertInto('research_runs')
+      .values({
+        id: runId,
+        idea: 'Quantum knitting subscription',
+        idea_key: 'quantum knitting subscription',
+        keyword_hints: '[]',
+        provider: 'replay',
+        source: 'research',
+        status: 'failed',
+        next_step: 3,
+        failed_step: 3,
+        error: 'step 3 (autocomplete_phrases) failed: replay has no recording of autocomplete',
+      })
+      .execute();
     const retry = await runCli(['runs', 'retry', runId], env);
     expect(retry.code).toBe(0);
     expect(retry.stdout).toMatch(/Resumed .* at step 3/);

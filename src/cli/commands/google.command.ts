@@ -6,7 +6,7 @@ import { egressPoolOptions } from '../../runtime/egress.js';
 import { routesFrom, type EgressRoute } from '../../trends/egress.js';
 import { EgressPool } from '../../trends/egress-pool.js';
 import type { Pacer } from '../../trends/google-client.js';
-import { checkGoogle } from '../../trends/google-check.js';
+import { checkGoogle, checkVerdict } from '../../trends/google-check.js';
 import { anchorTermFor } from '../../trends/provider-factory.js';
 import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
@@ -17,7 +17,7 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
   google
     .command('check')
     .description(
-      "A live canary: one request of each kind the product sends (the home page for the cookie, the explore widgets, the embed flow's related queries, autocomplete, the trending feed), through the first egress route, each with how Google answered, its latency and the label Google gives the client; exits 1 when a kind research or discovery needs is broken",
+      "A live canary: one request of each kind the product sends (the home page for the cookie, the explore widgets, the embed flow's related queries, autocomplete, the trending feed), through the first egress route, each with how Google answered, its latency and the label Google gives the client; exits 1 when a kind research or discovery needs is broken (Google answered differently, or blocked the client), 4 when Google could not be reached at all (DNS, connection, proxy)",
     )
     .option('--geo <country>', 'country of the explore and of the trending feed', 'US')
     .option('--json', 'print the result as one JSON object')
@@ -49,6 +49,7 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
         print(
           `How Google labels this client: ${result.userType.explore ?? '(no explore token)'} (explore), ${result.userType.embed ?? '(no embed token)'} (embed)`,
         );
+        const { verdict, detail } = checkVerdict(result);
         print(
           table(
             result.kinds.map((k) => ({
@@ -56,20 +57,29 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
               outcome: k.outcome.replace('_', ' '),
               ms: k.ms ?? '',
               'needed by': k.neededBy,
-              '': k.broken ? 'BROKEN' : 'ok',
+              // Nothing of Google's was read when it could not be reached: a kind is unanswered, not broken.
+              '': k.broken ? (verdict === 'unreachable' ? 'no answer' : 'BROKEN') : 'ok',
               detail: k.detail.slice(0, 140),
             })),
           ),
         );
+        // Unreachable and blocked are not "Google changed": the operator's fix is the network, the proxy or patience, not the client.
         print(
-          result.stopped
-            ? `Not checked from ${result.stoppedAt ?? 'the start'} on: ${result.stopped}. Try again when the route is free.`
-            : result.broken.length === 0
-              ? 'Every kind research and discovery need answers as expected.'
-              : `BROKEN: ${result.broken.join(', ')}. See docs/operations.md, "Google changed".`,
+          verdict === 'unreachable'
+            ? `CANNOT REACH GOOGLE via ${result.route}: ${detail}. Nothing of Google's was read, so this says nothing of whether Google changed: check DNS, the network and TRENDS_PROXY_URLS, then run the check again.`
+            : verdict === 'blocked'
+              ? `BLOCKED: ${detail}. Google refuses this client for now; the route cools down (docs/operations.md, "Pacing Google").`
+              : verdict === 'stopped'
+                ? `Not checked from ${result.stoppedAt ?? 'the start'} on: ${result.stopped}. Try again when the route is free.`
+                : verdict === 'ok'
+                  ? 'Every kind research and discovery need answers as expected.'
+                  : `BROKEN: ${result.broken.join(', ')}: Google answered, but not as this client reads it. See docs/operations.md, "Google changed".`,
         );
       }
-      if (result.broken.length > 0) process.exitCode = 1;
+      // 1: Google changed (or blocked us); 4: Google could not be reached; 3: the route's pace stopped the check (2: a usage error).
+      const verdict = checkVerdict(result).verdict;
+      if (verdict === 'unreachable') process.exitCode = 4;
+      else if (result.broken.length > 0) process.exitCode = 1;
       else if (result.stopped) process.exitCode = 3;
     });
 }

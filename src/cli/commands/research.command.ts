@@ -7,7 +7,7 @@ import { marketProblem } from '../../domain/research/market.js';
 import { InvalidIdeaError, ResearchChain } from '../../research/chain.js';
 import { dryRun, type DryRun } from '../../research/dry-run.js';
 import { anchorTermFor } from '../../trends/provider-factory.js';
-import { ResearchService, researchSettings } from '../../research/research-service.js';
+import { NotAnswerableError, ResearchService, researchSettings } from '../../research/research-service.js';
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
 import { STEP_COUNT, STEP_NAMES } from '../../research/step-contract.js';
 import { openResources, type Resources } from '../../runtime/resources.js';
@@ -160,6 +160,7 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
           .submit({ operator: true }, { idea, hints: options.keyword, ...(options.geo !== undefined ? { geo: options.geo } : {}) })
           .catch((error: unknown) => {
             if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
+            if (error instanceof NotAnswerableError) throw new UsageError(error.message);
             throw error;
           });
         if (submitted.kind !== 'run') throw new Error('an operator submission always starts a run');

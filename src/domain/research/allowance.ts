@@ -25,14 +25,17 @@ export interface AllowanceState {
   limit: number;
   used: number;
   remaining: number;
+  /** Runs of the day given back (their provider could not be reached or refused them): `used` counts them no more. */
+  refunded: number;
   resetsAt: Date;
 }
 
-export function allowanceState(limit: number, used: number, now: Date): AllowanceState {
+export function allowanceState(limit: number, used: number, now: Date, refunded = 0): AllowanceState {
   return {
     limit,
     used,
     remaining: Math.max(0, limit - used),
+    refunded,
     resetsAt: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)),
   };
 }

@@ -28,8 +28,19 @@ export function marketProblem(geo: string): string | null {
   }
   if (geo === '') return null;
   const country = geo.slice(0, 2);
-  return countryName(country) ? null : `"${country}" is not a country code (ISO 3166-1, such as US, DE or BR)`;
+  if (countryName(country)) return null;
+  const meant = COMMON_MISTAKES[country];
+  if (meant) {
+    return `"${country}" is not a country code: use ${meant.code}${geo.slice(2)} for ${meant.name} (ISO 3166-1; ${meant.why})`;
+  }
+  return `"${country}" is not a country code (ISO 3166-1, such as US, DE or BR)`;
 }
+
+/** Codes people type for a country that ISO 3166-1 (and Google Trends) spell otherwise: refused, with the right one. */
+const COMMON_MISTAKES: Readonly<Record<string, { code: string; name: string; why: string }>> = {
+  UK: { code: 'GB', name: 'the United Kingdom', why: 'UK is only reserved for it, as in the .uk domain' },
+  EL: { code: 'GR', name: 'Greece', why: "EL is the EU's own code for it" },
+};
 
 /** Why a language tag is not one, or null: a known ISO 639-1 language, optionally with a country (pt-BR). */
 export function languageProblem(tag: string): string | null {

@@ -22,7 +22,7 @@ export function authorize(): GuardStep {
       throw new ProblemError(
         problem(
           'missingScope',
-          `This API key (${apiKey.id}) lacks the scope ${needed} that ${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]} needs; it has ${apiKey.scopes.join(', ') || 'none'}. Ask for a key created with --scope ${needed}.`,
+          `This API key (${apiKey.id}) lacks the scope ${needed} that ${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]} needs; it has ${apiKey.scopes.join(', ') || 'none'}. Use a key with the scope ${needed}: an owner of the account can create one on the API Keys page (/account/keys).`,
         ),
       );
     }

@@ -86,7 +86,7 @@ ${
     const message =
       (await takeShown(session, 'keys')) +
       (revoked && revoked.account_id === session.row.account_id && revoked.revoked_at
-        ? notice('ok', `Revoked ${revoked.id}: requests with it are refused now.`)
+        ? notice('ok', `Revoked “${revoked.name}” (${revoked.display_prefix}…): requests with it are refused now.`)
         : '');
     return html(reply, { title: 'API Keys', signedIn: frame(session, 'keys'), body: await keysPage(session, message) });
   });
@@ -223,6 +223,17 @@ ${
     if (!session) return reply;
     const key = await manageableKey(session, request, reply);
     if (!key) return reply;
+    // Revoking cannot be undone and stops every client using the key at once: the first submit asks, naming the key.
+    if (field(request.body, 'confirm') !== 'yes') {
+      return html(reply, {
+        title: 'Revoke a key?',
+        signedIn: frame(session, 'keys'),
+        body: `<section aria-labelledby="confirm-heading"><h2 id="confirm-heading">Revoke “${esc(key.name)}”?</h2>
+<p>The key “${esc(key.name)}” (<code>${esc(key.display_prefix)}…</code>, ${esc(key.scopes.join(', '))}, last used ${esc(date(key.last_used_at))}) stops working at once: every request with it is refused. This cannot be undone; a client that still needs access needs a new key.</p>
+<form method="post" action="/account/keys/${esc(key.id)}/revoke">${hidden('csrf', session.csrf)}${hidden('confirm', 'yes')}<button type="submit">Yes, revoke “${esc(key.name)}”</button></form>
+<p><a href="/account/keys">No, keep it</a></p></section>`,
+      });
+    }
     await revokeApiKey(db, key.id);
     await keyChanged(key.id);
     audit(session, 'key revoked', { key_id: key.id });

@@ -4,7 +4,7 @@ import { accountUsage } from '../../accounts/account-usage.js';
 import { fillDays, renderUsageChart } from '../../domain/charts/usage-chart.js';
 import { PLANS, utcDay } from '../../domain/quota.js';
 import { allowanceState } from '../../domain/research/allowance.js';
-import { researchRunsSpent } from '../../research/allowance.repository.js';
+import { researchRunsRefunded, researchRunsSpent } from '../../research/allowance.repository.js';
 import { esc } from './layout.js';
 import { date, type PageKit } from './page-kit.js';
 
@@ -16,20 +16,21 @@ export function overviewPage(app: FastifyInstance, kit: PageKit): void {
     if (!session) return reply;
     const { account_id: accountId, plan } = session.row;
     const now = new Date();
-    const [days, today, spent] = await Promise.all([
+    const [days, today, spent, refunded] = await Promise.all([
       accountUsage(db, options.quota, accountId, 30, now),
       options.quota.today(accountId, now),
       researchRunsSpent(db, accountId, now),
+      researchRunsRefunded(db, accountId, now),
     ]);
     const limit = PLANS[plan].dailyLimit;
     const used = today?.total ?? 0;
-    const research = allowanceState(allowance[plan], spent, now);
+    const research = allowanceState(allowance[plan], spent, now, refunded);
     const series = fillDays(days, utcDay(now), 30);
     const rows = [...series].reverse().filter((d) => d.requests > 0);
     const body = `<section aria-labelledby="today-heading"><h2 id="today-heading">Today (${esc(utcDay(now))}, UTC)</h2>
 <dl class="facts"><dt>Plan</dt><dd>${esc(plan)}</dd>
 <dt>Requests</dt><dd>${used}${limit === null ? ' (unlimited plan)' : ` of ${limit} (${Math.max(0, limit - used)} left)`}</dd>
-<dt>Research runs</dt><dd>${research.used} of ${research.limit} (${research.remaining} left)</dd>
+<dt>Research runs</dt><dd>${research.used} of ${research.limit} (${research.remaining} left)${research.refunded > 0 ? `; ${research.refunded} given back (the provider could not be reached or refused ${research.refunded === 1 ? 'it' : 'them'})` : ''}</dd>
 <dt>Resets</dt><dd>${esc(date(research.resetsAt))}</dd>
 <dt>Account status</dt><dd>${esc(session.row.status)}</dd></dl></section>
 <section aria-labelledby="usage-heading"><h2 id="usage-heading">Requests, last 30 days</h2>

@@ -2,14 +2,15 @@
 import type { FastifyInstance } from 'fastify';
 import { listAccountRuns, listDemoRuns } from '../../research/account-runs.repository.js';
 import { findRun, shownStepStatus, stepsOf } from '../../research/run.repository.js';
+import { runWasRefunded } from '../../research/allowance.repository.js';
 import { dataDatesOf, findActiveInsights, type InsightRow } from '../../insights/insight.repository.js';
 import { displayTitle, provenanceOf, type ProvenanceFacts } from '../../domain/provenance.js';
 import type { RunRow } from '../../research/run.repository.js';
 import { isId } from '../../domain/ids.js';
-import { publicRunError, publicWaitingReason } from '../../domain/public-error.js';
+import { publicFailure, publicRunAdvice, publicRunError, publicWaitingReason } from '../../domain/public-error.js';
 import { verdictOf } from '../../domain/research/verdict.js';
 import { InvalidIdeaError } from '../../research/chain.js';
-import { ResearchAllowanceSpentError } from '../../research/research-service.js';
+import { NotAnswerableError, ResearchAllowanceSpentError } from '../../research/research-service.js';
 import { STEP_COUNT, STEP_NAMES } from '../../domain/research/step-names.js';
 import { esc, hidden, notice } from './layout.js';
 import type { Session } from './session.js';
@@ -146,6 +147,7 @@ ${
       return redirectWith(reply, session, 'research', '/account/research', notice('ok', text));
     } catch (error) {
       if (error instanceof InvalidIdeaError) return again(400, `This idea cannot be researched: ${error.message}`);
+      if (error instanceof NotAnswerableError) return again(422, error.message);
       if (error instanceof ResearchAllowanceSpentError) {
         reply.header('retry-after', String(Math.max(1, Math.ceil((error.state.resetsAt.getTime() - Date.now()) / 1000))));
         return again(429, error.message);
@@ -166,6 +168,32 @@ ${
     return line.length > 200 ? `${line.slice(0, 199)}…` : line;
   };
 
+  /**
+   * Where the run stands, in a sentence, and for a failed or waiting run why and what to do: the
+   * reason and advice GET /api/research-runs/{id} gives (error, waiting_reason, what_to_do).
+   */
+  const runState = (run: RunRow, refunded: boolean): string => {
+    const ended = run.finished_at ? ` (ended ${esc(date(run.finished_at))})` : '';
+    const advice = publicRunAdvice(run, refunded);
+    const todo = advice ? `<p><strong>What to do:</strong> ${esc(advice)}</p>` : '';
+    const reloads = `this page reloads itself every ${REFRESH_SECONDS} seconds until it ends.`;
+    switch (run.status) {
+      case 'queued':
+      case 'running':
+        return `<p role="status">This run is ${run.status}: ${reloads}</p>`;
+      case 'waiting':
+        return `<p role="status">This run is waiting: ${esc(publicWaitingReason(run.waiting_reason) ?? 'waiting')}. ${reloads}</p>${todo}`;
+      case 'succeeded':
+        return `<p>This run succeeded${ended}.</p>`;
+      case 'cancelled':
+        return `<p>This run was cancelled${ended}.</p>`;
+      case 'failed': {
+        const step = run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' };
+        return `<div role="alert"><p>This run failed${ended}: ${esc(publicRunError(run.error, step) ?? 'no reason was recorded')}.</p>${todo}</div>`;
+      }
+    }
+  };
+
   // A run of the account's own, step by step, from the repository GET /api/research-runs/{id} reads.
   app.get('/account/research/:id', hide, async (request, reply) => {
     const session = await page(request, reply);
@@ -180,13 +208,11 @@ ${
     const rows = STEP_NAMES.map((name, i) => {
       const s = recorded.get(i + 1);
       const status = shownStepStatus(run, i + 1, s?.status);
-      return `<tr><td>${i + 1}</td><td>${esc(name)}</td><td>${esc(status)}</td><td>${esc(oneLine(s?.summary ?? null)) || '—'}</td></tr>`;
+      return `<tr><td>${i + 1}</td><td>${esc(name)}</td><td>${esc(status)}</td><td>${esc(oneLine(s?.summary ?? null) || (s?.status === 'failed' && s.error ? publicFailure(s.error) : '—'))}</td></tr>`;
     });
     const done = [...recorded.values()].filter((s) => s.status === 'done').length;
-    const state = live
-      ? `<p role="status">This run is ${esc(run.status)}: this page reloads itself every ${REFRESH_SECONDS} seconds until it ends.</p>`
-      : `<p>This run is ${esc(run.status)}${run.failed_step ? ` at step ${run.failed_step}` : ''}${run.finished_at ? ` (ended ${esc(date(run.finished_at))})` : ''}.</p>`;
-    const body = `${state}<dl class="facts"><dt>Idea</dt><dd>${esc(shown.idea)}</dd><dt>Market</dt><dd>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</dd>
+    const refunded = run.status === 'failed' && (await runWasRefunded(db, run.id));
+    const body = `${runState(run, refunded)}<dl class="facts"><dt>Idea</dt><dd>${esc(shown.idea)}</dd><dt>Market</dt><dd>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</dd>
 <dt>Source</dt><dd>${esc(shown.source)}</dd><dt>Data as of</dt><dd>${esc(shown.dataAsOf)}</dd>
 <dt>Steps done</dt><dd>${done} of ${STEP_COUNT}</dd><dt>Started</dt><dd>${esc(date(run.created_at))}</dd>
 <dt>Insight</dt><dd>${run.insight_id ? `<a href="/account/insights/${esc(run.insight_id)}">${esc(shown.idea)}</a> (<a href="/account/insights/${esc(run.insight_id)}/report">printable report</a>)` : '—'}</dd></dl>

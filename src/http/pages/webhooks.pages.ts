@@ -88,10 +88,10 @@ export function webhooksPage(app: FastifyInstance, kit: PageKit): void {
         const table =
           deliveries.length === 0
             ? '<p>No deliveries yet.</p>'
-            : `<table><caption>Recent deliveries to ${esc(row.url)}</caption><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Send again</th></tr></thead><tbody>${deliveries
+            : `<table><caption>Recent deliveries to ${esc(row.url)}</caption><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">About</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Send again</th></tr></thead><tbody>${deliveries
                 .map(
                   (d) =>
-                    `<tr><td>${esc(date(d.created_at))}</td><td>${esc(d.event_type)}</td><td>${esc(d.status)}</td><td>${d.attempts}</td><td>${esc(d.last_status_code ?? d.last_error ?? '—')}</td><td>${button(`${base}/deliveries/${encodeURIComponent(d.id)}/replay`, 'Replay', `delivery ${d.id}`)}</td></tr>`,
+                    `<tr><td>${esc(date(d.created_at))}</td><td>${esc(d.event_type)}</td><td>${d.insight_id && d.about ? `<a href="/account/insights/${esc(d.insight_id)}/report">${esc(d.about)}</a>` : esc(d.about ?? '—')}</td><td>${esc(d.status)}</td><td>${d.attempts}</td><td>${esc(d.last_status_code ?? d.last_error ?? '—')}</td><td>${button(`${base}/deliveries/${encodeURIComponent(d.id)}/replay`, 'Replay', `delivery ${d.id}`)}</td></tr>`,
                 )
                 .join('')}</tbody></table>`;
         return `<section aria-labelledby="h-${esc(row.id)}"><h2 id="h-${esc(row.id)}">${esc(row.url)}</h2>

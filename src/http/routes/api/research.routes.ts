@@ -13,6 +13,7 @@ import { MAX_IDEA_LENGTH } from '../../../domain/research/idea.js';
 import { InvalidIdeaError } from '../../../research/chain.js';
 import {
   IdempotencyKeyReusedError,
+  NotAnswerableError,
   ResearchAllowanceSpentError,
   RunNotCancellableError,
   type ResearchService,
@@ -21,7 +22,8 @@ import {
 import { invalidParam } from '../../problem.js';
 import { toInsightDto } from './insights.routes.js';
 import { InsightSchema, stringEnum } from '../../schemas.js';
-import { publicFailure, publicRunError, publicWaitingReason } from '../../../domain/public-error.js';
+import { givesAllowanceBack, publicFailure, publicRunAdvice, publicRunError, publicWaitingReason } from '../../../domain/public-error.js';
+import { runWasRefunded } from '../../../research/allowance.repository.js';
 import { findInsight } from '../../../insights/insight.repository.js';
 import { findRun, latestRunForInsight, shownStepStatus, stepsOf, type RunRow } from '../../../research/run.repository.js';
 import { STEP_COUNT, STEP_NAMES } from '../../../research/step-contract.js';
@@ -56,6 +58,10 @@ function progressOf(run: RunRow) {
   return { done, total: STEP_COUNT, current: unfinished ? (STEP_NAMES[run.next_step - 1] ?? null) : null };
 }
 
+const WhatToDoSchema = Type.Union([Type.String(), Type.Null()], {
+  description: 'For a failed or waiting run: what to do about it, in a sentence; null otherwise',
+});
+
 const ResearchReportSchema = Type.Object(
   {
     data: Type.Object({
@@ -69,6 +75,11 @@ const ResearchReportSchema = Type.Object(
         description: 'Which step failed and what kind of failure it was; the full error (upstream text included) is kept for operators',
       }),
       failed_step: Type.Union([Type.Integer(), Type.Null()]),
+      what_to_do: WhatToDoSchema,
+      allowance_refunded: Type.Boolean({
+        description:
+          'Whether the run of the research allowance this run spent was given back (it failed because the provider could not be reached or refused the requests)',
+      }),
       geo: Type.Union([Type.String(), Type.Null()], {
         description: "The market asked about ('' worldwide); null: the service's default (runs from before markets)",
       }),
@@ -81,7 +92,9 @@ const ResearchReportSchema = Type.Object(
         Type.Object({
           step: Type.Integer(),
           name: Type.String(),
-          status: Type.String({ description: 'done, failed (last attempt failed), running, waiting, or pending' }),
+          status: Type.String({
+            description: 'done, failed (last attempt failed), running, waiting, pending, or not run (the run ended before it)',
+          }),
           attempts: Type.Integer(),
           duration_ms: Type.Union([Type.Integer(), Type.Null()]),
           started_at: Type.Union([Type.String(), Type.Null()]),
@@ -101,6 +114,7 @@ const ResearchReportSchema = Type.Object(
 async function report(db: Db, run: RunRow, viewer: { accountId: string }) {
   const steps = new Map((await stepsOf(db, run.id)).map((s) => [s.step, s]));
   const insight = run.insight_id ? await findInsight(db, run.insight_id, viewer) : undefined;
+  const refunded = run.status === 'failed' && run.account_id !== null && (await runWasRefunded(db, run.id));
   return {
     data: {
       id: run.id,
@@ -114,6 +128,8 @@ async function report(db: Db, run: RunRow, viewer: { accountId: string }) {
         run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' },
       ),
       failed_step: run.failed_step,
+      what_to_do: publicRunAdvice(run, refunded),
+      allowance_refunded: refunded,
       geo: run.geo,
       visibility: run.visibility,
       progress: progressOf(run),
@@ -148,6 +164,10 @@ const ScheduleSchema = Type.Object(
     estimated_start_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     estimated_finish_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     basis: Type.String({ description: 'What the estimate rests on: the Google budget (requests a run, pace, routes) and the runs ahead' }),
+    estimate_note: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Set (and both estimates null) while the canary or the latest run asking Google says Google cannot be reached or is blocking: why no time is promised',
+    }),
   },
   { description: 'Where the run stands in the queue and when it should start and finish; estimates, not promises' },
 );
@@ -163,6 +183,7 @@ const RunSummarySchema = Type.Object(
     progress: ProgressSchema,
     waiting_reason: Type.Union([Type.String(), Type.Null()], { description: 'What the run waits for, and until when if known' }),
     error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed, in plain words' }),
+    what_to_do: WhatToDoSchema,
     insight_id: Type.Union([Type.String(), Type.Null()]),
     created_at: Type.String({ format: 'date-time' }),
     finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -188,6 +209,7 @@ function summaryOf(run: RunRow): RunSummary {
       run.error,
       run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' },
     ),
+    what_to_do: publicRunAdvice(run, givesAllowanceBack(run)),
     insight_id: run.insight_id,
     created_at: run.created_at.toISOString(),
     finished_at: run.finished_at?.toISOString() ?? null,
@@ -201,6 +223,7 @@ const scheduleDto = (s: RunSchedule) => ({
   estimated_start_at: s.estimatedStartAt?.toISOString() ?? null,
   estimated_finish_at: s.estimatedFinishAt?.toISOString() ?? null,
   basis: s.basis,
+  estimate_note: s.estimateNote,
 });
 
 const SubmitBody = Type.Object(
@@ -299,8 +322,18 @@ export function allowanceProblem(error: ResearchAllowanceSpentError): ProblemErr
   return new ProblemError(problem('researchAllowanceExceeded', error.message), { 'retry-after': String(seconds) });
 }
 
+/** The 422 of a submission the configured data cannot answer, naming (in invalid_params) the phrases and markets it can. */
+export function notAnswerableProblem(error: NotAnswerableError): ProblemError {
+  const params = [
+    ...(error.missed.phrase ? [{ name: 'idea', reason: 'names none of the recorded phrases', allowed: [...error.coverage.phrases] }] : []),
+    ...(error.missed.market ? [{ name: 'geo', reason: 'is not a recorded market', allowed: [...error.coverage.markets] }] : []),
+  ];
+  return new ProblemError(problem('notAnswerable', error.message, { invalid_params: params }));
+}
+
 function researchProblem(error: unknown): never {
   if (error instanceof InvalidIdeaError) throw invalidParam('idea', `cannot be researched: ${error.message}`);
+  if (error instanceof NotAnswerableError) throw notAnswerableProblem(error);
   if (error instanceof ResearchAllowanceSpentError) throw allowanceProblem(error);
   if (error instanceof IdempotencyKeyReusedError) throw new ProblemError(problem('idempotencyKeyReused', error.message));
   if (error instanceof RunNotCancellableError) throw new ProblemError(problem('runNotCancellable', error.message));
@@ -434,7 +467,7 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
             Type.String({ maxLength: 255, description: 'Retry safely: the same key and body within 24 h make one run' }),
           ),
         }),
-        response: { 200: ReusedSchema, 202: SubmittedSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+        response: { 200: ReusedSchema, 202: SubmittedSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 422, 429) },
       },
     },
     async (request, reply) => {

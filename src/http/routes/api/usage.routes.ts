@@ -43,7 +43,13 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; quota: QuotaStore;
           remaining: decision.remaining,
           resets_at: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString(),
           research: allowance
-            ? { limit: allowance.limit, used: allowance.used, remaining: allowance.remaining, resets_at: allowance.resetsAt.toISOString() }
+            ? {
+                limit: allowance.limit,
+                used: allowance.used,
+                remaining: allowance.remaining,
+                refunded: allowance.refunded,
+                resets_at: allowance.resetsAt.toISOString(),
+              }
             : null,
           days,
         },
