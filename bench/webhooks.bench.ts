@@ -225,10 +225,21 @@ const pinging = (async () => {
   }
 })();
 // 50 publishers at once: a thousand at once waited over 5 s for a pooled connection on a loaded machine (2026-11-28).
+// Under a load average of about 20 even 50 sometimes did, and the run died; a publisher tries
+// again instead, as the research job it stands for would be retried.
+async function publishPatiently(i: number): Promise<void> {
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return await publish(i, 'burst');
+    } catch (error) {
+      if (tries >= 5 || !String((error as Error).message).includes('timeout exceeded when trying to connect')) throw error;
+    }
+  }
+}
 let next = 0;
 await Promise.all(
   Array.from({ length: 50 }, async () => {
-    while (next < INSIGHTS) await publish(next++, 'burst');
+    while (next < INSIGHTS) await publishPatiently(next++);
   }),
 );
 await pinging;
