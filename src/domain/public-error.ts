@@ -26,10 +26,35 @@ const KINDS: ReadonlyArray<readonly [RegExp, keyof typeof PUBLIC_FAILURES]> = [
 
 export type FailureKind = keyof typeof PUBLIC_FAILURES;
 
-/** The kind of a failure, read from its stored (operator's) text. */
-export function failureKind(internal: string): FailureKind {
-  for (const [pattern, kind] of KINDS) if (pattern.test(internal)) return kind;
+const KIND_NAMES = Object.keys(PUBLIC_FAILURES) as FailureKind[];
+/** A stored error that starts with its kind: `[unreachable] step 3 (…) failed: …` (failureTag). */
+const TAGGED = new RegExp(`^\\[(${KIND_NAMES.join('|')})\\] `);
+
+function kindOfText(text: string): FailureKind {
+  for (const [pattern, kind] of KINDS) if (pattern.test(text)) return kind;
   return 'unexpected';
+}
+
+/**
+ * The tag a failure's stored text starts with (`[unreachable] `): its kind, decided when it happened. Our
+ * messages quote the request ("no recording of autocomplete for \"rate
+ * limit\""), so the idea's own words are taken out before the wording is
+ * read: an idea that says "429" or "proxy timed out" cannot make its failure
+ * look like Google's, which would give its allowance back and tell every
+ * account Google is blocked. Where a real failure's wording shares a word
+ * with the idea, the kind errs towards "unexpected" (charged, never refunded).
+ */
+export function failureTag(message: string, idea: string): string {
+  const words = [...new Set(idea.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+  let text = message;
+  for (const word of words) text = text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${word}(?![\\p{L}\\p{N}])`, 'giu'), ' ');
+  return `[${kindOfText(text)}] `;
+}
+
+/** The kind of a failure: its tag (failureTag), or for an untagged one (stored before 2026-11-28) read from its text. */
+export function failureKind(internal: string): FailureKind {
+  const tagged = TAGGED.exec(internal);
+  return tagged ? (tagged[1] as FailureKind) : kindOfText(internal);
 }
 
 /** The failure, as a client may read it. */

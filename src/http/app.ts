@@ -88,7 +88,7 @@ export interface AppDeps {
   /** What /api/webhooks needs (the web process passes its configuration); without it those routes answer 503. */
   webhooks?: AppWebhookDeps;
   /** Research on demand: the settings of ResearchService, and the research queue (else the app opens one, closed with it); with `series`, comparisons too. */
-  research?: { settings: ResearchSettings; queue?: Queue; series?: SeriesSource };
+  research?: { settings: ResearchSettings; queue?: Queue; series?: SeriesSource; simulatedSeries?: SeriesSource };
   /** Mails the People page's invitations (SMTP_URL); without it owners cannot invite (the operators' CLI can). */
   mailer?: Mailer;
 }
@@ -187,7 +187,9 @@ function researchCollaborators(
   const ownQueue = research.queue
     ? undefined
     : new Queue(QUEUES.research, { connection: deps.redis, prefix: deps.redisKeys.queuePrefix(QUEUES.research) });
-  const comparisons = research.series ? new ComparisonService(deps.db, research.series, research.settings.allowance) : undefined;
+  const comparisons = research.series
+    ? new ComparisonService(deps.db, research.series, research.settings.allowance, undefined, research.simulatedSeries)
+    : undefined;
   return {
     service: new ResearchService(deps.db, new ResearchChain((research.queue ?? ownQueue)!), research.settings, undefined, async () => {
       const check = await readLastCheck(deps.redis, deps.redisKeys.trendsPool);

@@ -51,6 +51,11 @@ export async function startWebServer(resources: Resources, config: Config, logge
           providerGateways({ config, logger, redis: resources.redis, keys: resources.redisKeys })(config.trends.provider, 'research'),
           answeringProvider(config.trends.providers, 'series'),
         );
+  // Simulated insights are compared in the simulated world they came from (it needs no network), whatever the provider.
+  const simulatedSeries = directSeries(
+    providerGateways({ config, logger, redis: resources.redis, keys: resources.redisKeys })('synthetic', 'research'),
+    'synthetic',
+  );
   // Without a readable secret box the API still serves reads; /api/webhooks says it is not configured.
   let webhookBox: SecretBox | undefined;
   try {
@@ -100,6 +105,7 @@ export async function startWebServer(resources: Resources, config: Config, logge
       settings: researchSettings(config),
       ...(researchQueue ? { queue: researchQueue } : {}),
       ...(series ? { series } : {}),
+      simulatedSeries,
     },
   });
   try {

@@ -18,6 +18,7 @@ import type { Plan } from '../domain/quota.js';
 import type { InterestOverTime, TrendsRequest, TrendsResponse } from '../trends/types.js';
 import { sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from './trends-gateway.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
+import { provenanceKind } from '../domain/provenance.js';
 import { allowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
 import { chargeComparison, refundComparison } from './allowance.repository.js';
 import { InvalidIdeaError } from './chain.js';
@@ -77,6 +78,8 @@ export class ComparisonService {
     private readonly series: SeriesSource,
     private readonly allowance: ResearchAllowance,
     private readonly now: () => Date = () => new Date(),
+    /** Where simulated insights are compared: the simulated world they were researched in, never live Google. */
+    private readonly simulated?: SeriesSource,
   ) {}
 
   async compare(
@@ -106,6 +109,14 @@ export class ComparisonService {
       else compared.push({ idea: text, insight, phrase: insight.primary_keyword });
     }
     if (missing.length > 0) throw new NotResearchedError(missing);
+    // Simulated interest and real interest have no common scale: a comparison is of one kind or the other.
+    const simulatedCount = compared.filter((c) => provenanceKind(c.insight) === 'simulated').length;
+    if (simulatedCount > 0 && simulatedCount < compared.length) {
+      throw new InvalidIdeaError(
+        `${simulatedCount} of these ${compared.length} ideas were researched in the simulated world and the others on real data: simulated and real interest cannot be put on one scale; compare them apart`,
+      );
+    }
+    const source = simulatedCount > 0 && this.simulated ? this.simulated : this.series;
     const phrases = compared.map((c) => c.phrase);
     if (new Set(phrases).size !== phrases.length) {
       throw new InvalidIdeaError('two of these ideas were researched on the same search phrase: their series would be one');
@@ -116,13 +127,13 @@ export class ComparisonService {
     const charged = await this.charge(who, request);
     let answer;
     try {
-      answer = await this.series.fetch(request);
+      answer = await source.fetch(request);
     } catch (error) {
       // Refused for good by the provider: the client got nothing, so it pays nothing.
       if (error instanceof TrendsFailedError && charged) await refundComparison(this.db, who.accountId, charged.comparison, charged.at);
       throw error;
     }
-    const provider = this.series.provider ?? null;
+    const provider = source.provider ?? null;
     if ('pendingMs' in answer) return { kind: 'pending', retryAfterMs: answer.pendingMs, ideas: compared, provider };
     if (answer.answered.kind !== 'interestOverTime') throw new Error(`the comparison's request was answered with ${answer.answered.kind}`);
     // Back in the order of the ideas given.

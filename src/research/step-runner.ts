@@ -32,6 +32,7 @@ import { STEP_COUNT, type StepOutput } from './step-contract.js';
 import { buildStepContext } from './step-context.js';
 import { StepRecorder } from './step-recorder.js';
 import { failRun, succeedRun } from './run-outcome.js';
+import { failureTag } from '../domain/public-error.js';
 import { STEPS } from './steps.js';
 import {
   researchPriority,
@@ -245,11 +246,14 @@ export class StepRunner {
         });
         return { kind: 'wait', ms: sleepFor(error, deps.waitRetryMs ?? 5_000) };
       }
-      const message = error instanceof Error ? error.message : String(error);
+      const detail = error instanceof Error ? error.message : String(error);
+      // Stored with its kind in front, read now from our wording with the idea's words taken out (public-error.ts).
+      const tag = failureTag(detail, facts.idea);
+      const message = `${tag}${detail}`;
       const final = this.isFinal(error) || error instanceof TrendsFailedError || job.attempt >= job.maxAttempts;
       await recordStepAttemptFailed(deps.db, { runId, step, name: definition.name, error: message, attempt: job.attempt, startedAt });
       if (final) {
-        const eventId = await failRun(deps.db, runId, step, `step ${step} (${definition.name}) failed: ${message}`);
+        const eventId = await failRun(deps.db, runId, step, `${tag}step ${step} (${definition.name}) failed: ${detail}`);
         await deps.chain.finished(runId);
         if (eventId) await deps.announce?.(eventId);
         deps.logger.warn({ queue: 'research', runId, step, err: error }, 'research run failed');

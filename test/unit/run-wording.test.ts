@@ -2,7 +2,7 @@
 // the allowance back, steps it never reached, "cannot reach Google" apart from "Google changed",
 // GB suggested for UK, and counts in the step summaries in the singular when they are one.
 import { describe, expect, it } from 'vitest';
-import { failureKind, givesAllowanceBack, publicRunAdvice } from '../../src/domain/public-error.js';
+import { failureKind, failureTag, givesAllowanceBack, publicRunAdvice } from '../../src/domain/public-error.js';
 import { marketProblem } from '../../src/domain/research/market.js';
 import { shownStepStatus } from '../../src/research/run.repository.js';
 import { STEPS } from '../../src/research/steps.js';
@@ -11,6 +11,26 @@ import { checkVerdict, unreachableCause, type CheckedKind } from '../../src/tren
 const failed = (error: string, startedBy = 'api') => ({ status: 'failed', error, account_id: 'acc_1', started_by: startedBy });
 
 describe('failures and the allowance', () => {
+  it("reads a failure's kind from our wording, never from the idea's words quoted in it (an outside review found refunds for ideas saying '429')", () => {
+    // As the step runner stores a failure: its kind in front, decided from the message without the idea's words.
+    const stored = (detail: string, idea: string) => `${failureTag(detail, idea)}step 3 (autocomplete_phrases) failed: ${detail}`;
+    const idea = 'pizza rate limit 429';
+    const notRecorded = 'replay has no recording of autocomplete for "rate limit 429"; recorded keywords: pizza, bagel.';
+    expect(failureKind(stored(notRecorded, idea))).toBe('notRecorded');
+    expect(givesAllowanceBack(failed(stored(notRecorded, idea)))).toBe(false);
+    for (const sneaky of ['pizza proxy timed out', 'sorry page ECONNREFUSED', 'TLS certificate socket hang up']) {
+      const detail = `replay has no recording of interest over time for "${sneaky}"`;
+      expect(failureKind(stored(detail, sneaky)), sneaky).toBe('notRecorded');
+      expect(givesAllowanceBack(failed(stored(detail, sneaky))), sneaky).toBe(false);
+    }
+    // Google's own refusals still read as such, the idea's words aside.
+    const unreachable = 'proxy 127.0.0.1:9 refused CONNECT trends.google.com:443 (502) while fetching explore for "cat water fountains"';
+    expect(failureKind(stored(unreachable, 'cat water fountains'))).toBe('unreachable');
+    expect(givesAllowanceBack(failed(stored(unreachable, 'cat water fountains')))).toBe(true);
+    // A tag is only ours when it names a kind: an idea cannot start the stored text with one.
+    expect(failureKind('[rateLimited step 3 failed: no recording')).toBe('notRecorded');
+  });
+
   it("gives back a run the provider could not answer (unreachable, proxy, timeout, blocked), never one of the idea's own failure", () => {
     expect(givesAllowanceBack(failed('step 7 (interest_30d) failed: getaddrinfo ENOTFOUND trends.google.com'))).toBe(true);
     expect(givesAllowanceBack(failed('step 7 (interest_30d) failed: proxy p1 refused CONNECT trends.google.com:443 (403)'))).toBe(true);
