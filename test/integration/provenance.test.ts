@@ -15,7 +15,12 @@ import { migrateTo, migrateToLatest } from '../../src/db/migrate.js';
 import { DEMO_IDEAS, startDemoResearch } from '../../src/demo/demo-research.js';
 import { seedDemo } from '../../src/demo/demo-seed.js';
 import { SOURCES } from '../../src/domain/catalog.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { normalizeIdea } from '../../src/domain/research/idea.js';
+import { InvalidIdeaError, ResearchChain, startRun } from '../../src/research/chain.js';
+import { ComparisonService, directSeries } from '../../src/research/comparison-service.js';
+import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
+import type { TrendsRequest } from '../../src/trends/types.js';
 import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
 import { loadEventsWithInsights } from '../../src/webhooks/event.repository.js';
 import { webhookBody } from '../../src/webhooks/payload.js';
@@ -306,6 +311,44 @@ describe('the default order', () => {
         provenance: 'simulated',
         data_as_of: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
       });
+  });
+});
+
+describe('comparing simulated insights', () => {
+  it('asks the simulated world they came from, never live Google, and refuses to put simulated and real interest on one scale', async () => {
+    // The service's provider is live Google, which never answers here (a founder's review: "not answered yet" for minutes).
+    const asked: string[][] = [];
+    const google = {
+      provider: 'google',
+      fetch: async (request: TrendsRequest) => {
+        asked.push('keywords' in request ? request.keywords : [request.kind]);
+        return { pendingMs: 5_000 };
+      },
+    };
+    const simulated = directSeries(new DirectTrendsGateway(new SyntheticTrendsProvider()), 'synthetic');
+    const service = new ComparisonService(t.database.db, google, { free: 3, starter: 20, pro: 100, enterprise: 500 }, undefined, simulated);
+    const list = (await get('/api/insights?limit=100&source=synthetic')).json().data as Array<{ idea: string; geo: string }>;
+    const pair = list.filter((i) => i.idea === DEMO_IDEAS[0] || i.idea === DEMO_IDEAS[1]);
+    expect(pair).toHaveLength(2);
+    const done = await service.compare(
+      { accountId, plan: 'enterprise' },
+      pair.map((i) => i.idea),
+      pair[0]!.geo,
+      'US',
+    );
+    expect(done).toMatchObject({ kind: 'done', provider: 'synthetic' });
+    expect(asked).toEqual([]);
+    // One simulated and one researched on live data: refused, saying why.
+    const live = await insertInsight(t.database.db, { idea: 'Live espresso carts', keywords: ['espresso cart'], score: 0.5 });
+    await t.database.db
+      .updateTable('insights')
+      .set({ idea_key: normalizeIdea('Live espresso carts').key, geo: pair[0]!.geo, provider: 'google', source: 'research' })
+      .where('id', '=', live)
+      .execute();
+    await expect(
+      service.compare({ accountId, plan: 'enterprise' }, [pair[0]!.idea, 'Live espresso carts'], pair[0]!.geo, 'US'),
+    ).rejects.toThrow(InvalidIdeaError);
+    expect(asked).toEqual([]);
   });
 });
 
