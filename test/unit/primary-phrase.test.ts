@@ -4,6 +4,9 @@
 //   fresh-2-*    40 more, written on 2026-11-28 before the second round of changes and measured
 //                first (37/40 among the measured, 33/40 first by prior); then split: the method was
 //                tuned on fresh-2-tuning only, fresh-2-held-out's misses were never looked at
+//   fresh-3-*    42 more, written on 2026-11-28 before the third round of changes and measured first
+//                (40/42 among the measured, 22/42 first by prior); odd rows tuning, even rows held-out,
+//                the held-out half measured once at the end
 //   held-in, tuning, quick-start: the ideas the method was built on, the among them
 // each with the phrases (any of) a person would search to find such a product.
 // Two figures: an acceptable phrase among the four step 4 measures, and FIRST
@@ -51,7 +54,7 @@ async function simulatedChoice(idea: string): Promise<string> {
 }
 
 describe('the primary phrase on a labelled set of founders’ ideas', () => {
-  it('held-out: an acceptable phrase among the four measured for ≥ 39/40, first by prior for ≥ 36/40', async () => {
+  it('held-out: an acceptable phrase among the four measured for 40/40, first by prior for ≥ 39/40', async () => {
     const held = measure('held-out');
     let simulated = 0;
     const simulatedMisses: string[] = [];
@@ -74,25 +77,62 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
       ),
     );
     expect(held.of).toBe(40);
-    expect(held.among_measured).toBeGreaterThanOrEqual(39);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(36);
-    // A simulated research chooses about as well (its popularity follows how people type): 36/40 on 2026-11-28.
-    expect(simulated).toBeGreaterThanOrEqual(35);
-    // The first fresh ideas (16/20 before the second round, 17/20 after it, tuned on).
-    expect(fresh.first_by_prior / fresh.of).toBeGreaterThanOrEqual(0.75);
+    // 2026-11-28, third round: 40/40 and 39/40 (before it: 39/40 and 38/40).
+    expect(held.among_measured).toBeGreaterThanOrEqual(40);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(39);
+    // A simulated research chooses about as well (its popularity follows how people type): 36/40 on 2026-11-28 (35/40 before the third round).
+    expect(simulated).toBeGreaterThanOrEqual(36);
+    // The first fresh ideas (16/20 before the second round, 17/20 after it, 18/20 after the third; tuned on).
+    expect(fresh.first_by_prior).toBeGreaterThanOrEqual(18);
+    // held-in: 28/32 first by prior after the third round (26 before it).
+    expect(tuning[0]!.first_by_prior).toBeGreaterThanOrEqual(28);
     expect(tuning[2]!.first_by_prior).toBe(tuning[2]!.of);
   });
 
-  it('fresh-2-held-out (never tuned on): an acceptable phrase among the four measured for ≥ 18/20, first by prior for ≥ 16/20', () => {
+  it('fresh-2-held-out (never tuned on): an acceptable phrase among the four measured for ≥ 18/20, first by prior for ≥ 17/20', () => {
     const held = measure('fresh-2-held-out');
     const tuned = measure('fresh-2-tuning');
     // Printed as counts only: the held-out half's misses are not shown, so no one tunes on them.
     console.log(JSON.stringify({ fresh_2_held_out: { ...held, misses: held.misses.length }, fresh_2_tuning: tuned }, null, 1));
     expect(held.of).toBe(20);
-    // 2026-11-28: 18/20 and 16/20 (before the second round: 18/20 and 17/20). docs/research.md.
+    // 2026-11-28: 18/20 and 16/20 after the second round (before it: 18/20 and 17/20); 18/20 and 17/20 after the third. docs/research.md.
     expect(held.among_measured).toBeGreaterThanOrEqual(18);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(16);
-    expect(tuned.first_by_prior).toBeGreaterThanOrEqual(19);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(17);
+    expect(tuned.first_by_prior).toBeGreaterThanOrEqual(20);
+  });
+
+  it('fresh-3-held-out (never tuned on): an acceptable phrase among the four measured for ≥ 19/21, first by prior for ≥ 14/21', () => {
+    const held = measure('fresh-3-held-out');
+    const tuned = measure('fresh-3-tuning');
+    // Counts only for the held-out half, as above.
+    console.log(JSON.stringify({ fresh_3_held_out: { ...held, misses: held.misses.length }, fresh_3_tuning: tuned }, null, 1));
+    expect(held.of).toBe(21);
+    expect(tuned.of).toBe(21);
+    // 2026-11-28, measured once after the third round: 19/21 and 14/21 (before it: 19/21 and 10/21). docs/research.md.
+    expect(held.among_measured).toBeGreaterThanOrEqual(19);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(14);
+    // Tuned on: 21/21 and 18/21 (before: 21/21 and 12/21).
+    expect(tuned.among_measured).toBeGreaterThanOrEqual(21);
+    expect(tuned.first_by_prior).toBeGreaterThanOrEqual(18);
+  });
+
+  it('a name the language made of two words stays whole (WordNet): not a modifier and its noun', () => {
+    const first = (idea: string) => phraseCandidates(idea, [])[0]!.phrase;
+    const all = (idea: string) => phraseCandidates(idea, [], 50).map((c) => c.phrase);
+    expect(first('Mental health app for teenagers')).toBe('mental health');
+    expect(first('Solar panel installation quotes')).toBe('solar panel');
+    expect(first('Real estate photography booking')).toBe('real estate photography');
+    // A relational adjective classifies as a noun does; "online", "local" stay modifiers.
+    expect(first('Medical transcription service for clinics')).toBe('medical transcription');
+    expect(first('Online piano lessons for kids')).toBe('piano lessons');
+    expect(nounChunks('Social media scheduling').map((c) => c.tokens.map((t) => t.role))).toEqual([['noun', 'noun', 'noun']]);
+    // No candidate splits one ("health" of "mental health", "estate photography").
+    expect(all('Mental health app for teenagers')).not.toContain('health');
+    expect(all('Real estate photography booking')).not.toContain('estate photography');
+    // A noun that names a kind of business is part of a name WordNet lists ("power tools").
+    expect(first('Marketplace for renting power tools between neighbours')).toBe('power tools');
+    // A verb the tagger reads only as a noun, after "to" and before its object.
+    expect(all('App that reminds you to water your plants')).not.toContain('water');
   });
 
   it('"X for Y": the audience after "for" weighs less; a form-only product is searched with its subject', () => {

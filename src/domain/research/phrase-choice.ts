@@ -39,7 +39,7 @@ const GENERIC = new Set(
  * They stay in the candidates; only the subject is read past them.
  */
 const FORMAT = new Set(
-  'subscription subscriptions box boxes membership kit kits van vans booking bookings reminder reminders checklist tracker checker finder comparison help delivery installation installations quote quotes consultation consultations coaching chatbot store ordering tour tours course courses'.split(
+  'subscription subscriptions box boxes membership kit kits van vans booking bookings reminder reminders checklist tracker checker finder monitor monitors comparison help delivery installation installations quote quotes consultation consultations coaching chatbot store ordering tour tours course courses'.split(
     ' ',
   ),
 );
@@ -120,7 +120,8 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
     // Three nouns or more, the last or the one before it made from a verb: the compound branches left
     // ("[wedding dress] rental", "[inventory management] software", "[sleep tracking] ring"), so the
     // subject is the two nouns before the last, and the last says in what form it comes.
-    const run = (k: number) => k >= 0 && part[k]!.role === 'noun' && !part[k]!.acronym;
+    // Nouns proper: an adjective that classifies ("electric bike rental", "real estate photography") does not make a third.
+    const run = (k: number) => k >= 0 && part[k]!.role === 'noun' && !part[k]!.acronym && !part[k]!.classifier;
     if (head >= 2 && run(head) && run(head - 1) && run(head - 2) && (madeFromVerb(part[head]!.word) || madeFromVerb(part[head - 1]!.word)))
       head -= 1;
     return head;
@@ -148,11 +149,13 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
     // except before an activity, which it names a kind of ("online tutoring", "vertical farming"; not "automated").
     const before = part[head - 1];
     const activity = part[head]!.word.endsWith('ing') && !before?.word.endsWith('ed');
-    const subjectAt = before && (before.role === 'noun' || activity) ? head - 1 : head;
+    // A subject never splits one name ("[real estate] photography").
+    const subjectAt = before && (before.role === 'noun' || activity) ? (part[head - 2]?.joinsNext ? head - 2 : head - 1) : head;
     for (let n = Math.min(3, part.length); n >= 1; n -= 1)
       for (let i = 0; i + n <= part.length; i += 1) {
         const tokens = part.slice(i, i + n);
-        if (tokens.at(-1)!.role !== 'noun') continue;
+        // A search names the whole of a name the language made of two words: not "health" of "mental health", nor "power" of "power tools".
+        if (tokens.at(-1)!.role !== 'noun' || tokens.at(-1)!.joinsNext || part[i - 1]?.joinsNext) continue;
         const phrase = tokens.map((t) => t.word).join(' ');
         if (found.has(phrase)) continue;
         const words = new Set(tokens.map((t) => t.word));
