@@ -307,7 +307,8 @@ describe('the head noun decides, a modifier only confirms', () => {
     expect(idea('Apartment rental')).toMatchObject({ category: 'real-estate', matched: ['head:apartment', 'idea:rental'] });
     // The head of the compound outweighs the word before it, which outweighs who it is for.
     expect(idea('Dog-friendly hotel finder').category).toBe('travel');
-    expect(idea('Puppy daycare')).toMatchObject({ category: 'pets-animals', matched: ['compound:puppy'] });
+    // The animal a product serves is its head (since 2026-11-28), though named before it.
+    expect(idea('Puppy daycare')).toMatchObject({ category: 'pets-animals', matched: ['head:puppy'] });
     expect(idea('Marketplace for used motorcycles')).toMatchObject({ category: 'autos-vehicles', matched: ['head:motorcycle'] });
     expect(idea('Budget travel app for students').matched).toEqual(['head:budget travel']);
     // How it is built (AI, a chatbot) decides only when the idea names no subject.
