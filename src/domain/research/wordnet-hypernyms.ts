@@ -390,7 +390,10 @@ export function wordNetCategoryTable(
     const [first] = wordnet.offsetsOf(lemma);
     // Genera and families (Canis, Rosaceae) are names of groups, not things anyone sells or does.
     if (first === undefined || wordnet.ancestry(first).some((s) => s.words.includes('taxonomic group'))) continue;
-    const category = senseCategory(wordnet, first);
+    // A plant that is also eaten is what people buy as food: "fruit", "lettuce", "herb" are the plant part first in WordNet.
+    const eaten =
+      wordnet.sense(first).lexFile === 'noun.plant' && wordnet.offsetsOf(lemma).some((o) => wordnet.sense(o).lexFile === 'noun.food');
+    const category = eaten ? 'food-drink' : senseCategory(wordnet, first);
     if (!category) continue;
     const words = byCategory.get(category) ?? [];
     words.push(lemma);
