@@ -158,7 +158,12 @@ describe("the README's quick start", () => {
         continue;
       }
       const result = await shell(typed);
-      if (typed.includes('research pizza')) expect(result.stdout).toMatch(/Insight ins_\w+: overall/);
+      if (typed.includes('research pizza')) {
+        expect(result.stdout).toMatch(/Insight ins_\w+: overall/);
+        // What the answer rests on and its verdict, as on the pages: a replayed pizza is recorded data, dated.
+        expect(result.stdout).toMatch(/data: recorded real Google Trends answers .*data as of \d{4}-\d{2}-\d{2}/);
+        expect(result.stdout).toMatch(/: (Promising|Mixed|Weak|Unproven)/);
+      }
     }
   }, 600_000);
 

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import type { Config } from '../../config.js';
 import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
+import { displayTitle, provenanceOf } from '../../domain/provenance.js';
+import { failureKind } from '../../domain/public-error.js';
+import { verdictOf } from '../../domain/research/verdict.js';
 import { describeDiscovery } from '../../domain/trends/discovery.js';
 import { findInsight } from '../../insights/insight.repository.js';
 import { marketProblem } from '../../domain/research/market.js';
@@ -182,6 +185,9 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
             score: insight?.overall_score ?? null,
           });
         } else if (finished.status === 'succeeded' && insight) {
+          const { label, source } = provenanceOf(insight);
+          print(`${displayTitle(insight.title, insight)}: ${verdictOf(insight).text}`);
+          print(`  data: ${source}${label ? ` (${label})` : ''}; data as of ${insight.data_as_of ?? 'unknown'}`);
           print(
             `Insight ${insight.id}: overall ${insight.overall_score.toFixed(3)} (confidence ${insight.confidence.toFixed(2)}), category ${insight.category}`,
           );
@@ -191,8 +197,13 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
           }
         }
         if (finished.status === 'failed') {
+          // Google out of reach (no network, a blocked route): say how to try the service without it.
+          const offline =
+            finished.error !== null && failureKind(finished.error) === 'unreachable'
+              ? '\nGoogle Trends cannot be reached from here. To try the service without it, start it with TRENDS_PROVIDER=synthetic (a simulated world, labelled so everywhere); docs/providers.md lists the others.'
+              : '';
           throw new Error(
-            `run ${finished.id} failed at step ${finished.failed_step} (${STEP_NAMES[(finished.failed_step ?? 1) - 1]}): ${finished.error}`,
+            `run ${finished.id} failed at step ${finished.failed_step} (${STEP_NAMES[(finished.failed_step ?? 1) - 1]}): ${finished.error}${offline}`,
           );
         }
       } finally {
