@@ -51,7 +51,7 @@ const WORDS: Record<Dimension, { high: string; low: string }> = {
   breadth: { high: 'many different searches surround it', low: 'few different searches surround it' },
   pain: { high: 'searches for it often carry problem words', low: 'searches for it rarely carry problem words' },
   intent: { high: 'searches for it often carry buying words', low: 'searches for it rarely carry buying words' },
-  whitespace: { high: 'few comparisons and brands crowd it', low: 'comparisons and brands crowd it' },
+  whitespace: { high: 'searches for it show little competition (few comparisons or brands)', low: 'comparisons and brands crowd it' },
 };
 
 const NAMES: Record<Dimension, string> = {
