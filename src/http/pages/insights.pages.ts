@@ -149,6 +149,20 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
 <div><button type="submit">Show</button></div></form>`;
   }
 
+  /** One page of the list with these filters, as the account sees it: the page and its CSV read the same rows. */
+  function listPage(filters: ListFilters, after: InsightCursor | undefined, accountId: string) {
+    return listInsights(db, {
+      limit: PAGE_SIZE,
+      minScore: filters.minScore,
+      source: filters.source,
+      categories: filters.category ? [filters.category] : undefined,
+      text: filters.q,
+      sort: filters.sort,
+      after,
+      viewer: { accountId },
+    });
+  }
+
   async function listBody(session: Session, filters: ListFilters): Promise<{ status: number; body: string }> {
     let after: InsightCursor | undefined;
     let problem = '';
@@ -166,16 +180,7 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
         body: `${notice('error', problem)}${filterForm(filters)}<p><a href="${esc(listHref(filters, undefined))}">The first page</a></p>`,
       };
     }
-    const { rows, hasMore } = await listInsights(db, {
-      limit: PAGE_SIZE,
-      minScore: filters.minScore,
-      source: filters.source,
-      categories: filters.category ? [filters.category] : undefined,
-      text: filters.q,
-      sort: filters.sort,
-      after,
-      viewer: { accountId: session.row.account_id },
-    });
+    const { rows, hasMore } = await listPage(filters, after, session.row.account_id);
     const last = rows.at(-1);
     const next = hasMore && last ? encodeCursor({ sort: filters.sort, value: sortValueOf(last, filters.sort), id: last.id }) : undefined;
     const series = await latestTrendPointsOf(
@@ -246,16 +251,7 @@ ${filterForm(filters)}${table}${paging}`,
         body: `${notice('error', `The list could not be read: ${why}`)}<p><a href="/account/insights">Back to the insights</a></p>`,
       });
     }
-    const { rows } = await listInsights(db, {
-      limit: PAGE_SIZE,
-      minScore: filters.minScore,
-      source: filters.source,
-      categories: filters.category ? [filters.category] : undefined,
-      text: filters.q,
-      sort: filters.sort,
-      after,
-      viewer: { accountId: session.row.account_id },
-    });
+    const { rows } = await listPage(filters, after, session.row.account_id);
     return reply
       .type(CONTENT_TYPES.csv)
       .header('content-disposition', 'attachment; filename="insights.csv"')
