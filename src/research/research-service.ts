@@ -15,7 +15,7 @@ import { SOURCES } from '../domain/catalog.js';
 import { allowanceState, GOOGLE_REQUESTS_PER_RUN, type AllowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
 import { languageProblem, marketProblem } from '../domain/research/market.js';
 import { stripInvisible, validateIdea } from '../domain/research/idea.js';
-import { phraseCandidates } from '../domain/research/phrase-choice.js';
+import { choosePrimary, measuredPhrases, phraseCandidates } from '../domain/research/phrase-choice.js';
 import { failureKind, publicFailure } from '../domain/public-error.js';
 import type { ReplayCoverage } from '../trends/replay.provider.js';
 import { ReplayTrendsProvider } from '../trends/replay.provider.js';
@@ -173,8 +173,18 @@ export class ResearchService {
   private checkAnswerable(idea: string, hints: readonly string[], geo: string): void {
     const coverage = this.settings.replay;
     if (!coverage) return;
-    const recorded = new Set(coverage.phrases);
-    const phrase = phraseCandidates(stripInvisible(idea), hints, { max: Infinity }).some((c) => recorded.has(c.phrase.toLowerCase()));
+    const recorded = new Set(coverage.phrases.map((p) => p.toLowerCase()));
+    // The phrase the run will research, not any phrase of the idea: step 4 measures its best four
+    // candidates in one comparison, which replay answers only when all four were recorded; otherwise
+    // it keeps the first by prior ("pizza dough recipes", not the recorded "pizza", which would
+    // research another idea). Accepting an idea whose chosen phrase was not recorded charged a run
+    // that failed at step 7.
+    const candidates = phraseCandidates(stripInvisible(idea), hints);
+    const measured = measuredPhrases(candidates);
+    const phrase =
+      candidates.length > 0 &&
+      (recorded.has(choosePrimary(candidates, null).primary.toLowerCase()) ||
+        (measured.length > 1 && measured.every((p) => recorded.has(p.toLowerCase()))));
     const market = coverage.markets.includes(geo);
     if (phrase && market) return;
     const phrases = coverage.phrases.map((p) => `"${p}"`).join(', ') || '(none)';

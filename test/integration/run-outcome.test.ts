@@ -267,6 +267,11 @@ describe('replay refuses at once what it has no recording of', () => {
     const unknownProblem = unknown.json<{ invalid_params: Array<{ name: string; allowed: string[] }> }>();
     expect(unknownProblem.invalid_params[0]).toMatchObject({ name: 'idea', allowed: expect.arrayContaining(['pizza', 'bagel']) });
 
+    // A recorded word inside the idea is not enough: the run researches the idea's own phrase.
+    const dough = await post({ idea: 'pizza dough recipes', geo: '' });
+    expect(dough.statusCode, dough.body).toBe(422);
+    expect(dough.json<{ detail: string }>().detail).toContain('no phrase of this idea');
+
     const usageOf = async () =>
       (await replay.app.inject({ url: '/api/usage', headers: bearer(key) })).json<{ data: { research: { used: number } } }>().data.research
         .used;
