@@ -32,6 +32,7 @@ const FRESH = path.join(ROOT, 'test/fixtures/categories/fresh-2026-11-28.tsv');
 const PROBES = path.join(ROOT, 'test/fixtures/categories/probes-2026-11-28.tsv');
 const FRESH_4 = path.join(ROOT, 'test/fixtures/categories/fresh-4-2026-11-28.tsv');
 const FRESH_5 = path.join(ROOT, 'test/fixtures/categories/fresh-5-2026-11-28.tsv');
+const FRESH_6 = path.join(ROOT, 'test/fixtures/categories/fresh-6-2026-11-28.tsv');
 const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
 
 /**
@@ -56,6 +57,8 @@ const FLOORS = {
   'fresh-4-tuning': [38, 38],
   'fresh-4-held-out': [34, 38],
   'fresh-5': [46, 50],
+  'fresh-6-tuning': [29, 30],
+  'fresh-6-held-out': [27, 31],
   probes: [637, 639],
   tuning: [66, 68],
   'held-out': [46, 49],
@@ -129,6 +132,7 @@ function readRows(): Row[] {
     ...readIdeaRows(PROBES, seen),
     ...readIdeaRows(FRESH_4, seen),
     ...readIdeaRows(FRESH_5, seen),
+    ...readIdeaRows(FRESH_6, seen),
   ];
 }
 
