@@ -333,6 +333,23 @@ describe('the head noun decides, a modifier only confirms', () => {
     expect(idea('Chatbot builder')).toMatchObject({ category: 'computers-electronics', matched: ['head:chatbot'] });
   });
 
+  it('lets people served and who delivers give way to the subject named after them (2026-11-28, third round)', () => {
+    // The verb after "to" is the activity; the kids are who it serves.
+    expect(idea('App that teaches kids to swim through video lessons')).toMatchObject({ category: 'sports', matched: ['head:swimming'] });
+    // A drone only delivers: the solar farms are what it is about.
+    expect(idea('Drone inspection service for solar farms').category).toBe('business-industrial');
+    // Alone, people and delivery words still decide; a calculator keeps its subject before it.
+    expect(idea('Activities for kids').category).toBe('people-society');
+    expect(idea('Retirement planning calculator').category).toBe('finance');
+    // Only after "to": elsewhere "box" is not boxing.
+    expect(idea('Snack box for kids').category).toBe('food-drink');
+  });
+
+  it("reads WordNet's medicine as Health and a plant that is food as food, not its slang sense (money)", () => {
+    expect(idea('Orthodontics appointment reminders').category).toBe('health');
+    expect(idea('Hydroponic lettuce towers').category).toBe('food-drink');
+  });
+
   it("files the insight under step 5's choice unless that choice was a guess", () => {
     const relatedLists = () =>
       classifyCategory({
