@@ -33,6 +33,7 @@ const PROBES = path.join(ROOT, 'test/fixtures/categories/probes-2026-11-28.tsv')
 const FRESH_4 = path.join(ROOT, 'test/fixtures/categories/fresh-4-2026-11-28.tsv');
 const FRESH_5 = path.join(ROOT, 'test/fixtures/categories/fresh-5-2026-11-28.tsv');
 const FRESH_6 = path.join(ROOT, 'test/fixtures/categories/fresh-6-2026-11-28.tsv');
+const FRESH_7 = path.join(ROOT, 'test/fixtures/categories/fresh-7-2026-11-28.tsv');
 const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
 
 /**
@@ -45,20 +46,27 @@ const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
  * round's blind sets (fresh-held-out 75/81, fresh-after-tuning 45/49, fresh-3
  * 34/39 when measured) were tuned on in the second round (their misses had been
  * published): their floors are today's figures, not blind ones.
+ * The third round (2026-11-28): fresh-6 (tuning 29/30 before and after;
+ * held-out 27/31 idea alone, 28/31 = 90.3% as the dry run reads it, before and
+ * after, its misses seen by mistake before tuning) and fresh-7, written before
+ * the round's changes and measured once after them, 39/40 = 97.5% (the
+ * classifier before the round: 39/40 too). fresh-4-held-out (35) and fresh-5
+ * (47) were tuned on in the third round (their misses were published).
  */
 const FLOORS = {
   'founders-tuning': [87, 87],
   'founders-tuning-2': [80, 80],
   'founders-held-out': [80, 80],
   'fresh-tuning': [90, 90],
-  'fresh-held-out': [78, 81],
+  'fresh-held-out': [80, 81],
   'fresh-after-tuning': [49, 49],
   'fresh-3': [39, 39],
   'fresh-4-tuning': [38, 38],
-  'fresh-4-held-out': [34, 38],
-  'fresh-5': [46, 50],
+  'fresh-4-held-out': [35, 38],
+  'fresh-5': [47, 50],
   'fresh-6-tuning': [29, 30],
   'fresh-6-held-out': [27, 31],
+  'fresh-7': [39, 40],
   probes: [637, 639],
   tuning: [66, 68],
   'held-out': [46, 49],
@@ -133,6 +141,7 @@ function readRows(): Row[] {
     ...readIdeaRows(FRESH_4, seen),
     ...readIdeaRows(FRESH_5, seen),
     ...readIdeaRows(FRESH_6, seen),
+    ...readIdeaRows(FRESH_7, seen),
   ];
 }
 
