@@ -34,6 +34,7 @@ const FRESH_4 = path.join(ROOT, 'test/fixtures/categories/fresh-4-2026-11-28.tsv
 const FRESH_5 = path.join(ROOT, 'test/fixtures/categories/fresh-5-2026-11-28.tsv');
 const FRESH_6 = path.join(ROOT, 'test/fixtures/categories/fresh-6-2026-11-28.tsv');
 const FRESH_7 = path.join(ROOT, 'test/fixtures/categories/fresh-7-2026-11-28.tsv');
+const FRESH_8 = path.join(ROOT, 'test/fixtures/categories/fresh-8-2026-11-28.tsv');
 const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
 
 /**
@@ -67,6 +68,8 @@ const FLOORS = {
   'fresh-6-tuning': [29, 30],
   'fresh-6-held-out': [27, 31],
   'fresh-7': [39, 40],
+  'fresh-8-tuning': [29, 30],
+  'fresh-8-held-out': [28, 30],
   probes: [637, 639],
   tuning: [66, 68],
   'held-out': [46, 49],
@@ -142,6 +145,7 @@ function readRows(): Row[] {
     ...readIdeaRows(FRESH_5, seen),
     ...readIdeaRows(FRESH_6, seen),
     ...readIdeaRows(FRESH_7, seen),
+    ...readIdeaRows(FRESH_8, seen),
   ];
 }
 
