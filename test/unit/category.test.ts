@@ -32,6 +32,10 @@ const FRESH = path.join(ROOT, 'test/fixtures/categories/fresh-2026-11-28.tsv');
 const PROBES = path.join(ROOT, 'test/fixtures/categories/probes-2026-11-28.tsv');
 const FRESH_4 = path.join(ROOT, 'test/fixtures/categories/fresh-4-2026-11-28.tsv');
 const FRESH_5 = path.join(ROOT, 'test/fixtures/categories/fresh-5-2026-11-28.tsv');
+const FRESH_6 = path.join(ROOT, 'test/fixtures/categories/fresh-6-2026-11-28.tsv');
+const FRESH_7 = path.join(ROOT, 'test/fixtures/categories/fresh-7-2026-11-28.tsv');
+const FRESH_8 = path.join(ROOT, 'test/fixtures/categories/fresh-8-2026-11-28.tsv');
+const FRESH_9 = path.join(ROOT, 'test/fixtures/categories/fresh-9-2026-11-28.tsv');
 const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
 
 /**
@@ -44,18 +48,33 @@ const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
  * round's blind sets (fresh-held-out 75/81, fresh-after-tuning 45/49, fresh-3
  * 34/39 when measured) were tuned on in the second round (their misses had been
  * published): their floors are today's figures, not blind ones.
+ * The third round (2026-11-28): fresh-6 (tuning 29/30 before and after;
+ * held-out 27/31 idea alone, 28/31 = 90.3% as the dry run reads it, before and
+ * after, its misses seen by mistake before tuning) and fresh-7, written before
+ * the round's changes and measured once after them, 39/40 = 97.5% (the
+ * classifier before the round: 39/40 too), and fresh-8, written after tuning
+ * stopped and measured once, 57/60 = 95.0% (tuning half 29/30, held-out half
+ * 28/30; before the round the same), and fresh-9, written after tuning stopped
+ * and measured once, 36/40 = 90.0% (35/40 before the round). fresh-4-held-out (35) and fresh-5
+ * (47) were tuned on in the third round (their misses were published).
  */
 const FLOORS = {
   'founders-tuning': [87, 87],
   'founders-tuning-2': [80, 80],
   'founders-held-out': [80, 80],
   'fresh-tuning': [90, 90],
-  'fresh-held-out': [78, 81],
+  'fresh-held-out': [80, 81],
   'fresh-after-tuning': [49, 49],
   'fresh-3': [39, 39],
   'fresh-4-tuning': [38, 38],
-  'fresh-4-held-out': [34, 38],
-  'fresh-5': [46, 50],
+  'fresh-4-held-out': [35, 38],
+  'fresh-5': [47, 50],
+  'fresh-6-tuning': [29, 30],
+  'fresh-6-held-out': [27, 31],
+  'fresh-7': [39, 40],
+  'fresh-8-tuning': [29, 30],
+  'fresh-8-held-out': [28, 30],
+  'fresh-9': [36, 40],
   probes: [637, 639],
   tuning: [66, 68],
   'held-out': [46, 49],
@@ -129,6 +148,10 @@ function readRows(): Row[] {
     ...readIdeaRows(PROBES, seen),
     ...readIdeaRows(FRESH_4, seen),
     ...readIdeaRows(FRESH_5, seen),
+    ...readIdeaRows(FRESH_6, seen),
+    ...readIdeaRows(FRESH_7, seen),
+    ...readIdeaRows(FRESH_8, seen),
+    ...readIdeaRows(FRESH_9, seen),
   ];
 }
 
@@ -327,6 +350,23 @@ describe('the head noun decides, a modifier only confirms', () => {
     // How it is built (AI, a chatbot) decides only when the idea names no subject.
     expect(idea('AI chatbot for dentists')).toMatchObject({ category: 'health', matched: ['head:dentist'] });
     expect(idea('Chatbot builder')).toMatchObject({ category: 'computers-electronics', matched: ['head:chatbot'] });
+  });
+
+  it('lets people served and who delivers give way to the subject named after them (2026-11-28, third round)', () => {
+    // The verb after "to" is the activity; the kids are who it serves.
+    expect(idea('App that teaches kids to swim through video lessons')).toMatchObject({ category: 'sports', matched: ['head:swimming'] });
+    // A drone only delivers: the solar farms are what it is about.
+    expect(idea('Drone inspection service for solar farms').category).toBe('business-industrial');
+    // Alone, people and delivery words still decide; a calculator keeps its subject before it.
+    expect(idea('Activities for kids').category).toBe('people-society');
+    expect(idea('Retirement planning calculator').category).toBe('finance');
+    // Only after "to": elsewhere "box" is not boxing.
+    expect(idea('Snack box for kids').category).toBe('food-drink');
+  });
+
+  it("reads WordNet's medicine as Health and a plant that is food as food, not its slang sense (money)", () => {
+    expect(idea('Orthodontics appointment reminders').category).toBe('health');
+    expect(idea('Hydroponic lettuce towers').category).toBe('food-drink');
   });
 
   it("files the insight under step 5's choice unless that choice was a guess", () => {

@@ -200,6 +200,35 @@ const DELIVERY = new Set([
   'gym',
 ]);
 
+/** Delivery words that are a tool in themselves ("Unit converter for recipes" is Reference): they keep the head. */
+const TOOLS = new Set(['calculator', 'converter', 'price comparison']);
+
+/**
+ * Words that name people an idea serves, not what it is about: "App that
+ * teaches kids to swim" is about swimming. As the head of the idea's first
+ * part they give way to a subject named after a boundary word; alone they
+ * decide ("Babysitter matching for parents" stays with babysitters: a person
+ * who delivers is no audience).
+ */
+const PEOPLE = new Set([
+  'kid',
+  'child',
+  'parent',
+  'teen',
+  'teenager',
+  'toddler',
+  'baby',
+  'newborn',
+  'mom',
+  'dad',
+  'family',
+  'senior',
+  'senior citizen',
+  'elderly',
+  'retiree',
+  'student',
+]);
+
 /**
  * How an idea is built rather than what it is about: the subject decides when
  * the idea names one ("AI chatbot for dentists" is Health), the technique only
@@ -388,6 +417,21 @@ const TERMS: Term[] = [...LEXICON_TERMS, ...agentTerms(LEXICON_TERMS)].sort((a, 
 
 const TERMS_WITH_AND = TERMS.filter((t) => t.tokens.includes('and'));
 
+/**
+ * An activity's verb right after "to" is the activity: "teaches kids to swim" is
+ * about swimming, "helps beginners to knit" about knitting. The lexicon's
+ * one-word -ing subjects by their verbs (swimm-ing → swim, hik-ing → hike).
+ * Only there: elsewhere "box" is not boxing nor "park" parking.
+ */
+const ACTIVITY_VERBS = new Map<string, Term>();
+for (const t of LEXICON_TERMS) {
+  const [word] = t.tokens;
+  if (t.modifier || t.weight < 1 || t.tokens.length !== 1 || !word!.endsWith('ing') || word!.length < 6) continue;
+  const stem = word!.slice(0, -3);
+  const verbs = [stem, `${stem}e`, /([^aeiou])\1$/.test(stem) ? stem.slice(0, -1) : ''];
+  for (const verb of verbs) if (verb && !ACTIVITY_VERBS.has(verb)) ACTIVITY_VERBS.set(verb, t);
+}
+
 const FIRST_TOKEN = new Map<string, Term[]>();
 for (const t of TERMS) FIRST_TOKEN.set(t.tokens[0]!, [...(FIRST_TOKEN.get(t.tokens[0]!) ?? []), t]);
 
@@ -551,11 +595,20 @@ function ideaTerms(idea: string): Array<[EvidenceSource, Term]> {
   const words = tokens(idea.replace(/\([^)]*\)/g, ' '));
   // "and" inside a lexicon term ("bed and breakfast") joins, not divides.
   const joins = (i: number) => TERMS_WITH_AND.some((t) => t.tokens.every((w, k) => words[i - t.tokens.indexOf('and') + k] === w));
+  // The boundary word before each part ("" before the first).
+  const before: string[] = [''];
   words.forEach((word, i) => {
-    if (BOUNDARIES.has(word) && !(word === 'and' && joins(i))) parts.push([]);
-    else parts[parts.length - 1]!.push(word);
+    if (BOUNDARIES.has(word) && !(word === 'and' && joins(i))) {
+      parts.push([]);
+      before.push(word);
+    } else parts[parts.length - 1]!.push(word);
   });
   let found = parts.map(termsInWords);
+  // The verb after "to" names the activity (ACTIVITY_VERBS), where the lexicon found nothing at that word.
+  found = found.map((terms, i) => {
+    const activity = i > 0 && before[i] === 'to' && !terms.some((f) => f.start === 0) ? ACTIVITY_VERBS.get(parts[i]![0] ?? '') : undefined;
+    return activity ? [{ term: activity, start: 0, end: 1 }, ...terms] : terms;
+  });
   // A platform brand is the model of an "X for Y" idea when it ends the first part and "for" follows ("Shopify for
   // restaurants"); anywhere else the idea is software for that platform, and the brand is a subject.
   const asModel = (f: Found, part: number) => part === 0 && f.end === parts[0]!.length && words[f.end] === 'for';
@@ -590,6 +643,15 @@ function ideaTerms(idea: string): Array<[EvidenceSource, Term]> {
   const subjects = found[main]!.filter(about);
   const heads = subjects.filter((f) => !DELIVERY.has(f.term.term));
   let head = (heads.length > 0 ? heads : subjects).at(-1);
+  // A head that only names people served ("teaches kids to swim") or who delivers ("Drone inspection service for
+  // solar farms") gives way to the subject the first later part names: that is what the idea is about.
+  if (head && (PEOPLE.has(head.term.term) || (DELIVERY.has(head.term.term) && !TOOLS.has(head.term.term)))) {
+    const later = found
+      .slice(main + 1)
+      .map((terms) => terms.filter((f) => about(f) && !PEOPLE.has(f.term.term) && !DELIVERY.has(f.term.term)))
+      .find((terms) => terms.length > 0);
+    if (later) head = later.at(-1);
+  }
   const compound = new Set<Found>();
   for (let k = subjects.indexOf(head!) - 1; k >= 0 && subjects[k]!.end === subjects[k + 1]!.start; k--) compound.add(subjects[k]!);
   // Made for animals, it is a pet product, whatever it is ("Fitness tracker for dogs"): the animal is the head.

@@ -233,6 +233,8 @@ export const WORDNET_ANCHORS: Readonly<Record<string, Exclude<Category, 'uncateg
   'noun.artifact:medical instrument': 'health',
   'noun.person:health professional': 'health',
   'noun.person:medical practitioner': 'health',
+  // Medicine is a science in WordNet (orthodontics → dentistry → medicine → life science), but Google files it under Health.
+  'noun.cognition:medicine': 'health',
   'noun.artifact:furniture': 'home-garden',
   'noun.artifact:home appliance': 'home-garden',
   'noun.artifact:power tool': 'home-garden',
@@ -390,9 +392,11 @@ export function wordNetCategoryTable(
     const [first] = wordnet.offsetsOf(lemma);
     // Genera and families (Canis, Rosaceae) are names of groups, not things anyone sells or does.
     if (first === undefined || wordnet.ancestry(first).some((s) => s.words.includes('taxonomic group'))) continue;
-    // A plant that is also eaten is what people buy as food: "fruit", "lettuce", "herb" are the plant part first in WordNet.
-    const eaten =
-      wordnet.sense(first).lexFile === 'noun.plant' && wordnet.offsetsOf(lemma).some((o) => wordnet.sense(o).lexFile === 'noun.food');
+    // A plant that is also eaten is what people buy as food: "fruit", "herb" are the plant part first in WordNet, and
+    // "lettuce", "kale" slang for money before both (money, then the plant, then the food: food).
+    const files = wordnet.offsetsOf(lemma).map((o) => wordnet.sense(o).lexFile);
+    const [plantFirst, slangFirst] = [files[0] === 'noun.plant', files[0] === 'noun.possession' && files[1] === 'noun.plant'];
+    const eaten = (plantFirst || slangFirst) && files.includes('noun.food');
     const category = eaten ? 'food-drink' : senseCategory(wordnet, first);
     if (!category) continue;
     const words = byCategory.get(category) ?? [];
