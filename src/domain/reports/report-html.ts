@@ -2,9 +2,10 @@
 // inline SVG, the styles one <style> element), no script, nothing loaded from
 // anywhere. The stylesheet is a constant, so the route can allow exactly it
 // in its Content-Security-Policy by its hash; no element carries a style
-// attribute (a hash does not cover those). Every text is escaped.
+// attribute (a hash does not cover those). Every text is escaped: the markup is built
+// with the html tag (domain/html.ts), in the document frame the account pages use too.
 import { forecastOnSeries, renderInsightChart } from '../charts/insight-chart.js';
-import { escapeXml as esc } from '../text.js';
+import { html, htmlDocument, joinHtml, unsafeRawHtml, type Html } from '../html.js';
 import {
   NO_FORECAST,
   NO_RUN,
@@ -75,63 +76,61 @@ footer { margin-top: 32px; color: #6b7280; font-size: 12px; }
 }
 `;
 
-const attr = (id: string) => ` id="${esc(id)}"`;
+const attr = (id: string): Html => html` id="${id}"`;
 const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-function factsList(facts: Fact[]): string {
-  return `<dl class="facts">${facts.map((f) => `<div${f.anchor ? attr(f.anchor) : ''}><dt>${esc(f.label)}</dt><dd>${esc(f.value)}</dd></div>`).join('')}</dl>`;
+function factsList(facts: Fact[]): Html {
+  return html`<dl class="facts">${facts.map((f) => html`<div${f.anchor ? attr(f.anchor) : ''}><dt>${f.label}</dt><dd>${f.value}</dd></div>`)}</dl>`;
 }
 
-function table(header: string[], rows: string[][], options: { numeric?: number[]; rowAttrs?: string[] } = {}): string {
+function table(header: string[], rows: string[][], options: { numeric?: number[]; rowAttrs?: Html[] } = {}): Html {
   const cell = (tag: 'th' | 'td', text: string, i: number) =>
-    `<${tag}${options.numeric?.includes(i) ? ' class="num"' : ''}>${esc(text)}</${tag}>`;
-  return `<table><thead><tr>${header.map((h, i) => cell('th', h, i)).join('')}</tr></thead><tbody>${rows
-    .map((r, n) => `<tr${options.rowAttrs?.[n] ?? ''}>${r.map((c, i) => cell('td', c, i)).join('')}</tr>`)
-    .join('')}</tbody></table>`;
+    tag === 'th'
+      ? html`<th${options.numeric?.includes(i) && html` class="num"`}>${text}</th>`
+      : html`<td${options.numeric?.includes(i) && html` class="num"`}>${text}</td>`;
+  return html`<table><thead><tr>${header.map((h, i) => cell('th', h, i))}</tr></thead><tbody>${rows.map(
+    (r, n) => html`<tr${options.rowAttrs?.[n] ?? ''}>${r.map((c, i) => cell('td', c, i))}</tr>`,
+  )}</tbody></table>`;
 }
 
 /** A sentence's evidence as words that link to it: "(demand score, demand: ratio)"; the pointer is the link's target and its title. */
-function citations(cs: Citation[]): string {
+function citations(cs: Citation[]): Html | '' {
   if (cs.length === 0) return '';
   const one = (c: Citation) =>
     c.anchor
-      ? `<a class="cite" href="#${esc(c.anchor)}" title="${esc(c.pointer)}">${esc(c.words)}</a>`
-      : `<span class="cite" title="${esc(c.pointer)}: not shown in this report">${esc(c.words)}</span>`;
-  return ` <span class="cites">(${cs.map(one).join(', ')})</span>`;
+      ? html`<a class="cite" href="#${c.anchor}" title="${c.pointer}">${c.words}</a>`
+      : html`<span class="cite" title="${c.pointer}: not shown in this report">${c.words}</span>`;
+  return html` <span class="cites">(${joinHtml(cs.map(one), ', ')})</span>`;
 }
 
-function genericBlock(block: GenericBlock): string {
-  return [
-    block.facts.length ? factsList(block.facts) : '',
-    ...block.tables.map((t) => `${t.title ? `<h3>${esc(t.title)}</h3>` : ''}${table(t.header, t.rows)}`),
-  ].join('');
+function genericBlock(block: GenericBlock): Html {
+  return html`${block.facts.length ? factsList(block.facts) : ''}${block.tables.map(
+    (t) => html`${t.title ? html`<h3>${t.title}</h3>` : ''}${table(t.header, t.rows)}`,
+  )}`;
 }
 
 export function renderReportHtml(input: InsightReportInput): string {
   const r = prepareReport(input);
   const { insight } = input;
-  const parts: string[] = [];
+  const parts: Array<Html | ''> = [];
   const v = r.verdict;
 
   parts.push(
-    `<header id="top"><p class="kicker">Startup Insights · insight report</p><h1${attr(r.anchors.title)}>${esc(r.title)}</h1>`,
-    `<p class="idea"${attr(r.anchors.idea)}>${esc(r.idea)}</p>`,
-    `<section id="verdict" class="${esc(v.label)}" aria-label="Verdict"><p class="verdict-line"><strong>${esc(v.title)}</strong> <span class="verdict-scores"><span${attr(v.anchors.overall)}>overall ${esc(v.overall)}</span>, <span${attr(v.anchors.confidence)}>confidence ${esc(v.confidence)}</span></span></p>`,
-    `<p>Strongest reason: ${esc(capitalise(v.reason))}. Biggest risk: ${esc(v.risk)}.${citations(v.citations)}</p></section>`,
-    r.provenance.notice ? `<p class="notice" id="provenance-notice">${esc(r.provenance.notice)}</p>` : '',
-    r.partial ? `<p class="notice"><strong>Partial.</strong> ${esc(PARTIAL_NOTICE)}</p>` : '',
+    html`<header id="top"><p class="kicker">Startup Insights · insight report</p><h1${attr(r.anchors.title)}>${r.title}</h1>`,
+    html`<p class="idea"${attr(r.anchors.idea)}>${r.idea}</p>`,
+    html`<section id="verdict" class="${v.label}" aria-label="Verdict"><p class="verdict-line"><strong>${v.title}</strong> <span class="verdict-scores"><span${attr(v.anchors.overall)}>overall ${v.overall}</span>, <span${attr(v.anchors.confidence)}>confidence ${v.confidence}</span></span></p>`,
+    html`<p>Strongest reason: ${capitalise(v.reason)}. Biggest risk: ${v.risk}.${citations(v.citations)}</p></section>`,
+    r.provenance.notice ? html`<p class="notice" id="provenance-notice">${r.provenance.notice}</p>` : '',
+    r.partial ? html`<p class="notice"><strong>Partial.</strong> ${PARTIAL_NOTICE}</p>` : '',
     factsList(r.facts),
-    '</header>',
+    html`</header>`,
   );
 
   if (r.decision) {
     parts.push(
-      `<section id="decision"><h2>Signals, risks and what to validate first</h2>${r.decision
-        .map(
-          (g) =>
-            `<h3>${esc(g.title)}</h3><ul class="decision">${g.items.map((i) => `<li>${esc(i.text)}${citations(i.citations)}</li>`).join('')}</ul>`,
-        )
-        .join('')}</section>`,
+      html`<section id="decision"><h2>Signals, risks and what to validate first</h2>${r.decision.map(
+        (g) => html`<h3>${g.title}</h3><ul class="decision">${g.items.map((i) => html`<li>${i.text}${citations(i.citations)}</li>`)}</ul>`,
+      )}</section>`,
     );
   }
 
@@ -152,67 +151,68 @@ export function renderReportHtml(input: InsightReportInput): string {
   const caption = r.chart.caption
     ? `${r.chart.caption}${drawn?.forecast ? ', and the 7-day forecast with its 80 % and 95 % intervals' : drawn?.note ? ` (${drawn.note})` : ''}, on one 0–100 scale. Source: ${r.chart.source}.`
     : 'No days of search interest yet.';
-  parts.push(`<section id="chart"><h2>Search interest</h2><figure>${svg}<figcaption>${esc(caption)}</figcaption></figure></section>`);
+  // Raw: the domain's chart escapes its own text (escapeXml) and draws the rest from numbers.
+  parts.push(
+    html`<section id="chart"><h2>Search interest</h2><figure>${unsafeRawHtml(svg)}<figcaption>${caption}</figcaption></figure></section>`,
+  );
 
   parts.push(
-    `<section id="dimensions"><h2>The 8 dimensions</h2><table><thead><tr><th>Dimension</th><th class="num">Score</th><th>What it asks</th></tr></thead><tbody>${r.dimensions
-      .map(
-        (d) =>
-          `<tr><td><a href="#${esc(d.anchor)}">${esc(d.title)}</a></td><td class="num">${esc(d.score)}</td><td>${d.marks
-            .map((m) => `<span class="mark">${esc(m)}</span>`)
-            .join('')}${esc(d.question)}</td></tr>`,
-      )
-      .join('')}</tbody></table></section>`,
+    html`<section id="dimensions"><h2>The 8 dimensions</h2><table><thead><tr><th>Dimension</th><th class="num">Score</th><th>What it asks</th></tr></thead><tbody>${r.dimensions.map(
+      (d) =>
+        html`<tr><td><a href="#${d.anchor}">${d.title}</a></td><td class="num">${d.score}</td><td>${d.marks.map(
+          (m) => html`<span class="mark">${m}</span>`,
+        )}${d.question}</td></tr>`,
+    )}</tbody></table></section>`,
   );
 
   // Each dimension's evidence folded away: a link to a place inside opens it (the browser unfolds the target of a fragment).
   const evidence = r.dimensions.map(
     (d) =>
-      `<details${attr(d.anchor)}><summary>${esc(d.title)}<span class="score">${esc(d.score)}</span></summary><p>${esc(d.explanation)}</p>${
+      html`<details${attr(d.anchor)}><summary>${d.title}<span class="score">${d.score}</span></summary><p>${d.explanation}</p>${
         d.evidence.length
-          ? `<table><tbody>${d.evidence.map((e) => `<tr${attr(e.anchor)}><th>${esc(e.key)}</th><td>${esc(e.value)}</td></tr>`).join('')}</tbody></table>`
-          : '<p>No evidence recorded.</p>'
-      }${d.name === 'momentum' && r.trendReason ? `<p${attr(r.trendReason.anchor)}>Why this trend class: ${esc(r.trendReason.text)}</p>` : ''}</details>`,
+          ? html`<table><tbody>${d.evidence.map((e) => html`<tr${attr(e.anchor)}><th>${e.key}</th><td>${e.value}</td></tr>`)}</tbody></table>`
+          : html`<p>No evidence recorded.</p>`
+      }${d.name === 'momentum' && r.trendReason ? html`<p${attr(r.trendReason.anchor)}>Why this trend class: ${r.trendReason.text}</p>` : ''}</details>`,
   );
   if (r.trendReason && !r.dimensions.some((d) => d.name === 'momentum'))
-    evidence.push(`<p${attr(r.trendReason.anchor)}>Why this trend class: ${esc(r.trendReason.text)}</p>`);
+    evidence.push(html`<p${attr(r.trendReason.anchor)}>Why this trend class: ${r.trendReason.text}</p>`);
   if (r.searchVolume) {
     const sv = r.searchVolume;
     evidence.push(
-      `<details${attr(sv.anchor)}><summary>Search volume, ${esc(sv.location)}</summary>${table(
+      html`<details${attr(sv.anchor)}><summary>Search volume, ${sv.location}</summary>${table(
         ['Phrase', 'Monthly searches', 'Cost per click (USD)', 'Competition'],
         sv.rows.map((row) => row.cells),
         { numeric: [1, 2], rowAttrs: sv.rows.map((row) => attr(row.anchor)) },
       )}</details>`,
     );
   }
-  parts.push(`<section id="evidence"><h2>Evidence, dimension by dimension</h2>${evidence.join('')}</section>`);
+  parts.push(html`<section id="evidence"><h2>Evidence, dimension by dimension</h2>${evidence}</section>`);
 
   const f = r.forecast;
   parts.push(
-    `<section id="forecast"><h2>Forecast</h2>${
+    html`<section id="forecast"><h2>Forecast</h2>${
       f.kind === 'served'
-        ? `<p>The next 7 days (model ${esc(f.model)}, made ${esc(f.generatedAt)}).</p>${table(['Date', 'Forecast', '80 % interval', '95 % interval'], f.rows, { numeric: [1, 2, 3] })}<h3>Backtest</h3>${factsList(f.backtest)}`
+        ? html`<p>The next 7 days (model ${f.model}, made ${f.generatedAt}).</p>${table(['Date', 'Forecast', '80 % interval', '95 % interval'], f.rows, { numeric: [1, 2, 3] })}<h3>Backtest</h3>${factsList(f.backtest)}`
         : f.kind === 'withheld'
-          ? `<p>Withheld (${esc(f.generatedAt)}): ${esc(f.reason)}</p>`
-          : `<p>${esc(NO_FORECAST)}</p>`
+          ? html`<p>Withheld (${f.generatedAt}): ${f.reason}</p>`
+          : html`<p>${NO_FORECAST}</p>`
     }</section>`,
   );
 
   if (r.outlook)
-    parts.push(`<section id="outlook"><h2${attr(r.outlook.anchor)}>Outlook, 3 to 12 months</h2>${genericBlock(r.outlook)}</section>`);
+    parts.push(html`<section id="outlook"><h2${attr(r.outlook.anchor)}>Outlook, 3 to 12 months</h2>${genericBlock(r.outlook)}</section>`);
 
   if (r.primaryChoice) {
     const c = r.primaryChoice;
     parts.push(
-      `<section id="primary-choice"><h2${attr(c.anchor)}>How the search phrase was chosen</h2><p>Researched: <strong>${esc(c.primary)}</strong></p>${
-        c.reason ? `<p>${esc(c.reason)}</p>` : ''
+      html`<section id="primary-choice"><h2${attr(c.anchor)}>How the search phrase was chosen</h2><p>Researched: <strong>${c.primary}</strong></p>${
+        c.reason ? html`<p>${c.reason}</p>` : ''
       }${
         c.rows.length
           ? table(
               c.header,
               c.rows.map((row) => row.cells),
-              { numeric: c.numeric, rowAttrs: c.rows.map((row) => (row.primary ? ' class="primary"' : '')) },
+              { numeric: c.numeric, rowAttrs: c.rows.map((row) => (row.primary ? html` class="primary"` : html``)) },
             )
           : ''
       }${c.measured.length ? factsList(c.measured) : ''}</section>`,
@@ -221,37 +221,30 @@ export function renderReportHtml(input: InsightReportInput): string {
 
   const trace = r.trace;
   parts.push(
-    `<section id="research-trace"><h2>Research trace</h2>${
+    html`<section id="research-trace"><h2>Research trace</h2>${
       trace
-        ? `${factsList(trace.run)}${trace.error ? `<p class="status-failed">${esc(trace.error)}</p>` : ''}<details><summary>The ${trace.steps.length} steps</summary>${table(
+        ? html`${factsList(trace.run)}${trace.error ? html`<p class="status-failed">${trace.error}</p>` : ''}<details><summary>The ${trace.steps.length} steps</summary>${table(
             ['#', 'Step', 'Status', 'Summary'],
             trace.steps,
             {
               numeric: [0],
-              rowAttrs: trace.steps.map((s) => (s[2] === 'failed' || s[2] === 'pending' ? ` class="status-${s[2]}"` : '')),
+              rowAttrs: trace.steps.map((s) => (s[2] === 'failed' || s[2] === 'pending' ? html` class="status-${s[2]}"` : html``)),
             },
           )}</details>`
-        : `<p>${esc(NO_RUN)}</p>`
+        : html`<p>${NO_RUN}</p>`
     }</section>`,
   );
 
   parts.push(
-    `<footer>${factsList(r.record)}Made ${esc(r.generatedAt)} from GET /api/insights/${esc(r.id)}/report. Scores and their methods: GET /api/methodology.</footer>`,
+    html`<footer>${factsList(r.record)}Made ${r.generatedAt} from GET /api/insights/${r.id}/report. Scores and their methods: GET /api/methodology.</footer>`,
   );
 
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(r.title)} · insight report</title>
-<style>${REPORT_STYLESHEET}</style>
-</head>
-<body>
-<main>
-${parts.filter(Boolean).join('\n')}
-</main>
-</body>
-</html>
-`;
+  return String(
+    htmlDocument({
+      title: `${r.title} · insight report`,
+      // Raw: a constant of this file, allowed by its hash in the report's Content-Security-Policy.
+      head: html`<style>${unsafeRawHtml(REPORT_STYLESHEET)}</style>\n`,
+      body: html`<main>\n${joinHtml(parts.filter(Boolean), '\n')}\n</main>`,
+    }),
+  );
 }

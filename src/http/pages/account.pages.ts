@@ -4,6 +4,7 @@
 // under /api reads these cookies (the API's guard knows only Bearer keys). Every change made here
 // writes one audit line (pino, `audit` field; never a key, token, password or cookie).
 import type { FastifyInstance } from 'fastify';
+import { html } from '../../domain/html.js';
 import { ICON, ICON_PATH, notice, STYLESHEET, STYLESHEET_PATH } from './layout.js';
 import { insightsPages } from './insights.pages.js';
 import { invitationPages } from './invitation.pages.js';
@@ -40,9 +41,9 @@ export async function accountPages(app: FastifyInstance, options: AccountPagesOp
 
   // Any other /account address is a page too: an HTML 404, not the API's problem+json.
   app.get('/account/*', hide, async (_request, reply) =>
-    kit.html(reply.code(404), {
+    kit.sendPage(reply.code(404), {
       title: 'Not found',
-      body: `${notice('error', 'There is no such account page.')}<p><a href="/account">Back to your account</a></p>`,
+      body: html`${notice('error', 'There is no such account page.')}<p><a href="/account">Back to your account</a></p>`,
     }),
   );
 }

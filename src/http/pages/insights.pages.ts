@@ -28,7 +28,8 @@ import { ResearchAllowanceSpentError } from '../../research/research-service.js'
 import { TrendsFailedError } from '../../research/trends-gateway.js';
 import { CONTENT_TYPES, insightListCsv, REPORT_CSP, reportInputOf } from '../routes/api/insight-exports.js';
 import { sortValueOf, toInsightDto, toInsightSummaryDto } from '../routes/api/insights.routes.js';
-import { esc, hidden, notice } from './layout.js';
+import { html, joinHtml, unsafeRawHtml, type Html, type HtmlValue } from '../../domain/html.js';
+import { hidden, notice } from './layout.js';
 import type { Session } from './session.js';
 import { date, fields, type PageKit } from './page-kit.js';
 import { multiline, sparkline } from './sparkline.js';
@@ -113,7 +114,7 @@ function listHref(filters: ListFilters, cursor: string | undefined, path = '/acc
 const pct = (x: number) => `${Math.round(x * 100)}`;
 const marketOf = (geo: string | null) => (geo === null ? 'default' : geo || 'worldwide');
 const categoryName = (category: string) => (category in CATEGORIES ? CATEGORIES[category as Category].name : category);
-const verdictBadge = (v: ReturnType<typeof verdictOf>) => `<span class="verdict verdict-${v.label}">${esc(v.label)}</span>`;
+const verdictBadge = (v: ReturnType<typeof verdictOf>) => html`<span class="verdict verdict-${v.label}">${v.label}</span>`;
 const scoreText = (row: Pick<InsightListRow, 'overall_score' | 'confidence'>) =>
   `${pct(row.overall_score)} of 100 (confidence ${pct(row.confidence)})`;
 /** Who answered its research, and what the data is: live, recorded (when) or simulated. */
@@ -123,29 +124,29 @@ function providerText(row: Pick<InsightListRow, 'provider' | 'source' | 'data_fr
 }
 
 export function insightsPages(app: FastifyInstance, kit: PageKit): void {
-  const { db, options, audit, hide, form, html, frame, page, change } = kit;
+  const { db, options, audit, hide, form, sendPage, frame, page, change } = kit;
 
   const notFound = (session: Session, text = 'Your account has no such insight: it is neither public nor your account’s own.') => ({
     title: 'Not found',
     signedIn: frame(session, 'insights'),
-    body: `${notice('error', text)}<p><a href="/account/insights">Back to the insights</a></p>`,
+    body: html`${notice('error', text)}<p><a href="/account/insights">Back to the insights</a></p>`,
   });
 
-  function filterForm(filters: ListFilters): string {
+  function filterForm(filters: ListFilters): Html {
     const option = (value: string, label: string, selected: boolean) =>
-      `<option value="${esc(value)}"${selected ? ' selected' : ''}>${esc(label)}</option>`;
-    return `<form method="get" action="/account/insights" class="filters" role="search" aria-label="Filter the insights">
-<div><label for="f-q">Search</label><input id="f-q" name="q" type="text" maxlength="200" value="${esc(filters.q)}"></div>
-<div><label for="f-category">Category</label><select id="f-category" name="category">${option('', 'Any category', !filters.category)}${CATEGORY_VALUES.map((c) => option(c, CATEGORIES[c].name, filters.category === c)).join('')}</select></div>
-<div><label for="f-source">Source</label><select id="f-source" name="source">${option('', 'Any source', !filters.source)}${SOURCE_VALUES.map((s) => option(s, s, filters.source === s)).join('')}</select></div>
-<div><label for="f-min">Minimum score</label><select id="f-min" name="min_score">${option('', 'Any score', filters.minScore === undefined)}${MIN_SCORE_CHOICES.map((m) => option(m, `at least ${pct(Number(m))}`, filters.minScore === Number(m))).join('')}${
+      html`<option value="${value}"${selected && html` selected`}>${label}</option>`;
+    return html`<form method="get" action="/account/insights" class="filters" role="search" aria-label="Filter the insights">
+<div><label for="f-q">Search</label><input id="f-q" name="q" type="text" maxlength="200" value="${filters.q}"></div>
+<div><label for="f-category">Category</label><select id="f-category" name="category">${option('', 'Any category', !filters.category)}${CATEGORY_VALUES.map((c) => option(c, CATEGORIES[c].name, filters.category === c))}</select></div>
+<div><label for="f-source">Source</label><select id="f-source" name="source">${option('', 'Any source', !filters.source)}${SOURCE_VALUES.map((s) => option(s, s, filters.source === s))}</select></div>
+<div><label for="f-min">Minimum score</label><select id="f-min" name="min_score">${option('', 'Any score', filters.minScore === undefined)}${MIN_SCORE_CHOICES.map((m) => option(m, `at least ${pct(Number(m))}`, filters.minScore === Number(m)))}${
       filters.minScore !== undefined && !MIN_SCORE_CHOICES.map(Number).includes(filters.minScore)
         ? option(String(filters.minScore), `at least ${pct(filters.minScore)}`, true)
         : ''
     }</select></div>
 <div><label for="f-sort">Sort</label><select id="f-sort" name="sort">${INSIGHT_SORTS.map((s) =>
       option(s, SORT_LABELS[s] ?? `${DIMENSION_LABELS[s as (typeof DIMENSIONS)[number]]} score`, filters.sort === s),
-    ).join('')}</select></div>
+    )}</select></div>
 <div><button type="submit">Show</button></div></form>`;
   }
 
@@ -163,7 +164,7 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
     });
   }
 
-  async function listBody(session: Session, filters: ListFilters): Promise<{ status: number; body: string }> {
+  async function listBody(session: Session, filters: ListFilters): Promise<{ status: number; body: Html }> {
     let after: InsightCursor | undefined;
     let problem = '';
     if (filters.cursor !== undefined) {
@@ -177,7 +178,7 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
     if (problem) {
       return {
         status: 400,
-        body: `${notice('error', problem)}${filterForm(filters)}<p><a href="${esc(listHref(filters, undefined))}">The first page</a></p>`,
+        body: html`${notice('error', problem)}${filterForm(filters)}<p><a href="${listHref(filters, undefined)}">The first page</a></p>`,
       };
     }
     const { rows, hasMore } = await listPage(filters, after, session.row.account_id);
@@ -192,24 +193,24 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
       const title = displayTitle(row.title, row);
       const v = verdictOf(row);
       const box = `cmp-${row.id}`;
-      return `<tr><td><input type="checkbox" id="${esc(box)}" name="id" value="${esc(row.id)}" form="compare-form"><label for="${esc(box)}" class="visually-hidden">Compare ${esc(title)}</label></td>
-<th scope="row"><a href="/account/insights/${esc(row.id)}">${esc(title)}</a>${row.owner_account_id ? ' <span class="tag">private</span>' : ''}</th>
-<td>${verdictBadge(v)}</td><td class="num">${esc(scoreText(row))}</td><td>${esc(providerText(row))}</td>
-<td>${esc(marketOf(row.geo))}</td><td>${esc(categoryName(row.category))}</td><td>${sparkline(series.get(row.id) ?? [], title)}</td></tr>`;
+      return html`<tr><td><input type="checkbox" id="${box}" name="id" value="${row.id}" form="compare-form"><label for="${box}" class="visually-hidden">Compare ${title}</label></td>
+<th scope="row"><a href="/account/insights/${row.id}">${title}</a>${row.owner_account_id && html` <span class="tag">private</span>`}</th>
+<td>${verdictBadge(v)}</td><td class="num">${scoreText(row)}</td><td>${providerText(row)}</td>
+<td>${marketOf(row.geo)}</td><td>${categoryName(row.category)}</td><td>${sparkline(series.get(row.id) ?? [], title)}</td></tr>`;
     });
-    const paging = `<nav aria-label="Pages of insights" class="paging">${
-      filters.cursor ? `<a href="${esc(listHref(filters, undefined))}">First page</a>` : ''
-    }${next ? `<a href="${esc(listHref(filters, next))}" rel="next">Next page</a>` : ''}<a href="${esc(listHref(filters, filters.cursor, '/account/insights.csv'))}">This page as CSV</a></nav>`;
+    const paging = html`<nav aria-label="Pages of insights" class="paging">${
+      filters.cursor ? html`<a href="${listHref(filters, undefined)}">First page</a>` : ''
+    }${next ? html`<a href="${listHref(filters, next)}" rel="next">Next page</a>` : ''}<a href="${listHref(filters, filters.cursor, '/account/insights.csv')}">This page as CSV</a></nav>`;
     const table =
       rows.length === 0
-        ? '<p>No insight matches these filters.</p>'
-        : `<form method="get" action="/account/compare" id="compare-form"><p>Tick 2 to 5 insights, then <button type="submit">Compare side by side</button></p></form>
+        ? html`<p>No insight matches these filters.</p>`
+        : html`<form method="get" action="/account/compare" id="compare-form"><p>Tick 2 to 5 insights, then <button type="submit">Compare side by side</button></p></form>
 <table class="insights"><caption>Insights ${filters.cursor ? '(a later page)' : ''} — ${rows.length} shown${next ? ', more on the next page' : ''}</caption>
 <thead><tr><th scope="col">Compare</th><th scope="col">Insight</th><th scope="col">Verdict</th><th scope="col">Overall score</th><th scope="col">Provider</th><th scope="col">Market</th><th scope="col">Category</th><th scope="col">Interest, ${SPARK_DAYS} days</th></tr></thead>
-<tbody>${trs.join('')}</tbody></table>`;
+<tbody>${trs}</tbody></table>`;
     return {
       status: 200,
-      body: `<p>The public catalogue and your account's private insights, as <code>GET /api/insights</code> lists them with a key. The verdict is a rule of thumb over the scores: open an insight for its reasons and risks.</p>
+      body: html`<p>The public catalogue and your account's private insights, as <code>GET /api/insights</code> lists them with a key. The verdict is a rule of thumb over the scores: open an insight for its reasons and risks.</p>
 ${filterForm(filters)}${table}${paging}`,
     };
   }
@@ -223,14 +224,14 @@ ${filterForm(filters)}${table}${paging}`,
       filters = parseFilters(request.query);
     } catch (error) {
       if (!(error instanceof FilterError)) throw error;
-      return html(reply.code(400), {
+      return sendPage(reply.code(400), {
         title: 'Insights',
         signedIn,
-        body: `${notice('error', `${error.message} Choose again.`)}${filterForm({ sort: 'score' })}`,
+        body: html`${notice('error', `${error.message} Choose again.`)}${filterForm({ sort: 'score' })}`,
       });
     }
     const { status, body } = await listBody(session, filters);
-    return html(reply.code(status), { title: 'Insights', signedIn, body });
+    return sendPage(reply.code(status), { title: 'Insights', signedIn, body });
   });
 
   // The page shown as CSV (the columns of GET /api/insights with Accept: text/csv).
@@ -245,10 +246,10 @@ ${filterForm(filters)}${table}${paging}`,
     } catch (error) {
       if (!(error instanceof FilterError) && !(error instanceof InvalidCursorError)) throw error;
       const why = error instanceof InvalidCursorError ? `its position ${error.reason}` : error.message;
-      return html(reply.code(400), {
+      return sendPage(reply.code(400), {
         title: 'Insights',
         signedIn: frame(session, 'insights'),
-        body: `${notice('error', `The list could not be read: ${why}`)}<p><a href="/account/insights">Back to the insights</a></p>`,
+        body: html`${notice('error', `The list could not be read: ${why}`)}<p><a href="/account/insights">Back to the insights</a></p>`,
       });
     }
     const { rows } = await listPage(filters, after, session.row.account_id);
@@ -267,7 +268,7 @@ ${filterForm(filters)}${table}${paging}`,
     const session = await page(request, reply);
     if (!session) return reply;
     const row = await visible(session, (request.params as { id: string }).id);
-    if (!row) return html(reply.code(404), notFound(session));
+    if (!row) return sendPage(reply.code(404), notFound(session));
     const dto = toInsightDto(row);
     const v = verdictOf(row);
     // The chart the printable report draws (its 30 days and the forecast on their scale), inline: it has no style attribute.
@@ -284,35 +285,33 @@ ${filterForm(filters)}${table}${paging}`,
       note: input.forecast ? (input.forecast.withheld ? `forecast withheld: ${input.forecast.reason}` : undefined) : 'no forecast yet',
     });
     const sentences = (title: string, list: ReadonlyArray<{ text: string }>) =>
-      list.length === 0
-        ? ''
-        : `<h3>${esc(title)}</h3><ul>${list
-            .slice(0, 3)
-            .map((s) => `<li>${esc(s.text)}</li>`)
-            .join('')}</ul>`;
+      list.length === 0 ? '' : html`<h3>${title}</h3><ul>${list.slice(0, 3).map((s) => html`<li>${s.text}</li>`)}</ul>`;
     const dims = DIMENSIONS.map((d) => {
       const dim = row.dimensions[d];
       const score = dim?.score;
-      return `<tr><th scope="row">${esc(DIMENSION_LABELS[d])}</th><td class="num">${typeof score === 'number' ? pct(score) : '—'}</td><td>${esc(dim?.explanation ?? '')}</td></tr>`;
+      return html`<tr><th scope="row">${DIMENSION_LABELS[d]}</th><td class="num">${typeof score === 'number' ? pct(score) : '—'}</td><td>${dim?.explanation ?? ''}</td></tr>`;
     });
     const base = `/account/insights/${encodeURIComponent(row.id)}`;
-    const body = `<section aria-labelledby="verdict-heading" class="verdict-box"><h2 id="verdict-heading">Verdict: ${verdictBadge(v)}</h2>
-<p><strong>Why:</strong> ${esc(v.reason)}. <strong>Biggest risk:</strong> ${esc(v.risk)}.</p></section>
+    const body = html`<section aria-labelledby="verdict-heading" class="verdict-box"><h2 id="verdict-heading">Verdict: ${verdictBadge(v)}</h2>
+<p><strong>Why:</strong> ${v.reason}. <strong>Biggest risk:</strong> ${v.risk}.</p></section>
 <p class="exports"><a href="${base}/report">Printable report</a> · <a href="${base}/report.md">Markdown</a> · <a href="${base}/insight.csv">CSV</a> · <a href="/account/insights">All insights</a></p>
-<dl class="facts"><dt>Idea</dt><dd>${esc(row.idea)}</dd><dt>Overall score</dt><dd>${esc(scoreText(row))}</dd>
-<dt>Provider</dt><dd>${esc(providerText(row))}</dd><dt>Market</dt><dd>${esc(marketOf(row.geo))}</dd><dt>Category</dt><dd>${esc(categoryName(row.category))}</dd>
-<dt>Data</dt><dd>${esc(row.data_from ?? '—')} to ${esc(row.data_as_of ?? '—')}</dd><dt>Visibility</dt><dd>${row.owner_account_id ? 'private to your account' : 'public'}</dd>
+<dl class="facts"><dt>Idea</dt><dd>${row.idea}</dd><dt>Overall score</dt><dd>${scoreText(row)}</dd>
+<dt>Provider</dt><dd>${providerText(row)}</dd><dt>Market</dt><dd>${marketOf(row.geo)}</dd><dt>Category</dt><dd>${categoryName(row.category)}</dd>
+<dt>Data</dt><dd>${row.data_from ?? '—'} to ${row.data_as_of ?? '—'}</dd><dt>Visibility</dt><dd>${row.owner_account_id ? 'private to your account' : 'public'}</dd>
 </dl>
-${row.summary ? `<p>${esc(row.summary)}</p>` : ''}
-<section aria-labelledby="chart-heading"><h2 id="chart-heading">Search interest</h2><figure class="chart">${chart}<figcaption>${
+${row.summary ? html`<p>${row.summary}</p>` : ''}
+<section aria-labelledby="chart-heading"><h2 id="chart-heading">Search interest</h2><figure class="chart">${
+      // Raw: the domain's chart escapes its own text (escapeXml) and draws the rest from numbers.
+      unsafeRawHtml(chart)
+    }<figcaption>${
       first && last
-        ? esc(`${interestNoun(provenanceOf(row).kind)} (0–100), ${input.series.length} days from ${first} to ${last}.`)
+        ? `${interestNoun(provenanceOf(row).kind)} (0–100), ${input.series.length} days from ${first} to ${last}.`
         : 'No days of search interest yet.'
     }</figcaption></figure></section>
 <section aria-labelledby="decision-heading"><h2 id="decision-heading">What the scores say</h2>${sentences('Signals', dto.decision.signals)}${sentences('Risks', dto.decision.risks)}${sentences('Validate first', dto.decision.validate_first)}</section>
-<table><caption>The 8 dimensions (0–100)</caption><thead><tr><th scope="col">Dimension</th><th scope="col">Score</th><th scope="col">What it rests on</th></tr></thead><tbody>${dims.join('')}</tbody></table>
-<p>The printable report holds the forecast's figures, every dimension's evidence and the research trace. Updated ${esc(date(row.updated_at))}.</p>`;
-    return html(reply, { title: displayTitle(row.title, row), signedIn: frame(session, 'insights'), body });
+<table><caption>The 8 dimensions (0–100)</caption><thead><tr><th scope="col">Dimension</th><th scope="col">Score</th><th scope="col">What it rests on</th></tr></thead><tbody>${dims}</tbody></table>
+<p>The printable report holds the forecast's figures, every dimension's evidence and the research trace. Updated ${date(row.updated_at)}.</p>`;
+    return sendPage(reply, { title: displayTitle(row.title, row), signedIn: frame(session, 'insights'), body });
   });
 
   // The printable report GET /api/insights/{id}/report renders, for an insight the account may see (public, or its own).
@@ -320,7 +319,7 @@ ${row.summary ? `<p>${esc(row.summary)}</p>` : ''}
     const session = await page(request, reply);
     if (!session) return reply;
     const row = await visible(session, (request.params as { id: string }).id);
-    if (!row) return html(reply.code(404), notFound(session));
+    if (!row) return sendPage(reply.code(404), notFound(session));
     const input = await reportInputOf(db, toInsightDto(row), new Date());
     // The report's own policy (its stylesheet by hash, nothing else), not the pages'.
     return reply.header('content-security-policy', REPORT_CSP).type('text/html; charset=utf-8').send(renderReportHtml(input));
@@ -331,7 +330,7 @@ ${row.summary ? `<p>${esc(row.summary)}</p>` : ''}
     const session = await page(request, reply);
     if (!session) return reply;
     const row = await visible(session, (request.params as { id: string }).id);
-    if (!row) return html(reply.code(404), notFound(session));
+    if (!row) return sendPage(reply.code(404), notFound(session));
     const input = await reportInputOf(db, toInsightDto(row), new Date());
     return reply
       .type(CONTENT_TYPES.markdown)
@@ -344,7 +343,7 @@ ${row.summary ? `<p>${esc(row.summary)}</p>` : ''}
     const session = await page(request, reply);
     if (!session) return reply;
     const row = await visible(session, (request.params as { id: string }).id);
-    if (!row) return html(reply.code(404), notFound(session));
+    if (!row) return sendPage(reply.code(404), notFound(session));
     return reply
       .type(CONTENT_TYPES.csv)
       .header('content-disposition', `attachment; filename="${row.id}.csv"`)
@@ -366,35 +365,36 @@ ${row.summary ? `<p>${esc(row.summary)}</p>` : ''}
     return { rows };
   }
 
-  async function compareBody(session: Session, rows: InsightRow[], shared = ''): Promise<string> {
+  async function compareBody(session: Session, rows: InsightRow[], shared: Html | '' = ''): Promise<Html> {
     const series = await latestTrendPointsOf(
       db,
       rows.map((r) => r.id),
       SPARK_DAYS,
     );
-    const cells = (render: (row: InsightRow) => string) => rows.map((r) => `<td>${render(r)}</td>`).join('');
-    const head = rows
-      .map((r) => `<th scope="col"><a href="/account/insights/${esc(r.id)}">${esc(displayTitle(r.title, r))}</a></th>`)
-      .join('');
-    const line = (label: string, render: (row: InsightRow) => string) => `<tr><th scope="row">${esc(label)}</th>${cells(render)}</tr>`;
+    const cells = (render: (row: InsightRow) => HtmlValue) => rows.map((r) => html`<td>${render(r)}</td>`);
+    const head = rows.map((r) => html`<th scope="col"><a href="/account/insights/${r.id}">${displayTitle(r.title, r)}</a></th>`);
+    const line = (label: string, render: (row: InsightRow) => HtmlValue) => html`<tr><th scope="row">${label}</th>${cells(render)}</tr>`;
     const geos = new Set(rows.map((r) => r.geo));
     const canShare = options.comparisons !== undefined && geos.size === 1;
     const sharedForm = canShare
-      ? `<form method="post" action="/account/compare">${hidden('csrf', session.csrf)}${rows.map((r) => hidden('id', r.id)).join('')}
+      ? html`<form method="post" action="/account/compare">${hidden('csrf', session.csrf)}${rows.map((r) => hidden('id', r.id))}
 <p>Each line above is on its own insight's scale. To put their interest on one scale, the service asks the provider for all of them in one request, as <code>POST /api/comparisons</code> does: the first time today it spends one of your account's research runs; asking again does not.</p>
 <button type="submit">Compare their interest on one scale</button></form>`
       : options.comparisons === undefined
-        ? '<p>Comparisons on one scale are not configured on this service.</p>'
-        : '<p>These insights are of different markets: their interest can be compared on one scale only within one market.</p>';
-    return `<p>${rows.length} insights side by side: their scores as researched (each insight's own date), from the same insights <code>GET /api/insights/{id}</code> answers.</p>
+        ? html`<p>Comparisons on one scale are not configured on this service.</p>`
+        : html`<p>These insights are of different markets: their interest can be compared on one scale only within one market.</p>`;
+    return html`<p>${rows.length} insights side by side: their scores as researched (each insight's own date), from the same insights <code>GET /api/insights/{id}</code> answers.</p>
 <div class="wide"><table class="compare"><caption>Side by side</caption><thead><tr><th scope="col">Insight</th>${head}</tr></thead><tbody>
-${line('Verdict', (r) => `${verdictBadge(verdictOf(r))}<br><span class="small">${esc(verdictOf(r).reason)}; risk: ${esc(verdictOf(r).risk)}</span>`)}
-${line('Overall score', (r) => esc(scoreText(r)))}
-${line('Provider', (r) => esc(providerText(r)))}
-${line('Market', (r) => esc(marketOf(r.geo)))}
-${line('Category', (r) => esc(categoryName(r.category)))}
-${line('Data as of', (r) => esc(r.data_as_of ?? '—'))}
-${DIMENSIONS.map((d) => line(DIMENSION_LABELS[d], (r) => (typeof r.dimension_scores[d] === 'number' ? pct(r.dimension_scores[d]!) : '—'))).join('\n')}
+${line('Verdict', (r) => html`${verdictBadge(verdictOf(r))}<br><span class="small">${verdictOf(r).reason}; risk: ${verdictOf(r).risk}</span>`)}
+${line('Overall score', (r) => scoreText(r))}
+${line('Provider', (r) => providerText(r))}
+${line('Market', (r) => marketOf(r.geo))}
+${line('Category', (r) => categoryName(r.category))}
+${line('Data as of', (r) => r.data_as_of ?? '—')}
+${joinHtml(
+  DIMENSIONS.map((d) => line(DIMENSION_LABELS[d], (r) => (typeof r.dimension_scores[d] === 'number' ? pct(r.dimension_scores[d]!) : '—'))),
+  '\n',
+)}
 ${line(`Interest, ${SPARK_DAYS} days`, (r) => sparkline(series.get(r.id) ?? [], displayTitle(r.title, r)))}
 </tbody></table></div>${shared}${shared ? '' : sharedForm}<p><a href="/account/insights">Back to the insights</a></p>`;
   }
@@ -406,22 +406,22 @@ ${line(`Interest, ${SPARK_DAYS} days`, (r) => sparkline(series.get(r.id) ?? [], 
     const ids = fields(request.query, 'id');
     const found = await compared(session, ids);
     if ('text' in found)
-      return html(reply.code(found.status), {
+      return sendPage(reply.code(found.status), {
         title: 'Compare insights',
         signedIn,
-        body: `${notice('error', found.text)}<p><a href="/account/insights">Back to the insights</a></p>`,
+        body: html`${notice('error', found.text)}<p><a href="/account/insights">Back to the insights</a></p>`,
       });
-    return html(reply, { title: 'Compare insights', signedIn, body: await compareBody(session, found.rows) });
+    return sendPage(reply, { title: 'Compare insights', signedIn, body: await compareBody(session, found.rows) });
   });
 
   /** The shared series, as POST /api/comparisons answers it: one line per idea on one 0–100 scale, with who answered. */
-  function sharedSection(result: Comparison): string {
+  function sharedSection(result: Comparison): Html {
     const provider = result.provider ?? 'unknown';
     const kind = result.provider
       ? provenanceOf({ source: '', provider: result.provider, data_from: null, data_as_of: null }).label
       : 'unknown';
     if (result.kind === 'pending')
-      return `${notice('ok', `Asked ${provider} for the shared series; it has not answered yet. Ask again in about ${Math.max(1, Math.ceil(result.retryAfterMs / 1000))} seconds: it is not charged again.`)}`;
+      return html`${notice('ok', `Asked ${provider} for the shared series; it has not answered yet. Ask again in about ${Math.max(1, Math.ceil(result.retryAfterMs / 1000))} seconds: it is not charged again.`)}`;
     const points = result.series.points;
     const lines = result.ideas.map((c, i) => ({
       name: c.idea,
@@ -430,13 +430,13 @@ ${line(`Interest, ${SPARK_DAYS} days`, (r) => sparkline(series.get(r.id) ?? [], 
     const stats = result.ideas.map((c, i) => {
       const values = points.map((p) => p.values[i] ?? 0);
       const mean = values.length ? Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 10) / 10 : null;
-      return `<tr><th scope="row"><span class="key series-${i}" aria-hidden="true"></span> ${esc(c.idea)}</th><td>${esc(c.phrase)}</td><td class="num">${mean ?? '—'}</td><td class="num">${values.length ? Math.max(...values) : '—'}</td></tr>`;
+      return html`<tr><th scope="row"><span class="key series-${i}" aria-hidden="true"></span> ${c.idea}</th><td>${c.phrase}</td><td class="num">${mean ?? '—'}</td><td class="num">${values.length ? Math.max(...values) : '—'}</td></tr>`;
     });
     const span = `${points[0]?.date ?? '–'} to ${points.at(-1)?.date ?? '–'}`;
-    return `<section aria-labelledby="shared-heading"><h2 id="shared-heading">Interest on one scale</h2>
-<p>From one request to <strong>${esc(provider)}</strong> (${esc(kind)}), market ${esc(marketOf(result.geo))}, ${esc(span)}, one point a week; 100 is the highest of any of them.</p>
+    return html`<section aria-labelledby="shared-heading"><h2 id="shared-heading">Interest on one scale</h2>
+<p>From one request to <strong>${provider}</strong> (${kind}), market ${marketOf(result.geo)}, ${span}, one point a week; 100 is the highest of any of them.</p>
 ${multiline(lines, `Interest in ${result.ideas.map((c) => c.idea).join(', ')} on one scale, ${span} (${provider})`)}
-<table><caption>Mean and peak on the shared scale</caption><thead><tr><th scope="col">Idea</th><th scope="col">Search phrase</th><th scope="col">Mean</th><th scope="col">Peak</th></tr></thead><tbody>${stats.join('')}</tbody></table></section>`;
+<table><caption>Mean and peak on the shared scale</caption><thead><tr><th scope="col">Idea</th><th scope="col">Search phrase</th><th scope="col">Mean</th><th scope="col">Peak</th></tr></thead><tbody>${stats}</tbody></table></section>`;
   }
 
   // The shared series spends the allowance the first time a day (as the API's comparisons do): a form, with the session's token.
@@ -447,14 +447,14 @@ ${multiline(lines, `Interest in ${result.ideas.map((c) => c.idea).join(', ')} on
     const signedIn = frame(session, 'insights');
     const found = await compared(session, fields(request.body, 'id'));
     if ('text' in found)
-      return html(reply.code(found.status), {
+      return sendPage(reply.code(found.status), {
         title: 'Compare insights',
         signedIn,
-        body: `${notice('error', found.text)}<p><a href="/account/insights">Back to the insights</a></p>`,
+        body: html`${notice('error', found.text)}<p><a href="/account/insights">Back to the insights</a></p>`,
       });
     const comparisons = options.comparisons;
     const again = async (status: number, text: string) =>
-      html(reply.code(status), {
+      sendPage(reply.code(status), {
         title: 'Compare insights',
         signedIn,
         body: await compareBody(session, found.rows, notice('error', text)),
@@ -471,7 +471,7 @@ ${multiline(lines, `Interest in ${result.ideas.map((c) => c.idea).join(', ')} on
         comparisons.defaultGeo,
       );
       audit(session, 'insights compared', { insight_ids: found.rows.map((r) => r.id), status: result.kind });
-      return html(reply.code(result.kind === 'pending' ? 202 : 200), {
+      return sendPage(reply.code(result.kind === 'pending' ? 202 : 200), {
         title: 'Compare insights',
         signedIn,
         body: await compareBody(session, found.rows, sharedSection(result)),

@@ -6,15 +6,16 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { acceptInvitation, findInvitation, type Invitation } from '../../account/member.repository.js';
 import { HashingBusy, hashPassword, passwordProblem, PASSWORD_MIN_LENGTH } from '../../account/password.js';
 import { csrfTokenOf, hashToken, isTokenShaped } from '../../account/tokens.js';
-import { esc, hidden, notice } from './layout.js';
+import { html, type Html } from '../../domain/html.js';
+import { hidden, notice } from './layout.js';
 import { formTokenMatches, preSession, preSessionSecret, sameOrigin } from './session.js';
 import { field, type PageKit } from './page-kit.js';
 
 export function invitationPages(app: FastifyInstance, kit: PageKit): void {
-  const { db, logger, publicOrigin, hide, form, html, refused } = kit;
+  const { db, logger, publicOrigin, hide, form, sendPage, refused } = kit;
 
   const invitationGone = (reply: FastifyReply) =>
-    html(reply.code(410), {
+    sendPage(reply.code(410), {
       title: 'Invitation',
       body: notice(
         'error',
@@ -24,17 +25,17 @@ export function invitationPages(app: FastifyInstance, kit: PageKit): void {
   /** A reset, or a new address: a password to set. Else a person of another account joining: a button. */
   const setsPassword = (invitation: Invitation) => invitation.reset || !invitation.person_exists;
 
-  const invitationForm = (token: string, csrf: string, invitation: Invitation, message = '') =>
+  const invitationForm = (token: string, csrf: string, invitation: Invitation, message: Html | '' = '') =>
     setsPassword(invitation)
-      ? `${message}<p>${invitation.reset ? 'Set a new password' : `You are invited to ${esc(invitation.account_name)} as ${esc(invitation.role)}. Set the password`} you will sign in with as <strong>${esc(invitation.email)}</strong>. At least ${PASSWORD_MIN_LENGTH} characters.</p>
-<form method="post" action="/account/invite/${esc(token)}">${hidden('csrf', csrf)}
-<label for="username">Email address</label><input id="username" name="username" type="email" autocomplete="username" readonly value="${esc(invitation.email)}">
+      ? html`${message}<p>${invitation.reset ? 'Set a new password' : `You are invited to ${invitation.account_name} as ${invitation.role}. Set the password`} you will sign in with as <strong>${invitation.email}</strong>. At least ${PASSWORD_MIN_LENGTH} characters.</p>
+<form method="post" action="/account/invite/${token}">${hidden('csrf', csrf)}
+<label for="username">Email address</label><input id="username" name="username" type="email" autocomplete="username" readonly value="${invitation.email}">
 <label for="password">New password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required>
 <label for="confirm">The same password again</label><input id="confirm" name="confirm" type="password" autocomplete="new-password" required>
 <div><button type="submit">Set password</button></div></form>`
-      : `${message}<p>You are invited to ${esc(invitation.account_name)} as ${esc(invitation.role)}. You sign in to this service as <strong>${esc(invitation.email)}</strong> already: accept, and sign in with the password you have; you then choose the account on your People tab.</p>
-<form method="post" action="/account/invite/${esc(token)}">${hidden('csrf', csrf)}
-<div><button type="submit">Join ${esc(invitation.account_name)}</button></div></form>`;
+      : html`${message}<p>You are invited to ${invitation.account_name} as ${invitation.role}. You sign in to this service as <strong>${invitation.email}</strong> already: accept, and sign in with the password you have; you then choose the account on your People tab.</p>
+<form method="post" action="/account/invite/${token}">${hidden('csrf', csrf)}
+<div><button type="submit">Join ${invitation.account_name}</button></div></form>`;
 
   async function liveInvitation(token: string) {
     if (!isTokenShaped(token)) return undefined;
@@ -47,7 +48,7 @@ export function invitationPages(app: FastifyInstance, kit: PageKit): void {
     const { token } = request.params as { token: string };
     const invitation = await liveInvitation(token);
     if (!invitation) return invitationGone(reply);
-    return html(reply, {
+    return sendPage(reply, {
       title: `Join ${invitation.account_name}`,
       body: invitationForm(token, csrfTokenOf(preSession(request, reply)), invitation),
     });
@@ -64,7 +65,7 @@ export function invitationPages(app: FastifyInstance, kit: PageKit): void {
       const password = field(request.body, 'password');
       const problem = passwordProblem(password) ?? (password === field(request.body, 'confirm') ? null : 'The two passwords differ.');
       if (problem) {
-        return html(reply.code(400), {
+        return sendPage(reply.code(400), {
           title: `Join ${invitation.account_name}`,
           body: invitationForm(token, csrfTokenOf(pre!), invitation, notice('error', problem)),
         });
@@ -74,7 +75,7 @@ export function invitationPages(app: FastifyInstance, kit: PageKit): void {
         passwordHash = await kit.hashing.run('other', () => hashPassword(password));
       } catch (error) {
         if (!(error instanceof HashingBusy)) throw error;
-        return html(reply.code(503).header('retry-after', '1'), {
+        return sendPage(reply.code(503).header('retry-after', '1'), {
           title: `Join ${invitation.account_name}`,
           body: invitationForm(
             token,
@@ -89,7 +90,7 @@ export function invitationPages(app: FastifyInstance, kit: PageKit): void {
     if (outcome.kind === 'gone') return invitationGone(reply);
     if (outcome.kind === 'password-needed') {
       // The address had a person when the page was made, and none now (removed meanwhile): ask for a password.
-      return html(reply.code(409), {
+      return sendPage(reply.code(409), {
         title: `Join ${invitation.account_name}`,
         body: invitationForm(token, csrfTokenOf(pre!), { ...invitation, person_exists: false }, notice('error', 'Set a password to join.')),
       });

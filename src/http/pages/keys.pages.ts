@@ -15,16 +15,17 @@ import { keyCreators, recordKeyCreator } from '../../account/member.repository.j
 import { API_KEY_SCOPES, isApiKeyScope, type ApiKeyScope } from '../../domain/api-key.js';
 import { isId } from '../../domain/ids.js';
 import { controlCharacterProblem } from '../../domain/text.js';
-import { esc, hidden, notice } from './layout.js';
+import { html, joinHtml, type Html } from '../../domain/html.js';
+import { hidden, notice } from './layout.js';
 import type { Session } from './session.js';
 import { field, fields, date, EXPIRY_CHOICES, ROTATION_OVERLAP_MS, type ExpiryChoice, type PageKit } from './page-kit.js';
 
 export function keysPages(app: FastifyInstance, kit: PageKit): void {
-  const { db, audit, keyChanged, hide, form, html, frame, page, change, redirectWith, takeShown } = kit;
+  const { db, audit, keyChanged, hide, form, sendPage, frame, page, change, redirectWith, takeShown } = kit;
 
   const mayManage = (session: Session, creator: string | undefined) => session.row.role === 'owner' || creator === session.row.id;
 
-  async function keysPage(session: Session, message = ''): Promise<string> {
+  async function keysPage(session: Session, message: Html | '' = ''): Promise<Html> {
     const [keys, creators] = await Promise.all([listApiKeys(db, session.row.account_id), keyCreators(db, session.row.account_id)]);
     const now = Date.now();
     const rows = [...keys].reverse().map((k) => {
@@ -33,49 +34,49 @@ export function keysPages(app: FastifyInstance, kit: PageKit): void {
       // A key replaced already (its overlap running) may be revoked, not rotated again.
       const rotate = k.replaced_by
         ? ''
-        : `<form method="post" action="/account/keys/${esc(k.id)}/rotate">${hidden('csrf', session.csrf)}<button type="submit" aria-label="Rotate ${esc(k.name)} (${esc(k.display_prefix)})">Rotate</button></form>`;
+        : html`<form method="post" action="/account/keys/${k.id}/rotate">${hidden('csrf', session.csrf)}<button type="submit" aria-label="Rotate ${k.name} (${k.display_prefix})">Rotate</button></form>`;
       const actions =
         status === 'active' && mayManage(session, creator?.memberId)
-          ? `${rotate}<form method="post" action="/account/keys/${esc(k.id)}/revoke">${hidden('csrf', session.csrf)}<button type="submit" aria-label="Revoke ${esc(k.name)} (${esc(k.display_prefix)})">Revoke</button></form>`
+          ? html`${rotate}<form method="post" action="/account/keys/${k.id}/revoke">${hidden('csrf', session.csrf)}<button type="submit" aria-label="Revoke ${k.name} (${k.display_prefix})">Revoke</button></form>`
           : '';
-      return `<tr data-key-id="${esc(k.id)}"><td>${esc(k.name)}</td><td><code>${esc(k.display_prefix)}…</code></td><td>${esc(k.scopes.join(', '))}</td><td>${esc(date(k.created_at))}</td><td>${esc(date(k.last_used_at))}</td><td>${esc(date(k.expires_at))}</td><td>${status}${k.revoked_at ? ` ${esc(date(k.revoked_at))}` : ''}</td><td>${esc(creator?.email ?? 'operator')}</td><td>${actions}</td></tr>`;
+      return html`<tr data-key-id="${k.id}"><td>${k.name}</td><td><code>${k.display_prefix}…</code></td><td>${k.scopes.join(', ')}</td><td>${date(k.created_at)}</td><td>${date(k.last_used_at)}</td><td>${date(k.expires_at)}</td><td>${status}${k.revoked_at ? ` ${date(k.revoked_at)}` : ''}</td><td>${creator?.email ?? 'operator'}</td><td>${actions}</td></tr>`;
     });
     const scopes = API_KEY_SCOPES.map(
       (s) =>
-        `<input type="checkbox" id="scope-${esc(s.replace(':', '-'))}" name="scopes" value="${esc(s)}"${s === 'insights:read' ? ' checked' : ''}><label for="scope-${esc(s.replace(':', '-'))}">${esc(s)}</label>`,
-    ).join(' ');
-    const expiries = Object.keys(EXPIRY_CHOICES)
-      .map((e) => `<option value="${e}">${e === 'never' ? 'never' : `in ${e.replace('d', ' days')}`}</option>`)
-      .join('');
-    return `${message}
+        html`<input type="checkbox" id="scope-${s.replace(':', '-')}" name="scopes" value="${s}"${s === 'insights:read' && html` checked`}><label for="scope-${s.replace(':', '-')}">${s}</label>`,
+    );
+    const expiries = Object.keys(EXPIRY_CHOICES).map(
+      (e) => html`<option value="${e}">${e === 'never' ? 'never' : `in ${e.replace('d', ' days')}`}</option>`,
+    );
+    return html`${message}
 <section aria-labelledby="create-heading"><h2 id="create-heading">Create a key</h2>
 <form method="post" action="/account/keys">${hidden('csrf', session.csrf)}
 <label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="200" required>
-<fieldset><legend>Scopes</legend>${scopes}</fieldset>
+<fieldset><legend>Scopes</legend>${joinHtml(scopes, ' ')}</fieldset>
 <label for="key-expiry">Expires</label><select id="key-expiry" name="expiry">${expiries}</select>
 <div><button type="submit">Create key</button></div></form></section>
-<section aria-labelledby="list-heading"><h2 id="list-heading">Keys of ${esc(session.row.account_name)}</h2>
+<section aria-labelledby="list-heading"><h2 id="list-heading">Keys of ${session.row.account_name}</h2>
 <p>Rotating makes a new key with the same name and scopes; the old one keeps working for 24 hours, then stops. Revoking stops a key at once.
 ${session.row.role === 'owner' ? 'As an owner you may rotate and revoke every key.' : 'You may rotate and revoke the keys you created.'}</p>
 ${
   rows.length === 0
-    ? '<p>No keys yet.</p>'
-    : `<table><caption>API keys (newest first)</caption><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col">Created by</th><th scope="col">Actions</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+    ? html`<p>No keys yet.</p>`
+    : html`<table><caption>API keys (newest first)</caption><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col">Created by</th><th scope="col">Actions</th></tr></thead><tbody>${rows}</tbody></table>`
 }</section>`;
   }
 
   const shownOnce = (created: CreatedApiKey, what: string) =>
-    `<section aria-labelledby="new-key-heading" class="notice ok"><h2 id="new-key-heading">${esc(what)}</h2>
+    html`<section aria-labelledby="new-key-heading" class="notice ok"><h2 id="new-key-heading">${what}</h2>
 <p>Copy it now: it is shown only this once and kept only as a hash. Select the field and copy (Ctrl+C or ⌘C).</p>
-<label for="new-key">New key “${esc(created.name)}” (${esc(created.scopes.join(', '))})</label>
-<input id="new-key" class="secret" type="text" readonly value="${esc(created.key)}" autocomplete="off" spellcheck="false"></section>`;
+<label for="new-key">New key “${created.name}” (${created.scopes.join(', ')})</label>
+<input id="new-key" class="secret" type="text" readonly value="${created.key}" autocomplete="off" spellcheck="false"></section>`;
 
   app.get('/account/keys', hide, async (request, reply) => {
     const session = await page(request, reply);
     if (!session) return reply;
     const query = request.query as Record<string, unknown>;
     if (query.revoked !== undefined && typeof query.revoked !== 'string') {
-      return html(reply.code(400), {
+      return sendPage(reply.code(400), {
         title: 'API Keys',
         signedIn: frame(session, 'keys'),
         body: await keysPage(session, notice('error', 'The address names "revoked" more than once; open the API Keys tab again.')),
@@ -83,12 +84,12 @@ ${
     }
     // Said only of a revoked key of this account: any other id in the address is not this page's to speak of.
     const revoked = typeof query.revoked === 'string' && isId('apiKey', query.revoked) ? await findApiKey(db, query.revoked) : undefined;
-    const message =
-      (await takeShown(session, 'keys')) +
-      (revoked && revoked.account_id === session.row.account_id && revoked.revoked_at
+    const message = html`${await takeShown(session, 'keys')}${
+      revoked && revoked.account_id === session.row.account_id && revoked.revoked_at
         ? notice('ok', `Revoked “${revoked.name}” (${revoked.display_prefix}…): requests with it are refused now.`)
-        : '');
-    return html(reply, { title: 'API Keys', signedIn: frame(session, 'keys'), body: await keysPage(session, message) });
+        : ''
+    }`;
+    return sendPage(reply, { title: 'API Keys', signedIn: frame(session, 'keys'), body: await keysPage(session, message) });
   });
 
   app.post('/account/keys', form, async (request, reply) => {
@@ -108,7 +109,7 @@ ${
               ? 'Choose when the key expires from the list.'
               : null;
     if (problem)
-      return html(reply.code(400), {
+      return sendPage(reply.code(400), {
         title: 'API Keys',
         signedIn: frame(session, 'keys'),
         body: await keysPage(session, notice('error', problem)),
@@ -126,7 +127,7 @@ ${
       );
     } catch (error) {
       if (!(error instanceof KeyLimitReached)) throw error;
-      return html(reply.code(409), {
+      return sendPage(reply.code(409), {
         title: 'API Keys',
         signedIn: frame(session, 'keys'),
         body: await keysPage(
@@ -148,7 +149,7 @@ ${
     const { id } = request.params as { id: string };
     const key = isId('apiKey', id) ? await findApiKey(db, id) : undefined;
     if (!key || key.account_id !== session.row.account_id) {
-      void html(reply.code(404), {
+      void sendPage(reply.code(404), {
         title: 'API Keys',
         signedIn: frame(session, 'keys'),
         body: await keysPage(session, notice('error', 'Your account has no such key.')),
@@ -157,7 +158,7 @@ ${
     }
     const creator = (await keyCreators(db, session.row.account_id)).get(key.id);
     if (!mayManage(session, creator?.memberId)) {
-      void html(reply.code(403), {
+      void sendPage(reply.code(403), {
         title: 'API Keys',
         signedIn: frame(session, 'keys'),
         body: await keysPage(
@@ -176,14 +177,14 @@ ${
     const old = await manageableKey(session, request, reply);
     if (!old) return reply;
     if (old.revoked_at || (old.expires_at && old.expires_at.getTime() <= Date.now())) {
-      return html(reply.code(409), {
+      return sendPage(reply.code(409), {
         title: 'API Keys',
         signedIn: frame(session, 'keys'),
         body: await keysPage(session, notice('error', 'A revoked or expired key cannot be rotated: create a new one.')),
       });
     }
     const rotatedAgain = async () =>
-      html(reply.code(409), {
+      sendPage(reply.code(409), {
         title: 'API Keys',
         signedIn: frame(session, 'keys'),
         body: await keysPage(
@@ -213,7 +214,7 @@ ${
       session,
       'keys',
       '/account/keys',
-      `${shownOnce(created, 'The rotated key')}${notice('ok', `The old key (${old.display_prefix}…) keeps working until ${date(stopsAt)}, then stops.${created.expiresAt ? ` The new one expires when the old one would have: ${date(created.expiresAt)}.` : ''}`)}`,
+      html`${shownOnce(created, 'The rotated key')}${notice('ok', `The old key (${old.display_prefix}…) keeps working until ${date(stopsAt)}, then stops.${created.expiresAt ? ` The new one expires when the old one would have: ${date(created.expiresAt)}.` : ''}`)}`,
     );
   });
 
@@ -225,12 +226,12 @@ ${
     if (!key) return reply;
     // Revoking cannot be undone and stops every client using the key at once: the first submit asks, naming the key.
     if (field(request.body, 'confirm') !== 'yes') {
-      return html(reply, {
+      return sendPage(reply, {
         title: 'Revoke a key?',
         signedIn: frame(session, 'keys'),
-        body: `<section aria-labelledby="confirm-heading"><h2 id="confirm-heading">Revoke “${esc(key.name)}”?</h2>
-<p>The key “${esc(key.name)}” (<code>${esc(key.display_prefix)}…</code>, ${esc(key.scopes.join(', '))}, last used ${esc(date(key.last_used_at))}) stops working at once: every request with it is refused. This cannot be undone; a client that still needs access needs a new key.</p>
-<form method="post" action="/account/keys/${esc(key.id)}/revoke">${hidden('csrf', session.csrf)}${hidden('confirm', 'yes')}<button type="submit">Yes, revoke “${esc(key.name)}”</button></form>
+        body: html`<section aria-labelledby="confirm-heading"><h2 id="confirm-heading">Revoke “${key.name}”?</h2>
+<p>The key “${key.name}” (<code>${key.display_prefix}…</code>, ${key.scopes.join(', ')}, last used ${date(key.last_used_at)}) stops working at once: every request with it is refused. This cannot be undone; a client that still needs access needs a new key.</p>
+<form method="post" action="/account/keys/${key.id}/revoke">${hidden('csrf', session.csrf)}${hidden('confirm', 'yes')}<button type="submit">Yes, revoke “${key.name}”</button></form>
 <p><a href="/account/keys">No, keep it</a></p></section>`,
       });
     }

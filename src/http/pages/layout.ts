@@ -1,9 +1,9 @@
 // The frame of every account page: one h1, landmarks (header, nav, main), the tabs
 // with aria-current on the one shown, and the one same-origin stylesheet (the pages'
-// Content-Security-Policy allows nothing inline). Text is escaped where it enters markup.
-import { escapeXml } from '../../domain/text.js';
-
-export const esc = (text: string | number | null | undefined): string => escapeXml(String(text ?? ''));
+// Content-Security-Policy allows nothing inline). Markup is built with the html tag
+// (domain/html.ts), which escapes every text it is given; the document around it is
+// htmlDocument, the frame the printable report uses too.
+import { html, htmlDocument, type Html } from '../../domain/html.js';
 
 export const STYLESHEET_PATH = '/account/assets/account.css';
 /** The pages' icon (else a browser asks for /favicon.ico, which this service does not have). */
@@ -25,7 +25,7 @@ export interface PageFrame {
   title: string;
   /** The signed-in person and their form token: the tabs and the sign-out button. */
   signedIn?: { email: string; role: string; accountName: string; csrf: string; tab: TabId };
-  body: string;
+  body: Html;
   /** Reloads the page every so many seconds (a run under way): a meta refresh, as the pages' policy allows no script. */
   refreshSeconds?: number;
 }
@@ -33,37 +33,29 @@ export interface PageFrame {
 export function renderPage(frame: PageFrame): string {
   const s = frame.signedIn;
   const nav = s
-    ? `<nav aria-label="Account settings"><ul class="tabs">${TABS.map(
-        (t) => `<li><a href="${t.href}"${t.id === s.tab ? ' aria-current="page"' : ''}>${esc(t.label)}</a></li>`,
-      ).join('')}</ul></nav>`
+    ? html`<nav aria-label="Account settings"><ul class="tabs">${TABS.map(
+        (t) => html`<li><a href="${t.href}"${t.id === s.tab && html` aria-current="page"`}>${t.label}</a></li>`,
+      )}</ul></nav>`
     : '';
   const who = s
-    ? `<form method="post" action="/account/sign-out" class="who"><span>${esc(s.email)} (${esc(s.role)}) · ${esc(s.accountName)}</span><input type="hidden" name="csrf" value="${esc(s.csrf)}"><button type="submit">Sign out</button></form>`
+    ? html`<form method="post" action="/account/sign-out" class="who"><span>${s.email} (${s.role}) · ${s.accountName}</span>${hidden('csrf', s.csrf)}<button type="submit">Sign out</button></form>`
     : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(frame.title)} · Startup Insights</title>
-${frame.refreshSeconds ? `<meta http-equiv="refresh" content="${frame.refreshSeconds}">\n` : ''}<link rel="stylesheet" href="${STYLESHEET_PATH}">
+  const head = html`${frame.refreshSeconds ? html`<meta http-equiv="refresh" content="${frame.refreshSeconds}">\n` : ''}<link rel="stylesheet" href="${STYLESHEET_PATH}">
 <link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
-</head>
-<body>
-<header><p class="brand">Startup Insights · account</p>${who}${nav}</header>
+`;
+  const body = html`<header><p class="brand">Startup Insights · account</p>${who}${nav}</header>
 <main>
-<h1>${esc(frame.title)}</h1>
+<h1>${frame.title}</h1>
 ${frame.body}
-</main>
-</body>
-</html>`;
+</main>`;
+  return String(htmlDocument({ title: `${frame.title} · Startup Insights`, head, body }));
 }
 
 /** A short notice: an error (role alert) or a confirmation (role status). */
-export const notice = (kind: 'error' | 'ok', text: string): string =>
-  `<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${esc(text)}</p>`;
+export const notice = (kind: 'error' | 'ok', text: string): Html =>
+  html`<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
 
-export const hidden = (name: string, value: string): string => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`;
+export const hidden = (name: string, value: string): Html => html`<input type="hidden" name="${name}" value="${value}">`;
 
 export const STYLESHEET = `
 :root { color-scheme: light; font-family: system-ui, sans-serif; line-height: 1.5; }

@@ -19,6 +19,7 @@ import type { WebhookService } from '../../webhooks/webhook-service.js';
 import type { ResearchService } from '../../research/research-service.js';
 import type { ComparisonService } from '../../research/comparison-service.js';
 import { ProblemError } from '../problem.js';
+import { html, unsafeRawHtml, type Html } from '../../domain/html.js';
 import { notice, renderPage, type TabId } from './layout.js';
 import { currentSession, formTokenMatches, markSecure, sameOrigin, type Session } from './session.js';
 
@@ -162,7 +163,7 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
     if (status === 500) request.log.error({ err: error }, 'account page failed');
     // A refusal that says why (input-hygiene's "name … holds a control character") shows its reason; the rest the generic text.
     const why = error instanceof ProblemError && status < 500 && error.body.detail ? ` ${error.body.detail}` : '';
-    return html(reply.code(status), {
+    return sendPage(reply.code(status), {
       title: status === 500 ? 'Something went wrong' : 'The request was refused',
       body: notice(
         'error',
@@ -177,13 +178,13 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
   const hide = { schema: { hide: true } };
   // A form's body is read only by the routes that take one (see method-not-allowed.plugin.ts), and only this big.
   const form = { ...hide, bodyLimit: 16_384, config: { acceptsBody: true } };
-  function html(reply: FastifyReply, frame: Parameters<typeof renderPage>[0]): FastifyReply {
+  function sendPage(reply: FastifyReply, frame: Parameters<typeof renderPage>[0]): FastifyReply {
     return reply.type('text/html; charset=utf-8').send(renderPage(frame));
   }
   const refused = (reply: FastifyReply) =>
-    html(reply.code(403), {
+    sendPage(reply.code(403), {
       title: 'Refused',
-      body: `${notice('error', 'This form did not come from a page of this service, or the page was too old. Nothing was changed.')}<p><a href="/account">Back to your account</a></p>`,
+      body: html`${notice('error', 'This form did not come from a page of this service, or the page was too old. Nothing was changed.')}<p><a href="/account">Back to your account</a></p>`,
     });
   const frame = (session: Session, tab: TabId) => ({
     email: session.row.email,
@@ -201,10 +202,10 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
       { audit: { action: 'pages held', member_id: session.row.id, account_id: session.row.account_id } },
       'account pages: too many pages',
     );
-    void html(reply.code(429).header('retry-after', String(held.retryAfterSeconds)), {
+    void sendPage(reply.code(429).header('retry-after', String(held.retryAfterSeconds)), {
       title: 'Too many pages',
       signedIn: frame(session, 'overview'),
-      body: `${notice('error', `Your account has opened more pages this minute than it may. Nothing was changed; try again in ${held.retryAfterSeconds} second${held.retryAfterSeconds === 1 ? '' : 's'}.`)}<p><a href="/account">Back to your account</a></p>`,
+      body: html`${notice('error', `Your account has opened more pages this minute than it may. Nothing was changed; try again in ${held.retryAfterSeconds} second${held.retryAfterSeconds === 1 ? '' : 's'}.`)}<p><a href="/account">Back to your account</a></p>`,
     });
     return false;
   }
@@ -245,10 +246,10 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
     // Signing out is never held: a person must always be able to end a session.
     if (counted && !(await withinLimits(session, reply))) return undefined;
     if (session.row.status === 'suspended' && !whileSuspended) {
-      void html(reply.code(403), {
+      void sendPage(reply.code(403), {
         title: 'Account suspended',
         signedIn: frame(session, 'overview'),
-        body: `${notice('error', `Account ${session.row.account_name} is suspended: its pages are read-only and nothing was changed. Its API keys are refused too until the operators resume it.`)}<p><a href="/account">Back to your account</a></p>`,
+        body: html`${notice('error', `Account ${session.row.account_name} is suspended: its pages are read-only and nothing was changed. Its API keys are refused too until the operators resume it.`)}<p><a href="/account">Back to your account</a></p>`,
       });
       return undefined;
     }
@@ -260,13 +261,20 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
    * or a link shown once, a notice) waits in Redis for that page's next GET in the same session, read once
    * (GETDEL) and kept at most FLASH_SECONDS: a reload or a second submit repeats nothing and shows no secret again.
    */
-  async function redirectWith(reply: FastifyReply, session: Session, tab: TabId, path: string, shown: string): Promise<FastifyReply> {
-    await options.redis.set(options.redisKeys.pageFlash(session.row.id_hash, tab), sealFlash(session.secret, shown), 'EX', FLASH_SECONDS);
+  async function redirectWith(reply: FastifyReply, session: Session, tab: TabId, path: string, shown: Html): Promise<FastifyReply> {
+    await options.redis.set(
+      options.redisKeys.pageFlash(session.row.id_hash, tab),
+      sealFlash(session.secret, String(shown)),
+      'EX',
+      FLASH_SECONDS,
+    );
     return reply.redirect(path, 303);
   }
-  async function takeShown(session: Session, tab: TabId): Promise<string> {
+  async function takeShown(session: Session, tab: TabId): Promise<Html> {
     const sealed = await options.redis.getdel(options.redisKeys.pageFlash(session.row.id_hash, tab));
-    return sealed ? openFlash(session.secret, sealed) : '';
+    // Raw: this is markup this process built with the html tag for this session (redirectWith), sealed with a key
+    // only the session's cookie derives (AES-GCM: anything altered does not open and shows nothing).
+    return unsafeRawHtml(sealed ? openFlash(session.secret, sealed) : '');
   }
 
   return {
@@ -284,7 +292,7 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
     keyChanged,
     hide,
     form,
-    html,
+    sendPage,
     refused,
     frame,
     page,

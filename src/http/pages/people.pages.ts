@@ -14,15 +14,16 @@ import {
 import { hashToken, newToken } from '../../account/tokens.js';
 import { checkEmailAddress } from '../../domain/email-address.js';
 import { isId } from '../../domain/ids.js';
-import { esc, hidden, notice } from './layout.js';
+import { html, type Html } from '../../domain/html.js';
+import { hidden, notice } from './layout.js';
 import { cookieName, SESSION_ABSOLUTE_MS, setCookie, type Session } from './session.js';
 import { field, date, type PageKit } from './page-kit.js';
 
 export function peoplePages(app: FastifyInstance, kit: PageKit): void {
-  const { db, options, baseUrl, audit, hide, form, html, frame, page, change, redirectWith, takeShown } = kit;
+  const { db, options, baseUrl, audit, hide, form, sendPage, frame, page, change, redirectWith, takeShown } = kit;
   const mailer = options.mailer;
 
-  async function peoplePage(session: Session, message = ''): Promise<string> {
+  async function peoplePage(session: Session, message: Html | '' = ''): Promise<Html> {
     const owner = session.row.role === 'owner';
     const [members, pending, memberships] = await Promise.all([
       listMembers(db, session.row.account_id),
@@ -31,28 +32,24 @@ export function peoplePages(app: FastifyInstance, kit: PageKit): void {
     ]);
     const remove = (email: string) =>
       owner
-        ? `<form method="post" action="/account/people/remove">${hidden('csrf', session.csrf)}${hidden('email', email)}<button type="submit" aria-label="Remove ${esc(email)}">Remove</button></form>`
+        ? html`<form method="post" action="/account/people/remove">${hidden('csrf', session.csrf)}${hidden('email', email)}<button type="submit" aria-label="Remove ${email}">Remove</button></form>`
         : '';
-    const list = `<table><caption>People of ${esc(session.row.account_name)}</caption><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Since</th>${owner ? '<th scope="col">Actions</th>' : ''}</tr></thead><tbody>${members
-      .map(
-        (m) =>
-          `<tr><td>${esc(m.email)}</td><td>${esc(m.role)}</td><td>${esc(date(m.created_at))}</td>${owner ? `<td>${remove(m.email)}</td>` : ''}</tr>`,
-      )
-      .join('')}</tbody></table>`;
+    const list = html`<table><caption>People of ${session.row.account_name}</caption><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Since</th>${owner && html`<th scope="col">Actions</th>`}</tr></thead><tbody>${members.map(
+      (m) =>
+        html`<tr><td>${m.email}</td><td>${m.role}</td><td>${date(m.created_at)}</td>${owner && html`<td>${remove(m.email)}</td>`}</tr>`,
+    )}</tbody></table>`;
     const invited =
       owner && pending.length > 0
-        ? `<table><caption>Invitations not used yet</caption><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Sent</th><th scope="col">Valid until</th><th scope="col">Actions</th></tr></thead><tbody>${pending
-            .map(
-              (i) =>
-                `<tr><td>${esc(i.email)}</td><td>${esc(i.role)}</td><td>${esc(date(i.created_at))}</td><td>${esc(date(i.expires_at))}</td><td>${remove(i.email)}</td></tr>`,
-            )
-            .join('')}</tbody></table>`
+        ? html`<table><caption>Invitations not used yet</caption><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Sent</th><th scope="col">Valid until</th><th scope="col">Actions</th></tr></thead><tbody>${pending.map(
+            (i) =>
+              html`<tr><td>${i.email}</td><td>${i.role}</td><td>${date(i.created_at)}</td><td>${date(i.expires_at)}</td><td>${remove(i.email)}</td></tr>`,
+          )}</tbody></table>`
         : '';
     const invite = !owner
-      ? '<p>Only an owner of the account invites and removes people.</p>'
+      ? html`<p>Only an owner of the account invites and removes people.</p>`
       : !mailer
-        ? `<section aria-labelledby="invite-heading"><h2 id="invite-heading">Invite a person</h2>${notice('error', 'Invitations cannot be sent: this service has no mail server configured (SMTP_URL). Ask the operators to invite the person (insights accounts invite).')}</section>`
-        : `<section aria-labelledby="invite-heading"><h2 id="invite-heading">Invite a person</h2>
+        ? html`<section aria-labelledby="invite-heading"><h2 id="invite-heading">Invite a person</h2>${notice('error', 'Invitations cannot be sent: this service has no mail server configured (SMTP_URL). Ask the operators to invite the person (insights accounts invite).')}</section>`
+        : html`<section aria-labelledby="invite-heading"><h2 id="invite-heading">Invite a person</h2>
 <p>The invitation is mailed to the address (a one-time link, valid 72 hours); nobody else sees the link. Someone who already has a password with us keeps it and joins this account too. At most ${INVITATION_CAPS.perDay} invitations a day (UTC) and ${INVITATION_CAPS.pending} waiting at once.</p>
 <form method="post" action="/account/people">${hidden('csrf', session.csrf)}
 <label for="invite-email">Email address</label><input id="invite-email" name="email" type="email" required>
@@ -62,23 +59,25 @@ export function peoplePages(app: FastifyInstance, kit: PageKit): void {
     const accounts =
       others.length === 0
         ? ''
-        : `<section aria-labelledby="accounts-heading"><h2 id="accounts-heading">Your accounts</h2>
-<p>You are signed in to ${esc(session.row.account_name)}. You belong to these accounts too:</p><ul>${others
-            .map(
-              (m) =>
-                `<li><form method="post" action="/account/switch">${hidden('csrf', session.csrf)}${hidden('account', m.account_id)}${esc(m.account_name)} (${esc(m.role)}) <button type="submit" aria-label="Switch to ${esc(m.account_name)}">Switch</button></form></li>`,
-            )
-            .join('')}</ul></section>`;
-    return `${message}${list}${invited}${invite}${accounts}`;
+        : html`<section aria-labelledby="accounts-heading"><h2 id="accounts-heading">Your accounts</h2>
+<p>You are signed in to ${session.row.account_name}. You belong to these accounts too:</p><ul>${others.map(
+            (m) =>
+              html`<li><form method="post" action="/account/switch">${hidden('csrf', session.csrf)}${hidden('account', m.account_id)}${m.account_name} (${m.role}) <button type="submit" aria-label="Switch to ${m.account_name}">Switch</button></form></li>`,
+          )}</ul></section>`;
+    return html`${message}${list}${invited}${invite}${accounts}`;
   }
 
   const answer = async (reply: FastifyReply, session: Session, code: number, text: string) =>
-    html(reply.code(code), { title: 'People', signedIn: frame(session, 'people'), body: await peoplePage(session, notice('error', text)) });
+    sendPage(reply.code(code), {
+      title: 'People',
+      signedIn: frame(session, 'people'),
+      body: await peoplePage(session, notice('error', text)),
+    });
 
   app.get('/account/people', hide, async (request, reply) => {
     const session = await page(request, reply);
     if (!session) return reply;
-    return html(reply, {
+    return sendPage(reply, {
       title: 'People',
       signedIn: frame(session, 'people'),
       body: await peoplePage(session, await takeShown(session, 'people')),

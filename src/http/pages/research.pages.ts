@@ -12,7 +12,8 @@ import { verdictOf } from '../../domain/research/verdict.js';
 import { InvalidIdeaError } from '../../research/chain.js';
 import { NotAnswerableError, ResearchAllowanceSpentError } from '../../research/research-service.js';
 import { STEP_COUNT, STEP_NAMES } from '../../domain/research/step-names.js';
-import { esc, hidden, notice } from './layout.js';
+import { html, type Html } from '../../domain/html.js';
+import { hidden, notice } from './layout.js';
 import type { Session } from './session.js';
 import { field, date, type PageKit } from './page-kit.js';
 
@@ -55,10 +56,10 @@ function statusReason(run: RunRow): string | null {
 }
 
 export function researchPages(app: FastifyInstance, kit: PageKit): void {
-  const { db, options, audit, hide, form, html, frame, page, change, redirectWith, takeShown } = kit;
+  const { db, options, audit, hide, form, sendPage, frame, page, change, redirectWith, takeShown } = kit;
 
   /** A run's row: its idea linked by title to its page, provider, status with its reason, and when done its score and verdict. */
-  function runRow(run: RunRow, insight: InsightRow | undefined): string {
+  function runRow(run: RunRow, insight: InsightRow | undefined): Html {
     const shown = runProvenance(run, insight);
     const done = Math.min(STEP_COUNT, run.next_step - 1);
     const live = run.status === 'running' || run.status === 'waiting' || run.status === 'queued';
@@ -67,10 +68,10 @@ export function researchPages(app: FastifyInstance, kit: PageKit): void {
     const result = insight
       ? (() => {
           const v = verdictOf(insight);
-          return `<a href="/account/insights/${esc(insight.id)}"><span class="verdict verdict-${v.label}">${esc(v.label)}</span> ${Math.round(insight.overall_score * 100)} of 100</a><br><span class="small">confidence ${Math.round(insight.confidence * 100)}</span>`;
+          return html`<a href="/account/insights/${insight.id}"><span class="verdict verdict-${v.label}">${v.label}</span> ${Math.round(insight.overall_score * 100)} of 100</a><br><span class="small">confidence ${Math.round(insight.confidence * 100)}</span>`;
         })()
       : '—';
-    return `<tr><th scope="row"><a href="/account/research/${esc(run.id)}">${esc(shown.idea)}</a></th><td>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</td><td>${esc(shown.source)}</td><td>${esc(STATUS_WORDS[run.status] ?? run.status)}${reason ? `<br><span class="small">${esc(reason)}</span>` : ''}</td><td>${esc(steps)}</td><td>${result}</td><td>${esc(date(run.created_at))}</td></tr>`;
+    return html`<tr><th scope="row"><a href="/account/research/${run.id}">${shown.idea}</a></th><td>${run.geo === null ? 'default' : run.geo || 'worldwide'}</td><td>${shown.source}</td><td>${STATUS_WORDS[run.status] ?? run.status}${reason ? html`<br><span class="small">${reason}</span>` : ''}</td><td>${steps}</td><td>${result}</td><td>${date(run.created_at)}</td></tr>`;
   }
 
   /** The insights of these runs, each one the account may see (its own private ones, or public ones). */
@@ -80,55 +81,54 @@ export function researchPages(app: FastifyInstance, kit: PageKit): void {
     return new Map(rows.filter((r) => r.owner_account_id === null || r.owner_account_id === session.row.account_id).map((r) => [r.id, r]));
   }
 
-  const RUNS_HEAD =
-    '<thead><tr><th scope="col">Idea</th><th scope="col">Market</th><th scope="col">Provider</th><th scope="col">Status</th><th scope="col">Steps done</th><th scope="col">Verdict and score</th><th scope="col">Started</th></tr></thead>';
+  const RUNS_HEAD = html`<thead><tr><th scope="col">Idea</th><th scope="col">Market</th><th scope="col">Provider</th><th scope="col">Status</th><th scope="col">Steps done</th><th scope="col">Verdict and score</th><th scope="col">Started</th></tr></thead>`;
 
-  async function researchPage(session: Session, message = '', idea = '', geo = ''): Promise<string> {
+  async function researchPage(session: Session, message: Html | '' = '', idea = '', geo = ''): Promise<Html> {
     const { rows } = await listAccountRuns(db, session.row.account_id, { limit: 20 });
     const demo = await listDemoRuns(db, DEMO_SHOWN);
     const insights = await insightsOf(session, [...rows, ...demo]);
     const runs = rows.map((run) => runRow(run, run.insight_id ? insights.get(run.insight_id) : undefined));
     const demoRows = demo.map((run) => runRow(run, run.insight_id ? insights.get(run.insight_id) : undefined));
-    return `${message}<section aria-labelledby="submit-heading"><h2 id="submit-heading">Research an idea</h2>
+    return html`${message}<section aria-labelledby="submit-heading"><h2 id="submit-heading">Research an idea</h2>
 <p>A run takes 40 steps and spends one of the account's research runs for today. Open a run to watch its steps: its page reloads itself until the run ends.</p>
 <form method="post" action="/account/research">${hidden('csrf', session.csrf)}
-<label for="idea">Idea</label><input id="idea" name="idea" type="text" maxlength="500" required value="${esc(idea)}">
-<label for="geo">Market (a country code such as US, a region such as US-CA; empty: the service's default)</label><input id="geo" name="geo" type="text" maxlength="10" value="${esc(geo)}">
+<label for="idea">Idea</label><input id="idea" name="idea" type="text" maxlength="500" required value="${idea}">
+<label for="geo">Market (a country code such as US, a region such as US-CA; empty: the service's default)</label><input id="geo" name="geo" type="text" maxlength="10" value="${geo}">
 <div><button type="submit">Start research</button></div></form></section>
 <section aria-labelledby="runs-heading"><h2 id="runs-heading">Your account's runs</h2>
 <p>Open a run for its 40 steps, and its verdict for the insight's page (with the printable report). With a key, the same are at <code>/api/research-runs/{id}</code> and <code>/api/insights/{id}</code>.</p>
 ${
   runs.length === 0
-    ? '<p>No runs yet.</p>'
-    : `<table><caption>The 20 newest runs</caption>${RUNS_HEAD}<tbody>${runs.join('')}</tbody></table>`
+    ? html`<p>No runs yet.</p>`
+    : html`<table><caption>The 20 newest runs</caption>${RUNS_HEAD}<tbody>${runs}</tbody></table>`
 }</section>${
       demoRows.length === 0
         ? ''
-        : `<section aria-labelledby="demo-heading"><h2 id="demo-heading">The quick start's demo runs</h2>
+        : html`<section aria-labelledby="demo-heading"><h2 id="demo-heading">The quick start's demo runs</h2>
 <p>The startup ideas <code>npm start</code> researched on its first start, in a simulated world (provider synthetic, never live Google data). Their insights are public: every account sees them.</p>
-<table><caption>Demo runs</caption>${RUNS_HEAD}<tbody>${demoRows.join('')}</tbody></table></section>`
+<table><caption>Demo runs</caption>${RUNS_HEAD}<tbody>${demoRows}</tbody></table></section>`
     }`;
   }
 
-  const researchOff = '<p>Research on demand is not configured on this service.</p>';
+  const researchOff = html`<p>Research on demand is not configured on this service.</p>`;
 
   app.get('/account/research', hide, async (request, reply) => {
     const session = await page(request, reply);
     if (!session) return reply;
     const body = options.research ? await researchPage(session, await takeShown(session, 'research')) : researchOff;
-    return html(reply, { title: 'Research', signedIn: frame(session, 'research'), body });
+    return sendPage(reply, { title: 'Research', signedIn: frame(session, 'research'), body });
   });
 
   app.post('/account/research', form, async (request, reply) => {
     const session = await change(request, reply);
     if (!session) return reply;
     const signedIn = frame(session, 'research');
-    if (!options.research) return html(reply.code(503), { title: 'Research', signedIn, body: researchOff });
+    if (!options.research) return sendPage(reply.code(503), { title: 'Research', signedIn, body: researchOff });
     const idea = field(request.body, 'idea').slice(0, 1_000);
     const geo = field(request.body, 'geo').trim().slice(0, 20);
     const again = (status: number, text: string) =>
       researchPage(session, notice('error', text), idea, geo).then((body) =>
-        html(reply.code(status), { title: 'Research', signedIn, body }),
+        sendPage(reply.code(status), { title: 'Research', signedIn, body }),
       );
     try {
       const submitted = await options.research.submit(
@@ -159,7 +159,7 @@ ${
   const notFound = (session: Session, text: string) => ({
     title: 'Not found',
     signedIn: frame(session, 'research'),
-    body: `${notice('error', text)}<p><a href="/account/research">Back to research</a></p>`,
+    body: html`${notice('error', text)}<p><a href="/account/research">Back to research</a></p>`,
   });
   /** Seconds between reloads of a run's page while the run is under way. */
   const REFRESH_SECONDS = 3;
@@ -172,24 +172,24 @@ ${
    * Where the run stands, in a sentence, and for a failed or waiting run why and what to do: the
    * reason and advice GET /api/research-runs/{id} gives (error, waiting_reason, what_to_do).
    */
-  const runState = (run: RunRow, refunded: boolean): string => {
-    const ended = run.finished_at ? ` (ended ${esc(date(run.finished_at))})` : '';
+  const runState = (run: RunRow, refunded: boolean): Html => {
+    const ended = run.finished_at ? ` (ended ${date(run.finished_at)})` : '';
     const advice = publicRunAdvice(run, refunded);
-    const todo = advice ? `<p><strong>What to do:</strong> ${esc(advice)}</p>` : '';
+    const todo = advice ? html`<p><strong>What to do:</strong> ${advice}</p>` : '';
     const reloads = `this page reloads itself every ${REFRESH_SECONDS} seconds until it ends.`;
     switch (run.status) {
       case 'queued':
       case 'running':
-        return `<p role="status">This run is ${run.status}: ${reloads}</p>`;
+        return html`<p role="status">This run is ${run.status}: ${reloads}</p>`;
       case 'waiting':
-        return `<p role="status">This run is waiting: ${esc(publicWaitingReason(run.waiting_reason) ?? 'waiting')}. ${reloads}</p>${todo}`;
+        return html`<p role="status">This run is waiting: ${publicWaitingReason(run.waiting_reason) ?? 'waiting'}. ${reloads}</p>${todo}`;
       case 'succeeded':
-        return `<p>This run succeeded${ended}.</p>`;
+        return html`<p>This run succeeded${ended}.</p>`;
       case 'cancelled':
-        return `<p>This run was cancelled${ended}.</p>`;
+        return html`<p>This run was cancelled${ended}.</p>`;
       case 'failed': {
         const step = run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' };
-        return `<div role="alert"><p>This run failed${ended}: ${esc(publicRunError(run.error, step) ?? 'no reason was recorded')}.</p>${todo}</div>`;
+        return html`<div role="alert"><p>This run failed${ended}: ${publicRunError(run.error, step) ?? 'no reason was recorded'}.</p>${todo}</div>`;
       }
     }
   };
@@ -201,24 +201,24 @@ ${
     const { id } = request.params as { id: string };
     const run = isId('run', id) ? await findRun(db, id) : undefined;
     if (!run || !(run.account_id === session.row.account_id || isDemoRun(run)))
-      return html(reply.code(404), notFound(session, 'Your account has no such research run.'));
+      return sendPage(reply.code(404), notFound(session, 'Your account has no such research run.'));
     const recorded = new Map((await stepsOf(db, run.id)).map((s) => [s.step, s]));
     const shown = runProvenance(run, run.insight_id ? (await dataDatesOf(db, [run.insight_id])).get(run.insight_id) : undefined);
     const live = run.status === 'queued' || run.status === 'running' || run.status === 'waiting';
     const rows = STEP_NAMES.map((name, i) => {
       const s = recorded.get(i + 1);
       const status = shownStepStatus(run, i + 1, s?.status);
-      return `<tr><td>${i + 1}</td><td>${esc(name)}</td><td>${esc(status)}</td><td>${esc(oneLine(s?.summary ?? null) || (s?.status === 'failed' && s.error ? publicFailure(s.error) : '—'))}</td></tr>`;
+      return html`<tr><td>${i + 1}</td><td>${name}</td><td>${status}</td><td>${oneLine(s?.summary ?? null) || (s?.status === 'failed' && s.error ? publicFailure(s.error) : '—')}</td></tr>`;
     });
     const done = [...recorded.values()].filter((s) => s.status === 'done').length;
     const refunded = run.status === 'failed' && (await runWasRefunded(db, run.id));
-    const body = `${runState(run, refunded)}<dl class="facts"><dt>Idea</dt><dd>${esc(shown.idea)}</dd><dt>Market</dt><dd>${esc(run.geo === null ? 'default' : run.geo || 'worldwide')}</dd>
-<dt>Source</dt><dd>${esc(shown.source)}</dd><dt>Data as of</dt><dd>${esc(shown.dataAsOf)}</dd>
-<dt>Steps done</dt><dd>${done} of ${STEP_COUNT}</dd><dt>Started</dt><dd>${esc(date(run.created_at))}</dd>
-<dt>Insight</dt><dd>${run.insight_id ? `<a href="/account/insights/${esc(run.insight_id)}">${esc(shown.idea)}</a> (<a href="/account/insights/${esc(run.insight_id)}/report">printable report</a>)` : '—'}</dd></dl>
-<table><caption>The ${STEP_COUNT} steps of run ${esc(run.id)}</caption><thead><tr><th scope="col">Step</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Summary</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+    const body = html`${runState(run, refunded)}<dl class="facts"><dt>Idea</dt><dd>${shown.idea}</dd><dt>Market</dt><dd>${run.geo === null ? 'default' : run.geo || 'worldwide'}</dd>
+<dt>Source</dt><dd>${shown.source}</dd><dt>Data as of</dt><dd>${shown.dataAsOf}</dd>
+<dt>Steps done</dt><dd>${done} of ${STEP_COUNT}</dd><dt>Started</dt><dd>${date(run.created_at)}</dd>
+<dt>Insight</dt><dd>${run.insight_id ? html`<a href="/account/insights/${run.insight_id}">${shown.idea}</a> (<a href="/account/insights/${run.insight_id}/report">printable report</a>)` : '—'}</dd></dl>
+<table><caption>The ${STEP_COUNT} steps of run ${run.id}</caption><thead><tr><th scope="col">Step</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Summary</th></tr></thead><tbody>${rows}</tbody></table>
 <p><a href="/account/research">Back to research</a></p>`;
-    return html(reply, {
+    return sendPage(reply, {
       title: `Run ${run.id}`,
       signedIn: frame(session, 'research'),
       body,

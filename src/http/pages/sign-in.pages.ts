@@ -6,7 +6,8 @@ import { findMemberByEmail, insertSession, revokeSession } from '../../account/m
 import { HashingBusy, verifyNothing, verifyPassword, type HashLane } from '../../account/password.js';
 import { csrfTokenOf, hashToken, isTokenShaped, newToken } from '../../account/tokens.js';
 import { signInClientKey } from '../failed-auth-limiter.js';
-import { esc, hidden, notice } from './layout.js';
+import { html, type Html } from '../../domain/html.js';
+import { hidden, notice } from './layout.js';
 import {
   cookieName,
   currentSession,
@@ -24,12 +25,12 @@ import { field, type PageKit } from './page-kit.js';
 const DEVICE_SECONDS = 30 * 86_400;
 
 export function signInPages(app: FastifyInstance, kit: PageKit): void {
-  const { db, logger, limiter, hashing, publicOrigin, audit, hide, form, html, refused, change } = kit;
+  const { db, logger, limiter, hashing, publicOrigin, audit, hide, form, sendPage, refused, change } = kit;
   // Sign in and out
 
-  const signInForm = (csrf: string, email = '', message = '') =>
-    `${message}<form method="post" action="/account/sign-in">${hidden('csrf', csrf)}
-<label for="email">Email address</label><input id="email" name="email" type="email" autocomplete="username" required value="${esc(email)}">
+  const signInForm = (csrf: string, email = '', message: Html | '' = '') =>
+    html`${message}<form method="post" action="/account/sign-in">${hidden('csrf', csrf)}
+<label for="email">Email address</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <div><button type="submit">Sign in</button></div></form>
 <p>No password yet? Use the invitation link an owner of your account sent you.</p>`;
@@ -37,7 +38,7 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
   /** Hashing is at its bound in this process: a 503 with Retry-After, the form kept, nothing counted or checked. */
   const busy = (reply: FastifyReply, pre: string, email: string) => {
     logger.warn({ audit: { action: 'sign-in busy' } }, 'account pages: password hashing at its bound');
-    return html(reply.code(503).header('retry-after', '1'), {
+    return sendPage(reply.code(503).header('retry-after', '1'), {
       title: 'Sign in',
       body: signInForm(
         csrfTokenOf(pre),
@@ -57,7 +58,7 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
         : query.password_set !== undefined
           ? notice('ok', 'Your password is set. Sign in with it.')
           : '';
-    return html(reply, { title: 'Sign in', body: signInForm(csrfTokenOf(preSession(request, reply)), '', message) });
+    return sendPage(reply, { title: 'Sign in', body: signInForm(csrfTokenOf(preSession(request, reply)), '', message) });
   });
 
   app.post('/account/sign-in', form, async (request, reply) => {
@@ -92,7 +93,7 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
         'account pages: sign-in attempts held',
       );
       const minutes = Math.ceil(held.retryAfterSeconds / 60);
-      return html(reply.code(429).header('retry-after', String(held.retryAfterSeconds)), {
+      return sendPage(reply.code(429).header('retry-after', String(held.retryAfterSeconds)), {
         title: 'Sign in',
         body: signInForm(
           csrfTokenOf(pre!),
@@ -116,7 +117,7 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
     }
     if (!member || !ok) {
       logger.info({ audit: { action: 'sign-in failed', email_hash: emailHash.slice(0, 16), client } }, 'account pages: sign-in failed');
-      return html(reply.code(401), {
+      return sendPage(reply.code(401), {
         title: 'Sign in',
         body: signInForm(csrfTokenOf(pre!), email, notice('error', 'The email address or the password is wrong.')),
       });

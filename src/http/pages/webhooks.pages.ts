@@ -14,7 +14,8 @@ import {
   WebhookNotFoundError,
   type WebhookService,
 } from '../../webhooks/webhook-service.js';
-import { esc, hidden, notice } from './layout.js';
+import { html, type Html } from '../../domain/html.js';
+import { hidden, notice } from './layout.js';
 import type { Session } from './session.js';
 import { date, field, fields, type PageKit } from './page-kit.js';
 
@@ -47,26 +48,26 @@ const FIELD_LABELS: Record<string, string> = {
 };
 
 /** The subscription's fields as a form: empty for a new one, its own for an edit (`prefix` keeps the ids of several forms apart). */
-function subscriptionFields(prefix: string, row?: SubscriptionRow): string {
+function subscriptionFields(prefix: string, row?: SubscriptionRow): Html {
   const id = (name: string) => `${prefix}-${name}`;
   const checkbox = (name: string, value: string, label: string, checked: boolean) =>
-    `<span class="choice"><input type="checkbox" id="${esc(id(`${name}-${value}`))}" name="${esc(name)}" value="${esc(value)}"${checked ? ' checked' : ''}><label for="${esc(id(`${name}-${value}`))}">${esc(label)}</label></span>`;
-  return `<label for="${esc(id('url'))}">Receiver URL (https://…; the service signs every delivery)</label><input id="${esc(id('url'))}" name="url" type="text" maxlength="2048" required value="${esc(row?.url)}">
-<label for="${esc(id('min'))}">Minimum overall score (0 to 1; empty: any)</label><input id="${esc(id('min'))}" name="min_score" type="text" inputmode="decimal" maxlength="5" value="${esc(row?.min_score ?? '')}">
-<label for="${esc(id('categories'))}">Categories (none chosen: all)</label><select id="${esc(id('categories'))}" name="categories" multiple size="6">${CATEGORY_VALUES.map(
-    (c) => `<option value="${esc(c)}"${row?.categories.includes(c) ? ' selected' : ''}>${esc(CATEGORIES[c].name)}</option>`,
-  ).join('')}</select>
-<fieldset><legend>Sources (none ticked: all)</legend>${SOURCE_VALUES.map((v) => checkbox('sources', v, v, row?.sources.includes(v) ?? false)).join('')}</fieldset>
-<label for="${esc(id('keywords'))}">Keywords (comma-separated; empty: any)</label><input id="${esc(id('keywords'))}" name="keywords" type="text" maxlength="5000" value="${esc(row?.keywords.join(', '))}">
-<fieldset><legend>Events (none ticked: all)</legend>${WEBHOOK_EVENT_TYPES.map((v) => checkbox('events', v, v, row?.event_types.includes(v) ?? false)).join('')}</fieldset>`;
+    html`<span class="choice"><input type="checkbox" id="${id(`${name}-${value}`)}" name="${name}" value="${value}"${checked && html` checked`}><label for="${id(`${name}-${value}`)}">${label}</label></span>`;
+  return html`<label for="${id('url')}">Receiver URL (https://…; the service signs every delivery)</label><input id="${id('url')}" name="url" type="text" maxlength="2048" required value="${row?.url}">
+<label for="${id('min')}">Minimum overall score (0 to 1; empty: any)</label><input id="${id('min')}" name="min_score" type="text" inputmode="decimal" maxlength="5" value="${row?.min_score ?? ''}">
+<label for="${id('categories')}">Categories (none chosen: all)</label><select id="${id('categories')}" name="categories" multiple size="6">${CATEGORY_VALUES.map(
+    (c) => html`<option value="${c}"${row?.categories.includes(c) && html` selected`}>${CATEGORIES[c].name}</option>`,
+  )}</select>
+<fieldset><legend>Sources (none ticked: all)</legend>${SOURCE_VALUES.map((v) => checkbox('sources', v, v, row?.sources.includes(v) ?? false))}</fieldset>
+<label for="${id('keywords')}">Keywords (comma-separated; empty: any)</label><input id="${id('keywords')}" name="keywords" type="text" maxlength="5000" value="${row?.keywords.join(', ')}">
+<fieldset><legend>Events (none ticked: all)</legend>${WEBHOOK_EVENT_TYPES.map((v) => checkbox('events', v, v, row?.event_types.includes(v) ?? false))}</fieldset>`;
 }
 
-const notConfigured = '<p>Webhooks are not configured on this service (WEBHOOK_ENCRYPTION_KEY).</p>';
+const notConfigured = html`<p>Webhooks are not configured on this service (WEBHOOK_ENCRYPTION_KEY).</p>`;
 
 export function webhooksPage(app: FastifyInstance, kit: PageKit): void {
-  const { options, audit, hide, form, html, frame, page, change, redirectWith, takeShown } = kit;
+  const { options, audit, hide, form, sendPage, frame, page, change, redirectWith, takeShown } = kit;
 
-  async function webhooksBody(service: WebhookService, session: Session, message = ''): Promise<string> {
+  async function webhooksBody(service: WebhookService, session: Session, message: Html | '' = ''): Promise<Html> {
     const subscriptions = await service.list(session.row.account_id);
     const criteria = (row: (typeof subscriptions)[number]) =>
       [
@@ -79,7 +80,7 @@ export function webhooksPage(app: FastifyInstance, kit: PageKit): void {
         .filter((c) => c !== null)
         .join('; ');
     const button = (action: string, label: string, name: string) =>
-      `<form method="post" action="${esc(action)}">${hidden('csrf', session.csrf)}<button type="submit" aria-label="${esc(`${label} ${name}`)}">${esc(label)}</button></form>`;
+      html`<form method="post" action="${action}">${hidden('csrf', session.csrf)}<button type="submit" aria-label="${`${label} ${name}`}">${label}</button></form>`;
     const operatorDisabled = (row: SubscriptionRow) => row.state === 'disabled' && row.disabled_by === 'operator';
     const sections = await Promise.all(
       subscriptions.map(async (row) => {
@@ -87,30 +88,28 @@ export function webhooksPage(app: FastifyInstance, kit: PageKit): void {
         const base = `/account/webhooks/${encodeURIComponent(row.id)}`;
         const table =
           deliveries.length === 0
-            ? '<p>No deliveries yet.</p>'
-            : `<table><caption>Recent deliveries to ${esc(row.url)}</caption><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">About</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Send again</th></tr></thead><tbody>${deliveries
-                .map(
-                  (d) =>
-                    `<tr><td>${esc(date(d.created_at))}</td><td>${esc(d.event_type)}</td><td>${d.insight_id && d.about ? `<a href="/account/insights/${esc(d.insight_id)}/report">${esc(d.about)}</a>` : esc(d.about ?? '—')}</td><td>${esc(d.status)}</td><td>${d.attempts}</td><td>${esc(d.last_status_code ?? d.last_error ?? '—')}</td><td>${button(`${base}/deliveries/${encodeURIComponent(d.id)}/replay`, 'Replay', `delivery ${d.id}`)}</td></tr>`,
-                )
-                .join('')}</tbody></table>`;
-        return `<section aria-labelledby="h-${esc(row.id)}"><h2 id="h-${esc(row.id)}">${esc(row.url)}</h2>
-<dl class="facts"><dt>Id</dt><dd><code>${esc(row.id)}</code></dd><dt>State</dt><dd>${esc(row.state)}${row.disabled_reason ? ` (${esc(row.disabled_reason)})` : ''}</dd>
-<dt>Criteria</dt><dd>${esc(criteria(row))}</dd><dt>Created</dt><dd>${esc(date(row.created_at))}</dd></dl>
+            ? html`<p>No deliveries yet.</p>`
+            : html`<table><caption>Recent deliveries to ${row.url}</caption><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">About</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Send again</th></tr></thead><tbody>${deliveries.map(
+                (d) =>
+                  html`<tr><td>${date(d.created_at)}</td><td>${d.event_type}</td><td>${d.insight_id && d.about ? html`<a href="/account/insights/${d.insight_id}/report">${d.about}</a>` : (d.about ?? '—')}</td><td>${d.status}</td><td>${d.attempts}</td><td>${d.last_status_code ?? d.last_error ?? '—'}</td><td>${button(`${base}/deliveries/${encodeURIComponent(d.id)}/replay`, 'Replay', `delivery ${d.id}`)}</td></tr>`,
+              )}</tbody></table>`;
+        return html`<section aria-labelledby="h-${row.id}"><h2 id="h-${row.id}">${row.url}</h2>
+<dl class="facts"><dt>Id</dt><dd><code>${row.id}</code></dd><dt>State</dt><dd>${row.state}${row.disabled_reason ? ` (${row.disabled_reason})` : ''}</dd>
+<dt>Criteria</dt><dd>${criteria(row)}</dd><dt>Created</dt><dd>${date(row.created_at)}</dd></dl>
 ${button(`${base}/test`, 'Send a test', `to ${row.url}`)}${
           operatorDisabled(row)
-            ? `<p>An operator disabled this subscription: your account can no longer change, enable or remove it. To appeal, ask your operator (support), saying its id <code>${esc(row.id)}</code>.</p>`
-            : `<details><summary>Edit</summary><form method="post" action="${esc(`${base}/edit`)}">${hidden('csrf', session.csrf)}${subscriptionFields(`e-${row.id}`, row)}
-<div class="choice"><input type="checkbox" id="${esc(`e-${row.id}-enabled`)}" name="enabled" value="yes"${row.state === 'enabled' ? ' checked' : ''}><label for="${esc(`e-${row.id}-enabled`)}">Enabled (deliveries are sent)</label></div>
-<div><button type="submit" aria-label="${esc(`Save the subscription to ${row.url}`)}">Save</button></div></form></details>
-<details><summary>Remove</summary><p>Removing deletes the subscription and its delivery log; nothing more is sent to ${esc(row.url)}.</p><form method="post" action="${esc(`${base}/remove`)}">${hidden('csrf', session.csrf)}<button type="submit" aria-label="${esc(`Remove the subscription to ${row.url}`)}">Remove this subscription</button></form></details>`
+            ? html`<p>An operator disabled this subscription: your account can no longer change, enable or remove it. To appeal, ask your operator (support), saying its id <code>${row.id}</code>.</p>`
+            : html`<details><summary>Edit</summary><form method="post" action="${`${base}/edit`}">${hidden('csrf', session.csrf)}${subscriptionFields(`e-${row.id}`, row)}
+<div class="choice"><input type="checkbox" id="${`e-${row.id}-enabled`}" name="enabled" value="yes"${row.state === 'enabled' && html` checked`}><label for="${`e-${row.id}-enabled`}">Enabled (deliveries are sent)</label></div>
+<div><button type="submit" aria-label="${`Save the subscription to ${row.url}`}">Save</button></div></form></details>
+<details><summary>Remove</summary><p>Removing deletes the subscription and its delivery log; nothing more is sent to ${row.url}.</p><form method="post" action="${`${base}/remove`}">${hidden('csrf', session.csrf)}<button type="submit" aria-label="${`Remove the subscription to ${row.url}`}">Remove this subscription</button></form></details>`
         }${table}</section>`;
       }),
     );
-    return `${message}<p>The account's webhook subscriptions and their 20 newest deliveries. <strong>Send a test</strong> sends a signed
+    return html`${message}<p>The account's webhook subscriptions and their 20 newest deliveries. <strong>Send a test</strong> sends a signed
 ping event to a subscription; <strong>Replay</strong> sends a delivery again with its original webhook-id. Both count in the
 plan's replays and pings of the day, as through the API. The same subscriptions are at <code>/api/webhooks</code> with a
-key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length === 0 ? '<p>No subscriptions yet.</p>' : sections.join('')}
+key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length === 0 ? html`<p>No subscriptions yet.</p>` : sections}
 <section aria-labelledby="new-heading"><h2 id="new-heading">New subscription</h2>
 <p>The plan allows a number of subscriptions per account; a receiver an operator disabled cannot be subscribed again. The signing secret is shown once, after it is made.</p>
 <form method="post" action="/account/webhooks">${hidden('csrf', session.csrf)}${subscriptionFields('new')}<div><button type="submit">Subscribe</button></div></form></section>`;
@@ -120,9 +119,9 @@ key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length ==
     const session = await page(request, reply);
     if (!session) return reply;
     const signedIn = frame(session, 'webhooks');
-    if (!options.webhooks) return html(reply, { title: 'Webhooks', signedIn, body: notConfigured });
+    if (!options.webhooks) return sendPage(reply, { title: 'Webhooks', signedIn, body: notConfigured });
     const body = await webhooksBody(options.webhooks, session, await takeShown(session, 'webhooks'));
-    return html(reply, { title: 'Webhooks', signedIn, body });
+    return sendPage(reply, { title: 'Webhooks', signedIn, body });
   });
 
   /**
@@ -132,9 +131,9 @@ key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length ==
   async function send(session: Session, reply: FastifyReply, act: (service: WebhookService) => Promise<string>): Promise<FastifyReply> {
     const signedIn = frame(session, 'webhooks');
     const service = options.webhooks;
-    if (!service) return html(reply.code(503), { title: 'Webhooks', signedIn, body: notConfigured });
+    if (!service) return sendPage(reply.code(503), { title: 'Webhooks', signedIn, body: notConfigured });
     const again = async (status: number, text: string) =>
-      html(reply.code(status), { title: 'Webhooks', signedIn, body: await webhooksBody(service, session, notice('error', text)) });
+      sendPage(reply.code(status), { title: 'Webhooks', signedIn, body: await webhooksBody(service, session, notice('error', text)) });
     try {
       const done = await act(service);
       return await redirectWith(reply, session, 'webhooks', '/account/webhooks', notice('ok', done));
@@ -152,12 +151,12 @@ key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length ==
   }
 
   /** Runs a change of a subscription for the page: the service's refusals answer the tab with what happened and nothing changed. */
-  async function alter(session: Session, reply: FastifyReply, act: (service: WebhookService) => Promise<string>): Promise<FastifyReply> {
+  async function alter(session: Session, reply: FastifyReply, act: (service: WebhookService) => Promise<Html>): Promise<FastifyReply> {
     const signedIn = frame(session, 'webhooks');
     const service = options.webhooks;
-    if (!service) return html(reply.code(503), { title: 'Webhooks', signedIn, body: notConfigured });
+    if (!service) return sendPage(reply.code(503), { title: 'Webhooks', signedIn, body: notConfigured });
     const again = async (status: number, text: string) =>
-      html(reply.code(status), { title: 'Webhooks', signedIn, body: await webhooksBody(service, session, notice('error', text)) });
+      sendPage(reply.code(status), { title: 'Webhooks', signedIn, body: await webhooksBody(service, session, notice('error', text)) });
     try {
       const done = await act(service);
       return await redirectWith(reply, session, 'webhooks', '/account/webhooks', done);
@@ -174,7 +173,7 @@ key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length ==
     }
   }
 
-  const warned = (warnings: readonly string[]) => (warnings.length ? warnings.map((w) => notice('error', `Warning: ${w}`)).join('') : '');
+  const warned = (warnings: readonly string[]) => warnings.map((w) => notice('error', `Warning: ${w}`));
 
   app.post('/account/webhooks', form, async (request, reply) => {
     const session = await change(request, reply);
@@ -183,9 +182,9 @@ key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length ==
       const created = await service.create(session.row.account_id, { url: field(request.body, 'url').trim(), ...criteriaOf(request.body) });
       audit(session, 'webhook subscribed', { subscription_id: created.row.id });
       const secret = created.secret
-        ? `<p><label for="new-secret">Its signing secret, shown this once: copy it to the receiver now</label><input id="new-secret" class="secret" type="text" readonly value="${esc(created.secret)}"></p>`
+        ? html`<p><label for="new-secret">Its signing secret, shown this once: copy it to the receiver now</label><input id="new-secret" class="secret" type="text" readonly value="${created.secret}"></p>`
         : '';
-      return `${notice('ok', `Subscribed ${created.row.url} (${created.row.id}).`)}${secret}${warned(created.warnings)}`;
+      return html`${notice('ok', `Subscribed ${created.row.url} (${created.row.id}).`)}${secret}${warned(created.warnings)}`;
     });
   });
 
@@ -201,7 +200,7 @@ key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length ==
         ...criteriaOf(request.body),
       });
       audit(session, 'webhook changed', { subscription_id: id });
-      return `${notice('ok', `Saved the subscription to ${updated.row.url} (${updated.row.state}).`)}${warned(updated.warnings)}`;
+      return html`${notice('ok', `Saved the subscription to ${updated.row.url} (${updated.row.state}).`)}${warned(updated.warnings)}`;
     });
   });
 
