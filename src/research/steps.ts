@@ -59,7 +59,8 @@ import {
 } from '../domain/scoring/dimensions.js';
 import { assessMomentum } from '../domain/scoring/momentum.js';
 import { yearlySeasonality } from '../domain/scoring/trend-class.js';
-import { combineScores } from '../domain/scoring/overall.js';
+import { combineScores, SOURCE_CERTAINTY } from '../domain/scoring/overall.js';
+import { provenanceKind } from '../domain/provenance.js';
 import { seriesQuality } from '../domain/scoring/series.js';
 import type { Timeframe } from '../trends/types.js';
 import type { RelatedServed } from '../domain/research/served-evidence.js';
@@ -737,7 +738,9 @@ const DEFINITIONS: readonly NamedStep[] = [
         s30.values.map((value, i) => ({ date: s30.dates[i]!, value })),
         30,
       ).quality;
-      const overall = combineScores(dimensions, quality);
+      // What the data is bounds the confidence: a simulated world's answers are complete but made up (SOURCE_CERTAINTY).
+      const kind = provenanceKind({ source: ctx.run.source, provider: ctx.run.provider ?? ctx.out('interest_30d').provenance?.provider ?? null });
+      const overall = combineScores(dimensions, quality, SOURCE_CERTAINTY[kind]);
       // Step 5's choice, unless it was uncategorized or a guess: the related lists drift from the idea
       // ("vegan pet food" → "vegan recipes"), so they fill a gap, they do not overrule (docs/categories.md).
       const category = insightCategory(ctx.out('classify_category'), () => classifyCategory(categoryEvidence(ctx, true))).category;

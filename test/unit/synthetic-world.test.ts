@@ -4,6 +4,7 @@
 // run's market (a US run's regions are US states, its cities American).
 import { describe, expect, it } from 'vitest';
 import { directionStatement } from '../../src/domain/scoring/direction.js';
+import { SOURCE_CERTAINTY } from '../../src/domain/scoring/overall.js';
 import { trendClassOf } from '../../src/domain/scoring/trend-class.js';
 import { SyntheticTrendsProvider, syntheticLevel, timelineOf } from '../../src/trends/synthetic.provider.js';
 import { runSteps } from '../support/steps-harness.js';
@@ -127,6 +128,8 @@ describe('the synthetic world’s shapes and its anchor', () => {
       if (trendClass === expected) matching += 1;
       const direction = directionStatement({ momentum, trend_class: trendClass, outlook: run.outputs.get('forecast').outlook });
       expect(direction?.agree, `${idea}: ${direction?.text}`).toBe(true);
+      // Simulated data is never certain (SOURCE_CERTAINTY), however complete.
+      expect(run.outputs.get('aggregate').overall.confidence, idea).toBeLessThanOrEqual(SOURCE_CERTAINTY.simulated);
     }
     for (const c of ['stable', 'rising', 'declining', 'seasonal']) expect(classes.get(c), `${c} among ${[...classes]}`).toBeGreaterThan(0);
     expect(matching).toBeGreaterThanOrEqual(ideas.length - 2);
