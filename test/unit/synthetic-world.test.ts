@@ -126,7 +126,12 @@ describe('the synthetic world’s shapes and its anchor', () => {
       classes.set(String(trendClass), (classes.get(String(trendClass)) ?? 0) + 1);
       const expected = { stable: 'stable', rising: 'rising', falling: 'declining', seasonal: 'seasonal' }[timelineOf(primary).shape];
       if (trendClass === expected) matching += 1;
-      const direction = directionStatement({ momentum, trend_class: trendClass, outlook: run.outputs.get('forecast').outlook });
+      const direction = directionStatement({
+        momentum,
+        trend_class: trendClass,
+        outlook: run.outputs.get('forecast').outlook,
+        durability: run.outputs.get('score_durability'),
+      });
       expect(direction?.agree, `${idea}: ${direction?.text}`).toBe(true);
       // Simulated data is never certain (SOURCE_CERTAINTY), however complete.
       expect(run.outputs.get('aggregate').overall.confidence, idea).toBeLessThanOrEqual(SOURCE_CERTAINTY.simulated);
@@ -158,7 +163,12 @@ describe('the synthetic world’s shapes and its anchor', () => {
     }
     const fragment = await world.fetch({ kind: 'interestOverTime', keywords: ['weather', 'finds last'], timeframe: '12m', geo: '' });
     if (fragment.kind !== 'interestOverTime') throw new Error('expected interest over time');
-    const share = fragment.points.reduce((s, p) => s + p.values[1]!, 0) / Math.max(1, fragment.points.reduce((s, p) => s + p.values[0]!, 0));
+    const share =
+      fragment.points.reduce((s, p) => s + p.values[1]!, 0) /
+      Math.max(
+        1,
+        fragment.points.reduce((s, p) => s + p.values[0]!, 0),
+      );
     expect(share).toBeLessThan(0.05);
   });
 });
