@@ -69,7 +69,7 @@ export function freshSeriesOf(insight: InsightRow, answer90: InterestOverTime, l
     isPartial: p.isPartial,
   }));
   const clean90 = cleanSeries(own90.map((p, i) => ({ ...p, hasData: points90[i]!.hasData })));
-  const forecast = fitForecast(clean90.dates, clean90.values, 7);
+  const forecast = fitForecast(clean90.dates, clean90.values, 7, own90.at(-1)?.date);
   if (!forecast.withheld && forecast.backtest.mase !== null) forecastMase.observe(forecast.backtest.mase);
   const seasonality = insight.dimensions.momentum?.evidence.yearly_seasonality;
   const { momentum } = assessMomentum({

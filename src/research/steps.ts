@@ -667,9 +667,11 @@ const DEFINITIONS: readonly NamedStep[] = [
   /* 31 */ {
     name: 'forecast',
     run: async (ctx) => {
-      const c = cleaned(ctx.out('interest_90d'));
+      const days90 = ctx.out('interest_90d');
+      const c = cleaned(days90);
       const long = cleaned(ctx.out('interest_5y'));
-      return { ...fitForecast(c.dates, c.values, 7), outlook: fitOutlook(long.dates, long.values) };
+      // From the day after the last day of data, partial or not: the forecast never restates a day the chart shows.
+      return { ...fitForecast(c.dates, c.values, 7, days90.dates.at(-1)), outlook: fitOutlook(long.dates, long.values) };
     },
     summarize: (o) =>
       `${
