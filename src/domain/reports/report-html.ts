@@ -192,7 +192,7 @@ export function renderReportHtml(input: InsightReportInput): string {
   parts.push(
     `<section id="forecast"><h2>Forecast</h2>${
       f.kind === 'served'
-        ? `<p>The next 7 days (model ${esc(f.model)}, made ${esc(f.generatedAt)}).</p>${table(['Date', 'Forecast', '80 % interval', '95 % interval'], f.rows, { numeric: [1, 2, 3] })}<h3>Backtest</h3>${factsList(f.backtest)}`
+        ? `<p>The next 7 days (model ${esc(f.model)}, made ${esc(f.generatedAt)}): ${esc(f.scale)}</p>${table(['Date', 'Forecast', '80 % interval', '95 % interval'], f.rows, { numeric: [1, 2, 3] })}<h3>Backtest</h3>${factsList(f.backtest)}`
         : f.kind === 'withheld'
           ? `<p>Withheld (${esc(f.generatedAt)}): ${esc(f.reason)}</p>`
           : `<p>${esc(NO_FORECAST)}</p>`
