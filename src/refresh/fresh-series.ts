@@ -85,5 +85,13 @@ export function freshSeriesOf(insight: InsightRow, answer90: InterestOverTime, l
     clean30.values.map((value, i) => ({ date: clean30.dates[i]!, value })),
     30,
   ).quality;
-  return { insight, points, points90: own90, forecast, dimensions, overall: combineScores(dimensions, quality, SOURCE_CERTAINTY[provenanceKind(insight)]), level };
+  return {
+    insight,
+    points,
+    points90: own90,
+    forecast,
+    dimensions,
+    overall: combineScores(dimensions, quality, SOURCE_CERTAINTY[provenanceKind(insight)]),
+    level,
+  };
 }

@@ -741,7 +741,10 @@ const DEFINITIONS: readonly NamedStep[] = [
         30,
       ).quality;
       // What the data is bounds the confidence: a simulated world's answers are complete but made up (SOURCE_CERTAINTY).
-      const kind = provenanceKind({ source: ctx.run.source, provider: ctx.run.provider ?? ctx.out('interest_30d').provenance?.provider ?? null });
+      const kind = provenanceKind({
+        source: ctx.run.source,
+        provider: ctx.run.provider ?? ctx.out('interest_30d').provenance?.provider ?? null,
+      });
       const overall = combineScores(dimensions, quality, SOURCE_CERTAINTY[kind]);
       // Step 5's choice, unless it was uncategorized or a guess: the related lists drift from the idea
       // ("vegan pet food" → "vegan recipes"), so they fill a gap, they do not overrule (docs/categories.md).
