@@ -5,7 +5,8 @@ import { forecast as fitForecast, type Forecast } from '../domain/forecast/forec
 import { cleanSeries } from '../domain/research/series-analysis.js';
 import type { DimensionScores } from '../domain/scoring/dimensions.js';
 import { assessMomentum } from '../domain/scoring/momentum.js';
-import { combineScores } from '../domain/scoring/overall.js';
+import { provenanceKind } from '../domain/provenance.js';
+import { combineScores, SOURCE_CERTAINTY } from '../domain/scoring/overall.js';
 import { seriesQuality, type SeriesPoint } from '../domain/scoring/series.js';
 import type { InsightRow } from '../insights/insight.repository.js';
 import { forecastMase } from '../observability/metrics.js';
@@ -68,7 +69,7 @@ export function freshSeriesOf(insight: InsightRow, answer90: InterestOverTime, l
     isPartial: p.isPartial,
   }));
   const clean90 = cleanSeries(own90.map((p, i) => ({ ...p, hasData: points90[i]!.hasData })));
-  const forecast = fitForecast(clean90.dates, clean90.values, 7);
+  const forecast = fitForecast(clean90.dates, clean90.values, 7, own90.at(-1)?.date);
   if (!forecast.withheld && forecast.backtest.mase !== null) forecastMase.observe(forecast.backtest.mase);
   const seasonality = insight.dimensions.momentum?.evidence.yearly_seasonality;
   const { momentum } = assessMomentum({
@@ -84,5 +85,13 @@ export function freshSeriesOf(insight: InsightRow, answer90: InterestOverTime, l
     clean30.values.map((value, i) => ({ date: clean30.dates[i]!, value })),
     30,
   ).quality;
-  return { insight, points, points90: own90, forecast, dimensions, overall: combineScores(dimensions, quality), level };
+  return {
+    insight,
+    points,
+    points90: own90,
+    forecast,
+    dimensions,
+    overall: combineScores(dimensions, quality, SOURCE_CERTAINTY[provenanceKind(insight)]),
+    level,
+  };
 }

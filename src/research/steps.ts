@@ -59,7 +59,8 @@ import {
 } from '../domain/scoring/dimensions.js';
 import { assessMomentum } from '../domain/scoring/momentum.js';
 import { yearlySeasonality } from '../domain/scoring/trend-class.js';
-import { combineScores } from '../domain/scoring/overall.js';
+import { combineScores, SOURCE_CERTAINTY } from '../domain/scoring/overall.js';
+import { provenanceKind } from '../domain/provenance.js';
 import { seriesQuality } from '../domain/scoring/series.js';
 import type { Timeframe } from '../trends/types.js';
 import type { RelatedServed } from '../domain/research/served-evidence.js';
@@ -666,9 +667,11 @@ const DEFINITIONS: readonly NamedStep[] = [
   /* 31 */ {
     name: 'forecast',
     run: async (ctx) => {
-      const c = cleaned(ctx.out('interest_90d'));
+      const days90 = ctx.out('interest_90d');
+      const c = cleaned(days90);
       const long = cleaned(ctx.out('interest_5y'));
-      return { ...fitForecast(c.dates, c.values, 7), outlook: fitOutlook(long.dates, long.values) };
+      // From the day after the last day of data, partial or not: the forecast never restates a day the chart shows.
+      return { ...fitForecast(c.dates, c.values, 7, days90.dates.at(-1)), outlook: fitOutlook(long.dates, long.values) };
     },
     summarize: (o) =>
       `${
@@ -737,7 +740,12 @@ const DEFINITIONS: readonly NamedStep[] = [
         s30.values.map((value, i) => ({ date: s30.dates[i]!, value })),
         30,
       ).quality;
-      const overall = combineScores(dimensions, quality);
+      // What the data is bounds the confidence: a simulated world's answers are complete but made up (SOURCE_CERTAINTY).
+      const kind = provenanceKind({
+        source: ctx.run.source,
+        provider: ctx.run.provider ?? ctx.out('interest_30d').provenance?.provider ?? null,
+      });
+      const overall = combineScores(dimensions, quality, SOURCE_CERTAINTY[kind]);
       // Step 5's choice, unless it was uncategorized or a guess: the related lists drift from the idea
       // ("vegan pet food" → "vegan recipes"), so they fill a gap, they do not overrule (docs/categories.md).
       const category = insightCategory(ctx.out('classify_category'), () => classifyCategory(categoryEvidence(ctx, true))).category;

@@ -73,17 +73,20 @@ const ONE_WORD_LEVEL = 40;
 /**
  * The standing of the everyday term research compares every idea with (the
  * anchor, TRENDS_ANCHOR, "weather" by default; docs/providers.md), against a
- * one-word name. "weather" is among the most searched words there are, so the
- * simulated world searches it several times as much as an everyday one-word
- * name and a product phrase a few hundredths to a tenth of it. (The tagger
- * reads "weather" as a verb: as a fragment it was barely searched, and the
- * demo said an idea was searched 64× as much as the weather.) In Google it
- * stands higher still; the simulated world keeps it within reach of two-word
- * names so that step 4's one comparison of the candidates beside it stays
- * above Google's rounding (a mean under 1 is "not measurably searched").
- * "bagel", the replay anchor, is an everyday name like any other.
+ * one-word name. The relative demand score reads "as searched as the anchor"
+ * as its middle (0.5), so the simulated anchor stands where a plain two-word
+ * product name does (0.35 of a one-word name, before the 0.6-1.6 spread):
+ * "meal kits" or "dog food" then reads as middling-to-good demand, a one-word
+ * name as strong, a three-word phrase as weak and a fragment as unsearched.
+ * At 6× a one-word name (until 2026-11-28) every product phrase was a few
+ * hundredths of it and every simulated idea read "weak demand 0.03-0.06"
+ * (founder review, issue 47; the table in docs/providers.md). Google searches
+ * "weather" far more: the simulated world gives up that likeness so that its
+ * demand scores spread across the scale the way the scale means them. (The
+ * tagger reads "weather" as a verb; the standing keeps it from being read as
+ * a fragment.) "bagel", the replay anchor, is an everyday name like any other.
  */
-const EVERYDAY_STANDING: Readonly<Record<string, number>> = { weather: 6 };
+const EVERYDAY_STANDING: Readonly<Record<string, number>> = { weather: 0.25 };
 
 /** How much a phrase's words are searched, by their number: a longer phrase is searched less than its head. */
 const BY_LENGTH = [1, 1, 0.35, 0.1, 0.03] as const;

@@ -315,6 +315,8 @@ describe('GET /api/insights/{id}/report', () => {
     expect(html).not.toMatch(/<(script|img|iframe)\b/i);
     expect(html).toContain('&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;');
     expect(html).toContain('[click](https://evil.example)');
+    // No raw HTML anchors (issue 47): citations are words.
+    expect(markdown).not.toMatch(/<a id=/);
     const ids = new Set([...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]));
     for (const [, href] of html.matchAll(/<a href="([^"]*)"/g)) {
       expect(href).toMatch(/^#ev\//);

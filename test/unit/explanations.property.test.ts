@@ -319,7 +319,8 @@ describe('every explanation template reads true of its evidence', () => {
         fc.option(fc.constantFrom(...TREND_CLASSES), { nil: null }),
         fc.option(fc.double({ min: -0.6, max: 0.6, noNaN: true }), { nil: null }),
         fc.option(fc.double({ min: -0.6, max: 0.6, noNaN: true }), { nil: null }),
-        (values, trendClass, forecastChange, outlookChange) => {
+        fc.option(seriesValues(26, 262), { nil: null }),
+        (values, trendClass, forecastChange, outlookChange, years) => {
           const points = values.map((value, i) => ({ date: day(0, i, 1), value }));
           const last = values.slice(-7).reduce((a, b) => a + b, 0) / 7;
           const forecast7 =
@@ -329,9 +330,25 @@ describe('every explanation template reads true of its evidence', () => {
             outlookChange === null
               ? null
               : { withheld: false, horizons: [{ withheld: false, months: 3, value: Math.round(40 * (1 + outlookChange)), recent: 40 }] };
-          const s = directionStatement({ momentum, trend_class: trendClass, outlook });
+          // Durability's 5 years, read as the research reads them (trajectory, then the score).
+          const t = years === null ? null : trajectory(years);
+          const durability = t ? scoreDurability({ ...t, fad: false, years: Math.round((years!.length / 52) * 10) / 10 }) : null;
+          const s = directionStatement({ momentum, trend_class: trendClass, outlook, durability });
           if (!s) return;
           expect(directionProblems(s), s.text).toEqual([]);
+          // Every reading is said, durability's too: a page never shows a heading the statement left out.
+          for (const r of s.readings) expect(s.text, r.source).toContain(r.says);
+          if (durability?.score !== null && durability !== null) expect(s.readings.map((r) => r.source)).toContain('durability');
+          // What comes next leads: the lead never follows the years behind against every reading of the weeks ahead.
+          const ahead = s.readings.filter((r) => r.source !== 'durability');
+          if (s.agree && ahead.length) {
+            const lead = /^Direction: (rising|falling|about level|no reading)/.exec(s.text)?.[1];
+            const heading = { rising: 'up', falling: 'down', 'about level': 'flat', 'no reading': 'no call' }[lead!];
+            expect(
+              ahead.some((r) => r.heading === heading),
+              s.text,
+            ).toBe(true);
+          }
         },
       ),
       { numRuns: RUNS },
@@ -349,5 +366,22 @@ describe('every explanation template reads true of its evidence', () => {
     expect(s.text).toMatch(/disagree/);
     expect(s.text).toMatch(/momentum predicts interest rises/);
     expect(s.text).toMatch(/7-day forecast falls/);
+    // The founder's padel: the trend class "stable" beside a durability "rising". One statement says both, and why.
+    const padel = directionStatement({
+      momentum: { score: 0.5, evidence: { label: 'stable' }, explanation: 'No call' },
+      trend_class: 'stable',
+      durability: scoreDurability({
+        trajectory: 'rising',
+        change: 0.6,
+        lastVsPeak: 0.9,
+        firstMean: 30,
+        lastMean: 48,
+        fad: false,
+        years: 5,
+      }),
+    })!;
+    expect(padel.agree).toBe(true);
+    expect(padel.text).toMatch(/^Direction: about level \(the trend class, stable/);
+    expect(padel.text).toMatch(/the 5-year trajectory, rising, rises over the years behind.*different spans, so both can be true/);
   });
 });

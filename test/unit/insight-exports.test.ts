@@ -366,15 +366,18 @@ describe('the HTML report', () => {
 });
 
 describe('the Markdown report', () => {
-  it('renders with a GFM renderer to the sections, with no link or HTML but its own anchors', () => {
+  it('renders with a GFM renderer to the sections, with no link and no HTML of its own: citations are words', () => {
     const markdown = renderReportMarkdown(input(FULL));
     const html = marked.parse(markdown, { async: false, gfm: true });
     expect(html).not.toMatch(/<(script|img|iframe|b|i)\b/);
+    // Founder review (issue 47): raw anchors showed wherever Markdown is read as text. None is left.
+    expect(markdown.match(/<a id=|<\/a>/g) ?? [], 'raw anchors').toEqual([]);
+    expect(hrefs(html)).toEqual([]);
     // The HTML page's order: the verdict first, then signals, risks and what to validate first, the chart, the dimensions.
     expect(markdown).toMatch(
-      /^# .*\n\n\*\*Idea:\*\* .*\n\n\*\*Verdict: (Promising|Mixed|Weak|Unproven)\*\* \(<a id="ev\/overall_score"><\/a>overall 0\.62, <a id="ev\/confidence"><\/a>confidence 0\.80\)\. Strongest reason: /,
+      /^# .*\n\n\*\*Idea:\*\* .*\n\n\*\*Verdict: (Promising|Mixed|Weak|Unproven)\*\* \(overall 0\.62, confidence 0\.80\)\. Strongest reason: /,
     );
-    const headings = [...html.matchAll(/<h2>(?:<a id="[^"]+"><\/a>)?([^<]+)<\/h2>/g)].map((m) => m[1]);
+    const headings = [...html.matchAll(/<h2>([^<]+)<\/h2>/g)].map((m) => m[1]);
     expect(headings).toEqual([
       'Signals, risks and what to validate first',
       'Search interest',
@@ -385,32 +388,43 @@ describe('the Markdown report', () => {
       'How the search phrase was chosen',
       'Research trace',
     ]);
-    for (const heading of [
-      'Signals, risks and what to validate first',
-      'Search interest',
-      'The 8 dimensions',
-      'Evidence, dimension by dimension',
-      'Forecast',
-      'Outlook, 3 to 12 months',
-      'How the search phrase was chosen',
-      'Research trace',
-    ]) {
-      expect(html, heading).toMatch(new RegExp(`<h2>(<a id="[^"]+"></a>)?${heading}</h2>`));
-    }
-    const present = ids(html);
-    const links = hrefs(html);
-    expect(links.length).toBeGreaterThan(8);
-    for (const href of links) {
-      expect(href).toMatch(/^#ev\//);
-      expect(present.has(href.slice(1)), href).toBe(true);
-    }
     expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
     expect(html).toContain('[click](https://evil.example)');
     expect(html.match(/<tr>\s*<td align="right">\d+<\/td>/g)).toHaveLength(40);
     expect(markdown).toContain('nowhere at all (not shown in this report)');
-    expect(markdown).toContain('[demand: monthly searches](#ev/dimensions/demand/evidence/monthly_searches)');
-    // No text that is a pointer: the links read as words.
+    expect(markdown).toContain('demand: monthly searches');
+    // No text that is a pointer: the citations read as words.
     expect(html.replace(/<[^>]*>/g, ' ')).not.toMatch(/(^|[\s(,])\/(dimensions|outlook|trend_class|nowhere)\//);
+  });
+
+  // Founder review (issue 47): the chart said "latest 49" on its 30 days and the forecast, on the 90 days' own
+  // scale, a level of its own, neither saying which; and the table began on the chart's last day.
+  it('puts the forecast on the chart’s scale, says so, and starts it after the last day of data', () => {
+    const base = input();
+    const fitted = Array.from({ length: 90 }, (_, i) => ({ date: day(i - 60), value: i < 60 ? 10 : (20 + i - 60) * 2 }));
+    const stored = {
+      ...base.forecast!,
+      // Stored before forecasts started after a partial last day: its first day is the chart's last.
+      points: Array.from({ length: 7 }, (_, i) => ({
+        date: day(29 + i),
+        value: 100,
+        lower_80: 90,
+        upper_80: 110,
+        lower_95: 80,
+        upper_95: 120,
+      })),
+    };
+    const markdown = renderReportMarkdown({ ...base, forecast: stored, forecastFittedOn: fitted });
+    expect(markdown).toContain(`${day(30)} to ${day(35)}, the days after the last day of data, on the chart's scale`);
+    expect(markdown).toMatch(/multiplied by 0\.50/);
+    expect(markdown).not.toContain(`| ${day(29)} |`);
+    expect(markdown).toContain(`| ${day(30)} | 50 | 45–55 | 40–60 |`);
+    // Without the 90 days stored, the table says its numbers are on their own scale.
+    const alone = renderReportMarkdown({ ...base, forecast: stored });
+    expect(alone).toMatch(/on the scale of the 90 days it was fitted on \(100 is their highest day\), not the chart's 30-day scale/);
+    expect(renderReportHtml({ ...base, forecast: stored, forecastFittedOn: fitted })).toMatch(
+      /the days after the last day of data, on the chart&#39;s scale|the days after the last day of data, on the chart's scale/,
+    );
   });
 
   it('says when there is no run and no forecast', () => {

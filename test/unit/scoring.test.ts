@@ -9,7 +9,8 @@ import {
   type DimensionScores,
 } from '../../src/domain/scoring/dimensions.js';
 import { assessMomentum, FALLING_AT, RISING_AT } from '../../src/domain/scoring/momentum.js';
-import { combineScores } from '../../src/domain/scoring/overall.js';
+import { combineScores, SOURCE_CERTAINTY } from '../../src/domain/scoring/overall.js';
+import { VERDICT_RULE } from '../../src/domain/research/verdict.js';
 
 const day = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 86_400_000).toISOString().slice(0, 10);
 const seriesOf = (values: number[]) => values.map((value, i) => ({ date: day(i), value }));
@@ -87,5 +88,19 @@ describe('overall score', () => {
     expect(result.score).toBeCloseTo((0.15 * 0.8 + 0.075 * 0.6) / 0.225, 3);
     expect(result.confidence).toBeCloseTo((0.225 / 0.85) * 0.9, 3);
     expect(combineScores(all(null), 1)).toEqual({ score: 0, confidence: 0, scoredDimensions: 0 });
+  });
+
+  // Founder review (issue 47): every simulated insight read confidence 1.00, as if a demo were certain.
+  it('never reads simulated data as certain: its confidence is at most the simulation’s certainty, the score unchanged', () => {
+    const dims = all(0.6);
+    const live = combineScores(dims, 1, SOURCE_CERTAINTY.live);
+    const simulated = combineScores(dims, 1, SOURCE_CERTAINTY.simulated);
+    expect(live.confidence).toBe(1);
+    expect(simulated.score).toBe(live.score);
+    expect(simulated.confidence).toBe(SOURCE_CERTAINTY.simulated);
+    expect(simulated.confidence).toBeLessThan(1);
+    // Thin evidence lowers it further: a simulation with thin evidence falls below the verdict's floor.
+    expect(combineScores(dims, 0.6, SOURCE_CERTAINTY.simulated).confidence).toBeLessThan(VERDICT_RULE.minConfidence);
+    expect(SOURCE_CERTAINTY.simulated).toBeGreaterThan(VERDICT_RULE.minConfidence);
   });
 });

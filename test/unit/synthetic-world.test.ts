@@ -4,6 +4,7 @@
 // run's market (a US run's regions are US states, its cities American).
 import { describe, expect, it } from 'vitest';
 import { directionStatement } from '../../src/domain/scoring/direction.js';
+import { SOURCE_CERTAINTY } from '../../src/domain/scoring/overall.js';
 import { trendClassOf } from '../../src/domain/scoring/trend-class.js';
 import { SyntheticTrendsProvider, syntheticLevel, timelineOf } from '../../src/trends/synthetic.provider.js';
 import { runSteps } from '../support/steps-harness.js';
@@ -125,14 +126,24 @@ describe('the synthetic world’s shapes and its anchor', () => {
       classes.set(String(trendClass), (classes.get(String(trendClass)) ?? 0) + 1);
       const expected = { stable: 'stable', rising: 'rising', falling: 'declining', seasonal: 'seasonal' }[timelineOf(primary).shape];
       if (trendClass === expected) matching += 1;
-      const direction = directionStatement({ momentum, trend_class: trendClass, outlook: run.outputs.get('forecast').outlook });
+      const direction = directionStatement({
+        momentum,
+        trend_class: trendClass,
+        outlook: run.outputs.get('forecast').outlook,
+        durability: run.outputs.get('score_durability'),
+      });
       expect(direction?.agree, `${idea}: ${direction?.text}`).toBe(true);
+      // Simulated data is never certain (SOURCE_CERTAINTY), however complete.
+      expect(run.outputs.get('aggregate').overall.confidence, idea).toBeLessThanOrEqual(SOURCE_CERTAINTY.simulated);
     }
     for (const c of ['stable', 'rising', 'declining', 'seasonal']) expect(classes.get(c), `${c} among ${[...classes]}`).toBeGreaterThan(0);
     expect(matching).toBeGreaterThanOrEqual(ideas.length - 2);
   }, 120_000);
 
-  it('searches the anchor, "weather", several times an everyday word, so a product phrase is a few hundredths to a tenth of it', async () => {
+  // The second founder review (issue 47): with the anchor at 6× an everyday word, "Meal kits" read
+  // "weak demand 0.06" and every simulated idea ended mixed or weak. The relative demand score reads
+  // "as searched as the anchor" as 0.5, so the simulated anchor stands where a plain product name does.
+  it('stands the anchor, "weather", level with a plain two-word product name: common needs read middling or better, fragments unsearched', async () => {
     const answer = await world.fetch({
       kind: 'interestOverTime',
       keywords: ['padel court', 'coffee', 'weather'],
@@ -141,15 +152,23 @@ describe('the synthetic world’s shapes and its anchor', () => {
     });
     if (answer.kind !== 'interestOverTime') throw new Error('expected interest over time');
     const mean = (i: number) => answer.points.reduce((s, p) => s + p.values[i]!, 0) / answer.points.length;
-    expect(mean(2)).toBeGreaterThan(2 * mean(1));
-    expect(mean(0) / mean(2)).toBeLessThan(0.2);
-    const run = await runSteps('App that finds last-minute padel court bookings', (r) => world.fetch(r), {
-      geo: 'US',
-      until: 'compare_anchor',
-    });
-    const anchor = run.outputs.get('compare_anchor');
-    const ratio = (anchor.phraseMean + 0.5) / (anchor.anchorMean + 0.5);
-    expect(ratio, run.summaries.get('compare_anchor')).toBeLessThan(0.2);
-    expect(ratio).toBeGreaterThan(0.005);
+    // An everyday one-word name is searched more than the anchor; a two-word name within a factor of 3 of it.
+    expect(mean(1)).toBeGreaterThan(1.5 * mean(2));
+    expect(mean(0) / mean(2)).toBeGreaterThan(1 / 3);
+    expect(mean(0) / mean(2)).toBeLessThan(3);
+    for (const idea of ['Meal kits', 'Dog food', 'Yoga mat', 'Pet insurance', 'Coffee subscription', 'Baby monitor']) {
+      const run = await runSteps(idea, (r) => world.fetch(r), { geo: 'US', until: 'score_demand' });
+      const demand = run.outputs.get('score_demand');
+      expect(demand.score, `${idea}: ${demand.explanation}`).toBeGreaterThanOrEqual(0.45);
+    }
+    const fragment = await world.fetch({ kind: 'interestOverTime', keywords: ['weather', 'finds last'], timeframe: '12m', geo: '' });
+    if (fragment.kind !== 'interestOverTime') throw new Error('expected interest over time');
+    const share =
+      fragment.points.reduce((s, p) => s + p.values[1]!, 0) /
+      Math.max(
+        1,
+        fragment.points.reduce((s, p) => s + p.values[0]!, 0),
+      );
+    expect(share).toBeLessThan(0.05);
   });
 });

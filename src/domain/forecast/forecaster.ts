@@ -125,8 +125,14 @@ export interface RawForecast {
   backtest: Backtest;
 }
 
-/** The numeric core (no dates): used by the API, the batch CLI and the benchmark. */
-export function forecastValues(values: readonly number[], horizon = 7): RawForecast | { withheld: true; reason: string } {
+/**
+ * The numeric core (no dates): used by the API, the batch CLI and the benchmark.
+ * `skip` days after the series are passed over before the `horizon` days
+ * forecast (a partial last day the series left out: see forecast()); the model
+ * is chosen and backtested on `horizon` days as before, and each day's interval
+ * is the one for its distance from the series.
+ */
+export function forecastValues(values: readonly number[], horizon = 7, skip = 0): RawForecast | { withheld: true; reason: string } {
   if (values.length < MIN_POINTS) return { withheld: true, reason: `needs at least ${MIN_POINTS} daily points, got ${values.length}` };
   if (values.every((v) => v === 0)) return { withheld: true, reason: 'every day is zero: Google has too little data for this phrase' };
   // Sparse series are forecast (medians cope with zeros); one that never moves week on
@@ -154,21 +160,23 @@ export function forecastValues(values: readonly number[], horizon = 7): RawForec
   let model = DEFAULT_MODEL;
   for (const name of Object.keys(MODELS)) if (mae(name) < SWITCH_MARGIN * mae(model)) model = name;
 
-  const point = MODELS[model]!(values, horizon).map(clip);
+  const point = MODELS[model]!(values, horizon + skip)
+    .map(clip)
+    .slice(skip);
   const cal = calibrationFor(values);
   const s80 = INTERVAL_SCALES[SCALE_80]!(values) || scale;
   const s95 = INTERVAL_SCALES[cal.scale95]!(values) || scale;
   const q80 = (h: number) => cal.q80[Math.min(h, cal.q80.length - 1)]!;
   const q95 = (h: number) => cal.q95[Math.min(h, cal.q95.length - 1)]!;
-  const lower80 = point.map((p, h) => clip(p + q80(h)[0] * s80));
-  const upper80 = point.map((p, h) => clip(p + q80(h)[1] * s80));
+  const lower80 = point.map((p, h) => clip(p + q80(h + skip)[0] * s80));
+  const upper80 = point.map((p, h) => clip(p + q80(h + skip)[1] * s80));
   const result = {
     point,
     lower80,
     upper80,
     // The two bands are calibrated separately; keep them nested.
-    lower95: point.map((p, h) => Math.min(lower80[h]!, clip(p + q95(h)[0] * s95))),
-    upper95: point.map((p, h) => Math.max(upper80[h]!, clip(p + q95(h)[1] * s95))),
+    lower95: point.map((p, h) => Math.min(lower80[h]!, clip(p + q95(h + skip)[0] * s95))),
+    upper95: point.map((p, h) => Math.max(upper80[h]!, clip(p + q95(h + skip)[1] * s95))),
   };
   // The published backtest: how this model did on this series, and how often its bands held.
   // How often the bands would have held on this series' own backtest (errors were scaled by `scale`).
@@ -197,20 +205,29 @@ function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-export function forecast(dates: readonly string[], values: readonly number[], horizon = 7): Forecast {
+/**
+ * The next `horizon` days after the series. `lastDataDay`, when later than the
+ * series' last date, is the last day of data the series left out (Google's
+ * partial today, which research drops before fitting): the forecast starts the
+ * day after it, so its first row is never a day a chart already shows (founder
+ * review, issue 47).
+ */
+export function forecast(dates: readonly string[], values: readonly number[], horizon = 7, lastDataDay?: string): Forecast {
   // The models and their calibration are daily: a weekly series (a replayed recording) would be dated as days.
   const spacing = dates.length > 1 ? (Date.parse(dates[1]!) - Date.parse(dates[0]!)) / 86_400_000 : 1;
   if (spacing >= 7)
     return { withheld: true, reason: `the series is weekly (a point every ${spacing} days): the forecast reads daily points` };
-  const raw = forecastValues(values, horizon);
+  const last = dates.at(-1) ?? '';
+  const gap = lastDataDay && last ? Math.round((Date.parse(lastDataDay) - Date.parse(last)) / 86_400_000) : 0;
+  const skip = Math.max(0, Math.min(7, gap));
+  const raw = forecastValues(values, horizon, skip);
   if ('withheld' in raw) return raw;
-  const last = dates.at(-1)!;
   return {
     withheld: false,
     model: raw.model,
     horizon,
     points: raw.point.map((v, h) => ({
-      date: addDays(last, h + 1),
+      date: addDays(last, h + 1 + skip),
       value: r1(v),
       lower_80: r1(raw.lower80[h]!),
       upper_80: r1(raw.upper80[h]!),

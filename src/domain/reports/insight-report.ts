@@ -9,7 +9,7 @@
 // search phrase was chosen, whether it is partial) are read when present and
 // checked here, not trusted: an entry of the wrong shape is left out.
 import { DIMENSIONS, type Dimension } from '../scoring/dimensions.js';
-import type { ChartForecastPoint } from '../charts/insight-chart.js';
+import { forecastOnSeries, type ChartForecastPoint } from '../charts/insight-chart.js';
 import { anchorId, pointerOf, pointerTokens, resolvePointer } from './json-pointer.js';
 import { interestNoun, provenanceOf, type ProvenanceKind } from '../provenance.js';
 import { verdictOf, type VerdictLabel } from '../research/verdict.js';
@@ -180,7 +180,15 @@ export interface PreparedReport {
   }>;
   searchVolume: { anchor: string; location: string; rows: Array<{ anchor: string; cells: string[] }> } | null;
   forecast:
-    | { kind: 'served'; model: string; generatedAt: string; rows: string[][]; backtest: Fact[] }
+    | {
+        kind: 'served';
+        model: string;
+        generatedAt: string;
+        /** Which scale the rows are on and which days they cover, said beside the table: the chart's, or the 90 days' own. */
+        scale: string;
+        rows: string[][];
+        backtest: Fact[];
+      }
     | { kind: 'withheld'; reason: string; generatedAt: string }
     | { kind: 'none' };
   outlook: (GenericBlock & { anchor: string }) | null;
@@ -554,7 +562,7 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
     },
     dimensions,
     searchVolume,
-    forecast: forecastOf(forecast),
+    forecast: forecastOf(forecast, series, input.forecastFittedOn),
     outlook,
     primaryChoice,
     trace: run
@@ -583,14 +591,38 @@ function noticeOf(p: ReturnType<typeof provenanceOf>): string | null {
   return null;
 }
 
-function forecastOf(forecast: ReportForecast | null): PreparedReport['forecast'] {
+/**
+ * The forecast as the report's table shows it: on the chart's scale, so the
+ * report has one "current level" (founder review, issue 47: the chart's 30 days
+ * said "latest 75" and the forecast, on the 90 days' own scale, 85, neither
+ * saying which it was); only days after the chart's last day (a forecast
+ * stored before it started after a partial last day began on that day).
+ */
+function forecastOf(
+  forecast: ReportForecast | null,
+  series: ReadonlyArray<{ date: string; value: number }>,
+  fittedOn: ReadonlyArray<{ date: string; value: number }> | undefined,
+): PreparedReport['forecast'] {
   if (!forecast) return { kind: 'none' };
   if (forecast.withheld) return { kind: 'withheld', reason: forecast.reason, generatedAt: formatTime(forecast.generated_at) };
+  const lastDay = series.at(-1)?.date ?? '';
+  const onChart = forecastOnSeries(series, forecast.points, fittedOn);
+  const points = (onChart.forecast ?? forecast.points).filter((p) => p.date > lastDay);
+  const days = points.length
+    ? `${points[0]!.date} to ${points.at(-1)!.date}, the days after the last day of data`
+    : 'no day after the last day of data';
+  const scale =
+    onChart.factor === null
+      ? `on the scale of the 90 days it was fitted on (100 is their highest day), not the chart's ${series.length}-day scale: ${onChart.note ?? 'the two are not compared'}`
+      : onChart.factor === 1
+        ? "on the chart's scale (the 90 days it was fitted on share it)"
+        : `on the chart's scale: fitted on the 90 days and multiplied by ${onChart.factor.toFixed(2)}, the ratio of the chart's days to the same days of the 90 (${onChart.overlap} days in common)`;
   return {
     kind: 'served',
     model: forecast.model,
     generatedAt: formatTime(forecast.generated_at),
-    rows: forecast.points.map((p) => [
+    scale: `${days}, ${scale}.`,
+    rows: points.map((p) => [
       p.date,
       formatNumber(p.value),
       `${formatNumber(p.lower_80)}–${formatNumber(p.upper_80)}`,

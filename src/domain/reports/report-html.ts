@@ -192,7 +192,7 @@ export function renderReportHtml(input: InsightReportInput): string {
   parts.push(
     html`<section id="forecast"><h2>Forecast</h2>${
       f.kind === 'served'
-        ? html`<p>The next 7 days (model ${f.model}, made ${f.generatedAt}).</p>${table(['Date', 'Forecast', '80 % interval', '95 % interval'], f.rows, { numeric: [1, 2, 3] })}<h3>Backtest</h3>${factsList(f.backtest)}`
+        ? html`<p>The next 7 days (model ${f.model}, made ${f.generatedAt}): ${f.scale}</p>${table(['Date', 'Forecast', '80 % interval', '95 % interval'], f.rows, { numeric: [1, 2, 3] })}<h3>Backtest</h3>${factsList(f.backtest)}`
         : f.kind === 'withheld'
           ? html`<p>Withheld (${f.generatedAt}): ${f.reason}</p>`
           : html`<p>${NO_FORECAST}</p>`

@@ -1,9 +1,11 @@
 // An insight's report as Markdown (GFM): the same sections as the HTML page,
 // the chart as a sparkline (Markdown has no picture of its own: the SVG is one
 // request away). Every text from the insight is escaped (markdown.ts), so an
-// idea cannot add a link, an image or HTML. The only HTML is the report's own
-// anchors, <a id="ev/…"></a>, whose ids are made of safe characters alone
-// (json-pointer.ts): a cited sentence links to them.
+// idea cannot add a link, an image or HTML. It has no HTML of its own either:
+// anchors (<a id="ev/…"></a>) showed as raw tags wherever Markdown is read as
+// text or rendered without HTML (founder review, issue 47), so a citation is
+// its words, which name the dimension and evidence row they point to; the
+// HTML page links them.
 import { sparkline } from '../charts/insight-chart.js';
 import { escapeMarkdown as md, markdownTable } from './markdown.js';
 import {
@@ -17,12 +19,10 @@ import {
   type InsightReportInput,
 } from './insight-report.js';
 
-const anchor = (id: string) => `<a id="${id}"></a>`;
-
 function factsTable(facts: Fact[]): string {
   return markdownTable(
     ['', ''],
-    facts.map((f) => [`${f.anchor ? anchor(f.anchor) : ''}${md(f.label)}`, md(f.value)]),
+    facts.map((f) => [`${md(f.label)}`, md(f.value)]),
   );
 }
 
@@ -34,8 +34,8 @@ function table(header: string[], rows: string[][], align?: Array<'l' | 'r'>): st
   );
 }
 
-/** A citation as words linking to its place (the pointer is the target); one the report does not show, as words alone. */
-const citation = (c: Citation) => (c.anchor ? `[${md(c.words)}](#${c.anchor})` : `${md(c.words)} (not shown in this report)`);
+/** A citation as the words naming its place; one the report does not show says so. */
+const citation = (c: Citation) => (c.anchor ? md(c.words) : `${md(c.words)} (not shown in this report)`);
 const citations = (cs: Citation[]) => (cs.length ? ` (${cs.map(citation).join(', ')})` : '');
 const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
@@ -53,9 +53,9 @@ export function renderReportMarkdown(input: InsightReportInput): string {
   // The same order as the HTML page: the verdict first, then what it rests on.
   const v = r.verdict;
   out.push(
-    `# ${anchor(r.anchors.title)}${md(r.title)}`,
-    `**Idea:** ${anchor(r.anchors.idea)}${md(r.idea)}`,
-    `**Verdict: ${md(v.title)}** (${anchor(v.anchors.overall)}overall ${md(v.overall)}, ${anchor(v.anchors.confidence)}confidence ${md(v.confidence)}). Strongest reason: ${md(capitalise(v.reason))}. Biggest risk: ${md(v.risk)}.${citations(v.citations)}`,
+    `# ${md(r.title)}`,
+    `**Idea:** ${md(r.idea)}`,
+    `**Verdict: ${md(v.title)}** (overall ${md(v.overall)}, confidence ${md(v.confidence)}). Strongest reason: ${md(capitalise(v.reason))}. Biggest risk: ${md(v.risk)}.${citations(v.citations)}`,
   );
   if (r.provenance.notice) out.push(`> ${md(r.provenance.notice)}`);
   if (r.partial) {
@@ -83,34 +83,32 @@ export function renderReportMarkdown(input: InsightReportInput): string {
     '## The 8 dimensions',
     markdownTable(
       ['Dimension', 'Score', 'Marks', 'What it asks'],
-      r.dimensions.map((d) => [`[${md(d.title)}](#${d.anchor})`, md(d.score), d.marks.map(md).join('; '), md(d.question)]),
+      r.dimensions.map((d) => [md(d.title), md(d.score), d.marks.map(md).join('; '), md(d.question)]),
       ['l', 'r', 'l', 'l'],
     ),
   );
 
   out.push('## Evidence, dimension by dimension');
   for (const d of r.dimensions) {
-    out.push(`### ${anchor(d.anchor)}${md(d.title)} (${md(d.score)})`, md(d.explanation));
+    out.push(`### ${md(d.title)} (${md(d.score)})`, md(d.explanation));
     out.push(
       d.evidence.length
         ? markdownTable(
             ['Evidence', 'Value'],
-            d.evidence.map((e) => [`${anchor(e.anchor)}${md(e.key)}`, md(e.value)]),
+            d.evidence.map((e) => [`${md(e.key)}`, md(e.value)]),
           )
         : 'No evidence recorded.',
     );
-    if (d.name === 'momentum' && r.trendReason)
-      out.push(`**Why this trend class:** ${anchor(r.trendReason.anchor)}${md(r.trendReason.text)}`);
+    if (d.name === 'momentum' && r.trendReason) out.push(`**Why this trend class:** ${md(r.trendReason.text)}`);
   }
-  if (r.trendReason && !r.dimensions.some((d) => d.name === 'momentum'))
-    out.push(`**Why this trend class:** ${anchor(r.trendReason.anchor)}${md(r.trendReason.text)}`);
+  if (r.trendReason && !r.dimensions.some((d) => d.name === 'momentum')) out.push(`**Why this trend class:** ${md(r.trendReason.text)}`);
   if (r.searchVolume) {
     const v = r.searchVolume;
     out.push(
-      `### ${anchor(v.anchor)}Search volume, ${md(v.location)}`,
+      `### Search volume, ${md(v.location)}`,
       markdownTable(
         ['Phrase', 'Monthly searches', 'Cost per click (USD)', 'Competition'],
-        v.rows.map((row) => [`${anchor(row.anchor)}${md(row.cells[0] ?? '')}`, ...row.cells.slice(1).map(md)]),
+        v.rows.map((row) => [`${md(row.cells[0] ?? '')}`, ...row.cells.slice(1).map(md)]),
         ['l', 'r', 'r', 'l'],
       ),
     );
@@ -120,7 +118,7 @@ export function renderReportMarkdown(input: InsightReportInput): string {
   const f = r.forecast;
   if (f.kind === 'served') {
     out.push(
-      `The next 7 days (model ${md(f.model)}, made ${md(f.generatedAt)}).`,
+      `The next 7 days (model ${md(f.model)}, made ${md(f.generatedAt)}): ${md(f.scale)}`,
       table(['Date', 'Forecast', '80 % interval', '95 % interval'], f.rows, ['l', 'r', 'r', 'r']),
       '**Backtest**',
       factsTable(f.backtest),
@@ -129,11 +127,11 @@ export function renderReportMarkdown(input: InsightReportInput): string {
     out.push(f.kind === 'withheld' ? `Withheld (${md(f.generatedAt)}): ${md(f.reason)}` : md(NO_FORECAST));
   }
 
-  if (r.outlook) out.push(`## ${anchor(r.outlook.anchor)}Outlook, 3 to 12 months`, ...genericBlock(r.outlook));
+  if (r.outlook) out.push(`## Outlook, 3 to 12 months`, ...genericBlock(r.outlook));
 
   if (r.primaryChoice) {
     const c = r.primaryChoice;
-    out.push(`## ${anchor(c.anchor)}How the search phrase was chosen`, `Researched: **${md(c.primary)}**`);
+    out.push(`## How the search phrase was chosen`, `Researched: **${md(c.primary)}**`);
     if (c.reason) out.push(md(c.reason));
     if (c.rows.length) {
       out.push(

@@ -131,7 +131,12 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
   const momentumPart: DecisionSentence[] = [];
   const trendPart: DecisionSentence[] = [];
   // First, the one statement of direction: the sentences after it are its parts, each with its own window.
-  const direction = directionStatement({ momentum: dims.momentum, trend_class: insight.trend_class, outlook: insight.outlook });
+  const direction = directionStatement({
+    momentum: dims.momentum,
+    trend_class: insight.trend_class,
+    outlook: insight.outlook,
+    durability: dims.durability,
+  });
   if (direction) whyNow.push({ text: direction.text, evidence: direction.evidence });
   const momentum = dims.momentum;
   // Said once: a momentum already read as a signal or a risk is not read again here.
@@ -153,7 +158,13 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
       text: `Trend class: ${insight.trend_class}, a claim about the month ahead (its rule and how often it held are in trend_class_evidence).`,
       evidence: ['/trend_class', '/trend_class_evidence'],
     });
-  if (durability && durability.score !== null && has(durability, 'trajectory'))
+  // The direction says the years behind when it read them: not said twice.
+  if (
+    durability &&
+    durability.score !== null &&
+    has(durability, 'trajectory') &&
+    !direction?.readings.some((r) => r.source === 'durability')
+  )
     durabilityPart.push({
       text: `Over ${String(durability.evidence.years)} years the interest is ${String(durability.evidence.trajectory)}.`,
       evidence: [ptr('durability', 'evidence', 'trajectory'), ptr('durability', 'evidence', 'change')],

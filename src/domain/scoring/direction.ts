@@ -1,9 +1,12 @@
 // One statement of where interest is heading, from every reading an insight has
 // of it: momentum's prediction (the month ahead), the trend class (its rule over
-// the 90 days), the 7-day forecast (fitted on the 90 days) and the outlook
-// (months ahead, from the 5 years). They read different windows with different
-// models, so they may disagree; the statement then says so and why, instead of
-// letting a page say "a rise" and "peaked" and "falls" in three places. Pure.
+// the 90 days), the 7-day forecast (fitted on the 90 days), the outlook (months
+// ahead, from the 5 years) and, behind them, durability's 5-year trajectory.
+// They read different windows with different models, so they may disagree; the
+// statement then says so and why, instead of letting a page say "a rise" and
+// "peaked" and "falls" in three places, or "stable" beside a durability that
+// says "rising" (founder review, issue 47: padel). The readings of what comes
+// next lead; the years behind are said after them, as context. Pure.
 import type { DimensionScore } from './dimensions.js';
 
 export type Heading = 'up' | 'down' | 'flat' | 'no call';
@@ -12,7 +15,7 @@ export type Heading = 'up' | 'down' | 'flat' | 'no call';
 export const FLAT_WITHIN = 0.1;
 
 export interface DirectionReading {
-  source: 'momentum' | 'trend class' | '7-day forecast' | 'outlook';
+  source: 'momentum' | 'trend class' | '7-day forecast' | 'outlook' | 'durability';
   heading: Heading;
   /** What it says, in words that carry its heading ("rises", "falls", "holds", "makes no call"). */
   says: string;
@@ -32,6 +35,8 @@ export interface DirectionInput {
   momentum?: DimensionScore | null;
   trend_class: string | null;
   outlook?: unknown;
+  /** Durability's reading of the 5 years behind (its evidence's trajectory and change). */
+  durability?: DimensionScore | null;
 }
 
 const pct = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(Math.round(x * 100))}%`;
@@ -46,6 +51,30 @@ const TREND_HEADING: Record<string, Heading> = {
   peaked: 'down',
   seasonal: 'no call',
 };
+
+/** The heading of each 5-year trajectory (series-analysis.ts): a recovery fell and came back, so it makes no call. */
+const TRAJECTORY_HEADING: Record<string, Heading> = {
+  rising: 'up',
+  stable: 'flat',
+  declining: 'down',
+  peaked: 'down',
+  recovering: 'no call',
+};
+
+function durabilityReading(d: DimensionScore | null | undefined): DirectionReading | null {
+  if (!d || d.score === null) return null;
+  const trajectory = d.evidence.trajectory;
+  if (typeof trajectory !== 'string' || !TRAJECTORY_HEADING[trajectory]) return null;
+  const heading = TRAJECTORY_HEADING[trajectory]!;
+  const change = typeof d.evidence.change === 'number' ? `, ${pct(d.evidence.change)} from its first fifth to its last` : '';
+  const years = typeof d.evidence.years === 'number' ? `${d.evidence.years}-year` : 'long-run';
+  return {
+    source: 'durability',
+    heading,
+    says: `the ${years} trajectory, ${trajectory}, ${heading === 'no call' ? 'fell and came back' : VERB[heading]} over the years behind (durability${change})`,
+    evidence: '/dimensions/durability/evidence/trajectory',
+  };
+}
 
 function outlookReading(outlook: unknown): DirectionReading | null {
   const o = outlook as {
@@ -102,6 +131,8 @@ export function directionReadings(input: DirectionInput): DirectionReading[] {
   }
   const outlook = outlookReading(input.outlook);
   if (outlook) readings.push(outlook);
+  const durability = durabilityReading(input.durability);
+  if (durability) readings.push(durability);
   return readings;
 }
 
@@ -111,31 +142,43 @@ const list = (xs: string[]) => (xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, 
 export function directionStatement(input: DirectionInput): DirectionStatement | null {
   const readings = directionReadings(input);
   if (readings.length === 0) return null;
-  const ups = readings.filter((r) => r.heading === 'up');
-  const downs = readings.filter((r) => r.heading === 'down');
   const evidence = readings.map((r) => r.evidence);
   const says = (rs: DirectionReading[]) => list(rs.map((r) => r.says));
+  // What comes next decides, and only it can disagree; the years behind are said after it, as context
+  // (they lead only when nothing reads what comes next): a rise over 5 years and a fall next month can both be true.
+  const past = readings.find((r) => r.source === 'durability');
+  const ahead = readings.filter((r) => r.source !== 'durability');
+  const leading = ahead.length ? ahead : readings;
+  const ups = leading.filter((r) => r.heading === 'up');
+  const downs = leading.filter((r) => r.heading === 'down');
+  const behind = (heading: Heading) =>
+    past && ahead.length
+      ? past.heading === heading
+        ? `; ${past.says}, in line with it`
+        : `; ${past.says}: the years behind and the weeks ahead are different spans, so both can be true`
+      : '';
   if (ups.length && downs.length) {
-    const rest = readings.filter((r) => r.heading !== 'up' && r.heading !== 'down');
+    const rest = leading.filter((r) => r.heading !== 'up' && r.heading !== 'down');
     return {
       agree: false,
       readings,
       evidence,
       text:
         `Direction: the readings disagree. Up: ${says(ups)}. Down: ${says(downs)}.${rest.length ? ` Neither: ${says(rest)}.` : ''}` +
-        ' They read different windows with different models (the forecast the next 7 days, momentum and the trend class the month ahead, the outlook months ahead), so none settles it: watch the next weeks before counting on either.',
+        ' They read different windows with different models (the forecast the next 7 days, momentum and the trend class the month ahead, the outlook months ahead), so none settles it: watch the next weeks before counting on either.' +
+        (past ? ` Behind them, ${past.says}.` : ''),
     };
   }
-  const heading: Heading = ups.length ? 'up' : downs.length ? 'down' : readings.some((r) => r.heading === 'flat') ? 'flat' : 'no call';
+  const heading: Heading = ups.length ? 'up' : downs.length ? 'down' : leading.some((r) => r.heading === 'flat') ? 'flat' : 'no call';
   const lead =
     heading === 'up' ? 'rising' : heading === 'down' ? 'falling' : heading === 'flat' ? 'about level' : 'no reading makes a call';
-  const others = readings.filter((r) => r.heading !== heading);
-  const same = readings.filter((r) => r.heading === heading);
+  const others = leading.filter((r) => r.heading !== heading);
+  const same = leading.filter((r) => r.heading === heading);
   return {
     agree: true,
     readings,
     evidence,
-    text: `Direction: ${lead}${heading === 'no call' ? '' : ` (${says(same)})`}${
+    text: `Direction: ${lead} (${says(same)})${
       others.length
         ? `; ${says(others)}${
             heading === 'up' || heading === 'down'
@@ -143,6 +186,6 @@ export function directionStatement(input: DirectionInput): DirectionStatement | 
               : ', which does not contradict it'
           }`
         : ''
-    }.`,
+    }${behind(heading)}.`,
   };
 }

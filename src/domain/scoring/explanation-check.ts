@@ -88,12 +88,19 @@ const FALL = /\b(falls|falling|down)\b/;
 /** The problems of a direction statement: a rise and a fall asserted at once must be called a disagreement, and only then. */
 export function directionProblems(s: DirectionStatement): string[] {
   const problems: string[] = [];
-  const ups = s.readings.some((r) => r.heading === 'up');
-  const downs = s.readings.some((r) => r.heading === 'down');
+  // The years behind (durability) are context, not a reading of what comes next: a 5-year rise and a fall
+  // next month are both true. Among the readings of what comes next, a rise and a fall must be called a disagreement.
+  const past = s.readings.find((r) => r.source === 'durability');
+  const ahead = s.readings.filter((r) => r.source !== 'durability');
+  const leading = ahead.length ? ahead : s.readings;
+  const ups = leading.some((r) => r.heading === 'up');
+  const downs = leading.some((r) => r.heading === 'down');
   const disagree = /disagree/.test(s.text);
+  const aheadText = past && ahead.length ? s.text.replace(past.says, '') : s.text;
   if (ups && downs && !disagree) problems.push(`a rise and a fall without saying they disagree: "${s.text}"`);
   if (!(ups && downs) && disagree) problems.push(`a disagreement where there is none: "${s.text}"`);
-  if (!disagree && RISE.test(s.text) && FALL.test(s.text)) problems.push(`a rise and a fall asserted at once: "${s.text}"`);
+  if (!disagree && RISE.test(aheadText) && FALL.test(aheadText)) problems.push(`a rise and a fall asserted at once: "${s.text}"`);
+  if (past && ahead.length && !s.text.includes(past.says)) problems.push(`the years behind left unsaid: "${s.text}"`);
   if (s.agree === (ups && downs)) problems.push(`agree=${s.agree} beside its readings`);
   return problems;
 }

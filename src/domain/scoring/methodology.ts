@@ -73,7 +73,7 @@ export function methodology() {
     measured_on: BACKTEST.measured_on,
     overall: {
       formula:
-        "overall = Σ wᵢ·sᵢ / Σ wᵢ over the dimensions that have a score; confidence = (Σ wᵢ·eᵢ over scored dimensions / Σ wᵢ over all) × data quality (coverage of the 30 days × share of non-zero days), eᵢ the strength of dimension i's evidence (1 unless it says less). A dimension without evidence, or with thin evidence, lowers the confidence, not the score. An experimental dimension weighs a fraction of its designed weight until its evidence is validated.",
+        "overall = Σ wᵢ·sᵢ / Σ wᵢ over the dimensions that have a score; confidence = (Σ wᵢ·eᵢ over scored dimensions / Σ wᵢ over all) × data quality (coverage of the 30 days × share of non-zero days) × the source's certainty (1 for live and recorded answers, 0.6 for a simulated world: its data is made up, so it is never certain), eᵢ the strength of dimension i's evidence (1 unless it says less). A dimension without evidence, or with thin evidence, lowers the confidence, not the score. An experimental dimension weighs a fraction of its designed weight until its evidence is validated.",
       weights: { ...DIMENSION_WEIGHTS },
       designed_weights: { ...DESIGNED_WEIGHTS },
     },
