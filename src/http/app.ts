@@ -9,7 +9,7 @@ import type { LookupAddress } from 'node:dns';
 import { Queue } from 'bullmq';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ApiKeyCache } from '../api-keys/api-key-cache.js';
-import { defineQuotaCommands, QuotaStore } from '../accounts/quota.store.js';
+import { QuotaStore } from '../accounts/quota.store.js';
 import { UsageRecorder } from '../accounts/usage-recorder.js';
 import { HTTP_DEFAULTS, type HttpLimits, type PagesLimits } from '../config.js';
 import type { Db } from '../db/connection.js';
@@ -125,7 +125,6 @@ function isTrustedProxy(address: string, trusted: readonly Cidr[]): boolean {
 
 /** The collaborators of the API, built once; none of them starts anything. */
 function collaborators(deps: AppDeps) {
-  defineQuotaCommands(deps.redis);
   const limits = deps.http ?? HTTP_DEFAULTS;
   return {
     limits,
