@@ -5,7 +5,7 @@
 // Fixed windows, counted in one script for both keys (the same Redis slot): a request over either limit
 // is refused (429 + Retry-After) and counted on neither, so a held session does not spend its account's.
 import type { Redis } from '../redis/connection.js';
-import { redisScript } from '../redis/scripts.js';
+import { SCRIPTS } from '../redis/scripts.js';
 
 export interface PageLimits {
   readonly perSessionPerMinute: number;
@@ -13,10 +13,7 @@ export interface PageLimits {
 }
 
 // KEYS: session, account. Returns 0, or the seconds to wait.
-const TAKE = redisScript(import.meta.url, 'lua/page-limiter.take-2.lua').typed<
-  [sessionLimit: number, accountLimit: number, windowSeconds: number],
-  number
->();
+const { take: TAKE } = SCRIPTS.pageLimiter;
 
 export class PageLimiter {
   constructor(

@@ -19,7 +19,7 @@
 // Fixed windows (the expiry set by the script on a window's first attempt): the limits may be met
 // twice around a window's edge, never more.
 import type { Redis } from '../redis/connection.js';
-import { redisScript } from '../redis/scripts.js';
+import { SCRIPTS } from '../redis/scripts.js';
 
 export const SIGN_IN_LIMITS = {
   attemptsPerEmail: 10,
@@ -40,8 +40,7 @@ export interface SignInKeys {
 
 // KEYS: client, then the held keys (address, account when known); see the file for ARGV.
 // Returns 0 (counted, go on) or the seconds to wait.
-const RESERVE = redisScript(import.meta.url, 'lua/sign-in-limiter.reserve-n.lua').typed<number[], number>();
-const GIVE_BACK = redisScript(import.meta.url, 'lua/sign-in-limiter.give-back-1.lua').typed<[], unknown>();
+const { reserve: RESERVE, giveBack: GIVE_BACK } = SCRIPTS.signIn;
 
 export class SignInLimiter {
   constructor(

@@ -18,22 +18,11 @@ import { PLANS, QUOTA_WINDOW_SECONDS, secondsUntilUtcMidnight, utcDay, type Plan
 import type { RedisKeys } from '../redis/keys.js';
 import { readReadModel } from '../redis/read-model-version.js';
 import { storedUsageOfDay } from './usage.repository.js';
-import { redisScript } from '../redis/scripts.js';
+import { SCRIPTS } from '../redis/scripts.js';
 
 // The Redis scripts, each in its .lua file with its KEYS, ARGV and answer at the top.
 // KEYS of each: the account's counter for the day, its keys' shares (one hash tag).
-const CONSUME = redisScript(import.meta.url, 'lua/quota.consume-2.lua').typed<
-  [limit: number, ttlSeconds: number, apiKeyId: string],
-  [allowed: number, used: number]
->();
-const COUNT = redisScript(import.meta.url, 'lua/quota.count-2.lua').typed<
-  [ttlSeconds: number, ...keyCounts: Array<string | number>],
-  number
->();
-const SEED = redisScript(import.meta.url, 'lua/quota.seed-2.lua').typed<
-  [ttlSeconds: number, total: number, ...keyCounts: Array<string | number>],
-  number
->();
+const { consume: CONSUME, count: COUNT, seed: SEED } = SCRIPTS.quota;
 
 /** Keep counters a day past their window so /api/usage near midnight stays right. */
 const COUNTER_TTL_SECONDS = QUOTA_WINDOW_SECONDS * 2;

@@ -14,10 +14,10 @@
 // the script runs on one Redis Cluster shard.
 import type { Queue } from 'bullmq';
 import type { Redis } from '../redis/connection.js';
-import { redisScript } from '../redis/scripts.js';
+import { SCRIPTS } from '../redis/scripts.js';
 
 // ARGV: scale, largest turn, record (1/0), first turn, then owner, member pairs. Answers each member's turn.
-const TURNS = redisScript(import.meta.url, 'lua/fair-share.turns-2.lua').typed<ReadonlyArray<string | number>, number[]>();
+const { turns: TURNS } = SCRIPTS.fairShare;
 
 /** BullMQ's largest priority (its PRIORITY_LIMIT is 2^21). */
 export const MAX_PRIORITY = 2 ** 21 - 1;

@@ -16,7 +16,7 @@ import { currentLsn, type Db } from '../db/connection.js';
 import type { Logger } from '../logger.js';
 import type { Redis } from './connection.js';
 import type { RedisKeys } from './keys.js';
-import { redisScript } from './scripts.js';
+import { SCRIPTS } from './scripts.js';
 
 /** The version responses are cached under, and the WAL position its writes reached ('' when unknown). */
 export interface ReadModelState {
@@ -26,8 +26,7 @@ export interface ReadModelState {
 
 // The scripts (lua/read-model.*.lua) create the version from the clock when
 // Redis has none (a fresh or flushed Redis), so versions keep growing across a reset.
-const READ = redisScript(import.meta.url, 'lua/read-model.read-2.lua').typed<[], [version: string, lsn: string]>();
-const BUMP = redisScript(import.meta.url, 'lua/read-model.bump-2.lua').typed<[channel: string, lsn: string], string>();
+const { read: READ, bump: BUMP } = SCRIPTS.readModel;
 
 /** Writers call this after committing a change that API responses may show. */
 export async function bumpReadModelVersion(redis: Redis, keys: RedisKeys, db?: Db): Promise<void> {

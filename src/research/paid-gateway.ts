@@ -13,7 +13,7 @@
 //   its bill     requests and dollars per UTC day and purpose, for
 //                `insights budget` and /metrics.
 import { createHash, randomUUID } from 'node:crypto';
-import { redisScript } from '../redis/scripts.js';
+import { SCRIPTS } from '../redis/scripts.js';
 import type { Logger } from 'pino';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
@@ -45,7 +45,7 @@ const endpointOf = (request: TrendsRequest) => (request.kind === 'searchVolume' 
 const utcDay = (at = new Date()) => at.toISOString().slice(0, 10);
 const MICRO = 1_000_000;
 // Gives up "being asked" only for the job that holds it (token).
-const RELEASE = redisScript(import.meta.url, 'lua/paid-gateway.release-1.lua').typed<[token: string], number>();
+const { release: RELEASE } = SCRIPTS.paidGateway;
 
 export interface PaidGatewayDeps {
   /** `unanswerable`: what it would refuse without sending anything, checked before its pace is spent. */

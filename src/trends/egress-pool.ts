@@ -36,39 +36,19 @@ import type { EgressRoute } from './egress.js';
 import type { CookieJar } from './google-client.js';
 import type { GoogleCheck } from './google-check.js';
 import { BLOCK_KINDS, type BlockKind } from './types.js';
-import { redisScript } from '../redis/scripts.js';
+import { SCRIPTS } from '../redis/scripts.js';
 
 // The Redis scripts, each in its .lua file with its KEYS, ARGV and answer at the top.
 // ARGV: now, job, lease ms, lookahead ms, offset, skip flags, poll ms, embed flag. KEYS: every route.
-const ACQUIRE = redisScript(import.meta.url, 'lua/egress-pool.acquire-n.lua').typed<
-  [now: number, jobId: string, leaseMs: number, lookaheadMs: number, offset: number, skip: string, pollMs: number, embed: '1' | '0'],
-  [index: number, probe: number, waitMs: number, reason: string]
->();
-const RESERVE = redisScript(import.meta.url, 'lua/egress-pool.reserve-3.lua').typed<
-  [
-    now: number,
-    jobId: string,
-    intervalMs: number,
-    maxWaitMs: number,
-    leaseMs: number,
-    entry: string,
-    route: string,
-    embedGapMs: number,
-    embed: '1' | '0',
-  ],
-  [slot: number, waitMs: number, reason: string]
->();
-const BLOCKED = redisScript(import.meta.url, 'lua/egress-pool.blocked-1.lua').typed<
-  [now: number, jobId: string, cooldownMs: number, cooldownMaxMs: number, jitter: number, askedMs: number],
-  [started: number, cooldownMs: number]
->();
-const ANSWERED = redisScript(import.meta.url, 'lua/egress-pool.answered-1.lua').typed<[jobId: string], unknown>();
-const EMBED_OVER_QUOTA = redisScript(import.meta.url, 'lua/egress-pool.embed-over-quota-1.lua').typed<
-  [now: number, cooldownMs: number, cooldownMaxMs: number],
-  number
->();
-const LABEL = redisScript(import.meta.url, 'lua/egress-pool.label-1.lua').typed<[userType: string, since: string], string | null>();
-const RELEASE = redisScript(import.meta.url, 'lua/egress-pool.release-1.lua').typed<[jobId: string], unknown>();
+const {
+  acquire: ACQUIRE,
+  reserve: RESERVE,
+  blocked: BLOCKED,
+  answered: ANSWERED,
+  embedOverQuota: EMBED_OVER_QUOTA,
+  label: LABEL,
+  release: RELEASE,
+} = SCRIPTS.egressPool;
 
 export interface EgressPoolOptions {
   /** HTTPS requests per minute each route may send; 0 = no pacing. */

@@ -9,19 +9,10 @@
 // answer. Every key is in the webhooks queue's hash tag.
 import type { Redis } from '../redis/connection.js';
 import type { DeliveryFairness } from '../domain/webhooks/fairness.js';
-import { redisScript } from '../redis/scripts.js';
+import { SCRIPTS } from '../redis/scripts.js';
 
 // The Redis scripts, each in its .lua file with its KEYS, ARGV and answer at the top.
-const ENTER = redisScript(import.meta.url, 'lua/delivery-gate.enter-3.lua').typed<
-  [now: number, job: string, leaseMs: number, perAccount: number, failures: number],
-  [go: number, waitMs: number, why: string]
->();
-const LEAVE = redisScript(import.meta.url, 'lua/delivery-gate.leave-4.lua').typed<
-  [now: number, job: string, outcome: string, failures: number, openMs: number, maxOpenMs: number, wakeLeaseMs: number],
-  [open: number, woken: string]
->();
-const ADMIT = redisScript(import.meta.url, 'lua/delivery-gate.admit-2.lua').typed<Array<string | number>, number[]>();
-const CLAIM_WAKES = redisScript(import.meta.url, 'lua/delivery-gate.claim-wakes-1.lua').typed<Array<string | number>, string[]>();
+const { enter: ENTER, leave: LEAVE, admit: ADMIT, claimWakes: CLAIM_WAKES } = SCRIPTS.deliveryGate;
 
 export type GateRefusal = 'account' | 'circuit' | 'probe';
 

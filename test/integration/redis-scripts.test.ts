@@ -3,7 +3,8 @@
 // forgot its scripts (SCRIPT FLUSH: a restart, a failover) gets them again, and
 // a script runs inside a MULTI.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { redisScript } from '../../src/redis/scripts.js';
+import { createRedis, waitForRedis } from '../../src/redis/connection.js';
+import { redisScript, SCRIPTS } from '../../src/redis/scripts.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 
 const ECHO = redisScript(import.meta.url, '../fixtures/lua/scripts-test.echo-2.lua').typed<string[], [number, string, ...string[]]>();
@@ -55,5 +56,20 @@ describe('Redis scripts from files', () => {
       [null, 1],
     ]);
     expect(await t.redis.get(key)).toBe('11');
+  });
+
+  it("has every script on a new client before it sends anything: a script's first call beside other commands of its tick (one auto-pipeline) answers", async () => {
+    const client = createRedis(t.url);
+    await waitForRedis(client, t.url);
+    try {
+      const [before, state] = await Promise.all([
+        client.get(t.keys.readModelVersion),
+        SCRIPTS.readModel.read.run(client, [t.keys.readModelVersion, t.keys.readModelLsn], []),
+      ]);
+      expect(before).toBeNull();
+      expect(state[0]).toMatch(/^\d+$/);
+    } finally {
+      client.disconnect();
+    }
   });
 });

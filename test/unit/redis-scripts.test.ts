@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config.js';
+import { SCRIPTS } from '../../src/redis/scripts.js';
 
 const SRC = path.join(PROJECT_ROOT, 'src');
 const filesUnder = (dir: string, suffix: string) =>
@@ -36,16 +37,11 @@ describe('Redis scripts', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('every .lua file is named for its key count, reads exactly that many keys, and is loaded by its module', () => {
+  it('every .lua file is named for its key count, reads exactly that many keys, and is listed in SCRIPTS', () => {
     const scripts = filesUnder(SRC, '.lua');
     expect(scripts.length).toBeGreaterThan(10);
-    const loaded = new Set(
-      filesUnder(SRC, '.ts').flatMap((file) =>
-        [...readFileSync(file, 'utf8').matchAll(/redisScript\(\s*import\.meta\.url,\s*'([^']+)'/g)].map((m) =>
-          path.join(path.dirname(file), m[1]!),
-        ),
-      ),
-    );
+    const catalogued = new Map(Object.values(SCRIPTS).flatMap((group) => Object.values(group).map((s) => [s.file, s] as const)));
+    expect(catalogued.size).toBe(scripts.length);
     for (const file of scripts) {
       const name = path.basename(file);
       const count = /-(\d+|n)\.lua$/.exec(name)?.[1];
@@ -56,7 +52,9 @@ describe('Redis scripts', () => {
       // A loop (`for i = 1, 2 do ... KEYS[i]`) reads keys no literal names: the literal ones stay within the count.
       else expect(highest, `${name} reads KEYS[${highest}]`).toBeLessThanOrEqual(Number(count));
       if (count !== '0') expect(lua).toMatch(/KEYS\[/);
-      expect(loaded.has(file), `${path.relative(PROJECT_ROOT, file)} is loaded by no redisScript() call`).toBe(true);
+      const listed = catalogued.get(file);
+      expect(listed, `${path.relative(PROJECT_ROOT, file)} is not listed in SCRIPTS (src/redis/scripts.ts)`).toBeDefined();
+      expect(listed!.keyCount).toBe(count === 'n' ? 'n' : Number(count));
     }
   });
 });
