@@ -13,7 +13,7 @@ import { announceKeyChange, ApiKeyCache } from '../../src/api-keys/api-key-cache
 import { createApiKey, revokeApiKey } from '../../src/api-keys/api-key.repository.js';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis, waitForRedis } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/redis/keys.js';
 import { ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
