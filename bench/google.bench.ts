@@ -26,7 +26,7 @@ import { newId } from '../src/domain/ids.js';
 import { scoreDemand } from '../src/domain/scoring/dimension-scores.js';
 import { DIMENSIONS } from '../src/domain/scoring/dimensions.js';
 import { assessMomentum } from '../src/domain/scoring/momentum.js';
-import { JOBS, QUEUES } from '../src/queue/queues.js';
+import { JOBS, QUEUES } from '../src/queue/queue-names.js';
 import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
 import { ResearchChain, startRun } from '../src/research/chain.js';

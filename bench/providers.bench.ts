@@ -12,7 +12,7 @@ import { Queue } from 'bullmq';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../scripts/lib/google-on-loopback/index.js';
 import { startDataForSeoOnLoopback, FAKE_PRICES, type DataForSeoOnLoopback } from '../scripts/lib/dataforseo-on-loopback.js';
 import { ServiceProcess } from '../scripts/lib/service-process.js';
-import { QUEUES } from '../src/queue/queues.js';
+import { QUEUES } from '../src/queue/queue-names.js';
 import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
 import { ResearchChain, startRun } from '../src/research/chain.js';

@@ -19,7 +19,7 @@ import { Queue, Worker } from 'bullmq';
 import { createAccount } from '../src/accounts/account.repository.js';
 import { ensureEnqueued } from '../src/queue/enqueue.js';
 import { JOB } from '../src/queue/job-catalogue.js';
-import { QUEUES } from '../src/queue/queues.js';
+import { QUEUES } from '../src/queue/queue-names.js';
 import { createRedis, waitForRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
 import { ResearchChain } from '../src/research/chain.js';

@@ -6,7 +6,7 @@ import { exitWithError, onShutdown } from './runtime/process.js';
 import { openResources } from './runtime/resources.js';
 import { budgetReport } from './runtime/budget.js';
 import { egressPoolFor } from './runtime/egress.js';
-import { openQueues } from './runtime/queues.js';
+import { openQueues } from './runtime/producer-queues.js';
 import { reportBudget, reportQueueDepth } from './observability/metrics.js';
 
 let logger: Logger | undefined;

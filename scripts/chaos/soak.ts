@@ -16,7 +16,7 @@ import { sql } from 'kysely';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { NO_ENV_FILE } from '../../src/config.js';
 import { createDb } from '../../src/db/connection.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis, type Redis } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/redis/keys.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';

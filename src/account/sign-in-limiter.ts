@@ -19,6 +19,7 @@
 // Fixed windows (the expiry set by the script on a window's first attempt): the limits may be met
 // twice around a window's edge, never more.
 import type { Redis } from '../redis/connection.js';
+import { SCRIPTS } from '../redis/scripts.js';
 
 export const SIGN_IN_LIMITS = {
   attemptsPerEmail: 10,
@@ -37,22 +38,9 @@ export interface SignInKeys {
   account: (accountId: string) => string;
 }
 
-// KEYS: client, then the held keys (address, account when known). ARGV: client limit, client window,
-// then limit and window per held key. Returns 0 (counted, go on) or the seconds to wait.
-const RESERVE = `
-local function ttl(key) local t = redis.call('TTL', key) if t < 1 then return 1 end return t end
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-if n > tonumber(ARGV[1]) then return ttl(KEYS[1]) end
-for i = 2, #KEYS do
-  local count = tonumber(redis.call('GET', KEYS[i]) or '0')
-  if count >= tonumber(ARGV[i * 2 - 1]) then return ttl(KEYS[i]) end
-end
-for i = 2, #KEYS do
-  if redis.call('INCR', KEYS[i]) == 1 then redis.call('EXPIRE', KEYS[i], ARGV[i * 2]) end
-end
-return 0
-`;
+// KEYS: client, then the held keys (address, account when known); see the file for ARGV.
+// Returns 0 (counted, go on) or the seconds to wait.
+const { reserve: RESERVE, giveBack: GIVE_BACK } = SCRIPTS.signIn;
 
 export class SignInLimiter {
   constructor(
@@ -88,7 +76,7 @@ export class SignInLimiter {
       keys.push(this.keys.account(accountId));
       args.push(SIGN_IN_LIMITS.attemptsPerAccount, SIGN_IN_LIMITS.accountWindowSeconds);
     }
-    const wait = Number(await this.redis.eval(RESERVE, keys.length, ...keys, ...args));
+    const wait = Number(await RESERVE.run(this.redis, keys, args));
     return wait > 0 ? { retryAfterSeconds: wait } : null;
   }
 
@@ -97,13 +85,9 @@ export class SignInLimiter {
    * attempt counted against the account (not from a browser known to it), the account gets its one attempt back.
    */
   async succeeded(emailHash: string, accountId: string, knownDevice?: string): Promise<void> {
+    GIVE_BACK.define(this.redis); // before multi(): a MULTI knows the commands its client had when it was made
     const steps = this.redis.multi().del(this.emailKey(emailHash, knownDevice));
-    if (knownDevice === undefined)
-      steps.eval(
-        "if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end",
-        1,
-        this.keys.account(accountId),
-      );
+    if (knownDevice === undefined) GIVE_BACK.queue(steps, [this.keys.account(accountId)], []);
     await steps.exec();
   }
 }

@@ -12,52 +12,17 @@
 // version before accounts hold (kept for the day of the upgrade). What the
 // processes counted but had not yet written (at most USAGE_FLUSH_MS of
 // requests) is the most a lost counter can forget.
-import type { Result } from 'ioredis';
 import type { Db } from '../db/connection.js';
 import type { Redis } from '../redis/connection.js';
 import { PLANS, QUOTA_WINDOW_SECONDS, secondsUntilUtcMidnight, utcDay, type Plan, type QuotaState } from '../domain/quota.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { readReadModel } from '../redis/read-model-version.js';
 import { storedUsageOfDay } from './usage.repository.js';
-import { lua } from '../redis/lua.js';
+import { SCRIPTS } from '../redis/scripts.js';
 
 // The Redis scripts, each in its .lua file with its KEYS, ARGV and answer at the top.
-const CONSUME_SCRIPT = lua(import.meta.url, 'lua/quota.consume.lua');
-
-const COUNT_SCRIPT = lua(import.meta.url, 'lua/quota.count.lua');
-
-const SEED_SCRIPT = lua(import.meta.url, 'lua/quota.seed.lua');
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    siConsumeQuota(
-      counterKey: string,
-      sharesKey: string,
-      limit: number,
-      ttlSeconds: number,
-      apiKeyId: string,
-    ): Result<[number, number], Context>;
-    siCountRequests(
-      counterKey: string,
-      sharesKey: string,
-      ttlSeconds: number,
-      ...keyCounts: Array<string | number>
-    ): Result<number, Context>;
-    siSeedQuota(
-      counterKey: string,
-      sharesKey: string,
-      ttlSeconds: number,
-      total: number,
-      ...keyCounts: Array<string | number>
-    ): Result<number, Context>;
-  }
-}
-
-export function defineQuotaCommands(redis: Redis): void {
-  redis.defineCommand('siConsumeQuota', { numberOfKeys: 2, lua: CONSUME_SCRIPT });
-  redis.defineCommand('siCountRequests', { numberOfKeys: 2, lua: COUNT_SCRIPT });
-  redis.defineCommand('siSeedQuota', { numberOfKeys: 2, lua: SEED_SCRIPT });
-}
+// KEYS of each: the account's counter for the day, its keys' shares (one hash tag).
+const { consume: CONSUME, count: COUNT, seed: SEED } = SCRIPTS.quota;
 
 /** Keep counters a day past their window so /api/usage near midnight stays right. */
 const COUNTER_TTL_SECONDS = QUOTA_WINDOW_SECONDS * 2;
@@ -98,12 +63,10 @@ export class QuotaStore {
     for (let attempt = 0; ; attempt += 1) {
       // Read after (or with) the count: a read issued after a bump still sees the bump.
       const [[allowed, used], state] = await Promise.all([
-        this.redis.siConsumeQuota(
-          this.keys.quota(key.accountId, day),
-          this.keys.quotaKeys(key.accountId, day),
-          limit ?? -1,
-          COUNTER_TTL_SECONDS,
-          key.id,
+        CONSUME.run(
+          this.redis,
+          [this.keys.quota(key.accountId, day), this.keys.quotaKeys(key.accountId, day)],
+          [limit ?? -1, COUNTER_TTL_SECONDS, key.id],
         ),
         readReadModel(this.redis, this.keys),
       ]);
@@ -155,11 +118,10 @@ export class QuotaStore {
   private async countNow(accountId: string, day: string, counts: Map<string, number>): Promise<void> {
     const pairs = [...counts].flat();
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const total = await this.redis.siCountRequests(
-        this.keys.quota(accountId, day),
-        this.keys.quotaKeys(accountId, day),
-        COUNTER_TTL_SECONDS,
-        ...pairs,
+      const total = await COUNT.run(
+        this.redis,
+        [this.keys.quota(accountId, day), this.keys.quotaKeys(accountId, day)],
+        [COUNTER_TTL_SECONDS, ...pairs],
       );
       if (total !== -1) return;
       await this.seed(accountId, day);
@@ -185,12 +147,10 @@ export class QuotaStore {
     );
     for (const [keyId, n] of legacy) if (n > 0) byKey.set(keyId, (byKey.get(keyId) ?? 0) + n);
     const total = [...byKey.values()].reduce((a, b) => a + b, 0);
-    await this.redis.siSeedQuota(
-      this.keys.quota(accountId, day),
-      this.keys.quotaKeys(accountId, day),
-      COUNTER_TTL_SECONDS,
-      total,
-      ...[...byKey].flat(),
+    await SEED.run(
+      this.redis,
+      [this.keys.quota(accountId, day), this.keys.quotaKeys(accountId, day)],
+      [COUNTER_TTL_SECONDS, total, ...[...byKey].flat()],
     );
   }
 

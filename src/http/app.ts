@@ -9,7 +9,7 @@ import type { LookupAddress } from 'node:dns';
 import { Queue } from 'bullmq';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { ApiKeyCache } from '../api-keys/api-key-cache.js';
-import { defineQuotaCommands, QuotaStore } from '../accounts/quota.store.js';
+import { QuotaStore } from '../accounts/quota.store.js';
 import { UsageRecorder } from '../accounts/usage-recorder.js';
 import { HTTP_DEFAULTS, type HttpLimits, type PagesLimits } from '../config.js';
 import type { Db } from '../db/connection.js';
@@ -22,7 +22,7 @@ import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import { expectationFailed, requireHost } from './node-answers.js';
-import { ConnectionGuard, hasBody } from './connection-guard.js';
+import { OutputBounds, hasBody } from './output-bounds.js';
 import { adminPlugin } from './plugins/admin.plugin.js';
 import { apiPlugin } from './plugins/api.plugin.js';
 import { errorsPlugin } from './plugins/errors.plugin.js';
@@ -38,7 +38,7 @@ import { accountPages } from './pages/account.pages.js';
 import type { WebhookRoutesDeps } from './routes/api/webhooks.routes.js';
 import type { Plan } from '../domain/quota.js';
 import type { AddressPolicy } from '../domain/webhooks/address-policy.js';
-import { QUEUES } from '../queue/queues.js';
+import { QUEUES } from '../queue/queue-names.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import { queueDeliveries, WebhookService } from '../webhooks/webhook-service.js';
 import { ResearchChain } from '../research/chain.js';
@@ -57,7 +57,7 @@ export interface AppDeps {
   redisKeys: RedisKeys;
   logger: Logger;
   apiKeys?: ApiKeyCache;
-  /** Keeps the read-model version in memory (see api-guard.ts); without it every request asks Redis. */
+  /** Keeps the read-model version in memory (see api-guard/api-guard.ts); without it every request asks Redis. */
   readModel?: ReadModelVersionWatcher;
   /** 0 disables the response cache. */
   cacheTtlSeconds?: number;
@@ -125,7 +125,6 @@ function isTrustedProxy(address: string, trusted: readonly Cidr[]): boolean {
 
 /** The collaborators of the API, built once; none of them starts anything. */
 function collaborators(deps: AppDeps) {
-  defineQuotaCommands(deps.redis);
   const limits = deps.http ?? HTTP_DEFAULTS;
   return {
     limits,
@@ -140,8 +139,8 @@ function collaborators(deps: AppDeps) {
     ),
     responseCache: new ResponseCache((deps.cacheTtlSeconds ?? 60) * 1000, deps.cacheMaxBytes),
     trustedProxies: (deps.trustProxy ?? []).map((cidr) => parseCidr(cidr)),
-    // What a connection may make the process hold for a client that does not read (see connection-guard.ts).
-    connections: new ConnectionGuard(
+    // What a connection may make the process hold for a client that does not read (see output-bounds.ts).
+    connections: new OutputBounds(
       {
         maxPipelined: limits.maxPipelined,
         maxQueuedBytes: limits.maxQueuedBytes,

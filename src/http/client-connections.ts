@@ -29,7 +29,7 @@
 // are answered as every other error is: problem+json, with the API's headers.
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { clientKey } from './failed-auth-limiter.js';
+import { clientKey } from './unknown-key-limiter.js';
 import { PROBLEM_CONTENT_TYPE, problem, type ProblemKind } from './problem.js';
 import { API_ERROR_HEADERS } from './security-headers.js';
 
@@ -110,7 +110,7 @@ function endOrReset(socket: Socket, unreadTimeoutMs: number): void {
 /**
  * Every close the server decides (an idle keep-alive connection, a `Connection: close` answer, Node's
  * socket timeout) waits at most `unreadTimeoutMs` for the client to take it, then resets (see the top of this file).
- * The connection guard's own closes (connection-guard.ts) set a shorter grace of their own.
+ * The output bounds's own closes (output-bounds.ts) set a shorter grace of their own.
  */
 export function closeUnreadConnections(server: Server, unreadTimeoutMs: number): void {
   // Node destroys a timed-out socket only when nobody listens for the server's 'timeout'.

@@ -2,6 +2,7 @@
 // serializer, and generate /openapi.json.
 import { Type, type Static } from '@sinclair/typebox';
 import { CATEGORY_VALUES, INSIGHT_SORTS, SOURCE_VALUES } from '../domain/catalog.js';
+import { CURSOR_MAX_LENGTH } from '../domain/cursor.js';
 import { RELATED_SERVED } from '../domain/research/served-evidence.js';
 import { AGREEMENT_FAMILIES } from '../domain/scoring/evidence-agreement.js';
 import { DIMENSIONS } from '../domain/scoring/dimensions.js';
@@ -322,7 +323,7 @@ export const InsightListQuery = Type.Object(
       default: 'score',
       description: `score (the default: research on live data first, then on recorded answers, then simulated, then recorded series; within each, complete insights first, each by rank_score = overall × confidence, then partial ones), overall (the overall score alone), newest, oldest, or a dimension (${DIMENSIONS.join(', ')}): its score high first, unscored last`,
     }),
-    cursor: Type.Optional(Type.String({ maxLength: 512, description: 'next_cursor from the previous page' })),
+    cursor: Type.Optional(Type.String({ maxLength: CURSOR_MAX_LENGTH, description: 'next_cursor from the previous page' })),
   },
   { additionalProperties: false },
 );
@@ -700,7 +701,7 @@ export const WebhookDeliveryParams = Type.Object({
 export const WebhookDeliveriesQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'How many (1–100)' }),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'next_cursor of the page before' })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: CURSOR_MAX_LENGTH, description: 'next_cursor of the page before' })),
   },
   { additionalProperties: false },
 );

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import type { Resources } from '../runtime/resources.js';
-import { QUEUES } from '../queue/queues.js';
+import { QUEUES } from '../queue/queue-names.js';
 import { SecretBox } from '../webhooks/secret-box.js';
 import { mailerFromConfig } from '../mail/mailer.js';
 import { researchSettings } from '../research/research-service.js';

@@ -14,9 +14,10 @@
 // the script runs on one Redis Cluster shard.
 import type { Queue } from 'bullmq';
 import type { Redis } from '../redis/connection.js';
-import { lua } from '../redis/lua.js';
+import { SCRIPTS } from '../redis/scripts.js';
 
-const TURNS = lua(import.meta.url, 'lua/fair-turns-2.lua');
+// ARGV: scale, largest turn, record (1/0), first turn, then owner, member pairs. Answers each member's turn.
+const { turns: TURNS } = SCRIPTS.fairShare;
 
 /** BullMQ's largest priority (its PRIORITY_LIMIT is 2^21). */
 export const MAX_PRIORITY = 2 ** 21 - 1;
@@ -50,8 +51,7 @@ export function queueTurns(queue: Queue, largest = MAX_PRIORITY, first = 1): Tur
       if (items.length === 0) return [];
       const redis = await clientOf(queue);
       const args = items.flatMap((i) => [i.owner, i.member]);
-      const keys = [queue.keys.prioritized!, fairKey(queue, 'last')];
-      return (await redis.eval(TURNS, 2, ...keys, BULLMQ_SCALE, largest, 0, first, ...args)) as number[];
+      return TURNS.run(redis, [queue.keys.prioritized!, fairKey(queue, 'last')], [BULLMQ_SCALE, largest, 0, first, ...args]);
     },
   };
 }
@@ -76,7 +76,7 @@ export class HeldTurns implements Turns {
     if (items.length === 0) return [];
     const redis = await clientOf(this.queue);
     const args = items.flatMap((i) => [i.owner, i.member]);
-    return (await redis.eval(TURNS, 2, this.waitingKey, fairKey(this.queue, 'last'), 1, this.largest, 1, 1, ...args)) as number[];
+    return TURNS.run(redis, [this.waitingKey, fairKey(this.queue, 'last')], [1, this.largest, 1, 1, ...args]);
   }
 
   /** The member's turn, if it holds one. */

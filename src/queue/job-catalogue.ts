@@ -8,7 +8,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { JobsOptions } from 'bullmq';
 import { STEP_COUNT } from '../domain/research/step-names.js';
 import { requestKey, type TrendsRequest } from '../domain/trends/answers.js';
-import { JOBS, QUEUES, type JobName, type QueueName } from './queues.js';
+import { JOBS, QUEUES, type JobName, type QueueName } from './queue-names.js';
 
 /**
  * One job. `id` makes the job id from the payload and what else the rule needs

@@ -1,4 +1,5 @@
 import { Cluster, Redis as SingleRedis, type ClusterNode, type RedisOptions } from 'ioredis';
+import { defineScripts } from './scripts.js';
 
 /** A connection to one Redis server or to a Redis Cluster: every caller works with either. */
 export type Redis = SingleRedis | Cluster;
@@ -53,6 +54,8 @@ export function createRedis(target: RedisTarget | string, role: 'client' | 'work
           slotsRefreshTimeout: 2_000,
         });
   redis.on('error', () => {});
+  // Before anything is sent: a script defined while an auto-pipeline is pending would be missing from it (scripts.ts).
+  defineScripts(redis);
   return redis;
 }
 

@@ -16,6 +16,7 @@ import { currentLsn, type Db } from '../db/connection.js';
 import type { Logger } from '../logger.js';
 import type { Redis } from './connection.js';
 import type { RedisKeys } from './keys.js';
+import { SCRIPTS } from './scripts.js';
 
 /** The version responses are cached under, and the WAL position its writes reached ('' when unknown). */
 export interface ReadModelState {
@@ -23,45 +24,19 @@ export interface ReadModelState {
   lsn: string;
 }
 
-/**
- * Lua that sets `version` to the read-model version at `key` (e.g. "KEYS[1]"),
- * creating it from the clock when Redis has none (a fresh or flushed Redis),
- * so versions keep growing across a Redis reset.
- */
-export function readOrCreateVersionLua(key: string): string {
-  return `
-local version = redis.call('GET', ${key})
-if not version then
-  local t = redis.call('TIME')
-  redis.call('SET', ${key}, t[1] .. string.format('%06d', t[2]), 'NX')
-  version = redis.call('GET', ${key})
-end`;
-}
-
-// KEYS[1] version, KEYS[2] lsn (one hash tag: see keys.ts).
-const READ_SCRIPT = `${readOrCreateVersionLua('KEYS[1]')}
-return {version, redis.call('GET', KEYS[2]) or ''}
-`;
-
-// The version is published as Redis stores it (GET), not as Lua prints a number:
-// Lua would write 1795419786648900 as 1.7954197866489e+15.
-const BUMP_SCRIPT = `${readOrCreateVersionLua('KEYS[1]')}
-redis.call('INCR', KEYS[1])
-version = redis.call('GET', KEYS[1])
-if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2]) end
-redis.call('PUBLISH', ARGV[1], version .. ' ' .. ARGV[2])
-return version
-`;
+// The scripts (lua/read-model.*.lua) create the version from the clock when
+// Redis has none (a fresh or flushed Redis), so versions keep growing across a reset.
+const { read: READ, bump: BUMP } = SCRIPTS.readModel;
 
 /** Writers call this after committing a change that API responses may show. */
 export async function bumpReadModelVersion(redis: Redis, keys: RedisKeys, db?: Db): Promise<void> {
   const lsn = db ? await currentLsn(db) : '';
-  await redis.eval(BUMP_SCRIPT, 2, keys.readModelVersion, keys.readModelLsn, keys.readModelChannel, lsn);
+  await BUMP.run(redis, [keys.readModelVersion, keys.readModelLsn], [keys.readModelChannel, lsn]);
 }
 
 /** The current version and its WAL position, read from Redis (authoritative). */
 export async function readReadModel(redis: Redis, keys: RedisKeys): Promise<ReadModelState> {
-  const [version, lsn] = (await redis.eval(READ_SCRIPT, 2, keys.readModelVersion, keys.readModelLsn)) as [string, string];
+  const [version, lsn] = await READ.run(redis, [keys.readModelVersion, keys.readModelLsn], []);
   return { version, lsn };
 }
 

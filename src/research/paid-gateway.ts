@@ -13,7 +13,7 @@
 //   its bill     requests and dollars per UTC day and purpose, for
 //                `insights budget` and /metrics.
 import { createHash, randomUUID } from 'node:crypto';
-import { lua } from '../redis/lua.js';
+import { SCRIPTS } from '../redis/scripts.js';
 import type { Logger } from 'pino';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
@@ -44,7 +44,8 @@ const DAY_MS = 24 * 3_600_000;
 const endpointOf = (request: TrendsRequest) => (request.kind === 'searchVolume' ? 'searchVolume' : 'explore');
 const utcDay = (at = new Date()) => at.toISOString().slice(0, 10);
 const MICRO = 1_000_000;
-const RELEASE = lua(import.meta.url, 'lua/paid-gateway.release.lua');
+// Gives up "being asked" only for the job that holds it (token).
+const { release: RELEASE } = SCRIPTS.paidGateway;
 
 export interface PaidGatewayDeps {
   /** `unanswerable`: what it would refuse without sending anything, checked before its pace is spent. */
@@ -96,7 +97,7 @@ export class PaidTrendsGateway implements TrendsGateway {
     try {
       return await this.ask(request, options, { answerKey, day, counted });
     } finally {
-      await redis.eval(RELEASE, 1, askingKey, token);
+      await RELEASE.run(redis, [askingKey], [token]);
     }
   }
 

@@ -4,7 +4,7 @@
 import { ensureEnqueued, jobIdOf } from '../queue/enqueue.js';
 import { deliveryPayload, JOB } from '../queue/job-catalogue.js';
 import type { Resources } from './resources.js';
-import { openQueues } from './queues.js';
+import { openQueues } from './producer-queues.js';
 import { pendingDeliveriesOfAccount } from '../webhooks/delivery.repository.js';
 
 /** Wakes the pending deliveries of the account's subscriptions; returns how many. */

@@ -5,7 +5,7 @@
 import { Kind, type Static, type TSchema } from '@sinclair/typebox';
 import { UnrecoverableError, type Job, type Processor } from 'bullmq';
 import { JOB, type JobDeclaration } from '../queue/job-catalogue.js';
-import { checkPayload, QUEUES, type JobName, type QueueName } from '../queue/queues.js';
+import { checkPayload, QUEUES, type JobName, type QueueName } from '../queue/queue-names.js';
 
 /** One row of the job table: which queue runs the job, what it accepts, what runs it. */
 export interface JobEntry<S extends TSchema = TSchema> {

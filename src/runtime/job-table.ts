@@ -22,7 +22,7 @@ import type { Db } from '../db/connection.js';
 import { retryDelayMs } from '../domain/webhooks/retry.js';
 import type { Logger } from '../logger.js';
 import { JOB } from '../queue/job-catalogue.js';
-import { QUEUES, type QueueName } from '../queue/queues.js';
+import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import type { ResearchChain } from '../research/chain.js';

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Resources } from './resources.js';
-import { openQueues } from './queues.js';
+import { openQueues } from './producer-queues.js';
 import { upsertSchedulers } from './schedules.js';
 
 /** The release phase: everything a deploy must do once before web and workers start. Idempotent. */

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { jobRequest } from '../queue/enqueue.js';
 import { JOB, type JobDeclaration, type NoPayload } from '../queue/job-catalogue.js';
-import type { QueueName } from '../queue/queues.js';
+import type { QueueName } from '../queue/queue-names.js';
 
 interface Schedule {
   id: string;

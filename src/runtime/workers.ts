@@ -9,7 +9,7 @@ import { jobDuration, jobFailures, reportQueueDepth } from '../observability/met
 import { classifyOutage } from '../outage.js';
 import { enqueueMany } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
-import { QUEUES, type QueueName } from '../queue/queues.js';
+import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import { sleepWithoutAttempt } from '../queue/wait.js';
 import { ResearchChain } from '../research/chain.js';
 import { QueuedTrendsGateway, redisTrendsWaiters, wakeTrendsWaiters, TRENDS_PRIORITY } from '../research/trends-gateway.js';
@@ -19,7 +19,7 @@ import { SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js'
 import { egressPoolFor } from './egress.js';
 import { checkJobTable, dispatcher } from './job-dispatch.js';
 import { jobTable, workerOptions } from './job-table.js';
-import { openQueues } from './queues.js';
+import { openQueues } from './producer-queues.js';
 import type { Resources } from './resources.js';
 import { keepSchedulers, SCHEDULER_KEEPALIVE_MS } from './schedules.js';
 

@@ -36,22 +36,19 @@ import type { EgressRoute } from './egress.js';
 import type { CookieJar } from './google-client.js';
 import type { GoogleCheck } from './google-check.js';
 import { BLOCK_KINDS, type BlockKind } from './types.js';
-import { lua } from '../redis/lua.js';
+import { SCRIPTS } from '../redis/scripts.js';
 
 // The Redis scripts, each in its .lua file with its KEYS, ARGV and answer at the top.
-const ACQUIRE = lua(import.meta.url, 'lua/egress-pool.acquire.lua');
-
-const RESERVE = lua(import.meta.url, 'lua/egress-pool.reserve.lua');
-
-const BLOCKED = lua(import.meta.url, 'lua/egress-pool.blocked.lua');
-
-const ANSWERED = lua(import.meta.url, 'lua/egress-pool.answered.lua');
-
-const EMBED_OVER_QUOTA = lua(import.meta.url, 'lua/egress-pool.embed-over-quota.lua');
-
-const LABEL = lua(import.meta.url, 'lua/egress-pool.label.lua');
-
-const RELEASE = lua(import.meta.url, 'lua/egress-pool.release.lua');
+// ARGV: now, job, lease ms, lookahead ms, offset, skip flags, poll ms, embed flag. KEYS: every route.
+const {
+  acquire: ACQUIRE,
+  reserve: RESERVE,
+  blocked: BLOCKED,
+  answered: ANSWERED,
+  embedOverQuota: EMBED_OVER_QUOTA,
+  label: LABEL,
+  release: RELEASE,
+} = SCRIPTS.egressPool;
 
 export interface EgressPoolOptions {
   /** HTTPS requests per minute each route may send; 0 = no pacing. */
@@ -238,21 +235,22 @@ export class EgressPool {
     this.offset = (this.offset + 1) % this.routes.length;
     const flags = this.routes.map((r) => (skip.includes(r.name) ? '1' : '0')).join('');
     if (!flags.includes('0')) return { refusedEverywhere: true };
-    const [index, probe, waitMs, reason] = (await this.redis.eval(
-      ACQUIRE,
-      this.routes.length,
-      ...this.routes.map((r) => this.routeKey(r)),
-      now,
-      jobId,
-      this.leaseMs,
-      // A route whose next slot the job may wait for inside its request: sent to wait elsewhere, a job
-      // taken for its priority would let jobs of lower priority take the slots meanwhile.
-      this.maxPaceWaitMs,
-      this.offset,
-      flags,
-      1_000,
-      embed ? '1' : '0',
-    )) as [number, number, number, string];
+    const [index, probe, waitMs, reason] = await ACQUIRE.run(
+      this.redis,
+      this.routes.map((r) => this.routeKey(r)),
+      [
+        now,
+        jobId,
+        this.leaseMs,
+        // A route whose next slot the job may wait for inside its request: sent to wait elsewhere, a job
+        // taken for its priority would let jobs of lower priority take the slots meanwhile.
+        this.maxPaceWaitMs,
+        this.offset,
+        flags,
+        1_000,
+        embed ? '1' : '0',
+      ],
+    );
     if (index > 0) return { route: this.routes[index - 1]!, probe: probe === 1 };
     return { waitMs: Math.max(50, waitMs), reason: (reason || 'busy') as RouteWait };
   }
@@ -264,22 +262,21 @@ export class EgressPool {
    */
   async pace(route: EgressRoute, jobId: string, embed = false): Promise<void> {
     const now = Date.now();
-    const [slot, waitMs, reason] = (await this.redis.eval(
-      RESERVE,
-      3,
-      this.routeKey(route),
-      this.sentKey(route),
-      this.budgetKey(new Date(now).toISOString().slice(0, 10)),
-      now,
-      jobId,
-      this.interval(),
-      this.maxPaceWaitMs,
-      this.leaseMs,
-      `${now}:${randomUUID()}`,
-      route.name,
-      embed ? this.embedGap() : 0,
-      embed ? '1' : '0',
-    )) as [number, number, string];
+    const [slot, waitMs, reason] = await RESERVE.run(
+      this.redis,
+      [this.routeKey(route), this.sentKey(route), this.budgetKey(new Date(now).toISOString().slice(0, 10))],
+      [
+        now,
+        jobId,
+        this.interval(),
+        this.maxPaceWaitMs,
+        this.leaseMs,
+        `${now}:${randomUUID()}`,
+        route.name,
+        embed ? this.embedGap() : 0,
+        embed ? '1' : '0',
+      ],
+    );
     if (slot < 0) throw new RouteWaitError(route.name, waitMs, reason as RouteWait);
     if (slot > now) {
       await new Promise((resolve) => setTimeout(resolve, slot - now));
@@ -312,7 +309,7 @@ export class EgressPool {
     outcome: Exclude<BookedOutcome, 'blocked' | 'refused' | 'errors' | 'over_quota'>,
     options: { embed?: boolean } = {},
   ): Promise<void> {
-    await this.redis.eval(ANSWERED, 1, this.routeKey(route), jobId);
+    await ANSWERED.run(this.redis, [this.routeKey(route)], [jobId]);
     // An embed page within the quota: the next over-quota wait starts from the shortest again.
     if (options.embed && outcome === 'answers') await this.redis.hset(this.routeKey(route), 'embed_streak', 0);
     await this.book(route, outcome);
@@ -331,17 +328,11 @@ export class EgressPool {
   ): Promise<{ cooldownMs: number; started: boolean }> {
     const jitter = 0.9 + 0.2 * this.random();
     const asked = Math.max(0, Math.round(block.retryAfterMs ?? 0));
-    const [started, cooldownMs] = (await this.redis.eval(
-      BLOCKED,
-      1,
-      this.routeKey(route),
-      now,
-      jobId,
-      this.options.cooldownMs,
-      this.options.cooldownMaxMs,
-      jitter,
-      asked,
-    )) as [number, number];
+    const [started, cooldownMs] = await BLOCKED.run(
+      this.redis,
+      [this.routeKey(route)],
+      [now, jobId, this.options.cooldownMs, this.options.cooldownMaxMs, jitter, asked],
+    );
     await this.book(route, 'blocked');
     if (block.kind) await this.bookField(route, `blocked_${block.kind}`);
     return { cooldownMs, started: started === 1 };
@@ -349,15 +340,12 @@ export class EgressPool {
 
   /** A token over the embed quota on `route`: its embed pages wait (its other requests do not). Returns how long. */
   async embedOverQuota(route: EgressRoute, jobId: string, now = Date.now()): Promise<number> {
-    await this.redis.eval(RELEASE, 1, this.routeKey(route), jobId);
+    await RELEASE.run(this.redis, [this.routeKey(route)], [jobId]);
     const waitMs = Number(
-      await this.redis.eval(
-        EMBED_OVER_QUOTA,
-        1,
-        this.routeKey(route),
-        now,
-        this.options.embedCooldownMs ?? 300_000,
-        Math.max(this.options.cooldownMaxMs, this.options.embedCooldownMs ?? 300_000),
+      await EMBED_OVER_QUOTA.run(
+        this.redis,
+        [this.routeKey(route)],
+        [now, this.options.embedCooldownMs ?? 300_000, Math.max(this.options.cooldownMaxMs, this.options.embedCooldownMs ?? 300_000)],
       ),
     );
     await this.book(route, 'over_quota');
@@ -376,13 +364,13 @@ export class EgressPool {
 
   /** Records how Google labelled the route's client; returns the label before it when it changed (null: the first seen). */
   async labelled(route: EgressRoute, userType: string, now = new Date()): Promise<{ changed: boolean; before: string | null }> {
-    const before = (await this.redis.eval(LABEL, 1, this.routeKey(route), userType, now.toISOString())) as string | null;
+    const before = await LABEL.run(this.redis, [this.routeKey(route)], [userType, now.toISOString()]);
     return { changed: before !== null && before !== userType, before };
   }
 
   /** Google refused a request on `route` (400): the route pauses; the request goes elsewhere. */
   async refused(route: EgressRoute, jobId: string, now = Date.now()): Promise<void> {
-    await this.redis.eval(ANSWERED, 1, this.routeKey(route), jobId);
+    await ANSWERED.run(this.redis, [this.routeKey(route)], [jobId]);
     await this.redis.hset(this.routeKey(route), 'refused_until', now + this.options.refusedPauseMs);
     await this.book(route, 'refused');
   }
@@ -394,7 +382,7 @@ export class EgressPool {
 
   /** The job leaves `route` without Google's answer (a network error, a timeout, a wait): its probe, if any, goes to the next job. */
   async release(route: EgressRoute, jobId: string, failed: boolean): Promise<void> {
-    await this.redis.eval(RELEASE, 1, this.routeKey(route), jobId);
+    await RELEASE.run(this.redis, [this.routeKey(route)], [jobId]);
     if (failed) await this.book(route, 'errors');
   }
 

@@ -9,13 +9,10 @@
 // answer. Every key is in the webhooks queue's hash tag.
 import type { Redis } from '../redis/connection.js';
 import type { DeliveryFairness } from '../domain/webhooks/fairness.js';
-import { lua } from '../redis/lua.js';
+import { SCRIPTS } from '../redis/scripts.js';
 
 // The Redis scripts, each in its .lua file with its KEYS, ARGV and answer at the top.
-const ENTER = lua(import.meta.url, 'lua/delivery-gate.enter.lua');
-const LEAVE = lua(import.meta.url, 'lua/delivery-gate.leave.lua');
-const ADMIT = lua(import.meta.url, 'lua/delivery-gate.admit.lua');
-const CLAIM_WAKES = lua(import.meta.url, 'lua/delivery-gate.claim-wakes.lua');
+const { enter: ENTER, leave: LEAVE, admit: ADMIT, claimWakes: CLAIM_WAKES } = SCRIPTS.deliveryGate;
 
 export type GateRefusal = 'account' | 'circuit' | 'probe';
 
@@ -45,18 +42,11 @@ export class DeliveryGate {
     job: string,
     now = Date.now(),
   ): Promise<{ go: true } | { go: false; waitMs: number; why: GateRefusal }> {
-    const [go, waitMs, why] = (await this.redis.eval(
-      ENTER,
-      3,
-      this.keys.inFlight(owner),
-      this.keys.circuit(subscriptionId),
-      this.keys.parked(owner),
-      now,
-      job,
-      this.leaseMs,
-      this.fairness.perAccount,
-      this.fairness.circuit.failures,
-    )) as [number, number, string];
+    const [go, waitMs, why] = await ENTER.run(
+      this.redis,
+      [this.keys.inFlight(owner), this.keys.circuit(subscriptionId), this.keys.parked(owner)],
+      [now, job, this.leaseMs, this.fairness.perAccount, this.fairness.circuit.failures],
+    );
     return go === 1 ? { go: true } : { go: false, waitMs, why: why as GateRefusal };
   }
 
@@ -73,21 +63,11 @@ export class DeliveryGate {
     now = Date.now(),
   ): Promise<{ openMs: number; woken: string | undefined }> {
     const { failures, openMs, maxOpenMs } = this.fairness.circuit;
-    const [open, woken] = (await this.redis.eval(
-      LEAVE,
-      4,
-      this.keys.inFlight(owner),
-      this.keys.circuit(subscriptionId),
-      this.keys.parked(owner),
-      this.keys.wakes,
-      now,
-      job,
-      outcome,
-      failures,
-      openMs,
-      maxOpenMs,
-      WAKE_LEASE_MS,
-    )) as [number, string];
+    const [open, woken] = await LEAVE.run(
+      this.redis,
+      [this.keys.inFlight(owner), this.keys.circuit(subscriptionId), this.keys.parked(owner), this.keys.wakes],
+      [now, job, outcome, failures, openMs, maxOpenMs, WAKE_LEASE_MS],
+    );
     return { openMs: Number(open), woken: woken === '' ? undefined : woken };
   }
 
@@ -99,22 +79,17 @@ export class DeliveryGate {
   /** For jobs about to be enqueued: which get a slot now (true) and which are parked, asleep until a slot is theirs (false). */
   async admit(owner: string, jobs: readonly string[], now = Date.now()): Promise<boolean[]> {
     if (jobs.length === 0) return [];
-    const answer = (await this.redis.eval(
-      ADMIT,
-      2,
-      this.keys.inFlight(owner),
-      this.keys.parked(owner),
-      now,
-      this.leaseMs,
-      this.fairness.perAccount,
-      ...jobs,
-    )) as number[];
+    const answer = await ADMIT.run(
+      this.redis,
+      [this.keys.inFlight(owner), this.keys.parked(owner)],
+      [now, this.leaseMs, this.fairness.perAccount, ...jobs],
+    );
     return answer.map((a) => a === 1);
   }
 
   /** Of these jobs, just put to sleep, the ones a slot was handed to before they slept: they wake themselves. */
   async claimWakes(jobs: readonly string[], now = Date.now()): Promise<string[]> {
     if (jobs.length === 0) return [];
-    return (await this.redis.eval(CLAIM_WAKES, 1, this.keys.wakes, now, ...jobs)) as string[];
+    return CLAIM_WAKES.run(this.redis, [this.keys.wakes], [now, ...jobs]);
   }
 }

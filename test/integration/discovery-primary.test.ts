@@ -5,7 +5,7 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverProcessor } from '../../jobs/discover.job.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain } from '../../src/research/chain.js';
 import { findRun, stepsOf } from '../../src/research/run.repository.js';

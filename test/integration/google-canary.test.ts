@@ -8,7 +8,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/google-on-loopback/index.js';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { routesFrom } from '../../src/trends/egress.js';
 import { EgressPool } from '../../src/trends/egress-pool.js';

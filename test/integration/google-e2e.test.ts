@@ -16,7 +16,7 @@ import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { newId } from '../../src/domain/ids.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { upsertInsight } from '../../src/insights/insight.repository.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { MODIFIER_FAMILY_NAMES } from '../../src/domain/research/modifier-evidence.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';

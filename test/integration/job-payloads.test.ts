@@ -3,7 +3,7 @@
 // is wrong, and the workers go on with the next job.
 import { Job, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOBS } from '../../src/queue/queues.js';
+import { JOBS } from '../../src/queue/queue-names.js';
 import { type Pipeline } from '../../src/runtime/workers.js';
 import { until } from '../support/pipeline.js';
 import { createTestStack, type TestStack } from '../support/stack.js';

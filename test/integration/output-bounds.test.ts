@@ -12,7 +12,7 @@ import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
-import { ConnectionGuard } from '../../src/http/connection-guard.js';
+import { OutputBounds } from '../../src/http/output-bounds.js';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { bearer } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -31,7 +31,7 @@ const MAX_REQUESTS_PER_CONNECTION = 1_000_000;
 describe('one request of a connection at a time', () => {
   it('ten pipelined requests are worked on one after the other and answered in order', async () => {
     // A thousand pipelining connections once ran sixteen handlers each: what a flood costs is one each.
-    const guard = new ConnectionGuard({ maxPipelined: 16, maxQueuedBytes: 1 << 20, maxQueuedTotalBytes: 64 << 20, stallTimeoutMs: 5_000 });
+    const guard = new OutputBounds({ maxPipelined: 16, maxQueuedBytes: 1 << 20, maxQueuedTotalBytes: 64 << 20, stallTimeoutMs: 5_000 });
     let running = 0;
     let most = 0;
     const server = http.createServer(

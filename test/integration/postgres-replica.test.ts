@@ -13,7 +13,7 @@ import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { createDb, type Db } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { measureReplicaLag } from '../../src/db/read-router.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { runCli } from '../support/cli.js';

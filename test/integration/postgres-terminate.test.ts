@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../src/db/connection.js';
 import { isOutage } from '../../src/outage.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';

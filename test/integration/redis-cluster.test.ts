@@ -9,11 +9,13 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRedisCluster } from '../../scripts/lib/local-redis-cluster.js';
+import { PageLimiter } from '../../src/account/page-limiter.js';
+import { SIGN_IN_LIMITS, SignInLimiter } from '../../src/account/sign-in-limiter.js';
 import { announceKeyChange, ApiKeyCache } from '../../src/api-keys/api-key-cache.js';
 import { createApiKey, revokeApiKey } from '../../src/api-keys/api-key.repository.js';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis, waitForRedis } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/redis/keys.js';
 import { ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
@@ -106,6 +108,19 @@ describe('on a 3-master Redis Cluster', () => {
         await cluster.masterOf(keys.quota(`acc_${i}`, '2026-11-23')),
       );
     }
+  });
+
+  it('counts sign-in attempts and account pages with their scripts (every key of each in one slot)', async () => {
+    const keys = redisKeys(prefix);
+    const signIn = new SignInLimiter(resources.redis, { email: keys.signInEmail, client: keys.signInClient, account: keys.signInAccount });
+    for (let i = 0; i < SIGN_IN_LIMITS.attemptsPerEmail; i++) expect(await signIn.reserve('e1', '10.0.0.1', 'acc_1')).toBeNull();
+    expect((await signIn.reserve('e1', '10.0.0.2', 'acc_1'))?.retryAfterSeconds).toBeGreaterThan(0);
+    await signIn.succeeded('e1', 'acc_1');
+    expect(await resources.redis.get(keys.signInAccount('acc_1'))).toBe(String(SIGN_IN_LIMITS.attemptsPerEmail - 1));
+    const pages = new PageLimiter(resources.redis, keys.pageRequests, { perSessionPerMinute: 2, perAccountPerMinute: 10 });
+    expect(await pages.take('s1', 'acc_1')).toBeNull();
+    expect(await pages.take('s1', 'acc_1')).toBeNull();
+    expect((await pages.take('s1', 'acc_1'))?.retryAfterSeconds).toBeGreaterThan(0);
   });
 
   it('runs research and delivers its webhooks', async () => {

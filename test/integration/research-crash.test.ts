@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startWorkerProcess, until } from '../support/pipeline.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';

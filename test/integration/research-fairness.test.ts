@@ -8,7 +8,7 @@ import { Queue, Worker } from 'bullmq';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sweepProcessor } from '../../jobs/sweep.job.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain } from '../../src/research/chain.js';
 import { ResearchService } from '../../src/research/research-service.js';

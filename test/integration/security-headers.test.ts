@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis, type Redis } from '../../src/redis/connection.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';

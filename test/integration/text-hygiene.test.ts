@@ -9,7 +9,7 @@ import { newId } from '../../src/domain/ids.js';
 import { upsertForecast } from '../../src/insights/forecast.repository.js';
 import { upsertInsight } from '../../src/insights/insight.repository.js';
 import { replaceTrendPoints } from '../../src/insights/trend-point.repository.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain } from '../../src/research/chain.js';
 import type { TrendsGateway } from '../../src/research/trends-gateway.js';

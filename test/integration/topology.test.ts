@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTopology, type Topology } from '../../scripts/topology/topology.js';
 import { createDb, type Db } from '../../src/db/connection.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/redis/keys.js';
 import { until } from '../support/pipeline.js';

@@ -6,7 +6,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import { upsertInsight } from '../../src/insights/insight.repository.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

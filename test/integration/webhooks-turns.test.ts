@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config.js';
 import { newId } from '../../src/domain/ids.js';
 import { jobIdOf } from '../../src/queue/enqueue.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
-import { QUEUES } from '../../src/queue/queues.js';
+import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { startWorkers } from '../../src/runtime/workers.js';
 import { DeliveryGate } from '../../src/webhooks/delivery-gate.js';

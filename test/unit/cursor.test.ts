@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, InvalidCursorError } from '../../src/domain/cursor.js';
+import {
+  CURSOR_MAX_LENGTH,
+  decodeCreatedCursor,
+  decodeCursor,
+  encodeCreatedCursor,
+  encodeCursor,
+  encodeKeyset,
+  InvalidCursorError,
+} from '../../src/domain/cursor.js';
+import { decodeDeliveryCursor, encodeDeliveryCursor, SubscriptionInputError } from '../../src/domain/webhooks/subscription-input.js';
+import { InsightListQuery, WebhookDeliveriesQuery } from '../../src/http/schemas.js';
 import { newId } from '../../src/domain/ids.js';
 
 const id = newId('insight');
@@ -52,5 +62,53 @@ describe('keyset cursors', () => {
     ];
     for (const raw of forScore) expect(() => decodeCursor(raw, 'score'), raw).toThrow(InvalidCursorError);
     for (const raw of forNewest) expect(() => decodeCursor(raw, 'newest'), raw).toThrow(InvalidCursorError);
+  });
+});
+
+describe('one cursor codec for every list', () => {
+  const runId = newId('run');
+  const deliveryId = newId('delivery');
+
+  it('round-trips the research list cursor and refuses what it did not make', () => {
+    const at = new Date('2026-11-28T10:00:00.123Z');
+    expect(decodeCreatedCursor(encodeCreatedCursor({ createdAt: at, id: runId }), 'run')).toEqual({ createdAt: at, id: runId });
+    for (const raw of [
+      '',
+      '!!!',
+      craft(['2026-02-30T00:00:00.000Z', runId]),
+      craft(['2026-11-28T10:00:00.123Z', id]),
+      craft(['2026-11-28T10:00:00.123Z', runId, 'extra']),
+      craft([1764324000123, runId]),
+    ])
+      expect(() => decodeCreatedCursor(raw, 'run'), raw).toThrow(InvalidCursorError);
+  });
+
+  it('holds every list to one length limit, in the codec and in each route schema', () => {
+    // The longest cursors the lists write stay well under it.
+    const longest = [
+      encodeCursor({ sort: 'score', value: 6.123456789012345, id }),
+      encodeCreatedCursor({ createdAt: new Date('2026-11-28T10:00:00.123Z'), id: runId }),
+      encodeDeliveryCursor({ createdKey: '2026-11-28 10:00:00.123456+05:30', id: deliveryId }),
+    ];
+    for (const cursor of longest) expect(cursor.length).toBeLessThan(CURSOR_MAX_LENGTH / 2);
+    // A cursor over the limit is refused whatever it holds (padding JSON with spaces keeps it valid).
+    const padded = (value: unknown[]) => Buffer.from(JSON.stringify(value) + ' '.repeat(CURSOR_MAX_LENGTH)).toString('base64url');
+    expect(() => decodeCursor(padded(['newest', '2026-11-22T10:00:00.000Z', id]), 'newest')).toThrow(InvalidCursorError);
+    expect(() => decodeCreatedCursor(padded(['2026-11-22T10:00:00.000Z', runId]), 'run')).toThrow(InvalidCursorError);
+    expect(() => decodeDeliveryCursor(padded(['2026-11-28 10:00:00.123456+00', deliveryId]))).toThrow(SubscriptionInputError);
+    expect(InsightListQuery.properties.cursor.maxLength).toBe(CURSOR_MAX_LENGTH);
+    expect(WebhookDeliveriesQuery.properties.cursor.maxLength).toBe(CURSOR_MAX_LENGTH);
+  });
+
+  it('encodes every list the same way: a base64url JSON array of the sort key(s) and the id', () => {
+    const at = new Date('2026-11-28T10:00:00.123Z');
+    expect(encodeCreatedCursor({ createdAt: at, id: runId })).toBe(encodeKeyset([at.toISOString(), runId]));
+    expect(encodeDeliveryCursor({ createdKey: '2026-11-28 10:00:00+00', id: deliveryId })).toBe(
+      encodeKeyset(['2026-11-28 10:00:00+00', deliveryId]),
+    );
+    expect(decodeDeliveryCursor(encodeDeliveryCursor({ createdKey: '2026-11-28 10:00:00+00', id: deliveryId }))).toEqual({
+      createdKey: '2026-11-28 10:00:00+00',
+      id: deliveryId,
+    });
   });
 });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { HashGate, HashingBusy } from '../../src/account/password.js';
 import { clientGroup, parseIp } from '../../src/domain/ip.js';
-import { clientKey, signInClientKey } from '../../src/http/failed-auth-limiter.js';
+import { clientKey, signInClientKey } from '../../src/http/unknown-key-limiter.js';
 
 /** Work the test finishes by hand, so nothing waits on a clock. */
 function held() {

@@ -4,7 +4,7 @@ import type { Job, JobsOptions, Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { enqueue, enqueueMany, enqueueWith, jobIdOf, jobRequest } from '../../src/queue/enqueue.js';
 import { deliveryPayload, JOB, REPLAY_PRIORITY } from '../../src/queue/job-catalogue.js';
-import { JOBS, QUEUES } from '../../src/queue/queues.js';
+import { JOBS, QUEUES } from '../../src/queue/queue-names.js';
 
 /** A queue that records what it is given. */
 function recordingQueue(name: string) {

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { JOB } from '../../src/queue/job-catalogue.js';
-import { JOBS, QUEUES, type QueueName } from '../../src/queue/queues.js';
+import { JOBS, QUEUES, type QueueName } from '../../src/queue/queue-names.js';
 import { checkJobTable, dispatcher, handle, type JobEntry } from '../../src/runtime/job-dispatch.js';
 import { jobTable, type PipelineParts } from '../../src/runtime/job-table.js';
 import { loadConfig } from '../../src/config.js';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { announceKeyChange } from '../../api-keys/api-key-cache.js';
 import { listApiKeys } from '../../api-keys/api-key.repository.js';
 import { createAccount, listAccounts, setAccountPlan, setAccountStatus, type AccountRow } from '../../accounts/account.repository.js';
-import { defineQuotaCommands, QuotaStore } from '../../accounts/quota.store.js';
+import { QuotaStore } from '../../accounts/quota.store.js';
 import { accountUsage } from '../../accounts/account-usage.js';
 import { PLAN_VALUES, PLANS, utcDay, type Plan } from '../../domain/quota.js';
 import type { Resources } from '../../runtime/resources.js';
@@ -31,7 +31,6 @@ const accountView = (a: AccountRow) => ({
 });
 
 function quotaOf(resources: Resources): QuotaStore {
-  defineQuotaCommands(resources.redis);
   return new QuotaStore(resources.redis, resources.redisKeys, resources.db, () => {});
 }
 

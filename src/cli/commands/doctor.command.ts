@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Cluster } from 'ioredis';
 import { createDb } from '../../db/connection.js';
 import { measureReplicaLag, type ReplicaLag } from '../../db/read-router.js';
-import { QUEUES } from '../../queue/queues.js';
+import { QUEUES } from '../../queue/queue-names.js';
 import { describeTarget } from '../../redis/connection.js';
 import { keySlot } from '../../redis/slots.js';
 import type { CliContext } from '../context.js';

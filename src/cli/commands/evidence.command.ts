@@ -1,11 +1,11 @@
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { QueueEvents } from 'bullmq';
 import type { Command } from 'commander';
-import { QUEUES } from '../../queue/queues.js';
+import { QUEUES } from '../../queue/queue-names.js';
 import { collectEvidence, parsePhrases } from '../../research/evidence-collect.js';
 import { QueuedTrendsGateway, TRENDS_PRIORITY, type TrendsGateway } from '../../research/trends-gateway.js';
 import { providerGateways } from '../../research/provider-gateways.js';
-import { openQueues } from '../../runtime/queues.js';
+import { openQueues } from '../../runtime/producer-queues.js';
 import { startWorkers, type Pipeline } from '../../runtime/workers.js';
 import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';

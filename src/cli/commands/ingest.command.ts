@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { enqueue } from '../../queue/enqueue.js';
 import { JOB } from '../../queue/job-catalogue.js';
 import { openResources } from '../../runtime/resources.js';
-import { openQueues } from '../../runtime/queues.js';
+import { openQueues } from '../../runtime/producer-queues.js';
 import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
 import { print, table } from '../output.js';

@@ -14,7 +14,7 @@ import { NotAnswerableError, ResearchService, researchSettings } from '../../res
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
 import { STEP_COUNT, STEP_NAMES } from '../../research/step-contract.js';
 import { openResources, type Resources } from '../../runtime/resources.js';
-import { openQueues } from '../../runtime/queues.js';
+import { openQueues } from '../../runtime/producer-queues.js';
 import { startWorkers, type Pipeline } from '../../runtime/workers.js';
 import type { Logger } from '../../logger.js';
 import type { CliContext } from '../context.js';

@@ -3,7 +3,7 @@ import { requireAccount } from '../account-arguments.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/subscription-input.js';
 import type { Resources } from '../../runtime/resources.js';
 import { withResources } from '../resources.js';
-import { openQueues } from '../../runtime/queues.js';
+import { openQueues } from '../../runtime/producer-queues.js';
 import { SecretBox } from '../../webhooks/secret-box.js';
 import { queueDeliveries, SubscriptionInputError, WebhookNotFoundError, WebhookService } from '../../webhooks/webhook-service.js';
 import type { CliContext } from '../context.js';

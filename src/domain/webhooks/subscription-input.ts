@@ -2,6 +2,7 @@
 // body or the CLI's flags) by one set of rules. A refusal names the field in
 // the API's spelling; the CLI translates it to its flag.
 import { CATEGORY_VALUES, retiredCategoryReason, SOURCE_VALUES } from '../catalog.js';
+import { decodeKeyset, encodeKeyset, InvalidCursorError } from '../cursor.js';
 import { isId } from '../ids.js';
 import { controlCharacterProblem, escapeForTerminal } from '../text.js';
 
@@ -174,21 +175,20 @@ function realCreatedKey(text: string): boolean {
 }
 
 export function encodeDeliveryCursor(position: { createdKey: string; id: string }): string {
-  return Buffer.from(JSON.stringify([position.createdKey, position.id])).toString('base64url');
+  return encodeKeyset([position.createdKey, position.id]);
 }
 
 /** Accepts exactly what encodeDeliveryCursor made; anything else is a refusal naming `cursor`. */
 export function decodeDeliveryCursor(raw: string): { createdKey: string; id: string } {
   const refuse = () => new SubscriptionInputError('cursor', 'is not a value returned as next_cursor');
-  let parsed: unknown;
+  let parts: unknown[];
   try {
-    if (!/^[A-Za-z0-9_-]{1,256}$/.test(raw)) throw new Error('not base64url');
-    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-  } catch {
-    throw refuse();
+    parts = decodeKeyset(raw, 2);
+  } catch (error) {
+    if (error instanceof InvalidCursorError) throw refuse();
+    throw error;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 2) throw refuse();
-  const [createdKey, id] = parsed as unknown[];
+  const [createdKey, id] = parts;
   if (typeof createdKey !== 'string' || !realCreatedKey(createdKey) || typeof id !== 'string' || !isId('delivery', id)) throw refuse();
   return { createdKey, id };
 }

@@ -5,7 +5,7 @@ import { normaliseEmail } from '../../account/invitations.js';
 import { findMemberByEmail, insertSession, revokeSession } from '../../account/member.repository.js';
 import { HashingBusy, verifyNothing, verifyPassword, type HashLane } from '../../account/password.js';
 import { csrfTokenOf, hashToken, isTokenShaped, newToken } from '../../account/tokens.js';
-import { signInClientKey } from '../failed-auth-limiter.js';
+import { signInClientKey } from '../unknown-key-limiter.js';
 import { html, type Html } from '../../domain/html.js';
 import { hidden, notice } from './layout.js';
 import {

@@ -1,11 +1,11 @@
-// Everything under /api: the guard (key, quota, response cache; api-guard.ts)
+// Everything under /api: the guard (key, quota, response cache; api-guard/api-guard.ts)
 // and the route plugins, each given the same collaborators. A new API route
 // plugin is one line in API_ROUTES.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { QuotaStore } from '../../accounts/quota.store.js';
 import type { Db } from '../../db/connection.js';
-import { registerApiGuard, type ApiGuardDeps } from '../api-guard.js';
+import { registerApiGuard, type ApiGuardDeps } from '../api-guard/api-guard.js';
 import { checkQuery } from '../query-rules.js';
 import { catalogRoutes } from '../routes/api/catalog.routes.js';
 import { insightRoutes } from '../routes/api/insights.routes.js';

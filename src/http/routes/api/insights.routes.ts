@@ -217,7 +217,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/insights',
     {
       config: { cacheable: true },
-      // Both run before any preHandler, so the response cache's key (api-guard.ts) is made of the
+      // Both run before any preHandler, so the response cache's key (api-guard/api-guard.ts) is made of the
       // normalised values and the media type negotiated.
       preValidation: [negotiate(LIST_MEDIA_TYPES), async (request) => normaliseListQuery(request.query as InsightListQueryT)],
       schema: {

@@ -9,6 +9,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../../db/connection.js';
 import { RESEARCH_VISIBILITIES, RUN_STATUSES, type RunStatus } from '../../../db/database.js';
 import { isId } from '../../../domain/ids.js';
+import {
+  CURSOR_MAX_LENGTH,
+  decodeCreatedCursor,
+  encodeCreatedCursor,
+  InvalidCursorError,
+  type CreatedCursor,
+} from '../../../domain/cursor.js';
 import { MAX_IDEA_LENGTH } from '../../../domain/research/idea.js';
 import { InvalidIdeaError } from '../../../research/chain.js';
 import {
@@ -269,30 +276,19 @@ const RunListQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
     state: Type.Optional(Type.String({ maxLength: 100, description: `One state or a comma list of: ${RUN_STATUSES.join(', ')}` })),
-    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+    cursor: Type.Optional(Type.String({ maxLength: CURSOR_MAX_LENGTH })),
   },
   { additionalProperties: false },
 );
 
-const encodeRunCursor = (run: RunRow) => Buffer.from(JSON.stringify([run.created_at.toISOString(), run.id])).toString('base64url');
+const encodeRunCursor = (run: RunRow) => encodeCreatedCursor({ createdAt: run.created_at, id: run.id });
 
-function decodeRunCursor(raw: string): { createdAt: Date; id: string } {
+function decodeRunCursor(raw: string): CreatedCursor {
   try {
-    const [at, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (
-      typeof at !== 'string' ||
-      !/^(19[7-9]\d|2\d{3})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at) ||
-      typeof id !== 'string' ||
-      !isId('run', id)
-    ) {
-      throw new Error('not ours');
-    }
-    const createdAt = new Date(at);
-    // 2026-02-30 parses as 2026-03-02: only a time we could have written comes back the same.
-    if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at) throw new Error('not a time');
-    return { createdAt, id };
-  } catch {
-    throw invalidParam('cursor', 'is not a value returned as next_cursor');
+    return decodeCreatedCursor(raw, 'run');
+  } catch (error) {
+    if (error instanceof InvalidCursorError) throw invalidParam('cursor', error.reason);
+    throw error;
   }
 }
 

@@ -1,20 +1,20 @@
 // The gate in front of every /api route, as small steps in order (one hook): who is
-// asking (guard/authenticate.ts), what the key may do (guard/authorize.ts),
-// the account's quota and usage (guard/quota.ts), where the request's reads go
-// (guard/read-routing.ts); then the response cache (a hit never reaches the
-// handler; plugins/response-cache.plugin.ts).
+// asking (authenticate.ts), what the key may do (authorize.ts),
+// the account's quota and usage (quota.ts), where the request's reads go
+// (read-routing.ts); then the response cache (a hit never reaches the
+// handler; ../plugins/response-cache.plugin.ts).
 import type { FastifyInstance } from 'fastify';
-import type { ApiKeyCache } from '../api-keys/api-key-cache.js';
-import type { Db } from '../db/connection.js';
-import type { ReadRouter } from '../db/read-router.js';
-import type { RedisKeys } from '../redis/keys.js';
-import type { FailedAuthLimiter } from './failed-auth-limiter.js';
-import { authenticate } from './guard/authenticate.js';
-import { authorize } from './guard/authorize.js';
-import { enforceQuota, type QuotaDeps } from './guard/quota.js';
-import { routeReads } from './guard/read-routing.js';
-import { responseCachePlugin } from './plugins/response-cache.plugin.js';
-import type { ResponseCache } from './response-cache.js';
+import type { ApiKeyCache } from '../../api-keys/api-key-cache.js';
+import type { Db } from '../../db/connection.js';
+import type { ReadRouter } from '../../db/read-router.js';
+import type { RedisKeys } from '../../redis/keys.js';
+import type { UnknownKeyLimiter } from '../unknown-key-limiter.js';
+import { authenticate } from './authenticate.js';
+import { authorize } from './authorize.js';
+import { enforceQuota, type QuotaDeps } from './quota.js';
+import { routeReads } from './read-routing.js';
+import { responseCachePlugin } from '../plugins/response-cache.plugin.js';
+import type { ResponseCache } from '../response-cache.js';
 
 export interface ApiGuardDeps extends QuotaDeps {
   /** The primary: where reads go without a replica. */
@@ -22,7 +22,7 @@ export interface ApiGuardDeps extends QuotaDeps {
   redisKeys: RedisKeys;
   apiKeys: ApiKeyCache;
   responseCache: ResponseCache;
-  failedAuth?: FailedAuthLimiter;
+  failedAuth?: UnknownKeyLimiter;
   /** Reads from a replica when it is far enough along (DATABASE_READ_URL); without it, the primary. */
   readRouter?: ReadRouter;
 }

@@ -2,7 +2,7 @@
 -- ARGV: now, job, lease ms, per-account slots, failures to trip.
 -- Returns {1, 0, ''} to go, or {0, wait ms, why}. A job the account's slots
 -- refuse is parked (kept in arrival order): the next slot the account frees
--- goes to the first parked job (delivery-gate.leave.lua), which is woken.
+-- goes to the first parked job (delivery-gate.leave-4.lua), which is woken.
 local now = tonumber(ARGV[1])
 local job = ARGV[2]
 local lease = tonumber(ARGV[3])

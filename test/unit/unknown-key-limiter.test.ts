@@ -2,7 +2,7 @@
 // X-Forwarded-For value that is no address (a trusted proxy passing on what a
 // client wrote) must not mint a budget per made-up value.
 import { describe, expect, it } from 'vitest';
-import { clientKey, FailedAuthLimiter } from '../../src/http/failed-auth-limiter.js';
+import { clientKey, UnknownKeyLimiter } from '../../src/http/unknown-key-limiter.js';
 
 describe('clientKey', () => {
   it('is the IPv4 address, the same for its IPv4-mapped IPv6 spelling', () => {
@@ -21,9 +21,9 @@ describe('clientKey', () => {
   });
 });
 
-describe('FailedAuthLimiter', () => {
+describe('UnknownKeyLimiter', () => {
   it('made-up addresses share one burst', () => {
-    const limiter = new FailedAuthLimiter(3, 1);
+    const limiter = new UnknownKeyLimiter(3, 1);
     const now = 1_000_000;
     expect([0, 1, 2].map((i) => limiter.take(`junk-${i}`, now))).toEqual([0, 0, 0]);
     expect(limiter.take('junk-99', now)).toBeGreaterThan(0);
@@ -31,7 +31,7 @@ describe('FailedAuthLimiter', () => {
   });
 
   it('a refund gives the try back', () => {
-    const limiter = new FailedAuthLimiter(1, 1);
+    const limiter = new UnknownKeyLimiter(1, 1);
     expect(limiter.take('198.51.100.2', 0)).toBe(0);
     limiter.refund('198.51.100.2', 0);
     expect(limiter.take('198.51.100.2', 0)).toBe(0);

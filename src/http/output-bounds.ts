@@ -94,7 +94,7 @@ const TOO_MANY_BODY = JSON.stringify(
   ),
 );
 
-export class ConnectionGuard {
+export class OutputBounds {
   private readonly states = new WeakMap<Socket, ConnectionState>();
   /** Connections with answers in flight or closing: the ones the sweep looks at. */
   private readonly watched = new Set<Socket>();

@@ -1,12 +1,12 @@
 // Who is asking: the Bearer key, checked for shape and checksum before any
 // lookup (garbage never costs one), resolved through the key cache, refused
 // when expired or its account suspended. Lookups of keys not known to exist
-// are throttled per address (failed-auth-limiter.ts).
+// are throttled per address (unknown-key-limiter.ts).
 import type { FastifyRequest } from 'fastify';
 import type { GuardStep } from './step.js';
 import type { ApiKeyCache, ResolvedApiKey } from '../../api-keys/api-key-cache.js';
 import { apiKeyFormProblem, isWellFormedApiKey } from '../../domain/api-key.js';
-import { FailedAuthLimiter } from '../failed-auth-limiter.js';
+import { UnknownKeyLimiter } from '../unknown-key-limiter.js';
 import { problem, ProblemError } from '../problem.js';
 
 declare module 'fastify' {
@@ -22,8 +22,8 @@ function unauthorized(detail: string): ProblemError {
 }
 
 /** Step 1 of the guard: who is asking. */
-export function authenticate(deps: { apiKeys: ApiKeyCache; failedAuth?: FailedAuthLimiter }): GuardStep {
-  const failedAuth = deps.failedAuth ?? new FailedAuthLimiter();
+export function authenticate(deps: { apiKeys: ApiKeyCache; failedAuth?: UnknownKeyLimiter }): GuardStep {
+  const failedAuth = deps.failedAuth ?? new UnknownKeyLimiter();
   /** A key that exists but may not be used says why: expired (a rotation's overlap ended), or its account suspended. */
   const admit = (request: FastifyRequest, apiKey: ResolvedApiKey): void => {
     if (apiKey.expiresAt !== null && apiKey.expiresAt <= Date.now()) {

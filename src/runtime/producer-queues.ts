@@ -1,7 +1,7 @@
 // What producers need (the CLI, the web process, release): the queues, opened
 // without loading any job module.
 import { Queue } from 'bullmq';
-import { QUEUES, type QueueName } from '../queue/queues.js';
+import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import type { Resources } from './resources.js';
 
 export interface OpenQueues {

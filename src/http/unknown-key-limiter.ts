@@ -27,7 +27,7 @@ export function clientKey(address: string, ipv6Prefix: 48 | 64 = 64): string {
 /** The client a sign-in attempt is counted under: an IPv6 /48 is one client there (sign-in-limiter.ts). */
 export const signInClientKey = (address: string): string => clientKey(address, 48);
 
-export class FailedAuthLimiter {
+export class UnknownKeyLimiter {
   private readonly buckets = new Lru<string, { tokens: number; at: number }>(50_000);
 
   constructor(
