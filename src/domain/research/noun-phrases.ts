@@ -29,6 +29,12 @@ export interface PhraseToken {
 /** A run of words the tagger reads as one noun phrase, in the idea's order. */
 export interface NounChunk {
   tokens: PhraseToken[];
+  /**
+   * Who uses the product, not the product: people doing something in a clause of the idea
+   * ("where landlords can screen tenants", "for restaurants to order produce", "helps freelancers
+   * track their hours") or met with others ("connects homeowners with plumbers").
+   */
+  users?: true;
 }
 
 /** Markup is never part of an idea: script and style elements go with their content, other tags and entities go. */
@@ -165,6 +171,17 @@ export function madeFromVerb(word: string): boolean {
  */
 const AGENT_PLURAL = /[a-z](er|or|ist|ian|ent)s$/;
 
+/** Nouns that stand for anybody ("people can hire someone"): nobody searches them, so they are no part of a phrase. */
+const ANYBODY = new Set('people someone somebody anyone anybody everyone everybody'.split(' '));
+/** Words that say the phrase before them does something: "can", "could" … (a modal), or "to" before a verb. */
+const isModal = (t: Tagged | undefined) => t !== undefined && t.tags.has('Modal');
+/** A verb in its plain form after a noun ("freelancers track", "people hire"): the noun is its subject. */
+const plainVerb = (t: Tagged | undefined) =>
+  t !== undefined && isVerb(t) && !isNoun(t) && !isGerund(t) && !t.tags.has('PastTense') && (t.tags.has('Infinitive') || t.tags.has('PresentTense'));
+/** A determiner or a pronoun after a verb is its object's start ("track their hours", "finding a buddy"). */
+const opensObject = (t: Tagged | undefined) =>
+  t !== undefined && (t.tags.has('Determiner') || t.tags.has('Pronoun') || t.tags.has('Possessive'));
+
 export interface ChunkOptions {
   /** Nouns that end a phrase as a preposition does ("platform", "app"): what follows them starts anew. */
   boundaries?: ReadonlySet<string>;
@@ -187,12 +204,23 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
   let current: PhraseToken[] = [];
   // The word before the phrase: after "for", a plural agent noun is who it is for ("for dog owners").
   let opener = '';
+  // Where the phrase ends in `words`: what follows it says whether it does something (its users).
+  let endAt = -1;
+  const meta: Array<{ person: boolean; beforeWith: boolean }> = [];
   const close = () => {
     current.forEach((t, k) => {
       const after = current[k + 1];
       if (after && t.role === 'noun' && after.role === 'noun' && lexicalised(t.word, after.word)) t.joinsNext = true;
     });
-    if (current.some((t) => t.role === 'noun')) chunks.push({ tokens: current });
+    if (current.some((t) => t.role === 'noun')) {
+      const last = words[endAt]!;
+      const after = /[,.;:!?|/–—()]/.test(last.post) ? undefined : words[endAt + 1];
+      const person = last.tags.has('Plural') && (last.tags.has('Actor') || AGENT_PLURAL.test(plain(last.text)));
+      const users =
+        isModal(after) || (opener === 'for' && plain(after?.text ?? '') === 'to' && plainVerb(words[endAt + 2])) || (person && plainVerb(after));
+      chunks.push({ tokens: current, ...(users ? { users: true as const } : {}) });
+      meta.push({ person, beforeWith: plain(after?.text ?? '') === 'with' });
+    }
     current = [];
   };
   words.forEach((w, i) => {
@@ -207,7 +235,7 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     let role: Role | null = null;
     let classifier = false;
     // A bare number or a single letter is nobody's search ("x").
-    if (word.length < 2 || /^\d+$/.test(word)) role = null;
+    if (word.length < 2 || /^\d+$/.test(word) || ANYBODY.has(word)) role = null;
     else if (boundary(i)) {
       close();
       return;
@@ -229,7 +257,10 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     else if (ingAdjective(w) && current.some((t) => t.role === 'noun') && nounLike(next)) role = 'noun';
     else if (isGerund(w)) {
       // A gerund before an adjective, a name or an acronym takes an object: a verb ("using AI", "hiring local handymen").
-      const takesObject = next !== undefined && (looksAcronym(next) || next.tags.has('ProperNoun') || (isModifier(next) && !isNoun(next)));
+      // Before a determiner, a pronoun or "to", it is a verb too ("musicians looking to form a band").
+      const takesObject =
+        next !== undefined &&
+        (looksAcronym(next) || next.tags.has('ProperNoun') || (isModifier(next) && !isNoun(next)) || opensObject(next) || plain(next.text) === 'to');
       // Opening the idea, it is a noun only where the tagger reads it as one ("parking spot", not "renting camping gear").
       role = !takesObject && (current.length > 0 || (i === 0 && nounLike(next) && canBeNoun(word))) ? 'noun' : null;
     } else if (isVerb(w) && !isNoun(w)) {
@@ -238,8 +269,19 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       // Between nouns, a word that can be a noun is one ("farmers market delivery", "herb garden kit").
       if (inPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
       else if (inPhrase && w.tags.has('PastTense')) role = 'modifier';
-      else if (current.some((t) => t.role === 'noun') && endsPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
-    } else if (isNoun(w)) role = 'noun';
+      // Not before its object, though: "freelancers track their hours" is a verb.
+      else if (current.some((t) => t.role === 'noun') && endsPhrase && !w.tags.has('PastTense') && !opensObject(next) && canBeNoun(word))
+        role = 'noun';
+    } else if (isNoun(w))
+      // An -ing word the tagger took for a noun is a verb where it takes an object: before a determiner
+      // ("finding a gym buddy"), or opening a phrase after a boundary, before a modifier ("service
+      // delivering fresh flowers").
+      role =
+        /[a-z]{3}ing$/.test(word) &&
+        current.length === 0 &&
+        (opensObject(next) || (i > 0 && boundary(i - 1) && next !== undefined && isModifier(next) && !isNoun(next)))
+          ? null
+          : 'noun';
     else if (isModifier(w))
     // An adjective that closes its phrase before a boundary names the thing ("boat rental marketplace"); one
     // the language joins to the noun after it is part of its name ("mental health", "solar panel", "social media").
@@ -265,10 +307,17 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       ...(w.tags.has('Organization') ? { organization: true } : {}),
       ...(classifier ? { classifier: true as const } : {}),
     });
+    endAt = i;
     // A comma, a full stop or a bracket ends the phrase.
     if (/[,.;:!?|/–—()]/.test(w.post)) close();
   });
   close();
+  // People met with other people ("matches dog owners with local dog sitters", "connects homeowners
+  // with plumbers"): the ones found are the service; those who look for them use it. People met with
+  // anything else are the service ("connecting freelance photographers with small businesses").
+  chunks.forEach((c, k) => {
+    if (meta[k]!.person && meta[k]!.beforeWith && meta[k + 1]?.person) c.users = true;
+  });
   return chunks;
 }
 

@@ -81,11 +81,11 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** The idea's parts: its noun phrases cut at the words that name a kind of business, in order. */
 export function ideaParts(idea: string): PhraseToken[][] {
-  const parts: PhraseToken[][] = [];
-  // Words that name a kind of business end a phrase: what follows starts anew ("platform connecting …" is a verb).
-  for (const chunk of nounChunks(idea, { boundaries: GENERIC })) parts.push(chunk.tokens);
-  return parts;
+  return chunksOf(idea).map((c) => c.tokens);
 }
+
+// Words that name a kind of business end a phrase: what follows starts anew ("platform connecting …" is a verb).
+const chunksOf = (idea: string) => nounChunks(idea, { boundaries: GENERIC });
 
 /** A phrase an operator or Google gave, as a search: lower case, single spaces. */
 const asSearch = (text: string) => text.trim().toLowerCase().replace(/\s+/g, ' ');
@@ -103,10 +103,14 @@ export interface CandidateOptions {
  */
 export function phraseCandidates(idea: string, hints: readonly string[], options: CandidateOptions | number = {}): PhraseCandidate[] {
   const { trending, max = 8 } = typeof options === 'number' ? { max: options } : options;
-  const parts = ideaParts(idea);
+  const chunks = chunksOf(idea);
+  const parts = chunks.map((c) => c.tokens);
   // The product: the first part with a noun that is not a format, past a brand named as a model
-  // ("Uber for dog walking", "Airbnb for boats": the subject follows the brand).
-  const subjectOf = (p: PhraseToken[]) => p.some((t) => t.role === 'noun' && !FORMAT.has(t.word));
+  // ("Uber for dog walking", "Airbnb for boats": the subject follows the brand) and past the people
+  // who use it ("where landlords can screen …", "connects homeowners with plumbers").
+  const users = new Set(chunks.flatMap((c, i) => (c.users ? [i] : [])));
+  const subjectOf = (p: PhraseToken[], i = parts.indexOf(p)) =>
+    !(users.has(i) && parts.some((q, k) => k > i && !users.has(k))) && p.some((t) => t.role === 'noun' && !FORMAT.has(t.word));
   const firstAt = parts.findIndex(subjectOf);
   const brandOnly = firstAt >= 0 && parts[firstAt]!.every((t) => t.organization || t.role !== 'noun');
   const afterBrand = brandOnly ? parts.findIndex((p, i) => i > firstAt && subjectOf(p)) : -1;
