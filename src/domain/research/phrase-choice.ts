@@ -44,6 +44,9 @@ const FORMAT = new Set(
   ),
 );
 
+/** Modifiers that say where, when or at what price a product comes, not which product: a search leaves them out. */
+const CHANNEL_MODIFIERS = new Set('local online mobile virtual digital cheap affordable best new free custom personalized premium'.split(' '));
+
 /** How much the audience's words weigh against the product's. */
 const AUDIENCE_WEIGHT = 0.35;
 /** What being two words of the product part adds to a candidate's coverage (the length people search a product in). */
@@ -154,7 +157,16 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
     const before = part[head - 1];
     const activity = part[head]!.word.endsWith('ing') && !before?.word.endsWith('ed');
     // A subject never splits one name ("[real estate] photography").
-    const subjectAt = before && (before.role === 'noun' || activity) ? (part[head - 2]?.joinsNext ? head - 2 : head - 1) : head;
+    // A lone noun after its modifier is searched with it: one noun says too little ("smart collar",
+    // "personal trainer", "billable hours", "wholesale produce").
+    // Not a modifier that says where, how or at what price it comes (a search adds those as it likes:
+    // "local handymen", "online tutoring"), nor a participle or a hyphenated one ("automated", "eco-friendly").
+    const lone =
+      before?.role === 'modifier' &&
+      part[head - 2]?.role !== 'noun' &&
+      !/-|ed$/.test(before.word) &&
+      !CHANNEL_MODIFIERS.has(before.word);
+    const subjectAt = before && (before.role === 'noun' || activity || lone) ? (part[head - 2]?.joinsNext ? head - 2 : head - 1) : head;
     for (let n = Math.min(3, part.length); n >= 1; n -= 1)
       for (let i = 0; i + n <= part.length; i += 1) {
         const tokens = part.slice(i, i + n);
