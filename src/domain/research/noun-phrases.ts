@@ -35,6 +35,8 @@ export interface NounChunk {
    * track their hours") or met with others ("connects homeowners with plumbers").
    */
   users?: true;
+  /** Opened by "for": who or what it is for, when its last word is people ("for craft beer lovers"). */
+  afterFor?: true;
 }
 
 /** Markup is never part of an idea: script and style elements go with their content, other tags and entities go. */
@@ -139,6 +141,12 @@ export function lexicalised(...words: string[]): boolean {
 /** An adjective that names the thing with the noun after it: a WordNet compound, or relational in its first sense. */
 const classifies = (adjective: string, noun: string) => lexicalised(adjective, noun) || wordnet().relational.has(adjective);
 
+/** A noun's singular as the tagger makes it ("flowers": "flower"); a noun before another is singular in English ("flower subscription"). */
+export function singular(noun: string): string {
+  const one = (nlp(noun).nouns() as unknown as { toSingular(): { text(): string } }).toSingular().text().toLowerCase();
+  return one || noun;
+}
+
 /** Endings that make a noun of a verb ("rent-al", "manage-ment", "install-ation", "inspect-ion", "deliver-y"). */
 const NOMINAL_ENDINGS = [/ation$/, /ition$/, /(?<=[st])ion$/, /ment$/, /al$/, /ery$/, /y$/];
 
@@ -218,7 +226,10 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       const person = last.tags.has('Plural') && (last.tags.has('Actor') || AGENT_PLURAL.test(plain(last.text)));
       const users =
         isModal(after) || (opener === 'for' && plain(after?.text ?? '') === 'to' && plainVerb(words[endAt + 2])) || (person && plainVerb(after));
-      chunks.push({ tokens: current, ...(users ? { users: true as const } : {}) });
+      // "Tinder but for finding a gym buddy": a one-word name before "but for" is the model, not the subject.
+      if (current.length === 1 && plain(after?.text ?? '') === 'but' && plain(words[endAt + 2]?.text ?? '') === 'for')
+        current[0]!.organization = true;
+      chunks.push({ tokens: current, ...(users ? { users: true as const } : {}), ...(opener === 'for' ? { afterFor: true as const } : {}) });
       meta.push({ person, beforeWith: plain(after?.text ?? '') === 'with' });
     }
     current = [];

@@ -23,7 +23,7 @@
 // phrase discovery found among Google's trending searches is a search already:
 // it is its own primary phrase. docs/research.md has the hit rate on a
 // labelled set.
-import { madeFromVerb, nounChunks, type PhraseToken } from './noun-phrases.js';
+import { madeFromVerb, nounChunks, singular, type PhraseToken } from './noun-phrases.js';
 
 /** Nouns that name the kind of business, not its subject: they end a phrase and weigh nothing. */
 const GENERIC = new Set(
@@ -118,10 +118,12 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
   const brandOnly = firstAt >= 0 && parts[firstAt]!.every((t) => t.organization || t.role !== 'noun');
   const afterBrand = brandOnly ? parts.findIndex((p, i) => i > firstAt && subjectOf(p)) : -1;
   const productAt = afterBrand >= 0 ? afterBrand : firstAt;
-  // Each part's head: its last noun that is not a format or people ("craft beer lovers": the beer; "padel court bookings": the court).
-  const heads = parts.map((part) => {
+  // Each part's head: its last noun that is not a format or people it is for ("for craft beer lovers": the beer;
+  // "padel court bookings": the court). People not after "for" may be the product ("birthday party entertainers").
+  const heads = parts.map((part, p) => {
     let head = part.length - 1;
-    while (head > 0 && (FORMAT.has(part[head]!.word) || part[head]!.people) && part.slice(0, head).some((t) => t.role === 'noun'))
+    const forWhom = (t: PhraseToken) => t.people && chunks[p]!.afterFor === true;
+    while (head > 0 && (FORMAT.has(part[head]!.word) || forWhom(part[head]!)) && part.slice(0, head).some((t) => t.role === 'noun'))
       head -= 1;
     while (head > 0 && part[head]!.role !== 'noun') head -= 1;
     // Three nouns or more, the last or the one before it made from a verb: the compound branches left
@@ -129,7 +131,14 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
     // subject is the two nouns before the last, and the last says in what form it comes.
     // Nouns proper: an adjective that classifies ("electric bike rental", "real estate photography") does not make a third.
     const run = (k: number) => k >= 0 && part[k]!.role === 'noun' && !part[k]!.acronym && !part[k]!.classifier;
-    if (head >= 2 && run(head) && run(head - 1) && run(head - 2) && (madeFromVerb(part[head]!.word) || madeFromVerb(part[head - 1]!.word)))
+    // So does a run of three before "software", which names the kind of product ("[fleet maintenance] software").
+    if (
+      head >= 2 &&
+      run(head) &&
+      run(head - 1) &&
+      run(head - 2) &&
+      (madeFromVerb(part[head]!.word) || madeFromVerb(part[head - 1]!.word) || part[head]!.word === 'software')
+    )
       head -= 1;
     return head;
   });
@@ -194,8 +203,9 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
       }
     const subjectWords = part.slice(subjectAt, head + 1);
     if (product && forms.length > 0 && subjectWords.length === 1 && !subjectWords[0]!.people) {
-      const word = subjectWords[0]!.word;
-      const coverage = round3((weight.get(word) ?? 0) / Math.max(total, 1e-9));
+      // Before the form, the subject is singular, as an English compound has it ("flower subscription").
+      const word = singular(subjectWords[0]!.word);
+      const coverage = round3((weight.get(subjectWords[0]!.word) ?? 0) / Math.max(total, 1e-9));
       const withForm = [...forms.map((f) => [word, f]), forms.length > 1 ? [word, ...forms] : []].filter((w) => w.length > 1);
       for (const words of withForm) {
         const phrase = words.join(' ');
