@@ -181,11 +181,18 @@ const AGENT_PLURAL = /[a-z](er|or|ist|ian|ent)s$/;
 
 /** Nouns that stand for anybody ("people can hire someone"): nobody searches them, so they are no part of a phrase. */
 const ANYBODY = new Set('people someone somebody anyone anybody everyone everybody'.split(' '));
+/** Whose it is ("my idea", "your plants"): the tagger may read these as nouns; they are never part of a search. */
+const OWNERS = new Set('my our your their his her its'.split(' '));
 /** Words that say the phrase before them does something: "can", "could" … (a modal), or "to" before a verb. */
 const isModal = (t: Tagged | undefined) => t !== undefined && t.tags.has('Modal');
 /** A verb in its plain form after a noun ("freelancers track", "people hire"): the noun is its subject. */
 const plainVerb = (t: Tagged | undefined) =>
-  t !== undefined && isVerb(t) && !isNoun(t) && !isGerund(t) && !t.tags.has('PastTense') && (t.tags.has('Infinitive') || t.tags.has('PresentTense'));
+  t !== undefined &&
+  isVerb(t) &&
+  !isNoun(t) &&
+  !isGerund(t) &&
+  !t.tags.has('PastTense') &&
+  (t.tags.has('Infinitive') || t.tags.has('PresentTense'));
 /** A determiner or a pronoun after a verb is its object's start ("track their hours", "finding a buddy"). */
 const opensObject = (t: Tagged | undefined) =>
   t !== undefined && (t.tags.has('Determiner') || t.tags.has('Pronoun') || t.tags.has('Possessive'));
@@ -224,12 +231,19 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       const last = words[endAt]!;
       const after = /[,.;:!?|/–—()]/.test(last.post) ? undefined : words[endAt + 1];
       const person = last.tags.has('Plural') && (last.tags.has('Actor') || AGENT_PLURAL.test(plain(last.text)));
+      // A plural before a verb is its subject ("helps freelancers track", "lets small gyms manage").
       const users =
-        isModal(after) || (opener === 'for' && plain(after?.text ?? '') === 'to' && plainVerb(words[endAt + 2])) || (person && plainVerb(after));
-      // "Tinder but for finding a gym buddy": a one-word name before "but for" is the model, not the subject.
-      if (current.length === 1 && plain(after?.text ?? '') === 'but' && plain(words[endAt + 2]?.text ?? '') === 'for')
-        current[0]!.organization = true;
-      chunks.push({ tokens: current, ...(users ? { users: true as const } : {}), ...(opener === 'for' ? { afterFor: true as const } : {}) });
+        isModal(after) ||
+        (opener === 'for' && plain(after?.text ?? '') === 'to' && plainVerb(words[endAt + 2])) ||
+        (last.tags.has('Plural') && plainVerb(after));
+      // "Tinder but for finding a gym buddy", "Think Airbnb, but for boats": what comes before "but for" is the model, not the subject.
+      if (plain(words[endAt + 1]?.text ?? '') === 'but' && plain(words[endAt + 2]?.text ?? '') === 'for')
+        for (const t of current) t.organization = true;
+      chunks.push({
+        tokens: current,
+        ...(users ? { users: true as const } : {}),
+        ...(opener === 'for' ? { afterFor: true as const } : {}),
+      });
       meta.push({ person, beforeWith: plain(after?.text ?? '') === 'with' });
     }
     current = [];
@@ -246,7 +260,7 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     let role: Role | null = null;
     let classifier = false;
     // A bare number or a single letter is nobody's search ("x").
-    if (word.length < 2 || /^\d+$/.test(word) || ANYBODY.has(word)) role = null;
+    if (word.length < 2 || /^\d+$/.test(word) || ANYBODY.has(word) || OWNERS.has(word)) role = null;
     else if (boundary(i)) {
       close();
       return;
@@ -271,7 +285,11 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       // Before a determiner, a pronoun or "to", it is a verb too ("musicians looking to form a band").
       const takesObject =
         next !== undefined &&
-        (looksAcronym(next) || next.tags.has('ProperNoun') || (isModifier(next) && !isNoun(next)) || opensObject(next) || plain(next.text) === 'to');
+        (looksAcronym(next) ||
+          next.tags.has('ProperNoun') ||
+          (isModifier(next) && !isNoun(next)) ||
+          opensObject(next) ||
+          plain(next.text) === 'to');
       // Opening the idea, it is a noun only where the tagger reads it as one ("parking spot", not "renting camping gear").
       role = !takesObject && (current.length > 0 || (i === 0 && nounLike(next) && canBeNoun(word))) ? 'noun' : null;
     } else if (isVerb(w) && !isNoun(w)) {

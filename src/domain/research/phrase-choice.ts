@@ -27,7 +27,7 @@ import { madeFromVerb, nounChunks, singular, type PhraseToken } from './noun-phr
 
 /** Nouns that name the kind of business, not its subject: they end a phrase and weigh nothing. */
 const GENERIC = new Set(
-  'app apps application applications platform platforms service services tool tools startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business ai'.split(
+  'app apps application applications platform platforms service services tool tools startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business ai idea concept'.split(
     ' ',
   ),
 );
@@ -45,7 +45,9 @@ const FORMAT = new Set(
 );
 
 /** Modifiers that say where, when or at what price a product comes, not which product: a search leaves them out. */
-const CHANNEL_MODIFIERS = new Set('local online mobile virtual digital cheap affordable best new free custom personalized premium'.split(' '));
+const CHANNEL_MODIFIERS = new Set(
+  'local online mobile virtual digital cheap affordable best new free custom personalized premium'.split(' '),
+);
 
 /** How much the audience's words weigh against the product's. */
 const AUDIENCE_WEIGHT = 0.35;
@@ -114,7 +116,8 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
   const users = new Set(chunks.flatMap((c, i) => (c.users ? [i] : [])));
   const subjectOf = (p: PhraseToken[], i = parts.indexOf(p)) =>
     !(users.has(i) && parts.some((q, k) => k > i && !users.has(k))) && p.some((t) => t.role === 'noun' && !FORMAT.has(t.word));
-  const firstAt = parts.findIndex(subjectOf);
+  // No part but its users names a subject ("SaaS for dentists to manage patient reminders"): the first with a noun.
+  const firstAt = parts.some((p) => subjectOf(p)) ? parts.findIndex((p) => subjectOf(p)) : parts.findIndex((p, i) => !users.has(i));
   const brandOnly = firstAt >= 0 && parts[firstAt]!.every((t) => t.organization || t.role !== 'noun');
   const afterBrand = brandOnly ? parts.findIndex((p, i) => i > firstAt && subjectOf(p)) : -1;
   const productAt = afterBrand >= 0 ? afterBrand : firstAt;
@@ -171,10 +174,7 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
     // Not a modifier that says where, how or at what price it comes (a search adds those as it likes:
     // "local handymen", "online tutoring"), nor a participle or a hyphenated one ("automated", "eco-friendly").
     const lone =
-      before?.role === 'modifier' &&
-      part[head - 2]?.role !== 'noun' &&
-      !/-|ed$/.test(before.word) &&
-      !CHANNEL_MODIFIERS.has(before.word);
+      before?.role === 'modifier' && part[head - 2]?.role !== 'noun' && !/-|ed$/.test(before.word) && !CHANNEL_MODIFIERS.has(before.word);
     const subjectAt = before && (before.role === 'noun' || activity || lone) ? (part[head - 2]?.joinsNext ? head - 2 : head - 1) : head;
     for (let n = Math.min(3, part.length); n >= 1; n -= 1)
       for (let i = 0; i + n <= part.length; i += 1) {
