@@ -148,7 +148,8 @@ export function singular(noun: string): string {
 }
 
 /** Endings that make a noun of a verb ("rent-al", "manage-ment", "install-ation", "inspect-ion", "deliver-y"). */
-const NOMINAL_ENDINGS = [/ation$/, /ition$/, /(?<=[st])ion$/, /ment$/, /al$/, /ery$/, /y$/];
+// "-y" only after "-er" ("deliver-y", "recover-y"): "party" is not "part-y".
+const NOMINAL_ENDINGS = [/ation$/, /ition$/, /(?<=[st])ion$/, /ment$/, /al$/, /ery$/, /(?<=er)y$/];
 
 /**
  * Whether a noun is made from a verb ("rental", "management", "installation",
