@@ -143,8 +143,9 @@ const classifies = (adjective: string, noun: string) => lexicalised(adjective, n
 
 /** A noun's singular as the tagger makes it ("flowers": "flower"); a noun before another is singular in English ("flower subscription"). */
 export function singular(noun: string): string {
-  const one = (nlp(noun).nouns() as unknown as { toSingular(): { text(): string } }).toSingular().text().toLowerCase();
-  return one || noun;
+  // After "the", where a noun must stand: alone, the tagger may read "flowers" as a verb.
+  const one = (nlp(`the ${noun}`).nouns() as unknown as { toSingular(): { text(): string } }).toSingular().text().toLowerCase();
+  return one.replace(/^the\s+/, '') || noun;
 }
 
 /** Endings that make a noun of a verb ("rent-al", "manage-ment", "install-ation", "inspect-ion", "deliver-y"). */

@@ -201,7 +201,8 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
           ),
         });
       }
-    const subjectWords = part.slice(subjectAt, head + 1);
+    // A subject of one noun and its modifier ("fresh flowers") goes with the form by its noun ("flower subscription").
+    const subjectWords = part.slice(lone ? head : subjectAt, head + 1);
     if (product && forms.length > 0 && subjectWords.length === 1 && !subjectWords[0]!.people) {
       // Before the form, the subject is singular, as an English compound has it ("flower subscription").
       const word = singular(subjectWords[0]!.word);
