@@ -310,7 +310,10 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       role =
         /[a-z]{3}ing$/.test(word) &&
         current.length === 0 &&
-        (opensObject(next) || (i > 0 && boundary(i - 1) && next !== undefined && isModifier(next) && !isNoun(next)))
+        (opensObject(next) ||
+          // After "I'm", "we are": a verb ("I'm thinking of a mobile coffee cart").
+          (i > 0 && (words[i - 1]!.tags.has('Copula') || words[i - 1]!.tags.has('Auxiliary'))) ||
+          (i > 0 && boundary(i - 1) && next !== undefined && isModifier(next) && !isNoun(next)))
           ? null
           : 'noun';
     else if (isModifier(w))
