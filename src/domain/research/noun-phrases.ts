@@ -292,8 +292,13 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
           (isModifier(next) && !isNoun(next)) ||
           opensObject(next) ||
           plain(next.text) === 'to');
+      // After people in the plural, it is what they do ("parents doing school runs"): an English compound
+      // takes its first noun in the singular ("dog grooming"), people who do are its subject.
+      const prev = current.length > 0 ? words[endAt] : undefined;
+      const theyDo = prev !== undefined && prev.tags.has('Plural') && prev.tags.has('Actor') && !lexicalised(current.at(-1)!.word, word);
+      if (theyDo) close();
       // Opening the idea, it is a noun only where the tagger reads it as one ("parking spot", not "renting camping gear").
-      role = !takesObject && (current.length > 0 || (i === 0 && nounLike(next) && canBeNoun(word))) ? 'noun' : null;
+      role = !takesObject && !theyDo && (current.length > 0 || (i === 0 && nounLike(next) && canBeNoun(word))) ? 'noun' : null;
     } else if (isVerb(w) && !isNoun(w)) {
       // Opening the idea, it may also start a compound through an -ing word ("Bike fitting studio").
       const inPhrase = (current.length > 0 || i === 0) && (nounLike(next) || (i === 0 && ingAdjective(next) && nounLike(words[i + 2])));
