@@ -22,6 +22,8 @@ export interface PhraseToken {
   organization?: boolean;
   /** An adjective read as a noun because it names the thing with the noun after it ("mental health", "social media"). */
   classifier?: true;
+  /** Nouns joined by a hyphen ("parent-teacher"): as a modifier, it says which kind, as a noun would. */
+  nounPair?: true;
   /** One name with the word after it ("mental" in "mental health", "power" in "power tools"): a search does not split them. */
   joinsNext?: true;
 }
@@ -76,6 +78,8 @@ function tagged(text: string): Tagged[] {
     const last = parts.at(-1)!;
     // One word, with its last part's tags: nounChunks decides whether it modifies ("last-minute") or names ("co-working").
     const tags = new Set<string>(parts.length > 1 ? [...last.tags, 'Hyphenated'] : t.tags);
+    // Nouns joined ("parent-teacher"): a kind, as a noun before a noun is; not a quality ("eco-friendly", "last-minute").
+    if (parts.length > 1 && parts.every((p) => p.tags.includes('Noun') && !p.tags.includes('Adjective'))) tags.add('NounPair');
     out.push({ text: parts.map((p) => p.text).join('-'), tags, post: last.post });
   }
   return out;
@@ -345,6 +349,7 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       people: w.tags.has('Plural') && (w.tags.has('Actor') || (opener === 'for' && AGENT_PLURAL.test(word))),
       ...(w.tags.has('Organization') ? { organization: true } : {}),
       ...(classifier ? { classifier: true as const } : {}),
+      ...(w.tags.has('NounPair') ? { nounPair: true as const } : {}),
     });
     endAt = i;
     // A comma, a full stop or a bracket ends the phrase.

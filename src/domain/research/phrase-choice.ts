@@ -174,7 +174,10 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
     // Not a modifier that says where, how or at what price it comes (a search adds those as it likes:
     // "local handymen", "online tutoring"), nor a participle or a hyphenated one ("automated", "eco-friendly").
     const lone =
-      before?.role === 'modifier' && part[head - 2]?.role !== 'noun' && !/-|ed$/.test(before.word) && !CHANNEL_MODIFIERS.has(before.word);
+      before?.role === 'modifier' &&
+      part[head - 2]?.role !== 'noun' &&
+      (before.nounPair === true || !/-|ed$/.test(before.word)) &&
+      !CHANNEL_MODIFIERS.has(before.word);
     const subjectAt = before && (before.role === 'noun' || activity || lone) ? (part[head - 2]?.joinsNext ? head - 2 : head - 1) : head;
     for (let n = Math.min(3, part.length); n >= 1; n -= 1)
       for (let i = 0; i + n <= part.length; i += 1) {
