@@ -9,9 +9,10 @@
 //                the held-out half measured once at the end
 //   fresh-4-*    64 more, written and committed on 2026-11-28 before the fourth round and measured first
 //                (28/32 and 27/32 among the measured, 14/32 and 17/32 first by prior); first 32 rows
-//                tuning, last 32 held-out, the held-out half measured once at the end, its misses unseen
-//   fresh-5      40 more, written after that final measurement and committed before being measured once,
-//                blind, with no change after
+//                tuning, last 32 held-out, the held-out half measured once at the end of the round, its
+//                misses unseen until then (17/32 and 27/32, blind); then tuned on in a fifth round
+//   fresh-5      40 more, written after that measurement and committed before being measured (blind,
+//                misses never printed): after the fourth round, and again after the fifth
 //   held-in, tuning, quick-start: the ideas the method was built on, the among them
 // each with the phrases (any of) a person would search to find such a product.
 // Two figures: an acceptable phrase among the four step 4 measures, and FIRST
@@ -123,15 +124,16 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     expect(tuned.first_by_prior).toBeGreaterThanOrEqual(21);
   });
 
-  it('fresh-4-held-out (never tuned on): an acceptable phrase among the four measured for ≥ 27/32, first by prior for ≥ 17/32', () => {
+  it('fresh-4-held-out (blind at the fourth round, tuned on since): among the four measured for ≥ 27/32, first by prior for ≥ 20/32', () => {
     const held = measure('fresh-4-held-out');
     const tuned = measure('fresh-4-tuning');
     console.log(JSON.stringify({ fresh_4_held_out: { ...held, misses: held.misses.length }, fresh_4_tuning: tuned }, null, 1));
     expect(held.of).toBe(32);
     expect(tuned.of).toBe(32);
-    // 2026-11-28, measured once after the fourth round: 27/32 and 17/32, as before it (no gain on unseen ideas). docs/research.md.
+    // 2026-11-28, measured once after the fourth round, blind: 27/32 and 17/32, as before it (no gain on unseen ideas);
+    // 27/32 and 20/32 after the fifth round, which was tuned on its misses. docs/research.md.
     expect(held.among_measured).toBeGreaterThanOrEqual(27);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(17);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(20);
     // Tuned on: 30/32 and 25/32 (before: 28/32 and 14/32).
     expect(tuned.among_measured).toBeGreaterThanOrEqual(30);
     expect(tuned.first_by_prior).toBeGreaterThanOrEqual(25);
@@ -141,7 +143,7 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     const held = measure('fresh-5');
     console.log(JSON.stringify({ fresh_5: { ...held, misses: held.misses.length } }, null, 1));
     expect(held.of).toBe(40);
-    // 2026-11-28, measured once, blind, after the fourth round: 37/40 and 25/40 (the code before it: 36/40 and 22/40).
+    // 2026-11-28, blind: 37/40 and 25/40 after the fourth round (the code before it: 36/40 and 22/40), the same after the fifth.
     expect(held.among_measured).toBeGreaterThanOrEqual(37);
     expect(held.first_by_prior).toBeGreaterThanOrEqual(25);
   });
@@ -236,6 +238,11 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     expect(first('PetPal: a smart collar that tracks your cat’s activity and health')).toBe('smart collar');
     expect(first('Personal trainer marketplace for new mums')).toBe('personal trainer');
     expect(first('Marketplace for hiring local handymen')).toBe('handymen');
+    expect(first('Parent-teacher communication platform for primary schools')).toBe('parent-teacher communication');
+    // What people in the plural do is a verb, and so is a gerund after "I'm".
+    expect(all('Carpooling app for parents doing school runs')).not.toContain('parents doing');
+    expect(first("I'm thinking of a mobile coffee cart for corporate events")).toBe('coffee cart');
+    expect(first('Skincare routine builder based on your skin type')).toBe('skincare routine');
     // Three nouns before "software" branch left; a subject before its form is singular.
     expect(first('Fleet maintenance software for small trucking companies')).toBe('fleet maintenance');
     const flowers = measuredPhrases(phraseCandidates('Subscription service delivering fresh flowers to offices every week', []));
