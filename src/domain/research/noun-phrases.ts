@@ -245,6 +245,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       // "Tinder but for finding a gym buddy", "Think Airbnb, but for boats": what comes before "but for" is the model, not the subject.
       if (plain(words[endAt + 1]?.text ?? '') === 'but' && plain(words[endAt + 2]?.text ?? '') === 'for')
         for (const t of current) t.organization = true;
+      // "PetPal: a smart collar …", "My idea: …": what opens the idea before a colon is its name or a label, not its subject.
+      if (chunks.length === 0 && last.post.includes(':') && endAt < words.length - 1) for (const t of current) t.organization = true;
       chunks.push({
         tokens: current,
         ...(users ? { users: true as const } : {}),

@@ -27,7 +27,7 @@ import { madeFromVerb, nounChunks, singular, type PhraseToken } from './noun-phr
 
 /** Nouns that name the kind of business, not its subject: they end a phrase and weigh nothing. */
 const GENERIC = new Set(
-  'app apps application applications platform platforms service services tool tools startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business ai idea concept'.split(
+  'app apps application applications platform platforms service services tool tools startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business ai'.split(
     ' ',
   ),
 );
@@ -39,14 +39,14 @@ const GENERIC = new Set(
  * They stay in the candidates; only the subject is read past them.
  */
 const FORMAT = new Set(
-  'subscription subscriptions box boxes membership kit kits van vans booking bookings reminder reminders checklist tracker checker finder monitor monitors comparison help delivery installation installations quote quotes consultation consultations coaching chatbot store ordering tour tours course courses builder generator planner calculator'.split(
+  'subscription subscriptions box boxes membership kit kits van vans booking bookings reminder reminders checklist tracker checker finder monitor monitors comparison help delivery installation installations quote quotes consultation consultations coaching chatbot store ordering tour tours course courses builder generator'.split(
     ' ',
   ),
 );
 
 /** Modifiers that say where, when or at what price a product comes, not which product: a search leaves them out. */
 const CHANNEL_MODIFIERS = new Set(
-  'local online mobile virtual digital cheap affordable best new free custom personalized premium'.split(' '),
+  'local online mobile virtual digital cheap affordable best new other free custom personalized premium'.split(' '),
 );
 
 /** How much the audience's words weigh against the product's. */
