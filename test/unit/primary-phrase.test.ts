@@ -13,6 +13,7 @@
 //                misses unseen until then (17/32 and 27/32, blind); then tuned on in a fifth round
 //   fresh-5      40 more, written after that measurement and committed before being measured (blind,
 //                misses never printed): after the fourth round, and again after the fifth
+//   fresh-6      30 more, written after the fifth round, committed, measured once blind, no change after
 //   held-in, tuning, quick-start: the ideas the method was built on, the among them
 // each with the phrases (any of) a person would search to find such a product.
 // Two figures: an acceptable phrase among the four step 4 measures, and FIRST
@@ -146,6 +147,15 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     // 2026-11-28, blind: 37/40 and 25/40 after the fourth round (the code before it: 36/40 and 22/40), the same after the fifth.
     expect(held.among_measured).toBeGreaterThanOrEqual(37);
     expect(held.first_by_prior).toBeGreaterThanOrEqual(25);
+  });
+
+  it('fresh-6 (never tuned on): an acceptable phrase among the four measured for ≥ 26/30, first by prior for ≥ 21/30', () => {
+    const held = measure('fresh-6');
+    console.log(JSON.stringify({ fresh_6: { ...held, misses: held.misses.length } }, null, 1));
+    expect(held.of).toBe(30);
+    // 2026-11-28, measured once, blind, after the fifth round: 26/30 and 21/30 (the code before the fourth round: 26/30 and 19/30).
+    expect(held.among_measured).toBeGreaterThanOrEqual(26);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(21);
   });
 
   it('a name the language made of two words stays whole (WordNet): not a modifier and its noun', () => {
