@@ -22,6 +22,8 @@ export interface PhraseToken {
   organization?: boolean;
   /** An adjective read as a noun because it names the thing with the noun after it ("mental health", "social media"). */
   classifier?: true;
+  /** Nouns joined by a hyphen ("parent-teacher"): as a modifier, it says which kind, as a noun would. */
+  nounPair?: true;
   /** One name with the word after it ("mental" in "mental health", "power" in "power tools"): a search does not split them. */
   joinsNext?: true;
 }
@@ -29,6 +31,14 @@ export interface PhraseToken {
 /** A run of words the tagger reads as one noun phrase, in the idea's order. */
 export interface NounChunk {
   tokens: PhraseToken[];
+  /**
+   * Who uses the product, not the product: people doing something in a clause of the idea
+   * ("where landlords can screen tenants", "for restaurants to order produce", "helps freelancers
+   * track their hours") or met with others ("connects homeowners with plumbers").
+   */
+  users?: true;
+  /** Opened by "for": who or what it is for, when its last word is people ("for craft beer lovers"). */
+  afterFor?: true;
 }
 
 /** Markup is never part of an idea: script and style elements go with their content, other tags and entities go. */
@@ -68,6 +78,8 @@ function tagged(text: string): Tagged[] {
     const last = parts.at(-1)!;
     // One word, with its last part's tags: nounChunks decides whether it modifies ("last-minute") or names ("co-working").
     const tags = new Set<string>(parts.length > 1 ? [...last.tags, 'Hyphenated'] : t.tags);
+    // Nouns joined ("parent-teacher"): a kind, as a noun before a noun is; not a quality ("eco-friendly", "last-minute").
+    if (parts.length > 1 && parts.every((p) => p.tags.includes('Noun') && !p.tags.includes('Adjective'))) tags.add('NounPair');
     out.push({ text: parts.map((p) => p.text).join('-'), tags, post: last.post });
   }
   return out;
@@ -133,8 +145,16 @@ export function lexicalised(...words: string[]): boolean {
 /** An adjective that names the thing with the noun after it: a WordNet compound, or relational in its first sense. */
 const classifies = (adjective: string, noun: string) => lexicalised(adjective, noun) || wordnet().relational.has(adjective);
 
+/** A noun's singular as the tagger makes it ("flowers": "flower"); a noun before another is singular in English ("flower subscription"). */
+export function singular(noun: string): string {
+  // After "the", where a noun must stand: alone, the tagger may read "flowers" as a verb.
+  const one = (nlp(`the ${noun}`).nouns() as unknown as { toSingular(): { text(): string } }).toSingular().text().toLowerCase();
+  return one.replace(/^the\s+/, '') || noun;
+}
+
 /** Endings that make a noun of a verb ("rent-al", "manage-ment", "install-ation", "inspect-ion", "deliver-y"). */
-const NOMINAL_ENDINGS = [/ation$/, /ition$/, /(?<=[st])ion$/, /ment$/, /al$/, /ery$/, /y$/];
+// "-y" only after "-er" ("deliver-y", "recover-y"): "party" is not "part-y".
+const NOMINAL_ENDINGS = [/ation$/, /ition$/, /(?<=[st])ion$/, /ment$/, /al$/, /ery$/, /(?<=er)y$/];
 
 /**
  * Whether a noun is made from a verb ("rental", "management", "installation",
@@ -165,6 +185,24 @@ export function madeFromVerb(word: string): boolean {
  */
 const AGENT_PLURAL = /[a-z](er|or|ist|ian|ent)s$/;
 
+/** Nouns that stand for anybody ("people can hire someone"): nobody searches them, so they are no part of a phrase. */
+const ANYBODY = new Set('people someone somebody anyone anybody everyone everybody'.split(' '));
+/** Whose it is ("my idea", "your plants"): the tagger may read these as nouns; they are never part of a search. */
+const OWNERS = new Set('my our your their his her its'.split(' '));
+/** Words that say the phrase before them does something: "can", "could" … (a modal), or "to" before a verb. */
+const isModal = (t: Tagged | undefined) => t !== undefined && t.tags.has('Modal');
+/** A verb in its plain form after a noun ("freelancers track", "people hire"): the noun is its subject. */
+const plainVerb = (t: Tagged | undefined) =>
+  t !== undefined &&
+  isVerb(t) &&
+  !isNoun(t) &&
+  !isGerund(t) &&
+  !t.tags.has('PastTense') &&
+  (t.tags.has('Infinitive') || t.tags.has('PresentTense'));
+/** A determiner or a pronoun after a verb is its object's start ("track their hours", "finding a buddy"). */
+const opensObject = (t: Tagged | undefined) =>
+  t !== undefined && (t.tags.has('Determiner') || t.tags.has('Pronoun') || t.tags.has('Possessive'));
+
 export interface ChunkOptions {
   /** Nouns that end a phrase as a preposition does ("platform", "app"): what follows them starts anew. */
   boundaries?: ReadonlySet<string>;
@@ -187,12 +225,35 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
   let current: PhraseToken[] = [];
   // The word before the phrase: after "for", a plural agent noun is who it is for ("for dog owners").
   let opener = '';
+  // Where the phrase ends in `words`: what follows it says whether it does something (its users).
+  let endAt = -1;
+  const meta: Array<{ person: boolean; beforeWith: boolean }> = [];
   const close = () => {
     current.forEach((t, k) => {
       const after = current[k + 1];
       if (after && t.role === 'noun' && after.role === 'noun' && lexicalised(t.word, after.word)) t.joinsNext = true;
     });
-    if (current.some((t) => t.role === 'noun')) chunks.push({ tokens: current });
+    if (current.some((t) => t.role === 'noun')) {
+      const last = words[endAt]!;
+      const after = /[,.;:!?|/–—()]/.test(last.post) ? undefined : words[endAt + 1];
+      const person = last.tags.has('Plural') && (last.tags.has('Actor') || AGENT_PLURAL.test(plain(last.text)));
+      // A plural before a verb is its subject ("helps freelancers track", "lets small gyms manage").
+      const users =
+        isModal(after) ||
+        (opener === 'for' && plain(after?.text ?? '') === 'to' && plainVerb(words[endAt + 2])) ||
+        (last.tags.has('Plural') && plainVerb(after));
+      // "Tinder but for finding a gym buddy", "Think Airbnb, but for boats": what comes before "but for" is the model, not the subject.
+      if (plain(words[endAt + 1]?.text ?? '') === 'but' && plain(words[endAt + 2]?.text ?? '') === 'for')
+        for (const t of current) t.organization = true;
+      // "PetPal: a smart collar …", "My idea: …": what opens the idea before a colon is its name or a label, not its subject.
+      if (chunks.length === 0 && last.post.includes(':') && endAt < words.length - 1) for (const t of current) t.organization = true;
+      chunks.push({
+        tokens: current,
+        ...(users ? { users: true as const } : {}),
+        ...(opener === 'for' ? { afterFor: true as const } : {}),
+      });
+      meta.push({ person, beforeWith: plain(after?.text ?? '') === 'with' });
+    }
     current = [];
   };
   words.forEach((w, i) => {
@@ -207,7 +268,7 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     let role: Role | null = null;
     let classifier = false;
     // A bare number or a single letter is nobody's search ("x").
-    if (word.length < 2 || /^\d+$/.test(word)) role = null;
+    if (word.length < 2 || /^\d+$/.test(word) || ANYBODY.has(word) || OWNERS.has(word)) role = null;
     else if (boundary(i)) {
       close();
       return;
@@ -229,17 +290,43 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     else if (ingAdjective(w) && current.some((t) => t.role === 'noun') && nounLike(next)) role = 'noun';
     else if (isGerund(w)) {
       // A gerund before an adjective, a name or an acronym takes an object: a verb ("using AI", "hiring local handymen").
-      const takesObject = next !== undefined && (looksAcronym(next) || next.tags.has('ProperNoun') || (isModifier(next) && !isNoun(next)));
+      // Before a determiner, a pronoun or "to", it is a verb too ("musicians looking to form a band").
+      const takesObject =
+        next !== undefined &&
+        (looksAcronym(next) ||
+          next.tags.has('ProperNoun') ||
+          (isModifier(next) && !isNoun(next)) ||
+          opensObject(next) ||
+          plain(next.text) === 'to');
+      // After people in the plural, it is what they do ("parents doing school runs"): an English compound
+      // takes its first noun in the singular ("dog grooming"), people who do are its subject.
+      const prev = current.length > 0 ? words[endAt] : undefined;
+      const theyDo = prev !== undefined && prev.tags.has('Plural') && prev.tags.has('Actor') && !lexicalised(current.at(-1)!.word, word);
+      if (theyDo) close();
       // Opening the idea, it is a noun only where the tagger reads it as one ("parking spot", not "renting camping gear").
-      role = !takesObject && (current.length > 0 || (i === 0 && nounLike(next) && canBeNoun(word))) ? 'noun' : null;
+      role = !takesObject && !theyDo && (current.length > 0 || (i === 0 && nounLike(next) && canBeNoun(word))) ? 'noun' : null;
     } else if (isVerb(w) && !isNoun(w)) {
       // Opening the idea, it may also start a compound through an -ing word ("Bike fitting studio").
       const inPhrase = (current.length > 0 || i === 0) && (nounLike(next) || (i === 0 && ingAdjective(next) && nounLike(words[i + 2])));
       // Between nouns, a word that can be a noun is one ("farmers market delivery", "herb garden kit").
       if (inPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
       else if (inPhrase && w.tags.has('PastTense')) role = 'modifier';
-      else if (current.some((t) => t.role === 'noun') && endsPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
-    } else if (isNoun(w)) role = 'noun';
+      // Not before its object, though: "freelancers track their hours" is a verb.
+      else if (current.some((t) => t.role === 'noun') && endsPhrase && !w.tags.has('PastTense') && !opensObject(next) && canBeNoun(word))
+        role = 'noun';
+    } else if (isNoun(w))
+      // An -ing word the tagger took for a noun is a verb where it takes an object: before a determiner
+      // ("finding a gym buddy"), or opening a phrase after a boundary, before a modifier ("service
+      // delivering fresh flowers").
+      role =
+        /[a-z]{3}ing$/.test(word) &&
+        current.length === 0 &&
+        (opensObject(next) ||
+          // After "I'm", "we are": a verb ("I'm thinking of a mobile coffee cart").
+          (i > 0 && (words[i - 1]!.tags.has('Copula') || words[i - 1]!.tags.has('Auxiliary'))) ||
+          (i > 0 && boundary(i - 1) && next !== undefined && isModifier(next) && !isNoun(next)))
+          ? null
+          : 'noun';
     else if (isModifier(w))
     // An adjective that closes its phrase before a boundary names the thing ("boat rental marketplace"); one
     // the language joins to the noun after it is part of its name ("mental health", "solar panel", "social media").
@@ -264,11 +351,19 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       people: w.tags.has('Plural') && (w.tags.has('Actor') || (opener === 'for' && AGENT_PLURAL.test(word))),
       ...(w.tags.has('Organization') ? { organization: true } : {}),
       ...(classifier ? { classifier: true as const } : {}),
+      ...(w.tags.has('NounPair') ? { nounPair: true as const } : {}),
     });
+    endAt = i;
     // A comma, a full stop or a bracket ends the phrase.
     if (/[,.;:!?|/–—()]/.test(w.post)) close();
   });
   close();
+  // People met with other people ("matches dog owners with local dog sitters", "connects homeowners
+  // with plumbers"): the ones found are the service; those who look for them use it. People met with
+  // anything else are the service ("connecting freelance photographers with small businesses").
+  chunks.forEach((c, k) => {
+    if (meta[k]!.person && meta[k]!.beforeWith && meta[k + 1]?.person) c.users = true;
+  });
   return chunks;
 }
 

@@ -23,7 +23,7 @@
 // phrase discovery found among Google's trending searches is a search already:
 // it is its own primary phrase. docs/research.md has the hit rate on a
 // labelled set.
-import { madeFromVerb, nounChunks, type PhraseToken } from './noun-phrases.js';
+import { madeFromVerb, nounChunks, singular, type PhraseToken } from './noun-phrases.js';
 
 /** Nouns that name the kind of business, not its subject: they end a phrase and weigh nothing. */
 const GENERIC = new Set(
@@ -39,9 +39,14 @@ const GENERIC = new Set(
  * They stay in the candidates; only the subject is read past them.
  */
 const FORMAT = new Set(
-  'subscription subscriptions box boxes membership kit kits van vans booking bookings reminder reminders checklist tracker checker finder monitor monitors comparison help delivery installation installations quote quotes consultation consultations coaching chatbot store ordering tour tours course courses'.split(
+  'subscription subscriptions box boxes membership kit kits van vans booking bookings reminder reminders checklist tracker checker finder monitor monitors comparison help delivery installation installations quote quotes consultation consultations coaching chatbot store ordering tour tours course courses builder generator'.split(
     ' ',
   ),
+);
+
+/** Modifiers that say where, when or at what price a product comes, not which product: a search leaves them out. */
+const CHANNEL_MODIFIERS = new Set(
+  'local online mobile virtual digital cheap affordable best new other free custom personalized premium'.split(' '),
 );
 
 /** How much the audience's words weigh against the product's. */
@@ -81,11 +86,11 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** The idea's parts: its noun phrases cut at the words that name a kind of business, in order. */
 export function ideaParts(idea: string): PhraseToken[][] {
-  const parts: PhraseToken[][] = [];
-  // Words that name a kind of business end a phrase: what follows starts anew ("platform connecting …" is a verb).
-  for (const chunk of nounChunks(idea, { boundaries: GENERIC })) parts.push(chunk.tokens);
-  return parts;
+  return chunksOf(idea).map((c) => c.tokens);
 }
+
+// Words that name a kind of business end a phrase: what follows starts anew ("platform connecting …" is a verb).
+const chunksOf = (idea: string) => nounChunks(idea, { boundaries: GENERIC });
 
 /** A phrase an operator or Google gave, as a search: lower case, single spaces. */
 const asSearch = (text: string) => text.trim().toLowerCase().replace(/\s+/g, ' ');
@@ -103,18 +108,25 @@ export interface CandidateOptions {
  */
 export function phraseCandidates(idea: string, hints: readonly string[], options: CandidateOptions | number = {}): PhraseCandidate[] {
   const { trending, max = 8 } = typeof options === 'number' ? { max: options } : options;
-  const parts = ideaParts(idea);
+  const chunks = chunksOf(idea);
+  const parts = chunks.map((c) => c.tokens);
   // The product: the first part with a noun that is not a format, past a brand named as a model
-  // ("Uber for dog walking", "Airbnb for boats": the subject follows the brand).
-  const subjectOf = (p: PhraseToken[]) => p.some((t) => t.role === 'noun' && !FORMAT.has(t.word));
-  const firstAt = parts.findIndex(subjectOf);
+  // ("Uber for dog walking", "Airbnb for boats": the subject follows the brand) and past the people
+  // who use it ("where landlords can screen …", "connects homeowners with plumbers").
+  const users = new Set(chunks.flatMap((c, i) => (c.users ? [i] : [])));
+  const subjectOf = (p: PhraseToken[], i = parts.indexOf(p)) =>
+    !(users.has(i) && parts.some((q, k) => k > i && !users.has(k))) && p.some((t) => t.role === 'noun' && !FORMAT.has(t.word));
+  // No part but its users names a subject ("SaaS for dentists to manage patient reminders"): the first with a noun.
+  const firstAt = parts.some((p) => subjectOf(p)) ? parts.findIndex((p) => subjectOf(p)) : parts.findIndex((p, i) => !users.has(i));
   const brandOnly = firstAt >= 0 && parts[firstAt]!.every((t) => t.organization || t.role !== 'noun');
   const afterBrand = brandOnly ? parts.findIndex((p, i) => i > firstAt && subjectOf(p)) : -1;
   const productAt = afterBrand >= 0 ? afterBrand : firstAt;
-  // Each part's head: its last noun that is not a format or people ("craft beer lovers": the beer; "padel court bookings": the court).
-  const heads = parts.map((part) => {
+  // Each part's head: its last noun that is not a format or people it is for ("for craft beer lovers": the beer;
+  // "padel court bookings": the court). People not after "for" may be the product ("birthday party entertainers").
+  const heads = parts.map((part, p) => {
     let head = part.length - 1;
-    while (head > 0 && (FORMAT.has(part[head]!.word) || part[head]!.people) && part.slice(0, head).some((t) => t.role === 'noun'))
+    const forWhom = (t: PhraseToken) => t.people && chunks[p]!.afterFor === true;
+    while (head > 0 && (FORMAT.has(part[head]!.word) || forWhom(part[head]!)) && part.slice(0, head).some((t) => t.role === 'noun'))
       head -= 1;
     while (head > 0 && part[head]!.role !== 'noun') head -= 1;
     // Three nouns or more, the last or the one before it made from a verb: the compound branches left
@@ -122,7 +134,14 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
     // subject is the two nouns before the last, and the last says in what form it comes.
     // Nouns proper: an adjective that classifies ("electric bike rental", "real estate photography") does not make a third.
     const run = (k: number) => k >= 0 && part[k]!.role === 'noun' && !part[k]!.acronym && !part[k]!.classifier;
-    if (head >= 2 && run(head) && run(head - 1) && run(head - 2) && (madeFromVerb(part[head]!.word) || madeFromVerb(part[head - 1]!.word)))
+    // So does a run of three before "software", which names the kind of product ("[fleet maintenance] software").
+    if (
+      head >= 2 &&
+      run(head) &&
+      run(head - 1) &&
+      run(head - 2) &&
+      (madeFromVerb(part[head]!.word) || madeFromVerb(part[head - 1]!.word) || part[head]!.word === 'software')
+    )
       head -= 1;
     return head;
   });
@@ -150,7 +169,16 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
     const before = part[head - 1];
     const activity = part[head]!.word.endsWith('ing') && !before?.word.endsWith('ed');
     // A subject never splits one name ("[real estate] photography").
-    const subjectAt = before && (before.role === 'noun' || activity) ? (part[head - 2]?.joinsNext ? head - 2 : head - 1) : head;
+    // A lone noun after its modifier is searched with it: one noun says too little ("smart collar",
+    // "personal trainer", "billable hours", "wholesale produce").
+    // Not a modifier that says where, how or at what price it comes (a search adds those as it likes:
+    // "local handymen", "online tutoring"), nor a participle or a hyphenated one ("automated", "eco-friendly").
+    const lone =
+      before?.role === 'modifier' &&
+      part[head - 2]?.role !== 'noun' &&
+      (before.nounPair === true || !/-|ed$/.test(before.word)) &&
+      !CHANNEL_MODIFIERS.has(before.word);
+    const subjectAt = before && (before.role === 'noun' || activity || lone) ? (part[head - 2]?.joinsNext ? head - 2 : head - 1) : head;
     for (let n = Math.min(3, part.length); n >= 1; n -= 1)
       for (let i = 0; i + n <= part.length; i += 1) {
         const tokens = part.slice(i, i + n);
@@ -176,10 +204,12 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
           ),
         });
       }
-    const subjectWords = part.slice(subjectAt, head + 1);
+    // A subject of one noun and its modifier ("fresh flowers") goes with the form by its noun ("flower subscription").
+    const subjectWords = part.slice(lone ? head : subjectAt, head + 1);
     if (product && forms.length > 0 && subjectWords.length === 1 && !subjectWords[0]!.people) {
-      const word = subjectWords[0]!.word;
-      const coverage = round3((weight.get(word) ?? 0) / Math.max(total, 1e-9));
+      // Before the form, the subject is singular, as an English compound has it ("flower subscription").
+      const word = singular(subjectWords[0]!.word);
+      const coverage = round3((weight.get(subjectWords[0]!.word) ?? 0) / Math.max(total, 1e-9));
       const withForm = [...forms.map((f) => [word, f]), forms.length > 1 ? [word, ...forms] : []].filter((w) => w.length > 1);
       for (const words of withForm) {
         const phrase = words.join(' ');
