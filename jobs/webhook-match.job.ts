@@ -58,10 +58,24 @@ export async function enqueueDeliveries(deps: Omit<MatchDeps, 'index'>, ids: rea
     ids.map((id, i) => ({
       data: deliveryPayload({ id }),
       key: [],
-      choice: { priority: turns[i]!, ...(admitted.get(jobIds[i]!) === false ? { delay: PARKED_SLEEP_MS } : {}) },
+      choice: choiceOf(admitted.get(jobIds[i]!), turns[i]!),
     })),
   );
   for (const jobId of await (deps.gate?.claimWakes(parked) ?? [])) await (await deps.webhooks.getJob(jobId))?.promote();
+}
+
+/**
+ * Where a delivery's job goes: given a slot (`true`), it runs next, before
+ * the other jobs' turns (priority 0: BullMQ's wait list), since the slot is
+ * already held for it and an account has few such at once (its slots), and
+ * its delivery then carries the account's parked backlog (delivery-runner.ts
+ * carryOn) while matching goes on; parked (`false`), it sleeps until woken;
+ * without a gate, it takes its turn.
+ */
+function choiceOf(admitted: boolean | undefined, turn: number): { priority: number; delay?: number } {
+  if (admitted === true) return { priority: 0 };
+  if (admitted === false) return { priority: turn, delay: PARKED_SLEEP_MS };
+  return { priority: turn };
 }
 
 export function webhookMatchProcessor(deps: MatchDeps) {

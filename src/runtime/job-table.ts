@@ -146,14 +146,22 @@ export function jobTable(p: PipelineParts): JobEntry[] {
         onChange: () => bumpSubscriptionsVersion(p.redis, p.redisKeys.subscriptionsVersion),
         gate,
         // A job not asleep (yet, or any more) is not an error: it finds its wake-up or its slot itself.
+        // It holds the slot handed to it: it runs next (priority 0, as deliveries given a slot when enqueued), not at its turn.
         wake: async (jobId) => {
           const job = await p.queues.webhooks.getJob(jobId);
           return job
-            ? job.promote().then(
-                () => true,
-                () => false,
-              )
+            ? job
+                .changePriority({ priority: 0 })
+                .then(() => job.promote())
+                .then(
+                  () => true,
+                  () => false,
+                )
             : false;
+        },
+        // Delivered in its stead by the job that held its account's slot; a job running (locked) is left to find its row delivered.
+        forget: async (jobId) => {
+          await p.queues.webhooks.remove(jobId);
         },
       }),
     ),

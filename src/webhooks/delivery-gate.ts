@@ -2,7 +2,8 @@
 // account's slots, and its subscription's circuit, kept in Redis so every
 // worker sees them. A delivery its account's slots refuse is parked: it sleeps
 // until the account frees a slot, and the slot is handed to it then (the
-// account's parked jobs go in arrival order); nothing asks again on a timer.
+// account's parked jobs go in arrival order; the job that freed it may send
+// it in its stead: delivery-runner.ts carryOn); nothing asks again on a timer.
 // Deliveries enqueued while their account's slots are full are parked as they
 // are enqueued (admit), so workers take only deliveries that may go. What the
 // circuit refuses waits without spending an attempt; what it waits for is the

@@ -7,7 +7,7 @@
 import { Batcher } from '../db/batcher.js';
 import type { Db } from '../db/connection.js';
 import type { AddressPolicy } from '../domain/webhooks/address-policy.js';
-import { afterAttempt, beforeAttempt } from '../domain/webhooks/delivery-decision.js';
+import { afterAttempt, beforeAttempt, type AfterAttempt, type DeliveryState } from '../domain/webhooks/delivery-decision.js';
 import { gateSleep, receiverFailing } from '../domain/webhooks/fairness.js';
 import { webhookDeliveries, webhookLatency } from '../observability/metrics.js';
 import { finishDelivery, loadDeliveries, recordAttempts, type AttemptRecord } from './delivery.repository.js';
@@ -31,10 +31,39 @@ export interface DeliverDeps {
   gate?: DeliveryGate;
   /** Wakes a parked delivery's job (its account handed it a slot); false if it is not asleep (yet). */
   wake?: (jobId: string) => Promise<boolean>;
+  /**
+   * Removes a parked delivery's job once this worker has delivered it in its
+   * stead (carryOn); none: every parked delivery is woken to run its own job.
+   */
+  forget?: (jobId: string) => Promise<void>;
 }
 
 /** How long a held delivery (its account suspended) sleeps before it looks again; `accounts resume` wakes it at once. */
 export const HELD_DELIVERY_RECHECK_MS = 60_000;
+
+/**
+ * How long one job goes on delivering its account's parked deliveries with
+ * its slot (carryOn) before it wakes the next one instead: long enough that
+ * the wake-ups cost little, short enough that a worker closing waits little.
+ */
+export const ADOPT_FOR_MS = 5_000;
+
+type DeliveryRow = NonNullable<Awaited<ReturnType<typeof loadDeliveries>>[number]>;
+
+const stateOf = (row: DeliveryRow): DeliveryState => ({
+  status: row.status,
+  subscriptionExists: row.sub_id !== null,
+  subscriptionState: row.state,
+  disabledReason: row.disabled_reason,
+  accountSuspended: row.account_status === 'suspended',
+});
+
+const ownerOf = (row: DeliveryRow): string => row.account_id ?? 'operators';
+
+/** The delivery a deliver job's id names (job-catalogue.ts: `deliver-<id>`, `deliver-<id>-replay-<n>`). */
+export function deliveryIdOfJob(jobId: string): string | undefined {
+  return /^deliver-([a-z]+_[^-]+)(?:-replay-\d+)?$/.exec(jobId)?.[1];
+}
 
 /** The job's side of an attempt: its id, and its attempts so far. */
 export interface AttemptJob {
@@ -80,7 +109,7 @@ class BodyCache {
 
 export class DeliveryRunner {
   private readonly bodies: BodyCache;
-  private readonly deliveries: Batcher<string, Awaited<ReturnType<typeof loadDeliveries>>[number]>;
+  private readonly deliveries: Batcher<string, DeliveryRow | undefined>;
   private readonly attempts: Batcher<AttemptRecord, void>;
 
   constructor(private readonly deps: DeliverDeps) {
@@ -89,14 +118,11 @@ export class DeliveryRunner {
     this.attempts = new Batcher((rows: AttemptRecord[]) => recordAttempts(deps.db, rows));
   }
 
-  /** Gives the slot back; the account's parked delivery it is handed to is woken now. */
-  private async leave(owner: string, subscriptionId: string, jobId: string, outcome: 'ok' | 'failing' | 'other'): Promise<void> {
-    const { gate, wake } = this.deps;
-    if (!gate) return;
-    const { woken } = await gate.leaveAndWake(owner, subscriptionId, jobId, outcome);
+  /** Wakes the parked delivery its account's freed slot was handed to: its job runs the attempt. */
+  private async wake(jobId: string | undefined): Promise<void> {
     // Not asleep yet (still lying down): it finds the wake-up itself (wokenWhileParking).
     // Once awake, its wake-up is left to lapse (60 s): one write less a delivery; found again, it would only wake a parked job once more.
-    if (woken && wake) await wake(woken);
+    if (jobId !== undefined && this.deps.wake) await this.deps.wake(jobId);
   }
 
   /** After a parked job has gone to sleep: whether a slot was handed to it meanwhile (then it wakes itself). */
@@ -108,13 +134,7 @@ export class DeliveryRunner {
     const { deps } = this;
     const row = await this.deliveries.submit(job.deliveryId);
     if (!row) return { kind: 'done', result: { skipped: 'no such delivery' } };
-    const before = beforeAttempt({
-      status: row.status,
-      subscriptionExists: row.sub_id !== null,
-      subscriptionState: row.state,
-      disabledReason: row.disabled_reason,
-      accountSuspended: row.account_status === 'suspended',
-    });
+    const before = beforeAttempt(stateOf(row));
     if (before.kind === 'skip') return { kind: 'done', result: { skipped: before.reason } };
     if (before.kind === 'hold') return { kind: 'sleep', ms: HELD_DELIVERY_RECHECK_MS };
     if (before.kind === 'close') {
@@ -123,7 +143,7 @@ export class DeliveryRunner {
     }
     const subscriptionId = row.sub_id!;
     const body = await this.bodies.get(row.event_id, deps.baseUrl);
-    const owner = row.account_id ?? 'operators';
+    const owner = ownerOf(row);
     if (deps.gate) {
       const entry = await deps.gate.enter(owner, subscriptionId, job.id);
       if (!entry.go) {
@@ -131,6 +151,38 @@ export class DeliveryRunner {
         return { kind: entry.why === 'account' ? 'park' : 'sleep', ms: baseMs + Math.floor(Math.random() * spreadMs) };
       }
     }
+    const { decision, code, attempt, next } = await this.sendOnce(row, owner, job.id, body, job);
+
+    if (decision.kind === 'delivered') {
+      if (decision.clearFailing) await setFailingSince(deps.db, subscriptionId, false);
+      if (next !== undefined) await this.carryOn(owner, next);
+      return { kind: 'done', result: { status: code, attempt } };
+    }
+    if (decision.markFailing) await setFailingSince(deps.db, subscriptionId, true);
+    if (decision.kind === 'retry') return { kind: 'failed', message: decision.message, final: false };
+    if (decision.disable) {
+      await disableBySystem(deps.db, subscriptionId, decision.disable);
+      await deps.onChange?.();
+    }
+    await finishDelivery(deps.db, row.id, 'failed', decision.error);
+    return { kind: 'failed', message: decision.message, final: true };
+  }
+
+  /**
+   * Signs and sends, gives the slot back (telling the circuit how the receiver
+   * answered) and records the attempt. The slot goes to the account's first
+   * parked delivery: after a delivered attempt it is answered (`next`), for
+   * this job to deliver in turn (carryOn); otherwise its own job is woken now.
+   */
+  private async sendOnce(
+    row: DeliveryRow,
+    owner: string,
+    jobId: string,
+    body: string,
+    job: { attemptsMade: number; maxAttempts: number },
+  ): Promise<{ decision: AfterAttempt; code: number | null; attempt: number; next: string | undefined }> {
+    const { deps } = this;
+    const subscriptionId = row.sub_id!;
     const attempt = row.attempts + 1;
     const at = new Date();
     const secrets = signingSecrets(deps.box, {
@@ -143,7 +195,7 @@ export class DeliveryRunner {
       // The event id is the webhook-id: identical across retries and replays, so receivers can deduplicate.
       result = await send(row.url!, { id: row.event_id, body, secrets }, deps.policy, deps.timeoutMs);
     } catch (error) {
-      await this.leave(owner, subscriptionId, job.id, 'other');
+      await this.wake((await deps.gate?.leaveAndWake(owner, subscriptionId, jobId, 'other'))?.woken);
       throw error;
     }
     const code = result.statusCode;
@@ -160,7 +212,10 @@ export class DeliveryRunner {
       now: new Date(),
     });
     const delivered = decision.kind === 'delivered';
-    await this.leave(owner, subscriptionId, job.id, delivered ? 'ok' : receiverFailing(code, result.refused) ? 'failing' : 'other');
+    const outcome = delivered ? 'ok' : receiverFailing(code, result.refused) ? 'failing' : 'other';
+    const woken = deps.gate ? (await deps.gate.leaveAndWake(owner, subscriptionId, jobId, outcome)).woken : undefined;
+    const next = delivered && deps.forget ? woken : undefined;
+    if (next === undefined) await this.wake(woken);
     if (code !== null) webhookLatency.observe(result.latencyMs / 1000);
     webhookDeliveries.inc({ outcome: decision.label });
     // One write (shared with the other deliveries finishing now): the attempt log and the delivery's new state.
@@ -173,18 +228,85 @@ export class DeliveryRunner {
       error: result.error,
       succeeded: delivered,
     });
+    return { decision, code, attempt, next };
+  }
 
-    if (decision.kind === 'delivered') {
-      if (decision.clearFailing) await setFailingSince(deps.db, subscriptionId, false);
-      return { kind: 'done', result: { status: code, attempt } };
+  /**
+   * Delivers, in this job, the account's parked deliveries its slot is handed
+   * to in turn, for ADOPT_FOR_MS at most; then the slot's holder is woken as
+   * before. Waking a parked job costs its account's slot some 100 ms (the
+   * promote, BullMQ's pickup, the row read again), longer than a loopback
+   * POST: with the slot kept here, one account's backlog moves at the pace of
+   * its receivers, not of the wake-ups (issue 48). The parked job stays asleep
+   * until its delivery is recorded, and is removed then: a crash meanwhile
+   * leaves it to wake at the end of its sleep and deliver (at least once).
+   * Nothing of another account's waits on this: its deliveries have slots of
+   * their own and take their turns in the queue.
+   */
+  private async carryOn(owner: string, first: string): Promise<void> {
+    const until = Date.now() + ADOPT_FOR_MS;
+    const removals: Array<Promise<void>> = [];
+    let next: string | undefined = first;
+    try {
+      while (next !== undefined && Date.now() < until) {
+        const jobId: string = next;
+        next = undefined;
+        try {
+          const step = await this.adopt(owner, jobId);
+          if (step.forget) removals.push(this.deps.forget!(jobId).catch(() => undefined));
+          next = step.next;
+        } catch {
+          // Its own job sees to it: woken now, or at the end of its sleep if Redis is away.
+          await this.wake(jobId).catch(() => undefined);
+        }
+      }
+      await this.wake(next);
+    } finally {
+      await Promise.all(removals);
     }
-    if (decision.markFailing) await setFailingSince(deps.db, subscriptionId, true);
-    if (decision.kind === 'retry') return { kind: 'failed', message: decision.message, final: false };
-    if (decision.disable) {
-      await disableBySystem(deps.db, subscriptionId, decision.disable);
-      await deps.onChange?.();
+  }
+
+  /**
+   * One parked delivery whose slot this job holds: answers the slot's next
+   * holder (undefined: none, or woken already) and whether the parked job is
+   * done with (its delivery delivered or closed). What is not plainly
+   * delivered, closed or gone goes back to its own job, which keeps the
+   * delivery's schedule, held accounts and circuits as ever.
+   */
+  private async adopt(owner: string, jobId: string): Promise<{ next: string | undefined; forget: boolean }> {
+    const { deps } = this;
+    const gate = deps.gate!;
+    const handOn = async (subscriptionId: string) => (await gate.leaveAndWake(owner, subscriptionId, jobId, 'other')).woken;
+    const deliveryId = deliveryIdOfJob(jobId);
+    const row = deliveryId === undefined ? undefined : await this.deliveries.submit(deliveryId);
+    if (!row) return { next: await handOn(''), forget: deliveryId !== undefined };
+    const before = beforeAttempt(stateOf(row));
+    if (before.kind === 'skip') return { next: await handOn(row.sub_id ?? ''), forget: true };
+    if (before.kind === 'close') {
+      await finishDelivery(deps.db, row.id, 'failed', before.error);
+      return { next: await handOn(row.sub_id ?? ''), forget: true };
     }
-    await finishDelivery(deps.db, row.id, 'failed', decision.error);
-    return { kind: 'failed', message: decision.message, final: true };
+    if (before.kind === 'hold') {
+      // Still asleep, as a held delivery sleeps; `accounts resume` wakes it.
+      return { next: await handOn(row.sub_id!), forget: false };
+    }
+    const subscriptionId = row.sub_id!;
+    const body = await this.bodies.get(row.event_id, deps.baseUrl);
+    const entry = await gate.enter(owner, subscriptionId, jobId);
+    if (!entry.go) {
+      // Parked again (its slot lapsed): asleep, in line. Behind a circuit: its own job waits on it.
+      if (entry.why === 'account') return { next: undefined, forget: false };
+      const next = await handOn(subscriptionId);
+      await this.wake(jobId);
+      return { next, forget: false };
+    }
+    // Its job has made no attempt of its own meanwhile (it slept): a failure here goes back to it, and it tries again at once.
+    const { decision, next } = await this.sendOnce(row, owner, jobId, body, { attemptsMade: 0, maxAttempts: Number.MAX_SAFE_INTEGER });
+    if (decision.kind !== 'delivered') {
+      await this.wake(jobId);
+      return { next: undefined, forget: false };
+    }
+    if (decision.clearFailing) await setFailingSince(deps.db, subscriptionId, false);
+    return { next, forget: true };
   }
 }
