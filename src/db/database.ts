@@ -208,6 +208,9 @@ export interface ResearchRunsTable {
   /** 'cli' (an operator) or 'discovery'. */
   started_by: ColumnType<string, string | undefined, string>;
   status: RunStatus;
+  /** The chain of steps the run started on and finishes on (chainId in src/domain/research/step-names.ts). */
+  chain: ColumnType<string, string | undefined, string>;
+  /** The first step of its chain not yet done, by position (one past the last when every step is recorded). */
   next_step: Generated<number>;
   waiting_reason: string | null;
   insight_id: string | null;
@@ -270,7 +273,9 @@ export interface ResearchAllowanceRefundsTable {
 
 export interface ResearchStepsTable {
   run_id: string;
+  /** The position the step has in its run's chain: what a person reads ("step 12 of 40"), never what a step is found by. */
   step: number;
+  /** The step: with run_id, the row's key. */
   name: string;
   status: 'done' | 'failed';
   input_hash: string | null;

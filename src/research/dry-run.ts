@@ -105,21 +105,21 @@ export async function dryRun(input: {
   });
   // Every configured provider's capabilities, all answered by the simulation: what none of them has is not asked.
   const routed = new RoutedTrendsGateway(input.providers, () => simulated);
-  const outputs = new Map<number, unknown>();
+  const outputs = new Map<StepName, unknown>();
   const { ctx } = buildStepContext({
     run: { id: 'run_dry', idea: text, hints: input.hints, source: 'synthetic', ownerAccountId: null },
-    output: (n) => outputs.get(n),
-    missing: (_n, name) => `${name} has not run`,
+    output: (name) => outputs.get(name),
+    missing: (name) => `${name} has not run`,
     fetch: (request) => routed.fetch(request),
     plan: input.plan,
     geo: input.geo,
     anchor: input.anchor,
     findExistingInsight: async () => undefined,
   });
-  for (const [i, step] of STEPS.entries()) {
-    current = STEP_NAMES[i]!;
-    // Through JSON, as a later step reads an output from Postgres; step 40's writes are not made.
-    outputs.set(i + 1, JSON.parse(JSON.stringify(await step.run(ctx))));
+  for (const step of STEPS) {
+    current = step.name;
+    // Through JSON, as a later step reads an output from Postgres; aggregate's writes are not made.
+    outputs.set(step.name, JSON.parse(JSON.stringify(await step.run(ctx))));
   }
   const category = classifyCategory({ idea: text, phrases: candidates.map((c) => c.phrase), topics: [] });
   const request_kinds: Record<string, number> = {};
@@ -139,7 +139,7 @@ export async function dryRun(input: {
     measure: candidates[0]?.hint ? [] : measuredPhrases(candidates),
     primary_by_prior: choosePrimary(candidates, null).primary,
     category: { category: category.category, google_id: category.google_id, confidence: category.confidence, matched: category.matched },
-    simulated_primary: (outputs.get(STEP_NAMES.indexOf('choose_primary') + 1) as { primary: string }).primary,
+    simulated_primary: (outputs.get('choose_primary') as { primary: string }).primary,
     requests,
     request_kinds,
   };

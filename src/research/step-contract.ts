@@ -28,7 +28,7 @@ import type { AutocompleteResult, ComparisonResult, Measurement, ModifierOutcome
 import type { MeasuredCandidate, PhraseCandidate } from '../domain/research/phrase-choice.js';
 
 export { STEP_COUNT, STEP_NAMES, type StepName } from '../domain/research/step-names.js';
-import type { StepName } from '../domain/research/step-names.js';
+import { chainId, STEP_NAME_PATTERN, type StepName } from '../domain/research/step-names.js';
 
 type Provenance = TrendsResponse['provenance'] | null;
 
@@ -231,8 +231,10 @@ export interface StepDefinition<N extends StepName = StepName> {
   run(ctx: StepContext): Promise<StepOutputs[N]>;
   /** One line for `runs show` and the API. */
   summarize(output: StepOutputs[N]): string;
-  /** Writes that must commit with the step's "done" mark (only step 40 has them). */
+  /** Writes that must commit with the step's "done" mark (only aggregate has them). */
   commit?(trx: Transaction<Database>, ctx: StepContext, output: StepOutputs[N]): Promise<CommitResult>;
+  /** What the worker measures of the output once it is recorded (forecast: its backtest's MASE); the runner knows no step by name. */
+  observe?(output: StepOutputs[N]): void;
 }
 
 /** A step definition whose name decides its output type (so each of STEPS is checked against its entry). */
@@ -240,3 +242,34 @@ export type NamedStep = { [N in StepName]: StepDefinition<N> }[StepName];
 
 /** The output of some step (what the job runner records). */
 export type StepOutput = StepOutputs[StepName];
+
+/** A chain of steps in order: what a run started on it runs, whatever chain is current later. */
+export interface StepChain {
+  /** chainId of the names in order: what research_runs.chain records. */
+  id: string;
+  steps: readonly StepDefinition[];
+}
+
+/** The chains this code can run: today's, and the older ones runs in flight may still be on. */
+export interface StepChains {
+  /** The chain new runs start on. */
+  current: StepChain;
+  /** The chain a run recorded, or undefined when this code no longer carries it. */
+  find(id: string): StepChain | undefined;
+}
+
+/** Checks each chain (names well formed, none twice) and keys them by id; the last is current. */
+export function stepChains(chains: readonly (readonly StepDefinition[])[]): StepChains {
+  if (chains.length === 0) throw new Error('at least one chain of research steps is needed');
+  const byId = new Map<string, StepChain>();
+  for (const steps of chains) {
+    const names = steps.map((s) => s.name as string);
+    for (const name of names) if (!STEP_NAME_PATTERN.test(name)) throw new Error(`research step name "${name}" is not snake_case`);
+    const twice = names.find((name, i) => names.indexOf(name) !== i);
+    if (twice) throw new Error(`research step "${twice}" appears twice in one chain`);
+    const chain = { id: chainId(names), steps };
+    byId.set(chain.id, chain);
+  }
+  const current = byId.get(chainId(chains.at(-1)!.map((s) => s.name)))!;
+  return { current, find: (id) => byId.get(id) };
+}
