@@ -786,7 +786,8 @@ export const RESEARCH_CHAINS: StepChains = stepChains(
 
 // Fail at startup, not mid-run, if the list and the definitions ever disagree.
 STEP_NAMES.forEach((name, i) => {
-  if (DEFINITIONS[i]?.name !== name) throw new Error(`research step "${name}" should come next in DEFINITIONS, found "${DEFINITIONS[i]?.name ?? 'nothing'}"`);
+  if (DEFINITIONS[i]?.name !== name)
+    throw new Error(`research step "${name}" should come next in DEFINITIONS, found "${DEFINITIONS[i]?.name ?? 'nothing'}"`);
 });
 if (DEFINITIONS.length !== STEP_NAMES.length) throw new Error(`expected ${STEP_NAMES.length} research steps, found ${DEFINITIONS.length}`);
 

@@ -30,13 +30,17 @@ describe('migration 2026-11-28T0025-steps-by-name', () => {
       // The half-done run: 11 steps done, one without a name (filled from its position), step 12 failed once.
       for (const [i, name] of STEP_NAMES.slice(0, 11).entries()) await step('run_half', i + 1, i === 6 ? '' : name);
       await step('run_half', 12, 'compare_anchor', 'failed');
-      const before = (await sql<{ run_id: string; step: number; status: string; output: unknown; summary: string }>`
-        select run_id, step, status, output, summary from research_steps order by run_id, step`.execute(old.db)).rows;
+      const before = (
+        await sql<{ run_id: string; step: number; status: string; output: unknown; summary: string }>`
+        select run_id, step, status, output, summary from research_steps order by run_id, step`.execute(old.db)
+      ).rows;
 
       await migrateToLatest(old.db);
 
-      const after = (await sql<{ run_id: string; step: number; name: string; status: string; output: unknown; summary: string }>`
-        select run_id, step, name, status, output, summary from research_steps order by run_id, step`.execute(old.db)).rows;
+      const after = (
+        await sql<{ run_id: string; step: number; name: string; status: string; output: unknown; summary: string }>`
+        select run_id, step, name, status, output, summary from research_steps order by run_id, step`.execute(old.db)
+      ).rows;
       // Nothing lost: every row, its position, status, output and summary, and each named as its position was.
       expect(after.map(({ name: _name, ...rest }) => rest)).toEqual(before);
       expect(after.map((r) => r.name)).toEqual([...STEP_NAMES, ...STEP_NAMES.slice(0, 12)]);
@@ -46,7 +50,11 @@ describe('migration 2026-11-28T0025-steps-by-name', () => {
       const outputs = await doneOutputs(old.db, 'run_half', ['interest_30d', 'compare_anchor']);
       expect(outputs).toEqual(new Map([['interest_30d', { n: 7 }]]));
       const half = runs.find((r) => r.id === 'run_half')!;
-      expect(runSteps(half, await stepsOf(old.db, 'run_half')).slice(10, 13).map((s) => [s.step, s.name, s.status])).toEqual([
+      expect(
+        runSteps(half, await stepsOf(old.db, 'run_half'))
+          .slice(10, 13)
+          .map((s) => [s.step, s.name, s.status]),
+      ).toEqual([
         [11, 'compare_secondary', 'done'],
         [12, 'compare_anchor', 'failed'],
         [13, 'related_queries_top', 'pending'],
@@ -62,8 +70,10 @@ describe('migration 2026-11-28T0025-steps-by-name', () => {
       // And back down: the old key (run, position) and check, the rows of today's chain kept.
       await sql`delete from research_steps where name = 'a_step_added_later'`.execute(old.db);
       await migrateTo(old.db, BEFORE);
-      const down = (await sql<{ run_id: string; step: number; status: string; output: unknown; summary: string }>`
-        select run_id, step, status, output, summary from research_steps order by run_id, step`.execute(old.db)).rows;
+      const down = (
+        await sql<{ run_id: string; step: number; status: string; output: unknown; summary: string }>`
+        select run_id, step, status, output, summary from research_steps order by run_id, step`.execute(old.db)
+      ).rows;
       expect(down).toEqual(before);
       await expect(step('run_half', 41, 'aggregate')).rejects.toThrow(/research_steps_step_check/);
     } finally {

@@ -202,9 +202,7 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
             finished.error !== null && failureKind(finished.error) === 'unreachable'
               ? '\nGoogle Trends cannot be reached from here. To try the service without it, start it with TRENDS_PROVIDER=synthetic (a simulated world, labelled so everywhere); docs/providers.md lists the others.'
               : '';
-          throw new Error(
-            `run ${finished.id} failed at step ${failedStepOf(finished)?.name ?? 'unknown'}: ${finished.error}${offline}`,
-          );
+          throw new Error(`run ${finished.id} failed at step ${failedStepOf(finished)?.name ?? 'unknown'}: ${finished.error}${offline}`);
         }
       } finally {
         await pipeline?.close();

@@ -74,7 +74,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .alterTable('research_steps')
     .addCheckConstraint('research_steps_name_check', sql`name ~ '^[a-z][a-z0-9_]*$'`)
     .execute();
-  await db.schema.alterTable('research_steps').addCheckConstraint('research_steps_step_check', sql`step >= 1`).execute();
+  await db.schema
+    .alterTable('research_steps')
+    .addCheckConstraint('research_steps_step_check', sql`step >= 1`)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
@@ -84,6 +87,9 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('research_steps').dropConstraint('research_steps_name_check').execute();
   await db.schema.alterTable('research_steps').dropConstraint('research_steps_pk').execute();
   await db.schema.alterTable('research_steps').addPrimaryKeyConstraint('research_steps_pk', ['run_id', 'step']).execute();
-  await db.schema.alterTable('research_steps').addCheckConstraint('research_steps_step_check', sql`step between 1 and 40`).execute();
+  await db.schema
+    .alterTable('research_steps')
+    .addCheckConstraint('research_steps_step_check', sql`step between 1 and 40`)
+    .execute();
   await db.schema.alterTable('research_runs').dropColumn('chain').execute();
 }

@@ -45,11 +45,7 @@ const STATUS_WORDS: Record<string, string> = {
 
 /** Why a run is where it is, as GET /api/research-runs/{id} tells a client (its words, never the stored error). */
 function statusReason(run: RunRow): string | null {
-  if (run.status === 'failed')
-    return publicRunError(
-      run.error ?? 'failed',
-      failedStepOf(run),
-    );
+  if (run.status === 'failed') return publicRunError(run.error ?? 'failed', failedStepOf(run));
   if (run.status === 'waiting') return publicWaitingReason(run.waiting_reason);
   return null;
 }

@@ -160,10 +160,7 @@ async function traceOf(db: Db, run: NonNullable<Awaited<ReturnType<typeof latest
     provider: run.provider,
     created_at: run.created_at.toISOString(),
     finished_at: run.finished_at?.toISOString() ?? null,
-    error: publicRunError(
-      run.error,
-      failedStepOf(run),
-    ),
+    error: publicRunError(run.error, failedStepOf(run)),
     steps: steps.map(({ step, name, status, recorded: s }) => {
       return {
         step,

@@ -122,10 +122,7 @@ async function report(db: Db, run: RunRow, viewer: { accountId: string }) {
       provider: run.provider,
       insight_id: run.insight_id,
       waiting_reason: publicWaitingReason(run.waiting_reason),
-      error: publicRunError(
-        run.error,
-        failedStepOf(run),
-      ),
+      error: publicRunError(run.error, failedStepOf(run)),
       failed_step: run.failed_step,
       what_to_do: publicRunAdvice(run, refunded),
       allowance_refunded: refunded,
@@ -203,10 +200,7 @@ function summaryOf(run: RunRow): RunSummary {
     status: run.status,
     progress: progressOf(run),
     waiting_reason: publicWaitingReason(run.waiting_reason),
-    error: publicRunError(
-      run.error,
-      failedStepOf(run),
-    ),
+    error: publicRunError(run.error, failedStepOf(run)),
     what_to_do: publicRunAdvice(run, givesAllowanceBack(run)),
     insight_id: run.insight_id,
     created_at: run.created_at.toISOString(),
