@@ -1,10 +1,10 @@
 // What a research run would make of an idea, worked out without asking any
 // provider and without Redis or Postgres (`insights research IDEA --dry-run`):
-// the candidate phrases with their priors (step 2), the phrases step 4 would
-// measure, the category from the idea alone (step 5 before autocomplete), and
+// the candidate phrases with their priors (step extract_phrases), the phrases step choose_primary would
+// measure, the category from the idea alone (step classify_category before autocomplete), and
 // the Trends requests the 40 steps would make. The requests are counted by
 // running the steps in memory against the simulated world (synthetic), through
-// the configured providers' capabilities and request plan: up to step 4 they
+// the configured providers' capabilities and request plan: up to step choose_primary they
 // are the run's own; after it they follow which phrase the simulation chose
 // (`simulated_primary`), as a real run's follow Google's answers.
 import { classifyCategory, type CategoryChoice } from '../domain/research/category.js';
@@ -41,13 +41,13 @@ export interface DryRun {
   providers: readonly ProviderName[];
   plan: TrendsPlanName;
   candidates: Array<Pick<PhraseCandidate, 'phrase' | 'prior' | 'coverage' | 'names_product'> & { given?: 'operator keyword' }>;
-  /** The phrases step 4 measures, in the order it asks them (none when an operator keyword decides). */
+  /** The phrases step choose_primary measures, in the order it asks them (none when an operator keyword decides). */
   measure: string[];
   /** The primary phrase where popularity cannot be measured: the best prior. */
   primary_by_prior: string;
   /** The category from the idea and its phrases alone (no autocomplete topics yet). */
   category: Pick<CategoryChoice, 'category' | 'google_id' | 'confidence' | 'matched'>;
-  /** The phrase step 4 chose with the simulated world's popularity. */
+  /** The phrase step choose_primary chose with the simulated world's popularity. */
   simulated_primary: string;
   /** Every request a step makes, in order; a repeat names the step that asked it first. */
   requests: DryRunRequest[];

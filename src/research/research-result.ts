@@ -1,4 +1,4 @@
-// Step 40's writes, in the transaction that marks the step done: the insight
+// aggregate's writes, in the transaction that marks the step done: the insight
 // (updated in place when the idea was researched before), its 30-day series,
 // its forecast, and the outbox event that announces it.
 import type { Transaction } from 'kysely';

@@ -190,7 +190,7 @@ export class ResearchService {
     );
   }
 
-  /** A market the provider of the series cannot ask about (DataForSEO asks by country): refused now, not at step 7. */
+  /** A market the provider of the series cannot ask about (DataForSEO asks by country): refused now, not at step interest_30d. */
   private providerMarketProblem(geo: string): string | null {
     if (geo === '' || answeringProvider(providersOf(this.settings.provider), 'series') !== 'dataforseo' || DATAFORSEO_COUNTRIES[geo])
       return null;

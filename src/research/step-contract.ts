@@ -1,6 +1,6 @@
 // What a research step is: its name, what it hands the steps after it, and
 // what it gets to run with. steps.ts defines the 40 steps against this, and
-// research-result.ts (step 40's writes) reads their outputs through it, so the
+// research-result.ts (aggregate's writes) reads their outputs through it, so the
 // two never import each other.
 //
 // StepOutputs is read back as well as written: a step reads what earlier steps
@@ -32,7 +32,7 @@ import { chainId, STEP_NAME_PATTERN, type StepName } from '../domain/research/st
 
 type Provenance = TrendsResponse['provenance'] | null;
 
-/** Steps 7-10: one interest series of the primary phrase. */
+/** Steps interest_30d to interest_5y: one interest series of the primary phrase. */
 export interface SeriesOutput {
   keyword: string;
   timeframe: Timeframe;
@@ -45,7 +45,7 @@ export interface SeriesOutput {
   provenance: Provenance;
 }
 
-/** Steps 13-16: one related list of the primary phrase. */
+/** Steps related_queries_top to related_topics_rising: one related list of the primary phrase. */
 export interface RelatedOutput {
   keyword: string;
   /** What Google served (RELATED_SERVED). Runs recorded before it was kept read as listed. */
@@ -56,7 +56,7 @@ export interface RelatedOutput {
   provenance: Provenance;
 }
 
-/** Steps 17-18: the phrase's map, by country or city. */
+/** Steps interest_by_country and interest_by_city: the phrase's map, by country or city. */
 export interface MapOutput {
   keyword: string;
   /** Set when no configured provider draws this map: why (places is then empty). */
@@ -70,7 +70,7 @@ export interface MapOutput {
   provenance: Provenance;
 }
 
-/** What steps 26-29 record of the modifier comparison (one request for the four). */
+/** What steps demand_breadth to competition_signals record of the modifier comparison (one request for the four). */
 export interface ModifierComparison {
   outcome: ModifierOutcome;
   /** What was asked: the phrase, then one OR-item per family. */
@@ -80,15 +80,15 @@ export interface ModifierComparison {
   provenance: Provenance;
 }
 
-/** The comparison as steps 27-29 record it: each keeps its own family's share, not all of them. */
+/** The comparison as steps pain_signals to competition_signals record it: each keeps its own family's share, not all of them. */
 export type AskedComparison = Omit<ModifierComparison, 'shares'>;
 
-/** Steps 27-28: one family's reading from each source. */
+/** Steps pain_signals and buyer_intent: one family's reading from each source. */
 export interface SignalOutput extends SignalInput {
   modifier_comparison: AskedComparison;
 }
 
-/** Steps 26, 27-28 and 29 as runs recorded them before the modifier comparison: related queries only. */
+/** Steps demand_breadth, pain_signals and buyer_intent and competition_signals as runs recorded them before the modifier comparison: related queries only. */
 export interface ListsOnlyBreadth {
   queries: number;
   topics: number;
@@ -106,7 +106,7 @@ export interface SeriesCoverage {
   zero_share: number;
 }
 
-/** Step 40: the insight's scores, before step 40's commit writes them. */
+/** Step aggregate: the insight's scores, before aggregate's commit writes them. */
 export interface AggregateOutput {
   overall: OverallScore;
   dimensions: DimensionScores;
@@ -119,17 +119,17 @@ type ScoreSteps = { [D in Dimension as `score_${D}`]: DimensionScore };
 /** What each step hands the steps after it (and records): ctx.out(name) has this type. */
 export interface StepOutputs extends ScoreSteps {
   normalize_idea: { text: string; key: string; words: string[] };
-  /** `candidates`: absent on runs recorded before step 2 weighed them. */
+  /** `candidates`: absent on runs recorded before step extract_phrases weighed them. */
   extract_phrases: { phrases: string[]; candidates?: PhraseCandidate[] };
   autocomplete_phrases: AutocompleteResult;
-  /** `candidates`, `measured`: absent on runs recorded before step 4 measured its candidates. */
+  /** `candidates`, `measured`: absent on runs recorded before step choose_primary measured its candidates. */
   choose_primary: {
     primary: string;
     secondary: string[];
     reason: string;
     candidates?: MeasuredCandidate[];
     measured?: (Measurement & { anchor: string }) | null;
-    /** The chosen phrase's autocomplete topics, when step 3 had not asked for it. */
+    /** The chosen phrase's autocomplete topics, when step autocomplete_phrases had not asked for it. */
     primary_topics?: Topic[];
   };
   classify_category: CategoryChoice;
@@ -145,7 +145,7 @@ export interface StepOutputs extends ScoreSteps {
   interest_12m: SeriesOutput;
   interest_5y: SeriesOutput;
   compare_secondary: ComparisonResult['secondary'] | { keywords: string[]; means: Record<string, null>; note: string };
-  /** `volume`: absent on runs recorded before step 12 asked for absolute figures. */
+  /** `volume`: absent on runs recorded before step compare_anchor asked for absolute figures. */
   compare_anchor: ComparisonResult['anchor'] & { anchor: string; volume?: VolumeOutput };
   related_queries_top: RelatedOutput;
   related_queries_rising: RelatedOutput;

@@ -204,7 +204,7 @@ export class StepRunner {
     const { runId, step } = job;
     let run: RunFacts | undefined = this.cache.get(runId)?.facts;
     if (!run) {
-      // First step of this run in this process (step 1, a retry, another worker's run):
+      // First step of this run in this process (step normalize_idea, a retry, another worker's run):
       // take the run up if it is at this step, else find out why not.
       run = await claimRun(deps.db, runId, step);
       if (!run) {

@@ -156,7 +156,7 @@ function listedBy(o: RelatedOutput): string {
   return p?.via === 'embed' ? "Google's embed flow" : "Google's explore page";
 }
 
-/** The related queries Google listed (steps 13-14), or why there are none to read. */
+/** The related queries Google listed (steps related_queries_top and related_queries_rising), or why there are none to read. */
 function listedQueries(ctx: StepContext): Reading<{ queries: string[]; from: string }> {
   const top = ctx.out('related_queries_top');
   const rising = ctx.out('related_queries_rising');
@@ -172,7 +172,7 @@ const listShare = (queries: Reading<{ queries: string[] }>, share: (qs: string[]
   isAvailable(queries) ? share(queries.queries) : queries;
 const listsFrom = (queries: Reading<{ from: string }>) => (isAvailable(queries) ? { listsFrom: queries.from } : {});
 
-/** What step 3's autocomplete said about the primary phrase. */
+/** What autocomplete_phrases's autocomplete said about the primary phrase. */
 function autocompleteOf(ctx: StepContext): Reading<TopicSignals> {
   const primary = ctx.out('choose_primary').primary;
   const autocomplete = ctx.out('autocomplete_phrases');
@@ -219,10 +219,10 @@ const describeFamily = (r: Reading<FamilyShare>) =>
 const describeList = (r: Reading<TermShare>) =>
   describeReading(r, (t) => `${t.matched} of ${count(t.total, 'related query', 'related queries')}`);
 
-/** The comparison as steps 27-29 record it: each keeps its own family's share, not all of them. */
+/** The comparison as steps pain_signals to competition_signals record it: each keeps its own family's share, not all of them. */
 const asked = ({ shares: _shares, ...rest }: ModifierComparison): AskedComparison => rest;
 
-/** Step 29 as runs recorded it before the modifier comparison. */
+/** Step competition_signals as runs recorded it before the modifier comparison. */
 const listsOnly = (o: StepOutputs['competition_signals']): o is ListsOnlyCompetition => 'share' in o.comparisons;
 
 async function signalFor(ctx: StepContext, family: 'pain' | 'intent', terms: readonly string[]): Promise<SignalOutput> {
@@ -243,7 +243,7 @@ const summarizeSignal = (o: SignalOutput | TermShare) =>
 const notAsked: Unavailable = { unavailable: 'not asked by this run (recorded before it was)' };
 const signalInput = (o: SignalOutput | TermShare): SignalInput => ('share' in o ? { modifiers: notAsked, lists: o } : o);
 
-/** The phrase's map worldwide: its own, or against the anchor when step 12 found them comparable (see domain/research/geography.ts). */
+/** The phrase's map worldwide: its own, or against the anchor when step compare_anchor found them comparable (see domain/research/geography.ts). */
 async function mapOf(ctx: StepContext, resolution: 'COUNTRY' | 'CITY', comparedWith: string | null, reason: string): Promise<MapOutput> {
   const keyword = ctx.out('choose_primary').primary;
   const keywords = comparedWith ? [keyword, comparedWith] : [keyword];
@@ -302,7 +302,7 @@ function summarizeRelated(o: RelatedOutput): string {
   }
 }
 
-/** What a category is read from: the idea, its phrases, the autocomplete topics and, once listed (step 40), the related lists. */
+/** What a category is read from: the idea, its phrases, the autocomplete topics and, once listed (step aggregate), the related lists. */
 function categoryEvidence(ctx: StepContext, withLists: boolean): CategoryEvidence {
   const topics = [
     ...Object.values(ctx.out('autocomplete_phrases').topics).flat(),
@@ -360,7 +360,7 @@ const DEFINITIONS: readonly NamedStep[] = [
   },
   {
     name: 'autocomplete_phrases',
-    // Only the phrases step 4 may choose (the best four by coverage): the others are never researched.
+    // Only the phrases step choose_primary may choose (the best four by coverage): the others are never researched.
     run: async (ctx) =>
       ctx.plan.autocomplete(
         ctx.out('extract_phrases').phrases.slice(0, MEASURED),
@@ -377,10 +377,10 @@ const DEFINITIONS: readonly NamedStep[] = [
     name: 'choose_primary',
     run: async (ctx) => {
       const extracted = ctx.out('extract_phrases');
-      // Runs whose step 2 predates candidates: the same candidates, from the idea.
+      // Runs whose step extract_phrases predates candidates: the same candidates, from the idea.
       const candidates = extracted.candidates ?? recordedCandidates(ctx.run.idea, ctx.run.hints, extracted.phrases);
       if (candidates.length === 0) throw new Error('no search phrase could be extracted from the idea; pass --keyword');
-      // How much the best candidates are searched: one comparison with the anchor (the request steps 11-12 read again).
+      // How much the best candidates are searched: one comparison with the anchor (the request steps compare_secondary and compare_anchor read again).
       const asked = measuredPhrases(candidates);
       let measurement: Measurement | null = null;
       const given = candidates[0]!.hint ? 'an operator keyword' : candidates[0]!.trending ? "Google's trending search" : null;
@@ -396,7 +396,7 @@ const DEFINITIONS: readonly NamedStep[] = [
       const choice = choosePrimary(candidates, measurement?.means ?? null, unmeasured);
       const order = [...(measurement?.keywords ?? []), ...candidates.map((c) => c.phrase)];
       const secondary = [...new Set(order)].filter((p) => p !== choice.primary).slice(0, 4);
-      // Step 3 asked autocomplete until a phrase was a topic: the chosen phrase may not be among those asked.
+      // Step autocomplete_phrases asked autocomplete until a phrase was a topic: the chosen phrase may not be among those asked.
       const autocomplete = ctx.out('autocomplete_phrases');
       const primaryTopics =
         !autocomplete.unavailable && autocomplete.topics[choice.primary] === undefined
@@ -415,7 +415,7 @@ const DEFINITIONS: readonly NamedStep[] = [
   },
   {
     name: 'classify_category',
-    // From the idea and its autocomplete topics: the idea's own meaning. Step 40 files the insight under this
+    // From the idea and its autocomplete topics: the idea's own meaning. Step aggregate files the insight under this
     // choice, and reads the related lists only when it was uncategorized or a guess (insightCategory).
     run: async (ctx) => classifyCategory(categoryEvidence(ctx, false)),
     summarize: (o) => `${o.category}${o.matched.length ? ` (matched: ${o.matched.join(', ')})` : ''}`,
@@ -445,7 +445,7 @@ const DEFINITIONS: readonly NamedStep[] = [
     run: async (ctx) => {
       const { primary, secondary } = ctx.out('choose_primary');
       if (secondary.length === 0) return { keywords: [primary], means: { [primary]: null }, note: 'no secondary phrases to compare' };
-      // The same request as step 12's (one trends job): the plan may ask both in one comparison.
+      // The same request as compare_anchor's (one trends job): the plan may ask both in one comparison.
       return (await ctx.plan.comparison(primary, secondary, ctx.anchorTerm)).secondary;
     },
     summarize: (o) =>
@@ -489,7 +489,7 @@ const DEFINITIONS: readonly NamedStep[] = [
     name: 'interest_by_city',
     run: async (ctx) => {
       const countries = ctx.out('interest_by_country');
-      const map = await mapOf(ctx, 'CITY', countries.compared_with, 'the same map as step 17, by city');
+      const map = await mapOf(ctx, 'CITY', countries.compared_with, 'the same map as step interest_by_country, by city');
       // Google lists a few hundred cities, most without data; keep the ones that carry evidence.
       return { ...map, places: map.places.slice(0, 25) };
     },
@@ -696,14 +696,14 @@ const DEFINITIONS: readonly NamedStep[] = [
       const s = ctx.out(name);
       return s.dates.flatMap((date, i) => (s.has_data[i] === false ? [] : [{ date, value: s.values[i]!, isPartial: s.partial[i] }]));
     };
-    // Runs whose step 23 predates yearly_seasonality read it as unknown.
+    // Runs whose step seasonality predates yearly_seasonality read it as unknown.
     const seasonality = ctx.out('seasonality').yearly_seasonality ?? null;
     const forecast = ctx.out('forecast');
     return assessMomentum({
       days30: points('interest_30d'),
       days90: points('interest_90d'),
       yearlySeasonality: seasonality,
-      // Fitted on the same 90 days (step 31): its direction is recorded beside the prediction's.
+      // Fitted on the same 90 days (step forecast): its direction is recorded beside the prediction's.
       forecast7: forecast.withheld ? null : forecast.points,
     }).momentum;
   }),
@@ -746,7 +746,7 @@ const DEFINITIONS: readonly NamedStep[] = [
         30,
       ).quality;
       const overall = combineScores(dimensions, quality);
-      // Step 5's choice, unless it was uncategorized or a guess: the related lists drift from the idea
+      // classify_category's choice, unless it was uncategorized or a guess: the related lists drift from the idea
       // ("vegan pet food" → "vegan recipes"), so they fill a gap, they do not overrule (docs/categories.md).
       const category = insightCategory(ctx.out('classify_category'), () => classifyCategory(categoryEvidence(ctx, true))).category;
       const strongest = Object.entries(dimensions)

@@ -79,7 +79,7 @@ const ONE_WORD_LEVEL = 40;
  * reads "weather" as a verb: as a fragment it was barely searched, and the
  * demo said an idea was searched 64× as much as the weather.) In Google it
  * stands higher still; the simulated world keeps it within reach of two-word
- * names so that step 4's one comparison of the candidates beside it stays
+ * names so that choose_primary's one comparison of the candidates beside it stays
  * above Google's rounding (a mean under 1 is "not measurably searched").
  * "bagel", the replay anchor, is an everyday name like any other.
  */
@@ -362,7 +362,7 @@ export class SyntheticTrendsProvider implements TrendsProvider {
         };
       }
       case 'autocomplete': {
-        // The term itself first (a topic, so step 4 can choose it), then up to four more of assorted types.
+        // The term itself first (a topic, so step choose_primary can choose it), then up to four more of assorted types.
         const r = rng(`${request.term}|autocomplete`);
         const more = Math.floor(r() * 5);
         return {

@@ -64,7 +64,7 @@ async function ensureWorkers(resources: Resources, config: Config, logger: Logge
   return startWorkers(resources, config, logger);
 }
 
-/** The dry run for a person: the candidates, what step 4 measures, the category and the requests. */
+/** The dry run for a person: the candidates, what step choose_primary measures, the category and the requests. */
 function printDryRun(d: DryRun): void {
   print(
     `Dry run of "${d.idea}" (${d.geo || 'worldwide'}, providers ${d.providers.join(',')}, plan ${d.plan}): nothing asked, nothing started.`,
@@ -82,16 +82,16 @@ function printDryRun(d: DryRun): void {
     ),
   );
   print(
-    `primary by prior: "${d.primary_by_prior}"; step 4 measures: ${d.measure.map((p) => `"${p}"`).join(', ') || 'nothing (operator keyword)'}`,
+    `primary by prior: "${d.primary_by_prior}"; step choose_primary measures: ${d.measure.map((p) => `"${p}"`).join(', ') || 'nothing (operator keyword)'}`,
   );
-  print(`in the simulated world step 4 chooses: "${d.simulated_primary}"`);
+  print(`in the simulated world step choose_primary chooses: "${d.simulated_primary}"`);
   print(
     `category from the idea alone: ${d.category.category}${d.category.matched.length ? ` (matched: ${d.category.matched.join(', ')})` : ''}`,
   );
   print(
     `requests the run would make: ${Object.values(d.request_kinds).reduce((a, b) => a + b, 0)} (${Object.entries(d.request_kinds)
       .map(([k, n]) => `${n} ${k}`)
-      .join(', ')}); after step 4 they follow the simulated answers`,
+      .join(', ')}); after step choose_primary they follow the simulated answers`,
   );
   print(
     table(
@@ -117,7 +117,7 @@ export function registerResearchCommands(program: Command, context: () => CliCon
     .option('--json', 'print {"run_id","status","insight_id","score"} (with --dry-run: the dry run as one JSON object)')
     .option(
       '--dry-run',
-      'ask nothing and start nothing: print the candidate phrases, what step 4 would measure, the category and the requests',
+      'ask nothing and start nothing: print the candidate phrases, what step choose_primary would measure, the category and the requests',
     )
     .addHelpText(
       'after',
