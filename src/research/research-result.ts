@@ -14,7 +14,7 @@ import { recordEvents } from '../webhooks/event.repository.js';
 import type { AggregateOutput, CommitResult, StepContext, StepOutputs } from './step-contract.js';
 import type { PrimaryChoiceSummary } from '../domain/research/phrase-choice.js';
 
-/** What the insight keeps of step 4 (null for runs recorded before it measured its candidates). */
+/** What the insight keeps of choose_primary (null for runs recorded before it measured its candidates). */
 function primaryChoiceSummary(o: StepOutputs['choose_primary']): PrimaryChoiceSummary | null {
   if (!o.candidates) return null;
   return {

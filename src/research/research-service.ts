@@ -167,7 +167,7 @@ export class ResearchService {
   /**
    * Replay answers only what was recorded: a run's series are asked for one of the idea's
    * phrases in its market, so an idea none of whose phrases was recorded, or a market none was
-   * recorded for, would fail at step 7 (issue 49: "pizza" with geo US, the recordings being
+   * recorded for, would fail at interest_30d (issue 49: "pizza" with geo US, the recordings being
    * worldwide). Refused now, naming what can be researched, before the allowance is charged.
    */
   private checkAnswerable(idea: string, hints: readonly string[], geo: string): void {
