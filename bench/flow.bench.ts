@@ -95,7 +95,8 @@ async function durableSteps(database: BenchDatabase): Promise<BeforeNext> {
     const recorded = await recorder.record({
       runId: runs[chain]!.id,
       step,
-      name: 'noop',
+      // Steps are stored by name (one row per run and name): each no-op step has its own.
+      name: `noop_${step}`,
       output: null,
       outputJson: 'null',
       summary: '',

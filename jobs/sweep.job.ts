@@ -1,7 +1,7 @@
 // maintenance / sweep: work whose job was lost gets its job again. Research
 // runs whose next step was committed but never enqueued (a crash between the
 // two) or whose job was lost or failed, and runs recorded to the end but never
-// published (a crash between step 40's commit and its read-model bump);
+// published (a crash between the last step's commit and its read-model bump);
 // webhook deliveries still pending whose job is gone or failed (it stalled too
 // often while workers were being killed).
 // Both kinds of work are idempotent, so a job that was merely slow costs nothing.
@@ -9,10 +9,9 @@ import type { Queue } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { ensureEnqueued } from '../src/queue/enqueue.js';
 import { deliveryPayload, JOB } from '../src/queue/job-catalogue.js';
-import { runOwner, type ResearchChain } from '../src/research/chain.js';
+import { resumeStep, runOwner, type ResearchChain } from '../src/research/chain.js';
 import { quietUnfinishedRuns, unfinishedRunIds } from '../src/research/run.repository.js';
 import { quietPendingDeliveries } from '../src/webhooks/delivery.repository.js';
-import { STEP_COUNT } from '../src/research/step-contract.js';
 
 export interface SweepDeps {
   db: Db;
@@ -28,8 +27,7 @@ export function sweepProcessor(deps: SweepDeps) {
     const runs = await quietUnfinishedRuns(deps.db, quietMs);
     let resumed = 0;
     for (const run of runs) {
-      // Past the last step: every step is recorded but the run was never published; step 40's job publishes it.
-      await deps.chain.enqueueStep(run.id, Math.min(run.next_step, STEP_COUNT), runOwner(run));
+      await deps.chain.enqueueStep(run.id, resumeStep(run), runOwner(run));
       resumed += 1;
     }
     // Turns of runs that ended without giving theirs back (a crash, a cancel): the first ones hold

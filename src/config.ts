@@ -162,7 +162,7 @@ export interface TrendsConfig {
   /** HTTP CONNECT proxies requests to Google leave through, each with its own rate and pause; empty = direct. */
   readonly proxyUrls: readonly string[];
   /**
-   * The fixed term every idea is compared with to calibrate demand (step 12),
+   * The fixed term every idea is compared with to calibrate demand (step compare_anchor),
    * and its maps when the two are comparable (17, 18). Unset: "weather", or
    * "bagel" for replay (see anchorTermFor).
    */

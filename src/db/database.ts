@@ -37,13 +37,13 @@ export interface InsightsTable {
   related: ColumnType<RelatedSummary | null, string | null | undefined, string | null>;
   /** The run's top countries and the map they come from; null as for `related`. */
   geography: ColumnType<GeographySummary | null, string | null | undefined, string | null>;
-  /** Monthly searches and cost per click in the insight's market (step 12), when a provider had them; else null. */
+  /** Monthly searches and cost per click in the insight's market (step compare_anchor), when a provider had them; else null. */
   search_volume: ColumnType<SearchVolumeSummary | null, string | null | undefined, string | null>;
   /** The provider list it was researched with (a run's `provider`: google, google+dataforseo, replay, synthetic); null for the demo. The refresh asks only that kind of source. */
   provider: ColumnType<string | null, string | null | undefined, string | null>;
-  /** How step 4 chose the primary phrase: the candidates, their coverage and popularity (null before migration 0018). */
+  /** How step choose_primary chose the primary phrase: the candidates, their coverage and popularity (null before migration 0018). */
   primary_choice: ColumnType<PrimaryChoiceSummary | null, string | null | undefined, string | null>;
-  /** The 3-12 month outlook of step 31, or why it is withheld (null before migration 0018, or for insights no run researched). */
+  /** The 3-12 month outlook of step forecast, or why it is withheld (null before migration 0018, or for insights no run researched). */
   outlook: ColumnType<OutlookSummary | null, string | null | undefined, string | null>;
   /** Generated (migrations 0018, 0021): the default order's key, domain/provenance.ts provenanceTier × TIER_STEP + overall.ts rankKey. Never written. */
   rank_key: ColumnType<number, never, never>;
@@ -208,6 +208,9 @@ export interface ResearchRunsTable {
   /** 'cli' (an operator) or 'discovery'. */
   started_by: ColumnType<string, string | undefined, string>;
   status: RunStatus;
+  /** The chain of steps the run started on and finishes on (chainId in src/domain/research/step-names.ts). */
+  chain: ColumnType<string, string | undefined, string>;
+  /** The first step of its chain not yet done, by position (one past the last when every step is recorded). */
   next_step: Generated<number>;
   waiting_reason: string | null;
   insight_id: string | null;
@@ -270,7 +273,9 @@ export interface ResearchAllowanceRefundsTable {
 
 export interface ResearchStepsTable {
   run_id: string;
+  /** The position the step has in its run's chain: what a person reads ("step 12 of 40"), never what a step is found by. */
   step: number;
+  /** The step: with run_id, the row's key. */
   name: string;
   status: 'done' | 'failed';
   input_hash: string | null;

@@ -267,7 +267,7 @@ export const InsightSchema = Type.Object(
         }),
         Type.Null(),
       ],
-      { description: 'How the researched phrase was chosen (step 4); null for insights researched before 2026-11-27' },
+      { description: 'How the researched phrase was chosen (step choose_primary); null for insights researched before 2026-11-27' },
     ),
     outlook: Type.Union([Type.Object({ withheld: Type.Boolean() }, { additionalProperties: true }), Type.Null()], {
       description:

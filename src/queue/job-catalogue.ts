@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { JobsOptions } from 'bullmq';
-import { STEP_COUNT } from '../domain/research/step-names.js';
 import { requestKey, type TrendsRequest } from '../domain/trends/answers.js';
 import { JOBS, QUEUES, type JobName, type QueueName } from './queue-names.js';
 
@@ -33,7 +32,8 @@ export const NoPayload = Type.Object({});
 
 export const ResearchStepPayload = Type.Object({
   runId: Type.String({ pattern: '^run_' }),
-  step: Type.Integer({ minimum: 1, maximum: STEP_COUNT }),
+  /** The step's position in the run's own chain of steps (research_runs.chain), which may be longer or shorter than today's. */
+  step: Type.Integer({ minimum: 1 }),
   /** The run's fair turn (src/queue/fair-share.ts): its first step's priority, and its Google requests'. Absent in jobs of older code. */
   turn: Type.Optional(Type.Integer({ minimum: 1 })),
 });

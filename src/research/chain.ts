@@ -1,4 +1,5 @@
-// Enqueuing research steps. Job ids are deterministic (`run_…-step-N`) so a
+// Enqueuing research steps. Job ids are deterministic (`run_…-step-N`, N the
+// step's position in the run's own chain, research_runs.chain) so a
 // double enqueue is harmless; Postgres, not the id, is the guard against
 // running a step twice (ids stop deduplicating once a job is removed).
 // Runs take turns by account (src/queue/fair-share.ts): a run's turn is its
@@ -15,6 +16,7 @@ import { enqueue, ensureEnqueuedWith } from '../queue/enqueue.js';
 import { HeldTurns } from '../queue/fair-share.js';
 import { JOB } from '../queue/job-catalogue.js';
 import { createRun, type RunRow } from './run.repository.js';
+import { RESEARCH_CHAINS } from './steps.js';
 
 export class InvalidIdeaError extends Error {}
 
@@ -28,6 +30,16 @@ export const RUN_TURN_LIMIT = 1_000_000;
 /** Whose turn a run takes: its account's, or the operators' (CLI, discovery, demo). */
 export function runOwner(run: Pick<RunRow, 'account_id'>): string {
   return run.account_id ?? 'operators';
+}
+
+/**
+ * The step a quiet run's job is for: its next step, or, past its last (every step recorded but the
+ * run never published), its last step, whose job publishes it. A run whose chain this code no
+ * longer carries gets its next step's job, which fails the run saying so.
+ */
+export function resumeStep(run: Pick<RunRow, 'next_step' | 'chain'>): number {
+  const chain = RESEARCH_CHAINS.find(run.chain);
+  return chain ? Math.min(run.next_step, chain.steps.length) : run.next_step;
 }
 
 export class ResearchChain {
@@ -100,14 +112,14 @@ export function checkIdea(idea: string, hints: readonly string[], trending?: str
     if (hint.length > 100) throw new InvalidIdeaError(`keyword "${hint.slice(0, 20)}…" is longer than 100 characters`);
   }
   const { text, key } = normalizeIdea(idea);
-  // The run's step 4 needs a search phrase: an idea of stopwords alone ("the and of") would fail there, its allowance spent.
+  // The run's choose_primary step needs a search phrase: an idea of stopwords alone ("the and of") would fail there, its allowance spent.
   if (phraseCandidates(idea, hints, trending ? { trending } : {}).length === 0) {
     throw new InvalidIdeaError('no search phrase can be made of it: name what it is in a word or two that people search for');
   }
   return { text, key };
 }
 
-/** Validates, records the run, then enqueues step 1 (after the insert has committed). */
+/** Validates, records the run on today's chain, then enqueues its first step (after the insert has committed). */
 export async function startRun(db: Db, chain: ResearchChain, input: StartRunInput): Promise<RunRow> {
   const normalized = checkIdea(input.idea, input.hints, input.discovery?.query);
   const run = await createRun(db, {

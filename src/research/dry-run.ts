@@ -1,10 +1,10 @@
 // What a research run would make of an idea, worked out without asking any
 // provider and without Redis or Postgres (`insights research IDEA --dry-run`):
-// the candidate phrases with their priors (step 2), the phrases step 4 would
-// measure, the category from the idea alone (step 5 before autocomplete), and
+// the candidate phrases with their priors (step extract_phrases), the phrases step choose_primary would
+// measure, the category from the idea alone (step classify_category before autocomplete), and
 // the Trends requests the 40 steps would make. The requests are counted by
 // running the steps in memory against the simulated world (synthetic), through
-// the configured providers' capabilities and request plan: up to step 4 they
+// the configured providers' capabilities and request plan: up to step choose_primary they
 // are the run's own; after it they follow which phrase the simulation chose
 // (`simulated_primary`), as a real run's follow Google's answers.
 import { classifyCategory, type CategoryChoice } from '../domain/research/category.js';
@@ -41,13 +41,13 @@ export interface DryRun {
   providers: readonly ProviderName[];
   plan: TrendsPlanName;
   candidates: Array<Pick<PhraseCandidate, 'phrase' | 'prior' | 'coverage' | 'names_product'> & { given?: 'operator keyword' }>;
-  /** The phrases step 4 measures, in the order it asks them (none when an operator keyword decides). */
+  /** The phrases step choose_primary measures, in the order it asks them (none when an operator keyword decides). */
   measure: string[];
   /** The primary phrase where popularity cannot be measured: the best prior. */
   primary_by_prior: string;
   /** The category from the idea and its phrases alone (no autocomplete topics yet). */
   category: Pick<CategoryChoice, 'category' | 'google_id' | 'confidence' | 'matched'>;
-  /** The phrase step 4 chose with the simulated world's popularity. */
+  /** The phrase step choose_primary chose with the simulated world's popularity. */
   simulated_primary: string;
   /** Every request a step makes, in order; a repeat names the step that asked it first. */
   requests: DryRunRequest[];
@@ -105,21 +105,21 @@ export async function dryRun(input: {
   });
   // Every configured provider's capabilities, all answered by the simulation: what none of them has is not asked.
   const routed = new RoutedTrendsGateway(input.providers, () => simulated);
-  const outputs = new Map<number, unknown>();
+  const outputs = new Map<StepName, unknown>();
   const { ctx } = buildStepContext({
     run: { id: 'run_dry', idea: text, hints: input.hints, source: 'synthetic', ownerAccountId: null },
-    output: (n) => outputs.get(n),
-    missing: (_n, name) => `${name} has not run`,
+    output: (name) => outputs.get(name),
+    missing: (name) => `${name} has not run`,
     fetch: (request) => routed.fetch(request),
     plan: input.plan,
     geo: input.geo,
     anchor: input.anchor,
     findExistingInsight: async () => undefined,
   });
-  for (const [i, step] of STEPS.entries()) {
-    current = STEP_NAMES[i]!;
-    // Through JSON, as a later step reads an output from Postgres; step 40's writes are not made.
-    outputs.set(i + 1, JSON.parse(JSON.stringify(await step.run(ctx))));
+  for (const step of STEPS) {
+    current = step.name;
+    // Through JSON, as a later step reads an output from Postgres; aggregate's writes are not made.
+    outputs.set(step.name, JSON.parse(JSON.stringify(await step.run(ctx))));
   }
   const category = classifyCategory({ idea: text, phrases: candidates.map((c) => c.phrase), topics: [] });
   const request_kinds: Record<string, number> = {};
@@ -139,7 +139,7 @@ export async function dryRun(input: {
     measure: candidates[0]?.hint ? [] : measuredPhrases(candidates),
     primary_by_prior: choosePrimary(candidates, null).primary,
     category: { category: category.category, google_id: category.google_id, confidence: category.confidence, matched: category.matched },
-    simulated_primary: (outputs.get(STEP_NAMES.indexOf('choose_primary') + 1) as { primary: string }).primary,
+    simulated_primary: (outputs.get('choose_primary') as { primary: string }).primary,
     requests,
     request_kinds,
   };

@@ -2,7 +2,7 @@
 // answers come in seconds and it has no egress routes to protect. What the
 // queue gives Google, this gives it, in Redis, across all processes:
 //   once a day   the same request on the same UTC day is answered from the
-//                day's answer (steps 13 and 14 share one related-queries task);
+//                day's answer (steps related_queries_top and related_queries_rising share one related-queries task);
 //   its pace     tasks per minute per endpoint under its documented limits
 //                (Trends live 250, Google Ads live 12): past them the asking
 //                job sleeps to the next minute without spending an attempt;

@@ -1,4 +1,4 @@
-// Step 40's writes, in the transaction that marks the step done: the insight
+// aggregate's writes, in the transaction that marks the step done: the insight
 // (updated in place when the idea was researched before), its 30-day series,
 // its forecast, and the outbox event that announces it.
 import type { Transaction } from 'kysely';
@@ -14,7 +14,7 @@ import { recordEvents } from '../webhooks/event.repository.js';
 import type { AggregateOutput, CommitResult, StepContext, StepOutputs } from './step-contract.js';
 import type { PrimaryChoiceSummary } from '../domain/research/phrase-choice.js';
 
-/** What the insight keeps of step 4 (null for runs recorded before it measured its candidates). */
+/** What the insight keeps of choose_primary (null for runs recorded before it measured its candidates). */
 function primaryChoiceSummary(o: StepOutputs['choose_primary']): PrimaryChoiceSummary | null {
   if (!o.candidates) return null;
   return {

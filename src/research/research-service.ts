@@ -167,7 +167,7 @@ export class ResearchService {
   /**
    * Replay answers only what was recorded: a run's series are asked for one of the idea's
    * phrases in its market, so an idea none of whose phrases was recorded, or a market none was
-   * recorded for, would fail at step 7 (issue 49: "pizza" with geo US, the recordings being
+   * recorded for, would fail at interest_30d (issue 49: "pizza" with geo US, the recordings being
    * worldwide). Refused now, naming what can be researched, before the allowance is charged.
    */
   private checkAnswerable(idea: string, hints: readonly string[], geo: string): void {
@@ -178,7 +178,7 @@ export class ResearchService {
     // candidates in one comparison, which replay answers only when all four were recorded; otherwise
     // it keeps the first by prior ("pizza dough recipes", not the recorded "pizza", which would
     // research another idea). Accepting an idea whose chosen phrase was not recorded charged a run
-    // that failed at step 7.
+    // that failed at interest_30d.
     const candidates = phraseCandidates(stripInvisible(idea), hints);
     const measured = measuredPhrases(candidates);
     const phrase =
@@ -200,7 +200,7 @@ export class ResearchService {
     );
   }
 
-  /** A market the provider of the series cannot ask about (DataForSEO asks by country): refused now, not at step 7. */
+  /** A market the provider of the series cannot ask about (DataForSEO asks by country): refused now, not at step interest_30d. */
   private providerMarketProblem(geo: string): string | null {
     if (geo === '' || answeringProvider(providersOf(this.settings.provider), 'series') !== 'dataforseo' || DATAFORSEO_COUNTRIES[geo])
       return null;

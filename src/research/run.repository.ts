@@ -4,6 +4,7 @@ import type { Database, ResearchRunsTable, ResearchStepsTable, ResearchVisibilit
 import type { Source } from '../domain/catalog.js';
 import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
 import { newId } from '../domain/ids.js';
+import { CURRENT_CHAIN } from '../domain/research/step-names.js';
 
 export type RunRow = Selectable<ResearchRunsTable>;
 export type StepRow = Selectable<ResearchStepsTable>;
@@ -36,6 +37,8 @@ export async function createRun(
     geo?: string;
     language?: string;
     visibility?: ResearchVisibility;
+    /** The chain of steps the run runs (StepChain.id); unset: today's (CURRENT_CHAIN). */
+    chain?: string;
   },
 ): Promise<RunRow> {
   return db
@@ -54,6 +57,7 @@ export async function createRun(
       geo: input.geo ?? null,
       ...(input.language ? { language: input.language } : {}),
       visibility: input.visibility ?? 'public',
+      chain: input.chain ?? CURRENT_CHAIN,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -81,15 +85,15 @@ export async function stepsOf(db: DbOrTrx, runId: string): Promise<StepRow[]> {
   return db.selectFrom('research_steps').selectAll().where('run_id', '=', runId).orderBy('step').execute();
 }
 
-/** Outputs of the steps recorded done, by step number (only `steps` when given). */
-export async function doneOutputs(db: DbOrTrx, runId: string, steps?: number[]): Promise<Map<number, unknown>> {
-  let query = db.selectFrom('research_steps').select(['step', 'output']).where('run_id', '=', runId).where('status', '=', 'done');
-  if (steps) {
-    if (steps.length === 0) return new Map();
-    query = query.where('step', 'in', steps);
+/** Outputs of the steps recorded done, by step name (only the steps `names` when given). */
+export async function doneOutputs(db: DbOrTrx, runId: string, names?: readonly string[]): Promise<Map<string, unknown>> {
+  let query = db.selectFrom('research_steps').select(['name', 'output']).where('run_id', '=', runId).where('status', '=', 'done');
+  if (names) {
+    if (names.length === 0) return new Map();
+    query = query.where('name', 'in', names);
   }
   const rows = await query.execute();
-  return new Map(rows.map((r) => [r.step, r.output]));
+  return new Map(rows.map((r) => [r.name, r.output]));
 }
 
 /**
@@ -175,17 +179,19 @@ export async function recordStepDone(trx: Transaction<Database>, row: StepDoneRo
   const written = await trx
     .insertInto('research_steps')
     .values(values)
-    .onConflict((oc) => oc.columns(['run_id', 'step']).doUpdateSet(values).where('research_steps.status', '<>', 'done'))
+    .onConflict((oc) => oc.columns(['run_id', 'name']).doUpdateSet(values).where('research_steps.status', '<>', 'done'))
     .returning('step')
     .executeTakeFirst();
   // The run was at this step, so the step cannot be done yet; if it is, roll back.
-  if (!written) throw new Error(`step ${row.step} of run ${row.runId} is already done but the run was at it; refusing to record it twice`);
+  if (!written) throw new Error(`step ${row.name} of run ${row.runId} is already done but the run was at it; refusing to record it twice`);
   return true;
 }
 
 export interface StepDoneRow {
   runId: string;
+  /** The step's position in its run's chain: the run advances from it, and a person reads it. */
   step: number;
+  /** The step: its output is stored, and read, by this name. */
   name: string;
   output: unknown;
   /** The output already serialised (JSON.stringify(output ?? null)), when the caller has it. */
@@ -202,7 +208,7 @@ export interface StepDoneRow {
  * one statement (group commit; see StepRecorder). A step row is written only
  * while its run is unfinished and at that step, and a run advances only if its
  * row was written. A statement is atomic, so each step's output and its "done"
- * mark commit together. Returns the `runId:step` keys that were recorded; a
+ * mark commit together. Returns the `runId:name` keys that were recorded; a
  * step missing from it was already done or its run has moved on.
  *
  * The rows travel as one jsonb parameter (jsonb_to_recordset), so the
@@ -226,7 +232,7 @@ export async function recordStepsDone(db: Db, rows: StepDoneRow[]): Promise<Set<
       return `${fields.slice(0, -1)},"output":${r.outputJson ?? JSON.stringify(r.output ?? null)}}`;
     })
     .join(',')}]`;
-  const { rows: recorded } = await sql<{ run_id: string; step: number }>`
+  const { rows: recorded } = await sql<{ run_id: string; name: string }>`
     with input as (
       select i.* from jsonb_to_recordset(${input}::jsonb) as i(
         run_id text, step integer, name text, input_hash text, output jsonb,
@@ -236,22 +242,22 @@ export async function recordStepsDone(db: Db, rows: StepDoneRow[]): Promise<Set<
     written as (
       insert into research_steps (run_id, step, name, status, input_hash, output, summary, attempts, duration_ms, error, started_at, finished_at)
       select run_id, step, name, 'done', input_hash, output, summary, attempts, duration_ms, null, started_at, now() from input
-      on conflict (run_id, step) do update set
+      on conflict (run_id, name) do update set
         status = 'done', input_hash = excluded.input_hash, output = excluded.output, summary = excluded.summary,
         attempts = excluded.attempts, duration_ms = excluded.duration_ms, error = null,
         started_at = excluded.started_at, finished_at = excluded.finished_at
       where research_steps.status <> 'done'
-      returning run_id, step
+      returning run_id, step, name
     )
     update research_runs r
        set next_step = w.step + 1, status = 'running', waiting_reason = null, error = null, failed_step = null, updated_at = now()
       from written w
      where r.id = w.run_id and r.next_step = w.step
-    returning r.id as run_id, w.step`.execute(db);
-  return new Set(recorded.map((r) => stepKey(r.run_id, r.step)));
+    returning r.id as run_id, w.name`.execute(db);
+  return new Set(recorded.map((r) => stepKey(r.run_id, r.name)));
 }
 
-export const stepKey = (runId: string, step: number): string => `${runId}:${step}`;
+export const stepKey = (runId: string, name: string): string => `${runId}:${name}`;
 
 /** A failed attempt: visible on the step (attempts, error) without marking it done. */
 export async function recordStepAttemptFailed(
@@ -272,7 +278,7 @@ export async function recordStepAttemptFailed(
     })
     .onConflict((oc) =>
       oc
-        .columns(['run_id', 'step'])
+        .columns(['run_id', 'name'])
         .doUpdateSet({ status: 'failed', attempts: row.attempt, error: row.error.slice(0, 2000), finished_at: new Date() })
         .where('research_steps.status', '<>', 'done'),
     )

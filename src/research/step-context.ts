@@ -4,15 +4,15 @@
 // in-memory harness (test/support/steps-harness.ts).
 import type { TrendsPlanName } from '../config.js';
 import type { TrendsRequest, TrendsResponse } from '../trends/types.js';
-import { STEP_NAMES, type StepContext, type StepName, type StepOutputs } from './step-contract.js';
+import type { StepContext, StepName, StepOutputs } from './step-contract.js';
 import { trendsPlan } from './trends-plan.js';
 
 export interface StepContextInput {
   run: StepContext['run'];
-  /** The recorded output of step `n` (1-based), as a later step reads it; undefined when not recorded. */
-  output(n: number): unknown;
+  /** The recorded output of the step named `name` in this run, as a later step reads it; undefined when not recorded. */
+  output(name: StepName): unknown;
   /** Says, in the error a step gets, which step asked for what is not recorded. */
-  missing(n: number, name: StepName): string;
+  missing(name: StepName): string;
   fetch(request: TrendsRequest): Promise<TrendsResponse>;
   plan: TrendsPlanName;
   geo: string;
@@ -23,13 +23,12 @@ export interface StepContextInput {
 }
 
 /** The context, and the steps whose outputs it handed out (the step's inputs, for its input hash). */
-export function buildStepContext(input: StepContextInput): { ctx: StepContext; read: ReadonlySet<number> } {
-  const read = new Set<number>();
+export function buildStepContext(input: StepContextInput): { ctx: StepContext; read: ReadonlySet<StepName> } {
+  const read = new Set<StepName>();
   const outputOf = (name: StepName): unknown => {
-    const n = STEP_NAMES.indexOf(name) + 1;
-    read.add(n);
-    const value = input.output(n);
-    if (value === undefined) throw new Error(input.missing(n, name));
+    read.add(name);
+    const value = input.output(name);
+    if (value === undefined) throw new Error(input.missing(name));
     return value;
   };
   const ctx: StepContext = {
@@ -40,11 +39,9 @@ export function buildStepContext(input: StepContextInput): { ctx: StepContext; r
       input.fetch,
       input.geo,
       {
-        // The phrases step 4 chose besides the primary (none before it ran).
-        secondary: () => (input.output(STEP_NAMES.indexOf('choose_primary') + 1) as { secondary?: string[] } | undefined)?.secondary ?? [],
-        measured: () =>
-          (input.output(STEP_NAMES.indexOf('choose_primary') + 1) as { measured?: { keywords: string[] } } | undefined)?.measured
-            ?.keywords ?? [],
+        // The phrases choose_primary chose besides the primary (none before it ran).
+        secondary: () => (input.output('choose_primary') as { secondary?: string[] } | undefined)?.secondary ?? [],
+        measured: () => (input.output('choose_primary') as { measured?: { keywords: string[] } } | undefined)?.measured?.keywords ?? [],
         anchor: input.anchor,
       },
       input.language,

@@ -1,6 +1,6 @@
 // What a research step is: its name, what it hands the steps after it, and
 // what it gets to run with. steps.ts defines the 40 steps against this, and
-// research-result.ts (step 40's writes) reads their outputs through it, so the
+// research-result.ts (aggregate's writes) reads their outputs through it, so the
 // two never import each other.
 //
 // StepOutputs is read back as well as written: a step reads what earlier steps
@@ -28,11 +28,11 @@ import type { AutocompleteResult, ComparisonResult, Measurement, ModifierOutcome
 import type { MeasuredCandidate, PhraseCandidate } from '../domain/research/phrase-choice.js';
 
 export { STEP_COUNT, STEP_NAMES, type StepName } from '../domain/research/step-names.js';
-import type { StepName } from '../domain/research/step-names.js';
+import { chainId, STEP_NAME_PATTERN, type StepName } from '../domain/research/step-names.js';
 
 type Provenance = TrendsResponse['provenance'] | null;
 
-/** Steps 7-10: one interest series of the primary phrase. */
+/** Steps interest_30d to interest_5y: one interest series of the primary phrase. */
 export interface SeriesOutput {
   keyword: string;
   timeframe: Timeframe;
@@ -45,7 +45,7 @@ export interface SeriesOutput {
   provenance: Provenance;
 }
 
-/** Steps 13-16: one related list of the primary phrase. */
+/** Steps related_queries_top to related_topics_rising: one related list of the primary phrase. */
 export interface RelatedOutput {
   keyword: string;
   /** What Google served (RELATED_SERVED). Runs recorded before it was kept read as listed. */
@@ -56,7 +56,7 @@ export interface RelatedOutput {
   provenance: Provenance;
 }
 
-/** Steps 17-18: the phrase's map, by country or city. */
+/** Steps interest_by_country and interest_by_city: the phrase's map, by country or city. */
 export interface MapOutput {
   keyword: string;
   /** Set when no configured provider draws this map: why (places is then empty). */
@@ -70,7 +70,7 @@ export interface MapOutput {
   provenance: Provenance;
 }
 
-/** What steps 26-29 record of the modifier comparison (one request for the four). */
+/** What steps demand_breadth to competition_signals record of the modifier comparison (one request for the four). */
 export interface ModifierComparison {
   outcome: ModifierOutcome;
   /** What was asked: the phrase, then one OR-item per family. */
@@ -80,15 +80,15 @@ export interface ModifierComparison {
   provenance: Provenance;
 }
 
-/** The comparison as steps 27-29 record it: each keeps its own family's share, not all of them. */
+/** The comparison as steps pain_signals to competition_signals record it: each keeps its own family's share, not all of them. */
 export type AskedComparison = Omit<ModifierComparison, 'shares'>;
 
-/** Steps 27-28: one family's reading from each source. */
+/** Steps pain_signals and buyer_intent: one family's reading from each source. */
 export interface SignalOutput extends SignalInput {
   modifier_comparison: AskedComparison;
 }
 
-/** Steps 26, 27-28 and 29 as runs recorded them before the modifier comparison: related queries only. */
+/** Steps demand_breadth, pain_signals and buyer_intent and competition_signals as runs recorded them before the modifier comparison: related queries only. */
 export interface ListsOnlyBreadth {
   queries: number;
   topics: number;
@@ -106,7 +106,7 @@ export interface SeriesCoverage {
   zero_share: number;
 }
 
-/** Step 40: the insight's scores, before step 40's commit writes them. */
+/** Step aggregate: the insight's scores, before aggregate's commit writes them. */
 export interface AggregateOutput {
   overall: OverallScore;
   dimensions: DimensionScores;
@@ -119,17 +119,17 @@ type ScoreSteps = { [D in Dimension as `score_${D}`]: DimensionScore };
 /** What each step hands the steps after it (and records): ctx.out(name) has this type. */
 export interface StepOutputs extends ScoreSteps {
   normalize_idea: { text: string; key: string; words: string[] };
-  /** `candidates`: absent on runs recorded before step 2 weighed them. */
+  /** `candidates`: absent on runs recorded before step extract_phrases weighed them. */
   extract_phrases: { phrases: string[]; candidates?: PhraseCandidate[] };
   autocomplete_phrases: AutocompleteResult;
-  /** `candidates`, `measured`: absent on runs recorded before step 4 measured its candidates. */
+  /** `candidates`, `measured`: absent on runs recorded before step choose_primary measured its candidates. */
   choose_primary: {
     primary: string;
     secondary: string[];
     reason: string;
     candidates?: MeasuredCandidate[];
     measured?: (Measurement & { anchor: string }) | null;
-    /** The chosen phrase's autocomplete topics, when step 3 had not asked for it. */
+    /** The chosen phrase's autocomplete topics, when step autocomplete_phrases had not asked for it. */
     primary_topics?: Topic[];
   };
   classify_category: CategoryChoice;
@@ -145,7 +145,7 @@ export interface StepOutputs extends ScoreSteps {
   interest_12m: SeriesOutput;
   interest_5y: SeriesOutput;
   compare_secondary: ComparisonResult['secondary'] | { keywords: string[]; means: Record<string, null>; note: string };
-  /** `volume`: absent on runs recorded before step 12 asked for absolute figures. */
+  /** `volume`: absent on runs recorded before step compare_anchor asked for absolute figures. */
   compare_anchor: ComparisonResult['anchor'] & { anchor: string; volume?: VolumeOutput };
   related_queries_top: RelatedOutput;
   related_queries_rising: RelatedOutput;
@@ -231,8 +231,10 @@ export interface StepDefinition<N extends StepName = StepName> {
   run(ctx: StepContext): Promise<StepOutputs[N]>;
   /** One line for `runs show` and the API. */
   summarize(output: StepOutputs[N]): string;
-  /** Writes that must commit with the step's "done" mark (only step 40 has them). */
+  /** Writes that must commit with the step's "done" mark (only aggregate has them). */
   commit?(trx: Transaction<Database>, ctx: StepContext, output: StepOutputs[N]): Promise<CommitResult>;
+  /** What the worker measures of the output once it is recorded (forecast: its backtest's MASE); the runner knows no step by name. */
+  observe?(output: StepOutputs[N]): void;
 }
 
 /** A step definition whose name decides its output type (so each of STEPS is checked against its entry). */
@@ -240,3 +242,34 @@ export type NamedStep = { [N in StepName]: StepDefinition<N> }[StepName];
 
 /** The output of some step (what the job runner records). */
 export type StepOutput = StepOutputs[StepName];
+
+/** A chain of steps in order: what a run started on it runs, whatever chain is current later. */
+export interface StepChain {
+  /** chainId of the names in order: what research_runs.chain records. */
+  id: string;
+  steps: readonly StepDefinition[];
+}
+
+/** The chains this code can run: today's, and the older ones runs in flight may still be on. */
+export interface StepChains {
+  /** The chain new runs start on. */
+  current: StepChain;
+  /** The chain a run recorded, or undefined when this code no longer carries it. */
+  find(id: string): StepChain | undefined;
+}
+
+/** Checks each chain (names well formed, none twice) and keys them by id; the last is current. */
+export function stepChains(chains: readonly (readonly StepDefinition[])[]): StepChains {
+  if (chains.length === 0) throw new Error('at least one chain of research steps is needed');
+  const byId = new Map<string, StepChain>();
+  for (const steps of chains) {
+    const names = steps.map((s) => s.name as string);
+    for (const name of names) if (!STEP_NAME_PATTERN.test(name)) throw new Error(`research step name "${name}" is not snake_case`);
+    const twice = names.find((name, i) => names.indexOf(name) !== i);
+    if (twice) throw new Error(`research step "${twice}" appears twice in one chain`);
+    const chain = { id: chainId(names), steps };
+    byId.set(chain.id, chain);
+  }
+  const current = byId.get(chainId(chains.at(-1)!.map((s) => s.name)))!;
+  return { current, find: (id) => byId.get(id) };
+}

@@ -12,9 +12,9 @@ export class StepRecorder {
     this.batcher = new Batcher(async (rows) => {
       // Two deliveries of one step in the same batch: the first is written, the second is the duplicate.
       const first = new Map<string, StepDoneRow>();
-      for (const row of rows) if (!first.has(stepKey(row.runId, row.step))) first.set(stepKey(row.runId, row.step), row);
+      for (const row of rows) if (!first.has(stepKey(row.runId, row.name))) first.set(stepKey(row.runId, row.name), row);
       const recorded = await recordStepsDone(db, [...first.values()]);
-      return rows.map((row) => first.get(stepKey(row.runId, row.step)) === row && recorded.has(stepKey(row.runId, row.step)));
+      return rows.map((row) => first.get(stepKey(row.runId, row.name)) === row && recorded.has(stepKey(row.runId, row.name)));
     });
   }
 

@@ -10,7 +10,6 @@ import type { TrendsPlanName } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { findInsightForIdea } from '../insights/insight.repository.js';
 import type { Logger } from '../logger.js';
-import { forecastMase } from '../observability/metrics.js';
 import { isOutage } from '../outage.js';
 import { jobIdOf } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
@@ -28,12 +27,12 @@ import {
   setRunState,
   type RunRow,
 } from './run.repository.js';
-import { STEP_COUNT, type StepOutput } from './step-contract.js';
+import type { StepChain, StepChains, StepName, StepOutput } from './step-contract.js';
 import { buildStepContext } from './step-context.js';
 import { StepRecorder } from './step-recorder.js';
 import { failRun, succeedRun } from './run-outcome.js';
 import { failureTag } from '../domain/public-error.js';
-import { STEPS } from './steps.js';
+import { RESEARCH_CHAINS } from './steps.js';
 import {
   researchPriority,
   researchTurnPriority,
@@ -60,6 +59,8 @@ export interface ResearchStepDeps {
   waitRetryMs?: number;
   /** Tells webhook matching about a committed outbox event at once (the relay is the safety net). */
   announce?: (eventId: string) => Promise<void>;
+  /** The chains of steps this code runs (default RESEARCH_CHAINS); a test swaps in a changed one to play a deploy mid-run. */
+  chains?: StepChains;
 }
 
 /**
@@ -75,40 +76,41 @@ interface RecordedOutput {
 /** What a step needs of its run; none of it changes once the run exists. */
 type RunFacts = Pick<
   RunRow,
-  'id' | 'idea' | 'keyword_hints' | 'source' | 'provider' | 'geo' | 'language' | 'account_id' | 'visibility' | 'discovery'
+  'id' | 'idea' | 'keyword_hints' | 'source' | 'provider' | 'geo' | 'language' | 'account_id' | 'visibility' | 'discovery' | 'chain'
 >;
 
 /**
  * A run's facts and recorded outputs never change, so each worker process
- * keeps the ones it has seen: step N of a run it has been running then needs
+ * keeps the ones it has seen: the next step of a run it has been running then needs
  * no read at all, instead of re-reading the run and re-parsing every earlier
  * output. Whether the run is still at step N is checked by the write itself
  * (recordStepsDone), which is where it has to be checked anyway. Bounded: the
  * oldest runs are dropped first.
  */
 class RunCache {
-  private readonly runs = new Map<string, { facts: RunFacts; outputs: Map<number, RecordedOutput> }>();
+  private readonly runs = new Map<string, { facts: RunFacts; outputs: Map<string, RecordedOutput> }>();
   constructor(private readonly maxRuns = 2_000) {}
 
   get(runId: string) {
     return this.runs.get(runId);
   }
 
-  async load(db: Db, run: RunFacts, upTo: number): Promise<Map<number, RecordedOutput>> {
+  /** The outputs of the steps `earlier` (those before this one in the run's own chain), by name. */
+  async load(db: Db, run: RunFacts, earlier: readonly string[]): Promise<Map<string, RecordedOutput>> {
     let entry = this.runs.get(run.id);
     if (!entry) {
       if (this.runs.size >= this.maxRuns) this.runs.delete(this.runs.keys().next().value!);
       this.runs.set(run.id, (entry = { facts: run, outputs: new Map() }));
     }
     const { outputs } = entry;
-    const missing = Array.from({ length: upTo - 1 }, (_, i) => i + 1).filter((n) => !outputs.has(n));
+    const missing = earlier.filter((name) => !outputs.has(name));
     if (missing.length > 0)
-      for (const [n, value] of await doneOutputs(db, run.id, missing)) outputs.set(n, { value, json: JSON.stringify(value) });
+      for (const [name, value] of await doneOutputs(db, run.id, missing)) outputs.set(name, { value, json: JSON.stringify(value) });
     return outputs;
   }
 
-  remember(runId: string, step: number, output: RecordedOutput): void {
-    this.runs.get(runId)?.outputs.set(step, output);
+  remember(runId: string, name: string, output: RecordedOutput): void {
+    this.runs.get(runId)?.outputs.set(name, output);
   }
 
   forget(runId: string): void {
@@ -119,6 +121,7 @@ class RunCache {
 /** The job's side of a step: which, and its attempts. */
 export interface StepJob {
   runId: string;
+  /** The step's position in the run's own chain (research_runs.chain), not in today's. */
   step: number;
   /** This attempt's number (1: the first), and how many the job may make. */
   attempt: number;
@@ -140,6 +143,7 @@ export type FinalErrorTest = (error: unknown) => boolean;
 export class StepRunner {
   private readonly cache = new RunCache();
   private readonly recorder: StepRecorder;
+  private readonly chains: StepChains;
 
   constructor(
     private readonly deps: ResearchStepDeps,
@@ -147,18 +151,30 @@ export class StepRunner {
     private readonly isFinal: FinalErrorTest = () => false,
   ) {
     this.recorder = new StepRecorder(deps.db);
+    this.chains = deps.chains ?? RESEARCH_CHAINS;
+  }
+
+  /** The chain the run started on; a run whose chain this code no longer carries fails rather than run steps not its own. */
+  private async chainOf(run: Pick<RunRow, 'id' | 'chain'>, step: number): Promise<StepChain> {
+    const chain = this.chains.find(run.chain);
+    if (chain) return chain;
+    const message = `run ${run.id} started on the chain of steps ${run.chain}, which this version no longer runs; submit the idea again`;
+    const eventId = await failRun(this.deps.db, run.id, step, message);
+    await this.deps.chain.finished(run.id);
+    if (eventId) await this.deps.announce?.(eventId);
+    throw new RunGoneError(message);
   }
 
   /**
-   * A run whose 40 steps are recorded succeeds only after the API has been told
+   * A run whose steps are all recorded succeeds only after the API has been told
    * (the read-model version bump): a client that sees it succeeded and then
    * lists insights gets the new one, never a page cached from before. If the
    * bump fails or the worker dies first, the run stays running past its last
-   * step until a retry of step 40 or the sweeper gets here again.
+   * step until a retry of that step or the sweeper gets here again.
    */
-  private async publish(runId: string): Promise<void> {
+  private async publish(runId: string, chain: StepChain): Promise<void> {
     await bumpReadModelVersion(this.deps.redis, this.deps.redisKeys, this.deps.db);
-    const eventId = await succeedRun(this.deps.db, runId, STEP_COUNT);
+    const eventId = await succeedRun(this.deps.db, runId, chain.steps.length);
     await this.deps.chain.finished(runId);
     if (eventId) await this.deps.announce?.(eventId);
   }
@@ -168,9 +184,10 @@ export class StepRunner {
     const run = await findRun(this.deps.db, runId);
     if (!run) throw new RunGoneError(`research run ${runId} does not exist`);
     if (run.status === 'succeeded' || run.status === 'failed' || run.status === 'cancelled') return { skipped: `run is ${run.status}` };
-    if (run.next_step > STEP_COUNT) {
+    const chain = await this.chainOf(run, step);
+    if (run.next_step > chain.steps.length) {
       // Every step recorded, but not yet published (a failed bump, or a crash just after the commit).
-      await this.publish(run.id);
+      await this.publish(run.id, chain);
       return { skipped: 'all steps recorded; published the run' };
     }
     if (run.next_step > step) {
@@ -187,7 +204,7 @@ export class StepRunner {
     const { runId, step } = job;
     let run: RunFacts | undefined = this.cache.get(runId)?.facts;
     if (!run) {
-      // First step of this run in this process (step 1, a retry, another worker's run):
+      // First step of this run in this process (step normalize_idea, a retry, another worker's run):
       // take the run up if it is at this step, else find out why not.
       run = await claimRun(deps.db, runId, step);
       if (!run) {
@@ -197,8 +214,15 @@ export class StepRunner {
       }
     }
     const facts = run;
-    const definition = STEPS[step - 1]!;
-    const outputs = await this.cache.load(deps.db, facts, step);
+    // The run's own chain, whatever chain is current: a deploy mid-run changes what new runs do, never this one.
+    const chain = await this.chainOf(facts, step);
+    const definition = chain.steps[step - 1];
+    if (!definition) throw new RunGoneError(`run ${runId} has no step at position ${step} of its chain of ${chain.steps.length}`);
+    const outputs = await this.cache.load(
+      deps.db,
+      facts,
+      chain.steps.slice(0, step - 1).map((s) => s.name),
+    );
     // Runs from before markets existed (geo null) ask about TRENDS_GEO, as they did.
     const geo = facts.geo ?? deps.geo;
     const ownerAccountId = facts.visibility === 'private' ? facts.account_id : null;
@@ -214,13 +238,13 @@ export class StepRunner {
         provider: facts.provider,
         ...(facts.discovery ? { trending: facts.discovery.query } : {}),
       },
-      output: (n) => outputs.get(n)?.value,
-      missing: (n, name) => `step ${step} (${definition.name}) needs the output of step ${n} (${name}), which is not recorded`,
+      output: (name) => outputs.get(name)?.value,
+      missing: (name) => `step ${definition.name} needs the output of step ${name}, which is not recorded`,
       // The step never holds its slot waiting for Google: it sleeps, and the answer wakes it.
       fetch: (request) =>
         deps.trendsFor(facts.provider).fetch(request, {
           // The run's turn: Google answers the accounts' runs in turn (ResearchChain), each run's requests together.
-          priority: job.turn === undefined ? researchPriority(step, STEP_COUNT) : researchTurnPriority(job.turn),
+          priority: job.turn === undefined ? researchPriority(step, chain.steps.length) : researchTurnPriority(job.turn),
           waiter: { queue: JOB.researchStep.queue, jobId: jobIdOf(JOB.researchStep, { runId, step })! },
         }),
       plan: deps.plan ?? 'batched',
@@ -253,6 +277,7 @@ export class StepRunner {
       const final = this.isFinal(error) || error instanceof TrendsFailedError || job.attempt >= job.maxAttempts;
       await recordStepAttemptFailed(deps.db, { runId, step, name: definition.name, error: message, attempt: job.attempt, startedAt });
       if (final) {
+        // A person reads it: the step's position in the run's own chain, then its name.
         const eventId = await failRun(deps.db, runId, step, `${tag}step ${step} (${definition.name}) failed: ${detail}`);
         await deps.chain.finished(runId);
         if (eventId) await deps.announce?.(eventId);
@@ -261,14 +286,12 @@ export class StepRunner {
       return { kind: 'failed', error, final };
     }
 
-    if (definition.name === 'forecast') {
-      const mase = (output as { withheld?: boolean; backtest?: { mase: number | null } }).backtest?.mase;
-      if (typeof mase === 'number') forecastMase.observe(mase);
-    }
-    // The step's inputs: the idea and the earlier outputs it actually read.
+    // What the step declares the worker measures of its output (forecast: its MASE).
+    (definition.observe as ((output: StepOutput) => void) | undefined)?.(output);
+    // The step's inputs: the idea and the earlier outputs it actually read, by name.
     const hash = createHash('sha1').update(JSON.stringify([facts.idea, facts.keyword_hints]));
-    for (const n of [...read].sort((a, b) => a - b)) hash.update(`\n${n}:`).update(outputs.get(n)!.json);
-    const isLast = step === STEP_COUNT;
+    for (const name of [...read].sort() as StepName[]) hash.update(`\n${name}:`).update(outputs.get(name)!.json);
+    const isLast = step === chain.steps.length;
     const outputJson = JSON.stringify(output ?? null);
     const record = {
       runId,
@@ -283,7 +306,7 @@ export class StepRunner {
       attempt: job.attempt,
     };
     let eventId: string | undefined;
-    // Three ways to record: with the step's own writes (step 40's insight) in one transaction; the
+    // Three ways to record: with the step's own writes (aggregate's insight) in one transaction; the
     // last step alone; any other step group-committed with the steps of other runs finishing now.
     const committed = definition.commit
       ? await deps.db.transaction().execute(async (trx) => {
@@ -304,14 +327,14 @@ export class StepRunner {
       this.cache.forget(runId);
       const checked = await this.checkRun(runId, step);
       if ('skipped' in checked) return { kind: 'done', result: checked };
-      throw new Error(`step ${step} of run ${runId} was not recorded although the run is at it; will retry`);
+      throw new Error(`step ${definition.name} of run ${runId} was not recorded although the run is at it; will retry`);
     }
     if (isLast) {
       this.cache.forget(runId);
-      await this.publish(runId);
+      await this.publish(runId, chain);
       if (eventId) await deps.announce?.(eventId);
     } else {
-      this.cache.remember(runId, step, { value: JSON.parse(outputJson), json: outputJson });
+      this.cache.remember(runId, definition.name, { value: JSON.parse(outputJson), json: outputJson });
       await deps.chain.enqueueNext(runId, step + 1, job.turn);
     }
     return { kind: 'done', result: { step, name: definition.name } };

@@ -68,8 +68,12 @@ import type { Measurement, ModifierOutcome } from './trends-plan.js';
 import { commitResearchResult } from './research-result.js';
 import { absoluteDemand, describeVolume, volumeOutput } from '../domain/research/search-volume.js';
 import { TrendsFailedError } from './trends-gateway.js';
+import { forecastMase } from '../observability/metrics.js';
+import { STEP_CHAINS } from '../domain/research/step-names.js';
 import {
   STEP_NAMES,
+  stepChains,
+  type StepChains,
   type AskedComparison,
   type ListsOnlyCompetition,
   type MapOutput,
@@ -153,7 +157,7 @@ function listedBy(o: RelatedOutput): string {
   return p?.via === 'embed' ? "Google's embed flow" : "Google's explore page";
 }
 
-/** The related queries Google listed (steps 13-14), or why there are none to read. */
+/** The related queries Google listed (steps related_queries_top and related_queries_rising), or why there are none to read. */
 function listedQueries(ctx: StepContext): Reading<{ queries: string[]; from: string }> {
   const top = ctx.out('related_queries_top');
   const rising = ctx.out('related_queries_rising');
@@ -169,7 +173,7 @@ const listShare = (queries: Reading<{ queries: string[] }>, share: (qs: string[]
   isAvailable(queries) ? share(queries.queries) : queries;
 const listsFrom = (queries: Reading<{ from: string }>) => (isAvailable(queries) ? { listsFrom: queries.from } : {});
 
-/** What step 3's autocomplete said about the primary phrase. */
+/** What autocomplete_phrases's autocomplete said about the primary phrase. */
 function autocompleteOf(ctx: StepContext): Reading<TopicSignals> {
   const primary = ctx.out('choose_primary').primary;
   const autocomplete = ctx.out('autocomplete_phrases');
@@ -216,10 +220,10 @@ const describeFamily = (r: Reading<FamilyShare>) =>
 const describeList = (r: Reading<TermShare>) =>
   describeReading(r, (t) => `${t.matched} of ${count(t.total, 'related query', 'related queries')}`);
 
-/** The comparison as steps 27-29 record it: each keeps its own family's share, not all of them. */
+/** The comparison as steps pain_signals to competition_signals record it: each keeps its own family's share, not all of them. */
 const asked = ({ shares: _shares, ...rest }: ModifierComparison): AskedComparison => rest;
 
-/** Step 29 as runs recorded it before the modifier comparison. */
+/** Step competition_signals as runs recorded it before the modifier comparison. */
 const listsOnly = (o: StepOutputs['competition_signals']): o is ListsOnlyCompetition => 'share' in o.comparisons;
 
 async function signalFor(ctx: StepContext, family: 'pain' | 'intent', terms: readonly string[]): Promise<SignalOutput> {
@@ -240,7 +244,7 @@ const summarizeSignal = (o: SignalOutput | TermShare) =>
 const notAsked: Unavailable = { unavailable: 'not asked by this run (recorded before it was)' };
 const signalInput = (o: SignalOutput | TermShare): SignalInput => ('share' in o ? { modifiers: notAsked, lists: o } : o);
 
-/** The phrase's map worldwide: its own, or against the anchor when step 12 found them comparable (see domain/research/geography.ts). */
+/** The phrase's map worldwide: its own, or against the anchor when step compare_anchor found them comparable (see domain/research/geography.ts). */
 async function mapOf(ctx: StepContext, resolution: 'COUNTRY' | 'CITY', comparedWith: string | null, reason: string): Promise<MapOutput> {
   const keyword = ctx.out('choose_primary').primary;
   const keywords = comparedWith ? [keyword, comparedWith] : [keyword];
@@ -299,7 +303,7 @@ function summarizeRelated(o: RelatedOutput): string {
   }
 }
 
-/** What a category is read from: the idea, its phrases, the autocomplete topics and, once listed (step 40), the related lists. */
+/** What a category is read from: the idea, its phrases, the autocomplete topics and, once listed (step aggregate), the related lists. */
 function categoryEvidence(ctx: StepContext, withLists: boolean): CategoryEvidence {
   const topics = [
     ...Object.values(ctx.out('autocomplete_phrases').topics).flat(),
@@ -333,12 +337,12 @@ const scoreStep = <D extends Dimension>(dimension: D, compute: (ctx: StepContext
 });
 
 const DEFINITIONS: readonly NamedStep[] = [
-  /* 1 */ {
+  {
     name: 'normalize_idea',
     run: async (ctx) => normalizeIdea(ctx.run.idea),
     summarize: (o) => `"${o.key}" (${count(o.words.length, 'word')})`,
   },
-  /* 2 */ {
+  {
     name: 'extract_phrases',
     run: async (ctx) => {
       // A trending search discovery found is a search already: it is the phrase, not re-derived from its words.
@@ -355,9 +359,9 @@ const DEFINITIONS: readonly NamedStep[] = [
             .join(', ') || 'no phrases'
         : o.phrases.join(', ') || 'no phrases',
   },
-  /* 3 */ {
+  {
     name: 'autocomplete_phrases',
-    // Only the phrases step 4 may choose (the best four by coverage): the others are never researched.
+    // Only the phrases step choose_primary may choose (the best four by coverage): the others are never researched.
     run: async (ctx) =>
       ctx.plan.autocomplete(
         ctx.out('extract_phrases').phrases.slice(0, MEASURED),
@@ -370,14 +374,14 @@ const DEFINITIONS: readonly NamedStep[] = [
             .map(([p, t]) => `${p} → ${t[0]?.title ?? '–'}`)
             .join('; ') + (o.not_asked?.length ? `; not asked: ${o.not_asked.join(', ')}` : ''),
   },
-  /* 4 */ {
+  {
     name: 'choose_primary',
     run: async (ctx) => {
       const extracted = ctx.out('extract_phrases');
-      // Runs whose step 2 predates candidates: the same candidates, from the idea.
+      // Runs whose step extract_phrases predates candidates: the same candidates, from the idea.
       const candidates = extracted.candidates ?? recordedCandidates(ctx.run.idea, ctx.run.hints, extracted.phrases);
       if (candidates.length === 0) throw new Error('no search phrase could be extracted from the idea; pass --keyword');
-      // How much the best candidates are searched: one comparison with the anchor (the request steps 11-12 read again).
+      // How much the best candidates are searched: one comparison with the anchor (the request steps compare_secondary and compare_anchor read again).
       const asked = measuredPhrases(candidates);
       let measurement: Measurement | null = null;
       const given = candidates[0]!.hint ? 'an operator keyword' : candidates[0]!.trending ? "Google's trending search" : null;
@@ -393,7 +397,7 @@ const DEFINITIONS: readonly NamedStep[] = [
       const choice = choosePrimary(candidates, measurement?.means ?? null, unmeasured);
       const order = [...(measurement?.keywords ?? []), ...candidates.map((c) => c.phrase)];
       const secondary = [...new Set(order)].filter((p) => p !== choice.primary).slice(0, 4);
-      // Step 3 asked autocomplete until a phrase was a topic: the chosen phrase may not be among those asked.
+      // Step autocomplete_phrases asked autocomplete until a phrase was a topic: the chosen phrase may not be among those asked.
       const autocomplete = ctx.out('autocomplete_phrases');
       const primaryTopics =
         !autocomplete.unavailable && autocomplete.topics[choice.primary] === undefined
@@ -410,14 +414,14 @@ const DEFINITIONS: readonly NamedStep[] = [
     },
     summarize: (o) => `"${o.primary}" (${o.reason}); secondary: ${o.secondary.join(', ') || 'none'}`,
   },
-  /* 5 */ {
+  {
     name: 'classify_category',
-    // From the idea and its autocomplete topics: the idea's own meaning. Step 40 files the insight under this
+    // From the idea and its autocomplete topics: the idea's own meaning. Step aggregate files the insight under this
     // choice, and reads the related lists only when it was uncategorized or a guess (insightCategory).
     run: async (ctx) => classifyCategory(categoryEvidence(ctx, false)),
     summarize: (o) => `${o.category}${o.matched.length ? ` (matched: ${o.matched.join(', ')})` : ''}`,
   },
-  /* 6 */ {
+  {
     name: 'detect_duplicate',
     run: async (ctx) => {
       const existing = await ctx.findExistingInsight(ctx.out('normalize_idea').key, ctx.out('choose_primary').primary);
@@ -433,16 +437,16 @@ const DEFINITIONS: readonly NamedStep[] = [
     },
     summarize: (o) => (o.existing_insight_id ? `${o.matched_on} matches ${o.existing_insight_id}: ${o.action}` : 'new idea'),
   },
-  /* 7 */ { name: 'interest_30d', run: (ctx) => seriesFor(ctx, '30d'), summarize: summarizeSeries },
-  /* 8 */ { name: 'interest_90d', run: (ctx) => seriesFor(ctx, '90d'), summarize: summarizeSeries },
-  /* 9 */ { name: 'interest_12m', run: (ctx) => seriesFor(ctx, '12m'), summarize: summarizeSeries },
-  /* 10 */ { name: 'interest_5y', run: (ctx) => seriesFor(ctx, '5y'), summarize: summarizeSeries },
-  /* 11 */ {
+  { name: 'interest_30d', run: (ctx) => seriesFor(ctx, '30d'), summarize: summarizeSeries },
+  { name: 'interest_90d', run: (ctx) => seriesFor(ctx, '90d'), summarize: summarizeSeries },
+  { name: 'interest_12m', run: (ctx) => seriesFor(ctx, '12m'), summarize: summarizeSeries },
+  { name: 'interest_5y', run: (ctx) => seriesFor(ctx, '5y'), summarize: summarizeSeries },
+  {
     name: 'compare_secondary',
     run: async (ctx) => {
       const { primary, secondary } = ctx.out('choose_primary');
       if (secondary.length === 0) return { keywords: [primary], means: { [primary]: null }, note: 'no secondary phrases to compare' };
-      // The same request as step 12's (one trends job): the plan may ask both in one comparison.
+      // The same request as compare_anchor's (one trends job): the plan may ask both in one comparison.
       return (await ctx.plan.comparison(primary, secondary, ctx.anchorTerm)).secondary;
     },
     summarize: (o) =>
@@ -452,7 +456,7 @@ const DEFINITIONS: readonly NamedStep[] = [
             .map(([k, m]) => `${k} ${m}`)
             .join(', ')} (${o.timeframe})`,
   },
-  /* 12 */ {
+  {
     name: 'compare_anchor',
     run: async (ctx) => {
       const { primary, secondary } = ctx.out('choose_primary');
@@ -463,11 +467,11 @@ const DEFINITIONS: readonly NamedStep[] = [
     },
     summarize: (o) => `mean ${o.phraseMean} vs "${o.anchor}" ${o.anchorMean}${o.volume ? `; ${describeVolume(o.volume)}` : ''}`,
   },
-  /* 13 */ { name: 'related_queries_top', run: (ctx) => relatedFor(ctx, 'relatedQueries', 'top'), summarize: summarizeRelated },
-  /* 14 */ { name: 'related_queries_rising', run: (ctx) => relatedFor(ctx, 'relatedQueries', 'rising'), summarize: summarizeRelated },
-  /* 15 */ { name: 'related_topics_top', run: (ctx) => relatedFor(ctx, 'relatedTopics', 'top'), summarize: summarizeRelated },
-  /* 16 */ { name: 'related_topics_rising', run: (ctx) => relatedFor(ctx, 'relatedTopics', 'rising'), summarize: summarizeRelated },
-  /* 17 */ {
+  { name: 'related_queries_top', run: (ctx) => relatedFor(ctx, 'relatedQueries', 'top'), summarize: summarizeRelated },
+  { name: 'related_queries_rising', run: (ctx) => relatedFor(ctx, 'relatedQueries', 'rising'), summarize: summarizeRelated },
+  { name: 'related_topics_top', run: (ctx) => relatedFor(ctx, 'relatedTopics', 'top'), summarize: summarizeRelated },
+  { name: 'related_topics_rising', run: (ctx) => relatedFor(ctx, 'relatedTopics', 'rising'), summarize: summarizeRelated },
+  {
     name: 'interest_by_country',
     run: (ctx) => {
       const { anchor, phraseMean, anchorMean } = ctx.out('compare_anchor');
@@ -482,11 +486,11 @@ const DEFINITIONS: readonly NamedStep[] = [
         ? `not available: ${o.unavailable}`
         : `${o.places.some((p) => p.code.includes('-')) ? count(o.places.length, 'region') : count(o.places.length, 'country', 'countries')} with data${o.compared_with ? ` (shares vs "${o.compared_with}")` : ''}; strongest: ${o.places.slice(0, 3).map(describePlace).join(', ') || '–'}`,
   },
-  /* 18 */ {
+  {
     name: 'interest_by_city',
     run: async (ctx) => {
       const countries = ctx.out('interest_by_country');
-      const map = await mapOf(ctx, 'CITY', countries.compared_with, 'the same map as step 17, by city');
+      const map = await mapOf(ctx, 'CITY', countries.compared_with, 'the same map as step interest_by_country, by city');
       // Google lists a few hundred cities, most without data; keep the ones that carry evidence.
       return { ...map, places: map.places.slice(0, 25) };
     },
@@ -497,7 +501,7 @@ const DEFINITIONS: readonly NamedStep[] = [
           ? `no city has data for "${o.keyword}"`
           : `top cities: ${o.places.slice(0, 3).map(describePlace).join(', ')}`,
   },
-  /* 19 */ {
+  {
     name: 'clean_series',
     run: async (ctx) => {
       const coverage = (name: 'interest_30d' | 'interest_90d' | 'interest_12m' | 'interest_5y'): SeriesCoverage => {
@@ -525,7 +529,7 @@ const DEFINITIONS: readonly NamedStep[] = [
         .map(([k, v]) => `${k.replace('interest_', '')}: ${v.points} pts, ${Math.round(v.zero_share * 100)}% zero`)
         .join('; '),
   },
-  /* 20 */ {
+  {
     name: 'growth',
     run: async (ctx) => ({
       growth_30d: growth(cleaned(ctx.out('interest_30d')).values),
@@ -533,12 +537,12 @@ const DEFINITIONS: readonly NamedStep[] = [
     }),
     summarize: (o) => `30d ${fmtPct(o.growth_30d)}, 90d ${fmtPct(o.growth_90d)}`,
   },
-  /* 21 */ {
+  {
     name: 'acceleration',
     run: async (ctx) => ({ acceleration_90d: acceleration(cleaned(ctx.out('interest_90d')).values) }),
     summarize: (o) => (o.acceleration_90d === null ? 'not enough points' : `slope change ${o.acceleration_90d}`),
   },
-  /* 22 */ {
+  {
     name: 'trajectory',
     run: async (ctx) => ({
       five_year: trajectory(cleaned(ctx.out('interest_5y')).values),
@@ -546,7 +550,7 @@ const DEFINITIONS: readonly NamedStep[] = [
     }),
     summarize: (o) => (o.five_year ? `${o.five_year.trajectory} (${fmtPct(o.five_year.change)})` : 'not enough points'),
   },
-  /* 23 */ {
+  {
     name: 'seasonality',
     run: async (ctx) => ({
       weekly_acf_lag7: autocorrelation(cleaned(ctx.out('interest_90d')).values, 7),
@@ -557,7 +561,7 @@ const DEFINITIONS: readonly NamedStep[] = [
     summarize: (o) =>
       `weekly ${o.weekly_acf_lag7 ?? '–'}, yearly ${o.yearly_acf_lag52 ?? '–'} (without trend ${o.yearly_seasonality ?? '–'})`,
   },
-  /* 24 */ {
+  {
     name: 'volatility',
     run: async (ctx) => ({
       days_90: volatility(cleaned(ctx.out('interest_90d')).values),
@@ -565,7 +569,7 @@ const DEFINITIONS: readonly NamedStep[] = [
     }),
     summarize: (o) => `cv ${o.days_90?.cv ?? '–'}${o.years_5?.fad ? ', fad-like spikes' : ''}`,
   },
-  /* 25 */ {
+  {
     name: 'breakout',
     run: async (ctx) => {
       const rising = ctx.out('related_queries_rising');
@@ -578,7 +582,7 @@ const DEFINITIONS: readonly NamedStep[] = [
     summarize: (o) =>
       `${(o.rising_queries ?? 'listed') === 'listed' ? count(o.breakout_queries.length, 'breakout query', 'breakout queries') : `no rising queries to read (${o.rising_queries})`}; series z ${o.series?.zScore ?? '–'}${o.series?.breakout ? ' (breakout)' : ''}`,
   },
-  /* 26 */ {
+  {
     name: 'demand_breadth',
     run: async (ctx) => {
       const primary = ctx.out('choose_primary').primary;
@@ -632,9 +636,9 @@ const DEFINITIONS: readonly NamedStep[] = [
           ].join('; ')
         : `${count(o.queries, 'query', 'queries')}, ${count(o.topics, 'topic')}, ${count(o.vocabulary, 'distinct word')}`,
   },
-  /* 27 */ { name: 'pain_signals', run: (ctx) => signalFor(ctx, 'pain', PAIN_TERMS), summarize: summarizeSignal },
-  /* 28 */ { name: 'buyer_intent', run: (ctx) => signalFor(ctx, 'intent', INTENT_TERMS), summarize: summarizeSignal },
-  /* 29 */ {
+  { name: 'pain_signals', run: (ctx) => signalFor(ctx, 'pain', PAIN_TERMS), summarize: summarizeSignal },
+  { name: 'buyer_intent', run: (ctx) => signalFor(ctx, 'intent', INTENT_TERMS), summarize: summarizeSignal },
+  {
     name: 'competition_signals',
     run: async (ctx) => {
       const primary = ctx.out('choose_primary').primary;
@@ -658,13 +662,13 @@ const DEFINITIONS: readonly NamedStep[] = [
             `brands: ${describeReading(o.brands.autocomplete, (a) => `${a.brand_topics} of ${count(a.topics, 'autocomplete topic')}`)}, ${describeList(o.brands.lists)}`,
           ].join('; '),
   },
-  /* 30 */ {
+  {
     name: 'geographic_reach',
     run: async (ctx) => geographicReach(ctx.out('interest_by_country').places, ctx.out('interest_by_city').places),
     summarize: (o) =>
       `${o.countriesWithInterest} of ${count(o.countriesWithData, 'country', 'countries')} ≥ ${INTEREST_THRESHOLD}${o.topCountry ? `, top ${o.topCountry}` : ''}; ${count(o.citiesWithInterest, 'city', 'cities')}`,
   },
-  /* 31 */ {
+  {
     name: 'forecast',
     run: async (ctx) => {
       const days90 = ctx.out('interest_90d');
@@ -679,50 +683,54 @@ const DEFINITIONS: readonly NamedStep[] = [
           ? `7 days withheld: ${o.reason}`
           : `${o.model}, next 7 days ${o.points[0]?.value}…${o.points.at(-1)?.value}, MASE ${o.backtest.mase ?? '–'}`
       }; ${describeOutlook(o.outlook)}`,
+    observe: (o) => {
+      const mase = o.withheld ? undefined : o.backtest.mase;
+      if (typeof mase === 'number') forecastMase.observe(mase);
+    },
   },
-  /* 32 */ scoreStep('demand', (ctx) => {
+  scoreStep('demand', (ctx) => {
     const comparison = ctx.out('compare_anchor');
     // Absolute when a provider gave the primary phrase's monthly searches; else relative to the anchor.
     const absolute = comparison.volume?.outcome === 'served' ? absoluteDemand(comparison.volume, ctx.out('choose_primary').primary) : null;
     return scoreDemand(comparison, absolute);
   }),
-  /* 33 */ scoreStep('momentum', (ctx) => {
+  scoreStep('momentum', (ctx) => {
     const points = (name: 'interest_30d' | 'interest_90d') => {
       const s = ctx.out(name);
       return s.dates.flatMap((date, i) => (s.has_data[i] === false ? [] : [{ date, value: s.values[i]!, isPartial: s.partial[i] }]));
     };
-    // Runs whose step 23 predates yearly_seasonality read it as unknown.
+    // Runs whose step seasonality predates yearly_seasonality read it as unknown.
     const seasonality = ctx.out('seasonality').yearly_seasonality ?? null;
     const forecast = ctx.out('forecast');
     return assessMomentum({
       days30: points('interest_30d'),
       days90: points('interest_90d'),
       yearlySeasonality: seasonality,
-      // Fitted on the same 90 days (step 31): its direction is recorded beside the prediction's.
+      // Fitted on the same 90 days (step forecast): its direction is recorded beside the prediction's.
       forecast7: forecast.withheld ? null : forecast.points,
     }).momentum;
   }),
-  /* 34 */ scoreStep('durability', (ctx) => {
+  scoreStep('durability', (ctx) => {
     const t = ctx.out('trajectory');
     const v = ctx.out('volatility');
     return scoreDurability(
       t.five_year ? { ...t.five_year, fad: v.years_5?.fad ?? false, years: Math.round((t.points / 52) * 10) / 10 } : null,
     );
   }),
-  /* 35 */ scoreStep('reach', (ctx) =>
+  scoreStep('reach', (ctx) =>
     scoreReach({
       ...ctx.out('geographic_reach'),
       comparedWith: ctx.out('interest_by_country').compared_with,
       places: ctx.geo ? 'regions' : 'countries',
     }),
   ),
-  /* 36 */ scoreStep('breadth', (ctx) => {
+  scoreStep('breadth', (ctx) => {
     const o = ctx.out('demand_breadth');
     return scoreBreadth('lists' in o ? o : { lists: o, autocomplete: notAsked, modifiers: notAsked });
   }),
-  /* 37 */ scoreStep('pain', (ctx) => scorePain(signalInput(ctx.out('pain_signals')))),
-  /* 38 */ scoreStep('intent', (ctx) => scoreIntent(signalInput(ctx.out('buyer_intent')))),
-  /* 39 */ scoreStep('whitespace', (ctx) => {
+  scoreStep('pain', (ctx) => scorePain(signalInput(ctx.out('pain_signals')))),
+  scoreStep('intent', (ctx) => scoreIntent(signalInput(ctx.out('buyer_intent')))),
+  scoreStep('whitespace', (ctx) => {
     const o = ctx.out('competition_signals');
     if (listsOnly(o))
       return scoreWhitespace({
@@ -731,7 +739,7 @@ const DEFINITIONS: readonly NamedStep[] = [
       });
     return scoreWhitespace(o);
   }),
-  /* 40 */ {
+  {
     name: 'aggregate',
     run: async (ctx) => {
       const dimensions = Object.fromEntries(DIMENSIONS.map((d) => [d, ctx.out(`score_${d}`)])) as DimensionScores;
@@ -746,7 +754,7 @@ const DEFINITIONS: readonly NamedStep[] = [
         provider: ctx.run.provider ?? ctx.out('interest_30d').provenance?.provider ?? null,
       });
       const overall = combineScores(dimensions, quality, SOURCE_CERTAINTY[kind]);
-      // Step 5's choice, unless it was uncategorized or a guess: the related lists drift from the idea
+      // classify_category's choice, unless it was uncategorized or a guess: the related lists drift from the idea
       // ("vegan pet food" → "vegan recipes"), so they fill a gap, they do not overrule (docs/categories.md).
       const category = insightCategory(ctx.out('classify_category'), () => classifyCategory(categoryEvidence(ctx, true))).category;
       const strongest = Object.entries(dimensions)
@@ -767,14 +775,29 @@ const DEFINITIONS: readonly NamedStep[] = [
   },
 ];
 
-/** The steps as the job runner takes them: by number, each with the output its name declares. */
-export const STEPS: readonly StepDefinition[] = DEFINITIONS;
+const BY_NAME = new Map<string, StepDefinition>(DEFINITIONS.map((d) => [d.name, d]));
+
+/** Today's chain: the steps in STEP_NAMES' order, each with the output its name declares. */
+export const STEPS: readonly StepDefinition[] = STEP_NAMES.map((name) => BY_NAME.get(name)!);
+
+/** Every chain a run may be on (STEP_CHAINS), each step by its definition; the step runner looks a run's chain up here. */
+export const RESEARCH_CHAINS: StepChains = stepChains(
+  STEP_CHAINS.map((names) =>
+    names.map((name) => {
+      const definition = BY_NAME.get(name);
+      // Fail at startup, not mid-run: a chain a run may be on names a step this code cannot run.
+      if (!definition) throw new Error(`research step "${name}" is in a chain (STEP_CHAINS) but has no definition in steps.ts`);
+      return definition;
+    }),
+  ),
+);
 
 // Fail at startup, not mid-run, if the list and the definitions ever disagree.
 STEP_NAMES.forEach((name, i) => {
-  if (STEPS[i]?.name !== name) throw new Error(`research step ${i + 1} should be "${name}", found "${STEPS[i]?.name ?? 'nothing'}"`);
+  if (DEFINITIONS[i]?.name !== name)
+    throw new Error(`research step "${name}" should come next in DEFINITIONS, found "${DEFINITIONS[i]?.name ?? 'nothing'}"`);
 });
-if (STEPS.length !== STEP_NAMES.length) throw new Error(`expected ${STEP_NAMES.length} research steps, found ${STEPS.length}`);
+if (DEFINITIONS.length !== STEP_NAMES.length) throw new Error(`expected ${STEP_NAMES.length} research steps, found ${DEFINITIONS.length}`);
 
 function describeOutlook(o: Outlook | undefined): string {
   if (!o) return 'no outlook (recorded before it was made)';

@@ -3,13 +3,13 @@
 // default plan spends as few as the evidence allows:
 //
 //   autocomplete   the phrases in order, until one is a Google topic (the one
-//                  step 4 chooses), instead of every phrase;
+//                  step choose_primary chooses), instead of every phrase;
 //   30 days        the last 30 days of the 90-day answer, rescaled by their
 //                  own maximum, instead of a request of its own;
 //   comparison     the secondary phrases and the anchor in one 12-month
 //                  request (up to 5 terms), instead of two;
 //   12 months      the last 53 weeks of the 5-year answer (weekly either way;
-//                  step 19 reads them for coverage only), instead of a request;
+//                  step clean_series reads them for coverage only), instead of a request;
 //   related        related queries, then related topics, each one request of
 //                  its own: Google serves them through the embed flow (an embed
 //                  page and its data: 2 HTTPS requests, the page paced by the
@@ -17,13 +17,13 @@
 //                  answer empty lists since 2024-08-20. Topics come back empty
 //                  through it too today; they are asked, so a run reads them
 //                  the day Google lists them.
-//   maps           when the phrase's own maps are the ones steps 17-18 read, one
+//   maps           when the phrase's own maps are the ones steps interest_by_country and interest_by_city read, one
 //                  explore for the primary phrase answers both (the comparison
 //                  is asked first, so the plan knows which); else one explore of
 //                  the phrase and the anchor.
 //   modifiers      one 12-month comparison of the phrase with its pain, buying
 //                  and comparison phrases (modifier-evidence.ts), read by
-//                  steps 26-29 (one trends job for the four).
+//                  steps demand_breadth to competition_signals (one trends job for the four).
 //
 // That is 8 trends jobs and 16 HTTPS requests per run (4 of them the embed
 // flow's) when the first phrase is a topic, against 16 jobs and 29 requests
@@ -61,7 +61,7 @@ export interface AutocompleteResult {
   unavailable?: string;
 }
 
-/** Absolute figures of the primary phrase and its variants (step 12), when a provider has them. */
+/** Absolute figures of the primary phrase and its variants (step compare_anchor), when a provider has them. */
 export interface VolumeResult {
   outcome: 'served' | 'not_available' | 'failed';
   reason?: string;
@@ -88,7 +88,7 @@ export interface RelatedResult {
 }
 
 /**
- * What became of the modifier comparison (steps 26-29):
+ * What became of the modifier comparison (steps demand_breadth to competition_signals):
  *   served        the series of the phrase and each family
  *   no_data       Google has too little data for the phrase (every point hasData false)
  *   not_recorded  replay has no recording of it: the steps read the recorded related lists instead
@@ -110,7 +110,7 @@ export interface TrendsPlan {
   autocomplete(phrases: string[], hinted: boolean): Promise<AutocompleteResult>;
   series(keyword: string, timeframe: Timeframe): Promise<SeriesResult>;
   comparison(primary: string, secondary: string[], anchor: string): Promise<ComparisonResult>;
-  /** How much each candidate phrase is searched, on one scale with the anchor (step 4): the request the comparison asks again. */
+  /** How much each candidate phrase is searched, on one scale with the anchor (step choose_primary): the request the comparison asks again. */
   measure(phrases: string[], anchor: string): Promise<Measurement>;
   related(keyword: string, kind: 'relatedQueries' | 'relatedTopics'): Promise<RelatedResult>;
   /** The phrase compared with its pain, buying and comparison phrases over 12 months, in one request. */
@@ -162,12 +162,12 @@ function pairMeans(answer: InterestOverTime, a: number, b: number): [number, num
 
 /** Below this peak in the five-term comparison, the primary and the anchor are asked as a pair (see comparison). */
 const PAIR_PEAK_FLOOR = 25;
-/** What one explore for the primary phrase over 12 months answers when its own maps are read: steps 17 and 18 share its trends job. */
+/** What one explore for the primary phrase over 12 months answers when its own maps are read: steps interest_by_country and interest_by_city share its trends job. */
 const MAP_PARTS = ['mapCountry', 'mapCity'] as const;
 
-/** Step 4's measurement of the candidate phrases: their 12-month means in one comparison with the anchor. */
+/** choose_primary's measurement of the candidate phrases: their 12-month means in one comparison with the anchor. */
 export interface Measurement {
-  /** The phrases in the order asked (the comparison of steps 11-12 asks them in this order again). */
+  /** The phrases in the order asked (the comparison of steps compare_secondary and compare_anchor asks them in this order again). */
   keywords: string[];
   means: Record<string, number>;
   anchorMean: number;
@@ -175,10 +175,10 @@ export interface Measurement {
   provenance: ResponseProvenance | null;
 }
 
-/** What the plan needs to know of its run: the phrases to compare and the anchor (steps 4 and 12). */
+/** What the plan needs to know of its run: the phrases to compare and the anchor (steps choose_primary and compare_anchor). */
 export interface PlanRun {
   secondary(): string[];
-  /** The phrases step 4 measured, in the order it asked them (none on runs recorded before it measured). */
+  /** The phrases step choose_primary measured, in the order it asked them (none on runs recorded before it measured). */
   measured(): string[];
   anchor: string;
 }
@@ -215,7 +215,7 @@ const part = <P extends keyof ExploreAnswer>(answer: ExploreAnswer, name: P) => 
 };
 
 export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?: PlanRun, language = 'en'): TrendsPlan {
-  // A run about one market reads its regions where a worldwide run reads countries (reach, step 17).
+  // A run about one market reads its regions where a worldwide run reads countries (reach, step interest_by_country).
   const marketMap = async (keywords: string[], resolution: 'COUNTRY' | 'CITY') =>
     expectKind(
       await fetch({ kind: 'interestByRegion', keywords, timeframe: '12m', geo, resolution: resolution === 'COUNTRY' ? 'REGION' : 'CITY' }),
@@ -235,7 +235,7 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
     );
   const autocompleteOne = async (term: string) =>
     expectKind(await fetch({ kind: 'autocomplete', term }), 'autocomplete').topics.slice(0, 5);
-  // No provider with topic autocomplete: nothing asked, step 4 takes the first phrase and says why.
+  // No provider with topic autocomplete: nothing asked, step choose_primary takes the first phrase and says why.
   const withAutocomplete = async (phrases: string[], ask: () => Promise<AutocompleteResult>): Promise<AutocompleteResult> => {
     try {
       return await ask();
@@ -327,7 +327,7 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
 
   const comparison = async (primary: string, secondary: string[], anchor: string) => {
     // One request: the primary, up to three secondary phrases and the anchor (Google takes five terms),
-    // in the order step 4 measured them, so that this is the request step 4 asked (one trends job).
+    // in the order step choose_primary measured them, so that this is the request step choose_primary asked (one trends job).
     const measured = run?.measured() ?? [];
     const at = (p: string) => (measured.includes(p) ? measured.indexOf(p) : measured.length);
     const terms = [primary, ...secondary.filter((s) => s !== anchor && s !== primary).slice(0, 3)].sort((a, b) => at(a) - at(b));
@@ -341,7 +341,7 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
       return { keywords, index, answer, pair: await interest([primary, anchor], '12m') };
     return { keywords, index, answer, pair: undefined };
   };
-  // Steps 17-18 read the phrase's own maps unless it is comparable to the anchor; then the two together.
+  // Steps interest_by_country and interest_by_city read the phrase's own maps unless it is comparable to the anchor; then the two together.
   const ownMapsRead = async (keyword: string) => {
     if (geo !== '' || !run) return false;
     const { keywords, index, answer, pair } = await comparison(keyword, run.secondary(), run.anchor);
@@ -355,7 +355,7 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
     autocomplete: (phrases, hinted) =>
       withAutocomplete(phrases, async () => {
         const topics: Record<string, Topic[]> = {};
-        // Step 4 takes the hint, or else the first phrase that is a topic: the phrases after it cannot be chosen.
+        // Step choose_primary takes the hint, or else the first phrase that is a topic: the phrases after it cannot be chosen.
         for (const [i, phrase] of phrases.entries()) {
           topics[phrase] = await autocompleteOne(phrase);
           if (hinted || topics[phrase]!.length > 0) return { topics, not_asked: phrases.slice(i + 1) };

@@ -14,7 +14,7 @@ export function createLocalTrendsProvider(name: 'replay' | 'synthetic', config: 
   }
 }
 
-/** The term every idea is compared with (step 12, and steps 17–18 when comparable) unless TRENDS_ANCHOR names one. */
+/** The term every idea is compared with (step compare_anchor, and steps interest_by_country and interest_by_city when comparable) unless TRENDS_ANCHOR names one. */
 export const DEFAULT_ANCHOR = 'weather';
 
 /** `providers`: a run's list (e.g. "replay+dataforseo"); the anchor is the one its series provider can answer. */

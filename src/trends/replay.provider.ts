@@ -139,7 +139,7 @@ export class ReplayTrendsProvider implements TrendsProvider {
 
   /**
    * What a research run can be answered for: the phrases whose interest over time was recorded
-   * (a run's series, steps 7–10, are asked for its primary phrase) and the markets they were
+   * (a run's series, steps interest_30d to interest_5y, are asked for its primary phrase) and the markets they were
    * recorded for ('' worldwide). A submission outside them is refused before it is charged.
    */
   coverage(): ReplayCoverage {

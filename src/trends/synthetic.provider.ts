@@ -365,7 +365,7 @@ export class SyntheticTrendsProvider implements TrendsProvider {
         };
       }
       case 'autocomplete': {
-        // The term itself first (a topic, so step 4 can choose it), then up to four more of assorted types.
+        // The term itself first (a topic, so step choose_primary can choose it), then up to four more of assorted types.
         const r = rng(`${request.term}|autocomplete`);
         const more = Math.floor(r() * 5);
         return {

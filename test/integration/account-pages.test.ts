@@ -6,6 +6,7 @@
 // /account. The first invitations are made by `insights accounts invite --print-link` itself, in process (an
 // operator without SMTP); the People page mails its invitations to a loopback SMTP server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STEP_NAMES } from '../../src/domain/research/step-names.js';
 import { createApiKey, createKeyForAccount } from '../../src/api-keys/api-key.repository.js';
 import { PAGES_DEFAULTS } from '../../src/config.js';
 import { createInvitation } from '../../src/account/invitations.js';
@@ -440,7 +441,14 @@ describe('a run and its report', () => {
     await t.database.db
       .insertInto('research_steps')
       .values(
-        [1, 2].map((step) => ({ run_id: runId!, step, name: `step ${step}`, status: 'done' as const, summary: `did step ${step}\nmore` })),
+        // Stored by name, as the step runner stores them: normalize_idea and extract_phrases, steps 1 and 2 of 40.
+        [1, 2].map((step) => ({
+          run_id: runId!,
+          step,
+          name: STEP_NAMES[step - 1]!,
+          status: 'done' as const,
+          summary: `did step ${step}\nmore`,
+        })),
       )
       .execute();
     await t.database.db.updateTable('research_runs').set({ status: 'running', next_step: 3 }).where('id', '=', runId!).execute();

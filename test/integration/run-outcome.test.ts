@@ -5,6 +5,7 @@
 // run". Replay refuses what it has no recording of before charging anything,
 // and a submission's estimate says so when Google is not answering.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STEP_NAMES } from '../../src/domain/research/step-names.js';
 import { createInvitation } from '../../src/account/invitations.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { insertInsight } from '../support/fixtures.js';
@@ -131,7 +132,9 @@ describe('a failed run says why and what to do', () => {
     const { run } = await submit(key, 'solar phone chargers');
     await t.database.db
       .insertInto('research_steps')
-      .values([1, 2].map((step) => ({ run_id: run.id, step, name: `step ${step}`, status: 'done' as const, summary: `did ${step}` })))
+      .values(
+        [1, 2].map((step) => ({ run_id: run.id, step, name: STEP_NAMES[step - 1]!, status: 'done' as const, summary: `did ${step}` })),
+      )
       .execute();
     await t.database.db.updateTable('research_runs').set({ status: 'running', next_step: 3 }).where('id', '=', run.id).execute();
     await t.database.db

@@ -66,19 +66,19 @@ describe('StepRecorder', () => {
 
   it('writes the good rows of a batch one by one when one row breaks the statement', async () => {
     const runs = await Promise.all([newRun(200), newRun(201), newRun(202)]);
-    // Step 41 does not exist: the step table's check constraint rejects it.
+    // A name that is no step's ("Step 41"): the step table's check constraint on names rejects it.
     await database.db.updateTable('research_runs').set({ next_step: 41, status: 'running' }).where('id', '=', runs[1]!.id).execute();
     const recorder = new StepRecorder(database.db);
     const blocker = recorder.record(row(runs[2]!.id, 1)); // in flight, so the next three form one batch
     const outcomes = await Promise.allSettled([
       recorder.record(row(runs[0]!.id, 1)),
-      recorder.record(row(runs[1]!.id, 41)),
+      recorder.record({ ...row(runs[1]!.id, 41), name: 'Step 41' }),
       recorder.record(row(runs[2]!.id, 2)),
     ]);
     expect(await blocker).toBe(true);
     expect(outcomes[0]).toEqual({ status: 'fulfilled', value: true });
     expect(outcomes[1]!.status).toBe('rejected');
-    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/check constraint/);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/research_steps_name_check/);
     expect(outcomes[2]).toEqual({ status: 'fulfilled', value: true });
     expect((await findRun(database.db, runs[2]!.id))!.next_step).toBe(3);
   });

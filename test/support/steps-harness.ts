@@ -4,7 +4,7 @@
 // Outputs go through JSON between steps, as they do through Postgres. The
 // steps' context is built as the worker builds it (src/research/step-context.ts).
 import { STEPS } from '../../src/research/steps.js';
-import { STEP_NAMES, type StepContext, type StepName, type StepOutput, type StepOutputs } from '../../src/research/step-contract.js';
+import type { StepContext, StepDefinition, StepName, StepOutput, StepOutputs } from '../../src/research/step-contract.js';
 import { buildStepContext } from '../../src/research/step-context.js';
 import type { TrendsPlan } from '../../src/research/trends-plan.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
@@ -28,9 +28,9 @@ export class RecordedOutputs {
     return this.byName.has(name);
   }
 
-  /** The output of step `n` (1-based), or undefined: what the step context reads. */
-  byNumber(n: number): unknown {
-    return this.byName.get(STEP_NAMES[n - 1]!);
+  /** The output of the step named, or undefined: what the step context reads. */
+  byStep(name: StepName): unknown {
+    return this.byName.get(name);
   }
 
   /** Throws, as the job does, when a step reads an output that was not recorded. */
@@ -85,8 +85,8 @@ export function stepContext(
   const recordedOutputs = new RecordedOutputs(recorded(outputs));
   const { ctx } = buildStepContext({
     run: { id: 'run_unit', idea: options.idea ?? 'an idea', hints: options.hints ?? [], source: 'research', ownerAccountId: null },
-    output: (n) => recordedOutputs.byNumber(n),
-    missing: (_n, name) => `${name} has not run`,
+    output: (name) => recordedOutputs.byStep(name),
+    missing: (name) => `${name} has not run`,
     fetch: () => Promise.reject(new Error('a hand-built context asks its plan, not Trends')),
     plan: 'batched',
     geo: '',
@@ -98,14 +98,19 @@ export function stepContext(
 
 /** Runs one step by name; its output comes back through JSON, as the next step would read it. */
 export async function runStep<N extends StepName>(name: N, ctx: StepContext): Promise<StepOutputs[N]> {
-  const step = STEPS[STEP_NAMES.indexOf(name)]!;
-  // STEPS[i] is the step named STEP_NAMES[i] (steps.ts checks it at load).
+  const step = stepNamed(name);
   return recorded(await step.run(ctx)) as StepOutputs[N];
 }
 
 /** The step's one-line summary of an output. */
 export function summarize<N extends StepName>(name: N, output: StepOutputs[N]): string {
-  return STEPS[STEP_NAMES.indexOf(name)]!.summarize(output);
+  return stepNamed(name).summarize(output);
+}
+
+function stepNamed(name: StepName): StepDefinition {
+  const step = STEPS.find((s) => s.name === name);
+  if (!step) throw new Error(`no research step is named ${name}`);
+  return step;
 }
 
 export async function runSteps(
@@ -130,19 +135,19 @@ export async function runSteps(
   const counted = (request: TrendsRequest) => routed.fetch(request);
   const { ctx } = buildStepContext({
     run: { id: 'run_harness', idea, hints: options.hints ?? [], source: 'research', ownerAccountId: null },
-    output: (n) => outputs.byNumber(n),
-    missing: (_n, name) => `${name} has not run`,
+    output: (name) => outputs.byStep(name),
+    missing: (name) => `${name} has not run`,
     fetch: counted,
     plan: 'batched',
     geo: options.geo ?? '',
     anchor,
     findExistingInsight: async () => undefined,
   });
-  for (const [i, step] of STEPS.entries()) {
+  for (const step of STEPS) {
     const output = recorded(await step.run(ctx));
-    outputs.set(STEP_NAMES[i]!, output);
-    summaries.set(STEP_NAMES[i]!, step.summarize(output));
-    if (STEP_NAMES[i] === options.until) break;
+    outputs.set(step.name, output);
+    summaries.set(step.name, step.summarize(output));
+    if (step.name === options.until) break;
   }
   return { outputs, summaries, requests };
 }

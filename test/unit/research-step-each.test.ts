@@ -468,7 +468,7 @@ describe('steps 17-18: maps', () => {
     expect(o.places).toHaveLength(25);
     expect(o.places[0]).toMatchObject({ name: 'City 0', share: 60, relative: 100 });
     expect(o.places.at(-1)!.name).toBe('City 24');
-    expect(o).toMatchObject({ compared_with: 'bagel', reason: 'the same map as step 17, by city', without_data: 0 });
+    expect(o).toMatchObject({ compared_with: 'bagel', reason: 'the same map as step interest_by_country, by city', without_data: 0 });
   });
 });
 

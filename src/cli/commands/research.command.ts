@@ -12,7 +12,7 @@ import { dryRun, type DryRun } from '../../research/dry-run.js';
 import { anchorTermFor } from '../../trends/provider-factory.js';
 import { NotAnswerableError, ResearchService, researchSettings } from '../../research/research-service.js';
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
-import { STEP_COUNT, STEP_NAMES } from '../../research/step-contract.js';
+import { failedStepOf, runProgress, runSteps } from '../../research/run-steps.js';
 import { openResources, type Resources } from '../../runtime/resources.js';
 import { openQueues } from '../../runtime/producer-queues.js';
 import { startWorkers, type Pipeline } from '../../runtime/workers.js';
@@ -32,14 +32,14 @@ async function waitForRun(resources: Resources, runId: string, quiet: boolean): 
   for (;;) {
     const run = await findRun(resources.db, runId);
     if (!run) throw new Error(`run ${runId} disappeared`);
-    const done = Math.min(STEP_COUNT, run.next_step - 1);
+    const { done, total, current } = runProgress(run);
     if (!quiet) {
       const width = 30;
-      const filled = Math.round((done / STEP_COUNT) * width);
-      const name = run.next_step <= STEP_COUNT ? STEP_NAMES[run.next_step - 1] : 'done';
+      const filled = Math.round((done / total) * width);
+      const name = current ?? 'done';
       const note = run.status === 'waiting' ? ` — ${run.waiting_reason}` : '';
       const line = forTerminal(
-        `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] step ${done}/${STEP_COUNT} ${name} ${((Date.now() - started) / 1000).toFixed(1)}s${note}`,
+        `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] step ${done}/${total} ${name} ${((Date.now() - started) / 1000).toFixed(1)}s${note}`,
       );
       if (tty) process.stderr.write(`\r${line.padEnd(lastLine.length)}`);
       else if (line.replace(/ [\d.]+s/, '') !== lastLine.replace(/ [\d.]+s/, '')) process.stderr.write(`${line}\n`);
@@ -64,7 +64,7 @@ async function ensureWorkers(resources: Resources, config: Config, logger: Logge
   return startWorkers(resources, config, logger);
 }
 
-/** The dry run for a person: the candidates, what step 4 measures, the category and the requests. */
+/** The dry run for a person: the candidates, what step choose_primary measures, the category and the requests. */
 function printDryRun(d: DryRun): void {
   print(
     `Dry run of "${d.idea}" (${d.geo || 'worldwide'}, providers ${d.providers.join(',')}, plan ${d.plan}): nothing asked, nothing started.`,
@@ -82,16 +82,16 @@ function printDryRun(d: DryRun): void {
     ),
   );
   print(
-    `primary by prior: "${d.primary_by_prior}"; step 4 measures: ${d.measure.map((p) => `"${p}"`).join(', ') || 'nothing (operator keyword)'}`,
+    `primary by prior: "${d.primary_by_prior}"; step choose_primary measures: ${d.measure.map((p) => `"${p}"`).join(', ') || 'nothing (operator keyword)'}`,
   );
-  print(`in the simulated world step 4 chooses: "${d.simulated_primary}"`);
+  print(`in the simulated world step choose_primary chooses: "${d.simulated_primary}"`);
   print(
     `category from the idea alone: ${d.category.category}${d.category.matched.length ? ` (matched: ${d.category.matched.join(', ')})` : ''}`,
   );
   print(
     `requests the run would make: ${Object.values(d.request_kinds).reduce((a, b) => a + b, 0)} (${Object.entries(d.request_kinds)
       .map(([k, n]) => `${n} ${k}`)
-      .join(', ')}); after step 4 they follow the simulated answers`,
+      .join(', ')}); after step choose_primary they follow the simulated answers`,
   );
   print(
     table(
@@ -117,7 +117,7 @@ export function registerResearchCommands(program: Command, context: () => CliCon
     .option('--json', 'print {"run_id","status","insight_id","score"} (with --dry-run: the dry run as one JSON object)')
     .option(
       '--dry-run',
-      'ask nothing and start nothing: print the candidate phrases, what step 4 would measure, the category and the requests',
+      'ask nothing and start nothing: print the candidate phrases, what step choose_primary would measure, the category and the requests',
     )
     .addHelpText(
       'after',
@@ -202,9 +202,7 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
             finished.error !== null && failureKind(finished.error) === 'unreachable'
               ? '\nGoogle Trends cannot be reached from here. To try the service without it, start it with TRENDS_PROVIDER=synthetic (a simulated world, labelled so everywhere); docs/providers.md lists the others.'
               : '';
-          throw new Error(
-            `run ${finished.id} failed at step ${finished.failed_step} (${STEP_NAMES[(finished.failed_step ?? 1) - 1]}): ${finished.error}${offline}`,
-          );
+          throw new Error(`run ${finished.id} failed at step ${failedStepOf(finished)?.name ?? 'unknown'}: ${finished.error}${offline}`);
         }
       } finally {
         await pipeline?.close();
@@ -229,7 +227,7 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
             rows.map((r) => ({
               id: r.id,
               status: r.status,
-              step: `${Math.min(STEP_COUNT, r.next_step - 1)}/${STEP_COUNT}`,
+              step: (({ done, total }) => `${done}/${total}`)(runProgress(r)),
               provider: r.provider,
               insight: r.insight_id,
               idea: r.idea.length > 50 ? `${r.idea.slice(0, 49)}…` : r.idea,
@@ -249,24 +247,23 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
       await withResources(context, async (resources) => {
         const run = await findRun(resources.db, id);
         if (!run) throw new UsageError(`No research run has the id "${id}" (see: insights runs list)`);
-        const steps = new Map((await stepsOf(resources.db, id)).map((s) => [s.step, s]));
+        const rows = await stepsOf(resources.db, id);
         if (options.json) {
-          printJson({ run, steps: [...steps.values()] });
+          printJson({ run, steps: rows });
           return;
         }
         print(`${run.id}  ${run.status}${run.waiting_reason ? ` (${run.waiting_reason})` : ''}  provider ${run.provider}`);
         print(`idea: ${run.idea}`);
         if (run.discovery) print(`discovered: ${describeDiscovery(run.discovery)}`);
         if (run.insight_id) print(`insight: ${run.insight_id}`);
-        if (run.error) print(`error at step ${run.failed_step}: ${run.error}`);
+        if (run.error) print(`error at step ${failedStepOf(run)?.name ?? 'unknown'}: ${run.error}`);
         print(
           table(
-            STEP_NAMES.map((name, i) => {
-              const s = steps.get(i + 1);
+            runSteps(run, rows).map(({ step, name, status, recorded: s }) => {
               return {
-                '#': i + 1,
+                '#': step,
                 step: name,
-                status: s?.status ?? (i + 1 === run.next_step && run.status !== 'failed' ? run.status : 'pending'),
+                status,
                 attempts: s?.attempts ?? 0,
                 ms: s?.duration_ms ?? '',
                 summary: (s?.error ?? s?.summary ?? '').slice(0, 90),
@@ -291,7 +288,8 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
         const step = await reopenRun(resources.db, id);
         if (step === undefined) throw new UsageError(`${id} is ${run.status}, not failed: nothing to retry`);
         await new ResearchChain(queues.research).enqueueStep(id, step);
-        print(`Resumed ${id} at step ${step} (${STEP_NAMES[step - 1]}).`);
+        const { total, current } = runProgress({ ...run, status: 'queued', next_step: step });
+        print(`Resumed ${id} at step ${step} of ${total} (${current ?? 'unknown'}).`);
       } finally {
         await close();
         await resources.close();

@@ -1,2 +1,2 @@
-// The outlook as the insight keeps it (insights.outlook, API `outlook`): step 31's output, as outlook.ts computes it.
+// The outlook as the insight keeps it (insights.outlook, API `outlook`): forecast's output, as outlook.ts computes it.
 export type { Outlook as OutlookSummary } from './outlook.js';

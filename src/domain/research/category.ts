@@ -11,13 +11,13 @@ import { WORDNET_CATEGORIES } from './wordnet-categories.js';
 export interface CategoryEvidence {
   /** The idea as typed (or a demo topic's name). */
   idea: string;
-  /** The search phrases taken from the idea (step 2). */
+  /** The search phrases taken from the idea (step extract_phrases). */
   phrases: readonly string[];
-  /** Autocomplete topics (step 3); `type` is Google's topic type ("Food", "Dog breed", "Software"). */
+  /** Autocomplete topics (step autocomplete_phrases); `type` is Google's topic type ("Food", "Dog breed", "Software"). */
   topics: ReadonlyArray<{ title: string; type: string }>;
-  /** Related queries, top and rising (steps 13-14). */
+  /** Related queries, top and rising (steps related_queries_top and related_queries_rising). */
   relatedQueries?: readonly string[];
-  /** Related topics (steps 15-16), with Google's topic type when it gave one. */
+  /** Related topics (steps related_topics_top and related_topics_rising), with Google's topic type when it gave one. */
   relatedTopics?: ReadonlyArray<{ label: string; type?: string }>;
   /** Freebase types of the topic ("Dish", "Ingredient"), where the data carries them (the demo's GTAB topics). */
   freebaseTypes?: readonly string[];
@@ -528,7 +528,7 @@ function wordNetCategory(word: string): Exclude<Category, 'uncategorized'> | und
 /**
  * What a WordNet noun weighs: a word that leans (right about two times in
  * three on the tuning ideas), so an idea filed by WordNet alone stays below
- * FIRM_CONFIDENCE and a research run's step 40 files it by what Google
+ * FIRM_CONFIDENCE and a research run's step aggregate files it by what Google
  * measured instead.
  */
 const WORDNET_WEIGHT = 0.5;
@@ -737,14 +737,14 @@ export function classifyCategory(e: CategoryEvidence): CategoryChoice {
 }
 
 /**
- * Below this confidence step 5's category is a guess (an idea word or two, no
- * head term, or a close second), and step 40 files the insight by the related
+ * Below this confidence classify_category's category is a guess (an idea word or two, no
+ * head term, or a close second), and step aggregate files the insight by the related
  * lists instead.
  */
 export const FIRM_CONFIDENCE = 0.5;
 
 /**
- * The insight's category: step 5's choice, made from the idea's own meaning,
+ * The insight's category: classify_category's choice, made from the idea's own meaning,
  * unless it was `uncategorized` or below FIRM_CONFIDENCE; then the choice made
  * with the related lists (`measured`, asked for only then). The related lists
  * are searches around the primary phrase, so they can drift from the idea

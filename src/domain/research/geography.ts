@@ -1,4 +1,4 @@
-// Where an idea is searched (steps 17, 18 and 30), read from one of two maps
+// Where an idea is searched (steps interest_by_country, interest_by_city and geographic_reach), read from one of two maps
 // Google draws.
 //
 // - The phrase's own map: each place's interest, scaled so the strongest place
@@ -9,7 +9,7 @@
 //   reading if the anchor is searched about evenly, and each place's share is
 //   a calibrated level on top. But shares are whole percents: when one term is
 //   far commoner, the other sits at 0 or 1 % everywhere and the map says
-//   nothing. So it is used only when step 12 found the two within
+//   nothing. So it is used only when step compare_anchor found the two within
 //   COMPARABLE_RATIO of each other (the rarer one then averages 2 % or more).
 //   It is also the only kind of map the replay recordings hold (pizza and
 //   bagel, 40× apart), which is how replay runs get a real reach.
@@ -25,10 +25,10 @@ export interface PlaceInterest {
   share: number | null;
 }
 
-/** Step 12's phrase/anchor ratio within which the map is read against the anchor (see above). */
+/** compare_anchor's phrase/anchor ratio within which the map is read against the anchor (see above). */
 export const COMPARABLE_RATIO = 50;
 
-/** Whether the phrase's map should be drawn against the anchor, from step 12's 12-month means. */
+/** Whether the phrase's map should be drawn against the anchor, from compare_anchor's 12-month means. */
 export function mapAgainstAnchor(phraseMean: number, anchorMean: number): boolean {
   if (phraseMean <= 0 || anchorMean <= 0) return false;
   const ratio = phraseMean / anchorMean;

@@ -1,5 +1,5 @@
 // Which search phrase a research run studies: the one that says the idea and
-// that people search. Steps 2 and 4. Pure functions.
+// that people search. Steps extract_phrases and choose_primary. Pure functions.
 //
 // Candidates are the idea's noun phrases as an English part-of-speech tagger
 // reads them (noun-phrases.ts): a verb, determiner, adverb, preposition or
@@ -15,9 +15,9 @@
 // "piano lessons" of "online piano lessons", "dog grooming" of "mobile dog
 // grooming van"); a phrase opening with a modifier ("online piano") loses a
 // little, three words a little more (Google seldom has enough searches of them
-// to draw a series). That is the prior, known before any request. Step 4 then
+// to draw a series). That is the prior, known before any request. Step choose_primary then
 // measures how much the best four are searched (one comparison, the request
-// steps 11-12 read again) and adds popularity on a log scale (a phrase
+// steps compare_secondary and compare_anchor read again) and adds popularity on a log scale (a phrase
 // searched a tenth as much as the most searched candidate gets half of it); a
 // phrase with no measurable search is never chosen while another has some. A
 // phrase discovery found among Google's trending searches is a search already:
@@ -231,13 +231,13 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
   return [...given, ...ranked.filter((c) => !given.some((h) => h.phrase === c.phrase))].slice(0, max);
 }
 
-/** The phrases a run's step 2 recorded before it weighed them, weighed now (in their recorded order). */
+/** The phrases a run's step extract_phrases recorded before it weighed them, weighed now (in their recorded order). */
 export function recordedCandidates(idea: string, hints: readonly string[], phrases: readonly string[]): PhraseCandidate[] {
   const weighed = new Map(phraseCandidates(idea, hints, { max: Infinity }).map((c) => [c.phrase, c]));
   return phrases.map((phrase) => weighed.get(phrase) ?? { phrase, coverage: 0, names_product: false, prior: 0 });
 }
 
-/** The candidates step 4 measures, in the order it asks them: the best four by prior. */
+/** The candidates step choose_primary measures, in the order it asks them: the best four by prior. */
 export function measuredPhrases(candidates: readonly PhraseCandidate[]): string[] {
   return candidates.slice(0, MEASURED).map((c) => c.phrase);
 }
@@ -277,7 +277,7 @@ export function popularity(mean: number, best: number): number {
 }
 
 /**
- * Step 4's choice from the candidates and, when measured, their means in one
+ * choose_primary's choice from the candidates and, when measured, their means in one
  * comparison. An operator's hint wins, and a trending search that started the
  * run; without measurements the best prior does.
  */

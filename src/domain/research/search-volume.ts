@@ -1,10 +1,10 @@
-// Absolute demand (step 12's second request, when a provider has search
+// Absolute demand (compare_anchor's second request, when a provider has search
 // volume): how many people search for the phrase each month in the run's
 // country, and what advertisers pay per click. Google Trends is relative by
 // construction; these figures are Google Ads' own, relayed by DataForSEO.
 import type { KeywordVolume, ResponseProvenance, SearchVolume } from '../trends/answers.js';
 
-/** What step 12 records of the phrase's absolute figures (absent on runs recorded before it asked). */
+/** What step compare_anchor records of the phrase's absolute figures (absent on runs recorded before it asked). */
 export interface VolumeOutput {
   outcome: 'served' | 'not_available' | 'failed';
   reason?: string;
@@ -16,7 +16,7 @@ export interface VolumeOutput {
   provenance: ResponseProvenance | null;
 }
 
-/** The figures step 12 records, from what the plan answered. */
+/** The figures step compare_anchor records, from what the plan answered. */
 export function volumeOutput(result: {
   outcome: VolumeOutput['outcome'];
   reason?: string;
@@ -34,7 +34,7 @@ export function volumeOutput(result: {
   };
 }
 
-/** What an insight keeps of step 12's figures (the API's `search_volume`). */
+/** What an insight keeps of compare_anchor's figures (the API's `search_volume`). */
 export interface SearchVolumeSummary {
   provider: string;
   geo: string;

@@ -1,4 +1,4 @@
-// Statistics of Google Trends series used by steps 19–25. Pure functions.
+// Statistics of Google Trends series used by steps clean_series to breakout. Pure functions.
 import { mean, median, standardDeviation } from 'simple-statistics';
 import { relativeSlopePerDay } from '../scoring/series.js';
 

@@ -1,9 +1,9 @@
-// What the API serves of a run's related lists and maps (steps 13–18), kept on
+// What the API serves of a run's related lists and maps (steps related_queries_top to interest_by_city), kept on
 // the insight when the run commits: short, stable shapes, not Google's.
 import type { PlaceInterest } from './geography.js';
 
 /**
- * What Google served for a related list (steps 13-16):
+ * What Google served for a related list (steps related_queries_top to related_topics_rising):
  *   listed        Google listed items (maybe none in one of top and rising)
  *   empty         it answered with no list: its answer to automated clients since 2024-08-20
  *   not_recorded  replay has no recording of it (it never invents one)
@@ -36,7 +36,7 @@ export interface GeographySummary {
   /** "own": the phrase's own map (strongest country = 100); "against_anchor": its share of searches against the anchor term. */
   map: 'own' | 'against_anchor';
   compared_with: string | null;
-  /** Why this map was used (step 17's reason). */
+  /** Why this map was used (interest_by_country's reason). */
   reason: string;
   countries: Array<{ code: string; name: string; relative: number; share: number | null }>;
   countries_with_data: number;

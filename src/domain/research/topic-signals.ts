@@ -1,4 +1,4 @@
-// What Trends' autocomplete says about an idea (step 3 asks it anyway): the
+// What Trends' autocomplete says about an idea (step autocomplete_phrases asks it anyway): the
 // topics Google knows under the phrase, each with a type ("Dish", "Company",
 // "Mobile app" …). Their number and variety speak to breadth; types that name
 // a business (a company, a brand, an app) to competition.

@@ -34,37 +34,37 @@ const FORMULAS: Record<Dimension, { formula: string; evidence: string }> = {
   demand: {
     formula:
       'r = (phrase mean + 0.5) / (anchor mean + 0.5) over 12 months in one request; score = 1 / (1 + exp(−1.6 · ln r / ln 4)): as searched as the anchor ⇒ 0.5, 4× ⇒ 0.83, ¼ ⇒ 0.17.',
-    evidence: 'Steps 11–12: the phrase compared with a fixed anchor term.',
+    evidence: 'Steps compare_secondary and compare_anchor: the phrase compared with a fixed anchor term.',
   },
   momentum: {
     formula: `z = ${MOMENTUM_MODELS['90d'].week}·w ${MOMENTUM_MODELS['90d'].month}·m ${MOMENTUM_MODELS['90d'].spikeWeek}·s·w, on the 90 days rescaled to a maximum of 100: w = ln((last week + 0.5) / (month + 0.5)), m = ln((month + 0.5) / (the month two months before + 0.5)), s = ln((the month's highest day + 0.5) / (its median day + 0.5)); score = 1 / (1 + exp(−(z − ${MOMENTUM_MODELS['90d'].center}) / ${MOMENTUM_MODELS['90d'].scale})). Rising ≥ ${RISING_AT}, falling ≤ ${FALLING_AT}. With fewer than ${MIN_POINTS_90D} days of the 90: z = ${MOMENTUM_MODELS['30d'].week}·w ${MOMENTUM_MODELS['30d'].spikeWeek}·s·w on the 30 days, score = 1 / (1 + exp(−(z − ${MOMENTUM_MODELS['30d'].center}) / ${MOMENTUM_MODELS['30d'].scale})); none below ${MIN_POINTS_30D} days.`,
-    evidence: 'Steps 7–8: the 30- and 90-day daily series (a trailing partial day is dropped).',
+    evidence: 'Steps interest_30d and interest_90d: the 30- and 90-day daily series (a trailing partial day is dropped).',
   },
   durability: {
     formula:
       'By the 5-year trajectory: rising 0.85, stable 0.65, declining 0.30, peaked 0.20; + 0.1·tanh(trend change); − 0.25 for a fad (one burst over 4× the median with a coefficient of variation above 0.8).',
-    evidence: 'Steps 10, 22, 24: the 5-year weekly series.',
+    evidence: 'Steps interest_5y, trajectory and volatility: the 5-year weekly series.',
   },
   reach: {
     formula:
       "n = countries with at least a tenth of the strongest country's interest; score = min(1, ln(1 + n) / ln 41) · (1 − 0.3 · the strongest country's share).",
-    evidence: 'Steps 17–18, 30: interest by country and city.',
+    evidence: 'Steps interest_by_country, interest_by_city and geographic_reach: interest by country and city.',
   },
   breadth: {
     formula: `The strength-weighted mean of the readings there are. Related lists: 0.5 · min(1, (related queries + related topics) / ${BREADTH_SCALES.listed}) + 0.5 · min(1, distinct words / ${BREADTH_SCALES.words}), strength 1. Autocomplete: 0.5 · min(1, topics / ${BREADTH_SCALES.topics}) + 0.5 · min(1, distinct topic types / ${BREADTH_SCALES.types}), strength ${AUTOCOMPLETE_STRENGTH}. Modifier comparison: the share of the modifier families with any searches, strength ${MODIFIER_STRENGTH}. The dimension's strength is its best reading's.`,
-    evidence: `Steps 3, 13–16 and 26: ${TRENDS_AUTOCOMPLETE}; ${MODIFIER_REQUEST}; related queries and topics when Google lists them.`,
+    evidence: `Steps autocomplete_phrases, related_queries_top to related_topics_rising and demand_breadth: ${TRENDS_AUTOCOMPLETE}; ${MODIFIER_REQUEST}; related queries and topics when Google lists them.`,
   },
   pain: {
     formula: signalFormula('pain', 'a problem word'),
-    evidence: `Step 27: ${MODIFIER_REQUEST} (pain words: ${MODIFIER_FAMILIES.pain.join(', ')}); related queries with problem words when Google lists them.`,
+    evidence: `Step pain_signals: ${MODIFIER_REQUEST} (pain words: ${MODIFIER_FAMILIES.pain.join(', ')}); related queries with problem words when Google lists them.`,
   },
   intent: {
     formula: signalFormula('intent', 'a buying word'),
-    evidence: `Step 28: ${MODIFIER_REQUEST} (buying words: ${MODIFIER_FAMILIES.intent.join(', ')}); related queries with buying words when Google lists them.`,
+    evidence: `Step buyer_intent: ${MODIFIER_REQUEST} (buying words: ${MODIFIER_FAMILIES.intent.join(', ')}); related queries with buying words when Google lists them.`,
   },
   whitespace: {
     formula: `1 − pressure; pressure = the stronger of comparison pressure and brand pressure (a space crowded by either is crowded; one alone when the other has nothing to read). A related query is brand-like when it adds one word to the phrase that is neither a signal word nor a word for the thing or service itself ("pizza hut", not "pizza delivery"). Comparison pressure: the strength-weighted mean of min(1, share of the phrase's searches with a comparison word / ${SIGNAL_SATURATION.competition.modifiers}) (modifier comparison) and min(1, share of related queries with one / ${SIGNAL_SATURATION.competition.lists}) (lists). Brand pressure: the same mean of min(1, share of related queries that are a brand name / ${BRAND_SATURATION}) (strength 1) and min(1, share of autocomplete topics whose type names a business (${BRAND_TOPIC_TYPES.join(', ')}) / ${BRAND_SATURATION}) (strength ${AUTOCOMPLETE_STRENGTH}). Strength: the mean of the two halves' best readings (an unread half counts 0).`,
-    evidence: `Steps 3, 29: ${MODIFIER_REQUEST} (comparison words: ${MODIFIER_FAMILIES.competition.join(', ')}); ${TRENDS_AUTOCOMPLETE}; related queries naming brands or comparing options when Google lists them.`,
+    evidence: `Steps autocomplete_phrases and competition_signals: ${MODIFIER_REQUEST} (comparison words: ${MODIFIER_FAMILIES.competition.join(', ')}); ${TRENDS_AUTOCOMPLETE}; related queries naming brands or comparing options when Google lists them.`,
   },
 };
 

@@ -17,7 +17,7 @@ export const BATCH_SIZE = 5;
 export const MIN_PEAK_IN_BATCH = 10;
 
 export interface Levelled {
-  /** Popularity relative to a common anchor (research step 12, refined by refreshes); null when unknown. */
+  /** Popularity relative to a common anchor (research step compare_anchor, refined by refreshes); null when unknown. */
   level: number | null;
 }
 

@@ -1,7 +1,8 @@
 // The Research tab: start research through the service POST /api/research-runs uses, and list the account's runs.
 import type { FastifyInstance } from 'fastify';
 import { listAccountRuns, listDemoRuns } from '../../research/account-runs.repository.js';
-import { findRun, shownStepStatus, stepsOf } from '../../research/run.repository.js';
+import { findRun, stepsOf } from '../../research/run.repository.js';
+import { failedStepOf, runProgress, runSteps } from '../../research/run-steps.js';
 import { runWasRefunded } from '../../research/allowance.repository.js';
 import { dataDatesOf, findActiveInsights, type InsightRow } from '../../insights/insight.repository.js';
 import { displayTitle, provenanceOf, type ProvenanceFacts } from '../../domain/provenance.js';
@@ -11,7 +12,6 @@ import { publicFailure, publicRunAdvice, publicRunError, publicWaitingReason } f
 import { verdictOf } from '../../domain/research/verdict.js';
 import { InvalidIdeaError } from '../../research/chain.js';
 import { NotAnswerableError, ResearchAllowanceSpentError } from '../../research/research-service.js';
-import { STEP_COUNT, STEP_NAMES } from '../../domain/research/step-names.js';
 import { html, type Html } from '../../domain/html.js';
 import { hidden, notice } from './layout.js';
 import type { Session } from './session.js';
@@ -46,11 +46,7 @@ const STATUS_WORDS: Record<string, string> = {
 
 /** Why a run is where it is, as GET /api/research-runs/{id} tells a client (its words, never the stored error). */
 function statusReason(run: RunRow): string | null {
-  if (run.status === 'failed')
-    return publicRunError(
-      run.error ?? 'failed',
-      run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' },
-    );
+  if (run.status === 'failed') return publicRunError(run.error ?? 'failed', failedStepOf(run));
   if (run.status === 'waiting') return publicWaitingReason(run.waiting_reason);
   return null;
 }
@@ -61,9 +57,8 @@ export function researchPages(app: FastifyInstance, kit: PageKit): void {
   /** A run's row: its idea linked by title to its page, provider, status with its reason, and when done its score and verdict. */
   function runRow(run: RunRow, insight: InsightRow | undefined): Html {
     const shown = runProvenance(run, insight);
-    const done = Math.min(STEP_COUNT, run.next_step - 1);
-    const live = run.status === 'running' || run.status === 'waiting' || run.status === 'queued';
-    const steps = `${done} of ${STEP_COUNT}${live && run.status !== 'queued' ? ` (now: ${STEP_NAMES[run.next_step - 1] ?? ''})` : ''}`;
+    const progress = runProgress(run);
+    const steps = `${progress.done} of ${progress.total}${progress.current !== null && run.status !== 'queued' ? ` (now: ${progress.current})` : ''}`;
     const reason = statusReason(run);
     const result = insight
       ? (() => {
@@ -188,7 +183,7 @@ ${
       case 'cancelled':
         return html`<p>This run was cancelled${ended}.</p>`;
       case 'failed': {
-        const step = run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' };
+        const step = failedStepOf(run);
         return html`<div role="alert"><p>This run failed${ended}: ${publicRunError(run.error, step) ?? 'no reason was recorded'}.</p>${todo}</div>`;
       }
     }
@@ -202,21 +197,19 @@ ${
     const run = isId('run', id) ? await findRun(db, id) : undefined;
     if (!run || !(run.account_id === session.row.account_id || isDemoRun(run)))
       return sendPage(reply.code(404), notFound(session, 'Your account has no such research run.'));
-    const recorded = new Map((await stepsOf(db, run.id)).map((s) => [s.step, s]));
+    const steps = runSteps(run, await stepsOf(db, run.id));
     const shown = runProvenance(run, run.insight_id ? (await dataDatesOf(db, [run.insight_id])).get(run.insight_id) : undefined);
     const live = run.status === 'queued' || run.status === 'running' || run.status === 'waiting';
-    const rows = STEP_NAMES.map((name, i) => {
-      const s = recorded.get(i + 1);
-      const status = shownStepStatus(run, i + 1, s?.status);
-      return html`<tr><td>${i + 1}</td><td>${name}</td><td>${status}</td><td>${oneLine(s?.summary ?? null) || (s?.status === 'failed' && s.error ? publicFailure(s.error) : '—')}</td></tr>`;
+    const rows = steps.map(({ step, name, status, recorded: s }) => {
+      return html`<tr><td>${step}</td><td>${name}</td><td>${status}</td><td>${oneLine(s?.summary ?? null) || (s?.status === 'failed' && s.error ? publicFailure(s.error) : '—')}</td></tr>`;
     });
-    const done = [...recorded.values()].filter((s) => s.status === 'done').length;
+    const done = steps.filter((s) => s.recorded?.status === 'done').length;
     const refunded = run.status === 'failed' && (await runWasRefunded(db, run.id));
     const body = html`${runState(run, refunded)}<dl class="facts"><dt>Idea</dt><dd>${shown.idea}</dd><dt>Market</dt><dd>${run.geo === null ? 'default' : run.geo || 'worldwide'}</dd>
 <dt>Source</dt><dd>${shown.source}</dd><dt>Data as of</dt><dd>${shown.dataAsOf}</dd>
-<dt>Steps done</dt><dd>${done} of ${STEP_COUNT}</dd><dt>Started</dt><dd>${date(run.created_at)}</dd>
+<dt>Steps done</dt><dd>${done} of ${steps.length}</dd><dt>Started</dt><dd>${date(run.created_at)}</dd>
 <dt>Insight</dt><dd>${run.insight_id ? html`<a href="/account/insights/${run.insight_id}">${shown.idea}</a> (<a href="/account/insights/${run.insight_id}/report">printable report</a>)` : '—'}</dd></dl>
-<table><caption>The ${STEP_COUNT} steps of run ${run.id}</caption><thead><tr><th scope="col">Step</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Summary</th></tr></thead><tbody>${rows}</tbody></table>
+<table><caption>The ${steps.length} steps of run ${run.id}</caption><thead><tr><th scope="col">Step</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Summary</th></tr></thead><tbody>${rows}</tbody></table>
 <p><a href="/account/research">Back to research</a></p>`;
     return sendPage(reply, {
       title: `Run ${run.id}`,

@@ -12,8 +12,8 @@ import { DIMENSIONS } from '../../../domain/scoring/dimensions.js';
 import type { ChartForecastPoint } from '../../../domain/charts/insight-chart.js';
 import { findForecast } from '../../../insights/forecast.repository.js';
 import { findInsightSeries, latestTrendPoints } from '../../../insights/trend-point.repository.js';
-import { latestRunForInsight, shownStepStatus, stepsOf } from '../../../research/run.repository.js';
-import { STEP_NAMES } from '../../../research/step-contract.js';
+import { latestRunForInsight, stepsOf } from '../../../research/run.repository.js';
+import { failedStepOf, runSteps } from '../../../research/run-steps.js';
 import type { InsightSummaryDto } from '../../schemas.js';
 
 export const MEDIA = {
@@ -151,25 +151,21 @@ export async function reportInputOf(db: Db, insight: ReportInsight, now: Date): 
   };
 }
 
-/** A run's 40 steps as GET /api/research-runs/{id} shows them: a step not recorded is the run's state if it is under way, else pending. */
+/** A run's steps as GET /api/research-runs/{id} shows them (runSteps): a step not recorded is the run's state if it is under way, else pending. */
 async function traceOf(db: Db, run: NonNullable<Awaited<ReturnType<typeof latestRunForInsight>>>): Promise<ReportRun> {
-  const steps = new Map((await stepsOf(db, run.id)).map((s) => [s.step, s]));
+  const steps = runSteps(run, await stepsOf(db, run.id));
   return {
     id: run.id,
     status: run.status,
     provider: run.provider,
     created_at: run.created_at.toISOString(),
     finished_at: run.finished_at?.toISOString() ?? null,
-    error: publicRunError(
-      run.error,
-      run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' },
-    ),
-    steps: STEP_NAMES.map((name, i) => {
-      const s = steps.get(i + 1);
+    error: publicRunError(run.error, failedStepOf(run)),
+    steps: steps.map(({ step, name, status, recorded: s }) => {
       return {
-        step: i + 1,
+        step,
         name,
-        status: shownStepStatus(run, i + 1, s?.status),
+        status,
         summary: s?.summary ?? null,
         error: s?.error ? publicFailure(s.error) : null,
       };

@@ -32,8 +32,9 @@ import { InsightSchema, stringEnum } from '../../schemas.js';
 import { givesAllowanceBack, publicFailure, publicRunAdvice, publicRunError, publicWaitingReason } from '../../../domain/public-error.js';
 import { runWasRefunded } from '../../../research/allowance.repository.js';
 import { findInsight } from '../../../insights/insight.repository.js';
-import { findRun, latestRunForInsight, shownStepStatus, stepsOf, type RunRow } from '../../../research/run.repository.js';
-import { STEP_COUNT, STEP_NAMES } from '../../../research/step-contract.js';
+import { findRun, latestRunForInsight, stepsOf, type RunRow } from '../../../research/run.repository.js';
+import { failedStepOf, runProgress, runSteps } from '../../../research/run-steps.js';
+import { STEP_COUNT } from '../../../research/step-contract.js';
 import { problem, ProblemError } from '../../problem.js';
 import { requireInsight } from './require-insight.js';
 import { DimensionSchema, errorResponses, IdParams, NoQuery } from '../../schemas.js';
@@ -52,18 +53,16 @@ const DiscoverySchema = Type.Object(
 
 const ProgressSchema = Type.Object(
   {
-    done: Type.Integer({ minimum: 0, maximum: STEP_COUNT, description: 'Steps recorded done' }),
-    total: Type.Integer({ description: `Always ${STEP_COUNT}` }),
-    current: Type.Union([Type.String(), Type.Null()], { description: 'The step under way or next, while the run is unfinished' }),
+    done: Type.Integer({ minimum: 0, description: 'Steps recorded done' }),
+    total: Type.Integer({
+      description: `Steps in the run's own chain: ${STEP_COUNT} today; a run started before a deploy that changed the steps keeps its own`,
+    }),
+    current: Type.Union([Type.String(), Type.Null()], { description: 'The step under way or next, by name, while the run is unfinished' }),
   },
-  { description: 'Step n of 40' },
+  { description: `Step n of ${STEP_COUNT}` },
 );
 
-function progressOf(run: RunRow) {
-  const done = Math.min(STEP_COUNT, run.next_step - 1);
-  const unfinished = run.status === 'queued' || run.status === 'running' || run.status === 'waiting';
-  return { done, total: STEP_COUNT, current: unfinished ? (STEP_NAMES[run.next_step - 1] ?? null) : null };
-}
+const progressOf = (run: RunRow) => runProgress(run);
 
 const WhatToDoSchema = Type.Union([Type.String(), Type.Null()], {
   description: 'For a failed or waiting run: what to do about it, in a sentence; null otherwise',
@@ -119,7 +118,7 @@ const ResearchReportSchema = Type.Object(
 );
 
 async function report(db: Db, run: RunRow, viewer: { accountId: string }) {
-  const steps = new Map((await stepsOf(db, run.id)).map((s) => [s.step, s]));
+  const steps = runSteps(run, await stepsOf(db, run.id));
   const insight = run.insight_id ? await findInsight(db, run.insight_id, viewer) : undefined;
   const refunded = run.status === 'failed' && run.account_id !== null && (await runWasRefunded(db, run.id));
   return {
@@ -130,10 +129,7 @@ async function report(db: Db, run: RunRow, viewer: { accountId: string }) {
       provider: run.provider,
       insight_id: run.insight_id,
       waiting_reason: publicWaitingReason(run.waiting_reason),
-      error: publicRunError(
-        run.error,
-        run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' },
-      ),
+      error: publicRunError(run.error, failedStepOf(run)),
       failed_step: run.failed_step,
       what_to_do: publicRunAdvice(run, refunded),
       allowance_refunded: refunded,
@@ -143,12 +139,11 @@ async function report(db: Db, run: RunRow, viewer: { accountId: string }) {
       created_at: run.created_at.toISOString(),
       finished_at: run.finished_at?.toISOString() ?? null,
       discovery: run.discovery ?? null,
-      steps: STEP_NAMES.map((name, i) => {
-        const s = steps.get(i + 1);
+      steps: steps.map(({ step, name, status, recorded: s }) => {
         return {
-          step: i + 1,
+          step,
           name,
-          status: shownStepStatus(run, i + 1, s?.status),
+          status,
           attempts: s?.attempts ?? 0,
           duration_ms: s?.duration_ms ?? null,
           started_at: s?.started_at?.toISOString() ?? null,
@@ -212,10 +207,7 @@ function summaryOf(run: RunRow): RunSummary {
     status: run.status,
     progress: progressOf(run),
     waiting_reason: publicWaitingReason(run.waiting_reason),
-    error: publicRunError(
-      run.error,
-      run.failed_step === null ? null : { number: run.failed_step, name: STEP_NAMES[run.failed_step - 1] ?? 'unknown' },
-    ),
+    error: publicRunError(run.error, failedStepOf(run)),
     what_to_do: publicRunAdvice(run, givesAllowanceBack(run)),
     insight_id: run.insight_id,
     created_at: run.created_at.toISOString(),
