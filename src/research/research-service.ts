@@ -174,7 +174,7 @@ export class ResearchService {
     const coverage = this.settings.replay;
     if (!coverage) return;
     const recorded = new Set(coverage.phrases.map((p) => p.toLowerCase()));
-    // The phrase the run will research, not any phrase of the idea: step 4 measures its best four
+    // The phrase the run will research, not any phrase of the idea: choose_primary measures its best four
     // candidates in one comparison, which replay answers only when all four were recorded; otherwise
     // it keeps the first by prior ("pizza dough recipes", not the recorded "pizza", which would
     // research another idea). Accepting an idea whose chosen phrase was not recorded charged a run
