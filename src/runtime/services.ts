@@ -89,9 +89,14 @@ export interface Services {
 export interface ServiceOverrides {
   /** The key cache's clock. */
   apiKeysNow?: () => number;
+  /** A key cache or read-model watcher the test listens with itself. */
+  apiKeys?: ApiKeyCache;
+  readModel?: ReadModelVersionWatcher;
   researchSettings?: ResearchSettings;
   /** The comparisons' series source. */
   series?: SeriesSource;
+  /** In place of SMTP_URL's (a loopback SMTP server's). */
+  mailer?: Mailer;
 }
 
 export function buildServices(resources: Resources, config: Config, logger: Logger, overrides: ServiceOverrides = {}): Services {
@@ -135,10 +140,13 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
       });
     },
     get apiKeys() {
-      return once('apiKeys', () => new ApiKeyCache(resources.db, overrides.apiKeysNow ? { now: overrides.apiKeysNow } : {}));
+      return once(
+        'apiKeys',
+        () => overrides.apiKeys ?? new ApiKeyCache(resources.db, overrides.apiKeysNow ? { now: overrides.apiKeysNow } : {}),
+      );
     },
     get readModel() {
-      return once('readModel', () => new ReadModelVersionWatcher(resources.redis, resources.redisKeys, logger));
+      return once('readModel', () => overrides.readModel ?? new ReadModelVersionWatcher(resources.redis, resources.redisKeys, logger));
     },
     get readRouter() {
       return once('readRouter', () => {
@@ -212,6 +220,7 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
     },
     get mailer() {
       return once('mailer', () => {
+        if (overrides.mailer) return overrides.mailer;
         const mailer = mailerFromConfig(config.mail);
         if (mailer) closers.push(() => mailer.close());
         return mailer;
