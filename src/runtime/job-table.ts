@@ -1,7 +1,7 @@
 // Every job of the pipeline in one table: its queue, its payload and its
 // processor, built from the services of the composition root (services.ts)
-// and what startWorkers adds; and each queue's worker settings. checkJobTable (job-dispatch.ts) holds it to one processor
-// per job name before any worker starts.
+// and what startWorkers adds; and each queue's worker settings. checkJobTable
+// (job-dispatch.ts) holds it to one processor per job name before any worker starts.
 import type { FlowProducer, Queue, WorkerOptions } from 'bullmq';
 import { discoverProcessor } from '../../jobs/discover.job.js';
 import { googleCheckProcessor } from '../../jobs/google-check.job.js';
