@@ -13,7 +13,7 @@ import { ResearchChain, startRun } from '../src/research/chain.js';
 import { createRun } from '../src/research/run.repository.js';
 import { StepRecorder } from '../src/research/step-recorder.js';
 import type { Resources } from '../src/runtime/resources.js';
-import { startWorkers } from '../src/runtime/workers.js';
+import { startTestWorkers } from '../test/support/services.js';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
@@ -124,7 +124,7 @@ async function ours(prefix: string, database: BenchDatabase) {
     connectRedis: (role) => createRedis(REDIS_URL, role),
     close: async () => {},
   };
-  const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
+  const pipeline = await startTestWorkers(resources, config, pino({ level: 'silent' }));
   const chain = new ResearchChain(pipeline.queues.research);
   const t0 = Date.now();
   const cpu0 = process.cpuUsage();

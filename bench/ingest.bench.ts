@@ -12,7 +12,7 @@ import type { Db } from '../src/db/connection.js';
 import { createRedis, waitForRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
 import type { Resources } from '../src/runtime/resources.js';
-import { startWorkers } from '../src/runtime/workers.js';
+import { startTestWorkers } from '../test/support/services.js';
 import { DIMENSIONS } from '../src/domain/scoring/dimensions.js';
 import { createBenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
@@ -117,7 +117,7 @@ const resources: Resources = {
   close: async () => {},
 };
 const config = loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', RESEARCH_CONCURRENCY: String(CONCURRENCY) });
-const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
+const pipeline = await startTestWorkers(resources, config, pino({ level: 'silent' }));
 const o0 = cpu();
 const ot0 = Date.now();
 await enqueue(pipeline.queues.ingest, JOB.refreshAll, {});

@@ -11,10 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApiKey } from '../src/api-keys/api-key.repository.js';
 import { createInvitation } from '../src/account/invitations.js';
-import { PAGES_DEFAULTS, type PagesLimits } from '../src/config.js';
+import { loadConfig, PAGES_DEFAULTS, type PagesLimits } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
 import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
+import type { Resources } from '../src/runtime/resources.js';
+import { buildServices } from '../src/runtime/services.js';
 import { createBenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
@@ -87,16 +89,32 @@ interface ModeResult {
 
 /** Both apps are built before any flood: a plugin that cannot start under the flood's load would fail the run. */
 async function start(limits: PagesLimits) {
-  const app = await buildApp({
+  // The services from the composition root, over the bench's database and prefix; closed with the app.
+  const resources: Resources = {
     db: database.db,
+    databaseUrl: database.url,
+    embeddedPostgres: false,
     redis,
+    redisTarget: { url: REDIS_URL },
     redisKeys: keys,
-    logger: pino({ level: 'silent' }),
+    connectRedis: (role) => createRedis(REDIS_URL, role),
+    close: async () => {},
+  };
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    REDIS_URL,
+    REDIS_PREFIX: prefix,
+    WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  });
+  const services = buildServices(resources, config, pino({ level: 'silent' }));
+  const app = await buildApp({
+    services,
     cacheTtlSeconds: 0,
     overloadMaxEventLoopDelayMs: 0,
     trustProxy: ['127.0.0.1/32'],
     pages: limits,
   });
+  app.addHook('onClose', async () => services.close());
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }

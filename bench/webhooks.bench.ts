@@ -23,7 +23,7 @@ import { upsertInsight } from '../src/insights/insight.repository.js';
 import { createRedis, waitForRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
 import type { Resources } from '../src/runtime/resources.js';
-import { startWorkers } from '../src/runtime/workers.js';
+import { startTestWorkers } from '../test/support/services.js';
 import { SecretBox } from '../src/webhooks/secret-box.js';
 import { enabledCriteria } from '../src/webhooks/subscription.repository.js';
 import { generateWebhookSecret } from '../src/domain/webhooks/signing.js';
@@ -122,7 +122,7 @@ const resources: Resources = {
   close: async () => {},
 };
 const config = loadConfig({ REDIS_PREFIX: prefix, WEBHOOK_ENCRYPTION_KEY: key, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' });
-const pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
+const pipeline = await startTestWorkers(resources, config, pino({ level: 'silent' }));
 
 const published = new Map<string, number>();
 async function publish(i: number, phase: string): Promise<void> {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { CronExpressionParser } from 'cron-parser';
 import { parseCidr, type Cidr } from './domain/ip.js';
-import type { Plan } from './domain/quota.js';
+import { PLAN_VALUES, type Plan } from './domain/quota.js';
 import { parseProxyUrl, ProxyUrlError } from './domain/proxy-url.js';
 import { PROVIDER_NAMES, providerLabel, type ProviderName } from './domain/trends/capabilities.js';
 
@@ -393,6 +393,18 @@ class EnvReader {
     return parsed;
   }
 
+  /**
+   * One whole number per plan, each from its own variable `${prefix}_FREE`, `${prefix}_STARTER`, …:
+   * a plan's figure is declared once, in `fallbacks`, and a new plan is read everywhere by adding it to PLANS.
+   */
+  perPlan(prefix: string, fallbacks: Readonly<Record<Plan, number>>, min: number, max: number): Readonly<Record<Plan, number>> {
+    return Object.freeze(
+      Object.fromEntries(
+        PLAN_VALUES.map((plan) => [plan, this.integer(`${prefix}_${plan.toUpperCase()}`, fallbacks[plan], min, max)]),
+      ) as Record<Plan, number>,
+    );
+  }
+
   cron(name: string, fallback: string): string {
     const value = this.text(name) ?? fallback;
     try {
@@ -673,6 +685,9 @@ function loadScheduleSection(read: EnvReader): ScheduleConfig {
   });
 }
 
+/** Subscriptions an account of each plan may have (WEBHOOK_MAX_SUBSCRIPTIONS_*). */
+const DEFAULT_MAX_SUBSCRIPTIONS: Readonly<Record<Plan, number>> = { free: 2, starter: 10, pro: 50, enterprise: 500 };
+
 function loadWebhookSection(read: EnvReader): WebhookConfig {
   const retryText = read.text('WEBHOOK_RETRY_SCALE');
   const retryScale = retryText === undefined ? 1 : Number(retryText);
@@ -687,20 +702,10 @@ function loadWebhookSection(read: EnvReader): WebhookConfig {
     allowedCidrs: Object.freeze(read.list('WEBHOOK_ALLOWED_CIDRS')),
     disableAfterHours: read.integer('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 365),
     secretOverlapHours: read.integer('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
-    maxSubscriptions: Object.freeze({
-      free: read.integer('WEBHOOK_MAX_SUBSCRIPTIONS_FREE', 2, 0, 100_000),
-      starter: read.integer('WEBHOOK_MAX_SUBSCRIPTIONS_STARTER', 10, 0, 100_000),
-      pro: read.integer('WEBHOOK_MAX_SUBSCRIPTIONS_PRO', 50, 0, 100_000),
-      enterprise: read.integer('WEBHOOK_MAX_SUBSCRIPTIONS_ENTERPRISE', 500, 0, 100_000),
-    }),
+    maxSubscriptions: read.perPlan('WEBHOOK_MAX_SUBSCRIPTIONS', DEFAULT_MAX_SUBSCRIPTIONS, 0, 100_000),
     attemptsKeepDays: read.integer('WEBHOOK_ATTEMPTS_KEEP_DAYS', 30, 1, 3_650),
     sends: Object.freeze({
-      perDay: Object.freeze({
-        free: read.integer('WEBHOOK_SENDS_PER_DAY_FREE', DEFAULT_WEBHOOK_SENDS.perDay.free, 0, 10_000_000),
-        starter: read.integer('WEBHOOK_SENDS_PER_DAY_STARTER', DEFAULT_WEBHOOK_SENDS.perDay.starter, 0, 10_000_000),
-        pro: read.integer('WEBHOOK_SENDS_PER_DAY_PRO', DEFAULT_WEBHOOK_SENDS.perDay.pro, 0, 10_000_000),
-        enterprise: read.integer('WEBHOOK_SENDS_PER_DAY_ENTERPRISE', DEFAULT_WEBHOOK_SENDS.perDay.enterprise, 0, 10_000_000),
-      }),
+      perDay: read.perPlan('WEBHOOK_SENDS_PER_DAY', DEFAULT_WEBHOOK_SENDS.perDay, 0, 10_000_000),
       replayPerCall: read.integer('WEBHOOK_REPLAY_MAX_PER_CALL', DEFAULT_WEBHOOK_SENDS.replayPerCall, 1, 1_000),
       pingsPerMinute: read.integer('WEBHOOK_PINGS_PER_MINUTE', DEFAULT_WEBHOOK_SENDS.pingsPerMinute, 1, 10_000),
     }),
@@ -723,12 +728,7 @@ function loadWebhookSection(read: EnvReader): WebhookConfig {
 
 function loadResearchSection(read: EnvReader): ResearchConfig {
   return Object.freeze({
-    allowancePerDay: Object.freeze({
-      free: read.integer('RESEARCH_RUNS_PER_DAY_FREE', DEFAULT_RESEARCH_ALLOWANCE.free, 0, 1_000_000),
-      starter: read.integer('RESEARCH_RUNS_PER_DAY_STARTER', DEFAULT_RESEARCH_ALLOWANCE.starter, 0, 1_000_000),
-      pro: read.integer('RESEARCH_RUNS_PER_DAY_PRO', DEFAULT_RESEARCH_ALLOWANCE.pro, 0, 1_000_000),
-      enterprise: read.integer('RESEARCH_RUNS_PER_DAY_ENTERPRISE', DEFAULT_RESEARCH_ALLOWANCE.enterprise, 0, 1_000_000),
-    }),
+    allowancePerDay: read.perPlan('RESEARCH_RUNS_PER_DAY', DEFAULT_RESEARCH_ALLOWANCE, 0, 1_000_000),
     reuseDays: read.integer('RESEARCH_REUSE_DAYS', 7, 0, 365),
   });
 }

@@ -12,15 +12,13 @@ import { describeTarget } from './redis/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { seedDemo } from './demo/demo-seed.js';
 import { startDemoResearch } from './demo/demo-research.js';
-import { ResearchChain } from './research/chain.js';
 import { startWebServer, type WebServer } from './http/server.js';
 import { countInsights } from './insights/insight.repository.js';
 import { createLogger, type Logger } from './logger.js';
 import { exitWithError, onShutdown } from './runtime/process.js';
 import { openResources } from './runtime/resources.js';
-import { egressPoolFor } from './runtime/egress.js';
+import { buildServices } from './runtime/services.js';
 import { startWorkers, type Pipeline } from './runtime/workers.js';
-import { budgetReport } from './runtime/budget.js';
 import { reportBudget } from './observability/metrics.js';
 
 /** The development account's owner, invited on the first run. */
@@ -34,16 +32,18 @@ try {
   const config = loadConfig();
   logger = createLogger(config.logLevel);
   const resources = await openResources(config, logger, { serveEmbedded: true, role: 'start' });
+  // One set of services for the web server and the workers of this process.
+  const services = buildServices(resources, config, logger);
   onShutdown(logger, async () => {
     // Stop taking requests, then let active jobs finish, then close connections.
     await web?.close();
     await pipeline?.close();
+    await services.close();
     await resources.close();
   });
   await migrateToLatest(resources.db);
-  pipeline = await startWorkers(resources, config, logger, { keepSchedulers: true });
-  const egress = egressPoolFor(resources, config);
-  reportBudget(() => budgetReport(resources.db, egress, config));
+  pipeline = await startWorkers(services, { keepSchedulers: true });
+  reportBudget(() => services.budget());
 
   // What the first run loaded, for the banner: it states only what is there.
   let demo: { inserted: number; named: number } | { missing: string } | undefined;
@@ -63,10 +63,10 @@ try {
   }
 
   // A fresh machine shows what a researched insight looks like: a few runs of the real pipeline in a simulated world.
-  const demoRuns = await startDemoResearch(resources.db, new ResearchChain(pipeline.queues.research));
+  const demoRuns = await startDemoResearch(resources.db, services.chain);
   if (demoRuns.length > 0) logger.info({ runs: demoRuns }, 'started the demo research runs (simulated world, source synthetic)');
 
-  web = await startWebServer(resources, config, logger, Object.values(pipeline.queues));
+  web = await startWebServer(services);
   // Only once the API is up: a key created by a start that then failed would never be shown.
   let firstKey: string | undefined;
   let signInLink: string | undefined;

@@ -4,9 +4,7 @@ import { startWebServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
 import { exitWithError, onShutdown } from './runtime/process.js';
 import { openResources } from './runtime/resources.js';
-import { budgetReport } from './runtime/budget.js';
-import { egressPoolFor } from './runtime/egress.js';
-import { openQueues } from './runtime/producer-queues.js';
+import { buildServices } from './runtime/services.js';
 import { reportBudget, reportQueueDepth } from './observability/metrics.js';
 
 let logger: Logger | undefined;
@@ -14,16 +12,15 @@ try {
   const config = loadConfig();
   logger = createLogger(config.logLevel);
   const resources = await openResources(config, logger, { role: 'web' });
+  const services = buildServices(resources, config, logger);
   // The dashboard and /metrics' queue depths need the queues (not workers).
-  const { queues, close: closeQueues } = openQueues(resources);
-  reportQueueDepth(Object.values(queues));
-  const egress = egressPoolFor(resources, config);
-  reportBudget(() => budgetReport(resources.db, egress, config));
-  const web = await startWebServer(resources, config, logger, Object.values(queues));
+  reportQueueDepth(Object.values(services.queues));
+  reportBudget(() => services.budget());
+  const web = await startWebServer(services);
   logger.info({ url: web.url }, 'web listening');
   onShutdown(logger, async () => {
     await web.close();
-    await closeQueues();
+    await services.close();
     await resources.close();
   });
 } catch (error) {

@@ -3,9 +3,8 @@ import { loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { exitWithError, onShutdown } from './runtime/process.js';
 import { openResources } from './runtime/resources.js';
-import { egressPoolFor } from './runtime/egress.js';
+import { buildServices } from './runtime/services.js';
 import { startWorkers } from './runtime/workers.js';
-import { budgetReport } from './runtime/budget.js';
 import { reportBudget } from './observability/metrics.js';
 import { serveMetrics } from './observability/metrics-server.js';
 
@@ -14,9 +13,9 @@ try {
   const config = loadConfig();
   logger = createLogger(config.logLevel);
   const resources = await openResources(config, logger, { role: 'worker' });
-  const pipeline = await startWorkers(resources, config, logger, { keepSchedulers: true });
-  const egress = egressPoolFor(resources, config);
-  reportBudget(() => budgetReport(resources.db, egress, config));
+  const services = buildServices(resources, config, logger);
+  const pipeline = await startWorkers(services, { keepSchedulers: true });
+  reportBudget(() => services.budget());
   // A worker has no web server: it can serve its own /metrics for Prometheus.
   const metricsServer =
     config.admin.metricsPort && config.admin.token
@@ -26,6 +25,7 @@ try {
   onShutdown(logger, async () => {
     metricsServer?.close();
     await pipeline.close();
+    await services.close();
     await resources.close();
   });
 } catch (error) {

@@ -4,15 +4,18 @@ import { loadConfig } from '../../src/config.js';
 import { startWebServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { openResources } from '../../src/runtime/resources.js';
+import { buildServices } from '../../src/runtime/services.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, process.stdout);
 const resources = await openResources(config, logger, { role: 'bench' });
-const web = await startWebServer(resources, config, logger);
+const services = buildServices(resources, config, logger);
+const web = await startWebServer(services);
 process.send?.({ url: web.url });
 process.on('disconnect', () => {
   void web
     .close()
+    .then(() => services.close())
     .then(() => resources.close())
     .then(() => process.exit(0));
 });

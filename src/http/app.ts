@@ -2,25 +2,14 @@
 // listens: server.ts does that, and tests use app.inject(). Nothing it starts
 // outlives the app: the usage writer and the cache's /metrics report start
 // when the app is ready and stop when it closes.
-import type { WebhookSendLimits } from '../domain/webhooks/sends.js';
 import http from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { LookupAddress } from 'node:dns';
-import { Queue } from 'bullmq';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { ApiKeyCache } from '../api-keys/api-key-cache.js';
-import { QuotaStore } from '../accounts/quota.store.js';
 import { UsageRecorder } from '../accounts/usage-recorder.js';
 import { HTTP_DEFAULTS, type HttpLimits, type PagesLimits } from '../config.js';
-import type { Db } from '../db/connection.js';
-import type { ReadRouter } from '../db/read-router.js';
 import { answerClientError, closeUnreadConnections, ConnectionsPerClient } from './client-connections.js';
 import { matchesAny, parseCidr, parseIp, type Cidr } from '../domain/ip.js';
-import type { Logger } from '../logger.js';
 import { httpDuration, reportResponseCache } from '../observability/metrics.js';
-import type { Redis } from '../redis/connection.js';
-import type { RedisKeys } from '../redis/keys.js';
-import type { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import { expectationFailed, requireHost } from './node-answers.js';
 import { OutputBounds, hasBody } from './output-bounds.js';
 import { adminPlugin } from './plugins/admin.plugin.js';
@@ -36,29 +25,33 @@ import { ResponseCache } from './response-cache.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { accountPages } from './pages/account.pages.js';
 import type { WebhookRoutesDeps } from './routes/api/webhooks.routes.js';
-import type { Plan } from '../domain/quota.js';
-import type { AddressPolicy } from '../domain/webhooks/address-policy.js';
-import { QUEUES } from '../queue/queue-names.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
-import { queueDeliveries, WebhookService } from '../webhooks/webhook-service.js';
-import { ResearchChain } from '../research/chain.js';
-import { readLastCheck } from '../trends/egress-pool.js';
-import { checkVerdict } from '../trends/google-check.js';
-import { ResearchService, type ResearchSettings } from '../research/research-service.js';
-import { ComparisonService, type SeriesSource } from '../research/comparison-service.js';
-import type { Mailer } from '../mail/mailer.js';
+import type { Services } from '../runtime/services.js';
 import { ProblemSchema } from './schemas.js';
 import { API_ERROR_HEADERS, registerSecurityHeaders } from './security-headers.js';
 
+/** What the app takes from the composition root (src/runtime/services.ts); tests build it there too. */
+export type AppServices = Pick<
+  Services,
+  | 'db'
+  | 'redis'
+  | 'redisKeys'
+  | 'logger'
+  | 'apiKeys'
+  | 'quota'
+  | 'readModel'
+  | 'readRouter'
+  | 'secretBox'
+  | 'webhooks'
+  | 'research'
+  | 'researchSettings'
+  | 'comparisons'
+  | 'mailer'
+  | 'queues'
+>;
+
+/** The services, and what only the web process has: its HTTP bounds, its lifecycle, its address. */
 export interface AppDeps {
-  db: Db;
-  /** A fail-fast connection (see createRedis): a request must not hang on a missing Redis. */
-  redis: Redis;
-  redisKeys: RedisKeys;
-  logger: Logger;
-  apiKeys?: ApiKeyCache;
-  /** Keeps the read-model version in memory (see api-guard/api-guard.ts); without it every request asks Redis. */
-  readModel?: ReadModelVersionWatcher;
+  services: AppServices;
   /** 0 disables the response cache. */
   cacheTtlSeconds?: number;
   /** The response cache's byte budget (API_CACHE_MAX_MB). */
@@ -67,16 +60,12 @@ export interface AppDeps {
   overloadMaxEventLoopDelayMs?: number;
   /** How often the event loop is sampled for that (ms). */
   overloadSampleIntervalMs?: number;
-  /** Guards /metrics and the queue dashboard; both are off when unset. */
+  /** Guards /metrics and the queue dashboard; both are off when unset (and then no queue is opened for the dashboard). */
   adminToken?: string;
-  /** Queues for the dashboard (Bull Board); the web process opens them. */
-  queues?: Queue[];
   /** True while the process drains before shutdown (readiness then answers 503). */
   draining?: () => boolean;
   /** Bounds on inbound connections; tests and the defaults of config.ts. */
   http?: HttpLimits;
-  /** Reads from a replica when it has replayed far enough (DATABASE_READ_URL). */
-  readRouter?: ReadRouter;
   /** How often counted usage is written to Postgres (USAGE_FLUSH_MS). */
   usageFlushMs?: number;
   /** Where clients reach the API (PUBLIC_BASE_URL, or where it listens): the OpenAPI document's server. Asked when the document is first built. */
@@ -85,26 +74,8 @@ export interface AppDeps {
   pages?: PagesLimits;
   /** TRUST_PROXY: the reverse proxies whose X-Forwarded-For names the client; empty or unset: none. */
   trustProxy?: readonly string[];
-  /** What /api/webhooks needs (the web process passes its configuration); without it those routes answer 503. */
-  webhooks?: AppWebhookDeps;
-  /** Research on demand: the settings of ResearchService, and the research queue (else the app opens one, closed with it); with `series`, comparisons too. */
-  research?: { settings: ResearchSettings; queue?: Queue; series?: SeriesSource; simulatedSeries?: SeriesSource };
-  /** Mails the People page's invitations (SMTP_URL); without it owners cannot invite (the operators' CLI can). */
-  mailer?: Mailer;
-}
-
-export interface AppWebhookDeps {
-  /** Seals subscription secrets (and the Idempotency-Key answers that hold one). */
-  box: SecretBox;
-  policy: AddressPolicy;
-  secretOverlapHours: number;
-  maxSubscriptions: Readonly<Record<Plan, number>>;
-  /** What an account may have sent on request (WEBHOOK_SENDS_PER_DAY_*, …); default DEFAULT_WEBHOOK_SENDS. */
-  sends?: WebhookSendLimits;
-  /** The webhooks queue pings and replays go to; without it the app opens one on its Redis connection (closed with the app). */
-  queue?: Queue;
-  /** How host names are resolved for the address guard (tests stand in for DNS). */
-  resolve?: (host: string) => Promise<LookupAddress[]>;
+  /** Turns the services' webhook management or research off (tests of a web process without them: those routes answer 503). */
+  without?: ReadonlyArray<'webhooks' | 'research'>;
 }
 
 /** What the router's refusals say (Fastify's own messages quote the URL back). */
@@ -123,18 +94,15 @@ function isTrustedProxy(address: string, trusted: readonly Cidr[]): boolean {
   return ip !== null && matchesAny(ip, trusted);
 }
 
-/** The collaborators of the API, built once; none of them starts anything. */
+/** What the HTTP layer itself holds (the cache, the connection guard, the usage writer): built with the app, gone with it. */
 function collaborators(deps: AppDeps) {
+  const { logger } = deps.services;
   const limits = deps.http ?? HTTP_DEFAULTS;
   return {
     limits,
-    apiKeys: deps.apiKeys ?? new ApiKeyCache(deps.db),
-    quota: new QuotaStore(deps.redis, deps.redisKeys, deps.db, (error) =>
-      deps.logger.warn({ err: error }, 'requests of an unlimited plan could not be counted for /api/usage'),
-    ),
     usage: new UsageRecorder(
-      deps.db,
-      (error) => deps.logger.warn({ err: error }, 'usage could not be written to Postgres; kept for the next write'),
+      deps.services.db,
+      (error) => logger.warn({ err: error }, 'usage could not be written to Postgres; kept for the next write'),
       deps.usageFlushMs,
     ),
     responseCache: new ResponseCache((deps.cacheTtlSeconds ?? 60) * 1000, deps.cacheMaxBytes),
@@ -147,66 +115,30 @@ function collaborators(deps: AppDeps) {
         maxQueuedTotalBytes: limits.maxQueuedTotalBytes,
         stallTimeoutMs: limits.requestTimeoutMs,
       },
-      (event) => deps.logger.warn({ connection: event }, 'closing a connection that does not read its answers'),
+      (event) => logger.warn({ connection: event }, 'closing a connection that does not read its answers'),
     ),
   };
 }
 
-/** The webhook service the API's writes go through (the CLI builds the same one), and the queue it sends with. */
-function webhookCollaborators(deps: AppDeps): { routes: WebhookRoutesDeps; ownQueue: Queue | undefined } | undefined {
-  const settings = deps.webhooks;
-  if (!settings) return undefined;
-  const ownQueue = settings.queue
-    ? undefined
-    : new Queue(QUEUES.webhooks, { connection: deps.redis, prefix: deps.redisKeys.queuePrefix(QUEUES.webhooks) });
-  const service = new WebhookService({
-    db: deps.db,
-    redis: deps.redis,
-    subscriptionsVersionKey: deps.redisKeys.subscriptionsVersion,
-    box: settings.box,
-    enqueue: queueDeliveries((settings.queue ?? ownQueue)!),
-    policy: settings.policy,
-    secretOverlapHours: settings.secretOverlapHours,
-    maxSubscriptions: settings.maxSubscriptions,
-    ...(settings.sends ? { sends: settings.sends } : {}),
-    pingRateKey: deps.redisKeys.webhookPings,
-    ...(settings.resolve ? { resolve: settings.resolve } : {}),
-    onVersionBumpError: (error) =>
-      deps.logger.warn({ err: error }, 'webhook subscriptions changed, but workers could not be told (they reload within 30 s)'),
-  });
-  return { routes: { service, idempotency: { redis: deps.redis, keyOf: deps.redisKeys.idempotency, box: settings.box } }, ownQueue };
-}
-
-/** The research service the API's submissions go through (the CLI builds the same one), and the queue it enqueues on. */
-function researchCollaborators(
-  deps: AppDeps,
-): { service: ResearchService; comparisons: ComparisonService | undefined; ownQueue: Queue | undefined } | undefined {
-  const research = deps.research;
-  if (!research) return undefined;
-  const ownQueue = research.queue
-    ? undefined
-    : new Queue(QUEUES.research, { connection: deps.redis, prefix: deps.redisKeys.queuePrefix(QUEUES.research) });
-  const comparisons = research.series
-    ? new ComparisonService(deps.db, research.series, research.settings.allowance, undefined, research.simulatedSeries)
-    : undefined;
-  return {
-    service: new ResearchService(deps.db, new ResearchChain((research.queue ?? ownQueue)!), research.settings, undefined, async () => {
-      const check = await readLastCheck(deps.redis, deps.redisKeys.trendsPool);
-      if (!check) return null;
-      const { verdict, detail } = checkVerdict(check);
-      return { checkedAt: new Date(check.checkedAt), verdict, detail };
-    }),
-    comparisons,
-    ownQueue,
-  };
+/** The root's webhook service (the CLI's too), and how Idempotency-Key answers are kept; undefined: /api/webhooks answers 503. */
+function webhookRoutes(deps: AppDeps): WebhookRoutesDeps | undefined {
+  const { services } = deps;
+  if (deps.without?.includes('webhooks')) return undefined;
+  const service = services.webhooks;
+  if (!service) return undefined;
+  return { service, idempotency: { redis: services.redis, keyOf: services.redisKeys.idempotency, box: services.secretBox } };
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { limits, apiKeys, quota, usage, responseCache, trustedProxies, connections } = collaborators(deps);
-  const webhooks = webhookCollaborators(deps);
-  const research = researchCollaborators(deps);
+  const { services } = deps;
+  const { limits, usage, responseCache, trustedProxies, connections } = collaborators(deps);
+  const { apiKeys, quota } = services;
+  const webhooks = webhookRoutes(deps);
+  const research = deps.without?.includes('research')
+    ? undefined
+    : { service: services.research, comparisons: services.comparisons, settings: services.researchSettings };
   const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    loggerInstance: services.logger as FastifyBaseLogger,
     // Every inbound wait has a deadline. Fastify leaves requestTimeout at 0, which
     // also turns off Node's own limit: a client sending its body a byte at a time
     // would hold the connection forever. Node checks these on an interval, so
@@ -233,7 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         limits.maxConnections,
         limits.maxConnectionsPerClient,
         (address) => isTrustedProxy(address, trustedProxies),
-        (event) => deps.logger.warn({ connection: event }, 'refusing connections past HTTP_MAX_CONNECTIONS_PER_CLIENT'),
+        (event) => services.logger.warn({ connection: event }, 'refusing connections past HTTP_MAX_CONNECTIONS_PER_CLIENT'),
       ).attach(server);
       return server;
     },
@@ -266,8 +198,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     stopReportingCache?.();
     await usage.close();
-    await webhooks?.ownQueue?.close();
-    await research?.ownQueue?.close();
   });
 
   await registerSecurityHeaders(app);
@@ -299,44 +229,44 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.elapsedTime / 1000,
     );
   });
-  await app.register(adminPlugin, { adminToken: deps.adminToken, queues: deps.queues });
+  await app.register(adminPlugin, { adminToken: deps.adminToken, ...(deps.adminToken ? { queues: Object.values(services.queues) } : {}) });
   await app.register(openApiPlugin, { publicBaseUrl: deps.publicBaseUrl });
-  await app.register(healthRoutes, { db: deps.db, redis: deps.redis, draining: deps.draining });
+  await app.register(healthRoutes, { db: services.db, redis: services.redis, draining: deps.draining });
   await app.register(apiPlugin, {
     prefix: '/api',
     guard: {
-      db: deps.db,
-      redis: deps.redis,
-      redisKeys: deps.redisKeys,
+      db: services.db,
+      redis: services.redis,
+      redisKeys: services.redisKeys,
       apiKeys,
       quota,
       usage,
       responseCache,
-      readModel: deps.readModel,
-      readRouter: deps.readRouter,
+      readModel: services.readModel,
+      readRouter: services.readRouter,
     },
     routes: {
-      db: deps.db,
+      db: services.db,
       quota,
-      ...(webhooks ? { webhooks: webhooks.routes } : {}),
+      ...(webhooks ? { webhooks } : {}),
       ...(research ? { research: { service: research.service } } : {}),
-      ...(research?.comparisons ? { comparisons: { service: research.comparisons, defaultGeo: deps.research!.settings.defaultGeo } } : {}),
+      ...(research?.comparisons ? { comparisons: { service: research.comparisons, defaultGeo: research.settings.defaultGeo } } : {}),
     },
   });
   // The account's own pages (sign-in sessions, never Bearer keys): see pages/account.pages.ts.
   await app.register(accountPages, {
-    db: deps.db,
-    redis: deps.redis,
-    redisKeys: deps.redisKeys,
-    logger: deps.logger,
+    db: services.db,
+    redis: services.redis,
+    redisKeys: services.redisKeys,
+    logger: services.logger,
     quota,
     forgetKey: (keyId) => apiKeys.forget(keyId),
-    ...(webhooks ? { webhooks: webhooks.routes.service } : {}),
+    ...(webhooks ? { webhooks: webhooks.service } : {}),
     ...(research ? { research: research.service } : {}),
-    ...(research?.comparisons ? { comparisons: { service: research.comparisons, defaultGeo: deps.research!.settings.defaultGeo } } : {}),
-    ...(deps.research ? { researchAllowance: deps.research.settings.allowance } : {}),
+    ...(research?.comparisons ? { comparisons: { service: research.comparisons, defaultGeo: research.settings.defaultGeo } } : {}),
+    ...(research ? { researchAllowance: research.settings.allowance } : {}),
     ...(deps.publicBaseUrl ? { publicBaseUrl: deps.publicBaseUrl } : {}),
-    ...(deps.mailer ? { mailer: deps.mailer } : {}),
+    ...(services.mailer ? { mailer: services.mailer } : {}),
     ...(deps.pages ? { limits: deps.pages } : {}),
   });
   await app.register(otherMethods.answer);

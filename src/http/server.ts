@@ -1,20 +1,7 @@
 // Process concerns of the HTTP API: listen, revocation listener, graceful close.
-import type { Queue } from 'bullmq';
+// The services come from the composition root (src/runtime/services.ts).
 import type { FastifyInstance } from 'fastify';
-import { ApiKeyCache } from '../api-keys/api-key-cache.js';
-import { ReadRouter } from '../db/read-router.js';
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
-import { ReadModelVersionWatcher } from '../redis/read-model-version.js';
-import type { Resources } from '../runtime/resources.js';
-import { QUEUES } from '../queue/queue-names.js';
-import { SecretBox } from '../webhooks/secret-box.js';
-import { mailerFromConfig } from '../mail/mailer.js';
-import { researchSettings } from '../research/research-service.js';
-import { directSeries, type SeriesSource } from '../research/comparison-service.js';
-import { askWithoutWaiting } from '../research/trends-gateway.js';
-import { providerGateways } from '../research/provider-gateways.js';
-import { answeringProvider } from '../domain/trends/capabilities.js';
+import type { Services } from '../runtime/services.js';
 import { buildApp } from './app.js';
 
 export interface WebServer {
@@ -23,9 +10,8 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-export async function startWebServer(resources: Resources, config: Config, logger: Logger, queues: Queue[] = []): Promise<WebServer> {
-  const apiKeys = new ApiKeyCache(resources.db);
-  const readModel = new ReadModelVersionWatcher(resources.redis, resources.redisKeys, logger);
+export async function startWebServer(services: Services): Promise<WebServer> {
+  const { config, logger, resources, apiKeys, readModel } = services;
   // A subscribed connection can do nothing else, so revocations and read-model changes get their own.
   const subscriber = resources.connectRedis('worker');
   subscriber.on('error', (error) => logger.debug({ err: error }, 'subscriber error'));
@@ -37,45 +23,12 @@ export async function startWebServer(resources: Resources, config: Config, logge
   };
 
   // The replica, when configured: read from once it has replayed what a response needs.
-  const readRouter = resources.readDb ? new ReadRouter(resources.db, resources.readDb) : undefined;
-  readRouter?.start();
+  services.readRouter?.start();
   let draining = false;
-  const webhookQueue = queues.find((q) => q.name === QUEUES.webhooks);
-  const researchQueue = queues.find((q) => q.name === QUEUES.research);
-  const trendsQueue = queues.find((q) => q.name === QUEUES.trends);
-  // Comparisons ask Google through the trends queue, never waiting in a request; local data directly.
-  const series: SeriesSource | undefined =
-    answeringProvider(config.trends.providers, 'series') === 'google'
-      ? trendsQueue && { fetch: (request) => askWithoutWaiting(trendsQueue, 'google', request), provider: 'google' }
-      : directSeries(
-          providerGateways({ config, logger, redis: resources.redis, keys: resources.redisKeys })(config.trends.provider, 'research'),
-          answeringProvider(config.trends.providers, 'series'),
-        );
-  // Simulated insights are compared in the simulated world they came from (it needs no network), whatever the provider.
-  const simulatedSeries = directSeries(
-    providerGateways({ config, logger, redis: resources.redis, keys: resources.redisKeys })('synthetic', 'research'),
-    'synthetic',
-  );
-  // Without a readable secret box the API still serves reads; /api/webhooks says it is not configured.
-  let webhookBox: SecretBox | undefined;
-  try {
-    webhookBox = SecretBox.fromConfig(config);
-  } catch (error) {
-    logger.warn(
-      { err: error },
-      'no webhook encryption key (set WEBHOOK_ENCRYPTION_KEY, or let DATA_DIR be written): /api/webhooks answers 503',
-    );
-  }
   let listening = config.web.publicBaseUrl;
-  const mailer = mailerFromConfig(config.mail);
   const app = await buildApp({
+    services,
     draining: () => draining,
-    db: resources.db,
-    redis: resources.redis,
-    redisKeys: resources.redisKeys,
-    logger,
-    apiKeys,
-    readModel,
     cacheTtlSeconds: config.web.cacheTtlSeconds,
     cacheMaxBytes: config.web.cacheMaxBytes,
     usageFlushMs: config.web.usageFlushMs,
@@ -83,30 +36,9 @@ export async function startWebServer(resources: Resources, config: Config, logge
     publicBaseUrl: () => (config.web.publicBaseUrl.endsWith(':0') ? listening : config.web.publicBaseUrl),
     overloadMaxEventLoopDelayMs: config.web.overloadMaxEventLoopDelayMs,
     adminToken: config.admin.token,
-    queues,
     http: config.web.http,
     trustProxy: config.web.trustProxy,
     pages: config.web.pages,
-    ...(webhookBox
-      ? {
-          webhooks: {
-            box: webhookBox,
-            policy: { allowPrivate: config.webhooks.allowPrivate, allowedCidrs: config.webhooks.allowedCidrs },
-            secretOverlapHours: config.webhooks.secretOverlapHours,
-            maxSubscriptions: config.webhooks.maxSubscriptions,
-            sends: config.webhooks.sends,
-            ...(webhookQueue ? { queue: webhookQueue } : {}),
-          },
-        }
-      : {}),
-    ...(readRouter ? { readRouter } : {}),
-    ...(mailer ? { mailer } : {}),
-    research: {
-      settings: researchSettings(config),
-      ...(researchQueue ? { queue: researchQueue } : {}),
-      ...(series ? { series } : {}),
-      simulatedSeries,
-    },
   });
   try {
     await app.listen({ host: config.web.host, port: config.web.port });
@@ -132,8 +64,6 @@ export async function startWebServer(resources: Resources, config: Config, logge
       draining = true;
       await new Promise((r) => setTimeout(r, config.web.shutdownDrainMs));
       await app.close();
-      mailer?.close();
-      readRouter?.stop();
       await stopListening().catch(() => {});
       subscriber.disconnect();
     },

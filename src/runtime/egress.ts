@@ -1,13 +1,19 @@
 // The routes to Google as every process sees them: workers send through them,
 // the web process and `insights budget` report their pace and state.
 import type { Config } from '../config.js';
-import { routesFrom } from '../trends/egress.js';
+import { routesFrom, type EgressRoute } from '../trends/egress.js';
 import { EgressPool, type EgressPoolOptions } from '../trends/egress-pool.js';
+import type { Redis } from '../redis/connection.js';
 import type { Resources } from './resources.js';
 
 /** The routes to Google and their shared pace, cooldowns and probes (direct, or the proxies of TRENDS_PROXY_URLS). */
 export function egressPoolFor(resources: Resources, config: Config): EgressPool {
-  return new EgressPool(resources.redis, resources.redisKeys.trendsPool, routesFrom(config.trends.proxyUrls), egressPoolOptions(config));
+  return egressPoolOf(resources.redis, resources.redisKeys.trendsPool, routesFrom(config.trends.proxyUrls), config);
+}
+
+/** A pool over the given routes, on a Redis of the caller's (`insights google check` opens one that may be away). */
+export function egressPoolOf(redis: Redis, poolKey: string, routes: EgressRoute[], config: Config): EgressPool {
+  return new EgressPool(redis, poolKey, routes, egressPoolOptions(config));
 }
 
 /** The pool's settings, from the configuration. */

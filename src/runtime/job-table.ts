@@ -1,7 +1,7 @@
 // Every job of the pipeline in one table: its queue, its payload and its
-// processor, built from the collaborators startWorkers made; and each queue's
-// worker settings. checkJobTable (job-dispatch.ts) holds it to one processor
-// per job name before any worker starts.
+// processor, built from the services of the composition root (services.ts)
+// and what startWorkers adds; and each queue's worker settings. checkJobTable
+// (job-dispatch.ts) holds it to one processor per job name before any worker starts.
 import type { FlowProducer, Queue, WorkerOptions } from 'bullmq';
 import { discoverProcessor } from '../../jobs/discover.job.js';
 import { googleCheckProcessor } from '../../jobs/google-check.job.js';
@@ -36,7 +36,7 @@ import { DeliveryGate } from '../webhooks/delivery-gate.js';
 import { handle, type JobEntry } from './job-dispatch.js';
 import { watchGoogleAnswers } from './google-answers.js';
 
-/** What the processors are made of; startWorkers builds each once. */
+/** What the processors are made of: the services (built once, in services.ts) and the flows and table of startWorkers. */
 export interface PipelineParts {
   db: Db;
   redis: Redis;

@@ -1,9 +1,8 @@
-// The worker side of the pipeline, composed in one place: the `worker` process
-// and `npm start` both call startWorkers(). What runs where is the job table
-// (job-table.ts); this file builds its collaborators, checks the table and
-// starts one worker per queue.
-import { DelayedError, FlowProducer, QueueEvents, Worker, type Processor, type Queue } from 'bullmq';
-import type { Config } from '../config.js';
+// The worker side of the pipeline: the `worker` process and `npm start` both
+// call startWorkers() with the services of the composition root (services.ts).
+// What runs where is the job table (job-table.ts); this file adds the BullMQ
+// machinery (the flow producer, one worker per queue), checks the table and starts.
+import { DelayedError, FlowProducer, Worker, type Processor, type Queue } from 'bullmq';
 import type { Logger } from '../logger.js';
 import { jobDuration, jobFailures, reportQueueDepth } from '../observability/metrics.js';
 import { classifyOutage } from '../outage.js';
@@ -11,17 +10,12 @@ import { enqueueMany } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
 import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import { sleepWithoutAttempt } from '../queue/wait.js';
-import { ResearchChain } from '../research/chain.js';
-import { QueuedTrendsGateway, redisTrendsWaiters, wakeTrendsWaiters, TRENDS_PRIORITY } from '../research/trends-gateway.js';
-import { providerGateways } from '../research/provider-gateways.js';
-import { SecretBox } from '../webhooks/secret-box.js';
-import { SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
-import { egressPoolFor } from './egress.js';
-import { checkJobTable, dispatcher } from './job-dispatch.js';
+import type { ResearchChain } from '../research/chain.js';
+import { wakeTrendsWaiters } from '../research/trends-gateway.js';
+import { checkJobTable, dispatcher, type JobEntry } from './job-dispatch.js';
 import { jobTable, workerOptions } from './job-table.js';
-import { openQueues } from './producer-queues.js';
-import type { Resources } from './resources.js';
 import { keepSchedulers, SCHEDULER_KEEPALIVE_MS } from './schedules.js';
+import type { Services } from './services.js';
 
 export interface Pipeline {
   queues: Record<QueueName, Queue>;
@@ -62,80 +56,61 @@ export interface StartOptions {
   schedulerKeepaliveMs?: number;
 }
 
-export async function startWorkers(resources: Resources, config: Config, logger: Logger, options: StartOptions = {}): Promise<Pipeline> {
-  const { queues, close: closeQueues } = openQueues(resources);
+export async function startWorkers(services: Services, options: StartOptions = {}): Promise<Pipeline> {
+  const { resources, config, logger, queues } = services;
   reportQueueDepth(Object.values(queues));
-  const eventsConnection = resources.connectRedis('worker');
-  const trendsEvents = new QueueEvents(QUEUES.trends, {
-    connection: eventsConnection,
-    prefix: resources.redisKeys.queuePrefix(QUEUES.trends),
-  });
-  await trendsEvents.waitUntilReady();
-  const chain = new ResearchChain(queues.research);
+  const { events: trendsEvents } = await services.google();
   // Jobs asleep on a trends answer are woken as soon as it comes (see QueuedTrendsGateway).
-  const waiters = redisTrendsWaiters(resources.redis, resources.redisKeys.trendsWaiters);
   const wake = (jobId: string, failedReason?: string) =>
     void wakeTrendsWaiters(resources.redis, resources.redisKeys.trendsWaiters, jobId, queues, failedReason).catch((error: unknown) =>
       logger.warn({ err: error, jobId }, 'could not wake the jobs waiting on a trends answer; they wake when their sleep ends'),
     );
-  trendsEvents.on('completed', ({ jobId }) => wake(jobId));
+  const onCompleted = ({ jobId }: { jobId: string }) => wake(jobId);
   // Failed for good only (a failed attempt that will be retried moves the job back to waiting, not to failed).
-  trendsEvents.on(
-    'failed',
-    ({ jobId, failedReason }) =>
-      void queues.trends
-        .getJob(jobId)
-        .then(async (job) => (job && (await job.isFailed()) ? wake(jobId, failedReason) : undefined))
-        .catch(() => undefined),
-  );
-  // Research goes ahead of the refresh and discovery when both wait for Google.
-  const google = {
-    research: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trends.waitMs, TRENDS_PRIORITY.research, waiters),
-    background: new QueuedTrendsGateway(queues.trends, trendsEvents, 'google', config.trends.waitMs, TRENDS_PRIORITY.background, waiters),
-  };
-  // Each run names its providers; each request goes to the first that can answer it (only live Google through the trends queue).
-  const trendsFor = providerGateways({
-    config,
-    logger,
-    redis: resources.redis,
-    keys: resources.redisKeys,
-    google: (purpose) => google[purpose],
-  });
-  const egress = egressPoolFor(resources, config);
+  const onFailed = ({ jobId, failedReason }: { jobId: string; failedReason: string }) =>
+    void queues.trends
+      .getJob(jobId)
+      .then(async (job) => (job && (await job.isFailed()) ? wake(jobId, failedReason) : undefined))
+      .catch(() => undefined);
+  trendsEvents.on('completed', onCompleted);
+  trendsEvents.on('failed', onFailed);
+  const egress = services.egress;
   // The refresh is a flow (groups, then their leftovers): a producer of its own on the queues' connection kind.
   const flowsConnection = resources.connectRedis('worker');
   const flows = new FlowProducer({ connection: flowsConnection, prefix: resources.redisKeys.queuePrefix(QUEUES.ingest) });
   flows.on('error', (error) => logger.error({ err: error }, 'flow producer error'));
-  const connections = [eventsConnection, flowsConnection];
+  const connections = [flowsConnection];
+  // The queues and the trends events are the services' (closed with them); the flows and workers are the pipeline's.
   const closeShared = async () => {
-    await trendsEvents.close();
+    trendsEvents.off('completed', onCompleted);
+    trendsEvents.off('failed', onFailed);
     await flows.close();
-    await closeQueues();
     for (const c of connections) c.disconnect();
   };
 
-  const table = jobTable({
-    db: resources.db,
-    redis: resources.redis,
-    redisKeys: resources.redisKeys,
-    config,
-    logger,
-    queues,
-    chain,
-    trendsFor,
-    egress,
-    flows,
-    box: SecretBox.fromConfig(config),
-    subscriptionsIndex: new SubscriptionIndexCache(resources.db, resources.redis, resources.redisKeys.subscriptionsVersion),
-    async announce(...eventIds) {
-      await enqueueMany(
-        queues.webhooks,
-        JOB.webhookMatch,
-        eventIds.map((eventId) => ({ data: { eventId }, key: [] })),
-      );
-    },
-  });
+  let table: JobEntry[];
   try {
+    table = jobTable({
+      db: resources.db,
+      redis: resources.redis,
+      redisKeys: resources.redisKeys,
+      config,
+      logger,
+      queues,
+      chain: services.chain,
+      trendsFor: services.trendsFor,
+      egress,
+      flows,
+      box: services.secretBox,
+      subscriptionsIndex: services.subscriptionsIndex,
+      async announce(...eventIds) {
+        await enqueueMany(
+          queues.webhooks,
+          JOB.webhookMatch,
+          eventIds.map((eventId) => ({ data: { eventId }, key: [] })),
+        );
+      },
+    });
     checkJobTable(table);
   } catch (error) {
     await closeShared();
@@ -168,8 +143,6 @@ export async function startWorkers(resources: Resources, config: Config, logger:
     });
     return worker;
   });
-  for (const queue of Object.values(queues)) queue.on('error', (error) => logger.error({ err: error, queue: queue.name }, 'queue error'));
-  trendsEvents.on('error', (error) => logger.error({ err: error }, 'queue events error'));
 
   const stopKeeping = options.keepSchedulers
     ? await keepSchedulers(queues, config, logger, options.schedulerKeepaliveMs ?? SCHEDULER_KEEPALIVE_MS)
@@ -177,7 +150,7 @@ export async function startWorkers(resources: Resources, config: Config, logger:
 
   return {
     queues,
-    chain,
+    chain: services.chain,
     async close() {
       stopKeeping?.();
       // Stop taking jobs and let active ones finish (BullMQ waits for them).

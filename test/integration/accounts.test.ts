@@ -5,16 +5,14 @@
 // survives a Redis that restarts with nothing on disk; keys made before accounts
 // still work with the day's count kept.
 import { sql } from 'kysely';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRedis } from '../../scripts/lib/local-redis.js';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
-import { ApiKeyCache } from '../../src/api-keys/api-key-cache.js';
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../src/domain/api-key.js';
 import { newId } from '../../src/domain/ids.js';
 import { utcDay } from '../../src/domain/quota.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildTestApp } from '../support/app.js';
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
@@ -410,14 +408,7 @@ describe('the upgrade from keys with their own plans', () => {
       const account = await old.db.selectFrom('accounts').selectAll().executeTakeFirstOrThrow();
       expect(account).toMatchObject({ id: `acc_${id.slice(4)}`, name: 'made before accounts', plan: 'free', status: 'active' });
 
-      const served = await buildApp({
-        db: old.db,
-        redis: redis.redis,
-        redisKeys: redis.keys,
-        logger: pino({ level: 'silent' }),
-        apiKeys: new ApiKeyCache(old.db),
-        overloadMaxEventLoopDelayMs: 0,
-      });
+      const served = await buildTestApp({ database: old, redis }, { overloadMaxEventLoopDelayMs: 0 });
       app.close = () => served.close();
       const res = await served.inject({ url: '/api/usage', headers: { authorization: `Bearer ${key}` } });
       expect(res.statusCode).toBe(200);

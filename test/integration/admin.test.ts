@@ -1,7 +1,6 @@
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildTestApp } from '../support/app.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { type Pipeline } from '../../src/runtime/workers.js';
 import { type TestDatabase } from '../support/database.js';
@@ -21,15 +20,8 @@ beforeAll(async () => {
   stack = await createTestStack({ workers: true });
   ({ database, redis } = stack);
   pipeline = stack.pipeline!;
-  app = await buildApp({
-    db: database.db,
-    redis: redis.redis,
-    redisKeys: redis.keys,
-    logger: pino({ level: 'silent' }),
-    adminToken: TOKEN,
-    queues: Object.values(pipeline.queues),
-    overloadMaxEventLoopDelayMs: 0,
-  });
+  // The dashboard shows the services' own queues: the pipeline's, by name and prefix.
+  app = await buildTestApp({ database, redis }, { adminToken: TOKEN, overloadMaxEventLoopDelayMs: 0 });
   await app.ready();
 });
 afterAll(async () => {

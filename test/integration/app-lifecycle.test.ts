@@ -1,11 +1,9 @@
 // buildApp starts nothing that outlives the app: the response cache's /metrics
 // figures belong to the app that is serving, an app that was built but never
 // served reports nothing, and a closed app stops reporting.
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
 import { registry } from '../../src/observability/metrics.js';
-import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { bearer, createTestApp, type TestApp, buildTestApp } from '../support/app.js';
 
 const cacheBytes = async () => Number(/^api_response_cache_bytes (\d+)/m.exec(await registry.metrics())![1]);
 
@@ -26,13 +24,7 @@ describe("the app's lifetime", () => {
     expect(serving).toBeGreaterThan(0);
 
     // Built, never made ready, closed: it must not take over or end the first app's report.
-    const idle = await buildApp({
-      db: t.database.db,
-      redis: t.redis.redis,
-      redisKeys: t.redis.keys,
-      logger: pino({ level: 'silent' }),
-      overloadMaxEventLoopDelayMs: 0,
-    });
+    const idle = await buildTestApp({ database: t.database, redis: t.redis }, { overloadMaxEventLoopDelayMs: 0 });
     expect(await cacheBytes()).toBe(serving);
     await idle.close();
     expect(await cacheBytes()).toBe(serving);

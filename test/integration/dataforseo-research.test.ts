@@ -7,7 +7,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildTestApp } from '../support/app.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { publicWaitingReason } from '../../src/domain/public-error.js';
 import { directSeries } from '../../src/research/comparison-service.js';
@@ -16,7 +16,8 @@ import { ResearchService, researchSettings } from '../../src/research/research-s
 import { WaitingForTrendsError } from '../../src/research/trends-gateway.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
 import { spendOn } from '../../src/research/paid-gateway.js';
 import { researchRunsSpent } from '../../src/research/allowance.repository.js';
 import { paidProviderReports } from '../../src/research/provider-spend.js';
@@ -45,7 +46,7 @@ beforeAll(async () => {
   fake = await startDataForSeoOnLoopback();
   database = await createTestDatabase();
   redis = await createTestRedis();
-  pipeline = await startWorkers(
+  pipeline = await startTestWorkers(
     testResources(database, redis),
     (config = loadConfig({
       REDIS_PREFIX: redis.prefix,
@@ -255,14 +256,14 @@ describe('what the review of issue 38 found', () => {
 
   it('a comparison DataForSEO refuses for good is a 502 problem, not a 500', async () => {
     const gateway = providerGateways({ config, logger: pino({ level: 'silent' }), redis: redis.redis, keys: redis.keys })('dataforseo');
-    const app = await buildApp({
-      db: database.db,
-      redis: redis.redis,
-      redisKeys: redis.keys,
-      logger: pino({ level: 'silent' }),
-      overloadMaxEventLoopDelayMs: 0,
-      research: { settings: { ...researchSettings(config), provider: 'dataforseo' }, series: directSeries(gateway) },
-    });
+    const app = await buildTestApp(
+      {
+        database,
+        redis,
+        overrides: { researchSettings: { ...researchSettings(config), provider: 'dataforseo' }, series: directSeries(gateway) },
+      },
+      { overloadMaxEventLoopDelayMs: 0 },
+    );
     try {
       // Two public insights researched above (the catalogue's, in market US).
       const ideas = await Promise.all(

@@ -9,7 +9,8 @@ import type { Config } from '../../src/config.js';
 import { newId } from '../../src/domain/ids.js';
 import type { Resources } from '../../src/runtime/resources.js';
 import { egressPoolFor } from '../../src/runtime/egress.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
 import { upsertInsight } from '../../src/insights/insight.repository.js';
 import { replaceTrendPoints } from '../../src/insights/trend-point.repository.js';
 import { upsertForecast } from '../../src/insights/forecast.repository.js';
@@ -79,7 +80,7 @@ beforeAll(async () => {
     status: 'active',
   });
   // Started after the insight exists: the workers' first refresh finds it.
-  pipeline = await startWorkers(resources, config, pino({ level: 'silent' }));
+  pipeline = await startTestWorkers(resources, config, pino({ level: 'silent' }));
 });
 afterAll(async () => {
   await pipeline.close();

@@ -26,7 +26,8 @@ import { decisionSummary } from '../../src/domain/research/decision-summary.js';
 import { verdictOf } from '../../src/domain/research/verdict.js';
 import { API_ERROR_HEADERS } from '../../src/http/security-headers.js';
 import { INSIGHT_CSV_COLUMNS, REPORT_CSP } from '../../src/http/routes/api/insight-exports.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { insertInsight } from '../support/fixtures.js';
 import { until } from '../support/pipeline.js';
@@ -83,7 +84,7 @@ beforeAll(async () => {
   t = await createTestApp({ research: {} });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  pipeline = await startWorkers(
+  pipeline = await startTestWorkers(
     testResources(t.database, t.redis),
     loadConfig({ REDIS_PREFIX: t.redis.prefix, TRENDS_PROVIDER: 'synthetic', WEBHOOK_ENCRYPTION_KEY: t.webhookEncryptionKey }),
     pino({ level: 'silent' }),

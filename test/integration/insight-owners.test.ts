@@ -10,7 +10,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { until } from '../support/pipeline.js';
 import { testResources } from '../support/redis.js';
@@ -28,7 +29,7 @@ beforeAll(async () => {
     WEBHOOK_ENCRYPTION_KEY: t.webhookEncryptionKey,
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
   });
-  pipeline = await startWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
+  pipeline = await startTestWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
   // Every tenant's receiver: answers 200 (what arrives is read from the deliveries the match made).
   hook = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end()));
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));

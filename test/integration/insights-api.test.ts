@@ -10,7 +10,7 @@ import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { newId } from '../../src/domain/ids.js';
 import { utcDay } from '../../src/domain/quota.js';
-import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { bearer, createTestApp, type TestApp, buildTestApp } from '../support/app.js';
 import { insertInsight } from '../support/fixtures.js';
 
 let t: TestApp;
@@ -247,18 +247,12 @@ describe('authentication', () => {
     const { createRedis } = await import('../../src/redis/connection.js');
     const subscriber = createRedis(t.redis.url, 'worker');
     const { ApiKeyCache } = await import('../../src/api-keys/api-key-cache.js');
-    const { buildApp } = await import('../../src/http/app.js');
-    const { pino } = await import('pino');
     const cache = new ApiKeyCache(t.database.db);
     const stop = await cache.listen(subscriber, t.redis.keys.apiKeyChangesChannel);
-    const app = await buildApp({
-      db: t.database.db,
-      redis: t.redis.redis,
-      redisKeys: t.redis.keys,
-      logger: pino({ level: 'silent' }),
-      apiKeys: cache,
-      overloadMaxEventLoopDelayMs: 0,
-    });
+    const app = await buildTestApp(
+      { database: t.database, redis: t.redis, overrides: { apiKeys: cache } },
+      { overloadMaxEventLoopDelayMs: 0 },
+    );
     const call = () => app.inject({ method: 'GET', url: '/api/usage', headers: bearer(created.key) });
     expect((await call()).statusCode).toBe(200); // now cached as valid
     await revokeApiKey(t.database.db, created.id);
@@ -322,16 +316,10 @@ describe('caching', () => {
     const subscriber = createRedis(t.redis.url, 'worker');
     const watcher = new ReadModelVersionWatcher(t.redis.redis, t.redis.keys);
     const stop = await watcher.listen(subscriber);
-    const { buildApp } = await import('../../src/http/app.js');
-    const { pino } = await import('pino');
-    const app = await buildApp({
-      db: t.database.db,
-      redis: t.redis.redis,
-      redisKeys: t.redis.keys,
-      logger: pino({ level: 'silent' }),
-      readModel: watcher,
-      overloadMaxEventLoopDelayMs: 0, // as in createTestApp: shedding has its own test
-    });
+    const app = await buildTestApp(
+      { database: t.database, redis: t.redis, overrides: { readModel: watcher } },
+      { overloadMaxEventLoopDelayMs: 0 }, // as in createTestApp: shedding has its own test
+    );
     const call = async () => {
       const res = await app.inject({ method: 'GET', url: '/api/insights?limit=1', headers: bearer(enterprise) });
       expect(res.statusCode, res.body).toBe(200);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { ensureEnqueued } from '../../src/queue/enqueue.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
-import { startWorkers } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
 import { createTestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
 import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
@@ -44,7 +44,7 @@ describe('job schedulers', () => {
   it('come back after Redis loses them: every worker upserts them again', async () => {
     const database = await createTestDatabase();
     const resources = testResources(database, redis);
-    const pipeline = await startWorkers(
+    const pipeline = await startTestWorkers(
       resources,
       loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'synthetic' }),
       pino({ level: 'silent' }),

@@ -1,10 +1,9 @@
 import { Writable } from 'node:stream';
 import { Queue } from 'bullmq';
 import { sql } from 'kysely';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildTestApp } from '../support/app.js';
 import { createLogger } from '../../src/logger.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
@@ -38,14 +37,7 @@ function capture() {
 
 describe('overload', () => {
   it('sheds load with a 503 problem and Retry-After when the event loop lags', async () => {
-    const app = await buildApp({
-      db: database.db,
-      redis: redis.redis,
-      redisKeys: redis.keys,
-      logger: pino({ level: 'silent' }),
-      overloadMaxEventLoopDelayMs: 50,
-      overloadSampleIntervalMs: 100,
-    });
+    const app = await buildTestApp({ database, redis }, { overloadMaxEventLoopDelayMs: 50, overloadSampleIntervalMs: 100 });
     await app.ready();
     // Building the app lags the loop too: wait until it is calm, then make it lag.
     await until(
@@ -83,7 +75,7 @@ describe('logs', () => {
   it('never contain an API key or a webhook secret, but name the key by its id', async () => {
     const { lines, stream } = capture();
     const logger = createLogger('debug', stream);
-    const app = await buildApp({ db: database.db, redis: redis.redis, redisKeys: redis.keys, logger, overloadMaxEventLoopDelayMs: 0 });
+    const app = await buildTestApp({ database, redis, logger }, { overloadMaxEventLoopDelayMs: 0 });
     await app.ready();
     const { key, id } = await createApiKey(database.db, 'log test', 'free');
     await app.inject({ url: '/api/insights?limit=1', headers: { authorization: `Bearer ${key}` } });

@@ -1,10 +1,9 @@
 // A backing service that is away is a 503 with Retry-After, never a 500, and
 // /readyz says which one without repeating its error text to the caller.
 import { sql } from 'kysely';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildTestApp } from '../support/app.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -27,13 +26,7 @@ describe('outages are 503, never 500', () => {
   it('a Redis that is not there: /api is 503 with Retry-After, /readyz names Redis and nothing else', async () => {
     const { key } = await createApiKey(database.db, 'outage', 'free');
     const nowhere = createRedis(`redis://127.0.0.1:${await freePort()}`);
-    const app = await buildApp({
-      db: database.db,
-      redis: nowhere,
-      redisKeys: redis.keys,
-      logger: pino({ level: 'silent' }),
-      overloadMaxEventLoopDelayMs: 0,
-    });
+    const app = await buildTestApp({ database, redis, client: nowhere }, { overloadMaxEventLoopDelayMs: 0 });
     try {
       const res = await app.inject({ url: '/api/insights', headers: { authorization: `Bearer ${key}` } });
       expect(res.statusCode).toBe(503);
@@ -53,14 +46,7 @@ describe('outages are 503, never 500', () => {
     async () => {
       const doomed = await createTestDatabase();
       const { key } = await createApiKey(doomed.db, 'outage', 'enterprise');
-      const app = await buildApp({
-        db: doomed.db,
-        redis: redis.redis,
-        redisKeys: redis.keys,
-        logger: pino({ level: 'silent' }),
-        overloadMaxEventLoopDelayMs: 0,
-        cacheTtlSeconds: 0,
-      });
+      const app = await buildTestApp({ database: doomed, redis }, { overloadMaxEventLoopDelayMs: 0, cacheTtlSeconds: 0 });
       try {
         expect((await app.inject({ url: '/api/insights', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
         const name = new URL(doomed.url).pathname.slice(1);

@@ -21,7 +21,8 @@ import { ComparisonService, directSeries } from '../../src/research/comparison-s
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
 import type { TrendsRequest } from '../../src/trends/types.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
 import { loadEventsWithInsights } from '../../src/webhooks/event.repository.js';
 import { webhookBody } from '../../src/webhooks/payload.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
@@ -44,7 +45,7 @@ beforeAll(async () => {
   t = await createTestApp({ cacheTtlSeconds: 0, research: {} });
   ({ key, accountId } = await t.researchKey('enterprise'));
   const config = loadConfig({ REDIS_PREFIX: t.redis.prefix, TRENDS_PROVIDER: 'synthetic', WEBHOOK_ENCRYPTION_KEY: t.webhookEncryptionKey });
-  pipeline = await startWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
+  pipeline = await startTestWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
   agent = new PageAgent(t.app);
   const invited = await createInvitation(
     t.database.db,

@@ -15,13 +15,15 @@ import { announceKeyChange, ApiKeyCache } from '../../src/api-keys/api-key-cache
 import { createApiKey, revokeApiKey } from '../../src/api-keys/api-key.repository.js';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
+import { buildServices } from '../../src/runtime/services.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis, waitForRedis } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/redis/keys.js';
 import { ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import type { Resources } from '../../src/runtime/resources.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until, within } from '../support/pipeline.js';
 
@@ -73,7 +75,7 @@ describe('on a 3-master Redis Cluster', () => {
     cluster = await LocalRedisCluster.start(3, 0);
     database = await createTestDatabase();
     resources = await clusterResources(cluster, database, prefix);
-    pipeline = await startWorkers(
+    pipeline = await startTestWorkers(
       resources,
       {
         ...loadConfig({
@@ -169,15 +171,17 @@ describe('on a 3-master Redis Cluster', () => {
     const subscriber = resources.connectRedis('worker');
     const stopRevocations = await apiKeys.listen(subscriber, resources.redisKeys.apiKeyChangesChannel);
     const stopVersions = await readModel.listen(subscriber);
-    const app = await buildApp({
-      db: database.db,
-      redis: resources.redis,
-      redisKeys: resources.redisKeys,
-      logger: pino({ level: 'silent' }),
-      apiKeys,
-      readModel,
-      overloadMaxEventLoopDelayMs: 0,
-    });
+    const services = buildServices(
+      resources,
+      loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic' }),
+      pino({ level: 'silent' }),
+      {
+        apiKeys,
+        readModel,
+      },
+    );
+    const app = await buildApp({ services, overloadMaxEventLoopDelayMs: 0 });
+    app.addHook('onClose', async () => services.close());
     try {
       const free = await createApiKey(database.db, 'cluster free', 'free');
       const statuses = await Promise.all(
@@ -232,7 +236,7 @@ describe('a Redis Cluster failover (3 masters, 3 replicas)', () => {
     const resources = await within(clusterResources(cluster, database, prefix), 40_000, 'connecting to the cluster');
     // As a worker process runs: with the job schedulers, so the sweep brings back a job the failover lost.
     const pipeline = await within(
-      startWorkers(
+      startTestWorkers(
         resources,
         loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', SYNTHETIC_LATENCY_MS: '50', JOB_LOCK_MS: '5000' }),
         pino({ level: 'silent' }),

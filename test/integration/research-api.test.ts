@@ -11,9 +11,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { loadConfig } from '../../src/config.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
-import { buildApp } from '../../src/http/app.js';
-import { bearer, createTestApp, TEST_RESEARCH, type TestApp } from '../support/app.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
+import { bearer, createTestApp, TEST_RESEARCH, type TestApp, buildTestApp } from '../support/app.js';
 import { until } from '../support/pipeline.js';
 import { testResources } from '../support/redis.js';
 
@@ -32,7 +32,7 @@ beforeAll(async () => {
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     WEBHOOK_RETRY_SCALE: '0.0002',
   });
-  pipeline = await startWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
+  pipeline = await startTestWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
 });
 afterAll(async () => {
   await pipeline?.close();
@@ -197,14 +197,16 @@ describe('research on demand', () => {
     const webs = separate ? [new ServiceProcess('web', env), new ServiceProcess('web', env)] : [];
     const second = separate ? undefined : await createTestApp({ research: {} });
     const secondApp = second
-      ? await buildApp({
-          db: t.database.db,
-          redis: second.redis.redis,
-          redisKeys: t.redis.keys,
-          logger: pino({ level: 'silent' }),
-          overloadMaxEventLoopDelayMs: 0,
-          research: { settings: { ...TEST_RESEARCH, provider: 'synthetic' } },
-        })
+      ? await buildTestApp(
+          {
+            database: t.database,
+            redis: t.redis,
+            client: second.redis.redis,
+            env: { TRENDS_PROVIDER: 'synthetic' },
+            overrides: { researchSettings: { ...TEST_RESEARCH, provider: 'synthetic' } },
+          },
+          { overloadMaxEventLoopDelayMs: 0 },
+        )
       : undefined;
     if (secondApp) await secondApp.listen({ host: '127.0.0.1', port: 0 });
     try {

@@ -10,11 +10,12 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepProcessor } from '../../jobs/sweep.job.js';
 import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildTestApp } from '../support/app.js';
 import type { Redis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
@@ -23,7 +24,7 @@ import { createTestRedis, testResources, type TestRedis } from '../support/redis
 let database: TestDatabase;
 let redis: TestRedis;
 let pipeline: Pipeline;
-let app: Awaited<ReturnType<typeof buildApp>>;
+let app: Awaited<ReturnType<typeof buildTestApp>>;
 let key: string;
 
 /** What the next bump of the read-model version does: go through, wait for a release, or fail. */
@@ -56,18 +57,12 @@ beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
   const resources = { ...testResources(database, redis), redis: controlledBumps(redis.redis, redis.keys.readModelVersion) };
-  pipeline = await startWorkers(
+  pipeline = await startTestWorkers(
     resources,
     loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'synthetic' }),
     pino({ level: 'silent' }),
   );
-  app = await buildApp({
-    db: database.db,
-    redis: redis.redis,
-    redisKeys: redis.keys,
-    logger: pino({ level: 'silent' }),
-    overloadMaxEventLoopDelayMs: 0,
-  });
+  app = await buildTestApp({ database, redis }, { overloadMaxEventLoopDelayMs: 0 });
   key = (await createApiKey(database.db, 'run-published', 'pro')).key;
 });
 afterAll(async () => {

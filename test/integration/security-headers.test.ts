@@ -12,9 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
+import { buildTestApp } from '../support/app.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis, type Redis } from '../../src/redis/connection.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -37,15 +36,8 @@ beforeAll(async () => {
   queues = Object.values(QUEUES).map((name) => new Queue(name, { connection, prefix: redis.keys.queuePrefix(name) }));
   // Something for the dashboard to show.
   await queues[0]!.add('shown-in-the-dashboard', { n: 1 });
-  app = await buildApp({
-    db: database.db,
-    redis: redis.redis,
-    redisKeys: redis.keys,
-    logger: pino({ level: 'silent' }),
-    adminToken: TOKEN,
-    queues,
-    overloadMaxEventLoopDelayMs: 0,
-  });
+  // The dashboard shows the services' own queues: these, by name and prefix.
+  app = await buildTestApp({ database, redis }, { adminToken: TOKEN, overloadMaxEventLoopDelayMs: 0 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 });

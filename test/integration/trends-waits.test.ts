@@ -11,7 +11,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { egressPoolFor } from '../../src/runtime/egress.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
 import { recordedBody } from '../support/recorded.js';
@@ -54,7 +55,7 @@ beforeAll(async () => {
   const resources = testResources(database, redis);
   // The only route cools down for three job locks (as after a block), before the job is even asked.
   await egressPoolFor(resources, config).blocked({ name: 'direct' }, 'an earlier job');
-  pipeline = await startWorkers(resources, config, pino({ level: 'warn' }, logs));
+  pipeline = await startTestWorkers(resources, config, pino({ level: 'warn' }, logs));
 });
 afterAll(async () => {
   await pipeline.close();

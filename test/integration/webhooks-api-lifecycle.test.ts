@@ -12,7 +12,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { until } from '../support/pipeline.js';
 import { testResources } from '../support/redis.js';
@@ -80,7 +81,7 @@ beforeAll(async () => {
     WEBHOOK_RETRY_SCALE: '0.0002', // 5 s → 1 ms: the schedule's shape, in test time
     WEBHOOK_TIMEOUT_MS: '1500',
   });
-  pipeline = await startWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
+  pipeline = await startTestWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
 });
 afterAll(async () => {
   await pipeline?.close();

@@ -9,7 +9,8 @@ import net from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { startWorkers, type Pipeline } from '../../src/runtime/workers.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { until } from '../support/pipeline.js';
 import { testResources } from '../support/redis.js';
@@ -82,7 +83,7 @@ beforeAll(async () => {
   });
   expect(config.webhooks.timeoutMs).toBe(15_000); // a silent receiver holds a slot this long, as in the review
   slots = Math.min(PER_ACCOUNT, config.worker.webhookConcurrency);
-  pipeline = await startWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
+  pipeline = await startTestWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
 });
 afterAll(async () => {
   await pipeline?.close();

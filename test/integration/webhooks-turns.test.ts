@@ -17,7 +17,7 @@ import { jobIdOf } from '../../src/queue/enqueue.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
-import { startWorkers } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
 import { DeliveryGate } from '../../src/webhooks/delivery-gate.js';
 import { recordEvents } from '../../src/webhooks/event.repository.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
@@ -155,7 +155,7 @@ describe('webhook deliveries take turns by account', () => {
     const counts = await webhooks.getJobCounts('delayed', 'prioritized', 'wait');
     expect(counts).toEqual({ delayed: 38, prioritized: 0, wait: 2 });
 
-    const pipeline = await startWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
+    const pipeline = await startTestWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
     try {
       // Parked deliveries sleep PARKED_SLEEP_MS (60 s) if no slot wakes them: all 40 well before that.
       await until(

@@ -1,21 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { SecretBox } from '../../src/webhooks/secret-box.js';
-import { ApiKeyCache } from '../../src/api-keys/api-key-cache.js';
+import type { ApiKeyCache } from '../../src/api-keys/api-key-cache.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import type { Plan } from '../../src/domain/quota.js';
 import type { HttpLimits, PagesLimits } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp, type AppDeps } from '../../src/http/app.js';
+import { loadConfig } from '../../src/config.js';
+import type { Db } from '../../src/db/connection.js';
+import type { Redis } from '../../src/redis/connection.js';
+import type { RedisKeys } from '../../src/redis/keys.js';
+import type { Resources } from '../../src/runtime/resources.js';
+import { buildServices, type ServiceOverrides } from '../../src/runtime/services.js';
 import type { Mailer } from '../../src/mail/mailer.js';
 import type { ResearchSettings } from '../../src/research/research-service.js';
 import { directSeries } from '../../src/research/comparison-service.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
-import { ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
+import type { ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
-import { createTestRedis, type TestRedis } from './redis.js';
+import { createTestRedis, testResources, type TestRedis } from './redis.js';
+import { testServices } from './services.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -62,45 +68,50 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   const redis = await createTestRedis();
-  // Listen for revocations as the web server does (see startWebServer).
-  const apiKeys = new ApiKeyCache(database.db, options.now ? { now: options.now } : {});
-  const readModel = new ReadModelVersionWatcher(redis.redis, redis.keys);
   const webhookEncryptionKey = randomBytes(32).toString('base64');
-  const webhookBox = new SecretBox(Buffer.from(webhookEncryptionKey, 'base64'));
+  const maxSubscriptions = options.webhookMaxSubscriptions ?? { free: 2, starter: 10, pro: 50, enterprise: 500 };
+  // The web process's services, from the composition root over this database and prefix.
+  const services = testServices(database, redis, {
+    ...(options.logger ? { logger: options.logger } : {}),
+    env: {
+      WEBHOOK_ENCRYPTION_KEY: webhookEncryptionKey,
+      WEBHOOK_ALLOW_PRIVATE: 'false',
+      WEBHOOK_ALLOWED_CIDRS: (options.webhookAllowedCidrs ?? []).join(','),
+      WEBHOOK_SECRET_OVERLAP_HOURS: '24',
+      ...Object.fromEntries(
+        Object.entries(maxSubscriptions).map(([plan, n]) => [`WEBHOOK_MAX_SUBSCRIPTIONS_${plan.toUpperCase()}`, String(n)]),
+      ),
+      ...(options.research ? { TRENDS_PROVIDER: 'synthetic' } : {}),
+    },
+    overrides: {
+      ...(options.now ? { apiKeysNow: options.now } : {}),
+      ...(options.mailer ? { mailer: options.mailer } : {}),
+      ...(options.research
+        ? {
+            researchSettings: { ...TEST_RESEARCH, ...options.research } satisfies ResearchSettings,
+            series: directSeries(new DirectTrendsGateway(new SyntheticTrendsProvider()), 'synthetic'),
+          }
+        : {}),
+    },
+  });
+  const { apiKeys, readModel } = services;
+  // Listen for revocations as the web server does (see startWebServer).
   const subscriber = createRedis(redis.url, 'worker');
   const stopRevocations = await apiKeys.listen(subscriber, redis.keys.apiKeyChangesChannel);
   const stopVersions = await readModel.listen(subscriber);
   const app = await buildApp({
-    apiKeys,
-    readModel,
-    db: database.db,
-    redis: redis.redis,
-    redisKeys: redis.keys,
-    logger: options.logger ?? pino({ level: 'silent' }),
+    services,
     cacheTtlSeconds: options.cacheTtlSeconds ?? 60,
-    webhooks: {
-      box: webhookBox,
-      policy: { allowPrivate: false, allowedCidrs: options.webhookAllowedCidrs ?? [] },
-      secretOverlapHours: 24,
-      maxSubscriptions: options.webhookMaxSubscriptions ?? { free: 2, starter: 10, pro: 50, enterprise: 500 },
-    },
     // Overload shedding has its own test (ops.test.ts); off here. It would fire when an
     // in-process embedded Postgres (npm test without DATABASE_URL) lags the loop, or when a
     // busy machine starves the loop for a whole sample (under-pressure then reads Infinity).
     overloadMaxEventLoopDelayMs: 0,
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
-    ...(options.mailer ? { mailer: options.mailer } : {}),
     ...(options.http ? { http: options.http } : {}),
     ...(options.pages ? { pages: options.pages } : {}),
     ...(options.publicBaseUrl ? { publicBaseUrl: () => options.publicBaseUrl! } : {}),
-    ...(options.research
-      ? {
-          research: {
-            settings: { ...TEST_RESEARCH, ...options.research } satisfies ResearchSettings,
-            series: directSeries(new DirectTrendsGateway(new SyntheticTrendsProvider()), 'synthetic'),
-          },
-        }
-      : {}),
+    // As before the root: research on demand only where the test asks for it.
+    ...(options.research ? {} : { without: ['research'] as const }),
   });
   await app.ready();
   return {
@@ -125,6 +136,7 @@ export async function createTestApp(
     webhookEncryptionKey,
     async close() {
       await app.close();
+      await services.close();
       await stopVersions();
       await stopRevocations();
       subscriber.disconnect();
@@ -132,6 +144,42 @@ export async function createTestApp(
       await database.destroy();
     },
   };
+}
+
+/**
+ * buildApp over the root's services with some parts in place of the test database's and Redis's own
+ * (another database, a Redis that is away, a key cache the test listens with). The app closes its services.
+ */
+export async function buildTestApp(
+  parts: {
+    database: Pick<TestDatabase, 'db' | 'url' | 'env'>;
+    redis: TestRedis;
+    db?: Db;
+    client?: Redis;
+    redisKeys?: RedisKeys;
+    logger?: Logger;
+    env?: Record<string, string>;
+    overrides?: ServiceOverrides;
+  },
+  deps: Omit<AppDeps, 'services'> = {},
+): Promise<FastifyInstance> {
+  const resources: Resources = {
+    ...testResources(parts.database, parts.redis),
+    ...(parts.db ? { db: parts.db } : {}),
+    ...(parts.client ? { redis: parts.client } : {}),
+    ...(parts.redisKeys ? { redisKeys: parts.redisKeys } : {}),
+  };
+  const config = loadConfig({
+    ...parts.database.env,
+    REDIS_URL: parts.redis.url,
+    REDIS_PREFIX: parts.redis.prefix,
+    WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...parts.env,
+  });
+  const services = buildServices(resources, config, parts.logger ?? pino({ level: 'silent' }), parts.overrides);
+  const app = await buildApp({ services, ...deps });
+  app.addHook('onClose', async () => services.close());
+  return app;
 }
 
 /** Research on demand in tests: generated data, the default allowances, unpaced estimates. */

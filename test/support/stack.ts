@@ -5,7 +5,8 @@
 import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Resources } from '../../src/runtime/resources.js';
-import { startWorkers, type Pipeline, type StartOptions } from '../../src/runtime/workers.js';
+import type { Pipeline, StartOptions } from '../../src/runtime/workers.js';
+import { startTestWorkers } from './services.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { createTestRedis, testResources, type TestRedis } from './redis.js';
 
@@ -42,7 +43,7 @@ export async function createTestStack(options: TestStackOptions = {}): Promise<T
   try {
     if (options.workers) {
       const startOptions = options.workers === true ? {} : options.workers;
-      pipeline = await startWorkers(resources, config, options.logger ?? pino({ level: 'silent' }), startOptions);
+      pipeline = await startTestWorkers(resources, config, options.logger ?? pino({ level: 'silent' }), startOptions);
     }
   } catch (error) {
     await redis.destroy();

@@ -17,6 +17,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { loadConfig, PROJECT_ROOT, RETIRED_VARIABLES } from '../../src/config.js';
+import { PLAN_VALUES } from '../../src/domain/quota.js';
 
 const read = (file: string) => readFile(path.join(PROJECT_ROOT, file), 'utf8');
 
@@ -24,11 +25,16 @@ async function variablesRead(): Promise<Set<string>> {
   const source = await read('src/config.ts');
   // Every variable goes through one of the section loaders' readers: read.text('X'), read.url('X', …), read.integer('X', …),
   // read.cron('X', …), read.oneOf('X', …), read.list('X', …), or is read from the raw environment before them (env.X).
-  return new Set(
-    [...source.matchAll(/\b(?:read\.(?:text|url|integer|cron|oneOf|list)\('([A-Z][A-Z0-9_]+)'|env\.([A-Z][A-Z0-9_]+))/g)].map(
+  // read.perPlan('X', …) reads one variable per plan: X_FREE, X_STARTER, X_PRO, X_ENTERPRISE.
+  const perPlan = [...source.matchAll(/\bread\.perPlan\('([A-Z][A-Z0-9_]+)'/g)].flatMap((m) =>
+    PLAN_VALUES.map((plan) => `${m[1]!}_${plan.toUpperCase()}`),
+  );
+  return new Set([
+    ...[...source.matchAll(/\b(?:read\.(?:text|url|integer|cron|oneOf|list)\('([A-Z][A-Z0-9_]+)'|env\.([A-Z][A-Z0-9_]+))/g)].map(
       (m) => (m[1] ?? m[2])!,
     ),
-  );
+    ...perPlan,
+  ]);
 }
 
 async function variablesDocumented(): Promise<Set<string>> {

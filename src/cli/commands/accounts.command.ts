@@ -2,20 +2,17 @@ import type { Command } from 'commander';
 import { announceKeyChange } from '../../api-keys/api-key-cache.js';
 import { listApiKeys } from '../../api-keys/api-key.repository.js';
 import { createAccount, listAccounts, setAccountPlan, setAccountStatus, type AccountRow } from '../../accounts/account.repository.js';
-import { QuotaStore } from '../../accounts/quota.store.js';
 import { accountUsage } from '../../accounts/account-usage.js';
 import { PLAN_VALUES, PLANS, utcDay, type Plan } from '../../domain/quota.js';
-import type { Resources } from '../../runtime/resources.js';
 import { releaseHeldDeliveries } from '../../runtime/held-deliveries.js';
 import { checkName, checkPlan, keyStatus, requireAccount } from '../account-arguments.js';
 import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
 import { print, printJson, table, UsageError } from '../output.js';
-import { withResources } from '../resources.js';
+import { withResources, withServices } from '../resources.js';
 import { createInvitation } from '../../account/invitations.js';
 import { removeFromAccount } from '../../account/member.repository.js';
 import { checkEmailAddress } from '../../domain/email-address.js';
-import { mailerFromConfig } from '../../mail/mailer.js';
 
 const describePlan = (plan: Plan) => {
   const limit = PLANS[plan].dailyLimit;
@@ -29,10 +26,6 @@ const accountView = (a: AccountRow) => ({
   status: a.status,
   created: a.created_at.toISOString(),
 });
-
-function quotaOf(resources: Resources): QuotaStore {
-  return new QuotaStore(resources.redis, resources.redisKeys, resources.db, () => {});
-}
 
 export function registerAccountCommands(program: Command, context: () => CliContext): void {
   const accounts = program.command('accounts').description(describeCommand('accounts'));
@@ -74,10 +67,10 @@ export function registerAccountCommands(program: Command, context: () => CliCont
     .argument('<account-id>', 'acc_…')
     .option('--json', 'print JSON')
     .action(async (id: string, options: { json?: boolean }) => {
-      await withResources(context, async (resources) => {
+      await withServices(context, async ({ resources, quota }) => {
         const account = await requireAccount(resources, id);
         const keys = await listApiKeys(resources.db, account.id);
-        const today = await quotaOf(resources).today(account.id);
+        const today = await quota.today(account.id);
         const limit = PLANS[account.plan].dailyLimit;
         const view = {
           ...accountView(account),
@@ -182,47 +175,42 @@ export function registerAccountCommands(program: Command, context: () => CliCont
         throw new UsageError(
           'No mail server is configured (SMTP_URL), so the invitation cannot be mailed. Set SMTP_URL, or add --print-link to print the link and pass it on to the address yourself',
         );
-      const mailer = mailerFromConfig(config.mail);
-      try {
-        await withResources(context, async (resources) => {
-          const account = await requireAccount(resources, options.account);
-          const outcome = await createInvitation(
-            resources.db,
-            { accountId: account.id, accountName: account.name, email, role, invitedBy: null, reset: options.reset === true },
-            config.web.publicBaseUrl,
-            mailer ? { mailer } : { printTo: 'operator' },
-          );
-          if (outcome.kind === 'already-member')
-            throw new UsageError(`${email} is a member of ${account.id} already; to let them set a new password (a reset), add --reset`);
-          if (outcome.kind === 'not-sent')
-            throw new Error(`The mail server did not take the invitation to ${email} (${outcome.reason}); nothing was made`);
-          if (outcome.kind === 'day-cap' || outcome.kind === 'pending-cap') throw new Error(`${outcome.kind}: operators are not capped`);
-          const view = {
-            account_id: account.id,
-            invitation_id: outcome.invitationId,
-            email,
-            role: outcome.role,
-            reset: outcome.reset,
-            delivery: outcome.kind,
-            expires_at: outcome.expiresAt.toISOString(),
-            ...(outcome.kind === 'printed' ? { link: outcome.link } : {}),
-          };
-          if (options.json) {
-            printJson(view);
-            return;
-          }
-          print(
-            `Invited ${email} to ${account.id} "${account.name}" as ${outcome.role}${outcome.reset ? ' (a password reset: their sessions end when it is used)' : ''}; older unused links of this address in the account stop working.`,
-          );
-          if (outcome.kind === 'mailed') print(`The one-time link was mailed to ${email} (valid until ${view.expires_at}).`);
-          else {
-            print(`One-time link (until ${view.expires_at}; shown only now; give it to ${email} alone):`);
-            print(`  ${outcome.link}`);
-          }
-        });
-      } finally {
-        mailer?.close();
-      }
+      await withServices(context, async ({ resources, mailer }) => {
+        const account = await requireAccount(resources, options.account);
+        const outcome = await createInvitation(
+          resources.db,
+          { accountId: account.id, accountName: account.name, email, role, invitedBy: null, reset: options.reset === true },
+          config.web.publicBaseUrl,
+          mailer ? { mailer } : { printTo: 'operator' },
+        );
+        if (outcome.kind === 'already-member')
+          throw new UsageError(`${email} is a member of ${account.id} already; to let them set a new password (a reset), add --reset`);
+        if (outcome.kind === 'not-sent')
+          throw new Error(`The mail server did not take the invitation to ${email} (${outcome.reason}); nothing was made`);
+        if (outcome.kind === 'day-cap' || outcome.kind === 'pending-cap') throw new Error(`${outcome.kind}: operators are not capped`);
+        const view = {
+          account_id: account.id,
+          invitation_id: outcome.invitationId,
+          email,
+          role: outcome.role,
+          reset: outcome.reset,
+          delivery: outcome.kind,
+          expires_at: outcome.expiresAt.toISOString(),
+          ...(outcome.kind === 'printed' ? { link: outcome.link } : {}),
+        };
+        if (options.json) {
+          printJson(view);
+          return;
+        }
+        print(
+          `Invited ${email} to ${account.id} "${account.name}" as ${outcome.role}${outcome.reset ? ' (a password reset: their sessions end when it is used)' : ''}; older unused links of this address in the account stop working.`,
+        );
+        if (outcome.kind === 'mailed') print(`The one-time link was mailed to ${email} (valid until ${view.expires_at}).`);
+        else {
+          print(`One-time link (until ${view.expires_at}; shown only now; give it to ${email} alone):`);
+          print(`  ${outcome.link}`);
+        }
+      });
     });
 
   accounts
@@ -268,9 +256,9 @@ export function registerAccountCommands(program: Command, context: () => CliCont
       const days = Number(options.days);
       if (!Number.isInteger(days) || days < 1 || days > 90)
         throw new UsageError(`--days must be a whole number from 1 to 90 (got "${options.days.slice(0, 20)}")`);
-      await withResources(context, async (resources) => {
+      await withServices(context, async ({ resources, quota }) => {
         const account = await requireAccount(resources, id);
-        const rows = await accountUsage(resources.db, quotaOf(resources), account.id, days);
+        const rows = await accountUsage(resources.db, quota, account.id, days);
         if (options.json) {
           rows.forEach((r) => printJson(r));
           return;

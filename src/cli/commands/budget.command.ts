@@ -1,10 +1,8 @@
 import { describeCommand } from '../command-index.js';
 import type { Command } from 'commander';
-import { budgetReport } from '../../runtime/budget.js';
-import { egressPoolFor } from '../../runtime/egress.js';
 import type { RouteBudget } from '../../trends/egress-pool.js';
 import type { CliContext } from '../context.js';
-import { withResources } from '../resources.js';
+import { withServices } from '../resources.js';
 import { print, printJson, table } from '../output.js';
 
 const minutes = (ms: number) => `${Math.max(1, Math.ceil(ms / 60_000))} min`;
@@ -28,11 +26,8 @@ export function registerBudgetCommand(program: Command, context: () => CliContex
     .description(describeCommand('budget'))
     .option('--json', 'print the figures as one JSON object')
     .action(async (options: { json?: boolean }) => {
-      await withResources(context, async (resources, { config }) => {
-        const report = await budgetReport(resources.db, egressPoolFor(resources, config), config, new Date(), {
-          redis: resources.redis,
-          keys: resources.redisKeys,
-        });
+      await withServices(context, async (services) => {
+        const report = await services.budget({ paid: true });
         if (options.json) return printJson(report);
         const perHour = report.requestsPerHourPerRoute;
         print(`Google Trends budget, ${report.day} (UTC), in HTTPS requests`);

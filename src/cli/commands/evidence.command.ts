@@ -1,15 +1,10 @@
 import { open, readFile, type FileHandle } from 'node:fs/promises';
-import { QueueEvents } from 'bullmq';
 import type { Command } from 'commander';
-import { QUEUES } from '../../queue/queue-names.js';
 import { collectEvidence, parsePhrases } from '../../research/evidence-collect.js';
-import { QueuedTrendsGateway, TRENDS_PRIORITY, type TrendsGateway } from '../../research/trends-gateway.js';
-import { providerGateways } from '../../research/provider-gateways.js';
-import { openQueues } from '../../runtime/producer-queues.js';
 import { startWorkers, type Pipeline } from '../../runtime/workers.js';
 import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
-import { withResources } from '../resources.js';
+import { withServices } from '../resources.js';
 import { UsageError } from '../output.js';
 
 export function registerEvidenceCommands(program: Command, context: () => CliContext): void {
@@ -56,36 +51,18 @@ export function registerEvidenceCommands(program: Command, context: () => CliCon
       const write = (line: string) =>
         file ? file.write(line).then(() => undefined) : new Promise<void>((resolve) => process.stdout.write(line, () => resolve()));
 
-      await withResources(context, async (resources, { config, logger }) => {
+      await withServices(context, async (services, { config }) => {
         let pipeline: Pipeline | undefined;
-        let events: QueueEvents | undefined;
-        const closers: Array<() => Promise<void>> = [];
         try {
-          let google: TrendsGateway | undefined;
           if (config.trends.providers.includes('google')) {
-            const { queues, close } = openQueues(resources);
-            closers.push(close);
             // Google is asked by workers only (they keep the routes' pace): start them here if none runs.
-            if ((await queues.trends.getWorkers()).length === 0) {
+            if ((await services.queues.trends.getWorkers()).length === 0) {
               process.stderr.write('No worker is running (npm start or the Procfile `worker`): asking Google from this process.\n');
-              pipeline = await startWorkers(resources, config, logger);
+              pipeline = await startWorkers(services);
             }
-            const connection = resources.connectRedis('worker');
-            events = new QueueEvents(QUEUES.trends, { connection, prefix: resources.redisKeys.queuePrefix(QUEUES.trends) });
-            closers.push(async () => {
-              await events?.close();
-              connection.disconnect();
-            });
-            await events.waitUntilReady();
-            google = new QueuedTrendsGateway(queues.trends, events, 'google', config.trends.waitMs, TRENDS_PRIORITY.background);
+            await services.google();
           }
-          const gateway = providerGateways({
-            config,
-            logger,
-            redis: resources.redis,
-            keys: resources.redisKeys,
-            ...(google ? { google: () => google } : {}),
-          })(config.trends.provider, 'background');
+          const gateway = services.trendsFor(config.trends.provider, 'background');
           const deadline = Date.now() + minutes * 60_000;
           const counts = { listed: 0, compared: 0 };
           for (const [i, phrase] of phrases.entries()) {
@@ -108,7 +85,6 @@ export function registerEvidenceCommands(program: Command, context: () => CliCon
           );
         } finally {
           await file?.close();
-          for (const close of closers.reverse()) await close();
           await pipeline?.close();
         }
       });

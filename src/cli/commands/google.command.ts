@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import type { Config } from '../../config.js';
 import { createRedis, DEFAULT_REDIS_URL, waitForRedis, type Redis } from '../../redis/connection.js';
 import { redisKeys } from '../../redis/keys.js';
-import { egressPoolOptions } from '../../runtime/egress.js';
+import { egressPoolOf } from '../../runtime/egress.js';
 import { routesFrom, type EgressRoute } from '../../trends/egress.js';
-import { EgressPool } from '../../trends/egress-pool.js';
+import type { EgressPool } from '../../trends/egress-pool.js';
 import type { Pacer } from '../../trends/google-client.js';
 import { checkGoogle, checkVerdict } from '../../trends/google-check.js';
 import { anchorTermFor } from '../../trends/provider-factory.js';
@@ -98,7 +98,7 @@ async function pacersFor(
   const redis = createRedis(target, 'client');
   try {
     await waitForRedis(redis, target, 1_500);
-    const pool = new EgressPool(redis, redisKeys(config.redis.prefix).trendsPool, [route], egressPoolOptions(config));
+    const pool = egressPoolOf(redis, redisKeys(config.redis.prefix).trendsPool, [route], config);
     return { pacers: pool.pacers(route, jobId), pool, redis, jobId, how: "inside the route's pace (shared with the workers)" };
   } catch {
     redis.disconnect();

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import type { Config } from '../../config.js';
 import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
 import { displayTitle, provenanceOf } from '../../domain/provenance.js';
 import { failureKind } from '../../domain/public-error.js';
@@ -7,19 +6,18 @@ import { verdictOf } from '../../domain/research/verdict.js';
 import { describeDiscovery } from '../../domain/trends/discovery.js';
 import { findInsight } from '../../insights/insight.repository.js';
 import { marketProblem } from '../../domain/research/market.js';
-import { InvalidIdeaError, ResearchChain } from '../../research/chain.js';
+import { InvalidIdeaError } from '../../research/chain.js';
 import { dryRun, type DryRun } from '../../research/dry-run.js';
 import { anchorTermFor } from '../../trends/provider-factory.js';
-import { NotAnswerableError, ResearchService, researchSettings } from '../../research/research-service.js';
+import { NotAnswerableError } from '../../research/research-service.js';
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
 import { failedStepOf, runProgress, runSteps } from '../../research/run-steps.js';
 import { openResources, type Resources } from '../../runtime/resources.js';
-import { openQueues } from '../../runtime/producer-queues.js';
+import { buildServices, type Services } from '../../runtime/services.js';
 import { startWorkers, type Pipeline } from '../../runtime/workers.js';
-import type { Logger } from '../../logger.js';
 import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
-import { withResources } from '../resources.js';
+import { withResources, withServices } from '../resources.js';
 import { forTerminal, print, printJson, table, UsageError } from '../output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -53,15 +51,10 @@ async function waitForRun(resources: Resources, runId: string, quiet: boolean): 
   }
 }
 
-async function ensureWorkers(resources: Resources, config: Config, logger: Logger): Promise<Pipeline | undefined> {
-  const { queues, close } = openQueues(resources);
-  try {
-    if ((await queues.research.getWorkers()).length > 0) return undefined;
-  } finally {
-    await close();
-  }
+async function ensureWorkers(services: Services): Promise<Pipeline | undefined> {
+  if ((await services.queues.research.getWorkers()).length > 0) return undefined;
   process.stderr.write('No worker is running (npm start or the Procfile `worker`): running this research in this process.\n');
-  return startWorkers(resources, config, logger);
+  return startWorkers(services);
 }
 
 /** The dry run for a person: the candidates, what step choose_primary measures, the category and the requests. */
@@ -154,11 +147,11 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
         return;
       }
       const resources = await openResources(config, logger);
-      const { queues, close } = openQueues(resources);
+      const services = buildServices(resources, config, logger);
       let pipeline: Pipeline | undefined;
       try {
         // The service the API submits through: an operator's run is public and spends no allowance.
-        const service = new ResearchService(resources.db, new ResearchChain(queues.research), researchSettings(config));
+        const service = services.research;
         const submitted = await service
           .submit({ operator: true }, { idea, hints: options.keyword, ...(options.geo !== undefined ? { geo: options.geo } : {}) })
           .catch((error: unknown) => {
@@ -174,7 +167,7 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
           return;
         }
         if (!options.json) print(`Researching "${run.idea}" as ${run.id} (provider ${run.provider})`);
-        pipeline = await ensureWorkers(resources, config, logger);
+        pipeline = await ensureWorkers(services);
         const finished = await waitForRun(resources, run.id, false);
         const insight = finished.insight_id ? await findInsight(resources.db, finished.insight_id) : undefined;
         if (options.json) {
@@ -206,7 +199,7 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
         }
       } finally {
         await pipeline?.close();
-        await close();
+        await services.close();
         await resources.close();
       }
     });
@@ -279,20 +272,14 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
     .description('Resume a failed run at its first unfinished step')
     .argument('<id>', 'run id (run_…)')
     .action(async (id: string) => {
-      const { config, logger } = context();
-      const resources = await openResources(config, logger);
-      const { queues, close } = openQueues(resources);
-      try {
+      await withServices(context, async ({ resources, chain }) => {
         const run = await findRun(resources.db, id);
         if (!run) throw new UsageError(`No research run has the id "${id}" (see: insights runs list)`);
         const step = await reopenRun(resources.db, id);
         if (step === undefined) throw new UsageError(`${id} is ${run.status}, not failed: nothing to retry`);
-        await new ResearchChain(queues.research).enqueueStep(id, step);
+        await chain.enqueueStep(id, step);
         const { total, current } = runProgress({ ...run, status: 'queued', next_step: step });
         print(`Resumed ${id} at step ${step} of ${total} (${current ?? 'unknown'}).`);
-      } finally {
-        await close();
-        await resources.close();
-      }
+      });
     });
 }

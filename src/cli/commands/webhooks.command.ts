@@ -2,10 +2,8 @@ import type { Command } from 'commander';
 import { requireAccount } from '../account-arguments.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/subscription-input.js';
 import type { Resources } from '../../runtime/resources.js';
-import { withResources } from '../resources.js';
-import { openQueues } from '../../runtime/producer-queues.js';
-import { SecretBox } from '../../webhooks/secret-box.js';
-import { queueDeliveries, SubscriptionInputError, WebhookNotFoundError, WebhookService } from '../../webhooks/webhook-service.js';
+import { withServices } from '../resources.js';
+import { SubscriptionInputError, WebhookNotFoundError, type WebhookService } from '../../webhooks/webhook-service.js';
 import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
 import { forTerminal, print, printJson, table, UsageError } from '../output.js';
@@ -28,24 +26,11 @@ const FLAGS: Record<string, string> = {
 
 /** The service, as an operator (scope null) sees it; its refusals become usage errors (exit 2). */
 function withService<T>(context: () => CliContext, fn: (service: WebhookService, r: Resources, ctx: CliContext) => Promise<T>): Promise<T> {
-  return withResources(context, async (r, ctx) => {
-    // The queues are opened only by the commands that send something (test, replay).
-    let opened: ReturnType<typeof openQueues> | undefined;
-    const service = new WebhookService({
-      db: r.db,
-      redis: r.redis,
-      subscriptionsVersionKey: r.redisKeys.subscriptionsVersion,
-      box: SecretBox.fromConfig(ctx.config),
-      enqueue: async (deliveries) => {
-        opened ??= openQueues(r);
-        await queueDeliveries(opened.queues.webhooks)(deliveries);
-      },
-      policy: { allowPrivate: ctx.config.webhooks.allowPrivate, allowedCidrs: ctx.config.webhooks.allowedCidrs },
-      secretOverlapHours: ctx.config.webhooks.secretOverlapHours,
-      maxSubscriptions: ctx.config.webhooks.maxSubscriptions,
-      sends: ctx.config.webhooks.sends,
-      pingRateKey: r.redisKeys.webhookPings,
-    });
+  return withServices(context, async (services, ctx) => {
+    // Read first: a key that cannot be read or made fails the command with its reason.
+    void services.secretBox;
+    const service = services.webhooks!;
+    const r = services.resources;
     try {
       return await fn(service, r, ctx);
     } catch (error) {
@@ -58,8 +43,6 @@ function withService<T>(context: () => CliContext, fn: (service: WebhookService,
         throw new UsageError(`${error.message} (see: insights webhooks ${error.what === 'delivery' ? 'deliveries' : 'list'})`);
       }
       throw error;
-    } finally {
-      await opened?.close();
     }
   });
 }
