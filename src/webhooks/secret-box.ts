@@ -1,13 +1,11 @@
 // Webhook secrets must be readable (we sign with them) but never stored in
 // clear: AES-256-GCM with a key from WEBHOOK_ENCRYPTION_KEY, or on a single
 // machine a key generated once under DATA_DIR (mode 600).
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
-
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
+import { open, seal } from '../domain/sealed.js';
 
 export class SecretBox {
   constructor(private readonly key: Buffer) {
@@ -30,20 +28,11 @@ export class SecretBox {
   }
 
   seal(plaintext: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
-    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return `v1.${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
+    return `v1.${seal(this.key, plaintext).toString('base64')}`;
   }
 
   open(sealed: string): string {
     if (!sealed.startsWith('v1.')) throw new Error('unknown secret format');
-    const raw = Buffer.from(sealed.slice(3), 'base64');
-    if (raw.length < IV_BYTES + TAG_BYTES)
-      throw new Error('the sealed secret is too short to hold its nonce and a full authentication tag');
-    // The tag length is fixed: GCM would otherwise accept a tag cut to 4 bytes, which a forger can guess.
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
-    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    return open(this.key, Buffer.from(sealed.slice(3), 'base64'));
   }
 }

@@ -76,3 +76,22 @@ describe('the admin token comparison', () => {
     }
   });
 });
+
+describe("sealing (domain/sealed.ts), shared by webhook secrets and the account pages' flash", () => {
+  it('opens what it sealed, and refuses another key, a flipped byte and a tag cut short', async () => {
+    const { seal, open } = await import('../../src/domain/sealed.js');
+    const { openFlash, sealFlash } = await import('../../src/http/pages/page-kit.js');
+    const key = Buffer.alloc(32, 7);
+    const sealed = seal(key, 'the new key: si_live_x');
+    expect(open(key, sealed)).toBe('the new key: si_live_x');
+    expect(() => open(Buffer.alloc(32, 8), sealed)).toThrow();
+    const flipped = Buffer.from(sealed);
+    flipped[flipped.length - 1]! ^= 1;
+    expect(() => open(key, flipped)).toThrow();
+    // An empty text sealed, then its tag cut to 4 bytes: GCM would check only those 4 unless told the length.
+    const empty = seal(key, '');
+    expect(() => open(key, empty.subarray(0, 16))).toThrow(/full authentication tag/);
+    expect(openFlash('session-a', sealFlash('session-a', 'hello'))).toBe('hello');
+    expect(openFlash('session-b', sealFlash('session-a', 'hello'))).toBe('');
+  });
+});

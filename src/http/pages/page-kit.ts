@@ -1,7 +1,8 @@
 // What every account page module is handed: the page's dependencies and the few helpers
 // that make a page safe (signed in, from this origin, with the session's form token),
 // set up once for the /account scope: the form parser, the no-store hook and the HTML error page.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { open, seal } from '../../domain/sealed.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { announceKeyChange } from '../../api-keys/api-key-cache.js';
 import type { QuotaStore } from '../../accounts/quota.store.js';
@@ -54,18 +55,12 @@ export interface AccountPagesOptions {
  */
 const flashKey = (sessionSecret: string) => createHash('sha256').update(`account-page-flash\u0000${sessionSecret}`).digest();
 export function sealFlash(sessionSecret: string, text: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', flashKey(sessionSecret), iv);
-  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+  return seal(flashKey(sessionSecret), text).toString('base64url');
 }
-/** The sealed text, or '' when it cannot be opened with this session (another session's, or tampered). */
+/** The sealed text, or '' when it cannot be opened with this session (another session's, tampered or cut). */
 export function openFlash(sessionSecret: string, sealed: string): string {
   try {
-    const raw = Buffer.from(sealed, 'base64url');
-    const decipher = createDecipheriv('aes-256-gcm', flashKey(sessionSecret), raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    return open(flashKey(sessionSecret), Buffer.from(sealed, 'base64url'));
   } catch {
     return '';
   }
