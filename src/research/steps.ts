@@ -69,7 +69,7 @@ import { commitResearchResult } from './research-result.js';
 import { absoluteDemand, describeVolume, volumeOutput } from '../domain/research/search-volume.js';
 import { TrendsFailedError } from './trends-gateway.js';
 import { forecastMase } from '../observability/metrics.js';
-import { STEP_CHAINS } from '../domain/research/step-names.js';
+import { RETIRED_STEP_NAMES, STEP_CHAINS } from '../domain/research/step-names.js';
 import {
   STEP_NAMES,
   stepChains,
@@ -792,12 +792,15 @@ export const RESEARCH_CHAINS: StepChains = stepChains(
   ),
 );
 
-// Fail at startup, not mid-run, if the list and the definitions ever disagree.
-STEP_NAMES.forEach((name, i) => {
-  if (DEFINITIONS[i]?.name !== name)
-    throw new Error(`research step "${name}" should come next in DEFINITIONS, found "${DEFINITIONS[i]?.name ?? 'nothing'}"`);
-});
-if (DEFINITIONS.length !== STEP_NAMES.length) throw new Error(`expected ${STEP_NAMES.length} research steps, found ${DEFINITIONS.length}`);
+// Fail at startup, not mid-run, if the names and the definitions ever disagree: every step a chain may
+// name (today's and the retired ones older chains still run) has exactly one definition, and nothing else does.
+{
+  const known: readonly string[] = [...STEP_NAMES, ...RETIRED_STEP_NAMES];
+  for (const name of known) if (!BY_NAME.has(name)) throw new Error(`research step "${name}" has no definition in steps.ts`);
+  for (const d of DEFINITIONS)
+    if (!known.includes(d.name)) throw new Error(`research step "${d.name}" is defined but in neither STEP_NAMES nor RETIRED_STEP_NAMES`);
+  if (BY_NAME.size !== DEFINITIONS.length) throw new Error('a research step is defined twice in steps.ts');
+}
 
 function describeOutlook(o: Outlook | undefined): string {
   if (!o) return 'no outlook (recorded before it was made)';
