@@ -36,6 +36,12 @@ describe('verdictOf', () => {
     expect(v.evidence).toContain('/dimensions/intent/score');
   });
 
+  it('names low whitespace without claiming brands crowd it: comparisons alone can lower it (founder review)', () => {
+    const v = verdictOf({ overall_score: 0.5, confidence: 0.9, dimension_scores: all(0.6, { whitespace: 0.19 }) });
+    expect(v.risk).toBe('many searches for it compare options or name brands (whitespace 0.19)');
+    expect(v.text).not.toMatch(/crowd/);
+  });
+
   it('is weak below 0.45 and unproven with fewer than 5 dimensions or a low confidence, whatever the score', () => {
     expect(verdictOf({ overall_score: 0.44, confidence: 1, dimension_scores: all(0.44) }).label).toBe('weak');
     expect(verdictOf({ overall_score: 0.45, confidence: 1, dimension_scores: all(0.45) }).label).toBe('mixed');

@@ -51,7 +51,12 @@ const WORDS: Record<Dimension, { high: string; low: string }> = {
   breadth: { high: 'many different searches surround it', low: 'few different searches surround it' },
   pain: { high: 'searches for it often carry problem words', low: 'searches for it rarely carry problem words' },
   intent: { high: 'searches for it often carry buying words', low: 'searches for it rarely carry buying words' },
-  whitespace: { high: 'searches for it show little competition (few comparisons or brands)', low: 'comparisons and brands crowd it' },
+  // Low whitespace is the stronger of comparison and brand pressure: which one, only the explanation
+  // says ("not called crowded" when no brand was read), so the low words claim neither alone (founder review).
+  whitespace: {
+    high: 'searches for it show little competition (few comparisons or brands)',
+    low: 'many searches for it compare options or name brands',
+  },
 };
 
 const NAMES: Record<Dimension, string> = {
