@@ -4,7 +4,7 @@
 // comes only through ctx.plan (trends-plan.ts: which requests answer which
 // step), over the rate-limited `trends` queue. What each step hands on, and
 // what it is run with, is declared in step-contract.ts.
-import { classifyCategory, insightCategory, type CategoryEvidence } from '../domain/research/category.js';
+import { classifyCategory, FIRM_CONFIDENCE, insightCategory, type CategoryEvidence } from '../domain/research/category.js';
 import {
   COMPARABLE_RATIO,
   geographicReach,
@@ -419,7 +419,12 @@ const DEFINITIONS: readonly NamedStep[] = [
     // From the idea and its autocomplete topics: the idea's own meaning. Step aggregate files the insight under this
     // choice, and reads the related lists only when it was uncategorized or a guess (insightCategory).
     run: async (ctx) => classifyCategory(categoryEvidence(ctx, false)),
-    summarize: (o) => `${o.category}${o.matched.length ? ` (matched: ${o.matched.join(', ')})` : ''}`,
+    summarize: (o) =>
+      `${o.category}${o.matched.length ? ` (matched: ${o.matched.join(', ')})` : ''}${
+        o.category === 'uncategorized' || o.confidence < FIRM_CONFIDENCE
+          ? `; a guess (confidence ${o.confidence.toFixed(2)}): aggregate files the insight by the related lists as well`
+          : ''
+      }`,
   },
   {
     name: 'detect_duplicate',
@@ -766,7 +771,12 @@ const DEFINITIONS: readonly NamedStep[] = [
         overall,
         dimensions,
         category,
-        summary: `Overall ${overall.score.toFixed(2)} (confidence ${overall.confidence.toFixed(2)}, ${overall.scoredDimensions}/8 dimensions scored)${strongest.length ? `; strongest: ${strongest.join(', ')}` : ''}.`,
+        summary: `Overall ${overall.score.toFixed(2)} (confidence ${overall.confidence.toFixed(2)}, ${overall.scoredDimensions}/8 dimensions scored)${strongest.length ? `; strongest: ${strongest.join(', ')}` : ''}; filed under ${category}${
+          // Where the related lists overruled classify_category's guess, the trace says so (founder review).
+          category !== ctx.out('classify_category').category
+            ? ` (classify_category's guess was ${ctx.out('classify_category').category})`
+            : ''
+        }.`,
       };
     },
     summarize: (o) => o.summary,

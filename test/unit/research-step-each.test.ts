@@ -968,7 +968,7 @@ describe('step 40: aggregate', () => {
     ).toBe('people-society');
     expect(o.overall.scoredDimensions).toBe(7);
     expect(o.summary).toBe(
-      `Overall ${o.overall.score.toFixed(2)} (confidence ${o.overall.confidence.toFixed(2)}, 7/8 dimensions scored); strongest: reach 0.95, demand 0.80.`,
+      `Overall ${o.overall.score.toFixed(2)} (confidence ${o.overall.confidence.toFixed(2)}, 7/8 dimensions scored); strongest: reach 0.95, demand 0.80; filed under food-drink (classify_category's guess was uncategorized).`,
     );
     expect(summarize('aggregate', o)).toBe(o.summary);
     // A 30-day series of zeros leaves nothing to be confident in.
