@@ -8,6 +8,7 @@ import { Batcher } from '../db/batcher.js';
 import type { Db } from '../db/connection.js';
 import type { AddressPolicy } from '../domain/webhooks/address-policy.js';
 import { afterAttempt, beforeAttempt, type AfterAttempt, type DeliveryState } from '../domain/webhooks/delivery-decision.js';
+import { MAX_ATTEMPTS } from '../domain/webhooks/retry.js';
 import { gateSleep, receiverFailing } from '../domain/webhooks/fairness.js';
 import { webhookDeliveries, webhookLatency } from '../observability/metrics.js';
 import { finishDelivery, loadDeliveries, recordAttempts, type AttemptRecord } from './delivery.repository.js';
@@ -151,7 +152,14 @@ export class DeliveryRunner {
         return { kind: entry.why === 'account' ? 'park' : 'sleep', ms: baseMs + Math.floor(Math.random() * spreadMs) };
       }
     }
-    const { decision, code, attempt, next } = await this.sendOnce(row, owner, job.id, body, job);
+    // A delivery never replayed has had one job: every attempt recorded on its row is that job's, including
+    // one another job made while carrying it (adopt), which BullMQ did not count (security review: a carried
+    // failure plus the job's own try was one POST more than MAX_ATTEMPTS).
+    const made = row.replays === 0 ? Math.max(job.attemptsMade, row.attempts) : job.attemptsMade;
+    const { decision, code, attempt, next } = await this.sendOnce(row, owner, job.id, body, {
+      attemptsMade: made,
+      maxAttempts: job.maxAttempts,
+    });
 
     if (decision.kind === 'delivered') {
       if (decision.clearFailing) await setFailingSince(deps.db, subscriptionId, false);
@@ -290,6 +298,12 @@ export class DeliveryRunner {
       // Still asleep, as a held delivery sleeps; `accounts resume` wakes it.
       return { next: await handOn(row.sub_id!), forget: false };
     }
+    // Only a first attempt is carried: a delivery that has tried before goes back to its own job, which
+    // keeps its retry count and schedule (attempt() counts a carried first attempt as its own).
+    if (row.attempts > 0 || row.replays > 0) {
+      await this.wake(jobId);
+      return { next: undefined, forget: false };
+    }
     const subscriptionId = row.sub_id!;
     const body = await this.bodies.get(row.event_id, deps.baseUrl);
     const entry = await gate.enter(owner, subscriptionId, jobId);
@@ -300,11 +314,21 @@ export class DeliveryRunner {
       await this.wake(jobId);
       return { next, forget: false };
     }
-    // Its job has made no attempt of its own meanwhile (it slept): a failure here goes back to it, and it tries again at once.
-    const { decision, next } = await this.sendOnce(row, owner, jobId, body, { attemptsMade: 0, maxAttempts: Number.MAX_SAFE_INTEGER });
+    // Its first attempt, as its job would make it: a failure marks the circuit, a final answer (410, or a
+    // single allowed attempt) ends it here; otherwise its job is woken and tries again at once, counting this one.
+    const { decision, next } = await this.sendOnce(row, owner, jobId, body, { attemptsMade: 0, maxAttempts: MAX_ATTEMPTS });
     if (decision.kind !== 'delivered') {
-      await this.wake(jobId);
-      return { next: undefined, forget: false };
+      if (decision.markFailing) await setFailingSince(deps.db, subscriptionId, true);
+      if (decision.kind === 'retry') {
+        await this.wake(jobId);
+        return { next: undefined, forget: false };
+      }
+      if (decision.disable) {
+        await disableBySystem(deps.db, subscriptionId, decision.disable);
+        await deps.onChange?.();
+      }
+      await finishDelivery(deps.db, row.id, 'failed', decision.error);
+      return { next: undefined, forget: true };
     }
     if (decision.clearFailing) await setFailingSince(deps.db, subscriptionId, false);
     return { next, forget: true };

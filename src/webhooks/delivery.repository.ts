@@ -19,6 +19,7 @@ export async function loadDeliveries(db: Db, ids: string[]) {
       'd.id',
       'd.status',
       'd.attempts',
+      'd.replays',
       'd.event_id',
       'd.subscription_id',
       's.id as sub_id',

@@ -15,6 +15,7 @@ import { loadConfig } from '../../src/config.js';
 import { newId } from '../../src/domain/ids.js';
 import { jobIdOf } from '../../src/queue/enqueue.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
+import { MAX_ATTEMPTS } from '../../src/domain/webhooks/retry.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { startTestWorkers } from '../support/services.js';
@@ -189,6 +190,71 @@ describe('webhook deliveries take turns by account', () => {
     } finally {
       await pipeline.close();
       await healthy.close();
+    }
+  });
+
+  it('a parked delivery carried by another job and failing makes MAX_ATTEMPTS POSTs in all, not one more (security review)', async () => {
+    // Answers 500 to the one event, 204 to the others; counts POSTs by webhook-id.
+    const posts = new Map<string, number>();
+    let failing = '';
+    const server = http.createServer((req, res) => {
+      const id = String(req.headers['webhook-id'] ?? '');
+      posts.set(id, (posts.get(id) ?? 0) + 1);
+      req.resume();
+      req.on('end', () => res.writeHead(id === failing ? 500 : 204).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`;
+    const loaded = loadConfig({
+      REDIS_PREFIX: t.redis.prefix,
+      WEBHOOK_ENCRYPTION_KEY: t.webhookEncryptionKey,
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+      WEBHOOK_ACCOUNT_CONCURRENCY: '1',
+      WEBHOOK_RETRY_SCALE: '0.0002',
+    });
+    // The circuit kept closed: this test counts a delivery's attempts, not how a failing receiver is paced.
+    const config = {
+      ...loaded,
+      webhooks: {
+        ...loaded.webhooks,
+        fairness: { ...loaded.webhooks.fairness, circuit: { failures: 1_000, openMs: 1_000, maxOpenMs: 1_000 } },
+      },
+    };
+    const gate = new DeliveryGate(
+      t.redis.redis,
+      {
+        inFlight: t.redis.keys.webhookInFlight,
+        circuit: t.redis.keys.webhookCircuit,
+        parked: t.redis.keys.webhookParked,
+        wakes: t.redis.keys.webhookWakes,
+      },
+      config.webhooks.fairness,
+      config.webhooks.timeoutMs + 5_000,
+    );
+    const sub = await subscription('enterprise', url);
+    // The first holds the account's one slot and is delivered; the second, parked, is carried by its job.
+    const [first, carried] = await pending(sub, 2);
+    const rows = await t.database.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'event_id'])
+      .where('id', 'in', [first!, carried!])
+      .execute();
+    failing = rows.find((r) => r.id === carried)!.event_id;
+    await enqueueDeliveries({ db: t.database.db, webhooks, gate }, [first!, carried!]);
+    const pipeline = await startTestWorkers(testResources(t.database, t.redis), config, pino({ level: 'silent' }));
+    try {
+      const status = async () =>
+        await t.database.db
+          .selectFrom('webhook_deliveries')
+          .select(['status', 'attempts'])
+          .where('id', '=', carried!)
+          .executeTakeFirstOrThrow();
+      const done = await until(status, (r) => r.status === 'failed', 60_000, 'the failing delivery to give up');
+      expect(done.attempts).toBe(MAX_ATTEMPTS);
+      expect(posts.get(failing)).toBe(MAX_ATTEMPTS);
+    } finally {
+      await pipeline.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });
