@@ -9,11 +9,17 @@
 // the line, so what follows it overwrites what came before.
 const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 const FORBIDDEN_ALL = new RegExp(FORBIDDEN.source, 'gu');
+// With the u flag, the surrogate range matches only surrogates that are not part of a pair.
+const LONE_SURROGATE = /[\ud800-\udfff]/u;
 
 const codePoint = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 /** Why `text` cannot be accepted (naming the first bad character and where), or null. */
 export function controlCharacterProblem(text: string): string | null {
+  // Half of a UTF-16 pair, alone: no character at all, and JSON (Postgres' jsonb) refuses it (a 500 before).
+  const lone = LONE_SURROGATE.exec(text);
+  if (lone)
+    return `contains half of a character (an unpaired UTF-16 surrogate, ${codePoint(lone[0])}) at position ${lone.index + 1}; remove it`;
   const match = FORBIDDEN.exec(text);
   if (!match) return null;
   return `contains the control character ${codePoint(match[0])} at position ${match.index + 1}; remove it (only letters, digits, punctuation, spaces, tabs and newlines are allowed)`;

@@ -301,6 +301,7 @@ describe('bodies', () => {
     ['an address the guard refuses', { url: 'http://127.0.0.2:8080/hooks' }, 'url'],
     ['cloud metadata', { url: 'http://169.254.169.254/latest/meta-data' }, 'url'],
     ['a NUL in a keyword', { url: 'http://127.0.0.1:9/x', keywords: ['a\u0000b'] }, 'keywords[0]'],
+    ['half a character in a keyword (security review: 500)', { url: 'http://127.0.0.1:9/x', keywords: ['\ud800'] }, 'keywords[0]'],
     ['an unknown event', { url: 'http://127.0.0.1:9/x', events: ['insight.deleted'] }, 'events'],
   ])('400 naming the field for %s', async (_what, body, field) => {
     const a = await t.webhookKey('pro');
