@@ -138,14 +138,19 @@ export class ReplayTrendsProvider implements TrendsProvider {
   }
 
   /**
-   * What a research run can be answered for: the phrases whose interest over time was recorded
-   * (a run's series, steps interest_30d to interest_5y, are asked for its primary phrase) and the markets they were
+   * What a research run can be answered for: the phrases whose interest over time and autocomplete were
+   * recorded (a run asks autocomplete for its phrases, then its series for the primary one) and the markets they were
    * recorded for ('' worldwide). A submission outside them is refused before it is charged.
    */
   coverage(): ReplayCoverage {
     const series = this.recordings.filter((r) => r.kind === 'interestOverTime');
+    // autocomplete_phrases asks autocomplete for the phrase before any series: a phrase recorded only as a
+    // series (the anchor, "bagel") failed there, charged (security review), so it is not offered.
+    const completed = new Set(
+      this.recordings.filter((r) => r.kind === 'autocomplete').flatMap((r) => r.keywords.map((k) => k.toLowerCase())),
+    );
     return {
-      phrases: [...new Set(series.flatMap((r) => r.keywords.map((k) => k.toLowerCase())))].sort(),
+      phrases: [...new Set(series.flatMap((r) => r.keywords.map((k) => k.toLowerCase())))].filter((p) => completed.has(p)).sort(),
       markets: [...new Set(series.map((r) => r.geo))].sort(),
     };
   }
