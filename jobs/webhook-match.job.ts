@@ -42,7 +42,10 @@ export interface MatchDeps {
 export async function enqueueDeliveries(deps: Omit<MatchDeps, 'index'>, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   const owners = await deliveryOwners(deps.db, ids);
-  await enqueueOwnedDeliveries(deps, ids.map((id, i) => ({ id, owner: owners[i]! })));
+  await enqueueOwnedDeliveries(
+    deps,
+    ids.map((id, i) => ({ id, owner: owners[i]! })),
+  );
 }
 
 /**
@@ -121,7 +124,8 @@ export function webhookMatchProcessor(deps: MatchDeps) {
   const events = new Batcher((ids: string[]) => loadEventsWithInsights(deps.db, ids));
   const recorded = new Batcher(async (matches: EventMatch[]) => {
     const byEvent = new Map<string, OwnedDelivery[]>();
-    for (const row of await createPendingDeliveriesOf(deps.db, matches)) byEvent.set(row.eventId, [...(byEvent.get(row.eventId) ?? []), row]);
+    for (const row of await createPendingDeliveriesOf(deps.db, matches))
+      byEvent.set(row.eventId, [...(byEvent.get(row.eventId) ?? []), row]);
     return matches.map((m) => byEvent.get(m.eventId) ?? []);
   });
   const enqueued = new Batcher(async (batches: OwnedDelivery[][]) => {
