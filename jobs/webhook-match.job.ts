@@ -3,14 +3,16 @@
 // and enqueues their delivery jobs, each at its account's fair turn
 // (src/queue/fair-share.ts); those its account's slots cannot take now are
 // enqueued parked, asleep until a slot is theirs (webhooks/delivery-gate.ts).
+// The jobs of events matched at the same time share their statements and
+// Redis calls (a burst of 1,000 events is matched in batches, not one by one).
 // Safe to run twice.
 import type { Static } from '@sinclair/typebox';
 import type { Job, Queue } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { eventText } from '../src/domain/webhooks/matching.js';
 import { Batcher } from '../src/db/batcher.js';
-import { loadEventsWithInsights, markEventRelayed, unrelayedEvents } from '../src/webhooks/event.repository.js';
-import { createPendingDeliveries, deliveryOwners } from '../src/webhooks/delivery.repository.js';
+import { loadEventsWithInsights, markEventsRelayed, unrelayedEvents } from '../src/webhooks/event.repository.js';
+import { createPendingDeliveriesOf, deliveryOwners, type EventMatch, type OwnedDelivery } from '../src/webhooks/delivery.repository.js';
 import type { DeliveryGate } from '../src/webhooks/delivery-gate.js';
 import { jobIdOf } from '../src/queue/enqueue.js';
 import { queueTurns } from '../src/queue/fair-share.js';
@@ -40,6 +42,26 @@ export interface MatchDeps {
 export async function enqueueDeliveries(deps: Omit<MatchDeps, 'index'>, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   const owners = await deliveryOwners(deps.db, ids);
+  await enqueueOwnedDeliveries(
+    deps,
+    ids.map((id, i) => ({ id, owner: owners[i]! })),
+  );
+}
+
+/**
+ * enqueueDeliveries for deliveries whose owners are known (the match job reads
+ * them with the insert): a few Redis round trips for any number of them — one
+ * for the turns, one per account for the gate, one addBulk, one for the wakes.
+ */
+export async function enqueueOwnedDeliveries(
+  deps: Omit<MatchDeps, 'index' | 'db'>,
+  deliveries: ReadonlyArray<{ id: string; owner: string }>,
+): Promise<void> {
+  // The same delivery twice in one batch (an event matched by two jobs at once) is one job and one slot.
+  const unique = [...new Map(deliveries.map((d) => [d.id, d])).values()];
+  if (unique.length === 0) return;
+  const ids = unique.map((d) => d.id);
+  const owners = unique.map((d) => d.owner);
   const jobIds = ids.map((id) => jobIdOf(JOB.webhookDeliver, deliveryPayload({ id }))!);
   // Fresh deliveries' turns stay below the replays' priority: replays wait behind every account's new events.
   const turns = await queueTurns(deps.webhooks, REPLAY_PRIORITY, FIRST_DELIVERY_TURN).take(
@@ -61,7 +83,21 @@ export async function enqueueDeliveries(deps: Omit<MatchDeps, 'index'>, ids: rea
       choice: choiceOf(admitted.get(jobIds[i]!), turns[i]!),
     })),
   );
-  for (const jobId of await (deps.gate?.claimWakes(parked) ?? [])) await (await deps.webhooks.getJob(jobId))?.promote();
+  for (const jobId of await (deps.gate?.claimWakes(parked) ?? [])) await wake(deps.webhooks, jobId);
+}
+
+/**
+ * Wakes a parked job a slot was handed to. It may be awake already (the job
+ * that freed the slot sent its delivery in its stead, or it woke itself):
+ * BullMQ then refuses the promote, which is not a failure of the enqueue (it
+ * failed the match job, and with it every event of its batch, until 2026-11-28).
+ */
+async function wake(webhooks: Queue, jobId: string): Promise<void> {
+  try {
+    await (await webhooks.getJob(jobId))?.promote();
+  } catch (error) {
+    if (!String((error as Error).message).includes('is not in the delayed state')) throw error;
+  }
 }
 
 /**
@@ -80,8 +116,26 @@ function choiceOf(admitted: boolean | undefined, turn: number): { priority: numb
 
 export function webhookMatchProcessor(deps: MatchDeps) {
   const sends = deps.sends ?? DEFAULT_WEBHOOK_SENDS;
-  // Events matched at the same time share one read (see Batcher).
+  // Events matched at the same time share each round trip (see Batcher): one read of the events,
+  // one INSERT of their deliveries (with their owners), one set of Redis calls enqueueing them,
+  // one UPDATE marking them relayed. Each job still waits for its own event's deliveries to be
+  // committed and enqueued before its event is marked relayed: a worker killed mid-batch leaves
+  // the event unrelayed, and the relay gives it a new match job (idempotent: the unique key).
   const events = new Batcher((ids: string[]) => loadEventsWithInsights(deps.db, ids));
+  const recorded = new Batcher(async (matches: EventMatch[]) => {
+    const byEvent = new Map<string, OwnedDelivery[]>();
+    for (const row of await createPendingDeliveriesOf(deps.db, matches))
+      byEvent.set(row.eventId, [...(byEvent.get(row.eventId) ?? []), row]);
+    return matches.map((m) => byEvent.get(m.eventId) ?? []);
+  });
+  const enqueued = new Batcher(async (batches: OwnedDelivery[][]) => {
+    await enqueueOwnedDeliveries(deps, batches.flat());
+    return batches.map(() => undefined);
+  });
+  const relayed = new Batcher(async (ids: string[]) => {
+    await markEventsRelayed(deps.db, ids);
+    return ids.map(() => undefined);
+  });
   return async (job: Job<Static<typeof WebhookMatchPayload>>) => {
     const event = await events.submit(job.data.eventId);
     if (!event) return { skipped: 'no such event' };
@@ -123,9 +177,9 @@ export function webhookMatchProcessor(deps: MatchDeps) {
     }
     // Every pending delivery of the event gets its job, new or left by a crash before its job
     // was enqueued (job ids make that idempotent).
-    const pending = await createPendingDeliveries(deps.db, event.id, subscriptionIds);
-    await enqueueDeliveries(deps, pending);
-    await markEventRelayed(deps.db, event.id);
+    const pending = await recorded.submit({ eventId: event.id, subscriptionIds });
+    await enqueued.submit(pending);
+    await relayed.submit(event.id);
     return { matched: subscriptionIds.length, enqueued: pending.length, ...(withheld > 0 ? { withheld } : {}) };
   };
 }

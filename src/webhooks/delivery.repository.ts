@@ -137,6 +137,60 @@ export async function createPendingDeliveries(db: Db, eventId: string, subscript
   return rows.map((r) => r.id);
 }
 
+/** What the match job records for one event: its matching subscriptions. */
+export interface EventMatch {
+  eventId: string;
+  subscriptionIds: readonly string[];
+}
+
+/** A pending delivery with its event and whose it is (its subscription's account, or the operators'). */
+export interface OwnedDelivery {
+  id: string;
+  eventId: string;
+  owner: string;
+}
+
+/**
+ * createPendingDeliveries for many events in one statement (the match jobs of
+ * events matched at the same time; see Batcher): one INSERT of every
+ * (event, subscription) pair, ON CONFLICT DO NOTHING on their unique key, and
+ * every pending delivery of those events with its owner, new or left by a
+ * crash before its job was enqueued. The rows go in in key order, so two
+ * workers inserting overlapping pairs wait on each other rather than deadlock.
+ */
+export async function createPendingDeliveriesOf(db: Db, matches: readonly EventMatch[]): Promise<OwnedDelivery[]> {
+  if (matches.length === 0) return [];
+  const eventIds = [...new Set(matches.map((m) => m.eventId))];
+  const pairs = new Map<string, { event_id: string; subscription_id: string }>();
+  for (const m of matches) for (const s of m.subscriptionIds) pairs.set(`${m.eventId} ${s}`, { event_id: m.eventId, subscription_id: s });
+  const rows = [...pairs.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, pair]) => ({ id: newId('delivery'), ...pair, status: 'pending' as const }));
+  const pendingQuery = db
+    .selectFrom('webhook_deliveries as d')
+    .leftJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+    .select(['d.id', 'd.event_id', 's.account_id'])
+    .where('d.event_id', 'in', eventIds)
+    .where('d.status', '=', 'pending');
+  const found =
+    rows.length === 0
+      ? await pendingQuery.execute()
+      : await db
+          .with('inserted', (qb) =>
+            qb
+              .insertInto('webhook_deliveries')
+              .values(rows)
+              .onConflict((oc) => oc.columns(['event_id', 'subscription_id']).doNothing())
+              .returning(['id', 'event_id', 'subscription_id']),
+          )
+          .selectFrom('inserted as i')
+          .leftJoin('webhook_subscriptions as s', 's.id', 'i.subscription_id')
+          .select(['i.id', 'i.event_id', 's.account_id'])
+          .unionAll(pendingQuery)
+          .execute();
+  return found.map((r) => ({ id: r.id, eventId: r.event_id, owner: r.account_id ?? 'operators' }));
+}
+
 /**
  * Deliveries pending since longer than `olderThanMs` (created, or reopened by a
  * replay), oldest first, with their replay count: candidates for the sweeper.

@@ -47,6 +47,16 @@ export async function markEventRelayed(db: Db, id: string): Promise<void> {
     .execute();
 }
 
+/** markEventRelayed for many events in one statement (match jobs finishing at the same time; see Batcher). */
+export async function markEventsRelayed(db: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('outbox_events')
+    .set({ relayed_at: sql<Date>`now()` })
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+}
+
 /**
  * Events nobody has matched yet, oldest first, past a short grace period (an
  * event just committed is usually being announced right now).
