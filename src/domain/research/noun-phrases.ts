@@ -5,7 +5,7 @@
 // and "last-minute" a modifier; the tagger can, so a verb, determiner, adverb
 // or preposition never starts or ends a phrase. Pure: text in, tokens out.
 import nlp from 'compromise';
-import { WORDNET_COMPOUNDS, WORDNET_RELATIONAL_ADJECTIVES, WORDNET_VERBS } from './wordnet-lexicon.js';
+import { WORDNET_COMPOUNDS, WORDNET_DERIVATIONS, WORDNET_RELATIONAL_ADJECTIVES, WORDNET_VERBS } from './wordnet-lexicon.js';
 
 /** What a word does in its noun phrase. */
 export type Role = 'noun' | 'modifier';
@@ -39,6 +39,13 @@ export interface NounChunk {
   users?: true;
   /** Opened by "for": who or what it is for, when its last word is people ("for craft beer lovers"). */
   afterFor?: true;
+  /**
+   * The verb whose object the phrase is, in its plain form ("digitizes old family photos": "digitize";
+   * "renting out your car": "rent"): the need may be the verb's act ("photo digitizing", "car rental").
+   */
+  verb?: string;
+  /** The particle after that verb ("out" of "renting out"): who offers the thing, not who acquires it. */
+  particle?: string;
 }
 
 /** Markup is never part of an idea: script and style elements go with their content, other tags and entities go. */
@@ -203,6 +210,61 @@ const plainVerb = (t: Tagged | undefined) =>
 const opensObject = (t: Tagged | undefined) =>
   t !== undefined && (t.tags.has('Determiner') || t.tags.has('Pronoun') || t.tags.has('Possessive'));
 
+/** Words between a verb and its object: a particle ("renting out"), a determiner, whose it is ("your car"). */
+const beforeObject = (t: Tagged) =>
+  t.tags.has('Particle') || t.tags.has('Determiner') || t.tags.has('Possessive') || OWNERS.has(plain(t.text));
+
+/**
+ * The verb whose object starts at `start` ("digitizes old photos", "to split rent", "renting out your
+ * car"), in its plain form; none past the phrase before (`after`), nor a copula, an auxiliary or a modal.
+ */
+function governingVerb(words: readonly Tagged[], start: number, after: number): { verb: string; particle?: string } | undefined {
+  let k = start - 1;
+  while (k > after && beforeObject(words[k]!) && !isVerb(words[k]!)) k -= 1;
+  // A particle is tagged a verb too ("out" in "renting out"): the verb is the word before it.
+  const particle = k > after && words[k]!.tags.has('Particle') ? plain(words[k]!.text) : undefined;
+  if (particle) k -= 1;
+  const w = words[k];
+  if (k <= after || w === undefined || !isVerb(w) || ['Copula', 'Auxiliary', 'Modal', 'PastTense', 'Particle'].some((t) => w.tags.has(t)))
+    return undefined;
+  // An -ing word opening the idea names a kind ("Standing desk rental", "Hearing aid comparison"), not an act.
+  if (k === 0 && /ing$/i.test(w.text)) return undefined;
+  if (/[,.;:!?|/–—()]/.test(w.post)) return undefined;
+  const verb = plain(conjugated(w.text)?.Infinitive ?? '');
+  return verb ? { verb, ...(particle ? { particle } : {}) } : undefined;
+}
+
+type Conjugation = { Infinitive?: string; Gerund?: string };
+const conjugated = (verb: string): Conjugation | undefined =>
+  (nlp(verb).tag('Verb') as unknown as { verbs(): { conjugate(): Conjugation[] } }).verbs().conjugate()[0];
+
+let derivationTable: Map<string, string[]> | undefined;
+/**
+ * The nouns that name a verb's act, as a search puts them after its object: the ones WordNet derives
+ * from it with an ending that makes a noun of a verb ("rent": "rental", "inspect": "inspection"), then
+ * its -ing form, which every verb has ("digitize": "digitizing", "split": "splitting").
+ */
+export function actNouns(verb: string): string[] {
+  derivationTable ??= new Map(
+    WORDNET_DERIVATIONS.split(',').map((entry) => {
+      const [v, nouns] = entry.split(':');
+      return [v!, nouns!.split('/')];
+    }),
+  );
+  const derived = derivationTable.get(verb) ?? [];
+  const gerund = plain(conjugated(verb)?.Gerund ?? '');
+  // The most used first (the table's order); a noun not made with an ending the verb takes ("assemblage",
+  // "transcription") may name another sense: after the -ing form.
+  const regular = derived.filter((noun) => noun.endsWith('ing') || madeFromVerb(noun));
+  return [
+    ...new Set([
+      ...regular,
+      ...(gerund.endsWith('ing') && !gerund.includes(' ') ? [gerund] : []),
+      ...derived.filter((noun) => !regular.includes(noun)),
+    ]),
+  ];
+}
+
 export interface ChunkOptions {
   /** Nouns that end a phrase as a preposition does ("platform", "app"): what follows them starts anew. */
   boundaries?: ReadonlySet<string>;
@@ -228,6 +290,9 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
   // Where the phrase ends in `words`: what follows it says whether it does something (its users).
   let endAt = -1;
   const meta: Array<{ person: boolean; beforeWith: boolean }> = [];
+  // Where the phrase starts in `words`, and where the one before it ended: a verb between them governs it.
+  let startAt = -1;
+  let previousEnd = -1;
   const close = () => {
     current.forEach((t, k) => {
       const after = current[k + 1];
@@ -247,11 +312,15 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
         for (const t of current) t.organization = true;
       // "PetPal: a smart collar …", "My idea: …": what opens the idea before a colon is its name or a label, not its subject.
       if (chunks.length === 0 && last.post.includes(':') && endAt < words.length - 1) for (const t of current) t.organization = true;
+      const { verb, particle } = governingVerb(words, startAt, previousEnd) ?? {};
       chunks.push({
         tokens: current,
         ...(users ? { users: true as const } : {}),
         ...(opener === 'for' ? { afterFor: true as const } : {}),
+        ...(verb ? { verb } : {}),
+        ...(particle ? { particle } : {}),
       });
+      previousEnd = endAt;
       meta.push({ person, beforeWith: plain(after?.text ?? '') === 'with' });
     }
     current = [];
@@ -343,7 +412,10 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     // An acronym after nouns starts the compound ("home EV charger": the EV charger, at home).
     if (acronym && current.length > 0 && current.at(-1)!.role === 'noun' && !current.at(-1)!.acronym)
       current = current.map((t) => ({ ...t, role: 'modifier' }));
-    if (current.length === 0) opener = i > 0 ? plain(words[i - 1]!.text) : '';
+    if (current.length === 0) {
+      opener = i > 0 ? plain(words[i - 1]!.text) : '';
+      startAt = i;
+    }
     current.push({
       word,
       role,
