@@ -239,6 +239,12 @@ const conjugated = (verb: string): Conjugation | undefined =>
   (nlp(verb).tag('Verb') as unknown as { verbs(): { conjugate(): Conjugation[] } }).verbs().conjugate()[0];
 
 let derivationTable: Map<string, string[]> | undefined;
+let actTable: Set<string> | undefined;
+/** Whether WordNet names a noun as a verb's act ("recruitment", "translation"; not "bookkeeping", "telehealth"). */
+export function isActNoun(noun: string): boolean {
+  actTable ??= new Set(WORDNET_DERIVATIONS.split(',').flatMap((entry) => entry.split(':')[1]!.split('/')));
+  return actTable.has(noun);
+}
 /**
  * The nouns that name a verb's act, as a search puts them after its object: the ones WordNet derives
  * from it with an ending that makes a noun of a verb ("rent": "rental", "inspect": "inspection"), then

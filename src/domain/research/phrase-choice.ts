@@ -23,7 +23,7 @@
 // phrase discovery found among Google's trending searches is a search already:
 // it is its own primary phrase. docs/research.md has the hit rate on a
 // labelled set.
-import { actNouns, madeFromVerb, nounChunks, singular, type PhraseToken } from './noun-phrases.js';
+import { actNouns, isActNoun, madeFromVerb, nounChunks, singular, type PhraseToken } from './noun-phrases.js';
 
 /** Nouns that name the kind of business, not its subject: they end a phrase and weigh nothing. */
 const GENERIC = new Set(
@@ -247,6 +247,25 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
         if (found.has(phrase) || object === act || objectWords.length > 2) return;
         found.set(phrase, { phrase, coverage, names_product: true, prior: round3(subjectPrior + step - (k * ACT_STEP) / 10) });
       });
+    }
+    // A subject of one noun, and what it is for after it ("Recruitment platform for nurses", "Translation
+    // service for legal documents", "Telehealth for pets"): a search puts the one before the other, singular
+    // ("nurse recruitment", "document translation", "pet telehealth"). An act's object when WordNet names the
+    // subject a verb's act and they are many (first); otherwise a kind of it (next to it: "bookkeeping for artists").
+    const forPart = chunks[p + 1];
+    if (product && subjectAt === head && !lone && forPart?.afterFor && !forPart.users && !chunks[p]!.verb) {
+      const forTokens = forPart.tokens;
+      const forHead = forTokens.at(-1)!;
+      const subjectPrior = Math.max(0, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior));
+      const actOf = isActNoun(part[head]!.word) && /s$/.test(forHead.word);
+      const phrase = `${singular(forHead.word)} ${part[head]!.word}`;
+      if (forHead.role === 'noun' && !found.has(phrase) && forTokens.length <= 3)
+        found.set(phrase, {
+          phrase,
+          coverage: round3(((weight.get(part[head]!.word) ?? 0) + (weight.get(forHead.word) ?? 0)) / Math.max(total, 1e-9)),
+          names_product: true,
+          prior: round3(subjectPrior + (actOf ? ACT_STEP : -ACT_STEP)),
+        });
     }
     // A subject of one noun and its modifier ("fresh flowers") goes with the form by its noun ("flower subscription").
     const subjectWords = part.slice(lone ? head : subjectAt, head + 1);
