@@ -192,6 +192,8 @@ export function madeFromVerb(word: string): boolean {
  */
 const AGENT_PLURAL = /[a-z](er|or|ist|ian|ent)s$/;
 
+/** Verbs of wanting: after a plural they say what it wants ("houseplants need sunlight"), never a kind of thing. */
+const WANTS = new Set('need want wish seek look hope try'.split(' '));
 /** Nouns that stand for anybody ("people can hire someone"): nobody searches them, so they are no part of a phrase. */
 const ANYBODY = new Set('people someone somebody anyone anybody everyone everybody'.split(' '));
 /** Whose it is ("my idea", "your plants"): the tagger may read these as nouns; they are never part of a search. */
@@ -312,7 +314,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       const users =
         isModal(after) ||
         (opener === 'for' && plain(after?.text ?? '') === 'to' && plainVerb(words[endAt + 2])) ||
-        (last.tags.has('Plural') && plainVerb(after));
+        // Not one that wants something ("houseplants need sunlight"): what it wants is for it.
+        (last.tags.has('Plural') && plainVerb(after) && !WANTS.has(plain(after!.text)));
       // "Tinder but for finding a gym buddy", "Think Airbnb, but for boats": what comes before "but for" is the model, not the subject.
       if (plain(words[endAt + 1]?.text ?? '') === 'but' && plain(words[endAt + 2]?.text ?? '') === 'for')
         for (const t of current) t.organization = true;
@@ -376,7 +379,12 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       // After people in the plural, it is what they do ("parents doing school runs"): an English compound
       // takes its first noun in the singular ("dog grooming"), people who do are its subject.
       const prev = current.length > 0 ? words[endAt] : undefined;
-      const theyDo = prev !== undefined && prev.tags.has('Plural') && prev.tags.has('Actor') && !lexicalised(current.at(-1)!.word, word);
+      // So is wanting after any plural ("startups needing advice"): a want is never a kind of thing.
+      const theyDo =
+        prev !== undefined &&
+        prev.tags.has('Plural') &&
+        (prev.tags.has('Actor') || WANTS.has(word.replace(/ing$/, ''))) &&
+        !lexicalised(current.at(-1)!.word, word);
       if (theyDo) close();
       // Opening the idea, it is a noun only where the tagger reads it as one ("parking spot", not "renting camping gear").
       role = !takesObject && !theyDo && (current.length > 0 || (i === 0 && nounLike(next) && canBeNoun(word))) ? 'noun' : null;
@@ -384,7 +392,10 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       // Opening the idea, it may also start a compound through an -ing word ("Bike fitting studio").
       const inPhrase = (current.length > 0 || i === 0) && (nounLike(next) || (i === 0 && ingAdjective(next) && nounLike(words[i + 2])));
       // Between nouns, a word that can be a noun is one ("farmers market delivery", "herb garden kit").
-      if (inPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
+      // Not a verb of wanting after a plural: "houseplants need sunlight" says what they need.
+      const wanted = WANTS.has(word) && words[i - 1]?.tags.has('Plural') === true;
+      if (inPhrase && wanted) role = null;
+      else if (inPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
       else if (inPhrase && w.tags.has('PastTense')) role = 'modifier';
       // Not before its object, though: "freelancers track their hours" is a verb.
       else if (current.some((t) => t.role === 'noun') && endsPhrase && !w.tags.has('PastTense') && !opensObject(next) && canBeNoun(word))
@@ -395,11 +406,18 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       // delivering fresh flowers").
       role =
         /[a-z]{3}ing$/.test(word) &&
-        current.length === 0 &&
-        (opensObject(next) ||
-          // After "I'm", "we are": a verb ("I'm thinking of a mobile coffee cart").
-          (i > 0 && (words[i - 1]!.tags.has('Copula') || words[i - 1]!.tags.has('Auxiliary'))) ||
-          (i > 0 && boundary(i - 1) && next !== undefined && isModifier(next) && !isNoun(next)))
+        ((current.length === 0 &&
+          (opensObject(next) ||
+            // After "I'm", "we are": a verb ("I'm thinking of a mobile coffee cart").
+            (i > 0 && (words[i - 1]!.tags.has('Copula') || words[i - 1]!.tags.has('Auxiliary'))) ||
+            (i > 0 && boundary(i - 1) && next !== undefined && isModifier(next) && !isNoun(next)))) ||
+          // After nouns, before a word that says how or where and ends the phrase, it is what they do ("bakery delivering nationwide").
+          (current.some((t) => t.role === 'noun') &&
+            next !== undefined &&
+            (next.tags.has('Adverb') || isModifier(next)) &&
+            !isNoun(next) &&
+            !/ing$/i.test(next.text) &&
+            !nounLike(words[i + 2])))
           ? null
           : 'noun';
     else if (isModifier(w))
