@@ -105,6 +105,13 @@ const isFunction = (t: Tagged) =>
     (tag) => t.tags.has(tag),
   );
 
+/**
+ * Whether the tagger knows the word as a company wherever it stands ("Uber", "Airbnb"). Opening an
+ * idea, a capital word before "service" or "marketing" is tagged one by its capital alone
+ * ("Translation service", "Influencer marketing"): there it must be known as one.
+ */
+const knownOrganization = (word: string) => tagged(`the ${word}`)[1]?.tags.has('Organization') ?? false;
+
 /** Whether the tagger reads the word as a noun where a noun must stand ("the tax", "a plant"). */
 const canBeNoun = (word: string) => tagged(`the ${word}`)[1]?.tags.has('Noun') ?? false;
 
@@ -445,7 +452,7 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       role,
       acronym,
       people: w.tags.has('Plural') && (w.tags.has('Actor') || (opener === 'for' && AGENT_PLURAL.test(word))),
-      ...(w.tags.has('Organization') ? { organization: true } : {}),
+      ...(w.tags.has('Organization') && (i > 0 || knownOrganization(word)) ? { organization: true } : {}),
       ...(classifier ? { classifier: true as const } : {}),
       ...(w.tags.has('NounPair') ? { nounPair: true as const } : {}),
     });
