@@ -394,7 +394,9 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
         !lexicalised(current.at(-1)!.word, word);
       if (theyDo) close();
       // Opening the idea, it is a noun only where the tagger reads it as one ("parking spot", not "renting camping gear").
-      role = !takesObject && !theyDo && (current.length > 0 || (i === 0 && nounLike(next) && canBeNoun(word))) ? 'noun' : null;
+      // Or where WordNet names it with the noun after it ("Hearing aid comparison").
+      const opensName = i === 0 && nounLike(next) && (canBeNoun(word) || lexicalised(word, plain(next!.text)));
+      role = !takesObject && !theyDo && (current.length > 0 || opensName) ? 'noun' : null;
     } else if (isVerb(w) && !isNoun(w)) {
       // Opening the idea, it may also start a compound through an -ing word ("Bike fitting studio").
       const inPhrase = (current.length > 0 || i === 0) && (nounLike(next) || (i === 0 && ingAdjective(next) && nounLike(words[i + 2])));
