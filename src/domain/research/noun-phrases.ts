@@ -5,7 +5,7 @@
 // and "last-minute" a modifier; the tagger can, so a verb, determiner, adverb
 // or preposition never starts or ends a phrase. Pure: text in, tokens out.
 import nlp from 'compromise';
-import { WORDNET_COMPOUNDS, WORDNET_RELATIONAL_ADJECTIVES, WORDNET_VERBS } from './wordnet-lexicon.js';
+import { WORDNET_COMPOUNDS, WORDNET_DERIVATIONS, WORDNET_RELATIONAL_ADJECTIVES, WORDNET_VERBS } from './wordnet-lexicon.js';
 
 /** What a word does in its noun phrase. */
 export type Role = 'noun' | 'modifier';
@@ -39,6 +39,13 @@ export interface NounChunk {
   users?: true;
   /** Opened by "for": who or what it is for, when its last word is people ("for craft beer lovers"). */
   afterFor?: true;
+  /**
+   * The verb whose object the phrase is, in its plain form ("digitizes old family photos": "digitize";
+   * "renting out your car": "rent"): the need may be the verb's act ("photo digitizing", "car rental").
+   */
+  verb?: string;
+  /** The particle after that verb ("out" of "renting out"): who offers the thing, not who acquires it. */
+  particle?: string;
 }
 
 /** Markup is never part of an idea: script and style elements go with their content, other tags and entities go. */
@@ -97,6 +104,13 @@ const isFunction = (t: Tagged) =>
   ['Pronoun', 'Determiner', 'Preposition', 'Conjunction', 'Adverb', 'QuestionWord', 'Copula', 'Auxiliary', 'Modal', 'Negative'].some(
     (tag) => t.tags.has(tag),
   );
+
+/**
+ * Whether the tagger knows the word as a company wherever it stands ("Uber", "Airbnb"). Opening an
+ * idea, a capital word before "service" or "marketing" is tagged one by its capital alone
+ * ("Translation service", "Influencer marketing"): there it must be known as one.
+ */
+const knownOrganization = (word: string) => tagged(`the ${word}`)[1]?.tags.has('Organization') ?? false;
 
 /** Whether the tagger reads the word as a noun where a noun must stand ("the tax", "a plant"). */
 const canBeNoun = (word: string) => tagged(`the ${word}`)[1]?.tags.has('Noun') ?? false;
@@ -185,6 +199,8 @@ export function madeFromVerb(word: string): boolean {
  */
 const AGENT_PLURAL = /[a-z](er|or|ist|ian|ent)s$/;
 
+/** Verbs of wanting: after a plural they say what it wants ("houseplants need sunlight"), never a kind of thing. */
+const WANTS = new Set('need want wish seek look hope try'.split(' '));
 /** Nouns that stand for anybody ("people can hire someone"): nobody searches them, so they are no part of a phrase. */
 const ANYBODY = new Set('people someone somebody anyone anybody everyone everybody'.split(' '));
 /** Whose it is ("my idea", "your plants"): the tagger may read these as nouns; they are never part of a search. */
@@ -202,6 +218,67 @@ const plainVerb = (t: Tagged | undefined) =>
 /** A determiner or a pronoun after a verb is its object's start ("track their hours", "finding a buddy"). */
 const opensObject = (t: Tagged | undefined) =>
   t !== undefined && (t.tags.has('Determiner') || t.tags.has('Pronoun') || t.tags.has('Possessive'));
+
+/** Words between a verb and its object: a particle ("renting out"), a determiner, whose it is ("your car"). */
+const beforeObject = (t: Tagged) =>
+  t.tags.has('Particle') || t.tags.has('Determiner') || t.tags.has('Possessive') || OWNERS.has(plain(t.text));
+
+/**
+ * The verb whose object starts at `start` ("digitizes old photos", "to split rent", "renting out your
+ * car"), in its plain form; none past the phrase before (`after`), nor a copula, an auxiliary or a modal.
+ */
+function governingVerb(words: readonly Tagged[], start: number, after: number): { verb: string; particle?: string } | undefined {
+  let k = start - 1;
+  while (k > after && beforeObject(words[k]!) && !isVerb(words[k]!)) k -= 1;
+  // A particle is tagged a verb too ("out" in "renting out"): the verb is the word before it.
+  const particle = k > after && words[k]!.tags.has('Particle') ? plain(words[k]!.text) : undefined;
+  if (particle) k -= 1;
+  const w = words[k];
+  if (k <= after || w === undefined || !isVerb(w) || ['Copula', 'Auxiliary', 'Modal', 'PastTense', 'Particle'].some((t) => w.tags.has(t)))
+    return undefined;
+  // An -ing word opening the idea names a kind ("Standing desk rental", "Hearing aid comparison"), not an act.
+  if (k === 0 && /ing$/i.test(w.text)) return undefined;
+  if (/[,.;:!?|/–—()]/.test(w.post)) return undefined;
+  const verb = plain(conjugated(w.text)?.Infinitive ?? '');
+  return verb ? { verb, ...(particle ? { particle } : {}) } : undefined;
+}
+
+type Conjugation = { Infinitive?: string; Gerund?: string };
+const conjugated = (verb: string): Conjugation | undefined =>
+  (nlp(verb).tag('Verb') as unknown as { verbs(): { conjugate(): Conjugation[] } }).verbs().conjugate()[0];
+
+let derivationTable: Map<string, string[]> | undefined;
+let actTable: Set<string> | undefined;
+/** Whether WordNet names a noun as a verb's act ("recruitment", "translation"; not "bookkeeping", "telehealth"). */
+export function isActNoun(noun: string): boolean {
+  actTable ??= new Set(WORDNET_DERIVATIONS.split(',').flatMap((entry) => entry.split(':')[1]!.split('/')));
+  return actTable.has(noun);
+}
+/**
+ * The nouns that name a verb's act, as a search puts them after its object: the ones WordNet derives
+ * from it with an ending that makes a noun of a verb ("rent": "rental", "inspect": "inspection"), then
+ * its -ing form, which every verb has ("digitize": "digitizing", "split": "splitting").
+ */
+export function actNouns(verb: string): string[] {
+  derivationTable ??= new Map(
+    WORDNET_DERIVATIONS.split(',').map((entry) => {
+      const [v, nouns] = entry.split(':');
+      return [v!, nouns!.split('/')];
+    }),
+  );
+  const derived = derivationTable.get(verb) ?? [];
+  const gerund = plain(conjugated(verb)?.Gerund ?? '');
+  // The most used first (the table's order); a noun not made with an ending the verb takes ("assemblage",
+  // "transcription") may name another sense: after the -ing form.
+  const regular = derived.filter((noun) => noun.endsWith('ing') || madeFromVerb(noun));
+  return [
+    ...new Set([
+      ...regular,
+      ...(gerund.endsWith('ing') && !gerund.includes(' ') ? [gerund] : []),
+      ...derived.filter((noun) => !regular.includes(noun)),
+    ]),
+  ];
+}
 
 export interface ChunkOptions {
   /** Nouns that end a phrase as a preposition does ("platform", "app"): what follows them starts anew. */
@@ -228,6 +305,9 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
   // Where the phrase ends in `words`: what follows it says whether it does something (its users).
   let endAt = -1;
   const meta: Array<{ person: boolean; beforeWith: boolean }> = [];
+  // Where the phrase starts in `words`, and where the one before it ended: a verb between them governs it.
+  let startAt = -1;
+  let previousEnd = -1;
   const close = () => {
     current.forEach((t, k) => {
       const after = current[k + 1];
@@ -241,17 +321,22 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       const users =
         isModal(after) ||
         (opener === 'for' && plain(after?.text ?? '') === 'to' && plainVerb(words[endAt + 2])) ||
-        (last.tags.has('Plural') && plainVerb(after));
+        // Not one that wants something ("houseplants need sunlight"): what it wants is for it.
+        (last.tags.has('Plural') && plainVerb(after) && !WANTS.has(plain(after!.text)));
       // "Tinder but for finding a gym buddy", "Think Airbnb, but for boats": what comes before "but for" is the model, not the subject.
       if (plain(words[endAt + 1]?.text ?? '') === 'but' && plain(words[endAt + 2]?.text ?? '') === 'for')
         for (const t of current) t.organization = true;
       // "PetPal: a smart collar …", "My idea: …": what opens the idea before a colon is its name or a label, not its subject.
       if (chunks.length === 0 && last.post.includes(':') && endAt < words.length - 1) for (const t of current) t.organization = true;
+      const { verb, particle } = governingVerb(words, startAt, previousEnd) ?? {};
       chunks.push({
         tokens: current,
         ...(users ? { users: true as const } : {}),
         ...(opener === 'for' ? { afterFor: true as const } : {}),
+        ...(verb ? { verb } : {}),
+        ...(particle ? { particle } : {}),
       });
+      previousEnd = endAt;
       meta.push({ person, beforeWith: plain(after?.text ?? '') === 'with' });
     }
     current = [];
@@ -301,15 +386,25 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       // After people in the plural, it is what they do ("parents doing school runs"): an English compound
       // takes its first noun in the singular ("dog grooming"), people who do are its subject.
       const prev = current.length > 0 ? words[endAt] : undefined;
-      const theyDo = prev !== undefined && prev.tags.has('Plural') && prev.tags.has('Actor') && !lexicalised(current.at(-1)!.word, word);
+      // So is wanting after any plural ("startups needing advice"): a want is never a kind of thing.
+      const theyDo =
+        prev !== undefined &&
+        prev.tags.has('Plural') &&
+        (prev.tags.has('Actor') || WANTS.has(word.replace(/ing$/, ''))) &&
+        !lexicalised(current.at(-1)!.word, word);
       if (theyDo) close();
       // Opening the idea, it is a noun only where the tagger reads it as one ("parking spot", not "renting camping gear").
-      role = !takesObject && !theyDo && (current.length > 0 || (i === 0 && nounLike(next) && canBeNoun(word))) ? 'noun' : null;
+      // Or where WordNet names it with the noun after it ("Hearing aid comparison").
+      const opensName = i === 0 && nounLike(next) && (canBeNoun(word) || lexicalised(word, plain(next!.text)));
+      role = !takesObject && !theyDo && (current.length > 0 || opensName) ? 'noun' : null;
     } else if (isVerb(w) && !isNoun(w)) {
       // Opening the idea, it may also start a compound through an -ing word ("Bike fitting studio").
       const inPhrase = (current.length > 0 || i === 0) && (nounLike(next) || (i === 0 && ingAdjective(next) && nounLike(words[i + 2])));
       // Between nouns, a word that can be a noun is one ("farmers market delivery", "herb garden kit").
-      if (inPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
+      // Not a verb of wanting after a plural: "houseplants need sunlight" says what they need.
+      const wanted = WANTS.has(word) && words[i - 1]?.tags.has('Plural') === true;
+      if (inPhrase && wanted) role = null;
+      else if (inPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
       else if (inPhrase && w.tags.has('PastTense')) role = 'modifier';
       // Not before its object, though: "freelancers track their hours" is a verb.
       else if (current.some((t) => t.role === 'noun') && endsPhrase && !w.tags.has('PastTense') && !opensObject(next) && canBeNoun(word))
@@ -320,11 +415,18 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       // delivering fresh flowers").
       role =
         /[a-z]{3}ing$/.test(word) &&
-        current.length === 0 &&
-        (opensObject(next) ||
-          // After "I'm", "we are": a verb ("I'm thinking of a mobile coffee cart").
-          (i > 0 && (words[i - 1]!.tags.has('Copula') || words[i - 1]!.tags.has('Auxiliary'))) ||
-          (i > 0 && boundary(i - 1) && next !== undefined && isModifier(next) && !isNoun(next)))
+        ((current.length === 0 &&
+          (opensObject(next) ||
+            // After "I'm", "we are": a verb ("I'm thinking of a mobile coffee cart").
+            (i > 0 && (words[i - 1]!.tags.has('Copula') || words[i - 1]!.tags.has('Auxiliary'))) ||
+            (i > 0 && boundary(i - 1) && next !== undefined && isModifier(next) && !isNoun(next)))) ||
+          // After nouns, before a word that says how or where and ends the phrase, it is what they do ("bakery delivering nationwide").
+          (current.some((t) => t.role === 'noun') &&
+            next !== undefined &&
+            (next.tags.has('Adverb') || isModifier(next)) &&
+            !isNoun(next) &&
+            !/ing$/i.test(next.text) &&
+            !nounLike(words[i + 2])))
           ? null
           : 'noun';
     else if (isModifier(w))
@@ -343,13 +445,16 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     // An acronym after nouns starts the compound ("home EV charger": the EV charger, at home).
     if (acronym && current.length > 0 && current.at(-1)!.role === 'noun' && !current.at(-1)!.acronym)
       current = current.map((t) => ({ ...t, role: 'modifier' }));
-    if (current.length === 0) opener = i > 0 ? plain(words[i - 1]!.text) : '';
+    if (current.length === 0) {
+      opener = i > 0 ? plain(words[i - 1]!.text) : '';
+      startAt = i;
+    }
     current.push({
       word,
       role,
       acronym,
       people: w.tags.has('Plural') && (w.tags.has('Actor') || (opener === 'for' && AGENT_PLURAL.test(word))),
-      ...(w.tags.has('Organization') ? { organization: true } : {}),
+      ...(w.tags.has('Organization') && (i > 0 || knownOrganization(word)) ? { organization: true } : {}),
       ...(classifier ? { classifier: true as const } : {}),
       ...(w.tags.has('NounPair') ? { nounPair: true as const } : {}),
     });

@@ -23,7 +23,7 @@
 // phrase discovery found among Google's trending searches is a search already:
 // it is its own primary phrase. docs/research.md has the hit rate on a
 // labelled set.
-import { madeFromVerb, nounChunks, singular, type PhraseToken } from './noun-phrases.js';
+import { actNouns, isActNoun, madeFromVerb, nounChunks, singular, type PhraseToken } from './noun-phrases.js';
 
 /** Nouns that name the kind of business, not its subject: they end a phrase and weigh nothing. */
 const GENERIC = new Set(
@@ -48,6 +48,26 @@ const FORMAT = new Set(
 const CHANNEL_MODIFIERS = new Set(
   'local online mobile virtual digital cheap affordable best new other free custom personalized premium'.split(' '),
 );
+
+/**
+ * Verbs that say nothing of the need, only that the product does something: their act is no search
+ * ("finds padel court bookings", "helps freelancers", "connects homeowners with plumbers").
+ */
+const LIGHT_VERBS = new Set(
+  'be have do get make take give let help find use see know want need go come tell show ask try keep turn put bring send remind connect match meet join enjoy like love choose pick discover start open launch run allow enable offer provide answer access say become automate simplify streamline handle improve optimize power support replace'.split(
+    ' ',
+  ),
+);
+/**
+ * Verbs by which a customer acquires the thing they name ("renting camping gear", "order wholesale
+ * produce"): the thing is the product, and the act ("gear rental") follows it. With a particle the
+ * one who offers it acts ("renting out your car"), and the act is the service ("car rental").
+ */
+const ACQUIRING_VERBS: ReadonlySet<string> = new Set('rent hire buy order book borrow purchase sell lend shop'.split(' '));
+/** Verbs whose object is what the product makes ("writes product descriptions", "prints photo books"): the object first too. */
+const MAKING_VERBS = new Set('write generate create build design make print draw paint bake cook produce craft compose'.split(' '));
+/** What the need's act gets over its object's phrase (first), or loses (next to it). */
+const ACT_STEP = 0.01;
 
 /** How much the audience's words weigh against the product's. */
 const AUDIENCE_WEIGHT = 0.35;
@@ -204,6 +224,49 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
           ),
         });
       }
+    // The object of a verb that says the need ("digitizes old family photos", "split rent", "renting out
+    // your car"): the need is the verb's act, searched after the object's noun, singular as an English
+    // compound has it ("photo digitizing", "rent splitting", "car rental"); WordNet's noun of the act first.
+    // Its object is the subject's noun, or the name it ends ("sign language translation"); not a lone noun its
+    // modifier says the kind of ("track their billable hours": the hours are the subject).
+    const verb = chunks[p]!.verb;
+    if (product && verb && !LIGHT_VERBS.has(verb) && !part[head]!.people && !(lone && subjectAt < head)) {
+      // Where the object is the product (it is acquired or made), its whole name goes with the act ("camping gear rental").
+      const objectFirst = (ACQUIRING_VERBS.has(verb) && !chunks[p]!.particle) || MAKING_VERBS.has(verb);
+      const objectWords = objectFirst
+        ? part.slice(subjectAt, head + 1)
+        : part[head - 1]?.joinsNext
+          ? part.slice(head - 1, head + 1)
+          : [part[head]!];
+      const object = [...objectWords.slice(0, -1).map((t) => t.word), singular(part[head]!.word)].join(' ');
+      const subjectPrior = Math.max(0, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior));
+      const step = (objectFirst ? -ACT_STEP : ACT_STEP) - (objectWords.length > 1 ? THREE_WORDS_PENALTY : 0);
+      const coverage = round3(objectWords.reduce((a, t) => a + (weight.get(t.word) ?? 0), 0) / Math.max(total, 1e-9));
+      actNouns(verb).forEach((act, k) => {
+        const phrase = `${object} ${act}`;
+        if (found.has(phrase) || object === act || objectWords.length > 2) return;
+        found.set(phrase, { phrase, coverage, names_product: true, prior: round3(subjectPrior + step - (k * ACT_STEP) / 10) });
+      });
+    }
+    // A subject of one noun, and what it is for after it ("Recruitment platform for nurses", "Translation
+    // service for legal documents", "Telehealth for pets"): a search puts the one before the other, singular
+    // ("nurse recruitment", "document translation", "pet telehealth"). An act's object when WordNet names the
+    // subject a verb's act and they are many (first); otherwise a kind of it (next to it: "bookkeeping for artists").
+    const forPart = chunks[p + 1];
+    if (product && subjectAt === head && !lone && forPart?.afterFor && !forPart.users && !chunks[p]!.verb) {
+      const forTokens = forPart.tokens;
+      const forHead = forTokens.at(-1)!;
+      const subjectPrior = Math.max(0, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior));
+      const actOf = isActNoun(part[head]!.word) && /s$/.test(forHead.word);
+      const phrase = `${singular(forHead.word)} ${part[head]!.word}`;
+      if (forHead.role === 'noun' && !found.has(phrase) && forTokens.length <= 3)
+        found.set(phrase, {
+          phrase,
+          coverage: round3(((weight.get(part[head]!.word) ?? 0) + (weight.get(forHead.word) ?? 0)) / Math.max(total, 1e-9)),
+          names_product: true,
+          prior: round3(subjectPrior + (actOf ? ACT_STEP : -ACT_STEP)),
+        });
+    }
     // A subject of one noun and its modifier ("fresh flowers") goes with the form by its noun ("flower subscription").
     const subjectWords = part.slice(lone ? head : subjectAt, head + 1);
     if (product && forms.length > 0 && subjectWords.length === 1 && !subjectWords[0]!.people) {
