@@ -21,6 +21,7 @@ let dataDir: string;
 let redis: TestRedis; // only for its key prefix, and to remove what npm start wrote under it
 let env: Record<string, string>;
 let start: ChildProcess | undefined;
+let served: string | undefined; // the API's base URL npm start printed
 const printed: string[] = [];
 
 /** The quick start's shell commands, line by line, as the README has them. */
@@ -99,6 +100,7 @@ describe("the README's quick start", () => {
     const output = printed.join('\n');
     const key = /sik_[A-Za-z0-9]+/.exec(output)![0];
     const url = /API:\s+(http:\/\/[\d.:]+)\/api\/insights/.exec(output)![1]!;
+    served = url;
     // Beside the key, the one-time link that makes the development owner of the account pages.
     expect(output).toMatch(new RegExp(`${url.replace(/[.]/g, '\\.')}/account/invite/[A-Za-z0-9_-]{43}`));
     expect(output).toMatch(/simulated world/);
@@ -178,4 +180,23 @@ describe("the README's quick start", () => {
     expect(second.stderr).toMatch(/Another `npm start` \(pid \d+\) is running in this folder/);
     expect(second.stderr).toMatch(/stop it first/);
   }, 120_000);
+
+  it("SIGTERM to npm start's own process stops the service, not only npm (founder review: node was left running)", async () => {
+    expect(start?.exitCode).toBeNull();
+    const exited = new Promise((r) => start!.once('exit', r));
+    // bash -c runs its one command in its own process: start.pid is npm's, and npm forwards the signal to the
+    // script, which execs node (package.json) so that node, not a shell between them, receives it.
+    process.kill(start!.pid!, 'SIGTERM');
+    await exited;
+    await until(
+      () =>
+        fetch(`${served}/healthz`).then(
+          () => 'answering',
+          () => 'closed',
+        ),
+      (state) => state === 'closed',
+      30_000,
+      'the service to stop answering',
+    );
+  }, 60_000);
 });
