@@ -2,6 +2,7 @@ import { insightExplanationProblems } from '../../src/domain/scoring/explanation
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { runCli } from '../support/cli.js';
+import { findAccountRun, listAccountRuns } from '../../src/research/account-runs.repository.js';
 
 let t: TestApp;
 let env: Record<string, string>;
@@ -220,6 +221,27 @@ describe('insights research', () => {
     const again = await runCli(['runs', 'retry', 'run_nope'], env);
     expect(again.code).toBe(2);
   }, 180_000);
+
+  it("--account makes the run the account's: it is on the account's Research page and runs list, not on another's", async () => {
+    // Founder review (issue 47): a run started with `insights research IDEA` was on no account's Research page.
+    const mine = await t.researchKey('pro');
+    const theirs = await t.researchKey('pro');
+    const result = await runCli(['research', 'Meal kits for night-shift nurses', '--account', mine.accountId, '--json'], env);
+    expect(result.code, result.stderr).toBe(0);
+    const runId = JSON.parse(result.stdout.trim().split('\n').at(-1)!).run_id as string;
+    // What the Research page lists (research.pages.ts reads listAccountRuns for the signed-in account).
+    expect((await listAccountRuns(t.database.db, mine.accountId, { limit: 20 })).rows.map((r) => r.id)).toContain(runId);
+    expect((await listAccountRuns(t.database.db, theirs.accountId, { limit: 20 })).rows.map((r) => r.id)).not.toContain(runId);
+    const run = await findAccountRun(t.database.db, mine.accountId, runId);
+    expect(run).toMatchObject({ account_id: mine.accountId, visibility: 'private' });
+    expect(await findAccountRun(t.database.db, theirs.accountId, runId)).toBeUndefined();
+    // An unknown account is a usage error that starts nothing.
+    const before = await runCount();
+    const unknown = await runCli(['research', 'Meal kits for night-shift nurses', '--account', 'acc_nobody'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/No account has the id/);
+    expect(await runCount()).toBe(before);
+  });
 
   it('answers 404 problems for unknown runs and for insights without a run', async () => {
     expect((await t.app.inject({ url: '/api/research-runs/run_0000000000000000000x', headers: bearer(key) })).statusCode).toBe(404);

@@ -9,7 +9,8 @@ import { marketProblem } from '../../domain/research/market.js';
 import { InvalidIdeaError } from '../../research/chain.js';
 import { dryRun, type DryRun } from '../../research/dry-run.js';
 import { anchorTermFor } from '../../trends/provider-factory.js';
-import { NotAnswerableError } from '../../research/research-service.js';
+import { NotAnswerableError, ResearchAllowanceSpentError, type Submitter } from '../../research/research-service.js';
+import { requireAccount } from '../account-arguments.js';
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
 import { failedStepOf, runProgress, runSteps } from '../../research/run-steps.js';
 import { openResources, type Resources } from '../../runtime/resources.js';
@@ -106,6 +107,10 @@ export function registerResearchCommands(program: Command, context: () => CliCon
     .argument('<idea>', 'the idea, e.g. "AI meal planner for diabetics" (1–500 characters)')
     .option('--keyword <keyword>', 'a search phrase to use (repeatable; the first becomes the primary phrase)', collect, [])
     .option('--geo <market>', "the market: a country code (US), a region (US-CA), or '' for worldwide; default TRENDS_GEO")
+    .option(
+      '--account <id>',
+      "research for this account (see: insights accounts list): the run is the account's, listed on its Research page, private to it, and spends one run of its daily allowance",
+    )
     .option('--wait', 'wait for the run to finish, showing progress')
     .option('--json', 'print {"run_id","status","insight_id","score"} (with --dry-run: the dry run as one JSON object)')
     .option(
@@ -123,86 +128,102 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
   dataforseo  DataForSEO's paid APIs (DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD): Trends data,
               and monthly searches and cost per click; e.g. TRENDS_PROVIDER=google,dataforseo`,
     )
-    .action(async (idea: string, options: { keyword: string[]; geo?: string; wait?: boolean; json?: boolean; dryRun?: boolean }) => {
-      const { config, logger } = context();
-      if (options.dryRun) {
-        // No Redis, no Postgres, no provider: the steps run in memory against the simulated world.
-        if (options.wait) throw new UsageError('--dry-run starts no run, so there is nothing to --wait for');
-        const geo = options.geo ?? config.trends.geo;
-        const problem = marketProblem(geo);
-        if (problem) throw new UsageError(problem);
-        const result = await dryRun({
-          idea,
-          hints: options.keyword,
-          geo,
-          anchor: anchorTermFor(config.trends.provider, config.trends.anchor),
-          providers: config.trends.providers,
-          plan: config.trends.requestPlan,
-        }).catch((error: unknown) => {
-          if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
-          throw error;
-        });
-        if (options.json) printJson(result);
-        else printDryRun(result);
-        return;
-      }
-      const resources = await openResources(config, logger);
-      const services = buildServices(resources, config, logger);
-      let pipeline: Pipeline | undefined;
-      try {
-        // The service the API submits through: an operator's run is public and spends no allowance.
-        const service = services.research;
-        const submitted = await service
-          .submit({ operator: true }, { idea, hints: options.keyword, ...(options.geo !== undefined ? { geo: options.geo } : {}) })
-          .catch((error: unknown) => {
+    .action(
+      async (
+        idea: string,
+        options: { keyword: string[]; geo?: string; account?: string; wait?: boolean; json?: boolean; dryRun?: boolean },
+      ) => {
+        const { config, logger } = context();
+        if (options.dryRun) {
+          // No Redis, no Postgres, no provider: the steps run in memory against the simulated world.
+          if (options.wait) throw new UsageError('--dry-run starts no run, so there is nothing to --wait for');
+          const geo = options.geo ?? config.trends.geo;
+          const problem = marketProblem(geo);
+          if (problem) throw new UsageError(problem);
+          const result = await dryRun({
+            idea,
+            hints: options.keyword,
+            geo,
+            anchor: anchorTermFor(config.trends.provider, config.trends.anchor),
+            providers: config.trends.providers,
+            plan: config.trends.requestPlan,
+          }).catch((error: unknown) => {
             if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
-            if (error instanceof NotAnswerableError) throw new UsageError(error.message);
             throw error;
           });
-        if (submitted.kind !== 'run') throw new Error('an operator submission always starts a run');
-        const run = submitted.run;
-        if (!options.wait) {
-          if (options.json) printJson({ run_id: run.id, status: run.status, insight_id: null, score: null });
-          else print(`Enqueued ${run.id} (provider ${run.provider}). Follow it: insights runs show ${run.id}`);
+          if (options.json) printJson(result);
+          else printDryRun(result);
           return;
         }
-        if (!options.json) print(`Researching "${run.idea}" as ${run.id} (provider ${run.provider})`);
-        pipeline = await ensureWorkers(services);
-        const finished = await waitForRun(resources, run.id, false);
-        const insight = finished.insight_id ? await findInsight(resources.db, finished.insight_id) : undefined;
-        if (options.json) {
-          printJson({
-            run_id: finished.id,
-            status: finished.status,
-            insight_id: finished.insight_id,
-            score: insight?.overall_score ?? null,
-          });
-        } else if (finished.status === 'succeeded' && insight) {
-          const { label, source } = provenanceOf(insight);
-          print(`${displayTitle(insight.title, insight)}: ${verdictOf(insight).text}`);
-          print(`  data: ${source}${label ? ` (${label})` : ''}; data as of ${insight.data_as_of ?? 'unknown'}`);
-          print(
-            `Insight ${insight.id}: overall ${insight.overall_score.toFixed(3)} (confidence ${insight.confidence.toFixed(2)}), category ${insight.category}`,
-          );
-          for (const d of DIMENSIONS) {
-            const dim = insight.dimensions[d];
-            print(`  ${d.padEnd(11)} ${dim.score === null ? '  —  ' : dim.score.toFixed(3)}  ${dim.explanation}`);
+        const resources = await openResources(config, logger);
+        const services = buildServices(resources, config, logger);
+        let pipeline: Pipeline | undefined;
+        try {
+          // The service the API submits through: an operator's run is public and spends no allowance; one for
+          // an account is the account's, as if it had asked (founder review, issue 47: a CLI run was on no
+          // account's Research page). It always researches afresh, as the operator asked for a run.
+          const who: Submitter = options.account
+            ? await requireAccount(resources, options.account).then((a) => ({ accountId: a.id, plan: a.plan }))
+            : { operator: true };
+          const service = services.research;
+          const submitted = await service
+            .submit(who, {
+              idea,
+              hints: options.keyword,
+              ...(options.geo !== undefined ? { geo: options.geo } : {}),
+              ...(options.account ? { refresh: true } : {}),
+            })
+            .catch((error: unknown) => {
+              if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
+              if (error instanceof NotAnswerableError) throw new UsageError(error.message);
+              if (error instanceof ResearchAllowanceSpentError) throw new UsageError(error.message);
+              throw error;
+            });
+          if (submitted.kind !== 'run') throw new Error('a submission that asks to research afresh always starts a run');
+          const run = submitted.run;
+          if (!options.wait) {
+            if (options.json) printJson({ run_id: run.id, status: run.status, insight_id: null, score: null });
+            else print(`Enqueued ${run.id} (provider ${run.provider}). Follow it: insights runs show ${run.id}`);
+            return;
           }
+          if (!options.json) print(`Researching "${run.idea}" as ${run.id} (provider ${run.provider})`);
+          pipeline = await ensureWorkers(services);
+          const finished = await waitForRun(resources, run.id, false);
+          const insight = finished.insight_id ? await findInsight(resources.db, finished.insight_id) : undefined;
+          if (options.json) {
+            printJson({
+              run_id: finished.id,
+              status: finished.status,
+              insight_id: finished.insight_id,
+              score: insight?.overall_score ?? null,
+            });
+          } else if (finished.status === 'succeeded' && insight) {
+            const { label, source } = provenanceOf(insight);
+            print(`${displayTitle(insight.title, insight)}: ${verdictOf(insight).text}`);
+            print(`  data: ${source}${label ? ` (${label})` : ''}; data as of ${insight.data_as_of ?? 'unknown'}`);
+            print(
+              `Insight ${insight.id}: overall ${insight.overall_score.toFixed(3)} (confidence ${insight.confidence.toFixed(2)}), category ${insight.category}`,
+            );
+            for (const d of DIMENSIONS) {
+              const dim = insight.dimensions[d];
+              print(`  ${d.padEnd(11)} ${dim.score === null ? '  —  ' : dim.score.toFixed(3)}  ${dim.explanation}`);
+            }
+          }
+          if (finished.status === 'failed') {
+            // Google out of reach (no network, a blocked route): say how to try the service without it.
+            const offline =
+              finished.error !== null && failureKind(finished.error) === 'unreachable'
+                ? '\nGoogle Trends cannot be reached from here. To try the service without it, start it with TRENDS_PROVIDER=synthetic (a simulated world, labelled so everywhere); docs/providers.md lists the others.'
+                : '';
+            throw new Error(`run ${finished.id} failed at step ${failedStepOf(finished)?.name ?? 'unknown'}: ${finished.error}${offline}`);
+          }
+        } finally {
+          await pipeline?.close();
+          await services.close();
+          await resources.close();
         }
-        if (finished.status === 'failed') {
-          // Google out of reach (no network, a blocked route): say how to try the service without it.
-          const offline =
-            finished.error !== null && failureKind(finished.error) === 'unreachable'
-              ? '\nGoogle Trends cannot be reached from here. To try the service without it, start it with TRENDS_PROVIDER=synthetic (a simulated world, labelled so everywhere); docs/providers.md lists the others.'
-              : '';
-          throw new Error(`run ${finished.id} failed at step ${failedStepOf(finished)?.name ?? 'unknown'}: ${finished.error}${offline}`);
-        }
-      } finally {
-        await pipeline?.close();
-        await services.close();
-        await resources.close();
-      }
-    });
+      },
+    );
 
   const runs = program.command('runs').description(describeCommand('runs'));
 
