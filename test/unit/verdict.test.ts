@@ -29,6 +29,32 @@ describe('verdictOf', () => {
     );
   });
 
+  it('labels from the score as printed: two scores printed "45 of 100" get one label (founder review, issue 47)', () => {
+    const printed = (x: number) => `${Math.round(x * 100)} of 100`;
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: -0.004, max: 0.004, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (overall, nudge, core) => {
+          const other = Math.min(1, Math.max(0, overall + nudge));
+          if (printed(overall) !== printed(other)) return;
+          const scores = all(0.6, { demand: core });
+          const a = verdictOf({ overall_score: overall, confidence: 0.9, dimension_scores: scores });
+          const b = verdictOf({ overall_score: other, confidence: 0.9, dimension_scores: scores });
+          expect(a.label, `${overall} and ${other}, both ${printed(overall)}`).toBe(b.label);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    const at = (overall: number) => verdictOf({ overall_score: overall, confidence: 0.9, dimension_scores: all(0.6) }).label;
+    expect([at(0.454), at(0.446)]).toEqual(['mixed', 'mixed']);
+    expect(at(0.444)).toBe('weak');
+    // A core dimension printed 0.35 is a risk, whatever its third decimal.
+    const core = (demand: number) => verdictOf({ overall_score: 0.7, confidence: 0.9, dimension_scores: all(0.6, { demand }) }).label;
+    expect([core(0.354), core(0.346)]).toEqual(['mixed', 'mixed']);
+  });
+
   it('is mixed, not promising, when a core dimension is weak however high the overall score, and names it as the risk', () => {
     const v = verdictOf({ overall_score: 0.72, confidence: 0.9, dimension_scores: all(0.8, { intent: 0.3, reach: 0.2 }) });
     expect(v.label).toBe('mixed');

@@ -70,12 +70,21 @@ const NAMES: Record<Dimension, string> = {
   whitespace: 'whitespace',
 };
 
-const two = (x: number) => x.toFixed(2);
+/**
+ * A score as it is printed ("0.45", "45 of 100"): the rule reads this, not the raw score, so the label and
+ * the number beside it agree at a boundary (founder review, issue 47: 0.454 read mixed and 0.446 weak, both
+ * printed "45 of 100").
+ */
+export const printedScore = (x: number) => Math.round(x * 100) / 100;
+const two = (x: number) => printedScore(x).toFixed(2);
 const scorePointer = (d: Dimension) => `/dimensions/${d}/score`;
 
 function scoresOf(input: VerdictInput): Partial<Record<Dimension, number | null>> {
-  if ('dimension_scores' in input) return input.dimension_scores;
-  return Object.fromEntries(DIMENSIONS.map((d) => [d, input.dimensions[d]?.score ?? null]));
+  const raw: Partial<Record<Dimension, number | null>> =
+    'dimension_scores' in input
+      ? input.dimension_scores
+      : Object.fromEntries(DIMENSIONS.map((d) => [d, input.dimensions[d]?.score ?? null]));
+  return Object.fromEntries(DIMENSIONS.map((d) => [d, typeof raw[d] === 'number' ? printedScore(raw[d]) : (raw[d] ?? null)]));
 }
 
 /** The verdict of an insight or a list entry, by the published rule. */
@@ -90,14 +99,15 @@ export function verdictOf(insight: VerdictInput): Verdict {
   const strongest = ranked.find((d) => !EXPERIMENTAL_DIMENSIONS[d]) ?? ranked[0];
   const weakest = ranked.at(-1);
   const count = scoredCount(scores);
-  const thin = count < MIN_COMPLETE_DIMENSIONS || insight.confidence < VERDICT_RULE.minConfidence;
+  const overallScore = printedScore(insight.overall_score);
+  const thin = count < MIN_COMPLETE_DIMENSIONS || printedScore(insight.confidence) < VERDICT_RULE.minConfidence;
   const weakCore = VERDICT_RULE.core.filter((d) => typeof scores[d] === 'number' && score(d) <= VERDICT_RULE.riskAt);
 
   const label: VerdictLabel = thin
     ? 'unproven'
-    : insight.overall_score >= VERDICT_RULE.promisingAt && weakCore.length === 0
+    : overallScore >= VERDICT_RULE.promisingAt && weakCore.length === 0
       ? 'promising'
-      : insight.overall_score < VERDICT_RULE.weakBelow
+      : overallScore < VERDICT_RULE.weakBelow
         ? 'weak'
         : 'mixed';
 
