@@ -51,6 +51,24 @@ describe('the insight chart', () => {
     expect(forecastOnSeries(days90, points, days90).note).toBeNull();
   });
 
+  it('keeps a rescaled forecast within 0–100, says how many values it clipped, and writes that note clear of the legend', () => {
+    // Founder review (issue 47): rescaled ×3.45, a 95 % interval read "0–215.7" on a 0–100 scale, and the note ran into the legend.
+    const low = days30.map((p) => ({ date: p.date, value: Math.max(1, Math.round(p.value / 3.45)) }));
+    const wide = points.map((p) => ({ ...p, value: 25, lower_95: 0, upper_95: 62.5, upper_80: 40 }));
+    const on = forecastOnSeries(days30, wide, low);
+    expect(on.factor).toBeGreaterThan(3);
+    for (const p of on.forecast!)
+      for (const v of [p.value, p.lower_80, p.upper_80, p.lower_95, p.upper_95]) expect(v).toBeLessThanOrEqual(100);
+    expect(on.clipped).toBeGreaterThan(0);
+    expect(on.note).toMatch(/clipped at the scale's bounds/);
+    const svg = renderInsightChart({ title: 't', series: days30, forecast: wide, forecastFittedOn: low });
+    const legendY = Math.max(...[...svg.matchAll(/<g transform="translate\([\d.]+,([\d.]+)\)">/g)].map((m) => Number(m[1])));
+    const note = /<text x="([\d.]+)" y="([\d.]+)" font-size="11"( text-anchor="end")? fill="#b45309">7-day forecast fitted/.exec(svg)!;
+    // The legend's marks reach 6 below its line and its text 4; the note's 11-pixel letters stand above its baseline.
+    expect(Number(note[2]) - 11).toBeGreaterThanOrEqual(legendY + 6);
+    expect(note[3]).toBeUndefined();
+  });
+
   it('does not draw a forecast whose scale it cannot know', () => {
     const unknown = renderInsightChart({ title: 't', series: days30, forecast: points });
     expect(dashedValues(unknown)).toEqual([]);

@@ -427,6 +427,34 @@ describe('the Markdown report', () => {
     );
   });
 
+  it('clips forecast intervals at the scale’s bounds and says so: one 0–100 scale (founder review, issue 47)', () => {
+    const base = input();
+    const wide = {
+      ...base.forecast!,
+      points: base.forecast!.withheld ? [] : base.forecast!.points.map((p) => ({ ...p, value: 60, upper_80: 140, upper_95: 215.7 })),
+    };
+    // On the 90 days' own scale (no fitted series) and rescaled onto the chart's: never past 100.
+    const fitted = Array.from({ length: 60 }, (_, i) => ({ date: day(i - 30), value: Math.max(1, Math.round((20 + i - 30) / 3.45)) }));
+    for (const markdown of [
+      renderReportMarkdown({ ...base, forecast: wide }),
+      renderReportMarkdown({ ...base, forecast: wide, forecastFittedOn: fitted }),
+    ]) {
+      const rows = markdown.split('\n').filter((l) => l.startsWith(`| ${day(3).slice(0, 7)}`) || /^\| 2026-1\d-\d\d \|/.test(l));
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows)
+        for (const n of row.match(/\d+(\.\d+)?(?=[–|\s])/g) ?? []) if (!n.startsWith('20')) expect(Number(n)).toBeLessThanOrEqual(100);
+      expect(markdown).toMatch(/beyond 0–100 \(an interval past the scale's top\) clipped at its bounds/);
+    }
+  });
+
+  it('names the provider of a recorded series with its dates, never "–" (founder review, issue 47)', () => {
+    const recorded = { source: 'recorded-series', provider: null, data_from: '2017-10-29', data_as_of: '2022-10-23' };
+    const markdown = renderReportMarkdown(input(recorded));
+    expect(markdown).toMatch(/Provider\W+recorded, Google Trends, 2017-10-29 to 2022-10-23/);
+    const html = renderReportHtml(input({ ...recorded, source: 'research', provider: 'replay' }));
+    expect(html).toContain('recorded, Google Trends, 2017-10-29 to 2022-10-23');
+  });
+
   it('says when there is no run and no forecast', () => {
     const markdown = renderReportMarkdown({ ...input({}, false), forecast: null });
     expect(markdown).toContain(escapeMarkdown(NO_RUN));

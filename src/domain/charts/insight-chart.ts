@@ -27,7 +27,38 @@ export interface ForecastOnSeries {
   overlap: number;
   /** What the chart says of it; null when the forecast continues the very series it was fitted on. */
   note: string | null;
+  /** Values (forecasts and interval bounds) beyond 0–100 that were clipped to the scale's bounds. */
+  clipped: number;
 }
+
+/** The bounds of Google's scale: its highest point is 100 and nothing is below 0. */
+export const SCALE = { min: 0, max: 100 } as const;
+
+/**
+ * The forecast within the scale's bounds, and how many of its values were beyond them. An interval
+ * (or a forecast rescaled ×3.45) past 100 says more than the scale can (founder review, issue 47:
+ * "0–215.7" on a 0–100 scale): it is clipped at 100, and what shows it says so.
+ */
+export function clipToScale(points: readonly ChartForecastPoint[]): { points: ChartForecastPoint[]; clipped: number } {
+  let clipped = 0;
+  const clip = (v: number) => {
+    if (v > SCALE.max || v < SCALE.min) clipped += 1;
+    return Math.min(SCALE.max, Math.max(SCALE.min, v));
+  };
+  const out = points.map((p) => ({
+    date: p.date,
+    value: clip(p.value),
+    lower_80: clip(p.lower_80),
+    upper_80: clip(p.upper_80),
+    lower_95: clip(p.lower_95),
+    upper_95: clip(p.upper_95),
+  }));
+  return { points: out, clipped };
+}
+
+/** What a note says of clipped values, or ''. */
+export const clippedNote = (clipped: number) =>
+  clipped > 0 ? `; ${clipped} value${clipped === 1 ? '' : 's'} beyond 0–100 clipped at the scale's bounds` : '';
 
 /**
  * The forecast as it may be joined to `series`. Google scales every request to
@@ -44,13 +75,14 @@ export function forecastOnSeries(
   fittedOn: readonly ChartPoint[] | undefined,
   fittedLabel = 'the 90-day series',
 ): ForecastOnSeries {
-  if (!forecast || forecast.length === 0) return { forecast: null, factor: null, overlap: 0, note: null };
+  if (!forecast || forecast.length === 0) return { forecast: null, factor: null, overlap: 0, note: null, clipped: 0 };
   if (!fittedOn)
     return {
       forecast: null,
       factor: null,
       overlap: 0,
       note: '7-day forecast not drawn: the series it was fitted on is not stored, so its scale is unknown',
+      clipped: 0,
     };
   const fitted = new Map(fittedOn.map((p) => [p.date, p.value]));
   const common = series.filter((p) => fitted.has(p.date));
@@ -62,12 +94,17 @@ export function forecastOnSeries(
       factor: null,
       overlap: common.length,
       note: `7-day forecast not drawn: it is on the scale of ${fittedLabel}, which shares too few days with this one (${common.length}) to rescale it`,
+      clipped: 0,
     };
   const factor = shown / base;
-  if (Math.abs(factor - 1) <= SAME_SCALE) return { forecast: [...forecast], factor: 1, overlap: common.length, note: null };
+  if (Math.abs(factor - 1) <= SAME_SCALE) {
+    const same = clipToScale(forecast);
+    const note = same.clipped > 0 ? `7-day forecast on this series' scale${clippedNote(same.clipped)}` : null;
+    return { forecast: same.points, factor: 1, overlap: common.length, note, clipped: same.clipped };
+  }
   const r1 = (v: number) => Math.round(v * factor * 10) / 10;
-  return {
-    forecast: forecast.map((p) => ({
+  const rescaled = clipToScale(
+    forecast.map((p) => ({
       date: p.date,
       value: r1(p.value),
       lower_80: r1(p.lower_80),
@@ -75,9 +112,13 @@ export function forecastOnSeries(
       lower_95: r1(p.lower_95),
       upper_95: r1(p.upper_95),
     })),
+  );
+  return {
+    forecast: rescaled.points,
     factor: Math.round(factor * 1000) / 1000,
     overlap: common.length,
-    note: `7-day forecast fitted on ${fittedLabel}, rescaled to this one through their ${common.length} common days (×${factor.toFixed(2)})`,
+    note: `7-day forecast fitted on ${fittedLabel}, rescaled to this one through their ${common.length} common days (×${factor.toFixed(2)})${clippedNote(rescaled.clipped)}`,
+    clipped: rescaled.clipped,
   };
 }
 
@@ -151,7 +192,9 @@ export function renderInsightChart(input: {
   if (input.series.length) parts.push(`<path d="${line(input.series)}" fill="none" stroke="#111827" stroke-width="2.5"/>`);
 
   // Legend.
-  const ly = H - 18;
+  // The legend, then under it on a line of its own the note on the forecast's scale (founder review,
+  // issue 47: the note, right-aligned on the legend's line, ran into the legend's marks).
+  const ly = H - 30;
   const legend: Array<[string, string]> = [
     ['<line x1="0" x2="22" y1="0" y2="0" stroke="#111827" stroke-width="2.5"/>', input.seriesLabel ?? '30-day interest'],
   ];
@@ -169,10 +212,9 @@ export function renderInsightChart(input: {
   });
   if (input.note)
     parts.push(`<text x="${W - M.right}" y="28" font-size="11" text-anchor="end" fill="#b45309">${escapeXml(input.note)}</text>`);
-  // Under the legend (the caption holds the line under the title): how the forecast was put on
+  // Under the legend, left-aligned (the caption holds the line under the title): how the forecast was put on
   // this series' scale, or why it was not drawn.
-  if (onScale.note)
-    parts.push(`<text x="${W - M.right}" y="${H - 2}" font-size="11" text-anchor="end" fill="#b45309">${escapeXml(onScale.note)}</text>`);
+  if (onScale.note) parts.push(`<text x="${M.left}" y="${H - 6}" font-size="11" fill="#b45309">${escapeXml(onScale.note)}</text>`);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" role="img" aria-label="${escapeXml(input.title)}"><title>${escapeXml(input.title)}</title>${parts.join('')}</svg>`;
 }
 

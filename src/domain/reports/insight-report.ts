@@ -10,7 +10,7 @@
 // search phrase was chosen, whether it is partial) are read when present and
 // checked here, not trusted: an entry of the wrong shape is left out.
 import { DIMENSIONS, type Dimension } from '../scoring/dimensions.js';
-import { forecastOnSeries } from '../charts/insight-chart.js';
+import { clipToScale, forecastOnSeries } from '../charts/insight-chart.js';
 import { anchorId, pointerOf, pointerTokens, resolvePointer } from './json-pointer.js';
 import { interestNoun, provenanceOf } from '../provenance.js';
 import { verdictOf } from '../research/verdict.js';
@@ -317,7 +317,7 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
     { label: 'Market', value: insight.geo || 'worldwide' },
     { label: 'Search phrase', value: insight.primary_keyword },
     { label: 'Source', value: `${provenance.source} (${insight.source})`, anchor: place('provenance') },
-    { label: 'Provider', value: insight.provider ?? '–', anchor: place('provider') },
+    { label: 'Provider', value: providerWords(insight), anchor: place('provider') },
     { label: 'Data as of', value: provenance.data_as_of ?? '–', anchor: place('data_as_of') },
   ];
   // The verdict line shows the overall score and the confidence: a citation of either links there.
@@ -405,6 +405,29 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
   };
 }
 
+/**
+ * Who answered, as a reader wants it: a recorded series names the provider it was recorded from and its
+ * dates ("recorded, Google Trends, 2017-10-29 to 2022-10-23"), not "–" (founder review, issue 47: a replayed
+ * series had no provider to show); a simulated one says so.
+ */
+export function providerWords(facts: {
+  source: string;
+  provider?: string | null;
+  data_from?: string | null;
+  data_as_of?: string | null;
+}): string {
+  const p = provenanceOf({
+    source: facts.source,
+    provider: facts.provider ?? null,
+    data_from: facts.data_from ?? null,
+    data_as_of: facts.data_as_of ?? null,
+  });
+  const span = p.data_from && p.data_as_of ? `${p.data_from} to ${p.data_as_of}` : p.data_as_of ? `to ${p.data_as_of}` : 'dates unknown';
+  if (p.kind === 'recorded') return `recorded, Google Trends, ${span}`;
+  if (p.kind === 'simulated') return `simulated (${facts.provider ?? 'synthetic'}), never real search data`;
+  return facts.provider ?? '–';
+}
+
 /** What a report says first of an insight that is not live research. */
 function noticeOf(p: ReturnType<typeof provenanceOf>): string | null {
   if (p.kind === 'simulated')
@@ -430,7 +453,10 @@ function forecastOf(
   if (forecast.withheld) return { kind: 'withheld', reason: forecast.reason, generatedAt: formatTime(forecast.generated_at) };
   const lastDay = series.at(-1)?.date ?? '';
   const onChart = forecastOnSeries(series, forecast.points, fittedOn);
-  const points = (onChart.forecast ?? forecast.points).filter((p) => p.date > lastDay);
+  // On either scale, one scale: values beyond its bounds are clipped and the scale line says how many.
+  const own = onChart.forecast ? null : clipToScale(forecast.points);
+  const points = (onChart.forecast ?? own!.points).filter((p) => p.date > lastDay);
+  const clipped = own ? own.clipped : onChart.clipped;
   const days = points.length
     ? `${points[0]!.date} to ${points.at(-1)!.date}, the days after the last day of data`
     : 'no day after the last day of data';
@@ -444,7 +470,7 @@ function forecastOf(
     kind: 'served',
     model: forecast.model,
     generatedAt: formatTime(forecast.generated_at),
-    scale: `${days}, ${scale}.`,
+    scale: `${days}, ${scale}${clipped > 0 ? `. ${clipped} value${clipped === 1 ? '' : 's'} beyond 0–100 (an interval past the scale's top) clipped at its bounds` : ''}.`,
     rows: points.map((p) => [
       p.date,
       formatNumber(p.value),

@@ -34,6 +34,7 @@ import type { Session } from './session.js';
 import { date, fields, type PageKit } from './page-kit.js';
 import { multiline, sparkline } from './sparkline.js';
 import { verdictOf } from '../../domain/research/verdict.js';
+import { providerWords } from '../../domain/reports/insight-report.js';
 
 /** A page of the list: as GET /api/insights's default. */
 const PAGE_SIZE = 20;
@@ -119,8 +120,8 @@ const scoreText = (row: Pick<InsightListRow, 'overall_score' | 'confidence'>) =>
   `${pct(row.overall_score)} of 100 (confidence ${pct(row.confidence)})`;
 /** Who answered its research, and what the data is: live, recorded (when) or simulated. */
 function providerText(row: Pick<InsightListRow, 'provider' | 'source' | 'data_from' | 'data_as_of'>): string {
-  const { kind, label } = provenanceOf(row);
-  return `${row.provider ?? 'none recorded'} (${kind === 'live' ? 'live data' : label})`;
+  const { kind } = provenanceOf(row);
+  return kind === 'live' ? `${row.provider ?? 'none recorded'} (live data)` : providerWords(row);
 }
 
 export function insightsPages(app: FastifyInstance, kit: PageKit): void {
