@@ -60,10 +60,10 @@ describe('the insight chart', () => {
     for (const p of on.forecast!)
       for (const v of [p.value, p.lower_80, p.upper_80, p.lower_95, p.upper_95]) expect(v).toBeLessThanOrEqual(100);
     expect(on.clipped).toBeGreaterThan(0);
-    expect(on.note).toMatch(/clipped at the scale's bounds/);
+    expect(on.note).toMatch(/clipped to the scale's 0–100/);
     const svg = renderInsightChart({ title: 't', series: days30, forecast: wide, forecastFittedOn: low });
     const legendY = Math.max(...[...svg.matchAll(/<g transform="translate\([\d.]+,([\d.]+)\)">/g)].map((m) => Number(m[1])));
-    const note = /<text x="([\d.]+)" y="([\d.]+)" font-size="11"( text-anchor="end")? fill="#b45309">7-day forecast fitted/.exec(svg)!;
+    const note = /<text x="([\d.]+)" y="([\d.]+)" font-size="11"( text-anchor="end")? fill="#b45309">7-day forecast from/.exec(svg)!;
     // The legend's marks reach 6 below its line and its text 4; the note's 11-pixel letters stand above its baseline.
     expect(Number(note[2]) - 11).toBeGreaterThanOrEqual(legendY + 6);
     expect(note[3]).toBeUndefined();

@@ -58,7 +58,7 @@ export function clipToScale(points: readonly ChartForecastPoint[]): { points: Ch
 
 /** What a note says of clipped values, or ''. */
 export const clippedNote = (clipped: number) =>
-  clipped > 0 ? `; ${clipped} value${clipped === 1 ? '' : 's'} beyond 0–100 clipped at the scale's bounds` : '';
+  clipped > 0 ? `; ${clipped} value${clipped === 1 ? '' : 's'} clipped to the scale's 0–100` : '';
 
 /**
  * The forecast as it may be joined to `series`. Google scales every request to
@@ -117,7 +117,7 @@ export function forecastOnSeries(
     forecast: rescaled.points,
     factor: Math.round(factor * 1000) / 1000,
     overlap: common.length,
-    note: `7-day forecast fitted on ${fittedLabel}, rescaled to this one through their ${common.length} common days (×${factor.toFixed(2)})${clippedNote(rescaled.clipped)}`,
+    note: `7-day forecast from ${fittedLabel}, rescaled to this one through their ${common.length} common days (×${factor.toFixed(2)})${clippedNote(rescaled.clipped)}`,
     clipped: rescaled.clipped,
   };
 }
