@@ -447,6 +447,23 @@ describe('the Markdown report', () => {
     }
   });
 
+  it('says regions, not countries, in a one-market report’s reach evidence (founder review, issue 47)', () => {
+    const reach = {
+      score: 0.5,
+      evidence: { countries_with_interest: 12, countries_with_data: 40, top_country: 'California' },
+      explanation: 'x',
+    };
+    const us = input({ geo: 'US' });
+    const markdown = renderReportMarkdown({ ...us, insight: { ...us.insight, dimensions: { ...us.insight.dimensions, reach } } });
+    expect(markdown).toMatch(/regions with interest|regions_with_interest/);
+    // The step's name (interest_by_country) is a name, not a claim.
+    expect(markdown.split('\n').filter((l) => /countr/i.test(l.replaceAll('interest_by_country', '')))).toEqual([]);
+    const world = input({ geo: '' });
+    expect(renderReportMarkdown({ ...world, insight: { ...world.insight, dimensions: { ...world.insight.dimensions, reach } } })).toMatch(
+      /countries/,
+    );
+  });
+
   it('names the provider of a recorded series with its dates, never "–" (founder review, issue 47)', () => {
     const recorded = { source: 'recorded-series', provider: null, data_from: '2017-10-29', data_as_of: '2022-10-23' };
     const markdown = renderReportMarkdown(input(recorded));

@@ -55,6 +55,17 @@ describe('verdictOf', () => {
     expect([core(0.354), core(0.346)]).toEqual(['mixed', 'mixed']);
   });
 
+  it('speaks of regions, not countries, for a run in one market (founder review, issue 47)', () => {
+    const scores = all(0.5, { reach: 0.9, demand: 0.4 });
+    const us = verdictOf({ overall_score: 0.55, confidence: 0.9, geo: 'US', dimension_scores: scores });
+    expect(us.reason).toBe('it is searched in many regions of its market (reach 0.90)');
+    expect(us.text).not.toMatch(/countries/);
+    const world = verdictOf({ overall_score: 0.55, confidence: 0.9, geo: '', dimension_scores: scores });
+    expect(world.reason).toBe('it is searched in many countries (reach 0.90)');
+    const low = verdictOf({ overall_score: 0.55, confidence: 0.9, geo: 'GB', dimension_scores: all(0.5, { reach: 0.1 }) });
+    expect(low.risk).toBe('it is searched in few regions of its market (reach 0.10)');
+  });
+
   it('is mixed, not promising, when a core dimension is weak however high the overall score, and names it as the risk', () => {
     const v = verdictOf({ overall_score: 0.72, confidence: 0.9, dimension_scores: all(0.8, { intent: 0.3, reach: 0.2 }) });
     expect(v.label).toBe('mixed');

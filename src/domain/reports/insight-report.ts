@@ -247,6 +247,12 @@ function marksOf(d: ReportDimension): string[] {
   return marks;
 }
 
+/**
+ * An evidence key as a market's report says it: a run for one country read its regions (a US run's states), so
+ * "countries_with_interest" reads "regions_with_interest" (founder review, issue 47); the API keeps its keys.
+ */
+const regionWords = (key: string) => key.replace(/countries/g, 'regions').replace(/country/g, 'region');
+
 export function prepareReport(input: InsightReportInput): PreparedReport {
   const { insight, series, forecast, run } = input;
   // Pointers the report shows a place for; a citation links to the nearest of them.
@@ -269,7 +275,7 @@ export function prepareReport(input: InsightReportInput): PreparedReport {
         question: DIMENSION_QUESTIONS[name],
         explanation: d.explanation,
         evidence: Object.entries(d.evidence).map(([key, v]) => ({
-          key,
+          key: insight.geo ? regionWords(key) : key,
           value: formatValue(v),
           anchor: place('dimensions', name, 'evidence', key),
         })),

@@ -23,7 +23,12 @@ export interface Verdict {
 }
 
 /** Either an insight's dimensions (GET /api/insights/{id}) or a list entry's dimension_scores: only the scores are read. */
-export type VerdictInput = { overall_score: number; confidence: number } & (
+export type VerdictInput = {
+  overall_score: number;
+  confidence: number;
+  /** The market: a run for one country ("US") reads its regions, not countries (founder review, issue 47). */
+  geo?: string | null;
+} & (
   | { dimension_scores: Readonly<Partial<Record<Dimension, number | null>>> }
   | { dimensions: Readonly<Partial<Record<Dimension, { score: number | null } | null | undefined>>> }
 );
@@ -141,6 +146,11 @@ export function verdictOf(insight: VerdictInput): Verdict {
     evidence.push(scorePointer(worst));
   }
 
+  // A market's map is of its regions: "searched in many countries" is not what a US run read.
+  if (insight.geo) {
+    reason = reason.replace(/ countries \(reach/, ' regions of its market (reach');
+    risk = risk.replace(/ countries \(reach/, ' regions of its market (reach');
+  }
   const title = `${label.charAt(0).toUpperCase()}${label.slice(1)}`;
   const overall = `overall ${two(insight.overall_score)}, confidence ${two(insight.confidence)}`;
   return {

@@ -137,7 +137,10 @@ export function scoreReach(
 ): DimensionScore {
   if (!input) return unsupported('needs interest by country');
   if (input.countriesWithData === 0)
-    return unsupported('Google has no data by country for the phrase', { countries_with_data: 0, compared_with: input.comparedWith });
+    return unsupported(`Google has no data by ${input.places === 'regions' ? 'region' : 'country'} for the phrase`, {
+      countries_with_data: 0,
+      compared_with: input.comparedWith,
+    });
   const score = clamp01(Math.log1p(input.countriesWithInterest) / Math.log1p(40)) * (1 - 0.3 * input.topShare);
   return {
     score: round3(score),
