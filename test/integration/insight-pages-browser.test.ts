@@ -297,6 +297,9 @@ describe('the catalogue in the browser', () => {
     expect(row).toMatch(/promising/);
     expect(row).toContain('72 of 100 (confidence 50)');
     expect(row).toContain('synthetic (simulated)');
+    // The phrase researched, beside the title (founder review, issue 47: no page said which phrase the numbers describe).
+    expect(await page.$$eval('table.insights thead th', (cells) => cells.map((c) => c.textContent))).toContain('Search phrase');
+    expect(row).toContain('budget travel planner');
     expect(row).toContain('Travel');
     expect(await page.$eval(`table.insights tr:has(a[href="/account/insights/${ids.travel}"]) svg title`, (s) => s.textContent)).toContain(
       'interest 20 on 2026-10-01, 80 on 2026-10-30',
@@ -322,6 +325,7 @@ describe('the catalogue in the browser', () => {
     expect(await submit(page, `table.insights a[href="/account/insights/${ids.travel}"]`)).toBe(200);
     expect(await page.$eval('h1', (h) => h.textContent)).toBe('Budget travel planner (simulated)');
     expect(await page.$eval('#verdict-heading', (h) => h.textContent)).toBe('Verdict: promising');
+    expect(await page.$eval('dl.facts', (d) => d.textContent)).toContain('Search phrasebudget travel planner');
     expect(await page.$eval('.verdict-box', (p) => p.textContent)).toMatch(/Why: many people search for it \(demand 0\.9/);
     // The report's chart, inline in the account's layout (no style attribute for the pages' policy to block).
     expect(await page.$eval('figure.chart figcaption', (f) => f.textContent)).toBe(
@@ -343,7 +347,10 @@ describe('the catalogue in the browser', () => {
     expect(await md.text()).toContain('Budget travel planner');
     const csv = await fetch(`${base}/account/insights/${ids.travel}/insight.csv`, asBrowser);
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
-    expect((await csv.text()).split('\r\n')[1]).toContain(ids.travel);
+    const csvLines = (await csv.text()).split('\r\n');
+    expect(csvLines[1]).toContain(ids.travel);
+    const csvHeader = csvLines[0]!.split(',');
+    expect(csvLines[1]!.split(',')[csvHeader.indexOf('search_phrase')]).toBe('budget travel planner');
     expect(await submit(page, '.exports a[href$="/report"]')).toBe(200);
     expect(await page.$eval('h1', (h) => h.textContent)).toContain('Budget travel planner');
     await page.goBack({ waitUntil: 'load' });

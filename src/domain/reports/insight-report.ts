@@ -430,7 +430,7 @@ export function providerWords(facts: {
   });
   const span = p.data_from && p.data_as_of ? `${p.data_from} to ${p.data_as_of}` : p.data_as_of ? `to ${p.data_as_of}` : 'dates unknown';
   if (p.kind === 'recorded') return `recorded, Google Trends, ${span}`;
-  if (p.kind === 'simulated') return `simulated (${facts.provider ?? 'synthetic'}), never real search data`;
+  if (p.kind === 'simulated') return `${facts.provider ?? 'synthetic'} (simulated)`;
   return facts.provider ?? '–';
 }
 

@@ -196,7 +196,7 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
       const box = `cmp-${row.id}`;
       return html`<tr><td><input type="checkbox" id="${box}" name="id" value="${row.id}" form="compare-form"><label for="${box}" class="visually-hidden">Compare ${title}</label></td>
 <th scope="row"><a href="/account/insights/${row.id}">${title}</a>${row.owner_account_id && html` <span class="tag">private</span>`}</th>
-<td>${verdictBadge(v)}</td><td class="num">${scoreText(row)}</td><td>${providerText(row)}</td>
+<td>${row.primary_keyword}</td><td>${verdictBadge(v)}</td><td class="num">${scoreText(row)}</td><td>${providerText(row)}</td>
 <td>${marketOf(row.geo)}</td><td>${categoryName(row.category)}</td><td>${sparkline(series.get(row.id) ?? [], title)}</td></tr>`;
     });
     const paging = html`<nav aria-label="Pages of insights" class="paging">${
@@ -207,7 +207,7 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
         ? html`<p>No insight matches these filters.</p>`
         : html`<form method="get" action="/account/compare" id="compare-form"><p>Tick 2 to 5 insights, then <button type="submit">Compare side by side</button></p></form>
 <table class="insights"><caption>Insights ${filters.cursor ? '(a later page)' : ''} — ${rows.length} shown${next ? ', more on the next page' : ''}</caption>
-<thead><tr><th scope="col">Compare</th><th scope="col">Insight</th><th scope="col">Verdict</th><th scope="col">Overall score</th><th scope="col">Provider</th><th scope="col">Market</th><th scope="col">Category</th><th scope="col">Interest, ${SPARK_DAYS} days</th></tr></thead>
+<thead><tr><th scope="col">Compare</th><th scope="col">Insight</th><th scope="col">Search phrase</th><th scope="col">Verdict</th><th scope="col">Overall score</th><th scope="col">Provider</th><th scope="col">Market</th><th scope="col">Category</th><th scope="col">Interest, ${SPARK_DAYS} days</th></tr></thead>
 <tbody>${trs}</tbody></table>`;
     return {
       status: 200,
@@ -296,7 +296,7 @@ ${filterForm(filters)}${table}${paging}`,
     const body = html`<section aria-labelledby="verdict-heading" class="verdict-box"><h2 id="verdict-heading">Verdict: ${verdictBadge(v)}</h2>
 <p><strong>Why:</strong> ${v.reason}. <strong>Biggest risk:</strong> ${v.risk}.</p></section>
 <p class="exports"><a href="${base}/report">Printable report</a> · <a href="${base}/report.md">Markdown</a> · <a href="${base}/insight.csv">CSV</a> · <a href="/account/insights">All insights</a></p>
-<dl class="facts"><dt>Idea</dt><dd>${row.idea}</dd><dt>Overall score</dt><dd>${scoreText(row)}</dd>
+<dl class="facts"><dt>Idea</dt><dd>${row.idea}</dd><dt>Search phrase</dt><dd>${row.primary_keyword}</dd><dt>Overall score</dt><dd>${scoreText(row)}</dd>
 <dt>Provider</dt><dd>${providerText(row)}</dd><dt>Market</dt><dd>${marketOf(row.geo)}</dd><dt>Category</dt><dd>${categoryName(row.category)}</dd>
 <dt>Data</dt><dd>${row.data_from ?? '—'} to ${row.data_as_of ?? '—'}</dd><dt>Visibility</dt><dd>${row.owner_account_id ? 'private to your account' : 'public'}</dd>
 </dl>

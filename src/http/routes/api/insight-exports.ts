@@ -39,6 +39,8 @@ export const INSIGHT_CSV_COLUMNS = [
   'id',
   'title',
   'idea',
+  // The phrase researched (founder review, issue 47): every number describes it, not the idea's words.
+  'search_phrase',
   'category',
   'overall_score',
   'confidence',
@@ -68,6 +70,7 @@ export function insightListCsv(items: readonly InsightSummaryDto[]): string {
         item.id,
         item.title,
         item.idea,
+        item.primary_keyword,
         item.category,
         item.overall_score,
         item.confidence,
