@@ -718,8 +718,10 @@ const DEFINITIONS: readonly NamedStep[] = [
   scoreStep('durability', (ctx) => {
     const t = ctx.out('trajectory');
     const v = ctx.out('volatility');
+    const trendClass = ctx.out('score_momentum').evidence.trend_class;
     return scoreDurability(
       t.five_year ? { ...t.five_year, fad: v.years_5?.fad ?? false, years: Math.round((t.points / 52) * 10) / 10 } : null,
+      typeof trendClass === 'string' ? trendClass : null,
     );
   }),
   scoreStep('reach', (ctx) =>

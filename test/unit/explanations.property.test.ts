@@ -102,16 +102,29 @@ function check(dimension: string, score: Parameters<typeof explanationProblems>[
 }
 
 describe('every explanation template reads true of its evidence', () => {
-  it('durability: the 5-year shape and its trend, never below −100 %', () => {
+  it('durability: the 5-year shape and its trend, never below −100 %, and a peak or decline beside a seasonal class explained', () => {
     fc.assert(
-      fc.property(seriesValues(26, 262), (values) => {
+      fc.property(seriesValues(26, 262), fc.option(fc.constantFrom(...TREND_CLASSES), { nil: null }), (values, trendClass) => {
         const t = trajectory(values);
         check(
           'durability',
-          scoreDurability(t ? { ...t, fad: volatility(values)?.fad ?? false, years: Math.round((values.length / 52) * 10) / 10 } : null),
+          scoreDurability(
+            t ? { ...t, fad: volatility(values)?.fad ?? false, years: Math.round((values.length / 52) * 10) / 10 } : null,
+            trendClass,
+          ),
         );
       }),
       { numRuns: RUNS },
+    );
+    // The founder's report: durability "peaked" beside the trend class "seasonal", neither saying how both hold.
+    const peaked = { trajectory: 'peaked' as const, change: -0.4, lastVsPeak: 0.3, fad: false, years: 5 };
+    expect(explanationProblems('durability', scoreDurability(peaked, 'seasonal'))).toEqual([]);
+    expect(scoreDurability(peaked, 'seasonal').explanation).toMatch(
+      /the trend class is seasonal: .*the peak is of the years, not of this season/,
+    );
+    const unexplained = scoreDurability(peaked, 'seasonal');
+    expect(explanationProblems('durability', { ...unexplained, explanation: scoreDurability(peaked).explanation }).join()).toMatch(
+      /"peaked" beside a seasonal trend class, unexplained/,
     );
   });
 

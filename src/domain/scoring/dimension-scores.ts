@@ -8,6 +8,7 @@ import type { GeographicReach } from '../research/geography.js';
 import type { AbsoluteDemand } from '../research/search-volume.js';
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
+const SEASONAL = 'seasonal';
 /** A change as a signed whole percent, rounded before it is signed (−0.4 % reads "0%", not "-0%"). */
 export const signedPct = (x: number) => {
   const r = Math.round(x * 100);
@@ -78,7 +79,11 @@ function scoreAbsoluteDemand(a: AbsoluteDemand, relative: { anchor: string; rati
  * from an early peak never reads as a fad while interest is above its usual
  * level.
  */
-export function scoreDurability(input: (Omit<TrajectoryReading, 'peakPosition'> & { fad: boolean; years: number }) | null): DimensionScore {
+export function scoreDurability(
+  input: (Omit<TrajectoryReading, 'peakPosition'> & { fad: boolean; years: number }) | null,
+  /** The trend class of the 90 days (momentum's evidence), when known: a seasonal one is said beside a peak or decline. */
+  trendClass?: string | null,
+): DimensionScore {
   if (!input) return unsupported('needs at least half a year of weekly points from the 5-year series');
   const base: Record<Trajectory, number> = { rising: 0.85, stable: 0.65, recovering: 0.55, declining: 0.3, peaked: 0.2 };
   const aboveUsual = input.recentVsMean !== undefined && input.recentVsMean >= RECENT_ABOVE_MEAN;
@@ -104,6 +109,12 @@ export function scoreDurability(input: (Omit<TrajectoryReading, 'peakPosition'> 
       ? `; the last ${input.recentPoints ?? 'few'} weeks are at ${round1(input.recentVsMean)}× the ${input.years}-year mean`
       : '';
   const spiky = input.fad && !fad ? '; spiky, but not a fad: the recent level holds above the mean' : fad ? '; spiky like a fad' : '';
+  // A seasonal series is not "peaked" in the sense a founder fears (founder review, issue 47): the label is
+  // of the years, the class of the season; the text says how both hold.
+  const seasonal =
+    trendClass === SEASONAL && (shape === 'peaked' || shape === 'declining')
+      ? `; the trend class is seasonal: interest comes and goes with the season within each year, and ${shape === 'peaked' ? 'its highest season was years ago' : 'each season has been lower than the last'}, so the ${shape === 'peaked' ? 'peak' : 'decline'} is of the years, not of this season`
+      : '';
   return {
     score: round3(score),
     evidence: {
@@ -116,8 +127,9 @@ export function scoreDurability(input: (Omit<TrajectoryReading, 'peakPosition'> 
       ...(input.lastMean !== undefined ? { last_mean: input.lastMean } : {}),
       ...(input.recentVsMean !== undefined ? { recent_vs_mean: input.recentVsMean } : {}),
       years: input.years,
+      ...(trendClass ? { trend_class: trendClass } : {}),
     },
-    explanation: `${shape[0]!.toUpperCase()}${shape.slice(1)} over ${input.years} years (${levels}trend ${signedPct(input.change)}${recent}${spiky}).`,
+    explanation: `${shape[0]!.toUpperCase()}${shape.slice(1)} over ${input.years} years (${levels}trend ${signedPct(input.change)}${recent}${spiky}${seasonal}).`,
   };
 }
 

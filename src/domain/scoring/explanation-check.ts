@@ -62,6 +62,8 @@ export function explanationProblems(dimension: string, d: DimensionScore, contex
     if (!text.toLowerCase().startsWith(trajectory)) say(`a shape other than its trajectory "${trajectory}"`);
     const change = Number(e.change);
     if (!text.includes(`trend ${signedPct(change)}`)) say(`a trend other than its change (${change})`);
+    if (e.trend_class === 'seasonal' && /^(peaked|declining)/.test(trajectory) && !text.includes('the trend class is seasonal'))
+      say(`"${trajectory}" beside a seasonal trend class, unexplained`);
   }
   if (SIGNAL_DIMENSIONS.has(dimension)) {
     // A word of the idea is carried by every search for it: counted, it reads as 100 % of anything.
