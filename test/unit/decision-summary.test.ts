@@ -62,7 +62,7 @@ describe('the decision summary', () => {
     expect(s.validate_first[0]!.text).toMatch(/^How many people search for "meal planner": demand is relative to "weather"/);
     expect(s.validate_first.some((x) => /^Whether people will pay: buyer intent scored 0\.30 from thin evidence/.test(x.text))).toBe(true);
     // First the one statement of direction over every reading, then the readings themselves.
-    expect(s.why_now[0]!.text).toMatch(/^Direction: /);
+    expect(s.why_now[0]!.text).toMatch(/^Direction[:,] /);
     // No paragraph twice: momentum, read among the signals, is not read again in why now.
     expect(s.signals.some((x) => x.evidence[0] === '/dimensions/momentum/score')).toBe(true);
     expect(s.why_now.some((x) => /^Momentum is a prediction/.test(x.text))).toBe(false);

@@ -354,6 +354,19 @@ describe('every explanation template reads true of its evidence', () => {
           if (durability?.score !== null && durability !== null) expect(s.readings.map((r) => r.source)).toContain('durability');
           // What comes next leads: the lead never follows the years behind against every reading of the weeks ahead.
           const ahead = s.readings.filter((r) => r.source !== 'durability');
+          // No single direction beside a window that holds level (founder review, issue 47: "rising" from the
+          // 3-month outlook beside a flat 7-day forecast): each window is said with its own heading.
+          const moving = ahead.some((r) => r.heading === 'up' || r.heading === 'down');
+          const level = ahead.some((r) => r.heading === 'flat');
+          if (s.agree && moving && level) {
+            expect(s.text, s.text).toMatch(/^Direction, window by window: /);
+            for (const r of ahead.filter((x) => x.heading !== 'no call'))
+              expect(s.text, r.source).toMatch(
+                new RegExp(`(about level|rising|falling)[^;]* over ${r.window.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(`),
+              );
+            expect(s.text).toMatch(/different spans/);
+            return;
+          }
           if (s.agree && ahead.length) {
             const lead = /^Direction: (rising|falling|about level|no reading)/.exec(s.text)?.[1];
             const heading = { rising: 'up', falling: 'down', 'about level': 'flat', 'no reading': 'no call' }[lead!];
@@ -394,6 +407,20 @@ describe('every explanation template reads true of its evidence', () => {
       }),
     })!;
     expect(padel.agree).toBe(true);
+    // The founder's report: the 3-month outlook rises, the 7-day forecast holds level. Not "rising" alone.
+    const season = directionStatement({
+      momentum: {
+        score: 0.5,
+        evidence: { label: 'stable', forecast_7d_change: 0.02, forecast_7d_mean: 40.8, forecast_7d_last_week: 40 },
+        explanation: 'No call',
+      },
+      trend_class: null,
+      outlook: { withheld: false, horizons: [{ withheld: false, months: 3, value: 56, recent: 40 }] },
+    })!;
+    expect(directionProblems(season)).toEqual([]);
+    expect(season.text).not.toMatch(/^Direction: rising/);
+    expect(season.text).toMatch(/about level over the next 7 days \(the 7-day forecast holds level/);
+    expect(season.text).toMatch(/rising over the next 3 months \(the 3-month outlook rises/);
     expect(padel.text).toMatch(/^Direction: about level \(the trend class, stable/);
     expect(padel.text).toMatch(/the 5-year trajectory, rising, rises over the years behind.*different spans, so both can be true/);
   });

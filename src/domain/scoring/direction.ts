@@ -21,6 +21,8 @@ export interface DirectionReading {
   says: string;
   /** JSON Pointer into the insight as the API serves it. */
   evidence: string;
+  /** The span it reads, as a reader says it ("the next 7 days", "the month ahead", "the next 3 months"). */
+  window: string;
 }
 
 export interface DirectionStatement {
@@ -73,6 +75,7 @@ function durabilityReading(d: DimensionScore | null | undefined): DirectionReadi
     heading,
     says: `the ${years} trajectory, ${trajectory}, ${heading === 'no call' ? 'fell and came back' : VERB[heading]} over the years behind (durability${change})`,
     evidence: '/dimensions/durability/evidence/trajectory',
+    window: 'the years behind',
   };
 }
 
@@ -93,6 +96,7 @@ function outlookReading(outlook: unknown): DirectionReading | null {
     heading,
     says: `the ${h.months}-month outlook ${VERB[heading]} (${h.value} against the last ${h.months} months' ${h.recent}, ${pct(change)})`,
     evidence: `/outlook/horizons/${index}/value`,
+    window: `the next ${h.months} months`,
   };
 }
 
@@ -109,6 +113,7 @@ export function directionReadings(input: DirectionInput): DirectionReading[] {
       heading,
       says: `the 7-day forecast ${VERB[heading]} (its mean ${String(e!.forecast_7d_mean)} against the last week's ${String(e!.forecast_7d_last_week)} on the 90-day series, ${pct(forecastChange)})`,
       evidence: '/dimensions/momentum/evidence/forecast_7d_change',
+      window: 'the next 7 days',
     });
   }
   if (e && typeof e.label === 'string') {
@@ -118,6 +123,7 @@ export function directionReadings(input: DirectionInput): DirectionReading[] {
       heading,
       says: `momentum ${heading === 'no call' ? 'makes no call on' : `predicts interest ${heading === 'up' ? 'rises' : 'falls'} in`} the month ahead (from the last week and month)`,
       evidence: '/dimensions/momentum/evidence/label',
+      window: 'the month ahead',
     });
   }
   if (input.trend_class && TREND_HEADING[input.trend_class]) {
@@ -127,6 +133,7 @@ export function directionReadings(input: DirectionInput): DirectionReading[] {
       heading,
       says: `the trend class, ${input.trend_class}, ${heading === 'no call' ? 'follows the season and makes no call' : `says the month ahead ${VERB[heading]}`} (its rule over the 90 days)`,
       evidence: '/trend_class',
+      window: 'the month ahead',
     });
   }
   const outlook = outlookReading(input.outlook);
@@ -166,6 +173,31 @@ export function directionStatement(input: DirectionInput): DirectionStatement | 
       text:
         `Direction: the readings disagree. Up: ${says(ups)}. Down: ${says(downs)}.${rest.length ? ` Neither: ${says(rest)}.` : ''}` +
         ' They read different windows with different models (the forecast the next 7 days, momentum and the trend class the month ahead, the outlook months ahead), so none settles it: watch the next weeks before counting on either.' +
+        (past ? ` Behind them, ${past.says}.` : ''),
+    };
+  }
+  // A rise (or a fall) in one window beside a level reading in another is not "rising" (or "falling") alone
+  // (founder review, issue 47: "rising" from the 3-month outlook beside a flat 7-day forecast): each window
+  // is said with its own heading, nearest first, and why both hold.
+  const flats = leading.filter((r) => r.heading === 'flat');
+  if ((ups.length || downs.length) && flats.length) {
+    const moving = ups.length ? ups : downs;
+    const word = ups.length ? 'rising' : 'falling';
+    const windows = [...new Set([...flats, ...moving].map((r) => r.window))];
+    const byWindow = windows.map((w) => {
+      const rs = leading.filter((r) => r.window === w && r.heading !== 'no call');
+      const heads = new Set(rs.map((r) => r.heading));
+      const label = heads.size > 1 ? `${word} and level by different readings` : heads.has('flat') ? 'about level' : word;
+      return `${label} over ${w} (${says(rs)})`;
+    });
+    const rest = leading.filter((r) => r.heading === 'no call');
+    return {
+      agree: true,
+      readings,
+      evidence,
+      text:
+        `Direction, window by window: ${byWindow.join('; ')}${rest.length ? `; ${says(rest)}` : ''}.` +
+        ` These read different spans, so a level reading in one and a ${word} one in another can both hold (as when the season turns).` +
         (past ? ` Behind them, ${past.says}.` : ''),
     };
   }
