@@ -58,7 +58,7 @@ describe('insights research --dry-run', { timeout: 120_000 }, () => {
     const coffee = await dry('Subscription box for coffee lovers');
     expect(coffee.primary_by_prior).toBe('coffee subscription');
     expect(coffee.measure).toEqual(expect.arrayContaining(['coffee subscription', 'coffee box']));
-    expect((await dry('Subscription box for vegan pet food')).primary_by_prior).toBe('pet food');
+    expect((await dry('Subscription box for vegan pet food')).primary_by_prior).toBe('vegan pet food');
     expect((await dry('Marketplace for renting camping gear between neighbours')).primary_by_prior).toBe('camping gear');
   });
 

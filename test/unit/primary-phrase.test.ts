@@ -94,7 +94,9 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     // fourth round (36/40 after the third, 35/40 before it). The floor stays 36: the synthetic world is changed in parallel.
     expect(simulated).toBeGreaterThanOrEqual(36);
     // The first fresh ideas (16/20 before the second round, 17/20 after it, 18/20 after the third; tuned on).
-    expect(fresh.first_by_prior).toBeGreaterThanOrEqual(18);
+    // 17/20 with the head-and-modifier parse (2026-11-28): "Sustainable sneaker resale platform" keeps its
+    // differentiator ("sustainable sneaker resale"), a phrase its labels do not list.
+    expect(fresh.first_by_prior).toBeGreaterThanOrEqual(17);
     // held-in: 28/32 first by prior after the third round (26 before it).
     expect(tuning[0]!.first_by_prior).toBeGreaterThanOrEqual(28);
     expect(tuning[2]!.first_by_prior).toBe(tuning[2]!.of);
@@ -122,9 +124,9 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     expect(tuned.of).toBe(21);
     // 2026-11-28, measured once after the third round: 19/21 and 14/21 (before it: 19/21 and 10/21); 19/21 and
     // 16/21 after the fourth (its counts, not its misses, were printed while tuning). docs/research.md.
-    // 20/21 and 17/21 after the sixth round.
+    // 20/21 and 17/21 after the sixth round; 20/21 and 18/21 with the head-and-modifier parse.
     expect(held.among_measured).toBeGreaterThanOrEqual(20);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(17);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(18);
     // Tuned on: 21/21 and 18/21 (before: 21/21 and 12/21); 21/21 after the fourth round.
     expect(tuned.among_measured).toBeGreaterThanOrEqual(21);
     expect(tuned.first_by_prior).toBeGreaterThanOrEqual(21);
@@ -161,19 +163,31 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     console.log(JSON.stringify({ fresh_6: { ...held, misses: held.misses.length } }, null, 1));
     expect(held.of).toBe(30);
     // 2026-11-28, measured once, blind, after the fifth round: 26/30 and 21/30 (the code before the fourth round: 26/30 and 19/30).
-    // 28/30 and 22/30 after the sixth round, which saw its misses.
-    expect(held.among_measured).toBeGreaterThanOrEqual(28);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(22);
+    // 28/30 and 22/30 after the sixth round, which saw its misses; 29/30 and 23/30 with the head-and-modifier parse.
+    expect(held.among_measured).toBeGreaterThanOrEqual(29);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(23);
   });
 
-  it('fresh-7 (never tuned on): an acceptable phrase among the four measured for ≥ 29/40, first by prior for ≥ 20/40', () => {
+  it('fresh-7 (blind at the sixth round, tuned on since): among the four measured for ≥ 31/40, first by prior for ≥ 25/40', () => {
     const held = measure('fresh-7');
     // Counts only: its misses are not printed, so no one tunes on them.
     console.log(JSON.stringify({ fresh_7: { ...held, misses: held.misses.length } }, null, 1));
     expect(held.of).toBe(40);
     // 2026-11-28, measured once, blind, at the end of the sixth round: 29/40 and 20/40 (the code before it: 28/40 and
     // 20/40). Far from the issue's target (39/40 and 36/40). docs/research.md.
-    expect(held.among_measured).toBeGreaterThanOrEqual(29);
+    // 31/40 and 25/40 with the head-and-modifier parse, whose round read its misses (2026-11-28).
+    expect(held.among_measured).toBeGreaterThanOrEqual(31);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(25);
+  });
+
+  it('fresh-10 (written before the head-and-modifier parse, measured once, blind): among the four ≥ 31/40, first by prior ≥ 20/40', () => {
+    const held = measure('fresh-10');
+    // Counts only: its misses are not printed here (docs/research.md lists their classes).
+    console.log(JSON.stringify({ fresh_10: { ...held, misses: held.misses.length } }, null, 1));
+    expect(held.of).toBe(40);
+    // 2026-11-28, measured once, blind, at the end of the round: 31/40 and 20/40 (the code before it: 30/40 and
+    // 17/40). Far from the issue's target (39/40 and 36/40). docs/research.md.
+    expect(held.among_measured).toBeGreaterThanOrEqual(31);
     expect(held.first_by_prior).toBeGreaterThanOrEqual(20);
   });
 
@@ -262,12 +276,17 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     const first = (idea: string) => phraseCandidates(idea, [])[0]!.phrase;
     expect(first('App that finds last-minute padel court bookings')).toBe('padel court');
     expect(first('Marketplace for renting camping gear between neighbours')).toBe('camping gear');
-    expect(first('Subscription box for vegan pet food')).toBe('pet food');
+    // The differentiator stays: the founder asks about vegan pet food, not pet food (founder review, 2026-11-28).
+    expect(first('Subscription box for vegan pet food')).toBe('vegan pet food');
     expect(first('Online piano lessons for kids')).toBe('piano lessons');
     expect(first('Mobile dog grooming van')).toBe('dog grooming');
     expect(first('Virtual interior design consultations')).toBe('interior design');
     expect(first('Home EV charger installation')).toBe('ev charger');
     expect(first('Second-hand furniture resale')).toBe('furniture resale');
+    // The audience weighs less: what it sells on says whose bookkeeping it is, never the audience alone.
+    const etsy = phraseCandidates('AI bookkeeping for Etsy sellers', []).map((c) => c.phrase);
+    expect(etsy[0]).toBe('ai bookkeeping');
+    expect(etsy.indexOf('etsy bookkeeping')).toBeLessThan(etsy.indexOf('etsy sellers'));
     const script = phraseCandidates('<script>alert(1)</script> Meal prep delivery for athletes', []);
     expect(script[0]!.phrase).toBe('meal prep');
     expect(script.some((c) => /script|alert/.test(c.phrase))).toBe(false);
@@ -328,6 +347,50 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     expect(phraseForm('renting camping')).toBe('fragment');
   });
 
+  it('the founder review’s ideas: the differentiated subject first, never the audience or a vehicle', () => {
+    const first = (idea: string) => phraseCandidates(idea, [])[0]!.phrase;
+    const fair: Array<[string, string[]]> = [
+      ['App that finds last-minute padel court bookings', ['padel court', 'padel court booking', 'padel court bookings']],
+      ['Marketplace for renting camping gear between neighbours', ['camping gear', 'camping gear rental']],
+      ['Subscription box for vegan pet food', ['vegan pet food']],
+      ['AI bookkeeping for Etsy sellers', ['ai bookkeeping', 'etsy bookkeeping']],
+      ['<script>alert(1)</script> dog walking app', ['dog walking']],
+      ['mobile dog grooming van', ['dog grooming', 'mobile dog grooming']],
+      ['online piano lessons', ['piano lessons', 'online piano lessons']],
+      ['home EV charger installation', ['ev charger', 'ev charger installation', 'home ev charger']],
+      ['second-hand furniture resale', ['second-hand furniture', 'furniture resale']],
+    ];
+    for (const [idea, phrases] of fair) expect(phrases, idea).toContain(first(idea));
+    // A generic modifier lowers the phrase that keeps it below the bare subject.
+    const piano = phraseCandidates('online piano lessons', []).map((c) => c.phrase);
+    expect(piano.indexOf('piano lessons')).toBeLessThan(piano.indexOf('online piano lessons'));
+    // The verb of a clause the tagger reads as a noun ("landlords screen tenants", "people swap houses") gives the need's act.
+    expect(first('Helping landlords screen tenants faster')).toBe('tenant screening');
+    expect(first('Website where people swap houses for vacations')).toMatch(/^house swap/);
+  });
+
+  it('popularity reorders only rephrasings of the differentiated phrase; the broader head only without measurable interest', () => {
+    const candidates = phraseCandidates('Subscription box for vegan pet food', []);
+    expect(candidates[0]!.phrase).toBe('vegan pet food');
+    // Pet food searched far more: still vegan pet food.
+    const kept = choosePrimary(candidates, { 'vegan pet food': 4, 'pet food': 95, vegan: 60 });
+    expect(kept.primary).toBe('vegan pet food');
+    // Vegan pet food not measurably searched: the broader pet food, and the reason says so.
+    const broader = choosePrimary(candidates, { 'vegan pet food': 0, 'pet food': 95, vegan: 60 });
+    expect(broader.primary).toBe('pet food');
+    expect(broader.reason).toMatch(/^vegan pet food: no measurable interest; researched the broader pet food/);
+    // A rephrasing that keeps the differentiator is chosen before any broader phrase ("padel court bookings", not "court bookings").
+    const padel = phraseCandidates('App that finds last-minute padel court bookings', []);
+    const rephrased = choosePrimary(padel, {
+      'padel court': 0,
+      'padel court bookings': 40,
+      'court bookings': 90,
+      'last-minute padel court': 0,
+    });
+    expect(rephrased.primary).toBe('padel court bookings');
+    expect(rephrased.reason).not.toMatch(/broader/);
+  });
+
   it('an operator keyword, then a trending search, is the phrase as given', () => {
     expect(phraseCandidates('AI receptionist', [], { trending: 'AI Receptionist' })[0]).toMatchObject({
       phrase: 'ai receptionist',
@@ -336,8 +399,9 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     const chosen = choosePrimary(phraseCandidates('AI receptionist', [], { trending: 'ai receptionist' }), { receptionist: 90 });
     expect(chosen.primary).toBe('ai receptionist');
     expect(chosen.reason).toMatch(/trending search/);
-    // Without it, "AI" names how it is built and is no part of a phrase.
-    expect(phraseCandidates('AI receptionist', [])[0]!.phrase).toBe('receptionist');
+    // Without it, "AI" before a noun says which kind, as "vegan" does; alone ("an AI that writes …") it is the vehicle.
+    expect(phraseCandidates('AI receptionist', [])[0]!.phrase).toBe('ai receptionist');
+    expect(phraseCandidates('An AI that writes product descriptions for Shopify stores', [])[0]!.phrase).toBe('product descriptions');
   });
 });
 
@@ -360,4 +424,12 @@ describe('a simulated research (the synthetic world) picks a fair phrase', () =>
       expect(chosen.primary === prior || expected.get(idea)!.includes(chosen.primary), `${chosen.primary} (prior: ${prior})`).toBe(true);
       expect(expected.get(idea)).toContain(chosen.primary);
     });
+  it('"Subscription box for vegan pet food" with pet food measured far above vegan pet food: vegan pet food', async () => {
+    const idea = 'Subscription box for vegan pet food';
+    const run = await runSteps(idea, (r) => world.fetch(r), { until: 'choose_primary' });
+    const chosen = run.outputs.get('choose_primary');
+    const means = chosen.measured!.means as Record<string, number>;
+    expect(means['pet food']!).toBeGreaterThan(2 * means['vegan pet food']!);
+    expect(chosen.primary).toBe('vegan pet food');
+  });
 });

@@ -34,7 +34,15 @@ describe('ideas', () => {
   it('extracts short search phrases within the parts of the idea, operator hints first', () => {
     const idea = 'An AI meal planner app for people with diabetes';
     // "people" stands for anybody: nobody searches it (primary-phrase.test.ts).
-    expect(phraseCandidates(idea, []).map((c) => c.phrase)).toEqual(['meal planner', 'meal', 'planner', 'diabetes']);
+    // "AI" before a noun says which kind (a candidate with it), alone it is no phrase.
+    expect(phraseCandidates(idea, []).map((c) => c.phrase)).toEqual([
+      'meal planner',
+      'ai meal planner',
+      'meal',
+      'planner',
+      'ai meal',
+      'diabetes',
+    ]);
     expect(phraseCandidates(idea, ['Diabetic meal plan'])[0]).toMatchObject({ phrase: 'diabetic meal plan', hint: true });
     // Punctuation and asides end a part; hyphenated words stay whole.
     expect(ideaParts('Meal-planner, for diabetics (beta)').map((p) => p.map((t) => t.word))).toEqual([['meal-planner'], ['diabetics']]);

@@ -280,6 +280,49 @@ export function actNouns(verb: string): string[] {
   ];
 }
 
+/** Words that take an object and then a bare verb: "helps landlords screen tenants", "lets renters split bills". */
+const CATENATIVE = /^(help|helps|helping|helped|let|lets|letting)$/;
+/** Subjects after which a word that can be a verb is one ("where people swap houses", "we monitor fridges"). */
+const SUBJECTS = new Set([...ANYBODY, 'we', 'you', 'they', 'i']);
+
+/**
+ * The words of an idea that are verbs of a clause, by English grammar rather than by the tagger's guess (it
+ * reads "screen", "swap", "track" after a plural as nouns): a bare verb after a subject ("people swap houses"),
+ * or after the object of "help" or "let" ("helps construction firms track equipment"), before what it takes.
+ * Index → the verb.
+ */
+function clauseVerbsOf(words: readonly Tagged[]): Map<number, string> {
+  const found = new Map<number, string>();
+  for (let i = 1; i < words.length - 1; i += 1) {
+    const word = plain(words[i]!.text);
+    const next = words[i + 1]!;
+    const bare = /^[a-z]{2,}$/.test(word) && !/s$/.test(word) && (wordnet().verbs.has(word) || knownVerb(word));
+    if (!bare || /[,.;:!?|/–—()]/.test(words[i - 1]!.post) || !(nounLike(next) || opensObject(next) || isModifier(next))) continue;
+    const prev = plain(words[i - 1]!.text);
+    if (SUBJECTS.has(prev)) {
+      found.set(i, word);
+      continue;
+    }
+    // "help" or "let", its object (nouns and modifiers ending with a plural), then the bare verb.
+    let k = i - 1;
+    while (k > 0 && !CATENATIVE.test(plain(words[k]!.text)) && (nounLike(words[k]) || isModifier(words[k]!)) && !found.has(k)) k -= 1;
+    if (k < i - 1 && CATENATIVE.test(plain(words[k]!.text)) && /[a-z]s$/.test(prev)) found.set(i, word);
+  }
+  return found;
+}
+
+/** The clause verb before a phrase, past a determiner or whose it is ("screen their tenants"). */
+function clauseVerbBefore(
+  words: readonly Tagged[],
+  clauseVerbs: ReadonlyMap<number, string>,
+  start: number,
+): { verb: string; particle?: string } | undefined {
+  let k = start - 1;
+  while (k > 0 && beforeObject(words[k]!) && !clauseVerbs.has(k)) k -= 1;
+  const verb = clauseVerbs.get(k);
+  return verb ? { verb } : undefined;
+}
+
 export interface ChunkOptions {
   /** Nouns that end a phrase as a preposition does ("platform", "app"): what follows them starts anew. */
   boundaries?: ReadonlySet<string>;
@@ -322,13 +365,14 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
         isModal(after) ||
         (opener === 'for' && plain(after?.text ?? '') === 'to' && plainVerb(words[endAt + 2])) ||
         // Not one that wants something ("houseplants need sunlight"): what it wants is for it.
-        (last.tags.has('Plural') && plainVerb(after) && !WANTS.has(plain(after!.text)));
+        (last.tags.has('Plural') && plainVerb(after) && !WANTS.has(plain(after!.text))) ||
+        clauseVerbs.has(endAt + 1);
       // "Tinder but for finding a gym buddy", "Think Airbnb, but for boats": what comes before "but for" is the model, not the subject.
       if (plain(words[endAt + 1]?.text ?? '') === 'but' && plain(words[endAt + 2]?.text ?? '') === 'for')
         for (const t of current) t.organization = true;
       // "PetPal: a smart collar …", "My idea: …": what opens the idea before a colon is its name or a label, not its subject.
       if (chunks.length === 0 && last.post.includes(':') && endAt < words.length - 1) for (const t of current) t.organization = true;
-      const { verb, particle } = governingVerb(words, startAt, previousEnd) ?? {};
+      const { verb, particle } = governingVerb(words, startAt, previousEnd) ?? clauseVerbBefore(words, clauseVerbs, startAt) ?? {};
       chunks.push({
         tokens: current,
         ...(users ? { users: true as const } : {}),
@@ -341,9 +385,14 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     }
     current = [];
   };
+  const clauseVerbs = clauseVerbsOf(words);
   words.forEach((w, i) => {
     const word = plain(w.text);
     const next = words[i + 1];
+    if (clauseVerbs.has(i)) {
+      close();
+      return;
+    }
     // A boundary noun the language joins to the word before it is part of a name, not a kind of business ("power tools").
     const boundary = (k: number) =>
       words[k] !== undefined &&
@@ -397,6 +446,9 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       // Or where WordNet names it with the noun after it ("Hearing aid comparison").
       const opensName = i === 0 && nounLike(next) && (canBeNoun(word) || lexicalised(word, plain(next!.text)));
       role = !takesObject && !theyDo && (current.length > 0 || opensName) ? 'noun' : null;
+    } else if (isVerb(w) && !isNoun(w) && clauseVerbs.has(i - 1) && canBeNoun(word)) {
+      // Right after a clause's verb, a word that can be a noun is its object ("people swap houses").
+      role = 'noun';
     } else if (isVerb(w) && !isNoun(w)) {
       // Opening the idea, it may also start a compound through an -ing word ("Bike fitting studio").
       const inPhrase = (current.length > 0 || i === 0) && (nounLike(next) || (i === 0 && ingAdjective(next) && nounLike(words[i + 2])));

@@ -27,7 +27,7 @@ import { actNouns, isActNoun, madeFromVerb, nounChunks, singular, type PhraseTok
 
 /** Nouns that name the kind of business, not its subject: they end a phrase and weigh nothing. */
 const GENERIC = new Set(
-  'app apps application applications platform platforms service services tool tools startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business ai'.split(
+  'app apps application applications platform platforms service services tool tools startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business'.split(
     ' ',
   ),
 );
@@ -39,7 +39,7 @@ const GENERIC = new Set(
  * They stay in the candidates; only the subject is read past them.
  */
 const FORMAT = new Set(
-  'subscription subscriptions box boxes membership kit kits van vans booking bookings reminder reminders checklist tracker checker finder monitor monitors comparison help delivery installation installations quote quotes consultation consultations coaching chatbot store ordering tour tours course courses builder generator'.split(
+  'subscription subscriptions box boxes membership kit kits van vans booking bookings reminder reminders checklist tracker checker finder monitor monitors comparison help delivery installation installations quote quotes consultation consultations coaching chatbot store ordering tour tours course courses builder generator brand brands'.split(
     ' ',
   ),
 );
@@ -48,6 +48,27 @@ const FORMAT = new Set(
 const CHANNEL_MODIFIERS = new Set(
   'local online mobile virtual digital cheap affordable best new other free custom personalized premium'.split(' '),
 );
+/**
+ * Modifiers that praise or place a product without saying which product it is ("easy", "smart" when not
+ * the thing itself): a phrase that keeps them is searched less as it says less. "personalized" names a
+ * kind of product ("personalized vitamins"), so it is not among them, though it is a channel word above.
+ */
+const GENERIC_MODIFIERS: ReadonlySet<string> = new Set([
+  ...[...CHANNEL_MODIFIERS].filter((w) => w !== 'personalized'),
+  ...'small easy smart simple quick fast better good great top modern old professional convenient on-demand'.split(' '),
+]);
+/** What a generic modifier takes from the prior of a candidate that keeps it and is not the subject. */
+const GENERIC_PENALTY = 0.1;
+/** What the differentiated subject (the subject with the modifier that says which kind) gets over the bare subject. */
+const DIFFERENTIATED_STEP = 0.005;
+/**
+ * "AI" before a noun says which kind ("AI bookkeeping"); alone ("an AI that writes …") it is the vehicle, not the
+ * subject, as "software" ("Software for dentists to send appointment reminders") and "way" ("An easier way to file
+ * small claims") are when they stand alone.
+ */
+const TRANSPARENT_ALONE: ReadonlySet<string> = new Set(['ai', 'software', 'way']);
+/** Whether a noun names an act (a verb made noun: "booking", "rental", "installation", "subscription"): a phrase's act tail. */
+const actTail = (word: string) => madeFromVerb(word) || isActNoun(word) || isActNoun(singular(word));
 
 /**
  * Verbs that say nothing of the need, only that the product does something: their act is no search
@@ -110,7 +131,13 @@ export function ideaParts(idea: string): PhraseToken[][] {
 }
 
 // Words that name a kind of business end a phrase: what follows starts anew ("platform connecting …" is a verb).
-const chunksOf = (idea: string) => nounChunks(idea, { boundaries: GENERIC });
+const chunksOf = (idea: string) =>
+  nounChunks(idea, { boundaries: GENERIC }).map((c) => ({
+    ...c,
+    tokens: c.tokens.map((t, k) =>
+      TRANSPARENT_ALONE.has(t.word) && c.tokens.slice(k + 1).some((n) => n.role === 'noun') ? { ...t, role: 'modifier' as const } : t,
+    ),
+  }));
 
 /** A phrase an operator or Google gave, as a search: lower case, single spaces. */
 const asSearch = (text: string) => text.trim().toLowerCase().replace(/\s+/g, ' ');
@@ -135,7 +162,8 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
   // who use it ("where landlords can screen …", "connects homeowners with plumbers").
   const users = new Set(chunks.flatMap((c, i) => (c.users ? [i] : [])));
   const subjectOf = (p: PhraseToken[], i = parts.indexOf(p)) =>
-    !(users.has(i) && parts.some((q, k) => k > i && !users.has(k))) && p.some((t) => t.role === 'noun' && !FORMAT.has(t.word));
+    !(users.has(i) && parts.some((q, k) => k > i && !users.has(k))) &&
+    p.some((t) => t.role === 'noun' && !FORMAT.has(t.word) && !TRANSPARENT_ALONE.has(t.word));
   // No part but its users names a subject ("SaaS for dentists to manage patient reminders"): the first with a noun.
   const firstAt = parts.some((p) => subjectOf(p)) ? parts.findIndex((p) => subjectOf(p)) : parts.findIndex((p, i) => !users.has(i));
   const brandOnly = firstAt >= 0 && parts[firstAt]!.every((t) => t.organization || t.role !== 'noun');
@@ -220,17 +248,75 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
               (n === 2 && product && !audience && (subject || tokens[0]!.role === 'noun') ? TWO_WORDS_BONUS : 0) +
               (subject ? SUBJECT_BONUS : 0) -
               (tokens[0]!.role === 'modifier' && !subject ? MODIFIER_START_PENALTY : 0) -
+              (!subject && tokens.some((t) => t.role === 'modifier' && GENERIC_MODIFIERS.has(t.word)) ? GENERIC_PENALTY : 0) -
               (n === 3 ? THREE_WORDS_PENALTY : 0),
           ),
         });
       }
+    // The differentiated subject: the subject, the act it is sold as after it ("padel court booking",
+    // "ev charger installation"), and the word before it that says which kind ("vegan pet food", "tiny
+    // house rental"), in at most three words, the head's end kept first. It comes first: the idea's
+    // differentiator is what a founder asks about; the bare subject follows it.
+    if (product) {
+      const subjectTokens = part.slice(subjectAt, head + 1);
+      const bare = found.get(subjectTokens.map((t) => t.word).join(' '));
+      const after = part[head + 1];
+      // A one-word subject is searched with the act it is sold as ("sauna rental"); a two-word one is a search already.
+      const tail =
+        after && after.role === 'noun' && !after.people && subjectTokens.length === 1 && actTail(after.word)
+          ? singular(after.word)
+          : undefined;
+      const left = part[subjectAt - 1];
+      // An act's object takes the modifier, not the act ("vintage watch" of "vintage watch authentication"): no lead before one.
+      // So is one the act follows ("photo book printing", "last-minute padel court bookings": the modifier may be the act's).
+      const acts =
+        subjectTokens.some((t) => t.role === 'noun' && (actTail(t.word) || /ing$/.test(t.word))) ||
+        (subjectTokens.length > 1 && after?.role === 'noun' && actTail(after.word));
+      // Before two words, only a plain word says which kind ("vegan pet food", "tiny house"); a hyphenated word or a
+      // participle says how or where it comes ("same-day laundry pickup", "guided fishing trips"). An -ing noun there
+      // is a compound of its own ("team building escape rooms").
+      const plainLead = (t: PhraseToken) => !/-|ed$|ing$/.test(t.word) && !t.acronym;
+      const lead =
+        left &&
+        subjectTokens.length + (tail ? 1 : 0) < 3 &&
+        !acts &&
+        !left.people &&
+        !left.organization &&
+        !left.joinsNext &&
+        !part[subjectAt - 2]?.joinsNext &&
+        // After a plural, or opening a part after the people who use it, a word is their verb ("renters split utility
+        // bills", "law firms automate client intake"): a noun before a noun is singular in English.
+        !(subjectAt === 1 && chunks[p - 1]?.users) &&
+        !(part[subjectAt - 2]?.role === 'noun' && /[^s]s$/.test(part[subjectAt - 2]!.word)) &&
+        !GENERIC_MODIFIERS.has(left.word) &&
+        /[a-z]/.test(left.word) &&
+        (subjectTokens.length === 1 || plainLead(left)) &&
+        (left.role === 'modifier' || !/ing$/.test(left.word))
+          ? left
+          : undefined;
+      const tokens = [...(lead ? [lead] : []), ...subjectTokens];
+      const phrase = [...tokens.map((t) => t.word), ...(tail ? [tail] : [])].join(' ');
+      if (bare && (lead || tail) && !found.has(phrase)) {
+        const covered = [...tokens, ...(tail ? [after!] : [])].reduce((a, t) => a + (weight.get(t.word) ?? 0), 0);
+        found.set(phrase, {
+          phrase,
+          coverage: round3(covered / Math.max(total, 1e-9)),
+          names_product: true,
+          prior: round3(bare.prior + DIFFERENTIATED_STEP),
+        });
+      } else if (bare && found.has(phrase) && phrase !== bare.phrase) {
+        const existing = found.get(phrase)!;
+        found.set(phrase, { ...existing, names_product: true, prior: round3(Math.max(existing.prior, bare.prior + DIFFERENTIATED_STEP)) });
+      }
+    }
     // The object of a verb that says the need ("digitizes old family photos", "split rent", "renting out
     // your car"): the need is the verb's act, searched after the object's noun, singular as an English
     // compound has it ("photo digitizing", "rent splitting", "car rental"); WordNet's noun of the act first.
     // Its object is the subject's noun, or the name it ends ("sign language translation"); not a lone noun its
     // modifier says the kind of ("track their billable hours": the hours are the subject).
     const verb = chunks[p]!.verb;
-    if (product && verb && !LIGHT_VERBS.has(verb) && !part[head]!.people && !(lone && subjectAt < head)) {
+    // People may be the object of the need ("screen tenants": "tenant screening"), unless they use the product.
+    if (product && verb && !LIGHT_VERBS.has(verb) && !(part[head]!.people && chunks[p]!.users) && !(lone && subjectAt < head)) {
       // Where the object is the product (it is acquired or made), its whole name goes with the act ("camping gear rental").
       const objectFirst = (ACQUIRING_VERBS.has(verb) && !chunks[p]!.particle) || MAKING_VERBS.has(verb);
       const objectWords = objectFirst
@@ -253,11 +339,16 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
     // ("nurse recruitment", "document translation", "pet telehealth"). An act's object when WordNet names the
     // subject a verb's act and they are many (first); otherwise a kind of it (next to it: "bookkeeping for artists").
     const forPart = chunks[p + 1];
-    if (product && subjectAt === head && !lone && forPart?.afterFor && !forPart.users && !chunks[p]!.verb) {
+    // "AI" before the subject says how it is made, not what it is of: "AI bookkeeping for Etsy sellers" is bookkeeping for them.
+    const madeBy = lone && TRANSPARENT_ALONE.has(part[head - 1]!.word);
+    if (product && ((subjectAt === head && !lone) || madeBy) && forPart?.afterFor && !forPart.users && !chunks[p]!.verb) {
       const forTokens = forPart.tokens;
-      const forHead = forTokens.at(-1)!;
+      // People named by what they sell on or use ("Etsy sellers", "Shopify stores"): that name says whose it is ("etsy bookkeeping").
+      const people = forTokens.at(-1)!;
+      const named = forTokens.at(-2);
+      const forHead = people.people && named?.role === 'noun' && !named.people && !named.classifier ? named : people;
       const subjectPrior = Math.max(0, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior));
-      const actOf = isActNoun(part[head]!.word) && /s$/.test(forHead.word);
+      const actOf = isActNoun(part[head]!.word) && /s$/.test(people.word);
       const phrase = `${singular(forHead.word)} ${part[head]!.word}`;
       if (forHead.role === 'noun' && !found.has(phrase) && forTokens.length <= 3)
         found.set(phrase, {
@@ -359,9 +450,23 @@ export function choosePrimary(
   });
   const measured = scored.filter((c) => c.mean !== null);
   const searched = measured.filter((c) => c.mean! >= MIN_MEAN);
-  const pool = searched.length > 0 ? searched : measured.length > 0 ? measured : scored;
+  // Popularity may only choose among rephrasings of the best prior's phrase: those that keep its first word,
+  // the one that says which kind, and its subject ("padel court bookings" for "padel court"; not "pet food"
+  // nor "vegan" for "vegan pet food").
+  // A broader phrase replaces it only where it has no measurable interest, and the reason says so.
+  const lead = scored[0]!;
+  const stem = (w: string) => w.replace(/s$/, '');
+  const leadWords = lead.phrase.split(' ').map(stem);
+  // A rephrasing keeps the first word and, of a longer phrase, another ("vegan" alone is not "vegan pet food").
+  const keeps = (c: MeasuredCandidate) => {
+    const words = new Set(c.phrase.split(' ').map(stem));
+    return words.has(leadWords[0]!) && (leadWords.length === 1 || leadWords.filter((w) => words.has(w)).length >= 2);
+  };
+  const kept = searched.filter(keeps);
+  const broader = kept.length === 0 && lead.mean !== null && lead.mean < MIN_MEAN && searched.length > 0;
+  const pool = kept.length > 0 ? kept : broader ? searched : measured.length > 0 ? measured.filter(keeps) : scored;
   const order = (a: MeasuredCandidate, b: MeasuredCandidate) => b.score - a.score || b.coverage - a.coverage;
-  const chosen = hint ? scored[candidates.indexOf(hint)]! : [...pool].sort(order)[0]!;
+  const chosen = hint ? scored[candidates.indexOf(hint)]! : ([...pool].sort(order)[0] ?? lead);
   const ranked = [...measured].sort(order);
   const rest = scored.filter((c) => c.mean === null);
   const list = [...ranked, ...rest];
@@ -379,7 +484,7 @@ export function choosePrimary(
     ? hint.hint
       ? 'operator keyword'
       : "Google's trending search itself (discovery): already a search, not re-derived"
-    : `${describe(chosen)}${runnerUp ? `; runner-up "${runnerUp.phrase}" ${describe(runnerUp)}` : ''}${
+    : `${broader && chosen !== lead ? `${lead.phrase}: no measurable interest; researched the broader ${chosen.phrase}: ` : ''}${describe(chosen)}${runnerUp ? `; runner-up "${runnerUp.phrase}" ${describe(runnerUp)}` : ''}${
         means ? '' : ` (popularity not measured: ${unmeasured ?? 'a single candidate'})`
       }`;
   return { primary: chosen.phrase, candidates: list, reason };
