@@ -68,7 +68,7 @@ function carriedTrace(job: { opts?: { telemetry?: { metadata?: string } } } | un
  * research step's span is the step runner's (its parent is the run's record, whoever made
  * the job). Nothing is done while tracing is off.
  */
-function traceJobs(queue: QueueName, processor: Processor): Processor {
+export function traceJobs(queue: QueueName, processor: Processor): Processor {
   if (queue === QUEUES.research) return processor;
   return async (job, token) => {
     if (!tracingEnabled()) return processor(job, token);
