@@ -44,6 +44,15 @@ export interface Config {
   readonly webhooks: WebhookConfig;
   readonly research: ResearchConfig;
   readonly mail: MailConfig;
+  readonly tracing: TracingConfig;
+}
+
+/** OpenTelemetry traces (issue 52; docs/operations.md, "Traces"): off unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+export interface TracingConfig {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the OTLP/HTTP base URL (traces go to <it>/v1/traces); unset: no SDK, no spans. */
+  readonly endpoint: string | undefined;
+  /** OTEL_SERVICE_NAME: the service.name of every span (default startup-insights). */
+  readonly serviceName: string;
 }
 
 export interface MailConfig {
@@ -749,6 +758,12 @@ function loadMailSection(read: EnvReader, web: WebConfig): MailConfig {
   return Object.freeze({ smtpUrl, from });
 }
 
+function loadTracingSection(read: EnvReader): TracingConfig {
+  const endpoint = read.url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:'])?.replace(/\/+$/, '');
+  const serviceName = read.text('OTEL_SERVICE_NAME') ?? 'startup-insights';
+  return Object.freeze({ endpoint, serviceName });
+}
+
 /**
  * Reads the configuration. From the process environment (the default), the
  * .env file is read as well (see withEnvFile); an explicit `env` is taken as it
@@ -783,6 +798,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: loadWebhookSection(read),
     research: loadResearchSection(read),
     mail: loadMailSection(read, web),
+    tracing: loadTracingSection(read),
   };
   // Settings that counted jobs, not requests: an old .env would silently mean something else now.
   for (const [retired, instead] of RETIRED_VARIABLES) read.check(env[retired] === undefined, `${retired} is no longer read: ${instead}`);

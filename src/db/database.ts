@@ -229,6 +229,8 @@ export interface ResearchRunsTable {
   /** private: its insight is the account's alone; public: it joins the catalogue. */
   visibility: ColumnType<ResearchVisibility, ResearchVisibility | undefined, ResearchVisibility>;
   cancelled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The W3C traceparent of the span that submitted it (its trace id, then the span its steps are children of); null when tracing was off. */
+  trace_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** An Idempotency-Key (hashed) of a submission, bound for a day to the run its request made or joined. */

@@ -25,6 +25,7 @@ import * as insightOwners from './migrations/2026-11-28T0022-insight-owners.js';
 import * as people from './migrations/2026-11-28T0023-people.js';
 import * as allowanceRefunds from './migrations/2026-11-28T0024-allowance-refunds.js';
 import * as stepsByName from './migrations/2026-11-28T0025-steps-by-name.js';
+import * as runTrace from './migrations/2026-11-28T0026-run-trace.js';
 
 // Migrations are listed explicitly (not read from a folder) so that the built
 // output, the tests and a bundled deploy all see exactly the same list.
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-28T0023-people': people,
   '2026-11-28T0024-allowance-refunds': allowanceRefunds,
   '2026-11-28T0025-steps-by-name': stepsByName,
+  '2026-11-28T0026-run-trace': runTrace,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

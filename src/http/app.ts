@@ -28,6 +28,7 @@ import type { WebhookRoutesDeps } from './routes/api/webhooks.routes.js';
 import type { Services } from '../runtime/services.js';
 import { ProblemSchema } from './schemas.js';
 import { API_ERROR_HEADERS, registerSecurityHeaders } from './security-headers.js';
+import { requestTracingPlugin } from '../observability/tracing-http.js';
 
 /** What the app takes from the composition root (src/runtime/services.ts); tests build it there too. */
 export type AppServices = Pick<
@@ -200,6 +201,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await usage.close();
   });
 
+  // Requests as spans when tracing is on (docs/operations.md, "Traces"); first, so every route is traced.
+  const tracing = await requestTracingPlugin();
+  if (tracing) await app.register(tracing);
   await registerSecurityHeaders(app);
   app.addSchema(ProblemSchema);
   const otherMethods = methodNotAllowed();

@@ -5,6 +5,16 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { FlowJob, Job, JobsOptions, Queue } from 'bullmq';
 import type { JobDeclaration } from './job-catalogue.js';
 
+/**
+ * Where a job's trace comes from: the W3C traceparent of the span active when
+ * it is made. Set by src/observability/tracing.ts when tracing starts (a floor
+ * above this one, so it plugs itself in here); none while tracing is off.
+ */
+let traceparentNow: () => string | undefined = () => undefined;
+export function carryTraceFrom(source: (() => string | undefined) | undefined): void {
+  traceparentNow = source ?? (() => undefined);
+}
+
 /** What a producer may choose for one enqueue: everything else is the declaration's. */
 export interface EnqueueChoice {
   delay?: number;
@@ -37,10 +47,17 @@ export function jobRequest<P extends TSchema, K extends unknown[]>(
   choice: EnqueueChoice = {},
 ): JobRequest<P> {
   const jobId = job.id?.(data, ...key);
+  // The trace the job belongs to, in BullMQ's own slot for it (its span's parent or link: runtime/workers.ts).
+  const traceparent = traceparentNow();
   return {
     name: job.name,
     data,
-    opts: { ...options(job as JobDeclaration<P, unknown[]>, data), ...(jobId === undefined ? {} : { jobId }), ...choice },
+    opts: {
+      ...options(job as JobDeclaration<P, unknown[]>, data),
+      ...(jobId === undefined ? {} : { jobId }),
+      ...choice,
+      ...(traceparent === undefined ? {} : { telemetry: { metadata: traceparent } }),
+    },
   };
 }
 

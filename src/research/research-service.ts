@@ -35,6 +35,7 @@ import {
   type AccountRunsPage,
 } from './account-runs.repository.js';
 import { refundResearchRun, researchRunsRefunded, researchRunsSpent, spendResearchRun } from './allowance.repository.js';
+import { currentTraceparent, inSpan, linkTo, tracingEnabled } from '../observability/tracing.js';
 import { checkIdea, InvalidIdeaError, startRun, type ResearchChain } from './chain.js';
 import { createRun, type RunRow } from './run.repository.js';
 
@@ -207,7 +208,35 @@ export class ResearchService {
     return `"${geo}" cannot be researched with this service's search data (DataForSEO, asked by country): use worldwide ("") or one of ${Object.keys(DATAFORSEO_COUNTRIES).join(', ')}`;
   }
 
+  /**
+   * A submission is the root span of its run's trace (docs/operations.md, "Traces"), linked to
+   * the API request or command that made it; the run records it (research_runs.trace_id) and
+   * every step's span is its child. A submission answered with an earlier run or insight ends
+   * its span with that outcome: the run it names keeps its own trace.
+   */
   async submit(who: Submitter, request: SubmitRequest): Promise<Submitted> {
+    if (!tracingEnabled()) return this.submitNow(who, request);
+    const links = linkTo(currentTraceparent());
+    return inSpan(
+      'research.submit',
+      {
+        root: true,
+        links,
+        attributes: { 'research.submitter': 'operator' in who ? 'operator' : 'account', 'research.provider': this.settings.provider },
+      },
+      async (span) => {
+        const submitted = await this.submitNow(who, request);
+        span?.setAttribute(
+          'research.outcome',
+          submitted.kind === 'run' ? (submitted.madeBefore ? 'earlier_run' : 'new_run') : submitted.kind,
+        );
+        if (submitted.kind === 'run') span?.setAttribute('research.run_id', submitted.run.id);
+        return submitted;
+      },
+    );
+  }
+
+  private async submitNow(who: Submitter, request: SubmitRequest): Promise<Submitted> {
     const { text, key, geo } = this.check(request);
     const now = this.now();
     if ('operator' in who) {

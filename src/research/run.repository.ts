@@ -1,3 +1,4 @@
+import { currentTraceparent } from '../observability/tracing.js';
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { Database, ResearchRunsTable, ResearchStepsTable, ResearchVisibility } from '../db/database.js';
@@ -58,6 +59,8 @@ export async function createRun(
       ...(input.language ? { language: input.language } : {}),
       visibility: input.visibility ?? 'public',
       chain: input.chain ?? CURRENT_CHAIN,
+      // The submission's span (research-service.ts), whose child every step's span is; null when tracing is off.
+      trace_id: currentTraceparent() ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -10,6 +10,8 @@ import type { TrendsPlanName } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { findInsightForIdea } from '../insights/insight.repository.js';
 import type { Logger } from '../logger.js';
+import { context, type Context, type Span } from '@opentelemetry/api';
+import { contextFrom, inSpan, SpanKind, traceIdOf, tracingEnabled, withContext } from '../observability/tracing.js';
 import { isOutage } from '../outage.js';
 import { jobIdOf } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
@@ -76,7 +78,18 @@ interface RecordedOutput {
 /** What a step needs of its run; none of it changes once the run exists. */
 type RunFacts = Pick<
   RunRow,
-  'id' | 'idea' | 'keyword_hints' | 'source' | 'provider' | 'geo' | 'language' | 'account_id' | 'visibility' | 'discovery' | 'chain'
+  | 'id'
+  | 'idea'
+  | 'keyword_hints'
+  | 'source'
+  | 'provider'
+  | 'geo'
+  | 'language'
+  | 'account_id'
+  | 'visibility'
+  | 'discovery'
+  | 'chain'
+  | 'trace_id'
 >;
 
 /**
@@ -214,10 +227,33 @@ export class StepRunner {
       }
     }
     const facts = run;
+    // A traced run's step is a child of its submission's span (research_runs.trace_id), however its job was made.
+    if (!tracingEnabled() || !facts.trace_id) return this.runStep(facts, job);
+    const runContext = contextFrom(facts.trace_id);
+    return inSpan(
+      'research.step',
+      {
+        kind: SpanKind.CONSUMER,
+        parent: runContext,
+        attributes: { 'research.run_id': runId, 'research.step.position': step, 'research.step.attempt': job.attempt },
+      },
+      async (span) => {
+        const outcome = await this.runStep(facts, job, runContext, span);
+        span?.setAttribute('research.step.outcome', outcome.kind === 'failed' && outcome.final ? 'failed_run' : outcome.kind);
+        return outcome;
+      },
+    );
+  }
+
+  private async runStep(facts: RunFacts, job: StepJob, runContext?: Context, span?: Span): Promise<StepOutcome> {
+    const { deps } = this;
+    const { runId, step } = job;
     // The run's own chain, whatever chain is current: a deploy mid-run changes what new runs do, never this one.
     const chain = await this.chainOf(facts, step);
     const definition = chain.steps[step - 1];
     if (!definition) throw new RunGoneError(`run ${runId} has no step at position ${step} of its chain of ${chain.steps.length}`);
+    span?.updateName(`research.step ${definition.name}`);
+    span?.setAttribute('research.step.name', definition.name);
     const outputs = await this.cache.load(
       deps.db,
       facts,
@@ -242,11 +278,14 @@ export class StepRunner {
       missing: (name) => `step ${definition.name} needs the output of step ${name}, which is not recorded`,
       // The step never holds its slot waiting for Google: it sleeps, and the answer wakes it.
       fetch: (request) =>
-        deps.trendsFor(facts.provider).fetch(request, {
-          // The run's turn: Google answers the accounts' runs in turn (ResearchChain), each run's requests together.
-          priority: job.turn === undefined ? researchPriority(step, chain.steps.length) : researchTurnPriority(job.turn),
-          waiter: { queue: JOB.researchStep.queue, jobId: jobIdOf(JOB.researchStep, { runId, step })! },
-        }),
+        // A trends job made here links to this span: the job is shared by every run asking the same that day.
+        traceTrendsRequest(facts.provider, request.kind, () =>
+          deps.trendsFor(facts.provider).fetch(request, {
+            // The run's turn: Google answers the accounts' runs in turn (ResearchChain), each run's requests together.
+            priority: job.turn === undefined ? researchPriority(step, chain.steps.length) : researchTurnPriority(job.turn),
+            waiter: { queue: JOB.researchStep.queue, jobId: jobIdOf(JOB.researchStep, { runId, step })! },
+          }),
+        ),
       plan: deps.plan ?? 'batched',
       geo,
       // Search volume is asked in the run's language (two letters: "en-GB" asks "en").
@@ -281,7 +320,7 @@ export class StepRunner {
         const eventId = await failRun(deps.db, runId, step, `${tag}step ${step} (${definition.name}) failed: ${detail}`);
         await deps.chain.finished(runId);
         if (eventId) await deps.announce?.(eventId);
-        deps.logger.warn({ queue: 'research', runId, step, err: error }, 'research run failed');
+        deps.logger.warn({ queue: 'research', runId, step, ...traceFields(facts.trace_id), err: error }, 'research run failed');
       }
       return { kind: 'failed', error, final };
     }
@@ -335,10 +374,33 @@ export class StepRunner {
       if (eventId) await deps.announce?.(eventId);
     } else {
       this.cache.remember(runId, definition.name, { value: JSON.parse(outputJson), json: outputJson });
-      await deps.chain.enqueueNext(runId, step + 1, job.turn);
+      // The next step's job carries the run's context, not this step's: the steps are siblings under the submission.
+      await withContext(runContext ?? context.active(), () => deps.chain.enqueueNext(runId, step + 1, job.turn));
     }
     return { kind: 'done', result: { step, name: definition.name } };
   }
+}
+
+/** The trace id a run's log lines carry (none for a run submitted with tracing off). */
+function traceFields(traceparent: string | null): { traceId?: string } {
+  const traceId = traceIdOf(traceparent);
+  return traceId ? { traceId } : {};
+}
+
+/** One request of a step to its provider, as a span saying how it went (answered, waiting for Google, failed). */
+function traceTrendsRequest<T>(provider: string, kind: string, fetch: () => Promise<T>): Promise<T> {
+  if (!tracingEnabled()) return fetch();
+  const attributes = { 'trends.provider': provider, 'trends.request.kind': kind };
+  return inSpan('trends.request', { attributes, expected: (error) => error instanceof WaitingForTrendsError }, async (span) => {
+    try {
+      const answer = await fetch();
+      span?.setAttribute('trends.request.outcome', 'answered');
+      return answer;
+    } catch (error) {
+      span?.setAttribute('trends.request.outcome', error instanceof WaitingForTrendsError ? 'waiting' : 'failed');
+      throw error;
+    }
+  });
 }
 
 /** The run is gone or elsewhere: this delivery of the step can never run (the job fails for good). */

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import { createRedis, waitForRedis, type Redis, type RedisTarget } from '../redis/connection.js';
 import { ensureLocalRedis } from '../redis/embedded-redis.js';
 import { redisKeys, type RedisKeys } from '../redis/keys.js';
+import { startTracing } from '../observability/tracing.js';
 
 export interface Resources {
   db: Db;
@@ -109,6 +110,9 @@ export async function openResources(config: Config, logger: Logger, options: Ope
   const onConnectionError = (error: Error) => logger.warn({ err: error }, 'Postgres connection lost');
   const applicationName = `si-${options.role ?? 'cli'}`;
   try {
+    // Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set; on, the spans still buffered are sent after the rest has closed.
+    const tracing = await startTracing(config.tracing);
+    closers.push(() => tracing.shutdown());
     let databaseUrl = config.database.url;
     let db: Db;
     const embeddedPostgres = databaseUrl === undefined;

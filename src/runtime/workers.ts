@@ -5,6 +5,7 @@
 import { DelayedError, FlowProducer, Worker, type Processor, type Queue } from 'bullmq';
 import type { Logger } from '../logger.js';
 import { jobDuration, jobFailures, reportQueueDepth } from '../observability/metrics.js';
+import { contextFrom, inSpan, linkTo, SpanKind, traceIdOf, tracingEnabled } from '../observability/tracing.js';
 import { classifyOutage } from '../outage.js';
 import { enqueueMany } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
@@ -40,7 +41,7 @@ function retryOutages(queue: string, processor: Processor, logger: Logger): Proc
       if (!outage || error instanceof DelayedError) throw error;
       const delayMs = OUTAGE_RETRY_MS + Math.floor(Math.random() * OUTAGE_RETRY_MS);
       logger.warn(
-        { queue, jobName: job.name, jobId: job.id, dependency: outage.dependency, reason: outage.reason, delayMs },
+        { queue, jobName: job.name, jobId: job.id, ...traceOf(job), dependency: outage.dependency, reason: outage.reason, delayMs },
         'backing service unavailable; job will run again',
       );
       throw await sleepWithoutAttempt(job, token, delayMs);
@@ -48,6 +49,42 @@ function retryOutages(queue: string, processor: Processor, logger: Logger): Proc
   };
 }
 const OUTAGE_RETRY_MS = 2_000;
+
+/** A job's trace id, for its log lines (none when it was made outside a trace). */
+function traceOf(job: Parameters<typeof carriedTrace>[0]): { traceId?: string } {
+  const traceId = traceIdOf(carriedTrace(job));
+  return traceId ? { traceId } : {};
+}
+
+/** The trace a job was made in (enqueue.ts keeps it in BullMQ's telemetry slot); undefined for a job made outside one. */
+function carriedTrace(job: { opts?: { telemetry?: { metadata?: string } } } | undefined): string | undefined {
+  return job?.opts?.telemetry?.metadata;
+}
+
+/**
+ * A job made inside a trace is a span of that trace (a webhook match, the deliveries it
+ * makes). A trends job is different: one answer serves every run that asks the same that
+ * day, so it is the root of a trace of its own, linked to the request that made it. A
+ * research step's span is the step runner's (its parent is the run's record, whoever made
+ * the job). Nothing is done while tracing is off.
+ */
+export function traceJobs(queue: QueueName, processor: Processor): Processor {
+  if (queue === QUEUES.research) return processor;
+  return async (job, token) => {
+    if (!tracingEnabled()) return processor(job, token);
+    const carried = carriedTrace(job);
+    const shared = queue === QUEUES.trends;
+    if (!carried && !shared) return processor(job, token);
+    const attributes = { 'messaging.system': 'bullmq', 'messaging.destination.name': queue, 'bullmq.job.name': job.name };
+    return inSpan(
+      `${queue} ${job.name}`,
+      shared
+        ? { kind: SpanKind.CONSUMER, root: true, links: linkTo(carried), attributes }
+        : { kind: SpanKind.CONSUMER, parent: contextFrom(carried), attributes },
+      () => processor(job, token),
+    );
+  };
+}
 
 export interface StartOptions {
   /** Upsert the job schedulers now and every minute (see keepSchedulers in schedules.ts). */
@@ -122,7 +159,10 @@ export async function startWorkers(services: Services, options: StartOptions = {
     const connection = resources.connectRedis('worker');
     connections.push(connection);
     // Google's queue keeps its own policy: a network error there is Google's, not an outage of ours.
-    const processor = name === QUEUES.trends ? dispatcher(name, table) : retryOutages(name, dispatcher(name, table), logger);
+    const processor = traceJobs(
+      name,
+      name === QUEUES.trends ? dispatcher(name, table) : retryOutages(name, dispatcher(name, table), logger),
+    );
     const worker = new Worker(name, processor, {
       connection,
       prefix: resources.redisKeys.queuePrefix(name),
@@ -136,7 +176,7 @@ export async function startWorkers(services: Services, options: StartOptions = {
     worker.on('error', (error) => logger.error({ err: error, queue: name }, 'worker error'));
     worker.on('failed', (job, error) => {
       jobFailures.inc({ queue: name, job: job?.name ?? 'unknown' });
-      logger.warn({ queue: name, jobId: job?.id, jobName: job?.name, err: error }, 'job attempt failed');
+      logger.warn({ queue: name, jobId: job?.id, jobName: job?.name, ...traceOf(job), err: error }, 'job attempt failed');
     });
     worker.on('completed', (job) => {
       if (job.processedOn && job.finishedOn) jobDuration.observe({ queue: name, job: job.name }, (job.finishedOn - job.processedOn) / 1000);

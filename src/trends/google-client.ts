@@ -41,6 +41,7 @@ import type https from 'node:https';
 import { request as httpsRequest } from 'node:https';
 import { isSorryPage, parseEmbedPage, parseGuardedJson, userTypeOf } from './google-format.js';
 import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError, type AnswerOutcome } from './types.js';
+import { traceRequest } from '../observability/tracing.js';
 
 export const GOOGLE_HOST = 'trends.google.com';
 const MAX_ANSWER_BYTES = 5 * 1024 * 1024;
@@ -571,6 +572,7 @@ export class GoogleSession {
         });
         res.once('error', reject);
       });
+      traceRequest(req, GOOGLE_HOST);
       req.once('error', reject);
       req.end();
     });

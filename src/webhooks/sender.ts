@@ -11,6 +11,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { allowedList, refusal, type AddressPolicy } from '../domain/webhooks/address-policy.js';
 import { signatureHeader } from '../domain/webhooks/signing.js';
+import { traceRequest } from '../observability/tracing.js';
 
 export const MAX_BODY_BYTES = 20_000;
 export const TIMEOUT_MS = 15_000;
@@ -132,6 +133,7 @@ export function send(
         res.once('error', (e) => finish(status, e.message));
       },
     );
+    traceRequest(req, target.hostname);
     const deadline = setTimeout(() => {
       finish(null, `timed out: no complete answer within ${timeoutMs} ms`);
       req.destroy();

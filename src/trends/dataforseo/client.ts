@@ -12,6 +12,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { MalformedResponseError, ProviderAccountError, ProviderUnavailableError, RateLimitedError, RefusedError } from '../types.js';
 import { EnvelopeSchema, expectShape, isEnvelope, type DataForSeoTask } from './format.js';
+import { traceRequest } from '../../observability/tracing.js';
 
 export interface DataForSeoSettings {
   login: string;
@@ -97,6 +98,7 @@ export async function postTask(settings: DataForSeoSettings, path: string, task:
         response.on('error', reject);
       },
     );
+    traceRequest(request, url.hostname);
     // One deadline for the whole exchange, the answer's body included.
     const deadline = setTimeout(
       () => request.destroy(new ProviderUnavailableError(`DataForSEO did not answer ${what} within ${settings.requestTimeoutMs} ms`)),

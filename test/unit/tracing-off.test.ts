@@ -1,0 +1,69 @@
+// Tracing off costs nothing: without OTEL_EXPORTER_OTLP_ENDPOINT no exporter is
+// made and no SDK registered, spans are not made, and a job carries no trace.
+// With it set, the same code makes one exporter to <endpoint>/v1/traces (so the
+// first check can fail).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { trace } from '@opentelemetry/api';
+import { Type } from '@sinclair/typebox';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { currentTraceparent, inSpan, startTracing, tracingEnabled } from '../../src/observability/tracing.js';
+import { jobRequest } from '../../src/queue/enqueue.js';
+import type { JobDeclaration } from '../../src/queue/job-catalogue.js';
+
+const made = vi.hoisted(() => [] as Array<{ url?: string }>);
+vi.mock('@opentelemetry/exporter-trace-otlp-http', async (original) => {
+  const real = await original<typeof import('@opentelemetry/exporter-trace-otlp-http')>();
+  return {
+    OTLPTraceExporter: class extends real.OTLPTraceExporter {
+      constructor(options: { url?: string }) {
+        super(options);
+        made.push(options);
+      }
+    },
+  };
+});
+
+const job = { queue: 'research', name: 'probe', payload: Type.Object({}), options: {} } as unknown as JobDeclaration;
+
+afterEach(() => {
+  made.length = 0;
+});
+
+describe('tracing off', () => {
+  it('makes no exporter, registers no SDK, makes no span and puts no trace on a job', async () => {
+    const tracing = await startTracing(loadConfig({}).tracing);
+    expect(tracing.enabled).toBe(false);
+    expect(made).toEqual([]);
+    expect(tracingEnabled()).toBe(false);
+    // The global provider is still the API's no-op one.
+    expect(trace.getTracer('x').startSpan('y').isRecording()).toBe(false);
+    await inSpan('research.step', {}, async (span) => {
+      expect(span).toBeUndefined();
+      expect(currentTraceparent()).toBeUndefined();
+      expect(jobRequest(job, {}, []).opts.telemetry).toBeUndefined();
+    });
+  });
+
+  it('with OTEL_EXPORTER_OTLP_ENDPOINT set, makes one exporter to its /v1/traces and carries the span into a job', async () => {
+    // A loopback receiver that takes what it is sent (the span, at shutdown).
+    const receiver = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end('{}')));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const tracing = await startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: `${endpoint}/` }).tracing);
+    try {
+      expect(tracing.enabled).toBe(true);
+      expect(made.map((o) => o.url)).toEqual([`${endpoint}/v1/traces`]);
+      await inSpan('research.step', {}, async (span) => {
+        expect(span!.isRecording()).toBe(true);
+        expect(jobRequest(job, {}, []).opts.telemetry?.metadata).toBe(currentTraceparent());
+        expect(currentTraceparent()).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      });
+    } finally {
+      await tracing.shutdown();
+      receiver.close();
+    }
+    expect(tracingEnabled()).toBe(false);
+  });
+});
