@@ -55,7 +55,7 @@ export async function enqueueDeliveries(deps: Omit<MatchDeps, 'index'>, ids: rea
  */
 export async function enqueueOwnedDeliveries(
   deps: Omit<MatchDeps, 'index' | 'db'>,
-  deliveries: ReadonlyArray<{ id: string; owner: string }>,
+  deliveries: ReadonlyArray<{ id: string; owner: string; subscriptionId?: string }>,
 ): Promise<void> {
   // The same delivery twice in one batch (an event matched by two jobs at once) is one job and one slot.
   const unique = [...new Map(deliveries.map((d) => [d.id, d])).values()];
@@ -69,9 +69,15 @@ export async function enqueueOwnedDeliveries(
   );
   const admitted = new Map<string, boolean>();
   if (deps.gate) {
-    const byOwner = new Map<string, string[]>();
-    owners.forEach((owner, i) => byOwner.set(owner, [...(byOwner.get(owner) ?? []), jobIds[i]!]));
-    for (const [owner, jobs] of byOwner) (await deps.gate.admit(owner, jobs)).forEach((go, i) => admitted.set(jobs[i]!, go));
+    const byOwner = new Map<string, { jobs: string[]; subscriptions: Array<string | undefined> }>();
+    owners.forEach((owner, i) => {
+      const of = byOwner.get(owner) ?? { jobs: [], subscriptions: [] };
+      of.jobs.push(jobIds[i]!);
+      of.subscriptions.push(unique[i]!.subscriptionId);
+      byOwner.set(owner, of);
+    });
+    for (const [owner, { jobs, subscriptions }] of byOwner)
+      (await deps.gate.admit(owner, jobs, Date.now(), subscriptions)).forEach((go, i) => admitted.set(jobs[i]!, go));
   }
   const parked = jobIds.filter((id) => admitted.get(id) === false);
   await enqueueMany(

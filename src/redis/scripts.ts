@@ -189,15 +189,26 @@ export const SCRIPTS = {
     release: script('trends/lua/egress-pool.release-1.lua').typed<[jobId: string], unknown>(),
   },
   deliveryGate: {
-    enter: script('webhooks/lua/delivery-gate.enter-3.lua').typed<
-      [now: number, job: string, leaseMs: number, perAccount: number, failures: number],
+    enter: script('webhooks/lua/delivery-gate.enter-4.lua').typed<
+      [now: number, job: string, leaseMs: number, perAccount: number, failures: number, subscription: string],
       [go: number, waitMs: number, why: string]
     >(),
-    leave: script('webhooks/lua/delivery-gate.leave-4.lua').typed<
-      [now: number, job: string, outcome: string, failures: number, openMs: number, maxOpenMs: number, wakeLeaseMs: number],
-      [open: number, woken: string]
+    leave: script('webhooks/lua/delivery-gate.leave-5.lua').typed<
+      [
+        now: number,
+        job: string,
+        outcome: string,
+        failures: number,
+        openMs: number,
+        maxOpenMs: number,
+        wakeLeaseMs: number,
+        carry: number,
+        leaseMs: number,
+        circuitPrefix: string,
+      ],
+      [open: number, woken: string, entered: number]
     >(),
-    admit: script('webhooks/lua/delivery-gate.admit-2.lua').typed<Array<string | number>, number[]>(),
+    admit: script('webhooks/lua/delivery-gate.admit-3.lua').typed<Array<string | number>, number[]>(),
     claimWakes: script('webhooks/lua/delivery-gate.claim-wakes-1.lua').typed<Array<string | number>, string[]>(),
   },
 } as const;

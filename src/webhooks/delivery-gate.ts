@@ -36,6 +36,11 @@ export class DeliveryGate {
     private readonly leaseMs: number,
   ) {}
 
+  /** The subscriptions of an account's parked jobs (job → subscription), beside its parked set. */
+  private parkedSubscriptions(owner: string): string {
+    return `${this.keys.parked(owner)}:subscriptions`;
+  }
+
   /** Takes a slot for `job` of `owner`'s subscription, or says how long (and why) to wait; a job the account's slots refuse is parked. */
   async enter(
     owner: string,
@@ -45,8 +50,8 @@ export class DeliveryGate {
   ): Promise<{ go: true } | { go: false; waitMs: number; why: GateRefusal }> {
     const [go, waitMs, why] = await ENTER.run(
       this.redis,
-      [this.keys.inFlight(owner), this.keys.circuit(subscriptionId), this.keys.parked(owner)],
-      [now, job, this.leaseMs, this.fairness.perAccount, this.fairness.circuit.failures],
+      [this.keys.inFlight(owner), this.keys.circuit(subscriptionId), this.keys.parked(owner), this.parkedSubscriptions(owner)],
+      [now, job, this.leaseMs, this.fairness.perAccount, this.fairness.circuit.failures, subscriptionId],
     );
     return go === 1 ? { go: true } : { go: false, waitMs, why: why as GateRefusal };
   }
@@ -63,13 +68,37 @@ export class DeliveryGate {
     outcome: 'ok' | 'failing' | 'other',
     now = Date.now(),
   ): Promise<{ openMs: number; woken: string | undefined }> {
+    const { openMs, woken } = await this.leaveAndHandOn(owner, subscriptionId, job, outcome, false, now);
+    return { openMs, woken };
+  }
+
+  /**
+   * leaveAndWake for a caller that sends the next delivery itself (carry): the
+   * job the slot is handed to has also entered (`entered`: as enter() would
+   * have let it, so the caller goes straight to its POST) unless its circuit
+   * refuses or its subscription is unknown (then the caller enters it, as before).
+   */
+  async leaveAndHandOn(
+    owner: string,
+    subscriptionId: string,
+    job: string,
+    outcome: 'ok' | 'failing' | 'other',
+    carry: boolean,
+    now = Date.now(),
+  ): Promise<{ openMs: number; woken: string | undefined; entered: boolean }> {
     const { failures, openMs, maxOpenMs } = this.fairness.circuit;
-    const [open, woken] = await LEAVE.run(
+    const [open, woken, entered] = await LEAVE.run(
       this.redis,
-      [this.keys.inFlight(owner), this.keys.circuit(subscriptionId), this.keys.parked(owner), this.keys.wakes],
-      [now, job, outcome, failures, openMs, maxOpenMs, WAKE_LEASE_MS],
+      [
+        this.keys.inFlight(owner),
+        this.keys.circuit(subscriptionId),
+        this.keys.parked(owner),
+        this.keys.wakes,
+        this.parkedSubscriptions(owner),
+      ],
+      [now, job, outcome, failures, openMs, maxOpenMs, WAKE_LEASE_MS, carry ? 1 : 0, this.leaseMs, this.keys.circuit('')],
     );
-    return { openMs: Number(open), woken: woken === '' ? undefined : woken };
+    return { openMs: Number(open), woken: woken === '' ? undefined : woken, entered: woken !== '' && Number(entered) === 1 };
   }
 
   /** leaveAndWake, for callers that wake nobody (tests of the circuit). */
@@ -77,13 +106,22 @@ export class DeliveryGate {
     return (await this.leaveAndWake(owner, subscriptionId, job, outcome, now)).openMs;
   }
 
-  /** For jobs about to be enqueued: which get a slot now (true) and which are parked, asleep until a slot is theirs (false). */
-  async admit(owner: string, jobs: readonly string[], now = Date.now()): Promise<boolean[]> {
+  /**
+   * For jobs about to be enqueued: which get a slot now (true) and which are
+   * parked, asleep until a slot is theirs (false). `subscriptions` (in the
+   * order of `jobs`) lets a parked job be handed its slot already entered (leaveAndHandOn).
+   */
+  async admit(
+    owner: string,
+    jobs: readonly string[],
+    now = Date.now(),
+    subscriptions?: ReadonlyArray<string | undefined>,
+  ): Promise<boolean[]> {
     if (jobs.length === 0) return [];
     const answer = await ADMIT.run(
       this.redis,
-      [this.keys.inFlight(owner), this.keys.parked(owner)],
-      [now, this.leaseMs, this.fairness.perAccount, ...jobs],
+      [this.keys.inFlight(owner), this.keys.parked(owner), this.parkedSubscriptions(owner)],
+      [now, this.leaseMs, this.fairness.perAccount, ...jobs.flatMap((job, i) => [job, subscriptions?.[i] ?? ''])],
     );
     return answer.map((a) => a === 1);
   }

@@ -156,14 +156,20 @@ export class DeliveryRunner {
     // one another job made while carrying it (adopt), which BullMQ did not count (security review: a carried
     // failure plus the job's own try was one POST more than MAX_ATTEMPTS).
     const made = row.replays === 0 ? Math.max(job.attemptsMade, row.attempts) : job.attemptsMade;
-    const { decision, code, attempt, next } = await this.sendOnce(row, owner, job.id, body, {
-      attemptsMade: made,
-      maxAttempts: job.maxAttempts,
-    });
+    const until = Date.now() + ADOPT_FOR_MS;
+    const { decision, code, attempt, next, recorded } = await this.sendOnce(
+      row,
+      owner,
+      job.id,
+      body,
+      { attemptsMade: made, maxAttempts: job.maxAttempts },
+      true,
+    );
+    await recorded;
 
     if (decision.kind === 'delivered') {
       if (decision.clearFailing) await setFailingSince(deps.db, subscriptionId, false);
-      if (next !== undefined) await this.carryOn(owner, next);
+      if (next !== undefined) await this.carryOn(owner, next, until);
       return { kind: 'done', result: { status: code, attempt } };
     }
     if (decision.markFailing) await setFailingSince(deps.db, subscriptionId, true);
@@ -179,8 +185,11 @@ export class DeliveryRunner {
   /**
    * Signs and sends, gives the slot back (telling the circuit how the receiver
    * answered) and records the attempt. The slot goes to the account's first
-   * parked delivery: after a delivered attempt it is answered (`next`), for
-   * this job to deliver in turn (carryOn); otherwise its own job is woken now.
+   * parked delivery: after a delivered attempt it is answered (`next`, and
+   * whether it has entered the gate already), for this job to deliver in turn
+   * (carryOn); otherwise its own job is woken now. The attempt's record is
+   * `recorded`, not awaited here: a carried delivery's next POST need not wait
+   * for the previous one's write (its parked job is removed only once written).
    */
   private async sendOnce(
     row: DeliveryRow,
@@ -188,7 +197,15 @@ export class DeliveryRunner {
     jobId: string,
     body: string,
     job: { attemptsMade: number; maxAttempts: number },
-  ): Promise<{ decision: AfterAttempt; code: number | null; attempt: number; next: string | undefined }> {
+    /** Deliver the next parked delivery here if this attempt is delivered (carryOn); false once carrying is over. */
+    carry: boolean,
+  ): Promise<{
+    decision: AfterAttempt;
+    code: number | null;
+    attempt: number;
+    next: { jobId: string; entered: boolean } | undefined;
+    recorded: Promise<void>;
+  }> {
     const { deps } = this;
     const subscriptionId = row.sub_id!;
     const attempt = row.attempts + 1;
@@ -221,13 +238,14 @@ export class DeliveryRunner {
     });
     const delivered = decision.kind === 'delivered';
     const outcome = delivered ? 'ok' : receiverFailing(code, result.refused) ? 'failing' : 'other';
-    const woken = deps.gate ? (await deps.gate.leaveAndWake(owner, subscriptionId, jobId, outcome)).woken : undefined;
-    const next = delivered && deps.forget ? woken : undefined;
-    if (next === undefined) await this.wake(woken);
+    const carrying = delivered && carry && deps.forget !== undefined;
+    const handed = deps.gate ? await deps.gate.leaveAndHandOn(owner, subscriptionId, jobId, outcome, carrying) : undefined;
+    const next = carrying && handed?.woken !== undefined ? { jobId: handed.woken, entered: handed.entered } : undefined;
+    if (next === undefined) await this.wake(handed?.woken);
     if (code !== null) webhookLatency.observe(result.latencyMs / 1000);
     webhookDeliveries.inc({ outcome: decision.label });
     // One write (shared with the other deliveries finishing now): the attempt log and the delivery's new state.
-    await this.attempts.submit({
+    const recorded = this.attempts.submit({
       deliveryId: row.id,
       attempt,
       at,
@@ -236,7 +254,8 @@ export class DeliveryRunner {
       error: result.error,
       succeeded: delivered,
     });
-    return { decision, code, attempt, next };
+    recorded.catch(() => undefined); // whoever awaits it sees the failure; unawaited, it must not crash the process
+    return { decision, code, attempt, next, recorded };
   }
 
   /**
@@ -251,24 +270,30 @@ export class DeliveryRunner {
    * Nothing of another account's waits on this: its deliveries have slots of
    * their own and take their turns in the queue.
    */
-  private async carryOn(owner: string, first: string): Promise<void> {
-    const until = Date.now() + ADOPT_FOR_MS;
+  private async carryOn(owner: string, first: { jobId: string; entered: boolean }, until: number): Promise<void> {
     const removals: Array<Promise<void>> = [];
-    let next: string | undefined = first;
+    let next: { jobId: string; entered: boolean } | undefined = first;
     try {
       while (next !== undefined && Date.now() < until) {
-        const jobId: string = next;
+        const { jobId, entered } = next;
         next = undefined;
         try {
-          const step = await this.adopt(owner, jobId);
-          if (step.forget) removals.push(this.deps.forget!(jobId).catch(() => undefined));
+          const step = await this.adopt(owner, jobId, entered, until);
+          // Removed once its attempt is written; not written, its job is woken to deliver it (at least once).
+          if (step.forget)
+            removals.push(
+              step.recorded.then(
+                () => this.deps.forget!(jobId).catch(() => undefined),
+                () => this.wake(jobId).catch(() => undefined),
+              ),
+            );
           next = step.next;
         } catch {
           // Its own job sees to it: woken now, or at the end of its sleep if Redis is away.
           await this.wake(jobId).catch(() => undefined);
         }
       }
-      await this.wake(next);
+      await this.wake(next?.jobId);
     } finally {
       await Promise.all(removals);
     }
@@ -281,56 +306,76 @@ export class DeliveryRunner {
    * delivered, closed or gone goes back to its own job, which keeps the
    * delivery's schedule, held accounts and circuits as ever.
    */
-  private async adopt(owner: string, jobId: string): Promise<{ next: string | undefined; forget: boolean }> {
+  private async adopt(
+    owner: string,
+    jobId: string,
+    /** The slot was handed to it entered (leaveAndHandOn): no enter() before its POST. */
+    entered: boolean,
+    until: number,
+  ): Promise<{ next: { jobId: string; entered: boolean } | undefined; forget: boolean; recorded: Promise<void> }> {
     const { deps } = this;
     const gate = deps.gate!;
-    const handOn = async (subscriptionId: string) => (await gate.leaveAndWake(owner, subscriptionId, jobId, 'other')).woken;
+    const done = Promise.resolve();
+    const handOn = async (subscriptionId: string) => {
+      const handed = await gate.leaveAndHandOn(owner, subscriptionId, jobId, 'other', Date.now() < until);
+      return handed.woken === undefined ? undefined : { jobId: handed.woken, entered: handed.entered };
+    };
     const deliveryId = deliveryIdOfJob(jobId);
     const row = deliveryId === undefined ? undefined : await this.deliveries.submit(deliveryId);
-    if (!row) return { next: await handOn(''), forget: deliveryId !== undefined };
+    if (!row) return { next: await handOn(''), forget: deliveryId !== undefined, recorded: done };
     const before = beforeAttempt(stateOf(row));
-    if (before.kind === 'skip') return { next: await handOn(row.sub_id ?? ''), forget: true };
+    if (before.kind === 'skip') return { next: await handOn(row.sub_id ?? ''), forget: true, recorded: done };
     if (before.kind === 'close') {
       await finishDelivery(deps.db, row.id, 'failed', before.error);
-      return { next: await handOn(row.sub_id ?? ''), forget: true };
+      return { next: await handOn(row.sub_id ?? ''), forget: true, recorded: done };
     }
     if (before.kind === 'hold') {
       // Still asleep, as a held delivery sleeps; `accounts resume` wakes it.
-      return { next: await handOn(row.sub_id!), forget: false };
+      return { next: await handOn(row.sub_id!), forget: false, recorded: done };
     }
     // Only a first attempt is carried: a delivery that has tried before goes back to its own job, which
     // keeps its retry count and schedule (attempt() counts a carried first attempt as its own).
     if (row.attempts > 0 || row.replays > 0) {
       await this.wake(jobId);
-      return { next: undefined, forget: false };
+      return { next: undefined, forget: false, recorded: done };
     }
     const subscriptionId = row.sub_id!;
     const body = await this.bodies.get(row.event_id, deps.baseUrl);
-    const entry = await gate.enter(owner, subscriptionId, jobId);
-    if (!entry.go) {
-      // Parked again (its slot lapsed): asleep, in line. Behind a circuit: its own job waits on it.
-      if (entry.why === 'account') return { next: undefined, forget: false };
-      const next = await handOn(subscriptionId);
-      await this.wake(jobId);
-      return { next, forget: false };
+    if (!entered) {
+      const entry = await gate.enter(owner, subscriptionId, jobId);
+      if (!entry.go) {
+        // Parked again (its slot lapsed): asleep, in line. Behind a circuit: its own job waits on it.
+        if (entry.why === 'account') return { next: undefined, forget: false, recorded: done };
+        const next = await handOn(subscriptionId);
+        await this.wake(jobId);
+        return { next, forget: false, recorded: done };
+      }
     }
     // Its first attempt, as its job would make it: a failure marks the circuit, a final answer (410, or a
     // single allowed attempt) ends it here; otherwise its job is woken and tries again at once, counting this one.
-    const { decision, next } = await this.sendOnce(row, owner, jobId, body, { attemptsMade: 0, maxAttempts: MAX_ATTEMPTS });
+    const { decision, next, recorded } = await this.sendOnce(
+      row,
+      owner,
+      jobId,
+      body,
+      { attemptsMade: 0, maxAttempts: MAX_ATTEMPTS },
+      Date.now() < until,
+    );
     if (decision.kind !== 'delivered') {
+      await recorded;
       if (decision.markFailing) await setFailingSince(deps.db, subscriptionId, true);
       if (decision.kind === 'retry') {
         await this.wake(jobId);
-        return { next: undefined, forget: false };
+        return { next: undefined, forget: false, recorded: done };
       }
       if (decision.disable) {
         await disableBySystem(deps.db, subscriptionId, decision.disable);
         await deps.onChange?.();
       }
       await finishDelivery(deps.db, row.id, 'failed', decision.error);
-      return { next: undefined, forget: true };
+      return { next: undefined, forget: true, recorded: done };
     }
     if (decision.clearFailing) await setFailingSince(deps.db, subscriptionId, false);
-    return { next, forget: true };
+    return { next, forget: true, recorded };
   }
 }

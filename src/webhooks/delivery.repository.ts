@@ -148,6 +148,8 @@ export interface OwnedDelivery {
   id: string;
   eventId: string;
   owner: string;
+  /** Kept with a parked delivery, so its slot can be handed to it entered (delivery-gate.ts leaveAndHandOn). */
+  subscriptionId: string;
 }
 
 /**
@@ -169,7 +171,7 @@ export async function createPendingDeliveriesOf(db: Db, matches: readonly EventM
   const pendingQuery = db
     .selectFrom('webhook_deliveries as d')
     .leftJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
-    .select(['d.id', 'd.event_id', 's.account_id'])
+    .select(['d.id', 'd.event_id', 'd.subscription_id', 's.account_id'])
     .where('d.event_id', 'in', eventIds)
     .where('d.status', '=', 'pending');
   const found =
@@ -185,10 +187,10 @@ export async function createPendingDeliveriesOf(db: Db, matches: readonly EventM
           )
           .selectFrom('inserted as i')
           .leftJoin('webhook_subscriptions as s', 's.id', 'i.subscription_id')
-          .select(['i.id', 'i.event_id', 's.account_id'])
+          .select(['i.id', 'i.event_id', 'i.subscription_id', 's.account_id'])
           .unionAll(pendingQuery)
           .execute();
-  return found.map((r) => ({ id: r.id, eventId: r.event_id, owner: r.account_id ?? 'operators' }));
+  return found.map((r) => ({ id: r.id, eventId: r.event_id, owner: r.account_id ?? 'operators', subscriptionId: r.subscription_id }));
 }
 
 /**

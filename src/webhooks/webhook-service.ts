@@ -6,42 +6,15 @@
 // Every operation takes a scope: an account id (an API key's account: it sees
 // and touches only its own subscriptions, and another account's are "not
 // found", never "forbidden") or null (an operator: everything).
+//
+// Pings, replays and the delivery log are webhook-sends.ts (the class this
+// one extends); the errors both sides refuse with are webhook-errors.ts.
 import { createHash } from 'node:crypto';
-import type { LookupAddress } from 'node:dns';
-import type { Queue } from 'bullmq';
-import type { Db } from '../db/connection.js';
-import type { Plan } from '../domain/quota.js';
 import { isId } from '../domain/ids.js';
 import { formatIp, parseIp, unmapped } from '../domain/ip.js';
-import type { AddressPolicy } from '../domain/webhooks/address-policy.js';
-import {
-  checkCriteria,
-  checkTimeRange,
-  checkWebhookUrl,
-  decodeDeliveryCursor,
-  encodeDeliveryCursor,
-  SubscriptionInputError,
-  type CriteriaInput,
-} from '../domain/webhooks/subscription-input.js';
-import { DEFAULT_WEBHOOK_SENDS, msUntilNextUtcDay, type WebhookSendLimits } from '../domain/webhooks/sends.js';
-import { enqueueMany } from '../queue/enqueue.js';
-import { deliveryPayload, JOB } from '../queue/job-catalogue.js';
-import type { Redis } from '../redis/connection.js';
-import type { Database } from '../db/database.js';
-import type { Transaction } from 'kysely';
-import {
-  createPingDelivery,
-  findDeliveryOf,
-  listDeliveries,
-  lockDeliveryStatus,
-  reopenForReplay,
-  replayableBetween,
-  type DeliveryLogRow,
-} from './delivery.repository.js';
-import { addSends, lockSendsToday } from './sends.repository.js';
-import { findAccount } from '../accounts/account.repository.js';
+import { checkCriteria, checkWebhookUrl, SubscriptionInputError, type CriteriaInput } from '../domain/webhooks/subscription-input.js';
+import { listDeliveries, type DeliveryLogRow } from './delivery.repository.js';
 import { policyRefusal } from './sender.js';
-import type { SecretBox } from './secret-box.js';
 import { bumpSubscriptionsVersion } from './subscription-index.cache.js';
 import {
   createSubscription,
@@ -56,11 +29,35 @@ import {
   type SubscriptionChanges,
   type SubscriptionRow,
 } from './subscription.repository.js';
+import {
+  DisabledByOperatorError,
+  IdempotencyKeyReusedError,
+  isOperatorDisabled,
+  PreconditionFailedError,
+  SubscriptionLimitError,
+  WebhookNotFoundError,
+} from './webhook-errors.js';
+import { WebhookSends, type WebhookScope } from './webhook-sends.js';
 
 export { SubscriptionInputError } from '../domain/webhooks/subscription-input.js';
-
-/** An account id (an API key's account) or null (an operator). */
-export type WebhookScope = string | null;
+export {
+  DisabledByOperatorError,
+  IdempotencyKeyReusedError,
+  PreconditionFailedError,
+  SendsExhaustedError,
+  SubscriptionDisabledError,
+  SubscriptionLimitError,
+  WebhookNotFoundError,
+} from './webhook-errors.js';
+export {
+  MAX_DELIVERY_PAGE,
+  MAX_REPLAY,
+  queueDeliveries,
+  type DeliveryEnqueuer,
+  type ReplayOutcome,
+  type WebhookScope,
+  type WebhookServiceDeps,
+} from './webhook-sends.js';
 
 export interface CreateSubscriptionInput extends CriteriaInput {
   url: string;
@@ -69,36 +66,6 @@ export interface CreateSubscriptionInput extends CriteriaInput {
 export interface UpdateSubscriptionInput extends CriteriaInput {
   url?: string;
   enabled?: boolean;
-}
-
-export class WebhookNotFoundError extends Error {
-  constructor(
-    readonly what: 'subscription' | 'delivery',
-    readonly id: string,
-  ) {
-    super(`No webhook ${what} has the id "${id.slice(0, 64)}"`);
-  }
-}
-
-export class SubscriptionLimitError extends Error {
-  constructor(
-    readonly accountId: string,
-    readonly plan: Plan,
-    readonly limit: number,
-  ) {
-    super(
-      `The ${plan} plan allows ${limit} webhook subscriptions per account, and account ${accountId} has ${limit}: delete one, or move to a larger plan.`,
-    );
-  }
-}
-
-/** An Idempotency-Key that already made a subscription from another request. */
-export class IdempotencyKeyReusedError extends Error {
-  constructor() {
-    super(
-      'This Idempotency-Key made a subscription in the last 24 h from another request (another body). Use a new key for a new request.',
-    );
-  }
 }
 
 /**
@@ -117,120 +84,6 @@ function receiverOf(url: string): string {
   return `${host}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
 }
 
-const why = (reason: string | null) => (reason && reason !== 'disabled by an operator' ? ` (${reason})` : '');
-
-/**
- * The account tried to change a subscription an operator disabled (enable or
- * disable it, its URL, criteria or secret), delete, ping or replay it, or
- * subscribe the same receiver again. Only an operator enables it again.
- */
-export class DisabledByOperatorError extends Error {
-  constructor(
-    readonly reason: string | null,
-    /** Set when the account asked for a new subscription to the receiver of this disabled one. */
-    disabledId?: string,
-  ) {
-    super(
-      disabledId === undefined
-        ? `An operator disabled this subscription${why(reason)}: the account can no longer change it (enable, disable, URL, criteria, secret), delete, test or replay it; only an operator can enable it again, or delete it. To appeal, ask your operator (support), saying its id.`
-        : `An operator disabled your subscription ${disabledId} to this receiver${why(reason)}: no other subscription of the account may send to it until an operator enables that one again. Ask your operator (support), saying its id.`,
-    );
-  }
-}
-
-/** A ping or replay of a subscription the account (or the system) disabled: nothing would be sent. */
-export class SubscriptionDisabledError extends Error {
-  constructor(readonly reason: string | null) {
-    super(
-      `This subscription is disabled${reason ? ` (${reason})` : ''}: nothing would be sent to it. Enable it first (PATCH with {"enabled": true}), then send again.`,
-    );
-  }
-}
-
-/** The operator's switch: only an operator changes, enables or deletes such a subscription. */
-const isOperatorDisabled = (row: Pick<SubscriptionRow, 'state' | 'disabled_by'>) =>
-  row.state === 'disabled' && row.disabled_by === 'operator';
-
-/** Pings and replays go only to an enabled subscription (a disabled one's deliveries are never sent, yet would spend the day's sends). */
-function checkSendable(row: SubscriptionRow): void {
-  if (row.state !== 'disabled') return;
-  if (isOperatorDisabled(row)) throw new DisabledByOperatorError(row.disabled_reason);
-  throw new SubscriptionDisabledError(row.disabled_reason);
-}
-
-/** The account's replays and pings of the day are spent (its plan's budget), or it pings faster than it may. */
-export class SendsExhaustedError extends Error {
-  constructor(
-    message: string,
-    /** When the budget allows again. */
-    readonly retryAfterMs: number,
-  ) {
-    super(message);
-  }
-}
-
-/** An If-Match that names another version of the subscription. */
-export class PreconditionFailedError extends Error {
-  constructor(readonly currentEtag: string) {
-    super(
-      `The subscription changed since you read it (its ETag is now ${currentEtag}): read it again, then send your change with the new ETag in If-Match.`,
-    );
-  }
-}
-
-/** Sends deliveries: one job per delivery, its id from the delivery and its replay count. */
-export type DeliveryEnqueuer = (deliveries: ReadonlyArray<{ id: string; replays?: number }>) => Promise<void>;
-
-/** The enqueuer over the webhooks queue, as the match job and the sweeper enqueue. */
-export function queueDeliveries(webhooks: Queue): DeliveryEnqueuer {
-  return async (deliveries) => {
-    await enqueueMany(
-      webhooks,
-      JOB.webhookDeliver,
-      deliveries.map((d) => ({ data: deliveryPayload(d), key: [] })),
-    );
-  };
-}
-
-/** What a replay did: the deliveries sent again, those already on their way, and what is left of the day's sends. */
-export interface ReplayOutcome {
-  replayed: string[];
-  /** More deliveries fell in the window than this call sends (its cap, or what was left of the day's budget). */
-  truncated: boolean;
-  /** Deliveries of the window still pending (new, retrying or replayed): not sent twice. */
-  pending: number;
-  /** The account's replays and pings left today (null: an operator, not counted). */
-  remainingToday: number | null;
-}
-
-export interface WebhookServiceDeps {
-  db: Db;
-  redis: Redis;
-  /** The Redis key whose change makes every worker reload its subscription index. */
-  subscriptionsVersionKey: string;
-  box: SecretBox;
-  enqueue: DeliveryEnqueuer;
-  policy: AddressPolicy;
-  /** How long the previous secret keeps signing after a rotation (WEBHOOK_SECRET_OVERLAP_HOURS). */
-  secretOverlapHours: number;
-  /** Subscriptions an account may have, by plan (WEBHOOK_MAX_SUBSCRIPTIONS_*); operators are not limited. */
-  maxSubscriptions: Readonly<Record<Plan, number>>;
-  /** How host names are resolved for the address guard (tests stand in for DNS). */
-  resolve?: (host: string) => Promise<LookupAddress[]>;
-  /** The address guard's lookup has this long before registration goes ahead with a warning. */
-  addressCheckTimeoutMs?: number;
-  /** A failed version bump is survivable (workers reload within 30 s anyway): told here, not thrown. */
-  onVersionBumpError?: (error: unknown) => void;
-  /** What an account may have sent on request (WEBHOOK_SENDS_PER_DAY_*, …); operators are not limited. */
-  sends?: WebhookSendLimits;
-  /** The Redis key counting an account's pings in a minute. */
-  pingRateKey?: (accountId: string, minute: number) => string;
-}
-
-/** The most deliveries one range replay of an operator sends (an account's: its WEBHOOK_REPLAY_MAX_PER_CALL); the answer says when more were left. */
-export const MAX_REPLAY = 1_000;
-/** The most deliveries one page of the log holds. */
-export const MAX_DELIVERY_PAGE = 100;
 /** How many recent deliveries `show` lists. */
 const RECENT_DELIVERIES = 20;
 
@@ -263,9 +116,7 @@ export function ifMatchAllows(header: string, etag: string): boolean {
     .some((t) => t === '*' || t === etag);
 }
 
-export class WebhookService {
-  constructor(private readonly deps: WebhookServiceDeps) {}
-
+export class WebhookService extends WebhookSends {
   /**
    * A new subscription and its secret (the only time it is shown); `warnings` say what may fail later.
    * `madeBefore`: the request's Idempotency-Key had made it already (a retry whose first answer was lost).
@@ -414,162 +265,6 @@ export class WebhookService {
     if (!rotated) throw new WebhookNotFoundError('subscription', id);
     if ('refused' in rotated) throw new DisabledByOperatorError(rotated.refused.disabled_reason);
     return rotated;
-  }
-
-  private get sends(): WebhookSendLimits {
-    return this.deps.sends ?? DEFAULT_WEBHOOK_SENDS;
-  }
-
-  /**
-   * Sends a ping event to this subscription alone (whatever its criteria),
-   * through the outbox like every event. An account's pings are at most
-   * `pingsPerMinute` a minute, and count in its day's sends.
-   */
-  async ping(scope: WebhookScope, id: string): Promise<{ eventId: string; deliveryId: string }> {
-    const row = await this.get(scope, id);
-    checkSendable(row);
-    const sent = await this.deps.db.transaction().execute(async (trx) => {
-      if (scope !== null) {
-        // The day's budget first: when it is spent, the answer names its reset, not the minute's.
-        await this.spend(trx, scope, 'pings', 1, false);
-        await this.pingRate(scope);
-        await addSends(trx, scope, 'pings', 1);
-      }
-      return createPingDelivery(trx, row.id, {
-        subscription_id: row.id,
-        message: 'a test event: your endpoint is reachable and can verify our signature',
-      });
-    });
-    await this.deps.enqueue([{ id: sent.deliveryId }]);
-    return sent;
-  }
-
-  /** A minute's pings of one account, counted in Redis (a fixed window): past the limit, a 429 until the next minute. */
-  private async pingRate(accountId: string, now = Date.now()): Promise<void> {
-    const minute = Math.floor(now / 60_000);
-    const key = (this.deps.pingRateKey ?? ((a, m) => `{webhooks:pings:${a}}:${m}`))(accountId, minute);
-    const [[, count]] = (await this.deps.redis.multi().incr(key).expire(key, 120).exec()) as [[unknown, number], unknown];
-    if (count > this.sends.pingsPerMinute) {
-      throw new SendsExhaustedError(
-        `At most ${this.sends.pingsPerMinute} pings a minute per account: send the next after the minute is over.`,
-        (minute + 1) * 60_000 - now,
-      );
-    }
-  }
-
-  /**
-   * Spends `wanted` of the account's sends today, under the day's row lock;
-   * answers how many it may send (fewer when the budget is nearly spent), or
-   * refuses with when it resets when none is left.
-   */
-  private async spend(
-    trx: Transaction<Database>,
-    accountId: string,
-    kind: 'replays' | 'pings',
-    wanted: number,
-    grant = true,
-  ): Promise<{ granted: number; remaining: number }> {
-    const account = await findAccount(trx, accountId);
-    if (!account) throw new WebhookNotFoundError('subscription', '(the account is gone)');
-    const limit = this.sends.perDay[account.plan];
-    const spent = await lockSendsToday(trx, accountId);
-    const left = Math.max(0, limit - spent.replays - spent.pings - spent.shared);
-    if (left === 0) {
-      const wait = msUntilNextUtcDay(new Date());
-      const shared = spent.shared > 0 ? `, ${spent.shared} deliveries of its public research to other accounts` : '';
-      throw new SendsExhaustedError(
-        `The ${account.plan} plan allows ${limit} replays and pings a day, and this account has sent them all today (${spent.replays} replays, ${spent.pings} pings${shared}); they reset at 00:00 UTC, in ${Math.ceil(wait / 60_000)} min.`,
-        wait,
-      );
-    }
-    const granted = Math.min(wanted, left);
-    if (grant) await addSends(trx, accountId, kind, granted);
-    return { granted, remaining: left - granted };
-  }
-
-  /**
-   * A page of the delivery log, newest first: of one subscription, or (an
-   * operator, `subscriptionId` undefined) of all. `cursor` is a next_cursor
-   * from the page before.
-   */
-  async deliveries(
-    scope: WebhookScope,
-    subscriptionId: string | undefined,
-    options: { cursor?: string; limit?: number; status?: 'pending' | 'succeeded' | 'failed' } = {},
-  ): Promise<{ rows: DeliveryLogRow[]; nextCursor: string | null }> {
-    if (subscriptionId === undefined && scope !== null) throw new SubscriptionInputError('subscription', 'must be given');
-    if (subscriptionId !== undefined) await this.get(scope, subscriptionId);
-    const limit = Math.min(MAX_DELIVERY_PAGE, Math.max(1, Math.trunc(options.limit ?? 20)));
-    const after = options.cursor === undefined ? undefined : decodeDeliveryCursor(options.cursor);
-    // One more than asked says whether a next page exists.
-    const rows = await listDeliveries(this.deps.db, {
-      ...(subscriptionId !== undefined ? { subscriptionId } : {}),
-      ...(options.status ? { status: options.status } : {}),
-      ...(after ? { after } : {}),
-      limit: limit + 1,
-    });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      rows: page,
-      nextCursor: rows.length > limit && last ? encodeDeliveryCursor({ createdKey: last.created_key, id: last.id }) : null,
-    };
-  }
-
-  /**
-   * Sends one delivery again, with the same webhook-id (receivers deduplicate
-   * on it). `subscriptionId` (null: any, operators) must be the delivery's own.
-   * A delivery still pending is on its way already: it is not sent twice.
-   */
-  async replayOne(scope: WebhookScope, subscriptionId: string | null, deliveryId: string): Promise<ReplayOutcome> {
-    if (subscriptionId !== null) checkSendable(await this.get(scope, subscriptionId));
-    else if (scope !== null) throw new SubscriptionInputError('subscription', 'must be given');
-    const delivery = isId('delivery', deliveryId) ? await findDeliveryOf(this.deps.db, deliveryId, subscriptionId) : undefined;
-    if (!delivery) throw new WebhookNotFoundError('delivery', deliveryId);
-    return this.replay(scope, 1, async (trx) =>
-      (await lockDeliveryStatus(trx, delivery.id)) === 'pending' ? { ids: [], pending: 1 } : { ids: [delivery.id], pending: 0 },
-    );
-  }
-
-  /**
-   * Sends again the subscription's deliveries made in [since, until), oldest
-   * first: at most the per-call cap (WEBHOOK_REPLAY_MAX_PER_CALL for an
-   * account, MAX_REPLAY for an operator) and what is left of the account's
-   * sends today; deliveries still pending are not sent twice.
-   */
-  async replayRange(scope: WebhookScope, subscriptionId: string, since: string, until?: string): Promise<ReplayOutcome> {
-    const window = checkTimeRange(since, until);
-    const row = await this.get(scope, subscriptionId);
-    checkSendable(row);
-    const perCall = scope === null ? MAX_REPLAY : this.sends.replayPerCall;
-    return this.replay(scope, perCall, (trx, max) => replayableBetween(trx, row.id, window.since, window.until, max));
-  }
-
-  /**
-   * One transaction: what the account may still send today, the deliveries
-   * `pick` finds (one more than may go, to know there were more), reopened
-   * with their replay count one up, and the sends spent; then their jobs.
-   */
-  private async replay(
-    scope: WebhookScope,
-    perCall: number,
-    pick: (trx: Transaction<Database>, max: number) => Promise<{ ids: string[]; pending: number }>,
-  ): Promise<ReplayOutcome> {
-    const { reopened, truncated, pending, remaining } = await this.deps.db.transaction().execute(async (trx) => {
-      const budget = scope === null ? null : await this.spend(trx, scope, 'replays', perCall, false);
-      const max = budget === null ? perCall : budget.granted;
-      const picked = await pick(trx, max + 1);
-      const reopened = await reopenForReplay(trx, picked.ids.slice(0, max));
-      if (scope !== null) await addSends(trx, scope, 'replays', reopened.length);
-      return {
-        reopened,
-        truncated: picked.ids.length > max,
-        pending: picked.pending,
-        remaining: budget === null ? null : budget.granted + budget.remaining - reopened.length,
-      };
-    });
-    await this.deps.enqueue(reopened);
-    return { replayed: reopened.map((d) => d.id), truncated, pending, remainingToday: remaining };
   }
 
   /**

@@ -60,6 +60,32 @@ describe('an account holds at most its slots', () => {
     expect(await g.admit('acct_p', ['p7'], now)).toEqual([false]);
   });
 
+  it('hands a carried slot to the next parked job already entered, unless its circuit is open or its subscription unknown', async () => {
+    const g = gate(1);
+    const { failures } = DEFAULT_DELIVERY_FAIRNESS.circuit;
+    const now = 1_800_000;
+    // h2 and h4 parked with their subscriptions (as the match job parks them), h3 without (parked by older code).
+    expect(await g.admit('acct_h', ['h1', 'h2', 'h3', 'h4'], now, ['sub_h', 'sub_h', undefined, 'sub_hx'])).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
+    expect(await g.leaveAndHandOn('acct_h', 'sub_h', 'h1', 'ok', true, now)).toEqual({ openMs: 0, woken: 'h2', entered: true });
+    // Entered: it holds the account's one slot (nobody else gets in) and goes without asking again.
+    expect((await g.enter('acct_h', 'sub_h', 'h9', now)).go).toBe(false);
+    expect(await g.enter('acct_h', 'sub_h', 'h2', now)).toEqual({ go: true });
+    // Unknown subscription: handed the slot, not entered (the carrier asks enter() as before).
+    expect(await g.leaveAndHandOn('acct_h', 'sub_h', 'h2', 'ok', true, now)).toEqual({ openMs: 0, woken: 'h3', entered: false });
+    // sub_hx's circuit is open: h4 is handed the slot but not entered; its own enter() says to wait.
+    for (let i = 0; i < failures; i += 1) await g.leave('acct_x', 'sub_hx', `x${i}`, 'failing', now);
+    expect(await g.leaveAndHandOn('acct_h', 'sub_h', 'h3', 'ok', true, now)).toEqual({ openMs: 0, woken: 'h4', entered: false });
+    expect((await g.enter('acct_h', 'sub_hx', 'h4', now)).go).toBe(false);
+    // Without carry nothing enters: the woken job asks itself.
+    expect(await g.admit('acct_k', ['k1', 'k2'], now, ['sub_k', 'sub_k'])).toEqual([true, false]);
+    expect(await g.leaveAndHandOn('acct_k', 'sub_k', 'k1', 'ok', false, now)).toEqual({ openMs: 0, woken: 'k2', entered: false });
+  });
+
   it("frees a crashed worker's slot when its lease runs out", async () => {
     const g = gate(1);
     const now = 2_000_000;
