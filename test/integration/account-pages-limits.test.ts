@@ -105,12 +105,9 @@ describe('sign-in under a flood', () => {
 
 /** A new person with a password, joined to the account (an operator's invitation, its link used), and a fresh browser. */
 async function join(accountId: string, email: string, password: string, role: 'owner' | 'member' = 'member', ip = '198.51.100.240') {
-  const invited = await createInvitation(
-    t.database.db,
-    { accountId, accountName: 'an account', email, role, invitedBy: null },
-    ORIGIN,
-    { printTo: 'operator' },
-  );
+  const invited = await createInvitation(t.database.db, { accountId, accountName: 'an account', email, role, invitedBy: null }, ORIGIN, {
+    printTo: 'operator',
+  });
   if (invited.kind !== 'printed') throw new Error(invited.kind);
   expect((await stranger(ip).acceptInvitation(invited.link, password)).statusCode).toBe(303);
 }
@@ -128,18 +125,19 @@ describe('known browsers belong to their person', () => {
       expect((await b.signIn(member.email, member.password)).statusCode).toBe(303);
       expect(b.cookies.has('si_device')).toBe(true);
     }
+    // Three guesses from each (the review made 20 from each, all 401): 24 tries, more than the address's bound.
     const codes: number[] = [];
     for (const [i, b] of browsers.entries()) {
-      for (let k = 0; k < 20; k += 1) {
+      for (let k = 0; k < 3; k += 1) {
         b.cookies.delete('si_session');
         codes.push((await b.signIn(owner.email, `guess ${i}-${k} zzzzzzzz`)).statusCode);
       }
     }
     expect(codes.filter((c) => c === 401)).toHaveLength(SIGN_IN_LIMITS.attemptsPerEmail);
-    expect(codes.filter((c) => c === 429)).toHaveLength(160 - SIGN_IN_LIMITS.attemptsPerEmail);
+    expect(codes.filter((c) => c === 429)).toHaveLength(24 - SIGN_IN_LIMITS.attemptsPerEmail);
     // The owner's own browser is not held by the member's guesses.
     expect((await owner.agent.signIn(owner.email, owner.password)).statusCode).toBe(303);
-  }, 120_000);
+  }, 180_000);
 
   it(`a person keeps their ${KNOWN_DEVICES.perPerson} newest browsers known, and none once removed from an account`, async () => {
     const a = await person();
@@ -162,7 +160,7 @@ describe('known browsers belong to their person', () => {
     const people_ = await a.agent.get('/account/people');
     expect((await a.agent.post('/account/people/remove', { csrf: csrfOf(people_.body), email: who.email })).statusCode).toBe(303);
     for (const browser of browsers.slice(1)) expect((await browser.signIn(who.email, who.password)).statusCode).toBe(429);
-  }, 120_000);
+  }, 180_000);
 });
 
 describe('pages', () => {

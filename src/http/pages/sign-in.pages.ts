@@ -77,7 +77,8 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
     // address's or the account's: known to the person, never to their account, so a member's browsers count as
     // strangers' against the owner's address.
     const deviceHash = deviceCookie === undefined ? undefined : hashToken(deviceCookie);
-    const knownDevice = member && deviceHash !== undefined && (await devices.isKnown(member.person_id, deviceHash)) ? deviceHash : undefined;
+    const knownDevice =
+      member && deviceHash !== undefined && (await devices.isKnown(member.person_id, deviceHash)) ? deviceHash : undefined;
     const client = signInClientKey(request.ip);
     // Known browsers hash in a lane of their own (password.ts HashGate): a flood from everyone else cannot fill it.
     const lane: HashLane = knownDevice ? 'known' : 'other';
