@@ -291,7 +291,7 @@ export async function listPendingInvitations(db: Db, accountId: string) {
 }
 
 export type RemoveOutcome =
-  | { kind: 'removed'; memberId: string | null; sessionsRevoked: number; invitationsCancelled: number }
+  | { kind: 'removed'; memberId: string | null; personId: string | null; sessionsRevoked: number; invitationsCancelled: number }
   | { kind: 'not-found' }
   | { kind: 'last-owner' };
 
@@ -299,6 +299,7 @@ export type RemoveOutcome =
  * Removes the address from the account: its membership (its sessions of this account revoked first, so a copied
  * cookie is refused at once) and its unused invitations. The account's last owner stays (under a lock on the
  * account's row, so two owners removing each other at once cannot both go). The person keeps their other accounts.
+ * The caller forgets the person's known browsers (known-devices.ts: Redis, after this commits).
  */
 export async function removeFromAccount(db: Db, accountId: string, email: string): Promise<RemoveOutcome> {
   return db.transaction().execute(async (trx) => {
@@ -306,7 +307,7 @@ export async function removeFromAccount(db: Db, accountId: string, email: string
     const member = await trx
       .selectFrom('account_members as m')
       .innerJoin('people as p', 'p.id', 'm.person_id')
-      .select(['m.id', 'm.role'])
+      .select(['m.id', 'm.role', 'm.person_id'])
       .where('m.account_id', '=', accountId)
       .where('p.email', '=', email)
       .executeTakeFirst();
@@ -328,7 +329,7 @@ export async function removeFromAccount(db: Db, accountId: string, email: string
       .executeTakeFirst();
     if (!member) {
       return Number(cancelled.numUpdatedRows) > 0
-        ? { kind: 'removed', memberId: null, sessionsRevoked: 0, invitationsCancelled: Number(cancelled.numUpdatedRows) }
+        ? { kind: 'removed', memberId: null, personId: null, sessionsRevoked: 0, invitationsCancelled: Number(cancelled.numUpdatedRows) }
         : { kind: 'not-found' };
     }
     const revoked = await trx
@@ -342,6 +343,7 @@ export async function removeFromAccount(db: Db, accountId: string, email: string
     return {
       kind: 'removed',
       memberId: member.id,
+      personId: member.person_id,
       sessionsRevoked: Number(revoked.numUpdatedRows),
       invitationsCancelled: Number(cancelled.numUpdatedRows),
     };

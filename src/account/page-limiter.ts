@@ -1,7 +1,8 @@
 // Account pages a signed-in browser may open: per session and per account, a minute at a time, counted
-// in Redis so every web process counts together. A page costs the service real work (the Webhooks tab
-// reads once per subscription, a new key is a row): an outside review had four signed-in loops raise
-// another tenant's uncached API read from 2 to 422 ms, and one session make 300 keys in under 3 s.
+// in Redis so every web process counts together. A page costs the service real work (a new key is a row;
+// the Webhooks tab read twice per subscription until 2026-11-28, one query a page since): an outside review
+// had four signed-in loops raise another tenant's uncached API read from 2 to 422 ms, and one session make
+// 300 keys in under 3 s.
 // Fixed windows, counted in one script for both keys (the same Redis slot): a request over either limit
 // is refused (429 + Retry-After) and counted on neither, so a held session does not spend its account's.
 import type { Redis } from '../redis/connection.js';

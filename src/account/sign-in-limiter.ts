@@ -6,8 +6,8 @@
 //   (checked while not locked) resets the address's count;
 // - per account: 30 attempts in 15 minutes over all its members' addresses (so walking
 //   through an account's people is limited too); a right password gives back its one attempt.
-//   A browser that signed in to the account before (its device cookie, 30 days) is not held by
-//   this limit, so someone who knows three addresses cannot keep the account's people out;
+//   A person's known browser (below) is not held by this limit for that person's address, so someone
+//   who knows three addresses cannot keep the account's people out;
 // - per client (IPv4 address or IPv6 /48: one site's usual allocation, 65,536 /64s that would each
 //   have been a client of their own): 20 attempts a minute, right or wrong, so one
 //   client cannot walk through many addresses. A client over its limit is refused without
@@ -16,6 +16,10 @@
 // browser (attemptsPerKnownDevice in the address's window, and the client limit counted for that
 // browser alone), so ten wrong passwords from anywhere else no longer lock a person out on the
 // browser they always use, and a guesser without that browser's cookie cannot spend its bound.
+// Known means known for THIS address: its person signed in from the browser (known-devices.ts: at
+// most their 5 newest, forgotten when they are removed from an account). Until 2026-11-28 a browser
+// was known to the whole account, so a member multiplied the bound against the owner's address by
+// signing in from fresh browsers (an outside review: 8 browsers, 160 checks in 166 s, none refused).
 // Fixed windows (the expiry set by the script on a window's first attempt): the limits may be met
 // twice around a window's edge, never more.
 import type { Redis } from '../redis/connection.js';
@@ -61,7 +65,7 @@ export class SignInLimiter {
     emailHash: string,
     client: string,
     accountId: string | undefined,
-    /** The hash of the device cookie of a browser known to the account, when it is one. */
+    /** The hash of the device cookie of a browser the address's person signed in from, when it is one (known-devices.ts). */
     knownDevice?: string,
   ): Promise<{ retryAfterSeconds: number } | null> {
     const known = knownDevice !== undefined;
@@ -82,7 +86,7 @@ export class SignInLimiter {
 
   /**
    * A right password: the address's count (a known browser's: its own) starts afresh and, when this
-   * attempt counted against the account (not from a browser known to it), the account gets its one attempt back.
+   * attempt counted against the account (not from the person's known browser), the account gets its one attempt back.
    */
   async succeeded(emailHash: string, accountId: string, knownDevice?: string): Promise<void> {
     GIVE_BACK.define(this.redis); // before multi(): a MULTI knows the commands its client had when it was made

@@ -54,8 +54,8 @@ export function redisKeys(prefix: string) {
     signInClient: (client: string) => `{${prefix}:signin}:client:${client}`,
     /** Sign-in attempts against the members of one account (same slot as the two above: one script counts all three). */
     signInAccount: (accountId: string) => `{${prefix}:signin}:account:${accountId}`,
-    /** A browser that signed in to the account before (its device cookie's hash; 30 days): not held by the account's limit. */
-    signInDevice: (accountId: string, deviceHash: string) => `{${prefix}:signin}:device:${accountId}:${deviceHash}`,
+    /** The browsers a person signed in from (a sorted set of device cookie hashes by last sign-in; see account/known-devices.ts). */
+    signInDevices: (personId: string) => `{${prefix}:signin}:devices:${personId}`,
     /** What an account page shows once after a form that changed something redirected to it (POST/Redirect/GET): per session (its id's hash) and page. */
     pageFlash: (sessionHash: string, tab: string) => `{${prefix}:pages}:flash:${sessionHash}:${tab}`,
     /** Account pages opened in the current minute, per session (`session:<id hash>`) and per account (`account:<id>`); see account/page-limiter.ts. */

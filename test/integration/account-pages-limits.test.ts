@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEYS_PER_PLAN, createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { createInvitation } from '../../src/account/invitations.js';
+import { KNOWN_DEVICES } from '../../src/account/known-devices.js';
 import { SIGN_IN_LIMITS } from '../../src/account/sign-in-limiter.js';
 import { newToken } from '../../src/account/tokens.js';
 import { PAGES_DEFAULTS } from '../../src/config.js';
@@ -100,6 +101,66 @@ describe('sign-in under a flood', () => {
     expect((await stranger('2001:db8:48:ffff::7').signIn('v6-last@example.com', 'a wrong password')).statusCode).toBe(429);
     expect((await stranger('2001:db8:49::7').signIn('v6-other@example.com', 'a wrong password')).statusCode).toBe(401);
   });
+});
+
+/** A new person with a password, joined to the account (an operator's invitation, its link used), and a fresh browser. */
+async function join(accountId: string, email: string, password: string, role: 'owner' | 'member' = 'member', ip = '198.51.100.240') {
+  const invited = await createInvitation(t.database.db, { accountId, accountName: 'an account', email, role, invitedBy: null }, ORIGIN, {
+    printTo: 'operator',
+  });
+  if (invited.kind !== 'printed') throw new Error(invited.kind);
+  expect((await stranger(ip).acceptInvitation(invited.link, password)).statusCode).toBe(303);
+}
+
+// The second outside review (2026-11-28): a browser was known to the whole ACCOUNT after any of its people signed in
+// from it, without a cap. A member made 8 such browsers in 9.6 s and spent each one's own bound on the owner's
+// address (160 checks in 166 s, all 401, none 429); a removed member's old browser still got its 20.
+describe('known browsers belong to their person', () => {
+  it(`a member who signs in from 8 fresh browsers still gets only the address's ${SIGN_IN_LIMITS.attemptsPerEmail} checks against the owner's password`, async () => {
+    const owner = await person();
+    const member = { email: `minting-member-${people}@example.com`, password: 'member two password!!' };
+    await join(owner.accountId, member.email, member.password);
+    const browsers = Array.from({ length: 8 }, (_, i) => stranger(`198.18.1.${i + 1}`));
+    for (const b of browsers) {
+      expect((await b.signIn(member.email, member.password)).statusCode).toBe(303);
+      expect(b.cookies.has('si_device')).toBe(true);
+    }
+    // Three guesses from each (the review made 20 from each, all 401): 24 tries, more than the address's bound.
+    const codes: number[] = [];
+    for (const [i, b] of browsers.entries()) {
+      for (let k = 0; k < 3; k += 1) {
+        b.cookies.delete('si_session');
+        codes.push((await b.signIn(owner.email, `guess ${i}-${k} zzzzzzzz`)).statusCode);
+      }
+    }
+    expect(codes.filter((c) => c === 401)).toHaveLength(SIGN_IN_LIMITS.attemptsPerEmail);
+    expect(codes.filter((c) => c === 429)).toHaveLength(24 - SIGN_IN_LIMITS.attemptsPerEmail);
+    // The owner's own browser is not held by the member's guesses.
+    expect((await owner.agent.signIn(owner.email, owner.password)).statusCode).toBe(303);
+  }, 180_000);
+
+  it(`a person keeps their ${KNOWN_DEVICES.perPerson} newest browsers known, and none once removed from an account`, async () => {
+    const a = await person();
+    const b = await person();
+    const who = { email: `two-accounts-${people}@example.com`, password: 'in two accounts password' };
+    await join(a.accountId, who.email, who.password);
+    await join(b.accountId, who.email, who.password);
+    const browsers = Array.from({ length: KNOWN_DEVICES.perPerson + 1 }, (_, i) => stranger(`198.18.2.${i + 1}`));
+    for (const browser of browsers) expect((await browser.signIn(who.email, who.password)).statusCode).toBe(303);
+    const lock = async (from: number) => {
+      for (let i = 0; i < SIGN_IN_LIMITS.attemptsPerEmail; i += 1)
+        expect((await stranger(`198.18.${from}.${i + 1}`).signIn(who.email, 'guessing wrongly')).statusCode).toBe(401);
+      expect((await stranger(`198.18.${from}.200`).signIn(who.email, who.password)).statusCode).toBe(429);
+    };
+    await lock(3);
+    // The oldest of six is a stranger again; the newest five sign in while the address is locked.
+    expect((await browsers[0]!.signIn(who.email, who.password)).statusCode).toBe(429);
+    for (const browser of browsers.slice(1)) expect((await browser.signIn(who.email, who.password)).statusCode).toBe(303);
+    // Removed from A (by its owner, on the People page): B keeps them, but every browser of theirs is a stranger again.
+    const people_ = await a.agent.get('/account/people');
+    expect((await a.agent.post('/account/people/remove', { csrf: csrfOf(people_.body), email: who.email })).statusCode).toBe(303);
+    for (const browser of browsers.slice(1)) expect((await browser.signIn(who.email, who.password)).statusCode).toBe(429);
+  }, 180_000);
 });
 
 describe('pages', () => {

@@ -265,7 +265,7 @@ describe('sign-in attempts', () => {
     for (const email of emails)
       await new PageAgent(t.app).acceptInvitation(linkOf(await operatorInvite(other.accountId, email)), `${email} password`);
     await new PageAgent(t.app).acceptInvitation(linkOf(await operatorInvite(other.accountId, rightOne.email)), rightOne.password);
-    // Right passwords before the walk give their attempt back; each of these browsers is known to the account from then on.
+    // Right passwords before the walk give their attempt back; each of these browsers is known for that person from then on.
     const known = Array.from({ length: 3 }, (_, i) => new PageAgent(t.app, { remoteAddress: `192.0.2.${200 + i}` }));
     for (const agent of known) expect((await agent.signIn(rightOne.email, rightOne.password)).statusCode).toBe(303);
     const codes: number[] = [];
@@ -276,10 +276,10 @@ describe('sign-in attempts', () => {
     expect(codes.filter((c) => c === 401)).toHaveLength(SIGN_IN_LIMITS.attemptsPerAccount);
     expect(codes.slice(SIGN_IN_LIMITS.attemptsPerAccount)).toEqual([429, 429, 429, 429, 429]);
     // Every address of the account is held now, the right password of an untouched one too, from a new browser;
-    // but not from a browser that signed in to the account before (its device cookie): the walk cannot lock its people out.
+    // but not from a browser its person signed in from before (its device cookie): the walk cannot lock its people out.
     expect((await new PageAgent(t.app, { remoteAddress: '192.0.2.250' }).signIn(rightOne.email, rightOne.password)).statusCode).toBe(429);
     expect((await known[0]!.signIn(rightOne.email, rightOne.password)).statusCode).toBe(303);
-    // A device cookie of another account's browser, or a made-up one, counts for nothing.
+    // A device cookie of another person's browser, or a made-up one, counts for nothing.
     const stranger = new PageAgent(t.app, { remoteAddress: '192.0.2.251' });
     stranger.cookies.set('si_device', 'x'.repeat(43));
     expect((await stranger.signIn(rightOne.email, rightOne.password)).statusCode).toBe(429);

@@ -11,6 +11,7 @@ import { describeCommand } from '../command-index.js';
 import { print, printJson, table, UsageError } from '../output.js';
 import { withResources, withServices } from '../resources.js';
 import { createInvitation } from '../../account/invitations.js';
+import { KnownDevices } from '../../account/known-devices.js';
 import { removeFromAccount } from '../../account/member.repository.js';
 import { checkEmailAddress } from '../../domain/email-address.js';
 
@@ -230,6 +231,7 @@ export function registerAccountCommands(program: Command, context: () => CliCont
         if (outcome.kind === 'not-found') throw new UsageError(`${checked.email} is not a person of ${account.id}, nor invited to it`);
         if (outcome.kind === 'last-owner')
           throw new UsageError(`${checked.email} is the last owner of ${account.id} and stays: invite another owner first`);
+        if (outcome.personId !== null) await new KnownDevices(resources.redis, resources.redisKeys.signInDevices).forget(outcome.personId);
         if (options.json) {
           printJson({
             account_id: account.id,

@@ -6,6 +6,7 @@ import { open, seal } from '../../domain/sealed.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { announceKeyChange } from '../../api-keys/api-key-cache.js';
 import type { QuotaStore } from '../../accounts/quota.store.js';
+import { KnownDevices } from '../../account/known-devices.js';
 import { SignInLimiter } from '../../account/sign-in-limiter.js';
 import { PageLimiter } from '../../account/page-limiter.js';
 import { HashGate } from '../../account/password.js';
@@ -13,6 +14,7 @@ import { PAGES_DEFAULTS, type PagesLimits } from '../../config.js';
 import type { Db } from '../../db/connection.js';
 import { DEFAULT_RESEARCH_ALLOWANCE, type ResearchAllowance } from '../../domain/research/allowance.js';
 import type { Logger } from '../../logger.js';
+import { classifyOutage } from '../../outage.js';
 import type { Mailer } from '../../mail/mailer.js';
 import type { Redis } from '../../redis/connection.js';
 import type { RedisKeys } from '../../redis/keys.js';
@@ -103,6 +105,7 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
     client: options.redisKeys.signInClient,
     account: options.redisKeys.signInAccount,
   });
+  const devices = new KnownDevices(options.redis, options.redisKeys.signInDevices);
   const limits = options.limits ?? PAGES_DEFAULTS;
   const hashing = new HashGate({
     concurrent: limits.hashConcurrent,
@@ -151,8 +154,18 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
     return payload;
   });
   // A page's errors are pages too. A client's fault (a body too large, a control character refused by
-  // input-hygiene) is its 4xx; anything else a logged 500.
+  // input-hygiene) is its 4xx; Postgres or Redis not answering (the pool's wait for a connection timed out,
+  // say) a 503 with Retry-After, as the API answers it (SECURITY.md: outages are 503, never 500); anything
+  // else a logged 500.
   app.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
+    const outage = classifyOutage(error);
+    if (outage) {
+      request.log.warn({ err: error, dependency: outage.dependency, reason: outage.reason }, 'account page: dependency unavailable');
+      return sendPage(reply.code(503).header('retry-after', '5'), {
+        title: 'Try again shortly',
+        body: notice('error', 'The service is too busy right now, or a service it relies on is not answering. Try again in a few seconds.'),
+      });
+    }
     const code = error instanceof ProblemError ? error.body.status : error.statusCode;
     const status = code && code >= 400 && code < 500 ? code : 500;
     if (status === 500) request.log.error({ err: error }, 'account page failed');
@@ -279,6 +292,7 @@ export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
     takeShown,
     options,
     limiter,
+    devices,
     hashing,
     allowance,
     publicOrigin,

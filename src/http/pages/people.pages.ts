@@ -20,7 +20,7 @@ import { cookieName, SESSION_ABSOLUTE_MS, setCookie, type Session } from './sess
 import { field, date, type PageKit } from './page-kit.js';
 
 export function peoplePages(app: FastifyInstance, kit: PageKit): void {
-  const { db, options, baseUrl, audit, hide, form, sendPage, frame, page, change, redirectWith, takeShown } = kit;
+  const { db, options, devices, baseUrl, audit, hide, form, sendPage, frame, page, change, redirectWith, takeShown } = kit;
   const mailer = options.mailer;
 
   async function peoplePage(session: Session, message: Html | '' = ''): Promise<Html> {
@@ -158,6 +158,8 @@ export function peoplePages(app: FastifyInstance, kit: PageKit): void {
     if (outcome.kind === 'last-owner') {
       return answer(reply, session, 409, `${checked.email} is the account's last owner and stays: make another person an owner first.`);
     }
+    // Their browsers are strangers again, for every account of theirs: a sign-in from one is held as anyone's.
+    if (outcome.personId !== null) await devices.forget(outcome.personId);
     audit(session, 'person removed', {
       removed_member_id: outcome.memberId,
       sessions_revoked: outcome.sessionsRevoked,

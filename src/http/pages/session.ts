@@ -27,7 +27,7 @@ const PRE_SESSION_SECONDS = 2 * 3_600;
 export const COOKIE_NAMES = {
   session: { https: '__Host-si_session', http: 'si_session' },
   pre: { https: '__Host-si_pre', http: 'si_pre' },
-  /** A browser that signed in to an account before: exempt from that account's limit (sign-in-limiter.ts). */
+  /** A browser a person signed in from: held by a bound of its own for that person's address (known-devices.ts, sign-in-limiter.ts). */
   device: { https: '__Host-si_device', http: 'si_device' },
 } as const;
 

@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { normaliseEmail } from '../../account/invitations.js';
 import { findMemberByEmail, insertSession, revokeSession } from '../../account/member.repository.js';
+import { KNOWN_DEVICES } from '../../account/known-devices.js';
 import { HashingBusy, verifyNothing, verifyPassword, type HashLane } from '../../account/password.js';
 import { csrfTokenOf, hashToken, isTokenShaped, newToken } from '../../account/tokens.js';
 import { signInClientKey } from '../unknown-key-limiter.js';
@@ -21,11 +22,8 @@ import {
 } from './session.js';
 import { field, type PageKit } from './page-kit.js';
 
-/** How long a browser that signed in stays known to its account's sign-in limit (its device cookie). */
-const DEVICE_SECONDS = 30 * 86_400;
-
 export function signInPages(app: FastifyInstance, kit: PageKit): void {
-  const { db, logger, limiter, hashing, publicOrigin, audit, hide, form, sendPage, refused, change } = kit;
+  const { db, logger, limiter, devices, hashing, publicOrigin, audit, hide, form, sendPage, refused, change } = kit;
   // Sign in and out
 
   const signInForm = (csrf: string, email = '', message: Html | '' = '') =>
@@ -71,16 +69,16 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
     // A browser with no device cookie hashes in the shared lane whoever it names: when that lane is full it
     // is refused before even the address is looked up, so a flood costs no query either.
     const deviceShaped = readCookie(request, cookieName(request, 'device'));
-    if (!(deviceShaped && isTokenShaped(deviceShaped)) && hashing.full('other')) return busy(reply, pre!, email);
+    const deviceCookie = deviceShaped && isTokenShaped(deviceShaped) ? deviceShaped : undefined;
+    if (deviceCookie === undefined && hashing.full('other')) return busy(reply, pre!, email);
     const member = await findMemberByEmail(db, email);
     // Counted before the password is checked (atomic: concurrent guesses cannot slip past the count).
-    // A browser that signed in to this account before is not held by the account's limit (only the address's and its own).
-    const deviceCookie = readCookie(request, cookieName(request, 'device'));
-    const deviceHash = member && deviceCookie && isTokenShaped(deviceCookie) ? hashToken(deviceCookie) : undefined;
+    // A browser this address's person signed in from before (known-devices.ts) is held by a bound of its own, not by the
+    // address's or the account's: known to the person, never to their account, so a member's browsers count as
+    // strangers' against the owner's address.
+    const deviceHash = deviceCookie === undefined ? undefined : hashToken(deviceCookie);
     const knownDevice =
-      deviceHash !== undefined && (await kit.options.redis.exists(kit.options.redisKeys.signInDevice(member!.account_id, deviceHash))) === 1
-        ? deviceHash
-        : undefined;
+      member && deviceHash !== undefined && (await devices.isKnown(member.person_id, deviceHash)) ? deviceHash : undefined;
     const client = signInClientKey(request.ip);
     // Known browsers hash in a lane of their own (password.ts HashGate): a flood from everyone else cannot fill it.
     const lane: HashLane = knownDevice ? 'known' : 'other';
@@ -130,11 +128,11 @@ export function signInPages(app: FastifyInstance, kit: PageKit): void {
     await insertSession(db, { idHash: hashToken(secret), memberId: member.id, expiresAt: new Date(Date.now() + SESSION_ABSOLUTE_MS) });
     setCookie(request, reply, cookieName(request, 'session'), secret, SESSION_ABSOLUTE_MS / 1000);
     setCookie(request, reply, cookieName(request, 'pre'), '', 0);
-    if (!knownDevice) {
-      const device = newToken();
-      await kit.options.redis.set(kit.options.redisKeys.signInDevice(member.account_id, hashToken(device)), '1', 'EX', DEVICE_SECONDS);
-      setCookie(request, reply, cookieName(request, 'device'), device, DEVICE_SECONDS);
-    }
+    // The browser is known for this person from now on (its cookie kept when it has one: a browser shared by two
+    // people is known for both), and the newest sign-in decides which of the person's browsers stay known.
+    const device = deviceCookie ?? newToken();
+    await devices.remember(member.person_id, hashToken(device));
+    setCookie(request, reply, cookieName(request, 'device'), device, KNOWN_DEVICES.seconds);
     audit({ memberId: member.id, accountId: member.account_id }, 'signed in', { client });
     return reply.redirect('/account', 303);
   });

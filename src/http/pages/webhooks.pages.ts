@@ -1,10 +1,12 @@
-// The Webhooks tab: the account's subscriptions and their recent deliveries, read through the service /api/webhooks uses;
-// subscriptions created, edited and removed, a test ping per subscription and a replay per delivery, all through that
-// service too (so its limits per plan, its address checks, its send limits and the operator's switch hold as for a key).
+// The Webhooks tab: the account's subscriptions and their recent deliveries, SUBSCRIPTIONS_PER_PAGE at a time in one
+// query (subscriptionsPageOf: a page costs the same whether the account has 1 subscription or 500); subscriptions
+// created, edited and removed, a test ping per subscription and a replay per delivery, all through the service
+// /api/webhooks uses (so its limits per plan, its address checks, its send limits and the operator's switch hold as for a key).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { CATEGORIES, CATEGORY_VALUES, SOURCE_VALUES } from '../../domain/catalog.js';
 import { WEBHOOK_EVENT_TYPES, type CriteriaInput } from '../../domain/webhooks/subscription-input.js';
-import type { SubscriptionRow } from '../../webhooks/subscription.repository.js';
+import { decodeCreatedCursor, encodeCreatedCursor, InvalidCursorError, type CreatedCursor } from '../../domain/cursor.js';
+import { subscriptionsPageOf, type SubscriptionRow } from '../../webhooks/subscription.repository.js';
 import {
   DisabledByOperatorError,
   SendsExhaustedError,
@@ -64,12 +66,20 @@ function subscriptionFields(prefix: string, row?: SubscriptionRow): Html {
 
 const notConfigured = html`<p>Webhooks are not configured on this service (WEBHOOK_ENCRYPTION_KEY).</p>`;
 
-export function webhooksPage(app: FastifyInstance, kit: PageKit): void {
-  const { options, audit, hide, form, sendPage, frame, page, change, redirectWith, takeShown } = kit;
+/** Subscriptions on one page of the tab, and deliveries shown under each (as GET /api/webhooks/{id} shows them). */
+export const SUBSCRIPTIONS_PER_PAGE = 50;
+const RECENT_DELIVERIES = 20;
 
-  async function webhooksBody(service: WebhookService, session: Session, message: Html | '' = ''): Promise<Html> {
-    const subscriptions = await service.list(session.row.account_id);
-    const criteria = (row: (typeof subscriptions)[number]) =>
+export function webhooksPage(app: FastifyInstance, kit: PageKit): void {
+  const { db, options, audit, hide, form, sendPage, frame, page, change, redirectWith, takeShown } = kit;
+
+  async function webhooksBody(session: Session, message: Html | '' = '', after?: CreatedCursor): Promise<Html> {
+    const { rows: subscriptions, more } = await subscriptionsPageOf(db, session.row.account_id, {
+      ...(after ? { after } : {}),
+      limit: SUBSCRIPTIONS_PER_PAGE,
+      deliveries: RECENT_DELIVERIES,
+    });
+    const criteria = (row: SubscriptionRow) =>
       [
         row.min_score === null ? null : `score ≥ ${row.min_score}`,
         row.categories.length ? `categories: ${row.categories.join(', ')}` : null,
@@ -82,34 +92,37 @@ export function webhooksPage(app: FastifyInstance, kit: PageKit): void {
     const button = (action: string, label: string, name: string) =>
       html`<form method="post" action="${action}">${hidden('csrf', session.csrf)}<button type="submit" aria-label="${`${label} ${name}`}">${label}</button></form>`;
     const operatorDisabled = (row: SubscriptionRow) => row.state === 'disabled' && row.disabled_by === 'operator';
-    const sections = await Promise.all(
-      subscriptions.map(async (row) => {
-        const { deliveries } = await service.show(session.row.account_id, row.id);
-        const base = `/account/webhooks/${encodeURIComponent(row.id)}`;
-        const table =
-          deliveries.length === 0
-            ? html`<p>No deliveries yet.</p>`
-            : html`<table><caption>Recent deliveries to ${row.url}</caption><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">About</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Send again</th></tr></thead><tbody>${deliveries.map(
-                (d) =>
-                  html`<tr><td>${date(d.created_at)}</td><td>${d.event_type}</td><td>${d.insight_id && d.about ? html`<a href="/account/insights/${d.insight_id}/report">${d.about}</a>` : (d.about ?? '—')}</td><td>${d.status}</td><td>${d.attempts}</td><td>${d.last_status_code ?? d.last_error ?? '—'}</td><td>${button(`${base}/deliveries/${encodeURIComponent(d.id)}/replay`, 'Replay', `delivery ${d.id}`)}</td></tr>`,
-              )}</tbody></table>`;
-        return html`<section aria-labelledby="h-${row.id}"><h2 id="h-${row.id}">${row.url}</h2>
+    const sections = subscriptions.map((row) => {
+      const deliveries = row.recent;
+      const base = `/account/webhooks/${encodeURIComponent(row.id)}`;
+      const table =
+        deliveries.length === 0
+          ? html`<p>No deliveries yet.</p>`
+          : html`<table><caption>Recent deliveries to ${row.url}</caption><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">About</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Send again</th></tr></thead><tbody>${deliveries.map(
+              (d) =>
+                html`<tr><td>${date(d.created_at)}</td><td>${d.event_type}</td><td>${d.insight_id && d.about ? html`<a href="/account/insights/${d.insight_id}/report">${d.about}</a>` : (d.about ?? '—')}</td><td>${d.status}</td><td>${d.attempts}</td><td>${d.last_status_code ?? d.last_error ?? '—'}</td><td>${button(`${base}/deliveries/${encodeURIComponent(d.id)}/replay`, 'Replay', `delivery ${d.id}`)}</td></tr>`,
+            )}</tbody></table>`;
+      return html`<section aria-labelledby="h-${row.id}"><h2 id="h-${row.id}">${row.url}</h2>
 <dl class="facts"><dt>Id</dt><dd><code>${row.id}</code></dd><dt>State</dt><dd>${row.state}${row.disabled_reason ? ` (${row.disabled_reason})` : ''}</dd>
 <dt>Criteria</dt><dd>${criteria(row)}</dd><dt>Created</dt><dd>${date(row.created_at)}</dd></dl>
 ${button(`${base}/test`, 'Send a test', `to ${row.url}`)}${
-          operatorDisabled(row)
-            ? html`<p>An operator disabled this subscription: your account can no longer change, enable or remove it. To appeal, ask your operator (support), saying its id <code>${row.id}</code>.</p>`
-            : html`<details><summary>Edit</summary><form method="post" action="${`${base}/edit`}">${hidden('csrf', session.csrf)}${subscriptionFields(`e-${row.id}`, row)}
+        operatorDisabled(row)
+          ? html`<p>An operator disabled this subscription: your account can no longer change, enable or remove it. To appeal, ask your operator (support), saying its id <code>${row.id}</code>.</p>`
+          : html`<details><summary>Edit</summary><form method="post" action="${`${base}/edit`}">${hidden('csrf', session.csrf)}${subscriptionFields(`e-${row.id}`, row)}
 <div class="choice"><input type="checkbox" id="${`e-${row.id}-enabled`}" name="enabled" value="yes"${row.state === 'enabled' && html` checked`}><label for="${`e-${row.id}-enabled`}">Enabled (deliveries are sent)</label></div>
 <div><button type="submit" aria-label="${`Save the subscription to ${row.url}`}">Save</button></div></form></details>
 <details><summary>Remove</summary><p>Removing deletes the subscription and its delivery log; nothing more is sent to ${row.url}.</p><form method="post" action="${`${base}/remove`}">${hidden('csrf', session.csrf)}<button type="submit" aria-label="${`Remove the subscription to ${row.url}`}">Remove this subscription</button></form></details>`
-        }${table}</section>`;
-      }),
-    );
+      }${table}</section>`;
+    });
+    const last = subscriptions.at(-1);
+    const next =
+      more && last
+        ? html`<p><a href="${`/account/webhooks?after=${encodeCreatedCursor({ createdAt: last.created_at, id: last.id })}`}">More subscriptions</a></p>`
+        : '';
     return html`${message}<p>The account's webhook subscriptions and their 20 newest deliveries. <strong>Send a test</strong> sends a signed
 ping event to a subscription; <strong>Replay</strong> sends a delivery again with its original webhook-id. Both count in the
 plan's replays and pings of the day, as through the API. The same subscriptions are at <code>/api/webhooks</code> with a
-key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length === 0 ? html`<p>No subscriptions yet.</p>` : sections}
+key that has the <code>webhooks:write</code> scope. ${SUBSCRIPTIONS_PER_PAGE} subscriptions a page, oldest first.</p>${subscriptions.length === 0 ? html`<p>${after ? 'No more subscriptions.' : 'No subscriptions yet.'}</p>` : sections}${next}
 <section aria-labelledby="new-heading"><h2 id="new-heading">New subscription</h2>
 <p>The plan allows a number of subscriptions per account; a receiver an operator disabled cannot be subscribed again. The signing secret is shown once, after it is made.</p>
 <form method="post" action="/account/webhooks">${hidden('csrf', session.csrf)}${subscriptionFields('new')}<div><button type="submit">Subscribe</button></div></form></section>`;
@@ -120,7 +133,19 @@ key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length ==
     if (!session) return reply;
     const signedIn = frame(session, 'webhooks');
     if (!options.webhooks) return sendPage(reply, { title: 'Webhooks', signedIn, body: notConfigured });
-    const body = await webhooksBody(options.webhooks, session, await takeShown(session, 'webhooks'));
+    const raw = (request.query as Record<string, unknown>).after;
+    let after: CreatedCursor | undefined;
+    try {
+      after = typeof raw === 'string' && raw !== '' ? decodeCreatedCursor(raw, 'subscription') : undefined;
+    } catch (error) {
+      if (!(error instanceof InvalidCursorError)) throw error;
+      return sendPage(reply.code(400), {
+        title: 'Webhooks',
+        signedIn,
+        body: html`${notice('error', `The link's "after" ${error.message.replace(/^cursor /, '')}.`)}<p><a href="/account/webhooks">The first page of your subscriptions</a></p>`,
+      });
+    }
+    const body = await webhooksBody(session, await takeShown(session, 'webhooks'), after);
     return sendPage(reply, { title: 'Webhooks', signedIn, body });
   });
 
@@ -133,7 +158,7 @@ key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length ==
     const service = options.webhooks;
     if (!service) return sendPage(reply.code(503), { title: 'Webhooks', signedIn, body: notConfigured });
     const again = async (status: number, text: string) =>
-      sendPage(reply.code(status), { title: 'Webhooks', signedIn, body: await webhooksBody(service, session, notice('error', text)) });
+      sendPage(reply.code(status), { title: 'Webhooks', signedIn, body: await webhooksBody(session, notice('error', text)) });
     try {
       const done = await act(service);
       return await redirectWith(reply, session, 'webhooks', '/account/webhooks', notice('ok', done));
@@ -156,7 +181,7 @@ key that has the <code>webhooks:write</code> scope.</p>${subscriptions.length ==
     const service = options.webhooks;
     if (!service) return sendPage(reply.code(503), { title: 'Webhooks', signedIn, body: notConfigured });
     const again = async (status: number, text: string) =>
-      sendPage(reply.code(status), { title: 'Webhooks', signedIn, body: await webhooksBody(service, session, notice('error', text)) });
+      sendPage(reply.code(status), { title: 'Webhooks', signedIn, body: await webhooksBody(session, notice('error', text)) });
     try {
       const done = await act(service);
       return await redirectWith(reply, session, 'webhooks', '/account/webhooks', done);
