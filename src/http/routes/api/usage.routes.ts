@@ -4,7 +4,8 @@ import { accountUsage } from '../../../accounts/account-usage.js';
 import type { Db } from '../../../db/connection.js';
 import { utcDay } from '../../../domain/quota.js';
 import type { ResearchService } from '../../../research/research-service.js';
-import { errorResponses, UsageQuery, UsageSchema } from '../../schemas.js';
+import { errorResponses } from '../../schemas/common.js';
+import { UsageQuery, UsageSchema } from '../../schemas/usage.js';
 
 export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; quota: QuotaStore; research?: { service: ResearchService } }> = async (
   app,
