@@ -4,14 +4,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CATEGORY_VALUES, INSIGHT_SORTS, SOURCE_VALUES } from '../../domain/catalog.js';
 import { CURSOR_MAX_LENGTH } from '../../domain/cursor.js';
 import { RELATED_SERVED } from '../../domain/research/served-evidence.js';
-import { AGREEMENT_FAMILIES } from '../../domain/scoring/evidence-agreement.js';
 import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
 import { MIN_COMPLETE_DIMENSIONS } from '../../domain/scoring/overall.js';
 import { TREND_CLASSES } from '../../domain/scoring/trend-class.js';
-import { PLAN_VALUES } from '../../domain/quota.js';
 import { PROVENANCE_KINDS } from '../../domain/provenance.js';
 import { VERDICT_LABELS, VERDICT_RULE } from '../../domain/research/verdict.js';
-import { SUBSCRIPTION_LIMITS, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/subscription-input.js';
+import { TREND_WINDOWS } from '../../views/insight.view.js';
 import { DataDate, stringEnum } from './common.js';
 
 const EvidenceValue = Type.Union([Type.Number(), Type.String(), Type.Boolean(), Type.Null()]);
@@ -41,7 +39,7 @@ export const DimensionSchema = Type.Object({
 const TrendClassValue = Type.Union([stringEnum(TREND_CLASSES), Type.Null()], {
   description: 'The shape of the interest (rules and hit rates: GET /api/methodology); null when the series has no data',
 });
-const HitRate = Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+export const HitRate = Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
   description:
     "How often the class's claim about the next month held on held-out real series; null when it makes no claim the data can check",
 });
@@ -333,8 +331,6 @@ export const InsightListSchema = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()]),
 });
 
-export const TREND_WINDOWS = ['30d', '90d', '12m', '5y'] as const;
-export type TrendWindow = (typeof TREND_WINDOWS)[number];
 export const TrendWindowQuery = Type.Object(
   {
     window: stringEnum(TREND_WINDOWS, {

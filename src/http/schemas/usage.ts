@@ -1,16 +1,6 @@
 // The /api/usage schemas (TypeBox).
-import { Type, type Static } from '@sinclair/typebox';
-import { CATEGORY_VALUES, INSIGHT_SORTS, SOURCE_VALUES } from '../../domain/catalog.js';
-import { CURSOR_MAX_LENGTH } from '../../domain/cursor.js';
-import { RELATED_SERVED } from '../../domain/research/served-evidence.js';
-import { AGREEMENT_FAMILIES } from '../../domain/scoring/evidence-agreement.js';
-import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
-import { MIN_COMPLETE_DIMENSIONS } from '../../domain/scoring/overall.js';
-import { TREND_CLASSES } from '../../domain/scoring/trend-class.js';
+import { Type } from '@sinclair/typebox';
 import { PLAN_VALUES } from '../../domain/quota.js';
-import { PROVENANCE_KINDS } from '../../domain/provenance.js';
-import { VERDICT_LABELS, VERDICT_RULE } from '../../domain/research/verdict.js';
-import { SUBSCRIPTION_LIMITS, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/subscription-input.js';
 import { stringEnum } from './common.js';
 
 export const UsageQuery = Type.Object(

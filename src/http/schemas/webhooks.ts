@@ -1,15 +1,7 @@
 // The /api/webhooks schemas (TypeBox).
 import { Type, type Static } from '@sinclair/typebox';
-import { CATEGORY_VALUES, INSIGHT_SORTS, SOURCE_VALUES } from '../../domain/catalog.js';
+import { CATEGORY_VALUES, SOURCE_VALUES } from '../../domain/catalog.js';
 import { CURSOR_MAX_LENGTH } from '../../domain/cursor.js';
-import { RELATED_SERVED } from '../../domain/research/served-evidence.js';
-import { AGREEMENT_FAMILIES } from '../../domain/scoring/evidence-agreement.js';
-import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
-import { MIN_COMPLETE_DIMENSIONS } from '../../domain/scoring/overall.js';
-import { TREND_CLASSES } from '../../domain/scoring/trend-class.js';
-import { PLAN_VALUES } from '../../domain/quota.js';
-import { PROVENANCE_KINDS } from '../../domain/provenance.js';
-import { VERDICT_LABELS, VERDICT_RULE } from '../../domain/research/verdict.js';
 import { SUBSCRIPTION_LIMITS, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/subscription-input.js';
 
 // The /api/webhooks bodies are checked strictly (no type coercion; see
@@ -109,7 +101,6 @@ export const WebhookReplayBody = Type.Object(
   },
   { additionalProperties: false, examples: [{ since: '2026-11-24T00:00:00Z', until: '2026-11-24T12:00:00Z' }] },
 );
-
 
 export const WebhookIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'The subscription id (sub_…)' }),
