@@ -198,7 +198,7 @@ describe('the access decisions', () => {
     expect(problem.headers['www-authenticate']).toBe('Bearer realm="api"');
   });
 
-  it("names the scope a key lacks and the action that needs it, and lets a key with it through", () => {
+  it('names the scope a key lacks and the action that needs it, and lets a key with it through', () => {
     const refusal = catchRefusal(() => requireScope(key, 'research:write', 'the tool research_idea'));
     expect(refusal.kind).toBe('missingScope');
     expect(refusal.message).toContain('lacks the scope research:write that the tool research_idea needs; it has insights:read.');
