@@ -26,7 +26,7 @@ import { healthRoutes } from './routes/health.routes.js';
 import { accountPages } from './pages/account.pages.js';
 import type { WebhookRoutesDeps } from './routes/api/webhooks.routes.js';
 import type { Services } from '../runtime/services.js';
-import { ProblemSchema } from './schemas.js';
+import { ProblemSchema } from './schemas/common.js';
 import { API_ERROR_HEADERS, registerSecurityHeaders } from './security-headers.js';
 import { requestTracingPlugin } from '../observability/tracing-http.js';
 

@@ -9,7 +9,8 @@ import {
   InvalidCursorError,
 } from '../../src/domain/cursor.js';
 import { decodeDeliveryCursor, encodeDeliveryCursor, SubscriptionInputError } from '../../src/domain/webhooks/subscription-input.js';
-import { InsightListQuery, WebhookDeliveriesQuery } from '../../src/http/schemas.js';
+import { InsightListQuery } from '../../src/http/schemas/insights.js';
+import { WebhookDeliveriesQuery } from '../../src/http/schemas/webhooks.js';
 import { newId } from '../../src/domain/ids.js';
 
 const id = newId('insight');

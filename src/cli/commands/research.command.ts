@@ -12,7 +12,8 @@ import { anchorTermFor } from '../../trends/provider-factory.js';
 import { NotAnswerableError, ResearchAllowanceSpentError, type Submitter } from '../../research/research-service.js';
 import { requireAccount } from '../account-arguments.js';
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
-import { failedStepOf, runProgress, runSteps } from '../../research/run-steps.js';
+import { failedStepOf, runProgress } from '../../research/run-steps.js';
+import { runStepViews } from '../../views/run.view.js';
 import { openResources, type Resources } from '../../runtime/resources.js';
 import { buildServices, type Services } from '../../runtime/services.js';
 import { startWorkers, type Pipeline } from '../../runtime/workers.js';
@@ -273,16 +274,15 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
         if (run.error) print(`error at step ${failedStepOf(run)?.name ?? 'unknown'}: ${run.error}`);
         print(
           table(
-            runSteps(run, rows).map(({ step, name, status, recorded: s }) => {
-              return {
-                '#': step,
-                step: name,
-                status,
-                attempts: s?.attempts ?? 0,
-                ms: s?.duration_ms ?? '',
-                summary: (s?.error ?? s?.summary ?? '').slice(0, 90),
-              };
-            }),
+            // The steps as the API shows them, their errors as recorded (an operator's view).
+            runStepViews(run, rows, 'operator').map((s) => ({
+              '#': s.step,
+              step: s.name,
+              status: s.status,
+              attempts: s.attempts,
+              ms: s.duration_ms ?? '',
+              summary: (s.error ?? s.summary ?? '').slice(0, 90),
+            })),
           ),
         );
       });

@@ -13,21 +13,25 @@ import {
   type InsightSort,
   type Source,
 } from '../../domain/catalog.js';
-import { decodeCursor, encodeCursor, InvalidCursorError, type InsightCursor } from '../../domain/cursor.js';
+import type { InsightCursor } from '../../domain/cursor.js';
+import { Refusal } from '../../domain/refusal.js';
 import { isId } from '../../domain/ids.js';
 import { displayTitle, interestNoun, provenanceOf } from '../../domain/provenance.js';
 import { renderInsightChart } from '../../domain/charts/insight-chart.js';
 import { DIMENSION_LABELS, DIMENSIONS } from '../../domain/scoring/dimensions.js';
 import { renderReportHtml } from '../../domain/reports/report-html.js';
 import { renderReportMarkdown } from '../../domain/reports/report-markdown.js';
-import { findInsight, listInsights, type InsightListRow, type InsightRow } from '../../insights/insight.repository.js';
+import { findInsight, type InsightListRow, type InsightRow } from '../../insights/insight.repository.js';
 import { latestTrendPointsOf } from '../../insights/trend-point.repository.js';
 import { InvalidIdeaError } from '../../research/chain.js';
 import { MAX_COMPARED, MIN_COMPARED, NotResearchedError, type Comparison } from '../../research/comparison-service.js';
 import { ResearchAllowanceSpentError } from '../../research/research-service.js';
 import { TrendsFailedError } from '../../research/trends-gateway.js';
-import { CONTENT_TYPES, insightListCsv, REPORT_CSP, reportInputOf } from '../routes/api/insight-exports.js';
-import { sortValueOf, toInsightDto, toInsightSummaryDto } from '../routes/api/insights.routes.js';
+import { CONTENT_TYPES, REPORT_CSP } from '../routes/api/insight-exports.js';
+import { toInsightDto, toInsightSummaryDto } from '../../views/insight.view.js';
+import { decodeListCursor, listInsightPage } from '../../views/insight-list.view.js';
+import { insightListCsv, reportInputOf } from '../../views/insight-report.view.js';
+import { comparisonView } from '../../views/comparison.view.js';
 import { html, joinHtml, unsafeRawHtml, type Html, type HtmlValue } from '../../domain/html.js';
 import { hidden, notice } from './layout.js';
 import type { Session } from './session.js';
@@ -153,28 +157,35 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
 
   /** One page of the list with these filters, as the account sees it: the page and its CSV read the same rows. */
   function listPage(filters: ListFilters, after: InsightCursor | undefined, accountId: string) {
-    return listInsights(db, {
-      limit: PAGE_SIZE,
-      minScore: filters.minScore,
-      source: filters.source,
-      categories: filters.category ? [filters.category] : undefined,
-      text: filters.q,
-      sort: filters.sort,
-      after,
-      viewer: { accountId },
-    });
+    return listInsightPage(
+      db,
+      {
+        limit: PAGE_SIZE,
+        minScore: filters.minScore,
+        source: filters.source,
+        categories: filters.category ? [filters.category] : undefined,
+        text: filters.q,
+        sort: filters.sort,
+        after,
+      },
+      { accountId },
+    );
   }
+
+  /** The page's position, read as the API reads a cursor; a refusal says what is wrong with it. */
+  function positionOf(filters: ListFilters): InsightCursor | undefined {
+    return filters.cursor !== undefined ? decodeListCursor(filters.cursor, filters.sort) : undefined;
+  }
+  const positionProblem = (error: Refusal) => error.facts.param?.reason ?? error.message;
 
   async function listBody(session: Session, filters: ListFilters): Promise<{ status: number; body: Html }> {
     let after: InsightCursor | undefined;
     let problem = '';
-    if (filters.cursor !== undefined) {
-      try {
-        after = decodeCursor(filters.cursor, filters.sort);
-      } catch (error) {
-        if (!(error instanceof InvalidCursorError)) throw error;
-        problem = `This page's position ${error.reason}.`;
-      }
+    try {
+      after = positionOf(filters);
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      problem = `This page's position ${positionProblem(error)}.`;
     }
     if (problem) {
       return {
@@ -182,9 +193,8 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
         body: html`${notice('error', problem)}${filterForm(filters)}<p><a href="${listHref(filters, undefined)}">The first page</a></p>`,
       };
     }
-    const { rows, hasMore } = await listPage(filters, after, session.row.account_id);
-    const last = rows.at(-1);
-    const next = hasMore && last ? encodeCursor({ sort: filters.sort, value: sortValueOf(last, filters.sort), id: last.id }) : undefined;
+    const { rows, nextCursor } = await listPage(filters, after, session.row.account_id);
+    const next = nextCursor ?? undefined;
     const series = await latestTrendPointsOf(
       db,
       rows.map((r) => r.id),
@@ -243,21 +253,18 @@ ${filterForm(filters)}${table}${paging}`,
     let after: InsightCursor | undefined;
     try {
       filters = parseFilters(request.query);
-      if (filters.cursor) after = decodeCursor(filters.cursor, filters.sort);
+      after = positionOf(filters);
     } catch (error) {
-      if (!(error instanceof FilterError) && !(error instanceof InvalidCursorError)) throw error;
-      const why = error instanceof InvalidCursorError ? `its position ${error.reason}` : error.message;
+      if (!(error instanceof FilterError) && !(error instanceof Refusal)) throw error;
+      const why = error instanceof Refusal ? `its position ${positionProblem(error)}` : error.message;
       return sendPage(reply.code(400), {
         title: 'Insights',
         signedIn: frame(session, 'insights'),
         body: html`${notice('error', `The list could not be read: ${why}`)}<p><a href="/account/insights">Back to the insights</a></p>`,
       });
     }
-    const { rows } = await listPage(filters, after, session.row.account_id);
-    return reply
-      .type(CONTENT_TYPES.csv)
-      .header('content-disposition', 'attachment; filename="insights.csv"')
-      .send(insightListCsv(rows.map(toInsightSummaryDto)));
+    const { data } = await listPage(filters, after, session.row.account_id);
+    return reply.type(CONTENT_TYPES.csv).header('content-disposition', 'attachment; filename="insights.csv"').send(insightListCsv(data));
   });
 
   /** The insight, when the account may see it (public, or its own), as GET /api/insights/{id} finds it. */
@@ -428,10 +435,9 @@ ${line(`Interest, ${SPARK_DAYS} days`, (r) => sparkline(series.get(r.id) ?? [], 
       name: c.idea,
       points: points.map((p) => ({ date: p.date, value: p.values[i] ?? 0 })),
     }));
-    const stats = result.ideas.map((c, i) => {
-      const values = points.map((p) => p.values[i] ?? 0);
-      const mean = values.length ? Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 10) / 10 : null;
-      return html`<tr><th scope="row"><span class="key series-${i}" aria-hidden="true"></span> ${c.idea}</th><td>${c.phrase}</td><td class="num">${mean ?? '—'}</td><td class="num">${values.length ? Math.max(...values) : '—'}</td></tr>`;
+    // The mean and peak POST /api/comparisons answers.
+    const stats = comparisonView(result, result.geo).data.ideas.map((c, i) => {
+      return html`<tr><th scope="row"><span class="key series-${i}" aria-hidden="true"></span> ${c.idea}</th><td>${c.phrase}</td><td class="num">${c.mean ?? '—'}</td><td class="num">${c.peak ?? '—'}</td></tr>`;
     });
     const span = `${points[0]?.date ?? '–'} to ${points.at(-1)?.date ?? '–'}`;
     return html`<section aria-labelledby="shared-heading"><h2 id="shared-heading">Interest on one scale</h2>

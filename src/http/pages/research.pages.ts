@@ -2,13 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import { listAccountRuns, listDemoRuns } from '../../research/account-runs.repository.js';
 import { findRun, stepsOf } from '../../research/run.repository.js';
-import { failedStepOf, runProgress, runSteps } from '../../research/run-steps.js';
+import { failedStepOf, runProgress } from '../../research/run-steps.js';
+import { runStepViews } from '../../views/run.view.js';
 import { runWasRefunded } from '../../research/allowance.repository.js';
 import { dataDatesOf, findActiveInsights, type InsightRow } from '../../insights/insight.repository.js';
 import { displayTitle, provenanceOf, type ProvenanceFacts } from '../../domain/provenance.js';
 import type { RunRow } from '../../research/run.repository.js';
 import { isId } from '../../domain/ids.js';
-import { publicFailure, publicRunAdvice, publicRunError, publicWaitingReason } from '../../domain/public-error.js';
+import { publicRunAdvice, publicRunError, publicWaitingReason } from '../../domain/public-error.js';
 import { verdictOf } from '../../domain/research/verdict.js';
 import { InvalidIdeaError } from '../../research/chain.js';
 import { NotAnswerableError, ResearchAllowanceSpentError } from '../../research/research-service.js';
@@ -197,13 +198,14 @@ ${
     const run = isId('run', id) ? await findRun(db, id) : undefined;
     if (!run || !(run.account_id === session.row.account_id || isDemoRun(run)))
       return sendPage(reply.code(404), notFound(session, 'Your account has no such research run.'));
-    const steps = runSteps(run, await stepsOf(db, run.id));
+    // The steps GET /api/research-runs/{id} answers (their errors in its public words).
+    const steps = runStepViews(run, await stepsOf(db, run.id));
     const shown = runProvenance(run, run.insight_id ? (await dataDatesOf(db, [run.insight_id])).get(run.insight_id) : undefined);
     const live = run.status === 'queued' || run.status === 'running' || run.status === 'waiting';
-    const rows = steps.map(({ step, name, status, recorded: s }) => {
-      return html`<tr><td>${step}</td><td>${name}</td><td>${status}</td><td>${oneLine(s?.summary ?? null) || (s?.status === 'failed' && s.error ? publicFailure(s.error) : '—')}</td></tr>`;
+    const rows = steps.map(({ step, name, status, summary, error }) => {
+      return html`<tr><td>${step}</td><td>${name}</td><td>${status}</td><td>${oneLine(summary) || (status === 'failed' && error ? error : '—')}</td></tr>`;
     });
-    const done = steps.filter((s) => s.recorded?.status === 'done').length;
+    const done = steps.filter((s) => s.status === 'done').length;
     const refunded = run.status === 'failed' && (await runWasRefunded(db, run.id));
     const body = html`${runState(run, refunded)}<dl class="facts"><dt>Idea</dt><dd>${shown.idea}</dd><dt>Market</dt><dd>${run.geo === null ? 'default' : run.geo || 'worldwide'}</dd>
 <dt>Source</dt><dd>${shown.source}</dd><dt>Data as of</dt><dd>${shown.dataAsOf}</dd>

@@ -6,6 +6,8 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { classifyOutage } from '../../outage.js';
 import { problem, ProblemError, sendProblem, type InvalidParam } from '../problem.js';
+import { Refusal } from '../../domain/refusal.js';
+import { problemOfRefusal } from '../api-guard/refusal.js';
 
 /** A bounded number's whole range ("from 1 to 90"), read from the route's schema, where the validator names one bound. */
 function rangeOf(schema: unknown, where: string, name: string): string | undefined {
@@ -36,9 +38,11 @@ function validationProblem(error: FastifyError, routeSchema: unknown) {
 export const errorsPlugin = fp(
   async (app: FastifyInstance) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error instanceof ProblemError) {
-        reply.headers(error.headers);
-        return sendProblem(reply, error.body);
+      // A view's or an access decision's refusal (src/domain/refusal.ts) is the problem of its kind.
+      const known = error instanceof Refusal ? problemOfRefusal(error) : error instanceof ProblemError ? error : undefined;
+      if (known) {
+        reply.headers(known.headers);
+        return sendProblem(reply, known.body);
       }
       if (error.validation) return sendProblem(reply, validationProblem(error, request.routeOptions.schema));
       if (error.statusCode === 413) {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Redis } from '../../redis/connection.js';
 import { pingDatabase, type Db } from '../../db/connection.js';
-import { errorResponses, NoQuery, ProblemSchema } from '../schemas.js';
+import { errorResponses, NoQuery, ProblemSchema } from '../schemas/common.js';
 
 const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CATEGORIES, SOURCE_DESCRIPTIONS } from '../../../domain/catalog.js';
 import { countInsightsBy } from '../../../insights/insight.repository.js';
 import { methodology } from '../../../domain/scoring/methodology.js';
-import { CatalogSchema, CategoryCatalogSchema, errorResponses, MethodologySchema, NoQuery } from '../../schemas.js';
+import { CatalogSchema, CategoryCatalogSchema, MethodologySchema } from '../../schemas/catalog.js';
+import { errorResponses, NoQuery } from '../../schemas/common.js';
 
 /**
  * The allowed values of the `category` and `source` filters, with how many

@@ -1,15 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { QuotaStore } from '../../../accounts/quota.store.js';
-import { accountUsage } from '../../../accounts/account-usage.js';
 import type { Db } from '../../../db/connection.js';
-import { utcDay } from '../../../domain/quota.js';
 import type { ResearchService } from '../../../research/research-service.js';
-import { errorResponses, UsageQuery, UsageSchema } from '../../schemas.js';
+import { usageView } from '../../../views/usage.view.js';
+import { errorResponses } from '../../schemas/common.js';
+import { UsageQuery, UsageSchema } from '../../schemas/usage.js';
 
 export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; quota: QuotaStore; research?: { service: ResearchService } }> = async (
   app,
   { db, quota, research },
 ) => {
+  const sources = { db, quota, ...(research ? { research: research.service } : {}) };
   app.get(
     '/usage',
     {
@@ -24,36 +25,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Db; quota: QuotaStore;
         response: { 200: UsageSchema, ...errorResponses(400, 401, 403, 429) },
       },
     },
-    async (request) => {
-      // The guard has run: both are set on every request that reaches a handler.
-      const key = request.apiKey!;
-      const decision = request.quota!;
-      const now = new Date();
-      const allowance = research ? await research.service.allowance(key.accountId, key.plan) : undefined;
-      const days = await accountUsage(db, quota, key.accountId, request.query.days, now, { keyId: key.id, requests: decision.used });
-      return {
-        data: {
-          account_id: key.accountId,
-          account_name: key.accountName,
-          key_id: key.id,
-          plan: key.plan,
-          day: utcDay(now),
-          limit: decision.limit,
-          used: decision.used,
-          remaining: decision.remaining,
-          resets_at: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString(),
-          research: allowance
-            ? {
-                limit: allowance.limit,
-                used: allowance.used,
-                remaining: allowance.remaining,
-                refunded: allowance.refunded,
-                resets_at: allowance.resetsAt.toISOString(),
-              }
-            : null,
-          days,
-        },
-      };
-    },
+    // The guard has run: the key and the quota's decision are set on every request that reaches a handler.
+    async (request) => usageView(sources, request.apiKey!, request.quota!, request.query.days),
   );
 };

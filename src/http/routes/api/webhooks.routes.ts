@@ -24,9 +24,8 @@ import {
 import { registerIdempotency, type IdempotencyOptions } from '../../idempotency.js';
 import { strictJsonValidator } from '../../json-body.js';
 import { invalidParam, problem, ProblemError } from '../../problem.js';
+import { errorResponses, NoBody } from '../../schemas/common.js';
 import {
-  errorResponses,
-  NoBody,
   WebhookCreateBody,
   WebhookCreatedSchema,
   WebhookDeliveriesQuery,
@@ -43,7 +42,7 @@ import {
   WebhookUpdateBody,
   WebhookUpdatedSchema,
   type WebhookSubscriptionDto,
-} from '../../schemas.js';
+} from '../../schemas/webhooks.js';
 
 export interface WebhookRoutesDeps {
   service: WebhookService;
