@@ -40,6 +40,7 @@ function run(over: Partial<RunRow> = {}): RunRow {
     language: 'en',
     visibility: 'private',
     cancelled_at: null,
+    trace_id: null,
     ...over,
   };
 }
