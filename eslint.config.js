@@ -101,12 +101,35 @@ export default tseslint.config(
   },
   { files: ['src/config.ts'], rules: { 'no-restricted-properties': 'off' } },
   {
-    // config.ts stands on the domain alone: every other floor imports config, so anything else here makes a loop.
+    // config.ts and its sections stand on the domain alone: every other floor imports config, so anything else here makes a loop.
     files: ['src/config.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^\\.\\./|^\\./(?!domain/)', message: 'src/config.ts imports only from src/domain/ (docs/internals.md).' }] },
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./|^\\./(?!domain/|config/)',
+              message: 'src/config.ts imports only from src/domain/ and src/config/ (docs/internals.md).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/config/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(?!domain/)|^\\.\\./\\.\\./',
+              message: 'src/config/ imports only from itself and src/domain/ (docs/internals.md).',
+            },
+          ],
+        },
       ],
     },
   },

@@ -5,9 +5,9 @@
 // research and a recorded one never hides its age.
 import { SOURCES } from './catalog.js';
 import { rankKey } from './scoring/overall.js';
+import type { ProvenanceKind } from './provenance-kind.js';
 
-export const PROVENANCE_KINDS = ['live', 'recorded', 'simulated'] as const;
-export type ProvenanceKind = (typeof PROVENANCE_KINDS)[number];
+export { PROVENANCE_KINDS, type ProvenanceKind } from './provenance-kind.js';
 
 /** The fields of an insight its provenance is read from. */
 export interface ProvenanceFacts {

@@ -1,8 +1,8 @@
 import { Cluster, Redis as SingleRedis, type ClusterNode, type RedisOptions } from 'ioredis';
+import type { Redis } from './client.js';
 import { defineScripts } from './scripts.js';
 
-/** A connection to one Redis server or to a Redis Cluster: every caller works with either. */
-export type Redis = SingleRedis | Cluster;
+export type { Redis } from './client.js';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 

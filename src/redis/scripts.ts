@@ -24,7 +24,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChainableCommander } from 'ioredis';
-import type { Redis } from './connection.js';
+import type { Redis } from './client.js';
 
 /** What an ARGV entry may be: Redis receives every argument as a string. */
 export type ScriptArg = string | number;

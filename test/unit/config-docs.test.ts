@@ -22,7 +22,8 @@ import { PLAN_VALUES } from '../../src/domain/quota.js';
 const read = (file: string) => readFile(path.join(PROJECT_ROOT, file), 'utf8');
 
 async function variablesRead(): Promise<Set<string>> {
-  const source = await read('src/config.ts');
+  // config.ts and its sections (src/config/: one file per section since 2026-11-28).
+  const source = [await read('src/config.ts'), ...(await sources('src/config', /\.ts$/))].join('\n');
   // Every variable goes through one of the section loaders' readers: read.text('X'), read.url('X', …), read.integer('X', …),
   // read.cron('X', …), read.oneOf('X', …), read.list('X', …), or is read from the raw environment before them (env.X).
   // read.perPlan('X', …) reads one variable per plan: X_FREE, X_STARTER, X_PRO, X_ENTERPRISE.

@@ -1,4 +1,4 @@
-import type { ProvenanceKind } from '../provenance.js';
+import type { ProvenanceKind } from '../provenance-kind.js';
 import { DIMENSIONS, DIMENSION_WEIGHTS, round3, TOTAL_WEIGHT, type DimensionScores } from './dimensions.js';
 
 /** An insight with fewer dimensions scored than this is partial: listed after the complete ones by default. */

@@ -1,0 +1,19 @@
+// The worker section: how much one worker process runs at once.
+import { EnvReader } from './env-reader.js';
+
+export interface WorkerConfig {
+  /** Research steps one worker process runs at once. */
+  readonly researchConcurrency: number;
+  /** Webhook deliveries one worker process has in flight (I/O-bound: a slow receiver holds one for at most webhooks.timeoutMs). */
+  readonly webhookConcurrency: number;
+  /** How long a worker's job lock lasts; a crashed worker's jobs are retried after about this long. */
+  readonly jobLockMs: number;
+}
+
+export function loadWorkerSection(read: EnvReader): WorkerConfig {
+  return Object.freeze({
+    researchConcurrency: read.integer('RESEARCH_CONCURRENCY', 20, 1, 500),
+    webhookConcurrency: read.integer('WEBHOOK_CONCURRENCY', 100, 1, 1_000),
+    jobLockMs: read.integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
+  });
+}
