@@ -36,6 +36,9 @@ export const FLOORS = [
   { name: 'work', paths: ['src/research/', 'src/refresh/', 'src/demo/'] },
   { name: 'handlers', paths: ['jobs/'] },
   { name: 'composition', paths: ['src/runtime/'] },
+  // What every front door reads and decides alike (the API, the pages, the CLI, an MCP server): views of the
+  // stored work and the API key's decisions, with no transport in them.
+  { name: 'views and access', paths: ['src/views/', 'src/api-access/'] },
   { name: 'faces', paths: ['src/http/', 'src/cli/'] },
   { name: 'entry points', paths: ['src/start.ts', 'src/web.ts', 'src/worker.ts'] },
 ] as const satisfies readonly { name: string; paths: readonly string[] }[];
