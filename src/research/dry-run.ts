@@ -11,10 +11,10 @@ import { classifyCategory, type CategoryChoice } from '../domain/research/catego
 import { choosePrimary, measuredPhrases, phraseCandidates, type PhraseCandidate } from '../domain/research/phrase-choice.js';
 import type { ProviderName } from '../domain/trends/capabilities.js';
 import type { TrendsPlanName } from '../config.js';
-import { SyntheticTrendsProvider } from '../trends/synthetic.provider.js';
+import { SyntheticTrendsProvider } from '../providers/synthetic/provider.js';
 import type { TrendsRequest } from '../trends/types.js';
 import { checkIdea } from './chain.js';
-import { RoutedTrendsGateway } from './provider-router.js';
+import { RoutedTrendsGateway } from '../providers/router.js';
 import { buildStepContext } from './step-context.js';
 import { STEP_NAMES, type StepName } from './step-contract.js';
 import { STEPS } from './steps.js';

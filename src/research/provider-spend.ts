@@ -7,7 +7,7 @@ import type { Db } from '../db/connection.js';
 import { answeringProvider, PROVIDER_PROFILES, providersOf, type ProviderName } from '../domain/trends/capabilities.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
-import { accountProblemOf, runSpendOf, spendOn } from './paid-gateway.js';
+import { accountProblemOf, runSpendOf, spendOn } from '../providers/dataforseo/gateway.js';
 import { latestSucceededRunsAsking } from './run.repository.js';
 
 export interface PaidProviderReport {

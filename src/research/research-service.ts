@@ -8,7 +8,7 @@
 import type { Kysely } from 'kysely';
 import type { Config, TrendsPlanName } from '../config.js';
 import { answeringProvider, providersOf } from '../domain/trends/capabilities.js';
-import { DATAFORSEO_COUNTRIES } from '../trends/dataforseo/provider.js';
+import { DATAFORSEO_COUNTRIES } from '../providers/dataforseo/provider.js';
 import type { Db } from '../db/connection.js';
 import type { Database, ResearchVisibility, RunStatus } from '../db/database.js';
 import { SOURCES } from '../domain/catalog.js';
@@ -17,8 +17,8 @@ import { languageProblem, marketProblem } from '../domain/research/market.js';
 import { stripInvisible, validateIdea } from '../domain/research/idea.js';
 import { choosePrimary, measuredPhrases, phraseCandidates } from '../domain/research/phrase-choice.js';
 import { failureKind, publicFailure } from '../domain/public-error.js';
-import type { ReplayCoverage } from '../trends/replay.provider.js';
-import { ReplayTrendsProvider } from '../trends/replay.provider.js';
+import type { ReplayCoverage } from '../providers/replay/provider.js';
+import { ReplayTrendsProvider } from '../providers/replay/provider.js';
 import type { Plan } from '../domain/quota.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
 import {

@@ -19,7 +19,7 @@ import type { RedisKeys } from '../redis/keys.js';
 import { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import { ResearchChain } from '../research/chain.js';
 import { ComparisonService, directSeries, type SeriesSource } from '../research/comparison-service.js';
-import { providerGateways, type GatewayFor } from '../research/provider-gateways.js';
+import { providerGateways, type GatewayFor } from '../providers/gateways.js';
 import { ResearchService, researchSettings, type ResearchSettings } from '../research/research-service.js';
 import {
   askWithoutWaiting,
@@ -30,7 +30,7 @@ import {
   type TrendsPurpose,
 } from '../research/trends-gateway.js';
 import { readLastCheck, type EgressPool } from '../trends/egress-pool.js';
-import { checkVerdict } from '../trends/google-check.js';
+import { checkVerdict } from '../providers/google/check.js';
 import { SecretBox } from '../webhooks/secret-box.js';
 import { SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
 import { queueDeliveries, WebhookService } from '../webhooks/webhook-service.js';

@@ -9,7 +9,7 @@ import { buildStepContext } from '../../src/research/step-context.js';
 import type { TrendsPlan } from '../../src/research/trends-plan.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import type { TrendsRequest, TrendsResponse } from '../../src/trends/types.js';
-import { RoutedTrendsGateway } from '../../src/research/provider-router.js';
+import { RoutedTrendsGateway } from '../../src/providers/router.js';
 import type { ProviderName } from '../../src/domain/trends/capabilities.js';
 
 /** The outputs steps recorded, each with its step's output type. */

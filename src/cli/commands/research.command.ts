@@ -8,7 +8,7 @@ import { findInsight } from '../../insights/insight.repository.js';
 import { marketProblem } from '../../domain/research/market.js';
 import { InvalidIdeaError } from '../../research/chain.js';
 import { dryRun, type DryRun } from '../../research/dry-run.js';
-import { anchorTermFor } from '../../trends/provider-factory.js';
+import { anchorTermFor } from '../../providers/registry.js';
 import { NotAnswerableError } from '../../research/research-service.js';
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
 import { failedStepOf, runProgress, runSteps } from '../../research/run-steps.js';

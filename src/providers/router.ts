@@ -12,7 +12,7 @@ import {
   type ProviderName,
 } from '../domain/trends/capabilities.js';
 import type { ExploreAnswer, ExplorePart, TrendsRequest, TrendsResponse } from '../trends/types.js';
-import { TrendsFailedError, type TrendsGateway, type TrendsWaiter } from './trends-gateway.js';
+import { TrendsFailedError, type TrendsGateway, type TrendsWaiter } from '../research/trends-gateway.js';
 
 type Options = { priority?: number; waiter?: TrendsWaiter };
 

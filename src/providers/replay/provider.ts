@@ -5,8 +5,8 @@
 // keywords and geo; the answer says which window and date it was recorded for.
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { explorePartByPart } from './explore-parts.js';
-import { parseAutocomplete, parseComparedGeo, parseGuardedJson, parseMultiline, parseRelated } from './google-format.js';
+import { explorePartByPart } from '../explore-parts.js';
+import { parseAutocomplete, parseComparedGeo, parseGuardedJson, parseMultiline, parseRelated } from '../google/format.js';
 import {
   describeRequest,
   NotAvailableError,
@@ -15,7 +15,7 @@ import {
   type TrendsProvider,
   type TrendsRequest,
   type TrendsResponse,
-} from './types.js';
+} from '../../trends/types.js';
 
 interface Recording {
   kind: TrendsRequest['kind'];

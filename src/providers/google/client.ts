@@ -39,8 +39,8 @@
 // the cookie pages included.
 import type https from 'node:https';
 import { request as httpsRequest } from 'node:https';
-import { isSorryPage, parseEmbedPage, parseGuardedJson, userTypeOf } from './google-format.js';
-import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError, type AnswerOutcome } from './types.js';
+import { isSorryPage, parseEmbedPage, parseGuardedJson, userTypeOf } from './format.js';
+import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError, type AnswerOutcome } from '../../trends/types.js';
 
 export const GOOGLE_HOST = 'trends.google.com';
 const MAX_ANSWER_BYTES = 5 * 1024 * 1024;

@@ -8,11 +8,11 @@ import type { Config } from '../config.js';
 import { providersOf, type ProviderName } from '../domain/trends/capabilities.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
-import { DataForSeoProvider } from '../trends/dataforseo/provider.js';
-import { createLocalTrendsProvider } from '../trends/provider-factory.js';
-import { PaidTrendsGateway } from './paid-gateway.js';
-import { RoutedTrendsGateway } from './provider-router.js';
-import { DirectTrendsGateway, type TrendsGateway, type TrendsPurpose } from './trends-gateway.js';
+import { DataForSeoProvider } from './dataforseo/provider.js';
+import { createLocalTrendsProvider } from './registry.js';
+import { PaidTrendsGateway } from './dataforseo/gateway.js';
+import { RoutedTrendsGateway } from './router.js';
+import { DirectTrendsGateway, type TrendsGateway, type TrendsPurpose } from '../research/trends-gateway.js';
 
 /** Google Ads' live endpoints take 12 requests a minute per account (DataForSEO's help center): one under it. */
 export const ADS_TASKS_PER_MINUTE = 11;

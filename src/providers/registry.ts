@@ -1,8 +1,8 @@
 import type { Config } from '../config.js';
 import { answeringProvider, providersOf } from '../domain/trends/capabilities.js';
-import { RECORDED_ANCHOR, ReplayTrendsProvider } from './replay.provider.js';
-import { SyntheticTrendsProvider } from './synthetic.provider.js';
-import type { TrendsProvider } from './types.js';
+import { RECORDED_ANCHOR, ReplayTrendsProvider } from './replay/provider.js';
+import { SyntheticTrendsProvider } from './synthetic/provider.js';
+import type { TrendsProvider } from '../trends/types.js';
 
 /** A provider of local data, asked directly. Live Google is never made here: it goes through the trends queue (trends-fetch). */
 export function createLocalTrendsProvider(name: 'replay' | 'synthetic', config: Config): TrendsProvider {
