@@ -1,62 +1,78 @@
 // Every process that asks for search data builds its gateways here: a run's
-// (or the refresh's) provider list becomes one routed gateway (provider-router.ts)
-// over one gateway per provider: live Google through the trends queue (given
-// by the caller, which owns the queue), replay and synthetic directly,
-// DataForSEO directly with its pace, day's answers and bill in Redis.
+// (or the refresh's) provider list becomes one routed gateway (router.ts) over
+// one gateway per provider, which that provider's adapter makes
+// (src/providers/<name>/adapter.ts, found through the registry): a queued
+// provider through the trends queue (given by the caller, which owns the
+// queue), the others directly, each with its own pace and bill.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { providersOf, type ProviderName } from '../domain/trends/capabilities.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
-import { DataForSeoProvider } from './dataforseo/provider.js';
-import { createLocalTrendsProvider } from './registry.js';
-import { PaidTrendsGateway } from './dataforseo/gateway.js';
+import type { TrendsRequest, TrendsResponse } from '../trends/types.js';
+import type { TrendsGateway, TrendsPurpose, TrendsWaiter } from './gateway.js';
+import { PROVIDERS, profileOf, providersOf, type Registry } from './registry.js';
 import { RoutedTrendsGateway } from './router.js';
-import { DirectTrendsGateway, type TrendsGateway, type TrendsPurpose } from '../research/trends-gateway.js';
 
-/** Google Ads' live endpoints take 12 requests a minute per account (DataForSEO's help center): one under it. */
-export const ADS_TASKS_PER_MINUTE = 11;
+/** What an adapter is given to make its provider's gateway for one purpose. */
+export interface AdapterDeps<Settings> {
+  /** Its configuration section (config.providerSettings[name]). */
+  settings: Settings;
+  logger: Logger;
+  /** Redis, for a provider that paces or bills across processes. */
+  redis?: Redis;
+  keys?: RedisKeys;
+  purpose: TrendsPurpose;
+  /** The gateway through the trends queue, for a queued provider; a process without the queue leaves it out. */
+  queued?: (purpose: TrendsPurpose) => TrendsGateway;
+}
+
+/** What each src/providers/<name>/adapter.ts exports as `createGateway`. */
+export type GatewayFactory<Settings> = (deps: AdapterDeps<Settings>) => TrendsGateway;
 
 export interface ProviderGatewayDeps {
   config: Config;
   logger: Logger;
-  /** Needed when a list names dataforseo (its pace, cache and bill). */
+  /** Needed when a list names a provider that paces or bills in Redis (dataforseo). */
   redis?: Redis;
   keys?: RedisKeys;
-  /** Live Google for a purpose; a process without the trends queue leaves it out (then Google is refused). */
-  google?: (purpose: TrendsPurpose) => TrendsGateway;
+  /** The queued providers' gateway for a purpose; a process without the trends queue leaves it out (then they are refused). */
+  queued?: (purpose: TrendsPurpose) => TrendsGateway;
+  /** The providers to route among; the registry's (a test adds its own). */
+  registry?: Registry;
+  /** Settings of providers config.ts does not know (a test's). */
+  settings?: Readonly<Record<string, unknown>>;
 }
 
 export type GatewayFor = (label: string, purpose?: TrendsPurpose) => RoutedTrendsGateway;
 
+type Options = { priority?: number; waiter?: TrendsWaiter };
+
 export function providerGateways(deps: ProviderGatewayDeps): GatewayFor {
+  const registry = deps.registry ?? PROVIDERS;
+  const settingsOf = (name: string): unknown =>
+    (deps.config.providerSettings as Readonly<Record<string, unknown>>)[name] ?? deps.settings?.[name];
   const direct = new Map<string, TrendsGateway>();
-  const one = (provider: ProviderName, purpose: TrendsPurpose): TrendsGateway => {
-    if (provider === 'google') {
-      if (!deps.google) throw new Error('live Google is asked through the trends queue, which this process has not opened');
-      return deps.google(purpose);
-    }
+  const one = (provider: string, purpose: TrendsPurpose): TrendsGateway => {
     const key = `${provider}|${purpose}`;
     let gateway = direct.get(key);
     if (gateway) return gateway;
-    if (provider === 'dataforseo') {
-      const { login, password, apiUrl, requestTimeoutMs, requestsPerMinute, retryMs } = deps.config.dataforseo;
-      if (!login || !password) throw new Error('dataforseo is named but DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD are not set');
-      if (!deps.redis || !deps.keys) throw new Error('the dataforseo provider needs Redis (its pace, day answers and bill)');
-      gateway = new PaidTrendsGateway({
-        provider: new DataForSeoProvider({ login, password, apiUrl, requestTimeoutMs }),
-        redis: deps.redis,
-        keys: deps.keys,
-        pace: { explore: requestsPerMinute, searchVolume: ADS_TASKS_PER_MINUTE },
+    // The adapter (the provider's IO) is loaded on the first request, then kept: a failure to make it fails each request.
+    let made: Promise<TrendsGateway> | undefined;
+    const make = async () => {
+      const { createGateway } = await profileOf(provider, registry).adapter();
+      return (createGateway as GatewayFactory<unknown>)({
+        settings: settingsOf(provider),
         logger: deps.logger,
+        ...(deps.redis ? { redis: deps.redis } : {}),
+        ...(deps.keys ? { keys: deps.keys } : {}),
+        ...(deps.queued ? { queued: deps.queued } : {}),
         purpose,
-        retryMs,
-        scope: `${apiUrl}|${login}`,
-        askingMs: requestTimeoutMs + 5_000,
       });
-    } else {
-      gateway = new DirectTrendsGateway(createLocalTrendsProvider(provider, deps.config));
-    }
+    };
+    gateway = {
+      fetch: async (request: TrendsRequest, options?: Options): Promise<TrendsResponse> =>
+        (await (made ??= make())).fetch(request, options),
+    };
     direct.set(key, gateway);
     return gateway;
   };
@@ -64,7 +80,7 @@ export function providerGateways(deps: ProviderGatewayDeps): GatewayFor {
   return (label, purpose = 'research') => {
     const key = `${label}|${purpose}`;
     let gateway = routed.get(key);
-    if (!gateway) routed.set(key, (gateway = new RoutedTrendsGateway(providersOf(label), (p) => one(p, purpose))));
+    if (!gateway) routed.set(key, (gateway = new RoutedTrendsGateway(providersOf(label, registry), (p) => one(p, purpose), registry)));
     return gateway;
   };
 }

@@ -9,7 +9,7 @@
 // (`simulated_primary`), as a real run's follow Google's answers.
 import { classifyCategory, type CategoryChoice } from '../domain/research/category.js';
 import { choosePrimary, measuredPhrases, phraseCandidates, type PhraseCandidate } from '../domain/research/phrase-choice.js';
-import type { ProviderName } from '../domain/trends/capabilities.js';
+import type { ProviderName } from '../providers/registry.js';
 import type { TrendsPlanName } from '../config.js';
 import { SyntheticTrendsProvider } from '../providers/synthetic/provider.js';
 import type { TrendsRequest } from '../trends/types.js';

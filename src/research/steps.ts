@@ -60,6 +60,7 @@ import {
 import { assessMomentum } from '../domain/scoring/momentum.js';
 import { yearlySeasonality } from '../domain/scoring/trend-class.js';
 import { combineScores, SOURCE_CERTAINTY } from '../domain/scoring/overall.js';
+import { kindOfProviders, profileOf } from '../providers/registry.js';
 import { provenanceKind } from '../domain/provenance.js';
 import { seriesQuality } from '../domain/scoring/series.js';
 import type { Timeframe } from '../trends/types.js';
@@ -147,14 +148,13 @@ const UNLISTED_EMBED = "Google's embed flow served them empty";
 /** Where a related list was read from, as the dimensions' evidence names it. */
 function listedBy(o: RelatedOutput): string {
   const p = o.provenance;
-  if (p?.provider === 'replay') {
+  if (p && kindOfProviders(p.provider) === 'recorded') {
     // A recording's date is an HTTP date ("Sat, 12 Nov 2022 00:00:24 GMT"): said as the day it was recorded.
     const at = Date.parse(p.recordedAt ?? '');
-    return `Google Trends answers recorded on ${Number.isFinite(at) ? new Date(at).toISOString().slice(0, 10) : 'an unknown day'} (replay)`;
+    return `Google Trends answers recorded on ${Number.isFinite(at) ? new Date(at).toISOString().slice(0, 10) : 'an unknown day'} (${p.provider})`;
   }
-  if (p?.provider === 'synthetic') return 'the simulated world (synthetic)';
-  if (p?.provider === 'dataforseo') return "DataForSEO's Google Trends explore";
-  return p?.via === 'embed' ? "Google's embed flow" : "Google's explore page";
+  const profile = profileOf(p?.provider ?? 'google');
+  return profile.kind === 'live' && p?.via === 'embed' ? "Google's embed flow" : profile.listedBy;
 }
 
 /** The related queries Google listed (steps related_queries_top and related_queries_rising), or why there are none to read. */
@@ -284,7 +284,7 @@ function summarizeRelated(o: RelatedOutput): string {
     case 'empty':
       return o.provenance?.via !== 'embed'
         ? 'empty: Google served no list (its answer to automated clients since 2024-08-20)'
-        : o.provenance.provider === 'synthetic'
+        : kindOfProviders(o.provenance.provider) === 'simulated'
           ? "empty: the simulated embed flow served no list (as Google's does for related topics in 2026)"
           : "empty: Google's embed flow served no list (its answer for related topics in 2026)";
     case 'not_recorded':

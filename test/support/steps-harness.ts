@@ -10,7 +10,7 @@ import type { TrendsPlan } from '../../src/research/trends-plan.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import type { TrendsRequest, TrendsResponse } from '../../src/trends/types.js';
 import { RoutedTrendsGateway } from '../../src/providers/router.js';
-import type { ProviderName } from '../../src/domain/trends/capabilities.js';
+import type { ProviderName } from '../../src/providers/registry.js';
 
 /** The outputs steps recorded, each with its step's output type. */
 export class RecordedOutputs {

@@ -32,13 +32,7 @@ import {
   type TrendsRequest,
   type TrendsResponse,
 } from '../../trends/types.js';
-import {
-  TrendsFailedError,
-  WaitingForTrendsError,
-  type TrendsGateway,
-  type TrendsPurpose,
-  type TrendsWaiter,
-} from '../../research/trends-gateway.js';
+import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose, type TrendsWaiter } from '../gateway.js';
 
 /** Tasks a minute per endpoint. */
 export interface PaidPace {
