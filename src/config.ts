@@ -629,7 +629,9 @@ function loadTrendsSection(read: EnvReader): TrendsConfig {
 
 /** Each provider's section, as its profile declares it (config.ts reads the variables; the provider says which). */
 function loadProviderSettings(read: EnvReader, trends: TrendsConfig): ProviderSettings {
-  return Object.freeze(Object.fromEntries(PROVIDERS.map((p) => [p.name, p.settings(read, trends.providers)]))) as ProviderSettings;
+  return Object.freeze(
+    Object.fromEntries(PROVIDERS.map((p) => [p.name, Object.freeze(p.settings(read, trends.providers))])),
+  ) as ProviderSettings;
 }
 
 function loadWorkerSection(read: EnvReader): WorkerConfig {

@@ -35,6 +35,10 @@ export const PROVIDER_NAMES = PROVIDERS.map((p) => p.name) as readonly ProviderN
 /** Each provider's configuration section, as config.ts reads it (config.providerSettings). */
 export type ProviderSettings = { readonly [P in (typeof PROVIDERS)[number] as P['name']]: ReturnType<P['settings']> };
 
+/** A provider's profile, if the registry has one by that name. */
+export const findProfile = (name: string, registry: Registry = PROVIDERS): RegisteredProvider | undefined =>
+  registry.find((p) => p.name === name);
+
 /** A provider's profile; unknown names throw. */
 export function profileOf(name: string, registry: Registry = PROVIDERS): RegisteredProvider {
   const profile = registry.find((p) => p.name === name);

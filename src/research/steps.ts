@@ -60,7 +60,8 @@ import {
 import { assessMomentum } from '../domain/scoring/momentum.js';
 import { yearlySeasonality } from '../domain/scoring/trend-class.js';
 import { combineScores, SOURCE_CERTAINTY } from '../domain/scoring/overall.js';
-import { kindOfProviders, profileOf } from '../providers/registry.js';
+import { google } from '../providers/google/profile.js';
+import { findProfile, kindOfProviders } from '../providers/registry.js';
 import { provenanceKind } from '../domain/provenance.js';
 import { seriesQuality } from '../domain/scoring/series.js';
 import type { Timeframe } from '../trends/types.js';
@@ -153,7 +154,7 @@ function listedBy(o: RelatedOutput): string {
     const at = Date.parse(p.recordedAt ?? '');
     return `Google Trends answers recorded on ${Number.isFinite(at) ? new Date(at).toISOString().slice(0, 10) : 'an unknown day'} (${p.provider})`;
   }
-  const profile = profileOf(p?.provider ?? 'google');
+  const profile = findProfile(p?.provider ?? 'google') ?? google;
   return profile.kind === 'live' && p?.via === 'embed' ? "Google's embed flow" : profile.listedBy;
 }
 

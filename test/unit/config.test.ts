@@ -47,6 +47,9 @@ describe('config', () => {
       /DATAFORSEO_API_URL must not carry a login/,
     );
     // A simulated world beside real data would publish simulated research as real.
+    expect(() => loadConfig({ TRENDS_PROVIDER: 'dataforseo,synthetic', DATAFORSEO_LOGIN: 'l', DATAFORSEO_PASSWORD: 'p' })).toThrow(
+      /synthetic is a simulated world and cannot be combined/,
+    );
     expect(() => loadConfig({ TRENDS_PROVIDER: 'synthetic,dataforseo', DATAFORSEO_LOGIN: 'l', DATAFORSEO_PASSWORD: 'p' })).toThrow(
       /synthetic is a simulated world and cannot be combined/,
     );
@@ -59,10 +62,10 @@ describe('config', () => {
         'admin',
         'dataDir',
         'database',
-        'dataforseo',
         'demoSeriesDir',
         'logLevel',
         'mail',
+        'providerSettings',
         'redis',
         'research',
         'schedules',
