@@ -28,7 +28,7 @@ describe('the kind of a provider list', () => {
   });
 
   it('is what provenance, the refresh and its source line read', () => {
-    const researched = (provider: string) => ({ source: 'research', provider });
+    const researched = (provider: string) => ({ source: 'research' as const, provider });
     expect(provenanceKind(researched('synthetic+dataforseo'))).toBe('simulated');
     expect(provenanceKind(researched('replay+dataforseo'))).toBe('recorded');
     // The refresh asks a configured list only when it is live (a recorded list once passed for live).
@@ -64,7 +64,7 @@ describe('a provider added as a folder and a registry line', () => {
     expect(run.summaries.size).toBe(40);
     expect(asked.length).toBeGreaterThan(0);
     expect(asked.some((r) => r.kind === 'autocomplete' || r.kind === 'trendingFeed')).toBe(false);
-    expect(run.outputs.byStep('interest_30d').provenance?.provider).toBe('fixture');
+    expect((run.outputs.byStep('interest_30d') as { provenance?: { provider?: string } }).provenance?.provider).toBe('fixture');
     await expect(gateway.fetch({ kind: 'autocomplete', term: 'meal kits' })).rejects.toThrow(
       /no configured provider answers topic autocomplete \(TRENDS_PROVIDER=fixture; google or replay or synthetic would\)/,
     );
