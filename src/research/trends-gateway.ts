@@ -7,14 +7,7 @@ import { isOutage } from '../outage.js';
 import { enqueueWith, jobIdOf } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
 import { describeRequest, type TrendsRequest, type TrendsResponse } from '../trends/types.js';
-import {
-  TRENDS_PRIORITY,
-  TrendsFailedError,
-  WaitingForTrendsError,
-  type TrendsGateway,
-  type TrendsPurpose,
-  type TrendsWaiter,
-} from '../providers/gateway.js';
+import { TRENDS_PRIORITY, TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsWaiter } from '../providers/gateway.js';
 
 // What every provider's gateway shares lives with the providers; the steps and jobs ask for it here too.
 export {

@@ -39,8 +39,8 @@
 // the cookie pages included.
 import type https from 'node:https';
 import { request as httpsRequest } from 'node:https';
-import { isSorryPage, parseEmbedPage, parseGuardedJson, userTypeOf } from './format.js';
-import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError, type AnswerOutcome } from '../../trends/types.js';
+import { parseEmbedPage, parseGuardedJson, userTypeOf } from './format.js';
+import { EmbedOverQuotaError, MalformedResponseError } from '../../trends/types.js';
 
 export * from './exchange.js';
 import {

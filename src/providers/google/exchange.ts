@@ -1,7 +1,7 @@
 // One HTTPS exchange with Google as the client sees it: its kinds, its report
 // for /metrics, and how its answer is classified (served, blocked, refused,
 // changed). Split from client.ts, which runs the exchanges of a session.
-import { isSorryPage, parseGuardedJson } from './format.js';
+import { isSorryPage } from './format.js';
 import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError, type AnswerOutcome } from '../../trends/types.js';
 
 /** The longest Retry-After honoured: a day (anything longer is read as a day). */
