@@ -34,8 +34,32 @@ const domainFloor = (depth) => ({
         patterns: [
           { group: ['@fastify/*', '@bull-board/*', '@electric-sql/*'], message: IO_MESSAGE },
           {
-            regex: `^(\\.\\./){${depth + 1},}`,
+            // Except the provider registry: plain data on the same floor (pureProviderDeclarations below keeps it so).
+            regex: `^(\\.\\./){${depth + 1},}(?!providers/registry\\.js$)`,
             message: 'src/domain/ imports nothing above it: move the shared type or function down into src/domain/ (docs/internals.md).',
+          },
+        ],
+      },
+    ],
+  },
+});
+
+// The provider registry and each provider's profile stand on the ground floor with the domain (the
+// domain's provenance and config.ts read them): plain data that imports only src/domain/ (and the registry,
+// the profiles). A provider's IO (client, gateway) is its adapter, which the registry loads only when asked.
+const pureProviderDeclarations = (files, relative) => ({
+  files: [files],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: [...IO_PACKAGES, ...NODE_IO.flatMap((m) => [m, `node:${m}`])].map((name) => ({ name, message: IO_MESSAGE })),
+        patterns: [
+          { group: ['@fastify/*', '@bull-board/*', '@electric-sql/*'], message: IO_MESSAGE },
+          {
+            regex: relative,
+            message:
+              "A provider's profile and the registry are plain data: they import only src/domain/ (and the registry its profiles); IO goes in the provider's adapter (docs/internals.md).",
           },
         ],
       },
@@ -109,8 +133,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^\\.\\./|^\\./(?!domain/|config/)',
-              message: 'src/config.ts imports only from src/domain/ and src/config/ (docs/internals.md).',
+              regex: '^\\.\\./|^\\./(?!domain/|config/|providers/registry\\.js$)',
+              message: 'src/config.ts imports only from src/domain/, src/config/ and the provider registry (docs/internals.md).',
             },
           ],
         },
@@ -125,8 +149,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^\\.\\./(?!domain/)|^\\.\\./\\.\\./',
-              message: 'src/config/ imports only from itself and src/domain/ (docs/internals.md).',
+              regex: '^\\.\\./(?!domain/|providers/registry\\.js$)|^\\.\\./\\.\\./',
+              message: 'src/config/ imports only from itself, src/domain/ and the provider registry (docs/internals.md).',
             },
           ],
         },
@@ -156,4 +180,6 @@ export default tseslint.config(
   domainFloor(0),
   domainFloor(1),
   domainFloor(2),
+  pureProviderDeclarations('src/providers/registry.ts', '^\\.(?!\\./domain/|/[a-z0-9-]+/profile\\.js$)'),
+  pureProviderDeclarations('src/providers/*/profile.ts', '^\\.(?!\\./\\.\\./domain/)'),
 );

@@ -31,7 +31,7 @@ import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
 import { ResearchChain, startRun } from '../src/research/chain.js';
 import { routesFrom } from '../src/trends/egress.js';
-import { GoogleTrendsProvider, timeRange } from '../src/trends/google.provider.js';
+import { GoogleTrendsProvider, timeRange } from '../src/providers/google/provider.js';
 import { upsertInsight } from '../src/insights/insight.repository.js';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../scripts/lib/google-on-loopback/index.js';
 import { ServiceProcess } from '../scripts/lib/service-process.js';

@@ -11,6 +11,7 @@ import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { startRun, type ResearchChain } from '../src/research/chain.js';
 import { insightExistsForIdeaKey } from '../src/insights/insight.repository.js';
 import { countRunsStartedToday, liveRunExistsForIdeaKey } from '../src/research/run.repository.js';
+import { kindOfProviders } from '../src/providers/registry.js';
 import {
   sleepFor,
   TrendsFailedError,
@@ -66,7 +67,7 @@ export function discoverProcessor(deps: DiscoverDeps) {
           idea: item.query,
           hints: [],
           provider: deps.provider,
-          source: deps.provider === 'synthetic' ? 'synthetic' : 'discovery',
+          source: kindOfProviders(deps.provider) === 'simulated' ? 'synthetic' : 'discovery',
           startedBy: 'discovery',
           discovery: discoveryEvidence(item, geo),
         });

@@ -9,7 +9,7 @@
 // job: the pool is told, so the next job waits instead of following it in.
 import type { Logger } from '../src/logger.js';
 import type { EgressPool } from '../src/trends/egress-pool.js';
-import { checkGoogle } from '../src/trends/google-check.js';
+import { checkGoogle } from '../src/providers/google/check.js';
 
 export interface GoogleCheckDeps {
   pool: EgressPool;

@@ -8,7 +8,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { TrendsFetchPayload } from '../src/queue/job-catalogue.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
-import { fetchThroughPool, type PacedFetchDeps, type TrendsWait } from '../src/trends/paced-fetch.js';
+import { fetchThroughPool, type PacedFetchDeps, type TrendsWait } from '../src/providers/google/paced-fetch.js';
 
 /** Jobs that wake at the same moment (a cooldown's end) are spread over this much. */
 const WAKE_SPREAD_MS = 500;

@@ -33,7 +33,7 @@ import {
   type OutlookWeeks,
 } from '../src/domain/forecast/outlook.js';
 import { cleanSeries } from '../src/domain/research/series-analysis.js';
-import { parseGuardedJson, parseMultiline } from '../src/trends/google-format.js';
+import { parseGuardedJson, parseMultiline } from '../src/providers/google/format.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', ...(import.meta.url.includes('/dist/') ? ['..'] : []));
 export const DEFAULT_RECORDED_DIR = path.resolve(root, '../shared/data/google-trends-recorded');

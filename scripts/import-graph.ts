@@ -12,11 +12,22 @@ import ts from 'typescript';
  * on purpose.
  */
 export const FLOORS = [
-  { name: 'ground', paths: ['src/domain/'] },
+  // The provider registry and each provider's profile are data (what a provider is, answers, costs and reads),
+  // which the domain and config consult; the providers' IO sits with the adapters.
+  {
+    name: 'ground',
+    paths: [
+      'src/domain/',
+      'src/providers/registry.ts',
+      // every provider's, so a new provider folder needs no line here
+      'src/providers/*/profile.ts',
+    ],
+  },
   { name: 'base', paths: ['src/config.ts', 'src/config/', 'src/logger.ts', 'src/outage.ts', 'src/queue/'] },
   {
     name: 'adapters and repositories',
     paths: [
+      'src/providers/',
       'src/trends/',
       'src/insights/',
       'src/account/',
@@ -51,12 +62,19 @@ export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
 export type Floors = readonly { name: string; paths: readonly string[] }[];
 
-/** The floor of a file (its index in `floors`, 0 at the bottom), or null when no floor names it. */
+/**
+ * The floor of a file (its index in `floors`, 0 at the bottom), or null when no floor names it. A path ending
+ * in `/` names a folder, one with `*` a pattern (`*` is one path segment), any other one file; the longest wins.
+ */
 export function floorOf(file: string, floors: Floors = FLOORS): number | null {
   let best: { floor: number; length: number } | null = null;
   floors.forEach((f, floor) => {
     for (const p of f.paths) {
-      const matches = p.endsWith('/') ? file.startsWith(p) : file === p;
+      const matches = p.includes('*')
+        ? new RegExp(`^${p.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`).test(file)
+        : p.endsWith('/')
+          ? file.startsWith(p)
+          : file === p;
       if (matches && (!best || p.length > best.length)) best = { floor, length: p.length };
     }
   });

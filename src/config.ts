@@ -11,7 +11,8 @@ import { PROJECT_ROOT } from './config/project-root.js';
 import { loadAdminSection, type AdminConfig } from './config/admin.js';
 import { loadDatabaseSection, type DatabaseConfig } from './config/database.js';
 import { loadMailSection, type MailConfig } from './config/mail.js';
-import { loadDataForSeoSection, loadTrendsSection, type DataForSeoConfig, type TrendsConfig } from './config/providers.js';
+import { loadProviderSettings, loadTrendsSection, type TrendsConfig } from './config/providers.js';
+import type { ProviderSettings } from './providers/registry.js';
 import { loadRedisSection, type RedisConfig } from './config/redis.js';
 import { loadResearchSection, type ResearchConfig } from './config/research.js';
 import { loadScheduleSection, type ScheduleConfig } from './config/schedules.js';
@@ -25,7 +26,7 @@ export type { AdminConfig } from './config/admin.js';
 export type { DatabaseConfig } from './config/database.js';
 export type { MailConfig } from './config/mail.js';
 export type { TracingConfig } from './config/tracing.js';
-export { TRENDS_PLANS, type DataForSeoConfig, type TrendsConfig, type TrendsPlanName } from './config/providers.js';
+export { TRENDS_PLANS, type TrendsConfig, type TrendsPlanName } from './config/providers.js';
 export type { RedisConfig } from './config/redis.js';
 export type { ResearchConfig } from './config/research.js';
 export type { ScheduleConfig } from './config/schedules.js';
@@ -51,7 +52,8 @@ export interface Config {
   readonly web: WebConfig;
   readonly admin: AdminConfig;
   readonly trends: TrendsConfig;
-  readonly dataforseo: DataForSeoConfig;
+  /** Each provider's own section, declared by the provider (src/providers/<name>/profile.ts, `settings`). */
+  readonly providerSettings: ProviderSettings;
   readonly worker: WorkerConfig;
   readonly schedules: ScheduleConfig;
   readonly webhooks: WebhookConfig;
@@ -140,7 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     web,
     admin: loadAdminSection(read),
     trends,
-    dataforseo: loadDataForSeoSection(read, trends),
+    providerSettings: loadProviderSettings(read, trends),
     worker: loadWorkerSection(read),
     schedules: loadScheduleSection(read),
     webhooks: loadWebhookSection(read),

@@ -20,6 +20,7 @@ import { openResources } from './runtime/resources.js';
 import { buildServices } from './runtime/services.js';
 import { startWorkers, type Pipeline } from './runtime/workers.js';
 import { reportBudget } from './observability/metrics.js';
+import { profileOf } from './providers/registry.js';
 
 /** The development account's owner, invited on the first run. */
 const DEV_OWNER = 'dev@localhost';
@@ -108,12 +109,14 @@ try {
   const provider = config.trends.providers
     .map(
       (name) =>
-        ({
-          google: 'google; Google must be reachable',
-          replay: `replay: recorded answers only, such as "pizza" (${config.trends.recordedDir})`,
-          synthetic: 'synthetic: a simulated world, never live Google data',
-          dataforseo: `dataforseo: paid, at ${config.dataforseo.apiUrl}`,
-        })[name],
+        (
+          ({
+            google: 'google; Google must be reachable',
+            replay: `replay: recorded answers only, such as "pizza" (${config.providerSettings.replay.recordedDir})`,
+            synthetic: 'synthetic: a simulated world, never live Google data',
+            dataforseo: `dataforseo: paid, at ${config.providerSettings.dataforseo.apiUrl}`,
+          }) as Partial<Record<string, string>>
+        )[name] ?? `${name}: ${profileOf(name).summary}`,
     )
     .join(', then ');
   say(`  Research a real idea: npx insights research "your idea" --wait   (Trends provider: ${provider})`);

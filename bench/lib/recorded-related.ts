@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RecordedRelated } from '../../src/domain/scoring/evidence-agreement.js';
-import { parseGuardedJson, parseRelated } from '../../src/trends/google-format.js';
+import { parseGuardedJson, parseRelated } from '../../src/providers/google/format.js';
 
 interface Interaction {
   uri: string;

@@ -1,6 +1,9 @@
 // Reads the environment for the section loaders (src/config.ts hands it the environment it read).
 import { CronExpressionParser } from 'cron-parser';
 import { PLAN_VALUES, type Plan } from '../domain/quota.js';
+import type { SettingsReader } from '../domain/trends/provider-profile.js';
+import path from 'node:path';
+import { PROJECT_ROOT } from './project-root.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -13,7 +16,7 @@ export function shownValue(value: string): string {
  * Reads the environment for the section loaders: each problem is collected,
  * not thrown, so one error can list them all.
  */
-export class EnvReader {
+export class EnvReader implements SettingsReader {
   readonly problems: string[] = [];
   constructor(readonly env: Env) {}
 
@@ -86,6 +89,10 @@ export class EnvReader {
       return fallback;
     }
     return value as T;
+  }
+
+  path(name: string, fallback: string): string {
+    return path.resolve(PROJECT_ROOT, this.text(name) ?? fallback);
   }
 
   /** Problems that concern more than one variable. */

@@ -1,9 +1,14 @@
-// The search-data providers: TRENDS_* (which providers, pacing Google) and DATAFORSEO_*.
-import path from 'node:path';
+// The search-data providers: TRENDS_* (which providers, pacing Google); each provider's own section (DATAFORSEO_*, RECORDED_TRENDS_DIR, SYNTHETIC_LATENCY_MS) is declared in its profile (src/providers/<name>/profile.ts) and read here through the registry.
 import { parseProxyUrl, ProxyUrlError } from '../domain/proxy-url.js';
-import { PROVIDER_NAMES, providerLabel, type ProviderName } from '../domain/trends/capabilities.js';
+import {
+  kindOfProviders,
+  PROVIDER_NAMES,
+  PROVIDERS,
+  providerLabel,
+  type ProviderName,
+  type ProviderSettings,
+} from '../providers/registry.js';
 import { EnvReader } from './env-reader.js';
-import { PROJECT_ROOT } from './project-root.js';
 
 export interface TrendsConfig {
   /**
@@ -28,10 +33,6 @@ export interface TrendsConfig {
   readonly requestPlan: TrendsPlanName;
   /** Geography of interest-over-time requests ('' = worldwide). */
   readonly geo: string;
-  /** Recorded Google Trends exchanges served by the replay provider; the repository's own by default. */
-  readonly recordedDir: string;
-  /** Each synthetic Trends answer takes this long (load and chaos tests: runs then last as long as real ones, in proportion). */
-  readonly syntheticLatencyMs: number;
   /** First cooldown of a route after Google blocks it; doubles per block in a row. */
   readonly cooldownMs: number;
   /** The longest cooldown. */
@@ -46,20 +47,6 @@ export interface TrendsConfig {
   readonly embedGapMs: number;
   /** How long a route's embed pages wait after a token over the embed quota; doubles while it keeps happening. */
   readonly embedCooldownMs: number;
-}
-
-export interface DataForSeoConfig {
-  /** The API login and password (app.dataforseo.com/api-access), sent as Basic auth; never logged. */
-  readonly login: string | undefined;
-  readonly password: string | undefined;
-  /** Without a trailing slash; tests point it at the loopback DataForSEO. */
-  readonly apiUrl: string;
-  /** Tasks a minute across all workers (its Trends live endpoint allows 250). */
-  readonly requestsPerMinute: number;
-  /** Deadline of one request to it, answer included. */
-  readonly requestTimeoutMs: number;
-  /** How long a job waits before asking again when the account is refused or it is down; the longest wait for its pace. */
-  readonly retryMs: number;
 }
 
 /** How a research run asks Google for what its steps need (research/trends-plan.ts builds each). */
@@ -77,9 +64,10 @@ export function loadTrendsSection(read: EnvReader): TrendsConfig {
   }) as ProviderName[];
   if (providers.length === 0) providers.push('google');
   // A simulated world beside real data would publish simulated research as real (and pay for its search volume).
+  const simulated = providers.filter((name) => kindOfProviders(name) === 'simulated');
   read.check(
-    !providers.includes('synthetic') || providers.length === 1,
-    'TRENDS_PROVIDER: synthetic is a simulated world and cannot be combined with other providers',
+    simulated.length === 0 || providers.length === 1,
+    `TRENDS_PROVIDER: ${simulated.join(', ')} is a simulated world and cannot be combined with other providers`,
   );
   const section = {
     providers: Object.freeze(providers),
@@ -92,8 +80,6 @@ export function loadTrendsSection(read: EnvReader): TrendsConfig {
     anchor: read.text('TRENDS_ANCHOR'),
     requestPlan: read.oneOf('TRENDS_REQUEST_PLAN', TRENDS_PLANS, 'batched'),
     geo: read.text('TRENDS_GEO') ?? '',
-    recordedDir: path.resolve(PROJECT_ROOT, read.text('RECORDED_TRENDS_DIR') ?? 'data/google-trends-recorded'),
-    syntheticLatencyMs: read.integer('SYNTHETIC_LATENCY_MS', 0, 0, 60_000),
     cooldownMs: read.integer('TRENDS_COOLDOWN_MS', 600_000, 100, 86_400_000),
     cooldownMaxMs: read.integer('TRENDS_COOLDOWN_MAX_MS', 3_600_000, 100, 86_400_000),
     refusedPauseMs: read.integer('TRENDS_REFUSED_PAUSE_MS', 600_000, 100, 86_400_000),
@@ -127,33 +113,9 @@ export function loadTrendsSection(read: EnvReader): TrendsConfig {
   return Object.freeze(section);
 }
 
-export function loadDataForSeoSection(read: EnvReader, trends: TrendsConfig): DataForSeoConfig {
-  const section = {
-    login: read.text('DATAFORSEO_LOGIN'),
-    password: read.text('DATAFORSEO_PASSWORD'),
-    apiUrl: (read.url('DATAFORSEO_API_URL', ['https:', 'http:']) ?? 'https://api.dataforseo.com').replace(/\/+$/, ''),
-    // Its Trends live endpoint takes 250 tasks a minute per account (issue 38's reading of its docs); a margin under it.
-    requestsPerMinute: read.integer('DATAFORSEO_REQUESTS_PER_MINUTE', 200, 1, 2_000),
-    requestTimeoutMs: read.integer('DATAFORSEO_REQUEST_TIMEOUT_MS', 60_000, 100, 300_000),
-    // How long a job waits before asking again when the account is refused or DataForSEO is down (and at most for its pace).
-    retryMs: read.integer('DATAFORSEO_RETRY_MS', 300_000, 100, 3_600_000),
-  };
-  // The password goes in every request's header: plain HTTP only to this machine (the loopback DataForSEO of tests).
-  const url = URL.canParse(section.apiUrl) ? new URL(section.apiUrl) : undefined;
-  if (url) {
-    read.check(
-      url.protocol === 'https:' || ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname),
-      `DATAFORSEO_API_URL must use https: (plain http only to this machine; got ${url.protocol}//${url.hostname})`,
-    );
-    // A login in the address would be printed wherever the address is (the start banner): it goes in DATAFORSEO_LOGIN.
-    read.check(
-      url.username === '' && url.password === '',
-      'DATAFORSEO_API_URL must not carry a login: set DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD',
-    );
-  }
-  read.check(
-    !trends.providers.includes('dataforseo') || (section.login !== undefined && section.password !== undefined),
-    'TRENDS_PROVIDER names dataforseo: set DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD (the API login and password of app.dataforseo.com/api-access, not the account e-mail)',
-  );
-  return Object.freeze(section);
+/** Each provider's section, as its profile declares it (config reads the variables; the provider says which). */
+export function loadProviderSettings(read: EnvReader, trends: TrendsConfig): ProviderSettings {
+  return Object.freeze(
+    Object.fromEntries(PROVIDERS.map((p) => [p.name, Object.freeze(p.settings(read, trends.providers))])),
+  ) as ProviderSettings;
 }

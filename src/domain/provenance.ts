@@ -4,6 +4,7 @@
 // takes its label from here, so a simulated insight can never pass for
 // research and a recorded one never hides its age.
 import { SOURCES } from './catalog.js';
+import { kindOfProviders, profileOf, sourceOfProviders } from '../providers/registry.js';
 import { rankKey } from './scoring/overall.js';
 import type { ProvenanceKind } from './provenance-kind.js';
 
@@ -29,17 +30,17 @@ export interface Provenance {
   data_as_of: string | null;
 }
 
-const names = (provider: string | null) => (provider ?? '').split('+');
-
 /**
- * Simulated: the synthetic provider or its source. Recorded: the replay
- * provider, or a seeded recorded series. Anything else was asked of a live
- * source (Google, DataForSEO). A list mixing a simulation in is a simulation.
+ * Simulated: the synthetic source, or providers the registry calls simulated.
+ * Recorded: a seeded recorded series, or recorded providers (replay). Anything
+ * else was asked of a live source (Google, DataForSEO). The providers' kind is
+ * decided in one place (kindOfProviders): a list mixing a simulation in is a simulation.
  */
 export function provenanceKind(facts: Pick<ProvenanceFacts, 'source' | 'provider'>): ProvenanceKind {
-  if (facts.source === SOURCES.synthetic || names(facts.provider).includes('synthetic')) return 'simulated';
-  if (facts.source === SOURCES.recordedSeries || names(facts.provider).includes('replay')) return 'recorded';
-  return 'live';
+  if (facts.source === SOURCES.synthetic) return 'simulated';
+  const kind = kindOfProviders(facts.provider);
+  if (kind !== 'live') return kind;
+  return facts.source === SOURCES.recordedSeries ? 'recorded' : 'live';
 }
 
 const dates = (from: string | null, to: string | null) =>
@@ -49,8 +50,7 @@ export function provenanceOf(facts: ProvenanceFacts): Provenance {
   const kind = provenanceKind(facts);
   const span = dates(facts.data_from, facts.data_as_of);
   const base = { kind, data_from: facts.data_from, data_as_of: facts.data_as_of };
-  if (kind === 'simulated')
-    return { ...base, label: 'simulated', source: 'a simulated world (synthetic provider), never real search data' };
+  if (kind === 'simulated') return { ...base, label: 'simulated', source: profileOf('synthetic').source };
   if (kind === 'recorded') {
     return {
       ...base,
@@ -61,10 +61,7 @@ export function provenanceOf(facts: ProvenanceFacts): Provenance {
           : `recorded real Google Trends answers (replay), ${span}`,
     };
   }
-  const live = names(facts.provider).includes('dataforseo')
-    ? `${facts.provider?.includes('google') ? 'live Google Trends and ' : ''}DataForSEO`
-    : 'live Google Trends';
-  return { ...base, label: '', source: `${live}, data to ${facts.data_as_of ?? 'an unknown day'}` };
+  return { ...base, label: '', source: `${sourceOfProviders(facts.provider)}, data to ${facts.data_as_of ?? 'an unknown day'}` };
 }
 
 /** The title as a person reads it: a simulated or recorded insight says so (once, even when its idea already did). */

@@ -3,11 +3,9 @@
 // provider. Read by the refresh itself and by `insights budget`.
 import type { Db } from '../db/connection.js';
 import { groupByLevel } from '../domain/trends/batching.js';
-import { answeringProvider, providersOf } from '../domain/trends/capabilities.js';
+import { SOURCES } from '../domain/catalog.js';
+import { answeringProvider, kindOfProviders, providersOf, simulatedProviders } from '../providers/registry.js';
 import { listRefreshable, type InsightRow } from '../insights/insight.repository.js';
-
-/** Providers whose answers are not today's live searches: recorded (replay) or simulated (synthetic). */
-const NOT_LIVE = new Set(['replay', 'synthetic']);
 
 /**
  * Which provider refreshes an insight: the kind of source it was researched
@@ -18,11 +16,11 @@ const NOT_LIVE = new Set(['replay', 'synthetic']);
  * when it is live, and not at all when it is replay or synthetic. Null: not refreshed.
  */
 export function providerOf(insight: Pick<InsightRow, 'source' | 'provider'>, configured: string): string | null {
-  // A run records its provider list joined by "+" (replay+dataforseo): any recorded or simulated part decides.
-  const researchedWith = (insight.provider ?? '').split('+');
-  if (insight.source === 'synthetic' || researchedWith.includes('synthetic')) return 'synthetic';
-  if (researchedWith.includes('replay')) return null;
-  return NOT_LIVE.has(configured) ? null : configured;
+  // A run records its provider list joined by "+" (replay+dataforseo): any recorded or simulated part decides (kindOfProviders).
+  const kind = insight.source === SOURCES.synthetic ? 'simulated' : kindOfProviders(insight.provider);
+  if (kind === 'simulated') return simulatedProviders(insight.provider);
+  if (kind === 'recorded') return null;
+  return kindOfProviders(configured) === 'live' ? configured : null;
 }
 
 export interface RefreshPlan {

@@ -9,12 +9,12 @@
 // (`simulated_primary`), as a real run's follow Google's answers.
 import { classifyCategory, type CategoryChoice } from '../domain/research/category.js';
 import { choosePrimary, measuredPhrases, phraseCandidates, type PhraseCandidate } from '../domain/research/phrase-choice.js';
-import type { ProviderName } from '../domain/trends/capabilities.js';
+import type { ProviderName } from '../providers/registry.js';
 import type { TrendsPlanName } from '../config.js';
-import { SyntheticTrendsProvider } from '../trends/synthetic.provider.js';
+import { SyntheticTrendsProvider } from '../providers/synthetic/provider.js';
 import type { TrendsRequest } from '../trends/types.js';
 import { checkIdea } from './chain.js';
-import { RoutedTrendsGateway } from './provider-router.js';
+import { RoutedTrendsGateway } from '../providers/router.js';
 import { buildStepContext } from './step-context.js';
 import { STEP_NAMES, type StepName } from './step-contract.js';
 import { STEPS } from './steps.js';

@@ -4,10 +4,10 @@
 // the latest runs), and what the daily refresh of one insight costs (one
 // series task per group of up to five insights, at the listed price).
 import type { Db } from '../db/connection.js';
-import { answeringProvider, PROVIDER_PROFILES, providersOf, type ProviderName } from '../domain/trends/capabilities.js';
+import { answeringProvider, profileOf, providersOf, type ProviderName } from '../providers/registry.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
-import { accountProblemOf, runSpendOf, spendOn } from './paid-gateway.js';
+import { accountProblemOf, runSpendOf, spendOn } from '../providers/dataforseo/gateway.js';
 import { latestSucceededRunsAsking } from './run.repository.js';
 
 export interface PaidProviderReport {
@@ -38,11 +38,11 @@ export async function paidProviderReports(
   latestRuns = 20,
 ): Promise<PaidProviderReport[]> {
   const reports: PaidProviderReport[] = [];
-  for (const provider of providers.filter((p) => PROVIDER_PROFILES[p].paid)) {
+  for (const provider of providers.filter((p) => profileOf(p).paid)) {
     const runs = await latestSucceededRunsAsking(db, provider, latestRuns);
     const perRun = await Promise.all(runs.map((id) => runSpendOf(redis, keys, provider, id)));
     const groups = plan.byProvider.find((g) => answeringProvider(providersOf(g.provider), 'series') === provider);
-    const price = PROVIDER_PROFILES[provider].priceUsd.explore ?? 0;
+    const price = profileOf(provider).priceUsd.explore ?? 0;
     const insights = groups?.insights ?? 0;
     const requests = groups?.groups ?? 0;
     reports.push({

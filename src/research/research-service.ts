@@ -7,8 +7,8 @@
 // enqueues its first step (the sweeper enqueues it if this process dies first).
 import type { Kysely } from 'kysely';
 import type { Config, TrendsPlanName } from '../config.js';
-import { answeringProvider, providersOf } from '../domain/trends/capabilities.js';
-import { DATAFORSEO_COUNTRIES } from '../trends/dataforseo/provider.js';
+import { answeringProvider, kindOfProviders, providersOf } from '../providers/registry.js';
+import { DATAFORSEO_COUNTRIES } from '../providers/dataforseo/provider.js';
 import type { Db } from '../db/connection.js';
 import type { Database, ResearchVisibility, RunStatus } from '../db/database.js';
 import { SOURCES } from '../domain/catalog.js';
@@ -17,8 +17,7 @@ import { languageProblem, marketProblem } from '../domain/research/market.js';
 import { stripInvisible, validateIdea } from '../domain/research/idea.js';
 import { choosePrimary, measuredPhrases, phraseCandidates } from '../domain/research/phrase-choice.js';
 import { failureKind, publicFailure } from '../domain/public-error.js';
-import type { ReplayCoverage } from '../trends/replay.provider.js';
-import { ReplayTrendsProvider } from '../trends/replay.provider.js';
+import type { ReplayCoverage } from '../providers/replay/provider.js';
 import type { Plan } from '../domain/quota.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
 import {
@@ -245,7 +244,7 @@ export class ResearchService {
         idea: text,
         hints: request.hints ?? [],
         provider: this.settings.provider,
-        source: this.settings.provider === 'synthetic' ? SOURCES.synthetic : SOURCES.research,
+        source: kindOfProviders(this.settings.provider) === 'simulated' ? SOURCES.synthetic : SOURCES.research,
         startedBy: 'cli',
         geo,
         ...(request.language ? { language: request.language } : {}),
@@ -280,7 +279,7 @@ export class ResearchService {
         ideaKey: key,
         hints: request.hints ?? [],
         provider: this.settings.provider,
-        source: this.settings.provider === 'synthetic' ? SOURCES.synthetic : SOURCES.research,
+        source: kindOfProviders(this.settings.provider) === 'simulated' ? SOURCES.synthetic : SOURCES.research,
         startedBy: 'api',
         accountId,
         geo,
@@ -461,7 +460,8 @@ export class ResearchService {
 }
 
 /** The service's settings from the configuration (the web process and the CLI read the same). */
-export function researchSettings(config: Config): ResearchSettings {
+/** `replay`: what the recordings hold, when replay answers the series (the composition root reads them once). */
+export function researchSettings(config: Config, replay?: ReplayCoverage): ResearchSettings {
   return {
     provider: config.trends.provider,
     defaultGeo: config.trends.geo,
@@ -472,9 +472,6 @@ export function researchSettings(config: Config): ResearchSettings {
       routes: Math.max(1, config.trends.proxyUrls.length),
       plan: config.trends.requestPlan,
     },
-    // Read once, where the service is built: the recordings do not change while it runs.
-    ...(answeringProvider(providersOf(config.trends.provider), 'series') === 'replay'
-      ? { replay: new ReplayTrendsProvider(config.trends.recordedDir).coverage() }
-      : {}),
+    ...(replay ? { replay } : {}),
   };
 }

@@ -6,58 +6,24 @@ import type { Redis } from '../redis/connection.js';
 import { isOutage } from '../outage.js';
 import { enqueueWith, jobIdOf } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
-import {
-  describeRequest,
-  NotAvailableError,
-  NotRecordedError,
-  type TrendsProvider,
-  type TrendsRequest,
-  type TrendsResponse,
-} from '../trends/types.js';
+import { describeRequest, type TrendsRequest, type TrendsResponse } from '../trends/types.js';
+import { TRENDS_PRIORITY, TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsWaiter } from '../providers/gateway.js';
 
-/** The answer has not come yet (Google is throttling us, or the queue is long). The step waits; it does not fail. */
-export class WaitingForTrendsError extends Error {
-  override name = 'WaitingForTrendsError';
-  constructor(
-    message: string,
-    /** When the trends job said it will be waiting a while (a route cooling down): how long. */
-    readonly retryAfterMs?: number,
-    /** Who is waited for, in the run's waiting reason. */
-    readonly source = 'Google Trends',
-    /** For the operator only (`insights runs show`): what they must do; never shown to API clients. */
-    readonly operatorDetail?: string,
-  ) {
-    super(message);
-  }
-}
+// What every provider's gateway shares lives with the providers; the steps and jobs ask for it here too.
+export {
+  DirectTrendsGateway,
+  TRENDS_PRIORITY,
+  TrendsFailedError,
+  WaitingForTrendsError,
+  type TrendsGateway,
+  type TrendsPurpose,
+  type TrendsWaiter,
+} from '../providers/gateway.js';
 
 /** How long a waiting step or refresh sleeps: what the trends job said, within bounds. */
 export function sleepFor(error: WaitingForTrendsError, fallbackMs: number, maxMs = 5 * 60_000): number {
   return Math.min(maxMs, Math.max(fallbackMs, error.retryAfterMs ?? 0));
 }
-
-/** The trends job failed for good (malformed answer, not recorded, retries exhausted). */
-export class TrendsFailedError extends Error {
-  override name = 'TrendsFailedError';
-  constructor(
-    message: string,
-    /** Replay has no recording of the request (it never invents one): evidence not recorded, not a failure of Google. */
-    readonly notRecorded = false,
-    /** No configured provider has the capability the request needs: evidence not available, not a failure. */
-    readonly notAvailable = false,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * BullMQ priorities of trends jobs (lower goes first): a research run's
- * requests go ahead of the daily refresh's and discovery's, so a run started
- * during a long refresh finishes in about its own budget. Among research
- * requests, those of runs further along go first (see researchPriority).
- */
-export const TRENDS_PRIORITY = { research: 1, background: 1_000_100 } as const;
-export type TrendsPurpose = keyof typeof TRENDS_PRIORITY;
 
 /**
  * The priority of a research request made at `step` of `steps`: the further
@@ -79,43 +45,12 @@ export function researchTurnPriority(turn: number): number {
   return TRENDS_PRIORITY.research + Math.min(Math.max(1, turn), TRENDS_PRIORITY.background - 2);
 }
 
-export interface TrendsGateway {
-  /** `waiter`: the job asking, which sleeps (its slot freed) rather than wait when the answer is not there yet. */
-  fetch(request: TrendsRequest, options?: { priority?: number; waiter?: TrendsWaiter }): Promise<TrendsResponse>;
-}
-
-/**
- * Local data (replay, synthetic) needs no protection from bursts: asked directly.
- * Provider errors become TrendsFailedError, as they would through the queue.
- */
-export class DirectTrendsGateway implements TrendsGateway {
-  constructor(private readonly provider: TrendsProvider) {}
-
-  async fetch(request: TrendsRequest): Promise<TrendsResponse> {
-    try {
-      return await this.provider.fetch(request);
-    } catch (error) {
-      throw new TrendsFailedError(
-        error instanceof Error ? error.message : String(error),
-        error instanceof NotRecordedError,
-        error instanceof NotAvailableError,
-      );
-    }
-  }
-}
-
 /** The wait a trends job announced in its progress (see src/trends/paced-fetch.ts), if any. */
 function waitOf(progress: unknown): { until: number; reason: string } | undefined {
   const p = progress as { until?: unknown; reason?: unknown } | null | undefined;
   return typeof p === 'object' && p !== null && typeof p.until === 'number' && typeof p.reason === 'string'
     ? { until: p.until, reason: p.reason }
     : undefined;
-}
-
-/** A job asleep until a trends answer comes: which queue, which job. */
-export interface TrendsWaiter {
-  queue: string;
-  jobId: string;
 }
 
 /** What the gateway records of who waits for which trends job. */

@@ -1,7 +1,7 @@
 import { AnswerShiftWatch } from '../domain/trends/answer-shift.js';
 import type { Logger } from '../logger.js';
 import { googleAnswers, googleAnswerSeconds, googleUserTypes } from '../observability/metrics.js';
-import type { ExchangeObserver } from '../trends/google-client.js';
+import type { ExchangeObserver } from '../providers/google/client.js';
 
 /**
  * Counts every exchange with Google per kind and outcome (/metrics), and warns

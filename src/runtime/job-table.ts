@@ -28,13 +28,12 @@ import type { RedisKeys } from '../redis/keys.js';
 import type { ResearchChain } from '../research/chain.js';
 import type { TrendsGateway, TrendsPurpose } from '../research/trends-gateway.js';
 import type { EgressPool } from '../trends/egress-pool.js';
-import { GoogleTrendsProvider } from '../trends/google.provider.js';
-import { anchorTermFor } from '../trends/provider-factory.js';
+import type { GoogleTrendsProvider } from '../providers/google/provider.js';
+import { anchorTermFor } from '../providers/registry.js';
 import { bumpSubscriptionsVersion, type SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
-import { DeliveryGate } from '../webhooks/delivery-gate.js';
+import type { DeliveryGate } from '../webhooks/delivery-gate.js';
 import { handle, type JobEntry } from './job-dispatch.js';
-import { watchGoogleAnswers } from './google-answers.js';
 
 /** What the processors are made of: the services (built once, in services.ts) and the flows and table of startWorkers. */
 export interface PipelineParts {
@@ -48,6 +47,10 @@ export interface PipelineParts {
   /** The gateway for a provider: live Google through the trends queue, the others directly. */
   trendsFor(provider: string, purpose?: TrendsPurpose): TrendsGateway;
   egress: EgressPool;
+  /** Live Google's client, for the trends jobs (built by the composition root). */
+  googleProvider: GoogleTrendsProvider;
+  /** Webhook delivery slots and circuits (built by the composition root). */
+  deliveryGate: DeliveryGate;
   /** The refresh is a flow (groups, then their leftovers). */
   flows: FlowProducer;
   box: SecretBox;
@@ -68,18 +71,7 @@ export function jobTable(p: PipelineParts): JobEntry[] {
     waitRetryMs: Math.min(30_000, config.trends.waitMs),
     announce: p.announce,
   };
-  // A slot is held at most an attempt's deadline and a little: a crashed worker's slots free themselves.
-  const gate = new DeliveryGate(
-    p.redis,
-    {
-      inFlight: p.redisKeys.webhookInFlight,
-      circuit: p.redisKeys.webhookCircuit,
-      parked: p.redisKeys.webhookParked,
-      wakes: p.redisKeys.webhookWakes,
-    },
-    config.webhooks.fairness,
-    config.webhooks.timeoutMs + 5_000,
-  );
+  const gate = p.deliveryGate;
   return [
     handle(
       JOB.researchStep,
@@ -99,7 +91,7 @@ export function jobTable(p: PipelineParts): JobEntry[] {
     handle(
       JOB.trendsFetch,
       trendsFetchProcessor({
-        provider: new GoogleTrendsProvider({ timeoutMs: config.trends.requestTimeoutMs, observe: watchGoogleAnswers(p.logger) }),
+        provider: p.googleProvider,
         pool: p.egress,
         logger: p.logger,
         wanted: (jobId) => trendsJobWanted(p.redis, p.redisKeys.trendsWaiters, (runIds) => cancelledRunIds(p.db, runIds), jobId),

@@ -10,7 +10,7 @@ import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { ReadRouter } from '../db/read-router.js';
-import { answeringProvider } from '../domain/trends/capabilities.js';
+import { answeringProvider, profileOf, simulatedProviders } from '../providers/registry.js';
 import type { Logger } from '../logger.js';
 import { mailerFromConfig, type Mailer } from '../mail/mailer.js';
 import { QUEUES, type QueueName } from '../queue/queue-names.js';
@@ -19,7 +19,7 @@ import type { RedisKeys } from '../redis/keys.js';
 import { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import { ResearchChain } from '../research/chain.js';
 import { ComparisonService, directSeries, type SeriesSource } from '../research/comparison-service.js';
-import { providerGateways, type GatewayFor } from '../research/provider-gateways.js';
+import { providerGateways, type GatewayFor } from '../providers/gateways.js';
 import { ResearchService, researchSettings, type ResearchSettings } from '../research/research-service.js';
 import {
   askWithoutWaiting,
@@ -30,8 +30,12 @@ import {
   type TrendsPurpose,
 } from '../research/trends-gateway.js';
 import { readLastCheck, type EgressPool } from '../trends/egress-pool.js';
-import { checkVerdict } from '../trends/google-check.js';
+import { checkVerdict } from '../providers/google/check.js';
 import { SecretBox } from '../webhooks/secret-box.js';
+import { DeliveryGate } from '../webhooks/delivery-gate.js';
+import { GoogleTrendsProvider } from '../providers/google/provider.js';
+import { ReplayTrendsProvider } from '../providers/replay/provider.js';
+import { watchGoogleAnswers } from './google-answers.js';
 import { SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
 import { queueDeliveries, WebhookService } from '../webhooks/webhook-service.js';
 import { budgetReport, type BudgetReport } from './budget.js';
@@ -77,6 +81,10 @@ export interface Services {
   readonly subscriptionsIndex: SubscriptionIndexCache;
   /** The gateway of a provider list for a purpose; live Google only once google() was opened. */
   readonly trendsFor: GatewayFor;
+  /** The client of live Google the trends jobs send through (its answers watched for /metrics and shifts). */
+  readonly googleProvider: GoogleTrendsProvider;
+  /** An account's webhook delivery slots and a subscription's circuit, in Redis (the match and deliver jobs). */
+  readonly deliveryGate: DeliveryGate;
   /** Opens (once) the trends queue's events and the gateways to live Google. */
   google(): Promise<GoogleGateways>;
   /** Google's request budget (budget.ts); with `paid`, the paid providers' bills too (they ask Postgres and Redis more). */
@@ -189,7 +197,15 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
       });
     },
     get researchSettings() {
-      return once('researchSettings', () => overrides.researchSettings ?? researchSettings(config));
+      return once('researchSettings', () => {
+        if (overrides.researchSettings) return overrides.researchSettings;
+        // Read once, where the service is built: the recordings do not change while it runs.
+        const recorded = answeringProvider(config.trends.providers, 'series') === 'replay';
+        return researchSettings(
+          config,
+          recorded ? new ReplayTrendsProvider(config.providerSettings.replay.recordedDir).coverage() : undefined,
+        );
+      });
     },
     get research() {
       return once(
@@ -209,11 +225,12 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
         // Comparisons ask Google through the trends queue, never waiting in a request; local data directly.
         const series: SeriesSource =
           overrides.series ??
-          (provider === 'google'
-            ? { fetch: (request) => askWithoutWaiting(services.queues.trends, 'google', request), provider: 'google' }
+          (provider && profileOf(provider).queued
+            ? { fetch: (request) => askWithoutWaiting(services.queues.trends, provider, request), provider }
             : directSeries(services.trendsFor(config.trends.provider, 'research'), provider));
         // Simulated insights are compared in the simulated world they came from (it needs no network), whatever the provider.
-        const simulated = directSeries(services.trendsFor('synthetic', 'research'), 'synthetic');
+        const world = simulatedProviders(null);
+        const simulated = directSeries(services.trendsFor(world, 'research'), world);
         return new ComparisonService(resources.db, series, services.researchSettings.allowance, undefined, simulated);
       });
     },
@@ -239,11 +256,35 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
           redis: resources.redis,
           keys: resources.redisKeys,
           // Live Google is there once google() has opened its events (the workers, `insights evidence`).
-          google: (purpose) => {
+          queued: (purpose) => {
             if (!googleGateways) throw new Error('live Google is asked through the trends queue, which this process has not opened');
             return googleGateways.gateway(purpose);
           },
         }),
+      );
+    },
+    get googleProvider() {
+      return once(
+        'googleProvider',
+        () => new GoogleTrendsProvider({ timeoutMs: config.trends.requestTimeoutMs, observe: watchGoogleAnswers(logger) }),
+      );
+    },
+    get deliveryGate() {
+      // A slot is held at most an attempt's deadline and a little: a crashed worker's slots free themselves.
+      return once(
+        'deliveryGate',
+        () =>
+          new DeliveryGate(
+            resources.redis,
+            {
+              inFlight: resources.redisKeys.webhookInFlight,
+              circuit: resources.redisKeys.webhookCircuit,
+              parked: resources.redisKeys.webhookParked,
+              wakes: resources.redisKeys.webhookWakes,
+            },
+            config.webhooks.fairness,
+            config.webhooks.timeoutMs + 5_000,
+          ),
       );
     },
     google() {

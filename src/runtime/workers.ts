@@ -137,6 +137,8 @@ export async function startWorkers(services: Services, options: StartOptions = {
       chain: services.chain,
       trendsFor: services.trendsFor,
       egress,
+      googleProvider: services.googleProvider,
+      deliveryGate: services.deliveryGate,
       flows,
       box: services.secretBox,
       subscriptionsIndex: services.subscriptionsIndex,

@@ -33,8 +33,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '../redis/connection.js';
 import type { EgressRoute } from './egress.js';
-import type { CookieJar } from './google-client.js';
-import type { GoogleCheck } from './google-check.js';
+import type { CookieJar } from '../providers/google/client.js';
+import type { GoogleCheck } from '../providers/google/check.js';
 import { BLOCK_KINDS, type BlockKind } from './types.js';
 import { SCRIPTS } from '../redis/scripts.js';
 

@@ -2,7 +2,8 @@
 // provider (google, replay, synthetic) returns the normalised shapes of
 // domain/trends/answers.ts (re-exported here for the adapters).
 import type { TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
-import { capabilityOf, CAPABILITY_WORDS, type ProviderName } from '../domain/trends/capabilities.js';
+import { capabilityOf, CAPABILITY_WORDS } from '../domain/trends/capabilities.js';
+import type { ProviderName } from '../providers/registry.js';
 
 export * from '../domain/trends/answers.js';
 

@@ -11,7 +11,7 @@ import { ResearchChain } from '../../src/research/chain.js';
 import { findRun, stepsOf } from '../../src/research/run.repository.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import type { TrendsProvider } from '../../src/trends/types.js';
-import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
+import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import { until } from '../support/pipeline.js';
 import { createTestStack, type TestStack } from '../support/stack.js';
 

@@ -9,7 +9,7 @@ import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
-import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
+import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { runCli } from '../support/cli.js';
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forecastJsonl } from '../../src/forecast/batch.js';
-import { parseGuardedJson, parseMultiline } from '../../src/trends/google-format.js';
+import { parseGuardedJson, parseMultiline } from '../../src/providers/google/format.js';
 import { runCli } from '../support/cli.js';
 import { recordedBody } from '../support/recorded.js';
 

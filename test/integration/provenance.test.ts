@@ -19,7 +19,7 @@ import { normalizeIdea } from '../../src/domain/research/idea.js';
 import { InvalidIdeaError, ResearchChain, startRun } from '../../src/research/chain.js';
 import { ComparisonService, directSeries } from '../../src/research/comparison-service.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
-import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
+import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import type { TrendsRequest } from '../../src/trends/types.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
 import { startTestWorkers } from '../support/services.js';

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/google-on-loopback/index.js';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { familyShares, modifierRequest } from '../../src/domain/research/modifier-evidence.js';
-import { timeRange } from '../../src/trends/google.provider.js';
+import { timeRange } from '../../src/providers/google/provider.js';
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';

@@ -14,7 +14,7 @@ import { ResearchChain } from '../../src/research/chain.js';
 import { ResearchService } from '../../src/research/research-service.js';
 import { failRun } from '../../src/research/run-outcome.js';
 import { reopenRun, type RunRow } from '../../src/research/run.repository.js';
-import { ReplayTrendsProvider } from '../../src/trends/replay.provider.js';
+import { ReplayTrendsProvider } from '../../src/providers/replay/provider.js';
 import { PageAgent, ORIGIN } from '../support/account-pages.js';
 import { bearer, createTestApp, TEST_RESEARCH, type TestApp } from '../support/app.js';
 import { REPLAY_DIR } from '../support/shared-data.js';

@@ -7,14 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import type { ResearchChain } from '../../src/research/chain.js';
-import { RoutedTrendsGateway } from '../../src/research/provider-router.js';
+import { RoutedTrendsGateway } from '../../src/providers/router.js';
 import { runProgress, runSteps } from '../../src/research/run-steps.js';
 import { createRun, findRun, stepsOf, type RunRow } from '../../src/research/run.repository.js';
 import { stepChains, type StepChains, type StepContext, type StepDefinition, type StepName } from '../../src/research/step-contract.js';
 import { RunGoneError, StepRunner, type ResearchStepDeps } from '../../src/research/step-runner.js';
 import { RESEARCH_CHAINS, STEPS } from '../../src/research/steps.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
-import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
+import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 

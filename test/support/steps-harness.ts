@@ -9,8 +9,8 @@ import { buildStepContext } from '../../src/research/step-context.js';
 import type { TrendsPlan } from '../../src/research/trends-plan.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import type { TrendsRequest, TrendsResponse } from '../../src/trends/types.js';
-import { RoutedTrendsGateway } from '../../src/research/provider-router.js';
-import type { ProviderName } from '../../src/domain/trends/capabilities.js';
+import { RoutedTrendsGateway } from '../../src/providers/router.js';
+import type { ProviderName, Registry } from '../../src/providers/registry.js';
 
 /** The outputs steps recorded, each with its step's output type. */
 export class RecordedOutputs {
@@ -116,7 +116,7 @@ function stepNamed(name: StepName): StepDefinition {
 export async function runSteps(
   idea: string,
   fetch: (request: TrendsRequest) => Promise<TrendsResponse>,
-  options: { anchor?: string; geo?: string; hints?: string[]; until?: StepName; providers?: ProviderName[] } = {},
+  options: { anchor?: string; geo?: string; hints?: string[]; until?: StepName; providers?: ProviderName[]; registry?: Registry } = {},
 ): Promise<HarnessRun> {
   const outputs = new RecordedOutputs();
   const summaries = new Map<StepName, string>();
@@ -131,7 +131,7 @@ export async function runSteps(
       return fetch(request);
     },
   });
-  const routed = new RoutedTrendsGateway(options.providers ?? ['synthetic'], () => gateway);
+  const routed = new RoutedTrendsGateway(options.providers ?? ['synthetic'], () => gateway, options.registry);
   const counted = (request: TrendsRequest) => routed.fetch(request);
   const { ctx } = buildStepContext({
     run: { id: 'run_harness', idea, hints: options.hints ?? [], source: 'research', ownerAccountId: null },

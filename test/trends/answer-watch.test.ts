@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../src/observability/metrics.js';
 import { watchGoogleAnswers } from '../../src/runtime/google-answers.js';
-import type { ExchangeOutcome } from '../../src/trends/google-client.js';
+import type { ExchangeOutcome } from '../../src/providers/google/client.js';
 
 describe("watching Google's answers", () => {
   it("counts each exchange per kind and outcome, and warns once when a kind's share of answers without data jumps", async () => {

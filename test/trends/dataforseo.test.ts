@@ -9,8 +9,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyStatus } from '../../src/trends/dataforseo/client.js';
-import { DataForSeoProvider } from '../../src/trends/dataforseo/provider.js';
+import { classifyStatus } from '../../src/providers/dataforseo/client.js';
+import { DataForSeoProvider } from '../../src/providers/dataforseo/provider.js';
 import {
   MalformedResponseError,
   ProviderAccountError,

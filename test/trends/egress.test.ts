@@ -3,7 +3,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EgressTimeoutError } from '../../src/trends/egress.js';
-import { GoogleTrendsProvider } from '../../src/trends/google.provider.js';
+import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 
 const servers: net.Server[] = [];
 afterEach(async () => {

@@ -7,8 +7,8 @@ import https from 'node:https';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/google-on-loopback/index.js';
 import { routesFrom, type EgressRoute } from '../../src/trends/egress.js';
-import { forgetGoogleCookies, type ExchangeReport } from '../../src/trends/google-client.js';
-import { GoogleTrendsProvider } from '../../src/trends/google.provider.js';
+import { forgetGoogleCookies, type ExchangeReport } from '../../src/providers/google/client.js';
+import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 import { modifierRequest } from '../../src/domain/research/modifier-evidence.js';
 import { EmbedOverQuotaError, RateLimitedError, RefusedError, type TrendsResponse } from '../../src/trends/types.js';
 

@@ -9,8 +9,8 @@
 // without interception.
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BROWSER_USER_AGENT, forgetGoogleCookies, GoogleUnavailableError } from '../../src/trends/google-client.js';
-import { GoogleTrendsProvider } from '../../src/trends/google.provider.js';
+import { BROWSER_USER_AGENT, forgetGoogleCookies, GoogleUnavailableError } from '../../src/providers/google/client.js';
+import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
 import { recordedBody } from '../support/recorded.js';
 

@@ -2,8 +2,8 @@
 // default RECORDED_TRENDS_DIR): it serves what Google answered and refuses, by
 // name, anything that was never recorded.
 import { describe, expect, it } from 'vitest';
-import { anchorTermFor } from '../../src/trends/provider-factory.js';
-import { RECORDED_ANCHOR, ReplayTrendsProvider } from '../../src/trends/replay.provider.js';
+import { anchorTermFor } from '../../src/providers/registry.js';
+import { RECORDED_ANCHOR, ReplayTrendsProvider } from '../../src/providers/replay/provider.js';
 import { NotRecordedError } from '../../src/trends/types.js';
 import { REPLAY_DIR } from '../support/shared-data.js';
 

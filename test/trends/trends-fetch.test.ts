@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { trendsFetchProcessor } from '../../jobs/trends-fetch.job.js';
 import { RouteWaitError, type EgressPool, type Lease } from '../../src/trends/egress-pool.js';
-import type { GoogleTrendsProvider } from '../../src/trends/google.provider.js';
+import type { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
 
 const ROUTE = { name: 'proxy-a:3128' };

@@ -21,8 +21,8 @@ import {
 import { normalizeIdea } from '../../src/domain/research/idea.js';
 import { phraseCandidates } from '../../src/domain/research/phrase-choice.js';
 import { WordNetNouns } from '../../src/domain/research/wordnet-hypernyms.js';
-import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
-import { explorePartByPart } from '../../src/trends/explore-parts.js';
+import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
+import { explorePartByPart } from '../../src/providers/explore-parts.js';
 import type { RankedItem, TrendsRequest, TrendsResponse } from '../../src/trends/types.js';
 import { runSteps } from '../support/steps-harness.js';
 

@@ -36,7 +36,9 @@ describe('config', () => {
       DATAFORSEO_API_URL: 'http://api.example.com',
     };
     expect(() => loadConfig(remote)).toThrow(/DATAFORSEO_API_URL must use https:/);
-    expect(loadConfig({ ...remote, DATAFORSEO_API_URL: 'http://127.0.0.1:9000/' }).dataforseo.apiUrl).toBe('http://127.0.0.1:9000');
+    expect(loadConfig({ ...remote, DATAFORSEO_API_URL: 'http://127.0.0.1:9000/' }).providerSettings.dataforseo.apiUrl).toBe(
+      'http://127.0.0.1:9000',
+    );
     // Found by review: a malformed address crashed without naming the variable; one with a login would be printed at start.
     expect(() => loadConfig({ ...remote, DATAFORSEO_API_URL: 'https//api.dataforseo.com' })).toThrow(
       /DATAFORSEO_API_URL is not a valid URL/,
@@ -45,6 +47,9 @@ describe('config', () => {
       /DATAFORSEO_API_URL must not carry a login/,
     );
     // A simulated world beside real data would publish simulated research as real.
+    expect(() => loadConfig({ TRENDS_PROVIDER: 'dataforseo,synthetic', DATAFORSEO_LOGIN: 'l', DATAFORSEO_PASSWORD: 'p' })).toThrow(
+      /synthetic is a simulated world and cannot be combined/,
+    );
     expect(() => loadConfig({ TRENDS_PROVIDER: 'synthetic,dataforseo', DATAFORSEO_LOGIN: 'l', DATAFORSEO_PASSWORD: 'p' })).toThrow(
       /synthetic is a simulated world and cannot be combined/,
     );
@@ -57,10 +62,10 @@ describe('config', () => {
         'admin',
         'dataDir',
         'database',
-        'dataforseo',
         'demoSeriesDir',
         'logLevel',
         'mail',
+        'providerSettings',
         'redis',
         'research',
         'schedules',

@@ -25,7 +25,7 @@ import {
 } from '../../src/domain/scoring/dimension-scores.js';
 import { DIMENSIONS, type DimensionScores } from '../../src/domain/scoring/dimensions.js';
 import { combineScores } from '../../src/domain/scoring/overall.js';
-import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
+import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import type { TimelinePoint } from '../../src/trends/types.js';
 
 const none = (why = 'not asked') => ({ unavailable: why });

@@ -1,8 +1,8 @@
 // How every answer of Google is read: its outcome (served, empty, no data), a
 // changed shape refused, and the trending feed parsed strictly.
 import { describe, expect, it } from 'vitest';
-import { classifyAnswer, outcomeOfError } from '../../src/trends/google-client.js';
-import { parseComparedGeo, parseEmbedPage, parseMultiline, parseRelated, parseTrendingFeed } from '../../src/trends/google-format.js';
+import { classifyAnswer, outcomeOfError } from '../../src/providers/google/client.js';
+import { parseComparedGeo, parseEmbedPage, parseMultiline, parseRelated, parseTrendingFeed } from '../../src/providers/google/format.js';
 import { MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
 import { recordedBody } from '../support/recorded.js';
 

@@ -32,6 +32,8 @@ function realTable(): JobEntry[] {
     chain: never as PipelineParts['chain'],
     trendsFor: () => never as ReturnType<PipelineParts['trendsFor']>,
     egress: { routes: [] } as unknown as PipelineParts['egress'],
+    googleProvider: never as PipelineParts['googleProvider'],
+    deliveryGate: never as PipelineParts['deliveryGate'],
     flows: never as PipelineParts['flows'],
     box: never as PipelineParts['box'],
     subscriptionsIndex: never as PipelineParts['subscriptionsIndex'],

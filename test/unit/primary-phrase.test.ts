@@ -26,7 +26,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { choosePrimary, measuredPhrases, phraseCandidates } from '../../src/domain/research/phrase-choice.js';
 import { actNouns, madeFromVerb, nounChunks, phraseForm, stripMarkup } from '../../src/domain/research/noun-phrases.js';
-import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
+import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import { runSteps } from '../support/steps-harness.js';
 
 const rows = readFileSync(new URL('../fixtures/research/primary-phrases.tsv', import.meta.url), 'utf8')

@@ -3,11 +3,11 @@
 // provider of the list has fails as "not available" with a reason an operator
 // can act on, and is never sent.
 import { describe, expect, it } from 'vitest';
-import { RoutedTrendsGateway } from '../../src/research/provider-router.js';
-import { anchorTermFor, DEFAULT_ANCHOR } from '../../src/trends/provider-factory.js';
-import { RECORDED_ANCHOR } from '../../src/trends/replay.provider.js';
+import { RoutedTrendsGateway } from '../../src/providers/router.js';
+import { anchorTermFor, DEFAULT_ANCHOR } from '../../src/providers/registry.js';
+import { RECORDED_ANCHOR } from '../../src/providers/replay/provider.js';
 import { TrendsFailedError, type TrendsGateway } from '../../src/research/trends-gateway.js';
-import type { ProviderName } from '../../src/domain/trends/capabilities.js';
+import type { ProviderName } from '../../src/providers/registry.js';
 import type { ExploreAnswer, TrendsRequest, TrendsResponse } from '../../src/trends/types.js';
 
 /** Each provider answers with its name in the provenance, and records what it was asked. */

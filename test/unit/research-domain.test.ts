@@ -8,7 +8,7 @@ import { autocorrelation, cleanSeries, trajectory, volatility } from '../../src/
 import { geographicReach, mapAgainstAnchor, placesFromMap } from '../../src/domain/research/geography.js';
 import { scoreDemand, scoreIntent, scorePain, scoreReach, scoreWhitespace } from '../../src/domain/scoring/dimension-scores.js';
 import { forecast } from '../../src/domain/forecast/forecaster.js';
-import { parseComparedGeo, parseGuardedJson, parseRelated } from '../../src/trends/google-format.js';
+import { parseComparedGeo, parseGuardedJson, parseRelated } from '../../src/providers/google/format.js';
 import { recordedBody } from '../support/recorded.js';
 import { anyRealSeries, itWithSharedData, realSeries } from '../support/shared-data.js';
 

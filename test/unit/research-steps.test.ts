@@ -6,9 +6,9 @@
 // completes its 40 steps, each step records what it was served, and each
 // dimension says what it read.
 import { describe, expect, it } from 'vitest';
-import { ReplayTrendsProvider } from '../../src/trends/replay.provider.js';
-import { SyntheticTrendsProvider } from '../../src/trends/synthetic.provider.js';
-import { explorePartByPart } from '../../src/trends/explore-parts.js';
+import { ReplayTrendsProvider } from '../../src/providers/replay/provider.js';
+import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
+import { explorePartByPart } from '../../src/providers/explore-parts.js';
 import { NotRecordedError, requestKey, type RankedItem, type TrendsRequest, type TrendsResponse } from '../../src/trends/types.js';
 import type { SignalOutput, StepOutputs } from '../../src/research/step-contract.js';
 import { TrendsFailedError } from '../../src/research/trends-gateway.js';

@@ -6,7 +6,7 @@ import { failureKind, failureTag, givesAllowanceBack, publicRunAdvice } from '..
 import { marketProblem } from '../../src/domain/research/market.js';
 import { shownStepStatus } from '../../src/research/run.repository.js';
 import { STEPS } from '../../src/research/steps.js';
-import { checkVerdict, unreachableCause, type CheckedKind } from '../../src/trends/google-check.js';
+import { checkVerdict, unreachableCause, type CheckedKind } from '../../src/providers/google/check.js';
 
 const failed = (error: string, startedBy = 'api') => ({ status: 'failed', error, account_id: 'acc_1', started_by: startedBy });
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { directionStatement } from '../../src/domain/scoring/direction.js';
 import { SOURCE_CERTAINTY } from '../../src/domain/scoring/overall.js';
 import { trendClassOf } from '../../src/domain/scoring/trend-class.js';
-import { SyntheticTrendsProvider, syntheticLevel, timelineOf } from '../../src/trends/synthetic.provider.js';
+import { SyntheticTrendsProvider, syntheticLevel, timelineOf } from '../../src/providers/synthetic/provider.js';
 import { runSteps } from '../support/steps-harness.js';
 
 const world = new SyntheticTrendsProvider(() => new Date('2026-11-28T00:00:00Z'));

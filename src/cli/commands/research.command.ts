@@ -8,7 +8,7 @@ import { findInsight } from '../../insights/insight.repository.js';
 import { marketProblem } from '../../domain/research/market.js';
 import { InvalidIdeaError } from '../../research/chain.js';
 import { dryRun, type DryRun } from '../../research/dry-run.js';
-import { anchorTermFor } from '../../trends/provider-factory.js';
+import { anchorTermFor } from '../../providers/registry.js';
 import { NotAnswerableError, ResearchAllowanceSpentError, type Submitter } from '../../research/research-service.js';
 import { requireAccount } from '../account-arguments.js';
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';

@@ -1,6 +1,7 @@
 // The answers Google Trends gives, as every provider (google, replay, synthetic)
 // returns them normalised. Plain data: the domain reads them, src/trends/ fetches
 // them, so they live here on the lower floor.
+
 export type RegionResolution = 'COUNTRY' | 'REGION' | 'CITY';
 
 /**
@@ -159,7 +160,8 @@ export interface TrendingFeed {
 
 /** Where an answer came from, shown with the step's output. */
 export interface ResponseProvenance {
-  provider: 'google' | 'replay' | 'synthetic' | 'dataforseo';
+  /** A registered provider's name (src/providers/registry.ts; a string here, since the registry reads this file's types). */
+  provider: string;
   /** Paid providers: what the answer cost, in US dollars, as the provider billed it (0 when served from the day's cache). */
   costUsd?: number;
   /** Paid providers: the provider's id of the task that answered (for a support request). */

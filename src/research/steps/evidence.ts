@@ -1,5 +1,7 @@
 // Read the evidence out of what was measured: the series' shape, breadth, the pain, intent and
 // competition signals, reach and the forecast (steps clean_series to forecast).
+import { google } from '../../providers/google/profile.js';
+import { findProfile, kindOfProviders } from '../../providers/registry.js';
 import { geographicReach, INTEREST_THRESHOLD } from '../../domain/research/geography.js';
 import { familyShares, tooLittleData, type FamilyShare, type ModifierFamily } from '../../domain/research/modifier-evidence.js';
 import {
@@ -48,14 +50,13 @@ const UNLISTED_EMBED = "Google's embed flow served them empty";
 /** Where a related list was read from, as the dimensions' evidence names it. */
 function listedBy(o: RelatedOutput): string {
   const p = o.provenance;
-  if (p?.provider === 'replay') {
+  if (p && kindOfProviders(p.provider) === 'recorded') {
     // A recording's date is an HTTP date ("Sat, 12 Nov 2022 00:00:24 GMT"): said as the day it was recorded.
     const at = Date.parse(p.recordedAt ?? '');
-    return `Google Trends answers recorded on ${Number.isFinite(at) ? new Date(at).toISOString().slice(0, 10) : 'an unknown day'} (replay)`;
+    return `Google Trends answers recorded on ${Number.isFinite(at) ? new Date(at).toISOString().slice(0, 10) : 'an unknown day'} (${p.provider})`;
   }
-  if (p?.provider === 'synthetic') return 'the simulated world (synthetic)';
-  if (p?.provider === 'dataforseo') return "DataForSEO's Google Trends explore";
-  return p?.via === 'embed' ? "Google's embed flow" : "Google's explore page";
+  const profile = findProfile(p?.provider ?? 'google') ?? google;
+  return profile.kind === 'live' && p?.via === 'embed' ? "Google's embed flow" : profile.listedBy;
 }
 
 /** The related queries Google listed (steps related_queries_top and related_queries_rising), or why there are none to read. */

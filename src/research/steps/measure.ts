@@ -1,6 +1,7 @@
 // Measure the primary phrase on Google Trends: its interest over four timeframes, against its
 // secondary phrases and the anchor, its related lists and its maps (steps interest_30d to
 // interest_by_city). Every answer comes through ctx.plan, over the rate-limited trends queue.
+import { kindOfProviders } from '../../providers/registry.js';
 import { COMPARABLE_RATIO, mapAgainstAnchor, placesFromMap, type PlaceInterest } from '../../domain/research/geography.js';
 import type { Timeframe } from '../../trends/types.js';
 import { describeVolume, volumeOutput } from '../../domain/research/search-volume.js';
@@ -87,7 +88,7 @@ function summarizeRelated(o: RelatedOutput): string {
     case 'empty':
       return o.provenance?.via !== 'embed'
         ? 'empty: Google served no list (its answer to automated clients since 2024-08-20)'
-        : o.provenance.provider === 'synthetic'
+        : kindOfProviders(o.provenance.provider) === 'simulated'
           ? "empty: the simulated embed flow served no list (as Google's does for related topics in 2026)"
           : "empty: Google's embed flow served no list (its answer for related topics in 2026)";
     case 'not_recorded':

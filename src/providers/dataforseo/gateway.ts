@@ -13,12 +13,12 @@
 //   its bill     requests and dollars per UTC day and purpose, for
 //                `insights budget` and /metrics.
 import { createHash, randomUUID } from 'node:crypto';
-import { SCRIPTS } from '../redis/scripts.js';
+import { SCRIPTS } from '../../redis/scripts.js';
 import type { Logger } from 'pino';
-import type { Redis } from '../redis/connection.js';
-import type { RedisKeys } from '../redis/keys.js';
-import { providerAccountProblem, providerCost, providerRequests } from '../observability/metrics.js';
-import { untilNextMinute } from '../trends/dataforseo/client.js';
+import type { Redis } from '../../redis/connection.js';
+import type { RedisKeys } from '../../redis/keys.js';
+import { providerAccountProblem, providerCost, providerRequests } from '../../observability/metrics.js';
+import { untilNextMinute } from './client.js';
 import {
   describeRequest,
   MalformedResponseError,
@@ -31,8 +31,8 @@ import {
   type TrendsProvider,
   type TrendsRequest,
   type TrendsResponse,
-} from '../trends/types.js';
-import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose, type TrendsWaiter } from './trends-gateway.js';
+} from '../../trends/types.js';
+import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose, type TrendsWaiter } from '../gateway.js';
 
 /** Tasks a minute per endpoint. */
 export interface PaidPace {

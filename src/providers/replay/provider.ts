@@ -3,10 +3,11 @@
 // It never invents data: a request with no recording fails with a clear message.
 // Recordings have fixed historical windows, so a request is matched on its kind,
 // keywords and geo; the answer says which window and date it was recorded for.
+import { replay } from './profile.js';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { explorePartByPart } from './explore-parts.js';
-import { parseAutocomplete, parseComparedGeo, parseGuardedJson, parseMultiline, parseRelated } from './google-format.js';
+import { explorePartByPart } from '../explore-parts.js';
+import { parseAutocomplete, parseComparedGeo, parseGuardedJson, parseMultiline, parseRelated } from '../google/format.js';
 import {
   describeRequest,
   NotAvailableError,
@@ -15,7 +16,7 @@ import {
   type TrendsProvider,
   type TrendsRequest,
   type TrendsResponse,
-} from './types.js';
+} from '../../trends/types.js';
 
 interface Recording {
   kind: TrendsRequest['kind'];
@@ -122,7 +123,7 @@ export interface ReplayCoverage {
  * a recorded idea can be calibrated against (the live default, "weather", was
  * never recorded).
  */
-export const RECORDED_ANCHOR = 'bagel';
+export const RECORDED_ANCHOR = replay.anchor;
 
 export class ReplayTrendsProvider implements TrendsProvider {
   readonly name = 'replay' as const;

@@ -15,7 +15,7 @@ import {
   type RelatedList,
   type TrendingFeed,
   type TrendingItem,
-} from './types.js';
+} from '../../trends/types.js';
 
 // The 2025 recording's sorry page (captcha-form, "unusual traffic") and the 302 that leads to it;
 // trendspyg matches "unusual traffic from your computer network", other scrapers "recaptcha" too.

@@ -11,10 +11,10 @@
 // listed when its share is large enough, so the lists and the comparisons of
 // one phrase agree.
 import { createHash } from 'node:crypto';
-import { phraseForm } from '../domain/research/noun-phrases.js';
-import { explorePartByPart } from './explore-parts.js';
-import { SYNTHETIC_CITIES, SYNTHETIC_COUNTRIES, SYNTHETIC_REGIONS, SYNTHETIC_WORLD_CITIES, type Place } from './synthetic-places.js';
-import { NotAvailableError, type Timeframe, type TrendsProvider, type TrendsRequest, type TrendsResponse } from './types.js';
+import { phraseForm } from '../../domain/research/noun-phrases.js';
+import { explorePartByPart } from '../explore-parts.js';
+import { SYNTHETIC_CITIES, SYNTHETIC_COUNTRIES, SYNTHETIC_REGIONS, SYNTHETIC_WORLD_CITIES, type Place } from './places.js';
+import { NotAvailableError, type Timeframe, type TrendsProvider, type TrendsRequest, type TrendsResponse } from '../../trends/types.js';
 
 const POINTS: Record<Timeframe, { count: number; stepDays: number }> = {
   '30d': { count: 30, stepDays: 1 },

@@ -15,11 +15,11 @@
 //                           refused on every route, it fails with a clear message;
 //   changed shape           fails for good with a clear message (Google changed);
 //   no answer (network)     thrown: retried with backoff, spending an attempt.
-import type { Logger } from '../logger.js';
-import { googleBlocks, trendsRequests } from '../observability/metrics.js';
-import { RouteWaitError, type EgressPool } from './egress-pool.js';
-import type { EgressRoute } from './egress.js';
-import type { GoogleTrendsProvider } from './google.provider.js';
+import type { Logger } from '../../logger.js';
+import { googleBlocks, trendsRequests } from '../../observability/metrics.js';
+import { RouteWaitError, type EgressPool } from '../../trends/egress-pool.js';
+import type { EgressRoute } from '../../trends/egress.js';
+import type { GoogleTrendsProvider } from './provider.js';
 import {
   describeRequest,
   EmbedOverQuotaError,
@@ -29,7 +29,7 @@ import {
   RefusedError,
   type TrendsRequest,
   type TrendsResponse,
-} from './types.js';
+} from '../../trends/types.js';
 
 export interface PacedFetchDeps {
   provider: GoogleTrendsProvider;

@@ -1,18 +1,12 @@
 // A run's providers as one gateway: each request goes to the first provider of
-// the run's list that has the capability it needs (domain/trends/capabilities.ts),
+// the run's list that has the capability it needs (the providers' profiles),
 // an explore part by part when no one provider answers all its parts. What no
 // provider of the list can answer fails as "not available" (TrendsFailedError
 // with notAvailable), which the steps record with the reason and go on.
-import {
-  capabilityOf,
-  capabilityOfPart,
-  answeringProvider,
-  unavailableReason,
-  type Capability,
-  type ProviderName,
-} from '../domain/trends/capabilities.js';
+import { capabilityOf, capabilityOfPart, type Capability } from '../domain/trends/capabilities.js';
+import { answeringProvider, PROVIDERS, unavailableReason, type ProviderName, type Registry } from './registry.js';
 import type { ExploreAnswer, ExplorePart, TrendsRequest, TrendsResponse } from '../trends/types.js';
-import { TrendsFailedError, type TrendsGateway, type TrendsWaiter } from './trends-gateway.js';
+import { TrendsFailedError, type TrendsGateway, type TrendsWaiter } from './gateway.js';
 
 type Options = { priority?: number; waiter?: TrendsWaiter };
 
@@ -20,17 +14,18 @@ export class RoutedTrendsGateway implements TrendsGateway {
   constructor(
     readonly providers: readonly ProviderName[],
     private readonly gatewayOf: (provider: ProviderName) => TrendsGateway,
+    private readonly registry: Registry = PROVIDERS,
   ) {}
 
   private answering(capability: Capability): ProviderName | undefined {
-    return answeringProvider(this.providers, capability);
+    return answeringProvider(this.providers, capability, this.registry);
   }
 
   async fetch(request: TrendsRequest, options?: Options): Promise<TrendsResponse> {
     if (request.kind !== 'explore') {
       const capability = capabilityOf(request);
       const provider = this.answering(capability);
-      if (!provider) throw new TrendsFailedError(unavailableReason(capability, this.providers), false, true);
+      if (!provider) throw new TrendsFailedError(unavailableReason(capability, this.providers, this.registry), false, true);
       return this.gatewayOf(provider).fetch(request, options);
     }
     // Each part to the first provider that has it; one explore per provider (one request each).
@@ -39,7 +34,7 @@ export class RoutedTrendsGateway implements TrendsGateway {
     for (const part of request.parts) {
       const provider = this.answering(capabilityOfPart(part));
       if (provider) byProvider.set(provider, [...(byProvider.get(provider) ?? []), part]);
-      else unavailable.push([part, unavailableReason(capabilityOfPart(part), this.providers)]);
+      else unavailable.push([part, unavailableReason(capabilityOfPart(part), this.providers, this.registry)]);
     }
     if (byProvider.size === 1 && unavailable.length === 0) return this.gatewayOf([...byProvider.keys()][0]!).fetch(request, options);
     if (byProvider.size === 0) throw new TrendsFailedError(unavailable.map(([, reason]) => reason).join('; '), false, true);

@@ -10,7 +10,13 @@
 //   anything not in its docs' shape        changed shape
 import http from 'node:http';
 import https from 'node:https';
-import { MalformedResponseError, ProviderAccountError, ProviderUnavailableError, RateLimitedError, RefusedError } from '../types.js';
+import {
+  MalformedResponseError,
+  ProviderAccountError,
+  ProviderUnavailableError,
+  RateLimitedError,
+  RefusedError,
+} from '../../trends/types.js';
 import { EnvelopeSchema, expectShape, isEnvelope, type DataForSeoTask } from './format.js';
 import { traceRequest } from '../../observability/tracing.js';
 

@@ -5,7 +5,7 @@
 // latency, and how Google labelled the client in its tokens. Google changes
 // without notice; this is how an operator learns it did, before research and
 // discovery start failing.
-import { withEgress, type EgressRoute } from './egress.js';
+import { withEgress, type EgressRoute } from '../../trends/egress.js';
 import {
   GoogleSession,
   MemoryCookieJar,
@@ -16,10 +16,10 @@ import {
   type ExchangeReport,
   type Pacer,
   type Widget,
-} from './google-client.js';
-import { EmbedOverQuotaError, RateLimitedError, type BlockKind } from './types.js';
-import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './google-format.js';
-import { timeRange } from './google.provider.js';
+} from './client.js';
+import { EmbedOverQuotaError, RateLimitedError, type BlockKind } from '../../trends/types.js';
+import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './format.js';
+import { timeRange } from './provider.js';
 
 /** Who needs each kind, and which answers are expected rather than broken. */
 export const CHECKED_KINDS: ReadonlyArray<{

@@ -6,7 +6,7 @@
 // labelled the client. Related queries and topics asked on their own go
 // through the embed flow (the explore page's widgets serve them empty); as
 // parts of an explore they are the explore widgets, as asked.
-import { withEgress, type EgressRoute } from './egress.js';
+import { withEgress, type EgressRoute } from '../../trends/egress.js';
 import {
   GoogleSession,
   type ComparisonItem,
@@ -15,9 +15,9 @@ import {
   type Pacer,
   type Widget,
   type WidgetId,
-} from './google-client.js';
-import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './google-format.js';
-import { partRequest } from './explore-parts.js';
+} from './client.js';
+import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './format.js';
+import { partRequest } from '../explore-parts.js';
 import {
   describeRequest,
   NotAvailableError,
@@ -27,7 +27,7 @@ import {
   type TrendsProvider,
   type TrendsRequest,
   type TrendsResponse,
-} from './types.js';
+} from '../../trends/types.js';
 
 const DAY_MS = 86_400_000;
 const TIMEFRAME_DAYS: Record<Timeframe, number> = { '30d': 30, '90d': 90, '12m': 365, '5y': 5 * 365 };

@@ -1,0 +1,75 @@
+// What every provider's gateway is: how a step, the refresh or a comparison
+// asks for an answer, whether through the trends queue (research/trends-gateway.ts),
+// directly (local data), or paced and billed in Redis (dataforseo/gateway.ts), and
+// the errors that tell a wait from a failure.
+import { NotAvailableError, NotRecordedError, type TrendsProvider, type TrendsRequest, type TrendsResponse } from '../trends/types.js';
+
+/** The answer has not come yet (Google is throttling us, or the queue is long). The step waits; it does not fail. */
+export class WaitingForTrendsError extends Error {
+  override name = 'WaitingForTrendsError';
+  constructor(
+    message: string,
+    /** When the trends job said it will be waiting a while (a route cooling down): how long. */
+    readonly retryAfterMs?: number,
+    /** Who is waited for, in the run's waiting reason. */
+    readonly source = 'Google Trends',
+    /** For the operator only (`insights runs show`): what they must do; never shown to API clients. */
+    readonly operatorDetail?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The trends job failed for good (malformed answer, not recorded, retries exhausted). */
+export class TrendsFailedError extends Error {
+  override name = 'TrendsFailedError';
+  constructor(
+    message: string,
+    /** Replay has no recording of the request (it never invents one): evidence not recorded, not a failure of Google. */
+    readonly notRecorded = false,
+    /** No configured provider has the capability the request needs: evidence not available, not a failure. */
+    readonly notAvailable = false,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * BullMQ priorities of trends jobs (lower goes first): a research run's
+ * requests go ahead of the daily refresh's and discovery's, so a run started
+ * during a long refresh finishes in about its own budget. Among research
+ * requests, those of runs further along go first (see researchPriority).
+ */
+export const TRENDS_PRIORITY = { research: 1, background: 1_000_100 } as const;
+export type TrendsPurpose = keyof typeof TRENDS_PRIORITY;
+
+/** A job asleep until a trends answer comes: which queue, which job. */
+export interface TrendsWaiter {
+  queue: string;
+  jobId: string;
+}
+
+export interface TrendsGateway {
+  /** `waiter`: the job asking, which sleeps (its slot freed) rather than wait when the answer is not there yet. */
+  fetch(request: TrendsRequest, options?: { priority?: number; waiter?: TrendsWaiter }): Promise<TrendsResponse>;
+}
+
+/**
+ * Local data (replay, synthetic) needs no protection from bursts: asked directly.
+ * Provider errors become TrendsFailedError, as they would through the queue.
+ */
+export class DirectTrendsGateway implements TrendsGateway {
+  constructor(private readonly provider: TrendsProvider) {}
+
+  async fetch(request: TrendsRequest): Promise<TrendsResponse> {
+    try {
+      return await this.provider.fetch(request);
+    } catch (error) {
+      throw new TrendsFailedError(
+        error instanceof Error ? error.message : String(error),
+        error instanceof NotRecordedError,
+        error instanceof NotAvailableError,
+      );
+    }
+  }
+}

@@ -1,0 +1,8 @@
+// Recorded answers are read from files, asked directly.
+import { DirectTrendsGateway } from '../gateway.js';
+import type { GatewayFactory } from '../gateways.js';
+import type { replay } from './profile.js';
+import { ReplayTrendsProvider } from './provider.js';
+
+export const createGateway: GatewayFactory<ReturnType<typeof replay.settings>> = ({ settings }) =>
+  new DirectTrendsGateway(new ReplayTrendsProvider(settings.recordedDir));
