@@ -147,7 +147,18 @@ export function startWebhookFlooders(
       const made = await send(account, '/api/webhooks', { url: silent.urlFor(`flood-${account.plan}`) });
       if (made?.status === 201) {
         const id = (JSON.parse(made.text) as { data: { id: string } }).data.id;
-        await failedHistory(db, id);
+        // The soak may terminate this harness's own Postgres connections at any moment (the
+        // postgres-terminate-backends fault): the history is the flooder's set-up, not the product under
+        // test, so it is written again (a transaction: all of it or none) rather than ending the soak.
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            await failedHistory(db, id);
+            break;
+          } catch (error) {
+            if (attempt >= 10 || stopped) throw error;
+            await sleep(500);
+          }
+        }
         subscriptions.set(account.accountId, id);
       } else await sleep(500);
     }
