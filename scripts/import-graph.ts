@@ -71,7 +71,12 @@ export function floorOf(file: string, floors: Floors = FLOORS): number | null {
   floors.forEach((f, floor) => {
     for (const p of f.paths) {
       const matches = p.includes('*')
-        ? new RegExp(`^${p.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`).test(file)
+        ? new RegExp(
+            `^${p
+              .split('*')
+              .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+              .join('[^/]+')}$`,
+          ).test(file)
         : p.endsWith('/')
           ? file.startsWith(p)
           : file === p;

@@ -22,8 +22,13 @@ import { PLAN_VALUES } from '../../src/domain/quota.js';
 const read = (file: string) => readFile(path.join(PROJECT_ROOT, file), 'utf8');
 
 async function variablesRead(): Promise<Set<string>> {
-  // config.ts and its sections (src/config/: one file per section since 2026-11-28).
-  const source = [await read('src/config.ts'), ...(await sources('src/config', /\.ts$/))].join('\n');
+  // config.ts and its sections (src/config/: one file per section since 2026-11-28), and each provider's own
+  // section, declared by its profile (src/providers/<name>/profile.ts) and read through the registry.
+  const source = [
+    await read('src/config.ts'),
+    ...(await sources('src/config', /\.ts$/)),
+    ...(await sources('src/providers', /profile\.ts$/)),
+  ].join('\n');
   // Every variable goes through one of the section loaders' readers: read.text('X'), read.url('X', …), read.integer('X', …),
   // read.cron('X', …), read.oneOf('X', …), read.list('X', …), or is read from the raw environment before them (env.X).
   // read.perPlan('X', …) reads one variable per plan: X_FREE, X_STARTER, X_PRO, X_ENTERPRISE.
@@ -31,7 +36,7 @@ async function variablesRead(): Promise<Set<string>> {
     PLAN_VALUES.map((plan) => `${m[1]!}_${plan.toUpperCase()}`),
   );
   return new Set([
-    ...[...source.matchAll(/\b(?:read\.(?:text|url|integer|cron|oneOf|list)\('([A-Z][A-Z0-9_]+)'|env\.([A-Z][A-Z0-9_]+))/g)].map(
+    ...[...source.matchAll(/\b(?:read\.(?:text|url|integer|cron|oneOf|list|path)\('([A-Z][A-Z0-9_]+)'|env\.([A-Z][A-Z0-9_]+))/g)].map(
       (m) => (m[1] ?? m[2])!,
     ),
     ...perPlan,

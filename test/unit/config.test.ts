@@ -69,6 +69,7 @@ describe('config', () => {
         'redis',
         'research',
         'schedules',
+        'tracing',
         'trends',
         'web',
         'webhooks',

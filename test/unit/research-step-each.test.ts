@@ -842,16 +842,18 @@ describe('steps 32-39: the eight dimension scores', () => {
       points: 260,
     };
     const calm = { days_90: null, years_5: { cv: 0.2, spikiness: 1.5, fad: false } };
-    const o = await runStep('score_durability', stepContext({ trajectory, volatility: calm }));
+    // Durability reads momentum's trend class (a seasonal series is not called peaked).
+    const growing = { ...score(0.6), evidence: { trend_class: 'growing' } };
+    const o = await runStep('score_durability', stepContext({ trajectory, volatility: calm, score_momentum: growing }));
     // 0.85 for rising, + 0.1 tanh(0.5).
     expect(o).toMatchObject({ score: 0.896, evidence: { trajectory: 'rising', years: 5, fad: false } });
     const fad = await runStep(
       'score_durability',
-      stepContext({ trajectory, volatility: { ...calm, years_5: { cv: 1.2, spikiness: 9, fad: true } } }),
+      stepContext({ trajectory, volatility: { ...calm, years_5: { cv: 1.2, spikiness: 9, fad: true } }, score_momentum: growing }),
     );
     expect(fad.score).toBe(0.646);
     expect(
-      (await runStep('score_durability', stepContext({ trajectory: { five_year: null, points: 10 }, volatility: calm }))).score,
+      (await runStep('score_durability', stepContext({ trajectory: { five_year: null, points: 10 }, volatility: calm, score_momentum: growing }))).score,
     ).toBeNull();
   });
 
