@@ -853,7 +853,12 @@ describe('steps 32-39: the eight dimension scores', () => {
     );
     expect(fad.score).toBe(0.646);
     expect(
-      (await runStep('score_durability', stepContext({ trajectory: { five_year: null, points: 10 }, volatility: calm, score_momentum: growing }))).score,
+      (
+        await runStep(
+          'score_durability',
+          stepContext({ trajectory: { five_year: null, points: 10 }, volatility: calm, score_momentum: growing }),
+        )
+      ).score,
     ).toBeNull();
   });
 
