@@ -1,5 +1,5 @@
-// The idea's words as the tagger reads them (compromise, with WordNet for compounds, derivations and
-// relational adjectives): what each word is, before noun-phrases.ts groups them into phrases. Pure.
+// The idea's words as the tagger reads them (compromise, with WordNet's compounds, verbs and relational
+// adjectives): what each word is, before noun-phrases.ts groups them into phrases. Pure.
 import nlp from 'compromise';
 import { WORDNET_COMPOUNDS, WORDNET_RELATIONAL_ADJECTIVES, WORDNET_VERBS } from './wordnet-lexicon.js';
 
