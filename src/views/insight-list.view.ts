@@ -2,28 +2,15 @@
 // page and its CSV, an MCP server's search): the filters checked and written one way, the repository's
 // keyset query, and the next page's cursor. A door parses its own request into InsightListFilters.
 import type { Db } from '../db/connection.js';
-import { CATEGORY_VALUES, retiredCategoryReason, type Category, type InsightSort, type Source } from '../domain/catalog.js';
+import { CATEGORY_VALUES, retiredCategoryReason, type InsightSort, type Source } from '../domain/catalog.js';
 import { decodeCursor, encodeCursor, InvalidCursorError, type InsightCursor } from '../domain/cursor.js';
 import { invalidParameter } from '../domain/refusal.js';
-import { TREND_CLASSES, type TrendClass } from '../domain/scoring/trend-class.js';
-import { listInsights, type InsightListRow } from '../insights/insight.repository.js';
+import { TREND_CLASSES } from '../domain/scoring/trend-class.js';
+import { listInsights, type InsightFilter, type InsightListRow } from '../insights/insight.repository.js';
 import { sortValueOf, toInsightSummaryDto, type InsightSummaryDto, type Viewer } from './insight.view.js';
 
-/** The list's filters, checked: what the repository is asked. */
-export interface InsightListFilters {
-  limit: number;
-  minScore?: number;
-  source?: Source;
-  categories?: Category[];
-  trendClasses?: TrendClass[];
-  /** Search text, its spacing made plain (never blank). */
-  text?: string;
-  /** A market, upper case. */
-  geo?: string;
-  sort: InsightSort;
-  /** The page after the one this cursor (next_cursor of the page before, read by decodeListCursor) ends. */
-  after?: InsightCursor;
-}
+/** The list's filters, checked: what the repository is asked (the viewer is the door's to add). */
+export type InsightListFilters = Omit<InsightFilter, 'viewer'>;
 
 /** The list's query as the API names its parameters (GET /api/insights; an MCP server's search takes the same). */
 export interface InsightListQuery {
