@@ -21,16 +21,24 @@ import { createTestRedis, type TestRedis } from '../support/redis.js';
 let database: TestDatabase;
 let redis: TestRedis;
 let app: FastifyInstance;
-/** The app's own database handle: ONE connection, and a short wait for it, so a test can hold it. */
+/** The app's own database handle: ONE connection, so a test can hold it. */
 let appDb: Kysely<Database>;
+/**
+ * Its pool. It waits as long as a loaded CI machine needs while the tests set up and read pages (a 1 s wait
+ * failed CI at 20:32 on 2026-11-28: the invitation page's own queries queued behind each other past it), and
+ * only 1 s while a test holds the connection on purpose. pg-pool reads the wait from its options at each
+ * connect, so the test changes it there.
+ */
+let appPool: pg.Pool;
+const PATIENT_WAIT_MS = 30_000;
 const queries: string[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
-  const pool = new pg.Pool({ connectionString: database.url, max: 1, connectionTimeoutMillis: 1_000 });
+  appPool = new pg.Pool({ connectionString: database.url, max: 1, connectionTimeoutMillis: PATIENT_WAIT_MS });
   appDb = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    dialect: new PostgresDialect({ pool: appPool }),
     log: (event) => {
       if (event.level === 'query') queries.push(event.query.sql);
     },
@@ -124,16 +132,19 @@ describe('a page while the database pool has no connection to give', () => {
   it('is a 503 page with Retry-After (not a 500), as the API answers', async () => {
     const { agent, key } = await accountWith(1);
     const csrf = csrfOf((await agent.get('/account/webhooks')).body);
-    // The pool's one connection is held until the requests have been answered.
-    const answers = await appDb
-      .connection()
-      .execute(async () =>
-        Promise.all([
+    // The pool's one connection is held until the requests have been answered, and they wait 1 s for it.
+    const answers = await appDb.connection().execute(async () => {
+      appPool.options.connectionTimeoutMillis = 1_000;
+      try {
+        return await Promise.all([
           agent.get('/account/webhooks'),
           agent.post('/account/webhooks', { csrf, url: 'https://example.com/while-held' }),
           app.inject({ method: 'GET', url: '/api/insights', headers: { authorization: `Bearer ${key}` } }),
-        ]),
-      );
+        ]);
+      } finally {
+        appPool.options.connectionTimeoutMillis = PATIENT_WAIT_MS;
+      }
+    });
     const [page, form, api] = answers;
     for (const res of [page!, form!]) {
       expect(res.statusCode, res.body.slice(0, 300)).toBe(503);

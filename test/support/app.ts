@@ -177,7 +177,9 @@ export async function buildTestApp(
     ...parts.env,
   });
   const services = buildServices(resources, config, parts.logger ?? pino({ level: 'silent' }), parts.overrides);
-  const app = await buildApp({ services, ...deps });
+  // Overload shedding off unless the test asks for it, as in createTestApp: a loaded CI machine lags the loop
+  // past 500 ms while the first pages compile (a 503 failed CI on 2026-11-28 at 20:32).
+  const app = await buildApp({ services, overloadMaxEventLoopDelayMs: 0, ...deps });
   app.addHook('onClose', async () => services.close());
   return app;
 }
