@@ -216,9 +216,9 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
       rows.length === 0
         ? html`<p>No insight matches these filters.</p>`
         : html`<form method="get" action="/account/compare" id="compare-form"><p>Tick 2 to 5 insights, then <button type="submit">Compare side by side</button></p></form>
-<table class="insights"><caption>Insights ${filters.cursor ? '(a later page)' : ''} — ${rows.length} shown${next ? ', more on the next page' : ''}</caption>
+<div class="wide"><table class="insights"><caption>Insights ${filters.cursor ? '(a later page)' : ''} — ${rows.length} shown${next ? ', more on the next page' : ''}</caption>
 <thead><tr><th scope="col">Compare</th><th scope="col">Insight</th><th scope="col">Search phrase</th><th scope="col">Verdict</th><th scope="col">Overall score</th><th scope="col">Provider</th><th scope="col">Market</th><th scope="col">Category</th><th scope="col">Interest, ${SPARK_DAYS} days</th></tr></thead>
-<tbody>${trs}</tbody></table>`;
+<tbody>${trs}</tbody></table></div>`;
     return {
       status: 200,
       body: html`<p>The public catalogue and your account's private insights, as <code>GET /api/insights</code> lists them with a key. The verdict is a rule of thumb over the scores: open an insight for its reasons and risks.</p>

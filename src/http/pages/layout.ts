@@ -106,6 +106,9 @@ dl.facts dd { margin: 0; }
 .spark { display: block; }
 .spark-line { fill: none; stroke: #0645ad; stroke-width: 1.5; }
 .wide { overflow-x: auto; }
+/* The list's nine columns need more than the text's 60rem: the page widens for them, and scrolls inside past that (a founder's 1,280 px screen cut the sparkline off, 2026-11-28). */
+main:has(table.insights) { max-width: 80rem; }
+table.insights td:nth-child(2) { min-width: 12rem; }
 figure.chart { margin: 0; }
 figure.chart svg { max-width: 100%; height: auto; }
 table.compare td, table.compare th { min-width: 8rem; }
