@@ -130,7 +130,9 @@ export function publicRunError(internal: string | null, step: { number: number; 
 export function publicWaitingReason(internal: string | null): string | null {
   if (internal === null) return null;
   const shown = internal.split(' — ')[0]!;
-  return /^waiting for (Google Trends|the Google Trends API|DataForSEO) \((interest|related|autocomplete|daily|trending|explore|monthly)/.test(shown)
+  return /^waiting for (Google Trends|the Google Trends API|DataForSEO) \((interest|related|autocomplete|daily|trending|explore|monthly)/.test(
+    shown,
+  )
     ? shown
     : 'waiting';
 }

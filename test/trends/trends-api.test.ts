@@ -61,7 +61,7 @@ describe('the Trends API provider', () => {
       keywords: ['meal kits', 'weather'],
       timeframe: '12m',
       geo: 'US',
-    })) as InterestOverTime & { provenance: Record<string, unknown> };
+    })) as InterestOverTime & { provenance?: object };
     const asked = fake.requests.slice(before);
     const posts = asked.filter((r) => r.method === 'POST');
     expect(posts.map((r) => r.body?.term)).toEqual(['meal kits', 'weather']);
@@ -69,7 +69,12 @@ describe('the Trends API provider', () => {
     // Three polls each: the operations finish on the third.
     expect(asked.filter((r) => r.method === 'GET')).toHaveLength(6);
     expect(answer.points.length).toBeGreaterThanOrEqual(52);
-    expect(answer.provenance).toMatchObject({ provider: 'trends-api', requests: 2, dataPoints: 2 * answer.points.length, valuesFrom: 'searchInterest' });
+    expect(answer.provenance).toMatchObject({
+      provider: 'trends-api',
+      requests: 2,
+      dataPoints: 2 * answer.points.length,
+      valuesFrom: 'searchInterest',
+    });
     // Each point's two values keep the ratio of their searchInterest (comparable across requests).
     for (const p of answer.points) {
       const [a, b] = [searchInterestOf('meal kits', 'US', p.date), searchInterestOf('weather', 'US', p.date)];
@@ -113,12 +118,16 @@ describe('the Trends API provider', () => {
   it('RESOURCE_EXHAUSTED is a rate limit with its retryDelay; PERMISSION_DENIED a refusal that names the fix', async () => {
     const provider = await providerFor();
     fake.exhaustNext(1, 7);
-    const limited = await provider.fetch({ kind: 'interestOverTime', keywords: ['meal kits'], timeframe: '30d', geo: '' }).catch((e: unknown) => e);
+    const limited = await provider
+      .fetch({ kind: 'interestOverTime', keywords: ['meal kits'], timeframe: '30d', geo: '' })
+      .catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(RateLimitedError);
     expect((limited as RateLimitedError).retryAfterMs).toBe(7_000);
 
     fake.allowList = new Set();
-    const refused = await provider.fetch({ kind: 'interestOverTime', keywords: ['meal kits'], timeframe: '30d', geo: '' }).catch((e: unknown) => e);
+    const refused = await provider
+      .fetch({ kind: 'interestOverTime', keywords: ['meal kits'], timeframe: '30d', geo: '' })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RefusedError);
     expect((refused as Error).message).toMatch(/PERMISSION_DENIED/);
     expect((refused as Error).message).toMatch(/allow-list/);

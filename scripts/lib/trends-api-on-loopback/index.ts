@@ -62,10 +62,23 @@ const wobble = (key: string) => 0.8 + (createHash('sha256').update(key).digest()
 /** Two significant figures, as the API's searchInterest is published. */
 const twoFigures = (x: number) => (x <= 0 ? 0 : Number(x.toPrecision(2)));
 
-/** The searchInterest of a term in a place for the period starting on `day` (ISO): the one value every request reads. */
+/**
+ * The searchInterest of a term in a place for the period starting on `day` (ISO): the one value every request
+ * reads. An OR-group of the phrase with modifiers ("meal kits price + meal kits buy", as research's modifier
+ * comparison asks) counts a share of the phrase's searches, as Google's `+` does: never more than the phrase.
+ */
 export function searchInterestOf(term: string, geo: string, day: string): number {
-  return twoFigures((popularityOf(term) / 10) * wobble(`${term.toLowerCase()}|${geo}|${day}`) * (geo === '' ? 1 : 0.6));
+  const parts = term.toLowerCase().split(' + ');
+  if (parts.length > 1) {
+    const words = parts.map((p) => p.trim().split(/\s+/));
+    const common: string[] = [];
+    for (const [i, word] of words[0]!.entries()) if (words.every((w) => w[i] === word) && common.length === i) common.push(word);
+    if (common.length > 0) return twoFigures(exactInterest(common.join(' '), geo, day) * (0.02 + 0.2 * (popularityOf(term) / 1000)));
+  }
+  return twoFigures(exactInterest(term, geo, day));
 }
+const exactInterest = (term: string, geo: string, day: string) =>
+  (popularityOf(term) / 10) * wobble(`${term.toLowerCase()}|${geo}|${day}`) * (geo === '' ? 1 : 0.6);
 
 const COUNTRIES: ReadonlyArray<readonly [string, string]> = [
   ['US', 'United States'],
@@ -113,7 +126,8 @@ const isDay = (x: unknown): x is ApiDay =>
 /** The period starts of a window at a resolution (weeks from its first day; months and years from their first). */
 function periods(start: number, end: number, resolution: string): number[] {
   const out: number[] = [];
-  if (resolution === 'DAILY' || resolution === 'WEEKLY') for (let t = start; t <= end; t += (resolution === 'DAILY' ? 1 : 7) * DAY_MS) out.push(t);
+  if (resolution === 'DAILY' || resolution === 'WEEKLY')
+    for (let t = start; t <= end; t += (resolution === 'DAILY' ? 1 : 7) * DAY_MS) out.push(t);
   else {
     const d = new Date(start);
     let t = resolution === 'MONTHLY' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) : Date.UTC(d.getUTCFullYear(), 0, 1);
@@ -152,10 +166,13 @@ export async function startTrendsApiOnLoopback(options: { pollsUntilDone?: numbe
       if (req.method === 'POST' && url.pathname === '/token') return void token(text, send);
       const project = req.headers['x-goog-user-project'] as string | undefined;
       let body: TrendsApiRequest['body'];
-      const record = (code: number) => void fake.requests.push({ method: req.method ?? '', path: url.pathname, status: code, project, ...(body ? { body } : {}) });
+      const record = (code: number) =>
+        void fake.requests.push({ method: req.method ?? '', path: url.pathname, status: code, project, ...(body ? { body } : {}) });
       const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       if (!bearer || (tokens.get(bearer) ?? 0) < Date.now())
-        return record(send(401, status(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token.')));
+        return record(
+          send(401, status(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token.')),
+        );
       if (!project || !fake.allowList.has(project))
         return record(
           send(
@@ -218,7 +235,8 @@ export async function startTrendsApiOnLoopback(options: { pollsUntilDone?: numbe
   function window(body: TrendsApiRequest['body']): { start: number; end: number } | { error: object } {
     const range = body?.timeRange as { startDate?: unknown; endDate?: unknown } | undefined;
     if (typeof body?.term !== 'string' || body.term.trim() === '') return status(400, 'INVALID_ARGUMENT', 'term is required.');
-    if (!range || !isDay(range.startDate) || !isDay(range.endDate)) return status(400, 'INVALID_ARGUMENT', 'timeRange.startDate and endDate are required.');
+    if (!range || !isDay(range.startDate) || !isDay(range.endDate))
+      return status(400, 'INVALID_ARGUMENT', 'timeRange.startDate and endDate are required.');
     const start = Date.parse(isoOf(range.startDate));
     const end = Date.parse(isoOf(range.endDate));
     const now = new Date();
@@ -233,13 +251,21 @@ export async function startTrendsApiOnLoopback(options: { pollsUntilDone?: numbe
     const w = window(body);
     if ('error' in w) return w;
     const resolution = body?.resolution ?? 'WEEKLY';
-    if (!['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'].includes(resolution)) return status(400, 'INVALID_ARGUMENT', `Unknown resolution ${resolution}.`);
-    const values = periods(w.start, w.end, resolution).map((t) => ({ t, v: searchInterestOf(body!.term!, body?.geo ?? '', isoOf(dayOf(t))) }));
+    if (!['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'].includes(resolution))
+      return status(400, 'INVALID_ARGUMENT', `Unknown resolution ${resolution}.`);
+    const values = periods(w.start, w.end, resolution).map((t) => ({
+      t,
+      v: searchInterestOf(body!.term!, body?.geo ?? '', isoOf(dayOf(t))),
+    }));
     const peak = Math.max(0, ...values.map((p) => p.v));
     return {
       '@type': 'type.googleapis.com/google.search.trends.v1alpha.FetchTimeSeriesResponse',
       timeSeries: {
-        points: values.map(({ t, v }) => ({ date: dayOf(t), searchInterest: v, scaledSearchInterest: peak > 0 ? Math.round((v * 100) / peak) : 0 })),
+        points: values.map(({ t, v }) => ({
+          date: dayOf(t),
+          searchInterest: v,
+          scaledSearchInterest: peak > 0 ? Math.round((v * 100) / peak) : 0,
+        })),
       },
     };
   }
@@ -284,7 +310,12 @@ export async function startTrendsApiOnLoopback(options: { pollsUntilDone?: numbe
     if (!verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, 'base64url')))
       return refuse('Invalid JWT Signature.', claims);
     if (claims.iss !== LOOPBACK_ACCOUNT) return refuse(`iss ${String(claims.iss)} is not the service account`, claims);
-    if (!String(claims.scope ?? '').split(' ').includes(SCOPE)) return refuse('the searchtrends scope is not asked', claims);
+    if (
+      !String(claims.scope ?? '')
+        .split(' ')
+        .includes(SCOPE)
+    )
+      return refuse('the searchtrends scope is not asked', claims);
     if (claims.aud !== fake.tokenUrl) return refuse(`aud ${String(claims.aud)} is not this token endpoint`, claims);
     const now = Date.now() / 1000;
     if (typeof claims.exp !== 'number' || claims.exp < now || typeof claims.iat !== 'number' || claims.iat > now + 60)

@@ -92,7 +92,12 @@ export class PaidTrendsGateway implements TrendsGateway {
       // Paid for once: the second reader spent nothing.
       return {
         ...answer,
-        provenance: { ...answer.provenance!, costUsd: 0, requests: 0, ...(answer.provenance?.dataPoints !== undefined ? { dataPoints: 0 } : {}) },
+        provenance: {
+          ...answer.provenance!,
+          costUsd: 0,
+          requests: 0,
+          ...(answer.provenance?.dataPoints !== undefined ? { dataPoints: 0 } : {}),
+        },
       };
     }
     // One asker at a time per request: a job that finds it being asked sleeps and reads the answer (paid once).

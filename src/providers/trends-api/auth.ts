@@ -34,7 +34,7 @@ export async function serviceAccountFrom(credentialsFile: string, tokenUrl: stri
   } catch (error) {
     // The message names the file, never its contents (the private key).
     throw new ProviderAccountError(
-      `GOOGLE_APPLICATION_CREDENTIALS (${credentialsFile}) could not be read as a service account's JSON key: ${error instanceof SyntaxError ? 'not JSON' : (error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+      `GOOGLE_APPLICATION_CREDENTIALS (${credentialsFile}) could not be read as a service account's JSON key: ${error instanceof SyntaxError ? 'not JSON' : ((error as NodeJS.ErrnoException).code ?? 'unreadable')}`,
       'configuration',
     );
   }
@@ -55,7 +55,8 @@ export async function serviceAccountFrom(credentialsFile: string, tokenUrl: stri
       return options;
     },
   });
-  const project = typeof key.quota_project_id === 'string' ? key.quota_project_id : typeof key.project_id === 'string' ? key.project_id : undefined;
+  const project =
+    typeof key.quota_project_id === 'string' ? key.quota_project_id : typeof key.project_id === 'string' ? key.project_id : undefined;
   return { email: key.client_email, project, client };
 }
 

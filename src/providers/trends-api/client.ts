@@ -36,24 +36,36 @@ export interface TrendsApiClientSettings {
 /** Without a delay in the answer, a quota wait is a minute (the API's quotas are per minute and per day). */
 const QUOTA_WAIT_MS = 60_000;
 
+// Google's status names (google.rpc.Code) this client tells apart; the others are its side or a refusal.
+const RESOURCE_EXHAUSTED = 'RESOURCE_EXHAUSTED';
+const PERMISSION_DENIED = 'PERMISSION_DENIED';
+const UNAUTHENTICATED = 'UNAUTHENTICATED';
+const NOT_FOUND = 'NOT_FOUND';
+const UNAVAILABLE = 'UNAVAILABLE';
+const INVALID_ARGUMENT = 'INVALID_ARGUMENT';
+
 /** What an error status means for us: the error to throw. */
 export function classifyStatus(status: ApiStatus, what: string, project: string): Error {
   const said = `${status.status ?? `HTTP ${status.code}`} "${status.message}"`;
   switch (status.status ?? statusOfCode(status.code)) {
-    case 'RESOURCE_EXHAUSTED':
-      return new RateLimitedError(`the Google Trends API's quota is spent (${said}) for ${what}`, 'too_many_429', retryDelayMs(status) ?? QUOTA_WAIT_MS);
-    case 'PERMISSION_DENIED':
+    case RESOURCE_EXHAUSTED:
+      return new RateLimitedError(
+        `the Google Trends API's quota is spent (${said}) for ${what}`,
+        'too_many_429',
+        retryDelayMs(status) ?? QUOTA_WAIT_MS,
+      );
+    case PERMISSION_DENIED:
       return new RefusedError(
         `the Google Trends API refused project "${project}" (${said}) for ${what}: the project must be on the API's alpha allow-list (apply at developers.google.com/search/apis/trends) and have trends.googleapis.com enabled, and the service account must be allowed to use it; set TRENDS_API_PROJECT to the allow-listed project`,
       );
-    case 'UNAUTHENTICATED':
+    case UNAUTHENTICATED:
       return new ProviderAccountError(
         `the Google Trends API did not accept the service account's token (${said}): check GOOGLE_APPLICATION_CREDENTIALS and TRENDS_API_TOKEN_URL`,
         'credentials',
       );
-    case 'NOT_FOUND':
+    case NOT_FOUND:
       return new ProviderAccountError(`the Google Trends API answered ${said} for ${what}: check TRENDS_API_URL`, 'configuration');
-    case 'UNAVAILABLE':
+    case UNAVAILABLE:
     case 'DEADLINE_EXCEEDED':
     case 'INTERNAL':
     case 'ABORTED':
@@ -64,12 +76,12 @@ export function classifyStatus(status: ApiStatus, what: string, project: string)
 }
 
 function statusOfCode(code: number): string {
-  if (code === 429) return 'RESOURCE_EXHAUSTED';
-  if (code === 403) return 'PERMISSION_DENIED';
-  if (code === 401) return 'UNAUTHENTICATED';
-  if (code === 404) return 'NOT_FOUND';
-  if (code >= 500 || code === 408) return 'UNAVAILABLE';
-  return 'INVALID_ARGUMENT';
+  if (code === 429) return RESOURCE_EXHAUSTED;
+  if (code === 403) return PERMISSION_DENIED;
+  if (code === 401) return UNAUTHENTICATED;
+  if (code === 404) return NOT_FOUND;
+  if (code >= 500 || code === 408) return UNAVAILABLE;
+  return INVALID_ARGUMENT;
 }
 
 export class TrendsApiClient {
@@ -96,7 +108,8 @@ export class TrendsApiClient {
       operation = polled;
     }
     if (operation.error) throw classifyStatus(operation.error, what, this.settings.project);
-    if (!operation.response) throw new MalformedResponseError(`the Google Trends API's operation for ${what} is done with neither response nor error`);
+    if (!operation.response)
+      throw new MalformedResponseError(`the Google Trends API's operation for ${what} is done with neither response nor error`);
     return operation.response;
   }
 

@@ -65,7 +65,11 @@ export function expectShape<T extends TSchema>(schema: T, value: unknown, what: 
 }
 
 export const isoDay = (d: ApiDay) => `${d.year}-${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}`;
-export const apiDay = (iso: string): ApiDay => ({ year: Number(iso.slice(0, 4)), month: Number(iso.slice(5, 7)), day: Number(iso.slice(8, 10)) });
+export const apiDay = (iso: string): ApiDay => ({
+  year: Number(iso.slice(0, 4)),
+  month: Number(iso.slice(5, 7)),
+  day: Number(iso.slice(8, 10)),
+});
 
 /** How long a RESOURCE_EXHAUSTED answer asks to wait (google.rpc.RetryInfo's retryDelay, "30s"), if it says. */
 export function retryDelayMs(status: ApiStatus): number | undefined {

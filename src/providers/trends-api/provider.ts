@@ -6,7 +6,14 @@
 // term is asked beside another to be comparable, and none is rounded away beside a
 // far more searched one. The answers are the normalised ones every provider returns,
 // 0–100 on the comparison's largest searchInterest (domain/trends/answers.ts).
-import type { ExploreAnswer, InterestByRegion, InterestOverTime, Timeframe, TrendsRequest, TrendsResponse } from '../../domain/trends/answers.js';
+import type {
+  ExploreAnswer,
+  InterestByRegion,
+  InterestOverTime,
+  Timeframe,
+  TrendsRequest,
+  TrendsResponse,
+} from '../../domain/trends/answers.js';
 import { describeRequest, NotAvailableError, RefusedError, type TrendsProvider } from '../../trends/types.js';
 import type { TrendsApiClient } from './client.js';
 import { apiDay, expectShape, GeoBreakdownSchema, isoDay, TimeSeriesSchema } from './format.js';
@@ -145,7 +152,9 @@ export class TrendsApiProvider implements TrendsProvider {
       const raw = byTerm.map((m) => m.get(code) ?? 0);
       const total = raw.reduce((a, b) => a + b, 0);
       const values =
-        keywords.length === 1 ? raw.map((v) => (peak > 0 ? round2((v * 100) / peak) : 0)) : raw.map((v) => (total > 0 ? round2((v * 100) / total) : 0));
+        keywords.length === 1
+          ? raw.map((v) => (peak > 0 ? round2((v * 100) / peak) : 0))
+          : raw.map((v) => (total > 0 ? round2((v * 100) / total) : 0));
       return { geoCode: code, geoName: names.get(code) ?? code, values, hasData: raw.map((v) => v > 0) };
     });
     const noData = regions.every((r) => r.hasData.every((h) => !h));
