@@ -5,6 +5,9 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { providerGateways } from '../../src/providers/gateways.js';
+import type { ExploreAnswer, TrendsResponse } from '../../src/domain/trends/answers.js';
+import { startDataForSeoOnLoopback } from '../../scripts/lib/dataforseo-on-loopback.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
 import { paidProviderReports } from '../../src/research/provider-spend.js';
@@ -144,5 +147,35 @@ describe('research with the Trends API alone', () => {
     expect(done.error).toMatch(/allow-list/);
     expect(done.error).toMatch(/TRENDS_API_PROJECT/);
     expect(done.insight_id).toBeNull();
+  });
+
+  it('combines with DataForSEO as other lists do: series and maps from the official API, related lists from DataForSEO', async () => {
+    const dataforseo = await startDataForSeoOnLoopback();
+    try {
+      const config = loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'trends-api,dataforseo', ...fake.env, ...dataforseo.env });
+      expect(config.trends.provider).toBe('trends-api+dataforseo');
+      const gateway = providerGateways({ config, logger: pino({ level: 'silent' }), redis: redis.redis, keys: redis.keys })(
+        config.trends.provider,
+      );
+      const answer = (await gateway.fetch({
+        kind: 'explore',
+        keywords: ['kayak rental'],
+        timeframe: '12m',
+        geo: 'US',
+        parts: ['series', 'relatedQueries', 'mapCountry'],
+      })) as ExploreAnswer & TrendsResponse;
+      expect(answer.series?.points.length).toBeGreaterThan(50);
+      const providerOf = (part: object | undefined) => (part as TrendsResponse | undefined)?.provenance?.provider;
+      expect(providerOf(answer.series)).toBe('trends-api');
+      expect(providerOf(answer.mapCountry)).toBe('trends-api');
+      expect(providerOf(answer.relatedQueries)).toBe('dataforseo');
+      expect(
+        dataforseo.requests.every(
+          (r) => (r.body as Array<{ item_types?: string[] }>)[0]?.item_types?.join() === 'google_trends_queries_list',
+        ),
+      ).toBe(true);
+    } finally {
+      await dataforseo.stop();
+    }
   });
 });
