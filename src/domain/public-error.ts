@@ -123,14 +123,16 @@ export function publicRunError(internal: string | null, step: { number: number; 
 
 /**
  * Why a run waits, for clients: the one reason research writes ("waiting for
- * Google Trends (<the request, in the idea's own words>)", or DataForSEO), else
+ * Google Trends (<the request, in the idea's own words>)", or DataForSEO, or the Google Trends API), else
  * just "waiting". What follows " — " is for the operator (a paid provider's
  * account problem) and is never shown.
  */
 export function publicWaitingReason(internal: string | null): string | null {
   if (internal === null) return null;
   const shown = internal.split(' — ')[0]!;
-  return /^waiting for (Google Trends|DataForSEO) \((interest|related|autocomplete|daily|trending|explore|monthly)/.test(shown)
+  return /^waiting for (Google Trends|the Google Trends API|DataForSEO) \((interest|related|autocomplete|daily|trending|explore|monthly)/.test(
+    shown,
+  )
     ? shown
     : 'waiting';
 }

@@ -10,6 +10,7 @@ import { dataforseo } from './dataforseo/profile.js';
 import { google } from './google/profile.js';
 import { replay } from './replay/profile.js';
 import { synthetic } from './synthetic/profile.js';
+import { trendsApi } from './trends-api/profile.js';
 
 /**
  * A provider as the registry holds it: its profile. Its adapter is `src/providers/<name>/adapter.ts`, loaded by
@@ -20,7 +21,7 @@ export type RegisteredProvider<P extends ProviderProfile = ProviderProfile> = P 
   adapter?: () => Promise<{ createGateway: (deps: never) => unknown }>;
 };
 
-export const PROVIDERS = [google, replay, synthetic, dataforseo] as const satisfies readonly RegisteredProvider[];
+export const PROVIDERS = [google, replay, synthetic, dataforseo, trendsApi] as const satisfies readonly RegisteredProvider[];
 
 export type Registry = readonly RegisteredProvider[];
 export type ProviderName = (typeof PROVIDERS)[number]['name'];

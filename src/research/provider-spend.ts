@@ -1,5 +1,5 @@
-// What paid providers cost, for `insights budget`: today's requests and
-// dollars by purpose (from the bill the paid gateway keeps in Redis), what a
+// What paid and metered providers cost, for `insights budget`: today's requests and
+// dollars (or, for the Trends API, data points of its quota) by purpose (from the bill the paid gateway keeps in Redis), what a
 // research run costs (what the gateway counted billed to its steps, median of
 // the latest runs), and what the daily refresh of one insight costs (one
 // series task per group of up to five insights, at the listed price).
@@ -12,11 +12,13 @@ import { latestSucceededRunsAsking } from './run.repository.js';
 
 export interface PaidProviderReport {
   provider: ProviderName;
+  /** What it is counted in: dollars (paid) or its quota's unit (the Trends API: data points). */
+  unit: 'usd' | 'data points';
   today: Awaited<ReturnType<typeof spendOn>>;
   /** The account problem it last reported (wrong password, no money), until it answers again. */
   accountProblem: { problem: string; message: string; at: string } | null;
-  /** Over the latest finished runs that asked it: requests and dollars per run (median). */
-  perRun: { runs: number; medianRequests: number | null; medianUsd: number | null };
+  /** Over the latest finished runs that asked it: requests, dollars and data points per run (median). */
+  perRun: { runs: number; medianRequests: number | null; medianUsd: number | null; medianPoints: number | null };
   /** The refresh: insights whose series it answers, tasks it takes, dollars per refreshed insight at the listed price. */
   refresh: { insights: number; requests: number; usdPerInsight: number | null; usdPerDay: number };
 }
@@ -38,7 +40,7 @@ export async function paidProviderReports(
   latestRuns = 20,
 ): Promise<PaidProviderReport[]> {
   const reports: PaidProviderReport[] = [];
-  for (const provider of providers.filter((p) => profileOf(p).paid)) {
+  for (const provider of providers.filter((p) => profileOf(p).paid || profileOf(p).meteredIn !== undefined)) {
     const runs = await latestSucceededRunsAsking(db, provider, latestRuns);
     const perRun = await Promise.all(runs.map((id) => runSpendOf(redis, keys, provider, id)));
     const groups = plan.byProvider.find((g) => answeringProvider(providersOf(g.provider), 'series') === provider);
@@ -47,12 +49,14 @@ export async function paidProviderReports(
     const requests = groups?.groups ?? 0;
     reports.push({
       provider,
+      unit: profileOf(provider).meteredIn ?? 'usd',
       today: await spendOn(redis, keys, provider),
       accountProblem: await accountProblemOf(redis, keys, provider),
       perRun: {
         runs: perRun.length,
         medianRequests: median(perRun.map((r) => r.requests)),
         medianUsd: median(perRun.map((r) => Math.round(r.usd * 1e6) / 1e6)),
+        medianPoints: median(perRun.map((r) => r.points)),
       },
       refresh: { insights, requests, usdPerInsight: insights > 0 ? (requests * price) / insights : null, usdPerDay: requests * price },
     });

@@ -135,6 +135,7 @@ describe('research with DataForSEO alone', () => {
       runs: 1,
       medianRequests: billed.length,
       medianUsd: Math.round(billed.reduce((usd, r) => usd + FAKE_PRICES[r.endpoint as 'explore' | 'searchVolume'], 0) * 1e6) / 1e6,
+      medianPoints: 0,
     });
     expect(report!.refresh).toMatchObject({ insights: 1, requests: 1, usdPerDay: 0.009 });
   });

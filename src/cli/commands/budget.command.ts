@@ -67,6 +67,20 @@ export function registerBudgetCommand(program: Command, context: () => CliContex
         print(f.fits ? `  ${f.advice}` : `  WARNING: ${f.advice}`);
         for (const p of report.paid) {
           const usd = (n: number | null) => (n === null ? '–' : `$${n.toFixed(4)}`);
+          if (p.unit === 'data points') {
+            // Free but metered: its quota is spent in data points (one per point an answer carries).
+            print(`${p.provider} (quota in data points), ${report.day} (UTC):`);
+            if (p.accountProblem) print(`  WARNING since ${p.accountProblem.at}: ${p.accountProblem.message}; runs wait until it is fixed`);
+            print(
+              `  Today: research ${p.today.research.requests} requests, ${p.today.research.points} data points; refresh and discovery ${p.today.background.requests} requests, ${p.today.background.points} data points`,
+            );
+            print(
+              p.perRun.runs === 0
+                ? '  Per research run: no finished run asked it yet'
+                : `  Per research run (median of the latest ${p.perRun.runs}): ${p.perRun.medianRequests} requests, ${p.perRun.medianPoints} data points`,
+            );
+            continue;
+          }
           print(`${p.provider} (paid), ${report.day} (UTC):`);
           if (p.accountProblem) print(`  WARNING since ${p.accountProblem.at}: ${p.accountProblem.message}; runs wait until it is fixed`);
           print(

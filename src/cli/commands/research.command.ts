@@ -127,7 +127,9 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
               TRENDS_PROVIDER=replay insights research pizza --wait
   synthetic   generated data, for load tests; its insights have source "synthetic"
   dataforseo  DataForSEO's paid APIs (DATAFORSEO_LOGIN, DATAFORSEO_PASSWORD): Trends data,
-              and monthly searches and cost per click; e.g. TRENDS_PROVIDER=google,dataforseo`,
+              and monthly searches and cost per click; e.g. TRENDS_PROVIDER=google,dataforseo
+  trends-api  Google's official Trends API (alpha, allow-listed projects; GOOGLE_APPLICATION_CREDENTIALS):
+              series and regions; e.g. TRENDS_PROVIDER=trends-api,google for the related lists`,
     )
     .action(
       async (

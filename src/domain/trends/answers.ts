@@ -164,6 +164,10 @@ export interface ResponseProvenance {
   provider: string;
   /** Paid providers: what the answer cost, in US dollars, as the provider billed it (0 when served from the day's cache). */
   costUsd?: number;
+  /** The Trends API: the data points its answer counted against the project's quota (0 when served from the day's cache). */
+  dataPoints?: number;
+  /** The Trends API: which of its values the answer's were read from (searchInterest: one scale across requests). */
+  valuesFrom?: 'searchInterest';
   /** Paid providers: the provider's id of the task that answered (for a support request). */
   taskId?: string;
   /** Replay only: the window and date of the recorded exchange (it may differ from the requested window). */

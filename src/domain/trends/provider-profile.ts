@@ -39,6 +39,8 @@ export interface ProviderProfile<Name extends string = string, Settings = unknow
   termsPerRequest: number;
   /** Whether its answers cost money (then counted per run and per refresh). */
   paid: boolean;
+  /** What its quota counts, when it is free but metered (the Trends API: data points): counted per day and run like a bill. */
+  meteredIn?: 'data points';
   /**
    * Assumed price per request in US dollars, by what is asked, for estimates
    * only (the refresh's cost per insight in `insights budget`). What a run

@@ -61,10 +61,15 @@ export interface PaidGatewayDeps {
   scope: string;
   /** How long one job holds a request as being asked (longer than a request's deadline). */
   askingMs: number;
+  /** Who a waiting run waits for, in its reason ("DataForSEO", the default). */
+  source?: string;
 }
 
 export class PaidTrendsGateway implements TrendsGateway {
-  constructor(private readonly deps: PaidGatewayDeps) {}
+  private readonly source: string;
+  constructor(private readonly deps: PaidGatewayDeps) {
+    this.source = deps.source ?? 'DataForSEO';
+  }
 
   async fetch(request: TrendsRequest, options?: { waiter?: TrendsWaiter }): Promise<TrendsResponse> {
     const { provider, redis, keys, purpose } = this.deps;
@@ -85,14 +90,22 @@ export class PaidTrendsGateway implements TrendsGateway {
       counted('cached');
       const answer = JSON.parse(cached) as TrendsResponse;
       // Paid for once: the second reader spent nothing.
-      return { ...answer, provenance: { ...answer.provenance!, costUsd: 0, requests: 0 } };
+      return {
+        ...answer,
+        provenance: {
+          ...answer.provenance!,
+          costUsd: 0,
+          requests: 0,
+          ...(answer.provenance?.dataPoints !== undefined ? { dataPoints: 0 } : {}),
+        },
+      };
     }
     // One asker at a time per request: a job that finds it being asked sleeps and reads the answer (paid once).
     const askingKey = `${answerKey}:asking`;
     const token = randomUUID();
     if ((await redis.set(askingKey, token, 'PX', this.deps.askingMs, 'NX')) === null) {
       counted('joined');
-      throw new WaitingForTrendsError(describeRequest(request), 1_000, 'DataForSEO', 'the same request is being asked by another job');
+      throw new WaitingForTrendsError(describeRequest(request), 1_000, this.source, 'the same request is being asked by another job');
     }
     try {
       return await this.ask(request, options, { answerKey, day, counted });
@@ -120,7 +133,7 @@ export class PaidTrendsGateway implements TrendsGateway {
       throw new WaitingForTrendsError(
         describeRequest(request),
         Math.min(untilNextMinute(), this.deps.retryMs),
-        'DataForSEO',
+        this.source,
         `${name}'s pace of ${this.deps.pace[endpoint]} ${endpoint} tasks a minute is taken`,
       );
     }
@@ -131,6 +144,8 @@ export class PaidTrendsGateway implements TrendsGateway {
       throw await this.classified(error, request, counted);
     }
     const cost = answer.provenance?.costUsd ?? 0;
+    // A metered provider's quota (the Trends API's data points), counted beside the dollars.
+    const points = answer.provenance?.dataPoints ?? 0;
     // What was sent: a request the provider answered without asking (nothing it could ask) costs none.
     const sent = answer.provenance?.requests ?? 1;
     counted('answered');
@@ -144,12 +159,14 @@ export class PaidTrendsGateway implements TrendsGateway {
       bill
         .hincrby(runKey, 'requests', sent)
         .hincrby(runKey, 'micro_usd', Math.round(cost * MICRO))
+        .hincrby(runKey, 'points', points)
         .pexpire(runKey, 40 * DAY_MS);
     }
     await bill
       .set(answerKey, JSON.stringify(answer), 'PX', DAY_MS)
       .hincrby(spendKey, `${purpose}:requests`, sent)
       .hincrby(spendKey, `${purpose}:micro_usd`, Math.round(cost * MICRO))
+      .hincrby(spendKey, `${purpose}:points`, points)
       .pexpire(spendKey, 40 * DAY_MS)
       .del(keys.providerProblem(name))
       .exec();
@@ -174,21 +191,21 @@ export class PaidTrendsGateway implements TrendsGateway {
       );
       if (said === null || (JSON.parse(said) as { message?: string }).message !== error.message)
         logger.error({ provider: provider.name, problem: error.problem }, error.message);
-      return new WaitingForTrendsError(what, this.deps.retryMs, 'DataForSEO', `${error.message}; waiting until it is fixed`);
+      return new WaitingForTrendsError(what, this.deps.retryMs, this.source, `${error.message}; waiting until it is fixed`);
     }
     if (error instanceof RateLimitedError) {
       counted('paced');
       return new WaitingForTrendsError(
         what,
         Math.min(error.retryAfterMs ?? untilNextMinute(), this.deps.retryMs),
-        'DataForSEO',
+        this.source,
         error.message,
       );
     }
     if (error instanceof ProviderUnavailableError) {
       counted('unavailable');
       logger.warn({ provider: provider.name, err: error }, 'paid provider unavailable; the job waits');
-      return new WaitingForTrendsError(what, this.deps.retryMs, 'DataForSEO', error.message);
+      return new WaitingForTrendsError(what, this.deps.retryMs, this.source, error.message);
     }
     // What it cannot answer for this request (a region's search volume): evidence not available, not a failure.
     if (error instanceof NotAvailableError) return new TrendsFailedError(error.message, false, true);
@@ -207,11 +224,13 @@ export async function spendOn(
   keys: RedisKeys,
   provider: string,
   day = utcDay(),
-): Promise<Record<TrendsPurpose, { requests: number; usd: number }>> {
+): Promise<Record<TrendsPurpose, { requests: number; usd: number; points: number }>> {
   const hash = await redis.hgetall(keys.providerSpend(provider, day));
   const of = (purpose: TrendsPurpose) => ({
     requests: Number(hash[`${purpose}:requests`] ?? 0),
     usd: Number(hash[`${purpose}:micro_usd`] ?? 0) / MICRO,
+    /** A metered provider's quota spent (the Trends API's data points); 0 for the others. */
+    points: Number(hash[`${purpose}:points`] ?? 0),
   });
   return { research: of('research'), background: of('background') };
 }
@@ -222,9 +241,9 @@ export async function runSpendOf(
   keys: RedisKeys,
   provider: string,
   runId: string,
-): Promise<{ requests: number; usd: number }> {
+): Promise<{ requests: number; usd: number; points: number }> {
   const hash = await redis.hgetall(keys.providerRunSpend(provider, runId));
-  return { requests: Number(hash.requests ?? 0), usd: Number(hash.micro_usd ?? 0) / MICRO };
+  return { requests: Number(hash.requests ?? 0), usd: Number(hash.micro_usd ?? 0) / MICRO, points: Number(hash.points ?? 0) };
 }
 
 /** The account problem a paid provider last reported, if it has not answered since. */

@@ -1,0 +1,181 @@
+// Research with the official Trends API as the only provider, against the loopback Trends API
+// (OAuth through its token endpoint, long-running operations, quota, allow-list): all 40 steps,
+// demand and reach read from searchInterest, the data points spent in `insights budget`; its
+// quota running out is waited out, and a project not on the allow-list is a clear refusal.
+import { pino } from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { providerGateways } from '../../src/providers/gateways.js';
+import type { ExploreAnswer, TrendsResponse } from '../../src/domain/trends/answers.js';
+import { startDataForSeoOnLoopback } from '../../scripts/lib/dataforseo-on-loopback.js';
+import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { STEP_COUNT } from '../../src/research/step-contract.js';
+import { paidProviderReports } from '../../src/research/provider-spend.js';
+import { planRefresh } from '../../src/refresh/plan.js';
+import { TrendsApiProvider } from '../../src/providers/trends-api/provider.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
+import { startTestWorkers } from '../support/services.js';
+import {
+  LOOPBACK_PROJECT,
+  searchInterestOf,
+  startTrendsApiOnLoopback,
+  type TrendsApiOnLoopback,
+} from '../../scripts/lib/trends-api-on-loopback/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { until } from '../support/pipeline.js';
+import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
+
+let database: TestDatabase;
+let redis: TestRedis;
+let pipeline: Pipeline;
+let fake: TrendsApiOnLoopback;
+let chain: ResearchChain;
+const logged: string[] = [];
+
+beforeAll(async () => {
+  fake = await startTrendsApiOnLoopback();
+  database = await createTestDatabase();
+  redis = await createTestRedis();
+  pipeline = await startTestWorkers(
+    testResources(database, redis),
+    loadConfig({
+      REDIS_PREFIX: redis.prefix,
+      TRENDS_PROVIDER: 'trends-api',
+      ...fake.env,
+      // A wait (quota, its side) is looked at again after 300 ms here (5 minutes by default).
+      TRENDS_API_RETRY_MS: '300',
+    }),
+    pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) }),
+  );
+  chain = new ResearchChain(pipeline.queues.research);
+});
+afterAll(async () => {
+  await pipeline?.close();
+  await redis?.destroy();
+  await database?.destroy();
+  await fake?.stop();
+});
+beforeEach(() => {
+  fake.allowList = new Set([LOOPBACK_PROJECT]);
+  fake.exhaustNext(0);
+});
+
+const runOf = (id: string) => database.db.selectFrom('research_runs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const stepsOf = (id: string) => database.db.selectFrom('research_steps').selectAll().where('run_id', '=', id).orderBy('step').execute();
+const finished = (id: string) =>
+  until(
+    () => runOf(id),
+    (r) => r.status === 'succeeded' || r.status === 'failed',
+    60_000,
+    `run ${id} to finish`,
+  );
+const research = (idea: string, geo = 'US') =>
+  startRun(database.db, chain, { idea, hints: [], provider: 'trends-api', source: 'research', geo });
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+describe('research with the Trends API alone', () => {
+  it('completes all 40 steps, demand and reach from searchInterest, and `insights budget` shows the data points spent', async () => {
+    const pointsBefore = fake.pointsServed;
+    const run = await research('Meal planner for busy parents');
+    const done = await finished(run.id);
+    expect(done.status, done.error ?? '').toBe('succeeded');
+    const steps = await stepsOf(run.id);
+    expect(steps.filter((s) => s.status === 'done')).toHaveLength(STEP_COUNT);
+    const byName = new Map(steps.map((s) => [s.name, s.output as Record<string, unknown>]));
+    const insight = await database.db.selectFrom('insights').selectAll().where('id', '=', done.insight_id!).executeTakeFirstOrThrow();
+    expect(Object.values(insight.dimensions).filter((d) => d.score !== null).length).toBeGreaterThanOrEqual(7);
+
+    // Demand: the phrase's and the anchor's 12-month means keep the ratio of their searchInterest, each asked on its own.
+    const comparison = byName.get('compare_anchor') as { anchor: string; phraseMean: number; anchorMean: number; provenance: object };
+    expect(comparison.provenance).toMatchObject({ provider: 'trends-api', valuesFrom: 'searchInterest' });
+    const { startDate, endDate } = new TrendsApiProvider({ ask: async () => ({}) }).timeRange('12m');
+    const weeks: string[] = [];
+    for (let t = Date.parse(startDate); t <= Date.parse(endDate); t += 7 * 86_400_000) weeks.push(new Date(t).toISOString().slice(0, 10));
+    const primary = insight.primary_keyword;
+    const expected =
+      mean(weeks.map((w) => searchInterestOf(primary, 'US', w))) / mean(weeks.map((w) => searchInterestOf(comparison.anchor, 'US', w)));
+    expect(Math.abs(comparison.phraseMean / comparison.anchorMean / expected - 1)).toBeLessThan(0.02);
+    const demand = insight.dimensions.demand!;
+    expect(demand.score).not.toBeNull();
+    expect(demand.evidence).toMatchObject({ basis: 'relative', anchor: comparison.anchor });
+    // No term was asked beside another: every question names one term.
+    expect(fake.requests.filter((r) => r.method === 'POST').every((r) => typeof r.body?.term === 'string')).toBe(true);
+
+    // Reach: the market's regions (ISO 3166-2) from the geo breakdown.
+    const map = byName.get('interest_by_country') as { places: Array<{ code: string }>; provenance: object };
+    expect(map.provenance).toMatchObject({ provider: 'trends-api', valuesFrom: 'searchInterest' });
+    expect(map.places.length).toBeGreaterThan(0);
+    expect(map.places.every((p) => /^US-[A-Z]{2}$/.test(p.code))).toBe(true);
+    expect(insight.dimensions.reach!.score).not.toBeNull();
+
+    // What the Trends API does not answer is recorded as not available, never failed.
+    expect(byName.get('interest_by_city')).toMatchObject({ unavailable: expect.stringContaining('interest by city') });
+    expect(byName.get('related_queries_top')).toMatchObject({ served: 'not_available' });
+    expect(byName.get('autocomplete_phrases')).toMatchObject({ unavailable: expect.stringContaining('topic autocomplete') });
+
+    // `insights budget`: the data points the API answered, today and for the run.
+    const spent = fake.pointsServed - pointsBefore;
+    expect(spent).toBeGreaterThan(0);
+    const [report] = await paidProviderReports(
+      database.db,
+      redis.redis,
+      redis.keys,
+      ['trends-api'],
+      await planRefresh(database.db, 'trends-api'),
+    );
+    expect(report).toMatchObject({ provider: 'trends-api', unit: 'data points' });
+    expect(report!.today.research.points).toBe(spent);
+    expect(report!.perRun).toMatchObject({ runs: 1, medianPoints: spent });
+  });
+
+  it('its quota running out is waited out: the run finishes, no step failed, nothing lost', async () => {
+    const before = fake.requests.length;
+    fake.exhaustNext(3);
+    const run = await research(`Bike repair subscription ${Math.random().toString(36).slice(2, 6)}`);
+    const done = await finished(run.id);
+    expect(done.status, done.error ?? '').toBe('succeeded');
+    expect(fake.requests.slice(before).filter((r) => r.status === 429)).toHaveLength(3);
+    expect((await stepsOf(run.id)).filter((s) => s.error !== null)).toHaveLength(0);
+  });
+
+  it('a project not on the allow-list is a clear refusal that names the fix, and no data', async () => {
+    fake.allowList = new Set();
+    const run = await research(`Rooftop garden kits ${Math.random().toString(36).slice(2, 6)}`);
+    const done = await finished(run.id);
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/PERMISSION_DENIED/);
+    expect(done.error).toMatch(/allow-list/);
+    expect(done.error).toMatch(/TRENDS_API_PROJECT/);
+    expect(done.insight_id).toBeNull();
+  });
+
+  it('combines with DataForSEO as other lists do: series and maps from the official API, related lists from DataForSEO', async () => {
+    const dataforseo = await startDataForSeoOnLoopback();
+    try {
+      const config = loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'trends-api,dataforseo', ...fake.env, ...dataforseo.env });
+      expect(config.trends.provider).toBe('trends-api+dataforseo');
+      const gateway = providerGateways({ config, logger: pino({ level: 'silent' }), redis: redis.redis, keys: redis.keys })(
+        config.trends.provider,
+      );
+      const answer = (await gateway.fetch({
+        kind: 'explore',
+        keywords: ['kayak rental'],
+        timeframe: '12m',
+        geo: 'US',
+        parts: ['series', 'relatedQueries', 'mapCountry'],
+      })) as ExploreAnswer & TrendsResponse;
+      expect(answer.series?.points.length).toBeGreaterThan(50);
+      const providerOf = (part: object | undefined) => (part as TrendsResponse | undefined)?.provenance?.provider;
+      expect(providerOf(answer.series)).toBe('trends-api');
+      expect(providerOf(answer.mapCountry)).toBe('trends-api');
+      expect(providerOf(answer.relatedQueries)).toBe('dataforseo');
+      expect(
+        dataforseo.requests.every(
+          (r) => (r.body as Array<{ item_types?: string[] }>)[0]?.item_types?.join() === 'google_trends_queries_list',
+        ),
+      ).toBe(true);
+    } finally {
+      await dataforseo.stop();
+    }
+  });
+});
