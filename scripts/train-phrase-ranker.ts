@@ -5,7 +5,7 @@
 // folds puts an acceptable phrase first, and among the four step choose_primary measures, beside the hand-set
 // rules' figures on the same folds. The sets named in BLIND are never read: they are measured once, at the end.
 //
-//   npm run build && node dist/scripts/train-phrase-ranker.js [--check]
+//   npm run train:phrases [-- --check]
 //
 // --check fits and reports without writing the table. Ends with one JSON line.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -205,7 +205,7 @@ function main() {
       `${s.set.padEnd(18)} ${s.learned.of}: first rules ${s.rules.first} → learned ${s.learned.first}; among ${s.rules.among} → ${s.learned.among}`,
     );
   if (!check) {
-    const table = FEATURE_NAMES.map((name, k) => `    ['${name}', ${weights[k]}],`).join('\n');
+    const table = FEATURE_NAMES.map((name, k) => `  ['${name}', ${weights[k]}],`).join('\n');
     writeFileSync(
       weightsPath,
       `// Written by scripts/train-phrase-ranker.ts (do not edit by hand): the learned ranker's weights, one per signal

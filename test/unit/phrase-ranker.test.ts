@@ -50,8 +50,9 @@ describe('the learned phrase ranker', () => {
     expect(phraseCandidates(idea, ['roof drone'], { ranker: 'learned' })[0]).toMatchObject({ phrase: 'roof drone', hint: true });
   });
 
-  it('on the labelled ideas it was fitted on (not fresh-11): an acceptable phrase first for ≥ 323 of them', () => {
-    const labelled = rows.filter((r) => r.set !== 'fresh-11');
+  it('on two labelled sets it was fitted on (held-out, fresh-10): an acceptable phrase first for ≥ 60 of 80', () => {
+    // Two sets, not all 404 (scripts/train-phrase-ranker.ts measures those): the test stays short on a loaded machine.
+    const labelled = rows.filter((r) => r.set === 'held-out' || r.set === 'fresh-10');
     let first = 0;
     let among = 0;
     for (const r of labelled) {
@@ -60,10 +61,10 @@ describe('the learned phrase ranker', () => {
       if (measuredPhrases(candidates).some((p) => r.expected.includes(p))) among += 1;
     }
     console.log(JSON.stringify({ learned_in_sample: { of: labelled.length, first, among } }));
-    expect(labelled).toHaveLength(404);
-    // In sample (fitted on these ideas), so above what a new idea can expect: the cross-validated figure is
-    // the one to read (scripts/train-phrase-ranker.ts, docs/research.md).
-    expect(first).toBeGreaterThanOrEqual(323);
-    expect(among).toBeGreaterThanOrEqual(379);
+    expect(labelled).toHaveLength(80);
+    // 2026-11-28: 60 and 72 (39 + 21 first, 40 + 32 among); the rules: 60 and 71 (40 + 20, 40 + 31). In sample
+    // (fitted on these ideas): the cross-validated figure of the trainer is the one to read (docs/research.md).
+    expect(first).toBeGreaterThanOrEqual(60);
+    expect(among).toBeGreaterThanOrEqual(72);
   });
 });
