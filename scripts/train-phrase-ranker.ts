@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { ruledCandidates } from '../src/domain/research/phrase-choice.js';
 import { candidateFeatures, FEATURE_NAMES } from '../src/domain/research/phrase-features.js';
-import { candidateScores, softmax } from '../src/domain/research/phrase-ranker.js';
+import { candidateScores } from '../src/domain/research/phrase-ranker.js';
 
 /** Sets written to be measured once, blind, after the ranker is made: never trained or tuned on. */
 const BLIND = new Set(['fresh-11']);

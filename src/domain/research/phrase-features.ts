@@ -103,7 +103,7 @@ const NO_ORIGIN: CandidateOrigin = { kind: 'slice', part: 0, product: false, sta
 
 /**
  * The signals of each candidate, in the rules' order (best prior first): a row per candidate, a column
- * per FEATURE_NAMES entry, each 0 or 1 but the rules' prior gap and the coverage.
+ * per FEATURE_NAMES entry, each 0 or 1 but the rules' prior gap, the coverage and the rules' first's margin.
  */
 export function candidateFeatures(
   chunks: readonly IdeaChunk[],
