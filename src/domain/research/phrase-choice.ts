@@ -24,69 +24,26 @@
 // it is its own primary phrase. docs/research.md has the hit rate on a
 // labelled set.
 import { actNouns, isActNoun, madeFromVerb, nounChunks, singular, type PhraseToken } from './noun-phrases.js';
+import type { CandidateOrigin, IdeaChunk, PhraseCandidate } from './phrase-features.js';
+import { rankCandidates } from './phrase-ranker.js';
+export type { PhraseCandidate } from './phrase-features.js';
+import {
+  ACQUIRING_VERBS,
+  CHANNEL_MODIFIERS,
+  FORMAT,
+  GENERIC,
+  GENERIC_MODIFIERS,
+  LIGHT_VERBS,
+  MAKING_VERBS,
+  TRANSPARENT_ALONE,
+} from './phrase-words.js';
 
-/** Nouns that name the kind of business, not its subject: they end a phrase and weigh nothing. */
-const GENERIC = new Set(
-  'app apps application applications platform platforms service services tool tools startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business'.split(
-    ' ',
-  ),
-);
-/**
- * Nouns that say in what form a product comes, not what it is about: at the
- * end of the product's phrase they are not its head ("padel court bookings",
- * "mobile dog grooming van": the subject is "padel court", "dog grooming"),
- * and a phrase of nothing else is not the product ("subscription box for …").
- * They stay in the candidates; only the subject is read past them.
- */
-const FORMAT = new Set(
-  'subscription subscriptions box boxes membership kit kits van vans booking bookings reminder reminders checklist tracker checker finder monitor monitors comparison help delivery installation installations quote quotes consultation consultations coaching chatbot store ordering tour tours course courses builder generator brand brands'.split(
-    ' ',
-  ),
-);
-
-/** Modifiers that say where, when or at what price a product comes, not which product: a search leaves them out. */
-const CHANNEL_MODIFIERS = new Set(
-  'local online mobile virtual digital cheap affordable best new other free custom personalized premium'.split(' '),
-);
-/**
- * Modifiers that praise or place a product without saying which product it is ("easy", "smart" when not
- * the thing itself): a phrase that keeps them is searched less as it says less. "personalized" names a
- * kind of product ("personalized vitamins"), so it is not among them, though it is a channel word above.
- */
-const GENERIC_MODIFIERS: ReadonlySet<string> = new Set([
-  ...[...CHANNEL_MODIFIERS].filter((w) => w !== 'personalized'),
-  ...'small easy smart simple quick fast better good great top modern old professional convenient on-demand'.split(' '),
-]);
 /** What a generic modifier takes from the prior of a candidate that keeps it and is not the subject. */
 const GENERIC_PENALTY = 0.1;
 /** What the differentiated subject (the subject with the modifier that says which kind) gets over the bare subject. */
 const DIFFERENTIATED_STEP = 0.005;
-/**
- * "AI" before a noun says which kind ("AI bookkeeping"); alone ("an AI that writes …") it is the vehicle, not the
- * subject, as "software" ("Software for dentists to send appointment reminders") and "way" ("An easier way to file
- * small claims") are when they stand alone.
- */
-const TRANSPARENT_ALONE: ReadonlySet<string> = new Set(['ai', 'software', 'way']);
 /** Whether a noun names an act (a verb made noun: "booking", "rental", "installation", "subscription"): a phrase's act tail. */
 const actTail = (word: string) => madeFromVerb(word) || isActNoun(word) || isActNoun(singular(word));
-
-/**
- * Verbs that say nothing of the need, only that the product does something: their act is no search
- * ("finds padel court bookings", "helps freelancers", "connects homeowners with plumbers").
- */
-const LIGHT_VERBS = new Set(
-  'be have do get make take give let help find use see know want need go come tell show ask try keep turn put bring send remind connect match meet join enjoy like love choose pick discover start open launch run allow enable offer provide answer access say become automate simplify streamline handle improve optimize power support replace'.split(
-    ' ',
-  ),
-);
-/**
- * Verbs by which a customer acquires the thing they name ("renting camping gear", "order wholesale
- * produce"): the thing is the product, and the act ("gear rental") follows it. With a particle the
- * one who offers it acts ("renting out your car"), and the act is the service ("car rental").
- */
-const ACQUIRING_VERBS: ReadonlySet<string> = new Set('rent hire buy order book borrow purchase sell lend shop'.split(' '));
-/** Verbs whose object is what the product makes ("writes product descriptions", "prints photo books"): the object first too. */
-const MAKING_VERBS = new Set('write generate create build design make print draw paint bake cook produce craft compose'.split(' '));
 /** What the need's act gets over its object's phrase (first), or loses (next to it). */
 const ACT_STEP = 0.01;
 
@@ -109,20 +66,6 @@ export const MIN_MEAN = 1;
 /** Candidates measured: a comparison takes five terms, one of them the anchor. */
 export const MEASURED = 4;
 
-export interface PhraseCandidate {
-  phrase: string;
-  /** Share of the idea's weighted words the phrase holds (0-1). */
-  coverage: number;
-  /** True when it is the product's first two nouns (its subject). */
-  names_product: boolean;
-  /** coverage and the length bonuses: the order before measuring. */
-  prior: number;
-  /** An operator's keyword: chosen without measuring. */
-  hint?: true;
-  /** A search Google listed as trending (discovery): chosen without measuring. */
-  trending?: true;
-}
-
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** The idea's parts: its noun phrases cut at the words that name a kind of business, in order. */
@@ -131,7 +74,7 @@ export function ideaParts(idea: string): PhraseToken[][] {
 }
 
 // Words that name a kind of business end a phrase: what follows starts anew ("platform connecting …" is a verb).
-const chunksOf = (idea: string) =>
+const chunksOf = (idea: string): IdeaChunk[] =>
   nounChunks(idea, { boundaries: GENERIC }).map((c) => ({
     ...c,
     tokens: c.tokens.map((t, k) =>
@@ -146,6 +89,11 @@ export interface CandidateOptions {
   /** A search Google listed as trending that started this run (discovery): it is the phrase. */
   trending?: string;
   max?: number;
+  /**
+   * Which order: the hand-set prior's (the default), or the learned ranker's (phrase-ranker.ts), which did not
+   * beat it cross-validated on the labelled ideas and so is not shipped as the default (docs/research.md).
+   */
+  ranker?: 'learned' | 'rules';
 }
 
 /**
@@ -154,8 +102,33 @@ export interface CandidateOptions {
  * of a noun phrase that ends with a noun.
  */
 export function phraseCandidates(idea: string, hints: readonly string[], options: CandidateOptions | number = {}): PhraseCandidate[] {
-  const { trending, max = 8 } = typeof options === 'number' ? { max: options } : options;
+  const { trending, max = 8, ranker = 'rules' } = typeof options === 'number' ? { max: options } : options;
   const chunks = chunksOf(idea);
+  const { candidates: ruled, origins } = ruleCandidates(chunks);
+  const ranked = ranker === 'rules' ? ruled : rankCandidates(chunks, ruled, origins);
+  const given: PhraseCandidate[] = [];
+  for (const h of hints) {
+    const phrase = asSearch(h);
+    if (phrase && !given.some((c) => c.phrase === phrase)) given.push({ phrase, coverage: 1, names_product: true, prior: 1, hint: true });
+  }
+  if (given.length === 0 && trending && asSearch(trending))
+    given.push({ phrase: asSearch(trending), coverage: 1, names_product: true, prior: 1, trending: true });
+  return [...given, ...ranked.filter((c) => !given.some((h) => h.phrase === c.phrase))].slice(0, max);
+}
+
+/** An idea's parse and its candidates by the hand-set prior, with where each came from: what the ranker reads, and its trainer. */
+export function ruledCandidates(idea: string): {
+  chunks: IdeaChunk[];
+  candidates: PhraseCandidate[];
+  origins: Map<string, CandidateOrigin>;
+} {
+  const chunks = chunksOf(idea);
+  return { chunks, ...ruleCandidates(chunks) };
+}
+
+/** The candidates by the hand-set prior (the rules below), best first, and where each came from in the parse. */
+function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandidate[]; origins: Map<string, CandidateOrigin> } {
+  const origins = new Map<string, CandidateOrigin>();
   const parts = chunks.map((c) => c.tokens);
   // The product: the first part with a noun that is not a format, past a brand named as a model
   // ("Uber for dog walking", "Airbnb for boats": the subject follows the brand) and past the people
@@ -239,6 +212,7 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
         const subject = product && i === subjectAt && i + n - 1 === head;
         // Who it is for, after the subject ("coffee lovers"), is not the product: no bonus for its length.
         const audience = tokens.at(-1)!.people && i + n - 1 > head;
+        origins.set(phrase, { kind: 'slice', part: p, product, start: i, end: i + n - 1, head, subjectAt });
         found.set(phrase, {
           phrase,
           coverage: round3(coverage),
@@ -298,6 +272,7 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
       const phrase = [...tokens.map((t) => t.word), ...(tail ? [tail] : [])].join(' ');
       if (bare && (lead || tail) && !found.has(phrase)) {
         const covered = [...tokens, ...(tail ? [after!] : [])].reduce((a, t) => a + (weight.get(t.word) ?? 0), 0);
+        origins.set(phrase, { kind: 'differentiated', part: p, product, start: subjectAt - (lead ? 1 : 0), end: head, head, subjectAt });
         found.set(phrase, {
           phrase,
           coverage: round3(covered / Math.max(total, 1e-9)),
@@ -331,6 +306,7 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
       actNouns(verb).forEach((act, k) => {
         const phrase = `${object} ${act}`;
         if (found.has(phrase) || object === act || objectWords.length > 2) return;
+        origins.set(phrase, { kind: 'act', part: p, product, start: -1, end: -1, head, subjectAt });
         found.set(phrase, { phrase, coverage, names_product: true, prior: round3(subjectPrior + step - (k * ACT_STEP) / 10) });
       });
     }
@@ -350,13 +326,15 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
       const subjectPrior = Math.max(0, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior));
       const actOf = isActNoun(part[head]!.word) && /s$/.test(people.word);
       const phrase = `${singular(forHead.word)} ${part[head]!.word}`;
-      if (forHead.role === 'noun' && !found.has(phrase) && forTokens.length <= 3)
+      if (forHead.role === 'noun' && !found.has(phrase) && forTokens.length <= 3) {
+        origins.set(phrase, { kind: 'audience', part: p, product, start: -1, end: -1, head, subjectAt });
         found.set(phrase, {
           phrase,
           coverage: round3(((weight.get(part[head]!.word) ?? 0) + (weight.get(forHead.word) ?? 0)) / Math.max(total, 1e-9)),
           names_product: true,
           prior: round3(subjectPrior + (actOf ? ACT_STEP : -ACT_STEP)),
         });
+      }
     }
     // A subject of one noun and its modifier ("fresh flowers") goes with the form by its noun ("flower subscription").
     const subjectWords = part.slice(lone ? head : subjectAt, head + 1);
@@ -369,20 +347,14 @@ export function phraseCandidates(idea: string, hints: readonly string[], options
         const phrase = words.join(' ');
         if (found.has(phrase) || words.length > 3) continue;
         const prior = coverage + SUBJECT_BONUS + (words.length === 2 ? TWO_WORDS_BONUS : -THREE_WORDS_PENALTY);
+        origins.set(phrase, { kind: 'form', part: p, product, start: -1, end: -1, head, subjectAt });
         found.set(phrase, { phrase, coverage, names_product: true, prior: round3(prior) });
       }
     }
   });
   // On a tie, the longer phrase first: it says more of the idea.
-  const ranked = [...found.values()].sort((a, b) => b.prior - a.prior || b.phrase.split(' ').length - a.phrase.split(' ').length);
-  const given: PhraseCandidate[] = [];
-  for (const h of hints) {
-    const phrase = asSearch(h);
-    if (phrase && !given.some((c) => c.phrase === phrase)) given.push({ phrase, coverage: 1, names_product: true, prior: 1, hint: true });
-  }
-  if (given.length === 0 && trending && asSearch(trending))
-    given.push({ phrase: asSearch(trending), coverage: 1, names_product: true, prior: 1, trending: true });
-  return [...given, ...ranked.filter((c) => !given.some((h) => h.phrase === c.phrase))].slice(0, max);
+  const candidates = [...found.values()].sort((a, b) => b.prior - a.prior || b.phrase.split(' ').length - a.phrase.split(' ').length);
+  return { candidates, origins };
 }
 
 /** The phrases a run's step extract_phrases recorded before it weighed them, weighed now (in their recorded order). */
