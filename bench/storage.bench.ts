@@ -84,11 +84,12 @@ const { db } = database;
 const redis = createRedis(REDIS_URL);
 await waitForRedis(redis, REDIS_URL);
 
+// The webhook-id is the event's (one per insight, the same to every subscription): count the subscription's path with it.
 const received = new Set<string>();
 const receiver = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {
-    received.add(String(req.headers['webhook-id']));
+    received.add(`${req.url} ${String(req.headers['webhook-id'])}`);
     res.writeHead(200).end();
   });
 });
@@ -195,6 +196,13 @@ printJsonLine({
   live_bytes_per_run: perRow(live, 'run'),
   live_bytes_per_delivery: perRow(live, 'delivery'),
   live_bytes_per_attempt: perRow(live, 'attempt'),
+  // The research queue's events stream is at BullMQ's cap (about 10,000 events) after 100 runs of 40 steps.
+  redis_events_stream_bytes: redisParts.get('research events') ?? 0,
+  // A delivered job, with the webhooks queue's completed set, the parked deliveries' wakes and its share of the match jobs.
+  redis_bytes_per_delivery_kept: Math.round(
+    ((redisParts.get('webhooks jobs') ?? 0) + (redisParts.get('webhooks completed') ?? 0) + (redisParts.get('webhooks wakes') ?? 0)) /
+      Math.max(1, counts.delivery),
+  ),
   redis_bytes_per_run: Math.round(redisTotal / RUNS),
   redis_bytes_by_part: Object.fromEntries(redisParts),
   seconds: round(seconds, 1),
