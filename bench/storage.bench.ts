@@ -78,7 +78,9 @@ async function waitFor(what: string, probe: () => Promise<boolean>): Promise<voi
 }
 
 const prefix = `benchstorage${process.pid}`;
-process.stdout.write(`${RUNS} research runs (synthetic provider) through the real workers, each insight delivered to ${SUBSCRIPTIONS} subscriptions\n`);
+process.stdout.write(
+  `${RUNS} research runs (synthetic provider) through the real workers, each insight delivered to ${SUBSCRIPTIONS} subscriptions\n`,
+);
 const database = await createBenchDatabase('storage', 10);
 const { db } = database;
 const redis = createRedis(REDIS_URL);
@@ -126,9 +128,16 @@ const chain = new ResearchChain(pipeline.queues.research);
 const t0 = Date.now();
 // Distinct ideas: a run of an idea researched before would update its insight, not add one.
 for (let i = 0; i < RUNS; i += 1)
-  await startRun(db, chain, { idea: `Storage benchmark idea ${i} for remote teams`, hints: [], provider: 'synthetic', source: 'synthetic' });
+  await startRun(db, chain, {
+    idea: `Storage benchmark idea ${i} for remote teams`,
+    hints: [],
+    provider: 'synthetic',
+    source: 'synthetic',
+  });
 await waitFor(`${RUNS} runs finished and delivered`, async () => {
-  const { rows } = await sql<{ n: string }>`select count(*)::text as n from research_runs where status in ('succeeded', 'failed')`.execute(db);
+  const { rows } = await sql<{ n: string }>`select count(*)::text as n from research_runs where status in ('succeeded', 'failed')`.execute(
+    db,
+  );
   return Number(rows[0]!.n) >= RUNS && received.size >= RUNS * SUBSCRIPTIONS;
 });
 await waitFor('every delivery recorded', async () => {
@@ -138,7 +147,10 @@ await waitFor('every delivery recorded', async () => {
 const seconds = (Date.now() - t0) / 1000;
 const redisParts = await redisBytesByPart(redis, prefix);
 const written = await tableSizes(db);
-const { rows: statuses } = await sql<{ status: string; n: string }>`select status, count(*)::text as n from research_runs group by status`.execute(db);
+const { rows: statuses } = await sql<{
+  status: string;
+  n: string;
+}>`select status, count(*)::text as n from research_runs group by status`.execute(db);
 await pipeline.close();
 // The same tables with the dead rows of every update removed (what autovacuum would let new rows reuse).
 await sql`vacuum full`.execute(db);
@@ -152,7 +164,8 @@ const counts = {
 };
 const delta = (sizes: Map<string, number>, tables: readonly string[]) =>
   tables.reduce((sum, t) => sum + (sizes.get(t) ?? 0) - (empty.get(t) ?? 0), 0);
-const perRow = (sizes: Map<string, number>, group: keyof typeof GROUPS) => Math.round(delta(sizes, GROUPS[group]) / Math.max(1, counts[group]));
+const perRow = (sizes: Map<string, number>, group: keyof typeof GROUPS) =>
+  Math.round(delta(sizes, GROUPS[group]) / Math.max(1, counts[group]));
 
 printTable(
   'Postgres, per table: bytes added (rows, indexes, TOAST), as written and after VACUUM FULL',

@@ -110,22 +110,29 @@ describe('the capacity plan', () => {
       12 * (figure(plan, 'runs_bytes_per_month').value + figure(plan, 'deliveries_bytes_per_month').value) +
       figure(plan, 'attempts_bytes').value;
     expect(Math.abs(figure(plan, 'total_bytes').value - parts)).toBeLessThanOrEqual(13);
-    expect(figure(planCapacity({ ...ISSUE_54, months: 24 }, SHIPPED), 'total_bytes').value).toBeGreaterThan(figure(plan, 'total_bytes').value);
+    expect(figure(planCapacity({ ...ISSUE_54, months: 24 }, SHIPPED), 'total_bytes').value).toBeGreaterThan(
+      figure(plan, 'total_bytes').value,
+    );
     expect(figure(planCapacity(ISSUE_54, { ...SHIPPED, attemptsKeepDays: 90 }), 'attempts_bytes').value).toBe(
       3 * figure(plan, 'attempts_bytes').value,
     );
     // Deliveries default to each run's insight matching as many subscriptions as bench:webhooks measured.
     expect(plan.demand.deliveriesPerDay).toBe(Math.round(1_000 * MEASURED_COSTS.matchesPerInsight.value));
-    expect(planCapacity({ ...ISSUE_54, deliveriesPerDay: 0 }, SHIPPED).figures.find((f) => f.name === 'deliveries_bytes_per_month')!.value).toBe(0);
+    expect(
+      planCapacity({ ...ISSUE_54, deliveriesPerDay: 0 }, SHIPPED).figures.find((f) => f.name === 'deliveries_bytes_per_month')!.value,
+    ).toBe(0);
   });
 
   it("counts Redis's delivered jobs up to the job catalogue's cap, and the events streams once per queue", () => {
-    const redis = (deliveriesPerDay: number) => figure(planCapacity({ ...ISSUE_54, deliveriesPerDay }, SHIPPED), 'redis_deliveries_bytes').value;
+    const redis = (deliveriesPerDay: number) =>
+      figure(planCapacity({ ...ISSUE_54, deliveriesPerDay }, SHIPPED), 'redis_deliveries_bytes').value;
     expect(redis(1_000)).toBeLessThan(redis(5_000));
     expect(redis(COMPLETED_DELIVERIES_KEPT.count)).toBe(redis(10 * COMPLETED_DELIVERIES_KEPT.count));
     const plan = planCapacity(ISSUE_54, SHIPPED);
     expect(figure(plan, 'redis_streams_bytes').value).toBe(5 * MEASURED_COSTS.redisBytesPerEventsStream.value);
-    expect(figure(plan, 'redis_bytes').value).toBe(figure(plan, 'redis_streams_bytes').value + figure(plan, 'redis_deliveries_bytes').value);
+    expect(figure(plan, 'redis_bytes').value).toBe(
+      figure(plan, 'redis_streams_bytes').value + figure(plan, 'redis_deliveries_bytes').value,
+    );
   });
 
   it('refuses a route pace of 0 (no ceiling to size by), saying which setting', () => {
@@ -140,7 +147,9 @@ describe('reading the demand', () => {
     expect(readDemandNumber('--api-rps', '12.5', 1e7, false)).toBe(12.5);
     for (const bad of ['', 'many', '-1', '1.5', 'Infinity', '1e11', '0x'])
       expect(() => readDemandNumber('--insights', bad, 1e10), bad).toThrow(CapacityInputError);
-    expect(() => readDemandNumber('--research-per-day', 'lots', 1e7)).toThrow('--research-per-day must be a whole number from 0 to 10,000,000 (got "lots")');
+    expect(() => readDemandNumber('--research-per-day', 'lots', 1e7)).toThrow(
+      '--research-per-day must be a whole number from 0 to 10,000,000 (got "lots")',
+    );
   });
 });
 
@@ -174,6 +183,8 @@ describe('insights capacity', () => {
 
   it('refuses bad input as a usage error naming the option', async () => {
     await expect(run(['--research-per-day', 'x', '--api-rps', '500', '--insights', '1'])).rejects.toThrow(UsageError);
-    await expect(run(['--research-per-day', '10', '--api-rps', '-3', '--insights', '1'])).rejects.toThrow(/--api-rps must be a number from 0/);
+    await expect(run(['--research-per-day', '10', '--api-rps', '-3', '--insights', '1'])).rejects.toThrow(
+      /--api-rps must be a number from 0/,
+    );
   });
 });

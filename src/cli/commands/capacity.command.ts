@@ -60,7 +60,9 @@ function printPlan(plan: CapacityPlan): void {
     print(SECTION_TITLES[section]);
     for (const f of plan.figures.filter((x) => x.section === section)) {
       const unit = f.value === 1 ? (SINGULAR[f.unit] ?? f.unit) : f.unit;
-      const value = f.unit.startsWith('bytes') ? `${humanBytes(f.value)}${f.unit === 'bytes' ? '' : f.unit.slice(5)}` : `${f.value.toLocaleString('en-US')} ${unit}`;
+      const value = f.unit.startsWith('bytes')
+        ? `${humanBytes(f.value)}${f.unit === 'bytes' ? '' : f.unit.slice(5)}`
+        : `${f.value.toLocaleString('en-US')} ${unit}`;
       print(`  ${f.label}: ${value}`);
       print(`    = ${f.how}${f.sources.length > 0 ? ` [${[...new Set(f.sources.map(sourceOf))].join('; ')}]` : ''}`);
     }
@@ -69,7 +71,13 @@ function printPlan(plan: CapacityPlan): void {
   print('Measured costs (docs/capacity.md; every run in docs/benchmarks.md):');
   print(
     table(
-      Object.entries(MEASURED_COSTS).map(([name, c]) => ({ figure: name, value: c.value, unit: c.unit, source: c.bench, measured: c.date })),
+      Object.entries(MEASURED_COSTS).map(([name, c]) => ({
+        figure: name,
+        value: c.value,
+        unit: c.unit,
+        source: c.bench,
+        measured: c.date,
+      })),
     ),
   );
 }

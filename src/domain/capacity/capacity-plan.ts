@@ -83,9 +83,7 @@ export function readDemandNumber(option: string, raw: string, limit: number, who
   const value = text === '' ? Number.NaN : Number(text);
   const kind = whole ? 'a whole number' : 'a number';
   if (!Number.isFinite(value) || value < 0 || value > limit || (whole && !Number.isInteger(value)))
-    throw new CapacityInputError(
-      `${option} must be ${kind} from 0 to ${limit.toLocaleString('en-US')} (got "${raw.slice(0, 40)}")`,
-    );
+    throw new CapacityInputError(`${option} must be ${kind} from 0 to ${limit.toLocaleString('en-US')} (got "${raw.slice(0, 40)}")`);
   return value;
 }
 
@@ -291,7 +289,10 @@ export function planCapacity(input: CapacityDemand, settings: CapacitySettings):
 
   // Redis: the queues' capped events streams, and the delivered jobs kept for a while. Jobs waiting are not counted.
   const streamsBytes = settings.queues * C.redisBytesPerEventsStream.value;
-  const keptDeliveries = Math.min(settings.completedDeliveriesKept.count, (deliveries * settings.completedDeliveriesKept.ageSeconds) / DAY_S);
+  const keptDeliveries = Math.min(
+    settings.completedDeliveriesKept.count,
+    (deliveries * settings.completedDeliveriesKept.ageSeconds) / DAY_S,
+  );
   add({
     section: 'redis',
     name: 'redis_streams_bytes',

@@ -159,7 +159,7 @@ export const MEASURED_COSTS = {
   redisBytesPerDeliveryKept: {
     value: 809,
     unit: 'bytes / completed delivery job',
-    what: 'Redis MEMORY USAGE of the webhooks queue\'s jobs, completed set and wakes after 800 deliveries, per delivery (its share of the match jobs included)',
+    what: "Redis MEMORY USAGE of the webhooks queue's jobs, completed set and wakes after 800 deliveries, per delivery (its share of the match jobs included)",
     bench: 'bench:storage',
     date: '2026-11-28',
   },
@@ -173,7 +173,8 @@ export const sourceOf = (name: CostName): string => `${MEASURED_COSTS[name].benc
 /** The table as docs/capacity.md carries it (a unit test compares the two). */
 export function measuredCostsMarkdown(): string {
   const rows = Object.entries(MEASURED_COSTS).map(
-    ([name, c]) => `| \`${name}\` | ${c.value.toLocaleString('en-US', { maximumFractionDigits: 4 })} | ${c.unit} | ${c.what} | \`${c.bench}\` | ${c.date} |`,
+    ([name, c]) =>
+      `| \`${name}\` | ${c.value.toLocaleString('en-US', { maximumFractionDigits: 4 })} | ${c.unit} | ${c.what} | \`${c.bench}\` | ${c.date} |`,
   );
   return ['| figure | value | unit | what was measured | source | measured |', '|---|---|---|---|---|---|', ...rows].join('\n');
 }
