@@ -13,24 +13,29 @@ import { anyRealSeries, demoSeries } from '../support/shared-data.js';
 
 const inside = (v: number, lower: number, upper: number) => v >= lower - 0.05 && v <= upper + 0.05;
 
-/** Every series of at least 90 days drawn as the demo draws it: the 30 days, and the forecast fitted on the 90. */
-async function rescaledForecasts(series: Map<string, Array<{ date: string; value: number }>>) {
+/**
+ * Every series of at least 90 days drawn as the demo draws it: the 30 days, and the forecast fitted on the 90.
+ * With `everyDays`, also as it was every so many days before its end (the history up to then).
+ */
+async function rescaledForecasts(series: Map<string, Array<{ date: string; value: number }>>, everyDays?: number) {
   const out = [];
-  for (const [id, points] of series) {
-    if (points.length < 90) continue;
-    const days30 = lastWindowRescaled(points, 30);
-    const days90 = lastWindowRescaled(points, 90);
-    const fitted = forecast(
-      days90.map((p) => p.date),
-      days90.map((p) => p.value),
-      7,
-    );
-    if (fitted.withheld) continue;
-    const first = fitted.points[0] as ChartForecastPoint;
-    const on = forecastOnSeries(days30, fitted.points as ChartForecastPoint[], days90);
-    if (!on.forecast || on.factor === null || on.factor === 1) continue;
-    out.push({ id, days30, days90, first, served: on.forecast[0]!, factor: on.factor });
-  }
+  for (const [name, all] of series)
+    for (let end = all.length; end >= 90; end -= everyDays ?? all.length) {
+      const id = end === all.length ? name : `${name} to day ${end}`;
+      const points = all.slice(0, end);
+      const days30 = lastWindowRescaled(points, 30);
+      const days90 = lastWindowRescaled(points, 90);
+      const fitted = forecast(
+        days90.map((p) => p.date),
+        days90.map((p) => p.value),
+        7,
+      );
+      if (fitted.withheld) continue;
+      const first = fitted.points[0] as ChartForecastPoint;
+      const on = forecastOnSeries(days30, fitted.points as ChartForecastPoint[], days90);
+      if (!on.forecast || on.factor === null || on.factor === 1) continue;
+      out.push({ id, days30, days90, first, served: on.forecast[0]!, factor: on.factor });
+    }
   return out;
 }
 
@@ -47,7 +52,9 @@ describe('a forecast rescaled onto the 30 days', () => {
   });
 
   it('keeps the last observed day inside (or outside) the first day’s bands as on the fitted scale, but at a band’s edge within rounding', async () => {
-    const drawn = await rescaledForecasts(await anyRealSeries());
+    // On the 466 real series where they are present (1,755 forecasts drawn on another scale), else the repository's.
+    const drawn = await rescaledForecasts(await anyRealSeries(), 30);
+    expect(drawn.length).toBeGreaterThan(20);
     for (const d of drawn) {
       const last30 = d.days30.at(-1)!.value;
       const last90 = d.days90.at(-1)!.value;
