@@ -22,6 +22,8 @@ export const COMMAND_DESCRIPTIONS = {
   doctor: 'Where things are: Postgres (and how far its replica is behind), Redis, and which Redis shard holds which keys',
   google: 'Google Trends itself, as it answers now',
   evidence: 'Evidence for validating the pain and intent readings (docs/research.md, "Validating pain and intent")',
+  capacity:
+    'What a deployment needs for a demand (research runs a day, API requests a second, insights): egress routes, web and worker processes, Postgres and Redis, each figure from a named benchmark (docs/capacity.md)',
 } as const satisfies Record<string, string>;
 
 export type CommandName = keyof typeof COMMAND_DESCRIPTIONS;

@@ -37,6 +37,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { commands: ['doctor'], load: async () => (await import('./commands/doctor.command.js')).registerDoctorCommand },
   { commands: ['google'], load: async () => (await import('./commands/google.command.js')).registerGoogleCommands },
   { commands: ['evidence'], load: async () => (await import('./commands/evidence.command.js')).registerEvidenceCommands },
+  { commands: ['capacity'], load: async () => (await import('./commands/capacity.command.js')).registerCapacityCommand },
 ];
 
 function newProgram(): Command {

@@ -97,6 +97,9 @@ const SCHEDULED_OPTIONS: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600, count: 1_000 },
 };
 
+/** What Redis keeps of a delivery's job once it is delivered (the capacity model counts it): a day, at most 10,000. */
+export const COMPLETED_DELIVERIES_KEPT = { age: 24 * 3600, count: 10_000 } as const;
+
 const day = (at: Date) => at.toISOString().slice(0, 10);
 const shortHash = (text: string, length: number) => createHash('sha1').update(text).digest('hex').slice(0, length);
 
@@ -199,7 +202,7 @@ export const JOB = {
     options: (d) => ({
       attempts: 8,
       backoff: { type: 'custom' },
-      removeOnComplete: { age: 24 * 3600, count: 10_000 },
+      removeOnComplete: COMPLETED_DELIVERIES_KEPT,
       removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
       ...((d.replay ?? 0) > 0 ? { priority: REPLAY_PRIORITY } : {}),
     }),
