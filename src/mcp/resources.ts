@@ -38,7 +38,7 @@ export function registerInsightResources(server: McpServer, api: ApiCaller): voi
 
   const csvDescription =
     'A page of the insight list as CSV (RFC 4180): a header record, then one record per insight with its scores (0–1), ' +
-    'verdict and provenance. Filters as search_insights takes them, in the query (insights://insights.csv?geo=US&limit=100).';
+    `verdict and provenance. Filters as search_insights takes them (${LIST_FILTERS.join(', ')}), in the query: insights://insights.csv?geo=US&limit=100.`;
   server.registerResource(
     'insight-list-csv',
     'insights://insights.csv',
@@ -47,7 +47,8 @@ export function registerInsightResources(server: McpServer, api: ApiCaller): voi
   );
   server.registerResource(
     'insight-list-csv-filtered',
-    new ResourceTemplate(`insights://insights.csv{?${LIST_FILTERS.join(',')}}`, { list: undefined }),
+    // The query as one reserved expansion (RFC 6570 {+…}): the SDK matches {?a,b} only when every variable is present, in order.
+    new ResourceTemplate('insights://insights.csv?{+filters}', { list: undefined }),
     { title: 'The insight list, filtered (CSV)', description: csvDescription, mimeType: 'text/csv' },
     async (uri, _variables, extra) => {
       // The query as the URI spells it: the API reads and checks every filter, as for search_insights.

@@ -184,7 +184,8 @@ function registerResearchTools(server: McpServer, api: ApiCaller): void {
     {
       title: 'Compare 2–5 researched ideas',
       description:
-        'Compare 2–5 ideas already researched for the market (POST /api/comparisons; needs research:write): their search ' +
+        'Compare 2–5 ideas already researched for the market (POST /api/comparisons; needs research:write, and the first ask ' +
+        'of a comparison a day spends one run of the research allowance, asking it again that day does not): their search ' +
         'interest asked of the provider in one request, so mean and peak share one 0–100 scale (comparable across the ideas, ' +
         'unlike each insight\'s own series), beside each idea\'s overall_score, confidence and dimension scores, and its ' +
         'provenance (live, recorded or simulated). An idea not researched for the market is refused (/problems/not-researched): ' +
