@@ -33,7 +33,10 @@ export interface ApiCaller {
    * An event stream: the answer's status and media type, and its events as they come when it is one
    * (a refusal is an ordinary answer with no events).
    */
-  stream(request: ApiRequest, signal?: AbortSignal): Promise<{ answer: Omit<ApiAnswer, 'text'>; events: AsyncIterable<ApiEvent> } | ApiAnswer>;
+  stream(
+    request: ApiRequest,
+    signal?: AbortSignal,
+  ): Promise<{ answer: Omit<ApiAnswer, 'text'>; events: AsyncIterable<ApiEvent> } | ApiAnswer>;
 }
 
 /** The path and query of a request, as the API spells them (undefined values left out). */

@@ -29,7 +29,8 @@ export function fetchApi(baseUrl: string, key: string): ApiCaller {
     async stream(request, signal) {
       const response = await send(request, signal ?? new AbortController().signal);
       const answer = { status: response.status, contentType: response.headers.get('content-type') ?? '' };
-      if (!answer.contentType.startsWith('text/event-stream') || !response.body) return { ...answer, text: await response.text() } satisfies ApiAnswer;
+      if (!answer.contentType.startsWith('text/event-stream') || !response.body)
+        return { ...answer, text: await response.text() } satisfies ApiAnswer;
       return { answer, events: serverSentEvents(response.body) };
     },
   };

@@ -39,7 +39,10 @@ export async function followRun(
   let run = submitted;
   let sent = -1;
   const bounded = AbortSignal.any([signal, AbortSignal.timeout(FOLLOW_MAX_MS)]);
-  const opened = await api.stream({ method: 'GET', path: `/research-runs/${encodeURIComponent(run.id)}/events`, accept: 'text/event-stream' }, bounded);
+  const opened = await api.stream(
+    { method: 'GET', path: `/research-runs/${encodeURIComponent(run.id)}/events`, accept: 'text/event-stream' },
+    bounded,
+  );
   if ('text' in opened) {
     return { run, ended: false, note: `The run could not be followed (HTTP ${opened.status}): ask get_research_run for its progress.` };
   }
@@ -50,7 +53,11 @@ export async function followRun(
       if (run.progress.done > sent) {
         sent = run.progress.done;
         const step = run.progress.current ? `, next: ${run.progress.current}` : '';
-        await report({ progress: sent, total: run.progress.total, message: `${run.status}: step ${sent} of ${run.progress.total} done${step}` });
+        await report({
+          progress: sent,
+          total: run.progress.total,
+          message: `${run.status}: step ${sent} of ${run.progress.total} done${step}`,
+        });
       }
       if (ENDINGS.has(event)) return { run, ended: true };
     }

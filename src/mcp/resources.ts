@@ -33,7 +33,13 @@ export function registerInsightResources(server: McpServer, api: ApiCaller): voi
       mimeType: 'text/markdown',
     },
     async (uri, variables, extra) =>
-      read(api, uri, { method: 'GET', path: `/insights/${encodeURIComponent(String(variables.id))}/report` }, 'text/markdown', extra.signal),
+      read(
+        api,
+        uri,
+        { method: 'GET', path: `/insights/${encodeURIComponent(String(variables.id))}/report` },
+        'text/markdown',
+        extra.signal,
+      ),
   );
 
   const csvDescription =

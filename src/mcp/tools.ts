@@ -36,20 +36,42 @@ function registerReadTools(server: McpServer, api: ApiCaller): void {
     {
       title: 'Search startup insights',
       description:
-        'Search the catalogue of researched startup ideas and your account\'s own research (GET /api/insights): a page of ' +
+        "Search the catalogue of researched startup ideas and your account's own research (GET /api/insights): a page of " +
         'insights, best first by default, each with its 8 dimension scores, verdict and provenance. Follow next_cursor for more. ' +
         READING_INSIGHTS,
       inputSchema: {
-        q: z.string().min(1).max(200).optional().describe('Full-text search over title, idea and keywords ("quoted phrase", -excluded, or)'),
-        geo: z.string().max(6).optional().describe("Only insights of this market: a country code (US), a region (US-CA), or '' for worldwide"),
-        category: z.string().max(1000).optional().describe(`One category or a comma list of: ${CATEGORY_VALUES.join(', ')}`),
-        source: z.enum(SOURCE_VALUES as [string, ...string[]]).optional().describe('How the insight came to be'),
-        trend_class: z.string().max(200).optional().describe(`One trend class or a comma list of: ${TREND_CLASSES.join(', ')}`),
+        q: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('Full-text search over title, idea and keywords ("quoted phrase", -excluded, or)'),
+        geo: z
+          .string()
+          .max(6)
+          .optional()
+          .describe("Only insights of this market: a country code (US), a region (US-CA), or '' for worldwide"),
+        category: z
+          .string()
+          .max(1000)
+          .optional()
+          .describe(`One category or a comma list of: ${CATEGORY_VALUES.join(', ')}`),
+        source: z
+          .enum(SOURCE_VALUES as [string, ...string[]])
+          .optional()
+          .describe('How the insight came to be'),
+        trend_class: z
+          .string()
+          .max(200)
+          .optional()
+          .describe(`One trend class or a comma list of: ${TREND_CLASSES.join(', ')}`),
         min_score: z.number().min(0).max(1).optional().describe('Only insights whose overall_score is at least this (0–1)'),
         sort: z
           .enum(INSIGHT_SORTS as unknown as [string, ...string[]])
           .optional()
-          .describe('score (default: live research first, then recorded, then simulated; by rank_score), overall, newest, oldest, or a dimension'),
+          .describe(
+            'score (default: live research first, then recorded, then simulated; by rank_score), overall, newest, oldest, or a dimension',
+          ),
         limit: z.number().int().min(1).max(100).optional().describe('Page size, 1–100 (default 20)'),
         cursor: z.string().max(1000).optional().describe('next_cursor of the previous page'),
       },
@@ -88,7 +110,11 @@ function registerReadTools(server: McpServer, api: ApiCaller): void {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (args, extra) =>
-      answer(api, { method: 'GET', path: `/insights/${encodeURIComponent(args.id)}/trend-data`, query: { window: args.window } }, extra.signal),
+      answer(
+        api,
+        { method: 'GET', path: `/insights/${encodeURIComponent(args.id)}/trend-data`, query: { window: args.window } },
+        extra.signal,
+      ),
   );
 
   server.registerTool(
@@ -96,7 +122,7 @@ function registerReadTools(server: McpServer, api: ApiCaller): void {
     {
       title: "Get an insight's forecast",
       description:
-        'The 7-day forecast of the insight\'s search interest (GET /api/insights/{id}/forecast), on the same 0–100 scale as ' +
+        "The 7-day forecast of the insight's search interest (GET /api/insights/{id}/forecast), on the same 0–100 scale as " +
         'get_trend_data, with 80% and 95% intervals and the backtest that measured its error on the same series; or withheld, ' +
         'with the reason, when the series is too short or the model failed its backtest. A forecast of a simulated series is ' +
         'a forecast of synthetic data.',
@@ -148,13 +174,24 @@ function registerResearchTools(server: McpServer, api: ApiCaller): void {
         '(reused: true) and nothing is spent, unless refresh is true. Otherwise the answer is the run (status, progress n of ' +
         '40, queue estimate). If you send a progressToken, the call follows the run to its end (minutes against live Google, ' +
         'seconds on synthetic data) with a progress notification per step, and answers with the finished run; read its ' +
-        'insight with get_insight or the report resource insights://insights/{insight_id}/report. The run\'s provider says ' +
+        "insight with get_insight or the report resource insights://insights/{insight_id}/report. The run's provider says " +
         'what the insight will rest on: synthetic means simulated data.',
       inputSchema: {
         idea: z.string().min(1).max(500).describe('The idea in a few words, e.g. "mobile dog grooming van"'),
-        geo: z.string().max(6).optional().describe("The market: a country code (US), a region (US-CA), or '' for worldwide; default the service's"),
-        language: z.string().max(35).optional().describe('Language of the idea: ISO 639-1, optionally with a country (en, de, pt-BR); default en'),
-        visibility: z.enum(['private', 'public']).optional().describe("private (default): your account's alone; public: joins the catalogue"),
+        geo: z
+          .string()
+          .max(6)
+          .optional()
+          .describe("The market: a country code (US), a region (US-CA), or '' for worldwide; default the service's"),
+        language: z
+          .string()
+          .max(35)
+          .optional()
+          .describe('Language of the idea: ISO 639-1, optionally with a country (en, de, pt-BR); default en'),
+        visibility: z
+          .enum(['private', 'public'])
+          .optional()
+          .describe("private (default): your account's alone; public: joins the catalogue"),
         refresh: z.boolean().optional().describe('Research again even if researched for this market recently'),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -171,7 +208,12 @@ function registerResearchTools(server: McpServer, api: ApiCaller): void {
           (progress) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...progress } }),
           extra.signal,
         );
-        const text = JSON.stringify({ data: followed.run, queue: body.queue, ended: followed.ended, ...(followed.note ? { note: followed.note } : {}) });
+        const text = JSON.stringify({
+          data: followed.run,
+          queue: body.queue,
+          ended: followed.ended,
+          ...(followed.note ? { note: followed.note } : {}),
+        });
         return { content: [{ type: 'text', text }] };
       } catch (error) {
         return unanswered(error);
@@ -187,7 +229,7 @@ function registerResearchTools(server: McpServer, api: ApiCaller): void {
         'Compare 2–5 ideas already researched for the market (POST /api/comparisons; needs research:write, and the first ask ' +
         'of a comparison a day spends one run of the research allowance, asking it again that day does not): their search ' +
         'interest asked of the provider in one request, so mean and peak share one 0–100 scale (comparable across the ideas, ' +
-        'unlike each insight\'s own series), beside each idea\'s overall_score, confidence and dimension scores, and its ' +
+        "unlike each insight's own series), beside each idea's overall_score, confidence and dimension scores, and its " +
         'provenance (live, recorded or simulated). An idea not researched for the market is refused (/problems/not-researched): ' +
         'research it first.',
       inputSchema: {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
@@ -68,6 +68,14 @@ async function connected(transport: keyof typeof TRANSPORTS, key: string): Promi
   return client;
 }
 
+/** A resource's text (every resource here is text: Markdown or CSV). */
+function resourceText(read: ReadResourceResult): string {
+  const first = read.contents[0];
+  const text = first && 'text' in first ? first.text : undefined;
+  if (typeof text !== 'string') throw new Error(`expected a text resource, got ${JSON.stringify(read.contents)}`);
+  return text;
+}
+
 /** A tool's answer, its first text as JSON (a success) or as the refusal's sentence (a tool error). */
 function textOf(result: CallToolResult): string {
   const first = result.content[0];
@@ -101,7 +109,9 @@ describe.each(Object.keys(TRANSPORTS) as Array<keyof typeof TRANSPORTS>)('the MC
       expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
       const search = tools.find((tool) => tool.name === 'search_insights')!;
       expect(search.description).toMatch(/simulated/);
-      expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['q', 'geo', 'category', 'min_score', 'sort']));
+      expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(
+        expect.arrayContaining(['q', 'geo', 'category', 'min_score', 'sort']),
+      );
 
       const found = await call(client, 'search_insights', { q: 'dog grooming', limit: 5 });
       expect(found.data.map((insight: { id: string }) => insight.id)).toContain(fixtureId);
@@ -111,11 +121,11 @@ describe.each(Object.keys(TRANSPORTS) as Array<keyof typeof TRANSPORTS>)('the MC
       expect(templates).toContain('insights://insights/{id}/report');
       const csv = await client.readResource({ uri: 'insights://insights.csv' });
       expect(csv.contents[0]).toMatchObject({ mimeType: 'text/csv' });
-      const lines = String(csv.contents[0]!.text).trim().split(/\r?\n/);
+      const lines = resourceText(csv).trim().split(/\r?\n/);
       expect(lines[0]).toMatch(/^id,/);
       expect(lines.some((line) => line.startsWith(`${fixtureId},`))).toBe(true);
       const filtered = await client.readResource({ uri: 'insights://insights.csv?q=grooming&limit=1' });
-      expect(String(filtered.contents[0]!.text).trim().split(/\r?\n/)).toHaveLength(2);
+      expect(resourceText(filtered).trim().split(/\r?\n/)).toHaveLength(2);
     } finally {
       await client.close();
     }
@@ -140,8 +150,8 @@ describe.each(Object.keys(TRANSPORTS) as Array<keyof typeof TRANSPORTS>)('the MC
 
       const report = await client.readResource({ uri: `insights://insights/${insightId}/report` });
       expect(report.contents[0]).toMatchObject({ mimeType: 'text/markdown' });
-      expect(String(report.contents[0]!.text)).toMatch(/tide tables for kayak anglers/i);
-      expect(String(report.contents[0]!.text)).toMatch(/simulated/i);
+      expect(resourceText(report)).toMatch(/tide tables for kayak anglers/i);
+      expect(resourceText(report)).toMatch(/simulated/i);
 
       const insight = await call(client, 'get_insight', { id: insightId });
       expect(insight).toMatchObject({ id: insightId, provenance: { kind: 'simulated' }, visibility: 'private' });
@@ -207,7 +217,12 @@ describe.each(Object.keys(TRANSPORTS) as Array<keyof typeof TRANSPORTS>)('the MC
 
 describe('POST /mcp itself', () => {
   it('refuses a request without a valid key as the API does, and answers other methods 405', async () => {
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
     const anonymous = await t.app.inject({ method: 'POST', url: '/mcp', headers, payload: JSON.stringify(initialize) });
     expect(anonymous.statusCode).toBe(401);

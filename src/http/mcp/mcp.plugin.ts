@@ -41,6 +41,9 @@ function injectedApi(app: FastifyInstance, request: FastifyRequest): ApiCaller {
     },
     async stream(call, signal) {
       const answer = await asked(call, signal, true);
+      // The event stream notices a follower gone by its response closing: an abandoned follow must not hold one of
+      // the account's streams (research-events.ts) until the run ends.
+      signal?.addEventListener('abort', () => answer.raw.res.destroy(), { once: true });
       const head = { status: answer.statusCode, contentType: contentTypeOf(answer.headers) };
       const body = answer.stream();
       if (!head.contentType.startsWith('text/event-stream')) {
@@ -55,28 +58,24 @@ function injectedApi(app: FastifyInstance, request: FastifyRequest): ApiCaller {
 
 export async function mcpPlugin(app: FastifyInstance, options: McpPluginOptions): Promise<void> {
   const identifyDeps = { apiKeys: options.apiKeys, failedAuth: new UnknownKeyLimiter() };
-  app.post(
-    '/mcp',
-    { schema: { hide: true }, bodyLimit: 64 * 1024, config: { acceptsBody: true } },
-    async (request, reply) => {
-      // A refusal here is the API's problem+json (401 with its Bearer challenge), before any MCP is spoken.
-      await identify(identifyDeps, request.headers.authorization, request.ip);
-      const server = createInsightsMcpServer(injectedApi(app, request));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      // A research followed to its end sends nothing while the run waits: the socket's idle bound must outlast the follow.
-      const socket = request.raw.socket;
-      const idleBound = socket.timeout;
-      socket.setTimeout(FOLLOW_MAX_MS + 60_000);
-      reply.hijack();
-      // What the hooks set (the security headers) goes out with the transport's answer.
-      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
-      reply.raw.once('close', () => {
-        socket.setTimeout(idleBound ?? 0);
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, request.body);
-    },
-  );
+  app.post('/mcp', { schema: { hide: true }, bodyLimit: 64 * 1024, config: { acceptsBody: true } }, async (request, reply) => {
+    // A refusal here is the API's problem+json (401 with its Bearer challenge), before any MCP is spoken.
+    await identify(identifyDeps, request.headers.authorization, request.ip);
+    const server = createInsightsMcpServer(injectedApi(app, request));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // A research followed to its end sends nothing while the run waits: the socket's idle bound must outlast the follow.
+    const socket = request.raw.socket;
+    const idleBound = socket.timeout;
+    socket.setTimeout(FOLLOW_MAX_MS + 60_000);
+    reply.hijack();
+    // What the hooks set (the security headers) goes out with the transport's answer.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
+    reply.raw.once('close', () => {
+      socket.setTimeout(idleBound ?? 0);
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  });
 }
