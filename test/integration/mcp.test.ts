@@ -230,6 +230,23 @@ describe('POST /mcp itself', () => {
     expect(anonymous.headers['www-authenticate']).toMatch(/^Bearer/);
     const wrong = await t.app.inject({ method: 'POST', url: '/mcp', headers: { ...headers, authorization: 'Bearer nope' }, payload: '{}' });
     expect(wrong.statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'GET', url: '/mcp', headers: bearer(await t.key()) })).statusCode).toBe(405);
+    const key = await t.key();
+    expect((await t.app.inject({ method: 'GET', url: '/mcp', headers: bearer(key) })).statusCode).toBe(405);
+    // Bad input with a good key: a 4xx, never a 500 (broken JSON, no JSON-RPC, an Accept the transport cannot answer).
+    const asKey = { ...headers, ...bearer(key) };
+    const cases = [
+      [asKey, '{"jsonrpc": '],
+      [asKey, '{"hello": "world"}'],
+      [{ ...asKey, 'content-type': 'text/plain' }, JSON.stringify(initialize)],
+      [{ ...asKey, accept: 'text/html' }, JSON.stringify(initialize)],
+    ] as const;
+    const answers = await Promise.all(
+      cases.map(([requestHeaders, payload]) => t.app.inject({ method: 'POST', url: '/mcp', headers: requestHeaders, payload })),
+    );
+    const statuses = answers.map((answer) => answer.statusCode);
+    expect(
+      statuses.every((status) => status >= 400 && status < 500),
+      `${statuses.join(', ')}: ${answers.map((a) => a.body).join(' | ')}`,
+    ).toBe(true);
   });
 });

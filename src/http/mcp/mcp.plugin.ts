@@ -4,12 +4,14 @@
 // here as the API's guard checks it (src/api-access/identify.ts), and each tool is answered by the API's
 // own route through inject with that key: its scopes, quota and research allowance apply exactly.
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { identify } from '../../api-access/identify.js';
 import type { ApiKeyCache } from '../../api-keys/api-key-cache.js';
 import { urlOf, serverSentEvents, type ApiCaller, type ApiRequest } from '../../mcp/api-caller.js';
 import { FOLLOW_MAX_MS } from '../../mcp/follow-run.js';
 import { createInsightsMcpServer } from '../../mcp/server.js';
+import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
 import { UnknownKeyLimiter } from '../unknown-key-limiter.js';
 
 export interface McpPluginOptions {
@@ -64,18 +66,28 @@ export async function mcpPlugin(app: FastifyInstance, options: McpPluginOptions)
     const server = createInsightsMcpServer(injectedApi(app, request));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     // A research followed to its end sends nothing while the run waits: the socket's idle bound must outlast the follow.
-    const socket = request.raw.socket;
-    const idleBound = socket.timeout;
-    socket.setTimeout(FOLLOW_MAX_MS + 60_000);
+    // (An injected request's socket is a stand-in without timeouts.)
+    const socket = request.raw.socket as Partial<Socket> | undefined;
+    const idleBound = socket?.timeout;
+    socket?.setTimeout?.(FOLLOW_MAX_MS + 60_000);
     reply.hijack();
     // What the hooks set (the security headers) goes out with the transport's answer.
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
     reply.raw.once('close', () => {
-      socket.setTimeout(idleBound ?? 0);
+      socket?.setTimeout?.(idleBound ?? 0);
       void transport.close();
       void server.close();
     });
-    await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (error) {
+      // Past hijack() Fastify answers nothing: an error of ours is answered here, as the errors plugin would.
+      request.log.error({ err: error }, 'the MCP transport failed');
+      if (!reply.raw.headersSent) {
+        const body = problem('internal', 'Something went wrong on our side. It has been logged.', { instance: '/mcp' });
+        reply.raw.writeHead(500, { 'content-type': PROBLEM_CONTENT_TYPE }).end(JSON.stringify(body));
+      } else reply.raw.destroy();
+    }
   });
 }
