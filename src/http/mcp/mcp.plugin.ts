@@ -58,6 +58,12 @@ function injectedApi(app: FastifyInstance, request: FastifyRequest): ApiCaller {
   };
 }
 
+/** Whether a message asks to follow a research run (research_idea with a progressToken): only that one may sit silent for minutes. */
+function followsRun(body: unknown): boolean {
+  const message = body as { method?: unknown; params?: { name?: unknown; _meta?: { progressToken?: unknown } } } | null;
+  return message?.method === 'tools/call' && message.params?.name === 'research_idea' && message.params._meta?.progressToken !== undefined;
+}
+
 export async function mcpPlugin(app: FastifyInstance, options: McpPluginOptions): Promise<void> {
   const identifyDeps = { apiKeys: options.apiKeys, failedAuth: new UnknownKeyLimiter() };
   app.post('/mcp', { schema: { hide: true }, bodyLimit: 64 * 1024, config: { acceptsBody: true } }, async (request, reply) => {
@@ -67,7 +73,7 @@ export async function mcpPlugin(app: FastifyInstance, options: McpPluginOptions)
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     // A research followed to its end sends nothing while the run waits: the socket's idle bound must outlast the follow.
     // (An injected request's socket is a stand-in without timeouts.)
-    const socket = request.raw.socket as Partial<Socket> | undefined;
+    const socket = followsRun(request.body) ? (request.raw.socket as Partial<Socket> | undefined) : undefined;
     const idleBound = socket?.timeout;
     socket?.setTimeout?.(FOLLOW_MAX_MS + 60_000);
     reply.hijack();
