@@ -50,7 +50,9 @@ export const FLOORS = [
   // What every front door reads and decides alike (the API, the pages, the CLI, an MCP server): views of the
   // stored work and the API key's decisions, with no transport in them.
   { name: 'views and access', paths: ['src/views/', 'src/api-access/'] },
-  { name: 'faces', paths: ['src/http/', 'src/cli/'] },
+  // The MCP server (src/mcp/) is a face too: its tools are requests of the API, made in-process by src/http/mcp/
+  // and over the network by `insights mcp`, so it needs nothing below views and access.
+  { name: 'faces', paths: ['src/http/', 'src/cli/', 'src/mcp/'] },
   { name: 'entry points', paths: ['src/start.ts', 'src/web.ts', 'src/worker.ts'] },
 ] as const satisfies readonly { name: string; paths: readonly string[] }[];
 

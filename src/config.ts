@@ -20,6 +20,7 @@ import { loadWebSection, type WebConfig } from './config/web.js';
 import { loadWebhookSection, type WebhookConfig } from './config/webhooks.js';
 import { loadWorkerSection, type WorkerConfig } from './config/worker.js';
 import { loadTracingSection, type TracingConfig } from './config/tracing.js';
+import { loadApiClientSection, type ApiClientConfig } from './config/api-client.js';
 
 export { PROJECT_ROOT } from './config/project-root.js';
 export type { AdminConfig } from './config/admin.js';
@@ -60,6 +61,8 @@ export interface Config {
   readonly research: ResearchConfig;
   readonly mail: MailConfig;
   readonly tracing: TracingConfig;
+  /** Where a running service is, for `insights mcp` (INSIGHTS_URL, INSIGHTS_KEY). */
+  readonly apiClient: ApiClientConfig;
 }
 
 /** Variables an older release read, and what replaces them (reported, so an old .env cannot mean something else silently). */
@@ -149,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     research: loadResearchSection(read),
     mail: loadMailSection(read, web),
     tracing: loadTracingSection(read),
+    apiClient: loadApiClientSection(read),
   };
   // Settings that counted jobs, not requests: an old .env would silently mean something else now.
   for (const [retired, instead] of RETIRED_VARIABLES) read.check(env[retired] === undefined, `${retired} is no longer read: ${instead}`);

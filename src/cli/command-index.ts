@@ -21,6 +21,7 @@ export const COMMAND_DESCRIPTIONS = {
     "Google Trends' request budget: HTTPS requests per egress route in the last hour and today, each route's state, research waiting, and whether the daily refresh fits",
   doctor: 'Where things are: Postgres (and how far its replica is behind), Redis, and which Redis shard holds which keys',
   google: 'Google Trends itself, as it answers now',
+  mcp: 'The MCP server for AI assistants over stdio, talking to a running service (INSIGHTS_URL, INSIGHTS_KEY; docs/mcp.md)',
   evidence: 'Evidence for validating the pain and intent readings (docs/research.md, "Validating pain and intent")',
   capacity:
     'What a deployment needs for a demand (research runs a day, API requests a second, insights): egress routes, web and worker processes, Postgres and Redis, each figure from a named benchmark (docs/capacity.md)',

@@ -36,6 +36,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { commands: ['budget'], load: async () => (await import('./commands/budget.command.js')).registerBudgetCommand },
   { commands: ['doctor'], load: async () => (await import('./commands/doctor.command.js')).registerDoctorCommand },
   { commands: ['google'], load: async () => (await import('./commands/google.command.js')).registerGoogleCommands },
+  { commands: ['mcp'], load: async () => (await import('./commands/mcp.command.js')).registerMcpCommand },
   { commands: ['evidence'], load: async () => (await import('./commands/evidence.command.js')).registerEvidenceCommands },
   { commands: ['capacity'], load: async () => (await import('./commands/capacity.command.js')).registerCapacityCommand },
 ];

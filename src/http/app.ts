@@ -16,6 +16,7 @@ import { adminPlugin } from './plugins/admin.plugin.js';
 import { apiPlugin } from './plugins/api.plugin.js';
 import { errorsPlugin } from './plugins/errors.plugin.js';
 import { inputHygienePlugin } from './plugins/input-hygiene.plugin.js';
+import { mcpPlugin } from './mcp/mcp.plugin.js';
 import { methodNotAllowed } from './plugins/method-not-allowed.plugin.js';
 import { openApiPlugin } from './plugins/openapi.plugin.js';
 import { overloadPlugin } from './plugins/overload.plugin.js';
@@ -257,6 +258,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ...(research?.comparisons ? { comparisons: { service: research.comparisons, defaultGeo: research.settings.defaultGeo } } : {}),
     },
   });
+  // The MCP server for AI assistants (docs/mcp.md): each tool one request of the API above, with the caller's key.
+  await app.register(mcpPlugin, { apiKeys });
   // The account's own pages (sign-in sessions, never Bearer keys): see pages/account.pages.ts.
   await app.register(accountPages, {
     db: services.db,
