@@ -16,7 +16,8 @@ import {
   type Widget,
   type WidgetId,
 } from './client.js';
-import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './format.js';
+import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated } from './format.js';
+import { readTrending } from './trending.js';
 import { partRequest } from '../explore-parts.js';
 import {
   describeRequest,
@@ -123,7 +124,8 @@ export class GoogleTrendsProvider implements TrendsProvider {
       case 'autocomplete':
         return session.autocomplete(request.term, what, (json) => parseAutocomplete(json, what));
       case 'trendingFeed':
-        return session.trendingFeed(request.geo, what, (xml) => parseTrendingFeed(xml, what));
+        // The feed, else the Trending Now RPC, else the /trending page (trending.ts).
+        return readTrending(session, request.geo, 'en-US', what);
       case 'explore': {
         const widgets = await session.explore(this.items(request.keywords, request.timeframe, request.geo), what);
         const answer: ExploreAnswer = { kind: 'explore', keywords: request.keywords };
