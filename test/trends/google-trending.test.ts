@@ -51,7 +51,8 @@ describe("Google's trending searches, road after road", () => {
     expect(feed.road).toBe('rpc');
     expect(searches(feed)).toEqual(searches(fromFeed));
     expect(feed.items.every((i) => i.published !== null && i.news.length === 0)).toBe(true);
-    expect(feed.passedOver).toEqual([{ road: 'rss', why: expect.stringMatching(/answered 500/) }]);
+    // In fixed words: a run's evidence is shown to API clients; Google's own text goes to the exchange's report.
+    expect(feed.passedOver).toEqual([{ road: 'rss', why: 'Google answered with an error' }]);
     expect(kinds()).toEqual(['trending_rss 500', 'trending_rpc 200']);
     // The RPC is a cookieless POST, as the page sends it.
     expect(g.google.log.at(-1)).toMatchObject({ cookie: false });
@@ -64,7 +65,8 @@ describe("Google's trending searches, road after road", () => {
     expect(feed.road).toBe('page');
     expect(feed.items).toHaveLength(20);
     expect(feed.passedOver?.map((p) => p.road)).toEqual(['rss', 'rpc']);
-    expect(feed.passedOver?.[1]?.why).toMatch(/Trending Now RPC .* with an error \(status \[3\]\)/);
+    expect(feed.passedOver?.[1]?.why).toBe('Google answered with an error');
+    expect(reports.find((r) => r.kind === 'trending_rpc')?.detail).toMatch(/Trending Now RPC .* with an error \(status \[3\]\)/);
     expect(kinds()).toEqual(['trending_rss 500', 'trending_rpc 200', 'trending_page 200']);
   });
 
@@ -82,13 +84,25 @@ describe("Google's trending searches, road after road", () => {
 
   it('a changed shape on a road is an error naming that road, not data; on every road it fails for good', async () => {
     g.google.setLimits({ requestsPerMinute: 0, embedMinGapMs: 0, brokenTrending: { rss: true } });
-    g.google.answerWith('trending_rpc', { status: 200, body: ")]}'\n\n12\n[[\"di\",42]]\n" });
+    g.google.answerWith('trending_rpc', { status: 200, body: ')]}\'\n\n12\n[["di",42]]\n' });
     const feed = await trending();
     expect(feed.road).toBe('page');
-    expect(feed.passedOver?.[1]?.why).toMatch(/through the Trending Now RPC is malformed: no \["wrb.fr","i0OFE",…\] envelope/);
+    expect(feed.passedOver?.[1]).toEqual({ road: 'rpc', why: 'changed shape' });
+    expect(reports.find((r) => r.kind === 'trending_rpc')).toMatchObject({
+      outcome: 'changed_shape',
+      detail: expect.stringMatching(/through the Trending Now RPC is malformed: no \["wrb.fr","i0OFE",…\] envelope/),
+    });
 
-    g.google.answerWith('trending_rss', { status: 200, body: '<html><body>Before you continue to Google</body></html>', contentType: 'text/html' });
-    g.google.answerWith('trending_page', { status: 200, body: '<!doctype html><html><body><c-wiz></c-wiz></body></html>', contentType: 'text/html' });
+    g.google.answerWith('trending_rss', {
+      status: 200,
+      body: '<html><body>Before you continue to Google</body></html>',
+      contentType: 'text/html',
+    });
+    g.google.answerWith('trending_page', {
+      status: 200,
+      body: '<!doctype html><html><body><c-wiz></c-wiz></body></html>',
+      contentType: 'text/html',
+    });
     const error = await trending().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect((error as Error).message).toMatch(/RSS feed\).*not Google's trending RSS feed/);
@@ -97,9 +111,25 @@ describe("Google's trending searches, road after road", () => {
 });
 
 describe('the shapes of the RPC and the page', () => {
-  const trend = (search: unknown, volume: unknown = 2000) => [search, null, 'US', [1764300000], null, null, volume, null, 300, [], [18], []];
+  const trend = (search: unknown, volume: unknown = 2000) => [
+    search,
+    null,
+    'US',
+    [1764300000],
+    null,
+    null,
+    volume,
+    null,
+    300,
+    [],
+    [18],
+    [],
+  ];
   const rpc = (payload: unknown) =>
-    `)]}'\n\n99\n${JSON.stringify([['wrb.fr', 'i0OFE', JSON.stringify(payload), null, null, null, 'generic'], ['di', 42]])}\n25\n[["e",4,null,null,99]]\n`;
+    `)]}'\n\n99\n${JSON.stringify([
+      ['wrb.fr', 'i0OFE', JSON.stringify(payload), null, null, null, 'generic'],
+      ['di', 42],
+    ])}\n25\n[["e",4,null,null,99]]\n`;
 
   it('reads the wrb.fr envelope of the length-prefixed chunks, and checks every trend', () => {
     expect(parseTrendingRpc(rpc([null, [trend('solar panels'), trend('tiny homes', 50_000)]]), 'x')).toEqual([

@@ -48,20 +48,22 @@ function volumeOf(bucket: string): number {
 /** The ListTrends payload for `geo` today: the RSS feed's searches, in the RPC's arrays. */
 function listTrends(world: SimulatedWorld, geo: string): unknown[] {
   const date = new Date().toISOString().slice(0, 10);
-  const trends = world.trending(geo, date).map((item, i) => [
-    item.query,
-    null,
-    geo,
-    [Math.floor(Date.parse(item.pubDate) / 1000)],
-    null,
-    null,
-    volumeOf(item.approxTraffic),
-    null,
-    100 * (i + 2),
-    [item.query, `${item.query} near me`],
-    [18],
-    item.news.map((_, n) => [`article-${i}-${n}`, 0, 1]),
-  ]);
+  const trends = world
+    .trending(geo, date)
+    .map((item, i) => [
+      item.query,
+      null,
+      geo,
+      [Math.floor(Date.parse(item.pubDate) / 1000)],
+      null,
+      null,
+      volumeOf(item.approxTraffic),
+      null,
+      100 * (i + 2),
+      [item.query, `${item.query} near me`],
+      [18],
+      item.news.map((_, n) => [`article-${i}-${n}`, 0, 1]),
+    ]);
   return [null, trends];
 }
 

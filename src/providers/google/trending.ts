@@ -108,7 +108,8 @@ export function trendsOfPayload(payload: unknown, road: TrendingRoad, what: stri
  * error for the call (a GoogleUnavailableError: Google unwell, not a new shape).
  */
 export function parseTrendingRpc(body: string, what: string): TrendingItem[] {
-  if (!/^\)\]\}'/.test(body)) changed('rpc', what, `it does not start with Google's )]}' guard: "${body.slice(0, 60).replace(/\s+/g, ' ')}"`);
+  if (!/^\)\]\}'/.test(body))
+    changed('rpc', what, `it does not start with Google's )]}' guard: "${body.slice(0, 60).replace(/\s+/g, ' ')}"`);
   const chunks: unknown[] = [];
   for (const line of body.replace(/^\)\]\}'/, '').split('\n')) {
     const text = line.trim();
@@ -156,7 +157,10 @@ export function parseTrendingPage(html: string, what: string): TrendingItem[] {
   }
   // A block page in a 200 is still a block (classifyAnswer caught the others).
   if (isSorryPage(html))
-    throw new RateLimitedError(`Google Trends is rate limiting us (its "sorry" page) while fetching ${what} through the /trending page`, 'unusual_traffic');
+    throw new RateLimitedError(
+      `Google Trends is rate limiting us (its "sorry" page) while fetching ${what} through the /trending page`,
+      'unusual_traffic',
+    );
   changed('page', what, blocks === 0 ? 'no AF_initDataCallback data block' : 'no data block holds a list of trends');
 }
 
@@ -207,7 +211,7 @@ export async function readTrending(session: GoogleSession, geo: string, hl: stri
   for (const road of ['rss', 'rpc', 'page'] as const) {
     try {
       const items = await roads[road]();
-      const passedOver = failures.map((f) => ({ road: f.road, why: messageOf(f.error) }));
+      const passedOver = failures.map((f) => ({ road: f.road, why: whyPassedOver(f.error) }));
       return { kind: 'trendingFeed', items, road, ...(passedOver.length ? { passedOver } : {}) };
     } catch (error) {
       failures.push({ road, error });
@@ -216,9 +220,23 @@ export async function readTrending(session: GoogleSession, geo: string, hl: stri
   }
   const error = decisive(failures);
   const said = failures.map((f) => `${ROAD_NAMES[f.road]}: ${messageOf(f.error)}`).join('; ');
-  const tried = failures.length === 3 ? 'every road' : `${failures.map((f) => ROAD_NAMES[f.road]).join(', ')} (no answer came, so not the others)`;
+  const tried =
+    failures.length === 3 ? 'every road' : `${failures.map((f) => ROAD_NAMES[f.road]).join(', ')} (no answer came, so not the others)`;
   if (error instanceof Error) error.message = `no road to Google's trending searches for ${what} served (${tried}): ${said}`;
   throw error;
+}
+
+/**
+ * Why a road was passed over, in fixed words: the evidence of a run is shown to
+ * API clients, and Google's own text (quoted in the errors) stays with the
+ * operator (the exchange's report, the logs).
+ */
+function whyPassedOver(error: unknown): string {
+  if (error instanceof RateLimitedError) return 'blocked';
+  if (error instanceof RefusedError) return 'refused';
+  if (error instanceof MalformedResponseError) return 'changed shape';
+  if (error instanceof GoogleUnavailableError) return 'Google answered with an error';
+  return 'no answer';
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
