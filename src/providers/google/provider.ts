@@ -46,6 +46,8 @@ export interface GoogleProviderOptions {
   timeoutMs?: number;
   /** Extra CA certificates: only for a Google of one's own (tests, benchmarks). */
   ca?: string | Buffer;
+  /** Connect to this host instead of trends.google.com (tests: a name that does not resolve). */
+  connectTo?: string;
   /** Told about every HTTPS exchange and how Google answered it (metrics). */
   observe?: ExchangeObserver;
 }
@@ -107,7 +109,7 @@ export class GoogleTrendsProvider implements TrendsProvider {
             },
           };
         },
-        { ca: this.options.ca },
+        { ca: this.options.ca, ...(this.options.connectTo ? { connectTo: this.options.connectTo } : {}) },
       );
     } catch (error) {
       // What it spent before failing still counts against the budget.
