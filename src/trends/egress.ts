@@ -76,7 +76,9 @@ class EgressAgent extends https.Agent {
     const options = requestOptions as https.RequestOptions & tls.ConnectionOptions;
     const done = callback ?? (() => {});
     if (!this.route.proxy) {
-      const connectTo = this.extra.connectTo ? { host: this.extra.connectTo, servername: options.servername ?? options.host ?? undefined } : {};
+      const connectTo = this.extra.connectTo
+        ? { host: this.extra.connectTo, servername: options.servername ?? options.host ?? undefined }
+        : {};
       const socket = tls.connect({ ...options, ...connectTo, ...(this.extra.ca ? { ca: this.extra.ca } : {}) });
       this.track(socket);
       return socket;
