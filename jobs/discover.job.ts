@@ -1,12 +1,16 @@
 // ingest / discover: candidate ideas from Google's trending searches (the RSS
-// feed /trending/rss?geo=XX; the old dailytrends endpoint answers 404 since
-// 2025-02), deduplicated against existing insights and today's runs, capped
-// per day, each started as a research run with source "discovery" and the
-// feed's evidence: Google's approximate traffic and the news that linked it.
+// feed /trending/rss?geo=XX, else the Trending Now RPC, else the /trending
+// page: providers/google/trending.ts; the old dailytrends endpoint answers 404
+// since 2025-02), deduplicated against existing insights and today's runs,
+// capped per day, each started as a research run with source "discovery" and
+// the evidence: Google's approximate traffic, the news that linked it, and
+// which road served (also counted per road in /metrics).
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { normalizeIdea, validateIdea } from '../src/domain/research/idea.js';
-import { discoveryEvidence } from '../src/domain/trends/discovery.js';
+import { discoveryEvidence, roadOf } from '../src/domain/trends/discovery.js';
+import type { TrendingRoad } from '../src/domain/trends/answers.js';
+import { trendingReads } from '../src/observability/metrics.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { startRun, type ResearchChain } from '../src/research/chain.js';
 import { insightExistsForIdeaKey } from '../src/insights/insight.repository.js';
@@ -36,6 +40,7 @@ export function discoverProcessor(deps: DiscoverDeps) {
     const skipped: string[] = [];
     // Outside text: a query with control characters (or no letters) is refused, and said so.
     const rejected: Array<{ query: string; reason: string }> = [];
+    const roads: Record<string, TrendingRoad> = {};
     for (const geo of deps.geos) {
       if (budget <= 0) break;
       let answer;
@@ -45,11 +50,16 @@ export function discoverProcessor(deps: DiscoverDeps) {
         if (error instanceof WaitingForTrendsError) throw await sleepWithoutAttempt(job, token, sleepFor(error, 60_000));
         // No configured provider has a trending feed (DataForSEO alone): nothing to discover, and nothing wrong.
         if (error instanceof TrendsFailedError && error.notAvailable)
-          return { started, skipped: skipped.length, rejected, remainingToday: Math.max(0, budget), notAvailable: error.message };
-        if (error instanceof TrendsFailedError) throw new UnrecoverableError(error.message);
+          return { started, skipped: skipped.length, rejected, roads, remainingToday: Math.max(0, budget), notAvailable: error.message };
+        if (error instanceof TrendsFailedError) {
+          trendingReads.inc({ provider: deps.provider, road: 'none' });
+          throw new UnrecoverableError(error.message);
+        }
         throw error;
       }
       if (answer.kind !== 'trendingFeed') throw new UnrecoverableError(`expected the trending feed for ${geo}, got ${answer.kind}`);
+      roads[geo] = roadOf(answer);
+      trendingReads.inc({ provider: deps.provider, road: roads[geo] });
       for (const item of answer.items) {
         if (budget <= 0) break;
         const invalid = validateIdea(item.query);
@@ -69,12 +79,12 @@ export function discoverProcessor(deps: DiscoverDeps) {
           provider: deps.provider,
           source: kindOfProviders(deps.provider) === 'simulated' ? 'synthetic' : 'discovery',
           startedBy: 'discovery',
-          discovery: discoveryEvidence(item, geo),
+          discovery: discoveryEvidence(item, geo, answer),
         });
         started.push(item.query);
         budget -= 1;
       }
     }
-    return { started, skipped: skipped.length, rejected, remainingToday: Math.max(0, budget) };
+    return { started, skipped: skipped.length, rejected, roads, remainingToday: Math.max(0, budget) };
   };
 }

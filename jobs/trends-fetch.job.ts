@@ -10,6 +10,14 @@ import type { TrendsFetchPayload } from '../src/queue/job-catalogue.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { fetchThroughPool, type PacedFetchDeps, type TrendsWait } from '../src/providers/google/paced-fetch.js';
 
+/** BullMQ's wait before the next attempt after attempt `attempt` failed (fixed or exponential backoff). */
+function backoffMs(job: Job, attempt: number): number {
+  const backoff = job.opts.backoff;
+  if (typeof backoff === 'number') return backoff;
+  const delay = backoff?.delay ?? 0;
+  return backoff?.type === 'exponential' ? delay * 2 ** (attempt - 1) : delay;
+}
+
 /** Jobs that wake at the same moment (a cooldown's end) are spread over this much. */
 const WAKE_SPREAD_MS = 500;
 
@@ -21,6 +29,19 @@ export function trendsFetchProcessor(deps: PacedFetchDeps & { wanted?: (jobId: s
       throw new UnrecoverableError('nobody waits for it any more: its research runs were cancelled');
     const outcome = await fetchThroughPool(deps, String(job.id), request, refusedBy);
     if (outcome.kind === 'fail') throw new UnrecoverableError(outcome.message);
+    if (outcome.kind === 'retry') {
+      // Said at once to the runs waiting on it (their waiting reason reads this progress), with when it tries again.
+      const attempt = job.attemptsMade + 1;
+      const attempts = job.opts.attempts ?? 1;
+      if (attempt < attempts) {
+        const ms = backoffMs(job, attempt);
+        await job.updateProgress({
+          until: Date.now() + ms,
+          reason: `${outcome.reason}, retrying ${attempt + 1} of ${attempts} at ${new Date(Date.now() + ms).toISOString().slice(11, 19)} UTC`,
+        } satisfies TrendsWait);
+      }
+      throw outcome.error;
+    }
     if (outcome.kind === 'answer') {
       if (job.progress) await job.updateProgress(0);
       return outcome.response;

@@ -18,7 +18,10 @@ export const PUBLIC_FAILURES = {
 const KINDS: ReadonlyArray<readonly [RegExp, keyof typeof PUBLIC_FAILURES]> = [
   [/rate limit|"sorry" page|\b429\b/i, 'rateLimited'],
   [/did not answer within|timed? ?out|ETIMEDOUT/i, 'timeout'],
-  [/\bproxy\b|ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|socket hang up|certificate|TLS/i, 'unreachable'],
+  [
+    /cannot reach|\bproxy\b|ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|socket hang up|certificate|TLS/i,
+    'unreachable',
+  ],
   [/malformed|not its JSON|no widgets|widget|answered more than|explore answer has no/i, 'unrecognised'],
   [/no recording/i, 'notRecorded'],
   [/no search phrase could be extracted/i, 'noPhrase'],

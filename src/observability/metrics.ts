@@ -46,8 +46,14 @@ export const trendsRequests = new client.Counter({
 });
 export const googleAnswers = new client.Counter({
   name: 'google_trends_answers_total',
-  help: 'HTTPS exchanges with Google by kind (home_page, cookie_page, explore, multiline, comparedgeo, relatedsearches, embed_page, embed_relatedsearches, autocomplete, trending_rss) and how Google answered (served, empty, no_data, blocked, over_quota, refused, changed_shape, error)',
+  help: 'HTTPS exchanges with Google by kind (home_page, cookie_page, explore, multiline, comparedgeo, relatedsearches, embed_page, embed_relatedsearches, autocomplete, trending_rss, trending_rpc, trending_page) and how Google answered (served, empty, no_data, blocked, over_quota, refused, changed_shape, error)',
   labelNames: ['kind', 'outcome'] as const,
+  registers: [registry],
+});
+export const trendingReads = new client.Counter({
+  name: 'discovery_trending_reads_total',
+  help: "Discovery's reads of Google's trending searches per country, by provider and the road that served (rss, rpc: the Trending Now RPC, page: the /trending page; none: no road served)",
+  labelNames: ['provider', 'road'] as const,
   registers: [registry],
 });
 export const providerRequests = new client.Counter({

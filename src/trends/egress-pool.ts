@@ -388,6 +388,13 @@ export class EgressPool {
 
   private async book(route: EgressRoute, outcome: BookedOutcome, now = new Date()): Promise<void> {
     await this.bookField(route, outcome, now);
+    // Anything but no answer at all: Google (or what answers as Google) was reached on this route.
+    if (outcome !== 'errors') await this.redis.hset(this.routeKey(route), 'last_answer_at', now.getTime());
+  }
+
+  /** Whether Google ever answered `route` (kept with its state): a route that never reached it is not told apart from a broken one by retrying. */
+  async hasHadAnswer(route: EgressRoute): Promise<boolean> {
+    return (await this.redis.hexists(this.routeKey(route), 'last_answer_at')) === 1;
   }
 
   private async bookField(route: EgressRoute, field: string, now = new Date()): Promise<void> {

@@ -32,6 +32,29 @@ export function routesFrom(proxyUrls: readonly string[]): EgressRoute[] {
 interface AgentOptions {
   /** Extra CA certificates (tests that run a Google of their own); production uses the system's. */
   ca?: string | Buffer;
+  /**
+   * Connect to this host name instead of the request's, TLS still naming the
+   * request's (curl's --connect-to): tests reach a name that does not resolve
+   * (`*.invalid`) through the real client. Production never sets it.
+   */
+  connectTo?: string;
+}
+
+/** A name that did not resolve: Google's, or the egress proxy's. */
+export interface UnresolvedHost {
+  host: string;
+  /** ENOTFOUND (no such name) or EAI_AGAIN (the resolver did not answer). */
+  code: 'ENOTFOUND' | 'EAI_AGAIN';
+  /** The name is the route's proxy's, not Google's. */
+  proxy: boolean;
+}
+
+/** The DNS failure behind `error` (Node's getaddrinfo error, as the request raises it), if it is one. */
+export function unresolvedHost(error: unknown, route: EgressRoute): UnresolvedHost | undefined {
+  const e = error as { code?: unknown; hostname?: unknown } | null;
+  if (typeof e !== 'object' || e === null || (e.code !== 'ENOTFOUND' && e.code !== 'EAI_AGAIN')) return undefined;
+  const host = typeof e.hostname === 'string' ? e.hostname : 'trends.google.com';
+  return { host, code: e.code, proxy: route.proxy !== undefined && route.proxy.hostname === host };
 }
 
 /** An agent whose sockets, tunnels and pending connects can all be destroyed at once. */
@@ -53,12 +76,15 @@ class EgressAgent extends https.Agent {
     const options = requestOptions as https.RequestOptions & tls.ConnectionOptions;
     const done = callback ?? (() => {});
     if (!this.route.proxy) {
-      const socket = tls.connect({ ...options, ...(this.extra.ca ? { ca: this.extra.ca } : {}) });
+      const connectTo = this.extra.connectTo
+        ? { host: this.extra.connectTo, servername: options.servername ?? options.host ?? undefined }
+        : {};
+      const socket = tls.connect({ ...options, ...connectTo, ...(this.extra.ca ? { ca: this.extra.ca } : {}) });
       this.track(socket);
       return socket;
     }
     const proxy = this.route.proxy;
-    const host = options.host ?? 'trends.google.com';
+    const host = this.extra.connectTo ?? options.host ?? 'trends.google.com';
     const port = Number(options.port ?? 443);
     const raw = net.connect({ host: proxy.hostname, port: Number(proxy.port || 80) });
     this.track(raw);

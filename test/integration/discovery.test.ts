@@ -10,6 +10,11 @@ import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
+import { startGoogleOnLoopback } from '../../scripts/lib/google-on-loopback/index.js';
+import { forgetGoogleCookies } from '../../src/providers/google/client.js';
+import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
+import { registry } from '../../src/observability/metrics.js';
+import { routesFrom } from '../../src/trends/egress.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { runCli } from '../support/cli.js';
 
@@ -87,5 +92,53 @@ describe('daily discovery', () => {
       source: 'synthetic',
     });
     expect((await t.app.inject({ url: `/api/research-runs/${mine.id}`, headers: bearer(await t.key()) })).json().data.discovery).toBeNull();
+  }, 120_000);
+
+  it("finishes when Google's RSS feed answers 500: the Trending Now RPC serves, and the runs say so", async () => {
+    await t.database.db.deleteFrom('research_runs').execute();
+    forgetGoogleCookies();
+    const google = await startGoogleOnLoopback({ proxies: 1, requestsPerMinute: 0, brokenTrending: { rss: true } });
+    try {
+      const provider = new GoogleTrendsProvider({ ca: google.certificates.ca, timeoutMs: 10_000 });
+      const [route] = routesFrom(google.proxies.map((p) => p.url));
+      const live = new DirectTrendsGateway({ name: 'google', fetch: (request) => provider.fetch(request, route) });
+      const discover = discoverProcessor({
+        db: t.database.db,
+        chain: new ResearchChain(queue),
+        trendsFor: () => live,
+        provider: 'google',
+        geos: ['US'],
+        dailyCap: 3,
+      });
+      const readsBefore =
+        (await registry.getSingleMetric('discovery_trending_reads_total')!.get()).values.find(
+          (v) => v.labels.road === 'rpc' && v.labels.provider === 'google',
+        )?.value ?? 0;
+      const result = await discover({} as never);
+      expect(result.started).toHaveLength(3);
+      expect(result.roads).toEqual({ US: 'rpc' });
+      expect(google.google.counts.get('trending_rss')).toBe(1);
+      expect(google.google.counts.get('trending_rpc')).toBe(1);
+      const reads = (await registry.getSingleMetric('discovery_trending_reads_total')!.get()).values.find(
+        (v) => v.labels.road === 'rpc' && v.labels.provider === 'google',
+      )?.value;
+      expect(reads).toBe(readsBefore + 1);
+
+      const run = await t.database.db.selectFrom('research_runs').selectAll().orderBy('created_at').executeTakeFirstOrThrow();
+      expect(run.discovery).toMatchObject({
+        source: 'google-trending-rpc',
+        geo: 'US',
+        query: run.idea,
+        passed_over: [{ road: 'rss', why: 'Google answered with an error' }],
+      });
+      const shown = await runCli(['runs', 'show', run.id], { ...t.database.env, REDIS_URL: t.redis.url, REDIS_PREFIX: t.redis.prefix });
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).toMatch(/discovered: trending in US, \d+K?\+ searches \(read from the Trending Now RPC, the RSS feed failing\)/);
+      const api = await t.app.inject({ url: `/api/research-runs/${run.id}`, headers: bearer(await t.key()) });
+      expect(api.statusCode).toBe(200);
+      expect(api.json().data.discovery).toEqual(run.discovery);
+    } finally {
+      await google.stop();
+    }
   }, 120_000);
 });

@@ -69,6 +69,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../../src/config.js';
 import type { TestCertificates } from './certificates.js';
+import { answerTrending, brokenFeed, type BrokenTrending } from './trending.js';
 import type { SimulatedWorld } from './world.js';
 
 export const REQUEST_KINDS = [
@@ -81,6 +82,8 @@ export const REQUEST_KINDS = [
   'comparedgeo',
   'autocomplete',
   'trending_rss',
+  'trending_rpc',
+  'trending_page',
   'dailytrends',
   'sorry',
   'other',
@@ -114,6 +117,8 @@ export interface LoopbackGoogleOptions {
   embedPenaltyMs?: number;
   /** The scenario of 2024-08 to 2025: every related list empty, the embed flow's too. */
   everyListEmpty?: boolean;
+  /** Trending roads that are broken (trending.ts): the RSS feed's 500, the RPC's error, the page's 500. */
+  brokenTrending?: BrokenTrending;
   /** Yesterday's Google, for tests of the paths it took. */
   yesterday?: { cookieOn429?: boolean; relatedLists?: boolean };
 }
@@ -313,7 +318,7 @@ export class LoopbackGoogle {
 
   /** Requests answered with data (refusals, pages and the sorry page not included). */
   dataRequests(): number {
-    return (['explore', 'multiline', 'relatedsearches', 'comparedgeo', 'autocomplete', 'trending_rss'] as const).reduce(
+    return (['explore', 'multiline', 'relatedsearches', 'comparedgeo', 'autocomplete', 'trending_rss', 'trending_rpc'] as const).reduce(
       (n, k) => n + (this.counts.get(k) ?? 0),
       0,
     );
@@ -447,6 +452,8 @@ export class LoopbackGoogle {
     if (pathname.startsWith('/trends/api/autocomplete/')) return 'autocomplete';
     if (pathname === '/trends/api/dailytrends') return 'dailytrends';
     if (pathname === '/trending/rss') return 'trending_rss';
+    if (pathname === '/_/TrendsUi/data/batchexecute') return 'trending_rpc';
+    if (pathname === '/trending') return 'trending_page';
     return 'other';
   }
 
@@ -491,6 +498,13 @@ export class LoopbackGoogle {
     }
     const canned = this.canned.get(kind);
     if (canned) return answer(canned.status, canned.body, { 'content-type': canned.contentType ?? 'application/json; charset=utf-8' });
+    const feedBroken = kind === 'trending_rss' ? brokenFeed(this.options.brokenTrending) : undefined;
+    if (feedBroken) return answer(feedBroken.status, feedBroken.body, html);
+    if (kind === 'trending_rpc' || kind === 'trending_page') {
+      const setCookie = () => this.setCookie(now);
+      answerTrending(kind, req, url, this.world, this.options.brokenTrending, setCookie, answer).catch(() => answer(500, '', html));
+      return;
+    }
     if (kind === 'home') {
       // gtrends (2026-09-09): the bare host redirects to /trends/ without a cookie; /trends/ hands one out.
       if (url.pathname === '/') return answer(301, '', { ...html, location: 'https://trends.google.com/trends/' });

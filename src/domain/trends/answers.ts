@@ -30,7 +30,7 @@ export type TrendsRequest =
   | { kind: 'relatedTopics'; keyword: string; timeframe: Timeframe; geo: string }
   | { kind: 'interestByRegion'; keywords: string[]; timeframe: Timeframe; geo: string; resolution: RegionResolution }
   | { kind: 'autocomplete'; term: string }
-  /** Google's trending searches for a country, from its RSS feed (/trending/rss?geo=XX). */
+  /** Google's trending searches for a country: its RSS feed, else the Trending Now RPC, else the /trending page. */
   | { kind: 'trendingFeed'; geo: string }
   /** Several answers for one keyword set and window, from one explore (Google answers them with one token each). */
   | { kind: 'explore'; keywords: string[]; timeframe: Timeframe; geo: string; parts: ExplorePart[] }
@@ -144,7 +144,17 @@ export interface SearchVolume {
   keywords: KeywordVolume[];
 }
 
-/** One trending search of the RSS feed, with Google's approximate traffic and the news it links. */
+/**
+ * The roads to Google's trending searches, in the order they are tried: the RSS
+ * feed (/trending/rss), the Trending Now RPC (batchexecute, rpc i0OFE) and the
+ * /trending page's embedded data. The feed answered 500 for weeks in late 2026
+ * (issue 51) while the RPC served; the RPC has failed for every country while
+ * the feed served (an actor's changelog, 2026-11-10).
+ */
+export const TRENDING_ROADS = ['rss', 'rpc', 'page'] as const;
+export type TrendingRoad = (typeof TRENDING_ROADS)[number];
+
+/** One trending search, with Google's approximate traffic and the news it links (the RSS feed's; the other roads give none). */
 export interface TrendingItem {
   query: string;
   /** Google's bucket, e.g. "200+" or "10K+". */
@@ -156,6 +166,10 @@ export interface TrendingItem {
 export interface TrendingFeed {
   kind: 'trendingFeed';
   items: TrendingItem[];
+  /** Which road served the list (absent: the RSS feed, or a provider with one road). */
+  road?: TrendingRoad;
+  /** The roads tried before it and why each did not serve, in order. */
+  passedOver?: Array<{ road: TrendingRoad; why: string }>;
 }
 
 /** Where an answer came from, shown with the step's output. */

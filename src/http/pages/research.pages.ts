@@ -11,6 +11,7 @@ import type { RunRow } from '../../research/run.repository.js';
 import { isId } from '../../domain/ids.js';
 import { publicRunAdvice, publicRunError, publicWaitingReason } from '../../domain/public-error.js';
 import { verdictOf } from '../../domain/research/verdict.js';
+import { describeDiscovery } from '../../domain/trends/discovery.js';
 import { InvalidIdeaError } from '../../research/chain.js';
 import { NotAnswerableError, ResearchAllowanceSpentError } from '../../research/research-service.js';
 import { html, type Html } from '../../domain/html.js';
@@ -208,7 +209,7 @@ ${
     const done = steps.filter((s) => s.status === 'done').length;
     const refunded = run.status === 'failed' && (await runWasRefunded(db, run.id));
     const body = html`${runState(run, refunded)}<dl class="facts"><dt>Idea</dt><dd>${shown.idea}</dd><dt>Market</dt><dd>${run.geo === null ? 'default' : run.geo || 'worldwide'}</dd>
-<dt>Source</dt><dd>${shown.source}</dd><dt>Data as of</dt><dd>${shown.dataAsOf}</dd>
+<dt>Source</dt><dd>${shown.source}</dd><dt>Data as of</dt><dd>${shown.dataAsOf}</dd>${run.discovery ? html`<dt>Discovered</dt><dd>${describeDiscovery(run.discovery)}</dd>` : ''}
 <dt>Steps done</dt><dd>${done} of ${steps.length}</dd><dt>Started</dt><dd>${date(run.created_at)}</dd>
 <dt>Insight</dt><dd>${run.insight_id ? html`<a href="/account/insights/${run.insight_id}">${shown.idea}</a> (<a href="/account/insights/${run.insight_id}/report">printable report</a>)` : '—'}</dd></dl>
 <table><caption>The ${steps.length} steps of run ${run.id}</caption><thead><tr><th scope="col">Step</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Summary</th></tr></thead><tbody>${rows}</tbody></table>

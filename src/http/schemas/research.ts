@@ -3,6 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import { RESEARCH_VISIBILITIES, RUN_STATUSES } from '../../db/database.js';
 import { CURSOR_MAX_LENGTH } from '../../domain/cursor.js';
+import { TRENDING_ROADS } from '../../domain/trends/answers.js';
+import { DISCOVERY_SOURCES } from '../../domain/trends/discovery.js';
 import { MAX_IDEA_LENGTH } from '../../domain/research/idea.js';
 import { STEP_COUNT } from '../../research/step-contract.js';
 import { stringEnum } from './common.js';
@@ -10,12 +12,19 @@ import { DimensionSchema, InsightSchema } from './insights.js';
 
 const DiscoverySchema = Type.Object(
   {
-    source: Type.Literal('google-trending-rss'),
+    source: stringEnum(Object.values(DISCOVERY_SOURCES), {
+      description: "Which road to Google's trending searches served it: the RSS feed, the Trending Now RPC, or the /trending page",
+    }),
     geo: Type.String(),
     query: Type.String({ description: 'The trending search as the feed listed it' }),
     approx_traffic: Type.String({ description: "Google's approximate traffic bucket, e.g. 10K+" }),
     published: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     news: Type.Array(Type.Object({ title: Type.String(), source: Type.String(), url: Type.String() })),
+    passed_over: Type.Optional(
+      Type.Array(Type.Object({ road: stringEnum(TRENDING_ROADS), why: Type.String() }), {
+        description: 'The roads tried before the one that served, and why each did not (absent when the RSS feed served)',
+      }),
+    ),
   },
   { description: "What discovery saw in Google's trending feed when it started the run" },
 );

@@ -151,7 +151,8 @@ export interface SessionOptions {
   outsideDeadline?: <T>(wait: () => Promise<T>) => Promise<T>;
 }
 
-type SendAs = 'api' | 'page' | 'embed' | 'feed';
+/** `rpc`: a cookieless form POST (the Trending Now RPC, trending.ts). */
+type SendAs = 'api' | 'page' | 'embed' | 'feed' | 'rpc';
 
 /** The HTTPS exchanges of one caller's request, over one agent and one route, counted. */
 export class GoogleSession {
@@ -327,6 +328,22 @@ export class GoogleSession {
     });
   }
 
+  /**
+   * One road to the trending searches (trending.ts says which and how each is
+   * read): the feed and the RPC without a cookie, as peers send them; `form`
+   * makes it the RPC's POST. The page may hand out a cookie, kept as any is.
+   */
+  async trendingRoad<T>(
+    kind: 'trending_rss' | 'trending_rpc' | 'trending_page',
+    path: string,
+    what: string,
+    parse: (body: string) => T,
+    form?: string,
+  ): Promise<T> {
+    const as: SendAs = kind === 'trending_rss' ? 'feed' : kind === 'trending_rpc' ? 'rpc' : 'page';
+    return this.exchange(kind, what, async (w) => parse(classifyAnswer(kind, await this.send(path, as, form), w)));
+  }
+
   /** Runs one exchange, reports its outcome (answers and refusals alike) and its latency. */
   private async exchange<T>(kind: ExchangeKind, what: string, run: (what: string) => Promise<T>): Promise<T> {
     const started = Date.now();
@@ -379,7 +396,7 @@ export class GoogleSession {
     return classifyAnswer(kind, answer, what);
   }
 
-  private async send(path: string, as: SendAs): Promise<RawAnswer> {
+  private async send(path: string, as: SendAs, form?: string): Promise<RawAnswer> {
     const pace = as === 'embed' ? (this.options.paceEmbed ?? this.options.pace) : this.options.pace;
     if (pace) {
       try {
@@ -390,7 +407,7 @@ export class GoogleSession {
       }
     }
     this.requests += 1;
-    const cookie = as === 'feed' ? undefined : this.cookie;
+    const cookie = as === 'feed' || as === 'rpc' ? undefined : this.cookie;
     const language = this.hl.split('-')[0] ?? 'en';
     const headers: Record<string, string> = {
       'user-agent': BROWSER_USER_AGENT,
@@ -400,12 +417,16 @@ export class GoogleSession {
           ? 'application/json, text/plain, */*'
           : as === 'feed'
             ? 'application/rss+xml, application/xml;q=0.9, */*;q=0.8'
-            : 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+            : as === 'rpc'
+              ? '*/*'
+              : 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+      ...(form !== undefined ? { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8', 'x-same-domain': '1' } : {}),
       ...(as === 'api' || as === 'embed' ? { referer: EXPLORE_PAGE } : {}),
       ...(cookie ? { cookie } : {}),
     };
     const answer = await new Promise<RawAnswer>((resolve, reject) => {
-      const req = httpsRequest({ host: GOOGLE_HOST, path, method: 'GET', agent: this.agent, headers }, (res) => {
+      const method = form === undefined ? 'GET' : 'POST';
+      const req = httpsRequest({ host: GOOGLE_HOST, path, method, agent: this.agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
@@ -429,10 +450,10 @@ export class GoogleSession {
       });
       traceRequest(req, GOOGLE_HOST);
       req.once('error', reject);
-      req.end();
+      req.end(form);
     });
     // Google rotates NID on most answers (gtrends, 2026-09-09): keep the newest the route was given.
-    if (answer.nid && as !== 'feed' && answer.nid !== this.cookie && answer.status < 300) {
+    if (answer.nid && as !== 'feed' && as !== 'rpc' && answer.nid !== this.cookie && answer.status < 300) {
       this.cookie = answer.nid;
       await this.jar.set(this.route, answer.nid);
     }

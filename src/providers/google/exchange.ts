@@ -18,6 +18,8 @@ export const EXCHANGE_KINDS = [
   'embed_relatedsearches',
   'autocomplete',
   'trending_rss',
+  'trending_rpc',
+  'trending_page',
 ] as const;
 export type ExchangeKind = (typeof EXCHANGE_KINDS)[number];
 

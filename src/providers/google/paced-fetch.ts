@@ -14,11 +14,15 @@
 //   refused (400)           the route pauses and the job goes to another route;
 //                           refused on every route, it fails with a clear message;
 //   changed shape           fails for good with a clear message (Google changed);
-//   no answer (network)     thrown: retried with backoff, spending an attempt.
+//   no answer (network)     thrown: retried with backoff, spending an attempt;
+//   a name not found (DNS)  on a route Google has never answered, fails at
+//                           once (retrying cannot help until DNS or the network
+//                           is fixed); else retried, the job saying so in its
+//                           progress (issue 47: 77 s of silence before).
 import type { Logger } from '../../logger.js';
 import { googleBlocks, trendsRequests } from '../../observability/metrics.js';
 import { RouteWaitError, type EgressPool } from '../../trends/egress-pool.js';
-import type { EgressRoute } from '../../trends/egress.js';
+import { unresolvedHost, type EgressRoute } from '../../trends/egress.js';
 import type { GoogleTrendsProvider } from './provider.js';
 import {
   describeRequest,
@@ -48,7 +52,9 @@ export type PacedFetchOutcome =
   /** Wait this long, spending no attempt (a route refused it: `refusedBy` is the new list to keep). */
   | { kind: 'wait'; ms: number; reason: string; refusedBy?: string[] }
   /** Fails for good: asking again cannot help. */
-  | { kind: 'fail'; message: string };
+  | { kind: 'fail'; message: string }
+  /** No answer, for a reason worth telling the waiting runs at once (`reason`): retried with backoff, spending an attempt. */
+  | { kind: 'retry'; reason: string; error: Error };
 
 const clock = (ms: number) => new Date(Date.now() + ms).toISOString().slice(11, 16);
 /** Requests that send embed pages (the google provider asks related lists through the embed flow). */
@@ -155,6 +161,22 @@ export async function fetchThroughPool(
     if (error instanceof NotRecordedError) return { kind: 'fail', message: error.message };
     trendsRequests.inc({ outcome: 'error', route: route.name });
     await deps.pool.release(route, jobId, true);
+    const dns = unresolvedHost(error, route);
+    if (dns) {
+      const said = `cannot reach ${dns.proxy ? `the egress proxy ${route.name}` : 'Google'} (DNS: ${dns.host} not found)`;
+      if (!(await deps.pool.hasHadAnswer(route))) {
+        deps.logger.error({ queue: 'trends', jobId, route: route.name, err: error }, `${said}; the route has never had an answer`);
+        return {
+          kind: 'fail',
+          message: `${said} through route ${route.name}, which has never had an answer from Google: retrying cannot help until DNS or the network is fixed (${dns.code}). Check them and TRENDS_PROXY_URLS (\`insights google check\`), then \`insights runs retry RUN_ID\`.`,
+        };
+      }
+      return {
+        kind: 'retry',
+        reason: said,
+        error: Object.assign(new Error(`${said} through route ${route.name} (${dns.code})`), { code: dns.code }),
+      };
+    }
     throw error;
   }
 }

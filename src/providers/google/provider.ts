@@ -16,7 +16,8 @@ import {
   type Widget,
   type WidgetId,
 } from './client.js';
-import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './format.js';
+import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated } from './format.js';
+import { readTrending } from './trending.js';
 import { partRequest } from '../explore-parts.js';
 import {
   describeRequest,
@@ -45,6 +46,8 @@ export interface GoogleProviderOptions {
   timeoutMs?: number;
   /** Extra CA certificates: only for a Google of one's own (tests, benchmarks). */
   ca?: string | Buffer;
+  /** Connect to this host instead of trends.google.com (tests: a name that does not resolve). */
+  connectTo?: string;
   /** Told about every HTTPS exchange and how Google answered it (metrics). */
   observe?: ExchangeObserver;
 }
@@ -106,7 +109,7 @@ export class GoogleTrendsProvider implements TrendsProvider {
             },
           };
         },
-        { ca: this.options.ca },
+        { ca: this.options.ca, ...(this.options.connectTo ? { connectTo: this.options.connectTo } : {}) },
       );
     } catch (error) {
       // What it spent before failing still counts against the budget.
@@ -123,7 +126,8 @@ export class GoogleTrendsProvider implements TrendsProvider {
       case 'autocomplete':
         return session.autocomplete(request.term, what, (json) => parseAutocomplete(json, what));
       case 'trendingFeed':
-        return session.trendingFeed(request.geo, what, (xml) => parseTrendingFeed(xml, what));
+        // The feed, else the Trending Now RPC, else the /trending page (trending.ts).
+        return readTrending(session, request.geo, 'en-US', what);
       case 'explore': {
         const widgets = await session.explore(this.items(request.keywords, request.timeframe, request.geo), what);
         const answer: ExploreAnswer = { kind: 'explore', keywords: request.keywords };
