@@ -97,8 +97,7 @@ export class PageAgent {
   async acceptInvitation(link: string, password: string): Promise<LightMyRequestResponse> {
     const path = new URL(link).pathname;
     const page = await this.get(path);
-    if (page.statusCode !== 200)
-      throw new Error(`the invitation page answered ${page.statusCode}: ${page.body.slice(0, 300)}`);
+    if (page.statusCode !== 200) throw new Error(`the invitation page answered ${page.statusCode}: ${page.body.slice(0, 300)}`);
     return this.post(path, { csrf: csrfOf(page.body), password, confirm: password });
   }
 
