@@ -23,6 +23,7 @@ import {
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { ClientRequest } from 'node:http';
 import type { TracingConfig } from '../config.js';
+import { logTraceFrom, type LogTraceFields } from '../logger.js';
 import { carryTraceFrom } from '../queue/enqueue.js';
 
 export const TRACER_NAME = 'startup-insights';
@@ -71,6 +72,7 @@ export async function startTracing(config: TracingConfig, version = '0.1.0'): Pr
   trace.setGlobalTracerProvider(provider);
   enabled = true;
   carryTraceFrom(currentTraceparent);
+  logTraceFrom(activeTraceFields);
   const handle: Tracing = {
     enabled: true,
     flush: () => provider.forceFlush(),
@@ -78,6 +80,7 @@ export async function startTracing(config: TracingConfig, version = '0.1.0'): Pr
       enabled = false;
       running = undefined;
       carryTraceFrom(undefined);
+      logTraceFrom(undefined);
       await provider.shutdown();
       trace.disable();
       context.disable();
@@ -96,6 +99,12 @@ function tracer() {
 export function currentTraceparent(): string | undefined {
   if (!enabled) return undefined;
   return traceparentOf(context.active());
+}
+
+/** The trace and span a log line written now belongs to (a traced logger's mixin, logger.ts). */
+function activeTraceFields(): LogTraceFields | undefined {
+  const spanContext = trace.getSpanContext(context.active());
+  return spanContext ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : undefined;
 }
 
 function traceparentOf(ctx: Context): string | undefined {
@@ -166,6 +175,15 @@ function errorType(error: unknown): string {
 /** Runs `fn` with `ctx` active (just `fn` when tracing is off). */
 export function withContext<T>(ctx: Context, fn: () => T): T {
   return enabled ? context.with(ctx, fn) : fn();
+}
+
+/**
+ * Runs `fn` in the trace `traceparent` names, its span as the parent of what `fn` makes (a job enqueued
+ * there carries it): work re-made for a run after its job was lost (the sweeper, the outbox relay) stays
+ * in the run's trace. Just `fn` when tracing is off or there is no trace.
+ */
+export function inTraceOf<T>(traceparent: string | null | undefined, fn: () => T): T {
+  return enabled && traceparent ? context.with(contextFrom(traceparent), fn) : fn();
 }
 
 /** A link to the span a traceparent names (none when it names none). */

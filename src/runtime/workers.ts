@@ -50,10 +50,14 @@ function retryOutages(queue: string, processor: Processor, logger: Logger): Proc
 }
 const OUTAGE_RETRY_MS = 2_000;
 
-/** A job's trace id, for its log lines (none when it was made outside a trace). */
-function traceOf(job: Parameters<typeof carriedTrace>[0]): { traceId?: string } {
+/**
+ * A job's trace id, for the log lines written outside its span (a failed attempt is logged from the
+ * worker's event, after the span ended); none when it was made outside a trace. Lines written inside
+ * the span get trace_id and span_id from the logger (logger.ts, traced).
+ */
+function traceOf(job: Parameters<typeof carriedTrace>[0]): { trace_id?: string } {
   const traceId = traceIdOf(carriedTrace(job));
-  return traceId ? { traceId } : {};
+  return traceId ? { trace_id: traceId } : {};
 }
 
 /** The trace a job was made in (enqueue.ts keeps it in BullMQ's telemetry slot); undefined for a job made outside one. */

@@ -193,7 +193,8 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
           if (submitted.kind !== 'run') throw new Error('a submission that asks to research afresh always starts a run');
           const run = submitted.run;
           if (!options.wait) {
-            if (options.json) printJson({ run_id: run.id, status: run.status, insight_id: null, score: null, trace_id: traceIdOf(run.trace_id) ?? null });
+            if (options.json)
+              printJson({ run_id: run.id, status: run.status, insight_id: null, score: null, trace_id: traceIdOf(run.trace_id) ?? null });
             else print(`Enqueued ${run.id} (provider ${run.provider})${traceNote(run)}. Follow it: insights runs show ${run.id}`);
             return;
           }
