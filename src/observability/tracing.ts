@@ -186,6 +186,25 @@ export function inTraceOf<T>(traceparent: string | null | undefined, fn: () => T
   return enabled && traceparent ? context.with(contextFrom(traceparent), fn) : fn();
 }
 
+/**
+ * Links the span active now to the span `traceparent` names (a request answered by a trends job that
+ * another run made: the job's own trace). Nothing when tracing is off, no span is active or it names none.
+ */
+export function linkActiveSpanTo(traceparent: string | undefined, attributes?: Attributes): void {
+  if (!enabled) return;
+  const [link] = linkTo(traceparent);
+  if (link) trace.getSpan(context.active())?.addLink(attributes ? { ...link, attributes } : link);
+}
+
+/** How a shared job's log line names the trace of its run (runtime/workers.ts writes it, the trends gateway reads it). */
+export const JOB_TRACE_PREFIX = 'trace ';
+
+/** The traceparent a shared job's log names (its latest attempt's), or undefined. */
+export function traceOfJobLog(lines: readonly string[]): string | undefined {
+  const line = lines.findLast((l) => l.startsWith(JOB_TRACE_PREFIX));
+  return line?.slice(JOB_TRACE_PREFIX.length);
+}
+
 /** A link to the span a traceparent names (none when it names none). */
 export function linkTo(traceparent: string | undefined): Link[] {
   const spanContext: SpanContext | undefined = traceparent ? trace.getSpanContext(contextFrom(traceparent)) : undefined;
