@@ -20,7 +20,7 @@ import {
   type Span,
   type SpanContext,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { ClientRequest } from 'node:http';
 import type { TracingConfig } from '../config.js';
 import { logTraceFrom, type LogTraceFields } from '../logger.js';
@@ -39,7 +39,8 @@ export interface Tracing {
 
 const OFF: Tracing = Object.freeze({ enabled: false, flush: async () => {}, shutdown: async () => {} });
 let enabled = false;
-const propagator = new W3CTraceContextPropagator();
+/** Reads and writes traceparent strings; loaded with the SDK (off, nothing has a trace to read). */
+let propagator: W3CTraceContextPropagator | undefined;
 
 /** Whether this process exports spans (the helpers below do nothing when it does not). */
 export function tracingEnabled(): boolean {
@@ -55,13 +56,20 @@ export async function startTracing(config: TracingConfig, version = '0.1.0'): Pr
   if (!config.endpoint) return OFF;
   if (running) return running;
   // Loaded only when on: a process without an endpoint never loads the SDK.
-  const [{ TracerProvider, BatchSpanProcessor }, { AsyncLocalStorageContextManager }, { OTLPTraceExporter }, { resourceFromAttributes }] =
-    await Promise.all([
-      import('@opentelemetry/sdk-trace'),
-      import('@opentelemetry/context-async-hooks'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/resources'),
-    ]);
+  const [
+    { TracerProvider, BatchSpanProcessor },
+    { AsyncLocalStorageContextManager },
+    { OTLPTraceExporter },
+    { resourceFromAttributes },
+    { W3CTraceContextPropagator },
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/core'),
+  ]);
+  propagator = new W3CTraceContextPropagator();
   const exporter = new OTLPTraceExporter({ url: `${config.endpoint}/v1/traces` });
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': version }),
@@ -108,7 +116,7 @@ function activeTraceFields(): LogTraceFields | undefined {
 }
 
 function traceparentOf(ctx: Context): string | undefined {
-  if (!trace.getSpanContext(ctx)) return undefined;
+  if (!propagator || !trace.getSpanContext(ctx)) return undefined;
   const carrier: Record<string, string> = {};
   propagator.inject(ctx, carrier, { set: (c, k, v) => (c[k] = v) });
   return carrier.traceparent;
@@ -116,7 +124,7 @@ function traceparentOf(ctx: Context): string | undefined {
 
 /** The context whose remote parent is `traceparent` (the root context when it is missing or malformed). */
 export function contextFrom(traceparent: string | null | undefined): Context {
-  if (!traceparent) return ROOT_CONTEXT;
+  if (!traceparent || !propagator) return ROOT_CONTEXT;
   return propagator.extract(ROOT_CONTEXT, { traceparent }, { get: (c, k) => c[k as 'traceparent'], keys: () => ['traceparent'] });
 }
 
