@@ -7,11 +7,12 @@
 // Both kinds of work are idempotent, so a job that was merely slow costs nothing.
 import type { Queue } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
+import { inTraceOf, tracingEnabled } from '../src/observability/tracing.js';
 import { ensureEnqueued } from '../src/queue/enqueue.js';
 import { deliveryPayload, JOB } from '../src/queue/job-catalogue.js';
 import { resumeStep, runOwner, type ResearchChain } from '../src/research/chain.js';
 import { quietUnfinishedRuns, unfinishedRunIds } from '../src/research/run.repository.js';
-import { quietPendingDeliveries } from '../src/webhooks/delivery.repository.js';
+import { quietPendingDeliveries, runTracesOfDeliveries } from '../src/webhooks/delivery.repository.js';
 
 export interface SweepDeps {
   db: Db;
@@ -37,8 +38,17 @@ export function sweepProcessor(deps: SweepDeps) {
     await deps.chain.turns.leave(...first.filter((id) => !live.has(id)));
     const deliveries = await quietPendingDeliveries(deps.db, quietMs);
     let revivedDeliveries = 0;
+    // A job made again here is made in its run's trace: the job that carried the trace is what was lost.
+    const traces = tracingEnabled()
+      ? await runTracesOfDeliveries(
+          deps.db,
+          deliveries.map((d) => d.id),
+        )
+      : undefined;
     for (const delivery of deliveries) {
-      const outcome = await ensureEnqueued(deps.webhooks, JOB.webhookDeliver, deliveryPayload(delivery));
+      const outcome = await inTraceOf(traces?.get(delivery.id), () =>
+        ensureEnqueued(deps.webhooks, JOB.webhookDeliver, deliveryPayload(delivery)),
+      );
       if (outcome !== 'present') revivedDeliveries += 1;
     }
     return { checked: runs.length, resumed, pendingDeliveries: deliveries.length, revivedDeliveries };

@@ -11,7 +11,8 @@ import type { Job, Queue } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { eventText } from '../src/domain/webhooks/matching.js';
 import { Batcher } from '../src/db/batcher.js';
-import { loadEventsWithInsights, markEventsRelayed, unrelayedEvents } from '../src/webhooks/event.repository.js';
+import { loadEventsWithInsights, markEventsRelayed, runTracesOfEvents, unrelayedEvents } from '../src/webhooks/event.repository.js';
+import { inTraceOf, tracingEnabled } from '../src/observability/tracing.js';
 import { createPendingDeliveriesOf, deliveryOwners, type EventMatch, type OwnedDelivery } from '../src/webhooks/delivery.repository.js';
 import type { DeliveryGate } from '../src/webhooks/delivery-gate.js';
 import { jobIdOf } from '../src/queue/enqueue.js';
@@ -199,8 +200,10 @@ export function outboxRelayProcessor(deps: { db: Db; webhooks: Queue }) {
   return async () => {
     const events = await unrelayedEvents(deps.db);
     let revived = 0;
+    // A match job made here is made in the trace of the run its event announces (nobody announced it there).
+    const traces = tracingEnabled() ? await runTracesOfEvents(deps.db, events) : undefined;
     for (const eventId of events) {
-      const outcome = await ensureEnqueued(deps.webhooks, JOB.webhookMatch, { eventId });
+      const outcome = await inTraceOf(traces?.get(eventId), () => ensureEnqueued(deps.webhooks, JOB.webhookMatch, { eventId }));
       if (outcome !== 'present') revived += 1;
     }
     return { unmatched: events.length, revived };

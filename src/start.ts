@@ -31,7 +31,7 @@ let web: WebServer | undefined;
 let pipeline: Pipeline | undefined;
 try {
   const config = loadConfig();
-  logger = createLogger(config.logLevel);
+  logger = createLogger(config.logLevel, undefined, { traced: config.tracing.endpoint !== undefined });
   const resources = await openResources(config, logger, { serveEmbedded: true, role: 'start' });
   // One set of services for the web server and the workers of this process.
   const services = buildServices(resources, config, logger);

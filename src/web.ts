@@ -10,7 +10,7 @@ import { reportBudget, reportQueueDepth } from './observability/metrics.js';
 let logger: Logger | undefined;
 try {
   const config = loadConfig();
-  logger = createLogger(config.logLevel);
+  logger = createLogger(config.logLevel, undefined, { traced: config.tracing.endpoint !== undefined });
   const resources = await openResources(config, logger, { role: 'web' });
   const services = buildServices(resources, config, logger);
   // The dashboard and /metrics' queue depths need the queues (not workers).

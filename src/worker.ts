@@ -11,7 +11,7 @@ import { serveMetrics } from './observability/metrics-server.js';
 let logger: Logger | undefined;
 try {
   const config = loadConfig();
-  logger = createLogger(config.logLevel);
+  logger = createLogger(config.logLevel, undefined, { traced: config.tracing.endpoint !== undefined });
   const resources = await openResources(config, logger, { role: 'worker' });
   const services = buildServices(resources, config, logger);
   const pipeline = await startWorkers(services, { keepSchedulers: true });

@@ -10,7 +10,9 @@ import { buildProgramFor } from './program.js';
 const context = (): CliContext => {
   const config = loadConfig();
   // Logs go to stderr at warn: stdout is for the command's own output.
-  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never);
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never, {
+    traced: config.tracing.endpoint !== undefined,
+  });
   return { config, logger };
 };
 const program = await buildProgramFor(process.argv.slice(2), context);

@@ -20,9 +20,10 @@ import {
   type Span,
   type SpanContext,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { ClientRequest } from 'node:http';
 import type { TracingConfig } from '../config.js';
+import { logTraceFrom, type LogTraceFields } from '../logger.js';
 import { carryTraceFrom } from '../queue/enqueue.js';
 
 export const TRACER_NAME = 'startup-insights';
@@ -38,7 +39,8 @@ export interface Tracing {
 
 const OFF: Tracing = Object.freeze({ enabled: false, flush: async () => {}, shutdown: async () => {} });
 let enabled = false;
-const propagator = new W3CTraceContextPropagator();
+/** Reads and writes traceparent strings; loaded with the SDK (off, nothing has a trace to read). */
+let propagator: W3CTraceContextPropagator | undefined;
 
 /** Whether this process exports spans (the helpers below do nothing when it does not). */
 export function tracingEnabled(): boolean {
@@ -54,13 +56,20 @@ export async function startTracing(config: TracingConfig, version = '0.1.0'): Pr
   if (!config.endpoint) return OFF;
   if (running) return running;
   // Loaded only when on: a process without an endpoint never loads the SDK.
-  const [{ TracerProvider, BatchSpanProcessor }, { AsyncLocalStorageContextManager }, { OTLPTraceExporter }, { resourceFromAttributes }] =
-    await Promise.all([
-      import('@opentelemetry/sdk-trace'),
-      import('@opentelemetry/context-async-hooks'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/resources'),
-    ]);
+  const [
+    { TracerProvider, BatchSpanProcessor },
+    { AsyncLocalStorageContextManager },
+    { OTLPTraceExporter },
+    { resourceFromAttributes },
+    { W3CTraceContextPropagator },
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/core'),
+  ]);
+  propagator = new W3CTraceContextPropagator();
   const exporter = new OTLPTraceExporter({ url: `${config.endpoint}/v1/traces` });
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': version }),
@@ -71,6 +80,7 @@ export async function startTracing(config: TracingConfig, version = '0.1.0'): Pr
   trace.setGlobalTracerProvider(provider);
   enabled = true;
   carryTraceFrom(currentTraceparent);
+  logTraceFrom(activeTraceFields);
   const handle: Tracing = {
     enabled: true,
     flush: () => provider.forceFlush(),
@@ -78,6 +88,7 @@ export async function startTracing(config: TracingConfig, version = '0.1.0'): Pr
       enabled = false;
       running = undefined;
       carryTraceFrom(undefined);
+      logTraceFrom(undefined);
       await provider.shutdown();
       trace.disable();
       context.disable();
@@ -98,8 +109,14 @@ export function currentTraceparent(): string | undefined {
   return traceparentOf(context.active());
 }
 
+/** The trace and span a log line written now belongs to (a traced logger's mixin, logger.ts). */
+function activeTraceFields(): LogTraceFields | undefined {
+  const spanContext = trace.getSpanContext(context.active());
+  return spanContext ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : undefined;
+}
+
 function traceparentOf(ctx: Context): string | undefined {
-  if (!trace.getSpanContext(ctx)) return undefined;
+  if (!propagator || !trace.getSpanContext(ctx)) return undefined;
   const carrier: Record<string, string> = {};
   propagator.inject(ctx, carrier, { set: (c, k, v) => (c[k] = v) });
   return carrier.traceparent;
@@ -107,7 +124,7 @@ function traceparentOf(ctx: Context): string | undefined {
 
 /** The context whose remote parent is `traceparent` (the root context when it is missing or malformed). */
 export function contextFrom(traceparent: string | null | undefined): Context {
-  if (!traceparent) return ROOT_CONTEXT;
+  if (!traceparent || !propagator) return ROOT_CONTEXT;
   return propagator.extract(ROOT_CONTEXT, { traceparent }, { get: (c, k) => c[k as 'traceparent'], keys: () => ['traceparent'] });
 }
 
@@ -166,6 +183,34 @@ function errorType(error: unknown): string {
 /** Runs `fn` with `ctx` active (just `fn` when tracing is off). */
 export function withContext<T>(ctx: Context, fn: () => T): T {
   return enabled ? context.with(ctx, fn) : fn();
+}
+
+/**
+ * Runs `fn` in the trace `traceparent` names, its span as the parent of what `fn` makes (a job enqueued
+ * there carries it): work re-made for a run after its job was lost (the sweeper, the outbox relay) stays
+ * in the run's trace. Just `fn` when tracing is off or there is no trace.
+ */
+export function inTraceOf<T>(traceparent: string | null | undefined, fn: () => T): T {
+  return enabled && traceparent ? context.with(contextFrom(traceparent), fn) : fn();
+}
+
+/**
+ * Links the span active now to the span `traceparent` names (a request answered by a trends job that
+ * another run made: the job's own trace). Nothing when tracing is off, no span is active or it names none.
+ */
+export function linkActiveSpanTo(traceparent: string | undefined, attributes?: Attributes): void {
+  if (!enabled) return;
+  const [link] = linkTo(traceparent);
+  if (link) trace.getSpan(context.active())?.addLink(attributes ? { ...link, attributes } : link);
+}
+
+/** How a shared job's log line names the trace of its run (runtime/workers.ts writes it, the trends gateway reads it). */
+export const JOB_TRACE_PREFIX = 'trace ';
+
+/** The traceparent a shared job's log names (its latest attempt's), or undefined. */
+export function traceOfJobLog(lines: readonly string[]): string | undefined {
+  const line = lines.findLast((l) => l.startsWith(JOB_TRACE_PREFIX));
+  return line?.slice(JOB_TRACE_PREFIX.length);
 }
 
 /** A link to the span a traceparent names (none when it names none). */

@@ -368,6 +368,13 @@ export class StepRunner {
       if ('skipped' in checked) return { kind: 'done', result: checked };
       throw new Error(`step ${definition.name} of run ${runId} was not recorded although the run is at it; will retry`);
     }
+    // One line per step, at debug (the object is not even made at info): inside the step's span, so a traced
+    // logger adds its trace_id and span_id, and a run's steps are found in the logs by its trace id.
+    if (deps.logger.isLevelEnabled('debug'))
+      deps.logger.debug(
+        { queue: 'research', runId, step, name: definition.name, durationMs: record.durationMs, ...traceFields(facts.trace_id) },
+        'research step done',
+      );
     if (isLast) {
       this.cache.forget(runId);
       await this.publish(runId, chain);
@@ -381,10 +388,10 @@ export class StepRunner {
   }
 }
 
-/** The trace id a run's log lines carry (none for a run submitted with tracing off). */
-function traceFields(traceparent: string | null): { traceId?: string } {
+/** The trace id a run's log lines carry (none for a run submitted with tracing off), also where the logger is not traced. */
+function traceFields(traceparent: string | null): { trace_id?: string } {
   const traceId = traceIdOf(traceparent);
-  return traceId ? { traceId } : {};
+  return traceId ? { trace_id: traceId } : {};
 }
 
 /** One request of a step to its provider, as a span saying how it went (answered, waiting for Google, failed). */

@@ -3,6 +3,7 @@
 // derived from the request, so the same request within a UTC day is fetched once.
 import type { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from '../redis/connection.js';
+import { linkActiveSpanTo, traceOfJobLog, tracingEnabled } from '../observability/tracing.js';
 import { isOutage } from '../outage.js';
 import { enqueueWith, jobIdOf } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
@@ -114,7 +115,7 @@ export class QueuedTrendsGateway implements TrendsGateway {
       await job.retry('failed');
     }
     if (!job) job = await enqueueWith(this.queue, JOB.trendsFetch, { priority: options.priority ?? this.priority }, data, now);
-    else if (await job.isCompleted()) return job.returnvalue as TrendsResponse;
+    else if (await job.isCompleted()) return this.answered(jobId, job.returnvalue as TrendsResponse);
     const waiting = () => waitOf(job.progress);
     const asleep = (announced = waiting()) =>
       new WaitingForTrendsError(
@@ -125,16 +126,28 @@ export class QueuedTrendsGateway implements TrendsGateway {
       await this.waiters.add(jobId, options.waiter);
       // It may have answered between the look above and the record: then the wake-up was missed, and the answer is here.
       const now = await this.queue.getJob(jobId);
-      if (now && (await now.isCompleted())) return now.returnvalue as TrendsResponse;
+      if (now && (await now.isCompleted())) return this.answered(jobId, now.returnvalue as TrendsResponse);
       throw asleep(waitOf(now?.progress));
     }
     // A job waiting out a long cooldown says until when: sleep that long rather than hold a worker waiting for it.
     const announced = waiting();
     if (announced && announced.until - Date.now() > this.waitMs) throw asleep(announced);
     const finished = await waitForJob(job, this.events, this.waitMs);
-    if ('answered' in finished) return finished.answered;
+    if ('answered' in finished) return this.answered(jobId, finished.answered);
     if ('failed' in finished) throw new TrendsFailedError(finished.failed);
     throw asleep(waitOf((await this.queue.getJob(jobId))?.progress));
+  }
+
+  /**
+   * The answer of trends job `jobId`, the asking span linked to the job's own trace (traced: the job's
+   * log names it). The job is shared: the run that made it is linked from the job, and every run it
+   * answers, this one or a later one, links to it here. Tracing off, just the answer.
+   */
+  private async answered(jobId: string, answer: TrendsResponse): Promise<TrendsResponse> {
+    if (!tracingEnabled()) return answer;
+    const { logs } = await this.queue.getJobLogs(jobId).catch(() => ({ logs: [] as string[] }));
+    linkActiveSpanTo(traceOfJobLog(logs));
+    return answer;
   }
 }
 

@@ -5,7 +5,8 @@ import { ensureEnqueued, jobIdOf } from '../queue/enqueue.js';
 import { deliveryPayload, JOB } from '../queue/job-catalogue.js';
 import type { Resources } from './resources.js';
 import { openQueues } from './producer-queues.js';
-import { pendingDeliveriesOfAccount } from '../webhooks/delivery.repository.js';
+import { pendingDeliveriesOfAccount, runTracesOfDeliveries } from '../webhooks/delivery.repository.js';
+import { inTraceOf, tracingEnabled } from '../observability/tracing.js';
 
 /** Wakes the pending deliveries of the account's subscriptions; returns how many. */
 export async function releaseHeldDeliveries(resources: Resources, accountId: string): Promise<number> {
@@ -13,11 +14,18 @@ export async function releaseHeldDeliveries(resources: Resources, accountId: str
   if (pending.length === 0) return 0;
   const { queues, close } = openQueues(resources);
   try {
+    // A job made again is made in its run's trace, as the sweeper makes it.
+    const traces = tracingEnabled()
+      ? await runTracesOfDeliveries(
+          resources.db,
+          pending.map((d) => d.id),
+        )
+      : undefined;
     for (const delivery of pending) {
       const data = deliveryPayload(delivery);
       const existing = await queues.webhooks.getJob(jobIdOf(JOB.webhookDeliver, data)!);
       if (existing && (await existing.getState()) === 'delayed') await existing.promote();
-      else await ensureEnqueued(queues.webhooks, JOB.webhookDeliver, data);
+      else await inTraceOf(traces?.get(delivery.id), () => ensureEnqueued(queues.webhooks, JOB.webhookDeliver, data));
     }
   } finally {
     await close();

@@ -5,7 +5,16 @@
 import { DelayedError, FlowProducer, Worker, type Processor, type Queue } from 'bullmq';
 import type { Logger } from '../logger.js';
 import { jobDuration, jobFailures, reportQueueDepth } from '../observability/metrics.js';
-import { contextFrom, inSpan, linkTo, SpanKind, traceIdOf, tracingEnabled } from '../observability/tracing.js';
+import {
+  contextFrom,
+  currentTraceparent,
+  inSpan,
+  JOB_TRACE_PREFIX,
+  linkTo,
+  SpanKind,
+  traceIdOf,
+  tracingEnabled,
+} from '../observability/tracing.js';
 import { classifyOutage } from '../outage.js';
 import { enqueueMany } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
@@ -50,10 +59,14 @@ function retryOutages(queue: string, processor: Processor, logger: Logger): Proc
 }
 const OUTAGE_RETRY_MS = 2_000;
 
-/** A job's trace id, for its log lines (none when it was made outside a trace). */
-function traceOf(job: Parameters<typeof carriedTrace>[0]): { traceId?: string } {
+/**
+ * A job's trace id, for the log lines written outside its span (a failed attempt is logged from the
+ * worker's event, after the span ended); none when it was made outside a trace. Lines written inside
+ * the span get trace_id and span_id from the logger (logger.ts, traced).
+ */
+function traceOf(job: Parameters<typeof carriedTrace>[0]): { trace_id?: string } {
   const traceId = traceIdOf(carriedTrace(job));
-  return traceId ? { traceId } : {};
+  return traceId ? { trace_id: traceId } : {};
 }
 
 /** The trace a job was made in (enqueue.ts keeps it in BullMQ's telemetry slot); undefined for a job made outside one. */
@@ -81,9 +94,23 @@ export function traceJobs(queue: QueueName, processor: Processor): Processor {
       shared
         ? { kind: SpanKind.CONSUMER, root: true, links: linkTo(carried), attributes }
         : { kind: SpanKind.CONSUMER, parent: contextFrom(carried), attributes },
-      () => processor(job, token),
+      async () => {
+        // The shared job's trace, in its own log: every run its answer serves links to it (trends-gateway.ts).
+        if (shared) await recordJobTrace(job);
+        return processor(job, token);
+      },
     );
   };
+}
+
+/**
+ * Writes the trace of the span active now into the job's log (BullMQ keeps it with the job, and
+ * bull-board shows it): a line `trace <traceparent>` that a run asking for the same answer later links
+ * to (traceOfSharedJob). Not worth failing the job for: Redis away, the line is simply missing.
+ */
+async function recordJobTrace(job: Parameters<Processor>[0]): Promise<void> {
+  const traceparent = currentTraceparent();
+  if (traceparent) await job.log(`${JOB_TRACE_PREFIX}${traceparent}`).catch(() => undefined);
 }
 
 export interface StartOptions {

@@ -10,6 +10,7 @@ import { givesAllowanceBack, publicFailure, publicRunAdvice, publicRunError, pub
 import { invalidParameter, Refusal } from '../domain/refusal.js';
 import { findInsight } from '../insights/insight.repository.js';
 import { runWasRefunded } from '../research/allowance.repository.js';
+import { traceIdOf } from '../observability/tracing.js';
 import type { ResearchService, RunSchedule } from '../research/research-service.js';
 import { failedStepOf, runProgress, runSteps } from '../research/run-steps.js';
 import { findRun, stepsOf, type RunRow, type StepRow } from '../research/run.repository.js';
@@ -33,6 +34,7 @@ export function runSummary(run: RunRow) {
     created_at: run.created_at.toISOString(),
     finished_at: run.finished_at?.toISOString() ?? null,
     cancelled_at: run.cancelled_at?.toISOString() ?? null,
+    trace_id: traceIdOf(run.trace_id) ?? null,
     links: { self, events: `${self}/events`, insight: run.insight_id ? `/api/insights/${run.insight_id}` : null },
   };
 }
@@ -83,6 +85,7 @@ export async function runDetail(db: Db, run: RunRow, viewer: Viewer) {
       created_at: run.created_at.toISOString(),
       finished_at: run.finished_at?.toISOString() ?? null,
       discovery: run.discovery ?? null,
+      trace_id: traceIdOf(run.trace_id) ?? null,
       steps: runStepViews(run, recorded),
       dimensions: insight?.dimensions ?? null,
     },

@@ -11,7 +11,9 @@ import { afterAttempt, beforeAttempt, type AfterAttempt, type DeliveryState } fr
 import { MAX_ATTEMPTS } from '../domain/webhooks/retry.js';
 import { gateSleep, receiverFailing } from '../domain/webhooks/fairness.js';
 import { webhookDeliveries, webhookLatency } from '../observability/metrics.js';
-import { finishDelivery, loadDeliveries, recordAttempts, type AttemptRecord } from './delivery.repository.js';
+import { contextFrom, currentTraceparent, inSpan, linkTo, SpanKind, tracingEnabled } from '../observability/tracing.js';
+import { JOB } from '../queue/job-catalogue.js';
+import { finishDelivery, loadDeliveries, recordAttempts, runTracesOfDeliveries, type AttemptRecord } from './delivery.repository.js';
 import type { DeliveryGate } from './delivery-gate.js';
 import { loadEventsWithInsights, type EventWithInsight } from './event.repository.js';
 import { webhookBody } from './payload.js';
@@ -300,6 +302,27 @@ export class DeliveryRunner {
   }
 
   /**
+   * A carried delivery's POST as a span of its own run's trace, where its own job would have sent it
+   * (linked to the job carrying it, whose span it would otherwise be under: another event's, maybe
+   * another run's). A delivery of no traced run (a refresh's event) gets a trace of its own, linked
+   * alike. Just the send when tracing is off.
+   */
+  private async traceCarried<T>(deliveryId: string, send: () => Promise<T>): Promise<T> {
+    if (!tracingEnabled()) return send();
+    const runTrace = (await runTracesOfDeliveries(this.deps.db, [deliveryId])).get(deliveryId);
+    return inSpan(
+      `${JOB.webhookDeliver.queue} ${JOB.webhookDeliver.name}`,
+      {
+        kind: SpanKind.CONSUMER,
+        ...(runTrace ? { parent: contextFrom(runTrace) } : { root: true }),
+        links: linkTo(currentTraceparent()),
+        attributes: { 'messaging.destination.name': JOB.webhookDeliver.queue, 'webhooks.delivery.carried': true },
+      },
+      send,
+    );
+  }
+
+  /**
    * One parked delivery whose slot this job holds: answers the slot's next
    * holder (undefined: none, or woken already) and whether the parked job is
    * done with (its delivery delivered or closed). What is not plainly
@@ -353,13 +376,8 @@ export class DeliveryRunner {
     }
     // Its first attempt, as its job would make it: a failure marks the circuit, a final answer (410, or a
     // single allowed attempt) ends it here; otherwise its job is woken and tries again at once, counting this one.
-    const { decision, next, recorded } = await this.sendOnce(
-      row,
-      owner,
-      jobId,
-      body,
-      { attemptsMade: 0, maxAttempts: MAX_ATTEMPTS },
-      Date.now() < until,
+    const { decision, next, recorded } = await this.traceCarried(row.id, () =>
+      this.sendOnce(row, owner, jobId, body, { attemptsMade: 0, maxAttempts: MAX_ATTEMPTS }, Date.now() < until),
     );
     if (decision.kind !== 'delivered') {
       await recorded;

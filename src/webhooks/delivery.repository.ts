@@ -194,6 +194,24 @@ export async function createPendingDeliveriesOf(db: Db, matches: readonly EventM
 }
 
 /**
+ * The trace of the research run behind each delivery (its event's run, see runTracesOfEvents), for the
+ * deliveries whose run was traced: what the sweeper and a resumed account make a delivery's job in when
+ * its first job (which carried the trace) is gone.
+ */
+export async function runTracesOfDeliveries(db: Db, deliveryIds: readonly string[]): Promise<Map<string, string>> {
+  if (deliveryIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('outbox_events as e', 'e.id', 'd.event_id')
+    .innerJoin('research_runs as r', (join) => join.on('r.id', '=', sql<string>`e.payload->>'run_id'`))
+    .select(['d.id', 'r.trace_id'])
+    .where('d.id', 'in', [...new Set(deliveryIds)])
+    .where('r.trace_id', 'is not', null)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.trace_id!]));
+}
+
+/**
  * Deliveries pending since longer than `olderThanMs` (created, or reopened by a
  * replay), oldest first, with their replay count: candidates for the sweeper.
  */

@@ -73,6 +73,23 @@ export async function unrelayedEvents(db: Db, limit = 500): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
+/**
+ * The trace of the research run each event announces (its payload's run_id: research.completed and
+ * failed, and the insight.created or updated its aggregate step wrote), for the events whose run was
+ * traced: what the relay makes an event's match job in when no job carries the trace any more.
+ */
+export async function runTracesOfEvents(db: Db, eventIds: readonly string[]): Promise<Map<string, string>> {
+  if (eventIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('outbox_events as e')
+    .innerJoin('research_runs as r', (join) => join.on('r.id', '=', sql<string>`e.payload->>'run_id'`))
+    .select(['e.id', 'r.trace_id'])
+    .where('e.id', 'in', [...new Set(eventIds)])
+    .where('r.trace_id', 'is not', null)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.trace_id!]));
+}
+
 /** What webhook matching and bodies need of an insight (read as JSON, so no timestamps). */
 export type AnnouncedInsight = Pick<
   Selectable<InsightsTable>,

@@ -13,6 +13,7 @@ import { NotAnswerableError, ResearchAllowanceSpentError, type Submitter } from 
 import { requireAccount } from '../account-arguments.js';
 import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../research/run.repository.js';
 import { failedStepOf, runProgress } from '../../research/run-steps.js';
+import { traceIdOf } from '../../observability/tracing.js';
 import { runStepViews } from '../../views/run.view.js';
 import { openResources, type Resources } from '../../runtime/resources.js';
 import { buildServices, type Services } from '../../runtime/services.js';
@@ -101,6 +102,12 @@ function printDryRun(d: DryRun): void {
   );
 }
 
+/** ", trace <id>" for a run submitted while traces were exported (the id to search the tracing backend for); "" otherwise. */
+function traceNote(run: Pick<RunRow, 'trace_id'>): string {
+  const traceId = traceIdOf(run.trace_id);
+  return traceId ? `, trace ${traceId}` : '';
+}
+
 export function registerResearchCommands(program: Command, context: () => CliContext): void {
   program
     .command('research')
@@ -113,7 +120,10 @@ export function registerResearchCommands(program: Command, context: () => CliCon
       "research for this account (see: insights accounts list): the run is the account's, listed on its Research page, private to it, and spends one run of its daily allowance",
     )
     .option('--wait', 'wait for the run to finish, showing progress')
-    .option('--json', 'print {"run_id","status","insight_id","score"} (with --dry-run: the dry run as one JSON object)')
+    .option(
+      '--json',
+      'print {"run_id","status","insight_id","score","trace_id"} (trace_id: null unless OTEL_EXPORTER_OTLP_ENDPOINT is set; with --dry-run: the dry run as one JSON object)',
+    )
     .option(
       '--dry-run',
       'ask nothing and start nothing: print the candidate phrases, what step choose_primary would measure, the category and the requests',
@@ -185,11 +195,12 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
           if (submitted.kind !== 'run') throw new Error('a submission that asks to research afresh always starts a run');
           const run = submitted.run;
           if (!options.wait) {
-            if (options.json) printJson({ run_id: run.id, status: run.status, insight_id: null, score: null });
-            else print(`Enqueued ${run.id} (provider ${run.provider}). Follow it: insights runs show ${run.id}`);
+            if (options.json)
+              printJson({ run_id: run.id, status: run.status, insight_id: null, score: null, trace_id: traceIdOf(run.trace_id) ?? null });
+            else print(`Enqueued ${run.id} (provider ${run.provider})${traceNote(run)}. Follow it: insights runs show ${run.id}`);
             return;
           }
-          if (!options.json) print(`Researching "${run.idea}" as ${run.id} (provider ${run.provider})`);
+          if (!options.json) print(`Researching "${run.idea}" as ${run.id} (provider ${run.provider})${traceNote(run)}`);
           pipeline = await ensureWorkers(services);
           const finished = await waitForRun(resources, run.id, false);
           const insight = finished.insight_id ? await findInsight(resources.db, finished.insight_id) : undefined;
@@ -199,6 +210,7 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
               status: finished.status,
               insight_id: finished.insight_id,
               score: insight?.overall_score ?? null,
+              trace_id: traceIdOf(finished.trace_id) ?? null,
             });
           } else if (finished.status === 'succeeded' && insight) {
             const { label, source } = provenanceOf(insight);
@@ -266,10 +278,11 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
         if (!run) throw new UsageError(`No research run has the id "${id}" (see: insights runs list)`);
         const rows = await stepsOf(resources.db, id);
         if (options.json) {
-          printJson({ run, steps: rows });
+          // The row as stored (its trace_id column holds the whole traceparent) and the trace id a tracing backend is searched by.
+          printJson({ run, trace_id: traceIdOf(run.trace_id) ?? null, steps: rows });
           return;
         }
-        print(`${run.id}  ${run.status}${run.waiting_reason ? ` (${run.waiting_reason})` : ''}  provider ${run.provider}`);
+        print(`${run.id}  ${run.status}${run.waiting_reason ? ` (${run.waiting_reason})` : ''}  provider ${run.provider}${traceNote(run)}`);
         print(`idea: ${run.idea}`);
         if (run.discovery) print(`discovered: ${describeDiscovery(run.discovery)}`);
         if (run.insight_id) print(`insight: ${run.insight_id}`);

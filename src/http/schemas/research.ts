@@ -40,6 +40,11 @@ const ProgressSchema = Type.Object(
   { description: `Step n of ${STEP_COUNT}` },
 );
 
+const TraceIdSchema = Type.Union([Type.String({ pattern: '^[0-9a-f]{32}$' }), Type.Null()], {
+  description:
+    "The run's OpenTelemetry trace id (32 hex digits): search the operator's tracing backend for it to see every step, the trends requests it waited on and the webhook deliveries it caused. Null when the service was not exporting traces when the run was submitted",
+});
+
 const WhatToDoSchema = Type.Union([Type.String(), Type.Null()], {
   description: 'For a failed or waiting run: what to do about it, in a sentence; null otherwise',
 });
@@ -70,6 +75,7 @@ export const ResearchReportSchema = Type.Object(
       created_at: Type.String({ format: 'date-time' }),
       finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
       discovery: Type.Union([DiscoverySchema, Type.Null()], { description: 'Set for runs discovery started from the trending feed' }),
+      trace_id: TraceIdSchema,
       steps: Type.Array(
         Type.Object({
           step: Type.Integer(),
@@ -126,6 +132,7 @@ export const RunSummarySchema = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     finished_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     cancelled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    trace_id: TraceIdSchema,
     links: Type.Object({ self: Type.String(), events: Type.String(), insight: Type.Union([Type.String(), Type.Null()]) }),
   },
   { $id: 'ResearchRunSummary' },
