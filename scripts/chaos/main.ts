@@ -44,6 +44,12 @@ const watchdog = setTimeout(() => {
   say(JSON.stringify({ chaos: 'soak', topology, seed, ok: false, violations: ['watchdog: the soak did not finish in time'] }));
   void emergencyStop().finally(() => process.exit(1));
 }, watchdogMs);
+// A harness bug must not leave servers running: stop everything, then fail.
+process.once('unhandledRejection', (error) => {
+  say(`chaos: harness error: ${error instanceof Error ? error.stack : String(error)}; stopping everything`);
+  say(JSON.stringify({ chaos: 'soak', topology, seed, ok: false, violations: [`harness error: ${String(error)}`] }));
+  void emergencyStop().finally(() => process.exit(1));
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     say(`chaos: ${signal}: stopping everything`);

@@ -93,11 +93,18 @@ export async function emergencyStop(): Promise<void> {
 async function cli(env: Record<string, string>, args: string[]): Promise<string> {
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
   const bin = path.join(path.basename(root) === 'dist' ? path.resolve(root, '..') : root, 'bin/insights.js');
-  const { stdout } = await exec(process.execPath, [bin, ...args], {
-    env: { PATH: process.env.PATH ?? '', ENV_FILE: NO_ENV_FILE, ...env },
-    timeout: 60_000,
-  });
-  return stdout;
+  try {
+    const { stdout } = await exec(process.execPath, [bin, ...args], {
+      env: { PATH: process.env.PATH ?? '', ENV_FILE: NO_ENV_FILE, ...env },
+      timeout: 120_000,
+    });
+    return stdout;
+  } catch (error) {
+    // What the command said, so a failure that persists is explained in the report.
+    const e = error as { code?: number | string; signal?: string; killed?: boolean; stderr?: string };
+    const how = e.killed ? `killed after 120 s (${e.signal ?? ''})` : `exited ${e.signal ?? e.code}`;
+    throw new Error(`insights ${args[0]} ${how}: ${(e.stderr ?? '').trim().split('\n').slice(-3).join(' | ').slice(0, 600)}`);
+  }
 }
 
 /** Retries `fn` through outages until it succeeds or `timeoutMs` passes. */
@@ -241,6 +248,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     let submitted = 0;
     const runIdeas: string[] = [];
     const bursts = 7;
+    // A client that gives up is a violation, said at the end, not a crash of the harness.
+    const workloadFailed = (error: unknown) => void violations.push(`the workload could not go on: ${String(error)}`);
     const runStarter = (async () => {
       for (let burst = 0; burst < bursts; burst += 1) {
         await sleep(Math.max(0, (options.durationMs * 0.7 * burst) / bursts - elapsedInSoak()));
@@ -256,15 +265,20 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
               if (runId) await fence.followRun(runId, researcher.key);
               return;
             }
-            await persist(`starting a run`, async () => {
-              // Recorded but never enqueued (Redis was away)? The sweeper enqueues it; never start it twice.
-              const existing = await adminDb.selectFrom('research_runs').select('id').where('idea', '=', idea).executeTakeFirst();
-              if (!existing) await startAsOperator(idea);
-            });
+            // As long as the API clients retry theirs: through the faults, the CLI included.
+            await persist(
+              `starting a run`,
+              async () => {
+                // Recorded but never enqueued (Redis was away)? The sweeper enqueues it; never start it twice.
+                const existing = await adminDb.selectFrom('research_runs').select('id').where('idea', '=', idea).executeTakeFirst();
+                if (!existing) await startAsOperator(idea);
+              },
+              150_000,
+            );
           }),
         );
       }
-    })();
+    })().catch(workloadFailed);
     const refresher = (async () => {
       for (const at of [0.2, 0.4, 0.8]) {
         await sleep(Math.max(0, options.durationMs * at - elapsedInSoak()));
@@ -272,7 +286,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         if (at === 0.2) await persist('enqueuing discovery', () => enqueue(ingestQueue, JOB.discover, {}));
         else await persist('enqueuing a refresh', () => enqueue(ingestQueue, JOB.refreshAll, {}));
       }
-    })();
+    })().catch(workloadFailed);
 
     // The faults, at seeded random moments until the duration is over.
     const faults: InjectedFault[] = [];
