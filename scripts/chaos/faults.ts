@@ -38,6 +38,13 @@ export interface ProcessTargets {
   receiver: WebhookReceiver;
   /** True while some research step is running, so a SIGTERM lands mid-step. */
   stepsActive(): Promise<boolean>;
+  /**
+   * The next fault may land while a killed process is still starting (its
+   * readiness is pending, awaited before the checks). On a loaded machine a
+   * process takes a minute to start, which would otherwise space the faults
+   * out a minute apart. Off in the single-node soak, whose seeds keep their pace.
+   */
+  restartInBackground?: boolean;
 }
 
 export interface FaultOutcome {
@@ -78,15 +85,28 @@ export async function injectProcessFault(kind: ProcessFault, t: ProcessTargets, 
     case 'worker-kill-9':
     case 'web-kill-9': {
       const slot = pick(t.supervisor.slots.filter((s) => s.kind === (kind === 'web-kill-9' ? 'web' : 'worker')));
-      await t.supervisor.kill(slot, 'SIGKILL');
-      return { detail: `kill -9 ${slot.name}, restarted` };
+      if (!t.restartInBackground) {
+        await t.supervisor.kill(slot, 'SIGKILL');
+        return { detail: `kill -9 ${slot.name}, restarted` };
+      }
+      const wasReady = t.supervisor.isReady(slot);
+      const { ready } = await t.supervisor.killAndRestart(slot, 'SIGKILL');
+      return { detail: `kill -9 ${slot.name}${wasReady ? '' : ' (still starting)'}, restarting`, pending: ready };
     }
     case 'worker-sigterm': {
-      const slot = pick(t.supervisor.slots.filter((s) => s.kind === 'worker'));
+      // A process asked to stop must stop cleanly once it has started: one still starting is not asked.
+      const started = () => t.supervisor.slots.filter((s) => s.kind === 'worker' && t.supervisor.isReady(s));
+      for (const deadline = Date.now() + 180_000; started().length === 0;) {
+        if (Date.now() > deadline) throw new Error('no worker finished starting within 180 s');
+        await sleep(200);
+      }
+      const slot = pick(started());
       const midStep = await t.stepsActive().catch(() => false);
-      const exit = await t.supervisor.kill(slot, 'SIGTERM');
+      const { exit, ready } = await t.supervisor.killAndRestart(slot, 'SIGTERM');
       if (exit.code !== 0) throw new Error(`${slot.name} exited ${exit.signal ?? exit.code} on SIGTERM, not 0`);
-      return { detail: `SIGTERM ${slot.name}${midStep ? ' with steps running' : ''}, exited 0, restarted` };
+      if (!t.restartInBackground) await ready;
+      const detail = `SIGTERM ${slot.name}${midStep ? ' with steps running' : ''}, exited 0, ${t.restartInBackground ? 'restarting' : 'restarted'}`;
+      return t.restartInBackground ? { detail, pending: ready } : { detail };
     }
     case 'receiver-500':
     case 'receiver-timeout': {

@@ -292,7 +292,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const faults: InjectedFault[] = [];
     const pending: Array<Promise<void>> = [];
     const meanGapMs = options.durationMs / (options.targetFaults * 1.25);
-    const targets = { supervisor, receiver, stepsActive: async () => (await researchQueue.getActiveCount()) > 0 };
+    const targets = {
+      supervisor,
+      receiver,
+      stepsActive: async () => (await researchQueue.getActiveCount()) > 0,
+      restartInBackground: options.topology === 'cluster',
+    };
     // Until the duration is over, and at least the target count (within twice the duration: bounded either way).
     const faultsWanted = () =>
       Date.now() - soakStart < options.durationMs ||
