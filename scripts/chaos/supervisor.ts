@@ -38,7 +38,12 @@ export class Supervisor {
   }
 
   private spawn(name: string, kind: ServiceKind, env: Record<string, string>): ServiceProcess {
-    const p = new ServiceProcess(kind, env, { onLine: this.onLine ? (line) => this.onLine!(name, line) : undefined });
+    // 5 minutes to say ready, not the default 2: on a 2-core machine under a load of 25 (other work), a
+    // worker restarted beside three others took over 2 minutes, and one never marked ready was never asked to stop.
+    const p = new ServiceProcess(kind, env, {
+      readyTimeoutMs: 300_000,
+      onLine: this.onLine ? (line) => this.onLine!(name, line) : undefined,
+    });
     p.ready.then(() => this.booted.add(p)).catch(() => {});
     return p;
   }
