@@ -96,7 +96,7 @@ export async function injectProcessFault(kind: ProcessFault, t: ProcessTargets, 
     case 'worker-sigterm': {
       // A process asked to stop must stop cleanly once it has started: one still starting is not asked.
       const started = () => t.supervisor.slots.filter((s) => s.kind === 'worker' && t.supervisor.isReady(s));
-      for (const deadline = Date.now() + 180_000; started().length === 0;) {
+      for (const deadline = Date.now() + 300_000; started().length === 0;) {
         if (Date.now() > deadline) throw new Error('no worker finished starting within 300 s');
         await sleep(200);
       }
