@@ -47,8 +47,9 @@ const SOCKET_CODES = new Set([
 
 // ioredis: its connection errors, and server replies that mean "not now".
 const IOREDIS_ERROR_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
+// "Cluster isn't ready": a cluster client between a failover or slot move and its next slot map (a 500 in the cluster chaos soak).
 const IOREDIS_MESSAGES =
-  /^(Connection is closed|Stream isn't writeable and enableOfflineQueue options is false|Reached the max retries per request limit|None of startup nodes is available|Failed to refresh slots cache|Command timed out)/;
+  /^(Connection is closed|Stream isn't writeable and enableOfflineQueue options is false|Cluster isn't ready and enableOfflineQueue options is false|Reached the max retries per request limit|None of startup nodes is available|Failed to refresh slots cache|Command timed out)/;
 const REDIS_REPLY_PREFIXES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|NOREPLICAS|MOVED|ASK)\b/;
 
 interface ErrorLike {

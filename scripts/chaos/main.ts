@@ -1,7 +1,10 @@
-// `npm run chaos [-- --seed N --duration SECONDS --faults N --runs N]`
-// A bounded chaos soak on loopback (see soak.ts). Prints what it injects, a
-// summary, and ends with one JSON line; exits 1 on any violation. Everything
-// it started is stopped on every exit path, a watchdog included.
+// `npm run chaos [-- --topology single|cluster --seed N --duration SECONDS --faults N --runs N]`
+// A bounded chaos soak on loopback (see soak.ts): on a single Postgres and
+// Redis (the default), or on a Redis Cluster with replicas and a Postgres
+// primary with a streaming replica (`--topology cluster`). Prints what it
+// injects, a summary, and ends with one JSON line; exits 1 on any violation.
+// Everything it started is stopped on every exit path, a watchdog included.
+import { TOPOLOGIES, type TopologyName } from './deployments.js';
 import { emergencyStop, runSoak } from './soak.js';
 
 function option(name: string, fallback: number): number {
@@ -15,6 +18,18 @@ function option(name: string, fallback: number): number {
   return value;
 }
 
+function topologyOption(): TopologyName {
+  const i = process.argv.indexOf('--topology');
+  if (i === -1) return 'single';
+  const value = process.argv[i + 1] ?? '';
+  if (!(TOPOLOGIES as readonly string[]).includes(value)) {
+    process.stderr.write(`chaos: --topology is one of ${TOPOLOGIES.join(', ')} (got "${value}")\n`);
+    process.exit(2);
+  }
+  return value as TopologyName;
+}
+
+const topology = topologyOption();
 const seed = option('seed', Math.floor(Math.random() * 1_000_000));
 const durationS = option('duration', 300);
 const targetFaults = option('faults', Math.max(10, Math.round((durationS / 300) * 45)));
@@ -22,13 +37,19 @@ const runs = option('runs', Math.max(10, Math.round(durationS / 6)));
 const settleS = option('settle', 240);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-// Bounded even if something hangs: setup, the soak, the settle window, and a margin.
-const watchdogMs = (120 + 2 * durationS + settleS + 120) * 1000;
+// Bounded even if something hangs: setup (longer for the cluster's 8 servers), the soak, the settle window, and a margin.
+const watchdogMs = ((topology === 'cluster' ? 240 : 120) + 2 * durationS + settleS + 120) * 1000;
 const watchdog = setTimeout(() => {
   say(`chaos: watchdog: the soak did not finish within ${watchdogMs / 1000} s; stopping everything`);
-  say(JSON.stringify({ chaos: 'soak', seed, ok: false, violations: ['watchdog: the soak did not finish in time'] }));
+  say(JSON.stringify({ chaos: 'soak', topology, seed, ok: false, violations: ['watchdog: the soak did not finish in time'] }));
   void emergencyStop().finally(() => process.exit(1));
 }, watchdogMs);
+// A harness bug must not leave servers running: stop everything, then fail.
+process.once('unhandledRejection', (error) => {
+  say(`chaos: harness error: ${error instanceof Error ? error.stack : String(error)}; stopping everything`);
+  say(JSON.stringify({ chaos: 'soak', topology, seed, ok: false, violations: [`harness error: ${String(error)}`] }));
+  void emergencyStop().finally(() => process.exit(1));
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     say(`chaos: ${signal}: stopping everything`);
@@ -36,9 +57,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-say(`chaos soak: seed ${seed}, ${durationS} s, aiming at ${targetFaults} faults, ${runs} research runs (replay with --seed ${seed})`);
+say(
+  `chaos soak (${topology}): seed ${seed}, ${durationS} s, aiming at ${targetFaults} faults, ${runs} research runs (replay with --seed ${seed})`,
+);
 try {
-  const result = await runSoak({ seed, durationMs: durationS * 1000, targetFaults, runs, settleMs: settleS * 1000, log: say });
+  const result = await runSoak({ topology, seed, durationMs: durationS * 1000, targetFaults, runs, settleMs: settleS * 1000, log: say });
   clearTimeout(watchdog);
   say('');
   say(
@@ -53,7 +76,11 @@ try {
     `webhooks: ${result.deliveries_succeeded}/${result.deliveries_expected} deliveries succeeded, ${result.webhook_requests} requests received`,
   );
   say(
-    `API: ${result.api_requests} answers ${JSON.stringify(result.api_status)}, ${result.api_transport_errors} transport errors (processes being killed), Free key max ${result.free_key_max_granted}/100`,
+    `API: ${result.api_requests} answers ${JSON.stringify(result.api_status)}, ${result.api_transport_errors} transport errors (processes being killed), Free key max ${result.free_key_max_granted}/100${topology === 'cluster' ? `, read from ${JSON.stringify(result.api_read_from)}` : ''}`,
+  );
+  const fence = result.fence;
+  say(
+    `read-your-writes: ${fence.probes} probes (a run just accepted, an insight just announced) read from ${JSON.stringify(fence.readFrom)}, ${fence.stale} stale, ${fence.unanswered} unanswered within a minute`,
   );
   const w = result.webhook_api;
   say(
@@ -78,7 +105,7 @@ try {
 } catch (error) {
   clearTimeout(watchdog);
   say(`chaos: the soak could not run: ${error instanceof Error ? error.stack : String(error)}`);
-  say(JSON.stringify({ chaos: 'soak', seed, ok: false, violations: [`harness error: ${String(error)}`] }));
+  say(JSON.stringify({ chaos: 'soak', topology, seed, ok: false, violations: [`harness error: ${String(error)}`] }));
   await emergencyStop();
   process.exit(1);
 }

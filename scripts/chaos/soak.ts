@@ -1,5 +1,7 @@
 // The chaos soak: the Procfile's processes (2 web, 2 workers) on a Postgres
-// cluster and a Redis (AOF) of their own, with research runs, a refresh,
+// and a Redis (AOF) of their own, or on the scaled-out topology (a Redis
+// Cluster with replicas, a Postgres primary with a streaming replica; see
+// deployments.ts), with research runs (API, CLI, discovery), refreshes,
 // webhook deliveries and API reads going on, while faults land at seeded
 // random moments, and two accounts try to turn their webhook sends into a flood
 // at a receiver that never answers (webhook-flooder.ts). Once the faults stop,
@@ -15,17 +17,17 @@ import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { NO_ENV_FILE } from '../../src/config.js';
-import { createDb } from '../../src/db/connection.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
-import { createRedis, type Redis } from '../../src/redis/connection.js';
+import { createRedis } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/redis/keys.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { freePort } from '../lib/free-port.js';
-import { LocalPostgres } from '../lib/local-postgres.js';
-import { LocalRedis } from '../lib/local-redis.js';
-import { FAULT_KINDS, inject, seededRandom, type FaultKind, type InjectedFault } from './faults.js';
+import { startDeployment, type TopologyName } from './deployments.js';
+import { seededRandom, type InjectedFault } from './faults.js';
+import { startFenceProbes, type FenceStats } from './fence-probes.js';
+import { startReaders, type ApiStats } from './readers.js';
 import { WebhookReceiver } from './receiver.js';
-import { Supervisor, type Slot } from './supervisor.js';
+import { Supervisor } from './supervisor.js';
 import { researchSubmitter, type SubmitterStats } from './research-submitters.js';
 import { startWebhookWriters, type WebhookWriterStats, type WriterAccount } from './webhook-writers.js';
 import { SilentReceiver, startWebhookFlooders, type FloodAccount, type FloodStats } from './webhook-flooder.js';
@@ -36,6 +38,7 @@ const exec = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface SoakOptions {
+  topology: TopologyName;
   seed: number;
   durationMs: number;
   /** The schedule aims at this many faults in the duration (more is fine). */
@@ -47,6 +50,7 @@ export interface SoakOptions {
 }
 
 export interface SoakResult {
+  topology: TopologyName;
   seed: number;
   duration_s: number;
   faults: number;
@@ -62,6 +66,10 @@ export interface SoakResult {
   api_requests: number;
   api_status: Record<string, number>;
   api_transport_errors: number;
+  /** Where the readers' answers were read, with a replica (x-read-from). */
+  api_read_from: Record<string, number>;
+  /** Read-your-writes probes: a run just accepted, an insight just announced. */
+  fence: Omit<FenceStats, 'stale'> & { stale: number };
   free_key_max_granted: number;
   /** Clients managing their own subscriptions through /api/webhooks during the faults. */
   webhook_api: WebhookWriterStats;
@@ -85,11 +93,18 @@ export async function emergencyStop(): Promise<void> {
 async function cli(env: Record<string, string>, args: string[]): Promise<string> {
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
   const bin = path.join(path.basename(root) === 'dist' ? path.resolve(root, '..') : root, 'bin/insights.js');
-  const { stdout } = await exec(process.execPath, [bin, ...args], {
-    env: { PATH: process.env.PATH ?? '', ENV_FILE: NO_ENV_FILE, ...env },
-    timeout: 60_000,
-  });
-  return stdout;
+  try {
+    const { stdout } = await exec(process.execPath, [bin, ...args], {
+      env: { PATH: process.env.PATH ?? '', ENV_FILE: NO_ENV_FILE, ...env },
+      timeout: 120_000,
+    });
+    return stdout;
+  } catch (error) {
+    // What the command said, so a failure that persists is explained in the report.
+    const e = error as { code?: number | string; signal?: string; killed?: boolean; stderr?: string };
+    const how = e.killed ? `killed after 120 s (${e.signal ?? ''})` : `exited ${e.signal ?? e.code}`;
+    throw new Error(`insights ${args[0]} ${how}: ${(e.stderr ?? '').trim().split('\n').slice(-3).join(' | ').slice(0, 600)}`);
+  }
 }
 
 /** Retries `fn` through outages until it succeeds or `timeoutMs` passes. */
@@ -105,104 +120,16 @@ async function persist<T>(what: string, fn: () => Promise<T>, timeoutMs = 60_000
   }
 }
 
-interface ApiStats {
-  requests: number;
-  status: Record<string, number>;
-  transportErrors: number;
-  timeouts: number;
-  grantedByFreeKey: Map<string, number>;
-}
-
-/** Readers on both web processes: several keys, several routes, conditional requests. */
-function startReaders(
-  webs: () => Slot[],
-  keys: { free: string[]; pro: string; enterprise: string },
-  random: () => number,
-  stats: ApiStats,
-  concurrency: number,
-): { stop(): Promise<void> } {
-  let stopped = false;
-  const insightIds: string[] = [];
-  const etags = new Map<string, string>();
-  const routes = () => {
-    const id = insightIds[Math.floor(random() * insightIds.length)];
-    const list = [
-      '/api/insights?limit=5',
-      '/api/insights?limit=3&min_score=0.2&sort=newest',
-      '/api/categories',
-      '/api/sources',
-      '/api/usage',
-      '/readyz',
-    ];
-    if (id) list.push(`/api/insights/${id}`, `/api/insights/${id}/trend-data`, `/api/insights/${id}/research`);
-    return list;
-  };
-  const loop = async () => {
-    while (!stopped) {
-      const candidates = webs().filter((s) => s.process.running);
-      const web = candidates[Math.floor(random() * candidates.length)];
-      const url = web?.env.PORT ? `http://127.0.0.1:${web.env.PORT}` : undefined;
-      if (!url) {
-        await sleep(50);
-        continue;
-      }
-      // Keys join during the soak (a fresh Free key per burst of runs).
-      const allKeys = [...keys.free, keys.pro, keys.enterprise];
-      const key = allKeys[Math.floor(random() * allKeys.length)]!;
-      const all = routes();
-      const route = all[Math.floor(random() * all.length)]!;
-      const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-      const etag = etags.get(`${key}|${route}`);
-      if (etag && random() < 0.3) headers['if-none-match'] = etag;
-      try {
-        const res = await fetch(`${url}${route}`, { headers, signal: AbortSignal.timeout(20_000) });
-        const body = await res.text();
-        stats.requests += 1;
-        stats.status[res.status] = (stats.status[res.status] ?? 0) + 1;
-        // /api/usage answers with the quota spent too, uncounted (it says when the quota resets): not a grant.
-        if ((res.status === 200 || res.status === 304) && keys.free.includes(key) && route.startsWith('/api/') && route !== '/api/usage') {
-          stats.grantedByFreeKey.set(key, (stats.grantedByFreeKey.get(key) ?? 0) + 1);
-        }
-        const tag = res.headers.get('etag');
-        if (tag) etags.set(`${key}|${route}`, tag);
-        if (res.status === 200 && route === '/api/insights?limit=5') {
-          for (const item of (JSON.parse(body) as { data: Array<{ id: string }> }).data)
-            if (!insightIds.includes(item.id)) insightIds.push(item.id);
-        }
-      } catch (error) {
-        if ((error as Error).name === 'TimeoutError') stats.timeouts += 1;
-        else stats.transportErrors += 1;
-        await sleep(50);
-      }
-      await sleep(Math.floor(random() * 30));
-    }
-  };
-  const loops = Array.from({ length: concurrency }, loop);
-  return {
-    async stop() {
-      stopped = true;
-      await Promise.all(loops);
-    },
-  };
-}
-
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const { log } = options;
   const random = seededRandom(options.seed);
   const violations: string[] = [];
 
   try {
-    log(`seed ${options.seed}: starting Postgres and Redis (AOF) of our own`);
-    const postgres = await LocalPostgres.init();
-    cleanups.unshift(() => postgres.destroy());
-    await postgres.start();
-    const redis = await LocalRedis.init({ appendOnly: true });
-    cleanups.unshift(() => redis.destroy());
-    await redis.start();
-    const bootstrap = createDb(postgres.url, { maxConnections: 1 });
-    await sql`create database chaos`.execute(bootstrap);
-    await bootstrap.destroy();
-
+    log(`seed ${options.seed}: starting ${options.topology === 'single' ? 'Postgres and Redis' : 'the scaled-out topology'}`);
+    const deployment = await startDeployment(options.topology, (stop) => cleanups.unshift(stop));
+    const { adminDb, adminRedis } = deployment;
+    log(`on ${deployment.description}`);
     const dataDir = await mkdtemp(path.join(tmpdir(), 'si-chaos-data-'));
     cleanups.unshift(() => rm(dataDir, { recursive: true, force: true }));
     const receiver = new WebhookReceiver();
@@ -210,9 +137,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     cleanups.unshift(() => receiver.close());
 
     const env: Record<string, string> = {
-      DATABASE_URL: postgres.urlFor('chaos'),
+      ...deployment.env,
       DATABASE_POOL_SIZE: '10',
-      REDIS_URL: redis.url,
       REDIS_PREFIX: 'si',
       DATA_DIR: dataDir,
       TRENDS_PROVIDER: 'synthetic',
@@ -226,6 +152,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       WEBHOOK_RETRY_SCALE: '0.002',
       WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       SHUTDOWN_DRAIN_MS: '200',
+      // Discovery starts a few runs of its own (the synthetic trending feed), not a day's worth.
+      DISCOVERY_DAILY_CAP: '3',
       LOG_LEVEL: 'warn',
     };
     await cli(env, ['release']);
@@ -242,10 +170,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await silent.listen();
     cleanups.unshift(() => silent.close());
 
-    const adminDb = createDb(postgres.urlFor('chaos'), { maxConnections: 4, applicationName: 'chaos-harness' });
-    cleanups.unshift(() => adminDb.destroy());
-    const adminRedis: Redis = createRedis(redis.url, 'worker');
-    cleanups.unshift(async () => adminRedis.disconnect());
     const keys = {
       free: await Promise.all([1, 2, 3].map(async (i) => (await createApiKey(adminDb, `chaos free ${i}`, 'free')).key)),
       pro: (await createApiKey(adminDb, 'chaos pro', 'pro')).key,
@@ -273,7 +197,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     ]);
     const webs = () => supervisor.slots.filter((s) => s.kind === 'web');
 
-    const queueConnection = createRedis(redis.url, 'worker');
+    const queueConnection = createRedis(deployment.redisTarget, 'worker');
     const researchQueue = new Queue(QUEUES.research, { connection: queueConnection, prefix: redisKeys('si').queuePrefix(QUEUES.research) });
     const ingestQueue = new Queue(QUEUES.ingest, { connection: queueConnection, prefix: redisKeys('si').queuePrefix(QUEUES.ingest) });
     researchQueue.on('error', () => {});
@@ -286,7 +210,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
     const soakStart = Date.now();
     const elapsedInSoak = () => Date.now() - soakStart;
-    const api: ApiStats = { requests: 0, status: {}, transportErrors: 0, timeouts: 0, grantedByFreeKey: new Map() };
+    const api: ApiStats = { requests: 0, status: {}, transportErrors: 0, timeouts: 0, grantedByFreeKey: new Map(), readFrom: {} };
     const readers = startReaders(webs, keys, seededRandom(options.seed ^ 0x5eed), api, 6);
     const writerAccounts: WriterAccount[] = await Promise.all(
       (['starter', 'pro'] as const).map(async (plan) => {
@@ -312,12 +236,20 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // Research runs in bursts over the first 70% of the soak, so many are in flight
     // when faults land; a fresh Free key with each burst, so quotas are spent during faults.
     // Every other run is submitted through the API (POST /api/research-runs, retried with
-    // its Idempotency-Key through the faults), the rest as an operator starts them.
+    // its Idempotency-Key through the faults, then followed to its Location), the rest
+    // as an operator starts them: on the cluster with `insights research`, as a person would.
     const researcher = await createApiKey(adminDb, 'chaos research', 'pro', null, ['insights:read', 'research:write']);
     const submitter = researchSubmitter(webs, researcher.key, options.seed, seededRandom(options.seed ^ 0x7e5));
+    const fence = startFenceProbes(webs, receiver, [keys.pro, keys.enterprise], seededRandom(options.seed ^ 0xfe5ce));
+    const startAsOperator = async (idea: string) => {
+      if (options.topology === 'single') await startRun(adminDb, chain, { idea, hints: [], provider: 'synthetic', source: 'synthetic' });
+      else await cli(env, ['research', idea, '--json']);
+    };
     let submitted = 0;
     const runIdeas: string[] = [];
     const bursts = 7;
+    // A client that gives up is a violation, said at the end, not a crash of the harness.
+    const workloadFailed = (error: unknown) => void violations.push(`the workload could not go on: ${String(error)}`);
     const runStarter = (async () => {
       for (let burst = 0; burst < bursts; burst += 1) {
         await sleep(Math.max(0, (options.durationMs * 0.7 * burst) / bursts - elapsedInSoak()));
@@ -329,37 +261,42 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
             runIdeas.push(idea);
             if (j % 2 === 0) {
               submitted += 1;
-              await submitter.submit(idea, submitted);
+              const runId = await submitter.submit(idea, submitted);
+              if (runId) await fence.followRun(runId, researcher.key);
               return;
             }
-            await persist(`starting a run`, async () => {
-              // Recorded but never enqueued (Redis was away)? The sweeper enqueues it; never start it twice.
-              const existing = await adminDb.selectFrom('research_runs').select('id').where('idea', '=', idea).executeTakeFirst();
-              if (!existing) await startRun(adminDb, chain, { idea, hints: [], provider: 'synthetic', source: 'synthetic' });
-            });
+            // As long as the API clients retry theirs: through the faults, the CLI included.
+            await persist(
+              `starting a run`,
+              async () => {
+                // Recorded but never enqueued (Redis was away)? The sweeper enqueues it; never start it twice.
+                const existing = await adminDb.selectFrom('research_runs').select('id').where('idea', '=', idea).executeTakeFirst();
+                if (!existing) await startAsOperator(idea);
+              },
+              150_000,
+            );
           }),
         );
       }
-    })();
+    })().catch(workloadFailed);
     const refresher = (async () => {
-      for (const at of [0.4, 0.8]) {
+      for (const at of [0.2, 0.4, 0.8]) {
         await sleep(Math.max(0, options.durationMs * at - elapsedInSoak()));
-        await persist('enqueuing a refresh', () => enqueue(ingestQueue, JOB.refreshAll, {}));
+        // Discovery once (its runs join the soak's), refreshes twice.
+        if (at === 0.2) await persist('enqueuing discovery', () => enqueue(ingestQueue, JOB.discover, {}));
+        else await persist('enqueuing a refresh', () => enqueue(ingestQueue, JOB.refreshAll, {}));
       }
-    })();
+    })().catch(workloadFailed);
 
     // The faults, at seeded random moments until the duration is over.
     const faults: InjectedFault[] = [];
     const pending: Array<Promise<void>> = [];
     const meanGapMs = options.durationMs / (options.targetFaults * 1.25);
     const targets = {
-      postgres,
-      redis,
-      adminDb,
-      adminRedis,
       supervisor,
       receiver,
       stepsActive: async () => (await researchQueue.getActiveCount()) > 0,
+      restartInBackground: options.topology === 'cluster',
     };
     // Until the duration is over, and at least the target count (within twice the duration: bounded either way).
     const faultsWanted = () =>
@@ -368,10 +305,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     while (faultsWanted()) {
       await sleep(Math.round(meanGapMs * (0.3 + random() * 1.4)));
       if (!faultsWanted()) break;
-      const kind: FaultKind = FAULT_KINDS[Math.floor(random() * FAULT_KINDS.length)]!;
+      const kind = deployment.faults.next(random);
       const at = Date.now();
       try {
-        const outcome = await inject(kind, targets, random);
+        const outcome = await deployment.faults.inject(kind, targets, random);
         if (outcome.pending) pending.push(outcome.pending);
         faults.push({ kind, atMs: at - soakStart, tookMs: Date.now() - at, detail: outcome.detail });
         log(`${String(Math.round((at - soakStart) / 1000)).padStart(4)} s  ${kind.padEnd(28)} ${outcome.detail}`);
@@ -453,6 +390,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const settleMs = Date.now() - faultsOver;
     log(`settled: ${settled} after ${settleMs} ms`);
     await readers.stop();
+    await fence.stop();
+    violations.push(...fence.stats.stale.map((line) => `a read older than the write the client saw: ${line}`));
     await writers.stop();
     violations.push(...(await writers.check(adminDb)));
     await flooders.stop();
@@ -516,6 +455,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const byKind: Record<string, number> = {};
     for (const f of faults) byKind[f.kind] = (byKind[f.kind] ?? 0) + 1;
     return {
+      topology: options.topology,
       seed: options.seed,
       duration_s: Math.round(options.durationMs / 1000),
       faults: faults.length,
@@ -531,6 +471,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       api_requests: api.requests,
       api_status: api.status,
       api_transport_errors: api.transportErrors,
+      api_read_from: api.readFrom,
+      fence: { ...fence.stats, stale: fence.stats.stale.length },
       free_key_max_granted: freeMax,
       webhook_api: writers.stats,
       research_api: { ...submitter.stats, unanswered: submitter.stats.unanswered.length, unexpected: submitter.stats.unexpected.length },

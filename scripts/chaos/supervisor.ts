@@ -24,6 +24,8 @@ export class Supervisor {
   readonly slots: Slot[] = [];
   readonly unexpectedExits: UnexpectedExit[] = [];
   private stopping = false;
+  /** Processes that have said they are ready. */
+  private readonly booted = new WeakSet<ServiceProcess>();
 
   constructor(private readonly onLine?: (slot: string, line: string) => void) {}
 
@@ -36,7 +38,19 @@ export class Supervisor {
   }
 
   private spawn(name: string, kind: ServiceKind, env: Record<string, string>): ServiceProcess {
-    return new ServiceProcess(kind, env, { onLine: this.onLine ? (line) => this.onLine!(name, line) : undefined });
+    // 5 minutes to say ready, not the default 2: on a 2-core machine under a load of 25 (other work), a
+    // worker restarted beside three others took over 2 minutes, and one never marked ready was never asked to stop.
+    const p = new ServiceProcess(kind, env, {
+      readyTimeoutMs: 300_000,
+      onLine: this.onLine ? (line) => this.onLine!(name, line) : undefined,
+    });
+    p.ready.then(() => this.booted.add(p)).catch(() => {});
+    return p;
+  }
+
+  /** Whether the slot's current process is up and has said it is ready (not still starting). */
+  isReady(slot: Slot): boolean {
+    return slot.process.running && this.booted.has(slot.process);
   }
 
   private watch(slot: Slot): void {
@@ -58,6 +72,20 @@ export class Supervisor {
 
   /** Sends `signal`, waits for the exit, starts the process again and waits until it is ready. */
   async kill(slot: Slot, signal: NodeJS.Signals): Promise<{ code: number | null; signal: string | null }> {
+    const { exit, ready } = await this.killAndRestart(slot, signal);
+    await ready;
+    return exit;
+  }
+
+  /**
+   * Sends `signal`, waits for the exit and starts the process again; `ready`
+   * resolves once it is (never rejects: a process that dies while starting is
+   * reported by the watch, or was killed again on purpose).
+   */
+  async killAndRestart(
+    slot: Slot,
+    signal: NodeJS.Signals,
+  ): Promise<{ exit: { code: number | null; signal: string | null }; ready: Promise<void> }> {
     slot.expectingExit = true;
     let exit;
     try {
@@ -65,8 +93,8 @@ export class Supervisor {
     } finally {
       slot.expectingExit = false;
     }
-    await this.replace(slot);
-    return exit;
+    const ready = this.replace(slot);
+    return { exit, ready: ready.catch(() => {}) };
   }
 
   /** SIGTERM to every process; each must exit 0 within `timeoutMs` (else SIGKILL, and reported). */

@@ -3,6 +3,7 @@
 // the Procfile's processes (2 web, 2 workers) pointed at them exactly as in
 // production (REDIS_CLUSTER_NODES, DATABASE_URL, DATABASE_READ_URL).
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -10,7 +11,7 @@ import { sql } from 'kysely';
 import { NO_ENV_FILE } from '../../src/config.js';
 import { createDb } from '../../src/db/connection.js';
 import { freePort } from '../lib/free-port.js';
-import { LocalPostgres } from '../lib/local-postgres.js';
+import { LocalPostgres, postgresBinDir } from '../lib/local-postgres.js';
 import { LocalRedisCluster } from '../lib/local-redis-cluster.js';
 import { ServiceProcess } from '../lib/service-process.js';
 
@@ -37,18 +38,68 @@ const ROOT = (() => {
   return path.basename(up) === 'dist' ? path.resolve(up, '..') : up;
 })();
 
+/** Checks that the servers' programs are installed, naming what to install when one is not. */
+export async function requireServerPrograms(): Promise<void> {
+  for (const program of ['redis-server', 'redis-cli']) {
+    await exec(program, ['--version']).catch(() => {
+      throw new Error(`${program} not found on PATH — install Redis 7 (apt-get install redis-server; macOS: brew install redis)`);
+    });
+  }
+  const bin = postgresBinDir(); // throws, saying what to install, without initdb
+  if (!existsSync(path.join(bin, 'pg_basebackup')))
+    throw new Error(`pg_basebackup not found beside initdb in ${bin} — install the Postgres client programs`);
+}
+
+export interface DataTier {
+  cluster: LocalRedisCluster;
+  primary: LocalPostgres;
+  /** Started by startReplica (after the schema, or at once). */
+  replica: LocalPostgres | undefined;
+  startReplica(): Promise<LocalPostgres>;
+}
+
+/**
+ * The servers of the scaled-out topology: a 3-master Redis Cluster
+ * (`replicasPerMaster` replicas each), a Postgres primary holding `database`,
+ * and (unless `replicaAfterRelease`, for a caller that migrates first) its
+ * streaming replica. Each server's stop is handed to `onStarted` as soon as it
+ * runs, so a caller stopped half-way stops what did start.
+ */
+export async function startDataTier(
+  options: { database: string; replicasPerMaster: number; replicaAfterRelease?: boolean },
+  onStarted: (stop: () => Promise<void>) => void,
+): Promise<DataTier> {
+  await requireServerPrograms();
+  const cluster = await LocalRedisCluster.start(3, options.replicasPerMaster);
+  onStarted(() => cluster.stop());
+  const primary = await LocalPostgres.init();
+  onStarted(() => primary.destroy());
+  await primary.start();
+  const bootstrap = createDb(primary.url, { maxConnections: 1 });
+  await sql`create database ${sql.id(options.database)}`.execute(bootstrap);
+  await bootstrap.destroy();
+  const tier: DataTier = {
+    cluster,
+    primary,
+    replica: undefined,
+    async startReplica() {
+      const replica = await primary.startReplica();
+      onStarted(() => replica.destroy());
+      tier.replica = replica;
+      return replica;
+    },
+  };
+  if (!options.replicaAfterRelease) await tier.startReplica();
+  return tier;
+}
+
 export async function startTopology(
   options: { webs?: number; workers?: number; extraEnv?: Record<string, string> } = {},
 ): Promise<Topology> {
   const stops: Array<() => Promise<void>> = [];
   try {
-    const cluster = await LocalRedisCluster.start(3, 0);
-    stops.unshift(() => cluster.stop());
-    const primary = await LocalPostgres.create();
-    stops.unshift(() => primary.destroy());
-    const bootstrap = createDb(primary.url, { maxConnections: 1 });
-    await sql`create database app`.execute(bootstrap);
-    await bootstrap.destroy();
+    const data = await startDataTier({ database: 'app', replicasPerMaster: 0, replicaAfterRelease: true }, (stop) => stops.unshift(stop));
+    const { cluster, primary } = data;
     const env: Record<string, string> = {
       DATABASE_URL: primary.urlFor('app'),
       REDIS_CLUSTER_NODES: cluster.nodesEnv,
@@ -71,8 +122,7 @@ export async function startTopology(
     };
     const released = await cli(['release']);
     if (released.code !== 0) throw new Error(`insights release failed: ${released.stderr}`);
-    const replica = await primary.startReplica();
-    stops.unshift(() => replica.destroy());
+    const replica = await data.startReplica();
     env.DATABASE_READ_URL = replica.urlFor('app');
 
     const processes: ServiceProcess[] = [];

@@ -15,6 +15,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { measureReplicaLag } from '../../src/db/read-router.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
+import { bumpReadModelVersion } from '../../src/redis/read-model-version.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { runCli } from '../support/cli.js';
 import { until } from '../support/pipeline.js';
@@ -99,6 +100,50 @@ describe('the API on a lagging read replica', () => {
       await Promise.all([web.kill('SIGTERM'), worker.kill('SIGTERM')]);
     }
   }, 300_000);
+});
+
+describe('a research run just submitted, on a lagging replica', () => {
+  it('is found at its Location at once: runs are read from the primary, which the read-model version does not vouch for', async () => {
+    const env = { DATABASE_URL: primary.urlFor('app'), REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'synthetic' };
+    const web = new ServiceProcess('web', {
+      ...env,
+      DATABASE_READ_URL: replica.urlFor('app'),
+      PORT: '0',
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    });
+    try {
+      const base = (await web.ready).url!;
+      const { key } = await createApiKey(db, 'replica runs', 'pro', null, ['insights:read', 'research:write']);
+      const get = async (path: string) => {
+        const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+        await res.arrayBuffer();
+        return { status: res.status, from: res.headers.get('x-read-from') };
+      };
+      // A version the replica has replayed: reads of the read model go to the replica (3 s behind the primary).
+      await bumpReadModelVersion(redis.redis, redis.keys, db);
+      await until(
+        () => get('/api/insights?limit=1'),
+        (r) => r.from === 'replica',
+        60_000,
+        'reads to go to the replica',
+      );
+
+      const submitted = await fetch(`${base}/api/research-runs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ idea: 'Replica read-your-writes idea for florists' }),
+      });
+      expect(submitted.status).toBe(202);
+      const location = submitted.headers.get('location')!;
+      const runId = location.split('/').pop()!;
+      // The replica has not replayed the submission yet (it holds replay back 3 s), and the read model still says it may answer.
+      expect(await replicaDb.selectFrom('research_runs').select('id').where('id', '=', runId).executeTakeFirst()).toBeUndefined();
+      expect((await get('/api/insights?limit=1')).from).toBe('replica');
+      expect(await get(location)).toEqual({ status: 200, from: 'primary' });
+    } finally {
+      await web.kill('SIGTERM');
+    }
+  }, 180_000);
 });
 
 describe('insights doctor', () => {

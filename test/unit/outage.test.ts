@@ -21,6 +21,8 @@ describe('outages are told apart from bugs and bad input', () => {
       )?.dependency,
     ).toBe('redis');
     expect(classifyOutage(new Error('Connection is closed.'))?.dependency).toBe('redis');
+    // A Redis Cluster client refreshing its slot map after a failover (the cluster chaos soak answered these 500).
+    expect(classifyOutage(new Error("Cluster isn't ready and enableOfflineQueue options is false"))?.dependency).toBe('redis');
     expect(classifyOutage(replyError('LOADING Redis is loading the dataset in memory'))?.dependency).toBe('redis');
     expect(classifyOutage(replyError('CLUSTERDOWN The cluster is down'))?.dependency).toBe('redis');
     expect(classifyOutage(replyError('ERR wrong number of arguments'))).toBeUndefined();

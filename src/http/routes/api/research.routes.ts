@@ -183,6 +183,7 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
     {
       // A HEAD would open a stream with nowhere to write it.
       exposeHeadRoute: false,
+      config: { readsPrimary: true },
       schema: {
         tags: ['research'],
         operationId: 'streamResearchRun',
@@ -205,7 +206,8 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
   app.get(
     '/research-runs/:id',
     {
-      // Not cached: a run moves on (a step, a wait, a cancel) without the read model changing.
+      // Not cached, and read from the primary: a run moves on (a step, a wait, a cancel) without the read model changing.
+      config: { readsPrimary: true },
       schema: {
         tags: ['research'],
         operationId: 'getResearchRun',
@@ -224,7 +226,8 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
   app.get(
     '/insights/:id/research',
     {
-      // Not cached: a run moves on (a step, a wait, a cancel) without the read model changing.
+      // Not cached, and read from the primary: a run moves on (a step, a wait, a cancel) without the read model changing.
+      config: { readsPrimary: true },
       schema: {
         tags: ['research'],
         operationId: 'getInsightResearch',
