@@ -25,7 +25,7 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
       const geo = options.geo.trim().toUpperCase();
       if (!/^[A-Z]{2}$/.test(geo)) throw new UsageError(`--geo must be a two-letter country code such as US (got "${options.geo}")`);
       const { config } = context();
-      const [route] = routesFrom(config.trends.proxyUrls);
+      const [route] = routesFrom(config.trends.proxyUrls, config.trends.consentCookies);
       const paced = await pacersFor(config, route!);
       let result;
       try {

@@ -207,17 +207,17 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
     await ask(
       'multiline',
       (s) => s.widget(widgets, 'TIMESERIES', `interest over time for "${term}"`, (j) => parseMultiline(j, [term], what)),
-      (a) => `${a.points.length} points`,
+      (a) => (a ? `${a.points.length} points` : 'refused with 401 (a stale token)'),
     );
     await ask(
       'comparedgeo',
       (s) => s.widget(widgets, 'GEO_MAP', `interest by region for "${term}"`, (j) => parseComparedGeo(j, [term], what)),
-      (a) => `${a.regions.filter((r) => r.hasData[0]).length} of ${a.regions.length} places with data`,
+      (a) => (a ? `${a.regions.filter((r) => r.hasData[0]).length} of ${a.regions.length} places with data` : 'refused with 401 (a stale token)'),
     );
     await ask(
       'relatedsearches',
       (s) => s.widget(widgets, 'RELATED_QUERIES', `related queries for "${term}"`, (j) => parseRelated(j, 'relatedQueries', what)),
-      (a) => `${a.top.length} top, ${a.rising.length} rising`,
+      (a) => (a ? `${a.top.length} top, ${a.rising.length} rising` : 'refused with 401 (a stale token)'),
     );
   }
   if (cookie && !blocked()) {
