@@ -274,9 +274,8 @@ export class EgressPool {
    * slot, then checks the route is still open (a block reported while it
    * waited stops the request). Throws RouteWaitError when the request must not go.
    */
-  async pace(route: EgressRoute, jobId: string, embed = false): Promise<string> {
+  async pace(route: EgressRoute, jobId: string, embed = false): Promise<void> {
     await this.waitForSlot(route, jobId, embed);
-    return this.takeInFlight(route);
   }
 
   /**
@@ -340,7 +339,8 @@ export class EgressPool {
   pacers(route: EgressRoute, jobId: string): { pace: () => Promise<void>; paceEmbed: () => Promise<void>; sent: () => Promise<void> } {
     let held: string | undefined;
     const take = async (embed: boolean) => {
-      held = await this.pace(route, jobId, embed);
+      await this.pace(route, jobId, embed);
+      held = await this.takeInFlight(route);
     };
     return {
       pace: () => take(false),
