@@ -40,7 +40,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '../redis/connection.js';
 import type { EgressRoute } from './egress.js';
-import type { CookieJar } from '../providers/google/client.js';
+import type { CookieJar, RouteFact } from '../providers/google/client.js';
 import type { GoogleCheck } from '../providers/google/check.js';
 import { BLOCK_KINDS, type BlockKind } from './types.js';
 import { SCRIPTS } from '../redis/scripts.js';
@@ -166,6 +166,15 @@ export class RedisCookieJar implements CookieJar {
     private readonly redis: Redis,
     private readonly key: (route: string) => string,
   ) {}
+
+  /** What the route learned of how Google answers it (client.ts, RouteFact), beside its cookie. */
+  async learned(route: string, fact: RouteFact): Promise<string | undefined> {
+    return (await this.redis.hget(`${this.key(route)}:learned`, fact)) || undefined;
+  }
+
+  async learn(route: string, fact: RouteFact, value: string): Promise<void> {
+    await this.redis.multi().hset(`${this.key(route)}:learned`, fact, value).expire(`${this.key(route)}:learned`, 30 * 86_400).exec();
+  }
 
   async get(route: string): Promise<string | undefined> {
     return (await this.redis.get(this.key(route))) ?? undefined;

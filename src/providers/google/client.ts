@@ -75,7 +75,7 @@ export const HOME_PATH = '/trends/';
 export type Pacer = () => Promise<void>;
 
 export * from './cookie-jar.js';
-import { COOKIE_GATE, processJar, type CookieJar } from './cookie-jar.js';
+import { COOKIE_GATE, EVERY_ROUTE, processJar, type CookieJar } from './cookie-jar.js';
 
 export type WidgetId = 'TIMESERIES' | 'GEO_MAP' | 'RELATED_QUERIES' | 'RELATED_TOPICS';
 const WIDGET_KIND: Record<WidgetId, ExchangeKind> = {
@@ -266,9 +266,9 @@ export class GoogleSession {
     // Several keywords: per-keyword widgets are suffixed (_0, _1); the combined ones are not.
     const widget = widgets.find((x) => x.id === id) ?? widgets.find((x) => x.id === `${id}_0`);
     const edited = widget !== undefined && Object.entries(overrides).some(([key, value]) => widget.request[key] !== value);
-    if (edited && (await this.jar.learned?.(this.route, 'signed_widgets')) === '1')
+    if (edited && (await this.jar.learned?.(EVERY_ROUTE, 'signed_widgets')) === '1')
       throw new SignedWidgetError(
-        `Google signs each widget's exact request on route ${this.route} (an edited one was refused with 401): ${what} needs ${JSON.stringify(overrides)}, which the explore page's widget does not ask, so it is not sent`,
+        `Google signs each widget's exact request (an edited one was refused with 401): ${what} needs ${JSON.stringify(overrides)}, which the explore page's widget does not ask, so it is not sent`,
       );
     try {
       return await this.exchange(kind, what, async (w) => {
@@ -282,9 +282,9 @@ export class GoogleSession {
     } catch (error) {
       if (!(error instanceof RefusedError) || (error as { status?: number }).status !== 401) throw error;
       if (!edited) return null;
-      await this.jar.learn?.(this.route, 'signed_widgets', '1');
+      await this.jar.learn?.(EVERY_ROUTE, 'signed_widgets', '1');
       throw new SignedWidgetError(
-        `Google refused an edited widget request for ${what} on route ${this.route} (401: its tokens sign the exact request); edits are no longer sent on this route`,
+        `Google refused an edited widget request for ${what} on route ${this.route} (401: its tokens sign the exact request); edits are no longer sent on any route`,
       );
     }
   }
