@@ -118,7 +118,7 @@ const REASONS: Record<RouteWait, string> = {
   probe: 'another job is probing whether Google blocks it still',
   busy: 'its next request slot is taken',
   embed_quota: 'its embed pages (related lists) wait after Google said their quota was spent',
-  consent: "set aside: Google answers it with its EU consent page (give it a consent cookie: TRENDS_CONSENT_COOKIES)",
+  consent: 'set aside: Google answers it with its EU consent page (give it a consent cookie: TRENDS_CONSENT_COOKIES)',
 };
 
 /** A route's state as ops see it. */
@@ -173,7 +173,11 @@ export class RedisCookieJar implements CookieJar {
   }
 
   async learn(route: string, fact: RouteFact, value: string): Promise<void> {
-    await this.redis.multi().hset(`${this.key(route)}:learned`, fact, value).expire(`${this.key(route)}:learned`, 30 * 86_400).exec();
+    await this.redis
+      .multi()
+      .hset(`${this.key(route)}:learned`, fact, value)
+      .expire(`${this.key(route)}:learned`, 30 * 86_400)
+      .exec();
   }
 
   async get(route: string): Promise<string | undefined> {

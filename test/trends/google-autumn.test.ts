@@ -63,7 +63,7 @@ describe("the Google client against autumn 2026's Google (loopback)", () => {
     expect(g.google.autumn!.editedWidgetRequests).toBe(0);
   });
 
-  it("learns once that Google signs widget requests (an edited city map is a 401), and never edits one again on any route: the city map is no data", async () => {
+  it('learns once that Google signs widget requests (an edited city map is a 401), and never edits one again on any route: the city map is no data', async () => {
     const map = async (route: EgressRoute) =>
       as(
         await provider.fetch(
@@ -107,11 +107,18 @@ describe("the Google client against autumn 2026's Google (loopback)", () => {
     for (let i = 0; i < 8 && !error; i += 1)
       error = await provider
         .fetch({ kind: 'interestOverTime', keywords: [`standing desk ${i}`], timeframe: '30d', geo: '' }, routes[1], { jar })
-        .then(() => undefined, (e: unknown) => e);
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as Error).message).toMatch(/no new cookie/);
     expect(logOf(1).at(-1)).toMatchObject({ kind: 'explore', status: 429, refusal: 'rate-limit-429' });
-    expect(logOf(1).slice(before).filter((r) => r.kind === 'home' || r.kind === 'page').length).toBe(0);
+    expect(
+      logOf(1)
+        .slice(before)
+        .filter((r) => r.kind === 'home' || r.kind === 'page').length,
+    ).toBe(0);
   });
 
   it('is blocked with a 302 to /sorry for the explore family alone when two explore requests of one address overlap; autocomplete still answers', async () => {
@@ -120,21 +127,26 @@ describe("the Google client against autumn 2026's Google (loopback)", () => {
         provider.fetch({ kind: 'interestOverTime', keywords: [`home gym ${k}`], timeframe: '30d', geo: '' }, routes[0], { jar }),
       ),
     );
-    expect(parallel.some((r) => r.status === 'rejected' && r.reason instanceof RateLimitedError && r.reason.block === 'sorry_302')).toBe(true);
+    expect(parallel.some((r) => r.status === 'rejected' && r.reason instanceof RateLimitedError && r.reason.block === 'sorry_302')).toBe(
+      true,
+    );
     expect(g.google.autumn!.maxInFlight.get(g.proxies[0]!.egressAddress)).toBeGreaterThan(1);
     const topics = as(await provider.fetch({ kind: 'autocomplete', term: 'home gym' }, routes[0], { jar }), 'autocomplete');
     expect(topics.outcome).toBe('served');
   });
 
   it("tells the EU route's consent page apart from a block and from a changed Google, and sends the consent cookie the operator configured", async () => {
-    const error = await provider
-      .fetch({ kind: 'autocomplete', term: 'pizza' }, routes[2], { jar })
-      .then(() => undefined, (e: unknown) => e);
+    const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }, routes[2], { jar }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ConsentRequiredError);
     expect((error as Error).message).toMatch(/EU consent page .*TRENDS_CONSENT_COOKIES/);
     expect(logOf(2).map((r) => r.refusal)).toEqual(['consent-302']);
 
-    const [withConsent] = routesFrom([g.proxies[2]!.url], { [routes[2]!.name]: 'SOCS=CAISHAgBEhJnd3NfMjAyNjExMjgtMF9SQzIaAmVuIAEaBgiA_LyaBg' });
+    const [withConsent] = routesFrom([g.proxies[2]!.url], {
+      [routes[2]!.name]: 'SOCS=CAISHAgBEhJnd3NfMjAyNjExMjgtMF9SQzIaAmVuIAEaBgiA_LyaBg',
+    });
     const served = as(await provider.fetch({ kind: 'autocomplete', term: 'pizza' }, withConsent, { jar }), 'autocomplete');
     expect(served.outcome).toBe('served');
   });

@@ -9,7 +9,13 @@
 // without interception.
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BROWSER_USER_AGENT, COOKIE_GATE, forgetGoogleCookies, GoogleUnavailableError, MemoryCookieJar } from '../../src/providers/google/client.js';
+import {
+  BROWSER_USER_AGENT,
+  COOKIE_GATE,
+  forgetGoogleCookies,
+  GoogleUnavailableError,
+  MemoryCookieJar,
+} from '../../src/providers/google/client.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 import { MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
 import { recordedBody } from '../support/recorded.js';
@@ -61,7 +67,9 @@ function exploreListedEmpty(cassette: string, keywordType: 'QUERY' | 'ENTITY', c
   else explore(cassette, 'pizza');
   return nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
     .get('/trends/api/widgetdata/relatedsearches')
-    .query((q) => JSON.parse(String(q.req)).keywordType === keywordType && JSON.parse(String(q.req)).userConfig?.userType !== 'USER_TYPE_EMBED')
+    .query(
+      (q) => JSON.parse(String(q.req)).keywordType === keywordType && JSON.parse(String(q.req)).userConfig?.userType !== 'USER_TYPE_EMBED',
+    )
     .reply(200, `)]}',\n{"default":{"rankedList":[]}}`);
 }
 
@@ -449,7 +457,7 @@ describe('google provider over recorded HTTP', () => {
     expect(error).toMatchObject({ requests: 3 });
   });
 
-  it('learns the page that hands out the route\'s cookie (the trending page, where the home page answers without one) and asks it first next time', async () => {
+  it("learns the page that hands out the route's cookie (the trending page, where the home page answers without one) and asks it first next time", async () => {
     nock(GOOGLE).get('/trends/').reply(200, '<html>Google Trends</html>');
     nock(GOOGLE).get('/trends/explore').query(true).reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
     nock(GOOGLE)

@@ -80,7 +80,10 @@ describe('classifying what Google answered', () => {
     // The EU consent wall is neither a block nor a change: a route that needs a consent cookie.
     expect(classify('explore', { status: 302, body: '', location: 'https://consent.google.com/ml?continue=x' })).toBe('consent');
     expect(
-      classify('multiline', { status: 200, body: '<html><title>Before you continue to Google</title><form action="https://consent.google.com/save">' }),
+      classify('multiline', {
+        status: 200,
+        body: '<html><title>Before you continue to Google</title><form action="https://consent.google.com/save">',
+      }),
     ).toBe('consent');
     expect(classify('explore', { status: 429, body: '<title>Error 429 (Too Many Requests)!!1</title>' })).toBe('blocked');
     expect(classify('explore', { status: 502, body: '' })).toBe('error');

@@ -97,7 +97,14 @@ export class Autumn2026 {
    * (started by parallel requests), and its token bucket. `explore`: the
    * request is of the explore family; `cookie`: it carries a valid NID.
    */
-  verdict(client: string, url: URL, cookieHeader: string | undefined, explore: boolean, cookie: boolean, now: number): AutumnVerdict | undefined {
+  verdict(
+    client: string,
+    url: URL,
+    cookieHeader: string | undefined,
+    explore: boolean,
+    cookie: boolean,
+    now: number,
+  ): AutumnVerdict | undefined {
     if (this.options.euClients?.includes(client) && !/(?:^|;\s*)(SOCS|CONSENT)=/.test(cookieHeader ?? '')) {
       return {
         refusal: 'consent-302',

@@ -552,7 +552,8 @@ export class LoopbackGoogle {
       if (page.overQuota) this.count('embed-over-quota');
       return answer(200, page.body, html);
     }
-    if (API_KINDS.has(kind) && !cookie && autumn) return answer(429, TOO_MANY, { ...html, 'set-cookie': this.setCookie(now) }, 'cookie-gate-429');
+    if (API_KINDS.has(kind) && !cookie && autumn)
+      return answer(429, TOO_MANY, { ...html, 'set-cookie': this.setCookie(now) }, 'cookie-gate-429');
     if (API_KINDS.has(kind) && !cookie) {
       const headers: Record<string, string> = { ...html };
       if (this.options.yesterday?.cookieOn429) headers['set-cookie'] = `NID=${this.newCookie()}; path=/; domain=.google.com; HttpOnly`;

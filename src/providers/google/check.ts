@@ -212,7 +212,8 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
     await ask(
       'comparedgeo',
       (s) => s.widget(widgets, 'GEO_MAP', `interest by region for "${term}"`, (j) => parseComparedGeo(j, [term], what)),
-      (a) => (a ? `${a.regions.filter((r) => r.hasData[0]).length} of ${a.regions.length} places with data` : 'refused with 401 (a stale token)'),
+      (a) =>
+        a ? `${a.regions.filter((r) => r.hasData[0]).length} of ${a.regions.length} places with data` : 'refused with 401 (a stale token)',
     );
     await ask(
       'relatedsearches',

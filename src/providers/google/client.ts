@@ -195,7 +195,10 @@ export class GoogleSession {
     for (const [i, path] of order.entries()) {
       const kind: ExchangeKind = path === HOME_PATH ? 'home_page' : 'cookie_page';
       const name = path === HOME_PATH ? 'the home page' : path.startsWith('/trending') ? 'the trending page' : 'the explore page';
-      const label = i === 0 ? `${name} (for ${what})` : `${name} for a cookie, ${order.length > 2 && i > 1 ? 'two pages' : 'a page'} having refused one (for ${what})`;
+      const label =
+        i === 0
+          ? `${name} (for ${what})`
+          : `${name} for a cookie, ${order.length > 2 && i > 1 ? 'two pages' : 'a page'} having refused one (for ${what})`;
       const refused = await this.exchange(kind, label, async (w) => {
         const answer = await this.send(path, 'page');
         if (isConsentPage(answer.status >= 300 && answer.status < 400 ? '' : answer.body, answer.location))

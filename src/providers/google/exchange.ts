@@ -4,7 +4,8 @@
 import { isConsentPage, isSorryPage } from './format.js';
 import {
   ConsentRequiredError,
-  EmbedOverQuotaError, MalformedResponseError,
+  EmbedOverQuotaError,
+  MalformedResponseError,
   RateLimitedError,
   RefusedError,
   type AnswerOutcome,
