@@ -8,6 +8,7 @@ import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/
 import { routesFrom, type EgressRoute } from '../../src/trends/egress.js';
 import { COOKIE_GATE, forgetGoogleCookies, MemoryCookieJar } from '../../src/providers/google/client.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
+import { checkGoogle, checkVerdict } from '../../src/providers/google/check.js';
 import { ConsentRequiredError, RateLimitedError, type TrendsResponse } from '../../src/trends/types.js';
 
 const NO_DATA = 'zzqx obscure phrase';
@@ -149,5 +150,14 @@ describe("the Google client against autumn 2026's Google (loopback)", () => {
     });
     const served = as(await provider.fetch({ kind: 'autocomplete', term: 'pizza' }, withConsent, { jar }), 'autocomplete');
     expect(served.outcome).toBe('served');
+
+    // `insights google check` says so, and asks nothing more of the route; with the cookie, the route checks out.
+    const check = await checkGoogle({ route: routes[2]!, geo: 'US', term: 'weather', timeoutMs: 10_000, ca: g.certificates.ca });
+    expect(checkVerdict(check)).toMatchObject({ verdict: 'consent', detail: expect.stringMatching(/EU consent page/) });
+    expect(check.kinds.find((k) => k.kind === 'home_page')).toMatchObject({ outcome: 'consent', broken: false });
+    expect(check.broken).toEqual([]);
+    const fine = await checkGoogle({ route: withConsent!, geo: 'US', term: 'weather', timeoutMs: 10_000, ca: g.certificates.ca });
+    expect(fine.consent).toBeUndefined();
+    expect(fine.kinds.find((k) => k.kind === 'relatedsearches')).toMatchObject({ outcome: 'served' });
   });
 });
