@@ -1,27 +1,26 @@
 // Google Trends' HTTP API, spoken directly, as Google answers automated
 // clients in late 2026 (docs/operations.md, "How Google answers"):
 //
-// - The API wants an NID cookie, and a 429 does not hand one out
-//   (google-trends-api PR #167). From an address Google has seen before, only
-//   the home page does: a cookieless load of any other page answers 429
-//   (trendspyg 1.5.2, its `_warm_up`). So a route warms up on the home page
-//   (`/trends/`, where `https://trends.google.com/` redirects: gtrends'
-//   session bootstrap test, 2026-09-09), and tries one other page only if the
-//   home page refuses it. The cookie is kept per route in a jar every process
-//   shares (Redis), so a restart keeps it (trendspyg 1.6.0's jar: a returning
-//   visitor is served where a new session is refused), and it is replaced
-//   only when Google hands out a new one.
-// - A block comes as a 302 to www.google.com/sorry, a plain "Error 429 (Too
-//   Many Requests)" page, a 403, or an "unusual traffic" page, sometimes with
-//   Retry-After. A plain 429 to a cookie from the jar is the one ambiguous
-//   answer: Google no longer takes the cookie, or blocks us. It is read as the
-//   first once per request (a fresh cookie from the home page, the request
-//   sent again), unless it carries Retry-After; a plain 429 from the home page
-//   then, or a second one, is a block.
-// - Related queries are served through the embed flow
+// - The API wants an NID cookie. Whichever answer sets one (a plain 429
+//   included, never a block) gives the route its newest; Google rotates it on
+//   most answers (gtrends, 2026-09-09). A route warms up on the page that
+//   handed it a cookie last (learned, kept in the jar), else the home page
+//   (`/trends/`), the explore page, then `/trending` (trendspyg 1.5.2; gtrends:
+//   the bare host may answer 301 with no cookie). The jar is shared (Redis).
+// - 429s are told apart by what they carry (withCookie): one that hands out a
+//   new cookie is the cookie gate (sent again at once, once); a plain one with
+//   no new cookie is the rate limit on a route that learned the gate, else,
+//   to a cookie from the jar, possibly a stale cookie (a page for a fresh one,
+//   the request sent once more). A 302 to /sorry, a 403, an "unusual traffic"
+//   page, a 429 with Retry-After or a second plain 429 is a block.
+// - The EU consent page is neither a block nor a changed Google; a route's
+//   consent cookie (TRENDS_CONSENT_COOKIES) goes with all its requests.
+// - A widget's request is sent as explore served it (see widget()).
+// - Related queries are read from explore's widget (served again in 2026-09:
+//   gtrends) and else through the embed flow
 //   (`/trends/embed/explore/RELATED_QUERIES`, a page holding the widget's
-//   token, then `widgetdata/relatedsearches` with it), where the explore
-//   page's own widgets answer empty lists (trendspy `client.py`, trendspy #17).
+//   token, then `widgetdata/relatedsearches` with it), where explore's own
+//   widgets answered empty lists (trendspy `client.py`, trendspy #17).
 //   Embed pages have a quota of their own: they are paced by the caller's
 //   embed pacer, and a token labelled USER_TYPE_EMBED_OVER_QUOTA is a wait.
 // - Every token says how Google labels the client (`userConfig.userType`):
