@@ -47,6 +47,12 @@ export interface TrendsConfig {
   readonly embedGapMs: number;
   /** How long a route's embed pages wait after a token over the embed quota; doubles while it keeps happening. */
   readonly embedCooldownMs: number;
+  /**
+   * Each egress route's consent cookie, by route name (TRENDS_CONSENT_COOKIES,
+   * "host:port=SOCS=…" entries): a route at an EU address is answered with
+   * consent.google.com until it sends one. Not a secret, but never logged.
+   */
+  readonly consentCookies: Readonly<Record<string, string>>;
 }
 
 /** How a research run asks Google for what its steps need (research/trends-plan.ts builds each). */
@@ -88,6 +94,16 @@ export function loadTrendsSection(read: EnvReader): TrendsConfig {
     // Embed pages 3 s apart were refused, 6–8 s apart served (trendspy #17, 2025-10-22).
     embedGapMs: read.integer('TRENDS_EMBED_GAP_MS', 8_000, 0, 3_600_000),
     embedCooldownMs: read.integer('TRENDS_EMBED_COOLDOWN_MS', 300_000, 100, 86_400_000),
+    // An EU address is answered with consent.google.com until it sends a consent cookie (an actor's fix,
+    // 2026-05-13): "route=cookie" entries, the route named as `insights budget` names it (host:port, or direct).
+    consentCookies: Object.freeze(
+      Object.fromEntries(
+        read.list('TRENDS_CONSENT_COOKIES').map((entry) => {
+          const at = entry.indexOf('=');
+          return [entry.slice(0, Math.max(0, at)).trim(), entry.slice(at + 1).trim()];
+        }),
+      ) as Record<string, string>,
+    ),
   };
   const proxyNames: string[] = [];
   section.proxyUrls.forEach((proxy, i) => {
@@ -102,6 +118,17 @@ export function loadTrendsSection(read: EnvReader): TrendsConfig {
     }
   });
   read.check(new Set(proxyNames).size === proxyNames.length, 'TRENDS_PROXY_URLS lists the same proxy twice');
+  const routeNames = proxyNames.length > 0 || section.proxyUrls.length > 0 ? proxyNames : ['direct'];
+  for (const [route, cookie] of Object.entries(section.consentCookies)) {
+    read.check(
+      routeNames.includes(route),
+      `TRENDS_CONSENT_COOKIES names route "${route}", which is not one of the egress routes (${routeNames.join(', ')}): write "host:port=COOKIE" for a proxy of TRENDS_PROXY_URLS, or "direct=COOKIE"`,
+    );
+    read.check(
+      /^[A-Za-z0-9_]+=[^;\s]+(;\s*[A-Za-z0-9_]+=[^;\s]+)*$/.test(cookie),
+      `TRENDS_CONSENT_COOKIES: the cookie for route "${route}" must be NAME=VALUE pairs joined by "; " (e.g. SOCS=CAI…; CONSENT=YES+)`,
+    );
+  }
   read.check(
     section.geo === '' || /^[A-Z]{2}(-[A-Z0-9]{1,3})?$/.test(section.geo),
     `TRENDS_GEO must be empty (worldwide) or a country code such as US or US-CA (got "${section.geo}")`,

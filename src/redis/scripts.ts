@@ -187,6 +187,7 @@ export const SCRIPTS = {
     >(),
     label: script('trends/lua/egress-pool.label-1.lua').typed<[userType: string, since: string], string | null>(),
     release: script('trends/lua/egress-pool.release-1.lua').typed<[jobId: string], unknown>(),
+    settle: script('trends/lua/egress-pool.settle-1.lua').typed<[token: string], number>(),
   },
   deliveryGate: {
     enter: script('webhooks/lua/delivery-gate.enter-4.lua').typed<

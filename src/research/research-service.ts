@@ -108,7 +108,7 @@ export interface RunSchedule {
 /** The latest scheduled canary's verdict (src/trends/google-check.ts, checkVerdict), as the web process reads it from Redis. */
 export interface CanaryReading {
   checkedAt: Date;
-  verdict: 'ok' | 'unreachable' | 'blocked' | 'changed' | 'stopped';
+  verdict: 'ok' | 'unreachable' | 'blocked' | 'changed' | 'stopped' | 'consent';
   detail: string;
 }
 
@@ -450,7 +450,8 @@ export class ResearchService {
           evidence: `the latest run asking Google ${kind === 'answered' ? 'succeeded' : `failed: ${publicFailure(last.error!)}`}`,
         });
     }
-    if (canary && canary.checkedAt >= since && canary.verdict !== 'stopped') {
+    // A canary stopped by its route's pace, or by the route's EU consent page, says nothing of Google answering.
+    if (canary && canary.checkedAt >= since && canary.verdict !== 'stopped' && canary.verdict !== 'consent') {
       const state = canary.verdict === 'unreachable' || canary.verdict === 'blocked' ? canary.verdict : 'answering';
       readings.push({ state, at: canary.checkedAt, evidence: `the Google canary: ${canary.verdict}` });
     }

@@ -8,7 +8,12 @@ import type { Resources } from './resources.js';
 
 /** The routes to Google and their shared pace, cooldowns and probes (direct, or the proxies of TRENDS_PROXY_URLS). */
 export function egressPoolFor(resources: Resources, config: Config): EgressPool {
-  return egressPoolOf(resources.redis, resources.redisKeys.trendsPool, routesFrom(config.trends.proxyUrls), config);
+  return egressPoolOf(
+    resources.redis,
+    resources.redisKeys.trendsPool,
+    routesFrom(config.trends.proxyUrls, config.trends.consentCookies),
+    config,
+  );
 }
 
 /** A pool over the given routes, on a Redis of the caller's (`insights google check` opens one that may be away). */

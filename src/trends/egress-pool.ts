@@ -16,6 +16,13 @@
 //              answer. Served: the route is open again. Blocked: a longer cooldown;
 //   refused    a 400 pauses the route (TRENDS_REFUSED_PAUSE_MS) and the request
 //              goes to another route (some proxies cause it: pytrends #602);
+//   consent    Google's EU consent page (consent.google.com) sets the route
+//              aside for CONSENT_ASIDE_MS, until the operator gives it a
+//              consent cookie (TRENDS_CONSENT_COOKIES); its requests go to the
+//              other routes;
+//   in flight  one request at a time per route, whichever job sends it:
+//              parallel requests of one client escalate to the /sorry block
+//              (gtrends, 2026-09-09);
 //   embed      the embed pages (related lists) have a quota of their own: a
 //              second pace, TRENDS_EMBED_GAP_MS between two embed pages of the
 //              route (± jitter), on top of its request pace; a token over the
@@ -33,7 +40,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '../redis/connection.js';
 import type { EgressRoute } from './egress.js';
-import type { CookieJar } from '../providers/google/client.js';
+import type { CookieJar, RouteFact } from '../providers/google/client.js';
 import type { GoogleCheck } from '../providers/google/check.js';
 import { BLOCK_KINDS, type BlockKind } from './types.js';
 import { SCRIPTS } from '../redis/scripts.js';
@@ -48,7 +55,13 @@ const {
   embedOverQuota: EMBED_OVER_QUOTA,
   label: LABEL,
   release: RELEASE,
+  settle: SETTLE,
 } = SCRIPTS.egressPool;
+
+/** How long a route Google answered with its EU consent page stays aside: a restart with a consent cookie brings it back sooner. */
+export const CONSENT_ASIDE_MS = 86_400_000;
+/** How often a request waiting for its route's in-flight slot looks again. */
+const IN_FLIGHT_POLL_MS = 25;
 
 export interface EgressPoolOptions {
   /** HTTPS requests per minute each route may send; 0 = no pacing. */
@@ -79,7 +92,7 @@ export interface EgressPoolOptions {
 }
 
 /** Why a route cannot take a job (or a request) now. */
-export type RouteWait = 'refused' | 'cooling' | 'probe' | 'busy' | 'embed_quota';
+export type RouteWait = 'refused' | 'cooling' | 'probe' | 'busy' | 'embed_quota' | 'consent';
 
 export type Lease =
   | { route: EgressRoute; probe: boolean }
@@ -105,10 +118,11 @@ const REASONS: Record<RouteWait, string> = {
   probe: 'another job is probing whether Google blocks it still',
   busy: 'its next request slot is taken',
   embed_quota: 'its embed pages (related lists) wait after Google said their quota was spent',
+  consent: 'set aside: Google answers it with its EU consent page (give it a consent cookie: TRENDS_CONSENT_COOKIES)',
 };
 
 /** A route's state as ops see it. */
-export const ROUTE_STATES = ['open', 'cooling', 'probing', 'refused'] as const;
+export const ROUTE_STATES = ['open', 'cooling', 'probing', 'refused', 'consent'] as const;
 export type RouteState = (typeof ROUTE_STATES)[number];
 
 /** How Google answered a job, for the day's counts. */
@@ -152,6 +166,19 @@ export class RedisCookieJar implements CookieJar {
     private readonly redis: Redis,
     private readonly key: (route: string) => string,
   ) {}
+
+  /** What the route learned of how Google answers it (client.ts, RouteFact), beside its cookie. */
+  async learned(route: string, fact: RouteFact): Promise<string | undefined> {
+    return (await this.redis.hget(`${this.key(route)}:learned`, fact)) || undefined;
+  }
+
+  async learn(route: string, fact: RouteFact, value: string): Promise<void> {
+    await this.redis
+      .multi()
+      .hset(`${this.key(route)}:learned`, fact, value)
+      .expire(`${this.key(route)}:learned`, 30 * 86_400)
+      .exec();
+  }
 
   async get(route: string): Promise<string | undefined> {
     return (await this.redis.get(this.key(route))) ?? undefined;
@@ -261,6 +288,26 @@ export class EgressPool {
    * waited stops the request). Throws RouteWaitError when the request must not go.
    */
   async pace(route: EgressRoute, jobId: string, embed = false): Promise<void> {
+    await this.waitForSlot(route, jobId, embed);
+  }
+
+  /**
+   * The route's one in-flight slot, taken until the request settles (or its
+   * deadline has long passed): a token to give it back with. Waits for it
+   * up to the longest pace wait, then throws RouteWaitError (busy).
+   */
+  private async takeInFlight(route: EgressRoute): Promise<string> {
+    const token = randomUUID();
+    const key = `${this.routeKey(route)}:inflight`;
+    const deadline = Date.now() + this.maxPaceWaitMs;
+    for (;;) {
+      if ((await this.redis.set(key, token, 'PX', this.options.requestTimeoutMs + 5_000, 'NX')) === 'OK') return token;
+      if (Date.now() >= deadline) throw new RouteWaitError(route.name, IN_FLIGHT_POLL_MS * 4, 'busy');
+      await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_POLL_MS));
+    }
+  }
+
+  private async waitForSlot(route: EgressRoute, jobId: string, embed: boolean): Promise<void> {
     const now = Date.now();
     const [slot, waitMs, reason] = await RESERVE.run(
       this.redis,
@@ -297,9 +344,35 @@ export class EgressPool {
     }
   }
 
-  /** The pacers of a job on `route`: every request, and embed pages (which take an embed slot too). */
-  pacers(route: EgressRoute, jobId: string): { pace: () => Promise<void>; paceEmbed: () => Promise<void> } {
-    return { pace: () => this.pace(route, jobId), paceEmbed: () => this.pace(route, jobId, true) };
+  /**
+   * The pacers of a job on `route`: every request, and embed pages (which take
+   * an embed slot too); `sent` after each request gives the route's in-flight
+   * slot back.
+   */
+  pacers(route: EgressRoute, jobId: string): { pace: () => Promise<void>; paceEmbed: () => Promise<void>; sent: () => Promise<void> } {
+    let held: string | undefined;
+    const take = async (embed: boolean) => {
+      await this.pace(route, jobId, embed);
+      held = await this.takeInFlight(route);
+    };
+    return {
+      pace: () => take(false),
+      paceEmbed: () => take(true),
+      sent: async () => {
+        if (held === undefined) return;
+        const token = held;
+        held = undefined;
+        await SETTLE.run(this.redis, [`${this.routeKey(route)}:inflight`], [token]);
+      },
+    };
+  }
+
+  /** Google answered `route` with its EU consent page: the route is set aside (its requests go elsewhere). Returns how long. */
+  async consentRequired(route: EgressRoute, jobId: string, now = Date.now()): Promise<number> {
+    await ANSWERED.run(this.redis, [this.routeKey(route)], [jobId]);
+    await this.redis.hset(this.routeKey(route), 'consent_until', now + CONSENT_ASIDE_MS);
+    await this.bookField(route, 'consent');
+    return CONSENT_ASIDE_MS;
   }
 
   /** Google answered `route` (served, empty, no data, changed shape): a probe is over and the route open. */
@@ -411,7 +484,7 @@ export class EgressPool {
     const spent = await this.redis.hgetall(this.budgetKey(day));
     return Promise.all(
       this.routes.map(async (route) => {
-        const [refused, cool, needsProbe, streak, cooldowns, probes, embedCool, userType, userTypeSince] = await this.redis.hmget(
+        const [refused, cool, needsProbe, streak, cooldowns, probes, embedCool, userType, userTypeSince, consent] = await this.redis.hmget(
           this.routeKey(route),
           'refused_until',
           'cool_until',
@@ -422,12 +495,15 @@ export class EgressPool {
           'embed_cool_until',
           'user_type',
           'user_type_since',
+          'consent_until',
         );
         const lastHour = await this.redis.zcount(this.sentKey(route), now - 3_600_000, '+inf');
         const n = (field: string) => Number(spent[`${route.name}|${field}`] ?? 0);
         const refusedFor = Number(refused ?? 0) - now;
         const coolFor = Number(cool ?? 0) - now;
-        const state: RouteState = refusedFor > 0 ? 'refused' : coolFor > 0 ? 'cooling' : needsProbe === '1' ? 'probing' : 'open';
+        const consentFor = Number(consent ?? 0) - now;
+        const state: RouteState =
+          consentFor > 0 ? 'consent' : refusedFor > 0 ? 'refused' : coolFor > 0 ? 'cooling' : needsProbe === '1' ? 'probing' : 'open';
         return {
           route: route.name,
           requestsLastHour: lastHour,
@@ -438,7 +514,7 @@ export class EgressPool {
           changed: n('changed'),
           errors: n('errors'),
           state,
-          stateForMs: state === 'refused' ? refusedFor : state === 'cooling' ? coolFor : 0,
+          stateForMs: state === 'consent' ? consentFor : state === 'refused' ? refusedFor : state === 'cooling' ? coolFor : 0,
           streak: Number(streak ?? 0),
           cooldowns: Number(cooldowns ?? 0),
           probes: Number(probes ?? 0),

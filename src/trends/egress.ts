@@ -18,14 +18,26 @@ export interface EgressRoute {
   readonly proxy?: URL;
   /** The proxy's Proxy-Authorization value, decoded from its URL once (see parseProxyUrl). */
   readonly proxyAuthorization?: string;
+  /** The consent cookie the operator configured for this route (TRENDS_CONSENT_COOKIES): an EU address needs one. */
+  readonly consentCookie?: string;
 }
 
-/** Throws ProxyUrlError (which never repeats a password) for a URL that would fail every request. */
-export function routesFrom(proxyUrls: readonly string[]): EgressRoute[] {
-  if (proxyUrls.length === 0) return [{ name: 'direct' }];
+/**
+ * Throws ProxyUrlError (which never repeats a password) for a URL that would
+ * fail every request. `consentCookies`: each route's consent cookie, by route
+ * name (TRENDS_CONSENT_COOKIES).
+ */
+export function routesFrom(proxyUrls: readonly string[], consentCookies: Readonly<Record<string, string>> = {}): EgressRoute[] {
+  const consent = (name: string) => (consentCookies[name] ? { consentCookie: consentCookies[name] } : {});
+  if (proxyUrls.length === 0) return [{ name: 'direct', ...consent('direct') }];
   return proxyUrls.map((raw) => {
     const proxy = parseProxyUrl(raw);
-    return { name: proxy.name, proxy: proxy.url, ...(proxy.authorization ? { proxyAuthorization: proxy.authorization } : {}) };
+    return {
+      name: proxy.name,
+      proxy: proxy.url,
+      ...(proxy.authorization ? { proxyAuthorization: proxy.authorization } : {}),
+      ...consent(proxy.name),
+    };
   });
 }
 

@@ -51,6 +51,23 @@ export class RefusedError extends Error {
   override name = 'RefusedError';
 }
 
+/**
+ * Google answered a route with its EU consent page (a redirect to
+ * consent.google.com, or its "Before you continue" HTML): not a block and not
+ * a change of Google. The route is set aside until the operator configures a
+ * consent cookie for it (TRENDS_CONSENT_COOKIES); the request goes to another.
+ */
+export class ConsentRequiredError extends Error {
+  override name = 'ConsentRequiredError';
+  constructor(
+    message: string,
+    /** The route's configured consent cookie was sent and still answered with the consent page. */
+    readonly cookieRefused = false,
+  ) {
+    super(message);
+  }
+}
+
 /** The answer is not what Google's API returns: retrying will not help. */
 export class MalformedResponseError extends Error {
   override name = 'MalformedResponseError';

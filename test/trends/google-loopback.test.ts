@@ -10,7 +10,7 @@ import { routesFrom, type EgressRoute } from '../../src/trends/egress.js';
 import { forgetGoogleCookies, type ExchangeReport } from '../../src/providers/google/client.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 import { modifierRequest } from '../../src/domain/research/modifier-evidence.js';
-import { EmbedOverQuotaError, RateLimitedError, RefusedError, type TrendsResponse } from '../../src/trends/types.js';
+import { RateLimitedError, RefusedError, type TrendsResponse } from '../../src/trends/types.js';
 
 const NO_DATA = 'zzqx obscure phrase';
 let g: GoogleOnLoopback;
@@ -146,7 +146,7 @@ describe("the Google client against today's Google (loopback)", () => {
     expect((page.headers['set-cookie'] as string[])[0]).toMatch(/^NID=511=/);
   });
 
-  it('reads related queries through the embed flow (the page, then its token), topics empty, and an embed page too soon after the last is over quota: a wait, not an empty list', async () => {
+  it("reads related queries through the embed flow (the page, then its token) when explore's widget lists none, topics empty, and an embed page too soon after the last is over quota: explore's empty list, marked so, without a data request", async () => {
     g.google.setLimits({ requestsPerMinute: 0, embedMinGapMs: 60_000, embedPenaltyMs: 60_000 });
     const queries = as(
       await provider.fetch({ kind: 'relatedQueries', keyword: 'meal planning', timeframe: '12m', geo: '' }, routes[1]),
@@ -155,15 +155,23 @@ describe("the Google client against today's Google (loopback)", () => {
     expect(queries.outcome).toBe('served');
     expect(queries.top.length).toBeGreaterThan(3);
     expect(queries.top.every((i) => i.label.startsWith('meal planning '))).toBe(true);
-    expect(queries.provenance).toMatchObject({ requests: 3, via: 'embed', userType: 'USER_TYPE_EMBED' }); // home page, embed page, data
-    expect(logOf(1).map((r) => r.kind)).toEqual(['home', 'embed', 'relatedsearches']);
+    // home page, explore, its (empty) widget, embed page, data
+    expect(queries.provenance).toMatchObject({ requests: 5, via: 'embed', userType: 'USER_TYPE_EMBED' });
+    expect(logOf(1).map((r) => r.kind)).toEqual(['home', 'explore', 'relatedsearches', 'embed', 'relatedsearches']);
 
     // The next embed page within a minute is over the address's embed quota: no data request follows.
-    const error = await provider
-      .fetch({ kind: 'relatedTopics', keyword: 'meal planning', timeframe: '12m', geo: '' }, routes[1])
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(EmbedOverQuotaError);
-    expect(logOf(1).map((r) => r.kind)).toEqual(['home', 'embed', 'relatedsearches', 'embed']);
+    const over = await provider.fetch({ kind: 'relatedTopics', keyword: 'meal planning', timeframe: '12m', geo: '' }, routes[1]);
+    expect(over).toMatchObject({ outcome: 'empty', provenance: { via: 'explore', embedOverQuota: true } });
+    expect(logOf(1).map((r) => r.kind)).toEqual([
+      'home',
+      'explore',
+      'relatedsearches',
+      'embed',
+      'relatedsearches',
+      'explore',
+      'relatedsearches',
+      'embed',
+    ]);
     expect(logOf(1).at(-1)).toMatchObject({ overQuota: true, status: 200 });
     expect(reports.at(-1)).toMatchObject({ kind: 'embed_page', outcome: 'over_quota', userType: 'USER_TYPE_EMBED_OVER_QUOTA' });
 

@@ -9,9 +9,15 @@
 // without interception.
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BROWSER_USER_AGENT, forgetGoogleCookies, GoogleUnavailableError } from '../../src/providers/google/client.js';
+import {
+  BROWSER_USER_AGENT,
+  COOKIE_GATE,
+  forgetGoogleCookies,
+  GoogleUnavailableError,
+  MemoryCookieJar,
+} from '../../src/providers/google/client.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
-import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
+import { MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
 import { recordedBody } from '../support/recorded.js';
 
 const GOOGLE = 'https://trends.google.com';
@@ -51,6 +57,22 @@ function embedPage(cassette: string, id: 'RELATED_QUERIES' | 'RELATED_TOPICS', u
     .reply(200, page, { 'content-type': 'text/html; charset=UTF-8' });
 }
 
+/** Explore for a related list, whose own widget answers the list empty (as Google answered automated clients from 2024-08): the embed flow is asked next. */
+function exploreListedEmpty(cassette: string, keywordType: 'QUERY' | 'ENTITY', cookieKept = false) {
+  if (cookieKept)
+    nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
+      .get('/trends/api/explore')
+      .query(true)
+      .reply(200, recorded(cassette, /_explore_200\.json\.txt$/));
+  else explore(cassette, 'pizza');
+  return nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
+    .get('/trends/api/widgetdata/relatedsearches')
+    .query(
+      (q) => JSON.parse(String(q.req)).keywordType === keywordType && JSON.parse(String(q.req)).userConfig?.userType !== 'USER_TYPE_EMBED',
+    )
+    .reply(200, `)]}',\n{"default":{"rankedList":[]}}`);
+}
+
 beforeAll(() => {
   nock.disableNetConnect();
 });
@@ -88,8 +110,8 @@ describe('google provider over recorded HTTP', () => {
     expect(result.points.length).toBeGreaterThanOrEqual(5);
   });
 
-  it('asks related queries through the embed flow: the embed page, then its token for the list (top and rising, with Breakout)', async () => {
-    cookiePage();
+  it("asks related queries through the embed flow when explore's own widget lists none: the embed page, then its token for the list (top and rising, with Breakout)", async () => {
+    exploreListedEmpty('test_related_queries_result_rising__f6b2d0c230', 'QUERY');
     embedPage('test_related_queries_result_rising__f6b2d0c230', 'RELATED_QUERIES');
     nock(GOOGLE, { reqheaders: { cookie: NID_2025, referer: 'https://trends.google.com/trends/explore' } })
       .get('/trends/api/widgetdata/relatedsearches')
@@ -104,11 +126,11 @@ describe('google provider over recorded HTTP', () => {
     expect(result.top.length).toBeGreaterThan(5);
     expect(result.top[0]).toMatchObject({ label: 'pizza hut', value: 100, breakout: false });
     expect(result.rising.length).toBeGreaterThan(0);
-    expect(result.provenance).toMatchObject({ requests: 3, via: 'embed', userType: 'USER_TYPE_EMBED' });
+    expect(result.provenance).toMatchObject({ requests: 5, via: 'embed', userType: 'USER_TYPE_EMBED' });
   });
 
   it('parses related topics through the embed flow, with their Freebase ids', async () => {
-    cookiePage();
+    exploreListedEmpty('test_related_topics_result_top__f6b2d0c230', 'ENTITY');
     embedPage('test_related_topics_result_top__f6b2d0c230', 'RELATED_TOPICS');
     nock(GOOGLE)
       .get('/trends/api/widgetdata/relatedsearches')
@@ -119,12 +141,24 @@ describe('google provider over recorded HTTP', () => {
     expect(result.top[0]!.topic?.mid).toMatch(/^\/[mg]\//);
   });
 
-  it('stops at an embed token over the embed quota: a wait for the route, no data request, never an empty list', async () => {
-    cookiePage();
+  it("stops at an embed token over the embed quota: no data request; explore's empty list is the answer, marked so (the route's embed pages then close)", async () => {
+    exploreListedEmpty('test_related_queries_result_rising__f6b2d0c230', 'QUERY');
     embedPage('test_related_queries_result_rising__f6b2d0c230', 'RELATED_QUERIES', 'USER_TYPE_EMBED_OVER_QUOTA');
-    const error = await provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(EmbedOverQuotaError);
-    expect(error).toMatchObject({ requests: 2, userType: 'USER_TYPE_EMBED_OVER_QUOTA' });
+    const result = await provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' });
+    expect(result).toMatchObject({ kind: 'relatedQueries', top: [], outcome: 'empty' });
+    expect(result.provenance).toMatchObject({ requests: 4, via: 'explore', embedOverQuota: true, userType: 'USER_TYPE_EMBED_OVER_QUOTA' });
+  });
+
+  it("reads related queries from explore's own widget when it lists them (as measured on 2026-09-09): no embed page", async () => {
+    explore('test_related_queries_result_rising__f6b2d0c230', 'pizza');
+    nock(GOOGLE)
+      .get('/trends/api/widgetdata/relatedsearches')
+      .query((q) => JSON.parse(String(q.req)).keywordType === 'QUERY')
+      .reply(200, recorded('test_related_queries_result_rising__f6b2d0c230', /02_GET_trends_api_widgetdata_relatedsearches/));
+    const result = await provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' });
+    if (result.kind !== 'relatedQueries') throw new Error(result.kind);
+    expect(result.top[0]).toMatchObject({ label: 'pizza hut', value: 100 });
+    expect(result.provenance).toMatchObject({ requests: 3, via: 'explore', userType: 'USER_TYPE_SCRAPER' });
   });
 
   it('parses interest by region for the phrase and the anchor (shares per place)', async () => {
@@ -259,7 +293,7 @@ describe('google provider over recorded HTTP', () => {
   });
 
   it('reads related lists answered as Google answers automated clients since 2024-08 as empty, not as an error', async () => {
-    cookiePage();
+    exploreListedEmpty('test_related_queries_result_rising__f6b2d0c230', 'QUERY');
     embedPage('test_related_queries_result_rising__f6b2d0c230', 'RELATED_QUERIES');
     nock(GOOGLE).get('/trends/api/widgetdata/relatedsearches').query(true).reply(200, `)]}',\n{"default":{"rankedList":[]}}`);
     const result = await provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' });
@@ -414,12 +448,62 @@ describe('google provider over recorded HTTP', () => {
     expect(error).toMatchObject({ requests: 1 });
   });
 
-  it('a plain 429 from the home page and then from the explore page is a block (the home page was tried)', async () => {
+  it('a plain 429 from the home page, the explore page and the trending page is a block (every page that hands out the cookie was tried)', async () => {
     nock(GOOGLE).get('/trends/').reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
     nock(GOOGLE).get('/trends/explore').query(true).reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
+    nock(GOOGLE).get('/trending').query(true).reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
     const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
-    expect(error).toMatchObject({ requests: 2 });
+    expect(error).toMatchObject({ requests: 3 });
+  });
+
+  it("learns the page that hands out the route's cookie (the trending page, where the home page answers without one) and asks it first next time", async () => {
+    nock(GOOGLE).get('/trends/').reply(200, '<html>Google Trends</html>');
+    nock(GOOGLE).get('/trends/explore').query(true).reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
+    nock(GOOGLE)
+      .get('/trending')
+      .query(true)
+      .reply(200, '<html>Trending now</html>', { 'set-cookie': `${NID_2025}; path=/; domain=.google.com` });
+    nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
+      .get('/trends/api/autocomplete/pizza')
+      .query(true)
+      .reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    expect((await provider.fetch({ kind: 'autocomplete', term: 'pizza' })).provenance).toMatchObject({ requests: 4 });
+    forgetGoogleCookies();
+    const jar = new MemoryCookieJar();
+    await jar.learn('direct', 'warm_up', '/trending');
+    nock(GOOGLE)
+      .get('/trending')
+      .query(true)
+      .reply(200, '<html>Trending now</html>', { 'set-cookie': `${NID_2025}; path=/; domain=.google.com` });
+    nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
+      .get('/trends/api/autocomplete/pizza')
+      .query(true)
+      .reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    expect((await provider.fetch({ kind: 'autocomplete', term: 'pizza' }, undefined, { jar })).provenance).toMatchObject({ requests: 2 });
+  });
+
+  it("passes Google's cookie gate (a cookieless call's 429 that sets NID: sent again at once, once), and then reads a plain 429 with no new cookie as the rate limit, not a stale cookie", async () => {
+    const jar = new MemoryCookieJar();
+    await jar.learn('direct', 'warm_up', COOKIE_GATE);
+    nock(GOOGLE, { badheaders: ['cookie'] })
+      .get('/trends/api/autocomplete/pizza')
+      .query(true)
+      .reply(429, '<title>Error 429 (Too Many Requests)!!1</title>', { 'set-cookie': `${NID_2025}; path=/; domain=.google.com` });
+    nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
+      .get('/trends/api/autocomplete/pizza')
+      .query(true)
+      .reply(200, recorded('test_suggestions_ok__f6b2d0c230', /autocomplete_pizza_200/));
+    expect((await provider.fetch({ kind: 'autocomplete', term: 'pizza' }, undefined, { jar })).provenance).toMatchObject({ requests: 2 });
+    expect(await jar.get('direct')).toBe(NID_2025);
+    nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
+      .get('/trends/api/autocomplete/pizza')
+      .query(true)
+      .reply(429, '<title>Error 429 (Too Many Requests)!!1</title>');
+    const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }, undefined, { jar }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as Error).message).toMatch(/no new cookie/);
+    expect(error).toMatchObject({ requests: 1 });
   });
 
   it('reports a 400 as refused, a 5xx as Google unavailable, and a page without the cookie or a 404 endpoint as a changed shape', async () => {
@@ -441,6 +525,7 @@ describe('google provider over recorded HTTP', () => {
     forgetGoogleCookies();
     nock(GOOGLE).get('/trends/').reply(200, '<html>Google Trends</html>');
     nock(GOOGLE).get('/trends/explore').query(true).reply(200, '<html>Google Trends</html>');
+    nock(GOOGLE).get('/trending').query(true).reply(200, '<html>Google Trends</html>');
     const error = await provider.fetch({ kind: 'autocomplete', term: 'pizza' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect((error as Error).message).toMatch(/handed out no NID cookie/);
@@ -489,6 +574,7 @@ describe('google provider over recorded HTTP', () => {
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect((error as Error).message).toMatch(/interest over time for "pizza".*not its JSON/);
 
+    exploreListedEmpty('test_related_queries_result_rising__f6b2d0c230', 'QUERY', true);
     nock(GOOGLE).get('/trends/embed/explore/RELATED_QUERIES').query(true).reply(200, '<html><body>Google Trends</body></html>');
     await expect(provider.fetch({ kind: 'relatedQueries', keyword: 'pizza', timeframe: '12m', geo: '' })).rejects.toThrow(
       /embed page of related queries for "pizza".*holds no JSON.parse/,

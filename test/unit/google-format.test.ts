@@ -76,7 +76,16 @@ describe('classifying what Google answered', () => {
   it('400 is refused, 404 on an endpoint and an unknown redirect are changed shapes, 5xx is no answer', () => {
     expect(classify('explore', { status: 400, body: 'Bad Request' })).toBe('refused');
     expect(classify('multiline', { status: 404, body: page404 })).toBe('changed_shape');
-    expect(classify('explore', { status: 302, body: '', location: 'https://consent.google.com/ml' })).toBe('changed_shape');
+    expect(classify('explore', { status: 302, body: '', location: 'https://accounts.google.com/ServiceLogin' })).toBe('changed_shape');
+    // The EU consent wall is neither a block nor a change: a route that needs a consent cookie.
+    expect(classify('explore', { status: 302, body: '', location: 'https://consent.google.com/ml?continue=x' })).toBe('consent');
+    expect(
+      classify('multiline', {
+        status: 200,
+        body: '<html><title>Before you continue to Google</title><form action="https://consent.google.com/save">',
+      }),
+    ).toBe('consent');
+    expect(classify('explore', { status: 429, body: '<title>Error 429 (Too Many Requests)!!1</title>' })).toBe('blocked');
     expect(classify('explore', { status: 502, body: '' })).toBe('error');
     expect(outcomeOfError(new RateLimitedError('x'))).toBe('blocked');
     expect(outcomeOfError(new RefusedError('x'))).toBe('refused');

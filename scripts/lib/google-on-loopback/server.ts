@@ -56,6 +56,11 @@
 //   (world.ts).
 // - Yesterday's behaviour (a cookie set on the 429, served explore lists) only
 //   behind `yesterday`, for the tests of those paths.
+// - `scenario: 'autumn-2026'`: Google as measured in September to November
+//   2026 (the cookie gate, a token bucket without Retry-After, blocks per
+//   endpoint family, signed widget requests, explore's related queries served
+//   and the embed flow always over quota, an EU route's consent page):
+//   autumn-2026.ts, where each behaviour is listed with its source.
 //
 // It counts every request by kind, by client and by refusal, keeps a log of
 // what each request carried (cookie, user agent), and records each block with
@@ -68,6 +73,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../../src/config.js';
+import { Autumn2026, type Autumn2026Options } from './autumn-2026.js';
 import type { TestCertificates } from './certificates.js';
 import { answerTrending, brokenFeed, type BrokenTrending } from './trending.js';
 import type { SimulatedWorld } from './world.js';
@@ -91,7 +97,19 @@ export const REQUEST_KINDS = [
 export type RequestKind = (typeof REQUEST_KINDS)[number];
 export const BLOCK_ANSWERS = ['sorry-302', 'too-many-429', 'unusual-403'] as const;
 export type BlockAnswer = (typeof BLOCK_ANSWERS)[number];
-export const REFUSALS = ['no-cookie-429', 'warm-page-429', ...BLOCK_ANSWERS, 'bad-request-400', 'bad-token-401', 'not-found-404'] as const;
+export const REFUSALS = [
+  'no-cookie-429',
+  'warm-page-429',
+  ...BLOCK_ANSWERS,
+  'bad-request-400',
+  'bad-token-401',
+  'not-found-404',
+  // The autumn-2026 scenario's (autumn-2026.ts).
+  'cookie-gate-429',
+  'rate-limit-429',
+  'family-sorry-302',
+  'consent-302',
+] as const;
 export type Refusal = (typeof REFUSALS)[number];
 /** Kinds that are Google's API (they want the cookie). */
 const API_KINDS = new Set<RequestKind>(['explore', 'multiline', 'relatedsearches', 'comparedgeo', 'autocomplete', 'dailytrends']);
@@ -121,6 +139,10 @@ export interface LoopbackGoogleOptions {
   brokenTrending?: BrokenTrending;
   /** Yesterday's Google, for tests of the paths it took. */
   yesterday?: { cookieOn429?: boolean; relatedLists?: boolean };
+  /** Which Google: today's default (August 2026), or as measured in autumn 2026 (autumn-2026.ts). */
+  scenario?: 'today' | 'autumn-2026';
+  /** The autumn-2026 scenario's settings. */
+  autumn?: Autumn2026Options;
 }
 
 /** One block of one client: from the request that went over budget to its end, and the requests that fell in it. */
@@ -172,6 +194,8 @@ interface Token {
   /** Handed out by an embed page (its lists are served), and whether that page was over quota. */
   embed?: boolean;
   overQuota?: boolean;
+  /** autumn-2026: the signature of the exact request the token was handed out with. */
+  sig?: string;
 }
 
 const DEFAULTS = { requestsPerMinute: 12, windowMs: 60_000, blockMs: 30 * 60_000, embedMinGapMs: 6_000, embedPenaltyMs: 120_000 } as const;
@@ -238,6 +262,8 @@ export class LoopbackGoogle {
   private readonly blockedClients = new Map<string, BlockAnswer>();
   private userType = 'USER_TYPE_SCRAPER';
   private options: LoopbackGoogleOptions;
+  /** The autumn-2026 scenario's state (in flight, buckets, family blocks), when it is the scenario. */
+  readonly autumn: Autumn2026 | undefined;
   port = 0;
 
   constructor(
@@ -246,6 +272,8 @@ export class LoopbackGoogle {
     options: LoopbackGoogleOptions = {},
   ) {
     this.options = options;
+    this.autumn =
+      options.scenario === 'autumn-2026' ? new Autumn2026(options.autumn ?? {}, options.windowMs ?? DEFAULTS.windowMs) : undefined;
   }
 
   async start(): Promise<void> {
@@ -442,7 +470,7 @@ export class LoopbackGoogle {
   private kindOf(host: string, pathname: string): RequestKind {
     if (host.startsWith('www.google.com')) return pathname.startsWith('/sorry/') ? 'sorry' : 'other';
     if (pathname === '/' || pathname === '/trends' || pathname === '/trends/') return 'home';
-    if (pathname === '/trends/explore' || pathname === '/trends/explore/') return 'page';
+    if (pathname === '/trends/explore' || pathname === '/trends/explore/' || pathname === '/trending') return 'page';
     if (pathname.startsWith('/trends/embed/explore/')) return 'embed';
     if (pathname === '/trends/api/explore') return 'explore';
     if (pathname.startsWith('/trends/api/widgetdata/')) {
@@ -466,6 +494,9 @@ export class LoopbackGoogle {
     const cookie = this.cookieValid(req.headers.cookie);
     const extra: Partial<RequestRecord> = {};
     this.byClient.set(client, (this.byClient.get(client) ?? 0) + 1);
+    const autumn = this.autumn;
+    const exploreFamily = kind === 'explore';
+    autumn?.arrived(client, exploreFamily);
     const answer = (status: number, body: string, headers: Record<string, string>, refusal?: Refusal) => {
       this.count(refusal ?? kind);
       this.log.push({
@@ -479,11 +510,19 @@ export class LoopbackGoogle {
         ...extra,
       });
       if (this.log.length > 20_000) this.log.splice(0, this.log.length - 20_000);
-      res.writeHead(status, headers).end(body);
+      if (!autumn) return void res.writeHead(status, headers).end(body);
+      // autumn-2026: every answer takes a while, so a client's requests can overlap (and are counted when they do).
+      setTimeout(() => {
+        autumn.settled(client, exploreFamily);
+        if (!res.destroyed) res.writeHead(status, headers).end(body);
+      }, autumn.latencyMs);
     };
     const html = { 'content-type': 'text/html; charset=UTF-8' };
 
     if (kind === 'sorry') return answer(429, this.pages.sorry, html);
+    const verdict = autumn?.verdict(client, url, req.headers.cookie, exploreFamily, cookie, now);
+    if (verdict?.status === 302) return answer(302, this.pages.redirect, { ...html, location: verdict.location }, verdict.refusal);
+    if (verdict) return answer(429, TOO_MANY, html, verdict.refusal);
     const block = this.blockOf(client, now);
     if (block) {
       // A block by hand (blockAll, block) has no end Google could announce: no Retry-After.
@@ -510,7 +549,7 @@ export class LoopbackGoogle {
       if (url.pathname === '/') return answer(301, '', { ...html, location: 'https://trends.google.com/trends/' });
       return answer(200, PAGE, { ...html, 'set-cookie': this.setCookie(now) });
     }
-    const warm = this.options.warm ?? true;
+    const warm = (this.options.warm ?? true) && !autumn;
     if (kind === 'page') {
       if (warm && !cookie) return answer(429, TOO_MANY, html, 'warm-page-429');
       // The 2025 recording: the explore page with a trailing slash is a 404 that still sets the cookie.
@@ -521,12 +560,14 @@ export class LoopbackGoogle {
       if (warm && !cookie) return answer(429, TOO_MANY, html, 'warm-page-429');
       const widget = url.pathname.split('/').pop() ?? '';
       if (!(widget in EMBED_WIDGETS)) return answer(404, this.pages.notFound, html, 'not-found-404');
-      const page = this.embedPage(widget as keyof typeof EMBED_WIDGETS, url, client, now);
+      const page = this.embedPage(widget as keyof typeof EMBED_WIDGETS, url, client, now, autumn !== undefined);
       if (page === undefined) return answer(400, BAD_REQUEST, html, 'bad-request-400');
       extra.overQuota = page.overQuota;
       if (page.overQuota) this.count('embed-over-quota');
       return answer(200, page.body, html);
     }
+    if (API_KINDS.has(kind) && !cookie && autumn)
+      return answer(429, TOO_MANY, { ...html, 'set-cookie': this.setCookie(now) }, 'cookie-gate-429');
     if (API_KINDS.has(kind) && !cookie) {
       const headers: Record<string, string> = { ...html };
       if (this.options.yesterday?.cookieOn429) headers['set-cookie'] = `NID=${this.newCookie()}; path=/; domain=.google.com; HttpOnly`;
@@ -539,6 +580,8 @@ export class LoopbackGoogle {
       if (body === undefined) return answer(400, BAD_REQUEST, html, 'bad-request-400');
       return answer(200, body, {
         'content-type': kind === 'trending_rss' ? 'application/rss+xml; charset=utf-8' : 'application/json; charset=utf-8',
+        // autumn-2026: NID rotates on most answers.
+        ...(autumn && API_KINDS.has(kind) ? { 'set-cookie': this.setCookie(now) } : {}),
       });
     } catch (error) {
       return answer(500, String(error), { 'content-type': 'text/plain' });
@@ -551,6 +594,7 @@ export class LoopbackGoogle {
     url: URL,
     client: string,
     now: number,
+    alwaysOverQuota = false,
   ): { body: string; overQuota: boolean } | undefined {
     let items: Array<{ keyword: string; geo: string; time: string }>;
     try {
@@ -561,7 +605,7 @@ export class LoopbackGoogle {
     }
     if (!Array.isArray(items) || items.length !== 1 || typeof items[0]?.keyword !== 'string') return undefined;
     const { keyword, geo = '', time = '' } = items[0];
-    const overQuota = this.embedOverQuota(client, now);
+    const overQuota = alwaysOverQuota || this.embedOverQuota(client, now);
     const geoRestriction = geo ? { country: geo } : {};
     const json = {
       id: widget,
@@ -665,6 +709,10 @@ trends.embed.renderWidget(widget, {guestPath: 'https://trends.google.com:443/tre
         if (keywords.length === 1)
           widgets.push(related('RELATED_TOPICS', keywords[0]!, 'ENTITY'), related('RELATED_QUERIES', keywords[0]!, 'QUERY'));
         else keywords.forEach((k, i) => widgets.push(related(`RELATED_QUERIES_${i}`, k, 'QUERY')));
+        // autumn-2026: each token signs its widget's exact request.
+        if (this.autumn)
+          for (const w of widgets as Array<{ token: string; request: unknown }>)
+            w.token = this.token({ ...this.readToken(w.token)!, sig: Autumn2026.signature(w.request) });
         return guard({ widgets });
       }
       case 'multiline':
@@ -678,6 +726,10 @@ trends.embed.renderWidget(widget, {guestPath: 'https://trends.google.com:443/tre
         } catch {
           return undefined;
         }
+        if (this.autumn && token.sig !== undefined && Autumn2026.signature(req) !== token.sig) {
+          this.autumn.editedWidgetRequests += 1;
+          return 'bad-token';
+        }
         if (kind === 'multiline') {
           if (token.id !== 'TIMESERIES') return 'bad-token';
           const [start = '', end = ''] = token.time.split(' ');
@@ -689,7 +741,8 @@ trends.embed.renderWidget(widget, {guestPath: 'https://trends.google.com:443/tre
                 formattedTime: new Date(r.time * 1000).toUTCString().slice(5, 16),
                 formattedAxisTime: new Date(r.time * 1000).toUTCString().slice(5, 11),
                 value: r.values,
-                hasData: r.hasData,
+                // autumn-2026: a term with too little data is zeros with hasData true.
+                hasData: this.autumn ? r.hasData.map(() => true) : r.hasData,
                 formattedValue: r.values.map(String),
                 ...(r.partial ? { isPartial: true } : {}),
               })),
@@ -710,7 +763,7 @@ trends.embed.renderWidget(widget, {guestPath: 'https://trends.google.com:443/tre
           ? false
           : token.embed
             ? !token.overQuota && !topics
-            : this.options.yesterday?.relatedLists === true;
+            : this.options.yesterday?.relatedLists === true || (this.autumn !== undefined && !topics);
         if (!served) return guard({ default: token.embed ? emptyLists : { rankedList: [] } });
         return guard({ default: { rankedList: this.world.related(token.keywords[0]!, topics ? 'ENTITY' : 'QUERY') } });
       }

@@ -18,6 +18,7 @@ const STATE: Record<RouteBudget['state'], (r: RouteBudget) => string> = {
   cooling: (r) => `cooling ${minutes(r.stateForMs)} (block ${r.streak} in a row)`,
   probing: () => 'probing (one request asks whether the block is over)',
   refused: (r) => `paused ${minutes(r.stateForMs)} after a 400`,
+  consent: (r) => `set aside ${minutes(r.stateForMs)}: Google answers it with its EU consent page (TRENDS_CONSENT_COOKIES)`,
 };
 
 export function registerBudgetCommand(program: Command, context: () => CliContext): void {

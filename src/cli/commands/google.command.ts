@@ -25,7 +25,7 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
       const geo = options.geo.trim().toUpperCase();
       if (!/^[A-Z]{2}$/.test(geo)) throw new UsageError(`--geo must be a two-letter country code such as US (got "${options.geo}")`);
       const { config } = context();
-      const [route] = routesFrom(config.trends.proxyUrls);
+      const [route] = routesFrom(config.trends.proxyUrls, config.trends.consentCookies);
       const paced = await pacersFor(config, route!);
       let result;
       try {
@@ -69,16 +69,20 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
             ? `CANNOT REACH GOOGLE via ${result.route}: ${detail}. Nothing of Google's was read, so this says nothing of whether Google changed: check DNS, the network and TRENDS_PROXY_URLS, then run the check again.`
             : verdict === 'blocked'
               ? `BLOCKED: ${detail}. Google refuses this client for now; the route cools down (docs/operations.md, "Pacing Google").`
-              : verdict === 'stopped'
-                ? `Not checked from ${result.stoppedAt ?? 'the start'} on: ${result.stopped}. Try again when the route is free.`
-                : verdict === 'ok'
-                  ? 'Every kind research and discovery need answers as expected.'
-                  : `BROKEN: ${result.broken.join(', ')}: Google answered, but not as this client reads it. See docs/operations.md, "Google changed".`,
+              : verdict === 'consent'
+                ? `EU CONSENT: ${detail}. Not a change of Google: set TRENDS_CONSENT_COOKIES for route ${result.route} (docs/operations.md, "EU consent").`
+                : verdict === 'stopped'
+                  ? `Not checked from ${result.stoppedAt ?? 'the start'} on: ${result.stopped}. Try again when the route is free.`
+                  : verdict === 'ok'
+                    ? 'Every kind research and discovery need answers as expected.'
+                    : `BROKEN: ${result.broken.join(', ')}: Google answered, but not as this client reads it. See docs/operations.md, "Google changed".`,
         );
       }
-      // 1: Google changed (or blocked us); 4: Google could not be reached; 3: the route's pace stopped the check (2: a usage error).
+      // 1: Google changed (or blocked us); 4: Google could not be reached; 3: the route's pace stopped the check;
+      // 5: the route needs a consent cookie (2: a usage error).
       const verdict = checkVerdict(result).verdict;
       if (verdict === 'unreachable') process.exitCode = 4;
+      else if (verdict === 'consent') process.exitCode = 5;
       else if (result.broken.length > 0) process.exitCode = 1;
       else if (result.stopped) process.exitCode = 3;
     });

@@ -195,6 +195,8 @@ export interface ResponseProvenance {
   route?: string;
   /** Google only: how the answer was asked: the explore page's widgets, or the embed flow (related lists). */
   via?: 'explore' | 'embed';
+  /** Google only: explore's related list was empty and the route's embed quota was spent, so the list is explore's. */
+  embedOverQuota?: true;
   /**
    * Google only: how Google labelled the client in the answer's token
    * (`userConfig.userType`: USER_TYPE_SCRAPER, USER_TYPE_LEGIT_USER,

@@ -17,7 +17,7 @@ import {
   type Pacer,
   type Widget,
 } from './client.js';
-import { EmbedOverQuotaError, RateLimitedError, type BlockKind } from '../../trends/types.js';
+import { ConsentRequiredError, EmbedOverQuotaError, RateLimitedError, type BlockKind } from '../../trends/types.js';
 import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './format.js';
 import { timeRange } from './provider.js';
 
@@ -115,6 +115,8 @@ export interface GoogleCheck {
   stopped?: string;
   /** The first kind the route's pace stopped. */
   stoppedAt?: ExchangeKind;
+  /** Google answered the route with its EU consent page (no consent cookie, or one it did not take): nothing more was asked. */
+  consent?: string;
 }
 
 export interface GoogleCheckOptions {
@@ -139,6 +141,7 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
   const jar: CookieJar = new MemoryCookieJar();
   let stopped: string | undefined;
   let stoppedAt: ExchangeKind | undefined;
+  let consent: string | undefined;
   /** The route's embed pages are waiting (its embed quota): the embed kinds are not asked, the others are. */
   let embedWaiting: string | undefined;
   let blockedBy: GoogleCheck['blocked'];
@@ -160,7 +163,16 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
       const result = await withEgress(
         route,
         options.timeoutMs,
-        (agent, outsideDeadline) => run(new GoogleSession(agent, route.name, { jar, ...options.pacers, outsideDeadline, observe })),
+        (agent, outsideDeadline) =>
+          run(
+            new GoogleSession(agent, route.name, {
+              jar,
+              ...options.pacers,
+              outsideDeadline,
+              observe,
+              ...(route.consentCookie ? { consentCookie: route.consentCookie } : {}),
+            }),
+          ),
         {
           ca: options.ca,
         },
@@ -172,6 +184,13 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
       if (error instanceof RateLimitedError)
         blockedBy ??= { kind: error.block, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) };
       if (error instanceof EmbedOverQuotaError) overQuota = true;
+      // The EU consent page: the route is unusable as it is, for every kind alike; nothing more is asked.
+      if (error instanceof ConsentRequiredError) {
+        consent = message;
+        stopped = message;
+        stoppedAt = kind;
+        return undefined;
+      }
       // The route's pace or cooldown stopped the request before it went: the check stops there
       // (only its embed kinds, when it is the route's embed pages that wait).
       if (wasNotSent(error) && kind === 'embed_relatedsearches' && (error as { reason?: string }).reason === 'embed_quota')
@@ -207,17 +226,18 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
     await ask(
       'multiline',
       (s) => s.widget(widgets, 'TIMESERIES', `interest over time for "${term}"`, (j) => parseMultiline(j, [term], what)),
-      (a) => `${a.points.length} points`,
+      (a) => (a ? `${a.points.length} points` : 'refused with 401 (a stale token)'),
     );
     await ask(
       'comparedgeo',
       (s) => s.widget(widgets, 'GEO_MAP', `interest by region for "${term}"`, (j) => parseComparedGeo(j, [term], what)),
-      (a) => `${a.regions.filter((r) => r.hasData[0]).length} of ${a.regions.length} places with data`,
+      (a) =>
+        a ? `${a.regions.filter((r) => r.hasData[0]).length} of ${a.regions.length} places with data` : 'refused with 401 (a stale token)',
     );
     await ask(
       'relatedsearches',
       (s) => s.widget(widgets, 'RELATED_QUERIES', `related queries for "${term}"`, (j) => parseRelated(j, 'relatedQueries', what)),
-      (a) => `${a.top.length} top, ${a.rising.length} rising`,
+      (a) => (a ? `${a.top.length} top, ${a.rising.length} rising` : 'refused with 401 (a stale token)'),
     );
   }
   if (cookie && !blocked()) {
@@ -271,6 +291,7 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
       ms: report ? report.ms : null,
       neededBy,
       broken: !(
+        outcome === 'consent' ||
         ((stopped !== undefined || (embedKind && embedWaiting !== undefined)) && outcome === 'not_asked') ||
         (fine.includes(outcome) &&
           !(kind === 'cookie_page' && outcome === 'not_asked' && reports.get('home_page')?.outcome !== 'served')) ||
@@ -291,6 +312,7 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
     ...(blockedBy ? { blocked: blockedBy } : {}),
     overQuota,
     ...(stopped ? { stopped, ...(stoppedAt ? { stoppedAt } : {}) } : {}),
+    ...(consent ? { consent } : {}),
   };
 }
 
@@ -299,9 +321,9 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
  * (DNS, the connection, the proxy, a timeout: nothing of Google's was read, so nothing says Google
  * changed); `blocked` when Google refused this client (429, the "sorry" page); `changed` when Google
  * answered, but not as the product reads it; `stopped` when the route's own pace stopped the check
- * first; else `ok`.
+ * first; `consent` when Google answered the route with its EU consent page; else `ok`.
  */
-export type CheckVerdict = 'ok' | 'unreachable' | 'blocked' | 'changed' | 'stopped';
+export type CheckVerdict = 'ok' | 'unreachable' | 'blocked' | 'changed' | 'stopped' | 'consent';
 
 /** Why Google could not be reached, in the operator's words, from the network error's text. */
 export function unreachableCause(detail: string): string {
@@ -314,10 +336,11 @@ export function unreachableCause(detail: string): string {
   return 'no answer';
 }
 
-export function checkVerdict(check: Pick<GoogleCheck, 'kinds' | 'broken' | 'blocked' | 'stopped'>): {
+export function checkVerdict(check: Pick<GoogleCheck, 'kinds' | 'broken' | 'blocked' | 'stopped' | 'consent'>): {
   verdict: CheckVerdict;
   detail: string;
 } {
+  if (check.consent) return { verdict: 'consent', detail: check.consent };
   if (check.blocked) return { verdict: 'blocked', detail: `Google blocked this client (${check.blocked.kind})` };
   const asked = check.kinds.filter((k) => k.outcome !== 'not_asked');
   if (asked.length > 0 && asked.every((k) => k.outcome === 'error')) {

@@ -1,27 +1,26 @@
 // Google Trends' HTTP API, spoken directly, as Google answers automated
 // clients in late 2026 (docs/operations.md, "How Google answers"):
 //
-// - The API wants an NID cookie, and a 429 does not hand one out
-//   (google-trends-api PR #167). From an address Google has seen before, only
-//   the home page does: a cookieless load of any other page answers 429
-//   (trendspyg 1.5.2, its `_warm_up`). So a route warms up on the home page
-//   (`/trends/`, where `https://trends.google.com/` redirects: gtrends'
-//   session bootstrap test, 2026-09-09), and tries one other page only if the
-//   home page refuses it. The cookie is kept per route in a jar every process
-//   shares (Redis), so a restart keeps it (trendspyg 1.6.0's jar: a returning
-//   visitor is served where a new session is refused), and it is replaced
-//   only when Google hands out a new one.
-// - A block comes as a 302 to www.google.com/sorry, a plain "Error 429 (Too
-//   Many Requests)" page, a 403, or an "unusual traffic" page, sometimes with
-//   Retry-After. A plain 429 to a cookie from the jar is the one ambiguous
-//   answer: Google no longer takes the cookie, or blocks us. It is read as the
-//   first once per request (a fresh cookie from the home page, the request
-//   sent again), unless it carries Retry-After; a plain 429 from the home page
-//   then, or a second one, is a block.
-// - Related queries are served through the embed flow
+// - The API wants an NID cookie. Whichever answer sets one (a plain 429
+//   included, never a block) gives the route its newest; Google rotates it on
+//   most answers (gtrends, 2026-09-09). A route warms up on the page that
+//   handed it a cookie last (learned, kept in the jar), else the home page
+//   (`/trends/`), the explore page, then `/trending` (trendspyg 1.5.2; gtrends:
+//   the bare host may answer 301 with no cookie). The jar is shared (Redis).
+// - 429s are told apart by what they carry (withCookie): one that hands out a
+//   new cookie is the cookie gate (sent again at once, once); a plain one with
+//   no new cookie is the rate limit on a route that learned the gate, else,
+//   to a cookie from the jar, possibly a stale cookie (a page for a fresh one,
+//   the request sent once more). A 302 to /sorry, a 403, an "unusual traffic"
+//   page, a 429 with Retry-After or a second plain 429 is a block.
+// - The EU consent page is neither a block nor a changed Google; a route's
+//   consent cookie (TRENDS_CONSENT_COOKIES) goes with all its requests.
+// - A widget's request is sent as explore served it (see widget()).
+// - Related queries are read from explore's widget (served again in 2026-09:
+//   gtrends) and else through the embed flow
 //   (`/trends/embed/explore/RELATED_QUERIES`, a page holding the widget's
-//   token, then `widgetdata/relatedsearches` with it), where the explore
-//   page's own widgets answer empty lists (trendspy `client.py`, trendspy #17).
+//   token, then `widgetdata/relatedsearches` with it), where explore's own
+//   widgets answered empty lists (trendspy `client.py`, trendspy #17).
 //   Embed pages have a quota of their own: they are paced by the caller's
 //   embed pacer, and a token labelled USER_TYPE_EMBED_OVER_QUOTA is a wait.
 // - Every token says how Google labels the client (`userConfig.userType`):
@@ -39,8 +38,8 @@
 // the cookie pages included.
 import type https from 'node:https';
 import { request as httpsRequest } from 'node:https';
-import { parseEmbedPage, parseGuardedJson, userTypeOf } from './format.js';
-import { EmbedOverQuotaError, MalformedResponseError } from '../../trends/types.js';
+import { isConsentPage, isSorryPage, parseEmbedPage, parseGuardedJson, userTypeOf } from './format.js';
+import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError } from '../../trends/types.js';
 import { traceRequest } from '../../observability/tracing.js';
 
 export * from './exchange.js';
@@ -74,39 +73,8 @@ export const HOME_PATH = '/trends/';
  */
 export type Pacer = () => Promise<void>;
 
-/**
- * The NID cookie of each egress route: each route is a different client to
- * Google. Shared by every process (Redis, see egress-pool.ts) so a restart or
- * another worker does not spend a page load to learn it again.
- */
-export interface CookieJar {
-  get(route: string): Promise<string | undefined>;
-  /** Keeps the route's newest cookie; a cookie Google refused is replaced only once a new one is handed out. */
-  set(route: string, cookie: string): Promise<void>;
-}
-
-/** A jar in this process's memory: `insights google check`, and tests of the client alone. */
-export class MemoryCookieJar implements CookieJar {
-  private readonly cookies = new Map<string, string>();
-  async get(route: string) {
-    return this.cookies.get(route);
-  }
-  async set(route: string, cookie: string) {
-    this.cookies.set(route, cookie);
-  }
-  clear(route?: string) {
-    if (route === undefined) this.cookies.clear();
-    else this.cookies.delete(route);
-  }
-}
-
-/** The jar of a session given none. */
-const processJar = new MemoryCookieJar();
-
-/** Forgets this process's own cookies (a Google of one's own in tests). */
-export function forgetGoogleCookies(route?: string): void {
-  processJar.clear(route);
-}
+export * from './cookie-jar.js';
+import { COOKIE_GATE, EVERY_ROUTE, processJar, type CookieJar } from './cookie-jar.js';
 
 export type WidgetId = 'TIMESERIES' | 'GEO_MAP' | 'RELATED_QUERIES' | 'RELATED_TOPICS';
 const WIDGET_KIND: Record<WidgetId, ExchangeKind> = {
@@ -125,6 +93,11 @@ const PATHS = {
   trending_rss: '/trending/rss',
   embed: '/trends/embed/explore/',
 } as const;
+
+/** A widget's data needs an edit of its request, and Google signs the exact request: not asked (no data). */
+export class SignedWidgetError extends Error {
+  override name = 'SignedWidgetError';
+}
 
 export interface Widget {
   id: string;
@@ -149,6 +122,10 @@ export interface SessionOptions {
   jar?: CookieJar;
   /** Runs a wait outside the request's deadline (see withEgress). */
   outsideDeadline?: <T>(wait: () => Promise<T>) => Promise<T>;
+  /** After each request's answer (or failure): the route may send its next (one request in flight per route). */
+  sent?: () => Promise<void>;
+  /** The consent cookie the operator configured for this route (TRENDS_CONSENT_COOKIES), sent with every request. */
+  consentCookie?: string;
 }
 
 /** `rpc`: a cookieless form POST (the Trending Now RPC, trending.ts). */
@@ -164,6 +141,12 @@ export class GoogleSession {
   /** The cookie was taken from the jar, not handed out in this session: a plain 429 may mean Google no longer takes it. */
   private cookieFromJar = false;
   private cookieRefreshed = false;
+  /** This session went through Google's cookie gate once (a 429 handing out a new cookie, the request sent again). */
+  private gatePassed = false;
+  /** How the answer was asked, for its provenance (the provider sets it). */
+  via: 'explore' | 'embed' | undefined;
+  /** The related list is explore's because the route's embed quota was spent. */
+  embedOverQuota = false;
   private readonly hl: string;
   private readonly jar: CookieJar;
 
@@ -176,7 +159,11 @@ export class GoogleSession {
     this.jar = options.jar ?? processJar;
   }
 
-  /** The route's NID cookie, from the jar, or from a warm-up when the jar has none. */
+  /**
+   * The route's NID cookie, from the jar, or from a warm-up when the jar has
+   * none; none when the route learned that its cookieless API call's 429
+   * hands one out (the cookie gate: no page spent on it).
+   */
   async ensureCookie(geo: string, what: string): Promise<void> {
     if (this.cookie) return;
     const kept = await this.jar.get(this.route);
@@ -185,36 +172,52 @@ export class GoogleSession {
       this.cookieFromJar = true;
       return;
     }
+    if ((await this.jar.learned?.(this.route, 'warm_up')) === COOKIE_GATE) return;
     await this.warmUp(geo, what);
   }
 
   /**
-   * The cookie as a returning visitor gets it: the home page, and, if it
-   * refuses without blocking (a plain 429, or no cookie), one other page. A
-   * plain 429 on that one, the home page tried, is a block. `afterRefusal`:
-   * an API call was just refused with a plain 429; a plain 429 from the home
-   * page too is then a block at once (no second page sent into it).
+   * The cookie from whichever page hands it out, the page that did last on
+   * this route first (learned, kept in the jar): the home page, the explore
+   * page, the trending page (gtrends, 2026-09-09: `/trends/` and `/trending`
+   * set NID where `https://trends.google.com/` answers 301 without one). A
+   * page that refuses without blocking (a plain 429, a 200 or a redirect with
+   * no cookie) sends the next; the last refusing is a changed Google, or a
+   * block. `afterRefusal`: an API call was just refused with a plain 429; a
+   * plain 429 from a page too is then a block at once.
    */
   async warmUp(geo: string, what: string, afterRefusal = false): Promise<void> {
-    let refusedBy: RawAnswer | undefined;
-    await this.exchange('home_page', `the home page (for ${what})`, async (w) => {
-      const answer = await this.send(HOME_PATH, 'page');
-      if (handsOutCookie(answer)) return this.keep(answer.nid!);
-      if ((isPlainRefusal(answer) && !afterRefusal) || answer.status === 200) {
-        refusedBy = answer;
-        return { outcome: 'empty' as const };
-      }
-      classifyAnswer('home_page', { ...answer, nid: undefined } as RawAnswer, w);
-      throw new MalformedResponseError(`Google's home page for ${w} answered ${answer.status} without a cookie`);
-    });
-    if (!refusedBy) return;
-    const path = `/trends/explore?${new URLSearchParams({ geo: geo.split('-')[0] || 'US', hl: this.hl }).toString()}`;
-    await this.exchange('cookie_page', `the explore page for a cookie, the home page having refused one (for ${what})`, async (w) => {
-      const answer = await this.send(path, 'page');
-      if (handsOutCookie(answer)) return this.keep(answer.nid!);
-      classifyAnswer('cookie_page', { ...answer, nid: undefined } as RawAnswer, w);
-      throw new MalformedResponseError(`Google's explore page for ${w} answered ${answer.status} without a cookie`);
-    });
+    const query = new URLSearchParams({ geo: geo.split('-')[0] || 'US', hl: this.hl }).toString();
+    const pages = [HOME_PATH, `/trends/explore?${query}`, `/trending?${query}`];
+    const learned = await this.jar.learned?.(this.route, 'warm_up');
+    const first = pages.find((page) => page.split('?')[0] === learned);
+    const order = first ? [first, ...pages.filter((page) => page !== first)] : pages;
+    for (const [i, path] of order.entries()) {
+      const kind: ExchangeKind = path === HOME_PATH ? 'home_page' : 'cookie_page';
+      const name = path === HOME_PATH ? 'the home page' : path.startsWith('/trending') ? 'the trending page' : 'the explore page';
+      const label =
+        i === 0
+          ? `${name} (for ${what})`
+          : `${name} for a cookie, ${order.length > 2 && i > 1 ? 'two pages' : 'a page'} having refused one (for ${what})`;
+      const refused = await this.exchange(kind, label, async (w) => {
+        const answer = await this.send(path, 'page');
+        if (isConsentPage(answer.status >= 300 && answer.status < 400 ? '' : answer.body, answer.location))
+          classifyAnswer(kind, answer, w, this.route);
+        if (handsOutCookie(answer)) {
+          await this.keep(answer.nid!);
+          if (path.split('?')[0] !== learned) await this.jar.learn?.(this.route, 'warm_up', path.split('?')[0]!);
+          return { outcome: 'served' as const, refused: false };
+        }
+        const noCookieHere =
+          (isPlainRefusal(answer) && !afterRefusal) ||
+          answer.status === 200 ||
+          (answer.status >= 300 && answer.status < 400 && !answer.location?.includes('/sorry/') && !isSorryPage(answer.body));
+        if (noCookieHere && i < order.length - 1) return { outcome: 'empty' as const, refused: true };
+        classifyAnswer(kind, { ...answer, nid: undefined } as RawAnswer, w, this.route);
+        throw new MalformedResponseError(`Google's ${name} for ${w} answered ${answer.status} without a cookie`);
+      });
+      if (!refused.refused) return;
+    }
   }
 
   private async keep(nid: string): Promise<{ outcome: 'served' }> {
@@ -247,24 +250,46 @@ export class GoogleSession {
     });
   }
 
-  /** One widget's data, parsed by `parse`; `overrides` change its request (e.g. a map's resolution). */
+  /**
+   * One widget's data, parsed by `parse`. `overrides` change its request (a
+   * map's resolution), as peers have done since pytrends; where Google signs
+   * the exact request (an edit is a 401: gtrends, 2026-09-09) the route learns
+   * it, and from then on an edit is never sent: SignedWidgetError instead.
+   * Returns null for a 401 to a request sent as served (its token is stale):
+   * the caller asks explore again.
+   */
   async widget<T>(
     widgets: Widget[],
     id: WidgetId,
     what: string,
     parse: (json: unknown) => T,
     overrides: Record<string, unknown> = {},
-  ): Promise<T> {
+  ): Promise<T | null> {
     const kind = WIDGET_KIND[id];
-    return this.exchange(kind, what, async (w) => {
-      // Several keywords: per-keyword widgets are suffixed (_0, _1); the combined ones are not.
-      const widget = widgets.find((x) => x.id === id) ?? widgets.find((x) => x.id === `${id}_0`);
-      if (!widget) throw new MalformedResponseError(`Google Trends' explore answer for ${w} has no ${id} widget`);
-      const req = JSON.stringify({ ...widget.request, ...overrides });
-      return parse(
-        parseGuardedJson(await this.api(kind, PATHS[kind as 'multiline'], { hl: this.hl, tz: '0', req, token: widget.token }, w, ''), w),
+    // Several keywords: per-keyword widgets are suffixed (_0, _1); the combined ones are not.
+    const widget = widgets.find((x) => x.id === id) ?? widgets.find((x) => x.id === `${id}_0`);
+    const edited = widget !== undefined && Object.entries(overrides).some(([key, value]) => widget.request[key] !== value);
+    if (edited && (await this.jar.learned?.(EVERY_ROUTE, 'signed_widgets')) === '1')
+      throw new SignedWidgetError(
+        `Google signs each widget's exact request (an edited one was refused with 401): ${what} needs ${JSON.stringify(overrides)}, which the explore page's widget does not ask, so it is not sent`,
       );
-    });
+    try {
+      return await this.exchange(kind, what, async (w) => {
+        if (!widget) throw new MalformedResponseError(`Google Trends' explore answer for ${w} has no ${id} widget`);
+        // The request exactly as explore served it (its key order kept), unless edited.
+        const req = JSON.stringify(edited ? { ...widget.request, ...overrides } : widget.request);
+        return parse(
+          parseGuardedJson(await this.api(kind, PATHS[kind as 'multiline'], { hl: this.hl, tz: '0', req, token: widget.token }, w, ''), w),
+        );
+      });
+    } catch (error) {
+      if (!(error instanceof RefusedError) || (error as { status?: number }).status !== 401) throw error;
+      if (!edited) return null;
+      await this.jar.learn?.(EVERY_ROUTE, 'signed_widgets', '1');
+      throw new SignedWidgetError(
+        `Google refused an edited widget request for ${what} on route ${this.route} (401: its tokens sign the exact request); edits are no longer sent on any route`,
+      );
+    }
   }
 
   /**
@@ -324,7 +349,7 @@ export class GoogleSession {
   async trendingFeed<T>(geo: string, what: string, parse: (xml: string) => T): Promise<T> {
     return this.exchange('trending_rss', what, async (w) => {
       const answer = await this.send(`${PATHS.trending_rss}?${new URLSearchParams({ geo }).toString()}`, 'feed');
-      return parse(classifyAnswer('trending_rss', answer, w));
+      return parse(classifyAnswer('trending_rss', answer, w, this.route));
     });
   }
 
@@ -375,25 +400,50 @@ export class GoogleSession {
   }
 
   /**
-   * A request that needs the route's cookie. A plain 429 to a cookie from the
-   * jar means Google may no longer take it: the home page is asked for a fresh
-   * one (which replaces it in the jar) and the request sent once more; any
-   * other 429, a plain 429 from the home page then, or a second one, is a
-   * block, and nothing more is sent into it. The kept cookie is replaced only
-   * by a new one: a block does not cost the route its cookie.
+   * A request that needs the route's cookie. Google's 429s are told apart by
+   * what they carry (gtrends, 2026-09-09):
+   * - a 429 that hands out a new NID is the cookie gate: the request is sent
+   *   again at once with it, once; the route learns the gate;
+   * - a plain 429 with no new cookie, on a route that learned the gate, is the
+   *   explore family's rate limit (a token bucket): a block, backed off;
+   * - elsewhere, a plain 429 to a cookie from the jar may mean Google no longer
+   *   takes it: a cookie page is asked for a fresh one and the request sent
+   *   once more (trendspyg 1.5.2); any other 429, or a second one, is a block.
+   * The kept cookie is replaced only by a new one: a block does not cost the
+   * route its cookie.
    */
   private async withCookie(kind: ExchangeKind, url: string, as: 'api' | 'embed', what: string, geo: string): Promise<string> {
     await this.ensureCookie(geo, what);
+    const sentWith = this.cookie;
     let answer = await this.send(url, as);
-    if (isPlainRefusal(answer) && this.cookieFromJar && !this.cookieRefreshed) {
-      this.cookieRefreshed = true;
-      this.cookie = undefined;
-      // Yesterday's Google set the cookie on the 429 itself (send() kept it); today's needs the home page.
-      if (answer.nid) await this.keep(answer.nid);
-      else await this.warmUp(geo, what, true);
+    if (answer.status === 429 && answer.nid && answer.nid !== sentWith && !isSorryPage(answer.body) && !this.gatePassed) {
+      this.gatePassed = true;
+      if (this.cookie !== answer.nid) await this.keep(answer.nid);
+      if ((await this.jar.learned?.(this.route, 'warm_up')) !== COOKIE_GATE) await this.jar.learn?.(this.route, 'warm_up', COOKIE_GATE);
       answer = await this.send(url, as);
+    } else if (isPlainRefusal(answer) && !answer.nid) {
+      const gate = (await this.jar.learned?.(this.route, 'warm_up')) === COOKIE_GATE;
+      if (gate) {
+        // A cookieless call the gate no longer answers with a cookie: the next warm-up asks the pages again.
+        if (!sentWith) await this.jar.learn?.(this.route, 'warm_up', '');
+        throw new RateLimitedError(
+          `Google Trends rate-limited this client: a plain 429 with no new cookie (no Retry-After) while fetching ${what}, where its cookie gate hands one out; backing off`,
+          'too_many_429',
+        );
+      }
+      if (this.cookieFromJar && !this.cookieRefreshed) {
+        this.cookieRefreshed = true;
+        this.cookie = undefined;
+        await this.warmUp(geo, what, true);
+        answer = await this.send(url, as);
+      } else if (!sentWith && !this.cookieRefreshed) {
+        // Sent without a cookie (a gate the route had learned is gone): a page for one, then once more.
+        this.cookieRefreshed = true;
+        await this.warmUp(geo, what, true);
+        answer = await this.send(url, as);
+      }
     }
-    return classifyAnswer(kind, answer, what);
+    return classifyAnswer(kind, answer, what, this.route);
   }
 
   private async send(path: string, as: SendAs, form?: string): Promise<RawAnswer> {
@@ -407,7 +457,9 @@ export class GoogleSession {
       }
     }
     this.requests += 1;
-    const cookie = as === 'feed' || as === 'rpc' ? undefined : this.cookie;
+    const consent = this.options.consentCookie;
+    const nid = as === 'feed' || as === 'rpc' ? undefined : this.cookie;
+    const cookie = nid && consent ? `${nid}; ${consent}` : (nid ?? consent);
     const language = this.hl.split('-')[0] ?? 'en';
     const headers: Record<string, string> = {
       'user-agent': BROWSER_USER_AGENT,
@@ -424,7 +476,20 @@ export class GoogleSession {
       ...(as === 'api' || as === 'embed' ? { referer: EXPLORE_PAGE } : {}),
       ...(cookie ? { cookie } : {}),
     };
-    const answer = await new Promise<RawAnswer>((resolve, reject) => {
+    const answer = await this.transport(path, headers, form).finally(() => this.options.sent?.());
+    // Google hands out and rotates NID on most answers, its cookie-gate 429 included (gtrends, 2026-09-09):
+    // keep the newest the route was given; never one from a block, the feed or the cookieless RPC.
+    const keeps = answer.status < 300 || (answer.status === 429 && !isSorryPage(answer.body));
+    if (answer.nid && as !== 'feed' && as !== 'rpc' && answer.nid !== this.cookie && keeps) {
+      this.cookie = answer.nid;
+      await this.jar.set(this.route, answer.nid);
+    }
+    return answer;
+  }
+
+  /** One HTTPS request over the session's agent (its route): a GET, or a form POST; read whole up to MAX_ANSWER_BYTES. */
+  private transport(path: string, headers: Record<string, string>, form?: string): Promise<RawAnswer> {
+    return new Promise<RawAnswer>((resolve, reject) => {
       const method = form === undefined ? 'GET' : 'POST';
       const req = httpsRequest({ host: GOOGLE_HOST, path, method, agent: this.agent, headers }, (res) => {
         const chunks: Buffer[] = [];
@@ -452,11 +517,5 @@ export class GoogleSession {
       req.once('error', reject);
       req.end(form);
     });
-    // Google rotates NID on most answers (gtrends, 2026-09-09): keep the newest the route was given.
-    if (answer.nid && as !== 'feed' && as !== 'rpc' && answer.nid !== this.cookie && answer.status < 300) {
-      this.cookie = answer.nid;
-      await this.jar.set(this.route, answer.nid);
-    }
-    return answer;
   }
 }

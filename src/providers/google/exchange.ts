@@ -1,8 +1,15 @@
 // One HTTPS exchange with Google as the client sees it: its kinds, its report
 // for /metrics, and how its answer is classified (served, blocked, refused,
 // changed). Split from client.ts, which runs the exchanges of a session.
-import { isSorryPage } from './format.js';
-import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError, type AnswerOutcome } from '../../trends/types.js';
+import { isConsentPage, isSorryPage } from './format.js';
+import {
+  ConsentRequiredError,
+  EmbedOverQuotaError,
+  MalformedResponseError,
+  RateLimitedError,
+  RefusedError,
+  type AnswerOutcome,
+} from '../../trends/types.js';
 
 /** The longest Retry-After honoured: a day (anything longer is read as a day). */
 const MAX_RETRY_AFTER_MS = 86_400_000;
@@ -23,8 +30,12 @@ export const EXCHANGE_KINDS = [
 ] as const;
 export type ExchangeKind = (typeof EXCHANGE_KINDS)[number];
 
-/** An exchange's outcome: one of Google's six, `over_quota` (the embed quota), or `error` when no answer came (network, timeout, a 5xx). */
-export type ExchangeOutcome = AnswerOutcome | 'over_quota' | 'error';
+/**
+ * An exchange's outcome: one of Google's six, `over_quota` (the embed quota),
+ * `consent` (the EU consent page), or `error` when no answer came (network,
+ * timeout, a 5xx).
+ */
+export type ExchangeOutcome = AnswerOutcome | 'over_quota' | 'consent' | 'error';
 
 export interface ExchangeReport {
   kind: ExchangeKind;
@@ -91,13 +102,20 @@ export function isPlainRefusal(answer: RawAnswer): boolean {
 /**
  * How Google answered, decided in one place for every kind of exchange. A
  * redirect to www.google.com/sorry, a 429, a 403 or an "unusual traffic" page
- * is a block (with Google's Retry-After when it sent one); 400 and 401 are
+ * is a block (with Google's Retry-After when it sent one); the EU consent
+ * page (a redirect to consent.google.com, or its HTML) is neither a block nor
+ * a change, but a route that needs a consent cookie; 400 and 401 are
  * refusals (the request, or a proxy in the way); 404 on an endpoint, or a 200
  * that is not its format, is a changed shape; 5xx is Google being unwell.
  * Returns the body of a 200.
  */
-export function classifyAnswer(kind: ExchangeKind, answer: RawAnswer, what: string): string {
+export function classifyAnswer(kind: ExchangeKind, answer: RawAnswer, what: string, route = 'this route'): string {
   const { status } = answer;
+  if (status !== 429 && status !== 403 && isConsentPage(status >= 300 && status < 400 ? '' : answer.body, answer.location)) {
+    throw new ConsentRequiredError(
+      `Google answered ${what} on route ${route} with its EU consent page (consent.google.com${answer.location ? ', a redirect' : ''}): not a block, and not a change of Google. The route is set aside; give it a consent cookie (TRENDS_CONSENT_COOKIES, docs/operations.md "EU consent") to use it`,
+    );
+  }
   const retry = retryAfterMs(answer.retryAfter);
   const asked = retry === undefined ? '' : `; it asks for ${Math.ceil(retry / 1000)} s`;
   if (status >= 300 && status < 400) {
@@ -133,7 +151,10 @@ export function classifyAnswer(kind: ExchangeKind, answer: RawAnswer, what: stri
     );
   }
   if (status === 400 || status === 401)
-    throw new RefusedError(`Google Trends refused ${what} (HTTP ${status}): the request, or a proxy in the way, is at fault`);
+    throw Object.assign(
+      new RefusedError(`Google Trends refused ${what} (HTTP ${status}): the request, or a proxy in the way, is at fault`),
+      { status },
+    );
   if (status >= 500) throw new GoogleUnavailableError(`Google Trends answered ${status} to ${what}; will retry`);
   if (kind === 'home_page' || kind === 'cookie_page') {
     if (!answer.nid)
@@ -153,6 +174,7 @@ export function classifyAnswer(kind: ExchangeKind, answer: RawAnswer, what: stri
 export function outcomeOfError(error: unknown): ExchangeOutcome {
   if (error instanceof RateLimitedError) return 'blocked';
   if (error instanceof EmbedOverQuotaError) return 'over_quota';
+  if (error instanceof ConsentRequiredError) return 'consent';
   if (error instanceof RefusedError) return 'refused';
   if (error instanceof MalformedResponseError) return 'changed_shape';
   return 'error';

@@ -26,6 +26,16 @@ export function isSorryPage(body: string): boolean {
   return SORRY_MARKERS.some((marker) => marker.test(body));
 }
 
+// The EU consent wall as scrapers met it (an actor's fix with pre-seeded CONSENT cookies, 2026-05-13): a
+// redirect to consent.google.com, or its "Before you continue to Google" page served in place of the answer.
+const CONSENT_MARKERS = [/consent\.google\.com/i, /Before you continue to Google/i];
+
+/** Google's EU consent page, or a link that leads to it: not a block, not a change of Google. */
+export function isConsentPage(body: string, location?: string): boolean {
+  if (location !== undefined && /^https?:\/\/consent\.google\.[a-z.]+\//i.test(location)) return true;
+  return CONSENT_MARKERS.some((marker) => marker.test(body.slice(0, 20_000)));
+}
+
 /** Throws RateLimitedError for Google's throttling pages, MalformedResponseError for any other non-JSON. */
 export function classifyNonJson(body: string, what: string): never {
   if (isSorryPage(body)) {
@@ -113,7 +123,14 @@ function utcDate(seconds: unknown, what: string): string {
   return new Date(n * 1000).toISOString().slice(0, 10);
 }
 
-/** Interest over time; 'no_data' when no point has data for any keyword (Google's zeros with hasData false). */
+/**
+ * Interest over time; 'no_data' when no point has data for any keyword:
+ * Google's zeros with hasData false, or (as measured in 2026-09) zeros with
+ * hasData true for a term it has too little data on (gtrends' live tests,
+ * 2026-09-09). A served series is normalised so its largest point is 100: one
+ * with every point 0 carries nothing. (One keyword at 0 beside a larger one is
+ * a measurement below the answer's resolution, and stays served.)
+ */
 export function parseMultiline(json: unknown, keywords: string[], what: string): InterestOverTime {
   const timeline = isObject(json) && isObject(json.default) ? json.default.timelineData : undefined;
   if (!Array.isArray(timeline)) fail(what, 'no default.timelineData array');
@@ -127,7 +144,8 @@ export function parseMultiline(json: unknown, keywords: string[], what: string):
     const hasData = Array.isArray(p.hasData) ? p.hasData.map(Boolean) : values.map(() => true);
     return { date: utcDate(p.time, what), values, hasData, isPartial: p.isPartial === true };
   });
-  const anyData = points.some((p) => p.hasData.some(Boolean));
+  const anyValue = points.some((p) => p.values.some((v) => v > 0));
+  const anyData = anyValue && points.some((p) => p.hasData.some(Boolean));
   return { kind: 'interestOverTime', keywords, points, outcome: anyData ? 'served' : 'no_data' };
 }
 

@@ -12,6 +12,8 @@
 //   over the embed quota    the route's embed pages wait; the job waits with
 //                           them (its other requests are not held up);
 //   refused (400)           the route pauses and the job goes to another route;
+//   EU consent page         the route is set aside (until it has a consent
+//                           cookie) and the job goes to another route at once;
 //                           refused on every route, it fails with a clear message;
 //   changed shape           fails for good with a clear message (Google changed);
 //   no answer (network)     thrown: retried with backoff, spending an attempt;
@@ -25,6 +27,7 @@ import { RouteWaitError, type EgressPool } from '../../trends/egress-pool.js';
 import { unresolvedHost, type EgressRoute } from '../../trends/egress.js';
 import type { GoogleTrendsProvider } from './provider.js';
 import {
+  ConsentRequiredError,
   describeRequest,
   EmbedOverQuotaError,
   MalformedResponseError,
@@ -57,8 +60,6 @@ export type PacedFetchOutcome =
   | { kind: 'retry'; reason: string; error: Error };
 
 const clock = (ms: number) => new Date(Date.now() + ms).toISOString().slice(11, 16);
-/** Requests that send embed pages (the google provider asks related lists through the embed flow). */
-const sendsEmbedPages = (request: TrendsRequest) => request.kind === 'relatedQueries' || request.kind === 'relatedTopics';
 
 /** Asks once, through a route the pool leases to `jobId`. An error not listed above (no answer: the network) is thrown, to be retried. */
 export async function fetchThroughPool(
@@ -67,8 +68,9 @@ export async function fetchThroughPool(
   request: TrendsRequest,
   refusedBy: readonly string[],
 ): Promise<PacedFetchOutcome> {
-  const embed = sendsEmbedPages(request);
-  const lease = await deps.pool.acquire(jobId, refusedBy, Date.now(), embed);
+  // Related lists are asked of explore's widget first, and of the embed flow only when its quota allows:
+  // a route whose embed pages wait still takes them.
+  const lease = await deps.pool.acquire(jobId, refusedBy, Date.now());
   if ('refusedEverywhere' in lease) {
     // Every route refused the same request: it is the request, not the routes.
     await deps.pool.clearRefusals(refusedBy);
@@ -93,7 +95,15 @@ export async function fetchThroughPool(
   const { route } = lease;
   try {
     const response = await deps.provider.fetch(request, route, { ...deps.pool.pacers(route, jobId), jar: deps.pool.cookies });
-    await deps.pool.answered(route, jobId, 'answers', { embed });
+    await deps.pool.answered(route, jobId, 'answers', { embed: response.provenance?.via === 'embed' });
+    if (response.provenance?.embedOverQuota) {
+      // Explore's list was empty and the embed flow over quota: the list stands; the route's embed pages close.
+      const waitMs = await deps.pool.embedOverQuota(route, jobId);
+      deps.logger.info(
+        { queue: 'trends', jobId, route: route.name, waitMs },
+        "Google Trends' embed quota is spent on this route: explore's (empty) related list is the answer",
+      );
+    }
     trendsRequests.inc({ outcome: 'served', route: route.name });
     await noteLabel(deps, route, response.provenance?.userType);
     return { kind: 'answer', response };
@@ -140,6 +150,17 @@ export async function fetchThroughPool(
         reason: `route ${route.name}'s embed pages are over Google's embed quota until ${clock(waitMs)} UTC`,
       };
     }
+    if (error instanceof ConsentRequiredError) {
+      trendsRequests.inc({ outcome: 'consent', route: route.name });
+      const asideMs = await deps.pool.consentRequired(route, jobId);
+      deps.logger.error(
+        { queue: 'trends', jobId, route: route.name, asideMs, consentCookieSent: route.consentCookie !== undefined },
+        route.consentCookie
+          ? `Google answers route ${route.name} with its EU consent page although its consent cookie (TRENDS_CONSENT_COOKIES) was sent: the route is set aside; renew the cookie from a browser on that route`
+          : `Google answers route ${route.name} with its EU consent page (consent.google.com): the route is set aside and its requests go to the other routes; set TRENDS_CONSENT_COOKIES="${route.name}=SOCS=…" (docs/operations.md, "EU consent") or remove the route`,
+      );
+      return { kind: 'wait', ms: 0, reason: `route ${route.name} is set aside (Google's EU consent page); trying another route` };
+    }
     if (error instanceof RefusedError) {
       trendsRequests.inc({ outcome: 'refused', route: route.name });
       await deps.pool.refused(route, jobId);
@@ -151,7 +172,7 @@ export async function fetchThroughPool(
     }
     if (error instanceof MalformedResponseError) {
       trendsRequests.inc({ outcome: 'changed_shape', route: route.name });
-      await deps.pool.answered(route, jobId, 'changed', { embed });
+      await deps.pool.answered(route, jobId, 'changed');
       deps.logger.error(
         { queue: 'trends', jobId, route: route.name, err: error },
         'Google Trends answered in a shape we do not know: the request fails for good',

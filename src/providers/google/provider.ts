@@ -3,12 +3,18 @@
 // talks to Google, except `insights google check`. Every request leaves
 // through one egress route (direct or a proxy) with one deadline over all of
 // its HTTPS exchanges, and reports how many exchanges it took and how Google
-// labelled the client. Related queries and topics asked on their own go
-// through the embed flow (the explore page's widgets serve them empty); as
-// parts of an explore they are the explore widgets, as asked.
+// labelled the client. Related queries and topics are read from explore's own
+// widget first (served again as measured on 2026-09-09, gtrends), and through
+// the embed flow only when that list is empty and the route's embed quota
+// allows (the embed quota was reported persistently spent in 2026); as parts of
+// an explore they are the explore widgets, as asked. A widget's request is sent
+// as explore served it (see GoogleSession.widget); a 401 to it asks explore
+// again, once.
 import { withEgress, type EgressRoute } from '../../trends/egress.js';
 import {
   GoogleSession,
+  SignedWidgetError,
+  wasNotSent,
   type ComparisonItem,
   type CookieJar,
   type ExchangeObserver,
@@ -21,7 +27,9 @@ import { readTrending } from './trending.js';
 import { partRequest } from '../explore-parts.js';
 import {
   describeRequest,
+  EmbedOverQuotaError,
   NotAvailableError,
+  RefusedError,
   type ExploreAnswer,
   type ExplorePart,
   type Timeframe,
@@ -59,9 +67,16 @@ export interface FetchOptions {
   paceEmbed?: Pacer;
   /** Where the route's cookie is kept (shared by every process); default this process's memory. */
   jar?: CookieJar;
+  /** After each request: the route's in-flight slot is free (see EgressPool.pacers). */
+  sent?: () => Promise<void>;
 }
 
 const DIRECT: EgressRoute = { name: 'direct' };
+type RelatedKind = 'relatedQueries' | 'relatedTopics';
+const RELATED_WIDGET: Record<RelatedKind, 'RELATED_QUERIES' | 'RELATED_TOPICS'> = {
+  relatedQueries: 'RELATED_QUERIES',
+  relatedTopics: 'RELATED_TOPICS',
+};
 
 const PART_WIDGET: Record<ExplorePart, WidgetId> = {
   series: 'TIMESERIES',
@@ -90,14 +105,14 @@ export class GoogleTrendsProvider implements TrendsProvider {
         route,
         this.timeoutMs,
         async (agent, outsideDeadline) => {
-          session = new GoogleSession(agent, route.name, { ...fetchOptions, observe: this.options.observe, outsideDeadline });
+          session = new GoogleSession(agent, route.name, {
+            ...fetchOptions,
+            observe: this.options.observe,
+            outsideDeadline,
+            ...(route.consentCookie ? { consentCookie: route.consentCookie } : {}),
+          });
           const answer = await this.answer(session, request, what);
-          const via =
-            request.kind === 'relatedQueries' || request.kind === 'relatedTopics'
-              ? 'embed'
-              : request.kind === 'autocomplete' || request.kind === 'trendingFeed'
-                ? undefined
-                : 'explore';
+          const via = request.kind === 'autocomplete' || request.kind === 'trendingFeed' ? undefined : (session.via ?? 'explore');
           return {
             ...answer,
             provenance: {
@@ -105,6 +120,7 @@ export class GoogleTrendsProvider implements TrendsProvider {
               requests: session.requests,
               route: route.name,
               ...(via ? { via } : {}),
+              ...(session.embedOverQuota ? { embedOverQuota: true as const } : {}),
               ...(session.userType ? { userType: session.userType } : {}),
             },
           };
@@ -129,12 +145,14 @@ export class GoogleTrendsProvider implements TrendsProvider {
         // The feed, else the Trending Now RPC, else the /trending page (trending.ts).
         return readTrending(session, request.geo, 'en-US', what);
       case 'explore': {
-        const widgets = await session.explore(this.items(request.keywords, request.timeframe, request.geo), what);
+        const items = this.items(request.keywords, request.timeframe, request.geo);
+        const widgets = { current: await session.explore(items, what) };
         const answer: ExploreAnswer = { kind: 'explore', keywords: request.keywords };
         for (const part of request.parts) {
           (answer as unknown as Record<string, TrendsResponse>)[part] = await this.widgetAnswer(
             session,
             widgets,
+            items,
             partRequest(request, part),
             PART_WIDGET[part],
             what,
@@ -143,27 +161,76 @@ export class GoogleTrendsProvider implements TrendsProvider {
         return answer;
       }
       case 'relatedQueries':
-      case 'relatedTopics': {
-        const [item] = this.items([request.keyword], request.timeframe, request.geo);
-        return session.embedRelated(item!, request.kind === 'relatedQueries' ? 'RELATED_QUERIES' : 'RELATED_TOPICS', what, (json) =>
-          parseRelated(json, request.kind, what),
-        );
-      }
+      case 'relatedTopics':
+        return this.related(session, request, what);
       case 'interestOverTime':
       case 'interestByRegion': {
-        const widgets = await session.explore(this.items(request.keywords, request.timeframe, request.geo), what);
-        return this.widgetAnswer(session, widgets, request, request.kind === 'interestOverTime' ? 'TIMESERIES' : 'GEO_MAP', what);
+        const items = this.items(request.keywords, request.timeframe, request.geo);
+        const widgets = { current: await session.explore(items, what) };
+        return this.widgetAnswer(session, widgets, items, request, request.kind === 'interestOverTime' ? 'TIMESERIES' : 'GEO_MAP', what);
       }
     }
   }
 
+  /**
+   * A related list: explore's own widget; when its list is empty, the embed
+   * flow, unless the route's embed quota is spent (a token over quota, or the
+   * route's embed pages waiting): then explore's empty list is the answer,
+   * marked so, and the route's embed pages are closed by the caller.
+   */
+  private async related(
+    session: GoogleSession,
+    request: Extract<TrendsRequest, { kind: RelatedKind }>,
+    what: string,
+  ): Promise<TrendsResponse> {
+    const items = this.items([request.keyword], request.timeframe, request.geo);
+    const widgets = { current: await session.explore(items, what) };
+    const listed = await this.widgetAnswer(session, widgets, items, request, RELATED_WIDGET[request.kind], what);
+    session.via = 'explore';
+    if (listed.kind !== request.kind || listed.outcome !== 'empty') return listed;
+    try {
+      const embedded = await session.embedRelated(items[0]!, RELATED_WIDGET[request.kind], what, (json) =>
+        parseRelated(json, request.kind, what),
+      );
+      session.via = 'embed';
+      return embedded;
+    } catch (error) {
+      const waiting = wasNotSent(error) && (error as { reason?: string }).reason === 'embed_quota';
+      if (!(error instanceof EmbedOverQuotaError) && !waiting) throw error;
+      session.embedOverQuota = true;
+      return listed;
+    }
+  }
+
+  /**
+   * One part of an explore answer from its widget. A 401 to a widget sent as
+   * served (a stale token) asks explore again, once, for fresh widgets; a map
+   * at a resolution the widget does not ask, on a route where Google signs
+   * widget requests, is "no data" rather than an edited request.
+   */
   private async widgetAnswer(
     session: GoogleSession,
-    widgets: Widget[],
+    widgets: { current: Widget[]; renewed?: boolean },
+    items: ComparisonItem[],
     request: TrendsRequest,
     id: WidgetId,
     what: string,
   ): Promise<TrendsResponse> {
+    for (;;) {
+      try {
+        const answer = await this.askWidget(session, widgets.current, request, id, what);
+        if (answer !== null) return answer;
+      } catch (error) {
+        if (!(error instanceof SignedWidgetError) || request.kind !== 'interestByRegion') throw error;
+        return { kind: 'interestByRegion', keywords: request.keywords, regions: [], outcome: 'no_data' };
+      }
+      if (widgets.renewed) throw new RefusedError(`Google Trends refused ${what}'s widget twice (HTTP 401), fresh tokens included`);
+      widgets.renewed = true;
+      widgets.current = await session.explore(items, `${what} (explore again: a widget token was refused)`);
+    }
+  }
+
+  private askWidget(session: GoogleSession, widgets: Widget[], request: TrendsRequest, id: WidgetId, what: string) {
     switch (request.kind) {
       case 'interestOverTime':
         return session.widget(widgets, id, what, (json) => parseMultiline(json, request.keywords, what));

@@ -3,6 +3,7 @@
 -- next slot is near. After a cooldown the route needs a probe: the first job
 -- gets it (a lease, renewed as it sends), the others wait for its answer.
 -- A job for embed pages also needs the route's embed pages open and their next slot near.
+-- A route Google answered with its EU consent page is set aside (consent_until) like a refused one.
 -- ARGV: now, job, lease ms, lookahead ms, offset, skip flags ("0101"), poll ms, embed ("1" or "0").
 local now = tonumber(ARGV[1])
 local job = ARGV[2]
@@ -19,8 +20,9 @@ for j = 0, n - 1 do
   local i = ((offset + j) % n) + 1
   if string.sub(skip, i, i) ~= '1' then
     local k = KEYS[i]
-    local f = redis.call('HMGET', k, 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'probe_until', 'next_at', 'embed_cool_until', 'embed_next_at')
+    local f = redis.call('HMGET', k, 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'probe_until', 'next_at', 'embed_cool_until', 'embed_next_at', 'consent_until')
     local refused = tonumber(f[1] or '0')
+    local consent = tonumber(f[9] or '0')
     local cool = tonumber(f[2] or '0')
     local pjob = f[4]
     local puntil = tonumber(f[5] or '0')
@@ -29,7 +31,10 @@ for j = 0, n - 1 do
     if embed then nextAt = math.max(nextAt, tonumber(f[8] or '0')) end
     local wait = -1
     local why = ''
-    if refused > now then
+    if consent > now then
+      wait = consent - now
+      why = 'consent'
+    elseif refused > now then
       wait = refused - now
       why = 'refused'
     elseif cool > now then

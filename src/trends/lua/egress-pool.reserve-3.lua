@@ -1,5 +1,5 @@
 -- The next request slot of a route for a job that holds it: refused when the
--- route is cooling, refused, or being probed by another job; `busy` when the
+-- route is set aside (EU consent), cooling, refused, or being probed by another job; `busy` when the
 -- slot is further than the job may wait inside its request. A probe's lease is
 -- renewed with each request. An embed page (embed gap > 0) also takes the
 -- route's next embed slot, and is refused while the embed pages cool down.
@@ -9,8 +9,9 @@ local now = tonumber(ARGV[1])
 local job = ARGV[2]
 local embedGap = tonumber(ARGV[8])
 local embed = ARGV[9] == '1'
-local f = redis.call('HMGET', KEYS[1], 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'next_at', 'embed_cool_until', 'embed_next_at')
+local f = redis.call('HMGET', KEYS[1], 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'next_at', 'embed_cool_until', 'embed_next_at', 'consent_until')
 local refused = tonumber(f[1] or '0')
+if tonumber(f[8] or '0') > now then return {-1, tonumber(f[8]) - now, 'consent'} end
 local cool = tonumber(f[2] or '0')
 if refused > now then return {-1, refused - now, 'refused'} end
 if cool > now then return {-1, cool - now, 'cooling'} end
