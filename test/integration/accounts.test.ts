@@ -29,7 +29,10 @@ beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
   env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix };
-  webs = [0, 1].map(() => new ServiceProcess('web', { ...env, PORT: '0', USAGE_FLUSH_MS: '200', ADMIN_TOKEN }));
+  // Overload shedding off (it has its own test, ops.test.ts): on a machine at load 25 (CI, 2026-11-28) the burst
+  // below failed its 100 × 200 and 100 × 429; a loop lagging past 500 ms answers 503, the likeliest cause.
+  const noShedding = { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
+  webs = [0, 1].map(() => new ServiceProcess('web', { ...env, ...noShedding, PORT: '0', USAGE_FLUSH_MS: '200', ADMIN_TOKEN }));
   urls = (await Promise.all(webs.map((w) => w.ready))).map((r) => r.url!);
 }, 120_000);
 afterAll(async () => {
