@@ -40,7 +40,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '../redis/connection.js';
 import type { EgressRoute } from './egress.js';
-import type { CookieJar, RouteFact } from '../providers/google/client.js';
+import type { CookieJar } from '../providers/google/client.js';
+import { RedisCookieJar } from './redis-cookie-jar.js';
+import { RouteWaitError, type Lease, type RouteWait } from './route-wait.js';
 import type { GoogleCheck } from '../providers/google/check.js';
 import { BLOCK_KINDS, type BlockKind } from './types.js';
 import { SCRIPTS } from '../redis/scripts.js';
@@ -92,34 +94,8 @@ export interface EgressPoolOptions {
 }
 
 /** Why a route cannot take a job (or a request) now. */
-export type RouteWait = 'refused' | 'cooling' | 'probe' | 'busy' | 'embed_quota' | 'consent';
-
-export type Lease =
-  | { route: EgressRoute; probe: boolean }
-  | { waitMs: number; reason: RouteWait }
-  /** Every route has refused this request (HTTP 400). */
-  | { refusedEverywhere: true };
-
-/** The route cannot take this request now: the job waits without spending an attempt. */
-export class RouteWaitError extends Error {
-  override name = 'RouteWaitError';
-  constructor(
-    readonly route: string,
-    readonly waitMs: number,
-    readonly reason: RouteWait,
-  ) {
-    super(`route ${route}: ${REASONS[reason]}; ${Math.ceil(waitMs / 1000)} s to wait`);
-  }
-}
-
-const REASONS: Record<RouteWait, string> = {
-  refused: 'paused after Google refused a request (400)',
-  cooling: 'cooling down after Google blocked it',
-  probe: 'another job is probing whether Google blocks it still',
-  busy: 'its next request slot is taken',
-  embed_quota: 'its embed pages (related lists) wait after Google said their quota was spent',
-  consent: 'set aside: Google answers it with its EU consent page (give it a consent cookie: TRENDS_CONSENT_COOKIES)',
-};
+export { RouteWaitError, type Lease, type RouteWait } from './route-wait.js';
+export { RedisCookieJar } from './redis-cookie-jar.js';
 
 /** A route's state as ops see it. */
 export const ROUTE_STATES = ['open', 'cooling', 'probing', 'refused', 'consent'] as const;
@@ -158,36 +134,6 @@ export interface RouteBudget {
   /** How Google labelled the route's client in its latest token (userConfig.userType), and since when. */
   userType: string | null;
   userTypeSince: string | null;
-}
-
-/** The route's NID cookie in Redis, shared by every process and kept across restarts (trendspyg 1.6.0 keeps a jar for the same reason). */
-export class RedisCookieJar implements CookieJar {
-  constructor(
-    private readonly redis: Redis,
-    private readonly key: (route: string) => string,
-  ) {}
-
-  /** What the route learned of how Google answers it (client.ts, RouteFact), beside its cookie. */
-  async learned(route: string, fact: RouteFact): Promise<string | undefined> {
-    return (await this.redis.hget(`${this.key(route)}:learned`, fact)) || undefined;
-  }
-
-  async learn(route: string, fact: RouteFact, value: string): Promise<void> {
-    await this.redis
-      .multi()
-      .hset(`${this.key(route)}:learned`, fact, value)
-      .expire(`${this.key(route)}:learned`, 30 * 86_400)
-      .exec();
-  }
-
-  async get(route: string): Promise<string | undefined> {
-    return (await this.redis.get(this.key(route))) ?? undefined;
-  }
-
-  async set(route: string, cookie: string): Promise<void> {
-    // Google's NID lasts about six months; a route unused for a month warms up again.
-    await this.redis.set(this.key(route), cookie, 'EX', 30 * 86_400);
-  }
 }
 
 export class EgressPool {

@@ -95,7 +95,8 @@ describe("Google's trending searches, road after road", () => {
 
     g.google.answerWith('trending_rss', {
       status: 200,
-      body: '<html><body>Before you continue to Google</body></html>',
+      // Not the consent wall ("Before you continue to Google" is one since the consent outcome: its own error).
+      body: '<html><body>Trending searches have moved</body></html>',
       contentType: 'text/html',
     });
     g.google.answerWith('trending_page', {

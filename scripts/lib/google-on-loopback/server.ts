@@ -470,7 +470,8 @@ export class LoopbackGoogle {
   private kindOf(host: string, pathname: string): RequestKind {
     if (host.startsWith('www.google.com')) return pathname.startsWith('/sorry/') ? 'sorry' : 'other';
     if (pathname === '/' || pathname === '/trends' || pathname === '/trends/') return 'home';
-    if (pathname === '/trends/explore' || pathname === '/trends/explore/' || pathname === '/trending') return 'page';
+    // /trending is a page too, and hands out the cookie as one (autumn-2026); trending.ts serves it, with its data.
+    if (pathname === '/trends/explore' || pathname === '/trends/explore/') return 'page';
     if (pathname.startsWith('/trends/embed/explore/')) return 'embed';
     if (pathname === '/trends/api/explore') return 'explore';
     if (pathname.startsWith('/trends/api/widgetdata/')) {

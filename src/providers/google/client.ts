@@ -37,10 +37,9 @@
 // is asked before each request, so the route's rate is kept in HTTPS requests,
 // the cookie pages included.
 import type https from 'node:https';
-import { request as httpsRequest } from 'node:https';
 import { isConsentPage, isSorryPage, parseEmbedPage, parseGuardedJson, userTypeOf } from './format.js';
 import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError } from '../../trends/types.js';
-import { traceRequest } from '../../observability/tracing.js';
+import { exchangeOverHttps, GOOGLE_HOST } from './transport.js';
 
 export * from './exchange.js';
 import {
@@ -56,8 +55,7 @@ import {
   type RawAnswer,
 } from './exchange.js';
 
-export const GOOGLE_HOST = 'trends.google.com';
-const MAX_ANSWER_BYTES = 5 * 1024 * 1024;
+export { GOOGLE_HOST };
 
 /** What a desktop Chrome sends; Google serves browsers, and a bare client stands out (pytrends #602, trendspy #4). */
 export const BROWSER_USER_AGENT =
@@ -476,7 +474,7 @@ export class GoogleSession {
       ...(as === 'api' || as === 'embed' ? { referer: EXPLORE_PAGE } : {}),
       ...(cookie ? { cookie } : {}),
     };
-    const answer = await this.transport(path, headers, form).finally(() => this.options.sent?.());
+    const answer = await exchangeOverHttps(this.agent, path, headers, form).finally(() => this.options.sent?.());
     // Google hands out and rotates NID on most answers, its cookie-gate 429 included (gtrends, 2026-09-09):
     // keep the newest the route was given; never one from a block, the feed or the cookieless RPC.
     const keeps = answer.status < 300 || (answer.status === 429 && !isSorryPage(answer.body));
@@ -485,37 +483,5 @@ export class GoogleSession {
       await this.jar.set(this.route, answer.nid);
     }
     return answer;
-  }
-
-  /** One HTTPS request over the session's agent (its route): a GET, or a form POST; read whole up to MAX_ANSWER_BYTES. */
-  private transport(path: string, headers: Record<string, string>, form?: string): Promise<RawAnswer> {
-    return new Promise<RawAnswer>((resolve, reject) => {
-      const method = form === undefined ? 'GET' : 'POST';
-      const req = httpsRequest({ host: GOOGLE_HOST, path, method, agent: this.agent, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_ANSWER_BYTES)
-            return req.destroy(new MalformedResponseError(`Google Trends answered more than ${MAX_ANSWER_BYTES} bytes`));
-          chunks.push(chunk);
-        });
-        res.once('end', () => {
-          const nid = res.headers['set-cookie']?.map((c) => c.split(';')[0]!.trim()).find((c) => c.startsWith('NID='));
-          const retryAfter = res.headers['retry-after'];
-          resolve({
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
-            ...(nid ? { nid } : {}),
-            ...(res.headers.location ? { location: res.headers.location } : {}),
-            ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
-          });
-        });
-        res.once('error', reject);
-      });
-      traceRequest(req, GOOGLE_HOST);
-      req.once('error', reject);
-      req.end(form);
-    });
   }
 }
