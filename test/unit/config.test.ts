@@ -60,6 +60,7 @@ describe('config', () => {
     expect(Object.keys(config).sort()).toEqual(
       [
         'admin',
+        'apiClient',
         'dataDir',
         'database',
         'demoSeriesDir',
