@@ -152,7 +152,7 @@ function registerReadTools(server: McpServer, api: ApiCaller): void {
     {
       title: "Get the account's usage",
       description:
-        "Your account's usage today (GET /api/usage; not counted against the quota): the plan, the daily request limit (null: " +
+        "Your account's usage today (GET /api/usage; it counts as one request of the day, as every tool call does): the plan, the daily request limit (null: " +
         'unlimited), requests used and remaining (every tool call here is one request; following a research run is one more), ' +
         'when it resets (UTC midnight), and the research allowance (runs a day, used, remaining, given back after provider failures).',
       inputSchema: { days: z.number().int().min(1).max(90).optional().describe('How many UTC days, today included (1–90, default 1)') },

@@ -21,6 +21,7 @@ import {
   type SpanContext,
 } from '@opentelemetry/api';
 import type { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { ClientRequest } from 'node:http';
 import type { TracingConfig } from '../config.js';
 import { logTraceFrom, type LogTraceFields } from '../logger.js';
@@ -73,7 +74,7 @@ export async function startTracing(config: TracingConfig, version = '0.1.0'): Pr
   const exporter = new OTLPTraceExporter({ url: `${config.endpoint}/v1/traces` });
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': version }),
-    spanProcessors: [new BatchSpanProcessor({ exporter })],
+    spanProcessors: [exceptionsWithoutDetail, new BatchSpanProcessor({ exporter })],
   });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
@@ -98,6 +99,26 @@ export async function startTracing(config: TracingConfig, version = '0.1.0'): Pr
   return handle;
 }
 let running: Tracing | undefined;
+
+/**
+ * Before a span is queued for export: its exception events keep only their type, and its status no message.
+ * A refusal's message can hold a private idea's words, an account id or a key id, and a stack trace tells an
+ * operator's backend nothing the logs do not (outside review of issue 52, 2026-11-28: 63 exception events with
+ * stacks and an idea's text on ordinary 4xx answers). Runs first, so the batch processor exports what it left.
+ */
+const exceptionsWithoutDetail: SpanProcessor = {
+  onStart: () => {},
+  onEnd(span: ReadableSpan) {
+    for (const event of span.events) {
+      if (event.name !== 'exception' || !event.attributes) continue;
+      const attributes = event.attributes as Record<string, unknown>;
+      for (const key of Object.keys(attributes)) if (key !== 'exception.type') delete attributes[key];
+    }
+    if (span.status.message !== undefined) delete (span.status as { message?: string }).message;
+  },
+  forceFlush: async () => {},
+  shutdown: async () => {},
+};
 
 function tracer() {
   return trace.getTracer(TRACER_NAME);

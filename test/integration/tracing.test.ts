@@ -305,7 +305,31 @@ describe('traces of a research run (OTLP/HTTP on loopback)', () => {
         "the swept delivery's POST",
       );
 
+      // An error recorded on a span (as @fastify/otel records a refusal, its message naming what was asked) keeps
+      // its type only: no message, no stack, so an idea's words or an id never reach the backend (review, 2026-11-28).
+      const refusedAsk = 'ins_plantedrefusal9d2e';
+      await inSpan('refusal.probe', {}, async () => {
+        trace.getActiveSpan()!.recordException(new Error(`No insight has the id ${refusedAsk}`));
+      });
+      await until(
+        async () => {
+          await tracing.flush();
+          return receiver.spans.filter((s) => s.name === 'refusal.probe');
+        },
+        (found) => found.length > 0,
+        30_000,
+        'the refusal probe span',
+      );
+      expect(receiver.spans.find((s) => s.name === 'refusal.probe')!.events?.map((e) => e.name)).toEqual(['exception']);
+      const exceptionDetail = receiver.spans
+        .flatMap((s) => s.events ?? [])
+        .filter((e) => e.name === 'exception')
+        .flatMap((e) => (e.attributes ?? []).map((a) => a.key))
+        .filter((k) => k !== 'exception.type');
+      expect(exceptionDetail).toEqual([]);
+
       const secrets = {
+        refusedAsk,
         apiKey: key,
         webhookSecret,
         cookie: COOKIE,
