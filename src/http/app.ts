@@ -23,6 +23,7 @@ import { overloadPlugin } from './plugins/overload.plugin.js';
 import { problem, sendProblem } from './problem.js';
 import { loggedError, OneLinePerRequest, withoutTokens } from './request-log.js';
 import { ResponseCache } from './response-cache.js';
+import { UnknownKeyLimiter } from './unknown-key-limiter.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { accountPages } from './pages/account.pages.js';
 import type { WebhookRoutesDeps } from './routes/api/webhooks.routes.js';
@@ -109,6 +110,9 @@ function collaborators(deps: AppDeps) {
     ),
     responseCache: new ResponseCache((deps.cacheTtlSeconds ?? 60) * 1000, deps.cacheMaxBytes),
     trustedProxies: (deps.trustProxy ?? []).map((cidr) => parseCidr(cidr)),
+    // One budget of unknown-key lookups per client, whichever door takes its keys (/api, /mcp): a client
+    // guessing keys must not earn a fresh budget by changing doors (outside review of 2026-11-28).
+    failedAuth: new UnknownKeyLimiter(),
     // What a connection may make the process hold for a client that does not read (see output-bounds.ts).
     connections: new OutputBounds(
       {
@@ -133,7 +137,7 @@ function webhookRoutes(deps: AppDeps): WebhookRoutesDeps | undefined {
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { services } = deps;
-  const { limits, usage, responseCache, trustedProxies, connections } = collaborators(deps);
+  const { limits, usage, responseCache, trustedProxies, connections, failedAuth } = collaborators(deps);
   const { apiKeys, quota } = services;
   const webhooks = webhookRoutes(deps);
   const research = deps.without?.includes('research')
@@ -244,6 +248,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       redis: services.redis,
       redisKeys: services.redisKeys,
       apiKeys,
+      failedAuth,
       quota,
       usage,
       responseCache,
@@ -259,7 +264,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   // The MCP server for AI assistants (docs/mcp.md): each tool one request of the API above, with the caller's key.
-  await app.register(mcpPlugin, { apiKeys });
+  await app.register(mcpPlugin, { apiKeys, failedAuth });
   // The account's own pages (sign-in sessions, never Bearer keys): see pages/account.pages.ts.
   await app.register(accountPages, {
     db: services.db,

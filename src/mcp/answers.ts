@@ -11,9 +11,32 @@ export interface ApiProblem {
   status: number;
   detail: string;
   invalid_params?: unknown[];
+  /** From the answer's Retry-After, when it had one and no problem document (a proxy's 429 or 503). */
+  retry_after_seconds?: number;
 }
 
-/** The problem of an answer that is not a success; an answer that is no problem document is described as one. */
+/** The label of a status the API (or a proxy in front of it) answered without a problem document. */
+function labelOf(status: number): Pick<ApiProblem, 'type' | 'title'> {
+  if (status === 401) return { type: '/problems/unauthorized', title: 'Missing or invalid API key' };
+  if (status === 403) return { type: '/problems/forbidden', title: 'Forbidden' };
+  if (status === 404) return { type: '/problems/not-found', title: 'Not found' };
+  if (status === 409) return { type: '/problems/conflict', title: 'Conflict' };
+  if (status === 429) return { type: '/problems/rate-limited', title: 'Too many requests' };
+  if (status >= 400 && status < 500) return { type: '/problems/bad-request', title: 'Bad request' };
+  // A 5xx, or a status no API answer has (a redirect, an informational one): the service or what stands before it failed.
+  return { type: '/problems/upstream-error', title: 'Upstream error' };
+}
+
+/** Retry-After's seconds (a number of seconds or an HTTP date), when the answer said when to ask again. */
+function retryAfterSeconds(answer: ApiAnswer, now = Date.now()): number | undefined {
+  const value = answer.retryAfter?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/** The problem of an answer that is not a success; an answer that is no problem document is labelled by its status. */
 export function problemOf(answer: ApiAnswer): ApiProblem {
   if (answer.contentType.startsWith('application/problem+json')) {
     try {
@@ -23,11 +46,13 @@ export function problemOf(answer: ApiAnswer): ApiProblem {
       // Not JSON after all: described below like any other answer.
     }
   }
+  const retryAfter = retryAfterSeconds(answer);
+  const when = retryAfter === undefined ? '' : ` Retry in ${retryAfter} s.`;
   return {
-    type: answer.status >= 500 ? '/problems/unavailable' : '/problems/bad-request',
-    title: answer.status >= 500 ? 'Service unavailable' : 'Bad request',
+    ...labelOf(answer.status),
     status: answer.status,
-    detail: `The service answered HTTP ${answer.status} (${answer.contentType || 'no media type'}) where a result or a problem was expected.`,
+    detail: `The service answered HTTP ${answer.status} (${answer.contentType || 'no media type'}) where a result or a problem was expected.${when}`,
+    ...(retryAfter === undefined ? {} : { retry_after_seconds: retryAfter }),
   };
 }
 

@@ -19,6 +19,8 @@ export interface ApiAnswer {
   status: number;
   contentType: string;
   text: string;
+  /** Its Retry-After header, when it had one. */
+  retryAfter?: string;
 }
 
 /** A server-sent event of the API (GET /api/research-runs/{id}/events). */

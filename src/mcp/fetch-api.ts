@@ -6,6 +6,12 @@ import { serverSentEvents, urlOf, type ApiAnswer, type ApiCaller, type ApiReques
 /** How long one ordinary request may take before the tool answers that the service did not (an event stream has its own bound). */
 const REQUEST_TIMEOUT_MS = 60_000;
 
+/** An answer's status and the headers a tool reads: its media type, and when to ask again. */
+function headOf(response: Response): Omit<ApiAnswer, 'text'> {
+  const retryAfter = response.headers.get('retry-after');
+  return { status: response.status, contentType: response.headers.get('content-type') ?? '', ...(retryAfter ? { retryAfter } : {}) };
+}
+
 export function fetchApi(baseUrl: string, key: string): ApiCaller {
   const base = baseUrl.replace(/\/+$/, '');
   const send = (request: ApiRequest, signal: AbortSignal) =>
@@ -24,11 +30,11 @@ export function fetchApi(baseUrl: string, key: string): ApiCaller {
     async call(request, signal) {
       const bounded = AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(signal ? [signal] : [])]);
       const response = await send(request, bounded);
-      return { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
+      return { ...headOf(response), text: await response.text() };
     },
     async stream(request, signal) {
       const response = await send(request, signal ?? new AbortController().signal);
-      const answer = { status: response.status, contentType: response.headers.get('content-type') ?? '' };
+      const answer = headOf(response);
       if (!answer.contentType.startsWith('text/event-stream') || !response.body)
         return { ...answer, text: await response.text() } satisfies ApiAnswer;
       return { answer, events: serverSentEvents(response.body) };

@@ -2,7 +2,9 @@
 // caller. The web process serves it at /mcp (src/http/mcp/mcp.plugin.ts), `insights mcp` over stdio
 // (src/cli/commands/mcp.command.ts); docs/mcp.md says how an assistant adds either.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ApiCaller } from './api-caller.js';
+import { settleProtocolErrors } from './protocol-errors.js';
 import { registerInsightResources } from './resources.js';
 import { registerInsightTools } from './tools.js';
 
@@ -16,8 +18,17 @@ const INSTRUCTIONS =
   'provenance is live, recorded (real answers from the past) or simulated (synthetic data, never real). Every call is ' +
   "one request of the account's daily quota (get_usage shows it).";
 
+/** The SDK's server, with its JSON-RPC errors as the specifications define them (protocol-errors.ts), whichever transport. */
+class InsightsMcpServer extends McpServer {
+  override async connect(transport: Transport): Promise<void> {
+    const connecting = super.connect(transport);
+    settleProtocolErrors(transport);
+    await connecting;
+  }
+}
+
 export function createInsightsMcpServer(api: ApiCaller): McpServer {
-  const server = new McpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { instructions: INSTRUCTIONS });
+  const server = new InsightsMcpServer({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { instructions: INSTRUCTIONS });
   registerInsightTools(server, api);
   registerInsightResources(server, api);
   return server;

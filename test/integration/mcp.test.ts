@@ -12,6 +12,7 @@ import type { CallToolResult, Progress, ReadResourceResult } from '@modelcontext
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
+import { generateApiKey } from '../../src/domain/api-key.js';
 import { loadConfig, NO_ENV_FILE, PROJECT_ROOT } from '../../src/config.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
@@ -216,6 +217,32 @@ describe.each(Object.keys(TRANSPORTS) as Array<keyof typeof TRANSPORTS>)('the MC
 });
 
 describe('POST /mcp itself', () => {
+  it('counts unknown keys guessed at /mcp and at /api in one budget per client', async () => {
+    const mcpHeaders = (key: string) => ({
+      ...bearer(key),
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+    });
+    const ask = {
+      api: (address: string) => t.app.inject({ url: '/api/insights', headers: bearer(generateApiKey()), remoteAddress: address }),
+      mcp: (address: string) =>
+        t.app.inject({ method: 'POST', url: '/mcp', headers: mcpHeaders(generateApiKey()), payload: '{}', remoteAddress: address }),
+    };
+    // One door's budget spent (a few dozen guesses at most), then a guess at the other door from the same client.
+    for (const [spent, other, address] of [
+      ['api', 'mcp', '203.0.113.41'],
+      ['mcp', 'api', '203.0.113.42'],
+    ] as const) {
+      let throttled = false;
+      for (let i = 0; i < 100 && !throttled; i += 1) throttled = (await ask[spent](address)).statusCode === 429;
+      expect(throttled, `${spent} throttles guesses`).toBe(true);
+      const next = await ask[other](address);
+      expect(next.statusCode, `${other} after ${spent}: ${next.body}`).toBe(429);
+      expect(next.json()).toMatchObject({ type: '/problems/too-many-failed-authentications' });
+      expect(Number(next.headers['retry-after'])).toBeGreaterThan(0);
+    }
+  });
+
   it('refuses a request without a valid key as the API does, and answers other methods 405', async () => {
     const initialize = {
       jsonrpc: '2.0',

@@ -6,16 +6,17 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { identify } from '../../api-access/identify.js';
+import { identify, type UnknownKeyThrottle } from '../../api-access/identify.js';
 import type { ApiKeyCache } from '../../api-keys/api-key-cache.js';
 import { urlOf, serverSentEvents, type ApiCaller, type ApiRequest } from '../../mcp/api-caller.js';
 import { FOLLOW_MAX_MS } from '../../mcp/follow-run.js';
 import { createInsightsMcpServer } from '../../mcp/server.js';
 import { problem, PROBLEM_CONTENT_TYPE } from '../problem.js';
-import { UnknownKeyLimiter } from '../unknown-key-limiter.js';
 
 export interface McpPluginOptions {
   apiKeys: ApiKeyCache;
+  /** The API guard's own budget of unknown-key lookups (app.ts): guesses at /mcp and at /api count together. */
+  failedAuth: UnknownKeyThrottle;
 }
 
 /** The API answering in this process, as the client who sent the /mcp request (its key, its address). */
@@ -35,18 +36,25 @@ function injectedApi(app: FastifyInstance, request: FastifyRequest): ApiCaller {
       ...(signal ? { signal } : {}),
       payloadAsStream,
     });
-  const contentTypeOf = (headers: Record<string, unknown>) => String(headers['content-type'] ?? '');
+  const headOf = (answer: { statusCode: number; headers: Record<string, unknown> }) => {
+    const retryAfter = answer.headers['retry-after'];
+    return {
+      status: answer.statusCode,
+      contentType: String(answer.headers['content-type'] ?? ''),
+      ...(retryAfter === undefined ? {} : { retryAfter: String(retryAfter) }),
+    };
+  };
   return {
     async call(call, signal) {
       const answer = await asked(call, signal);
-      return { status: answer.statusCode, contentType: contentTypeOf(answer.headers), text: answer.body };
+      return { ...headOf(answer), text: answer.body };
     },
     async stream(call, signal) {
       const answer = await asked(call, signal, true);
       // The event stream notices a follower gone by its response closing: an abandoned follow must not hold one of
       // the account's streams (research-events.ts) until the run ends.
       signal?.addEventListener('abort', () => answer.raw.res.destroy(), { once: true });
-      const head = { status: answer.statusCode, contentType: contentTypeOf(answer.headers) };
+      const head = headOf(answer);
       const body = answer.stream();
       if (!head.contentType.startsWith('text/event-stream')) {
         let text = '';
@@ -65,7 +73,7 @@ function followsRun(body: unknown): boolean {
 }
 
 export async function mcpPlugin(app: FastifyInstance, options: McpPluginOptions): Promise<void> {
-  const identifyDeps = { apiKeys: options.apiKeys, failedAuth: new UnknownKeyLimiter() };
+  const identifyDeps = { apiKeys: options.apiKeys, failedAuth: options.failedAuth };
   app.post('/mcp', { schema: { hide: true }, bodyLimit: 64 * 1024, config: { acceptsBody: true } }, async (request, reply) => {
     // A refusal here is the API's problem+json (401 with its Bearer challenge), before any MCP is spoken.
     await identify(identifyDeps, request.headers.authorization, request.ip);
