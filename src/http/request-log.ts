@@ -4,27 +4,59 @@ import { LogController } from 'fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pino } from 'pino';
 
-/** The URL as logged: an invitation link's token is a password-setting secret and never reaches a log. */
-export const loggedUrl = (url: string): string => {
-  // Decoded and case-folded first: "/account/%69nvite/<token>" and "/Account/invite//<token>" reach the
-  // same handler (or a 404) and must not carry a live token into the log either.
-  let path = url;
-  try {
-    path = decodeURIComponent(url);
-  } catch {
-    // Not decodable: judged as it is.
-  }
-  const tokenless = /\/invite\//i.test(path) ? path.replace(/(\/invite\/+)(?:\.?\/)*[^?#]*/gi, '$1[token]') : url;
-  // A client that puts its API key or a webhook secret in the query string (`?api_key=sik_…`) is refused,
-  // but its request is still logged: the secret must not be, however it was spelled.
-  return SECRET_SHAPED.test(path) ? redactSecrets(tokenless === url ? path : tokenless) : tokenless;
-};
-
 /** An API key (`sik_…`) or a webhook secret (`whsec_…`) anywhere in a text. */
 const SECRET_SHAPED = /(?:sik|whsec)_[A-Za-z0-9+/=_-]{4,}/i;
 const redactSecrets = (text: string): string => text.replace(/((?:sik|whsec)_)[A-Za-z0-9+/=_-]{4,}/gi, '$1[redacted]');
 
-/** Free text (an error's message or stack) as logged: any invitation token in a URL it quotes is replaced. */
+/**
+ * The URL as logged: its path, and its query's parameter names without their values. A query carries what
+ * a client searched for (a private idea's words), a cursor, and now and then a key it should not have put
+ * there (outside reviews of 2026-11-28): a log needs to know which parameters came, not what they said.
+ * An invitation link's token (a password-setting secret in the path) never reaches a log either.
+ */
+export const loggedUrl = (url: string): string => {
+  const end = url.search(/[?#]/);
+  const path = end < 0 ? url : url.slice(0, end);
+  const query = end >= 0 && url[end] === '?' ? url.slice(end + 1).split('#')[0]! : '';
+  return `${loggedPath(path)}${query ? `?${queryNames(query)}` : ''}`;
+};
+
+/** A path as logged: no invitation token, API key or webhook secret, however the client spelled it. */
+const loggedPath = (raw: string): string => {
+  // Decoded and case-folded first: "/account/%69nvite/<token>" and "/Account/invite//<token>" reach the
+  // same handler (or a 404) and must not carry a live token into the log either.
+  let path = raw;
+  try {
+    path = decodeURIComponent(raw);
+  } catch {
+    // Not decodable: judged as it is.
+  }
+  const tokenless = /\/invite\//i.test(path) ? path.replace(/(\/invite\/+)(?:\.?\/)*.*/gi, '$1[token]') : raw;
+  return SECRET_SHAPED.test(path) ? redactSecrets(tokenless === raw ? path : tokenless) : tokenless;
+};
+
+/** A parameter name worth logging: short, plain, and no secret (`?sik_…` alone is a key, not a name). */
+const PLAIN_NAME = /^[A-Za-z0-9_.[\]-]{1,64}$/;
+
+/** A query as logged: each parameter's name, its value (if it had one) replaced. */
+const queryNames = (query: string): string =>
+  query
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      let name = equals < 0 ? pair : pair.slice(0, equals);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // Not decodable: judged as it is.
+      }
+      const shown = PLAIN_NAME.test(name) && !SECRET_SHAPED.test(name) ? name : '[redacted]';
+      return equals < 0 || equals === pair.length - 1 ? `${shown}${equals < 0 ? '' : '='}` : `${shown}=[redacted]`;
+    })
+    .join('&');
+
+/** Free text (an error's message or stack) as logged: a URL it quotes has no invitation token and no query values. */
 export const loggedText = (text: string): string => {
   let decoded = text;
   try {
@@ -32,7 +64,9 @@ export const loggedText = (text: string): string => {
   } catch {
     // Not decodable: judged as it is.
   }
-  return /\/invite\//i.test(decoded) ? decoded.replace(/(\/invite\/+)(?:\.?\/)*[^\s"'?#]*/gi, '$1[token]') : text;
+  const tokenless = /\/invite\//i.test(decoded) ? decoded.replace(/(\/invite\/+)(?:\.?\/)*[^\s"'?#]*/gi, '$1[token]') : text;
+  // A URL it quotes keeps its query's names only, as loggedUrl writes them.
+  return tokenless.replace(/(\/[^\s"'?#]*)\?([^\s"'#]*)/g, (_match, path: string, query: string) => `${path}?${queryNames(query)}`);
 };
 
 /**
