@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { loadConfig } from '../../src/config.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
+import { STREAMS_PER_ACCOUNT } from '../../src/http/routes/api/research-events.js';
 import { startTestWorkers } from '../support/services.js';
 import { bearer, createTestApp, TEST_RESEARCH, type TestApp, buildTestApp } from '../support/app.js';
 import { until } from '../support/pipeline.js';
@@ -342,7 +343,7 @@ describe('research on demand', () => {
     expect((await api(b.key, 'POST', '/api/comparisons', { ideas })).statusCode).toBe(409);
   }, 120_000);
 
-  it('holds at most 5 event streams of an account open on a web process, with the security headers', async () => {
+  it(`holds at most ${STREAMS_PER_ACCOUNT} event streams of an account open on a web process, with the security headers`, async () => {
     const a = await t.researchKey('pro');
     await pipeline.queues.research.pause();
     const aborts: AbortController[] = [];
@@ -354,12 +355,16 @@ describe('research on demand', () => {
         aborts.push(controller);
         return fetch(`${base}/api/research-runs/${id}/events`, { headers: bearer(a.key), signal: controller.signal });
       };
-      const first = await Promise.all(Array.from({ length: 5 }, open));
-      expect(first.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
-      expect(first[0]!.headers.get('x-content-type-options')).toBe('nosniff');
-      const sixth = await open();
-      expect(sixth.status).toBe(429);
-      expect(((await sixth.json()) as { type: string }).type).toBe('/problems/too-many-event-streams');
+      // Seven followers of one account at once (an assistant following several ideas, a page watching): all
+      // followed (the outside review of 2026-11-28 met the old bound of 5 here).
+      const seven = await Promise.all(Array.from({ length: 7 }, open));
+      expect(seven.map((r) => r.status)).toEqual(Array.from({ length: 7 }, () => 200));
+      expect(seven[0]!.headers.get('x-content-type-options')).toBe('nosniff');
+      const rest = await Promise.all(Array.from({ length: STREAMS_PER_ACCOUNT - 7 }, open));
+      expect(rest.every((r) => r.status === 200)).toBe(true);
+      const past = await open();
+      expect(past.status).toBe(429);
+      expect(((await past.json()) as { type: string }).type).toBe('/problems/too-many-event-streams');
       // One closed: another may open (the server sees the close and lets its slot go).
       aborts[0]!.abort();
       const again = await until(

@@ -8,8 +8,15 @@ import { problem, ProblemError } from '../../problem.js';
 
 /** How often the event stream looks at the run, and how long one stream lasts before the client reconnects. */
 const EVENTS_POLL_MS = 1_000;
-/** Event streams one account may hold open on one web process, and all accounts together (each looks at Postgres once a second). */
-export const STREAMS_PER_ACCOUNT = 5;
+/**
+ * Event streams one account may hold open on one web process, and all accounts together. A stream costs a
+ * read of its run from Postgres a second, so the process's bound is what bounds that load (500 reads a
+ * second at most); the account's keeps one account from taking a process's share. It was 5, and an
+ * assistant following a few ideas at once (each research_idea followed with a progressToken holds one, as
+ * does each account page or script watching a run) met it at its sixth (outside review of 2026-11-28): 20
+ * lets a team follow a compare_ideas batch of 5 several times over, and 25 such accounts still fill a process.
+ */
+export const STREAMS_PER_ACCOUNT = 20;
 export const STREAMS_PER_PROCESS = 500;
 const EVENTS_MAX_MS = 15 * 60_000;
 const EVENTS_HEARTBEAT_MS = 15_000;
