@@ -178,6 +178,15 @@ describe('a simulated insight', () => {
     expect(svg).toMatch(/Simulated interest, \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}/);
   });
 
+  it("says so on the account's insights list: the label and the last day of data", async () => {
+    const list = await agent.get('/account/insights');
+    expect(list.statusCode).toBe(200);
+    const row = list.body.split('<tr>').find((r) => r.includes(`/account/insights/${insightId}"`))!;
+    expect(row).toContain('Moss wall kits for renters (simulated)');
+    expect(row).toContain('synthetic (simulated)');
+    expect(row).toContain(`<td>${asOf}</td>`);
+  });
+
   it("says so on the account's research list and the run's page", async () => {
     const list = await agent.get('/account/research');
     expect(list.statusCode).toBe(200);
