@@ -26,6 +26,7 @@ import { startTestWorkers } from '../support/services.js';
 import { loadEventsWithInsights } from '../../src/webhooks/event.repository.js';
 import { webhookBody } from '../../src/webhooks/payload.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { runCli } from '../support/cli.js';
 import { PageAgent, ORIGIN } from '../support/account-pages.js';
 import { createTestDatabase } from '../support/database.js';
 import { parseCsv } from '../support/csv.js';
@@ -185,6 +186,14 @@ describe('a simulated insight', () => {
     expect(row).toContain('Moss wall kits for renters (simulated)');
     expect(row).toContain('synthetic (simulated)');
     expect(row).toContain(`<td>${asOf}</td>`);
+  });
+
+  it('says so in `insights show`: the label, the provider and the last day of data', async () => {
+    const res = await runCli(['show', insightId], { ...t.database.env, REDIS_URL: t.redis.url, REDIS_PREFIX: t.redis.prefix });
+    expect(res.code, res.stderr).toBe(0);
+    const [first, second] = res.stdout.split('\n');
+    expect(first).toContain('Moss wall kits for renters (simulated)');
+    expect(second).toContain(`provider synthetic (simulated)  data as of ${asOf}`);
   });
 
   it("says so on the account's research list and the run's page", async () => {
