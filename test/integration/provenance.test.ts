@@ -26,6 +26,7 @@ import { startTestWorkers } from '../support/services.js';
 import { loadEventsWithInsights } from '../../src/webhooks/event.repository.js';
 import { webhookBody } from '../../src/webhooks/payload.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { runCli } from '../support/cli.js';
 import { PageAgent, ORIGIN } from '../support/account-pages.js';
 import { createTestDatabase } from '../support/database.js';
 import { parseCsv } from '../support/csv.js';
@@ -176,6 +177,23 @@ describe('a simulated insight', () => {
     const svg = (await get(`/api/insights/${insightId}/chart.svg`)).body;
     expect(svg).toContain('<title>Moss wall kits for renters (simulated)</title>');
     expect(svg).toMatch(/Simulated interest, \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}/);
+  });
+
+  it("says so on the account's insights list: the label and the last day of data", async () => {
+    const list = await agent.get('/account/insights');
+    expect(list.statusCode).toBe(200);
+    const row = list.body.split('<tr>').find((r) => r.includes(`/account/insights/${insightId}"`))!;
+    expect(row).toContain('Moss wall kits for renters (simulated)');
+    expect(row).toContain('synthetic (simulated)');
+    expect(row).toContain(`<td>${asOf}</td>`);
+  });
+
+  it('says so in `insights show`: the label, the provider and the last day of data', async () => {
+    const res = await runCli(['show', insightId], { ...t.database.env, REDIS_URL: t.redis.url, REDIS_PREFIX: t.redis.prefix });
+    expect(res.code, res.stderr).toBe(0);
+    const [first, second] = res.stdout.split('\n');
+    expect(first).toContain('Moss wall kits for renters (simulated)');
+    expect(second).toContain(`provider synthetic (simulated)  data as of ${asOf}`);
   });
 
   it("says so on the account's research list and the run's page", async () => {

@@ -421,6 +421,14 @@ describe('every explanation template reads true of its evidence', () => {
     expect(season.text).not.toMatch(/^Direction: rising/);
     expect(season.text).toMatch(/about level over the next 7 days \(the 7-day forecast holds level/);
     expect(season.text).toMatch(/rising over the next 3 months \(the 3-month outlook rises/);
+    // The founder's camping gear: a 5-year peak whose last fifth is still above its first (+3%) was said to "fall".
+    const camping = directionStatement({
+      momentum: { score: 0.43, evidence: { label: 'stable', forecast_7d_change: -0.05 }, explanation: 'No call' },
+      trend_class: 'seasonal',
+      durability: scoreDurability({ trajectory: 'peaked', change: 0.03, lastVsPeak: 0.45, fad: false, years: 5 }),
+    })!;
+    expect(directionProblems(camping)).toEqual([]);
+    expect(camping.text).toMatch(/the 5-year trajectory, peaked, rose to a peak and fell from it over the years behind \(durability, \+3%/);
     expect(padel.text).toMatch(/^Direction: about level \(the trend class, stable/);
     expect(padel.text).toMatch(/the 5-year trajectory, rising, rises over the years behind.*different spans, so both can be true/);
   });

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { sparkline } from '../../domain/charts/insight-chart.js';
+import { displayTitle } from '../../domain/provenance.js';
+import { providerWords } from '../../domain/reports/insight-report.js';
 import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
 import { findForecast } from '../../insights/forecast.repository.js';
 import { findInsight } from '../../insights/insight.repository.js';
@@ -20,7 +22,9 @@ export function registerShowCommand(program: Command, context: () => CliContext)
         if (!insight) throw new UsageError(`No insight has the id "${id}" (see GET /api/insights)`);
         const points = await latestTrendPoints(resources.db, id, 30);
         const forecast = await findForecast(resources.db, id);
-        print(`${insight.title}  [${insight.category}, ${insight.source}]`);
+        // Simulated or recorded data says so here as on every other surface (issue 47: provenance no one can miss).
+        print(`${displayTitle(insight.title, insight)}  [${insight.category}, ${insight.source}]`);
+        print(`provider ${providerWords(insight)}  data as of ${insight.data_as_of ?? 'unknown'}`);
         print(`overall ${insight.overall_score.toFixed(3)}  confidence ${insight.confidence.toFixed(2)}`);
         for (const d of DIMENSIONS) {
           const dim = insight.dimensions[d];

@@ -63,6 +63,12 @@ const TRAJECTORY_HEADING: Record<string, Heading> = {
   recovering: 'no call',
 };
 
+/**
+ * Shapes a bare verb would misstate: a recovery fell and came back; a peak rose and fell from it, so its first
+ * fifth may still be below its last ("peaked, falls … +3%" read as a contradiction: founder try-out, issue 47).
+ */
+const TRAJECTORY_VERB: Record<string, string> = { recovering: 'fell and came back', peaked: 'rose to a peak and fell from it' };
+
 function durabilityReading(d: DimensionScore | null | undefined): DirectionReading | null {
   if (!d || d.score === null) return null;
   const trajectory = d.evidence.trajectory;
@@ -73,7 +79,7 @@ function durabilityReading(d: DimensionScore | null | undefined): DirectionReadi
   return {
     source: 'durability',
     heading,
-    says: `the ${years} trajectory, ${trajectory}, ${heading === 'no call' ? 'fell and came back' : VERB[heading]} over the years behind (durability${change})`,
+    says: `the ${years} trajectory, ${trajectory}, ${TRAJECTORY_VERB[trajectory] ?? VERB[heading]} over the years behind (durability${change})`,
     evidence: '/dimensions/durability/evidence/trajectory',
     window: 'the years behind',
   };

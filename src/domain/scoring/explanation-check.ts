@@ -104,6 +104,10 @@ export function directionProblems(s: DirectionStatement): string[] {
   if (!disagree && RISE.test(aheadText) && FALL.test(aheadText)) problems.push(`a rise and a fall asserted at once: "${s.text}"`);
   if (past && ahead.length && !s.text.includes(past.says)) problems.push(`the years behind left unsaid: "${s.text}"`);
   if (s.agree === (ups && downs)) problems.push(`agree=${s.agree} beside its readings`);
+  // The years behind say their own change: "falls" beside a gain, or "rises" beside a loss, contradicts its number.
+  const change = past ? /\(durability, ([+−±])\d+% from its first fifth/.exec(past.says)?.[1] : undefined;
+  if (past && change === '+' && /\bfalls\b/.test(past.says)) problems.push(`"falls" beside a gain: "${past.says}"`);
+  if (past && change === '−' && /\brises\b/.test(past.says)) problems.push(`"rises" beside a loss: "${past.says}"`);
   return problems;
 }
 

@@ -207,7 +207,7 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
       return html`<tr><td><input type="checkbox" id="${box}" name="id" value="${row.id}" form="compare-form"><label for="${box}" class="visually-hidden">Compare ${title}</label></td>
 <th scope="row"><a href="/account/insights/${row.id}">${title}</a>${row.owner_account_id && html` <span class="tag">private</span>`}</th>
 <td>${row.primary_keyword}</td><td>${verdictBadge(v)}</td><td class="num">${scoreText(row)}</td><td>${providerText(row)}</td>
-<td>${marketOf(row.geo)}</td><td>${categoryName(row.category)}</td><td>${sparkline(series.get(row.id) ?? [], title)}</td></tr>`;
+<td>${row.data_as_of ?? '—'}</td><td>${marketOf(row.geo)}</td><td>${categoryName(row.category)}</td><td>${sparkline(series.get(row.id) ?? [], title)}</td></tr>`;
     });
     const paging = html`<nav aria-label="Pages of insights" class="paging">${
       filters.cursor ? html`<a href="${listHref(filters, undefined)}">First page</a>` : ''
@@ -217,7 +217,7 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
         ? html`<p>No insight matches these filters.</p>`
         : html`<form method="get" action="/account/compare" id="compare-form"><p>Tick 2 to 5 insights, then <button type="submit">Compare side by side</button></p></form>
 <div class="wide"><table class="insights"><caption>Insights ${filters.cursor ? '(a later page)' : ''} — ${rows.length} shown${next ? ', more on the next page' : ''}</caption>
-<thead><tr><th scope="col">Compare</th><th scope="col">Insight</th><th scope="col">Search phrase</th><th scope="col">Verdict</th><th scope="col">Overall score</th><th scope="col">Provider</th><th scope="col">Market</th><th scope="col">Category</th><th scope="col">Interest, ${SPARK_DAYS} days</th></tr></thead>
+<thead><tr><th scope="col">Compare</th><th scope="col">Insight</th><th scope="col">Search phrase</th><th scope="col">Verdict</th><th scope="col">Overall score</th><th scope="col">Provider</th><th scope="col">Data as of</th><th scope="col">Market</th><th scope="col">Category</th><th scope="col">Interest, ${SPARK_DAYS} days</th></tr></thead>
 <tbody>${trs}</tbody></table></div>`;
     return {
       status: 200,
