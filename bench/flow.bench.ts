@@ -4,6 +4,13 @@
 // same bare chains, but each job first records its step done through the
 // production StepRecorder (group commit into research_steps/research_runs) with
 // an empty output: the price of a durable step alone, without the step's work.
+// A fourth row is the peer a user would pick instead: DBOS Transact (bench/peers/dbos,
+// its own package and its own Postgres database), 200 workflows of 40 checkpointed
+// steps at the same concurrency, run in a child process alternated with ours in
+// every round (ours first in odd rounds, DBOS first in even ones).
+import { execFileSync, execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
@@ -113,7 +120,13 @@ async function ours(prefix: string, database: BenchDatabase) {
   const { db } = database;
   const redis = createRedis(REDIS_URL);
   await waitForRedis(redis, REDIS_URL);
-  const config = loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', RESEARCH_CONCURRENCY: String(CONCURRENCY) });
+  const config = loadConfig({
+    REDIS_PREFIX: prefix,
+    TRENDS_PROVIDER: 'synthetic',
+    RESEARCH_CONCURRENCY: String(CONCURRENCY),
+    // BENCH_GO_ON_MS=0 measures a job per step, as before 2026-11-29 (StepRunner.run).
+    ...(process.env.BENCH_GO_ON_MS === undefined ? {} : { RESEARCH_GO_ON_MS: process.env.BENCH_GO_ON_MS }),
+  });
   const resources: Resources = {
     db,
     databaseUrl: database.url,
@@ -157,9 +170,45 @@ async function ours(prefix: string, database: BenchDatabase) {
   return { seconds, durations, stepDurations, failed, cpuMs };
 }
 
+/** The peer's folder in the repository (this file runs from dist/bench/). */
+const DBOS_PEER = fileURLToPath(new URL('../../bench/peers/dbos/', import.meta.url));
+
+/** Installs the peer's pinned packages once (its own lockfile; never the product's dependencies). */
+function installDbosPeer(): void {
+  if (existsSync(`${DBOS_PEER}node_modules/@dbos-inc/dbos-sdk`)) return;
+  process.stdout.write('installing the DBOS peer (npm ci --prefix bench/peers/dbos)\n');
+  execFileSync('npm', ['ci', '--prefix', DBOS_PEER, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+}
+
+interface DbosReport {
+  seconds: number;
+  run_p50_ms: number;
+  run_p99_ms: number;
+  cpu_ms: number;
+  checkpointed_steps: number;
+}
+
+/** One spell of the DBOS peer in its own process, on its own database (it prints one JSON line). */
+async function dbos() {
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [`${DBOS_PEER}flow.mjs`],
+      { env: { ...process.env, BENCH_RUNS: String(RUNS), BENCH_STEPS: String(STEPS), BENCH_CONCURRENCY: String(CONCURRENCY) } },
+      (error, out) => (error ? reject(error) : resolve(out)),
+    ),
+  );
+  const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as DbosReport;
+  if (report.checkpointed_steps !== RUNS * STEPS)
+    throw new Error(`the DBOS peer checkpointed ${report.checkpointed_steps} steps, not ${RUNS * STEPS}`);
+  // Its run p50/p99 come from the peer; the summary wants durations, so the two stand in for them.
+  return { seconds: report.seconds, runP50: report.run_p50_ms, runP99: report.run_p99_ms, cpuMs: report.cpu_ms };
+}
+
+installDbosPeer();
 const prefix = `benchflow${process.pid}`;
 process.stdout.write(
-  `${RUNS} runs × ${STEPS} steps, worker concurrency ${CONCURRENCY}, ${ROUNDS} rounds (each: baseline, durable chains, ours)\n`,
+  `${RUNS} runs × ${STEPS} steps, worker concurrency ${CONCURRENCY}, ${ROUNDS} rounds (each: baseline, durable chains, then ours and DBOS alternated)\n`,
 );
 const database = await createBenchDatabase('flow', 20);
 interface Row {
@@ -178,18 +227,38 @@ const summarize = (r: { seconds: number; durations: number[]; stepDurations?: nu
   failed: r.failed ?? 0,
   cpuMsPerStep: r.cpuMs / (RUNS * STEPS),
 });
-const rounds: Array<{ base: Row; durable: Row; mine: Row }> = [];
-for (let n = 1; n <= ROUNDS; n += 1) {
-  const base = summarize(await baseline(`${prefix}b${n}`));
-  const durable = summarize(await baseline(`${prefix}d${n}`, await durableSteps(database)));
-  // Each round starts empty: runs (their steps cascade) and the insights the last round wrote.
+const summarizePeer = (r: Awaited<ReturnType<typeof dbos>>): Row => ({
+  stepsPerS: (RUNS * STEPS) / r.seconds,
+  runP50: r.runP50,
+  runP99: r.runP99,
+  failed: 0,
+  cpuMsPerStep: r.cpuMs / (RUNS * STEPS),
+});
+const oursSpell = async (n: number) => {
+  // Each spell starts empty: runs (their steps cascade) and the insights the last one wrote.
   await database.db.deleteFrom('research_runs').execute();
   const mine = summarize(await ours(`${prefix}o${n}`, database));
   await database.db.deleteFrom('research_runs').execute();
   await database.db.deleteFrom('insights').execute();
-  rounds.push({ base, durable, mine });
+  return mine;
+};
+const rounds: Array<{ base: Row; durable: Row; mine: Row; peer: Row }> = [];
+for (let n = 1; n <= ROUNDS; n += 1) {
+  const base = summarize(await baseline(`${prefix}b${n}`));
+  const durable = summarize(await baseline(`${prefix}d${n}`, await durableSteps(database)));
+  let mine: Row;
+  let peer: Row;
+  // Alternated: whichever runs second in a round meets a machine the first has warmed (or loaded).
+  if (n % 2 === 1) {
+    mine = await oursSpell(n);
+    peer = summarizePeer(await dbos());
+  } else {
+    peer = summarizePeer(await dbos());
+    mine = await oursSpell(n);
+  }
+  rounds.push({ base, durable, mine, peer });
   process.stdout.write(
-    `round ${n}: ours ${Math.round(mine.stepsPerS)} steps/s, durable chains ${Math.round(durable.stepsPerS)}, baseline ${Math.round(base.stepsPerS)}: ratio ${round(mine.stepsPerS / base.stepsPerS)}; CPU per step ${round(mine.cpuMsPerStep, 3)} ms ours, ${round(base.cpuMsPerStep, 3)} ms baseline\n`,
+    `round ${n}: ours ${Math.round(mine.stepsPerS)} steps/s (run p50 ${mine.runP50} ms), DBOS ${Math.round(peer.stepsPerS)} (run p50 ${peer.runP50} ms): ×${round(mine.stepsPerS / peer.stepsPerS)}; durable chains ${Math.round(durable.stepsPerS)}, baseline ${Math.round(base.stepsPerS)}: ratio ${round(mine.stepsPerS / base.stepsPerS)}; CPU per step ${round(mine.cpuMsPerStep, 3)} ms ours, ${round(peer.cpuMsPerStep, 3)} ms DBOS, ${round(base.cpuMsPerStep, 3)} ms baseline\n`,
   );
 }
 await database.drop();
@@ -213,11 +282,13 @@ const tableRow = (flow: string, pick: (r: (typeof rounds)[number]) => Row) => ({
 });
 printTable(`Research flow vs bare BullMQ chains (same Redis, same run; medians of ${ROUNDS} rounds)`, [
   tableRow('ours (40 research steps)', (r) => r.mine),
+  tableRow('DBOS Transact 5.3.0 (40 checkpointed steps)', (r) => r.peer),
   tableRow('bare chains + durable step write', (r) => r.durable),
   tableRow('baseline (40 no-op jobs)', (r) => r.base),
 ]);
 process.stdout.write(`run = enqueue → step 40 recorded (all ${RUNS} enqueued at once); 40 steps = step 1 started → step 40 recorded\n`);
 const ratios = rounds.map((r) => round(r.mine.stepsPerS / r.base.stepsPerS));
+const dbosRatios = rounds.map((r) => round(r.mine.stepsPerS / r.peer.stepsPerS));
 printJsonLine({
   bench: 'flow',
   runs: RUNS,
@@ -234,6 +305,18 @@ printJsonLine({
   // Each round's ratio compares two flows measured seconds apart; the median of those is the claim.
   ratio: median(ratios),
   round_ratios: ratios,
+  // The claim of issue 53: ours over DBOS Transact's steps/s, each round's pair measured back to back.
+  dbos_steps_per_s: round(
+    med((r) => r.peer.stepsPerS),
+    0,
+  ),
+  dbos_ratio: round(median(dbosRatios)),
+  dbos_round_ratios: dbosRatios,
+  dbos_run_p50_ms: med((r) => r.peer.runP50),
+  dbos_cpu_ms_per_step: round(
+    med((r) => r.peer.cpuMsPerStep),
+    3,
+  ),
   runs_per_s: round(med((r) => r.mine.stepsPerS) / STEPS, 2),
   run_p50_ms: med((r) => r.mine.runP50),
   run_p99_ms: med((r) => r.mine.runP99),

@@ -61,6 +61,11 @@ export interface ResearchStepDeps {
   waitRetryMs?: number;
   /** Tells webhook matching about a committed outbox event at once (the relay is the safety net). */
   announce?: (eventId: string) => Promise<void>;
+  /**
+   * How long a delivery goes on running its run's next steps itself before it hands the next one to
+   * its own job (0: each step its own job). RESEARCH_GO_ON_MS; see StepRunner.run.
+   */
+  goOnForMs?: number;
   /** The chains of steps this code runs (default RESEARCH_CHAINS); a test swaps in a changed one to play a deploy mid-run. */
   chains?: StepChains;
 }
@@ -144,11 +149,18 @@ export interface StepJob {
 }
 
 export type StepOutcome =
-  | { kind: 'done'; result: { step: number; name: string } | { skipped: string } }
+  /** `steps`: how many steps this delivery recorded (more than one when it went on with the next ones, see run). */
+  | { kind: 'done'; result: { step: number; name: string; steps?: number } | { skipped: string } }
   /** Waiting on Google: sleep this long, spending no attempt. */
   | { kind: 'wait'; ms: number }
   /** Failed: retried with backoff, or (`final`) the run has failed. */
   | { kind: 'failed'; error: unknown; final: boolean };
+
+/**
+ * Between runOne and run: the step is recorded and the next one is due (`next`), or a step gone
+ * on with could not end now and goes to its own job (`handoff`).
+ */
+type Continue = { kind: 'next'; result: { step: number; name: string }; runContext: Context | undefined } | { kind: 'handoff' };
 
 /** An error the step threw that retrying cannot mend (the job's UnrecoverableError is one; see isFinal). */
 export type FinalErrorTest = (error: unknown) => boolean;
@@ -212,7 +224,52 @@ export class StepRunner {
     return run;
   }
 
+  /**
+   * Runs the job's step and, while this delivery's time lasts (ResearchStepDeps.goOnForMs), the run's
+   * next steps here too, each recorded as it ends exactly as if its own job had run it: the queue's
+   * add, claim and completion round trips are saved, not the record. A step that goes on here and
+   * cannot end now (waits on Google, fails) is handed to its own job, which runs it afresh: nothing
+   * of it was recorded. A crash mid-way leaves the run at its last recorded step, which the job's
+   * redelivery (stalled) or the sweeper finds and enqueues, as after a crash between commit and enqueue.
+   */
   async run(job: StepJob): Promise<StepOutcome> {
+    const until = Date.now() + (this.deps.goOnForMs ?? 0);
+    let outcome = await this.runOne(job, false);
+    let current = job;
+    let steps = 1;
+    while (outcome.kind === 'next') {
+      const next: StepJob = { ...current, step: current.step + 1, attempt: 1 };
+      const { result } = outcome;
+      if (Date.now() >= until) {
+        await this.handOff(next, outcome.runContext);
+        return { kind: 'done', result: { ...result, steps } };
+      }
+      const continued = await this.runOne(next, true);
+      if (continued.kind === 'handoff') {
+        await this.handOff(next, outcome.runContext);
+        return { kind: 'done', result: { ...result, steps } };
+      }
+      if (continued.kind !== 'next') {
+        // A continued step that ended its run (the last step) or found it moved on: this delivery is done.
+        return continued.kind === 'done' && 'step' in continued.result
+          ? { kind: 'done', result: { ...continued.result, steps: steps + 1 } }
+          : { kind: 'done', result: { ...result, steps } };
+      }
+      outcome = continued;
+      current = next;
+      steps += 1;
+    }
+    // Only a step gone on with hands off (runStep's `continued`); the job's own step answers for itself.
+    if (outcome.kind === 'handoff') throw new Error(`step ${job.step} of run ${job.runId} handed itself off`);
+    return outcome;
+  }
+
+  /** The next step's own job: the normal chain, from the run's context (the steps are siblings under the submission). */
+  private async handOff(next: StepJob, runContext: Context | undefined): Promise<void> {
+    await withContext(runContext ?? context.active(), () => this.deps.chain.enqueueNext(next.runId, next.step, next.turn));
+  }
+
+  private async runOne(job: StepJob, continued: boolean): Promise<StepOutcome | Continue> {
     const { deps } = this;
     const { runId, step } = job;
     let run: RunFacts | undefined = this.cache.get(runId)?.facts;
@@ -228,7 +285,7 @@ export class StepRunner {
     }
     const facts = run;
     // A traced run's step is a child of its submission's span (research_runs.trace_id), however its job was made.
-    if (!tracingEnabled() || !facts.trace_id) return this.runStep(facts, job);
+    if (!tracingEnabled() || !facts.trace_id) return this.runStep(facts, job, continued);
     const runContext = contextFrom(facts.trace_id);
     return inSpan(
       'research.step',
@@ -238,14 +295,23 @@ export class StepRunner {
         attributes: { 'research.run_id': runId, 'research.step.position': step, 'research.step.attempt': job.attempt },
       },
       async (span) => {
-        const outcome = await this.runStep(facts, job, runContext, span);
-        span?.setAttribute('research.step.outcome', outcome.kind === 'failed' && outcome.final ? 'failed_run' : outcome.kind);
+        const outcome = await this.runStep(facts, job, continued, runContext, span);
+        span?.setAttribute(
+          'research.step.outcome',
+          outcome.kind === 'failed' && outcome.final ? 'failed_run' : outcome.kind === 'next' ? 'done' : outcome.kind,
+        );
         return outcome;
       },
     );
   }
 
-  private async runStep(facts: RunFacts, job: StepJob, runContext?: Context, span?: Span): Promise<StepOutcome> {
+  private async runStep(
+    facts: RunFacts,
+    job: StepJob,
+    continued: boolean,
+    runContext?: Context,
+    span?: Span,
+  ): Promise<StepOutcome | Continue> {
     const { deps } = this;
     const { runId, step } = job;
     // The run's own chain, whatever chain is current: a deploy mid-run changes what new runs do, never this one.
@@ -301,6 +367,8 @@ export class StepRunner {
     } catch (error) {
       // Postgres or Redis away is not the step's failure: retried without an attempt (see retryOutages).
       if (isOutage(error)) throw error;
+      // A step gone on with (see run) that cannot end now: its own job runs it, with its attempts and its wake-up.
+      if (continued) return { kind: 'handoff' };
       if (error instanceof WaitingForTrendsError) {
         // Waiting on Google is not a failure: sleep without spending an attempt, as long as the trends job said it waits.
         await setRunState(deps.db, facts.id, {
@@ -379,12 +447,11 @@ export class StepRunner {
       this.cache.forget(runId);
       await this.publish(runId, chain);
       if (eventId) await deps.announce?.(eventId);
-    } else {
-      this.cache.remember(runId, definition.name, { value: JSON.parse(outputJson), json: outputJson });
-      // The next step's job carries the run's context, not this step's: the steps are siblings under the submission.
-      await withContext(runContext ?? context.active(), () => deps.chain.enqueueNext(runId, step + 1, job.turn));
+      return { kind: 'done', result: { step, name: definition.name } };
     }
-    return { kind: 'done', result: { step, name: definition.name } };
+    this.cache.remember(runId, definition.name, { value: JSON.parse(outputJson), json: outputJson });
+    // The next step is due: run goes on with it here or hands it to its own job.
+    return { kind: 'next', result: { step, name: definition.name }, runContext };
   }
 }
 

@@ -86,6 +86,7 @@ export function jobTable(p: PipelineParts): JobEntry[] {
         geo: config.trends.geo,
         plan: config.trends.requestPlan,
         announce: p.announce,
+        goOnForMs: config.worker.researchGoOnMs,
       }),
     ),
     handle(
