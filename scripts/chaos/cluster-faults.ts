@@ -59,7 +59,7 @@ async function retrying<T>(what: string, fn: () => Promise<T>, timeoutMs = 60_00
  * (a master failover and a replica restart among them), which a uniform draw
  * does not promise.
  */
-function bagOf(kinds: readonly string[]): (random: () => number) => string {
+export function bagOf(kinds: readonly string[]): (random: () => number) => string {
   let bag: string[] = [];
   return (random) => {
     if (bag.length === 0) {

@@ -1,6 +1,9 @@
 // Runs the Procfile's web and worker processes as a supervisor would: a
 // process the harness kills is started again at once; one that exits on its
-// own is a violation (and is started again, so the soak can go on).
+// own is recorded (and started again, so the soak can go on). Whether such an
+// exit is a violation is the soak's to judge (see excusedExits in soak.ts):
+// only an exit with a code during an outage, whose slot was ready again
+// afterwards, with nothing lost, is a supervisor's ordinary restart.
 import { ServiceProcess, type ServiceKind } from '../lib/service-process.js';
 
 export interface Slot {
@@ -11,6 +14,8 @@ export interface Slot {
   /** Set while the harness itself is stopping this process. */
   expectingExit: boolean;
   restarts: number;
+  /** When each of the slot's processes said it was ready (ms since the epoch). */
+  readyAt: number[];
 }
 
 export interface UnexpectedExit {
@@ -18,6 +23,12 @@ export interface UnexpectedExit {
   code: number | null;
   signal: string | null;
   tail: string[];
+  /** When it exited (ms since the epoch). */
+  at: number;
+  /** Whether it had said it was ready (a running process), or exited while starting. */
+  afterReady: boolean;
+  /** Whether a later process of the same slot said it was ready: the supervisor's restart recovered it. */
+  recovered(): boolean;
 }
 
 export class Supervisor {
@@ -30,8 +41,9 @@ export class Supervisor {
   constructor(private readonly onLine?: (slot: string, line: string) => void) {}
 
   async start(name: string, kind: ServiceKind, env: Record<string, string>): Promise<Slot> {
-    const slot: Slot = { name, kind, env, process: this.spawn(name, kind, env), expectingExit: false, restarts: 0 };
+    const slot: Slot = { name, kind, env, process: this.spawn(name, kind, env), expectingExit: false, restarts: 0, readyAt: [] };
     this.slots.push(slot);
+    this.noteReady(slot);
     this.watch(slot);
     await slot.process.ready;
     return slot;
@@ -53,11 +65,24 @@ export class Supervisor {
     return slot.process.running && this.booted.has(slot.process);
   }
 
+  private noteReady(slot: Slot): void {
+    slot.process.ready.then(() => void slot.readyAt.push(Date.now())).catch(() => {});
+  }
+
   private watch(slot: Slot): void {
     const current = slot.process;
     void current.exited.then((exit) => {
       if (slot.process !== current || slot.expectingExit || this.stopping) return;
-      this.unexpectedExits.push({ process: slot.name, code: exit.code, signal: exit.signal, tail: current.tail.slice(-20) });
+      const at = Date.now();
+      this.unexpectedExits.push({
+        process: slot.name,
+        code: exit.code,
+        signal: exit.signal,
+        tail: current.tail.slice(-20),
+        at,
+        afterReady: this.booted.has(current),
+        recovered: () => slot.readyAt.some((t) => t > at),
+      });
       // Keep the soak going: a supervisor restarts what died.
       void this.replace(slot).catch(() => {});
     });
@@ -66,6 +91,7 @@ export class Supervisor {
   private async replace(slot: Slot): Promise<void> {
     slot.process = this.spawn(slot.name, slot.kind, slot.env);
     slot.restarts += 1;
+    this.noteReady(slot);
     this.watch(slot);
     await slot.process.ready;
   }
@@ -116,4 +142,45 @@ export class Supervisor {
     this.stopping = true;
     for (const slot of this.slots) if (slot.process.running) slot.process.child.kill('SIGKILL');
   }
+}
+
+/** A window in which Postgres or Redis was away (a fault and its aftermath), ms since the epoch. */
+export interface Outage {
+  from: number;
+  to: number;
+}
+
+/**
+ * Which exits a supervisor's restart made whole, and which are crashes. An exit
+ * is excused only if all hold: it exited with a non-zero code (a refusal the
+ * process chose, as `exitWithError` does when Postgres or Redis is not
+ * reachable; never a signal such as SIGSEGV or SIGABRT, nor 0), during an
+ * outage, the next process of its slot said it was ready, and nothing was lost
+ * (`nothingLost`: every other invariant of the soak holds). Anything else is a crash.
+ */
+export function judgeExits(
+  exits: readonly UnexpectedExit[],
+  outages: readonly Outage[],
+  nothingLost: boolean,
+): { excused: string[]; crashes: string[] } {
+  const excused: string[] = [];
+  const crashes: string[] = [];
+  for (const exit of exits) {
+    const inOutage = outages.some((o) => exit.at >= o.from && exit.at <= o.to);
+    const refusal = exit.signal === null && exit.code !== null && exit.code !== 0;
+    const recovered = exit.recovered();
+    const what = `${exit.process} exited on its own (${exit.signal ?? exit.code}, ${exit.afterReady ? 'while running' : 'while starting'})`;
+    if (refusal && inOutage && recovered && nothingLost) {
+      excused.push(`${what} during an outage; restarted and ready again`);
+      continue;
+    }
+    const because = [
+      refusal ? '' : 'not a refusal with an exit code',
+      inOutage ? '' : 'no Postgres or Redis fault was under way',
+      recovered ? '' : 'its slot was never ready again',
+      nothingLost ? '' : 'work was lost or left undone',
+    ].filter(Boolean);
+    crashes.push(`${what}, a crash (${because.join('; ')}): ${exit.tail.slice(-5).join(' | ')}`);
+  }
+  return { excused, crashes };
 }
