@@ -35,13 +35,17 @@ try {
   const resources = await openResources(config, logger, { serveEmbedded: true, role: 'start' });
   // One set of services for the web server and the workers of this process.
   const services = buildServices(resources, config, logger);
-  onShutdown(logger, async () => {
-    // Stop taking requests, then let active jobs finish, then close connections.
-    await web?.close();
-    await pipeline?.close();
-    await services.close();
-    await resources.close();
-  });
+  onShutdown(
+    logger,
+    async () => {
+      // Stop taking requests, then let active jobs finish, then close connections.
+      await web?.close();
+      await pipeline?.close();
+      await services.close();
+      await resources.close();
+    },
+    config.worker.shutdownTimeoutMs,
+  );
   await migrateToLatest(resources.db);
   pipeline = await startWorkers(services, { keepSchedulers: true });
   reportBudget(() => services.budget());

@@ -18,11 +18,15 @@ try {
   reportBudget(() => services.budget());
   const web = await startWebServer(services);
   logger.info({ url: web.url }, 'web listening');
-  onShutdown(logger, async () => {
-    await web.close();
-    await services.close();
-    await resources.close();
-  });
+  onShutdown(
+    logger,
+    async () => {
+      await web.close();
+      await services.close();
+      await resources.close();
+    },
+    config.worker.shutdownTimeoutMs,
+  );
 } catch (error) {
   exitWithError(logger, error);
 }

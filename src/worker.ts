@@ -22,12 +22,16 @@ try {
       ? await serveMetrics(config.admin.metricsPort, config.admin.token, config.web.host)
       : undefined;
   logger.info({ provider: config.trends.provider, concurrency: config.worker.researchConcurrency }, 'workers started');
-  onShutdown(logger, async () => {
-    metricsServer?.close();
-    await pipeline.close();
-    await services.close();
-    await resources.close();
-  });
+  onShutdown(
+    logger,
+    async () => {
+      metricsServer?.close();
+      await pipeline.close();
+      await services.close();
+      await resources.close();
+    },
+    config.worker.shutdownTimeoutMs,
+  );
 } catch (error) {
   exitWithError(logger, error);
 }

@@ -13,6 +13,13 @@ export interface WorkerConfig {
   readonly webhookConcurrency: number;
   /** How long a worker's job lock lasts; a crashed worker's jobs are retried after about this long. */
   readonly jobLockMs: number;
+  /**
+   * How long a process's graceful shutdown may take before it exits anyway. BullMQ's close waits for
+   * active jobs without a limit; a job stuck on a dead connection would keep the process alive past
+   * its supervisor's patience. Nothing is lost by exiting: an unfinished job's lock lapses and it is
+   * delivered again, and every step is idempotent.
+   */
+  readonly shutdownTimeoutMs: number;
 }
 
 export function loadWorkerSection(read: EnvReader): WorkerConfig {
@@ -21,5 +28,6 @@ export function loadWorkerSection(read: EnvReader): WorkerConfig {
     researchGoOnMs: read.integer('RESEARCH_GO_ON_MS', 500, 0, 10_000),
     webhookConcurrency: read.integer('WEBHOOK_CONCURRENCY', 100, 1, 1_000),
     jobLockMs: read.integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
+    shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 25_000, 1_000, 600_000),
   });
 }

@@ -2,7 +2,28 @@
 // SIGTERM/SIGINT closes gracefully, a second one exits at once.
 import type { Logger } from '../logger.js';
 
-export function onShutdown(logger: Logger, close: () => Promise<void>): void {
+/**
+ * Runs `close`, but for no longer than `deadlineMs`: 'timed-out' when it has not finished by then
+ * (it is left running; the caller exits).
+ */
+export async function closeWithin(close: () => Promise<void>, deadlineMs: number): Promise<'closed' | 'timed-out'> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timed-out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed-out'), deadlineMs);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([close().then(() => 'closed' as const), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * On the first SIGTERM/SIGINT, closes gracefully within `deadlineMs` (SHUTDOWN_TIMEOUT_MS) and exits;
+ * past the deadline it exits 1 with what was unfinished left to redelivery.
+ */
+export function onShutdown(logger: Logger, close: () => Promise<void>, deadlineMs: number): void {
   let closing = false;
   const handler = (signal: NodeJS.Signals) => {
     if (closing) {
@@ -11,8 +32,13 @@ export function onShutdown(logger: Logger, close: () => Promise<void>): void {
     }
     closing = true;
     logger.info({ signal }, 'shutting down gracefully (send again to force)');
-    close().then(
-      () => {
+    closeWithin(close, deadlineMs).then(
+      (outcome) => {
+        if (outcome === 'timed-out') {
+          logger.error({ deadlineMs }, 'shutdown did not finish in time: exiting; unfinished jobs will be delivered again');
+          logger.flush();
+          process.exit(1);
+        }
         logger.flush();
         process.exit(0);
       },

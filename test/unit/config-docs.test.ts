@@ -65,14 +65,17 @@ async function pages(): Promise<Array<{ page: string; text: string }>> {
 /** Every file of a folder, recursively, with the given endings. */
 async function sources(folder: string, endings: RegExp): Promise<string[]> {
   const entries = await readdir(path.join(PROJECT_ROOT, folder), { recursive: true, withFileTypes: true });
-  const files = entries.filter((e) => e.isFile() && endings.test(e.name)).map((e) => path.join(e.parentPath, e.name));
+  // A benchmark peer's own node_modules (bench/peers/*) is not ours.
+  const files = entries
+    .filter((e) => e.isFile() && endings.test(e.name) && !e.parentPath.includes('node_modules'))
+    .map((e) => path.join(e.parentPath, e.name));
   return Promise.all(files.map((f) => readFile(f, 'utf8')));
 }
 
 /** Environment variables something in the repository reads, besides config.ts. */
 async function variablesReadElsewhere(): Promise<Set<string>> {
   const texts = [
-    ...(await sources('bench', /\.ts$/)),
+    ...(await sources('bench', /\.(ts|mjs)$/)),
     ...(await sources('scripts', /\.(ts|mjs)$/)),
     ...(await sources('test', /\.ts$/)),
     ...(await sources('docs/examples', /\.(mjs|py)$/)),
