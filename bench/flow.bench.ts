@@ -15,12 +15,11 @@ import { Queue, Worker } from 'bullmq';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createRedis, waitForRedis } from '../src/redis/connection.js';
-import { redisKeys } from '../src/redis/keys.js';
 import { ResearchChain, startRun } from '../src/research/chain.js';
 import { createRun } from '../src/research/run.repository.js';
 import { StepRecorder } from '../src/research/step-recorder.js';
-import type { Resources } from '../src/runtime/resources.js';
 import { startTestWorkers } from '../test/support/services.js';
+import { benchResources } from './lib/resources.js';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
@@ -127,16 +126,7 @@ async function ours(prefix: string, database: BenchDatabase) {
     // BENCH_GO_ON_MS=0 measures a job per step, as before 2026-11-29 (StepRunner.run).
     ...(process.env.BENCH_GO_ON_MS === undefined ? {} : { RESEARCH_GO_ON_MS: process.env.BENCH_GO_ON_MS }),
   });
-  const resources: Resources = {
-    db,
-    databaseUrl: database.url,
-    embeddedPostgres: false,
-    redis,
-    redisTarget: { url: REDIS_URL },
-    redisKeys: redisKeys(prefix),
-    connectRedis: (role) => createRedis(REDIS_URL, role),
-    close: async () => {},
-  };
+  const resources = benchResources(database, redis, REDIS_URL, prefix);
   const pipeline = await startTestWorkers(resources, config, pino({ level: 'silent' }));
   const chain = new ResearchChain(pipeline.queues.research);
   const t0 = Date.now();

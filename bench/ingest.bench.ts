@@ -10,10 +10,9 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/connection.js';
 import { createRedis, waitForRedis } from '../src/redis/connection.js';
-import { redisKeys } from '../src/redis/keys.js';
-import type { Resources } from '../src/runtime/resources.js';
 import { startTestWorkers } from '../test/support/services.js';
 import { DIMENSIONS } from '../src/domain/scoring/dimensions.js';
+import { benchResources } from './lib/resources.js';
 import { createBenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { printJsonLine, printTable, round } from './lib/report.js';
@@ -106,16 +105,7 @@ await sql`delete from forecasts`.execute(db);
 await sql`vacuum (analyze)`.execute(db);
 
 // Ours: the real refresh pipeline.
-const resources: Resources = {
-  db,
-  databaseUrl: database.url,
-  embeddedPostgres: false,
-  redis,
-  redisTarget: { url: REDIS_URL },
-  redisKeys: redisKeys(prefix),
-  connectRedis: (role) => createRedis(REDIS_URL, role),
-  close: async () => {},
-};
+const resources = benchResources(database, redis, REDIS_URL, prefix);
 const config = loadConfig({ REDIS_PREFIX: prefix, TRENDS_PROVIDER: 'synthetic', RESEARCH_CONCURRENCY: String(CONCURRENCY) });
 const pipeline = await startTestWorkers(resources, config, pino({ level: 'silent' }));
 const o0 = cpu();

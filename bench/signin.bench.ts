@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApiKey } from '../src/api-keys/api-key.repository.js';
-import { createInvitation } from '../src/account/invitations.js';
+import { createInvitation } from '../src/members/invitations.js';
 import { loadConfig, PAGES_DEFAULTS, type PagesLimits } from '../src/config.js';
 import { buildApp } from '../src/http/app.js';
 import { createRedis } from '../src/redis/connection.js';

@@ -13,12 +13,11 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/connection.js';
 import { createRedis, waitForRedis, type Redis } from '../src/redis/connection.js';
-import { redisKeys } from '../src/redis/keys.js';
 import { ResearchChain, startRun } from '../src/research/chain.js';
-import type { Resources } from '../src/runtime/resources.js';
 import { SecretBox } from '../src/webhooks/secret-box.js';
 import { createSubscription } from '../src/webhooks/subscription.repository.js';
 import { startTestWorkers } from '../test/support/services.js';
+import { benchResources } from './lib/resources.js';
 import { createBenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { printJsonLine, printTable, round } from './lib/report.js';
@@ -113,16 +112,7 @@ for (let i = 0; i < SUBSCRIPTIONS; i += 1)
     keywords: [],
     eventTypes: ['insight.created'],
   });
-const resources: Resources = {
-  db,
-  databaseUrl: database.url,
-  embeddedPostgres: false,
-  redis,
-  redisTarget: { url: REDIS_URL },
-  redisKeys: redisKeys(prefix),
-  connectRedis: (role) => createRedis(REDIS_URL, role),
-  close: async () => {},
-};
+const resources = benchResources(database, redis, REDIS_URL, prefix);
 const pipeline = await startTestWorkers(resources, config, pino({ level: 'silent' }));
 const chain = new ResearchChain(pipeline.queues.research);
 const t0 = Date.now();

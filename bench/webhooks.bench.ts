@@ -21,12 +21,11 @@ import { newId } from '../src/domain/ids.js';
 import { eventText, matches, SubscriptionIndex, type MatchableEvent } from '../src/domain/webhooks/matching.js';
 import { upsertInsight } from '../src/insights/insight.repository.js';
 import { createRedis, waitForRedis } from '../src/redis/connection.js';
-import { redisKeys } from '../src/redis/keys.js';
-import type { Resources } from '../src/runtime/resources.js';
 import { startTestWorkers } from '../test/support/services.js';
 import { SecretBox } from '../src/webhooks/secret-box.js';
 import { enabledCriteria } from '../src/webhooks/subscription.repository.js';
 import { generateWebhookSecret } from '../src/domain/webhooks/signing.js';
+import { benchResources } from './lib/resources.js';
 import { createBenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
 import { median, printJsonLine, printTable, round } from './lib/report.js';
@@ -111,16 +110,7 @@ for (const e of events) {
 const redis = createRedis(REDIS_URL);
 await waitForRedis(redis, REDIS_URL);
 const prefix = `benchwh${process.pid}`;
-const resources: Resources = {
-  db,
-  databaseUrl: database.url,
-  embeddedPostgres: false,
-  redis,
-  redisTarget: { url: REDIS_URL },
-  redisKeys: redisKeys(prefix),
-  connectRedis: (role) => createRedis(REDIS_URL, role),
-  close: async () => {},
-};
+const resources = benchResources(database, redis, REDIS_URL, prefix);
 const config = loadConfig({ REDIS_PREFIX: prefix, WEBHOOK_ENCRYPTION_KEY: key, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' });
 const pipeline = await startTestWorkers(resources, config, pino({ level: 'silent' }));
 

@@ -30,7 +30,7 @@ export const FLOORS = [
       'src/providers/',
       'src/trends/',
       'src/insights/',
-      'src/account/',
+      'src/members/',
       'src/accounts/',
       'src/webhooks/',
       'src/api-keys/',

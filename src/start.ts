@@ -5,7 +5,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { createApiKey, countApiKeys } from './api-keys/api-key.repository.js';
 import { API_KEY_SCOPES } from './domain/api-key.js';
-import { createInvitation } from './account/invitations.js';
+import { createInvitation } from './members/invitations.js';
 import { bumpReadModelVersion } from './redis/read-model-version.js';
 import { loadConfig } from './config.js';
 import { describeTarget } from './redis/connection.js';

@@ -12,6 +12,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LOOPBACK_COUNTRIES, LOOPBACK_REGIONS } from './loopback-places.js';
 
 export const FAKE_LOGIN = 'loopback-login';
 export const FAKE_PASSWORD = 'loopback-password';
@@ -59,25 +60,6 @@ const WINDOWS: Record<string, { points: number; stepDays: number }> = {
   past_12_months: { points: 53, stepDays: 7 },
   past_5_years: { points: 261, stepDays: 7 },
 };
-const COUNTRIES = [
-  ['US', 'United States'],
-  ['GB', 'United Kingdom'],
-  ['CA', 'Canada'],
-  ['AU', 'Australia'],
-  ['IN', 'India'],
-  ['DE', 'Germany'],
-  ['NG', 'Nigeria'],
-  ['PH', 'Philippines'],
-  ['IE', 'Ireland'],
-  ['NZ', 'New Zealand'],
-] as const;
-const US_REGIONS = [
-  ['US-CA', 'California'],
-  ['US-NY', 'New York'],
-  ['US-TX', 'Texas'],
-  ['US-FL', 'Florida'],
-  ['US-WA', 'Washington'],
-] as const;
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -107,7 +89,7 @@ function graphItem(keywords: string[], timeRange: string) {
 }
 
 function mapItem(keywords: string[], locationCode: number | undefined) {
-  const places = locationCode === 2840 ? US_REGIONS : locationCode === undefined ? COUNTRIES : ([] as const);
+  const places = locationCode === 2840 ? LOOPBACK_REGIONS.US! : locationCode === undefined ? LOOPBACK_COUNTRIES : [];
   const raw = places.map(([code], i) => keywords.map((k) => popularityOf(`${k}|${code}`) * (1 - i * 0.05)));
   const peak = Math.max(1, ...raw.flat());
   return {

@@ -148,7 +148,7 @@ export interface PeopleTable {
   id: string;
   /** Lower case, ASCII (domain/email-address.ts); one person per address over the whole service. */
   email: string;
-  /** scrypt (see account/password.ts). */
+  /** scrypt (see members/password.ts). */
   password_hash: string;
   created_at: Generated<Date>;
 }

@@ -49,16 +49,16 @@ export function redisKeys(prefix: string) {
     webhookWakes: `{${prefix}:webhooks}:wakes`,
     /** An account's Idempotency-Key (by its hash): the request's fingerprint and, once answered, the sealed answer. */
     idempotency: (accountId: string, keyHash: string) => `{${prefix}:idem:${accountId}}:${keyHash}`,
-    /** Sign-in attempts for one address (its SHA-256) in the account pages' window, and one client's sign-in attempts (see account/sign-in-limiter.ts). */
+    /** Sign-in attempts for one address (its SHA-256) in the account pages' window, and one client's sign-in attempts (see members/sign-in-limiter.ts). */
     signInEmail: (emailHash: string) => `{${prefix}:signin}:email:${emailHash}`,
     signInClient: (client: string) => `{${prefix}:signin}:client:${client}`,
     /** Sign-in attempts against the members of one account (same slot as the two above: one script counts all three). */
     signInAccount: (accountId: string) => `{${prefix}:signin}:account:${accountId}`,
-    /** The browsers a person signed in from (a sorted set of device cookie hashes by last sign-in; see account/known-devices.ts). */
+    /** The browsers a person signed in from (a sorted set of device cookie hashes by last sign-in; see members/known-devices.ts). */
     signInDevices: (personId: string) => `{${prefix}:signin}:devices:${personId}`,
     /** What an account page shows once after a form that changed something redirected to it (POST/Redirect/GET): per session (its id's hash) and page. */
     pageFlash: (sessionHash: string, tab: string) => `{${prefix}:pages}:flash:${sessionHash}:${tab}`,
-    /** Account pages opened in the current minute, per session (`session:<id hash>`) and per account (`account:<id>`); see account/page-limiter.ts. */
+    /** Account pages opened in the current minute, per session (`session:<id hash>`) and per account (`account:<id>`); see members/page-limiter.ts. */
     pageRequests: (who: string) => `{${prefix}:pages}:requests:${who}`,
     /** Egress routes to Google and their daily budget (see egress-pool.ts). */
     trendsPool: `{${prefix}:trends}`,

@@ -127,14 +127,14 @@ const script = <const F extends string>(file: F) => redisScript(import.meta.url,
 /** Every script of the service, by the module that runs it: loaded when this module loads, defined on each client at its birth (createRedis). */
 export const SCRIPTS = {
   pageLimiter: {
-    take: script('account/lua/page-limiter.take-2.lua').typed<
+    take: script('members/lua/page-limiter.take-2.lua').typed<
       [sessionLimit: number, accountLimit: number, windowSeconds: number],
       number
     >(),
   },
   signIn: {
-    reserve: script('account/lua/sign-in-limiter.reserve-n.lua').typed<number[], number>(),
-    giveBack: script('account/lua/sign-in-limiter.give-back-1.lua').typed<[], unknown>(),
+    reserve: script('members/lua/sign-in-limiter.reserve-n.lua').typed<number[], number>(),
+    giveBack: script('members/lua/sign-in-limiter.give-back-1.lua').typed<[], unknown>(),
   },
   quota: {
     consume: script('accounts/lua/quota.consume-2.lua').typed<

@@ -40,7 +40,7 @@ export async function budgetReport(
     pool.budget(now.toISOString().slice(0, 10), now.getTime()),
     planRefresh(db, config.trends.provider),
     countUnfinishedRuns(db, 'google'),
-    pool.lastCheck(),
+    pool.lastCheck<GoogleCheck>(),
   ]);
   return {
     day: now.toISOString().slice(0, 10),

@@ -30,7 +30,7 @@ import {
   type TrendsPurpose,
 } from '../research/trends-gateway.js';
 import { readLastCheck, type EgressPool } from '../trends/egress-pool.js';
-import { checkVerdict } from '../providers/google/check.js';
+import { checkVerdict, type GoogleCheck } from '../providers/google/check.js';
 import { SecretBox } from '../webhooks/secret-box.js';
 import { DeliveryGate } from '../webhooks/delivery-gate.js';
 import { GoogleTrendsProvider } from '../providers/google/provider.js';
@@ -212,7 +212,7 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
         'research',
         () =>
           new ResearchService(resources.db, services.chain, services.researchSettings, undefined, async () => {
-            const check = await readLastCheck(resources.redis, resources.redisKeys.trendsPool);
+            const check = await readLastCheck<GoogleCheck>(resources.redis, resources.redisKeys.trendsPool);
             if (!check) return null;
             const { verdict, detail } = checkVerdict(check);
             return { checkedAt: new Date(check.checkedAt), verdict, detail };

@@ -40,10 +40,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '../redis/connection.js';
 import type { EgressRoute } from './egress.js';
-import type { CookieJar } from '../providers/google/client.js';
 import { RedisCookieJar } from './redis-cookie-jar.js';
 import { RouteWaitError, type Lease, type RouteWait } from './route-wait.js';
-import type { GoogleCheck } from '../providers/google/check.js';
 import { BLOCK_KINDS, type BlockKind } from './types.js';
 import { SCRIPTS } from '../redis/scripts.js';
 
@@ -136,6 +134,11 @@ export interface RouteBudget {
   userTypeSince: string | null;
 }
 
+/** What the pool asks of a canary's result it keeps: when it was checked. The rest is the check's (GoogleCheck). */
+export interface KeptCheck {
+  checkedAt: string;
+}
+
 export class EgressPool {
   private offset = 0;
   private readonly random: () => number;
@@ -159,7 +162,7 @@ export class EgressPool {
   }
 
   /** The routes' cookies, kept beside their state (one hash tag: a cluster keeps them on one node). */
-  get cookies(): CookieJar {
+  get cookies(): RedisCookieJar {
     return new RedisCookieJar(this.redis, (route) => `${this.routeKey(route)}:cookie`);
   }
 
@@ -371,14 +374,17 @@ export class EgressPool {
     return waitMs;
   }
 
-  /** Keeps the latest scheduled canary's result (a week), for `insights budget` and /metrics. */
-  async saveCheck(check: GoogleCheck): Promise<void> {
+  /**
+   * Keeps the latest scheduled canary's result (a week), for `insights budget` and /metrics. What a check holds
+   * is the Google client's (GoogleCheck, src/providers/google/check.ts); the pool only keeps it beside the routes.
+   */
+  async saveCheck(check: KeptCheck): Promise<void> {
     await this.redis.set(`${this.prefix}:check`, JSON.stringify(check), 'EX', 7 * 86_400);
   }
 
   /** The latest scheduled canary's result, if one ran this week. */
-  async lastCheck(): Promise<GoogleCheck | null> {
-    return readLastCheck(this.redis, this.prefix);
+  async lastCheck<C extends KeptCheck>(): Promise<C | null> {
+    return readLastCheck<C>(this.redis, this.prefix);
   }
 
   /** Records how Google labelled the route's client; returns the label before it when it changed (null: the first seen). */
@@ -477,11 +483,11 @@ export class EgressPool {
 }
 
 /** The latest scheduled canary's result kept under the pool's `prefix`, if one ran this week: readable without the pool (the web process has no routes). */
-export async function readLastCheck(redis: Redis, prefix: string): Promise<GoogleCheck | null> {
+export async function readLastCheck<C extends KeptCheck>(redis: Redis, prefix: string): Promise<C | null> {
   const raw = await redis.get(`${prefix}:check`);
   if (!raw) return null;
   try {
-    return JSON.parse(raw) as GoogleCheck;
+    return JSON.parse(raw) as C;
   } catch {
     return null;
   }

@@ -1,20 +1,21 @@
 // Each egress route's Google cookie and what the route learned of how Google answers it, in Redis.
+// It is the Google client's CookieJar (src/providers/google/cookie-jar.ts) by shape: the client checks it
+// where it is handed the jar, so the pool below the client need not import the client's types.
 import type { Redis } from '../redis/connection.js';
-import type { CookieJar, RouteFact } from '../providers/google/client.js';
 
 /** The route's NID cookie in Redis, shared by every process and kept across restarts (trendspyg 1.6.0 keeps a jar for the same reason). */
-export class RedisCookieJar implements CookieJar {
+export class RedisCookieJar {
   constructor(
     private readonly redis: Redis,
     private readonly key: (route: string) => string,
   ) {}
 
-  /** What the route learned of how Google answers it (client.ts, RouteFact), beside its cookie. */
-  async learned(route: string, fact: RouteFact): Promise<string | undefined> {
+  /** What the route learned of how Google answers it (a RouteFact of the client's cookie-jar.ts), beside its cookie. */
+  async learned(route: string, fact: string): Promise<string | undefined> {
     return (await this.redis.hget(`${this.key(route)}:learned`, fact)) || undefined;
   }
 
-  async learn(route: string, fact: RouteFact, value: string): Promise<void> {
+  async learn(route: string, fact: string, value: string): Promise<void> {
     await this.redis
       .multi()
       .hset(`${this.key(route)}:learned`, fact, value)

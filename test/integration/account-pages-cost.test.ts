@@ -7,7 +7,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { createInvitation } from '../../src/account/invitations.js';
+import { createInvitation } from '../../src/members/invitations.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import type { Database } from '../../src/db/database.js';
 import { newId } from '../../src/domain/ids.js';

@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEYS_PER_PLAN, createApiKey } from '../../src/api-keys/api-key.repository.js';
-import { createInvitation } from '../../src/account/invitations.js';
-import { KNOWN_DEVICES } from '../../src/account/known-devices.js';
-import { SIGN_IN_LIMITS } from '../../src/account/sign-in-limiter.js';
-import { newToken } from '../../src/account/tokens.js';
+import { createInvitation } from '../../src/members/invitations.js';
+import { KNOWN_DEVICES } from '../../src/members/known-devices.js';
+import { SIGN_IN_LIMITS } from '../../src/members/sign-in-limiter.js';
+import { newToken } from '../../src/members/tokens.js';
 import { PAGES_DEFAULTS } from '../../src/config.js';
 import { loggedError, withoutTokens } from '../../src/http/request-log.js';
 import { createTestApp, type TestApp } from '../support/app.js';

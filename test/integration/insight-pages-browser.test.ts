@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, type CreatedApiKey } from '../../src/api-keys/api-key.repository.js';
-import { createInvitation } from '../../src/account/invitations.js';
+import { createInvitation } from '../../src/members/invitations.js';
 import { normalizeIdea } from '../../src/domain/research/idea.js';
 import { createRun, markRunFailed } from '../../src/research/run.repository.js';
 import { replaceTrendPointsOf } from '../../src/insights/trend-point.repository.js';

@@ -6,7 +6,7 @@
 // and by the API, is checked the same way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
-import { createInvitation } from '../../src/account/invitations.js';
+import { createInvitation } from '../../src/members/invitations.js';
 import { PAGES_DEFAULTS } from '../../src/config.js';
 import { escapeXml } from '../../src/domain/text.js';
 import { newId } from '../../src/domain/ids.js';

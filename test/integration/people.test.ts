@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.js';
-import { INVITATION_CAPS } from '../../src/account/invitations.js';
+import { INVITATION_CAPS } from '../../src/members/invitations.js';
 import { smtpMailer, type Mailer } from '../../src/mail/mailer.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase } from '../support/database.js';

@@ -9,7 +9,7 @@
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInvitation } from '../../src/account/invitations.js';
+import { createInvitation } from '../../src/members/invitations.js';
 import { loadConfig } from '../../src/config.js';
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.js';
 import { DEMO_IDEAS, startDemoResearch } from '../../src/demo/demo-research.js';

@@ -6,7 +6,7 @@
 // and a submission's estimate says so when Google is not answering.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STEP_NAMES } from '../../src/domain/research/step-names.js';
-import { createInvitation } from '../../src/account/invitations.js';
+import { createInvitation } from '../../src/members/invitations.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { insertInsight } from '../support/fixtures.js';
 import { refundFailedRun } from '../../src/research/allowance.repository.js';

@@ -1,8 +1,8 @@
 // The pure parts of the account pages: password hashes, form tokens and the usage chart.
 import { SaxesParser } from 'saxes';
 import { describe, expect, it } from 'vitest';
-import { hashPassword, passwordProblem, verifyPassword } from '../../src/account/password.js';
-import { csrfMatches, csrfTokenOf, newToken } from '../../src/account/tokens.js';
+import { hashPassword, passwordProblem, verifyPassword } from '../../src/members/password.js';
+import { csrfMatches, csrfTokenOf, newToken } from '../../src/members/tokens.js';
 import { fillDays, renderUsageChart } from '../../src/domain/charts/usage-chart.js';
 
 describe('passwords', () => {

@@ -1,8 +1,8 @@
-// The password-hashing gate (account/password.ts): a bound on scrypt calls per process, with slots and a
+// The password-hashing gate (members/password.ts): a bound on scrypt calls per process, with slots and a
 // queue that only browsers known to an account may use, so a flood from everyone else neither waits
 // them out nor fills their queue. Also the client groups of the sign-in limits (an IPv6 /48 is one client).
 import { describe, expect, it } from 'vitest';
-import { HashGate, HashingBusy } from '../../src/account/password.js';
+import { HashGate, HashingBusy } from '../../src/members/password.js';
 import { clientGroup, parseIp } from '../../src/domain/ip.js';
 import { clientKey, signInClientKey } from '../../src/http/unknown-key-limiter.js';
 

@@ -19,6 +19,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { LOOPBACK_COUNTRIES, LOOPBACK_REGIONS } from '../loopback-places.js';
 
 export const LOOPBACK_PROJECT = 'loopback-trends-project';
 export const LOOPBACK_ACCOUNT = 'insights@loopback-trends-project.iam.gserviceaccount.com';
@@ -80,36 +81,9 @@ export function searchInterestOf(term: string, geo: string, day: string): number
 const exactInterest = (term: string, geo: string, day: string) =>
   (popularityOf(term) / 10) * wobble(`${term.toLowerCase()}|${geo}|${day}`) * (geo === '' ? 1 : 0.6);
 
-const COUNTRIES: ReadonlyArray<readonly [string, string]> = [
-  ['US', 'United States'],
-  ['GB', 'United Kingdom'],
-  ['CA', 'Canada'],
-  ['AU', 'Australia'],
-  ['IN', 'India'],
-  ['DE', 'Germany'],
-  ['NG', 'Nigeria'],
-  ['PH', 'Philippines'],
-  ['IE', 'Ireland'],
-  ['NZ', 'New Zealand'],
-];
-const REGIONS: Readonly<Record<string, ReadonlyArray<readonly [string, string]>>> = {
-  US: [
-    ['US-CA', 'California'],
-    ['US-NY', 'New York'],
-    ['US-TX', 'Texas'],
-    ['US-FL', 'Florida'],
-    ['US-WA', 'Washington'],
-  ],
-  GB: [
-    ['GB-ENG', 'England'],
-    ['GB-SCT', 'Scotland'],
-    ['GB-WLS', 'Wales'],
-    ['GB-NIR', 'Northern Ireland'],
-  ],
-};
 /** The places one level below `geo`, with a term's share of interest there. */
 export function placesBelow(geo: string): ReadonlyArray<readonly [string, string]> {
-  return geo === '' ? COUNTRIES : (REGIONS[geo] ?? []);
+  return geo === '' ? LOOPBACK_COUNTRIES : (LOOPBACK_REGIONS[geo] ?? []);
 }
 export const placeInterestOf = (term: string, place: string) =>
   twoFigures((popularityOf(`${term.toLowerCase()}|${place}`) / 10) * (popularityOf(term) / 1000));

@@ -10,9 +10,9 @@ import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
 import { print, printJson, table, UsageError } from '../output.js';
 import { withResources, withServices } from '../resources.js';
-import { createInvitation } from '../../account/invitations.js';
-import { KnownDevices } from '../../account/known-devices.js';
-import { removeFromAccount } from '../../account/member.repository.js';
+import { createInvitation } from '../../members/invitations.js';
+import { KnownDevices } from '../../members/known-devices.js';
+import { removeFromAccount } from '../../members/member.repository.js';
 import { checkEmailAddress } from '../../domain/email-address.js';
 
 const describePlan = (plan: Plan) => {

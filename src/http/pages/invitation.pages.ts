@@ -3,9 +3,9 @@
 // address's mail, and their password stays theirs (only an operator's reset link sets a new one).
 // Sent before there is a session, the form carries the pre-session cookie's token.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { acceptInvitation, findInvitation, type Invitation } from '../../account/member.repository.js';
-import { HashingBusy, hashPassword, passwordProblem, PASSWORD_MIN_LENGTH } from '../../account/password.js';
-import { csrfTokenOf, hashToken, isTokenShaped } from '../../account/tokens.js';
+import { acceptInvitation, findInvitation, type Invitation } from '../../members/member.repository.js';
+import { HashingBusy, hashPassword, passwordProblem, PASSWORD_MIN_LENGTH } from '../../members/password.js';
+import { csrfTokenOf, hashToken, isTokenShaped } from '../../members/tokens.js';
 import { html, type Html } from '../../domain/html.js';
 import { hidden, notice } from './layout.js';
 import { formTokenMatches, preSession, preSessionSecret, sameOrigin } from './session.js';

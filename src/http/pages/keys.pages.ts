@@ -11,7 +11,7 @@ import {
   rotateApiKey,
   type CreatedApiKey,
 } from '../../api-keys/api-key.repository.js';
-import { keyCreators, recordKeyCreator } from '../../account/member.repository.js';
+import { keyCreators, recordKeyCreator } from '../../members/member.repository.js';
 import { API_KEY_SCOPES, isApiKeyScope, type ApiKeyScope } from '../../domain/api-key.js';
 import { isId } from '../../domain/ids.js';
 import { controlCharacterProblem } from '../../domain/text.js';

@@ -1,7 +1,7 @@
 // The People tab: the account's members and pending invitations; owners invite (the link is mailed to the
 // address, never shown here) and remove people; everyone sees the accounts they belong to and switches between them.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { createInvitation, INVITATION_CAPS } from '../../account/invitations.js';
+import { createInvitation, INVITATION_CAPS } from '../../members/invitations.js';
 import {
   findMembership,
   insertSession,
@@ -10,8 +10,8 @@ import {
   listPendingInvitations,
   removeFromAccount,
   revokeSession,
-} from '../../account/member.repository.js';
-import { hashToken, newToken } from '../../account/tokens.js';
+} from '../../members/member.repository.js';
+import { hashToken, newToken } from '../../members/tokens.js';
 import { checkEmailAddress } from '../../domain/email-address.js';
 import { isId } from '../../domain/ids.js';
 import { html, type Html } from '../../domain/html.js';

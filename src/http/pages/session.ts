@@ -16,8 +16,8 @@
 // (`__Host-si_pre` / `si_pre`) made the same way.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/connection.js';
-import { findLiveSession, touchSession, type SessionRow } from '../../account/member.repository.js';
-import { csrfMatches, csrfTokenOf, hashToken, isTokenShaped, newToken } from '../../account/tokens.js';
+import { findLiveSession, touchSession, type SessionRow } from '../../members/member.repository.js';
+import { csrfMatches, csrfTokenOf, hashToken, isTokenShaped, newToken } from '../../members/tokens.js';
 
 export const SESSION_IDLE_MS = 12 * 3_600_000;
 export const SESSION_ABSOLUTE_MS = 7 * 86_400_000;

@@ -1,11 +1,11 @@
 // Signing in and out (an invitation's link is invitation.pages.ts): the forms sent before there is a
 // session, guarded by the pre-session cookie's token; a new session id on every sign-in.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { normaliseEmail } from '../../account/invitations.js';
-import { findMemberByEmail, insertSession, revokeSession } from '../../account/member.repository.js';
-import { KNOWN_DEVICES } from '../../account/known-devices.js';
-import { HashingBusy, verifyNothing, verifyPassword, type HashLane } from '../../account/password.js';
-import { csrfTokenOf, hashToken, isTokenShaped, newToken } from '../../account/tokens.js';
+import { normaliseEmail } from '../../members/invitations.js';
+import { findMemberByEmail, insertSession, revokeSession } from '../../members/member.repository.js';
+import { KNOWN_DEVICES } from '../../members/known-devices.js';
+import { HashingBusy, verifyNothing, verifyPassword, type HashLane } from '../../members/password.js';
+import { csrfTokenOf, hashToken, isTokenShaped, newToken } from '../../members/tokens.js';
 import { signInClientKey } from '../unknown-key-limiter.js';
 import { html, type Html } from '../../domain/html.js';
 import { hidden, notice } from './layout.js';

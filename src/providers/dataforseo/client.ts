@@ -8,8 +8,6 @@
 //   HTTP 5xx, 40101, 40103, 50xxx          its side: try again later
 //   40501, 40503, 40506 …                  the request is at fault: refused
 //   anything not in its docs' shape        changed shape
-import http from 'node:http';
-import https from 'node:https';
 import {
   MalformedResponseError,
   ProviderAccountError,
@@ -18,7 +16,7 @@ import {
   RefusedError,
 } from '../../trends/types.js';
 import { EnvelopeSchema, expectShape, isEnvelope, type DataForSeoTask } from './format.js';
-import { traceRequest } from '../../observability/tracing.js';
+import { boundedExchange } from '../bounded-exchange.js';
 
 export interface DataForSeoSettings {
   login: string;
@@ -81,45 +79,18 @@ function classifyHttp(status: number, what: string): Error | null {
 
 /** Sends one task and returns it answered, with what DataForSEO billed for it; throws the classified error otherwise. */
 export async function postTask(settings: DataForSeoSettings, path: string, task: object, what: string): Promise<DataForSeoTask> {
-  const url = new URL(`${settings.apiUrl}${path}`);
-  const body = JSON.stringify([task]);
-  const transport = url.protocol === 'https:' ? https : http;
-  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const request = transport.request(
-      url,
-      {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from(`${settings.login}:${settings.password}`).toString('base64')}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-        },
-        ...(settings.ca ? { ca: settings.ca } : {}),
-        timeout: settings.requestTimeoutMs,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        response.on('error', reject);
-      },
-    );
-    traceRequest(request, url.hostname);
-    // One deadline for the whole exchange, the answer's body included.
-    const deadline = setTimeout(
-      () => request.destroy(new ProviderUnavailableError(`DataForSEO did not answer ${what} within ${settings.requestTimeoutMs} ms`)),
-      settings.requestTimeoutMs,
-    );
-    request.on('close', () => clearTimeout(deadline));
-    request.on('timeout', () => request.destroy(new ProviderUnavailableError(`DataForSEO went quiet answering ${what}`)));
-    request.on('error', (error) =>
-      reject(
-        error instanceof ProviderUnavailableError
-          ? error
-          : new ProviderUnavailableError(`DataForSEO could not be reached for ${what}: ${error.message}`),
-      ),
-    );
-    request.end(body);
+  const { status, text } = await boundedExchange({
+    provider: 'DataForSEO',
+    what,
+    method: 'POST',
+    url: new URL(`${settings.apiUrl}${path}`),
+    headers: {
+      authorization: `Basic ${Buffer.from(`${settings.login}:${settings.password}`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify([task]),
+    timeoutMs: settings.requestTimeoutMs,
+    ...(settings.ca ? { ca: settings.ca } : {}),
   });
   let json: unknown;
   try {

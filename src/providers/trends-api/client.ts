@@ -11,10 +11,8 @@
 //   INVALID_ARGUMENT (400) …   the request is at fault: refused
 //   UNAVAILABLE, 5xx, no answer in time   its side: asked again later
 //   anything not in its shapes  changed shape
-import http from 'node:http';
-import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { traceRequest } from '../../observability/tracing.js';
+import { boundedExchange } from '../bounded-exchange.js';
 import {
   MalformedResponseError,
   ProviderAccountError,
@@ -115,46 +113,20 @@ export class TrendsApiClient {
 
   private async exchange(method: 'POST' | 'GET', path: string, body: object | undefined, what: string, deadline: number) {
     const token = await accessToken(this.account);
-    const url = new URL(`${this.settings.apiUrl}${path}`);
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const transport = url.protocol === 'https:' ? https : http;
-    const left = Math.max(1, deadline - Date.now());
-    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const request = transport.request(
-        url,
-        {
-          method,
-          headers: {
-            authorization: `Bearer ${token}`,
-            'x-goog-user-project': this.settings.project,
-            accept: 'application/json',
-            ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
-          },
-          timeout: left,
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-          response.on('error', reject);
-        },
-      );
-      traceRequest(request, url.hostname);
-      // One deadline for the whole question, its polls and the answers' bodies included.
-      const timer = setTimeout(
-        () => request.destroy(new ProviderUnavailableError(`the Google Trends API did not answer ${what} in time`)),
-        left,
-      );
-      request.on('close', () => clearTimeout(timer));
-      request.on('timeout', () => request.destroy(new ProviderUnavailableError(`the Google Trends API went quiet answering ${what}`)));
-      request.on('error', (error) =>
-        reject(
-          error instanceof ProviderUnavailableError
-            ? error
-            : new ProviderUnavailableError(`the Google Trends API could not be reached for ${what}: ${error.message}`),
-        ),
-      );
-      request.end(payload);
+    const { status, text } = await boundedExchange({
+      provider: 'the Google Trends API',
+      what,
+      method,
+      url: new URL(`${this.settings.apiUrl}${path}`),
+      headers: {
+        authorization: `Bearer ${token}`,
+        'x-goog-user-project': this.settings.project,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      // One deadline for the whole question: each exchange, its polls included, has what is left of it.
+      timeoutMs: Math.max(1, deadline - Date.now()),
     });
     let json: unknown;
     try {
