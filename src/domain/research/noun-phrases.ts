@@ -47,6 +47,8 @@ export interface PhraseToken {
   classifier?: true;
   /** Nouns joined by a hyphen ("parent-teacher"): as a modifier, it says which kind, as a noun would. */
   nounPair?: true;
+  /** Whose the rest is ("kid's" of "your kid's school bus"): never the word that says which kind. */
+  owner?: true;
   /** One name with the word after it ("mental" in "mental health", "power" in "power tools"): a search does not split them. */
   joinsNext?: true;
 }
@@ -82,7 +84,7 @@ export function stripMarkup(text: string): string {
 /** Verbs of wanting: after a plural they say what it wants ("houseplants need sunlight"), never a kind of thing. */
 const WANTS = new Set('need want wish seek look hope try'.split(' '));
 /** Nouns that stand for anybody ("people can hire someone"): nobody searches them, so they are no part of a phrase. */
-const ANYBODY = new Set('people someone somebody anyone anybody everyone everybody'.split(' '));
+const ANYBODY = new Set('people someone somebody anyone anybody everyone everybody something anything thing things stuff'.split(' '));
 /** Whose it is ("my idea", "your plants"): the tagger may read these as nouns; they are never part of a search. */
 const OWNERS = new Set('my our your their his her its'.split(' '));
 /** Words that say the phrase before them does something: "can", "could" … (a modal), or "to" before a verb. */
@@ -283,14 +285,22 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     let classifier = false;
     // A bare number or a single letter is nobody's search ("x").
     if (word.length < 2 || /^\d+$/.test(word) || ANYBODY.has(word) || OWNERS.has(word)) role = null;
+    // "an" of "within an hour" is a determiner, though the tagger also reads it as a number.
+    else if (w.tags.has('Determiner') && !w.tags.has('Noun')) role = null;
     else if (boundary(i)) {
       close();
       return;
     } else if (w.tags.has('Hyphenated')) {
       // A hyphenated word before a noun of the phrase modifies it; last in its phrase, it is the noun ("e-bike").
       // One ending in a gerund is a noun of its own ("co-working space", "team-building").
-      role = isGerund(w) || /ing$/.test(word) ? 'noun' : !endsPhrase && nounLike(next) ? 'modifier' : isNoun(w) ? 'noun' : 'modifier';
+      // Last in its phrase, a hyphenated word the tagger does not read as an adjective names the thing ("e-bikes", tagged a verb).
+      role = isGerund(w) || /ing$/.test(word) ? 'noun' : !endsPhrase && nounLike(next) ? 'modifier' : isNoun(w) || !isModifier(w) ? 'noun' : 'modifier';
     } else if (looksAcronym(w)) role = 'noun';
+    // A date or a duration says when, not what ("by the hour", "a 2 year warranty", "Weekend cooking classes").
+    // Not after a word of its phrase: "billable hours" are a thing.
+    else if ((w.tags.has('Date') || w.tags.has('Duration')) && current.length === 0) role = null;
+    // A name written in mixed case is a product's ("iPhones", "eBay"), whatever the tagger makes of it.
+    else if (/^[a-z]+[A-Z]/.test(w.text)) role = 'noun';
     // After "to" and before a determiner or a pronoun, a word that can be a verb is one ("to water your plants").
     else if (
       plain(words[i - 1]?.text ?? '') === 'to' &&
@@ -299,6 +309,7 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       (knownVerb(word) || wordnet().verbs.has(word))
     )
       role = null;
+    // Whose it is ("your kid's school bus", "local farmers' eggs"): a modifier that never says which kind.
     else if (isPossessive(w) && (isNoun(w) || isVerb(w))) role = 'modifier';
     else if (isFunction(w) && !(isNoun(w) && !w.tags.has('Pronoun'))) role = null;
     else if (ingAdjective(w) && current.some((t) => t.role === 'noun') && nounLike(next)) role = 'noun';
@@ -324,7 +335,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       if (theyDo) close();
       // Opening the idea, it is a noun only where the tagger reads it as one ("parking spot", not "renting camping gear").
       // Or where WordNet names it with the noun after it ("Hearing aid comparison").
-      const opensName = i === 0 && nounLike(next) && (canBeNoun(word) || lexicalised(word, plain(next!.text)));
+      // Before the kind of business, it names the business ("Tutoring marketplace", "Carpooling app").
+      const opensName = i === 0 && ((nounLike(next) && (canBeNoun(word) || lexicalised(word, plain(next!.text)))) || boundary(i + 1));
       role = !takesObject && !theyDo && (current.length > 0 || opensName) ? 'noun' : null;
     } else if (isVerb(w) && !isNoun(w) && clauseVerbs.has(i - 1) && canBeNoun(word)) {
       // Right after a clause's verb, a word that can be a noun is its object ("people swap houses").
@@ -378,11 +390,15 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     if (acronym && current.length > 0 && current.at(-1)!.role === 'noun' && !current.at(-1)!.acronym)
       current = current.map((t) => ({ ...t, role: 'modifier' }));
     if (current.length === 0) {
-      opener = i > 0 ? plain(words[i - 1]!.text) : '';
+      // "for the SAT": the determiner between does not change whom or what it is for.
+      const back = i > 1 && words[i - 1]!.tags.has('Determiner') ? 2 : 1;
+      opener = i >= back ? plain(words[i - back]!.text) : '';
       startAt = i;
     }
     current.push({
-      word,
+      // "kid's" → "kid": a search writes no apostrophe.
+      word: isPossessive(w) ? word.replace(/\s+s$/, '') : word,
+      ...(isPossessive(w) ? { owner: true as const } : {}),
       role,
       acronym,
       people: w.tags.has('Plural') && (w.tags.has('Actor') || (opener === 'for' && AGENT_PLURAL.test(word))),

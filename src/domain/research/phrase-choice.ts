@@ -196,6 +196,7 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
     // "local handymen", "online tutoring"), nor a participle or a hyphenated one ("automated", "eco-friendly").
     const lone =
       before?.role === 'modifier' &&
+      !before.owner &&
       part[head - 2]?.role !== 'noun' &&
       (before.nounPair === true || !/-|ed$/.test(before.word)) &&
       !CHANNEL_MODIFIERS.has(before.word);
@@ -249,13 +250,24 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
       // Before two words, only a plain word says which kind ("vegan pet food", "tiny house"); a hyphenated word or a
       // participle says how or where it comes ("same-day laundry pickup", "guided fishing trips"). An -ing noun there
       // is a compound of its own ("team building escape rooms").
-      const plainLead = (t: PhraseToken) => !/-|ed$|ing$/.test(t.word) && !t.acronym;
+      // Since 2026-11-29 a participle or a hyphenated word that is not generic says which kind too ("refurbished laptops",
+      // "used camera gear", "sugar-free ice cream"): the generic ones ("last-minute", "same-day", "automated") are listed.
+      // Before a two-word subject only where WordNet names the two as one ("sugar-free ice cream"); a hyphenated word
+      // made of a participle says how it is made ("solar-powered", "chef-prepared"), as a generic part says where or when
+      // ("hyper-local").
+      const plainLead = (t: PhraseToken) =>
+        !/ing$/.test(t.word) &&
+        !t.acronym &&
+        (!/-|ed$/.test(t.word) || subjectTokens.length === 1 || subjectTokens[0]!.joinsNext === true) &&
+        // ("-free" is without, not a price: "gluten-free").
+        !(t.word.includes('-') && t.word.split('-').some((w) => /ed$/.test(w) || (GENERIC_MODIFIERS.has(w) && w !== 'free')));
       const lead =
         left &&
         subjectTokens.length + (tail ? 1 : 0) < 3 &&
         !acts &&
         !left.people &&
         !left.organization &&
+        !left.owner &&
         !left.joinsNext &&
         !part[subjectAt - 2]?.joinsNext &&
         // After a plural, or opening a part after the people who use it, a word is their verb ("renters split utility
@@ -264,7 +276,7 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
         !(part[subjectAt - 2]?.role === 'noun' && /[^s]s$/.test(part[subjectAt - 2]!.word)) &&
         !GENERIC_MODIFIERS.has(left.word) &&
         /[a-z]/.test(left.word) &&
-        (subjectTokens.length === 1 || plainLead(left)) &&
+        plainLead(left) &&
         (left.role === 'modifier' || !/ing$/.test(left.word))
           ? left
           : undefined;
@@ -322,9 +334,14 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
       // People named by what they sell on or use ("Etsy sellers", "Shopify stores"): that name says whose it is ("etsy bookkeeping").
       const people = forTokens.at(-1)!;
       const named = forTokens.at(-2);
-      const forHead = people.people && named?.role === 'noun' && !named.people && !named.classifier ? named : people;
+      // An acronym opening it is what it is about ("for SAT prep": SAT tutoring).
+      const forHead = forTokens[0]!.acronym
+        ? forTokens[0]!
+        : people.people && named?.role === 'noun' && !named.people && !named.classifier
+          ? named
+          : people;
       const subjectPrior = Math.max(0, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior));
-      const actOf = isActNoun(part[head]!.word) && /s$/.test(people.word);
+      const actOf = (isActNoun(part[head]!.word) && /s$/.test(people.word)) || (forHead.acronym && (isActNoun(part[head]!.word) || /ing$/.test(part[head]!.word)));
       const phrase = `${singular(forHead.word)} ${part[head]!.word}`;
       if (forHead.role === 'noun' && !found.has(phrase) && forTokens.length <= 3) {
         origins.set(phrase, { kind: 'audience', part: p, product, start: -1, end: -1, head, subjectAt });
