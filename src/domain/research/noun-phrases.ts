@@ -71,6 +71,10 @@ export interface NounChunk {
   verb?: string;
   /** The particle after that verb ("out" of "renting out"): who offers the thing, not who acquires it. */
   particle?: string;
+  /** The verb opens the idea ("Rent a projector for …"): the founder offers its act, which is the need. */
+  offered?: true;
+  /** A past participle right after the phrase, in its plain form ("Prescriptions delivered …": "deliver"): what is done to it. */
+  participle?: string;
 }
 
 /** Markup is never part of an idea: script and style elements go with their content, other tags and entities go. */
@@ -109,7 +113,11 @@ const beforeObject = (t: Tagged) =>
  * The verb whose object starts at `start` ("digitizes old photos", "to split rent", "renting out your
  * car"), in its plain form; none past the phrase before (`after`), nor a copula, an auxiliary or a modal.
  */
-function governingVerb(words: readonly Tagged[], start: number, after: number): { verb: string; particle?: string } | undefined {
+function governingVerb(
+  words: readonly Tagged[],
+  start: number,
+  after: number,
+): { verb: string; particle?: string; offered?: true } | undefined {
   let k = start - 1;
   while (k > after && beforeObject(words[k]!) && !isVerb(words[k]!)) k -= 1;
   // A particle is tagged a verb too ("out" in "renting out"): the verb is the word before it.
@@ -122,7 +130,7 @@ function governingVerb(words: readonly Tagged[], start: number, after: number): 
   if (k === 0 && /ing$/i.test(w.text)) return undefined;
   if (/[,.;:!?|/–—()]/.test(w.post)) return undefined;
   const verb = plain(conjugated(w.text)?.Infinitive ?? '');
-  return verb ? { verb, ...(particle ? { particle } : {}) } : undefined;
+  return verb ? { verb, ...(particle ? { particle } : {}), ...(k === 0 ? { offered: true as const } : {}) } : undefined;
 }
 
 type Conjugation = { Infinitive?: string; Gerund?: string };
@@ -254,8 +262,15 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
         for (const t of current) t.organization = true;
       // "PetPal: a smart collar …", "My idea: …": what opens the idea before a colon is its name or a label, not its subject.
       if (chunks.length === 0 && last.post.includes(':') && endAt < words.length - 1) for (const t of current) t.organization = true;
-      const { verb, particle } = governingVerb(words, startAt, previousEnd) ?? clauseVerbBefore(words, clauseVerbs, startAt) ?? {};
+      const { verb, particle, offered } = governingVerb(words, startAt, previousEnd) ?? clauseVerbBefore(words, clauseVerbs, startAt) ?? {};
+      // "Prescriptions delivered from your pharmacy", "eggs delivered weekly": a participle after the phrase, not before a noun.
+      const participle =
+        after !== undefined && isVerb(after) && after.tags.has('PastTense') && !nounLike(words[endAt + 2])
+          ? plain(conjugated(after.text)?.Infinitive ?? '')
+          : '';
       chunks.push({
+        ...(offered ? { offered } : {}),
+        ...(participle ? { participle } : {}),
         tokens: current,
         ...(users ? { users: true as const } : {}),
         ...(opener === 'for' ? { afterFor: true as const } : {}),

@@ -206,7 +206,12 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
         const tokens = part.slice(i, i + n);
         // A search names the whole of a name the language made of two words: not "health" of "mental health", nor "power" of "power tools".
         if (tokens.at(-1)!.role !== 'noun' || tokens.at(-1)!.joinsNext || part[i - 1]?.joinsNext) continue;
-        const phrase = tokens.map((t) => t.word).join(' ');
+        // An act at the end is searched in the singular ("sauna rental" of "sauna rentals", "roof inspection").
+        const lastWord = tokens.at(-1)!.word;
+        // Not an -ing plural, which names things ("buildings", "meetings").
+        const actEnd =
+          n > 1 && /[^s]s$/.test(lastWord) && !/ings$/.test(lastWord) && madeFromVerb(singular(lastWord)) && singular(lastWord) !== lastWord;
+        const phrase = [...tokens.slice(0, -1).map((t) => t.word), actEnd ? singular(lastWord) : lastWord].join(' ');
         if (found.has(phrase)) continue;
         const words = new Set(tokens.map((t) => t.word));
         const coverage = total > 0 ? [...words].reduce((a, w) => a + (weight.get(w) ?? 0), 0) / total : 0;
@@ -237,10 +242,19 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
       const bare = found.get(subjectTokens.map((t) => t.word).join(' '));
       const after = part[head + 1];
       // A one-word subject is searched with the act it is sold as ("sauna rental"); a two-word one is a search already.
+      // So is one a participle after the phrase says is done to it ("Prescriptions delivered …": "prescription delivery");
+      // not one by which it is sold or made ("mugs sold online", "portraits painted"), which says nothing of the need.
+      const participle = chunks[p]!.participle;
+      const participleAct =
+        participle && !LIGHT_VERBS.has(participle) && !ACQUIRING_VERBS.has(participle) && !MAKING_VERBS.has(participle)
+          ? actNouns(participle)[0]
+          : undefined;
       const tail =
         after && after.role === 'noun' && !after.people && subjectTokens.length === 1 && actTail(after.word)
           ? singular(after.word)
-          : undefined;
+          : !after && subjectTokens.length === 1 && participleAct && !subjectTokens[0]!.people
+            ? participleAct
+            : undefined;
       const left = part[subjectAt - 1];
       // An act's object takes the modifier, not the act ("vintage watch" of "vintage watch authentication"): no lead before one.
       // So is one the act follows ("photo book printing", "last-minute padel court bookings": the modifier may be the act's).
@@ -281,9 +295,10 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
           ? left
           : undefined;
       const tokens = [...(lead ? [lead] : []), ...subjectTokens];
-      const phrase = [...tokens.map((t) => t.word), ...(tail ? [tail] : [])].join(' ');
+      // Before its act a noun is singular, as an English compound has it ("prescription delivery").
+      const phrase = [...tokens.map((t, k) => (tail && k === tokens.length - 1 ? singular(t.word) : t.word)), ...(tail ? [tail] : [])].join(' ');
       if (bare && (lead || tail) && !found.has(phrase)) {
-        const covered = [...tokens, ...(tail ? [after!] : [])].reduce((a, t) => a + (weight.get(t.word) ?? 0), 0);
+        const covered = [...tokens, ...(tail && after ? [after] : [])].reduce((a, t) => a + (weight.get(t.word) ?? 0), 0);
         origins.set(phrase, { kind: 'differentiated', part: p, product, start: subjectAt - (lead ? 1 : 0), end: head, head, subjectAt });
         found.set(phrase, {
           phrase,
@@ -305,7 +320,8 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
     // People may be the object of the need ("screen tenants": "tenant screening"), unless they use the product.
     if (product && verb && !LIGHT_VERBS.has(verb) && !(part[head]!.people && chunks[p]!.users) && !(lone && subjectAt < head)) {
       // Where the object is the product (it is acquired or made), its whole name goes with the act ("camping gear rental").
-      const objectFirst = (ACQUIRING_VERBS.has(verb) && !chunks[p]!.particle) || MAKING_VERBS.has(verb);
+      // Not when the verb opens the idea ("Rent a projector for …"): the founder offers the act, so it is the need.
+      const objectFirst = ((ACQUIRING_VERBS.has(verb) && !chunks[p]!.particle) || MAKING_VERBS.has(verb)) && !chunks[p]!.offered;
       const objectWords = objectFirst
         ? part.slice(subjectAt, head + 1)
         : part[head - 1]?.joinsNext
