@@ -73,6 +73,10 @@ export interface NounChunk {
   particle?: string;
   /** The verb opens the idea ("Rent a projector for …"): the founder offers its act, which is the need. */
   offered?: true;
+  /** A tool does the verb ("App that tracks your kid's school bus"): the need may be its agent noun ("school bus tracker"). */
+  byTool?: true;
+  /** The verb is the model brand's business ("Airbnb for music studios": renting them out): its object is the whole subject. */
+  modelled?: true;
   /** A past participle right after the phrase, in its plain form ("Prescriptions delivered …": "deliver"): what is done to it. */
   participle?: string;
 }
@@ -117,7 +121,7 @@ function governingVerb(
   words: readonly Tagged[],
   start: number,
   after: number,
-): { verb: string; particle?: string; offered?: true } | undefined {
+): { verb: string; particle?: string; offered?: true; byTool?: true; modelled?: true } | undefined {
   let k = start - 1;
   while (k > after && beforeObject(words[k]!) && !isVerb(words[k]!)) k -= 1;
   // A particle is tagged a verb too ("out" in "renting out"): the verb is the word before it.
@@ -130,7 +134,16 @@ function governingVerb(
   if (k === 0 && /ing$/i.test(w.text)) return undefined;
   if (/[,.;:!?|/–—()]/.test(w.post)) return undefined;
   const verb = plain(conjugated(w.text)?.Infinitive ?? '');
-  return verb ? { verb, ...(particle ? { particle } : {}), ...(k === 0 ? { offered: true as const } : {}) } : undefined;
+  // "App that tracks …", "An app to track …", "A Chrome extension that blocks …": a tool does the verb.
+  const byTool = /^(that|which|to)$/.test(plain(words[k - 1]?.text ?? '')) && TOOLS.has(plain(words[k - 2]?.text ?? ''));
+  return verb
+    ? {
+        verb,
+        ...(particle ? { particle } : {}),
+        ...(k === 0 ? { offered: true as const } : {}),
+        ...(byTool ? { byTool: true as const } : {}),
+      }
+    : undefined;
 }
 
 type Conjugation = { Infinitive?: string; Gerund?: string };
@@ -170,6 +183,24 @@ export function actNouns(verb: string): string[] {
   ];
 }
 
+/** Things that do what a verb after "that" or "to" says ("App that tracks …"): the need is their agent noun ("school bus tracker"). */
+const TOOLS = new Set(
+  'app application tool extension plugin software ai bot chatbot device gadget website site platform assistant'.split(' '),
+);
+
+/**
+ * Platforms founders name as the model of their idea ("Uber for piano movers", "Tinder for adopting rescue dogs"): the
+ * model is never the phrase, whether or not the tagger knows it as a company ("Tinder" it reads as a noun). A short list,
+ * as no tagger tells a brand used as a model from a common noun. Those whose business is people renting out their
+ * things make what follows a rental ("Airbnb for campervans": campervan rental).
+ */
+export const MODEL_BRANDS: ReadonlySet<string> = new Set(
+  'uber lyft airbnb vrbo turo tinder bumble hinge netflix spotify etsy ebay amazon doordash instacart fiverr upwork peloton duolingo zillow yelp rover taskrabbit classpass opentable patreon kickstarter groupon linkedin strava venmo shopify'.split(
+    ' ',
+  ),
+);
+const RENTING_MODELS: ReadonlySet<string> = new Set(['airbnb', 'vrbo', 'turo']);
+
 /** Words that take an object and then a bare verb: "helps landlords screen tenants", "lets renters split bills". */
 const CATENATIVE = /^(help|helps|helping|helped|let|lets|letting)$/;
 /** Subjects after which a word that can be a verb is one ("where people swap houses", "we monitor fridges"). */
@@ -189,7 +220,14 @@ function clauseVerbsOf(words: readonly Tagged[]): Map<number, string> {
     const bare = /^[a-z]{2,}$/.test(word) && !/s$/.test(word) && (wordnet().verbs.has(word) || knownVerb(word));
     if (!bare || /[,.;:!?|/–—()]/.test(words[i - 1]!.post) || !(nounLike(next) || opensObject(next) || isModifier(next))) continue;
     const prev = plain(words[i - 1]!.text);
-    if (SUBJECTS.has(prev)) {
+    // "where bands rent rehearsal rooms", "where neighbours lend …": a plural after "where" is a clause's subject.
+    const afterWhere =
+      plain(words[i - 2]?.text ?? '') === 'where' &&
+      /[a-z]s$/.test(prev) &&
+      canBeNoun(prev) &&
+      !isModal(words[i]) &&
+      !words[i]!.tags.has('Auxiliary');
+    if (SUBJECTS.has(prev) || afterWhere) {
       found.set(i, word);
       continue;
     }
@@ -262,7 +300,11 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
         for (const t of current) t.organization = true;
       // "PetPal: a smart collar …", "My idea: …": what opens the idea before a colon is its name or a label, not its subject.
       if (chunks.length === 0 && last.post.includes(':') && endAt < words.length - 1) for (const t of current) t.organization = true;
-      const { verb, particle, offered } = governingVerb(words, startAt, previousEnd) ?? clauseVerbBefore(words, clauseVerbs, startAt) ?? {};
+      const modelRents = startAt >= 2 && plain(words[startAt - 1]!.text) === 'for' && RENTING_MODELS.has(plain(words[startAt - 2]!.text));
+      const { verb, particle, offered, byTool, modelled } =
+        governingVerb(words, startAt, previousEnd) ??
+        clauseVerbBefore(words, clauseVerbs, startAt) ??
+        (modelRents ? { verb: 'rent', particle: 'out', modelled: true as const } : {});
       // "Prescriptions delivered from your pharmacy", "eggs delivered weekly": a participle after the phrase, not before a noun.
       const participle =
         after !== undefined && isVerb(after) && after.tags.has('PastTense') && !nounLike(words[endAt + 2])
@@ -270,6 +312,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
           : '';
       chunks.push({
         ...(offered ? { offered } : {}),
+        ...(byTool ? { byTool } : {}),
+        ...(modelled ? { modelled } : {}),
         ...(participle ? { participle } : {}),
         tokens: current,
         ...(users ? { users: true as const } : {}),
@@ -309,7 +353,14 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       // A hyphenated word before a noun of the phrase modifies it; last in its phrase, it is the noun ("e-bike").
       // One ending in a gerund is a noun of its own ("co-working space", "team-building").
       // Last in its phrase, a hyphenated word the tagger does not read as an adjective names the thing ("e-bikes", tagged a verb).
-      role = isGerund(w) || /ing$/.test(word) ? 'noun' : !endsPhrase && nounLike(next) ? 'modifier' : isNoun(w) || !isModifier(w) ? 'noun' : 'modifier';
+      role =
+        isGerund(w) || /ing$/.test(word)
+          ? 'noun'
+          : !endsPhrase && nounLike(next)
+            ? 'modifier'
+            : isNoun(w) || !isModifier(w)
+              ? 'noun'
+              : 'modifier';
     } else if (looksAcronym(w)) role = 'noun';
     // A date or a duration says when, not what ("by the hour", "a 2 year warranty", "Weekend cooking classes").
     // Not after a word of its phrase: "billable hours" are a thing.
@@ -417,7 +468,10 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       role,
       acronym,
       people: w.tags.has('Plural') && (w.tags.has('Actor') || (opener === 'for' && AGENT_PLURAL.test(word))),
-      ...(w.tags.has('Organization') && (i > 0 || knownOrganization(word)) ? { organization: true } : {}),
+      ...((w.tags.has('Organization') && (i > 0 || knownOrganization(word))) ||
+      (MODEL_BRANDS.has(word) && plain(next?.text ?? '') === 'for')
+        ? { organization: true }
+        : {}),
       ...(classifier ? { classifier: true as const } : {}),
       ...(w.tags.has('NounPair') ? { nounPair: true as const } : {}),
     });
@@ -431,6 +485,16 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
   // anything else are the service ("connecting freelance photographers with small businesses").
   chunks.forEach((c, k) => {
     if (meta[k]!.person && meta[k]!.beforeWith && meta[k + 1]?.person) c.users = true;
+  });
+  // "App that reminds elderly parents to take their pills": the people are who it acts on; what they are to do is its
+  // object ("pill reminder"), so the tool's verb goes to the next phrase, in place of a verb that says nothing of the need.
+  chunks.forEach((c, k) => {
+    const next = chunks[k + 1];
+    if (c.byTool && c.verb && meta[k]!.person && next?.verb && ['take', 'do', 'get', 'make', 'use', 'have'].includes(next.verb)) {
+      c.users = true;
+      next.verb = c.verb;
+      next.byTool = true;
+    }
   });
   return chunks;
 }

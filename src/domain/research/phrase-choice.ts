@@ -44,6 +44,20 @@ const GENERIC_PENALTY = 0.1;
 const DIFFERENTIATED_STEP = 0.005;
 /** Whether a noun names an act (a verb made noun: "booking", "rental", "installation", "subscription"): a phrase's act tail. */
 const actTail = (word: string) => madeFromVerb(word) || isActNoun(word) || isActNoun(singular(word));
+/** Light verbs that still name a tool by their agent noun ("coupon finder", "quiz maker", "pill reminder"). */
+const AGENT_LIGHT_VERBS: ReadonlySet<string> = new Set(['find', 'make', 'remind']);
+/**
+ * The agent noun of a verb, by English spelling ("track": tracker, "make": maker, "plan": planner, "translate":
+ * translator, "copy": copier); a verb ending as one names its agent itself ("monitor", "filter").
+ */
+export function agentNoun(verb: string): string {
+  if (/(er|or)$/.test(verb)) return verb;
+  if (/ate$/.test(verb)) return `${verb.slice(0, -1)}or`;
+  if (/e$/.test(verb)) return `${verb}r`;
+  if (/[^aeiou]y$/.test(verb)) return `${verb.slice(0, -1)}ier`;
+  if (/^[^aeiou]*[aeiou][bdgklmnprt]$/.test(verb)) return `${verb}${verb.at(-1)}er`;
+  return `${verb}er`;
+}
 /** What the need's act gets over its object's phrase (first), or loses (next to it). */
 const ACT_STEP = 0.01;
 
@@ -210,7 +224,11 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
         const lastWord = tokens.at(-1)!.word;
         // Not an -ing plural, which names things ("buildings", "meetings").
         const actEnd =
-          n > 1 && /[^s]s$/.test(lastWord) && !/ings$/.test(lastWord) && madeFromVerb(singular(lastWord)) && singular(lastWord) !== lastWord;
+          n > 1 &&
+          /[^s]s$/.test(lastWord) &&
+          !/ings$/.test(lastWord) &&
+          madeFromVerb(singular(lastWord)) &&
+          singular(lastWord) !== lastWord;
         const phrase = [...tokens.slice(0, -1).map((t) => t.word), actEnd ? singular(lastWord) : lastWord].join(' ');
         if (found.has(phrase)) continue;
         const words = new Set(tokens.map((t) => t.word));
@@ -296,7 +314,9 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
           : undefined;
       const tokens = [...(lead ? [lead] : []), ...subjectTokens];
       // Before its act a noun is singular, as an English compound has it ("prescription delivery").
-      const phrase = [...tokens.map((t, k) => (tail && k === tokens.length - 1 ? singular(t.word) : t.word)), ...(tail ? [tail] : [])].join(' ');
+      const phrase = [...tokens.map((t, k) => (tail && k === tokens.length - 1 ? singular(t.word) : t.word)), ...(tail ? [tail] : [])].join(
+        ' ',
+      );
       if (bare && (lead || tail) && !found.has(phrase)) {
         const covered = [...tokens, ...(tail && after ? [after] : [])].reduce((a, t) => a + (weight.get(t.word) ?? 0), 0);
         origins.set(phrase, { kind: 'differentiated', part: p, product, start: subjectAt - (lead ? 1 : 0), end: head, head, subjectAt });
@@ -322,21 +342,46 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
       // Where the object is the product (it is acquired or made), its whole name goes with the act ("camping gear rental").
       // Not when the verb opens the idea ("Rent a projector for …"): the founder offers the act, so it is the need.
       const objectFirst = ((ACQUIRING_VERBS.has(verb) && !chunks[p]!.particle) || MAKING_VERBS.has(verb)) && !chunks[p]!.offered;
-      const objectWords = objectFirst
-        ? part.slice(subjectAt, head + 1)
-        : part[head - 1]?.joinsNext
-          ? part.slice(head - 1, head + 1)
-          : [part[head]!];
+      const objectWords =
+        objectFirst || chunks[p]!.modelled
+          ? part.slice(subjectAt, head + 1)
+          : part[head - 1]?.joinsNext
+            ? part.slice(head - 1, head + 1)
+            : [part[head]!];
       const object = [...objectWords.slice(0, -1).map((t) => t.word), singular(part[head]!.word)].join(' ');
       const subjectPrior = Math.max(0, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior));
       const step = (objectFirst ? -ACT_STEP : ACT_STEP) - (objectWords.length > 1 ? THREE_WORDS_PENALTY : 0);
       const coverage = round3(objectWords.reduce((a, t) => a + (weight.get(t.word) ?? 0), 0) / Math.max(total, 1e-9));
-      actNouns(verb).forEach((act, k) => {
-        const phrase = `${object} ${act}`;
-        if (found.has(phrase) || object === act || objectWords.length > 2) return;
+      // The first act only: a second form of it ("rental", "renting") would take a measured place from another phrase.
+      actNouns(verb)
+        .slice(0, 1)
+        .forEach((act, k) => {
+          const phrase = `${object} ${act}`;
+          if (found.has(phrase) || object === act || objectWords.length > 2) return;
+          origins.set(phrase, { kind: 'act', part: p, product, start: -1, end: -1, head, subjectAt });
+          found.set(phrase, { phrase, coverage, names_product: true, prior: round3(subjectPrior + step - (k * ACT_STEP) / 10) });
+        });
+    }
+    // A tool that does the verb ("App that tracks your kid's school bus", "A Chrome extension that blocks distracting
+    // websites", "reminds elderly parents to take their pills"): people search the tool by its agent noun after the
+    // object's noun ("school bus tracker", "website blocker", "pill reminder"), first; below the object where the verb
+    // finds or makes it ("finds coupon codes": the codes are searched, "coupon code finder" next).
+    if (product && verb && chunks[p]!.byTool && (!LIGHT_VERBS.has(verb) || AGENT_LIGHT_VERBS.has(verb)) && !part[head]!.people) {
+      // The object's head, with the noun before it where WordNet names the two as one ("school bus tracker", "essay grader").
+      const objectWords = part[head - 1]?.joinsNext ? part.slice(head - 1, head + 1) : [part[head]!];
+      const object = [...objectWords.slice(0, -1).map((t) => t.word), singular(part[head]!.word)].join(' ');
+      const phrase = `${object} ${agentNoun(verb)}`;
+      const subjectPrior = Math.max(0, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior));
+      const below = verb === 'find' || MAKING_VERBS.has(verb) || ACQUIRING_VERBS.has(verb);
+      if (!found.has(phrase)) {
         origins.set(phrase, { kind: 'act', part: p, product, start: -1, end: -1, head, subjectAt });
-        found.set(phrase, { phrase, coverage, names_product: true, prior: round3(subjectPrior + step - (k * ACT_STEP) / 10) });
-      });
+        found.set(phrase, {
+          phrase,
+          coverage: round3(objectWords.reduce((a, t) => a + (weight.get(t.word) ?? 0), 0) / Math.max(total, 1e-9)),
+          names_product: true,
+          prior: round3(subjectPrior + (below ? -ACT_STEP : 2 * ACT_STEP)),
+        });
+      }
     }
     // A subject of one noun, and what it is for after it ("Recruitment platform for nurses", "Translation
     // service for legal documents", "Telehealth for pets"): a search puts the one before the other, singular
@@ -357,7 +402,9 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
           ? named
           : people;
       const subjectPrior = Math.max(0, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior));
-      const actOf = (isActNoun(part[head]!.word) && /s$/.test(people.word)) || (forHead.acronym && (isActNoun(part[head]!.word) || /ing$/.test(part[head]!.word)));
+      const actOf =
+        (isActNoun(part[head]!.word) && /s$/.test(people.word)) ||
+        (forHead.acronym && (isActNoun(part[head]!.word) || /ing$/.test(part[head]!.word)));
       const phrase = `${singular(forHead.word)} ${part[head]!.word}`;
       if (forHead.role === 'noun' && !found.has(phrase) && forTokens.length <= 3) {
         origins.set(phrase, { kind: 'audience', part: p, product, start: -1, end: -1, head, subjectAt });

@@ -4,7 +4,7 @@
 
 /** Nouns that name the kind of business, not its subject: they end a phrase and weigh nothing. */
 export const GENERIC = new Set(
-  'app apps application applications platform platforms service services tool tools startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business'.split(
+  'app apps application applications platform platforms service services tool tools startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business extension extensions plugin plugins add-on bot bots browser'.split(
     ' ',
   ),
 );
