@@ -293,10 +293,8 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
         (!/-|ed$/.test(t.word) || subjectTokens.length === 1 || subjectTokens[0]!.joinsNext === true) &&
         // ("-free" is without, not a price: "gluten-free").
         !(t.word.includes('-') && t.word.split('-').some((w) => /ed$/.test(w) || (GENERIC_MODIFIERS.has(w) && w !== 'free')));
-      const lead =
-        left &&
-        subjectTokens.length + (tail ? 1 : 0) < 3 &&
-        !acts &&
+      const leadable =
+        left !== undefined &&
         !left.people &&
         !left.organization &&
         !left.owner &&
@@ -309,9 +307,8 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
         !GENERIC_MODIFIERS.has(left.word) &&
         /[a-z]/.test(left.word) &&
         plainLead(left) &&
-        (left.role === 'modifier' || !/ing$/.test(left.word))
-          ? left
-          : undefined;
+        (left.role === 'modifier' || !/ing$/.test(left.word));
+      const lead = leadable && subjectTokens.length + (tail ? 1 : 0) < 3 && !acts ? left : undefined;
       const tokens = [...(lead ? [lead] : []), ...subjectTokens];
       // Before its act a noun is singular, as an English compound has it ("prescription delivery").
       const phrase = [...tokens.map((t, k) => (tail && k === tokens.length - 1 ? singular(t.word) : t.word)), ...(tail ? [tail] : [])].join(
@@ -329,6 +326,61 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
       } else if (bare && found.has(phrase) && phrase !== bare.phrase) {
         const existing = found.get(phrase)!;
         found.set(phrase, { ...existing, names_product: true, prior: round3(Math.max(existing.prior, bare.prior + DIFFERENTIATED_STEP)) });
+      }
+    }
+    // A two-word subject and the act it is sold as after it: the whole compound, with the word before it that says
+    // which kind, in at most three words, the act left out first ("gym class booking", "tiny house rental", "luxury watch
+    // authentication", "robot lawn mower" of "robot lawn mower rental", "organic baby food" of "organic baby food
+    // delivery"; since 2026-11-29). It comes first: the need is the thing and its act, the kind the founder names.
+    if (product) {
+      const subjectTokens = part.slice(subjectAt, head + 1);
+      const after = part[head + 1];
+      const bare = found.get(subjectTokens.map((t) => t.word).join(' '));
+      const left = part[subjectAt - 1];
+      // Not a form it comes in ("booking", "delivery", "subscription", "coaching"): a search leaves those out.
+      const act =
+        after &&
+        after.role === 'noun' &&
+        !after.people &&
+        // Nor an -ing word, which names the compound's activity, not what is sold ("birthday party planning").
+        !/ing$/.test(after.word) &&
+        !FORMAT.has(after.word) &&
+        !FORMAT.has(singular(after.word)) &&
+        actTail(singular(after.word))
+          ? singular(after.word)
+          : undefined;
+      const leadOk =
+        left !== undefined &&
+        !left.people &&
+        !left.organization &&
+        !left.owner &&
+        !left.joinsNext &&
+        !part[subjectAt - 2]?.joinsNext &&
+        !GENERIC_MODIFIERS.has(left.word) &&
+        /[a-z]/.test(left.word) &&
+        !left.acronym &&
+        !(left.word.includes('-') && left.word.split('-').some((w) => /ed$/.test(w) || (GENERIC_MODIFIERS.has(w) && w !== 'free')));
+      if (bare && act && subjectTokens.length === 2) {
+        const words = [...(leadOk ? [left!.word] : []), ...subjectTokens.map((t) => t.word), act];
+        const phrase = (words.length > 3 ? words.slice(0, -1) : words).join(' ');
+        const covered = [...(leadOk ? [left!] : []), ...subjectTokens, after!].reduce((a, t) => a + (weight.get(t.word) ?? 0), 0);
+        origins.set(phrase, {
+          kind: 'differentiated',
+          part: p,
+          product,
+          start: subjectAt - (leadOk ? 1 : 0),
+          end: head + 1,
+          head,
+          subjectAt,
+        });
+        found.set(phrase, {
+          phrase,
+          coverage: round3(covered / Math.max(total, 1e-9)),
+          names_product: true,
+          prior: round3(
+            Math.max(bare.prior, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior)) + DIFFERENTIATED_STEP,
+          ),
+        });
       }
     }
     // The object of a verb that says the need ("digitizes old family photos", "split rent", "renting out

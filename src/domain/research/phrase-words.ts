@@ -34,7 +34,7 @@ export const GENERIC_MODIFIERS: ReadonlySet<string> = new Set([
   ...[...CHANNEL_MODIFIERS].filter((w) => w !== 'personalized'),
   ...'small easy smart simple quick fast better good great top modern old professional convenient on-demand'.split(' '),
   // When and how it comes, not which product: a time ("same-day", "last-minute", "weekly") or a manner ("automated", "instant").
-  ...'same-day next-day last-minute instant automated automatic weekly monthly daily hourly nearby remote at-home in-home'.split(' '),
+  ...'same-day next-day last-minute instant automated automatic weekly monthly daily hourly nearby remote home at-home in-home'.split(' '),
 ]);
 /**
  * "AI" before a noun says which kind ("AI bookkeeping"); alone ("an AI that writes …") it is the vehicle, not the
