@@ -387,7 +387,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
         (looksAcronym(next) ||
           next.tags.has('ProperNoun') ||
           (isModifier(next) && !isNoun(next)) ||
-          opensObject(next) ||
+          // "that" before a verb opens a relative clause, not an object ("Mobile car detailing that comes to you").
+          (opensObject(next) && !(plain(next.text) === 'that' && words[i + 2] !== undefined && isVerb(words[i + 2]!))) ||
           plain(next.text) === 'to');
       // After people in the plural, it is what they do ("parents doing school runs"): an English compound
       // takes its first noun in the singular ("dog grooming"), people who do are its subject.
@@ -403,10 +404,23 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       // Or where WordNet names it with the noun after it ("Hearing aid comparison").
       // Before the kind of business, it names the business ("Tutoring marketplace", "Carpooling app").
       const opensName = i === 0 && ((nounLike(next) && (canBeNoun(word) || lexicalised(word, plain(next!.text)))) || boundary(i + 1));
-      role = !takesObject && !theyDo && (current.length > 0 || opensName) ? 'noun' : null;
+      // Right after a clause's verb and before a noun, it names the object's kind ("manage housekeeping schedules").
+      const objectKind = clauseVerbs.has(i - 1) && nounLike(next) && !opensObject(next);
+      role = (!takesObject && !theyDo && (current.length > 0 || opensName)) || objectKind ? 'noun' : null;
     } else if (isVerb(w) && !isNoun(w) && clauseVerbs.has(i - 1) && canBeNoun(word)) {
       // Right after a clause's verb, a word that can be a noun is its object ("people swap houses").
       role = 'noun';
+    } else if (
+      isVerb(w) &&
+      !isNoun(w) &&
+      w.tags.has('PastTense') &&
+      current.length === 0 &&
+      i > 0 &&
+      isNoun(next ?? w) &&
+      !isVerb(next ?? w)
+    ) {
+      // A participle before a noun says which kind ("buying refurbished laptops"), as an adjective would.
+      role = 'modifier';
     } else if (isVerb(w) && !isNoun(w)) {
       // Opening the idea, it may also start a compound through an -ing word ("Bike fitting studio").
       const inPhrase = (current.length > 0 || i === 0) && (nounLike(next) || (i === 0 && ingAdjective(next) && nounLike(words[i + 2])));
@@ -417,7 +431,14 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       else if (inPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
       else if (inPhrase && w.tags.has('PastTense')) role = 'modifier';
       // Not before its object, though: "freelancers track their hours" is a verb.
-      else if (current.some((t) => t.role === 'noun') && endsPhrase && !w.tags.has('PastTense') && !opensObject(next) && canBeNoun(word))
+      // Before a word that says how or where and ends the idea ("wedding dresses online"), too.
+      else if (
+        current.some((t) => t.role === 'noun') &&
+        (endsPhrase || (isModifier(next!) && !isNoun(next!) && !nounLike(words[i + 2]))) &&
+        !w.tags.has('PastTense') &&
+        !opensObject(next) &&
+        canBeNoun(word)
+      )
         role = 'noun';
     } else if (isNoun(w))
       // An -ing word the tagger took for a noun is a verb where it takes an object: before a determiner
@@ -444,7 +465,9 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     // the language joins to the noun after it is part of its name ("mental health", "solar panel", "social media").
     {
       classifier = !endsPhrase && next !== undefined && isNoun(next) && !isFunction(next) && classifies(word, plain(next.text));
-      role = (boundary(i + 1) && current.length > 0 && canBeNoun(word)) || classifier ? 'noun' : 'modifier';
+      // A relational adjective closing a phrase after a noun names the thing ("Rooftop solar": solar power).
+      const relationalEnd = endsPhrase && current.some((t) => t.role === 'noun') && wordnet().relational.has(word);
+      role = (boundary(i + 1) && current.length > 0 && canBeNoun(word)) || classifier || relationalEnd ? 'noun' : 'modifier';
     }
 
     if (role === null) {

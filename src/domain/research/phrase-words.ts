@@ -48,7 +48,7 @@ export const TRANSPARENT_ALONE: ReadonlySet<string> = new Set(['ai', 'software',
  * ("finds padel court bookings", "helps freelancers", "connects homeowners with plumbers").
  */
 export const LIGHT_VERBS = new Set(
-  'be have do get make take give let help find use see know want need go come tell show ask try keep turn put bring send remind connect match meet join enjoy like love choose pick discover start open launch run allow enable offer provide answer access say become automate simplify streamline handle improve optimize power support replace base'.split(
+  'be have do get make take give let help find use see know want need go come tell show ask try keep turn put bring send remind connect match meet join enjoy like love choose pick discover start open launch run allow enable offer provide answer access say become automate simplify streamline handle improve optimize power support replace base manage'.split(
     ' ',
   ),
 );
