@@ -227,7 +227,7 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
           n > 1 &&
           /[^s]s$/.test(lastWord) &&
           !/ings$/.test(lastWord) &&
-          madeFromVerb(singular(lastWord)) &&
+          isActNoun(singular(lastWord)) &&
           singular(lastWord) !== lastWord;
         const phrase = [...tokens.slice(0, -1).map((t) => t.word), actEnd ? singular(lastWord) : lastWord].join(' ');
         if (found.has(phrase)) continue;
