@@ -111,7 +111,27 @@ const opensObject = (t: Tagged | undefined) =>
 
 /** Words between a verb and its object: a particle ("renting out"), a determiner, whose it is ("your car"). */
 const beforeObject = (t: Tagged) =>
-  t.tags.has('Particle') || t.tags.has('Determiner') || t.tags.has('Possessive') || OWNERS.has(plain(t.text));
+  t.tags.has('Particle') ||
+  t.tags.has('Determiner') ||
+  t.tags.has('Possessive') ||
+  OWNERS.has(plain(t.text)) ||
+  /^(which|what)$/.test(plain(t.text));
+
+/**
+ * An idea that opens with a verb in the third person ("Helps you track …", "Finds cheap flights …", "Lets you sell …")
+ * leaves its product unsaid: it is the tool that does what follows. The tagger may read the verb as a plural noun.
+ */
+const opensWithToolVerb = (words: readonly Tagged[]) => {
+  const first = words[0];
+  const stem = plain(first?.text ?? '').replace(/s$/, '');
+  return (
+    first !== undefined &&
+    /^[A-Z][a-z]+s$/.test(first.text) &&
+    wordnet().verbs.has(stem) &&
+    words[1] !== undefined &&
+    (words[1].tags.has('Pronoun') || isVerb(first))
+  );
+};
 
 /**
  * The verb whose object starts at `start` ("digitizes old photos", "to split rent", "renting out your
@@ -135,12 +155,16 @@ function governingVerb(
   if (/[,.;:!?|/–—()]/.test(w.post)) return undefined;
   const verb = plain(conjugated(w.text)?.Infinitive ?? '');
   // "App that tracks …", "An app to track …", "A Chrome extension that blocks …": a tool does the verb.
-  const byTool = /^(that|which|to)$/.test(plain(words[k - 1]?.text ?? '')) && TOOLS.has(plain(words[k - 2]?.text ?? ''));
+  const byTool =
+    (/^(that|which|to)$/.test(plain(words[k - 1]?.text ?? '')) && TOOLS.has(plain(words[k - 2]?.text ?? ''))) ||
+    (k > 0 && opensWithToolVerb(words));
+  // An imperative opening the idea offers its act ("Rent a projector …"); a verb in the third person is the tool's.
+  const offered = k === 0 && !opensWithToolVerb(words);
   return verb
     ? {
         verb,
         ...(particle ? { particle } : {}),
-        ...(k === 0 ? { offered: true as const } : {}),
+        ...(offered ? { offered: true as const } : {}),
         ...(byTool ? { byTool: true as const } : {}),
       }
     : undefined;
@@ -244,11 +268,11 @@ function clauseVerbBefore(
   words: readonly Tagged[],
   clauseVerbs: ReadonlyMap<number, string>,
   start: number,
-): { verb: string; particle?: string } | undefined {
+): { verb: string; particle?: string; byTool?: true } | undefined {
   let k = start - 1;
   while (k > 0 && beforeObject(words[k]!) && !clauseVerbs.has(k)) k -= 1;
   const verb = clauseVerbs.get(k);
-  return verb ? { verb } : undefined;
+  return verb ? { verb, ...(opensWithToolVerb(words) ? { byTool: true as const } : {}) } : undefined;
 }
 
 export interface ChunkOptions {
@@ -300,7 +324,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
         for (const t of current) t.organization = true;
       // "PetPal: a smart collar …", "My idea: …": what opens the idea before a colon is its name or a label, not its subject.
       if (chunks.length === 0 && last.post.includes(':') && endAt < words.length - 1) for (const t of current) t.organization = true;
-      const modelRents = startAt >= 2 && plain(words[startAt - 1]!.text) === 'for' && RENTING_MODELS.has(plain(words[startAt - 2]!.text));
+      const modelRents =
+        startAt >= 2 && /^(for|of)$/.test(plain(words[startAt - 1]!.text)) && RENTING_MODELS.has(plain(words[startAt - 2]!.text));
       const { verb, particle, offered, byTool, modelled } =
         governingVerb(words, startAt, previousEnd) ??
         clauseVerbBefore(words, clauseVerbs, startAt) ??
@@ -344,6 +369,7 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     let classifier = false;
     // A bare number or a single letter is nobody's search ("x").
     if (word.length < 2 || /^\d+$/.test(word) || ANYBODY.has(word) || OWNERS.has(word)) role = null;
+    else if (i === 0 && opensWithToolVerb(words)) role = null;
     // "an" of "within an hour" is a determiner, though the tagger also reads it as a number.
     else if (w.tags.has('Determiner') && !w.tags.has('Noun')) role = null;
     else if (boundary(i)) {
@@ -492,7 +518,7 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       acronym,
       people: w.tags.has('Plural') && (w.tags.has('Actor') || (opener === 'for' && AGENT_PLURAL.test(word))),
       ...((w.tags.has('Organization') && (i > 0 || knownOrganization(word))) ||
-      (MODEL_BRANDS.has(word) && plain(next?.text ?? '') === 'for')
+      (MODEL_BRANDS.has(word) && /^(for|of|but)$/.test(plain(next?.text ?? '')))
         ? { organization: true }
         : {}),
       ...(classifier ? { classifier: true as const } : {}),

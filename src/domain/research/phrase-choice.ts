@@ -224,11 +224,7 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
         const lastWord = tokens.at(-1)!.word;
         // Not an -ing plural, which names things ("buildings", "meetings").
         const actEnd =
-          n > 1 &&
-          /[^s]s$/.test(lastWord) &&
-          !/ings$/.test(lastWord) &&
-          isActNoun(singular(lastWord)) &&
-          singular(lastWord) !== lastWord;
+          n > 1 && /[^s]s$/.test(lastWord) && !/ings$/.test(lastWord) && isActNoun(singular(lastWord)) && singular(lastWord) !== lastWord;
         const phrase = [...tokens.slice(0, -1).map((t) => t.word), actEnd ? singular(lastWord) : lastWord].join(' ');
         if (found.has(phrase)) continue;
         const words = new Set(tokens.map((t) => t.word));
@@ -418,13 +414,21 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
     // websites", "reminds elderly parents to take their pills"): people search the tool by its agent noun after the
     // object's noun ("school bus tracker", "website blocker", "pill reminder"), first; below the object where the verb
     // finds or makes it ("finds coupon codes": the codes are searched, "coupon code finder" next).
-    if (product && verb && chunks[p]!.byTool && (!LIGHT_VERBS.has(verb) || AGENT_LIGHT_VERBS.has(verb)) && !part[head]!.people) {
+    if (
+      product &&
+      verb &&
+      chunks[p]!.byTool &&
+      // Whoever rents, buys or sells is a person, not a tool ("textbook seller").
+      !ACQUIRING_VERBS.has(verb) &&
+      (!LIGHT_VERBS.has(verb) || AGENT_LIGHT_VERBS.has(verb)) &&
+      !part[head]!.people
+    ) {
       // The object's head, with the noun before it where WordNet names the two as one ("school bus tracker", "essay grader").
       const objectWords = part[head - 1]?.joinsNext ? part.slice(head - 1, head + 1) : [part[head]!];
       const object = [...objectWords.slice(0, -1).map((t) => t.word), singular(part[head]!.word)].join(' ');
       const phrase = `${object} ${agentNoun(verb)}`;
       const subjectPrior = Math.max(0, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior));
-      const below = verb === 'find' || MAKING_VERBS.has(verb) || ACQUIRING_VERBS.has(verb);
+      const below = verb === 'find' || MAKING_VERBS.has(verb);
       if (!found.has(phrase)) {
         origins.set(phrase, { kind: 'act', part: p, product, start: -1, end: -1, head, subjectAt });
         found.set(phrase, {
