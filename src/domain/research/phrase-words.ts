@@ -60,3 +60,17 @@ export const LIGHT_VERBS = new Set(
 export const ACQUIRING_VERBS: ReadonlySet<string> = new Set('rent hire buy order book borrow purchase sell lend shop'.split(' '));
 /** Verbs whose object is what the product makes ("writes product descriptions", "prints photo books"): the object first too. */
 export const MAKING_VERBS = new Set('write generate create build design make print draw paint bake cook produce craft compose'.split(' '));
+/** Light verbs that still name a tool by their agent noun ("coupon finder", "quiz maker", "pill reminder"). */
+export const AGENT_LIGHT_VERBS: ReadonlySet<string> = new Set(['find', 'make', 'remind']);
+/**
+ * The agent noun of a verb, by English spelling ("track": tracker, "make": maker, "plan": planner, "translate":
+ * translator, "copy": copier); a verb ending as one names its agent itself ("monitor", "filter").
+ */
+export function agentNoun(verb: string): string {
+  if (/(er|or)$/.test(verb)) return verb;
+  if (/ate$/.test(verb)) return `${verb.slice(0, -1)}or`;
+  if (/e$/.test(verb)) return `${verb}r`;
+  if (/[^aeiou]y$/.test(verb)) return `${verb.slice(0, -1)}ier`;
+  if (/^[^aeiou]*[aeiou][bdgklmnprt]$/.test(verb)) return `${verb}${verb.at(-1)}er`;
+  return `${verb}er`;
+}
