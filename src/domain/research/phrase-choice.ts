@@ -411,8 +411,11 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
       product &&
       verb &&
       chunks[p]!.byTool &&
-      // Whoever rents, buys or sells is a person, not a tool ("textbook seller").
+      // Whoever rents, buys or sells is a person, not a tool ("textbook seller"); so is whoever writes, reads or designs
+      // ("grant application writer", "scan reader": they also misfiled the idea's category), but "maker" and "generator".
       !ACQUIRING_VERBS.has(verb) &&
+      !(MAKING_VERBS.has(verb) && verb !== 'make' && verb !== 'generate') &&
+      verb !== 'read' &&
       (!LIGHT_VERBS.has(verb) || AGENT_LIGHT_VERBS.has(verb)) &&
       !part[head]!.people
     ) {
