@@ -20,6 +20,8 @@
 //   fresh-10     40 more, written before the head-and-modifier round, measured once, blind, at its end
 //   fresh-11     40 more, written and committed before the learned ranker (phrase-ranker.ts) was made, measured
 //                once, blind, at the end (counts only)
+//   fresh-12     40 more, written and committed (2026-11-29) before the verb-and-modifier round, measured once, blind,
+//                at its end (counts only)
 //   held-in, tuning, quick-start: the ideas the method was built on, the among them
 // each with the phrases (any of) a person would search to find such a product.
 // Two figures: an acceptable phrase among the four step 4 measures, and FIRST
@@ -100,6 +102,7 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     // 17/20 with the head-and-modifier parse (2026-11-28): "Sustainable sneaker resale platform" keeps its
     // differentiator ("sustainable sneaker resale"), a phrase its labels do not list.
     expect(fresh.first_by_prior).toBeGreaterThanOrEqual(17);
+    // 18/20 with the verb-and-modifier round (2026-11-29).
     // held-in: 28/32 first by prior after the third round (26 before it).
     expect(tuning[0]!.first_by_prior).toBeGreaterThanOrEqual(28);
     expect(tuning[2]!.first_by_prior).toBe(tuning[2]!.of);
@@ -128,8 +131,9 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     // 2026-11-28, measured once after the third round: 19/21 and 14/21 (before it: 19/21 and 10/21); 19/21 and
     // 16/21 after the fourth (its counts, not its misses, were printed while tuning). docs/research.md.
     // 20/21 and 17/21 after the sixth round; 20/21 and 18/21 with the head-and-modifier parse.
+    // 20/21 and 19/21 with the verb-and-modifier round (2026-11-29).
     expect(held.among_measured).toBeGreaterThanOrEqual(20);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(18);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(19);
     // Tuned on: 21/21 and 18/21 (before: 21/21 and 12/21); 21/21 after the fourth round.
     expect(tuned.among_measured).toBeGreaterThanOrEqual(21);
     expect(tuned.first_by_prior).toBeGreaterThanOrEqual(21);
@@ -144,11 +148,13 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     // 2026-11-28, measured once after the fourth round, blind: 27/32 and 17/32, as before it (no gain on unseen ideas);
     // 27/32 and 20/32 after the fifth round, which was tuned on its misses. docs/research.md.
     // 29/32 and 23/32 after the sixth.
-    expect(held.among_measured).toBeGreaterThanOrEqual(29);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(23);
-    // Tuned on: 30/32 and 25/32 (before: 28/32 and 14/32); 31/32 and 26/32 after the sixth round.
+    // 31/32 and 26/32 with the verb-and-modifier round (2026-11-29).
+    expect(held.among_measured).toBeGreaterThanOrEqual(31);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(26);
+    // Tuned on: 30/32 and 25/32 (before: 28/32 and 14/32); 31/32 and 26/32 after the sixth round; 31/32 and 27/32 on
+    // 2026-11-29 (28 before that round: "rent splitter" now comes first, which the labels do not list).
     expect(tuned.among_measured).toBeGreaterThanOrEqual(31);
-    expect(tuned.first_by_prior).toBeGreaterThanOrEqual(26);
+    expect(tuned.first_by_prior).toBeGreaterThanOrEqual(27);
   });
 
   it('fresh-5 (blind until the sixth round, tuned on in it): among the four measured for ≥ 38/40, first by prior for ≥ 26/40', () => {
@@ -157,8 +163,9 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     expect(held.of).toBe(40);
     // 2026-11-28, blind: 37/40 and 25/40 after the fourth round (the code before it: 36/40 and 22/40), the same after the fifth.
     // 38/40 and 26/40 after the sixth round, which saw its misses.
+    // 38/40 and 30/40 with the verb-and-modifier round (2026-11-29).
     expect(held.among_measured).toBeGreaterThanOrEqual(38);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(26);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(30);
   });
 
   it('fresh-6 (blind until the sixth round, tuned on in it): among the four measured for ≥ 28/30, first by prior for ≥ 22/30', () => {
@@ -179,8 +186,9 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     // 2026-11-28, measured once, blind, at the end of the sixth round: 29/40 and 20/40 (the code before it: 28/40 and
     // 20/40). Far from the target (39/40 and 36/40). docs/research.md.
     // 31/40 and 25/40 with the head-and-modifier parse, whose round read its misses (2026-11-28).
-    expect(held.among_measured).toBeGreaterThanOrEqual(31);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(25);
+    // 35/40 and 29/40 with the verb-and-modifier round, which read its misses (2026-11-29).
+    expect(held.among_measured).toBeGreaterThanOrEqual(35);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(29);
   });
 
   it('fresh-10 (written before the head-and-modifier parse, measured once, blind): among the four ≥ 31/40, first by prior ≥ 20/40', () => {
@@ -190,8 +198,9 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     expect(held.of).toBe(40);
     // 2026-11-28, measured once, blind, at the end of the round: 31/40 and 20/40 (the code before it: 30/40 and
     // 17/40). Far from the target (39/40 and 36/40). docs/research.md.
-    expect(held.among_measured).toBeGreaterThanOrEqual(31);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(20);
+    // 38/40 and 31/40 with the verb-and-modifier round, which read its misses (2026-11-29).
+    expect(held.among_measured).toBeGreaterThanOrEqual(38);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(31);
   });
 
   it('fresh-11 (written before the learned ranker, measured once, blind): among the four ≥ 34/40, first by prior ≥ 21/40', () => {
@@ -201,8 +210,20 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     expect(held.of).toBe(40);
     // 2026-11-28, measured once, blind, at the end of the learned-ranker round: 34/40 and 21/40 with the rules (the
     // default order), the same with the learned ranker. Far from the target (39/40 and 36/40). docs/research.md.
-    expect(held.among_measured).toBeGreaterThanOrEqual(34);
-    expect(held.first_by_prior).toBeGreaterThanOrEqual(21);
+    // 36/40 and 30/40 with the verb-and-modifier round, which read its misses (2026-11-29).
+    expect(held.among_measured).toBeGreaterThanOrEqual(36);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(30);
+  });
+
+  it('fresh-12 (written before the verb-and-modifier round, measured once, blind): among the four ≥ 35/40, first by prior ≥ 25/40', () => {
+    const held = measure('fresh-12');
+    // Counts only: its misses are not printed, so no one tunes on them.
+    console.log(JSON.stringify({ fresh_12: { ...held, misses: held.misses.length } }, null, 1));
+    expect(held.of).toBe(40);
+    // 2026-11-29, measured once, blind, at the end of the verb-and-modifier round: 35/40 and 25/40 (the code before it:
+    // 34/40 and 24/40). Far from the target (39/40 and 36/40). docs/research.md.
+    expect(held.among_measured).toBeGreaterThanOrEqual(35);
+    expect(held.first_by_prior).toBeGreaterThanOrEqual(25);
   });
 
   it('a verb that says the need gives its act after its object (WordNet names the act)', () => {
@@ -210,8 +231,12 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
     const measured = (idea: string) => measuredPhrases(phraseCandidates(idea, []));
     expect(first('A service that digitizes old family photos and VHS tapes')).toBe('photo digitizing');
     expect(first('Marketplace for renting out your car to neighbours by the hour')).toBe('car rental');
-    expect(first('An app to split rent and utility bills between roommates')).toBe('rent splitting');
-    expect(first('An AI that grades student essays for teachers')).toBe('essay grading');
+    // A tool's verb gives its agent noun first since 2026-11-29 ("rent splitter", which the labels do not list: a miss on
+    // fresh-4-held-out; "essay grader", which they do); the act stays among the four measured.
+    expect(first('An app to split rent and utility bills between roommates')).toBe('rent splitter');
+    expect(measured('An app to split rent and utility bills between roommates')).toContain('rent splitting');
+    expect(first('An AI that grades student essays for teachers')).toBe('essay grader');
+    expect(measured('An AI that grades student essays for teachers')).toContain('essay grading');
     expect(actNouns('rent')[0]).toBe('rental');
     expect(actNouns('inspect')[0]).toBe('inspection');
     // The customer acquires what a verb like "rent" names (no "out"): the thing first, its act next to it.
@@ -276,7 +301,8 @@ describe('the primary phrase on a labelled set of founders’ ideas', () => {
 
   it('a noun made from a verb makes a compound branch left; an -ing word between nouns is a gerund', () => {
     const first = (idea: string) => phraseCandidates(idea, [])[0]!.phrase;
-    expect(first('Wedding dress rental for brides on a budget')).toBe('wedding dress');
+    // A two-word subject with the act it is sold as is one compound, first, since 2026-11-29.
+    expect(first('Wedding dress rental for brides on a budget')).toBe('wedding dress rental');
     expect(first('Restaurant inventory management software')).toBe('inventory management');
     expect(first('Bike fitting studio for triathletes')).toBe('bike fitting');
     expect(first('Sleep tracking ring')).toBe('sleep tracking');

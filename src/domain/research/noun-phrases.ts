@@ -4,8 +4,6 @@
 // that "finds" in "App that finds last-minute padel court bookings" is a verb
 // and "last-minute" a modifier; the tagger can, so a verb, determiner, adverb
 // or preposition never starts or ends a phrase. Pure: text in, tokens out.
-import nlp from 'compromise';
-import { WORDNET_DERIVATIONS } from './wordnet-lexicon.js';
 import {
   plain,
   tagged,
@@ -24,11 +22,25 @@ import {
   wordnet,
   lexicalised,
   classifies,
-  madeFromVerb,
   AGENT_PLURAL,
-  type Tagged,
 } from './tagged-words.js';
 export { lexicalised, singular, madeFromVerb } from './tagged-words.js';
+import {
+  WANTS,
+  ANYBODY,
+  OWNERS,
+  isModal,
+  plainVerb,
+  opensObject,
+  opensWithToolVerb,
+  governingVerb,
+  clauseVerbsOf,
+  clauseVerbBefore,
+  MODEL_BRANDS,
+  RENTING_MODELS,
+  conjugated,
+} from './clause-verbs.js';
+export { isActNoun, actNouns, MODEL_BRANDS } from './clause-verbs.js';
 
 /** What a word does in its noun phrase. */
 export type Role = 'noun' | 'modifier';
@@ -47,6 +59,8 @@ export interface PhraseToken {
   classifier?: true;
   /** Nouns joined by a hyphen ("parent-teacher"): as a modifier, it says which kind, as a noun would. */
   nounPair?: true;
+  /** Whose the rest is ("kid's" of "your kid's school bus"): never the word that says which kind. */
+  owner?: true;
   /** One name with the word after it ("mental" in "mental health", "power" in "power tools"): a search does not split them. */
   joinsNext?: true;
 }
@@ -69,6 +83,14 @@ export interface NounChunk {
   verb?: string;
   /** The particle after that verb ("out" of "renting out"): who offers the thing, not who acquires it. */
   particle?: string;
+  /** The verb opens the idea ("Rent a projector for …"): the founder offers its act, which is the need. */
+  offered?: true;
+  /** A tool does the verb ("App that tracks your kid's school bus"): the need may be its agent noun ("school bus tracker"). */
+  byTool?: true;
+  /** The verb is the model brand's business ("Airbnb for music studios": renting them out): its object is the whole subject. */
+  modelled?: true;
+  /** A past participle right after the phrase, in its plain form ("Prescriptions delivered …": "deliver"): what is done to it. */
+  participle?: string;
 }
 
 /** Markup is never part of an idea: script and style elements go with their content, other tags and entities go. */
@@ -77,130 +99,6 @@ export function stripMarkup(text: string): string {
     .replace(/<(script|style)\b[^>]*>[\s\S]*?(<\/\1\s*>|$)/gi, ' ')
     .replace(/<\/?[a-z!][^>]*>?/gi, ' ')
     .replace(/&(?:[a-z]+|#\d+|#x[0-9a-f]+);/gi, ' ');
-}
-
-/** Verbs of wanting: after a plural they say what it wants ("houseplants need sunlight"), never a kind of thing. */
-const WANTS = new Set('need want wish seek look hope try'.split(' '));
-/** Nouns that stand for anybody ("people can hire someone"): nobody searches them, so they are no part of a phrase. */
-const ANYBODY = new Set('people someone somebody anyone anybody everyone everybody'.split(' '));
-/** Whose it is ("my idea", "your plants"): the tagger may read these as nouns; they are never part of a search. */
-const OWNERS = new Set('my our your their his her its'.split(' '));
-/** Words that say the phrase before them does something: "can", "could" … (a modal), or "to" before a verb. */
-const isModal = (t: Tagged | undefined) => t !== undefined && t.tags.has('Modal');
-/** A verb in its plain form after a noun ("freelancers track", "people hire"): the noun is its subject. */
-const plainVerb = (t: Tagged | undefined) =>
-  t !== undefined &&
-  isVerb(t) &&
-  !isNoun(t) &&
-  !isGerund(t) &&
-  !t.tags.has('PastTense') &&
-  (t.tags.has('Infinitive') || t.tags.has('PresentTense'));
-/** A determiner or a pronoun after a verb is its object's start ("track their hours", "finding a buddy"). */
-const opensObject = (t: Tagged | undefined) =>
-  t !== undefined && (t.tags.has('Determiner') || t.tags.has('Pronoun') || t.tags.has('Possessive'));
-
-/** Words between a verb and its object: a particle ("renting out"), a determiner, whose it is ("your car"). */
-const beforeObject = (t: Tagged) =>
-  t.tags.has('Particle') || t.tags.has('Determiner') || t.tags.has('Possessive') || OWNERS.has(plain(t.text));
-
-/**
- * The verb whose object starts at `start` ("digitizes old photos", "to split rent", "renting out your
- * car"), in its plain form; none past the phrase before (`after`), nor a copula, an auxiliary or a modal.
- */
-function governingVerb(words: readonly Tagged[], start: number, after: number): { verb: string; particle?: string } | undefined {
-  let k = start - 1;
-  while (k > after && beforeObject(words[k]!) && !isVerb(words[k]!)) k -= 1;
-  // A particle is tagged a verb too ("out" in "renting out"): the verb is the word before it.
-  const particle = k > after && words[k]!.tags.has('Particle') ? plain(words[k]!.text) : undefined;
-  if (particle) k -= 1;
-  const w = words[k];
-  if (k <= after || w === undefined || !isVerb(w) || ['Copula', 'Auxiliary', 'Modal', 'PastTense', 'Particle'].some((t) => w.tags.has(t)))
-    return undefined;
-  // An -ing word opening the idea names a kind ("Standing desk rental", "Hearing aid comparison"), not an act.
-  if (k === 0 && /ing$/i.test(w.text)) return undefined;
-  if (/[,.;:!?|/–—()]/.test(w.post)) return undefined;
-  const verb = plain(conjugated(w.text)?.Infinitive ?? '');
-  return verb ? { verb, ...(particle ? { particle } : {}) } : undefined;
-}
-
-type Conjugation = { Infinitive?: string; Gerund?: string };
-const conjugated = (verb: string): Conjugation | undefined =>
-  (nlp(verb).tag('Verb') as unknown as { verbs(): { conjugate(): Conjugation[] } }).verbs().conjugate()[0];
-
-let derivationTable: Map<string, string[]> | undefined;
-let actTable: Set<string> | undefined;
-/** Whether WordNet names a noun as a verb's act ("recruitment", "translation"; not "bookkeeping", "telehealth"). */
-export function isActNoun(noun: string): boolean {
-  actTable ??= new Set(WORDNET_DERIVATIONS.split(',').flatMap((entry) => entry.split(':')[1]!.split('/')));
-  return actTable.has(noun);
-}
-/**
- * The nouns that name a verb's act, as a search puts them after its object: the ones WordNet derives
- * from it with an ending that makes a noun of a verb ("rent": "rental", "inspect": "inspection"), then
- * its -ing form, which every verb has ("digitize": "digitizing", "split": "splitting").
- */
-export function actNouns(verb: string): string[] {
-  derivationTable ??= new Map(
-    WORDNET_DERIVATIONS.split(',').map((entry) => {
-      const [v, nouns] = entry.split(':');
-      return [v!, nouns!.split('/')];
-    }),
-  );
-  const derived = derivationTable.get(verb) ?? [];
-  const gerund = plain(conjugated(verb)?.Gerund ?? '');
-  // The most used first (the table's order); a noun not made with an ending the verb takes ("assemblage",
-  // "transcription") may name another sense: after the -ing form.
-  const regular = derived.filter((noun) => noun.endsWith('ing') || madeFromVerb(noun));
-  return [
-    ...new Set([
-      ...regular,
-      ...(gerund.endsWith('ing') && !gerund.includes(' ') ? [gerund] : []),
-      ...derived.filter((noun) => !regular.includes(noun)),
-    ]),
-  ];
-}
-
-/** Words that take an object and then a bare verb: "helps landlords screen tenants", "lets renters split bills". */
-const CATENATIVE = /^(help|helps|helping|helped|let|lets|letting)$/;
-/** Subjects after which a word that can be a verb is one ("where people swap houses", "we monitor fridges"). */
-const SUBJECTS = new Set([...ANYBODY, 'we', 'you', 'they', 'i']);
-
-/**
- * The words of an idea that are verbs of a clause, by English grammar rather than by the tagger's guess (it
- * reads "screen", "swap", "track" after a plural as nouns): a bare verb after a subject ("people swap houses"),
- * or after the object of "help" or "let" ("helps construction firms track equipment"), before what it takes.
- * Index → the verb.
- */
-function clauseVerbsOf(words: readonly Tagged[]): Map<number, string> {
-  const found = new Map<number, string>();
-  for (let i = 1; i < words.length - 1; i += 1) {
-    const word = plain(words[i]!.text);
-    const next = words[i + 1]!;
-    const bare = /^[a-z]{2,}$/.test(word) && !/s$/.test(word) && (wordnet().verbs.has(word) || knownVerb(word));
-    if (!bare || /[,.;:!?|/–—()]/.test(words[i - 1]!.post) || !(nounLike(next) || opensObject(next) || isModifier(next))) continue;
-    const prev = plain(words[i - 1]!.text);
-    if (SUBJECTS.has(prev)) {
-      found.set(i, word);
-      continue;
-    }
-    // "help" or "let", its object (nouns and modifiers ending with a plural), then the bare verb.
-    let k = i - 1;
-    while (k > 0 && !CATENATIVE.test(plain(words[k]!.text)) && (nounLike(words[k]) || isModifier(words[k]!)) && !found.has(k)) k -= 1;
-    if (k < i - 1 && CATENATIVE.test(plain(words[k]!.text)) && /[a-z]s$/.test(prev)) found.set(i, word);
-  }
-  return found;
-}
-
-/** The clause verb before a phrase, past a determiner or whose it is ("screen their tenants"). */
-function clauseVerbBefore(
-  words: readonly Tagged[],
-  clauseVerbs: ReadonlyMap<number, string>,
-  start: number,
-): { verb: string; particle?: string } | undefined {
-  let k = start - 1;
-  while (k > 0 && beforeObject(words[k]!) && !clauseVerbs.has(k)) k -= 1;
-  const verb = clauseVerbs.get(k);
-  return verb ? { verb } : undefined;
 }
 
 export interface ChunkOptions {
@@ -252,8 +150,23 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
         for (const t of current) t.organization = true;
       // "PetPal: a smart collar …", "My idea: …": what opens the idea before a colon is its name or a label, not its subject.
       if (chunks.length === 0 && last.post.includes(':') && endAt < words.length - 1) for (const t of current) t.organization = true;
-      const { verb, particle } = governingVerb(words, startAt, previousEnd) ?? clauseVerbBefore(words, clauseVerbs, startAt) ?? {};
+      const modelRents =
+        startAt >= 2 && /^(for|of)$/.test(plain(words[startAt - 1]!.text)) && RENTING_MODELS.has(plain(words[startAt - 2]!.text));
+      const governed: { verb?: string; particle?: string; offered?: true; byTool?: true; modelled?: true } =
+        governingVerb(words, startAt, previousEnd) ??
+        clauseVerbBefore(words, clauseVerbs, startAt) ??
+        (modelRents ? { verb: 'rent', particle: 'out', modelled: true as const } : {});
+      const { verb, particle, offered, byTool, modelled } = governed;
+      // "Prescriptions delivered from your pharmacy", "eggs delivered weekly": a participle after the phrase, not before a noun.
+      const participle =
+        after !== undefined && isVerb(after) && after.tags.has('PastTense') && !nounLike(words[endAt + 2])
+          ? plain(conjugated(after.text)?.Infinitive ?? '')
+          : '';
       chunks.push({
+        ...(offered ? { offered } : {}),
+        ...(byTool ? { byTool } : {}),
+        ...(modelled ? { modelled } : {}),
+        ...(participle ? { participle } : {}),
         tokens: current,
         ...(users ? { users: true as const } : {}),
         ...(opener === 'for' ? { afterFor: true as const } : {}),
@@ -283,14 +196,30 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     let classifier = false;
     // A bare number or a single letter is nobody's search ("x").
     if (word.length < 2 || /^\d+$/.test(word) || ANYBODY.has(word) || OWNERS.has(word)) role = null;
+    else if (i === 0 && opensWithToolVerb(words)) role = null;
+    // "an" of "within an hour" is a determiner, though the tagger also reads it as a number.
+    else if (w.tags.has('Determiner') && !w.tags.has('Noun')) role = null;
     else if (boundary(i)) {
       close();
       return;
     } else if (w.tags.has('Hyphenated')) {
       // A hyphenated word before a noun of the phrase modifies it; last in its phrase, it is the noun ("e-bike").
       // One ending in a gerund is a noun of its own ("co-working space", "team-building").
-      role = isGerund(w) || /ing$/.test(word) ? 'noun' : !endsPhrase && nounLike(next) ? 'modifier' : isNoun(w) ? 'noun' : 'modifier';
+      // Last in its phrase, a hyphenated word the tagger does not read as an adjective names the thing ("e-bikes", tagged a verb).
+      role =
+        isGerund(w) || /ing$/.test(word)
+          ? 'noun'
+          : !endsPhrase && nounLike(next)
+            ? 'modifier'
+            : isNoun(w) || !isModifier(w)
+              ? 'noun'
+              : 'modifier';
     } else if (looksAcronym(w)) role = 'noun';
+    // A date or a duration says when, not what ("by the hour", "a 2 year warranty", "Weekend cooking classes").
+    // Not after a word of its phrase: "billable hours" are a thing.
+    else if ((w.tags.has('Date') || w.tags.has('Duration')) && current.length === 0) role = null;
+    // A name written in mixed case is a product's ("iPhones", "eBay"), whatever the tagger makes of it.
+    else if (/^[a-z]+[A-Z]/.test(w.text)) role = 'noun';
     // After "to" and before a determiner or a pronoun, a word that can be a verb is one ("to water your plants").
     else if (
       plain(words[i - 1]?.text ?? '') === 'to' &&
@@ -299,6 +228,7 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       (knownVerb(word) || wordnet().verbs.has(word))
     )
       role = null;
+    // Whose it is ("your kid's school bus", "local farmers' eggs"): a modifier that never says which kind.
     else if (isPossessive(w) && (isNoun(w) || isVerb(w))) role = 'modifier';
     else if (isFunction(w) && !(isNoun(w) && !w.tags.has('Pronoun'))) role = null;
     else if (ingAdjective(w) && current.some((t) => t.role === 'noun') && nounLike(next)) role = 'noun';
@@ -310,7 +240,8 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
         (looksAcronym(next) ||
           next.tags.has('ProperNoun') ||
           (isModifier(next) && !isNoun(next)) ||
-          opensObject(next) ||
+          // "that" before a verb opens a relative clause, not an object ("Mobile car detailing that comes to you").
+          (opensObject(next) && !(plain(next.text) === 'that' && words[i + 2] !== undefined && isVerb(words[i + 2]!))) ||
           plain(next.text) === 'to');
       // After people in the plural, it is what they do ("parents doing school runs"): an English compound
       // takes its first noun in the singular ("dog grooming"), people who do are its subject.
@@ -324,11 +255,25 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       if (theyDo) close();
       // Opening the idea, it is a noun only where the tagger reads it as one ("parking spot", not "renting camping gear").
       // Or where WordNet names it with the noun after it ("Hearing aid comparison").
-      const opensName = i === 0 && nounLike(next) && (canBeNoun(word) || lexicalised(word, plain(next!.text)));
-      role = !takesObject && !theyDo && (current.length > 0 || opensName) ? 'noun' : null;
+      // Before the kind of business, it names the business ("Tutoring marketplace", "Carpooling app").
+      const opensName = i === 0 && ((nounLike(next) && (canBeNoun(word) || lexicalised(word, plain(next!.text)))) || boundary(i + 1));
+      // Right after a clause's verb and before a noun, it names the object's kind ("manage housekeeping schedules").
+      const objectKind = clauseVerbs.has(i - 1) && nounLike(next) && !opensObject(next);
+      role = (!takesObject && !theyDo && (current.length > 0 || opensName)) || objectKind ? 'noun' : null;
     } else if (isVerb(w) && !isNoun(w) && clauseVerbs.has(i - 1) && canBeNoun(word)) {
       // Right after a clause's verb, a word that can be a noun is its object ("people swap houses").
       role = 'noun';
+    } else if (
+      isVerb(w) &&
+      !isNoun(w) &&
+      w.tags.has('PastTense') &&
+      current.length === 0 &&
+      i > 0 &&
+      isNoun(next ?? w) &&
+      !isVerb(next ?? w)
+    ) {
+      // A participle before a noun says which kind ("buying refurbished laptops"), as an adjective would.
+      role = 'modifier';
     } else if (isVerb(w) && !isNoun(w)) {
       // Opening the idea, it may also start a compound through an -ing word ("Bike fitting studio").
       const inPhrase = (current.length > 0 || i === 0) && (nounLike(next) || (i === 0 && ingAdjective(next) && nounLike(words[i + 2])));
@@ -339,7 +284,14 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       else if (inPhrase && !w.tags.has('PastTense') && canBeNoun(word)) role = 'noun';
       else if (inPhrase && w.tags.has('PastTense')) role = 'modifier';
       // Not before its object, though: "freelancers track their hours" is a verb.
-      else if (current.some((t) => t.role === 'noun') && endsPhrase && !w.tags.has('PastTense') && !opensObject(next) && canBeNoun(word))
+      // Before a word that says how or where and ends the idea ("wedding dresses online"), too.
+      else if (
+        current.some((t) => t.role === 'noun') &&
+        (endsPhrase || (isModifier(next!) && !isNoun(next!) && !nounLike(words[i + 2]))) &&
+        !w.tags.has('PastTense') &&
+        !opensObject(next) &&
+        canBeNoun(word)
+      )
         role = 'noun';
     } else if (isNoun(w))
       // An -ing word the tagger took for a noun is a verb where it takes an object: before a determiner
@@ -366,7 +318,9 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     // the language joins to the noun after it is part of its name ("mental health", "solar panel", "social media").
     {
       classifier = !endsPhrase && next !== undefined && isNoun(next) && !isFunction(next) && classifies(word, plain(next.text));
-      role = (boundary(i + 1) && current.length > 0 && canBeNoun(word)) || classifier ? 'noun' : 'modifier';
+      // A relational adjective closing a phrase after a noun names the thing ("Rooftop solar": solar power).
+      const relationalEnd = endsPhrase && current.some((t) => t.role === 'noun') && wordnet().relational.has(word);
+      role = (boundary(i + 1) && current.length > 0 && canBeNoun(word)) || classifier || relationalEnd ? 'noun' : 'modifier';
     }
 
     if (role === null) {
@@ -378,15 +332,22 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     if (acronym && current.length > 0 && current.at(-1)!.role === 'noun' && !current.at(-1)!.acronym)
       current = current.map((t) => ({ ...t, role: 'modifier' }));
     if (current.length === 0) {
-      opener = i > 0 ? plain(words[i - 1]!.text) : '';
+      // "for the SAT": the determiner between does not change whom or what it is for.
+      const back = i > 1 && words[i - 1]!.tags.has('Determiner') ? 2 : 1;
+      opener = i >= back ? plain(words[i - back]!.text) : '';
       startAt = i;
     }
     current.push({
-      word,
+      // "kid's" → "kid": a search writes no apostrophe.
+      word: isPossessive(w) ? word.replace(/\s+s$/, '') : word,
+      ...(isPossessive(w) ? { owner: true as const } : {}),
       role,
       acronym,
       people: w.tags.has('Plural') && (w.tags.has('Actor') || (opener === 'for' && AGENT_PLURAL.test(word))),
-      ...(w.tags.has('Organization') && (i > 0 || knownOrganization(word)) ? { organization: true } : {}),
+      ...((w.tags.has('Organization') && (i > 0 || knownOrganization(word))) ||
+      (MODEL_BRANDS.has(word) && /^(for|of|but)$/.test(plain(next?.text ?? '')))
+        ? { organization: true }
+        : {}),
       ...(classifier ? { classifier: true as const } : {}),
       ...(w.tags.has('NounPair') ? { nounPair: true as const } : {}),
     });
@@ -400,6 +361,16 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
   // anything else are the service ("connecting freelance photographers with small businesses").
   chunks.forEach((c, k) => {
     if (meta[k]!.person && meta[k]!.beforeWith && meta[k + 1]?.person) c.users = true;
+  });
+  // "App that reminds elderly parents to take their pills": the people are who it acts on; what they are to do is its
+  // object ("pill reminder"), so the tool's verb goes to the next phrase, in place of a verb that says nothing of the need.
+  chunks.forEach((c, k) => {
+    const next = chunks[k + 1];
+    if (c.byTool && c.verb && meta[k]!.person && next?.verb && ['take', 'do', 'get', 'make', 'use', 'have'].includes(next.verb)) {
+      c.users = true;
+      next.verb = c.verb;
+      next.byTool = true;
+    }
   });
   return chunks;
 }

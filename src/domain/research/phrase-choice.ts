@@ -27,8 +27,21 @@ import { actNouns, isActNoun, madeFromVerb, nounChunks, singular, type PhraseTok
 import type { CandidateOrigin, IdeaChunk, PhraseCandidate } from './phrase-features.js';
 import { rankCandidates } from './phrase-ranker.js';
 export type { PhraseCandidate } from './phrase-features.js';
+// Step choose_primary's measuring and choice live in primary-choice.ts; callers import them from here as before.
+export {
+  MIN_MEAN,
+  MEASURED,
+  measuredPhrases,
+  popularity,
+  choosePrimary,
+  type MeasuredCandidate,
+  type PrimaryChoice,
+  type PrimaryChoiceSummary,
+} from './primary-choice.js';
 import {
   ACQUIRING_VERBS,
+  AGENT_LIGHT_VERBS,
+  agentNoun,
   CHANNEL_MODIFIERS,
   FORMAT,
   GENERIC,
@@ -59,12 +72,6 @@ const SUBJECT_BONUS = 0.15;
 const MODIFIER_START_PENALTY = 0.2;
 /** How much a modifier weighs against a noun ("online", "last-minute": they say which kind, the nouns say what). */
 const MODIFIER_WEIGHT = 0.35;
-/** What the most searched candidate adds; a tenth as searched adds half of it (log scale, two decades). */
-const POPULARITY_WEIGHT = 0.3;
-/** Below this mean (0-100, the comparison's scale) a phrase counts as not measurably searched. */
-export const MIN_MEAN = 1;
-/** Candidates measured: a comparison takes five terms, one of them the anchor. */
-export const MEASURED = 4;
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -196,6 +203,7 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
     // "local handymen", "online tutoring"), nor a participle or a hyphenated one ("automated", "eco-friendly").
     const lone =
       before?.role === 'modifier' &&
+      !before.owner &&
       part[head - 2]?.role !== 'noun' &&
       (before.nounPair === true || !/-|ed$/.test(before.word)) &&
       !CHANNEL_MODIFIERS.has(before.word);
@@ -205,7 +213,12 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
         const tokens = part.slice(i, i + n);
         // A search names the whole of a name the language made of two words: not "health" of "mental health", nor "power" of "power tools".
         if (tokens.at(-1)!.role !== 'noun' || tokens.at(-1)!.joinsNext || part[i - 1]?.joinsNext) continue;
-        const phrase = tokens.map((t) => t.word).join(' ');
+        // An act at the end is searched in the singular ("sauna rental" of "sauna rentals", "roof inspection").
+        const lastWord = tokens.at(-1)!.word;
+        // Not an -ing plural, which names things ("buildings", "meetings").
+        const actEnd =
+          n > 1 && /[^s]s$/.test(lastWord) && !/ings$/.test(lastWord) && isActNoun(singular(lastWord)) && singular(lastWord) !== lastWord;
+        const phrase = [...tokens.slice(0, -1).map((t) => t.word), actEnd ? singular(lastWord) : lastWord].join(' ');
         if (found.has(phrase)) continue;
         const words = new Set(tokens.map((t) => t.word));
         const coverage = total > 0 ? [...words].reduce((a, w) => a + (weight.get(w) ?? 0), 0) / total : 0;
@@ -236,10 +249,19 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
       const bare = found.get(subjectTokens.map((t) => t.word).join(' '));
       const after = part[head + 1];
       // A one-word subject is searched with the act it is sold as ("sauna rental"); a two-word one is a search already.
+      // So is one a participle after the phrase says is done to it ("Prescriptions delivered …": "prescription delivery");
+      // not one by which it is sold or made ("mugs sold online", "portraits painted"), which says nothing of the need.
+      const participle = chunks[p]!.participle;
+      const participleAct =
+        participle && !LIGHT_VERBS.has(participle) && !ACQUIRING_VERBS.has(participle) && !MAKING_VERBS.has(participle)
+          ? actNouns(participle)[0]
+          : undefined;
       const tail =
         after && after.role === 'noun' && !after.people && subjectTokens.length === 1 && actTail(after.word)
           ? singular(after.word)
-          : undefined;
+          : !after && subjectTokens.length === 1 && participleAct && !subjectTokens[0]!.people
+            ? participleAct
+            : undefined;
       const left = part[subjectAt - 1];
       // An act's object takes the modifier, not the act ("vintage watch" of "vintage watch authentication"): no lead before one.
       // So is one the act follows ("photo book printing", "last-minute padel court bookings": the modifier may be the act's).
@@ -249,13 +271,22 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
       // Before two words, only a plain word says which kind ("vegan pet food", "tiny house"); a hyphenated word or a
       // participle says how or where it comes ("same-day laundry pickup", "guided fishing trips"). An -ing noun there
       // is a compound of its own ("team building escape rooms").
-      const plainLead = (t: PhraseToken) => !/-|ed$|ing$/.test(t.word) && !t.acronym;
-      const lead =
-        left &&
-        subjectTokens.length + (tail ? 1 : 0) < 3 &&
-        !acts &&
+      // Since 2026-11-29 a participle or a hyphenated word that is not generic says which kind too ("refurbished laptops",
+      // "used camera gear", "sugar-free ice cream"): the generic ones ("last-minute", "same-day", "automated") are listed.
+      // Before a two-word subject only where WordNet names the two as one ("sugar-free ice cream"); a hyphenated word
+      // made of a participle says how it is made ("solar-powered", "chef-prepared"), as a generic part says where or when
+      // ("hyper-local").
+      const plainLead = (t: PhraseToken) =>
+        !/ing$/.test(t.word) &&
+        !t.acronym &&
+        (!/-|ed$/.test(t.word) || subjectTokens.length === 1 || subjectTokens[0]!.joinsNext === true) &&
+        // ("-free" is without, not a price: "gluten-free").
+        !(t.word.includes('-') && t.word.split('-').some((w) => /ed$/.test(w) || (GENERIC_MODIFIERS.has(w) && w !== 'free')));
+      const leadable =
+        left !== undefined &&
         !left.people &&
         !left.organization &&
+        !left.owner &&
         !left.joinsNext &&
         !part[subjectAt - 2]?.joinsNext &&
         // After a plural, or opening a part after the people who use it, a word is their verb ("renters split utility
@@ -264,14 +295,16 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
         !(part[subjectAt - 2]?.role === 'noun' && /[^s]s$/.test(part[subjectAt - 2]!.word)) &&
         !GENERIC_MODIFIERS.has(left.word) &&
         /[a-z]/.test(left.word) &&
-        (subjectTokens.length === 1 || plainLead(left)) &&
-        (left.role === 'modifier' || !/ing$/.test(left.word))
-          ? left
-          : undefined;
+        plainLead(left) &&
+        (left.role === 'modifier' || !/ing$/.test(left.word));
+      const lead = leadable && subjectTokens.length + (tail ? 1 : 0) < 3 && !acts ? left : undefined;
       const tokens = [...(lead ? [lead] : []), ...subjectTokens];
-      const phrase = [...tokens.map((t) => t.word), ...(tail ? [tail] : [])].join(' ');
+      // Before its act a noun is singular, as an English compound has it ("prescription delivery").
+      const phrase = [...tokens.map((t, k) => (tail && k === tokens.length - 1 ? singular(t.word) : t.word)), ...(tail ? [tail] : [])].join(
+        ' ',
+      );
       if (bare && (lead || tail) && !found.has(phrase)) {
-        const covered = [...tokens, ...(tail ? [after!] : [])].reduce((a, t) => a + (weight.get(t.word) ?? 0), 0);
+        const covered = [...tokens, ...(tail && after ? [after] : [])].reduce((a, t) => a + (weight.get(t.word) ?? 0), 0);
         origins.set(phrase, { kind: 'differentiated', part: p, product, start: subjectAt - (lead ? 1 : 0), end: head, head, subjectAt });
         found.set(phrase, {
           phrase,
@@ -284,6 +317,61 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
         found.set(phrase, { ...existing, names_product: true, prior: round3(Math.max(existing.prior, bare.prior + DIFFERENTIATED_STEP)) });
       }
     }
+    // A two-word subject and the act it is sold as after it: the whole compound, with the word before it that says
+    // which kind, in at most three words, the act left out first ("gym class booking", "tiny house rental", "luxury watch
+    // authentication", "robot lawn mower" of "robot lawn mower rental", "organic baby food" of "organic baby food
+    // delivery"; since 2026-11-29). It comes first: the need is the thing and its act, the kind the founder names.
+    if (product) {
+      const subjectTokens = part.slice(subjectAt, head + 1);
+      const after = part[head + 1];
+      const bare = found.get(subjectTokens.map((t) => t.word).join(' '));
+      const left = part[subjectAt - 1];
+      // Not a form it comes in ("booking", "delivery", "subscription", "coaching"): a search leaves those out.
+      const act =
+        after &&
+        after.role === 'noun' &&
+        !after.people &&
+        // Nor an -ing word, which names the compound's activity, not what is sold ("birthday party planning").
+        !/ing$/.test(after.word) &&
+        !FORMAT.has(after.word) &&
+        !FORMAT.has(singular(after.word)) &&
+        actTail(singular(after.word))
+          ? singular(after.word)
+          : undefined;
+      const leadOk =
+        left !== undefined &&
+        !left.people &&
+        !left.organization &&
+        !left.owner &&
+        !left.joinsNext &&
+        !part[subjectAt - 2]?.joinsNext &&
+        !GENERIC_MODIFIERS.has(left.word) &&
+        /[a-z]/.test(left.word) &&
+        !left.acronym &&
+        !(left.word.includes('-') && left.word.split('-').some((w) => /ed$/.test(w) || (GENERIC_MODIFIERS.has(w) && w !== 'free')));
+      if (bare && act && subjectTokens.length === 2) {
+        const words = [...(leadOk ? [left!.word] : []), ...subjectTokens.map((t) => t.word), act];
+        const phrase = (words.length > 3 ? words.slice(0, -1) : words).join(' ');
+        const covered = [...(leadOk ? [left!] : []), ...subjectTokens, after!].reduce((a, t) => a + (weight.get(t.word) ?? 0), 0);
+        origins.set(phrase, {
+          kind: 'differentiated',
+          part: p,
+          product,
+          start: subjectAt - (leadOk ? 1 : 0),
+          end: head + 1,
+          head,
+          subjectAt,
+        });
+        found.set(phrase, {
+          phrase,
+          coverage: round3(covered / Math.max(total, 1e-9)),
+          names_product: true,
+          prior: round3(
+            Math.max(bare.prior, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior)) + DIFFERENTIATED_STEP,
+          ),
+        });
+      }
+    }
     // The object of a verb that says the need ("digitizes old family photos", "split rent", "renting out
     // your car"): the need is the verb's act, searched after the object's noun, singular as an English
     // compound has it ("photo digitizing", "rent splitting", "car rental"); WordNet's noun of the act first.
@@ -293,22 +381,59 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
     // People may be the object of the need ("screen tenants": "tenant screening"), unless they use the product.
     if (product && verb && !LIGHT_VERBS.has(verb) && !(part[head]!.people && chunks[p]!.users) && !(lone && subjectAt < head)) {
       // Where the object is the product (it is acquired or made), its whole name goes with the act ("camping gear rental").
-      const objectFirst = (ACQUIRING_VERBS.has(verb) && !chunks[p]!.particle) || MAKING_VERBS.has(verb);
-      const objectWords = objectFirst
-        ? part.slice(subjectAt, head + 1)
-        : part[head - 1]?.joinsNext
-          ? part.slice(head - 1, head + 1)
-          : [part[head]!];
+      // Not when the verb opens the idea ("Rent a projector for …"): the founder offers the act, so it is the need.
+      const objectFirst = ((ACQUIRING_VERBS.has(verb) && !chunks[p]!.particle) || MAKING_VERBS.has(verb)) && !chunks[p]!.offered;
+      const objectWords =
+        objectFirst || chunks[p]!.modelled
+          ? part.slice(subjectAt, head + 1)
+          : part[head - 1]?.joinsNext
+            ? part.slice(head - 1, head + 1)
+            : [part[head]!];
       const object = [...objectWords.slice(0, -1).map((t) => t.word), singular(part[head]!.word)].join(' ');
       const subjectPrior = Math.max(0, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior));
       const step = (objectFirst ? -ACT_STEP : ACT_STEP) - (objectWords.length > 1 ? THREE_WORDS_PENALTY : 0);
       const coverage = round3(objectWords.reduce((a, t) => a + (weight.get(t.word) ?? 0), 0) / Math.max(total, 1e-9));
-      actNouns(verb).forEach((act, k) => {
-        const phrase = `${object} ${act}`;
-        if (found.has(phrase) || object === act || objectWords.length > 2) return;
+      // The first act only: a second form of it ("rental", "renting") would take a measured place from another phrase.
+      actNouns(verb)
+        .slice(0, 1)
+        .forEach((act, k) => {
+          const phrase = `${object} ${act}`;
+          if (found.has(phrase) || object === act || objectWords.length > 2) return;
+          origins.set(phrase, { kind: 'act', part: p, product, start: -1, end: -1, head, subjectAt });
+          found.set(phrase, { phrase, coverage, names_product: true, prior: round3(subjectPrior + step - (k * ACT_STEP) / 10) });
+        });
+    }
+    // A tool that does the verb ("App that tracks your kid's school bus", "A Chrome extension that blocks distracting
+    // websites", "reminds elderly parents to take their pills"): people search the tool by its agent noun after the
+    // object's noun ("school bus tracker", "website blocker", "pill reminder"), first; below the object where the verb
+    // finds or makes it ("finds coupon codes": the codes are searched, "coupon code finder" next).
+    if (
+      product &&
+      verb &&
+      chunks[p]!.byTool &&
+      // Whoever rents, buys or sells is a person, not a tool ("textbook seller"); so is whoever writes, reads or designs
+      // ("grant application writer", "scan reader": they also misfiled the idea's category), but "maker" and "generator".
+      !ACQUIRING_VERBS.has(verb) &&
+      !(MAKING_VERBS.has(verb) && verb !== 'make' && verb !== 'generate') &&
+      verb !== 'read' &&
+      (!LIGHT_VERBS.has(verb) || AGENT_LIGHT_VERBS.has(verb)) &&
+      !part[head]!.people
+    ) {
+      // The object's head, with the noun before it where WordNet names the two as one ("school bus tracker", "essay grader").
+      const objectWords = part[head - 1]?.joinsNext ? part.slice(head - 1, head + 1) : [part[head]!];
+      const object = [...objectWords.slice(0, -1).map((t) => t.word), singular(part[head]!.word)].join(' ');
+      const phrase = `${object} ${agentNoun(verb)}`;
+      const subjectPrior = Math.max(0, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior));
+      const below = verb === 'find' || MAKING_VERBS.has(verb);
+      if (!found.has(phrase)) {
         origins.set(phrase, { kind: 'act', part: p, product, start: -1, end: -1, head, subjectAt });
-        found.set(phrase, { phrase, coverage, names_product: true, prior: round3(subjectPrior + step - (k * ACT_STEP) / 10) });
-      });
+        found.set(phrase, {
+          phrase,
+          coverage: round3(objectWords.reduce((a, t) => a + (weight.get(t.word) ?? 0), 0) / Math.max(total, 1e-9)),
+          names_product: true,
+          prior: round3(subjectPrior + (below ? -ACT_STEP : 2 * ACT_STEP)),
+        });
+      }
     }
     // A subject of one noun, and what it is for after it ("Recruitment platform for nurses", "Translation
     // service for legal documents", "Telehealth for pets"): a search puts the one before the other, singular
@@ -322,9 +447,16 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
       // People named by what they sell on or use ("Etsy sellers", "Shopify stores"): that name says whose it is ("etsy bookkeeping").
       const people = forTokens.at(-1)!;
       const named = forTokens.at(-2);
-      const forHead = people.people && named?.role === 'noun' && !named.people && !named.classifier ? named : people;
+      // An acronym opening it is what it is about ("for SAT prep": SAT tutoring).
+      const forHead = forTokens[0]!.acronym
+        ? forTokens[0]!
+        : people.people && named?.role === 'noun' && !named.people && !named.classifier
+          ? named
+          : people;
       const subjectPrior = Math.max(0, ...[...found.values()].filter((c) => c.names_product).map((c) => c.prior));
-      const actOf = isActNoun(part[head]!.word) && /s$/.test(people.word);
+      const actOf =
+        (isActNoun(part[head]!.word) && /s$/.test(people.word)) ||
+        (forHead.acronym && (isActNoun(part[head]!.word) || /ing$/.test(part[head]!.word)));
       const phrase = `${singular(forHead.word)} ${part[head]!.word}`;
       if (forHead.role === 'noun' && !found.has(phrase) && forTokens.length <= 3) {
         origins.set(phrase, { kind: 'audience', part: p, product, start: -1, end: -1, head, subjectAt });
@@ -361,103 +493,4 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
 export function recordedCandidates(idea: string, hints: readonly string[], phrases: readonly string[]): PhraseCandidate[] {
   const weighed = new Map(phraseCandidates(idea, hints, { max: Infinity }).map((c) => [c.phrase, c]));
   return phrases.map((phrase) => weighed.get(phrase) ?? { phrase, coverage: 0, names_product: false, prior: 0 });
-}
-
-/** The candidates step choose_primary measures, in the order it asks them: the best four by prior. */
-export function measuredPhrases(candidates: readonly PhraseCandidate[]): string[] {
-  return candidates.slice(0, MEASURED).map((c) => c.phrase);
-}
-
-export interface MeasuredCandidate extends PhraseCandidate {
-  /** Mean interest over 12 months in the step's comparison (0-100, one scale for all); null: not measured. */
-  mean: number | null;
-  /** 0-1 on a log scale against the most searched candidate; null: not measured. */
-  popularity: number | null;
-  score: number;
-}
-
-/** What the insight keeps of the choice (API: `primary_choice`). */
-export interface PrimaryChoiceSummary {
-  primary: string;
-  reason: string;
-  /** The candidates measured (best first), then the others, each with what decided. */
-  candidates: Array<Pick<MeasuredCandidate, 'phrase' | 'coverage' | 'names_product' | 'mean' | 'popularity' | 'score'>>;
-  /** The comparison the means come from: 12 months, beside the anchor; null when nothing was measured. */
-  measured: { timeframe: '12m'; anchor: string; anchor_mean: number } | null;
-}
-
-export interface PrimaryChoice {
-  primary: string;
-  /** The measured candidates, best first, then the rest in their prior order. */
-  candidates: MeasuredCandidate[];
-  /** Why this phrase: coverage, popularity, and the runner-up it beat. */
-  reason: string;
-}
-
-const pct = (x: number) => `${Math.round(x * 100)}%`;
-
-/** Popularity of a mean against the best one: 1 for the best, 0.5 at a tenth, 0 at a hundredth or when not searched. */
-export function popularity(mean: number, best: number): number {
-  if (mean < MIN_MEAN || best <= 0) return 0;
-  return round3(Math.max(0, Math.min(1, 1 + Math.log10(mean / best) / 2)));
-}
-
-/**
- * choose_primary's choice from the candidates and, when measured, their means in one
- * comparison. An operator's hint wins, and a trending search that started the
- * run; without measurements the best prior does.
- */
-export function choosePrimary(
-  candidates: readonly PhraseCandidate[],
-  means: Record<string, number> | null,
-  unmeasured?: string,
-): PrimaryChoice {
-  if (candidates.length === 0) throw new Error('no candidate phrase');
-  const hint = candidates.find((c) => c.hint || c.trending);
-  const best = means ? Math.max(0, ...Object.values(means)) : 0;
-  const scored: MeasuredCandidate[] = candidates.map((c) => {
-    const mean = means && c.phrase in means ? means[c.phrase]! : null;
-    const pop = mean === null ? null : popularity(mean, best);
-    return { ...c, mean, popularity: pop, score: round3(c.prior + POPULARITY_WEIGHT * (pop ?? 0)) };
-  });
-  const measured = scored.filter((c) => c.mean !== null);
-  const searched = measured.filter((c) => c.mean! >= MIN_MEAN);
-  // Popularity may only choose among rephrasings of the best prior's phrase: those that keep its first word,
-  // the one that says which kind, and its subject ("padel court bookings" for "padel court"; not "pet food"
-  // nor "vegan" for "vegan pet food").
-  // A broader phrase replaces it only where it has no measurable interest, and the reason says so.
-  const lead = scored[0]!;
-  const stem = (w: string) => w.replace(/s$/, '');
-  const leadWords = lead.phrase.split(' ').map(stem);
-  // A rephrasing keeps the first word and, of a longer phrase, another ("vegan" alone is not "vegan pet food").
-  const keeps = (c: MeasuredCandidate) => {
-    const words = new Set(c.phrase.split(' ').map(stem));
-    return words.has(leadWords[0]!) && (leadWords.length === 1 || leadWords.filter((w) => words.has(w)).length >= 2);
-  };
-  const kept = searched.filter(keeps);
-  const broader = kept.length === 0 && lead.mean !== null && lead.mean < MIN_MEAN && searched.length > 0;
-  const pool = kept.length > 0 ? kept : broader ? searched : measured.length > 0 ? measured.filter(keeps) : scored;
-  const order = (a: MeasuredCandidate, b: MeasuredCandidate) => b.score - a.score || b.coverage - a.coverage;
-  const chosen = hint ? scored[candidates.indexOf(hint)]! : ([...pool].sort(order)[0] ?? lead);
-  const ranked = [...measured].sort(order);
-  const rest = scored.filter((c) => c.mean === null);
-  const list = [...ranked, ...rest];
-  // The runner-up is the best other phrase that could have been chosen.
-  const runnerUp = [...pool].sort(order).find((c) => c !== chosen) ?? list.find((c) => c !== chosen);
-  const describe = (c: MeasuredCandidate) =>
-    `covers ${pct(c.coverage)} of the idea${c.names_product ? ' and names its subject' : ''}${
-      c.mean === null
-        ? ''
-        : c.mean < MIN_MEAN
-          ? ', not measurably searched'
-          : `, searched ${c.mean} (popularity ${c.popularity!.toFixed(2)})`
-    }`;
-  const reason = hint
-    ? hint.hint
-      ? 'operator keyword'
-      : "Google's trending search itself (discovery): already a search, not re-derived"
-    : `${broader && chosen !== lead ? `${lead.phrase}: no measurable interest; researched the broader ${chosen.phrase}: ` : ''}${describe(chosen)}${runnerUp ? `; runner-up "${runnerUp.phrase}" ${describe(runnerUp)}` : ''}${
-        means ? '' : ` (popularity not measured: ${unmeasured ?? 'a single candidate'})`
-      }`;
-  return { primary: chosen.phrase, candidates: list, reason };
 }

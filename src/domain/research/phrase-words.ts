@@ -4,7 +4,7 @@
 
 /** Nouns that name the kind of business, not its subject: they end a phrase and weigh nothing. */
 export const GENERIC = new Set(
-  'app apps application applications platform platforms service services tool tools startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business'.split(
+  'app apps application applications platform platforms service services tool tools startup saas b2b b2c d2c p2p website websites site marketplace marketplaces solution solutions system company business extension extensions plugin plugins add-on bot bots browser'.split(
     ' ',
   ),
 );
@@ -33,6 +33,8 @@ export const CHANNEL_MODIFIERS = new Set(
 export const GENERIC_MODIFIERS: ReadonlySet<string> = new Set([
   ...[...CHANNEL_MODIFIERS].filter((w) => w !== 'personalized'),
   ...'small easy smart simple quick fast better good great top modern old professional convenient on-demand'.split(' '),
+  // When and how it comes, not which product: a time ("same-day", "last-minute", "weekly") or a manner ("automated", "instant").
+  ...'same-day next-day last-minute instant automated automatic weekly monthly daily hourly nearby remote home at-home in-home'.split(' '),
 ]);
 /**
  * "AI" before a noun says which kind ("AI bookkeeping"); alone ("an AI that writes …") it is the vehicle, not the
@@ -46,7 +48,7 @@ export const TRANSPARENT_ALONE: ReadonlySet<string> = new Set(['ai', 'software',
  * ("finds padel court bookings", "helps freelancers", "connects homeowners with plumbers").
  */
 export const LIGHT_VERBS = new Set(
-  'be have do get make take give let help find use see know want need go come tell show ask try keep turn put bring send remind connect match meet join enjoy like love choose pick discover start open launch run allow enable offer provide answer access say become automate simplify streamline handle improve optimize power support replace'.split(
+  'be have do get make take give let help find use see know want need go come tell show ask try keep turn put bring send remind connect match meet join enjoy like love choose pick discover start open launch run allow enable offer provide answer access say become automate simplify streamline handle improve optimize power support replace base manage'.split(
     ' ',
   ),
 );
@@ -58,3 +60,17 @@ export const LIGHT_VERBS = new Set(
 export const ACQUIRING_VERBS: ReadonlySet<string> = new Set('rent hire buy order book borrow purchase sell lend shop'.split(' '));
 /** Verbs whose object is what the product makes ("writes product descriptions", "prints photo books"): the object first too. */
 export const MAKING_VERBS = new Set('write generate create build design make print draw paint bake cook produce craft compose'.split(' '));
+/** Light verbs that still name a tool by their agent noun ("coupon finder", "quiz maker", "pill reminder"). */
+export const AGENT_LIGHT_VERBS: ReadonlySet<string> = new Set(['find', 'make', 'remind']);
+/**
+ * The agent noun of a verb, by English spelling ("track": tracker, "make": maker, "plan": planner, "translate":
+ * translator, "copy": copier); a verb ending as one names its agent itself ("monitor", "filter").
+ */
+export function agentNoun(verb: string): string {
+  if (/(er|or)$/.test(verb)) return verb;
+  if (/ate$/.test(verb)) return `${verb.slice(0, -1)}or`;
+  if (/e$/.test(verb)) return `${verb}r`;
+  if (/[^aeiou]y$/.test(verb)) return `${verb.slice(0, -1)}ier`;
+  if (/^[^aeiou]*[aeiou][bdgklmnprt]$/.test(verb)) return `${verb}${verb.at(-1)}er`;
+  return `${verb}er`;
+}

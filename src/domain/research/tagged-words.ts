@@ -31,7 +31,8 @@ export function tagged(text: string): Tagged[] {
     while (parts.at(-1)!.post.trim() === '-' && i + 1 < terms.length) parts.push(terms[(i += 1)]!);
     const last = parts.at(-1)!;
     // One word, with its last part's tags: nounChunks decides whether it modifies ("last-minute") or names ("co-working").
-    const tags = new Set<string>(parts.length > 1 ? [...last.tags, 'Hyphenated'] : t.tags);
+    // A hyphenated word the tagger kept whole ("e-bikes") is one too.
+    const tags = new Set<string>(parts.length > 1 || /\p{L}-\p{L}/u.test(t.text) ? [...last.tags, 'Hyphenated'] : t.tags);
     // Nouns joined ("parent-teacher"): a kind, as a noun before a noun is; not a quality ("eco-friendly", "last-minute").
     if (parts.length > 1 && parts.every((p) => p.tags.includes('Noun') && !p.tags.includes('Adjective'))) tags.add('NounPair');
     out.push({ text: parts.map((p) => p.text).join('-'), tags, post: last.post });
