@@ -55,8 +55,13 @@ export interface TrendsConfig {
   readonly consentCookies: Readonly<Record<string, string>>;
 }
 
-/** How a research run asks Google for what its steps need (research/trends-plan.ts builds each). */
-export const TRENDS_PLANS = ['batched', 'single'] as const;
+/**
+ * How a research run asks Google for what its steps need (research/trends-plan.ts builds each):
+ * `batched` (the default); `shared` asks one explore for the phrase's maps and both related lists (opt-in:
+ * bench:google of 2026-11-29 measured it no better under late-2026 limits, see docs/benchmarks.md);
+ * `single` one keyword a request (the accuracy baseline).
+ */
+export const TRENDS_PLANS = ['shared', 'batched', 'single'] as const;
 export type TrendsPlanName = (typeof TRENDS_PLANS)[number];
 
 export function loadTrendsSection(read: EnvReader): TrendsConfig {

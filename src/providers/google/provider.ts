@@ -7,7 +7,7 @@
 // widget first (served again as measured on 2026-09-09, gtrends), and through
 // the embed flow only when that list is empty and the route's embed quota
 // allows (the embed quota was reported persistently spent in 2026); as parts of
-// an explore they are the explore widgets, as asked. A widget's request is sent
+// an explore too, so one explore serves a run's maps and both lists. A widget's request is sent
 // as explore served it (see GoogleSession.widget); a 401 to it asks explore
 // again, once.
 import { withEgress, type EgressRoute } from '../../trends/egress.js';
@@ -149,14 +149,12 @@ export class GoogleTrendsProvider implements TrendsProvider {
         const widgets = { current: await session.explore(items, what) };
         const answer: ExploreAnswer = { kind: 'explore', keywords: request.keywords };
         for (const part of request.parts) {
-          (answer as unknown as Record<string, TrendsResponse>)[part] = await this.widgetAnswer(
-            session,
-            widgets,
-            items,
-            partRequest(request, part),
-            PART_WIDGET[part],
-            what,
-          );
+          const asked = partRequest(request, part);
+          // A related list rides on this explore's widget, with the embed flow behind it as for a list asked alone.
+          (answer as unknown as Record<string, TrendsResponse>)[part] =
+            asked.kind === 'relatedQueries' || asked.kind === 'relatedTopics'
+              ? await this.related(session, asked, what, { widgets, items })
+              : await this.widgetAnswer(session, widgets, items, asked, PART_WIDGET[part], what);
         }
         return answer;
       }
@@ -182,11 +180,13 @@ export class GoogleTrendsProvider implements TrendsProvider {
     session: GoogleSession,
     request: Extract<TrendsRequest, { kind: RelatedKind }>,
     what: string,
+    /** The explore already asked, when the list is a part of it. */
+    explored?: { widgets: { current: Widget[]; renewed?: boolean }; items: ComparisonItem[] },
   ): Promise<TrendsResponse> {
-    const items = this.items([request.keyword], request.timeframe, request.geo);
-    const widgets = { current: await session.explore(items, what) };
+    const items = explored?.items ?? this.items([request.keyword], request.timeframe, request.geo);
+    const widgets = explored?.widgets ?? { current: await session.explore(items, what) };
     const listed = await this.widgetAnswer(session, widgets, items, request, RELATED_WIDGET[request.kind], what);
-    session.via = 'explore';
+    session.via ??= 'explore'; // an earlier part of the same explore may have used the embed flow
     if (listed.kind !== request.kind || listed.outcome !== 'empty') return listed;
     try {
       const embedded = await session.embedRelated(items[0]!, RELATED_WIDGET[request.kind], what, (json) =>
