@@ -32,6 +32,7 @@ import type { GoogleSession } from './client.js';
 import { GoogleUnavailableError } from './exchange.js';
 import { isSorryPage, parseTrendingFeed } from './format.js';
 import {
+  ConsentRequiredError,
   MalformedResponseError,
   RateLimitedError,
   RefusedError,
@@ -224,6 +225,8 @@ export async function readTrending(session: GoogleSession, geo: string, hl: stri
       const passedOver = failures.map((f) => ({ road: f.road, why: whyPassedOver(f.error) }));
       return { kind: 'trendingFeed', items, road, ...(passedOver.length ? { passedOver } : {}) };
     } catch (error) {
+      // Google's EU consent page is the route's, whatever the road: the others would meet it too.
+      if (error instanceof ConsentRequiredError) throw error;
       failures.push({ road, error });
       if (noAnswer(error)) break;
     }
