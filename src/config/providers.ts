@@ -47,6 +47,10 @@ export interface TrendsConfig {
   readonly embedGapMs: number;
   /** How long a route's embed pages wait after a token over the embed quota; doubles while it keeps happening. */
   readonly embedCooldownMs: number;
+  /** The explore family's bucket per route (Google's: a burst of 89–102, gtrends 2026-09-09); 0: no bucket. */
+  readonly exploreBurst: number;
+  /** The explore bucket's refill a minute before one is learned, and the least and most it is learned to. */
+  readonly exploreRefillPerMinute: { readonly first: number; readonly least: number; readonly most: number };
   /**
    * Each egress route's consent cookie, by route name (TRENDS_CONSENT_COOKIES,
    * "host:port=SOCS=…" entries): a route at an EU address is answered with
@@ -99,6 +103,13 @@ export function loadTrendsSection(read: EnvReader): TrendsConfig {
     // Embed pages 3 s apart were refused, 6–8 s apart served (trendspy #17, 2025-10-22).
     embedGapMs: read.integer('TRENDS_EMBED_GAP_MS', 8_000, 0, 3_600_000),
     embedCooldownMs: read.integer('TRENDS_EMBED_COOLDOWN_MS', 300_000, 100, 86_400_000),
+    // Google's explore limit is a token bucket: a burst of 89–102, refilled at 60–120 a minute (gtrends,
+    // live_integration, 2026-09-09: 60 a minute for 7 minutes never emptied it). The refill is learned from
+    // Google's rate-limit 429s between the least (half the first) and the most (twice it).
+    exploreBurst: read.integer('TRENDS_EXPLORE_BURST', 90, 0, 100_000),
+    exploreRefillPerMinute: ((first: number) => Object.freeze({ first, least: first / 2, most: first * 2 }))(
+      read.integer('TRENDS_EXPLORE_REFILL_PER_MINUTE', 60, 1, 1_000_000),
+    ),
     // An EU address is answered with consent.google.com until it sends a consent cookie (an actor's fix,
     // 2026-05-13): "route=cookie" entries, the route named as `insights budget` names it (host:port, or direct).
     consentCookies: Object.freeze(

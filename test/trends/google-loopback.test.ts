@@ -83,20 +83,14 @@ describe("the Google client against today's Google (loopback)", () => {
     // The explore page's own related widgets come back empty, as Google serves them to automated clients: an answer, not an error.
     expect(answer.relatedQueries).toMatchObject({ top: [], rising: [], outcome: 'empty' });
     expect(answer.relatedTopics).toMatchObject({ top: [], rising: [], outcome: 'empty' });
-    // The home page, the explore and five widgets, over one tunnel; the tokens say how Google labels the client.
-    expect(answer.provenance).toMatchObject({ requests: 7, route: routes[0]!.name, via: 'explore', userType: 'USER_TYPE_SCRAPER' });
+    // By city: explore's map widget is by country, and a widget request is never edited: no data, nothing asked.
+    expect(answer.mapCity).toMatchObject({ regions: [], outcome: 'no_data' });
+    // The home page, the explore and four widgets, over one tunnel; the tokens say how Google labels the client.
+    expect(answer.provenance).toMatchObject({ requests: 6, route: routes[0]!.name, via: 'explore', userType: 'USER_TYPE_SCRAPER' });
     expect(g.proxies[0]!.tunnels).toBe(1);
 
     const log = logOf(0);
-    expect(log.map((r) => r.kind)).toEqual([
-      'home',
-      'explore',
-      'multiline',
-      'relatedsearches',
-      'relatedsearches',
-      'comparedgeo',
-      'comparedgeo',
-    ]);
+    expect(log.map((r) => r.kind)).toEqual(['home', 'explore', 'multiline', 'relatedsearches', 'relatedsearches', 'comparedgeo']);
     expect(log.slice(1).every((r) => r.cookie)).toBe(true); // after the home page, no API call without the cookie
     expect(log.every((r) => /Chrome\/\d+/.test(r.userAgent ?? ''))).toBe(true);
     expect(g.google.counts.get('no-cookie-429')).toBeUndefined();
@@ -107,7 +101,6 @@ describe("the Google client against today's Google (loopback)", () => {
       'multiline:served',
       'relatedsearches:empty',
       'relatedsearches:empty',
-      'comparedgeo:served',
       'comparedgeo:served',
     ]);
 

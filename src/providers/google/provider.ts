@@ -8,13 +8,13 @@
 // the embed flow only when that list is empty and the route's embed quota
 // allows (the embed quota was reported persistently spent in 2026); as parts of
 // an explore too, so one explore serves a run's maps and both lists. A widget's request is sent
-// as explore served it (see GoogleSession.widget); a 401 to it asks explore
-// again, once.
+// as explore served it, never edited (see GoogleSession.widget); a 401 to it
+// asks explore again, once.
 import { withEgress, type EgressRoute } from '../../trends/egress.js';
 import {
   GoogleSession,
-  SignedWidgetError,
   wasNotSent,
+  widgetOf,
   type ComparisonItem,
   type CookieJar,
   type ExchangeObserver,
@@ -203,10 +203,13 @@ export class GoogleTrendsProvider implements TrendsProvider {
   }
 
   /**
-   * One part of an explore answer from its widget. A 401 to a widget sent as
-   * served (a stale token) asks explore again, once, for fresh widgets; a map
-   * at a resolution the widget does not ask, on a route where Google signs
-   * widget requests, is "no data" rather than an edited request.
+   * One part of an explore answer from its widget, sent as explore served it.
+   * A 401 to it (a stale token) asks explore again, once. A map at a
+   * resolution explore's widget does not carry is "no data", asked of no one:
+   * explore picks the map's resolution from the geo alone ('' by country, a
+   * country by region, a region outside the US by city, a US state by DMA:
+   * gtrends, 2026-09-09), no explore serves a country's cities, and an edited
+   * widget request is a 401.
    */
   private async widgetAnswer(
     session: GoogleSession,
@@ -217,13 +220,13 @@ export class GoogleTrendsProvider implements TrendsProvider {
     what: string,
   ): Promise<TrendsResponse> {
     for (;;) {
-      try {
-        const answer = await this.askWidget(session, widgets.current, request, id, what);
-        if (answer !== null) return answer;
-      } catch (error) {
-        if (!(error instanceof SignedWidgetError) || request.kind !== 'interestByRegion') throw error;
-        return { kind: 'interestByRegion', keywords: request.keywords, regions: [], outcome: 'no_data' };
+      if (request.kind === 'interestByRegion') {
+        const served = widgetOf(widgets.current, id)?.request.resolution;
+        if (served !== undefined && served !== request.resolution)
+          return { kind: 'interestByRegion', keywords: request.keywords, regions: [], outcome: 'no_data' };
       }
+      const answer = await this.askWidget(session, widgets.current, request, id, what);
+      if (answer !== null) return answer;
       if (widgets.renewed) throw new RefusedError(`Google Trends refused ${what}'s widget twice (HTTP 401), fresh tokens included`);
       widgets.renewed = true;
       widgets.current = await session.explore(items, `${what} (explore again: a widget token was refused)`);
@@ -238,9 +241,7 @@ export class GoogleTrendsProvider implements TrendsProvider {
       case 'relatedTopics':
         return session.widget(widgets, id, what, (json) => parseRelated(json, request.kind, what));
       case 'interestByRegion':
-        return session.widget(widgets, id, what, (json) => parseComparedGeo(json, request.keywords, what), {
-          resolution: request.resolution,
-        });
+        return session.widget(widgets, id, what, (json) => parseComparedGeo(json, request.keywords, what));
       default:
         throw new Error(`${request.kind} is not an explore widget`);
     }
