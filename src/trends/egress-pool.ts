@@ -55,6 +55,7 @@ import { RouteWaitError, type Lease, type RouteWait } from './route-wait.js';
 import { ENDPOINT_FAMILIES, type BlockKind, type EndpointFamily } from './types.js';
 import { SCRIPTS } from '../redis/scripts.js';
 import { routeBudget, type BookedOutcome, type RouteBudget } from './route-budget.js';
+import { EXPLORE_BUCKET, type EgressPoolOptions } from './egress-pool-options.js';
 
 // The Redis scripts, each in its .lua file with its KEYS, ARGV and answer at the top.
 // ARGV: now, job, lease ms, lookahead ms, offset, skip flags, poll ms, embed flag. KEYS: every route.
@@ -77,40 +78,7 @@ const IN_FLIGHT_POLL_MS = 25;
 /** How many of its usual waits a job that has begun its exchanges may wait for its next slot (see pacers). */
 const CONTINUING_WAIT_SLOTS = 6;
 
-export interface EgressPoolOptions {
-  /** HTTPS requests per minute each route may send; 0 = no pacing. */
-  requestsPerMinute: number;
-  /** First cooldown after a block; doubles per block in a row. */
-  cooldownMs: number;
-  /** The longest cooldown. */
-  cooldownMaxMs: number;
-  /** How long a route that got a 400 is left alone. */
-  refusedPauseMs: number;
-  /** Deadline of one request's talking to Google: a probe's lease outlives it. */
-  requestTimeoutMs: number;
-  /** Spread of the interval between requests (0.2: ± 20 %). */
-  jitter?: number;
-  /** Gap between two embed pages of a route (TRENDS_EMBED_GAP_MS); jittered like the interval. Default 8 s. */
-  embedGapMs?: number;
-  /** How long a route's embed pages wait after a token over the embed quota, doubling in a row up to cooldownMaxMs. Default 5 minutes. */
-  embedCooldownMs?: number;
-  /**
-   * How many of a route's request slots ahead a job may wait for inside its
-   * request (default 8: two jobs per route in each of four worker processes).
-   * Past it the job waits outside, without an attempt. Too few and the jitter
-   * alone sends a job that holds a route back to the queue between two of its
-   * requests, where a job of lower priority takes its place.
-   */
-  paceWaitSlots?: number;
-  /** The explore family's bucket per route (TRENDS_EXPLORE_BURST); 0: no bucket. Default 90. */
-  exploreBurst?: number;
-  /** Its refill a minute before any is learned, and the least and most it is learned to (TRENDS_EXPLORE_REFILL_PER_MINUTE). Default 60, 30, 120. */
-  exploreRefillPerMinute?: { first: number; least: number; most: number };
-  random?: () => number;
-}
-
-/** Google's explore-family limit as gtrends measured it on 2026-09-09: a burst of 89–102, refilled at 60–120 a minute. */
-export const EXPLORE_BUCKET = { burst: 90, refill: { first: 60, least: 30, most: 120 } } as const;
+export { EXPLORE_BUCKET, type EgressPoolOptions } from './egress-pool-options.js';
 
 /** Why a route cannot take a job (or a request) now. */
 export { RouteWaitError, type Lease, type RouteWait } from './route-wait.js';
@@ -221,13 +189,7 @@ export class EgressPool {
    * slot, then checks the route is still open (a block reported while it
    * waited stops the request). Throws RouteWaitError when the request must not go.
    */
-  async pace(
-    route: EgressRoute,
-    jobId: string,
-    embed = false,
-    family?: EndpointFamily,
-    maxWaitMs = this.maxPaceWaitMs,
-  ): Promise<void> {
+  async pace(route: EgressRoute, jobId: string, embed = false, family?: EndpointFamily, maxWaitMs = this.maxPaceWaitMs): Promise<void> {
     await this.waitForSlot(route, jobId, embed, maxWaitMs, family);
   }
 

@@ -21,6 +21,7 @@ function fakeJob(data: Record<string, unknown> = { request: { kind: 'autocomplet
     id: 'trends-1',
     name: 'trends-fetch',
     data,
+    opts: {} as { priority?: number; attempts?: number },
     progress: 0 as unknown,
     delayedUntil: 0,
     async moveToDelayed(timestamp: number) {
