@@ -1,4 +1,6 @@
 // The search-data providers: TRENDS_* (which providers, pacing Google); each provider's own section (DATAFORSEO_*, RECORDED_TRENDS_DIR, SYNTHETIC_LATENCY_MS) is declared in its profile (src/providers/<name>/profile.ts) and read here through the registry.
+import { readFileSync } from 'node:fs';
+import { parseServiceAccountKey, unreadableKey } from '../domain/trends/service-account-key.js';
 import { parseProxyUrl, ProxyUrlError } from '../domain/proxy-url.js';
 import {
   kindOfProviders,
@@ -158,7 +160,27 @@ export function loadTrendsSection(read: EnvReader): TrendsConfig {
 
 /** Each provider's section, as its profile declares it (config reads the variables; the provider says which). */
 export function loadProviderSettings(read: EnvReader, trends: TrendsConfig): ProviderSettings {
-  return Object.freeze(
+  const settings = Object.freeze(
     Object.fromEntries(PROVIDERS.map((p) => [p.name, Object.freeze(p.settings(read, trends.providers))])),
   ) as ProviderSettings;
+  // A missing or wrong key file is said at start, not found by research that then waits for it without end
+  // (outside review of issue 51, 2026-11-29). A profile is plain data, so the file is read here.
+  const keyFile = settings['trends-api'].credentialsFile;
+  if (trends.providers.includes('trends-api') && keyFile !== undefined) {
+    const problem = serviceAccountKeyProblem(keyFile);
+    read.check(problem === undefined, problem ?? '');
+  }
+  return settings;
+}
+
+/** Why the file at `credentialsFile` is not a readable service account key, or undefined when it is. */
+function serviceAccountKeyProblem(credentialsFile: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(credentialsFile, 'utf8');
+  } catch (error) {
+    return unreadableKey(credentialsFile, error);
+  }
+  const parsed = parseServiceAccountKey(credentialsFile, text);
+  return 'problem' in parsed ? parsed.problem : undefined;
 }

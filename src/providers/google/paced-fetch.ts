@@ -156,10 +156,14 @@ export async function fetchThroughPool(
           "Google Trends blocked this route's endpoint family; it cools down (the route's other families go on), then one request probes",
         );
       }
+      // A block of the family this request begins with: the pool routes a job around it (a route must have its first
+      // family open), so the job is asked again at once and waits only if every route has that family cooling.
+      // A block met later in the job (its widgets, after an explore) still waits here: asking again would spend an explore.
+      const elsewhere = error.family !== undefined && error.family === firstFamilyOf(request);
       return {
         kind: 'wait',
-        ms: cooldownMs,
-        reason: `route ${route.name}${error.family ? `'s ${error.family} requests are` : ' is'} cooling down after a block until ${clock(cooldownMs)} UTC`,
+        ms: elsewhere ? 0 : cooldownMs,
+        reason: `route ${route.name}${error.family ? `'s ${error.family} requests are` : ' is'} cooling down after a block until ${clock(cooldownMs)} UTC${elsewhere ? '; trying another route' : ''}`,
       };
     }
     if (error instanceof EmbedOverQuotaError) {
