@@ -32,7 +32,6 @@ import type { GoogleSession } from './client.js';
 import { GoogleUnavailableError } from './exchange.js';
 import { isSorryPage, parseTrendingFeed } from './format.js';
 import {
-  ConsentRequiredError,
   MalformedResponseError,
   RateLimitedError,
   RefusedError,
@@ -182,15 +181,9 @@ function decisive(failures: Array<{ road: TrendingRoad; error: unknown }>): unkn
 }
 
 /** Google's trending searches for `geo`: the first road that serves, with which one it was and why the ones before did not. */
-/** Each road, asked on its own: `readTrending` tries them in order, `insights google check` asks all three. */
-export function trendingRoads(
-  session: GoogleSession,
-  geo: string,
-  hl: string,
-  what: string,
-): Record<TrendingRoad, () => Promise<TrendingItem[]>> {
+export async function readTrending(session: GoogleSession, geo: string, hl: string, what: string): Promise<TrendingFeed> {
   const language = hl.split('-')[0] || 'en';
-  return {
+  const roads: Record<TrendingRoad, () => Promise<TrendingItem[]>> = {
     rss: () =>
       session.trendingRoad(
         'trending_rss',
@@ -214,10 +207,6 @@ export function trendingRoads(
         (html) => parseTrendingPage(html, what),
       ),
   };
-}
-
-export async function readTrending(session: GoogleSession, geo: string, hl: string, what: string): Promise<TrendingFeed> {
-  const roads = trendingRoads(session, geo, hl, what);
   const failures: Array<{ road: TrendingRoad; error: unknown }> = [];
   for (const road of ['rss', 'rpc', 'page'] as const) {
     try {
@@ -225,8 +214,6 @@ export async function readTrending(session: GoogleSession, geo: string, hl: stri
       const passedOver = failures.map((f) => ({ road: f.road, why: whyPassedOver(f.error) }));
       return { kind: 'trendingFeed', items, road, ...(passedOver.length ? { passedOver } : {}) };
     } catch (error) {
-      // Google's EU consent page is the route's, whatever the road: the others would meet it too.
-      if (error instanceof ConsentRequiredError) throw error;
       failures.push({ road, error });
       if (noAnswer(error)) break;
     }
