@@ -93,7 +93,7 @@ describe('logs', () => {
     expect(all).toContain('[redacted]');
     const requestLine = lines
       .map((l) => JSON.parse(l) as { msg: string; url?: string; key_id?: string })
-      .find((l) => l.msg === 'request' && l.url === '/api/insights?limit=1');
+      .find((l) => l.msg === 'request' && l.url === '/api/insights?limit=[redacted]');
     expect(requestLine?.key_id).toBe(id);
   });
 });
