@@ -62,12 +62,13 @@ describe('/metrics', () => {
       60_000,
       'the run',
     );
-    // The last step's "completed" event lands just after the run is recorded as done.
+    // The last job's "completed" event lands just after the run is recorded as done. A research-step job runs its
+    // run's next steps itself for up to RESEARCH_GO_ON_MS (2026-11-29), so the 40 steps take between 1 and 40 jobs.
     const res = await until(
       () => app.inject({ url: '/metrics', headers: basic(TOKEN) }),
-      (r) => Number(/job_duration_seconds_count\{queue="research",job="research-step"\} (\d+)/.exec(r.body)?.[1] ?? 0) >= 40,
+      (r) => Number(/job_duration_seconds_count\{queue="research",job="research-step"\} (\d+)/.exec(r.body)?.[1] ?? 0) >= 1,
       10_000,
-      '40 research steps in the metrics',
+      'research-step jobs in the metrics',
     );
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/plain/);
@@ -76,7 +77,8 @@ describe('/metrics', () => {
     expect(body).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/categories",status="429"\} 1/);
     expect(body).toMatch(/api_quota_rejections_total\{plan="free"\} 1/);
     const steps = Number(/job_duration_seconds_count\{queue="research",job="research-step"\} (\d+)/.exec(body)?.[1]);
-    expect(steps).toBeGreaterThanOrEqual(40);
+    expect(steps).toBeGreaterThanOrEqual(1);
+    expect(steps).toBeLessThanOrEqual(40);
     expect(body).toMatch(/forecast_backtest_mase_count \d+/);
     expect(body).toMatch(/webhook_delivery_attempts_total|# HELP webhook_delivery_attempts_total/);
     expect(body).toMatch(/# HELP google_trends_requests_total/);
