@@ -75,6 +75,32 @@ const MODIFIER_WEIGHT = 0.35;
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
+/** Whether a hyphenated word has a part that says where, when or at what price ("last-minute", "hyper-local"); "-free" is without, not a price ("gluten-free"). */
+const genericParts = (word: string) => word.split('-').some((w) => GENERIC_MODIFIERS.has(w) && w !== 'free');
+/** Whether a hyphenated word says how or when a product comes: a participle part ("solar-powered", "chef-prepared") or a generic one. */
+const hyphenatedManner = (word: string) => word.includes('-') && (word.split('-').some((w) => /ed$/.test(w)) || genericParts(word));
+
+/**
+ * Whether the word before a subject may lead it as the word that says which kind ("vegan pet food", "tiny house
+ * rental"): not people, a company or an owner, not part of a name WordNet lists, not a generic word, a number or an
+ * acronym, nor a hyphenated word that says how or when it comes. Both differentiated subjects ask it; the first adds
+ * its own conditions.
+ */
+function mayLead(left: PhraseToken | undefined, part: readonly PhraseToken[], subjectAt: number): left is PhraseToken {
+  return (
+    left !== undefined &&
+    !left.people &&
+    !left.organization &&
+    !left.owner &&
+    !left.joinsNext &&
+    !part[subjectAt - 2]?.joinsNext &&
+    !GENERIC_MODIFIERS.has(left.word) &&
+    /[a-z]/.test(left.word) &&
+    !left.acronym &&
+    !hyphenatedManner(left.word)
+  );
+}
+
 /** The idea's parts: its noun phrases cut at the words that name a kind of business, in order. */
 export function ideaParts(idea: string): PhraseToken[][] {
   return chunksOf(idea).map((c) => c.tokens);
@@ -277,24 +303,13 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
       // made of a participle says how it is made ("solar-powered", "chef-prepared"), as a generic part says where or when
       // ("hyper-local").
       const plainLead = (t: PhraseToken) =>
-        !/ing$/.test(t.word) &&
-        !t.acronym &&
-        (!/-|ed$/.test(t.word) || subjectTokens.length === 1 || subjectTokens[0]!.joinsNext === true) &&
-        // ("-free" is without, not a price: "gluten-free").
-        !(t.word.includes('-') && t.word.split('-').some((w) => /ed$/.test(w) || (GENERIC_MODIFIERS.has(w) && w !== 'free')));
+        !/ing$/.test(t.word) && (!/-|ed$/.test(t.word) || subjectTokens.length === 1 || subjectTokens[0]!.joinsNext === true);
       const leadable =
-        left !== undefined &&
-        !left.people &&
-        !left.organization &&
-        !left.owner &&
-        !left.joinsNext &&
-        !part[subjectAt - 2]?.joinsNext &&
+        mayLead(left, part, subjectAt) &&
         // After a plural, or opening a part after the people who use it, a word is their verb ("renters split utility
         // bills", "law firms automate client intake"): a noun before a noun is singular in English.
         !(subjectAt === 1 && chunks[p - 1]?.users) &&
         !(part[subjectAt - 2]?.role === 'noun' && /[^s]s$/.test(part[subjectAt - 2]!.word)) &&
-        !GENERIC_MODIFIERS.has(left.word) &&
-        /[a-z]/.test(left.word) &&
         plainLead(left) &&
         (left.role === 'modifier' || !/ing$/.test(left.word));
       const lead = leadable && subjectTokens.length + (tail ? 1 : 0) < 3 && !acts ? left : undefined;
@@ -338,17 +353,7 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
         actTail(singular(after.word))
           ? singular(after.word)
           : undefined;
-      const leadOk =
-        left !== undefined &&
-        !left.people &&
-        !left.organization &&
-        !left.owner &&
-        !left.joinsNext &&
-        !part[subjectAt - 2]?.joinsNext &&
-        !GENERIC_MODIFIERS.has(left.word) &&
-        /[a-z]/.test(left.word) &&
-        !left.acronym &&
-        !(left.word.includes('-') && left.word.split('-').some((w) => /ed$/.test(w) || (GENERIC_MODIFIERS.has(w) && w !== 'free')));
+      const leadOk = mayLead(left, part, subjectAt);
       if (bare && act && subjectTokens.length === 2) {
         const words = [...(leadOk ? [left!.word] : []), ...subjectTokens.map((t) => t.word), act];
         const phrase = (words.length > 3 ? words.slice(0, -1) : words).join(' ');
