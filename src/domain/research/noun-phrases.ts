@@ -228,6 +228,17 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       (knownVerb(word) || wordnet().verbs.has(word))
     )
       role = null;
+    // After "for" and closing the phrase, a verb in -s is a plural noun the tagger misread ("Airbnb for boats"): no
+    // subject comes before it to make it a verb (since 2026-11-29).
+    else if (
+      plain(words[i - 1]?.text ?? '') === 'for' &&
+      (next === undefined || isFunction(next) || /[,.;:!?]/.test(w.post)) &&
+      isVerb(w) &&
+      !isNoun(w) &&
+      /[^s]s$/.test(word) &&
+      canBeNoun(word)
+    )
+      role = 'noun';
     // Whose it is ("your kid's school bus", "local farmers' eggs"): a modifier that never says which kind.
     else if (isPossessive(w) && (isNoun(w) || isVerb(w))) role = 'modifier';
     else if (isFunction(w) && !(isNoun(w) && !w.tags.has('Pronoun'))) role = null;

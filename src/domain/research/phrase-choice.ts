@@ -179,7 +179,10 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
   // "padel court bookings": the court). People not after "for" may be the product ("birthday party entertainers").
   const heads = parts.map((part, p) => {
     let head = part.length - 1;
-    const forWhom = (t: PhraseToken) => t.people && chunks[p]!.afterFor === true;
+    // Unless what comes before "for" is only a booking form ("Booking platform for freelance makeup artists"): who is
+    // booked is the product (since 2026-11-29).
+    const booked = p === productAt && productAt > 0 && parts[productAt - 1]!.some((t) => /^bookings?$/.test(t.word));
+    const forWhom = (t: PhraseToken) => t.people && chunks[p]!.afterFor === true && !booked;
     while (head > 0 && (FORMAT.has(part[head]!.word) || forWhom(part[head]!)) && part.slice(0, head).some((t) => t.role === 'noun'))
       head -= 1;
     while (head > 0 && part[head]!.role !== 'noun') head -= 1;
@@ -226,12 +229,18 @@ function ruleCandidates(chunks: readonly IdeaChunk[]): { candidates: PhraseCandi
     // A lone noun after its modifier is searched with it: one noun says too little ("smart collar",
     // "personal trainer", "billable hours", "wholesale produce").
     // Not a modifier that says where, how or at what price it comes (a search adds those as it likes:
-    // "local handymen", "online tutoring"), nor a participle or a hyphenated one ("automated", "eco-friendly").
+    // "local handymen", "online tutoring"), nor a participle ("automated").
+    // A hyphenated one says which kind ("solar-powered backpack", "gluten-free pizza", "3d-printed prosthetics"; since
+    // 2026-11-29) unless it is generic ("last-minute", "same-day") or says whom the thing suits ("eco-friendly",
+    // "allergy-friendly"), and only where the head ends the phrase but for a form ("gluten-free pizza delivery").
+    const lastNoun = part.findLastIndex((t) => t.role === 'noun' && !FORMAT.has(t.word));
+    const kindHyphen = (t: PhraseToken) =>
+      t.word.includes('-') && !GENERIC_MODIFIERS.has(t.word) && !genericParts(t.word) && !/-friendly$/.test(t.word) && lastNoun === head;
     const lone =
       before?.role === 'modifier' &&
       !before.owner &&
       part[head - 2]?.role !== 'noun' &&
-      (before.nounPair === true || !/-|ed$/.test(before.word)) &&
+      (before.nounPair === true || !/-|ed$/.test(before.word) || kindHyphen(before)) &&
       !CHANNEL_MODIFIERS.has(before.word);
     const subjectAt = before && (before.role === 'noun' || activity || lone) ? (part[head - 2]?.joinsNext ? head - 2 : head - 1) : head;
     for (let n = Math.min(3, part.length); n >= 1; n -= 1)

@@ -69,6 +69,8 @@ export const AGENT_LIGHT_VERBS: ReadonlySet<string> = new Set(['find', 'make', '
 export function agentNoun(verb: string): string {
   if (/(er|or)$/.test(verb)) return verb;
   if (/ate$/.test(verb)) return `${verb.slice(0, -1)}or`;
+  // "collect", "detect", "inspect": collector, detector, inspector.
+  if (/ct$/.test(verb)) return `${verb}or`;
   if (/e$/.test(verb)) return `${verb}r`;
   if (/[^aeiou]y$/.test(verb)) return `${verb.slice(0, -1)}ier`;
   if (/^[^aeiou]*[aeiou][bdgklmnprt]$/.test(verb)) return `${verb}${verb.at(-1)}er`;
