@@ -37,6 +37,7 @@ const FRESH_7 = path.join(ROOT, 'test/fixtures/categories/fresh-7-2026-11-28.tsv
 const FRESH_8 = path.join(ROOT, 'test/fixtures/categories/fresh-8-2026-11-28.tsv');
 const FRESH_9 = path.join(ROOT, 'test/fixtures/categories/fresh-9-2026-11-28.tsv');
 const FRESH_10 = path.join(ROOT, 'test/fixtures/categories/fresh-10-2026-11-29.tsv');
+const FRESH_11 = path.join(ROOT, 'test/fixtures/categories/fresh-11-2026-11-29.tsv');
 const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
 
 /**
@@ -63,6 +64,11 @@ const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
  * reading the chunk's last noun as head; a noun before a noun only a modifier)
  * were measured on the older sets' misses and dropped (1,437 and 1,439 of 1,472
  * against 1,451), so the classifier is the third round's.
+ * The lead-noun round (2026-11-29): fresh-11, written and committed before the
+ * round (f0b66d9) and measured once at its end, counts only: 25/40 = 62.5%
+ * (25/40 before the round too). Its one category rule (WordNet reading an
+ * unknown noun after a known one as the head) was measured on the older sets
+ * and dropped: one more right in the fresh files, two fewer in probes.
  */
 const FLOORS = {
   'founders-tuning': [87, 87],
@@ -82,12 +88,15 @@ const FLOORS = {
   'fresh-8-held-out': [28, 30],
   'fresh-9': [36, 40],
   'fresh-10': [35, 40],
+  'fresh-11': [25, 40],
   probes: [637, 639],
   tuning: [66, 68],
   'held-out': [46, 49],
   demo: [48, 51],
 } as const satisfies Record<string, readonly [number, number]>;
 type SetName = keyof typeof FLOORS;
+/** Sets measured blind whose misses are not printed, so no one tunes on them before the next blind measurement. */
+const COUNTS_ONLY: ReadonlySet<SetName> = new Set(['fresh-11']);
 
 /** Sets of founders' ideas, the idea alone: measured twice, alone and as the dry run reads it (with its candidate phrases). */
 const ideaOnly = (set: SetName) => set.startsWith('founders-') || set.startsWith('fresh-') || set === 'probes';
@@ -160,6 +169,7 @@ function readRows(): Row[] {
     ...readIdeaRows(FRESH_8, seen),
     ...readIdeaRows(FRESH_9, seen),
     ...readIdeaRows(FRESH_10, seen),
+    ...readIdeaRows(FRESH_11, seen),
   ];
 }
 
@@ -256,9 +266,10 @@ describe('the labelled set', () => {
         misses.push(`  ${row.idea}: ${choice.category} (expected ${row.expected.join(' or ')}; ${choice.matched.slice(0, 3).join(', ')})`);
     }
     const hits = ofSet.length - misses.length;
+    const shown = COUNTS_ONLY.has(set) ? [] : misses;
     // The figure docs/categories.md publishes.
     process.stdout.write(
-      `category accuracy, ${set}${asDryRun ? ' (as the dry run reads it)' : ''}: ${hits}/${ofSet.length} = ${((hits / ofSet.length) * 100).toFixed(1)}%${misses.length ? `\n${misses.join('\n')}` : ''}\n`,
+      `category accuracy, ${set}${asDryRun ? ' (as the dry run reads it)' : ''}: ${hits}/${ofSet.length} = ${((hits / ofSet.length) * 100).toFixed(1)}%${shown.length ? `\n${shown.join('\n')}` : ''}\n`,
     );
     return hits;
   }
