@@ -110,6 +110,35 @@ describe("the egress pool's endpoint families", () => {
     expect(state!.families.explore.state).toBe('open');
     expect(state!.state).toBe('open');
   });
+
+  it("gives a family's probe no job holds to the job whose next request is of that family, instead of waiting for a holder that never comes", async () => {
+    // job-1 holds the route for explore (its first request); widget data, blocked earlier, has cooled down and needs a probe
+    // that no job holds (acquire hands a probe only for a job's first family). Before the fix, job-1's widget request waited
+    // "a probe is asking whether Google still blocks us" for ever (the fresh-clone CI of d381006, google-e2e).
+    const p = pool([A]);
+    await p.acquire('job-0', [], Date.now(), false, 'widgetdata');
+    await p.blocked(A, 'job-0', Date.now() - 60_001, { kind: 'sorry_302', family: 'widgetdata' });
+    await p.release(A, 'job-0', false);
+    expect(await p.acquire('job-1', [], Date.now(), false, 'explore')).toEqual({ route: A, probe: false });
+    await p.pace(A, 'job-1', false, 'explore');
+    await p.pace(A, 'job-1', false, 'widgetdata'); // job-1 takes the widget-data probe
+    await expect(p.pace(A, 'job-2', false, 'widgetdata')).rejects.toMatchObject({ reason: 'probe' }); // job-1's lease runs
+    await p.answered(A, 'job-1', 'answers');
+    await p.pace(A, 'job-2', false, 'widgetdata');
+    const [state] = await p.budget();
+    expect(state!.families.widgetdata.state).toBe('open');
+  });
+
+  it("lets a job take over a family's probe whose holder's lease ran out (the holder crashed)", async () => {
+    const p = pool([A], { requestTimeoutMs: 1 });
+    await p.acquire('job-0', [], Date.now(), false, 'explore');
+    await p.blocked(A, 'job-0', Date.now() - 60_001, { kind: 'sorry_302', family: 'explore' });
+    expect(await p.acquire('job-1', [], Date.now(), false, 'explore')).toEqual({ route: A, probe: true });
+    const prefix = (p as unknown as { prefix: string }).prefix;
+    await redis.redis.hset(`${prefix}:route:${A.name}`, 'probe_until:explore', Date.now() - 1); // job-1 died; its lease ran out
+    await p.pace(A, 'job-2', false, 'explore');
+    expect(await redis.redis.hget(`${prefix}:route:${A.name}`, 'probe_job:explore')).toBe('job-2');
+  });
 });
 
 /** The count of explore tokens the route's bucket handed out (as if the requests had been paced). */

@@ -1,7 +1,10 @@
 -- The next request slot of a route for a job that holds it: refused when the
 -- route is set aside (EU consent), cooling, refused, or being probed by another job; `busy` when the
 -- slot is further than the job may wait inside its request. A probe's lease is
--- renewed with each request. An embed page (embed gap > 0) also takes the
+-- renewed with each request; a probe no job holds (or whose lease ran out) is
+-- taken by the job that asks, as egress-pool.acquire-n.lua does, so a job whose
+-- next request is of a family that needs a probe asks it instead of waiting for
+-- a holder that will never come. An embed page (embed gap > 0) also takes the
 -- route's next embed slot, and is refused while the embed pages cool down.
 -- Blocks are per endpoint family: a request of a family checks the route's
 -- cooldown and probe (set by a block of unknown family) and its family's
@@ -22,8 +25,8 @@ local embedGap = tonumber(ARGV[8])
 local embed = ARGV[9] == '1'
 local family = ARGV[10] or ''
 local sfx = family ~= '' and (':' .. family) or ''
-local f = redis.call('HMGET', KEYS[1], 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'next_at', 'embed_cool_until', 'embed_next_at', 'consent_until')
-local ff = redis.call('HMGET', KEYS[1], 'cool_until' .. sfx, 'needs_probe' .. sfx, 'probe_job' .. sfx)
+local f = redis.call('HMGET', KEYS[1], 'refused_until', 'cool_until', 'needs_probe', 'probe_job', 'next_at', 'embed_cool_until', 'embed_next_at', 'consent_until', 'probe_until')
+local ff = redis.call('HMGET', KEYS[1], 'cool_until' .. sfx, 'needs_probe' .. sfx, 'probe_job' .. sfx, 'probe_until' .. sfx)
 local refused = tonumber(f[1] or '0')
 if tonumber(f[8] or '0') > now then return {-1, tonumber(f[8]) - now, 'consent'} end
 local cool = math.max(tonumber(f[2] or '0'), tonumber(ff[1] or '0'))
@@ -31,14 +34,15 @@ if refused > now then return {-1, refused - now, 'refused'} end
 if cool > now then return {-1, cool - now, 'cooling'} end
 local embedCool = tonumber(f[6] or '0')
 if embed and embedCool > now then return {-1, embedCool - now, 'embed_quota'} end
-if f[3] == '1' then
-  if f[4] ~= job then return {-1, 1000, 'probe'} end
-  redis.call('HSET', KEYS[1], 'probe_until', now + tonumber(ARGV[5]))
+-- The probe (of the route, suffix '', or of the family): false while another job's lease on it runs.
+local function holdProbe(probeSfx, holder, leaseUntil)
+  if holder and holder ~= job and tonumber(leaseUntil or '0') > now then return false end
+  if holder ~= job then redis.call('HINCRBY', KEYS[1], 'probes', 1) end
+  redis.call('HSET', KEYS[1], 'probe_job' .. probeSfx, job, 'probe_until' .. probeSfx, now + tonumber(ARGV[5]))
+  return true
 end
-if sfx ~= '' and ff[2] == '1' then
-  if ff[3] ~= job then return {-1, 1000, 'probe'} end
-  redis.call('HSET', KEYS[1], 'probe_until' .. sfx, now + tonumber(ARGV[5]))
-end
+if f[3] == '1' and not holdProbe('', f[4], f[9]) then return {-1, 1000, 'probe'} end
+if sfx ~= '' and ff[2] == '1' and not holdProbe(sfx, ff[3], ff[4]) then return {-1, 1000, 'probe'} end
 local slot = math.max(now, tonumber(f[5] or '0'))
 if embed then slot = math.max(slot, tonumber(f[7] or '0')) end
 local bucketed = family == 'explore' and tonumber(ARGV[11] or '0') > 0
