@@ -195,7 +195,16 @@ export const SCRIPTS = {
       [waitMs: number, refillPerMinute: string]
     >(),
     blocked: script('trends/lua/egress-pool.blocked-1.lua').typed<
-      [now: number, jobId: string, cooldownMs: number, cooldownMaxMs: number, jitter: number, askedMs: number, family: string],
+      [
+        now: number,
+        jobId: string,
+        cooldownMs: number,
+        cooldownMaxMs: number,
+        jitter: number,
+        askedMs: number,
+        family: string,
+        ...families: string[],
+      ],
       [started: number, cooldownMs: number]
     >(),
     answered: script('trends/lua/egress-pool.answered-1.lua').typed<[jobId: string, ...families: string[]], unknown>(),

@@ -369,7 +369,7 @@ export class EgressPool {
     const [started, cooldownMs] = await BLOCKED.run(
       this.redis,
       [this.routeKey(route)],
-      [now, jobId, this.options.cooldownMs, this.options.cooldownMaxMs, jitter, asked, block.family ?? ''],
+      [now, jobId, this.options.cooldownMs, this.options.cooldownMaxMs, jitter, asked, block.family ?? '', ...ENDPOINT_FAMILIES],
     );
     await this.book(route, 'blocked');
     if (block.kind) await this.bookField(route, `blocked_${block.kind}`);

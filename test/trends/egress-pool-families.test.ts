@@ -129,6 +129,21 @@ describe("the egress pool's endpoint families", () => {
     expect(state!.families.widgetdata.state).toBe('open');
   });
 
+  it('learns that Google blocks the whole address when a second family meets a block while the first cools down: the next blocks cool the whole route', async () => {
+    const p = pool([A]);
+    await p.acquire('job-1', [], Date.now(), false, 'explore');
+    await p.blocked(A, 'job-1', Date.now(), { kind: 'sorry_302', family: 'explore' });
+    expect((await p.budget())[0]!.blocksWholeRoute).toBe(false);
+    await p.pace(A, 'job-2', false, 'autocomplete'); // another family goes on, as Google of September 2026 allows
+    await p.blocked(A, 'job-2', Date.now(), { kind: 'sorry_302', family: 'autocomplete' });
+    const [state] = await p.budget();
+    expect(state!.blocksWholeRoute).toBe(true);
+    // The block covers the address: no family asks into it.
+    await expect(p.pace(A, 'job-3', false, 'trending')).rejects.toMatchObject({ reason: 'cooling' });
+    await expect(p.pace(A, 'job-3', false, 'widgetdata')).rejects.toMatchObject({ reason: 'cooling' });
+    expect(Object.values(state!.families).every((f) => f.state === 'cooling')).toBe(true);
+  });
+
   it("lets a job take over a family's probe whose holder's lease ran out (the holder crashed)", async () => {
     const p = pool([A], { requestTimeoutMs: 1 });
     await p.acquire('job-0', [], Date.now(), false, 'explore');
