@@ -194,7 +194,7 @@ export const SCRIPTS = {
       [now: number, firstRefillPerMinute: number, leastRefillPerMinute: number],
       [waitMs: number, refillPerMinute: string]
     >(),
-    blocked: script('trends/lua/egress-pool.blocked-1.lua').typed<
+    blocked: script('trends/lua/egress-pool.blocked-2.lua').typed<
       [
         now: number,
         jobId: string,

@@ -109,6 +109,11 @@ export class EgressPool {
     return `${this.prefix}:route:${typeof route === 'string' ? route : route.name}`;
   }
 
+  /** Set (for a day) once Google was seen blocking an address whole, not one endpoint family (egress-pool.blocked-2.lua). */
+  private get blocksWholeKey(): string {
+    return `${this.prefix}:blocks-whole`;
+  }
+
   private sentKey(route: EgressRoute): string {
     return `${this.routeKey(route)}:sent`;
   }
@@ -368,7 +373,7 @@ export class EgressPool {
     const asked = Math.max(0, Math.round(block.retryAfterMs ?? 0));
     const [started, cooldownMs] = await BLOCKED.run(
       this.redis,
-      [this.routeKey(route)],
+      [this.routeKey(route), this.blocksWholeKey],
       [now, jobId, this.options.cooldownMs, this.options.cooldownMaxMs, jitter, asked, block.family ?? '', ...ENDPOINT_FAMILIES],
     );
     await this.book(route, 'blocked');
@@ -454,7 +459,16 @@ export class EgressPool {
     const { burst, first } = this.bucket;
     return Promise.all(
       this.routes.map((route) =>
-        routeBudget(this.redis, { route, key: this.routeKey(route), sentKey: this.sentKey(route), spent, now, burst, firstRefill: first }),
+        routeBudget(this.redis, {
+          route,
+          key: this.routeKey(route),
+          sentKey: this.sentKey(route),
+          blocksWholeKey: this.blocksWholeKey,
+          spent,
+          now,
+          burst,
+          firstRefill: first,
+        }),
       ),
     );
   }

@@ -52,8 +52,8 @@ export interface RouteBudget {
   /** Each endpoint family's state (a block of one leaves the others open). */
   families: Record<EndpointFamily, FamilyState>;
   /**
-   * Whether Google blocks this route's address whole rather than one family at a time, as learned from two
-   * families blocked at once (src/trends/lua/egress-pool.blocked-1.lua); a block then cools the whole route.
+   * Whether Google blocks an address whole rather than one family at a time, as the pool learned from two families
+   * of one route blocked at once (src/trends/lua/egress-pool.blocked-2.lua); a block then cools the whole route.
    */
   blocksWholeRoute: boolean;
   /** The explore family's bucket: tokens now, its learned refill a minute, and Google's rate-limit 429s that taught it. */
@@ -67,6 +67,8 @@ export async function routeBudget(
     route: EgressRoute;
     key: string;
     sentKey: string;
+    /** The pool's mark that Google's blocks cover the whole address (set for a day). */
+    blocksWholeKey: string;
     spent: Record<string, string>;
     now: number;
     burst: number;
@@ -88,14 +90,8 @@ export async function routeBudget(
     'consent_until',
   );
   const perFamily = await redis.hmget(key, ...ENDPOINT_FAMILIES.flatMap((f) => [`cool_until:${f}`, `needs_probe:${f}`]));
-  const [tokens, bucketAt, refill, rateLimits, wholeUntil] = await redis.hmget(
-    key,
-    'bucket_tokens',
-    'bucket_at',
-    'bucket_refill',
-    'bucket_429s',
-    'blocks_whole_until',
-  );
+  const [tokens, bucketAt, refill, rateLimits] = await redis.hmget(key, 'bucket_tokens', 'bucket_at', 'bucket_refill', 'bucket_429s');
+  const blocksWhole = (await redis.exists(at.blocksWholeKey)) === 1;
   const lastHour = await redis.zcount(at.sentKey, now - 3_600_000, '+inf');
   const n = (field: string) => Number(spent[`${route.name}|${field}`] ?? 0);
   const routeCool = Number(cool ?? 0);
@@ -137,7 +133,7 @@ export async function routeBudget(
     userType: userType ?? null,
     userTypeSince: userTypeSince ?? null,
     families,
-    blocksWholeRoute: Number(wholeUntil ?? 0) > now,
+    blocksWholeRoute: blocksWhole,
     exploreBucket: {
       tokens: Math.floor(tokensNow),
       refillPerMinute: Math.round(refillPerMinute * 10) / 10,

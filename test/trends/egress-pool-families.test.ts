@@ -129,8 +129,8 @@ describe("the egress pool's endpoint families", () => {
     expect(state!.families.widgetdata.state).toBe('open');
   });
 
-  it('learns that Google blocks the whole address when a second family meets a block while the first cools down: the next blocks cool the whole route', async () => {
-    const p = pool([A]);
+  it("learns that Google blocks the whole address when a second family meets a block while the first cools down: the next blocks cool the whole route, every route's", async () => {
+    const p = pool([A, B]);
     await p.acquire('job-1', [], Date.now(), false, 'explore');
     await p.blocked(A, 'job-1', Date.now(), { kind: 'sorry_302', family: 'explore' });
     expect((await p.budget())[0]!.blocksWholeRoute).toBe(false);
@@ -142,6 +142,9 @@ describe("the egress pool's endpoint families", () => {
     await expect(p.pace(A, 'job-3', false, 'trending')).rejects.toMatchObject({ reason: 'cooling' });
     await expect(p.pace(A, 'job-3', false, 'widgetdata')).rejects.toMatchObject({ reason: 'cooling' });
     expect(Object.values(state!.families).every((f) => f.state === 'cooling')).toBe(true);
+    // Route B's first block, of one family, cools all of B at once: Google's way of blocking was learned on A.
+    await p.blocked(B, 'job-4', Date.now(), { kind: 'sorry_302', family: 'explore' });
+    await expect(p.pace(B, 'job-5', false, 'autocomplete')).rejects.toMatchObject({ reason: 'cooling' });
   });
 
   it("lets a job take over a family's probe whose holder's lease ran out (the holder crashed)", async () => {

@@ -6,12 +6,14 @@
 -- are suffixed ':<family>'.
 -- Google's Retry-After, when it sent one, is a floor: no request before it,
 -- and a running cooldown is made that long if it was shorter.
--- Whether this address's blocks are per family is learned, not assumed: the
--- Google peers measured in August 2026 blocked the whole address, the one of
+-- Whether Google's blocks are per family is learned, not assumed: the Google
+-- peers measured in August 2026 blocked the whole address, the one of
 -- September 2026 a family. A block met by one family while another family's
--- cooldown runs means the block covers the address: the route's blocks are
--- then of the whole route for a day (`blocks_whole_until`), so a block is not
--- probed once per family.
+-- cooldown runs on the same route means blocks cover the address: from then
+-- on, for a day, every route's blocks are of the whole route (KEYS[2], the
+-- pool's; it is Google's behaviour, not one address's), so a block is not
+-- probed once per family. The first block that teaches it costs one request.
+-- KEYS: route, the pool's "blocks are whole" mark.
 -- ARGV: now, job, base ms, max ms, jitter factor, Retry-After ms (0: none), family ('' unknown: the whole route),
 --       then every family (to find another's running cooldown).
 local now = tonumber(ARGV[1])
@@ -19,12 +21,12 @@ local job = ARGV[2]
 local asked = tonumber(ARGV[6])
 local family = ARGV[7] or ''
 local WHOLE_FOR_MS = 86400000
-local whole = tonumber(redis.call('HGET', KEYS[1], 'blocks_whole_until') or '0') > now
+local whole = redis.call('EXISTS', KEYS[2]) == 1
 if family ~= '' and not whole then
   for i = 8, #ARGV do
     if ARGV[i] ~= family and tonumber(redis.call('HGET', KEYS[1], 'cool_until:' .. ARGV[i]) or '0') > now then
       whole = true
-      redis.call('HSET', KEYS[1], 'blocks_whole_until', now + WHOLE_FOR_MS)
+      redis.call('SET', KEYS[2], now, 'PX', WHOLE_FOR_MS)
       break
     end
   end
