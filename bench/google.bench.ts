@@ -44,6 +44,7 @@ import { researchIdeas, waitFor as waitForIn } from './lib/research-ideas.js';
 import { requireDataFile, SHARED_DATA } from './lib/shared-data.js';
 import { enqueue, enqueueMany } from '../src/queue/enqueue.js';
 import { JOB } from '../src/queue/job-catalogue.js';
+import { emptyFamilyCounts, perUnit, type FamilyCounts, type GoogleFamily } from '../src/domain/trends/google-families.js';
 
 const RESEARCH_RUNS = Number(process.env.BENCH_RESEARCH_RUNS ?? 12);
 const REFRESH_INSIGHTS = Number(process.env.BENCH_REFRESH_INSIGHTS ?? 100);
@@ -58,7 +59,34 @@ const BATCHES_FILE = requireDataFile(
   'set TRENDS_BATCHES_FILE to a file in the format of bench/lib/batches.ts',
 );
 
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'research,refresh,accuracy,proxies,limits').split(','));
+/** Rounds of the limits phase, the shipped plan and the new one alternated in each (the median is reported). */
+const LIMIT_ROUNDS = Number(process.env.BENCH_LIMIT_ROUNDS ?? 2);
 const ideas = researchIdeas(RESEARCH_RUNS);
+
+/** The endpoint family of each kind of request the loopback Google counts (refusals and the sorry page are not a family's). */
+const SIM_FAMILY: Readonly<Record<string, GoogleFamily>> = {
+  home: 'page',
+  page: 'page',
+  embed: 'embed',
+  explore: 'explore',
+  multiline: 'widgetdata',
+  relatedsearches: 'widgetdata',
+  comparedgeo: 'widgetdata',
+  autocomplete: 'autocomplete',
+  trending_rss: 'trending',
+  trending_rpc: 'trending',
+  trending_page: 'trending',
+  dailytrends: 'trending',
+};
+function familyCounts(counts: ReadonlyMap<string, number>): FamilyCounts {
+  const out = emptyFamilyCounts();
+  for (const [kind, n] of counts) {
+    const family = SIM_FAMILY[kind];
+    if (family) out[family] += n;
+  }
+  return out;
+}
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const row = (s: ReturnType<typeof summarize>) => ({
   series: s.series,
@@ -120,7 +148,7 @@ async function phase(name: string, google: GoogleOnLoopback, env: Record<string,
   };
 }
 
-async function research(google: GoogleOnLoopback, plan: 'single' | 'batched') {
+async function research(google: GoogleOnLoopback, plan: 'single' | 'batched' | 'shared') {
   google.google.resetCounts();
   google.google.resetClients();
   // Requests are counted here, not limited: the limits have a phase of their own.
@@ -173,6 +201,7 @@ async function research(google: GoogleOnLoopback, plan: 'single' | 'batched') {
       seconds: (Date.now() - started) / 1000,
       jobs: (counts.completed ?? 0) + (counts.failed ?? 0),
       https: google.google.totalRequests(),
+      families: familyCounts(google.google.counts),
       cookiePages: (google.google.counts.get('home') ?? 0) + (google.google.counts.get('page') ?? 0),
       embedPages: google.google.counts.get('embed') ?? 0,
       // The embed flow is the page and its data request.
@@ -261,6 +290,7 @@ async function refresh(google: GoogleOnLoopback) {
       knownLevels: known,
       jobs: (counts.completed ?? 0) + (counts.failed ?? 0),
       https: google.google.totalRequests(),
+      families: familyCounts(google.google.counts),
       groupJobs: ingestCounts.completed ?? 0,
       firstRound: done.filter((j) => j.name === JOBS.refreshGroup && (j.data as { round?: number }).round === 1).length,
       leftover: leftovers?.leftover ?? 0,
@@ -332,6 +362,7 @@ const LIMITS = { requestsPerMinute: 12, embedGapS: 6, blockMinutes: 30, embedPen
 async function underLimits(
   google: GoogleOnLoopback,
   name: string,
+  plan: 'batched' | 'shared',
   perMinute: number,
   embedGapS: number,
   cooldownMin: number,
@@ -347,6 +378,7 @@ async function underLimits(
     embedPenaltyMs: LIMITS.embedPenaltyMinutes * MINUTE_MS,
   });
   const p = await phase(`limits_${name}`, google, {
+    TRENDS_REQUEST_PLAN: plan,
     TRENDS_PROXY_URLS: google.proxies[0]!.url,
     TRENDS_REQUESTS_PER_MINUTE: String(perMinute * SCALE),
     TRENDS_EMBED_GAP_MS: String(Math.round((embedGapS * MINUTE_MS) / 60)),
@@ -371,6 +403,8 @@ async function underLimits(
     const blockedMs = blocks.reduce((sum, b) => sum + Math.min(b.until, started + hourMs) - Math.max(b.since, started), 0);
     return {
       name,
+      plan,
+      families: familyCounts(google.google.counts),
       perMinute,
       cooldowns: `${cooldownMin}-${cooldownMax} min`,
       runsPerHour: done,
@@ -387,173 +421,214 @@ async function underLimits(
   }
 }
 
+const perRun = (families: FamilyCounts, runs: number) => perUnit(families, runs);
+const medianOf = (xs: number[]) => median(xs) ?? 0;
+
 // Read first: a bad TRENDS_BATCHES_FILE should fail now, not after the runs.
-const real = await measureBatchedSeries(BATCHES_FILE);
+const real = PHASES.has('accuracy') ? await measureBatchedSeries(BATCHES_FILE) : undefined;
 const google = await startGoogleOnLoopback({ proxies: 3 });
+const json: Record<string, unknown> = { bench: 'google', phases: [...PHASES] };
 try {
   say(
-    `bench:google — ${RESEARCH_RUNS} research runs per plan, a refresh of ${REFRESH_INSIGHTS} insights, proxies over ${PROXY_WINDOW_S} s windows`,
+    `bench:google — ${RESEARCH_RUNS} research runs per plan, a refresh of ${REFRESH_INSIGHTS} insights, proxies over ${PROXY_WINDOW_S} s windows, ${LIMIT_ROUNDS} alternated rounds under the limits (phases: ${[...PHASES].join(', ')})`,
   );
-  const single = await research(google, 'single');
-  const batched = await research(google, 'batched');
-  printTable(
-    'Research: trends jobs and HTTPS requests to Google per run (the embed flow: an embed page and its data request)',
-    [single, batched].map((r) => ({
-      plan: r.plan,
-      runs: r.runs,
-      'jobs/run': round(r.jobs / r.runs, 2),
-      'https/run': round(r.https / r.runs, 2),
-      'embed pages/run': round(r.embedPages / r.runs, 2),
-      'cookie pages': r.cookiePages,
-      seconds: round(r.seconds, 1),
-    })),
-  );
+  if (PHASES.has('research')) {
+    // Alternated as the limits are: the baseline plans first, each on fresh queues and a fresh database.
+    const single = await research(google, 'single');
+    const batched = await research(google, 'batched');
+    const shared = await research(google, 'shared');
+    const plans = [single, batched, shared];
+    printTable(
+      'Research: trends jobs and HTTPS requests to Google per run, by endpoint family (the embed flow: an embed page and its widget data request; page: the cookie pages)',
+      plans.map((r) => ({
+        plan: r.plan,
+        runs: r.runs,
+        'jobs/run': round(r.jobs / r.runs, 2),
+        'https/run': round(r.https / r.runs, 2),
+        ...perRun(r.families, r.runs),
+        seconds: round(r.seconds, 1),
+      })),
+    );
 
-  const diffs: Record<string, { max: number; mean: number; compared: number }> = {};
-  for (const dim of [...DIMENSIONS, 'overall']) {
-    const d: number[] = [];
-    for (const [idea, a] of single.scores) {
-      const b = batched.scores.get(idea);
-      const x = (a as Record<string, number | null>)[dim];
-      const y = b ? (b as Record<string, number | null>)[dim] : undefined;
-      if (x === null && y === null) continue;
-      d.push(typeof x === 'number' && typeof y === 'number' ? Math.abs(x - y) : 1);
-    }
-    diffs[dim] = {
-      max: round(Math.max(0, ...d), 3),
-      mean: round(d.reduce((s, v) => s + v, 0) / Math.max(1, d.length), 3),
-      compared: d.length,
+    const diffsOf = (other: typeof single) => {
+      const diffs: Record<string, { max: number; mean: number; compared: number }> = {};
+      for (const dim of [...DIMENSIONS, 'overall']) {
+        const d: number[] = [];
+        for (const [idea, a] of single.scores) {
+          const b = other.scores.get(idea);
+          const x = (a as Record<string, number | null>)[dim];
+          const y = b ? (b as Record<string, number | null>)[dim] : undefined;
+          if (x === null && y === null) continue;
+          d.push(typeof x === 'number' && typeof y === 'number' ? Math.abs(x - y) : 1);
+        }
+        diffs[dim] = {
+          max: round(Math.max(0, ...d), 3),
+          mean: round(d.reduce((s, v) => s + v, 0) / Math.max(1, d.length), 3),
+          compared: d.length,
+        };
+      }
+      return diffs;
     };
+    const batchedDiffs = diffsOf(batched);
+    const sharedDiffs = diffsOf(shared);
+    printTable(
+      'Scores against single (one request per term), per dimension (absolute difference, same ideas, same simulated world)',
+      Object.keys(sharedDiffs).map((dimension) => ({
+        dimension,
+        'batched max': batchedDiffs[dimension]!.max,
+        'batched mean': batchedDiffs[dimension]!.mean,
+        'shared max': sharedDiffs[dimension]!.max,
+        'shared mean': sharedDiffs[dimension]!.mean,
+        compared: sharedDiffs[dimension]!.compared,
+      })),
+    );
+    const truthRows = (['demand', 'momentum'] as const).map((dim) => {
+      const errs = (r: typeof single) => [...r.truthError.values()].map((e) => e[dim]).filter((e): e is number => e !== null);
+      const meanErr = (r: typeof single) => round(errs(r).reduce((x, y) => x + y, 0) / Math.max(1, errs(r).length), 3);
+      return { dimension: dim, single: meanErr(single), batched: meanErr(batched), shared: meanErr(shared) };
+    });
+    printTable('Against the simulated world itself (noise-free): mean |score − truth| per plan', truthRows);
+    Object.assign(json, {
+      research_runs: RESEARCH_RUNS,
+      jobs_per_research: round(shared.jobs / shared.runs, 2),
+      https_per_research: round(shared.https / shared.runs, 2),
+      https_per_research_by_family: perRun(shared.families, shared.runs),
+      jobs_per_research_batched: round(batched.jobs / batched.runs, 2),
+      https_per_research_batched: round(batched.https / batched.runs, 2),
+      https_per_research_by_family_batched: perRun(batched.families, batched.runs),
+      jobs_per_research_single: round(single.jobs / single.runs, 2),
+      https_per_research_single: round(single.https / single.runs, 2),
+      https_per_research_by_family_single: perRun(single.families, single.runs),
+      score_max_abs_diff: Object.fromEntries(Object.entries(sharedDiffs).map(([k, v]) => [k, v.max])),
+      score_max_abs_diff_batched: Object.fromEntries(Object.entries(batchedDiffs).map(([k, v]) => [k, v.max])),
+      score_mean_abs_diff: Object.fromEntries(Object.entries(sharedDiffs).map(([k, v]) => [k, v.mean])),
+      truth_error: Object.fromEntries(truthRows.map((r) => [r.dimension, { single: r.single, batched: r.batched, shared: r.shared }])),
+    });
   }
-  printTable(
-    'Scores: batched against single, per dimension (absolute difference, same ideas, same simulated world)',
-    Object.entries(diffs).map(([dimension, v]) => ({ dimension, ...v })),
-  );
 
-  const truthRows = (['demand', 'momentum'] as const).map((dim) => {
-    const errs = (r: typeof single) => [...r.truthError.values()].map((e) => e[dim]).filter((e): e is number => e !== null);
-    const a = errs(single);
-    const b = errs(batched);
-    return {
-      dimension: dim,
-      'single: mean |score − truth|': round(a.reduce((x, y) => x + y, 0) / Math.max(1, a.length), 3),
-      'batched: mean |score − truth|': round(b.reduce((x, y) => x + y, 0) / Math.max(1, b.length), 3),
-    };
-  });
-  printTable('Against the simulated world itself (noise-free): which plan is closer to the truth', truthRows);
+  if (PHASES.has('refresh')) {
+    const fresh = await refresh(google);
+    printTable('Refresh: trends jobs and HTTPS requests per insight, by endpoint family', [
+      { refresh: 'one request per insight (before)', 'jobs/insight': 1, 'https/insight': 2, 'mae vs truth (sim)': '—' },
+      {
+        refresh: `groups of up to 5 (${fresh.knownLevels}/${fresh.insights} levels known; ${fresh.firstRound} groups, ${fresh.leftover} left over, ${fresh.secondRound} regrouped, ${fresh.alone} alone)`,
+        'jobs/insight': round(fresh.jobs / fresh.insights, 3),
+        'https/insight': round(fresh.https / fresh.insights, 3),
+        ...perUnit(fresh.families, fresh.insights),
+        'mae vs truth (sim)': round(fresh.simMae, 2),
+      },
+    ]);
+    Object.assign(json, {
+      refresh_insights: fresh.insights,
+      jobs_per_refresh: round(fresh.jobs / fresh.insights, 3),
+      https_per_refresh: round(fresh.https / fresh.insights, 3),
+      https_per_refresh_by_family: perUnit(fresh.families, fresh.insights),
+      refresh_sim_mae: round(fresh.simMae, 2),
+    });
+  }
 
-  const fresh = await refresh(google);
-  printTable('Refresh: trends jobs and HTTPS requests per insight', [
-    { refresh: 'one request per insight (before)', 'jobs/insight': 1, 'https/insight': 2, 'mae vs truth (sim)': '—' },
-    {
-      refresh: `groups of up to 5 (${fresh.knownLevels}/${fresh.insights} levels known; ${fresh.firstRound} groups, ${fresh.leftover} left over, ${fresh.secondRound} regrouped, ${fresh.alone} alone)`,
-      'jobs/insight': round(fresh.jobs / fresh.insights, 3),
-      'https/insight': round(fresh.https / fresh.insights, 3),
-      'mae vs truth (sim)': round(fresh.simMae, 2),
-    },
-  ]);
+  if (real) {
+    const served = summarize(real.served);
+    const blind = summarize(real.blind);
+    const one = summarize(real.single);
+    const self = summarize(real.selfAgreement);
+    const days =
+      real.requestDays.min === real.requestDays.max ? `${real.requestDays.min}` : `${real.requestDays.min}-${real.requestDays.max}`;
+    printTable(
+      `Served 30-day series on real 5-keyword answers (${path.basename(BATCHES_FILE)}: ${real.requests} requests of ${days} days, ${real.keywords} keywords; ` +
+        `mean absolute error against the keyword's precise other answers; ${real.unmeasurable} served series had none)`,
+      [
+        { served: 'Google against itself: two full-precision answers', ...row(self) },
+        { served: 'one-keyword precision (the 100 of its 30 days)', ...row(one) },
+        { served: `batched, our rule (peak >= ${MIN_PEAK_IN_BATCH})`, ...row(served) },
+        { served: 'batched blindly', ...row(blind) },
+      ],
+    );
+    Object.assign(json, {
+      refresh_series_mae: served.median,
+      refresh_series_within_5: served.within5,
+      refresh_series_measured: served.series,
+      refresh_series_unmeasurable: real.unmeasurable,
+      single_request_series_mae: one.median,
+      single_request_within_5: one.within5,
+      google_self_agreement_within_5: self.within5,
+      blind_batch_series_mae: blind.median,
+      batches_file: path.basename(BATCHES_FILE),
+      batches_request_days: real.requestDays,
+    });
+  }
 
-  const served = summarize(real.served);
-  const blind = summarize(real.blind);
-  const one = summarize(real.single);
-  const self = summarize(real.selfAgreement);
-  const days =
-    real.requestDays.min === real.requestDays.max ? `${real.requestDays.min}` : `${real.requestDays.min}-${real.requestDays.max}`;
-  printTable(
-    `Served 30-day series on real 5-keyword answers (${path.basename(BATCHES_FILE)}: ${real.requests} requests of ${days} days, ${real.keywords} keywords; ` +
-      `mean absolute error against the keyword's precise other answers; ${real.unmeasurable} served series had none)`,
-    [
-      { served: 'Google against itself: two full-precision answers', ...row(self) },
-      { served: 'one-keyword precision (the 100 of its 30 days)', ...row(one) },
-      { served: `batched, our rule (peak >= ${MIN_PEAK_IN_BATCH})`, ...row(served) },
-      { served: 'batched blindly', ...row(blind) },
-    ],
-  );
+  if (PHASES.has('proxies')) {
+    const one1 = await throughput(google, 1, 0);
+    const three = await throughput(google, 3, 0);
+    const threeBlocked = await throughput(google, 3, 1);
+    printTable(
+      `Egress proxies: trends jobs per minute at ${PROXY_RATE} HTTPS requests a minute per proxy (one request per job, and a cookie page per route; jobs done in ${PROXY_WINDOW_S} s × 60 / ${PROXY_WINDOW_S})`,
+      [one1, three, threeBlocked].map((t) => ({
+        proxies: t.proxies,
+        blocked: t.blocked,
+        'jobs/min': round(t.perMinute, 1),
+        failed: t.failed,
+      })),
+    );
+    Object.assign(json, {
+      proxy_jobs_per_min: {
+        one: round(one1.perMinute, 1),
+        three: round(three.perMinute, 1),
+        three_one_blocked: round(threeBlocked.perMinute, 1),
+      },
+      proxies_ratio: round(three.perMinute / Math.max(1, one1.perMinute), 2),
+      blocked_proxy_ratio: round(threeBlocked.perMinute / Math.max(1, one1.perMinute), 2),
+      failed_jobs: one1.failed + three.failed + threeBlocked.failed,
+    });
+  }
 
-  const one1 = await throughput(google, 1, 0);
-  const three = await throughput(google, 3, 0);
-  const threeBlocked = await throughput(google, 3, 1);
-  printTable(
-    `Egress proxies: trends jobs per minute at ${PROXY_RATE} HTTPS requests a minute per proxy (one request per job, and a cookie page per route; jobs done in ${PROXY_WINDOW_S} s × 60 / ${PROXY_WINDOW_S})`,
-    [one1, three, threeBlocked].map((t) => ({
-      proxies: t.proxies,
-      blocked: t.blocked,
-      'jobs/min': round(t.perMinute, 1),
-      failed: t.failed,
-    })),
-  );
-
-  // The previous settings first: the baseline, measured in the same run.
-  const before = await underLimits(google, 'previous', 12, 0, 10, 60);
-  const ours = await underLimits(google, 'ours', 10, 8, 10, 60);
-  printTable(
-    `Research runs completed in an hour by one route under Google's limits of late 2026 (a warm address; ${LIMITS.requestsPerMinute} HTTPS requests a minute; embed pages ${LIMITS.embedGapS} s apart; ${LIMITS.blockMinutes}-minute blocks with Retry-After that start over when asked early; clock scaled ×${SCALE}: an hour is ${round((60 * MINUTE_MS) / 1000, 0)} s)`,
-    [before, ours].map((r) => ({
-      settings:
-        r.name === 'ours'
-          ? 'shipped: 10 requests/min, embed pages 8 s apart, cooldowns 10-60 min'
-          : 'previous: 12 requests/min, embed pages at the request pace',
-      'runs/hour/route': r.runsPerHour,
-      'https sent': r.https,
-      'embed pages': r.embedPages,
-      'over quota': r.overQuota,
-      blocks: r.blocks,
-      'requests into blocks': r.probes,
-      'minutes blocked': r.blockedMinutes,
-      failed: r.failed,
-    })),
-  );
-
-  printJsonLine({
-    bench: 'google',
-    research_runs: RESEARCH_RUNS,
-    jobs_per_research: round(batched.jobs / batched.runs, 2),
-    https_per_research: round(batched.https / batched.runs, 2),
-    jobs_per_research_single: round(single.jobs / single.runs, 2),
-    https_per_research_single: round(single.https / single.runs, 2),
-    embed_pages_per_research: round(batched.embedPages / batched.runs, 2),
-    embed_https_per_research: round(batched.embedHttps / batched.runs, 2),
-    score_max_abs_diff: Object.fromEntries(Object.entries(diffs).map(([k, v]) => [k, v.max])),
-    score_mean_abs_diff: Object.fromEntries(Object.entries(diffs).map(([k, v]) => [k, v.mean])),
-    truth_error_single: Object.fromEntries(truthRows.map((r) => [r.dimension, r['single: mean |score − truth|']])),
-    truth_error_batched: Object.fromEntries(truthRows.map((r) => [r.dimension, r['batched: mean |score − truth|']])),
-    refresh_insights: fresh.insights,
-    jobs_per_refresh: round(fresh.jobs / fresh.insights, 3),
-    https_per_refresh: round(fresh.https / fresh.insights, 3),
-    refresh_sim_mae: round(fresh.simMae, 2),
-    refresh_series_mae: served.median,
-    refresh_series_within_5: served.within5,
-    refresh_series_measured: served.series,
-    refresh_series_unmeasurable: real.unmeasurable,
-    single_request_series_mae: one.median,
-    single_request_within_5: one.within5,
-    google_self_agreement_within_5: self.within5,
-    blind_batch_series_mae: blind.median,
-    batches_file: path.basename(BATCHES_FILE),
-    batches_request_days: real.requestDays,
-    proxy_jobs_per_min: {
-      one: round(one1.perMinute, 1),
-      three: round(three.perMinute, 1),
-      three_one_blocked: round(threeBlocked.perMinute, 1),
-    },
-    proxies_ratio: round(three.perMinute / Math.max(1, one1.perMinute), 2),
-    runs_per_hour_per_route: ours.runsPerHour,
-    runs_per_hour_per_route_previous: before.runsPerHour,
-    limits: {
-      requests_per_minute_per_address: LIMITS.requestsPerMinute,
-      embed_gap_s: LIMITS.embedGapS,
-      block_minutes: LIMITS.blockMinutes,
-      warm_address: true,
-      time_scale: SCALE,
-    },
-    limits_blocks: { ours: ours.blocks, previous: before.blocks },
-    limits_requests_into_blocks: { ours: ours.probes, previous: before.probes },
-    limits_embed_over_quota: { ours: ours.overQuota, previous: before.overQuota },
-    limits_minutes_blocked: { ours: ours.blockedMinutes, previous: before.blockedMinutes },
-    limits_failed_runs: ours.failed + before.failed,
-    blocked_proxy_ratio: round(threeBlocked.perMinute / Math.max(1, one1.perMinute), 2),
-    failed_jobs: one1.failed + three.failed + threeBlocked.failed,
-  });
+  if (PHASES.has('limits')) {
+    // The shipped client (TRENDS_REQUEST_PLAN=batched) and the new plan at the same shipped pacing, alternated.
+    const rounds: Array<Awaited<ReturnType<typeof underLimits>>> = [];
+    for (let i = 0; i < LIMIT_ROUNDS; i += 1) {
+      rounds.push(await underLimits(google, `batched${i + 1}`, 'batched', 10, 8, 10, 60));
+      rounds.push(await underLimits(google, `shared${i + 1}`, 'shared', 10, 8, 10, 60));
+    }
+    printTable(
+      `Research runs completed in an hour by one route under Google's limits of late 2026 (a warm address; ${LIMITS.requestsPerMinute} HTTPS requests a minute; embed pages ${LIMITS.embedGapS} s apart; ${LIMITS.blockMinutes}-minute blocks with Retry-After that start over when asked early; clock scaled ×${SCALE}: an hour is ${round((60 * MINUTE_MS) / 1000, 0)} s). Shipped pacing in both: 10 requests/min, embed pages 8 s apart, cooldowns 10-60 min`,
+      rounds.map((r) => ({
+        round: r.name,
+        plan: r.plan === 'batched' ? 'batched (shipped client, baseline)' : 'shared (one explore serves many widgets)',
+        'runs/hour/route': r.runsPerHour,
+        'https sent': r.https,
+        ...perUnit(r.families, Math.max(1, r.runsPerHour)),
+        'embed pages': r.embedPages,
+        'over quota': r.overQuota,
+        blocks: r.blocks,
+        'minutes blocked': r.blockedMinutes,
+        failed: r.failed,
+      })),
+    );
+    const of = (plan: string) => rounds.filter((r) => r.plan === plan);
+    const ours = medianOf(of('shared').map((r) => r.runsPerHour));
+    const shipped = medianOf(of('batched').map((r) => r.runsPerHour));
+    say(
+      `runs/hour/route, median of ${LIMIT_ROUNDS}: shared ${ours}, batched (shipped) ${shipped}: ${round(ours / Math.max(1, shipped), 2)}×`,
+    );
+    Object.assign(json, {
+      runs_per_hour_per_route: ours,
+      runs_per_hour_per_route_shipped: shipped,
+      runs_per_hour_ratio: round(ours / Math.max(1, shipped), 2),
+      runs_per_hour_rounds: Object.fromEntries(rounds.map((r) => [r.name, r.runsPerHour])),
+      limits: {
+        requests_per_minute_per_address: LIMITS.requestsPerMinute,
+        embed_gap_s: LIMITS.embedGapS,
+        block_minutes: LIMITS.blockMinutes,
+        warm_address: true,
+        time_scale: SCALE,
+      },
+      limits_blocks: Object.fromEntries(rounds.map((r) => [r.name, r.blocks])),
+      limits_embed_over_quota: Object.fromEntries(rounds.map((r) => [r.name, r.overQuota])),
+      limits_failed_runs: rounds.reduce((n, r) => n + r.failed, 0),
+    });
+  }
+  printJsonLine(json);
 } finally {
   await google.stop();
 }

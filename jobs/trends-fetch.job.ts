@@ -9,6 +9,8 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import type { TrendsFetchPayload } from '../src/queue/job-catalogue.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
 import { fetchThroughPool, type PacedFetchDeps, type TrendsWait } from '../src/providers/google/paced-fetch.js';
+import { TRENDS_PRIORITY } from '../src/providers/gateway.js';
+import { spendingFor } from '../src/observability/trends-purpose.js';
 
 /** BullMQ's wait before the next attempt after attempt `attempt` failed (fixed or exponential backoff). */
 function backoffMs(job: Job, attempt: number): number {
@@ -27,7 +29,9 @@ export function trendsFetchProcessor(deps: PacedFetchDeps & { wanted?: (jobId: s
     // Every run that waited for it was cancelled: Google's budget is not spent on it.
     if (deps.wanted && !(await deps.wanted(String(job.id))))
       throw new UnrecoverableError('nobody waits for it any more: its research runs were cancelled');
-    const outcome = await fetchThroughPool(deps, String(job.id), request, refusedBy);
+    // The priority says whose request it is (research runs go first): its exchanges are counted as that purpose's.
+    const purpose = (job.opts.priority ?? TRENDS_PRIORITY.research) >= TRENDS_PRIORITY.background ? 'background' : 'research';
+    const outcome = await spendingFor(purpose, () => fetchThroughPool(deps, String(job.id), request, refusedBy));
     if (outcome.kind === 'fail') throw new UnrecoverableError(outcome.message);
     if (outcome.kind === 'retry') {
       // Said at once to the runs waiting on it (their waiting reason reads this progress), with when it tries again.

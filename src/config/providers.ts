@@ -1,4 +1,6 @@
 // The search-data providers: TRENDS_* (which providers, pacing Google); each provider's own section (DATAFORSEO_*, RECORDED_TRENDS_DIR, SYNTHETIC_LATENCY_MS) is declared in its profile (src/providers/<name>/profile.ts) and read here through the registry.
+import { readFileSync } from 'node:fs';
+import { parseServiceAccountKey, unreadableKey } from '../domain/trends/service-account-key.js';
 import { parseProxyUrl, ProxyUrlError } from '../domain/proxy-url.js';
 import {
   kindOfProviders,
@@ -47,6 +49,10 @@ export interface TrendsConfig {
   readonly embedGapMs: number;
   /** How long a route's embed pages wait after a token over the embed quota; doubles while it keeps happening. */
   readonly embedCooldownMs: number;
+  /** The explore family's bucket per route (Google's: a burst of 89–102, gtrends 2026-09-09); 0: no bucket. */
+  readonly exploreBurst: number;
+  /** The explore bucket's refill a minute before one is learned, and the least and most it is learned to. */
+  readonly exploreRefillPerMinute: { readonly first: number; readonly least: number; readonly most: number };
   /**
    * Each egress route's consent cookie, by route name (TRENDS_CONSENT_COOKIES,
    * "host:port=SOCS=…" entries): a route at an EU address is answered with
@@ -55,8 +61,13 @@ export interface TrendsConfig {
   readonly consentCookies: Readonly<Record<string, string>>;
 }
 
-/** How a research run asks Google for what its steps need (research/trends-plan.ts builds each). */
-export const TRENDS_PLANS = ['batched', 'single'] as const;
+/**
+ * How a research run asks Google for what its steps need (research/trends-plan.ts builds each):
+ * `batched` (the default); `shared` asks one explore for the phrase's maps and both related lists (opt-in:
+ * bench:google of 2026-11-29 measured it no better under late-2026 limits, see docs/benchmarks.md);
+ * `single` one keyword a request (the accuracy baseline).
+ */
+export const TRENDS_PLANS = ['shared', 'batched', 'single'] as const;
 export type TrendsPlanName = (typeof TRENDS_PLANS)[number];
 
 export function loadTrendsSection(read: EnvReader): TrendsConfig {
@@ -94,6 +105,13 @@ export function loadTrendsSection(read: EnvReader): TrendsConfig {
     // Embed pages 3 s apart were refused, 6–8 s apart served (trendspy #17, 2025-10-22).
     embedGapMs: read.integer('TRENDS_EMBED_GAP_MS', 8_000, 0, 3_600_000),
     embedCooldownMs: read.integer('TRENDS_EMBED_COOLDOWN_MS', 300_000, 100, 86_400_000),
+    // Google's explore limit is a token bucket: a burst of 89–102, refilled at 60–120 a minute (gtrends,
+    // live_integration, 2026-09-09: 60 a minute for 7 minutes never emptied it). The refill is learned from
+    // Google's rate-limit 429s between the least (half the first) and the most (twice it).
+    exploreBurst: read.integer('TRENDS_EXPLORE_BURST', 90, 0, 100_000),
+    exploreRefillPerMinute: ((first: number) => Object.freeze({ first, least: first / 2, most: first * 2 }))(
+      read.integer('TRENDS_EXPLORE_REFILL_PER_MINUTE', 60, 1, 1_000_000),
+    ),
     // An EU address is answered with consent.google.com until it sends a consent cookie (an actor's fix,
     // 2026-05-13): "route=cookie" entries, the route named as `insights budget` names it (host:port, or direct).
     consentCookies: Object.freeze(
@@ -142,7 +160,27 @@ export function loadTrendsSection(read: EnvReader): TrendsConfig {
 
 /** Each provider's section, as its profile declares it (config reads the variables; the provider says which). */
 export function loadProviderSettings(read: EnvReader, trends: TrendsConfig): ProviderSettings {
-  return Object.freeze(
+  const settings = Object.freeze(
     Object.fromEntries(PROVIDERS.map((p) => [p.name, Object.freeze(p.settings(read, trends.providers))])),
   ) as ProviderSettings;
+  // A missing or wrong key file is said at start, not found by research that then waits for it without end
+  // (outside review of issue 51, 2026-11-29). A profile is plain data, so the file is read here.
+  const keyFile = settings['trends-api'].credentialsFile;
+  if (trends.providers.includes('trends-api') && keyFile !== undefined) {
+    const problem = serviceAccountKeyProblem(keyFile);
+    read.check(problem === undefined, problem ?? '');
+  }
+  return settings;
+}
+
+/** Why the file at `credentialsFile` is not a readable service account key, or undefined when it is. */
+function serviceAccountKeyProblem(credentialsFile: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(credentialsFile, 'utf8');
+  } catch (error) {
+    return unreadableKey(credentialsFile, error);
+  }
+  const parsed = parseServiceAccountKey(credentialsFile, text);
+  return 'problem' in parsed ? parsed.problem : undefined;
 }

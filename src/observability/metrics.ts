@@ -50,6 +50,22 @@ export const googleAnswers = new client.Counter({
   labelNames: ['kind', 'outcome'] as const,
   registers: [registry],
 });
+export const googleHttpsByFamily = new client.Counter({
+  name: 'google_trends_https_total',
+  help: 'HTTPS requests to Google by endpoint family (explore, widgetdata, autocomplete, embed, trending, page: the cookie pages) and purpose (research, background: the refresh and discovery). Divided by research_runs_succeeded_total or refresh_insights_written_total: requests per research run or per refreshed insight',
+  labelNames: ['family', 'purpose'] as const,
+  registers: [registry],
+});
+export const researchRunsSucceeded = new client.Counter({
+  name: 'research_runs_succeeded_total',
+  help: 'Research runs that finished with an insight (the denominator of Google requests per research run)',
+  registers: [registry],
+});
+export const refreshInsightsWritten = new client.Counter({
+  name: 'refresh_insights_written_total',
+  help: 'Insights whose series the refresh wrote (the denominator of Google requests per refreshed insight)',
+  registers: [registry],
+});
 export const trendingReads = new client.Counter({
   name: 'discovery_trending_reads_total',
   help: "Discovery's reads of Google's trending searches per country, by provider and the road that served (rss, rpc: the Trending Now RPC, page: the /trending page; none: no road served)",

@@ -49,9 +49,20 @@ export interface TrendsWaiter {
   jobId: string;
 }
 
+export interface TrendsFetchOptions {
+  priority?: number;
+  waiter?: TrendsWaiter;
+  /**
+   * Whose answer this is: a request of an account's private research is answered for that account alone
+   * (its trends job is keyed by the account too), so no other account learns from a shared answer, its
+   * timing or its provenance that the phrase was asked. Unset: shared by every run asking the same that day.
+   */
+  scope?: string;
+}
+
 export interface TrendsGateway {
   /** `waiter`: the job asking, which sleeps (its slot freed) rather than wait when the answer is not there yet. */
-  fetch(request: TrendsRequest, options?: { priority?: number; waiter?: TrendsWaiter }): Promise<TrendsResponse>;
+  fetch(request: TrendsRequest, options?: TrendsFetchOptions): Promise<TrendsResponse>;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import type { TrendsRequest, TrendsResponse } from '../trends/types.js';
-import type { TrendsGateway, TrendsPurpose, TrendsWaiter } from './gateway.js';
+import type { TrendsFetchOptions, TrendsGateway, TrendsPurpose } from './gateway.js';
 import { PROVIDERS, profileOf, providersOf, type Registry } from './registry.js';
 import { RoutedTrendsGateway } from './router.js';
 
@@ -45,7 +45,7 @@ export interface ProviderGatewayDeps {
 
 export type GatewayFor = (label: string, purpose?: TrendsPurpose) => RoutedTrendsGateway;
 
-type Options = { priority?: number; waiter?: TrendsWaiter };
+type Options = TrendsFetchOptions;
 
 export function providerGateways(deps: ProviderGatewayDeps): GatewayFor {
   const registry = deps.registry ?? PROVIDERS;

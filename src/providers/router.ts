@@ -6,9 +6,9 @@
 import { capabilityOf, capabilityOfPart, type Capability } from '../domain/trends/capabilities.js';
 import { answeringProvider, PROVIDERS, unavailableReason, type ProviderName, type Registry } from './registry.js';
 import type { ExploreAnswer, ExplorePart, TrendsRequest, TrendsResponse } from '../trends/types.js';
-import { TrendsFailedError, type TrendsGateway, type TrendsWaiter } from './gateway.js';
+import { TrendsFailedError, type TrendsFetchOptions, type TrendsGateway } from './gateway.js';
 
-type Options = { priority?: number; waiter?: TrendsWaiter };
+type Options = TrendsFetchOptions;
 
 export class RoutedTrendsGateway implements TrendsGateway {
   constructor(

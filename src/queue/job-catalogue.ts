@@ -44,6 +44,8 @@ export const TrendsFetchPayload = Type.Object({
   provider: Type.String(),
   /** Egress routes that refused this request (HTTP 400): it is not sent through them again. */
   refusedBy: Type.Optional(Type.Array(Type.String())),
+  /** The account whose private research asked it (research/trends-scope.ts): part of the job id, so the answer is its alone. */
+  scope: Type.Optional(Type.String()),
 });
 export type TrendsFetchPayload = Static<typeof TrendsFetchPayload>;
 
@@ -134,7 +136,9 @@ export const JOB = {
       removeOnComplete: { age: 24 * 3600 },
       removeOnFail: { age: 24 * 3600 },
     },
-    id: (d, at: Date) => `trends-${shortHash(`${d.provider}|${requestKey(d.request)}|${day(at)}`, 32)}`,
+    // Unscoped ids are as they were before scopes (a deploy keeps the day's answers).
+    id: (d, at: Date) =>
+      `trends-${shortHash(`${d.provider}|${requestKey(d.request)}|${day(at)}${d.scope ? `|account:${d.scope}` : ''}`, 32)}`,
   }),
   refreshAll: declare({
     queue: QUEUES.ingest,

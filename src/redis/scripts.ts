@@ -159,7 +159,17 @@ export const SCRIPTS = {
   },
   egressPool: {
     acquire: script('trends/lua/egress-pool.acquire-n.lua').typed<
-      [now: number, jobId: string, leaseMs: number, lookaheadMs: number, offset: number, skip: string, pollMs: number, embed: '1' | '0'],
+      [
+        now: number,
+        jobId: string,
+        leaseMs: number,
+        lookaheadMs: number,
+        offset: number,
+        skip: string,
+        pollMs: number,
+        embed: '1' | '0',
+        family: string,
+      ],
       [index: number, probe: number, waitMs: number, reason: string]
     >(),
     reserve: script('trends/lua/egress-pool.reserve-3.lua').typed<
@@ -173,20 +183,37 @@ export const SCRIPTS = {
         route: string,
         embedGapMs: number,
         embed: '1' | '0',
+        family: string,
+        burst: number,
+        firstRefillPerMinute: number,
+        mostRefillPerMinute: number,
       ],
       [slot: number, waitMs: number, reason: string]
     >(),
-    blocked: script('trends/lua/egress-pool.blocked-1.lua').typed<
-      [now: number, jobId: string, cooldownMs: number, cooldownMaxMs: number, jitter: number, askedMs: number],
+    bucketEmpty: script('trends/lua/egress-pool.bucket-empty-1.lua').typed<
+      [now: number, firstRefillPerMinute: number, leastRefillPerMinute: number],
+      [waitMs: number, refillPerMinute: string]
+    >(),
+    blocked: script('trends/lua/egress-pool.blocked-2.lua').typed<
+      [
+        now: number,
+        jobId: string,
+        cooldownMs: number,
+        cooldownMaxMs: number,
+        jitter: number,
+        askedMs: number,
+        family: string,
+        ...families: string[],
+      ],
       [started: number, cooldownMs: number]
     >(),
-    answered: script('trends/lua/egress-pool.answered-1.lua').typed<[jobId: string], unknown>(),
+    answered: script('trends/lua/egress-pool.answered-1.lua').typed<[jobId: string, ...families: string[]], unknown>(),
     embedOverQuota: script('trends/lua/egress-pool.embed-over-quota-1.lua').typed<
       [now: number, cooldownMs: number, cooldownMaxMs: number],
       number
     >(),
     label: script('trends/lua/egress-pool.label-1.lua').typed<[userType: string, since: string], string | null>(),
-    release: script('trends/lua/egress-pool.release-1.lua').typed<[jobId: string], unknown>(),
+    release: script('trends/lua/egress-pool.release-1.lua').typed<[jobId: string, ...families: string[]], unknown>(),
     settle: script('trends/lua/egress-pool.settle-1.lua').typed<[token: string], number>(),
   },
   deliveryGate: {

@@ -3,6 +3,7 @@
 import { upsertForecasts } from '../insights/forecast.repository.js';
 import { setInterestLevels, updateInsightScores } from '../insights/insight.repository.js';
 import { replaceTrendPointsOf, upsertInsightSeriesOf } from '../insights/trend-point.repository.js';
+import { refreshInsightsWritten } from '../observability/metrics.js';
 import { bumpReadModelVersion } from '../redis/read-model-version.js';
 import { recordEvents, type NewOutboxEvent } from '../webhooks/event.repository.js';
 import type { RefreshDeps } from './fetch.js';
@@ -62,6 +63,7 @@ export async function writeFreshSeries(
     await setInterestLevels(trx, levels);
     return recordEvents(trx, events);
   });
+  refreshInsightsWritten.inc(fresh.length);
   if (fresh.length > 0) await bumpReadModelVersion(deps.redis, deps.redisKeys, deps.db);
   if (eventIds.length > 0) await deps.announce?.(...eventIds);
   return fresh.map((f) => ({

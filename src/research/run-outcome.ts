@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { Database } from '../db/database.js';
 import { failureKind, givesAllowanceBack } from '../domain/public-error.js';
+import { researchRunsSucceeded } from '../observability/metrics.js';
 import { recordEvents } from '../webhooks/event.repository.js';
 import { refundFailedRun } from './allowance.repository.js';
 import { markRunFailed, markRunSucceeded, type RunRow } from './run.repository.js';
@@ -33,12 +34,15 @@ function eventOf(type: RunEventType, run: RunRow) {
 
 /** Marks the run succeeded (see markRunSucceeded); answers the event to announce, if one was written. */
 export async function succeedRun(db: Db, runId: string, lastStep: number): Promise<string | undefined> {
-  return (db as Kysely<Database>).transaction().execute(async (trx) => {
+  const { succeeded, eventId } = await (db as Kysely<Database>).transaction().execute(async (trx) => {
     const run = await markRunSucceeded(trx, runId, lastStep);
-    if (!run?.account_id) return undefined;
+    if (!run?.account_id) return { succeeded: run !== undefined, eventId: undefined };
     const [eventId] = await recordEvents(trx, [eventOf('research.completed', run)]);
-    return eventId;
+    return { succeeded: true, eventId };
   });
+  // Counted once committed, by the one delivery that marked it (Google's requests per run divide by it).
+  if (succeeded) researchRunsSucceeded.inc();
+  return eventId;
 }
 
 /**

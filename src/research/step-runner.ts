@@ -33,6 +33,7 @@ import type { StepChain, StepChains, StepName, StepOutput } from './step-contrac
 import { buildStepContext } from './step-context.js';
 import { StepRecorder } from './step-recorder.js';
 import { failRun, succeedRun } from './run-outcome.js';
+import { trendsScopeOf } from './trends-scope.js';
 import { failureTag } from '../domain/public-error.js';
 import { RESEARCH_CHAINS } from './steps.js';
 import {
@@ -347,6 +348,8 @@ export class StepRunner {
         // A trends job made here links to this span: the job is shared by every run asking the same that day.
         traceTrendsRequest(facts.provider, request.kind, () =>
           deps.trendsFor(facts.provider).fetch(request, {
+            // A private run's answers are its account's alone, but for requests of public terms (trends-scope.ts).
+            scope: trendsScopeOf(request, ownerAccountId, new Set([deps.anchorFor(facts.provider).toLowerCase()])),
             // The run's turn: Google answers the accounts' runs in turn (ResearchChain), each run's requests together.
             priority: job.turn === undefined ? researchPriority(step, chain.steps.length) : researchTurnPriority(job.turn),
             waiter: { queue: JOB.researchStep.queue, jobId: jobIdOf(JOB.researchStep, { runId, step })! },

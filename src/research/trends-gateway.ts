@@ -8,7 +8,14 @@ import { isOutage } from '../outage.js';
 import { enqueueWith, jobIdOf } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
 import { describeRequest, type TrendsRequest, type TrendsResponse } from '../trends/types.js';
-import { TRENDS_PRIORITY, TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsWaiter } from '../providers/gateway.js';
+import {
+  TRENDS_PRIORITY,
+  TrendsFailedError,
+  WaitingForTrendsError,
+  type TrendsFetchOptions,
+  type TrendsGateway,
+  type TrendsWaiter,
+} from '../providers/gateway.js';
 
 // What every provider's gateway shares lives with the providers; the steps and jobs ask for it here too.
 export {
@@ -16,6 +23,7 @@ export {
   TRENDS_PRIORITY,
   TrendsFailedError,
   WaitingForTrendsError,
+  type TrendsFetchOptions,
   type TrendsGateway,
   type TrendsPurpose,
   type TrendsWaiter,
@@ -103,8 +111,8 @@ export class QueuedTrendsGateway implements TrendsGateway {
     private readonly waiters?: TrendsWaiters,
   ) {}
 
-  async fetch(request: TrendsRequest, options: { priority?: number; waiter?: TrendsWaiter } = {}): Promise<TrendsResponse> {
-    const data = { request, provider: this.provider };
+  async fetch(request: TrendsRequest, options: TrendsFetchOptions = {}): Promise<TrendsResponse> {
+    const data = { request, provider: this.provider, ...(options.scope ? { scope: options.scope } : {}) };
     const now = new Date();
     const jobId = jobIdOf(JOB.trendsFetch, data, now)!;
     let job = await this.queue.getJob(jobId);

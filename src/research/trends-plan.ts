@@ -32,6 +32,7 @@
 // to on a simulated world.
 import type {
   ExploreAnswer,
+  ExplorePart,
   InterestByRegion,
   InterestOverTime,
   RelatedList,
@@ -164,6 +165,8 @@ function pairMeans(answer: InterestOverTime, a: number, b: number): [number, num
 const PAIR_PEAK_FLOOR = 25;
 /** What one explore for the primary phrase over 12 months answers when its own maps are read: steps interest_by_country and interest_by_city share its trends job. */
 const MAP_PARTS = ['mapCountry', 'mapCity'] as const;
+/** The related lists steps related_queries_top to related_topics_rising read: parts of the phrase's explore in the `shared` plan. */
+const RELATED_PARTS = ['relatedQueries', 'relatedTopics'] as const;
 
 /** choose_primary's measurement of the candidate phrases: their 12-month means in one comparison with the anchor. */
 export interface Measurement {
@@ -348,8 +351,26 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
     const [phraseMean, anchorMean] = pair ? pairMeans(pair, 0, 1) : pairMeans(answer, index, keywords.length - 1);
     return !mapAgainstAnchor(round(phraseMean, 2), round(anchorMean, 2));
   };
+  // `shared`: one explore of the phrase over 12 months answers both related lists and, when they are read, its
+  // own maps (its widgets' tokens come in one answer); `batched` asked an explore for each list and one for the maps.
+  const sharing = name === 'shared';
+  const phraseExplore = async (keyword: string) => {
+    const parts: ExplorePart[] = (await ownMapsRead(keyword)) ? [...MAP_PARTS, ...RELATED_PARTS] : [...RELATED_PARTS];
+    return expectKind(await fetch({ kind: 'explore', keywords: [keyword], timeframe: '12m', geo, parts }), 'explore');
+  };
   const ownMaps = async (keyword: string) =>
-    expectKind(await fetch({ kind: 'explore', keywords: [keyword], timeframe: '12m', geo, parts: [...MAP_PARTS] }), 'explore');
+    sharing
+      ? phraseExplore(keyword)
+      : expectKind(await fetch({ kind: 'explore', keywords: [keyword], timeframe: '12m', geo, parts: [...MAP_PARTS] }), 'explore');
+  const sharedRelated = (keyword: string, kind: 'relatedQueries' | 'relatedTopics') =>
+    orFailed<RelatedResult>(
+      async () => served(expectKind(part(await phraseExplore(keyword), kind), kind)),
+      (reason, error) => ({
+        served: error.notRecorded ? 'not_recorded' : error.notAvailable ? 'not_available' : 'failed',
+        list: null,
+        reason,
+      }),
+    );
   return {
     name,
     autocomplete: (phrases, hinted) =>
@@ -400,7 +421,7 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
         })(),
       };
     },
-    related: (keyword, kind) => relatedList(keyword, kind),
+    related: (keyword, kind) => (sharing ? sharedRelated(keyword, kind) : relatedList(keyword, kind)),
     modifiers,
     async map(keywords, resolution) {
       // A worldwide run's maps are of countries and cities; a market's, of its regions and cities.

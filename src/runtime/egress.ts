@@ -31,5 +31,7 @@ export function egressPoolOptions(config: Config): EgressPoolOptions {
     requestTimeoutMs: config.trends.requestTimeoutMs,
     embedGapMs: config.trends.embedGapMs,
     embedCooldownMs: config.trends.embedCooldownMs,
+    exploreBurst: config.trends.exploreBurst,
+    exploreRefillPerMinute: config.trends.exploreRefillPerMinute,
   };
 }

@@ -1,10 +1,13 @@
 import { AnswerShiftWatch } from '../domain/trends/answer-shift.js';
 import type { Logger } from '../logger.js';
-import { googleAnswers, googleAnswerSeconds, googleUserTypes } from '../observability/metrics.js';
+import { familyOfExchange } from '../domain/trends/google-families.js';
+import { googleAnswers, googleAnswerSeconds, googleHttpsByFamily, googleUserTypes } from '../observability/metrics.js';
+import { currentSpendPurpose } from '../observability/trends-purpose.js';
 import type { ExchangeObserver } from '../providers/google/client.js';
 
 /**
- * Counts every exchange with Google per kind and outcome (/metrics), and warns
+ * Counts every exchange with Google per kind and outcome, and per endpoint
+ * family and purpose (/metrics), and warns
  * when a kind's share of empty, no-data or changed answers jumps (see
  * domain/trends/answer-shift.ts): the first sign that Google changed again.
  */
@@ -12,6 +15,7 @@ export function watchGoogleAnswers(logger: Logger): ExchangeObserver {
   const watch = new AnswerShiftWatch();
   return (report) => {
     googleAnswers.inc({ kind: report.kind, outcome: report.outcome });
+    googleHttpsByFamily.inc({ family: familyOfExchange(report.kind), purpose: currentSpendPurpose() });
     googleAnswerSeconds.observe({ kind: report.kind }, report.ms / 1000);
     if (report.userType && (report.kind === 'explore' || report.kind === 'embed_page'))
       googleUserTypes.inc({ route: report.route, user_type: report.userType });

@@ -6,8 +6,18 @@
 //   pace       its next request slot: requests go out `60 000 / rate` ms apart
 //              (± jitter), whichever job sends them, so the requests of one job
 //              are spaced too;
-//   cooldown   after a block (302 to /sorry, a 429 page, a 403, "unusual
-//              traffic") nothing goes out until it ends; it starts at
+//   explore    the explore family (/trends/api/explore and its cookie pages)
+//              also takes a token from the route's bucket: Google limits it
+//              as a token bucket (a burst of about 90–100, refilled at 60–120
+//              a minute: gtrends, 2026-09-09), so ours holds TRENDS_EXPLORE_BURST
+//              and refills at a rate learned from when Google's rate-limit 429s
+//              arrive (egress-pool.bucket-empty-1.lua), starting at
+//              TRENDS_EXPLORE_REFILL_PER_MINUTE; a rate-limit 429 empties it and
+//              is waited out a token's time, not a cooldown;
+//   cooldown   per endpoint family (explore, widgetdata, autocomplete, embed,
+//              trending: types.ts), as Google blocks them (gtrends, 2026-09-09);
+//              after a block (302 to /sorry, a 429 page, a 403, "unusual
+//              traffic") nothing of that family goes out until it ends; it starts at
 //              TRENDS_COOLDOWN_MS and doubles with each block in a row, up to
 //              TRENDS_COOLDOWN_MAX_MS (asking early makes Google's block longer:
 //              trendspy #5, #13), and lasts at least as long as Google's
@@ -42,14 +52,17 @@ import type { Redis } from '../redis/connection.js';
 import type { EgressRoute } from './egress.js';
 import { RedisCookieJar } from './redis-cookie-jar.js';
 import { RouteWaitError, type Lease, type RouteWait } from './route-wait.js';
-import { BLOCK_KINDS, type BlockKind } from './types.js';
+import { ENDPOINT_FAMILIES, type BlockKind, type EndpointFamily } from './types.js';
 import { SCRIPTS } from '../redis/scripts.js';
+import { routeBudget, type BookedOutcome, type RouteBudget } from './route-budget.js';
+import { EXPLORE_BUCKET, type EgressPoolOptions } from './egress-pool-options.js';
 
 // The Redis scripts, each in its .lua file with its KEYS, ARGV and answer at the top.
 // ARGV: now, job, lease ms, lookahead ms, offset, skip flags, poll ms, embed flag. KEYS: every route.
 const {
   acquire: ACQUIRE,
   reserve: RESERVE,
+  bucketEmpty: BUCKET_EMPTY,
   blocked: BLOCKED,
   answered: ANSWERED,
   embedOverQuota: EMBED_OVER_QUOTA,
@@ -62,77 +75,16 @@ const {
 export const CONSENT_ASIDE_MS = 86_400_000;
 /** How often a request waiting for its route's in-flight slot looks again. */
 const IN_FLIGHT_POLL_MS = 25;
+/** How many of its usual waits a job that has begun its exchanges may wait for its next slot (see pacers). */
+const CONTINUING_WAIT_SLOTS = 6;
 
-export interface EgressPoolOptions {
-  /** HTTPS requests per minute each route may send; 0 = no pacing. */
-  requestsPerMinute: number;
-  /** First cooldown after a block; doubles per block in a row. */
-  cooldownMs: number;
-  /** The longest cooldown. */
-  cooldownMaxMs: number;
-  /** How long a route that got a 400 is left alone. */
-  refusedPauseMs: number;
-  /** Deadline of one request's talking to Google: a probe's lease outlives it. */
-  requestTimeoutMs: number;
-  /** Spread of the interval between requests (0.2: ± 20 %). */
-  jitter?: number;
-  /** Gap between two embed pages of a route (TRENDS_EMBED_GAP_MS); jittered like the interval. Default 8 s. */
-  embedGapMs?: number;
-  /** How long a route's embed pages wait after a token over the embed quota, doubling in a row up to cooldownMaxMs. Default 5 minutes. */
-  embedCooldownMs?: number;
-  /**
-   * How many of a route's request slots ahead a job may wait for inside its
-   * request (default 8: two jobs per route in each of four worker processes).
-   * Past it the job waits outside, without an attempt. Too few and the jitter
-   * alone sends a job that holds a route back to the queue between two of its
-   * requests, where a job of lower priority takes its place.
-   */
-  paceWaitSlots?: number;
-  random?: () => number;
-}
+export { EXPLORE_BUCKET, type EgressPoolOptions } from './egress-pool-options.js';
 
 /** Why a route cannot take a job (or a request) now. */
 export { RouteWaitError, type Lease, type RouteWait } from './route-wait.js';
 export { RedisCookieJar } from './redis-cookie-jar.js';
 
-/** A route's state as ops see it. */
-export const ROUTE_STATES = ['open', 'cooling', 'probing', 'refused', 'consent'] as const;
-export type RouteState = (typeof ROUTE_STATES)[number];
-
-/** How Google answered a job, for the day's counts. */
-export const BOOKED_OUTCOMES = ['answers', 'blocked', 'refused', 'changed', 'errors', 'over_quota'] as const;
-export type BookedOutcome = (typeof BOOKED_OUTCOMES)[number];
-
-export interface RouteBudget {
-  route: string;
-  /** HTTPS requests sent in the last 60 minutes. */
-  requestsLastHour: number;
-  /** HTTPS requests sent on the day (UTC). */
-  requests: number;
-  answers: number;
-  blocked: number;
-  refused: number;
-  changed: number;
-  errors: number;
-  state: RouteState;
-  /** How long the state lasts still (cooling, refused), 0 otherwise. */
-  stateForMs: number;
-  /** Blocks in a row (the cooldown doubles with each). */
-  streak: number;
-  /** Cooldowns started, and probes sent after them, since the route's state was created. */
-  cooldowns: number;
-  probes: number;
-  /** Blocks that day by how Google answered them. */
-  blocksByKind: Record<BlockKind, number>;
-  /** Embed pages sent that day, and tokens over the embed quota. */
-  embedRequests: number;
-  overQuota: number;
-  /** How long the route's embed pages still wait after an over-quota token (0: open). */
-  embedWaitMs: number;
-  /** How Google labelled the route's client in its latest token (userConfig.userType), and since when. */
-  userType: string | null;
-  userTypeSince: string | null;
-}
+export { BOOKED_OUTCOMES, ROUTE_STATES, type BookedOutcome, type FamilyState, type RouteBudget, type RouteState } from './route-budget.js';
 
 /** What the pool asks of a canary's result it keeps: when it was checked. The rest is the check's (GoogleCheck). */
 export interface KeptCheck {
@@ -155,6 +107,11 @@ export class EgressPool {
 
   private routeKey(route: EgressRoute | string): string {
     return `${this.prefix}:route:${typeof route === 'string' ? route : route.name}`;
+  }
+
+  /** Set (for a day) once Google was seen blocking an address whole, not one endpoint family (egress-pool.blocked-2.lua). */
+  private get blocksWholeKey(): string {
+    return `${this.prefix}:blocks-whole`;
   }
 
   private sentKey(route: EgressRoute): string {
@@ -207,7 +164,7 @@ export class EgressPool {
    * that refused this request; `embed`: the job sends embed pages (their quota
    * and pace count too).
    */
-  async acquire(jobId: string, skip: readonly string[] = [], now = Date.now(), embed = false): Promise<Lease> {
+  async acquire(jobId: string, skip: readonly string[] = [], now = Date.now(), embed = false, family?: EndpointFamily): Promise<Lease> {
     this.offset = (this.offset + 1) % this.routes.length;
     const flags = this.routes.map((r) => (skip.includes(r.name) ? '1' : '0')).join('');
     if (!flags.includes('0')) return { refusedEverywhere: true };
@@ -225,6 +182,7 @@ export class EgressPool {
         flags,
         1_000,
         embed ? '1' : '0',
+        family ?? '',
       ],
     );
     if (index > 0) return { route: this.routes[index - 1]!, probe: probe === 1 };
@@ -236,8 +194,27 @@ export class EgressPool {
    * slot, then checks the route is still open (a block reported while it
    * waited stops the request). Throws RouteWaitError when the request must not go.
    */
-  async pace(route: EgressRoute, jobId: string, embed = false): Promise<void> {
-    await this.waitForSlot(route, jobId, embed);
+  async pace(route: EgressRoute, jobId: string, embed = false, family?: EndpointFamily, maxWaitMs = this.maxPaceWaitMs): Promise<void> {
+    await this.waitForSlot(route, jobId, embed, maxWaitMs, family);
+  }
+
+  private get bucket(): { burst: number; first: number; least: number; most: number } {
+    const refill = this.options.exploreRefillPerMinute ?? EXPLORE_BUCKET.refill;
+    return { burst: this.options.exploreBurst ?? EXPLORE_BUCKET.burst, ...refill };
+  }
+
+  /**
+   * Google answered `route`'s explore family with its rate limit (a plain 429
+   * with no new cookie): the route's bucket is empty and its refill learned
+   * (egress-pool.bucket-empty-1.lua). Returns how long until its next token,
+   * and the refill a minute now kept.
+   */
+  async exploreRateLimited(route: EgressRoute, jobId: string, now = Date.now()): Promise<{ waitMs: number; refillPerMinute: number }> {
+    await RELEASE.run(this.redis, [this.routeKey(route)], [jobId, ...ENDPOINT_FAMILIES]);
+    const { first, least } = this.bucket;
+    const [waitMs, refill] = await BUCKET_EMPTY.run(this.redis, [this.routeKey(route)], [now, first, least]);
+    await this.bookField(route, 'rate_limited');
+    return { waitMs, refillPerMinute: Number(refill) };
   }
 
   /**
@@ -245,10 +222,10 @@ export class EgressPool {
    * deadline has long passed): a token to give it back with. Waits for it
    * up to the longest pace wait, then throws RouteWaitError (busy).
    */
-  private async takeInFlight(route: EgressRoute): Promise<string> {
+  private async takeInFlight(route: EgressRoute, maxWaitMs = this.maxPaceWaitMs): Promise<string> {
     const token = randomUUID();
     const key = `${this.routeKey(route)}:inflight`;
-    const deadline = Date.now() + this.maxPaceWaitMs;
+    const deadline = Date.now() + maxWaitMs;
     for (;;) {
       if ((await this.redis.set(key, token, 'PX', this.options.requestTimeoutMs + 5_000, 'NX')) === 'OK') return token;
       if (Date.now() >= deadline) throw new RouteWaitError(route.name, IN_FLIGHT_POLL_MS * 4, 'busy');
@@ -256,7 +233,8 @@ export class EgressPool {
     }
   }
 
-  private async waitForSlot(route: EgressRoute, jobId: string, embed: boolean): Promise<void> {
+  private async waitForSlot(route: EgressRoute, jobId: string, embed: boolean, maxWaitMs: number, family?: EndpointFamily): Promise<void> {
+    const { burst, first, most } = this.bucket;
     const now = Date.now();
     const [slot, waitMs, reason] = await RESERVE.run(
       this.redis,
@@ -265,32 +243,54 @@ export class EgressPool {
         now,
         jobId,
         this.interval(),
-        this.maxPaceWaitMs,
+        maxWaitMs,
         this.leaseMs,
         `${now}:${randomUUID()}`,
         route.name,
         embed ? this.embedGap() : 0,
         embed ? '1' : '0',
+        family ?? '',
+        burst,
+        first,
+        most,
       ],
     );
     if (slot < 0) throw new RouteWaitError(route.name, waitMs, reason as RouteWait);
     if (slot > now) {
       await new Promise((resolve) => setTimeout(resolve, slot - now));
-      const [refused, cool, needsProbe, probeJob, embedCool] = await this.redis.hmget(
-        this.routeKey(route),
-        'refused_until',
-        'cool_until',
-        'needs_probe',
-        'probe_job',
-        'embed_cool_until',
-      );
-      const at = Date.now();
-      if (Number(refused ?? 0) > at) throw new RouteWaitError(route.name, Number(refused) - at, 'refused');
-      if (Number(cool ?? 0) > at) throw new RouteWaitError(route.name, Number(cool) - at, 'cooling');
-      if (needsProbe === '1' && probeJob !== jobId) throw new RouteWaitError(route.name, 1_000, 'probe');
-      // An embed page waiting for its slot when Google said the embed quota was spent does not follow into it.
-      if (embed && Number(embedCool ?? 0) > at) throw new RouteWaitError(route.name, Number(embedCool) - at, 'embed_quota');
+      await this.stillOpen(route, jobId, embed, family);
     }
+  }
+
+  /**
+   * Throws RouteWaitError when the route, or the family's requests, closed
+   * while the request waited (for its slot, or for the route's in-flight
+   * slot): a block, a refusal or the EU consent page another job met is not
+   * followed into.
+   */
+  private async stillOpen(route: EgressRoute, jobId: string, embed: boolean, family?: EndpointFamily): Promise<void> {
+    const sfx = family ? `:${family}` : '';
+    const [refused, cool, needsProbe, probeJob, embedCool, familyCool, familyProbe, familyProbeJob, consent] = await this.redis.hmget(
+      this.routeKey(route),
+      'refused_until',
+      'cool_until',
+      'needs_probe',
+      'probe_job',
+      'embed_cool_until',
+      `cool_until${sfx}`,
+      `needs_probe${sfx}`,
+      `probe_job${sfx}`,
+      'consent_until',
+    );
+    const at = Date.now();
+    if (Number(consent ?? 0) > at) throw new RouteWaitError(route.name, Number(consent) - at, 'consent');
+    const coolUntil = Math.max(Number(cool ?? 0), Number(familyCool ?? 0));
+    if (Number(refused ?? 0) > at) throw new RouteWaitError(route.name, Number(refused) - at, 'refused');
+    if (coolUntil > at) throw new RouteWaitError(route.name, coolUntil - at, 'cooling');
+    if (needsProbe === '1' && probeJob !== jobId) throw new RouteWaitError(route.name, 1_000, 'probe');
+    if (familyProbe === '1' && familyProbeJob !== jobId) throw new RouteWaitError(route.name, 1_000, 'probe');
+    // An embed page waiting for its slot when Google said the embed quota was spent does not follow into it.
+    if (embed && Number(embedCool ?? 0) > at) throw new RouteWaitError(route.name, Number(embedCool) - at, 'embed_quota');
   }
 
   /**
@@ -298,15 +298,36 @@ export class EgressPool {
    * an embed slot too); `sent` after each request gives the route's in-flight
    * slot back.
    */
-  pacers(route: EgressRoute, jobId: string): { pace: () => Promise<void>; paceEmbed: () => Promise<void>; sent: () => Promise<void> } {
+  pacers(
+    route: EgressRoute,
+    jobId: string,
+  ): {
+    pace: (family?: EndpointFamily) => Promise<void>;
+    paceEmbed: (family?: EndpointFamily) => Promise<void>;
+    sent: () => Promise<void>;
+  } {
     let held: string | undefined;
-    const take = async (embed: boolean) => {
-      await this.pace(route, jobId, embed);
-      held = await this.takeInFlight(route);
+    let started = false;
+    const take = async (embed: boolean, family?: EndpointFamily) => {
+      // A job that has sent a request waits longer for its next one: giving up then would throw away what it spent
+      // (an explore whose widgets are never asked is asked again from the start). Measured by bench:google
+      // (2026-11-29): with many jobs on one route, 3 to 5 explores a run were asked twice this way.
+      const paceWait = started ? CONTINUING_WAIT_SLOTS * this.maxPaceWaitMs : this.maxPaceWaitMs;
+      const inFlightWait = started ? Math.max(paceWait, this.options.requestTimeoutMs + 5_000) : this.maxPaceWaitMs;
+      await this.pace(route, jobId, embed, family, paceWait);
+      const token = await this.takeInFlight(route, inFlightWait);
+      try {
+        await this.stillOpen(route, jobId, embed, family);
+      } catch (error) {
+        await SETTLE.run(this.redis, [`${this.routeKey(route)}:inflight`], [token]);
+        throw error;
+      }
+      held = token;
+      started = true;
     };
     return {
-      pace: () => take(false),
-      paceEmbed: () => take(true),
+      pace: (family) => take(false, family),
+      paceEmbed: (family) => take(true, family ?? 'embed'),
       sent: async () => {
         if (held === undefined) return;
         const token = held;
@@ -318,7 +339,7 @@ export class EgressPool {
 
   /** Google answered `route` with its EU consent page: the route is set aside (its requests go elsewhere). Returns how long. */
   async consentRequired(route: EgressRoute, jobId: string, now = Date.now()): Promise<number> {
-    await ANSWERED.run(this.redis, [this.routeKey(route)], [jobId]);
+    await ANSWERED.run(this.redis, [this.routeKey(route)], [jobId, ...ENDPOINT_FAMILIES]);
     await this.redis.hset(this.routeKey(route), 'consent_until', now + CONSENT_ASIDE_MS);
     await this.bookField(route, 'consent');
     return CONSENT_ASIDE_MS;
@@ -331,7 +352,7 @@ export class EgressPool {
     outcome: Exclude<BookedOutcome, 'blocked' | 'refused' | 'errors' | 'over_quota'>,
     options: { embed?: boolean } = {},
   ): Promise<void> {
-    await ANSWERED.run(this.redis, [this.routeKey(route)], [jobId]);
+    await ANSWERED.run(this.redis, [this.routeKey(route)], [jobId, ...ENDPOINT_FAMILIES]);
     // An embed page within the quota: the next over-quota wait starts from the shortest again.
     if (options.embed && outcome === 'answers') await this.redis.hset(this.routeKey(route), 'embed_streak', 0);
     await this.book(route, outcome);
@@ -346,23 +367,24 @@ export class EgressPool {
     route: EgressRoute,
     jobId: string,
     now = Date.now(),
-    block: { kind?: BlockKind; retryAfterMs?: number } = {},
+    block: { kind?: BlockKind; retryAfterMs?: number; family?: EndpointFamily } = {},
   ): Promise<{ cooldownMs: number; started: boolean }> {
     const jitter = 0.9 + 0.2 * this.random();
     const asked = Math.max(0, Math.round(block.retryAfterMs ?? 0));
     const [started, cooldownMs] = await BLOCKED.run(
       this.redis,
-      [this.routeKey(route)],
-      [now, jobId, this.options.cooldownMs, this.options.cooldownMaxMs, jitter, asked],
+      [this.routeKey(route), this.blocksWholeKey],
+      [now, jobId, this.options.cooldownMs, this.options.cooldownMaxMs, jitter, asked, block.family ?? '', ...ENDPOINT_FAMILIES],
     );
     await this.book(route, 'blocked');
     if (block.kind) await this.bookField(route, `blocked_${block.kind}`);
+    if (block.family) await this.bookField(route, `blocked_${block.family}`);
     return { cooldownMs, started: started === 1 };
   }
 
   /** A token over the embed quota on `route`: its embed pages wait (its other requests do not). Returns how long. */
   async embedOverQuota(route: EgressRoute, jobId: string, now = Date.now()): Promise<number> {
-    await RELEASE.run(this.redis, [this.routeKey(route)], [jobId]);
+    await RELEASE.run(this.redis, [this.routeKey(route)], [jobId, ...ENDPOINT_FAMILIES]);
     const waitMs = Number(
       await EMBED_OVER_QUOTA.run(
         this.redis,
@@ -395,7 +417,7 @@ export class EgressPool {
 
   /** Google refused a request on `route` (400): the route pauses; the request goes elsewhere. */
   async refused(route: EgressRoute, jobId: string, now = Date.now()): Promise<void> {
-    await ANSWERED.run(this.redis, [this.routeKey(route)], [jobId]);
+    await ANSWERED.run(this.redis, [this.routeKey(route)], [jobId, ...ENDPOINT_FAMILIES]);
     await this.redis.hset(this.routeKey(route), 'refused_until', now + this.options.refusedPauseMs);
     await this.book(route, 'refused');
   }
@@ -407,7 +429,7 @@ export class EgressPool {
 
   /** The job leaves `route` without Google's answer (a network error, a timeout, a wait): its probe, if any, goes to the next job. */
   async release(route: EgressRoute, jobId: string, failed: boolean): Promise<void> {
-    await RELEASE.run(this.redis, [this.routeKey(route)], [jobId]);
+    await RELEASE.run(this.redis, [this.routeKey(route)], [jobId, ...ENDPOINT_FAMILIES]);
     if (failed) await this.book(route, 'errors');
   }
 
@@ -431,53 +453,23 @@ export class EgressPool {
       .exec();
   }
 
-  /** Each route's requests (last hour, and `day`), Google's answers that day and its state now. */
+  /** Each route's requests (last hour, and `day`), Google's answers that day and its state now (route-budget.ts). */
   async budget(day = new Date().toISOString().slice(0, 10), now = Date.now()): Promise<RouteBudget[]> {
     const spent = await this.redis.hgetall(this.budgetKey(day));
+    const { burst, first } = this.bucket;
     return Promise.all(
-      this.routes.map(async (route) => {
-        const [refused, cool, needsProbe, streak, cooldowns, probes, embedCool, userType, userTypeSince, consent] = await this.redis.hmget(
-          this.routeKey(route),
-          'refused_until',
-          'cool_until',
-          'needs_probe',
-          'streak',
-          'cooldowns',
-          'probes',
-          'embed_cool_until',
-          'user_type',
-          'user_type_since',
-          'consent_until',
-        );
-        const lastHour = await this.redis.zcount(this.sentKey(route), now - 3_600_000, '+inf');
-        const n = (field: string) => Number(spent[`${route.name}|${field}`] ?? 0);
-        const refusedFor = Number(refused ?? 0) - now;
-        const coolFor = Number(cool ?? 0) - now;
-        const consentFor = Number(consent ?? 0) - now;
-        const state: RouteState =
-          consentFor > 0 ? 'consent' : refusedFor > 0 ? 'refused' : coolFor > 0 ? 'cooling' : needsProbe === '1' ? 'probing' : 'open';
-        return {
-          route: route.name,
-          requestsLastHour: lastHour,
-          requests: n('requests'),
-          answers: n('answers'),
-          blocked: n('blocked'),
-          refused: n('refused'),
-          changed: n('changed'),
-          errors: n('errors'),
-          state,
-          stateForMs: state === 'consent' ? consentFor : state === 'refused' ? refusedFor : state === 'cooling' ? coolFor : 0,
-          streak: Number(streak ?? 0),
-          cooldowns: Number(cooldowns ?? 0),
-          probes: Number(probes ?? 0),
-          blocksByKind: Object.fromEntries(BLOCK_KINDS.map((k) => [k, n(`blocked_${k}`)])) as Record<BlockKind, number>,
-          embedRequests: n('embed_requests'),
-          overQuota: n('over_quota'),
-          embedWaitMs: Math.max(0, Number(embedCool ?? 0) - now),
-          userType: userType ?? null,
-          userTypeSince: userTypeSince ?? null,
-        };
-      }),
+      this.routes.map((route) =>
+        routeBudget(this.redis, {
+          route,
+          key: this.routeKey(route),
+          sentKey: this.sentKey(route),
+          blocksWholeKey: this.blocksWholeKey,
+          spent,
+          now,
+          burst,
+          firstRefill: first,
+        }),
+      ),
     );
   }
 }

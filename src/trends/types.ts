@@ -20,14 +20,36 @@ export interface TrendsProvider {
 export const BLOCK_KINDS = ['sorry_302', 'too_many_429', 'forbidden_403', 'unusual_traffic'] as const;
 export type BlockKind = (typeof BLOCK_KINDS)[number];
 
-/** Google is throttling us (a block of the route): wait, do not fail. */
+/**
+ * Google's endpoint families: each is limited and blocked on its own (gtrends,
+ * `live_integration/`, 2026-09-09: with the explore family at 429,
+ * autocomplete, widgetdata and the trending RPC kept answering). `explore` is
+ * `/trends/api/explore` and the pages that hand out its cookie, `widgetdata`
+ * the widgets' data (the embed flow's included), `embed` the embed pages,
+ * `trending` the feed, the Trending Now RPC and the `/trending` page.
+ */
+export const ENDPOINT_FAMILIES = ['explore', 'widgetdata', 'autocomplete', 'embed', 'trending'] as const;
+export type EndpointFamily = (typeof ENDPOINT_FAMILIES)[number];
+
+/** The family of a request's first HTTPS exchange: the one a route must have open to take it. */
+export function firstFamilyOf(request: TrendsRequest): EndpointFamily {
+  if (request.kind === 'autocomplete') return 'autocomplete';
+  if (request.kind === 'trendingFeed') return 'trending';
+  return 'explore';
+}
+
+/** Google is throttling us (a block of the route's family, or its explore family's rate limit): wait, do not fail. */
 export class RateLimitedError extends Error {
   override name = 'RateLimitedError';
+  /** The endpoint family Google refused (set by the client when it knows it): the route's other families stay open. */
+  family?: EndpointFamily;
   constructor(
     message: string,
     readonly block: BlockKind = 'too_many_429',
     /** Google's Retry-After, when it sent one: no request on the route before it has passed. */
     readonly retryAfterMs?: number,
+    /** A plain 429 with no new cookie where the cookie gate hands one out: the explore family's token bucket is empty, not a block. */
+    readonly rateLimit = false,
   ) {
     super(message);
   }

@@ -68,8 +68,20 @@ describe('insights google check', () => {
       'embed_relatedsearches',
       'autocomplete',
       'trending_rss',
+      'trending_rpc',
+      'trending_page',
     ]);
-    for (const kind of ['home_page', 'explore', 'multiline', 'comparedgeo', 'embed_page', 'embed_relatedsearches', 'trending_rss']) {
+    for (const kind of [
+      'home_page',
+      'explore',
+      'multiline',
+      'comparedgeo',
+      'embed_page',
+      'embed_relatedsearches',
+      'trending_rss',
+      'trending_rpc',
+      'trending_page',
+    ]) {
       expect(byKind[kind], kind).toMatchObject({ outcome: 'served', broken: false, ms: expect.any(Number) });
     }
     expect(byKind.cookie_page).toMatchObject({
@@ -87,12 +99,20 @@ describe('insights google check', () => {
     expect(json!.userType).toEqual({ explore: 'USER_TYPE_SCRAPER', embed: 'USER_TYPE_EMBED' });
     expect(json!.broken).toEqual([]);
     // The check's own cookie: nothing sent without one after the home page.
-    const log = g.google.log.slice(-10);
-    expect(log.map((r) => r.kind)).toEqual(
-      ['home', 'explore', 'multiline', 'comparedgeo', 'relatedsearches', 'embed', 'relatedsearches', 'autocomplete', 'trending_rss'].slice(
-        -10,
-      ),
-    );
+    const asked = [
+      'home',
+      'explore',
+      'multiline',
+      'comparedgeo',
+      'relatedsearches',
+      'embed',
+      'relatedsearches',
+      'autocomplete',
+      'trending_rss',
+      'trending_rpc',
+      'trending_page',
+    ];
+    expect(g.google.log.slice(-asked.length).map((r) => r.kind)).toEqual(asked);
 
     const human = await check();
     expect(human.code, human.stderr).toBe(0);
@@ -184,13 +204,13 @@ describe('insights google check', () => {
     }
   });
 
-  it('stops at a block: the home page is blocked and nothing else is asked (asking would only lengthen the block), and the route cools down for the workers too', async () => {
+  it('stops each family at its block: the home page is blocked and nothing of its family is asked (asking would only lengthen the block); the trending feed, a family of its own, is asked once; the route cools down for the workers too', async () => {
     g.google.blockAll(true);
     const before = g.google.totalRequests();
     const { code, json } = await check('--json');
     expect(code).toBe(1);
     expect(json!.kinds.map((k) => k.outcome)).toEqual([
-      'blocked',
+      'blocked', // home_page: explore's family
       'not_asked',
       'not_asked',
       'not_asked',
@@ -198,15 +218,17 @@ describe('insights google check', () => {
       'not_asked',
       'not_asked',
       'not_asked',
+      'not_asked', // autocomplete: needs the cookie the home page did not hand out
+      'blocked', // trending_rss: blocked too (this loopback blocks the whole address), which stops its family
       'not_asked',
       'not_asked',
     ]);
     expect(json!.kinds.find((k) => k.kind === 'cookie_page')).toMatchObject({
       broken: true,
-      detail: expect.stringMatching(/Google blocked an earlier request/),
+      detail: expect.stringMatching(/Google blocked the explore family/),
     });
-    expect(g.google.totalRequests() - before).toBe(1);
-    expect((await pool().budget())[0]).toMatchObject({ state: 'cooling', blocked: 1 });
+    expect(g.google.totalRequests() - before).toBe(2); // one per family: the home page and the trending feed
+    expect((await pool().budget())[0]).toMatchObject({ state: 'cooling' });
     await redis.redis.del(`${redis.keys.trendsPool}:route:${pool().routes[0]!.name}`);
   });
 

@@ -20,7 +20,7 @@ describe("watching Google's answers", () => {
     });
     const observe = watchGoogleAnswers(pino({ level: 'warn' }, logs));
     const report = (kind: 'multiline' | 'relatedsearches', outcome: ExchangeOutcome) =>
-      observe({ kind, outcome, ms: 120, route: 'proxy-a:3128' });
+      observe({ kind, family: 'widgetdata', outcome, ms: 120, route: 'proxy-a:3128' });
     for (let i = 0; i < 60; i += 1) report('multiline', 'served');
     for (let i = 0; i < 60; i += 1) report('relatedsearches', 'empty'); // empty all along (today's related lists): no jump
     expect(lines).toEqual([]);

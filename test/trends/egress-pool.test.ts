@@ -61,6 +61,20 @@ describe('the egress pool', () => {
     expect((busy as RouteWaitError).waitMs).toBeGreaterThan(2_000);
   });
 
+  it('lets a job that has begun its exchanges wait for its next slot rather than throw away what it sent', async () => {
+    // 60 a minute, 2 slots (2 s) may be waited for by a new job; one already sending waits longer.
+    const p = pool([A], { requestsPerMinute: 60, jitter: 0, paceWaitSlots: 2, embedGapMs: 0 });
+    const begun = p.pacers(A, 'job-begun');
+    await begun.pace();
+    await begun.sent();
+    // Two other jobs hold the next slots (+1 s, +2 s): the next, +3 s, is too far for a new job.
+    const others = [1, 2].map((j) => p.pace(A, `job-${j}`).catch((e: unknown) => e));
+    await expect(p.pace(A, 'job-new')).rejects.toMatchObject({ reason: 'busy' });
+    await expect(begun.pace()).resolves.toBeUndefined();
+    await begun.sent();
+    expect((await Promise.all(others)).every((r) => r === undefined)).toBe(true);
+  });
+
   it('cools a blocked route down, longer with each block in a row, and sends one probe when a cooldown ends while the others wait for it', async () => {
     const p = pool([A]);
     const t0 = 1_000_000;

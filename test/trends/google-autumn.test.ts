@@ -64,31 +64,23 @@ describe("the Google client against autumn 2026's Google (loopback)", () => {
     expect(g.google.autumn!.editedWidgetRequests).toBe(0);
   });
 
-  it('learns once that Google signs widget requests (an edited city map is a 401), and never edits one again on any route: the city map is no data', async () => {
-    const map = async (route: EgressRoute) =>
+  it("never edits a widget request: a city map where explore's widget is by country is no data, asked of no widget, with no 401 on any route", async () => {
+    const map = async (route: EgressRoute, resolution: 'CITY' | 'COUNTRY') =>
       as(
-        await provider.fetch(
-          { kind: 'interestByRegion', keywords: ['meal planning'], timeframe: '12m', geo: '', resolution: 'CITY' },
-          route,
-          { jar },
-        ),
+        await provider.fetch({ kind: 'interestByRegion', keywords: ['meal planning'], timeframe: '12m', geo: '', resolution }, route, {
+          jar,
+        }),
         'interestByRegion',
       );
-    expect(await map(routes[0]!)).toMatchObject({ outcome: 'no_data', regions: [] });
-    expect(g.google.autumn!.editedWidgetRequests).toBe(1);
-    expect(await map(routes[1]!)).toMatchObject({ outcome: 'no_data', regions: [] });
-    expect(g.google.autumn!.editedWidgetRequests).toBe(1);
+    const before = g.google.log.length;
+    expect(await map(routes[0]!, 'CITY')).toMatchObject({ outcome: 'no_data', regions: [] });
+    expect(await map(routes[1]!, 'CITY')).toMatchObject({ outcome: 'no_data', regions: [] });
     // The map explore serves (by country) is sent as served and answered.
-    const countries = as(
-      await provider.fetch(
-        { kind: 'interestByRegion', keywords: ['meal planning'], timeframe: '12m', geo: '', resolution: 'COUNTRY' },
-        routes[1],
-        { jar },
-      ),
-      'interestByRegion',
-    );
-    expect(countries.outcome).toBe('served');
-    expect(g.google.autumn!.editedWidgetRequests).toBe(1);
+    expect((await map(routes[1]!, 'COUNTRY')).outcome).toBe('served');
+    const sent = g.google.log.slice(before);
+    expect(sent.filter((r) => r.kind === 'comparedgeo').map((r) => r.status)).toEqual([200]);
+    expect(sent.some((r) => r.status === 401)).toBe(false);
+    expect(g.google.autumn!.editedWidgetRequests).toBe(0);
   });
 
   it("passes the cookie gate (a stale cookie's 429 that sets NID: sent again at once, once) and reads a plain 429 with no new cookie as the explore family's rate limit: no Retry-After, no page spent on it", async () => {

@@ -80,21 +80,30 @@ describe("the Google client against today's Google (loopback)", () => {
     expect(answer.series!.outcome).toBe('served');
     expect(Math.max(...answer.series!.points.map((p) => p.values[0]!))).toBe(100);
     expect(answer.mapCountry!.regions.some((r) => r.geoCode === 'US')).toBe(true);
-    // The explore page's own related widgets come back empty, as Google serves them to automated clients: an answer, not an error.
-    expect(answer.relatedQueries).toMatchObject({ top: [], rising: [], outcome: 'empty' });
+    // The explore page's own related widgets come back empty, as Google serves them to automated clients; an explore's
+    // related parts then fall back to the embed flow, as a list asked alone does (TRENDS_REQUEST_PLAN=shared, 2026-11-29).
+    expect(answer.relatedQueries).toMatchObject({ outcome: 'served' });
+    expect(answer.relatedQueries!.kind === 'relatedQueries' && answer.relatedQueries!.top.length).toBeGreaterThan(0);
     expect(answer.relatedTopics).toMatchObject({ top: [], rising: [], outcome: 'empty' });
-    // The home page, the explore and five widgets, over one tunnel; the tokens say how Google labels the client.
-    expect(answer.provenance).toMatchObject({ requests: 7, route: routes[0]!.name, via: 'explore', userType: 'USER_TYPE_SCRAPER' });
+    // By city: explore's map widget is by country, and a widget request is never edited: no data, nothing asked.
+    expect(answer.mapCity).toMatchObject({ regions: [], outcome: 'no_data' });
+    // The home page, the explore and four widgets, then two embed pages and their two widgets for the lists, over one
+    // tunnel; the answer names the last road its lists took (embed), and the label of the client's latest token.
+    expect(answer.provenance).toMatchObject({ requests: 10, route: routes[0]!.name, via: 'embed', userType: 'USER_TYPE_EMBED' });
     expect(g.proxies[0]!.tunnels).toBe(1);
 
     const log = logOf(0);
+    // Each related list empty on explore's widget is asked once more through an embed page.
     expect(log.map((r) => r.kind)).toEqual([
       'home',
       'explore',
       'multiline',
       'relatedsearches',
+      'embed',
       'relatedsearches',
-      'comparedgeo',
+      'relatedsearches',
+      'embed',
+      'relatedsearches',
       'comparedgeo',
     ]);
     expect(log.slice(1).every((r) => r.cookie)).toBe(true); // after the home page, no API call without the cookie
@@ -106,8 +115,11 @@ describe("the Google client against today's Google (loopback)", () => {
       'explore:served',
       'multiline:served',
       'relatedsearches:empty',
+      'embed_page:served',
+      'embed_relatedsearches:served',
       'relatedsearches:empty',
-      'comparedgeo:served',
+      'embed_page:served',
+      'embed_relatedsearches:empty',
       'comparedgeo:served',
     ]);
 

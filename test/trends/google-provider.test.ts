@@ -189,8 +189,29 @@ describe('google provider over recorded HTTP', () => {
     });
   });
 
-  it('asks for cities worldwide and parses places named without a code', async () => {
+  it("asks no city map of a widget that is by country: explore picks the map's resolution from the geo, and an edited widget request is a 401 (gtrends, 2026-09-09), so the map is no data", async () => {
     explore('test_interest_by_region_city_resolution__f6b2d0c230', 'bagel');
+    const result = await provider.fetch({
+      kind: 'interestByRegion',
+      keywords: ['pizza', 'bagel'],
+      timeframe: '12m',
+      geo: '',
+      resolution: 'CITY',
+    });
+    expect(result).toMatchObject({ kind: 'interestByRegion', regions: [], outcome: 'no_data' });
+    expect(result.provenance?.requests).toBe(2); // the cookie page and explore: no widget request
+  });
+
+  it('parses a city map (places named without a code) where explore serves its widget by city, sent as served', async () => {
+    cookiePage();
+    const served = recorded('test_interest_by_region_city_resolution__f6b2d0c230', /_explore_200\.json\.txt$/).replace(
+      /"resolution":"COUNTRY"/g,
+      '"resolution":"CITY"',
+    );
+    nock(GOOGLE, { reqheaders: { cookie: NID_2025 } })
+      .get('/trends/api/explore')
+      .query(true)
+      .reply(200, served);
     nock(GOOGLE)
       .get('/trends/api/widgetdata/comparedgeo')
       .query((q) => typeof q.req === 'string' && JSON.parse(q.req).resolution === 'CITY')
@@ -240,7 +261,7 @@ describe('google provider over recorded HTTP', () => {
     expect(result.provenance).toMatchObject({ provider: 'google', requests: 2, route: 'direct' });
   });
 
-  it('answers several widgets from one explore: series, related queries and topics, the map by country and by city', async () => {
+  it('answers several widgets from one explore: series, related queries and topics, the map by country; by city, no data (its widget is by country, and is not edited)', async () => {
     cookiePage();
     nock(GOOGLE)
       .get('/trends/api/explore')
@@ -267,15 +288,6 @@ describe('google provider over recorded HTTP', () => {
           .replace(/"value":\[(\d+),\d+\]/g, '"value":[$1]')
           .replace(/"hasData":\[(true|false),(true|false)\]/g, '"hasData":[$1]'),
       );
-    nock(GOOGLE)
-      .get('/trends/api/widgetdata/comparedgeo')
-      .query((q) => JSON.parse(String(q.req)).resolution === 'CITY')
-      .reply(
-        200,
-        recorded('test_interest_by_region_city_resolution__f6b2d0c230', /comparedgeo_200/)
-          .replace(/"value":\[(\d+),\d+\]/g, '"value":[$1]')
-          .replace(/"hasData":\[(true|false),(true|false)\]/g, '"hasData":[$1]'),
-      );
     const result = await provider.fetch({
       kind: 'explore',
       keywords: ['pizza'],
@@ -288,8 +300,8 @@ describe('google provider over recorded HTTP', () => {
     expect(result.relatedQueries?.top.length).toBeGreaterThan(0);
     expect(result.relatedTopics?.top[0]?.topic?.mid).toMatch(/^\/m\//);
     expect(result.mapCountry?.regions.length).toBeGreaterThan(0);
-    expect(result.mapCity?.regions.length).toBeGreaterThan(0);
-    expect(result.provenance?.requests).toBe(7); // the cookie page, one explore and five widgets, where the package would make ten requests
+    expect(result.mapCity).toMatchObject({ regions: [], outcome: 'no_data' });
+    expect(result.provenance?.requests).toBe(6); // the cookie page, one explore and four widgets, where the package would make ten requests
   });
 
   it('reads related lists answered as Google answers automated clients since 2024-08 as empty, not as an error', async () => {

@@ -21,6 +21,7 @@ function fakeJob(data: Record<string, unknown> = { request: { kind: 'autocomplet
     id: 'trends-1',
     name: 'trends-fetch',
     data,
+    opts: {} as { priority?: number; attempts?: number },
     progress: 0 as unknown,
     delayedUntil: 0,
     async moveToDelayed(timestamp: number) {
@@ -103,6 +104,37 @@ describe('the trends job', () => {
     expect(announced.reason).toBe(
       `route ${ROUTE.name} is cooling down after a block until ${new Date(announced.until).toISOString().slice(11, 16)} UTC`,
     );
+  });
+
+  it('a block of the family its request begins with sends the job to another route at once; a later family waits the cooldown', async () => {
+    // Outside review of issue 51 (2026-11-29): a blocked autocomplete on one route held a run for the whole cooldown
+    // while another route was open. The pool routes a job around a route whose first family is cooling.
+    const blockOf = (family: 'autocomplete' | 'widgetdata') => {
+      const error = new RateLimitedError('429', 'too_many_429');
+      error.family = family;
+      return error;
+    };
+    for (const [family, elsewhere] of [
+      ['autocomplete', true],
+      ['widgetdata', false],
+    ] as const) {
+      const { job } = fakeJob(); // an autocomplete request: its first family is autocomplete
+      const { pool } = fakePool({ route: ROUTE, probe: false }, { cooldownMs: 900_000, started: true });
+      const before = Date.now();
+      const result = await run(
+        pool,
+        provider(async () => Promise.reject(blockOf(family))),
+        job,
+      );
+      expect((result as { error: unknown }).error).toBeInstanceOf(DelayedError);
+      if (elsewhere) {
+        expect(job.delayedUntil).toBeLessThan(before + 900_000);
+        expect((job.progress as { reason: string }).reason).toMatch(/autocomplete requests are cooling down .*; trying another route$/);
+      } else {
+        expect(job.delayedUntil).toBeGreaterThanOrEqual(before + 900_000);
+        expect((job.progress as { reason: string }).reason).not.toMatch(/trying another route/);
+      }
+    }
   });
 
   it('waits, releasing the route, when the route closes between its requests', async () => {

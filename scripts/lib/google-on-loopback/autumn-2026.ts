@@ -16,7 +16,9 @@
 // - a second request of one address while one of its explore-family requests
 //   is in flight escalates to the 302 `/sorry` block of that family only
 //   (`familyBlockMs`); autocomplete, widgetdata and the trending feed keep
-//   answering (gtrends, 2026-09-09: blocks per endpoint family);
+//   answering (gtrends, 2026-09-09: blocks per endpoint family). Any family
+//   of an address can be blocked by hand (`blockFamily`: explore, widgetdata,
+//   autocomplete, embed, trending), the others answering on;
 // - widget tokens sign the exact request: any edit of a widget's `req` is a 401
 //   (gtrends' error tests, 2026-09-09);
 // - explore's own related-queries widget serves its lists, related topics stay
@@ -47,6 +49,18 @@ export interface Autumn2026Options {
   latencyMs?: number;
 }
 
+/** Google's endpoint families as gtrends found them blocked one by one (2026-09-09). */
+export type LoopbackFamily = 'explore' | 'widgetdata' | 'autocomplete' | 'embed' | 'trending';
+
+/** The family of a request the loopback tells apart by its kind (server.ts). */
+export function familyOfKind(kind: string): LoopbackFamily | undefined {
+  if (kind === 'explore' || kind === 'page') return 'explore';
+  if (kind === 'multiline' || kind === 'comparedgeo' || kind === 'relatedsearches') return 'widgetdata';
+  if (kind === 'autocomplete' || kind === 'embed') return kind;
+  if (kind === 'trending_rss' || kind === 'trending_rpc' || kind === 'trending_page') return 'trending';
+  return undefined;
+}
+
 interface Bucket {
   tokens: number;
   at: number;
@@ -67,7 +81,10 @@ export class Autumn2026 {
   editedWidgetRequests = 0;
   private readonly exploreInFlight = new Map<string, number>();
   private readonly buckets = new Map<string, Bucket>();
+  /** Blocks by address and endpoint family (`address|family`). */
   private readonly familyBlockedUntil = new Map<string, number>();
+  /** Requests answered with a family's /sorry block, by family. */
+  readonly familyBlocked = new Map<LoopbackFamily, number>();
 
   constructor(
     readonly options: Autumn2026Options,
@@ -104,6 +121,7 @@ export class Autumn2026 {
     explore: boolean,
     cookie: boolean,
     now: number,
+    family?: LoopbackFamily,
   ): AutumnVerdict | undefined {
     if (this.options.euClients?.includes(client) && !/(?:^|;\s*)(SOCS|CONSENT)=/.test(cookieHeader ?? '')) {
       return {
@@ -112,16 +130,20 @@ export class Autumn2026 {
         location: `https://consent.google.com/ml?continue=${encodeURIComponent(url.toString())}&gl=DE&hl=de&pc=t&src=1`,
       };
     }
-    if (!explore) return undefined;
     const sorry = {
       refusal: 'family-sorry-302' as const,
       status: 302 as const,
       location: `https://www.google.com/sorry/index?continue=${encodeURIComponent(url.toString())}`,
     };
-    if ((this.familyBlockedUntil.get(client) ?? 0) > now) return sorry;
+    if (family && (this.familyBlockedUntil.get(`${client}|${family}`) ?? 0) > now) {
+      this.familyBlocked.set(family, (this.familyBlocked.get(family) ?? 0) + 1);
+      return sorry;
+    }
+    if (!explore) return undefined;
     // arrived() has counted this one: another explore-family request of the address is still being answered.
     if ((this.exploreInFlight.get(client) ?? 0) > 1) {
-      this.familyBlockedUntil.set(client, now + (this.options.familyBlockMs ?? 30 * this.windowMs));
+      this.blockFamily(client, 'explore', this.options.familyBlockMs ?? 30 * this.windowMs, now);
+      this.familyBlocked.set('explore', (this.familyBlocked.get('explore') ?? 0) + 1);
       return sorry;
     }
     // The bucket counts requests that carry the cookie; a cookieless one meets the cookie gate first.
@@ -130,6 +152,11 @@ export class Autumn2026 {
     if (bucket.tokens < 1) return { refusal: 'rate-limit-429', status: 429 };
     bucket.tokens -= 1;
     return undefined;
+  }
+
+  /** Blocks one endpoint family of an address for `ms` (its /sorry redirect); its other families answer on. */
+  blockFamily(client: string, family: LoopbackFamily, ms: number, now = Date.now()): void {
+    this.familyBlockedUntil.set(`${client}|${family}`, now + ms);
   }
 
   /** The explore family's bucket of an address, refilled to now. */

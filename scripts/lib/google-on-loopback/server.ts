@@ -73,7 +73,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../../src/config.js';
-import { Autumn2026, type Autumn2026Options } from './autumn-2026.js';
+import { Autumn2026, familyOfKind, type Autumn2026Options } from './autumn-2026.js';
 import type { TestCertificates } from './certificates.js';
 import { answerTrending, brokenFeed, type BrokenTrending } from './trending.js';
 import type { SimulatedWorld } from './world.js';
@@ -521,7 +521,7 @@ export class LoopbackGoogle {
     const html = { 'content-type': 'text/html; charset=UTF-8' };
 
     if (kind === 'sorry') return answer(429, this.pages.sorry, html);
-    const verdict = autumn?.verdict(client, url, req.headers.cookie, exploreFamily, cookie, now);
+    const verdict = autumn?.verdict(client, url, req.headers.cookie, exploreFamily, cookie, now, familyOfKind(kind));
     if (verdict?.status === 302) return answer(302, this.pages.redirect, { ...html, location: verdict.location }, verdict.refusal);
     if (verdict) return answer(429, TOO_MANY, html, verdict.refusal);
     const block = this.blockOf(client, now);

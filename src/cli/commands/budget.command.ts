@@ -45,7 +45,14 @@ export function registerBudgetCommand(program: Command, context: () => CliContex
               errors: r.errors,
               embed: `${r.embedRequests}${r.overQuota > 0 ? ` (${r.overQuota} over quota)` : ''}${r.embedWaitMs > 0 ? `, waits ${minutes(r.embedWaitMs)}` : ''}`,
               label: r.userType ?? '–',
+              explore: `${r.exploreBucket.tokens} tokens, ${r.exploreBucket.refillPerMinute}/min${r.exploreBucket.rateLimits > 0 ? ` (${r.exploreBucket.rateLimits} rate limits)` : ''}`,
               state: STATE[r.state](r),
+              // Blocks are per endpoint family: the families not open, the others serving.
+              families:
+                Object.entries(r.families)
+                  .filter(([, f]) => f.state !== 'open')
+                  .map(([name, f]) => `${name} ${f.state}${f.forMs > 0 ? ` ${minutes(f.forMs)}` : ''}`)
+                  .join(', ') || 'all open',
             })),
           ),
         );

@@ -45,4 +45,4 @@ export function allowanceState(limit: number, used: number, now: Date, refunded 
  * queued run starts and finishes: measured by bench:google (2026-11-25), 16.75
  * batched and 27.17 one keyword per request, rounded up.
  */
-export const GOOGLE_REQUESTS_PER_RUN = { batched: 17, single: 28 } as const;
+export const GOOGLE_REQUESTS_PER_RUN = { shared: 17, batched: 17, single: 28 } as const;

@@ -17,7 +17,16 @@ import {
   type Pacer,
   type Widget,
 } from './client.js';
-import { ConsentRequiredError, EmbedOverQuotaError, RateLimitedError, type BlockKind } from '../../trends/types.js';
+import { FAMILY_OF } from './exchange.js';
+import {
+  ConsentRequiredError,
+  EmbedOverQuotaError,
+  ENDPOINT_FAMILIES,
+  RateLimitedError,
+  type BlockKind,
+  type EndpointFamily,
+} from '../../trends/types.js';
+import { trendingRoads } from './trending.js';
 import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './format.js';
 import { timeRange } from './provider.js';
 
@@ -83,8 +92,33 @@ export const CHECKED_KINDS: ReadonlyArray<{
     },
   },
   { kind: 'autocomplete', neededBy: 'research', fine: ['served', 'empty'] },
-  { kind: 'trending_rss', neededBy: 'discovery', fine: ['served'], note: { empty: 'the feed lists no trending search' } },
+  // Discovery reads the first road that serves: one broken road is not broken discovery (GoogleCheck.families says).
+  {
+    kind: 'trending_rss',
+    neededBy: 'discovery',
+    fine: ['served', 'error', 'changed_shape'],
+    note: { empty: 'the feed lists no trending search', error: 'the RSS feed failed: discovery reads the RPC or the page' },
+  },
+  {
+    kind: 'trending_rpc',
+    neededBy: 'discovery',
+    fine: ['served', 'error', 'changed_shape'],
+    note: { error: 'the Trending Now RPC failed: discovery reads the feed or the page' },
+  },
+  {
+    kind: 'trending_page',
+    neededBy: 'discovery',
+    fine: ['served', 'error', 'changed_shape'],
+    note: { error: 'the /trending page failed: discovery reads the feed or the RPC' },
+  },
 ];
+
+/** An endpoint family as the check found it: Google limits and blocks each on its own. */
+export interface CheckedFamily {
+  /** `ok`: what was asked answered as expected; `blocked` or `rate_limited`: Google refused the family (the others went on). */
+  state: 'ok' | 'blocked' | 'rate_limited' | 'broken' | 'not_asked';
+  kinds: ExchangeKind[];
+}
 
 export type CheckOutcome = ExchangeOutcome | 'not_asked';
 
@@ -117,6 +151,8 @@ export interface GoogleCheck {
   stoppedAt?: ExchangeKind;
   /** Google answered the route with its EU consent page (no consent cookie, or one it did not take): nothing more was asked. */
   consent?: string;
+  /** Each endpoint family: a block of one stops only its own kinds (gtrends, 2026-09-09). */
+  families: Record<EndpointFamily, CheckedFamily>;
 }
 
 export interface GoogleCheckOptions {
@@ -145,6 +181,7 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
   /** The route's embed pages are waiting (its embed quota): the embed kinds are not asked, the others are. */
   let embedWaiting: string | undefined;
   let blockedBy: GoogleCheck['blocked'];
+  const refusedFamilies = new Map<EndpointFamily, 'blocked' | 'rate_limited'>();
   let overQuota = false;
   let observed = 0;
   const observe = (r: ExchangeReport) => {
@@ -181,8 +218,10 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
       return result;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof RateLimitedError)
+      if (error instanceof RateLimitedError) {
         blockedBy ??= { kind: error.block, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) };
+        refusedFamilies.set(error.family ?? FAMILY_OF[kind], error.rateLimit ? 'rate_limited' : 'blocked');
+      }
       if (error instanceof EmbedOverQuotaError) overQuota = true;
       // The EU consent page: the route is unusable as it is, for every kind alike; nothing more is asked.
       if (error instanceof ConsentRequiredError) {
@@ -200,11 +239,13 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
         stoppedAt = kind;
       }
       // No answer at all (the exchange never reported: a timeout, a network error).
-      else if (observed === before) reports.set(kind, { kind, outcome: 'error', ms: 0, route: route.name, detail: message });
+      else if (observed === before)
+        reports.set(kind, { kind, family: FAMILY_OF[kind], outcome: 'error', ms: 0, route: route.name, detail: message });
       return undefined;
     }
   };
-  const blocked = () => [...reports.values()].some((r) => r.outcome === 'blocked');
+  // Blocks are per family: a block of one stops its own kinds (and those that need it), not the others'.
+  const blocked = (...families: EndpointFamily[]) => families.some((f) => refusedFamilies.has(f));
   const what = 'insights google check';
   const time = timeRange('12m', now());
 
@@ -215,14 +256,14 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
   );
   const cookie = reports.get('cookie_page')?.outcome === 'served' || reports.get('home_page')?.outcome === 'served';
   let widgets: Widget[] | undefined;
-  if (cookie && !blocked()) {
+  if (cookie && !blocked('explore')) {
     widgets = await ask(
       'explore',
       (s) => s.explore([{ keyword: term, geo, time }], `explore for "${term}"`),
       (w) => `${w.length} widgets: ${w.map((x) => x.id).join(', ')}`,
     );
   }
-  if (widgets && !blocked()) {
+  if (widgets && !blocked('explore', 'widgetdata')) {
     await ask(
       'multiline',
       (s) => s.widget(widgets, 'TIMESERIES', `interest over time for "${term}"`, (j) => parseMultiline(j, [term], what)),
@@ -240,7 +281,7 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
       (a) => (a ? `${a.top.length} top, ${a.rising.length} rising` : 'refused with 401 (a stale token)'),
     );
   }
-  if (cookie && !blocked()) {
+  if (cookie && !blocked('embed', 'widgetdata')) {
     await ask(
       'embed_relatedsearches',
       (s) =>
@@ -252,19 +293,30 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
     if (reports.get('embed_page')?.outcome === 'served')
       details.set('embed_page', `a token labelled ${reports.get('embed_page')?.userType ?? '(no label)'}`);
   }
-  if (cookie && !blocked()) {
+  if (cookie && !blocked('autocomplete')) {
     await ask(
       'autocomplete',
       (s) => s.autocomplete(term, `autocomplete for "${term}"`, (j) => parseAutocomplete(j, what)),
       (a) => `${a.topics.length} topics`,
     );
   }
-  if (!blocked())
+  // All three roads to the trending searches, each on its own (discovery reads the first that serves).
+  const country = geo || 'US';
+  for (const [road, kind] of [
+    ['rss', 'trending_rss'],
+    ['rpc', 'trending_rpc'],
+    ['page', 'trending_page'],
+  ] as const) {
+    if (blocked('trending')) break;
     await ask(
-      'trending_rss',
-      (s) => s.trendingFeed(geo || 'US', `the trending feed for ${geo || 'US'}`, (x) => parseTrendingFeed(x, what)),
-      (f) => `${f.items.length} trending searches`,
+      kind,
+      (s) =>
+        road === 'rss'
+          ? s.trendingFeed(country, `the trending feed for ${country}`, (x) => parseTrendingFeed(x, what).items)
+          : trendingRoads(s, country, 'en-US', `the trending searches for ${country}`)[road](),
+      (items) => `${items.length} trending searches`,
     );
+  }
 
   const kinds = CHECKED_KINDS.map(({ kind, neededBy, fine, note }): CheckedKind => {
     const report = reports.get(kind);
@@ -274,7 +326,7 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
     const overQuota = kind === 'embed_relatedsearches' && reports.get('embed_page')?.outcome === 'over_quota';
     const embedKind = kind === 'embed_page' || kind === 'embed_relatedsearches';
     const because =
-      outcome !== 'not_asked' || (kind === 'cookie_page' && !stopped && !blocked())
+      outcome !== 'not_asked' || (kind === 'cookie_page' && !stopped && refusedFamilies.size === 0)
         ? undefined
         : embedKind && embedWaiting
           ? `not asked: ${embedWaiting}`
@@ -282,8 +334,8 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
             ? `not asked: ${stopped}`
             : overQuota
               ? "not asked: the route's embed quota is spent"
-              : blocked()
-                ? 'not asked: Google blocked an earlier request'
+              : blocked(FAMILY_OF[kind], 'explore')
+                ? `not asked: Google blocked the ${refusedFamilies.has(FAMILY_OF[kind]) ? FAMILY_OF[kind] : 'explore'} family`
                 : 'not asked: an earlier request it depends on failed';
     return {
       kind,
@@ -301,6 +353,20 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
       detail: [because ? undefined : note?.[outcome], because, reason].filter(Boolean).join('; '),
     };
   });
+  const trendingServed = (['trending_rss', 'trending_rpc', 'trending_page'] as const).some((k) => reports.get(k)?.outcome === 'served');
+  const families = Object.fromEntries(
+    ENDPOINT_FAMILIES.map((family): [EndpointFamily, CheckedFamily] => {
+      const own = kinds.filter((k) => FAMILY_OF[k.kind] === family);
+      const refused = refusedFamilies.get(family);
+      const asked = own.filter((k) => k.outcome !== 'not_asked');
+      const broken = family === 'trending' ? asked.length > 0 && !trendingServed : own.some((k) => k.broken);
+      const state = refused ?? (asked.length === 0 ? 'not_asked' : broken ? 'broken' : 'ok');
+      return [family, { state, kinds: own.map((k) => k.kind) }];
+    }),
+  ) as Record<EndpointFamily, CheckedFamily>;
+  // No road to the trending searches served: discovery is broken, whichever road failed first.
+  const broken = kinds.filter((k) => k.broken).map((k) => k.kind);
+  if (families.trending.state === 'broken') broken.push('trending_rss');
   return {
     checkedAt: now().toISOString(),
     route: route.name,
@@ -308,11 +374,12 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
     term,
     kinds,
     userType: { explore: reports.get('explore')?.userType ?? null, embed: reports.get('embed_page')?.userType ?? null },
-    broken: kinds.filter((k) => k.broken).map((k) => k.kind),
+    broken: [...new Set(broken)],
     ...(blockedBy ? { blocked: blockedBy } : {}),
     overQuota,
     ...(stopped ? { stopped, ...(stoppedAt ? { stoppedAt } : {}) } : {}),
     ...(consent ? { consent } : {}),
+    families,
   };
 }
 

@@ -38,12 +38,13 @@
 // the cookie pages included.
 import type https from 'node:https';
 import { isConsentPage, isSorryPage, parseEmbedPage, parseGuardedJson, userTypeOf } from './format.js';
-import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError } from '../../trends/types.js';
+import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError, type EndpointFamily } from '../../trends/types.js';
 import { exchangeOverHttps, GOOGLE_HOST } from './transport.js';
 
 export * from './exchange.js';
 import {
   classifyAnswer,
+  FAMILY_OF,
   handsOutCookie,
   isPlainRefusal,
   notSent,
@@ -69,10 +70,10 @@ export const HOME_PATH = '/trends/';
  * send its next request (its pace), or throws to stop the request (the route
  * is cooling down). Waiting here is outside the request's deadline.
  */
-export type Pacer = () => Promise<void>;
+export type Pacer = (family: EndpointFamily) => Promise<void>;
 
 export * from './cookie-jar.js';
-import { COOKIE_GATE, EVERY_ROUTE, processJar, type CookieJar } from './cookie-jar.js';
+import { COOKIE_GATE, processJar, type CookieJar } from './cookie-jar.js';
 
 export type WidgetId = 'TIMESERIES' | 'GEO_MAP' | 'RELATED_QUERIES' | 'RELATED_TOPICS';
 const WIDGET_KIND: Record<WidgetId, ExchangeKind> = {
@@ -92,9 +93,9 @@ const PATHS = {
   embed: '/trends/embed/explore/',
 } as const;
 
-/** A widget's data needs an edit of its request, and Google signs the exact request: not asked (no data). */
-export class SignedWidgetError extends Error {
-  override name = 'SignedWidgetError';
+/** One widget of an explore answer; several keywords suffix the per-keyword widgets (_0, _1), the combined ones are not. */
+export function widgetOf(widgets: Widget[], id: WidgetId): Widget | undefined {
+  return widgets.find((x) => x.id === id) ?? widgets.find((x) => x.id === `${id}_0`);
 }
 
 export interface Widget {
@@ -198,7 +199,7 @@ export class GoogleSession {
           ? `${name} (for ${what})`
           : `${name} for a cookie, ${order.length > 2 && i > 1 ? 'two pages' : 'a page'} having refused one (for ${what})`;
       const refused = await this.exchange(kind, label, async (w) => {
-        const answer = await this.send(path, 'page');
+        const answer = await this.send(path, 'page', FAMILY_OF[kind]);
         if (isConsentPage(answer.status >= 300 && answer.status < 400 ? '' : answer.body, answer.location))
           classifyAnswer(kind, answer, w, this.route);
         if (handsOutCookie(answer)) {
@@ -249,44 +250,27 @@ export class GoogleSession {
   }
 
   /**
-   * One widget's data, parsed by `parse`. `overrides` change its request (a
-   * map's resolution), as peers have done since pytrends; where Google signs
-   * the exact request (an edit is a 401: gtrends, 2026-09-09) the route learns
-   * it, and from then on an edit is never sent: SignedWidgetError instead.
-   * Returns null for a 401 to a request sent as served (its token is stale):
-   * the caller asks explore again.
+   * One widget's data, parsed by `parse`, its request sent exactly as explore
+   * served it: Google's token signs that request, and any edit is a 401
+   * (gtrends, `live_integration/`, 2026-09-09: "never rewrite widget.request;
+   * to change a condition, ask explore again"). Returns null for a 401 (its
+   * token is stale): the caller asks explore again.
    */
-  async widget<T>(
-    widgets: Widget[],
-    id: WidgetId,
-    what: string,
-    parse: (json: unknown) => T,
-    overrides: Record<string, unknown> = {},
-  ): Promise<T | null> {
+  async widget<T>(widgets: Widget[], id: WidgetId, what: string, parse: (json: unknown) => T): Promise<T | null> {
     const kind = WIDGET_KIND[id];
-    // Several keywords: per-keyword widgets are suffixed (_0, _1); the combined ones are not.
-    const widget = widgets.find((x) => x.id === id) ?? widgets.find((x) => x.id === `${id}_0`);
-    const edited = widget !== undefined && Object.entries(overrides).some(([key, value]) => widget.request[key] !== value);
-    if (edited && (await this.jar.learned?.(EVERY_ROUTE, 'signed_widgets')) === '1')
-      throw new SignedWidgetError(
-        `Google signs each widget's exact request (an edited one was refused with 401): ${what} needs ${JSON.stringify(overrides)}, which the explore page's widget does not ask, so it is not sent`,
-      );
+    const widget = widgetOf(widgets, id);
     try {
       return await this.exchange(kind, what, async (w) => {
         if (!widget) throw new MalformedResponseError(`Google Trends' explore answer for ${w} has no ${id} widget`);
-        // The request exactly as explore served it (its key order kept), unless edited.
-        const req = JSON.stringify(edited ? { ...widget.request, ...overrides } : widget.request);
+        // The request exactly as explore served it, its key order kept.
+        const req = JSON.stringify(widget.request);
         return parse(
           parseGuardedJson(await this.api(kind, PATHS[kind as 'multiline'], { hl: this.hl, tz: '0', req, token: widget.token }, w, ''), w),
         );
       });
     } catch (error) {
       if (!(error instanceof RefusedError) || (error as { status?: number }).status !== 401) throw error;
-      if (!edited) return null;
-      await this.jar.learn?.(EVERY_ROUTE, 'signed_widgets', '1');
-      throw new SignedWidgetError(
-        `Google refused an edited widget request for ${what} on route ${this.route} (401: its tokens sign the exact request); edits are no longer sent on any route`,
-      );
+      return null;
     }
   }
 
@@ -346,7 +330,7 @@ export class GoogleSession {
   /** The trending searches feed. Reports say it needs no cookie, so none is fetched for it. */
   async trendingFeed<T>(geo: string, what: string, parse: (xml: string) => T): Promise<T> {
     return this.exchange('trending_rss', what, async (w) => {
-      const answer = await this.send(`${PATHS.trending_rss}?${new URLSearchParams({ geo }).toString()}`, 'feed');
+      const answer = await this.send(`${PATHS.trending_rss}?${new URLSearchParams({ geo }).toString()}`, 'feed', 'trending');
       return parse(classifyAnswer('trending_rss', answer, w, this.route));
     });
   }
@@ -364,7 +348,7 @@ export class GoogleSession {
     form?: string,
   ): Promise<T> {
     const as: SendAs = kind === 'trending_rss' ? 'feed' : kind === 'trending_rpc' ? 'rpc' : 'page';
-    return this.exchange(kind, what, async (w) => parse(classifyAnswer(kind, await this.send(path, as, form), w)));
+    return this.exchange(kind, what, async (w) => parse(classifyAnswer(kind, await this.send(path, as, 'trending', form), w)));
   }
 
   /** Runs one exchange, reports its outcome (answers and refusals alike) and its latency. */
@@ -373,15 +357,26 @@ export class GoogleSession {
     const labelled = () => (this.userType ? { userType: this.userType } : {});
     try {
       const result = await run(what);
-      this.options.observe?.({ kind, outcome: outcomeOf(result), ms: Date.now() - started, route: this.route, status: 200, ...labelled() });
+      this.options.observe?.({
+        kind,
+        family: FAMILY_OF[kind],
+        outcome: outcomeOf(result),
+        ms: Date.now() - started,
+        route: this.route,
+        status: 200,
+        ...labelled(),
+      });
       return result;
     } catch (error) {
       // A cookie page refused inside an API call is reported once, as the page: the API request was never sent.
       // A request the route's pace stopped was never sent at all: nothing to report.
+      // A block or rate limit is of the family whose request Google refused (the innermost exchange: a cookie page's own).
+      if (error instanceof RateLimitedError && error.family === undefined) error.family = FAMILY_OF[kind];
       if (typeof error === 'object' && error !== null && !reported.has(error) && !notSent.has(error)) {
         reported.add(error);
         this.options.observe?.({
           kind,
+          family: FAMILY_OF[kind],
           outcome: outcomeOfError(error),
           ms: Date.now() - started,
           route: this.route,
@@ -413,42 +408,54 @@ export class GoogleSession {
   private async withCookie(kind: ExchangeKind, url: string, as: 'api' | 'embed', what: string, geo: string): Promise<string> {
     await this.ensureCookie(geo, what);
     const sentWith = this.cookie;
-    let answer = await this.send(url, as);
+    let answer = await this.send(url, as, FAMILY_OF[kind]);
     if (answer.status === 429 && answer.nid && answer.nid !== sentWith && !isSorryPage(answer.body) && !this.gatePassed) {
       this.gatePassed = true;
       if (this.cookie !== answer.nid) await this.keep(answer.nid);
       if ((await this.jar.learned?.(this.route, 'warm_up')) !== COOKIE_GATE) await this.jar.learn?.(this.route, 'warm_up', COOKIE_GATE);
-      answer = await this.send(url, as);
+      answer = await this.send(url, as, FAMILY_OF[kind]);
     } else if (isPlainRefusal(answer) && !answer.nid) {
       const gate = (await this.jar.learned?.(this.route, 'warm_up')) === COOKIE_GATE;
       if (gate) {
         // A cookieless call the gate no longer answers with a cookie: the next warm-up asks the pages again.
         if (!sentWith) await this.jar.learn?.(this.route, 'warm_up', '');
         throw new RateLimitedError(
-          `Google Trends rate-limited this client: a plain 429 with no new cookie (no Retry-After) while fetching ${what}, where its cookie gate hands one out; backing off`,
+          `Google Trends rate-limited this client: a plain 429 with no new cookie (no Retry-After) while fetching ${what}, where its cookie gate hands one out: the explore family's token bucket is empty`,
           'too_many_429',
+          undefined,
+          true,
         );
       }
       if (this.cookieFromJar && !this.cookieRefreshed) {
         this.cookieRefreshed = true;
         this.cookie = undefined;
         await this.warmUp(geo, what, true);
-        answer = await this.send(url, as);
+        answer = await this.send(url, as, FAMILY_OF[kind]);
       } else if (!sentWith && !this.cookieRefreshed) {
         // Sent without a cookie (a gate the route had learned is gone): a page for one, then once more.
         this.cookieRefreshed = true;
         await this.warmUp(geo, what, true);
-        answer = await this.send(url, as);
+        answer = await this.send(url, as, FAMILY_OF[kind]);
       }
     }
+    // A plain 429 to explore that a fresh cookie did not lift is its rate limit (gtrends, 2026-09-09: "a fresh NID
+    // from /trends/explore, then at once: 3/3 429"; only time helps): the route's explore bucket is empty, not blocked.
+    if (FAMILY_OF[kind] === 'explore' && isPlainRefusal(answer) && !answer.nid && this.cookieRefreshed)
+      throw new RateLimitedError(
+        `Google Trends rate-limited this client: a plain 429 with no new cookie (no Retry-After) while fetching ${what}, a fresh cookie included: the explore family's token bucket is empty`,
+        'too_many_429',
+        undefined,
+        true,
+      );
     return classifyAnswer(kind, answer, what, this.route);
   }
 
-  private async send(path: string, as: SendAs, form?: string): Promise<RawAnswer> {
+  private async send(path: string, as: SendAs, family: EndpointFamily, form?: string): Promise<RawAnswer> {
     const pace = as === 'embed' ? (this.options.paceEmbed ?? this.options.pace) : this.options.pace;
     if (pace) {
       try {
-        await (this.options.outsideDeadline ? this.options.outsideDeadline(pace) : pace());
+        const wait = () => pace(family);
+        await (this.options.outsideDeadline ? this.options.outsideDeadline(wait) : wait());
       } catch (error) {
         if (typeof error === 'object' && error !== null) notSent.add(error);
         throw error;

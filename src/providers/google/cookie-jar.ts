@@ -18,13 +18,10 @@ export interface CookieJar {
 /**
  * What a route learns from Google's answers and keeps beside its cookie:
  * `warm_up`, the page that last handed it a cookie (a path, or `cookie-gate`
- * when a cookieless API call's 429 did); `signed_widgets` (kept for
- * EVERY_ROUTE), '1' once Google refused an edited widget request (401): its
- * tokens sign the exact request.
+ * when a cookieless API call's 429 did). (`signed_widgets` is no longer
+ * learned since 2026-11-29: no widget request is ever edited.)
  */
-export type RouteFact = 'warm_up' | 'signed_widgets';
-/** The "route" of what holds for Google on every route (signed_widgets is Google's, not an address's). */
-export const EVERY_ROUTE = '*';
+export type RouteFact = 'warm_up';
 /** `warm_up` when the route's cookie came from a cookie-gate 429 (gtrends, 2026-09-09). */
 export const COOKIE_GATE = 'cookie-gate';
 

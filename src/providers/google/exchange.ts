@@ -9,6 +9,7 @@ import {
   RateLimitedError,
   RefusedError,
   type AnswerOutcome,
+  type EndpointFamily,
 } from '../../trends/types.js';
 
 /** The longest Retry-After honoured: a day (anything longer is read as a day). */
@@ -30,6 +31,23 @@ export const EXCHANGE_KINDS = [
 ] as const;
 export type ExchangeKind = (typeof EXCHANGE_KINDS)[number];
 
+/** The endpoint family each kind of exchange belongs to: Google limits and blocks each family on its own (types.ts). */
+export const FAMILY_OF: Record<ExchangeKind, EndpointFamily> = {
+  // gtrends (2026-09-09) saw the explore page answer 429 together with /trends/api/explore: the cookie pages go with it.
+  home_page: 'explore',
+  cookie_page: 'explore',
+  explore: 'explore',
+  multiline: 'widgetdata',
+  comparedgeo: 'widgetdata',
+  relatedsearches: 'widgetdata',
+  embed_relatedsearches: 'widgetdata',
+  embed_page: 'embed',
+  autocomplete: 'autocomplete',
+  trending_rss: 'trending',
+  trending_rpc: 'trending',
+  trending_page: 'trending',
+};
+
 /**
  * An exchange's outcome: one of Google's six, `over_quota` (the embed quota),
  * `consent` (the EU consent page), or `error` when no answer came (network,
@@ -39,6 +57,8 @@ export type ExchangeOutcome = AnswerOutcome | 'over_quota' | 'consent' | 'error'
 
 export interface ExchangeReport {
   kind: ExchangeKind;
+  /** The kind's endpoint family (FAMILY_OF): what Google limits and blocks, and what the budget counts by. */
+  family: EndpointFamily;
   outcome: ExchangeOutcome;
   ms: number;
   route: string;

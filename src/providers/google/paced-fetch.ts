@@ -6,9 +6,13 @@
 // its own handling:
 //
 //   served, empty, no data  returned (the steps record what Google served);
-//   blocked                 the route cools down (at least as long as Google's
-//                           Retry-After); the job waits it out, and when the
-//                           cooldown ends one job probes;
+//   blocked                 the route's endpoint family Google blocked cools
+//                           down (at least as long as Google's Retry-After),
+//                           its other families do not; the job waits it out,
+//                           and when the cooldown ends one job probes;
+//   rate-limited (explore)  a plain 429 where the cookie gate hands out cookies:
+//                           the route's explore bucket is empty and its refill
+//                           learned; the job waits a token's time;
 //   over the embed quota    the route's embed pages wait; the job waits with
 //                           them (its other requests are not held up);
 //   refused (400)           the route pauses and the job goes to another route;
@@ -30,6 +34,7 @@ import {
   ConsentRequiredError,
   describeRequest,
   EmbedOverQuotaError,
+  firstFamilyOf,
   MalformedResponseError,
   NotRecordedError,
   RateLimitedError,
@@ -70,7 +75,7 @@ export async function fetchThroughPool(
 ): Promise<PacedFetchOutcome> {
   // Related lists are asked of explore's widget first, and of the embed flow only when its quota allows:
   // a route whose embed pages wait still takes them.
-  const lease = await deps.pool.acquire(jobId, refusedBy, Date.now());
+  const lease = await deps.pool.acquire(jobId, refusedBy, Date.now(), false, firstFamilyOf(request));
   if ('refusedEverywhere' in lease) {
     // Every route refused the same request: it is the request, not the routes.
     await deps.pool.clearRefusals(refusedBy);
@@ -109,17 +114,32 @@ export async function fetchThroughPool(
     return { kind: 'answer', response };
   } catch (error) {
     if (error instanceof RouteWaitError) {
-      // The route closed (a block another job met) or its slot is far: wait, spending nothing.
+      // The route closed (a block another job met) or its slot is far: wait, spending nothing. Set aside for
+      // Google's consent page (another job met it while this one waited): another route, at once.
       await deps.pool.release(route, jobId, false);
-      return { kind: 'wait', ms: error.waitMs, reason: error.message };
+      return { kind: 'wait', ms: error.reason === 'consent' ? 0 : error.waitMs, reason: error.message };
     }
     await noteLabel(deps, route, (error as { userType?: string }).userType);
+    if (error instanceof RateLimitedError && error.rateLimit && error.family === 'explore') {
+      trendsRequests.inc({ outcome: 'rate_limited', route: route.name });
+      const { waitMs, refillPerMinute } = await deps.pool.exploreRateLimited(route, jobId);
+      deps.logger.info(
+        { queue: 'trends', jobId, route: route.name, waitMs, refillPerMinute },
+        "Google Trends' explore limit is reached on this route (a plain 429, no Retry-After): its explore bucket is empty, refilled at the rate learned",
+      );
+      return {
+        kind: 'wait',
+        ms: waitMs,
+        reason: `route ${route.name}'s explore requests wait for Google's rate limit (${refillPerMinute.toFixed(0)} a minute)`,
+      };
+    }
     if (error instanceof RateLimitedError) {
       trendsRequests.inc({ outcome: 'blocked', route: route.name });
       googleBlocks.inc({ route: route.name, kind: error.block, retry_after: error.retryAfterMs === undefined ? 'no' : 'yes' });
       const { cooldownMs, started } = await deps.pool.blocked(route, jobId, Date.now(), {
         kind: error.block,
         retryAfterMs: error.retryAfterMs,
+        ...(error.family ? { family: error.family } : {}),
       });
       if (started) {
         deps.logger.warn(
@@ -129,13 +149,22 @@ export async function fetchThroughPool(
             route: route.name,
             cooldownMs,
             block: error.block,
+            family: error.family,
             retryAfterMs: error.retryAfterMs,
             probe: lease.probe,
           },
-          'Google Trends blocked this route; it cools down, then one request probes',
+          "Google Trends blocked this route's endpoint family; it cools down (the route's other families go on), then one request probes",
         );
       }
-      return { kind: 'wait', ms: cooldownMs, reason: `route ${route.name} is cooling down after a block until ${clock(cooldownMs)} UTC` };
+      // A block of the family this request begins with: the pool routes a job around it (a route must have its first
+      // family open), so the job is asked again at once and waits only if every route has that family cooling.
+      // A block met later in the job (its widgets, after an explore) still waits here: asking again would spend an explore.
+      const elsewhere = error.family !== undefined && error.family === firstFamilyOf(request);
+      return {
+        kind: 'wait',
+        ms: elsewhere ? 0 : cooldownMs,
+        reason: `route ${route.name}${error.family ? `'s ${error.family} requests are` : ' is'} cooling down after a block until ${clock(cooldownMs)} UTC${elsewhere ? '; trying another route' : ''}`,
+      };
     }
     if (error instanceof EmbedOverQuotaError) {
       trendsRequests.inc({ outcome: 'over_quota', route: route.name });

@@ -7,14 +7,14 @@
 // widget first (served again as measured on 2026-09-09, gtrends), and through
 // the embed flow only when that list is empty and the route's embed quota
 // allows (the embed quota was reported persistently spent in 2026); as parts of
-// an explore they are the explore widgets, as asked. A widget's request is sent
-// as explore served it (see GoogleSession.widget); a 401 to it asks explore
-// again, once.
+// an explore too, so one explore serves a run's maps and both lists. A widget's request is sent
+// as explore served it, never edited (see GoogleSession.widget); a 401 to it
+// asks explore again, once.
 import { withEgress, type EgressRoute } from '../../trends/egress.js';
 import {
   GoogleSession,
-  SignedWidgetError,
   wasNotSent,
+  widgetOf,
   type ComparisonItem,
   type CookieJar,
   type ExchangeObserver,
@@ -149,14 +149,12 @@ export class GoogleTrendsProvider implements TrendsProvider {
         const widgets = { current: await session.explore(items, what) };
         const answer: ExploreAnswer = { kind: 'explore', keywords: request.keywords };
         for (const part of request.parts) {
-          (answer as unknown as Record<string, TrendsResponse>)[part] = await this.widgetAnswer(
-            session,
-            widgets,
-            items,
-            partRequest(request, part),
-            PART_WIDGET[part],
-            what,
-          );
+          const asked = partRequest(request, part);
+          // A related list rides on this explore's widget, with the embed flow behind it as for a list asked alone.
+          (answer as unknown as Record<string, TrendsResponse>)[part] =
+            asked.kind === 'relatedQueries' || asked.kind === 'relatedTopics'
+              ? await this.related(session, asked, what, { widgets, items })
+              : await this.widgetAnswer(session, widgets, items, asked, PART_WIDGET[part], what);
         }
         return answer;
       }
@@ -182,11 +180,13 @@ export class GoogleTrendsProvider implements TrendsProvider {
     session: GoogleSession,
     request: Extract<TrendsRequest, { kind: RelatedKind }>,
     what: string,
+    /** The explore already asked, when the list is a part of it. */
+    explored?: { widgets: { current: Widget[]; renewed?: boolean }; items: ComparisonItem[] },
   ): Promise<TrendsResponse> {
-    const items = this.items([request.keyword], request.timeframe, request.geo);
-    const widgets = { current: await session.explore(items, what) };
+    const items = explored?.items ?? this.items([request.keyword], request.timeframe, request.geo);
+    const widgets = explored?.widgets ?? { current: await session.explore(items, what) };
     const listed = await this.widgetAnswer(session, widgets, items, request, RELATED_WIDGET[request.kind], what);
-    session.via = 'explore';
+    session.via ??= 'explore'; // an earlier part of the same explore may have used the embed flow
     if (listed.kind !== request.kind || listed.outcome !== 'empty') return listed;
     try {
       const embedded = await session.embedRelated(items[0]!, RELATED_WIDGET[request.kind], what, (json) =>
@@ -203,10 +203,13 @@ export class GoogleTrendsProvider implements TrendsProvider {
   }
 
   /**
-   * One part of an explore answer from its widget. A 401 to a widget sent as
-   * served (a stale token) asks explore again, once, for fresh widgets; a map
-   * at a resolution the widget does not ask, on a route where Google signs
-   * widget requests, is "no data" rather than an edited request.
+   * One part of an explore answer from its widget, sent as explore served it.
+   * A 401 to it (a stale token) asks explore again, once. A map at a
+   * resolution explore's widget does not carry is "no data", asked of no one:
+   * explore picks the map's resolution from the geo alone ('' by country, a
+   * country by region, a region outside the US by city, a US state by DMA:
+   * gtrends, 2026-09-09), no explore serves a country's cities, and an edited
+   * widget request is a 401.
    */
   private async widgetAnswer(
     session: GoogleSession,
@@ -217,13 +220,13 @@ export class GoogleTrendsProvider implements TrendsProvider {
     what: string,
   ): Promise<TrendsResponse> {
     for (;;) {
-      try {
-        const answer = await this.askWidget(session, widgets.current, request, id, what);
-        if (answer !== null) return answer;
-      } catch (error) {
-        if (!(error instanceof SignedWidgetError) || request.kind !== 'interestByRegion') throw error;
-        return { kind: 'interestByRegion', keywords: request.keywords, regions: [], outcome: 'no_data' };
+      if (request.kind === 'interestByRegion') {
+        const served = widgetOf(widgets.current, id)?.request.resolution;
+        if (served !== undefined && served !== request.resolution)
+          return { kind: 'interestByRegion', keywords: request.keywords, regions: [], outcome: 'no_data' };
       }
+      const answer = await this.askWidget(session, widgets.current, request, id, what);
+      if (answer !== null) return answer;
       if (widgets.renewed) throw new RefusedError(`Google Trends refused ${what}'s widget twice (HTTP 401), fresh tokens included`);
       widgets.renewed = true;
       widgets.current = await session.explore(items, `${what} (explore again: a widget token was refused)`);
@@ -238,9 +241,7 @@ export class GoogleTrendsProvider implements TrendsProvider {
       case 'relatedTopics':
         return session.widget(widgets, id, what, (json) => parseRelated(json, request.kind, what));
       case 'interestByRegion':
-        return session.widget(widgets, id, what, (json) => parseComparedGeo(json, request.keywords, what), {
-          resolution: request.resolution,
-        });
+        return session.widget(widgets, id, what, (json) => parseComparedGeo(json, request.keywords, what));
       default:
         throw new Error(`${request.kind} is not an explore widget`);
     }

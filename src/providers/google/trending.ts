@@ -32,6 +32,7 @@ import type { GoogleSession } from './client.js';
 import { GoogleUnavailableError } from './exchange.js';
 import { isSorryPage, parseTrendingFeed } from './format.js';
 import {
+  ConsentRequiredError,
   MalformedResponseError,
   RateLimitedError,
   RefusedError,
@@ -181,9 +182,15 @@ function decisive(failures: Array<{ road: TrendingRoad; error: unknown }>): unkn
 }
 
 /** Google's trending searches for `geo`: the first road that serves, with which one it was and why the ones before did not. */
-export async function readTrending(session: GoogleSession, geo: string, hl: string, what: string): Promise<TrendingFeed> {
+/** Each road, asked on its own: `readTrending` tries them in order, `insights google check` asks all three. */
+export function trendingRoads(
+  session: GoogleSession,
+  geo: string,
+  hl: string,
+  what: string,
+): Record<TrendingRoad, () => Promise<TrendingItem[]>> {
   const language = hl.split('-')[0] || 'en';
-  const roads: Record<TrendingRoad, () => Promise<TrendingItem[]>> = {
+  return {
     rss: () =>
       session.trendingRoad(
         'trending_rss',
@@ -207,6 +214,10 @@ export async function readTrending(session: GoogleSession, geo: string, hl: stri
         (html) => parseTrendingPage(html, what),
       ),
   };
+}
+
+export async function readTrending(session: GoogleSession, geo: string, hl: string, what: string): Promise<TrendingFeed> {
+  const roads = trendingRoads(session, geo, hl, what);
   const failures: Array<{ road: TrendingRoad; error: unknown }> = [];
   for (const road of ['rss', 'rpc', 'page'] as const) {
     try {
@@ -214,6 +225,8 @@ export async function readTrending(session: GoogleSession, geo: string, hl: stri
       const passedOver = failures.map((f) => ({ road: f.road, why: whyPassedOver(f.error) }));
       return { kind: 'trendingFeed', items, road, ...(passedOver.length ? { passedOver } : {}) };
     } catch (error) {
+      // Google's EU consent page is the route's, whatever the road: the others would meet it too.
+      if (error instanceof ConsentRequiredError) throw error;
       failures.push({ road, error });
       if (noAnswer(error)) break;
     }

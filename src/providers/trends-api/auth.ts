@@ -11,6 +11,7 @@
 //     the client is given `email` and `key`, which become `iss` and the signing key.
 // Signing the assertion with node:crypto would need neither trick, but would re-implement the
 // token's expiry and refresh, which the library already keeps right.
+import { parseServiceAccountKey, unreadableKey } from '../../domain/trends/service-account-key.js';
 import { readFile } from 'node:fs/promises';
 import { JWT } from 'google-auth-library';
 import { ProviderAccountError, ProviderUnavailableError } from '../../trends/types.js';
@@ -28,21 +29,14 @@ export interface ServiceAccount {
 
 /** The service account of a JSON key, signed in at `tokenUrl` with the searchtrends scope. */
 export async function serviceAccountFrom(credentialsFile: string, tokenUrl: string): Promise<ServiceAccount> {
-  let key: { type?: unknown; client_email?: unknown; private_key?: unknown; project_id?: unknown; quota_project_id?: unknown };
+  let text: string;
   try {
-    key = JSON.parse(await readFile(credentialsFile, 'utf8')) as typeof key;
+    text = await readFile(credentialsFile, 'utf8');
   } catch (error) {
-    // The message names the file, never its contents (the private key).
-    throw new ProviderAccountError(
-      `GOOGLE_APPLICATION_CREDENTIALS (${credentialsFile}) could not be read as a service account's JSON key: ${error instanceof SyntaxError ? 'not JSON' : ((error as NodeJS.ErrnoException).code ?? 'unreadable')}`,
-      'configuration',
-    );
+    throw new ProviderAccountError(unreadableKey(credentialsFile, error), 'configuration');
   }
-  if (key.type !== 'service_account' || typeof key.client_email !== 'string' || typeof key.private_key !== 'string')
-    throw new ProviderAccountError(
-      `GOOGLE_APPLICATION_CREDENTIALS (${credentialsFile}) is not a service account's JSON key (type "service_account" with client_email and private_key)`,
-      'configuration',
-    );
+  const key = parseServiceAccountKey(credentialsFile, text);
+  if ('problem' in key) throw new ProviderAccountError(key.problem, 'configuration');
   const client = new JWT({
     email: key.client_email,
     key: key.private_key,

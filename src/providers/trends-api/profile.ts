@@ -4,7 +4,7 @@
 import type { ProviderProfile } from '../../domain/trends/provider-profile.js';
 
 export interface TrendsApiSection {
-  /** The service account's JSON key (GOOGLE_APPLICATION_CREDENTIALS): read when the provider is first asked, never logged. */
+  /** The service account's JSON key (GOOGLE_APPLICATION_CREDENTIALS): checked at start (config/providers.ts), read again when the provider is first asked, never logged. */
   readonly credentialsFile: string | undefined;
   /** The Google Cloud project sent as X-Goog-User-Project (the one on the allow-list); the key's own project when unset. */
   readonly project: string | undefined;
