@@ -1,6 +1,7 @@
 import { Cluster, Redis as SingleRedis, type ClusterNode, type RedisOptions } from 'ioredis';
 import type { Redis } from './client.js';
 import { defineScripts } from './scripts.js';
+import { sendScriptsWholeInTransactions } from './transactions.js';
 
 export type { Redis } from './client.js';
 
@@ -56,6 +57,8 @@ export function createRedis(target: RedisTarget | string, role: 'client' | 'work
   redis.on('error', () => {});
   // Before anything is sent: a script defined while an auto-pipeline is pending would be missing from it (scripts.ts).
   defineScripts(redis);
+  // A MULTI cannot fall back from EVALSHA after a failover emptied a node's scripts (transactions.ts).
+  sendScriptsWholeInTransactions(redis);
   return redis;
 }
 
