@@ -2,6 +2,7 @@ import { Cluster, Redis as SingleRedis, type ClusterNode, type RedisOptions } fr
 import type { Redis } from './client.js';
 import { defineScripts } from './scripts.js';
 import { sendScriptsWholeInTransactions } from './transactions.js';
+import { endOnDisconnectWhileReconnecting } from './cluster-disconnect.js';
 
 export type { Redis } from './client.js';
 
@@ -57,8 +58,21 @@ export function createRedis(target: RedisTarget | string, role: 'client' | 'work
   redis.on('error', () => {});
   // Before anything is sent: a script defined while an auto-pipeline is pending would be missing from it (scripts.ts).
   defineScripts(redis);
-  // A MULTI cannot fall back from EVALSHA after a failover emptied a node's scripts (transactions.ts).
+  return survivingFailovers(redis);
+}
+
+/**
+ * `redis` and every duplicate of it (BullMQ duplicates a worker's connection for its blocking one) get
+ * the two fixes failovers showed: a MULTI's scripts sent whole, since it cannot fall back from EVALSHA
+ * after a failover emptied a node's scripts (transactions.ts); a cluster client that ends when
+ * disconnected between connections (cluster-disconnect.ts).
+ */
+function survivingFailovers<R extends Redis>(redis: R): R {
   sendScriptsWholeInTransactions(redis);
+  if (redis instanceof Cluster) endOnDisconnectWhileReconnecting(redis);
+  const target = redis as unknown as { duplicate: (...args: unknown[]) => Redis };
+  const duplicate = target.duplicate.bind(redis);
+  target.duplicate = (...args: unknown[]) => survivingFailovers(duplicate(...args));
   return redis;
 }
 

@@ -31,6 +31,8 @@ export interface Pipeline {
   queues: Record<QueueName, Queue>;
   chain: ResearchChain;
   close(): Promise<void>;
+  /** While close() runs: the queues whose worker has not closed yet and the jobs still running (for the shutdown's log). */
+  closing(): { workersOpen: string[]; jobsRunning: string[] };
 }
 
 /**
@@ -120,6 +122,21 @@ export interface StartOptions {
   schedulerKeepaliveMs?: number;
 }
 
+/** The jobs this process runs now (`queue/name/id` → since when), for a shutdown that does not finish. */
+const running = new Map<string, number>();
+
+function trackRunning(queue: string, processor: Processor): Processor {
+  return async (job, token) => {
+    const key = `${queue}/${job.name}/${job.id ?? '?'}`;
+    running.set(key, Date.now());
+    try {
+      return await processor(job, token);
+    } finally {
+      running.delete(key);
+    }
+  };
+}
+
 export async function startWorkers(services: Services, options: StartOptions = {}): Promise<Pipeline> {
   const { resources, config, logger, queues } = services;
   reportQueueDepth(Object.values(queues));
@@ -188,9 +205,9 @@ export async function startWorkers(services: Services, options: StartOptions = {
     const connection = resources.connectRedis('worker');
     connections.push(connection);
     // Google's queue keeps its own policy: a network error there is Google's, not an outage of ours.
-    const processor = traceJobs(
+    const processor = trackRunning(
       name,
-      name === QUEUES.trends ? dispatcher(name, table) : retryOutages(name, dispatcher(name, table), logger),
+      traceJobs(name, name === QUEUES.trends ? dispatcher(name, table) : retryOutages(name, dispatcher(name, table), logger)),
     );
     const worker = new Worker(name, processor, {
       connection,
@@ -217,14 +234,19 @@ export async function startWorkers(services: Services, options: StartOptions = {
     ? await keepSchedulers(queues, config, logger, options.schedulerKeepaliveMs ?? SCHEDULER_KEEPALIVE_MS)
     : undefined;
 
+  const closed = new Set<string>();
   return {
     queues,
     chain: services.chain,
     async close() {
       stopKeeping?.();
       // Stop taking jobs and let active ones finish (BullMQ waits for them).
-      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all(workers.map((w) => w.close().then(() => closed.add(w.name))));
       await closeShared();
     },
+    closing: () => ({
+      workersOpen: workers.filter((w) => !closed.has(w.name)).map((w) => w.name),
+      jobsRunning: [...running.entries()].map(([job, since]) => `${job} for ${Math.round((Date.now() - since) / 1000)} s`),
+    }),
   };
 }
