@@ -29,11 +29,15 @@ export function endOnDisconnectWhileReconnecting(cluster: Cluster): void {
   cluster.disconnect = (reconnect = false) => {
     const before = cluster.status;
     disconnect(reconnect);
-    const poolEmpty = Object.keys(internals.connectionPool.nodes.all).length === 0;
-    // 'wait' and 'end' ioredis handles itself; a reconnect is ioredis's own and reconnects.
-    if (!reconnect && poolEmpty && before !== 'wait' && before !== 'end') {
-      internals.setStatus('close');
-      internals.handleCloseEvent();
-    }
+    // 'wait' and 'end' ioredis handles itself, and a reconnect is ioredis's own. Checked a turn later: BullMQ's
+    // recovery of a blocking cluster disconnects and connects again at once, and must not meet an 'end'.
+    if (reconnect || before === 'wait' || before === 'end') return;
+    setImmediate(() => {
+      const poolEmpty = Object.keys(internals.connectionPool.nodes.all).length === 0;
+      if (cluster.status === 'disconnecting' && poolEmpty) {
+        internals.setStatus('close');
+        internals.handleCloseEvent();
+      }
+    });
   };
 }

@@ -5,7 +5,7 @@
 // (src/redis/cluster-disconnect.ts). Its own 3-master cluster: CLIENT KILL
 // reaches every client of the servers.
 import { Cluster } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalRedisCluster } from '../../scripts/lib/local-redis-cluster.js';
 import { createRedis, waitForRedis, type RedisTarget } from '../../src/redis/connection.js';
 
@@ -47,4 +47,19 @@ describe('a cluster client disconnected while it reconnects', () => {
     },
     60_000,
   );
+
+  it('is not ended when it connects again at once (how BullMQ recovers a blocking cluster client with no nodes)', async () => {
+    const redis = createRedis(target, 'worker') as Cluster;
+    await waitForRedis(redis, target, 20_000);
+    await lostEveryNode(redis);
+    const ended = vi.fn();
+    redis.on('end', ended);
+    redis.disconnect(false);
+    await redis.connect();
+    expect(await redis.set('{disconnect}:again', '2')).toBe('OK');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(redis.status).toBe('ready');
+    expect(ended).not.toHaveBeenCalled();
+    redis.disconnect();
+  }, 60_000);
 });
