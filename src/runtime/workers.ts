@@ -172,7 +172,7 @@ function connectionsOf(worker: Pick<Worker, 'name'>): Record<string, unknown> {
 /** The jobs this process runs now (`queue/name/id` → since when), for a shutdown that does not finish. */
 const running = new Map<string, number>();
 
-function trackRunning(queue: string, processor: Processor): Processor {
+export function trackRunning(queue: string, processor: Processor): Processor {
   return async (job, token) => {
     const key = `${queue}/${job.name}/${job.id ?? '?'}`;
     running.set(key, Date.now());
