@@ -78,3 +78,45 @@ export function sendScriptsWholeInTransactions(redis: Redis): void {
     return transaction;
   };
 }
+
+/** How many times a script call that met NOSCRIPT is sent again (each time ioredis has forgotten it on that socket). */
+const NOSCRIPT_RETRIES = 3;
+
+const retrying = new WeakSet<object>();
+
+const isNoscript = (error: unknown): boolean => error instanceof Error && error.message.startsWith('NOSCRIPT');
+
+async function againOnNoscript(attempt: () => Promise<unknown>, left: number): Promise<unknown> {
+  try {
+    return await attempt();
+  } catch (error) {
+    // NOSCRIPT: the script did not run at all, so sending it again cannot run it twice.
+    if (left > 0 && isNoscript(error)) return againOnNoscript(attempt, left - 1);
+    throw error;
+  }
+}
+
+/**
+ * Every script defined on `redis` from now on (ours, BullMQ's) is sent again when its call still ends in
+ * NOSCRIPT. ioredis falls back to EVAL once; but a call whose EVAL met a failover (TRYAGAIN, CLUSTERDOWN,
+ * a moved slot) is sent again as EVALSHA on a socket ioredis marked as having the script while the node
+ * never loaded it, and that NOSCRIPT reached BullMQ's add-job in the cluster soak (seed 290457, answered
+ * 503). Each NOSCRIPT makes ioredis forget the script on that socket, so the next attempt is an EVAL.
+ * Calls inside a pipeline pass through (their answers come with the pipeline's).
+ */
+export function retryScriptsOnNoscript(redis: Redis): void {
+  if (retrying.has(redis)) return;
+  retrying.add(redis);
+  const target = redis as unknown as Record<string, unknown> & { defineCommand(name: string, definition: object): void };
+  const define = target.defineCommand.bind(redis);
+  target.defineCommand = (name: string, definition: object) => {
+    define(name, definition);
+    for (const key of [name, `${name}Buffer`]) {
+      const method = target[key] as (...args: unknown[]) => unknown;
+      target[key] = function (this: { isPipeline?: boolean }, ...args: unknown[]) {
+        if (this.isPipeline || typeof args[args.length - 1] === 'function') return method.apply(this, args);
+        return againOnNoscript(() => method.apply(this, args) as Promise<unknown>, NOSCRIPT_RETRIES);
+      };
+    }
+  };
+}
