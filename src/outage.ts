@@ -50,13 +50,17 @@ const IOREDIS_ERROR_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFai
 // "Cluster isn't ready": a cluster client between a failover or slot move and its next slot map (a 500 in the cluster chaos soak).
 const IOREDIS_MESSAGES =
   /^(Connection is closed|Stream isn't writeable and enableOfflineQueue options is false|Cluster isn't ready and enableOfflineQueue options is false|Reached the max retries per request limit|None of startup nodes is available|Failed to refresh slots cache|Command timed out)/;
-const REDIS_REPLY_PREFIXES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|NOREPLICAS|MOVED|ASK)\b/;
+// NOSCRIPT: a Redis that lost its script cache (restarted, or a replica just promoted) where a client's
+// fallback to EVAL did not happen; transactions.ts keeps our clients from meeting it, and should one
+// escape (another library's client), it is the failover's, answered 503, never 500.
+const REDIS_REPLY_PREFIXES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|NOREPLICAS|MOVED|ASK|NOSCRIPT)\b/;
 
 interface ErrorLike {
   name?: unknown;
   code?: unknown;
   message?: unknown;
   errors?: unknown;
+  previousErrors?: unknown;
   cause?: unknown;
 }
 
@@ -81,12 +85,12 @@ export function classifyOutage(error: unknown, depth = 0): Outage | undefined {
   if (SOCKET_CODES.has(code)) {
     return { dependency: 'network', reason: `network error (${code})` };
   }
-  // AggregateError (dual-stack connect), wrapped causes.
-  if (Array.isArray(e.errors)) {
-    for (const inner of e.errors) {
-      const found = classifyOutage(inner, depth + 1);
-      if (found) return found;
-    }
+  // AggregateError (dual-stack connect); ioredis's EXECABORT carries the errors that aborted the MULTI
+  // (a CLUSTERDOWN while its commands were queued); wrapped causes.
+  const inners = [...(Array.isArray(e.errors) ? e.errors : []), ...(Array.isArray(e.previousErrors) ? e.previousErrors : [])];
+  for (const inner of inners) {
+    const found = classifyOutage(inner, depth + 1);
+    if (found) return found;
   }
   return e.cause === undefined ? undefined : classifyOutage(e.cause, depth + 1);
 }

@@ -22,15 +22,19 @@ try {
       ? await serveMetrics(config.admin.metricsPort, config.admin.token, config.web.host)
       : undefined;
   logger.info({ provider: config.trends.provider, concurrency: config.worker.researchConcurrency }, 'workers started');
+  let phase = 'workers';
   onShutdown(
     logger,
     async () => {
       metricsServer?.close();
       await pipeline.close();
+      phase = 'services';
       await services.close();
+      phase = 'resources';
       await resources.close();
     },
     config.worker.shutdownTimeoutMs,
+    () => ({ phase, ...(phase === 'workers' ? pipeline.closing() : {}) }),
   );
 } catch (error) {
   exitWithError(logger, error);

@@ -1,6 +1,8 @@
 import { Cluster, Redis as SingleRedis, type ClusterNode, type RedisOptions } from 'ioredis';
 import type { Redis } from './client.js';
 import { defineScripts } from './scripts.js';
+import { retryScriptsOnNoscript, sendScriptsWholeInTransactions } from './transactions.js';
+import { endOnDisconnectWhileReconnecting } from './cluster-disconnect.js';
 
 export type { Redis } from './client.js';
 
@@ -54,8 +56,25 @@ export function createRedis(target: RedisTarget | string, role: 'client' | 'work
           slotsRefreshTimeout: 2_000,
         });
   redis.on('error', () => {});
+  retryScriptsOnNoscript(redis);
   // Before anything is sent: a script defined while an auto-pipeline is pending would be missing from it (scripts.ts).
   defineScripts(redis);
+  return survivingFailovers(redis);
+}
+
+/**
+ * `redis` and every duplicate of it (BullMQ duplicates a worker's connection for its blocking one) get
+ * the two fixes failovers showed: a MULTI's scripts sent whole, since it cannot fall back from EVALSHA
+ * after a failover emptied a node's scripts (transactions.ts); a cluster client that ends when
+ * disconnected between connections (cluster-disconnect.ts).
+ */
+function survivingFailovers<R extends Redis>(redis: R): R {
+  retryScriptsOnNoscript(redis);
+  sendScriptsWholeInTransactions(redis);
+  if (redis instanceof Cluster) endOnDisconnectWhileReconnecting(redis);
+  const target = redis as unknown as { duplicate: (...args: unknown[]) => Redis };
+  const duplicate = target.duplicate.bind(redis);
+  target.duplicate = (...args: unknown[]) => survivingFailovers(duplicate(...args));
   return redis;
 }
 

@@ -23,7 +23,13 @@ export async function closeWithin(close: () => Promise<void>, deadlineMs: number
  * On the first SIGTERM/SIGINT, closes gracefully within `deadlineMs` (SHUTDOWN_TIMEOUT_MS) and exits;
  * past the deadline it exits 1 with what was unfinished left to redelivery.
  */
-export function onShutdown(logger: Logger, close: () => Promise<void>, deadlineMs: number): void {
+export function onShutdown(
+  logger: Logger,
+  close: () => Promise<void>,
+  deadlineMs: number,
+  /** What is still closing (a phase, the jobs in flight), logged when the deadline passes: a hung close names its culprit. */
+  unfinished?: () => Record<string, unknown>,
+): void {
   let closing = false;
   const handler = (signal: NodeJS.Signals) => {
     if (closing) {
@@ -35,7 +41,10 @@ export function onShutdown(logger: Logger, close: () => Promise<void>, deadlineM
     closeWithin(close, deadlineMs).then(
       (outcome) => {
         if (outcome === 'timed-out') {
-          logger.error({ deadlineMs }, 'shutdown did not finish in time: exiting; unfinished jobs will be delivered again');
+          logger.error(
+            { deadlineMs, ...unfinished?.() },
+            'shutdown did not finish in time: exiting; unfinished jobs will be delivered again',
+          );
           logger.flush();
           process.exit(1);
         }

@@ -31,6 +31,8 @@ export interface Pipeline {
   queues: Record<QueueName, Queue>;
   chain: ResearchChain;
   close(): Promise<void>;
+  /** While close() runs: the queues whose worker has not closed yet and the jobs still running (for the shutdown's log). */
+  closing(): { workersOpen: string[]; jobsRunning: string[]; workerConnections: Array<Record<string, unknown>> };
 }
 
 /**
@@ -120,6 +122,68 @@ export interface StartOptions {
   schedulerKeepaliveMs?: number;
 }
 
+/** How long a worker's close may wait once none of its jobs runs here: its own wait on Redis, not on work. */
+export const WORKER_CLOSE_IDLE_MS = 10_000;
+
+/**
+ * Closes `worker`, but once none of its jobs has run in this process for WORKER_CLOSE_IDLE_MS and its close
+ * has still not finished, drops its connections and goes on. In the cluster soak of 2026-11-29 (seed 290456)
+ * the research worker's close() never finished after a Redis master failover with no job of it running:
+ * BullMQ waited on its connections (the cause inside BullMQ/ioredis is not found yet; `connectionsOf` logs
+ * their states). Nothing is lost by going on: a job whose completion was not recorded is delivered again
+ * when its lock lapses.
+ */
+export async function closeWorker(
+  worker: Pick<Worker, 'name' | 'close' | 'disconnect'>,
+  logger: Logger,
+  idleMs = WORKER_CLOSE_IDLE_MS,
+): Promise<void> {
+  let finished = false;
+  const closing = worker.close().finally(() => (finished = true));
+  const prefix = `${worker.name}/`;
+  let idleSince = Date.now();
+  for (;;) {
+    await Promise.race([closing.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
+    if (finished) return closing;
+    if ([...running.keys()].some((job) => job.startsWith(prefix))) idleSince = Date.now();
+    else if (Date.now() - idleSince >= idleMs) break;
+  }
+  logger.warn(
+    { idleMs, ...connectionsOf(worker) },
+    'worker close still waiting with none of its jobs running: dropping its connections and going on',
+  );
+  await Promise.race([worker.disconnect().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+}
+
+/** The states of a BullMQ worker's Redis clients (internals: for a close that does not finish). */
+function connectionsOf(worker: Pick<Worker, 'name'>): Record<string, unknown> {
+  const peek = worker as unknown as {
+    mainLoopRunning?: unknown;
+    backend?: { connection?: { _client?: { status?: string } }; blockingConnection?: { _client?: { status?: string } } };
+  };
+  return {
+    queue: worker.name,
+    mainLoopRunning: Boolean(peek.mainLoopRunning),
+    connection: peek.backend?.connection?._client?.status,
+    blockingConnection: peek.backend?.blockingConnection?._client?.status,
+  };
+}
+
+/** The jobs this process runs now (`queue/name/id` → since when), for a shutdown that does not finish. */
+const running = new Map<string, number>();
+
+export function trackRunning(queue: string, processor: Processor): Processor {
+  return async (job, token) => {
+    const key = `${queue}/${job.name}/${job.id ?? '?'}`;
+    running.set(key, Date.now());
+    try {
+      return await processor(job, token);
+    } finally {
+      running.delete(key);
+    }
+  };
+}
+
 export async function startWorkers(services: Services, options: StartOptions = {}): Promise<Pipeline> {
   const { resources, config, logger, queues } = services;
   reportQueueDepth(Object.values(queues));
@@ -188,9 +252,9 @@ export async function startWorkers(services: Services, options: StartOptions = {
     const connection = resources.connectRedis('worker');
     connections.push(connection);
     // Google's queue keeps its own policy: a network error there is Google's, not an outage of ours.
-    const processor = traceJobs(
+    const processor = trackRunning(
       name,
-      name === QUEUES.trends ? dispatcher(name, table) : retryOutages(name, dispatcher(name, table), logger),
+      traceJobs(name, name === QUEUES.trends ? dispatcher(name, table) : retryOutages(name, dispatcher(name, table), logger)),
     );
     const worker = new Worker(name, processor, {
       connection,
@@ -217,14 +281,20 @@ export async function startWorkers(services: Services, options: StartOptions = {
     ? await keepSchedulers(queues, config, logger, options.schedulerKeepaliveMs ?? SCHEDULER_KEEPALIVE_MS)
     : undefined;
 
+  const closed = new Set<string>();
   return {
     queues,
     chain: services.chain,
     async close() {
       stopKeeping?.();
       // Stop taking jobs and let active ones finish (BullMQ waits for them).
-      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all(workers.map((w) => closeWorker(w, logger).then(() => closed.add(w.name))));
       await closeShared();
     },
+    closing: () => ({
+      workersOpen: workers.filter((w) => !closed.has(w.name)).map((w) => w.name),
+      jobsRunning: [...running.entries()].map(([job, since]) => `${job} for ${Math.round((Date.now() - since) / 1000)} s`),
+      workerConnections: workers.filter((w) => !closed.has(w.name)).map(connectionsOf),
+    }),
   };
 }

@@ -25,6 +25,13 @@ describe('outages are told apart from bugs and bad input', () => {
     expect(classifyOutage(new Error("Cluster isn't ready and enableOfflineQueue options is false"))?.dependency).toBe('redis');
     expect(classifyOutage(replyError('LOADING Redis is loading the dataset in memory'))?.dependency).toBe('redis');
     expect(classifyOutage(replyError('CLUSTERDOWN The cluster is down'))?.dependency).toBe('redis');
+    // A promoted replica has no scripts: a NOSCRIPT that escaped a client's fallback is the failover's (503).
+    expect(classifyOutage(replyError('NOSCRIPT No matching script. Please use EVAL.'))?.dependency).toBe('redis');
+    // ioredis's EXECABORT names the errors that aborted the MULTI.
+    const aborted = (inner: string) =>
+      Object.assign(replyError('EXECABORT Transaction discarded because of previous errors.'), { previousErrors: [replyError(inner)] });
+    expect(classifyOutage(aborted('CLUSTERDOWN The cluster is down'))?.dependency).toBe('redis');
+    expect(classifyOutage(aborted('ERR unknown command'))).toBeUndefined();
     expect(classifyOutage(replyError('ERR wrong number of arguments'))).toBeUndefined();
     expect(classifyOutage(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))?.dependency).toBe(
       'network',
