@@ -7,6 +7,31 @@
 import { TOPOLOGIES, type TopologyName } from './deployments.js';
 import { emergencyStop, runSoak } from './soak.js';
 
+const USAGE = `usage: npm run chaos -- [--topology ${TOPOLOGIES.join('|')}] [--seed N] [--duration SECONDS] [--faults N] [--runs N] [--settle SECONDS] [--kinds a,b]
+  --topology  single (one Redis, one Postgres; the default) or cluster (Redis Cluster 3+3, a Postgres replica, 2 web and 2 workers)
+  --seed      replays a soak: the same faults at the same moments (random by default)
+  --duration  seconds of faults (300); --faults how many (45 per 300 s); --runs research runs submitted (one per 6 s)
+  --settle    seconds to wait for every run and delivery to finish after the faults (240)
+  --kinds     only these fault kinds (the soak names the kinds of its topology)
+Ends with one JSON line; exit 0 without violations, 1 with any, 2 for bad arguments.
+`;
+const FLAGS = new Set(['--topology', '--seed', '--duration', '--faults', '--runs', '--settle', '--kinds']);
+
+/** --help prints the usage; a flag the soak does not know is refused rather than ignored (a soak with the defaults would start). */
+function checkArguments(args: readonly string[]): void {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  for (let i = 0; i < args.length; i += 2) {
+    if (!FLAGS.has(args[i]!)) {
+      process.stderr.write(`chaos: unknown argument "${args[i]}"\n${USAGE}`);
+      process.exit(2);
+    }
+  }
+}
+checkArguments(process.argv.slice(2));
+
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   if (i === -1) return fallback;
