@@ -14,6 +14,7 @@ import { paidProviderReports } from '../../src/research/provider-spend.js';
 import { planRefresh } from '../../src/refresh/plan.js';
 import { TrendsApiProvider } from '../../src/providers/trends-api/provider.js';
 import { trendsApi } from '../../src/providers/trends-api/profile.js';
+import { publicFailure } from '../../src/domain/public-error.js';
 import { DEFAULT_ANCHOR } from '../../src/providers/registry.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
 import { startTestWorkers } from '../support/services.js';
@@ -163,6 +164,9 @@ describe('research with the Trends API alone', () => {
     expect(done.error).toMatch(/PERMISSION_DENIED/);
     expect(done.error).toMatch(/allow-list/);
     expect(done.error).toMatch(/TRENDS_API_PROJECT/);
+    // Stored as a refusal of access, not as an unexpected error of ours (review of issue 51).
+    expect(done.error).toMatch(/^\[notAllowed\] /);
+    expect(publicFailure(done.error!)).toMatch(/refused this service's access/);
     expect(done.insight_id).toBeNull();
   });
 
