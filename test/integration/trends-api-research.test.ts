@@ -26,6 +26,7 @@ import {
 } from '../../scripts/lib/trends-api-on-loopback/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
+import { runCli } from '../support/cli.js';
 import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
 
 let database: TestDatabase;
@@ -144,6 +145,17 @@ describe('research with the Trends API alone', () => {
     expect(report).toMatchObject({ provider: 'trends-api', unit: 'data points' });
     expect(report!.today.research.points).toBe(spent);
     expect(report!.perRun).toMatchObject({ runs: 1, medianPoints: spent });
+    // As the operator reads it: `insights budget` prints the same data points.
+    const budget = await runCli(['budget'], {
+      ...database.env,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: redis.prefix,
+      TRENDS_PROVIDER: 'trends-api',
+      ...fake.env,
+    });
+    expect(budget.code, budget.stderr).toBe(0);
+    expect(budget.stdout).toMatch(/trends-api \(quota in data points\)/);
+    expect(budget.stdout).toContain(`${spent} data points`);
   });
 
   it('its quota running out is waited out: the run finishes, no step failed, nothing lost', async () => {
