@@ -86,6 +86,7 @@ export function loadTrendsSection(read: EnvReader): TrendsConfig {
     simulated.length === 0 || providers.length === 1,
     `TRENDS_PROVIDER: ${simulated.join(', ')} is a simulated world and cannot be combined with other providers`,
   );
+  const consentEntries = read.list('TRENDS_CONSENT_COOKIES');
   const section = {
     providers: Object.freeze(providers),
     provider: providerLabel(providers),
@@ -116,9 +117,10 @@ export function loadTrendsSection(read: EnvReader): TrendsConfig {
     // 2026-05-13): "route=cookie" entries, the route named as `insights budget` names it (host:port, or direct).
     consentCookies: Object.freeze(
       Object.fromEntries(
-        read.list('TRENDS_CONSENT_COOKIES').map((entry) => {
+        consentEntries.flatMap((entry) => {
           const at = entry.indexOf('=');
-          return [entry.slice(0, Math.max(0, at)).trim(), entry.slice(at + 1).trim()];
+          // Not "route=COOKIE": reported below by its position, never echoed (it may be a cookie).
+          return at > 0 && at < entry.length - 1 ? [[entry.slice(0, at).trim(), entry.slice(at + 1).trim()]] : [];
         }),
       ) as Record<string, string>,
     ),
@@ -137,6 +139,13 @@ export function loadTrendsSection(read: EnvReader): TrendsConfig {
   });
   read.check(new Set(proxyNames).size === proxyNames.length, 'TRENDS_PROXY_URLS lists the same proxy twice');
   const routeNames = proxyNames.length > 0 || section.proxyUrls.length > 0 ? proxyNames : ['direct'];
+  consentEntries.forEach((entry, i) => {
+    const at = entry.indexOf('=');
+    read.check(
+      at > 0 && at < entry.length - 1,
+      `TRENDS_CONSENT_COOKIES: entry ${i + 1} of ${consentEntries.length} (not shown: it may be a cookie) is not "route=COOKIE": write comma-separated entries, one per egress route, each the route's name (${routeNames.join(', ')}), "=", and the consent cookie as NAME=VALUE pairs joined by "; ", e.g. direct=SOCS=CAI…; CONSENT=YES+ (docs/operations.md, "EU consent")`,
+    );
+  });
   for (const [route, cookie] of Object.entries(section.consentCookies)) {
     read.check(
       routeNames.includes(route),

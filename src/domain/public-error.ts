@@ -11,11 +11,14 @@ export const PUBLIC_FAILURES = {
   unrecognised: 'Google Trends answered in a form that is not recognised',
   notRecorded: 'the recorded Google Trends answers have none for this request',
   noPhrase: 'no search phrase could be extracted from the idea',
+  notAllowed: "the trends provider refused this service's access (not allowed: an operator must fix it)",
   unexpected: 'an unexpected error',
 } as const;
 
 // The first that matches names the failure: read from our own messages' wording, never shown.
 const KINDS: ReadonlyArray<readonly [RegExp, keyof typeof PUBLIC_FAILURES]> = [
+  // The Trends API's PERMISSION_DENIED (a project not on its allow-list): a refusal of the operator's access, not an error of ours.
+  [/PERMISSION_DENIED|allow-list/, 'notAllowed'],
   [/rate limit|"sorry" page|\b429\b/i, 'rateLimited'],
   [/did not answer within|timed? ?out|ETIMEDOUT/i, 'timeout'],
   [
@@ -72,7 +75,7 @@ export function publicFailure(internal: string): string {
  * allowance back (run-outcome.ts). Every other failure still costs: the idea
  * could not be researched as asked, and asking again the same way fails again.
  */
-export const REFUNDED_FAILURES: ReadonlySet<FailureKind> = new Set<FailureKind>(['rateLimited', 'timeout', 'unreachable']);
+export const REFUNDED_FAILURES: ReadonlySet<FailureKind> = new Set<FailureKind>(['rateLimited', 'timeout', 'unreachable', 'notAllowed']);
 
 /** What the submitter can do about a failure of this kind, in a sentence. */
 export const FAILURE_ADVICE: Readonly<Record<FailureKind, string>> = {
@@ -86,6 +89,8 @@ export const FAILURE_ADVICE: Readonly<Record<FailureKind, string>> = {
     'This service answers from recorded Google Trends data, and none was recorded for this idea and market: submit one of the recorded phrases and markets instead.',
   noPhrase:
     'Describe the idea in a few plain words naming the product or the need (e.g. "meal planner for busy parents") and submit it again.',
+  notAllowed:
+    "The trends provider refuses this service's access (its project is not allowed); nothing is wrong with the idea. The operator is told by the logs; submit it again once they have fixed the access.",
   unexpected: 'The error is on our side and is logged; submit the idea again, and if it fails again, tell the operator the run id.',
 };
 

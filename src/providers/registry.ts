@@ -5,7 +5,7 @@
 // settings) and the adapters all read them. A provider's adapter, its IO, is
 // loaded only when a process first asks it for an answer (src/providers/gateways.ts).
 import { CAPABILITY_WORDS, type Capability } from '../domain/trends/capabilities.js';
-import type { ProviderKind, ProviderProfile } from '../domain/trends/provider-profile.js';
+import type { ComparableScale, ProviderKind, ProviderProfile } from '../domain/trends/provider-profile.js';
 import { dataforseo } from './dataforseo/profile.js';
 import { google } from './google/profile.js';
 import { replay } from './replay/profile.js';
@@ -94,4 +94,10 @@ export const DEFAULT_ANCHOR = 'weather';
 export function anchorTermFor(providers: string, configured: string | undefined, registry: Registry = PROVIDERS): string {
   const series = answeringProvider(providersOf(providers, registry), 'series', registry);
   return configured ?? (series ? profileOf(series, registry).anchor : undefined) ?? DEFAULT_ANCHOR;
+}
+
+/** The scale a list's series provider keeps across requests, if it declares one: then no anchor term is asked (ProviderProfile.comparableScale). */
+export function comparableScaleFor(providers: string, registry: Registry = PROVIDERS): ComparableScale | undefined {
+  const series = answeringProvider(providersOf(providers, registry), 'series', registry);
+  return series ? profileOf(series, registry).comparableScale : undefined;
 }

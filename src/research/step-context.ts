@@ -6,6 +6,7 @@ import type { TrendsPlanName } from '../config.js';
 import type { TrendsRequest, TrendsResponse } from '../trends/types.js';
 import type { StepContext, StepName, StepOutputs } from './step-contract.js';
 import { trendsPlan } from './trends-plan.js';
+import { comparableScaleFor } from '../providers/registry.js';
 
 export interface StepContextInput {
   run: StepContext['run'];
@@ -31,6 +32,8 @@ export function buildStepContext(input: StepContextInput): { ctx: StepContext; r
     if (value === undefined) throw new Error(input.missing(name));
     return value;
   };
+  // A series provider on one scale across requests (the Trends API) is never asked the anchor.
+  const scale = input.run.provider ? comparableScaleFor(input.run.provider) : undefined;
   const ctx: StepContext = {
     run: input.run,
     out: <N extends StepName>(name: N) => outputOf(name) as StepOutputs[N],
@@ -43,11 +46,13 @@ export function buildStepContext(input: StepContextInput): { ctx: StepContext; r
         secondary: () => (input.output('choose_primary') as { secondary?: string[] } | undefined)?.secondary ?? [],
         measured: () => (input.output('choose_primary') as { measured?: { keywords: string[] } } | undefined)?.measured?.keywords ?? [],
         anchor: input.anchor,
+        ...(scale ? { scale } : {}),
       },
       input.language,
     ),
     findExistingInsight: input.findExistingInsight,
     anchorTerm: input.anchor,
+    ...(scale ? { scale } : {}),
     geo: input.geo,
   };
   return { ctx, read };

@@ -22,6 +22,7 @@ import type { RelatedServed } from '../domain/research/served-evidence.js';
 import type { TrajectoryReading } from '../domain/research/series-analysis.js';
 import type { BreadthInput, SignalInput, WhitespaceInput } from '../domain/scoring/dimension-scores.js';
 import type { Dimension, DimensionScore, DimensionScores } from '../domain/scoring/dimensions.js';
+import type { ComparableScale } from '../domain/trends/provider-profile.js';
 import type { OverallScore } from '../domain/scoring/overall.js';
 import type { RankedItem, RegionResolution, Timeframe, TrendsResponse } from '../trends/types.js';
 import type { AutocompleteResult, ComparisonResult, Measurement, ModifierOutcome, Topic, TrendsPlan } from './trends-plan.js';
@@ -146,7 +147,12 @@ export interface StepOutputs extends ScoreSteps {
   interest_5y: SeriesOutput;
   compare_secondary: ComparisonResult['secondary'] | { keywords: string[]; means: Record<string, null>; note: string };
   /** `volume`: absent on runs recorded before step compare_anchor asked for absolute figures. */
-  compare_anchor: ComparisonResult['anchor'] & { anchor: string; volume?: VolumeOutput };
+  /**
+   * `anchor`: null when the series provider keeps one scale across requests (`scale`, the Trends API's
+   * searchInterest): then phraseMean and anchorMean are the phrase's mean and the scale's reference level, and no
+   * anchor term was asked.
+   */
+  compare_anchor: ComparisonResult['anchor'] & { anchor: string | null; scale?: ComparableScale; volume?: VolumeOutput };
   related_queries_top: RelatedOutput;
   related_queries_rising: RelatedOutput;
   related_topics_top: RelatedOutput;
@@ -211,6 +217,8 @@ export interface StepContext {
   /** An insight with the same idea key, else one on the same primary keyword (not demo). */
   findExistingInsight(ideaKey: string, primaryKeyword: string): Promise<{ id: string; idea: string; sameIdea: boolean } | undefined>;
   anchorTerm: string;
+  /** The series provider's scale across requests (the Trends API's searchInterest): then no step asks anchorTerm. */
+  scale?: ComparableScale;
   /** The market the run asks about: a country code, '' worldwide. */
   geo: string;
 }

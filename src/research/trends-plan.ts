@@ -47,6 +47,7 @@ import { mapAgainstAnchor } from '../domain/research/geography.js';
 import type { RelatedServed } from '../domain/research/served-evidence.js';
 import { MAX_ITEM_CHARS, modifierRequest, type ModifierRequest } from '../domain/research/modifier-evidence.js';
 import type { TrendsPlanName } from '../config.js';
+import type { ComparableScale } from '../domain/trends/provider-profile.js';
 import { TrendsFailedError } from './trends-gateway.js';
 
 /** An answer with where it came from (shown with the step's output). */
@@ -184,6 +185,8 @@ export interface PlanRun {
   /** The phrases step choose_primary measured, in the order it asked them (none on runs recorded before it measured). */
   measured(): string[];
   anchor: string;
+  /** The series provider's scale across requests (the Trends API's searchInterest): then the anchor is never asked (see againstAnchor). */
+  scale?: ComparableScale;
 }
 
 const served = (list: Sourced<RelatedList>): RelatedResult => ({
@@ -247,9 +250,32 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
       throw error;
     }
   };
+  // The terms beside the anchor over 12 months, the anchor last. A provider whose values are one scale across requests
+  // (run.scale) is not asked the anchor: its column is the scale's reference level, and every column is put on the
+  // answer's 0–100 by the searchInterest the answer's 100 stands for (provenance.scalePeak).
+  const againstAnchor = async (keywords: string[], anchor: string): Promise<InterestOverTime & TrendsResponse> => {
+    const scale = run?.scale;
+    if (!scale) return interest([...keywords, anchor], '12m');
+    const answer = await interest(keywords, '12m');
+    const peak = answer.provenance?.scalePeak;
+    if (peak === undefined)
+      throw new Error(
+        `the series provider (${answer.provenance?.provider ?? 'unknown'}) declares ${scale.values} one scale across requests, but its answer does not say what its 100 stands for (provenance.scalePeak)`,
+      );
+    const top = Math.max(peak, scale.reference);
+    return {
+      ...answer,
+      keywords: [...keywords, anchor],
+      points: answer.points.map((p) => ({
+        ...p,
+        values: [...keywords.map((_, i) => round(((p.values[i] ?? 0) * peak) / top, 2)), round((scale.reference * 100) / top, 2)],
+        hasData: [...keywords.map((_, i) => p.hasData[i] ?? false), true],
+      })),
+    };
+  };
   const measure = async (phrases: string[], anchor: string): Promise<Measurement> => {
     const keywords = [...new Set(phrases.filter((p) => p !== anchor))].slice(0, 4);
-    const answer = await interest([...keywords, anchor], '12m');
+    const answer = await againstAnchor(keywords, anchor);
     return {
       keywords,
       means: Object.fromEntries(keywords.map((k, i) => [k, round(mean(answer, i), 1)])),
@@ -304,7 +330,7 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
       async comparison(primary, secondary, anchor) {
         const keywords = [primary, ...secondary.slice(0, 4)];
         const secondaryAnswer = secondary.length > 0 ? await interest(keywords, '30d') : undefined;
-        const anchorAnswer = await interest([primary, anchor], '12m');
+        const anchorAnswer = await againstAnchor([primary], anchor);
         return {
           secondary: {
             keywords,
@@ -336,17 +362,20 @@ export function trendsPlan(name: TrendsPlanName, fetch: Fetch, geo: string, run?
     const terms = [primary, ...secondary.filter((s) => s !== anchor && s !== primary).slice(0, 3)].sort((a, b) => at(a) - at(b));
     const keywords = [...terms, anchor];
     const index = terms.indexOf(primary);
-    const answer = await interest(keywords, '12m');
+    const answer = await againstAnchor(terms, anchor);
     // A secondary phrase far more popular than both leaves the primary and the anchor a few coarse
     // integers: then (and only then) the two are asked on their own, as demand needs them precise.
     const pairPeak = Math.max(0, ...answer.points.flatMap((p) => [p.values[index] ?? 0, p.values[keywords.length - 1] ?? 0]));
-    if (keywords.length > 2 && pairPeak < PAIR_PEAK_FLOOR)
+    // One scale across requests keeps every term's precision: no pair to ask.
+    if (keywords.length > 2 && pairPeak < PAIR_PEAK_FLOOR && !run?.scale)
       return { keywords, index, answer, pair: await interest([primary, anchor], '12m') };
     return { keywords, index, answer, pair: undefined };
   };
   // Steps interest_by_country and interest_by_city read the phrase's own maps unless it is comparable to the anchor; then the two together.
   const ownMapsRead = async (keyword: string) => {
     if (geo !== '' || !run) return false;
+    // One scale across requests: the maps are the phrase's own, never drawn against an anchor.
+    if (run.scale) return true;
     const { keywords, index, answer, pair } = await comparison(keyword, run.secondary(), run.anchor);
     const [phraseMean, anchorMean] = pair ? pairMeans(pair, 0, 1) : pairMeans(answer, index, keywords.length - 1);
     return !mapAgainstAnchor(round(phraseMean, 2), round(anchorMean, 2));

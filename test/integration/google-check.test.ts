@@ -232,6 +232,21 @@ describe('insights google check', () => {
     await redis.redis.del(`${redis.keys.trendsPool}:route:${pool().routes[0]!.name}`);
   });
 
+  it('documents every exit code in its --help (review of issue 51: 5 was missing)', async () => {
+    const { code, stdout } = await runCli(['google', 'check', '--help'], env);
+    expect(code).toBe(0);
+    const help = stdout.replace(/\s+/g, ' ');
+    for (const [exit, meaning] of [
+      [0, 'every kind answers'],
+      [1, 'broken'],
+      [2, 'usage error'],
+      [3, "route's pace stopped the check"],
+      [4, 'could not be reached'],
+      [5, 'EU consent page'],
+    ] as const)
+      expect(help).toMatch(new RegExp(`[;:] ${exit} [^;]*${meaning}`));
+  });
+
   it('refuses a bad country with a usage error', async () => {
     const { code, stderr } = await check('--geo', 'USA');
     expect(code).toBe(2);

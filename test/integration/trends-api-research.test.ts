@@ -1,6 +1,6 @@
 // Research with the official Trends API as the only provider, against the loopback Trends API
 // (OAuth through its token endpoint, long-running operations, quota, allow-list): all 40 steps,
-// demand and reach read from searchInterest, the data points spent in `insights budget`; its
+// demand and reach read from searchInterest with no anchor term asked, the data points spent in `insights budget`; its
 // quota running out is waited out, and a project not on the allow-list is a clear refusal.
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,9 @@ import { STEP_COUNT } from '../../src/research/step-contract.js';
 import { paidProviderReports } from '../../src/research/provider-spend.js';
 import { planRefresh } from '../../src/refresh/plan.js';
 import { TrendsApiProvider } from '../../src/providers/trends-api/provider.js';
+import { trendsApi } from '../../src/providers/trends-api/profile.js';
+import { publicFailure } from '../../src/domain/public-error.js';
+import { DEFAULT_ANCHOR } from '../../src/providers/registry.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
 import { startTestWorkers } from '../support/services.js';
 import {
@@ -23,6 +26,7 @@ import {
 } from '../../scripts/lib/trends-api-on-loopback/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
+import { runCli } from '../support/cli.js';
 import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
 
 let database: TestDatabase;
@@ -85,25 +89,40 @@ describe('research with the Trends API alone', () => {
     const insight = await database.db.selectFrom('insights').selectAll().where('id', '=', done.insight_id!).executeTakeFirstOrThrow();
     expect(Object.values(insight.dimensions).filter((d) => d.score !== null).length).toBeGreaterThanOrEqual(7);
 
-    // Demand: the phrase's and the anchor's 12-month means keep the ratio of their searchInterest, each asked on its own.
-    const comparison = byName.get('compare_anchor') as { anchor: string; phraseMean: number; anchorMean: number; provenance: object };
+    // Demand: the phrase's own 12-month mean searchInterest against the scale's reference level: no anchor term asked.
+    const comparison = byName.get('compare_anchor') as {
+      anchor: string | null;
+      scale?: { values: string; reference: number };
+      phraseMean: number;
+      anchorMean: number;
+      provenance: object;
+    };
+    expect(comparison.anchor).toBeNull();
+    expect(comparison.scale).toEqual(trendsApi.comparableScale);
     expect(comparison.provenance).toMatchObject({ provider: 'trends-api', valuesFrom: 'searchInterest' });
     const { startDate, endDate } = new TrendsApiProvider({ ask: async () => ({}) }).timeRange('12m');
     const weeks: string[] = [];
     for (let t = Date.parse(startDate); t <= Date.parse(endDate); t += 7 * 86_400_000) weeks.push(new Date(t).toISOString().slice(0, 10));
     const primary = insight.primary_keyword;
-    const expected =
-      mean(weeks.map((w) => searchInterestOf(primary, 'US', w))) / mean(weeks.map((w) => searchInterestOf(comparison.anchor, 'US', w)));
-    expect(Math.abs(comparison.phraseMean / comparison.anchorMean / expected - 1)).toBeLessThan(0.02);
+    const level = mean(weeks.map((w) => searchInterestOf(primary, 'US', w)));
+    const reference = trendsApi.comparableScale.reference;
+    expect(Math.abs(comparison.phraseMean / comparison.anchorMean / (level / reference) - 1)).toBeLessThan(0.02);
     const demand = insight.dimensions.demand!;
     expect(demand.score).not.toBeNull();
-    expect(demand.evidence).toMatchObject({ basis: 'relative', anchor: comparison.anchor });
-    // No term was asked beside another: every question names one term.
-    expect(fake.requests.filter((r) => r.method === 'POST').every((r) => typeof r.body?.term === 'string')).toBe(true);
+    expect(demand.evidence).toMatchObject({ basis: 'searchInterest', scale: 'searchInterest', reference });
+    expect(demand.evidence).not.toHaveProperty('anchor');
+    expect(Math.abs((demand.evidence.phrase_level as number) / level - 1)).toBeLessThan(0.02);
+    expect(demand.explanation).toMatch(/no anchor term/);
+    // No term was asked beside another, and the anchor term of other providers' runs was never asked at all.
+    const asked = fake.requests.filter((r) => r.method === 'POST').map((r) => r.body?.term);
+    expect(asked.every((term) => typeof term === 'string')).toBe(true);
+    expect(asked).not.toContain(DEFAULT_ANCHOR);
+    expect(asked).toContain(primary);
 
     // Reach: the market's regions (ISO 3166-2) from the geo breakdown.
-    const map = byName.get('interest_by_country') as { places: Array<{ code: string }>; provenance: object };
+    const map = byName.get('interest_by_country') as { places: Array<{ code: string }>; compared_with: string | null; provenance: object };
     expect(map.provenance).toMatchObject({ provider: 'trends-api', valuesFrom: 'searchInterest' });
+    expect(map.compared_with).toBeNull();
     expect(map.places.length).toBeGreaterThan(0);
     expect(map.places.every((p) => /^US-[A-Z]{2}$/.test(p.code))).toBe(true);
     expect(insight.dimensions.reach!.score).not.toBeNull();
@@ -126,6 +145,17 @@ describe('research with the Trends API alone', () => {
     expect(report).toMatchObject({ provider: 'trends-api', unit: 'data points' });
     expect(report!.today.research.points).toBe(spent);
     expect(report!.perRun).toMatchObject({ runs: 1, medianPoints: spent });
+    // As the operator reads it: `insights budget` prints the same data points.
+    const budget = await runCli(['budget'], {
+      ...database.env,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: redis.prefix,
+      TRENDS_PROVIDER: 'trends-api',
+      ...fake.env,
+    });
+    expect(budget.code, budget.stderr).toBe(0);
+    expect(budget.stdout).toMatch(/trends-api \(quota in data points\)/);
+    expect(budget.stdout).toContain(`${spent} data points`);
   });
 
   it('its quota running out is waited out: the run finishes, no step failed, nothing lost', async () => {
@@ -146,6 +176,9 @@ describe('research with the Trends API alone', () => {
     expect(done.error).toMatch(/PERMISSION_DENIED/);
     expect(done.error).toMatch(/allow-list/);
     expect(done.error).toMatch(/TRENDS_API_PROJECT/);
+    // Stored as a refusal of access, not as an unexpected error of ours (review of issue 51).
+    expect(done.error).toMatch(/^\[notAllowed\] /);
+    expect(publicFailure(done.error!)).toMatch(/refused this service's access/);
     expect(done.insight_id).toBeNull();
   });
 

@@ -8,7 +8,7 @@ import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/
 import { routesFrom, type EgressRoute } from '../../src/trends/egress.js';
 import { COOKIE_GATE, forgetGoogleCookies, MemoryCookieJar } from '../../src/providers/google/client.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
-import { checkGoogle, checkVerdict } from '../../src/providers/google/check.js';
+import { checkExitCode, checkGoogle, checkSummary, checkVerdict } from '../../src/providers/google/check.js';
 import { ConsentRequiredError, RateLimitedError, type TrendsResponse } from '../../src/trends/types.js';
 
 const NO_DATA = 'zzqx obscure phrase';
@@ -151,5 +151,25 @@ describe("the Google client against autumn 2026's Google (loopback)", () => {
     const fine = await checkGoogle({ route: withConsent!, geo: 'US', term: 'weather', timeoutMs: 10_000, ca: g.certificates.ca });
     expect(fine.consent).toBeUndefined();
     expect(fine.kinds.find((k) => k.kind === 'relatedsearches')).toMatchObject({ outcome: 'served' });
+  });
+
+  it('`insights google check` with one family blocked says which, and that the others answer (review of issue 51: it said "BLOCKED")', async () => {
+    g.google.autumn!.blockFamily(g.proxies[1]!.egressAddress, 'autocomplete', 60_000);
+    const check = await checkGoogle({ route: routes[1]!, geo: 'US', term: 'weather', timeoutMs: 10_000, ca: g.certificates.ca });
+    // The explore family of this route may be rate limited by the tests before (its bucket): either way it is named apart.
+    expect(check.families.autocomplete.state).toBe('blocked');
+    expect(check.families.trending.state).toBe('ok');
+    const verdict = checkVerdict(check);
+    expect(verdict.verdict).toBe('blocked');
+    expect(verdict.families!.blocked).toContain('autocomplete');
+    expect(verdict.families!.answering).toContain('trending');
+    expect(verdict.families!.answering).not.toContain('autocomplete');
+    expect(verdict.detail).toMatch(
+      /^Google blocked the (.+, )?autocomplete(, .+)? famil(y|ies) \(.+\); the others answer: (.+, )?trending/,
+    );
+    const summary = checkSummary(check);
+    expect(summary).toMatch(new RegExp(`^BLOCKED \\(${verdict.families!.blocked.join(', ')} only\\): `));
+    expect(summary).toMatch(/the others go on answering/);
+    expect(checkExitCode(check)).toBe(1);
   });
 });

@@ -208,3 +208,35 @@ describe('config', () => {
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://insights.example.com/' }).web.publicBaseUrl).toBe('https://insights.example.com');
   });
 });
+
+describe('TRENDS_CONSENT_COOKIES at start (review of issue 51)', () => {
+  const problemsOf = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      // A ConfigError: the CLI and every process exit non-zero with it (2 for the CLI, src/cli/main.ts).
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error('loadConfig accepted it');
+  };
+
+  it('an entry that is not "route=COOKIE" is named by position with the expected form, never echoed, and nothing about a route ""', () => {
+    const message = problemsOf({ TRENDS_CONSENT_COOKIES: 'garbage' });
+    expect(message).toMatch(/TRENDS_CONSENT_COOKIES: entry 1 of 1 .* is not "route=COOKIE"/);
+    expect(message).toMatch(/route's name \(direct\)/);
+    expect(message).toMatch(/direct=SOCS=CAI…; CONSENT=YES\+/);
+    expect(message).not.toContain('garbage');
+    expect(message).not.toContain('route ""');
+    const second = problemsOf({ TRENDS_CONSENT_COOKIES: 'direct=SOCS=abc,=oops,direct=' });
+    expect(second).toMatch(/entry 2 of 3/);
+    expect(second).toMatch(/entry 3 of 3/);
+    expect(second).not.toMatch(/entry 1 of 3/);
+  });
+
+  it('takes a well-formed entry', () => {
+    expect(loadConfig({ TRENDS_CONSENT_COOKIES: 'direct=SOCS=CAISHAgB; CONSENT=YES+' }).trends.consentCookies).toEqual({
+      direct: 'SOCS=CAISHAgB; CONSENT=YES+',
+    });
+  });
+});

@@ -4,7 +4,7 @@
 // can act on, and is never sent.
 import { describe, expect, it } from 'vitest';
 import { RoutedTrendsGateway } from '../../src/providers/router.js';
-import { anchorTermFor, DEFAULT_ANCHOR } from '../../src/providers/registry.js';
+import { anchorTermFor, comparableScaleFor, DEFAULT_ANCHOR } from '../../src/providers/registry.js';
 import { RECORDED_ANCHOR } from '../../src/providers/replay/provider.js';
 import { TrendsFailedError, type TrendsGateway } from '../../src/research/trends-gateway.js';
 import type { ProviderName } from '../../src/providers/registry.js';
@@ -39,6 +39,14 @@ describe('the anchor of a provider list', () => {
     expect(anchorTermFor('dataforseo', undefined)).toBe(DEFAULT_ANCHOR);
     expect(anchorTermFor('google+dataforseo', undefined)).toBe(DEFAULT_ANCHOR);
     expect(anchorTermFor('replay+dataforseo', 'coffee')).toBe('coffee');
+  });
+
+  it('is none when the series provider keeps one scale across requests: trends-api (alone or first) declares searchInterest', () => {
+    expect(comparableScaleFor('trends-api')).toEqual({ values: 'searchInterest', reference: 10 });
+    expect(comparableScaleFor('trends-api+google')).toEqual({ values: 'searchInterest', reference: 10 });
+    expect(comparableScaleFor('trends-api+dataforseo')).toEqual({ values: 'searchInterest', reference: 10 });
+    expect(comparableScaleFor('google+trends-api')).toBeUndefined();
+    expect(comparableScaleFor('google')).toBeUndefined();
   });
 });
 

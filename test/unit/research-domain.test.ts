@@ -222,6 +222,17 @@ describe('demand against the anchor', () => {
     expect(up + down).toBeCloseTo(1, 3);
     expect(scoreDemand(null).score).toBeNull();
   });
+
+  it("on one scale across requests (the Trends API's searchInterest): the phrase's level against the reference, no anchor term", () => {
+    const scale = { values: 'searchInterest', reference: 10 } as const;
+    // The phrase at 4× the reference: 40 vs 10 on one 0–100, whatever the answer's peak.
+    const at4 = scoreDemand({ anchor: null, scale, phraseMean: 100, anchorMean: 25 });
+    expect(at4.score).toBeCloseTo(0.832, 2);
+    expect(at4.evidence).toEqual({ basis: 'searchInterest', scale: 'searchInterest', reference: 10, phrase_level: 40, ratio: 4 });
+    expect(at4.explanation).toMatch(/no anchor term asked/);
+    expect(scoreDemand({ anchor: null, scale, phraseMean: 50, anchorMean: 50 }).score).toBe(0.5);
+    expect(scoreDemand({ anchor: null, scale, phraseMean: 0, anchorMean: 100 }).score).toBeNull();
+  });
 });
 
 describe('step-31 forecaster', () => {

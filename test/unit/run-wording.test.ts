@@ -2,7 +2,7 @@
 // the allowance back, steps it never reached, "cannot reach Google" apart from "Google changed",
 // GB suggested for UK, and counts in the step summaries in the singular when they are one.
 import { describe, expect, it } from 'vitest';
-import { failureKind, failureTag, givesAllowanceBack, publicRunAdvice } from '../../src/domain/public-error.js';
+import { failureKind, failureTag, givesAllowanceBack, publicFailure, publicRunAdvice } from '../../src/domain/public-error.js';
 import { marketProblem } from '../../src/domain/research/market.js';
 import { shownStepStatus } from '../../src/research/run.repository.js';
 import { STEPS } from '../../src/research/steps.js';
@@ -45,6 +45,17 @@ describe('failures and the allowance', () => {
     expect(givesAllowanceBack(failed('getaddrinfo ENOTFOUND trends.google.com', 'cli'))).toBe(false);
     expect(givesAllowanceBack({ ...failed('getaddrinfo ENOTFOUND x'), account_id: null })).toBe(false);
     expect(givesAllowanceBack({ ...failed('getaddrinfo ENOTFOUND x'), status: 'running' })).toBe(false);
+  });
+
+  it("reads the Trends API's PERMISSION_DENIED as a refusal of access, given back, never as an unexpected error of ours", () => {
+    const detail =
+      'the Google Trends API refused project "p" (PERMISSION_DENIED "The caller does not have permission") for interest over time of "rooftop garden kits": the project must be on the API\'s alpha allow-list (apply at developers.google.com/search/apis/trends) and have trends.googleapis.com enabled; set TRENDS_API_PROJECT to the allow-listed project';
+    const stored = `${failureTag(detail, 'Rooftop garden kits')}step 4 (choose_primary) failed: ${detail}`;
+    expect(stored).toMatch(/^\[notAllowed\] /);
+    expect(failureKind(stored)).toBe('notAllowed');
+    expect(publicFailure(stored)).toMatch(/refused this service's access/);
+    expect(publicRunAdvice({ status: 'failed', error: stored }, true)).toMatch(/^The trends provider refuses this service's access/);
+    expect(givesAllowanceBack(failed(stored))).toBe(true);
   });
 
   it('says what to do, by the kind of failure, and whether the allowance came back; nothing for a run that needs nothing', () => {

@@ -6,7 +6,7 @@ import { egressPoolOf } from '../../runtime/egress.js';
 import { routesFrom, type EgressRoute } from '../../trends/egress.js';
 import type { EgressPool } from '../../trends/egress-pool.js';
 import type { Pacer } from '../../providers/google/client.js';
-import { checkGoogle, checkVerdict } from '../../providers/google/check.js';
+import { checkExitCode, checkGoogle, checkSummary, checkVerdict } from '../../providers/google/check.js';
 import { anchorTermFor } from '../../providers/registry.js';
 import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
@@ -17,7 +17,7 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
   google
     .command('check')
     .description(
-      "A live canary: one request of each kind the product sends (the home page for the cookie, the explore widgets, the embed flow's related queries, autocomplete, the trending feed), through the first egress route, each with how Google answered, its latency and the label Google gives the client; exits 1 when a kind research or discovery needs is broken (Google answered differently, or blocked the client), 4 when Google could not be reached at all (DNS, connection, proxy)",
+      "A live canary: one request of each kind the product sends (the home page for the cookie, the explore widgets, the embed flow's related queries, autocomplete, the trending feed), through the first egress route, each with how Google answered, its latency and the label Google gives the client; exit codes: 0 every kind answers as expected; 1 a kind research or discovery needs is broken (Google answered differently, or blocked a family: the summary names the blocked families and those that answer); 2 a usage error (a bad option or --geo); 3 the route's pace stopped the check before it asked everything (the route is cooling down or busy: try again later); 4 Google could not be reached at all (DNS, connection, proxy); 5 the route answered with Google's EU consent page (set TRENDS_CONSENT_COOKIES for it)",
     )
     .option('--geo <country>', 'country of the explore and of the trending feed', 'US')
     .option('--json', 'print the result as one JSON object')
@@ -49,7 +49,7 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
         print(
           `How Google labels this client: ${result.userType.explore ?? '(no explore token)'} (explore), ${result.userType.embed ?? '(no embed token)'} (embed)`,
         );
-        const { verdict, detail } = checkVerdict(result);
+        const { verdict } = checkVerdict(result);
         print(
           table(
             result.kinds.map((k) => ({
@@ -63,28 +63,10 @@ export function registerGoogleCommands(program: Command, context: () => CliConte
             })),
           ),
         );
-        // Unreachable and blocked are not "Google changed": the operator's fix is the network, the proxy or patience, not the client.
-        print(
-          verdict === 'unreachable'
-            ? `CANNOT REACH GOOGLE via ${result.route}: ${detail}. Nothing of Google's was read, so this says nothing of whether Google changed: check DNS, the network and TRENDS_PROXY_URLS, then run the check again.`
-            : verdict === 'blocked'
-              ? `BLOCKED: ${detail}. Google refuses this client for now; the route cools down (docs/operations.md, "Pacing Google").`
-              : verdict === 'consent'
-                ? `EU CONSENT: ${detail}. Not a change of Google: set TRENDS_CONSENT_COOKIES for route ${result.route} (docs/operations.md, "EU consent").`
-                : verdict === 'stopped'
-                  ? `Not checked from ${result.stoppedAt ?? 'the start'} on: ${result.stopped}. Try again when the route is free.`
-                  : verdict === 'ok'
-                    ? 'Every kind research and discovery need answers as expected.'
-                    : `BROKEN: ${result.broken.join(', ')}: Google answered, but not as this client reads it. See docs/operations.md, "Google changed".`,
-        );
+        print(checkSummary(result));
       }
-      // 1: Google changed (or blocked us); 4: Google could not be reached; 3: the route's pace stopped the check;
-      // 5: the route needs a consent cookie (2: a usage error).
-      const verdict = checkVerdict(result).verdict;
-      if (verdict === 'unreachable') process.exitCode = 4;
-      else if (verdict === 'consent') process.exitCode = 5;
-      else if (result.broken.length > 0) process.exitCode = 1;
-      else if (result.stopped) process.exitCode = 3;
+      const code = checkExitCode(result);
+      if (code !== 0) process.exitCode = code;
     });
 }
 

@@ -103,6 +103,11 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
       text: `How many people search for "${phrase}": demand is relative to "${String(demand.evidence.anchor)}" (${String(demand.evidence.ratio ?? '–')}×), not a count of searches; monthly searches need a provider with search volume (DataForSEO).`,
       evidence: [ptr('demand', 'evidence', 'basis'), ...(has(demand, 'ratio') ? [ptr('demand', 'evidence', 'ratio')] : [])],
     });
+  else if (demand && demand.score !== null && demand.evidence.basis === 'searchInterest')
+    validate.push({
+      text: `How many people search for "${phrase}": demand is the Trends API's searchInterest (${String(demand.evidence.phrase_level ?? '–')}, ${String(demand.evidence.ratio ?? '–')}× its reference level ${String(demand.evidence.reference)}), one scale across requests but not a count of searches; monthly searches need a provider with search volume (DataForSEO).`,
+      evidence: [ptr('demand', 'evidence', 'basis'), ...(has(demand, 'ratio') ? [ptr('demand', 'evidence', 'ratio')] : [])],
+    });
   else if (demand && demand.score === null)
     validate.push({
       text: `How many people search for "${phrase}": demand could not be read (${lower(demand.explanation)}).`,

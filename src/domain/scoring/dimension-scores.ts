@@ -6,6 +6,7 @@ import { clamp01, round3, unsupported, type DimensionScore } from './dimensions.
 import { RECENT_ABOVE_MEAN, type Trajectory, type TrajectoryReading } from '../research/series-analysis.js';
 import type { GeographicReach } from '../research/geography.js';
 import type { AbsoluteDemand } from '../research/search-volume.js';
+import type { ComparableScale } from '../trends/provider-profile.js';
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const SEASONAL = 'seasonal';
@@ -21,9 +22,11 @@ export const signedPct = (x: number) => {
  * gives an absolute level). ratio 1 ⇒ 0.5; 4× the anchor ⇒ ~0.83; ¼ ⇒ ~0.17.
  */
 export function scoreDemand(
-  input: { anchor: string; phraseMean: number; anchorMean: number } | null,
+  given: { anchor: string | null; scale?: ComparableScale; phraseMean: number; anchorMean: number } | null,
   absolute: AbsoluteDemand | null = null,
 ): DimensionScore {
+  if (given?.anchor === null && given.scale) return scoreScaledDemand({ ...given, scale: given.scale }, absolute);
+  const input = given?.anchor ? { ...given, anchor: given.anchor } : null;
   const relative =
     input && !(input.phraseMean === 0 && input.anchorMean === 0) ? (input.phraseMean + 0.5) / (input.anchorMean + 0.5) : null;
   const relativeEvidence = input
@@ -42,6 +45,37 @@ export function scoreDemand(
     score: round3(score),
     evidence: { basis: 'relative', ...relativeEvidence },
     explanation: `Searched ${round3(relative)}× as much as the anchor term "${input.anchor}" over 12 months (relative: no provider gave monthly searches).`,
+  };
+}
+
+/**
+ * Demand from values on one scale across requests (the Trends API's searchInterest): the phrase's 12-month mean
+ * against the scale's reference level, on the same curve as the anchor ratio (the reference scores 0.5, 4× it
+ * ~0.83). No anchor term: `phraseMean` and `anchorMean` are the phrase's and the reference's on one 0–100.
+ */
+function scoreScaledDemand(
+  input: { scale: ComparableScale; phraseMean: number; anchorMean: number },
+  absolute: AbsoluteDemand | null,
+): DimensionScore {
+  const { scale, phraseMean, anchorMean } = input;
+  const ratio = anchorMean > 0 ? phraseMean / anchorMean : null;
+  const level = ratio === null ? null : round3(ratio * scale.reference);
+  const scaled = {
+    scale: scale.values,
+    reference: scale.reference,
+    ...(level !== null ? { phrase_level: level, ratio: round3(ratio!) } : {}),
+  };
+  if (absolute) {
+    const score = scoreAbsoluteDemand(absolute, null);
+    return { ...score, evidence: { ...score.evidence, ...scaled } };
+  }
+  if (ratio === null || phraseMean === 0)
+    return unsupported(`the Trends API has no ${scale.values} for the phrase over 12 months`, { basis: scale.values, ...scaled });
+  const score = 1 / (1 + Math.exp((-Math.log(ratio) / Math.log(4)) * 1.6));
+  return {
+    score: round3(score),
+    evidence: { basis: scale.values, ...scaled },
+    explanation: `A 12-month mean ${scale.values} of ${level} on the Trends API's scale, one scale across requests (no anchor term asked): ${round3(ratio)}× the reference level ${scale.reference}.`,
   };
 }
 

@@ -33,8 +33,9 @@ const signalFormula = (family: 'pain' | 'intent', word: string) =>
 const FORMULAS: Record<Dimension, { formula: string; evidence: string }> = {
   demand: {
     formula:
-      'r = (phrase mean + 0.5) / (anchor mean + 0.5) over 12 months in one request; score = 1 / (1 + exp(−1.6 · ln r / ln 4)): as searched as the anchor ⇒ 0.5, 4× ⇒ 0.83, ¼ ⇒ 0.17.',
-    evidence: 'Steps compare_secondary and compare_anchor: the phrase compared with a fixed anchor term.',
+      "r = (phrase mean + 0.5) / (anchor mean + 0.5) over 12 months in one request; score = 1 / (1 + exp(−1.6 · ln r / ln 4)): as searched as the anchor ⇒ 0.5, 4× ⇒ 0.83, ¼ ⇒ 0.17. With the official Trends API for the series (one scale across requests): r = the phrase's 12-month mean searchInterest / a fixed reference level (10), no anchor term asked, on the same curve.",
+    evidence:
+      'Steps compare_secondary and compare_anchor: the phrase compared with a fixed anchor term, or (Trends API) its own searchInterest against the reference level.',
   },
   momentum: {
     formula: `z = ${MOMENTUM_MODELS['90d'].week}·w ${MOMENTUM_MODELS['90d'].month}·m ${MOMENTUM_MODELS['90d'].spikeWeek}·s·w, on the 90 days rescaled to a maximum of 100: w = ln((last week + 0.5) / (month + 0.5)), m = ln((month + 0.5) / (the month two months before + 0.5)), s = ln((the month's highest day + 0.5) / (its median day + 0.5)); score = 1 / (1 + exp(−(z − ${MOMENTUM_MODELS['90d'].center}) / ${MOMENTUM_MODELS['90d'].scale})). Rising ≥ ${RISING_AT}, falling ≤ ${FALLING_AT}. With fewer than ${MIN_POINTS_90D} days of the 90: z = ${MOMENTUM_MODELS['30d'].week}·w ${MOMENTUM_MODELS['30d'].spikeWeek}·s·w on the 30 days, score = 1 / (1 + exp(−(z − ${MOMENTUM_MODELS['30d'].center}) / ${MOMENTUM_MODELS['30d'].scale})); none below ${MIN_POINTS_30D} days.`,

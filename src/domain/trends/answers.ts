@@ -182,6 +182,8 @@ export interface ResponseProvenance {
   dataPoints?: number;
   /** The Trends API: which of its values the answer's were read from (searchInterest: one scale across requests). */
   valuesFrom?: 'searchInterest';
+  /** The Trends API: the searchInterest its answer's 100 stands for (a value v read v × scalePeak / 100), so a run reads the scale back without an anchor. */
+  scalePeak?: number;
   /** Paid providers: the provider's id of the task that answered (for a support request). */
   taskId?: string;
   /** Replay only: the window and date of the recorded exchange (it may differ from the requested window). */

@@ -27,6 +27,12 @@ export interface SettingsReader {
   check(ok: boolean, problem: string): void;
 }
 
+/** A scale a provider's values share across requests (see ProviderProfile.comparableScale). */
+export interface ComparableScale {
+  values: 'searchInterest';
+  reference: number;
+}
+
 export interface ProviderProfile<Name extends string = string, Settings = unknown> {
   name: Name;
   kind: ProviderKind;
@@ -53,6 +59,12 @@ export interface ProviderProfile<Name extends string = string, Settings = unknow
   listedBy: string;
   /** The term ideas are compared with when it answers the series, unless TRENDS_ANCHOR names one (replay: one it recorded). */
   anchor?: string;
+  /**
+   * Its series are on one scale across requests (the Trends API's searchInterest): demand is read from the
+   * phrase's own values against `reference` (the 12-month mean that scores 0.5), no anchor term is asked, and
+   * the maps are the phrase's own. Its answers say the scale's value behind their 100 (provenance.scalePeak).
+   */
+  comparableScale?: ComparableScale;
   /** Asked through the trends queue (one pace for every worker), not directly by the asking process. */
   queued?: boolean;
   /** Its configuration section: read by config.ts (config.providerSettings[name]), declared here. */

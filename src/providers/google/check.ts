@@ -390,6 +390,43 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
  * answered, but not as the product reads it; `stopped` when the route's own pace stopped the check
  * first; `consent` when Google answered the route with its EU consent page; else `ok`.
  */
+/** The check's last line, for a person: what was found and what to do (the CLI prints it; a verdict's exit code is in checkExitCode). */
+export function checkSummary(check: Parameters<typeof checkVerdict>[0] & Pick<GoogleCheck, 'route' | 'stoppedAt'>): string {
+  const { verdict, detail, families } = checkVerdict(check);
+  switch (verdict) {
+    // Unreachable and blocked are not "Google changed": the operator's fix is the network, the proxy or patience, not the client.
+    case 'unreachable':
+      return `CANNOT REACH GOOGLE via ${check.route}: ${detail}. Nothing of Google's was read, so this says nothing of whether Google changed: check DNS, the network and TRENDS_PROXY_URLS, then run the check again.`;
+    case 'blocked':
+      return families && families.answering.length > 0
+        ? `BLOCKED (${families.blocked.join(', ')} only): ${detail}. Google blocks each family on its own: the blocked ${families.blocked.length === 1 ? 'family cools' : 'families cool'} down on this route, the others go on answering (docs/operations.md, "Pacing Google").`
+        : `BLOCKED: ${detail}. Google refuses this client for now; the route cools down (docs/operations.md, "Pacing Google").`;
+    case 'consent':
+      return `EU CONSENT: ${detail}. Not a change of Google: set TRENDS_CONSENT_COOKIES for route ${check.route} (docs/operations.md, "EU consent").`;
+    case 'stopped':
+      return `Not checked from ${check.stoppedAt ?? 'the start'} on: ${detail}. Try again when the route is free.`;
+    case 'ok':
+      return 'Every kind research and discovery need answers as expected.';
+    case 'changed':
+      return `BROKEN: ${check.broken.join(', ')}: Google answered, but not as this client reads it. See docs/operations.md, "Google changed".`;
+  }
+}
+
+/**
+ * The exit code of `insights google check` (its --help and docs/operations.md list them): 0 every kind answers; 1 a
+ * kind research or discovery needs is broken (Google changed, or blocked a family); 2 a usage error (commander, or a
+ * bad --geo); 3 the route's pace stopped the check before it asked everything; 4 Google could not be reached (DNS,
+ * connection, proxy); 5 the route answered with the EU consent page (set TRENDS_CONSENT_COOKIES).
+ */
+export function checkExitCode(check: Parameters<typeof checkVerdict>[0]): 0 | 1 | 3 | 4 | 5 {
+  const { verdict } = checkVerdict(check);
+  if (verdict === 'unreachable') return 4;
+  if (verdict === 'consent') return 5;
+  if (check.broken.length > 0) return 1;
+  if (check.stopped) return 3;
+  return 0;
+}
+
 export type CheckVerdict = 'ok' | 'unreachable' | 'blocked' | 'changed' | 'stopped' | 'consent';
 
 /** Why Google could not be reached, in the operator's words, from the network error's text. */
@@ -403,12 +440,30 @@ export function unreachableCause(detail: string): string {
   return 'no answer';
 }
 
-export function checkVerdict(check: Pick<GoogleCheck, 'kinds' | 'broken' | 'blocked' | 'stopped' | 'consent'>): {
+export function checkVerdict(
+  check: Pick<GoogleCheck, 'kinds' | 'broken' | 'blocked' | 'stopped' | 'consent'> & Partial<Pick<GoogleCheck, 'families'>>,
+): {
   verdict: CheckVerdict;
   detail: string;
+  /** Blocked: the families Google refused, and those that answered (Google blocks each family on its own). */
+  families?: { blocked: EndpointFamily[]; answering: EndpointFamily[] };
 } {
   if (check.consent) return { verdict: 'consent', detail: check.consent };
-  if (check.blocked) return { verdict: 'blocked', detail: `Google blocked this client (${check.blocked.kind})` };
+  if (check.blocked) {
+    const states = Object.entries(check.families ?? {}) as Array<[EndpointFamily, CheckedFamily]>;
+    const blocked = states.filter(([, f]) => f.state === 'blocked' || f.state === 'rate_limited').map(([name]) => name);
+    const answering = states.filter(([, f]) => f.state === 'ok').map(([name]) => name);
+    if (blocked.length === 0) return { verdict: 'blocked', detail: `Google blocked this client (${check.blocked.kind})` };
+    const which = `the ${blocked.join(', ')} ${blocked.length === 1 ? 'family' : 'families'}`;
+    return {
+      verdict: 'blocked',
+      detail:
+        answering.length > 0
+          ? `Google blocked ${which} (${check.blocked.kind}); the others answer: ${answering.join(', ')}`
+          : `Google blocked ${which} (${check.blocked.kind}); no other family answered`,
+      families: { blocked, answering },
+    };
+  }
   const asked = check.kinds.filter((k) => k.outcome !== 'not_asked');
   if (asked.length > 0 && asked.every((k) => k.outcome === 'error')) {
     const first = asked[0]!;

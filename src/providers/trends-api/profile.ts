@@ -36,6 +36,10 @@ export const trendsApi = {
   capabilities: ['series', 'regions'],
   // One term per request: a comparison of several is several requests on one scale (searchInterest).
   termsPerRequest: 5,
+  // searchInterest is one scale across requests: demand is the phrase's own 12-month mean against a fixed level of
+  // that scale, no anchor term asked. 10 is a choice (docs/providers.md, "Demand and reach from searchInterest"):
+  // the level an idea searched as much as the anchor of other providers' runs ("weather") would need is not published.
+  comparableScale: { values: 'searchInterest', reference: 10 },
   paid: false,
   meteredIn: 'data points',
   priceUsd: {},

@@ -35,7 +35,7 @@ export const WINDOWS: Record<Timeframe, { days: number; resolution: 'DAILY' | 'W
 const isoOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const round2 = (x: number) => Math.round(x * 100) / 100;
 /** What the API counts a question by: the points it answers (docs/providers.md, "What the Trends API is asked"). */
-type Counted<T> = { answer: T; requests: number; dataPoints: number };
+type Counted<T> = { answer: T; requests: number; dataPoints: number; scalePeak?: number };
 
 export class TrendsApiProvider implements TrendsProvider {
   readonly name = 'trends-api' as const;
@@ -86,8 +86,18 @@ export class TrendsApiProvider implements TrendsProvider {
     }
   }
 
-  private sourced({ answer, requests, dataPoints }: Counted<TrendsResponse>): TrendsResponse {
-    return { ...answer, provenance: { provider: 'trends-api', requests, costUsd: 0, dataPoints, valuesFrom: 'searchInterest' } };
+  private sourced({ answer, requests, dataPoints, scalePeak }: Counted<TrendsResponse>): TrendsResponse {
+    return {
+      ...answer,
+      provenance: {
+        provider: 'trends-api',
+        requests,
+        costUsd: 0,
+        dataPoints,
+        valuesFrom: 'searchInterest',
+        ...(scalePeak !== undefined ? { scalePeak } : {}),
+      },
+    };
   }
 
   /** Each term's own series, put on one 0–100 scale by the largest searchInterest among them. */
@@ -122,6 +132,8 @@ export class TrendsApiProvider implements TrendsProvider {
       answer: { kind: 'interestOverTime', keywords, points, ...(noData ? { outcome: 'no_data' as const } : {}) },
       requests: keywords.length,
       dataPoints,
+      // What the answer's 100 stands for: a run reads each term's own searchInterest back (demand without an anchor).
+      scalePeak: peak,
     };
   }
 

@@ -134,9 +134,17 @@ export const MEASURE_STEPS: readonly NamedStep[] = [
       const { anchor } = await ctx.plan.comparison(primary, secondary, ctx.anchorTerm);
       // Absolute demand beside the relative: monthly searches of the phrase and its variants, when a provider has them.
       const volume = await ctx.plan.volume([primary, ...secondary]);
-      return { anchor: ctx.anchorTerm, ...anchor, volume: volumeOutput(volume) };
+      // One scale across requests (the Trends API): the phrase's own searchInterest against the scale's reference, no anchor asked.
+      return ctx.scale
+        ? { anchor: null, scale: ctx.scale, ...anchor, volume: volumeOutput(volume) }
+        : { anchor: ctx.anchorTerm, ...anchor, volume: volumeOutput(volume) };
     },
-    summarize: (o) => `mean ${o.phraseMean} vs "${o.anchor}" ${o.anchorMean}${o.volume ? `; ${describeVolume(o.volume)}` : ''}`,
+    summarize: (o) =>
+      `${
+        o.scale
+          ? `mean ${o.phraseMean} vs ${o.anchorMean} for ${o.scale.values} ${o.scale.reference} (one scale across requests: no anchor term asked)`
+          : `mean ${o.phraseMean} vs "${o.anchor}" ${o.anchorMean}`
+      }${o.volume ? `; ${describeVolume(o.volume)}` : ''}`,
   },
   { name: 'related_queries_top', run: (ctx) => relatedFor(ctx, 'relatedQueries', 'top'), summarize: summarizeRelated },
   { name: 'related_queries_rising', run: (ctx) => relatedFor(ctx, 'relatedQueries', 'rising'), summarize: summarizeRelated },
@@ -145,7 +153,14 @@ export const MEASURE_STEPS: readonly NamedStep[] = [
   {
     name: 'interest_by_country',
     run: (ctx) => {
-      const { anchor, phraseMean, anchorMean } = ctx.out('compare_anchor');
+      const { anchor, phraseMean, anchorMean, scale } = ctx.out('compare_anchor');
+      if (anchor === null)
+        return mapOf(
+          ctx,
+          'COUNTRY',
+          null,
+          `the phrase's own map: ${scale?.values ?? 'its values'} are one scale across requests, no anchor term`,
+        );
       const against = mapAgainstAnchor(phraseMean, anchorMean);
       const reason = against
         ? `against "${anchor}": within ${COMPARABLE_RATIO}× of it over 12 months (${phraseMean} vs ${anchorMean})`

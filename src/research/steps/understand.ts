@@ -80,7 +80,10 @@ export const UNDERSTAND_STEPS: readonly NamedStep[] = [
         secondary,
         reason: choice.reason,
         candidates: choice.candidates,
-        measured: measurement ? { ...measurement, anchor: ctx.anchorTerm } : null,
+        // One scale across requests (the Trends API): measured against the scale's reference level, no anchor term asked.
+        measured: measurement
+          ? { ...measurement, anchor: ctx.scale ? `${ctx.scale.values}=${ctx.scale.reference}` : ctx.anchorTerm }
+          : null,
         ...(primaryTopics ? { primary_topics: primaryTopics } : {}),
       };
     },
