@@ -1,7 +1,7 @@
 import { Cluster, Redis as SingleRedis, type ClusterNode, type RedisOptions } from 'ioredis';
 import type { Redis } from './client.js';
 import { defineScripts } from './scripts.js';
-import { retryScriptsOnNoscript, sendScriptsWholeInTransactions } from './transactions.js';
+import { sendScriptsWholeInTransactions } from './transactions.js';
 import { endOnDisconnectWhileReconnecting } from './cluster-disconnect.js';
 
 export type { Redis } from './client.js';
@@ -56,7 +56,6 @@ export function createRedis(target: RedisTarget | string, role: 'client' | 'work
           slotsRefreshTimeout: 2_000,
         });
   redis.on('error', () => {});
-  retryScriptsOnNoscript(redis);
   // Before anything is sent: a script defined while an auto-pipeline is pending would be missing from it (scripts.ts).
   defineScripts(redis);
   return survivingFailovers(redis);
@@ -69,7 +68,6 @@ export function createRedis(target: RedisTarget | string, role: 'client' | 'work
  * disconnected between connections (cluster-disconnect.ts).
  */
 function survivingFailovers<R extends Redis>(redis: R): R {
-  retryScriptsOnNoscript(redis);
   sendScriptsWholeInTransactions(redis);
   if (redis instanceof Cluster) endOnDisconnectWhileReconnecting(redis);
   const target = redis as unknown as { duplicate: (...args: unknown[]) => Redis };
