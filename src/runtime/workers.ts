@@ -2,7 +2,7 @@
 // call startWorkers() with the services of the composition root (services.ts).
 // What runs where is the job table (job-table.ts); this file adds the BullMQ
 // machinery (the flow producer, one worker per queue), checks the table and starts.
-import { DelayedError, FlowProducer, Worker, type Processor, type Queue } from 'bullmq';
+import { DelayedError, FlowProducer, Worker, type Job, type Processor, type Queue } from 'bullmq';
 import type { Logger } from '../logger.js';
 import { jobDuration, jobFailures, reportQueueDepth } from '../observability/metrics.js';
 import {
@@ -130,8 +130,11 @@ export const WORKER_CLOSE_IDLE_MS = 10_000;
  * has still not finished, drops its connections and goes on. In the cluster soak of 2026-11-29 (seed 290456)
  * the research worker's close() never finished after a Redis master failover with no job of it running:
  * BullMQ waited on its connections (the cause inside BullMQ/ioredis is not found yet; `connectionsOf` logs
- * their states). Nothing is lost by going on: a job whose completion was not recorded is delivered again
- * when its lock lapses.
+ * their states). A job counts as running until BullMQ has recorded its end (the worker's `completed` or
+ * `failed` event, see `jobEnded`), not only until its processor returns, so a completion write waiting on a
+ * failover is not cut off (the job would run again when its lock lapsed, its side effects twice): only
+ * after COMPLETION_WRITE_MS without that event is a job taken as ended. The process's shutdown deadline
+ * (SHUTDOWN_TIMEOUT_MS) bounds the whole wait.
  */
 export async function closeWorker(
   worker: Pick<Worker, 'name' | 'close' | 'disconnect'>,
@@ -145,7 +148,7 @@ export async function closeWorker(
   for (;;) {
     await Promise.race([closing.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 500).unref())]);
     if (finished) return closing;
-    if ([...running.keys()].some((job) => job.startsWith(prefix))) idleSince = Date.now();
+    if (runningNow().some((job) => job.startsWith(prefix))) idleSince = Date.now();
     else if (Date.now() - idleSince >= idleMs) break;
   }
   logger.warn(
@@ -169,19 +172,40 @@ function connectionsOf(worker: Pick<Worker, 'name'>): Record<string, unknown> {
   };
 }
 
-/** The jobs this process runs now (`queue/name/id` → since when), for a shutdown that does not finish. */
-const running = new Map<string, number>();
+/**
+ * How long after its processor returned a job still counts as running while BullMQ records its end: a
+ * completion write stuck longer than this is dead with its connection, and the job runs again anyway.
+ */
+export const COMPLETION_WRITE_MS = 30_000;
+
+/** The jobs this process runs (`queue/name/id` → since when, and when its processor returned), for closes and a shutdown that does not finish. */
+const running = new Map<string, { since: number; returnedAt?: number }>();
+const keyOf = (queue: string, job: Pick<Job, 'name' | 'id'>) => `${queue}/${job.name}/${job.id ?? '?'}`;
+
+/** The jobs running now: those whose processor runs, or returned less than COMPLETION_WRITE_MS ago without BullMQ recording their end. */
+function runningNow(now = Date.now()): string[] {
+  return [...running.entries()].filter(([, r]) => r.returnedAt === undefined || now - r.returnedAt < COMPLETION_WRITE_MS).map(([k]) => k);
+}
 
 export function trackRunning(queue: string, processor: Processor): Processor {
   return async (job, token) => {
-    const key = `${queue}/${job.name}/${job.id ?? '?'}`;
-    running.set(key, Date.now());
+    const now = Date.now();
+    // Ends BullMQ never reported (a lock lost, a write failed) are forgotten after a while: the map stays small.
+    for (const [k, r] of running) if (r.returnedAt !== undefined && now - r.returnedAt > 10 * COMPLETION_WRITE_MS) running.delete(k);
+    const key = keyOf(queue, job);
+    running.set(key, { since: now });
     try {
       return await processor(job, token);
     } finally {
-      running.delete(key);
+      const r = running.get(key);
+      if (r) r.returnedAt = Date.now();
     }
   };
+}
+
+/** BullMQ recorded a job's end (the worker's `completed` or `failed` event): it no longer holds its worker's close. */
+export function jobEnded(queue: string, job: Pick<Job, 'name' | 'id'> | undefined): void {
+  if (job) running.delete(keyOf(queue, job));
 }
 
 export async function startWorkers(services: Services, options: StartOptions = {}): Promise<Pipeline> {
@@ -268,10 +292,12 @@ export async function startWorkers(services: Services, options: StartOptions = {
     });
     worker.on('error', (error) => logger.error({ err: error, queue: name }, 'worker error'));
     worker.on('failed', (job, error) => {
+      jobEnded(name, job);
       jobFailures.inc({ queue: name, job: job?.name ?? 'unknown' });
       logger.warn({ queue: name, jobId: job?.id, jobName: job?.name, ...traceOf(job), err: error }, 'job attempt failed');
     });
     worker.on('completed', (job) => {
+      jobEnded(name, job);
       if (job.processedOn && job.finishedOn) jobDuration.observe({ queue: name, job: job.name }, (job.finishedOn - job.processedOn) / 1000);
     });
     return worker;
@@ -293,7 +319,10 @@ export async function startWorkers(services: Services, options: StartOptions = {
     },
     closing: () => ({
       workersOpen: workers.filter((w) => !closed.has(w.name)).map((w) => w.name),
-      jobsRunning: [...running.entries()].map(([job, since]) => `${job} for ${Math.round((Date.now() - since) / 1000)} s`),
+      jobsRunning: [...running.entries()].map(
+        ([job, r]) =>
+          `${job} for ${Math.round((Date.now() - r.since) / 1000)} s${r.returnedAt === undefined ? '' : ' (its end not yet recorded)'}`,
+      ),
       workerConnections: workers.filter((w) => !closed.has(w.name)).map(connectionsOf),
     }),
   };

@@ -4,7 +4,7 @@
 import { pino } from 'pino';
 import type { Job } from 'bullmq';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { closeWorker, trackRunning } from '../../src/runtime/workers.js';
+import { closeWorker, COMPLETION_WRITE_MS, jobEnded, trackRunning } from '../../src/runtime/workers.js';
 
 const logger = pino({ level: 'silent' });
 afterEach(() => vi.useRealTimers());
@@ -44,7 +44,38 @@ describe('closeWorker', () => {
     expect(done).toBe(false);
     finishJob();
     await job;
+    jobEnded('research', { name: 'research-step', id: 'run-1-step-1' });
     await vi.advanceTimersByTimeAsync(11_000);
+    await closing;
+    expect(worker.disconnect).toHaveBeenCalledOnce();
+  });
+
+  it("does not cut off a job's completion write: its processor returned, but BullMQ has not recorded its end (outside review of 54)", async () => {
+    vi.useFakeTimers();
+    const processor = trackRunning('research', async () => 'done');
+    await processor({ name: 'research-step', id: 'run-2-step-1' } as Job, 'token');
+    const worker = fakeWorker(() => new Promise<void>(() => {}));
+    let done = false;
+    const closing = closeWorker(worker, logger, 10_000).then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(20_000); // moveToFinished waits on a failover: the close waits with it
+    expect(done).toBe(false);
+    expect(worker.disconnect).not.toHaveBeenCalled();
+    jobEnded('research', { name: 'research-step', id: 'run-2-step-1' }); // BullMQ's completed event
+    await vi.advanceTimersByTimeAsync(11_000);
+    await closing;
+    expect(worker.disconnect).toHaveBeenCalledOnce();
+  });
+
+  it('takes a job whose end BullMQ never reports as ended after COMPLETION_WRITE_MS (the write died with its connection)', async () => {
+    vi.useFakeTimers();
+    const processor = trackRunning('research', async () => 'done');
+    await processor({ name: 'research-step', id: 'run-3-step-1' } as Job, 'token');
+    const worker = fakeWorker(() => new Promise<void>(() => {}));
+    let done = false;
+    const closing = closeWorker(worker, logger, 10_000).then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(COMPLETION_WRITE_MS - 1_000);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(12_000);
     await closing;
     expect(worker.disconnect).toHaveBeenCalledOnce();
   });
