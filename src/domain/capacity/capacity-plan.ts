@@ -63,6 +63,13 @@ export interface CapacityPlan {
  */
 export const PLANNING_UTILISATION = 0.5;
 
+/**
+ * The share of a day an egress route is planned to send at its pace. The rest is the slack for Google's
+ * blocks and their cooldowns (10 minutes doubling to 60 after each block in a row, docs/operations.md): a
+ * plan that fills the day leaves a refresh that no longer fits after one block. A choice, not a measurement.
+ */
+export const ROUTE_UTILISATION = 0.75;
+
 /** Bounds on the demand: far past any deployment, and small enough that the arithmetic stays exact. */
 export const DEMAND_LIMITS = {
   researchPerDay: 10_000_000,
@@ -112,7 +119,7 @@ export function planCapacity(input: CapacityDemand, settings: CapacitySettings):
   const researchHttps = runs * C.googleHttpsPerRun.value;
   const refreshHttps = insights * C.googleHttpsPerRefreshedInsight.value;
   const routePerDay = settings.requestsPerMinutePerRoute * 60 * 24;
-  const routes = ceilAtLeast((researchHttps + refreshHttps) / routePerDay, any);
+  const routes = ceilAtLeast((researchHttps + refreshHttps) / (routePerDay * ROUTE_UTILISATION), any);
   add({
     section: 'egress',
     name: 'research_https_per_day',
@@ -137,7 +144,7 @@ export function planCapacity(input: CapacityDemand, settings: CapacitySettings):
     label: 'egress routes (proxies with addresses of their own)',
     value: routes,
     unit: 'routes',
-    how: `${fmt(researchHttps + refreshHttps, 0)} requests a day ÷ ${fmt(routePerDay)} a route (TRENDS_REQUESTS_PER_MINUTE=${settings.requestsPerMinutePerRoute}, under Google's ${C.googleRequestsPerMinuteLimit.value} a minute; ${C.googleRunsPerHourPerRoute.value} runs an hour per route measured at 10 a minute)`,
+    how: `${fmt(researchHttps + refreshHttps, 0)} requests a day ÷ (${fmt(routePerDay)} a route × ${ROUTE_UTILISATION}, the rest of its day the slack for blocks) (TRENDS_REQUESTS_PER_MINUTE=${settings.requestsPerMinutePerRoute}, under Google's ${C.googleRequestsPerMinuteLimit.value} a minute; ${C.googleRunsPerHourPerRoute.value} runs an hour per route measured at 10 a minute)`,
     sources: ['googleHttpsPerRun', 'googleHttpsPerRefreshedInsight', 'googleRequestsPerMinuteLimit', 'googleRunsPerHourPerRoute'],
   });
   const refreshHours = routes > 0 ? refreshHttps / (routes * settings.requestsPerMinutePerRoute * 60) : 0;
