@@ -1,6 +1,6 @@
 // The search-data providers: TRENDS_* (which providers, pacing Google); each provider's own section (DATAFORSEO_*, RECORDED_TRENDS_DIR, SYNTHETIC_LATENCY_MS) is declared in its profile (src/providers/<name>/profile.ts) and read here through the registry.
 import { readFileSync } from 'node:fs';
-import { parseServiceAccountKey, unreadableKey } from '../domain/trends/service-account-key.js';
+import { parseServiceAccountKey, projectOfKey, unreadableKey } from '../domain/trends/service-account-key.js';
 import { parseProxyUrl, ProxyUrlError } from '../domain/proxy-url.js';
 import {
   kindOfProviders,
@@ -176,14 +176,17 @@ export function loadProviderSettings(read: EnvReader, trends: TrendsConfig): Pro
   // (outside review of issue 51, 2026-11-29). A profile is plain data, so the file is read here.
   const keyFile = settings['trends-api'].credentialsFile;
   if (trends.providers.includes('trends-api') && keyFile !== undefined) {
-    const problem = serviceAccountKeyProblem(keyFile);
+    const problem = serviceAccountKeyProblem(keyFile, settings['trends-api'].project);
     read.check(problem === undefined, problem ?? '');
   }
   return settings;
 }
 
-/** Why the file at `credentialsFile` is not a readable service account key, or undefined when it is. */
-function serviceAccountKeyProblem(credentialsFile: string): string | undefined {
+/**
+ * Why the file at `credentialsFile` is not a readable service account key that can sign, or why no project
+ * would be sent (neither TRENDS_API_PROJECT nor the key names one); undefined when all is there.
+ */
+function serviceAccountKeyProblem(credentialsFile: string, project: string | undefined): string | undefined {
   let text: string;
   try {
     text = readFileSync(credentialsFile, 'utf8');
@@ -191,5 +194,8 @@ function serviceAccountKeyProblem(credentialsFile: string): string | undefined {
     return unreadableKey(credentialsFile, error);
   }
   const parsed = parseServiceAccountKey(credentialsFile, text);
-  return 'problem' in parsed ? parsed.problem : undefined;
+  if ('problem' in parsed) return parsed.problem;
+  if (project === undefined && projectOfKey(parsed) === undefined)
+    return `no project to send as X-Goog-User-Project: set TRENDS_API_PROJECT to the allow-listed project (the key in GOOGLE_APPLICATION_CREDENTIALS (${credentialsFile}) names none)`;
+  return undefined;
 }

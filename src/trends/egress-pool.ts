@@ -359,6 +359,16 @@ export class EgressPool {
   }
 
   /**
+   * Google answered the requests a job sent before one of `blockedFamily` was blocked (a block met later in a job:
+   * its explore answered, then its widget data blocked): the probes it holds, of the route and of the other
+   * families, are over. Outside review of issue 51: an explore probe Google had answered stayed held until its
+   * lease ran out. Called before `blocked`, and only when the job's first request was answered.
+   */
+  async answeredBeforeBlock(route: EgressRoute, jobId: string, blockedFamily: EndpointFamily): Promise<void> {
+    await ANSWERED.run(this.redis, [this.routeKey(route)], [jobId, ...ENDPOINT_FAMILIES.filter((f) => f !== blockedFamily)]);
+  }
+
+  /**
    * Google blocked `route`: a cooldown, unless one runs already, at least as
    * long as Google's Retry-After. Returns how long the job should wait, and
    * whether a new cooldown started.

@@ -147,6 +147,20 @@ describe("the egress pool's endpoint families", () => {
     await expect(p.pace(B, 'job-5', false, 'autocomplete')).rejects.toMatchObject({ reason: 'cooling' });
   });
 
+  it("ends the probe of a family Google answered when the same job's next family is blocked (outside review of 51)", async () => {
+    const p = pool([A]);
+    await p.acquire('job-0', [], Date.now(), false, 'explore');
+    await p.blocked(A, 'job-0', Date.now() - 60_001, { kind: 'sorry_302', family: 'explore' });
+    expect(await p.acquire('job-1', [], Date.now(), false, 'explore')).toEqual({ route: A, probe: true });
+    await p.pace(A, 'job-1', false, 'explore'); // the probe: Google answers the explore
+    await p.pace(A, 'job-1', false, 'widgetdata');
+    await p.answeredBeforeBlock(A, 'job-1', 'widgetdata');
+    await p.blocked(A, 'job-1', Date.now(), { kind: 'sorry_302', family: 'widgetdata' });
+    const [state] = await p.budget();
+    expect(state!.families.explore.state).toBe('open');
+    await p.pace(A, 'job-2', false, 'explore'); // before the fix: 'probe' until job-1's lease ran out
+  });
+
   it("lets a job take over a family's probe whose holder's lease ran out (the holder crashed)", async () => {
     const p = pool([A], { requestTimeoutMs: 1 });
     await p.acquire('job-0', [], Date.now(), false, 'explore');

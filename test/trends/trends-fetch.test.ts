@@ -53,6 +53,7 @@ function fakePool(
       calls.push(`blocked:${block.kind}${block.retryAfterMs ? `:${block.retryAfterMs}` : ''}`),
       blocked
     ),
+    answeredBeforeBlock: async (_r: unknown, _j: string, family: string) => void calls.push(`answered_before:${family}`),
     embedOverQuota: async () => (calls.push('over_quota'), 300_000),
     labelled: async (_r: unknown, userType: string) => (calls.push(`label:${userType}`), label),
     refused: async () => void calls.push('refused'),
@@ -119,7 +120,7 @@ describe('the trends job', () => {
       ['widgetdata', false],
     ] as const) {
       const { job } = fakeJob(); // an autocomplete request: its first family is autocomplete
-      const { pool } = fakePool({ route: ROUTE, probe: false }, { cooldownMs: 900_000, started: true });
+      const { pool, calls } = fakePool({ route: ROUTE, probe: false }, { cooldownMs: 900_000, started: true });
       const before = Date.now();
       const result = await run(
         pool,
@@ -127,6 +128,10 @@ describe('the trends job', () => {
         job,
       );
       expect((result as { error: unknown }).error).toBeInstanceOf(DelayedError);
+      // A later family's block: the job's first request was answered, so the probes it holds of it end first.
+      expect(calls.filter((c) => c.startsWith('answered_before') || c.startsWith('blocked'))).toEqual(
+        elsewhere ? ['blocked:too_many_429'] : ['answered_before:widgetdata', 'blocked:too_many_429'],
+      );
       if (elsewhere) {
         expect(job.delayedUntil).toBeLessThan(before + 900_000);
         expect((job.progress as { reason: string }).reason).toMatch(/autocomplete requests are cooling down .*; trying another route$/);

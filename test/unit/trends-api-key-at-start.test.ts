@@ -1,6 +1,7 @@
 // A missing or wrong service-account key is said when the process starts (config/providers.ts), not found by a research run that then
 // waits for it without end (outside review of issue 51, 2026-11-29: a missing file, /etc/hostname and a folder all
 // started cleanly). The message names the file, never its contents.
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,9 +36,34 @@ describe('GOOGLE_APPLICATION_CREDENTIALS at start', () => {
     }
   });
 
-  it('accepts a service account key', () => {
-    const key = file('sa.json', JSON.stringify({ type: 'service_account', client_email: 'a@p.iam.gserviceaccount.com', private_key: 'k' }));
+  const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const serviceAccount = (extra: Record<string, unknown>) =>
+    JSON.stringify({ type: 'service_account', client_email: 'a@p.iam.gserviceaccount.com', private_key: pem, ...extra });
+
+  it('accepts a service account key that can sign and names its project', () => {
+    const key = file('sa.json', serviceAccount({ project_id: 'trends-allowed' }));
     expect(withKey(key).providerSettings['trends-api'].credentialsFile).toBe(key);
+  });
+
+  it('refuses a private key that cannot sign (research would otherwise wait on it without end), never echoing it', () => {
+    const key = file(
+      'bad-pem.json',
+      serviceAccount({ project_id: 'p', private_key: '-----BEGIN PRIVATE KEY-----\nSECRETMARK\n-----END PRIVATE KEY-----\n' }),
+    );
+    expect(() => withKey(key)).toThrow(/holds a private_key that is not a PEM private key/);
+    try {
+      withKey(key);
+    } catch (error) {
+      expect((error as Error).message).not.toContain('SECRETMARK');
+    }
+  });
+
+  it('refuses a key that names no project when TRENDS_API_PROJECT is not set, and takes TRENDS_API_PROJECT for it', () => {
+    const key = file('no-project.json', serviceAccount({}));
+    expect(() => withKey(key)).toThrow(/no project to send as X-Goog-User-Project: set TRENDS_API_PROJECT/);
+    expect(() =>
+      loadConfig({ TRENDS_PROVIDER: 'trends-api', GOOGLE_APPLICATION_CREDENTIALS: key, TRENDS_API_PROJECT: 'trends-allowed' }),
+    ).not.toThrow();
   });
 
   it('reads no file when trends-api is not in TRENDS_PROVIDER', () => {

@@ -1,6 +1,8 @@
 // What makes a file a service account's JSON key, checked at start (config/providers.ts) and when signing in
 // (providers/trends-api/auth.ts).
 // Messages name the file, never its contents (the private key).
+import { createPrivateKey } from 'node:crypto';
+
 export interface ServiceAccountKey {
   type: 'service_account';
   client_email: string;
@@ -27,7 +29,22 @@ export function parseServiceAccountKey(credentialsFile: string, text: string): S
     return {
       problem: `GOOGLE_APPLICATION_CREDENTIALS (${credentialsFile}) is not a service account's JSON key (type "service_account" with client_email and private_key)`,
     };
+  // A key that cannot sign would be found only when research asks for a token, and taken for an outage of
+  // Google's (a wait without end): outside review of issue 51, 2026-11-29. Never echoed: the error names nothing of it.
+  try {
+    createPrivateKey(key.private_key);
+  } catch {
+    return {
+      problem: `GOOGLE_APPLICATION_CREDENTIALS (${credentialsFile}) holds a private_key that is not a PEM private key (download a new key of the service account)`,
+    };
+  }
   return key as ServiceAccountKey;
+}
+
+/** The project a key names (its quota project first), or undefined. */
+export function projectOfKey(key: Pick<ServiceAccountKey, 'project_id' | 'quota_project_id'>): string | undefined {
+  if (typeof key.quota_project_id === 'string' && key.quota_project_id) return key.quota_project_id;
+  return typeof key.project_id === 'string' && key.project_id ? key.project_id : undefined;
 }
 
 /** Why a key file could not be read (its error code, never its contents). */

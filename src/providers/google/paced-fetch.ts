@@ -135,6 +135,9 @@ export async function fetchThroughPool(
     }
     if (error instanceof RateLimitedError) {
       trendsRequests.inc({ outcome: 'blocked', route: route.name });
+      // Blocked after the job's first request was answered: the probes it holds of what was answered are over.
+      if (error.family !== undefined && error.family !== firstFamilyOf(request))
+        await deps.pool.answeredBeforeBlock(route, jobId, error.family);
       googleBlocks.inc({ route: route.name, kind: error.block, retry_after: error.retryAfterMs === undefined ? 'no' : 'yes' });
       const { cooldownMs, started } = await deps.pool.blocked(route, jobId, Date.now(), {
         kind: error.block,

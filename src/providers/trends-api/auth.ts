@@ -11,7 +11,7 @@
 //     the client is given `email` and `key`, which become `iss` and the signing key.
 // Signing the assertion with node:crypto would need neither trick, but would re-implement the
 // token's expiry and refresh, which the library already keeps right.
-import { parseServiceAccountKey, unreadableKey } from '../../domain/trends/service-account-key.js';
+import { parseServiceAccountKey, projectOfKey, unreadableKey } from '../../domain/trends/service-account-key.js';
 import { readFile } from 'node:fs/promises';
 import { JWT } from 'google-auth-library';
 import { ProviderAccountError, ProviderUnavailableError } from '../../trends/types.js';
@@ -49,9 +49,7 @@ export async function serviceAccountFrom(credentialsFile: string, tokenUrl: stri
       return options;
     },
   });
-  const project =
-    typeof key.quota_project_id === 'string' ? key.quota_project_id : typeof key.project_id === 'string' ? key.project_id : undefined;
-  return { email: key.client_email, project, client };
+  return { email: key.client_email, project: projectOfKey(key), client };
 }
 
 /** An access token for the API, or the error that says why not (the token endpoint's answer, never the assertion). */

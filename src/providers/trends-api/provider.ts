@@ -122,7 +122,9 @@ export class TrendsApiProvider implements TrendsProvider {
     const anyData = byTerm.map((m) => [...m.values()].some((v) => v > 0));
     const points = dates.map((date) => ({
       date,
-      values: byTerm.map((m) => (peak > 0 ? round2(((m.get(date) ?? 0) * 100) / peak) : 0)),
+      // Not rounded: a phrase searched 1/10,000th as much as the batch's largest term keeps its values (outside review
+      // of issue 51: rounded to 2 decimals, a primary at 0.4 beside a term at 9,000 read as all zeros).
+      values: byTerm.map((m) => (peak > 0 ? ((m.get(date) ?? 0) * 100) / peak : 0)),
       hasData: byTerm.map((m, i) => anyData[i]! && m.has(date)),
       // A week that reaches past the API's last day of data is not over in its answer.
       isPartial: isoOf(Date.parse(date) + (stepDays - 1) * DAY_MS) > range.endDate,

@@ -41,8 +41,21 @@ local function holdProbe(probeSfx, holder, leaseUntil)
   redis.call('HSET', KEYS[1], 'probe_job' .. probeSfx, job, 'probe_until' .. probeSfx, now + tonumber(ARGV[5]))
   return true
 end
-if f[3] == '1' and not holdProbe('', f[4], f[9]) then return {-1, 1000, 'probe'} end
-if sfx ~= '' and ff[2] == '1' and not holdProbe(sfx, ff[3], ff[4]) then return {-1, 1000, 'probe'} end
+-- Both probes are checked before either is taken, so a job that must wait takes (and counts) none.
+local function heldElsewhere(holder, leaseUntil)
+  return holder and holder ~= job and tonumber(leaseUntil or '0') > now
+end
+if f[3] == '1' and heldElsewhere(f[4], f[9]) then return {-1, 1000, 'probe'} end
+if sfx ~= '' and ff[2] == '1' and heldElsewhere(ff[3], ff[4]) then return {-1, 1000, 'probe'} end
+local probes = {}
+if f[3] == '1' then
+  holdProbe('', f[4], f[9])
+  probes[#probes + 1] = ''
+end
+if sfx ~= '' and ff[2] == '1' then
+  holdProbe(sfx, ff[3], ff[4])
+  probes[#probes + 1] = sfx
+end
 local slot = math.max(now, tonumber(f[5] or '0'))
 if embed then slot = math.max(slot, tonumber(f[7] or '0')) end
 local bucketed = family == 'explore' and tonumber(ARGV[11] or '0') > 0
@@ -69,6 +82,8 @@ if bucketed then
   slot = t
 end
 if slot - now > tonumber(ARGV[4]) then return {-1, slot - now, 'busy'} end
+-- A probe's lease runs from the request's slot, not from now: a job that has begun may wait for its slot longer than a lease.
+for _, p in ipairs(probes) do redis.call('HSET', KEYS[1], 'probe_until' .. p, slot + tonumber(ARGV[5])) end
 redis.call('HSET', KEYS[1], 'next_at', slot + tonumber(ARGV[3]))
 if bucketed then
   redis.call('HSET', KEYS[1], 'bucket_tokens', tokens - 1, 'bucket_at', slot, 'bucket_refill', refill)
