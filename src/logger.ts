@@ -19,6 +19,15 @@ export const REDACTED_PATHS = [
   '*.apiKey',
   '*.secret',
   '*.authorization',
+  // Google's cookies and the Trends API's credentials (outside review of issue 51: none is logged today; a safeguard).
+  'cookie',
+  '*.cookie',
+  'consentCookie',
+  '*.consentCookie',
+  'private_key',
+  '*.private_key',
+  'access_token',
+  '*.access_token',
 ];
 
 /** The trace a log line belongs to: the span active when it is written (a step, a delivery, an API request). */

@@ -146,6 +146,12 @@ export function loadTrendsSection(read: EnvReader): TrendsConfig {
       `TRENDS_CONSENT_COOKIES: entry ${i + 1} of ${consentEntries.length} (not shown: it may be a cookie) is not "route=COOKIE": write comma-separated entries, one per egress route, each the route's name (${routeNames.join(', ')}), "=", and the consent cookie as NAME=VALUE pairs joined by "; ", e.g. direct=SOCS=CAI…; CONSENT=YES+ (docs/operations.md, "EU consent")`,
     );
   });
+  // A route given two cookies would keep the last one silently (outside review of issue 51).
+  const consentRoutes = consentEntries
+    .filter((entry) => entry.indexOf('=') > 0 && entry.indexOf('=') < entry.length - 1)
+    .map((entry) => entry.slice(0, entry.indexOf('=')).trim());
+  const twice = consentRoutes.find((route, i) => consentRoutes.indexOf(route) !== i);
+  read.check(twice === undefined, `TRENDS_CONSENT_COOKIES gives route "${twice}" more than one cookie: keep one entry per route`);
   for (const [route, cookie] of Object.entries(section.consentCookies)) {
     read.check(
       routeNames.includes(route),

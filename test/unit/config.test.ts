@@ -234,6 +234,12 @@ describe('TRENDS_CONSENT_COOKIES at start (review of issue 51)', () => {
     expect(second).not.toMatch(/entry 1 of 3/);
   });
 
+  it('refuses a route given two cookies (the last one was kept silently), naming the route, not the cookies', () => {
+    const message = problemsOf({ TRENDS_CONSENT_COOKIES: 'direct=SOCS=first,direct=SOCS=second' });
+    expect(message).toMatch(/TRENDS_CONSENT_COOKIES gives route "direct" more than one cookie/);
+    expect(message).not.toMatch(/first|second/);
+  });
+
   it('takes a well-formed entry', () => {
     expect(loadConfig({ TRENDS_CONSENT_COOKIES: 'direct=SOCS=CAISHAgB; CONSENT=YES+' }).trends.consentCookies).toEqual({
       direct: 'SOCS=CAISHAgB; CONSENT=YES+',

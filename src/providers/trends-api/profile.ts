@@ -34,7 +34,8 @@ export const trendsApi = {
   // Series (daily to yearly, a rolling 1,800 days ending two days ago) and regions (ISO 3166-2); no related
   // lists, no autocomplete, no trending feed, no city map.
   capabilities: ['series', 'regions'],
-  // One term per request: a comparison of several is several requests on one scale (searchInterest).
+  // The API asks one term per request: a comparison of up to 5 terms (what a step asks at once) is that many
+  // requests, on one scale (searchInterest).
   termsPerRequest: 5,
   // searchInterest is one scale across requests: demand is the phrase's own 12-month mean against a fixed level of
   // that scale, no anchor term asked. 10 is a choice (docs/providers.md, "Demand and reach from searchInterest"):
