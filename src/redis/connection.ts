@@ -63,7 +63,7 @@ export function createRedis(target: RedisTarget | string, role: 'client' | 'work
 
 /**
  * `redis` and every duplicate of it (BullMQ duplicates a worker's connection for its blocking one) get
- * the two fixes failovers showed: a MULTI's scripts sent whole, since it cannot fall back from EVALSHA
+ * the two fixes failovers showed: a MULTI's scripts sent whole, since it cannot fall back from a script's SHA
  * after a failover emptied a node's scripts (transactions.ts); a cluster client that ends when
  * disconnected between connections (cluster-disconnect.ts).
  */
