@@ -34,26 +34,25 @@ if refused > now then return {-1, refused - now, 'refused'} end
 if cool > now then return {-1, cool - now, 'cooling'} end
 local embedCool = tonumber(f[6] or '0')
 if embed and embedCool > now then return {-1, embedCool - now, 'embed_quota'} end
--- The probe (of the route, suffix '', or of the family): false while another job's lease on it runs.
-local function holdProbe(probeSfx, holder, leaseUntil)
-  if holder and holder ~= job and tonumber(leaseUntil or '0') > now then return false end
-  if holder ~= job then redis.call('HINCRBY', KEYS[1], 'probes', 1) end
-  redis.call('HSET', KEYS[1], 'probe_job' .. probeSfx, job, 'probe_until' .. probeSfx, now + tonumber(ARGV[5]))
-  return true
-end
--- Both probes are checked before either is taken, so a job that must wait takes (and counts) none.
+-- Whether another job's lease on a probe (of the route, suffix '', or of the family) still runs.
 local function heldElsewhere(holder, leaseUntil)
   return holder and holder ~= job and tonumber(leaseUntil or '0') > now
 end
+-- Takes a probe no other job holds (its lease is set again from the slot below).
+local function holdProbe(probeSfx, holder)
+  if holder ~= job then redis.call('HINCRBY', KEYS[1], 'probes', 1) end
+  redis.call('HSET', KEYS[1], 'probe_job' .. probeSfx, job, 'probe_until' .. probeSfx, now + tonumber(ARGV[5]))
+end
+-- Both probes are checked before either is taken, so a job that must wait takes (and counts) none.
 if f[3] == '1' and heldElsewhere(f[4], f[9]) then return {-1, 1000, 'probe'} end
 if sfx ~= '' and ff[2] == '1' and heldElsewhere(ff[3], ff[4]) then return {-1, 1000, 'probe'} end
 local probes = {}
 if f[3] == '1' then
-  holdProbe('', f[4], f[9])
+  holdProbe('', f[4])
   probes[#probes + 1] = ''
 end
 if sfx ~= '' and ff[2] == '1' then
-  holdProbe(sfx, ff[3], ff[4])
+  holdProbe(sfx, ff[3])
   probes[#probes + 1] = sfx
 end
 local slot = math.max(now, tonumber(f[5] or '0'))
