@@ -38,6 +38,8 @@ const FRESH_8 = path.join(ROOT, 'test/fixtures/categories/fresh-8-2026-11-28.tsv
 const FRESH_9 = path.join(ROOT, 'test/fixtures/categories/fresh-9-2026-11-28.tsv');
 const FRESH_10 = path.join(ROOT, 'test/fixtures/categories/fresh-10-2026-11-29.tsv');
 const FRESH_11 = path.join(ROOT, 'test/fixtures/categories/fresh-11-2026-11-29.tsv');
+const FRESH_12 = path.join(ROOT, 'test/fixtures/categories/fresh-12-2026-11-29.tsv');
+const FRESH_13 = path.join(ROOT, 'test/fixtures/categories/fresh-13-2026-11-29.tsv');
 const DEMO_NAMES = path.join(ROOT, 'data/trends-series/keyword-names.tsv');
 
 /**
@@ -89,6 +91,8 @@ const FLOORS = {
   'fresh-9': [36, 40],
   'fresh-10': [35, 40],
   'fresh-11': [25, 40],
+  'fresh-12': [30, 40],
+  'fresh-13': [32, 40],
   probes: [637, 639],
   tuning: [66, 68],
   'held-out': [46, 49],
@@ -96,7 +100,7 @@ const FLOORS = {
 } as const satisfies Record<string, readonly [number, number]>;
 type SetName = keyof typeof FLOORS;
 /** Sets measured blind whose misses are not printed, so no one tunes on them before the next blind measurement. */
-const COUNTS_ONLY: ReadonlySet<SetName> = new Set(['fresh-11']);
+const COUNTS_ONLY: ReadonlySet<SetName> = new Set(['fresh-11', 'fresh-12', 'fresh-13']);
 
 /** Sets of founders' ideas, the idea alone: measured twice, alone and as the dry run reads it (with its candidate phrases). */
 const ideaOnly = (set: SetName) => set.startsWith('founders-') || set.startsWith('fresh-') || set === 'probes';
@@ -170,6 +174,8 @@ function readRows(): Row[] {
     ...readIdeaRows(FRESH_9, seen),
     ...readIdeaRows(FRESH_10, seen),
     ...readIdeaRows(FRESH_11, seen),
+    ...readIdeaRows(FRESH_12, seen),
+    ...readIdeaRows(FRESH_13, seen),
   ];
 }
 

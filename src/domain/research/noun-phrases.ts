@@ -22,7 +22,7 @@ import {
   wordnet,
   lexicalised,
   classifies,
-  AGENT_PLURAL,
+  agentPlural,
 } from './tagged-words.js';
 export { lexicalised, singular, madeFromVerb } from './tagged-words.js';
 import {
@@ -137,7 +137,7 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
     if (current.some((t) => t.role === 'noun')) {
       const last = words[endAt]!;
       const after = /[,.;:!?|/–—()]/.test(last.post) ? undefined : words[endAt + 1];
-      const person = last.tags.has('Plural') && (last.tags.has('Actor') || AGENT_PLURAL.test(plain(last.text)));
+      const person = last.tags.has('Plural') && (last.tags.has('Actor') || agentPlural(plain(last.text)));
       // A plural before a verb is its subject ("helps freelancers track", "lets small gyms manage").
       const users =
         isModal(after) ||
@@ -354,7 +354,7 @@ export function nounChunks(idea: string, options: ChunkOptions = {}): NounChunk[
       ...(isPossessive(w) ? { owner: true as const } : {}),
       role,
       acronym,
-      people: w.tags.has('Plural') && (w.tags.has('Actor') || (opener === 'for' && AGENT_PLURAL.test(word))),
+      people: w.tags.has('Plural') && (w.tags.has('Actor') || (opener === 'for' && agentPlural(word))),
       ...((w.tags.has('Organization') && (i > 0 || knownOrganization(word))) ||
       (MODEL_BRANDS.has(word) && /^(for|of|but)$/.test(plain(next?.text ?? '')))
         ? { organization: true }

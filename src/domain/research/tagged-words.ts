@@ -1,7 +1,7 @@
 // The idea's words as the tagger reads them (compromise, with WordNet's compounds, verbs and relational
 // adjectives): what each word is, before noun-phrases.ts groups them into phrases. Pure.
 import nlp from 'compromise';
-import { WORDNET_COMPOUNDS, WORDNET_RELATIONAL_ADJECTIVES, WORDNET_VERBS } from './wordnet-lexicon.js';
+import { WORDNET_AGENT_SHAPED_THINGS, WORDNET_COMPOUNDS, WORDNET_RELATIONAL_ADJECTIVES, WORDNET_VERBS } from './wordnet-lexicon.js';
 
 export const plain = (text: string) =>
   text
@@ -144,6 +144,13 @@ export function madeFromVerb(word: string): boolean {
 /**
  * A plural agent noun ("owners", "students", "seniors", "renters", "tourists"): the
  * tagger marks only some people as actors; after "for", where an idea names
- * its audience, the English agent endings say the rest.
+ * its audience, the English agent endings say the rest, unless WordNet knows the
+ * word and none of its senses is a person ("leftover wedding flowers", "rental
+ * lockers", "vintage typewriters": things shaped as agents are; since 2026-11-29).
  */
-export const AGENT_PLURAL = /[a-z](er|or|ist|ian|ent)s$/;
+export function agentPlural(word: string): boolean {
+  if (!/[a-z](er|or|ist|ian|ent)s$/.test(word)) return false;
+  return !agentShapedThings().has(word.replace(/s$/, ''));
+}
+let thingsShapedAsAgents: Set<string> | undefined;
+const agentShapedThings = () => (thingsShapedAsAgents ??= new Set(WORDNET_AGENT_SHAPED_THINGS.split(',')));
