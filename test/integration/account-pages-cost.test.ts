@@ -15,11 +15,13 @@ import { SUBSCRIPTIONS_PER_PAGE } from '../../src/http/pages/webhooks.pages.js';
 import { createPingDelivery } from '../../src/webhooks/delivery.repository.js';
 import { buildTestApp } from '../support/app.js';
 import { csrfOf, ORIGIN, PageAgent } from '../support/account-pages.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestDatabase } from '../support/database.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 let app: FastifyInstance;
 /** The app's own database handle: ONE connection, so a test can hold it. */
 let appDb: Kysely<Database>;
@@ -34,8 +36,8 @@ const PATIENT_WAIT_MS = 30_000;
 const queries: string[] = [];
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  ({ database, redis } = stack);
   appPool = new pg.Pool({ connectionString: database.url, max: 1, connectionTimeoutMillis: PATIENT_WAIT_MS });
   appDb = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: appPool }),
@@ -49,8 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.close();
   await appDb.destroy();
-  await redis.destroy();
-  await database.destroy();
+  await stack?.close();
 });
 
 let accounts = 0;

@@ -16,19 +16,21 @@ import { buildTestApp } from '../support/app.js';
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 const ADMIN_TOKEN = 'accounts-test-admin-token-0123456789';
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 let env: Record<string, string>;
 let webs: ServiceProcess[] = [];
 let urls: string[] = [];
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
-  env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix };
+  stack = await createTestStack();
+  ({ database, redis } = stack);
+  env = stack.env;
   // Overload shedding off (it has its own test, ops.test.ts): on a machine at load 25 (CI, 2026-11-28) the burst
   // below failed its 100 × 200 and 100 × 429; a loop lagging past 500 ms answers 503, the likeliest cause.
   const noShedding = { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
@@ -37,8 +39,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await Promise.all(webs.map((w) => w.kill('SIGTERM')));
-  await redis?.destroy();
-  await database?.destroy();
+  await stack?.close();
 });
 
 const get = (base: string, path: string, key: string) =>
@@ -393,6 +394,7 @@ describe('a Redis that restarts with nothing on disk', () => {
 
 describe('the upgrade from keys with their own plans', () => {
   it("puts each existing key in an account of its own: it still answers 200, with the day's count kept", async () => {
+    // Only a database, taken back to an older migration: no Redis, so not a stack.
     const old = await createTestDatabase();
     const app = { close: async () => {} };
     try {

@@ -6,16 +6,14 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 const MAX_CONNECTIONS = 30;
 const PER_CLIENT = 20;
 const TRUSTED_PROXY = '127.0.0.3';
 
 describe('connection slots per client, and errors of the HTTP parser', () => {
-  let database: TestDatabase;
-  let redis: TestRedis;
+  let stack: TestStack;
   let crowded: ServiceProcess;
   let proxied: ServiceProcess;
   let roomy: ServiceProcess;
@@ -23,12 +21,9 @@ describe('connection slots per client, and errors of the HTTP parser', () => {
   const opened: net.Socket[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    redis = await createTestRedis();
+    stack = await createTestStack();
     const env = {
-      ...database.env,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: redis.prefix,
+      ...stack.env,
       PORT: '0',
       HTTP_MAX_CONNECTIONS_PER_CLIENT: String(PER_CLIENT),
       // Idle sockets stay for the whole test unless refused: the deadlines are not what is tested here.
@@ -48,8 +43,7 @@ describe('connection slots per client, and errors of the HTTP parser', () => {
   afterAll(async () => {
     for (const socket of opened) socket.destroy();
     await Promise.all([crowded.kill('SIGTERM'), proxied.kill('SIGTERM'), roomy.kill('SIGTERM')]);
-    await redis.destroy();
-    await database.destroy();
+    await stack?.close();
   });
 
   /** Opens `count` idle connections from `localAddress`; resolves once all are connected, with a promise per socket that settles when the server closes it. */

@@ -6,7 +6,7 @@
 // never failed, until they clear.
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import { buildTestApp } from '../support/app.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { publicWaitingReason } from '../../src/domain/public-error.js';
@@ -16,8 +16,6 @@ import { ResearchService, researchSettings } from '../../src/research/research-s
 import { WaitingForTrendsError } from '../../src/research/trends-gateway.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
-import type { Pipeline } from '../../src/runtime/workers.js';
-import { startTestWorkers } from '../support/services.js';
 import { spendOn } from '../../src/providers/dataforseo/gateway.js';
 import { researchRunsSpent } from '../../src/research/allowance.repository.js';
 import { paidProviderReports } from '../../src/research/provider-spend.js';
@@ -29,13 +27,14 @@ import {
   FAKE_PASSWORD,
   FAKE_PRICES,
 } from '../../scripts/lib/dataforseo-on-loopback.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
-let pipeline: Pipeline;
+let stack: TestStack;
 let fake: DataForSeoOnLoopback;
 let chain: ResearchChain;
 let config: Config;
@@ -44,25 +43,21 @@ const logged: string[] = [];
 
 beforeAll(async () => {
   fake = await startDataForSeoOnLoopback();
-  database = await createTestDatabase();
-  redis = await createTestRedis();
-  pipeline = await startTestWorkers(
-    testResources(database, redis),
-    (config = loadConfig({
-      REDIS_PREFIX: redis.prefix,
+  stack = await createTestStack({
+    env: {
       TRENDS_PROVIDER: 'dataforseo',
       ...fake.env,
       // A refused account or a pace wait is looked at again after 300 ms here (5 minutes by default).
       DATAFORSEO_RETRY_MS: '300',
-    })),
-    pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) }),
-  );
-  chain = new ResearchChain(pipeline.queues.research);
+    },
+    workers: true,
+    logger: pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) }),
+  });
+  ({ database, redis, config } = stack);
+  chain = new ResearchChain(stack.pipeline!.queues.research);
 });
 afterAll(async () => {
-  await pipeline?.close();
-  await redis?.destroy();
-  await database?.destroy();
+  await stack?.close();
   await fake?.stop();
 });
 beforeEach(() => {

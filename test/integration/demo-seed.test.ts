@@ -11,6 +11,7 @@ import { DEMO_SERIES_DIR, demoSeries } from '../support/shared-data.js';
 
 let database: TestDatabase;
 beforeAll(async () => {
+  // Only a database: the seed writes no Redis key, so not a stack.
   database = await createTestDatabase();
 });
 afterAll(() => database.destroy());

@@ -15,10 +15,10 @@ import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { PROJECT_ROOT } from '../../src/config.js';
 import { seedDemo } from '../../src/demo/demo-seed.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
 import { DEMO_SERIES_DIR } from '../support/shared-data.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 const run = promisify(execFile);
 const API_DOC = path.join(PROJECT_ROOT, 'docs/api.md');
@@ -27,7 +27,7 @@ const WEBHOOKS_DOC = path.join(PROJECT_ROOT, 'docs/webhooks.md');
 const RECEIVER_URL = 'http://127.0.0.1:9/hooks';
 
 let database: TestDatabase;
-let redis: TestRedis;
+let stack: TestStack;
 let web: ServiceProcess;
 let base: string;
 let key: string;
@@ -39,17 +39,15 @@ let insightId: string;
 let work: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  database = stack.database;
   await seedDemo(database.db, DEMO_SERIES_DIR, 6);
   insightId = (await database.db.selectFrom('insights').select('id').executeTakeFirstOrThrow()).id;
   key = (await createApiKey(database.db, 'docs', 'pro')).key;
   hooksKey = (await createApiKey(database.db, 'docs webhooks', 'pro', null, ['insights:read', 'webhooks:write'])).key;
   researchKey = (await createApiKey(database.db, 'docs research', 'pro', null, ['insights:read', 'research:write'])).key;
   const env = {
-    ...database.env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
+    ...stack.env,
     TRENDS_PROVIDER: 'synthetic',
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
@@ -90,8 +88,7 @@ afterAll(async () => {
   await worker?.kill('SIGTERM');
   await web?.kill('SIGTERM');
   if (work) await rm(work, { recursive: true, force: true });
-  await redis?.destroy();
-  await database?.destroy();
+  await stack?.close();
 });
 
 async function openApiDocument(): Promise<Record<string, unknown>> {

@@ -19,15 +19,17 @@ import { enqueue } from '../../src/queue/enqueue.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { runCli } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 const SCALE = Number(process.env.GOOGLE_TIME_SCALE ?? 10);
 const MINUTE = 60_000 / SCALE;
 let google: GoogleOnLoopback;
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 let env: Record<string, string>;
 
 beforeAll(async () => {
@@ -44,13 +46,11 @@ beforeAll(async () => {
     brokenTrending: { rss: true },
   });
   google.google.autumn!.options.euClients = [google.proxies[2]!.egressAddress];
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  ({ database, redis } = stack);
   env = {
-    ...database.env,
+    ...stack.env,
     ...google.env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
     TRENDS_PROVIDER: 'google',
     // Faster than Google's explore refill, so the bucket (ours 90, Google's 12) is what holds explore back.
     TRENDS_REQUESTS_PER_MINUTE: String(200 * SCALE),
@@ -65,8 +65,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  await redis.destroy();
-  await database.destroy();
+  await stack?.close();
   await google.stop();
 });
 

@@ -13,28 +13,26 @@ import { createRedis } from '../../src/redis/connection.js';
 import { routesFrom } from '../../src/trends/egress.js';
 import { EgressPool } from '../../src/trends/egress-pool.js';
 import { runCli } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 import { enqueue } from '../../src/queue/enqueue.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
 
 let g: GoogleOnLoopback;
-let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 let worker: ServiceProcess;
 let queue: Queue;
 let env: Record<string, string>;
 const warnings: string[] = [];
 beforeAll(async () => {
   g = await startGoogleOnLoopback({ proxies: 1, requestsPerMinute: 0, embedMinGapMs: 0 });
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  redis = stack.redis;
   env = {
-    ...database.env,
+    ...stack.env,
     ...g.env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
     TRENDS_PROVIDER: 'google',
     TRENDS_REQUESTS_PER_MINUTE: '0',
     TRENDS_EMBED_GAP_MS: '0',
@@ -51,8 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker.kill('SIGTERM');
   await queue.close();
-  await redis.destroy();
-  await database.destroy();
+  await stack?.close();
   await g.stop();
 });
 

@@ -14,6 +14,7 @@ const GOOGLE_CATEGORIES = '2026-11-27T0017-google-categories';
 
 describe('migration 2026-11-27T0017-google-categories', () => {
   it('moves every old slug to its Google category, in insights and in webhook criteria, and back down', async () => {
+    // Only a database, taken back to an older migration: no Redis, so not a stack.
     const old = await createTestDatabase();
     try {
       await migrateTo(old.db, BEFORE);

@@ -25,10 +25,11 @@ import { routesFrom } from '../../src/trends/egress.js';
 import { startDataForSeoOnLoopback } from '../../scripts/lib/dataforseo-on-loopback.js';
 import { EgressPool } from '../../src/trends/egress-pool.js';
 import { runCli } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { dimensionsWith } from '../support/fixtures.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 import { enqueue } from '../../src/queue/enqueue.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
 
@@ -37,6 +38,7 @@ const MINUTE = 60_000 / SCALE;
 let google: GoogleOnLoopback;
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 let env: Record<string, string>;
 let client: string;
 let clients: string[];
@@ -53,13 +55,11 @@ beforeAll(async () => {
   });
   client = google.proxies[0]!.egressAddress;
   clients = google.proxies.map((p) => p.egressAddress);
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  ({ database, redis } = stack);
   env = {
-    ...database.env,
+    ...stack.env,
     ...google.env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
     TRENDS_PROVIDER: 'google',
     // The shipped pace and embed gap, on the scaled clock: 10 a minute under Google's 12, embed pages 8 s apart.
     TRENDS_REQUESTS_PER_MINUTE: String(10 * SCALE),
@@ -72,8 +72,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  await redis.destroy();
-  await database.destroy();
+  await stack?.close();
   await google.stop();
 });
 

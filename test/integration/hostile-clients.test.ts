@@ -10,11 +10,11 @@ import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { procfileNodeFlags, ServiceProcess } from '../../scripts/lib/service-process.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { insertInsight } from '../support/fixtures.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
 import { tcpConnections } from '../support/tcp.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 describe('unauthenticated traffic has a bounded cost', () => {
   let t: TestApp;
@@ -57,7 +57,7 @@ describe('unauthenticated traffic has a bounded cost', () => {
 
 describe('slow peers and hostile URLs against the real web process', () => {
   let database: TestDatabase;
-  let redis: TestRedis;
+  let stack: TestStack;
   let web: ServiceProcess;
   let cacheWeb: ServiceProcess;
   let base: string;
@@ -69,16 +69,14 @@ describe('slow peers and hostile URLs against the real web process', () => {
   const ADMIN_TOKEN = 'hostile-test-admin-token-0123456789';
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    redis = await createTestRedis();
+    stack = await createTestStack();
+    database = stack.database;
     // 100 insights with long titles: a page of 100 is about 60 KB.
     for (let i = 0; i < 100; i += 1) await insertInsight(database.db, { score: i / 100, title: `Insight ${i} ${'x'.repeat(300)}` });
     key = (await createApiKey(database.db, 'hostile', 'enterprise')).key;
     hooksKey = (await createApiKey(database.db, 'hostile webhooks', 'enterprise', null, ['webhooks:write'])).key;
     const env = {
-      ...database.env,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: redis.prefix,
+      ...stack.env,
       PORT: '0',
       ADMIN_TOKEN,
       OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
@@ -100,8 +98,7 @@ describe('slow peers and hostile URLs against the real web process', () => {
   });
   afterAll(async () => {
     await Promise.all([web.kill('SIGTERM'), cacheWeb.kill('SIGTERM')]);
-    await redis.destroy();
-    await database.destroy();
+    await stack?.close();
   });
 
   /** Opens a raw connection, writes `head`, then trickles `trickle` a byte every 200 ms; resolves with what came back and when it closed. */
@@ -273,27 +270,26 @@ describe("the web process under the Procfile's flags and the default 64 MB cache
   // 48 MB allowance). 56 MB over the cache stays far below the 275 MB the review found.
   const OVERHEAD_MB = 56;
   let database: TestDatabase;
-  let redis: TestRedis;
+  let stack: TestStack;
   let web: ServiceProcess;
   let key: string;
   const ADMIN_TOKEN = 'hostile-test-admin-token-0123456789';
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    redis = await createTestRedis();
+    stack = await createTestStack();
+    database = stack.database;
     for (let i = 0; i < 100; i += 1) await insertInsight(database.db, { score: i / 100, title: `Insight ${i} ${'x'.repeat(300)}` });
     key = (await createApiKey(database.db, 'distinct queries', 'enterprise')).key;
     web = new ServiceProcess(
       'web',
-      { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: '0', ADMIN_TOKEN, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' },
+      { ...stack.env, PORT: '0', ADMIN_TOKEN, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' },
       { nodeFlags: procfileNodeFlags('web') },
     );
     await web.ready;
   });
   afterAll(async () => {
     await web?.kill('SIGTERM');
-    await redis?.destroy();
-    await database?.destroy();
+    await stack?.close();
   });
 
   it(`5,000 distinct cached queries of 60 KB pages: resident memory grows by at most the cache's 64 MB plus ${OVERHEAD_MB} MB`, async () => {

@@ -14,6 +14,7 @@ let database: TestDatabase;
 const ROWS = 20_000;
 
 beforeAll(async () => {
+  // Only a database: query plans need no Redis, so not a stack.
   database = await createTestDatabase();
   const dims = JSON.stringify(dimensionsWith(0.5));
   const words = ['coffee', 'bakery', 'fitness', 'tutoring', 'payments', 'travel', 'garden', 'security'];

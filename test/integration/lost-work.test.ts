@@ -2,18 +2,16 @@
 // comes back: a job's place in its list (ensureEnqueued, the sweeper's way back),
 // and the job schedulers themselves (every worker keeps them).
 import { Queue } from 'bullmq';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { ensureEnqueued } from '../../src/queue/enqueue.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
-import { startTestWorkers } from '../support/services.js';
-import { createTestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
+import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { createTestStack } from '../support/stack.js';
 
 let redis: TestRedis;
 let queue: Queue;
+// Only Redis for the file: the one test that needs a database and workers has a stack of its own.
 beforeAll(async () => {
   redis = await createTestRedis();
   // The research queue of a prefix no worker serves: jobs stay where they are put.
@@ -42,17 +40,11 @@ describe('ensureEnqueued', () => {
 
 describe('job schedulers', () => {
   it('come back after Redis loses them: every worker upserts them again', async () => {
-    const database = await createTestDatabase();
-    const resources = testResources(database, redis);
-    const pipeline = await startTestWorkers(
-      resources,
-      loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'synthetic' }),
-      pino({ level: 'silent' }),
-      {
-        keepSchedulers: true,
-        schedulerKeepaliveMs: 200,
-      },
-    );
+    const stack = await createTestStack({
+      env: { TRENDS_PROVIDER: 'synthetic' },
+      workers: { keepSchedulers: true, schedulerKeepaliveMs: 200 },
+    });
+    const pipeline = stack.pipeline!;
     try {
       const names = async () =>
         (await Promise.all([pipeline.queues.maintenance.getJobSchedulers(), pipeline.queues.ingest.getJobSchedulers()]))
@@ -75,8 +67,7 @@ describe('job schedulers', () => {
         }
       }
     } finally {
-      await pipeline.close();
-      await database.destroy();
+      await stack.close();
     }
   });
 });

@@ -14,13 +14,13 @@ import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { PROJECT_ROOT } from '../../src/config.js';
 import { seedDemo } from '../../src/demo/demo-seed.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
 import { DEMO_SERIES_DIR } from '../support/shared-data.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 let database: TestDatabase;
-let redis: TestRedis;
+let stack: TestStack;
 let web: ServiceProcess;
 let worker: ServiceProcess;
 let prism: ChildProcess | undefined;
@@ -30,13 +30,11 @@ let work: string;
 const prismOutput: string[] = [];
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  database = stack.database;
   await seedDemo(database.db, DEMO_SERIES_DIR, 6);
   const env = {
-    ...database.env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
+    ...stack.env,
     TRENDS_PROVIDER: 'synthetic',
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
@@ -82,8 +80,7 @@ afterAll(async () => {
   await worker?.kill('SIGTERM');
   await web?.kill('SIGTERM');
   if (work) await rm(work, { recursive: true, force: true });
-  await redis?.destroy();
-  await database?.destroy();
+  await stack?.close();
 });
 
 interface Answer {

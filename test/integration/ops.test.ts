@@ -8,21 +8,20 @@ import { createLogger } from '../../src/logger.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { startWorkerProcess, until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  ({ database, redis } = stack);
 });
-afterAll(async () => {
-  await redis.destroy();
-  await database.destroy();
-});
+afterAll(() => stack?.close());
 
 function capture() {
   const lines: string[] = [];
@@ -107,7 +106,7 @@ describe('graceful shutdown', () => {
     const chain = new ResearchChain(queue);
     for (let i = 0; i < 8; i += 1)
       await startRun(database.db, chain, { idea: `Graceful shutdown idea ${i}`, hints: [], provider: 'synthetic', source: 'synthetic' });
-    const env = { ...database.env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, RESEARCH_CONCURRENCY: '2' };
+    const env = { ...stack.env, RESEARCH_CONCURRENCY: '2' };
     const done = async () =>
       Number((await sql<{ n: string }>`select count(*) as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n);
 

@@ -7,18 +7,17 @@ import { buildTestApp } from '../support/app.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  ({ database, redis } = stack);
 });
-afterAll(async () => {
-  await redis.destroy();
-  await database.destroy();
-});
+afterAll(() => stack?.close());
 
 const realPostgres = process.env.DATABASE_URL !== undefined;
 
@@ -44,6 +43,7 @@ describe('outages are 503, never 500', () => {
   it.runIf(realPostgres)(
     'a dropped database (SQLSTATE 3D000, 57P01): /api is 503, /readyz names Postgres, no database name leaks',
     async () => {
+      // A second database of its own, dropped under the app: not the stack's, which the other tests go on using.
       const doomed = await createTestDatabase();
       const { key } = await createApiKey(doomed.db, 'outage', 'enterprise');
       const app = await buildTestApp({ database: doomed, redis }, { overloadMaxEventLoopDelayMs: 0, cacheTtlSeconds: 0 });

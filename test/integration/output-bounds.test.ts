@@ -15,11 +15,11 @@ import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { OutputBounds } from '../../src/http/output-bounds.js';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { bearer } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { insertInsight } from '../support/fixtures.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
 import { until } from '../support/pipeline.js';
 import { tcpConnections } from '../support/tcp.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 /** What the attack may add to the web process's resident memory (MB): the test's stated bound. */
 const MEMORY_BOUND_MB = 80;
@@ -69,15 +69,13 @@ describe('one request of a connection at a time', () => {
 
 describe('pipelined requests whose answers are never read', () => {
   let database: TestDatabase;
-  let redis: TestRedis;
+  let stack: TestStack;
   let web: ServiceProcess;
   let base: string;
   let key: string;
 
   const env = (): Record<string, string> => ({
-    ...database.env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
+    ...stack.env,
     PORT: '0',
     // Short, so the connections' deadlines pass within the test; the bound on memory does not depend on it.
     HTTP_REQUEST_TIMEOUT_MS: '3000',
@@ -86,8 +84,8 @@ describe('pipelined requests whose answers are never read', () => {
   });
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    redis = await createTestRedis();
+    stack = await createTestStack();
+    database = stack.database;
     // A page of 100 insights with long titles is about 60 KB: the biggest answer a key holder can ask for.
     for (let i = 0; i < 100; i += 1) await insertInsight(database.db, { score: i / 100, title: `Insight ${i} ${'x'.repeat(300)}` });
     key = (await createApiKey(database.db, 'pipeliner', 'enterprise')).key;
@@ -96,8 +94,7 @@ describe('pipelined requests whose answers are never read', () => {
   });
   afterAll(async () => {
     await web?.kill('SIGTERM');
-    await redis?.destroy();
-    await database?.destroy();
+    await stack?.close();
   });
 
   const rssMb = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${web.pid}/status`, 'utf8'))![1]) / 1024;

@@ -257,6 +257,7 @@ describe('limits and addresses', () => {
 
 describe('migration 2026-11-28T0023-people', () => {
   it('moves each member with a password to a person and a membership (sessions kept), and a pending one to an invitation; and back down', async () => {
+    // Only a database, taken back to an older migration: no Redis, so not a stack.
     const old = await createTestDatabase();
     try {
       await migrateTo(old.db, '2026-11-27T0020-millisecond-times');

@@ -13,23 +13,22 @@ import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 // pg_terminate_backend needs a real Postgres; the embedded one (no DATABASE_URL) has one session and no backends.
 const realPostgres = process.env.DATABASE_URL !== undefined;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  ({ database, redis } = stack);
 });
-afterAll(async () => {
-  await redis.destroy();
-  await database.destroy();
-});
+afterAll(() => stack?.close());
 
 /** Terminates every backend of this test's database whose application_name is `app`; returns how many. */
 async function terminate(app: string): Promise<number> {
@@ -115,9 +114,7 @@ describe.runIf(realPostgres)('a terminated Postgres backend never crashes the pr
     });
     const chain = new ResearchChain(queue);
     const worker = new ServiceProcess('worker', {
-      ...database.env,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: redis.prefix,
+      ...stack.env,
       TRENDS_PROVIDER: 'synthetic',
       RESEARCH_CONCURRENCY: '4',
       JOB_LOCK_MS: '5000',

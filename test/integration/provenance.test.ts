@@ -373,6 +373,7 @@ describe('comparing simulated insights', () => {
 
 describe('migration 2026-11-28T0021-provenance', () => {
   it('dates stored insights by their series, moves the seeded series to recorded-series (US, asked by name) and ranks by provenance', async () => {
+    // Only a database, taken back to an older migration: no Redis, so not a stack.
     const old = await createTestDatabase();
     try {
       await migrateTo(old.db, '2026-11-27T0020-millisecond-times');

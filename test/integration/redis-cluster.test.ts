@@ -73,6 +73,7 @@ describe('on a 3-master Redis Cluster', () => {
 
   beforeAll(async () => {
     cluster = await LocalRedisCluster.start(3, 0);
+    // A database and a Redis Cluster, not the stack's single Redis: its set-up is its own.
     database = await createTestDatabase();
     resources = await clusterResources(cluster, database, prefix);
     pipeline = await startTestWorkers(
@@ -231,6 +232,7 @@ describe('a Redis Cluster failover (3 masters, 3 replicas)', () => {
   // finish fails with the state of its jobs instead of a bare vitest timeout (as CI saw once, 2026-11-28).
   it('finishes every run when the master holding the research queue is killed mid-way', async () => {
     const cluster = await within(LocalRedisCluster.start(3, 1), 60_000, 'starting the cluster');
+    // A database and a Redis Cluster, not the stack's single Redis: its set-up is its own.
     const database = await createTestDatabase();
     const prefix = `f${randomBytes(3).toString('hex')}`;
     const resources = await within(clusterResources(cluster, database, prefix), 40_000, 'connecting to the cluster');

@@ -8,21 +8,20 @@ import { refreshGroupProcessor } from '../../jobs/refresh-group.job.js';
 import { readReadModel } from '../../src/redis/read-model-version.js';
 import type { TrendsGateway } from '../../src/research/trends-gateway.js';
 import type { TrendsRequest } from '../../src/trends/types.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { insertInsight } from '../support/fixtures.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 import { replaceTrendPoints } from '../../src/insights/trend-point.repository.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  ({ database, redis } = stack);
 });
-afterAll(async () => {
-  await redis.destroy();
-  await database.destroy();
-});
+afterAll(() => stack?.close());
 
 const day = (i: number) => new Date(Date.UTC(2026, 7, 25 + i)).toISOString().slice(0, 10);
 /** One 90-day answer for five keywords: a, b and c with data, "tiny" at 2 of 100 (no precision), "gone" with none. */

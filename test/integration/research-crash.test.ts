@@ -6,24 +6,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { startWorkerProcess, until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 let queue: Queue;
 let env: Record<string, string>;
 const connection = () => createRedis(redis.url, 'worker');
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  ({ database, redis } = stack);
   queue = new Queue(QUEUES.research, { connection: connection(), prefix: redis.keys.queuePrefix(QUEUES.research) });
   env = {
-    ...database.env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
+    ...stack.env,
     TRENDS_PROVIDER: 'synthetic',
     RESEARCH_CONCURRENCY: '3',
     // A short lock so the dead worker's jobs are picked up again within seconds.
@@ -32,8 +32,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await queue.close();
-  await redis.destroy();
-  await database.destroy();
+  await stack?.close();
 });
 
 const doneSteps = async () =>

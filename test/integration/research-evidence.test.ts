@@ -18,8 +18,8 @@ import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { familyShares, modifierRequest } from '../../src/domain/research/modifier-evidence.js';
 import { timeRange } from '../../src/providers/google/provider.js';
 import { runCli } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestDatabase } from '../support/database.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 /**
  * What is measured here is the evidence a run reads, not the pace: no pacing of our own, and a
@@ -30,13 +30,13 @@ const UNPACED = { TRENDS_REQUESTS_PER_MINUTE: '0', TRENDS_EMBED_GAP_MS: '0' };
 const THIN = Array.from({ length: 40 }, (_, i) => `solar generator ${i}`);
 
 let database: TestDatabase;
-let redis: TestRedis;
+let stack: TestStack;
 let google: GoogleOnLoopback;
 let worker: ServiceProcess | undefined;
 let env: Record<string, string>;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  database = stack.database;
   google = await startGoogleOnLoopback({
     proxies: 1,
     requestsPerMinute: 0,
@@ -44,10 +44,8 @@ beforeAll(async () => {
     world: { thinSample: Object.fromEntries(THIN.map((p) => [p, 30])) },
   });
   env = {
-    ...database.env,
+    ...stack.env,
     ...google.env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
     TRENDS_PROVIDER: 'google',
     ...UNPACED,
     TRENDS_WAIT_MS: '1000',
@@ -59,8 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.kill('SIGTERM');
   await google.stop();
-  await redis.destroy();
-  await database.destroy();
+  await stack?.close();
 });
 
 async function stepsOf(runId: string): Promise<Record<string, { status: string; output: any }>> {

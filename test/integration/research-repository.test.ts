@@ -11,6 +11,7 @@ import { dimensionsWith } from '../support/fixtures.js';
 
 let database: TestDatabase;
 beforeAll(async () => {
+  // Only a database: the repository touches no Redis, so not a stack.
   database = await createTestDatabase();
 });
 afterAll(async () => {

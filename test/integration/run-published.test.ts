@@ -9,7 +9,6 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepProcessor } from '../../jobs/sweep.job.js';
-import { loadConfig } from '../../src/config.js';
 import { buildTestApp } from '../support/app.js';
 import type { Redis } from '../../src/redis/connection.js';
 import { SCRIPTS } from '../../src/redis/scripts.js';
@@ -18,12 +17,14 @@ import { STEP_COUNT } from '../../src/research/step-contract.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
 import { startTestWorkers } from '../support/services.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 let pipeline: Pipeline;
 let app: Awaited<ReturnType<typeof buildTestApp>>;
 let key: string;
@@ -57,22 +58,18 @@ function controlledBumps(real: Redis, versionKey: string): Redis {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
-  const resources = { ...testResources(database, redis), redis: controlledBumps(redis.redis, redis.keys.readModelVersion) };
-  pipeline = await startTestWorkers(
-    resources,
-    loadConfig({ REDIS_PREFIX: redis.prefix, TRENDS_PROVIDER: 'synthetic' }),
-    pino({ level: 'silent' }),
-  );
+  stack = await createTestStack({ env: { TRENDS_PROVIDER: 'synthetic' } });
+  ({ database, redis } = stack);
+  // Workers of its own, not the stack's: their Redis client is the one whose bumps the test controls.
+  const resources = { ...stack.resources, redis: controlledBumps(redis.redis, redis.keys.readModelVersion) };
+  pipeline = await startTestWorkers(resources, stack.config, pino({ level: 'silent' }));
   app = await buildTestApp({ database, redis }, { overloadMaxEventLoopDelayMs: 0 });
   key = (await createApiKey(database.db, 'run-published', 'pro')).key;
 });
 afterAll(async () => {
   await app?.close();
   await pipeline?.close();
-  await redis?.destroy();
-  await database?.destroy();
+  await stack?.close();
 });
 
 const listed = () =>

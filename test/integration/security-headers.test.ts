@@ -16,22 +16,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../support/app.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis, type Redis } from '../../src/redis/connection.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestDatabase } from '../support/database.js';
+import type { TestRedis } from '../support/redis.js';
 import { CHROMIUM, CHROMIUM_FLAGS } from '../support/chromium.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 const TOKEN = 'security-headers-admin-token-0123456789';
 
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 let connection: Redis;
 let queues: Queue[];
 let app: FastifyInstance;
 let base: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  ({ database, redis } = stack);
   connection = createRedis(redis.url, 'worker');
   queues = Object.values(QUEUES).map((name) => new Queue(name, { connection, prefix: redis.keys.queuePrefix(name) }));
   // Something for the dashboard to show.
@@ -45,8 +47,7 @@ afterAll(async () => {
   await app?.close();
   for (const queue of queues ?? []) await queue.close();
   connection?.disconnect();
-  await redis?.destroy();
-  await database?.destroy();
+  await stack?.close();
 });
 
 const basic = { authorization: `Basic ${Buffer.from(`ops:${TOKEN}`).toString('base64')}` };

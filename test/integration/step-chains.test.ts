@@ -15,18 +15,18 @@ import { RunGoneError, StepRunner, type ResearchStepDeps } from '../../src/resea
 import { RESEARCH_CHAINS, STEPS } from '../../src/research/steps.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestDatabase } from '../support/database.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 beforeAll(async () => {
-  [database, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
+  stack = await createTestStack();
+  ({ database, redis } = stack);
 });
-afterAll(async () => {
-  await database?.destroy();
-  await redis?.destroy();
-});
+afterAll(() => stack?.close());
 
 /** A step the new chain inserts after growth: it reads growth's output by name and hands on what it read. */
 const probe = {

@@ -15,18 +15,18 @@ import { stepChains, type StepChains, type StepDefinition } from '../../src/rese
 import { StepRunner, type ResearchStepDeps } from '../../src/research/step-runner.js';
 import { RESEARCH_CHAINS, STEPS } from '../../src/research/steps.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestDatabase } from '../support/database.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 beforeAll(async () => {
-  [database, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
+  stack = await createTestStack();
+  ({ database, redis } = stack);
 });
-afterAll(async () => {
-  await database?.destroy();
-  await redis?.destroy();
-});
+afterAll(() => stack?.close());
 
 /** The jobs the runner makes: each next step handed to its own job, and each careful re-enqueue. */
 function jobsOf() {

@@ -8,6 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 let database: TestDatabase;
 beforeAll(async () => {
+  // Only a database: the recorder touches no Redis, so not a stack.
   database = await createTestDatabase();
 });
 afterAll(async () => {

@@ -15,6 +15,7 @@ const BEFORE = '2026-11-28T0024-allowance-refunds';
 
 describe('migration 2026-11-28T0025-steps-by-name', () => {
   it('converts recorded steps to their names without losing any, and checks names instead of 1..40', async () => {
+    // Only a database, taken back to an older migration: no Redis, so not a stack.
     const old = await createTestDatabase();
     try {
       await migrateTo(old.db, BEFORE);

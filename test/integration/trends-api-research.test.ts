@@ -16,47 +16,42 @@ import { TrendsApiProvider } from '../../src/providers/trends-api/provider.js';
 import { trendsApi } from '../../src/providers/trends-api/profile.js';
 import { publicFailure } from '../../src/domain/public-error.js';
 import { DEFAULT_ANCHOR } from '../../src/providers/registry.js';
-import type { Pipeline } from '../../src/runtime/workers.js';
-import { startTestWorkers } from '../support/services.js';
 import {
   LOOPBACK_PROJECT,
   searchInterestOf,
   startTrendsApiOnLoopback,
   type TrendsApiOnLoopback,
 } from '../../scripts/lib/trends-api-on-loopback/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
 import { runCli } from '../support/cli.js';
-import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
-let pipeline: Pipeline;
+let stack: TestStack;
 let fake: TrendsApiOnLoopback;
 let chain: ResearchChain;
 const logged: string[] = [];
 
 beforeAll(async () => {
   fake = await startTrendsApiOnLoopback();
-  database = await createTestDatabase();
-  redis = await createTestRedis();
-  pipeline = await startTestWorkers(
-    testResources(database, redis),
-    loadConfig({
-      REDIS_PREFIX: redis.prefix,
+  stack = await createTestStack({
+    env: {
       TRENDS_PROVIDER: 'trends-api',
       ...fake.env,
       // A wait (quota, its side) is looked at again after 300 ms here (5 minutes by default).
       TRENDS_API_RETRY_MS: '300',
-    }),
-    pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) }),
-  );
-  chain = new ResearchChain(pipeline.queues.research);
+    },
+    workers: true,
+    logger: pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) }),
+  });
+  ({ database, redis } = stack);
+  chain = new ResearchChain(stack.pipeline!.queues.research);
 });
 afterAll(async () => {
-  await pipeline?.close();
-  await redis?.destroy();
-  await database?.destroy();
+  await stack?.close();
   await fake?.stop();
 });
 beforeEach(() => {

@@ -12,27 +12,27 @@ import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 let google: GoogleOnLoopback;
 let api: TrendsApiOnLoopback;
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   google = await startGoogleOnLoopback({ proxies: 1, requestsPerMinute: 0, embedMinGapMs: 0 });
   api = await startTrendsApiOnLoopback();
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  ({ database, redis } = stack);
   env = {
-    ...database.env,
+    ...stack.env,
     ...google.env,
     ...api.env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
     TRENDS_PROVIDER: 'trends-api,google',
     TRENDS_REQUESTS_PER_MINUTE: '0',
     TRENDS_EMBED_GAP_MS: '0',
@@ -40,8 +40,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  await redis?.destroy();
-  await database?.destroy();
+  await stack?.close();
   await google?.stop();
   await api?.stop();
 });

@@ -13,10 +13,11 @@ import { loadConfig } from '../../src/config.js';
 import { egressPoolFor } from '../../src/runtime/egress.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
 import { startTestWorkers } from '../support/services.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
 import { recordedBody } from '../support/recorded.js';
-import { createTestRedis, testResources, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 import { enqueue, enqueueWith } from '../../src/queue/enqueue.js';
 import { QueuedTrendsGateway, redisTrendsWaiters, TRENDS_PRIORITY, WaitingForTrendsError } from '../../src/research/trends-gateway.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
@@ -30,39 +31,39 @@ const GOOGLE = 'https://trends.google.com';
 const LOCK_MS = 1_000;
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 let pipeline: Pipeline;
 const errors: string[] = [];
 
 beforeAll(async () => {
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-  database = await createTestDatabase();
-  redis = await createTestRedis();
-  const config = loadConfig({
-    REDIS_PREFIX: redis.prefix,
-    TRENDS_PROVIDER: 'google',
-    TRENDS_REQUESTS_PER_MINUTE: '0',
-    TRENDS_COOLDOWN_MS: String(3 * LOCK_MS),
-    TRENDS_COOLDOWN_MAX_MS: String(3 * LOCK_MS),
-    JOB_LOCK_MS: String(LOCK_MS),
+  stack = await createTestStack({
+    env: {
+      TRENDS_PROVIDER: 'google',
+      TRENDS_REQUESTS_PER_MINUTE: '0',
+      TRENDS_COOLDOWN_MS: String(3 * LOCK_MS),
+      TRENDS_COOLDOWN_MAX_MS: String(3 * LOCK_MS),
+      JOB_LOCK_MS: String(LOCK_MS),
+    },
   });
+  ({ database, redis } = stack);
   const logs = new Writable({
     write(chunk: Buffer, _encoding, done) {
       for (const line of chunk.toString().split('\n')) if (/"level":(50|60)/.test(line)) errors.push(line);
       done();
     },
   });
-  const resources = testResources(database, redis);
-  // The only route cools down for three job locks (as after a block), before the job is even asked.
-  await egressPoolFor(resources, config).blocked({ name: 'direct' }, 'an earlier job');
-  pipeline = await startTestWorkers(resources, config, pino({ level: 'warn' }, logs));
+  // The only route cools down for three job locks (as after a block), before the job is even asked: so the
+  // workers are started here, not by the stack.
+  await egressPoolFor(stack.resources, stack.config).blocked({ name: 'direct' }, 'an earlier job');
+  pipeline = await startTestWorkers(stack.resources, stack.config, pino({ level: 'warn' }, logs));
 });
 afterAll(async () => {
   await pipeline.close();
   nock.cleanAll();
   nock.enableNetConnect();
-  await redis.destroy();
-  await database.destroy();
+  await stack?.close();
 });
 
 describe('a trends job waiting out a cooldown longer than its lock', () => {
@@ -93,7 +94,7 @@ describe('a trends job waiting out a cooldown longer than its lock', () => {
   }, 90_000);
 
   it('a research step never holds its slot waiting for Google: it sleeps at once and the answer wakes it', async () => {
-    const resources = testResources(database, redis);
+    const resources = stack.resources;
     const config = loadConfig({
       REDIS_PREFIX: redis.prefix,
       TRENDS_PROVIDER: 'google',
@@ -136,7 +137,7 @@ describe('a trends job waiting out a cooldown longer than its lock', () => {
   }, 90_000);
 
   it('drops a request every run waiting for it cancelled: Google is never asked, and a later run asking the same is not failed by it', async () => {
-    const resources = testResources(database, redis);
+    const resources = stack.resources;
     const config = loadConfig({
       REDIS_PREFIX: redis.prefix,
       TRENDS_PROVIDER: 'google',

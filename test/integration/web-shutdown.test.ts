@@ -5,26 +5,21 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 
 let database: TestDatabase;
-let redis: TestRedis;
+let stack: TestStack;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  database = stack.database;
 });
-afterAll(async () => {
-  await redis.destroy();
-  await database.destroy();
-});
+afterAll(() => stack?.close());
 
 function startWeb(drainMs: number) {
   return new ServiceProcess('web', {
-    ...database.env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
+    ...stack.env,
     PORT: '0',
     SHUTDOWN_DRAIN_MS: String(drainMs),
     // What is tested is the drain, not load shedding: a busy CI machine must not turn these into 503s.

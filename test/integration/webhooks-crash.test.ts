@@ -9,33 +9,30 @@ import { upsertInsight } from '../../src/insights/insight.repository.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { runCli } from '../support/cli.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { dimensionsWith } from '../support/fixtures.js';
 import { startWorkerProcess, until } from '../support/pipeline.js';
-import { createTestRedis, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { createTestStack, type TestStack } from '../support/stack.js';
 import { enqueue } from '../../src/queue/enqueue.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
 
 let database: TestDatabase;
 let redis: TestRedis;
+let stack: TestStack;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  redis = await createTestRedis();
+  stack = await createTestStack();
+  ({ database, redis } = stack);
   env = {
-    ...database.env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: redis.prefix,
+    ...stack.env,
     WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     JOB_LOCK_MS: '2000',
   };
 });
-afterAll(async () => {
-  await redis.destroy();
-  await database.destroy();
-});
+afterAll(() => stack?.close());
 
 describe('webhook delivery survives kill -9', () => {
   it('redelivers the in-flight event after the worker dies', async () => {
