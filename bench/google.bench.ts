@@ -30,7 +30,7 @@ import { JOBS, QUEUES } from '../src/queue/queue-names.js';
 import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
 import { ResearchChain, startRun } from '../src/research/chain.js';
-import { routesFrom } from '../src/trends/egress.js';
+import { routesFrom } from '../src/providers/google/egress/routes.js';
 import { GoogleTrendsProvider, timeRange } from '../src/providers/google/provider.js';
 import { upsertInsight } from '../src/insights/insight.repository.js';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../scripts/lib/google-on-loopback/index.js';

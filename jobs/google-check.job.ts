@@ -8,7 +8,7 @@
 // A block or an over-quota token the canary meets is the route's, as for any
 // job: the pool is told, so the next job waits instead of following it in.
 import type { Logger } from '../src/logger.js';
-import type { EgressPool } from '../src/trends/egress-pool.js';
+import type { EgressPool } from '../src/providers/google/egress/egress-pool.js';
 import { checkGoogle } from '../src/providers/google/check.js';
 
 export interface GoogleCheckDeps {

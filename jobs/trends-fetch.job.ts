@@ -1,5 +1,5 @@
 // trends / trends-fetch: one request to live Google through the egress pool
-// (src/trends/paced-fetch.ts says what each answer means). Waiting is a normal
+// (src/providers/google/paced-fetch.ts says what each answer means). Waiting is a normal
 // state, never a failure: a job that must wait moves itself to `delayed` (no
 // attempt spent, no lock held) and says why in its progress, which the research
 // step reads to sleep as long. It never rate-limits the worker: a worker rate

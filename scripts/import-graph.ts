@@ -28,7 +28,6 @@ export const FLOORS = [
     name: 'adapters and repositories',
     paths: [
       'src/providers/',
-      'src/trends/',
       'src/insights/',
       'src/members/',
       'src/accounts/',

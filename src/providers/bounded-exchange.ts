@@ -7,7 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { traceRequest } from '../observability/tracing.js';
-import { MalformedResponseError, ProviderUnavailableError } from '../trends/types.js';
+import { MalformedResponseError, ProviderUnavailableError } from './contract.js';
 
 /** No answer DataForSEO or the Trends API documents comes near this (a 5-year daily series is under 200 KB). */
 export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;

@@ -2,7 +2,7 @@
 // asks for an answer, whether through the trends queue (research/trends-gateway.ts),
 // directly (local data), or paced and billed in Redis (dataforseo/gateway.ts), and
 // the errors that tell a wait from a failure.
-import { NotAvailableError, NotRecordedError, type TrendsProvider, type TrendsRequest, type TrendsResponse } from '../trends/types.js';
+import { NotAvailableError, NotRecordedError, type TrendsProvider, type TrendsRequest, type TrendsResponse } from './contract.js';
 
 /** The answer has not come yet (Google is throttling us, or the queue is long). The step waits; it does not fail. */
 export class WaitingForTrendsError extends Error {

@@ -158,7 +158,7 @@ export const SCRIPTS = {
     release: script('providers/dataforseo/lua/gateway.release-1.lua').typed<[token: string], number>(),
   },
   egressPool: {
-    acquire: script('trends/lua/egress-pool.acquire-n.lua').typed<
+    acquire: script('providers/google/egress/lua/egress-pool.acquire-n.lua').typed<
       [
         now: number,
         jobId: string,
@@ -172,7 +172,7 @@ export const SCRIPTS = {
       ],
       [index: number, probe: number, waitMs: number, reason: string]
     >(),
-    reserve: script('trends/lua/egress-pool.reserve-3.lua').typed<
+    reserve: script('providers/google/egress/lua/egress-pool.reserve-3.lua').typed<
       [
         now: number,
         jobId: string,
@@ -190,11 +190,11 @@ export const SCRIPTS = {
       ],
       [slot: number, waitMs: number, reason: string]
     >(),
-    bucketEmpty: script('trends/lua/egress-pool.bucket-empty-1.lua').typed<
+    bucketEmpty: script('providers/google/egress/lua/egress-pool.bucket-empty-1.lua').typed<
       [now: number, firstRefillPerMinute: number, leastRefillPerMinute: number],
       [waitMs: number, refillPerMinute: string]
     >(),
-    blocked: script('trends/lua/egress-pool.blocked-2.lua').typed<
+    blocked: script('providers/google/egress/lua/egress-pool.blocked-2.lua').typed<
       [
         now: number,
         jobId: string,
@@ -207,14 +207,14 @@ export const SCRIPTS = {
       ],
       [started: number, cooldownMs: number]
     >(),
-    answered: script('trends/lua/egress-pool.answered-1.lua').typed<[jobId: string, ...families: string[]], unknown>(),
-    embedOverQuota: script('trends/lua/egress-pool.embed-over-quota-1.lua').typed<
+    answered: script('providers/google/egress/lua/egress-pool.answered-1.lua').typed<[jobId: string, ...families: string[]], unknown>(),
+    embedOverQuota: script('providers/google/egress/lua/egress-pool.embed-over-quota-1.lua').typed<
       [now: number, cooldownMs: number, cooldownMaxMs: number],
       number
     >(),
-    label: script('trends/lua/egress-pool.label-1.lua').typed<[userType: string, since: string], string | null>(),
-    release: script('trends/lua/egress-pool.release-1.lua').typed<[jobId: string, ...families: string[]], unknown>(),
-    settle: script('trends/lua/egress-pool.settle-1.lua').typed<[token: string], number>(),
+    label: script('providers/google/egress/lua/egress-pool.label-1.lua').typed<[userType: string, since: string], string | null>(),
+    release: script('providers/google/egress/lua/egress-pool.release-1.lua').typed<[jobId: string, ...families: string[]], unknown>(),
+    settle: script('providers/google/egress/lua/egress-pool.settle-1.lua').typed<[token: string], number>(),
   },
   deliveryGate: {
     enter: script('webhooks/lua/delivery-gate.enter-4.lua').typed<

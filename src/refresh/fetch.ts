@@ -6,7 +6,7 @@ import { sleepWithoutAttempt } from '../queue/wait.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../research/trends-gateway.js';
-import type { InterestOverTime } from '../trends/types.js';
+import type { InterestOverTime } from '../providers/contract.js';
 
 export interface RefreshDeps {
   db: Db;

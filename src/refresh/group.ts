@@ -6,7 +6,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { levelsFromBatch, servableFromBatch, UNMEASURED_LEVEL } from '../domain/trends/batching.js';
 import type { InsightRow } from '../insights/insight.repository.js';
-import type { InterestOverTime } from '../trends/types.js';
+import type { InterestOverTime } from '../providers/contract.js';
 import type { RefreshDeps } from './fetch.js';
 import { columnOf, freshSeriesOf, type FreshSeries } from './fresh-series.js';
 import { providerOf } from './plan.js';

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { marketProblem } from '../domain/research/market.js';
 import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
 import type { Plan } from '../domain/quota.js';
-import type { InterestOverTime, TrendsRequest, TrendsResponse } from '../trends/types.js';
+import type { InterestOverTime, TrendsRequest, TrendsResponse } from '../providers/contract.js';
 import { sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from './trends-gateway.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
 import { provenanceKind } from '../domain/provenance.js';

@@ -12,7 +12,7 @@ import { choosePrimary, measuredPhrases, phraseCandidates, type PhraseCandidate 
 import type { ProviderName } from '../providers/registry.js';
 import type { TrendsPlanName } from '../config.js';
 import { SyntheticTrendsProvider } from '../providers/synthetic/provider.js';
-import type { TrendsRequest } from '../trends/types.js';
+import type { TrendsRequest } from '../providers/contract.js';
 import { checkIdea } from './chain.js';
 import { RoutedTrendsGateway } from '../providers/router.js';
 import { buildStepContext } from './step-context.js';

@@ -6,7 +6,7 @@
 // Waiting for Google is a sleep, never a failure, up to the caller's deadline.
 import type { CollectedEvidence } from '../domain/scoring/evidence-fit.js';
 import { modifierRequest } from '../domain/research/modifier-evidence.js';
-import type { TrendsRequest, TrendsResponse } from '../trends/types.js';
+import type { TrendsRequest, TrendsResponse } from '../providers/contract.js';
 import { sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from './trends-gateway.js';
 
 /** The most phrases one collection takes (a validation set needs 30; Google's pace makes thousands days long). */

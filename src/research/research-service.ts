@@ -105,7 +105,7 @@ export interface RunSchedule {
   estimateNote: string | null;
 }
 
-/** The latest scheduled canary's verdict (src/trends/google-check.ts, checkVerdict), as the web process reads it from Redis. */
+/** The latest scheduled canary's verdict (src/providers/google/check.ts, checkVerdict), as the web process reads it from Redis. */
 export interface CanaryReading {
   checkedAt: Date;
   verdict: 'ok' | 'unreachable' | 'blocked' | 'changed' | 'stopped' | 'consent';

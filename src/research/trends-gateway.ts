@@ -7,7 +7,7 @@ import { linkActiveSpanTo, traceOfJobLog, tracingEnabled } from '../observabilit
 import { isOutage } from '../outage.js';
 import { enqueueWith, jobIdOf } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
-import { describeRequest, type TrendsRequest, type TrendsResponse } from '../trends/types.js';
+import { describeRequest, type TrendsRequest, type TrendsResponse } from '../providers/contract.js';
 import {
   TRENDS_PRIORITY,
   TrendsFailedError,
@@ -54,7 +54,7 @@ export function researchTurnPriority(turn: number): number {
   return TRENDS_PRIORITY.research + Math.min(Math.max(1, turn), TRENDS_PRIORITY.background - 2);
 }
 
-/** The wait a trends job announced in its progress (see src/trends/paced-fetch.ts), if any. */
+/** The wait a trends job announced in its progress (see src/providers/google/paced-fetch.ts), if any. */
 function waitOf(progress: unknown): { until: number; reason: string } | undefined {
   const p = progress as { until?: unknown; reason?: unknown } | null | undefined;
   return typeof p === 'object' && p !== null && typeof p.until === 'number' && typeof p.reason === 'string'

@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { refreshEstimate, type RefreshEstimate } from '../domain/trends/refresh-estimate.js';
 import { countUnfinishedRuns } from '../research/run.repository.js';
-import type { EgressPool, RouteBudget } from '../trends/egress-pool.js';
+import type { EgressPool, RouteBudget } from '../providers/google/egress/egress-pool.js';
 import type { GoogleCheck } from '../providers/google/check.js';
 import { paidProviderReports, type PaidProviderReport } from '../research/provider-spend.js';
 import type { Redis } from '../redis/connection.js';

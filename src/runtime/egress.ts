@@ -1,8 +1,8 @@
 // The routes to Google as every process sees them: workers send through them,
 // the web process and `insights budget` report their pace and state.
 import type { Config } from '../config.js';
-import { routesFrom, type EgressRoute } from '../trends/egress.js';
-import { EgressPool, type EgressPoolOptions } from '../trends/egress-pool.js';
+import { routesFrom, type EgressRoute } from '../providers/google/egress/routes.js';
+import { EgressPool, type EgressPoolOptions } from '../providers/google/egress/egress-pool.js';
 import type { Redis } from '../redis/connection.js';
 import type { Resources } from './resources.js';
 

@@ -27,7 +27,7 @@ import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import type { ResearchChain } from '../research/chain.js';
 import type { TrendsGateway, TrendsPurpose } from '../research/trends-gateway.js';
-import type { EgressPool } from '../trends/egress-pool.js';
+import type { EgressPool } from '../providers/google/egress/egress-pool.js';
 import type { GoogleTrendsProvider } from '../providers/google/provider.js';
 import { anchorTermFor } from '../providers/registry.js';
 import { bumpSubscriptionsVersion, type SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';

@@ -29,7 +29,7 @@ import {
   type TrendsGateway,
   type TrendsPurpose,
 } from '../research/trends-gateway.js';
-import { readLastCheck, type EgressPool } from '../trends/egress-pool.js';
+import { readLastCheck, type EgressPool } from '../providers/google/egress/egress-pool.js';
 import { checkVerdict, type GoogleCheck } from '../providers/google/check.js';
 import { SecretBox } from '../webhooks/secret-box.js';
 import { DeliveryGate } from '../webhooks/delivery-gate.js';

@@ -10,7 +10,7 @@ import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain } from '../../src/research/chain.js';
 import { findRun, stepsOf } from '../../src/research/run.repository.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
-import type { TrendsProvider } from '../../src/trends/types.js';
+import type { TrendsProvider } from '../../src/providers/contract.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import { until } from '../support/pipeline.js';
 import { createTestStack, type TestStack } from '../support/stack.js';

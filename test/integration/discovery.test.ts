@@ -14,7 +14,7 @@ import { startGoogleOnLoopback } from '../../scripts/lib/google-on-loopback/inde
 import { forgetGoogleCookies } from '../../src/providers/google/client.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 import { registry } from '../../src/observability/metrics.js';
-import { routesFrom } from '../../src/trends/egress.js';
+import { routesFrom } from '../../src/providers/google/egress/routes.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { runCli } from '../support/cli.js';
 

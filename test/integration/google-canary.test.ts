@@ -10,8 +10,8 @@ import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
-import { routesFrom } from '../../src/trends/egress.js';
-import { EgressPool } from '../../src/trends/egress-pool.js';
+import { routesFrom } from '../../src/providers/google/egress/routes.js';
+import { EgressPool } from '../../src/providers/google/egress/egress-pool.js';
 import { runCli } from '../support/cli.js';
 import { until } from '../support/pipeline.js';
 import type { TestRedis } from '../support/redis.js';

@@ -4,8 +4,8 @@
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/google-on-loopback/index.js';
-import { routesFrom } from '../../src/trends/egress.js';
-import { EgressPool } from '../../src/trends/egress-pool.js';
+import { routesFrom } from '../../src/providers/google/egress/routes.js';
+import { EgressPool } from '../../src/providers/google/egress/egress-pool.js';
 import { runCli } from '../support/cli.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 

@@ -21,9 +21,9 @@ import { MODIFIER_FAMILY_NAMES } from '../../src/domain/research/modifier-eviden
 import { createRedis } from '../../src/redis/connection.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { TRENDS_PRIORITY } from '../../src/research/trends-gateway.js';
-import { routesFrom } from '../../src/trends/egress.js';
+import { routesFrom } from '../../src/providers/google/egress/routes.js';
 import { startDataForSeoOnLoopback } from '../../scripts/lib/dataforseo-on-loopback.js';
-import { EgressPool } from '../../src/trends/egress-pool.js';
+import { EgressPool } from '../../src/providers/google/egress/egress-pool.js';
 import { runCli } from '../support/cli.js';
 import type { TestDatabase } from '../support/database.js';
 import { dimensionsWith } from '../support/fixtures.js';

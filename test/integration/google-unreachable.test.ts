@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchThroughPool } from '../../src/providers/google/paced-fetch.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
-import { EgressPool } from '../../src/trends/egress-pool.js';
+import { EgressPool } from '../../src/providers/google/egress/egress-pool.js';
 import { egressPoolFor } from '../../src/runtime/egress.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { findRun } from '../../src/research/run.repository.js';

@@ -20,7 +20,7 @@ import { InvalidIdeaError, ResearchChain, startRun } from '../../src/research/ch
 import { ComparisonService, directSeries } from '../../src/research/comparison-service.js';
 import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
-import type { TrendsRequest } from '../../src/trends/types.js';
+import type { TrendsRequest } from '../../src/providers/contract.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
 import { startTestWorkers } from '../support/services.js';
 import { loadEventsWithInsights } from '../../src/webhooks/event.repository.js';

@@ -19,7 +19,7 @@ import { PageAgent, ORIGIN } from '../support/account-pages.js';
 import { bearer, createTestApp, TEST_RESEARCH, type TestApp } from '../support/app.js';
 import { REPLAY_DIR } from '../support/shared-data.js';
 
-/** What the trends job leaves in a step's error when the egress proxy refuses the tunnel (src/trends/egress.ts). */
+/** What the trends job leaves in a step's error when the egress proxy refuses the tunnel (src/providers/google/egress/routes.ts). */
 const UNREACHABLE = 'proxy 127.0.0.1:9 refused CONNECT trends.google.com:443 (502)';
 /** A failure of the answer, not of the reach: it still costs. */
 const UNRECOGNISED = 'Google Trends answered interest over time for "x" in a malformed shape';

@@ -9,7 +9,7 @@ import { boundedExchange, MAX_ANSWER_BYTES } from '../../src/providers/bounded-e
 import { postTask } from '../../src/providers/dataforseo/client.js';
 import { serviceAccountFrom } from '../../src/providers/trends-api/auth.js';
 import { TrendsApiClient } from '../../src/providers/trends-api/client.js';
-import { MalformedResponseError, ProviderUnavailableError } from '../../src/trends/types.js';
+import { MalformedResponseError, ProviderUnavailableError } from '../../src/providers/contract.js';
 import { startTrendsApiOnLoopback, type TrendsApiOnLoopback } from '../../scripts/lib/trends-api-on-loopback/index.js';
 
 const CHUNK = Buffer.alloc(64 * 1024, 'x');

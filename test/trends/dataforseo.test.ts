@@ -18,7 +18,7 @@ import {
   RateLimitedError,
   RefusedError,
   type TrendsResponse,
-} from '../../src/trends/types.js';
+} from '../../src/providers/contract.js';
 import {
   FAKE_LOGIN,
   FAKE_PASSWORD,

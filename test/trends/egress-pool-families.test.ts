@@ -1,11 +1,11 @@
-// The egress pool's endpoint families (types.ts): Google's explore family is
+// The egress pool's endpoint families (src/providers/contract.ts): Google's explore family is
 // limited as a token bucket (gtrends, 2026-09-09) whose refill the route learns
 // from when Google's rate-limit 429s arrive, shared by every process through
 // Redis; and a block of one family cools that family down, the route's other
 // families going on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EgressPool, type EgressPoolOptions } from '../../src/trends/egress-pool.js';
-import type { EgressRoute } from '../../src/trends/egress.js';
+import { EgressPool, type EgressPoolOptions } from '../../src/providers/google/egress/egress-pool.js';
+import type { EgressRoute } from '../../src/providers/google/egress/routes.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 
 let redis: TestRedis;

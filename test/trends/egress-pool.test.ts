@@ -4,8 +4,8 @@
 // Retry-After as a floor, a refusal that sends the request to another route,
 // the embed pages' own pace and quota, the routes' cookies and labels.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EgressPool, RouteWaitError, type EgressPoolOptions, type Lease } from '../../src/trends/egress-pool.js';
-import type { EgressRoute } from '../../src/trends/egress.js';
+import { EgressPool, RouteWaitError, type EgressPoolOptions, type Lease } from '../../src/providers/google/egress/egress-pool.js';
+import type { EgressRoute } from '../../src/providers/google/egress/routes.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 
 let redis: TestRedis;

@@ -2,7 +2,7 @@
 // Google that never answers is cut off there, and every socket it opened closes.
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EgressTimeoutError } from '../../src/trends/egress.js';
+import { EgressTimeoutError } from '../../src/providers/google/egress/routes.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 
 const servers: net.Server[] = [];

@@ -5,11 +5,11 @@
 // is, not followed as a script.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/google-on-loopback/index.js';
-import { routesFrom, type EgressRoute } from '../../src/trends/egress.js';
+import { routesFrom, type EgressRoute } from '../../src/providers/google/egress/routes.js';
 import { COOKIE_GATE, forgetGoogleCookies, MemoryCookieJar } from '../../src/providers/google/client.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 import { checkExitCode, checkGoogle, checkSummary, checkVerdict } from '../../src/providers/google/check.js';
-import { ConsentRequiredError, RateLimitedError, type TrendsResponse } from '../../src/trends/types.js';
+import { ConsentRequiredError, RateLimitedError, type TrendsResponse } from '../../src/providers/contract.js';
 
 const NO_DATA = 'zzqx obscure phrase';
 let g: GoogleOnLoopback;

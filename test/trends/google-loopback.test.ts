@@ -6,11 +6,11 @@
 import https from 'node:https';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/google-on-loopback/index.js';
-import { routesFrom, type EgressRoute } from '../../src/trends/egress.js';
+import { routesFrom, type EgressRoute } from '../../src/providers/google/egress/routes.js';
 import { forgetGoogleCookies, type ExchangeReport } from '../../src/providers/google/client.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 import { modifierRequest } from '../../src/domain/research/modifier-evidence.js';
-import { RateLimitedError, RefusedError, type TrendsResponse } from '../../src/trends/types.js';
+import { RateLimitedError, RefusedError, type TrendsResponse } from '../../src/providers/contract.js';
 
 const NO_DATA = 'zzqx obscure phrase';
 let g: GoogleOnLoopback;

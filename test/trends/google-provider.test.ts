@@ -17,7 +17,7 @@ import {
   MemoryCookieJar,
 } from '../../src/providers/google/client.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
-import { MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
+import { MalformedResponseError, RateLimitedError, RefusedError } from '../../src/providers/contract.js';
 import { recordedBody } from '../support/recorded.js';
 
 const GOOGLE = 'https://trends.google.com';

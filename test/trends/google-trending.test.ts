@@ -7,8 +7,8 @@ import { startGoogleOnLoopback, type GoogleOnLoopback } from '../../scripts/lib/
 import { GoogleUnavailableError, forgetGoogleCookies, type ExchangeReport } from '../../src/providers/google/client.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 import { parseTrendingPage, parseTrendingRpc, trafficBucket, trendingRpcForm } from '../../src/providers/google/trending.js';
-import { routesFrom, type EgressRoute } from '../../src/trends/egress.js';
-import { MalformedResponseError, type TrendingFeed } from '../../src/trends/types.js';
+import { routesFrom, type EgressRoute } from '../../src/providers/google/egress/routes.js';
+import { MalformedResponseError, type TrendingFeed } from '../../src/providers/contract.js';
 
 let g: GoogleOnLoopback;
 let provider: GoogleTrendsProvider;

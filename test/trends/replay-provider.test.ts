@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { anchorTermFor } from '../../src/providers/registry.js';
 import { RECORDED_ANCHOR, ReplayTrendsProvider } from '../../src/providers/replay/provider.js';
-import { NotRecordedError } from '../../src/trends/types.js';
+import { NotRecordedError } from '../../src/providers/contract.js';
 import { REPLAY_DIR } from '../support/shared-data.js';
 
 const replay = new ReplayTrendsProvider(REPLAY_DIR);

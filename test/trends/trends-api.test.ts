@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { serviceAccountFrom, TRENDS_SCOPE } from '../../src/providers/trends-api/auth.js';
 import { TrendsApiClient } from '../../src/providers/trends-api/client.js';
 import { TrendsApiProvider } from '../../src/providers/trends-api/provider.js';
-import { ProviderAccountError, ProviderUnavailableError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
+import { ProviderAccountError, ProviderUnavailableError, RateLimitedError, RefusedError } from '../../src/providers/contract.js';
 import type { InterestByRegion, InterestOverTime } from '../../src/domain/trends/answers.js';
 import {
   LOOPBACK_ACCOUNT,

@@ -9,9 +9,9 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { trendsFetchProcessor } from '../../jobs/trends-fetch.job.js';
-import { RouteWaitError, type EgressPool, type Lease } from '../../src/trends/egress-pool.js';
+import { RouteWaitError, type EgressPool, type Lease } from '../../src/providers/google/egress/egress-pool.js';
 import type { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
-import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
+import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError } from '../../src/providers/contract.js';
 
 const ROUTE = { name: 'proxy-a:3128' };
 

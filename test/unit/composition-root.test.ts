@@ -44,7 +44,7 @@ const OWN_FILE: Record<(typeof SERVICES)[number], string> = {
   ReadModelVersionWatcher: 'redis/read-model-version.ts',
   ReadRouter: 'db/read-router.ts',
   ResearchChain: 'research/chain.ts',
-  EgressPool: 'trends/egress-pool.ts',
+  EgressPool: 'providers/google/egress/egress-pool.ts',
   SubscriptionIndexCache: 'webhooks/subscription-index.cache.ts',
   QueuedTrendsGateway: 'research/trends-gateway.ts',
   SecretBox: 'webhooks/secret-box.ts',

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyAnswer, outcomeOfError } from '../../src/providers/google/client.js';
 import { parseComparedGeo, parseEmbedPage, parseMultiline, parseRelated, parseTrendingFeed } from '../../src/providers/google/format.js';
-import { MalformedResponseError, RateLimitedError, RefusedError } from '../../src/trends/types.js';
+import { MalformedResponseError, RateLimitedError, RefusedError } from '../../src/providers/contract.js';
 import { recordedBody } from '../support/recorded.js';
 
 const point = (time: number, value: number[], hasData: boolean[]) => ({ time: String(time), value, hasData });

@@ -3,7 +3,7 @@
 // (the credentials were decoded on each CONNECT).
 import { describe, expect, it } from 'vitest';
 import { parseProxyUrl, ProxyUrlError } from '../../src/domain/proxy-url.js';
-import { routesFrom } from '../../src/trends/egress.js';
+import { routesFrom } from '../../src/providers/google/egress/routes.js';
 
 describe('egress proxy URLs', () => {
   it('a bad %-escape in the credentials is refused at once, without repeating them', () => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ReplayTrendsProvider } from '../../src/providers/replay/provider.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import { explorePartByPart } from '../../src/providers/explore-parts.js';
-import { NotRecordedError, requestKey, type RankedItem, type TrendsRequest, type TrendsResponse } from '../../src/trends/types.js';
+import { NotRecordedError, requestKey, type RankedItem, type TrendsRequest, type TrendsResponse } from '../../src/providers/contract.js';
 import type { SignalOutput, StepOutputs } from '../../src/research/step-contract.js';
 import { TrendsFailedError } from '../../src/research/trends-gateway.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';

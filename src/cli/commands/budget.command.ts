@@ -1,6 +1,6 @@
 import { describeCommand } from '../command-index.js';
 import type { Command } from 'commander';
-import type { RouteBudget } from '../../trends/egress-pool.js';
+import type { RouteBudget } from '../../providers/google/egress/egress-pool.js';
 import type { CliContext } from '../context.js';
 import { withServices } from '../resources.js';
 import { print, printJson, table } from '../output.js';

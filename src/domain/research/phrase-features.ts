@@ -1,5 +1,5 @@
 // What the learned ranker (phrase-ranker.ts) reads of each candidate phrase: the signals the hand-set
-// rules of phrase-choice.ts weigh (where in the parse the candidate comes from, its head, its modifiers,
+// rules of phrase-prior.ts weigh (where in the parse the candidate comes from, its head, its modifiers,
 // its length, the clause it sits in) and the rules' own order, as numbers. Pure: the parse and the
 // rules' candidates in, one row of numbers per candidate out. The names are the weights table's columns
 // (phrase-ranker-weights.ts); scripts/train-phrase-ranker.ts fits the weights from the labelled ideas.

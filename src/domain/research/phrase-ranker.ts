@@ -1,4 +1,4 @@
-// The learned ranker of the primary phrase's candidates (issue 47). The rules of phrase-choice.ts make the
+// The learned ranker of the primary phrase's candidates (issue 47). The rules of phrase-prior.ts make the
 // candidates and a hand-set prior; six rounds of tuning those rules gained on the ideas they looked at and
 // little on new ones (docs/research.md). This ranker reads each candidate's signals (phrase-features.ts),
 // the rules' order among them, and weighs them with weights fitted to the labelled ideas

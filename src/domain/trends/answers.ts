@@ -1,13 +1,13 @@
 // The answers Google Trends gives, as every provider (google, replay, synthetic)
-// returns them normalised. Plain data: the domain reads them, src/trends/ fetches
-// them, so they live here on the lower floor.
+// returns them normalised. Plain data: the domain reads them, the providers
+// (src/providers/) fetch them, so they live here on the lower floor.
 
 export type RegionResolution = 'COUNTRY' | 'REGION' | 'CITY';
 
 /**
  * How Google answered one request or one widget of an explore. The first three
  * are answers (returned, never thrown); the last three are errors (see the
- * error classes in src/trends/types.ts). One place classifies every answer (the google client);
+ * error classes in src/providers/contract.ts). One place classifies every answer (the google client);
  * replay and synthetic answers may leave `outcome` out, which means served.
  *   served         data, as asked
  *   empty          a well-formed answer with nothing in it (related lists since 2024-08)

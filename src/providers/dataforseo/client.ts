@@ -8,13 +8,7 @@
 //   HTTP 5xx, 40101, 40103, 50xxx          its side: try again later
 //   40501, 40503, 40506 …                  the request is at fault: refused
 //   anything not in its docs' shape        changed shape
-import {
-  MalformedResponseError,
-  ProviderAccountError,
-  ProviderUnavailableError,
-  RateLimitedError,
-  RefusedError,
-} from '../../trends/types.js';
+import { MalformedResponseError, ProviderAccountError, ProviderUnavailableError, RateLimitedError, RefusedError } from '../contract.js';
 import { EnvelopeSchema, expectShape, isEnvelope, type DataForSeoTask } from './format.js';
 import { boundedExchange } from '../bounded-exchange.js';
 

@@ -7,7 +7,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { InterestByRegion, InterestOverTime, KeywordVolume, RankedItem, RelatedList, Timeframe } from '../../domain/trends/answers.js';
-import { MalformedResponseError } from '../../trends/types.js';
+import { MalformedResponseError } from '../contract.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

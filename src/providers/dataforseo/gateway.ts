@@ -31,7 +31,7 @@ import {
   type TrendsProvider,
   type TrendsRequest,
   type TrendsResponse,
-} from '../../trends/types.js';
+} from '../contract.js';
 import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose, type TrendsWaiter } from '../gateway.js';
 
 /** Tasks a minute per endpoint. */

@@ -4,7 +4,7 @@
 // Capabilities, limits and prices: domain/trends/capabilities.ts.
 import { createHash } from 'node:crypto';
 import type { ExploreAnswer, ExplorePart, TrendsRequest, TrendsResponse } from '../../domain/trends/answers.js';
-import { describeRequest, MalformedResponseError, NotAvailableError, RefusedError, type TrendsProvider } from '../../trends/types.js';
+import { describeRequest, MalformedResponseError, NotAvailableError, RefusedError, type TrendsProvider } from '../contract.js';
 import { postTask, type DataForSeoSettings } from './client.js';
 import { ExploreResultSchema, expectShape, ITEM_TYPES, parseGraph, parseMap, parseRelated, parseVolume, TIME_RANGES } from './format.js';
 

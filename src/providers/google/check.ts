@@ -5,7 +5,7 @@
 // latency, and how Google labelled the client in its tokens. Google changes
 // without notice; this is how an operator learns it did, before research and
 // discovery start failing.
-import { withEgress, type EgressRoute } from '../../trends/egress.js';
+import { withEgress, type EgressRoute } from './egress/routes.js';
 import {
   GoogleSession,
   MemoryCookieJar,
@@ -25,7 +25,7 @@ import {
   RateLimitedError,
   type BlockKind,
   type EndpointFamily,
-} from '../../trends/types.js';
+} from '../contract.js';
 import { trendingRoads } from './trending.js';
 import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './format.js';
 import { timeRange } from './provider.js';

@@ -38,7 +38,7 @@
 // the cookie pages included.
 import type https from 'node:https';
 import { isConsentPage, isSorryPage, parseEmbedPage, parseGuardedJson, userTypeOf } from './format.js';
-import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError, type EndpointFamily } from '../../trends/types.js';
+import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError, type EndpointFamily } from '../contract.js';
 import { exchangeOverHttps, GOOGLE_HOST } from './transport.js';
 
 export * from './exchange.js';

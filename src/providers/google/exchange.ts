@@ -10,7 +10,7 @@ import {
   RefusedError,
   type AnswerOutcome,
   type EndpointFamily,
-} from '../../trends/types.js';
+} from '../contract.js';
 
 /** The longest Retry-After honoured: a day (anything longer is read as a day). */
 const MAX_RETRY_AFTER_MS = 86_400_000;
@@ -31,7 +31,7 @@ export const EXCHANGE_KINDS = [
 ] as const;
 export type ExchangeKind = (typeof EXCHANGE_KINDS)[number];
 
-/** The endpoint family each kind of exchange belongs to: Google limits and blocks each family on its own (types.ts). */
+/** The endpoint family each kind of exchange belongs to: Google limits and blocks each family on its own (../contract.ts). */
 export const FAMILY_OF: Record<ExchangeKind, EndpointFamily> = {
   // gtrends (2026-09-09) saw the explore page answer 429 together with /trends/api/explore: the cookie pages go with it.
   home_page: 'explore',

@@ -1,6 +1,6 @@
 // Parsers for what Google Trends answers: the widgets' raw JSON (after the
 // `)]}'` guard), the embed page's widget and the trending RSS feed. Each parser says how Google answered
-// (the `outcome` of types.ts): served, empty (a well-formed answer with nothing
+// (the `outcome` of src/domain/trends/answers.ts): served, empty (a well-formed answer with nothing
 // in it) or no data. Anything that is not Google's format is a
 // MalformedResponseError (changed shape), except the "sorry" pages of a
 // blocked client, which are a RateLimitedError.
@@ -15,7 +15,7 @@ import {
   type RelatedList,
   type TrendingFeed,
   type TrendingItem,
-} from '../../trends/types.js';
+} from '../contract.js';
 
 // The 2025 recording's sorry page (captcha-form, "unusual traffic") and the 302 that leads to it;
 // trendspyg matches "unusual traffic from your computer network", other scrapers "recaptcha" too.

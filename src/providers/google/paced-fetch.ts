@@ -27,8 +27,8 @@
 //                           progress (issue 47: 77 s of silence before).
 import type { Logger } from '../../logger.js';
 import { googleBlocks, trendsRequests } from '../../observability/metrics.js';
-import { RouteWaitError, type EgressPool } from '../../trends/egress-pool.js';
-import { unresolvedHost, type EgressRoute } from '../../trends/egress.js';
+import { RouteWaitError, type EgressPool } from './egress/egress-pool.js';
+import { unresolvedHost, type EgressRoute } from './egress/routes.js';
 import type { GoogleTrendsProvider } from './provider.js';
 import {
   ConsentRequiredError,
@@ -41,7 +41,7 @@ import {
   RefusedError,
   type TrendsRequest,
   type TrendsResponse,
-} from '../../trends/types.js';
+} from '../contract.js';
 
 export interface PacedFetchDeps {
   provider: GoogleTrendsProvider;

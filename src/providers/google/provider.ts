@@ -10,7 +10,7 @@
 // an explore too, so one explore serves a run's maps and both lists. A widget's request is sent
 // as explore served it, never edited (see GoogleSession.widget); a 401 to it
 // asks explore again, once.
-import { withEgress, type EgressRoute } from '../../trends/egress.js';
+import { withEgress, type EgressRoute } from './egress/routes.js';
 import {
   GoogleSession,
   wasNotSent,
@@ -36,7 +36,7 @@ import {
   type TrendsProvider,
   type TrendsRequest,
   type TrendsResponse,
-} from '../../trends/types.js';
+} from '../contract.js';
 
 const DAY_MS = 86_400_000;
 const TIMEFRAME_DAYS: Record<Timeframe, number> = { '30d': 30, '90d': 90, '12m': 365, '5y': 5 * 365 };

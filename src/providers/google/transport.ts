@@ -5,7 +5,7 @@
 import type https from 'node:https';
 import { request as httpsRequest } from 'node:https';
 import { traceRequest } from '../../observability/tracing.js';
-import { MalformedResponseError } from '../../trends/types.js';
+import { MalformedResponseError } from '../contract.js';
 import type { RawAnswer } from './exchange.js';
 
 export const GOOGLE_HOST = 'trends.google.com';

@@ -39,7 +39,7 @@ import {
   type TrendingFeed,
   type TrendingItem,
   type TrendingRoad,
-} from '../../trends/types.js';
+} from '../contract.js';
 
 export const TRENDING_PATHS = {
   rss: '/trending/rss',

@@ -16,7 +16,7 @@ import {
   type TrendsProvider,
   type TrendsRequest,
   type TrendsResponse,
-} from '../../trends/types.js';
+} from '../contract.js';
 
 interface Recording {
   kind: TrendsRequest['kind'];

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { phraseForm } from '../../domain/research/noun-phrases.js';
 import { explorePartByPart } from '../explore-parts.js';
 import { SYNTHETIC_CITIES, SYNTHETIC_COUNTRIES, SYNTHETIC_REGIONS, SYNTHETIC_WORLD_CITIES, type Place } from './places.js';
-import { NotAvailableError, type Timeframe, type TrendsProvider, type TrendsRequest, type TrendsResponse } from '../../trends/types.js';
+import { NotAvailableError, type Timeframe, type TrendsProvider, type TrendsRequest, type TrendsResponse } from '../contract.js';
 
 const POINTS: Record<Timeframe, { count: number; stepDays: number }> = {
   '30d': { count: 30, stepDays: 1 },

@@ -1,7 +1,7 @@
 // The Trends API is asked directly, with its pace, day's answers and quota in Redis: the
 // gateway DataForSEO's answers go through (dataforseo/gateway.ts), counting data points where
 // DataForSEO counts dollars. The service account is signed in on the first request.
-import { ProviderAccountError, type TrendsRequest, type TrendsResponse } from '../../trends/types.js';
+import { ProviderAccountError, type TrendsRequest, type TrendsResponse } from '../contract.js';
 import { PaidTrendsGateway } from '../dataforseo/gateway.js';
 import type { GatewayFactory } from '../gateways.js';
 import { serviceAccountFrom } from './auth.js';

@@ -14,7 +14,7 @@
 import { parseServiceAccountKey, projectOfKey, unreadableKey } from '../../domain/trends/service-account-key.js';
 import { readFile } from 'node:fs/promises';
 import { JWT } from 'google-auth-library';
-import { ProviderAccountError, ProviderUnavailableError } from '../../trends/types.js';
+import { ProviderAccountError, ProviderUnavailableError } from '../contract.js';
 
 export const TRENDS_SCOPE = 'https://www.googleapis.com/auth/searchtrends';
 /** The token endpoint google-auth-library posts to whatever it is told (see above). */

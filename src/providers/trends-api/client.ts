@@ -13,13 +13,7 @@
 //   anything not in its shapes  changed shape
 import { setTimeout as sleep } from 'node:timers/promises';
 import { boundedExchange } from '../bounded-exchange.js';
-import {
-  MalformedResponseError,
-  ProviderAccountError,
-  ProviderUnavailableError,
-  RateLimitedError,
-  RefusedError,
-} from '../../trends/types.js';
+import { MalformedResponseError, ProviderAccountError, ProviderUnavailableError, RateLimitedError, RefusedError } from '../contract.js';
 import { accessToken, type ServiceAccount } from './auth.js';
 import { ErrorBodySchema, expectShape, isShape, OperationSchema, retryDelayMs, type ApiStatus } from './format.js';
 

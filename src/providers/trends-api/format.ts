@@ -6,7 +6,7 @@
 // an answer that does not match is a changed shape (MalformedResponseError), never read as data.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { MalformedResponseError } from '../../trends/types.js';
+import { MalformedResponseError } from '../contract.js';
 
 /** google.type.Date, as Google's APIs write a day. */
 export const DaySchema = Type.Object({ year: Type.Integer(), month: Type.Integer(), day: Type.Integer() });

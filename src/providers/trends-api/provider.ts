@@ -14,7 +14,7 @@ import type {
   TrendsRequest,
   TrendsResponse,
 } from '../../domain/trends/answers.js';
-import { describeRequest, NotAvailableError, RefusedError, type TrendsProvider } from '../../trends/types.js';
+import { describeRequest, NotAvailableError, RefusedError, type TrendsProvider } from '../contract.js';
 import type { TrendsApiClient } from './client.js';
 import { apiDay, expectShape, GeoBreakdownSchema, isoDay, TimeSeriesSchema } from './format.js';
 

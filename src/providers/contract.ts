@@ -1,9 +1,10 @@
-// One interface over every Google Trends answer the research run uses. Each
-// provider (google, replay, synthetic) returns the normalised shapes of
-// domain/trends/answers.ts (re-exported here for the adapters).
+// What every provider keeps to: one interface over every Google Trends answer
+// the research run uses, and the errors that tell a wait from a failure. Each
+// provider (google, dataforseo, trends-api, replay, synthetic) returns the
+// normalised shapes of domain/trends/answers.ts (re-exported here for the adapters).
 import type { TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
 import { capabilityOf, CAPABILITY_WORDS } from '../domain/trends/capabilities.js';
-import type { ProviderName } from '../providers/registry.js';
+import type { ProviderName } from './registry.js';
 
 export * from '../domain/trends/answers.js';
 

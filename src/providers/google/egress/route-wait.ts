@@ -1,6 +1,6 @@
 // Why a route cannot take a request now, as the egress pool answers it (egress-pool.ts): the job waits
 // without spending an attempt, and the reason reaches the run's progress in words.
-import type { EgressRoute } from './egress.js';
+import type { EgressRoute } from './routes.js';
 
 export type RouteWait = 'refused' | 'cooling' | 'probe' | 'busy' | 'embed_quota' | 'consent';
 

@@ -1,8 +1,8 @@
 // What each egress route spent and how Google answered it, read from the pool's Redis state (egress-pool.ts):
 // `insights budget`, /metrics and the web process read it; nothing here sends anything.
-import type { Redis } from '../redis/connection.js';
-import type { EgressRoute } from './egress.js';
-import { BLOCK_KINDS, ENDPOINT_FAMILIES, type BlockKind, type EndpointFamily } from './types.js';
+import type { Redis } from '../../../redis/connection.js';
+import type { EgressRoute } from './routes.js';
+import { BLOCK_KINDS, ENDPOINT_FAMILIES, type BlockKind, type EndpointFamily } from '../../contract.js';
 
 /** A route's state as ops see it. */
 export const ROUTE_STATES = ['open', 'cooling', 'probing', 'refused', 'consent'] as const;
@@ -53,7 +53,7 @@ export interface RouteBudget {
   families: Record<EndpointFamily, FamilyState>;
   /**
    * Whether Google blocks an address whole rather than one family at a time, as the pool learned from two families
-   * of one route blocked at once (src/trends/lua/egress-pool.blocked-2.lua); a block then cools the whole route.
+   * of one route blocked at once (lua/egress-pool.blocked-2.lua); a block then cools the whole route.
    */
   blocksWholeRoute: boolean;
   /** The explore family's bucket: tokens now, its learned refill a minute, and Google's rate-limit 429s that taught it. */

@@ -6,7 +6,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import { parseProxyUrl } from '../domain/proxy-url.js';
+import { parseProxyUrl } from '../../../domain/proxy-url.js';
 
 export class EgressTimeoutError extends Error {
   override name = 'EgressTimeoutError';

@@ -1,7 +1,7 @@
 // Each egress route's Google cookie and what the route learned of how Google answers it, in Redis.
 // It is the Google client's CookieJar (src/providers/google/cookie-jar.ts) by shape: the client checks it
 // where it is handed the jar, so the pool below the client need not import the client's types.
-import type { Redis } from '../redis/connection.js';
+import type { Redis } from '../../../redis/connection.js';
 
 /** The route's NID cookie in Redis, shared by every process and kept across restarts (trendspyg 1.6.0 keeps a jar for the same reason). */
 export class RedisCookieJar {
