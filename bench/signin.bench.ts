@@ -106,13 +106,12 @@ async function start(limits: PagesLimits) {
     REDIS_PREFIX: prefix,
     WEBHOOK_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   });
-  const services = buildServices(resources, config, pino({ level: 'silent' }));
+  const services = buildServices(resources, config, pino({ level: 'silent' }), { pagesLimits: limits });
   const app = await buildApp({
     services,
     cacheTtlSeconds: 0,
     overloadMaxEventLoopDelayMs: 0,
     trustProxy: ['127.0.0.1/32'],
-    pages: limits,
   });
   app.addHook('onClose', async () => services.close());
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -63,9 +63,9 @@ export function joinHtml(values: readonly HtmlValue[], separator: HtmlValue = ''
 export const htmlText = (text: string | number): Html => make(render(text));
 
 /**
- * Markup taken as it is, never escaped. The one door for markup the tag did not make (an SVG chart the domain draws
- * with its own escaping, a constant stylesheet, a page's part kept sealed between two requests): every caller says
- * in a comment why what it passes cannot hold markup from outside.
+ * Markup taken as it is, never escaped. The one door for markup the tag did not make (a constant stylesheet, a page's
+ * part kept sealed between two requests; the charts are built with the tag): every caller says in a comment why what
+ * it passes cannot hold markup from outside.
  */
 export function unsafeRawHtml(markup: string): Html {
   return make(markup);

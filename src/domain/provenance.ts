@@ -24,6 +24,8 @@ export interface Provenance {
   kind: ProvenanceKind;
   /** What a person reads beside the title: "simulated", "recorded 2017-10-29 to 2022-10-23"; '' for live research. */
   label: string;
+  /** The days of data in words: "2017-10-29 to 2022-10-23", one day alone, "to 2022-10-23", or "dates unknown". */
+  dates: string;
   /** The source in words, for a report's header and a chart's caption. */
   source: string;
   data_from: string | null;
@@ -49,7 +51,7 @@ const dates = (from: string | null, to: string | null) =>
 export function provenanceOf(facts: ProvenanceFacts): Provenance {
   const kind = provenanceKind(facts);
   const span = dates(facts.data_from, facts.data_as_of);
-  const base = { kind, data_from: facts.data_from, data_as_of: facts.data_as_of };
+  const base = { kind, dates: span, data_from: facts.data_from, data_as_of: facts.data_as_of };
   if (kind === 'simulated') return { ...base, label: 'simulated', source: profileOf('synthetic').source };
   if (kind === 'recorded') {
     return {

@@ -1,6 +1,7 @@
 // Why a request is refused, whichever door it came through (the API, the account pages, an MCP server):
 // its kind is the API's problem type (src/http/problem.ts names each one's URI, title and status), so every
-// door refuses the same request for the same reason in its own terms. Thrown by src/views/ and src/api-access/.
+// door refuses the same request for the same reason in its own terms. Thrown by src/views/, src/api-access/ and the
+// webhook services (src/webhooks/webhook-errors.ts), so each door maps a refusal to its answer once.
 
 /** The problem types a view or an access decision refuses with (each a key of the API's problem catalogue). */
 export type RefusalKind =
@@ -12,7 +13,13 @@ export type RefusalKind =
   | 'notFound'
   | 'quotaExceeded'
   | 'researchAllowanceExceeded'
-  | 'authThrottled';
+  | 'authThrottled'
+  | 'subscriptionLimit'
+  | 'idempotencyKeyReused'
+  | 'disabledByOperator'
+  | 'subscriptionDisabled'
+  | 'preconditionFailed'
+  | 'webhookSendsExceeded';
 
 /** A parameter refused: its name as the request spelled it, why, and what it allows. */
 export interface RefusedParam {
@@ -26,6 +33,8 @@ export interface RefusalFacts {
   param?: RefusedParam;
   /** When asking again may succeed (a spent quota or allowance, a throttle). */
   retryAfterSeconds?: number;
+  /** For preconditionFailed: the thing's current version, to ask again with. */
+  etag?: string;
 }
 
 export class Refusal extends Error {

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { UsageRecorder } from '../accounts/usage-recorder.js';
-import { HTTP_DEFAULTS, type HttpLimits, type PagesLimits } from '../config.js';
+import { HTTP_DEFAULTS, type HttpLimits } from '../config.js';
 import { answerClientError, closeUnreadConnections, ConnectionsPerClient } from './client-connections.js';
 import { matchesAny, parseCidr, parseIp, type Cidr } from '../domain/ip.js';
 import { httpDuration, reportResponseCache } from '../observability/metrics.js';
@@ -50,6 +50,10 @@ export type AppServices = Pick<
   | 'comparisons'
   | 'mailer'
   | 'queues'
+  | 'signInLimiter'
+  | 'knownDevices'
+  | 'hashGate'
+  | 'pageLimiter'
 >;
 
 /** The services, and what only the web process has: its HTTP bounds, its lifecycle, its address. */
@@ -73,8 +77,6 @@ export interface AppDeps {
   usageFlushMs?: number;
   /** Where clients reach the API (PUBLIC_BASE_URL, or where it listens): the OpenAPI document's server. Asked when the document is first built. */
   publicBaseUrl?: () => string;
-  /** The account pages' bounds (password hashing, pages per session and account); default PAGES_DEFAULTS. */
-  pages?: PagesLimits;
   /** TRUST_PROXY: the reverse proxies whose X-Forwarded-For names the client; empty or unset: none. */
   trustProxy?: readonly string[];
   /** Turns the services' webhook management or research off (tests of a web process without them: those routes answer 503). */
@@ -279,7 +281,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(research ? { researchAllowance: research.settings.allowance } : {}),
     ...(deps.publicBaseUrl ? { publicBaseUrl: deps.publicBaseUrl } : {}),
     ...(services.mailer ? { mailer: services.mailer } : {}),
-    ...(deps.pages ? { limits: deps.pages } : {}),
+    signInLimiter: services.signInLimiter,
+    knownDevices: services.knownDevices,
+    hashGate: services.hashGate,
+    pageLimiter: services.pageLimiter,
   });
   await app.register(otherMethods.answer);
   return app;

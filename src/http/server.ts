@@ -38,7 +38,6 @@ export async function startWebServer(services: Services): Promise<WebServer> {
     adminToken: config.admin.token,
     http: config.web.http,
     trustProxy: config.web.trustProxy,
-    pages: config.web.pages,
   });
   try {
     await app.listen({ host: config.web.host, port: config.web.port });

@@ -1,7 +1,8 @@
-// Every job of the pipeline in one table: its queue, its payload and its
-// processor, built from the services of the composition root (services.ts)
-// and what startWorkers adds; and each queue's worker settings. checkJobTable
-// (job-dispatch.ts) holds it to one processor per job name before any worker starts.
+// Every job of the pipeline in one table: its handler, by the job's key in the
+// catalogue (its queue and payload are the catalogue's), built from the services
+// of the composition root (services.ts) and what startWorkers adds; and each
+// queue's worker settings. The table's type (JobHandlers, job-dispatch.ts) holds
+// it to one handler per declared job: a missing or second one fails `tsc`.
 import type { FlowProducer, Queue, WorkerOptions } from 'bullmq';
 import { discoverProcessor } from '../../jobs/discover.job.js';
 import { googleCheckProcessor } from '../../jobs/google-check.job.js';
@@ -21,7 +22,6 @@ import { cancelledRunIds } from '../research/account-runs.repository.js';
 import type { Db } from '../db/connection.js';
 import { retryDelayMs } from '../domain/webhooks/retry.js';
 import type { Logger } from '../logger.js';
-import { JOB } from '../queue/job-catalogue.js';
 import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
@@ -33,7 +33,7 @@ import { anchorTermFor } from '../providers/registry.js';
 import { bumpSubscriptionsVersion, type SubscriptionIndexCache } from '../webhooks/subscription-index.cache.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import type { DeliveryGate } from '../webhooks/delivery-gate.js';
-import { handle, type JobEntry } from './job-dispatch.js';
+import type { JobHandlers } from './job-dispatch.js';
 
 /** What the processors are made of: the services (built once, in services.ts) and the flows and table of startWorkers. */
 export interface PipelineParts {
@@ -59,7 +59,7 @@ export interface PipelineParts {
   announce(...eventIds: string[]): Promise<void>;
 }
 
-export function jobTable(p: PipelineParts): JobEntry[] {
+export function jobTable(p: PipelineParts): JobHandlers {
   const { config } = p;
   const refreshDeps = {
     db: p.db,
@@ -72,106 +72,91 @@ export function jobTable(p: PipelineParts): JobEntry[] {
     announce: p.announce,
   };
   const gate = p.deliveryGate;
-  return [
-    handle(
-      JOB.researchStep,
-      researchStepProcessor({
-        db: p.db,
-        redis: p.redis,
-        redisKeys: p.redisKeys,
-        chain: p.chain,
-        trendsFor: p.trendsFor,
-        logger: p.logger,
-        anchorFor: (provider) => anchorTermFor(provider, config.trends.anchor),
-        geo: config.trends.geo,
-        plan: config.trends.requestPlan,
-        announce: p.announce,
-        goOnForMs: config.worker.researchGoOnMs,
-      }),
-    ),
-    handle(
-      JOB.trendsFetch,
-      trendsFetchProcessor({
-        provider: p.googleProvider,
-        pool: p.egress,
-        logger: p.logger,
-        wanted: (jobId) => trendsJobWanted(p.redis, p.redisKeys.trendsWaiters, (runIds) => cancelledRunIds(p.db, runIds), jobId),
-      }),
-    ),
-    handle(
-      JOB.refreshAll,
-      refreshAllProcessor({
-        db: p.db,
-        flows: p.flows,
-        ingestPrefix: p.redisKeys.queuePrefix(QUEUES.ingest),
-        provider: config.trends.provider,
-        logger: p.logger,
-        pacing: { routes: p.egress.routes.length, requestsPerMinute: config.trends.requestsPerMinute, cron: config.schedules.refreshCron },
-      }),
-    ),
-    handle(JOB.refreshGroup, refreshGroupProcessor({ ...refreshDeps, ingest: p.queues.ingest })),
-    handle(JOB.refreshLeftovers, refreshLeftoversProcessor({ db: p.db, ingest: p.queues.ingest })),
-    handle(JOB.refreshInsight, refreshInsightProcessor(refreshDeps)),
-    handle(
-      JOB.discover,
-      discoverProcessor({
-        db: p.db,
-        chain: p.chain,
-        trendsFor: p.trendsFor,
-        provider: config.trends.provider,
-        geos: config.schedules.discoveryGeos,
-        dailyCap: config.schedules.discoveryDailyCap,
-      }),
-    ),
-    handle(
-      JOB.webhookMatch,
-      webhookMatchProcessor({ db: p.db, webhooks: p.queues.webhooks, index: p.subscriptionsIndex, gate, sends: config.webhooks.sends }),
-    ),
-    handle(
-      JOB.webhookDeliver,
-      webhookDeliverProcessor({
-        db: p.db,
-        box: p.box,
-        policy: { allowPrivate: config.webhooks.allowPrivate, allowedCidrs: config.webhooks.allowedCidrs },
-        timeoutMs: config.webhooks.timeoutMs,
-        baseUrl: config.web.publicBaseUrl,
-        disableAfterMs: config.webhooks.disableAfterHours * 3_600_000,
-        onChange: () => bumpSubscriptionsVersion(p.redis, p.redisKeys.subscriptionsVersion),
-        gate,
-        // A job not asleep (yet, or any more) is not an error: it finds its wake-up or its slot itself.
-        // It holds the slot handed to it: it runs next (priority 0, as deliveries given a slot when enqueued), not at its turn.
-        wake: async (jobId) => {
-          const job = await p.queues.webhooks.getJob(jobId);
-          return job
-            ? job
-                .changePriority({ priority: 0 })
-                .then(() => job.promote())
-                .then(
-                  () => true,
-                  () => false,
-                )
-            : false;
-        },
-        // Delivered in its stead by the job that held its account's slot; a job running (locked) is left to find its row delivered.
-        forget: async (jobId) => {
-          await p.queues.webhooks.remove(jobId);
-        },
-      }),
-    ),
-    handle(JOB.sweep, sweepProcessor({ db: p.db, chain: p.chain, webhooks: p.queues.webhooks })),
-    handle(JOB.relay, outboxRelayProcessor({ db: p.db, webhooks: p.queues.webhooks })),
-    handle(JOB.prune, pruneProcessor({ db: p.db, attemptsKeepDays: config.webhooks.attemptsKeepDays })),
-    handle(
-      JOB.googleCheck,
-      googleCheckProcessor({
-        pool: p.egress,
-        geo: config.trends.geo.slice(0, 2) || 'US',
-        term: anchorTermFor('google', config.trends.anchor),
-        timeoutMs: config.trends.requestTimeoutMs,
-        logger: p.logger,
-      }),
-    ),
-  ];
+  return {
+    researchStep: researchStepProcessor({
+      db: p.db,
+      redis: p.redis,
+      redisKeys: p.redisKeys,
+      chain: p.chain,
+      trendsFor: p.trendsFor,
+      logger: p.logger,
+      anchorFor: (provider) => anchorTermFor(provider, config.trends.anchor),
+      geo: config.trends.geo,
+      plan: config.trends.requestPlan,
+      announce: p.announce,
+      goOnForMs: config.worker.researchGoOnMs,
+    }),
+    trendsFetch: trendsFetchProcessor({
+      provider: p.googleProvider,
+      pool: p.egress,
+      logger: p.logger,
+      wanted: (jobId) => trendsJobWanted(p.redis, p.redisKeys.trendsWaiters, (runIds) => cancelledRunIds(p.db, runIds), jobId),
+    }),
+    refreshAll: refreshAllProcessor({
+      db: p.db,
+      flows: p.flows,
+      ingestPrefix: p.redisKeys.queuePrefix(QUEUES.ingest),
+      provider: config.trends.provider,
+      logger: p.logger,
+      pacing: { routes: p.egress.routes.length, requestsPerMinute: config.trends.requestsPerMinute, cron: config.schedules.refreshCron },
+    }),
+    refreshGroup: refreshGroupProcessor({ ...refreshDeps, ingest: p.queues.ingest }),
+    refreshLeftovers: refreshLeftoversProcessor({ db: p.db, ingest: p.queues.ingest }),
+    refreshInsight: refreshInsightProcessor(refreshDeps),
+    discover: discoverProcessor({
+      db: p.db,
+      chain: p.chain,
+      trendsFor: p.trendsFor,
+      provider: config.trends.provider,
+      geos: config.schedules.discoveryGeos,
+      dailyCap: config.schedules.discoveryDailyCap,
+    }),
+    webhookMatch: webhookMatchProcessor({
+      db: p.db,
+      webhooks: p.queues.webhooks,
+      index: p.subscriptionsIndex,
+      gate,
+      sends: config.webhooks.sends,
+    }),
+    webhookDeliver: webhookDeliverProcessor({
+      db: p.db,
+      box: p.box,
+      policy: { allowPrivate: config.webhooks.allowPrivate, allowedCidrs: config.webhooks.allowedCidrs },
+      timeoutMs: config.webhooks.timeoutMs,
+      baseUrl: config.web.publicBaseUrl,
+      disableAfterMs: config.webhooks.disableAfterHours * 3_600_000,
+      onChange: () => bumpSubscriptionsVersion(p.redis, p.redisKeys.subscriptionsVersion),
+      gate,
+      // A job not asleep (yet, or any more) is not an error: it finds its wake-up or its slot itself.
+      // It holds the slot handed to it: it runs next (priority 0, as deliveries given a slot when enqueued), not at its turn.
+      wake: async (jobId) => {
+        const job = await p.queues.webhooks.getJob(jobId);
+        return job
+          ? job
+              .changePriority({ priority: 0 })
+              .then(() => job.promote())
+              .then(
+                () => true,
+                () => false,
+              )
+          : false;
+      },
+      // Delivered in its stead by the job that held its account's slot; a job running (locked) is left to find its row delivered.
+      forget: async (jobId) => {
+        await p.queues.webhooks.remove(jobId);
+      },
+    }),
+    sweep: sweepProcessor({ db: p.db, chain: p.chain, webhooks: p.queues.webhooks }),
+    relay: outboxRelayProcessor({ db: p.db, webhooks: p.queues.webhooks }),
+    prune: pruneProcessor({ db: p.db, attemptsKeepDays: config.webhooks.attemptsKeepDays }),
+    googleCheck: googleCheckProcessor({
+      pool: p.egress,
+      geo: config.trends.geo.slice(0, 2) || 'US',
+      term: anchorTermFor('google', config.trends.anchor),
+      timeoutMs: config.trends.requestTimeoutMs,
+      logger: p.logger,
+    }),
+  } satisfies JobHandlers;
 }
 
 /** Each queue's worker: its concurrency and settings beyond the shared ones (startWorkers). */

@@ -7,12 +7,16 @@
 import { QueueEvents, type Queue } from 'bullmq';
 import { QuotaStore } from '../accounts/quota.store.js';
 import { ApiKeyCache } from '../api-keys/api-key-cache.js';
-import type { Config } from '../config.js';
+import type { Config, PagesLimits } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { ReadRouter } from '../db/read-router.js';
 import { answeringProvider, profileOf, simulatedProviders } from '../providers/registry.js';
 import type { Logger } from '../logger.js';
 import { mailerFromConfig, type Mailer } from '../mail/mailer.js';
+import { KnownDevices } from '../members/known-devices.js';
+import { PageLimiter } from '../members/page-limiter.js';
+import { HashGate } from '../members/password.js';
+import { SignInLimiter } from '../members/sign-in-limiter.js';
 import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
@@ -85,6 +89,14 @@ export interface Services {
   readonly googleProvider: GoogleTrendsProvider;
   /** An account's webhook delivery slots and a subscription's circuit, in Redis (the match and deliver jobs). */
   readonly deliveryGate: DeliveryGate;
+  /** Sign-in attempts per address, client and account, in Redis (the account pages). */
+  readonly signInLimiter: SignInLimiter;
+  /** The browsers each person signed in from (the sign-in page; removing a person forgets theirs). */
+  readonly knownDevices: KnownDevices;
+  /** Password hashes running at once in this process (SIGN_IN_HASH_*): one gate per process, whatever asks. */
+  readonly hashGate: HashGate;
+  /** Account pages per session and account a minute (ACCOUNT_PAGES_PER_MINUTE_*), in Redis. */
+  readonly pageLimiter: PageLimiter;
   /** Opens (once) the trends queue's events and the gateways to live Google. */
   google(): Promise<GoogleGateways>;
   /** Google's request budget (budget.ts); with `paid`, the paid providers' bills too (they ask Postgres and Redis more). */
@@ -105,6 +117,8 @@ export interface ServiceOverrides {
   series?: SeriesSource;
   /** In place of SMTP_URL's (a loopback SMTP server's). */
   mailer?: Mailer;
+  /** The account pages' bounds in place of the configuration's (tests and the sign-in benchmark). */
+  pagesLimits?: PagesLimits;
 }
 
 export function buildServices(resources: Resources, config: Config, logger: Logger, overrides: ServiceOverrides = {}): Services {
@@ -285,6 +299,36 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
             config.webhooks.fairness,
             config.webhooks.timeoutMs + 5_000,
           ),
+      );
+    },
+    get signInLimiter() {
+      return once(
+        'signInLimiter',
+        () =>
+          new SignInLimiter(resources.redis, {
+            email: resources.redisKeys.signInEmail,
+            client: resources.redisKeys.signInClient,
+            account: resources.redisKeys.signInAccount,
+          }),
+      );
+    },
+    get knownDevices() {
+      return once('knownDevices', () => new KnownDevices(resources.redis, resources.redisKeys.signInDevices));
+    },
+    get hashGate() {
+      return once('hashGate', () => {
+        const limits = overrides.pagesLimits ?? config.web.pages;
+        return new HashGate({
+          concurrent: limits.hashConcurrent,
+          reservedForKnown: limits.hashReservedForKnown,
+          waiting: limits.hashWaiting,
+        });
+      });
+    },
+    get pageLimiter() {
+      return once(
+        'pageLimiter',
+        () => new PageLimiter(resources.redis, resources.redisKeys.pageRequests, overrides.pagesLimits ?? config.web.pages),
       );
     },
     google() {

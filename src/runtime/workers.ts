@@ -1,7 +1,7 @@
 // The worker side of the pipeline: the `worker` process and `npm start` both
 // call startWorkers() with the services of the composition root (services.ts).
 // What runs where is the job table (job-table.ts); this file adds the BullMQ
-// machinery (the flow producer, one worker per queue), checks the table and starts.
+// machinery (the flow producer, one worker per queue) and starts them; the compiler checks the table.
 import { DelayedError, FlowProducer, Worker, type Job, type Processor, type Queue } from 'bullmq';
 import type { Logger } from '../logger.js';
 import { jobDuration, jobFailures, reportQueueDepth } from '../observability/metrics.js';
@@ -22,7 +22,7 @@ import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import { sleepWithoutAttempt } from '../queue/wait.js';
 import type { ResearchChain } from '../research/chain.js';
 import { wakeTrendsWaiters } from '../research/trends-gateway.js';
-import { checkJobTable, dispatcher, type JobEntry } from './job-dispatch.js';
+import { dispatcher, type JobHandlers } from './job-dispatch.js';
 import { jobTable, workerOptions } from './job-table.js';
 import { keepSchedulers, SCHEDULER_KEEPALIVE_MS } from './schedules.js';
 import type { Services } from './services.js';
@@ -240,7 +240,7 @@ export async function startWorkers(services: Services, options: StartOptions = {
     for (const c of connections) c.disconnect();
   };
 
-  let table: JobEntry[];
+  let table: JobHandlers;
   try {
     table = jobTable({
       db: resources.db,
@@ -265,7 +265,6 @@ export async function startWorkers(services: Services, options: StartOptions = {
         );
       },
     });
-    checkJobTable(table);
   } catch (error) {
     await closeShared();
     throw error;

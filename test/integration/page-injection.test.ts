@@ -251,6 +251,9 @@ describe('every page shows what others typed as text, never as markup', () => {
     expect(one.statusCode).toBe(200);
     // Title (frame's title and h1), idea, summary.
     expectInert(one.body, 4);
+    // The chart, built with the same tag: the title in its aria-label, its <title> and its heading.
+    const chart = /<figure class="chart">(<svg[\s\S]*?<\/svg>)/.exec(one.body)?.[1] ?? '';
+    expectInert(chart, 3);
     const compared = await owner.get(`/account/compare?id=${insightA}&id=${insightB}`);
     expect(compared.statusCode).toBe(200);
     // Both titles and the account's name in the frame.
@@ -265,5 +268,11 @@ describe('every page shows what others typed as text, never as markup', () => {
     expect(fromApi.statusCode).toBe(200);
     expect(fromApi.headers['content-type']).toMatch(/^text\/html/);
     expectInert(fromApi.body, 3);
+  });
+
+  it('the chart the API draws', async () => {
+    const svg = await t.app.inject({ url: `/api/insights/${insightA}/chart.svg`, headers: bearer(apiKey) });
+    expect(svg.statusCode).toBe(200);
+    expectInert(svg.body, 3);
   });
 });

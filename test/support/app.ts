@@ -86,6 +86,7 @@ export async function createTestApp(
     overrides: {
       ...(options.now ? { apiKeysNow: options.now } : {}),
       ...(options.mailer ? { mailer: options.mailer } : {}),
+      ...(options.pages ? { pagesLimits: options.pages } : {}),
       ...(options.research
         ? {
             researchSettings: { ...TEST_RESEARCH, ...options.research } satisfies ResearchSettings,
@@ -108,7 +109,6 @@ export async function createTestApp(
     overloadMaxEventLoopDelayMs: 0,
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
     ...(options.http ? { http: options.http } : {}),
-    ...(options.pages ? { pages: options.pages } : {}),
     ...(options.publicBaseUrl ? { publicBaseUrl: () => options.publicBaseUrl! } : {}),
     // As before the root: research on demand only where the test asks for it.
     ...(options.research ? {} : { without: ['research'] as const }),

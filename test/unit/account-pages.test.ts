@@ -44,7 +44,7 @@ describe('the usage chart', () => {
     expect(days).toHaveLength(30);
     expect(days[0]!.day).toBe('2026-10-29');
     expect(days.at(-1)).toEqual({ day: '2026-11-27', requests: 40 });
-    const svg = renderUsageChart(days, 100);
+    const svg = renderUsageChart(days, 100).toString();
     expect(svg.match(/<rect class="bar"/g)).toHaveLength(30);
     expect(svg).toContain('daily quota 100');
     expect(svg).toContain('<title id="usage-title">Requests per UTC day, 2026-10-29 to 2026-11-27</title>');
@@ -52,7 +52,7 @@ describe('the usage chart', () => {
     const parser = new SaxesParser();
     parser.write(svg).close();
     // A quota far above the usage would flatten the bars: it is left out of the scale and the drawing.
-    expect(renderUsageChart(days, 10_000)).not.toContain('daily quota');
-    expect(renderUsageChart(fillDays([], '2026-11-27', 30), null)).toContain('0 requests over 30 days; the busiest day had 0.');
+    expect(renderUsageChart(days, 10_000).toString()).not.toContain('daily quota');
+    expect(renderUsageChart(fillDays([], '2026-11-27', 30), null).toString()).toContain('0 requests over 30 days; the busiest day had 0.');
   });
 });

@@ -80,6 +80,29 @@ describe('the decision summary', () => {
     }
   });
 
+  it('reads the same outlook horizon as the direction, never one whose months before average under 1', () => {
+    // The 3-month horizon's base (0.4) is under Google's resolution: both the direction and the outlook's sentence
+    // read the 6-month one, so "why now" never cites one horizon in one sentence and another in the next.
+    const outlook = {
+      withheld: false,
+      horizons: [
+        { withheld: false, months: 3, value: 0, recent: 0.4 },
+        { withheld: false, months: 6, value: 50, recent: 40 },
+      ],
+    };
+    const insight = insightWith({ reach: scored(0.7) }, { outlook });
+    const cited = decisionSummary(insight)
+      .why_now.flatMap((x) => x.evidence)
+      .filter((pointer) => pointer.startsWith('/outlook/'));
+    expect(cited).toContain('/outlook/horizons/1/recent');
+    expect(cited.filter((pointer) => !pointer.startsWith('/outlook/horizons/1/'))).toEqual([]);
+    expect(
+      decisionSummary({ ...insight, outlook: { ...outlook, horizons: [outlook.horizons[0]] } }).why_now.some((x) =>
+        x.evidence.some((pointer) => pointer.startsWith('/outlook/')),
+      ),
+    ).toBe(false);
+  });
+
   it('says a thin insight is partial, and never states a strength it has no score for', () => {
     const s = decisionSummary(insightWith({ momentum: scored(0.9) }, { confidence: 0.11 }));
     expect(s.signals.map((x) => x.text.split(' ')[0])).toEqual(['Momentum']);

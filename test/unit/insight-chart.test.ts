@@ -2,9 +2,11 @@
 // Google scales each request to its own peak, so the 30 days and the 90 days the
 // forecast is fitted on are two scales (a demo chart joined a 30-day line ending
 // at 59 to a forecast starting at 13.5). Read back from the SVG it draws.
+import { SaxesParser } from 'saxes';
 import { describe, expect, it } from 'vitest';
 import { forecastOnSeries, renderInsightChart, type ChartForecastPoint } from '../../src/domain/charts/insight-chart.js';
 import { forecast as fitForecast } from '../../src/domain/forecast/forecaster.js';
+import { renderUsageChart } from '../../src/domain/charts/usage-chart.js';
 
 const day = (i: number) => new Date(Date.UTC(2026, 8, 1) + i * 86_400_000).toISOString().slice(0, 10);
 const rescaled = (values: number[]) => {
@@ -33,7 +35,7 @@ function dashedValues(svg: string): number[] {
 describe('the insight chart', () => {
   it('draws a 90-day forecast beside the 30 days on the 30 days’ scale, and says how', () => {
     expect(points).toHaveLength(7);
-    const svg = renderInsightChart({ title: 't', series: days30, forecast: points, forecastFittedOn: days90 });
+    const svg = renderInsightChart({ title: 't', series: days30, forecast: points, forecastFittedOn: days90 }).toString();
     const line = dashedValues(svg);
     // The joined segment starts at the series' last point…
     expect(line[0]).toBeCloseTo(days30.at(-1)!.value, 0);
@@ -46,7 +48,7 @@ describe('the insight chart', () => {
   });
 
   it('joins the forecast to the series it was fitted on as it is', () => {
-    const svg = renderInsightChart({ title: 't', series: days90, forecast: points, forecastFittedOn: days90 });
+    const svg = renderInsightChart({ title: 't', series: days90, forecast: points, forecastFittedOn: days90 }).toString();
     expect(dashedValues(svg).slice(1)).toEqual(points.map((p) => Math.round(Math.min(100, p.value) * 10) / 10));
     expect(forecastOnSeries(days90, points, days90).note).toBeNull();
   });
@@ -61,7 +63,7 @@ describe('the insight chart', () => {
       for (const v of [p.value, p.lower_80, p.upper_80, p.lower_95, p.upper_95]) expect(v).toBeLessThanOrEqual(100);
     expect(on.clipped).toBeGreaterThan(0);
     expect(on.note).toMatch(/clipped to the scale's 0–100/);
-    const svg = renderInsightChart({ title: 't', series: days30, forecast: wide, forecastFittedOn: low });
+    const svg = renderInsightChart({ title: 't', series: days30, forecast: wide, forecastFittedOn: low }).toString();
     const legendY = Math.max(...[...svg.matchAll(/<g transform="translate\([\d.]+,([\d.]+)\)">/g)].map((m) => Number(m[1])));
     const note = /<text x="([\d.]+)" y="([\d.]+)" font-size="11"( text-anchor="end")? fill="#b45309">7-day forecast from/.exec(svg)!;
     // The legend's marks reach 6 below its line and its text 4; the note's 11-pixel letters stand above its baseline.
@@ -70,10 +72,30 @@ describe('the insight chart', () => {
   });
 
   it('does not draw a forecast whose scale it cannot know', () => {
-    const unknown = renderInsightChart({ title: 't', series: days30, forecast: points });
+    const unknown = renderInsightChart({ title: 't', series: days30, forecast: points }).toString();
     expect(dashedValues(unknown)).toEqual([]);
     expect(unknown).toMatch(/7-day forecast not drawn: the series it was fitted on is not stored/);
     const apart = forecastOnSeries(days30, points, days90.slice(0, 58));
     expect(apart).toMatchObject({ forecast: null, overlap: 0 });
+  });
+  it('shows markup in every label as text: the title, the caption, the legend, the note, a usage day', () => {
+    const markup = "<script>alert(1)</script> \"><img src=x onerror=1> ' onmouseover='";
+    const svg = renderInsightChart({
+      title: markup,
+      caption: markup,
+      seriesLabel: markup,
+      note: markup,
+      series: days30,
+      forecast: points,
+      forecastFittedOn: days90,
+    }).toString();
+    expect(svg).not.toMatch(/<script|<img|' onmouseover/);
+    // The title in aria-label and <title>, and the title, caption, legend and note as <text>.
+    expect(svg.split('&lt;script&gt;alert(1)&lt;/script&gt;').length - 1).toBe(6);
+    // Still one well-formed SVG document: nothing broke out of an attribute or an element.
+    new SaxesParser().write(svg).close();
+    const usage = renderUsageChart([{ day: markup, requests: 3 }], null).toString();
+    expect(usage).not.toMatch(/<script|<img/);
+    new SaxesParser().write(usage).close();
   });
 });

@@ -9,7 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { csvField, toCsv } from '../../src/domain/reports/csv.js';
 import { anchorId, pointerTokens, resolvePointer } from '../../src/domain/reports/json-pointer.js';
 import { escapeMarkdown } from '../../src/domain/reports/markdown.js';
-import { NO_FORECAST, NO_RUN, type InsightReportInput, type ReportInsight } from '../../src/domain/reports/insight-report.js';
+import {
+  NO_FORECAST,
+  NO_RUN,
+  providerWords,
+  type InsightReportInput,
+  type ReportInsight,
+} from '../../src/domain/reports/insight-report.js';
+import { provenanceOf } from '../../src/domain/provenance.js';
 import { REPORT_STYLESHEET, renderReportHtml } from '../../src/domain/reports/report-html.js';
 import { renderReportMarkdown } from '../../src/domain/reports/report-markdown.js';
 import { verdictOf } from '../../src/domain/research/verdict.js';
@@ -470,6 +477,10 @@ describe('the Markdown report', () => {
     expect(markdown).toMatch(/Provider\W+recorded, Google Trends, 2017-10-29 to 2022-10-23/);
     const html = renderReportHtml(input({ ...recorded, source: 'research', provider: 'replay' }));
     expect(html).toContain('recorded, Google Trends, 2017-10-29 to 2022-10-23');
+    // One day of data is said as provenance's label says it beside the title: the day, not "from it to it".
+    const oneDay = { ...recorded, data_from: '2022-10-23' };
+    expect(provenanceOf(oneDay).label).toBe('recorded 2022-10-23');
+    expect(providerWords(oneDay)).toBe('recorded, Google Trends, 2022-10-23');
   });
 
   it('says when there is no run and no forecast', () => {

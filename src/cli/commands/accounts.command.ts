@@ -11,7 +11,6 @@ import { describeCommand } from '../command-index.js';
 import { print, printJson, table, UsageError } from '../output.js';
 import { withResources, withServices } from '../resources.js';
 import { createInvitation } from '../../members/invitations.js';
-import { KnownDevices } from '../../members/known-devices.js';
 import { removeFromAccount } from '../../members/member.repository.js';
 import { checkEmailAddress } from '../../domain/email-address.js';
 
@@ -123,11 +122,12 @@ export function registerAccountCommands(program: Command, context: () => CliCont
       .argument('<account-id>', 'acc_…')
       .option('--json', 'print the account as JSON (resume: with the held deliveries it released)')
       .action(async (id: string, options: { json?: boolean }) => {
-        await withResources(context, async (resources) => {
+        await withServices(context, async (services) => {
+          const { resources } = services;
           const before = await requireAccount(resources, id);
           const account = (await setAccountStatus(resources.db, before.id, status))!;
           await announceKeyChange(resources.redis, resources.redisKeys.apiKeyChangesChannel, account.id);
-          const released = status === 'active' ? await releaseHeldDeliveries(resources, account.id) : 0;
+          const released = status === 'active' ? await releaseHeldDeliveries(services, account.id) : 0;
           if (options.json) {
             printJson({
               ...accountView(account),
@@ -225,13 +225,13 @@ export function registerAccountCommands(program: Command, context: () => CliCont
     .action(async (options: { account: string; email: string; json?: boolean }) => {
       const checked = checkEmailAddress(options.email);
       if (!checked.ok) throw new UsageError(`--email: ${checked.problem}`);
-      await withResources(context, async (resources) => {
+      await withServices(context, async ({ resources, knownDevices }) => {
         const account = await requireAccount(resources, options.account);
         const outcome = await removeFromAccount(resources.db, account.id, checked.email);
         if (outcome.kind === 'not-found') throw new UsageError(`${checked.email} is not a person of ${account.id}, nor invited to it`);
         if (outcome.kind === 'last-owner')
           throw new UsageError(`${checked.email} is the last owner of ${account.id} and stays: invite another owner first`);
-        if (outcome.personId !== null) await new KnownDevices(resources.redis, resources.redisKeys.signInDevices).forget(outcome.personId);
+        if (outcome.personId !== null) await knownDevices.forget(outcome.personId);
         if (options.json) {
           printJson({
             account_id: account.id,

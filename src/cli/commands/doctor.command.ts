@@ -35,6 +35,7 @@ export function registerDoctorCommand(program: Command, context: () => CliContex
         });
         let replica: ({ reachable: true } & ReplicaLag) | { reachable: false; error: string } | undefined;
         if (config.database.readUrl) {
+          // A probe, not a service: the root opens the replica in web processes only, and doctor must see it from anywhere.
           const replicaDb = createDb(config.database.readUrl, { maxConnections: 1, applicationName: 'si-cli' });
           try {
             replica = { reachable: true, ...(await measureReplicaLag(resources.db, replicaDb)) };

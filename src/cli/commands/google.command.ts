@@ -80,6 +80,8 @@ async function pacersFor(
   route: EgressRoute,
 ): Promise<{ pacers?: { pace: Pacer; paceEmbed: Pacer }; pool?: EgressPool; redis?: Redis; jobId: string; how: string }> {
   const jobId = `cli-google-check-${Date.now()}`;
+  // Not the composition root's: the canary must run with Postgres and Redis away (withServices would fail without them),
+  // so it opens a Redis of its own that may not answer, and paces itself alone when it does not.
   const target = config.redis.clusterNodes ? { cluster: config.redis.clusterNodes } : (config.redis.url ?? DEFAULT_REDIS_URL);
   const redis = createRedis(target, 'client');
   try {

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { enqueue } from '../../queue/enqueue.js';
 import { JOB } from '../../queue/job-catalogue.js';
-import { openResources } from '../../runtime/resources.js';
-import { openQueues } from '../../runtime/producer-queues.js';
+import { withServices } from '../resources.js';
 import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
 import { print, table } from '../output.js';
@@ -14,28 +13,19 @@ export function registerIngestCommands(program: Command, context: () => CliConte
     .command('now')
     .description("Refresh every researched insight's series, forecast and scores now (the daily job, run at once)")
     .action(async () => {
-      const { config, logger } = context();
-      const resources = await openResources(config, logger);
-      const { queues, close } = openQueues(resources);
-      try {
+      await withServices(context, async ({ queues }) => {
         const job = await enqueue(queues.ingest, JOB.refreshAll, {});
         print(
           `Enqueued ${job.id}: researched insights refreshed in groups of up to 5 per Google request (demo insights are static). Workers run it; see \`insights budget\`.`,
         );
-      } finally {
-        await close();
-        await resources.close();
-      }
+      });
     });
 
   program
     .command('schedules')
     .description(describeCommand('schedules'))
     .action(async () => {
-      const { config, logger } = context();
-      const resources = await openResources(config, logger);
-      const { queues, close } = openQueues(resources);
-      try {
+      await withServices(context, async ({ queues }) => {
         const rows = [];
         for (const queue of Object.values(queues)) {
           for (const s of await queue.getJobSchedulers()) {
@@ -50,9 +40,6 @@ export function registerIngestCommands(program: Command, context: () => CliConte
           }
         }
         print(rows.length > 0 ? table(rows) : 'No schedulers yet: `insights release` (or `npm start`) creates them.');
-      } finally {
-        await close();
-        await resources.close();
-      }
+      });
     });
 }

@@ -5,7 +5,7 @@ import { DEFAULT_DEMO_COUNT, seedDemo } from '../../demo/demo-seed.js';
 import { release } from '../../runtime/release.js';
 import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
-import { withResources } from '../resources.js';
+import { withResources, withServices } from '../resources.js';
 import { print, UsageError } from '../output.js';
 import path from 'node:path';
 
@@ -25,10 +25,7 @@ export function registerMaintenanceCommands(program: Command, context: () => Cli
     .command('release')
     .description(describeCommand('release'))
     .action(async () => {
-      await withResources(context, async (resources, { config }) => {
-        const summary = await release(resources, config);
-        print(summary);
-      });
+      await withServices(context, async (services) => print(await release(services)));
     });
 
   program

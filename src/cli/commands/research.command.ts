@@ -15,8 +15,8 @@ import { findRun, listRuns, reopenRun, stepsOf, type RunRow } from '../../resear
 import { failedStepOf, runProgress } from '../../research/run-steps.js';
 import { traceIdOf } from '../../observability/tracing.js';
 import { runStepViews } from '../../views/run.view.js';
-import { openResources, type Resources } from '../../runtime/resources.js';
-import { buildServices, type Services } from '../../runtime/services.js';
+import type { Resources } from '../../runtime/resources.js';
+import type { Services } from '../../runtime/services.js';
 import { startWorkers, type Pipeline } from '../../runtime/workers.js';
 import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
@@ -146,8 +146,8 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
         idea: string,
         options: { keyword: string[]; geo?: string; account?: string; wait?: boolean; json?: boolean; dryRun?: boolean },
       ) => {
-        const { config, logger } = context();
         if (options.dryRun) {
+          const { config } = context();
           // No Redis, no Postgres, no provider: the steps run in memory against the simulated world.
           if (options.wait) throw new UsageError('--dry-run starts no run, so there is nothing to --wait for');
           const geo = options.geo ?? config.trends.geo;
@@ -168,75 +168,77 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
           else printDryRun(result);
           return;
         }
-        const resources = await openResources(config, logger);
-        const services = buildServices(resources, config, logger);
-        let pipeline: Pipeline | undefined;
-        try {
-          // The service the API submits through: an operator's run is public and spends no allowance; one for
-          // an account is the account's, as if it had asked (founder review, issue 47: a CLI run was on no
-          // account's Research page). It always researches afresh, as the operator asked for a run.
-          const who: Submitter = options.account
-            ? await requireAccount(resources, options.account).then((a) => ({ accountId: a.id, plan: a.plan }))
-            : { operator: true };
-          const service = services.research;
-          const submitted = await service
-            .submit(who, {
-              idea,
-              hints: options.keyword,
-              ...(options.geo !== undefined ? { geo: options.geo } : {}),
-              ...(options.account ? { refresh: true } : {}),
-            })
-            .catch((error: unknown) => {
-              if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
-              if (error instanceof NotAnswerableError) throw new UsageError(error.message);
-              if (error instanceof ResearchAllowanceSpentError) throw new UsageError(error.message);
-              throw error;
-            });
-          if (submitted.kind !== 'run') throw new Error('a submission that asks to research afresh always starts a run');
-          const run = submitted.run;
-          if (!options.wait) {
-            if (options.json)
-              printJson({ run_id: run.id, status: run.status, insight_id: null, score: null, trace_id: traceIdOf(run.trace_id) ?? null });
-            else print(`Enqueued ${run.id} (provider ${run.provider})${traceNote(run)}. Follow it: insights runs show ${run.id}`);
-            return;
-          }
-          if (!options.json) print(`Researching "${run.idea}" as ${run.id} (provider ${run.provider})${traceNote(run)}`);
-          pipeline = await ensureWorkers(services);
-          const finished = await waitForRun(resources, run.id, false);
-          const insight = finished.insight_id ? await findInsight(resources.db, finished.insight_id) : undefined;
-          if (options.json) {
-            printJson({
-              run_id: finished.id,
-              status: finished.status,
-              insight_id: finished.insight_id,
-              score: insight?.overall_score ?? null,
-              trace_id: traceIdOf(finished.trace_id) ?? null,
-            });
-          } else if (finished.status === 'succeeded' && insight) {
-            const { label, source } = provenanceOf(insight);
-            print(`${displayTitle(insight.title, insight)}: ${verdictOf(insight).text}`);
-            print(`  data: ${source}${label ? ` (${label})` : ''}; data as of ${insight.data_as_of ?? 'unknown'}`);
-            print(
-              `Insight ${insight.id}: overall ${insight.overall_score.toFixed(3)} (confidence ${insight.confidence.toFixed(2)}), category ${insight.category}`,
-            );
-            for (const d of DIMENSIONS) {
-              const dim = insight.dimensions[d];
-              print(`  ${d.padEnd(11)} ${dim.score === null ? '  —  ' : dim.score.toFixed(3)}  ${dim.explanation}`);
+        await withServices(context, async (services) => {
+          const { resources } = services;
+          let pipeline: Pipeline | undefined;
+          try {
+            // The service the API submits through: an operator's run is public and spends no allowance; one for
+            // an account is the account's, as if it had asked (founder review, issue 47: a CLI run was on no
+            // account's Research page). It always researches afresh, as the operator asked for a run.
+            const who: Submitter = options.account
+              ? await requireAccount(resources, options.account).then((a) => ({ accountId: a.id, plan: a.plan }))
+              : { operator: true };
+            const service = services.research;
+            const submitted = await service
+              .submit(who, {
+                idea,
+                hints: options.keyword,
+                ...(options.geo !== undefined ? { geo: options.geo } : {}),
+                ...(options.account ? { refresh: true } : {}),
+              })
+              .catch((error: unknown) => {
+                if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
+                if (error instanceof NotAnswerableError) throw new UsageError(error.message);
+                if (error instanceof ResearchAllowanceSpentError) throw new UsageError(error.message);
+                throw error;
+              });
+            if (submitted.kind !== 'run') throw new Error('a submission that asks to research afresh always starts a run');
+            const run = submitted.run;
+            if (!options.wait) {
+              if (options.json)
+                printJson({ run_id: run.id, status: run.status, insight_id: null, score: null, trace_id: traceIdOf(run.trace_id) ?? null });
+              else print(`Enqueued ${run.id} (provider ${run.provider})${traceNote(run)}. Follow it: insights runs show ${run.id}`);
+              return;
             }
+            if (!options.json) print(`Researching "${run.idea}" as ${run.id} (provider ${run.provider})${traceNote(run)}`);
+            pipeline = await ensureWorkers(services);
+            const finished = await waitForRun(resources, run.id, false);
+            const insight = finished.insight_id ? await findInsight(resources.db, finished.insight_id) : undefined;
+            if (options.json) {
+              printJson({
+                run_id: finished.id,
+                status: finished.status,
+                insight_id: finished.insight_id,
+                score: insight?.overall_score ?? null,
+                trace_id: traceIdOf(finished.trace_id) ?? null,
+              });
+            } else if (finished.status === 'succeeded' && insight) {
+              const { label, source } = provenanceOf(insight);
+              print(`${displayTitle(insight.title, insight)}: ${verdictOf(insight).text}`);
+              print(`  data: ${source}${label ? ` (${label})` : ''}; data as of ${insight.data_as_of ?? 'unknown'}`);
+              print(
+                `Insight ${insight.id}: overall ${insight.overall_score.toFixed(3)} (confidence ${insight.confidence.toFixed(2)}), category ${insight.category}`,
+              );
+              for (const d of DIMENSIONS) {
+                const dim = insight.dimensions[d];
+                print(`  ${d.padEnd(11)} ${dim.score === null ? '  —  ' : dim.score.toFixed(3)}  ${dim.explanation}`);
+              }
+            }
+            if (finished.status === 'failed') {
+              // Google out of reach (no network, a blocked route): say how to try the service without it.
+              const offline =
+                finished.error !== null && failureKind(finished.error) === 'unreachable'
+                  ? '\nGoogle Trends cannot be reached from here. To try the service without it, start it with TRENDS_PROVIDER=synthetic (a simulated world, labelled so everywhere); docs/providers.md lists the others.'
+                  : '';
+              throw new Error(
+                `run ${finished.id} failed at step ${failedStepOf(finished)?.name ?? 'unknown'}: ${finished.error}${offline}`,
+              );
+            }
+          } finally {
+            // The workers this command started stop before the services they use (withServices closes those).
+            await pipeline?.close();
           }
-          if (finished.status === 'failed') {
-            // Google out of reach (no network, a blocked route): say how to try the service without it.
-            const offline =
-              finished.error !== null && failureKind(finished.error) === 'unreachable'
-                ? '\nGoogle Trends cannot be reached from here. To try the service without it, start it with TRENDS_PROVIDER=synthetic (a simulated world, labelled so everywhere); docs/providers.md lists the others.'
-                : '';
-            throw new Error(`run ${finished.id} failed at step ${failedStepOf(finished)?.name ?? 'unknown'}: ${finished.error}${offline}`);
-          }
-        } finally {
-          await pipeline?.close();
-          await services.close();
-          await resources.close();
-        }
+        });
       },
     );
 

@@ -40,7 +40,10 @@ function withService<T>(context: () => CliContext, fn: (service: WebhookService,
         );
       }
       if (error instanceof WebhookNotFoundError) {
-        throw new UsageError(`${error.message} (see: insights webhooks ${error.what === 'delivery' ? 'deliveries' : 'list'})`);
+        // The refusal's sentence without its full stop, then where to look.
+        throw new UsageError(
+          `${error.message.replace(/\.$/, '')} (see: insights webhooks ${error.what === 'delivery' ? 'deliveries' : 'list'})`,
+        );
       }
       throw error;
     }

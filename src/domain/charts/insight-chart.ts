@@ -1,6 +1,7 @@
 // An insight's picture: the 30-day series and the 7-day forecast with its 80 %
-// and 95 % bands, dated axes, a title and a legend. Pure: data in, SVG out.
-import { escapeXml } from '../text.js';
+// and 95 % bands, dated axes, a title and a legend. Pure: data in, SVG out, built with the `html` tag
+// (domain/html.ts), so a title, caption or label from outside is text in it whatever it holds.
+import { html, type Html } from '../html.js';
 
 export interface ChartPoint {
   date: string;
@@ -142,7 +143,7 @@ export function renderInsightChart(input: {
   /** The series the forecast was fitted on (its scale), and what it is; see forecastOnSeries. */
   forecastFittedOn?: ChartPoint[];
   forecastFittedLabel?: string;
-}): string {
+}): Html {
   const onScale = forecastOnSeries(input.series, input.forecast, input.forecastFittedOn, input.forecastFittedLabel);
   const forecast = onScale.forecast;
   const all = [...input.series.map((p) => p.date), ...(forecast ?? []).map((p) => p.date)];
@@ -158,15 +159,14 @@ export function renderInsightChart(input: {
       .map((p) => `L${x(p.date).toFixed(1)},${y(p[lo]).toFixed(1)}`)
       .join(' ')} Z`;
 
-  const parts: string[] = [];
-  parts.push(`<rect x="0" y="0" width="${W}" height="${H}" fill="#ffffff"/>`);
-  parts.push(`<text x="${M.left}" y="28" font-size="18" font-weight="600" fill="#1f2937">${escapeXml(input.title.slice(0, 90))}</text>`);
-  if (input.caption)
-    parts.push(`<text x="${M.left}" y="46" font-size="12" fill="#4b5563">${escapeXml(input.caption.slice(0, 120))}</text>`);
+  const parts: Html[] = [];
+  parts.push(html`<rect x="0" y="0" width="${W}" height="${H}" fill="#ffffff"/>`);
+  parts.push(html`<text x="${M.left}" y="28" font-size="18" font-weight="600" fill="#1f2937">${input.title.slice(0, 90)}</text>`);
+  if (input.caption) parts.push(html`<text x="${M.left}" y="46" font-size="12" fill="#4b5563">${input.caption.slice(0, 120)}</text>`);
   // Axes and gridlines: 0–100 in steps of 25; a date label about every 5 days.
   for (const v of [0, 25, 50, 75, 100]) {
-    parts.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e7eb"/>`);
-    parts.push(`<text x="${M.left - 8}" y="${y(v) + 4}" font-size="11" text-anchor="end" fill="#6b7280">${v}</text>`);
+    parts.push(html`<line x1="${M.left}" x2="${W - M.right}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e7eb"/>`);
+    parts.push(html`<text x="${M.left - 8}" y="${y(v) + 4}" font-size="11" text-anchor="end" fill="#6b7280">${v}</text>`);
   }
   const step = Math.max(1, Math.round(all.length / 7));
   let lastLabelX = -Infinity;
@@ -174,48 +174,47 @@ export function renderInsightChart(input: {
     if (i % step !== 0 && i !== arr.length - 1) return;
     if (x(d) - lastLabelX < 40) return; // labels must not overlap
     lastLabelX = x(d);
-    parts.push(`<line x1="${x(d)}" x2="${x(d)}" y1="${H - M.bottom}" y2="${H - M.bottom + 5}" stroke="#9ca3af"/>`);
-    parts.push(`<text x="${x(d)}" y="${H - M.bottom + 18}" font-size="11" text-anchor="middle" fill="#6b7280">${label(d)}</text>`);
+    parts.push(html`<line x1="${x(d)}" x2="${x(d)}" y1="${H - M.bottom}" y2="${H - M.bottom + 5}" stroke="#9ca3af"/>`);
+    parts.push(html`<text x="${x(d)}" y="${H - M.bottom + 18}" font-size="11" text-anchor="middle" fill="#6b7280">${label(d)}</text>`);
   });
-  parts.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#9ca3af"/>`);
+  parts.push(html`<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#9ca3af"/>`);
   parts.push(
-    `<text x="14" y="${M.top + (H - M.top - M.bottom) / 2}" font-size="11" fill="#6b7280" transform="rotate(-90 14 ${M.top + (H - M.top - M.bottom) / 2})" text-anchor="middle">${input.caption?.startsWith('Simulated') ? 'Simulated interest' : 'Search interest'} (0–100)</text>`,
+    html`<text x="14" y="${M.top + (H - M.top - M.bottom) / 2}" font-size="11" fill="#6b7280" transform="rotate(-90 14 ${M.top + (H - M.top - M.bottom) / 2})" text-anchor="middle">${input.caption?.startsWith('Simulated') ? 'Simulated interest' : 'Search interest'} (0–100)</text>`,
   );
 
   const fc = forecast && forecast.length > 0 ? forecast : null;
   if (fc) {
-    parts.push(`<path d="${band(fc, 'lower_95', 'upper_95')}" fill="#93c5fd" fill-opacity="0.35"/>`);
-    parts.push(`<path d="${band(fc, 'lower_80', 'upper_80')}" fill="#3b82f6" fill-opacity="0.35"/>`);
+    parts.push(html`<path d="${band(fc, 'lower_95', 'upper_95')}" fill="#93c5fd" fill-opacity="0.35"/>`);
+    parts.push(html`<path d="${band(fc, 'lower_80', 'upper_80')}" fill="#3b82f6" fill-opacity="0.35"/>`);
     const joined = input.series.length ? [input.series.at(-1)!, ...fc] : fc;
-    parts.push(`<path d="${line(joined)}" fill="none" stroke="#1d4ed8" stroke-width="2" stroke-dasharray="6 4"/>`);
+    parts.push(html`<path d="${line(joined)}" fill="none" stroke="#1d4ed8" stroke-width="2" stroke-dasharray="6 4"/>`);
   }
-  if (input.series.length) parts.push(`<path d="${line(input.series)}" fill="none" stroke="#111827" stroke-width="2.5"/>`);
+  if (input.series.length) parts.push(html`<path d="${line(input.series)}" fill="none" stroke="#111827" stroke-width="2.5"/>`);
 
   // Legend.
   // The legend, then under it on a line of its own the note on the forecast's scale (founder review,
   // issue 47: the note, right-aligned on the legend's line, ran into the legend's marks).
   const ly = H - 30;
-  const legend: Array<[string, string]> = [
-    ['<line x1="0" x2="22" y1="0" y2="0" stroke="#111827" stroke-width="2.5"/>', input.seriesLabel ?? '30-day interest'],
+  const legend: Array<[Html, string]> = [
+    [html`<line x1="0" x2="22" y1="0" y2="0" stroke="#111827" stroke-width="2.5"/>`, input.seriesLabel ?? '30-day interest'],
   ];
   // The forecast's marks only when it is drawn (it is left out when its scale is unknown).
   if (fc)
     legend.push(
-      ['<line x1="0" x2="22" y1="0" y2="0" stroke="#1d4ed8" stroke-width="2" stroke-dasharray="6 4"/>', '7-day forecast'],
-      ['<rect x="0" y="-6" width="22" height="12" fill="#3b82f6" fill-opacity="0.35"/>', '80% interval'],
-      ['<rect x="0" y="-6" width="22" height="12" fill="#93c5fd" fill-opacity="0.35"/>', '95% interval'],
+      [html`<line x1="0" x2="22" y1="0" y2="0" stroke="#1d4ed8" stroke-width="2" stroke-dasharray="6 4"/>`, '7-day forecast'],
+      [html`<rect x="0" y="-6" width="22" height="12" fill="#3b82f6" fill-opacity="0.35"/>`, '80% interval'],
+      [html`<rect x="0" y="-6" width="22" height="12" fill="#93c5fd" fill-opacity="0.35"/>`, '95% interval'],
     );
   legend.forEach(([mark, text], i) => {
     parts.push(
-      `<g transform="translate(${M.left + i * 170},${ly})">${mark}<text x="28" y="4" font-size="12" fill="#374151">${text}</text></g>`,
+      html`<g transform="translate(${M.left + i * 170},${ly})">${mark}<text x="28" y="4" font-size="12" fill="#374151">${text}</text></g>`,
     );
   });
-  if (input.note)
-    parts.push(`<text x="${W - M.right}" y="28" font-size="11" text-anchor="end" fill="#b45309">${escapeXml(input.note)}</text>`);
+  if (input.note) parts.push(html`<text x="${W - M.right}" y="28" font-size="11" text-anchor="end" fill="#b45309">${input.note}</text>`);
   // Under the legend, left-aligned (the caption holds the line under the title): how the forecast was put on
   // this series' scale, or why it was not drawn.
-  if (onScale.note) parts.push(`<text x="${M.left}" y="${H - 6}" font-size="11" fill="#b45309">${escapeXml(onScale.note)}</text>`);
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" role="img" aria-label="${escapeXml(input.title)}"><title>${escapeXml(input.title)}</title>${parts.join('')}</svg>`;
+  if (onScale.note) parts.push(html`<text x="${M.left}" y="${H - 6}" font-size="11" fill="#b45309">${onScale.note}</text>`);
+  return html`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" role="img" aria-label="${input.title}"><title>${input.title}</title>${parts}</svg>`;
 }
 
 const BLOCKS = '▁▂▃▄▅▆▇█';

@@ -266,6 +266,29 @@ export type Outlook =
   | { withheld: false; model: OutlookModel; interval: 'week'; horizons: OutlookHorizon[] }
   | { withheld: true; reason: string; model: OutlookModel | null; horizons: OutlookHorizonWithheld[] };
 
+/**
+ * The horizon a reader of a stored outlook speaks of (the direction statement, the decision summary's "why now"):
+ * the first served one whose recent level is at least 1, with its place in `horizons` for an evidence pointer.
+ * Below Google's resolution (a mean under 1) the months before are no base to read the outlook against: "0 against
+ * 0.4, -100 %" is noise, not a fall (founder review, b560c05; explanations.property.test.ts). Both readers cite this
+ * one horizon, so the summary never says one horizon while the direction says another. The outlook is read from
+ * stored JSON, which older code may have written: it is checked, not trusted.
+ */
+export function servedHorizon(
+  outlook: unknown,
+): { horizon: Pick<OutlookHorizonServed, 'months' | 'value' | 'recent'>; index: number } | null {
+  const o = outlook as { withheld?: unknown; horizons?: unknown } | null | undefined;
+  if (!o || o.withheld !== false || !Array.isArray(o.horizons)) return null;
+  const horizons = o.horizons as Array<{ withheld?: unknown; months?: unknown; value?: unknown; recent?: unknown } | null>;
+  const index = horizons.findIndex(
+    (h) =>
+      h?.withheld === false && typeof h.months === 'number' && typeof h.value === 'number' && typeof h.recent === 'number' && h.recent >= 1,
+  );
+  if (index < 0) return null;
+  const h = horizons[index]!;
+  return { horizon: { months: h.months as OutlookMonths, value: h.value as number, recent: h.recent as number }, index };
+}
+
 // ---------------------------------------------------------------------------
 
 interface HorizonScore {

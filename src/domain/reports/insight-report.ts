@@ -428,8 +428,8 @@ export function providerWords(facts: {
     data_from: facts.data_from ?? null,
     data_as_of: facts.data_as_of ?? null,
   });
-  const span = p.data_from && p.data_as_of ? `${p.data_from} to ${p.data_as_of}` : p.data_as_of ? `to ${p.data_as_of}` : 'dates unknown';
-  if (p.kind === 'recorded') return `recorded, Google Trends, ${span}`;
+  // The dates in provenance's words, as its label says them beside the title.
+  if (p.kind === 'recorded') return `recorded, Google Trends, ${p.dates}`;
   if (p.kind === 'simulated') return `${facts.provider ?? 'synthetic'} (simulated)`;
   return facts.provider ?? '–';
 }

@@ -151,10 +151,7 @@ export function renderReportHtml(input: InsightReportInput): string {
   const caption = r.chart.caption
     ? `${r.chart.caption}${drawn?.forecast ? ', and the 7-day forecast with its 80 % and 95 % intervals' : drawn?.note ? ` (${drawn.note})` : ''}, on one 0–100 scale. Source: ${r.chart.source}.`
     : 'No days of search interest yet.';
-  // Raw: the domain's chart escapes its own text (escapeXml) and draws the rest from numbers.
-  parts.push(
-    html`<section id="chart"><h2>Search interest</h2><figure>${unsafeRawHtml(svg)}<figcaption>${caption}</figcaption></figure></section>`,
-  );
+  parts.push(html`<section id="chart"><h2>Search interest</h2><figure>${svg}<figcaption>${caption}</figcaption></figure></section>`);
 
   parts.push(
     html`<section id="dimensions"><h2>The 8 dimensions</h2><table><thead><tr><th>Dimension</th><th class="num">Score</th><th>What it asks</th></tr></thead><tbody>${r.dimensions.map(

@@ -7,6 +7,7 @@
 import { DIMENSION_LABELS, DIMENSIONS, type Dimension, type DimensionScore } from '../scoring/dimensions.js';
 import { isPartial, MIN_COMPLETE_DIMENSIONS, scoredCount } from '../scoring/overall.js';
 import { directionStatement } from '../scoring/direction.js';
+import { servedHorizon } from '../forecast/outlook.js';
 
 export interface DecisionSentence {
   text: string;
@@ -50,19 +51,6 @@ function reading(d: Dimension, s: DimensionScore): DecisionSentence {
     text: `${DIMENSION_LABELS[d]} ${two(s.score!)}${s.experimental ? ' (experimental)' : ''}: ${lower(s.explanation)}.`,
     evidence: [ptr(d, 'score'), ptr(d, 'explanation')],
   };
-}
-
-/** A served outlook horizon, when the insight has one (domain/forecast/outlook.ts). */
-function outlookHorizon(outlook: unknown): { months: number; value: number; recent: number; index: number } | null {
-  const o = outlook as {
-    withheld?: boolean;
-    horizons?: Array<{ withheld: boolean; months: number; value?: number; recent?: number }>;
-  } | null;
-  if (!o || o.withheld !== false || !Array.isArray(o.horizons)) return null;
-  const index = o.horizons.findIndex((h) => !h.withheld && typeof h.value === 'number' && typeof h.recent === 'number');
-  if (index < 0) return null;
-  const h = o.horizons[index]!;
-  return { months: h.months, value: h.value!, recent: h.recent!, index };
 }
 
 export function decisionSummary(insight: DecisionInput): DecisionSummary {
@@ -174,16 +162,14 @@ export function decisionSummary(insight: DecisionInput): DecisionSummary {
       text: `Over ${String(durability.evidence.years)} years the interest is ${String(durability.evidence.trajectory)}.`,
       evidence: [ptr('durability', 'evidence', 'trajectory'), ptr('durability', 'evidence', 'change')],
     });
-  const horizon = outlookHorizon(insight.outlook);
-  if (horizon)
+  const served = servedHorizon(insight.outlook);
+  if (served) {
+    const { horizon, index } = served;
     outlookPart.push({
       text: `${insight.data_as_of ? `In the ${horizon.months} months after ${insight.data_as_of} (the last day of data), interest` : `In ${horizon.months} months interest`} is expected to average ${horizon.value} (the ${horizon.months} months before averaged ${horizon.recent}; its bands are in the outlook).`,
-      evidence: [
-        `/outlook/horizons/${horizon.index}/value`,
-        `/outlook/horizons/${horizon.index}/recent`,
-        ...(insight.data_as_of ? ['/data_as_of'] : []),
-      ],
+      evidence: [`/outlook/horizons/${index}/value`, `/outlook/horizons/${index}/recent`, ...(insight.data_as_of ? ['/data_as_of'] : [])],
     });
+  }
 
   whyNow.push(...outlookPart, ...durabilityPart, ...momentumPart, ...trendPart);
 

@@ -8,6 +8,7 @@
 // says "rising" (founder review, issue 47: padel). The readings of what comes
 // next lead; the years behind are said after them, as context. Pure.
 import type { DimensionScore } from './dimensions.js';
+import { servedHorizon } from '../forecast/outlook.js';
 
 export type Heading = 'up' | 'down' | 'flat' | 'no call';
 
@@ -86,16 +87,10 @@ function durabilityReading(d: DimensionScore | null | undefined): DirectionReadi
 }
 
 function outlookReading(outlook: unknown): DirectionReading | null {
-  const o = outlook as {
-    withheld?: boolean;
-    horizons?: Array<{ withheld: boolean; months: number; value?: number; recent?: number }>;
-  } | null;
-  if (!o || o.withheld !== false || !Array.isArray(o.horizons)) return null;
-  // Below Google's resolution (a mean under 1) the months before give no base to measure a change from.
-  const index = o.horizons.findIndex((h) => !h.withheld && typeof h.value === 'number' && typeof h.recent === 'number' && h.recent >= 1);
-  if (index < 0) return null;
-  const h = o.horizons[index]!;
-  const change = h.value! / Math.max(1, h.recent!) - 1;
+  const served = servedHorizon(outlook);
+  if (!served) return null;
+  const { horizon: h, index } = served;
+  const change = h.value / h.recent - 1;
   const heading = headingOf(change);
   return {
     source: 'outlook',

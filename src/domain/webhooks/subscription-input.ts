@@ -5,6 +5,7 @@ import { CATEGORY_VALUES, retiredCategoryReason, SOURCE_VALUES } from '../catalo
 import { decodeKeyset, encodeKeyset, InvalidCursorError } from '../cursor.js';
 import { isId } from '../ids.js';
 import { controlCharacterProblem, escapeForTerminal } from '../text.js';
+import { invalidParameter, Refusal } from '../refusal.js';
 
 /** The events a subscription can ask for (empty: all of them). */
 export const WEBHOOK_EVENT_TYPES = ['insight.created', 'insight.updated', 'research.completed', 'research.failed', 'ping'] as const;
@@ -16,14 +17,16 @@ export const SUBSCRIPTION_LIMITS = {
   keywordLength: 100,
 } as const;
 
-export class SubscriptionInputError extends Error {
+/** A field of a subscription refused: the refusal of that parameter (invalidParameter), as every door answers it. */
+export class SubscriptionInputError extends Refusal {
   constructor(
     /** The field in the API's spelling: url, min_score, categories, sources, keywords, events, since, until, cursor. */
     readonly field: string,
     readonly reason: string,
     readonly allowed?: readonly string[],
   ) {
-    super(`${field} ${reason}${allowed ? ` (allowed: ${allowed.join(', ')})` : ''}`);
+    const refused = invalidParameter(field, reason, allowed);
+    super(refused.kind, refused.message, refused.facts);
   }
 }
 

@@ -32,7 +32,7 @@ import { toInsightDto, toInsightSummaryDto } from '../../views/insight.view.js';
 import { decodeListCursor, listInsightPage } from '../../views/insight-list.view.js';
 import { insightListCsv, reportInputOf } from '../../views/insight-report.view.js';
 import { comparisonView } from '../../views/comparison.view.js';
-import { html, joinHtml, unsafeRawHtml, type Html, type HtmlValue } from '../../domain/html.js';
+import { html, joinHtml, type Html, type HtmlValue } from '../../domain/html.js';
 import { hidden, notice } from './layout.js';
 import type { Session } from './session.js';
 import { date, fields, type PageKit } from './page-kit.js';
@@ -308,10 +308,7 @@ ${filterForm(filters)}${table}${paging}`,
 <dt>Data</dt><dd>${row.data_from ?? '—'} to ${row.data_as_of ?? '—'}</dd><dt>Visibility</dt><dd>${row.owner_account_id ? 'private to your account' : 'public'}</dd>
 </dl>
 ${row.summary ? html`<p>${row.summary}</p>` : ''}
-<section aria-labelledby="chart-heading"><h2 id="chart-heading">Search interest</h2><figure class="chart">${
-      // Raw: the domain's chart escapes its own text (escapeXml) and draws the rest from numbers.
-      unsafeRawHtml(chart)
-    }<figcaption>${
+<section aria-labelledby="chart-heading"><h2 id="chart-heading">Search interest</h2><figure class="chart">${chart}<figcaption>${
       first && last
         ? `${interestNoun(provenanceOf(row).kind)} (0–100), ${input.series.length} days from ${first} to ${last}.`
         : 'No days of search interest yet.'

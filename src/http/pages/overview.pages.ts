@@ -5,7 +5,7 @@ import { fillDays, renderUsageChart } from '../../domain/charts/usage-chart.js';
 import { PLANS, utcDay } from '../../domain/quota.js';
 import { allowanceState } from '../../domain/research/allowance.js';
 import { researchRunsRefunded, researchRunsSpent } from '../../research/allowance.repository.js';
-import { html, unsafeRawHtml } from '../../domain/html.js';
+import { html } from '../../domain/html.js';
 import { date, type PageKit } from './page-kit.js';
 
 export function overviewPage(app: FastifyInstance, kit: PageKit): void {
@@ -34,10 +34,7 @@ export function overviewPage(app: FastifyInstance, kit: PageKit): void {
 <dt>Resets</dt><dd>${date(research.resetsAt)}</dd>
 <dt>Account status</dt><dd>${session.row.status}</dd></dl></section>
 <section aria-labelledby="usage-heading"><h2 id="usage-heading">Requests, last 30 days</h2>
-${
-  // Raw: the domain's chart escapes its own text (escapeXml) and draws the rest from numbers.
-  unsafeRawHtml(renderUsageChart(series, limit))
-}
+${renderUsageChart(series, limit)}
 ${
   rows.length === 0
     ? html`<p>No requests in the last 30 days.</p>`

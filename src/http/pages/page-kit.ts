@@ -6,11 +6,10 @@ import { open, seal } from '../../domain/sealed.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { announceKeyChange } from '../../api-keys/api-key-cache.js';
 import type { QuotaStore } from '../../accounts/quota.store.js';
-import { KnownDevices } from '../../members/known-devices.js';
-import { SignInLimiter } from '../../members/sign-in-limiter.js';
-import { PageLimiter } from '../../members/page-limiter.js';
-import { HashGate } from '../../members/password.js';
-import { PAGES_DEFAULTS, type PagesLimits } from '../../config.js';
+import type { KnownDevices } from '../../members/known-devices.js';
+import type { SignInLimiter } from '../../members/sign-in-limiter.js';
+import type { PageLimiter } from '../../members/page-limiter.js';
+import type { HashGate } from '../../members/password.js';
 import type { Db } from '../../db/connection.js';
 import { DEFAULT_RESEARCH_ALLOWANCE, type ResearchAllowance } from '../../domain/research/allowance.js';
 import type { Logger } from '../../logger.js';
@@ -46,8 +45,11 @@ export interface AccountPagesOptions {
   publicBaseUrl?: () => string;
   /** Mails invitations (SMTP_URL); without it the People page says invitations cannot be sent and the operators invite. */
   mailer?: Mailer;
-  /** Password hashing per process and pages per session and account (config.ts); default PAGES_DEFAULTS. */
-  limits?: PagesLimits;
+  /** The pages' guards, from the composition root (their bounds are SIGN_IN_HASH_* and ACCOUNT_PAGES_PER_MINUTE_*). */
+  signInLimiter: SignInLimiter;
+  knownDevices: KnownDevices;
+  hashGate: HashGate;
+  pageLimiter: PageLimiter;
 }
 
 /**
@@ -100,19 +102,7 @@ export type PageKit = ReturnType<typeof pageKit>;
 /** Sets up the /account scope and returns the helpers its page modules share. */
 export function pageKit(app: FastifyInstance, options: AccountPagesOptions) {
   const { db, logger } = options;
-  const limiter = new SignInLimiter(options.redis, {
-    email: options.redisKeys.signInEmail,
-    client: options.redisKeys.signInClient,
-    account: options.redisKeys.signInAccount,
-  });
-  const devices = new KnownDevices(options.redis, options.redisKeys.signInDevices);
-  const limits = options.limits ?? PAGES_DEFAULTS;
-  const hashing = new HashGate({
-    concurrent: limits.hashConcurrent,
-    reservedForKnown: limits.hashReservedForKnown,
-    waiting: limits.hashWaiting,
-  });
-  const pageLimiter = new PageLimiter(options.redis, options.redisKeys.pageRequests, limits);
+  const { signInLimiter: limiter, knownDevices: devices, hashGate: hashing, pageLimiter } = options;
   const allowance = options.researchAllowance ?? DEFAULT_RESEARCH_ALLOWANCE;
   const publicOrigin = () => {
     try {

@@ -7,15 +7,9 @@ import { CATEGORIES, CATEGORY_VALUES, SOURCE_VALUES } from '../../domain/catalog
 import { WEBHOOK_EVENT_TYPES, type CriteriaInput } from '../../domain/webhooks/subscription-input.js';
 import { decodeCreatedCursor, encodeCreatedCursor, InvalidCursorError, type CreatedCursor } from '../../domain/cursor.js';
 import { subscriptionsPageOf, type SubscriptionRow } from '../../webhooks/subscription.repository.js';
-import {
-  DisabledByOperatorError,
-  SendsExhaustedError,
-  SubscriptionDisabledError,
-  SubscriptionInputError,
-  SubscriptionLimitError,
-  WebhookNotFoundError,
-  type WebhookService,
-} from '../../webhooks/webhook-service.js';
+import { SubscriptionInputError, WebhookNotFoundError, type WebhookService } from '../../webhooks/webhook-service.js';
+import { Refusal } from '../../domain/refusal.js';
+import { headersOfRefusal, statusOfRefusal } from '../api-guard/refusal.js';
 import { html, type Html } from '../../domain/html.js';
 import { hidden, notice } from './layout.js';
 import type { Session } from './session.js';
@@ -48,6 +42,16 @@ const FIELD_LABELS: Record<string, string> = {
   keywords: 'The keywords',
   events: 'The events',
 };
+
+/** What the tab says of a refusal of the webhook service: the field in the form's words, else the service's own. */
+function refusalText(refusal: Refusal, nothing: 'sent' | 'changed'): string {
+  if (refusal instanceof WebhookNotFoundError) return `Your account has no such webhook ${refusal.what}. Nothing was ${nothing}.`;
+  if (refusal instanceof SubscriptionInputError) {
+    const allowed = refusal.allowed ? ` (allowed: ${refusal.allowed.join(', ')})` : '';
+    return `Nothing was ${nothing}: ${FIELD_LABELS[refusal.field] ?? refusal.field} ${refusal.reason}${allowed}.`;
+  }
+  return `Nothing was ${nothing}. ${refusal.message}`;
+}
 
 /** The subscription's fields as a form: empty for a new one, its own for an edit (`prefix` keeps the ids of several forms apart). */
 function subscriptionFields(prefix: string, row?: SubscriptionRow): Html {
@@ -150,53 +154,34 @@ key that has the <code>webhooks:write</code> scope. ${SUBSCRIPTIONS_PER_PAGE} su
   });
 
   /**
-   * Runs a send for the page: the service's refusals (not the account's, disabled, the day's or the minute's
-   * sends spent) answer the tab with what happened and nothing sent, as the API answers them (404, 409, 429).
+   * Runs a send (a ping, a replay) or a change of a subscription for the page. The service's refusals (not the
+   * account's, disabled, over the plan's limit, the day's or the minute's sends spent, a field refused) answer the
+   * tab with what happened and nothing sent or changed, at the status and with the headers the API answers them with.
    */
-  async function send(session: Session, reply: FastifyReply, act: (service: WebhookService) => Promise<string>): Promise<FastifyReply> {
+  async function run<T>(
+    session: Session,
+    reply: FastifyReply,
+    nothing: 'sent' | 'changed',
+    act: (service: WebhookService) => Promise<T>,
+    done: (result: T) => Html,
+  ): Promise<FastifyReply> {
     const signedIn = frame(session, 'webhooks');
     const service = options.webhooks;
     if (!service) return sendPage(reply.code(503), { title: 'Webhooks', signedIn, body: notConfigured });
-    const again = async (status: number, text: string) =>
-      sendPage(reply.code(status), { title: 'Webhooks', signedIn, body: await webhooksBody(session, notice('error', text)) });
     try {
-      const done = await act(service);
-      return await redirectWith(reply, session, 'webhooks', '/account/webhooks', notice('ok', done));
+      const result = await act(service);
+      return await redirectWith(reply, session, 'webhooks', '/account/webhooks', done(result));
     } catch (error) {
-      if (error instanceof WebhookNotFoundError) return again(404, `Your account has no such webhook ${error.what}. Nothing was sent.`);
-      if (error instanceof SendsExhaustedError) {
-        reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
-        return again(429, `Nothing was sent. ${error.message}`);
-      }
-      if (error instanceof DisabledByOperatorError || error instanceof SubscriptionDisabledError)
-        return again(409, `Nothing was sent. ${error.message}`);
-      if (error instanceof SubscriptionInputError) return again(400, `Nothing was sent: ${error.message}`);
-      throw error;
+      if (!(error instanceof Refusal)) throw error;
+      reply.headers(headersOfRefusal(error));
+      const body = await webhooksBody(session, notice('error', refusalText(error, nothing)));
+      return sendPage(reply.code(statusOfRefusal(error)), { title: 'Webhooks', signedIn, body });
     }
   }
-
-  /** Runs a change of a subscription for the page: the service's refusals answer the tab with what happened and nothing changed. */
-  async function alter(session: Session, reply: FastifyReply, act: (service: WebhookService) => Promise<Html>): Promise<FastifyReply> {
-    const signedIn = frame(session, 'webhooks');
-    const service = options.webhooks;
-    if (!service) return sendPage(reply.code(503), { title: 'Webhooks', signedIn, body: notConfigured });
-    const again = async (status: number, text: string) =>
-      sendPage(reply.code(status), { title: 'Webhooks', signedIn, body: await webhooksBody(session, notice('error', text)) });
-    try {
-      const done = await act(service);
-      return await redirectWith(reply, session, 'webhooks', '/account/webhooks', done);
-    } catch (error) {
-      if (error instanceof WebhookNotFoundError) return again(404, `Your account has no such webhook ${error.what}. Nothing was changed.`);
-      if (error instanceof SubscriptionInputError)
-        return again(
-          400,
-          `Nothing was changed: ${FIELD_LABELS[error.field] ?? error.field} ${error.reason}${error.allowed ? ` (allowed: ${error.allowed.join(', ')})` : ''}.`,
-        );
-      if (error instanceof SubscriptionLimitError) return again(409, `Nothing was changed. ${error.message}`);
-      if (error instanceof DisabledByOperatorError) return again(409, `Nothing was changed. ${error.message}`);
-      throw error;
-    }
-  }
+  const send = (session: Session, reply: FastifyReply, act: (service: WebhookService) => Promise<string>) =>
+    run(session, reply, 'sent', act, (text) => notice('ok', text));
+  const alter = (session: Session, reply: FastifyReply, act: (service: WebhookService) => Promise<Html>) =>
+    run(session, reply, 'changed', act, (done) => done);
 
   const warned = (warnings: readonly string[]) => warnings.map((w) => notice('error', `Warning: ${w}`));
 

@@ -169,7 +169,7 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 ? undefined
                 : 'no forecast yet',
       });
-      return reply.type('image/svg+xml; charset=utf-8').send(svg);
+      return reply.type('image/svg+xml; charset=utf-8').send(svg.toString());
     },
   );
 

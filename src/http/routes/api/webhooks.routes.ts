@@ -9,21 +9,10 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DeliveryLogRow } from '../../../webhooks/delivery.repository.js';
 import type { SubscriptionRow } from '../../../webhooks/subscription.repository.js';
-import {
-  DisabledByOperatorError,
-  SubscriptionDisabledError,
-  IdempotencyKeyReusedError,
-  PreconditionFailedError,
-  SendsExhaustedError,
-  SubscriptionInputError,
-  SubscriptionLimitError,
-  subscriptionEtag,
-  WebhookNotFoundError,
-  type WebhookService,
-} from '../../../webhooks/webhook-service.js';
+import { IdempotencyKeyReusedError, subscriptionEtag, type WebhookService } from '../../../webhooks/webhook-service.js';
 import { registerIdempotency, type IdempotencyOptions } from '../../idempotency.js';
 import { strictJsonValidator } from '../../json-body.js';
-import { invalidParam, problem, ProblemError } from '../../problem.js';
+import { problem, ProblemError } from '../../problem.js';
 import { errorResponses, NoBody } from '../../schemas/common.js';
 import {
   WebhookCreateBody,
@@ -89,23 +78,6 @@ function deliveryDto(d: DeliveryLogRow) {
   };
 }
 
-/** The service's refusals as problems: a field named, a 404 for anything not the account's own, the limit, a stale If-Match. */
-function asProblem(error: unknown): unknown {
-  if (error instanceof SubscriptionInputError) return invalidParam(error.field, error.reason, error.allowed);
-  if (error instanceof WebhookNotFoundError) return new ProblemError(problem('notFound', `${error.message}.`));
-  if (error instanceof SubscriptionLimitError) return new ProblemError(problem('subscriptionLimit', error.message));
-  if (error instanceof IdempotencyKeyReusedError) return new ProblemError(problem('idempotencyKeyReused', error.message));
-  if (error instanceof PreconditionFailedError)
-    return new ProblemError(problem('preconditionFailed', error.message), { etag: error.currentEtag });
-  if (error instanceof DisabledByOperatorError) return new ProblemError(problem('disabledByOperator', error.message));
-  if (error instanceof SubscriptionDisabledError) return new ProblemError(problem('subscriptionDisabled', error.message));
-  if (error instanceof SendsExhaustedError)
-    return new ProblemError(problem('webhookSendsExceeded', error.message), {
-      'retry-after': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))),
-    });
-  return error;
-}
-
 /**
  * One line per write, for the account's audit trail: who (account, key), what,
  * which subscription, when. Never the secret, the URL (it may carry a token in
@@ -168,7 +140,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks?: WebhookRoutes
   app.setErrorHandler((error, request) => {
     // The key belongs to the request that made a subscription: this refusal must not take its place in Redis.
     if (error instanceof IdempotencyKeyReusedError && request.idempotencyClaim) request.idempotencyClaim.keep = false;
-    throw asProblem(error);
+    // The service's refusals are Refusals (webhook-errors.ts): errors.plugin answers each with its problem.
+    throw error;
   });
   app.addHook('onSend', async (_request, reply: FastifyReply, payload) => {
     // A create or rotate answer holds a secret: no cache anywhere may keep any of these.
