@@ -111,7 +111,7 @@ export const JOB = {
     name: JOBS.researchStep,
     payload: ResearchStepPayload,
     purpose: 'one step of a research run (its place in the run’s own chain); the run moves on when it is recorded',
-    // A run's next step LIFO, its first step at the run's fair turn (ResearchChain.start): a run in
+    // A run's next step LIFO, its first step at the run's fair turn (StepQueue.start): a run in
     // flight goes ahead of runs not yet started, so runs finish depth-first instead of every queued
     // run advancing a step at a time; and a run just submitted waits its account's turn.
     options: (d) => ({

@@ -21,7 +21,7 @@ import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.r
 import { provenanceKind } from '../domain/provenance.js';
 import { allowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
 import { chargeComparison, refundComparison } from './allowance.repository.js';
-import { InvalidIdeaError } from './chain.js';
+import { InvalidIdeaError } from './start-run.js';
 import { ResearchAllowanceSpentError } from './research-service.js';
 
 export const MIN_COMPARED = 2;

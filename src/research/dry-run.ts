@@ -13,7 +13,7 @@ import type { ProviderName } from '../providers/registry.js';
 import type { TrendsPlanName } from '../config.js';
 import { SyntheticTrendsProvider } from '../providers/synthetic/provider.js';
 import type { TrendsRequest } from '../trends/types.js';
-import { checkIdea } from './chain.js';
+import { checkIdea } from './start-run.js';
 import { RoutedTrendsGateway } from '../providers/router.js';
 import { buildStepContext } from './step-context.js';
 import { STEP_NAMES, type StepName } from './step-contract.js';
@@ -76,7 +76,7 @@ function describe(step: StepName, request: TrendsRequest): DryRunRequest {
   }
 }
 
-/** Throws InvalidIdeaError (chain.ts) when the idea or a keyword cannot be researched. */
+/** Throws InvalidIdeaError (start-run.ts) when the idea or a keyword cannot be researched. */
 export async function dryRun(input: {
   idea: string;
   hints: string[];

@@ -35,7 +35,8 @@ import {
 } from './account-runs.repository.js';
 import { refundResearchRun, researchRunsRefunded, researchRunsSpent, spendResearchRun } from './allowance.repository.js';
 import { currentTraceparent, inSpan, linkTo, tracingEnabled } from '../observability/tracing.js';
-import { checkIdea, InvalidIdeaError, startRun, type ResearchChain } from './chain.js';
+import type { StepQueue } from './step-queue.js';
+import { checkIdea, InvalidIdeaError, startRun } from './start-run.js';
 import { createRun, type RunRow } from './run.repository.js';
 
 export class ResearchAllowanceSpentError extends Error {
@@ -139,7 +140,7 @@ export interface ResearchSettings {
 export class ResearchService {
   constructor(
     private readonly db: Db,
-    private readonly chain: ResearchChain,
+    private readonly stepQueue: StepQueue,
     private readonly settings: ResearchSettings,
     private readonly now: () => Date = () => new Date(),
     /** The latest scheduled Google canary, where the process can read it (Redis); its failure is no evidence. */
@@ -240,7 +241,7 @@ export class ResearchService {
     const now = this.now();
     if ('operator' in who) {
       // An operator's run: public, not counted against any allowance, as discovery's and the demo's.
-      const run = await startRun(this.db, this.chain, {
+      const run = await startRun(this.db, this.stepQueue, {
         idea: text,
         hints: request.hints ?? [],
         provider: this.settings.provider,
@@ -305,7 +306,7 @@ export class ResearchService {
     });
     if (run === undefined) throw new ResearchAllowanceSpentError(allowanceState(limit, limit, now));
     if ('kind' in run) return run;
-    await this.chain.start(run);
+    await this.stepQueue.start(run);
     return { kind: 'run', run, madeBefore: false, replayed: false };
   }
 
@@ -371,7 +372,7 @@ export class ResearchService {
 
   /**
    * Where the run stands and when it should start and finish: from the runs
-   * ahead of it in turn (runs take turns by account: ResearchChain) and, for
+   * ahead of it in turn (runs take turns by account: StepQueue) and, for
    * live Google, the pace (a run makes about GOOGLE_REQUESTS_PER_RUN requests,
    * each route RPM a minute); for local providers, the median duration of
    * recent runs. A run that holds no turn (queued by older code) counts the
@@ -382,7 +383,7 @@ export class ResearchService {
     if (finished)
       return { position: 0, estimatedStartAt: null, estimatedFinishAt: null, basis: `the run is ${run.status}`, estimateNote: null };
     // Runs holding an earlier turn are answered by Google first, even once this one's first step has run.
-    const inTurn = await this.chain.turns.ahead(run.id);
+    const inTurn = await this.stepQueue.turns.ahead(run.id);
     const started = (run.status !== 'queued' || run.next_step > 1) && (inTurn ?? 0) === 0;
     const ahead = started ? 0 : (inTurn ?? (await countRunsAhead(this.db, run)));
     const now = this.now();

@@ -46,7 +46,7 @@ export function researchPriority(step: number, steps: number): number {
 
 /**
  * The priority of a research request of the run holding fair turn `turn`
- * (src/research/chain.ts): the accounts' runs are answered in turn, each
+ * (src/research/step-queue.ts): the accounts' runs are answered in turn, each
  * run's requests together (so runs still finish one after another), and every
  * run before the daily refresh and discovery.
  */

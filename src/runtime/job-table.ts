@@ -25,7 +25,7 @@ import { JOB } from '../queue/job-catalogue.js';
 import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
-import type { ResearchChain } from '../research/chain.js';
+import type { StepQueue } from '../research/step-queue.js';
 import type { TrendsGateway, TrendsPurpose } from '../research/trends-gateway.js';
 import type { EgressPool } from '../trends/egress-pool.js';
 import type { GoogleTrendsProvider } from '../providers/google/provider.js';
@@ -43,7 +43,7 @@ export interface PipelineParts {
   config: Config;
   logger: Logger;
   queues: Record<QueueName, Queue>;
-  chain: ResearchChain;
+  stepQueue: StepQueue;
   /** The gateway for a provider: live Google through the trends queue, the others directly. */
   trendsFor(provider: string, purpose?: TrendsPurpose): TrendsGateway;
   egress: EgressPool;
@@ -79,7 +79,7 @@ export function jobTable(p: PipelineParts): JobEntry[] {
         db: p.db,
         redis: p.redis,
         redisKeys: p.redisKeys,
-        chain: p.chain,
+        stepQueue: p.stepQueue,
         trendsFor: p.trendsFor,
         logger: p.logger,
         anchorFor: (provider) => anchorTermFor(provider, config.trends.anchor),
@@ -116,7 +116,7 @@ export function jobTable(p: PipelineParts): JobEntry[] {
       JOB.discover,
       discoverProcessor({
         db: p.db,
-        chain: p.chain,
+        stepQueue: p.stepQueue,
         trendsFor: p.trendsFor,
         provider: config.trends.provider,
         geos: config.schedules.discoveryGeos,
@@ -158,7 +158,7 @@ export function jobTable(p: PipelineParts): JobEntry[] {
         },
       }),
     ),
-    handle(JOB.sweep, sweepProcessor({ db: p.db, chain: p.chain, webhooks: p.queues.webhooks })),
+    handle(JOB.sweep, sweepProcessor({ db: p.db, stepQueue: p.stepQueue, webhooks: p.queues.webhooks })),
     handle(JOB.relay, outboxRelayProcessor({ db: p.db, webhooks: p.queues.webhooks })),
     handle(JOB.prune, pruneProcessor({ db: p.db, attemptsKeepDays: config.webhooks.attemptsKeepDays })),
     handle(

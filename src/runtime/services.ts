@@ -17,7 +17,7 @@ import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { ReadModelVersionWatcher } from '../redis/read-model-version.js';
-import { ResearchChain } from '../research/chain.js';
+import { StepQueue } from '../research/step-queue.js';
 import { ComparisonService, directSeries, type SeriesSource } from '../research/comparison-service.js';
 import { providerGateways, type GatewayFor } from '../providers/gateways.js';
 import { ResearchService, researchSettings, type ResearchSettings } from '../research/research-service.js';
@@ -59,7 +59,7 @@ export interface Services {
   readonly redisKeys: RedisKeys;
   /** The producers' queues (no worker), on a connection of their own. */
   readonly queues: Record<QueueName, Queue>;
-  readonly chain: ResearchChain;
+  readonly stepQueue: StepQueue;
   /** The routes to Google, their pace and state. */
   readonly egress: EgressPool;
   readonly quota: QuotaStore;
@@ -133,8 +133,8 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
         return opened.queues;
       });
     },
-    get chain() {
-      return once('chain', () => new ResearchChain(services.queues.research));
+    get stepQueue() {
+      return once('stepQueue', () => new StepQueue(services.queues.research));
     },
     get egress() {
       return once('egress', () => egressPoolFor(resources, config));
@@ -211,7 +211,7 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
       return once(
         'research',
         () =>
-          new ResearchService(resources.db, services.chain, services.researchSettings, undefined, async () => {
+          new ResearchService(resources.db, services.stepQueue, services.researchSettings, undefined, async () => {
             const check = await readLastCheck<GoogleCheck>(resources.redis, resources.redisKeys.trendsPool);
             if (!check) return null;
             const { verdict, detail } = checkVerdict(check);

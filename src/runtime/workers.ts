@@ -20,7 +20,7 @@ import { enqueueMany } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
 import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import { sleepWithoutAttempt } from '../queue/wait.js';
-import type { ResearchChain } from '../research/chain.js';
+import type { StepQueue } from '../research/step-queue.js';
 import { wakeTrendsWaiters } from '../research/trends-gateway.js';
 import { checkJobTable, dispatcher, type JobEntry } from './job-dispatch.js';
 import { jobTable, workerOptions } from './job-table.js';
@@ -29,7 +29,7 @@ import type { Services } from './services.js';
 
 export interface Pipeline {
   queues: Record<QueueName, Queue>;
-  chain: ResearchChain;
+  stepQueue: StepQueue;
   close(): Promise<void>;
   /** While close() runs: the queues whose worker has not closed yet and the jobs still running (for the shutdown's log). */
   closing(): { workersOpen: string[]; jobsRunning: string[]; workerConnections: Array<Record<string, unknown>> };
@@ -249,7 +249,7 @@ export async function startWorkers(services: Services, options: StartOptions = {
       config,
       logger,
       queues,
-      chain: services.chain,
+      stepQueue: services.stepQueue,
       trendsFor: services.trendsFor,
       egress,
       googleProvider: services.googleProvider,
@@ -310,7 +310,7 @@ export async function startWorkers(services: Services, options: StartOptions = {
   const closed = new Set<string>();
   return {
     queues,
-    chain: services.chain,
+    stepQueue: services.stepQueue,
     async close() {
       stopKeeping?.();
       // Stop taking jobs and let active ones finish (BullMQ waits for them).

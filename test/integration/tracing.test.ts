@@ -280,7 +280,7 @@ describe('traces of a research run (OTLP/HTTP on loopback)', () => {
       await (await pipeline.queues.webhooks.getJob(jobIdOf(JOB.webhookDeliver, deliveryPayload({ id: delivery.id }))!))?.remove();
       const swept = await sweepProcessor({
         db: t.database.db,
-        chain: pipeline.chain,
+        stepQueue: pipeline.stepQueue,
         webhooks: pipeline.queues.webhooks,
         quietMs: 30_000,
       })();

@@ -22,7 +22,7 @@ import { QueuedTrendsGateway, redisTrendsWaiters, TRENDS_PRIORITY, WaitingForTre
 import { JOB } from '../../src/queue/job-catalogue.js';
 import { jobIdOf } from '../../src/queue/enqueue.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
-import { ResearchChain } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
 import { ResearchService } from '../../src/research/research-service.js';
 import { createRun } from '../../src/research/run.repository.js';
 
@@ -175,7 +175,7 @@ describe('a trends job waiting out a cooldown longer than its lock', () => {
       gateway.fetch({ kind: 'autocomplete', term: 'lasagna' }, { waiter: { queue: JOB.researchStep.queue, jobId: step.id! } }),
     ).rejects.toBeInstanceOf(WaitingForTrendsError);
     // Cancelled while its request waits out the route's cooldown.
-    const service = new ResearchService(database.db, new ResearchChain(pipeline.queues.research), {
+    const service = new ResearchService(database.db, new StepQueue(pipeline.queues.research), {
       provider: 'google',
       defaultGeo: '',
       allowance: { free: 3, starter: 20, pro: 100, enterprise: 500 },

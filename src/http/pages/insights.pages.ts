@@ -23,7 +23,7 @@ import { renderReportHtml } from '../../domain/reports/report-html.js';
 import { renderReportMarkdown } from '../../domain/reports/report-markdown.js';
 import { findInsight, type InsightListRow, type InsightRow } from '../../insights/insight.repository.js';
 import { latestTrendPointsOf } from '../../insights/trend-point.repository.js';
-import { InvalidIdeaError } from '../../research/chain.js';
+import { InvalidIdeaError } from '../../research/start-run.js';
 import { MAX_COMPARED, MIN_COMPARED, NotResearchedError, type Comparison } from '../../research/comparison-service.js';
 import { ResearchAllowanceSpentError } from '../../research/research-service.js';
 import { TrendsFailedError } from '../../research/trends-gateway.js';

@@ -12,7 +12,7 @@ import { isId } from '../../domain/ids.js';
 import { publicRunAdvice, publicRunError, publicWaitingReason } from '../../domain/public-error.js';
 import { verdictOf } from '../../domain/research/verdict.js';
 import { describeDiscovery } from '../../domain/trends/discovery.js';
-import { InvalidIdeaError } from '../../research/chain.js';
+import { InvalidIdeaError } from '../../research/start-run.js';
 import { NotAnswerableError, ResearchAllowanceSpentError } from '../../research/research-service.js';
 import { html, type Html } from '../../domain/html.js';
 import { hidden, notice } from './layout.js';

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
 import { allowanceRefusal } from '../../../api-access/allowance.js';
-import { InvalidIdeaError } from '../../../research/chain.js';
+import { InvalidIdeaError } from '../../../research/start-run.js';
 import { NotResearchedError, type ComparisonService } from '../../../research/comparison-service.js';
 import { ResearchAllowanceSpentError } from '../../../research/research-service.js';
 import { TrendsFailedError } from '../../../research/trends-gateway.js';
