@@ -25,7 +25,7 @@ import { redisKeys } from '../src/redis/keys.js';
 import { StepQueue } from '../src/research/step-queue.js';
 import { ResearchService } from '../src/research/research-service.js';
 import type { RunRow } from '../src/research/run.repository.js';
-import { researchPriority, researchTurnPriority } from '../src/research/trends-gateway.js';
+import { researchPriority, researchTurnPriority } from '../src/research/queued-gateway.js';
 import { STEP_COUNT } from '../src/research/step-contract.js';
 import { createBenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';

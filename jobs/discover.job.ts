@@ -17,13 +17,8 @@ import { startRun } from '../src/research/start-run.js';
 import { insightExistsForIdeaKey } from '../src/insights/insight.repository.js';
 import { countRunsStartedToday, liveRunExistsForIdeaKey } from '../src/research/run.repository.js';
 import { kindOfProviders } from '../src/providers/registry.js';
-import {
-  sleepFor,
-  TrendsFailedError,
-  WaitingForTrendsError,
-  type TrendsGateway,
-  type TrendsPurpose,
-} from '../src/research/trends-gateway.js';
+import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../src/providers/gateway.js';
+import { sleepFor } from '../src/research/queued-gateway.js';
 
 export interface DiscoverDeps {
   db: Db;

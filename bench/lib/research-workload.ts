@@ -11,7 +11,7 @@ import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.
 import { buildStepContext } from '../../src/research/step-context.js';
 import type { StepName } from '../../src/research/step-contract.js';
 import { STEPS } from '../../src/research/steps.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 
 const provider = new SyntheticTrendsProvider();
 const gateway = new RoutedTrendsGateway(['synthetic'], () => new DirectTrendsGateway(provider));

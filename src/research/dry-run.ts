@@ -18,7 +18,7 @@ import { RoutedTrendsGateway } from '../providers/router.js';
 import { buildStepContext } from './step-context.js';
 import { STEP_NAMES, type StepName } from './step-contract.js';
 import { STEPS } from './steps.js';
-import { DirectTrendsGateway } from './trends-gateway.js';
+import { DirectTrendsGateway } from '../providers/gateway.js';
 
 export interface DryRunRequest {
   /** The step that asks it (a later step may be answered by the same request: the gateway deduplicates). */

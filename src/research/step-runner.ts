@@ -36,14 +36,8 @@ import { failRun, succeedRun } from './run-outcome.js';
 import { trendsScopeOf } from './trends-scope.js';
 import { failureTag } from '../domain/public-error.js';
 import { RESEARCH_CHAINS } from './steps.js';
-import {
-  researchPriority,
-  researchTurnPriority,
-  sleepFor,
-  TrendsFailedError,
-  WaitingForTrendsError,
-  type TrendsGateway,
-} from './trends-gateway.js';
+import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../providers/gateway.js';
+import { researchPriority, researchTurnPriority, sleepFor } from './queued-gateway.js';
 
 export interface ResearchStepDeps {
   db: Db;

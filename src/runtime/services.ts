@@ -19,16 +19,10 @@ import type { RedisKeys } from '../redis/keys.js';
 import { ReadModelVersionWatcher } from '../redis/read-model-version.js';
 import { StepQueue } from '../research/step-queue.js';
 import { ComparisonService, directSeries, type SeriesSource } from '../research/comparison-service.js';
-import { providerGateways, type GatewayFor } from '../providers/gateways.js';
+import { providerGateways, type GatewayFor } from '../providers/gateway-factory.js';
 import { ResearchService, researchSettings, type ResearchSettings } from '../research/research-service.js';
-import {
-  askWithoutWaiting,
-  QueuedTrendsGateway,
-  redisTrendsWaiters,
-  TRENDS_PRIORITY,
-  type TrendsGateway,
-  type TrendsPurpose,
-} from '../research/trends-gateway.js';
+import { TRENDS_PRIORITY, type TrendsGateway, type TrendsPurpose } from '../providers/gateway.js';
+import { askWithoutWaiting, QueuedTrendsGateway, redisTrendsWaiters } from '../research/queued-gateway.js';
 import { readLastCheck, type EgressPool } from '../trends/egress-pool.js';
 import { checkVerdict, type GoogleCheck } from '../providers/google/check.js';
 import { SecretBox } from '../webhooks/secret-box.js';

@@ -21,7 +21,7 @@ import { JOB } from '../queue/job-catalogue.js';
 import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import { sleepWithoutAttempt } from '../queue/wait.js';
 import type { StepQueue } from '../research/step-queue.js';
-import { wakeTrendsWaiters } from '../research/trends-gateway.js';
+import { wakeTrendsWaiters } from '../research/queued-gateway.js';
 import { checkJobTable, dispatcher, type JobEntry } from './job-dispatch.js';
 import { jobTable, workerOptions } from './job-table.js';
 import { keepSchedulers, SCHEDULER_KEEPALIVE_MS } from './schedules.js';
@@ -97,7 +97,7 @@ export function traceJobs(queue: QueueName, processor: Processor): Processor {
         ? { kind: SpanKind.CONSUMER, root: true, links: linkTo(carried), attributes }
         : { kind: SpanKind.CONSUMER, parent: contextFrom(carried), attributes },
       async () => {
-        // The shared job's trace, in its own log: every run its answer serves links to it (trends-gateway.ts).
+        // The shared job's trace, in its own log: every run its answer serves links to it (research/queued-gateway.ts).
         if (shared) await recordJobTrace(job);
         return processor(job, token);
       },

@@ -9,7 +9,7 @@ import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { StepQueue } from '../../src/research/step-queue.js';
 import { findRun, stepsOf } from '../../src/research/run.repository.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import type { TrendsProvider } from '../../src/trends/types.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import { until } from '../support/pipeline.js';

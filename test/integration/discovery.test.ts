@@ -9,7 +9,7 @@ import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { StepQueue } from '../../src/research/step-queue.js';
 import { startRun } from '../../src/research/start-run.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import { startGoogleOnLoopback } from '../../scripts/lib/google-on-loopback/index.js';
 import { forgetGoogleCookies } from '../../src/providers/google/client.js';

@@ -21,7 +21,7 @@ import { MODIFIER_FAMILY_NAMES } from '../../src/domain/research/modifier-eviden
 import { createRedis } from '../../src/redis/connection.js';
 import { StepQueue } from '../../src/research/step-queue.js';
 import { startRun } from '../../src/research/start-run.js';
-import { TRENDS_PRIORITY } from '../../src/research/trends-gateway.js';
+import { TRENDS_PRIORITY } from '../../src/providers/gateway.js';
 import { routesFrom } from '../../src/trends/egress.js';
 import { startDataForSeoOnLoopback } from '../../scripts/lib/dataforseo-on-loopback.js';
 import { EgressPool } from '../../src/trends/egress-pool.js';

@@ -19,7 +19,7 @@ import { normalizeIdea } from '../../src/domain/research/idea.js';
 import { StepQueue } from '../../src/research/step-queue.js';
 import { InvalidIdeaError, startRun } from '../../src/research/start-run.js';
 import { ComparisonService, directSeries } from '../../src/research/comparison-service.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import type { TrendsRequest } from '../../src/trends/types.js';
 import type { Pipeline } from '../../src/runtime/workers.js';

@@ -13,7 +13,7 @@ import { createRun, findRun, stepsOf, type RunRow } from '../../src/research/run
 import { stepChains, type StepChains, type StepContext, type StepDefinition, type StepName } from '../../src/research/step-contract.js';
 import { RunGoneError, StepRunner, type ResearchStepDeps } from '../../src/research/step-runner.js';
 import { RESEARCH_CHAINS, STEPS } from '../../src/research/steps.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';

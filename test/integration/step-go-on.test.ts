@@ -14,7 +14,7 @@ import { createRun, findRun, stepsOf } from '../../src/research/run.repository.j
 import { stepChains, type StepChains, type StepDefinition } from '../../src/research/step-contract.js';
 import { StepRunner, type ResearchStepDeps } from '../../src/research/step-runner.js';
 import { RESEARCH_CHAINS, STEPS } from '../../src/research/steps.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
 

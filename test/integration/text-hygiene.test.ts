@@ -12,7 +12,7 @@ import { replaceTrendPoints } from '../../src/insights/trend-point.repository.js
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { StepQueue } from '../../src/research/step-queue.js';
-import type { TrendsGateway } from '../../src/research/trends-gateway.js';
+import type { TrendsGateway } from '../../src/providers/gateway.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { runCli } from '../support/cli.js';
 import { dimensionsWith } from '../support/fixtures.js';

@@ -20,7 +20,7 @@ import { inSpan, startTracing, type Tracing } from '../../src/observability/trac
 import { enqueue, jobIdOf } from '../../src/queue/enqueue.js';
 import { deliveryPayload, JOB } from '../../src/queue/job-catalogue.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
-import { QueuedTrendsGateway } from '../../src/research/trends-gateway.js';
+import { QueuedTrendsGateway } from '../../src/research/queued-gateway.js';
 import { traceJobs, type Pipeline } from '../../src/runtime/workers.js';
 import type { TrendsResponse } from '../../src/trends/types.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';

@@ -5,7 +5,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { providerGateways } from '../../src/providers/gateways.js';
+import { providerGateways } from '../../src/providers/gateway-factory.js';
 import type { ExploreAnswer, TrendsResponse } from '../../src/domain/trends/answers.js';
 import { startDataForSeoOnLoopback } from '../../scripts/lib/dataforseo-on-loopback.js';
 import { StepQueue } from '../../src/research/step-queue.js';

@@ -16,7 +16,7 @@ import { buildServices, type ServiceOverrides } from '../../src/runtime/services
 import type { Mailer } from '../../src/mail/mailer.js';
 import type { ResearchSettings } from '../../src/research/research-service.js';
 import { directSeries } from '../../src/research/comparison-service.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import type { ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
 import { createTestDatabase, type TestDatabase } from './database.js';

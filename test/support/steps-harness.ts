@@ -7,7 +7,7 @@ import { STEPS } from '../../src/research/steps.js';
 import type { StepContext, StepDefinition, StepName, StepOutput, StepOutputs } from '../../src/research/step-contract.js';
 import { buildStepContext } from '../../src/research/step-context.js';
 import type { TrendsPlan } from '../../src/research/trends-plan.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import type { TrendsRequest, TrendsResponse } from '../../src/trends/types.js';
 import { RoutedTrendsGateway } from '../../src/providers/router.js';
 import type { ProviderName, Registry } from '../../src/providers/registry.js';

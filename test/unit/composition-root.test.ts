@@ -46,7 +46,7 @@ const OWN_FILE: Record<(typeof SERVICES)[number], string> = {
   StepQueue: 'research/step-queue.ts',
   EgressPool: 'trends/egress-pool.ts',
   SubscriptionIndexCache: 'webhooks/subscription-index.cache.ts',
-  QueuedTrendsGateway: 'research/trends-gateway.ts',
+  QueuedTrendsGateway: 'research/queued-gateway.ts',
   SecretBox: 'webhooks/secret-box.ts',
   DeliveryGate: 'webhooks/delivery-gate.ts',
   GoogleTrendsProvider: 'providers/google/provider.ts',

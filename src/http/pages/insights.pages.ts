@@ -26,7 +26,7 @@ import { latestTrendPointsOf } from '../../insights/trend-point.repository.js';
 import { InvalidIdeaError } from '../../research/start-run.js';
 import { MAX_COMPARED, MIN_COMPARED, NotResearchedError, type Comparison } from '../../research/comparison-service.js';
 import { ResearchAllowanceSpentError } from '../../research/research-service.js';
-import { TrendsFailedError } from '../../research/trends-gateway.js';
+import { TrendsFailedError } from '../../providers/gateway.js';
 import { CONTENT_TYPES, REPORT_CSP } from '../routes/api/insight-exports.js';
 import { toInsightDto, toInsightSummaryDto } from '../../views/insight.view.js';
 import { decodeListCursor, listInsightPage } from '../../views/insight-list.view.js';
