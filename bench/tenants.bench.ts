@@ -79,7 +79,7 @@ async function measure(mode: 'fair' | 'fifo'): Promise<Measured> {
     defaultGeo: '',
     allowance: { free: 3, starter: 20, pro: 100, enterprise: 500 },
     reuseDays: 0,
-    google: { requestsPerMinute: 10, routes: 1, plan: 'batched' },
+    google: { requestsPerMinute: 10, routes: 1, requestPlan: 'batched' },
   });
   const enterprise = await createAccount(db, `bench enterprise ${mode}`, 'enterprise');
   const free = await createAccount(db, `bench free ${mode}`, 'free');

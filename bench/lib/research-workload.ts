@@ -30,7 +30,7 @@ export async function runResearchStep(runId: string, idea: string, position: num
     output: (name: StepName) => outputs[name],
     missing: (name) => `step ${definition.name} needs the output of step ${name}, which is not recorded`,
     fetch: (request) => gateway.fetch(request),
-    plan: 'batched',
+    requestPlan: 'batched',
     geo: '',
     language: 'en',
     anchor,

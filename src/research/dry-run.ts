@@ -111,7 +111,7 @@ export async function dryRun(input: {
     output: (name) => outputs.get(name),
     missing: (name) => `${name} has not run`,
     fetch: (request) => routed.fetch(request),
-    plan: input.plan,
+    requestPlan: input.plan,
     geo: input.geo,
     anchor: input.anchor,
     findExistingInsight: async () => undefined,

@@ -132,7 +132,7 @@ export interface ResearchSettings {
   allowance: ResearchAllowance;
   reuseDays: number;
   /** Google's pace: requests a minute per route (0: unpaced), the number of routes, and the request plan. */
-  google: { requestsPerMinute: number; routes: number; plan: TrendsPlanName };
+  google: { requestsPerMinute: number; routes: number; requestPlan: TrendsPlanName };
   /** When replay answers the series: what it has recordings of. A submission outside them is refused at once. */
   replay?: ReplayCoverage;
 }
@@ -392,7 +392,7 @@ export class ResearchService {
     let basis: string;
     // Google's pace bounds a run whose series come from it; a run on other providers takes what recent runs took.
     if (answeringProvider(providersOf(run.provider), 'series') === 'google' && google.requestsPerMinute > 0) {
-      const requests = GOOGLE_REQUESTS_PER_RUN[google.plan];
+      const requests = GOOGLE_REQUESTS_PER_RUN[google.requestPlan];
       perRunMs = (requests / (google.requestsPerMinute * Math.max(1, google.routes))) * 60_000;
       basis = `${requests} Google requests a run at ${google.requestsPerMinute} a minute on ${google.routes} route${google.routes === 1 ? '' : 's'}, ${ahead} run${ahead === 1 ? '' : 's'} ahead in turn`;
     } else {
@@ -472,7 +472,7 @@ export function researchSettings(config: Config, replay?: ReplayCoverage): Resea
     google: {
       requestsPerMinute: config.trends.requestsPerMinute,
       routes: Math.max(1, config.trends.proxyUrls.length),
-      plan: config.trends.requestPlan,
+      requestPlan: config.trends.requestPlan,
     },
     ...(replay ? { replay } : {}),
   };

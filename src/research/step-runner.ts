@@ -51,7 +51,7 @@ export interface ResearchStepDeps {
   anchorFor(provider: string): string;
   geo: string;
   /** How runs ask Google Trends (TRENDS_REQUEST_PLAN): batched by default, single for the baseline. */
-  plan?: TrendsPlanName;
+  requestPlan?: TrendsPlanName;
   /** How long a step waiting for Google Trends sleeps before looking again. */
   waitRetryMs?: number;
   /** Tells webhook matching about a committed outbox event at once (the relay is the safety net). */
@@ -349,7 +349,7 @@ export class StepRunner {
             waiter: { queue: JOB.researchStep.queue, jobId: jobIdOf(JOB.researchStep, { runId, step })! },
           }),
         ),
-      plan: deps.plan ?? 'batched',
+      requestPlan: deps.requestPlan ?? 'batched',
       geo,
       // Search volume is asked in the run's language (two letters: "en-GB" asks "en").
       language: (facts.language ?? 'en').slice(0, 2).toLowerCase(),

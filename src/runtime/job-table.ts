@@ -84,7 +84,7 @@ export function jobTable(p: PipelineParts): JobEntry[] {
         logger: p.logger,
         anchorFor: (provider) => anchorTermFor(provider, config.trends.anchor),
         geo: config.trends.geo,
-        plan: config.trends.requestPlan,
+        requestPlan: config.trends.requestPlan,
         announce: p.announce,
         goOnForMs: config.worker.researchGoOnMs,
       }),

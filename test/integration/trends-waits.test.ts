@@ -181,7 +181,7 @@ describe('a trends job waiting out a cooldown longer than its lock', () => {
       defaultGeo: '',
       allowance: { free: 3, starter: 20, pro: 100, enterprise: 500 },
       reuseDays: 7,
-      google: { requestsPerMinute: 0, routes: 1, plan: 'batched' },
+      google: { requestsPerMinute: 0, routes: 1, requestPlan: 'batched' },
     });
     expect((await service.cancel(accountId, run.id))?.status).toBe('cancelled');
     const trendsJobId = jobIdOf(JOB.trendsFetch, { request: { kind: 'autocomplete', term: 'lasagna' }, provider: 'google' }, new Date())!;

@@ -190,7 +190,7 @@ export const TEST_RESEARCH: ResearchSettings = {
   defaultGeo: '',
   allowance: { free: 3, starter: 20, pro: 100, enterprise: 500 },
   reuseDays: 7,
-  google: { requestsPerMinute: 10, routes: 1, plan: 'batched' },
+  google: { requestsPerMinute: 10, routes: 1, requestPlan: 'batched' },
 };
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
