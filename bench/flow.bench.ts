@@ -15,7 +15,8 @@ import { Queue, Worker } from 'bullmq';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createRedis, waitForRedis } from '../src/redis/connection.js';
-import { ResearchChain, startRun } from '../src/research/chain.js';
+import { StepQueue } from '../src/research/step-queue.js';
+import { startRun } from '../src/research/start-run.js';
 import { createRun } from '../src/research/run.repository.js';
 import { StepRecorder } from '../src/research/step-recorder.js';
 import { startTestWorkers } from '../test/support/services.js';
@@ -128,11 +129,11 @@ async function ours(prefix: string, database: BenchDatabase) {
   });
   const resources = benchResources(database, redis, REDIS_URL, prefix);
   const pipeline = await startTestWorkers(resources, config, pino({ level: 'silent' }));
-  const chain = new ResearchChain(pipeline.queues.research);
+  const stepQueue = new StepQueue(pipeline.queues.research);
   const t0 = Date.now();
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < RUNS; i += 1) {
-    await startRun(db, chain, { idea: `Benchmark idea ${i} for remote teams`, hints: [], provider: 'synthetic', source: 'synthetic' });
+    await startRun(db, stepQueue, { idea: `Benchmark idea ${i} for remote teams`, hints: [], provider: 'synthetic', source: 'synthetic' });
   }
   for (;;) {
     const { n } = await db

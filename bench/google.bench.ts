@@ -29,7 +29,8 @@ import { assessMomentum } from '../src/domain/scoring/momentum.js';
 import { JOBS, QUEUES } from '../src/queue/queue-names.js';
 import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
-import { ResearchChain, startRun } from '../src/research/chain.js';
+import { StepQueue } from '../src/research/step-queue.js';
+import { startRun } from '../src/research/start-run.js';
 import { routesFrom } from '../src/providers/google/egress/routes.js';
 import { GoogleTrendsProvider, timeRange } from '../src/providers/google/provider.js';
 import { upsertInsight } from '../src/insights/insight.repository.js';
@@ -155,9 +156,9 @@ async function research(google: GoogleOnLoopback, plan: 'single' | 'batched' | '
   google.google.setLimits({ requestsPerMinute: 0, embedMinGapMs: 0 });
   const p = await phase(`research_${plan}`, google, { TRENDS_REQUEST_PLAN: plan, TRENDS_PROXY_URLS: google.proxies[0]!.url });
   try {
-    const chain = new ResearchChain(p.queue(QUEUES.research));
+    const stepQueue = new StepQueue(p.queue(QUEUES.research));
     const started = Date.now();
-    for (const idea of ideas) await startRun(p.db.db, chain, { idea, hints: [], provider: 'google', source: 'research' });
+    for (const idea of ideas) await startRun(p.db.db, stepQueue, { idea, hints: [], provider: 'google', source: 'research' });
     const runs = await waitFor(
       () => p.db.db.selectFrom('research_runs').select(['status', 'error']).execute(),
       (rows) => rows.every((r) => r.status === 'succeeded' || r.status === 'failed'),
@@ -388,10 +389,10 @@ async function underLimits(
     TRENDS_WAIT_MS: '1000',
   });
   try {
-    const chain = new ResearchChain(p.queue(QUEUES.research));
+    const stepQueue = new StepQueue(p.queue(QUEUES.research));
     const hourMs = 60 * MINUTE_MS;
     // More than a route can do in an hour at Google's budget (12 × 60 / 16 requests a run ≈ 45).
-    for (const idea of limitIdeas(80)) await startRun(p.db.db, chain, { idea, hints: [], provider: 'google', source: 'research' });
+    for (const idea of limitIdeas(80)) await startRun(p.db.db, stepQueue, { idea, hints: [], provider: 'google', source: 'research' });
     const started = Date.now();
     await sleep(hourMs);
     const runs = await p.db.db.selectFrom('research_runs').select(['status', 'finished_at']).execute();

@@ -15,7 +15,8 @@ import { ServiceProcess } from '../scripts/lib/service-process.js';
 import { QUEUES } from '../src/queue/queue-names.js';
 import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
-import { ResearchChain, startRun } from '../src/research/chain.js';
+import { StepQueue } from '../src/research/step-queue.js';
+import { startRun } from '../src/research/start-run.js';
 import { enqueue } from '../src/queue/enqueue.js';
 import { JOB } from '../src/queue/job-catalogue.js';
 import { createBenchDatabase } from './lib/database.js';
@@ -69,9 +70,9 @@ async function measure(config: (typeof CONFIGS)[number], google: GoogleOnLoopbac
     await worker.ready;
     google.google.resetCounts();
     const fakeFrom = fake.requests.length;
-    const chain = new ResearchChain(research);
+    const stepQueue = new StepQueue(research);
     const started = Date.now();
-    for (const idea of ideas) await startRun(db.db, chain, { idea, hints: [], provider: config.replace(',', '+'), source: 'research' });
+    for (const idea of ideas) await startRun(db.db, stepQueue, { idea, hints: [], provider: config.replace(',', '+'), source: 'research' });
     const runs = await waitFor(
       () => db.db.selectFrom('research_runs').select(['status', 'error']).execute(),
       (rows) => rows.every((r) => r.status === 'succeeded' || r.status === 'failed'),

@@ -13,7 +13,8 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/connection.js';
 import { createRedis, waitForRedis, type Redis } from '../src/redis/connection.js';
-import { ResearchChain, startRun } from '../src/research/chain.js';
+import { StepQueue } from '../src/research/step-queue.js';
+import { startRun } from '../src/research/start-run.js';
 import { SecretBox } from '../src/webhooks/secret-box.js';
 import { createSubscription } from '../src/webhooks/subscription.repository.js';
 import { startTestWorkers } from '../test/support/services.js';
@@ -114,11 +115,11 @@ for (let i = 0; i < SUBSCRIPTIONS; i += 1)
   });
 const resources = benchResources(database, redis, REDIS_URL, prefix);
 const pipeline = await startTestWorkers(resources, config, pino({ level: 'silent' }));
-const chain = new ResearchChain(pipeline.queues.research);
+const stepQueue = new StepQueue(pipeline.queues.research);
 const t0 = Date.now();
 // Distinct ideas: a run of an idea researched before would update its insight, not add one.
 for (let i = 0; i < RUNS; i += 1)
-  await startRun(db, chain, {
+  await startRun(db, stepQueue, {
     idea: `Storage benchmark idea ${i} for remote teams`,
     hints: [],
     provider: 'synthetic',

@@ -1,6 +1,6 @@
 // npm run bench:tenants — one account's backlog against another account's run (issue 48).
 // An Enterprise account submits 100 research runs, then a Free account submits one; twice in the
-// same run, on fresh queues: with today's fair turns (ResearchChain.start) and with the FIFO first
+// same run, on fresh queues: with today's fair turns (StepQueue.start) and with the FIFO first
 // step of before (the baseline: step 1 added without a turn, as the code of 2026-11-27 did).
 //
 // What is measured, on loopback Postgres and Redis, with real BullMQ queues and workers:
@@ -22,10 +22,10 @@ import { JOB } from '../src/queue/job-catalogue.js';
 import { QUEUES } from '../src/queue/queue-names.js';
 import { createRedis, waitForRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/redis/keys.js';
-import { ResearchChain } from '../src/research/chain.js';
+import { StepQueue } from '../src/research/step-queue.js';
 import { ResearchService } from '../src/research/research-service.js';
 import type { RunRow } from '../src/research/run.repository.js';
-import { researchPriority, researchTurnPriority } from '../src/research/trends-gateway.js';
+import { researchPriority, researchTurnPriority } from '../src/research/queued-gateway.js';
 import { STEP_COUNT } from '../src/research/step-contract.js';
 import { createBenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';
@@ -51,8 +51,8 @@ const connect = () => {
   return c;
 };
 
-/** Today's chain, or (fifo) the first step of before: added without a turn, first come first served. */
-class FifoChain extends ResearchChain {
+/** Today's step queue, or (fifo) the first step of before: added without a turn, first come first served. */
+class FifoStepQueue extends StepQueue {
   override async start(run: Pick<RunRow, 'id' | 'account_id'>): Promise<void> {
     await ensureEnqueued(this.queue, JOB.researchStep, { runId: run.id, step: 1 });
   }
@@ -72,14 +72,14 @@ async function measure(mode: 'fair' | 'fifo'): Promise<Measured> {
   const keys = redisKeys(prefix);
   const research = new Queue(QUEUES.research, { connection: connect(), prefix: keys.queuePrefix(QUEUES.research) });
   const trends = new Queue(QUEUES.trends, { connection: connect(), prefix: keys.queuePrefix(QUEUES.trends) });
-  const chain = mode === 'fair' ? new ResearchChain(research) : new FifoChain(research);
+  const stepQueue = mode === 'fair' ? new StepQueue(research) : new FifoStepQueue(research);
   // The pace the API's estimate is computed from: the default configuration (10 requests a minute, one route).
-  const service = new ResearchService(db, chain, {
+  const service = new ResearchService(db, stepQueue, {
     provider: 'google',
     defaultGeo: '',
     allowance: { free: 3, starter: 20, pro: 100, enterprise: 500 },
     reuseDays: 0,
-    google: { requestsPerMinute: 10, routes: 1, plan: 'batched' },
+    google: { requestsPerMinute: 10, routes: 1, requestPlan: 'batched' },
   });
   const enterprise = await createAccount(db, `bench enterprise ${mode}`, 'enterprise');
   const free = await createAccount(db, `bench free ${mode}`, 'free');

@@ -12,21 +12,17 @@ import { discoveryEvidence, roadOf } from '../src/domain/trends/discovery.js';
 import type { TrendingRoad } from '../src/domain/trends/answers.js';
 import { trendingReads } from '../src/observability/metrics.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';
-import { startRun, type ResearchChain } from '../src/research/chain.js';
+import type { StepQueue } from '../src/research/step-queue.js';
+import { startRun } from '../src/research/start-run.js';
 import { insightExistsForIdeaKey } from '../src/insights/insight.repository.js';
 import { countRunsStartedToday, liveRunExistsForIdeaKey } from '../src/research/run.repository.js';
 import { kindOfProviders } from '../src/providers/registry.js';
-import {
-  sleepFor,
-  TrendsFailedError,
-  WaitingForTrendsError,
-  type TrendsGateway,
-  type TrendsPurpose,
-} from '../src/research/trends-gateway.js';
+import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../src/providers/gateway.js';
+import { sleepFor } from '../src/research/queued-gateway.js';
 
 export interface DiscoverDeps {
   db: Db;
-  chain: ResearchChain;
+  stepQueue: StepQueue;
   trendsFor(provider: string, purpose?: TrendsPurpose): TrendsGateway;
   provider: string;
   geos: readonly string[];
@@ -73,7 +69,7 @@ export function discoverProcessor(deps: DiscoverDeps) {
           skipped.push(item.query);
           continue;
         }
-        await startRun(deps.db, deps.chain, {
+        await startRun(deps.db, deps.stepQueue, {
           idea: item.query,
           hints: [],
           provider: deps.provider,

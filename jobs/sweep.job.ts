@@ -10,13 +10,13 @@ import type { Db } from '../src/db/connection.js';
 import { inTraceOf, tracingEnabled } from '../src/observability/tracing.js';
 import { ensureEnqueued } from '../src/queue/enqueue.js';
 import { deliveryPayload, JOB } from '../src/queue/job-catalogue.js';
-import { resumeStep, runOwner, type ResearchChain } from '../src/research/chain.js';
+import { resumeStep, runOwner, type StepQueue } from '../src/research/step-queue.js';
 import { quietUnfinishedRuns, unfinishedRunIds } from '../src/research/run.repository.js';
 import { quietPendingDeliveries, runTracesOfDeliveries } from '../src/webhooks/delivery.repository.js';
 
 export interface SweepDeps {
   db: Db;
-  chain: ResearchChain;
+  stepQueue: StepQueue;
   webhooks: Queue;
   /** Work untouched for this long is checked. */
   quietMs?: number;
@@ -28,14 +28,14 @@ export function sweepProcessor(deps: SweepDeps) {
     const runs = await quietUnfinishedRuns(deps.db, quietMs);
     let resumed = 0;
     for (const run of runs) {
-      await deps.chain.enqueueStep(run.id, resumeStep(run), runOwner(run));
+      await deps.stepQueue.enqueueStep(run.id, resumeStep(run), runOwner(run));
       resumed += 1;
     }
     // Turns of runs that ended without giving theirs back (a crash, a cancel): the first ones hold
     // the others' turns back, so they are the ones checked.
-    const first = await deps.chain.turns.first(100);
+    const first = await deps.stepQueue.turns.first(100);
     const live = new Set(await unfinishedRunIds(deps.db, first));
-    await deps.chain.turns.leave(...first.filter((id) => !live.has(id)));
+    await deps.stepQueue.turns.leave(...first.filter((id) => !live.has(id)));
     const deliveries = await quietPendingDeliveries(deps.db, quietMs);
     let revivedDeliveries = 0;
     // A job made again here is made in its run's trace: the job that carried the trace is what was lost.

@@ -68,7 +68,7 @@ try {
   }
 
   // A fresh machine shows what a researched insight looks like: a few runs of the real pipeline in a simulated world.
-  const demoRuns = await startDemoResearch(resources.db, services.chain);
+  const demoRuns = await startDemoResearch(resources.db, services.stepQueue);
   if (demoRuns.length > 0) logger.info({ runs: demoRuns }, 'started the demo research runs (simulated world, source synthetic)');
 
   web = await startWebServer(services);

@@ -11,7 +11,7 @@ import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.
 import { buildStepContext } from '../../src/research/step-context.js';
 import type { StepName } from '../../src/research/step-contract.js';
 import { STEPS } from '../../src/research/steps.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 
 const provider = new SyntheticTrendsProvider();
 const gateway = new RoutedTrendsGateway(['synthetic'], () => new DirectTrendsGateway(provider));
@@ -30,7 +30,7 @@ export async function runResearchStep(runId: string, idea: string, position: num
     output: (name: StepName) => outputs[name],
     missing: (name) => `step ${definition.name} needs the output of step ${name}, which is not recorded`,
     fetch: (request) => gateway.fetch(request),
-    plan: 'batched',
+    requestPlan: 'batched',
     geo: '',
     language: 'en',
     anchor,

@@ -20,7 +20,8 @@ import { NO_ENV_FILE } from '../../src/config.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/redis/keys.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import { freePort } from '../lib/free-port.js';
 import { bagOf } from './cluster-faults.js';
 import { startDeployment, type TopologyName } from './deployments.js';
@@ -259,7 +260,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       await Promise.all([researchQueue.close(), ingestQueue.close()]).catch(() => {});
       queueConnection.disconnect();
     });
-    const chain = new ResearchChain(researchQueue);
+    const stepQueue = new StepQueue(researchQueue);
 
     const soakStart = Date.now();
     const elapsedInSoak = () => Date.now() - soakStart;
@@ -295,7 +296,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const submitter = researchSubmitter(webs, researcher.key, options.seed, seededRandom(options.seed ^ 0x7e5));
     const fence = startFenceProbes(webs, receiver, [keys.pro, keys.enterprise], seededRandom(options.seed ^ 0xfe5ce));
     const startAsOperator = async (idea: string) => {
-      if (options.topology === 'single') await startRun(adminDb, chain, { idea, hints: [], provider: 'synthetic', source: 'synthetic' });
+      if (options.topology === 'single')
+        await startRun(adminDb, stepQueue, { idea, hints: [], provider: 'synthetic', source: 'synthetic' });
       else await cli(env, ['research', idea, '--json']);
     };
     let submitted = 0;

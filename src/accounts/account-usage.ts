@@ -2,7 +2,7 @@
 // usage` report it: today from the live counter in Redis (exact), the days
 // before from Postgres (as of the web processes' last write).
 import type { Db } from '../db/connection.js';
-import { utcDay } from '../domain/quota.js';
+import { utcDay } from '../domain/utc-day.js';
 import type { QuotaStore } from './quota.store.js';
 import { usageByDay, type DayUsage } from './usage.repository.js';
 import { keyNamesOfAccount } from './account.repository.js';

@@ -14,7 +14,8 @@
 // requests) is the most a lost counter can forget.
 import type { Db } from '../db/connection.js';
 import type { Redis } from '../redis/connection.js';
-import { PLANS, QUOTA_WINDOW_SECONDS, secondsUntilUtcMidnight, utcDay, type Plan, type QuotaState } from '../domain/quota.js';
+import { PLANS, QUOTA_WINDOW_SECONDS, secondsUntilUtcMidnight, type Plan, type QuotaState } from '../domain/quota.js';
+import { utcDay } from '../domain/utc-day.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { readReadModel } from '../redis/read-model-version.js';
 import { storedUsageOfDay } from './usage.repository.js';

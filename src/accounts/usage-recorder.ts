@@ -6,7 +6,8 @@
 // Postgres. If a write fails (Postgres away), the counts stay and go with the
 // next one.
 import type { Db } from '../db/connection.js';
-import { utcDay, type Plan } from '../domain/quota.js';
+import type { Plan } from '../domain/quota.js';
+import { utcDay } from '../domain/utc-day.js';
 import { apiRequestsByPlan } from '../observability/metrics.js';
 import { addUsage, touchKeys, type UsageDelta } from './usage.repository.js';
 

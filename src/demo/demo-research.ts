@@ -8,7 +8,8 @@
 // and it is never taken for live Google data.
 import type { Db } from '../db/connection.js';
 import { SOURCES } from '../domain/catalog.js';
-import { ResearchChain, startRun } from '../research/chain.js';
+import { StepQueue } from '../research/step-queue.js';
+import { startRun } from '../research/start-run.js';
 import { anyRunExists } from '../research/run.repository.js';
 
 export const DEMO_IDEAS = [
@@ -31,11 +32,11 @@ export const DEMO_IDEAS = [
 ] as const;
 
 /** Starts the demo runs unless research has been run here before; returns the run ids started. */
-export async function startDemoResearch(db: Db, chain: ResearchChain): Promise<string[]> {
+export async function startDemoResearch(db: Db, stepQueue: StepQueue): Promise<string[]> {
   if (await anyRunExists(db)) return [];
   const ids: string[] = [];
   for (const idea of DEMO_IDEAS) {
-    const run = await startRun(db, chain, { idea, hints: [], provider: 'synthetic', source: SOURCES.synthetic, startedBy: 'demo' });
+    const run = await startRun(db, stepQueue, { idea, hints: [], provider: 'synthetic', source: SOURCES.synthetic, startedBy: 'demo' });
     ids.push(run.id);
   }
   return ids;

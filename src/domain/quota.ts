@@ -1,4 +1,6 @@
-// Daily request quotas per plan, counted per API key per UTC day.
+// Daily request quotas per plan, counted per account (over all its API keys) per UTC day
+// (src/accounts/quota.store.ts).
+import { nextUtcMidnight } from './utc-day.js';
 
 export const PLANS = {
   free: { dailyLimit: 100 },
@@ -15,15 +17,9 @@ export function isPlan(value: string): value is Plan {
   return Object.hasOwn(PLANS, value);
 }
 
-/** The UTC calendar day a request counts against, e.g. "2026-11-22". */
-export function utcDay(now: Date): string {
-  return now.toISOString().slice(0, 10);
-}
-
 /** Whole seconds until the next UTC midnight, never 0 (a client must wait at least 1 s). */
 export function secondsUntilUtcMidnight(now: Date): number {
-  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
+  return Math.max(1, Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000));
 }
 
 export interface QuotaState {

@@ -32,6 +32,7 @@ import type { Socket } from 'node:net';
 import { clientKey } from './unknown-key-limiter.js';
 import { PROBLEM_CONTENT_TYPE, problem, type ProblemKind } from './problem.js';
 import { API_ERROR_HEADERS } from './security-headers.js';
+import { resetSocket } from './socket-reset.js';
 
 export interface RefusedConnection {
   client: string;
@@ -85,16 +86,6 @@ export class ConnectionsPerClient {
       else this.open.delete(client);
       if (left < this.maxPerClient) this.reported.delete(client);
     });
-  }
-}
-
-/** Closes at once with a reset: both ends are gone, whatever the client has not read. */
-function resetSocket(socket: Socket): void {
-  if (socket.destroyed) return;
-  try {
-    socket.resetAndDestroy();
-  } catch {
-    socket.destroy(); // not a TCP socket
   }
 }
 

@@ -26,6 +26,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { PROBLEM_CONTENT_TYPE, problem } from './problem.js';
+import { resetSocket } from './socket-reset.js';
 
 export interface OutputLimits {
   /** Requests one connection may have in flight (read and not yet fully written to the client). */
@@ -75,16 +76,6 @@ export const CLOSE_GRACE_MS = 1_000;
 /** The request announces a body. */
 export function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-}
-
-/** Closes the connection at once with a reset: both ends are gone, whatever the client reads. */
-function reset(socket: Socket): void {
-  if (socket.destroyed) return;
-  try {
-    socket.resetAndDestroy();
-  } catch {
-    socket.destroy(); // not a TCP socket
-  }
 }
 
 const TOO_MANY_BODY = JSON.stringify(
@@ -137,7 +128,7 @@ export class OutputBounds {
             inFlight: state.inFlight.size,
             queuedBytes: this.queuedBytes(socket, state),
           });
-          reset(socket);
+          resetSocket(socket);
         }
         return;
       }
@@ -297,7 +288,7 @@ export class OutputBounds {
     // Node ends it once the 429 is written (destroySoon): a client that does not read would never see that end.
     (socket as Socket & { destroySoon: () => void }).destroySoon = () => {
       if (socket.writable) socket.end();
-      const timer = setTimeout(() => reset(socket), CLOSE_GRACE_MS);
+      const timer = setTimeout(() => resetSocket(socket), CLOSE_GRACE_MS);
       timer.unref();
       socket.once('close', () => clearTimeout(timer));
     };
@@ -324,7 +315,7 @@ export class OutputBounds {
       if (waitingOnClient && now - state.lastProgress >= this.limits.stallTimeoutMs) {
         this.stats.stalled += 1;
         this.onClose({ reason: 'stalled', address: socket.remoteAddress, inFlight: state.inFlight.size, queuedBytes: bytes });
-        reset(socket);
+        resetSocket(socket);
         this.counted.set(socket, 0);
         this.watched.delete(socket);
         continue;
@@ -340,7 +331,7 @@ export class OutputBounds {
         const state = this.states.get(socket)!;
         this.stats.shed += 1;
         this.onClose({ reason: 'process-budget', address: socket.remoteAddress, inFlight: state.inFlight.size, queuedBytes: bytes });
-        reset(socket);
+        resetSocket(socket);
         this.counted.set(socket, 0);
         this.watched.delete(socket);
         total -= bytes;

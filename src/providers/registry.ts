@@ -3,7 +3,7 @@
 // and one line here (docs/internals.md, "Adding a provider"). The list and the
 // profiles are plain data: the domain (provenance), config.ts (each provider's
 // settings) and the adapters all read them. A provider's adapter, its IO, is
-// loaded only when a process first asks it for an answer (src/providers/gateways.ts).
+// loaded only when a process first asks it for an answer (src/providers/gateway-factory.ts).
 import { CAPABILITY_WORDS, type Capability } from '../domain/trends/capabilities.js';
 import type { ComparableScale, ProviderKind, ProviderProfile } from '../domain/trends/provider-profile.js';
 import { dataforseo } from './dataforseo/profile.js';
@@ -14,7 +14,7 @@ import { trendsApi } from './trends-api/profile.js';
 
 /**
  * A provider as the registry holds it: its profile. Its adapter is `src/providers/<name>/adapter.ts`, loaded by
- * name in src/providers/gateways.ts (the adapters' floor), so this list, which the domain and config read, never
+ * name in src/providers/gateway-factory.ts (the adapters' floor), so this list, which the domain and config read, never
  * imports IO; a provider kept elsewhere (a test's) says where its adapter is.
  */
 export type RegisteredProvider<P extends ProviderProfile = ProviderProfile> = P & {

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { JobsOptions } from 'bullmq';
 import { requestKey, type TrendsRequest } from '../domain/trends/answers.js';
+import { utcDay } from '../domain/utc-day.js';
 import { JOBS, QUEUES, type JobName, type QueueName } from './queue-names.js';
 
 /**
@@ -102,7 +103,6 @@ const SCHEDULED_OPTIONS: JobsOptions = {
 /** What Redis keeps of a delivery's job once it is delivered (the capacity model counts it): a day, at most 10,000. */
 export const COMPLETED_DELIVERIES_KEPT = { age: 24 * 3600, count: 10_000 } as const;
 
-const day = (at: Date) => at.toISOString().slice(0, 10);
 const shortHash = (text: string, length: number) => createHash('sha1').update(text).digest('hex').slice(0, length);
 
 export const JOB = {
@@ -111,7 +111,7 @@ export const JOB = {
     name: JOBS.researchStep,
     payload: ResearchStepPayload,
     purpose: 'one step of a research run (its place in the run’s own chain); the run moves on when it is recorded',
-    // A run's next step LIFO, its first step at the run's fair turn (ResearchChain.start): a run in
+    // A run's next step LIFO, its first step at the run's fair turn (StepQueue.start): a run in
     // flight goes ahead of runs not yet started, so runs finish depth-first instead of every queued
     // run advancing a step at a time; and a run just submitted waits its account's turn.
     options: (d) => ({
@@ -138,7 +138,7 @@ export const JOB = {
     },
     // Unscoped ids are as they were before scopes (a deploy keeps the day's answers).
     id: (d, at: Date) =>
-      `trends-${shortHash(`${d.provider}|${requestKey(d.request)}|${day(at)}${d.scope ? `|account:${d.scope}` : ''}`, 32)}`,
+      `trends-${shortHash(`${d.provider}|${requestKey(d.request)}|${utcDay(at)}${d.scope ? `|account:${d.scope}` : ''}`, 32)}`,
   }),
   refreshAll: declare({
     queue: QUEUES.ingest,
@@ -154,7 +154,7 @@ export const JOB = {
     purpose: "the parent of a refresh's groups: regroups what they could not serve",
     options: INGEST_OPTIONS,
     // One parent per trigger: the day and the refresh-all job that planned it.
-    id: (_d, at: Date, trigger: string) => `refresh-${day(at).replaceAll('-', '')}-${shortHash(trigger, 10)}`,
+    id: (_d, at: Date, trigger: string) => `refresh-${utcDay(at).replaceAll('-', '')}-${shortHash(trigger, 10)}`,
   }),
   refreshGroup: declare({
     queue: QUEUES.ingest,

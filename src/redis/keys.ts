@@ -62,7 +62,7 @@ export function redisKeys(prefix: string) {
     pageRequests: (who: string) => `{${prefix}:pages}:requests:${who}`,
     /** Egress routes to Google and their daily budget (see egress-pool.ts). */
     trendsPool: `{${prefix}:trends}`,
-    /** The jobs asleep until a trends job answers ("queue|job id"), woken when it does (see trends-gateway.ts). */
+    /** The jobs asleep until a trends job answers ("queue|job id"), woken when it does (see research/queued-gateway.ts). */
     trendsWaiters: (trendsJobId: string) => `{${prefix}:trends-waiters}:${trendsJobId}`,
     /** A paid provider's tasks in one minute, per endpoint (a fixed window, kept two minutes). */
     providerPace: (provider: string, endpoint: string, minute: number) => `{${prefix}:providers}:pace:${provider}:${endpoint}:${minute}`,

@@ -5,7 +5,8 @@ import type { Db } from '../db/connection.js';
 import { sleepWithoutAttempt } from '../queue/wait.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
-import { sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../research/trends-gateway.js';
+import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../providers/gateway.js';
+import { sleepFor } from '../research/queued-gateway.js';
 import type { InterestOverTime } from '../providers/contract.js';
 
 export interface RefreshDeps {

@@ -5,7 +5,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { Database } from '../db/database.js';
-import { utcDay } from '../domain/quota.js';
+import { utcDay } from '../domain/utc-day.js';
 
 type DbOrTrx = Db | Transaction<Database>;
 

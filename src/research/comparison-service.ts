@@ -16,12 +16,13 @@ import { marketProblem } from '../domain/research/market.js';
 import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
 import type { Plan } from '../domain/quota.js';
 import type { InterestOverTime, TrendsRequest, TrendsResponse } from '../providers/contract.js';
-import { sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from './trends-gateway.js';
+import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../providers/gateway.js';
+import { sleepFor } from './queued-gateway.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
 import { provenanceKind } from '../domain/provenance.js';
 import { allowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
 import { chargeComparison, refundComparison } from './allowance.repository.js';
-import { InvalidIdeaError } from './chain.js';
+import { InvalidIdeaError } from './start-run.js';
 import { ResearchAllowanceSpentError } from './research-service.js';
 
 export const MIN_COMPARED = 2;

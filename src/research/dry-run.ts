@@ -13,12 +13,12 @@ import type { ProviderName } from '../providers/registry.js';
 import type { TrendsPlanName } from '../config.js';
 import { SyntheticTrendsProvider } from '../providers/synthetic/provider.js';
 import type { TrendsRequest } from '../providers/contract.js';
-import { checkIdea } from './chain.js';
+import { checkIdea } from './start-run.js';
 import { RoutedTrendsGateway } from '../providers/router.js';
 import { buildStepContext } from './step-context.js';
 import { STEP_NAMES, type StepName } from './step-contract.js';
 import { STEPS } from './steps.js';
-import { DirectTrendsGateway } from './trends-gateway.js';
+import { DirectTrendsGateway } from '../providers/gateway.js';
 
 export interface DryRunRequest {
   /** The step that asks it (a later step may be answered by the same request: the gateway deduplicates). */
@@ -76,7 +76,7 @@ function describe(step: StepName, request: TrendsRequest): DryRunRequest {
   }
 }
 
-/** Throws InvalidIdeaError (chain.ts) when the idea or a keyword cannot be researched. */
+/** Throws InvalidIdeaError (start-run.ts) when the idea or a keyword cannot be researched. */
 export async function dryRun(input: {
   idea: string;
   hints: string[];
@@ -111,7 +111,7 @@ export async function dryRun(input: {
     output: (name) => outputs.get(name),
     missing: (name) => `${name} has not run`,
     fetch: (request) => routed.fetch(request),
-    plan: input.plan,
+    requestPlan: input.plan,
     geo: input.geo,
     anchor: input.anchor,
     findExistingInsight: async () => undefined,

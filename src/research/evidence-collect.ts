@@ -7,7 +7,8 @@
 import type { CollectedEvidence } from '../domain/scoring/evidence-fit.js';
 import { modifierRequest } from '../domain/research/modifier-evidence.js';
 import type { TrendsRequest, TrendsResponse } from '../providers/contract.js';
-import { sleepFor, TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from './trends-gateway.js';
+import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../providers/gateway.js';
+import { sleepFor } from './queued-gateway.js';
 
 /** The most phrases one collection takes (a validation set needs 30; Google's pace makes thousands days long). */
 export const MAX_PHRASES = 500;

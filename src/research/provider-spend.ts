@@ -3,6 +3,7 @@
 // research run costs (what the gateway counted billed to its steps, median of
 // the latest runs), and what the daily refresh of one insight costs (one
 // series task per group of up to five insights, at the listed price).
+import { median } from '../domain/stats.js';
 import type { Db } from '../db/connection.js';
 import { answeringProvider, profileOf, providersOf, type ProviderName } from '../providers/registry.js';
 import type { Redis } from '../redis/connection.js';
@@ -23,12 +24,7 @@ export interface PaidProviderReport {
   refresh: { insights: number; requests: number; usdPerInsight: number | null; usdPerDay: number };
 }
 
-const median = (xs: number[]) => {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
+const medianOrNull = (xs: number[]) => (xs.length === 0 ? null : median(xs));
 
 export async function paidProviderReports(
   db: Db,
@@ -54,9 +50,9 @@ export async function paidProviderReports(
       accountProblem: await accountProblemOf(redis, keys, provider),
       perRun: {
         runs: perRun.length,
-        medianRequests: median(perRun.map((r) => r.requests)),
-        medianUsd: median(perRun.map((r) => Math.round(r.usd * 1e6) / 1e6)),
-        medianPoints: median(perRun.map((r) => r.points)),
+        medianRequests: medianOrNull(perRun.map((r) => r.requests)),
+        medianUsd: medianOrNull(perRun.map((r) => Math.round(r.usd * 1e6) / 1e6)),
+        medianPoints: medianOrNull(perRun.map((r) => r.points)),
       },
       refresh: { insights, requests, usdPerInsight: insights > 0 ? (requests * price) / insights : null, usdPerDay: requests * price },
     });

@@ -35,7 +35,8 @@ import {
 } from './account-runs.repository.js';
 import { refundResearchRun, researchRunsRefunded, researchRunsSpent, spendResearchRun } from './allowance.repository.js';
 import { currentTraceparent, inSpan, linkTo, tracingEnabled } from '../observability/tracing.js';
-import { checkIdea, InvalidIdeaError, startRun, type ResearchChain } from './chain.js';
+import type { StepQueue } from './step-queue.js';
+import { checkIdea, InvalidIdeaError, startRun } from './start-run.js';
 import { createRun, type RunRow } from './run.repository.js';
 
 export class ResearchAllowanceSpentError extends Error {
@@ -131,7 +132,7 @@ export interface ResearchSettings {
   allowance: ResearchAllowance;
   reuseDays: number;
   /** Google's pace: requests a minute per route (0: unpaced), the number of routes, and the request plan. */
-  google: { requestsPerMinute: number; routes: number; plan: TrendsPlanName };
+  google: { requestsPerMinute: number; routes: number; requestPlan: TrendsPlanName };
   /** When replay answers the series: what it has recordings of. A submission outside them is refused at once. */
   replay?: ReplayCoverage;
 }
@@ -139,7 +140,7 @@ export interface ResearchSettings {
 export class ResearchService {
   constructor(
     private readonly db: Db,
-    private readonly chain: ResearchChain,
+    private readonly stepQueue: StepQueue,
     private readonly settings: ResearchSettings,
     private readonly now: () => Date = () => new Date(),
     /** The latest scheduled Google canary, where the process can read it (Redis); its failure is no evidence. */
@@ -240,7 +241,7 @@ export class ResearchService {
     const now = this.now();
     if ('operator' in who) {
       // An operator's run: public, not counted against any allowance, as discovery's and the demo's.
-      const run = await startRun(this.db, this.chain, {
+      const run = await startRun(this.db, this.stepQueue, {
         idea: text,
         hints: request.hints ?? [],
         provider: this.settings.provider,
@@ -305,7 +306,7 @@ export class ResearchService {
     });
     if (run === undefined) throw new ResearchAllowanceSpentError(allowanceState(limit, limit, now));
     if ('kind' in run) return run;
-    await this.chain.start(run);
+    await this.stepQueue.start(run);
     return { kind: 'run', run, madeBefore: false, replayed: false };
   }
 
@@ -371,7 +372,7 @@ export class ResearchService {
 
   /**
    * Where the run stands and when it should start and finish: from the runs
-   * ahead of it in turn (runs take turns by account: ResearchChain) and, for
+   * ahead of it in turn (runs take turns by account: StepQueue) and, for
    * live Google, the pace (a run makes about GOOGLE_REQUESTS_PER_RUN requests,
    * each route RPM a minute); for local providers, the median duration of
    * recent runs. A run that holds no turn (queued by older code) counts the
@@ -382,7 +383,7 @@ export class ResearchService {
     if (finished)
       return { position: 0, estimatedStartAt: null, estimatedFinishAt: null, basis: `the run is ${run.status}`, estimateNote: null };
     // Runs holding an earlier turn are answered by Google first, even once this one's first step has run.
-    const inTurn = await this.chain.turns.ahead(run.id);
+    const inTurn = await this.stepQueue.turns.ahead(run.id);
     const started = (run.status !== 'queued' || run.next_step > 1) && (inTurn ?? 0) === 0;
     const ahead = started ? 0 : (inTurn ?? (await countRunsAhead(this.db, run)));
     const now = this.now();
@@ -391,7 +392,7 @@ export class ResearchService {
     let basis: string;
     // Google's pace bounds a run whose series come from it; a run on other providers takes what recent runs took.
     if (answeringProvider(providersOf(run.provider), 'series') === 'google' && google.requestsPerMinute > 0) {
-      const requests = GOOGLE_REQUESTS_PER_RUN[google.plan];
+      const requests = GOOGLE_REQUESTS_PER_RUN[google.requestPlan];
       perRunMs = (requests / (google.requestsPerMinute * Math.max(1, google.routes))) * 60_000;
       basis = `${requests} Google requests a run at ${google.requestsPerMinute} a minute on ${google.routes} route${google.routes === 1 ? '' : 's'}, ${ahead} run${ahead === 1 ? '' : 's'} ahead in turn`;
     } else {
@@ -471,7 +472,7 @@ export function researchSettings(config: Config, replay?: ReplayCoverage): Resea
     google: {
       requestsPerMinute: config.trends.requestsPerMinute,
       routes: Math.max(1, config.trends.proxyUrls.length),
-      plan: config.trends.requestPlan,
+      requestPlan: config.trends.requestPlan,
     },
     ...(replay ? { replay } : {}),
   };

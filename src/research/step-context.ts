@@ -15,7 +15,7 @@ export interface StepContextInput {
   /** Says, in the error a step gets, which step asked for what is not recorded. */
   missing(name: StepName): string;
   fetch(request: TrendsRequest): Promise<TrendsResponse>;
-  plan: TrendsPlanName;
+  requestPlan: TrendsPlanName;
   geo: string;
   /** Two-letter language of search-volume requests (default en). */
   language?: string;
@@ -38,7 +38,7 @@ export function buildStepContext(input: StepContextInput): { ctx: StepContext; r
     run: input.run,
     out: <N extends StepName>(name: N) => outputOf(name) as StepOutputs[N],
     plan: trendsPlan(
-      input.plan,
+      input.requestPlan,
       input.fetch,
       input.geo,
       {

@@ -18,7 +18,7 @@ import { JOB } from '../queue/job-catalogue.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { bumpReadModelVersion } from '../redis/read-model-version.js';
-import { runOwner, type ResearchChain } from './chain.js';
+import { runOwner, type StepQueue } from './step-queue.js';
 import {
   claimRun,
   doneOutputs,
@@ -36,20 +36,14 @@ import { failRun, succeedRun } from './run-outcome.js';
 import { trendsScopeOf } from './trends-scope.js';
 import { failureTag } from '../domain/public-error.js';
 import { RESEARCH_CHAINS } from './steps.js';
-import {
-  researchPriority,
-  researchTurnPriority,
-  sleepFor,
-  TrendsFailedError,
-  WaitingForTrendsError,
-  type TrendsGateway,
-} from './trends-gateway.js';
+import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../providers/gateway.js';
+import { researchPriority, researchTurnPriority, sleepFor } from './queued-gateway.js';
 
 export interface ResearchStepDeps {
   db: Db;
   redis: Redis;
   redisKeys: RedisKeys;
-  chain: ResearchChain;
+  stepQueue: StepQueue;
   /** The gateway for a run's provider (google goes through the rate-limited queue). */
   trendsFor(provider: string): TrendsGateway;
   logger: Logger;
@@ -57,7 +51,7 @@ export interface ResearchStepDeps {
   anchorFor(provider: string): string;
   geo: string;
   /** How runs ask Google Trends (TRENDS_REQUEST_PLAN): batched by default, single for the baseline. */
-  plan?: TrendsPlanName;
+  requestPlan?: TrendsPlanName;
   /** How long a step waiting for Google Trends sleeps before looking again. */
   waitRetryMs?: number;
   /** Tells webhook matching about a committed outbox event at once (the relay is the safety net). */
@@ -145,7 +139,7 @@ export interface StepJob {
   /** This attempt's number (1: the first), and how many the job may make. */
   attempt: number;
   maxAttempts: number;
-  /** The run's fair turn (ResearchChain), carried from step to step; absent in jobs of older code. */
+  /** The run's fair turn (StepQueue), carried from step to step; absent in jobs of older code. */
   turn?: number;
 }
 
@@ -186,7 +180,7 @@ export class StepRunner {
     if (chain) return chain;
     const message = `run ${run.id} started on the chain of steps ${run.chain}, which this version no longer runs; submit the idea again`;
     const eventId = await failRun(this.deps.db, run.id, step, message);
-    await this.deps.chain.finished(run.id);
+    await this.deps.stepQueue.finished(run.id);
     if (eventId) await this.deps.announce?.(eventId);
     throw new RunGoneError(message);
   }
@@ -201,7 +195,7 @@ export class StepRunner {
   private async publish(runId: string, chain: StepChain): Promise<void> {
     await bumpReadModelVersion(this.deps.redis, this.deps.redisKeys, this.deps.db);
     const eventId = await succeedRun(this.deps.db, runId, chain.steps.length);
-    await this.deps.chain.finished(runId);
+    await this.deps.stepQueue.finished(runId);
     if (eventId) await this.deps.announce?.(eventId);
   }
 
@@ -218,7 +212,7 @@ export class StepRunner {
     }
     if (run.next_step > step) {
       // A duplicate delivery, or a crash between commit and enqueue: make sure the chain goes on.
-      await this.deps.chain.enqueueStep(run.id, run.next_step, runOwner(run));
+      await this.deps.stepQueue.enqueueStep(run.id, run.next_step, runOwner(run));
       return { skipped: 'step already recorded' };
     }
     if (run.next_step < step) throw new RunGoneError(`run ${runId} is at step ${run.next_step}, not ${step}`);
@@ -267,7 +261,7 @@ export class StepRunner {
 
   /** The next step's own job: the normal chain, from the run's context (the steps are siblings under the submission). */
   private async handOff(next: StepJob, runContext: Context | undefined): Promise<void> {
-    await withContext(runContext ?? context.active(), () => this.deps.chain.enqueueNext(next.runId, next.step, next.turn));
+    await withContext(runContext ?? context.active(), () => this.deps.stepQueue.enqueueNext(next.runId, next.step, next.turn));
   }
 
   private async runOne(job: StepJob, continued: boolean): Promise<StepOutcome | Continue> {
@@ -350,12 +344,12 @@ export class StepRunner {
           deps.trendsFor(facts.provider).fetch(request, {
             // A private run's answers are its account's alone, but for requests of public terms (trends-scope.ts).
             scope: trendsScopeOf(request, ownerAccountId, new Set([deps.anchorFor(facts.provider).toLowerCase()])),
-            // The run's turn: Google answers the accounts' runs in turn (ResearchChain), each run's requests together.
+            // The run's turn: Google answers the accounts' runs in turn (StepQueue), each run's requests together.
             priority: job.turn === undefined ? researchPriority(step, chain.steps.length) : researchTurnPriority(job.turn),
             waiter: { queue: JOB.researchStep.queue, jobId: jobIdOf(JOB.researchStep, { runId, step })! },
           }),
         ),
-      plan: deps.plan ?? 'batched',
+      requestPlan: deps.requestPlan ?? 'batched',
       geo,
       // Search volume is asked in the run's language (two letters: "en-GB" asks "en").
       language: (facts.language ?? 'en').slice(0, 2).toLowerCase(),
@@ -389,7 +383,7 @@ export class StepRunner {
       if (final) {
         // A person reads it: the step's position in the run's own chain, then its name.
         const eventId = await failRun(deps.db, runId, step, `${tag}step ${step} (${definition.name}) failed: ${detail}`);
-        await deps.chain.finished(runId);
+        await deps.stepQueue.finished(runId);
         if (eventId) await deps.announce?.(eventId);
         deps.logger.warn({ queue: 'research', runId, step, ...traceFields(facts.trace_id), err: error }, 'research run failed');
       }

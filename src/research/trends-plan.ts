@@ -48,7 +48,7 @@ import type { RelatedServed } from '../domain/research/served-evidence.js';
 import { MAX_ITEM_CHARS, modifierRequest, type ModifierRequest } from '../domain/research/modifier-evidence.js';
 import type { TrendsPlanName } from '../config.js';
 import type { ComparableScale } from '../domain/trends/provider-profile.js';
-import { TrendsFailedError } from './trends-gateway.js';
+import { TrendsFailedError } from '../providers/gateway.js';
 
 /** An answer with where it came from (shown with the step's output). */
 type Sourced<T> = T & { provenance?: ResponseProvenance };

@@ -7,6 +7,7 @@
 import { planRefresh } from '../refresh/plan.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
+import { utcDay } from '../domain/utc-day.js';
 import { refreshEstimate, type RefreshEstimate } from '../domain/trends/refresh-estimate.js';
 import { countUnfinishedRuns } from '../research/run.repository.js';
 import type { EgressPool, RouteBudget } from '../providers/google/egress/egress-pool.js';
@@ -37,13 +38,13 @@ export async function budgetReport(
   redis?: { redis: Redis; keys: RedisKeys },
 ): Promise<BudgetReport> {
   const [routes, plan, waiting, check] = await Promise.all([
-    pool.budget(now.toISOString().slice(0, 10), now.getTime()),
+    pool.budget(utcDay(now), now.getTime()),
     planRefresh(db, config.trends.provider),
     countUnfinishedRuns(db, 'google'),
     pool.lastCheck<GoogleCheck>(),
   ]);
   return {
-    day: now.toISOString().slice(0, 10),
+    day: utcDay(now),
     routes,
     requestsPerMinutePerRoute: config.trends.requestsPerMinute,
     requestsPerHourPerRoute: config.trends.requestsPerMinute * 60,

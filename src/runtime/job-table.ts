@@ -17,7 +17,7 @@ import { trendsFetchProcessor } from '../../jobs/trends-fetch.job.js';
 import { webhookDeliverProcessor } from '../../jobs/webhook-deliver.job.js';
 import { outboxRelayProcessor, webhookMatchProcessor } from '../../jobs/webhook-match.job.js';
 import type { Config } from '../config.js';
-import { trendsJobWanted } from '../research/trends-gateway.js';
+import { trendsJobWanted } from '../research/queued-gateway.js';
 import { cancelledRunIds } from '../research/account-runs.repository.js';
 import type { Db } from '../db/connection.js';
 import { retryDelayMs } from '../domain/webhooks/retry.js';
@@ -25,8 +25,8 @@ import type { Logger } from '../logger.js';
 import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
-import type { ResearchChain } from '../research/chain.js';
-import type { TrendsGateway, TrendsPurpose } from '../research/trends-gateway.js';
+import type { StepQueue } from '../research/step-queue.js';
+import type { TrendsGateway, TrendsPurpose } from '../providers/gateway.js';
 import type { EgressPool } from '../providers/google/egress/egress-pool.js';
 import type { GoogleTrendsProvider } from '../providers/google/provider.js';
 import { anchorTermFor } from '../providers/registry.js';
@@ -43,7 +43,7 @@ export interface PipelineParts {
   config: Config;
   logger: Logger;
   queues: Record<QueueName, Queue>;
-  chain: ResearchChain;
+  stepQueue: StepQueue;
   /** The gateway for a provider: live Google through the trends queue, the others directly. */
   trendsFor(provider: string, purpose?: TrendsPurpose): TrendsGateway;
   egress: EgressPool;
@@ -77,12 +77,12 @@ export function jobTable(p: PipelineParts): JobHandlers {
       db: p.db,
       redis: p.redis,
       redisKeys: p.redisKeys,
-      chain: p.chain,
+      stepQueue: p.stepQueue,
       trendsFor: p.trendsFor,
       logger: p.logger,
       anchorFor: (provider) => anchorTermFor(provider, config.trends.anchor),
       geo: config.trends.geo,
-      plan: config.trends.requestPlan,
+      requestPlan: config.trends.requestPlan,
       announce: p.announce,
       goOnForMs: config.worker.researchGoOnMs,
     }),
@@ -105,7 +105,7 @@ export function jobTable(p: PipelineParts): JobHandlers {
     refreshInsight: refreshInsightProcessor(refreshDeps),
     discover: discoverProcessor({
       db: p.db,
-      chain: p.chain,
+      stepQueue: p.stepQueue,
       trendsFor: p.trendsFor,
       provider: config.trends.provider,
       geos: config.schedules.discoveryGeos,
@@ -146,7 +146,7 @@ export function jobTable(p: PipelineParts): JobHandlers {
         await p.queues.webhooks.remove(jobId);
       },
     }),
-    sweep: sweepProcessor({ db: p.db, chain: p.chain, webhooks: p.queues.webhooks }),
+    sweep: sweepProcessor({ db: p.db, stepQueue: p.stepQueue, webhooks: p.queues.webhooks }),
     relay: outboxRelayProcessor({ db: p.db, webhooks: p.queues.webhooks }),
     prune: pruneProcessor({ db: p.db, attemptsKeepDays: config.webhooks.attemptsKeepDays }),
     googleCheck: googleCheckProcessor({

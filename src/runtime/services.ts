@@ -21,18 +21,12 @@ import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { ReadModelVersionWatcher } from '../redis/read-model-version.js';
-import { ResearchChain } from '../research/chain.js';
+import { StepQueue } from '../research/step-queue.js';
 import { ComparisonService, directSeries, type SeriesSource } from '../research/comparison-service.js';
-import { providerGateways, type GatewayFor } from '../providers/gateways.js';
+import { providerGateways, type GatewayFor } from '../providers/gateway-factory.js';
 import { ResearchService, researchSettings, type ResearchSettings } from '../research/research-service.js';
-import {
-  askWithoutWaiting,
-  QueuedTrendsGateway,
-  redisTrendsWaiters,
-  TRENDS_PRIORITY,
-  type TrendsGateway,
-  type TrendsPurpose,
-} from '../research/trends-gateway.js';
+import { TRENDS_PRIORITY, type TrendsGateway, type TrendsPurpose } from '../providers/gateway.js';
+import { askWithoutWaiting, QueuedTrendsGateway, redisTrendsWaiters } from '../research/queued-gateway.js';
 import { readLastCheck, type EgressPool } from '../providers/google/egress/egress-pool.js';
 import { checkVerdict, type GoogleCheck } from '../providers/google/check.js';
 import { SecretBox } from '../webhooks/secret-box.js';
@@ -63,7 +57,7 @@ export interface Services {
   readonly redisKeys: RedisKeys;
   /** The producers' queues (no worker), on a connection of their own. */
   readonly queues: Record<QueueName, Queue>;
-  readonly chain: ResearchChain;
+  readonly stepQueue: StepQueue;
   /** The routes to Google, their pace and state. */
   readonly egress: EgressPool;
   readonly quota: QuotaStore;
@@ -147,8 +141,8 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
         return opened.queues;
       });
     },
-    get chain() {
-      return once('chain', () => new ResearchChain(services.queues.research));
+    get stepQueue() {
+      return once('stepQueue', () => new StepQueue(services.queues.research));
     },
     get egress() {
       return once('egress', () => egressPoolFor(resources, config));
@@ -225,7 +219,7 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
       return once(
         'research',
         () =>
-          new ResearchService(resources.db, services.chain, services.researchSettings, undefined, async () => {
+          new ResearchService(resources.db, services.stepQueue, services.researchSettings, undefined, async () => {
             const check = await readLastCheck<GoogleCheck>(resources.redis, resources.redisKeys.trendsPool);
             if (!check) return null;
             const { verdict, detail } = checkVerdict(check);

@@ -20,8 +20,8 @@ import { enqueueMany } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
 import { QUEUES, type QueueName } from '../queue/queue-names.js';
 import { sleepWithoutAttempt } from '../queue/wait.js';
-import type { ResearchChain } from '../research/chain.js';
-import { wakeTrendsWaiters } from '../research/trends-gateway.js';
+import type { StepQueue } from '../research/step-queue.js';
+import { wakeTrendsWaiters } from '../research/queued-gateway.js';
 import { dispatcher, type JobHandlers } from './job-dispatch.js';
 import { jobTable, workerOptions } from './job-table.js';
 import { keepSchedulers, SCHEDULER_KEEPALIVE_MS } from './schedules.js';
@@ -29,7 +29,7 @@ import type { Services } from './services.js';
 
 export interface Pipeline {
   queues: Record<QueueName, Queue>;
-  chain: ResearchChain;
+  stepQueue: StepQueue;
   close(): Promise<void>;
   /** While close() runs: the queues whose worker has not closed yet and the jobs still running (for the shutdown's log). */
   closing(): { workersOpen: string[]; jobsRunning: string[]; workerConnections: Array<Record<string, unknown>> };
@@ -97,7 +97,7 @@ export function traceJobs(queue: QueueName, processor: Processor): Processor {
         ? { kind: SpanKind.CONSUMER, root: true, links: linkTo(carried), attributes }
         : { kind: SpanKind.CONSUMER, parent: contextFrom(carried), attributes },
       async () => {
-        // The shared job's trace, in its own log: every run its answer serves links to it (trends-gateway.ts).
+        // The shared job's trace, in its own log: every run its answer serves links to it (research/queued-gateway.ts).
         if (shared) await recordJobTrace(job);
         return processor(job, token);
       },
@@ -249,7 +249,7 @@ export async function startWorkers(services: Services, options: StartOptions = {
       config,
       logger,
       queues,
-      chain: services.chain,
+      stepQueue: services.stepQueue,
       trendsFor: services.trendsFor,
       egress,
       googleProvider: services.googleProvider,
@@ -309,7 +309,7 @@ export async function startWorkers(services: Services, options: StartOptions = {
   const closed = new Set<string>();
   return {
     queues,
-    chain: services.chain,
+    stepQueue: services.stepQueue,
     async close() {
       stopKeeping?.();
       // Stop taking jobs and let active ones finish (BullMQ waits for them).

@@ -7,6 +7,7 @@ import { isDimensionSort } from '../domain/catalog.js';
 import { isId } from '../domain/ids.js';
 import { displayTitle, provenanceOf } from '../domain/provenance.js';
 import { Refusal } from '../domain/refusal.js';
+import type { ForecastPoint } from '../domain/forecast/forecaster.js';
 import { decisionSummary } from '../domain/research/decision-summary.js';
 import { verdictOf } from '../domain/research/verdict.js';
 import { isPartial, rankScore } from '../domain/scoring/overall.js';
@@ -124,13 +125,17 @@ export function sortValueOf(row: InsightListRow, sort: InsightSort): number | st
 
 const noInsight = (id: string) => new Refusal('notFound', `No insight has the id "${id.slice(0, 64)}".`);
 
+/** The insight, when the viewer may see it (public, or its own); ids that cannot exist are answered without a query. */
+export async function findVisibleInsight(db: Db, id: string, viewer: Viewer): Promise<InsightRow | undefined> {
+  return isId('insight', id) ? findInsight(db, id, { accountId: viewer.accountId }) : undefined;
+}
+
 /**
  * The insight an /api/insights/:id route is about, or the refusal every such route answers: also for
  * another account's private insight (whether it exists is not the asker's to learn).
  */
 export async function visibleInsight(db: Db, id: string, viewer: Viewer): Promise<InsightRow> {
-  // Ids that cannot exist are answered without a query.
-  const row = isId('insight', id) ? await findInsight(db, id, { accountId: viewer.accountId }) : undefined;
+  const row = await findVisibleInsight(db, id, viewer);
   if (!row) throw noInsight(id);
   return row;
 }
@@ -213,14 +218,7 @@ export async function forecastView(reader: Db, insightId: string) {
     model: row.model ?? 'unknown',
     generated_at: row.generated_at.toISOString(),
     horizon: row.horizon,
-    points: row.points as Array<{
-      date: string;
-      value: number;
-      lower_80: number;
-      upper_80: number;
-      lower_95: number;
-      upper_95: number;
-    }>,
+    points: row.points as ForecastPoint[],
     backtest: {
       mase: backtest.mase ?? null,
       mase_seasonal_naive: backtest.mase_seasonal_naive ?? null,

@@ -4,7 +4,8 @@ import { accountUsage } from '../accounts/account-usage.js';
 import type { QuotaStore } from '../accounts/quota.store.js';
 import type { ResolvedApiKey } from '../api-keys/api-key-cache.js';
 import type { Db } from '../db/connection.js';
-import { utcDay, type QuotaState } from '../domain/quota.js';
+import type { QuotaState } from '../domain/quota.js';
+import { nextUtcMidnight, utcDay } from '../domain/utc-day.js';
 import type { ResearchService } from '../research/research-service.js';
 
 export interface UsageSources {
@@ -37,7 +38,7 @@ export async function usageView(
       limit: today.limit,
       used: today.used,
       remaining: today.remaining,
-      resets_at: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString(),
+      resets_at: nextUtcMidnight(now).toISOString(),
       research: allowance
         ? {
             limit: allowance.limit,

@@ -8,9 +8,8 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Db } from '../db/connection.js';
 import type { Plan } from '../domain/quota.js';
+import { utcDay } from '../domain/utc-day.js';
 import { createPendingDeliveries } from './delivery.repository.js';
-
-const today = (now: Date) => now.toISOString().slice(0, 10);
 
 /** Locks the account's row of the day (made if missing) and answers what it spent so far. */
 export async function lockSendsToday(
@@ -20,14 +19,14 @@ export async function lockSendsToday(
 ): Promise<{ replays: number; pings: number; shared: number }> {
   await trx
     .insertInto('webhook_sends_daily')
-    .values({ account_id: accountId, day: today(now) })
+    .values({ account_id: accountId, day: utcDay(now) })
     .onConflict((oc) => oc.doNothing())
     .execute();
   return trx
     .selectFrom('webhook_sends_daily')
     .select(['replays', 'pings', 'shared'])
     .where('account_id', '=', accountId)
-    .where('day', '=', today(now))
+    .where('day', '=', utcDay(now))
     .forUpdate()
     .executeTakeFirstOrThrow();
 }
@@ -45,7 +44,7 @@ export async function addSends(
     .updateTable('webhook_sends_daily')
     .set({ [kind]: sql<number>`${sql.ref(kind)} + ${n}` })
     .where('account_id', '=', accountId)
-    .where('day', '=', today(now))
+    .where('day', '=', utcDay(now))
     .execute();
 }
 
@@ -55,7 +54,7 @@ export async function sendsToday(db: Db, accountId: string, now = new Date()): P
     .selectFrom('webhook_sends_daily')
     .select(['replays', 'pings', 'shared'])
     .where('account_id', '=', accountId)
-    .where('day', '=', today(now))
+    .where('day', '=', utcDay(now))
     .executeTakeFirst();
   return row ?? { replays: 0, pings: 0, shared: 0 };
 }

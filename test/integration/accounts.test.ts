@@ -11,7 +11,7 @@ import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../src/domain/api-key.js';
 import { newId } from '../../src/domain/ids.js';
-import { utcDay } from '../../src/domain/quota.js';
+import { utcDay } from '../../src/domain/utc-day.js';
 import { buildTestApp } from '../support/app.js';
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

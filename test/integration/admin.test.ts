@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { buildTestApp } from '../support/app.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
-import { type Pipeline } from '../../src/runtime/workers.js';
-import { type TestDatabase } from '../support/database.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
+import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
 import { createTestStack, type TestStack } from '../support/stack.js';
-import { type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
 import type { FastifyInstance } from 'fastify';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
@@ -48,7 +49,7 @@ describe('/metrics', () => {
   it('reports HTTP, quota, job, queue and forecast metrics during a research run', async () => {
     const { key } = await createApiKey(database.db, 'metrics', 'free');
     for (let i = 0; i < 101; i += 1) await app.inject({ url: '/api/categories', headers: { authorization: `Bearer ${key}` } });
-    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+    const run = await startRun(database.db, new StepQueue(pipeline.queues.research), {
       idea: 'Metrics idea for coffee roasters',
       hints: [],
       provider: 'synthetic',

@@ -11,10 +11,11 @@ import { buildTestApp } from '../support/app.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { publicWaitingReason } from '../../src/domain/public-error.js';
 import { directSeries } from '../../src/research/comparison-service.js';
-import { providerGateways } from '../../src/providers/gateways.js';
+import { providerGateways } from '../../src/providers/gateway-factory.js';
 import { ResearchService, researchSettings } from '../../src/research/research-service.js';
-import { WaitingForTrendsError } from '../../src/research/trends-gateway.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { WaitingForTrendsError } from '../../src/providers/gateway.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
 import { spendOn } from '../../src/providers/dataforseo/gateway.js';
 import { researchRunsSpent } from '../../src/research/allowance.repository.js';
@@ -36,7 +37,7 @@ let database: TestDatabase;
 let redis: TestRedis;
 let stack: TestStack;
 let fake: DataForSeoOnLoopback;
-let chain: ResearchChain;
+let stepQueue: StepQueue;
 let config: Config;
 /** What the workers logged (level warn and up), to read the operator's messages and look for secrets. */
 const logged: string[] = [];
@@ -54,7 +55,7 @@ beforeAll(async () => {
     logger: pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) }),
   });
   ({ database, redis, config } = stack);
-  chain = new ResearchChain(stack.pipeline!.queues.research);
+  stepQueue = new StepQueue(stack.pipeline!.queues.research);
 });
 afterAll(async () => {
   await stack?.close();
@@ -75,7 +76,7 @@ const finished = (id: string) =>
     `run ${id} to finish`,
   );
 const research = (idea: string, geo = 'US') =>
-  startRun(database.db, chain, { idea, hints: [], provider: 'dataforseo', source: 'research', geo });
+  startRun(database.db, stepQueue, { idea, hints: [], provider: 'dataforseo', source: 'research', geo });
 
 describe('research with DataForSEO alone', () => {
   it('completes all 40 steps, with monthly searches and cost per click for the market on the insight', async () => {
@@ -215,7 +216,7 @@ describe('what the review of issue 38 found', () => {
   }, 90_000);
 
   it('a market DataForSEO cannot ask is refused at submission, and a region gets no search volume (not an empty answer, not billed)', async () => {
-    const service = new ResearchService(database.db, chain, { ...researchSettings(config), provider: 'dataforseo' });
+    const service = new ResearchService(database.db, stepQueue, { ...researchSettings(config), provider: 'dataforseo' });
     await expect(service.submit({ operator: true }, { idea: 'Kayak rental app', geo: 'US-CA' })).rejects.toThrow(
       /cannot be researched with this service's search data \(DataForSEO, asked by country\)/,
     );

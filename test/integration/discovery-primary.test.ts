@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverProcessor } from '../../jobs/discover.job.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
-import { ResearchChain } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
 import { findRun, stepsOf } from '../../src/research/run.repository.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import type { TrendsProvider } from '../../src/providers/contract.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import { until } from '../support/pipeline.js';
@@ -48,7 +48,7 @@ describe('a discovered run', () => {
     const gateway = new DirectTrendsGateway(feed);
     const discover = discoverProcessor({
       db: stack.database.db,
-      chain: new ResearchChain(queue),
+      stepQueue: new StepQueue(queue),
       trendsFor: () => gateway,
       provider: 'synthetic',
       geos: ['US'],

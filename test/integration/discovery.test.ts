@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverProcessor } from '../../jobs/discover.job.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import { startGoogleOnLoopback } from '../../scripts/lib/google-on-loopback/index.js';
 import { forgetGoogleCookies } from '../../src/providers/google/client.js';
@@ -35,7 +36,7 @@ describe('daily discovery', () => {
     const gateway = new DirectTrendsGateway(new SyntheticTrendsProvider());
     const discover = discoverProcessor({
       db: t.database.db,
-      chain: new ResearchChain(queue),
+      stepQueue: new StepQueue(queue),
       trendsFor: () => gateway,
       provider: 'synthetic',
       geos: ['US', 'GB'],
@@ -64,7 +65,7 @@ describe('daily discovery', () => {
     // A higher cap the same day: the ideas already started are skipped as duplicates.
     const more = discoverProcessor({
       db: t.database.db,
-      chain: new ResearchChain(queue),
+      stepQueue: new StepQueue(queue),
       trendsFor: () => gateway,
       provider: 'synthetic',
       geos: ['US', 'GB'],
@@ -85,7 +86,7 @@ describe('daily discovery', () => {
     expect(api.statusCode).toBe(200);
     expect(api.json().data.discovery).toEqual(run.discovery);
     // An operator's run has none.
-    const mine = await startRun(t.database.db, new ResearchChain(queue), {
+    const mine = await startRun(t.database.db, new StepQueue(queue), {
       idea: 'Bicycle repair vans',
       hints: [],
       provider: 'synthetic',
@@ -104,7 +105,7 @@ describe('daily discovery', () => {
       const live = new DirectTrendsGateway({ name: 'google', fetch: (request) => provider.fetch(request, route) });
       const discover = discoverProcessor({
         db: t.database.db,
-        chain: new ResearchChain(queue),
+        stepQueue: new StepQueue(queue),
         trendsFor: () => live,
         provider: 'google',
         geos: ['US'],

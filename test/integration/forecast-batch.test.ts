@@ -3,7 +3,7 @@ import { mkdtemp, writeFile, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { forecastJsonl } from '../../src/forecast/batch.js';
+import { forecastJsonl } from '../../src/jsonl/forecast.js';
 import { parseGuardedJson, parseMultiline } from '../../src/providers/google/format.js';
 import { runCli } from '../support/cli.js';
 import { recordedBody } from '../support/recorded.js';

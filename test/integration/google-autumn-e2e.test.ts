@@ -17,7 +17,8 @@ import { QUEUES } from '../../src/queue/queue-names.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
 import { enqueue } from '../../src/queue/enqueue.js';
 import { createRedis } from '../../src/redis/connection.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import { runCli } from '../support/cli.js';
 import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
@@ -82,9 +83,9 @@ describe('research on (loopback) Google as measured in autumn 2026', () => {
       await worker.ready;
       // The first route's autocomplete family is blocked for a while (a /sorry redirect): its explore family is not.
       autumn.blockFamily(first!, 'autocomplete', 20 * MINUTE);
-      const chain = new ResearchChain(research);
+      const stepQueue = new StepQueue(research);
       for (const idea of ['Sourdough starter subscription box', 'Standing desk rental for startups', 'Meal planning app for busy parents'])
-        await startRun(database.db, chain, { idea, hints: [], provider: 'google', source: 'research' });
+        await startRun(database.db, stepQueue, { idea, hints: [], provider: 'google', source: 'research' });
       await enqueue(ingest, JOB.discover, {});
       const runs = await until(
         () => database.db.selectFrom('research_runs').select(['id', 'status', 'error', 'started_by', 'discovery']).execute(),

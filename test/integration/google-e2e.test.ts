@@ -19,8 +19,9 @@ import { upsertInsight } from '../../src/insights/insight.repository.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { MODIFIER_FAMILY_NAMES } from '../../src/domain/research/modifier-evidence.js';
 import { createRedis } from '../../src/redis/connection.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
-import { TRENDS_PRIORITY } from '../../src/research/trends-gateway.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
+import { TRENDS_PRIORITY } from '../../src/providers/gateway.js';
 import { routesFrom } from '../../src/providers/google/egress/routes.js';
 import { startDataForSeoOnLoopback } from '../../scripts/lib/dataforseo-on-loopback.js';
 import { EgressPool } from '../../src/providers/google/egress/egress-pool.js';
@@ -104,9 +105,19 @@ describe('research and discovery on (loopback) Google as it answers today', () =
     const trends = new Queue(QUEUES.trends, { connection, prefix: redis.keys.queuePrefix(QUEUES.trends) });
     try {
       await worker.ready;
-      const chain = new ResearchChain(research);
-      await startRun(database.db, chain, { idea: 'Sourdough starter subscription box', hints: [], provider: 'google', source: 'research' });
-      await startRun(database.db, chain, { idea: 'Standing desk rental for startups', hints: [], provider: 'google', source: 'research' });
+      const stepQueue = new StepQueue(research);
+      await startRun(database.db, stepQueue, {
+        idea: 'Sourdough starter subscription box',
+        hints: [],
+        provider: 'google',
+        source: 'research',
+      });
+      await startRun(database.db, stepQueue, {
+        idea: 'Standing desk rental for startups',
+        hints: [],
+        provider: 'google',
+        source: 'research',
+      });
       await enqueue(ingest, JOB.discover, {});
       // Google blocks each address in turn while the runs go on: a 302 to /sorry, then a 429 page, then a 403, each with Retry-After.
       const blocks = (async () => {
@@ -260,7 +271,7 @@ describe('research and discovery on (loopback) Google as it answers today', () =
     try {
       await worker.ready;
       const asked = google.google.dataRequests();
-      const run = await startRun(database.db, new ResearchChain(queue), {
+      const run = await startRun(database.db, new StepQueue(queue), {
         idea: 'Electric bike subscription for commuters',
         hints: [],
         provider: 'google',
@@ -369,7 +380,7 @@ describe('research and discovery on (loopback) Google as it answers today', () =
         120_000,
         'the refresh to be under way',
       );
-      const run = await startRun(database.db, new ResearchChain(research), {
+      const run = await startRun(database.db, new StepQueue(research), {
         idea: 'Vintage furniture restoration service',
         hints: [],
         provider: 'google',
@@ -405,7 +416,7 @@ describe('research and discovery on (loopback) Google as it answers today', () =
     const research = new Queue(QUEUES.research, { connection, prefix: redis.keys.queuePrefix(QUEUES.research) });
     try {
       await worker.ready;
-      const run = await startRun(database.db, new ResearchChain(research), {
+      const run = await startRun(database.db, new StepQueue(research), {
         idea: 'Language exchange app for travellers',
         hints: [],
         provider: 'google+dataforseo',

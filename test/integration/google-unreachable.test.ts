@@ -10,7 +10,8 @@ import { fetchThroughPool } from '../../src/providers/google/paced-fetch.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 import { EgressPool } from '../../src/providers/google/egress/egress-pool.js';
 import { egressPoolFor } from '../../src/runtime/egress.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import { findRun } from '../../src/research/run.repository.js';
 import { runSummary } from '../../src/views/run.view.js';
 import { runCli } from '../support/cli.js';
@@ -29,7 +30,7 @@ beforeAll(async () => {
 afterAll(() => stack?.close());
 
 const start = (idea: string) =>
-  startRun(stack.database.db, new ResearchChain(stack.pipeline!.queues.research), {
+  startRun(stack.database.db, new StepQueue(stack.pipeline!.queues.research), {
     idea,
     hints: [],
     provider: 'google',

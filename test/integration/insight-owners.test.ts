@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
 import { startTestWorkers } from '../support/services.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
@@ -70,7 +71,7 @@ async function finished(runId: string) {
 
 /** The operator's public research (the CLI's, discovery's, the demo's): no account. */
 async function operatorResearch(idea: string) {
-  const run = await startRun(db(), new ResearchChain(pipeline.queues.research), {
+  const run = await startRun(db(), new StepQueue(pipeline.queues.research), {
     idea,
     hints: [],
     provider: 'synthetic',

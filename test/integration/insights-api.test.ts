@@ -9,7 +9,7 @@ import { CATEGORY_VALUES, SOURCE_VALUES } from '../../src/domain/catalog.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { generateApiKey } from '../../src/domain/api-key.js';
 import { newId } from '../../src/domain/ids.js';
-import { utcDay } from '../../src/domain/quota.js';
+import { utcDay } from '../../src/domain/utc-day.js';
 import { bearer, createTestApp, type TestApp, buildTestApp } from '../support/app.js';
 import { insertInsight } from '../support/fixtures.js';
 

@@ -7,7 +7,8 @@ import { buildTestApp } from '../support/app.js';
 import { createLogger } from '../../src/logger.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import type { TestDatabase } from '../support/database.js';
 import { startWorkerProcess, until } from '../support/pipeline.js';
 import type { TestRedis } from '../support/redis.js';
@@ -103,9 +104,9 @@ describe('graceful shutdown', () => {
       connection: createRedis(redis.url, 'worker'),
       prefix: redis.keys.queuePrefix(QUEUES.research),
     });
-    const chain = new ResearchChain(queue);
+    const stepQueue = new StepQueue(queue);
     for (let i = 0; i < 8; i += 1)
-      await startRun(database.db, chain, { idea: `Graceful shutdown idea ${i}`, hints: [], provider: 'synthetic', source: 'synthetic' });
+      await startRun(database.db, stepQueue, { idea: `Graceful shutdown idea ${i}`, hints: [], provider: 'synthetic', source: 'synthetic' });
     const env = { ...stack.env, RESEARCH_CONCURRENCY: '2' };
     const done = async () =>
       Number((await sql<{ n: string }>`select count(*) as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n);

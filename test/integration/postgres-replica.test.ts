@@ -16,7 +16,8 @@ import { measureReplicaLag } from '../../src/db/read-router.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { bumpReadModelVersion } from '../../src/redis/read-model-version.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import { runCli } from '../support/cli.js';
 import { until } from '../support/pipeline.js';
 import { createTestRedis, type TestRedis } from '../support/redis.js';
@@ -73,7 +74,7 @@ describe('the API on a lagging read replica', () => {
       // No write announced yet: no version says how far a replica must be, so the primary answers.
       expect((await list()).from).toBe('primary');
 
-      const run = await startRun(db, new ResearchChain(queue), {
+      const run = await startRun(db, new StepQueue(queue), {
         idea: 'Replica lag test idea for bakers',
         hints: [],
         provider: 'synthetic',

@@ -11,7 +11,8 @@ import { createDb, type Db } from '../../src/db/connection.js';
 import { isOutage } from '../../src/outage.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
@@ -112,7 +113,7 @@ describe.runIf(realPostgres)('a terminated Postgres backend never crashes the pr
       connection: createRedis(redis.url, 'worker'),
       prefix: redis.keys.queuePrefix(QUEUES.research),
     });
-    const chain = new ResearchChain(queue);
+    const stepQueue = new StepQueue(queue);
     const worker = new ServiceProcess('worker', {
       ...stack.env,
       TRENDS_PROVIDER: 'synthetic',
@@ -124,7 +125,7 @@ describe.runIf(realPostgres)('a terminated Postgres backend never crashes the pr
       const runs = [];
       for (let i = 0; i < 12; i += 1) {
         runs.push(
-          await startRun(database.db, chain, {
+          await startRun(database.db, stepQueue, {
             idea: `Terminated backend idea ${i} for dog walkers`,
             hints: [],
             provider: 'synthetic',

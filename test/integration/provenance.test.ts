@@ -16,9 +16,10 @@ import { DEMO_IDEAS, startDemoResearch } from '../../src/demo/demo-research.js';
 import { seedDemo } from '../../src/demo/demo-seed.js';
 import { SOURCES } from '../../src/domain/catalog.js';
 import { normalizeIdea } from '../../src/domain/research/idea.js';
-import { InvalidIdeaError, ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { InvalidIdeaError, startRun } from '../../src/research/start-run.js';
 import { ComparisonService, directSeries } from '../../src/research/comparison-service.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import type { TrendsRequest } from '../../src/providers/contract.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
@@ -87,7 +88,7 @@ describe("the quick start's catalogue", () => {
   it('leads with named startup ideas labelled simulated; the recorded series follow, asked by name, in the US, dated 2020', async () => {
     const seeded = await seedDemo(t.database.db, DEMO_SERIES_DIR);
     expect(seeded.inserted).toBe(48);
-    const runs = await startDemoResearch(t.database.db, new ResearchChain(pipeline.queues.research));
+    const runs = await startDemoResearch(t.database.db, new StepQueue(pipeline.queues.research));
     expect(runs).toHaveLength(DEMO_IDEAS.length);
     expect(DEMO_IDEAS.length).toBeGreaterThanOrEqual(15);
     for (const id of runs) await ranToTheEnd(id, `demo run ${id}`);
@@ -230,7 +231,7 @@ describe('a simulated insight', () => {
 
 describe('a replayed insight', () => {
   it('says "recorded" with the days of its data, and dates its outlook and windows from them, not from today', async () => {
-    const run = await startRun(t.database.db, new ResearchChain(pipeline.queues.research), {
+    const run = await startRun(t.database.db, new StepQueue(pipeline.queues.research), {
       idea: 'pizza',
       hints: [],
       provider: 'replay',

@@ -20,7 +20,8 @@ import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis, waitForRedis } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/redis/keys.js';
 import { ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import type { Resources } from '../../src/runtime/resources.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
 import { startTestWorkers } from '../support/services.js';
@@ -146,9 +147,9 @@ describe('on a 3-master Redis Cluster', () => {
       keywords: [],
       eventTypes: ['insight.created'],
     });
-    const chain = new ResearchChain(pipeline.queues.research);
+    const stepQueue = new StepQueue(pipeline.queues.research);
     for (let i = 0; i < 4; i += 1)
-      await startRun(database.db, chain, {
+      await startRun(database.db, stepQueue, {
         idea: `Cluster idea ${i} for tiny homes`,
         hints: [],
         provider: 'synthetic',
@@ -199,7 +200,7 @@ describe('on a 3-master Redis Cluster', () => {
           .inject({ url: '/api/insights?limit=100', headers: { authorization: `Bearer ${pro.key}` } })
           .then((r) => r.json().data.length as number);
       const before = await list();
-      await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+      await startRun(database.db, new StepQueue(pipeline.queues.research), {
         idea: 'Cluster idea after the cache',
         hints: [],
         provider: 'synthetic',
@@ -248,9 +249,14 @@ describe('a Redis Cluster failover (3 masters, 3 replicas)', () => {
       'starting the workers',
     );
     try {
-      const chain = new ResearchChain(pipeline.queues.research);
+      const stepQueue = new StepQueue(pipeline.queues.research);
       for (let i = 0; i < 10; i += 1)
-        await startRun(database.db, chain, { idea: `Failover idea ${i} for vans`, hints: [], provider: 'synthetic', source: 'synthetic' });
+        await startRun(database.db, stepQueue, {
+          idea: `Failover idea ${i} for vans`,
+          hints: [],
+          provider: 'synthetic',
+          source: 'synthetic',
+        });
       const steps = async () =>
         (await sql<{ n: number }>`select count(*)::int as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n;
       await until(steps, (n) => n >= 60, 60_000, 'the runs to be under way');

@@ -4,7 +4,8 @@ import { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../../src/redis/connection.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import type { TestDatabase } from '../support/database.js';
 import { startWorkerProcess, until } from '../support/pipeline.js';
@@ -40,11 +41,11 @@ const doneSteps = async () =>
 
 describe('research runs survive kill -9 of the worker', () => {
   it('completes all 20 runs, records no step twice, and makes one insight per idea', async () => {
-    const chain = new ResearchChain(queue);
+    const stepQueue = new StepQueue(queue);
     const ideas = Array.from({ length: 20 }, (_, i) => `Crash test idea number ${i} for pet owners`);
     const runs = [];
     for (const idea of ideas)
-      runs.push(await startRun(database.db, chain, { idea, hints: [], provider: 'synthetic', source: 'synthetic' }));
+      runs.push(await startRun(database.db, stepQueue, { idea, hints: [], provider: 'synthetic', source: 'synthetic' }));
 
     const first = startWorkerProcess(env);
     await until(doneSteps, (n) => n >= 150, 60_000, 'the first worker to record 150 steps');
@@ -83,13 +84,13 @@ describe('research runs survive kill -9 of the worker', () => {
   }, 180_000);
 
   it('updates the insight when the same idea is researched again, and the sweeper resumes a stalled chain', async () => {
-    const chain = new ResearchChain(queue);
+    const stepQueue = new StepQueue(queue);
     const before = await database.db
       .selectFrom('insights')
       .select(['id', 'updated_at'])
       .where('idea_key', '=', 'crash test idea number 3 for pet owners')
       .executeTakeFirstOrThrow();
-    const again = await startRun(database.db, chain, {
+    const again = await startRun(database.db, stepQueue, {
       idea: '  Crash test idea NUMBER 3 for pet owners ',
       hints: [],
       provider: 'synthetic',
@@ -115,7 +116,7 @@ describe('research runs survive kill -9 of the worker', () => {
     expect(updated).toHaveLength(1);
 
     // The sweeper: a run whose next step is recorded but whose job is gone (a crash between commit and enqueue).
-    const orphan = await startRun(database.db, chain, {
+    const orphan = await startRun(database.db, stepQueue, {
       idea: 'Orphaned chain idea',
       hints: [],
       provider: 'synthetic',
@@ -129,7 +130,7 @@ describe('research runs survive kill -9 of the worker', () => {
       .execute();
     const { sweepProcessor } = await import('../../jobs/sweep.job.js');
     const webhooks = new Queue(QUEUES.webhooks, { connection: connection(), prefix: redis.keys.queuePrefix(QUEUES.webhooks) });
-    const result = await sweepProcessor({ db: database.db, chain, webhooks })();
+    const result = await sweepProcessor({ db: database.db, stepQueue, webhooks })();
     await webhooks.close();
     expect(result.resumed).toBeGreaterThanOrEqual(1);
     expect(await queue.getJob(`${orphan.id}-step-1`)).toBeDefined();

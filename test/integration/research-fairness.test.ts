@@ -10,14 +10,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sweepProcessor } from '../../jobs/sweep.job.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
-import { ResearchChain } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
 import { ResearchService } from '../../src/research/research-service.js';
 import { createTestApp, TEST_RESEARCH, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 let queue: Queue;
 let webhooks: Queue;
-let chain: ResearchChain;
+let stepQueue: StepQueue;
 let service: ResearchService;
 const connections = [] as ReturnType<typeof createRedis>[];
 const connection = () => {
@@ -30,9 +30,9 @@ beforeAll(async () => {
   t = await createTestApp();
   queue = new Queue(QUEUES.research, { connection: connection(), prefix: t.redis.keys.queuePrefix(QUEUES.research) });
   webhooks = new Queue(QUEUES.webhooks, { connection: connection(), prefix: t.redis.keys.queuePrefix(QUEUES.webhooks) });
-  chain = new ResearchChain(queue);
+  stepQueue = new StepQueue(queue);
   // Runs on live Google, as the issue's accounts' (no step runs here: the estimate is what is read).
-  service = new ResearchService(t.database.db, chain, { ...TEST_RESEARCH, provider: 'google', reuseDays: 0 });
+  service = new ResearchService(t.database.db, stepQueue, { ...TEST_RESEARCH, provider: 'google', reuseDays: 0 });
 });
 // Each test starts from an empty queue, no turns and no unfinished run.
 afterEach(async () => {
@@ -119,7 +119,7 @@ describe('research runs take turns by account', () => {
     if (keys.length > 0) await t.redis.redis.del(...keys);
     await sql`update research_runs set updated_at = now() - interval '1 hour' where status = 'queued'`.execute(t.database.db);
 
-    const swept = await sweepProcessor({ db: t.database.db, chain, webhooks, quietMs: 1_000 })();
+    const swept = await sweepProcessor({ db: t.database.db, stepQueue, webhooks, quietMs: 1_000 })();
     expect(swept.resumed).toBe(7);
     const order = await take(7);
     expect(new Set(order)).toEqual(new Set([...aRuns, bRun]));

@@ -10,7 +10,7 @@ import { createInvitation } from '../../src/members/invitations.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
 import { insertInsight } from '../support/fixtures.js';
 import { refundFailedRun } from '../../src/research/allowance.repository.js';
-import { ResearchChain } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
 import { ResearchService } from '../../src/research/research-service.js';
 import { failRun } from '../../src/research/run-outcome.js';
 import { reopenRun, type RunRow } from '../../src/research/run.repository.js';
@@ -225,7 +225,7 @@ describe('estimates follow the provider', () => {
     // The canary, newer than any run: blocked.
     const service = new ResearchService(
       t.database.db,
-      new ResearchChain(undefined as never),
+      new StepQueue(undefined as never),
       { ...TEST_RESEARCH, provider: 'google' },
       () => new Date(Date.now() + 5_000),
       async () => ({ checkedAt: new Date(Date.now() + 4_000), verdict: 'blocked', detail: 'Google blocked this client (sorry_302)' }),

@@ -12,7 +12,8 @@ import { sweepProcessor } from '../../jobs/sweep.job.js';
 import { buildTestApp } from '../support/app.js';
 import type { Redis } from '../../src/redis/connection.js';
 import { SCRIPTS } from '../../src/redis/scripts.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
 import { startTestWorkers } from '../support/services.js';
@@ -87,7 +88,7 @@ describe('a research run reads succeeded only once the API shows its insight', (
     let release!: () => void;
     nextBump = { kind: 'hold', reached, release: new Promise<void>((r) => (release = r)) };
 
-    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+    const run = await startRun(database.db, new StepQueue(pipeline.queues.research), {
       idea: 'Published run for balcony gardens',
       hints: [],
       provider: 'synthetic',
@@ -114,7 +115,7 @@ describe('a research run reads succeeded only once the API shows its insight', (
   it("is published by the step job's retry when the bump fails", async () => {
     nextBump = { kind: 'fail' };
     const before = await listed();
-    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+    const run = await startRun(database.db, new StepQueue(pipeline.queues.research), {
       idea: 'Published run for rooftop beekeeping',
       hints: [],
       provider: 'synthetic',
@@ -131,7 +132,7 @@ describe('a research run reads succeeded only once the API shows its insight', (
 
   it('is published by the sweeper when the worker died between the commit and the bump', async () => {
     // A run whose 40 steps are recorded but which was never published, as a kill -9 at that moment leaves it.
-    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+    const run = await startRun(database.db, new StepQueue(pipeline.queues.research), {
       idea: 'Published run for tiny libraries',
       hints: [],
       provider: 'synthetic',
@@ -150,7 +151,7 @@ describe('a research run reads succeeded only once the API shows its insight', (
 
     const sweep = sweepProcessor({
       db: database.db,
-      chain: new ResearchChain(pipeline.queues.research),
+      stepQueue: new StepQueue(pipeline.queues.research),
       webhooks: pipeline.queues.webhooks,
       quietMs: 60_000,
     });

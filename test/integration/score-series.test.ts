@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { scoreSeriesJsonl } from '../../src/batch/score-series.js';
+import { scoreSeriesJsonl } from '../../src/jsonl/score-series.js';
 import { BACKTEST } from '../../src/domain/scoring/backtest-results.js';
 import { momentumWindows, spearman, type MomentumWindow } from '../../src/domain/scoring/momentum-backtest.js';
 import { TREND_CLASSES } from '../../src/domain/scoring/trend-class.js';

@@ -6,14 +6,14 @@
 // both chains.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import type { ResearchChain } from '../../src/research/chain.js';
+import type { StepQueue } from '../../src/research/step-queue.js';
 import { RoutedTrendsGateway } from '../../src/providers/router.js';
 import { runProgress, runSteps } from '../../src/research/run-steps.js';
 import { createRun, findRun, stepsOf, type RunRow } from '../../src/research/run.repository.js';
 import { stepChains, type StepChains, type StepContext, type StepDefinition, type StepName } from '../../src/research/step-contract.js';
 import { RunGoneError, StepRunner, type ResearchStepDeps } from '../../src/research/step-runner.js';
 import { RESEARCH_CHAINS, STEPS } from '../../src/research/steps.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import type { TestDatabase } from '../support/database.js';
 import type { TestRedis } from '../support/redis.js';
@@ -48,22 +48,22 @@ function changedChain(): StepDefinition[] {
 /** Where a chain's jobs would go: the runner enqueues each next step here, and the test runs it. */
 function jobsOf() {
   const next: Array<{ runId: string; step: number }> = [];
-  const chain = {
+  const stepQueue = {
     enqueueNext: async (runId: string, step: number) => void next.push({ runId, step }),
     enqueueStep: async (runId: string, step: number) => void next.push({ runId, step }),
     finished: async () => {},
-  } as unknown as ResearchChain;
-  return { chain, next };
+  } as unknown as StepQueue;
+  return { stepQueue, next };
 }
 
-function runnerOf(chains: StepChains, chain: ResearchChain): StepRunner {
+function runnerOf(chains: StepChains, stepQueue: StepQueue): StepRunner {
   const world = new SyntheticTrendsProvider(() => new Date('2026-11-28T00:00:00Z'));
   const gateway = new RoutedTrendsGateway(['synthetic'], () => new DirectTrendsGateway(world));
   const deps: ResearchStepDeps = {
     db: database.db,
     redis: redis.redis,
     redisKeys: redis.keys,
-    chain,
+    stepQueue,
     trendsFor: () => gateway,
     logger: createLogger('silent'),
     anchorFor: () => 'weather',
@@ -101,7 +101,7 @@ describe('a deploy that changes the chain of steps mid-run', () => {
 
     // Before the deploy: a run starts on today's chain and gets as far as trajectory (past growth, before the scores).
     const jobs = jobsOf();
-    const before = runnerOf(RESEARCH_CHAINS, jobs.chain);
+    const before = runnerOf(RESEARCH_CHAINS, jobs.stepQueue);
     const inFlight = await newRun('meal planning app for shift workers');
     expect(inFlight.chain).toBe(oldChain.id);
     const trajectory = oldChain.steps.findIndex((s) => s.name === 'trajectory') + 1;
@@ -109,7 +109,7 @@ describe('a deploy that changes the chain of steps mid-run', () => {
     expect(resumeAt).toBe(trajectory + 1);
 
     // The deploy: the new code carries both chains. A run submitted now takes the new one.
-    const after = runnerOf(deployed, jobs.chain);
+    const after = runnerOf(deployed, jobs.stepQueue);
     const fresh = await newRun('meal planning app for night nurses', newChain.id);
     await drive(after, jobs, fresh.id, 1);
     // The run in flight carries on under the new code, from where it was.
@@ -153,7 +153,7 @@ describe('a deploy that changes the chain of steps mid-run', () => {
 
   it('fails a run whose chain the code no longer carries, saying so, rather than run steps not its own', async () => {
     const jobs = jobsOf();
-    const runner = runnerOf(RESEARCH_CHAINS, jobs.chain);
+    const runner = runnerOf(RESEARCH_CHAINS, jobs.stepQueue);
     const orphan = await newRun('a run on a chain dropped since', 'c0ffee00c0ffee00');
     await expect(runner.run({ runId: orphan.id, step: 1, attempt: 1, maxAttempts: 3 })).rejects.toThrow(RunGoneError);
     const failed = (await findRun(database.db, orphan.id))!;

@@ -9,12 +9,12 @@ import { createLogger } from '../../src/logger.js';
 import { WaitingForTrendsError } from '../../src/providers/gateway.js';
 import { RoutedTrendsGateway } from '../../src/providers/router.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
-import type { ResearchChain } from '../../src/research/chain.js';
+import type { StepQueue } from '../../src/research/step-queue.js';
 import { createRun, findRun, stepsOf } from '../../src/research/run.repository.js';
 import { stepChains, type StepChains, type StepDefinition } from '../../src/research/step-contract.js';
 import { StepRunner, type ResearchStepDeps } from '../../src/research/step-runner.js';
 import { RESEARCH_CHAINS, STEPS } from '../../src/research/steps.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import type { TestDatabase } from '../support/database.js';
 import type { TestRedis } from '../support/redis.js';
 import { createTestStack, type TestStack } from '../support/stack.js';
@@ -33,22 +33,22 @@ function jobsOf() {
   const next: Array<{ runId: string; step: number }> = [];
   const careful: Array<{ runId: string; step: number }> = [];
   const finished: string[] = [];
-  const chain = {
+  const stepQueue = {
     enqueueNext: async (runId: string, step: number) => void next.push({ runId, step }),
     enqueueStep: async (runId: string, step: number) => void careful.push({ runId, step }),
     finished: async (runId: string) => void finished.push(runId),
-  } as unknown as ResearchChain;
-  return { chain, next, careful, finished };
+  } as unknown as StepQueue;
+  return { stepQueue, next, careful, finished };
 }
 
-function runnerOf(chain: ResearchChain, goOnForMs: number, chains: StepChains = RESEARCH_CHAINS): StepRunner {
+function runnerOf(stepQueue: StepQueue, goOnForMs: number, chains: StepChains = RESEARCH_CHAINS): StepRunner {
   const world = new SyntheticTrendsProvider(() => new Date('2026-11-28T00:00:00Z'));
   const gateway = new RoutedTrendsGateway(['synthetic'], () => new DirectTrendsGateway(world));
   const deps: ResearchStepDeps = {
     db: database.db,
     redis: redis.redis,
     redisKeys: redis.keys,
-    chain,
+    stepQueue,
     trendsFor: () => gateway,
     logger: createLogger('silent'),
     anchorFor: () => 'weather',
@@ -72,7 +72,7 @@ const total = RESEARCH_CHAINS.current.steps.length;
 describe('a step delivery that goes on with its run', () => {
   it('runs a whole run in one delivery, each step recorded once at its own position, and publishes it', async () => {
     const jobs = jobsOf();
-    const runner = runnerOf(jobs.chain, 60_000);
+    const runner = runnerOf(jobs.stepQueue, 60_000);
     const run = await newRun('rota app for dental practices');
     const outcome = await runner.run({ runId: run.id, step: 1, attempt: 1, maxAttempts: 4 });
     expect(outcome).toEqual({ kind: 'done', result: { step: total, name: STEPS.at(-1)!.name, steps: total } });
@@ -100,7 +100,7 @@ describe('a step delivery that goes on with its run', () => {
       return (original.run as (c: typeof ctx) => Promise<unknown>)(ctx) as never;
     });
     const jobs = jobsOf();
-    const runner = runnerOf(jobs.chain, 60_000, chains);
+    const runner = runnerOf(jobs.stepQueue, 60_000, chains);
     const run = await newRun('inventory app for florists');
     const outcome = await runner.run({ runId: run.id, step: 1, attempt: 1, maxAttempts: 4 });
     expect(outcome).toEqual({ kind: 'done', result: { step: waitAt - 1, name: STEPS[waitAt - 2]!.name, steps: waitAt - 1 } });
@@ -127,7 +127,7 @@ describe('a step delivery that goes on with its run', () => {
       return (original.run as (c: typeof ctx) => Promise<unknown>)(ctx) as never;
     });
     const jobs = jobsOf();
-    const runner = runnerOf(jobs.chain, 60_000, chains);
+    const runner = runnerOf(jobs.stepQueue, 60_000, chains);
     const run = await newRun('booking app for dog groomers');
     await runner.run({ runId: run.id, step: 1, attempt: 1, maxAttempts: 4 });
     expect(jobs.next).toEqual([{ runId: run.id, step: failAt }]);
@@ -146,7 +146,7 @@ describe('a step delivery that goes on with its run', () => {
   it('hands the next step to its own job once the time allowed is spent', async () => {
     const jobs = jobsOf();
     // No time at all: the job's own step, then the next one goes to its own job (a job per step, as before).
-    const runner = runnerOf(jobs.chain, 0);
+    const runner = runnerOf(jobs.stepQueue, 0);
     const run = await newRun('payroll app for food trucks');
     const outcome = await runner.run({ runId: run.id, step: 1, attempt: 1, maxAttempts: 4 });
     expect(outcome).toEqual({ kind: 'done', result: { step: 1, name: STEPS[0]!.name, steps: 1 } });

@@ -11,8 +11,8 @@ import { upsertInsight } from '../../src/insights/insight.repository.js';
 import { replaceTrendPoints } from '../../src/insights/trend-point.repository.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
-import { ResearchChain } from '../../src/research/chain.js';
-import type { TrendsGateway } from '../../src/research/trends-gateway.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import type { TrendsGateway } from '../../src/providers/gateway.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { runCli } from '../support/cli.js';
 import { dimensionsWith } from '../support/fixtures.js';
@@ -86,7 +86,7 @@ describe('text from outside', () => {
     };
     const discover = discoverProcessor({
       db: t.database.db,
-      chain: new ResearchChain(queue),
+      stepQueue: new StepQueue(queue),
       trendsFor: () => gateway,
       provider: 'synthetic',
       geos: ['US'],

@@ -20,7 +20,7 @@ import { inSpan, startTracing, type Tracing } from '../../src/observability/trac
 import { enqueue, jobIdOf } from '../../src/queue/enqueue.js';
 import { deliveryPayload, JOB } from '../../src/queue/job-catalogue.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
-import { QueuedTrendsGateway } from '../../src/research/trends-gateway.js';
+import { QueuedTrendsGateway } from '../../src/research/queued-gateway.js';
 import { traceJobs, type Pipeline } from '../../src/runtime/workers.js';
 import type { TrendsResponse } from '../../src/providers/contract.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
@@ -280,7 +280,7 @@ describe('traces of a research run (OTLP/HTTP on loopback)', () => {
       await (await pipeline.queues.webhooks.getJob(jobIdOf(JOB.webhookDeliver, deliveryPayload({ id: delivery.id }))!))?.remove();
       const swept = await sweepProcessor({
         db: t.database.db,
-        chain: pipeline.chain,
+        stepQueue: pipeline.stepQueue,
         webhooks: pipeline.queues.webhooks,
         quietMs: 30_000,
       })();

@@ -5,10 +5,11 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { providerGateways } from '../../src/providers/gateways.js';
+import { providerGateways } from '../../src/providers/gateway-factory.js';
 import type { ExploreAnswer, TrendsResponse } from '../../src/domain/trends/answers.js';
 import { startDataForSeoOnLoopback } from '../../scripts/lib/dataforseo-on-loopback.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
 import { paidProviderReports } from '../../src/research/provider-spend.js';
 import { planRefresh } from '../../src/refresh/plan.js';
@@ -32,7 +33,7 @@ let database: TestDatabase;
 let redis: TestRedis;
 let stack: TestStack;
 let fake: TrendsApiOnLoopback;
-let chain: ResearchChain;
+let stepQueue: StepQueue;
 const logged: string[] = [];
 
 beforeAll(async () => {
@@ -48,7 +49,7 @@ beforeAll(async () => {
     logger: pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) }),
   });
   ({ database, redis } = stack);
-  chain = new ResearchChain(stack.pipeline!.queues.research);
+  stepQueue = new StepQueue(stack.pipeline!.queues.research);
 });
 afterAll(async () => {
   await stack?.close();
@@ -69,7 +70,7 @@ const finished = (id: string) =>
     `run ${id} to finish`,
   );
 const research = (idea: string, geo = 'US') =>
-  startRun(database.db, chain, { idea, hints: [], provider: 'trends-api', source: 'research', geo });
+  startRun(database.db, stepQueue, { idea, hints: [], provider: 'trends-api', source: 'research', geo });
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 describe('research with the Trends API alone', () => {

@@ -10,7 +10,8 @@ import { ServiceProcess } from '../../scripts/lib/service-process.js';
 import { DEFAULT_ANCHOR } from '../../src/providers/registry.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { createRedis } from '../../src/redis/connection.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
 import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
@@ -52,7 +53,7 @@ describe('research with the Trends API and Google together', () => {
     const research = new Queue(QUEUES.research, { connection, prefix: redis.keys.queuePrefix(QUEUES.research) });
     try {
       await worker.ready;
-      const run = await startRun(database.db, new ResearchChain(research), {
+      const run = await startRun(database.db, new StepQueue(research), {
         idea: 'Meal planner for busy parents',
         hints: [],
         provider: 'trends-api+google',

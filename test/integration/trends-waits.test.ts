@@ -19,11 +19,12 @@ import { recordedBody } from '../support/recorded.js';
 import type { TestRedis } from '../support/redis.js';
 import { createTestStack, type TestStack } from '../support/stack.js';
 import { enqueue, enqueueWith } from '../../src/queue/enqueue.js';
-import { QueuedTrendsGateway, redisTrendsWaiters, TRENDS_PRIORITY, WaitingForTrendsError } from '../../src/research/trends-gateway.js';
+import { TRENDS_PRIORITY, WaitingForTrendsError } from '../../src/providers/gateway.js';
+import { QueuedTrendsGateway, redisTrendsWaiters } from '../../src/research/queued-gateway.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
 import { jobIdOf } from '../../src/queue/enqueue.js';
 import { createApiKey } from '../../src/api-keys/api-key.repository.js';
-import { ResearchChain } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
 import { ResearchService } from '../../src/research/research-service.js';
 import { createRun } from '../../src/research/run.repository.js';
 
@@ -176,12 +177,12 @@ describe('a trends job waiting out a cooldown longer than its lock', () => {
       gateway.fetch({ kind: 'autocomplete', term: 'lasagna' }, { waiter: { queue: JOB.researchStep.queue, jobId: step.id! } }),
     ).rejects.toBeInstanceOf(WaitingForTrendsError);
     // Cancelled while its request waits out the route's cooldown.
-    const service = new ResearchService(database.db, new ResearchChain(pipeline.queues.research), {
+    const service = new ResearchService(database.db, new StepQueue(pipeline.queues.research), {
       provider: 'google',
       defaultGeo: '',
       allowance: { free: 3, starter: 20, pro: 100, enterprise: 500 },
       reuseDays: 7,
-      google: { requestsPerMinute: 0, routes: 1, plan: 'batched' },
+      google: { requestsPerMinute: 0, routes: 1, requestPlan: 'batched' },
     });
     expect((await service.cancel(accountId, run.id))?.status).toBe('cancelled');
     const trendsJobId = jobIdOf(JOB.trendsFetch, { request: { kind: 'autocomplete', term: 'lasagna' }, provider: 'google' }, new Date())!;

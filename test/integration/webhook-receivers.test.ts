@@ -9,10 +9,11 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { PROJECT_ROOT } from '../../src/config.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
-import { type Pipeline } from '../../src/runtime/workers.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
 import { runCli } from '../support/cli.js';
-import { type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
 import { createTestStack, type TestStack } from '../support/stack.js';
 
@@ -82,7 +83,7 @@ describe('the receivers in docs/webhooks.md', () => {
       receivers.push(await startReceiver(spec, secret, port));
     }
 
-    const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+    const run = await startRun(database.db, new StepQueue(pipeline.queues.research), {
       idea: 'Harp lessons online',
       hints: [],
       provider: 'synthetic',

@@ -11,7 +11,8 @@ import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
 import { startTestWorkers } from '../support/services.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
@@ -90,7 +91,7 @@ afterAll(async () => {
 
 /** A research run, as an operator starts one: the insight it makes is announced to the webhooks. */
 async function research(idea: string): Promise<string> {
-  const run = await startRun(t.database.db, new ResearchChain(pipeline.queues.research), {
+  const run = await startRun(t.database.db, new StepQueue(pipeline.queues.research), {
     idea,
     hints: [],
     provider: 'synthetic',

@@ -7,11 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { BACKTEST } from '../../src/domain/scoring/backtest-results.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ResearchChain, startRun } from '../../src/research/chain.js';
-import { type Pipeline } from '../../src/runtime/workers.js';
+import { StepQueue } from '../../src/research/step-queue.js';
+import { startRun } from '../../src/research/start-run.js';
+import type { Pipeline } from '../../src/runtime/workers.js';
 import { send } from '../../src/webhooks/sender.js';
 import { runCli } from '../support/cli.js';
-import { type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { until } from '../support/pipeline.js';
 import { createTestStack, type TestStack } from '../support/stack.js';
 
@@ -79,7 +80,7 @@ async function subscribe(url: string, extra: string[] = []): Promise<{ id: strin
 }
 
 async function research(idea: string) {
-  const run = await startRun(database.db, new ResearchChain(pipeline.queues.research), {
+  const run = await startRun(database.db, new StepQueue(pipeline.queues.research), {
     idea,
     hints: [],
     provider: 'synthetic',

@@ -16,7 +16,7 @@ import { buildServices, type ServiceOverrides } from '../../src/runtime/services
 import type { Mailer } from '../../src/mail/mailer.js';
 import type { ResearchSettings } from '../../src/research/research-service.js';
 import { directSeries } from '../../src/research/comparison-service.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import type { ReadModelVersionWatcher } from '../../src/redis/read-model-version.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -190,7 +190,7 @@ export const TEST_RESEARCH: ResearchSettings = {
   defaultGeo: '',
   allowance: { free: 3, starter: 20, pro: 100, enterprise: 500 },
   reuseDays: 7,
-  google: { requestsPerMinute: 10, routes: 1, plan: 'batched' },
+  google: { requestsPerMinute: 10, routes: 1, requestPlan: 'batched' },
 };
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -7,7 +7,7 @@ import { STEPS } from '../../src/research/steps.js';
 import type { StepContext, StepDefinition, StepName, StepOutput, StepOutputs } from '../../src/research/step-contract.js';
 import { buildStepContext } from '../../src/research/step-context.js';
 import type { TrendsPlan } from '../../src/research/trends-plan.js';
-import { DirectTrendsGateway } from '../../src/research/trends-gateway.js';
+import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import type { TrendsRequest, TrendsResponse } from '../../src/providers/contract.js';
 import { RoutedTrendsGateway } from '../../src/providers/router.js';
 import type { ProviderName, Registry } from '../../src/providers/registry.js';
@@ -88,7 +88,7 @@ export function stepContext(
     output: (name) => recordedOutputs.byStep(name),
     missing: (name) => `${name} has not run`,
     fetch: () => Promise.reject(new Error('a hand-built context asks its plan, not Trends')),
-    plan: 'batched',
+    requestPlan: 'batched',
     geo: '',
     anchor: options.anchor ?? 'weather',
     findExistingInsight: options.findExistingInsight ?? (async () => undefined),
@@ -138,7 +138,7 @@ export async function runSteps(
     output: (name) => outputs.byStep(name),
     missing: (name) => `${name} has not run`,
     fetch: counted,
-    plan: 'batched',
+    requestPlan: 'batched',
     geo: options.geo ?? '',
     anchor,
     findExistingInsight: async () => undefined,

@@ -19,7 +19,7 @@ const COMPOSITION_ROOT = 'src/runtime/services.ts';
 
 /** Services of the root that take neither a Redis nor a Db: their settings come from the configuration, once. */
 const ALSO_SERVICES = [
-  'ResearchChain',
+  'StepQueue',
   'QueuedTrendsGateway',
   'SecretBox',
   'HashGate',
@@ -226,7 +226,7 @@ describe('the composition root', () => {
       { file: 'jobs/count.job.ts', text: '\n\nconst c = new Counter(deps.db);' },
       { file: 'src/runtime/services.ts', text: 'new Devices(redis, k); new HookService({ db, url }); new SecretBox(key);' },
       { file: 'src/cli/commands/webhooks.command.ts', text: 'const b = SecretBox.fromConfig(config);' },
-      { file: 'src/trends/egress.ts', text: 'return new EgressPool(redis, key, routes, options);' },
+      { file: 'src/runtime/egress.ts', text: 'return new EgressPool(redis, key, routes, options);' },
     ];
     expect(constructionsOutsideRoot([...declared, ...using])).toEqual([
       'src/cli/commands/people.command.ts:1 Devices',

@@ -40,8 +40,8 @@ describe('the check', () => {
     const violations = upwardImports(
       graph({
         'src/domain/score.ts': ['src/research/steps.ts'],
-        'src/research/steps.ts': ['src/domain/score.ts', 'src/research/chain.ts', 'src/redis/client.ts'],
-        'src/research/chain.ts': [],
+        'src/research/steps.ts': ['src/domain/score.ts', 'src/research/step-queue.ts', 'src/redis/client.ts'],
+        'src/research/step-queue.ts': [],
         'src/redis/client.ts': [],
         'src/elsewhere/thing.ts': [],
       }),

@@ -29,7 +29,7 @@ function realTable(): JobHandlers {
     config,
     logger: pino({ level: 'silent' }),
     queues,
-    chain: never as PipelineParts['chain'],
+    stepQueue: never as PipelineParts['stepQueue'],
     trendsFor: () => never as ReturnType<PipelineParts['trendsFor']>,
     egress: { routes: [] } as unknown as PipelineParts['egress'],
     googleProvider: never as PipelineParts['googleProvider'],

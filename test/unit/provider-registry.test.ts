@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { provenanceKind } from '../../src/domain/provenance.js';
-import { providerGateways } from '../../src/providers/gateways.js';
+import { providerGateways } from '../../src/providers/gateway-factory.js';
 import { kindOfProviders, PROVIDERS, providersOf, type ProviderName, type RegisteredProvider } from '../../src/providers/registry.js';
 import { providerOf } from '../../src/refresh/plan.js';
 import { runSteps } from '../support/steps-harness.js';

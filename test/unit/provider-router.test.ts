@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { RoutedTrendsGateway } from '../../src/providers/router.js';
 import { anchorTermFor, comparableScaleFor, DEFAULT_ANCHOR } from '../../src/providers/registry.js';
 import { RECORDED_ANCHOR } from '../../src/providers/replay/provider.js';
-import { TrendsFailedError, type TrendsGateway } from '../../src/research/trends-gateway.js';
+import { TrendsFailedError, type TrendsGateway } from '../../src/providers/gateway.js';
 import type { ProviderName } from '../../src/providers/registry.js';
 import type { ExploreAnswer, TrendsRequest, TrendsResponse } from '../../src/providers/contract.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PLANS, rateLimitHeaders, secondsUntilUtcMidnight, utcDay } from '../../src/domain/quota.js';
+import { PLANS, rateLimitHeaders, secondsUntilUtcMidnight } from '../../src/domain/quota.js';
+import { utcDay } from '../../src/domain/utc-day.js';
 
 describe('quota arithmetic', () => {
   it('has the advertised plan limits', () => {

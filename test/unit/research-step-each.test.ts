@@ -23,7 +23,7 @@ import type { PlaceInterest } from '../../src/domain/research/geography.js';
 import type { DimensionScore } from '../../src/domain/scoring/dimensions.js';
 import type { InterestByRegion, InterestOverTime, RankedItem } from '../../src/providers/contract.js';
 import { runStep, stepContext, summarize } from '../support/steps-harness.js';
-import { TrendsFailedError } from '../../src/research/trends-gateway.js';
+import { TrendsFailedError } from '../../src/providers/gateway.js';
 
 type Plan = Partial<Omit<TrendsPlan, 'name'>>;
 

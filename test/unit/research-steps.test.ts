@@ -11,7 +11,7 @@ import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.
 import { explorePartByPart } from '../../src/providers/explore-parts.js';
 import { NotRecordedError, requestKey, type RankedItem, type TrendsRequest, type TrendsResponse } from '../../src/providers/contract.js';
 import type { SignalOutput, StepOutputs } from '../../src/research/step-contract.js';
-import { TrendsFailedError } from '../../src/research/trends-gateway.js';
+import { TrendsFailedError } from '../../src/providers/gateway.js';
 import { DIMENSIONS } from '../../src/domain/scoring/dimensions.js';
 import { RecordedOutputs, runStep, runSteps, stepContext, summarize } from '../support/steps-harness.js';
 import { RECORDED_DIR } from '../support/shared-data.js';

@@ -1,6 +1,6 @@
 import { describeCommand } from '../command-index.js';
 import type { Command } from 'commander';
-import { forecastJsonl, MAX_HORIZON } from '../../forecast/batch.js';
+import { forecastJsonl, MAX_HORIZON } from '../../jsonl/forecast.js';
 import { withBatchStreams } from '../batch-io.js';
 import { UsageError } from '../output.js';
 

@@ -6,7 +6,7 @@ import { verdictOf } from '../../domain/research/verdict.js';
 import { describeDiscovery } from '../../domain/trends/discovery.js';
 import { findInsight } from '../../insights/insight.repository.js';
 import { marketProblem } from '../../domain/research/market.js';
-import { InvalidIdeaError } from '../../research/chain.js';
+import { InvalidIdeaError } from '../../research/start-run.js';
 import { dryRun, type DryRun } from '../../research/dry-run.js';
 import { anchorTermFor } from '../../providers/registry.js';
 import { NotAnswerableError, ResearchAllowanceSpentError, type Submitter } from '../../research/research-service.js';
@@ -310,12 +310,12 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
     .description('Resume a failed run at its first unfinished step')
     .argument('<id>', 'run id (run_…)')
     .action(async (id: string) => {
-      await withServices(context, async ({ resources, chain }) => {
+      await withServices(context, async ({ resources, stepQueue }) => {
         const run = await findRun(resources.db, id);
         if (!run) throw new UsageError(`No research run has the id "${id}" (see: insights runs list)`);
         const step = await reopenRun(resources.db, id);
         if (step === undefined) throw new UsageError(`${id} is ${run.status}, not failed: nothing to retry`);
-        await chain.enqueueStep(id, step);
+        await stepQueue.enqueueStep(id, step);
         const { total, current } = runProgress({ ...run, status: 'queued', next_step: step });
         print(`Resumed ${id} at step ${step} of ${total} (${current ?? 'unknown'}).`);
       });

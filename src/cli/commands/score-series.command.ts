@@ -1,6 +1,6 @@
 import { describeCommand } from '../command-index.js';
 import type { Command } from 'commander';
-import { scoreSeriesJsonl } from '../../batch/score-series.js';
+import { scoreSeriesJsonl } from '../../jsonl/score-series.js';
 import { withBatchStreams } from '../batch-io.js';
 
 export function registerScoreSeriesCommand(program: Command): void {

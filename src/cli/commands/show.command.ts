@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { sparkline } from '../../domain/charts/insight-chart.js';
+import { textSparkline } from '../../domain/charts/insight-chart.js';
 import { displayTitle } from '../../domain/provenance.js';
 import { providerWords } from '../../domain/reports/insight-report.js';
 import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
@@ -43,7 +43,7 @@ export function registerShowCommand(program: Command, context: () => CliContext)
         if (points.length > 0) {
           const values = points.map((p) => p.value);
           print(
-            `series   ${sparkline(values)}  ${points[0]!.date} … ${points.at(-1)!.date}  (min ${Math.min(...values)}, max ${Math.max(...values)})`,
+            `series   ${textSparkline(values)}  ${points[0]!.date} … ${points.at(-1)!.date}  (min ${Math.min(...values)}, max ${Math.max(...values)})`,
           );
         } else {
           print('series   (none yet)');
@@ -53,7 +53,7 @@ export function registerShowCommand(program: Command, context: () => CliContext)
         else {
           const fc = forecast.points as Array<{ date: string; value: number; lower_80: number; upper_80: number }>;
           print(
-            `forecast ${sparkline(fc.map((p) => p.value))}  ${fc[0]!.date} … ${fc.at(-1)!.date}  (${forecast.model}; 80% band ${Math.min(...fc.map((p) => p.lower_80))}–${Math.max(...fc.map((p) => p.upper_80))}; backtest MASE ${forecast.backtest?.mase ?? '–'})`,
+            `forecast ${textSparkline(fc.map((p) => p.value))}  ${fc[0]!.date} … ${fc.at(-1)!.date}  (${forecast.model}; 80% band ${Math.min(...fc.map((p) => p.lower_80))}–${Math.max(...fc.map((p) => p.upper_80))}; backtest MASE ${forecast.backtest?.mase ?? '–'})`,
           );
         }
       });

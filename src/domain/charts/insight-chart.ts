@@ -218,7 +218,7 @@ export function renderInsightChart(input: {
 }
 
 const BLOCKS = '▁▂▃▄▅▆▇█';
-/** A terminal sparkline of 0–100 values. */
-export function sparkline(values: readonly number[]): string {
+/** A sparkline of 0–100 values in Unicode blocks, for a terminal and Markdown (the pages draw theirs in SVG: http/pages/sparkline.ts). */
+export function textSparkline(values: readonly number[]): string {
   return values.map((v) => BLOCKS[Math.min(7, Math.max(0, Math.round((v / 100) * 7)))]).join('');
 }

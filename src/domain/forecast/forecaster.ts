@@ -11,6 +11,7 @@
 // (context length × sparsity), measured on the tuning half of the real series
 // only (see calibration.ts and scripts/calibrate-forecast.mjs): calibrated, not
 // assumed normal. Nested (95% ⊇ 80%) and clipped to 0–100.
+import { median } from '../stats.js';
 import { CALIBRATION } from './calibration.js';
 import { seasonalNaiveScale } from './evaluation.js';
 
@@ -79,12 +80,6 @@ export type Forecast =
   { withheld: false; model: string; horizon: number; points: ForecastPoint[]; backtest: Backtest } | { withheld: true; reason: string };
 
 export const MIN_POINTS = 21;
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 /** Same weekday's values over the last `weeks` weeks, per step ahead. */
 function seasonalMedian(history: readonly number[], horizon: number, weeks: number): number[] {

@@ -18,6 +18,7 @@
 // measured on the tuning half of the real long series (outlook-calibration.ts,
 // written by scripts/backtest-outlook.ts): calibrated, not assumed normal.
 // Nested (95 % ⊇ 80 %) and clipped to 0–100.
+import { median } from '../stats.js';
 import { OUTLOOK_CALIBRATION as MEASURED_CALIBRATION } from './outlook-calibration.js';
 
 export const OUTLOOK_HORIZONS = [
@@ -48,12 +49,6 @@ const mean = (v: readonly number[]) => (v.length ? sum(v) / v.length : 0);
 const clip = (x: number) => Math.min(100, Math.max(0, x));
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
-
-function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 /** Means of the last full years, most recent first (at most 4: older years say little about next year). */
 function yearMeans(h: readonly number[]): number[] {

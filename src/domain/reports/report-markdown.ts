@@ -6,7 +6,7 @@
 // text or rendered without HTML (founder review, issue 47), so a citation is
 // its words, which name the dimension and evidence row they point to; the
 // HTML page links them.
-import { sparkline } from '../charts/insight-chart.js';
+import { textSparkline } from '../charts/insight-chart.js';
 import { escapeMarkdown as md, markdownTable } from './markdown.js';
 import {
   NO_FORECAST,
@@ -74,7 +74,7 @@ export function renderReportMarkdown(input: InsightReportInput): string {
   out.push(
     '## Search interest',
     r.chart.points
-      ? `\`${sparkline(values)}\` ${md(r.chart.caption ?? '')}: lowest ${r.chart.min}, highest ${r.chart.max}, latest ${r.chart.latest}. Source: ${md(r.chart.source)}.`
+      ? `\`${textSparkline(values)}\` ${md(r.chart.caption ?? '')}: lowest ${r.chart.min}, highest ${r.chart.max}, latest ${r.chart.latest}. Source: ${md(r.chart.source)}.`
       : 'No days of search interest yet.',
     `The chart with the forecast: \`GET /api/insights/${r.id}/chart.svg\`.`,
   );

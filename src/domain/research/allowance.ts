@@ -10,6 +10,7 @@
 // runs behind its own. A refused run learns when it may try again (the next
 // UTC midnight), at most a day away.
 import type { Plan } from '../quota.js';
+import { nextUtcMidnight } from '../utc-day.js';
 
 export type ResearchAllowance = Readonly<Record<Plan, number>>;
 
@@ -36,7 +37,7 @@ export function allowanceState(limit: number, used: number, now: Date, refunded 
     used,
     remaining: Math.max(0, limit - used),
     refunded,
-    resetsAt: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)),
+    resetsAt: nextUtcMidnight(now),
   };
 }
 

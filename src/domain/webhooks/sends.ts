@@ -8,6 +8,7 @@
 // What its public research sends to other accounts' subscriptions comes out of
 // the same day's budget (issue 48): past it, those deliveries are not made.
 import type { Plan } from '../quota.js';
+import { nextUtcMidnight } from '../utc-day.js';
 import { MAX_ATTEMPTS } from './retry.js';
 
 export interface WebhookSendLimits {
@@ -31,6 +32,5 @@ export const maxRequestedPostsPerDay = (limits: WebhookSendLimits, plan: Plan) =
 
 /** Milliseconds until the next UTC day, when the day's sends start again. */
 export function msUntilNextUtcDay(now: Date): number {
-  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-  return next - now.getTime();
+  return nextUtcMidnight(now).getTime() - now.getTime();
 }

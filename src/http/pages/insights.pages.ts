@@ -15,27 +15,26 @@ import {
 } from '../../domain/catalog.js';
 import type { InsightCursor } from '../../domain/cursor.js';
 import { Refusal } from '../../domain/refusal.js';
-import { isId } from '../../domain/ids.js';
 import { displayTitle, interestNoun, provenanceOf } from '../../domain/provenance.js';
 import { renderInsightChart } from '../../domain/charts/insight-chart.js';
 import { DIMENSION_LABELS, DIMENSIONS } from '../../domain/scoring/dimensions.js';
 import { renderReportHtml } from '../../domain/reports/report-html.js';
 import { renderReportMarkdown } from '../../domain/reports/report-markdown.js';
-import { findInsight, type InsightListRow, type InsightRow } from '../../insights/insight.repository.js';
+import type { InsightListRow, InsightRow } from '../../insights/insight.repository.js';
 import { latestTrendPointsOf } from '../../insights/trend-point.repository.js';
-import { InvalidIdeaError } from '../../research/chain.js';
+import { InvalidIdeaError } from '../../research/start-run.js';
 import { MAX_COMPARED, MIN_COMPARED, NotResearchedError, type Comparison } from '../../research/comparison-service.js';
 import { ResearchAllowanceSpentError } from '../../research/research-service.js';
-import { TrendsFailedError } from '../../research/trends-gateway.js';
+import { TrendsFailedError } from '../../providers/gateway.js';
 import { CONTENT_TYPES, REPORT_CSP } from '../routes/api/insight-exports.js';
-import { toInsightDto, toInsightSummaryDto } from '../../views/insight.view.js';
+import { findVisibleInsight, toInsightDto, toInsightSummaryDto } from '../../views/insight.view.js';
 import { decodeListCursor, listInsightPage } from '../../views/insight-list.view.js';
 import { insightListCsv, reportInputOf } from '../../views/insight-report.view.js';
 import { comparisonView } from '../../views/comparison.view.js';
 import { html, joinHtml, type Html, type HtmlValue } from '../../domain/html.js';
 import { hidden, notice } from './layout.js';
 import type { Session } from './session.js';
-import { date, fields, type PageKit } from './page-kit.js';
+import { date, fields, marketOf, type PageKit } from './page-kit.js';
 import { multiline, sparkline } from './sparkline.js';
 import { verdictOf } from '../../domain/research/verdict.js';
 import { providerWords } from '../../domain/reports/insight-report.js';
@@ -117,7 +116,6 @@ function listHref(filters: ListFilters, cursor: string | undefined, path = '/acc
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}`;
-const marketOf = (geo: string | null) => (geo === null ? 'default' : geo || 'worldwide');
 const categoryName = (category: string) => (category in CATEGORIES ? CATEGORIES[category as Category].name : category);
 const verdictBadge = (v: ReturnType<typeof verdictOf>) => html`<span class="verdict verdict-${v.label}">${v.label}</span>`;
 const scoreText = (row: Pick<InsightListRow, 'overall_score' | 'confidence'>) =>
@@ -268,9 +266,7 @@ ${filterForm(filters)}${table}${paging}`,
   });
 
   /** The insight, when the account may see it (public, or its own), as GET /api/insights/{id} finds it. */
-  async function visible(session: Session, id: string): Promise<InsightRow | undefined> {
-    return isId('insight', id) ? findInsight(db, id, { accountId: session.row.account_id }) : undefined;
-  }
+  const visible = (session: Session, id: string) => findVisibleInsight(db, id, { accountId: session.row.account_id });
 
   app.get('/account/insights/:id', hide, async (request, reply) => {
     const session = await page(request, reply);

@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { accountUsage } from '../../accounts/account-usage.js';
 import { fillDays, renderUsageChart } from '../../domain/charts/usage-chart.js';
-import { PLANS, utcDay } from '../../domain/quota.js';
+import { PLANS } from '../../domain/quota.js';
+import { utcDay } from '../../domain/utc-day.js';
 import { allowanceState } from '../../domain/research/allowance.js';
 import { researchRunsRefunded, researchRunsSpent } from '../../research/allowance.repository.js';
 import { html } from '../../domain/html.js';

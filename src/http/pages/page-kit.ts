@@ -87,6 +87,8 @@ export const fields = (body: unknown, name: string): string[] => {
   return value === undefined ? [] : [value].flat();
 };
 export const date = (d: Date | null | undefined) => (d ? d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—');
+/** A run's or an insight's market as a person reads it: its country, worldwide (''), or the default (null: TRENDS_GEO). */
+export const marketOf = (geo: string | null) => (geo === null ? 'default' : geo || 'worldwide');
 
 function parseForm(body: string): Form {
   const form: Form = Object.create(null) as Form;

@@ -12,12 +12,12 @@ import { isId } from '../../domain/ids.js';
 import { publicRunAdvice, publicRunError, publicWaitingReason } from '../../domain/public-error.js';
 import { verdictOf } from '../../domain/research/verdict.js';
 import { describeDiscovery } from '../../domain/trends/discovery.js';
-import { InvalidIdeaError } from '../../research/chain.js';
+import { InvalidIdeaError } from '../../research/start-run.js';
 import { NotAnswerableError, ResearchAllowanceSpentError } from '../../research/research-service.js';
 import { html, type Html } from '../../domain/html.js';
 import { hidden, notice } from './layout.js';
 import type { Session } from './session.js';
-import { field, date, type PageKit } from './page-kit.js';
+import { field, date, marketOf, type PageKit } from './page-kit.js';
 
 /** A run's idea as a person reads it (labelled "simulated" or "recorded …"), and what it rests on: its provider and the last day of data. */
 function runProvenance(run: RunRow, dates: Pick<ProvenanceFacts, 'data_from' | 'data_as_of'> | undefined) {
@@ -68,7 +68,7 @@ export function researchPages(app: FastifyInstance, kit: PageKit): void {
           return html`<a href="/account/insights/${insight.id}"><span class="verdict verdict-${v.label}">${v.label}</span> ${Math.round(insight.overall_score * 100)} of 100</a><br><span class="small">confidence ${Math.round(insight.confidence * 100)}</span>`;
         })()
       : '—';
-    return html`<tr><th scope="row"><a href="/account/research/${run.id}">${shown.idea}</a></th><td>${run.geo === null ? 'default' : run.geo || 'worldwide'}</td><td>${shown.source}</td><td>${STATUS_WORDS[run.status] ?? run.status}${reason ? html`<br><span class="small">${reason}</span>` : ''}</td><td>${steps}</td><td>${result}</td><td>${date(run.created_at)}</td></tr>`;
+    return html`<tr><th scope="row"><a href="/account/research/${run.id}">${shown.idea}</a></th><td>${marketOf(run.geo)}</td><td>${shown.source}</td><td>${STATUS_WORDS[run.status] ?? run.status}${reason ? html`<br><span class="small">${reason}</span>` : ''}</td><td>${steps}</td><td>${result}</td><td>${date(run.created_at)}</td></tr>`;
   }
 
   /** The insights of these runs, each one the account may see (its own private ones, or public ones). */
@@ -208,7 +208,7 @@ ${
     });
     const done = steps.filter((s) => s.status === 'done').length;
     const refunded = run.status === 'failed' && (await runWasRefunded(db, run.id));
-    const body = html`${runState(run, refunded)}<dl class="facts"><dt>Idea</dt><dd>${shown.idea}</dd><dt>Market</dt><dd>${run.geo === null ? 'default' : run.geo || 'worldwide'}</dd>
+    const body = html`${runState(run, refunded)}<dl class="facts"><dt>Idea</dt><dd>${shown.idea}</dd><dt>Market</dt><dd>${marketOf(run.geo)}</dd>
 <dt>Source</dt><dd>${shown.source}</dd><dt>Data as of</dt><dd>${shown.dataAsOf}</dd>${run.discovery ? html`<dt>Discovered</dt><dd>${describeDiscovery(run.discovery)}</dd>` : ''}
 <dt>Steps done</dt><dd>${done} of ${steps.length}</dd><dt>Started</dt><dd>${date(run.created_at)}</dd>
 <dt>Insight</dt><dd>${run.insight_id ? html`<a href="/account/insights/${run.insight_id}">${shown.idea}</a> (<a href="/account/insights/${run.insight_id}/report">printable report</a>)` : '—'}</dd></dl>

@@ -1,5 +1,5 @@
 // DataForSEO is asked directly, with its pace, day's answers and bill in Redis (gateway.ts).
-import type { GatewayFactory } from '../gateways.js';
+import type { GatewayFactory } from '../gateway-factory.js';
 import { PaidTrendsGateway } from './gateway.js';
 import type { DataForSeoSection } from './profile.js';
 import { DataForSeoProvider } from './provider.js';

@@ -19,6 +19,7 @@ import type { Redis } from '../../redis/connection.js';
 import type { RedisKeys } from '../../redis/keys.js';
 import { providerAccountProblem, providerCost, providerRequests } from '../../observability/metrics.js';
 import { untilNextMinute } from './client.js';
+import { utcDay } from '../../domain/utc-day.js';
 import {
   describeRequest,
   MalformedResponseError,
@@ -42,7 +43,6 @@ export interface PaidPace {
 const DAY_MS = 24 * 3_600_000;
 
 const endpointOf = (request: TrendsRequest) => (request.kind === 'searchVolume' ? 'searchVolume' : 'explore');
-const utcDay = (at = new Date()) => at.toISOString().slice(0, 10);
 const MICRO = 1_000_000;
 // Gives up "being asked" only for the job that holds it (token).
 const { release: RELEASE } = SCRIPTS.paidGateway;
@@ -76,7 +76,7 @@ export class PaidTrendsGateway implements TrendsGateway {
     const name = provider.name;
     const endpoint = endpointOf(request);
     const counted = (outcome: string) => providerRequests.inc({ provider: name, endpoint, purpose, outcome });
-    const day = utcDay();
+    const day = utcDay(new Date());
     // The day's answer of this account at this address (a sandbox's answers are not production's).
     const answerKey = keys.providerAnswer(
       name,
@@ -223,7 +223,7 @@ export async function spendOn(
   redis: Redis,
   keys: RedisKeys,
   provider: string,
-  day = utcDay(),
+  day = utcDay(new Date()),
 ): Promise<Record<TrendsPurpose, { requests: number; usd: number; points: number }>> {
   const hash = await redis.hgetall(keys.providerSpend(provider, day));
   const of = (purpose: TrendsPurpose) => ({

@@ -1,6 +1,6 @@
 // Recorded answers are read from files, asked directly.
 import { DirectTrendsGateway } from '../gateway.js';
-import type { GatewayFactory } from '../gateways.js';
+import type { GatewayFactory } from '../gateway-factory.js';
 import type { replay } from './profile.js';
 import { ReplayTrendsProvider } from './provider.js';
 

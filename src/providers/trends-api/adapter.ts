@@ -3,7 +3,7 @@
 // DataForSEO counts dollars. The service account is signed in on the first request.
 import { ProviderAccountError, type TrendsRequest, type TrendsResponse } from '../contract.js';
 import { PaidTrendsGateway } from '../dataforseo/gateway.js';
-import type { GatewayFactory } from '../gateways.js';
+import type { GatewayFactory } from '../gateway-factory.js';
 import { serviceAccountFrom } from './auth.js';
 import { TrendsApiClient } from './client.js';
 import type { TrendsApiSection } from './profile.js';

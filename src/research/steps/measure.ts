@@ -5,7 +5,7 @@ import { kindOfProviders } from '../../providers/registry.js';
 import { COMPARABLE_RATIO, mapAgainstAnchor, placesFromMap, type PlaceInterest } from '../../domain/research/geography.js';
 import type { Timeframe } from '../../providers/contract.js';
 import { describeVolume, volumeOutput } from '../../domain/research/search-volume.js';
-import { TrendsFailedError } from '../trends-gateway.js';
+import { TrendsFailedError } from '../../providers/gateway.js';
 import type { MapOutput, NamedStep, RelatedOutput, SeriesOutput, StepContext } from '../step-contract.js';
 import { count, servedOf } from './shared.js';
 

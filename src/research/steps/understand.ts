@@ -4,7 +4,7 @@ import { classifyCategory, FIRM_CONFIDENCE } from '../../domain/research/categor
 import { normalizeIdea } from '../../domain/research/idea.js';
 import { choosePrimary, MEASURED, measuredPhrases, phraseCandidates, recordedCandidates } from '../../domain/research/phrase-choice.js';
 import type { Measurement } from '../trends-plan.js';
-import { TrendsFailedError } from '../trends-gateway.js';
+import { TrendsFailedError } from '../../providers/gateway.js';
 import type { NamedStep } from '../step-contract.js';
 import { count, categoryEvidence } from './shared.js';
 

@@ -4,10 +4,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
 import { allowanceRefusal } from '../../../api-access/allowance.js';
-import { InvalidIdeaError } from '../../../research/chain.js';
+import { InvalidIdeaError } from '../../../research/start-run.js';
 import { NotResearchedError, type ComparisonService } from '../../../research/comparison-service.js';
 import { ResearchAllowanceSpentError } from '../../../research/research-service.js';
-import { TrendsFailedError } from '../../../research/trends-gateway.js';
+import { TrendsFailedError } from '../../../providers/gateway.js';
 import { comparisonView } from '../../../views/comparison.view.js';
 import { strictJsonValidator } from '../../json-body.js';
 import { invalidParam, problem, ProblemError } from '../../problem.js';

@@ -7,7 +7,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { allowanceRefusal } from '../../../api-access/allowance.js';
 import { isId } from '../../../domain/ids.js';
-import { InvalidIdeaError } from '../../../research/chain.js';
+import { InvalidIdeaError } from '../../../research/start-run.js';
 import {
   IdempotencyKeyReusedError,
   NotAnswerableError,

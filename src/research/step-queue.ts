@@ -7,18 +7,11 @@
 // account's backlog delays another account's run by about a run, not by the
 // backlog; the turn is held until the run ends.
 import type { Queue } from 'bullmq';
-import type { Db } from '../db/connection.js';
-import type { Source } from '../domain/catalog.js';
-import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
-import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
-import { phraseCandidates } from '../domain/research/phrase-choice.js';
 import { enqueue, ensureEnqueuedWith } from '../queue/enqueue.js';
 import { HeldTurns } from '../queue/fair-share.js';
 import { JOB } from '../queue/job-catalogue.js';
-import { createRun, type RunRow } from './run.repository.js';
+import type { RunRow } from './run.repository.js';
 import { RESEARCH_CHAINS } from './steps.js';
-
-export class InvalidIdeaError extends Error {}
 
 /**
  * The largest turn of a run: its Google requests' priority is the turn
@@ -42,7 +35,8 @@ export function resumeStep(run: Pick<RunRow, 'next_step' | 'chain'>): number {
   return chain ? Math.min(run.next_step, chain.steps.length) : run.next_step;
 }
 
-export class ResearchChain {
+/** The research queue as a run's steps use it: each step enqueued once, in its run's turn. */
+export class StepQueue {
   /** Each unfinished run's turn (src/queue/fair-share.ts), in the research queue's hash tag. */
   readonly turns: HeldTurns;
 
@@ -87,52 +81,4 @@ export class ResearchChain {
     const [turn] = await this.turns.take([{ owner, member: runId }]);
     await ensureEnqueuedWith(this.queue, JOB.researchStep, step === 1 ? { priority: turn! } : {}, { runId, step, turn: turn! });
   }
-}
-
-export interface StartRunInput {
-  idea: string;
-  hints: string[];
-  provider: string;
-  source: Source;
-  startedBy?: 'cli' | 'discovery' | 'demo';
-  /** What discovery saw (runs it starts). */
-  discovery?: DiscoveryEvidence;
-  /** The market ('' worldwide); unset: TRENDS_GEO. */
-  geo?: string;
-  language?: string;
-}
-
-/** Throws InvalidIdeaError when the idea or a search phrase cannot be researched; answers the idea normalised. */
-export function checkIdea(idea: string, hints: readonly string[], trending?: string): { text: string; key: string } {
-  const problem = validateIdea(idea);
-  if (problem) throw new InvalidIdeaError(problem);
-  for (const hint of hints) {
-    const hintProblem = validateIdea(hint);
-    if (hintProblem) throw new InvalidIdeaError(`keyword "${hint.slice(0, 40)}": ${hintProblem}`);
-    if (hint.length > 100) throw new InvalidIdeaError(`keyword "${hint.slice(0, 20)}…" is longer than 100 characters`);
-  }
-  const { text, key } = normalizeIdea(idea);
-  // The run's choose_primary step needs a search phrase: an idea of stopwords alone ("the and of") would fail there, its allowance spent.
-  if (phraseCandidates(idea, hints, trending ? { trending } : {}).length === 0) {
-    throw new InvalidIdeaError('no search phrase can be made of it: name what it is in a word or two that people search for');
-  }
-  return { text, key };
-}
-
-/** Validates, records the run on today's chain, then enqueues its first step (after the insert has committed). */
-export async function startRun(db: Db, chain: ResearchChain, input: StartRunInput): Promise<RunRow> {
-  const normalized = checkIdea(input.idea, input.hints, input.discovery?.query);
-  const run = await createRun(db, {
-    idea: normalized.text,
-    ideaKey: normalized.key,
-    hints: input.hints,
-    provider: input.provider,
-    source: input.source,
-    startedBy: input.startedBy ?? 'cli',
-    ...(input.discovery ? { discovery: input.discovery } : {}),
-    ...(input.geo !== undefined ? { geo: input.geo } : {}),
-    ...(input.language ? { language: input.language } : {}),
-  });
-  await chain.start(run);
-  return run;
 }

@@ -1,20 +1,20 @@
-// `insights forecast`: the JSONL batch contract (batch/jsonl.ts) over the
+// `insights forecast`: the JSONL batch contract (contract.ts) over the
 // forecaster. Input line {"id","points":[{"date","value"}],"horizon"?}; output
 // line {"id","model","points"}, {"id","withheld":true,"reason"} or a line error.
 import type { Readable, Writable } from 'node:stream';
-import { dailyPoints, idOf, LineError, runJsonl } from '../batch/jsonl.js';
+import { dailyPoints, idOf, LineError, runJsonl } from './contract.js';
 import { forecast } from '../domain/forecast/forecaster.js';
 
 export const MAX_HORIZON = 28;
 
-export interface BatchSummary {
+export interface ForecastSummary {
   lines: number;
   forecast: number;
   withheld: number;
   errors: number;
 }
 
-export async function forecastJsonl(input: Readable, output: Writable, defaultHorizon = 7): Promise<BatchSummary> {
+export async function forecastJsonl(input: Readable, output: Writable, defaultHorizon = 7): Promise<ForecastSummary> {
   const summary = await runJsonl(input, output, (row) => {
     const id = idOf(row);
     const h = row.horizon === undefined ? defaultHorizon : row.horizon;

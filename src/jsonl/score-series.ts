@@ -1,4 +1,4 @@
-// `insights score-series`: the JSONL batch contract (jsonl.ts) over momentum
+// `insights score-series`: the JSONL batch contract (contract.ts) over momentum
 // and the trend class. Input line {"id","points":[{"date","value"}],"points_90d"?}:
 // `points` is the daily series up to the day to score; `points_90d`, when
 // given, is the 90 days ending that same day (else `points` serves as it when
@@ -6,7 +6,7 @@
 // with "reason" when the series cannot be scored, or a line error.
 import type { Readable, Writable } from 'node:stream';
 import { assessMomentum } from '../domain/scoring/momentum.js';
-import { dailyPoints, idOf, LineError, runJsonl } from './jsonl.js';
+import { dailyPoints, idOf, LineError, runJsonl } from './contract.js';
 
 export interface ScoreSeriesSummary {
   lines: number;

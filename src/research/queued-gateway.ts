@@ -17,18 +17,6 @@ import {
   type TrendsWaiter,
 } from '../providers/gateway.js';
 
-// What every provider's gateway shares lives with the providers; the steps and jobs ask for it here too.
-export {
-  DirectTrendsGateway,
-  TRENDS_PRIORITY,
-  TrendsFailedError,
-  WaitingForTrendsError,
-  type TrendsFetchOptions,
-  type TrendsGateway,
-  type TrendsPurpose,
-  type TrendsWaiter,
-} from '../providers/gateway.js';
-
 /** How long a waiting step or refresh sleeps: what the trends job said, within bounds. */
 export function sleepFor(error: WaitingForTrendsError, fallbackMs: number, maxMs = 5 * 60_000): number {
   return Math.min(maxMs, Math.max(fallbackMs, error.retryAfterMs ?? 0));
@@ -46,7 +34,7 @@ export function researchPriority(step: number, steps: number): number {
 
 /**
  * The priority of a research request of the run holding fair turn `turn`
- * (src/research/chain.ts): the accounts' runs are answered in turn, each
+ * (src/research/step-queue.ts): the accounts' runs are answered in turn, each
  * run's requests together (so runs still finish one after another), and every
  * run before the daily refresh and discovery.
  */
