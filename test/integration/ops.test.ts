@@ -106,7 +106,12 @@ describe('graceful shutdown', () => {
     });
     const stepQueue = new StepQueue(queue);
     for (let i = 0; i < 8; i += 1)
-      await startRun(database.db, stepQueue, { idea: `Graceful shutdown idea ${i}`, hints: [], provider: 'synthetic', source: 'synthetic' });
+      await startRun(database.db, stepQueue, {
+        idea: `Graceful shutdown idea ${i}`,
+        hints: [],
+        provider: 'synthetic',
+        source: 'synthetic',
+      });
     const env = { ...stack.env, RESEARCH_CONCURRENCY: '2' };
     const done = async () =>
       Number((await sql<{ n: string }>`select count(*) as n from research_steps where status = 'done'`.execute(database.db)).rows[0]!.n);
