@@ -15,7 +15,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { boundedExchange } from '../bounded-exchange.js';
 import { MalformedResponseError, ProviderAccountError, ProviderUnavailableError, RateLimitedError, RefusedError } from '../contract.js';
 import { accessToken, type ServiceAccount } from './auth.js';
-import { ErrorBodySchema, expectShape, isShape, OperationSchema, retryDelayMs, type ApiStatus } from './format.js';
+import { isShape } from '../expect-shape.js';
+import { ErrorBodySchema, expectShape, OperationSchema, retryDelayMs, type ApiStatus } from './format.js';
 
 export interface TrendsApiClientSettings {
   apiUrl: string;
