@@ -1,6 +1,6 @@
 // What every provider's gateway is: how a step, the refresh or a comparison
 // asks for an answer, whether through the trends queue (research/trends-gateway.ts),
-// directly (local data), or paced and billed in Redis (dataforseo/gateway.ts), and
+// directly (local data), or paced and billed in Redis (paid-gateway.ts), and
 // the errors that tell a wait from a failure.
 import { NotAvailableError, NotRecordedError, type TrendsProvider, type TrendsRequest, type TrendsResponse } from './contract.js';
 

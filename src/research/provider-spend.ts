@@ -7,7 +7,7 @@ import type { Db } from '../db/connection.js';
 import { answeringProvider, profileOf, providersOf, type ProviderName } from '../providers/registry.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
-import { accountProblemOf, runSpendOf, spendOn } from '../providers/dataforseo/gateway.js';
+import { accountProblemOf, runSpendOf, spendOn } from '../providers/paid-gateway.js';
 import { latestSucceededRunsAsking } from './run.repository.js';
 
 export interface PaidProviderReport {

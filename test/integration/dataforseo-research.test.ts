@@ -16,7 +16,7 @@ import { ResearchService, researchSettings } from '../../src/research/research-s
 import { WaitingForTrendsError } from '../../src/research/trends-gateway.js';
 import { ResearchChain, startRun } from '../../src/research/chain.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
-import { spendOn } from '../../src/providers/dataforseo/gateway.js';
+import { spendOn } from '../../src/providers/paid-gateway.js';
 import { researchRunsSpent } from '../../src/research/allowance.repository.js';
 import { paidProviderReports } from '../../src/research/provider-spend.js';
 import { planRefresh } from '../../src/refresh/plan.js';

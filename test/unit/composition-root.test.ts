@@ -52,7 +52,7 @@ const OWN_FILE: Record<(typeof SERVICES)[number], string> = {
   GoogleTrendsProvider: 'providers/google/provider.ts',
   ReplayTrendsProvider: 'providers/replay/provider.ts',
   DataForSeoProvider: 'providers/dataforseo/provider.ts',
-  PaidTrendsGateway: 'providers/dataforseo/gateway.ts',
+  PaidTrendsGateway: 'providers/paid-gateway.ts',
 };
 
 function sources(dir: string): string[] {
