@@ -46,6 +46,15 @@ export class RefusedError extends Error {
   override name = 'RefusedError';
 }
 
+/**
+ * The provider refused this service's access, not the request (the Trends API's PERMISSION_DENIED: a
+ * project not on its allow-list). Still a refusal (the request fails), but the operator's to fix, and
+ * told to clients as such (public-error.ts's notAllowed).
+ */
+export class AccessRefusedError extends RefusedError {
+  override name = 'AccessRefusedError';
+}
+
 /** The answer is not what Google's API returns: retrying will not help. */
 export class MalformedResponseError extends Error {
   override name = 'MalformedResponseError';

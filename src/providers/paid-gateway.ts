@@ -32,7 +32,7 @@ import {
   type TrendsRequest,
   type TrendsResponse,
 } from './contract.js';
-import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose, type TrendsWaiter } from './gateway.js';
+import { failureOf, TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose, type TrendsWaiter } from './gateway.js';
 
 /** Tasks a minute per endpoint. */
 export interface PaidPace {
@@ -63,7 +63,7 @@ export interface PaidGatewayDeps {
   scope: string;
   /** How long one job holds a request as being asked (longer than a request's deadline). */
   askingMs: number;
-  /** Who a waiting run waits for, in its reason: the provider's profile's `source` ("DataForSEO"). */
+  /** Who a waiting run waits for, in its reason: the provider's profile's `publicName` ("DataForSEO"). */
   source: string;
 }
 
@@ -210,10 +210,10 @@ export class PaidTrendsGateway implements TrendsGateway {
       return new WaitingForTrendsError(what, this.deps.retryMs, this.source, error.message);
     }
     // What it cannot answer for this request (a region's search volume): evidence not available, not a failure.
-    if (error instanceof NotAvailableError) return new TrendsFailedError(error.message, false, true);
+    if (error instanceof NotAvailableError) return new TrendsFailedError(error.message, false, true, failureOf(provider.name, error));
     if (error instanceof RefusedError || error instanceof MalformedResponseError) {
       counted('refused');
-      return new TrendsFailedError(error.message);
+      return new TrendsFailedError(error.message, false, false, failureOf(provider.name, error));
     }
     // Anything else is a bug of ours, not the provider's: fail loudly.
     return error instanceof Error ? error : new Error(String(error));

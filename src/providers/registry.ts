@@ -62,11 +62,14 @@ export function kindOfProviders(label: string | null | undefined, registry: Regi
   return 'live';
 }
 
+/** The provider of a run, or a failure, that names none: Google, the only provider before runs named theirs. */
+export const UNNAMED_PROVIDER: RegisteredProvider = google;
+
 /** Where a live list's answers came from, in words ("live Google Trends and DataForSEO"); Google's when it names none. */
 export function sourceOfProviders(label: string | null | undefined, registry: Registry = PROVIDERS): string {
   const names = (label ?? '').split('+');
   const sources = registry.filter((p) => p.kind === 'live' && names.includes(p.name)).map((p) => p.source);
-  return sources.length > 0 ? sources.join(' and ') : google.source;
+  return sources.length > 0 ? sources.join(' and ') : UNNAMED_PROVIDER.source;
 }
 
 /** The simulated members of a list, or the registry's first simulated provider: where a simulated insight is refreshed. */

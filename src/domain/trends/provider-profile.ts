@@ -55,6 +55,8 @@ export interface ProviderProfile<Name extends string = string, Settings = unknow
   priceUsd: Partial<Record<'explore' | 'searchVolume', number>>;
   /** Where its answers came from, in a live insight's source line ("live Google Trends"). */
   source: string;
+  /** Its name as a client reads it, in a failed run's error and a waiting run's reason ("Google Trends", "DataForSEO"). */
+  publicName: string;
   /** Where a related list it answered was read from, as the dimensions' evidence names it. */
   listedBy: string;
   /** The term ideas are compared with when it answers the series, unless TRENDS_ANCHOR names one (replay: one it recorded). */

@@ -22,6 +22,6 @@ export const createGateway: GatewayFactory<DataForSeoSection> = ({ settings, red
     retryMs,
     scope: `${apiUrl}|${login}`,
     askingMs: requestTimeoutMs + 5_000,
-    source: dataforseo.source,
+    source: dataforseo.publicName,
   });
 };

@@ -30,6 +30,7 @@ export const dataforseo = {
   // task is its listed live price for the Ads family, not confirmed for search volume (2026-11).
   priceUsd: { explore: 0.009, searchVolume: 0.075 },
   source: 'DataForSEO',
+  publicName: 'DataForSEO',
   listedBy: "DataForSEO's Google Trends explore",
   settings: (read, configured): DataForSeoSection => {
     const section = {

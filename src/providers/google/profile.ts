@@ -13,6 +13,7 @@ export const google = {
   paid: false,
   priceUsd: {},
   source: 'live Google Trends',
+  publicName: 'Google Trends',
   listedBy: "Google's explore page",
   queued: true,
   // Its pace, routes and deadlines are the trends section's (TRENDS_*: config.trends), which the egress pool reads.

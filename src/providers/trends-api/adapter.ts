@@ -44,6 +44,6 @@ export const createGateway: GatewayFactory<TrendsApiSection> = ({ settings, redi
     retryMs,
     scope: `${apiUrl}|${credentialsFile}|${settings.project ?? ''}`,
     askingMs: requestTimeoutMs * TERMS_PER_QUESTION + 5_000,
-    source: trendsApi.source,
+    source: trendsApi.publicName,
   });
 };
