@@ -59,6 +59,8 @@ export interface ProviderProfile<Name extends string = string, Settings = unknow
   publicName: string;
   /** Where a related list it answered was read from, as the dimensions' evidence names it. */
   listedBy: string;
+  /** The markets (ISO 3166-1 codes) it can be asked about besides worldwide; unset: every market. */
+  markets?: readonly string[];
   /** The term ideas are compared with when it answers the series, unless TRENDS_ANCHOR names one (replay: one it recorded). */
   anchor?: string;
   /**
