@@ -11,7 +11,7 @@ import { kindOfProviders, seriesProviderOf } from '../providers/registry.js';
 import type { Db } from '../db/connection.js';
 import type { Database, ResearchVisibility, RunStatus } from '../db/database.js';
 import { SOURCES } from '../domain/catalog.js';
-import { allowanceState, GOOGLE_REQUESTS_PER_RUN, type AllowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
+import { allowanceState, type AllowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
 import { languageProblem, marketProblem } from '../domain/research/market.js';
 import { stripInvisible, validateIdea } from '../domain/research/idea.js';
 import { choosePrimary, measuredPhrases, phraseCandidates } from '../domain/research/phrase-choice.js';
@@ -371,7 +371,7 @@ export class ResearchService {
   /**
    * Where the run stands and when it should start and finish: from the runs
    * ahead of it in turn (runs take turns by account: ResearchChain) and, for
-   * live Google, the pace (a run makes about GOOGLE_REQUESTS_PER_RUN requests,
+   * live Google, the pace (a run makes about its profile's requestsPerRun requests,
    * each route RPM a minute); for local providers, the median duration of
    * recent runs. A run that holds no turn (queued by older code) counts the
    * runs submitted before it.
@@ -390,9 +390,10 @@ export class ResearchService {
     let basis: string;
     // The trends queue's pace (Google's, the one queued provider) bounds a run whose series come through it; a run
     // on other providers takes what recent runs took.
-    const queued = seriesProviderOf(run.provider)?.queued === true;
-    if (queued && google.requestsPerMinute > 0) {
-      const requests = GOOGLE_REQUESTS_PER_RUN[google.plan];
+    const series = seriesProviderOf(run.provider);
+    const queued = series?.queued === true;
+    const requests = series?.requestsPerRun?.[google.plan];
+    if (queued && requests !== undefined && google.requestsPerMinute > 0) {
       perRunMs = (requests / (google.requestsPerMinute * Math.max(1, google.routes))) * 60_000;
       basis = `${requests} Google requests a run at ${google.requestsPerMinute} a minute on ${google.routes} route${google.routes === 1 ? '' : 's'}, ${ahead} run${ahead === 1 ? '' : 's'} ahead in turn`;
     } else {

@@ -71,6 +71,8 @@ export interface ProviderProfile<Name extends string = string, Settings = unknow
   comparableScale?: ComparableScale;
   /** Asked through the trends queue (one pace for every worker), not directly by the asking process. */
   queued?: boolean;
+  /** A queued provider's requests a research run makes, by request plan (TRENDS_REQUEST_PLAN): when a queued run starts and ends. */
+  requestsPerRun?: Readonly<Record<string, number>>;
   /** Its configuration section: read by config.ts (config.providerSettings[name]), declared here. */
   settings(read: SettingsReader, configured: readonly string[]): Settings;
 }
