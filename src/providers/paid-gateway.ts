@@ -32,7 +32,14 @@ import {
   type TrendsRequest,
   type TrendsResponse,
 } from './contract.js';
-import { failureOf, TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose, type TrendsWaiter } from './gateway.js';
+import {
+  failureOf,
+  TrendsFailedError,
+  WaitingForTrendsError,
+  type TrendsGateway,
+  type TrendsPurpose,
+  type TrendsWaiter,
+} from './gateway.js';
 
 /** Tasks a minute per endpoint. */
 export interface PaidPace {

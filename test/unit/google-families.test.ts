@@ -29,8 +29,7 @@ describe('Google endpoint families', () => {
     expect(pacedFamilyOf('home_page')).toBe('explore');
     expect(pacedFamilyOf('cookie_page')).toBe('explore');
     // Every other kind is paced under the family it is counted in.
-    for (const kind of EXCHANGE_KINDS)
-      if (COUNTED_FAMILY_OF[kind] !== 'page') expect(pacedFamilyOf(kind)).toBe(COUNTED_FAMILY_OF[kind]);
+    for (const kind of EXCHANGE_KINDS) if (COUNTED_FAMILY_OF[kind] !== 'page') expect(pacedFamilyOf(kind)).toBe(COUNTED_FAMILY_OF[kind]);
   });
 
   it('divides counts per unit, with their total', () => {

@@ -68,14 +68,21 @@ describe('failures and the allowance', () => {
     const stored = (error: Error, provider: string) =>
       `${failureTag(error.message, 'kombucha', failureOf(provider, error))}step 7 (interest_30d) failed: ${error.message}`;
     // DataForSEO's changed shape matches none of Google's wording: its class says what it is.
-    const changed = stored(new MalformedResponseError('DataForSEO answered explore in a shape its docs do not describe (/tasks: x)'), 'dataforseo');
+    const changed = stored(
+      new MalformedResponseError('DataForSEO answered explore in a shape its docs do not describe (/tasks: x)'),
+      'dataforseo',
+    );
     expect(failureKind(changed)).toBe('unrecognised');
     expect(publicFailure(changed)).toBe('DataForSEO answered in a form that is not recognised');
     const paced = stored(new RateLimitedError('DataForSEO said 40202 for explore'), 'dataforseo');
     expect(publicFailure(paced)).toBe('DataForSEO kept refusing the requests (rate limited)');
     // A failure that names no provider (stored before they did, or read back from the trends queue) is Google's.
-    expect(publicFailure('[timeout] step 7 (interest_30d) failed: did not answer within 20000 ms')).toBe('Google Trends did not answer in time');
-    expect(publicFailure('step 7 (interest_30d) failed: getaddrinfo ENOTFOUND trends.google.com')).toBe('Google Trends could not be reached');
+    expect(publicFailure('[timeout] step 7 (interest_30d) failed: did not answer within 20000 ms')).toBe(
+      'Google Trends did not answer in time',
+    );
+    expect(publicFailure('step 7 (interest_30d) failed: getaddrinfo ENOTFOUND trends.google.com')).toBe(
+      'Google Trends could not be reached',
+    );
   });
 
   it('says what to do, by the kind of failure, and whether the allowance came back; nothing for a run that needs nothing', () => {

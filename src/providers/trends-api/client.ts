@@ -13,7 +13,14 @@
 //   anything not in its shapes  changed shape
 import { setTimeout as sleep } from 'node:timers/promises';
 import { boundedExchange } from '../bounded-exchange.js';
-import { AccessRefusedError, MalformedResponseError, ProviderAccountError, ProviderUnavailableError, RateLimitedError, RefusedError } from '../contract.js';
+import {
+  AccessRefusedError,
+  MalformedResponseError,
+  ProviderAccountError,
+  ProviderUnavailableError,
+  RateLimitedError,
+  RefusedError,
+} from '../contract.js';
 import { accessToken, type ServiceAccount } from './auth.js';
 import { isShape } from '../expect-shape.js';
 import { ErrorBodySchema, expectShape, OperationSchema, retryDelayMs, type ApiStatus } from './format.js';
