@@ -45,7 +45,7 @@ import { researchIdeas, waitFor as waitForIn } from './lib/research-ideas.js';
 import { requireDataFile, SHARED_DATA } from './lib/shared-data.js';
 import { enqueue, enqueueMany } from '../src/queue/enqueue.js';
 import { JOB } from '../src/queue/job-catalogue.js';
-import { emptyFamilyCounts, perUnit, type FamilyCounts, type GoogleFamily } from '../src/domain/trends/google-families.js';
+import { COUNTED_FAMILY_OF, emptyFamilyCounts, perUnit, type ExchangeKind, type FamilyCounts } from '../src/providers/google/families.js';
 
 const RESEARCH_RUNS = Number(process.env.BENCH_RESEARCH_RUNS ?? 12);
 const REFRESH_INSIGHTS = Number(process.env.BENCH_REFRESH_INSIGHTS ?? 100);
@@ -65,26 +65,30 @@ const PHASES = new Set((process.env.BENCH_PHASES ?? 'research,refresh,accuracy,p
 const LIMIT_ROUNDS = Number(process.env.BENCH_LIMIT_ROUNDS ?? 2);
 const ideas = researchIdeas(RESEARCH_RUNS);
 
-/** The endpoint family of each kind of request the loopback Google counts (refusals and the sorry page are not a family's). */
-const SIM_FAMILY: Readonly<Record<string, GoogleFamily>> = {
-  home: 'page',
-  page: 'page',
-  embed: 'embed',
+/**
+ * The exchange each kind of request the loopback Google counts stands for (its families are the
+ * product's own table, COUNTED_FAMILY_OF). Refusals and the sorry page are no family's; nor is
+ * `dailytrends`, which the product stopped asking when Google retired it (404 since 2025-02-23).
+ */
+const LOOPBACK_EXCHANGE: Readonly<Record<string, ExchangeKind>> = {
+  home: 'home_page',
+  page: 'cookie_page',
+  embed: 'embed_page',
   explore: 'explore',
-  multiline: 'widgetdata',
-  relatedsearches: 'widgetdata',
-  comparedgeo: 'widgetdata',
+  multiline: 'multiline',
+  // The embed flow's relatedsearches too: widget data either way.
+  relatedsearches: 'relatedsearches',
+  comparedgeo: 'comparedgeo',
   autocomplete: 'autocomplete',
-  trending_rss: 'trending',
-  trending_rpc: 'trending',
-  trending_page: 'trending',
-  dailytrends: 'trending',
+  trending_rss: 'trending_rss',
+  trending_rpc: 'trending_rpc',
+  trending_page: 'trending_page',
 };
 function familyCounts(counts: ReadonlyMap<string, number>): FamilyCounts {
   const out = emptyFamilyCounts();
   for (const [kind, n] of counts) {
-    const family = SIM_FAMILY[kind];
-    if (family) out[family] += n;
+    const exchange = LOOPBACK_EXCHANGE[kind];
+    if (exchange) out[COUNTED_FAMILY_OF[exchange]] += n;
   }
   return out;
 }

@@ -1,24 +1,29 @@
 // What an API client is told about a research run that failed. The stored error
 // is for operators (the logs, `insights runs show`): it may name an egress
-// proxy's address and quote what Google sent. A client gets one of a few fixed
-// sentences chosen by the kind of failure; nothing of the stored text is
-// repeated, so whatever an upstream puts in its answer stays with operators.
+// proxy's address and quote what the provider sent. A client gets one of a few fixed
+// sentences chosen by the kind of failure, naming the provider that failed by its
+// profile's `publicName`; nothing of the stored text is repeated, so whatever an
+// upstream puts in its answer stays with operators.
+import { findProfile, PROVIDERS, UNNAMED_PROVIDER } from '../providers/registry.js';
 
+/** Each kind's sentence, about the provider that failed (its profile's publicName: "Google Trends", "DataForSEO"). */
 export const PUBLIC_FAILURES = {
-  rateLimited: 'Google Trends kept refusing the requests (rate limited)',
-  timeout: 'Google Trends did not answer in time',
-  unreachable: 'Google Trends could not be reached',
-  unrecognised: 'Google Trends answered in a form that is not recognised',
-  notRecorded: 'the recorded Google Trends answers have none for this request',
-  noPhrase: 'no search phrase could be extracted from the idea',
-  notAllowed: "the trends provider refused this service's access (not allowed: an operator must fix it)",
-  unexpected: 'an unexpected error',
+  rateLimited: (provider: string) => `${provider} kept refusing the requests (rate limited)`,
+  timeout: (provider: string) => `${provider} did not answer in time`,
+  unreachable: (provider: string) => `${provider} could not be reached`,
+  unrecognised: (provider: string) => `${provider} answered in a form that is not recognised`,
+  // Only the replay provider has recordings: its own words.
+  notRecorded: () => 'the recorded Google Trends answers have none for this request',
+  noPhrase: () => 'no search phrase could be extracted from the idea',
+  notAllowed: (provider: string) => `${provider} refused this service's access (not allowed: an operator must fix it)`,
+  unexpected: () => 'an unexpected error',
 } as const;
 
+// For failures whose error class does not decide their kind (the provider's errors, classified where they
+// are thrown: providers/gateway.ts, failureOf): the text of a trends job's failure read back from the queue,
+// a provider outage (a timeout or an unreachable host, told apart only by its wording), an error of ours.
 // The first that matches names the failure: read from our own messages' wording, never shown.
-const KINDS: ReadonlyArray<readonly [RegExp, keyof typeof PUBLIC_FAILURES]> = [
-  // The Trends API's PERMISSION_DENIED (a project not on its allow-list): a refusal of the operator's access, not an error of ours.
-  [/PERMISSION_DENIED|allow-list/, 'notAllowed'],
+const KINDS: ReadonlyArray<readonly [RegExp, FailureKind]> = [
   [/rate limit|"sorry" page|\b429\b/i, 'rateLimited'],
   [/did not answer within|timed? ?out|ETIMEDOUT/i, 'timeout'],
   [
@@ -33,8 +38,14 @@ const KINDS: ReadonlyArray<readonly [RegExp, keyof typeof PUBLIC_FAILURES]> = [
 export type FailureKind = keyof typeof PUBLIC_FAILURES;
 
 const KIND_NAMES = Object.keys(PUBLIC_FAILURES) as FailureKind[];
-/** A stored error that starts with its kind: `[unreachable] step 3 (…) failed: …` (failureTag). */
-const TAGGED = new RegExp(`^\\[(${KIND_NAMES.join('|')})\\] `);
+/** A stored error that starts with its kind, and the provider that failed: `[unreachable:google] step 3 (…) failed: …` (failureTag). */
+const TAGGED = new RegExp(`^\\[(${KIND_NAMES.join('|')})(?::([a-z0-9-]+))?\\] `);
+
+/** What the code that caught a failure knows of it from its error's class: its kind when the class decides it, and the provider that threw it. */
+export interface KnownFailure {
+  kind?: FailureKind;
+  provider?: string;
+}
 
 function kindOfText(text: string): FailureKind {
   for (const [pattern, kind] of KINDS) if (pattern.test(text)) return kind;
@@ -42,19 +53,20 @@ function kindOfText(text: string): FailureKind {
 }
 
 /**
- * The tag a failure's stored text starts with (`[unreachable] `): its kind, decided when it happened. Our
- * messages quote the request ("no recording of autocomplete for \"rate
- * limit\""), so the idea's own words are taken out before the wording is
- * read: an idea that says "429" or "proxy timed out" cannot make its failure
- * look like Google's, which would give its allowance back and tell every
- * account Google is blocked. Where a real failure's wording shares a word
- * with the idea, the kind errs towards "unexpected" (charged, never refunded).
+ * The tag a failure's stored text starts with (`[unreachable:google] `): its kind, decided when it
+ * happened, and the provider that failed when known. The kind is the error class's when that decides
+ * it (`known`); otherwise it is read from the wording. Our messages quote the request ("no recording
+ * of autocomplete for \"rate limit\""), so the idea's own words are taken out before the wording is
+ * read: an idea that says "429" or "proxy timed out" cannot make its failure look like Google's,
+ * which would give its allowance back and tell every account Google is blocked. Where a real
+ * failure's wording shares a word with the idea, the kind errs towards "unexpected" (charged, never
+ * refunded).
  */
-export function failureTag(message: string, idea: string): string {
+export function failureTag(message: string, idea: string, known: KnownFailure = {}): string {
   const words = [...new Set(idea.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
   let text = message;
   for (const word of words) text = text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${word}(?![\\p{L}\\p{N}])`, 'giu'), ' ');
-  return `[${kindOfText(text)}] `;
+  return `[${known.kind ?? kindOfText(text)}${known.provider ? `:${known.provider}` : ''}] `;
 }
 
 /** The kind of a failure: its tag (failureTag), or for an untagged one (stored before 2026-11-28) read from its text. */
@@ -63,9 +75,12 @@ export function failureKind(internal: string): FailureKind {
   return tagged ? (tagged[1] as FailureKind) : kindOfText(internal);
 }
 
-/** The failure, as a client may read it. */
+/** The failure, as a client may read it: its kind's sentence about the provider that failed. */
 export function publicFailure(internal: string): string {
-  return PUBLIC_FAILURES[failureKind(internal)];
+  // A failure that names no provider is Google's: stored before failures named theirs, or read back from the trends queue.
+  const named = TAGGED.exec(internal)?.[2];
+  const provider = (named ? findProfile(named) : undefined) ?? UNNAMED_PROVIDER;
+  return PUBLIC_FAILURES[failureKind(internal)](provider.publicName);
 }
 
 /**
@@ -129,6 +144,11 @@ export function publicRunError(internal: string | null, step: { number: number; 
   return step ? `step ${step.number} (${step.name}) failed: ${what}` : `the run failed: ${what}`;
 }
 
+/** A waiting reason research writes: "waiting for <a provider's publicName> (<the request>…". */
+const WAITED_FOR = new RegExp(
+  `^waiting for (${PROVIDERS.map((p) => p.publicName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}) \\((interest|related|autocomplete|daily|trending|explore|monthly)`,
+);
+
 /**
  * Why a run waits, for clients: the one reason research writes ("waiting for
  * Google Trends (<the request, in the idea's own words>)", or DataForSEO, or the Google Trends API), else
@@ -138,9 +158,5 @@ export function publicRunError(internal: string | null, step: { number: number; 
 export function publicWaitingReason(internal: string | null): string | null {
   if (internal === null) return null;
   const shown = internal.split(' — ')[0]!;
-  return /^waiting for (Google Trends|the Google Trends API|DataForSEO) \((interest|related|autocomplete|daily|trending|explore|monthly)/.test(
-    shown,
-  )
-    ? shown
-    : 'waiting';
+  return WAITED_FOR.test(shown) ? shown : 'waiting';
 }

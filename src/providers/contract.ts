@@ -4,6 +4,7 @@
 // normalised shapes of domain/trends/answers.ts (re-exported here for the adapters).
 import type { TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
 import { capabilityOf, CAPABILITY_WORDS } from '../domain/trends/capabilities.js';
+import type { BlockKind, EndpointFamily } from './google/families.js';
 import type { ProviderName } from './registry.js';
 
 export * from '../domain/trends/answers.js';
@@ -14,32 +15,12 @@ export interface TrendsProvider {
 }
 
 /**
- * How Google blocked a route: a 302 to www.google.com/sorry, its plain "Error
- * 429 (Too Many Requests)" page, a 403, or an "unusual traffic" page under
- * another status. Counted per route by kind (`insights budget`, /metrics).
+ * The provider is throttling us: wait, do not fail. Google's (a block of the route's family, or its
+ * explore family's rate limit) carries its block kind and family; DataForSEO and the Trends API throw
+ * it too (as `too_many_429`, with their Retry-After), and the router, the gateways and the step runner
+ * catch it whoever threw it. So it stays in the shared contract, typed with Google's block kinds and
+ * families (./google/families.ts), which the others leave at their defaults.
  */
-export const BLOCK_KINDS = ['sorry_302', 'too_many_429', 'forbidden_403', 'unusual_traffic'] as const;
-export type BlockKind = (typeof BLOCK_KINDS)[number];
-
-/**
- * Google's endpoint families: each is limited and blocked on its own (gtrends,
- * `live_integration/`, 2026-09-09: with the explore family at 429,
- * autocomplete, widgetdata and the trending RPC kept answering). `explore` is
- * `/trends/api/explore` and the pages that hand out its cookie, `widgetdata`
- * the widgets' data (the embed flow's included), `embed` the embed pages,
- * `trending` the feed, the Trending Now RPC and the `/trending` page.
- */
-export const ENDPOINT_FAMILIES = ['explore', 'widgetdata', 'autocomplete', 'embed', 'trending'] as const;
-export type EndpointFamily = (typeof ENDPOINT_FAMILIES)[number];
-
-/** The family of a request's first HTTPS exchange: the one a route must have open to take it. */
-export function firstFamilyOf(request: TrendsRequest): EndpointFamily {
-  if (request.kind === 'autocomplete') return 'autocomplete';
-  if (request.kind === 'trendingFeed') return 'trending';
-  return 'explore';
-}
-
-/** Google is throttling us (a block of the route's family, or its explore family's rate limit): wait, do not fail. */
 export class RateLimitedError extends Error {
   override name = 'RateLimitedError';
   /** The endpoint family Google refused (set by the client when it knows it): the route's other families stay open. */
@@ -57,15 +38,6 @@ export class RateLimitedError extends Error {
 }
 
 /**
- * The embed flow's own quota is spent on this route (its token says
- * USER_TYPE_EMBED_OVER_QUOTA): a wait on the route's embed pacer, never a
- * failure, and never an empty list taken as Google's answer.
- */
-export class EmbedOverQuotaError extends Error {
-  override name = 'EmbedOverQuotaError';
-}
-
-/**
  * Google answered 400: the request, or a proxy in the way (pytrends #602), is
  * at fault. The route that got it pauses and the request goes elsewhere; a
  * request refused on every route fails.
@@ -75,20 +47,12 @@ export class RefusedError extends Error {
 }
 
 /**
- * Google answered a route with its EU consent page (a redirect to
- * consent.google.com, or its "Before you continue" HTML): not a block and not
- * a change of Google. The route is set aside until the operator configures a
- * consent cookie for it (TRENDS_CONSENT_COOKIES); the request goes to another.
+ * The provider refused this service's access, not the request (the Trends API's PERMISSION_DENIED: a
+ * project not on its allow-list). Still a refusal (the request fails), but the operator's to fix, and
+ * told to clients as such (public-error.ts's notAllowed).
  */
-export class ConsentRequiredError extends Error {
-  override name = 'ConsentRequiredError';
-  constructor(
-    message: string,
-    /** The route's configured consent cookie was sent and still answered with the consent page. */
-    readonly cookieRefused = false,
-  ) {
-    super(message);
-  }
+export class AccessRefusedError extends RefusedError {
+  override name = 'AccessRefusedError';
 }
 
 /** The answer is not what Google's API returns: retrying will not help. */

@@ -1,8 +1,18 @@
 // What every provider's gateway is: how a step, the refresh or a comparison
 // asks for an answer, whether through the trends queue (research/queued-gateway.ts),
-// directly (local data), or paced and billed in Redis (dataforseo/gateway.ts), and
+// directly (local data), or paced and billed in Redis (paid-gateway.ts), and
 // the errors that tell a wait from a failure.
-import { NotAvailableError, NotRecordedError, type TrendsProvider, type TrendsRequest, type TrendsResponse } from './contract.js';
+import type { KnownFailure } from '../domain/public-error.js';
+import {
+  AccessRefusedError,
+  MalformedResponseError,
+  NotAvailableError,
+  NotRecordedError,
+  RateLimitedError,
+  type TrendsProvider,
+  type TrendsRequest,
+  type TrendsResponse,
+} from './contract.js';
 
 /** The answer has not come yet (Google is throttling us, or the queue is long). The step waits; it does not fail. */
 export class WaitingForTrendsError extends Error {
@@ -29,9 +39,24 @@ export class TrendsFailedError extends Error {
     readonly notRecorded = false,
     /** No configured provider has the capability the request needs: evidence not available, not a failure. */
     readonly notAvailable = false,
+    /** The provider that failed, and the failure's kind when its error's class decides it (failureOf): what a client is told. */
+    readonly known: KnownFailure = {},
   ) {
     super(message);
   }
+}
+
+/**
+ * What a provider's error says of its failure by its class, for a client's sentence (domain/public-error.ts):
+ * its kind where the class decides it; the rest (an outage, a timeout or an unreachable host told apart only
+ * by wording; a request refused; a bug) is read from the wording.
+ */
+export function failureOf(provider: string, error: unknown): KnownFailure {
+  if (error instanceof AccessRefusedError) return { provider, kind: 'notAllowed' };
+  if (error instanceof RateLimitedError) return { provider, kind: 'rateLimited' };
+  if (error instanceof MalformedResponseError) return { provider, kind: 'unrecognised' };
+  if (error instanceof NotRecordedError) return { provider, kind: 'notRecorded' };
+  return { provider };
 }
 
 /**
@@ -80,6 +105,7 @@ export class DirectTrendsGateway implements TrendsGateway {
         error instanceof Error ? error.message : String(error),
         error instanceof NotRecordedError,
         error instanceof NotAvailableError,
+        failureOf(this.provider.name, error),
       );
     }
   }

@@ -62,11 +62,14 @@ export function kindOfProviders(label: string | null | undefined, registry: Regi
   return 'live';
 }
 
+/** The provider of a run, or a failure, that names none: Google, the only provider before runs named theirs. */
+export const UNNAMED_PROVIDER: RegisteredProvider = google;
+
 /** Where a live list's answers came from, in words ("live Google Trends and DataForSEO"); Google's when it names none. */
 export function sourceOfProviders(label: string | null | undefined, registry: Registry = PROVIDERS): string {
   const names = (label ?? '').split('+');
   const sources = registry.filter((p) => p.kind === 'live' && names.includes(p.name)).map((p) => p.source);
-  return sources.length > 0 ? sources.join(' and ') : google.source;
+  return sources.length > 0 ? sources.join(' and ') : UNNAMED_PROVIDER.source;
 }
 
 /** The simulated members of a list, or the registry's first simulated provider: where a simulated insight is refreshed. */
@@ -81,6 +84,12 @@ export function simulatedProviders(label: string | null | undefined, registry: R
 export const answeringProvider = <N extends string>(providers: readonly N[], capability: Capability, registry: Registry = PROVIDERS) =>
   providers.find((p) => profileOf(p, registry).capabilities.includes(capability));
 
+/** The provider that answers a run's series (the first of its list with the capability), if any. */
+export const seriesProviderOf = (label: string, registry: Registry = PROVIDERS): RegisteredProvider | undefined => {
+  const name = answeringProvider(providersOf(label, registry), 'series', registry);
+  return name === undefined ? undefined : profileOf(name, registry);
+};
+
 /** Why a capability is missing from a list of providers, in words an operator can act on. */
 export function unavailableReason(capability: Capability, providers: readonly string[], registry: Registry = PROVIDERS): string {
   const having = registry.filter((p) => p.capabilities.includes(capability)).map((p) => p.name);
@@ -92,12 +101,10 @@ export const DEFAULT_ANCHOR = 'weather';
 
 /** `providers`: a run's list (e.g. "replay+dataforseo"); the anchor is the one its series provider can answer. */
 export function anchorTermFor(providers: string, configured: string | undefined, registry: Registry = PROVIDERS): string {
-  const series = answeringProvider(providersOf(providers, registry), 'series', registry);
-  return configured ?? (series ? profileOf(series, registry).anchor : undefined) ?? DEFAULT_ANCHOR;
+  return configured ?? seriesProviderOf(providers, registry)?.anchor ?? DEFAULT_ANCHOR;
 }
 
 /** The scale a list's series provider keeps across requests, if it declares one: then no anchor term is asked (ProviderProfile.comparableScale). */
 export function comparableScaleFor(providers: string, registry: Registry = PROVIDERS): ComparableScale | undefined {
-  const series = answeringProvider(providersOf(providers, registry), 'series', registry);
-  return series ? profileOf(series, registry).comparableScale : undefined;
+  return seriesProviderOf(providers, registry)?.comparableScale;
 }

@@ -155,7 +155,7 @@ export const SCRIPTS = {
     bump: script('redis/lua/read-model.bump-2.lua').typed<[channel: string, lsn: string], string>(),
   },
   paidGateway: {
-    release: script('providers/dataforseo/lua/gateway.release-1.lua').typed<[token: string], number>(),
+    release: script('providers/lua/paid-gateway.release-1.lua').typed<[token: string], number>(),
   },
   egressPool: {
     acquire: script('providers/google/egress/lua/egress-pool.acquire-n.lua').typed<

@@ -4,7 +4,7 @@
 import type { Db } from '../db/connection.js';
 import { groupByLevel } from '../domain/trends/batching.js';
 import { SOURCES } from '../domain/catalog.js';
-import { answeringProvider, kindOfProviders, providersOf, simulatedProviders } from '../providers/registry.js';
+import { kindOfProviders, seriesProviderOf, simulatedProviders } from '../providers/registry.js';
 import { listRefreshable, type InsightRow } from '../insights/insight.repository.js';
 
 /**
@@ -49,8 +49,8 @@ export async function planRefresh(db: Db, provider: string): Promise<RefreshPlan
     groups: groupByLevel(items).map((g) => g.map((i) => i.id)),
   }));
   const groups = grouped.flatMap((g) => g.groups);
-  // Live Google's share: the insights whose series Google answers (first in their list with the capability).
-  const onGoogle = grouped.filter((g) => answeringProvider(providersOf(g.provider), 'series') === 'google');
+  // Live Google's share: the insights whose series the queued provider (Google, paced by the trends queue) answers.
+  const onGoogle = grouped.filter((g) => seriesProviderOf(g.provider)?.queued === true);
   return {
     insights: [...byProvider.values()].reduce((n, items) => n + items.length, 0),
     requests: groups.length,

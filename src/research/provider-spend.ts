@@ -5,10 +5,10 @@
 // series task per group of up to five insights, at the listed price).
 import { median } from '../domain/stats.js';
 import type { Db } from '../db/connection.js';
-import { answeringProvider, profileOf, providersOf, type ProviderName } from '../providers/registry.js';
+import { profileOf, seriesProviderOf, type ProviderName } from '../providers/registry.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
-import { accountProblemOf, runSpendOf, spendOn } from '../providers/dataforseo/gateway.js';
+import { accountProblemOf, runSpendOf, spendOn } from '../providers/paid-gateway.js';
 import { latestSucceededRunsAsking } from './run.repository.js';
 
 export interface PaidProviderReport {
@@ -39,7 +39,7 @@ export async function paidProviderReports(
   for (const provider of providers.filter((p) => profileOf(p).paid || profileOf(p).meteredIn !== undefined)) {
     const runs = await latestSucceededRunsAsking(db, provider, latestRuns);
     const perRun = await Promise.all(runs.map((id) => runSpendOf(redis, keys, provider, id)));
-    const groups = plan.byProvider.find((g) => answeringProvider(providersOf(g.provider), 'series') === provider);
+    const groups = plan.byProvider.find((g) => seriesProviderOf(g.provider)?.name === provider);
     const price = profileOf(provider).priceUsd.explore ?? 0;
     const insights = groups?.insights ?? 0;
     const requests = groups?.groups ?? 0;

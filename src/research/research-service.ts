@@ -7,12 +7,11 @@
 // enqueues its first step (the sweeper enqueues it if this process dies first).
 import type { Kysely } from 'kysely';
 import type { Config, TrendsPlanName } from '../config.js';
-import { answeringProvider, kindOfProviders, providersOf } from '../providers/registry.js';
-import { DATAFORSEO_COUNTRIES } from '../providers/dataforseo/provider.js';
+import { kindOfProviders, seriesProviderOf } from '../providers/registry.js';
 import type { Db } from '../db/connection.js';
 import type { Database, ResearchVisibility, RunStatus } from '../db/database.js';
 import { SOURCES } from '../domain/catalog.js';
-import { allowanceState, GOOGLE_REQUESTS_PER_RUN, type AllowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
+import { allowanceState, type AllowanceState, type ResearchAllowance } from '../domain/research/allowance.js';
 import { languageProblem, marketProblem } from '../domain/research/market.js';
 import { stripInvisible, validateIdea } from '../domain/research/idea.js';
 import { choosePrimary, measuredPhrases, phraseCandidates } from '../domain/research/phrase-choice.js';
@@ -201,11 +200,11 @@ export class ResearchService {
     );
   }
 
-  /** A market the provider of the series cannot ask about (DataForSEO asks by country): refused now, not at step interest_30d. */
+  /** A market the provider of the series cannot ask about (its profile's markets: DataForSEO asks by country): refused now, not at step interest_30d. */
   private providerMarketProblem(geo: string): string | null {
-    if (geo === '' || answeringProvider(providersOf(this.settings.provider), 'series') !== 'dataforseo' || DATAFORSEO_COUNTRIES[geo])
-      return null;
-    return `"${geo}" cannot be researched with this service's search data (DataForSEO, asked by country): use worldwide ("") or one of ${Object.keys(DATAFORSEO_COUNTRIES).join(', ')}`;
+    const series = seriesProviderOf(this.settings.provider);
+    if (geo === '' || !series?.markets || series.markets.includes(geo)) return null;
+    return `"${geo}" cannot be researched with this service's search data (${series.publicName}, asked by country): use worldwide ("") or one of ${series.markets.join(', ')}`;
   }
 
   /**
@@ -373,7 +372,7 @@ export class ResearchService {
   /**
    * Where the run stands and when it should start and finish: from the runs
    * ahead of it in turn (runs take turns by account: StepQueue) and, for
-   * live Google, the pace (a run makes about GOOGLE_REQUESTS_PER_RUN requests,
+   * live Google, the pace (a run makes about its profile's requestsPerRun requests,
    * each route RPM a minute); for local providers, the median duration of
    * recent runs. A run that holds no turn (queued by older code) counts the
    * runs submitted before it.
@@ -390,9 +389,12 @@ export class ResearchService {
     const google = this.settings.google;
     let perRunMs: number;
     let basis: string;
-    // Google's pace bounds a run whose series come from it; a run on other providers takes what recent runs took.
-    if (answeringProvider(providersOf(run.provider), 'series') === 'google' && google.requestsPerMinute > 0) {
-      const requests = GOOGLE_REQUESTS_PER_RUN[google.requestPlan];
+    // The trends queue's pace (Google's, the one queued provider) bounds a run whose series come through it; a run
+    // on other providers takes what recent runs took.
+    const series = seriesProviderOf(run.provider);
+    const queued = series?.queued === true;
+    const requests = series?.requestsPerRun?.[google.requestPlan];
+    if (queued && requests !== undefined && google.requestsPerMinute > 0) {
       perRunMs = (requests / (google.requestsPerMinute * Math.max(1, google.routes))) * 60_000;
       basis = `${requests} Google requests a run at ${google.requestsPerMinute} a minute on ${google.routes} route${google.routes === 1 ? '' : 's'}, ${ahead} run${ahead === 1 ? '' : 's'} ahead in turn`;
     } else {
@@ -405,7 +407,7 @@ export class ResearchService {
     }
     const position = started ? 0 : ahead + 1;
     // A time computed from Google's pace assumes Google answers: while the latest evidence says it does not, promise none.
-    const trouble = answeringProvider(providersOf(run.provider), 'series') === 'google' ? await this.googleTrouble(now) : null;
+    const trouble = queued ? await this.googleTrouble(now) : null;
     if (trouble) {
       const what =
         trouble.state === 'unreachable' ? 'Google Trends cannot be reached' : "Google Trends is refusing this service's requests (blocked)";

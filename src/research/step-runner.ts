@@ -375,8 +375,9 @@ export class StepRunner {
         return { kind: 'wait', ms: sleepFor(error, deps.waitRetryMs ?? 5_000) };
       }
       const detail = error instanceof Error ? error.message : String(error);
-      // Stored with its kind in front, read now from our wording with the idea's words taken out (public-error.ts).
-      const tag = failureTag(detail, facts.idea);
+      // Stored with its kind in front (public-error.ts): its error's class's, as the provider's gateway read it (failureOf),
+      // or else read now from our wording with the idea's words taken out.
+      const tag = failureTag(detail, facts.idea, error instanceof TrendsFailedError ? error.known : {});
       const message = `${tag}${detail}`;
       const final = this.isFinal(error) || error instanceof TrendsFailedError || job.attempt >= job.maxAttempts;
       await recordStepAttemptFailed(deps.db, { runId, step, name: definition.name, error: message, attempt: job.attempt, startedAt });

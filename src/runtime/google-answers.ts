@@ -1,9 +1,9 @@
 import { AnswerShiftWatch } from '../domain/trends/answer-shift.js';
 import type { Logger } from '../logger.js';
-import { familyOfExchange } from '../domain/trends/google-families.js';
 import { googleAnswers, googleAnswerSeconds, googleHttpsByFamily, googleUserTypes } from '../observability/metrics.js';
 import { currentSpendPurpose } from '../observability/trends-purpose.js';
 import type { ExchangeObserver } from '../providers/google/client.js';
+import { COUNTED_FAMILY_OF } from '../providers/google/families.js';
 
 /**
  * Counts every exchange with Google per kind and outcome, and per endpoint
@@ -15,7 +15,7 @@ export function watchGoogleAnswers(logger: Logger): ExchangeObserver {
   const watch = new AnswerShiftWatch();
   return (report) => {
     googleAnswers.inc({ kind: report.kind, outcome: report.outcome });
-    googleHttpsByFamily.inc({ family: familyOfExchange(report.kind), purpose: currentSpendPurpose() });
+    googleHttpsByFamily.inc({ family: COUNTED_FAMILY_OF[report.kind], purpose: currentSpendPurpose() });
     googleAnswerSeconds.observe({ kind: report.kind }, report.ms / 1000);
     if (report.userType && (report.kind === 'explore' || report.kind === 'embed_page'))
       googleUserTypes.inc({ route: report.route, user_type: report.userType });

@@ -17,7 +17,7 @@ import { WaitingForTrendsError } from '../../src/providers/gateway.js';
 import { StepQueue } from '../../src/research/step-queue.js';
 import { startRun } from '../../src/research/start-run.js';
 import { STEP_COUNT } from '../../src/research/step-contract.js';
-import { spendOn } from '../../src/providers/dataforseo/gateway.js';
+import { spendOn } from '../../src/providers/paid-gateway.js';
 import { researchRunsSpent } from '../../src/research/allowance.repository.js';
 import { paidProviderReports } from '../../src/research/provider-spend.js';
 import { planRefresh } from '../../src/refresh/plan.js';

@@ -173,8 +173,8 @@ describe('research with the Trends API alone', () => {
     expect(done.error).toMatch(/allow-list/);
     expect(done.error).toMatch(/TRENDS_API_PROJECT/);
     // Stored as a refusal of access, not as an unexpected error of ours (review of issue 51).
-    expect(done.error).toMatch(/^\[notAllowed\] /);
-    expect(publicFailure(done.error!)).toMatch(/refused this service's access/);
+    expect(done.error).toMatch(/^\[notAllowed:trends-api\] /);
+    expect(publicFailure(done.error!)).toBe("the Google Trends API refused this service's access (not allowed: an operator must fix it)");
     expect(done.insight_id).toBeNull();
   });
 

@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { trendsFetchProcessor } from '../../jobs/trends-fetch.job.js';
 import { RouteWaitError, type EgressPool, type Lease } from '../../src/providers/google/egress/egress-pool.js';
 import type { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
-import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError } from '../../src/providers/contract.js';
+import { MalformedResponseError, RateLimitedError, RefusedError } from '../../src/providers/contract.js';
+import { EmbedOverQuotaError } from '../../src/providers/google/errors.js';
 
 const ROUTE = { name: 'proxy-a:3128' };
 

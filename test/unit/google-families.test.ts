@@ -1,22 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { EXCHANGE_KINDS } from '../../src/providers/google/exchange.js';
 import {
+  COUNTED_FAMILIES,
+  COUNTED_FAMILY_OF,
   emptyFamilyCounts,
-  FAMILY_OF_EXCHANGE,
-  familyOfExchange,
-  GOOGLE_FAMILIES,
+  ENDPOINT_FAMILIES,
+  EXCHANGE_KINDS,
+  pacedFamilyOf,
   perUnit,
-} from '../../src/domain/trends/google-families.js';
+} from '../../src/providers/google/families.js';
 
 describe('Google endpoint families', () => {
-  it('gives every kind of exchange the client makes a family', () => {
-    for (const kind of EXCHANGE_KINDS) expect(GOOGLE_FAMILIES).toContain(FAMILY_OF_EXCHANGE[kind]);
-    expect(familyOfExchange('explore')).toBe('explore');
-    expect(familyOfExchange('embed_page')).toBe('embed');
+  it('gives every kind of exchange the client makes a counted and a paced family', () => {
+    for (const kind of EXCHANGE_KINDS) {
+      expect(COUNTED_FAMILIES).toContain(COUNTED_FAMILY_OF[kind]);
+      expect(ENDPOINT_FAMILIES).toContain(pacedFamilyOf(kind));
+    }
+    expect(COUNTED_FAMILY_OF.explore).toBe('explore');
+    expect(COUNTED_FAMILY_OF.embed_page).toBe('embed');
     // The embed flow's data request is the widgetdata endpoint with an embed token.
-    expect(familyOfExchange('embed_relatedsearches')).toBe('widgetdata');
-    expect(familyOfExchange('comparedgeo')).toBe('widgetdata');
-    expect(familyOfExchange('trending_rpc')).toBe('trending');
+    expect(COUNTED_FAMILY_OF.embed_relatedsearches).toBe('widgetdata');
+    expect(COUNTED_FAMILY_OF.comparedgeo).toBe('widgetdata');
+    expect(COUNTED_FAMILY_OF.trending_rpc).toBe('trending');
+  });
+
+  it('counts the cookie pages apart but paces them with explore, as Google blocks them together', () => {
+    expect(COUNTED_FAMILY_OF.home_page).toBe('page');
+    expect(COUNTED_FAMILY_OF.cookie_page).toBe('page');
+    expect(pacedFamilyOf('home_page')).toBe('explore');
+    expect(pacedFamilyOf('cookie_page')).toBe('explore');
+    // Every other kind is paced under the family it is counted in.
+    for (const kind of EXCHANGE_KINDS) if (COUNTED_FAMILY_OF[kind] !== 'page') expect(pacedFamilyOf(kind)).toBe(COUNTED_FAMILY_OF[kind]);
   });
 
   it('divides counts per unit, with their total', () => {

@@ -3,6 +3,8 @@
 // GB suggested for UK, and counts in the step summaries in the singular when they are one.
 import { describe, expect, it } from 'vitest';
 import { failureKind, failureTag, givesAllowanceBack, publicFailure, publicRunAdvice } from '../../src/domain/public-error.js';
+import { AccessRefusedError, MalformedResponseError, RateLimitedError, RefusedError } from '../../src/providers/contract.js';
+import { failureOf } from '../../src/providers/gateway.js';
 import { marketProblem } from '../../src/domain/research/market.js';
 import { shownStepStatus } from '../../src/research/run.repository.js';
 import { STEPS } from '../../src/research/steps.js';
@@ -50,12 +52,37 @@ describe('failures and the allowance', () => {
   it("reads the Trends API's PERMISSION_DENIED as a refusal of access, given back, never as an unexpected error of ours", () => {
     const detail =
       'the Google Trends API refused project "p" (PERMISSION_DENIED "The caller does not have permission") for interest over time of "rooftop garden kits": the project must be on the API\'s alpha allow-list (apply at developers.google.com/search/apis/trends) and have trends.googleapis.com enabled; set TRENDS_API_PROJECT to the allow-listed project';
-    const stored = `${failureTag(detail, 'Rooftop garden kits')}step 4 (choose_primary) failed: ${detail}`;
-    expect(stored).toMatch(/^\[notAllowed\] /);
+    // As the step runner stores it: the kind its error's class decides (failureOf), the provider that threw it.
+    const known = failureOf('trends-api', new AccessRefusedError(detail));
+    const stored = `${failureTag(detail, 'Rooftop garden kits', known)}step 4 (choose_primary) failed: ${detail}`;
+    expect(stored).toMatch(/^\[notAllowed:trends-api\] /);
     expect(failureKind(stored)).toBe('notAllowed');
-    expect(publicFailure(stored)).toMatch(/refused this service's access/);
+    expect(publicFailure(stored)).toBe("the Google Trends API refused this service's access (not allowed: an operator must fix it)");
     expect(publicRunAdvice({ status: 'failed', error: stored }, true)).toMatch(/^The trends provider refuses this service's access/);
     expect(givesAllowanceBack(failed(stored))).toBe(true);
+    // The same words from a refusal of the request are not a refusal of access: the class decides, not the text.
+    expect(failureTag(detail, 'x', failureOf('trends-api', new RefusedError(detail)))).not.toMatch(/notAllowed/);
+  });
+
+  it('takes the kind from the error class, and names the provider that failed, whatever its message says', () => {
+    const stored = (error: Error, provider: string) =>
+      `${failureTag(error.message, 'kombucha', failureOf(provider, error))}step 7 (interest_30d) failed: ${error.message}`;
+    // DataForSEO's changed shape matches none of Google's wording: its class says what it is.
+    const changed = stored(
+      new MalformedResponseError('DataForSEO answered explore in a shape its docs do not describe (/tasks: x)'),
+      'dataforseo',
+    );
+    expect(failureKind(changed)).toBe('unrecognised');
+    expect(publicFailure(changed)).toBe('DataForSEO answered in a form that is not recognised');
+    const paced = stored(new RateLimitedError('DataForSEO said 40202 for explore'), 'dataforseo');
+    expect(publicFailure(paced)).toBe('DataForSEO kept refusing the requests (rate limited)');
+    // A failure that names no provider (stored before they did, or read back from the trends queue) is Google's.
+    expect(publicFailure('[timeout] step 7 (interest_30d) failed: did not answer within 20000 ms')).toBe(
+      'Google Trends did not answer in time',
+    );
+    expect(publicFailure('step 7 (interest_30d) failed: getaddrinfo ENOTFOUND trends.google.com')).toBe(
+      'Google Trends could not be reached',
+    );
   });
 
   it('says what to do, by the kind of failure, and whether the allowance came back; nothing for a run that needs nothing', () => {

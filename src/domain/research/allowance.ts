@@ -40,10 +40,3 @@ export function allowanceState(limit: number, used: number, now: Date, refunded 
     resetsAt: nextUtcMidnight(now),
   };
 }
-
-/**
- * HTTPS requests to Google a research run makes, for the estimate of when a
- * queued run starts and finishes: measured by bench:google (2026-11-25), 16.75
- * batched and 27.17 one keyword per request, rounded up.
- */
-export const GOOGLE_REQUESTS_PER_RUN = { shared: 17, batched: 17, single: 28 } as const;

@@ -55,8 +55,12 @@ export interface ProviderProfile<Name extends string = string, Settings = unknow
   priceUsd: Partial<Record<'explore' | 'searchVolume', number>>;
   /** Where its answers came from, in a live insight's source line ("live Google Trends"). */
   source: string;
+  /** Its name as a client reads it, in a failed run's error and a waiting run's reason ("Google Trends", "DataForSEO"). */
+  publicName: string;
   /** Where a related list it answered was read from, as the dimensions' evidence names it. */
   listedBy: string;
+  /** The markets (ISO 3166-1 codes) it can be asked about besides worldwide; unset: every market. */
+  markets?: readonly string[];
   /** The term ideas are compared with when it answers the series, unless TRENDS_ANCHOR names one (replay: one it recorded). */
   anchor?: string;
   /**
@@ -67,6 +71,8 @@ export interface ProviderProfile<Name extends string = string, Settings = unknow
   comparableScale?: ComparableScale;
   /** Asked through the trends queue (one pace for every worker), not directly by the asking process. */
   queued?: boolean;
+  /** A queued provider's requests a research run makes, by request plan (TRENDS_REQUEST_PLAN): when a queued run starts and ends. */
+  requestsPerRun?: Readonly<Record<string, number>>;
   /** Its configuration section: read by config.ts (config.providerSettings[name]), declared here. */
   settings(read: SettingsReader, configured: readonly string[]): Settings;
 }

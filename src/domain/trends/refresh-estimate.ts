@@ -1,6 +1,7 @@
 // Whether the daily refresh fits before the next one at the current rate, in
 // HTTPS requests to Google. Pure: the refresh job warns from it, and
 // runtime/budget.ts reports it (insights budget, /metrics).
+import { findProfile } from '../../providers/registry.js';
 import { CronExpressionParser } from 'cron-parser';
 
 /** HTTPS requests one refresh group costs: its explore and the series widget (the route's cookie page is once, not per group). */
@@ -68,7 +69,8 @@ export function refreshEstimate(
   pacing: RefreshPacing,
   now = new Date(),
 ): RefreshEstimate {
-  const googleGroups = provider.split('+').includes('google') ? plan.googleGroups : 0;
+  // Google's budget is the trends queue's: spent only when the list names the queued provider.
+  const googleGroups = provider.split('+').some((name) => findProfile(name)?.queued) ? plan.googleGroups : 0;
   return estimateRefresh(
     googleGroups * HTTPS_PER_REFRESH_GROUP,
     plan.googleInsights,

@@ -1,6 +1,7 @@
-// DataForSEO is asked directly, with its pace, day's answers and bill in Redis (gateway.ts).
+// DataForSEO is asked directly, with its pace, day's answers and bill in Redis (../paid-gateway.ts).
 import type { GatewayFactory } from '../gateway-factory.js';
-import { PaidTrendsGateway } from './gateway.js';
+import { PaidTrendsGateway } from '../paid-gateway.js';
+import { dataforseo } from './profile.js';
 import type { DataForSeoSection } from './profile.js';
 import { DataForSeoProvider } from './provider.js';
 
@@ -21,5 +22,6 @@ export const createGateway: GatewayFactory<DataForSeoSection> = ({ settings, red
     retryMs,
     scope: `${apiUrl}|${login}`,
     askingMs: requestTimeoutMs + 5_000,
+    source: dataforseo.publicName,
   });
 };

@@ -9,6 +9,7 @@
 //   40501, 40503, 40506 …                  the request is at fault: refused
 //   anything not in its docs' shape        changed shape
 import { MalformedResponseError, ProviderAccountError, ProviderUnavailableError, RateLimitedError, RefusedError } from '../contract.js';
+import { untilNextMinute } from '../paid-gateway.js';
 import { EnvelopeSchema, expectShape, isEnvelope, type DataForSeoTask } from './format.js';
 import { boundedExchange } from '../bounded-exchange.js';
 
@@ -23,7 +24,6 @@ export interface DataForSeoSettings {
 }
 
 /** Until the start of the next minute: when a per-minute limit has room again. */
-export const untilNextMinute = (now = Date.now()) => 60_000 - (now % 60_000) + 250;
 
 const ACCOUNT_CODES: Record<number, string> = {
   40100: 'refused the login: check DATAFORSEO_LOGIN and DATAFORSEO_PASSWORD (the API password of app.dataforseo.com/api-access)',

@@ -5,9 +5,8 @@
 // shape (MalformedResponseError), never read as data. Parsed into the same
 // normalised answers every provider returns (domain/trends/answers.ts).
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { InterestByRegion, InterestOverTime, KeywordVolume, RankedItem, RelatedList, Timeframe } from '../../domain/trends/answers.js';
-import { MalformedResponseError } from '../contract.js';
+import { isShape, shapeExpecter } from '../expect-shape.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -105,25 +104,13 @@ export const VolumeResultSchema = Type.Object({
   monthly_searches: Nullable(Type.Array(MonthlySearchesSchema)),
 });
 
-const compiled = new Map<TSchema, ReturnType<typeof TypeCompiler.Compile>>();
-const checkerOf = (schema: TSchema) => {
-  let check = compiled.get(schema);
-  if (!check) compiled.set(schema, (check = TypeCompiler.Compile(schema)));
-  return check;
-};
-
 /** Whether a body is DataForSEO's envelope at all (a proxy's error page is not). */
-export const isEnvelope = (value: unknown) => checkerOf(EnvelopeSchema).Check(value);
+export const isEnvelope = (value: unknown) => isShape(EnvelopeSchema, value);
 
 /** The value as the schema says, or a MalformedResponseError naming where it differs. */
-export function expectShape<T extends TSchema>(schema: T, value: unknown, what: string): Static<T> {
-  const check = checkerOf(schema);
-  if (check.Check(value)) return value as Static<T>;
-  const first = check.Errors(value).First();
-  throw new MalformedResponseError(
-    `DataForSEO answered ${what} in a shape its docs do not describe (${first ? `${first.path || '/'}: ${first.message}` : 'unknown'}): its API may have changed`,
-  );
-}
+export const expectShape = shapeExpecter(
+  (what, where) => `DataForSEO answered ${what} in a shape its docs do not describe (${where}): its API may have changed`,
+);
 
 /** Our windows as its `time_range` values. */
 export const TIME_RANGES: Record<Timeframe, string> = {

@@ -16,6 +16,52 @@ export interface DataForSeoSection {
   readonly retryMs: number;
 }
 
+/**
+ * Countries by ISO code, with DataForSEO's location code (Google Ads' geo
+ * target: 2000 + the ISO 3166 numeric code) and name. A market outside it is
+ * refused with the list, rather than asked worldwide.
+ */
+export const DATAFORSEO_COUNTRIES: Readonly<Record<string, { code: number; name: string }>> = Object.freeze(
+  Object.fromEntries(
+    (
+      [
+        ['AR', 32, 'Argentina'],
+        ['AT', 40, 'Austria'],
+        ['AU', 36, 'Australia'],
+        ['BE', 56, 'Belgium'],
+        ['BR', 76, 'Brazil'],
+        ['CA', 124, 'Canada'],
+        ['CH', 756, 'Switzerland'],
+        ['DE', 276, 'Germany'],
+        ['DK', 208, 'Denmark'],
+        ['ES', 724, 'Spain'],
+        ['FI', 246, 'Finland'],
+        ['FR', 250, 'France'],
+        ['GB', 826, 'United Kingdom'],
+        ['ID', 360, 'Indonesia'],
+        ['IE', 372, 'Ireland'],
+        ['IN', 356, 'India'],
+        ['IT', 380, 'Italy'],
+        ['JP', 392, 'Japan'],
+        ['KR', 410, 'South Korea'],
+        ['MX', 484, 'Mexico'],
+        ['NG', 566, 'Nigeria'],
+        ['NL', 528, 'Netherlands'],
+        ['NO', 578, 'Norway'],
+        ['NZ', 554, 'New Zealand'],
+        ['PH', 608, 'Philippines'],
+        ['PL', 616, 'Poland'],
+        ['PT', 620, 'Portugal'],
+        ['SE', 752, 'Sweden'],
+        ['SG', 702, 'Singapore'],
+        ['TR', 792, 'Turkey'],
+        ['US', 840, 'United States'],
+        ['ZA', 710, 'South Africa'],
+      ] as const
+    ).map(([iso, numeric, name]) => [iso, { code: 2000 + numeric, name }]),
+  ),
+);
+
 export const dataforseo = {
   name: 'dataforseo',
   kind: 'live',
@@ -30,7 +76,10 @@ export const dataforseo = {
   // task is its listed live price for the Ads family, not confirmed for search volume (2026-11).
   priceUsd: { explore: 0.009, searchVolume: 0.075 },
   source: 'DataForSEO',
+  publicName: 'DataForSEO',
   listedBy: "DataForSEO's Google Trends explore",
+  // It is asked by country: a market outside its table is refused when the run is submitted, not at its first series.
+  markets: Object.keys(DATAFORSEO_COUNTRIES),
   settings: (read, configured): DataForSeoSection => {
     const section = {
       login: read.text('DATAFORSEO_LOGIN'),

@@ -6,56 +6,11 @@ import { createHash } from 'node:crypto';
 import type { ExploreAnswer, ExplorePart, TrendsRequest, TrendsResponse } from '../../domain/trends/answers.js';
 import { describeRequest, MalformedResponseError, NotAvailableError, RefusedError, type TrendsProvider } from '../contract.js';
 import { postTask, type DataForSeoSettings } from './client.js';
+import { DATAFORSEO_COUNTRIES } from './profile.js';
 import { ExploreResultSchema, expectShape, ITEM_TYPES, parseGraph, parseMap, parseRelated, parseVolume, TIME_RANGES } from './format.js';
 
 const EXPLORE_PATH = '/v3/keywords_data/google_trends/explore/live';
 const VOLUME_PATH = '/v3/keywords_data/google_ads/search_volume/live';
-
-/**
- * Countries by ISO code, with DataForSEO's location code (Google Ads' geo
- * target: 2000 + the ISO 3166 numeric code) and name. A market outside it is
- * refused with the list, rather than asked worldwide.
- */
-export const DATAFORSEO_COUNTRIES: Readonly<Record<string, { code: number; name: string }>> = Object.freeze(
-  Object.fromEntries(
-    (
-      [
-        ['AR', 32, 'Argentina'],
-        ['AT', 40, 'Austria'],
-        ['AU', 36, 'Australia'],
-        ['BE', 56, 'Belgium'],
-        ['BR', 76, 'Brazil'],
-        ['CA', 124, 'Canada'],
-        ['CH', 756, 'Switzerland'],
-        ['DE', 276, 'Germany'],
-        ['DK', 208, 'Denmark'],
-        ['ES', 724, 'Spain'],
-        ['FI', 246, 'Finland'],
-        ['FR', 250, 'France'],
-        ['GB', 826, 'United Kingdom'],
-        ['ID', 360, 'Indonesia'],
-        ['IE', 372, 'Ireland'],
-        ['IN', 356, 'India'],
-        ['IT', 380, 'Italy'],
-        ['JP', 392, 'Japan'],
-        ['KR', 410, 'South Korea'],
-        ['MX', 484, 'Mexico'],
-        ['NG', 566, 'Nigeria'],
-        ['NL', 528, 'Netherlands'],
-        ['NO', 578, 'Norway'],
-        ['NZ', 554, 'New Zealand'],
-        ['PH', 608, 'Philippines'],
-        ['PL', 616, 'Poland'],
-        ['PT', 620, 'Portugal'],
-        ['SE', 752, 'Sweden'],
-        ['SG', 702, 'Singapore'],
-        ['TR', 792, 'Turkey'],
-        ['US', 840, 'United States'],
-        ['ZA', 710, 'South Africa'],
-      ] as const
-    ).map(([iso, numeric, name]) => [iso, { code: 2000 + numeric, name }]),
-  ),
-);
 
 /** Where a request is asked: nothing for worldwide, the country's location code otherwise. */
 function locationOf(geo: string, what: string): { location_code?: number } {

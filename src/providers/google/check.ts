@@ -11,21 +11,14 @@ import {
   MemoryCookieJar,
   wasNotSent,
   type CookieJar,
-  type ExchangeKind,
   type ExchangeOutcome,
   type ExchangeReport,
   type Pacer,
   type Widget,
 } from './client.js';
-import { FAMILY_OF } from './exchange.js';
-import {
-  ConsentRequiredError,
-  EmbedOverQuotaError,
-  ENDPOINT_FAMILIES,
-  RateLimitedError,
-  type BlockKind,
-  type EndpointFamily,
-} from '../contract.js';
+import { RateLimitedError } from '../contract.js';
+import { ConsentRequiredError, EmbedOverQuotaError } from './errors.js';
+import { ENDPOINT_FAMILIES, pacedFamilyOf, type BlockKind, type EndpointFamily, type ExchangeKind } from './families.js';
 import { trendingRoads } from './trending.js';
 import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated, parseTrendingFeed } from './format.js';
 import { timeRange } from './provider.js';
@@ -220,7 +213,7 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
       const message = error instanceof Error ? error.message : String(error);
       if (error instanceof RateLimitedError) {
         blockedBy ??= { kind: error.block, ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }) };
-        refusedFamilies.set(error.family ?? FAMILY_OF[kind], error.rateLimit ? 'rate_limited' : 'blocked');
+        refusedFamilies.set(error.family ?? pacedFamilyOf(kind), error.rateLimit ? 'rate_limited' : 'blocked');
       }
       if (error instanceof EmbedOverQuotaError) overQuota = true;
       // The EU consent page: the route is unusable as it is, for every kind alike; nothing more is asked.
@@ -240,7 +233,7 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
       }
       // No answer at all (the exchange never reported: a timeout, a network error).
       else if (observed === before)
-        reports.set(kind, { kind, family: FAMILY_OF[kind], outcome: 'error', ms: 0, route: route.name, detail: message });
+        reports.set(kind, { kind, family: pacedFamilyOf(kind), outcome: 'error', ms: 0, route: route.name, detail: message });
       return undefined;
     }
   };
@@ -334,8 +327,8 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
             ? `not asked: ${stopped}`
             : overQuota
               ? "not asked: the route's embed quota is spent"
-              : blocked(FAMILY_OF[kind], 'explore')
-                ? `not asked: Google blocked the ${refusedFamilies.has(FAMILY_OF[kind]) ? FAMILY_OF[kind] : 'explore'} family`
+              : blocked(pacedFamilyOf(kind), 'explore')
+                ? `not asked: Google blocked the ${refusedFamilies.has(pacedFamilyOf(kind)) ? pacedFamilyOf(kind) : 'explore'} family`
                 : 'not asked: an earlier request it depends on failed';
     return {
       kind,
@@ -356,7 +349,7 @@ export async function checkGoogle(options: GoogleCheckOptions): Promise<GoogleCh
   const trendingServed = (['trending_rss', 'trending_rpc', 'trending_page'] as const).some((k) => reports.get(k)?.outcome === 'served');
   const families = Object.fromEntries(
     ENDPOINT_FAMILIES.map((family): [EndpointFamily, CheckedFamily] => {
-      const own = kinds.filter((k) => FAMILY_OF[k.kind] === family);
+      const own = kinds.filter((k) => pacedFamilyOf(k.kind) === family);
       const refused = refusedFamilies.get(family);
       const asked = own.filter((k) => k.outcome !== 'not_asked');
       const broken = family === 'trending' ? asked.length > 0 && !trendingServed : own.some((k) => k.broken);

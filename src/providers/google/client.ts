@@ -38,20 +38,20 @@
 // the cookie pages included.
 import type https from 'node:https';
 import { isConsentPage, isSorryPage, parseEmbedPage, parseGuardedJson, userTypeOf } from './format.js';
-import { EmbedOverQuotaError, MalformedResponseError, RateLimitedError, RefusedError, type EndpointFamily } from '../contract.js';
+import { MalformedResponseError, RateLimitedError, RefusedError } from '../contract.js';
+import { EmbedOverQuotaError } from './errors.js';
+import { pacedFamilyOf, type EndpointFamily, type ExchangeKind } from './families.js';
 import { exchangeOverHttps, GOOGLE_HOST } from './transport.js';
 
 export * from './exchange.js';
 import {
   classifyAnswer,
-  FAMILY_OF,
   handsOutCookie,
   isPlainRefusal,
   notSent,
   outcomeOf,
   outcomeOfError,
   reported,
-  type ExchangeKind,
   type ExchangeObserver,
   type RawAnswer,
 } from './exchange.js';
@@ -199,7 +199,7 @@ export class GoogleSession {
           ? `${name} (for ${what})`
           : `${name} for a cookie, ${order.length > 2 && i > 1 ? 'two pages' : 'a page'} having refused one (for ${what})`;
       const refused = await this.exchange(kind, label, async (w) => {
-        const answer = await this.send(path, 'page', FAMILY_OF[kind]);
+        const answer = await this.send(path, 'page', pacedFamilyOf(kind));
         if (isConsentPage(answer.status >= 300 && answer.status < 400 ? '' : answer.body, answer.location))
           classifyAnswer(kind, answer, w, this.route);
         if (handsOutCookie(answer)) {
@@ -359,7 +359,7 @@ export class GoogleSession {
       const result = await run(what);
       this.options.observe?.({
         kind,
-        family: FAMILY_OF[kind],
+        family: pacedFamilyOf(kind),
         outcome: outcomeOf(result),
         ms: Date.now() - started,
         route: this.route,
@@ -371,12 +371,12 @@ export class GoogleSession {
       // A cookie page refused inside an API call is reported once, as the page: the API request was never sent.
       // A request the route's pace stopped was never sent at all: nothing to report.
       // A block or rate limit is of the family whose request Google refused (the innermost exchange: a cookie page's own).
-      if (error instanceof RateLimitedError && error.family === undefined) error.family = FAMILY_OF[kind];
+      if (error instanceof RateLimitedError && error.family === undefined) error.family = pacedFamilyOf(kind);
       if (typeof error === 'object' && error !== null && !reported.has(error) && !notSent.has(error)) {
         reported.add(error);
         this.options.observe?.({
           kind,
-          family: FAMILY_OF[kind],
+          family: pacedFamilyOf(kind),
           outcome: outcomeOfError(error),
           ms: Date.now() - started,
           route: this.route,
@@ -408,12 +408,12 @@ export class GoogleSession {
   private async withCookie(kind: ExchangeKind, url: string, as: 'api' | 'embed', what: string, geo: string): Promise<string> {
     await this.ensureCookie(geo, what);
     const sentWith = this.cookie;
-    let answer = await this.send(url, as, FAMILY_OF[kind]);
+    let answer = await this.send(url, as, pacedFamilyOf(kind));
     if (answer.status === 429 && answer.nid && answer.nid !== sentWith && !isSorryPage(answer.body) && !this.gatePassed) {
       this.gatePassed = true;
       if (this.cookie !== answer.nid) await this.keep(answer.nid);
       if ((await this.jar.learned?.(this.route, 'warm_up')) !== COOKIE_GATE) await this.jar.learn?.(this.route, 'warm_up', COOKIE_GATE);
-      answer = await this.send(url, as, FAMILY_OF[kind]);
+      answer = await this.send(url, as, pacedFamilyOf(kind));
     } else if (isPlainRefusal(answer) && !answer.nid) {
       const gate = (await this.jar.learned?.(this.route, 'warm_up')) === COOKIE_GATE;
       if (gate) {
@@ -430,17 +430,17 @@ export class GoogleSession {
         this.cookieRefreshed = true;
         this.cookie = undefined;
         await this.warmUp(geo, what, true);
-        answer = await this.send(url, as, FAMILY_OF[kind]);
+        answer = await this.send(url, as, pacedFamilyOf(kind));
       } else if (!sentWith && !this.cookieRefreshed) {
         // Sent without a cookie (a gate the route had learned is gone): a page for one, then once more.
         this.cookieRefreshed = true;
         await this.warmUp(geo, what, true);
-        answer = await this.send(url, as, FAMILY_OF[kind]);
+        answer = await this.send(url, as, pacedFamilyOf(kind));
       }
     }
     // A plain 429 to explore that a fresh cookie did not lift is its rate limit (gtrends, 2026-09-09: "a fresh NID
     // from /trends/explore, then at once: 3/3 429"; only time helps): the route's explore bucket is empty, not blocked.
-    if (FAMILY_OF[kind] === 'explore' && isPlainRefusal(answer) && !answer.nid && this.cookieRefreshed)
+    if (pacedFamilyOf(kind) === 'explore' && isPlainRefusal(answer) && !answer.nid && this.cookieRefreshed)
       throw new RateLimitedError(
         `Google Trends rate-limited this client: a plain 429 with no new cookie (no Retry-After) while fetching ${what}, a fresh cookie included: the explore family's token bucket is empty`,
         'too_many_429',

@@ -2,51 +2,12 @@
 // for /metrics, and how its answer is classified (served, blocked, refused,
 // changed). Split from client.ts, which runs the exchanges of a session.
 import { isConsentPage, isSorryPage } from './format.js';
-import {
-  ConsentRequiredError,
-  EmbedOverQuotaError,
-  MalformedResponseError,
-  RateLimitedError,
-  RefusedError,
-  type AnswerOutcome,
-  type EndpointFamily,
-} from '../contract.js';
+import { MalformedResponseError, RateLimitedError, RefusedError, type AnswerOutcome } from '../contract.js';
+import { ConsentRequiredError, EmbedOverQuotaError } from './errors.js';
+import type { EndpointFamily, ExchangeKind } from './families.js';
 
 /** The longest Retry-After honoured: a day (anything longer is read as a day). */
 const MAX_RETRY_AFTER_MS = 86_400_000;
-/** The kinds of HTTPS exchange the product makes with Google (counted per kind in /metrics, checked by `insights google check`). */
-export const EXCHANGE_KINDS = [
-  'home_page',
-  'cookie_page',
-  'explore',
-  'multiline',
-  'comparedgeo',
-  'relatedsearches',
-  'embed_page',
-  'embed_relatedsearches',
-  'autocomplete',
-  'trending_rss',
-  'trending_rpc',
-  'trending_page',
-] as const;
-export type ExchangeKind = (typeof EXCHANGE_KINDS)[number];
-
-/** The endpoint family each kind of exchange belongs to: Google limits and blocks each family on its own (../contract.ts). */
-export const FAMILY_OF: Record<ExchangeKind, EndpointFamily> = {
-  // gtrends (2026-09-09) saw the explore page answer 429 together with /trends/api/explore: the cookie pages go with it.
-  home_page: 'explore',
-  cookie_page: 'explore',
-  explore: 'explore',
-  multiline: 'widgetdata',
-  comparedgeo: 'widgetdata',
-  relatedsearches: 'widgetdata',
-  embed_relatedsearches: 'widgetdata',
-  embed_page: 'embed',
-  autocomplete: 'autocomplete',
-  trending_rss: 'trending',
-  trending_rpc: 'trending',
-  trending_page: 'trending',
-};
 
 /**
  * An exchange's outcome: one of Google's six, `over_quota` (the embed quota),
@@ -57,7 +18,7 @@ export type ExchangeOutcome = AnswerOutcome | 'over_quota' | 'consent' | 'error'
 
 export interface ExchangeReport {
   kind: ExchangeKind;
-  /** The kind's endpoint family (FAMILY_OF): what Google limits and blocks, and what the budget counts by. */
+  /** The kind's endpoint family (pacedFamilyOf, ./families.ts): what Google limits and blocks, and what the budget counts by. */
   family: EndpointFamily;
   outcome: ExchangeOutcome;
   ms: number;

@@ -31,10 +31,7 @@ import { RouteWaitError, type EgressPool } from './egress/egress-pool.js';
 import { unresolvedHost, type EgressRoute } from './egress/routes.js';
 import type { GoogleTrendsProvider } from './provider.js';
 import {
-  ConsentRequiredError,
   describeRequest,
-  EmbedOverQuotaError,
-  firstFamilyOf,
   MalformedResponseError,
   NotRecordedError,
   RateLimitedError,
@@ -42,6 +39,8 @@ import {
   type TrendsRequest,
   type TrendsResponse,
 } from '../contract.js';
+import { ConsentRequiredError, EmbedOverQuotaError } from './errors.js';
+import { firstFamilyOf } from './families.js';
 
 export interface PacedFetchDeps {
   provider: GoogleTrendsProvider;

@@ -13,8 +13,12 @@ export const google = {
   paid: false,
   priceUsd: {},
   source: 'live Google Trends',
+  publicName: 'Google Trends',
   listedBy: "Google's explore page",
   queued: true,
+  // HTTPS requests a research run makes, measured by bench:google (2026-11-25): 16.75 batched and 27.17 one
+  // keyword per request, rounded up.
+  requestsPerRun: { shared: 17, batched: 17, single: 28 },
   // Its pace, routes and deadlines are the trends section's (TRENDS_*: config.trends), which the egress pool reads.
   settings: () => ({}),
 } as const satisfies ProviderProfile<'google'>;

@@ -27,7 +27,6 @@ import { readTrending } from './trending.js';
 import { partRequest } from '../explore-parts.js';
 import {
   describeRequest,
-  EmbedOverQuotaError,
   NotAvailableError,
   RefusedError,
   type ExploreAnswer,
@@ -37,6 +36,7 @@ import {
   type TrendsRequest,
   type TrendsResponse,
 } from '../contract.js';
+import { EmbedOverQuotaError } from './errors.js';
 
 const DAY_MS = 86_400_000;
 const TIMEFRAME_DAYS: Record<Timeframe, number> = { '30d': 30, '90d': 90, '12m': 365, '5y': 5 * 365 };

@@ -32,7 +32,6 @@ import type { GoogleSession } from './client.js';
 import { GoogleUnavailableError } from './exchange.js';
 import { isSorryPage, parseTrendingFeed } from './format.js';
 import {
-  ConsentRequiredError,
   MalformedResponseError,
   RateLimitedError,
   RefusedError,
@@ -40,6 +39,7 @@ import {
   type TrendingItem,
   type TrendingRoad,
 } from '../contract.js';
+import { ConsentRequiredError } from './errors.js';
 
 export const TRENDING_PATHS = {
   rss: '/trending/rss',

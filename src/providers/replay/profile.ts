@@ -12,6 +12,7 @@ export const replay = {
   paid: false,
   priceUsd: {},
   source: 'recorded real Google Trends answers (replay)',
+  publicName: 'the recorded Google Trends answers',
   listedBy: 'Google Trends answers recorded (replay)',
   // A term the recordings compare every idea with (data/google-trends-recorded).
   anchor: 'bagel',

@@ -12,6 +12,7 @@ export const synthetic = {
   paid: false,
   priceUsd: {},
   source: 'a simulated world (synthetic provider), never real search data',
+  publicName: 'the simulated world',
   listedBy: 'the simulated world (synthetic)',
   settings: (read) => ({
     /** Each answer takes this long (load and chaos tests: runs then last as long as real ones, in proportion). */

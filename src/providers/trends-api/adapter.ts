@@ -1,12 +1,12 @@
 // The Trends API is asked directly, with its pace, day's answers and quota in Redis: the
-// gateway DataForSEO's answers go through (dataforseo/gateway.ts), counting data points where
+// gateway DataForSEO's answers go through (../paid-gateway.ts), counting data points where
 // DataForSEO counts dollars. The service account is signed in on the first request.
 import { ProviderAccountError, type TrendsRequest, type TrendsResponse } from '../contract.js';
-import { PaidTrendsGateway } from '../dataforseo/gateway.js';
+import { PaidTrendsGateway } from '../paid-gateway.js';
 import type { GatewayFactory } from '../gateway-factory.js';
 import { serviceAccountFrom } from './auth.js';
 import { TrendsApiClient } from './client.js';
-import type { TrendsApiSection } from './profile.js';
+import { trendsApi, type TrendsApiSection } from './profile.js';
 import { TrendsApiProvider } from './provider.js';
 
 /** The most terms one question asks (a comparison of the phrase, three others and the anchor): one operation each. */
@@ -33,7 +33,7 @@ export const createGateway: GatewayFactory<TrendsApiSection> = ({ settings, redi
     });
   return new PaidTrendsGateway({
     provider: {
-      name: 'trends-api',
+      name: trendsApi.name,
       fetch: async (request: TrendsRequest): Promise<TrendsResponse> => (await signedIn()).fetch(request),
     },
     redis,
@@ -44,6 +44,6 @@ export const createGateway: GatewayFactory<TrendsApiSection> = ({ settings, redi
     retryMs,
     scope: `${apiUrl}|${credentialsFile}|${settings.project ?? ''}`,
     askingMs: requestTimeoutMs * TERMS_PER_QUESTION + 5_000,
-    source: 'the Google Trends API',
+    source: trendsApi.publicName,
   });
 };

@@ -13,9 +13,17 @@
 //   anything not in its shapes  changed shape
 import { setTimeout as sleep } from 'node:timers/promises';
 import { boundedExchange } from '../bounded-exchange.js';
-import { MalformedResponseError, ProviderAccountError, ProviderUnavailableError, RateLimitedError, RefusedError } from '../contract.js';
+import {
+  AccessRefusedError,
+  MalformedResponseError,
+  ProviderAccountError,
+  ProviderUnavailableError,
+  RateLimitedError,
+  RefusedError,
+} from '../contract.js';
 import { accessToken, type ServiceAccount } from './auth.js';
-import { ErrorBodySchema, expectShape, isShape, OperationSchema, retryDelayMs, type ApiStatus } from './format.js';
+import { isShape } from '../expect-shape.js';
+import { ErrorBodySchema, expectShape, OperationSchema, retryDelayMs, type ApiStatus } from './format.js';
 
 export interface TrendsApiClientSettings {
   apiUrl: string;
@@ -47,7 +55,7 @@ export function classifyStatus(status: ApiStatus, what: string, project: string)
         retryDelayMs(status) ?? QUOTA_WAIT_MS,
       );
     case PERMISSION_DENIED:
-      return new RefusedError(
+      return new AccessRefusedError(
         `the Google Trends API refused project "${project}" (${said}) for ${what}: the project must be on the API's alpha allow-list (apply at developers.google.com/search/apis/trends) and have trends.googleapis.com enabled, and the service account must be allowed to use it; set TRENDS_API_PROJECT to the allow-listed project`,
       );
     case UNAUTHENTICATED:

@@ -4,9 +4,8 @@
 // and Google's error envelope. Where the published shapes say no more, the choice made is
 // listed in docs/providers.md ("What the Trends API is asked"). The schemas are the contract:
 // an answer that does not match is a changed shape (MalformedResponseError), never read as data.
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { MalformedResponseError } from '../contract.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { shapeExpecter } from '../expect-shape.js';
 
 /** google.type.Date, as Google's APIs write a day. */
 export const DaySchema = Type.Object({ year: Type.Integer(), month: Type.Integer(), day: Type.Integer() });
@@ -45,24 +44,10 @@ export const OperationSchema = Type.Object({
 });
 export type Operation = Static<typeof OperationSchema>;
 
-const compiled = new Map<TSchema, ReturnType<typeof TypeCompiler.Compile>>();
-const checkerOf = (schema: TSchema) => {
-  let check = compiled.get(schema);
-  if (!check) compiled.set(schema, (check = TypeCompiler.Compile(schema)));
-  return check;
-};
-
-export const isShape = (schema: TSchema, value: unknown) => checkerOf(schema).Check(value);
-
 /** The value as the schema says, or a MalformedResponseError naming where it differs. */
-export function expectShape<T extends TSchema>(schema: T, value: unknown, what: string): Static<T> {
-  const check = checkerOf(schema);
-  if (check.Check(value)) return value as Static<T>;
-  const first = check.Errors(value).First();
-  throw new MalformedResponseError(
-    `the Google Trends API answered ${what} in a shape it does not publish (${first ? `${first.path || '/'}: ${first.message}` : 'unknown'}): the alpha may have changed`,
-  );
-}
+export const expectShape = shapeExpecter(
+  (what, where) => `the Google Trends API answered ${what} in a shape it does not publish (${where}): the alpha may have changed`,
+);
 
 export const isoDay = (d: ApiDay) => `${d.year}-${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}`;
 export const apiDay = (iso: string): ApiDay => ({

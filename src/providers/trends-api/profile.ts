@@ -45,6 +45,7 @@ export const trendsApi = {
   meteredIn: 'data points',
   priceUsd: {},
   source: 'the Google Trends API',
+  publicName: 'the Google Trends API',
   listedBy: 'the Google Trends API',
   settings: (read, configured): TrendsApiSection => {
     const section = {

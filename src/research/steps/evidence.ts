@@ -1,7 +1,6 @@
 // Read the evidence out of what was measured: the series' shape, breadth, the pain, intent and
 // competition signals, reach and the forecast (steps clean_series to forecast).
-import { google } from '../../providers/google/profile.js';
-import { findProfile, kindOfProviders } from '../../providers/registry.js';
+import { findProfile, kindOfProviders, UNNAMED_PROVIDER } from '../../providers/registry.js';
 import { geographicReach, INTEREST_THRESHOLD } from '../../domain/research/geography.js';
 import { familyShares, tooLittleData, type FamilyShare, type ModifierFamily } from '../../domain/research/modifier-evidence.js';
 import {
@@ -55,7 +54,8 @@ function listedBy(o: RelatedOutput): string {
     const at = Date.parse(p.recordedAt ?? '');
     return `Google Trends answers recorded on ${Number.isFinite(at) ? new Date(at).toISOString().slice(0, 10) : 'an unknown day'} (${p.provider})`;
   }
-  const profile = findProfile(p?.provider ?? 'google') ?? google;
+  // A list with no provenance (from before it was kept) is Google's, as every list then was.
+  const profile = (p ? findProfile(p.provider) : undefined) ?? UNNAMED_PROVIDER;
   return profile.kind === 'live' && p?.via === 'embed' ? "Google's embed flow" : profile.listedBy;
 }
 

@@ -15,7 +15,7 @@
 //              TRENDS_EXPLORE_REFILL_PER_MINUTE; a rate-limit 429 empties it and
 //              is waited out a token's time, not a cooldown;
 //   cooldown   per endpoint family (explore, widgetdata, autocomplete, embed,
-//              trending: src/providers/contract.ts), as Google blocks them (gtrends, 2026-09-09);
+//              trending: ../families.ts), as Google blocks them (gtrends, 2026-09-09);
 //              after a block (302 to /sorry, a 429 page, a 403, "unusual
 //              traffic") nothing of that family goes out until it ends; it starts at
 //              TRENDS_COOLDOWN_MS and doubles with each block in a row, up to
@@ -52,7 +52,7 @@ import type { Redis } from '../../../redis/connection.js';
 import type { EgressRoute } from './routes.js';
 import { RedisCookieJar } from './redis-cookie-jar.js';
 import { RouteWaitError, type Lease, type RouteWait } from './route-wait.js';
-import { ENDPOINT_FAMILIES, type BlockKind, type EndpointFamily } from '../../contract.js';
+import { ENDPOINT_FAMILIES, type BlockKind, type EndpointFamily } from '../families.js';
 import { SCRIPTS } from '../../../redis/scripts.js';
 import { routeBudget, type BookedOutcome, type RouteBudget } from './route-budget.js';
 import { EXPLORE_BUCKET, type EgressPoolOptions } from './egress-pool-options.js';

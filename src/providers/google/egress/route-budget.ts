@@ -2,7 +2,7 @@
 // `insights budget`, /metrics and the web process read it; nothing here sends anything.
 import type { Redis } from '../../../redis/connection.js';
 import type { EgressRoute } from './routes.js';
-import { BLOCK_KINDS, ENDPOINT_FAMILIES, type BlockKind, type EndpointFamily } from '../../contract.js';
+import { BLOCK_KINDS, ENDPOINT_FAMILIES, type BlockKind, type EndpointFamily } from '../families.js';
 
 /** A route's state as ops see it. */
 export const ROUTE_STATES = ['open', 'cooling', 'probing', 'refused', 'consent'] as const;

@@ -1,25 +1,25 @@
-// A paid provider (DataForSEO) asked directly, without the trends queue: its
-// answers come in seconds and it has no egress routes to protect. What the
-// queue gives Google, this gives it, in Redis, across all processes:
+// A provider that bills or meters its answers (DataForSEO, the Trends API) asked
+// directly, without the trends queue: its answers come in seconds and it has
+// no egress routes to protect. What the queue gives Google, this gives it, in
+// Redis, across all processes:
 //   once a day   the same request on the same UTC day is answered from the
 //                day's answer (steps related_queries_top and related_queries_rising share one related-queries task);
-//   its pace     tasks per minute per endpoint under its documented limits
-//                (Trends live 250, Google Ads live 12): past them the asking
-//                job sleeps to the next minute without spending an attempt;
+//   its pace     requests per minute per endpoint under the limits its adapter
+//                passes (PaidPace): past them the asking job sleeps to the
+//                next minute without spending an attempt;
 //   its refusals a wrong password, no money, its per-minute limit, its own
 //                outage: the job waits with the operator's message (the run
 //                says why it waits, `insights budget` and /metrics too); only
 //                a request at fault or a changed shape fails;
-//   its bill     requests and dollars per UTC day and purpose, for
-//                `insights budget` and /metrics.
+//   its bill     requests, dollars and metered units per UTC day and purpose,
+//                for `insights budget` and /metrics (research/provider-spend.ts).
 import { createHash, randomUUID } from 'node:crypto';
-import { SCRIPTS } from '../../redis/scripts.js';
+import { SCRIPTS } from '../redis/scripts.js';
 import type { Logger } from 'pino';
-import type { Redis } from '../../redis/connection.js';
-import type { RedisKeys } from '../../redis/keys.js';
-import { providerAccountProblem, providerCost, providerRequests } from '../../observability/metrics.js';
-import { untilNextMinute } from './client.js';
-import { utcDay } from '../../domain/utc-day.js';
+import type { Redis } from '../redis/connection.js';
+import type { RedisKeys } from '../redis/keys.js';
+import { providerAccountProblem, providerCost, providerRequests } from '../observability/metrics.js';
+import { utcDay } from '../domain/utc-day.js';
 import {
   describeRequest,
   MalformedResponseError,
@@ -32,8 +32,15 @@ import {
   type TrendsProvider,
   type TrendsRequest,
   type TrendsResponse,
-} from '../contract.js';
-import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose, type TrendsWaiter } from '../gateway.js';
+} from './contract.js';
+import {
+  failureOf,
+  TrendsFailedError,
+  WaitingForTrendsError,
+  type TrendsGateway,
+  type TrendsPurpose,
+  type TrendsWaiter,
+} from './gateway.js';
 
 /** Tasks a minute per endpoint. */
 export interface PaidPace {
@@ -44,6 +51,8 @@ const DAY_MS = 24 * 3_600_000;
 
 const endpointOf = (request: TrendsRequest) => (request.kind === 'searchVolume' ? 'searchVolume' : 'explore');
 const MICRO = 1_000_000;
+/** How long until the next minute's pace opens (a margin after it, for clocks a little apart). */
+export const untilNextMinute = (now = Date.now()) => 60_000 - (now % 60_000) + 250;
 // Gives up "being asked" only for the job that holds it (token).
 const { release: RELEASE } = SCRIPTS.paidGateway;
 
@@ -61,14 +70,14 @@ export interface PaidGatewayDeps {
   scope: string;
   /** How long one job holds a request as being asked (longer than a request's deadline). */
   askingMs: number;
-  /** Who a waiting run waits for, in its reason ("DataForSEO", the default). */
-  source?: string;
+  /** Who a waiting run waits for, in its reason: the provider's profile's `publicName` ("DataForSEO"). */
+  source: string;
 }
 
 export class PaidTrendsGateway implements TrendsGateway {
   private readonly source: string;
   constructor(private readonly deps: PaidGatewayDeps) {
-    this.source = deps.source ?? 'DataForSEO';
+    this.source = deps.source;
   }
 
   async fetch(request: TrendsRequest, options?: { waiter?: TrendsWaiter }): Promise<TrendsResponse> {
@@ -208,10 +217,10 @@ export class PaidTrendsGateway implements TrendsGateway {
       return new WaitingForTrendsError(what, this.deps.retryMs, this.source, error.message);
     }
     // What it cannot answer for this request (a region's search volume): evidence not available, not a failure.
-    if (error instanceof NotAvailableError) return new TrendsFailedError(error.message, false, true);
+    if (error instanceof NotAvailableError) return new TrendsFailedError(error.message, false, true, failureOf(provider.name, error));
     if (error instanceof RefusedError || error instanceof MalformedResponseError) {
       counted('refused');
-      return new TrendsFailedError(error.message);
+      return new TrendsFailedError(error.message, false, false, failureOf(provider.name, error));
     }
     // Anything else is a bug of ours, not the provider's: fail loudly.
     return error instanceof Error ? error : new Error(String(error));
