@@ -11,7 +11,7 @@
 // query. Both caches drop their least recently used entries, never all at once.
 //
 // Apart from those, the process knows which keys exist: every key it found
-// valid, and, once a client is held up by the failed-authentication limit, the
+// valid, and, once a client is held up by the unknown-key limiter, the
 // usable keys in Postgres (read whole once, then only the ones made since, at
 // most once a second). A known key is never held up by that limit, however
 // long ago it was cached: the limit bounds lookups of keys nobody has, not the

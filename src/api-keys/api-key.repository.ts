@@ -117,7 +117,7 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyWithAcc
 
 /**
  * Keys that exist and may be used (not revoked, not expired), newest first:
- * their hashes and ids, for the set of keys the failed-authentication limit
+ * their hashes and ids, for the set of keys the unknown-key limiter
  * never holds up. `createdAfter` reads only the keys made since.
  */
 export async function listUsableKeyHashes(

@@ -1,5 +1,5 @@
 // IP addresses and CIDRs as bytes, parsed strictly. Every place that judges an
-// address (the webhook policy, allow-lists, trusted proxies, the failed-auth
+// address (the webhook policy, allow-lists, trusted proxies, the unknown-key
 // limiter) goes through this one parser, so a spelling cannot mean one thing to
 // one check and another to the next. What is not exactly an address is refused,
 // never guessed at: "127.000.000.001" is octal to some parsers and decimal to

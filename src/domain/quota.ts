@@ -1,6 +1,7 @@
 // Daily request quotas per plan, counted per account (over all its API keys) per UTC day
 // (src/accounts/quota.store.ts).
 import { nextUtcMidnight } from './utc-day.js';
+import { secondsUntil } from './refusal.js';
 
 export const PLANS = {
   free: { dailyLimit: 100 },
@@ -19,7 +20,7 @@ export function isPlan(value: string): value is Plan {
 
 /** Whole seconds until the next UTC midnight, never 0 (a client must wait at least 1 s). */
 export function secondsUntilUtcMidnight(now: Date): number {
-  return Math.max(1, Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000));
+  return secondsUntil(nextUtcMidnight(now), now.getTime());
 }
 
 export interface QuotaState {

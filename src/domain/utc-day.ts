@@ -11,3 +11,8 @@ export function utcDay(at: Date): string {
 export function nextUtcMidnight(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1));
 }
+
+/** The UTC calendar day `days` after `day` (both "YYYY-MM-DD"): the dates of a weekly series and its forecast. */
+export function addUtcDays(day: string, days: number): string {
+  return utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000));
+}

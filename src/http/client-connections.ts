@@ -4,7 +4,7 @@
 // one address holding every slot shut everyone else out: 2,000 sockets that
 // never send a byte, reopened as soon as the headers deadline closes them,
 // needed no key (found by an outside review). So once half the slots are in
-// use, a client, as the failed-authentication limiter knows it (an IPv4
+// use, a client, as the unknown-key limiter knows it (an IPv4
 // address, or the /64 of an IPv6 one), that already holds `maxPerClient` gets
 // no more: its new connections are closed at accept. Below half, nobody is
 // held back (a client with a large connection pool is not an attacker while

@@ -39,6 +39,7 @@ export interface DryRun {
   idea: string;
   geo: string;
   providers: readonly ProviderName[];
+  /** Google's request plan (TRENDS_REQUEST_PLAN), not an account's plan: the printed JSON key stays `plan`, as scripts read it. */
   plan: TrendsPlanName;
   candidates: Array<Pick<PhraseCandidate, 'phrase' | 'prior' | 'coverage' | 'names_product'> & { given?: 'operator keyword' }>;
   /** The phrases step choose_primary measures, in the order it asks them (none when an operator keyword decides). */
@@ -83,7 +84,7 @@ export async function dryRun(input: {
   geo: string;
   anchor: string;
   providers: readonly ProviderName[];
-  plan: TrendsPlanName;
+  requestPlan: TrendsPlanName;
   today?: () => Date;
 }): Promise<DryRun> {
   const { text } = checkIdea(input.idea, input.hints);
@@ -111,7 +112,7 @@ export async function dryRun(input: {
     output: (name) => outputs.get(name),
     missing: (name) => `${name} has not run`,
     fetch: (request) => routed.fetch(request),
-    requestPlan: input.plan,
+    requestPlan: input.requestPlan,
     geo: input.geo,
     anchor: input.anchor,
     findExistingInsight: async () => undefined,
@@ -128,7 +129,7 @@ export async function dryRun(input: {
     idea: text,
     geo: input.geo,
     providers: input.providers,
-    plan: input.plan,
+    plan: input.requestPlan,
     candidates: candidates.map((c) => ({
       phrase: c.phrase,
       prior: c.prior,

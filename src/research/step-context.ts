@@ -37,7 +37,7 @@ export function buildStepContext(input: StepContextInput): { ctx: StepContext; r
   const ctx: StepContext = {
     run: input.run,
     out: <N extends StepName>(name: N) => outputOf(name) as StepOutputs[N],
-    plan: trendsPlan(
+    requests: trendsPlan(
       input.requestPlan,
       input.fetch,
       input.geo,

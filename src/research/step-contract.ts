@@ -212,8 +212,11 @@ export interface StepContext {
   run: RunInfo;
   /** The recorded output of an earlier step. */
   out<N extends StepName>(name: N): StepOutputs[N];
-  /** How this run asks Google Trends (one explore for several answers, derived windows; see trends-plan.ts). */
-  plan: TrendsPlan;
+  /**
+   * How this run asks Google Trends (one explore for several answers, derived windows; see trends-plan.ts): the
+   * requests built for the configured request plan (TRENDS_REQUEST_PLAN), not an account's plan.
+   */
+  requests: TrendsPlan;
   /** An insight with the same idea key, else one on the same primary keyword (not demo). */
   findExistingInsight(ideaKey: string, primaryKeyword: string): Promise<{ id: string; idea: string; sameIdea: boolean } | undefined>;
   anchorTerm: string;

@@ -1,7 +1,7 @@
 // The 40 steps of a research run, phase by phase in chain order. Each is small, reads the outputs of
 // earlier steps, and returns a JSON output that is recorded with the step (and
 // shown by `insights runs show` and GET /api/research-runs/{id}). Trends data
-// comes only through ctx.plan (trends-plan.ts: which requests answer which
+// comes only through ctx.requests (trends-plan.ts: which requests answer which
 // step), over the rate-limited `trends` queue. What each step hands on, and
 // what it is run with, is declared in step-contract.ts; the order itself is
 // STEP_NAMES (domain/research/step-names.ts).

@@ -21,7 +21,7 @@ export function watchGoogleAnswers(logger: Logger): ExchangeObserver {
       googleUserTypes.inc({ route: report.route, user_type: report.userType });
     const shift = watch.record(report.kind, report.outcome);
     if (shift) {
-      const pct = (x: number) => `${Math.round(x * 100)} %`;
+      const spacedPercent = (x: number) => `${Math.round(x * 100)} %`;
       logger.warn(
         {
           kind: shift.kind,
@@ -31,7 +31,7 @@ export function watchGoogleAnswers(logger: Logger): ExchangeObserver {
           baseline: shift.baseline,
           route: report.route,
         },
-        `Google's answers to ${shift.kind} changed: ${pct(shift.recentShare)} of the last ${shift.recent} were empty, without data or in an unknown shape, against ${pct(shift.baselineShare)} of the ${shift.baseline} before. Google may have changed what it serves: run \`insights google check\``,
+        `Google's answers to ${shift.kind} changed: ${spacedPercent(shift.recentShare)} of the last ${shift.recent} were empty, without data or in an unknown shape, against ${spacedPercent(shift.baselineShare)} of the ${shift.baseline} before. Google may have changed what it serves: run \`insights google check\``,
       );
     }
   };

@@ -93,7 +93,7 @@ export function stepContext(
     anchor: options.anchor ?? 'weather',
     findExistingInsight: options.findExistingInsight ?? (async () => undefined),
   });
-  return { ...ctx, plan: planOf(options.plan ?? {}) };
+  return { ...ctx, requests: planOf(options.plan ?? {}) };
 }
 
 /** Runs one step by name; its output comes back through JSON, as the next step would read it. */

@@ -11,22 +11,23 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { PROVIDER_NAMES } from '../../src/providers/registry.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Where services are built and used; tests, benchmarks and scripts build their own on purpose. */
 const SCANNED = ['src', 'jobs'];
 const COMPOSITION_ROOT = 'src/runtime/services.ts';
 
+/**
+ * Every registered provider's client: the class its `src/providers/<name>/provider.ts` exports, read from the
+ * source for each name in the registry, so a sixth provider is covered without editing this list.
+ */
+const PROVIDER_CLIENTS: readonly string[] = PROVIDER_NAMES.flatMap((name) =>
+  [...readFileSync(path.join(ROOT, 'src/providers', name, 'provider.ts'), 'utf8').matchAll(/^export class (\w+)/gm)].map(([, c]) => c!),
+);
+
 /** Services of the root that take neither a Redis nor a Db: their settings come from the configuration, once. */
-const ALSO_SERVICES = [
-  'StepQueue',
-  'QueuedTrendsGateway',
-  'SecretBox',
-  'HashGate',
-  'GoogleTrendsProvider',
-  'ReplayTrendsProvider',
-  'DataForSeoProvider',
-] as const;
+const ALSO_SERVICES: readonly string[] = ['StepQueue', 'QueuedTrendsGateway', 'SecretBox', 'HashGate', ...PROVIDER_CLIENTS];
 
 /** Constructions outside the root that are not a second root, by the constructing file's name (wherever it moves). */
 const EXCEPTIONS: ReadonlyArray<{ file: string; builds: string; why: string }> = [
@@ -45,11 +46,16 @@ const EXCEPTIONS: ReadonlyArray<{ file: string; builds: string; why: string }> =
   },
   { file: 'app.ts', builds: 'UsageRecorder', why: 'lives and dies with the app: started when it is ready, flushed when it closes' },
   // Each provider's adapter is the factory the root's gateways call through the registry (src/providers/<name>/adapter.ts).
-  ...['PaidTrendsGateway', 'DataForSeoProvider', 'ReplayTrendsProvider'].map((builds) => ({
+  ...['PaidTrendsGateway', ...PROVIDER_CLIENTS].map((builds) => ({
     file: 'adapter.ts',
     builds,
     why: "the provider's factory, called by the root through the registry",
   })),
+  {
+    file: 'dry-run.ts',
+    builds: 'SyntheticTrendsProvider',
+    why: 'the dry run asks the simulated world in memory and opens no service (`insights research --dry-run`)',
+  },
 ];
 
 interface SourceFile {
@@ -200,8 +206,9 @@ describe('the composition root', () => {
     expect(holding).toEqual(expect.arrayContaining(['KnownDevices', 'ApiKeyCache', 'QuotaStore', 'WebhookService', 'SignInLimiter']));
     // A name here that no class has any more (renamed, removed) would check nothing: it must be mended.
     for (const name of ALSO_SERVICES) expect(classes.has(name), `${name} is declared as a class in src/`).toBe(true);
-    for (const { builds } of EXCEPTIONS)
-      expect(classes.get(builds)?.holds || (ALSO_SERVICES as readonly string[]).includes(builds), builds).toBe(true);
+    // One client per registered provider: a provider.ts that exports none (or two) is not read right.
+    expect(PROVIDER_CLIENTS).toHaveLength(PROVIDER_NAMES.length);
+    for (const { builds } of EXCEPTIONS) expect(classes.get(builds)?.holds || ALSO_SERVICES.includes(builds), builds).toBe(true);
   });
 
   it('finds a service constructed elsewhere (the check can fail)', () => {

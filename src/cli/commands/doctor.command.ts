@@ -5,6 +5,7 @@ import { measureReplicaLag, type ReplicaLag } from '../../db/read-router.js';
 import { QUEUES } from '../../queue/queue-names.js';
 import { describeTarget } from '../../redis/connection.js';
 import { keySlot } from '../../redis/slots.js';
+import { utcDay } from '../../domain/utc-day.js';
 import type { CliContext } from '../context.js';
 import { describeCommand } from '../command-index.js';
 import { withResources } from '../resources.js';
@@ -18,7 +19,7 @@ export function registerDoctorCommand(program: Command, context: () => CliContex
     .action(async (options: { json?: boolean }) => {
       await withResources(context, async (resources, { config }) => {
         const keys = resources.redisKeys;
-        const today = new Date().toISOString().slice(0, 10);
+        const today = utcDay(new Date());
         const layout: Array<{ what: string; key: string }> = [
           ...Object.values(QUEUES).map((q) => ({ what: `queue ${q}`, key: `${keys.queuePrefix(q)}:${q}:wait` })),
           { what: 'quota counters (one tag per key: spread)', key: keys.quota('<key id>', today) },

@@ -159,7 +159,7 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
             geo,
             anchor: anchorTermFor(config.trends.provider, config.trends.anchor),
             providers: config.trends.providers,
-            plan: config.trends.requestPlan,
+            requestPlan: config.trends.requestPlan,
           }).catch((error: unknown) => {
             if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
             throw error;

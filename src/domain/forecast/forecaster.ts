@@ -12,8 +12,10 @@
 // only (see calibration.ts and scripts/calibrate-forecast.mjs): calibrated, not
 // assumed normal. Nested (95% ⊇ 80%) and clipped to 0–100.
 import { median } from '../stats.js';
+import { addUtcDays } from '../utc-day.js';
 import { CALIBRATION } from './calibration.js';
 import { seasonalNaiveScale } from './evaluation.js';
+import { round3 } from '../numbers.js';
 
 /**
  * Interval scales: how wide a series' errors tend to be, from its context.
@@ -108,7 +110,6 @@ const SWITCH_MARGIN = 0.8;
 
 const clip = (x: number) => Math.min(100, Math.max(0, x));
 const r1 = (x: number) => Math.round(x * 10) / 10;
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 export interface RawForecast {
   model: string;
@@ -188,16 +189,12 @@ export function forecastValues(values: readonly number[], horizon = 7, skip = 0)
     ...result,
     backtest: {
       origins,
-      mase: origins > 0 ? r3(mae(model) / scale) : null,
-      mase_seasonal_naive: origins > 0 ? r3(mae('seasonal_naive_7') / scale) : null,
-      coverage_80: c80 === null ? null : r3(c80),
-      coverage_95: c95 === null ? null : r3(c95),
+      mase: origins > 0 ? round3(mae(model) / scale) : null,
+      mase_seasonal_naive: origins > 0 ? round3(mae('seasonal_naive_7') / scale) : null,
+      coverage_80: c80 === null ? null : round3(c80),
+      coverage_95: c95 === null ? null : round3(c95),
     },
   };
-}
-
-function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /**
@@ -222,7 +219,7 @@ export function forecast(dates: readonly string[], values: readonly number[], ho
     model: raw.model,
     horizon,
     points: raw.point.map((v, h) => ({
-      date: addDays(last, h + 1 + skip),
+      date: addUtcDays(last, h + 1 + skip),
       value: r1(v),
       lower_80: r1(raw.lower80[h]!),
       upper_80: r1(raw.upper80[h]!),

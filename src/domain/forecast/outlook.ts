@@ -20,6 +20,8 @@
 // Nested (95 % ⊇ 80 %) and clipped to 0–100.
 import { median } from '../stats.js';
 import { OUTLOOK_CALIBRATION as MEASURED_CALIBRATION } from './outlook-calibration.js';
+import { addUtcDays } from '../utc-day.js';
+import { round3 } from '../numbers.js';
 
 export const OUTLOOK_HORIZONS = [
   { months: 3, weeks: 13 },
@@ -48,7 +50,6 @@ const sum = (v: readonly number[]) => v.reduce((a, b) => a + b, 0);
 const mean = (v: readonly number[]) => (v.length ? sum(v) / v.length : 0);
 const clip = (x: number) => Math.min(100, Math.max(0, x));
 const r1 = (x: number) => Math.round(x * 10) / 10;
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Means of the last full years, most recent first (at most 4: older years say little about next year). */
 function yearMeans(h: readonly number[]): number[] {
@@ -387,11 +388,11 @@ export function outlookValues(values: readonly number[], calibration: OutlookCal
     const maeSn = maeOf(s, BASELINE);
     const backtest: OutlookBacktest = {
       origins: s.origins.length,
-      mae: r3(mae),
-      mae_seasonal_naive: r3(maeSn),
-      mae_ratio: maeSn > 0 ? r3(mae / maeSn) : null,
-      coverage_80: r3(in80 / s.origins.length),
-      coverage_95: r3(in95 / s.origins.length),
+      mae: round3(mae),
+      mae_seasonal_naive: round3(maeSn),
+      mae_ratio: maeSn > 0 ? round3(mae / maeSn) : null,
+      coverage_80: round3(in80 / s.origins.length),
+      coverage_95: round3(in95 / s.origins.length),
     };
     if (!(mae < BEAT_MARGIN * maeSn)) {
       const pct = maeSn > 0 ? Math.round(Math.abs(mae / maeSn - 1) * 100) : 0;
@@ -445,7 +446,6 @@ export function outlookValues(values: readonly number[], calibration: OutlookCal
 }
 
 const DAY = 86_400_000;
-const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
 
 /**
  * Weeks Google left out (hasData false, dropped by cleanSeries) come back as 0,
@@ -473,7 +473,7 @@ export function outlook(dates: readonly string[], values: readonly number[]): Ou
   const raw = outlookValues(weekly.values);
   const last = dates.at(-1) ?? '';
   const horizons: OutlookHorizon[] = raw.horizons.map((h) => {
-    const base = { months: h.months, weeks: h.weeks, first_week: addDays(last, 7), last_week: addDays(last, 7 * h.weeks) };
+    const base = { months: h.months, weeks: h.weeks, first_week: addUtcDays(last, 7), last_week: addUtcDays(last, 7 * h.weeks) };
     if (!h.served) return { ...base, withheld: true, reason: h.reason!, backtest: h.backtest };
     return {
       ...base,

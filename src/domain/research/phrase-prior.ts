@@ -30,6 +30,7 @@ import {
   MAKING_VERBS,
   TRANSPARENT_ALONE,
 } from './phrase-words.js';
+import { round3 } from '../numbers.js';
 
 /** What a generic modifier takes from the prior of a candidate that keeps it and is not the subject. */
 const GENERIC_PENALTY = 0.1;
@@ -52,8 +53,6 @@ const SUBJECT_BONUS = 0.15;
 const MODIFIER_START_PENALTY = 0.2;
 /** How much a modifier weighs against a noun ("online", "last-minute": they say which kind, the nouns say what). */
 const MODIFIER_WEIGHT = 0.35;
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Whether a hyphenated word has a part that says where, when or at what price ("last-minute", "hyper-local"); "-free" is without, not a price ("gluten-free"). */
 const genericParts = (word: string) => word.split('-').some((w) => GENERIC_MODIFIERS.has(w) && w !== 'free');

@@ -7,8 +7,7 @@
 // phrase people search. Pure.
 import { candidateFeatures, FEATURE_NAMES, type CandidateOrigin, type IdeaChunk, type PhraseCandidate } from './phrase-features.js';
 import { PHRASE_RANKER } from './phrase-ranker-weights.js';
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000;
+import { round3 } from '../numbers.js';
 
 let checked: readonly number[] | undefined;
 /** The weights by column; a table whose columns are not the features' (a stale table) is refused. */

@@ -1,6 +1,7 @@
 // Step choose_primary: which of the candidates (phrase-choice.ts) a run studies, from their priors and, when
 // measured, how much each is searched in one 12-month comparison with the anchor. Pure functions.
 import type { PhraseCandidate } from './phrase-features.js';
+import { round3, wholePercent } from '../numbers.js';
 
 /** What the most searched candidate adds; a tenth as searched adds half of it (log scale, two decades). */
 const POPULARITY_WEIGHT = 0.3;
@@ -8,8 +9,6 @@ const POPULARITY_WEIGHT = 0.3;
 export const MIN_MEAN = 1;
 /** Candidates measured: a comparison takes five terms, one of them the anchor. */
 export const MEASURED = 4;
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** The candidates step choose_primary measures, in the order it asks them: the best four by prior. */
 export function measuredPhrases(candidates: readonly PhraseCandidate[]): string[] {
@@ -41,8 +40,6 @@ export interface PrimaryChoice {
   /** Why this phrase: coverage, popularity, and the runner-up it beat. */
   reason: string;
 }
-
-const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 /** Popularity of a mean against the best one: 1 for the best, 0.5 at a tenth, 0 at a hundredth or when not searched. */
 export function popularity(mean: number, best: number): number {
@@ -93,7 +90,7 @@ export function choosePrimary(
   // The runner-up is the best other phrase that could have been chosen.
   const runnerUp = [...pool].sort(order).find((c) => c !== chosen) ?? list.find((c) => c !== chosen);
   const describe = (c: MeasuredCandidate) =>
-    `covers ${pct(c.coverage)} of the idea${c.names_product ? ' and names its subject' : ''}${
+    `covers ${wholePercent(c.coverage)} of the idea${c.names_product ? ' and names its subject' : ''}${
       c.mean === null
         ? ''
         : c.mean < MIN_MEAN

@@ -1,6 +1,7 @@
 // Statistics of Google Trends series used by steps clean_series to breakout. Pure functions.
 import { mean, median, standardDeviation } from 'simple-statistics';
 import { relativeSlopePerDay } from '../scoring/series.js';
+import { round3 } from '../numbers.js';
 
 export interface CleanSeries {
   dates: string[];
@@ -17,8 +18,6 @@ export function cleanSeries(points: ReadonlyArray<{ date: string; value: number;
   const kept = list.filter((p) => p.hasData !== false);
   return { dates: kept.map((p) => p.date), values: kept.map((p) => p.value), droppedPartial, missing: list.length - kept.length };
 }
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /**
  * Change across the window on the least-squares line, from where the line

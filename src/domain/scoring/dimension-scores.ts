@@ -2,11 +2,12 @@
 // research run gathered and returns a score in [0,1], the numbers it came from
 // and one line saying why — or null with the reason when evidence is missing.
 // Breadth, pain, intent and whitespace live in signal-scores.ts, re-exported here.
-import { clamp01, round3, unsupported, type DimensionScore } from './dimensions.js';
+import { unsupported, type DimensionScore } from './dimensions.js';
 import { RECENT_ABOVE_MEAN, type Trajectory, type TrajectoryReading } from '../research/series-analysis.js';
 import type { GeographicReach } from '../research/geography.js';
 import type { AbsoluteDemand } from '../research/search-volume.js';
 import type { ComparableScale } from '../trends/provider-profile.js';
+import { clamp01, round3 } from '../numbers.js';
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const SEASONAL = 'seasonal';

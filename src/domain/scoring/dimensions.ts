@@ -99,12 +99,3 @@ export type DimensionScores = Record<Dimension, DimensionScore>;
 export function unsupported(reason: string, evidence: Evidence = {}): DimensionScore {
   return { score: null, evidence, explanation: reason };
 }
-
-export function clamp01(x: number): number {
-  return x < 0 ? 0 : x > 1 ? 1 : x;
-}
-
-/** Round for storage and display: scores are not meaningful beyond 3 decimals. */
-export function round3(x: number): number {
-  return Math.round(x * 1000) / 1000;
-}

@@ -42,7 +42,7 @@ export interface DirectionInput {
   durability?: DimensionScore | null;
 }
 
-const pct = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(Math.round(x * 100))}%`;
+const signedPercent = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(Math.round(x * 100))}%`;
 const headingOf = (change: number): Heading => (change > FLAT_WITHIN ? 'up' : change < -FLAT_WITHIN ? 'down' : 'flat');
 const VERB: Record<Heading, string> = { up: 'rises', down: 'falls', flat: 'holds level', 'no call': 'makes no call' };
 
@@ -75,7 +75,7 @@ function durabilityReading(d: DimensionScore | null | undefined): DirectionReadi
   const trajectory = d.evidence.trajectory;
   if (typeof trajectory !== 'string' || !TRAJECTORY_HEADING[trajectory]) return null;
   const heading = TRAJECTORY_HEADING[trajectory]!;
-  const change = typeof d.evidence.change === 'number' ? `, ${pct(d.evidence.change)} from its first fifth to its last` : '';
+  const change = typeof d.evidence.change === 'number' ? `, ${signedPercent(d.evidence.change)} from its first fifth to its last` : '';
   const years = typeof d.evidence.years === 'number' ? `${d.evidence.years}-year` : 'long-run';
   return {
     source: 'durability',
@@ -95,7 +95,7 @@ function outlookReading(outlook: unknown): DirectionReading | null {
   return {
     source: 'outlook',
     heading,
-    says: `the ${h.months}-month outlook ${VERB[heading]} (${h.value} against the last ${h.months} months' ${h.recent}, ${pct(change)})`,
+    says: `the ${h.months}-month outlook ${VERB[heading]} (${h.value} against the last ${h.months} months' ${h.recent}, ${signedPercent(change)})`,
     evidence: `/outlook/horizons/${index}/value`,
     window: `the next ${h.months} months`,
   };
@@ -112,7 +112,7 @@ export function directionReadings(input: DirectionInput): DirectionReading[] {
     readings.push({
       source: '7-day forecast',
       heading,
-      says: `the 7-day forecast ${VERB[heading]} (its mean ${String(e!.forecast_7d_mean)} against the last week's ${String(e!.forecast_7d_last_week)} on the 90-day series, ${pct(forecastChange)})`,
+      says: `the 7-day forecast ${VERB[heading]} (its mean ${String(e!.forecast_7d_mean)} against the last week's ${String(e!.forecast_7d_last_week)} on the 90-day series, ${signedPercent(forecastChange)})`,
       evidence: '/dimensions/momentum/evidence/forecast_7d_change',
       window: 'the next 7 days',
     });

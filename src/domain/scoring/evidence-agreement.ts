@@ -12,9 +12,9 @@
 import { mean } from 'simple-statistics';
 import { carriesFamily } from '../research/modifier-evidence.js';
 import { INTENT_TERMS, PAIN_TERMS, termShare } from '../research/query-signals.js';
-import { clamp01 } from './dimensions.js';
 import { SIGNAL_SATURATION } from './dimension-scores.js';
 import { spearman } from './momentum-backtest.js';
+import { clamp01 } from '../numbers.js';
 
 /** One recorded related-queries answer: the phrase, the day it was recorded, its lists. */
 export interface RecordedRelated {

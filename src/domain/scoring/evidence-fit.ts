@@ -11,8 +11,9 @@ import { familyShares, modifierRequest, type ModifierRequest } from '../research
 import { INTENT_TERMS, PAIN_TERMS, termShare } from '../research/query-signals.js';
 import type { TimelinePoint } from '../trends/answers.js';
 import { readableFamily, SIGNAL_SATURATION } from './dimension-scores.js';
-import { clamp01, EVIDENCE_VALIDATION, isAvailable } from './dimensions.js';
+import { EVIDENCE_VALIDATION, isAvailable } from './dimensions.js';
 import { spearman } from './momentum-backtest.js';
+import { clamp01 } from '../numbers.js';
 
 export const FIT_FAMILIES = ['pain', 'intent'] as const;
 export type FitFamily = (typeof FIT_FAMILIES)[number];

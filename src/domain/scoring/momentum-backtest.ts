@@ -7,6 +7,7 @@ import { splitOf } from '../forecast/evaluation.js';
 import { FALLING_AT, RISING_AT } from './momentum.js';
 import { momentumFeatures, type MomentumFeatures } from './momentum-features.js';
 import { classifyTrend, TREND_CLASSES, type TrendClass } from './trend-class.js';
+import { round3 } from '../numbers.js';
 
 /** Windows start every WINDOW_STEP days; each has 90 days of context and 30 days of outcome. */
 export const WINDOW_STEP = 7;
@@ -142,12 +143,11 @@ export function classValidity(windows: readonly MomentumWindow[]): Record<TrendC
   return out;
 }
 
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const figures = (v: ScoreValidity) => ({
-  rank_correlation: r3(v.rankCorrelation),
-  higher_when_rising: r3(v.higherWhenRising),
-  higher_when_falling: r3(v.higherWhenFalling),
-  labelled_share: r3(v.labelledShare),
+  rank_correlation: round3(v.rankCorrelation),
+  higher_when_rising: round3(v.higherWhenRising),
+  higher_when_falling: round3(v.higherWhenFalling),
+  labelled_share: round3(v.labelledShare),
 });
 
 /**
@@ -162,7 +162,7 @@ export function publishedFigures(windows: readonly MomentumWindow[], previous: (
   const classesAll = classValidity(windows);
   const classesTune = classValidity(tune);
   const classesHeld = classValidity(held);
-  const rate = (x: number | null) => (x === null ? null : r3(x));
+  const rate = (x: number | null) => (x === null ? null : round3(x));
   return {
     windows: { tuning: tune.length, held_out: held.length },
     momentum: {
@@ -178,7 +178,7 @@ export function publishedFigures(windows: readonly MomentumWindow[], previous: (
           hit_rate: rate(classesHeld[c].hitRate),
           hit_rate_tuning: rate(classesTune[c].hitRate),
           base_rate: rate(classesAll[c].baseRate),
-          share: r3(classesAll[c].share),
+          share: round3(classesAll[c].share),
           windows: classesAll[c].windows,
         },
       ]),

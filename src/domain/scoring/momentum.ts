@@ -10,12 +10,13 @@
 // the last week's lift when the month held a spike (a spike's tail is not a
 // trend). The 7-day forecast's direction and the weekday profile were tried
 // too and added nothing on the tuning half.
-import { round3, unsupported, type DimensionScore } from './dimensions.js';
+import { unsupported, type DimensionScore } from './dimensions.js';
 import { completePoints, type SeriesPoint } from './series.js';
 import { classifyTrend, type TrendAssessment } from './trend-class.js';
 import { MIN_POINTS_30D, MIN_POINTS_90D, momentumFeatures } from './momentum-features.js';
 import { BACKTEST } from './backtest-results.js';
 import type { TrendClass } from './trend-class.js';
+import { round3 } from '../numbers.js';
 
 /** A rising prediction beside a falling shape (or the reverse): the text says why both hold. */
 function disagrees(label: string, trendClass: TrendClass): boolean {
@@ -65,7 +66,7 @@ export const signedChange = (x: number) => {
   const r = Math.round(x * 100);
   return `${r > 0 ? '+' : r < 0 ? '−' : '±'}${Math.abs(r)}%`;
 };
-const pct = (logChange: number) => signedChange(change(logChange));
+const signedChangeOfLog = (logChange: number) => signedChange(change(logChange));
 const asPercent = (share: number) => `${Math.round(share * 100)}%`;
 
 /** Days between consecutive points, as most of them are (a replayed 30-day recording may be weekly). */
@@ -84,7 +85,7 @@ const PREDICTION: Record<'rising' | 'falling' | 'neither rising nor falling', st
 };
 
 /** How often the prediction held on held-out series (the backtest of GET /api/methodology). */
-function hitRateOf(label: keyof typeof PREDICTION, thirtyDayModel: boolean): string {
+function hitRateSentence(label: keyof typeof PREDICTION, thirtyDayModel: boolean): string {
   const figures = thirtyDayModel ? BACKTEST.momentum.held_out_30_day_model : BACKTEST.momentum.held_out;
   if (label === 'rising')
     return `on held-out series, when it says so, the next month was higher ${asPercent(figures.higher_when_rising)} of the time`;
@@ -154,11 +155,11 @@ export function assessMomentum(input: MomentumInput): MomentumAssessment {
       },
       explanation:
         `A prediction: the model ${PREDICTION[label]} (score ${score.toFixed(2)}; rising ≥ ${RISING_AT}, falling ≤ ${FALLING_AT}; ` +
-        `${hitRateOf(label, f.monthTwoBeforeMean === null)}, ${MOMENTUM_METHODOLOGY_LINK}). ` +
-        `It reads the last week, ${pct(f.weekVsMonth)} against the month's mean (a change that tends to carry on)` +
+        `${hitRateSentence(label, f.monthTwoBeforeMean === null)}, ${MOMENTUM_METHODOLOGY_LINK}). ` +
+        `It reads the last week, ${signedChangeOfLog(f.weekVsMonth)} against the month's mean (a change that tends to carry on)` +
         (f.monthTwoBeforeMean === null
           ? `, from ${f.points} days of data (the 30-day model)`
-          : `, and the month, ${pct(f.monthVsTwoBefore)} against the month two months before (a change that tends to reverse)`) +
+          : `, and the month, ${signedChangeOfLog(f.monthVsTwoBefore)} against the month two months before (a change that tends to reverse)`) +
         '.' +
         (disagrees(label, trend.trendClass)
           ? ` The trend class, ${trend.trendClass}, comes from its own rule over the 90 days (trend_class_evidence); this score predicts the month ahead from the last week and month.`

@@ -1,5 +1,6 @@
 import type { ProvenanceKind } from '../provenance-kind.js';
-import { DIMENSIONS, DIMENSION_WEIGHTS, round3, TOTAL_WEIGHT, type DimensionScores } from './dimensions.js';
+import { DIMENSIONS, DIMENSION_WEIGHTS, TOTAL_WEIGHT, type DimensionScores } from './dimensions.js';
+import { clamp01, round3 } from '../numbers.js';
 
 /** An insight with fewer dimensions scored than this is partial: listed after the complete ones by default. */
 export const MIN_COMPLETE_DIMENSIONS = 5;
@@ -36,8 +37,6 @@ export const rankKey = (overall: number, confidence: number, scores: Readonly<Re
  * its evidence is thin as well (docs/research.md, "Confidence").
  */
 export const SOURCE_CERTAINTY: Readonly<Record<ProvenanceKind, number>> = { live: 1, recorded: 1, simulated: 0.6 };
-
-const clamp01 = (x: number) => Math.max(0, Math.min(1, x));
 
 export interface OverallScore {
   /** Weighted mean of the dimensions that have a score, in [0,1]. */

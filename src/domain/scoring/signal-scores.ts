@@ -2,10 +2,8 @@
 // a phrase (its modifier comparison, autocomplete topics and listed related
 // queries), split from dimension-scores.ts, which re-exports them.
 import {
-  clamp01,
   EXPERIMENTAL_DIMENSIONS,
   isAvailable,
-  round3,
   unsupported,
   type Dimension,
   type DimensionScore,
@@ -15,8 +13,7 @@ import {
 import { familyStrength, tooLittleData, type FamilyShare } from '../research/modifier-evidence.js';
 import { LEFT_OUT_REASON, type TermShare } from '../research/query-signals.js';
 import { AUTOCOMPLETE_TOPICS_MAX, type TopicSignals } from '../research/topic-signals.js';
-
-const pct = (x: number) => `${Math.round(x * 100)}%`;
+import { clamp01, round3, tenthsPercent, wholePercent } from '../numbers.js';
 
 // Breadth, pain, intent and whitespace each read every source there is and
 // say which ones they read: the modifier comparison (modifier-evidence.ts), the
@@ -65,7 +62,6 @@ interface Part {
   says: string;
 }
 
-const pct1 = (x: number) => `${Math.round(x * 1000) / 10}%`;
 /** Readings combine weighted by their strength: a handful of autocomplete topics counts half as much as a list or a comparison. */
 const weighted = (parts: Part[]) =>
   parts.reduce((s, p) => s + p.score * p.strength, 0) /
@@ -92,7 +88,7 @@ export function readableFamily(family: SignalFamily, modifiers: Reading<FamilySh
   if (little) return { unavailable: little };
   if (modifiers.share === 0 && modifiers.resolution > SIGNAL_SATURATION[family].modifiers / 2) {
     return {
-      unavailable: `too little data: the family reads 0, but one rounding step is ${pct1(modifiers.resolution)} of the phrase's searches, more than half of the ${pct1(SIGNAL_SATURATION[family].modifiers)} that saturates the score`,
+      unavailable: `too little data: the family reads 0, but one rounding step is ${tenthsPercent(modifiers.resolution)} of the phrase's searches, more than half of the ${tenthsPercent(SIGNAL_SATURATION[family].modifiers)} that saturates the score`,
     };
   }
   return modifiers;
@@ -118,7 +114,7 @@ function signalParts(
       source: 'modifier comparison',
       score: clamp01(modifiers.share / SIGNAL_SATURATION[family].modifiers),
       strength: familyStrength(modifiers),
-      says: `${modifiers.share === 0 ? `under ${pct1(modifiers.resolution)}` : pct1(modifiers.share)} of searches for the phrase carry ${SIGNAL_WORDS[family]} (${modifiers.terms.slice(0, 3).join(', ')}${modifiers.terms.length > 3 ? ', …' : ''})`,
+      says: `${modifiers.share === 0 ? `under ${tenthsPercent(modifiers.resolution)}` : tenthsPercent(modifiers.share)} of searches for the phrase carry ${SIGNAL_WORDS[family]} (${modifiers.terms.slice(0, 3).join(', ')}${modifiers.terms.length > 3 ? ', …' : ''})`,
     });
     Object.assign(evidence, {
       modifier_source: 'modifier comparison (one 12-month request: the phrase and its OR-groups)',
@@ -315,7 +311,7 @@ export function scoreWhitespace(input: WhitespaceInput | null): DimensionScore {
       source: 'related queries',
       score: clamp01(lists.share / BRAND_SATURATION),
       strength: 1,
-      says: `${pct(lists.share)} of related queries name a brand`,
+      says: `${wholePercent(lists.share)} of related queries name a brand`,
     });
     Object.assign(evidence, {
       brand_list_source: `related queries listed by ${input.comparisons.listsFrom ?? 'Google'}`,

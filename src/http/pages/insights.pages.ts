@@ -115,11 +115,12 @@ function listHref(filters: ListFilters, cursor: string | undefined, path = '/acc
   return search ? `${path}?${search}` : path;
 }
 
-const pct = (x: number) => `${Math.round(x * 100)}`;
+/** A 0–1 score as a figure out of 100, without a sign: the page adds "of 100" or a column heading says it. */
+const outOf100 = (x: number) => `${Math.round(x * 100)}`;
 const categoryName = (category: string) => (category in CATEGORIES ? CATEGORIES[category as Category].name : category);
 const verdictBadge = (v: ReturnType<typeof verdictOf>) => html`<span class="verdict verdict-${v.label}">${v.label}</span>`;
 const scoreText = (row: Pick<InsightListRow, 'overall_score' | 'confidence'>) =>
-  `${pct(row.overall_score)} of 100 (confidence ${pct(row.confidence)})`;
+  `${outOf100(row.overall_score)} of 100 (confidence ${outOf100(row.confidence)})`;
 /** Who answered its research, and what the data is: live, recorded (when) or simulated. */
 function providerText(row: Pick<InsightListRow, 'provider' | 'source' | 'data_from' | 'data_as_of'>): string {
   const { kind } = provenanceOf(row);
@@ -142,9 +143,9 @@ export function insightsPages(app: FastifyInstance, kit: PageKit): void {
 <div><label for="f-q">Search</label><input id="f-q" name="q" type="text" maxlength="200" value="${filters.q}"></div>
 <div><label for="f-category">Category</label><select id="f-category" name="category">${option('', 'Any category', !filters.category)}${CATEGORY_VALUES.map((c) => option(c, CATEGORIES[c].name, filters.category === c))}</select></div>
 <div><label for="f-source">Source</label><select id="f-source" name="source">${option('', 'Any source', !filters.source)}${SOURCE_VALUES.map((s) => option(s, s, filters.source === s))}</select></div>
-<div><label for="f-min">Minimum score</label><select id="f-min" name="min_score">${option('', 'Any score', filters.minScore === undefined)}${MIN_SCORE_CHOICES.map((m) => option(m, `at least ${pct(Number(m))}`, filters.minScore === Number(m)))}${
+<div><label for="f-min">Minimum score</label><select id="f-min" name="min_score">${option('', 'Any score', filters.minScore === undefined)}${MIN_SCORE_CHOICES.map((m) => option(m, `at least ${outOf100(Number(m))}`, filters.minScore === Number(m)))}${
       filters.minScore !== undefined && !MIN_SCORE_CHOICES.map(Number).includes(filters.minScore)
-        ? option(String(filters.minScore), `at least ${pct(filters.minScore)}`, true)
+        ? option(String(filters.minScore), `at least ${outOf100(filters.minScore)}`, true)
         : ''
     }</select></div>
 <div><label for="f-sort">Sort</label><select id="f-sort" name="sort">${INSIGHT_SORTS.map((s) =>
@@ -293,7 +294,7 @@ ${filterForm(filters)}${table}${paging}`,
     const dims = DIMENSIONS.map((d) => {
       const dim = row.dimensions[d];
       const score = dim?.score;
-      return html`<tr><th scope="row">${DIMENSION_LABELS[d]}</th><td class="num">${typeof score === 'number' ? pct(score) : '—'}</td><td>${dim?.explanation ?? ''}</td></tr>`;
+      return html`<tr><th scope="row">${DIMENSION_LABELS[d]}</th><td class="num">${typeof score === 'number' ? outOf100(score) : '—'}</td><td>${dim?.explanation ?? ''}</td></tr>`;
     });
     const base = `/account/insights/${encodeURIComponent(row.id)}`;
     const body = html`<section aria-labelledby="verdict-heading" class="verdict-box"><h2 id="verdict-heading">Verdict: ${verdictBadge(v)}</h2>
@@ -393,7 +394,9 @@ ${line('Market', (r) => marketOf(r.geo))}
 ${line('Category', (r) => categoryName(r.category))}
 ${line('Data as of', (r) => r.data_as_of ?? '—')}
 ${joinHtml(
-  DIMENSIONS.map((d) => line(DIMENSION_LABELS[d], (r) => (typeof r.dimension_scores[d] === 'number' ? pct(r.dimension_scores[d]!) : '—'))),
+  DIMENSIONS.map((d) =>
+    line(DIMENSION_LABELS[d], (r) => (typeof r.dimension_scores[d] === 'number' ? outOf100(r.dimension_scores[d]!) : '—')),
+  ),
   '\n',
 )}
 ${line(`Interest, ${SPARK_DAYS} days`, (r) => sparkline(series.get(r.id) ?? [], displayTitle(r.title, r)))}

@@ -33,6 +33,7 @@ import type {
   StepContext,
 } from '../step-contract.js';
 import { count, servedOf, listsOnly, cleaned } from './shared.js';
+import { tenthsPercent } from '../../domain/numbers.js';
 
 /** The idea and its primary phrase: a signal word of theirs is never counted (query-signals.ts termShare). */
 const ownTexts = (ctx: StepContext) => [ctx.run.idea, ctx.out('choose_primary').primary];
@@ -95,7 +96,7 @@ const MODIFIERS_UNREAD: Record<Exclude<ModifierOutcome, 'served'>, string> = {
 async function modifierComparison(ctx: StepContext): Promise<ModifierComparison> {
   const primary = ctx.out('choose_primary').primary;
   // The idea's own words are not asked as modifiers (modifier-evidence.ts familyQuery).
-  const result = await ctx.plan.modifiers(primary, [ctx.run.idea]);
+  const result = await ctx.requests.modifiers(primary, [ctx.run.idea]);
   const base = { keywords: result.request?.keywords ?? [primary], provenance: result.answer?.provenance ?? null };
   if (result.outcome !== 'served' || !result.request || !result.answer)
     return { outcome: result.outcome, ...(result.reason ? { reason: result.reason } : {}), ...base };
@@ -112,12 +113,11 @@ function familyReading(m: ModifierComparison, family: ModifierFamily): Reading<F
 /** One line for a reading a step recorded (the reason's first clause: the output has all of it). */
 const describeReading = <T extends object>(r: Reading<T>, say: (t: T) => string) =>
   isAvailable(r) ? say(r) : `not read (${r.unavailable.replace(/\s*\(.*$/, '')})`;
-const pct1 = (x: number) => `${Math.round(x * 1000) / 10}%`;
 const describeFamily = (r: Reading<FamilyShare>) =>
   describeReading(r, (f) =>
     f.contradictory
       ? `contradictory (${f.ratio}× the phrase: not read)`
-      : `${f.share === 0 ? `under ${pct1(f.resolution)}` : pct1(f.share)} of the phrase's searches`,
+      : `${f.share === 0 ? `under ${tenthsPercent(f.resolution)}` : tenthsPercent(f.share)} of the phrase's searches`,
   );
 const describeList = (r: Reading<TermShare>) =>
   describeReading(r, (t) => `${t.matched} of ${count(t.total, 'related query', 'related queries')}`);

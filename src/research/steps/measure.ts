@@ -1,6 +1,6 @@
 // Measure the primary phrase on Google Trends: its interest over four timeframes, against its
 // secondary phrases and the anchor, its related lists and its maps (steps interest_30d to
-// interest_by_city). Every answer comes through ctx.plan, over the rate-limited trends queue.
+// interest_by_city). Every answer comes through ctx.requests, over the rate-limited trends queue.
 import { kindOfProviders } from '../../providers/registry.js';
 import { COMPARABLE_RATIO, mapAgainstAnchor, placesFromMap, type PlaceInterest } from '../../domain/research/geography.js';
 import type { Timeframe } from '../../providers/contract.js';
@@ -11,7 +11,7 @@ import { count, servedOf } from './shared.js';
 
 async function seriesFor(ctx: StepContext, timeframe: Timeframe): Promise<SeriesOutput> {
   const keyword = ctx.out('choose_primary').primary;
-  const { answer, derived_from } = await ctx.plan.series(keyword, timeframe);
+  const { answer, derived_from } = await ctx.requests.series(keyword, timeframe);
   return {
     keyword,
     timeframe,
@@ -32,7 +32,7 @@ const summarizeSeries = (o: SeriesOutput) =>
 async function relatedFor(ctx: StepContext, kind: 'relatedQueries' | 'relatedTopics', list: 'top' | 'rising'): Promise<RelatedOutput> {
   const keyword = ctx.out('choose_primary').primary;
   // Top and rising come in one answer; the second step's request hits the same (deduplicated) trends job.
-  const { served, list: answer, reason } = await ctx.plan.related(keyword, kind);
+  const { served, list: answer, reason } = await ctx.requests.related(keyword, kind);
   return {
     keyword,
     served,
@@ -54,7 +54,7 @@ async function mapOf(ctx: StepContext, resolution: 'COUNTRY' | 'CITY', comparedW
   const keywords = comparedWith ? [keyword, comparedWith] : [keyword];
   let answer;
   try {
-    answer = await ctx.plan.map(keywords, resolution);
+    answer = await ctx.requests.map(keywords, resolution);
   } catch (error) {
     // No configured provider draws this map (DataForSEO has no city map): recorded as not available, not a failure.
     if (!(error instanceof TrendsFailedError && error.notAvailable)) throw error;
@@ -118,7 +118,7 @@ export const MEASURE_STEPS: readonly NamedStep[] = [
       const { primary, secondary } = ctx.out('choose_primary');
       if (secondary.length === 0) return { keywords: [primary], means: { [primary]: null }, note: 'no secondary phrases to compare' };
       // The same request as compare_anchor's (one trends job): the plan may ask both in one comparison.
-      return (await ctx.plan.comparison(primary, secondary, ctx.anchorTerm)).secondary;
+      return (await ctx.requests.comparison(primary, secondary, ctx.anchorTerm)).secondary;
     },
     summarize: (o) =>
       'note' in o
@@ -131,9 +131,9 @@ export const MEASURE_STEPS: readonly NamedStep[] = [
     name: 'compare_anchor',
     run: async (ctx) => {
       const { primary, secondary } = ctx.out('choose_primary');
-      const { anchor } = await ctx.plan.comparison(primary, secondary, ctx.anchorTerm);
+      const { anchor } = await ctx.requests.comparison(primary, secondary, ctx.anchorTerm);
       // Absolute demand beside the relative: monthly searches of the phrase and its variants, when a provider has them.
-      const volume = await ctx.plan.volume([primary, ...secondary]);
+      const volume = await ctx.requests.volume([primary, ...secondary]);
       // One scale across requests (the Trends API): the phrase's own searchInterest against the scale's reference, no anchor asked.
       return ctx.scale
         ? { anchor: null, scale: ctx.scale, ...anchor, volume: volumeOutput(volume) }

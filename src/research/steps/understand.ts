@@ -35,7 +35,7 @@ export const UNDERSTAND_STEPS: readonly NamedStep[] = [
     name: 'autocomplete_phrases',
     // Only the phrases step choose_primary may choose (the best four by coverage): the others are never researched.
     run: async (ctx) =>
-      ctx.plan.autocomplete(
+      ctx.requests.autocomplete(
         ctx.out('extract_phrases').phrases.slice(0, MEASURED),
         ctx.run.hints.length > 0 || ctx.run.trending !== undefined,
       ),
@@ -60,7 +60,7 @@ export const UNDERSTAND_STEPS: readonly NamedStep[] = [
       let unmeasured = given ?? 'a single candidate';
       if (!given && asked.length > 1) {
         try {
-          measurement = await ctx.plan.measure(asked, ctx.anchorTerm);
+          measurement = await ctx.requests.measure(asked, ctx.anchorTerm);
         } catch (error) {
           if (!(error instanceof TrendsFailedError)) throw error;
           unmeasured = error.message;
@@ -73,7 +73,7 @@ export const UNDERSTAND_STEPS: readonly NamedStep[] = [
       const autocomplete = ctx.out('autocomplete_phrases');
       const primaryTopics =
         !autocomplete.unavailable && autocomplete.topics[choice.primary] === undefined
-          ? (await ctx.plan.autocomplete([choice.primary], true)).topics[choice.primary]
+          ? (await ctx.requests.autocomplete([choice.primary], true)).topics[choice.primary]
           : undefined;
       return {
         primary: choice.primary,

@@ -56,6 +56,7 @@ import { ENDPOINT_FAMILIES, type BlockKind, type EndpointFamily } from '../famil
 import { SCRIPTS } from '../../../redis/scripts.js';
 import { routeBudget, type BookedOutcome, type RouteBudget } from './route-budget.js';
 import { EXPLORE_BUCKET, type EgressPoolOptions } from './egress-pool-options.js';
+import { utcDay } from '../../../domain/utc-day.js';
 
 // The Redis scripts, each in its .lua file with its KEYS, ARGV and answer at the top.
 // ARGV: now, job, lease ms, lookahead ms, offset, skip flags, poll ms, embed flag. KEYS: every route.
@@ -238,7 +239,7 @@ export class EgressPool {
     const now = Date.now();
     const [slot, waitMs, reason] = await RESERVE.run(
       this.redis,
-      [this.routeKey(route), this.sentKey(route), this.budgetKey(new Date(now).toISOString().slice(0, 10))],
+      [this.routeKey(route), this.sentKey(route), this.budgetKey(utcDay(new Date(now)))],
       [
         now,
         jobId,
@@ -455,7 +456,7 @@ export class EgressPool {
   }
 
   private async bookField(route: EgressRoute, field: string, now = new Date()): Promise<void> {
-    const day = this.budgetKey(now.toISOString().slice(0, 10));
+    const day = this.budgetKey(utcDay(now));
     await this.redis
       .multi()
       .hincrby(day, `${route.name}|${field}`, 1)
@@ -464,7 +465,7 @@ export class EgressPool {
   }
 
   /** Each route's requests (last hour, and `day`), Google's answers that day and its state now (route-budget.ts). */
-  async budget(day = new Date().toISOString().slice(0, 10), now = Date.now()): Promise<RouteBudget[]> {
+  async budget(day = utcDay(new Date()), now = Date.now()): Promise<RouteBudget[]> {
     const spent = await this.redis.hgetall(this.budgetKey(day));
     const { burst, first } = this.bucket;
     return Promise.all(
