@@ -36,7 +36,7 @@ import { GoogleTrendsProvider, timeRange } from '../src/providers/google/provide
 import { upsertInsight } from '../src/insights/insight.repository.js';
 import { startGoogleOnLoopback, type GoogleOnLoopback } from '../scripts/lib/google-on-loopback/index.js';
 import { ServiceProcess } from '../scripts/lib/service-process.js';
-import { MIN_PEAK_IN_BATCH } from '../src/domain/trends/batching.js';
+import { MIN_PEAK_IN_BATCH } from '../src/domain/trends/google/batching.js';
 import { measureBatchedSeries, summarize } from './lib/batches.js';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.js';
 import { removePrefixKeys } from './lib/redis-cleanup.js';

@@ -8,7 +8,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
 import { normalizeIdea, validateIdea } from '../src/domain/research/idea.js';
-import { discoveryEvidence, roadOf } from '../src/domain/trends/discovery.js';
+import { discoveryEvidence, roadOf } from '../src/domain/trends/google/discovery.js';
 import type { TrendingRoad } from '../src/domain/trends/answers.js';
 import { trendingReads } from '../src/observability/metrics.js';
 import { sleepWithoutAttempt } from '../src/queue/wait.js';

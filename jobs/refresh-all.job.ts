@@ -1,5 +1,5 @@
 // ingest / refresh-all: the daily refresh, planned. Insights are grouped by
-// popularity, five to a Google request (domain/trends/batching.ts), one
+// popularity, five to a Google request (domain/trends/google/batching.ts), one
 // refresh-group job per group, all children of one refresh-leftovers job that
 // regroups what the groups could not serve once they are done (a BullMQ flow).
 // Groups delayed by a Google 429 storm still run later: the schedule catches
@@ -8,7 +8,7 @@
 // log says so.
 import type { FlowProducer, Job } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
-import { refreshEstimate, type RefreshPacing } from '../src/domain/trends/refresh-estimate.js';
+import { refreshEstimate, type RefreshPacing } from '../src/domain/trends/google/refresh-estimate.js';
 import type { Logger } from '../src/logger.js';
 import { flowJob } from '../src/queue/enqueue.js';
 import { JOB } from '../src/queue/job-catalogue.js';

@@ -1,5 +1,5 @@
 // ingest / refresh-group: up to five insights of comparable popularity
-// refreshed from one Google request (see domain/trends/batching.ts). The
+// refreshed from one Google request (see domain/trends/google/batching.ts). The
 // members that kept their precision in the answer are written together, in one
 // transaction. The answer also measures the members' popularity against each other;
 // a member left without precision keeps that measure, and is regrouped with

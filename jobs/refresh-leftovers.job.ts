@@ -4,7 +4,7 @@
 // measured, five to a request again; one left alone gets its own request.
 import type { Job, Queue } from 'bullmq';
 import type { Db } from '../src/db/connection.js';
-import { groupByLevel } from '../src/domain/trends/batching.js';
+import { groupByLevel } from '../src/domain/trends/google/batching.js';
 import { interestLevelsOf } from '../src/insights/insight.repository.js';
 import { enqueueMany } from '../src/queue/enqueue.js';
 import { JOB } from '../src/queue/job-catalogue.js';

@@ -29,7 +29,7 @@
 // request returns), and `selfAgreement`, pairs of such appearances of the same
 // keyword and days against each other.
 import { readFile } from 'node:fs/promises';
-import { servableFromBatch } from '../../src/domain/trends/batching.js';
+import { servableFromBatch } from '../../src/domain/trends/google/batching.js';
 import { median } from './report.js';
 
 export const SERVED_DAYS = 30;

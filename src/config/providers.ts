@@ -1,6 +1,6 @@
 // The search-data providers: TRENDS_* (which providers, pacing Google); each provider's own section (DATAFORSEO_*, RECORDED_TRENDS_DIR, SYNTHETIC_LATENCY_MS) is declared in its profile (src/providers/<name>/profile.ts) and read here through the registry.
 import { readFileSync } from 'node:fs';
-import { parseServiceAccountKey, projectOfKey, unreadableKey } from '../domain/trends/service-account-key.js';
+import { parseServiceAccountKey, projectOfKey, unreadableKey } from '../domain/trends/trends-api/service-account-key.js';
 import { parseProxyUrl, ProxyUrlError } from '../domain/proxy-url.js';
 import {
   kindOfProviders,
@@ -12,6 +12,13 @@ import {
 } from '../providers/registry.js';
 import { EnvReader } from './env-reader.js';
 
+/**
+ * The trends section (TRENDS_*) holds two things under one name, kept so the variables operators set do not change:
+ * every provider's (`providers`, `provider`, `anchor`, `requestPlan`, `geo`, `waitMs`) and live Google's alone, its
+ * pace and egress routes (`requestsPerMinute`, `proxyUrls`, `cooldownMs`, `cooldownMaxMs`, `refusedPauseMs`,
+ * `requestTimeoutMs`, `embedGapMs`, `embedCooldownMs`, `exploreBurst`, `exploreRefillPerMinute`, `consentCookies`),
+ * which the egress pool and Google's client read (docs/internals.md, "Adding a provider").
+ */
 export interface TrendsConfig {
   /**
    * Where search data comes from, in order of preference (TRENDS_PROVIDER, a

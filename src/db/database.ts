@@ -6,7 +6,7 @@ import type { GeographySummary, RelatedSummary } from '../domain/research/served
 import type { SearchVolumeSummary } from '../domain/research/search-volume.js';
 import type { PrimaryChoiceSummary } from '../domain/research/phrase-choice.js';
 import type { OutlookSummary } from '../domain/forecast/outlook-summary.js';
-import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
+import type { DiscoveryEvidence } from '../domain/trends/google/discovery.js';
 import type { DimensionScores } from '../domain/scoring/dimensions.js';
 import type { TrendClass } from '../domain/scoring/trend-class.js';
 
@@ -29,7 +29,7 @@ export interface InsightsTable {
   dimension_scores: JSONColumnType<Record<string, number | null>>;
   summary: string;
   status: InsightStatus;
-  /** Popularity relative to the research anchor; null until measured (see domain/trends/batching.ts). */
+  /** Popularity relative to the research anchor; null until measured (see domain/trends/google/batching.ts). */
   interest_level: ColumnType<number | null, number | null | undefined, number | null>;
   /** The shape of the interest (domain/scoring/trend-class.ts); null when the series has no data. */
   trend_class: ColumnType<TrendClass | null, TrendClass | null | undefined, TrendClass | null>;

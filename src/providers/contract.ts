@@ -1,13 +1,12 @@
 // What every provider keeps to: one interface over every Google Trends answer
 // the research run uses, and the errors that tell a wait from a failure. Each
 // provider (google, dataforseo, trends-api, replay, synthetic) returns the
-// normalised shapes of domain/trends/answers.ts (re-exported here for the adapters).
+// normalised shapes of domain/trends/answers.ts, which every file imports from
+// there (the domain reads them too, and cannot import this floor).
 import type { TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
 import { capabilityOf, CAPABILITY_WORDS } from '../domain/trends/capabilities.js';
 import type { BlockKind, EndpointFamily } from './google/families.js';
 import type { ProviderName } from './registry.js';
-
-export * from '../domain/trends/answers.js';
 
 export interface TrendsProvider {
   readonly name: ProviderName;

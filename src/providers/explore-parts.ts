@@ -2,7 +2,8 @@
 // providers without Google's explore tokens (replay, synthetic) serve one.
 // The parts are the same single-kind requests the google provider would
 // otherwise make, so a run reads the same evidence whichever provider it has.
-import { NotRecordedError, type ExploreAnswer, type ExplorePart, type TrendsRequest, type TrendsResponse } from './contract.js';
+import { NotRecordedError } from './contract.js';
+import type { ExploreAnswer, ExplorePart, TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
 
 export function partRequest(request: Extract<TrendsRequest, { kind: 'explore' }>, part: ExplorePart): TrendsRequest {
   const [keyword = ''] = request.keywords;

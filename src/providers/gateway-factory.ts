@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
-import type { TrendsRequest, TrendsResponse } from './contract.js';
+import type { TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
 import type { TrendsFetchOptions, TrendsGateway, TrendsPurpose } from './gateway.js';
 import { PROVIDERS, profileOf, providersOf, type Registry } from './registry.js';
 import { RoutedTrendsGateway } from './router.js';

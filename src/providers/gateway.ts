@@ -10,9 +10,8 @@ import {
   NotRecordedError,
   RateLimitedError,
   type TrendsProvider,
-  type TrendsRequest,
-  type TrendsResponse,
 } from './contract.js';
+import type { TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
 
 /** The answer has not come yet (Google is throttling us, or the queue is long). The step waits; it does not fail. */
 export class WaitingForTrendsError extends Error {

@@ -28,11 +28,9 @@ import {
   ProviderUnavailableError,
   RateLimitedError,
   RefusedError,
-  requestKey,
   type TrendsProvider,
-  type TrendsRequest,
-  type TrendsResponse,
 } from './contract.js';
+import { requestKey, type TrendsRequest, type TrendsResponse } from '../domain/trends/answers.js';
 import {
   failureOf,
   TrendsFailedError,

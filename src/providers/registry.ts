@@ -41,6 +41,24 @@ export function profileOf(name: string, registry: Registry = PROVIDERS): Registe
   return profile;
 }
 
+/**
+ * The provider asked through the trends queue, the one profile with `queued`. The queue is Google's: its worker
+ * (jobs/trends-fetch.job.ts) sends every job through Google's client and egress pool, so a second queued provider
+ * would be answered by Google. It is refused here, at start, rather than answered wrongly.
+ */
+export function queuedProviderOf(registry: Registry = PROVIDERS): RegisteredProvider | undefined {
+  const queued = registry.filter((p) => p.queued);
+  if (queued.length > 1)
+    throw new Error(
+      `providers ${queued.map((p) => p.name).join(' and ')} are both marked queued, but the trends queue is Google's ` +
+        "(its worker asks Google's client, jobs/trends-fetch.job.ts): leave queued on one and ask the other directly",
+    );
+  return queued[0];
+}
+
+/** The registry's queued provider (live Google), checked once when the registry loads: every process refuses two. */
+export const QUEUED_PROVIDER = queuedProviderOf();
+
 /** A run's provider label: the configured providers in order of preference, e.g. "google+dataforseo". */
 export const providerLabel = (providers: readonly string[]) => providers.join('+');
 

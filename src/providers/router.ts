@@ -5,7 +5,7 @@
 // with notAvailable), which the steps record with the reason and go on.
 import { capabilityOf, capabilityOfPart, type Capability } from '../domain/trends/capabilities.js';
 import { answeringProvider, PROVIDERS, unavailableReason, type ProviderName, type Registry } from './registry.js';
-import type { ExploreAnswer, ExplorePart, TrendsRequest, TrendsResponse } from './contract.js';
+import type { ExploreAnswer, ExplorePart, TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
 import { TrendsFailedError, type TrendsFetchOptions, type TrendsGateway } from './gateway.js';
 
 type Options = TrendsFetchOptions;

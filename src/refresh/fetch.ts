@@ -7,7 +7,7 @@ import type { Redis } from '../redis/connection.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway, type TrendsPurpose } from '../providers/gateway.js';
 import { sleepFor } from '../research/queued-gateway.js';
-import type { InterestOverTime } from '../providers/contract.js';
+import type { InterestOverTime } from '../domain/trends/answers.js';
 
 export interface RefreshDeps {
   db: Db;

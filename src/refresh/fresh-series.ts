@@ -11,7 +11,7 @@ import { seriesQuality, type SeriesPoint } from '../domain/scoring/series.js';
 import type { InsightRow } from '../insights/insight.repository.js';
 import { forecastMase } from '../observability/metrics.js';
 import { lastDaysRescaled } from '../research/trends-plan.js';
-import type { InterestOverTime } from '../providers/contract.js';
+import type { InterestOverTime } from '../domain/trends/answers.js';
 
 /** One keyword's column of an answer, as that keyword's own answer. */
 export function columnOf(answer: InterestOverTime, index: number): InterestOverTime {

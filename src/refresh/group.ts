@@ -1,12 +1,12 @@
 // A refresh group: up to five insights of comparable popularity refreshed from
-// one request (domain/trends/batching.ts). The members that kept their
+// one request (domain/trends/google/batching.ts). The members that kept their
 // precision in the answer are written together, in one transaction. The answer
 // also measures the members' popularity against each other; a member left
 // without precision keeps that measure, for the next round to group it by.
 import { UnrecoverableError } from 'bullmq';
-import { levelsFromBatch, servableFromBatch, UNMEASURED_LEVEL } from '../domain/trends/batching.js';
+import { levelsFromBatch, servableFromBatch, UNMEASURED_LEVEL } from '../domain/trends/google/batching.js';
 import type { InsightRow } from '../insights/insight.repository.js';
-import type { InterestOverTime } from '../providers/contract.js';
+import type { InterestOverTime } from '../domain/trends/answers.js';
 import type { RefreshDeps } from './fetch.js';
 import { columnOf, freshSeriesOf, type FreshSeries } from './fresh-series.js';
 import { providerOf } from './plan.js';

@@ -1,8 +1,8 @@
 // What the daily refresh will do: every active, researched insight in groups of
-// comparable popularity, five to a request (domain/trends/batching.ts), per
+// comparable popularity, five to a request (domain/trends/google/batching.ts), per
 // provider. Read by the refresh itself and by `insights budget`.
 import type { Db } from '../db/connection.js';
-import { groupByLevel } from '../domain/trends/batching.js';
+import { groupByLevel } from '../domain/trends/google/batching.js';
 import { SOURCES } from '../domain/catalog.js';
 import { kindOfProviders, seriesProviderOf, simulatedProviders } from '../providers/registry.js';
 import { listRefreshable, type InsightRow } from '../insights/insight.repository.js';

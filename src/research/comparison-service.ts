@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { marketProblem } from '../domain/research/market.js';
 import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
 import type { Plan } from '../domain/quota.js';
-import type { InterestOverTime, TrendsRequest, TrendsResponse } from '../providers/contract.js';
+import type { InterestOverTime, TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
 import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../providers/gateway.js';
 import { sleepFor } from './queued-gateway.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';

@@ -12,7 +12,7 @@ import { choosePrimary, measuredPhrases, phraseCandidates, type PhraseCandidate 
 import type { ProviderName } from '../providers/registry.js';
 import type { TrendsPlanName } from '../config.js';
 import { SyntheticTrendsProvider } from '../providers/synthetic/provider.js';
-import type { TrendsRequest } from '../providers/contract.js';
+import type { TrendsRequest } from '../domain/trends/answers.js';
 import { checkIdea } from './start-run.js';
 import { RoutedTrendsGateway } from '../providers/router.js';
 import { buildStepContext } from './step-context.js';

@@ -6,7 +6,7 @@
 // Waiting for Google is a sleep, never a failure, up to the caller's deadline.
 import type { CollectedEvidence } from '../domain/scoring/evidence-fit.js';
 import { modifierRequest } from '../domain/research/modifier-evidence.js';
-import type { TrendsRequest, TrendsResponse } from '../providers/contract.js';
+import type { TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
 import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../providers/gateway.js';
 import { sleepFor } from './queued-gateway.js';
 

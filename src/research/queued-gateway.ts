@@ -7,7 +7,8 @@ import { linkActiveSpanTo, traceOfJobLog, tracingEnabled } from '../observabilit
 import { isOutage } from '../outage.js';
 import { enqueueWith, jobIdOf } from '../queue/enqueue.js';
 import { JOB } from '../queue/job-catalogue.js';
-import { describeRequest, type TrendsRequest, type TrendsResponse } from '../providers/contract.js';
+import { describeRequest } from '../providers/contract.js';
+import type { TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
 import {
   TRENDS_PRIORITY,
   TrendsFailedError,

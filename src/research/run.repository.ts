@@ -3,7 +3,7 @@ import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { Database, ResearchRunsTable, ResearchStepsTable, ResearchVisibility } from '../db/database.js';
 import type { Source } from '../domain/catalog.js';
-import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
+import type { DiscoveryEvidence } from '../domain/trends/google/discovery.js';
 import { newId } from '../domain/ids.js';
 import { CURRENT_CHAIN } from '../domain/research/step-names.js';
 

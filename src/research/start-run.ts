@@ -2,7 +2,7 @@
 // chain of steps, its first step queued (step-queue.ts).
 import type { Db } from '../db/connection.js';
 import type { Source } from '../domain/catalog.js';
-import type { DiscoveryEvidence } from '../domain/trends/discovery.js';
+import type { DiscoveryEvidence } from '../domain/trends/google/discovery.js';
 import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
 import { phraseCandidates } from '../domain/research/phrase-choice.js';
 import { createRun, type RunRow } from './run.repository.js';

@@ -3,7 +3,7 @@
 // lookup. Built the same way by the worker (step-runner.ts) and by the tests'
 // in-memory harness (test/support/steps-harness.ts).
 import type { TrendsPlanName } from '../config.js';
-import type { TrendsRequest, TrendsResponse } from '../providers/contract.js';
+import type { TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
 import type { StepContext, StepName, StepOutputs } from './step-contract.js';
 import { trendsPlan } from './trends-plan.js';
 import { comparableScaleFor } from '../providers/registry.js';

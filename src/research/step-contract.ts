@@ -24,7 +24,7 @@ import type { BreadthInput, SignalInput, WhitespaceInput } from '../domain/scori
 import type { Dimension, DimensionScore, DimensionScores } from '../domain/scoring/dimensions.js';
 import type { ComparableScale } from '../domain/trends/provider-profile.js';
 import type { OverallScore } from '../domain/scoring/overall.js';
-import type { RankedItem, RegionResolution, Timeframe, TrendsResponse } from '../providers/contract.js';
+import type { RankedItem, RegionResolution, Timeframe, TrendsResponse } from '../domain/trends/answers.js';
 import type { AutocompleteResult, ComparisonResult, Measurement, ModifierOutcome, Topic, TrendsPlan } from './trends-plan.js';
 import type { MeasuredCandidate, PhraseCandidate } from '../domain/research/phrase-choice.js';
 

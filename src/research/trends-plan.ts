@@ -41,7 +41,7 @@ import type {
   Timeframe,
   TrendsRequest,
   TrendsResponse,
-} from '../providers/contract.js';
+} from '../domain/trends/answers.js';
 
 import { mapAgainstAnchor } from '../domain/research/geography.js';
 import type { RelatedServed } from '../domain/research/served-evidence.js';

@@ -12,7 +12,7 @@
 // An exact-request key was chosen over a cache of terms: an answer is never
 // served to a request that did not ask for it, so nothing of another request's
 // terms (the other items of a comparison) can come with it.
-import type { TrendsRequest } from '../providers/contract.js';
+import type { TrendsRequest } from '../domain/trends/answers.js';
 
 /** Every search term a request names. */
 export function termsOf(request: TrendsRequest): string[] {

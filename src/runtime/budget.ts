@@ -8,7 +8,7 @@ import { planRefresh } from '../refresh/plan.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { utcDay } from '../domain/utc-day.js';
-import { refreshEstimate, type RefreshEstimate } from '../domain/trends/refresh-estimate.js';
+import { refreshEstimate, type RefreshEstimate } from '../domain/trends/google/refresh-estimate.js';
 import { countUnfinishedRuns } from '../research/run.repository.js';
 import type { EgressPool, RouteBudget } from '../providers/google/egress/egress-pool.js';
 import type { GoogleCheck } from '../providers/google/check.js';

@@ -1,4 +1,4 @@
-import { AnswerShiftWatch } from '../domain/trends/answer-shift.js';
+import { AnswerShiftWatch } from '../domain/trends/google/answer-shift.js';
 import type { Logger } from '../logger.js';
 import { googleAnswers, googleAnswerSeconds, googleHttpsByFamily, googleUserTypes } from '../observability/metrics.js';
 import { currentSpendPurpose } from '../observability/trends-purpose.js';
@@ -9,7 +9,7 @@ import { COUNTED_FAMILY_OF } from '../providers/google/families.js';
  * Counts every exchange with Google per kind and outcome, and per endpoint
  * family and purpose (/metrics), and warns
  * when a kind's share of empty, no-data or changed answers jumps (see
- * domain/trends/answer-shift.ts): the first sign that Google changed again.
+ * domain/trends/google/answer-shift.ts): the first sign that Google changed again.
  */
 export function watchGoogleAnswers(logger: Logger): ExchangeObserver {
   const watch = new AnswerShiftWatch();

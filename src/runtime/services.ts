@@ -10,7 +10,7 @@ import { ApiKeyCache } from '../api-keys/api-key-cache.js';
 import type { Config, PagesLimits } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { ReadRouter } from '../db/read-router.js';
-import { answeringProvider, profileOf, simulatedProviders } from '../providers/registry.js';
+import { answeringProvider, profileOf, QUEUED_PROVIDER, simulatedProviders } from '../providers/registry.js';
 import type { Logger } from '../logger.js';
 import { mailerFromConfig, type Mailer } from '../mail/mailer.js';
 import { KnownDevices } from '../members/known-devices.js';
@@ -327,6 +327,9 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
     },
     google() {
       google ??= (async () => {
+        // The queue's jobs carry the queued provider's name (the registry's one queued profile: live Google).
+        const queuedName = QUEUED_PROVIDER?.name;
+        if (!queuedName) throw new Error('no provider in src/providers/registry.ts is asked through the trends queue');
         const connection = resources.connectRedis('worker');
         const events = new QueueEvents(QUEUES.trends, { connection, prefix: resources.redisKeys.queuePrefix(QUEUES.trends) });
         events.on('error', (error) => logger.error({ err: error }, 'queue events error'));
@@ -342,7 +345,7 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
           research: new QueuedTrendsGateway(
             services.queues.trends,
             events,
-            'google',
+            queuedName,
             config.trends.waitMs,
             TRENDS_PRIORITY.research,
             waiters,
@@ -350,7 +353,7 @@ export function buildServices(resources: Resources, config: Config, logger: Logg
           background: new QueuedTrendsGateway(
             services.queues.trends,
             events,
-            'google',
+            queuedName,
             config.trends.waitMs,
             TRENDS_PRIORITY.background,
             waiters,

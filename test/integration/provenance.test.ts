@@ -21,7 +21,7 @@ import { InvalidIdeaError, startRun } from '../../src/research/start-run.js';
 import { ComparisonService, directSeries } from '../../src/research/comparison-service.js';
 import { DirectTrendsGateway } from '../../src/providers/gateway.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
-import type { TrendsRequest } from '../../src/providers/contract.js';
+import type { TrendsRequest } from '../../src/domain/trends/answers.js';
 import type { Pipeline } from '../../src/runtime/workers.js';
 import { startTestWorkers } from '../support/services.js';
 import { loadEventsWithInsights } from '../../src/webhooks/event.repository.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshGroupProcessor } from '../../jobs/refresh-group.job.js';
 import { readReadModel } from '../../src/redis/read-model-version.js';
 import type { TrendsGateway } from '../../src/providers/gateway.js';
-import type { TrendsRequest } from '../../src/providers/contract.js';
+import type { TrendsRequest } from '../../src/domain/trends/answers.js';
 import type { TestDatabase } from '../support/database.js';
 import { insertInsight } from '../support/fixtures.js';
 import type { TestRedis } from '../support/redis.js';

@@ -22,7 +22,7 @@ import { deliveryPayload, JOB } from '../../src/queue/job-catalogue.js';
 import { QUEUES } from '../../src/queue/queue-names.js';
 import { QueuedTrendsGateway } from '../../src/research/queued-gateway.js';
 import { traceJobs, type Pipeline } from '../../src/runtime/workers.js';
-import type { TrendsResponse } from '../../src/providers/contract.js';
+import type { TrendsResponse } from '../../src/domain/trends/answers.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { until } from '../support/pipeline.js';
 import { testResources } from '../support/redis.js';

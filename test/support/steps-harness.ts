@@ -8,7 +8,7 @@ import type { StepContext, StepDefinition, StepName, StepOutput, StepOutputs } f
 import { buildStepContext } from '../../src/research/step-context.js';
 import type { TrendsPlan } from '../../src/research/trends-plan.js';
 import { DirectTrendsGateway } from '../../src/providers/gateway.js';
-import type { TrendsRequest, TrendsResponse } from '../../src/providers/contract.js';
+import type { TrendsRequest, TrendsResponse } from '../../src/domain/trends/answers.js';
 import { RoutedTrendsGateway } from '../../src/providers/router.js';
 import type { ProviderName, Registry } from '../../src/providers/registry.js';
 

@@ -1,6 +1,6 @@
 // What the worker does with every exchange with Google: a per-kind outcome
 // counter in /metrics, and a warning in the log when a kind's share of empty,
-// no-data or changed answers jumps (domain/trends/answer-shift.ts says what
+// no-data or changed answers jumps (domain/trends/google/answer-shift.ts says what
 // "jumps" means).
 import { Writable } from 'node:stream';
 import { pino } from 'pino';

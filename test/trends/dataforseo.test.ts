@@ -17,8 +17,8 @@ import {
   ProviderUnavailableError,
   RateLimitedError,
   RefusedError,
-  type TrendsResponse,
 } from '../../src/providers/contract.js';
+import type { TrendsResponse } from '../../src/domain/trends/answers.js';
 import {
   FAKE_LOGIN,
   FAKE_PASSWORD,

@@ -9,7 +9,8 @@ import { routesFrom, type EgressRoute } from '../../src/providers/google/egress/
 import { COOKIE_GATE, forgetGoogleCookies, MemoryCookieJar } from '../../src/providers/google/client.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 import { checkExitCode, checkGoogle, checkSummary, checkVerdict } from '../../src/providers/google/check.js';
-import { RateLimitedError, type TrendsResponse } from '../../src/providers/contract.js';
+import { RateLimitedError } from '../../src/providers/contract.js';
+import type { TrendsResponse } from '../../src/domain/trends/answers.js';
 import { ConsentRequiredError } from '../../src/providers/google/errors.js';
 
 const NO_DATA = 'zzqx obscure phrase';

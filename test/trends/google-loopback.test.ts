@@ -10,7 +10,8 @@ import { routesFrom, type EgressRoute } from '../../src/providers/google/egress/
 import { forgetGoogleCookies, type ExchangeReport } from '../../src/providers/google/client.js';
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 import { modifierRequest } from '../../src/domain/research/modifier-evidence.js';
-import { RateLimitedError, RefusedError, type TrendsResponse } from '../../src/providers/contract.js';
+import { RateLimitedError, RefusedError } from '../../src/providers/contract.js';
+import type { TrendsResponse } from '../../src/domain/trends/answers.js';
 
 const NO_DATA = 'zzqx obscure phrase';
 let g: GoogleOnLoopback;

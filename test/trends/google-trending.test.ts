@@ -8,7 +8,8 @@ import { GoogleUnavailableError, forgetGoogleCookies, type ExchangeReport } from
 import { GoogleTrendsProvider } from '../../src/providers/google/provider.js';
 import { parseTrendingPage, parseTrendingRpc, trafficBucket, trendingRpcForm } from '../../src/providers/google/trending.js';
 import { routesFrom, type EgressRoute } from '../../src/providers/google/egress/routes.js';
-import { MalformedResponseError, type TrendingFeed } from '../../src/providers/contract.js';
+import { MalformedResponseError } from '../../src/providers/contract.js';
+import type { TrendingFeed } from '../../src/domain/trends/answers.js';
 
 let g: GoogleOnLoopback;
 let provider: GoogleTrendsProvider;

@@ -1,7 +1,7 @@
 // A kind's share of empty, no-data or changed answers "jumps" when the last 20
 // are at least 30 points above the (up to) 200 before them.
 import { describe, expect, it } from 'vitest';
-import { AnswerShiftWatch } from '../../src/domain/trends/answer-shift.js';
+import { AnswerShiftWatch } from '../../src/domain/trends/google/answer-shift.js';
 
 const feed = (watch: AnswerShiftWatch, kind: string, outcomes: string[]) =>
   outcomes.map((o) => watch.record(kind, o)).filter((s) => s !== undefined);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupByLevel, levelsFromBatch, MIN_PEAK_IN_BATCH, servableFromBatch } from '../../src/domain/trends/batching.js';
+import { groupByLevel, levelsFromBatch, MIN_PEAK_IN_BATCH, servableFromBatch } from '../../src/domain/trends/google/batching.js';
 
 describe('batching keywords into one Google request', () => {
   it('groups neighbours in popularity, five at a time, the unmeasured last', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateRefresh, HTTPS_PER_REFRESH_GROUP, refreshEstimate } from '../../src/domain/trends/refresh-estimate.js';
+import { estimateRefresh, HTTPS_PER_REFRESH_GROUP, refreshEstimate } from '../../src/domain/trends/google/refresh-estimate.js';
 
 describe("the refresh's share of Google's budget", () => {
   const now = new Date('2026-11-23T12:00:00Z');

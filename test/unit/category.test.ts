@@ -23,7 +23,7 @@ import { phraseCandidates } from '../../src/domain/research/phrase-choice.js';
 import { WordNetNouns } from '../../src/domain/research/wordnet-hypernyms.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
 import { explorePartByPart } from '../../src/providers/explore-parts.js';
-import type { RankedItem, TrendsRequest, TrendsResponse } from '../../src/providers/contract.js';
+import type { RankedItem, TrendsRequest, TrendsResponse } from '../../src/domain/trends/answers.js';
 import { runSteps } from '../support/steps-harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

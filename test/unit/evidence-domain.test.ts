@@ -26,7 +26,7 @@ import {
 import { DIMENSIONS, type DimensionScores } from '../../src/domain/scoring/dimensions.js';
 import { combineScores } from '../../src/domain/scoring/overall.js';
 import { SyntheticTrendsProvider } from '../../src/providers/synthetic/provider.js';
-import type { TimelinePoint } from '../../src/providers/contract.js';
+import type { TimelinePoint } from '../../src/domain/trends/answers.js';
 
 const none = (why = 'not asked') => ({ unavailable: why });
 const week = (i: number) => new Date(Date.UTC(2026, 0, 4) + i * 7 * 86_400_000).toISOString().slice(0, 10);

@@ -6,7 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { provenanceKind } from '../../src/domain/provenance.js';
 import { providerGateways } from '../../src/providers/gateway-factory.js';
-import { kindOfProviders, PROVIDERS, providersOf, type ProviderName, type RegisteredProvider } from '../../src/providers/registry.js';
+import {
+  kindOfProviders,
+  PROVIDERS,
+  providersOf,
+  queuedProviderOf,
+  type ProviderName,
+  type RegisteredProvider,
+} from '../../src/providers/registry.js';
 import { providerOf } from '../../src/refresh/plan.js';
 import { runSteps } from '../support/steps-harness.js';
 import { asked } from '../providers/fixture/adapter.js';
@@ -67,6 +74,16 @@ describe('a provider added as a folder and a registry line', () => {
     expect((run.outputs.byStep('interest_30d') as { provenance?: { provider?: string } }).provenance?.provider).toBe('fixture');
     await expect(gateway.fetch({ kind: 'autocomplete', term: 'meal kits' })).rejects.toThrow(
       /no configured provider answers topic autocomplete \(TRENDS_PROVIDER=fixture; google or replay or synthetic would\)/,
+    );
+  });
+});
+
+describe('the trends queue', () => {
+  it("is Google's: the registry's one queued provider, and a second queued provider is refused", () => {
+    expect(queuedProviderOf()?.name).toBe('google');
+    const second = { ...fixture, queued: true } as RegisteredProvider;
+    expect(() => queuedProviderOf([...PROVIDERS, second])).toThrow(
+      /google and fixture are both marked queued, but the trends queue is Google's/,
     );
   });
 });

@@ -8,7 +8,7 @@ import { anchorTermFor, comparableScaleFor, DEFAULT_ANCHOR } from '../../src/pro
 import { RECORDED_ANCHOR } from '../../src/providers/replay/provider.js';
 import { TrendsFailedError, type TrendsGateway } from '../../src/providers/gateway.js';
 import type { ProviderName } from '../../src/providers/registry.js';
-import type { ExploreAnswer, TrendsRequest, TrendsResponse } from '../../src/providers/contract.js';
+import type { ExploreAnswer, TrendsRequest, TrendsResponse } from '../../src/domain/trends/answers.js';
 
 /** Each provider answers with its name in the provenance, and records what it was asked. */
 function routed(providers: ProviderName[]) {

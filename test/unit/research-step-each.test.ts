@@ -21,7 +21,7 @@ import { yearlySeasonality } from '../../src/domain/scoring/trend-class.js';
 import { assessMomentum } from '../../src/domain/scoring/momentum.js';
 import type { PlaceInterest } from '../../src/domain/research/geography.js';
 import type { DimensionScore } from '../../src/domain/scoring/dimensions.js';
-import type { InterestByRegion, InterestOverTime, RankedItem } from '../../src/providers/contract.js';
+import type { InterestByRegion, InterestOverTime, RankedItem } from '../../src/domain/trends/answers.js';
 import { runStep, stepContext, summarize } from '../support/steps-harness.js';
 import { TrendsFailedError } from '../../src/providers/gateway.js';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { jobIdOf } from '../../src/queue/enqueue.js';
 import { JOB } from '../../src/queue/job-catalogue.js';
 import { trendsScopeOf } from '../../src/research/trends-scope.js';
-import type { TrendsRequest } from '../../src/providers/contract.js';
+import type { TrendsRequest } from '../../src/domain/trends/answers.js';
 
 const PUBLIC = new Set(['weather']);
 const at = new Date('2026-11-29T10:00:00Z');

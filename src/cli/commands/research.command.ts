@@ -3,7 +3,7 @@ import { DIMENSIONS } from '../../domain/scoring/dimensions.js';
 import { displayTitle, provenanceOf } from '../../domain/provenance.js';
 import { failureKind } from '../../domain/public-error.js';
 import { verdictOf } from '../../domain/research/verdict.js';
-import { describeDiscovery } from '../../domain/trends/discovery.js';
+import { describeDiscovery } from '../../domain/trends/google/discovery.js';
 import { findInsight } from '../../insights/insight.repository.js';
 import { marketProblem } from '../../domain/research/market.js';
 import { InvalidIdeaError } from '../../research/start-run.js';

@@ -1,6 +1,7 @@
-// The answers Google Trends gives, as every provider (google, replay, synthetic)
-// returns them normalised. Plain data: the domain reads them, the providers
-// (src/providers/) fetch them, so they live here on the lower floor.
+// The answers a research run asks for (shaped after Google Trends'), as every
+// provider in src/providers/registry.ts returns them normalised. Plain data:
+// the domain reads them, the providers (src/providers/) fetch them, so they
+// live here on the lower floor, and everything imports them from here.
 
 export type RegionResolution = 'COUNTRY' | 'REGION' | 'CITY';
 

@@ -69,7 +69,11 @@ export interface ProviderProfile<Name extends string = string, Settings = unknow
    * the maps are the phrase's own. Its answers say the scale's value behind their 100 (provenance.scalePeak).
    */
   comparableScale?: ComparableScale;
-  /** Asked through the trends queue (one pace for every worker), not directly by the asking process. */
+  /**
+   * Asked through the trends queue (one pace for every worker), not directly by the asking process. The queue is
+   * live Google's (its worker asks Google's client and egress pool), so one provider at most says so:
+   * queuedProviderOf in src/providers/registry.ts refuses a second at start.
+   */
   queued?: boolean;
   /** A queued provider's requests a research run makes, by request plan (TRENDS_REQUEST_PLAN): when a queued run starts and ends. */
   requestsPerRun?: Readonly<Record<string, number>>;

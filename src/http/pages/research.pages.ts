@@ -11,7 +11,7 @@ import type { RunRow } from '../../research/run.repository.js';
 import { isId } from '../../domain/ids.js';
 import { publicRunAdvice, publicRunError, publicWaitingReason } from '../../domain/public-error.js';
 import { verdictOf } from '../../domain/research/verdict.js';
-import { describeDiscovery } from '../../domain/trends/discovery.js';
+import { describeDiscovery } from '../../domain/trends/google/discovery.js';
 import { InvalidIdeaError } from '../../research/start-run.js';
 import { NotAnswerableError, ResearchAllowanceSpentError } from '../../research/research-service.js';
 import { html, type Html } from '../../domain/html.js';

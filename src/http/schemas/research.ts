@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { RESEARCH_VISIBILITIES, RUN_STATUSES } from '../../db/database.js';
 import { CURSOR_MAX_LENGTH } from '../../domain/cursor.js';
 import { TRENDING_ROADS } from '../../domain/trends/answers.js';
-import { DISCOVERY_SOURCES } from '../../domain/trends/discovery.js';
+import { DISCOVERY_SOURCES } from '../../domain/trends/google/discovery.js';
 import { MAX_IDEA_LENGTH } from '../../domain/research/idea.js';
 import { STEP_COUNT } from '../../research/step-contract.js';
 import { stringEnum } from './common.js';

@@ -2,7 +2,8 @@
 // for /metrics, and how its answer is classified (served, blocked, refused,
 // changed). Split from client.ts, which runs the exchanges of a session.
 import { isConsentPage, isSorryPage } from './format.js';
-import { MalformedResponseError, RateLimitedError, RefusedError, type AnswerOutcome } from '../contract.js';
+import { MalformedResponseError, RateLimitedError, RefusedError } from '../contract.js';
+import type { AnswerOutcome } from '../../domain/trends/answers.js';
 import { ConsentRequiredError, EmbedOverQuotaError } from './errors.js';
 import type { EndpointFamily, ExchangeKind } from './families.js';
 

@@ -5,17 +5,16 @@
 // MalformedResponseError (changed shape), except the "sorry" pages of a
 // blocked client, which are a RateLimitedError.
 import { SaxesParser, type SaxesTagNS } from 'saxes';
-import {
-  MalformedResponseError,
-  RateLimitedError,
-  type AutocompleteTopics,
-  type InterestByRegion,
-  type InterestOverTime,
-  type RankedItem,
-  type RelatedList,
-  type TrendingFeed,
-  type TrendingItem,
-} from '../contract.js';
+import { MalformedResponseError, RateLimitedError } from '../contract.js';
+import type {
+  AutocompleteTopics,
+  InterestByRegion,
+  InterestOverTime,
+  RankedItem,
+  RelatedList,
+  TrendingFeed,
+  TrendingItem,
+} from '../../domain/trends/answers.js';
 
 // The 2025 recording's sorry page (captcha-form, "unusual traffic") and the 302 that leads to it;
 // trendspyg matches "unusual traffic from your computer network", other scrapers "recaptcha" too.

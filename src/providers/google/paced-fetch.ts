@@ -30,15 +30,8 @@ import { googleBlocks, trendsRequests } from '../../observability/metrics.js';
 import { RouteWaitError, type EgressPool } from './egress/egress-pool.js';
 import { unresolvedHost, type EgressRoute } from './egress/routes.js';
 import type { GoogleTrendsProvider } from './provider.js';
-import {
-  describeRequest,
-  MalformedResponseError,
-  NotRecordedError,
-  RateLimitedError,
-  RefusedError,
-  type TrendsRequest,
-  type TrendsResponse,
-} from '../contract.js';
+import { describeRequest, MalformedResponseError, NotRecordedError, RateLimitedError, RefusedError } from '../contract.js';
+import type { TrendsRequest, TrendsResponse } from '../../domain/trends/answers.js';
 import { ConsentRequiredError, EmbedOverQuotaError } from './errors.js';
 import { firstFamilyOf } from './families.js';
 

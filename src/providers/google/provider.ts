@@ -25,17 +25,8 @@ import {
 import { parseAutocomplete, parseComparedGeo, parseMultiline, parseRelated } from './format.js';
 import { readTrending } from './trending.js';
 import { partRequest } from '../explore-parts.js';
-import {
-  describeRequest,
-  NotAvailableError,
-  RefusedError,
-  type ExploreAnswer,
-  type ExplorePart,
-  type Timeframe,
-  type TrendsProvider,
-  type TrendsRequest,
-  type TrendsResponse,
-} from '../contract.js';
+import { describeRequest, NotAvailableError, RefusedError, type TrendsProvider } from '../contract.js';
+import type { ExploreAnswer, ExplorePart, Timeframe, TrendsRequest, TrendsResponse } from '../../domain/trends/answers.js';
 import { EmbedOverQuotaError } from './errors.js';
 
 const DAY_MS = 86_400_000;

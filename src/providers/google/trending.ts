@@ -31,14 +31,8 @@
 import type { GoogleSession } from './client.js';
 import { GoogleUnavailableError } from './exchange.js';
 import { isSorryPage, parseTrendingFeed } from './format.js';
-import {
-  MalformedResponseError,
-  RateLimitedError,
-  RefusedError,
-  type TrendingFeed,
-  type TrendingItem,
-  type TrendingRoad,
-} from '../contract.js';
+import { MalformedResponseError, RateLimitedError, RefusedError } from '../contract.js';
+import type { TrendingFeed, TrendingItem, TrendingRoad } from '../../domain/trends/answers.js';
 import { ConsentRequiredError } from './errors.js';
 
 export const TRENDING_PATHS = {

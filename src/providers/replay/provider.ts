@@ -8,15 +8,8 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { explorePartByPart } from '../explore-parts.js';
 import { parseAutocomplete, parseComparedGeo, parseGuardedJson, parseMultiline, parseRelated } from '../google/format.js';
-import {
-  describeRequest,
-  NotAvailableError,
-  NotRecordedError,
-  type Timeframe,
-  type TrendsProvider,
-  type TrendsRequest,
-  type TrendsResponse,
-} from '../contract.js';
+import { describeRequest, NotAvailableError, NotRecordedError, type TrendsProvider } from '../contract.js';
+import type { Timeframe, TrendsRequest, TrendsResponse } from '../../domain/trends/answers.js';
 
 interface Recording {
   kind: TrendsRequest['kind'];

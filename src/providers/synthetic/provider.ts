@@ -14,7 +14,8 @@ import { createHash } from 'node:crypto';
 import { phraseForm } from '../../domain/research/noun-phrases.js';
 import { explorePartByPart } from '../explore-parts.js';
 import { SYNTHETIC_CITIES, SYNTHETIC_COUNTRIES, SYNTHETIC_REGIONS, SYNTHETIC_WORLD_CITIES, type Place } from './places.js';
-import { NotAvailableError, type Timeframe, type TrendsProvider, type TrendsRequest, type TrendsResponse } from '../contract.js';
+import { NotAvailableError, type TrendsProvider } from '../contract.js';
+import type { Timeframe, TrendsRequest, TrendsResponse } from '../../domain/trends/answers.js';
 
 const POINTS: Record<Timeframe, { count: number; stepDays: number }> = {
   '30d': { count: 30, stepDays: 1 },

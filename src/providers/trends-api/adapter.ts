@@ -1,7 +1,8 @@
 // The Trends API is asked directly, with its pace, day's answers and quota in Redis: the
 // gateway DataForSEO's answers go through (../paid-gateway.ts), counting data points where
 // DataForSEO counts dollars. The service account is signed in on the first request.
-import { ProviderAccountError, type TrendsRequest, type TrendsResponse } from '../contract.js';
+import { ProviderAccountError } from '../contract.js';
+import type { TrendsRequest, TrendsResponse } from '../../domain/trends/answers.js';
 import { PaidTrendsGateway } from '../paid-gateway.js';
 import type { GatewayFactory } from '../gateway-factory.js';
 import { serviceAccountFrom } from './auth.js';

@@ -11,7 +11,7 @@
 //     the client is given `email` and `key`, which become `iss` and the signing key.
 // Signing the assertion with node:crypto would need neither trick, but would re-implement the
 // token's expiry and refresh, which the library already keeps right.
-import { parseServiceAccountKey, projectOfKey, unreadableKey } from '../../domain/trends/service-account-key.js';
+import { parseServiceAccountKey, projectOfKey, unreadableKey } from '../../domain/trends/trends-api/service-account-key.js';
 import { readFile } from 'node:fs/promises';
 import { JWT } from 'google-auth-library';
 import { ProviderAccountError, ProviderUnavailableError } from '../contract.js';

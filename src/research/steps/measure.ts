@@ -3,7 +3,7 @@
 // interest_by_city). Every answer comes through ctx.requests, over the rate-limited trends queue.
 import { kindOfProviders } from '../../providers/registry.js';
 import { COMPARABLE_RATIO, mapAgainstAnchor, placesFromMap, type PlaceInterest } from '../../domain/research/geography.js';
-import type { Timeframe } from '../../providers/contract.js';
+import type { Timeframe } from '../../domain/trends/answers.js';
 import { describeVolume, volumeOutput } from '../../domain/research/search-volume.js';
 import { TrendsFailedError } from '../../providers/gateway.js';
 import type { MapOutput, NamedStep, RelatedOutput, SeriesOutput, StepContext } from '../step-contract.js';

@@ -1,7 +1,7 @@
 // Whether the daily refresh fits before the next one at the current rate, in
 // HTTPS requests to Google. Pure: the refresh job warns from it, and
 // runtime/budget.ts reports it (insights budget, /metrics).
-import { findProfile } from '../../providers/registry.js';
+import { findProfile } from '../../../providers/registry.js';
 import { CronExpressionParser } from 'cron-parser';
 
 /** HTTPS requests one refresh group costs: its explore and the series widget (the route's cookie page is once, not per group). */

@@ -4,7 +4,7 @@
 // to Google's trending searches served it (the RSS feed, the Trending Now RPC
 // or the /trending page: providers/google/trending.ts) with why the roads
 // before it did not.
-import type { TrendingFeed, TrendingItem, TrendingRoad } from './answers.js';
+import type { TrendingFeed, TrendingItem, TrendingRoad } from '../answers.js';
 
 /** Where the search was read, one source per road. */
 export const DISCOVERY_SOURCES = {
