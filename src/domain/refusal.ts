@@ -1,7 +1,8 @@
 // Why a request is refused, whichever door it came through (the API, the account pages, an MCP server):
 // its kind is the API's problem type (src/http/problem.ts names each one's URI, title and status), so every
-// door refuses the same request for the same reason in its own terms. Thrown by src/views/, src/api-access/ and the
-// webhook services (src/webhooks/webhook-errors.ts), so each door maps a refusal to its answer once.
+// door refuses the same request for the same reason in its own terms. Thrown by src/views/, src/api-access/, the
+// webhook services (src/webhooks/webhook-errors.ts) and the research and comparison services (src/research/), so
+// each door maps a refusal to its answer once.
 
 /** The problem types a view or an access decision refuses with (each a key of the API's problem catalogue). */
 export type RefusalKind =
@@ -19,7 +20,11 @@ export type RefusalKind =
   | 'disabledByOperator'
   | 'subscriptionDisabled'
   | 'preconditionFailed'
-  | 'webhookSendsExceeded';
+  | 'webhookSendsExceeded'
+  | 'notAnswerable'
+  | 'notResearched'
+  | 'runNotCancellable'
+  | 'searchDataUnavailable';
 
 /** A parameter refused: its name as the request spelled it, why, and what it allows. */
 export interface RefusedParam {
@@ -31,6 +36,8 @@ export interface RefusedParam {
 export interface RefusalFacts {
   /** For invalidParameter: which parameter and why. */
   param?: RefusedParam;
+  /** For notAnswerable: each parameter the data cannot answer (none, one or several), with what it can. */
+  params?: readonly RefusedParam[];
   /** When asking again may succeed (a spent quota or allowance, a throttle). */
   retryAfterSeconds?: number;
   /** For preconditionFailed: the thing's current version, to ask again with. */

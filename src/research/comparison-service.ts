@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { marketProblem } from '../domain/research/market.js';
 import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
 import type { Plan } from '../domain/quota.js';
+import { Refusal } from '../domain/refusal.js';
 import type { InterestOverTime, TrendsRequest, TrendsResponse } from '../domain/trends/answers.js';
 import { TrendsFailedError, WaitingForTrendsError, type TrendsGateway } from '../providers/gateway.js';
 import { sleepFor } from './queued-gateway.js';
@@ -29,10 +30,24 @@ export const MIN_COMPARED = 2;
 export const MAX_COMPARED = 5;
 
 /** Some ideas were never researched for the market: research them first. */
-export class NotResearchedError extends Error {
+export class NotResearchedError extends Refusal {
   constructor(readonly ideas: string[]) {
     super(
+      'notResearched',
       `Not researched for this market yet: ${ideas.map((i) => `"${i.slice(0, 80)}"`).join(', ')}. Research each first (POST /api/research-runs), then compare.`,
+    );
+  }
+}
+
+/**
+ * The provider refused the comparison's series for good: not the client's fault, nor a bug, and not charged. What
+ * the provider said is the cause, for the operator's log; the client reads only this.
+ */
+export class ComparisonUnavailableError extends Refusal {
+  constructor(override readonly cause: TrendsFailedError) {
+    super(
+      'searchDataUnavailable',
+      'The search-data provider could not answer this comparison; it was not charged to your research allowance.',
     );
   }
 }
@@ -90,19 +105,19 @@ export class ComparisonService {
     defaultGeo: string,
   ): Promise<Comparison> {
     if (ideas.length < MIN_COMPARED || ideas.length > MAX_COMPARED) {
-      throw new InvalidIdeaError(`compare ${MIN_COMPARED} to ${MAX_COMPARED} ideas (got ${ideas.length})`);
+      throw new InvalidIdeaError(`compare ${MIN_COMPARED} to ${MAX_COMPARED} ideas (got ${ideas.length})`, 'ideas');
     }
     const geo = (geoAsked ?? defaultGeo).trim().toUpperCase();
     const market = marketProblem(geo);
-    if (market) throw new InvalidIdeaError(`geo ${market}`);
+    if (market) throw new InvalidIdeaError(`geo ${market}`, 'ideas');
     const keys = new Set<string>();
     const compared: ComparedIdea[] = [];
     const missing: string[] = [];
     for (const idea of ideas) {
       const problem = validateIdea(idea);
-      if (problem) throw new InvalidIdeaError(`"${idea.slice(0, 40)}": ${problem}`);
+      if (problem) throw new InvalidIdeaError(`"${idea.slice(0, 40)}": ${problem}`, 'ideas');
       const { key, text } = normalizeIdea(idea);
-      if (keys.has(key)) throw new InvalidIdeaError(`"${text.slice(0, 40)}" is given twice`);
+      if (keys.has(key)) throw new InvalidIdeaError(`"${text.slice(0, 40)}" is given twice`, 'ideas');
       keys.add(key);
       // Any age: a comparison reads today's series; the dimensions are as last researched (their date is in the insight).
       const insight = await findRecentInsightForIdea(this.db, key, geo, { accountId: who.accountId }, new Date(0));
@@ -115,12 +130,13 @@ export class ComparisonService {
     if (simulatedCount > 0 && simulatedCount < compared.length) {
       throw new InvalidIdeaError(
         `${simulatedCount} of these ${compared.length} ideas were researched in the simulated world and the others on real data: simulated and real interest cannot be put on one scale; compare them apart`,
+        'ideas',
       );
     }
     const source = simulatedCount > 0 && this.simulated ? this.simulated : this.series;
     const phrases = compared.map((c) => c.phrase);
     if (new Set(phrases).size !== phrases.length) {
-      throw new InvalidIdeaError('two of these ideas were researched on the same search phrase: their series would be one');
+      throw new InvalidIdeaError('two of these ideas were researched on the same search phrase: their series would be one', 'ideas');
     }
     // Asked in one order whatever the order given: the same ideas are the same request (one trends job, one charge).
     const asked = [...phrases].sort();
@@ -131,8 +147,9 @@ export class ComparisonService {
       answer = await source.fetch(request);
     } catch (error) {
       // Refused for good by the provider: the client got nothing, so it pays nothing.
-      if (error instanceof TrendsFailedError && charged) await refundComparison(this.db, who.accountId, charged.comparison, charged.at);
-      throw error;
+      if (!(error instanceof TrendsFailedError)) throw error;
+      if (charged) await refundComparison(this.db, who.accountId, charged.comparison, charged.at);
+      throw new ComparisonUnavailableError(error);
     }
     const provider = source.provider ?? null;
     if ('pendingMs' in answer) return { kind: 'pending', retryAfterMs: answer.pendingMs, ideas: compared, provider };

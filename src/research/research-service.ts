@@ -18,6 +18,7 @@ import { choosePrimary, measuredPhrases, phraseCandidates } from '../domain/rese
 import { failureKind, publicFailure } from '../domain/public-error.js';
 import type { ReplayCoverage } from '../providers/replay/provider.js';
 import type { Plan } from '../domain/quota.js';
+import { Refusal, secondsUntil } from '../domain/refusal.js';
 import { findRecentInsightForIdea, type InsightRow } from '../insights/insight.repository.js';
 import {
   cancelRun,
@@ -38,18 +39,35 @@ import type { StepQueue } from './step-queue.js';
 import { checkIdea, InvalidIdeaError, startRun } from './start-run.js';
 import { createRun, type RunRow } from './run.repository.js';
 
-export class ResearchAllowanceSpentError extends Error {
-  constructor(readonly state: AllowanceState) {
+// What research on demand refuses with: each a Refusal (domain/refusal.ts) of its problem kind, so the API and the
+// account pages answer it with one status and the same headers.
+
+/** The research allowance spent (by a submission or a comparison): asking again may succeed once it resets. */
+export class ResearchAllowanceSpentError extends Refusal {
+  constructor(
+    readonly state: AllowanceState,
+    /** The clock Retry-After counts from: the answer's, not the service's (a test's clock may be another day). */
+    now = Date.now(),
+  ) {
     super(
+      'researchAllowanceExceeded',
       `Your account has started its ${state.limit} research run${state.limit === 1 ? '' : 's'} for today (UTC); the allowance resets at ${state.resetsAt.toISOString()}.`,
+      { retryAfterSeconds: secondsUntil(state.resetsAt, now) },
     );
   }
 }
 
-export class IdempotencyKeyReusedError extends Error {}
+export class IdempotencyKeyReusedError extends Refusal {
+  constructor(detail: string) {
+    super('idempotencyKeyReused', detail);
+  }
+}
 
-/** The configured data can never answer this submission (replay has no recording of it): refused before anything is spent. */
-export class NotAnswerableError extends Error {
+/**
+ * The configured data can never answer this submission (replay has no recording of it): refused before anything is
+ * spent, naming (as its parameters) the phrases and markets it can answer.
+ */
+export class NotAnswerableError extends Refusal {
   constructor(
     message: string,
     /** What it can research: the phrases and the markets ('' worldwide). */
@@ -57,13 +75,18 @@ export class NotAnswerableError extends Error {
     /** Which of the two the submission missed. */
     readonly missed: { phrase: boolean; market: boolean },
   ) {
-    super(message);
+    super('notAnswerable', message, {
+      params: [
+        ...(missed.phrase ? [{ name: 'idea', reason: 'names none of the recorded phrases', allowed: [...coverage.phrases] }] : []),
+        ...(missed.market ? [{ name: 'geo', reason: 'is not a recorded market', allowed: [...coverage.markets] }] : []),
+      ],
+    });
   }
 }
 
-export class RunNotCancellableError extends Error {
+export class RunNotCancellableError extends Refusal {
   constructor(readonly run: RunRow) {
-    super(`Research run ${run.id} is ${run.status}: only a queued, running or waiting run can be cancelled.`);
+    super('runNotCancellable', `Research run ${run.id} is ${run.status}: only a queued, running or waiting run can be cancelled.`);
   }
 }
 

@@ -7,8 +7,21 @@ import { normalizeIdea, validateIdea } from '../domain/research/idea.js';
 import { phraseCandidates } from '../domain/research/phrase-choice.js';
 import { createRun, type RunRow } from './run.repository.js';
 import type { StepQueue } from './step-queue.js';
+import { Refusal } from '../domain/refusal.js';
 
-export class InvalidIdeaError extends Error {}
+/**
+ * An idea (or a comparison's ideas) that cannot be researched: a refusal of the request's parameter, `idea` for a
+ * submission, `ideas` for a comparison, as every door answers it. `problem` is what is wrong, in a clause.
+ */
+export class InvalidIdeaError extends Refusal {
+  constructor(
+    readonly problem: string,
+    field: 'idea' | 'ideas' = 'idea',
+  ) {
+    const reason = field === 'idea' ? `cannot be researched: ${problem}` : problem;
+    super('invalidParameter', `${field} ${reason}`, { param: { name: field, reason } });
+  }
+}
 
 export interface StartRunInput {
   idea: string;

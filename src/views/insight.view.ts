@@ -5,13 +5,13 @@ import type { Db } from '../db/connection.js';
 import type { InsightSort } from '../domain/catalog.js';
 import { isDimensionSort } from '../domain/catalog.js';
 import { isId } from '../domain/ids.js';
-import { displayTitle, provenanceOf } from '../domain/provenance.js';
+import { insightFieldsOf } from '../domain/insight-fields.js';
 import { Refusal } from '../domain/refusal.js';
 import type { ForecastPoint } from '../domain/forecast/forecaster.js';
 import { decisionSummary } from '../domain/research/decision-summary.js';
 import { verdictOf } from '../domain/research/verdict.js';
 import { isPartial, rankScore } from '../domain/scoring/overall.js';
-import { trendClassFacts, type TrendClass } from '../domain/scoring/trend-class.js';
+import { trendClassFacts } from '../domain/scoring/trend-class.js';
 import { findForecast } from '../insights/forecast.repository.js';
 import { findInsight, visibleInsightId, type InsightListRow, type InsightRow } from '../insights/insight.repository.js';
 import { findInsightSeries, latestTrendPoints } from '../insights/trend-point.repository.js';
@@ -21,50 +21,21 @@ export interface Viewer {
   accountId: string;
 }
 
-function linksOf(id: string) {
-  const self = `/api/insights/${id}`;
-  return {
-    self,
-    trend_data: `${self}/trend-data`,
-    forecast: `${self}/forecast`,
-    research: `${self}/research`,
-    chart: `${self}/chart.svg`,
-    methodology: '/api/methodology',
-  };
-}
-
-const hitRateOf = (trendClass: TrendClass | null) => (trendClass ? trendClassFacts(trendClass).hit_rate : null);
-
 /** What a list entry and the insight itself answer alike (a list entry is the insight without its evidence). */
 function sharedFieldsOf(row: InsightListRow) {
-  const { kind, label, source } = provenanceOf(row);
   return {
-    id: row.id,
-    // As a person reads it: a simulated or recorded insight says so wherever its title is shown.
-    title: displayTitle(row.title, row),
+    ...insightFieldsOf(row),
     idea: row.idea,
     primary_keyword: row.primary_keyword,
-    category: row.category,
-    source: row.source,
-    overall_score: row.overall_score,
-    confidence: row.confidence,
     rank_score: rankScore(row.overall_score, row.confidence),
     partial: isPartial(row.dimension_scores),
-    provider: row.provider,
-    provenance: { kind, label, source },
     // From the scores alone, so a list entry and the insight say the same.
     verdict: verdictOf(row),
-    data_from: row.data_from,
-    data_as_of: row.data_as_of,
-    trend_class: row.trend_class,
-    trend_class_hit_rate: hitRateOf(row.trend_class),
-    summary: row.summary,
     status: row.status,
     geo: row.geo,
     visibility: row.owner_account_id === null ? ('public' as const) : ('private' as const),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
-    links: linksOf(row.id),
   };
 }
 

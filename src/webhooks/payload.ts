@@ -3,41 +3,22 @@
 // ended, its links) with the insight it made, if any.
 import type { Selectable } from 'kysely';
 import type { OutboxEventsTable } from '../db/database.js';
-import { trendClassFacts } from '../domain/scoring/trend-class.js';
-import { displayTitle, provenanceOf } from '../domain/provenance.js';
+import { insightFieldsOf } from '../domain/insight-fields.js';
 import type { AnnouncedInsight } from './event.repository.js';
 
 function insightData(event: Selectable<OutboxEventsTable>, insight: AnnouncedInsight, baseUrl: string) {
   // Events recorded before migration 0021 read their insight now, so every body carries these.
   const facts = {
-    source: insight.source,
+    ...insight,
     provider: insight.provider ?? null,
     data_from: insight.data_from ?? null,
     data_as_of: insight.data_as_of ?? null,
   };
-  const { kind, label, source } = provenanceOf(facts);
   return {
-    id: insight.id,
-    title: displayTitle(insight.title, facts),
-    category: insight.category,
-    source: insight.source,
-    provider: facts.provider,
-    provenance: { kind, label, source },
-    data_from: facts.data_from,
-    data_as_of: facts.data_as_of,
-    overall_score: insight.overall_score,
-    confidence: insight.confidence,
+    // As the API answers the insight, its links absolute: a receiver has no request to resolve them against.
+    ...insightFieldsOf(facts, baseUrl),
     dimension_scores: insight.dimension_scores,
-    trend_class: insight.trend_class,
-    trend_class_hit_rate: insight.trend_class ? trendClassFacts(insight.trend_class).hit_rate : null,
-    summary: insight.summary,
     ...(event.type === 'insight.updated' ? { previous_score: (event.payload as { previous_score?: number }).previous_score ?? null } : {}),
-    links: {
-      self: `${baseUrl}/api/insights/${insight.id}`,
-      trend_data: `${baseUrl}/api/insights/${insight.id}/trend-data`,
-      forecast: `${baseUrl}/api/insights/${insight.id}/forecast`,
-      research: `${baseUrl}/api/insights/${insight.id}/research`,
-    },
   };
 }
 

@@ -161,7 +161,7 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
             providers: config.trends.providers,
             requestPlan: config.trends.requestPlan,
           }).catch((error: unknown) => {
-            if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
+            if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.problem}`);
             throw error;
           });
           if (options.json) printJson(result);
@@ -187,7 +187,7 @@ Search data comes from TRENDS_PROVIDER (a list in order of preference, docs/prov
                 ...(options.account ? { refresh: true } : {}),
               })
               .catch((error: unknown) => {
-                if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.message}`);
+                if (error instanceof InvalidIdeaError) throw new UsageError(`cannot research that: ${error.problem}`);
                 if (error instanceof NotAnswerableError) throw new UsageError(error.message);
                 if (error instanceof ResearchAllowanceSpentError) throw new UsageError(error.message);
                 throw error;

@@ -21,6 +21,10 @@ const KIND: { [K in RefusalKind]: K & ProblemKind } = {
   subscriptionDisabled: 'subscriptionDisabled',
   preconditionFailed: 'preconditionFailed',
   webhookSendsExceeded: 'webhookSendsExceeded',
+  notAnswerable: 'notAnswerable',
+  notResearched: 'notResearched',
+  runNotCancellable: 'runNotCancellable',
+  searchDataUnavailable: 'searchDataUnavailable',
 };
 
 const CHALLENGES: Partial<Record<RefusalKind, string>> = {
@@ -43,9 +47,10 @@ export function headersOfRefusal(refusal: Refusal): Record<string, string> {
 }
 
 export function problemOfRefusal(refusal: Refusal): ProblemError {
-  const { param } = refusal.facts;
+  const { param, params } = refusal.facts;
+  const invalid = params ?? (param ? [param] : undefined);
   return new ProblemError(
-    problem(KIND[refusal.kind], refusal.message, param ? { invalid_params: [param] } : {}),
+    problem(KIND[refusal.kind], refusal.message, invalid ? { invalid_params: [...invalid] } : {}),
     headersOfRefusal(refusal),
   );
 }

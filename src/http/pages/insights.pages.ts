@@ -15,6 +15,7 @@ import {
 } from '../../domain/catalog.js';
 import type { InsightCursor } from '../../domain/cursor.js';
 import { Refusal } from '../../domain/refusal.js';
+import { headersOfRefusal, statusOfRefusal } from '../api-guard/refusal.js';
 import { displayTitle, interestNoun, provenanceOf } from '../../domain/provenance.js';
 import { renderInsightChart } from '../../domain/charts/insight-chart.js';
 import { DIMENSION_LABELS, DIMENSIONS } from '../../domain/scoring/dimensions.js';
@@ -23,9 +24,7 @@ import { renderReportMarkdown } from '../../domain/reports/report-markdown.js';
 import type { InsightListRow, InsightRow } from '../../insights/insight.repository.js';
 import { latestTrendPointsOf } from '../../insights/trend-point.repository.js';
 import { InvalidIdeaError } from '../../research/start-run.js';
-import { MAX_COMPARED, MIN_COMPARED, NotResearchedError, type Comparison } from '../../research/comparison-service.js';
-import { ResearchAllowanceSpentError } from '../../research/research-service.js';
-import { TrendsFailedError } from '../../providers/gateway.js';
+import { ComparisonUnavailableError, MAX_COMPARED, MIN_COMPARED, type Comparison } from '../../research/comparison-service.js';
 import { CONTENT_TYPES, REPORT_CSP } from '../routes/api/insight-exports.js';
 import { findVisibleInsight, toInsightDto, toInsightSummaryDto } from '../../views/insight.view.js';
 import { decodeListCursor, listInsightPage } from '../../views/insight-list.view.js';
@@ -480,17 +479,13 @@ ${multiline(lines, `Interest in ${result.ideas.map((c) => c.idea).join(', ')} on
         body: await compareBody(session, found.rows, sharedSection(result)),
       });
     } catch (error) {
-      if (error instanceof InvalidIdeaError) return again(400, `These insights cannot be compared on one scale: ${error.message}.`);
-      if (error instanceof NotResearchedError) return again(409, error.message);
-      if (error instanceof ResearchAllowanceSpentError) {
-        reply.header('retry-after', String(Math.max(1, Math.ceil((error.state.resetsAt.getTime() - Date.now()) / 1000))));
-        return again(429, error.message);
-      }
-      if (error instanceof TrendsFailedError) {
-        request.log.warn({ err: error }, 'comparison page: the search-data provider refused the series');
-        return again(502, 'The search-data provider could not answer this comparison; it was not charged to your research allowance.');
-      }
-      throw error;
+      if (!(error instanceof Refusal)) throw error;
+      if (error instanceof ComparisonUnavailableError)
+        request.log.warn({ err: error.cause }, 'comparison page: the search-data provider refused the series');
+      // At the status and with the headers (Retry-After) the API answers the refusal with.
+      reply.headers(headersOfRefusal(error));
+      const text = error instanceof InvalidIdeaError ? `These insights cannot be compared on one scale: ${error.problem}.` : error.message;
+      return again(statusOfRefusal(error), text);
     }
   });
 }

@@ -13,7 +13,8 @@ import { publicRunAdvice, publicRunError, publicWaitingReason } from '../../doma
 import { verdictOf } from '../../domain/research/verdict.js';
 import { describeDiscovery } from '../../domain/trends/google/discovery.js';
 import { InvalidIdeaError } from '../../research/start-run.js';
-import { NotAnswerableError, ResearchAllowanceSpentError } from '../../research/research-service.js';
+import { Refusal } from '../../domain/refusal.js';
+import { headersOfRefusal, statusOfRefusal } from '../api-guard/refusal.js';
 import { html, type Html } from '../../domain/html.js';
 import { hidden, notice } from './layout.js';
 import type { Session } from './session.js';
@@ -143,13 +144,13 @@ ${
         : `Started run ${submitted.run.id}.`;
       return redirectWith(reply, session, 'research', '/account/research', notice('ok', text));
     } catch (error) {
-      if (error instanceof InvalidIdeaError) return again(400, `This idea cannot be researched: ${error.message}`);
-      if (error instanceof NotAnswerableError) return again(422, error.message);
-      if (error instanceof ResearchAllowanceSpentError) {
-        reply.header('retry-after', String(Math.max(1, Math.ceil((error.state.resetsAt.getTime() - Date.now()) / 1000))));
-        return again(429, error.message);
-      }
-      throw error;
+      if (!(error instanceof Refusal)) throw error;
+      // At the status and with the headers (Retry-After) the API answers the refusal with.
+      reply.headers(headersOfRefusal(error));
+      return again(
+        statusOfRefusal(error),
+        error instanceof InvalidIdeaError ? `This idea cannot be researched: ${error.problem}` : error.message,
+      );
     }
   });
 

@@ -3,14 +3,10 @@
 // request, beside each idea's 8 dimension scores (src/views/comparison.view.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema } from '@sinclair/typebox';
-import { allowanceRefusal } from '../../../api-access/allowance.js';
-import { InvalidIdeaError } from '../../../research/start-run.js';
-import { NotResearchedError, type ComparisonService } from '../../../research/comparison-service.js';
-import { ResearchAllowanceSpentError } from '../../../research/research-service.js';
-import { TrendsFailedError } from '../../../providers/gateway.js';
+import { ComparisonUnavailableError, type ComparisonService } from '../../../research/comparison-service.js';
 import { comparisonView } from '../../../views/comparison.view.js';
 import { strictJsonValidator } from '../../json-body.js';
-import { invalidParam, problem, ProblemError } from '../../problem.js';
+import { problem, ProblemError } from '../../problem.js';
 import { errorResponses } from '../../schemas/common.js';
 import { CompareBody, ComparisonSchema } from '../../schemas/comparisons.js';
 
@@ -39,22 +35,13 @@ export const comparisonRoutes: FastifyPluginAsyncTypebox<{ comparisons?: { servi
     async (request, reply) => {
       if (!comparisons) throw new ProblemError(problem('unavailable', 'Comparisons are not configured on this web process.'));
       const key = request.apiKey!;
+      // The service's refusals are Refusals (domain/refusal.ts): errors.plugin answers each with its problem.
       const comparison = await comparisons.service
         .compare({ accountId: key.accountId, plan: key.plan }, request.body.ideas, request.body.geo, comparisons.defaultGeo)
         .catch((error: unknown) => {
-          if (error instanceof InvalidIdeaError) throw invalidParam('ideas', error.message);
-          if (error instanceof NotResearchedError) throw new ProblemError(problem('notResearched', error.message));
-          if (error instanceof ResearchAllowanceSpentError) throw allowanceRefusal(error);
-          // The provider refused the request for good (what it said stays in the operator's log): not the client's fault, nor a bug.
-          if (error instanceof TrendsFailedError) {
-            request.log.warn({ err: error }, 'comparison: the search-data provider refused the series');
-            throw new ProblemError(
-              problem(
-                'searchDataUnavailable',
-                'The search-data provider could not answer this comparison; it was not charged to your research allowance.',
-              ),
-            );
-          }
+          // What the provider said stays in the operator's log; the client reads the refusal.
+          if (error instanceof ComparisonUnavailableError)
+            request.log.warn({ err: error.cause }, 'comparison: the search-data provider refused the series');
           throw error;
         });
       const geo = (request.body.geo ?? comparisons.defaultGeo).toUpperCase();

@@ -5,16 +5,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { allowanceRefusal } from '../../../api-access/allowance.js';
 import { isId } from '../../../domain/ids.js';
-import { InvalidIdeaError } from '../../../research/start-run.js';
-import {
-  IdempotencyKeyReusedError,
-  NotAnswerableError,
-  ResearchAllowanceSpentError,
-  RunNotCancellableError,
-  type ResearchService,
-} from '../../../research/research-service.js';
+import type { ResearchService } from '../../../research/research-service.js';
 import { latestRunForInsight } from '../../../research/run.repository.js';
 import { toInsightDto, visibleInsight } from '../../../views/insight.view.js';
 import { runDetail, runListView, runScheduleView, runSummary, visibleRun } from '../../../views/run.view.js';
@@ -32,24 +24,6 @@ import {
   SubmittedSchema,
 } from '../../schemas/research.js';
 import { runEventStreams } from './research-events.js';
-
-/** The 422 of a submission the configured data cannot answer, naming (in invalid_params) the phrases and markets it can. */
-export function notAnswerableProblem(error: NotAnswerableError): ProblemError {
-  const params = [
-    ...(error.missed.phrase ? [{ name: 'idea', reason: 'names none of the recorded phrases', allowed: [...error.coverage.phrases] }] : []),
-    ...(error.missed.market ? [{ name: 'geo', reason: 'is not a recorded market', allowed: [...error.coverage.markets] }] : []),
-  ];
-  return new ProblemError(problem('notAnswerable', error.message, { invalid_params: params }));
-}
-
-function researchProblem(error: unknown): never {
-  if (error instanceof InvalidIdeaError) throw invalidParam('idea', `cannot be researched: ${error.message}`);
-  if (error instanceof NotAnswerableError) throw notAnswerableProblem(error);
-  if (error instanceof ResearchAllowanceSpentError) throw allowanceRefusal(error);
-  if (error instanceof IdempotencyKeyReusedError) throw new ProblemError(problem('idempotencyKeyReused', error.message));
-  if (error instanceof RunNotCancellableError) throw new ProblemError(problem('runNotCancellable', error.message));
-  throw error;
-}
 
 export interface ResearchRoutesOptions {
   /** Research on demand; without it the routes that start or cancel runs answer 503. */
@@ -113,19 +87,18 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
       const key = request.apiKey!;
       const idempotency = idempotencyOf(request);
       const body = request.body;
-      const submitted = await service()
-        .submit(
-          { accountId: key.accountId, plan: key.plan },
-          {
-            idea: body.idea,
-            ...(body.geo !== undefined ? { geo: body.geo } : {}),
-            ...(body.language !== undefined ? { language: body.language } : {}),
-            ...(body.visibility !== undefined ? { visibility: body.visibility } : {}),
-            ...(body.refresh !== undefined ? { refresh: body.refresh } : {}),
-            ...(idempotency ? { idempotency } : {}),
-          },
-        )
-        .catch(researchProblem);
+      // The service's refusals are Refusals (research-service.ts): errors.plugin answers each with its problem.
+      const submitted = await service().submit(
+        { accountId: key.accountId, plan: key.plan },
+        {
+          idea: body.idea,
+          ...(body.geo !== undefined ? { geo: body.geo } : {}),
+          ...(body.language !== undefined ? { language: body.language } : {}),
+          ...(body.visibility !== undefined ? { visibility: body.visibility } : {}),
+          ...(body.refresh !== undefined ? { refresh: body.refresh } : {}),
+          ...(idempotency ? { idempotency } : {}),
+        },
+      );
       if (submitted.kind === 'reused') {
         const insight = submitted.insight;
         return reply.code(200).send({
@@ -172,7 +145,7 @@ export const researchRoutes: FastifyPluginAsyncTypebox<ResearchRoutesOptions> = 
     },
     async (request) => {
       const id = request.params.id;
-      const run = isId('run', id) ? await service().cancel(request.apiKey!.accountId, id).catch(researchProblem) : undefined;
+      const run = isId('run', id) ? await service().cancel(request.apiKey!.accountId, id) : undefined;
       if (!run) throw new ProblemError(problem('notFound', `No research run of your account has the id "${id.slice(0, 64)}".`));
       return { data: runSummary(run) };
     },
